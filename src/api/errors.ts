@@ -1,0 +1,105 @@
+/**
+ * The one typed error of the API client, and secret redaction shared by every layer.
+ */
+
+/** Every failure the client reports, by stable code (DESIGN.md error codes plus transport ones). */
+export const API_ERROR_CODES = [
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'invalid_request',
+  'insufficient_balance',
+  'budget_exceeded',
+  'amount_mismatch',
+  'tx_already_used',
+  'rate_limited',
+  'server_error',
+  'network_error',
+  'timeout',
+  'invalid_response',
+] as const;
+export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
+
+/** True when `value` is one of {@link API_ERROR_CODES}. */
+export function isApiErrorCode(value: unknown): value is ApiErrorCode {
+  return typeof value === 'string' && (API_ERROR_CODES as readonly string[]).includes(value);
+}
+
+/** Options of {@link KeydeckApiError}. */
+export interface KeydeckApiErrorOptions {
+  /** HTTP status, when a response arrived. */
+  status?: number;
+  /** How long the service asked to wait before retrying, in ms (from `Retry-After`). */
+  retryAfterMs?: number;
+  /** The request field or response field at fault (`invalid_request`, `invalid_response`). */
+  field?: string;
+  /**
+   * True when a request that moves money or state may or may not have been applied
+   * (the connection failed or timed out after it was sent): it is never retried automatically.
+   */
+  outcomeUnknown?: boolean;
+}
+
+/**
+ * A failure of a call to the service. `code` is stable (see {@link API_ERROR_CODES});
+ * `message` is one human sentence with no secret in it (already redacted).
+ * `JSON.stringify(error)` gives `{ name, code, message, status?, retryAfterMs?, field? }`.
+ */
+export class KeydeckApiError extends Error {
+  override readonly name = 'KeydeckApiError';
+  readonly code: ApiErrorCode;
+  readonly status?: number;
+  readonly retryAfterMs?: number;
+  readonly field?: string;
+  readonly outcomeUnknown?: boolean;
+
+  constructor(code: ApiErrorCode, message: string, options: KeydeckApiErrorOptions = {}) {
+    super(redactSecrets(message));
+    this.code = code;
+    if (options.status !== undefined) this.status = options.status;
+    if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
+    if (options.field !== undefined) this.field = options.field;
+    if (options.outcomeUnknown) this.outcomeUnknown = true;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      code: this.code,
+      message: this.message,
+      ...(this.status !== undefined && { status: this.status }),
+      ...(this.retryAfterMs !== undefined && { retryAfterMs: this.retryAfterMs }),
+      ...(this.field !== undefined && { field: this.field }),
+      ...(this.outcomeUnknown && { outcomeUnknown: true }),
+    };
+  }
+}
+
+/** Full `sk_…` / `mk_…` key values (and anything shaped like them) anywhere in a text. */
+const KEY_VALUE = /\b(sk|mk)_[A-Za-z0-9_-]{4,}/g;
+/** A Bearer token in an echoed header. */
+const BEARER = /(Bearer\s+)[^\s"',;]+/gi;
+
+/**
+ * Returns `text` with every secret replaced: key values shaped like `sk_…`/`mk_…` become
+ * their first 8 characters after the prefix followed by `…` (the `keyPrefix` form of §2.2),
+ * Bearer credentials become `Bearer [redacted]`, and each string in `extra` (a session token,
+ * say) becomes `[redacted]`. Safe on any text; used for every error message and log line.
+ */
+export function redactSecrets(text: string, extra: readonly string[] = []): string {
+  let out = text;
+  for (const secret of extra) {
+    if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
+  }
+  out = out.replace(BEARER, '$1[redacted]');
+  out = out.replace(KEY_VALUE, (match, kind: string) => {
+    const body = match.slice(3);
+    return body.length > 8 ? `${kind}_${body.slice(0, 8)}…` : match;
+  });
+  return out;
+}
+
+/** The display prefix of a full key: `mk_` + 8 characters (§2.2 `keyPrefix`), or `sk_` + 8. */
+export function keyPrefixOf(key: string): string {
+  return key.slice(0, 11);
+}

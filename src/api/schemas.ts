@@ -1,0 +1,196 @@
+/**
+ * Wire-format schemas of the service interface (seed/service-interface.md §2, §4).
+ *
+ * One source of truth for field names: the client parses every response with these, and the
+ * sandbox validates its request bodies with the request schemas below. Response objects are
+ * "loose": unknown extra fields are kept, never fatal (the real service may send more than §2
+ * shows). Amounts are USD numbers; timestamps are ISO 8601 strings.
+ */
+import { z } from 'zod';
+
+/** An ISO 8601 timestamp string (not parsed into a Date: the wire keeps strings). */
+const isoTimestamp = z.string().min(1);
+
+/** §2.1 Consumption key as listed by `GET /api/keys` (never carries `apiKey`). */
+export const ConsumptionKeySchema = z.looseObject({
+  id: z.string().min(1),
+  name: z.string(),
+  /** Seen values: `standard`, `credits`; the Pro tier's value is not shown, so any string. */
+  keyPlan: z.string(),
+  /** `subscription` or `credit`; kept a string so an unknown future type is not fatal. */
+  keyType: z.string(),
+  isActive: z.boolean(),
+  /** Subscription keys only. Seen value: `active`. */
+  subscriptionStatus: z.string().optional(),
+  /** Subscription keys only: 30 days after the key's start (§2.1, §8). */
+  subscriptionExpiresAt: isoTimestamp.optional(),
+  createdAt: isoTimestamp,
+});
+export type ConsumptionKey = z.infer<typeof ConsumptionKeySchema>;
+
+/** §4 `GET /api/keys`: an array of §2.1 keys. */
+export const ConsumptionKeyListSchema = z.array(ConsumptionKeySchema);
+
+/** A full consumption key value: `sk_` followed by at least one character. */
+export const ConsumptionKeyValueSchema = z.string().regex(/^sk_[A-Za-z0-9_-]+$/, 'must be an sk_ key');
+/** A full management key value: `mk_` followed by at least eight characters. */
+export const ManagementKeyValueSchema = z.string().regex(/^mk_[A-Za-z0-9_-]{8,}$/, 'must be an mk_ key');
+
+/**
+ * §4 `POST /api/keys/credit` response: the created credit key with its full `apiKey`,
+ * returned only this once. `keyPlan` is not listed for this response, so it is optional.
+ */
+export const CreatedConsumptionKeySchema = z.looseObject({
+  id: z.string().min(1),
+  name: z.string(),
+  keyType: z.string(),
+  keyPlan: z.string().optional(),
+  apiKey: ConsumptionKeyValueSchema,
+  isActive: z.boolean(),
+  createdAt: isoTimestamp,
+});
+export type CreatedConsumptionKey = z.infer<typeof CreatedConsumptionKeySchema>;
+
+/** §4 `DELETE /api/keys/:id` response. */
+export const DeletedKeySchema = z.looseObject({ deleted: z.literal(true) });
+export type DeletedKey = z.infer<typeof DeletedKeySchema>;
+
+/** §2.2 Management key as listed by `GET /api/keys/management` (never carries `apiKey`). */
+export const ManagementKeySchema = z.looseObject({
+  id: z.string().min(1),
+  name: z.string(),
+  /** `mk_` followed by 8 characters. */
+  keyPrefix: z.string(),
+  isActive: z.boolean(),
+  /** ISO 8601; a never-used key may carry null (not shown in the spec, so tolerated). */
+  lastUsedAt: isoTimestamp.nullable().optional(),
+  createdAt: isoTimestamp,
+});
+export type ManagementKey = z.infer<typeof ManagementKeySchema>;
+
+/** §4 `GET /api/keys/management`: an array of §2.2 keys. */
+export const ManagementKeyListSchema = z.array(ManagementKeySchema);
+
+/** §4 `POST /api/keys/management` response: `apiKey` is the full key, shown once. */
+export const CreatedManagementKeySchema = z.looseObject({
+  id: z.string().min(1),
+  name: z.string(),
+  keyPrefix: z.string(),
+  apiKey: ManagementKeyValueSchema,
+});
+export type CreatedManagementKey = z.infer<typeof CreatedManagementKeySchema>;
+
+/** §2.3 Credit balance record (data of `GET /api/billing/credits`). USD numbers. */
+export const CreditBalanceSchema = z.looseObject({
+  /** Sum of all top-ups ever made, USD. */
+  totalTopUp: z.number(),
+  /** Currently available balance, USD, real-time. */
+  remaining: z.number(),
+  hasCreditKey: z.boolean(),
+  /** Number of active credit keys. */
+  creditKeyCount: z.number(),
+  /** Null until the first top-up. */
+  userId: z.string().nullable(),
+});
+export type CreditBalance = z.infer<typeof CreditBalanceSchema>;
+
+/** §2.4 Card checkout session (data of a `card_checkout` top-up). */
+export const CardCheckoutSessionSchema = z.looseObject({
+  sessionUrl: z.string().min(1),
+  sessionId: z.string().min(1),
+});
+export type CardCheckoutSession = z.infer<typeof CardCheckoutSessionSchema>;
+
+/** §2.5 USDC payment instruction (data of a `usdc` top-up). `amount` is a string. */
+export const UsdcPaymentInstructionSchema = z.looseObject({
+  address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address'),
+  /** Network name; the seen value is `base`. */
+  chain: z.string(),
+  amount: z.string(),
+});
+export type UsdcPaymentInstruction = z.infer<typeof UsdcPaymentInstructionSchema>;
+
+/** §2.6 Verified top-up result. USD numbers. */
+export const VerifiedTopUpSchema = z.looseObject({
+  /** USD credited. */
+  credited: z.number(),
+  /** Balance in USD after crediting. */
+  balance: z.number(),
+});
+export type VerifiedTopUp = z.infer<typeof VerifiedTopUpSchema>;
+
+/** §4 billing envelope: `{ success, data }`; `success: false` is an error whatever the status. */
+export const BillingEnvelopeSchema = z.looseObject({
+  success: z.boolean(),
+  data: z.unknown().optional(),
+  error: z.unknown().optional(),
+});
+
+/**
+ * The error body shape of DESIGN.md (`{ error: { code, message } }`, also inside the billing
+ * envelope). The real service's shape is not shown (§7): parsed only when present.
+ */
+export const ErrorBodySchema = z.looseObject({
+  error: z.looseObject({ code: z.string(), message: z.string().optional() }),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Requests (validated by the client before sending, and by the sandbox on receipt).
+
+/** Longest key name accepted, in characters. */
+export const MAX_NAME_LENGTH = 128;
+/** Minimum top-up, USD (§4, §8). */
+export const MIN_TOP_UP_USD = 10;
+/** Largest amount keydeck will send in one top-up, USD (a sanity bound; the spec sets none). */
+export const MAX_TOP_UP_USD = 1_000_000;
+
+/** A key name: trimmed, non-empty, at most {@link MAX_NAME_LENGTH} characters, no control characters. */
+export const KeyNameSchema = z
+  .string()
+  .trim()
+  .min(1, 'name must not be empty')
+  .max(MAX_NAME_LENGTH, `name must be at most ${MAX_NAME_LENGTH} characters`)
+  // eslint-disable-next-line no-control-regex
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'name must not contain control characters');
+
+/** True when `value` (USD) has at most two decimals, tolerant of binary floating point. */
+export function hasAtMostTwoDecimals(value: number): boolean {
+  const cents = value * 100;
+  return Math.abs(cents - Math.round(cents)) < 1e-6;
+}
+
+/** A top-up amount in USD: finite, ≥ 10, ≤ 1,000,000, at most two decimals (§4, §8). */
+export const TopUpAmountSchema = z
+  .number({ error: 'amount must be a number' })
+  .refine(Number.isFinite, 'amount must be a finite number')
+  .refine((v) => v >= MIN_TOP_UP_USD, `amount must be at least ${MIN_TOP_UP_USD} USD`)
+  .refine((v) => v <= MAX_TOP_UP_USD, `amount must be at most ${MAX_TOP_UP_USD} USD`)
+  .refine(hasAtMostTwoDecimals, 'amount must have at most two decimals');
+
+/** §4 top-up `method` values. */
+export const TopUpMethodSchema = z.enum(['card_checkout', 'card_direct', 'usdc']);
+export type TopUpMethod = z.infer<typeof TopUpMethodSchema>;
+
+/** A Base L2 transaction hash: `0x` followed by 64 hex digits. */
+export const TxHashSchema = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'txHash must be 0x followed by 64 hex digits');
+
+/** A key id as used in a path: non-empty, no slash, bounded. */
+export const KeyIdSchema = z
+  .string()
+  .min(1, 'id must not be empty')
+  .max(200, 'id is too long')
+  .regex(/^[^/?#\s]+$/, 'id must not contain /, ?, # or spaces');
+
+/** §4 `POST /api/keys/credit` and `POST /api/keys/management` body. */
+export const CreateKeyRequestSchema = z.strictObject({ name: KeyNameSchema });
+/** §4 `PUT /api/keys/:id` body: `name` and/or `isActive`. */
+export const UpdateKeyRequestSchema = z
+  .strictObject({ name: KeyNameSchema.optional(), isActive: z.boolean().optional() })
+  .refine((b) => b.name !== undefined || b.isActive !== undefined, 'give name or isActive');
+export type UpdateKeyRequest = z.infer<typeof UpdateKeyRequestSchema>;
+/** §4 `POST /api/billing/topup` body. */
+export const TopUpRequestSchema = z.strictObject({ amount: TopUpAmountSchema, method: TopUpMethodSchema });
+export type TopUpRequest = z.infer<typeof TopUpRequestSchema>;
+/** §4 `POST /api/billing/verify-topup` body. */
+export const VerifyTopUpRequestSchema = z.strictObject({ txHash: TxHashSchema, amount: TopUpAmountSchema });
+export type VerifyTopUpRequest = z.infer<typeof VerifyTopUpRequestSchema>;

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.{ts,tsx}'],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    // Two cores: keep the pool small so servers started by suites are not starved.
+    maxWorkers: 2,
+    env: { NO_COLOR: '1' },
+  },
+});
