@@ -39,8 +39,253 @@ program
   });
 // ---- end sandbox ----
 
+// ---- auth (src/commands/auth.ts, src/commands/doctor.ts) ----
+const auth = program
+  .command('auth')
+  .description('sign in, show where the key is stored, sign out')
+  .configureHelp({ showGlobalOptions: true });
+auth
+  .command('login')
+  .description('turn a session token (or an mk_ key) into a management key stored in the OS keychain')
+  .option('--token-stdin', 'read the token from stdin instead of asking for it')
+  .option('--name <keyname>', 'name of the management key created from a session token (default keydeck@<hostname>)')
+  .action(async (opts: { tokenStdin?: boolean; name?: string }, cmd: Command) => {
+    const { runCommand, globalOptionsOf } = await import('./commands/output.js');
+    const { authLogin } = await import('./commands/auth.js');
+    await runCommand(() => authLogin(globalOptionsOf(cmd), opts));
+  });
+auth
+  .command('status')
+  .description('show the profile, its base URL, where its key is stored (never the key) and whether the service accepts it')
+  .option('--json', 'print { profile, baseUrl, store, keyPrefix, accepted, reason? } as JSON')
+  .action(async (opts: { json?: boolean }, cmd: Command) => {
+    const { runCommand, globalOptionsOf } = await import('./commands/output.js');
+    const { authStatus } = await import('./commands/auth.js');
+    await runCommand(() => authStatus(globalOptionsOf(cmd), opts));
+  });
+auth
+  .command('logout')
+  .description("forget the profile's stored key (keychain and file)")
+  .option('--revoke', 'first delete that management key on the service')
+  .action(async (opts: { revoke?: boolean }, cmd: Command) => {
+    const { runCommand, globalOptionsOf } = await import('./commands/output.js');
+    const { authLogout } = await import('./commands/auth.js');
+    await runCommand(() => authLogout(globalOptionsOf(cmd), opts));
+  });
+program
+  .command('doctor')
+  .description('check the keychain, the config file, the key and the service; exit 1 when a check fails')
+  .configureHelp({ showGlobalOptions: true })
+  .option('--json', 'print { ok, checks: [{ name, ok, detail }] } as JSON')
+  .action(async (opts: { json?: boolean }, cmd: Command) => {
+    const { runCommand, globalOptionsOf } = await import('./commands/output.js');
+    const { doctor } = await import('./commands/doctor.js');
+    await runCommand(() => doctor(globalOptionsOf(cmd), opts));
+  });
+// ---- end auth ----
+
+// ---- monitor (src/commands/monitor.ts, src/tui/panes/billing/monitor/) ----
+program
+  .command('monitor')
+  .description('the live balance in a few lines (no full screen), for a tmux pane; q or ctrl-c leaves')
+  .option('--interval <seconds>', 'seconds between balance reads (at least 2; default the profile’s, 15)')
+  .option('--alert-below <usd>', 'ring the bell once when the balance drops below this many USD (default the profile’s)')
+  .action(async (opts: { interval?: string; alertBelow?: string }, cmd: Command) => {
+    const { runCommand, globalOptionsOf } = await import('./commands/output.js');
+    const { monitorCommand } = await import('./commands/monitor.js');
+    const { runMonitor } = await import('./tui/panes/billing/monitor/runMonitor.js');
+    // The flags may also be parsed as the root program's (the TUI's) options: read both.
+    const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string }>(), ...opts };
+    await runCommand(() => monitorCommand(globalOptionsOf(cmd), flags, { render: runMonitor }));
+  });
+// ---- end monitor ----
+
+// ---- keys, mgmt-keys, billing ----
+// (src/commands/keys.ts, mgmt-keys.ts, billing.ts; shared: api-command.ts, input.ts, confirm.ts, table.ts)
+/**
+ * Runs a service-facing command with the global options of `cmd`; API errors become one
+ * sentence naming the error code on stderr and exit 1/2/4 (src/commands/api-command.ts).
+ */
+async function runScripted(cmd: Command, body: (globals: import('./commands/output.js').GlobalOptions) => Promise<number>): Promise<void> {
+  const { globalOptionsOf } = await import('./commands/output.js');
+  const { runApiCommand } = await import('./commands/api-command.js');
+  await runApiCommand(() => body(globalOptionsOf(cmd)));
+}
+
+/**
+ * Makes a command group report a mistyped subcommand as keydeck does at the top level
+ * (`keydeck: unknown command 'keys lst'. Did you mean 'keys list'?`, exit 2); without a
+ * subcommand it shows its help (exit 2).
+ */
+function reportUnknownSubcommands(group: Command): Command {
+  // `keydeck keys help list` keeps working: commander drops its implicit help command once a group has an action.
+  return group.helpCommand(true).allowExcessArguments().action(async () => {
+    if (group.args.length === 0) group.help({ error: true });
+    const { unknownCommandSentence } = await import('./commands/suggest.js');
+    const names = group.createHelp().visibleCommands(group).map((c) => c.name());
+    process.stderr.write(`keydeck: ${unknownCommandSentence(group.args[0]!, names, group.name())}\n`);
+    process.exit(2);
+  });
+}
+
+const keys = program
+  .command('keys')
+  .description('consumption keys (sk_): list, create credit keys, rename, enable, disable, delete')
+  .configureHelp({ showGlobalOptions: true });
+reportUnknownSubcommands(keys);
+keys
+  .command('list')
+  .description('list the consumption keys: id, name, keyType, keyPlan, status, expires, createdAt (never a key value)')
+  .option('--json', 'print the service’s array of keys as JSON')
+  .action(async (opts: { json?: boolean }, cmd: Command) => {
+    const { keysList } = await import('./commands/keys.js');
+    await runScripted(cmd, (g) => keysList(g, opts));
+  });
+keys
+  .command('create')
+  .description('create a credit key (needs a balance above 0) and print its sk_ value, the only time it is shown')
+  .requiredOption('--name <name>', 'label of the key (1–128 characters)')
+  .option('--json', 'print the created key (with apiKey) as JSON')
+  .action(async (opts: { name: string; json?: boolean }, cmd: Command) => {
+    const { keysCreate } = await import('./commands/keys.js');
+    await runScripted(cmd, (g) => keysCreate(g, opts));
+  });
+keys
+  .command('rename')
+  .description('rename a consumption key')
+  .argument('<id>', 'the key’s id (keydeck keys list)')
+  .requiredOption('--name <name>', 'the new label (1–128 characters)')
+  .option('--json', 'print the service’s answer as JSON (null when empty)')
+  .action(async (id: string, opts: { name: string; json?: boolean }, cmd: Command) => {
+    const { keysRename } = await import('./commands/keys.js');
+    await runScripted(cmd, (g) => keysRename(g, id, opts));
+  });
+keys
+  .command('enable')
+  .description('reactivate a disabled consumption key')
+  .argument('<id>', 'the key’s id (keydeck keys list)')
+  .option('--json', 'print the service’s answer as JSON (null when empty)')
+  .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
+    const { keysSetActive } = await import('./commands/keys.js');
+    await runScripted(cmd, (g) => keysSetActive(g, id, true, opts));
+  });
+keys
+  .command('disable')
+  .description('pause a consumption key: it is refused at once until enabled again (asks first)')
+  .argument('<id>', 'the key’s id (keydeck keys list)')
+  .option('-y, --yes', 'do not ask (required when stdin is not a terminal)')
+  .option('--json', 'print the service’s answer as JSON (null when empty)')
+  .action(async (id: string, opts: { yes?: boolean; json?: boolean }, cmd: Command) => {
+    const { keysSetActive } = await import('./commands/keys.js');
+    await runScripted(cmd, (g) => keysSetActive(g, id, false, opts));
+  });
+keys
+  .command('delete')
+  .description('delete a consumption key for good (asks first)')
+  .argument('<id>', 'the key’s id (keydeck keys list)')
+  .option('-y, --yes', 'do not ask (required when stdin is not a terminal)')
+  .option('--json', 'print the service’s answer ({ "deleted": true }) as JSON')
+  .action(async (id: string, opts: { yes?: boolean; json?: boolean }, cmd: Command) => {
+    const { keysDelete } = await import('./commands/keys.js');
+    await runScripted(cmd, (g) => keysDelete(g, id, opts));
+  });
+
+const mgmtKeys = program
+  .command('mgmt-keys')
+  .description('management keys (mk_): list, create, delete')
+  .configureHelp({ showGlobalOptions: true });
+reportUnknownSubcommands(mgmtKeys);
+mgmtKeys
+  .command('list')
+  .description('list the management keys: id, name, keyPrefix, isActive, lastUsedAt, createdAt')
+  .option('--json', 'print the service’s array of keys as JSON')
+  .action(async (opts: { json?: boolean }, cmd: Command) => {
+    const { mgmtKeysList } = await import('./commands/mgmt-keys.js');
+    await runScripted(cmd, (g) => mgmtKeysList(g, opts));
+  });
+mgmtKeys
+  .command('create')
+  .description('create a management key and print its mk_ value, the only time it is shown')
+  .requiredOption('--name <name>', 'label of the key (1–128 characters)')
+  .option('--json', 'print the created key (with apiKey) as JSON')
+  .action(async (opts: { name: string; json?: boolean }, cmd: Command) => {
+    const { mgmtKeysCreate } = await import('./commands/mgmt-keys.js');
+    await runScripted(cmd, (g) => mgmtKeysCreate(g, opts));
+  });
+mgmtKeys
+  .command('delete')
+  .description('delete a management key (asks first); deleting the one keydeck uses signs keydeck out')
+  .argument('<id>', 'the key’s id (keydeck mgmt-keys list)')
+  .option('-y, --yes', 'do not ask (required when stdin is not a terminal)')
+  .option('--json', 'print the service’s answer as JSON (null when empty)')
+  .action(async (id: string, opts: { yes?: boolean; json?: boolean }, cmd: Command) => {
+    const { mgmtKeysDelete } = await import('./commands/mgmt-keys.js');
+    await runScripted(cmd, (g) => mgmtKeysDelete(g, id, opts));
+  });
+
+const billing = program
+  .command('billing')
+  .description('the USD credit balance and top-ups: credits, status, topup, verify, watch')
+  .configureHelp({ showGlobalOptions: true });
+reportUnknownSubcommands(billing);
+billing
+  .command('credits')
+  .description('show the balance: remaining, totalTopUp, hasCreditKey, creditKeyCount, userId')
+  .option('--json', 'print the service’s balance record as JSON')
+  .action(async (opts: { json?: boolean }, cmd: Command) => {
+    const { billingCredits } = await import('./commands/billing.js');
+    await runScripted(cmd, (g) => billingCredits(g, opts));
+  });
+billing
+  .command('status')
+  .description('show the service’s billing status, as it sends it')
+  .option('--json', 'print the service’s status data as JSON')
+  .action(async (opts: { json?: boolean }, cmd: Command) => {
+    const { billingStatus } = await import('./commands/billing.js');
+    await runScripted(cmd, (g) => billingStatus(g, opts));
+  });
+billing
+  .command('topup')
+  .description('start a top-up: a card checkout page, a card on file, or a USDC transfer on Base')
+  .requiredOption('--amount <usd>', 'USD, at least 10, at most two decimals (10, 12.50)')
+  .addOption(new Option('--method <method>', 'how to pay').choices(['card_checkout', 'card_direct', 'usdc']).makeOptionMandatory())
+  .option('--json', 'print the service’s data (checkout session, USDC instruction, or card result) as JSON')
+  .action(async (opts: { amount: string; method: 'card_checkout' | 'card_direct' | 'usdc'; json?: boolean }, cmd: Command) => {
+    const { billingTopUp } = await import('./commands/billing.js');
+    await runScripted(cmd, (g) => billingTopUp(g, opts));
+  });
+billing
+  .command('verify')
+  .description('credit a USDC transfer by its transaction hash')
+  .requiredOption('--tx <hash>', 'the Base transaction hash, 0x followed by 64 hex digits')
+  .requiredOption('--amount <usd>', 'the USD amount sent, exactly as in the top-up instruction')
+  .option('--json', 'print { credited, balance } as JSON')
+  .action(async (opts: { tx: string; amount: string; json?: boolean }, cmd: Command) => {
+    const { billingVerify } = await import('./commands/billing.js');
+    await runScripted(cmd, (g) => billingVerify(g, opts));
+  });
+billing
+  .command('watch')
+  .description('print the balance once per change until ctrl-c; exit 3 as soon as it is below --alert-below')
+  .option('--interval <seconds>', 'seconds between reads (at least 2; default the profile’s, 15)')
+  .option('--alert-below <usd>', 'exit 3 when the remaining balance is below this many USD (default the profile’s)')
+  .action(async (opts: { interval?: string; alertBelow?: string }, cmd: Command) => {
+    const { billingWatch } = await import('./commands/billing.js');
+    await runScripted(cmd, (g) => billingWatch(g, opts));
+  });
+// ---- end keys, mgmt-keys, billing ----
+
 // ---- default action: the TUI ----
+// A mistyped command reaches the default action as an argument: report it (exit 2), never open the TUI.
+// (`keydeck help keys` needs the help command forced on: commander drops it when the root has an action.)
+program.helpCommand(true).allowExcessArguments();
 program.action(async () => {
+  if (program.args.length > 0) {
+    const { unknownCommandSentence } = await import('./commands/suggest.js');
+    const names = program.createHelp().visibleCommands(program).map((c) => c.name());
+    process.stderr.write(`keydeck: ${unknownCommandSentence(program.args[0]!, names)}\n`);
+    process.exit(2);
+  }
   const globals = program.opts();
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     process.stderr.write(

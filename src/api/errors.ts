@@ -75,6 +75,23 @@ export class KeydeckApiError extends Error {
   }
 }
 
+/**
+ * Creates the rejection of a call cancelled through its `signal`: a plain `DOMException` named
+ * `AbortError` (the same kind `fetch` rejects with), deliberately not a {@link KeydeckApiError},
+ * so a caller that cancelled on purpose can ignore it with {@link isAbortError}.
+ */
+export function createAbortError(): Error {
+  return new DOMException('The request was cancelled.', 'AbortError');
+}
+
+/**
+ * True when `error` is the rejection of a cancelled call (any error named `AbortError`: the
+ * client's own, Node's or `fetch`'s). Callers that cancel polls on unmount ignore these.
+ */
+export function isAbortError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError';
+}
+
 /** Full `sk_…` / `mk_…` key values (and anything shaped like them) anywhere in a text. */
 const KEY_VALUE = /\b(sk|mk)_[A-Za-z0-9_-]{4,}/g;
 /** A Bearer token in an echoed header. */

@@ -174,12 +174,13 @@ export type TopUpMethod = z.infer<typeof TopUpMethodSchema>;
 /** A Base L2 transaction hash: `0x` followed by 64 hex digits. */
 export const TxHashSchema = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'txHash must be 0x followed by 64 hex digits');
 
-/** A key id as used in a path: non-empty, no slash, bounded. */
+/** A key id as used in a path: non-empty, no slash, not a dot segment (`.`, `..`), bounded. */
 export const KeyIdSchema = z
   .string()
   .min(1, 'id must not be empty')
   .max(200, 'id is too long')
-  .regex(/^[^/?#\s]+$/, 'id must not contain /, ?, # or spaces');
+  .regex(/^[^/?#\s]+$/, 'id must not contain /, ?, # or spaces')
+  .refine((id) => id !== '.' && id !== '..', 'id must not be . or ..');
 
 /** §4 `POST /api/keys/credit` and `POST /api/keys/management` body. */
 export const CreateKeyRequestSchema = z.strictObject({ name: KeyNameSchema });

@@ -1,5 +1,82 @@
-/** `keydeck sandbox`: placeholder until the sandbox lands. */
-export async function runSandboxCommand(_opts: { host: string; port: string; db?: string }): Promise<void> {
-  process.stderr.write('keydeck: the sandbox is not built yet\n');
-  process.exitCode = 1;
+/**
+ * `keydeck sandbox [--host 127.0.0.1] [--port 8787] [--db PATH]`: runs the sandbox server in the
+ * foreground (DESIGN.md command-line contract). Prints exactly two lines on stdout,
+ * `sandbox listening on http://HOST:PORT` and `session token: <token>`, logs one line per
+ * request on stderr (method, path, status, ms; never a header, key or token), and on SIGINT or
+ * SIGTERM closes the server and the database and exits 0.
+ *
+ * Exit codes: 0 stopped by a signal, 1 the sandbox could not start (database or address),
+ * 2 bad usage (`--port` not an integer 0–65535).
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import envPaths from 'env-paths';
+
+/** Options as commander gives them (strings). */
+export interface SandboxCommandOptions {
+  /** Address to listen on. */
+  host: string;
+  /** Port to listen on, decimal (0 picks a free one). */
+  port: string;
+  /** SQLite database file; default {@link defaultSandboxDbPath}. */
+  db?: string;
+}
+
+/** The default database file: `<user data dir>/sandbox.db` (env-paths `keydeck`, no suffix). */
+export function defaultSandboxDbPath(): string {
+  return join(envPaths('keydeck', { suffix: '' }).data, 'sandbox.db');
+}
+
+/** Runs the sandbox until SIGINT/SIGTERM; sets `process.exitCode` (see the module doc). */
+export async function runSandboxCommand(opts: SandboxCommandOptions): Promise<void> {
+  const port = Number(opts.port);
+  if (!/^\d{1,5}$/.test(opts.port) || port > 65_535) {
+    process.stderr.write('keydeck: --port must be an integer from 0 to 65535\n');
+    process.exitCode = 2;
+    return;
+  }
+  const dbPath = opts.db ?? defaultSandboxDbPath();
+  // Listen for the signals before anything is printed: whoever reads the two lines may signal
+  // at once. A signal during start-up stops the sandbox as soon as it is up.
+  let stopping = false;
+  let resolveStopped = () => {};
+  const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
+  const stop = () => {
+    if (stopping) process.exit(1); // a second signal: give up waiting
+    stopping = true;
+    resolveStopped();
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  const { startSandbox } = await import('../sandbox/index.js');
+  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+  try {
+    if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
+    sandbox = await startSandbox({
+      dbPath,
+      host: opts.host,
+      port,
+      log: (line) => process.stderr.write(`${line}\n`),
+    });
+  } catch (error) {
+    const message = (error as Error).message;
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
+        ? `${opts.host}:${port} is already in use (try --port 0)`
+        : /locked|busy/i.test(message)
+          ? `${dbPath} is in use by another running sandbox (stop it, or use another --db)`
+          : message;
+    process.stderr.write(`keydeck: could not start the sandbox: ${reason}\n`);
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    process.exitCode = 1;
+    return;
+  }
+  process.stdout.write(`sandbox listening on ${sandbox.url}\nsession token: ${sandbox.token}\n`);
+
+  await stopped;
+  await sandbox.close();
+  process.exitCode = 0;
+  // Everything is closed, so the process ends by itself; this only guards against a stray handle.
+  setTimeout(() => process.exit(0), 2000).unref();
 }

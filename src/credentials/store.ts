@@ -19,21 +19,63 @@ export interface StoredCredential {
   readonly path?: string;
 }
 
+/** Options of {@link CredentialStore.get}. */
+export interface GetCredentialOptions {
+  /** Skip `KEYDECK_TOKEN`: only what is stored (keychain, then file). `auth logout --revoke` uses it. */
+  readonly ignoreEnv?: boolean;
+}
+
 /** Options of {@link CredentialStore.set}. */
 export interface SetCredentialOptions {
   /** The user consented to a plaintext file (mode 0600) when the keychain is unavailable. */
   readonly insecureStorage?: boolean;
+  /**
+   * Time limit of the keychain write in ms (default: the store's `keychainTimeoutMs`). An
+   * interactive login passes a longer one, since the keyring may prompt to be unlocked.
+   */
+  readonly timeoutMs?: number;
 }
 
-/** Why the OS keychain cannot be used, in one sentence a user can act on. */
+/** What {@link CredentialStore.delete} removed. */
+export interface DeleteCredentialResult {
+  /** The places the profile's key was removed from (empty when none held it). */
+  readonly removedFrom: ReadonlyArray<Exclude<CredentialSource, 'env'>>;
+  /** When the keychain could not be asked: why (one sentence); a key may remain there. */
+  readonly keychainError?: string;
+}
+
+/** Options of {@link CredentialStore.keychainStatus}. */
+export interface KeychainStatusOptions {
+  /**
+   * Also write and delete a probe item (service `keydeck`, account `.keydeck-probe`, a
+   * non-secret value): catches a locked keyring, which answers reads with "nothing stored".
+   */
+  readonly write?: boolean;
+  /** Time limit of each probe call in ms (default the store's `keychainTimeoutMs`). */
+  readonly timeoutMs?: number;
+}
+
+/** Whether the OS keychain answers, and if not why, in one sentence a user can act on. */
 export interface KeychainStatus {
   readonly available: boolean;
-  /** e.g. "no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set), so no Secret Service can be reached". */
+  /** The backend: `Secret Service (libsecret)`, `macOS Keychain` or `Windows Credential Manager`. */
+  readonly backend: string;
+  /** e.g. "no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set), so no Secret Service can be reached: …". */
   readonly reason?: string;
+  /** How long the probe took, in ms (0 when it was decided without asking, e.g. no D-Bus). */
+  readonly probeMs: number;
 }
 
 /** Stable codes of {@link CredentialStoreError}. */
-export type CredentialStoreErrorCode = 'keychain_unavailable' | 'keychain_timeout' | 'file_error' | 'env_is_read_only';
+export type CredentialStoreErrorCode =
+  | 'keychain_unavailable'
+  | 'keychain_timeout'
+  | 'file_error'
+  | 'env_is_read_only'
+  /** A consumption key (`sk_…`) was offered as keydeck's credential. */
+  | 'consumption_key'
+  /** An empty token, or one with spaces or line breaks in it. */
+  | 'invalid_token';
 
 /**
  * A failure of the store. `message` is one sentence a user can act on; when storing failed
@@ -41,27 +83,35 @@ export type CredentialStoreErrorCode = 'keychain_unavailable' | 'keychain_timeou
  */
 export class CredentialStoreError extends Error {
   override readonly name = 'CredentialStoreError';
-  constructor(
-    readonly code: CredentialStoreErrorCode,
-    message: string,
-  ) {
+  readonly code: CredentialStoreErrorCode;
+  constructor(code: CredentialStoreErrorCode, message: string) {
     super(message);
+    this.code = code;
   }
 }
 
 /** The store of one machine: get, set, delete and describe where, per profile name. */
 export interface CredentialStore {
-  /** The credential for `profile`, by precedence env → keychain → file; undefined when none. */
-  get(profile: string): Promise<StoredCredential | undefined>;
+  /**
+   * The credential for `profile`, by precedence env → keychain → file; undefined when none (an
+   * unavailable keychain counts as none: {@link keychainStatus} then says why).
+   * @throws CredentialStoreError `consumption_key` / `invalid_token` (a bad `KEYDECK_TOKEN`),
+   *   `file_error` (the fallback file is unreadable or broken).
+   */
+  get(profile: string, options?: GetCredentialOptions): Promise<StoredCredential | undefined>;
   /**
    * Stores `token` for `profile` in the keychain, or in the fallback file when the keychain is
    * unavailable and `insecureStorage` is set. Returns where it went.
-   * @throws CredentialStoreError `keychain_unavailable` (naming `--insecure-storage` and
-   *   `KEYDECK_TOKEN`), `keychain_timeout`, `file_error`.
+   * A key stored in the keychain is removed from the fallback file (no stale plaintext copy).
+   * @throws CredentialStoreError `keychain_unavailable` / `keychain_timeout` (naming
+   *   `--insecure-storage` and `KEYDECK_TOKEN`), `file_error`, `consumption_key`, `invalid_token`.
    */
   set(profile: string, token: string, options?: SetCredentialOptions): Promise<{ source: Exclude<CredentialSource, 'env'>; path?: string }>;
-  /** Removes the stored credential of `profile` from the keychain and the file (env is untouched). */
-  delete(profile: string): Promise<void>;
-  /** Whether the OS keychain answers, and if not exactly why. */
-  keychainStatus(): Promise<KeychainStatus>;
+  /**
+   * Removes the stored credential of `profile` from the keychain and the file (env is untouched).
+   * @throws CredentialStoreError `file_error`.
+   */
+  delete(profile: string): Promise<DeleteCredentialResult>;
+  /** Whether the OS keychain answers, and if not exactly why. Never throws; never takes longer than the timeout. */
+  keychainStatus(options?: KeychainStatusOptions): Promise<KeychainStatus>;
 }

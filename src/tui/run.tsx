@@ -1,7 +1,155 @@
 /**
- * Opens the full-screen TUI. Placeholder until the TUI issue lands.
+ * `keydeck` (and `keydeck --sandbox`): resolves the profile, starts the embedded sandbox when
+ * asked (imported dynamically: the TUI never loads Fastify otherwise), builds the services and
+ * renders the full-screen app with Ink, through one exit site (lifecycle.ts) that every way
+ * out (q, ctrl-c, SIGTERM, SIGHUP, SIGINT, an uncaught error) goes through.
  */
-export async function runTui(_options: Record<string, unknown>): Promise<void> {
-  process.stderr.write('keydeck: the TUI is not built yet; see README.md for the sandbox and commands.\n');
-  process.exitCode = 1;
+import { mkdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import envPaths from 'env-paths';
+import { render } from 'ink';
+import { KeydeckClient } from '../api/client.js';
+import { ConfigError, resolveProfile, updateConfig } from '../config/index.js';
+import { createCredentialStore } from '../credentials/index.js';
+import { App } from './App.js';
+import { copyText } from './clipboard.js';
+import { createLifecycle } from './lifecycle.js';
+import type { AppServices } from './services.js';
+
+/** The global options the TUI reads (commander's `program.opts()`). */
+export interface TuiGlobals {
+  /** --sandbox: start the embedded sandbox and use it. */
+  readonly sandbox?: boolean;
+  /** --base-url / KEYDECK_BASE_URL. */
+  readonly baseUrl?: string;
+  /** --profile / KEYDECK_PROFILE. */
+  readonly profile?: string;
+  /** --insecure-storage: setup pre-selects the plaintext file when the keychain is unavailable. */
+  readonly insecureStorage?: boolean;
+}
+
+/** Ink render options of the app (exported for the benchmarks). */
+export const RENDER_OPTIONS = {
+  alternateScreen: true,
+  incrementalRendering: true,
+  maxFps: 60,
+  exitOnCtrlC: false,
+  patchConsole: false,
+} as const;
+
+/** Where `keydeck --sandbox` keeps its database: `KEYDECK_SANDBOX_DB`, else `<data dir>/sandbox.db`. */
+export function sandboxDbPath(env: NodeJS.ProcessEnv = process.env): string {
+  const override = env['KEYDECK_SANDBOX_DB'];
+  if (override && override.trim() !== '') return path.resolve(override);
+  return path.join(envPaths('keydeck', { suffix: '' }).data, 'sandbox.db');
+}
+
+/**
+ * Runs the TUI until the user quits. Resolves once the terminal is restored; the exit code is
+ * in `process.exitCode` (0 quit, 1 error, 2 bad profile/config, 129/130/143 signals).
+ */
+export async function runTui(globals: TuiGlobals): Promise<void> {
+  let sandbox: { url: string; token: string; close(): Promise<void> } | undefined;
+  if (globals.sandbox) {
+    const dbPath = sandboxDbPath();
+    try {
+      await mkdir(path.dirname(dbPath), { recursive: true });
+      const { startSandbox } = await import('../sandbox/index.js');
+      sandbox = await startSandbox({ dbPath, host: '127.0.0.1', port: 0 });
+    } catch (error) {
+      process.stderr.write(`keydeck: could not start the sandbox (${dbPath}): ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+      return;
+    }
+  }
+
+  let profile;
+  try {
+    profile = await resolveProfile({
+      ...((globals.profile ?? (sandbox ? 'sandbox' : undefined)) !== undefined && { profile: globals.profile ?? 'sandbox' }),
+      ...((sandbox?.url ?? globals.baseUrl) !== undefined && { baseUrl: sandbox?.url ?? globals.baseUrl }),
+    });
+  } catch (error) {
+    await sandbox?.close();
+    process.stderr.write(`keydeck: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 2;
+    return;
+  }
+
+  let instance: ReturnType<typeof render> | undefined;
+  const lifecycle = createLifecycle({
+    unmount: () => instance?.unmount(),
+    waitUntilExit: () => instance?.waitUntilExit() ?? Promise.resolve(),
+  });
+  if (sandbox) {
+    const running = sandbox;
+    lifecycle.addSecret(running.token);
+    lifecycle.onCleanup(() => running.close());
+  }
+
+  const clients: KeydeckClient[] = [];
+  lifecycle.onCleanup(() => {
+    for (const c of clients) c.close();
+  });
+
+  const resolvedName = profile.name;
+  const configPath = profile.configPath;
+  const services: AppServices = {
+    profile: {
+      name: profile.name,
+      ...(profile.baseUrl !== undefined && { baseUrl: profile.baseUrl }),
+      pollIntervalSeconds: profile.pollIntervalSeconds,
+      ...(profile.alertBelowUsd !== undefined && { alertBelowUsd: profile.alertBelowUsd }),
+    },
+    target: sandbox ? 'sandbox' : 'live',
+    store: createCredentialStore(),
+    createClient: (baseUrl, token) => {
+      const client = new KeydeckClient({ baseUrl, token });
+      clients.push(client);
+      if (clients.length > 8) clients.shift()?.close();
+      return client;
+    },
+    ...(!sandbox && {
+      saveBaseUrl: async (baseUrl: string) => {
+        await updateConfig(configPath, (config) => {
+          config.profiles[resolvedName] = { ...config.profiles[resolvedName], baseUrl };
+        });
+      },
+    }),
+    ...(sandbox && { demoToken: sandbox.token }),
+    insecureStorage: globals.insecureStorage === true,
+    hostname: hostname(),
+    copy: (text) => copyText(text),
+    redraw: () => instance?.clear(),
+    exit: (code, message) => void lifecycle.exit(code, message),
+    registerSecret: (value) => lifecycle.addSecret(value),
+  };
+
+  const onSignal = (code: number) => () => void lifecycle.exit(code);
+  const signals: Array<[NodeJS.Signals, () => void]> = [
+    ['SIGTERM', onSignal(143)],
+    ['SIGHUP', onSignal(129)],
+    ['SIGINT', onSignal(130)],
+  ];
+  const onCrash = (error: unknown) => {
+    void lifecycle.exit(1, `keydeck: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  };
+  for (const [signal, handler] of signals) process.on(signal, handler);
+  process.on('uncaughtException', onCrash);
+  process.on('unhandledRejection', onCrash);
+
+  instance = render(<App services={services} />, RENDER_OPTIONS);
+  instance.waitUntilExit().then(
+    () => void lifecycle.exit(process.exitCode === undefined ? 0 : Number(process.exitCode)),
+    (error: unknown) => onCrash(error),
+  );
+
+  const code = await lifecycle.done;
+  for (const [signal, handler] of signals) process.off(signal, handler);
+  process.off('uncaughtException', onCrash);
+  process.off('unhandledRejection', onCrash);
+  // Anything still open (a socket in a half-closed state, stdin on some platforms) must not
+  // keep keydeck running after the user quit.
+  setTimeout(() => process.exit(code), 1000).unref();
 }

@@ -1,0 +1,449 @@
+/**
+ * The API client of the service interface (seed/service-interface.md §4): one method per
+ * endpoint, every response parsed by a zod schema of §2, every failure one {@link KeydeckApiError}.
+ *
+ * Behaviour shared by every method:
+ * - `Authorization: Bearer <token>` (a session token or an `mk_` key, §5) on every request.
+ * - Input is validated with the request schemas of ./schemas.ts before anything is sent
+ *   (`invalid_request` with `field`, no request made).
+ * - Billing envelopes (§4) are unwrapped; `success: false` is an error whatever the status.
+ * - A documented body that is missing or mistypes a field is `invalid_response` naming the field
+ *   (`[2].id`, `data.remaining`); unknown extra fields are kept. Bodies the spec does not show
+ *   are returned as they arrive: parsed JSON, the raw text when not JSON, `undefined` when empty.
+ * - One deadline (`timeoutMs`, default 10 s) bounds the whole call, retries and waits included.
+ * - Only GET is retried (`retries`, default 2): on network errors, timeouts, 5xx and 429, with
+ *   capped exponential backoff and jitter, honouring `Retry-After` when it fits in the deadline
+ *   (otherwise the error is surfaced at once with `retryAfterMs`). POST, PUT and DELETE are sent
+ *   once: when their connection fails or times out after sending, or the service answers 5xx,
+ *   the error has `outcomeUnknown: true` and says what to check before trying again.
+ * - Cancelling through `{ signal }` rejects with a plain `AbortError` (see `isAbortError`), not a
+ *   KeydeckApiError. Cancelling a POST/PUT/DELETE after it was sent leaves its outcome unknown.
+ * - No error text (message, stack, `JSON.stringify`) ever holds the token or a key value.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { z } from 'zod';
+import { createAbortError, KeydeckApiError, type KeydeckApiErrorOptions } from './errors.js';
+import {
+  errorFromInvalidResponse,
+  errorFromNetwork,
+  errorFromRedirect,
+  errorFromResponse,
+  errorFromTimeout,
+  isRecord,
+  parseBody,
+  type FailureContext,
+  type OperationInfo,
+  type ParsedBody,
+} from './failures.js';
+import { HttpTransport } from './http.js';
+import { backoffDelayMs, minBackoffDelayMs, parseRetryAfterMs } from './retry.js';
+import {
+  CardCheckoutSessionSchema,
+  ConsumptionKeyListSchema,
+  CreateKeyRequestSchema,
+  CreatedConsumptionKeySchema,
+  CreatedManagementKeySchema,
+  CreditBalanceSchema,
+  DeletedKeySchema,
+  KeyIdSchema,
+  ManagementKeyListSchema,
+  TopUpRequestSchema,
+  UpdateKeyRequestSchema,
+  UsdcPaymentInstructionSchema,
+  VerifiedTopUpSchema,
+  VerifyTopUpRequestSchema,
+  type CardCheckoutSession,
+  type ConsumptionKey,
+  type CreatedConsumptionKey,
+  type CreatedManagementKey,
+  type CreditBalance,
+  type DeletedKey,
+  type ManagementKey,
+  type TopUpMethod,
+  type UsdcPaymentInstruction,
+  type VerifiedTopUp,
+} from './schemas.js';
+import { parseInput, parseOutput } from './validate.js';
+
+/** Default deadline of a whole call, retries included, in ms. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+/** Default number of retries of a GET (so at most 3 attempts). */
+export const DEFAULT_RETRIES = 2;
+/** Default `User-Agent` header. */
+export const DEFAULT_USER_AGENT = 'keydeck';
+/** Shortest attempt worth starting, ms: a retry that would get less is not made. */
+const MIN_ATTEMPT_MS = 100;
+
+/** Options of {@link KeydeckClient}. */
+export interface KeydeckClientOptions {
+  /** The service's base address (`https://…` or `http://…`), with or without a trailing slash. */
+  baseUrl: string;
+  /** A session token or a management key `mk_…` (§5), sent as `Authorization: Bearer`. */
+  token: string;
+  /** Deadline of each call, retries and waits included, in ms. Default 10,000. */
+  timeoutMs?: number;
+  /** How many times a GET may be retried (0–10). Default 2. POST/PUT/DELETE are never retried. */
+  retries?: number;
+  /** `User-Agent` header. Default `keydeck`. */
+  userAgent?: string;
+}
+
+/** Per-call options, the optional last argument of every method. */
+export interface CallOptions {
+  /** Cancels the call: it then rejects with an `AbortError` (see `isAbortError`). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Result of {@link KeydeckClient.topUp}, discriminated by the `method` that was requested:
+ * `card_checkout` → §2.4 session (open `sessionUrl` to pay), `usdc` → §2.5 instruction (send
+ * `amount` USDC to `address` on `chain`, then call `verifyTopUp`), `card_direct` → whatever the
+ * service sends (its data is not shown in §4).
+ */
+export type TopUpResult =
+  | { method: 'card_checkout'; data: CardCheckoutSession }
+  | { method: 'usdc'; data: UsdcPaymentInstruction }
+  | { method: 'card_direct'; data: unknown };
+
+/** How a 2xx body is read: a §2 schema (bare or in the envelope), or accepted as it comes. */
+type Reader<T> = { schema: z.ZodType<T>; envelope: boolean } | { schema: null; envelope: boolean };
+
+interface CallSpec<T> {
+  op: OperationInfo;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  body?: unknown;
+  read: Reader<T>;
+}
+
+const OPS = {
+  listKeys: { name: 'listKeys', what: 'list the keys', changesState: false },
+  createCreditKey: { name: 'createCreditKey', what: 'create the credit key', check: 'list the keys', changesState: true },
+  updateKey: { name: 'updateKey', what: 'update the key', check: 'list the keys', changesState: true, byId: true },
+  deleteKey: { name: 'deleteKey', what: 'delete the key', check: 'list the keys', changesState: true, byId: true },
+  listManagementKeys: { name: 'listManagementKeys', what: 'list the management keys', changesState: false },
+  createManagementKey: {
+    name: 'createManagementKey',
+    what: 'create the management key',
+    check: 'list the management keys',
+    changesState: true,
+  },
+  deleteManagementKey: {
+    name: 'deleteManagementKey',
+    what: 'delete the management key',
+    check: 'list the management keys',
+    changesState: true,
+    byId: true,
+  },
+  topUp: { name: 'topUp', what: 'start the top-up', check: 'check the balance', changesState: true },
+  verifyTopUp: { name: 'verifyTopUp', what: 'verify the top-up', check: 'check the balance', changesState: true },
+  getCredits: { name: 'getCredits', what: 'read the credit balance', changesState: false },
+  getBillingStatus: { name: 'getBillingStatus', what: 'read the billing status', changesState: false },
+} satisfies Record<string, OperationInfo>;
+
+/**
+ * Client of the account API (§4). One instance per credential; it keeps one keep-alive
+ * connection pool, so a monitor that polls for hours reuses one socket. Every method takes an
+ * optional last argument {@link CallOptions}. Every method rejects with a {@link KeydeckApiError}
+ * (or an `AbortError` when cancelled).
+ *
+ * @example
+ * const client = new KeydeckClient({ baseUrl: 'https://api.example.com', token: process.env.KEYDECK_TOKEN! });
+ * const { remaining } = await client.getCredits();
+ */
+export class KeydeckClient {
+  /** The base address in use, normalized (no trailing slash). */
+  readonly baseUrl: string;
+  readonly #token: string;
+  readonly #timeoutMs: number;
+  readonly #retries: number;
+  readonly #userAgent: string;
+  readonly #transport = new HttpTransport();
+
+  /**
+   * @throws KeydeckApiError `invalid_request` (with `field`: `baseUrl`, `token`, `timeoutMs`,
+   *   `retries` or `userAgent`) when an option is unusable; the message never holds the token.
+   */
+  constructor(options: KeydeckClientOptions) {
+    this.baseUrl = normalizeBaseUrl(options.baseUrl);
+    const token = options.token;
+    if (typeof token !== 'string' || token.length === 0 || /[\s\u0000-\u001f\u007f]/.test(token)) {
+      throw new KeydeckApiError('invalid_request', 'The token is empty or contains spaces or control characters: give a session token or a management key.', { field: 'token' });
+    }
+    this.#token = token;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0 || timeoutMs > 2_147_483_647) {
+      throw new KeydeckApiError('invalid_request', 'timeoutMs must be a positive number of milliseconds.', { field: 'timeoutMs' });
+    }
+    this.#timeoutMs = timeoutMs;
+    const retries = options.retries ?? DEFAULT_RETRIES;
+    if (!Number.isInteger(retries) || retries < 0 || retries > 10) {
+      throw new KeydeckApiError('invalid_request', 'retries must be a whole number from 0 to 10.', { field: 'retries' });
+    }
+    this.#retries = retries;
+    const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+    if (typeof userAgent !== 'string' || userAgent.trim() === '' || /[\u0000-\u001f\u007f]/.test(userAgent)) {
+      throw new KeydeckApiError('invalid_request', 'userAgent must be a non-empty text without control characters.', { field: 'userAgent' });
+    }
+    this.#userAgent = userAgent;
+  }
+
+  /**
+   * §4 `GET /api/keys`: the user's consumption keys (§2.1), subscription and credit, never with `apiKey`.
+   * @throws KeydeckApiError (retried on network errors, timeouts, 5xx, 429)
+   */
+  async listKeys(options?: CallOptions): Promise<ConsumptionKey[]> {
+    return this.#call({ op: OPS.listKeys, method: 'GET', path: '/api/keys', read: { schema: ConsumptionKeyListSchema, envelope: false } }, options);
+  }
+
+  /**
+   * §4 `POST /api/keys/credit`: creates a credit key (§3: needs a credit balance above 0).
+   * The result carries the full `apiKey` (`sk_…`), returned only this once.
+   * @throws KeydeckApiError `invalid_request` (bad name, nothing sent), `insufficient_balance`
+   *   (balance 0), others; never retried; `outcomeUnknown` when the connection failed after sending.
+   */
+  async createCreditKey(input: { name: string }, options?: CallOptions): Promise<CreatedConsumptionKey> {
+    const body = parseInput(CreateKeyRequestSchema, input, this.#token);
+    return this.#call(
+      { op: OPS.createCreditKey, method: 'POST', path: '/api/keys/credit', body, read: { schema: CreatedConsumptionKeySchema, envelope: false } },
+      options,
+    );
+  }
+
+  /**
+   * §4 `PUT /api/keys/:id`: renames (`name`) and/or pauses or resumes (`isActive`, §3) a consumption key.
+   * @returns the body as sent by the service (not shown in §4): parsed JSON, text, or undefined when empty
+   * @throws KeydeckApiError `invalid_request` (bad id or patch, nothing sent), `not_found`, others; never retried
+   */
+  async updateKey(id: string, patch: { name?: string; isActive?: boolean }, options?: CallOptions): Promise<unknown> {
+    const keyId = parseInput(KeyIdSchema, id, this.#token, 'id');
+    const body = parseInput(UpdateKeyRequestSchema, patch, this.#token);
+    return this.#call({ op: OPS.updateKey, method: 'PUT', path: `/api/keys/${encodeURIComponent(keyId)}`, body, read: { schema: null, envelope: false } }, options);
+  }
+
+  /**
+   * §4 `DELETE /api/keys/:id`: deletes a consumption key for good (§3: it is revoked).
+   * @returns `{ deleted: true }`
+   * @throws KeydeckApiError `invalid_request` (bad id, nothing sent), `not_found`, others; never retried
+   */
+  async deleteKey(id: string, options?: CallOptions): Promise<DeletedKey> {
+    const keyId = parseInput(KeyIdSchema, id, this.#token, 'id');
+    return this.#call(
+      { op: OPS.deleteKey, method: 'DELETE', path: `/api/keys/${encodeURIComponent(keyId)}`, read: { schema: DeletedKeySchema, envelope: false } },
+      options,
+    );
+  }
+
+  /**
+   * §4 `GET /api/keys/management`: the management keys (§2.2), with `keyPrefix`, never `apiKey`.
+   * @throws KeydeckApiError (retried on network errors, timeouts, 5xx, 429)
+   */
+  async listManagementKeys(options?: CallOptions): Promise<ManagementKey[]> {
+    return this.#call(
+      { op: OPS.listManagementKeys, method: 'GET', path: '/api/keys/management', read: { schema: ManagementKeyListSchema, envelope: false } },
+      options,
+    );
+  }
+
+  /**
+   * §4 `POST /api/keys/management`: creates a management key; the result's `apiKey` (`mk_…`) is
+   * the full key, returned only this once.
+   * @throws KeydeckApiError `invalid_request` (bad name, nothing sent), others; never retried
+   */
+  async createManagementKey(input: { name: string }, options?: CallOptions): Promise<CreatedManagementKey> {
+    const body = parseInput(CreateKeyRequestSchema, input, this.#token);
+    return this.#call(
+      {
+        op: OPS.createManagementKey,
+        method: 'POST',
+        path: '/api/keys/management',
+        body,
+        read: { schema: CreatedManagementKeySchema, envelope: false },
+      },
+      options,
+    );
+  }
+
+  /**
+   * §4 `DELETE /api/keys/management/:id`: deletes a management key.
+   * @returns the body as sent (not shown in §4): parsed JSON, text, or undefined when empty
+   * @throws KeydeckApiError `invalid_request` (bad id, nothing sent), `not_found`, others; never retried
+   */
+  async deleteManagementKey(id: string, options?: CallOptions): Promise<unknown> {
+    const keyId = parseInput(KeyIdSchema, id, this.#token, 'id');
+    return this.#call(
+      { op: OPS.deleteManagementKey, method: 'DELETE', path: `/api/keys/management/${encodeURIComponent(keyId)}`, read: { schema: null, envelope: false } },
+      options,
+    );
+  }
+
+  /**
+   * §4 `POST /api/billing/topup`: starts a top-up of `amount` USD (≥ 10, ≤ 2 decimals) by `method`.
+   * @returns a {@link TopUpResult} tagged with the method: §2.4 session, §2.5 instruction, or the
+   *   unshown `card_direct` data as it arrives
+   * @throws KeydeckApiError `invalid_request` (bad amount/method, nothing sent), others; never retried
+   */
+  async topUp(input: { amount: number; method: TopUpMethod }, options?: CallOptions): Promise<TopUpResult> {
+    const body = parseInput(TopUpRequestSchema, input, this.#token);
+    const spec = { op: OPS.topUp, method: 'POST', path: '/api/billing/topup', body } as const;
+    switch (body.method) {
+      case 'card_checkout':
+        return { method: 'card_checkout', data: await this.#call({ ...spec, read: { schema: CardCheckoutSessionSchema, envelope: true } }, options) };
+      case 'usdc':
+        return { method: 'usdc', data: await this.#call({ ...spec, read: { schema: UsdcPaymentInstructionSchema, envelope: true } }, options) };
+      default:
+        return { method: 'card_direct', data: await this.#call({ ...spec, read: { schema: null, envelope: true } }, options) };
+    }
+  }
+
+  /**
+   * §4 `POST /api/billing/verify-topup`: credits a USDC transfer (`txHash` `0x` + 64 hex) of
+   * `amount` USD, which must match the amount sent.
+   * @returns §2.6 `{ credited, balance }` in USD
+   * @throws KeydeckApiError `invalid_request` (nothing sent), `amount_mismatch`, `tx_already_used`,
+   *   others; never retried; `outcomeUnknown` when the connection failed after sending
+   */
+  async verifyTopUp(input: { txHash: string; amount: number }, options?: CallOptions): Promise<VerifiedTopUp> {
+    const body = parseInput(VerifyTopUpRequestSchema, input, this.#token);
+    return this.#call(
+      { op: OPS.verifyTopUp, method: 'POST', path: '/api/billing/verify-topup', body, read: { schema: VerifiedTopUpSchema, envelope: true } },
+      options,
+    );
+  }
+
+  /**
+   * §4 `GET /api/billing/credits`: the credit balance record (§2.3), USD amounts, real-time.
+   * @throws KeydeckApiError (retried on network errors, timeouts, 5xx, 429)
+   */
+  async getCredits(options?: CallOptions): Promise<CreditBalance> {
+    return this.#call({ op: OPS.getCredits, method: 'GET', path: '/api/billing/credits', read: { schema: CreditBalanceSchema, envelope: true } }, options);
+  }
+
+  /**
+   * §4 `GET /api/billing/status` (body not shown): when the body is a billing envelope its `data`
+   * is returned (`success: false` is an error); otherwise the parsed JSON, the text, or undefined.
+   * @throws KeydeckApiError (retried on network errors, timeouts, 5xx, 429)
+   */
+  async getBillingStatus(options?: CallOptions): Promise<unknown> {
+    return this.#call({ op: OPS.getBillingStatus, method: 'GET', path: '/api/billing/status', read: { schema: null, envelope: true } }, options);
+  }
+
+  /** Closes the idle keep-alive sockets now (optional: idle sockets never keep the process alive). */
+  close(): void {
+    this.#transport.close();
+  }
+
+  /**
+   * Sends a call with the retry and deadline policy of the module docstring. Rejects (never
+   * throws synchronously): every public method is async, input validation included.
+   */
+  async #call<T>(spec: CallSpec<T>, options?: CallOptions): Promise<T> {
+    const signal = options?.signal;
+    if (signal?.aborted) throw createAbortError();
+    const started = Date.now();
+    const deadline = started + this.#timeoutMs;
+    const ctx: FailureContext = { op: spec.op, token: this.#token, baseUrl: this.baseUrl, timeoutMs: this.#timeoutMs };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#token}`,
+      accept: 'application/json',
+      'user-agent': this.#userAgent,
+    };
+    const text = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    if (text !== undefined) headers['content-type'] = 'application/json';
+    let retriesLeft = spec.method === 'GET' ? this.#retries : 0;
+    for (let retry = 0; ; retry++) {
+      const remaining = deadline - Date.now();
+      // While a retry is left, an attempt may use half of what remains, unless the other half
+      // could not hold even the shortest backoff and one more attempt: then it gets it all.
+      const half = Math.max(MIN_ATTEMPT_MS, Math.floor(remaining / 2));
+      const roomForRetry = retriesLeft > 0 && remaining - half >= minBackoffDelayMs(retry) + MIN_ATTEMPT_MS;
+      const attemptMs = roomForRetry ? half : remaining;
+      const outcome = await this.#transport.send({
+        method: spec.method,
+        url: `${this.baseUrl}${spec.path}`,
+        headers,
+        ...(text !== undefined && { body: text }),
+        timeoutMs: attemptMs,
+        signal,
+      });
+      let failure: KeydeckApiError;
+      let waitMs: number | undefined;
+      if (outcome.kind === 'aborted') throw createAbortError();
+      if (outcome.kind === 'response') {
+        const { status } = outcome;
+        const body = parseBody(outcome.text);
+        if (status >= 300 && status < 400) throw errorFromRedirect(ctx, status, outcome.headers);
+        if (status >= 200 && status < 300 && !saysFailure(body)) return readBody(spec, ctx, status, body);
+        waitMs = parseRetryAfterMs(outcome.headers['retry-after']);
+        failure = errorFromResponse(ctx, status, body, waitMs);
+        if (!(status === 429 || status >= 500)) throw failure;
+      } else if (outcome.kind === 'timeout') {
+        failure = errorFromTimeout({ ...ctx, timeoutMs: Date.now() - started }, outcome.possiblySent);
+      } else {
+        failure = errorFromNetwork(ctx, outcome.code, outcome.possiblySent);
+      }
+      if (retriesLeft === 0) throw failure;
+      const delay = waitMs ?? backoffDelayMs(retry);
+      if (delay + MIN_ATTEMPT_MS > deadline - Date.now()) throw failure;
+      try {
+        await sleep(delay, undefined, signal ? { signal } : {});
+      } catch {
+        throw createAbortError();
+      }
+      retriesLeft--;
+    }
+  }
+}
+
+/** True when a body says `success: false` (the billing envelope's failure; an error whatever the status). */
+function saysFailure(body: ParsedBody): boolean {
+  return body.kind === 'json' && isRecord(body.value) && body.value.success === false;
+}
+
+/** Reads a 2xx body per the call's {@link Reader}. */
+function readBody<T>(spec: CallSpec<T>, ctx: FailureContext, status: number, body: ParsedBody): T {
+  const { read } = spec;
+  if (read.schema === null) {
+    if (body.kind === 'empty') return undefined as T;
+    if (body.kind === 'text') return body.text as T;
+    if (read.envelope && isRecord(body.value) && body.value.success === true) return body.value.data as T;
+    return body.value as T;
+  }
+  if (body.kind !== 'json') {
+    throw errorFromInvalidResponse(ctx, status, undefined, body.kind === 'empty' ? 'the body is empty' : 'the body is not JSON');
+  }
+  let value = body.value;
+  const prefix: string[] = [];
+  if (read.envelope) {
+    if (!isRecord(value) || value.success !== true) {
+      throw errorFromInvalidResponse(ctx, status, 'success', 'expected the billing envelope with success: true');
+    }
+    value = value.data;
+    prefix.push('data');
+  }
+  const parsed = parseOutput(read.schema, value, prefix);
+  if (!parsed.ok) throw errorFromInvalidResponse(ctx, status, parsed.field, parsed.problem);
+  return parsed.data as T;
+}
+
+/**
+ * Checks and normalizes the base address: an absolute http(s) URL without credentials, query or
+ * fragment; trailing slashes dropped (a path prefix such as `/v2` is kept).
+ */
+function normalizeBaseUrl(baseUrl: string): string {
+  const fail = (why: string): never => {
+    const options: KeydeckApiErrorOptions = { field: 'baseUrl' };
+    throw new KeydeckApiError('invalid_request', `The base URL ${why}: give an address such as https://api.example.com.`, options);
+  };
+  if (typeof baseUrl !== 'string' || baseUrl.trim() === '') return fail('is empty');
+  let url: URL;
+  try {
+    url = new URL(baseUrl.trim());
+  } catch {
+    return fail('is not a valid URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return fail('must start with http:// or https://');
+  if (url.username !== '' || url.password !== '') return fail('must not contain a user name or password');
+  if (url.search !== '' || url.hash !== '') return fail('must not contain a query or fragment');
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}

@@ -1,0 +1,100 @@
+/**
+ * One HTTP attempt over got, with keep-alive agents, and nothing else: no retries (got's are
+ * off, the client drives them), no redirects, no status handling (every status comes back as a
+ * response). Failures are returned as values that say whether the request may have reached the
+ * service, which decides between "nothing happened" and "outcome unknown" for POST/PUT/DELETE.
+ * got's own errors never leave this file: they carry the request options, headers included.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import got, { type Got, type Method, type Timings } from 'got';
+
+/** One request as the client wants it sent. */
+export interface HttpAttempt {
+  method: Method;
+  /** Absolute URL. */
+  url: string;
+  headers: Record<string, string>;
+  /** A JSON text, when the request has a body. */
+  body?: string;
+  /** Deadline of this attempt, ms, from the start of the request to the end of the response. */
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+}
+
+/** What one attempt gave: a response (any status), or a failure with no response. */
+export type HttpOutcome =
+  | { kind: 'response'; status: number; headers: http.IncomingHttpHeaders; text: string }
+  /** No complete response within `timeoutMs`. `possiblySent`: the request may have reached the service. */
+  | { kind: 'timeout'; possiblySent: boolean }
+  /** The connection failed. `code` is Node's (`ECONNREFUSED`, `ECONNRESET`, …). */
+  | { kind: 'network'; possiblySent: boolean; code: string }
+  /** The caller's signal aborted the attempt. */
+  | { kind: 'aborted' };
+
+/** Connection-level failures that happen before a single byte of the request could be sent. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL']);
+
+/**
+ * Sends attempts through one pair of keep-alive agents, so a client that polls for hours
+ * reuses one socket (Node closes an idle socket before the server's `Keep-Alive: timeout`).
+ * Call {@link HttpTransport.close} to drop the idle sockets at once (idle sockets never keep
+ * the process alive anyway: Node unreferences them).
+ */
+export class HttpTransport {
+  readonly #httpAgent = new http.Agent({ keepAlive: true });
+  readonly #httpsAgent = new https.Agent({ keepAlive: true });
+  readonly #got: Got;
+
+  constructor() {
+    this.#got = got.extend({
+      agent: { http: this.#httpAgent, https: this.#httpsAgent },
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      followRedirect: false,
+      responseType: 'text',
+      http2: false,
+    });
+  }
+
+  /** Sends one attempt; never throws (every failure is an {@link HttpOutcome}). */
+  async send(attempt: HttpAttempt): Promise<HttpOutcome> {
+    if (attempt.signal?.aborted) return { kind: 'aborted' };
+    try {
+      const response = await this.#got(attempt.url, {
+        method: attempt.method,
+        headers: attempt.headers,
+        ...(attempt.body !== undefined && { body: attempt.body }),
+        timeout: { request: Math.max(1, Math.round(attempt.timeoutMs)) },
+        ...(attempt.signal && { signal: attempt.signal }),
+      });
+      return { kind: 'response', status: response.statusCode, headers: response.headers, text: response.body };
+    } catch (error) {
+      if (attempt.signal?.aborted) return { kind: 'aborted' };
+      const { code, name, timings } = describeGotError(error);
+      const https = attempt.url.startsWith('https:');
+      const possiblySent = timings
+        ? timings.connect !== undefined && (!https || timings.secureConnect !== undefined) && !NOT_SENT_CODES.has(code)
+        : !NOT_SENT_CODES.has(code);
+      if (name === 'TimeoutError' || code === 'ETIMEDOUT') return { kind: 'timeout', possiblySent };
+      return { kind: 'network', possiblySent, code };
+    }
+  }
+
+  /** Destroys the agents' sockets; later attempts open new ones. */
+  close(): void {
+    this.#httpAgent.destroy();
+    this.#httpsAgent.destroy();
+  }
+}
+
+/** The few facts of a got error the client may use (never its message or options). */
+function describeGotError(error: unknown): { code: string; name: string; timings?: Timings } {
+  if (typeof error !== 'object' || error === null) return { code: 'UNKNOWN', name: 'Error' };
+  const e = error as { code?: unknown; name?: unknown; timings?: Timings };
+  return {
+    code: typeof e.code === 'string' ? e.code : 'UNKNOWN',
+    name: typeof e.name === 'string' ? e.name : 'Error',
+    ...(e.timings && { timings: e.timings }),
+  };
+}

@@ -1,0 +1,223 @@
+/**
+ * The balance over time (§2.3 `remaining`, USD), kept in a bounded ring buffer, and what is
+ * read from it: the burn rate in USD/hour over a window, and the projected time the balance
+ * runs out at that rate. Pure logic, no timers, no I/O: the TUI's Billing pane and
+ * `keydeck monitor` feed it one sample per successful poll.
+ *
+ * Memory never grows with uptime: the buffer holds at most `capacity` samples, and samples
+ * closer together than `minSpacingMs` are coalesced (the newest one is overwritten), so a fast
+ * poll interval still covers a long stretch of time.
+ */
+
+/** One observation: epoch ms, the remaining balance in USD, and `totalTopUp` (USD) when known. */
+export interface BalanceSample {
+  readonly t: number;
+  readonly remaining: number;
+  /** §2.3 `totalTopUp` at the same time: with it, spending is exact across top-ups. */
+  readonly totalTopUp?: number;
+}
+
+/** Options of {@link BalanceHistory}. */
+export interface BalanceHistoryOptions {
+  /** Most samples kept (oldest dropped first). Default 1,024. */
+  readonly capacity?: number;
+  /**
+   * Two stored samples are at least this far apart, ms: a sample that comes sooner after the
+   * one before the newest replaces the newest. Default 5,000 (1,024 samples then cover ≥ 85 min,
+   * enough for the one-hour burn rate at any poll interval).
+   */
+  readonly minSpacingMs?: number;
+}
+
+/** Default capacity of a {@link BalanceHistory}. */
+export const DEFAULT_HISTORY_CAPACITY = 1024;
+/** Default minimum spacing of stored samples, ms. */
+export const DEFAULT_MIN_SPACING_MS = 5_000;
+/** The short burn-rate window, ms (15 minutes). */
+export const SHORT_WINDOW_MS = 15 * 60_000;
+/** The long burn-rate window, ms (1 hour). */
+export const LONG_WINDOW_MS = 60 * 60_000;
+
+/** A bounded ring buffer of {@link BalanceSample}s in time order. */
+export class BalanceHistory {
+  readonly capacity: number;
+  readonly minSpacingMs: number;
+  readonly #buffer: (BalanceSample | undefined)[];
+  /** Index of the oldest sample. */
+  #start = 0;
+  #size = 0;
+  /** Bumped on every change (a cheap "did it change" for renderers). */
+  #version = 0;
+
+  /** @throws RangeError when `capacity` is not an integer ≥ 2 or `minSpacingMs` is negative. */
+  constructor(options: BalanceHistoryOptions = {}) {
+    const capacity = options.capacity ?? DEFAULT_HISTORY_CAPACITY;
+    const minSpacingMs = options.minSpacingMs ?? DEFAULT_MIN_SPACING_MS;
+    if (!Number.isInteger(capacity) || capacity < 2) throw new RangeError('capacity must be an integer of at least 2');
+    if (!(minSpacingMs >= 0)) throw new RangeError('minSpacingMs must not be negative');
+    this.capacity = capacity;
+    this.minSpacingMs = minSpacingMs;
+    this.#buffer = new Array<BalanceSample | undefined>(capacity).fill(undefined);
+  }
+
+  /** Number of samples held (≤ capacity). */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Changes on every accepted sample. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /**
+   * Records `remaining` USD (and `totalTopUp` USD, when given) at epoch ms `t`. Ignored (returns
+   * false) when `t` or `remaining` is not finite or `t` is older than the newest sample (a clock
+   * that went back). A sample within `minSpacingMs` of the one before the newest replaces the newest.
+   */
+  add(t: number, remaining: number, totalTopUp?: number): boolean {
+    if (!Number.isFinite(t) || !Number.isFinite(remaining)) return false;
+    const sample: BalanceSample = totalTopUp !== undefined && Number.isFinite(totalTopUp) ? { t, remaining, totalTopUp } : { t, remaining };
+    const newest = this.at(this.#size - 1);
+    if (newest && t < newest.t) return false;
+    const previous = this.at(this.#size - 2);
+    if (newest && previous && t - previous.t < this.minSpacingMs) {
+      this.#buffer[(this.#start + this.#size - 1) % this.capacity] = sample;
+    } else if (this.#size < this.capacity) {
+      this.#buffer[(this.#start + this.#size) % this.capacity] = sample;
+      this.#size++;
+    } else {
+      this.#buffer[this.#start] = sample;
+      this.#start = (this.#start + 1) % this.capacity;
+    }
+    this.#version++;
+    return true;
+  }
+
+  /** The `i`-th sample, oldest first (undefined out of range). */
+  at(i: number): BalanceSample | undefined {
+    if (i < 0 || i >= this.#size) return undefined;
+    return this.#buffer[(this.#start + i) % this.capacity];
+  }
+
+  /** The newest sample, if any. */
+  latest(): BalanceSample | undefined {
+    return this.at(this.#size - 1);
+  }
+
+  /** Every sample, oldest first (a copy). */
+  samples(): BalanceSample[] {
+    const out: BalanceSample[] = [];
+    for (let i = 0; i < this.#size; i++) out.push(this.at(i)!);
+    return out;
+  }
+
+  /** The samples with `t ≥ since`, oldest first. */
+  since(since: number): BalanceSample[] {
+    const out: BalanceSample[] = [];
+    for (let i = this.#size - 1; i >= 0; i--) {
+      const s = this.at(i)!;
+      if (s.t < since) break;
+      out.push(s);
+    }
+    return out.reverse();
+  }
+
+  /** Drops every sample. */
+  clear(): void {
+    this.#buffer.fill(undefined);
+    this.#start = 0;
+    this.#size = 0;
+    this.#version++;
+  }
+}
+
+/** A burn rate measured over a window. */
+export interface BurnRate {
+  /** USD spent per hour (≥ 0): the sum of the balance's drops divided by the time covered. */
+  readonly usdPerHour: number;
+  /** Time the samples actually cover, ms (less than the window while the history is young). */
+  readonly spanMs: number;
+  /** Samples used. */
+  readonly samples: number;
+}
+
+/** Shortest span a burn rate is computed over, ms: below it the rate is too noisy to show. */
+export const MIN_RATE_SPAN_MS = 30_000;
+
+/**
+ * The burn rate over the `windowMs` before `now` (epoch ms): the USD spent between consecutive
+ * samples in the window, summed, per hour of the time those samples span. Between two samples
+ * that both know `totalTopUp`, the spend is exact: Δ(totalTopUp − remaining) (the §2.3 "spent
+ * so far"), so a top-up neither hides nor offsets spending; otherwise it is the balance's drop
+ * (a rise counts as no spending). Undefined when fewer than two samples fall in the window or
+ * they span less than {@link MIN_RATE_SPAN_MS}.
+ */
+export function burnRate(samples: readonly BalanceSample[], windowMs: number, now: number): BurnRate | undefined {
+  const from = now - windowMs;
+  const inWindow = samples.filter((s) => s.t >= from && s.t <= now);
+  if (inWindow.length < 2) return undefined;
+  const spanMs = inWindow[inWindow.length - 1]!.t - inWindow[0]!.t;
+  if (spanMs < MIN_RATE_SPAN_MS) return undefined;
+  // Drops are summed in integer micro-dollars so repeated float subtraction adds no noise.
+  const micros = (usd: number) => Math.round(usd * 1e6);
+  let dropMicros = 0;
+  for (let i = 1; i < inWindow.length; i++) {
+    const a = inWindow[i - 1]!;
+    const b = inWindow[i]!;
+    let drop = micros(a.remaining) - micros(b.remaining);
+    if (a.totalTopUp !== undefined && b.totalTopUp !== undefined) drop += micros(b.totalTopUp) - micros(a.totalTopUp);
+    if (drop > 0) dropMicros += drop;
+  }
+  const usdPerHour = dropMicros / 1e6 / (spanMs / 3_600_000);
+  return { usdPerHour, spanMs, samples: inWindow.length };
+}
+
+/** When the balance runs out at a burn rate. */
+export type RunOutProjection =
+  /** No burn rate is known yet (too little history). */
+  | { readonly kind: 'unknown' }
+  /** Flat or rising: it never runs out at this rate. */
+  | { readonly kind: 'never' }
+  /** Already at or below zero. */
+  | { readonly kind: 'empty' }
+  /** At epoch ms `at`, `inMs` from now. */
+  | { readonly kind: 'at'; readonly at: number; readonly inMs: number };
+
+/** Rates below this many USD/hour count as flat. */
+export const FLAT_RATE_USD_PER_HOUR = 1e-6;
+
+/**
+ * Projects when `remaining` USD runs out at `usdPerHour` from `now` (epoch ms): `empty` at or
+ * below zero, `unknown` without a rate, `never` when the rate is flat (or negative), else `at`.
+ */
+export function projectRunOut(remaining: number, usdPerHour: number | undefined, now: number): RunOutProjection {
+  if (remaining <= 0) return { kind: 'empty' };
+  if (usdPerHour === undefined || !Number.isFinite(usdPerHour)) return { kind: 'unknown' };
+  if (usdPerHour < FLAT_RATE_USD_PER_HOUR) return { kind: 'never' };
+  const inMs = Math.round((remaining / usdPerHour) * 3_600_000);
+  return { kind: 'at', at: now + inMs, inMs };
+}
+
+/** Everything the Billing pane and the monitor show about the trend. */
+export interface BalanceTrend {
+  /** Burn rate over the last 15 minutes (undefined until enough data). */
+  readonly short?: BurnRate;
+  /** Burn rate over the last hour (undefined until enough data). */
+  readonly long?: BurnRate;
+  /** Run-out projection at the current rate: the 15-minute rate, else the hour's. */
+  readonly runOut: RunOutProjection;
+}
+
+/** The {@link BalanceTrend} of `history` at `now` for a current balance of `remaining` USD. */
+export function trendOf(history: BalanceHistory, remaining: number, now: number): BalanceTrend {
+  const recent = history.since(now - LONG_WINDOW_MS);
+  const short = burnRate(recent, SHORT_WINDOW_MS, now);
+  const long = burnRate(recent, LONG_WINDOW_MS, now);
+  const rate = short ?? long;
+  return {
+    ...(short && { short }),
+    ...(long && { long }),
+    runOut: projectRunOut(remaining, rate?.usdPerHour, now),
+  };
+}

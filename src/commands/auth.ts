@@ -1,0 +1,346 @@
+/**
+ * `keydeck auth login | status | logout`: from a session token to a management key that lives in
+ * the OS keychain (§1, §2.2, §4 management-key endpoints, §5 authentication).
+ *
+ * - login: takes a session token or an `mk_` key (`--token-stdin`, else a masked prompt), verifies
+ *   it (`GET /api/keys/management`), and with a session token creates a management key
+ *   (`POST /api/keys/management`, name `--name`, default `keydeck@<hostname>`) and stores that;
+ *   the session token is never stored. Storage is checked before anything is created, so a key is
+ *   never created only to be lost; if storing still fails the new key is deleted again.
+ * - status: profile, base URL, where the key comes from, its `keyPrefix`, whether it is accepted.
+ * - logout: removes the stored key; `--revoke` first deletes it on the service.
+ * No full key or token is ever printed.
+ */
+import { hostname } from 'node:os';
+import { KeydeckClient } from '../api/client.js';
+import { describeApiError } from '../api/describe.js';
+import { KeydeckApiError, keyPrefixOf } from '../api/errors.js';
+import { MAX_NAME_LENGTH, type ManagementKey } from '../api/schemas.js';
+import { ConfigError, emptyConfig, normalizeBaseUrl, readConfig, updateConfig, type KeydeckConfig } from '../config/config.js';
+import { configFilePath } from '../config/paths.js';
+import { resolveFromConfig, resolveProfile, type ResolvedProfile } from '../config/profile.js';
+import { createCredentialStore, keychainBackendName, TOKEN_ENV_VAR } from '../credentials/index.js';
+import { CredentialStoreError, type CredentialSource, type CredentialStore, type StoredCredential } from '../credentials/store.js';
+import { checkCredentialToken, tokenKind, type TokenKind } from '../credentials/token.js';
+import {
+  askLine,
+  askSecret,
+  canPrompt,
+  ExitCode,
+  fail,
+  insecureStorageWarning,
+  noBaseUrlSentence,
+  noCredentialSentence,
+  printJson,
+  printLine,
+  readStdin,
+  sentenceOf,
+  warn,
+  exitCodeOf,
+  type ExitCodeValue,
+  type GlobalOptions,
+} from './output.js';
+
+/** Keychain time limit for an interactive login, in ms: the keyring may ask to be unlocked. */
+const INTERACTIVE_KEYCHAIN_TIMEOUT_MS = 60_000;
+
+/** Dependencies of the auth commands (tests and embedding; defaults are the process's). */
+export interface AuthDeps {
+  readonly env?: NodeJS.ProcessEnv;
+  readonly store?: CredentialStore;
+}
+
+/** Options of {@link authLogin} (`keydeck auth login`). */
+export interface LoginOptions {
+  /** Read the token from stdin (trimmed) instead of prompting. */
+  readonly tokenStdin?: boolean;
+  /** Name of the management key created from a session token (default `keydeck@<hostname>`). */
+  readonly name?: string;
+}
+
+/** The default name of the management key created by login: `keydeck@<hostname>` (≤ 128 chars). */
+export function defaultKeyName(): string {
+  return `keydeck@${hostname() || 'localhost'}`.slice(0, MAX_NAME_LENGTH);
+}
+
+/**
+ * `keydeck auth login`. Returns the exit code (0); every refusal throws (see {@link fail}).
+ * Exit 2: no base URL and no terminal to ask, no token and no terminal, an `sk_` key, bad config;
+ * exit 1: no keychain without `--insecure-storage` (nothing is sent or written), the token is
+ * refused by the service; exit 4: the service does not answer.
+ */
+export async function authLogin(globals: GlobalOptions, options: LoginOptions = {}, deps: AuthDeps = {}): Promise<ExitCodeValue> {
+  const env = deps.env ?? process.env;
+  const store = deps.store ?? createCredentialStore({ env });
+  const interactive = !options.tokenStdin && canPrompt();
+
+  // 1. Profile and base URL. A broken config file is moved to a backup when login writes it.
+  const configPath = configFilePath(env);
+  let config: KeydeckConfig;
+  let configExists = false;
+  let brokenConfig: ConfigError | undefined;
+  try {
+    ({ config, exists: configExists } = await readConfig(configPath));
+  } catch (err) {
+    if (!(err instanceof ConfigError) || (err.code !== 'config_invalid' && err.code !== 'config_not_json')) throw err;
+    brokenConfig = err;
+    config = emptyConfig();
+    warn(`${err.message.replace(/:[^:]*$/, '')}; a successful login moves it to a backup and writes a new one`);
+  }
+  const profile = resolveFromConfig(config, configPath, globals, env);
+  let baseUrl = profile.baseUrl;
+  if (baseUrl === undefined) {
+    if (!interactive) {
+      fail(
+        ExitCode.usage,
+        `profile "${profile.name}" has no base URL and there is no terminal to ask for one: pass --base-url URL ` +
+          '(keydeck has no built-in address for the service; for the sandbox, use the URL `keydeck sandbox` prints)',
+      );
+    }
+    baseUrl = normalizeBaseUrl(await askLine(`Base URL of the service for profile "${profile.name}": `));
+  }
+
+  // 2. The token.
+  let raw: string;
+  if (options.tokenStdin) {
+    raw = await readStdin();
+  } else if (interactive) {
+    raw = await askSecret('Session token or management key (mk_…), input hidden: ');
+  } else {
+    fail(
+      ExitCode.usage,
+      'no token given and no terminal to ask for one: pipe it with --token-stdin (e.g. `printf %s "$TOKEN" | keydeck auth login --token-stdin`)',
+    );
+  }
+  const token = checkCredentialToken(raw, 'the token');
+  const kind = tokenKind(token);
+  const keyName = (options.name ?? defaultKeyName()).trim();
+
+  // 3. Where the key will go: decided before anything is created on the service.
+  const timeoutMs = interactive ? INTERACTIVE_KEYCHAIN_TIMEOUT_MS : undefined;
+  const keychain = await store.keychainStatus({ write: true, ...(timeoutMs && { timeoutMs }) });
+  if (!keychain.available && !globals.insecureStorage) {
+    fail(
+      ExitCode.refused,
+      `cannot store the key: ${keychain.reason}. Nothing was sent or written. To go on without a keychain, re-run with ` +
+        `--insecure-storage (the key is then kept in plaintext in the config dir, mode 0600), or set ${TOKEN_ENV_VAR} for each run instead of storing it`,
+    );
+  }
+  const previous = await storedQuietly(store, profile.name);
+
+  // 4. Verify the token, and with a session token create the management key.
+  const client = new KeydeckClient({ baseUrl, token });
+  const existing = await client.listManagementKeys();
+  let managementKey: string;
+  let created: { id: string; name: string; keyPrefix: string } | undefined;
+  let known: ManagementKey | undefined;
+  if (kind === 'management') {
+    managementKey = token;
+    known = existing.find((k) => k.keyPrefix === keyPrefixOf(token));
+  } else {
+    const result = await client.createManagementKey({ name: keyName });
+    managementKey = result.apiKey;
+    created = { id: result.id, name: result.name, keyPrefix: result.keyPrefix };
+  }
+
+  // 5. Store it (the session token is forgotten with this function's scope).
+  let stored: { source: Exclude<CredentialSource, 'env'>; path?: string };
+  try {
+    stored = await store.set(profile.name, managementKey, { insecureStorage: globals.insecureStorage === true, ...(timeoutMs && { timeoutMs }) });
+  } catch (err) {
+    if (!created) throw err;
+    let undone = 'it was deleted again on the service';
+    try {
+      await client.deleteManagementKey(created.id);
+    } catch (deleteError) {
+      undone = `it could not be deleted again (${describeApiError(deleteError).replace(/\.$/, '')}): delete "${created.name}" (${created.keyPrefix}…) with keydeck mgmt-keys`;
+    }
+    fail(exitCodeOf(err), `${sentenceOf(err)} The management key just created was not stored, and ${undone}`);
+  }
+
+  // 6. Save the profile (never a secret).
+  // --base-url and a prompted URL are saved; KEYDECK_BASE_URL only fills a profile that has none.
+  const saveUrl = !(globals.baseUrlFromEnv && config.profiles[profile.name]?.baseUrl !== undefined);
+  const update = await updateConfig(
+    configPath,
+    (c) => {
+      const entry = c.profiles[profile.name] ?? {};
+      if (saveUrl) entry.baseUrl = baseUrl;
+      c.profiles[profile.name] = entry;
+      if (!configExists) c.currentProfile ??= profile.name;
+    },
+    { onBroken: brokenConfig ? 'backup' : 'throw' },
+  );
+  if (update.backupPath) warn(`moved the unreadable config file to ${update.backupPath} and wrote a new ${configPath}`);
+
+  // 7. Say what happened, never the key.
+  const prefix = created?.keyPrefix ?? keyPrefixOf(managementKey);
+  printLine(`Logged in: profile "${profile.name}" at ${baseUrl}.`);
+  if (created) {
+    printLine(`Created the management key "${created.name}" (${prefix}…) from the session token; the session token was not stored.`);
+  } else {
+    printLine(`The service accepts the management key ${prefix}…${known ? ` ("${known.name}")` : ''}.`);
+  }
+  if (stored.source === 'keychain') {
+    printLine(`Stored in the ${keychain.backend} (service "keydeck", account "${profile.name}").`);
+  } else {
+    printLine(`Stored in plaintext in ${stored.path} (mode 0600), as --insecure-storage asked; the keychain is unavailable: ${keychain.reason ?? 'it refused the key'}.`);
+    warn(`the management key is stored in plaintext at ${stored.path} (--insecure-storage): anyone who can read that file can manage the account`);
+  }
+  if (previous && previous.token !== managementKey) {
+    warn(
+      `this replaced the previously stored key ${keyPrefixOf(previous.token)}…, which stays valid on the service: ` +
+        'delete it with keydeck mgmt-keys if it is no longer needed',
+    );
+  }
+  if (env[TOKEN_ENV_VAR]?.trim()) warn(`${TOKEN_ENV_VAR} is set and overrides the stored key until it is unset`);
+  return ExitCode.ok;
+}
+
+/** The stored (not env) credential of `profile`, or undefined also when the store cannot be read. */
+async function storedQuietly(store: CredentialStore, profile: string): Promise<StoredCredential | undefined> {
+  try {
+    return await store.get(profile, { ignoreEnv: true });
+  } catch {
+    return undefined;
+  }
+}
+
+/** The report of `keydeck auth status --json`. */
+export interface AuthStatusReport {
+  readonly profile: string;
+  /** The base URL in use, or null when none is configured. */
+  readonly baseUrl: string | null;
+  /** Where the key comes from: `env`, `keychain`, `file`, or null when there is none. */
+  readonly store: CredentialSource | null;
+  /** The plaintext file, when `store` is `file`. */
+  readonly path?: string;
+  /** `management` (`mk_`) or `session` (a session token in `KEYDECK_TOKEN`); null when no key. */
+  readonly tokenKind: Exclude<TokenKind, 'consumption'> | null;
+  /** `mk_` + 8 characters (§2.2), or null (no key, or a session token). */
+  readonly keyPrefix: string | null;
+  /** The management key's name on the service, when it was found in the list. */
+  readonly keyName?: string;
+  /** True when the service accepted the key (`GET /api/keys/management` succeeded). */
+  readonly accepted: boolean;
+  /** Why not accepted (one sentence), when `accepted` is false. */
+  readonly reason?: string;
+}
+
+/**
+ * `keydeck auth status [--json]`: prints the report (JSON or lines) and returns the exit code:
+ * 0 accepted; 1 no key, or refused; 2 no base URL; 4 the service does not answer.
+ */
+export async function authStatus(globals: GlobalOptions, options: { json?: boolean } = {}, deps: AuthDeps = {}): Promise<ExitCodeValue> {
+  const env = deps.env ?? process.env;
+  const store = deps.store ?? createCredentialStore({ env });
+  const profile = await resolveProfile(globals, env);
+  const { report, code } = await statusReport(profile, store);
+  if (options.json) {
+    printJson(report);
+  } else {
+    printLine(`profile   ${report.profile}`);
+    printLine(`base URL  ${report.baseUrl ?? '(none)'}`);
+    printLine(`key       ${report.keyPrefix ? `${report.keyPrefix}…` : report.tokenKind === 'session' ? 'a session token' : '(none)'}${report.keyName ? ` ("${report.keyName}")` : ''}`);
+    printLine(`from      ${describeSource(report, keychainBackendName(process.platform), profile.name)}`);
+    printLine(`service   ${report.accepted ? 'accepts the key' : `no: ${report.reason}`}`);
+  }
+  return code;
+}
+
+function describeSource(report: AuthStatusReport, backend: string, profile: string): string {
+  switch (report.store) {
+    case 'env':
+      return `${TOKEN_ENV_VAR} (environment; never stored)`;
+    case 'keychain':
+      return `keychain: ${backend} (service "keydeck", account "${profile}")`;
+    case 'file':
+      return `file: ${report.path} (plaintext, --insecure-storage)`;
+    default:
+      return '(nowhere)';
+  }
+}
+
+/** Builds the status report of `profile` (shared with `keydeck doctor`), printing the file warning. */
+export async function statusReport(profile: ResolvedProfile, store: CredentialStore): Promise<{ report: AuthStatusReport; code: ExitCodeValue }> {
+  const base = { profile: profile.name, baseUrl: profile.baseUrl ?? null };
+  let credential: StoredCredential | undefined;
+  try {
+    credential = await store.get(profile.name);
+  } catch (err) {
+    // A bad KEYDECK_TOKEN (an sk_ key, spaces) is bad usage: reported on stderr, exit 2.
+    if (!(err instanceof CredentialStoreError) || err.code === 'consumption_key' || err.code === 'invalid_token') throw err;
+    const report: AuthStatusReport = { ...base, store: null, tokenKind: null, keyPrefix: null, accepted: false, reason: sentenceOf(err) };
+    return { report, code: exitCodeOf(err) };
+  }
+  if (!credential) {
+    const reason = `${await noCredentialSentence(profile.name, store)}.`;
+    return { report: { ...base, store: null, tokenKind: null, keyPrefix: null, accepted: false, reason }, code: ExitCode.refused };
+  }
+  if (credential.source === 'file' && credential.path) warn(insecureStorageWarning(credential.path));
+  const kind = tokenKind(credential.token) === 'management' ? 'management' : 'session';
+  const found = {
+    ...base,
+    store: credential.source,
+    ...(credential.path && { path: credential.path }),
+    tokenKind: kind,
+    keyPrefix: kind === 'management' ? keyPrefixOf(credential.token) : null,
+  } as const;
+  if (profile.baseUrl === undefined) {
+    return { report: { ...found, accepted: false, reason: `${noBaseUrlSentence(profile.name)}.` }, code: ExitCode.usage };
+  }
+  try {
+    const client = new KeydeckClient({ baseUrl: profile.baseUrl, token: credential.token });
+    const keys = await client.listManagementKeys();
+    const mine = found.keyPrefix ? keys.find((k) => k.keyPrefix === found.keyPrefix) : undefined;
+    return { report: { ...found, ...(mine && { keyName: mine.name }), accepted: true }, code: ExitCode.ok };
+  } catch (err) {
+    if (!(err instanceof KeydeckApiError)) throw err;
+    return { report: { ...found, accepted: false, reason: sentenceOf(err) }, code: exitCodeOf(err) };
+  }
+}
+
+/**
+ * `keydeck auth logout [--revoke]`: removes the profile's stored key (keychain and file). With
+ * `revoke`, first deletes that management key on the service (found by `keyPrefix`); when the
+ * service does not answer nothing is removed (exit 4), so the command can be retried.
+ * Returns 0, also when nothing was stored; when the keychain could not be asked a warning says so.
+ */
+export async function authLogout(globals: GlobalOptions, options: { revoke?: boolean } = {}, deps: AuthDeps = {}): Promise<ExitCodeValue> {
+  const env = deps.env ?? process.env;
+  const store = deps.store ?? createCredentialStore({ env });
+  const profile = await resolveProfile(globals, env);
+  const stored = await store.get(profile.name, { ignoreEnv: true });
+
+  if (options.revoke) {
+    if (!stored) fail(ExitCode.refused, `no key is stored for profile "${profile.name}", so there is nothing to revoke`);
+    if (tokenKind(stored.token) !== 'management') fail(ExitCode.refused, 'the stored token is not a management key, so there is nothing to revoke');
+    if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile.name));
+    if (stored.source === 'file' && stored.path) warn(insecureStorageWarning(stored.path));
+    const prefix = keyPrefixOf(stored.token);
+    const client = new KeydeckClient({ baseUrl: profile.baseUrl, token: stored.token });
+    try {
+      const mine = (await client.listManagementKeys()).find((k) => k.keyPrefix === prefix);
+      if (mine) {
+        await client.deleteManagementKey(mine.id);
+        printLine(`Revoked the management key "${mine.name}" (${prefix}…) on ${profile.baseUrl}.`);
+      } else {
+        warn(`the service lists no management key ${prefix}… (already deleted?); removing the stored copy`);
+      }
+    } catch (err) {
+      if (!(err instanceof KeydeckApiError) || err.code !== 'unauthorized') throw err;
+      warn(`the service no longer accepts ${prefix}… (already revoked?); removing the stored copy`);
+    }
+  }
+
+  const result = await store.delete(profile.name);
+  if (result.removedFrom.length > 0) {
+    const where = result.removedFrom.map((s) => (s === 'keychain' ? 'the keychain' : 'the plaintext key file')).join(' and ');
+    printLine(`Logged out: removed the key${stored ? ` ${keyPrefixOf(stored.token)}…` : ''} of profile "${profile.name}" from ${where}.`);
+  } else {
+    printLine(`No key was stored for profile "${profile.name}"; nothing to remove.`);
+  }
+  if (result.keychainError) warn(`the keychain could not be asked, so a key stored there may remain: ${result.keychainError}`);
+  if (env[TOKEN_ENV_VAR]?.trim()) warn(`${TOKEN_ENV_VAR} is still set, and keydeck keeps using it until it is unset`);
+  return ExitCode.ok;
+}

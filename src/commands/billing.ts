@@ -1,0 +1,236 @@
+/**
+ * `keydeck billing credits | status | topup | verify | watch`: the shared USD credit balance
+ * (§2.3) and its top-ups (§2.4–§2.6) through §4 `GET /api/billing/credits`,
+ * `GET /api/billing/status`, `POST /api/billing/topup`, `POST /api/billing/verify-topup`.
+ *
+ * `--json` prints the service's data unwrapped from the billing envelope, one JSON document.
+ * Amounts are checked before anything is sent (≥ 10 USD, ≤ 2 decimals, plain decimal text;
+ * `--tx` is `0x` + 64 hex): exit 2. Errors and exit codes: see ./api-command.ts.
+ *
+ * `watch` polls the balance and prints one line per change (`<ISO time> remaining … totalTopUp …`);
+ * it runs until SIGINT/SIGTERM (exit 0), or exits 3 as soon as `remaining` is below
+ * `--alert-below` (or the profile's `alertBelowUsd`). A failing first read ends it (exit 4 for
+ * network trouble, 1 for a refusal): a watch that never worked is a setup error. Later, network
+ * trouble (`network_error`, `timeout`, `server_error`), `rate_limited` and `invalid_response`
+ * print one line on stderr (once per distinct problem) and the watch keeps polling; any other
+ * refusal (the key was deleted: `unauthorized`) ends it with exit 1, since polling cannot recover.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { TopUpResult } from '../api/client.js';
+import { isAbortError, KeydeckApiError, type ApiErrorCode } from '../api/errors.js';
+import type { CreditBalance, TopUpMethod } from '../api/schemas.js';
+import { LowBalanceAlarm } from '../billing/alert.js';
+import { parseAlertBelow, parseIntervalSeconds } from '../billing/settings.js';
+import { apiErrorSentence, NETWORK_ERROR_CODES, printData, type CommandDeps, type JsonFlag } from './api-command.js';
+import { parseAmount, parseTxHash } from './input.js';
+import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { colorEnabled, flattenForDisplay, formatKeyValues, formatUsd, isoSeconds } from './table.js';
+
+/** The §2.3 record as `label  value` lines, with the spec's field names. */
+export function creditsBlock(credits: CreditBalance, options: { color?: boolean } = {}): string {
+  return formatKeyValues(
+    [
+      ['remaining', formatUsd(credits.remaining)],
+      ['totalTopUp', formatUsd(credits.totalTopUp)],
+      ['hasCreditKey', credits.hasCreditKey ? 'yes' : 'no'],
+      ['creditKeyCount', String(credits.creditKeyCount)],
+      ['userId', credits.userId ?? '(none until the first top-up)'],
+    ],
+    options,
+  );
+}
+
+/** `keydeck billing credits [--json]`: the balance record (§2.3). Exit 0. */
+export async function billingCredits(globals: GlobalOptions, flags: JsonFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+  const { client } = await openSession(globals, deps.session);
+  const credits = await client.getCredits();
+  if (flags.json) printData(credits);
+  else printLine(creditsBlock(credits, { color: colorEnabled() }));
+  return ExitCode.ok;
+}
+
+/**
+ * `keydeck billing status [--json]`: §4 `GET /api/billing/status`, whose body the spec does not
+ * show: `--json` prints it as it came (unwrapped when enveloped); human mode flattens it into
+ * `path  value` lines. Exit 0.
+ */
+export async function billingStatus(globals: GlobalOptions, flags: JsonFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+  const { client } = await openSession(globals, deps.session);
+  const status = await client.getBillingStatus();
+  if (flags.json) printData(status);
+  else printLine(formatKeyValues(flattenForDisplay(status), { color: colorEnabled() }));
+  return ExitCode.ok;
+}
+
+/** Flags of `billing topup` (commander's strings). */
+export interface TopUpFlags extends JsonFlag {
+  /** USD, plain decimal text (see parseAmount). */
+  readonly amount: string;
+  readonly method: TopUpMethod;
+}
+
+/** Human lines for a top-up's result (§2.4 session, §2.5 instruction, or the unshown card_direct data). */
+export function topUpLines(result: TopUpResult, amount: number): string[] {
+  switch (result.method) {
+    case 'card_checkout':
+      return [
+        `Pay ${formatUsd(amount)} by card on the checkout page:`,
+        '',
+        `  ${result.data.sessionUrl}`,
+        '',
+        `The balance is credited once the payment completes (session ${result.data.sessionId}); check it with: keydeck billing credits`,
+      ];
+    case 'usdc': {
+      const { address, chain, amount: exact } = result.data;
+      const network = chain.toLowerCase() === 'base' ? 'Base' : chain;
+      return [
+        `Send exactly ${exact} USDC to this address on ${network}:`,
+        '',
+        formatKeyValues([
+          ['address', address],
+          ['chain', chain],
+          ['amount', `${exact} USDC`],
+        ]).replace(/^/gm, '  '),
+        '',
+        `Warning: send USDC on ${network} only. Another token, or USDC on another network, is not credited and may be lost.`,
+        `Then credit it with the transaction hash: keydeck billing verify --tx HASH --amount ${exact}`,
+      ];
+    }
+    default:
+      return [`Top-up of ${formatUsd(amount)} by card_direct; the service answered:`, formatKeyValues(flattenForDisplay(result.data)).replace(/^/gm, '  ')];
+  }
+}
+
+/**
+ * `keydeck billing topup --amount USD --method card_checkout|card_direct|usdc [--json]`
+ * (§4 `POST /api/billing/topup`; never retried). Exit 2 for a bad amount (nothing sent).
+ */
+export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+  const amount = parseAmount(flags.amount);
+  const { client } = await openSession(globals, deps.session);
+  const result = await client.topUp({ amount, method: flags.method });
+  if (flags.json) printData(result.data);
+  else for (const line of topUpLines(result, amount)) printLine(line);
+  return ExitCode.ok;
+}
+
+/** Flags of `billing verify`. */
+export interface VerifyFlags extends JsonFlag {
+  /** `0x` + 64 hex. */
+  readonly tx: string;
+  /** USD, plain decimal text; must match the amount sent. */
+  readonly amount: string;
+}
+
+/**
+ * `keydeck billing verify --tx HASH --amount USD [--json]` (§4 `POST /api/billing/verify-topup`;
+ * §2.6 result). Exit 2 for a bad hash or amount (nothing sent); 1 for `amount_mismatch`,
+ * `tx_already_used` and other refusals.
+ */
+export async function billingVerify(globals: GlobalOptions, flags: VerifyFlags, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+  const txHash = parseTxHash(flags.tx);
+  const amount = parseAmount(flags.amount);
+  const { client } = await openSession(globals, deps.session);
+  const verified = await client.verifyTopUp({ txHash, amount });
+  if (flags.json) printData(verified);
+  else printLine(`Credited ${formatUsd(verified.credited)}; the balance is now ${formatUsd(verified.balance)}.`);
+  return ExitCode.ok;
+}
+
+/** Flags of `billing watch` (commander's strings). */
+export interface WatchFlags {
+  /** Seconds between reads (≥ 2; default the profile's pollIntervalSeconds, 15). */
+  readonly interval?: string;
+  /** USD threshold (default the profile's alertBelowUsd; none: never exits 3). */
+  readonly alertBelow?: string;
+}
+
+/** Dependencies of {@link billingWatch}. */
+export interface WatchDeps extends CommandDeps {
+  /** Ends the watch (exit 0) when aborted. Default: SIGINT or SIGTERM. */
+  readonly signal?: AbortSignal;
+  /** Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** Codes that do not end a watch after its first read: the next poll may work. */
+const TRANSIENT_CODES: ReadonlySet<ApiErrorCode> = new Set<ApiErrorCode>([...NETWORK_ERROR_CODES, 'rate_limited', 'invalid_response']);
+
+/** One `billing watch` line: `<ISO time> remaining 25.00 USD totalTopUp 50.00 USD`. */
+export function watchLine(t: number, credits: Pick<CreditBalance, 'remaining' | 'totalTopUp'>): string {
+  return `${isoSeconds(t)} remaining ${formatUsd(credits.remaining)} totalTopUp ${formatUsd(credits.totalTopUp)}`;
+}
+
+/** A signal aborted on the first SIGINT or SIGTERM (the handlers are removed by `dispose`). */
+function signalOnInterrupt(): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const stop = (): void => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    },
+  };
+}
+
+/**
+ * `keydeck billing watch [--interval S] [--alert-below USD]`: see the module docstring for what
+ * it prints and when it ends. Flags are checked before anything is read (exit 2).
+ * @returns 0 when interrupted, 3 when the balance is below the threshold
+ * @throws CommandFailure / KeydeckApiError as described (exit 1 or 4)
+ */
+export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {}, deps: WatchDeps = {}): Promise<ExitCodeValue> {
+  const interval = flags.interval !== undefined ? parseIntervalSeconds(flags.interval) : undefined;
+  if (interval && !interval.ok) fail(ExitCode.usage, `invalid_request: ${interval.reason}`);
+  const alert = flags.alertBelow !== undefined ? parseAlertBelow(flags.alertBelow) : undefined;
+  if (alert && !alert.ok) fail(ExitCode.usage, `invalid_request: ${alert.reason}`);
+  const { client, profile } = await openSession(globals, deps.session);
+  const intervalMs = (interval?.ok ? interval.value : profile.pollIntervalSeconds) * 1000;
+  const threshold = alert?.ok ? alert.value : profile.alertBelowUsd;
+  const alarm = new LowBalanceAlarm(threshold);
+  const now = deps.now ?? Date.now;
+  const interrupt = deps.signal ? undefined : signalOnInterrupt();
+  const signal = deps.signal ?? interrupt!.signal;
+  let last: string | undefined;
+  let lastProblem: string | undefined;
+  let first = true;
+  try {
+    while (!signal.aborted) {
+      let credits: CreditBalance | undefined;
+      try {
+        credits = await client.getCredits({ signal });
+      } catch (error) {
+        if (isAbortError(error)) break;
+        if (first || !(error instanceof KeydeckApiError) || !TRANSIENT_CODES.has(error.code)) throw error;
+        const sentence = apiErrorSentence(error);
+        if (sentence !== lastProblem) process.stderr.write(`${isoSeconds(now())} keydeck: ${sentence} Still watching.\n`);
+        lastProblem = sentence;
+      }
+      first = false;
+      if (credits) {
+        lastProblem = undefined;
+        const key = `${credits.remaining}|${credits.totalTopUp}`;
+        if (key !== last) printLine(watchLine(now(), credits));
+        last = key;
+        if (alarm.observe(credits.remaining)) {
+          process.stderr.write(
+            `keydeck: below_threshold: the remaining balance ${formatUsd(credits.remaining)} is below ${formatUsd(threshold!)}.\n`,
+          );
+          return ExitCode.belowThreshold;
+        }
+      }
+      try {
+        await sleep(intervalMs, undefined, { signal });
+      } catch {
+        break;
+      }
+    }
+    return ExitCode.ok;
+  } finally {
+    interrupt?.dispose();
+    client.close();
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * `keydeck keys list | create | rename | enable | disable | delete`: the consumption keys
+ * (`sk_`, §2.1) through §4 `GET /api/keys`, `POST /api/keys/credit`, `PUT /api/keys/:id`,
+ * `DELETE /api/keys/:id`, with the §3 transitions (pause, resume, delete).
+ *
+ * Human output is a table or one sentence on stdout; `--json` prints exactly the service's data
+ * as one JSON document (for `rename`/`enable`/`disable`, whose response §4 does not show: what
+ * came back, or `null` when the body was empty). `create` shows the full `sk_` value this once.
+ * Input is checked before anything is sent (exit 2); `delete` and `disable` ask on a terminal
+ * and need `--yes` without one. Errors and exit codes: see ./api-command.ts.
+ */
+import type { ConsumptionKey } from '../api/schemas.js';
+import { printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
+import { confirmDestructive, ensureCanConfirm, nameOf } from './confirm.js';
+import { parseKeyId, parseKeyName } from './input.js';
+import { canPrompt, ExitCode, openSession, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { colorEnabled, formatTable, formatTimestamp, type Cell } from './table.js';
+
+/** The human status of a consumption key: `expired` for a subscription key past its 30 days (§3), else by `isActive`. */
+export function keyStatus(key: ConsumptionKey, now: number = Date.now()): 'active' | 'inactive' | 'expired' {
+  if (key.subscriptionStatus === 'expired') return 'expired';
+  const expires = key.subscriptionExpiresAt ? Date.parse(key.subscriptionExpiresAt) : Number.NaN;
+  if (!Number.isNaN(expires) && expires <= now) return 'expired';
+  return key.isActive ? 'active' : 'inactive';
+}
+
+const STATUS_STYLE = { active: 'green', inactive: 'yellow', expired: 'red' } as const;
+
+/**
+ * The `keys list` table: id, name, keyType, keyPlan, status (active/inactive/expired), expires
+ * (the subscription's end; `never` for a credit key, §2.1), createdAt. No key value (§5).
+ */
+export function keysTable(keys: readonly ConsumptionKey[], options: { color?: boolean; now?: number } = {}): string {
+  const rows: Cell[][] = keys.map((k) => {
+    const status = keyStatus(k, options.now);
+    return [
+      k.id,
+      k.name,
+      k.keyType,
+      k.keyPlan,
+      { text: status, style: STATUS_STYLE[status] },
+      k.subscriptionExpiresAt ? formatTimestamp(k.subscriptionExpiresAt) : k.keyType === 'credit' ? 'never' : '—',
+      formatTimestamp(k.createdAt),
+    ];
+  });
+  return formatTable(['id', 'name', 'keyType', 'keyPlan', 'status', 'expires', 'createdAt'], rows, { color: options.color ?? false });
+}
+
+/** `keydeck keys list [--json]`: the table, or the §4 array as JSON. Exit 0. */
+export async function keysList(globals: GlobalOptions, flags: JsonFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+  const { client } = await openSession(globals, deps.session);
+  const keys = await client.listKeys();
+  if (flags.json) {
+    printData(keys);
+  } else if (keys.length === 0) {
+    printLine('No consumption keys yet. Create a credit key with: keydeck keys create --name NAME');
+  } else {
+    printLine(keysTable(keys, { color: colorEnabled() }));
+  }
+  return ExitCode.ok;
+}
+
+/**
+ * `keydeck keys create --name NAME [--json]`: creates a credit key (§4 `POST /api/keys/credit`;
+ * needs a balance above 0, else `insufficient_balance`, exit 1). Prints the full `sk_` value once:
+ * human mode a short block with a line saying it will not be shown again; `--json` the created object.
+ */
+export async function keysCreate(globals: GlobalOptions, flags: JsonFlag & { name: string }, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+  const name = parseKeyName(flags.name);
+  const { client } = await openSession(globals, deps.session);
+  const created = await client.createCreditKey({ name });
+  if (flags.json) {
+    printData(created);
+    return ExitCode.ok;
+  }
+  printLine(`Created the credit key "${created.name}" (id ${created.id}).`);
+  printLine('');
+  printLine(`  ${created.apiKey}`);
+  printLine('');
+  printLine('Copy it now: this is the only time the full key is shown; keydeck and the service will not show it again.');
+  return ExitCode.ok;
+}
+
+/** `keydeck keys rename ID --name NAME [--json]` (§4 `PUT /api/keys/:id` with `name`). */
+export async function keysRename(globals: GlobalOptions, id: string, flags: JsonFlag & { name: string }, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+  const keyId = parseKeyId(id);
+  const name = parseKeyName(flags.name);
+  const { client } = await openSession(globals, deps.session);
+  const result = await client.updateKey(keyId, { name });
+  if (flags.json) printData(result);
+  else printLine(`Renamed the key ${keyId} to "${name}".`);
+  return ExitCode.ok;
+}
+
+/**
+ * `keydeck keys enable ID` / `keydeck keys disable ID [--yes]` (§4 `PUT /api/keys/:id` with
+ * `isActive`; §3: a disabled key is revoked at once, enabling reactivates it). `disable` asks on a
+ * terminal and needs `--yes` without one (exit 2).
+ */
+export async function keysSetActive(
+  globals: GlobalOptions,
+  id: string,
+  isActive: boolean,
+  flags: YesFlag = {},
+  deps: CommandDeps = {},
+): Promise<ExitCodeValue> {
+  const keyId = parseKeyId(id);
+  if (!isActive) ensureCanConfirm({ yes: flags.yes, command: `keydeck keys disable ${keyId}` });
+  const { client } = await openSession(globals, deps.session);
+  let label = `the key ${keyId}`;
+  if (!isActive) {
+    const named = !flags.yes && canPrompt() ? await nameOf(() => client.listKeys(), keyId) : undefined;
+    if (named !== undefined) label = `the key "${named}" (id ${keyId})`;
+    await confirmDestructive({
+      yes: flags.yes,
+      question: `Disable ${label}? It stops working at once, until \`keydeck keys enable ${keyId}\`.`,
+      command: `keydeck keys disable ${keyId}`,
+    });
+  }
+  const result = await client.updateKey(keyId, { isActive });
+  if (flags.json) printData(result);
+  else if (isActive) printLine(`Enabled ${label}: it works again.`);
+  else printLine(`Disabled ${label}: it is refused from now on; \`keydeck keys enable ${keyId}\` turns it back on.`);
+  return ExitCode.ok;
+}
+
+/**
+ * `keydeck keys delete ID [--yes] [--json]` (§4 `DELETE /api/keys/:id`; §3: permanent). Asks on
+ * a terminal, needs `--yes` without one (exit 2). `--json` prints `{ "deleted": true }`.
+ */
+export async function keysDelete(globals: GlobalOptions, id: string, flags: YesFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+  const keyId = parseKeyId(id);
+  ensureCanConfirm({ yes: flags.yes, command: `keydeck keys delete ${keyId}` });
+  const { client } = await openSession(globals, deps.session);
+  const named = !flags.yes && canPrompt() ? await nameOf(() => client.listKeys(), keyId) : undefined;
+  const label = named !== undefined ? `the key "${named}" (id ${keyId})` : `the key ${keyId}`;
+  await confirmDestructive({
+    yes: flags.yes,
+    question: `Delete ${label}? It is revoked at once and cannot be restored.`,
+    command: `keydeck keys delete ${keyId}`,
+  });
+  const result = await client.deleteKey(keyId);
+  if (flags.json) printData(result);
+  else printLine(`Deleted ${label}.`);
+  return ExitCode.ok;
+}

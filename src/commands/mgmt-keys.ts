@@ -1,0 +1,139 @@
+/**
+ * `keydeck mgmt-keys list | create | delete`: the management keys (`mk_`, §2.2) through §4
+ * `GET /api/keys/management`, `POST /api/keys/management`, `DELETE /api/keys/management/:id`.
+ *
+ * `create` shows the full `mk_` value this once. `delete` asks on a terminal and needs `--yes`
+ * without one (exit 2). Deleting the management key keydeck itself is signed in with warns that
+ * keydeck will be signed out, and after the deletion removes the stored copy through the
+ * credential store (as `keydeck auth logout` does); a key given in `KEYDECK_TOKEN` is never
+ * stored, so then only a warning says it no longer works. Errors and exit codes: ./api-command.ts.
+ */
+import { keyPrefixOf } from '../api/errors.js';
+import type { ManagementKey } from '../api/schemas.js';
+import { TOKEN_ENV_VAR } from '../credentials/index.js';
+import { tokenKind } from '../credentials/token.js';
+import { printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
+import { confirmDestructive, ensureCanConfirm } from './confirm.js';
+import { parseKeyId, parseKeyName } from './input.js';
+import { canPrompt, ExitCode, openSession, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { colorEnabled, formatTable, formatTimestamp, type Cell } from './table.js';
+
+/** The `mgmt-keys list` table: id, name, keyPrefix, isActive (yes/no), lastUsedAt (`never`), createdAt. */
+export function managementKeysTable(keys: readonly ManagementKey[], options: { color?: boolean } = {}): string {
+  const rows: Cell[][] = keys.map((k) => [
+    k.id,
+    k.name,
+    `${k.keyPrefix}…`,
+    k.isActive ? { text: 'yes', style: 'green' } : { text: 'no', style: 'yellow' },
+    formatTimestamp(k.lastUsedAt, 'never'),
+    formatTimestamp(k.createdAt),
+  ]);
+  return formatTable(['id', 'name', 'keyPrefix', 'isActive', 'lastUsedAt', 'createdAt'], rows, { color: options.color ?? false });
+}
+
+/**
+ * `keydeck mgmt-keys list [--json]`: the table (followed by a line naming the key keydeck is
+ * signed in with, when listed), or the §4 array as JSON. Exit 0.
+ */
+export async function mgmtKeysList(globals: GlobalOptions, flags: JsonFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+  const { client, credential } = await openSession(globals, deps.session);
+  const keys = await client.listManagementKeys();
+  if (flags.json) {
+    printData(keys);
+    return ExitCode.ok;
+  }
+  if (keys.length === 0) {
+    printLine('No management keys yet. Create one with: keydeck mgmt-keys create --name NAME (or keydeck auth login).');
+    return ExitCode.ok;
+  }
+  printLine(managementKeysTable(keys, { color: colorEnabled() }));
+  const mine = findOwnKey(keys, credential.token);
+  if (mine) printLine(`keydeck is signed in with ${mine.keyPrefix}… ("${mine.name}", id ${mine.id}).`);
+  return ExitCode.ok;
+}
+
+/**
+ * `keydeck mgmt-keys create --name NAME [--json]` (§4 `POST /api/keys/management`). Prints the
+ * full `mk_` value once: a short block in human mode, the created object with `--json`.
+ * keydeck keeps using its own credential; the new key is for other tools (or `KEYDECK_TOKEN`).
+ */
+export async function mgmtKeysCreate(globals: GlobalOptions, flags: JsonFlag & { name: string }, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+  const name = parseKeyName(flags.name);
+  const { client } = await openSession(globals, deps.session);
+  const created = await client.createManagementKey({ name });
+  if (flags.json) {
+    printData(created);
+    return ExitCode.ok;
+  }
+  printLine(`Created the management key "${created.name}" (${created.keyPrefix}…, id ${created.id}).`);
+  printLine('');
+  printLine(`  ${created.apiKey}`);
+  printLine('');
+  printLine('Copy it now: this is the only time the full key is shown; afterwards only its prefix is.');
+  printLine('It manages the whole account (keys and billing): keep it like a password.');
+  return ExitCode.ok;
+}
+
+/**
+ * `keydeck mgmt-keys delete ID [--yes] [--json]` (§4 `DELETE /api/keys/management/:id`).
+ * When ID is the key keydeck is signed in with: a warning before (and in the question), and
+ * after success the stored credential of the profile is removed. `--json` prints the service's
+ * body (not shown in §4), or `null` when it was empty.
+ */
+export async function mgmtKeysDelete(globals: GlobalOptions, id: string, flags: YesFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+  const keyId = parseKeyId(id);
+  ensureCanConfirm({ yes: flags.yes, command: `keydeck mgmt-keys delete ${keyId}` });
+  const { client, credential, store, profile } = await openSession(globals, deps.session);
+  // Only an mk_ credential can be among the listed keys (a session token is not a management
+  // key). Then the list is required: deleting keydeck's own key unnoticed would leave a dead
+  // credential stored. Otherwise it only names the key in the question.
+  const usesKey = tokenKind(credential.token) === 'management';
+  const keys = usesKey
+    ? await client.listManagementKeys()
+    : !flags.yes && canPrompt()
+      ? await listQuietly(() => client.listManagementKeys())
+      : undefined;
+  const own = usesKey && keys ? findOwnKey(keys, credential.token) : undefined;
+  const isOwn = own !== undefined && own.id === keyId;
+  const named = keys?.find((k) => k.id === keyId)?.name;
+  const label = named !== undefined ? `the management key "${named}" (id ${keyId})` : `the management key ${keyId}`;
+  if (isOwn) {
+    const where = credential.source === 'env' ? TOKEN_ENV_VAR : `the ${credential.source === 'keychain' ? 'keychain' : 'key file'} of profile "${profile.name}"`;
+    warn(`${keyId} is the management key keydeck is signed in with (${own.keyPrefix}…, from ${where}): deleting it signs keydeck out`);
+  }
+  await confirmDestructive({
+    yes: flags.yes,
+    question: `Delete ${label}?${isOwn ? ' keydeck is signed in with it and will be signed out.' : ''} Tools using it stop working at once.`,
+    command: `keydeck mgmt-keys delete ${keyId}`,
+  });
+  const result = await client.deleteManagementKey(keyId);
+  if (flags.json) printData(result);
+  else printLine(`Deleted ${label}.`);
+  if (isOwn) {
+    if (credential.source === 'env') {
+      warn(`${TOKEN_ENV_VAR} still holds the deleted key ${own.keyPrefix}…: unset it, then run keydeck auth login`);
+    } else {
+      const removed = await store.delete(profile.name);
+      const where = removed.removedFrom.map((s) => (s === 'keychain' ? 'the keychain' : 'the plaintext key file')).join(' and ') || 'nowhere (it was not stored)';
+      warn(`keydeck is signed out of profile "${profile.name}": removed the deleted key ${own.keyPrefix}… from ${where}; run keydeck auth login to sign in again`);
+      if (removed.keychainError && credential.source === 'keychain') warn(`the keychain could not be asked, so a copy there may remain: ${removed.keychainError}`);
+    }
+  }
+  return ExitCode.ok;
+}
+
+/** The listed key whose `keyPrefix` is the prefix of `token` (an `mk_` value), if any. */
+export function findOwnKey(keys: readonly ManagementKey[], token: string): ManagementKey | undefined {
+  if (tokenKind(token) !== 'management') return undefined;
+  const prefix = keyPrefixOf(token);
+  return keys.find((k) => k.keyPrefix === prefix);
+}
+
+/** The list, or undefined when it cannot be read (the delete that follows reports the trouble). */
+async function listQuietly(list: () => Promise<ManagementKey[]>): Promise<ManagementKey[] | undefined> {
+  try {
+    return await list();
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * `keydeck monitor`: the live balance figures of issue 6 (§2.3 remaining, total top-ups, spent,
+ * credit keys, sparkline, burn rate, run-out projection, connection state) in a few lines
+ * without the full screen, for a tmux pane or a corner of the screen; `q` or ctrl-c leaves.
+ *
+ * This module resolves what the monitor needs (profile, credential, client, `--interval`,
+ * `--alert-below`); the live view itself is an Ink component of the TUI layer, handed in by
+ * src/cli.ts as `render` (commands never import the TUI).
+ *
+ * Exit codes: 0 after `q`; 2 bad usage (a bad flag, no terminal, no base URL); 1 no key.
+ */
+import { parseAlertBelow, parseIntervalSeconds, type MonitorSettings } from '../billing/settings.js';
+import type { CreditBalance } from '../api/schemas.js';
+import { keyPrefixOf } from '../api/errors.js';
+import { ExitCode, fail, openSession, type ExitCodeValue, type GlobalOptions, type OpenSessionOptions } from './output.js';
+
+/** Flags of `keydeck monitor` (commander's strings). */
+export interface MonitorFlags {
+  /** `--interval SECONDS` (≥ 2; default the profile's pollIntervalSeconds, 15). */
+  readonly interval?: string;
+  /** `--alert-below USD` (default the profile's alertBelowUsd; none: no alert). */
+  readonly alertBelow?: string;
+}
+
+/** The live view: renders until the user leaves, resolves with the exit code. */
+export type MonitorRenderer = (input: {
+  readonly settings: MonitorSettings;
+  readonly getCredits: (options: { signal: AbortSignal }) => Promise<CreditBalance>;
+}) => Promise<number>;
+
+/** Dependencies of {@link monitorCommand}. */
+export interface MonitorDeps {
+  readonly render: MonitorRenderer;
+  /** Default: stdin and stdout are terminals. */
+  readonly isTerminal?: boolean;
+  /** Passed to openSession (env, store). */
+  readonly session?: OpenSessionOptions;
+}
+
+/**
+ * Runs `keydeck monitor`. Flags are checked before anything is read or sent.
+ * @throws CommandFailure exit 2 for a bad `--interval`/`--alert-below` or no terminal; as
+ *   openSession for a missing base URL or key.
+ */
+export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags, deps: MonitorDeps): Promise<ExitCodeValue | number> {
+  const interval = flags.interval !== undefined ? parseIntervalSeconds(flags.interval) : undefined;
+  if (interval && !interval.ok) fail(ExitCode.usage, interval.reason);
+  const alert = flags.alertBelow !== undefined ? parseAlertBelow(flags.alertBelow) : undefined;
+  if (alert && !alert.ok) fail(ExitCode.usage, alert.reason);
+  const terminal = deps.isTerminal ?? Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  if (!terminal) {
+    fail(ExitCode.usage, 'keydeck monitor draws live lines and needs a terminal; in a script use `keydeck billing` commands with --json');
+  }
+  const { profile, client, credential } = await openSession(globals, deps.session);
+  const isKey = credential.token.startsWith('mk_');
+  const settings: MonitorSettings = {
+    baseUrl: profile.baseUrl,
+    profileName: profile.name,
+    intervalSeconds: interval?.ok ? interval.value : profile.pollIntervalSeconds,
+    ...((alert?.ok ? alert.value : profile.alertBelowUsd) !== undefined && { alertBelowUsd: alert?.ok ? alert.value : profile.alertBelowUsd! }),
+    credentialLabel: `${isKey ? `key ${keyPrefixOf(credential.token)}` : 'session token'} (${credential.source})`,
+  };
+  try {
+    return await deps.render({ settings, getCredits: (options) => client.getCredits(options) });
+  } finally {
+    client.close();
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Human output of the scriptable commands (`keys`, `mgmt-keys`, `billing`): aligned tables and
+ * key/value blocks measured in terminal cells (string-width, so wide characters line up), USD
+ * amounts and timestamps. Colour only when stdout is a terminal and `NO_COLOR` is unset; the
+ * meaning is always carried by the words too. Pure, except {@link colorEnabled}'s defaults.
+ */
+import { styleText } from 'node:util';
+import stringWidth from 'string-width';
+
+/** A style a cell may ask for (ignored without colour). */
+export type CellStyle = 'green' | 'yellow' | 'red' | 'dim';
+
+/** A table cell: plain text, or text with a style. */
+export type Cell = string | { readonly text: string; readonly style?: CellStyle };
+
+/** Options of {@link formatTable} and {@link formatKeyValues}. */
+export interface FormatOptions {
+  /** Bold headers and styled cells. Default false. */
+  readonly color?: boolean;
+}
+
+/**
+ * True when human output may be coloured: `stream` is a terminal and `NO_COLOR` is unset or
+ * empty (https://no-color.org).
+ */
+export function colorEnabled(stream: { isTTY?: boolean } = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(stream.isTTY) && !(env.NO_COLOR !== undefined && env.NO_COLOR !== '');
+}
+
+function paint(text: string, format: 'bold' | CellStyle | undefined, color: boolean): string {
+  if (!color || format === undefined || text === '') return text;
+  return styleText(format, text, { validateStream: false });
+}
+
+function textOf(cell: Cell): string {
+  return typeof cell === 'string' ? cell : cell.text;
+}
+
+function padTo(text: string, width: number): string {
+  const w = stringWidth(text);
+  return w < width ? text + ' '.repeat(width - w) : text;
+}
+
+/**
+ * Formats rows under a header, columns two spaces apart, each as wide as its widest cell in
+ * terminal cells; the last column is not padded (no trailing spaces). Returns the lines joined
+ * with `\n`, without a final newline. Cells are never truncated (a pipe has no width).
+ */
+export function formatTable(headers: readonly string[], rows: readonly (readonly Cell[])[], options: FormatOptions = {}): string {
+  const color = options.color ?? false;
+  const widths = headers.map((h, i) => Math.max(stringWidth(h), ...rows.map((r) => stringWidth(textOf(r[i] ?? '')))));
+  const line = (cells: readonly Cell[], header: boolean): string =>
+    headers
+      .map((_, i) => {
+        const cell = cells[i] ?? '';
+        const text = textOf(cell);
+        const padded = i === headers.length - 1 ? text : padTo(text, widths[i]!);
+        // Pad first, then paint: escape codes have no width but string-width is not asked about them.
+        const style = header ? 'bold' : typeof cell === 'string' ? undefined : cell.style;
+        return style === undefined ? padded : paint(text, style, color) + padded.slice(text.length);
+      })
+      .join('  ')
+      .trimEnd();
+  return [line(headers, true), ...rows.map((r) => line(r, false))].join('\n');
+}
+
+/** Formats `[label, value]` pairs as two aligned columns (labels dim with colour). No final newline. */
+export function formatKeyValues(pairs: readonly (readonly [string, Cell])[], options: FormatOptions = {}): string {
+  const color = options.color ?? false;
+  const width = Math.max(0, ...pairs.map(([k]) => stringWidth(k)));
+  return pairs
+    .map(([k, v]) => {
+      const value = typeof v === 'string' ? v : paint(v.text, v.style, color);
+      return `${paint(padTo(k, width), 'dim', color)}  ${value}`.trimEnd();
+    })
+    .join('\n');
+}
+
+/**
+ * A USD amount for people: at least two decimals, more only when the value has them (up to six,
+ * trailing zeros dropped), so a spend of $0.001 shows: `25` → `25.00`, `24.999` → `24.999`.
+ * No currency sign (callers add ` USD`).
+ */
+export function formatAmount(usd: number): string {
+  if (!Number.isFinite(usd)) return String(usd);
+  const six = usd.toFixed(6).replace(/0+$/, '');
+  const [whole = '0', frac = ''] = six.split('.');
+  return `${whole}.${frac.padEnd(2, '0')}`;
+}
+
+/** `formatAmount(usd) + ' USD'`. */
+export function formatUsd(usd: number): string {
+  return `${formatAmount(usd)} USD`;
+}
+
+/**
+ * An ISO 8601 timestamp for people: `2025-11-21 14:03 UTC`; `fallback` when absent; the raw
+ * text when it does not parse.
+ */
+export function formatTimestamp(iso: string | null | undefined, fallback = '—'): string {
+  if (iso === null || iso === undefined || iso === '') return fallback;
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  return `${new Date(t).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** Epoch ms as ISO 8601 to the second, UTC: `2025-11-21T14:03:07Z` (for `billing watch` lines). */
+export function isoSeconds(t: number): string {
+  return `${new Date(t).toISOString().slice(0, 19)}Z`;
+}
+
+/**
+ * Flattens a JSON value whose shape is not documented (§4 `billing status`, `card_direct` data)
+ * into `[path, value]` pairs for {@link formatKeyValues}: `balance.remaining`, `keys[0].name`.
+ * Scalars print as JSON would, strings without quotes; empty arrays/objects as `[]`/`{}`.
+ */
+export function flattenForDisplay(value: unknown, prefix = ''): [string, string][] {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return [[prefix || '(value)', '[]']];
+    return value.flatMap((v, i) => flattenForDisplay(v, `${prefix}[${i}]`));
+  }
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value);
+    if (entries.length === 0) return [[prefix || '(value)', '{}']];
+    return entries.flatMap(([k, v]) => flattenForDisplay(v, prefix ? `${prefix}.${k}` : k));
+  }
+  const text = typeof value === 'string' ? value : value === undefined ? '(empty)' : JSON.stringify(value);
+  return [[prefix || '(value)', text]];
+}

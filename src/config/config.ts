@@ -1,0 +1,248 @@
+/**
+ * The config file `<configDir>/config.json`: profiles (base URL and display settings) and the
+ * current profile, validated by zod. It never holds a secret: the schema is strict, so a field
+ * it does not know (a pasted token, a typo such as `baseURL`) is an error naming the file and
+ * the field, never silently ignored.
+ *
+ * Format:
+ * ```json
+ * { "version": 1, "currentProfile": "default",
+ *   "profiles": { "default": { "baseUrl": "https://…", "pollIntervalSeconds": 15, "alertBelowUsd": 5 } } }
+ * ```
+ * A broken file is never overwritten without a backup (`config.json.bak-<timestamp>`).
+ */
+import { mkdir, readFile, rename } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomically } from './atomic.js';
+import { describeJsonSyntaxError } from './json.js';
+
+/** Default seconds between balance polls of a profile. */
+export const DEFAULT_POLL_INTERVAL_SECONDS = 15;
+/** Smallest poll interval a profile may set, in seconds. */
+export const MIN_POLL_INTERVAL_SECONDS = 2;
+
+/** A profile name: 1–64 of letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
+export const ProfileNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a profile name is 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+
+/** One profile's settings. Every field is optional; none is secret. */
+export const ProfileConfigSchema = z.strictObject({
+  /** The service's base URL (http or https, no credentials in it). */
+  baseUrl: z.string().refine((value) => checkBaseUrl(value) === undefined, {
+    message: 'must be an http:// or https:// URL without a user name or password',
+  }).optional(),
+  /** Seconds between balance polls in the TUI (≥ 2; default 15). */
+  pollIntervalSeconds: z.number().min(MIN_POLL_INTERVAL_SECONDS).max(86_400).optional(),
+  /** Low-balance threshold in USD: the monitor warns when `remaining` drops below it. */
+  alertBelowUsd: z.number().min(0).optional(),
+});
+export type ProfileConfig = z.infer<typeof ProfileConfigSchema>;
+
+/** The whole file. `version` is 1; `currentProfile` defaults to `default` when absent. */
+export const ConfigFileSchema = z.strictObject({
+  version: z.literal(1),
+  currentProfile: ProfileNameSchema.optional(),
+  profiles: z.record(ProfileNameSchema, ProfileConfigSchema),
+});
+export type KeydeckConfig = z.infer<typeof ConfigFileSchema>;
+
+/** The config used when no file exists yet. */
+export function emptyConfig(): KeydeckConfig {
+  return { version: 1, profiles: {} };
+}
+
+/** Stable codes of {@link ConfigError}. */
+export type ConfigErrorCode = 'config_unreadable' | 'config_not_json' | 'config_invalid' | 'invalid_profile_name' | 'invalid_base_url' | 'config_write_failed';
+
+/**
+ * A config problem. `message` is one sentence naming the file (and the field when there is one),
+ * never a field's value. `path` is the file; `field` the dotted path of the field at fault.
+ */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly code: ConfigErrorCode;
+  readonly path?: string;
+  readonly field?: string;
+  constructor(code: ConfigErrorCode, message: string, details: { path?: string; field?: string } = {}) {
+    super(message);
+    this.code = code;
+    if (details.path !== undefined) this.path = details.path;
+    if (details.field !== undefined) this.field = details.field;
+  }
+}
+
+/** Why `value` is not an acceptable base URL, or undefined when it is. */
+function checkBaseUrl(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'is not a URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must start with http:// or https://';
+  if (url.username || url.password) return 'must not contain a user name or password';
+  return undefined;
+}
+
+/**
+ * Returns `input` as a base URL keydeck stores and uses: trimmed, trailing slashes removed.
+ * @throws ConfigError `invalid_base_url` when it is not an http(s) URL or carries credentials.
+ */
+export function normalizeBaseUrl(input: string): string {
+  const value = input.trim();
+  const problem = checkBaseUrl(value);
+  if (problem) throw new ConfigError('invalid_base_url', `the base URL ${problem}: pass something like --base-url https://api.example.com.`);
+  return value.replace(/\/+$/, '');
+}
+
+/**
+ * Checks a profile name.
+ * @throws ConfigError `invalid_profile_name`.
+ */
+export function checkProfileName(name: string): string {
+  if (!ProfileNameSchema.safeParse(name).success) {
+    throw new ConfigError(
+      'invalid_profile_name',
+      `"${name.slice(0, 64)}" is not a valid profile name: use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit.`,
+    );
+  }
+  return name;
+}
+
+/** The result of {@link readConfig}. */
+export interface ReadConfigResult {
+  readonly config: KeydeckConfig;
+  /** False when the file (or its directory) does not exist yet: `config` is then empty. */
+  readonly exists: boolean;
+  readonly path: string;
+}
+
+/**
+ * Reads and validates the config file at `file`. A missing file or directory is an empty config.
+ * @throws ConfigError `config_unreadable` (not readable), `config_not_json`, or `config_invalid`
+ *   (names the field: unknown, wrong type, out of range).
+ */
+export async function readConfig(file: string): Promise<ReadConfigResult> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { config: emptyConfig(), exists: false, path: file };
+    throw new ConfigError('config_unreadable', `cannot read the config file ${file} (${code ?? 'error'}): check its permissions.`, { path: file });
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(
+      'config_not_json',
+      `the config file ${file} is not valid JSON (${describeJsonSyntaxError(err)}): fix it, or move it away to start over.`,
+      { path: file },
+    );
+  }
+  const parsed = ConfigFileSchema.safeParse(data);
+  if (!parsed.success) throw configInvalid(file, parsed.error.issues);
+  return { config: parsed.data, exists: true, path: file };
+}
+
+const KNOWN_FIELDS: Record<string, readonly string[]> = {
+  top: Object.keys(ConfigFileSchema.shape),
+  profile: Object.keys(ProfileConfigSchema.shape),
+};
+
+/** Builds the one-sentence error for the first zod issue: the file, the field, what is wrong. */
+function configInvalid(file: string, issues: readonly z.core.$ZodIssue[]): ConfigError {
+  const issue = issues[0];
+  const at = (issue?.path ?? []).map(String);
+  if (issue?.code === 'unrecognized_keys') {
+    const field = [...at, issue.keys[0] ?? ''].join('.');
+    const known = at.length === 0 ? KNOWN_FIELDS.top : KNOWN_FIELDS.profile;
+    return new ConfigError(
+      'config_invalid',
+      `the config file ${file} has an unknown field "${field}" (known here: ${known?.join(', ')}): fix or remove it (keydeck's config never holds a key).`,
+      { path: file, field },
+    );
+  }
+  if (issue?.code === 'invalid_key') {
+    const field = at.join('.');
+    return new ConfigError(
+      'config_invalid',
+      `the config file ${file} has an invalid profile name at "${field}": use 1–64 letters, digits, ".", "_" or "-".`,
+      { path: file, field },
+    );
+  }
+  const field = at.length > 0 ? at.join('.') : '(top level)';
+  const what = (issue?.message ?? 'invalid').replace(/^Invalid input: /, '');
+  return new ConfigError('config_invalid', `the config file ${file} has an invalid field "${field}": ${what}.`, {
+    path: file,
+    field,
+  });
+}
+
+/**
+ * Writes `config` to `file` atomically (write-file-atomic), creating the directory (mode 0700).
+ * @throws ConfigError `config_write_failed`.
+ */
+export async function writeConfig(file: string, config: KeydeckConfig): Promise<void> {
+  const checked = ConfigFileSchema.parse(config);
+  try {
+    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    await writeFileAtomically(file, `${JSON.stringify(checked, null, 2)}\n`, 0o644);
+  } catch (err) {
+    throw new ConfigError(
+      'config_write_failed',
+      `cannot write the config file ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): check the directory's permissions.`,
+      { path: file },
+    );
+  }
+}
+
+/** Options of {@link updateConfig}. */
+export interface UpdateConfigOptions {
+  /**
+   * When the file on disk is broken (not JSON, or invalid): `'backup'` moves it to
+   * `config.json.bak-<timestamp>` and starts from an empty config; `'throw'` (default) refuses.
+   */
+  readonly onBroken?: 'throw' | 'backup';
+}
+
+/** The result of {@link updateConfig}. */
+export interface UpdateConfigResult {
+  readonly config: KeydeckConfig;
+  /** Where the broken file was moved, when it was. */
+  readonly backupPath?: string;
+  /** Why the moved file was broken (the {@link ConfigError} sentence). */
+  readonly brokenReason?: string;
+}
+
+/**
+ * Reads the file, applies `change` to a copy and writes the result. The file is never
+ * overwritten while broken unless it was first moved to a backup (`onBroken: 'backup'`).
+ * @throws ConfigError from {@link readConfig} (with `onBroken: 'throw'`) or {@link writeConfig}.
+ */
+export async function updateConfig(
+  file: string,
+  change: (config: KeydeckConfig) => KeydeckConfig | void,
+  options: UpdateConfigOptions = {},
+): Promise<UpdateConfigResult> {
+  let current: KeydeckConfig;
+  let backupPath: string | undefined;
+  let brokenReason: string | undefined;
+  try {
+    current = (await readConfig(file)).config;
+  } catch (err) {
+    const broken = err instanceof ConfigError && (err.code === 'config_not_json' || err.code === 'config_invalid');
+    if (!broken || options.onBroken !== 'backup') throw err;
+    backupPath = `${file}.bak-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    brokenReason = err.message;
+    await rename(file, backupPath);
+    current = emptyConfig();
+  }
+  const copy = structuredClone(current);
+  const next = change(copy) ?? copy;
+  await writeConfig(file, next);
+  return { config: next, ...(backupPath && { backupPath, brokenReason }) };
+}

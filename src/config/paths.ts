@@ -1,0 +1,25 @@
+/**
+ * Where keydeck keeps its files: the platform's config dir (env-paths, no `-nodejs` suffix:
+ * `~/.config/keydeck` on Linux, `~/Library/Preferences/keydeck` on macOS,
+ * `%APPDATA%\keydeck\Config` on Windows), or `KEYDECK_CONFIG_DIR` when set (tests point it at a
+ * temp dir). Nothing here touches the disk.
+ */
+import envPaths from 'env-paths';
+import path from 'node:path';
+
+/** The directory holding `config.json` and, only with `--insecure-storage`, `credentials.json`. */
+export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+  const override = env.KEYDECK_CONFIG_DIR;
+  if (override && override.trim() !== '') return path.resolve(override);
+  return envPaths('keydeck', { suffix: '' }).config;
+}
+
+/** `<configDir>/config.json`: profiles and the current profile; never a secret. */
+export function configFilePath(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(configDir(env), 'config.json');
+}
+
+/** `<configDir>/credentials.json`: the consented plaintext fallback (mode 0600), profile → token. */
+export function credentialsFilePath(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(configDir(env), 'credentials.json');
+}

@@ -1,0 +1,85 @@
+/**
+ * Profile resolution: which profile a command uses and with which settings.
+ *
+ * Precedence: the profile name is `--profile`, else `KEYDECK_PROFILE`, else the config file's
+ * `currentProfile`, else `default`. The base URL is `--base-url`, else `KEYDECK_BASE_URL`,
+ * else the profile's `baseUrl` (none on first use with the real service: the caller asks for it).
+ */
+import {
+  DEFAULT_POLL_INTERVAL_SECONDS,
+  checkProfileName,
+  normalizeBaseUrl,
+  readConfig,
+  type KeydeckConfig,
+} from './config.js';
+import { configFilePath } from './paths.js';
+
+/** The settings a command runs with. Units: seconds, USD. */
+export interface ResolvedProfile {
+  /** The profile name (also the keychain account of its key). */
+  readonly name: string;
+  /** The service's base URL, without trailing slash; undefined when neither flag, env nor profile gives one. */
+  readonly baseUrl?: string;
+  /** Where `baseUrl` came from. */
+  readonly baseUrlSource?: 'flag' | 'profile';
+  /** Seconds between balance polls (default 15, min 2). */
+  readonly pollIntervalSeconds: number;
+  /** Low-balance threshold in USD, when the profile sets one. */
+  readonly alertBelowUsd?: number;
+  /** The config file the profile was read from (it may not exist yet). */
+  readonly configPath: string;
+  /** True when the config file has an entry for this profile. */
+  readonly inConfig: boolean;
+}
+
+/** Command-line inputs of {@link resolveProfile} (commander's global options). */
+export interface ProfileOverrides {
+  /** `--profile` (commander already falls back to `KEYDECK_PROFILE`). */
+  readonly profile?: string;
+  /** `--base-url` (commander already falls back to `KEYDECK_BASE_URL`). */
+  readonly baseUrl?: string;
+}
+
+/**
+ * Resolves the profile for a command from the flags, the environment and the config file.
+ * `env` supplies `KEYDECK_PROFILE`, `KEYDECK_BASE_URL` and `KEYDECK_CONFIG_DIR` when the flags
+ * are absent (so library callers get the same behaviour as the CLI).
+ * @throws ConfigError when the config file is unreadable or invalid (naming file and field),
+ *   the profile name is invalid, or the base URL is not an http(s) URL.
+ */
+export async function resolveProfile(
+  overrides: ProfileOverrides = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ResolvedProfile> {
+  const configPath = configFilePath(env);
+  const { config } = await readConfig(configPath);
+  return resolveFromConfig(config, configPath, overrides, env);
+}
+
+/**
+ * The pure part of {@link resolveProfile}: the same rules applied to an already-read config.
+ * @throws ConfigError `invalid_profile_name`, `invalid_base_url`.
+ */
+export function resolveFromConfig(
+  config: KeydeckConfig,
+  configPath: string,
+  overrides: ProfileOverrides = {},
+  env: NodeJS.ProcessEnv = process.env,
+): ResolvedProfile {
+  const name = checkProfileName(nonEmpty(overrides.profile) ?? nonEmpty(env.KEYDECK_PROFILE) ?? config.currentProfile ?? 'default');
+  const entry = config.profiles[name];
+  const flagUrl = nonEmpty(overrides.baseUrl) ?? nonEmpty(env.KEYDECK_BASE_URL);
+  const baseUrl = flagUrl !== undefined ? normalizeBaseUrl(flagUrl) : entry?.baseUrl !== undefined ? normalizeBaseUrl(entry.baseUrl) : undefined;
+  return {
+    name,
+    ...(baseUrl !== undefined && { baseUrl, baseUrlSource: flagUrl !== undefined ? ('flag' as const) : ('profile' as const) }),
+    pollIntervalSeconds: entry?.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS,
+    ...(entry?.alertBelowUsd !== undefined && { alertBelowUsd: entry.alertBelowUsd }),
+    configPath,
+    inConfig: entry !== undefined,
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value !== undefined && value.trim() !== '' ? value.trim() : undefined;
+}

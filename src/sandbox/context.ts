@@ -1,0 +1,72 @@
+/**
+ * Everything a sandbox's routes share: the database and its stores, the clock, the
+ * authenticator, the rate limiter, cancellable delays, and the public base URL.
+ */
+import type { DatabaseSync } from 'node:sqlite';
+import { Authenticator } from './auth.js';
+import { createClock, type SandboxClock } from './clock.js';
+import { MetaStore, openDatabase } from './db.js';
+import { KeyStore } from './keys.js';
+import { Ledger } from './ledger.js';
+import { RateLimiter } from './limits.js';
+import { UserStore } from './users.js';
+
+/** The shared state of one sandbox. */
+export interface SandboxContext {
+  readonly db: DatabaseSync;
+  readonly meta: MetaStore;
+  readonly clock: SandboxClock;
+  readonly users: UserStore;
+  readonly keys: KeyStore;
+  readonly ledger: Ledger;
+  readonly auth: Authenticator;
+  readonly limiter: RateLimiter;
+  /** The sandbox's own URL (`http://host:port`, no trailing slash); set once it listens. */
+  baseUrl: string;
+  /** Waits `ms` (a `sandbox_delay_ms`), ending early when the sandbox closes. */
+  sleep(ms: number): Promise<void>;
+  /** Ends every pending {@link sleep} at once (called before the server closes). */
+  wakeAll(): void;
+}
+
+/** Meta key of the clock offset (ms, decimal string). */
+const CLOCK_OFFSET = 'clock_offset_ms';
+
+/**
+ * Opens the database at `dbPath` (`':memory:'` for a throw-away one), migrates it, and builds
+ * the shared state. Throws when the database cannot be opened.
+ */
+export function createContext(dbPath: string): SandboxContext {
+  const db = openDatabase(dbPath);
+  const meta = new MetaStore(db);
+  const clock = createClock(Number(meta.get(CLOCK_OFFSET) ?? 0) || 0, (offset) => meta.set(CLOCK_OFFSET, String(offset)));
+  const users = new UserStore(db);
+  const keys = new KeyStore(db);
+  const ledger = new Ledger(db, clock, keys);
+  const sleepers = new Set<() => void>();
+  return {
+    db,
+    meta,
+    clock,
+    users,
+    keys,
+    ledger,
+    auth: new Authenticator(users, keys, clock),
+    limiter: new RateLimiter(),
+    baseUrl: '',
+    sleep(ms: number) {
+      return new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          sleepers.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        sleepers.add(done);
+      });
+    },
+    wakeAll() {
+      for (const wake of [...sleepers]) wake();
+    },
+  };
+}

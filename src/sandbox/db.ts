@@ -1,0 +1,190 @@
+/**
+ * The sandbox's database: `node:sqlite` (DatabaseSync) in WAL mode, schema versioned with
+ * `PRAGMA user_version` and migrated forward on open.
+ *
+ * Money columns are integers in µUSD; timestamps are integers in epoch ms of the sandbox clock.
+ * Key columns hold SHA-256 hashes only (and the display prefix of management keys): the file
+ * never contains a full `sk_` or `mk_` value. It does hold the demo user's session token (the
+ * foreground command prints the same token on every restart, DESIGN.md); created users' session
+ * tokens are stored as hashes only.
+ */
+import { chmodSync, existsSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+
+/** Ordered migrations: index i brings the schema from version i to i + 1. */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  ) STRICT;
+
+  CREATE TABLE users (
+    id                TEXT PRIMARY KEY,
+    budget_user_id    TEXT,                       -- §2.3 userId: null until the first top-up
+    max_budget_micros INTEGER NOT NULL DEFAULT 0, -- sum of top-ups (totalTopUp)
+    spend_micros      INTEGER NOT NULL DEFAULT 0, -- sum of the credit keys' spend
+    created_at        INTEGER NOT NULL
+  ) STRICT;
+
+  CREATE TABLE sessions (
+    token_hash BLOB PRIMARY KEY,
+    user_id    TEXT NOT NULL REFERENCES users(id),
+    created_at INTEGER NOT NULL
+  ) STRICT, WITHOUT ROWID;
+
+  CREATE TABLE consumption_keys (
+    id                      TEXT PRIMARY KEY,
+    user_id                 TEXT NOT NULL REFERENCES users(id),
+    name                    TEXT NOT NULL,
+    key_plan                TEXT NOT NULL,        -- credits | standard | pro
+    key_type                TEXT NOT NULL CHECK (key_type IN ('subscription', 'credit')),
+    key_hash                BLOB NOT NULL UNIQUE,
+    is_active               INTEGER NOT NULL DEFAULT 1,
+    spend_micros            INTEGER NOT NULL DEFAULT 0,
+    blocks                  TEXT,                 -- subscription blocks, comma separated
+    subscription_expires_at INTEGER,
+    created_at              INTEGER NOT NULL,
+    deleted_at              INTEGER               -- deleted keys keep their spend (budget model)
+  ) STRICT;
+  CREATE INDEX consumption_keys_by_user ON consumption_keys (user_id, deleted_at); -- rowid order = creation order
+  CREATE INDEX consumption_keys_credit_count ON consumption_keys (user_id, key_type, deleted_at, is_active);
+
+  CREATE TABLE management_keys (
+    id           TEXT PRIMARY KEY,
+    user_id      TEXT NOT NULL REFERENCES users(id),
+    name         TEXT NOT NULL,
+    key_prefix   TEXT NOT NULL,
+    key_hash     BLOB NOT NULL UNIQUE,
+    last_used_at INTEGER,
+    created_at   INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX management_keys_by_user ON management_keys (user_id);
+
+  CREATE TABLE deposit_addresses (            -- one per USDC payment instruction (§2.5)
+    address          TEXT PRIMARY KEY,        -- lower-case 0x + 40 hex
+    user_id          TEXT NOT NULL REFERENCES users(id),
+    requested_micros INTEGER NOT NULL,
+    created_at       INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX deposit_addresses_by_user ON deposit_addresses (user_id, created_at);
+
+  CREATE TABLE chain_transfers (              -- the simulated Base chain
+    tx_hash      TEXT PRIMARY KEY,            -- lower-case 0x + 64 hex
+    to_address   TEXT NOT NULL,
+    amount_micros INTEGER NOT NULL,
+    created_at   INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX chain_transfers_by_address ON chain_transfers (to_address);
+
+  CREATE TABLE topups (
+    id            TEXT PRIMARY KEY,
+    user_id       TEXT NOT NULL REFERENCES users(id),
+    method        TEXT NOT NULL CHECK (method IN ('usdc', 'card_checkout', 'card_direct')),
+    amount_micros INTEGER NOT NULL,
+    status        TEXT NOT NULL CHECK (status IN ('pending', 'succeeded')),
+    reference     TEXT NOT NULL UNIQUE,       -- tx hash, checkout session id or payment id
+    created_at    INTEGER NOT NULL,
+    completed_at  INTEGER
+  ) STRICT;
+  CREATE INDEX topups_by_user ON topups (user_id, status, created_at);
+  `,
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Opens (creating if needed) the database at `path` (`':memory:'` for a throw-away one), sets
+ * WAL mode with exclusive locking (one process at a time), and migrates it to
+ * {@link SCHEMA_VERSION}. A file database is made readable by its owner only (mode 0600).
+ * Throws when the file is from a newer keydeck (higher user_version), is in use by another
+ * sandbox ("database is locked"), or cannot be opened.
+ */
+export function openDatabase(path: string): DatabaseSync {
+  const db = new DatabaseSync(path, { enableForeignKeyConstraints: true, timeout: 500 });
+  try {
+    // Exclusive locking: one sandbox owns the file (its in-memory caches and rate windows assume
+    // it), and reads skip the per-statement file locking and shared-memory index (faster).
+    db.exec('PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  if (path !== ':memory:') restrictToOwner(path);
+  return db;
+}
+
+function migrate(db: DatabaseSync): void {
+  const row = db.prepare('PRAGMA user_version').get() as { user_version: number };
+  const current = row.user_version;
+  if (current > SCHEMA_VERSION) {
+    throw new Error(`the sandbox database has schema version ${current}, newer than this keydeck (${SCHEMA_VERSION})`);
+  }
+  for (let version = current; version < SCHEMA_VERSION; version++) {
+    transaction(db, () => {
+      db.exec(MIGRATIONS[version]!);
+      db.exec(`PRAGMA user_version = ${version + 1}`);
+    });
+  }
+}
+
+/** chmod 0600 on the database file and its WAL companions that exist (best effort). */
+export function restrictToOwner(path: string): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      if (existsSync(file)) chmodSync(file, 0o600);
+    } catch {
+      // A file system without modes (or a file owned by someone else): nothing more to do.
+    }
+  }
+}
+
+/** Open transaction depth per database (node:sqlite's `isTransaction` needs Node ≥ 22.16). */
+const depth = new WeakMap<DatabaseSync, number>();
+
+/**
+ * Runs `fn` inside `BEGIN IMMEDIATE … COMMIT` (a SAVEPOINT when called inside another
+ * `transaction`), rolling back when it throws (and rethrowing). `fn` must be synchronous: nothing
+ * else runs on the event loop meanwhile, which is what makes check-then-write sequences (budget
+ * reservation, tx crediting) atomic.
+ */
+export function transaction<T>(db: DatabaseSync, fn: () => T): T {
+  const level = depth.get(db) ?? 0;
+  const savepoint = `sp${level}`;
+  db.exec(level > 0 ? `SAVEPOINT ${savepoint}` : 'BEGIN IMMEDIATE');
+  depth.set(db, level + 1);
+  try {
+    const result = fn();
+    db.exec(level > 0 ? `RELEASE ${savepoint}` : 'COMMIT');
+    return result;
+  } catch (error) {
+    db.exec(level > 0 ? `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}` : 'ROLLBACK');
+    throw error;
+  } finally {
+    depth.set(db, level);
+  }
+}
+
+/** Reads and writes the `meta` table (small string settings: clock offset, demo user). */
+export class MetaStore {
+  readonly #get;
+  readonly #set;
+
+  constructor(db: DatabaseSync) {
+    this.#get = db.prepare('SELECT value FROM meta WHERE key = ?');
+    this.#set = db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+  }
+
+  /** The value stored under `key`, or undefined. */
+  get(key: string): string | undefined {
+    const row = this.#get.get(key) as { value: string } | undefined;
+    return row?.value;
+  }
+
+  /** Stores `value` under `key` (insert or replace). */
+  set(key: string, value: string): void {
+    this.#set.run(key, value);
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * The demo user: created on a database's first start with data a first run can show (a $25
+ * balance from a verified simulated USDC top-up, one active standard subscription key), and the
+ * same session token on every later start with the same database (kept in `meta`).
+ */
+import type { SandboxContext } from './context.js';
+import { transaction } from './db.js';
+import { centsUsdToMicros } from './money.js';
+
+const DEMO_TOKEN = 'demo_session_token';
+const DEMO_USER = 'demo_user_id';
+
+/** The demo user's starting top-up, USD. */
+export const DEMO_TOP_UP_USD = 25;
+
+/** Returns the demo user's session token, creating the demo user first when there is none. */
+export function ensureDemoUser(ctx: SandboxContext): string {
+  const existing = ctx.meta.get(DEMO_TOKEN);
+  if (existing) return existing;
+  return transaction(ctx.db, () => {
+    const now = ctx.clock.now();
+    const { userId, token } = ctx.users.create(now);
+    const micros = centsUsdToMicros(DEMO_TOP_UP_USD);
+    const { address } = ctx.ledger.usdcInstruction(userId, micros);
+    const txHash = ctx.ledger.recordTransfer(address, micros);
+    ctx.ledger.verifyUsdc(userId, txHash, micros);
+    ctx.keys.createSubscription(userId, 'standard', ['europe'], 'Standard subscription (europe)', now);
+    ctx.meta.set(DEMO_USER, userId);
+    ctx.meta.set(DEMO_TOKEN, token);
+    return token;
+  });
+}

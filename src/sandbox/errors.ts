@@ -1,0 +1,66 @@
+/**
+ * The sandbox's one error type, rendered by the server's error handler as the DESIGN.md error
+ * body `{ "error": { "code", "message" } }` (inside `{ "success": false, … }` on billing paths).
+ */
+
+/** Error codes the sandbox sends (DESIGN.md "Error bodies"), plus `server_error` for bugs. */
+export type SandboxErrorCode =
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'invalid_request'
+  | 'insufficient_balance'
+  | 'budget_exceeded'
+  | 'amount_mismatch'
+  | 'tx_already_used'
+  | 'rate_limited'
+  | 'server_error';
+
+/** HTTP status of each code (DESIGN.md); `invalid_request` may also be sent as 413 or 415. */
+export const STATUS_OF: Readonly<Record<SandboxErrorCode, number>> = {
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  invalid_request: 400,
+  insufficient_balance: 402,
+  budget_exceeded: 402,
+  amount_mismatch: 422,
+  tx_already_used: 409,
+  rate_limited: 429,
+  server_error: 500,
+};
+
+/** Extra details of a {@link SandboxError}. */
+export interface SandboxErrorOptions {
+  /** Overrides the code's default status (413 body too large, 415 wrong content type). */
+  status?: number;
+  /** The request field at fault (`invalid_request`); also sent as `error.field`. */
+  field?: string;
+  /** Seconds the caller should wait (`rate_limited`); sent as the `Retry-After` header. */
+  retryAfterSeconds?: number;
+}
+
+/**
+ * A refusal with a stable code. Thrown anywhere below a route handler; never carries a secret
+ * in its message (messages are written by the sandbox, never echo a token).
+ */
+export class SandboxError extends Error {
+  override readonly name = 'SandboxError';
+  readonly code: SandboxErrorCode;
+  readonly status: number;
+  readonly field?: string;
+  readonly retryAfterSeconds?: number;
+
+  constructor(code: SandboxErrorCode, message: string, options: SandboxErrorOptions = {}) {
+    super(message);
+    this.code = code;
+    this.status = options.status ?? STATUS_OF[code];
+    if (options.field !== undefined) this.field = options.field;
+    if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  /** The DESIGN.md error object: `{ code, message, field? }`. */
+  body(): { code: SandboxErrorCode; message: string; field?: string } {
+    return { code: this.code, message: this.message, ...(this.field !== undefined && { field: this.field }) };
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * The sandbox server's public entry (`keydeck/sandbox`, built to dist/sandbox.js): a faithful
+ * local implementation of the service interface (§4 endpoints with §3, §5, §7, §8 behaviour)
+ * plus DESIGN.md's simulation endpoints, on Fastify and `node:sqlite`.
+ */
+import type { AddressInfo } from 'node:net';
+import { createContext } from './context.js';
+import { restrictToOwner } from './db.js';
+import { ensureDemoUser } from './demo.js';
+import { createSandboxApp } from './server.js';
+
+export { createSandboxApp, BODY_LIMIT_BYTES, type SandboxAppOptions } from './server.js';
+export { createContext, type SandboxContext } from './context.js';
+export { SandboxError, type SandboxErrorCode } from './errors.js';
+export { LIMITS, RATE_WINDOW_MS, type KeyLimits } from './limits.js';
+export { SUBSCRIPTION_PERIOD_MS } from './keys.js';
+export { DEMO_TOP_UP_USD } from './demo.js';
+export {
+  CANNED_ANSWER,
+  DEFAULT_COST_USD,
+  MAX_DELAY_MS,
+  estimateRequestTokens,
+  estimateTokens,
+} from './routes/inference.js';
+export { displayPrefixOf, hashSecret, KEY_BODY_LENGTH } from './secrets.js';
+
+/** Options of {@link startSandbox}. */
+export interface StartSandboxOptions {
+  /** SQLite file; undefined or `':memory:'` for an in-memory database (gone on close). */
+  dbPath?: string;
+  /** Address to listen on (default `127.0.0.1`). */
+  host?: string;
+  /** Port to listen on (default 0: a free port). */
+  port?: number;
+  /** Receives one line per request (`METHOD /path STATUS 1.2ms`; never a header, key or token). */
+  log?: (line: string) => void;
+}
+
+/** A running sandbox. */
+export interface RunningSandbox {
+  /** Its base URL, `http://HOST:PORT` (no trailing slash). */
+  url: string;
+  /** The demo user's session token (the same on every start with the same database file). */
+  token: string;
+  /** Stops listening (pending `sandbox_delay_ms` waits end at once) and closes the database. */
+  close(): Promise<void>;
+}
+
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * Opens (or creates and migrates) the database, ensures the demo user, and listens.
+ * Throws when the database cannot be opened or the address cannot be bound (EADDRINUSE, …);
+ * nothing is left open then.
+ */
+export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
+  const dbPath = options.dbPath ?? ':memory:';
+  const host = options.host ?? '127.0.0.1';
+  const ctx = createContext(dbPath);
+  let app: ReturnType<typeof createSandboxApp> | undefined;
+  try {
+    const token = ensureDemoUser(ctx);
+    app = createSandboxApp(ctx, options.log ? { log: options.log } : {});
+    await app.listen({ host, port: options.port ?? 0 });
+    const { port } = app.server.address() as AddressInfo;
+    ctx.baseUrl = `http://${urlHost(host)}:${port}`;
+    if (dbPath !== ':memory:') restrictToOwner(dbPath);
+    const running = app;
+    let closing: Promise<void> | undefined;
+    return {
+      url: ctx.baseUrl,
+      token,
+      close() {
+        closing ??= (async () => {
+          try {
+            await running.close();
+          } finally {
+            ctx.db.close();
+          }
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await app?.close().catch(() => {});
+    ctx.db.close();
+    throw error;
+  }
+}

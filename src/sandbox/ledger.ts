@@ -1,0 +1,377 @@
+/**
+ * The account's money (DESIGN.md budget model, §2.3–§2.6, §3, §7): top-ups by USDC and card,
+ * the simulated Base chain, and inference charges. All amounts are integers in µUSD.
+ *
+ * - `max_budget` of an account = sum of its top-ups (= `totalTopUp`); a top-up raises it and
+ *   leaves `spend` unchanged (§3).
+ * - `spend` of an account = sum of its credit keys' spend (kept denormalised in `users`,
+ *   updated in the same transaction as the key's own `spend_micros`).
+ * - `remaining` = max_budget − spend. A credit key may serve while spend < max_budget; a charge
+ *   is checked and written in one synchronous step (see {@link Ledger.charge}), so concurrent
+ *   requests overspend by less than one request's cost at most, and `remaining` can go below 0
+ *   by that much.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DatabaseSync } from 'node:sqlite';
+import type { CreditBalance } from '../api/schemas.js';
+import type { SandboxClock } from './clock.js';
+import { transaction } from './db.js';
+import { SandboxError } from './errors.js';
+import type { KeyStore } from './keys.js';
+import { microsToDecimalString, microsToUsd } from './money.js';
+import { newDepositAddress, newOpaqueId, newTxHash } from './secrets.js';
+
+/** Top-up methods of §4. */
+export type TopUpMethodName = 'usdc' | 'card_checkout' | 'card_direct';
+
+/** The account figures, µUSD. */
+export interface AccountFigures {
+  /** Sum of top-ups ever made (`max_budget`, `totalTopUp`). */
+  maxBudgetMicros: number;
+  /** Sum of the credit keys' spend. */
+  spendMicros: number;
+  /** §2.3 `userId`: null until the first top-up. */
+  budgetUserId: string | null;
+}
+
+/** A card checkout session as stored. */
+export interface CheckoutSession {
+  sessionId: string;
+  userId: string;
+  amountMicros: number;
+  status: 'pending' | 'succeeded';
+}
+
+/** Most accounts whose figures are kept in memory. */
+const FIGURES_CACHE_SIZE = 10_000;
+
+/** Message of every refused verification whose transaction this user cannot see (§7, no leak). */
+const TX_NOT_FOUND = 'transaction not found: it may still be confirming, or it did not pay one of your deposit addresses';
+
+/** Money operations over one database and one clock. Prepared statements are made once. */
+export class Ledger {
+  readonly #db: DatabaseSync;
+  readonly #clock: SandboxClock;
+  readonly #keys: KeyStore;
+  readonly #figures;
+  readonly #raiseBudget;
+  readonly #insertTopUp;
+  readonly #completeTopUp;
+  readonly #topUpByReference;
+  readonly #insertDeposit;
+  readonly #depositOfUser;
+  readonly #insertTransfer;
+  readonly #transferByHash;
+  readonly #chargeUser;
+  readonly #chargeKey;
+  readonly #pendingCheckouts;
+  readonly #pendingDeposits;
+  readonly #recentTopUps;
+  readonly #creditKeySpends;
+  readonly #subscriptionKeys;
+  readonly #figuresCache = new Map<string, AccountFigures>();
+
+  constructor(db: DatabaseSync, clock: SandboxClock, keys: KeyStore) {
+    this.#db = db;
+    this.#clock = clock;
+    this.#keys = keys;
+    this.#figures = db.prepare('SELECT max_budget_micros, spend_micros, budget_user_id FROM users WHERE id = ?');
+    this.#raiseBudget = db.prepare(
+      'UPDATE users SET max_budget_micros = max_budget_micros + ?, budget_user_id = COALESCE(budget_user_id, ?) WHERE id = ?',
+    );
+    this.#insertTopUp = db.prepare(
+      `INSERT INTO topups (id, user_id, method, amount_micros, status, reference, created_at, completed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.#completeTopUp = db.prepare(
+      "UPDATE topups SET status = 'succeeded', completed_at = ? WHERE reference = ? AND status = 'pending'",
+    );
+    this.#topUpByReference = db.prepare('SELECT user_id, amount_micros, status FROM topups WHERE reference = ?');
+    this.#insertDeposit = db.prepare(
+      'INSERT INTO deposit_addresses (address, user_id, requested_micros, created_at) VALUES (?, ?, ?, ?)',
+    );
+    this.#depositOfUser = db.prepare('SELECT 1 AS ok FROM deposit_addresses WHERE address = ? AND user_id = ?');
+    this.#insertTransfer = db.prepare(
+      'INSERT INTO chain_transfers (tx_hash, to_address, amount_micros, created_at) VALUES (?, ?, ?, ?)',
+    );
+    this.#transferByHash = db.prepare('SELECT to_address, amount_micros FROM chain_transfers WHERE tx_hash = ?');
+    this.#chargeUser = db.prepare('UPDATE users SET spend_micros = spend_micros + ? WHERE id = ?');
+    this.#chargeKey = db.prepare('UPDATE consumption_keys SET spend_micros = spend_micros + ? WHERE id = ?');
+    this.#pendingCheckouts = db.prepare(
+      `SELECT reference, amount_micros, created_at FROM topups
+       WHERE user_id = ? AND status = 'pending' ORDER BY created_at DESC LIMIT 20`,
+    );
+    this.#pendingDeposits = db.prepare(
+      `SELECT d.address, d.requested_micros, d.created_at FROM deposit_addresses d
+       WHERE d.user_id = ? AND NOT EXISTS (
+         SELECT 1 FROM chain_transfers t JOIN topups p ON p.reference = t.tx_hash WHERE t.to_address = d.address)
+       ORDER BY d.created_at DESC LIMIT 20`,
+    );
+    this.#recentTopUps = db.prepare(
+      `SELECT method, amount_micros, reference, completed_at FROM topups
+       WHERE user_id = ? AND status = 'succeeded' ORDER BY completed_at DESC LIMIT 10`,
+    );
+    this.#creditKeySpends = db.prepare(
+      `SELECT id, name, is_active, spend_micros FROM consumption_keys
+       WHERE user_id = ? AND key_type = 'credit' AND deleted_at IS NULL ORDER BY rowid`,
+    );
+    this.#subscriptionKeys = db.prepare(
+      `SELECT id, name, key_plan, is_active, blocks, subscription_expires_at FROM consumption_keys
+       WHERE user_id = ? AND key_type = 'subscription' AND deleted_at IS NULL ORDER BY rowid`,
+    );
+  }
+
+  /**
+   * The account figures of `userId` (zeros for an unknown user). Cached in memory: only this
+   * ledger writes them, and it drops a user's entry before every write (see {@link #forget}).
+   */
+  figures(userId: string): AccountFigures {
+    const cached = this.#figuresCache.get(userId);
+    if (cached) return cached;
+    const row = this.#figures.get(userId) as
+      | { max_budget_micros: number; spend_micros: number; budget_user_id: string | null }
+      | undefined;
+    if (!row) return { maxBudgetMicros: 0, spendMicros: 0, budgetUserId: null };
+    const figures = {
+      maxBudgetMicros: row.max_budget_micros,
+      spendMicros: row.spend_micros,
+      budgetUserId: row.budget_user_id,
+    };
+    if (this.#figuresCache.size >= FIGURES_CACHE_SIZE) this.#figuresCache.clear();
+    this.#figuresCache.set(userId, figures);
+    return figures;
+  }
+
+  /** Drops the cached figures of `userId`; called before any write of its money columns. */
+  #forget(userId: string): void {
+    this.#figuresCache.delete(userId);
+  }
+
+  /** max_budget − spend, µUSD (may be slightly negative after a concurrent overspend). */
+  remainingMicros(userId: string): number {
+    const f = this.figures(userId);
+    return f.maxBudgetMicros - f.spendMicros;
+  }
+
+  /** §2.3 credit balance record, USD numbers. */
+  credits(userId: string): CreditBalance {
+    const f = this.figures(userId);
+    const counts = this.#keys.creditKeyCounts(userId);
+    return {
+      totalTopUp: microsToUsd(f.maxBudgetMicros),
+      remaining: microsToUsd(f.maxBudgetMicros - f.spendMicros),
+      hasCreditKey: counts.total > 0,
+      creditKeyCount: counts.active,
+      userId: f.budgetUserId,
+    };
+  }
+
+  /** Raises max_budget by a succeeded top-up; must run inside a transaction. */
+  #raise(userId: string, amountMicros: number): void {
+    this.#forget(userId);
+    this.#raiseBudget.run(amountMicros, randomUUID(), userId);
+  }
+
+  /**
+   * §2.5: a USDC payment instruction with a fresh deposit address on `base` that belongs to
+   * `userId`. `amount` is the requested amount as a decimal string ("25", "25.5").
+   */
+  usdcInstruction(userId: string, amountMicros: number): { address: string; chain: 'base'; amount: string } {
+    const address = newDepositAddress();
+    this.#insertDeposit.run(address, userId, amountMicros, this.#clock.now());
+    return { address, chain: 'base', amount: microsToDecimalString(amountMicros) };
+  }
+
+  /** Records a simulated USDC transfer of `amountMicros` to `toAddress` on Base; returns its hash. */
+  recordTransfer(toAddress: string, amountMicros: number): string {
+    const txHash = newTxHash();
+    this.#insertTransfer.run(txHash, toAddress.toLowerCase(), amountMicros, this.#clock.now());
+    return txHash;
+  }
+
+  /**
+   * §4 verify-topup: credits the transfer `txHash` once, only to the user whose deposit address
+   * it paid, only for the exact amount sent. Returns USD `{ credited, balance }`.
+   * Throws SandboxError `not_found` (unknown hash, or not to one of this user's addresses:
+   * the same answer, so nothing leaks), `tx_already_used` (credited before), `amount_mismatch`
+   * (`amountMicros` ≠ the amount sent; nothing changes).
+   */
+  verifyUsdc(userId: string, txHash: string, amountMicros: number): { credited: number; balance: number } {
+    const hash = txHash.toLowerCase();
+    return transaction(this.#db, () => {
+      const transfer = this.#transferByHash.get(hash) as { to_address: string; amount_micros: number } | undefined;
+      if (!transfer || !this.#depositOfUser.get(transfer.to_address, userId)) {
+        throw new SandboxError('not_found', TX_NOT_FOUND, { field: 'txHash' });
+      }
+      if (this.#topUpByReference.get(hash)) {
+        throw new SandboxError('tx_already_used', 'this transaction has already been credited', { field: 'txHash' });
+      }
+      if (transfer.amount_micros !== amountMicros) {
+        throw new SandboxError('amount_mismatch', 'amount does not match the amount sent in this transaction', {
+          field: 'amount',
+        });
+      }
+      const now = this.#clock.now();
+      this.#insertTopUp.run(randomUUID(), userId, 'usdc', amountMicros, 'succeeded', hash, now, now);
+      this.#raise(userId, amountMicros);
+      return { credited: microsToUsd(amountMicros), balance: microsToUsd(this.remainingMicros(userId)) };
+    });
+  }
+
+  /** §2.4: opens a pending card checkout session for `amountMicros`; returns its id. */
+  createCheckout(userId: string, amountMicros: number): string {
+    const sessionId = newOpaqueId('cs_sandbox_');
+    const now = this.#clock.now();
+    this.#insertTopUp.run(randomUUID(), userId, 'card_checkout', amountMicros, 'pending', sessionId, now, null);
+    return sessionId;
+  }
+
+  /** A checkout session by id, or undefined. */
+  checkout(sessionId: string): CheckoutSession | undefined {
+    const row = this.#topUpByReference.get(sessionId) as
+      | { user_id: string; amount_micros: number; status: 'pending' | 'succeeded' }
+      | undefined;
+    if (!row || !sessionId.startsWith('cs_')) return undefined;
+    return { sessionId, userId: row.user_id, amountMicros: row.amount_micros, status: row.status };
+  }
+
+  /**
+   * Pays a checkout session: credits its amount the first time (`'paid'`), does nothing after
+   * (`'already_paid'`); undefined for an unknown session.
+   */
+  payCheckout(sessionId: string): 'paid' | 'already_paid' | undefined {
+    return transaction(this.#db, () => {
+      const session = this.checkout(sessionId);
+      if (!session) return undefined;
+      if (session.status === 'succeeded') return 'already_paid';
+      this.#completeTopUp.run(this.#clock.now(), sessionId);
+      this.#raise(session.userId, session.amountMicros);
+      return 'paid';
+    });
+  }
+
+  /**
+   * `card_direct` (response not shown in §4; the sandbox's choice): the card on file is charged
+   * at once and the account credited. Returns `{ status: 'succeeded', paymentId, amount,
+   * credited, balance }` (USD numbers).
+   */
+  cardDirect(
+    userId: string,
+    amountMicros: number,
+  ): { status: 'succeeded'; paymentId: string; amount: number; credited: number; balance: number } {
+    const paymentId = newOpaqueId('pi_sandbox_');
+    return transaction(this.#db, () => {
+      const now = this.#clock.now();
+      this.#insertTopUp.run(randomUUID(), userId, 'card_direct', amountMicros, 'succeeded', paymentId, now, now);
+      this.#raise(userId, amountMicros);
+      const amount = microsToUsd(amountMicros);
+      return { status: 'succeeded', paymentId, amount, credited: amount, balance: microsToUsd(this.remainingMicros(userId)) };
+    });
+  }
+
+  /**
+   * Checks and charges an inference request of `costMicros` to credit key `keyId` of `userId`
+   * in one synchronous step (nothing else can run between the check and the write): refused
+   * with SandboxError `budget_exceeded` (402) when the account's spend ≥ max_budget (§3, §7).
+   * Returns the account's remaining µUSD after the charge.
+   */
+  charge(userId: string, keyId: string, costMicros: number): number {
+    return transaction(this.#db, () => {
+      const f = this.figures(userId);
+      if (f.spendMicros >= f.maxBudgetMicros) {
+        throw new SandboxError(
+          'budget_exceeded',
+          `the credit balance is used up (spent ${microsToDecimalString(f.spendMicros)} of ${microsToDecimalString(f.maxBudgetMicros)} USD): top up to continue`,
+        );
+      }
+      if (costMicros > 0) {
+        this.#forget(userId);
+        this.#chargeUser.run(costMicros, userId);
+        this.#chargeKey.run(costMicros, keyId);
+      }
+      return f.maxBudgetMicros - f.spendMicros - costMicros;
+    });
+  }
+
+  /**
+   * Data of `GET /api/billing/status` (not shown in §4; the sandbox's choice), USD numbers:
+   * `{ userId, balance: { totalTopUp, spend, remaining }, creditKeys: { total, active, keys:
+   * [{ id, name, isActive, spend }] }, subscriptions: [{ id, name, plan, blocks, status,
+   * isActive, expiresAt }], pendingTopUps: [...], recentTopUps: [...] }`.
+   * `baseUrl` builds the `sessionUrl` of pending card checkouts.
+   */
+  status(userId: string, baseUrl: string): Record<string, unknown> {
+    const now = this.#clock.now();
+    const f = this.figures(userId);
+    const creditKeys = (this.#creditKeySpends.all(userId) as Array<{
+      id: string;
+      name: string;
+      is_active: number;
+      spend_micros: number;
+    }>).map((k) => ({ id: k.id, name: k.name, isActive: k.is_active === 1, spend: microsToUsd(k.spend_micros) }));
+    const subscriptions = (this.#subscriptionKeys.all(userId) as Array<{
+      id: string;
+      name: string;
+      key_plan: string;
+      is_active: number;
+      blocks: string | null;
+      subscription_expires_at: number;
+    }>).map((k) => {
+      const expired = now >= k.subscription_expires_at;
+      return {
+        id: k.id,
+        name: k.name,
+        plan: k.key_plan,
+        blocks: k.blocks ? k.blocks.split(',') : [],
+        status: expired ? 'expired' : 'active',
+        isActive: k.is_active === 1 && !expired,
+        expiresAt: new Date(k.subscription_expires_at).toISOString(),
+      };
+    });
+    const pendingCheckouts = (this.#pendingCheckouts.all(userId) as Array<{
+      reference: string;
+      amount_micros: number;
+      created_at: number;
+    }>).map((p) => ({
+      method: 'card_checkout',
+      amount: microsToUsd(p.amount_micros),
+      sessionId: p.reference,
+      sessionUrl: `${baseUrl}/sandbox/checkout/${p.reference}`,
+      createdAt: new Date(p.created_at).toISOString(),
+    }));
+    const pendingDeposits = (this.#pendingDeposits.all(userId) as Array<{
+      address: string;
+      requested_micros: number;
+      created_at: number;
+    }>).map((d) => ({
+      method: 'usdc',
+      amount: microsToUsd(d.requested_micros),
+      address: d.address,
+      chain: 'base',
+      createdAt: new Date(d.created_at).toISOString(),
+    }));
+    const recentTopUps = (this.#recentTopUps.all(userId) as Array<{
+      method: string;
+      amount_micros: number;
+      reference: string;
+      completed_at: number;
+    }>).map((t) => ({
+      method: t.method,
+      amount: microsToUsd(t.amount_micros),
+      ...(t.method === 'usdc' && { txHash: t.reference }),
+      completedAt: new Date(t.completed_at).toISOString(),
+    }));
+    return {
+      userId: f.budgetUserId,
+      balance: {
+        totalTopUp: microsToUsd(f.maxBudgetMicros),
+        spend: microsToUsd(f.spendMicros),
+        remaining: microsToUsd(f.maxBudgetMicros - f.spendMicros),
+      },
+      creditKeys: { total: creditKeys.length, active: creditKeys.filter((k) => k.isActive).length, keys: creditKeys },
+      subscriptions,
+      pendingTopUps: [...pendingCheckouts, ...pendingDeposits],
+      recentTopUps,
+    };
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * DESIGN.md simulation endpoints: `POST /sandbox/users`, `POST /sandbox/chain/transfers`,
+ * `POST /sandbox/subscriptions`, `POST /sandbox/clock`.
+ */
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { KeyNameSchema } from '../../api/schemas.js';
+import type { SandboxContext } from '../context.js';
+import { SandboxError } from '../errors.js';
+import { consumptionKeyToWire, type SubscriptionBlock, type SubscriptionPlan } from '../keys.js';
+import { decimalStringToMicros, usdToMicros } from '../money.js';
+import type { AuthHook } from '../server.js';
+import { parseBody } from '../validate.js';
+
+/** Pool subscription blocks (§1). */
+export const SUBSCRIPTION_BLOCKS = ['asia', 'europe', 'americas'] as const;
+
+/** `POST /sandbox/subscriptions` body: a plan, 1–3 distinct blocks, an optional key name. */
+export const SubscriptionRequestSchema = z.strictObject({
+  plan: z.enum(['standard', 'pro'], { error: 'plan must be standard or pro' }),
+  blocks: z
+    .array(z.enum(SUBSCRIPTION_BLOCKS, { error: 'blocks must be asia, europe or americas' }), {
+      error: 'blocks must be an array',
+    })
+    .min(1, 'blocks must hold 1 to 3 blocks')
+    .max(3, 'blocks must hold 1 to 3 blocks')
+    .refine((b) => new Set(b).size === b.length, 'blocks must not repeat a block'),
+  name: KeyNameSchema.optional(),
+});
+
+/** Largest simulated transfer, USD. */
+const MAX_TRANSFER_USD = 10_000_000;
+
+/** `POST /sandbox/chain/transfers` body: `to` address and `amount` (decimal string, or number). */
+export const TransferRequestSchema = z.strictObject({
+  to: z.string({ error: 'to must be a string' }).regex(/^0x[0-9a-fA-F]{40}$/, 'to must be 0x followed by 40 hex digits'),
+  amount: z.union([z.string(), z.number()], { error: 'amount must be a decimal string such as "25"' }),
+});
+
+/** `POST /sandbox/clock` body. */
+export const ClockRequestSchema = z.strictObject({
+  advanceSeconds: z
+    .number({ error: 'advanceSeconds must be a number' })
+    .refine(Number.isFinite, 'advanceSeconds must be finite')
+    .refine((v) => v >= 0, 'advanceSeconds must not be negative (the clock only moves forward)')
+    .refine((v) => v <= 10 * 365 * 24 * 3600, 'advanceSeconds must be at most ten years'),
+});
+
+function transferMicros(amount: string | number): number {
+  const micros =
+    typeof amount === 'string'
+      ? decimalStringToMicros(amount)
+      : Number.isFinite(amount) && amount >= 0
+        ? usdToMicros(amount)
+        : null;
+  if (micros === null || micros <= 0 || micros > MAX_TRANSFER_USD * 1_000_000) {
+    throw new SandboxError('invalid_request', 'amount must be a positive USDC amount with at most 6 decimals, such as "25"', {
+      field: 'amount',
+    });
+  }
+  return micros;
+}
+
+const PLAN_LABEL: Record<SubscriptionPlan, string> = { standard: 'Standard', pro: 'Pro' };
+
+/** Registers the simulation routes; `requireAccount` authenticates `/sandbox/subscriptions`. */
+export function registerSimulationRoutes(app: FastifyInstance, ctx: SandboxContext, requireAccount: AuthHook): void {
+  app.post('/sandbox/users', async () => ({ token: ctx.users.create(ctx.clock.now()).token }));
+
+  app.post('/sandbox/chain/transfers', async (request) => {
+    const { to, amount } = parseBody(TransferRequestSchema, request.body);
+    return { txHash: ctx.ledger.recordTransfer(to, transferMicros(amount)) };
+  });
+
+  app.post('/sandbox/subscriptions', { onRequest: requireAccount }, async (request) => {
+    const body = parseBody(SubscriptionRequestSchema, request.body);
+    const plan = body.plan as SubscriptionPlan;
+    const blocks = body.blocks as SubscriptionBlock[];
+    const name = body.name ?? `${PLAN_LABEL[plan]} subscription (${blocks.join(', ')})`;
+    const now = ctx.clock.now();
+    const { row, apiKey } = ctx.keys.createSubscription(request.accountId, plan, blocks, name, now);
+    return { ...consumptionKeyToWire(row, now), apiKey, blocks };
+  });
+
+  app.post('/sandbox/clock', async (request) => {
+    const { advanceSeconds } = parseBody(ClockRequestSchema, request.body);
+    ctx.clock.advance(advanceSeconds);
+    return { now: new Date(ctx.clock.now()).toISOString(), offsetSeconds: ctx.clock.offsetMs() / 1000 };
+  });
+}

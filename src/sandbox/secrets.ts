@@ -1,0 +1,71 @@
+/**
+ * Key and token values, their hashes, and the other random identifiers of the sandbox.
+ *
+ * Full key values exist only in the response that creates them: the database keeps the SHA-256
+ * hash (and, for `mk_` keys, the display prefix of §2.2), looks a presented value up by hash and
+ * confirms it with `crypto.timingSafeEqual`.
+ */
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** `length` characters drawn uniformly from [0-9A-Za-z] (rejection sampling over random bytes). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte >= 248) continue; // 248 = 4 × 62: keeps the draw uniform
+      out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/** Characters after the `sk_` / `mk_` prefix of a key value. */
+export const KEY_BODY_LENGTH = 40;
+
+/** A new consumption key value: `sk_` + 40 base62 characters (§2.1). */
+export function newConsumptionKeyValue(): string {
+  return `sk_${randomBase62(KEY_BODY_LENGTH)}`;
+}
+
+/** A new management key value: `mk_` + 40 base62 characters (§2.2). */
+export function newManagementKeyValue(): string {
+  return `mk_${randomBase62(KEY_BODY_LENGTH)}`;
+}
+
+/** A new session token: `sess_` + 40 base62 characters (the sandbox's "auth token" of §5). */
+export function newSessionToken(): string {
+  return `sess_${randomBase62(KEY_BODY_LENGTH)}`;
+}
+
+/** The §2.2 display prefix of a management key: `mk_` followed by 8 characters. */
+export function displayPrefixOf(keyValue: string): string {
+  return keyValue.slice(0, 11);
+}
+
+/** SHA-256 of a key or token value (32 bytes): what the database stores and indexes. */
+export function hashSecret(value: string): Buffer {
+  return hash('sha256', value, 'buffer');
+}
+
+/** Constant-time comparison of two stored/computed hashes; false when the lengths differ. */
+export function hashesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** A fresh simulated deposit address on Base: `0x` + 40 lower-case hex digits. */
+export function newDepositAddress(): string {
+  return `0x${randomBytes(20).toString('hex')}`;
+}
+
+/** A fresh simulated transaction hash: `0x` + 64 lower-case hex digits. */
+export function newTxHash(): string {
+  return `0x${randomBytes(32).toString('hex')}`;
+}
+
+/** A fresh opaque identifier with a readable prefix, e.g. `cs_sandbox_…` (checkout session). */
+export function newOpaqueId(prefix: string): string {
+  return `${prefix}${randomBase62(24)}`;
+}

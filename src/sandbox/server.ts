@@ -1,0 +1,176 @@
+/**
+ * The sandbox's Fastify app: body parsing and limits, authentication hooks, the DESIGN.md
+ * error bodies (inside the `{ success: false }` envelope on `/api/billing/*`), the per-request
+ * log line, and the routes of §4 plus the simulation endpoints.
+ */
+import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { redactSecrets } from '../api/errors.js';
+import type { ConsumptionKeyRow } from './keys.js';
+import type { SandboxContext } from './context.js';
+import { SandboxError } from './errors.js';
+import { registerBillingRoutes } from './routes/billing.js';
+import { registerCheckoutRoutes } from './routes/checkout.js';
+import { registerInferenceRoutes } from './routes/inference.js';
+import { registerKeyRoutes } from './routes/keys.js';
+import { registerManagementRoutes } from './routes/management.js';
+import { registerSimulationRoutes } from './routes/simulation.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The account of a request authenticated by a session token or `mk_` key (`/api/*`). */
+    accountId: string;
+    /** The consumption key of an inference request. */
+    consumer: ConsumptionKeyRow | null;
+  }
+}
+
+/** Largest request body accepted, bytes (64 KiB); larger is 413 `invalid_request`. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** Options of {@link createSandboxApp}. */
+export interface SandboxAppOptions {
+  /**
+   * Receives one line per request: `METHOD /path STATUS 1.2ms` (query strings dropped, secrets
+   * redacted; never a header, key or token).
+   */
+  log?: (line: string) => void;
+}
+
+/** Route-level hook type: synchronous, before the body is read. */
+export type AuthHook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
+
+/** True for paths whose responses use the billing envelope (§4). */
+function isBillingPath(url: string): boolean {
+  return url.startsWith('/api/billing/') || url === '/api/billing';
+}
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/** Sends a SandboxError as the DESIGN.md error body (enveloped on billing paths). */
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: SandboxError): FastifyReply {
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  const body = isBillingPath(request.url) ? { success: false, error: error.body() } : { error: error.body() };
+  return reply.code(error.status).send(body);
+}
+
+/** Turns anything thrown by Fastify or a handler into a SandboxError (never a 5xx for bad input). */
+function toSandboxError(error: unknown): SandboxError {
+  if (error instanceof SandboxError) return error;
+  const e = error as { code?: string; statusCode?: number; message?: string };
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new SandboxError('invalid_request', `body: the request body is larger than ${BODY_LIMIT_BYTES} bytes`, {
+        status: 413,
+        field: 'body',
+      });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new SandboxError('invalid_request', 'body: Content-Type must be application/json', { status: 415, field: 'body' });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new SandboxError('invalid_request', 'body: Content-Length does not match the body', { field: 'body' });
+    default:
+  }
+  if (error instanceof SyntaxError) {
+    return new SandboxError('invalid_request', 'body: the request body is not valid JSON', { field: 'body' });
+  }
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return new SandboxError('invalid_request', 'the request is malformed', { status: e.statusCode });
+  }
+  return new SandboxError('server_error', 'the sandbox failed to handle this request');
+}
+
+/**
+ * Builds the sandbox app over a context (see `createContext`); the caller listens and closes.
+ * Routes: §4 (`/api/keys*`, `/api/billing/*`), DESIGN.md simulation endpoints (`/sandbox/*`)
+ * and the stand-in `POST /v1/chat/completions`.
+ */
+export function createSandboxApp(ctx: SandboxContext, options: SandboxAppOptions = {}): FastifyInstance {
+  const app = fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    forceCloseConnections: true,
+    return503OnClosing: true,
+    frameworkErrors: (_error, request, reply) => {
+      sendError(request, reply, new SandboxError('invalid_request', 'the request URL is malformed'));
+    },
+  });
+
+  app.decorateRequest('accountId', '');
+  app.decorateRequest('consumer', null);
+
+  // JSON bodies: an empty body is "no body" (a DELETE or POST sent with the header but nothing
+  // else); anything unparsable is a 400 from the error handler (SyntaxError).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    try {
+      done(null, JSON.parse(text));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+  // The checkout page posts a plain HTML form; its (empty) body is not used.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, body);
+  });
+
+  if (options.log) {
+    const log = options.log;
+    app.addHook('onResponse', (request, reply, done) => {
+      log(`${request.method} ${redactSecrets(pathOf(request.url))} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
+      done();
+    });
+  }
+
+  app.addHook('preClose', (done) => {
+    ctx.wakeAll();
+    done();
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const sandboxError = toSandboxError(error);
+    if (sandboxError.code === 'server_error') {
+      options.log?.(`error in ${request.method} ${redactSecrets(pathOf(request.url))}: ${redactSecrets(String((error as Error)?.stack ?? error))}`);
+    }
+    return sendError(request, reply, sandboxError);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    sendError(
+      request,
+      reply,
+      new SandboxError('not_found', `no such endpoint: ${request.method} ${redactSecrets(pathOf(request.url))}`),
+    );
+  });
+
+  const requireAccount: AuthHook = (request, _reply, done) => {
+    try {
+      request.accountId = ctx.auth.account(request.headers.authorization).userId;
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  };
+  const requireConsumer: AuthHook = (request, _reply, done) => {
+    try {
+      request.consumer = ctx.auth.consumer(request.headers.authorization);
+      done();
+    } catch (error) {
+      done(error as Error);
+    }
+  };
+
+  registerKeyRoutes(app, ctx, requireAccount);
+  registerManagementRoutes(app, ctx, requireAccount);
+  registerBillingRoutes(app, ctx, requireAccount);
+  registerSimulationRoutes(app, ctx, requireAccount);
+  registerCheckoutRoutes(app, ctx);
+  registerInferenceRoutes(app, ctx, requireConsumer);
+  return app;
+}

@@ -1,0 +1,97 @@
+/**
+ * The main screen: header, pane tabs, banner (when something lasts: offline, key rejected),
+ * the active pane (all panes stay mounted, hidden when not active), the status line and the
+ * hint bar. Binds the `global` scope: panes (1-3, tab, shift-tab), r, ?, q, and S when the key
+ * was rejected.
+ */
+import { useState } from 'react';
+import { Box } from 'ink';
+import { Banner, useHasBanner } from './components/Banner.js';
+import { Header } from './components/Header.js';
+import { HelpOverlay } from './components/HelpOverlay.js';
+import { HintBar } from './components/HintBar.js';
+import { PaneTabs } from './components/PaneTabs.js';
+import { StatusLine } from './components/StatusLine.js';
+import { useAccountData } from './contexts/AccountDataContext.js';
+import { useBalanceRefresh } from './contexts/BalanceContext.js';
+import { useKeymap, useQuit } from './contexts/KeymapContext.js';
+import { useSession, useSessionActions } from './contexts/SessionContext.js';
+import { useFlash } from './contexts/StatusContext.js';
+import type { LayoutMode } from './layout.js';
+import { PANES, type PaneId } from './panes/index.js';
+
+/** Props of {@link Shell}. */
+export interface ShellProps {
+  readonly columns: number;
+  readonly rows: number;
+  readonly mode: Exclude<LayoutMode, 'too-small'>;
+  /** The pane shown first (default `keys`). */
+  readonly initialPane?: PaneId;
+}
+
+/** Lines the shell itself takes (header, tabs, status, hints), without the banner. */
+export function shellChromeRows(mode: Exclude<LayoutMode, 'too-small'>): number {
+  return (mode === 'compact' ? 1 : 2) + 1 + 1 + 1;
+}
+
+/** See the module comment. */
+export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps) {
+  const [pane, setPane] = useState<PaneId>(initialPane);
+  const [help, setHelp] = useState(false);
+  const session = useSession();
+  const { startSetup } = useSessionActions();
+  const { keys, managementKeys } = useAccountData();
+  const refreshBalance = useBalanceRefresh();
+  const flash = useFlash();
+  const quit = useQuit();
+  const banner = useHasBanner();
+  const compact = mode === 'compact';
+  const bodyRows = Math.max(1, rows - shellChromeRows(mode) - (banner ? 1 : 0));
+  const index = PANES.findIndex((p) => p.id === pane);
+  const cycle = (delta: number) => setPane(PANES[(index + delta + PANES.length) % PANES.length]!.id);
+
+  useKeymap(
+    'global',
+    {
+      quit,
+      help: () => setHelp(true),
+      refresh: session.client
+        ? () => {
+            refreshBalance();
+            void Promise.all([keys.reload(), managementKeys.reload()]).then(([a, b]) => {
+              if (a && b) flash('refreshed from the service', 'ok', 3000);
+              else flash('could not refresh: the last data stays on screen', 'error');
+            });
+          }
+        : undefined,
+      'pane.keys': () => setPane('keys'),
+      'pane.mgmt': () => setPane('mgmt'),
+      'pane.billing': () => setPane('billing'),
+      'pane.next': () => cycle(1),
+      'pane.prev': () => cycle(-1),
+      'setup.again': session.rejected ? () => startSetup() : undefined,
+    },
+    { active: !help },
+  );
+
+  return (
+    <Box flexDirection="column" width={columns} height={rows} overflow="hidden">
+      <Header columns={columns} compact={compact} />
+      <PaneTabs panes={PANES} active={pane} compact={compact} />
+      {banner ? <Banner columns={columns} /> : null}
+      <Box height={bodyRows} width={columns} flexDirection="column" overflow="hidden">
+        {help ? <HelpOverlay columns={columns} rows={bodyRows} onClose={() => setHelp(false)} /> : null}
+        {PANES.map((p) => {
+          const shown = !help && p.id === pane;
+          return (
+            <Box key={p.id} display={shown ? 'flex' : 'none'}>
+              <p.Component size={{ columns, rows: bodyRows, mode }} active={shown} goTo={setPane} />
+            </Box>
+          );
+        })}
+      </Box>
+      <StatusLine columns={columns} />
+      <HintBar columns={columns} />
+    </Box>
+  );
+}

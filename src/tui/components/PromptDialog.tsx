@@ -1,0 +1,59 @@
+/**
+ * A one-field prompt (a key name, say): the value is validated as it is typed and the reason
+ * shown inline; enter submits a valid value, esc cancels.
+ */
+import { useState } from 'react';
+import { Box, Text } from 'ink';
+import TextInput from 'ink-text-input';
+import { useKeymap } from '../contexts/KeymapContext.js';
+import { theme } from '../theme.js';
+import { Dialog } from './Dialog.js';
+
+/** Props of {@link PromptDialog}. */
+export interface PromptDialogProps {
+  readonly title: string;
+  readonly label: string;
+  readonly initial?: string;
+  /** Lines shown above the field. */
+  readonly message?: readonly string[];
+  /** Why `value` is refused, or undefined when it is fine. */
+  readonly validate?: (value: string) => string | undefined;
+  readonly onSubmit: (value: string) => void;
+  readonly onCancel: () => void;
+  readonly columns: number;
+  readonly rows: number;
+}
+
+/** See the module comment. */
+export function PromptDialog(props: PromptDialogProps) {
+  const [value, setValue] = useState(props.initial ?? '');
+  const [tried, setTried] = useState(false);
+  const problem = props.validate?.(value);
+  useKeymap(
+    'prompt',
+    {
+      'prompt.submit': () => {
+        setTried(true);
+        if (!problem) props.onSubmit(value.trim());
+      },
+      'prompt.cancel': props.onCancel,
+    },
+    { modal: true, textEntry: true },
+  );
+  return (
+    <Dialog title={props.title} columns={props.columns} rows={props.rows}>
+      {(props.message ?? []).map((line, i) => (
+        <Text key={i} wrap="wrap">
+          {line}
+        </Text>
+      ))}
+      <Box>
+        <Text>{`${props.label}: `}</Text>
+        <TextInput value={value} onChange={setValue} />
+      </Box>
+      <Text color={problem ? theme.danger : theme.muted} wrap="truncate">
+        {problem && (tried || value !== (props.initial ?? '')) ? `✕ ${problem}` : 'enter saves · esc cancels'}
+      </Text>
+    </Dialog>
+  );
+}

@@ -1,0 +1,55 @@
+/**
+ * Confirmation for what cannot be undone: the user types the exact name; enter then goes
+ * ahead (and does nothing while the text differs); esc cancels.
+ */
+import { useState } from 'react';
+import { Box, Text } from 'ink';
+import TextInput from 'ink-text-input';
+import { useKeymap } from '../contexts/KeymapContext.js';
+import { theme } from '../theme.js';
+import { Dialog } from './Dialog.js';
+
+/** Props of {@link TypeToConfirmDialog}. */
+export interface TypeToConfirmDialogProps {
+  readonly title: string;
+  readonly message: readonly string[];
+  /** The text to type (a key's name). */
+  readonly expected: string;
+  readonly onConfirm: () => void;
+  readonly onCancel: () => void;
+  readonly columns: number;
+  readonly rows: number;
+}
+
+/** See the module comment. */
+export function TypeToConfirmDialog(props: TypeToConfirmDialogProps) {
+  const [value, setValue] = useState('');
+  const matches = value === props.expected;
+  useKeymap(
+    'typeToConfirm',
+    {
+      'typed.submit': () => {
+        if (matches) props.onConfirm();
+      },
+      'typed.cancel': props.onCancel,
+    },
+    { modal: true, textEntry: true },
+  );
+  return (
+    <Dialog title={props.title} columns={props.columns} rows={props.rows} dangerous>
+      {props.message.map((line, i) => (
+        <Text key={i} wrap="wrap">
+          {line}
+        </Text>
+      ))}
+      <Text wrap="truncate">{`Type the name to confirm: ${props.expected}`}</Text>
+      <Box>
+        <Text>{'> '}</Text>
+        <TextInput value={value} onChange={setValue} />
+      </Box>
+      <Text color={matches ? theme.danger : theme.muted} wrap="truncate">
+        {matches ? 'enter deletes it for good · esc cancels' : 'the name does not match yet · esc cancels'}
+      </Text>
+    </Dialog>
+  );
+}

@@ -1,0 +1,184 @@
+/**
+ * The session: which service and which credential the app uses, and whether the service
+ * rejected it. State and actions are published through two contexts (Gemini CLI's pattern),
+ * so components that only act never re-render on state changes.
+ *
+ * Phases: `loading` (reading the credential store) → `setup` (no credential, or asked for)
+ * → `ready` (a client exists). A 401 anywhere marks the session `rejected` (banner, `S`).
+ */
+import { createContext, useContext, useEffect, useMemo, useReducer, type ReactNode } from 'react';
+import { keyPrefixOf } from '../../api/errors.js';
+import type { AccountClient } from '../services.js';
+import { useServices } from './ServicesContext.js';
+
+/** Where the credential in use lives: the store's sources, or `memory` ("this session only"). */
+export type CredentialOrigin = 'env' | 'keychain' | 'file' | 'memory';
+
+/** The credential in use. `token` is secret: never render or log it. */
+export interface ActiveCredential {
+  readonly token: string;
+  readonly origin: CredentialOrigin;
+  /** For `file`: the plaintext file's path (shown with the warning). */
+  readonly path?: string;
+}
+
+/** State of the session. */
+export interface SessionState {
+  readonly phase: 'loading' | 'setup' | 'ready';
+  readonly baseUrl?: string;
+  readonly credential?: ActiveCredential;
+  /** The service answered 401 to the credential in use. */
+  readonly rejected: boolean;
+  /** Why setup is shown (e.g. after the key in use was deleted); shown on its first step. */
+  readonly notice?: string;
+}
+
+/** Actions of the session reducer. */
+export type SessionAction =
+  | { type: 'signIn'; baseUrl: string; credential: ActiveCredential }
+  | { type: 'setup'; notice?: string }
+  | { type: 'rejected' }
+  | { type: 'accepted' };
+
+/** Pure reducer of {@link SessionState}. */
+export function sessionReducer(state: SessionState, action: SessionAction): SessionState {
+  switch (action.type) {
+    case 'signIn':
+      return { phase: 'ready', baseUrl: action.baseUrl, credential: action.credential, rejected: false };
+    case 'setup':
+      return { phase: 'setup', rejected: false, ...(state.baseUrl !== undefined && { baseUrl: state.baseUrl }), ...(action.notice !== undefined && { notice: action.notice }) };
+    case 'rejected':
+      return state.rejected || state.phase !== 'ready' ? state : { ...state, rejected: true };
+    case 'accepted':
+      return state.rejected ? { ...state, rejected: false } : state;
+  }
+}
+
+/** What the app knows about the credential in use, without the secret. */
+export interface CredentialInfo {
+  readonly origin: CredentialOrigin;
+  readonly kind: 'management-key' | 'session-token';
+  /** `mk_` + 8 characters when the credential is a management key. */
+  readonly keyPrefix?: string;
+  readonly path?: string;
+}
+
+/** Describes a credential without its secret. */
+export function credentialInfo(credential: ActiveCredential): CredentialInfo {
+  const isMk = credential.token.startsWith('mk_');
+  return {
+    origin: credential.origin,
+    kind: isMk ? 'management-key' : 'session-token',
+    ...(isMk && { keyPrefix: keyPrefixOf(credential.token) }),
+    ...(credential.path !== undefined && { path: credential.path }),
+  };
+}
+
+/** Published session state. */
+export interface SessionView {
+  readonly phase: SessionState['phase'];
+  readonly baseUrl?: string;
+  readonly info?: CredentialInfo;
+  readonly rejected: boolean;
+  readonly notice?: string;
+  /** The client of the credential in use (phase `ready`). */
+  readonly client?: AccountClient;
+}
+
+/** Published session actions (stable). */
+export interface SessionActions {
+  /** Use `credential` against `baseUrl` from now on (after setup). */
+  readonly signIn: (baseUrl: string, credential: ActiveCredential) => void;
+  /** Show the guided setup, with `notice` on its first step. */
+  readonly startSetup: (notice?: string) => void;
+  /** The service answered 401 to the credential in use. */
+  readonly markRejected: () => void;
+  /** A request with the credential in use succeeded again. */
+  readonly markAccepted: () => void;
+}
+
+const SessionStateContext = createContext<SessionView | undefined>(undefined);
+const SessionActionsContext = createContext<SessionActions | undefined>(undefined);
+
+/** Props of {@link SessionProvider}. */
+export interface SessionProviderProps {
+  /** Start from this state instead of reading the store (tests). */
+  readonly initial?: SessionState;
+  readonly children?: ReactNode;
+}
+
+/** Reads the stored credential at mount, then owns the session. */
+export function SessionProvider({ initial, children }: SessionProviderProps) {
+  const services = useServices();
+  const [state, dispatch] = useReducer(sessionReducer, initial ?? { phase: 'loading', rejected: false, ...(services.profile.baseUrl !== undefined && { baseUrl: services.profile.baseUrl }) });
+
+  useEffect(() => {
+    if (state.phase !== 'loading') return;
+    let cancelled = false;
+    const baseUrl = services.profile.baseUrl;
+    services.store.get(services.profile.name).then(
+      (stored) => {
+        if (cancelled) return;
+        if (stored && baseUrl) {
+          dispatch({ type: 'signIn', baseUrl, credential: { token: stored.token, origin: stored.source, ...(stored.path !== undefined && { path: stored.path }) } });
+        } else {
+          dispatch({ type: 'setup' });
+        }
+      },
+      (error: unknown) => {
+        if (cancelled) return;
+        dispatch({ type: 'setup', notice: `could not read the stored key: ${error instanceof Error ? error.message : String(error)}` });
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs once, at start
+  }, []);
+
+  const token = state.credential?.token;
+  const client = useMemo(() => (token && state.baseUrl ? services.createClient(state.baseUrl, token) : undefined), [services, token, state.baseUrl]);
+  const info = useMemo(() => (state.credential ? credentialInfo(state.credential) : undefined), [state.credential]);
+
+  const view = useMemo<SessionView>(
+    () => ({
+      phase: state.phase,
+      rejected: state.rejected,
+      ...(state.baseUrl !== undefined && { baseUrl: state.baseUrl }),
+      ...(info && { info }),
+      ...(state.notice !== undefined && { notice: state.notice }),
+      ...(client && { client }),
+    }),
+    [state.phase, state.rejected, state.baseUrl, state.notice, info, client],
+  );
+
+  const actions = useMemo<SessionActions>(
+    () => ({
+      signIn: (baseUrl, credential) => dispatch({ type: 'signIn', baseUrl, credential }),
+      startSetup: (notice) => dispatch(notice === undefined ? { type: 'setup' } : { type: 'setup', notice }),
+      markRejected: () => dispatch({ type: 'rejected' }),
+      markAccepted: () => dispatch({ type: 'accepted' }),
+    }),
+    [],
+  );
+
+  return (
+    <SessionActionsContext.Provider value={actions}>
+      <SessionStateContext.Provider value={view}>{children}</SessionStateContext.Provider>
+    </SessionActionsContext.Provider>
+  );
+}
+
+/** The session state. */
+export function useSession(): SessionView {
+  const v = useContext(SessionStateContext);
+  if (!v) throw new Error('useSession needs <SessionProvider>');
+  return v;
+}
+
+/** The session actions (stable identity). */
+export function useSessionActions(): SessionActions {
+  const v = useContext(SessionActionsContext);
+  if (!v) throw new Error('useSessionActions needs <SessionProvider>');
+  return v;
+}

@@ -1,0 +1,44 @@
+/**
+ * The steps of the guided first-time setup and the pure checks of its inputs. Secrets (the
+ * session token, the new mk_) never live in these step values except the one-time `reveal`.
+ */
+import { consumptionKeyRefusal } from '../../credentials/token.js';
+
+/** A step of the setup. */
+export type SetupStep =
+  | { step: 'where'; error?: string }
+  | { step: 'token'; error?: string }
+  | { step: 'verifying' }
+  | { step: 'name'; error?: string }
+  | { step: 'creating' }
+  | { step: 'reveal'; name: string; keyPrefix: string; apiKey: string }
+  | { step: 'storing' }
+  | { step: 'storage-choice'; reason: string }
+  | { step: 'finishing' };
+
+/** Why `value` is not a usable service URL, or undefined (http/https, no credentials). */
+export function baseUrlProblem(value: string): string | undefined {
+  const v = value.trim();
+  if (v === '') return 'type the service’s address, e.g. https://api.example.com';
+  let url: URL;
+  try {
+    url = new URL(v);
+  } catch {
+    return 'this is not a URL: type it with http:// or https://';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'the address must start with http:// or https://';
+  if (url.username || url.password) return 'the address must not contain a user name or password';
+  return undefined;
+}
+
+/**
+ * Why `value` cannot be keydeck's credential, or undefined. Empty is accepted when a demo
+ * token is on offer (enter takes it). An `sk_` is refused: it authorizes inference only.
+ */
+export function tokenProblem(value: string, demoOffered: boolean): string | undefined {
+  const v = value.trim();
+  if (v === '') return demoOffered ? undefined : 'paste a session token or a management key (mk_…)';
+  if (/\s/.test(v)) return 'the token contains spaces or line breaks: paste only the token itself';
+  if (v.startsWith('sk_')) return consumptionKeyRefusal('this');
+  return undefined;
+}

@@ -1,0 +1,52 @@
+/**
+ * Step 1 of the top-up walk-through: the amount in USD (at least 10, at most two decimals),
+ * with the reason shown inline while it is refused; enter continues, esc cancels.
+ */
+import { useState } from 'react';
+import { Box, Text } from 'ink';
+import TextInput from 'ink-text-input';
+import { MIN_TOP_UP_USD } from '../../../api/schemas.js';
+import { Dialog } from '../../components/Dialog.js';
+import { useKeymap } from '../../contexts/KeymapContext.js';
+import { theme } from '../../theme.js';
+import { parseAmount } from './validation.js';
+
+/** Props of {@link AmountStep}. */
+export interface AmountStepProps {
+  readonly initial?: string | undefined;
+  readonly onSubmit: (amount: number) => void;
+  readonly onCancel: () => void;
+  readonly columns: number;
+  readonly rows: number;
+}
+
+/** See the module comment. */
+export function AmountStep(props: AmountStepProps) {
+  const [text, setText] = useState(props.initial ?? '');
+  const [tried, setTried] = useState(false);
+  const parsed = parseAmount(text);
+  useKeymap(
+    'billing',
+    {
+      'topup.submit': () => {
+        setTried(true);
+        if (parsed.ok) props.onSubmit(parsed.amount);
+      },
+      'topup.cancel': props.onCancel,
+    },
+    { modal: true, textEntry: true },
+  );
+  const showProblem = !parsed.ok && (tried || text.trim() !== '');
+  return (
+    <Dialog title="Top up · 1/3 amount" columns={props.columns} rows={props.rows}>
+      <Text wrap="wrap">{`How much to add to the credit balance, in USD (at least ${MIN_TOP_UP_USD}, whole cents).`}</Text>
+      <Box>
+        <Text>amount USD: </Text>
+        <TextInput value={text} onChange={setText} placeholder="25" />
+      </Box>
+      <Text color={showProblem ? theme.danger : theme.muted} wrap="wrap">
+        {showProblem && !parsed.ok ? `✕ ${parsed.reason}` : 'enter continues · esc cancels'}
+      </Text>
+    </Dialog>
+  );
+}

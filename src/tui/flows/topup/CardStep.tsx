@@ -1,0 +1,73 @@
+/**
+ * Step 3, card checkout (§2.4): the hosted page's `sessionUrl`, `o` opens it in the browser,
+ * `c` copies it; then the balance is watched until `totalTopUp` has risen by the amount. esc
+ * leaves the walk-through while the wait goes on (enter on the Billing pane resumes it); `x`
+ * closes a top-up that will not be paid.
+ */
+import { useState } from 'react';
+import { Text } from 'ink';
+import { ConfirmDialog } from '../../components/ConfirmDialog.js';
+import type { JournalEntry } from '../../../billing/journal.js';
+import { Dialog } from '../../components/Dialog.js';
+import { useKeymap } from '../../contexts/KeymapContext.js';
+import { formatUsd } from '../../format.js';
+import { theme } from '../../theme.js';
+import { CARD_WATCH_INTERVAL_MS } from './useTopUpFlow.js';
+import { FlowMessageView } from './FlowMessageView.js';
+import type { FlowMessage } from './flowState.js';
+
+/** Props of {@link CardStep}. */
+export interface CardStepProps {
+  readonly entry: JournalEntry;
+  readonly message?: FlowMessage | undefined;
+  readonly onOpen: () => void;
+  readonly onCopy: () => void;
+  readonly onAbandon: () => void;
+  readonly onLeave: () => void;
+  readonly columns: number;
+  readonly rows: number;
+}
+
+/** See the module comment. */
+export function CardStep({ entry, message, onOpen, onCopy, onAbandon, onLeave, columns, rows }: CardStepProps) {
+  const [confirming, setConfirming] = useState(false);
+  const url = entry.sessionUrl;
+  useKeymap(
+    'billing',
+    { 'topup.open': url ? onOpen : undefined, 'topup.copyUrl': url ? onCopy : undefined, 'topup.abandon': () => setConfirming(true), 'topup.leave': onLeave },
+    { modal: true, active: !confirming },
+  );
+  if (confirming) {
+    return (
+      <ConfirmDialog
+        title={`Close the card checkout top-up of ${formatUsd(entry.amount)}?`}
+        message={['Only if you will not pay it. A payment made later is still credited by the service, but keydeck stops watching for it.']}
+        actionLabel="Close it"
+        dangerous
+        onConfirm={onAbandon}
+        onCancel={() => setConfirming(false)}
+        columns={columns}
+        rows={rows}
+      />
+    );
+  }
+  const target = entry.baselineTotalTopUp !== undefined ? entry.baselineTotalTopUp + entry.amount : undefined;
+  return (
+    <Dialog title={`Top up · card checkout · ${formatUsd(entry.amount)}`} columns={columns} rows={rows}>
+      <Text wrap="wrap">Pay on the card processor’s checkout page:</Text>
+      <Text color={theme.accent} wrap="wrap">
+        {url ?? `(session ${entry.sessionId ?? '?'}: no page address was given)`}
+      </Text>
+      <Text wrap="wrap">o opens it in the browser · c copies the link</Text>
+      <Text> </Text>
+      <Text wrap="wrap">
+        {`… waiting for the payment: the balance is read every ${CARD_WATCH_INTERVAL_MS / 1000} s`}
+        {target !== undefined ? ` until the total of top-ups reaches ${formatUsd(target)}.` : '.'}
+      </Text>
+      <FlowMessageView message={message} />
+      <Text color={theme.muted} wrap="wrap">
+        esc leaves (the wait goes on; enter on the Billing pane resumes) · x closes it if you will not pay
+      </Text>
+    </Dialog>
+  );
+}

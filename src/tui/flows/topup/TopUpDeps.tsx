@@ -1,0 +1,48 @@
+/**
+ * What the Billing pane and the top-up walk-through need from outside besides the shell's
+ * services: the top-up journal, the browser opener, the sandbox transfer simulation and the
+ * bell. Defaults are the real ones; tests (and embedders) replace them with
+ * {@link TopUpDepsProvider}.
+ */
+import { createContext, useContext, type ReactNode } from 'react';
+import { simulateUsdcTransfer } from '../../../api/sandbox-sim.js';
+import { TopUpJournal } from '../../../billing/journal.js';
+
+/** See the module comment. */
+export interface TopUpDeps {
+  /** The journal (default: `<data dir>/topups.json`, `KEYDECK_DATA_DIR` honoured). */
+  readonly journal: TopUpJournal;
+  /** Opens `url` in the browser (default: the `open` package). Rejects when it cannot. */
+  readonly openUrl: (url: string) => Promise<void>;
+  /** Sends a simulated USDC transfer through the sandbox at `baseUrl`; returns its hash. */
+  readonly simulateTransfer: (baseUrl: string, transfer: { to: string; amount: string }) => Promise<{ txHash: string }>;
+  /** Rings the terminal bell; undefined: BEL written to Ink's stdout. */
+  readonly bell?: () => void;
+}
+
+let defaults: TopUpDeps | undefined;
+
+/** The real dependencies, created once per process. */
+export function defaultTopUpDeps(): TopUpDeps {
+  defaults ??= {
+    journal: new TopUpJournal(),
+    openUrl: async (url) => {
+      const { default: open } = await import('open');
+      await open(url);
+    },
+    simulateTransfer: (baseUrl, transfer) => simulateUsdcTransfer(baseUrl, transfer),
+  };
+  return defaults;
+}
+
+const TopUpDepsContext = createContext<TopUpDeps | undefined>(undefined);
+
+/** Replaces the dependencies below it (tests). */
+export function TopUpDepsProvider({ deps, children }: { readonly deps: TopUpDeps; readonly children?: ReactNode }) {
+  return <TopUpDepsContext.Provider value={deps}>{children}</TopUpDepsContext.Provider>;
+}
+
+/** The dependencies in force: the provided ones, else {@link defaultTopUpDeps}. */
+export function useTopUpDeps(): TopUpDeps {
+  return useContext(TopUpDepsContext) ?? defaultTopUpDeps();
+}

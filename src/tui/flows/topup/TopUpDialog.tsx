@@ -1,0 +1,102 @@
+/**
+ * The top-up walk-through on screen: the step of {@link TopUpFlow} drawn in the area it is
+ * given, each step binding its own keys (modal, `billing` scope of the key-action table).
+ */
+import { Text } from 'ink';
+import { Dialog } from '../../components/Dialog.js';
+import { useKeymap } from '../../contexts/KeymapContext.js';
+import { formatUsd } from '../../format.js';
+import { theme } from '../../theme.js';
+import { methodLabel } from '../../../billing/journal.js';
+import { AmountStep } from './AmountStep.js';
+import { CardStep } from './CardStep.js';
+import { DirectStep } from './DirectStep.js';
+import { DoneStep } from './DoneStep.js';
+import { MethodStep } from './MethodStep.js';
+import { UsdcStep } from './UsdcStep.js';
+import type { TopUpFlow } from './useTopUpFlow.js';
+
+/** Props of {@link TopUpDialog}. */
+export interface TopUpDialogProps {
+  readonly flow: TopUpFlow;
+  /** The balance polled now (USD), for the last step. */
+  readonly remaining?: number | undefined;
+  readonly columns: number;
+  readonly rows: number;
+}
+
+/** See the module comment. Renders nothing when no walk-through is open. */
+export function TopUpDialog({ flow, remaining, columns, rows }: TopUpDialogProps) {
+  const { view, entry } = flow;
+  const area = { columns, rows };
+  if (!view || !flow.open) return null;
+  switch (view.kind) {
+    case 'amount':
+      return <AmountStep {...area} initial={view.initial} onSubmit={flow.submitAmount} onCancel={flow.cancel} />;
+    case 'method':
+      return (
+        <MethodStep
+          {...area}
+          amount={view.amount}
+          cursor={view.cursor}
+          message={view.message}
+          busy={flow.busy}
+          onMove={flow.moveMethod}
+          onChoose={flow.chooseMethod}
+          onBack={flow.backToAmount}
+        />
+      );
+    case 'requesting':
+      return <Requesting {...area} text={flow.busy ?? `requesting a ${methodLabel(view.method)} top-up of ${formatUsd(view.amount)}`} />;
+    default:
+      break;
+  }
+  if (!entry) return <Requesting {...area} text="reading the top-up journal" />;
+  switch (view.kind) {
+    case 'card':
+      return (
+        <CardStep
+          {...area}
+          entry={entry}
+          message={view.message}
+          onOpen={flow.openCheckout}
+          onCopy={() => entry.sessionUrl && flow.copy(entry.sessionUrl, 'checkout link')}
+          onAbandon={flow.abandon}
+          onLeave={flow.leave}
+        />
+      );
+    case 'usdc':
+      return (
+        <UsdcStep
+          {...area}
+          entry={entry}
+          mode={view.mode}
+          hashDraft={view.hashDraft}
+          message={view.message}
+          busy={flow.busy}
+          canSimulate={flow.canSimulate}
+          onMode={flow.setUsdcMode}
+          onCopy={flow.copy}
+          onVerify={flow.verify}
+          onAmountSent={flow.setAmountSent}
+          onSimulate={flow.simulate}
+          onAbandon={flow.abandon}
+          onLeave={flow.leave}
+        />
+      );
+    case 'direct':
+      return <DirectStep {...area} entry={entry} data={view.data} message={view.message} onAbandon={flow.abandon} onLeave={flow.leave} />;
+    case 'done':
+      return <DoneStep {...area} entry={entry} data={view.data} remaining={remaining} onClose={flow.close} />;
+  }
+}
+
+/** A request in flight: holds every key but ctrl-c. */
+function Requesting({ text, columns, rows }: { readonly text: string; readonly columns: number; readonly rows: number }) {
+  useKeymap('billing', {}, { modal: true });
+  return (
+    <Dialog title="Top up" columns={columns} rows={rows}>
+      <Text color={theme.accent}>{`… ${text}`}</Text>
+    </Dialog>
+  );
+}

@@ -1,0 +1,206 @@
+/**
+ * Step 3, USDC on Base (§2.5, §4 verify-topup): the deposit address (full, EIP-55), the chain,
+ * the exact amount, a warning to send USDC on Base only, and a QR code of the EIP-681 payment
+ * request; `c` copies the address, `a` the amount. Then the transaction hash is pasted (checked
+ * as `0x` + 64 hex while typed) and verified with the same amount; each refusal is explained.
+ * With a sandbox, `s` simulates the transfer.
+ */
+import { useState } from 'react';
+import { Box, Text } from 'ink';
+import TextInput from 'ink-text-input';
+import { BASE_CHAIN_ID, USDC_BASE_CONTRACT, usdcTransferUri } from '../../../billing/eip681.js';
+import { stateLabel, type JournalEntry } from '../../../billing/journal.js';
+import { ConfirmDialog } from '../../components/ConfirmDialog.js';
+import { useKeymap } from '../../contexts/KeymapContext.js';
+import { formatUsd, truncateTo } from '../../format.js';
+import { symbols, theme } from '../../theme.js';
+import { FlowMessageView } from './FlowMessageView.js';
+import type { FlowMessage, UsdcMode } from './flowState.js';
+import { qrSize } from './qr.js';
+import { QrCode } from './QrCode.js';
+import { hashProblem, parseAmount } from './validation.js';
+
+/** Props of {@link UsdcStep}. */
+export interface UsdcStepProps {
+  readonly entry: JournalEntry;
+  readonly mode: UsdcMode;
+  readonly hashDraft?: string | undefined;
+  readonly message?: FlowMessage | undefined;
+  readonly busy?: string | undefined;
+  readonly canSimulate: boolean;
+  readonly onMode: (mode: UsdcMode) => void;
+  readonly onCopy: (text: string, what: string) => void;
+  readonly onVerify: (hash: string) => void;
+  readonly onAmountSent: (amount: number) => void;
+  readonly onSimulate: () => void;
+  readonly onAbandon: () => void;
+  readonly onLeave: () => void;
+  readonly columns: number;
+  readonly rows: number;
+}
+
+/** Width of the text column beside the QR code, in cells. */
+const TEXT_COLUMNS = 60;
+
+/** The EIP-681 URI of the entry's transfer, or the reason it cannot be made. */
+export function paymentUriOf(entry: JournalEntry): { uri: string } | { problem: string } {
+  if (!entry.address) return { problem: 'no deposit address was given' };
+  try {
+    return { uri: usdcTransferUri({ address: entry.address, amount: entry.instructedAmount ?? entry.amount }) };
+  } catch (error) {
+    return { problem: (error as Error).message };
+  }
+}
+
+/** See the module comment. */
+export function UsdcStep(props: UsdcStepProps) {
+  const { entry, mode, columns, rows } = props;
+  const amountText = entry.instructedAmount ?? String(entry.amount);
+  const payment = paymentUriOf(entry);
+  const qr = 'uri' in payment ? qrSize(payment.uri) : undefined;
+  const idle = props.busy === undefined;
+  const main = mode === 'main' && idle;
+  const credited = entry.state === 'credited';
+
+  useKeymap(
+    'billing',
+    main
+      ? {
+          'topup.copyAddress': entry.address ? () => props.onCopy(entry.address!, 'deposit address') : undefined,
+          'topup.copyAmount': () => props.onCopy(amountText, 'amount'),
+          'topup.hash': credited ? undefined : () => props.onMode('hash'),
+          'topup.simulate': props.canSimulate && !entry.txHash && entry.address ? props.onSimulate : undefined,
+          'topup.qr': qr ? () => props.onMode('qr') : undefined,
+          'topup.editAmount': entry.reasonCode === 'amount_mismatch' ? () => props.onMode('amountSent') : undefined,
+          'topup.abandon': credited ? undefined : () => props.onMode('abandon'),
+          'topup.leave': props.onLeave,
+        }
+      : mode === 'qr'
+        ? { 'topup.qr': () => props.onMode('main'), 'topup.back': () => props.onMode('main') }
+        : {},
+    { modal: true, active: mode !== 'hash' && mode !== 'amountSent' && mode !== 'abandon' },
+  );
+
+  if (mode === 'abandon') {
+    return (
+      <ConfirmDialog
+        title={`Close the USDC top-up of ${formatUsd(entry.amount)}?`}
+        message={[
+          'Only if you sent nothing to this address. If you already sent USDC, keep it open and verify the transaction: the journal is what lets you finish it.',
+        ]}
+        actionLabel="Close it"
+        dangerous
+        onConfirm={props.onAbandon}
+        onCancel={() => props.onMode('main')}
+        columns={columns}
+        rows={rows}
+      />
+    );
+  }
+
+  if (mode === 'qr') {
+    const fits = qr !== undefined && qr.columns <= columns && qr.rows + 1 <= rows;
+    return (
+      <Box width={columns} height={rows} flexDirection="column" alignItems="center" justifyContent="center">
+        {fits && 'uri' in payment ? <QrCode value={payment.uri} /> : null}
+        <Text wrap="truncate">
+          {fits
+            ? `Scan with a wallet: ${amountText} USDC (token ${USDC_BASE_CONTRACT}) on Base to ${entry.address ?? '?'} · v or esc back`
+            : `The QR code needs ${qr?.columns ?? '?'}×${(qr?.rows ?? 0) + 1} cells; this area is ${columns}×${rows}: enlarge the terminal. v or esc back`}
+        </Text>
+      </Box>
+    );
+  }
+
+  const side = qr !== undefined && columns >= TEXT_COLUMNS + 2 + qr.columns && rows >= qr.rows;
+  const textWidth = side ? TEXT_COLUMNS : columns - 2;
+  const details = (
+    <Box flexDirection="column" width={textWidth} flexShrink={0}>
+      <Text bold wrap="truncate">{`Top up · USDC on Base · ${formatUsd(entry.amount)} · ${stateLabel(entry.state)}`}</Text>
+      <Text wrap="truncate">
+        {'Send exactly  '}
+        <Text bold>{`${amountText} USDC`}</Text>
+        {entry.amountSent !== undefined ? <Text color={theme.muted}>{` (verifying for ${formatUsd(entry.amountSent)})`}</Text> : null}
+      </Text>
+      <Text wrap="truncate">
+        {'To address    '}
+        <Text bold color={theme.accent}>
+          {entry.address ?? '(none given)'}
+        </Text>
+      </Text>
+      <Text wrap="truncate">{`Network       Base (chain id ${BASE_CHAIN_ID}) · token USDC ${shortAddress(USDC_BASE_CONTRACT)}`}</Text>
+      <Text color={theme.warning} wrap="wrap">{`${symbols.warning} Send USDC on the Base network only: another token or network cannot be credited.`}</Text>
+      <Text wrap="truncate">{`Transaction   ${entry.txHash ?? 'not given yet'}`}</Text>
+      {'problem' in payment ? <Text color={theme.danger} wrap="wrap">{`✕ ${payment.problem}`}</Text> : null}
+      {mode === 'hash' ? <HashField initial={props.hashDraft ?? ''} onSubmit={props.onVerify} onCancel={() => props.onMode('main')} /> : null}
+      {mode === 'amountSent' ? <AmountSentField onSubmit={props.onAmountSent} onCancel={() => props.onMode('main')} /> : null}
+      <FlowMessageView message={props.message} />
+      {idle ? null : <Text color={theme.accent}>{`… ${props.busy}`}</Text>}
+      {main ? (
+        <Text color={theme.muted} wrap="wrap">
+          {credited
+            ? 'This top-up is credited. esc leaves.'
+            : `Then h: paste the transaction hash to verify it.${qr && !side ? ` v shows the QR code (${qr.columns}×${qr.rows + 1} cells).` : ''} esc leaves; the top-up stays open.`}
+        </Text>
+      ) : null}
+    </Box>
+  );
+  if (!side || !('uri' in payment)) return <Box width={columns} height={rows} flexDirection="column" paddingX={1}>{details}</Box>;
+  return (
+    <Box width={columns} height={rows} paddingX={1} gap={2}>
+      {details}
+      <QrCode value={payment.uri} />
+    </Box>
+  );
+}
+
+/** The transaction-hash field: checked as typed; enter verifies, esc goes back. */
+function HashField({ initial, onSubmit, onCancel }: { readonly initial: string; readonly onSubmit: (hash: string) => void; readonly onCancel: () => void }) {
+  const [text, setText] = useState(initial);
+  const problem = hashProblem(text);
+  useKeymap('billing', { 'topup.verify': () => (problem ? undefined : onSubmit(text)), 'topup.back': onCancel }, { modal: true, textEntry: true });
+  return (
+    <Box flexDirection="column">
+      <Box>
+        <Text>tx hash: </Text>
+        <TextInput value={text} onChange={(v) => setText(pastedHash(v))} placeholder="0x…" />
+      </Box>
+      <Text color={problem ? (text === '' ? theme.muted : theme.danger) : theme.ok} wrap="truncate">
+        {problem ? `${text === '' ? '·' : '✕'} ${problem}` : '✓ a valid transaction hash: enter verifies it (sent once, never retried by itself) · esc back'}
+      </Text>
+    </Box>
+  );
+}
+
+/**
+ * The field's new text: trimmed; when a whole hash was pasted onto other text (a previous
+ * hash, say), the pasted hash alone, so a paste always replaces.
+ */
+export function pastedHash(value: string): string {
+  const t = value.trim();
+  const hashes = t.match(/0x[0-9a-fA-F]{64}/g);
+  return hashes && t.length > 66 ? hashes[hashes.length - 1]! : t;
+}
+
+/** The "amount actually sent" field (after an amount mismatch). */
+function AmountSentField({ onSubmit, onCancel }: { readonly onSubmit: (amount: number) => void; readonly onCancel: () => void }) {
+  const [text, setText] = useState('');
+  const parsed = parseAmount(text);
+  useKeymap('billing', { 'topup.verify': () => (parsed.ok ? onSubmit(parsed.amount) : undefined), 'topup.back': onCancel }, { modal: true, textEntry: true });
+  return (
+    <Box flexDirection="column">
+      <Box>
+        <Text>amount you sent, USD: </Text>
+        <TextInput value={text} onChange={setText} />
+      </Box>
+      <Text color={parsed.ok ? theme.ok : theme.muted} wrap="truncate">
+        {parsed.ok ? 'enter saves it for the verification · esc back' : `· ${parsed.reason}`}
+      </Text>
+    </Box>
+  );
+}
+
+/** Shortened address for narrow places: `0x1234…abcd`. */
+export function shortAddress(address: string, width = 13): string {
+  return address.length <= width ? address : truncateTo(`${address.slice(0, 6)}…${address.slice(-4)}`, width);
+}

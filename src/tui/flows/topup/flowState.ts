@@ -1,0 +1,81 @@
+/**
+ * The state of the top-up walk-through (issue 6), pure: which step is on screen, and the
+ * rules that decide when a card top-up is credited and how a journal entry is reopened.
+ */
+import type { CreditBalance, TopUpMethod } from '../../../api/schemas.js';
+import { isUnfinished, type JournalEntry } from '../../../billing/journal.js';
+
+/** The methods in the order the method step lists them (keys 1, 2, 3). */
+export const METHODS: readonly TopUpMethod[] = ['usdc', 'card_checkout', 'card_direct'];
+
+/** A message shown in a step: a tone (never shown by colour alone) and lines. */
+export interface FlowMessage {
+  readonly tone: 'ok' | 'info' | 'warning' | 'error';
+  readonly lines: readonly string[];
+}
+
+/** What part of the USDC step has the keyboard. */
+export type UsdcMode = 'main' | 'hash' | 'amountSent' | 'qr' | 'abandon';
+
+/** The step on screen. Steps after the request refer to their journal entry by id. */
+export type FlowView =
+  | { readonly kind: 'amount'; readonly initial?: string }
+  | { readonly kind: 'method'; readonly amount: number; readonly cursor: number; readonly message?: FlowMessage }
+  | { readonly kind: 'requesting'; readonly amount: number; readonly method: TopUpMethod }
+  | { readonly kind: 'card'; readonly entryId: string; readonly message?: FlowMessage }
+  | {
+      readonly kind: 'usdc';
+      readonly entryId: string;
+      readonly mode: UsdcMode;
+      /** Pre-filled hash for the hash field (after a simulated transfer or a resume). */
+      readonly hashDraft?: string;
+      readonly message?: FlowMessage;
+    }
+  | { readonly kind: 'direct'; readonly entryId: string; readonly data?: unknown; readonly message?: FlowMessage }
+  /** Finished; `data` is a card direct answer, kept to show it. */
+  | { readonly kind: 'done'; readonly entryId: string; readonly data?: unknown };
+
+/** Whole cents of a USD amount (comparisons of money never use float equality). */
+export function cents(usd: number): number {
+  return Math.round(usd * 100);
+}
+
+/**
+ * True when the balance record shows a card top-up (checkout or direct) credited: its
+ * `totalTopUp` (sum of all top-ups, §2.3, unaffected by spending) has risen by the entry's
+ * amount above the baseline recorded when it started. USDC top-ups are credited by
+ * verify-topup only.
+ */
+export function creditedByBalance(entry: JournalEntry, credits: Pick<CreditBalance, 'totalTopUp'>): boolean {
+  if (entry.method === 'usdc' || !isUnfinished(entry.state) || entry.baselineTotalTopUp === undefined) return false;
+  return cents(credits.totalTopUp) >= cents(entry.baselineTotalTopUp) + cents(entry.amount);
+}
+
+/** The step that shows `entry` when it is reopened (after a restart, or from the list). */
+export function viewForEntry(entry: JournalEntry): FlowView {
+  if (entry.state === 'credited') return { kind: 'done', entryId: entry.id };
+  switch (entry.method) {
+    case 'usdc':
+      return {
+        kind: 'usdc',
+        entryId: entry.id,
+        mode: 'main',
+        ...(entry.txHash !== undefined && { hashDraft: entry.txHash }),
+        ...(entry.reason !== undefined && { message: { tone: entry.state === 'refused' ? 'error' : 'warning', lines: [`Last time: ${entry.reason}.`] } as FlowMessage }),
+      };
+    case 'card_checkout':
+      return { kind: 'card', entryId: entry.id };
+    case 'card_direct':
+      return { kind: 'direct', entryId: entry.id };
+  }
+}
+
+/** True for views that belong to a started top-up (leaving them keeps the top-up open). */
+export function isStarted(view: FlowView | undefined): boolean {
+  return view !== undefined && view.kind !== 'amount' && view.kind !== 'method' && view.kind !== 'requesting';
+}
+
+/** The journal entry a view refers to, if any. */
+export function entryIdOf(view: FlowView | undefined): string | undefined {
+  return view && 'entryId' in view ? view.entryId : undefined;
+}

@@ -1,0 +1,428 @@
+/**
+ * The behaviour of the top-up walk-through (issue 6): amount → method → the method's step,
+ * every top-up recorded in the journal, card top-ups watched until `totalTopUp` rose by the
+ * amount, USDC transfers verified once per user request (never retried by itself), and an
+ * unfinished top-up reopened at mount (after a restart). Owned by the Billing pane, which stays
+ * mounted while hidden, so a top-up in progress survives pane switches, failed polls and resizes.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { canSimulateTransfers } from '../../../api/sandbox-sim.js';
+import type { CreditBalance, TopUpMethod } from '../../../api/schemas.js';
+import { toChecksumAddress } from '../../../billing/eip681.js';
+import { hostOf, isUnfinished, methodLabel, type JournalEntry, type JournalPatch, type JournalScope, type NewJournalEntry } from '../../../billing/journal.js';
+import { useBalance, useBalanceRefresh } from '../../contexts/BalanceContext.js';
+import { useServices } from '../../contexts/ServicesContext.js';
+import { useSession, useSessionActions } from '../../contexts/SessionContext.js';
+import { useFlash } from '../../contexts/StatusContext.js';
+import { describeFailure, isUnauthorized } from '../../errors.js';
+import { formatUsd } from '../../format.js';
+import { billingClientOf } from '../../panes/billing/billingClient.js';
+import { creditedByBalance, entryIdOf, isStarted, METHODS, viewForEntry, type FlowMessage, type FlowView, type UsdcMode } from './flowState.js';
+import { explainVerifyFailure } from './refusals.js';
+import { useTopUpDeps } from './TopUpDeps.js';
+import { hashProblem, normalizeHash } from './validation.js';
+
+/** How often the balance is read while a card payment is awaited on screen, ms. */
+export const CARD_WATCH_INTERVAL_MS = 3_000;
+
+/** What {@link useTopUpFlow} gives the Billing pane. */
+export interface TopUpFlow {
+  /** The step, when a walk-through exists (shown or left). */
+  readonly view?: FlowView;
+  /** The walk-through is shown (false: left, resumable). */
+  readonly open: boolean;
+  /** What is being sent, while a request is in flight. */
+  readonly busy?: string;
+  /** The journal's top-ups of this service and profile, newest first. */
+  readonly entries: readonly JournalEntry[];
+  /** The entry of the current step. */
+  readonly entry?: JournalEntry;
+  /** "Simulate the transfer" is offered (a sandbox). */
+  readonly canSimulate: boolean;
+  readonly start: () => void;
+  readonly cancel: () => void;
+  readonly submitAmount: (amount: number) => void;
+  /** From the method step back to the amount (the amount kept as typed). */
+  readonly backToAmount: () => void;
+  readonly moveMethod: (delta: number) => void;
+  readonly chooseMethod: (method: TopUpMethod) => void;
+  readonly openCheckout: () => void;
+  readonly copy: (text: string, what: string) => void;
+  readonly setUsdcMode: (mode: UsdcMode) => void;
+  readonly verify: (hashText: string) => void;
+  readonly setAmountSent: (amount: number) => void;
+  readonly simulate: () => void;
+  readonly abandon: () => void;
+  /** Hides a started walk-through (it stays open) or cancels one not started. */
+  readonly leave: () => void;
+  /** Shows the walk-through of `entryId` (default: the current one, else the newest unfinished). */
+  readonly resume: (entryId?: string) => void;
+  readonly close: () => void;
+}
+
+type Busy = string | undefined;
+
+/** See the module comment. Must be inside the shell's providers (session, balance, status, services). */
+export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
+  const services = useServices();
+  const session = useSession();
+  const { markRejected } = useSessionActions();
+  const balance = useBalance();
+  const refreshBalance = useBalanceRefresh();
+  const flash = useFlash();
+  const deps = useTopUpDeps();
+  const client = useMemo(() => billingClientOf(session.client), [session.client]);
+  const baseUrl = session.baseUrl;
+  const scope = useMemo<JournalScope | undefined>(
+    () => (baseUrl ? { host: hostOf(baseUrl), profile: services.profile.name } : undefined),
+    [baseUrl, services.profile.name],
+  );
+  const canSimulate = baseUrl !== undefined && canSimulateTransfers(baseUrl, services.target === 'sandbox');
+
+  const [view, setView] = useState<FlowView | undefined>(undefined);
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState<Busy>(undefined);
+  const [entries, setEntries] = useState<JournalEntry[]>([]);
+  const mounted = useRef(true);
+  useEffect(
+    () => () => {
+      mounted.current = false;
+    },
+    [],
+  );
+  const viewRef = useRef(view);
+  viewRef.current = view;
+  const entriesRef = useRef(entries);
+  entriesRef.current = entries;
+  /** One money action at a time (set before the first await, so a double key press cannot send twice). */
+  const lock = useRef(false);
+
+  /** Puts `entry` into the list (replacing the one with its id), newest first. */
+  const remember = useCallback((entry: JournalEntry) => {
+    setEntries((list) => [entry, ...list.filter((e) => e.id !== entry.id)].sort((a, b) => b.createdAt.localeCompare(a.createdAt)));
+  }, []);
+
+  /** Writes a change to the journal; when the disk refuses, keeps it in memory and says so. */
+  const save = useCallback(
+    async (id: string, patch: JournalPatch): Promise<JournalEntry | undefined> => {
+      const current = entriesRef.current.find((e) => e.id === id);
+      let next: JournalEntry | undefined;
+      try {
+        next = await deps.journal.update(id, patch);
+      } catch (error) {
+        flash(`${describeFailure(error)} The top-up is kept in memory only: note its details.`, 'warning');
+      }
+      next ??= current ? { ...current, ...patch, updatedAt: new Date().toISOString() } : undefined;
+      if (next && mounted.current) remember(next);
+      return next;
+    },
+    [deps.journal, flash, remember],
+  );
+
+  // Load the journal for this service and reopen the newest unfinished top-up (after a restart).
+  useEffect(() => {
+    if (!scope) return;
+    let cancelled = false;
+    deps.journal.recent(scope, 200).then(
+      (list) => {
+        if (cancelled) return;
+        setEntries(list);
+        const unfinished = list.find((e) => isUnfinished(e.state));
+        if (unfinished && viewRef.current === undefined) {
+          setView(viewForEntry(unfinished));
+          setOpen(true);
+          flash(`reopened the unfinished top-up of ${formatUsd(unfinished.amount)} (${methodLabel(unfinished.method)}): Billing pane, 3`, 'warning');
+        }
+        if (deps.journal.movedAside) flash(`the top-up journal was unreadable and was moved to ${deps.journal.movedAside}`, 'warning');
+      },
+      (error: unknown) => {
+        if (!cancelled) flash(describeFailure(error), 'warning');
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [scope, deps.journal, flash]);
+
+  // Card top-ups: credited once totalTopUp has risen by the amount (every poll is checked).
+  const credits: CreditBalance | undefined = balance.data;
+  const crediting = useRef(new Set<string>());
+  useEffect(() => {
+    if (!credits) return;
+    for (const entry of entriesRef.current) {
+      if (crediting.current.has(entry.id) || !creditedByBalance(entry, credits)) continue;
+      crediting.current.add(entry.id);
+      void save(entry.id, { state: 'credited', balance: credits.remaining, credited: entry.amount, reason: undefined, reasonCode: undefined }).then(() => {
+        if (!mounted.current) return;
+        flash(`top-up of ${formatUsd(entry.amount)} (${methodLabel(entry.method)}) credited: the balance is ${formatUsd(credits.remaining)}`, 'ok');
+        const v = viewRef.current;
+        if (entryIdOf(v) === entry.id) setView({ kind: 'done', entryId: entry.id, ...(v?.kind === 'direct' && v.data !== undefined && { data: v.data }) });
+      });
+    }
+  }, [credits, save, flash]);
+
+  // While a card payment is awaited on screen, read the balance every few seconds.
+  const entry = useMemo(() => entries.find((e) => e.id === entryIdOf(view)), [entries, view]);
+  const watching = options.active && open && entry !== undefined && entry.method !== 'usdc' && isUnfinished(entry.state);
+  useEffect(() => {
+    if (!watching) return;
+    const timer = setInterval(refreshBalance, CARD_WATCH_INTERVAL_MS);
+    return () => clearInterval(timer);
+  }, [watching, refreshBalance]);
+
+  /** Runs one request at a time with `label` shown; a 401 marks the session rejected. */
+  const runBusy = useCallback(
+    async <T,>(label: string, fn: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> => {
+      setBusy(label);
+      try {
+        return { ok: true, value: await fn() };
+      } catch (error) {
+        if (isUnauthorized(error)) markRejected();
+        return { ok: false, error };
+      } finally {
+        if (mounted.current) setBusy(undefined);
+      }
+    },
+    [markRejected],
+  );
+
+  const setUsdc = useCallback((patch: Partial<Extract<FlowView, { kind: 'usdc' }>>) => {
+    setView((v) => (v?.kind === 'usdc' ? { ...v, ...patch } : v));
+  }, []);
+
+  const chooseMethod = useCallback(
+    (method: TopUpMethod) => {
+      const v = viewRef.current;
+      if (v?.kind !== 'method' || !client || !scope || lock.current) return;
+      lock.current = true;
+      const amount = v.amount;
+      setView({ kind: 'requesting', amount, method });
+      void (async () => {
+       try {
+        // The baseline: totalTopUp before paying (card top-ups are credited once it rose by the amount).
+        const before = await runBusy('reading the balance', () => client.getCredits());
+        if (!before.ok) {
+          setView({ kind: 'method', amount, cursor: METHODS.indexOf(method), message: { tone: 'error', lines: [describeFailure(before.error), 'Nothing was requested.'] } });
+          return;
+        }
+        const result = await runBusy(`requesting a ${methodLabel(method)} top-up of ${formatUsd(amount)}`, () => client.topUp({ amount, method }));
+        if (!result.ok) {
+          const unknown = (result.error as { outcomeUnknown?: unknown }).outcomeUnknown === true;
+          const lines = [describeFailure(result.error)];
+          if (unknown) lines.push('Check the billing status (s on the Billing pane) before trying again.');
+          setView({ kind: 'method', amount, cursor: METHODS.indexOf(method), message: { tone: 'error', lines } });
+          return;
+        }
+        const fields: NewJournalEntry = {
+          amount,
+          method,
+          state: method === 'card_direct' ? 'submitted' : 'awaiting_payment',
+          host: scope.host,
+          ...(scope.profile !== undefined && { profile: scope.profile }),
+          baselineTotalTopUp: before.value.totalTopUp,
+        };
+        let message: FlowMessage | undefined;
+        const r = result.value;
+        if (r.method === 'usdc') {
+          let address = r.data.address;
+          try {
+            address = toChecksumAddress(r.data.address);
+          } catch (error) {
+            message = { tone: 'error', lines: [(error as Error).message] };
+          }
+          Object.assign(fields, { address, chain: r.data.chain, instructedAmount: r.data.amount });
+        } else if (r.method === 'card_checkout') {
+          Object.assign(fields, { sessionId: r.data.sessionId, sessionUrl: r.data.sessionUrl });
+        }
+        let created: JournalEntry;
+        try {
+          created = await deps.journal.add(fields);
+        } catch (error) {
+          const time = new Date().toISOString();
+          created = { ...fields, id: `unsaved-${Date.now()}`, createdAt: time, updatedAt: time };
+          flash(`${describeFailure(error)} The top-up is kept in memory only: note its details.`, 'warning');
+        }
+        if (!mounted.current) return;
+        remember(created);
+        refreshBalance();
+        if (r.method === 'usdc') setView({ kind: 'usdc', entryId: created.id, mode: 'main', ...(message && { message }) });
+        else if (r.method === 'card_checkout') setView({ kind: 'card', entryId: created.id });
+        else setView({ kind: 'direct', entryId: created.id, data: r.data });
+       } finally {
+        lock.current = false;
+       }
+      })();
+    },
+    [client, scope, runBusy, deps.journal, flash, remember, refreshBalance],
+  );
+
+  const verify = useCallback(
+    (hashText: string) => {
+      const v = viewRef.current;
+      const current = entriesRef.current.find((e) => e.id === entryIdOf(v));
+      if (v?.kind !== 'usdc' || !current || !client || !scope || lock.current) return;
+      const problem = hashProblem(hashText);
+      if (problem) {
+        setUsdc({ mode: 'hash', hashDraft: hashText, message: { tone: 'error', lines: [`Not a transaction hash: ${problem}.`] } });
+        return;
+      }
+      const txHash = normalizeHash(hashText);
+      const amount = current.amountSent ?? current.amount;
+      lock.current = true;
+      setUsdc({ mode: 'main', hashDraft: txHash, message: undefined });
+      void (async () => {
+       try {
+        // The journal first: a hash it saw credited is never submitted again.
+        const seen = await deps.journal.creditedWithHash(txHash, scope).catch(() => undefined);
+        if (seen) {
+          setUsdc({
+            mode: 'main',
+            hashDraft: txHash,
+            message: {
+              tone: 'warning',
+              lines: [`Already credited: this transaction credited ${formatUsd(seen.credited ?? seen.amount)} on ${seen.updatedAt.slice(0, 16).replace('T', ' ')} UTC. Nothing was sent.`],
+            },
+          });
+          return;
+        }
+        await save(current.id, { txHash, state: 'submitted' });
+        const result = await runBusy(`verifying the transfer for ${formatUsd(amount)}`, () => client.verifyTopUp({ txHash, amount }));
+        if (!mounted.current) return;
+        if (result.ok) {
+          await save(current.id, {
+            state: 'credited',
+            credited: result.value.credited,
+            balance: result.value.balance,
+            outcomeUnknown: undefined,
+            reason: undefined,
+            reasonCode: undefined,
+          });
+          refreshBalance();
+          flash(`credited ${formatUsd(result.value.credited)}: the balance is ${formatUsd(result.value.balance)}`, 'ok');
+          setView({ kind: 'done', entryId: current.id });
+          return;
+        }
+        const refusal = explainVerifyFailure(result.error, amount, current.outcomeUnknown === true);
+        await save(current.id, refusal.patch);
+        refreshBalance();
+        setUsdc({ mode: 'main', hashDraft: txHash, message: { tone: refusal.code === 'not_found' || refusal.code === 'outcome_unknown' ? 'warning' : 'error', lines: refusal.lines } });
+       } finally {
+        lock.current = false;
+       }
+      })();
+    },
+    [client, scope, deps.journal, save, runBusy, refreshBalance, flash, setUsdc],
+  );
+
+  const simulate = useCallback(() => {
+    const v = viewRef.current;
+    const current = entriesRef.current.find((e) => e.id === entryIdOf(v));
+    if (v?.kind !== 'usdc' || !current?.address || !baseUrl || !canSimulate || lock.current) return;
+    const amount = current.instructedAmount ?? String(current.amount);
+    lock.current = true;
+    void (async () => {
+     try {
+      const result = await runBusy(`simulating a transfer of ${amount} USDC`, () => deps.simulateTransfer(baseUrl, { to: current.address!, amount }));
+      if (!mounted.current) return;
+      if (!result.ok) {
+        setUsdc({ message: { tone: 'error', lines: [describeFailure(result.error)] } });
+        return;
+      }
+      // Paid on-chain from now on: the hash goes into the journal before anything else.
+      await save(current.id, { txHash: result.value.txHash });
+      setUsdc({
+        mode: 'hash',
+        hashDraft: result.value.txHash,
+        message: { tone: 'info', lines: [`Simulated transfer of ${amount} USDC sent. Its hash is filled in: press enter to verify it.`] },
+      });
+     } finally {
+      lock.current = false;
+     }
+    })();
+  }, [baseUrl, canSimulate, runBusy, deps, save, setUsdc]);
+
+  const abandon = useCallback(() => {
+    const id = entryIdOf(viewRef.current);
+    if (!id) return;
+    void save(id, { state: 'abandoned', reason: 'closed by the user (nothing paid)', reasonCode: 'abandoned' }).then(() => {
+      if (!mounted.current) return;
+      setView(undefined);
+      setOpen(false);
+      flash('the top-up was closed; it stays listed as abandoned', 'info');
+    });
+  }, [save, flash]);
+
+  const resume = useCallback((entryId?: string) => {
+    const list = entriesRef.current;
+    const current = viewRef.current;
+    if (entryId === undefined && current) {
+      setOpen(true);
+      return;
+    }
+    const target = entryId !== undefined ? list.find((e) => e.id === entryId) : list.find((e) => isUnfinished(e.state));
+    if (!target) return;
+    setView(viewForEntry(target));
+    setOpen(true);
+  }, []);
+
+  return {
+    ...(view !== undefined && { view }),
+    open: open && view !== undefined,
+    ...(busy !== undefined && { busy }),
+    entries,
+    ...(entry !== undefined && { entry }),
+    canSimulate,
+    start: () => {
+      setView({ kind: 'amount' });
+      setOpen(true);
+    },
+    cancel: () => {
+      setView(undefined);
+      setOpen(false);
+    },
+    submitAmount: (amount) => setView({ kind: 'method', amount, cursor: 0 }),
+    backToAmount: () => setView((v) => (v?.kind === 'method' ? { kind: 'amount', initial: String(v.amount) } : v)),
+    moveMethod: (delta) => setView((v) => (v?.kind === 'method' ? { kind: 'method', amount: v.amount, cursor: (v.cursor + delta + METHODS.length) % METHODS.length } : v)),
+    chooseMethod,
+    openCheckout: () => {
+      const url = entry?.sessionUrl;
+      if (!url) return;
+      deps.openUrl(url).then(
+        () => flash('opened the checkout page in the browser', 'ok'),
+        () => flash('could not open a browser here: copy the link (c) and open it yourself', 'warning'),
+      );
+    },
+    copy: (text, what) => {
+      void services.copy(text).then((outcome) => {
+        if (outcome === 'clipboard') flash(`copied the ${what}`, 'ok');
+        else if (outcome === 'osc52') flash(`sent the ${what} to the terminal’s clipboard (OSC 52); if it did not arrive, select it on screen`, 'info');
+        else flash(`could not copy the ${what}: select it on screen`, 'warning');
+      });
+    },
+    setUsdcMode: (mode) => setUsdc({ mode }),
+    verify,
+    setAmountSent: (amount) => {
+      const id = entryIdOf(viewRef.current);
+      if (!id) return;
+      void save(id, { amountSent: amount }).then(() => setUsdc({ mode: 'main', message: { tone: 'info', lines: [`The transfer will be verified for ${formatUsd(amount)}: press h to enter its hash.`] } }));
+    },
+    simulate,
+    abandon,
+    leave: () => {
+      if (isStarted(viewRef.current)) {
+        setOpen(false);
+        const e = entriesRef.current.find((x) => x.id === entryIdOf(viewRef.current));
+        if (e && isUnfinished(e.state)) flash('the top-up stays open: enter on the Billing pane resumes it', 'info');
+        else setView(undefined);
+      } else {
+        setView(undefined);
+        setOpen(false);
+      }
+    },
+    resume,
+    close: () => {
+      setView(undefined);
+      setOpen(false);
+    },
+  };
+}

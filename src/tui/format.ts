@@ -1,0 +1,121 @@
+/**
+ * Pure text formatting for the TUI: money (USD), relative times, dates, and fitting text to a
+ * display width (by terminal cells, via string-width, so wide characters line up).
+ */
+import stringWidth from 'string-width';
+import cliTruncate from 'cli-truncate';
+
+const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
+
+/** `25` → `"$25.00"`; USD with two decimals and thousands separators. */
+export function formatUsd(amount: number): string {
+  return usd.format(amount);
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** Parses an ISO 8601 timestamp to epoch ms; undefined when absent or unparsable. */
+export function parseTime(iso: string | null | undefined): number | undefined {
+  if (!iso) return undefined;
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? undefined : t;
+}
+
+/** How long ago `iso` was, relative to `now` (ms): "just now", "3 min ago", "2 h ago", "5 d ago"; "never" when absent. */
+export function relativeAgo(iso: string | null | undefined, now: number): string {
+  const t = parseTime(iso);
+  if (t === undefined) return 'never';
+  const d = Math.max(0, now - t);
+  if (d < MINUTE) return 'just now';
+  if (d < HOUR) return `${Math.floor(d / MINUTE)} min ago`;
+  if (d < DAY) return `${Math.floor(d / HOUR)} h ago`;
+  return `${Math.floor(d / DAY)} d ago`;
+}
+
+/** Time until `iso` from `now` (ms): "in 12 d", "in 5 h", "in 20 min"; "expired" once past; "—" when absent. */
+export function expiresIn(iso: string | null | undefined, now: number): string {
+  const t = parseTime(iso);
+  if (t === undefined) return '—';
+  const d = t - now;
+  if (d <= 0) return 'expired';
+  if (d >= DAY) return `in ${Math.floor(d / DAY)} d`;
+  if (d >= HOUR) return `in ${Math.floor(d / HOUR)} h`;
+  return `in ${Math.max(1, Math.floor(d / MINUTE))} min`;
+}
+
+/** `2025-11-21T14:03:00Z` → `"2025-11-21"` (UTC); the raw text when unparsable. */
+export function shortDate(iso: string | null | undefined): string {
+  const t = parseTime(iso);
+  if (t === undefined) return iso ?? '—';
+  return new Date(t).toISOString().slice(0, 10);
+}
+
+/** `2025-11-21T14:03:00Z` → `"2025-11-21 14:03 UTC"`; the raw text when unparsable. */
+export function dateTime(iso: string | null | undefined): string {
+  const t = parseTime(iso);
+  if (t === undefined) return iso ?? '—';
+  return `${new Date(t).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** Clock time of epoch ms `t` in local time, `HH:MM:SS`. */
+export function clockTime(t: number): string {
+  return new Date(t).toTimeString().slice(0, 8);
+}
+
+/**
+ * Coarse age of a poll result for the header: "just now" under `stepSeconds` (default 5),
+ * then steps of `stepSeconds` ("15 s ago"), then minutes, then hours. Coarse on purpose: the
+ * text is redrawn only when it changes ({@link nextAgeChangeMs}), which keeps an idle
+ * monitor's CPU use near zero.
+ */
+export function updatedAgo(updatedAt: number, now: number, stepSeconds = 5): string {
+  const s = Math.max(0, Math.floor((now - updatedAt) / 1000));
+  if (s < stepSeconds) return 'just now';
+  if (s < 60) return `${s - (s % stepSeconds)} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  return `${Math.floor(s / 3600)} h ago`;
+}
+
+/** Milliseconds from `now` until {@link updatedAgo}'s text for `updatedAt` next changes. */
+export function nextAgeChangeMs(updatedAt: number, now: number, stepSeconds = 5): number {
+  const age = Math.max(0, now - updatedAt);
+  const stepMs = age < 60_000 ? stepSeconds * 1000 : age < 3_600_000 ? 60_000 : 3_600_000;
+  const next = Math.floor(age / stepMs + 1) * stepMs;
+  return Math.max(1, Math.min(next, age < 60_000 ? 60_000 : next) - age);
+}
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+/** Widths of recently measured non-ASCII strings: the same cells are measured on every frame. */
+const widthCache = new Map<string, number>();
+const WIDTH_CACHE_LIMIT = 4096;
+
+/** Display width of `text` in terminal cells (string-width; memoised, bounded). */
+export function displayWidth(text: string): number {
+  if (PRINTABLE_ASCII.test(text)) return text.length;
+  const cached = widthCache.get(text);
+  if (cached !== undefined) return cached;
+  const w = stringWidth(text);
+  if (widthCache.size >= WIDTH_CACHE_LIMIT) widthCache.clear();
+  widthCache.set(text, w);
+  return w;
+}
+
+/** `text` truncated with "…" to at most `width` cells, then padded with spaces to exactly `width` cells. */
+export function fitWidth(text: string, width: number): string {
+  if (width <= 0) return '';
+  let out = text;
+  let w = displayWidth(out);
+  if (w > width) {
+    out = cliTruncate(out, width);
+    w = displayWidth(out);
+  }
+  return w < width ? out + ' '.repeat(width - w) : out;
+}
+
+/** `text` truncated with "…" to at most `width` cells (no padding). */
+export function truncateTo(text: string, width: number): string {
+  if (width <= 0) return '';
+  return displayWidth(text) > width ? cliTruncate(text, width) : text;
+}

@@ -1,0 +1,118 @@
+/**
+ * Behaviour shared by the list panes (Keys, Management keys): filter by name as you type
+ * (`/`, esc clears), the cursor window, and the selection kept by id when the list is reloaded
+ * or re-sorted. Binds the `list` and `filter` scopes of the key-action table.
+ */
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useKeymap } from '../contexts/KeymapContext.js';
+import { useListCursor, type ListCursor } from './useListCursor.js';
+
+/** Arguments of {@link useListPane}. */
+export interface UseListPaneArgs<T> {
+  /** The whole list, already sorted (memoised by the caller). */
+  readonly items: readonly T[];
+  readonly idOf: (item: T) => string;
+  readonly nameOf: (item: T) => string;
+  /** Rows that fit on screen, given whether the filter line is shown. */
+  readonly visibleFor: (filterLine: boolean) => number;
+  /** The pane is shown and no dialog of it is open: list keys are bound. */
+  readonly active: boolean;
+}
+
+/** What {@link useListPane} gives the pane. */
+export interface ListPane<T> {
+  /** `items` filtered by name (case-insensitive substring). */
+  readonly rows: readonly T[];
+  readonly cursor: ListCursor;
+  /** The selected item, if any. */
+  readonly selected: T | undefined;
+  readonly filter: string;
+  /** The filter field has the keyboard. */
+  readonly filtering: boolean;
+  /** The filter line is shown (typing, or a filter is set). */
+  readonly filterLine: boolean;
+  readonly setFilter: (value: string) => void;
+  /** Selects the item with this id as soon as it is in the list (e.g. after a reload). */
+  readonly selectId: (id: string) => void;
+}
+
+/** See the module comment. */
+export function useListPane<T>({ items, idOf, nameOf, visibleFor, active }: UseListPaneArgs<T>): ListPane<T> {
+  const [filter, setFilter] = useState('');
+  const [filtering, setFiltering] = useState(false);
+  const lowered = useMemo(() => items.map((i) => nameOf(i).toLowerCase()), [items, nameOf]);
+  const rows = useMemo(() => {
+    const q = filter.trim().toLowerCase();
+    if (q === '') return items;
+    const out: T[] = [];
+    for (let i = 0; i < items.length; i++) if (lowered[i]!.includes(q)) out.push(items[i]!);
+    return out;
+  }, [items, lowered, filter]);
+
+  const cursor = useListCursor(rows.length, visibleFor(filtering || filter !== ''));
+  const selected = rows[cursor.cursor];
+  const selectedId = useRef<string | undefined>(undefined);
+  const pendingId = useRef<string | undefined>(undefined);
+  if (selected) selectedId.current = idOf(selected);
+
+  // Keep the selection on the same item when the list changes under it.
+  const lastRows = useRef(rows);
+  useEffect(() => {
+    if (lastRows.current === rows && pendingId.current === undefined) return;
+    lastRows.current = rows;
+    const want = pendingId.current ?? selectedId.current;
+    if (want === undefined) return;
+    const index = rows.findIndex((r) => idOf(r) === want);
+    if (index >= 0) {
+      pendingId.current = undefined;
+      if (index !== cursor.cursor) cursor.moveTo(index);
+    }
+  }, [rows, idOf, cursor]);
+
+  useKeymap(
+    'list',
+    {
+      'list.down': () => cursor.moveBy(1),
+      'list.up': () => cursor.moveBy(-1),
+      'list.pageDown': cursor.pageDown,
+      'list.pageUp': cursor.pageUp,
+      'list.top': cursor.top,
+      'list.bottom': cursor.bottom,
+      'list.filter': () => setFiltering(true),
+      'list.clearFilter': filter !== '' ? () => setFilter('') : undefined,
+    },
+    { active: active && !filtering },
+  );
+  useKeymap(
+    'filter',
+    {
+      'filter.apply': () => setFiltering(false),
+      'filter.clear': () => {
+        setFilter('');
+        setFiltering(false);
+      },
+    },
+    { active: active && filtering, modal: true, textEntry: true },
+  );
+
+  return useMemo(
+    () => ({
+      rows,
+      cursor,
+      selected,
+      filter,
+      filtering,
+      filterLine: filtering || filter !== '',
+      setFilter,
+      selectId: (id: string) => {
+        pendingId.current = id;
+        const index = rows.findIndex((r) => idOf(r) === id);
+        if (index >= 0) {
+          pendingId.current = undefined;
+          cursor.moveTo(index);
+        }
+      },
+    }),
+    [rows, cursor, selected, filter, filtering, idOf],
+  );
+}

@@ -1,0 +1,79 @@
+/**
+ * A list read from the service on demand (`reload()`), keeping the last data when a reload
+ * fails. One request at a time: a reload aborts the one in flight (GETs only). Aborted on unmount.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { isAbortError } from '../errors.js';
+
+/** State of a {@link useResource}. */
+export interface ResourceState<T> {
+  /** The last successful result (kept while reloads fail). */
+  readonly data?: T;
+  /** When `data` arrived (epoch ms). */
+  readonly updatedAt?: number;
+  /** The last failure; cleared by the next success. */
+  readonly error?: unknown;
+  /** A request is in flight. */
+  readonly loading: boolean;
+}
+
+/** {@link ResourceState} plus `reload()`, which resolves once the list is read (true) or failed (false). */
+export interface Resource<T> extends ResourceState<T> {
+  readonly reload: () => Promise<boolean>;
+}
+
+/** Options of {@link useResource}. */
+export interface UseResourceOptions {
+  /** A new value drops the data and loads again (e.g. a new client). */
+  readonly key?: unknown;
+  /** False: nothing is loaded. Default true. */
+  readonly enabled?: boolean;
+  /** Called with every failure (not with aborts). */
+  readonly onError?: (error: unknown) => void;
+  /** Called after every success. */
+  readonly onSuccess?: () => void;
+}
+
+/** Loads `fetcher` at mount (and when `key` changes); `reload()` reads it again. */
+export function useResource<T>(fetcher: (signal: AbortSignal) => Promise<T>, options: UseResourceOptions = {}): Resource<T> {
+  const [state, setState] = useState<ResourceState<T>>({ loading: false });
+  const fetchRef = useRef(fetcher);
+  fetchRef.current = fetcher;
+  const optsRef = useRef(options);
+  optsRef.current = options;
+  const controllerRef = useRef<AbortController | undefined>(undefined);
+  const enabled = options.enabled ?? true;
+
+  const reload = useCallback(async (): Promise<boolean> => {
+    controllerRef.current?.abort();
+    const controller = new AbortController();
+    controllerRef.current = controller;
+    setState((s) => (s.loading ? s : { ...s, loading: true }));
+    try {
+      const data = await fetchRef.current(controller.signal);
+      if (controller.signal.aborted) return false;
+      setState({ data, updatedAt: Date.now(), loading: false });
+      optsRef.current.onSuccess?.();
+      return true;
+    } catch (error) {
+      if (controller.signal.aborted || isAbortError(error)) return false;
+      setState((s) => ({ ...s, error, loading: false }));
+      optsRef.current.onError?.(error);
+      return false;
+    } finally {
+      if (controllerRef.current === controller) controllerRef.current = undefined;
+    }
+  }, []);
+
+  useEffect(() => {
+    if (!enabled) return;
+    setState({ loading: false });
+    void reload();
+    return () => {
+      controllerRef.current?.abort();
+      controllerRef.current = undefined;
+    };
+  }, [enabled, options.key, reload]);
+
+  return useMemo(() => ({ ...state, reload }), [state, reload]);
+}

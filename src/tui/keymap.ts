@@ -1,0 +1,197 @@
+/**
+ * The one table of key actions (after k9s's `KeyActions`): each row is a key (or keys), a
+ * label, the scope where it is visible, and whether it is dangerous. The same table drives the
+ * input dispatcher, the hint bar and the `?` overlay, so they never disagree. Handlers are
+ * bound at run time by the component that owns the scope (`useKeymap`, contexts/KeymapContext):
+ * an action whose handler is not bound is neither active nor shown.
+ *
+ * Adding a pane (the Billing pane, say): add its rows with `scope: 'billing'` here and bind
+ * them with `useKeymap('billing', { … })` in the pane.
+ */
+import type { Key } from 'ink';
+
+/** Where an action is visible. Dialog scopes are modal: while one is open only its actions (and ctrl-c) work. */
+export type Scope =
+  | 'global'
+  | 'list'
+  | 'keys'
+  | 'mgmt'
+  | 'billing'
+  | 'filter'
+  | 'prompt'
+  | 'confirm'
+  | 'typeToConfirm'
+  | 'notice'
+  | 'reveal'
+  | 'help'
+  | 'setupInput'
+  | 'setupChoice'
+  | 'tooSmall';
+
+/** A normalised key name: a printable character (`j`, `G`, `?`), or `enter`, `esc`, `tab`, `shift-tab`, `space`, `up`, `down`, `left`, `right`, `pgup`, `pgdn`, `home`, `end`, `backspace`, `ctrl-<x>`. */
+export type KeyName = string;
+
+/** One row of the key-action table. */
+export interface KeyActionDef {
+  /** Stable id; handlers are bound by id. */
+  readonly id: string;
+  /** Keys that trigger it; the first is the one shown in the hint bar. */
+  readonly keys: readonly KeyName[];
+  /** Short label for the hint bar. */
+  readonly label: string;
+  /** Longer text for the `?` overlay (defaults to the label). */
+  readonly help?: string;
+  readonly scope: Scope;
+  /** Destructive or revoking: asks to confirm, and is marked in the overlay. */
+  readonly dangerous?: boolean;
+  /** False: active and listed in the overlay, but not in the hint bar (to keep it one line). */
+  readonly hint?: boolean;
+}
+
+/** Human titles of the scopes, in the order the `?` overlay lists them. */
+export const SCOPE_TITLES: Readonly<Record<Scope, string>> = {
+  global: 'Everywhere',
+  list: 'Lists (Keys, Management keys)',
+  keys: 'Keys pane (1)',
+  mgmt: 'Management keys pane (2)',
+  billing: 'Billing pane (3)',
+  filter: 'Filtering (after /)',
+  prompt: 'Name prompt',
+  confirm: 'Confirmation (Cancel is focused first)',
+  typeToConfirm: 'Typed confirmation (type the name)',
+  notice: 'Notice',
+  reveal: 'New key, shown once',
+  help: 'This overlay',
+  setupInput: 'Setup: typing a value',
+  setupChoice: 'Setup: keychain unavailable',
+  tooSmall: 'Terminal too small',
+};
+
+/** Every key binding of the app. */
+export const KEY_ACTIONS: readonly KeyActionDef[] = [
+  // Everywhere (when no dialog is open). ctrl-c quits from anywhere, dialogs and typing included.
+  { id: 'quit.force', keys: ['ctrl-c'], label: 'quit', help: 'quit at once, from anywhere (also while typing)', scope: 'global', hint: false },
+  { id: 'quit', keys: ['q'], label: 'quit', scope: 'global' },
+  { id: 'help', keys: ['?'], label: 'help', help: 'show every key binding', scope: 'global' },
+  { id: 'refresh', keys: ['r'], label: 'refresh', help: 'reload the lists and the balance from the service', scope: 'global' },
+  { id: 'pane.keys', keys: ['1'], label: 'keys', help: 'Keys pane (consumption keys)', scope: 'global', hint: false },
+  { id: 'pane.mgmt', keys: ['2'], label: 'mgmt keys', help: 'Management keys pane', scope: 'global', hint: false },
+  { id: 'pane.billing', keys: ['3'], label: 'billing', help: 'Billing pane', scope: 'global', hint: false },
+  { id: 'pane.next', keys: ['tab'], label: 'next pane', scope: 'global', hint: false },
+  { id: 'pane.prev', keys: ['shift-tab'], label: 'previous pane', scope: 'global', hint: false },
+  { id: 'setup.again', keys: ['S'], label: 'set up again', help: 'run the guided setup again (shown when the stored key was rejected)', scope: 'global' },
+
+  // Lists.
+  { id: 'list.down', keys: ['j', 'down'], label: 'move', help: 'move down', scope: 'list' },
+  { id: 'list.up', keys: ['k', 'up'], label: 'up', help: 'move up', scope: 'list', hint: false },
+  { id: 'list.pageDown', keys: ['pgdn', 'ctrl-d'], label: 'page down', scope: 'list', hint: false },
+  { id: 'list.pageUp', keys: ['pgup', 'ctrl-u'], label: 'page up', scope: 'list', hint: false },
+  { id: 'list.top', keys: ['g', 'home'], label: 'first', help: 'go to the first row', scope: 'list', hint: false },
+  { id: 'list.bottom', keys: ['G', 'end'], label: 'last', help: 'go to the last row', scope: 'list', hint: false },
+  { id: 'list.filter', keys: ['/'], label: 'filter', help: 'filter by name as you type', scope: 'list' },
+  { id: 'list.clearFilter', keys: ['esc'], label: 'clear filter', scope: 'list' },
+
+  // Keys pane.
+  { id: 'keys.create', keys: ['n'], label: 'new', help: 'create a credit key (checks the balance first)', scope: 'keys' },
+  { id: 'keys.rename', keys: ['e'], label: 'rename', scope: 'keys' },
+  { id: 'keys.toggle', keys: ['space'], label: 'on/off', help: 'activate or deactivate (deactivation asks first: it revokes at once)', scope: 'keys', dangerous: true },
+  { id: 'keys.delete', keys: ['d'], label: 'delete', help: 'delete after typing the key’s name (permanent)', scope: 'keys', dangerous: true },
+  { id: 'keys.sort', keys: ['s'], label: 'sort', help: 'cycle the sort: created, name, status, expiry', scope: 'keys' },
+
+  // Management keys pane.
+  { id: 'mgmt.create', keys: ['n'], label: 'new', help: 'create a management key (shown once; can become the key keydeck uses)', scope: 'mgmt' },
+  { id: 'mgmt.delete', keys: ['d'], label: 'delete', help: 'delete after typing its name; deleting the key in use signs keydeck out', scope: 'mgmt', dangerous: true },
+
+  // Filtering.
+  { id: 'filter.apply', keys: ['enter', 'down'], label: 'keep filter', scope: 'filter' },
+  { id: 'filter.clear', keys: ['esc'], label: 'clear', scope: 'filter' },
+
+  // Name prompt.
+  { id: 'prompt.submit', keys: ['enter'], label: 'save', scope: 'prompt' },
+  { id: 'prompt.cancel', keys: ['esc'], label: 'cancel', scope: 'prompt' },
+
+  // Confirmation.
+  { id: 'confirm.next', keys: ['tab', 'right', 'l'], label: 'switch', help: 'move between Cancel and the action', scope: 'confirm' },
+  { id: 'confirm.prev', keys: ['shift-tab', 'left', 'h'], label: 'switch back', scope: 'confirm', hint: false },
+  { id: 'confirm.activate', keys: ['enter'], label: 'choose', help: 'press the focused button', scope: 'confirm' },
+  { id: 'confirm.cancel', keys: ['esc'], label: 'cancel', scope: 'confirm' },
+
+  // Typed confirmation.
+  { id: 'typed.submit', keys: ['enter'], label: 'delete', help: 'delete (only when the typed name matches)', scope: 'typeToConfirm', dangerous: true },
+  { id: 'typed.cancel', keys: ['esc'], label: 'cancel', scope: 'typeToConfirm' },
+
+  // Notice.
+  { id: 'notice.close', keys: ['enter', 'esc'], label: 'close', scope: 'notice' },
+  { id: 'notice.billing', keys: ['3'], label: 'go to Billing', help: 'close and open the Billing pane (zero-balance notice)', scope: 'notice' },
+
+  // One-time reveal.
+  { id: 'reveal.copy', keys: ['c'], label: 'copy', help: 'copy the key (OSC 52, then the system clipboard)', scope: 'reveal' },
+  { id: 'reveal.use', keys: ['u'], label: 'use for keydeck', help: 'store this management key and make it the one keydeck uses', scope: 'reveal' },
+  { id: 'reveal.ack', keys: ['y'], label: 'I have saved it', help: 'acknowledge: the key is then removed from the screen for good', scope: 'reveal' },
+  { id: 'reveal.esc', keys: ['esc'], label: 'back', help: 'reminds you to press y: the key cannot be shown again', scope: 'reveal', hint: false },
+
+  // Help overlay.
+  { id: 'help.down', keys: ['j', 'down', 'pgdn'], label: 'scroll', scope: 'help' },
+  { id: 'help.up', keys: ['k', 'up', 'pgup'], label: 'scroll up', scope: 'help', hint: false },
+  { id: 'help.close', keys: ['esc', '?', 'q'], label: 'close', scope: 'help' },
+
+  // Setup.
+  { id: 'setup.submit', keys: ['enter'], label: 'continue', scope: 'setupInput' },
+  { id: 'setup.back', keys: ['esc'], label: 'back', help: 'back to the previous step', scope: 'setupInput' },
+  { id: 'choice.down', keys: ['down', 'j', 'tab'], label: 'move', scope: 'setupChoice' },
+  { id: 'choice.up', keys: ['up', 'k', 'shift-tab'], label: 'up', scope: 'setupChoice', hint: false },
+  { id: 'choice.pick', keys: ['enter'], label: 'choose', scope: 'setupChoice' },
+  { id: 'choice.file', keys: ['1'], label: 'file', help: 'store in a plaintext file (mode 0600; warned in the header)', scope: 'setupChoice', dangerous: true },
+  { id: 'choice.session', keys: ['2'], label: 'this session only', help: 'keep the key in memory only; gone when keydeck exits', scope: 'setupChoice' },
+  { id: 'choice.quit', keys: ['3'], label: 'quit, use KEYDECK_TOKEN', help: 'quit and set KEYDECK_TOKEN yourself', scope: 'setupChoice' },
+
+  // Terminal too small.
+  { id: 'small.quit', keys: ['q'], label: 'quit', scope: 'tooSmall' },
+];
+
+/** Keys a text field consumes: printable characters and editing keys. Only the others reach the keymap while typing. */
+export function isTextEntryKey(name: KeyName): boolean {
+  return name.length === 1 || name === 'space' || name === 'backspace' || name === 'left' || name === 'right' || name === 'home' || name === 'end';
+}
+
+/** The {@link KeyName} of one Ink input event, or undefined for pasted text and unknown sequences. */
+export function keyNameOf(input: string, key: Key): KeyName | undefined {
+  if (key.ctrl && input.length === 1) return `ctrl-${input.toLowerCase()}`;
+  if (key.tab) return key.shift ? 'shift-tab' : 'tab';
+  if (key.escape) return 'esc';
+  if (key.return) return 'enter';
+  if (key.upArrow) return 'up';
+  if (key.downArrow) return 'down';
+  if (key.leftArrow) return 'left';
+  if (key.rightArrow) return 'right';
+  if (key.pageUp) return 'pgup';
+  if (key.pageDown) return 'pgdn';
+  if (key.home) return 'home';
+  if (key.end) return 'end';
+  if (key.backspace || key.delete) return 'backspace';
+  if (key.meta) return undefined;
+  if (input === ' ') return 'space';
+  if (input.length === 1) return input;
+  return undefined;
+}
+
+const KEY_LABELS: Readonly<Record<string, string>> = {
+  up: '↑',
+  down: '↓',
+  left: '←',
+  right: '→',
+  pgup: 'PgUp',
+  pgdn: 'PgDn',
+  home: 'Home',
+  end: 'End',
+};
+
+/** How a key is written in the hint bar and the overlay: `↑`, `PgDn`, `ctrl-c`, `j`. */
+export function keyLabel(name: KeyName): string {
+  return KEY_LABELS[name] ?? name;
+}
+
+/** The table's rows for one scope, in table order. */
+export function actionsOf(scope: Scope): KeyActionDef[] {
+  return KEY_ACTIONS.filter((a) => a.scope === scope);
+}

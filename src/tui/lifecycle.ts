@@ -1,0 +1,88 @@
+/**
+ * The app's one exit site (as Shopify cli-kit's lifecycle root): `q`, ctrl-c, SIGTERM, SIGHUP,
+ * SIGINT, an uncaught error or a render error all call {@link Lifecycle.exit}, which unmounts
+ * Ink (Ink leaves the alternate screen and shows the cursor), waits for it, runs the cleanups
+ * (the embedded sandbox is closed), prints the message or error (redacted) on stderr after
+ * the screen is restored, and sets the exit code. Only the first call counts.
+ */
+import { redactSecrets } from '../api/errors.js';
+
+/** What the lifecycle drives. */
+export interface LifecycleOptions {
+  /** Unmounts the Ink app (restores the terminal). */
+  readonly unmount: () => void;
+  /** Settles when Ink has finished unmounting. */
+  readonly waitUntilExit: () => Promise<unknown>;
+  /** Where messages and errors go, after the screen is restored. Default process.stderr. */
+  readonly stderr?: NodeJS.WritableStream;
+  /** Sets the process exit code. Default: `process.exitCode = code`. */
+  readonly setExitCode?: (code: number) => void;
+}
+
+/** The exit site. */
+export interface Lifecycle {
+  /**
+   * Exits once: unmount, wait, cleanups, message (redacted), exit code. Later calls return
+   * the same promise.
+   */
+  exit(code: number, message?: string): Promise<number>;
+  /** Runs `fn` during exit, after Ink is unmounted (e.g. closing the sandbox). */
+  onCleanup(fn: () => Promise<void> | void): void;
+  /** Adds a value to redact from anything printed (a session token, say). */
+  addSecret(value: string): void;
+  /** Settles with the exit code once exit has finished. */
+  readonly done: Promise<number>;
+  readonly exiting: boolean;
+}
+
+/** Creates the exit site. See the module comment. */
+export function createLifecycle(options: LifecycleOptions): Lifecycle {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const secrets: string[] = [];
+  const stderr = options.stderr ?? process.stderr;
+  const setExitCode = options.setExitCode ?? ((code: number) => (process.exitCode = code));
+  let resolveDone!: (code: number) => void;
+  const done = new Promise<number>((r) => (resolveDone = r));
+  let exiting: Promise<number> | undefined;
+
+  const run = async (code: number, message?: string): Promise<number> => {
+    try {
+      options.unmount();
+    } catch {
+      // Already unmounted.
+    }
+    try {
+      await options.waitUntilExit();
+    } catch {
+      // A render error rejects waitUntilExit; it is reported below through `message`.
+    }
+    for (const fn of cleanups.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch (error) {
+        stderr.write(`keydeck: while closing: ${redactSecrets(error instanceof Error ? error.message : String(error), secrets)}\n`);
+      }
+    }
+    if (message) stderr.write(`${redactSecrets(message, secrets)}\n`);
+    setExitCode(code);
+    resolveDone(code);
+    return code;
+  };
+
+  return {
+    exit(code, message) {
+      exiting ??= run(code, message);
+      return exiting;
+    },
+    onCleanup(fn) {
+      cleanups.push(fn);
+    },
+    addSecret(value) {
+      if (value) secrets.push(value);
+    },
+    done,
+    get exiting() {
+      return exiting !== undefined;
+    },
+  };
+}

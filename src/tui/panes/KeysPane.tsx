@@ -1,0 +1,277 @@
+/**
+ * The Keys pane (§2.1 consumption keys): a table of the visible window of keys (name, type,
+ * plan, status, expiry, created), the details and §8 limits of the selected one, and the
+ * actions create (`n`, balance checked first), rename (`e`), activate/deactivate (`space`;
+ * deactivation confirmed), delete (`d`; the name typed). Each action reports its outcome and
+ * the list is read back from the service.
+ */
+import { useCallback, useMemo, useState } from 'react';
+import { Box } from 'ink';
+import { KeyNameSchema, type ConsumptionKey } from '../../api/schemas.js';
+import { ConfirmDialog } from '../components/ConfirmDialog.js';
+import { DataTable } from '../components/DataTable.js';
+import { FilterLine } from '../components/FilterLine.js';
+import { KeyDetails, KEY_DETAILS_ROWS } from '../components/KeyDetails.js';
+import { NoticeDialog } from '../components/NoticeDialog.js';
+import { PromptDialog } from '../components/PromptDialog.js';
+import { RevealDialog } from '../components/RevealDialog.js';
+import { TypeToConfirmDialog } from '../components/TypeToConfirmDialog.js';
+import { useAccountData } from '../contexts/AccountDataContext.js';
+import { useBalanceRefresh } from '../contexts/BalanceContext.js';
+import { useKeymap } from '../contexts/KeymapContext.js';
+import { useClock, useServices } from '../contexts/ServicesContext.js';
+import { useSession } from '../contexts/SessionContext.js';
+import { useFlash } from '../contexts/StatusContext.js';
+import { describeFailure, errorCode } from '../errors.js';
+import { formatUsd } from '../format.js';
+import { useActionRunner } from '../hooks/useActionRunner.js';
+import { useListPane } from '../hooks/useListPane.js';
+import { TABLE_CHROME_ROWS } from '../layout.js';
+import { statusOf } from '../limits.js';
+import { theme } from '../theme.js';
+import { KEY_SORTS, SORT_LABELS, keyColumns, keyRow, nextSort, sortKeys, type KeySort } from './keyRows.js';
+import type { PaneProps } from './registry.js';
+
+/** Dialogs of the Keys pane. The `reveal` one holds the only copy of a new key's value. */
+export type KeysDialog =
+  | { kind: 'create'; initial: string }
+  | { kind: 'zero-balance'; remaining: number }
+  | { kind: 'reveal'; name: string; apiKey: string }
+  | { kind: 'rename'; key: ConsumptionKey }
+  | { kind: 'deactivate'; key: ConsumptionKey }
+  | { kind: 'delete'; key: ConsumptionKey };
+
+/** Why a key name is refused (KeyNameSchema), or undefined. */
+export function keyNameProblem(value: string): string | undefined {
+  const r = KeyNameSchema.safeParse(value);
+  return r.success ? undefined : (r.error.issues[0]?.message ?? 'invalid name');
+}
+
+/** A default name for a new credit key: `credit-YYYYMMDD-HHMM` (UTC). */
+export function defaultCreditKeyName(now: number): string {
+  const iso = new Date(now).toISOString();
+  return `credit-${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 16).replace(':', '')}`;
+}
+
+/** The sentences shown when the balance is 0 and a credit key is asked for. */
+export function zeroBalanceMessage(remaining: number): string[] {
+  return [
+    `Your credit balance is ${formatUsd(remaining)}. A credit key can only be created while the balance is above $0, so keydeck did not send the request.`,
+    'Top up first: press 3 for the Billing pane, then t. Credit keys created afterwards share the balance.',
+  ];
+}
+
+const idOf = (k: ConsumptionKey) => k.id;
+const nameOf = (k: ConsumptionKey) => k.name;
+
+/** See the module comment. */
+export function KeysPane({ size, active, goTo }: PaneProps) {
+  const clock = useClock();
+  const now = clock();
+  const services = useServices();
+  const { client } = useSession();
+  const { keys } = useAccountData();
+  const refreshBalance = useBalanceRefresh();
+  const flash = useFlash();
+  const { busy, run } = useActionRunner();
+  const [sort, setSort] = useState<KeySort>(KEY_SORTS[0]);
+  const [dialog, setDialog] = useState<KeysDialog | undefined>(undefined);
+  const compact = size.mode === 'compact';
+
+  const sorted = useMemo(() => (keys.data ? sortKeys(keys.data, sort, clock()) : EMPTY), [keys.data, sort, clock]);
+  const detailsRows = compact ? 1 : KEY_DETAILS_ROWS;
+  const visibleFor = useCallback((filterLine: boolean) => Math.max(1, size.rows - detailsRows - TABLE_CHROME_ROWS - (filterLine ? 1 : 0)), [size.rows, detailsRows]);
+  const list = useListPane({ items: sorted, idOf, nameOf, visibleFor, active: active && !dialog && !busy });
+  const selected = list.selected;
+
+  const reloadAll = useCallback(() => {
+    void keys.reload();
+    refreshBalance();
+  }, [keys, refreshBalance]);
+
+  const startCreate = async () => {
+    if (!client) return;
+    const r = await run('checking the balance', () => client.getCredits());
+    if (!r.ok) return;
+    if (r.value.remaining <= 0) {
+      setDialog({ kind: 'zero-balance', remaining: r.value.remaining });
+      return;
+    }
+    setDialog({ kind: 'create', initial: defaultCreditKeyName(clock()) });
+  };
+
+  const create = async (name: string) => {
+    if (!client) return;
+    setDialog(undefined);
+    const r = await run(`creating the credit key "${name}"`, () => client.createCreditKey({ name }), { quiet: true });
+    if (!r.ok) {
+      if (errorCode(r.error) === 'insufficient_balance') setDialog({ kind: 'zero-balance', remaining: 0 });
+      else flash(describeFailure(r.error), 'error');
+      reloadAll();
+      return;
+    }
+    setDialog({ kind: 'reveal', name: r.value.name, apiKey: r.value.apiKey });
+    flash(`created the credit key "${r.value.name}"`, 'ok');
+    list.selectId(r.value.id);
+    reloadAll();
+  };
+
+  const acknowledge = () => {
+    setDialog(undefined);
+    services.redraw();
+    flash('the full key is gone from the screen; the list shows its name only', 'ok');
+  };
+
+  const rename = async (key: ConsumptionKey, name: string) => {
+    if (!client) return;
+    setDialog(undefined);
+    if (name === key.name) return;
+    const r = await run(`renaming "${key.name}"`, () => client.updateKey(key.id, { name }));
+    if (r.ok) flash(`renamed "${key.name}" to "${name}"`, 'ok');
+    reloadAll();
+  };
+
+  const setActive = async (key: ConsumptionKey, isActive: boolean) => {
+    if (!client) return;
+    setDialog(undefined);
+    const r = await run(`${isActive ? 'reactivating' : 'deactivating'} "${key.name}"`, () => client.updateKey(key.id, { isActive }));
+    if (r.ok) flash(isActive ? `reactivated "${key.name}": it works again` : `deactivated "${key.name}": requests with it now fail (space reactivates it)`, 'ok');
+    reloadAll();
+  };
+
+  const remove = async (key: ConsumptionKey) => {
+    if (!client) return;
+    setDialog(undefined);
+    const r = await run(`deleting "${key.name}"`, () => client.deleteKey(key.id));
+    if (r.ok) flash(`deleted "${key.name}" for good`, 'ok');
+    reloadAll();
+  };
+
+  useKeymap(
+    'keys',
+    {
+      'keys.create': () => void startCreate(),
+      'keys.rename': selected ? () => setDialog({ kind: 'rename', key: selected }) : undefined,
+      'keys.toggle': selected ? () => (selected.isActive ? setDialog({ kind: 'deactivate', key: selected }) : void setActive(selected, true)) : undefined,
+      'keys.delete': selected ? () => setDialog({ kind: 'delete', key: selected }) : undefined,
+      'keys.sort': () => {
+        const s = nextSort(sort);
+        setSort(s);
+        flash(`sorted ${SORT_LABELS[s]}`);
+      },
+    },
+    { active: active && !dialog && !busy && !list.filtering },
+  );
+
+  if (dialog) {
+    const area = { columns: size.columns, rows: size.rows };
+    switch (dialog.kind) {
+      case 'create':
+        return (
+          <PromptDialog
+            {...area}
+            title="New credit key"
+            message={['A credit key draws on the shared USD balance; its full value is shown once.']}
+            label="name"
+            initial={dialog.initial}
+            validate={keyNameProblem}
+            onSubmit={(name) => void create(name)}
+            onCancel={() => setDialog(undefined)}
+          />
+        );
+      case 'zero-balance':
+        return (
+          <NoticeDialog
+            {...area}
+            title="A top-up is needed first"
+            message={zeroBalanceMessage(dialog.remaining)}
+            onClose={() => setDialog(undefined)}
+            onGoToBilling={() => {
+              setDialog(undefined);
+              goTo('billing');
+            }}
+          />
+        );
+      case 'reveal':
+        return (
+          <RevealDialog
+            {...area}
+            title={`Credit key "${dialog.name}" created`}
+            secret={dialog.apiKey}
+            message={['Store it where your application reads it. keydeck keeps only its name.']}
+            onAck={acknowledge}
+          />
+        );
+      case 'rename':
+        return (
+          <PromptDialog
+            {...area}
+            title={`Rename "${dialog.key.name}"`}
+            label="new name"
+            initial={dialog.key.name}
+            validate={keyNameProblem}
+            onSubmit={(name) => void rename(dialog.key, name)}
+            onCancel={() => setDialog(undefined)}
+          />
+        );
+      case 'deactivate':
+        return (
+          <ConfirmDialog
+            {...area}
+            title={`Deactivate "${dialog.key.name}"?`}
+            message={['It is revoked at once: every request made with it fails until you reactivate it (space).']}
+            actionLabel="Deactivate"
+            dangerous
+            onConfirm={() => void setActive(dialog.key, false)}
+            onCancel={() => setDialog(undefined)}
+          />
+        );
+      case 'delete':
+        return (
+          <TypeToConfirmDialog
+            {...area}
+            title={`Delete "${dialog.key.name}"?`}
+            message={['Deleting is permanent: the key is revoked and cannot be restored.']}
+            expected={dialog.key.name}
+            onConfirm={() => void remove(dialog.key)}
+            onCancel={() => setDialog(undefined)}
+          />
+        );
+    }
+  }
+
+  const visible = visibleFor(list.filterLine);
+  const window = list.rows.slice(list.cursor.offset, list.cursor.offset + visible);
+  const rows = window.map((k, i) => keyRow(k, list.cursor.offset + i === list.cursor.cursor, now));
+  const emptyText =
+    keys.data === undefined
+      ? keys.error !== undefined
+        ? `could not load the keys: ${describeFailure(keys.error)}`
+        : 'loading the keys…'
+      : keys.data.length === 0
+        ? 'no keys yet: press n to create a credit key'
+        : 'no key matches the filter';
+  return (
+    <Box flexDirection="column" width={size.columns} height={size.rows}>
+      <FilterLine filter={list.filter} filtering={list.filtering} onChange={list.setFilter} shown={list.rows.length} total={sorted.length} columns={size.columns} />
+      <Box flexGrow={1} flexDirection="column">
+        <DataTable
+          columns={keyColumns(size.columns, compact, sort)}
+          rows={rows}
+          selectedIndex={list.cursor.cursor - list.cursor.offset}
+          cellColor={(i, col) => (col === 'status' ? statusColor(window[i], now) : undefined)}
+          emptyText={emptyText}
+        />
+      </Box>
+      <KeyDetails item={selected} columns={size.columns} compact={compact} now={now} />
+    </Box>
+  );
+
+  function statusColor(k: ConsumptionKey | undefined, t: number) {
+    if (!k) return undefined;
+    const s = statusOf(k, t);
+    return s === 'active' ? theme.ok : s === 'expired' ? theme.danger : theme.muted;
+  }
+}
+
+const EMPTY: ConsumptionKey[] = [];

@@ -1,0 +1,222 @@
+/**
+ * The Management keys pane (§2.2): name, key prefix, status, last used (relative), created; the
+ * key keydeck itself uses is marked `◆`. `n` creates one (shown once, copy, and `u` to make it
+ * the key keydeck uses, stored the same way as the current one); `d` deletes after the name is
+ * typed; deleting the key in use warns first, then clears the stored credential and returns
+ * to the guided setup.
+ */
+import { useCallback, useMemo, useState } from 'react';
+import { Box, Text } from 'ink';
+import type { ManagementKey } from '../../api/schemas.js';
+import { DataTable } from '../components/DataTable.js';
+import { FilterLine } from '../components/FilterLine.js';
+import { PromptDialog } from '../components/PromptDialog.js';
+import { RevealDialog } from '../components/RevealDialog.js';
+import { TypeToConfirmDialog } from '../components/TypeToConfirmDialog.js';
+import { useAccountData } from '../contexts/AccountDataContext.js';
+import { useKeymap } from '../contexts/KeymapContext.js';
+import { useClock, useServices } from '../contexts/ServicesContext.js';
+import { useSession, useSessionActions, type ActiveCredential } from '../contexts/SessionContext.js';
+import { useFlash } from '../contexts/StatusContext.js';
+import { describeFailure } from '../errors.js';
+import { dateTime, relativeAgo, truncateTo } from '../format.js';
+import { useActionRunner } from '../hooks/useActionRunner.js';
+import { useListPane } from '../hooks/useListPane.js';
+import { TABLE_CHROME_ROWS } from '../layout.js';
+import { symbols, theme } from '../theme.js';
+import { keyNameProblem } from './KeysPane.js';
+import { managementColumns, managementRow, sortManagementKeys } from './mgmtRows.js';
+import type { PaneProps } from './registry.js';
+
+/** Dialogs of the pane. `reveal` holds the only copy of a new key's value. */
+export type ManagementDialog =
+  | { kind: 'create'; initial: string }
+  | { kind: 'reveal'; name: string; apiKey: string; used: boolean }
+  | { kind: 'delete'; key: ManagementKey; inUse: boolean };
+
+const idOf = (k: ManagementKey) => k.id;
+const nameOf = (k: ManagementKey) => k.name;
+const EMPTY: ManagementKey[] = [];
+/** Lines under the table: the selected key's timestamps, and the legend. */
+const FOOTER_ROWS = 2;
+
+/** See the module comment. */
+export function ManagementKeysPane({ size, active }: PaneProps) {
+  const now = useClock()();
+  const services = useServices();
+  const session = useSession();
+  const { signIn, startSetup } = useSessionActions();
+  const { managementKeys } = useAccountData();
+  const flash = useFlash();
+  const { busy, run } = useActionRunner();
+  const [dialog, setDialog] = useState<ManagementDialog | undefined>(undefined);
+  const compact = size.mode === 'compact';
+  const client = session.client;
+  const inUsePrefix = session.info?.keyPrefix;
+
+  const sorted = useMemo(() => (managementKeys.data ? sortManagementKeys(managementKeys.data) : EMPTY), [managementKeys.data]);
+  const footer = compact ? 1 : FOOTER_ROWS;
+  const visibleFor = useCallback((filterLine: boolean) => Math.max(1, size.rows - footer - TABLE_CHROME_ROWS - (filterLine ? 1 : 0)), [size.rows, footer]);
+  const list = useListPane({ items: sorted, idOf, nameOf, visibleFor, active: active && !dialog && !busy });
+  const selected = list.selected;
+  const isInUse = (k: ManagementKey) => inUsePrefix !== undefined && k.keyPrefix === inUsePrefix;
+
+  const create = async (name: string) => {
+    if (!client) return;
+    setDialog(undefined);
+    const r = await run(`creating the management key "${name}"`, () => client.createManagementKey({ name }));
+    if (r.ok) {
+      setDialog({ kind: 'reveal', name: r.value.name, apiKey: r.value.apiKey, used: false });
+      flash(`created the management key "${r.value.name}" (${r.value.keyPrefix})`, 'ok');
+      list.selectId(r.value.id);
+    }
+    void managementKeys.reload();
+  };
+
+  /** Makes the revealed key the one keydeck uses, stored the way the current one is. */
+  const useForKeydeck = async (d: Extract<ManagementDialog, { kind: 'reveal' }>) => {
+    const origin = session.info?.origin;
+    if (!session.baseUrl || !origin) return;
+    if (origin === 'env') {
+      flash('keydeck takes its key from KEYDECK_TOKEN: set KEYDECK_TOKEN to the new key to use it', 'warning');
+      return;
+    }
+    let credential: ActiveCredential = { token: d.apiKey, origin: 'memory' };
+    if (origin !== 'memory') {
+      const r = await run('storing the new key', () => services.store.set(services.profile.name, d.apiKey, { insecureStorage: origin === 'file' }));
+      if (!r.ok) return;
+      credential = { token: d.apiKey, origin: r.value.source, ...(r.value.path !== undefined && { path: r.value.path }) };
+    }
+    setDialog({ ...d, used: true });
+    signIn(session.baseUrl, credential);
+    flash(`keydeck now uses "${d.name}" (${origin === 'memory' ? 'this session only' : credential.origin})`, 'ok');
+  };
+
+  const acknowledge = () => {
+    setDialog(undefined);
+    services.redraw();
+    flash('the full key is gone from the screen; the list shows its prefix only', 'ok');
+  };
+
+  const remove = async (key: ManagementKey, inUse: boolean) => {
+    if (!client) return;
+    setDialog(undefined);
+    const r = await run(`deleting "${key.name}"`, () => client.deleteManagementKey(key.id));
+    if (!r.ok) {
+      void managementKeys.reload();
+      return;
+    }
+    if (!inUse) {
+      flash(`deleted the management key "${key.name}"`, 'ok');
+      void managementKeys.reload();
+      return;
+    }
+    const origin = session.info?.origin;
+    let note = `signed out: the management key keydeck used ("${key.name}", ${key.keyPrefix}) was deleted`;
+    if (origin === 'keychain' || origin === 'file') {
+      try {
+        await services.store.delete(services.profile.name);
+        note += ', and its stored copy was cleared.';
+      } catch (error) {
+        note += `; its stored copy could not be cleared: ${describeFailure(error)}`;
+      }
+    } else if (origin === 'env') {
+      note += '. KEYDECK_TOKEN still holds it: unset it before the next start.';
+    } else {
+      note += '.';
+    }
+    startSetup(note);
+  };
+
+  useKeymap(
+    'mgmt',
+    {
+      'mgmt.create': client ? () => setDialog({ kind: 'create', initial: `keydeck@${services.hostname}` }) : undefined,
+      'mgmt.delete': selected ? () => setDialog({ kind: 'delete', key: selected, inUse: isInUse(selected) }) : undefined,
+    },
+    { active: active && !dialog && !busy && !list.filtering },
+  );
+
+  if (dialog) {
+    const area = { columns: size.columns, rows: size.rows };
+    switch (dialog.kind) {
+      case 'create':
+        return (
+          <PromptDialog
+            {...area}
+            title="New management key"
+            message={['A management key (mk_…) manages the account through /api/*; its full value is shown once.']}
+            label="name"
+            initial={dialog.initial}
+            validate={keyNameProblem}
+            onSubmit={(name) => void create(name)}
+            onCancel={() => setDialog(undefined)}
+          />
+        );
+      case 'reveal':
+        return (
+          <RevealDialog
+            {...area}
+            title={`Management key "${dialog.name}" created`}
+            secret={dialog.apiKey}
+            message={[dialog.used ? 'keydeck now uses this key.' : 'Press u to make it the key keydeck uses (stored the same way as the current one).']}
+            {...(!dialog.used && { onUse: () => void useForKeydeck(dialog), useLabel: 'use it for keydeck' })}
+            onAck={acknowledge}
+          />
+        );
+      case 'delete':
+        return (
+          <TypeToConfirmDialog
+            {...area}
+            title={`Delete the management key "${dialog.key.name}"?`}
+            message={
+              dialog.inUse
+                ? [
+                    `${symbols.warning} This is the key keydeck is using. keydeck will be signed out, its stored copy cleared, and the guided setup shown again.`,
+                    'Deleting is permanent.',
+                  ]
+                : ['Deleting is permanent: anything using this key loses access to the account at once.']
+            }
+            expected={dialog.key.name}
+            onConfirm={() => void remove(dialog.key, dialog.inUse)}
+            onCancel={() => setDialog(undefined)}
+          />
+        );
+    }
+  }
+
+  const visible = visibleFor(list.filterLine);
+  const window = list.rows.slice(list.cursor.offset, list.cursor.offset + visible);
+  const rows = window.map((k, i) => managementRow(k, list.cursor.offset + i === list.cursor.cursor, isInUse(k), now));
+  const emptyText =
+    managementKeys.data === undefined
+      ? managementKeys.error !== undefined
+        ? `could not load the management keys: ${describeFailure(managementKeys.error)}`
+        : 'loading the management keys…'
+      : managementKeys.data.length === 0
+        ? 'no management keys: press n to create one'
+        : 'no key matches the filter';
+  const legend =
+    session.info?.kind === 'management-key'
+      ? `${symbols.inUse} = the key keydeck is using (${session.info.keyPrefix ?? ''})`
+      : 'keydeck is using a session token, not a management key';
+  const detail = selected
+    ? `${selected.keyPrefix} · created ${dateTime(selected.createdAt)} · last used ${selected.lastUsedAt ? `${dateTime(selected.lastUsedAt)} (${relativeAgo(selected.lastUsedAt, now)})` : 'never'}`
+    : ' ';
+  return (
+    <Box flexDirection="column" width={size.columns} height={size.rows}>
+      <FilterLine filter={list.filter} filtering={list.filtering} onChange={list.setFilter} shown={list.rows.length} total={sorted.length} columns={size.columns} />
+      <Box flexGrow={1} flexDirection="column">
+        <DataTable
+          columns={managementColumns(size.columns, compact)}
+          rows={rows}
+          selectedIndex={list.cursor.cursor - list.cursor.offset}
+          cellColor={(i, col) => (col === 'status' ? (window[i]?.isActive ? theme.ok : theme.muted) : undefined)}
+          emptyText={emptyText}
+        />
+      </Box>
+      {compact ? null : <Text>{truncateTo(detail, size.columns)}</Text>}
+      <Text color={theme.muted}>{truncateTo(legend, size.columns)}</Text>
+    </Box>
+  );
+}

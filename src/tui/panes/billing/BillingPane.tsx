@@ -1,0 +1,118 @@
+/**
+ * The Billing pane (`3`, issue 6): the §2.3 balance record with the remaining balance large,
+ * the low-balance alert (a word and the bell, once per crossing), the trend (sparkline, burn
+ * rate over 15 min and 1 h, projected run-out), the recent top-ups of the local journal, the
+ * `GET /api/billing/status` tree (`s`), and the top-up walk-through (`t`).
+ *
+ * The pane stays mounted while hidden (the shell's contract), so the history, the bell, card
+ * payment watching and a walk-through in progress carry on while another pane is shown.
+ */
+import { useMemo, useState } from 'react';
+import { Box, Text } from 'ink';
+import { trendOf } from '../../../billing/history.js';
+import { isUnfinished } from '../../../billing/journal.js';
+import { useBalance, useBalanceRefresh } from '../../contexts/BalanceContext.js';
+import { useKeymap } from '../../contexts/KeymapContext.js';
+import { useClock, useServices } from '../../contexts/ServicesContext.js';
+import { useSession } from '../../contexts/SessionContext.js';
+import { describeFailure } from '../../errors.js';
+import { formatUsd } from '../../format.js';
+import { useResource } from '../../hooks/useResource.js';
+import { useTick } from '../../hooks/useTick.js';
+import { theme } from '../../theme.js';
+import { TopUpDialog } from '../../flows/topup/TopUpDialog.js';
+import { useTopUpDeps } from '../../flows/topup/TopUpDeps.js';
+import { useTopUpFlow } from '../../flows/topup/useTopUpFlow.js';
+import type { PaneProps } from '../registry.js';
+import { BalanceSummary } from './BalanceSummary.js';
+import { billingClientOf } from './billingClient.js';
+import { RecentTopUps } from './RecentTopUps.js';
+import { StatusTree, treeLines } from './StatusTree.js';
+import { TrendLines } from './TrendLines.js';
+import { useBalanceMonitor } from './useBalanceMonitor.js';
+
+/** See the module comment. */
+export function BillingPane({ size, active }: PaneProps) {
+  const services = useServices();
+  const clock = useClock();
+  const session = useSession();
+  const poll = useBalance();
+  const refreshBalance = useBalanceRefresh();
+  const deps = useTopUpDeps();
+  const alertBelowUsd = services.profile.alertBelowUsd;
+  const monitor = useBalanceMonitor(poll, { alertBelowUsd, ...(deps.bell && { bell: deps.bell }) });
+  const flow = useTopUpFlow({ active });
+  const [showStatus, setShowStatus] = useState(false);
+  const [selected, setSelected] = useState(0);
+  const [statusOffset, setStatusOffset] = useState(0);
+  useTick(active ? 5000 : undefined);
+  const now = clock();
+
+  const client = useMemo(() => billingClientOf(session.client), [session.client]);
+  const status = useResource<unknown>((signal) => client!.getBillingStatus({ signal }), { key: client, enabled: showStatus && client !== undefined });
+  const statusLines = useMemo(() => (status.data === undefined && status.updatedAt === undefined ? [] : treeLines(status.data)), [status.data, status.updatedAt]);
+
+  const entries = flow.entries;
+  const chosen = Math.min(selected, Math.max(0, entries.length - 1));
+  const unfinished = entries.find((e) => isUnfinished(e.state));
+  const compact = size.mode === 'compact';
+  const data = poll.data;
+  const trend = useMemo(() => trendOf(monitor.history, data?.remaining ?? 0, now), [monitor.history, monitor.history.version, data, now]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const paneKeys = active && !flow.open;
+  useKeymap(
+    'billing',
+    {
+      'billing.topup': client ? flow.start : undefined,
+      'billing.resume': entries.length > 0 || flow.view ? () => flow.resume(flow.view ? undefined : (entries[chosen]?.id ?? unfinished?.id)) : undefined,
+      'billing.status': () => {
+        setShowStatus((s) => !s);
+        setStatusOffset(0);
+      },
+      'billing.refresh': () => {
+        refreshBalance();
+        if (showStatus) void status.reload();
+      },
+      'billing.down': () => (showStatus ? setStatusOffset((o) => Math.min(o + 1, Math.max(0, statusLines.length - 1))) : setSelected((s) => Math.min(s + 1, Math.max(0, entries.length - 1)))),
+      'billing.up': () => (showStatus ? setStatusOffset((o) => Math.max(0, o - 1)) : setSelected((s) => Math.max(0, s - 1))),
+    },
+    { active: paneKeys },
+  );
+
+  if (!active) return null;
+  if (flow.open) return <TopUpDialog flow={flow} remaining={data?.remaining} columns={size.columns} rows={size.rows} />;
+
+  const summaryRows = compact ? 3 : 3;
+  const trendRows = compact ? 2 : 3;
+  const bannerRows = flow.view || unfinished ? 1 : 0;
+  const gap = compact ? 0 : 1;
+  const restRows = Math.max(0, size.rows - summaryRows - trendRows - bannerRows - gap * 2);
+  const stale = poll.error !== undefined;
+
+  return (
+    <Box flexDirection="column" width={size.columns} height={size.rows} paddingX={1}>
+      <BalanceSummary data={data} updatedAt={poll.updatedAt} stale={stale} alertBelowUsd={alertBelowUsd} now={now} columns={size.columns - 2} big={!compact} />
+      {gap ? <Text> </Text> : null}
+      <TrendLines history={monitor.history} trend={trend} columns={size.columns - 2} compact={compact} />
+      {gap ? <Text> </Text> : null}
+      {bannerRows ? (
+        <Text color={theme.warning} wrap="truncate">
+          {flow.view && flow.entry
+            ? `⚠ top-up in progress: ${formatUsd(flow.entry.amount)} · enter resumes it`
+            : flow.view
+              ? '⚠ a top-up walk-through is open · enter resumes it'
+              : `⚠ unfinished top-up of ${formatUsd(unfinished!.amount)} · select it and press enter to finish it`}
+        </Text>
+      ) : null}
+      {showStatus ? (
+        <Box flexDirection="column">
+          <Text color={theme.muted} wrap="truncate">{`billing status (GET /api/billing/status)${status.loading ? ' · loading…' : ''} · s hides · r reloads`}</Text>
+          {status.error !== undefined ? <Text color={theme.danger} wrap="wrap">{`✕ ${describeFailure(status.error)}`}</Text> : null}
+          <StatusTree lines={statusLines} offset={statusOffset} rows={Math.max(1, restRows - 1 - (status.error !== undefined ? 1 : 0))} columns={size.columns - 2} />
+        </Box>
+      ) : (
+        <RecentTopUps entries={entries} selected={chosen} rows={restRows} columns={size.columns - 2} />
+      )}
+    </Box>
+  );
+}

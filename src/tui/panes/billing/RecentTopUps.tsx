@@ -1,0 +1,61 @@
+/**
+ * The recent top-ups of the local journal (this service and profile): when, amount, method,
+ * state (and why, when refused), and the transaction hash or session; the selected row is
+ * marked; an unfinished one can be resumed with enter.
+ */
+import { Box, Text } from 'ink';
+import { methodLabel, stateLabel, type JournalEntry } from '../../../billing/journal.js';
+import { dateTime, fitWidth, formatUsd } from '../../format.js';
+import { symbols, theme, type ThemeColor } from '../../theme.js';
+
+function stateColor(entry: JournalEntry): ThemeColor {
+  switch (entry.state) {
+    case 'credited':
+      return theme.ok;
+    case 'refused':
+      return theme.danger;
+    case 'abandoned':
+      return theme.muted;
+    default:
+      return theme.warning;
+  }
+}
+
+/** One row's text (without the selection mark). */
+export function topUpRowText(entry: JournalEntry): string {
+  const ref = entry.txHash ? `${entry.txHash.slice(0, 10)}…` : entry.sessionId ? entry.sessionId.slice(0, 14) : entry.address ? `to ${entry.address.slice(0, 8)}…` : '';
+  const why = entry.state === 'refused' || entry.state === 'submitted' ? (entry.reason ? ` (${entry.reason})` : '') : '';
+  return `${dateTime(entry.createdAt).slice(0, 16)}  ${fitWidth(formatUsd(entry.amount), 10)} ${fitWidth(methodLabel(entry.method), 13)} ${stateLabel(entry.state)}${why}  ${ref}`;
+}
+
+/** Props of {@link RecentTopUps}. */
+export interface RecentTopUpsProps {
+  readonly entries: readonly JournalEntry[];
+  readonly selected: number;
+  readonly rows: number;
+  readonly columns: number;
+}
+
+/** See the module comment. Draws at most `rows` lines (a title and the rows around the selection). */
+export function RecentTopUps({ entries, selected, rows, columns }: RecentTopUpsProps) {
+  if (rows <= 0) return null;
+  if (entries.length === 0) {
+    return <Text color={theme.muted}>no top-ups recorded on this machine yet · t starts one</Text>;
+  }
+  const room = Math.max(1, rows - 1);
+  const start = Math.min(Math.max(0, selected - room + 1), Math.max(0, entries.length - room));
+  const shown = entries.slice(start, start + room);
+  return (
+    <Box flexDirection="column">
+      <Text color={theme.muted} wrap="truncate">{`recent top-ups (${entries.length}) · j/k select · enter reopens`}</Text>
+      {shown.map((entry, i) => {
+        const on = start + i === selected;
+        return (
+          <Text key={entry.id} wrap="truncate" inverse={on} color={stateColor(entry)}>
+            {fitWidth(`${on ? symbols.selected : ' '} ${topUpRowText(entry)}`, columns)}
+          </Text>
+        );
+      })}
+    </Box>
+  );
+}

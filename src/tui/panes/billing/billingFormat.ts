@@ -1,0 +1,57 @@
+/**
+ * Text of the billing figures (shared by the Billing pane and `keydeck monitor`): burn rates,
+ * run-out projections, durations, spent-so-far. Pure.
+ */
+import type { BurnRate, RunOutProjection } from '../../../billing/history.js';
+import { formatUsd } from '../../format.js';
+
+/** A duration in ms as "45 s", "12 min", "3 h 20 min", "2 d 4 h". */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 48) return min % 60 === 0 ? `${h} h` : `${h} h ${min % 60} min`;
+  const d = Math.floor(h / 24);
+  return h % 24 === 0 ? `${d} d` : `${d} d ${h % 24} h`;
+}
+
+/** "$1.20/h", or "…" when unknown (not enough history yet). */
+export function formatRate(rate: BurnRate | undefined): string {
+  if (!rate) return '…';
+  return `${formatUsd(rate.usdPerHour)}/h`;
+}
+
+/**
+ * A burn rate with its window: "$1.20/h" when the samples cover the window, else
+ * "$1.20/h (over 4 min)" so a young history is not mistaken for a full window.
+ */
+export function formatRateOver(rate: BurnRate | undefined, windowMs: number): string {
+  if (!rate) return '… (collecting)';
+  const partial = rate.spanMs < windowMs * 0.9;
+  return partial ? `${formatRate(rate)} (over ${formatDuration(rate.spanMs)})` : formatRate(rate);
+}
+
+/** "never (flat or rising)", "now (empty)", "… (collecting)", or "in 3 h 20 min (Sat 14:03)" in local time. */
+export function formatRunOut(projection: RunOutProjection): string {
+  switch (projection.kind) {
+    case 'unknown':
+      return '… (collecting)';
+    case 'never':
+      return 'never (flat or rising)';
+    case 'empty':
+      return 'now (empty)';
+    case 'at': {
+      const when = new Date(projection.at);
+      const day = when.toLocaleDateString('en-US', { weekday: 'short' });
+      const time = when.toTimeString().slice(0, 5);
+      return `in ${formatDuration(projection.inMs)} (${day} ${time})`;
+    }
+  }
+}
+
+/** USD spent so far: `totalTopUp − remaining` (never below 0), computed in cents. */
+export function spentSoFar(totalTopUp: number, remaining: number): number {
+  return Math.max(0, Math.round(totalTopUp * 100) - Math.round(remaining * 100)) / 100;
+}

@@ -1,0 +1,58 @@
+/**
+ * Feeds every successful balance poll (§2.3 `remaining`, USD) into a bounded
+ * {@link BalanceHistory}, and rings the terminal bell once per downward crossing of the
+ * low-balance threshold. Shared by the Billing pane (which stays mounted while hidden, so the
+ * history and the alert run on every pane) and `keydeck monitor`.
+ */
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useStdout } from 'ink';
+import { BELL, INITIAL_LOW_BALANCE_STATE, observeBalance, type LowBalanceState } from '../../../billing/alert.js';
+import { BalanceHistory, type BalanceHistoryOptions } from '../../../billing/history.js';
+import type { CreditBalance } from '../../../api/schemas.js';
+import type { PollState } from '../../hooks/poller.js';
+
+/** Options of {@link useBalanceMonitor}. */
+export interface UseBalanceMonitorOptions {
+  /** Low-balance threshold, USD; undefined: no alert. */
+  readonly alertBelowUsd?: number | undefined;
+  /** Rings the bell (default: writes BEL, `\x07`, to Ink's stdout). */
+  readonly bell?: () => void;
+  /** Options of the history buffer (capacity, spacing). */
+  readonly history?: BalanceHistoryOptions;
+}
+
+/** What {@link useBalanceMonitor} gives. */
+export interface BalanceMonitor {
+  /** The history (a stable object; `version` changes with every sample). */
+  readonly history: BalanceHistory;
+  /** The last observed balance is below the threshold. */
+  readonly low: boolean;
+  /** Times the bell rang since mount. */
+  readonly rings: number;
+}
+
+/** See the module comment. `poll` is the balance poll's state (`useBalance()` or `usePolling`). */
+export function useBalanceMonitor(poll: Pick<PollState<CreditBalance>, 'data' | 'updatedAt'>, options: UseBalanceMonitorOptions = {}): BalanceMonitor {
+  const { stdout } = useStdout();
+  const history = useMemo(() => new BalanceHistory(options.history), []); // eslint-disable-line react-hooks/exhaustive-deps
+  const alarm = useRef<LowBalanceState>(INITIAL_LOW_BALANCE_STATE);
+  const [state, setState] = useState({ low: false, rings: 0, version: 0 });
+  const bellRef = useRef(options.bell);
+  bellRef.current = options.bell;
+
+  const { data, updatedAt } = poll;
+  const threshold = options.alertBelowUsd;
+  useEffect(() => {
+    if (!data || updatedAt === undefined) return;
+    history.add(updatedAt, data.remaining, data.totalTopUp);
+    const step = observeBalance(alarm.current, data.remaining, threshold);
+    alarm.current = step.state;
+    if (step.fire) {
+      if (bellRef.current) bellRef.current();
+      else stdout.write(BELL);
+    }
+    setState((s) => ({ low: step.state.low, rings: s.rings + (step.fire ? 1 : 0), version: history.version }));
+  }, [data, updatedAt, threshold, history, stdout]);
+
+  return useMemo(() => ({ history, low: state.low, rings: state.rings }), [history, state]);
+}

@@ -1,0 +1,100 @@
+/**
+ * Pure helpers of the Keys pane: the sort orders of consumption keys (§2.1), their table
+ * columns fitted to the terminal width, and the display row of one key.
+ */
+import type { ConsumptionKey } from '../../api/schemas.js';
+import type { DataColumn, DataRow } from '../components/DataTable.js';
+import { tableWidth } from '../components/DataTable.js';
+import { expiresIn, parseTime, shortDate } from '../format.js';
+import { statusOf, type KeyStatus } from '../limits.js';
+import { symbols } from '../theme.js';
+
+/** Sort orders cycled by `s`, in order. */
+export const KEY_SORTS = ['created', 'name', 'status', 'expiry'] as const;
+/** One of {@link KEY_SORTS}. */
+export type KeySort = (typeof KEY_SORTS)[number];
+
+/** The sort after `sort`. */
+export function nextSort(sort: KeySort): KeySort {
+  return KEY_SORTS[(KEY_SORTS.indexOf(sort) + 1) % KEY_SORTS.length]!;
+}
+
+/** What each sort means, for the status line. */
+export const SORT_LABELS: Readonly<Record<KeySort, string>> = {
+  created: 'newest first',
+  name: 'by name',
+  status: 'active first, then expired, then inactive',
+  expiry: 'soonest expiry first (credit keys last)',
+};
+
+const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
+const STATUS_RANK: Record<KeyStatus, number> = { active: 0, expired: 1, inactive: 2 };
+
+/** A sorted copy of `keys` (stable; ties by name). `now` (epoch ms) decides "expired". */
+export function sortKeys(keys: readonly ConsumptionKey[], sort: KeySort, now: number): ConsumptionKey[] {
+  const byName = (a: ConsumptionKey, b: ConsumptionKey) => collator.compare(a.name, b.name);
+  const out = [...keys];
+  switch (sort) {
+    case 'name':
+      return out.sort(byName);
+    case 'created': {
+      const t = new Map(out.map((k) => [k, parseTime(k.createdAt) ?? 0]));
+      return out.sort((a, b) => t.get(b)! - t.get(a)! || byName(a, b));
+    }
+    case 'status': {
+      const s = new Map(out.map((k) => [k, STATUS_RANK[statusOf(k, now)]]));
+      return out.sort((a, b) => s.get(a)! - s.get(b)! || byName(a, b));
+    }
+    case 'expiry': {
+      const e = new Map(out.map((k) => [k, parseTime(k.subscriptionExpiresAt) ?? Number.POSITIVE_INFINITY]));
+      return out.sort((a, b) => {
+        const d = e.get(a)! - e.get(b)!;
+        return Number.isNaN(d) || d === 0 ? byName(a, b) : d;
+      });
+    }
+  }
+}
+
+/** The status cell: a symbol and a word. */
+export function statusCell(status: KeyStatus): string {
+  if (status === 'active') return `${symbols.active} active`;
+  if (status === 'expired') return `${symbols.expired} expired`;
+  return `${symbols.inactive} inactive`;
+}
+
+/** The type cell: `sub` or `credit` (the details panel spells it out). */
+export function typeCell(keyType: string): string {
+  return keyType === 'subscription' ? 'sub' : keyType;
+}
+
+/** Table columns of the Keys pane for a terminal `width` cells wide. */
+export function keyColumns(width: number, compact: boolean, sort: KeySort): DataColumn[] {
+  const arrow = (s: KeySort, title: string) => (s === sort ? `${title} ↓` : title);
+  const fixed: DataColumn[] = compact
+    ? [
+        { key: 'type', title: 'type', width: 6 },
+        { key: 'status', title: arrow('status', 'status'), width: 10 },
+        { key: 'expires', title: arrow('expiry', 'expires'), width: 9 },
+      ]
+    : [
+        { key: 'type', title: 'type', width: 6 },
+        { key: 'plan', title: 'plan', width: 8 },
+        { key: 'status', title: arrow('status', 'status'), width: 10 },
+        { key: 'expires', title: arrow('expiry', 'expires'), width: 9 },
+        { key: 'created', title: arrow('created', 'created'), width: 10 },
+      ];
+  const nameWidth = Math.max(8, width - tableWidth([0, ...fixed.map((c) => c.width)]));
+  return [{ key: 'name', title: arrow('name', '  name'), width: nameWidth }, ...fixed];
+}
+
+/** The display row of `key`; `selected` puts the `▶` marker in the name cell. */
+export function keyRow(key: ConsumptionKey, selected: boolean, now: number): DataRow {
+  return {
+    name: `${selected ? symbols.selected : ' '} ${key.name}`,
+    type: typeCell(key.keyType),
+    plan: key.keyPlan,
+    status: statusCell(statusOf(key, now)),
+    expires: key.keyType === 'credit' ? '—' : expiresIn(key.subscriptionExpiresAt, now),
+    created: shortDate(key.createdAt),
+  };
+}

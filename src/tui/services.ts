@@ -1,0 +1,78 @@
+/**
+ * What the TUI needs from the outside world, injected as one object (`<App services>`): the
+ * profile, the credential store, a client factory, the clipboard, and the app's exit site.
+ * run.tsx builds the real one; tests build one around an in-process sandbox.
+ */
+import type {
+  ConsumptionKey,
+  CreatedConsumptionKey,
+  CreatedManagementKey,
+  CreditBalance,
+  ManagementKey,
+} from '../api/schemas.js';
+import type { CredentialStore } from '../credentials/store.js';
+
+/** Per-call options of the API client: an AbortSignal. */
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The part of `KeydeckClient` (src/api/client.ts) the TUI uses; every method rejects with a
+ * KeydeckApiError (`code`, `status`, `retryAfterMs`, `outcomeUnknown`).
+ */
+export interface AccountClient {
+  listKeys(options?: CallOptions): Promise<ConsumptionKey[]>;
+  createCreditKey(body: { name: string }, options?: CallOptions): Promise<CreatedConsumptionKey>;
+  updateKey(id: string, body: { name?: string; isActive?: boolean }, options?: CallOptions): Promise<unknown>;
+  deleteKey(id: string, options?: CallOptions): Promise<unknown>;
+  listManagementKeys(options?: CallOptions): Promise<ManagementKey[]>;
+  createManagementKey(body: { name: string }, options?: CallOptions): Promise<CreatedManagementKey>;
+  deleteManagementKey(id: string, options?: CallOptions): Promise<unknown>;
+  getCredits(options?: CallOptions): Promise<CreditBalance>;
+}
+
+/** The profile the TUI runs with (from src/config, with command-line overrides applied). */
+export interface TuiProfile {
+  readonly name: string;
+  /** The service's base URL; undefined sends setup to its "where is the service" step. */
+  readonly baseUrl?: string;
+  /** Balance polling interval, seconds (default 15). */
+  readonly pollIntervalSeconds: number;
+  /** Low-balance threshold, USD (used by the Billing pane). */
+  readonly alertBelowUsd?: number;
+}
+
+/** Result of a copy: `clipboard` (system clipboard took it), `osc52` (sent to the terminal only; may or may not have worked). */
+export type CopyOutcome = 'clipboard' | 'osc52' | 'failed';
+
+/** Everything the app receives from run.tsx (or a test). */
+export interface AppServices {
+  readonly profile: TuiProfile;
+  /** `sandbox` with --sandbox (header says SANDBOX), else `live`. */
+  readonly target: 'sandbox' | 'live';
+  readonly store: CredentialStore;
+  /** Builds a client for `baseUrl` with `token` (a session token or an mk_ key). */
+  readonly createClient: (baseUrl: string, token: string) => AccountClient;
+  /** Saves the base URL typed in setup to the profile (absent with --sandbox: never saved). */
+  readonly saveBaseUrl?: (baseUrl: string) => Promise<void>;
+  /** With --sandbox: the demo user's session token, offered in setup with one keystroke. */
+  readonly demoToken?: string;
+  /** --insecure-storage was given: setup pre-selects the plaintext file when the keychain is unavailable. */
+  readonly insecureStorage: boolean;
+  /** This machine's name, for the default management key name `keydeck@<hostname>`. */
+  readonly hostname: string;
+  /** Copies `text` (OSC 52, then the system clipboard). Never throws. */
+  readonly copy: (text: string) => Promise<CopyOutcome>;
+  /** Erases the terminal region and redraws the frame (after a one-time reveal). */
+  readonly redraw: () => void;
+  /**
+   * The app's one exit site: unmounts, restores the terminal, closes the sandbox, sets the
+   * exit code; `message` is printed after the screen is restored.
+   */
+  readonly exit: (code: number, message?: string) => void;
+  /** Adds a secret (a pasted session token) to the values redacted from anything printed at exit. */
+  readonly registerSecret?: (value: string) => void;
+  /** Clock (epoch ms); tests may pin it. Default Date.now. */
+  readonly now?: () => number;
+}

@@ -1,0 +1,483 @@
+/**
+ * Fault tests of the API client against hostile local node:http servers: retries, deadlines,
+ * unknown outcomes, broken bodies, error mapping by status and body, and secret redaction.
+ */
+import { inspect } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { KeydeckClient } from '../../src/api/client.js';
+import { describeApiError } from '../../src/api/describe.js';
+import { isAbortError, KeydeckApiError } from '../../src/api/errors.js';
+import {
+  consumptionKey,
+  creditsEnvelope,
+  json,
+  raw,
+  refusedUrl,
+  reset,
+  startHostileServer,
+  type HostileServer,
+  type Script,
+} from './hostile-server.js';
+
+const TOKEN = 'sess_Zq8XvT3kLm9Pw2Rn7Yb4';
+const TX = `0x${'ab'.repeat(32)}`;
+
+let server: HostileServer | undefined;
+let client: KeydeckClient | undefined;
+
+afterEach(async () => {
+  client?.close();
+  client = undefined;
+  await server?.close();
+  server = undefined;
+});
+
+async function serve(script: Script, options: { timeoutMs?: number; retries?: number } = {}): Promise<{ s: HostileServer; c: KeydeckClient }> {
+  server = await startHostileServer(script);
+  client = new KeydeckClient({ baseUrl: server.url, token: TOKEN, ...options });
+  return { s: server, c: client };
+}
+
+/** Awaits a rejection and returns it as a KeydeckApiError (fails the test otherwise). */
+async function failure(promise: Promise<unknown>): Promise<KeydeckApiError> {
+  const error: unknown = await promise.then(
+    (value) => {
+      throw new Error(`expected a failure, got ${JSON.stringify(value)}`);
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(KeydeckApiError);
+  return error as KeydeckApiError;
+}
+
+/** Every text an error could leak through. */
+function allTextOf(error: unknown): string {
+  return `${String((error as Error).message)}\n${String((error as Error).stack)}\n${JSON.stringify(error)}\n${inspect(error, { depth: 5 })}\n${describeApiError(error)}`;
+}
+
+describe('retries of GET', () => {
+  it('retries 5xx and succeeds, counting the attempts', async () => {
+    const { s, c } = await serve((_req, res, n) => (n < 2 ? json(res, n === 0 ? 500 : 503, { oops: true }) : json(res, 200, [consumptionKey('k1')])));
+    const keys = await c.listKeys();
+    expect(keys.map((k) => k.id)).toEqual(['k1']);
+    expect(s.requests).toHaveLength(3);
+    expect(s.requests.every((r) => r.method === 'GET' && r.path === '/api/keys')).toBe(true);
+  });
+
+  it('gives up after `retries` and reports server_error', async () => {
+    const { s, c } = await serve((_req, res) => raw(res, 502, '<html>Bad gateway</html>'), { retries: 1 });
+    const e = await failure(c.getCredits());
+    expect(e.code).toBe('server_error');
+    expect(e.status).toBe(502);
+    expect(s.requests).toHaveLength(2);
+  });
+
+  it('retries a reset socket and succeeds', async () => {
+    const { s, c } = await serve((_req, res, n) => (n === 0 ? reset(res) : json(res, 200, creditsEnvelope({ remaining: 12.5 }))));
+    expect((await c.getCredits()).remaining).toBe(12.5);
+    expect(s.requests).toHaveLength(2);
+  });
+
+  it('waits a short Retry-After (seconds) and then succeeds', async () => {
+    const { s, c } = await serve((_req, res, n) => (n === 0 ? json(res, 429, { error: { code: 'rate_limited' } }, { 'retry-after': '1' }) : json(res, 200, [])), {
+      timeoutMs: 8_000,
+    });
+    const started = Date.now();
+    expect(await c.listManagementKeys()).toEqual([]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(s.requests).toHaveLength(2);
+  });
+
+  it('waits a short Retry-After given as an HTTP date', async () => {
+    const { s, c } = await serve(
+      (_req, res, n) =>
+        n === 0 ? json(res, 503, {}, { 'retry-after': new Date(Date.now() + 2_000).toUTCString() }) : json(res, 200, { success: true, data: { plan: 'x' } }),
+      { timeoutMs: 8_000 },
+    );
+    const started = Date.now();
+    expect(await c.getBillingStatus()).toEqual({ plan: 'x' });
+    // The date has one-second resolution: the wait is between 1 and 2 seconds.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(s.requests).toHaveLength(2);
+  });
+
+  it('surfaces a Retry-After longer than the deadline at once as rate_limited with retryAfterMs', async () => {
+    const { s, c } = await serve((_req, res) => json(res, 429, { message: 'slow down' }, { 'retry-after': '120' }));
+    const started = Date.now();
+    const e = await failure(c.listKeys());
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(e.code).toBe('rate_limited');
+    expect(e.retryAfterMs).toBe(120_000);
+    expect(e.message).toMatch(/2 min/);
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('keeps the whole call, retries included, within timeoutMs', async () => {
+    const { s, c } = await serve((_req, res) => json(res, 503, {}), { timeoutMs: 1_500, retries: 10 });
+    const started = Date.now();
+    const e = await failure(c.listKeys());
+    const elapsed = Date.now() - started;
+    expect(e.code).toBe('server_error');
+    expect(elapsed).toBeLessThan(1_500 + 1_000);
+    expect(s.requests.length).toBeGreaterThanOrEqual(2);
+    expect(s.requests.length).toBeLessThan(11);
+  });
+
+  it('reports timeout when the service is slower than the deadline', async () => {
+    const { s, c } = await serve(() => {
+      /* never answers */
+    }, { timeoutMs: 800 });
+    const started = Date.now();
+    const e = await failure(c.listKeys());
+    const elapsed = Date.now() - started;
+    expect(e.code).toBe('timeout');
+    expect(e.outcomeUnknown).toBeUndefined();
+    expect(elapsed).toBeGreaterThanOrEqual(700);
+    expect(elapsed).toBeLessThan(800 + 2_000);
+    expect(s.requests.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('reports network_error for a refused connection', async () => {
+    client = new KeydeckClient({ baseUrl: await refusedUrl(), token: TOKEN, timeoutMs: 3_000 });
+    const e = await failure(client.listKeys());
+    expect(e.code).toBe('network_error');
+    expect(e.message).toContain('ECONNREFUSED');
+    expect(e.outcomeUnknown).toBeUndefined();
+  });
+
+  it('reuses one keep-alive socket for a series of calls', async () => {
+    const { s, c } = await serve((_req, res) => json(res, 200, creditsEnvelope()));
+    for (let i = 0; i < 5; i++) await c.getCredits();
+    expect(s.requests).toHaveLength(5);
+    expect(s.connections).toBe(1);
+  });
+});
+
+describe('state-changing calls are sent once', () => {
+  it('does not retry a POST answered 500 and says its outcome is unknown', async () => {
+    const { s, c } = await serve((_req, res) => json(res, 500, { error: { code: 'server_error', message: 'boom' } }));
+    const e = await failure(c.verifyTopUp({ txHash: TX, amount: 25 }));
+    expect(e.code).toBe('server_error');
+    expect(e.outcomeUnknown).toBe(true);
+    expect(e.message).toMatch(/unknown.*check the balance/);
+    expect(s.requests).toHaveLength(1);
+    expect(JSON.parse(s.requests[0]!.body)).toEqual({ txHash: TX, amount: 25 });
+  });
+
+  it('does not retry PUT or DELETE answered 503 or 429', async () => {
+    const { s, c } = await serve((req, res) => json(res, req.method === 'PUT' ? 503 : 429, {}, { 'retry-after': '0' }));
+    expect((await failure(c.updateKey('k1', { isActive: false }))).code).toBe('server_error');
+    const limited = await failure(c.deleteKey('k1'));
+    expect(limited.code).toBe('rate_limited');
+    expect(limited.retryAfterMs).toBe(0);
+    expect(s.requests.map((r) => r.method)).toEqual(['PUT', 'DELETE']);
+  });
+
+  it('reports a reset after sending a POST as outcome unknown, sent once', async () => {
+    const { s, c } = await serve((_req, res) => reset(res));
+    const e = await failure(c.createCreditKey({ name: 'ci' }));
+    expect(e.code).toBe('network_error');
+    expect(e.outcomeUnknown).toBe(true);
+    expect(e.message).toMatch(/whether it took effect is unknown: list the keys before trying again/);
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('reports a POST slower than the deadline as timeout with outcome unknown, sent once', async () => {
+    const { s, c } = await serve(() => {
+      /* never answers */
+    }, { timeoutMs: 800 });
+    const e = await failure(c.topUp({ amount: 10, method: 'usdc' }));
+    expect(e.code).toBe('timeout');
+    expect(e.outcomeUnknown).toBe(true);
+    expect(e.message).toMatch(/unknown: check the balance/);
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('says nothing was sent when the connection is refused', async () => {
+    client = new KeydeckClient({ baseUrl: await refusedUrl(), token: TOKEN });
+    const e = await failure(client.verifyTopUp({ txHash: TX, amount: 10 }));
+    expect(e.code).toBe('network_error');
+    expect(e.outcomeUnknown).toBeUndefined();
+    expect(e.message).toContain('nothing was sent');
+  });
+});
+
+describe('response bodies', () => {
+  it('reports malformed JSON as invalid_response', async () => {
+    const { c } = await serve((_req, res) => raw(res, 200, '[{"id": "k1",'));
+    const e = await failure(c.listKeys());
+    expect(e.code).toBe('invalid_response');
+    expect(e.message).toContain('not JSON');
+  });
+
+  it('names the missing field of a list item', async () => {
+    const { c } = await serve((_req, res) => {
+      const broken = consumptionKey('x');
+      delete broken.id;
+      json(res, 200, [consumptionKey('a'), consumptionKey('b'), broken]);
+    });
+    const e = await failure(c.listKeys());
+    expect(e.code).toBe('invalid_response');
+    expect(e.field).toBe('[2].id');
+    expect(e.message).toContain('[2].id');
+  });
+
+  it('names the mistyped field inside the billing envelope', async () => {
+    const { c } = await serve((_req, res) => json(res, 200, creditsEnvelope({ remaining: '25' })));
+    const e = await failure(c.getCredits());
+    expect(e.field).toBe('data.remaining');
+  });
+
+  it('keeps unknown extra fields', async () => {
+    const { c } = await serve((req, res) =>
+      req.path === '/api/keys'
+        ? json(res, 200, [consumptionKey('k1', { spend: 1.25, labels: { team: 'ml' } })])
+        : json(res, 200, { ...creditsEnvelope({ currency: 'USD' }), requestId: 'r1' }),
+    );
+    const [key] = await c.listKeys();
+    expect(key).toMatchObject({ id: 'k1', spend: 1.25, labels: { team: 'ml' } });
+    expect(await c.getCredits()).toMatchObject({ remaining: 25, currency: 'USD' });
+  });
+
+  it('treats success: false with status 200 as an error, by its code when it has one', async () => {
+    const { c } = await serve((_req, res, n) =>
+      n === 0
+        ? json(res, 200, { success: false, error: { code: 'insufficient_balance', message: 'no money' } })
+        : json(res, 200, { success: false }),
+    );
+    const coded = await failure(c.getCredits());
+    expect(coded.code).toBe('insufficient_balance');
+    expect(coded.message).toContain('no money');
+    const bare = await failure(c.getCredits());
+    expect(bare.code).toBe('server_error');
+    expect(bare.status).toBe(200);
+  });
+
+  it('accepts 204 and empty bodies where the spec shows none', async () => {
+    const { c } = await serve((req, res) => {
+      if (req.method === 'PUT') res.writeHead(204).end();
+      else if (req.method === 'DELETE') raw(res, 200, '');
+      else res.writeHead(204).end();
+    });
+    expect(await c.updateKey('k1', { name: 'renamed' })).toBeUndefined();
+    expect(await c.deleteManagementKey('m1')).toBeUndefined();
+    expect(await c.getBillingStatus()).toBeUndefined();
+  });
+
+  it('returns unshown bodies as they arrive (JSON, text, envelope data)', async () => {
+    const { c } = await serve((req, res) => {
+      if (req.method === 'PUT') json(res, 200, { id: 'k1', name: 'renamed', whatever: [1] });
+      else if (req.method === 'DELETE') raw(res, 200, 'OK');
+      else if (req.path === '/api/billing/topup') json(res, 200, { success: true, data: { chargeId: 'ch_1' } });
+      else json(res, 200, { status: 'active' });
+    });
+    expect(await c.updateKey('k1', { name: 'renamed' })).toEqual({ id: 'k1', name: 'renamed', whatever: [1] });
+    expect(await c.deleteManagementKey('m1')).toBe('OK');
+    expect(await c.topUp({ amount: 10, method: 'card_direct' })).toEqual({ method: 'card_direct', data: { chargeId: 'ch_1' } });
+    expect(await c.getBillingStatus()).toEqual({ status: 'active' });
+  });
+
+  it('reports an empty body where one is documented as invalid_response', async () => {
+    const { s, c } = await serve((_req, res) => res.writeHead(204).end());
+    const e = await failure(c.deleteKey('k1'));
+    expect(e.code).toBe('invalid_response');
+    expect(e.message).toMatch(/probably took effect: list the keys/);
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('tags top-up results with their method and checks their shape', async () => {
+    const { c } = await serve((req, res) => {
+      const { method } = JSON.parse(req.body) as { method: string };
+      if (method === 'card_checkout') json(res, 200, { success: true, data: { sessionUrl: 'https://pay.example/s/1', sessionId: 's1' } });
+      else json(res, 200, { success: true, data: { address: `0x${'1'.repeat(40)}`, chain: 'base', amount: 25 } });
+    });
+    expect(await c.topUp({ amount: 12.5, method: 'card_checkout' })).toEqual({
+      method: 'card_checkout',
+      data: { sessionUrl: 'https://pay.example/s/1', sessionId: 's1' },
+    });
+    const e = await failure(c.topUp({ amount: 25, method: 'usdc' }));
+    expect(e.field).toBe('data.amount');
+  });
+
+  it('does not follow redirects (the credential would go along)', async () => {
+    const { s, c } = await serve((_req, res) => res.writeHead(301, { location: 'http://elsewhere.example/api/keys' }).end());
+    const e = await failure(c.listKeys());
+    expect(e.code).toBe('invalid_response');
+    expect(e.message).toContain('http://elsewhere.example/api/keys');
+    expect(s.requests).toHaveLength(1);
+  });
+});
+
+describe('error mapping', () => {
+  const byStatus: Array<[number, string]> = [
+    [400, 'invalid_request'],
+    [401, 'unauthorized'],
+    [402, 'insufficient_balance'],
+    [403, 'forbidden'],
+    [404, 'not_found'],
+    [409, 'tx_already_used'],
+    [422, 'invalid_request'],
+    [500, 'server_error'],
+  ];
+
+  it('degrades to the status when the body is not one of our shapes', async () => {
+    let status = 0;
+    const { c } = await serve((_req, res, n) => (n % 2 === 0 ? raw(res, status, '<html>nope</html>') : json(res, status, { error: { code: 'weird_thing' } })));
+    for (const [s, code] of byStatus) {
+      status = s;
+      for (let i = 0; i < 2; i++) {
+        const e = await failure(c.verifyTopUp({ txHash: TX, amount: 10 }));
+        expect([s, e.code]).toEqual([s, code]);
+        expect(e.status).toBe(s);
+      }
+    }
+  });
+
+  it("uses the service's own code from the body, bare or in the envelope", async () => {
+    const answers: Array<[number, unknown, string]> = [
+      [422, { error: { code: 'amount_mismatch', message: 'amount differs' } }, 'amount_mismatch'],
+      [402, { success: false, error: { code: 'budget_exceeded', message: 'spent' } }, 'budget_exceeded'],
+      [409, { success: false, error: { code: 'tx_already_used' } }, 'tx_already_used'],
+      [400, { error: { code: 'invalid_request', message: 'amount must be at least 10', field: 'amount' } }, 'invalid_request'],
+      [404, { error: 'not_found' }, 'not_found'],
+    ];
+    const { c } = await serve((_req, res, n) => json(res, answers[n]![0], answers[n]![1]));
+    for (const [status, , code] of answers) {
+      const e = await failure(c.verifyTopUp({ txHash: TX, amount: 10 }));
+      expect([status, e.code]).toEqual([status, code]);
+    }
+  });
+
+  it('carries the field the service names for invalid_request', async () => {
+    const { c } = await serve((_req, res) => json(res, 400, { error: { code: 'invalid_request', message: 'too long', field: 'name' } }));
+    const e = await failure(c.createManagementKey({ name: 'ok' }));
+    expect(e.field).toBe('name');
+    expect(e.message).toContain('too long');
+  });
+
+  it('strips control characters (terminal escapes) from service messages', async () => {
+    const { c } = await serve((_req, res) => json(res, 403, { error: { code: 'forbidden', message: 'no \u001b[2J\u001b[31mway\u0007' } }));
+    const e = await failure(c.listKeys());
+    expect(e.code).toBe('forbidden');
+    expect(e.message).not.toMatch(/[\u0000-\u001f]/);
+  });
+});
+
+describe('secrets never leak', () => {
+  it('redacts the token and a full mk_ key echoed by a 401 body', async () => {
+    const fullKey = `mk_Ab12Cd34${'Qw9'.repeat(10)}`;
+    const { c } = await serve((_req, res) =>
+      json(res, 401, {
+        error: { code: 'unauthorized', message: `token ${TOKEN} rejected; did you mean ${fullKey}? (Authorization: Bearer ${TOKEN})`, field: TOKEN },
+      }),
+    );
+    const e = await failure(c.listKeys());
+    expect(e.code).toBe('unauthorized');
+    const text = allTextOf(e);
+    expect(text).not.toContain(TOKEN);
+    expect(text).not.toContain(fullKey);
+    expect(text).toContain('mk_Ab12Cd34…');
+  });
+
+  it('keeps the token out of every transport error', async () => {
+    client = new KeydeckClient({ baseUrl: await refusedUrl(), token: TOKEN, retries: 0 });
+    const e = await failure(client.createCreditKey({ name: TOKEN }));
+    expect(allTextOf(e)).not.toContain(TOKEN);
+    expect(allTextOf(client)).not.toContain(TOKEN);
+  });
+
+  it('sends the token as a Bearer credential on every request', async () => {
+    const { s, c } = await serve((req, res) => (req.method === 'GET' ? json(res, 200, []) : json(res, 200, { deleted: true })));
+    await c.listKeys();
+    await c.deleteKey('k1');
+    expect(s.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
+    expect(s.requests[0]!.headers['user-agent']).toBe('keydeck');
+  });
+});
+
+describe('input is validated before anything is sent', () => {
+  it('refuses invalid input with invalid_request naming the field, and sends nothing', async () => {
+    const { s, c } = await serve((_req, res) => json(res, 200, {}));
+    const cases: Array<[Promise<unknown>, string | undefined]> = [
+      [c.createCreditKey({ name: '   ' }), 'name'],
+      [c.createManagementKey({ name: 'x'.repeat(500) }), 'name'],
+      [c.updateKey('', { name: 'a' }), 'id'],
+      [c.updateKey('k1', {}), undefined],
+      [c.updateKey('k1', { name: 'bell\u0007' }), 'name'],
+      [c.deleteKey('../billing'), 'id'],
+      [c.deleteManagementKey('..'), 'id'],
+      [c.updateKey('.', { isActive: true }), 'id'],
+      [c.deleteManagementKey(''), 'id'],
+      [c.topUp({ amount: 9.99, method: 'usdc' }), 'amount'],
+      [c.topUp({ amount: 10.005, method: 'card_checkout' }), 'amount'],
+      [c.topUp({ amount: Number.NaN, method: 'card_checkout' }), 'amount'],
+      [c.topUp({ amount: 10, method: 'paypal' as 'usdc' }), 'method'],
+      [c.verifyTopUp({ txHash: '0x1234', amount: 10 }), 'txHash'],
+      [c.verifyTopUp({ txHash: TX, amount: 5 }), 'amount'],
+    ];
+    for (const [promise, field] of cases) {
+      const e = await failure(promise);
+      expect(e.code).toBe('invalid_request');
+      expect(e.message).toMatch(/^Nothing was sent/);
+      if (field !== undefined) expect(e.field).toBe(field);
+    }
+    expect(s.requests).toHaveLength(0);
+  });
+
+  it('refuses unusable client options', () => {
+    expect(() => new KeydeckClient({ baseUrl: 'ftp://x', token: TOKEN })).toThrow(KeydeckApiError);
+    expect(() => new KeydeckClient({ baseUrl: 'http://x', token: 'two words' })).toThrow(/token/);
+    expect(() => new KeydeckClient({ baseUrl: 'http://x', token: TOKEN, retries: -1 })).toThrow(/retries/);
+    expect(new KeydeckClient({ baseUrl: 'http://127.0.0.1:9/prefix//', token: TOKEN }).baseUrl).toBe('http://127.0.0.1:9/prefix');
+  });
+});
+
+describe('cancellation', () => {
+  it('rejects with a plain AbortError and stops waiting', async () => {
+    const controller = new AbortController();
+    // Never answers; the caller cancels once the request has arrived.
+    const { s, c } = await serve(() => controller.abort());
+    const pending = c.getCredits({ signal: controller.signal });
+    const error: unknown = await pending.catch((e: unknown) => e);
+    expect(isAbortError(error)).toBe(true);
+    expect(error).not.toBeInstanceOf(KeydeckApiError);
+    expect(describeApiError(error)).toBe('The request was cancelled.');
+    expect(s.requests).toHaveLength(1);
+  });
+
+  it('sends nothing when the signal is already aborted', async () => {
+    const { s, c } = await serve((_req, res) => json(res, 200, []));
+    const error: unknown = await c.listKeys({ signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    expect(isAbortError(error)).toBe(true);
+    expect(s.requests).toHaveLength(0);
+  });
+
+  it('stops a retry backoff when aborted', async () => {
+    const controller = new AbortController();
+    const { s, c } = await serve(
+      (_req, res) => {
+        json(res, 503, {}, { 'retry-after': '5' });
+        setTimeout(() => controller.abort(), 200); // while the client waits out the 5 s
+      },
+      { timeoutMs: 9_000 },
+    );
+    const started = Date.now();
+    const pending = c.listKeys({ signal: controller.signal });
+    expect(isAbortError(await pending.catch((e: unknown) => e))).toBe(true);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(s.requests).toHaveLength(1);
+  });
+});
+
+describe('describeApiError', () => {
+  it('gives one sentence for any error, without secrets', () => {
+    expect(describeApiError(new KeydeckApiError('timeout', 'The service did not answer within 10 s.'))).toBe('The service did not answer within 10 s.');
+    expect(describeApiError(new Error(`boom sk_${'a'.repeat(30)}`))).toBe(`Unexpected error: boom sk_${'a'.repeat(8)}….`);
+    expect(describeApiError(undefined)).toMatch(/^Unexpected error/);
+    class StoreError extends Error {
+      override readonly name = 'StoreError';
+      readonly code = 'keychain_unavailable';
+    }
+    expect(describeApiError(new StoreError('The keychain is locked: unlock it and try again'))).toBe('The keychain is locked: unlock it and try again.');
+  });
+});

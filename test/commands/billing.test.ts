@@ -1,0 +1,259 @@
+/**
+ * `keydeck billing credits | status | topup | verify | watch`, run as the built CLI against the
+ * sandbox on loopback, in both output modes; `--json` parsed with the wire schemas. `watch` is
+ * driven by real spending (inference through a credit key) and real top-ups, and by stopping
+ * and restarting the sandbox for network trouble; waits are generous (loaded 2-core machine).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CardCheckoutSessionSchema,
+  CreditBalanceSchema,
+  UsdcPaymentInstructionSchema,
+  VerifiedTopUpSchema,
+} from '../../src/api/schemas.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { call, startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
+import { lines, scripted, startCli, UNREACHABLE, type Scripted } from './scripted.js';
+
+let sb: TestSandbox;
+let cli: Scripted;
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+  cli = scripted(sb.url);
+});
+afterAll(async () => {
+  cli.home.remove();
+  await sb.close();
+});
+
+async function userWith(amount: number): Promise<string> {
+  const token = await sb.newUser();
+  if (amount > 0) await sb.topUp(token, amount);
+  return token;
+}
+
+/** `POST /sandbox/chain/transfers`: a simulated USDC transfer; its hash. */
+async function transfer(to: string, amount: string): Promise<string> {
+  const r = await sb.call<{ txHash: string }>('POST', '/sandbox/chain/transfers', { body: { to, amount } });
+  return r.body.txHash;
+}
+
+const WATCH_LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ remaining (\S+) USD totalTopUp (\S+) USD$/;
+
+describe('billing credits and status', () => {
+  it('show the balance record and the status in both modes (--json is the unwrapped data)', async () => {
+    const user = await userWith(25);
+    const [human, json, status, statusJson] = await Promise.all([
+      cli.run(user, ['billing', 'credits']),
+      cli.run(user, ['billing', 'credits', '--json']),
+      cli.run(user, ['billing', 'status']),
+      cli.run(user, ['billing', 'status', '--json']),
+    ]);
+    for (const r of [human, json, status, statusJson]) {
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe('');
+    }
+    const credits = CreditBalanceSchema.parse(JSON.parse(json.stdout));
+    expect(credits).toEqual(await sb.credits(user));
+    expect(lines(human.stdout)).toEqual([
+      'remaining       25.00 USD',
+      'totalTopUp      25.00 USD',
+      'hasCreditKey    no',
+      'creditKeyCount  0',
+      `userId          ${credits.userId}`,
+    ]);
+    const direct = await sb.call('GET', '/api/billing/status', { token: user });
+    expect(JSON.parse(statusJson.stdout)).toEqual(direct.body.data);
+    expect(status.stdout).toMatch(/^balance\.remaining\s+25$/m);
+  });
+
+  it('a new account shows zeros and no userId yet', async () => {
+    const r = await cli.run(await userWith(0), ['billing', 'credits']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^remaining\s+0\.00 USD$/m);
+    expect(r.stdout).toMatch(/^userId\s+\(none until the first top-up\)$/m);
+  });
+});
+
+describe('billing topup and verify', () => {
+  it('refuses bad amounts, hashes and methods before sending anything (exit 2, service unreachable)', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--amount', '9.99', '--method', 'usdc'], /--amount: amount must be at least 10 USD/],
+      [['--amount', '1e3', '--method', 'usdc'], /--amount: must be an amount in USD written as a plain decimal number.*\(got "1e3"\)/],
+      [['--amount', '10.', '--method', 'usdc'], /plain decimal number/],
+      [['--amount', '10.001', '--method', 'card_checkout'], /--amount: amount must have at most two decimals/],
+      [['--amount', '-10', '--method', 'usdc'], /plain decimal number/],
+      [['--amount', '2000000', '--method', 'usdc'], /at most 1000000 USD/],
+      [['--amount', '10', '--method', 'paypal'], /argument 'paypal' is invalid\. Allowed choices are card_checkout, card_direct, usdc/],
+      [['--amount', '10'], /required option '--method <method>'/],
+    ];
+    const verifyCases: [string[], RegExp][] = [
+      [['--tx', '0x1234', '--amount', '10'], /--tx: txHash must be 0x followed by 64 hex digits/],
+      [['--tx', `0x${'g'.repeat(64)}`, '--amount', '10'], /--tx: txHash must be 0x/],
+      [['--tx', `0x${'a'.repeat(64)}`, '--amount', '10.5.1'], /--amount: must be an amount/],
+    ];
+    const results = await Promise.all([
+      ...cases.map(([args]) => cli.run('sess_x', ['billing', 'topup', ...args], { KEYDECK_BASE_URL: UNREACHABLE })),
+      ...verifyCases.map(([args]) => cli.run('sess_x', ['billing', 'verify', ...args], { KEYDECK_BASE_URL: UNREACHABLE })),
+    ]);
+    [...cases, ...verifyCases].forEach(([, pattern], i) => {
+      const r = results[i]!;
+      expect(r.code, `${r.stderr}`).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(pattern);
+    });
+    expect(results[0]!.stderr).toBe('keydeck: invalid_request: --amount: amount must be at least 10 USD.\n');
+  });
+
+  it('card_checkout prints the checkout page (human) or the session (JSON); paying there credits the account', async () => {
+    const user = await userWith(0);
+    const [human, json] = await Promise.all([
+      cli.run(user, ['billing', 'topup', '--amount', '10', '--method', 'card_checkout']),
+      cli.run(user, ['billing', 'topup', '--amount', '12.50', '--method', 'card_checkout', '--json']),
+    ]);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/^Pay 10\.00 USD by card on the checkout page:$/m);
+    const url = human.stdout.match(/^ {2}(http:\/\/\S+)$/m)?.[1];
+    expect(url).toMatch(new RegExp(`^${sb.url}/sandbox/checkout/`));
+    expect(json.code, json.stderr).toBe(0);
+    const session = CardCheckoutSessionSchema.parse(JSON.parse(json.stdout));
+    expect(json.stdout).toBe(`${JSON.stringify(session, null, 2)}\n`);
+
+    const paid = await call(url!, 'POST', '');
+    expect(paid.status).toBe(200);
+    expect((await sb.credits(user)).totalTopUp).toBe(10);
+  });
+
+  it('usdc prints the exact instruction, then verify credits the transfer once; a wrong amount is amount_mismatch', async () => {
+    const user = await userWith(0);
+    const human = await cli.run(user, ['billing', 'topup', '--amount', '12.5', '--method', 'usdc']);
+    expect(human.code, human.stderr).toBe(0);
+    const out = lines(human.stdout);
+    expect(out[0]).toBe('Send exactly 12.5 USDC to this address on Base:');
+    const address = human.stdout.match(/^ {2}address\s+(0x[0-9a-fA-F]{40})$/m)?.[1];
+    expect(address).toBeDefined();
+    expect(human.stdout).toMatch(/^ {2}chain\s+base$/m);
+    expect(human.stdout).toMatch(/^ {2}amount\s+12\.5 USDC$/m);
+    expect(human.stdout).toMatch(/^Warning: send USDC on Base only\./m);
+    expect(out.at(-1)).toBe('Then credit it with the transaction hash: keydeck billing verify --tx HASH --amount 12.5');
+
+    const json = await cli.run(user, ['billing', 'topup', '--amount', '20', '--method', 'usdc', '--json']);
+    const instruction = UsdcPaymentInstructionSchema.parse(JSON.parse(json.stdout));
+    expect(instruction).toMatchObject({ chain: 'base', amount: '20' });
+
+    const tx = await transfer(instruction.address, '20');
+    const mismatch = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '25']);
+    expect(mismatch.code).toBe(1);
+    expect(mismatch.stderr).toMatch(/^keydeck: amount_mismatch: /);
+    const verified = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '20', '--json']);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(VerifiedTopUpSchema.parse(JSON.parse(verified.stdout))).toEqual({ credited: 20, balance: 20 });
+    const reused = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '20']);
+    expect(reused.code).toBe(1);
+    expect(reused.stderr).toMatch(/^keydeck: tx_already_used: .*already been used/);
+
+    const tx2 = await transfer(address!, '12.5');
+    const again = await cli.run(user, ['billing', 'verify', '--tx', tx2, '--amount', '12.50']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toBe('Credited 12.50 USD; the balance is now 32.50 USD.\n');
+  });
+
+  it('card_direct prints what the service answered, in both modes', async () => {
+    const user = await userWith(0);
+    const human = await cli.run(user, ['billing', 'topup', '--amount', '10', '--method', 'card_direct']);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/^Top-up of 10\.00 USD by card_direct; the service answered:$/m);
+    expect(human.stdout).toMatch(/^ {2}balance\s+10$/m);
+    const json = await cli.run(user, ['billing', 'topup', '--amount', '15', '--method', 'card_direct', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ credited: 15, balance: 25 });
+  });
+});
+
+describe('billing watch', () => {
+  it('prints one line per change and exits 3 as soon as the balance is below --alert-below', { timeout: 60_000 }, async () => {
+    const user = await userWith(25);
+    const key = await sb.creditKey(user, 'spender');
+    const watch = cli.start(user, ['billing', 'watch', '--interval', '2', '--alert-below', '20']);
+    try {
+      await watch.waitForStdout(/remaining 25\.00 USD/);
+      await sb.infer(key.apiKey, { sandbox_cost_usd: 3 });
+      await watch.waitForStdout(/remaining 22\.00 USD/, 20_000);
+      await sb.infer(key.apiKey, { sandbox_cost_usd: 5 });
+      expect(await watch.exited).toBe(3);
+    } finally {
+      watch.kill();
+    }
+    const out = lines(watch.stdout());
+    expect(out.map((l) => l.match(WATCH_LINE)?.slice(1))).toEqual([
+      ['25.00', '25.00'],
+      ['22.00', '25.00'],
+      ['17.00', '25.00'],
+    ]);
+    expect(watch.stderr()).toBe('keydeck: below_threshold: the remaining balance 17.00 USD is below 20.00 USD.\n');
+  });
+
+  it('runs until ctrl-c (exit 0, no repeated lines); exits 3 at once when already below; first read failing is exit 4; bad flags exit 2', { timeout: 60_000 }, async () => {
+    const user = await userWith(25);
+    const watch = cli.start(user, ['billing', 'watch', '--interval', '2']);
+    const [below, down, badInterval, badAlert] = await Promise.all([
+      cli.run(user, ['billing', 'watch', '--alert-below', '25.01']),
+      cli.run(user, ['billing', 'watch'], { KEYDECK_BASE_URL: UNREACHABLE }),
+      cli.run(user, ['billing', 'watch', '--interval', '1']),
+      cli.run(user, ['billing', 'watch', '--alert-below', '5 USD']),
+    ]);
+    try {
+      await watch.waitForStdout(/remaining 25\.00 USD/);
+      // Let a few more polls pass with no change: still one line.
+      await new Promise((r) => setTimeout(r, 4_500));
+      watch.kill('SIGINT');
+      expect(await watch.exited).toBe(0);
+    } finally {
+      watch.kill();
+    }
+    expect(lines(watch.stdout())).toHaveLength(1);
+    expect(watch.stderr()).toBe('');
+
+    expect(below.code).toBe(3);
+    expect(lines(below.stdout)).toHaveLength(1);
+    expect(below.stderr).toMatch(/below_threshold: the remaining balance 25\.00 USD is below 25\.01 USD/);
+    expect(down.code).toBe(4);
+    expect(down.stdout).toBe('');
+    expect(down.stderr).toMatch(/^keydeck: network_error: could not reach the service/);
+    expect(badInterval.code).toBe(2);
+    expect(badInterval.stderr).toMatch(/--interval must be at least 2 seconds/);
+    expect(badAlert.code).toBe(2);
+    expect(badAlert.stderr).toMatch(/--alert-below must be an amount in USD/);
+  });
+
+  it('keeps watching through network trouble after the first read, and picks up the change once the service is back', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-watch-'));
+    const dbPath = path.join(dir, 'sandbox.db');
+    let server = await startSandbox({ dbPath, port: 0 });
+    const port = Number(new URL(server.url).port);
+    const home = scripted(server.url);
+    const watch = startCli(['billing', 'watch', '--interval', '2'], home.home.env({ KEYDECK_BASE_URL: server.url, KEYDECK_TOKEN: server.token }));
+    try {
+      await watch.waitForStdout(/remaining 25\.00 USD/);
+      await server.close();
+      await watch.waitForStderr(/keydeck: network_error: .* Still watching\.\n/, 30_000);
+      server = await startSandbox({ dbPath, port });
+      await call(server.url, 'POST', '/api/billing/topup', { token: server.token, body: { amount: 10, method: 'card_direct' } });
+      await watch.waitForStdout(/remaining 35\.00 USD totalTopUp 35\.00 USD/, 30_000);
+      watch.kill('SIGINT');
+      expect(await watch.exited).toBe(0);
+      expect(lines(watch.stdout())).toHaveLength(2);
+      // One line per problem, not one per failed poll.
+      expect(lines(watch.stderr()).filter((l) => l.includes('network_error')).length).toBe(1);
+    } finally {
+      watch.kill();
+      await server.close();
+      home.home.remove();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,153 @@
+/**
+ * The command line as a whole, run as the built CLI: `--help` for every command and subcommand
+ * (found by walking the help itself, so a new command is covered without editing this file),
+ * `--version`, suggestions for mistyped commands, and the refusals that keep scripts from
+ * hanging: destructive commands without `--yes`, and the TUI without a terminal.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../credentials/harness.js';
+import { scripted, UNREACHABLE, type Scripted } from './scripted.js';
+
+let cli: Scripted;
+beforeAll(() => {
+  cli = scripted(UNREACHABLE);
+});
+afterAll(() => cli.home.remove());
+
+const run = (args: string[]) => cli.run(undefined, args);
+
+/** The subcommand names listed under "Commands:" in a help text (`help` excluded). */
+function subcommandsOf(help: string): string[] {
+  const section = help.split(/^Commands:$/m)[1];
+  if (section === undefined) return [];
+  const names: string[] = [];
+  for (const line of section.split('\n').slice(1)) {
+    if (line.trim() === '' || !line.startsWith('  ')) break;
+    const match = line.match(/^ {2}([a-z][\w-]*)/);
+    if (match && match[1] !== 'help') names.push(match[1]!);
+  }
+  return names;
+}
+
+describe('help', () => {
+  it('every command and subcommand has --help: exit 0, usage and description on stdout, nothing on stderr', { timeout: 60_000 }, async () => {
+    const seen = new Map<string, string>();
+    let level: string[][] = [[]];
+    while (level.length > 0) {
+      const results = await Promise.all(level.map((path) => run([...path, '--help'])));
+      const next: string[][] = [];
+      results.forEach((r, i) => {
+        const path = level[i]!;
+        const name = ['keydeck', ...path].join(' ');
+        expect(r.code, `${name} --help: ${r.stderr}`).toBe(0);
+        expect(r.stderr, name).toBe('');
+        expect(r.stdout, name).toMatch(new RegExp(`^Usage: ${name.replace(/[-]/g, '\\-')}( |$)`, 'm'));
+        seen.set(path.join(' '), r.stdout);
+        for (const sub of subcommandsOf(r.stdout)) next.push([...path, sub]);
+      });
+      level = next;
+    }
+    const paths = [...seen.keys()];
+    for (const expected of [
+      'keys list',
+      'keys create',
+      'keys rename',
+      'keys enable',
+      'keys disable',
+      'keys delete',
+      'mgmt-keys list',
+      'mgmt-keys create',
+      'mgmt-keys delete',
+      'billing credits',
+      'billing status',
+      'billing topup',
+      'billing verify',
+      'billing watch',
+      'auth login',
+      'sandbox',
+    ]) {
+      expect(paths).toContain(expected);
+    }
+    // The options a script relies on are documented where they apply.
+    for (const path of ['keys list', 'keys create', 'mgmt-keys list', 'mgmt-keys create', 'billing credits', 'billing status', 'billing topup', 'billing verify']) {
+      expect(seen.get(path), path).toContain('--json');
+    }
+    for (const path of ['keys delete', 'keys disable', 'mgmt-keys delete']) expect(seen.get(path), path).toMatch(/-y, --yes\s+do\s+not\s+ask\s+\(required\s+when\s+stdin\s+is\s+not\s+a\s+terminal\)/);
+    expect(seen.get('billing topup')).toMatch(/--method <method>[\s\S]*choices:\s+"card_checkout",\s+"card_direct",\s+"usdc"/);
+    expect(seen.get('billing watch')).toMatch(/--interval <seconds>[\s\S]*--alert-below <usd>/);
+    // Global options show under the groups too.
+    expect(seen.get('keys')).toMatch(/--base-url <url>[\s\S]*--profile <name>/);
+  });
+
+  it('the help command works at the top and inside a group', async () => {
+    const [top, inner] = await Promise.all([run(['help', 'keys']), run(['billing', 'help', 'topup'])]);
+    expect(top.code, top.stderr).toBe(0);
+    expect(top.stdout).toMatch(/^Usage: keydeck keys \[options\] \[command\]/);
+    expect(inner.code, inner.stderr).toBe(0);
+    expect(inner.stdout).toMatch(/^Usage: keydeck billing topup \[options\]/);
+  });
+
+  it('--version prints the package version', async () => {
+    const { version } = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { version: string };
+    const r = await run(['--version']);
+    expect(r).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+});
+
+describe('mistyped commands', () => {
+  it('suggest the closest command and exit 2, at the top level and inside a group', async () => {
+    const cases: [string[], string][] = [
+      [['sandbx'], "keydeck: unknown command 'sandbx'. Did you mean 'sandbox'?\n"],
+      [['bilings', 'credits'], "keydeck: unknown command 'bilings'. Did you mean 'billing'?\n"],
+      [['mgmt'], "keydeck: unknown command 'mgmt'. Did you mean 'mgmt-keys'?\n"],
+      [['kyes', 'list'], "keydeck: unknown command 'kyes'. Did you mean 'keys'?\n"],
+      [['keys', 'lst'], "keydeck: unknown command 'keys lst'. Did you mean 'keys list'?\n"],
+      [['billing', 'top-up'], "keydeck: unknown command 'billing top-up'. Did you mean 'billing topup'?\n"],
+      [['mgmt-keys', 'remove'], "keydeck: unknown command 'mgmt-keys remove'; run keydeck mgmt-keys --help for the commands.\n"],
+      [['frobnicate'], "keydeck: unknown command 'frobnicate'; run keydeck --help for the commands.\n"],
+      [['sk_AbCdEfGh1234567890abcdef'], "keydeck: unknown command 'sk_AbCdEfGh…'; run keydeck --help for the commands.\n"],
+    ];
+    const results = await Promise.all(cases.map(([args]) => run(args)));
+    results.forEach((r, i) => {
+      expect(r.code, cases[i]![0].join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(cases[i]![1]);
+    });
+  });
+
+  it('an unknown option gets commander’s suggestion and exit 2', async () => {
+    const r = await run(['keys', 'list', '--jsno']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown option '--jsno'\n\(Did you mean --json\?\)/);
+  });
+});
+
+describe('no terminal', () => {
+  it('destructive commands refuse without --yes before contacting the service (exit 2, naming --yes)', async () => {
+    const results = await Promise.all([
+      cli.run('sess_x', ['keys', 'delete', 'k1']),
+      cli.run('sess_x', ['keys', 'disable', 'k1', '--json']),
+      cli.run('sess_x', ['mgmt-keys', 'delete', 'm1']),
+    ]);
+    const commands = ['keydeck keys delete k1', 'keydeck keys disable k1', 'keydeck mgmt-keys delete m1'];
+    results.forEach((r, i) => {
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(
+        `keydeck: confirmation_required: stdin is not a terminal, so no confirmation can be asked and nothing was changed; to proceed run \`${commands[i]} --yes\`.\n`,
+      );
+    });
+    // With --yes the same command goes ahead: here it reaches the (unreachable) service.
+    const yes = await cli.run('sess_x', ['keys', 'delete', 'k1', '--yes']);
+    expect(yes.code).toBe(4);
+    expect(yes.stderr).toMatch(/^keydeck: network_error: .*\(nothing was sent\)/);
+  });
+
+  it('keydeck without a subcommand says the TUI needs a terminal and points at the commands (exit 2)', async () => {
+    const r = await run([]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/needs a terminal.*keydeck keys\|mgmt-keys\|billing\|auth --help/);
+  });
+});

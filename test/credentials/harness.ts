@@ -1,0 +1,165 @@
+/**
+ * Test harness of the credential, config and auth suites: a temp HOME + config dir per test,
+ * the built CLI (a snapshot of `dist/`, built by test/global-setup.ts) run as a child process with a
+ * clean environment (no D-Bus, no KEYDECK_* variables), D-Bus helpers, and the secret scan.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * A private snapshot of the built CLI (dist/ as test/global-setup.ts built it), so a rebuild of
+ * dist/ during the run (another suite's setup, a developer's `npm run build`) cannot pull the
+ * files from under a test. `node_modules` is linked so keytar still resolves. Removed on exit.
+ */
+function snapshotCli(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-cli-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  copyFileSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
+  const cli = path.join(dir, 'dist', 'cli.js');
+  for (let attempt = 1; ; attempt++) {
+    rmSync(path.join(dir, 'dist'), { recursive: true, force: true });
+    try {
+      cpSync(path.join(ROOT, 'dist'), path.join(dir, 'dist'), { recursive: true });
+      if (spawnSync(process.execPath, [cli, '--version'], { stdio: 'ignore', timeout: 10_000 }).status === 0) return cli;
+    } catch {
+      // dist/ is being rebuilt right now: try again.
+    }
+    if (attempt >= 20) throw new Error('could not take a working snapshot of dist/ (is it being rebuilt in a loop?)');
+    spawnSync('sleep', ['0.5']);
+  }
+}
+let snapshot: string | undefined;
+/** The path of the snapshot's `cli.js` (taken on first use). */
+export function cliPath(): string {
+  snapshot ??= snapshotCli();
+  return snapshot;
+}
+
+/** A full key value (prefix + more than the 8 characters of a keyPrefix). */
+export const FULL_KEY = /\b(?:mk|sk)_[A-Za-z0-9]{12,}/;
+
+/** A throwaway HOME with `config/` as KEYDECK_CONFIG_DIR. */
+export interface TempHome {
+  readonly home: string;
+  readonly configDir: string;
+  /** The environment of a CLI run: no D-Bus, no KEYDECK_TOKEN/PROFILE/BASE_URL, plus `extra`. */
+  env(extra?: Record<string, string | undefined>): NodeJS.ProcessEnv;
+  remove(): void;
+}
+
+/** Creates a {@link TempHome}. */
+export function makeTempHome(): TempHome {
+  const home = mkdtempSync(path.join(tmpdir(), 'keydeck-home-'));
+  const configDir = path.join(home, 'config');
+  return {
+    home,
+    configDir,
+    env(extra = {}) {
+      const env: NodeJS.ProcessEnv = { ...process.env };
+      for (const name of ['DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'KEYDECK_TOKEN', 'KEYDECK_PROFILE', 'KEYDECK_BASE_URL', 'KEYDECK_KEYCHAIN_TIMEOUT_MS', 'DISPLAY']) {
+          delete env[name];
+      }
+      Object.assign(env, { HOME: home, KEYDECK_CONFIG_DIR: configDir, NO_COLOR: '1' });
+      for (const [k, v] of Object.entries(extra)) {
+        if (v === undefined) delete env[k];
+        else env[k] = v;
+      }
+      return env;
+    },
+    remove() {
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The outcome of one CLI run. */
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Wall time of the run, ms. */
+  readonly ms: number;
+}
+
+/** Runs `node dist/cli.js …args` with `env`, writing `input` to stdin (then closing it). */
+export function runCli(args: readonly string[], options: { env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [cliPath(), ...args], { env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`keydeck ${args.join(' ')} did not finish within ${options.timeoutMs ?? 15_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, options.timeoutMs ?? 15_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: performance.now() - started });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Every file under `dir` (recursively). */
+export function filesUnder(dir: string): string[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return entries.flatMap((name) => {
+    const p = path.join(dir, name);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+/**
+ * The files under `dir` that hold a full key value (or one of `secrets`), except `allowed`
+ * (the consented credentials.json). The scan every test ends with: it must be empty.
+ */
+export function filesWithSecrets(dir: string, secrets: readonly string[] = [], allowed: readonly string[] = []): string[] {
+  return filesUnder(dir).filter((file) => {
+    if (allowed.includes(file)) return false;
+    const text = readFileSync(file, 'latin1');
+    return new RegExp(FULL_KEY.source).test(text) || secrets.some((s) => s.length > 0 && text.includes(s));
+  });
+}
+
+/** True when `cmd` is on PATH. */
+export function hasCommand(cmd: string): boolean {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+}
+
+/** A new sandbox user: its session token (POST /sandbox/users). */
+export async function newSandboxUser(baseUrl: string): Promise<string> {
+  const res = await fetch(`${baseUrl}/sandbox/users`, { method: 'POST' });
+  if (!res.ok) throw new Error(`POST /sandbox/users: HTTP ${res.status}`);
+  return ((await res.json()) as { token: string }).token;
+}
+
+/** Calls the sandbox's /api with `token` (test set-up and checks; not the code under test). */
+export async function api<T>(baseUrl: string, token: string, method: string, route: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${baseUrl}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  if (!res.ok) throw new Error(`${method} ${route}: HTTP ${res.status}`);
+  const text = await res.text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** The management keys of the account of `token`. */
+export function managementKeys(baseUrl: string, token: string): Promise<Array<{ id: string; name: string; keyPrefix: string }>> {
+  return api(baseUrl, token, 'GET', '/api/keys/management');
+}

@@ -1,0 +1,87 @@
+/**
+ * Drives the built CLI (`dist/cli.js`) in a real pseudo-terminal (@lydell/node-pty) and reads
+ * the screen the way a terminal shows it (@xterm/headless). Keeps every byte written, so tests
+ * can check how the output ends (alternate screen left, cursor shown).
+ */
+import { spawn, type IPty } from '@lydell/node-pty';
+import xtermHeadless from '@xterm/headless';
+import { fileURLToPath } from 'node:url';
+
+const { Terminal } = xtermHeadless;
+
+/** The repository root. */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The built CLI. */
+export const CLI = `${ROOT}dist/cli.js`;
+
+/** A running keydeck in a pty. */
+export interface PtyApp {
+  readonly pty: IPty;
+  /** Every byte written by the app, in order. */
+  output(): string;
+  /** The visible screen, one string per row (trailing spaces trimmed). */
+  screen(): string[];
+  /** The screen as one text. */
+  screenText(): string;
+  write(data: string): void;
+  /** Waits until the screen contains `text` (or matches); throws with the screen after `timeoutMs`. */
+  waitFor(text: string | RegExp, timeoutMs?: number): Promise<void>;
+  /** Settles with the exit code. */
+  readonly exited: Promise<{ exitCode: number; signal?: number | undefined }>;
+  kill(signal?: string): void;
+  resize(columns: number, rows: number): void;
+}
+
+/** Options of {@link startApp}. */
+export interface StartAppOptions {
+  readonly args?: readonly string[];
+  readonly env?: NodeJS.ProcessEnv;
+  readonly columns?: number;
+  readonly rows?: number;
+}
+
+/** Spawns `node dist/cli.js …args` in a pty of `columns` × `rows` (default 100×30). */
+export function startApp(options: StartAppOptions = {}): PtyApp {
+  const columns = options.columns ?? 100;
+  const rows = options.rows ?? 30;
+  const term = new Terminal({ cols: columns, rows, allowProposedApi: true });
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(options.env ?? process.env)) if (v !== undefined) env[k] = v;
+  const pty = spawn(process.execPath, [CLI, ...(options.args ?? [])], { name: 'xterm-256color', cols: columns, rows, cwd: ROOT, env });
+  let out = '';
+  pty.onData((d) => {
+    out += d;
+    term.write(d);
+  });
+  const exited = new Promise<{ exitCode: number; signal?: number | undefined }>((resolve) => pty.onExit((e) => resolve(e)));
+  const screen = () => {
+    const buf = term.buffer.active;
+    const lines: string[] = [];
+    for (let i = 0; i < rows; i++) lines.push((buf.getLine(buf.viewportY + i)?.translateToString(true) ?? '').trimEnd());
+    return lines;
+  };
+  const flush = () => new Promise<void>((r) => term.write('', () => r()));
+  return {
+    pty,
+    output: () => out,
+    screen,
+    screenText: () => screen().join('\n'),
+    write: (d) => pty.write(d),
+    async waitFor(text, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        await flush();
+        const s = screen().join('\n');
+        if (typeof text === 'string' ? s.includes(text) : text.test(s)) return;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(text)}; screen:\n${s}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    exited,
+    kill: (signal) => pty.kill(signal),
+    resize: (c, r) => {
+      pty.resize(c, r);
+      term.resize(c, r);
+    },
+  };
+}

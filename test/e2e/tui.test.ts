@@ -1,0 +1,72 @@
+/**
+ * End to end: the built app (`node dist/cli.js --sandbox`) in a pseudo-terminal, read as a
+ * terminal shows it. From start through the guided setup (the demo session token, "this
+ * session only" since there is no keychain) to a created credit key, acknowledged, then `q`:
+ * the terminal is restored (alternate screen left, cursor shown) and the exit code is 0.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startApp, type PtyApp } from './pty.js';
+
+let app: PtyApp | undefined;
+let dir: string | undefined;
+afterEach(() => {
+  app?.kill();
+  app = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+/** The environment of a clean user: temp config dir and sandbox db, no keychain, not CI. */
+function cleanEnv(root: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, KEYDECK_CONFIG_DIR: path.join(root, 'config'), KEYDECK_SANDBOX_DB: path.join(root, 'sandbox.db'), TERM: 'xterm-256color' };
+  for (const name of ['DBUS_SESSION_BUS_ADDRESS', 'CI', 'KEYDECK_TOKEN', 'KEYDECK_PROFILE', 'KEYDECK_BASE_URL']) delete env[name];
+  return env;
+}
+
+const SK = /sk_[A-Za-z0-9_-]{16,}/;
+
+describe('keydeck --sandbox in a terminal', () => {
+  it('walks from start to a created credit key, then q restores the terminal and exits 0', { timeout: 60_000 }, async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'keydeck-e2e-'));
+    app = startApp({ args: ['--sandbox'], env: cleanEnv(dir), columns: 100, rows: 30 });
+
+    await app.waitFor('Press enter to use the sandbox’s demo session token');
+    expect(app.output()).toContain('\x1b[?1049h');
+    app.write('\r');
+    await app.waitFor('Name the management key');
+    app.write('\r');
+    await app.waitFor('I have saved it');
+    app.write('y');
+    await app.waitFor('Where to keep the key');
+    app.write('2');
+    await app.waitFor('Standard subscription');
+    await app.waitFor('$25.00 left');
+
+    app.write('n');
+    await app.waitFor('New credit key');
+    app.write('\r');
+    await app.waitFor(SK);
+    const secret = SK.exec(app.screenText())![0];
+    const shownAt = app.output().length;
+    app.write('y');
+    await app.waitFor('gone from the screen');
+    await app.waitFor('credit-');
+    expect(app.screenText()).not.toContain(secret);
+    // Nothing written after the acknowledgement carries the key.
+    expect(app.output().slice(shownAt)).not.toContain(secret);
+
+    app.write('q');
+    const { exitCode } = await app.exited;
+    expect(exitCode).toBe(0);
+    const out = app.output();
+    const leave = out.lastIndexOf('\x1b[?1049l');
+    expect(leave).toBeGreaterThan(out.lastIndexOf('\x1b[?1049h'));
+    const tail = out.slice(leave);
+    expect(tail).toContain('\x1b[?25h');
+    expect(tail.lastIndexOf('\x1b[?25l')).toBe(-1);
+    expect(out.endsWith('\x1b[?25h')).toBe(true);
+  });
+});

@@ -1,0 +1,283 @@
+/**
+ * §4 billing endpoints, §2.3–§2.6 data, §7 top-up failures, the budget model and example of §3.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CardCheckoutSessionSchema,
+  CreditBalanceSchema,
+  UsdcPaymentInstructionSchema,
+  VerifiedTopUpSchema,
+} from '../../src/api/schemas.js';
+import { startTestSandbox, type TestSandbox } from './helpers.js';
+
+let sb: TestSandbox;
+beforeAll(async () => {
+  sb = await startTestSandbox();
+});
+afterAll(async () => {
+  await sb.close();
+});
+
+async function instruction(token: string, amount: number) {
+  const reply = await sb.call('POST', '/api/billing/topup', { token, body: { amount, method: 'usdc' } });
+  expect(reply.status).toBe(200);
+  expect(reply.body.success).toBe(true);
+  return UsdcPaymentInstructionSchema.parse(reply.body.data);
+}
+
+async function transfer(to: string, amount: string): Promise<string> {
+  const reply = await sb.call('POST', '/sandbox/chain/transfers', { body: { to, amount } });
+  expect(reply.status).toBe(200);
+  expect(reply.body.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+  return reply.body.txHash;
+}
+
+function verify(token: string, txHash: string, amount: number) {
+  return sb.call('POST', '/api/billing/verify-topup', { token, body: { txHash, amount } });
+}
+
+describe('USDC top-up (§2.5, §2.6)', () => {
+  it('gives a fresh deposit address on base per instruction, with the amount as a string', async () => {
+    const token = await sb.newUser();
+    const a = await instruction(token, 25);
+    const b = await instruction(token, 12.5);
+    expect(a).toEqual({ address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), chain: 'base', amount: '25' });
+    expect(b.amount).toBe('12.5');
+    expect(b.address).not.toBe(a.address);
+    // Pending instructions show in the status until paid.
+    const status = await sb.call('GET', '/api/billing/status', { token });
+    expect(status.body.data.pendingTopUps.map((p: { address?: string }) => p.address).sort()).toEqual([a.address, b.address].sort());
+  });
+
+  it('credits a verified transfer once: replay is 409 tx_already_used and changes nothing', async () => {
+    const token = await sb.newUser();
+    const { address } = await instruction(token, 25);
+    const txHash = await transfer(address, '25');
+    const ok = await verify(token, txHash, 25);
+    expect(ok.status).toBe(200);
+    expect(VerifiedTopUpSchema.parse(ok.body.data)).toEqual({ credited: 25, balance: 25 });
+    const credits = CreditBalanceSchema.parse(await sb.credits(token));
+    expect(credits).toMatchObject({ totalTopUp: 25, remaining: 25 });
+    expect(credits.userId).toEqual(expect.any(String));
+
+    const replay = await verify(token, txHash, 25);
+    expect(replay.status).toBe(409);
+    expect(replay.body).toEqual({ success: false, error: expect.objectContaining({ code: 'tx_already_used' }) });
+    // Upper-case hex is the same transaction.
+    expect((await verify(token, `0x${txHash.slice(2).toUpperCase()}`, 25)).status).toBe(409);
+    expect(await sb.credits(token)).toMatchObject({ totalTopUp: 25, remaining: 25 });
+  });
+
+  it('refuses a different amount with 422 amount_mismatch and changes nothing; the exact amount still credits', async () => {
+    const token = await sb.newUser();
+    const { address } = await instruction(token, 30);
+    const txHash = await transfer(address, '30');
+    for (const amount of [25, 30.01, 300]) {
+      const reply = await verify(token, txHash, amount);
+      expect(reply.status).toBe(422);
+      expect(reply.body.error.code).toBe('amount_mismatch');
+    }
+    expect(await sb.credits(token)).toMatchObject({ totalTopUp: 0, remaining: 0, userId: null });
+    expect((await verify(token, txHash, 30)).body.data).toEqual({ credited: 30, balance: 30 });
+  });
+
+  it('refuses an unknown hash with 404 not_found saying it was not found (may still be confirming)', async () => {
+    const token = await sb.newUser();
+    const reply = await verify(token, `0x${'ab'.repeat(32)}`, 10);
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.code).toBe('not_found');
+    expect(reply.body.error.message).toMatch(/not found/);
+    expect(reply.body.error.message).toMatch(/confirming/);
+  });
+
+  it("refuses another user's transaction (and one to no deposit address) exactly like an unknown one", async () => {
+    const a = await sb.newUser();
+    const b = await sb.newUser();
+    const { address } = await instruction(a, 20);
+    const txHash = await transfer(address, '20');
+    const stolen = await verify(b, txHash, 20);
+    const unknown = await verify(b, `0x${'cd'.repeat(32)}`, 20);
+    expect(stolen.status).toBe(404);
+    expect(stolen.body).toEqual(unknown.body);
+    const nowhere = await transfer(`0x${'1'.repeat(40)}`, '20');
+    expect((await verify(b, nowhere, 20)).status).toBe(404);
+    expect(await sb.credits(b)).toMatchObject({ totalTopUp: 0 });
+    // The owner can still credit it.
+    expect((await verify(a, txHash, 20)).status).toBe(200);
+  });
+});
+
+describe('top-up amounts and methods (§4, §7, §8)', () => {
+  it('refuses an amount below 10 USD, more than two decimals, a non-number, a bad method; 10 is accepted', async () => {
+    const token = await sb.newUser();
+    const cases: Array<[unknown, string]> = [
+      [{ amount: 9.99, method: 'usdc' }, 'amount'],
+      [{ amount: 0, method: 'card_checkout' }, 'amount'],
+      [{ amount: -10, method: 'card_direct' }, 'amount'],
+      [{ amount: 10.001, method: 'usdc' }, 'amount'],
+      [{ amount: '25', method: 'usdc' }, 'amount'],
+      [{ method: 'usdc' }, 'amount'],
+      [{ amount: 25, method: 'paypal' }, 'method'],
+      [{ amount: 25 }, 'method'],
+    ];
+    for (const [body, field] of cases) {
+      const reply = await sb.call('POST', '/api/billing/topup', { token, body });
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect(reply.body.success).toBe(false);
+      expect(reply.body.error).toMatchObject({ code: 'invalid_request', field });
+      expect(reply.body.error.message).toContain(field);
+    }
+    const below = await sb.call('POST', '/api/billing/topup', { token, body: { amount: 9.99, method: 'usdc' } });
+    expect(below.body.error.message).toMatch(/at least 10/);
+    const status = await sb.call('GET', '/api/billing/status', { token });
+    expect(status.body.data.pendingTopUps).toEqual([]);
+    expect((await sb.call('POST', '/api/billing/topup', { token, body: { amount: 10, method: 'card_direct' } })).status).toBe(200);
+    expect(await sb.credits(token)).toMatchObject({ totalTopUp: 10 });
+  });
+
+  it('verify-topup refuses a malformed hash and an amount below 10', async () => {
+    const token = await sb.newUser();
+    for (const body of [{ txHash: '0x1234', amount: 10 }, { txHash: `0x${'g'.repeat(64)}`, amount: 10 }, { txHash: `0x${'a'.repeat(64)}`, amount: 5 }, { amount: 10 }]) {
+      const reply = await verify(token, (body as { txHash?: string }).txHash as string, body.amount);
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect(reply.body.error.code).toBe('invalid_request');
+    }
+  });
+});
+
+describe('card top-ups', () => {
+  it('card_checkout gives a hosted page whose Pay form credits the amount exactly once', async () => {
+    const token = await sb.newUser();
+    const reply = await sb.call('POST', '/api/billing/topup', { token, body: { amount: 40, method: 'card_checkout' } });
+    expect(reply.status).toBe(200);
+    const session = CardCheckoutSessionSchema.parse(reply.body.data);
+    expect(session.sessionUrl).toBe(`${sb.url}/sandbox/checkout/${session.sessionId}`);
+    expect(await sb.credits(token)).toMatchObject({ totalTopUp: 0 });
+    const pending = (await sb.call('GET', '/api/billing/status', { token })).body.data.pendingTopUps;
+    expect(pending).toEqual([expect.objectContaining({ method: 'card_checkout', amount: 40, sessionId: session.sessionId })]);
+
+    const page = await fetch(session.sessionUrl);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    const html = await page.text();
+    expect(html).toMatch(/<form method="post">/);
+    expect(html).toMatch(/Pay \$40\.00/);
+
+    // What a browser sends when the button is pressed.
+    const pay = await fetch(session.sessionUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
+    expect(pay.status).toBe(200);
+    expect(await pay.text()).toMatch(/credited/);
+    expect(await sb.credits(token)).toMatchObject({ totalTopUp: 40, remaining: 40 });
+
+    const again = await fetch(session.sessionUrl, { method: 'POST' });
+    expect(again.status).toBe(200);
+    expect(await again.text()).toMatch(/already paid/);
+    expect(await sb.credits(token)).toMatchObject({ totalTopUp: 40, remaining: 40 });
+    expect(await (await fetch(session.sessionUrl)).text()).not.toMatch(/<form/);
+    expect((await sb.call('GET', '/api/billing/status', { token })).body.data.pendingTopUps).toEqual([]);
+  });
+
+  it('an unknown checkout session is 404', async () => {
+    expect((await fetch(`${sb.url}/sandbox/checkout/cs_sandbox_${'x'.repeat(24)}`)).status).toBe(404);
+    expect((await fetch(`${sb.url}/sandbox/checkout/nope`, { method: 'POST' })).status).toBe(404);
+  });
+
+  it('card_direct credits at once and answers { status, paymentId, amount, credited, balance }', async () => {
+    const token = await sb.newUser();
+    const reply = await sb.call('POST', '/api/billing/topup', { token, body: { amount: 15.5, method: 'card_direct' } });
+    expect(reply.body).toEqual({
+      success: true,
+      data: { status: 'succeeded', paymentId: expect.stringMatching(/^pi_/), amount: 15.5, credited: 15.5, balance: 15.5 },
+    });
+    expect(await sb.credits(token)).toMatchObject({ totalTopUp: 15.5, remaining: 15.5 });
+  });
+});
+
+describe('budget model (§2.1, §3, §7)', () => {
+  it('the §3 example: top-up 50, spend 20, top-up 25 → totalTopUp 75, spend 20, remaining 55', async () => {
+    const token = await sb.newUser();
+    await sb.topUp(token, 50);
+    const key = await sb.creditKey(token);
+    const spend = await sb.infer(key.apiKey, { sandbox_cost_usd: 20 });
+    expect(spend.status).toBe(200);
+    expect(await sb.credits(token)).toMatchObject({ totalTopUp: 50, remaining: 30 });
+    await sb.topUp(token, 25);
+    expect(await sb.credits(token)).toMatchObject({ totalTopUp: 75, remaining: 55 });
+    const status = (await sb.call('GET', '/api/billing/status', { token })).body.data;
+    expect(status.balance).toEqual({ totalTopUp: 75, spend: 20, remaining: 55 });
+    expect(status.creditKeys.keys).toEqual([expect.objectContaining({ id: key.id, spend: 20 })]);
+  });
+
+  it('spend >= max_budget fails inference with 402 budget_exceeded; a top-up raises the budget and it serves again', async () => {
+    const token = await sb.newUser();
+    await sb.topUp(token, 10);
+    const a = await sb.creditKey(token, 'a');
+    const b = await sb.creditKey(token, 'b');
+    expect((await sb.infer(a.apiKey, { sandbox_cost_usd: 6 })).status).toBe(200);
+    expect((await sb.infer(b.apiKey, { sandbox_cost_usd: 4 })).status).toBe(200);
+    expect(await sb.credits(token)).toMatchObject({ totalTopUp: 10, remaining: 0 });
+    for (const key of [a, b]) {
+      const refused = await sb.infer(key.apiKey, { sandbox_cost_usd: 0.01 });
+      expect(refused.status).toBe(402);
+      expect(refused.body.error.code).toBe('budget_exceeded');
+    }
+    // §7: no credit key while the balance is 0.
+    const noKey = await sb.call('POST', '/api/keys/credit', { token, body: { name: 'c' } });
+    expect(noKey.status).toBe(402);
+    expect(noKey.body.error.code).toBe('insufficient_balance');
+
+    await sb.topUp(token, 10);
+    expect(await sb.credits(token)).toMatchObject({ totalTopUp: 20, remaining: 10 });
+    expect((await sb.infer(a.apiKey, { sandbox_cost_usd: 1 })).status).toBe(200);
+    const keys = (await sb.call('GET', '/api/billing/status', { token })).body.data.creditKeys.keys;
+    expect(keys.map((k: { spend: number }) => k.spend)).toEqual([7, 4]);
+  });
+
+  it('a deleted credit key keeps its spend in the account (money does not come back)', async () => {
+    const token = await sb.newUser();
+    await sb.topUp(token, 10);
+    const key = await sb.creditKey(token);
+    await sb.infer(key.apiKey, { sandbox_cost_usd: 3 });
+    await sb.call('DELETE', `/api/keys/${key.id}`, { token });
+    expect(await sb.credits(token)).toMatchObject({ totalTopUp: 10, remaining: 7, hasCreditKey: false });
+  });
+
+  it('40 parallel $1 requests against a $10 balance: exactly 10 succeed, the rest are budget_exceeded', async () => {
+    const token = await sb.newUser();
+    await sb.topUp(token, 10);
+    const key = await sb.creditKey(token);
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, () => sb.infer(key.apiKey, { sandbox_cost_usd: 1, sandbox_delay_ms: 300 })),
+    );
+    const ok = replies.filter((r) => r.status === 200).length;
+    expect(ok).toBe(10);
+    expect(replies.filter((r) => r.status === 402 && r.body.error.code === 'budget_exceeded')).toHaveLength(40 - ok);
+    const credits = await sb.credits(token);
+    expect(credits.remaining).toBe(10 - ok);
+    expect(credits.remaining).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('GET /api/billing/status', () => {
+  it('answers a nested record: balance, credit keys, subscriptions, pending and recent top-ups', async () => {
+    const token = await sb.newUser();
+    await sb.topUp(token, 12);
+    await sb.creditKey(token, 'k');
+    const sub = await sb.subscription(token, 'pro', ['asia', 'americas']);
+    const reply = await sb.call('GET', '/api/billing/status', { token });
+    expect(reply.status).toBe(200);
+    expect(reply.body.success).toBe(true);
+    expect(reply.body.data).toMatchObject({
+      userId: expect.any(String),
+      balance: { totalTopUp: 12, spend: 0, remaining: 12 },
+      creditKeys: { total: 1, active: 1, keys: [expect.objectContaining({ name: 'k', spend: 0, isActive: true })] },
+      subscriptions: [{ id: sub.id, name: sub.name, plan: 'pro', blocks: ['asia', 'americas'], status: 'active', isActive: true, expiresAt: sub.subscriptionExpiresAt }],
+      pendingTopUps: [],
+      recentTopUps: [expect.objectContaining({ method: 'usdc', amount: 12, txHash: expect.any(String) })],
+    });
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * `keydeck sandbox` from the built CLI (dist/cli.js, built by test/global-setup.ts): the two
+ * stdout lines, a working server, the request log on stderr, a clean exit 0 on SIGTERM and
+ * SIGINT, and the same session token after a restart with the same database.
+ *
+ * The built package (dist/ and package.json) is copied to a temp dir first and run from there,
+ * so a concurrent rebuild of dist/ by another suite cannot pull files from under the test.
+ */
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'keydeck-sandbox-cli-'));
+const pkg = join(dir, 'pkg');
+const cli = join(pkg, 'dist', 'cli.js');
+
+interface Running {
+  child: ChildProcessWithoutNullStreams;
+  stdoutLines: string[];
+  stderr: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv = {}): Running {
+  const child = spawn(process.execPath, [cli, ...args], { cwd: dir, env: { ...process.env, ...env } });
+  const stdoutLines: string[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => stdoutLines.push(line));
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, stdoutLines, stderr: () => stderr, exit };
+}
+
+/** Waits for the two stdout lines; returns the URL and the token they give. */
+async function started(running: Running): Promise<{ url: string; token: string }> {
+  const deadline = Date.now() + 15_000;
+  while (running.stdoutLines.length < 2) {
+    if (Date.now() > deadline || running.child.exitCode !== null) {
+      throw new Error(`sandbox did not start: ${running.stderr()}`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const [first, second] = running.stdoutLines;
+  const url = /^sandbox listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(first!)?.[1];
+  const token = /^session token: (\S+)$/.exec(second!)?.[1];
+  expect(url, first).toBeDefined();
+  expect(token, second).toBeDefined();
+  return { url: url!, token: token! };
+}
+
+beforeAll(async () => {
+  // Another suite may be rebuilding dist/ at this very moment: copy until the copy runs.
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      rmSync(pkg, { recursive: true, force: true });
+      cpSync(join(root, 'dist'), join(pkg, 'dist'), { recursive: true });
+      cpSync(join(root, 'package.json'), join(pkg, 'package.json'));
+      const usage = spawnSync(process.execPath, [cli, 'sandbox', '--port', 'bad']);
+      const loads = spawnSync(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(join(pkg, 'dist', 'sandbox.js'))})`]);
+      if (usage.status === 2 && loads.status === 0) return;
+    } catch {
+      // dist/ was being rewritten: try again.
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('could not copy a working dist/');
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('keydeck sandbox', () => {
+  it('prints the two lines, serves, logs without secrets, exits 0 on SIGTERM; a restart prints the same token', async () => {
+    const dbPath = join(dir, 'cli.db');
+    const first = run(['sandbox', '--port', '0', '--db', dbPath]);
+    const { url, token } = await started(first);
+    expect(first.stdoutLines).toHaveLength(2);
+
+    const res = await fetch(`${url}/api/billing/credits`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ success: true, data: { totalTopUp: 25, remaining: 25 } });
+    const keys = await fetch(`${url}/api/keys`, { headers: { authorization: `Bearer ${token}` } });
+    expect(await keys.json()).toEqual([expect.objectContaining({ keyType: 'subscription', keyPlan: 'standard', isActive: true })]);
+
+    first.child.kill('SIGTERM');
+    expect(await first.exit).toEqual({ code: 0, signal: null });
+    expect(first.stderr()).toMatch(/^GET \/api\/billing\/credits 200 \d+\.\dms$/m);
+    expect(first.stderr()).not.toContain(token);
+    expect(first.stdoutLines).toHaveLength(2);
+
+    const second = run(['sandbox', '--port', '0', '--db', dbPath]);
+    const again = await started(second);
+    expect(again.token).toBe(token);
+    second.child.kill('SIGINT');
+    expect(await second.exit).toEqual({ code: 0, signal: null });
+  });
+
+  it('uses <user data dir>/sandbox.db without --db', async () => {
+    const dataHome = join(dir, 'xdg-data');
+    const running = run(['sandbox', '--port', '0'], { XDG_DATA_HOME: dataHome });
+    await started(running);
+    running.child.kill('SIGTERM');
+    expect((await running.exit).code).toBe(0);
+    expect(existsSync(join(dataHome, 'keydeck', 'sandbox.db'))).toBe(true);
+  });
+
+  it('exits 2 on a bad --port and 1 when the port is taken', async () => {
+    const bad = run(['sandbox', '--port', 'eighty', '--db', join(dir, 'bad.db')]);
+    expect((await bad.exit).code).toBe(2);
+    expect(bad.stderr()).toMatch(/--port/);
+
+    const holder = run(['sandbox', '--port', '0', '--db', join(dir, 'holder.db')]);
+    const { url } = await started(holder);
+    const taken = run(['sandbox', '--port', new URL(url).port, '--db', join(dir, 'taken.db')]);
+    expect((await taken.exit).code).toBe(1);
+    expect(taken.stderr()).toMatch(/already in use/);
+    holder.child.kill('SIGTERM');
+    expect((await holder.exit).code).toBe(0);
+  });
+});

@@ -1,0 +1,142 @@
+/**
+ * `keydeck monitor`: the inline Ink view against the sandbox (figures, no alternate screen, the
+ * bell written once per crossing, q leaves), the command's checks before anything is read or
+ * sent, and the built CLI's usage errors.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MonitorSettings } from '../../../src/billing/settings.js';
+import { monitorCommand } from '../../../src/commands/monitor.js';
+import { CommandFailure } from '../../../src/commands/output.js';
+import { runMonitor } from '../../../src/tui/panes/billing/monitor/runMonitor.js';
+import { startTestSandbox, type TestSandbox } from '../harness.js';
+import { FakeStdin, FakeStdout } from '../render.js';
+import { spend } from './billingHarness.js';
+
+let sandbox: TestSandbox;
+let configDir: string;
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+  configDir = mkdtempSync(path.join(tmpdir(), 'keydeck-monitor-'));
+});
+afterAll(async () => {
+  await sandbox?.close();
+  rmSync(configDir, { recursive: true, force: true });
+});
+
+/** The shell's fake stdout, calling write callbacks as a real stream does (Ink waits on one at unmount). */
+class StreamStdout extends FakeStdout {
+  override write = (chunk: string, callback?: unknown): boolean => {
+    this.frames.push(chunk);
+    if (typeof callback === 'function') queueMicrotask(() => (callback as () => void)());
+    return true;
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// eslint-disable-next-line no-control-regex
+const plain = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+
+async function until(test: () => boolean, what: string, timeoutMs = 8000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+describe('the monitor view', () => {
+  it('draws the live figures inline, rings once per crossing, and leaves on q', async () => {
+    const token = await sandbox.fundedUser(25);
+    const client = sandbox.client(token);
+    const stdout = new StreamStdout(100, 30);
+    const stdin = new FakeStdin();
+    const settings: MonitorSettings = { baseUrl: sandbox.url, profileName: 'test', intervalSeconds: 2, alertBelowUsd: 20, credentialLabel: 'session token (env)' };
+    const done = runMonitor({
+      settings,
+      getCredits: (o) => client.getCredits(o),
+      stdout: stdout as unknown as NodeJS.WriteStream,
+      stdin: stdin as unknown as NodeJS.ReadStream,
+    });
+    const output = () => plain(stdout.frames.join(''));
+    const bells = () => stdout.frames.join('').split('\x07').length - 1;
+    try {
+      await until(() => output().includes('remaining $25.00'), 'the first figures');
+      expect(output()).toContain('every 2 s');
+      expect(output()).toContain('total top-ups $25.00');
+      expect(bells()).toBe(0);
+      await spend(sandbox, token, 10);
+      stdin.write('r');
+      await until(() => output().includes('remaining $15.00'), 'the balance after spending');
+      expect(output()).toContain('LOW: below $20.00');
+      expect(bells()).toBe(1);
+      stdin.write('r');
+      await sleep(300);
+      await spend(sandbox, token, 1);
+      stdin.write('r');
+      await until(() => output().includes('remaining $14.00'), 'a later poll');
+      expect(bells()).toBe(1);
+    } finally {
+      stdin.write('q');
+    }
+    expect(await done).toBe(0);
+    // Inline: never the alternate screen.
+    expect(stdout.frames.join('')).not.toContain('\x1b[?1049h');
+    client.close();
+  });
+});
+
+describe('keydeck monitor (command)', () => {
+  const render = async () => 0;
+
+  it('refuses a bad --interval or --alert-below, and a missing terminal, with exit 2 and nothing read', async () => {
+    for (const [flags, text] of [
+      [{ interval: '1' }, 'at least 2 seconds'],
+      [{ interval: 'soon' }, 'number of seconds'],
+      [{ alertBelow: 'ten' }, 'amount in USD'],
+    ] as const) {
+      const error = await monitorCommand({}, flags, { render, isTerminal: true }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CommandFailure);
+      expect((error as CommandFailure).exitCode).toBe(2);
+      expect((error as Error).message).toContain(text);
+    }
+    const error = await monitorCommand({}, {}, { render, isTerminal: false }).catch((e: unknown) => e);
+    expect((error as CommandFailure).exitCode).toBe(2);
+    expect((error as Error).message).toContain('needs a terminal');
+  });
+
+  it('runs with the flags over the profile, the credential from KEYDECK_TOKEN, and a working client', async () => {
+    const token = await sandbox.fundedUser(25);
+    let seen: { settings: MonitorSettings; remaining: number } | undefined;
+    const code = await monitorCommand(
+      { baseUrl: sandbox.url },
+      { interval: '5', alertBelow: '$12.50' },
+      {
+        isTerminal: true,
+        session: { env: { KEYDECK_TOKEN: token, KEYDECK_CONFIG_DIR: configDir } },
+        render: async ({ settings, getCredits }) => {
+          seen = { settings, remaining: (await getCredits({ signal: new AbortController().signal })).remaining };
+          return 0;
+        },
+      },
+    );
+    expect(code).toBe(0);
+    expect(seen!.settings).toMatchObject({ intervalSeconds: 5, alertBelowUsd: 12.5, baseUrl: sandbox.url, credentialLabel: 'session token (env)' });
+    expect(seen!.remaining).toBe(25);
+    expect(JSON.stringify(seen!.settings)).not.toContain(token);
+  });
+
+  it('the built CLI exits 2 for --interval below 2 s and when not on a terminal', () => {
+    const cli = path.resolve('dist/cli.js');
+    const env = { ...process.env, KEYDECK_CONFIG_DIR: configDir, KEYDECK_TOKEN: 'mk_testtesttest', KEYDECK_BASE_URL: sandbox.url };
+    const bad = spawnSync(process.execPath, [cli, 'monitor', '--interval', '1'], { env, encoding: 'utf8', timeout: 20_000 });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--interval must be at least 2 seconds');
+    const noTty = spawnSync(process.execPath, [cli, 'monitor'], { env, encoding: 'utf8', timeout: 20_000 });
+    expect(noTty.status).toBe(2);
+    expect(noTty.stderr).toContain('needs a terminal');
+  });
+});

@@ -1,0 +1,171 @@
+/**
+ * The USDC walk-through from amount to credited balance, against the sandbox: the amount
+ * refused inline, the EIP-55 address and the QR code on screen, the hash checked as typed, and
+ * each refusal in words: amount mismatch (then fixed with the amount actually sent), a hash the
+ * journal saw credited (no request), a hash the service says was used, a hash not found yet.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { toChecksumAddress, usdcTransferUri } from '../../../src/billing/eip681.js';
+import { qrLines } from '../../../src/tui/flows/topup/qr.js';
+import { startTestSandbox, type TestSandbox } from '../harness.js';
+import { KEYS, openBilling, recordingDeps, sandboxPost, shownAddress, startUsdcTopUp, tempJournal } from './billingHarness.js';
+
+// Integration shims (no-ops once keymap.ts and panes/index.ts carry the billing lines).
+vi.mock('../../../src/tui/keymap.js', async (importOriginal) => {
+  const mod = await importOriginal<typeof import('../../../src/tui/keymap.js')>();
+  const { BILLING_KEY_ACTIONS } = await import('../../../src/tui/panes/billing/keyActions.js');
+  return mod.KEY_ACTIONS.some((a) => a.id === 'billing.topup') ? mod : { ...mod, KEY_ACTIONS: [...mod.KEY_ACTIONS, ...BILLING_KEY_ACTIONS] };
+});
+vi.mock('../../../src/tui/panes/index.js', async (importOriginal) => {
+  const mod = await importOriginal<typeof import('../../../src/tui/panes/index.js')>();
+  const { BillingPane } = await import('../../../src/tui/panes/billing/BillingPane.js');
+  return { ...mod, PANES: mod.PANES.map((p) => (p.id === 'billing' ? { ...p, Component: BillingPane } : p)) };
+});
+
+let sandbox: TestSandbox;
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+});
+afterAll(async () => {
+  await sandbox?.close();
+});
+
+/** Sends a simulated transfer of `amount` to `to`; returns its hash. */
+async function transfer(to: string, amount: string): Promise<string> {
+  return (await sandboxPost<{ txHash: string }>(sandbox, '/sandbox/chain/transfers', { to, amount })).txHash;
+}
+
+describe('USDC walk-through', () => {
+  it('refuses a bad amount inline, then shows the EIP-55 address, the warning and a QR code of the EIP-681 request', async () => {
+    const { journal, cleanup } = tempJournal();
+    const screen = openBilling(sandbox, await sandbox.newUser(), { deps: recordingDeps(journal), columns: 120, rows: 40 });
+    const { tui } = screen;
+    try {
+      await tui.waitFor('remaining $0.00');
+      await tui.press('t');
+      await tui.waitFor('1/3 amount');
+      await tui.type('5');
+      await tui.waitFor('✕ the minimum top-up is 10 USD');
+      await tui.press(KEYS.enter);
+      expect(tui.lastFrame()).toContain('1/3 amount');
+      await tui.press(KEYS.backspace);
+      await tui.type('10.001');
+      await tui.waitFor('✕ at most two decimals');
+      await tui.press(KEYS.backspace, KEYS.backspace, KEYS.backspace, KEYS.backspace, KEYS.backspace, KEYS.backspace);
+      await tui.type('12.50');
+      await tui.press(KEYS.enter);
+      await tui.waitFor('2/3 method · $12.50');
+      await tui.press(KEYS.enter);
+      const frame = await tui.waitFor('To address');
+      const address = shownAddress(frame)!;
+      expect(address).toBe(toChecksumAddress(address.toLowerCase()));
+      expect(frame).toContain('Send exactly  12.5 USDC');
+      expect(frame).toContain('Send USDC on the Base network only');
+      expect(frame).toContain('chain id 8453');
+      // The QR code on screen is exactly the one of the EIP-681 URI (NO_COLOR rendering in tests),
+      // which test/billing/eip681.test.ts decodes back to the URI.
+      const uri = usdcTransferUri({ address, amount: '12.5' });
+      expect(uri).toContain('uint256=12500000');
+      for (const line of qrLines(uri, { lightDrawn: true })) expect(frame).toContain(line);
+      // c and a copy the address and the amount.
+      await tui.press('c', 'a');
+      expect(screen.services.copies).toEqual([address, '12.5']);
+    } finally {
+      screen.close();
+      cleanup();
+    }
+  });
+
+  it('checks the hash as typed, explains an amount mismatch, and credits with the amount actually sent', async () => {
+    const { journal, cleanup } = tempJournal();
+    const screen = openBilling(sandbox, await sandbox.newUser(), { deps: recordingDeps(journal) });
+    const { tui } = screen;
+    try {
+      await tui.waitFor('remaining $0.00');
+      const address = shownAddress(await startUsdcTopUp(tui, '20'))!;
+      // The user sent 19.5 instead of 20.
+      const hash = await transfer(address, '19.5');
+      await tui.press('h');
+      await tui.waitFor('tx hash:');
+      await tui.type('0x12');
+      await tui.waitFor('✕ 2 of 64 hex digits');
+      await tui.type('zz');
+      await tui.waitFor('✕ only hex digits');
+      await tui.press(KEYS.backspace, KEYS.backspace, KEYS.backspace, KEYS.backspace, KEYS.backspace, KEYS.backspace);
+      await tui.press(hash); // pasted at once
+      await tui.waitFor('✓ a valid transaction hash');
+      await tui.press(KEYS.enter);
+      let frame = await tui.waitFor('Refused: the amount must equal what was sent');
+      expect(frame).toContain('press e');
+      expect((await journal.list())[0]).toMatchObject({ state: 'refused', reasonCode: 'amount_mismatch', txHash: hash });
+      await tui.press('e');
+      await tui.waitFor('amount you sent, USD:');
+      await tui.type('19.50');
+      await tui.press(KEYS.enter);
+      await tui.waitFor('will be verified for $19.50');
+      await tui.press('h');
+      await tui.waitFor('✓ a valid transaction hash');
+      await tui.press(KEYS.enter);
+      frame = await tui.waitFor('Credited $19.50');
+      expect(frame).toContain('New balance $19.50');
+      expect((await journal.list())[0]).toMatchObject({ state: 'credited', credited: 19.5, balance: 19.5 });
+    } finally {
+      screen.close();
+      cleanup();
+    }
+  });
+
+  it('never submits a hash the journal saw credited, and explains the service’s "already used" and "not found yet"', async () => {
+    const { journal, cleanup } = tempJournal();
+    const token = await sandbox.newUser();
+    const screen = openBilling(sandbox, token, { deps: recordingDeps(journal) });
+    const { tui } = screen;
+    try {
+      await tui.waitFor('remaining $0.00');
+      await startUsdcTopUp(tui, '10');
+      await tui.press('s');
+      await tui.waitFor('Simulated transfer');
+      await tui.press(KEYS.enter);
+      await tui.waitFor('Credited $10.00');
+      const credited = (await journal.list())[0]!;
+      await tui.press(KEYS.enter);
+
+      // The same hash again: the journal answers, nothing is sent.
+      await startUsdcTopUp(tui, '10');
+      await tui.press('h');
+      await tui.press(credited.txHash!);
+      await tui.press(KEYS.enter);
+      let frame = await tui.waitFor('Already credited');
+      expect(frame).toContain('Nothing was sent');
+      expect((await journal.list())[0]).toMatchObject({ state: 'awaiting_payment' });
+      expect((await journal.list())[0]).not.toHaveProperty('txHash');
+
+      // A hash credited outside keydeck (its journal never saw it): the service refuses it.
+      const c = sandbox.client(token);
+      const other = await c.topUp({ amount: 10, method: 'usdc' });
+      if (other.method !== 'usdc') throw new Error('expected usdc');
+      const outside = await transfer(other.data.address, '10');
+      await c.verifyTopUp({ txHash: outside, amount: 10 });
+      c.close();
+      await tui.press('h');
+      await tui.press(outside); // pasted onto the previous hash: replaces it
+      await tui.waitFor('✓ a valid transaction hash');
+      await tui.press(KEYS.enter);
+      frame = await tui.waitFor('this transaction hash was already used');
+      expect((await journal.list())[0]).toMatchObject({ state: 'refused', reasonCode: 'tx_already_used' });
+
+      // A hash unknown to the chain: not found yet, the top-up stays open, nothing retried.
+      await tui.press('h');
+      await tui.press(`0x${'ab'.repeat(32)}`);
+      await tui.waitFor('✓ a valid transaction hash');
+      await tui.press(KEYS.enter);
+      frame = await tui.waitFor('Not found yet');
+      expect(frame).toContain('never retries it by itself');
+      expect((await journal.list())[0]).toMatchObject({ state: 'submitted', reasonCode: 'not_found' });
+      await tui.waitFor('$20.00 left');
+    } finally {
+      screen.close();
+      cleanup();
+    }
+  });
+});

@@ -1,0 +1,131 @@
+/**
+ * Test harness of the TUI suites: a real sandbox on loopback (in-process, per suite), fresh
+ * users (`POST /sandbox/users`, zero balance) funded through the USDC walk-through when a test
+ * needs money, services around the real API client and credential store (no keychain: a
+ * temp KEYDECK_CONFIG_DIR and a keytar loader that fails), and the rendered <App>.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { KeydeckClient } from '../../src/api/client.js';
+import { createCredentialStore, type CredentialStore } from '../../src/credentials/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { App } from '../../src/tui/App.js';
+import type { SessionState } from '../../src/tui/contexts/SessionContext.js';
+import type { AppServices, CopyOutcome } from '../../src/tui/services.js';
+import { renderTui, type TuiHandle } from './render.js';
+
+/** A sandbox running in this process. */
+export interface TestSandbox {
+  readonly url: string;
+  /** The demo user's session token ($25, one standard subscription key). */
+  readonly demoToken: string;
+  close(): Promise<void>;
+  /** A fresh user's session token (zero balance, no keys). */
+  newUser(): Promise<string>;
+  /** A fresh user topped up with `amount` USD through the USDC walk-through (§4 topup + verify-topup). */
+  fundedUser(amount?: number): Promise<string>;
+  /** A client for `token` (short timeout, no retries: tests fail fast). */
+  client(token: string): KeydeckClient;
+}
+
+/** Starts a sandbox with an in-memory database on a free loopback port. */
+export async function startTestSandbox(): Promise<TestSandbox> {
+  const sb = await startSandbox({ host: '127.0.0.1', port: 0 });
+  const post = async (p: string, body: unknown, token?: string) => {
+    const res = await fetch(`${sb.url}${p}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${p}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as Record<string, unknown>;
+  };
+  const client = (token: string) => new KeydeckClient({ baseUrl: sb.url, token, timeoutMs: 3000, retries: 0 });
+  return {
+    url: sb.url,
+    demoToken: sb.token,
+    close: () => sb.close(),
+    client,
+    newUser: async () => (await post('/sandbox/users', {})).token as string,
+    async fundedUser(amount = 25) {
+      const token = (await post('/sandbox/users', {})).token as string;
+      const c = client(token);
+      const topUp = await c.topUp({ amount, method: 'usdc' });
+      if (topUp.method !== 'usdc') throw new Error('expected a USDC instruction');
+      const { txHash } = (await post('/sandbox/chain/transfers', { to: topUp.data.address, amount: String(amount) })) as { txHash: string };
+      await c.verifyTopUp({ txHash, amount });
+      return token;
+    },
+  };
+}
+
+/** A credential store with no keychain, its files in a temp dir (removed by `cleanup`). */
+export function noKeychainStore(): { store: CredentialStore; dir: string; cleanup(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-tui-'));
+  const store = createCredentialStore({
+    env: { KEYDECK_CONFIG_DIR: dir },
+    loadKeytar: () => Promise.reject(new Error('keytar is not available in this test')),
+  });
+  return { store, dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Services for tests, recording exits, copies and redraws. */
+export interface TestServices extends AppServices {
+  readonly exits: Array<{ code: number; message?: string | undefined }>;
+  readonly copies: string[];
+  readonly redraws: { count: number };
+}
+
+/** Builds {@link TestServices}. */
+export function testServices(options: {
+  baseUrl?: string;
+  store: CredentialStore;
+  target?: 'sandbox' | 'live';
+  demoToken?: string;
+  profile?: string;
+  pollIntervalSeconds?: number;
+  insecureStorage?: boolean;
+  copyOutcome?: CopyOutcome;
+  saveBaseUrl?: (url: string) => Promise<void>;
+}): TestServices {
+  const exits: TestServices['exits'] = [];
+  const copies: string[] = [];
+  const redraws = { count: 0 };
+  return {
+    profile: { name: options.profile ?? 'test', ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }), pollIntervalSeconds: options.pollIntervalSeconds ?? 15 },
+    target: options.target ?? 'sandbox',
+    store: options.store,
+    createClient: (baseUrl, token) => new KeydeckClient({ baseUrl, token, timeoutMs: 3000, retries: 0 }),
+    ...(options.saveBaseUrl && { saveBaseUrl: options.saveBaseUrl }),
+    ...(options.demoToken !== undefined && { demoToken: options.demoToken }),
+    insecureStorage: options.insecureStorage ?? false,
+    hostname: 'testhost',
+    copy: async (text) => {
+      copies.push(text);
+      return options.copyOutcome ?? 'failed';
+    },
+    redraw: () => {
+      redraws.count++;
+    },
+    exit: (code, message) => {
+      exits.push({ code, message });
+    },
+    exits,
+    copies,
+    redraws,
+  };
+}
+
+/** A ready session using `token` (memory only) against `baseUrl`. */
+export function readySession(baseUrl: string, token: string): SessionState {
+  return { phase: 'ready', baseUrl, credential: { token, origin: 'memory' }, rejected: false };
+}
+
+/** Renders the app with `services` at `columns` × `rows`. */
+export function renderApp(services: AppServices, options: { session?: SessionState; columns?: number; rows?: number } = {}): TuiHandle {
+  return renderTui(<App services={services} {...(options.session && { initialSession: options.session })} />, {
+    columns: options.columns ?? 80,
+    rows: options.rows ?? 24,
+  });
+}

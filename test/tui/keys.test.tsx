@@ -1,0 +1,183 @@
+/**
+ * The Keys pane against a real sandbox: create (the one-time reveal gone after the
+ * acknowledgement), rename, deactivate (confirmed, Cancel first) and reactivate, delete (name
+ * typed), the zero-balance refusal, filtering, sorting and the visible window of a long list.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { KEYS, type TuiHandle } from './render.js';
+import { noKeychainStore, readySession, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
+
+let sb: TestSandbox;
+let ui: TuiHandle | undefined;
+const cleanups: Array<() => void> = [];
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+});
+afterAll(async () => {
+  await sb.close();
+});
+afterEach(() => {
+  ui?.unmount();
+  ui = undefined;
+  for (const c of cleanups.splice(0)) c();
+});
+
+function open(token: string, size: { columns?: number; rows?: number } = {}) {
+  const s = noKeychainStore();
+  cleanups.push(s.cleanup);
+  const services = testServices({ store: s.store, baseUrl: sb.url });
+  ui = renderApp(services, { session: readySession(sb.url, token), ...size });
+  return { services, ui };
+}
+
+async function clearField(u: TuiHandle, length: number) {
+  for (let i = 0; i < length; i++) await u.press(KEYS.backspace);
+}
+
+const SK = /sk_[A-Za-z0-9_-]{16,}/;
+
+describe('Keys pane', () => {
+  it('creates a credit key and shows its value once: gone after "I have saved it"', async () => {
+    const token = await sb.fundedUser(25);
+    const { services, ui } = open(token);
+    await ui.waitFor('no keys yet');
+    await ui.press('n');
+    await ui.waitFor('New credit key');
+    await clearField(ui, 40);
+    await ui.type('ci-runner');
+    await ui.press(KEYS.enter);
+    const reveal = await ui.waitFor(SK);
+    const secret = SK.exec(reveal)![0];
+    expect(reveal).toContain('only time the full key is shown');
+
+    // esc does not drop it by accident; c copies it (here the copy fails: say so).
+    await ui.press(KEYS.esc);
+    expect(ui.lastFrame()).toContain(secret);
+    await ui.press('c');
+    await ui.waitFor('copy failed, select the text');
+    expect(services.copies).toEqual([secret]);
+
+    const before = ui.frames().length;
+    await ui.press('y');
+    await ui.waitFor('gone from the screen');
+    await ui.waitFor('ci-runner');
+    expect(services.redraws.count).toBe(1);
+    for (const frame of ui.frames().slice(before)) expect(frame).not.toContain(secret);
+    // And it stays gone: later frames (a refresh) never bring it back.
+    await ui.press('r');
+    await ui.waitFor('refreshed from the service');
+    for (const frame of ui.frames().slice(before)) expect(frame).not.toContain(secret);
+
+    const listed = await sb.client(token).listKeys();
+    expect(listed.map((k) => k.name)).toEqual(['ci-runner']);
+  });
+
+  it('renames, deactivates after confirmation (Cancel first), reactivates, and deletes after the name is typed', async () => {
+    const token = await sb.fundedUser(25);
+    const api = sb.client(token);
+    const created = await api.createCreditKey({ name: 'alpha' });
+    const { ui } = open(token);
+    await ui.waitFor('▶ alpha');
+
+    // Rename.
+    await ui.press('e');
+    await ui.waitFor('Rename "alpha"');
+    await clearField(ui, 5);
+    await ui.type('beta');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('renamed "alpha" to "beta"');
+    await ui.waitFor('▶ beta');
+    expect((await api.listKeys())[0]!.name).toBe('beta');
+
+    // Deactivate: Cancel is focused, so enter cancels.
+    await ui.press(KEYS.space);
+    await ui.waitFor('Deactivate "beta"?');
+    expect(ui.lastFrame()).toContain('revoked at once');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('● active');
+    expect((await api.listKeys())[0]!.isActive).toBe(true);
+    // Tab to the action, then enter.
+    await ui.press(KEYS.space);
+    await ui.waitFor('Deactivate "beta"?');
+    await ui.press(KEYS.tab, KEYS.enter);
+    await ui.waitFor('deactivated "beta"');
+    await ui.waitFor('○ inactive');
+    expect((await api.listKeys())[0]!.isActive).toBe(false);
+
+    // Reactivate: no confirmation needed.
+    await ui.press(KEYS.space);
+    await ui.waitFor('reactivated "beta"');
+    await ui.waitFor('● active');
+    expect((await api.listKeys())[0]!.isActive).toBe(true);
+
+    // Delete: enter does nothing until the name matches.
+    await ui.press('d');
+    await ui.waitFor('Delete "beta"?');
+    await ui.type('bet');
+    await ui.press(KEYS.enter);
+    expect(ui.lastFrame()).toContain('does not match');
+    await ui.type('a');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('deleted "beta" for good');
+    await ui.waitFor('no keys yet');
+    expect(await api.listKeys()).toEqual([]);
+    expect(created.id).toBeTruthy();
+  });
+
+  it('refuses to create a credit key at a zero balance, explaining the top-up, without sending the request', async () => {
+    const token = await sb.newUser();
+    const { ui } = open(token);
+    await ui.waitFor('no keys yet');
+    await ui.press('n');
+    const frame = await ui.waitFor('A top-up is needed first');
+    expect(frame).toContain('$0.00');
+    expect(frame).toContain('press 3 for the Billing pane, then t');
+    expect(frame).not.toContain('New credit key');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('no keys yet');
+    // From the notice, 3 goes straight to the Billing pane.
+    await ui.press('n');
+    await ui.waitFor('3 opens the Billing pane');
+    await ui.press('3');
+    await ui.waitFor('Credit balance');
+    expect(await sb.client(token).listKeys()).toEqual([]);
+  });
+
+  it('filters by name as you type, cycles the sort, and renders only the visible window of a long list', async () => {
+    const token = await sb.fundedUser(25);
+    const api = sb.client(token);
+    for (let i = 0; i < 40; i++) await api.createCreditKey({ name: `key-${String(i).padStart(2, '0')}` });
+    const { ui } = open(token);
+    await ui.waitFor('key-39');
+    const table = (f: string) => f.split('\n').filter((l) => /│ [▶ ] key-/.test(l));
+    // Newest first; only the rows that fit (80×24: 9) are drawn.
+    expect(table(ui.lastFrame())).toHaveLength(9);
+    expect(ui.lastFrame()).not.toContain('key-00');
+    await ui.press('G');
+    await ui.waitFor('▶ key-00');
+    expect(table(ui.lastFrame())).toHaveLength(9);
+    expect(ui.lastFrame()).not.toContain('key-39');
+    await ui.press('g');
+    await ui.waitFor('▶ key-39');
+    await ui.press('j', 'j', KEYS.pgDn);
+    await ui.waitFor('▶ key-29');
+
+    // Sort by name: key-00 first; the heading says which column sorts.
+    await ui.press('s');
+    await ui.waitFor('sorted by name');
+    await ui.press('g');
+    await ui.waitFor('▶ key-00');
+    expect(ui.lastFrame()).toContain('name ↓');
+
+    // Filter: typing narrows the list; esc clears it.
+    await ui.press('/');
+    await ui.type('-1');
+    await ui.waitFor('10 of 40');
+    expect(table(ui.lastFrame()).every((l) => l.includes('key-1'))).toBe(true);
+    await ui.press(KEYS.enter);
+    await ui.waitFor('filter "-1": 10 of 40');
+    await ui.press(KEYS.esc);
+    await ui.waitFor((f) => !f.includes('filter "-1"') && f.includes('key-08'));
+  });
+});

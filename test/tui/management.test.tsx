@@ -1,0 +1,108 @@
+/**
+ * The Management keys pane against a real sandbox: the key in use marked, create (shown once,
+ * `u` makes it keydeck's key), delete, and deleting the key in use (warned, signed out, stored
+ * credential cleared, back to the guided setup).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { KEYS, type TuiHandle } from './render.js';
+import { noKeychainStore, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
+
+let sb: TestSandbox;
+let ui: TuiHandle | undefined;
+const cleanups: Array<() => void> = [];
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+});
+afterAll(async () => {
+  await sb.close();
+});
+afterEach(() => {
+  ui?.unmount();
+  ui = undefined;
+  for (const c of cleanups.splice(0)) c();
+});
+
+const MK = /mk_[A-Za-z0-9_-]{16,}/;
+
+/** A user whose management key keydeck uses, stored in the plaintext file of a temp config dir. */
+async function signedIn() {
+  const session = await sb.newUser();
+  const api = sb.client(session);
+  const inUse = await api.createManagementKey({ name: 'keydeck-in-use' });
+  const s = noKeychainStore();
+  cleanups.push(s.cleanup);
+  const where = await s.store.set('test', inUse.apiKey, { insecureStorage: true });
+  const services = testServices({ store: s.store, baseUrl: sb.url });
+  ui = renderApp(services, {
+    session: { phase: 'ready', baseUrl: sb.url, credential: { token: inUse.apiKey, origin: 'file', ...(where.path && { path: where.path }) }, rejected: false },
+  });
+  return { api, inUse, store: s.store, services, ui };
+}
+
+describe('Management keys pane', () => {
+  it('marks the key in use, creates one shown once, and deletes another after its name is typed', async () => {
+    const { api, inUse, services, ui } = await signedIn();
+    await ui.waitFor('stored in plaintext');
+    await ui.press('2');
+    await ui.waitFor(`◆ keydeck-in-use`);
+    expect(ui.lastFrame()).toContain(inUse.keyPrefix);
+    expect(ui.lastFrame()).toContain('◆ = the key keydeck is using');
+
+    await ui.press('n');
+    await ui.waitFor('New management key');
+    expect(ui.lastFrame()).toContain('keydeck@testhost');
+    for (let i = 0; i < 20; i++) await ui.press(KEYS.backspace);
+    await ui.type('ci-admin');
+    await ui.press(KEYS.enter);
+    const secret = MK.exec(await ui.waitFor(MK))![0];
+    const before = ui.frames().length;
+    await ui.press('y');
+    await ui.waitFor('ci-admin');
+    expect(services.redraws.count).toBe(1);
+    for (const frame of ui.frames().slice(before)) expect(frame).not.toContain(secret);
+    expect((await api.listManagementKeys()).map((k) => k.name).sort()).toEqual(['ci-admin', 'keydeck-in-use']);
+
+    // The new key is the newest: selected at the top. Delete it.
+    await ui.press('g', 'd');
+    await ui.waitFor('Delete the management key "ci-admin"?');
+    expect(ui.lastFrame()).not.toContain('keydeck will be signed out');
+    await ui.type('ci-admin');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('deleted the management key "ci-admin"');
+    expect((await api.listManagementKeys()).map((k) => k.name)).toEqual(['keydeck-in-use']);
+  });
+
+  it('makes a new key the one keydeck uses with u, storing it the way the current one is', async () => {
+    const { api, store, ui } = await signedIn();
+    await ui.press('2');
+    await ui.waitFor('◆ keydeck-in-use');
+    await ui.press('n');
+    await ui.waitFor('New management key');
+    await ui.press(KEYS.enter);
+    const secret = MK.exec(await ui.waitFor(MK))![0];
+    await ui.press('u');
+    await ui.waitFor('keydeck now uses this key');
+    expect((await store.get('test'))?.token).toBe(secret);
+    await ui.press('y');
+    await ui.waitFor(`◆ keydeck@testhost`);
+    expect(ui.lastFrame()).toContain(`key ${secret.slice(0, 11)}`);
+    expect(await api.listManagementKeys()).toHaveLength(2);
+  });
+
+  it('deleting the key in use warns first, then signs out, clears the stored key and returns to setup', async () => {
+    const { api, store, ui } = await signedIn();
+    await ui.press('2');
+    await ui.waitFor('▶ ◆ keydeck-in-use');
+    await ui.press('d');
+    await ui.waitFor('This is the key keydeck is using');
+    expect(ui.lastFrame()).toContain('signed out');
+    await ui.type('keydeck-in-use');
+    await ui.press(KEYS.enter);
+    // The sandbox target skips the service step: setup opens at the token.
+    await ui.waitFor('Your token');
+    expect(ui.lastFrame()).toContain('signed out: the management key keydeck used');
+    expect(await store.get('test')).toBeUndefined();
+    expect(await api.listManagementKeys()).toEqual([]);
+  });
+});

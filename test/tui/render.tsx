@@ -1,0 +1,146 @@
+/**
+ * Test render helper: ink-testing-library's fake streams, with a stdout that has both
+ * `columns` and `rows` (ink-testing-library's has only columns, so Ink would fall back to the
+ * real terminal's height and full-screen frames would differ from machine to machine), a
+ * `resize()`, key helpers, and `waitFor()`.
+ */
+import { EventEmitter } from 'node:events';
+import { render as inkRender, type Instance } from 'ink';
+import type { ReactElement } from 'react';
+
+/** A fake TTY stdout of a fixed size that records every frame. */
+export class FakeStdout extends EventEmitter {
+  readonly isTTY = true;
+  readonly frames: string[] = [];
+  constructor(
+    public columns: number,
+    public rows: number,
+  ) {
+    super();
+  }
+  write = (chunk: string): boolean => {
+    this.frames.push(chunk);
+    return true;
+  };
+  lastFrame = (): string | undefined => this.frames.at(-1);
+}
+
+/** A fake TTY stdin: `write()` delivers keys to Ink. */
+export class FakeStdin extends EventEmitter {
+  readonly isTTY = true;
+  private data: string | null = null;
+  write = (data: string): void => {
+    this.data = data;
+    this.emit('readable');
+    this.emit('data', data);
+  };
+  read = (): string | null => {
+    const { data } = this;
+    this.data = null;
+    return data;
+  };
+  setEncoding(): void {}
+  setRawMode(): void {}
+  resume(): void {}
+  pause(): void {}
+  ref(): void {}
+  unref(): void {}
+}
+
+/** Escape sequences of named keys, as a terminal sends them. */
+export const KEYS = {
+  enter: '\r',
+  esc: '\x1b',
+  tab: '\t',
+  shiftTab: '\x1b[Z',
+  up: '\x1b[A',
+  down: '\x1b[B',
+  left: '\x1b[D',
+  right: '\x1b[C',
+  pgUp: '\x1b[5~',
+  pgDn: '\x1b[6~',
+  home: '\x1b[H',
+  end: '\x1b[F',
+  backspace: '\x7f',
+  space: ' ',
+  ctrlC: '\x03',
+} as const;
+
+/** What {@link renderTui} returns. */
+export interface TuiHandle {
+  readonly stdout: FakeStdout;
+  readonly stdin: FakeStdin;
+  readonly instance: Instance;
+  /** The last frame written (empty string before the first). */
+  lastFrame(): string;
+  /** Every frame written so far. */
+  frames(): readonly string[];
+  /** Writes raw input, then lets Ink process it (a lone ESC needs Ink's 20 ms escape timeout). */
+  press(...inputs: string[]): Promise<void>;
+  /** Types text one character at a time. */
+  type(text: string): Promise<void>;
+  /** Changes the terminal size and emits `resize`. */
+  resize(columns: number, rows: number): void;
+  /** Waits until the last frame satisfies `test` (text: contains it); throws with the frame after `timeoutMs`. */
+  waitFor(test: string | RegExp | ((frame: string) => boolean), timeoutMs?: number): Promise<string>;
+  unmount(): void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Renders `node` into a fake terminal of `columns` × `rows` (default 80×24). */
+export function renderTui(node: ReactElement, size: { columns?: number; rows?: number } = {}): TuiHandle {
+  const stdout = new FakeStdout(size.columns ?? 80, size.rows ?? 24);
+  const stderr = new FakeStdout(size.columns ?? 80, size.rows ?? 24);
+  const stdin = new FakeStdin();
+  const instance = inkRender(node, {
+    stdout: stdout as unknown as NodeJS.WriteStream,
+    stderr: stderr as unknown as NodeJS.WriteStream,
+    stdin: stdin as unknown as NodeJS.ReadStream,
+    debug: true,
+    interactive: false,
+    exitOnCtrlC: false,
+    patchConsole: false,
+  });
+  const lastFrame = () => stdout.lastFrame() ?? '';
+  const handle: TuiHandle = {
+    stdout,
+    stdin,
+    instance,
+    lastFrame,
+    frames: () => stdout.frames,
+    async press(...inputs) {
+      for (const input of inputs) {
+        stdin.write(input);
+        await sleep(input === KEYS.esc ? 60 : 15);
+      }
+    },
+    async type(text) {
+      for (const ch of text) {
+        stdin.write(ch);
+        await sleep(5);
+      }
+      await sleep(15);
+    },
+    resize(columns, rows) {
+      stdout.columns = columns;
+      stdout.rows = rows;
+      stdout.emit('resize');
+    },
+    async waitFor(test, timeoutMs = 8000) {
+      const match = typeof test === 'function' ? test : (f: string) => (typeof test === 'string' ? f.includes(test) : test.test(f));
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const frame = lastFrame();
+        if (match(frame)) return frame;
+        if (Date.now() > deadline) throw new Error(`waitFor(${String(test)}) timed out; last frame:\n${frame}`);
+        await sleep(20);
+      }
+    },
+    unmount() {
+      instance.unmount();
+      instance.cleanup();
+    },
+  };
+  return handle;
+}

@@ -1,0 +1,170 @@
+/**
+ * The guided first-time setup against a real sandbox: from a session token to the Keys pane,
+ * with no keychain (this session only / plaintext file / quit for KEYDECK_TOKEN), refusing an
+ * sk_, accepting an existing mk_, and the sandbox's one-keystroke demo token.
+ */
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { KEYS, type TuiHandle } from './render.js';
+import { noKeychainStore, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
+
+let sb: TestSandbox;
+let ui: TuiHandle | undefined;
+const cleanups: Array<() => void> = [];
+
+beforeAll(async () => {
+  sb = await startTestSandbox();
+});
+afterAll(async () => {
+  await sb.close();
+});
+afterEach(() => {
+  ui?.unmount();
+  ui = undefined;
+  for (const c of cleanups.splice(0)) c();
+});
+
+function store() {
+  const s = noKeychainStore();
+  cleanups.push(s.cleanup);
+  return s;
+}
+
+const MK = /mk_[A-Za-z0-9_-]{16,}/;
+
+describe('guided setup', () => {
+  it('walks from a session token to the Keys pane, keeping the key for this session only', async () => {
+    const token = await sb.fundedUser(25);
+    const { store: credentials, dir } = store();
+    const saved: string[] = [];
+    const services = testServices({ store: credentials, target: 'live', baseUrl: sb.url, saveBaseUrl: async (u) => void saved.push(u) });
+    ui = renderApp(services);
+
+    // Step 1: the service, prefilled with the profile's base URL.
+    await ui.waitFor('Where is the service?');
+    expect(ui.lastFrame()).toContain(sb.url);
+    await ui.press(KEYS.enter);
+
+    // Step 2: a consumption key is refused, in words.
+    await ui.waitFor('Your token');
+    await ui.type('sk_live_not_for_keydeck');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('consumption key (sk_…)');
+    for (let i = 0; i < 'sk_live_not_for_keydeck'.length; i++) await ui.press(KEYS.backspace);
+    await ui.type(token);
+    // Masked while typed.
+    expect(ui.lastFrame()).not.toContain(token);
+    await ui.press(KEYS.enter);
+
+    // Step 3: name the management key (default keydeck@<hostname>), shown once.
+    await ui.waitFor('Name the management key');
+    expect(ui.lastFrame()).toContain('keydeck@testhost');
+    await ui.press(KEYS.enter);
+    const reveal = await ui.waitFor(MK);
+    const mk = MK.exec(reveal)![0];
+    const framesBeforeAck = ui.frames().length;
+    await ui.press('y');
+
+    // No keychain: the store's reason and three choices; "this session only".
+    await ui.waitFor('Where to keep the key');
+    expect(ui.lastFrame()).toMatch(/keychain is unavailable/i);
+    expect(ui.lastFrame()).toContain('--insecure-storage');
+    await ui.press('2');
+
+    // Step 4: the Keys pane.
+    await ui.waitFor('no keys yet: press n');
+    expect(ui.lastFrame()).toContain('this session only');
+    expect(ui.lastFrame()).toContain('1 Keys');
+    await ui.waitFor('$25.00 left');
+    // The full key is gone from every frame after the acknowledgement; only its prefix remains.
+    for (const frame of ui.frames().slice(framesBeforeAck)) expect(frame).not.toContain(mk);
+    expect(ui.lastFrame()).toContain(mk.slice(0, 11));
+    // Nothing was written: no credential file; the unchanged URL was not re-saved.
+    expect(existsSync(path.join(dir, 'credentials.json'))).toBe(false);
+    expect(saved).toEqual([]);
+    expect(await credentials.get('test')).toBeUndefined();
+  });
+
+  it('stores the key in the plaintext file (mode 0600) when chosen, and warns in the header', async () => {
+    const token = await sb.newUser();
+    const { store: credentials, dir } = store();
+    const saved: string[] = [];
+    const services = testServices({ store: credentials, target: 'live', insecureStorage: true, saveBaseUrl: async (u) => void saved.push(u) });
+    ui = renderApp(services);
+    await ui.waitFor('Where is the service?');
+    await ui.type('ftp://example.com');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('must start with http:// or https://');
+    for (let i = 0; i < 'ftp://example.com'.length; i++) await ui.press(KEYS.backspace);
+    await ui.type(`${sb.url}/`);
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Your token');
+    // The typed address is saved to the profile (normalised), never a secret.
+    expect(saved).toEqual([sb.url]);
+    await ui.type(token);
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Name the management key');
+    await ui.press(KEYS.enter);
+    const mk = MK.exec(await ui.waitFor(MK))![0];
+    await ui.press('y');
+    // --insecure-storage pre-selects the file: enter takes it.
+    const choice = await ui.waitFor('Where to keep the key');
+    expect(choice).toMatch(/▶ 1 {2}Store it in a plaintext file/);
+    await ui.press(KEYS.enter);
+    await ui.waitFor('stored in plaintext');
+    const stored = await credentials.get('test');
+    expect(stored).toMatchObject({ token: mk, source: 'file' });
+    expect(statSync(path.join(dir, 'credentials.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('offers the sandbox demo token with one keystroke and skips the service step', async () => {
+    const { store: credentials } = store();
+    const services = testServices({ store: credentials, target: 'sandbox', baseUrl: sb.url, demoToken: sb.demoToken });
+    ui = renderApp(services);
+    await ui.waitFor('Press enter to use the sandbox’s demo session token');
+    expect(ui.lastFrame()).toContain('SANDBOX');
+    expect(ui.lastFrame()).not.toContain('Where is the service?');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Name the management key');
+    await ui.press(KEYS.enter);
+    await ui.waitFor(MK);
+    await ui.press('y');
+    await ui.waitFor('Where to keep the key');
+    await ui.press('3');
+    // "Quit and set KEYDECK_TOKEN": the exit site is asked to quit, with instructions and no key in them.
+    expect(services.exits).toHaveLength(1);
+    expect(services.exits[0]!.code).toBe(0);
+    expect(services.exits[0]!.message).toContain('KEYDECK_TOKEN');
+    expect(services.exits[0]!.message).not.toMatch(MK);
+  });
+
+  it('takes an existing mk_ as it is: no new management key is created', async () => {
+    const token = await sb.newUser();
+    const created = await sb.client(token).createManagementKey({ name: 'existing' });
+    const { store: credentials } = store();
+    const services = testServices({ store: credentials, target: 'live', baseUrl: sb.url });
+    ui = renderApp(services);
+    await ui.waitFor('Where is the service?');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Your token');
+    await ui.type(created.apiKey);
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Where to keep the key');
+    await ui.press('2');
+    await ui.waitFor(`key ${created.keyPrefix}`);
+    expect(await sb.client(token).listManagementKeys()).toHaveLength(1);
+  });
+
+  it('says so when the service rejects the token, and stays on the token step', async () => {
+    const { store: credentials } = store();
+    ui = renderApp(testServices({ store: credentials, target: 'live', baseUrl: sb.url }));
+    await ui.waitFor('Where is the service?');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Your token');
+    await ui.type('not-a-real-session-token');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('the service rejected this token');
+    expect(ui.lastFrame()).toContain('Your token');
+  });
+});
