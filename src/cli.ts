@@ -24,7 +24,9 @@ const program = new Command('keydeck')
   .option('--sandbox', 'start the embedded sandbox on a free loopback port and open the TUI against it')
   .addOption(new Option('--base-url <url>', 'use that service instead of the profile’s').env('KEYDECK_BASE_URL'))
   .addOption(new Option('--profile <name>', 'the profile to use').env('KEYDECK_PROFILE'))
-  .option('--insecure-storage', 'store the management key in a file (mode 0600) when no keychain is available');
+  .option('--insecure-storage', 'store the management key in a file (mode 0600) when no keychain is available')
+  .option('--interval <seconds>', 'TUI: seconds between balance reads (at least 2; default the profile’s, 15)')
+  .option('--alert-below <usd>', 'TUI: show LOW and ring the bell once when the balance drops below this many USD');
 
 // ---- sandbox (src/commands/sandbox.ts) ----
 program
@@ -271,7 +273,9 @@ billing
   .option('--alert-below <usd>', 'exit 3 when the remaining balance is below this many USD (default the profile’s)')
   .action(async (opts: { interval?: string; alertBelow?: string }, cmd: Command) => {
     const { billingWatch } = await import('./commands/billing.js');
-    await runScripted(cmd, (g) => billingWatch(g, opts));
+    // The flags may also be parsed as the root program's (the TUI's) options: read both.
+    const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string }>(), ...opts };
+    await runScripted(cmd, (g) => billingWatch(g, flags));
   });
 // ---- end keys, mgmt-keys, billing ----
 
@@ -286,7 +290,24 @@ program.action(async () => {
     process.stderr.write(`keydeck: ${unknownCommandSentence(program.args[0]!, names)}\n`);
     process.exit(2);
   }
-  const globals = program.opts();
+  const globals = program.opts<import('./tui/run.js').TuiGlobals & { interval?: string; alertBelow?: string }>();
+  // Bad settings are usage errors, reported before anything is drawn.
+  const settings: { intervalSeconds?: number; alertBelowUsd?: number } = {};
+  if (globals.interval !== undefined || globals.alertBelow !== undefined) {
+    const { parseIntervalSeconds, parseAlertBelow } = await import('./billing/settings.js');
+    for (const [text, parse, field] of [
+      [globals.interval, parseIntervalSeconds, 'intervalSeconds'],
+      [globals.alertBelow, parseAlertBelow, 'alertBelowUsd'],
+    ] as const) {
+      if (text === undefined) continue;
+      const parsed = parse(text);
+      if (!parsed.ok) {
+        process.stderr.write(`keydeck: ${parsed.reason}.\n`);
+        process.exit(2);
+      }
+      settings[field] = parsed.value;
+    }
+  }
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     process.stderr.write(
       'keydeck: the full-screen app needs a terminal. For scripts use the commands: keydeck keys|mgmt-keys|billing|auth --help\n',
@@ -294,7 +315,7 @@ program.action(async () => {
     process.exit(2);
   }
   const { runTui } = await import('./tui/run.js');
-  await runTui(globals);
+  await runTui({ ...globals, ...settings });
 });
 
 await program.parseAsync(process.argv);

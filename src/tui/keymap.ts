@@ -5,10 +5,11 @@
  * bound at run time by the component that owns the scope (`useKeymap`, contexts/KeymapContext):
  * an action whose handler is not bound is neither active nor shown.
  *
- * Adding a pane (the Billing pane, say): add its rows with `scope: 'billing'` here and bind
- * them with `useKeymap('billing', { … })` in the pane.
+ * Adding a pane: add its rows with its own scope here (or spread them from the pane's module, as
+ * the Billing pane does) and bind them with `useKeymap('<scope>', { … })` in the pane.
  */
 import type { Key } from 'ink';
+import { BILLING_KEY_ACTIONS } from './panes/billing/keyActions.js';
 
 /** Where an action is visible. Dialog scopes are modal: while one is open only its actions (and ctrl-c) work. */
 export type Scope =
@@ -17,6 +18,7 @@ export type Scope =
   | 'keys'
   | 'mgmt'
   | 'billing'
+  | 'topup'
   | 'filter'
   | 'prompt'
   | 'confirm'
@@ -55,6 +57,7 @@ export const SCOPE_TITLES: Readonly<Record<Scope, string>> = {
   keys: 'Keys pane (1)',
   mgmt: 'Management keys pane (2)',
   billing: 'Billing pane (3)',
+  topup: 'Top-up walk-through (t on the Billing pane)',
   filter: 'Filtering (after /)',
   prompt: 'Name prompt',
   confirm: 'Confirmation (Cancel is focused first)',
@@ -134,6 +137,9 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'help.down', keys: ['j', 'down', 'pgdn'], label: 'scroll', scope: 'help' },
   { id: 'help.up', keys: ['k', 'up', 'pgup'], label: 'scroll up', scope: 'help', hint: false },
   { id: 'help.close', keys: ['esc', '?', 'q'], label: 'close', scope: 'help' },
+
+  // Billing pane (3) and the top-up walk-through.
+  ...BILLING_KEY_ACTIONS,
 
   // Setup.
   { id: 'setup.submit', keys: ['enter'], label: 'continue', scope: 'setupInput' },

@@ -10,7 +10,7 @@ import path from 'node:path';
 import envPaths from 'env-paths';
 import { render } from 'ink';
 import { KeydeckClient } from '../api/client.js';
-import { ConfigError, resolveProfile, updateConfig } from '../config/index.js';
+import { ConfigError, requestTimeoutFromEnv, resolveProfile, updateConfig } from '../config/index.js';
 import { createCredentialStore } from '../credentials/index.js';
 import { App } from './App.js';
 import { copyText } from './clipboard.js';
@@ -27,6 +27,10 @@ export interface TuiGlobals {
   readonly profile?: string;
   /** --insecure-storage: setup pre-selects the plaintext file when the keychain is unavailable. */
   readonly insecureStorage?: boolean;
+  /** --interval: seconds between balance reads (≥ 2, already validated); overrides the profile's. */
+  readonly intervalSeconds?: number;
+  /** --alert-below: the low-balance threshold in USD (already validated); overrides the profile's. */
+  readonly alertBelowUsd?: number;
 }
 
 /** Ink render options of the app (exported for the benchmarks). */
@@ -89,6 +93,8 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   }
 
   const clients: KeydeckClient[] = [];
+  /** KEYDECK_TIMEOUT_MS: the deadline of each call (ms, retries included); unset = the client's 10 s. */
+  const timeoutMs = requestTimeoutFromEnv();
   lifecycle.onCleanup(() => {
     for (const c of clients) c.close();
   });
@@ -99,13 +105,13 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     profile: {
       name: profile.name,
       ...(profile.baseUrl !== undefined && { baseUrl: profile.baseUrl }),
-      pollIntervalSeconds: profile.pollIntervalSeconds,
-      ...(profile.alertBelowUsd !== undefined && { alertBelowUsd: profile.alertBelowUsd }),
+      pollIntervalSeconds: globals.intervalSeconds ?? profile.pollIntervalSeconds,
+      ...((globals.alertBelowUsd ?? profile.alertBelowUsd) !== undefined && { alertBelowUsd: globals.alertBelowUsd ?? profile.alertBelowUsd }),
     },
     target: sandbox ? 'sandbox' : 'live',
     store: createCredentialStore(),
     createClient: (baseUrl, token) => {
-      const client = new KeydeckClient({ baseUrl, token });
+      const client = new KeydeckClient({ baseUrl, token, ...(timeoutMs !== undefined && { timeoutMs }) });
       clients.push(client);
       if (clients.length > 8) clients.shift()?.close();
       return client;

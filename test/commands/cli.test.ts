@@ -150,4 +150,16 @@ describe('no terminal', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/needs a terminal.*keydeck keys\|mgmt-keys\|billing\|auth --help/);
   });
+
+  it('the TUI refuses a bad --interval or --alert-below with the reason before anything is drawn (exit 2)', async () => {
+    const slow = await run(['--interval', '1']);
+    expect(slow.code).toBe(2);
+    expect(slow.stderr).toBe('keydeck: --interval must be at least 2 seconds.\n');
+    const low = await run(['--alert-below', '5.555']);
+    expect(low.code).toBe(2);
+    expect(low.stderr).toMatch(/^keydeck: --alert-below must be an amount in USD/);
+    // Good values pass the check and reach the terminal refusal.
+    const good = await run(['--interval', '5', '--alert-below', '12.50']);
+    expect(good.stderr).toMatch(/needs a terminal/);
+  });
 });

@@ -140,7 +140,8 @@ describe('Keys pane', () => {
     await ui.press('n');
     await ui.waitFor('3 opens the Billing pane');
     await ui.press('3');
-    await ui.waitFor('Credit balance');
+    await ui.waitFor('t starts one');
+    expect(ui.lastFrame()).toContain('EMPTY: top up (t)');
     expect(await sb.client(token).listKeys()).toEqual([]);
   });
 

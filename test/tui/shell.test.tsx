@@ -44,12 +44,12 @@ describe('shell', () => {
     await ui.press('2');
     await ui.waitFor('key prefix');
     await ui.press(KEYS.tab);
-    await ui.waitFor('Credit balance');
-    expect(ui.lastFrame()).toContain('total topped up');
+    await ui.waitFor('total top-ups $25.00');
+    expect(ui.lastFrame()).toContain('remaining $25.00');
     await ui.press(KEYS.tab);
     await ui.waitFor('Standard subscription');
     await ui.press(KEYS.shiftTab);
-    await ui.waitFor('Credit balance');
+    await ui.waitFor('total top-ups');
     await ui.press('1');
     await ui.waitFor('Standard subscription');
 

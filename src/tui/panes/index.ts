@@ -1,5 +1,5 @@
 /** The shell's panes in tab order (see registry.ts for the contract). */
-import { BillingPane } from './BillingPane.js';
+import { BillingPane } from './billing/BillingPane.js';
 import { KeysPane } from './KeysPane.js';
 import { ManagementKeysPane } from './ManagementKeysPane.js';
 import type { PaneDef } from './registry.js';

@@ -3,10 +3,6 @@
  * Billing pane against a real sandbox on loopback, with the top-up journal in a temp dir, a
  * recording browser opener and bell, and helpers to spend through the sandbox's inference
  * endpoint and to read figures off the screen.
- *
- * Each suite file also carries two `vi.mock` shims (see the files) that add the billing rows to
- * the key-action table and put this pane into the pane registry when the shell does not yet:
- * they do nothing once the integration lines are applied.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

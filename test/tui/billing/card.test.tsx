@@ -4,21 +4,10 @@
  * card direct; a walk-through surviving a pane switch and a resize; and an unfinished USDC
  * top-up (paid on-chain, not credited) reopened after a restart and finished.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../harness.js';
 import { KEYS, openBilling, recordingDeps, sandboxPost, shownAddress, startUsdcTopUp, tempJournal } from './billingHarness.js';
 
-// Integration shims (no-ops once keymap.ts and panes/index.ts carry the billing lines).
-vi.mock('../../../src/tui/keymap.js', async (importOriginal) => {
-  const mod = await importOriginal<typeof import('../../../src/tui/keymap.js')>();
-  const { BILLING_KEY_ACTIONS } = await import('../../../src/tui/panes/billing/keyActions.js');
-  return mod.KEY_ACTIONS.some((a) => a.id === 'billing.topup') ? mod : { ...mod, KEY_ACTIONS: [...mod.KEY_ACTIONS, ...BILLING_KEY_ACTIONS] };
-});
-vi.mock('../../../src/tui/panes/index.js', async (importOriginal) => {
-  const mod = await importOriginal<typeof import('../../../src/tui/panes/index.js')>();
-  const { BillingPane } = await import('../../../src/tui/panes/billing/BillingPane.js');
-  return { ...mod, PANES: mod.PANES.map((p) => (p.id === 'billing' ? { ...p, Component: BillingPane } : p)) };
-});
 
 let sandbox: TestSandbox;
 beforeAll(async () => {

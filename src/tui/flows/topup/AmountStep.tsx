@@ -26,7 +26,7 @@ export function AmountStep(props: AmountStepProps) {
   const [tried, setTried] = useState(false);
   const parsed = parseAmount(text);
   useKeymap(
-    'billing',
+    'topup',
     {
       'topup.submit': () => {
         setTried(true);

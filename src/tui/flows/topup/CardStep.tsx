@@ -33,7 +33,7 @@ export function CardStep({ entry, message, onOpen, onCopy, onAbandon, onLeave, c
   const [confirming, setConfirming] = useState(false);
   const url = entry.sessionUrl;
   useKeymap(
-    'billing',
+    'topup',
     { 'topup.open': url ? onOpen : undefined, 'topup.copyUrl': url ? onCopy : undefined, 'topup.abandon': () => setConfirming(true), 'topup.leave': onLeave },
     { modal: true, active: !confirming },
   );

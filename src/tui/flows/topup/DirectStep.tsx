@@ -30,7 +30,7 @@ export interface DirectStepProps {
 /** See the module comment. */
 export function DirectStep({ entry, data, message, onAbandon, onLeave, columns, rows }: DirectStepProps) {
   const [confirming, setConfirming] = useState(false);
-  useKeymap('billing', { 'topup.abandon': () => setConfirming(true), 'topup.leave': onLeave }, { modal: true, active: !confirming });
+  useKeymap('topup', { 'topup.abandon': () => setConfirming(true), 'topup.leave': onLeave }, { modal: true, active: !confirming });
   if (confirming) {
     return (
       <ConfirmDialog

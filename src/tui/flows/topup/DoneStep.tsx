@@ -22,7 +22,7 @@ export interface DoneStepProps {
 
 /** See the module comment. */
 export function DoneStep({ entry, data, remaining, onClose, columns, rows }: DoneStepProps) {
-  useKeymap('billing', { 'topup.close': onClose }, { modal: true });
+  useKeymap('topup', { 'topup.close': onClose }, { modal: true });
   const balance = entry.balance ?? remaining;
   return (
     <Dialog title={`Top up · credited · ${methodLabel(entry.method)}`} columns={columns} rows={rows}>

@@ -35,7 +35,7 @@ export interface MethodStepProps {
 export function MethodStep(props: MethodStepProps) {
   const idle = props.busy === undefined;
   useKeymap(
-    'billing',
+    'topup',
     idle
       ? {
           'topup.methodDown': () => props.onMove(1),

@@ -93,7 +93,7 @@ export function TopUpDialog({ flow, remaining, columns, rows }: TopUpDialogProps
 
 /** A request in flight: holds every key but ctrl-c. */
 function Requesting({ text, columns, rows }: { readonly text: string; readonly columns: number; readonly rows: number }) {
-  useKeymap('billing', {}, { modal: true });
+  useKeymap('topup', {}, { modal: true });
   return (
     <Dialog title="Top up" columns={columns} rows={rows}>
       <Text color={theme.accent}>{`… ${text}`}</Text>

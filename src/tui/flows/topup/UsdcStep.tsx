@@ -63,7 +63,7 @@ export function UsdcStep(props: UsdcStepProps) {
   const credited = entry.state === 'credited';
 
   useKeymap(
-    'billing',
+    'topup',
     main
       ? {
           'topup.copyAddress': entry.address ? () => props.onCopy(entry.address!, 'deposit address') : undefined,
@@ -158,7 +158,7 @@ export function UsdcStep(props: UsdcStepProps) {
 function HashField({ initial, onSubmit, onCancel }: { readonly initial: string; readonly onSubmit: (hash: string) => void; readonly onCancel: () => void }) {
   const [text, setText] = useState(initial);
   const problem = hashProblem(text);
-  useKeymap('billing', { 'topup.verify': () => (problem ? undefined : onSubmit(text)), 'topup.back': onCancel }, { modal: true, textEntry: true });
+  useKeymap('topup', { 'topup.verify': () => (problem ? undefined : onSubmit(text)), 'topup.back': onCancel }, { modal: true, textEntry: true });
   return (
     <Box flexDirection="column">
       <Box>
@@ -186,7 +186,7 @@ export function pastedHash(value: string): string {
 function AmountSentField({ onSubmit, onCancel }: { readonly onSubmit: (amount: number) => void; readonly onCancel: () => void }) {
   const [text, setText] = useState('');
   const parsed = parseAmount(text);
-  useKeymap('billing', { 'topup.verify': () => (parsed.ok ? onSubmit(parsed.amount) : undefined), 'topup.back': onCancel }, { modal: true, textEntry: true });
+  useKeymap('topup', { 'topup.verify': () => (parsed.ok ? onSubmit(parsed.amount) : undefined), 'topup.back': onCancel }, { modal: true, textEntry: true });
   return (
     <Box flexDirection="column">
       <Box>

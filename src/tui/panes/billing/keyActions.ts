@@ -1,11 +1,8 @@
 /**
  * The Billing pane's and the top-up walk-through's rows of the key-action table (keymap.ts).
- * They all use the existing `billing` scope: the pane binds its rows non-modally, and each step
- * of the walk-through binds its own rows modally (while a step is open only its keys work), so
- * the hint bar always shows exactly the keys of the step on screen.
- *
- * Integration (keymap.ts): `import { BILLING_KEY_ACTIONS } from './panes/billing/keyActions.js';`
- * and `...BILLING_KEY_ACTIONS,` inside `KEY_ACTIONS`.
+ * The pane binds its rows (scope `billing`) non-modally; each step of the walk-through binds its
+ * own rows (scope `topup`) modally, so while a step is open only its keys work and the hint bar
+ * shows exactly the keys of the step on screen. keymap.ts spreads these rows into `KEY_ACTIONS`.
  */
 import type { KeyActionDef } from '../../keymap.js';
 
@@ -20,35 +17,35 @@ export const BILLING_KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'billing.up', keys: ['k', 'up'], label: 'up', scope: 'billing', hint: false },
 
   // Walk-through: amount (a text field has the keyboard).
-  { id: 'topup.submit', keys: ['enter'], label: 'continue', scope: 'billing' },
-  { id: 'topup.cancel', keys: ['esc'], label: 'cancel', help: 'cancel the top-up (nothing was requested yet)', scope: 'billing' },
+  { id: 'topup.submit', keys: ['enter'], label: 'continue', scope: 'topup' },
+  { id: 'topup.cancel', keys: ['esc'], label: 'cancel', help: 'cancel the top-up (nothing was requested yet)', scope: 'topup' },
 
   // Walk-through: method.
-  { id: 'topup.methodDown', keys: ['j', 'down', 'tab'], label: 'move', scope: 'billing' },
-  { id: 'topup.methodUp', keys: ['k', 'up', 'shift-tab'], label: 'up', scope: 'billing', hint: false },
-  { id: 'topup.method1', keys: ['1'], label: 'USDC', help: 'pay with USDC on Base', scope: 'billing', hint: false },
-  { id: 'topup.method2', keys: ['2'], label: 'card checkout', help: 'pay on the card processor’s hosted page', scope: 'billing', hint: false },
-  { id: 'topup.method3', keys: ['3'], label: 'card direct', help: 'charge the card on file', scope: 'billing', hint: false },
-  { id: 'topup.choose', keys: ['enter'], label: 'choose', scope: 'billing' },
-  { id: 'topup.back', keys: ['esc'], label: 'back', scope: 'billing' },
+  { id: 'topup.methodDown', keys: ['j', 'down', 'tab'], label: 'move', scope: 'topup' },
+  { id: 'topup.methodUp', keys: ['k', 'up', 'shift-tab'], label: 'up', scope: 'topup', hint: false },
+  { id: 'topup.method1', keys: ['1'], label: 'USDC', help: 'pay with USDC on Base', scope: 'topup', hint: false },
+  { id: 'topup.method2', keys: ['2'], label: 'card checkout', help: 'pay on the card processor’s hosted page', scope: 'topup', hint: false },
+  { id: 'topup.method3', keys: ['3'], label: 'card direct', help: 'charge the card on file', scope: 'topup', hint: false },
+  { id: 'topup.choose', keys: ['enter'], label: 'choose', scope: 'topup' },
+  { id: 'topup.back', keys: ['esc'], label: 'back', scope: 'topup' },
 
   // Walk-through: card checkout.
-  { id: 'topup.open', keys: ['o'], label: 'open', help: 'open the checkout page in the browser', scope: 'billing' },
-  { id: 'topup.copyUrl', keys: ['c'], label: 'copy link', help: 'copy the checkout page’s address', scope: 'billing' },
+  { id: 'topup.open', keys: ['o'], label: 'open', help: 'open the checkout page in the browser', scope: 'topup' },
+  { id: 'topup.copyUrl', keys: ['c'], label: 'copy link', help: 'copy the checkout page’s address', scope: 'topup' },
 
   // Walk-through: USDC on Base.
-  { id: 'topup.copyAddress', keys: ['c'], label: 'copy addr', help: 'copy the deposit address', scope: 'billing' },
-  { id: 'topup.copyAmount', keys: ['a'], label: 'copy amount', help: 'copy the exact USDC amount', scope: 'billing' },
-  { id: 'topup.hash', keys: ['h', 'enter'], label: 'tx hash', help: 'enter the transaction hash of your transfer, then verify it', scope: 'billing' },
-  { id: 'topup.simulate', keys: ['s'], label: 'simulate', help: 'sandbox only: send a simulated USDC transfer to the deposit address', scope: 'billing' },
-  { id: 'topup.qr', keys: ['v'], label: 'QR', help: 'show or hide the QR code (EIP-681 payment request) on its own', scope: 'billing' },
-  { id: 'topup.editAmount', keys: ['e'], label: 'amount sent', help: 'verify with the amount you actually sent (after an amount mismatch)', scope: 'billing' },
-  { id: 'topup.abandon', keys: ['x'], label: 'close', help: 'close this top-up for good: only when nothing was sent', scope: 'billing', dangerous: true },
-  { id: 'topup.leave', keys: ['esc'], label: 'leave', help: 'leave the walk-through; it stays open (enter on the Billing pane resumes it)', scope: 'billing' },
+  { id: 'topup.copyAddress', keys: ['c'], label: 'copy addr', help: 'copy the deposit address', scope: 'topup' },
+  { id: 'topup.copyAmount', keys: ['a'], label: 'copy amount', help: 'copy the exact USDC amount', scope: 'topup' },
+  { id: 'topup.hash', keys: ['h', 'enter'], label: 'tx hash', help: 'enter the transaction hash of your transfer, then verify it', scope: 'topup' },
+  { id: 'topup.simulate', keys: ['s'], label: 'simulate', help: 'sandbox only: send a simulated USDC transfer to the deposit address', scope: 'topup' },
+  { id: 'topup.qr', keys: ['v'], label: 'QR', help: 'show or hide the QR code (EIP-681 payment request) on its own', scope: 'topup' },
+  { id: 'topup.editAmount', keys: ['e'], label: 'amount sent', help: 'verify with the amount you actually sent (after an amount mismatch)', scope: 'topup' },
+  { id: 'topup.abandon', keys: ['x'], label: 'close', help: 'close this top-up for good: only when nothing was sent', scope: 'topup', dangerous: true },
+  { id: 'topup.leave', keys: ['esc'], label: 'leave', help: 'leave the walk-through; it stays open (enter on the Billing pane resumes it)', scope: 'topup' },
 
   // Walk-through: typing the hash or the amount sent.
-  { id: 'topup.verify', keys: ['enter'], label: 'verify', help: 'verify the transaction (sent once; never retried by itself)', scope: 'billing' },
+  { id: 'topup.verify', keys: ['enter'], label: 'verify', help: 'verify the transaction (sent once; never retried by itself)', scope: 'topup' },
 
   // Walk-through: finished.
-  { id: 'topup.close', keys: ['enter', 'esc'], label: 'close', scope: 'billing' },
+  { id: 'topup.close', keys: ['enter', 'esc'], label: 'close', scope: 'topup' },
 ];
