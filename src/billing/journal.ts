@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
-import envPaths from 'env-paths';
+import { dataDir } from '../config/paths.js';
 import { z } from 'zod';
 import { TopUpMethodSchema, type TopUpMethod } from '../api/schemas.js';
 import { writeFileAtomically } from '../config/atomic.js';
@@ -108,9 +108,7 @@ export interface JournalScope {
  * `<env-paths('keydeck', { suffix: '' }).data>/topups.json`.
  */
 export function journalPath(env: NodeJS.ProcessEnv = process.env): string {
-  const override = env.KEYDECK_DATA_DIR;
-  const dir = override && override.trim() !== '' ? path.resolve(override) : envPaths('keydeck', { suffix: '' }).data;
-  return path.join(dir, 'topups.json');
+  return path.join(dataDir(env), 'topups.json');
 }
 
 /** The `host` (`name:port`) of a base URL; the text itself when it is not a URL. */

@@ -10,7 +10,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import envPaths from 'env-paths';
+import { dataDir } from '../config/paths.js';
 
 /** Options as commander gives them (strings). */
 export interface SandboxCommandOptions {
@@ -22,9 +22,9 @@ export interface SandboxCommandOptions {
   db?: string;
 }
 
-/** The default database file: `<user data dir>/sandbox.db` (env-paths `keydeck`, no suffix). */
-export function defaultSandboxDbPath(): string {
-  return join(envPaths('keydeck', { suffix: '' }).data, 'sandbox.db');
+/** The default database file: `<data dir>/sandbox.db` (`KEYDECK_DATA_DIR`, else the platform's data dir; config/paths.ts). */
+export function defaultSandboxDbPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(dataDir(env), 'sandbox.db');
 }
 
 /** Runs the sandbox until SIGINT/SIGTERM; sets `process.exitCode` (see the module doc). */

@@ -2,7 +2,8 @@
  * Where keydeck keeps its files: the platform's config dir (env-paths, no `-nodejs` suffix:
  * `~/.config/keydeck` on Linux, `~/Library/Preferences/keydeck` on macOS,
  * `%APPDATA%\keydeck\Config` on Windows), or `KEYDECK_CONFIG_DIR` when set (tests point it at a
- * temp dir). Nothing here touches the disk.
+ * temp dir); and the platform's data dir (`~/.local/share/keydeck` on Linux), or
+ * `KEYDECK_DATA_DIR`, for the top-up journal and the sandbox's database. Nothing here touches the disk.
  */
 import envPaths from 'env-paths';
 import path from 'node:path';
@@ -12,6 +13,17 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   const override = env.KEYDECK_CONFIG_DIR;
   if (override && override.trim() !== '') return path.resolve(override);
   return envPaths('keydeck', { suffix: '' }).config;
+}
+
+/**
+ * The directory holding keydeck's data (never a secret): the top-up journal (`topups.json`) and
+ * the embedded sandbox's database (`sandbox.db`). `KEYDECK_DATA_DIR` when set, else the platform's
+ * data dir (env-paths `keydeck`, no suffix).
+ */
+export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const override = env.KEYDECK_DATA_DIR;
+  if (override && override.trim() !== '') return path.resolve(override);
+  return envPaths('keydeck', { suffix: '' }).data;
 }
 
 /** `<configDir>/config.json`: profiles and the current profile; never a secret. */

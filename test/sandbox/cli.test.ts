@@ -100,13 +100,21 @@ describe('keydeck sandbox', () => {
     expect(await second.exit).toEqual({ code: 0, signal: null });
   });
 
-  it('uses <user data dir>/sandbox.db without --db', async () => {
+  it('uses <user data dir>/sandbox.db without --db, or $KEYDECK_DATA_DIR/sandbox.db', async () => {
     const dataHome = join(dir, 'xdg-data');
     const running = run(['sandbox', '--port', '0'], { XDG_DATA_HOME: dataHome });
     await started(running);
     running.child.kill('SIGTERM');
     expect((await running.exit).code).toBe(0);
     expect(existsSync(join(dataHome, 'keydeck', 'sandbox.db'))).toBe(true);
+
+    // KEYDECK_DATA_DIR wins over the platform's data dir.
+    const dataDir = join(dir, 'keydeck-data');
+    const moved = run(['sandbox', '--port', '0'], { XDG_DATA_HOME: dataHome, KEYDECK_DATA_DIR: dataDir });
+    await started(moved);
+    moved.child.kill('SIGTERM');
+    expect((await moved.exit).code).toBe(0);
+    expect(existsSync(join(dataDir, 'sandbox.db'))).toBe(true);
   });
 
   it('exits 2 on a bad --port and 1 when the port is taken', async () => {
