@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApp, type PtyApp } from './pty.js';
+import { cleanEnv, walkSandboxSetup } from './session.js';
 
 let app: PtyApp | undefined;
 let dir: string | undefined;
@@ -19,13 +20,6 @@ afterEach(() => {
   dir = undefined;
 });
 
-/** The environment of a clean user: temp config dir and sandbox db, no keychain, not CI. */
-function cleanEnv(root: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, KEYDECK_CONFIG_DIR: path.join(root, 'config'), KEYDECK_SANDBOX_DB: path.join(root, 'sandbox.db'), TERM: 'xterm-256color' };
-  for (const name of ['DBUS_SESSION_BUS_ADDRESS', 'CI', 'KEYDECK_TOKEN', 'KEYDECK_PROFILE', 'KEYDECK_BASE_URL']) delete env[name];
-  return env;
-}
-
 const SK = /sk_[A-Za-z0-9_-]{16,}/;
 
 describe('keydeck --sandbox in a terminal', () => {
@@ -33,17 +27,8 @@ describe('keydeck --sandbox in a terminal', () => {
     dir = mkdtempSync(path.join(tmpdir(), 'keydeck-e2e-'));
     app = startApp({ args: ['--sandbox'], env: cleanEnv(dir), columns: 100, rows: 30 });
 
-    await app.waitFor('Press enter to use the sandbox’s demo session token');
+    await walkSandboxSetup(app);
     expect(app.output()).toContain('\x1b[?1049h');
-    app.write('\r');
-    await app.waitFor('Name the management key');
-    app.write('\r');
-    await app.waitFor('I have saved it');
-    app.write('y');
-    await app.waitFor('Where to keep the key');
-    app.write('2');
-    await app.waitFor('Standard subscription');
-    await app.waitFor('$25.00 left');
 
     app.write('n');
     await app.waitFor('New credit key');

@@ -169,7 +169,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
             lines={['keydeck manages your account on an inference service. Which service? (the address of its API)']}
             label="base URL"
             initial={baseUrl ?? ''}
-            placeholder="https://api.example.com"
+            placeholder="e.g. https://api.example.com"
             error={step.error}
             validate={baseUrlProblem}
             onSubmit={(v) => void submitWhere(v)}

@@ -31,6 +31,9 @@ export interface MethodStepProps {
   readonly rows: number;
 }
 
+/** Width of the label column: the longest label, its marker and number. */
+const LABEL_WIDTH = Math.max(...METHODS.map((m) => DESCRIPTIONS[m][0].length)) + 4;
+
 /** See the module comment. */
 export function MethodStep(props: MethodStepProps) {
   const idle = props.busy === undefined;
@@ -56,7 +59,10 @@ export function MethodStep(props: MethodStepProps) {
         const [label, what] = DESCRIPTIONS[method];
         return (
           <Box key={method}>
-            <Text inverse={on} bold={on}>{`${on ? symbols.selected : ' '} ${i + 1} ${label}`}</Text>
+            {/* The labels keep their width (aligned, never wrapped); the descriptions are truncated. */}
+            <Box flexShrink={0} width={LABEL_WIDTH}>
+              <Text inverse={on} bold={on}>{`${on ? symbols.selected : ' '} ${i + 1} ${label}`}</Text>
+            </Box>
             <Text color={theme.muted} wrap="truncate">{`  ${what}`}</Text>
           </Box>
         );

@@ -1,0 +1,39 @@
+/**
+ * What the end-to-end suites share: the environment of a new user (temp config and data dirs,
+ * a temp sandbox database, no keychain, not CI), and the guided setup walked with the
+ * sandbox's demo session token, keeping the new management key for this session only.
+ */
+import path from 'node:path';
+import type { PtyApp } from './pty.js';
+
+/** The environment of a clean user under `root`: nothing stored, no D-Bus (so no keychain), not CI. */
+export function cleanEnv(root: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    KEYDECK_CONFIG_DIR: path.join(root, 'config'),
+    KEYDECK_DATA_DIR: path.join(root, 'data'),
+    KEYDECK_SANDBOX_DB: path.join(root, 'sandbox.db'),
+    TERM: 'xterm-256color',
+  };
+  for (const name of ['DBUS_SESSION_BUS_ADDRESS', 'CI', 'KEYDECK_TOKEN', 'KEYDECK_PROFILE', 'KEYDECK_BASE_URL', 'NO_COLOR']) delete env[name];
+  return env;
+}
+
+/**
+ * Walks `keydeck --sandbox`'s guided setup: the demo session token, the default key name, the
+ * one-time reveal acknowledged, "this session only" (no keychain here); resolves on the Keys
+ * pane with the demo account's subscription key and `balance` (default the demo's first $25.00)
+ * on screen.
+ */
+export async function walkSandboxSetup(app: PtyApp, balance = '$25.00'): Promise<void> {
+  await app.waitFor('Press enter to use the sandbox’s demo session token');
+  app.write('\r');
+  await app.waitFor('Name the management key');
+  app.write('\r');
+  await app.waitFor('I have saved it');
+  app.write('y');
+  await app.waitFor('Where to keep the key');
+  app.write('2');
+  await app.waitFor('Standard subscription');
+  await app.waitFor(`${balance} left`);
+}

@@ -1,0 +1,77 @@
+/**
+ * End to end, as a new user after `npm start`: the built app (`keydeck --sandbox`) in a
+ * pseudo-terminal, through the guided setup, to the Billing pane; a USDC top-up of $30 walked
+ * through every step (amount, method, the deposit instruction, a simulated transfer on the
+ * sandbox's chain, the hash verified), and the balance rising live from $25.00 to $55.00 in the
+ * pane and the header; then the journal lists it as credited, and a restart shows it again.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startApp, type PtyApp } from './pty.js';
+import { cleanEnv, walkSandboxSetup } from './session.js';
+
+let app: PtyApp | undefined;
+let dir: string | undefined;
+afterEach(() => {
+  app?.kill();
+  app = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+/** Types `text` one key at a time, as a person does. */
+async function type(target: PtyApp, text: string): Promise<void> {
+  for (const ch of text) {
+    target.write(ch);
+    await new Promise((r) => setTimeout(r, 30));
+  }
+}
+
+describe('a USDC top-up from npm start', () => {
+  it('walks amount → USDC → simulated transfer → verify, and the balance goes from $25.00 to $55.00', { timeout: 60_000 }, async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'keydeck-e2e-usdc-'));
+    const env = cleanEnv(dir);
+    app = startApp({ args: ['--sandbox'], env, columns: 100, rows: 30 });
+    await walkSandboxSetup(app);
+
+    app.write('3');
+    await app.waitFor('t starts one');
+    app.write('t');
+    await app.waitFor('amount USD:');
+    // A refused amount says why, inline, and nothing is requested.
+    await type(app, '9.999');
+    await app.waitFor(/at most two decimals|whole cents|at least 10/);
+    await type(app, '\x7f'.repeat(5));
+    await type(app, '30');
+    app.write('\r');
+    await app.waitFor('2/3 method · $30.00');
+    app.write('\r'); // USDC on Base is first
+    await app.waitFor('awaiting payment');
+    const screen = app.screenText();
+    expect(screen).toMatch(/Send exactly\s+30 USDC/);
+    expect(screen).toMatch(/To address\s+0x[0-9a-fA-F]{40}/);
+    expect(screen).toContain('Base (chain id 8453)');
+    expect(screen).toContain('USDC on the Base network only');
+    expect(app.screenText()).toContain('$25.00 left');
+
+    app.write('s'); // the sandbox's chain "sends" the transfer and fills the hash in
+    await app.waitFor(/tx hash: 0x[0-9a-f]{64}/);
+    app.write('\r');
+    await app.waitFor('Credited $30.00');
+    await app.waitFor('$55.00 left');
+    app.write('\r');
+    await app.waitFor('remaining $55.00');
+    expect(app.screenText()).toMatch(/\$30\.00\s+USDC on Base\s+credited/);
+
+    app.write('q');
+    expect((await app.exited).exitCode).toBe(0);
+
+    // The journal (in the data dir) survives a restart: the credited top-up is listed again.
+    app = startApp({ args: ['--sandbox'], env, columns: 100, rows: 30 });
+    await walkSandboxSetup(app, '$55.00');
+    app.write('3');
+    await app.waitFor(/\$30\.00\s+USDC on Base\s+credited/);
+  });
+});
