@@ -2,8 +2,8 @@
  * The one typed error of the API client, and secret redaction shared by every layer.
  */
 
-/** Every failure the client reports, by stable code (DESIGN.md error codes plus transport ones). */
-export const API_ERROR_CODES = [
+/** The codes a service may send in an error body (DESIGN.md error codes). */
+export const SERVICE_ERROR_CODES = [
   'unauthorized',
   'forbidden',
   'not_found',
@@ -14,10 +14,10 @@ export const API_ERROR_CODES = [
   'tx_already_used',
   'rate_limited',
   'server_error',
-  'network_error',
-  'timeout',
-  'invalid_response',
 ] as const;
+
+/** Every failure the client reports, by stable code: the service's ({@link SERVICE_ERROR_CODES}) plus the client's own transport and parsing ones. */
+export const API_ERROR_CODES = [...SERVICE_ERROR_CODES, 'network_error', 'timeout', 'invalid_response'] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
 
 /** True when `value` is one of {@link API_ERROR_CODES}. */

@@ -7,21 +7,10 @@
  * and redacted (the token and any key value) before it reaches a message.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { KeydeckApiError, redactSecrets, type ApiErrorCode, type KeydeckApiErrorOptions } from './errors.js';
+import { KeydeckApiError, redactSecrets, SERVICE_ERROR_CODES, type ApiErrorCode, type KeydeckApiErrorOptions } from './errors.js';
 
 /** The error codes a service may put in a body (the others are the client's own). */
-const SERVICE_CODES: ReadonlySet<string> = new Set<ApiErrorCode>([
-  'unauthorized',
-  'forbidden',
-  'not_found',
-  'invalid_request',
-  'insufficient_balance',
-  'budget_exceeded',
-  'amount_mismatch',
-  'tx_already_used',
-  'rate_limited',
-  'server_error',
-]);
+const SERVICE_CODES: ReadonlySet<string> = new Set<string>(SERVICE_ERROR_CODES);
 
 /** Which call failed, in words for messages. */
 export interface OperationInfo {

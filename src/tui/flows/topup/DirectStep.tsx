@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import { Text } from 'ink';
-import { ConfirmDialog } from '../../components/ConfirmDialog.js';
+import { CARD_CLOSE_WARNING, CloseTopUpDialog } from './CloseTopUpDialog.js';
 import type { JournalEntry } from '../../../billing/journal.js';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
@@ -33,11 +33,10 @@ export function DirectStep({ entry, data, message, onAbandon, onLeave, columns, 
   useKeymap('topup', { 'topup.abandon': () => setConfirming(true), 'topup.leave': onLeave }, { modal: true, active: !confirming });
   if (confirming) {
     return (
-      <ConfirmDialog
-        title={`Close the card direct top-up of ${formatUsd(entry.amount)}?`}
-        message={['Only if you will not pay it. A payment made later is still credited by the service, but keydeck stops watching for it.']}
-        actionLabel="Close it"
-        dangerous
+      <CloseTopUpDialog
+        methodLabel="card direct"
+        amount={entry.amount}
+        warning={CARD_CLOSE_WARNING}
         onConfirm={onAbandon}
         onCancel={() => setConfirming(false)}
         columns={columns}

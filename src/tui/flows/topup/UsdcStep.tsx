@@ -10,7 +10,7 @@ import { Box, Text } from 'ink';
 import TextInput from 'ink-text-input';
 import { BASE_CHAIN_ID, USDC_BASE_CONTRACT, usdcTransferUri } from '../../../billing/eip681.js';
 import { stateLabel, type JournalEntry } from '../../../billing/journal.js';
-import { ConfirmDialog } from '../../components/ConfirmDialog.js';
+import { CloseTopUpDialog } from './CloseTopUpDialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { formatUsd, truncateTo } from '../../format.js';
 import { symbols, theme } from '../../theme.js';
@@ -83,13 +83,10 @@ export function UsdcStep(props: UsdcStepProps) {
 
   if (mode === 'abandon') {
     return (
-      <ConfirmDialog
-        title={`Close the USDC top-up of ${formatUsd(entry.amount)}?`}
-        message={[
-          'Only if you sent nothing to this address. If you already sent USDC, keep it open and verify the transaction: the journal is what lets you finish it.',
-        ]}
-        actionLabel="Close it"
-        dangerous
+      <CloseTopUpDialog
+        methodLabel="USDC"
+        amount={entry.amount}
+        warning="Only if you sent nothing to this address. If you already sent USDC, keep it open and verify the transaction: the journal is what lets you finish it."
         onConfirm={props.onAbandon}
         onCancel={() => props.onMode('main')}
         columns={columns}
