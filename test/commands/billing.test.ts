@@ -30,12 +30,6 @@ afterAll(async () => {
   await sb.close();
 });
 
-async function userWith(amount: number): Promise<string> {
-  const token = await sb.newUser();
-  if (amount > 0) await sb.topUp(token, amount);
-  return token;
-}
-
 /** `POST /sandbox/chain/transfers`: a simulated USDC transfer; its hash. */
 async function transfer(to: string, amount: string): Promise<string> {
   const r = await sb.call<{ txHash: string }>('POST', '/sandbox/chain/transfers', { body: { to, amount } });
@@ -46,7 +40,7 @@ const WATCH_LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ remaining (\S+) USD totalTo
 
 describe('billing credits and status', () => {
   it('show the balance record and the status in both modes (--json is the unwrapped data)', async () => {
-    const user = await userWith(25);
+    const user = await sb.fundedUser(25);
     const [human, json, status, statusJson] = await Promise.all([
       cli.run(user, ['billing', 'credits']),
       cli.run(user, ['billing', 'credits', '--json']),
@@ -72,7 +66,7 @@ describe('billing credits and status', () => {
   });
 
   it('a new account shows zeros and no userId yet', async () => {
-    const r = await cli.run(await userWith(0), ['billing', 'credits']);
+    const r = await cli.run(await sb.fundedUser(0), ['billing', 'credits']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^remaining\s+0\.00 USD$/m);
     expect(r.stdout).toMatch(/^userId\s+\(none until the first top-up\)$/m);
@@ -110,7 +104,7 @@ describe('billing topup and verify', () => {
   });
 
   it('card_checkout prints the checkout page (human) or the session (JSON); paying there credits the account', async () => {
-    const user = await userWith(0);
+    const user = await sb.fundedUser(0);
     const [human, json] = await Promise.all([
       cli.run(user, ['billing', 'topup', '--amount', '10', '--method', 'card_checkout']),
       cli.run(user, ['billing', 'topup', '--amount', '12.50', '--method', 'card_checkout', '--json']),
@@ -129,7 +123,7 @@ describe('billing topup and verify', () => {
   });
 
   it('usdc prints the exact instruction, then verify credits the transfer once; a wrong amount is amount_mismatch', async () => {
-    const user = await userWith(0);
+    const user = await sb.fundedUser(0);
     const human = await cli.run(user, ['billing', 'topup', '--amount', '12.5', '--method', 'usdc']);
     expect(human.code, human.stderr).toBe(0);
     const out = lines(human.stdout);
@@ -163,7 +157,7 @@ describe('billing topup and verify', () => {
   });
 
   it('card_direct prints what the service answered, in both modes', async () => {
-    const user = await userWith(0);
+    const user = await sb.fundedUser(0);
     const human = await cli.run(user, ['billing', 'topup', '--amount', '10', '--method', 'card_direct']);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/^Top-up of 10\.00 USD by card_direct; the service answered:$/m);
@@ -176,7 +170,7 @@ describe('billing topup and verify', () => {
 
 describe('billing watch', () => {
   it('prints one line per change and exits 3 as soon as the balance is below --alert-below', { timeout: 60_000 }, async () => {
-    const user = await userWith(25);
+    const user = await sb.fundedUser(25);
     const key = await sb.creditKey(user, 'spender');
     const watch = cli.start(user, ['billing', 'watch', '--interval', '2', '--alert-below', '20']);
     try {
@@ -198,7 +192,7 @@ describe('billing watch', () => {
   });
 
   it('runs until ctrl-c (exit 0, no repeated lines); exits 3 at once when already below; first read failing is exit 4; bad flags exit 2', { timeout: 60_000 }, async () => {
-    const user = await userWith(25);
+    const user = await sb.fundedUser(25);
     const watch = cli.start(user, ['billing', 'watch', '--interval', '2']);
     const [below, down, badInterval, badAlert] = await Promise.all([
       cli.run(user, ['billing', 'watch', '--alert-below', '25.01']),

@@ -23,13 +23,6 @@ afterAll(async () => {
   await sb.close();
 });
 
-/** A new user with `amount` USD of credit (0: none). */
-async function userWith(amount: number): Promise<string> {
-  const token = await sb.newUser();
-  if (amount > 0) await sb.topUp(token, amount);
-  return token;
-}
-
 async function listed(token: string) {
   return ConsumptionKeyListSchema.parse((await sb.call('GET', '/api/keys', { token })).body);
 }
@@ -38,7 +31,7 @@ const HEADER = ['id', 'name', 'keyType', 'keyPlan', 'status', 'expires', 'create
 
 describe('keys list and create', () => {
   it('on an account without credit: an empty list both ways, and create is refused with insufficient_balance (exit 1)', async () => {
-    const user = await userWith(0);
+    const user = await sb.fundedUser(0);
     const [human, json, create] = await Promise.all([
       cli.run(user, ['keys', 'list']),
       cli.run(user, ['keys', 'list', '--json']),
@@ -57,7 +50,7 @@ describe('keys list and create', () => {
   });
 
   it('create shows the sk_ value exactly once (human block or the created JSON); list shows the keys, never the value', async () => {
-    const user = await userWith(25);
+    const user = await sb.fundedUser(25);
     const [human, json] = await Promise.all([
       cli.run(user, ['keys', 'create', '--name', 'ci deploy']),
       cli.run(user, ['keys', 'create', '--name', '日本語キー', '--json']),
@@ -123,7 +116,7 @@ describe('keys list and create', () => {
 
 describe('keys rename, enable, disable', () => {
   it('rename and enable/disable in both modes; disable without a terminal needs --yes and changes nothing', async () => {
-    const user = await userWith(25);
+    const user = await sb.fundedUser(25);
     const key = await sb.creditKey(user, 'api');
     const [rename, refused] = await Promise.all([
       cli.run(user, ['keys', 'rename', key.id, '--name', 'api v2']),
@@ -161,7 +154,7 @@ describe('keys rename, enable, disable', () => {
 
 describe('keys delete', () => {
   it('needs --yes without a terminal; deletes with it (human sentence or { deleted: true }); a second delete is not_found (exit 1)', async () => {
-    const user = await userWith(25);
+    const user = await sb.fundedUser(25);
     const [a, b] = [await sb.creditKey(user, 'a'), await sb.creditKey(user, 'b')];
     const refused = await cli.run(user, ['keys', 'delete', a.id]);
     expect(refused.code).toBe(2);
@@ -185,7 +178,7 @@ describe('keys delete', () => {
   });
 
   it('on a terminal asks y/N naming the key: the default (no) keeps it, y deletes it', { timeout: 30_000 }, async () => {
-    const user = await userWith(25);
+    const user = await sb.fundedUser(25);
     const key = await sb.creditKey(user, 'prod web');
     const env = cli.home.env({ KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url });
 

@@ -50,6 +50,8 @@ export interface TestSandbox {
   call<T = any>(method: string, path: string, options?: CallOptions): Promise<Reply<T>>;
   /** A fresh user's session token (`POST /sandbox/users`). */
   newUser(): Promise<string>;
+  /** A fresh user's session token, topped up by `amount` USD through USDC when `amount` > 0. */
+  fundedUser(amount?: number): Promise<string>;
   /** Tops `token`'s account up by `amount` USD through USDC (instruction, transfer, verify). */
   topUp(token: string, amount: number): Promise<{ txHash: string; address: string }>;
   /** Creates a credit key; returns the created object (with apiKey). */
@@ -79,6 +81,11 @@ export async function startTestSandbox(options: StartSandboxOptions = {}): Promi
     call: c,
     async newUser() {
       return ok(await c<{ token: string }>('POST', '/sandbox/users'), 'create user').token;
+    },
+    async fundedUser(amount = 25) {
+      const token = await self.newUser();
+      if (amount > 0) await self.topUp(token, amount);
+      return token;
     },
     async topUp(token, amount) {
       const instruction = ok(await c('POST', '/api/billing/topup', { token, body: { amount, method: 'usdc' } }), 'top-up');

@@ -9,54 +9,27 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { KeydeckClient } from '../../src/api/client.js';
 import { createCredentialStore, type CredentialStore } from '../../src/credentials/index.js';
-import { startSandbox } from '../../src/sandbox/index.js';
 import { App } from '../../src/tui/App.js';
 import type { SessionState } from '../../src/tui/contexts/SessionContext.js';
 import type { AppServices, CopyOutcome } from '../../src/tui/services.js';
 import { renderTui, type TuiHandle } from './render.js';
+import { startTestSandbox as startSandboxHelpers, type TestSandbox as SandboxHelpers } from '../sandbox/helpers.js';
 
-/** A sandbox running in this process. */
-export interface TestSandbox {
-  readonly url: string;
+/** A sandbox running in this process (test/sandbox/helpers.ts), with what the TUI suites add. */
+export interface TestSandbox extends SandboxHelpers {
   /** The demo user's session token ($25, one standard subscription key). */
   readonly demoToken: string;
-  close(): Promise<void>;
-  /** A fresh user's session token (zero balance, no keys). */
-  newUser(): Promise<string>;
-  /** A fresh user topped up with `amount` USD through the USDC walk-through (§4 topup + verify-topup). */
-  fundedUser(amount?: number): Promise<string>;
   /** A client for `token` (short timeout, no retries: tests fail fast). */
   client(token: string): KeydeckClient;
 }
 
 /** Starts a sandbox with an in-memory database on a free loopback port. */
 export async function startTestSandbox(): Promise<TestSandbox> {
-  const sb = await startSandbox({ host: '127.0.0.1', port: 0 });
-  const post = async (p: string, body: unknown, token?: string) => {
-    const res = await fetch(`${sb.url}${p}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${p}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as Record<string, unknown>;
-  };
-  const client = (token: string) => new KeydeckClient({ baseUrl: sb.url, token, timeoutMs: 3000, retries: 0 });
+  const sb = await startSandboxHelpers({ host: '127.0.0.1' });
   return {
-    url: sb.url,
+    ...sb,
     demoToken: sb.token,
-    close: () => sb.close(),
-    client,
-    newUser: async () => (await post('/sandbox/users', {})).token as string,
-    async fundedUser(amount = 25) {
-      const token = (await post('/sandbox/users', {})).token as string;
-      const c = client(token);
-      const topUp = await c.topUp({ amount, method: 'usdc' });
-      if (topUp.method !== 'usdc') throw new Error('expected a USDC instruction');
-      const { txHash } = (await post('/sandbox/chain/transfers', { to: topUp.data.address, amount: String(amount) })) as { txHash: string };
-      await c.verifyTopUp({ txHash, amount });
-      return token;
-    },
+    client: (token: string) => new KeydeckClient({ baseUrl: sb.url, token, timeoutMs: 3000, retries: 0 }),
   };
 }
 
