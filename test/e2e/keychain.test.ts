@@ -1,0 +1,92 @@
+/**
+ * keydeck's promise, end to end with the real OS keychain: `keydeck --sandbox` in a terminal,
+ * the guided setup turns the demo session token into a management key that lands in the Secret
+ * Service (gnome-keyring on a private D-Bus session bus), found there with `secret-tool`; the
+ * next start goes straight to the Keys pane with no setup, and nothing secret was written to the
+ * config or data dirs. Skipped, with the reason printed, where dbus-daemon, gnome-keyring-daemon
+ * or secret-tool is missing (`.ci/run` installs them).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { filesWithSecrets, hasCommand } from '../credentials/harness.js';
+import { startApp, type PtyApp } from './pty.js';
+import { cleanEnv } from './session.js';
+
+const missing = ['dbus-daemon', 'gnome-keyring-daemon', 'secret-tool'].filter((c) => !hasCommand(c));
+const skipReason = missing.length > 0 ? `keychain e2e skipped: ${missing.join(', ')} not found (apt install dbus gnome-keyring libsecret-tools)` : undefined;
+if (skipReason) console.warn(skipReason);
+
+let bus: { address: string; pid: number } | undefined;
+let dir: string;
+let app: PtyApp | undefined;
+
+beforeAll(() => {
+  if (skipReason) return;
+  dir = mkdtempSync(path.join(tmpdir(), 'keydeck-e2e-keychain-'));
+  const started = spawnSync('dbus-daemon', ['--session', '--fork', '--print-address=1', '--print-pid=1'], { encoding: 'utf8' });
+  const [address, pid] = started.stdout.trim().split('\n');
+  if (!address || !pid) throw new Error(`dbus-daemon did not start: ${started.stderr}`);
+  bus = { address, pid: Number(pid) };
+  const unlock = spawnSync('sh', ['-c', 'printf %s keydeck-test | gnome-keyring-daemon --unlock --components=secrets'], {
+    env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: address, HOME: dir, XDG_DATA_HOME: path.join(dir, 'share') },
+    encoding: 'utf8',
+  });
+  if (unlock.status !== 0) throw new Error(`gnome-keyring-daemon did not start: ${unlock.stderr}`);
+});
+afterEach(() => {
+  app?.kill();
+  app = undefined;
+});
+afterAll(() => {
+  // The keyring daemon leaves with its bus.
+  if (bus) process.kill(bus.pid, 'SIGTERM');
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The user's environment: a clean one (no key stored) on the private bus with the unlocked keyring. */
+function env(): NodeJS.ProcessEnv {
+  return { ...cleanEnv(path.join(dir, 'user')), DBUS_SESSION_BUS_ADDRESS: bus!.address, HOME: dir };
+}
+
+/** `secret-tool lookup service keydeck account <profile>`: the stored secret, or '' when none. */
+function lookup(profile: string): string {
+  return spawnSync('secret-tool', ['lookup', 'service', 'keydeck', 'account', profile], {
+    env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: bus!.address },
+    encoding: 'utf8',
+  }).stdout.trim();
+}
+
+describe.skipIf(skipReason !== undefined)('setup stores the management key in the OS keychain', () => {
+  it('walks setup once, stores the mk_ in the Secret Service, and the next start needs no setup', { timeout: 90_000 }, async () => {
+    expect(lookup('sandbox')).toBe('');
+    app = startApp({ args: ['--sandbox'], env: env() });
+    await app.waitFor('Press enter to use the sandbox’s demo session token', 30_000);
+    app.write('\r');
+    await app.waitFor('Name the management key');
+    app.write('\r');
+    await app.waitFor('I have saved it');
+    const shown = /mk_[A-Za-z0-9_-]{16,}/.exec(app.screenText())?.[0];
+    expect(shown).toBeDefined();
+    app.write('y');
+    await app.waitFor('setup done: the key is stored in the OS keychain', 30_000);
+    await app.waitFor('Standard subscription');
+    expect(app.screenText()).toMatch(/mk_\w{8} \(keychain\)/);
+    app.write('q');
+    expect((await app.exited).exitCode).toBe(0);
+
+    // The key in the keychain is the one shown once; nothing secret in the config or data dirs.
+    expect(lookup('sandbox')).toBe(shown);
+    expect(filesWithSecrets(path.join(dir, 'user'), [shown!], [])).toEqual([]);
+
+    // The next start reads it from the keychain: straight to the Keys pane.
+    app = startApp({ args: ['--sandbox'], env: env() });
+    await app.waitFor('Standard subscription', 30_000);
+    expect(app.output()).not.toContain('demo session token');
+    expect(app.screenText()).toContain(`${shown!.slice(0, 11)} (keychain)`);
+    app.write('q');
+    expect((await app.exited).exitCode).toBe(0);
+  });
+});
