@@ -217,7 +217,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
             rows={Math.max(8, rows - 5)}
             title={`Management key "${step.name}" created`}
             secret={step.apiKey}
-            message={['keydeck stores it next (OS keychain). Keep a copy if you want to use it elsewhere: it cannot be shown again.']}
+            message={['keydeck stores it next: in the OS keychain when one answers, else you choose where. Keep a copy if you want to use it elsewhere: it cannot be shown again.']}
             onAck={() => {
               setStep({ step: 'storing' });
               services.redraw();
