@@ -6,3 +6,4 @@ export * from './paths.js';
 export * from './config.js';
 export * from './profile.js';
 export * from './json.js';
+export * from './timeout.js';

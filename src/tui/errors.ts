@@ -24,6 +24,32 @@ export function isConnectionProblem(error: unknown): boolean {
   return code === 'network_error' || code === 'timeout' || code === 'server_error' || code === 'invalid_response';
 }
 
+/**
+ * A connection problem ({@link isConnectionProblem}) in a few words, by cause, for the places
+ * that are too narrow for the whole sentence (the start of the banner, the header's state):
+ * - `headline`: "Offline" (the connection failed), "Offline (no answer in time)" (timeout),
+ *   "The service is failing (HTTP 503)" (5xx), "The service's answers are unreadable" (a body
+ *   that is not what §2 documents, e.g. malformed JSON);
+ * - `state`: "offline", "service failing" or "bad answers" (followed by "since HH:MM:SS").
+ * Undefined for every other error (rate limits and 401 have their own words).
+ */
+export function connectionProblemWords(error: unknown): { headline: string; state: string } | undefined {
+  switch (errorCode(error)) {
+    case 'network_error':
+      return { headline: 'Offline', state: 'offline' };
+    case 'timeout':
+      return { headline: 'Offline (no answer in time)', state: 'offline' };
+    case 'server_error': {
+      const status = (error as { status?: unknown }).status;
+      return { headline: `The service is failing${typeof status === 'number' ? ` (HTTP ${status})` : ''}`, state: 'service failing' };
+    }
+    case 'invalid_response':
+      return { headline: 'The service’s answers are unreadable', state: 'bad answers' };
+    default:
+      return undefined;
+  }
+}
+
 /** One sentence for any failure, with no secret in it. */
 export function describeFailure(error: unknown): string {
   return describeApiError(error);

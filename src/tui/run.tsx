@@ -7,7 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import envPaths from 'env-paths';
+import { dataDir } from '../config/paths.js';
 import { render } from 'ink';
 import { KeydeckClient } from '../api/client.js';
 import { ConfigError, requestTimeoutFromEnv, resolveProfile, updateConfig } from '../config/index.js';
@@ -15,6 +15,7 @@ import { createCredentialStore } from '../credentials/index.js';
 import { App } from './App.js';
 import { copyText } from './clipboard.js';
 import { createLifecycle } from './lifecycle.js';
+import { ERASE_SCREEN, repaintAfterResize } from './repaint.js';
 import type { AppServices } from './services.js';
 
 /** The global options the TUI reads (commander's `program.opts()`). */
@@ -42,11 +43,11 @@ export const RENDER_OPTIONS = {
   patchConsole: false,
 } as const;
 
-/** Where `keydeck --sandbox` keeps its database: `KEYDECK_SANDBOX_DB`, else `<data dir>/sandbox.db`. */
+/** Where `keydeck --sandbox` keeps its database: `KEYDECK_SANDBOX_DB`, else `<data dir>/sandbox.db` (`KEYDECK_DATA_DIR` honoured), the file `keydeck sandbox` uses by default. */
 export function sandboxDbPath(env: NodeJS.ProcessEnv = process.env): string {
   const override = env['KEYDECK_SANDBOX_DB'];
   if (override && override.trim() !== '') return path.resolve(override);
-  return path.join(envPaths('keydeck', { suffix: '' }).data, 'sandbox.db');
+  return path.join(dataDir(env), 'sandbox.db');
 }
 
 /**
@@ -146,6 +147,17 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   process.on('unhandledRejection', onCrash);
 
   instance = render(<App services={services} />, RENDER_OPTIONS);
+  // After a resize storm, one full repaint puts right what racing frames left (repaint.ts).
+  const stopRepainting = repaintAfterResize({
+    stdout: process.stdout,
+    repaint: () => {
+      if (!instance || lifecycle.exiting) return;
+      instance.clear();
+      process.stdout.write(ERASE_SCREEN);
+      instance.rerender(<App services={services} />);
+    },
+  });
+  lifecycle.onCleanup(stopRepainting);
   instance.waitUntilExit().then(
     () => void lifecycle.exit(process.exitCode === undefined ? 0 : Number(process.exitCode)),
     (error: unknown) => onCrash(error),

@@ -19,7 +19,7 @@ export interface PtyApp {
   readonly pty: IPty;
   /** Every byte written by the app, in order. */
   output(): string;
-  /** The visible screen, one string per row (trailing spaces trimmed). */
+  /** The visible screen at its current size, one string per row (trailing spaces trimmed). */
   screen(): string[];
   /** The screen as one text. */
   screenText(): string;
@@ -38,16 +38,22 @@ export interface StartAppOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly columns?: number;
   readonly rows?: number;
+  /**
+   * Run this program instead of `node dist/cli.js …args` (`args` is then ignored), e.g.
+   * `['sh', '-c', 'node dist/cli.js; stty -a']` to read the terminal's settings after keydeck exits.
+   */
+  readonly command?: readonly [file: string, ...args: string[]];
 }
 
-/** Spawns `node dist/cli.js …args` in a pty of `columns` × `rows` (default 100×30). */
+/** Spawns `node dist/cli.js …args` (or `command`) in a pty of `columns` × `rows` (default 100×30). */
 export function startApp(options: StartAppOptions = {}): PtyApp {
   const columns = options.columns ?? 100;
   const rows = options.rows ?? 30;
   const term = new Terminal({ cols: columns, rows, allowProposedApi: true });
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(options.env ?? process.env)) if (v !== undefined) env[k] = v;
-  const pty = spawn(process.execPath, [CLI, ...(options.args ?? [])], { name: 'xterm-256color', cols: columns, rows, cwd: ROOT, env });
+  const [file, ...argv] = options.command ?? [process.execPath, CLI, ...(options.args ?? [])];
+  const pty = spawn(file, argv, { name: 'xterm-256color', cols: columns, rows, cwd: ROOT, env });
   let out = '';
   pty.onData((d) => {
     out += d;
@@ -57,7 +63,7 @@ export function startApp(options: StartAppOptions = {}): PtyApp {
   const screen = () => {
     const buf = term.buffer.active;
     const lines: string[] = [];
-    for (let i = 0; i < rows; i++) lines.push((buf.getLine(buf.viewportY + i)?.translateToString(true) ?? '').trimEnd());
+    for (let i = 0; i < term.rows; i++) lines.push((buf.getLine(buf.viewportY + i)?.translateToString(true) ?? '').trimEnd());
     return lines;
   };
   const flush = () => new Promise<void>((r) => term.write('', () => r()));

@@ -183,6 +183,8 @@ describe('secrets scan of a full keydeck session', () => {
     await a.waitFor('-renamed');
     a.write('\r');
     await a.waitFor(/renamed ".*" to ".*-renamed"/);
+    // The list reloads from the service: act on the row once it carries the new name.
+    await a.waitFor(/│ ▶ \S+-renamed\s*│/);
     a.write(' ');
     await a.waitFor(/Deactivate ".*-renamed"\?/);
     a.write('\t');

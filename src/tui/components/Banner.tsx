@@ -1,13 +1,15 @@
 /**
  * The banner under the tabs, for conditions that last: the stored key rejected (401: offer
- * setup with `S`), offline (the last data stays on screen), rate limited. One line; nothing
- * when all is well.
+ * setup with `S`), offline or the service failing (the last data stays on screen), rate
+ * limited. One line, cut to the width: it starts with the cause in a few words (offline, HTTP
+ * 503, unreadable answers) so that a narrow terminal still says what is wrong; nothing when all
+ * is well.
  */
 import { Text } from 'ink';
 import { useBalance } from '../contexts/BalanceContext.js';
 import { useClock } from '../contexts/ServicesContext.js';
 import { useSession } from '../contexts/SessionContext.js';
-import { describeFailure, errorCode, isConnectionProblem, isUnauthorized } from '../errors.js';
+import { connectionProblemWords, describeFailure, errorCode, isUnauthorized } from '../errors.js';
 import { clockTime, truncateTo } from '../format.js';
 import { symbols, theme, type ThemeColor } from '../theme.js';
 
@@ -28,7 +30,8 @@ export function bannerFor(args: {
   const retry = args.nextAt !== undefined ? `retrying in ${Math.max(0, Math.ceil((args.nextAt - args.now) / 1000))} s` : 'retrying';
   const kept = args.updatedAt !== undefined ? `showing the data from ${clockTime(args.updatedAt)}; ${retry}` : retry;
   if (errorCode(args.error) === 'rate_limited') return { text: `${symbols.warning} Rate limited by the service: ${kept}.`, color: theme.warning };
-  if (isConnectionProblem(args.error)) return { text: `${symbols.offline} Offline: ${kept}. ${describeFailure(args.error)}`, color: theme.danger };
+  const problem = connectionProblemWords(args.error);
+  if (problem) return { text: `${symbols.offline} ${problem.headline}: ${kept}. ${describeFailure(args.error)}`, color: theme.danger };
   return { text: `${symbols.warning} ${describeFailure(args.error)}`, color: theme.warning };
 }
 

@@ -2,13 +2,14 @@
  * The header: SANDBOX or LIVE, profile, the service's host, the management key in use (prefix
  * only; a warning when it lives in the plaintext file or only in memory), the live remaining
  * balance (§2.3 `remaining`, USD) and the connection state (online · updated N s ago /
- * offline since … / key rejected). Two lines in the full layout, one in the compact one.
+ * offline since … / service failing since … / bad answers since … / rate limited / key
+ * rejected). Two lines in the full layout, one in the compact one.
  */
 import { Box, Text } from 'ink';
 import { useBalance } from '../contexts/BalanceContext.js';
 import { useClock, useServices } from '../contexts/ServicesContext.js';
 import { useSession, type CredentialInfo } from '../contexts/SessionContext.js';
-import { isConnectionProblem, isUnauthorized, errorCode } from '../errors.js';
+import { connectionProblemWords, isUnauthorized, errorCode } from '../errors.js';
 import { clockTime, formatUsd, updatedAgo } from '../format.js';
 import { useAge } from '../hooks/useAge.js';
 import type { PollState } from '../hooks/poller.js';
@@ -46,8 +47,9 @@ export function connectionState(poll: PollState<CreditBalance>, rejected: boolea
   if (rejected || (poll.error !== undefined && isUnauthorized(poll.error))) return { text: `${symbols.offline} key rejected`, color: theme.danger };
   if (poll.error !== undefined) {
     if (errorCode(poll.error) === 'rate_limited') return { text: `${symbols.warning} rate limited`, color: theme.warning };
-    if (isConnectionProblem(poll.error) && poll.failingSince !== undefined) {
-      return { text: `${symbols.offline} offline since ${clockTime(poll.failingSince)}`, color: theme.danger };
+    const problem = connectionProblemWords(poll.error);
+    if (problem && poll.failingSince !== undefined) {
+      return { text: `${symbols.offline} ${problem.state} since ${clockTime(poll.failingSince)}`, color: theme.danger };
     }
     return { text: `${symbols.warning} ${errorCode(poll.error) ?? 'error'}`, color: theme.warning };
   }

@@ -2,12 +2,16 @@
  * The account's lists, loaded once per session and kept while the user switches panes:
  * consumption keys (§2.1, `GET /api/keys`) and management keys (§2.2,
  * `GET /api/keys/management`). Reloaded by `r` and after every action (the lists are read back
- * from the service rather than guessed). A 401 marks the session rejected.
+ * from the service rather than guessed). A 401 marks the session rejected. A list whose last
+ * load failed is loaded again as soon as a balance poll succeeds, so an outage (keydeck started
+ * while the service was down, a burst of failures) ends by itself instead of leaving "could not
+ * load the keys" on screen until the user presses `r`.
  */
-import { createContext, useContext, useMemo, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useMemo, type ReactNode } from 'react';
 import type { ConsumptionKey, ManagementKey } from '../../api/schemas.js';
 import { isUnauthorized } from '../errors.js';
 import { useResource, type Resource } from '../hooks/useResource.js';
+import { useBalance } from './BalanceContext.js';
 import { useSession, useSessionActions } from './SessionContext.js';
 
 /** The lists of the account. */
@@ -18,7 +22,7 @@ export interface AccountData {
 
 const AccountDataContext = createContext<AccountData | undefined>(undefined);
 
-/** Loads both lists while a client exists. */
+/** Loads both lists while a client exists; must be inside BalanceProvider (see the module comment). */
 export function AccountDataProvider({ children }: { readonly children?: ReactNode }) {
   const { client } = useSession();
   const { markRejected, markAccepted } = useSessionActions();
@@ -37,8 +41,24 @@ export function AccountDataProvider({ children }: { readonly children?: ReactNod
     onError,
     onSuccess: markAccepted,
   });
+  useRetryAfterRecovery(keys, managementKeys);
   const value = useMemo(() => ({ keys, managementKeys }), [keys, managementKeys]);
   return <AccountDataContext.Provider value={value}>{children}</AccountDataContext.Provider>;
+}
+
+/**
+ * Reloads each of `lists` whose last load failed (and that is not loading) whenever a balance
+ * poll succeeds: the service answers again, so the error is stale. At most one reload per list
+ * per successful poll (the poll interval bounds the rate while only the list keeps failing).
+ */
+function useRetryAfterRecovery(...lists: ReadonlyArray<Resource<unknown>>): void {
+  const { updatedAt } = useBalance();
+  useEffect(() => {
+    if (updatedAt === undefined) return;
+    for (const list of lists) if (list.error !== undefined && !list.loading) void list.reload();
+    // Runs once per successful poll; the lists are read as they are then.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [updatedAt]);
 }
 
 /** The account's lists. */

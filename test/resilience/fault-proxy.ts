@@ -1,0 +1,196 @@
+/**
+ * A hostile HTTP proxy for the resilience suite: it sits between keydeck and the sandbox on
+ * loopback and misbehaves on demand. Every request is handled by the fault in force when it
+ * arrives (keep-alive sockets included), so a test switches faults with one call:
+ *
+ * ```ts
+ * const proxy = await startFaultProxy(sandbox.url);
+ * proxy.set({ kind: 'status', status: 503 });          // every request: 503
+ * proxy.set({ kind: 'status', status: 503, count: 3 }); // a burst: the next 3 requests, then pass
+ * await proxy.kill();  … await proxy.revive();          // connections refused, then accepted again
+ * proxy.set({ kind: 'reset' });                         // TCP reset on every request
+ * proxy.set({ kind: 'delay', ms: 5000 });               // answers held past the client's deadline
+ * proxy.set({ kind: 'malformed' });                     // 200 with a body that is not JSON
+ * proxy.set({ kind: 'rate-limit', retryAfterSeconds: 3 }); // 429 storm with Retry-After
+ * proxy.pass();                                         // back to a faithful proxy
+ * ```
+ *
+ * Only what the fault needs is touched: pass-through forwards method, path, headers and body
+ * unchanged and streams the answer back. The proxy never logs a header (the token travels in
+ * `Authorization`).
+ */
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** What the proxy does to a request. `count`: only the next N requests, then pass-through. */
+export type Fault =
+  | { readonly kind: 'pass' }
+  /** Answers with this status (5xx for server failures) and a small JSON error body. */
+  | { readonly kind: 'status'; readonly status: number; readonly count?: number }
+  /** Resets the TCP connection (RST) without answering. */
+  | { readonly kind: 'reset'; readonly count?: number }
+  /** Forwards the request but holds the answer `ms` milliseconds first. */
+  | { readonly kind: 'delay'; readonly ms: number; readonly count?: number }
+  /** Answers 200 `application/json` with a truncated, unparseable body. */
+  | { readonly kind: 'malformed'; readonly count?: number }
+  /** Answers 429 `rate_limited` with `Retry-After: retryAfterSeconds`. */
+  | { readonly kind: 'rate-limit'; readonly retryAfterSeconds: number; readonly count?: number };
+
+/** One request as the proxy saw it. */
+export interface SeenRequest {
+  readonly method: string;
+  /** Path and query. */
+  readonly path: string;
+  /** The fault it met (`refused` requests never arrive, so they are not seen). */
+  readonly fault: Fault['kind'];
+  /** Epoch ms of arrival. */
+  readonly at: number;
+}
+
+/** A running fault proxy. */
+export interface FaultProxy {
+  /** `http://127.0.0.1:PORT`: give it to keydeck as KEYDECK_BASE_URL. Stays the same across kill/revive. */
+  readonly url: string;
+  /** Switches the fault for every request from now on. */
+  set(fault: Fault): void;
+  /** Shorthand for `set({ kind: 'pass' })`. */
+  pass(): void;
+  /** The fault in force (a counted fault turns into `pass` when used up). */
+  fault(): Fault;
+  /** Every request seen so far, in order of arrival. */
+  readonly seen: readonly SeenRequest[];
+  /** Stops listening and drops every open connection: new connections are refused (ECONNREFUSED). */
+  kill(): Promise<void>;
+  /** Listens again on the same port (after {@link kill}). */
+  revive(): Promise<void>;
+  /** Stops for good. */
+  close(): Promise<void>;
+}
+
+/** Starts a proxy to `upstream` (`http://host:port`) on a free loopback port, passing through. */
+export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
+  const target = new URL(upstream);
+  const agent = new http.Agent({ keepAlive: true });
+  let current: Fault = { kind: 'pass' };
+  let left = Infinity;
+  const seen: SeenRequest[] = [];
+  const sockets = new Set<Socket>();
+  /** Timers of delayed answers, cleared when the proxy is killed or closed. */
+  const timers = new Set<NodeJS.Timeout>();
+
+  /** The fault for the request arriving now; counts down a counted fault. */
+  const take = (): Fault => {
+    const fault = current;
+    if (fault.kind !== 'pass' && Number.isFinite(left)) {
+      left -= 1;
+      if (left <= 0) {
+        current = { kind: 'pass' };
+        left = Infinity;
+      }
+    }
+    return fault;
+  };
+
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse, holdMs: number) => {
+    const upstreamReq = http.request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent },
+      (upstreamRes) => {
+        const send = () => {
+          if (res.destroyed) {
+            upstreamRes.resume();
+            return;
+          }
+          res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+          upstreamRes.pipe(res);
+        };
+        if (holdMs <= 0) return send();
+        upstreamRes.pause();
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          send();
+        }, holdMs);
+        timers.add(timer);
+      },
+    );
+    upstreamReq.on('error', () => {
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'server_error', message: 'upstream failed' } }));
+    });
+    req.pipe(upstreamReq);
+  };
+
+  const json = (res: http.ServerResponse, status: number, body: string, headers: http.OutgoingHttpHeaders = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+    res.end(body);
+  };
+
+  const server = http.createServer((req, res) => {
+    const fault = take();
+    seen.push({ method: req.method ?? 'GET', path: req.url ?? '/', fault: fault.kind, at: Date.now() });
+    switch (fault.kind) {
+      case 'pass':
+        return forward(req, res, 0);
+      case 'delay':
+        return forward(req, res, fault.ms);
+      case 'reset':
+        req.socket.resetAndDestroy();
+        return;
+      case 'status':
+        req.resume();
+        return json(res, fault.status, JSON.stringify({ error: { code: 'server_error', message: `injected HTTP ${fault.status}` } }));
+      case 'malformed':
+        req.resume();
+        return json(res, 200, '{"data": [{"id": "k_1", "name": ');
+      case 'rate-limit':
+        req.resume();
+        return json(res, 429, JSON.stringify({ error: { code: 'rate_limited', message: 'too many requests (injected)' } }), {
+          'retry-after': String(fault.retryAfterSeconds),
+        });
+    }
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  // A client that resets its side of a held request must not take the proxy down.
+  server.on('clientError', (_error, socket) => socket.destroy());
+
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      if (!server.listening) return resolve();
+      server.close(() => resolve());
+      for (const s of sockets) s.destroy();
+    });
+
+  await listen(0);
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    set(fault) {
+      current = fault;
+      left = 'count' in fault && fault.count !== undefined ? fault.count : Infinity;
+    },
+    pass() {
+      current = { kind: 'pass' };
+      left = Infinity;
+    },
+    fault: () => current,
+    seen,
+    kill: stop,
+    revive: () => listen(port),
+    async close() {
+      await stop();
+      agent.destroy();
+    },
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * The credential under stress, in a real terminal: the management key keydeck uses is deleted
+ * from another session while keydeck runs (the service answers 401: the screen says the key was
+ * rejected, keeps the data, and the guided setup it offers leads back to a working screen), and
+ * the keychain is unavailable at the first start (no D-Bus session, no KEYDECK_TOKEN, the
+ * sandbox profile: the setup says why and offers the three ways on).
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startApp } from '../e2e/pty.js';
+import { isolatedEnv, SUBSCRIPTION_KEY_NAME, waitForData } from './harness.js';
+import { expectLastData, useRig } from './scenario.js';
+
+describe.concurrent('the credential', () => {
+  it('revoked from another session: says the key was rejected, keeps the data, and the guided setup it offers works', { timeout: 90_000 }, async (t) => {
+    const rig = await useRig(t, { columns: 100, rows: 30 });
+    const { app, sandbox } = rig;
+    await waitForData(app);
+    await app.waitFor('online · updated');
+
+    // Another session (the account's own session token, straight at the service) deletes the key.
+    const deleted = await sandbox.call('DELETE', `/api/keys/management/${rig.managementKeyId}`, { token: sandbox.token });
+    expect(deleted.status).toBe(200);
+    await app.waitFor('The key in KEYDECK_TOKEN was rejected (revoked or deleted): press S to run the guided setup again.', 15_000);
+    await app.waitFor('key rejected');
+    expectLastData(app.screenText());
+
+    app.write('S');
+    await app.waitFor('Where is the service?');
+    expect(app.screenText()).toContain(rig.proxy.url);
+    app.write('\r');
+    await app.waitFor('Paste a session token');
+    app.write(sandbox.token);
+    // Enter only once the field holds the whole token (masked), or it would arrive as part of the paste.
+    await app.waitFor(`token: ${'*'.repeat(sandbox.token.length)}`);
+    app.write('\r');
+    await app.waitFor('Name the management key', 15_000);
+    app.write('\r');
+    await app.waitFor('I have saved it', 15_000);
+    app.write('y');
+    await app.waitFor('Where to keep the key', 15_000);
+    app.write('2');
+    await waitForData(app);
+    await app.waitFor('online · updated');
+    const screen = app.screenText();
+    expect(screen).toContain('this session only');
+    expect(screen).not.toContain('rejected');
+  });
+
+  it('keychain unavailable at the first start: the setup says why and offers the file, this session, or KEYDECK_TOKEN', { timeout: 90_000 }, async (t) => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-resilience-'));
+    const app = startApp({ args: ['--sandbox'], env: isolatedEnv(dir), columns: 100, rows: 30 });
+    t.onTestFinished(async () => {
+      app.kill('SIGKILL');
+      await Promise.race([app.exited, new Promise((r) => setTimeout(r, 2000))]);
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    await app.waitFor('Press enter to use the sandbox’s demo session token', 20_000);
+    app.write('\r');
+    await app.waitFor('Name the management key', 15_000);
+    app.write('\r');
+    await app.waitFor('I have saved it', 15_000);
+    app.write('y');
+    await app.waitFor('Where to keep the key', 15_000);
+    const choice = app.screenText();
+    expect(choice).toContain('The OS keychain is unavailable, so the key cannot be stored safely.');
+    expect(choice).toContain('no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set)');
+    expect(choice).toContain('1  Store it in a plaintext file');
+    expect(choice).toContain('2  Use it for this session only');
+    expect(choice).toContain('3  Quit, and set KEYDECK_TOKEN myself');
+    expect(choice).not.toMatch(/mk_[A-Za-z0-9_-]{16,}/);
+
+    // The plaintext file, chosen knowingly: stored with mode 0600, and the header warns.
+    app.write('1');
+    await app.waitFor(SUBSCRIPTION_KEY_NAME, 15_000);
+    await app.waitFor('stored in plaintext');
+    const file = path.join(dir, 'config', 'credentials.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+});
