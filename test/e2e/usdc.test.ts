@@ -21,12 +21,20 @@ afterEach(() => {
   dir = undefined;
 });
 
-/** Types `text` one key at a time, as a person does. */
-async function type(target: PtyApp, text: string): Promise<void> {
-  for (const ch of text) {
-    target.write(ch);
-    await new Promise((r) => setTimeout(r, 30));
+/**
+ * Edits the amount field one key at a time, as a person does: each key is written only once the
+ * screen shows the previous one (keys written together would arrive as one paste). `\x7f` is
+ * backspace.
+ */
+async function editAmount(target: PtyApp, keys: string, from = ''): Promise<string> {
+  let value = from;
+  for (const key of keys) {
+    value = key === '\x7f' ? value.slice(0, -1) : value + key;
+    target.write(key);
+    const shown = value === '' ? 'e.g. 25' : value.replace(/\./g, '\\.');
+    await target.waitFor(new RegExp(`amount USD: ${shown} *│`));
   }
+  return value;
 }
 
 describe('a USDC top-up from npm start', () => {
@@ -41,10 +49,9 @@ describe('a USDC top-up from npm start', () => {
     app.write('t');
     await app.waitFor('amount USD:');
     // A refused amount says why, inline, and nothing is requested.
-    await type(app, '9.999');
+    const refused = await editAmount(app, '9.999');
     await app.waitFor(/at most two decimals|whole cents|at least 10/);
-    await type(app, '\x7f'.repeat(5));
-    await type(app, '30');
+    await editAmount(app, '\x7f'.repeat(5) + '30', refused);
     app.write('\r');
     await app.waitFor('2/3 method · $30.00');
     app.write('\r'); // USDC on Base is first

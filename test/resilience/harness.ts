@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { CLI, startApp, type PtyApp, type StartAppOptions } from '../e2e/pty.js';
+import { cleanEnv } from '../e2e/session.js';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
 
 /** The call deadline keydeck gets in these suites, ms (KEYDECK_TIMEOUT_MS). */
@@ -23,20 +24,12 @@ export const CREDIT_KEY_NAME = 'chaos-key';
 export const SUBSCRIPTION_KEY_NAME = 'Standard subscr';
 
 /**
- * The environment of a user with no keychain (no D-Bus), no CI, in a temp config dir; the given
- * variables on top (undefined removes one).
+ * The environment of a clean user (test/e2e/session.ts: no keychain, no CI, temp config and data
+ * dirs), without XDG_RUNTIME_DIR or KEYDECK_TIMEOUT_MS; the given variables on top (undefined removes one).
  */
 export function isolatedEnv(root: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    KEYDECK_CONFIG_DIR: path.join(root, 'config'),
-    KEYDECK_DATA_DIR: path.join(root, 'data'),
-    KEYDECK_SANDBOX_DB: path.join(root, 'sandbox.db'),
-    TERM: 'xterm-256color',
-  };
-  for (const name of ['DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'CI', 'KEYDECK_TOKEN', 'KEYDECK_PROFILE', 'KEYDECK_BASE_URL', 'KEYDECK_TIMEOUT_MS']) {
-    delete env[name];
-  }
+  const env = cleanEnv(root);
+  for (const name of ['XDG_RUNTIME_DIR', 'KEYDECK_TIMEOUT_MS']) delete env[name];
   for (const [name, value] of Object.entries(extra)) {
     if (value === undefined) delete env[name];
     else env[name] = value;
