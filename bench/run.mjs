@@ -1,9 +1,16 @@
-// Runs every benchmark in bench/ (each *.mjs except this one), one after another, after one
-// build of dist/ (`node scripts/build.mjs`). Each benchmark prints its own table.
-// Usage: npm run bench            (all)
-//        npm run bench -- sandbox (only those whose file name contains "sandbox")
+// Runs every benchmark in bench/ (each *.mjs except this one), one after another, against one
+// private build of keydeck (bench/fixtures/harness.mjs buildPrivateDist: scripts/build.mjs's
+// options and entry points, in a temp dir, so a rebuild of dist/ meanwhile cannot disturb a run).
+// Each benchmark prints its own table and leaves its figures as JSON in a temp dir; at the end
+// this prints ONE summary of every figure with its target and whether it was met, as a Markdown
+// table (README.md's Performance section), with the machine line.
+// Usage: npm run bench               (all)
+//        npm run bench -- startup    (only those whose file name contains "startup")
+//        BENCH_QUICK=1 npm run bench (shorter runs: a smoke test of the benchmarks)
+// Exit code: 1 when a benchmark failed to run (a missed target is reported, not an error).
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -11,8 +18,11 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const root = join(here, '..');
 const filters = process.argv.slice(2);
 
-const build = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
-if (build.status !== 0) process.exit(build.status ?? 1);
+// Importing the harness builds keydeck once (no KEYDECK_BENCH_DIST given): every benchmark
+// below gets that build through KEYDECK_BENCH_DIST.
+const { DIST, machine, QUICK } = await import('./fixtures/harness.mjs');
+const reports = mkdtempSync(join(tmpdir(), 'keydeck-bench-reports-'));
+process.on('exit', () => rmSync(reports, { recursive: true, force: true }));
 
 const self = basename(fileURLToPath(import.meta.url));
 const benches = readdirSync(here)
@@ -20,13 +30,40 @@ const benches = readdirSync(here)
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
   .sort();
 
+const machineAtStart = machine();
 const failed = [];
 for (const file of benches) {
   console.log(`\n== ${file} ==`);
-  const result = spawnSync(process.execPath, [join(here, file)], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [join(here, file)], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, KEYDECK_BENCH_DIST: DIST, KEYDECK_BENCH_REPORT_DIR: reports },
+  });
   if (result.status !== 0) failed.push(file);
 }
+
+/** A Markdown table cell (pipes escaped). */
+const cell = (v) => String(v).replaceAll('|', '\\|');
+const rows = [];
+for (const file of benches) {
+  const json = join(reports, `${basename(file, '.mjs')}.json`);
+  if (!existsSync(json)) {
+    rows.push(`| ${basename(file, '.mjs')} | (did not finish) | | | |`);
+    continue;
+  }
+  const { bench, figures } = JSON.parse(readFileSync(json, 'utf8'));
+  for (const f of figures) {
+    const value = typeof f.value === 'number' ? `${f.value}${f.unit ? ` ${f.unit}` : ''}` : f.value;
+    const result = f.pass === undefined ? '' : f.pass ? 'pass' : '**missed**';
+    rows.push(`| ${bench} | ${cell(f.figure)} | ${cell(value)} | ${cell(f.target ?? '')} | ${result} |`);
+  }
+}
+console.log(`\n== summary${QUICK ? ' (BENCH_QUICK=1: shortened runs)' : ''} ==\n`);
+console.log('| benchmark | figure | value | target | result |');
+console.log('|---|---|---|---|---|');
+for (const row of rows) console.log(row);
+console.log(`\nMachine: ${machineAtStart} (at the start); ${machine().replace(/.*; /, '')} at the end.`);
 if (failed.length) {
-  console.error(`\nfailed: ${failed.join(', ')}`);
+  console.error(`\nfailed to run: ${failed.join(', ')}`);
   process.exit(1);
 }

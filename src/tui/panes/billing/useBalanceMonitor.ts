@@ -36,23 +36,32 @@ export function useBalanceMonitor(poll: Pick<PollState<CreditBalance>, 'data' | 
   const { stdout } = useStdout();
   const history = useMemo(() => new BalanceHistory(options.history), []); // eslint-disable-line react-hooks/exhaustive-deps
   const alarm = useRef<LowBalanceState>(INITIAL_LOW_BALANCE_STATE);
-  const [state, setState] = useState({ low: false, rings: 0, version: 0 });
+  const [state, setState] = useState({ low: false, rings: 0 });
   const bellRef = useRef(options.bell);
   bellRef.current = options.bell;
 
   const { data, updatedAt } = poll;
   const threshold = options.alertBelowUsd;
+  // A new sample joins the history in the render that shows it (once per `updatedAt`), so the
+  // pane's figures are current in that same frame. Done in an effect, it needed a state update
+  // and so a second render and frame on every poll: half of an idle keydeck's CPU time
+  // (bench/soak.mjs).
+  const fed = useRef<number | undefined>(undefined);
+  if (data && updatedAt !== undefined && fed.current !== updatedAt) {
+    fed.current = updatedAt;
+    history.add(updatedAt, data.remaining, data.totalTopUp);
+  }
   useEffect(() => {
     if (!data || updatedAt === undefined) return;
-    history.add(updatedAt, data.remaining, data.totalTopUp);
     const step = observeBalance(alarm.current, data.remaining, threshold);
     alarm.current = step.state;
     if (step.fire) {
       if (bellRef.current) bellRef.current();
       else stdout.write(BELL);
     }
-    setState((s) => ({ low: step.state.low, rings: s.rings + (step.fire ? 1 : 0), version: history.version }));
-  }, [data, updatedAt, threshold, history, stdout]);
+    // Re-render only when something shown changed (the LOW mark, the bell count).
+    setState((s) => (s.low === step.state.low && !step.fire ? s : { low: step.state.low, rings: s.rings + (step.fire ? 1 : 0) }));
+  }, [data, updatedAt, threshold, stdout]);
 
   return useMemo(() => ({ history, low: state.low, rings: state.rings }), [history, state]);
 }

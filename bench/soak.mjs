@@ -1,0 +1,188 @@
+// Monitor soak benchmark (not a test): what hours of balance polling cost, in two parts.
+//
+// 1. 2,000 polls at a tiny interval. keydeck never polls faster than every 2 s (usePolling's
+//    MIN_POLL_INTERVAL_MS, --interval's MIN_INTERVAL_SECONDS), so 2,000 polls would take over an
+//    hour. Instead of driving the Poller class alone in-process (which would leave out React,
+//    Ink's frames, the header, the Billing pane's history and the HTTP client's sockets), this
+//    runs the whole app, as a user does: src/cli.ts bundled with keydeck's own esbuild options,
+//    the only change being those two minimums lowered at bundle time (an esbuild plugin that
+//    replaces their two declarations and fails loudly if they change), started in a 100×30 pty
+//    with `--interval 0.001` and KEYDECK_TOKEN against a sandbox in a child process. Every part
+//    of a poll is the real one: timer, got request, zod parsing, session and balance state,
+//    header and Billing pane (mounted while hidden) re-rendered, frame written to the terminal.
+//    To measure inside that process, node runs it with `--expose-gc --import <probe>`: the probe
+//    counts the balance requests (node:diagnostics_channel `http.client.request.start`) and, on
+//    SIGUSR2, at the next response (so every sample is taken at the same point of a poll), runs
+//    a last-resort full GC (which also hands back the pages V8 keeps for growth) and writes rss,
+//    heapUsed and process.getActiveResourcesInfo() to a file.
+//    Baseline: the median of 5 samples after 1,000 warm-up polls; end: the median of 5 samples
+//    after 2,000 more polls. The warm-up is long because resident memory rises once, by about
+//    10–15 MB, somewhere in the first ~600 polls at this rate, then stays flat. /proc/<pid>/smaps
+//    puts that growth in memory malloc'd outside the JS heap (the glibc arenas of V8's worker
+//    threads, busy while the optimizing compiler settles), not in the JS heap; a leak would keep
+//    growing after it.
+//    The resident memory right after the first frame is printed too, for comparison.
+//    Targets: resident memory after GC grows ≤ 5 MB; active handles at the end ≤ the baseline.
+// 2. Idle CPU: the real built app (dist/cli.js, unchanged) at the default interval (15 s) in a
+//    pty, left alone once the Keys table is drawn (and 5 s more); CPU time from /proc (user +
+//    system, every thread) over three 60 s windows, each printed: a single window varies with
+//    what V8 does in it (the optimizing compiler's threads, a major GC). Target: the mean over
+//    the three ≤ 0.5 % of one core.
+// BENCH_QUICK=1: 300 warm-up polls, then 500, and one 15 s idle window. BENCH_DEBUG=1 prints every sample.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { atMost, benchEnv, bundle, CLI, cpuMsOf, createManagementKey, median, QUICK, report, ROOT, round, spawnTimed, startSandboxProcess } from './fixtures/harness.mjs';
+
+const POLLS = QUICK ? 500 : 2_000;
+const WARMUP_POLLS = QUICK ? 300 : 1_000;
+const IDLE_S = QUICK ? 15 : 60;
+const IDLE_WINDOWS = QUICK ? 1 : 3;
+const SHELL = (s) => /keydeck\s+LIVE/.test(s) && s.includes('Standard subscr');
+
+/** esbuild plugin: the two minimum poll intervals, lowered (see the header). */
+const lowerMinimums = {
+  name: 'keydeck-soak-lower-minimum-interval',
+  setup(build) {
+    const patches = [
+      [/src\/tui\/hooks\/usePolling\.ts$/, 'export const MIN_POLL_INTERVAL_MS = 2000;', 'export const MIN_POLL_INTERVAL_MS = 1;'],
+      [/src\/billing\/settings\.ts$/, 'export const MIN_INTERVAL_SECONDS = 2;', 'export const MIN_INTERVAL_SECONDS = 0.001;'],
+    ];
+    for (const [filter, from, to] of patches) {
+      build.onLoad({ filter }, (args) => {
+        const source = readFileSync(args.path, 'utf8');
+        if (!source.includes(from)) throw new Error(`bench/soak.mjs: \`${from}\` is no longer in ${args.path}; update the soak plugin`);
+        return { contents: source.replace(from, to), loader: 'ts' };
+      });
+    }
+  },
+};
+
+/** The probe loaded into the soaked app with --import (see the header). */
+const PROBE = `
+import { subscribe } from 'node:diagnostics_channel';
+import { renameSync, writeFileSync } from 'node:fs';
+const out = process.env.KEYDECK_SOAK_REPORT;
+let polls = 0, requests = 0, pending = false, seq = 0;
+subscribe('http.client.request.start', ({ request }) => {
+  requests++;
+  if (String(request.path).startsWith('/api/billing/credits')) polls++;
+});
+subscribe('http.client.response.finish', () => {
+  if (!pending) return;
+  pending = false;
+  // A last-resort full GC (as under memory pressure): also releases the pages V8 keeps for
+  // growth, so rss reflects what is still referenced, not the heap's high-water mark.
+  globalThis.gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  const m = process.memoryUsage();
+  writeFileSync(out + '.tmp', JSON.stringify({ seq: ++seq, polls, requests, rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, resources: process.getActiveResourcesInfo() }));
+  renameSync(out + '.tmp', out); // whole samples only
+});
+process.on('SIGUSR2', () => { pending = true; });
+`;
+
+const dir = mkdtempSync(join(tmpdir(), 'keydeck-bench-soak-'));
+const sandbox = await startSandboxProcess();
+const figures = [];
+try {
+  const mk = await createManagementKey(sandbox.url, sandbox.token, 'soak bench');
+
+  // ---- 1. polls at a tiny interval ----
+  const soakCli = await bundle(join(ROOT, 'src/cli.ts'), 'cli', { plugins: [lowerMinimums] });
+  const probe = join(dir, 'probe.mjs');
+  writeFileSync(probe, PROBE);
+  const reportFile = join(dir, 'probe.json');
+  const app = spawnTimed(soakCli, ['--interval', '0.001'], {
+    env: benchEnv(join(dir, 'soak'), { KEYDECK_TOKEN: mk, KEYDECK_BASE_URL: sandbox.url, KEYDECK_SOAK_REPORT: reportFile }),
+    nodeArgs: ['--expose-gc', '--import', pathToFileURL(probe).href],
+  });
+  let seq = 0;
+  /** Asks the probe for a sample; resolves with it. */
+  const sample = async () => {
+    process.kill(app.pid, 'SIGUSR2');
+    const deadline = performance.now() + 10_000;
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 10));
+      if (existsSync(reportFile)) {
+        const s = JSON.parse(readFileSync(reportFile, 'utf8'));
+        if (s.seq > seq) {
+          seq = s.seq;
+          return s;
+        }
+      }
+      if (performance.now() > deadline) throw new Error(`no sample from the soaked app; screen:\n${app.screenText()}`);
+    }
+  };
+  const fiveSamples = async () => {
+    const samples = [];
+    for (let i = 0; i < 5; i++) samples.push(await sample());
+    return {
+      polls: samples.at(-1).polls,
+      rss: median(samples.map((s) => s.rss)),
+      heapUsed: median(samples.map((s) => s.heapUsed)),
+      handles: median(samples.map((s) => s.resources.length)),
+      resources: samples.at(-1).resources,
+    };
+  };
+  let first;
+  let base;
+  let end;
+  let maxHandles = 0;
+  let soakSeconds;
+  try {
+    await app.waitForScreen(SHELL, 30_000);
+    first = await sample();
+    while ((await sample()).polls < WARMUP_POLLS) await new Promise((r) => setTimeout(r, 100));
+    base = await fiveSamples();
+    const started = performance.now();
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 250));
+      const s = await sample();
+      if (process.env.BENCH_DEBUG) console.log(JSON.stringify({ ...s, resources: s.resources.length }));
+      maxHandles = Math.max(maxHandles, s.resources.length);
+      if (s.polls >= base.polls + POLLS) break;
+    }
+    soakSeconds = (performance.now() - started) / 1000;
+    end = await fiveSamples();
+  } finally {
+    await app.stop();
+  }
+  const polls = end.polls - base.polls;
+  const mb = (bytes) => round(bytes / 2 ** 20, 2);
+  const count = (list) => Object.entries(list.reduce((m, r) => ({ ...m, [r]: (m[r] ?? 0) + 1 }), {})).map(([k, v]) => `${k} ${v}`).join(', ');
+  figures.push(
+    { figure: `balance polls at --interval 0.001, after ${WARMUP_POLLS} warm-up polls`, value: polls, unit: `in ${soakSeconds.toFixed(1)} s` },
+    { figure: `resident memory after GC: first frame → baseline (${WARMUP_POLLS} polls) → end`, value: `${mb(first.rss)} → ${mb(base.rss)} → ${mb(end.rss)} MB` },
+    atMost('resident memory after GC: growth', mb(end.rss - base.rss), 5, 'MB'),
+    { figure: 'V8 heap used after GC: baseline → end', value: `${mb(base.heapUsed)} → ${mb(end.heapUsed)} MB` },
+    { figure: 'active handles at baseline', value: base.handles, unit: `(${count(base.resources)})` },
+    { ...atMost('active handles at the end (target: ≤ baseline)', end.handles, base.handles), target: `≤ ${base.handles} (baseline)`, unit: `(${count(end.resources)}; at most ${maxHandles} during the soak)` },
+  );
+
+  // ---- 2. idle CPU at the default interval ----
+  const idle = spawnTimed(CLI, [], { env: benchEnv(join(dir, 'idle'), { KEYDECK_TOKEN: mk, KEYDECK_BASE_URL: sandbox.url }) });
+  try {
+    await idle.waitForScreen(SHELL, 30_000);
+    await new Promise((r) => setTimeout(r, 5000)); // the first frames and reads settle
+    const shares = [];
+    const chunksBefore = idle.chunks.length;
+    for (let w = 0; w < IDLE_WINDOWS; w++) {
+      const cpuBefore = cpuMsOf(idle.pid);
+      await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+      shares.push(((cpuMsOf(idle.pid) - cpuBefore) / (IDLE_S * 1000)) * 100);
+    }
+    const mean = shares.reduce((a, b) => a + b, 0) / shares.length;
+    figures.push(
+      atMost(`CPU while idle at the default interval (15 s), share of one core, mean of ${IDLE_WINDOWS} × ${IDLE_S} s`, round(mean, 2), 0.5, '%'),
+      { figure: `CPU while idle, each ${IDLE_S} s window`, value: shares.map((v) => `${v.toFixed(2)} %`).join(', ') },
+      { figure: 'output while idle (balance updates, "updated … ago")', value: idle.bytesSince(chunksBefore), unit: `B in ${idle.chunks.length - chunksBefore} writes` },
+    );
+  } finally {
+    await idle.stop();
+  }
+} finally {
+  await sandbox.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+report('soak', `monitor soak: ${POLLS.toLocaleString('en-US')} polls at a tiny interval; CPU over ${IDLE_WINDOWS} × ${IDLE_S} s idle`, figures);
