@@ -5,18 +5,20 @@
 // this prints ONE summary of every figure with its target and whether it was met, as a Markdown
 // table (README.md's Performance section), with the machine line.
 // Usage: npm run bench               (all)
+//        npm run bench -- --readme   (all, then the summary replaces README.md's <!-- bench --> block)
 //        npm run bench -- startup    (only those whose file name contains "startup")
 //        BENCH_QUICK=1 npm run bench (shorter runs: a smoke test of the benchmarks)
 // Exit code: 1 when a benchmark failed to run (a missed target is reported, not an error).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = join(here, '..');
-const filters = process.argv.slice(2);
+const writeReadme = process.argv.includes('--readme');
+const filters = process.argv.slice(2).filter((a) => a !== '--readme');
 
 // Importing the harness builds keydeck once (no KEYDECK_BENCH_DIST given): every benchmark
 // below gets that build through KEYDECK_BENCH_DIST.
@@ -58,11 +60,23 @@ for (const file of benches) {
     rows.push(`| ${bench} | ${cell(f.figure)} | ${cell(value)} | ${cell(f.target ?? '')} | ${result} |`);
   }
 }
+const summary = [
+  '| benchmark | figure | value | target | result |',
+  '|---|---|---|---|---|',
+  ...rows,
+  '',
+  `Machine: ${machineAtStart} (at the start); ${machine().replace(/.*; /, '')} at the end.`,
+].join('\n');
 console.log(`\n== summary${QUICK ? ' (BENCH_QUICK=1: shortened runs)' : ''} ==\n`);
-console.log('| benchmark | figure | value | target | result |');
-console.log('|---|---|---|---|---|');
-for (const row of rows) console.log(row);
-console.log(`\nMachine: ${machineAtStart} (at the start); ${machine().replace(/.*; /, '')} at the end.`);
+console.log(summary);
+if (writeReadme && filters.length === 0 && !QUICK && failed.length === 0) {
+  const readmePath = join(root, 'README.md');
+  const readme = readFileSync(readmePath, 'utf8');
+  const block = /(<!-- bench -->\n)[\s\S]*?(<!-- \/bench -->)/;
+  if (!block.test(readme)) throw new Error('README.md has no <!-- bench --> block');
+  writeFileSync(readmePath, readme.replace(block, (_, open, close) => `${open}${summary}\n${close}`));
+  console.log('\nupdated README.md (Performance)');
+}
 if (failed.length) {
   console.error(`\nfailed to run: ${failed.join(', ')}`);
   process.exit(1);
