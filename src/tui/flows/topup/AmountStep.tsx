@@ -8,7 +8,7 @@ import TextInput from 'ink-text-input';
 import { MIN_TOP_UP_USD } from '../../../api/schemas.js';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
-import { theme } from '../../theme.js';
+import { placeholderText, theme } from '../../theme.js';
 import { parseAmount } from './validation.js';
 
 /** Props of {@link AmountStep}. */
@@ -42,7 +42,7 @@ export function AmountStep(props: AmountStepProps) {
       <Text wrap="wrap">{`How much to add to the credit balance, in USD (at least ${MIN_TOP_UP_USD}, whole cents).`}</Text>
       <Box>
         <Text>amount USD: </Text>
-        <TextInput value={text} onChange={setText} placeholder="e.g. 25" />
+        <TextInput value={text} onChange={setText} {...(placeholderText('e.g. 25') !== undefined && { placeholder: placeholderText('e.g. 25')! })} />
       </Box>
       <Text color={showProblem ? theme.danger : theme.muted} wrap="wrap">
         {showProblem && !parsed.ok ? `✕ ${parsed.reason}` : 'enter continues · esc cancels'}

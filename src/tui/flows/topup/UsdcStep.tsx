@@ -13,7 +13,7 @@ import { stateLabel, type JournalEntry } from '../../../billing/journal.js';
 import { CloseTopUpDialog } from './CloseTopUpDialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { formatUsd, truncateTo } from '../../format.js';
-import { symbols, theme } from '../../theme.js';
+import { placeholderText, symbols, theme } from '../../theme.js';
 import { FlowMessageView } from './FlowMessageView.js';
 import type { FlowMessage, UsdcMode } from './flowState.js';
 import { qrSize } from './qr.js';
@@ -160,7 +160,7 @@ function HashField({ initial, onSubmit, onCancel }: { readonly initial: string; 
     <Box flexDirection="column">
       <Box>
         <Text>tx hash: </Text>
-        <TextInput value={text} onChange={(v) => setText(pastedHash(v))} placeholder="0x…" />
+        <TextInput value={text} onChange={(v) => setText(pastedHash(v))} {...(placeholderText('0x…') !== undefined && { placeholder: placeholderText('0x…')! })} />
       </Box>
       <Text color={problem ? (text === '' ? theme.muted : theme.danger) : theme.ok} wrap="truncate">
         {problem ? `${text === '' ? '·' : '✕'} ${problem}` : '✓ a valid transaction hash: enter verifies it (sent once, never retried by itself) · esc back'}
