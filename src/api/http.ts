@@ -4,10 +4,12 @@
  * response). Failures are returned as values that say whether the request may have reached the
  * service, which decides between "nothing happened" and "outcome unknown" for POST/PUT/DELETE.
  * got's own errors never leave this file: they carry the request options, headers included.
+ * got is imported on the first request, not with this module: the TUI draws its first frame
+ * without paying for it (bench/startup.mjs).
  */
 import http from 'node:http';
 import https from 'node:https';
-import got, { type Got, type Method, type Timings } from 'got';
+import type { Got, Method, Timings } from 'got';
 
 /** One request as the client wants it sent. */
 export interface HttpAttempt {
@@ -44,24 +46,30 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETU
 export class HttpTransport {
   readonly #httpAgent = new http.Agent({ keepAlive: true });
   readonly #httpsAgent = new https.Agent({ keepAlive: true });
-  readonly #got: Got;
+  #got: Promise<Got> | undefined;
 
-  constructor() {
-    this.#got = got.extend({
-      agent: { http: this.#httpAgent, https: this.#httpsAgent },
-      retry: { limit: 0 },
-      throwHttpErrors: false,
-      followRedirect: false,
-      responseType: 'text',
-      http2: false,
-    });
+  /** The got instance of this transport, made on the first request. */
+  #client(): Promise<Got> {
+    this.#got ??= import('got').then(({ default: got }) =>
+      got.extend({
+        agent: { http: this.#httpAgent, https: this.#httpsAgent },
+        retry: { limit: 0 },
+        throwHttpErrors: false,
+        followRedirect: false,
+        responseType: 'text',
+        http2: false,
+      }),
+    );
+    return this.#got;
   }
 
   /** Sends one attempt; never throws (every failure is an {@link HttpOutcome}). */
   async send(attempt: HttpAttempt): Promise<HttpOutcome> {
     if (attempt.signal?.aborted) return { kind: 'aborted' };
     try {
-      const response = await this.#got(attempt.url, {
+      const got = await this.#client();
+      if (attempt.signal?.aborted) return { kind: 'aborted' };
+      const response = await got(attempt.url, {
         method: attempt.method,
         headers: attempt.headers,
         ...(attempt.body !== undefined && { body: attempt.body }),
