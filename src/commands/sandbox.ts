@@ -8,9 +8,7 @@
  * Exit codes: 0 stopped by a signal, 1 the sandbox could not start (database or address),
  * 2 bad usage (`--port` not an integer 0–65535).
  */
-import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { dataDir } from '../config/paths.js';
+import { sandboxDbPath } from '../config/paths.js';
 
 /** Options as commander gives them (strings). */
 export interface SandboxCommandOptions {
@@ -18,13 +16,8 @@ export interface SandboxCommandOptions {
   host: string;
   /** Port to listen on, decimal (0 picks a free one). */
   port: string;
-  /** SQLite database file; default {@link defaultSandboxDbPath}. */
+  /** SQLite database file; default `sandboxDbPath()` (config/paths.ts). */
   db?: string;
-}
-
-/** The default database file: `<data dir>/sandbox.db` (`KEYDECK_DATA_DIR`, else the platform's data dir; config/paths.ts). */
-export function defaultSandboxDbPath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(dataDir(env), 'sandbox.db');
 }
 
 /** Runs the sandbox until SIGINT/SIGTERM; sets `process.exitCode` (see the module doc). */
@@ -35,7 +28,7 @@ export async function runSandboxCommand(opts: SandboxCommandOptions): Promise<vo
     process.exitCode = 2;
     return;
   }
-  const dbPath = opts.db ?? defaultSandboxDbPath();
+  const dbPath = opts.db ?? sandboxDbPath();
   // Listen for the signals before anything is printed: whoever reads the two lines may signal
   // at once. A signal during start-up stops the sandbox as soon as it is up.
   let stopping = false;
@@ -51,7 +44,6 @@ export async function runSandboxCommand(opts: SandboxCommandOptions): Promise<vo
   const { startSandbox } = await import('../sandbox/index.js');
   let sandbox: Awaited<ReturnType<typeof startSandbox>>;
   try {
-    if (dbPath !== ':memory:') mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
     sandbox = await startSandbox({
       dbPath,
       host: opts.host,
@@ -59,13 +51,8 @@ export async function runSandboxCommand(opts: SandboxCommandOptions): Promise<vo
       log: (line) => process.stderr.write(`${line}\n`),
     });
   } catch (error) {
-    const message = (error as Error).message;
     const reason =
-      (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
-        ? `${opts.host}:${port} is already in use (try --port 0)`
-        : /locked|busy/i.test(message)
-          ? `${dbPath} is in use by another running sandbox (stop it, or use another --db)`
-          : message;
+      (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `${opts.host}:${port} is already in use (try --port 0)` : (error as Error).message;
     process.stderr.write(`keydeck: could not start the sandbox: ${reason}\n`);
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);

@@ -26,6 +26,16 @@ export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
   return envPaths('keydeck', { suffix: '' }).data;
 }
 
+/**
+ * The sandbox's database file, for `keydeck --sandbox` and `keydeck sandbox` alike:
+ * `KEYDECK_SANDBOX_DB` when set, else `<dataDir>/sandbox.db`.
+ */
+export function sandboxDbPath(env: NodeJS.ProcessEnv = process.env): string {
+  const override = env.KEYDECK_SANDBOX_DB;
+  if (override && override.trim() !== '') return path.resolve(override);
+  return path.join(dataDir(env), 'sandbox.db');
+}
+
 /** `<configDir>/config.json`: profiles and the current profile; never a secret. */
 export function configFilePath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(configDir(env), 'config.json');

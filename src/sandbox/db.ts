@@ -8,7 +8,8 @@
  * foreground command prints the same token on every restart, DESIGN.md); created users' session
  * tokens are stored as hashes only.
  */
-import { chmodSync, existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 
 /** Ordered migrations: index i brings the schema from version i to i + 1. */
@@ -102,6 +103,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * sandbox ("database is locked"), or cannot be opened.
  */
 export function openDatabase(path: string): DatabaseSync {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const db = new DatabaseSync(path, { enableForeignKeyConstraints: true, timeout: 500 });
   try {
     // Exclusive locking: one sandbox owns the file (its in-memory caches and rate windows assume
@@ -110,6 +112,9 @@ export function openDatabase(path: string): DatabaseSync {
     migrate(db);
   } catch (error) {
     db.close();
+    if (error instanceof Error && /locked|busy/i.test(error.message)) {
+      throw new Error(`${path} is locked: another running sandbox is using it (stop it, or use another --db)`, { cause: error });
+    }
     throw error;
   }
   if (path !== ':memory:') restrictToOwner(path);
@@ -131,7 +136,7 @@ function migrate(db: DatabaseSync): void {
 }
 
 /** chmod 0600 on the database file and its WAL companions that exist (best effort). */
-export function restrictToOwner(path: string): void {
+function restrictToOwner(path: string): void {
   for (const file of [path, `${path}-wal`, `${path}-shm`]) {
     try {
       if (existsSync(file)) chmodSync(file, 0o600);

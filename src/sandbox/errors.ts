@@ -3,18 +3,10 @@
  * body `{ "error": { "code", "message" } }` (inside `{ "success": false, … }` on billing paths).
  */
 
-/** Error codes the sandbox sends (DESIGN.md "Error bodies"), plus `server_error` for bugs. */
-export type SandboxErrorCode =
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'invalid_request'
-  | 'insufficient_balance'
-  | 'budget_exceeded'
-  | 'amount_mismatch'
-  | 'tx_already_used'
-  | 'rate_limited'
-  | 'server_error';
+import type { SERVICE_ERROR_CODES } from '../api/errors.js';
+
+/** Error codes the sandbox sends: the service's (DESIGN.md "Error bodies"; `server_error` for bugs). */
+export type SandboxErrorCode = (typeof SERVICE_ERROR_CODES)[number];
 
 /** HTTP status of each code (DESIGN.md); `invalid_request` may also be sent as 413 or 415. */
 export const STATUS_OF: Readonly<Record<SandboxErrorCode, number>> = {

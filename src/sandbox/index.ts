@@ -5,24 +5,13 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createContext } from './context.js';
-import { restrictToOwner } from './db.js';
 import { ensureDemoUser } from './demo.js';
 import { createSandboxApp } from './server.js';
 
-export { createSandboxApp, BODY_LIMIT_BYTES, type SandboxAppOptions } from './server.js';
+export { BODY_LIMIT_BYTES } from './server.js';
 export { createContext, type SandboxContext } from './context.js';
-export { SandboxError, type SandboxErrorCode } from './errors.js';
-export { LIMITS, RATE_WINDOW_MS, type KeyLimits } from './limits.js';
-export { SUBSCRIPTION_PERIOD_MS } from './keys.js';
-export { DEMO_TOP_UP_USD } from './demo.js';
-export {
-  CANNED_ANSWER,
-  DEFAULT_COST_USD,
-  MAX_DELAY_MS,
-  estimateRequestTokens,
-  estimateTokens,
-} from './routes/inference.js';
-export { displayPrefixOf, hashSecret, KEY_BODY_LENGTH } from './secrets.js';
+export { LIMITS, type KeyLimits } from './limits.js';
+export { CANNED_ANSWER, DEFAULT_COST_USD, estimateRequestTokens } from './routes/inference.js';
 
 /** Options of {@link startSandbox}. */
 export interface StartSandboxOptions {
@@ -66,7 +55,6 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     await app.listen({ host, port: options.port ?? 0 });
     const { port } = app.server.address() as AddressInfo;
     ctx.baseUrl = `http://${urlHost(host)}:${port}`;
-    if (dbPath !== ':memory:') restrictToOwner(dbPath);
     const running = app;
     let closing: Promise<void> | undefined;
     return {

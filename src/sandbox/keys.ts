@@ -9,9 +9,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
+import { keyPrefixOf } from '../api/errors.js';
 import type { ConsumptionKey, ManagementKey } from '../api/schemas.js';
 import {
-  displayPrefixOf,
+  
   hashesEqual,
   hashSecret,
   newConsumptionKeyValue,
@@ -64,26 +65,14 @@ export function isExpired(row: ConsumptionKeyRow, now: number): boolean {
  * `isActive: false` and `subscriptionStatus: 'expired'`; never carries `apiKey`.
  */
 export function consumptionKeyToWire(row: ConsumptionKeyRow, now: number): ConsumptionKey {
-  if (row.key_type !== 'subscription') {
-    return {
-      id: row.id,
-      name: row.name,
-      keyPlan: row.key_plan,
-      keyType: row.key_type,
-      isActive: row.is_active === 1,
-      createdAt: new Date(row.created_at).toISOString(),
-    };
-  }
+  const base = { id: row.id, name: row.name, keyPlan: row.key_plan, keyType: row.key_type, createdAt: new Date(row.created_at).toISOString() };
+  if (row.key_type !== 'subscription') return { ...base, isActive: row.is_active === 1 };
   const expired = isExpired(row, now);
   return {
-    id: row.id,
-    name: row.name,
-    keyPlan: row.key_plan,
-    keyType: row.key_type,
+    ...base,
     isActive: row.is_active === 1 && !expired,
     subscriptionStatus: expired ? 'expired' : 'active',
     subscriptionExpiresAt: new Date(row.subscription_expires_at ?? row.created_at).toISOString(),
-    createdAt: new Date(row.created_at).toISOString(),
   };
 }
 
@@ -110,7 +99,6 @@ export class KeyStore {
   readonly #softDelete;
   readonly #insertManagement;
   readonly #listManagement;
-  readonly #getManagement;
   readonly #managementByHash;
   readonly #deleteManagement;
   readonly #touchManagement;
@@ -148,7 +136,6 @@ export class KeyStore {
     this.#listManagement = db.prepare(
       `SELECT ${MANAGEMENT_COLUMNS} FROM management_keys WHERE user_id = ? ORDER BY rowid`,
     );
-    this.#getManagement = db.prepare(`SELECT ${MANAGEMENT_COLUMNS} FROM management_keys WHERE id = ? AND user_id = ?`);
     this.#managementByHash = db.prepare('SELECT key_hash, id, user_id FROM management_keys WHERE key_hash = ?');
     this.#deleteManagement = db.prepare('DELETE FROM management_keys WHERE id = ? AND user_id = ?');
     this.#touchManagement = db.prepare('UPDATE management_keys SET last_used_at = ? WHERE id = ?');
@@ -235,13 +222,11 @@ export class KeyStore {
     return rest;
   }
 
-  /** Renames and/or (de)activates one of the user's keys; false when it is not theirs or gone. */
-  updateConsumption(userId: string, id: string, change: { name?: string; isActive?: boolean }): boolean {
+  /** Renames and/or (de)activates one of the user's keys (nothing happens when it is not theirs or gone). */
+  updateConsumption(userId: string, id: string, change: { name?: string; isActive?: boolean }): void {
     this.#changed(userId);
-    let changed = 0;
-    if (change.name !== undefined) changed += Number(this.#setName.run(change.name, id, userId).changes);
-    if (change.isActive !== undefined) changed += Number(this.#setActive.run(change.isActive ? 1 : 0, id, userId).changes);
-    return changed > 0;
+    if (change.name !== undefined) this.#setName.run(change.name, id, userId);
+    if (change.isActive !== undefined) this.#setActive.run(change.isActive ? 1 : 0, id, userId);
   }
 
   /** Deletes one of the user's keys for good (§3); false when it is not theirs or already gone. */
@@ -254,7 +239,7 @@ export class KeyStore {
   createManagement(userId: string, name: string, now: number): { row: ManagementKeyRow; apiKey: string } {
     const apiKey = newManagementKeyValue();
     const row = this.#insertManagement.get(
-      randomUUID(), userId, name, displayPrefixOf(apiKey), hashSecret(apiKey), now,
+      randomUUID(), userId, name, keyPrefixOf(apiKey), hashSecret(apiKey), now,
     ) as unknown as ManagementKeyRow;
     return { row, apiKey };
   }
@@ -262,11 +247,6 @@ export class KeyStore {
   /** The user's management keys, in creation order. */
   listManagement(userId: string): ManagementKeyRow[] {
     return this.#listManagement.all(userId) as unknown as ManagementKeyRow[];
-  }
-
-  /** One of the user's management keys, or undefined. */
-  getManagement(userId: string, id: string): ManagementKeyRow | undefined {
-    return this.#getManagement.get(id, userId) as ManagementKeyRow | undefined;
   }
 
   /** Deletes one of the user's management keys (it stops working at once); false when not theirs. */

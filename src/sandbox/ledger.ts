@@ -17,12 +17,9 @@ import type { CreditBalance } from '../api/schemas.js';
 import type { SandboxClock } from './clock.js';
 import { transaction } from './db.js';
 import { SandboxError } from './errors.js';
-import type { KeyStore } from './keys.js';
+import { isExpired, type KeyStore } from './keys.js';
 import { microsToDecimalString, microsToUsd } from './money.js';
 import { newDepositAddress, newOpaqueId, newTxHash } from './secrets.js';
-
-/** Top-up methods of §4. */
-export type TopUpMethodName = 'usdc' | 'card_checkout' | 'card_direct';
 
 /** The account figures, µUSD. */
 export interface AccountFigures {
@@ -67,8 +64,6 @@ export class Ledger {
   readonly #pendingCheckouts;
   readonly #pendingDeposits;
   readonly #recentTopUps;
-  readonly #creditKeySpends;
-  readonly #subscriptionKeys;
   readonly #figuresCache = new Map<string, AccountFigures>();
 
   constructor(db: DatabaseSync, clock: SandboxClock, keys: KeyStore) {
@@ -110,14 +105,6 @@ export class Ledger {
     this.#recentTopUps = db.prepare(
       `SELECT method, amount_micros, reference, completed_at FROM topups
        WHERE user_id = ? AND status = 'succeeded' ORDER BY completed_at DESC LIMIT 10`,
-    );
-    this.#creditKeySpends = db.prepare(
-      `SELECT id, name, is_active, spend_micros FROM consumption_keys
-       WHERE user_id = ? AND key_type = 'credit' AND deleted_at IS NULL ORDER BY rowid`,
-    );
-    this.#subscriptionKeys = db.prepare(
-      `SELECT id, name, key_plan, is_active, blocks, subscription_expires_at FROM consumption_keys
-       WHERE user_id = ? AND key_type = 'subscription' AND deleted_at IS NULL ORDER BY rowid`,
     );
   }
 
@@ -303,31 +290,24 @@ export class Ledger {
   status(userId: string, baseUrl: string): Record<string, unknown> {
     const now = this.#clock.now();
     const f = this.figures(userId);
-    const creditKeys = (this.#creditKeySpends.all(userId) as Array<{
-      id: string;
-      name: string;
-      is_active: number;
-      spend_micros: number;
-    }>).map((k) => ({ id: k.id, name: k.name, isActive: k.is_active === 1, spend: microsToUsd(k.spend_micros) }));
-    const subscriptions = (this.#subscriptionKeys.all(userId) as Array<{
-      id: string;
-      name: string;
-      key_plan: string;
-      is_active: number;
-      blocks: string | null;
-      subscription_expires_at: number;
-    }>).map((k) => {
-      const expired = now >= k.subscription_expires_at;
-      return {
-        id: k.id,
-        name: k.name,
-        plan: k.key_plan,
-        blocks: k.blocks ? k.blocks.split(',') : [],
-        status: expired ? 'expired' : 'active',
-        isActive: k.is_active === 1 && !expired,
-        expiresAt: new Date(k.subscription_expires_at).toISOString(),
-      };
-    });
+    const keys = this.#keys.listConsumption(userId);
+    const creditKeys = keys
+      .filter((k) => k.key_type === 'credit')
+      .map((k) => ({ id: k.id, name: k.name, isActive: k.is_active === 1, spend: microsToUsd(k.spend_micros) }));
+    const subscriptions = keys
+      .filter((k) => k.key_type === 'subscription')
+      .map((k) => {
+        const expired = isExpired(k, now);
+        return {
+          id: k.id,
+          name: k.name,
+          plan: k.key_plan,
+          blocks: k.blocks ? k.blocks.split(',') : [],
+          status: expired ? 'expired' : 'active',
+          isActive: k.is_active === 1 && !expired,
+          expiresAt: new Date(k.subscription_expires_at ?? k.created_at).toISOString(),
+        };
+      });
     const pendingCheckouts = (this.#pendingCheckouts.all(userId) as Array<{
       reference: string;
       amount_micros: number;

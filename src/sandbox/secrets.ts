@@ -40,11 +40,6 @@ export function newSessionToken(): string {
   return `sess_${randomBase62(KEY_BODY_LENGTH)}`;
 }
 
-/** The §2.2 display prefix of a management key: `mk_` followed by 8 characters. */
-export function displayPrefixOf(keyValue: string): string {
-  return keyValue.slice(0, 11);
-}
-
 /** SHA-256 of a key or token value (32 bytes): what the database stores and indexes. */
 export function hashSecret(value: string): Buffer {
   return hash('sha256', value, 'buffer');

@@ -4,10 +4,8 @@
  * renders the full-screen app with Ink, through one exit site (lifecycle.ts) that every way
  * out (q, ctrl-c, SIGTERM, SIGHUP, SIGINT, an uncaught error) goes through.
  */
-import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import path from 'node:path';
-import { dataDir } from '../config/paths.js';
+import { sandboxDbPath } from '../config/paths.js';
 import { render } from 'ink';
 import { KeydeckClient } from '../api/client.js';
 import { ConfigError, requestTimeoutFromEnv, resolveProfile, updateConfig } from '../config/index.js';
@@ -43,13 +41,6 @@ export const RENDER_OPTIONS = {
   patchConsole: false,
 } as const;
 
-/** Where `keydeck --sandbox` keeps its database: `KEYDECK_SANDBOX_DB`, else `<data dir>/sandbox.db` (`KEYDECK_DATA_DIR` honoured), the file `keydeck sandbox` uses by default. */
-export function sandboxDbPath(env: NodeJS.ProcessEnv = process.env): string {
-  const override = env['KEYDECK_SANDBOX_DB'];
-  if (override && override.trim() !== '') return path.resolve(override);
-  return path.join(dataDir(env), 'sandbox.db');
-}
-
 /**
  * Runs the TUI until the user quits. Resolves once the terminal is restored; the exit code is
  * in `process.exitCode` (0 quit, 1 error, 2 bad profile/config, 129/130/143 signals).
@@ -59,7 +50,6 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   if (globals.sandbox) {
     const dbPath = sandboxDbPath();
     try {
-      await mkdir(path.dirname(dbPath), { recursive: true });
       const { startSandbox } = await import('../sandbox/index.js');
       sandbox = await startSandbox({ dbPath, host: '127.0.0.1', port: 0 });
     } catch (error) {

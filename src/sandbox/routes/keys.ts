@@ -70,16 +70,7 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: SandboxContext, req
     }
     const now = ctx.clock.now();
     const { row, apiKey } = ctx.keys.createCredit(userId, name, now);
-    const wire = consumptionKeyToWire(row, now);
-    return {
-      id: wire.id,
-      name: wire.name,
-      keyPlan: wire.keyPlan,
-      keyType: wire.keyType,
-      apiKey,
-      isActive: wire.isActive,
-      createdAt: wire.createdAt,
-    };
+    return { ...consumptionKeyToWire(row, now), apiKey };
   });
 
   app.put('/api/keys/:id', { onRequest: requireAccount }, async (request) => {
@@ -97,7 +88,7 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: SandboxContext, req
       );
     }
     ctx.keys.updateConsumption(userId, id, change);
-    return consumptionKeyToWire(ctx.keys.getConsumption(userId, id)!, now);
+    return consumptionKeyToWire({ ...row, ...(change.name !== undefined && { name: change.name }), ...(change.isActive !== undefined && { is_active: change.isActive ? 1 : 0 }) }, now);
   });
 
   app.delete('/api/keys/:id', { onRequest: requireAccount }, async (request) => {

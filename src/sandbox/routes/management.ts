@@ -20,16 +20,7 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: SandboxConte
   app.post('/api/keys/management', { onRequest: requireAccount }, async (request) => {
     const { name } = parseBody(CreateKeyRequestSchema, request.body);
     const { row, apiKey } = ctx.keys.createManagement(request.accountId, name, ctx.clock.now());
-    const wire = managementKeyToWire(row);
-    return {
-      id: wire.id,
-      name: wire.name,
-      keyPrefix: wire.keyPrefix,
-      apiKey,
-      isActive: wire.isActive,
-      lastUsedAt: wire.lastUsedAt,
-      createdAt: wire.createdAt,
-    };
+    return { ...managementKeyToWire(row), apiKey };
   });
 
   app.delete('/api/keys/management/:id', { onRequest: requireAccount }, async (request) => {
