@@ -60,16 +60,6 @@ export function toChecksumAddress(address: string): string {
   return out;
 }
 
-/** True when `address` is `0x` + 40 hex digits and, if mixed-case, a valid EIP-55 checksum. */
-export function isValidAddress(address: string): boolean {
-  try {
-    toChecksumAddress(address);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
 /**

@@ -225,7 +225,7 @@ export class TopUpJournal {
     return this.#change((entries) => {
       const i = entries.findIndex((e) => e.id === id);
       if (i < 0) return undefined;
-      const next: JournalEntry = { ...entries[i]!, ...dropUndefined(patch), updatedAt: new Date(this.#now()).toISOString() };
+      const next: JournalEntry = { ...entries[i]!, ...patch, updatedAt: new Date(this.#now()).toISOString() };
       for (const [k, v] of Object.entries(patch)) if (v === undefined) delete (next as Record<string, unknown>)[k];
       entries[i] = next;
       return next;
@@ -296,10 +296,6 @@ export class TopUpJournal {
       );
     }
   }
-}
-
-function dropUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /** The label of a state for humans: "awaiting payment", "submitted", "credited", "refused", "abandoned". */

@@ -12,17 +12,11 @@
 import type { ConsumptionKey } from '../api/schemas.js';
 import { printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
 import { confirmDestructive, ensureCanConfirm, nameOf } from './confirm.js';
+import { keyStatus } from '../api/keyStatus.js';
 import { parseKeyId, parseKeyName } from './input.js';
 import { canPrompt, ExitCode, openSession, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { colorEnabled, formatTable, formatTimestamp, type Cell } from './table.js';
 
-/** The human status of a consumption key: `expired` for a subscription key past its 30 days (§3), else by `isActive`. */
-export function keyStatus(key: ConsumptionKey, now: number = Date.now()): 'active' | 'inactive' | 'expired' {
-  if (key.subscriptionStatus === 'expired') return 'expired';
-  const expires = key.subscriptionExpiresAt ? Date.parse(key.subscriptionExpiresAt) : Number.NaN;
-  if (!Number.isNaN(expires) && expires <= now) return 'expired';
-  return key.isActive ? 'active' : 'inactive';
-}
 
 const STATUS_STYLE = { active: 'green', inactive: 'yellow', expired: 'red' } as const;
 

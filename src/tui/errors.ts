@@ -18,14 +18,8 @@ export function isUnauthorized(error: unknown): boolean {
   return error instanceof KeydeckApiError && (error.code === 'unauthorized' || error.status === 401);
 }
 
-/** The service could not be reached or answered with a server-side failure. */
-export function isConnectionProblem(error: unknown): boolean {
-  const code = errorCode(error);
-  return code === 'network_error' || code === 'timeout' || code === 'server_error' || code === 'invalid_response';
-}
-
 /**
- * A connection problem ({@link isConnectionProblem}) in a few words, by cause, for the places
+ * A connection problem (network_error, timeout, server_error, invalid_response) in a few words, by cause, for the places
  * that are too narrow for the whole sentence (the start of the banner, the header's state):
  * - `headline`: "Offline" (the connection failed), "Offline (no answer in time)" (timeout),
  *   "The service is failing (HTTP 503)" (5xx), "The service's answers are unreadable" (a body

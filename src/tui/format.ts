@@ -2,7 +2,7 @@
  * Pure text formatting for the TUI: money (USD), relative times, dates, and fitting text to a
  * display width (by terminal cells, via string-width, so wide characters line up).
  */
-import stringWidth from 'string-width';
+import fastStringWidth from './fastStringWidth.js';
 import cliTruncate from 'cli-truncate';
 
 const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
@@ -86,20 +86,9 @@ export function nextAgeChangeMs(updatedAt: number, now: number, stepSeconds = 5)
   return Math.max(1, Math.min(next, age < 60_000 ? 60_000 : next) - age);
 }
 
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
-/** Widths of recently measured non-ASCII strings: the same cells are measured on every frame. */
-const widthCache = new Map<string, number>();
-const WIDTH_CACHE_LIMIT = 4096;
-
-/** Display width of `text` in terminal cells (string-width; memoised, bounded). */
+/** Display width of `text` in terminal cells: string-width's, through the fast path Ink uses too (fastStringWidth.ts). */
 export function displayWidth(text: string): number {
-  if (PRINTABLE_ASCII.test(text)) return text.length;
-  const cached = widthCache.get(text);
-  if (cached !== undefined) return cached;
-  const w = stringWidth(text);
-  if (widthCache.size >= WIDTH_CACHE_LIMIT) widthCache.clear();
-  widthCache.set(text, w);
-  return w;
+  return fastStringWidth(text);
 }
 
 /** `text` truncated with "…" to at most `width` cells, then padded with spaces to exactly `width` cells. */

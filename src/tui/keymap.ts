@@ -196,8 +196,3 @@ const KEY_LABELS: Readonly<Record<string, string>> = {
 export function keyLabel(name: KeyName): string {
   return KEY_LABELS[name] ?? name;
 }
-
-/** The table's rows for one scope, in table order. */
-export function actionsOf(scope: Scope): KeyActionDef[] {
-  return KEY_ACTIONS.filter((a) => a.scope === scope);
-}

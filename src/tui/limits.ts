@@ -3,7 +3,6 @@
  * (§2.1, §3): what the details panel of the Keys pane shows.
  */
 import type { ConsumptionKey } from '../api/schemas.js';
-import { parseTime } from './format.js';
 
 /** §8 limits of one key kind. `tokensPerMinute` undefined: not limited by tokens (credit keys). */
 export interface KeyLimits {
@@ -40,13 +39,4 @@ export function describeLimits(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>)
   return parts.join(' · ');
 }
 
-/** Display status of a consumption key: inactive wins, then expired (subscription period over). */
-export type KeyStatus = 'active' | 'inactive' | 'expired';
-
-/** The {@link KeyStatus} of `key` at `now` (epoch ms). */
-export function statusOf(key: Pick<ConsumptionKey, 'isActive' | 'subscriptionExpiresAt'>, now: number): KeyStatus {
-  if (!key.isActive) return 'inactive';
-  const exp = parseTime(key.subscriptionExpiresAt);
-  if (exp !== undefined && exp <= now) return 'expired';
-  return 'active';
-}
+export { keyStatus, type KeyStatus } from '../api/keyStatus.js';

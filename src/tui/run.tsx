@@ -83,11 +83,12 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     lifecycle.onCleanup(() => running.close());
   }
 
-  const clients: KeydeckClient[] = [];
+  /** One client (one keep-alive connection) per service and token: setup's verify and create, and the session after it, share it. */
+  const clients = new Map<string, KeydeckClient>();
   /** KEYDECK_TIMEOUT_MS: the deadline of each call (ms, retries included); unset = the client's 10 s. */
   const timeoutMs = requestTimeoutFromEnv();
   lifecycle.onCleanup(() => {
-    for (const c of clients) c.close();
+    for (const c of clients.values()) c.close();
   });
 
   const resolvedName = profile.name;
@@ -102,9 +103,12 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     target: sandbox ? 'sandbox' : 'live',
     store: createCredentialStore(),
     createClient: (baseUrl, token) => {
-      const client = new KeydeckClient({ baseUrl, token, ...(timeoutMs !== undefined && { timeoutMs }) });
-      clients.push(client);
-      if (clients.length > 8) clients.shift()?.close();
+      const key = `${baseUrl}\0${token}`;
+      let client = clients.get(key);
+      if (!client) {
+        client = new KeydeckClient({ baseUrl, token, ...(timeoutMs !== undefined && { timeoutMs }) });
+        clients.set(key, client);
+      }
       return client;
     },
     ...(!sandbox && {

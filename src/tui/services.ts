@@ -3,34 +3,29 @@
  * profile, the credential store, a client factory, the clipboard, and the app's exit site.
  * run.tsx builds the real one; tests build one around an in-process sandbox.
  */
-import type {
-  ConsumptionKey,
-  CreatedConsumptionKey,
-  CreatedManagementKey,
-  CreditBalance,
-  ManagementKey,
-} from '../api/schemas.js';
+import type { KeydeckClient } from '../api/client.js';
 import type { CredentialStore } from '../credentials/store.js';
 
-/** Per-call options of the API client: an AbortSignal. */
-export interface CallOptions {
-  readonly signal?: AbortSignal;
-}
-
 /**
- * The part of `KeydeckClient` (src/api/client.ts) the TUI uses; every method rejects with a
- * KeydeckApiError (`code`, `status`, `retryAfterMs`, `outcomeUnknown`).
+ * The part of `KeydeckClient` (src/api/client.ts) the TUI uses: the keys of §4, the management
+ * keys, and billing (credits, status, top-up, verify). Every method rejects with a
+ * KeydeckApiError (`code`, `status`, `retryAfterMs`, `outcomeUnknown`). A type only: no
+ * run-time import of the client.
  */
-export interface AccountClient {
-  listKeys(options?: CallOptions): Promise<ConsumptionKey[]>;
-  createCreditKey(body: { name: string }, options?: CallOptions): Promise<CreatedConsumptionKey>;
-  updateKey(id: string, body: { name?: string; isActive?: boolean }, options?: CallOptions): Promise<unknown>;
-  deleteKey(id: string, options?: CallOptions): Promise<unknown>;
-  listManagementKeys(options?: CallOptions): Promise<ManagementKey[]>;
-  createManagementKey(body: { name: string }, options?: CallOptions): Promise<CreatedManagementKey>;
-  deleteManagementKey(id: string, options?: CallOptions): Promise<unknown>;
-  getCredits(options?: CallOptions): Promise<CreditBalance>;
-}
+export type AccountClient = Pick<
+  KeydeckClient,
+  | 'listKeys'
+  | 'createCreditKey'
+  | 'updateKey'
+  | 'deleteKey'
+  | 'listManagementKeys'
+  | 'createManagementKey'
+  | 'deleteManagementKey'
+  | 'getCredits'
+  | 'getBillingStatus'
+  | 'topUp'
+  | 'verifyTopUp'
+>;
 
 /** The profile the TUI runs with (from src/config, with command-line overrides applied). */
 export interface TuiProfile {

@@ -25,11 +25,6 @@ export function dialogWidth(columns: number): number {
   return Math.min(columns, DIALOG_MAX_WIDTH);
 }
 
-/** Inner text width of a dialog in an area `columns` wide (borders and padding removed). */
-export function dialogTextWidth(columns: number): number {
-  return dialogWidth(columns) - 4;
-}
-
 /** A centred, bordered dialog. */
 export function Dialog({ title, columns, rows, dangerous, children }: DialogProps) {
   return (

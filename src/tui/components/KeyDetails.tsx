@@ -6,7 +6,7 @@
 import { Box, Text } from 'ink';
 import type { ConsumptionKey } from '../../api/schemas.js';
 import { dateTime, expiresIn, truncateTo } from '../format.js';
-import { describeLimits, statusOf } from '../limits.js';
+import { describeLimits, keyStatus } from '../limits.js';
 import { statusCell } from '../panes/keyRows.js';
 import { theme } from '../theme.js';
 
@@ -15,7 +15,7 @@ export const KEY_DETAILS_ROWS = 6;
 
 /** The four text lines of the details of `key` at `now`. */
 export function keyDetailLines(key: ConsumptionKey, now: number): string[] {
-  const status = statusCell(statusOf(key, now));
+  const status = statusCell(keyStatus(key, now));
   const sub = key.subscriptionStatus !== undefined ? ` (subscription: ${key.subscriptionStatus})` : '';
   const expiry =
     key.keyType === 'credit'

@@ -1,8 +1,9 @@
 /**
  * The one-time reveal of a new key (§2.1 `apiKey` / §2.2 `apiKey`, returned only at creation):
  * the full value, `c` to copy it (OSC 52, then the system clipboard), and an explicit `y` "I have
- * saved it". The caller drops the value from its state on `onAck` and redraws the screen, so
- * the key is gone from the screen, the state and the scrollback. esc does not close it: it
+ * saved it". On `y` the caller drops the value from its state (`onAck`) and this dialog then
+ * has the whole screen redrawn (`services.redraw`), so the key is gone from the screen, the
+ * state and the scrollback, whoever opened the dialog. esc does not close it: it
  * reminds that the key cannot be shown again.
  */
 import { Box, Text } from 'ink';
@@ -37,7 +38,7 @@ export function copyOutcomeText(outcome: 'clipboard' | 'osc52' | 'failed'): { te
 
 /** See the module comment. */
 export function RevealDialog(props: RevealDialogProps) {
-  const { copy } = useServices();
+  const { copy, redraw } = useServices();
   const flash = useFlash();
   useKeymap(
     'reveal',
@@ -49,7 +50,10 @@ export function RevealDialog(props: RevealDialogProps) {
         });
       },
       'reveal.use': props.onUse,
-      'reveal.ack': props.onAck,
+      'reveal.ack': () => {
+        props.onAck();
+        redraw();
+      },
       'reveal.esc': () => flash('press y once you have saved the key: it cannot be shown again', 'warning'),
     },
     { modal: true },

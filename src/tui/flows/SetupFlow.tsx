@@ -220,7 +220,6 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
             message={['keydeck stores it next: in the OS keychain when one answers, else you choose where. Keep a copy if you want to use it elsewhere: it cannot be shown again.']}
             onAck={() => {
               setStep({ step: 'storing' });
-              services.redraw();
               void store();
             }}
           />

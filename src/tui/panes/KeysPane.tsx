@@ -19,7 +19,7 @@ import { TypeToConfirmDialog } from '../components/TypeToConfirmDialog.js';
 import { useAccountData } from '../contexts/AccountDataContext.js';
 import { useBalanceRefresh } from '../contexts/BalanceContext.js';
 import { useKeymap } from '../contexts/KeymapContext.js';
-import { useClock, useServices } from '../contexts/ServicesContext.js';
+import { useClock } from '../contexts/ServicesContext.js';
 import { useSession } from '../contexts/SessionContext.js';
 import { useFlash } from '../contexts/StatusContext.js';
 import { describeFailure, errorCode } from '../errors.js';
@@ -27,7 +27,7 @@ import { formatUsd } from '../format.js';
 import { useActionRunner } from '../hooks/useActionRunner.js';
 import { useListPane } from '../hooks/useListPane.js';
 import { TABLE_CHROME_ROWS } from '../layout.js';
-import { statusOf } from '../limits.js';
+import { keyStatus } from '../limits.js';
 import { theme } from '../theme.js';
 import { KEY_SORTS, SORT_LABELS, keyColumns, keyRow, nextSort, sortKeys, type KeySort } from './keyRows.js';
 import type { PaneProps } from './registry.js';
@@ -68,7 +68,6 @@ const nameOf = (k: ConsumptionKey) => k.name;
 export function KeysPane({ size, active, goTo }: PaneProps) {
   const clock = useClock();
   const now = clock();
-  const services = useServices();
   const { client } = useSession();
   const { keys } = useAccountData();
   const refreshBalance = useBalanceRefresh();
@@ -118,7 +117,6 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
 
   const acknowledge = () => {
     setDialog(undefined);
-    services.redraw();
     flash('the full key is gone from the screen; the list shows its name only', 'ok');
   };
 
@@ -269,7 +267,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
 
   function statusColor(k: ConsumptionKey | undefined, t: number) {
     if (!k) return undefined;
-    const s = statusOf(k, t);
+    const s = keyStatus(k, t);
     return s === 'active' ? theme.ok : s === 'expired' ? theme.danger : theme.muted;
   }
 }

@@ -94,7 +94,6 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
 
   const acknowledge = () => {
     setDialog(undefined);
-    services.redraw();
     flash('the full key is gone from the screen; the list shows its prefix only', 'ok');
   };
 

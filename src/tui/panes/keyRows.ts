@@ -6,7 +6,7 @@ import type { ConsumptionKey } from '../../api/schemas.js';
 import type { DataColumn, DataRow } from '../components/DataTable.js';
 import { tableWidth } from '../components/DataTable.js';
 import { expiresIn, parseTime, shortDate } from '../format.js';
-import { statusOf, type KeyStatus } from '../limits.js';
+import { keyStatus, type KeyStatus } from '../limits.js';
 import { symbols } from '../theme.js';
 
 /** Sort orders cycled by `s`, in order. */
@@ -42,7 +42,7 @@ export function sortKeys(keys: readonly ConsumptionKey[], sort: KeySort, now: nu
       return out.sort((a, b) => t.get(b)! - t.get(a)! || byName(a, b));
     }
     case 'status': {
-      const s = new Map(out.map((k) => [k, STATUS_RANK[statusOf(k, now)]]));
+      const s = new Map(out.map((k) => [k, STATUS_RANK[keyStatus(k, now)]]));
       return out.sort((a, b) => s.get(a)! - s.get(b)! || byName(a, b));
     }
     case 'expiry': {
@@ -93,7 +93,7 @@ export function keyRow(key: ConsumptionKey, selected: boolean, now: number): Dat
     name: `${selected ? symbols.selected : ' '} ${key.name}`,
     type: typeCell(key.keyType),
     plan: key.keyPlan,
-    status: statusCell(statusOf(key, now)),
+    status: statusCell(keyStatus(key, now)),
     expires: key.keyType === 'credit' ? '—' : expiresIn(key.subscriptionExpiresAt, now),
     created: shortDate(key.createdAt),
   };

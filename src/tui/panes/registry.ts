@@ -2,8 +2,6 @@
  * The panes of the shell, in tab order: `1` Keys, `2` Management keys, `3` Billing. Each pane
  * is a component receiving {@link PaneProps}; every pane stays mounted (hidden when not
  * active) so its cursor, filter and any walk-through in progress survive a switch.
- *
- * The Billing pane (issue 6) replaces `BillingPane.tsx`; it keeps this contract.
  */
 import type { ComponentType } from 'react';
 import type { PaneSize } from '../layout.js';

@@ -4,20 +4,23 @@
  * (right on the usual dark background).
  */
 import { Box, Text } from 'ink';
-import { useMemo } from 'react';
-import { colorsEnabled } from '../../theme.js';
+import { COLORS_ENABLED } from '../../theme.js';
 import { qrLines } from './qr.js';
+
+/** The rows of the QR code of `value` as this terminal draws it (light modules drawn under NO_COLOR). */
+export function qrCodeLines(value: string): string[] {
+  return qrLines(value, { lightDrawn: !COLORS_ENABLED });
+}
 
 /** Props of {@link QrCode}. */
 export interface QrCodeProps {
-  /** The text encoded (an EIP-681 URI). */
-  readonly value: string;
+  /** The rows from {@link qrCodeLines} (computed once by the caller, which also needs the size). */
+  readonly lines: readonly string[];
 }
 
 /** See the module comment. */
-export function QrCode({ value }: QrCodeProps) {
-  const colors = colorsEnabled();
-  const lines = useMemo(() => qrLines(value, { lightDrawn: !colors }), [value, colors]);
+export function QrCode({ lines }: QrCodeProps) {
+  const colors = COLORS_ENABLED;
   return (
     <Box flexDirection="column" flexShrink={0}>
       {lines.map((line, i) =>

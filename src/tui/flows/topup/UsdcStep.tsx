@@ -5,7 +5,7 @@
  * as `0x` + 64 hex while typed) and verified with the same amount; each refusal is explained.
  * With a sandbox, `s` simulates the transfer.
  */
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
 import TextInput from 'ink-text-input';
 import { BASE_CHAIN_ID, USDC_BASE_CONTRACT, usdcTransferUri } from '../../../billing/eip681.js';
@@ -16,8 +16,7 @@ import { formatUsd, truncateTo } from '../../format.js';
 import { placeholderText, symbols, theme } from '../../theme.js';
 import { FlowMessageView } from './FlowMessageView.js';
 import type { FlowMessage, UsdcMode } from './flowState.js';
-import { qrSize } from './qr.js';
-import { QrCode } from './QrCode.js';
+import { QrCode, qrCodeLines } from './QrCode.js';
 import { hashProblem, parseAmount } from './validation.js';
 
 /** Props of {@link UsdcStep}. */
@@ -56,8 +55,10 @@ export function paymentUriOf(entry: JournalEntry): { uri: string } | { problem: 
 export function UsdcStep(props: UsdcStepProps) {
   const { entry, mode, columns, rows } = props;
   const amountText = entry.instructedAmount ?? String(entry.amount);
-  const payment = paymentUriOf(entry);
-  const qr = 'uri' in payment ? qrSize(payment.uri) : undefined;
+  // The checksum (keccak) and the QR symbol are computed once per address and amount, not per render.
+  const payment = useMemo(() => paymentUriOf(entry), [entry.address, entry.instructedAmount, entry.amount]); // eslint-disable-line react-hooks/exhaustive-deps
+  const qrRows = useMemo(() => ('uri' in payment ? qrCodeLines(payment.uri) : undefined), [payment]);
+  const qr = qrRows && { columns: qrRows[0]?.length ?? 0, rows: qrRows.length };
   const idle = props.busy === undefined;
   const main = mode === 'main' && idle;
   const credited = entry.state === 'credited';
@@ -99,7 +100,7 @@ export function UsdcStep(props: UsdcStepProps) {
     const fits = qr !== undefined && qr.columns <= columns && qr.rows + 1 <= rows;
     return (
       <Box width={columns} height={rows} flexDirection="column" alignItems="center" justifyContent="center">
-        {fits && 'uri' in payment ? <QrCode value={payment.uri} /> : null}
+        {fits && qrRows ? <QrCode lines={qrRows} /> : null}
         <Text wrap="truncate">
           {fits
             ? `Scan with a wallet: ${amountText} USDC (token ${USDC_BASE_CONTRACT}) on Base to ${entry.address ?? '?'} · v or esc back`
@@ -146,7 +147,7 @@ export function UsdcStep(props: UsdcStepProps) {
   return (
     <Box width={columns} height={rows} paddingX={1} gap={2}>
       {details}
-      <QrCode value={payment.uri} />
+      <QrCode lines={qrRows!} />
     </Box>
   );
 }

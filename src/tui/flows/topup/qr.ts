@@ -3,7 +3,9 @@
  * with half-block characters, two module rows per text row, so each module is about square in
  * a terminal cell). Pure.
  */
-import QRCode from 'qrcode';
+// The symbol builder only: the package's main entry also loads its PNG (pngjs), SVG and
+// terminal renderers, on the TUI's first-frame path.
+import { create } from 'qrcode/lib/core/qrcode.js';
 
 /** Options of {@link qrLines}. */
 export interface QrTextOptions {
@@ -23,7 +25,7 @@ export interface QrTextOptions {
  */
 export function qrLines(text: string, options: QrTextOptions = {}): string[] {
   const margin = options.margin ?? 2;
-  const qr = QRCode.create(text, { errorCorrectionLevel: 'L' });
+  const qr = create(text, { errorCorrectionLevel: 'L' });
   const size = qr.modules.size;
   const full = size + margin * 2;
   const dark = (r: number, c: number): boolean => {
@@ -47,10 +49,4 @@ export function qrLines(text: string, options: QrTextOptions = {}): string[] {
     lines.push(line);
   }
   return lines;
-}
-
-/** Rows and columns {@link qrLines} takes for `text` with `margin`. */
-export function qrSize(text: string, margin = 2): { columns: number; rows: number } {
-  const size = QRCode.create(text, { errorCorrectionLevel: 'L' }).modules.size + margin * 2;
-  return { columns: size, rows: Math.ceil(size / 2) };
 }

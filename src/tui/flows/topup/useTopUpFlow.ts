@@ -16,7 +16,6 @@ import { useSession, useSessionActions } from '../../contexts/SessionContext.js'
 import { useFlash } from '../../contexts/StatusContext.js';
 import { describeFailure, isUnauthorized } from '../../errors.js';
 import { formatUsd } from '../../format.js';
-import { billingClientOf } from '../../panes/billing/billingClient.js';
 import { creditedByBalance, entryIdOf, isStarted, METHODS, viewForEntry, type FlowMessage, type FlowView, type UsdcMode } from './flowState.js';
 import { explainVerifyFailure } from './refusals.js';
 import { useTopUpDeps } from './TopUpDeps.js';
@@ -71,7 +70,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
   const refreshBalance = useBalanceRefresh();
   const flash = useFlash();
   const deps = useTopUpDeps();
-  const client = useMemo(() => billingClientOf(session.client), [session.client]);
+  const client = session.client;
   const baseUrl = session.baseUrl;
   const scope = useMemo<JournalScope | undefined>(
     () => (baseUrl ? { host: hostOf(baseUrl), profile: services.profile.name } : undefined),

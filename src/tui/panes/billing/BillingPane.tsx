@@ -25,7 +25,6 @@ import { useTopUpDeps } from '../../flows/topup/TopUpDeps.js';
 import { useTopUpFlow } from '../../flows/topup/useTopUpFlow.js';
 import type { PaneProps } from '../registry.js';
 import { BalanceSummary } from './BalanceSummary.js';
-import { billingClientOf } from './billingClient.js';
 import { RecentTopUps } from './RecentTopUps.js';
 import { StatusTree, treeLines } from './StatusTree.js';
 import { TrendLines } from './TrendLines.js';
@@ -48,7 +47,7 @@ export function BillingPane({ size, active }: PaneProps) {
   useTick(active ? 5000 : undefined);
   const now = clock();
 
-  const client = useMemo(() => billingClientOf(session.client), [session.client]);
+  const client = session.client;
   const status = useResource<unknown>((signal) => client!.getBillingStatus({ signal }), { key: client, enabled: showStatus && client !== undefined });
   const statusLines = useMemo(() => (status.data === undefined && status.updatedAt === undefined ? [] : treeLines(status.data)), [status.data, status.updatedAt]);
 
@@ -82,7 +81,7 @@ export function BillingPane({ size, active }: PaneProps) {
   if (!active) return null;
   if (flow.open) return <TopUpDialog flow={flow} remaining={data?.remaining} columns={size.columns} rows={size.rows} />;
 
-  const summaryRows = compact ? 3 : 3;
+  const summaryRows = 3;
   const trendRows = compact ? 2 : 3;
   const bannerRows = flow.view || unfinished ? 1 : 0;
   const gap = compact ? 0 : 1;

@@ -4,7 +4,7 @@
  * low-balance threshold. Shared by the Billing pane (which stays mounted while hidden, so the
  * history and the alert run on every pane) and `keydeck monitor`.
  */
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { useStdout } from 'ink';
 import { BELL, INITIAL_LOW_BALANCE_STATE, observeBalance, type LowBalanceState } from '../../../billing/alert.js';
 import { BalanceHistory, type BalanceHistoryOptions } from '../../../billing/history.js';
@@ -25,9 +25,7 @@ export interface UseBalanceMonitorOptions {
 export interface BalanceMonitor {
   /** The history (a stable object; `version` changes with every sample). */
   readonly history: BalanceHistory;
-  /** The last observed balance is below the threshold. */
-  readonly low: boolean;
-  /** Times the bell rang since mount. */
+  /** Times the bell rang since mount (read live; nothing on screen depends on it, so no re-render). */
   readonly rings: number;
 }
 
@@ -36,7 +34,7 @@ export function useBalanceMonitor(poll: Pick<PollState<CreditBalance>, 'data' | 
   const { stdout } = useStdout();
   const history = useMemo(() => new BalanceHistory(options.history), []); // eslint-disable-line react-hooks/exhaustive-deps
   const alarm = useRef<LowBalanceState>(INITIAL_LOW_BALANCE_STATE);
-  const [state, setState] = useState({ low: false, rings: 0 });
+  const rings = useRef(0);
   const bellRef = useRef(options.bell);
   bellRef.current = options.bell;
 
@@ -56,12 +54,21 @@ export function useBalanceMonitor(poll: Pick<PollState<CreditBalance>, 'data' | 
     const step = observeBalance(alarm.current, data.remaining, threshold);
     alarm.current = step.state;
     if (step.fire) {
+      rings.current += 1;
       if (bellRef.current) bellRef.current();
       else stdout.write(BELL);
     }
-    // Re-render only when something shown changed (the LOW mark, the bell count).
-    setState((s) => (s.low === step.state.low && !step.fire ? s : { low: step.state.low, rings: s.rings + (step.fire ? 1 : 0) }));
   }, [data, updatedAt, threshold, stdout]);
 
-  return useMemo(() => ({ history, low: state.low, rings: state.rings }), [history, state]);
+  // One stable object: the LOW mark is drawn from the balance and the threshold where it shows
+  // (BalanceSummary, Header), so a crossing costs no extra render of the pane.
+  return useMemo(
+    () => ({
+      history,
+      get rings() {
+        return rings.current;
+      },
+    }),
+    [history],
+  );
 }
