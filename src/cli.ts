@@ -102,10 +102,12 @@ program
   .action(async (opts: { interval?: string; alertBelow?: string }, cmd: Command) => {
     const { runCommand, globalOptionsOf } = await import('./commands/output.js');
     const { monitorCommand } = await import('./commands/monitor.js');
-    const { runMonitor } = await import('./tui/panes/billing/monitor/runMonitor.js');
     // The flags may also be parsed as the root program's (the TUI's) options: read both.
     const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string }>(), ...opts };
-    await runCommand(() => monitorCommand(globalOptionsOf(cmd), flags, { render: runMonitor }));
+    await runCommand(() => monitorCommand(globalOptionsOf(cmd), flags, {
+      // Ink loads only once the flags, the terminal and the key have been checked.
+      render: async (input) => (await import('./tui/panes/billing/monitor/runMonitor.js')).runMonitor(input),
+    }));
   });
 // ---- end monitor ----
 
@@ -299,21 +301,15 @@ program.action(async () => {
   }
   const globals = program.opts<import('./tui/run.js').TuiGlobals & { interval?: string; alertBelow?: string }>();
   // Bad settings are usage errors, reported before anything is drawn.
-  const settings: { intervalSeconds?: number; alertBelowUsd?: number } = {};
+  let settings = {};
   if (globals.interval !== undefined || globals.alertBelow !== undefined) {
-    const { parseIntervalSeconds, parseAlertBelow } = await import('./billing/settings.js');
-    for (const [text, parse, field] of [
-      [globals.interval, parseIntervalSeconds, 'intervalSeconds'],
-      [globals.alertBelow, parseAlertBelow, 'alertBelowUsd'],
-    ] as const) {
-      if (text === undefined) continue;
-      const parsed = parse(text);
-      if (!parsed.ok) {
-        process.stderr.write(`keydeck: ${parsed.reason}.\n`);
-        process.exit(2);
-      }
-      settings[field] = parsed.value;
+    const { parseWatchFlags } = await import('./billing/settings.js');
+    const parsed = parseWatchFlags(globals);
+    if (!parsed.ok) {
+      process.stderr.write(`keydeck: ${parsed.reason}.\n`);
+      process.exit(2);
     }
+    settings = parsed.value;
   }
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     process.stderr.write(

@@ -4,10 +4,12 @@
  * profile `alertBelowUsd`), parsed from command-line text with the reason in words. Pure.
  */
 
-/** Shortest poll interval, seconds. */
-export const MIN_INTERVAL_SECONDS = 2;
+import { MAX_POLL_INTERVAL_SECONDS, MIN_POLL_INTERVAL_SECONDS } from '../config/config.js';
+
+/** Shortest poll interval, seconds (the profile setting's bound, config.ts). */
+export const MIN_INTERVAL_SECONDS = MIN_POLL_INTERVAL_SECONDS;
 /** Longest poll interval accepted on the command line, seconds (one day). */
-export const MAX_INTERVAL_SECONDS = 86_400;
+export const MAX_INTERVAL_SECONDS = MAX_POLL_INTERVAL_SECONDS;
 
 /** A parse result: the value, or why the text was refused (one sentence). */
 export type SettingParse = { ok: true; value: number } | { ok: false; reason: string };
@@ -26,6 +28,39 @@ export function parseAlertBelow(text: string): SettingParse {
   const t = text.trim().replace(/^\$/, '');
   if (!/^\d+(\.\d{1,2})?$/.test(t)) return { ok: false, reason: '--alert-below must be an amount in USD such as 5 or 12.50' };
   return { ok: true, value: Number(t) };
+}
+
+/** `--interval` and `--alert-below` as commander gives them (text), each optional. */
+export interface WatchFlagText {
+  readonly interval?: string | undefined;
+  readonly alertBelow?: string | undefined;
+}
+
+/** The flags given, parsed: what overrides the profile's `pollIntervalSeconds` / `alertBelowUsd`. */
+export interface WatchOverrides {
+  /** Seconds between balance reads (≥ 2). */
+  intervalSeconds?: number;
+  /** Low-balance threshold, USD. */
+  alertBelowUsd?: number;
+}
+
+/**
+ * Parses `--interval` and `--alert-below` for the TUI, `keydeck monitor` and `billing watch`:
+ * the overrides, or the first flag's reason for refusing (one sentence, no full stop).
+ */
+export function parseWatchFlags(flags: WatchFlagText): { ok: true; value: WatchOverrides } | { ok: false; reason: string } {
+  const value: WatchOverrides = {};
+  if (flags.interval !== undefined) {
+    const interval = parseIntervalSeconds(flags.interval);
+    if (!interval.ok) return interval;
+    value.intervalSeconds = interval.value;
+  }
+  if (flags.alertBelow !== undefined) {
+    const alert = parseAlertBelow(flags.alertBelow);
+    if (!alert.ok) return alert;
+    value.alertBelowUsd = alert.value;
+  }
+  return { ok: true, value };
 }
 
 /** What `keydeck monitor` runs with. */

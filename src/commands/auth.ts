@@ -18,7 +18,7 @@ import { KeydeckApiError, keyPrefixOf } from '../api/errors.js';
 import { MAX_NAME_LENGTH, type ManagementKey } from '../api/schemas.js';
 import { ConfigError, emptyConfig, normalizeBaseUrl, readConfig, updateConfig, type KeydeckConfig } from '../config/config.js';
 import { configFilePath } from '../config/paths.js';
-import { requestTimeoutFromEnv } from '../config/timeout.js';
+import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { resolveFromConfig, resolveProfile, type ResolvedProfile } from '../config/profile.js';
 import { createCredentialStore, keychainBackendName, TOKEN_ENV_VAR } from '../credentials/index.js';
 import { CredentialStoreError, type CredentialSource, type CredentialStore, type StoredCredential } from '../credentials/store.js';
@@ -130,7 +130,7 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
   const previous = await storedQuietly(store, profile.name);
 
   // 4. Verify the token, and with a session token create the management key.
-  const client = new KeydeckClient({ ...clientTimeout(env), baseUrl, token });
+  const client = new KeydeckClient({ ...clientTimeoutFromEnv(env), baseUrl, token });
   const existing = await client.listManagementKeys();
   let managementKey: string;
   let created: { id: string; name: string; keyPrefix: string } | undefined;
@@ -236,7 +236,7 @@ export async function authStatus(globals: GlobalOptions, options: { json?: boole
   const env = deps.env ?? process.env;
   const store = deps.store ?? createCredentialStore({ env });
   const profile = await resolveProfile(globals, env);
-  const { report, code } = await statusReport(profile, store);
+  const { report, code } = await statusReport(profile, store, env);
   if (options.json) {
     printJson(report);
   } else {
@@ -262,8 +262,8 @@ function describeSource(report: AuthStatusReport, backend: string, profile: stri
   }
 }
 
-/** Builds the status report of `profile` (shared with `keydeck doctor`), printing the file warning. */
-export async function statusReport(profile: ResolvedProfile, store: CredentialStore): Promise<{ report: AuthStatusReport; code: ExitCodeValue }> {
+/** Builds the status report of `profile`, printing the file warning; `env` gives KEYDECK_TIMEOUT_MS. */
+async function statusReport(profile: ResolvedProfile, store: CredentialStore, env: NodeJS.ProcessEnv): Promise<{ report: AuthStatusReport; code: ExitCodeValue }> {
   const base = { profile: profile.name, baseUrl: profile.baseUrl ?? null };
   let credential: StoredCredential | undefined;
   try {
@@ -291,7 +291,7 @@ export async function statusReport(profile: ResolvedProfile, store: CredentialSt
     return { report: { ...found, accepted: false, reason: `${noBaseUrlSentence(profile.name)}.` }, code: ExitCode.usage };
   }
   try {
-    const client = new KeydeckClient({ ...clientTimeout(process.env), baseUrl: profile.baseUrl, token: credential.token });
+    const client = new KeydeckClient({ ...clientTimeoutFromEnv(env), baseUrl: profile.baseUrl, token: credential.token });
     const keys = await client.listManagementKeys();
     const mine = found.keyPrefix ? keys.find((k) => k.keyPrefix === found.keyPrefix) : undefined;
     return { report: { ...found, ...(mine && { keyName: mine.name }), accepted: true }, code: ExitCode.ok };
@@ -319,7 +319,7 @@ export async function authLogout(globals: GlobalOptions, options: { revoke?: boo
     if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile.name));
     if (stored.source === 'file' && stored.path) warn(insecureStorageWarning(stored.path));
     const prefix = keyPrefixOf(stored.token);
-    const client = new KeydeckClient({ ...clientTimeout(env), baseUrl: profile.baseUrl, token: stored.token });
+    const client = new KeydeckClient({ ...clientTimeoutFromEnv(env), baseUrl: profile.baseUrl, token: stored.token });
     try {
       const mine = (await client.listManagementKeys()).find((k) => k.keyPrefix === prefix);
       if (mine) {
@@ -344,10 +344,4 @@ export async function authLogout(globals: GlobalOptions, options: { revoke?: boo
   if (result.keychainError) warn(`the keychain could not be asked, so a key stored there may remain: ${result.keychainError}`);
   if (env[TOKEN_ENV_VAR]?.trim()) warn(`${TOKEN_ENV_VAR} is still set, and keydeck keeps using it until it is unset`);
   return ExitCode.ok;
-}
-
-/** `{ timeoutMs }` from `KEYDECK_TIMEOUT_MS` when it is set and valid, else nothing (the client's default). */
-function clientTimeout(env: NodeJS.ProcessEnv): { timeoutMs?: number } {
-  const timeoutMs = requestTimeoutFromEnv(env);
-  return timeoutMs === undefined ? {} : { timeoutMs };
 }

@@ -20,7 +20,7 @@ import type { TopUpResult } from '../api/client.js';
 import { isAbortError, KeydeckApiError, type ApiErrorCode } from '../api/errors.js';
 import type { CreditBalance, TopUpMethod } from '../api/schemas.js';
 import { LowBalanceAlarm } from '../billing/alert.js';
-import { parseAlertBelow, parseIntervalSeconds } from '../billing/settings.js';
+import { parseWatchFlags } from '../billing/settings.js';
 import { apiErrorSentence, NETWORK_ERROR_CODES, printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { parseAmount, parseTxHash } from './input.js';
 import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
@@ -183,13 +183,11 @@ function signalOnInterrupt(): { signal: AbortSignal; dispose: () => void } {
  * @throws CommandFailure / KeydeckApiError as described (exit 1 or 4)
  */
 export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {}, deps: WatchDeps = {}): Promise<ExitCodeValue> {
-  const interval = flags.interval !== undefined ? parseIntervalSeconds(flags.interval) : undefined;
-  if (interval && !interval.ok) fail(ExitCode.usage, `invalid_request: ${interval.reason}`);
-  const alert = flags.alertBelow !== undefined ? parseAlertBelow(flags.alertBelow) : undefined;
-  if (alert && !alert.ok) fail(ExitCode.usage, `invalid_request: ${alert.reason}`);
+  const parsed = parseWatchFlags(flags);
+  if (!parsed.ok) fail(ExitCode.usage, `invalid_request: ${parsed.reason}`);
   const { client, profile } = await openSession(globals, deps.session);
-  const intervalMs = (interval?.ok ? interval.value : profile.pollIntervalSeconds) * 1000;
-  const threshold = alert?.ok ? alert.value : profile.alertBelowUsd;
+  const intervalMs = (parsed.value.intervalSeconds ?? profile.pollIntervalSeconds) * 1000;
+  const threshold = parsed.value.alertBelowUsd ?? profile.alertBelowUsd;
   const alarm = new LowBalanceAlarm(threshold);
   const now = deps.now ?? Date.now;
   const interrupt = deps.signal ? undefined : signalOnInterrupt();

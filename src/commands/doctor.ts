@@ -6,6 +6,7 @@
  * key (`GET /api/keys/management`, §4/§5). A check that cannot run because an earlier one failed
  * says so and fails too. Nothing secret is printed.
  */
+import { requestTimeoutFromEnv } from '../config/timeout.js';
 import { KeydeckClient } from '../api/client.js';
 import { KeydeckApiError, keyPrefixOf } from '../api/errors.js';
 import { ConfigError, emptyConfig, readConfig, type KeydeckConfig } from '../config/config.js';
@@ -17,6 +18,9 @@ import { tokenKind } from '../credentials/token.js';
 import type { AuthDeps } from './auth.js';
 import { ExitCode, warn, insecureStorageWarning, noBaseUrlSentence, printJson, printLine, sentenceOf, type ExitCodeValue, type GlobalOptions } from './output.js';
 
+
+/** The doctor's deadline for asking the service, ms, unless KEYDECK_TIMEOUT_MS says otherwise (a check should answer fast). */
+const DOCTOR_TIMEOUT_MS = 5000;
 /** One line of the doctor's report. */
 export interface DoctorCheck {
   /** `keychain`, `config`, `key`, `service` or `accepted`. */
@@ -102,7 +106,7 @@ export async function runDoctorChecks(globals: GlobalOptions, deps: AuthDeps = {
   }
   const baseUrl = profile.baseUrl;
   try {
-    await new KeydeckClient({ baseUrl, token: credential?.token ?? PROBE_TOKEN, retries: 0, timeoutMs: 5000 }).listManagementKeys();
+    await new KeydeckClient({ baseUrl, token: credential?.token ?? PROBE_TOKEN, retries: 0, timeoutMs: requestTimeoutFromEnv(env) ?? DOCTOR_TIMEOUT_MS }).listManagementKeys();
     checks.push({ name: 'service', ok: true, detail: `${baseUrl} answers` });
     checks.push({ name: 'accepted', ok: true, detail: 'the service accepts the key' });
   } catch (err) {

@@ -9,7 +9,8 @@
  *
  * Exit codes: 0 after `q`; 2 bad usage (a bad flag, no terminal, no base URL); 1 no key.
  */
-import { parseAlertBelow, parseIntervalSeconds, type MonitorSettings } from '../billing/settings.js';
+import { parseWatchFlags, type MonitorSettings } from '../billing/settings.js';
+import { tokenKind } from '../credentials/token.js';
 import type { CreditBalance } from '../api/schemas.js';
 import { keyPrefixOf } from '../api/errors.js';
 import { ExitCode, fail, openSession, type ExitCodeValue, type GlobalOptions, type OpenSessionOptions } from './output.js';
@@ -43,21 +44,20 @@ export interface MonitorDeps {
  *   openSession for a missing base URL or key.
  */
 export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags, deps: MonitorDeps): Promise<ExitCodeValue | number> {
-  const interval = flags.interval !== undefined ? parseIntervalSeconds(flags.interval) : undefined;
-  if (interval && !interval.ok) fail(ExitCode.usage, interval.reason);
-  const alert = flags.alertBelow !== undefined ? parseAlertBelow(flags.alertBelow) : undefined;
-  if (alert && !alert.ok) fail(ExitCode.usage, alert.reason);
+  const parsed = parseWatchFlags(flags);
+  if (!parsed.ok) fail(ExitCode.usage, parsed.reason);
   const terminal = deps.isTerminal ?? Boolean(process.stdin.isTTY && process.stdout.isTTY);
   if (!terminal) {
     fail(ExitCode.usage, 'keydeck monitor draws live lines and needs a terminal; in a script use `keydeck billing` commands with --json');
   }
   const { profile, client, credential } = await openSession(globals, deps.session);
-  const isKey = credential.token.startsWith('mk_');
+  const isKey = tokenKind(credential.token) === 'management';
+  const alertBelowUsd = parsed.value.alertBelowUsd ?? profile.alertBelowUsd;
   const settings: MonitorSettings = {
     baseUrl: profile.baseUrl,
     profileName: profile.name,
-    intervalSeconds: interval?.ok ? interval.value : profile.pollIntervalSeconds,
-    ...((alert?.ok ? alert.value : profile.alertBelowUsd) !== undefined && { alertBelowUsd: alert?.ok ? alert.value : profile.alertBelowUsd! }),
+    intervalSeconds: parsed.value.intervalSeconds ?? profile.pollIntervalSeconds,
+    ...(alertBelowUsd !== undefined && { alertBelowUsd }),
     credentialLabel: `${isKey ? `key ${keyPrefixOf(credential.token)}` : 'session token'} (${credential.source})`,
   };
   try {

@@ -22,7 +22,7 @@ import { describeApiError } from '../api/describe.js';
 import { KeydeckApiError, redactSecrets } from '../api/errors.js';
 import { ConfigError } from '../config/config.js';
 import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
-import { requestTimeoutFromEnv } from '../config/timeout.js';
+import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { createCredentialStore } from '../credentials/index.js';
 import { CredentialStoreError, type CredentialStore, type StoredCredential } from '../credentials/store.js';
 
@@ -188,8 +188,7 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store));
   if (credential.source === 'file' && credential.path) warn(insecureStorageWarning(credential.path));
   // KEYDECK_TIMEOUT_MS sets the call deadline unless the caller passed its own.
-  const timeoutMs = requestTimeoutFromEnv(env);
-  const client = new KeydeckClient({ ...(timeoutMs !== undefined && { timeoutMs }), ...options.client, baseUrl: profile.baseUrl, token: credential.token });
+  const client = new KeydeckClient({ ...clientTimeoutFromEnv(env), ...options.client, baseUrl: profile.baseUrl, token: credential.token });
   return { profile: { ...profile, baseUrl: profile.baseUrl }, credential, client, store };
 }
 

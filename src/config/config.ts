@@ -21,6 +21,8 @@ import { describeJsonSyntaxError } from './json.js';
 export const DEFAULT_POLL_INTERVAL_SECONDS = 15;
 /** Smallest poll interval a profile may set, in seconds. */
 export const MIN_POLL_INTERVAL_SECONDS = 2;
+/** Longest balance poll interval, seconds (one day). */
+export const MAX_POLL_INTERVAL_SECONDS = 86_400;
 
 /** A profile name: 1–64 of letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
 export const ProfileNameSchema = z
@@ -34,7 +36,7 @@ export const ProfileConfigSchema = z.strictObject({
     message: 'must be an http:// or https:// URL without a user name or password',
   }).optional(),
   /** Seconds between balance polls in the TUI (≥ 2; default 15). */
-  pollIntervalSeconds: z.number().min(MIN_POLL_INTERVAL_SECONDS).max(86_400).optional(),
+  pollIntervalSeconds: z.number().min(MIN_POLL_INTERVAL_SECONDS).max(MAX_POLL_INTERVAL_SECONDS).optional(),
   /** Low-balance threshold in USD: the monitor warns when `remaining` drops below it. */
   alertBelowUsd: z.number().min(0).optional(),
 });

@@ -8,13 +8,25 @@
 export const TIMEOUT_ENV_VAR = 'KEYDECK_TIMEOUT_MS';
 
 /**
- * The call deadline from `KEYDECK_TIMEOUT_MS`, in ms, or undefined (use the client's default)
- * when the variable is unset, empty, not a number, not positive, or above 2^31−1 (what a timer
- * accepts). Never throws: a bad value falls back to the default, as KEYDECK_KEYCHAIN_TIMEOUT_MS does.
+ * A deadline in ms from the environment variable `name`, or undefined (use the default) when it
+ * is unset, empty, not a number, not positive, or above 2^31−1 (what a timer accepts). Never
+ * throws: a bad value falls back to the default. Reads `KEYDECK_TIMEOUT_MS` and
+ * `KEYDECK_KEYCHAIN_TIMEOUT_MS`.
  */
-export function requestTimeoutFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const raw = env[TIMEOUT_ENV_VAR];
+export function positiveMsFromEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name];
   if (raw === undefined || raw.trim() === '') return undefined;
   const value = Number(raw);
   return Number.isFinite(value) && value > 0 && value <= 2_147_483_647 ? value : undefined;
+}
+
+/** The call deadline from `KEYDECK_TIMEOUT_MS`, in ms, or undefined (the client's default). */
+export function requestTimeoutFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  return positiveMsFromEnv(env, TIMEOUT_ENV_VAR);
+}
+
+/** `{ timeoutMs }` for a KeydeckClient's options from `KEYDECK_TIMEOUT_MS`, or `{}` (the client's default). */
+export function clientTimeoutFromEnv(env: NodeJS.ProcessEnv = process.env): { timeoutMs?: number } {
+  const timeoutMs = requestTimeoutFromEnv(env);
+  return timeoutMs === undefined ? {} : { timeoutMs };
 }

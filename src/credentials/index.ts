@@ -9,6 +9,7 @@
  * await store.set('default', 'mk_…', { insecureStorage: false });
  * ```
  */
+import { positiveMsFromEnv } from '../config/timeout.js';
 import { credentialsFilePath } from '../config/paths.js';
 import { envCredential } from './env.js';
 import { CredentialFile } from './file.js';
@@ -66,7 +67,7 @@ export function createCredentialStore(options: CredentialStoreOptions = {}): Cre
   const keychain = new Keychain({
     env,
     platform: options.platform ?? process.platform,
-    timeoutMs: options.keychainTimeoutMs ?? timeoutFromEnv(env) ?? DEFAULT_KEYCHAIN_TIMEOUT_MS,
+    timeoutMs: options.keychainTimeoutMs ?? positiveMsFromEnv(env, 'KEYDECK_KEYCHAIN_TIMEOUT_MS') ?? DEFAULT_KEYCHAIN_TIMEOUT_MS,
     ...(options.loadKeytar && { load: options.loadKeytar }),
   });
 
@@ -135,9 +136,3 @@ export function createCredentialStore(options: CredentialStoreOptions = {}): Cre
   };
 }
 
-function timeoutFromEnv(env: NodeJS.ProcessEnv): number | undefined {
-  const raw = env.KEYDECK_KEYCHAIN_TIMEOUT_MS;
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const value = Number(raw);
-  return Number.isFinite(value) && value > 0 ? value : undefined;
-}

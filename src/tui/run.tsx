@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { sandboxDbPath } from '../config/paths.js';
 import { render } from 'ink';
 import { KeydeckClient } from '../api/client.js';
-import { ConfigError, requestTimeoutFromEnv, resolveProfile, updateConfig } from '../config/index.js';
+import { clientTimeoutFromEnv, ConfigError, resolveProfile, updateConfig } from '../config/index.js';
 import { createCredentialStore } from '../credentials/index.js';
 import { App } from './App.js';
 import { copyText } from './clipboard.js';
@@ -86,7 +86,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   /** One client (one keep-alive connection) per service and token: setup's verify and create, and the session after it, share it. */
   const clients = new Map<string, KeydeckClient>();
   /** KEYDECK_TIMEOUT_MS: the deadline of each call (ms, retries included); unset = the client's 10 s. */
-  const timeoutMs = requestTimeoutFromEnv();
+  const clientTimeout = clientTimeoutFromEnv();
   lifecycle.onCleanup(() => {
     for (const c of clients.values()) c.close();
   });
@@ -106,7 +106,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
       const key = `${baseUrl}\0${token}`;
       let client = clients.get(key);
       if (!client) {
-        client = new KeydeckClient({ baseUrl, token, ...(timeoutMs !== undefined && { timeoutMs }) });
+        client = new KeydeckClient({ ...clientTimeout, baseUrl, token });
         clients.set(key, client);
       }
       return client;
