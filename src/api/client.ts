@@ -20,9 +20,10 @@
  *   KeydeckApiError. Cancelling a POST/PUT/DELETE after it was sent leaves its outcome unknown.
  * - No error text (message, stack, `JSON.stringify`) ever holds the token or a key value.
  */
+import { baseUrlProblem, normalizeBaseUrl } from './baseUrl.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
-import { createAbortError, KeydeckApiError, type KeydeckApiErrorOptions } from './errors.js';
+import { createAbortError, KeydeckApiError } from './errors.js';
 import {
   errorFromInvalidResponse,
   errorFromNetwork,
@@ -165,7 +166,7 @@ export class KeydeckClient {
    *   `retries` or `userAgent`) when an option is unusable; the message never holds the token.
    */
   constructor(options: KeydeckClientOptions) {
-    this.baseUrl = normalizeBaseUrl(options.baseUrl);
+    this.baseUrl = checkedBaseUrl(options.baseUrl);
     const token = options.token;
     if (typeof token !== 'string' || token.length === 0 || /[\s\u0000-\u001f\u007f]/.test(token)) {
       throw new KeydeckApiError('invalid_request', 'The token is empty or contains spaces or control characters: give a session token or a management key.', { field: 'token' });
@@ -427,23 +428,13 @@ function readBody<T>(spec: CallSpec<T>, ctx: FailureContext, status: number, bod
 }
 
 /**
- * Checks and normalizes the base address: an absolute http(s) URL without credentials, query or
- * fragment; trailing slashes dropped (a path prefix such as `/v2` is kept).
+ * Checks and normalizes the base address (src/api/baseUrl.ts rules).
+ * @throws KeydeckApiError `invalid_request` (field `baseUrl`) naming what is wrong
  */
-function normalizeBaseUrl(baseUrl: string): string {
-  const fail = (why: string): never => {
-    const options: KeydeckApiErrorOptions = { field: 'baseUrl' };
-    throw new KeydeckApiError('invalid_request', `The base URL ${why}: give an address such as https://api.example.com.`, options);
-  };
-  if (typeof baseUrl !== 'string' || baseUrl.trim() === '') return fail('is empty');
-  let url: URL;
-  try {
-    url = new URL(baseUrl.trim());
-  } catch {
-    return fail('is not a valid URL');
+function checkedBaseUrl(baseUrl: string): string {
+  const problem = baseUrlProblem(baseUrl);
+  if (problem !== undefined) {
+    throw new KeydeckApiError('invalid_request', `The base URL ${problem}: give an address such as https://api.example.com.`, { field: 'baseUrl' });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return fail('must start with http:// or https://');
-  if (url.username !== '' || url.password !== '') return fail('must not contain a user name or password');
-  if (url.search !== '' || url.hash !== '') return fail('must not contain a query or fragment');
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  return normalizeBaseUrl(baseUrl);
 }

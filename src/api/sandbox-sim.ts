@@ -4,14 +4,12 @@
  * a deposit address, so the USDC top-up walk-through can be completed end to end without real
  * money. Only for a sandbox: see {@link canSimulateTransfers}.
  */
+import { isLoopbackHost, normalizeBaseUrl } from './baseUrl.js';
 import { z } from 'zod';
 import { KeydeckApiError } from './errors.js';
 import { TxHashSchema } from './schemas.js';
 
 const TransferResponseSchema = z.looseObject({ txHash: TxHashSchema });
-
-/** Hosts on which keydeck offers the simulation (a service on loopback is a local sandbox). */
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 /**
  * True when the walk-through may offer "simulate the transfer": keydeck started the sandbox
@@ -21,7 +19,7 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 export function canSimulateTransfers(baseUrl: string, startedSandbox = false): boolean {
   if (startedSandbox) return true;
   try {
-    return LOOPBACK.has(new URL(baseUrl).hostname);
+    return isLoopbackHost(new URL(baseUrl).host);
   } catch {
     return false;
   }
@@ -47,7 +45,7 @@ export async function simulateUsdcTransfer(
   transfer: { to: string; amount: string | number },
   options: SimulateTransferOptions = {},
 ): Promise<{ txHash: string }> {
-  const url = `${baseUrl.replace(/\/+$/, '')}/sandbox/chain/transfers`;
+  const url = `${normalizeBaseUrl(baseUrl)}/sandbox/chain/transfers`;
   const timeout = AbortSignal.timeout(options.timeoutMs ?? 10_000);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   let response: Response;

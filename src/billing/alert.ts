@@ -27,6 +27,15 @@ export interface LowBalanceStep {
 }
 
 /**
+ * True when `remaining` USD is below `threshold` USD, compared in whole cents (float noise cannot
+ * flap around the threshold); false with no threshold. The one rule behind the LOW word in the
+ * header, the Billing pane and the bell.
+ */
+export function isBelowThreshold(remaining: number, threshold: number | undefined): boolean {
+  return threshold !== undefined && Math.round(remaining * 100) < Math.round(threshold * 100);
+}
+
+/**
  * One observation of `remaining` USD against `threshold` USD (undefined: no alert configured,
  * never low, never fires). Compared in whole cents, so float noise cannot flap around the
  * threshold. Pure.
@@ -35,7 +44,7 @@ export function observeBalance(state: LowBalanceState, remaining: number, thresh
   if (threshold === undefined || !Number.isFinite(threshold) || !Number.isFinite(remaining)) {
     return { state: INITIAL_LOW_BALANCE_STATE, fire: false };
   }
-  const low = Math.round(remaining * 100) < Math.round(threshold * 100);
+  const low = isBelowThreshold(remaining, threshold);
   if (!low) return { state: { armed: true, low: false }, fire: false };
   return { state: { armed: false, low: true }, fire: state.armed };
 }

@@ -14,6 +14,7 @@
  * entries (finished ones are dropped first). A file that cannot be read as a journal is never
  * overwritten: it is moved aside to `topups.json.broken-<timestamp>` and a fresh journal starts.
  */
+import { isLoopbackHost } from '../api/baseUrl.js';
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
@@ -111,20 +112,7 @@ export function journalPath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(dataDir(env), 'topups.json');
 }
 
-/** The `host` (`name:port`) of a base URL; the text itself when it is not a URL. */
-export function hostOf(baseUrl: string): string {
-  try {
-    return new URL(baseUrl).host;
-  } catch {
-    return baseUrl;
-  }
-}
-
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-function hostnameOf(host: string): string {
-  return host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.split(':')[0] ?? host);
-}
+export { hostOf } from '../api/baseUrl.js';
 
 /**
  * True when two hosts are the same service: equal, or both loopback (the sandbox of
@@ -132,7 +120,7 @@ function hostnameOf(host: string): string {
  */
 export function sameService(a: string, b: string): boolean {
   if (a === b) return true;
-  return LOOPBACK.has(hostnameOf(a)) && LOOPBACK.has(hostnameOf(b));
+  return isLoopbackHost(a) && isLoopbackHost(b);
 }
 
 function inScope(entry: JournalEntry, scope: JournalScope): boolean {

@@ -11,6 +11,7 @@
  * ```
  * A broken file is never overwritten without a backup (`config.json.bak-<timestamp>`).
  */
+import { baseUrlProblem, normalizeBaseUrl as normalizeUrl } from '../api/baseUrl.js';
 import { mkdir, readFile, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -32,8 +33,8 @@ export const ProfileNameSchema = z
 /** One profile's settings. Every field is optional; none is secret. */
 export const ProfileConfigSchema = z.strictObject({
   /** The service's base URL (http or https, no credentials in it). */
-  baseUrl: z.string().refine((value) => checkBaseUrl(value) === undefined, {
-    message: 'must be an http:// or https:// URL without a user name or password',
+  baseUrl: z.string().refine((value) => baseUrlProblem(value) === undefined, {
+    message: 'must be an http:// or https:// URL without a user name, password, query or fragment',
   }).optional(),
   /** Seconds between balance polls in the TUI (≥ 2; default 15). */
   pollIntervalSeconds: z.number().min(MIN_POLL_INTERVAL_SECONDS).max(MAX_POLL_INTERVAL_SECONDS).optional(),
@@ -75,28 +76,14 @@ export class ConfigError extends Error {
   }
 }
 
-/** Why `value` is not an acceptable base URL, or undefined when it is. */
-function checkBaseUrl(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'is not a URL';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must start with http:// or https://';
-  if (url.username || url.password) return 'must not contain a user name or password';
-  return undefined;
-}
-
 /**
  * Returns `input` as a base URL keydeck stores and uses: trimmed, trailing slashes removed.
  * @throws ConfigError `invalid_base_url` when it is not an http(s) URL or carries credentials.
  */
 export function normalizeBaseUrl(input: string): string {
-  const value = input.trim();
-  const problem = checkBaseUrl(value);
+  const problem = baseUrlProblem(input);
   if (problem) throw new ConfigError('invalid_base_url', `the base URL ${problem}: pass something like --base-url https://api.example.com.`);
-  return value.replace(/\/+$/, '');
+  return normalizeUrl(input);
 }
 
 /**

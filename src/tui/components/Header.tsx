@@ -5,6 +5,8 @@
  * offline since … / service failing since … / bad answers since … / rate limited / key
  * rejected). Two lines in the full layout, one in the compact one.
  */
+import { hostOf } from '../../api/baseUrl.js';
+import { isBelowThreshold } from '../../billing/alert.js';
 import { Box, Text } from 'ink';
 import { useBalance } from '../contexts/BalanceContext.js';
 import { useClock, useServices } from '../contexts/ServicesContext.js';
@@ -16,14 +18,9 @@ import type { PollState } from '../hooks/poller.js';
 import type { CreditBalance } from '../../api/schemas.js';
 import { symbols, theme, type ThemeColor } from '../theme.js';
 
-/** The host (and port) of a base URL, for display. */
-export function hostOf(baseUrl: string | undefined): string {
-  if (!baseUrl) return 'no service set';
-  try {
-    return new URL(baseUrl).host;
-  } catch {
-    return baseUrl;
-  }
+/** The host (and port) of a base URL, for display; "no service set" without one. */
+export function hostLabel(baseUrl: string | undefined): string {
+  return baseUrl ? hostOf(baseUrl) : 'no service set';
 }
 
 /** The credential in use, in words (never the secret). */
@@ -62,7 +59,7 @@ export function balanceText(data: CreditBalance | undefined, alertBelowUsd: numb
   if (!data) return { text: 'balance …', color: theme.muted };
   const amount = formatUsd(data.remaining);
   if (data.remaining <= 0) return { text: `${amount} left (empty)`, color: theme.danger };
-  if (alertBelowUsd !== undefined && data.remaining < alertBelowUsd) return { text: `${symbols.warning} ${amount} left (low)`, color: theme.warning };
+  if (isBelowThreshold(data.remaining, alertBelowUsd)) return { text: `${symbols.warning} ${amount} left (low)`, color: theme.warning };
   return { text: `${amount} left`, color: theme.ok };
 }
 
@@ -89,7 +86,7 @@ export function Header({ columns, compact }: HeaderProps) {
   const bal = balanceText(poll.data, profile.alertBelowUsd);
   const badge = target === 'sandbox' ? 'SANDBOX' : 'LIVE';
   const badgeColor = target === 'sandbox' ? theme.sandbox : theme.live;
-  const host = hostOf(session.baseUrl);
+  const host = hostLabel(session.baseUrl);
 
   if (compact) {
     return (

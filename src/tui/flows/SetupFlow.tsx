@@ -9,6 +9,7 @@
  *    and set KEYDECK_TOKEN;
  * 4. the Keys pane. The session token is never stored anywhere.
  */
+import { normalizeBaseUrl } from '../../api/baseUrl.js';
 import { useRef, useState } from 'react';
 import { Box, Text } from 'ink';
 import { KeyNameSchema } from '../../api/schemas.js';
@@ -17,7 +18,7 @@ import { CredentialStoreError } from '../../credentials/store.js';
 import { HintBar } from '../components/HintBar.js';
 import { RevealDialog } from '../components/RevealDialog.js';
 import { StatusLine } from '../components/StatusLine.js';
-import { hostOf } from '../components/Header.js';
+import { hostLabel } from '../components/Header.js';
 import { useServices } from '../contexts/ServicesContext.js';
 import { useSession, useSessionActions, type ActiveCredential } from '../contexts/SessionContext.js';
 import { useFlash } from '../contexts/StatusContext.js';
@@ -65,7 +66,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
   const clientFor = (token: string) => services.createClient(baseUrl!, token);
 
   const submitWhere = async (value: string) => {
-    const url = value.trim().replace(/\/+$/, '');
+    const url = normalizeBaseUrl(value);
     setBaseUrl(url);
     if (services.saveBaseUrl && url !== services.profile.baseUrl) {
       try {
@@ -251,7 +252,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
       <Text wrap="truncate">
         <Text bold>keydeck setup </Text>
         <Text bold inverse color={sandbox ? theme.sandbox : theme.live}>{` ${badge} `}</Text>
-        {`  profile ${services.profile.name} · ${hostOf(baseUrl)}`}
+        {`  profile ${services.profile.name} · ${hostLabel(baseUrl)}`}
       </Text>
       <Text bold color={theme.accent}>
         {STEP_TITLES[step.step]}

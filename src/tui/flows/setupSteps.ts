@@ -2,6 +2,7 @@
  * The steps of the guided first-time setup and the pure checks of its inputs. Secrets (the
  * session token, the new mk_) never live in these step values except the one-time `reveal`.
  */
+import { baseUrlProblem as urlProblem } from '../../api/baseUrl.js';
 import { consumptionKeyRefusal } from '../../credentials/token.js';
 
 /** A step of the setup. */
@@ -16,19 +17,11 @@ export type SetupStep =
   | { step: 'storage-choice'; reason: string }
   | { step: 'finishing' };
 
-/** Why `value` is not a usable service URL, or undefined (http/https, no credentials). */
+/** Why `value` is not a usable service URL in the setup's words, or undefined (src/api/baseUrl.ts rules). */
 export function baseUrlProblem(value: string): string | undefined {
-  const v = value.trim();
-  if (v === '') return 'type the service’s address, e.g. https://api.example.com';
-  let url: URL;
-  try {
-    url = new URL(v);
-  } catch {
-    return 'this is not a URL: type it with http:// or https://';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'the address must start with http:// or https://';
-  if (url.username || url.password) return 'the address must not contain a user name or password';
-  return undefined;
+  if (value.trim() === '') return 'type the service’s address, e.g. https://api.example.com';
+  const problem = urlProblem(value);
+  return problem && `the address ${problem}`;
 }
 
 /**

@@ -9,11 +9,12 @@ import { formatUsd, updatedAgo } from '../../format.js';
 import { symbols, theme, type ThemeColor } from '../../theme.js';
 import { BigAmount, bigTextWidth } from './BigAmount.js';
 import { spentSoFar } from './billingFormat.js';
+import { isBelowThreshold } from '../../../billing/alert.js';
 
 /** The balance's alert word and colour: EMPTY, LOW (below $X), or nothing. */
 export function balanceAlert(remaining: number, alertBelowUsd: number | undefined): { word?: string; color: ThemeColor } {
   if (remaining <= 0) return { word: `${symbols.warning} EMPTY: top up (t) to use credit keys again`, color: theme.danger };
-  if (alertBelowUsd !== undefined && Math.round(remaining * 100) < Math.round(alertBelowUsd * 100)) {
+  if (alertBelowUsd !== undefined && isBelowThreshold(remaining, alertBelowUsd)) {
     return { word: `${symbols.warning} LOW: below ${formatUsd(alertBelowUsd)}`, color: theme.warning };
   }
   return { color: theme.ok };

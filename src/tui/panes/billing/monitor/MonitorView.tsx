@@ -12,7 +12,7 @@ import type { CreditBalance } from '../../../../api/schemas.js';
 import { LONG_WINDOW_MS, SHORT_WINDOW_MS, trendOf } from '../../../../billing/history.js';
 import { balanceSparkline } from '../../../../billing/sparkline.js';
 import type { MonitorSettings } from '../../../../billing/settings.js';
-import { connectionState, hostOf } from '../../../components/Header.js';
+import { connectionState, hostLabel } from '../../../components/Header.js';
 import { useKeymap } from '../../../contexts/KeymapContext.js';
 import { formatUsd } from '../../../format.js';
 import { usePolling } from '../../../hooks/usePolling.js';
@@ -48,7 +48,7 @@ export function MonitorView({ settings, getCredits, onQuit, columns, now = Date.
   const trend = useMemo(() => trendOf(monitor.history, data?.remaining ?? 0, t), [monitor.history, monitor.history.version, data, t]); // eslint-disable-line react-hooks/exhaustive-deps
   const conn = connectionState(poll, false, t);
   const width = Math.max(20, columns);
-  const title = `keydeck monitor · ${settings.profileName}@${hostOf(settings.baseUrl)} · every ${settings.intervalSeconds} s${settings.alertBelowUsd !== undefined ? ` · alert below ${formatUsd(settings.alertBelowUsd)}` : ''} · q quits`;
+  const title = `keydeck monitor · ${settings.profileName}@${hostLabel(settings.baseUrl)} · every ${settings.intervalSeconds} s${settings.alertBelowUsd !== undefined ? ` · alert below ${formatUsd(settings.alertBelowUsd)}` : ''} · q quits`;
   if (!data) {
     return (
       <Box flexDirection="column" width={width}>
