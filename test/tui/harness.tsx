@@ -2,8 +2,10 @@
  * Test harness of the TUI suites: a real sandbox on loopback (in-process, per suite), fresh
  * users (`POST /sandbox/users`, zero balance) funded through the USDC walk-through when a test
  * needs money, services around the real API client and credential store (no keychain: a
- * temp KEYDECK_CONFIG_DIR and a keytar loader that fails), and the rendered <App>.
+ * temp KEYDECK_CONFIG_DIR and a keytar loader that fails), and the rendered <App>. Both the
+ * store's temp dir and the rendered app are cleaned up when the test finishes (onTestFinished).
  */
+import { onTestFinished } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -40,7 +42,9 @@ export function noKeychainStore(): { store: CredentialStore; dir: string; cleanu
     env: { KEYDECK_CONFIG_DIR: dir },
     loadKeytar: () => Promise.reject(new Error('keytar is not available in this test')),
   });
-  return { store, dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  onTestFinished(cleanup);
+  return { store, dir, cleanup };
 }
 
 /** Services for tests, recording exits, copies and redraws. */
@@ -97,8 +101,10 @@ export function readySession(baseUrl: string, token: string): SessionState {
 
 /** Renders the app with `services` at `columns` × `rows`. */
 export function renderApp(services: AppServices, options: { session?: SessionState; columns?: number; rows?: number } = {}): TuiHandle {
-  return renderTui(<App services={services} {...(options.session && { initialSession: options.session })} />, {
+  const ui = renderTui(<App services={services} {...(options.session && { initialSession: options.session })} />, {
     columns: options.columns ?? 80,
     rows: options.rows ?? 24,
   });
+  onTestFinished(() => ui.unmount());
+  return ui;
 }

@@ -3,13 +3,12 @@
  * `u` makes it keydeck's key), delete, and deleting the key in use (warned, signed out, stored
  * credential cleared, back to the guided setup).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEYS, type TuiHandle } from './render.js';
 import { noKeychainStore, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
 
 let sb: TestSandbox;
 let ui: TuiHandle | undefined;
-const cleanups: Array<() => void> = [];
 
 beforeAll(async () => {
   sb = await startTestSandbox();
@@ -17,12 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sb.close();
 });
-afterEach(() => {
-  ui?.unmount();
-  ui = undefined;
-  for (const c of cleanups.splice(0)) c();
-});
-
 const MK = /mk_[A-Za-z0-9_-]{16,}/;
 
 /** A user whose management key keydeck uses, stored in the plaintext file of a temp config dir. */
@@ -31,7 +24,6 @@ async function signedIn() {
   const api = sb.client(session);
   const inUse = await api.createManagementKey({ name: 'keydeck-in-use' });
   const s = noKeychainStore();
-  cleanups.push(s.cleanup);
   const where = await s.store.set('test', inUse.apiKey, { insecureStorage: true });
   const services = testServices({ store: s.store, baseUrl: sb.url });
   ui = renderApp(services, {

@@ -103,6 +103,7 @@ export function renderTui(node: ReactElement, size: { columns?: number; rows?: n
     patchConsole: false,
   });
   const lastFrame = () => stdout.lastFrame() ?? '';
+  let unmounted = false;
   const handle: TuiHandle = {
     stdout,
     stdin,
@@ -138,6 +139,8 @@ export function renderTui(node: ReactElement, size: { columns?: number; rows?: n
       }
     },
     unmount() {
+      if (unmounted) return;
+      unmounted = true;
       instance.unmount();
       instance.cleanup();
     },

@@ -5,13 +5,12 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEYS, type TuiHandle } from './render.js';
 import { noKeychainStore, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
 
 let sb: TestSandbox;
 let ui: TuiHandle | undefined;
-const cleanups: Array<() => void> = [];
 
 beforeAll(async () => {
   sb = await startTestSandbox();
@@ -19,15 +18,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await sb.close();
 });
-afterEach(() => {
-  ui?.unmount();
-  ui = undefined;
-  for (const c of cleanups.splice(0)) c();
-});
-
 function store() {
   const s = noKeychainStore();
-  cleanups.push(s.cleanup);
   return s;
 }
 

@@ -3,22 +3,14 @@
  * the exit site, the 401 banner with setup offered again, offline handling (the last data
  * stays), and the full, compact and too-small layouts.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/tui/format.js';
 import { KEYS, type TuiHandle } from './render.js';
 import { noKeychainStore, readySession, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
 
 let ui: TuiHandle | undefined;
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  ui?.unmount();
-  ui = undefined;
-  for (const c of cleanups.splice(0)) c();
-});
-
 function services(sb: TestSandbox, extra: { pollIntervalSeconds?: number } = {}) {
   const s = noKeychainStore();
-  cleanups.push(s.cleanup);
   return testServices({ store: s.store, baseUrl: sb.url, ...extra });
 }
 
