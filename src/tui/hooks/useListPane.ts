@@ -5,16 +5,21 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useKeymap } from '../contexts/KeymapContext.js';
+import { TABLE_CHROME_ROWS } from '../layout.js';
 import { useListCursor, type ListCursor } from './useListCursor.js';
 
+/** What a list pane lists: keys of either kind (§2.1, §2.2), found by `id`, filtered by `name`. */
+export interface ListItem {
+  readonly id: string;
+  readonly name: string;
+}
+
 /** Arguments of {@link useListPane}. */
-export interface UseListPaneArgs<T> {
+export interface UseListPaneArgs<T extends ListItem> {
   /** The whole list, already sorted (memoised by the caller). */
   readonly items: readonly T[];
-  readonly idOf: (item: T) => string;
-  readonly nameOf: (item: T) => string;
-  /** Rows that fit on screen, given whether the filter line is shown. */
-  readonly visibleFor: (filterLine: boolean) => number;
+  /** Rows of the pane left for the filter line and the table (the pane's rows minus its footer). */
+  readonly bodyRows: number;
   /** The pane is shown and no dialog of it is open: list keys are bound. */
   readonly active: boolean;
 }
@@ -31,16 +36,20 @@ export interface ListPane<T> {
   readonly filtering: boolean;
   /** The filter line is shown (typing, or a filter is set). */
   readonly filterLine: boolean;
+  /** Table rows that fit under the filter line (at least 1). */
+  readonly visible: number;
+  /** The rows in view: `rows` from the cursor's offset, `visible` long. */
+  readonly window: readonly T[];
   readonly setFilter: (value: string) => void;
   /** Selects the item with this id as soon as it is in the list (e.g. after a reload). */
   readonly selectId: (id: string) => void;
 }
 
 /** See the module comment. */
-export function useListPane<T>({ items, idOf, nameOf, visibleFor, active }: UseListPaneArgs<T>): ListPane<T> {
+export function useListPane<T extends ListItem>({ items, bodyRows, active }: UseListPaneArgs<T>): ListPane<T> {
   const [filter, setFilter] = useState('');
   const [filtering, setFiltering] = useState(false);
-  const lowered = useMemo(() => items.map((i) => nameOf(i).toLowerCase()), [items, nameOf]);
+  const lowered = useMemo(() => items.map((i) => i.name.toLowerCase()), [items]);
   const rows = useMemo(() => {
     const q = filter.trim().toLowerCase();
     if (q === '') return items;
@@ -49,11 +58,13 @@ export function useListPane<T>({ items, idOf, nameOf, visibleFor, active }: UseL
     return out;
   }, [items, lowered, filter]);
 
-  const cursor = useListCursor(rows.length, visibleFor(filtering || filter !== ''));
+  const filterLine = filtering || filter !== '';
+  const visible = Math.max(1, bodyRows - TABLE_CHROME_ROWS - (filterLine ? 1 : 0));
+  const cursor = useListCursor(rows.length, visible);
   const selected = rows[cursor.cursor];
   const selectedId = useRef<string | undefined>(undefined);
   const pendingId = useRef<string | undefined>(undefined);
-  if (selected) selectedId.current = idOf(selected);
+  if (selected) selectedId.current = selected.id;
 
   // Keep the selection on the same item when the list changes under it.
   const lastRows = useRef(rows);
@@ -62,12 +73,12 @@ export function useListPane<T>({ items, idOf, nameOf, visibleFor, active }: UseL
     lastRows.current = rows;
     const want = pendingId.current ?? selectedId.current;
     if (want === undefined) return;
-    const index = rows.findIndex((r) => idOf(r) === want);
+    const index = rows.findIndex((r) => r.id === want);
     if (index >= 0) {
       pendingId.current = undefined;
       if (index !== cursor.cursor) cursor.moveTo(index);
     }
-  }, [rows, idOf, cursor]);
+  }, [rows, cursor]);
 
   useKeymap(
     'list',
@@ -102,17 +113,19 @@ export function useListPane<T>({ items, idOf, nameOf, visibleFor, active }: UseL
       selected,
       filter,
       filtering,
-      filterLine: filtering || filter !== '',
+      filterLine,
+      visible,
+      window: rows.slice(cursor.offset, cursor.offset + visible),
       setFilter,
       selectId: (id: string) => {
         pendingId.current = id;
-        const index = rows.findIndex((r) => idOf(r) === id);
+        const index = rows.findIndex((r) => r.id === id);
         if (index >= 0) {
           pendingId.current = undefined;
           cursor.moveTo(index);
         }
       },
     }),
-    [rows, cursor, selected, filter, filtering, idOf],
+    [rows, cursor, selected, filter, filtering, filterLine, visible],
   );
 }

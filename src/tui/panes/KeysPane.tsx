@@ -9,8 +9,7 @@ import { useCallback, useMemo, useState } from 'react';
 import { Box } from 'ink';
 import { KeyNameSchema, type ConsumptionKey } from '../../api/schemas.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
-import { DataTable } from '../components/DataTable.js';
-import { FilterLine } from '../components/FilterLine.js';
+import { ListTable, listEmptyText } from '../components/ListTable.js';
 import { KeyDetails, KEY_DETAILS_ROWS } from '../components/KeyDetails.js';
 import { NoticeDialog } from '../components/NoticeDialog.js';
 import { PromptDialog } from '../components/PromptDialog.js';
@@ -26,7 +25,6 @@ import { describeFailure, errorCode } from '../errors.js';
 import { formatUsd } from '../format.js';
 import { useActionRunner } from '../hooks/useActionRunner.js';
 import { useListPane } from '../hooks/useListPane.js';
-import { TABLE_CHROME_ROWS } from '../layout.js';
 import { keyStatus } from '../limits.js';
 import { theme } from '../theme.js';
 import { KEY_SORTS, SORT_LABELS, keyColumns, keyRow, nextSort, sortKeys, type KeySort } from './keyRows.js';
@@ -61,9 +59,6 @@ export function zeroBalanceMessage(remaining: number): string[] {
   ];
 }
 
-const idOf = (k: ConsumptionKey) => k.id;
-const nameOf = (k: ConsumptionKey) => k.name;
-
 /** See the module comment. */
 export function KeysPane({ size, active, goTo }: PaneProps) {
   const clock = useClock();
@@ -79,8 +74,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
 
   const sorted = useMemo(() => (keys.data ? sortKeys(keys.data, sort, clock()) : EMPTY), [keys.data, sort, clock]);
   const detailsRows = compact ? 1 : KEY_DETAILS_ROWS;
-  const visibleFor = useCallback((filterLine: boolean) => Math.max(1, size.rows - detailsRows - TABLE_CHROME_ROWS - (filterLine ? 1 : 0)), [size.rows, detailsRows]);
-  const list = useListPane({ items: sorted, idOf, nameOf, visibleFor, active: active && !dialog && !busy });
+  const list = useListPane({ items: sorted, bodyRows: size.rows - detailsRows, active: active && !dialog && !busy });
   const selected = list.selected;
 
   const reloadAll = useCallback(() => {
@@ -238,38 +232,23 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
     }
   }
 
-  const visible = visibleFor(list.filterLine);
-  const window = list.rows.slice(list.cursor.offset, list.cursor.offset + visible);
-  const rows = window.map((k, i) => keyRow(k, list.cursor.offset + i === list.cursor.cursor, now));
-  const emptyText =
-    keys.data === undefined
-      ? keys.error !== undefined
-        ? `could not load the keys: ${describeFailure(keys.error)}`
-        : 'loading the keys…'
-      : keys.data.length === 0
-        ? 'no keys yet: press n to create a credit key'
-        : 'no key matches the filter';
   return (
     <Box flexDirection="column" width={size.columns} height={size.rows}>
-      <FilterLine filter={list.filter} filtering={list.filtering} onChange={list.setFilter} shown={list.rows.length} total={sorted.length} columns={size.columns} />
-      <Box flexGrow={1} flexDirection="column">
-        <DataTable
-          columns={keyColumns(size.columns, compact, sort)}
-          rows={rows}
-          selectedIndex={list.cursor.cursor - list.cursor.offset}
-          cellColor={(i, col) => (col === 'status' ? statusColor(window[i], now) : undefined)}
-          emptyText={emptyText}
-        />
-      </Box>
+      <ListTable
+        list={list}
+        total={sorted.length}
+        columns={keyColumns(size.columns, compact, sort)}
+        width={size.columns}
+        rowOf={(k, isSelected) => keyRow(k, isSelected, now)}
+        statusColor={(k) => STATUS_COLORS[keyStatus(k, now)]}
+        emptyText={listEmptyText(keys, 'the keys', 'no keys yet: press n to create a credit key')}
+      />
       <KeyDetails item={selected} columns={size.columns} compact={compact} now={now} />
     </Box>
   );
-
-  function statusColor(k: ConsumptionKey | undefined, t: number) {
-    if (!k) return undefined;
-    const s = keyStatus(k, t);
-    return s === 'active' ? theme.ok : s === 'expired' ? theme.danger : theme.muted;
-  }
 }
+
+/** Colour of each key status in the table (the word is there too). */
+const STATUS_COLORS = { active: theme.ok, inactive: theme.muted, expired: theme.danger } as const;
 
 const EMPTY: ConsumptionKey[] = [];

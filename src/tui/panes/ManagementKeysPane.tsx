@@ -5,11 +5,10 @@
  * typed; deleting the key in use warns first, then clears the stored credential and returns
  * to the guided setup.
  */
-import { useCallback, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
 import type { ManagementKey } from '../../api/schemas.js';
-import { DataTable } from '../components/DataTable.js';
-import { FilterLine } from '../components/FilterLine.js';
+import { ListTable, listEmptyText } from '../components/ListTable.js';
 import { PromptDialog } from '../components/PromptDialog.js';
 import { RevealDialog } from '../components/RevealDialog.js';
 import { TypeToConfirmDialog } from '../components/TypeToConfirmDialog.js';
@@ -22,7 +21,6 @@ import { describeFailure } from '../errors.js';
 import { dateTime, relativeAgo, truncateTo } from '../format.js';
 import { useActionRunner } from '../hooks/useActionRunner.js';
 import { useListPane } from '../hooks/useListPane.js';
-import { TABLE_CHROME_ROWS } from '../layout.js';
 import { symbols, theme } from '../theme.js';
 import { keyNameProblem } from './KeysPane.js';
 import { managementColumns, managementRow, sortManagementKeys } from './mgmtRows.js';
@@ -34,8 +32,6 @@ export type ManagementDialog =
   | { kind: 'reveal'; name: string; apiKey: string; used: boolean }
   | { kind: 'delete'; key: ManagementKey; inUse: boolean };
 
-const idOf = (k: ManagementKey) => k.id;
-const nameOf = (k: ManagementKey) => k.name;
 const EMPTY: ManagementKey[] = [];
 /** Lines under the table: the selected key's timestamps, and the legend. */
 const FOOTER_ROWS = 2;
@@ -56,8 +52,7 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
 
   const sorted = useMemo(() => (managementKeys.data ? sortManagementKeys(managementKeys.data) : EMPTY), [managementKeys.data]);
   const footer = compact ? 1 : FOOTER_ROWS;
-  const visibleFor = useCallback((filterLine: boolean) => Math.max(1, size.rows - footer - TABLE_CHROME_ROWS - (filterLine ? 1 : 0)), [size.rows, footer]);
-  const list = useListPane({ items: sorted, idOf, nameOf, visibleFor, active: active && !dialog && !busy });
+  const list = useListPane({ items: sorted, bodyRows: size.rows - footer, active: active && !dialog && !busy });
   const selected = list.selected;
   const isInUse = (k: ManagementKey) => inUsePrefix !== undefined && k.keyPrefix === inUsePrefix;
 
@@ -184,17 +179,6 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
     }
   }
 
-  const visible = visibleFor(list.filterLine);
-  const window = list.rows.slice(list.cursor.offset, list.cursor.offset + visible);
-  const rows = window.map((k, i) => managementRow(k, list.cursor.offset + i === list.cursor.cursor, isInUse(k), now));
-  const emptyText =
-    managementKeys.data === undefined
-      ? managementKeys.error !== undefined
-        ? `could not load the management keys: ${describeFailure(managementKeys.error)}`
-        : 'loading the management keys…'
-      : managementKeys.data.length === 0
-        ? 'no management keys: press n to create one'
-        : 'no key matches the filter';
   const legend =
     session.info?.kind === 'management-key'
       ? `${symbols.inUse} = the key keydeck is using (${session.info.keyPrefix ?? ''})`
@@ -204,16 +188,15 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
     : ' ';
   return (
     <Box flexDirection="column" width={size.columns} height={size.rows}>
-      <FilterLine filter={list.filter} filtering={list.filtering} onChange={list.setFilter} shown={list.rows.length} total={sorted.length} columns={size.columns} />
-      <Box flexGrow={1} flexDirection="column">
-        <DataTable
-          columns={managementColumns(size.columns, compact)}
-          rows={rows}
-          selectedIndex={list.cursor.cursor - list.cursor.offset}
-          cellColor={(i, col) => (col === 'status' ? (window[i]?.isActive ? theme.ok : theme.muted) : undefined)}
-          emptyText={emptyText}
-        />
-      </Box>
+      <ListTable
+        list={list}
+        total={sorted.length}
+        columns={managementColumns(size.columns, compact)}
+        width={size.columns}
+        rowOf={(k, isSelected) => managementRow(k, isSelected, isInUse(k), now)}
+        statusColor={(k) => (k.isActive ? theme.ok : theme.muted)}
+        emptyText={listEmptyText(managementKeys, 'the management keys', 'no management keys: press n to create one')}
+      />
       {compact ? null : <Text>{truncateTo(detail, size.columns)}</Text>}
       <Text color={theme.muted}>{truncateTo(legend, size.columns)}</Text>
     </Box>
