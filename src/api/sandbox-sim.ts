@@ -7,6 +7,8 @@
 import { isLoopbackHost, normalizeBaseUrl } from './baseUrl.js';
 import { z } from 'zod';
 import { KeydeckApiError } from './errors.js';
+import { errorFromInvalidResponse, errorFromNetwork, errorFromResponse, errorFromTimeout, parseBody, type FailureContext } from './failures.js';
+import { HttpTransport } from './http.js';
 import { TxHashSchema } from './schemas.js';
 
 const TransferResponseSchema = z.looseObject({ txHash: TxHashSchema });
@@ -25,71 +27,45 @@ export function canSimulateTransfers(baseUrl: string, startedSandbox = false): b
   }
 }
 
-/** Options of {@link simulateUsdcTransfer}. */
-export interface SimulateTransferOptions {
-  readonly signal?: AbortSignal;
-  /** Deadline, ms. Default 10,000. */
-  readonly timeoutMs?: number;
-}
+/** The simulation as an operation of the client's failure wording (failures.ts). */
+const SIMULATE_OP = { name: 'simulateTransfer', what: 'simulate the USDC transfer', check: 'look for the transfer in the sandbox', changesState: true } as const;
+
+/** Deadline of the simulated transfer, ms (the client's default). */
+const SIMULATE_TIMEOUT_MS = 10_000;
 
 /**
  * Sends a simulated USDC transfer of `amount` (a decimal string such as "25", or a number) to
- * the deposit address `to` through the sandbox at `baseUrl`. Sent once, never retried.
+ * the deposit address `to` through the sandbox at `baseUrl`, over the client's transport
+ * (http.ts) and with its failure mapping (failures.ts). Sent once, never retried.
  * @returns the transfer's `txHash` (`0x` + 64 hex)
  * @throws KeydeckApiError `not_found` (no simulation endpoint: not a sandbox), `invalid_request`
  *   (the sandbox refused the body), `network_error` / `timeout` (with `outcomeUnknown` when the
  *   request may have been received), `invalid_response`.
  */
-export async function simulateUsdcTransfer(
-  baseUrl: string,
-  transfer: { to: string; amount: string | number },
-  options: SimulateTransferOptions = {},
-): Promise<{ txHash: string }> {
-  const url = `${normalizeBaseUrl(baseUrl)}/sandbox/chain/transfers`;
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? 10_000);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  let response: Response;
+export async function simulateUsdcTransfer(baseUrl: string, transfer: { to: string; amount: string | number }): Promise<{ txHash: string }> {
+  const base = normalizeBaseUrl(baseUrl);
+  const ctx: FailureContext = { op: SIMULATE_OP, token: '', baseUrl: base, timeoutMs: SIMULATE_TIMEOUT_MS };
+  const transport = new HttpTransport();
   try {
-    response = await fetch(url, {
+    const outcome = await transport.send({
       method: 'POST',
+      url: `${base}/sandbox/chain/transfers`,
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify({ to: transfer.to, amount: String(transfer.amount) }),
-      signal,
+      timeoutMs: SIMULATE_TIMEOUT_MS,
     });
-  } catch (error) {
-    if (options.signal?.aborted) throw error;
-    const timedOut = timeout.aborted;
-    throw new KeydeckApiError(
-      timedOut ? 'timeout' : 'network_error',
-      timedOut
-        ? 'The sandbox did not answer the simulated transfer in time: check its balance of transfers before trying again.'
-        : 'Could not reach the sandbox to simulate the transfer: is it still running?',
-      { outcomeUnknown: timedOut },
-    );
+    if (outcome.kind === 'timeout') throw errorFromTimeout(ctx, outcome.possiblySent);
+    if (outcome.kind === 'network') throw errorFromNetwork(ctx, outcome.code, outcome.possiblySent);
+    if (outcome.kind === 'aborted') throw errorFromNetwork(ctx, 'ABORTED', false);
+    if (outcome.status === 404) {
+      throw new KeydeckApiError('not_found', 'This service has no transfer simulation: it is not a keydeck sandbox. Send the USDC from a wallet.', { status: 404 });
+    }
+    const body = parseBody(outcome.text);
+    if (outcome.status < 200 || outcome.status > 299) throw errorFromResponse(ctx, outcome.status, body, undefined);
+    const parsed = TransferResponseSchema.safeParse(body.kind === 'json' ? body.value : undefined);
+    if (!parsed.success) throw errorFromInvalidResponse(ctx, outcome.status, 'txHash', 'missing or not 0x + 64 hex');
+    return { txHash: parsed.data.txHash };
+  } finally {
+    transport.close();
   }
-  const text = await response.text();
-  if (response.status === 404) {
-    throw new KeydeckApiError('not_found', 'This service has no transfer simulation: it is not a keydeck sandbox. Send the USDC from a wallet.', {
-      status: 404,
-    });
-  }
-  if (!response.ok) {
-    throw new KeydeckApiError(response.status >= 500 ? 'server_error' : 'invalid_request', `The sandbox refused the simulated transfer (HTTP ${response.status}).`, {
-      status: response.status,
-    });
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  const parsed = TransferResponseSchema.safeParse(body);
-  if (!parsed.success) {
-    throw new KeydeckApiError('invalid_response', 'The sandbox answered the simulated transfer without a valid txHash.', {
-      status: response.status,
-      field: 'txHash',
-    });
-  }
-  return { txHash: parsed.data.txHash };
 }
