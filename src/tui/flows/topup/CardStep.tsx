@@ -4,9 +4,7 @@
  * leaves the walk-through while the wait goes on (enter on the Billing pane resumes it); `x`
  * closes a top-up that will not be paid.
  */
-import { useState } from 'react';
 import { Text } from 'ink';
-import { CARD_CLOSE_WARNING, CloseTopUpDialog } from './CloseTopUpDialog.js';
 import type { JournalEntry } from '../../../billing/journal.js';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
@@ -30,26 +28,12 @@ export interface CardStepProps {
 
 /** See the module comment. */
 export function CardStep({ entry, message, onOpen, onCopy, onAbandon, onLeave, columns, rows }: CardStepProps) {
-  const [confirming, setConfirming] = useState(false);
   const url = entry.sessionUrl;
   useKeymap(
     'topup',
-    { 'topup.open': url ? onOpen : undefined, 'topup.copyUrl': url ? onCopy : undefined, 'topup.abandon': () => setConfirming(true), 'topup.leave': onLeave },
-    { modal: true, active: !confirming },
+    { 'topup.open': url ? onOpen : undefined, 'topup.copyUrl': url ? onCopy : undefined, 'topup.abandon': onAbandon, 'topup.leave': onLeave },
+    { modal: true },
   );
-  if (confirming) {
-    return (
-      <CloseTopUpDialog
-        methodLabel="card checkout"
-        amount={entry.amount}
-        warning={CARD_CLOSE_WARNING}
-        onConfirm={onAbandon}
-        onCancel={() => setConfirming(false)}
-        columns={columns}
-        rows={rows}
-      />
-    );
-  }
   const target = entry.baselineTotalTopUp !== undefined ? entry.baselineTotalTopUp + entry.amount : undefined;
   return (
     <Dialog title={`Top up · card checkout · ${formatUsd(entry.amount)}`} columns={columns} rows={rows}>

@@ -3,9 +3,7 @@
  * spec) is displayed as it came, and the balance is watched until `totalTopUp` has risen by
  * the amount.
  */
-import { useState } from 'react';
 import { Text } from 'ink';
-import { CARD_CLOSE_WARNING, CloseTopUpDialog } from './CloseTopUpDialog.js';
 import type { JournalEntry } from '../../../billing/journal.js';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
@@ -29,21 +27,7 @@ export interface DirectStepProps {
 
 /** See the module comment. */
 export function DirectStep({ entry, data, message, onAbandon, onLeave, columns, rows }: DirectStepProps) {
-  const [confirming, setConfirming] = useState(false);
-  useKeymap('topup', { 'topup.abandon': () => setConfirming(true), 'topup.leave': onLeave }, { modal: true, active: !confirming });
-  if (confirming) {
-    return (
-      <CloseTopUpDialog
-        methodLabel="card direct"
-        amount={entry.amount}
-        warning={CARD_CLOSE_WARNING}
-        onConfirm={onAbandon}
-        onCancel={() => setConfirming(false)}
-        columns={columns}
-        rows={rows}
-      />
-    );
-  }
+  useKeymap('topup', { 'topup.abandon': onAbandon, 'topup.leave': onLeave }, { modal: true });
   const lines = data === undefined ? [] : treeLines(data);
   return (
     <Dialog title={`Top up · card direct · ${formatUsd(entry.amount)}`} columns={columns} rows={rows}>

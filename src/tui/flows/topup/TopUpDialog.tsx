@@ -2,6 +2,8 @@
  * The top-up walk-through on screen: the step of {@link TopUpFlow} drawn in the area it is
  * given, each step binding its own keys (modal, `billing` scope of the key-action table).
  */
+import { useState } from 'react';
+import { CloseTopUpDialog } from './CloseTopUpDialog.js';
 import { Text } from 'ink';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
@@ -29,7 +31,23 @@ export interface TopUpDialogProps {
 export function TopUpDialog({ flow, remaining, columns, rows }: TopUpDialogProps) {
   const { view, entry } = flow;
   const area = { columns, rows };
+  // `x` in any step asks first; the confirmation replaces the step until answered.
+  const [closing, setClosing] = useState<string | undefined>(undefined);
   if (!view || !flow.open) return null;
+  if (entry && closing === entry.id) {
+    return (
+      <CloseTopUpDialog
+        {...area}
+        entry={entry}
+        onConfirm={() => {
+          setClosing(undefined);
+          flow.abandon();
+        }}
+        onCancel={() => setClosing(undefined)}
+      />
+    );
+  }
+  const askToClose = () => entry && setClosing(entry.id);
   switch (view.kind) {
     case 'amount':
       return <AmountStep {...area} initial={view.initial} onSubmit={flow.submitAmount} onCancel={flow.cancel} />;
@@ -61,7 +79,7 @@ export function TopUpDialog({ flow, remaining, columns, rows }: TopUpDialogProps
           message={view.message}
           onOpen={flow.openCheckout}
           onCopy={() => entry.sessionUrl && flow.copy(entry.sessionUrl, 'checkout link')}
-          onAbandon={flow.abandon}
+          onAbandon={askToClose}
           onLeave={flow.leave}
         />
       );
@@ -80,12 +98,12 @@ export function TopUpDialog({ flow, remaining, columns, rows }: TopUpDialogProps
           onVerify={flow.verify}
           onAmountSent={flow.setAmountSent}
           onSimulate={flow.simulate}
-          onAbandon={flow.abandon}
+          onAbandon={askToClose}
           onLeave={flow.leave}
         />
       );
     case 'direct':
-      return <DirectStep {...area} entry={entry} data={view.data} message={view.message} onAbandon={flow.abandon} onLeave={flow.leave} />;
+      return <DirectStep {...area} entry={entry} data={view.data} message={view.message} onAbandon={askToClose} onLeave={flow.leave} />;
     case 'done':
       return <DoneStep {...area} entry={entry} data={view.data} remaining={remaining} onClose={flow.close} />;
   }

@@ -10,7 +10,6 @@ import { Box, Text } from 'ink';
 import TextInput from 'ink-text-input';
 import { BASE_CHAIN_ID, USDC_BASE_CONTRACT, usdcTransferUri } from '../../../billing/eip681.js';
 import { stateLabel, type JournalEntry } from '../../../billing/journal.js';
-import { CloseTopUpDialog } from './CloseTopUpDialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { formatUsd, truncateTo } from '../../format.js';
 import { placeholderText, symbols, theme } from '../../theme.js';
@@ -73,28 +72,14 @@ export function UsdcStep(props: UsdcStepProps) {
           'topup.simulate': props.canSimulate && !entry.txHash && entry.address ? props.onSimulate : undefined,
           'topup.qr': qr ? () => props.onMode('qr') : undefined,
           'topup.editAmount': entry.reasonCode === 'amount_mismatch' ? () => props.onMode('amountSent') : undefined,
-          'topup.abandon': credited ? undefined : () => props.onMode('abandon'),
+          'topup.abandon': credited ? undefined : props.onAbandon,
           'topup.leave': props.onLeave,
         }
       : mode === 'qr'
         ? { 'topup.qr': () => props.onMode('main'), 'topup.back': () => props.onMode('main') }
         : {},
-    { modal: true, active: mode !== 'hash' && mode !== 'amountSent' && mode !== 'abandon' },
+    { modal: true, active: mode !== 'hash' && mode !== 'amountSent' },
   );
-
-  if (mode === 'abandon') {
-    return (
-      <CloseTopUpDialog
-        methodLabel="USDC"
-        amount={entry.amount}
-        warning="Only if you sent nothing to this address. If you already sent USDC, keep it open and verify the transaction: the journal is what lets you finish it."
-        onConfirm={props.onAbandon}
-        onCancel={() => props.onMode('main')}
-        columns={columns}
-        rows={rows}
-      />
-    );
-  }
 
   if (mode === 'qr') {
     const fits = qr !== undefined && qr.columns <= columns && qr.rows + 1 <= rows;

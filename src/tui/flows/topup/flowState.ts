@@ -15,7 +15,7 @@ export interface FlowMessage {
 }
 
 /** What part of the USDC step has the keyboard. */
-export type UsdcMode = 'main' | 'hash' | 'amountSent' | 'qr' | 'abandon';
+export type UsdcMode = 'main' | 'hash' | 'amountSent' | 'qr';
 
 /** The step on screen. Steps after the request refer to their journal entry by id. */
 export type FlowView =
