@@ -153,6 +153,12 @@ export const KeyNameSchema = z
   // eslint-disable-next-line no-control-regex
   .regex(/^[^\u0000-\u001f\u007f]*$/, 'name must not contain control characters');
 
+/** Why `value` is refused as a key name ({@link KeyNameSchema}'s first message), or undefined. */
+export function keyNameProblem(value: string): string | undefined {
+  const r = KeyNameSchema.safeParse(value);
+  return r.success ? undefined : (r.error.issues[0]?.message ?? 'invalid name');
+}
+
 /** True when `value` (USD) has at most two decimals, tolerant of binary floating point. */
 export function hasAtMostTwoDecimals(value: number): boolean {
   const cents = value * 100;

@@ -6,6 +6,7 @@
  * Phases: `loading` (reading the credential store) → `setup` (no credential, or asked for)
  * → `ready` (a client exists). A 401 anywhere marks the session `rejected` (banner, `S`).
  */
+import { tokenKind } from '../../credentials/token.js';
 import { createContext, useContext, useEffect, useMemo, useReducer, type ReactNode } from 'react';
 import { keyPrefixOf } from '../../api/errors.js';
 import type { AccountClient } from '../services.js';
@@ -65,7 +66,7 @@ export interface CredentialInfo {
 
 /** Describes a credential without its secret. */
 export function credentialInfo(credential: ActiveCredential): CredentialInfo {
-  const isMk = credential.token.startsWith('mk_');
+  const isMk = tokenKind(credential.token) === 'management';
   return {
     origin: credential.origin,
     kind: isMk ? 'management-key' : 'session-token',

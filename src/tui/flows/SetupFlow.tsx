@@ -9,10 +9,11 @@
  *    and set KEYDECK_TOKEN;
  * 4. the Keys pane. The session token is never stored anywhere.
  */
+import { tokenKind } from '../../credentials/token.js';
 import { normalizeBaseUrl } from '../../api/baseUrl.js';
 import { useRef, useState } from 'react';
 import { Box, Text } from 'ink';
-import { KeyNameSchema } from '../../api/schemas.js';
+import { keyNameProblem } from '../../api/schemas.js';
 import { keyPrefixOf } from '../../api/errors.js';
 import { CredentialStoreError } from '../../credentials/store.js';
 import { HintBar } from '../components/HintBar.js';
@@ -89,7 +90,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
       setStep({ step: 'token', error: why });
       return;
     }
-    if (token.startsWith('mk_')) {
+    if (tokenKind(token) === 'management') {
       sessionToken.current = undefined;
       managementKey.current = token;
       void store();
@@ -203,10 +204,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
             label="name"
             initial={`keydeck@${services.hostname}`}
             error={step.error}
-            validate={(v) => {
-              const r = KeyNameSchema.safeParse(v);
-              return r.success ? undefined : r.error.issues[0]?.message;
-            }}
+            validate={keyNameProblem}
             onSubmit={(v) => void submitName(v)}
             onBack={() => setStep({ step: 'token' })}
           />

@@ -7,7 +7,7 @@
  */
 import { useCallback, useMemo, useState } from 'react';
 import { Box } from 'ink';
-import { KeyNameSchema, type ConsumptionKey } from '../../api/schemas.js';
+import { keyNameProblem, type ConsumptionKey } from '../../api/schemas.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { ListTable, listEmptyText } from '../components/ListTable.js';
 import { KeyDetails, KEY_DETAILS_ROWS } from '../components/KeyDetails.js';
@@ -38,12 +38,6 @@ export type KeysDialog =
   | { kind: 'rename'; key: ConsumptionKey }
   | { kind: 'deactivate'; key: ConsumptionKey }
   | { kind: 'delete'; key: ConsumptionKey };
-
-/** Why a key name is refused (KeyNameSchema), or undefined. */
-export function keyNameProblem(value: string): string | undefined {
-  const r = KeyNameSchema.safeParse(value);
-  return r.success ? undefined : (r.error.issues[0]?.message ?? 'invalid name');
-}
 
 /** A default name for a new credit key: `credit-YYYYMMDD-HHMM` (UTC). */
 export function defaultCreditKeyName(now: number): string {

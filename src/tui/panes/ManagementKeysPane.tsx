@@ -7,7 +7,7 @@
  */
 import { useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
-import type { ManagementKey } from '../../api/schemas.js';
+import { keyNameProblem, type ManagementKey } from '../../api/schemas.js';
 import { ListTable, listEmptyText } from '../components/ListTable.js';
 import { PromptDialog } from '../components/PromptDialog.js';
 import { RevealDialog } from '../components/RevealDialog.js';
@@ -22,7 +22,6 @@ import { dateTime, relativeAgo, truncateTo } from '../format.js';
 import { useActionRunner } from '../hooks/useActionRunner.js';
 import { useListPane } from '../hooks/useListPane.js';
 import { symbols, theme } from '../theme.js';
-import { keyNameProblem } from './KeysPane.js';
 import { managementColumns, managementRow, sortManagementKeys } from './mgmtRows.js';
 import type { PaneProps } from './registry.js';
 
