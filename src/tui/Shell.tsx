@@ -4,7 +4,7 @@
  * hint bar. Binds the `global` scope: panes (1-3, tab, shift-tab), r, ?, q, and S when the key
  * was rejected.
  */
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Box } from 'ink';
 import { Banner, useHasBanner } from './components/Banner.js';
 import { Header } from './components/Header.js';
@@ -47,6 +47,8 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
   const banner = useHasBanner();
   const compact = mode === 'compact';
   const bodyRows = Math.max(1, rows - shellChromeRows(mode) - (banner ? 1 : 0));
+  // One size object per layout, so the memoised panes (panes/index.ts) re-render only for their own data.
+  const size = useMemo(() => ({ columns, rows: bodyRows, mode }), [columns, bodyRows, mode]);
   const index = PANES.findIndex((p) => p.id === pane);
   const cycle = (delta: number) => setPane(PANES[(index + delta + PANES.length) % PANES.length]!.id);
 
@@ -85,7 +87,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
           const shown = !help && p.id === pane;
           return (
             <Box key={p.id} display={shown ? 'flex' : 'none'}>
-              <p.Component size={{ columns, rows: bodyRows, mode }} active={shown} goTo={setPane} />
+              <p.Component size={size} active={shown} goTo={setPane} />
             </Box>
           );
         })}
