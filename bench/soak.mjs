@@ -47,7 +47,8 @@ const lowerMinimums = {
   setup(build) {
     const patches = [
       [/src\/tui\/hooks\/usePolling\.ts$/, 'export const MIN_POLL_INTERVAL_MS = 2000;', 'export const MIN_POLL_INTERVAL_MS = 1;'],
-      [/src\/billing\/settings\.ts$/, 'export const MIN_INTERVAL_SECONDS = 2;', 'export const MIN_INTERVAL_SECONDS = 0.001;'],
+      // The command-line minimum (billing/settings.ts reads it from config.ts).
+      [/src\/config\/config\.ts$/, 'export const MIN_POLL_INTERVAL_SECONDS = 2;', 'export const MIN_POLL_INTERVAL_SECONDS = 0.001;'],
     ];
     for (const [filter, from, to] of patches) {
       build.onLoad({ filter }, (args) => {
