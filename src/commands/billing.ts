@@ -22,6 +22,7 @@ import type { CreditBalance, TopUpMethod } from '../api/schemas.js';
 import { LowBalanceAlarm } from '../billing/alert.js';
 import { parseWatchFlags } from '../billing/settings.js';
 import { apiErrorSentence, NETWORK_ERROR_CODES, printData, type CommandDeps, type JsonFlag } from './api-command.js';
+import { confirmTopUp } from './confirm.js';
 import { parseAmount, parseTxHash } from './input.js';
 import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { colorEnabled, flattenForDisplay, formatKeyValues, formatUsd, isoSeconds } from './table.js';
@@ -67,6 +68,8 @@ export interface TopUpFlags extends JsonFlag {
   /** USD, plain decimal text (see parseAmount). */
   readonly amount: string;
   readonly method: TopUpMethod;
+  /** `--yes`: no confirmation for a card-on-file charge or an amount above the ceiling. */
+  readonly yes?: boolean;
 }
 
 /** Human lines for a top-up's result (§2.4 session, §2.5 instruction, or the unshown card_direct data). */
@@ -104,10 +107,20 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
 /**
  * `keydeck billing topup --amount USD --method card_checkout|card_direct|usdc [--json]`
  * (§4 `POST /api/billing/topup`; never retried). Exit 2 for a bad amount (nothing sent).
+ * A card-on-file charge (`card_direct`) and an amount above the profile's `confirmAboveUsd`
+ * (default 500) are confirmed first on a terminal; scripts pass `--yes`; without either, exit 2
+ * `confirmation_required` (./confirm.ts {@link confirmTopUp}).
  */
 export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const amount = parseAmount(flags.amount);
-  const { client } = await openSession(globals, deps.session);
+  const { client, profile } = await openSession(globals, deps.session);
+  await confirmTopUp({
+    amount,
+    method: flags.method,
+    ceilingUsd: profile.confirmAboveUsd,
+    ...(flags.yes !== undefined && { yes: flags.yes }),
+    command: `keydeck billing topup --amount ${flags.amount} --method ${flags.method}`,
+  });
   const result = await client.topUp({ amount, method: flags.method });
   if (flags.json) printData(result.data);
   else for (const line of topUpLines(result, amount)) printLine(line);
