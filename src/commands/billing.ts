@@ -23,11 +23,12 @@ import { LowBalanceAlarm } from '../billing/alert.js';
 import { parseWatchFlags } from '../billing/settings.js';
 import { apiErrorSentence, NETWORK_ERROR_CODES, printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { parseAmount, parseTxHash } from './input.js';
-import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
-import { colorEnabled, flattenForDisplay, formatKeyValues, formatUsd, isoSeconds } from './table.js';
+import { ExitCode, fail, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { colorEnabled, flattenForDisplay, formatKeyValues, formatUsd, isoSeconds, type TerminalText } from './table.js';
+import { visible } from '../terminal/sanitize.js';
 
 /** The §2.3 record as `label  value` lines, with the spec's field names. */
-export function creditsBlock(credits: CreditBalance, options: { color?: boolean } = {}): string {
+export function creditsBlock(credits: CreditBalance, options: { color?: boolean } = {}): TerminalText {
   return formatKeyValues(
     [
       ['remaining', formatUsd(credits.remaining)],
@@ -45,7 +46,7 @@ export async function billingCredits(globals: GlobalOptions, flags: JsonFlag = {
   const { client } = await openSession(globals, deps.session);
   const credits = await client.getCredits();
   if (flags.json) printData(credits);
-  else printLine(creditsBlock(credits, { color: colorEnabled() }));
+  else printFormatted(creditsBlock(credits, { color: colorEnabled() }));
   return ExitCode.ok;
 }
 
@@ -58,7 +59,7 @@ export async function billingStatus(globals: GlobalOptions, flags: JsonFlag = {}
   const { client } = await openSession(globals, deps.session);
   const status = await client.getBillingStatus();
   if (flags.json) printData(status);
-  else printLine(formatKeyValues(flattenForDisplay(status), { color: colorEnabled() }));
+  else printFormatted(formatKeyValues(flattenForDisplay(status), { color: colorEnabled() }));
   return ExitCode.ok;
 }
 
@@ -76,15 +77,15 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
       return [
         `Pay ${formatUsd(amount)} by card on the checkout page:`,
         '',
-        `  ${result.data.sessionUrl}`,
+        `  ${visible(result.data.sessionUrl)}`,
         '',
-        `The balance is credited once the payment completes (session ${result.data.sessionId}); check it with: keydeck billing credits`,
+        `The balance is credited once the payment completes (session ${visible(result.data.sessionId)}); check it with: keydeck billing credits`,
       ];
     case 'usdc': {
       const { address, chain, amount: exact } = result.data;
-      const network = chain.toLowerCase() === 'base' ? 'Base' : chain;
+      const network = chain.toLowerCase() === 'base' ? 'Base' : visible(chain);
       return [
-        `Send exactly ${exact} USDC to this address on ${network}:`,
+        `Send exactly ${visible(String(exact))} USDC to this address on ${network}:`,
         '',
         formatKeyValues([
           ['address', address],
@@ -93,7 +94,7 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
         ]).replace(/^/gm, '  '),
         '',
         `Warning: send USDC on ${network} only. Another token, or USDC on another network, is not credited and may be lost.`,
-        `Then credit it with the transaction hash: keydeck billing verify --tx HASH --amount ${exact}`,
+        `Then credit it with the transaction hash: keydeck billing verify --tx HASH --amount ${visible(String(exact))}`,
       ];
     }
     default:
@@ -204,7 +205,7 @@ export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {
         if (isAbortError(error)) break;
         if (first || !(error instanceof KeydeckApiError) || !TRANSIENT_CODES.has(error.code)) throw error;
         const sentence = apiErrorSentence(error);
-        if (sentence !== lastProblem) process.stderr.write(`${isoSeconds(now())} keydeck: ${sentence} Still watching.\n`);
+        if (sentence !== lastProblem) process.stderr.write(`${isoSeconds(now())} keydeck: ${visible(sentence)} Still watching.\n`);
         lastProblem = sentence;
       }
       first = false;
