@@ -25,7 +25,7 @@ export interface RecordingDeps extends TopUpDeps {
 /** A journal in a fresh temp dir, and its removal. */
 export function tempJournal(): { journal: TopUpJournal; dir: string; cleanup(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-billing-'));
-  return { journal: new TopUpJournal({ path: path.join(dir, 'topups.json') }), dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { journal: new TopUpJournal({ path: path.join(dir, 'topups.db') }), dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** Dependencies around `journal` that record what they are asked to do. */

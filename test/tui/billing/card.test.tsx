@@ -108,7 +108,7 @@ describe('card top-ups', () => {
       cleanup();
     }
   });
-  it('x asks before closing a checkout (Cancel first), then records it as abandoned', async () => {
+  it('x asks before closing a checkout (Cancel first), then records it as closed', async () => {
     const { journal, cleanup } = tempJournal();
     const screen = openBilling(sandbox, await sandbox.newUser(), { deps: recordingDeps(journal) });
     const { tui } = screen;
@@ -124,7 +124,7 @@ describe('card top-ups', () => {
       await tui.waitFor('Close the card checkout top-up');
       await tui.press(KEYS.tab, KEYS.enter);
       await tui.waitFor('the top-up was closed');
-      expect((await journal.list())[0]).toMatchObject({ state: 'abandoned', reasonCode: 'abandoned' });
+      expect((await journal.list())[0]).toMatchObject({ state: 'closed', reasonCode: 'closed' });
     } finally {
       screen.close();
       cleanup();
