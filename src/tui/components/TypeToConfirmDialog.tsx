@@ -1,11 +1,13 @@
 /**
- * Confirmation for what cannot be undone: the user types the exact name; enter then goes
- * ahead (and does nothing while the text differs); esc cancels.
+ * Confirmation for what cannot be undone: the user types the name as shown (its visible form,
+ * src/terminal/sanitize.ts, so a name of invisible or control characters can be typed too);
+ * enter then goes ahead (and does nothing while the text differs); esc cancels.
  */
 import { useState } from 'react';
 import { Box, Text } from 'ink';
 import TextInput from 'ink-text-input';
 import { useKeymap } from '../contexts/KeymapContext.js';
+import { confirmsName, visible } from '../../terminal/sanitize.js';
 import { theme } from '../theme.js';
 import { Dialog } from './Dialog.js';
 
@@ -24,7 +26,7 @@ export interface TypeToConfirmDialogProps {
 /** See the module comment. */
 export function TypeToConfirmDialog(props: TypeToConfirmDialogProps) {
   const [value, setValue] = useState('');
-  const matches = value === props.expected;
+  const matches = confirmsName(value, props.expected);
   useKeymap(
     'typeToConfirm',
     {
@@ -42,7 +44,7 @@ export function TypeToConfirmDialog(props: TypeToConfirmDialogProps) {
           {line}
         </Text>
       ))}
-      <Text wrap="truncate">{`Type the name to confirm: ${props.expected}`}</Text>
+      <Text wrap="truncate">{`Type the name to confirm: ${visible(props.expected)}`}</Text>
       <Box>
         <Text>{'> '}</Text>
         <TextInput value={value} onChange={setValue} />
