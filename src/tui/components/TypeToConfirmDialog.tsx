@@ -1,9 +1,11 @@
 /**
- * Confirmation for what cannot be undone: the user types the exact name; enter then goes
- * ahead (and does nothing while the text differs); esc cancels.
+ * Confirmation for what cannot be undone: the user types the name as shown (its visible form,
+ * src/terminal/sanitize.ts, so a name of invisible or control characters can be typed too);
+ * enter then goes ahead (and does nothing while the text differs); esc cancels.
  */
 import { Box, Text } from 'ink';
 import { useKeymap } from '../contexts/KeymapContext.js';
+import { confirmsName, visible } from '../../terminal/sanitize.js';
 import { theme } from '../theme.js';
 import { Dialog } from './Dialog.js';
 import { TextField, useTextField } from './TextField.js';
@@ -23,12 +25,12 @@ export interface TypeToConfirmDialogProps {
 /** See the module comment. */
 export function TypeToConfirmDialog(props: TypeToConfirmDialogProps) {
   const field = useTextField('');
-  const matches = field.value === props.expected;
+  const matches = confirmsName(field.value, props.expected);
   useKeymap(
     'typeToConfirm',
     {
       'typed.submit': () => {
-        if (field.current() === props.expected) props.onConfirm();
+        if (confirmsName(field.current(), props.expected)) props.onConfirm();
       },
       'typed.cancel': props.onCancel,
     },
@@ -41,7 +43,7 @@ export function TypeToConfirmDialog(props: TypeToConfirmDialogProps) {
           {line}
         </Text>
       ))}
-      <Text wrap="truncate">{`Type the name to confirm: ${props.expected}`}</Text>
+      <Text wrap="truncate">{`Type the name to confirm: ${visible(props.expected)}`}</Text>
       <Box>
         <Text>{'> '}</Text>
         <TextField field={field} />

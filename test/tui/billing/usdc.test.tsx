@@ -150,7 +150,7 @@ describe('USDC walk-through', () => {
       await tui.press(KEYS.enter);
       frame = await tui.waitFor('Not found yet');
       expect(frame).toContain('never retries it by itself');
-      expect((await journal.list())[0]).toMatchObject({ state: 'submitted', reasonCode: 'not_found' });
+      expect((await journal.list())[0]).toMatchObject({ state: 'awaiting_payment', reasonCode: 'not_found' });
       await tui.waitFor('$20.00 left');
     } finally {
       screen.close();
