@@ -290,9 +290,10 @@ export class Ledger {
    * (slug: its blocks joined by `+`) and one without is a subscription; a sandbox subscription
    * is paid once for 30 days, so `cancelAtPeriodEnd` is true. Beside them, the sandbox's own
    * fields: `{ userId, balance: { totalTopUp, spend, remaining }, creditKeys: { total, active,
-   * keys: [{ id, name, isActive, spend }] }, pendingTopUps: [{ method, amount, sessionId,
-   * sessionUrl | address, chain, createdAt }], recentTopUps: [{ method, amount, txHash?,
-   * completedAt }] }`. `baseUrl` builds the `sessionUrl` of pending card checkouts; `names`
+   * keys: [{ id, name, isActive, spend }] }, pendingTopUps: [{ method, status: 'pending', amount,
+   * sessionId, sessionUrl | address, chain, createdAt }], recentTopUps: [{ method, status:
+   * 'succeeded', amount, txHash | sessionId | paymentId, completedAt }] }` (the 20 newest
+   * pending, the 10 newest succeeded). `baseUrl` builds the `sessionUrl` of pending card checkouts; `names`
    * are the method names of the sandbox's dialect.
    */
   status(userId: string, baseUrl: string, names: Readonly<Record<string, string>> = {}): Record<string, unknown> {
@@ -324,6 +325,7 @@ export class Ledger {
       created_at: number;
     }>).map((p) => ({
       method: nameOf('card_checkout'),
+      status: 'pending',
       amount: microsToUsd(p.amount_micros),
       sessionId: p.reference,
       sessionUrl: `${baseUrl}/sandbox/checkout/${p.reference}`,
@@ -335,6 +337,7 @@ export class Ledger {
       created_at: number;
     }>).map((d) => ({
       method: nameOf('usdc'),
+      status: 'pending',
       amount: microsToUsd(d.requested_micros),
       address: d.address,
       chain: 'base',
@@ -347,8 +350,12 @@ export class Ledger {
       completed_at: number;
     }>).map((t) => ({
       method: nameOf(t.method),
+      status: 'succeeded',
       amount: microsToUsd(t.amount_micros),
+      // The reference names the top-up: a tx hash, a checkout session or a card payment.
       ...(t.method === 'usdc' && { txHash: t.reference }),
+      ...(t.method === 'card_checkout' && { sessionId: t.reference }),
+      ...(t.method === 'card_direct' && { paymentId: t.reference }),
       completedAt: new Date(t.completed_at).toISOString(),
     }));
     const remaining = microsToUsd(f.maxBudgetMicros - f.spendMicros);
