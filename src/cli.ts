@@ -318,6 +318,13 @@ program.action(async () => {
     );
     process.exit(2);
   }
+  if (process.env.TERM === 'dumb') {
+    process.stderr.write(
+      'keydeck: the full-screen app needs a capable terminal (TERM=dumb cannot move the cursor). ' +
+        'Use the commands instead: keydeck keys list, keydeck billing credits, keydeck billing watch, keydeck --help\n',
+    );
+    process.exit(2);
+  }
   const { runTui } = await import('./tui/run.js');
   await runTui({ ...globals, ...settings });
 });

@@ -8,7 +8,7 @@
  * `--tx` is `0x` + 64 hex): exit 2. Errors and exit codes: see ./api-command.ts.
  *
  * `watch` polls the balance and prints one line per change (`<ISO time> remaining … totalTopUp …`);
- * it runs until SIGINT/SIGTERM (exit 0), or exits 3 as soon as `remaining` is below
+ * it runs until ctrl-c (SIGINT: exit 130) or SIGTERM (exit 0), or exits 3 as soon as `remaining` is below
  * `--alert-below` (or the profile's `alertBelowUsd`). A failing first read ends it (exit 4 for
  * network trouble, 1 for a refusal): a watch that never worked is a setup error. Later, network
  * trouble (`network_error`, `timeout`, `server_error`), `rate_limited` and `invalid_response`
@@ -177,16 +177,24 @@ export function watchLine(t: number, credits: Pick<CreditBalance, 'remaining' | 
   return `${isoSeconds(t)} remaining ${formatUsd(credits.remaining)} totalTopUp ${formatUsd(credits.totalTopUp)}`;
 }
 
-/** A signal aborted on the first SIGINT or SIGTERM (the handlers are removed by `dispose`). */
-function signalOnInterrupt(): { signal: AbortSignal; dispose: () => void } {
+/** A signal aborted on the first SIGINT or SIGTERM (the handlers are removed by `dispose`); `interrupted` after SIGINT. */
+function signalOnInterrupt(): { signal: AbortSignal; readonly interrupted: boolean; dispose: () => void } {
   const controller = new AbortController();
+  let interrupted = false;
   const stop = (): void => controller.abort();
-  process.once('SIGINT', stop);
+  const onInt = (): void => {
+    interrupted = true;
+    controller.abort();
+  };
+  process.once('SIGINT', onInt);
   process.once('SIGTERM', stop);
   return {
     signal: controller.signal,
+    get interrupted() {
+      return interrupted;
+    },
     dispose: () => {
-      process.off('SIGINT', stop);
+      process.off('SIGINT', onInt);
       process.off('SIGTERM', stop);
     },
   };
@@ -195,10 +203,10 @@ function signalOnInterrupt(): { signal: AbortSignal; dispose: () => void } {
 /**
  * `keydeck billing watch [--interval S] [--alert-below USD]`: see the module docstring for what
  * it prints and when it ends. Flags are checked before anything is read (exit 2).
- * @returns 0 when interrupted, 3 when the balance is below the threshold
+ * @returns 130 after ctrl-c (SIGINT), 0 after SIGTERM or `deps.signal`, 3 when the balance is below the threshold
  * @throws CommandFailure / KeydeckApiError as described (exit 1 or 4)
  */
-export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {}, deps: WatchDeps = {}): Promise<ExitCodeValue> {
+export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {}, deps: WatchDeps = {}): Promise<ExitCodeValue | 130> {
   const parsed = parseWatchFlags(flags);
   if (!parsed.ok) fail(ExitCode.usage, `invalid_request: ${parsed.reason}`);
   const { client, profile } = await openSession(globals, deps.session);
@@ -256,7 +264,8 @@ export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {
         break;
       }
     }
-    return ExitCode.ok;
+    // ctrl-c ends the watch as shells expect (128 + SIGINT); SIGTERM is a normal stop.
+    return interrupt?.interrupted ? 130 : ExitCode.ok;
   } finally {
     interrupt?.dispose();
     store?.close();

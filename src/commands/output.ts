@@ -24,6 +24,7 @@ import { ConfigError } from '../config/config.js';
 import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { createCredentialStore } from '../credentials/index.js';
+import { createActivity, withActivity } from '../terminal/spinner.js';
 import { CredentialStoreError, type CredentialStore, type StoredCredential } from '../credentials/store.js';
 import { escapeJsonForTerminal, visible } from '../terminal/sanitize.js';
 import type { TerminalText } from './table.js';
@@ -189,6 +190,8 @@ export interface OpenSessionOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Default `createCredentialStore({ env })`. */
   readonly store?: CredentialStore;
+  /** False: no spinner on stderr during calls (a live view owns the terminal). Default true. */
+  readonly spinner?: boolean;
   /** Extra client options (timeoutMs, retries, userAgent). */
   readonly client?: Omit<KeydeckClientOptions, 'baseUrl' | 'token'>;
 }
@@ -209,7 +212,9 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store));
   if (credential.source === 'file' && credential.path) warn(insecureStorageWarning(credential.path));
   // KEYDECK_TIMEOUT_MS sets the call deadline unless the caller passed its own.
-  const client = new KeydeckClient({ ...clientTimeoutFromEnv(env), ...options.client, baseUrl: profile.baseUrl, token: credential.token });
+  const bare = new KeydeckClient({ ...clientTimeoutFromEnv(env), ...options.client, baseUrl: profile.baseUrl, token: credential.token });
+  // A call that takes longer than ~300 ms shows a spinner on stderr (a terminal only).
+  const client = options.spinner === false ? bare : withActivity(bare, createActivity({ env }), `waiting for ${new URL(profile.baseUrl).host}`);
   return { profile: { ...profile, baseUrl: profile.baseUrl }, credential, client, store };
 }
 
