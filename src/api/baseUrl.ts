@@ -1,7 +1,8 @@
 /**
  * The service's base URL, one set of rules for the client, the config file, the guided setup
  * and the journal: an absolute http(s) URL without credentials, query or fragment, kept with its
- * path prefix (`/v2`) and without trailing slashes. Pure.
+ * path prefix (`/v2`) and without trailing slashes; and beside it the rule for the card
+ * checkout link the service sends (§2.4 `sessionUrl`, {@link checkoutUrlProblem}). Pure.
  */
 
 /**
@@ -41,11 +42,41 @@ export function hostOf(baseUrl: string): string {
   }
 }
 
-/** Host names of this machine (URL `hostname` form: IPv6 in brackets). */
-const LOOPBACK_HOSTNAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
+/** Host names of this machine (URL `hostname` form: IPv6 in brackets); and 127.0.0.0/8. */
+const LOOPBACK_HOSTNAMES = new Set(['localhost', '[::1]']);
+const LOOPBACK_V4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
-/** True when `host` (a URL's `host` or `hostname`, port allowed) is this machine. */
+/** True when `host` (a URL's `host` or `hostname`, port allowed) is this machine: 127.0.0.0/8, `::1`, `localhost`. */
 export function isLoopbackHost(host: string): boolean {
-  const hostname = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.split(':')[0] ?? host);
-  return LOOPBACK_HOSTNAMES.has(hostname);
+  const hostname = (host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.split(':')[0] ?? host)).toLowerCase();
+  return LOOPBACK_HOSTNAMES.has(hostname) || LOOPBACK_V4.test(hostname);
+}
+
+/** Longest checkout link keydeck shows, copies or opens, in characters. */
+export const MAX_CHECKOUT_URL_LENGTH = 2048;
+
+/**
+ * Why a card checkout link from the service (§2.4 `sessionUrl`) must not be shown, copied or
+ * opened, as one sentence, or undefined when it may: an absolute `https:` URL, or `http:` on a
+ * loopback host (the sandbox), without user name or password, at most
+ * {@link MAX_CHECKOUT_URL_LENGTH} characters, with no control or space characters. Pure; the
+ * same rule for the TUI and the commands, applied before anything reaches a screen, a clipboard
+ * or a browser.
+ */
+export function checkoutUrlProblem(value: unknown): string | undefined {
+  const refuse = (why: string) => `The checkout link from the service was refused (${why}): nothing was shown, copied or opened; pay from the service's own website, or check the base URL.`;
+  if (typeof value !== 'string' || value === '') return refuse('it is empty');
+  if (value.length > MAX_CHECKOUT_URL_LENGTH) return refuse(`it is longer than ${MAX_CHECKOUT_URL_LENGTH} characters`);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0020\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/.test(value)) return refuse('it contains spaces or control characters');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return refuse('it is not a URL');
+  }
+  if (url.username !== '' || url.password !== '') return refuse('it contains a user name or password');
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:') return isLoopbackHost(url.host) ? undefined : refuse('it is plain http:// to another machine, not https://');
+  return refuse(`it is a ${url.protocol} link, not https://`);
 }

@@ -125,7 +125,8 @@ export function errorFromResponse(
 ): KeydeckApiError {
   const info = serviceErrorInfo(body);
   const code = info.code ?? codeForStatus(status);
-  const field = info.field;
+  // The field name comes from the service: cleaned before it enters the sentence, like its message.
+  const field = info.field === undefined ? undefined : clean(info.field, ctx.token, 80);
   const { what } = ctx.op;
   let sentence: string;
   let outcomeUnknown = false;
@@ -226,7 +227,10 @@ export function errorFromNetwork(ctx: FailureContext, code: string, possiblySent
  * The error for a successful status whose body is not what §2 documents. `field` is the path of
  * the first wrong field (`[2].id`, `data.remaining`), or undefined when the whole body is wrong.
  */
-export function errorFromInvalidResponse(ctx: FailureContext, status: number, field: string | undefined, problem: string): KeydeckApiError {
+export function errorFromInvalidResponse(ctx: FailureContext, status: number, rawField: string | undefined, rawProblem: string): KeydeckApiError {
+  // A path may hold the service's own object keys, a problem its values: both cleaned.
+  const field = rawField === undefined ? undefined : clean(rawField, ctx.token, 80);
+  const problem = clean(rawProblem, ctx.token);
   const where = field !== undefined ? ` (field ${field}: ${problem})` : ` (${problem})`;
   const after = ctx.op.changesState
     ? `; it probably took effect: ${ctx.op.check ?? 'refresh'} before trying again`

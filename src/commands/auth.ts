@@ -23,6 +23,7 @@ import { resolveFromConfig, resolveProfile, type ResolvedProfile } from '../conf
 import { createCredentialStore, keychainBackendName, TOKEN_ENV_VAR } from '../credentials/index.js';
 import { CredentialStoreError, type CredentialSource, type CredentialStore, type StoredCredential } from '../credentials/store.js';
 import { checkCredentialToken, tokenKind, type TokenKind } from '../credentials/token.js';
+import { visible } from '../terminal/sanitize.js';
 import {
   askLine,
   askSecret,
@@ -178,9 +179,9 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
   const prefix = created?.keyPrefix ?? keyPrefixOf(managementKey);
   printLine(`Logged in: profile "${profile.name}" at ${baseUrl}.`);
   if (created) {
-    printLine(`Created the management key "${created.name}" (${prefix}…) from the session token; the session token was not stored.`);
+    printLine(`Created the management key "${visible(created.name)}" (${prefix}…) from the session token; the session token was not stored.`);
   } else {
-    printLine(`The service accepts the management key ${prefix}…${known ? ` ("${known.name}")` : ''}.`);
+    printLine(`The service accepts the management key ${prefix}…${known ? ` ("${visible(known.name)}")` : ''}.`);
   }
   if (stored.source === 'keychain') {
     printLine(`Stored in the ${keychain.backend} (service "keydeck", account "${profile.name}").`);
@@ -242,7 +243,7 @@ export async function authStatus(globals: GlobalOptions, options: { json?: boole
   } else {
     printLine(`profile   ${report.profile}`);
     printLine(`base URL  ${report.baseUrl ?? '(none)'}`);
-    printLine(`key       ${report.keyPrefix ? `${report.keyPrefix}…` : report.tokenKind === 'session' ? 'a session token' : '(none)'}${report.keyName ? ` ("${report.keyName}")` : ''}`);
+    printLine(`key       ${report.keyPrefix ? `${report.keyPrefix}…` : report.tokenKind === 'session' ? 'a session token' : '(none)'}${report.keyName ? ` ("${visible(report.keyName)}")` : ''}`);
     printLine(`from      ${describeSource(report, keychainBackendName(process.platform), profile.name)}`);
     printLine(`service   ${report.accepted ? 'accepts the key' : `no: ${report.reason}`}`);
   }
@@ -324,7 +325,7 @@ export async function authLogout(globals: GlobalOptions, options: { revoke?: boo
       const mine = (await client.listManagementKeys()).find((k) => k.keyPrefix === prefix);
       if (mine) {
         await client.deleteManagementKey(mine.id);
-        printLine(`Revoked the management key "${mine.name}" (${prefix}…) on ${profile.baseUrl}.`);
+        printLine(`Revoked the management key "${visible(mine.name)}" (${prefix}…) on ${profile.baseUrl}.`);
       } else {
         warn(`the service lists no management key ${prefix}… (already deleted?); removing the stored copy`);
       }

@@ -22,12 +22,14 @@ import type { CreditBalance, TopUpMethod } from '../api/schemas.js';
 import { LowBalanceAlarm } from '../billing/alert.js';
 import { parseWatchFlags } from '../billing/settings.js';
 import { apiErrorSentence, NETWORK_ERROR_CODES, printData, type CommandDeps, type JsonFlag } from './api-command.js';
+import { confirmTopUp } from './confirm.js';
 import { parseAmount, parseTxHash } from './input.js';
-import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
-import { colorEnabled, flattenForDisplay, formatKeyValues, formatUsd, isoSeconds } from './table.js';
+import { ExitCode, fail, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { colorEnabled, flattenForDisplay, formatKeyValues, formatUsd, isoSeconds, type TerminalText } from './table.js';
+import { visible } from '../terminal/sanitize.js';
 
 /** The §2.3 record as `label  value` lines, with the spec's field names. */
-export function creditsBlock(credits: CreditBalance, options: { color?: boolean } = {}): string {
+export function creditsBlock(credits: CreditBalance, options: { color?: boolean } = {}): TerminalText {
   return formatKeyValues(
     [
       ['remaining', formatUsd(credits.remaining)],
@@ -45,7 +47,7 @@ export async function billingCredits(globals: GlobalOptions, flags: JsonFlag = {
   const { client } = await openSession(globals, deps.session);
   const credits = await client.getCredits();
   if (flags.json) printData(credits);
-  else printLine(creditsBlock(credits, { color: colorEnabled() }));
+  else printFormatted(creditsBlock(credits, { color: colorEnabled() }));
   return ExitCode.ok;
 }
 
@@ -58,7 +60,7 @@ export async function billingStatus(globals: GlobalOptions, flags: JsonFlag = {}
   const { client } = await openSession(globals, deps.session);
   const status = await client.getBillingStatus();
   if (flags.json) printData(status);
-  else printLine(formatKeyValues(flattenForDisplay(status), { color: colorEnabled() }));
+  else printFormatted(formatKeyValues(flattenForDisplay(status), { color: colorEnabled() }));
   return ExitCode.ok;
 }
 
@@ -67,6 +69,8 @@ export interface TopUpFlags extends JsonFlag {
   /** USD, plain decimal text (see parseAmount). */
   readonly amount: string;
   readonly method: TopUpMethod;
+  /** `--yes`: no confirmation for a card-on-file charge or an amount above the ceiling. */
+  readonly yes?: boolean;
 }
 
 /** Human lines for a top-up's result (§2.4 session, §2.5 instruction, or the unshown card_direct data). */
@@ -76,15 +80,15 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
       return [
         `Pay ${formatUsd(amount)} by card on the checkout page:`,
         '',
-        `  ${result.data.sessionUrl}`,
+        `  ${visible(result.data.sessionUrl)}`,
         '',
-        `The balance is credited once the payment completes (session ${result.data.sessionId}); check it with: keydeck billing credits`,
+        `The balance is credited once the payment completes (session ${visible(result.data.sessionId)}); check it with: keydeck billing credits`,
       ];
     case 'usdc': {
       const { address, chain, amount: exact } = result.data;
-      const network = chain.toLowerCase() === 'base' ? 'Base' : chain;
+      const network = chain.toLowerCase() === 'base' ? 'Base' : visible(chain);
       return [
-        `Send exactly ${exact} USDC to this address on ${network}:`,
+        `Send exactly ${visible(String(exact))} USDC to this address on ${network}:`,
         '',
         formatKeyValues([
           ['address', address],
@@ -93,7 +97,7 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
         ]).replace(/^/gm, '  '),
         '',
         `Warning: send USDC on ${network} only. Another token, or USDC on another network, is not credited and may be lost.`,
-        `Then credit it with the transaction hash: keydeck billing verify --tx HASH --amount ${exact}`,
+        `Then credit it with the transaction hash: keydeck billing verify --tx HASH --amount ${visible(String(exact))}`,
       ];
     }
     default:
@@ -104,10 +108,20 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
 /**
  * `keydeck billing topup --amount USD --method card_checkout|card_direct|usdc [--json]`
  * (§4 `POST /api/billing/topup`; never retried). Exit 2 for a bad amount (nothing sent).
+ * A card-on-file charge (`card_direct`) and an amount above the profile's `confirmAboveUsd`
+ * (default 500) are confirmed first on a terminal; scripts pass `--yes`; without either, exit 2
+ * `confirmation_required` (./confirm.ts {@link confirmTopUp}).
  */
 export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const amount = parseAmount(flags.amount);
-  const { client } = await openSession(globals, deps.session);
+  const { client, profile } = await openSession(globals, deps.session);
+  await confirmTopUp({
+    amount,
+    method: flags.method,
+    ceilingUsd: profile.confirmAboveUsd,
+    ...(flags.yes !== undefined && { yes: flags.yes }),
+    command: `keydeck billing topup --amount ${flags.amount} --method ${flags.method}`,
+  });
   const result = await client.topUp({ amount, method: flags.method });
   if (flags.json) printData(result.data);
   else for (const line of topUpLines(result, amount)) printLine(line);
@@ -204,7 +218,7 @@ export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {
         if (isAbortError(error)) break;
         if (first || !(error instanceof KeydeckApiError) || !TRANSIENT_CODES.has(error.code)) throw error;
         const sentence = apiErrorSentence(error);
-        if (sentence !== lastProblem) process.stderr.write(`${isoSeconds(now())} keydeck: ${sentence} Still watching.\n`);
+        if (sentence !== lastProblem) process.stderr.write(`${isoSeconds(now())} keydeck: ${visible(sentence)} Still watching.\n`);
         lastProblem = sentence;
       }
       first = false;

@@ -14,8 +14,9 @@ import { printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-
 import { confirmDestructive, ensureCanConfirm, nameOf } from './confirm.js';
 import { keyStatus } from '../api/keyStatus.js';
 import { parseKeyId, parseKeyName } from './input.js';
-import { canPrompt, ExitCode, openSession, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
-import { colorEnabled, formatTable, formatTimestamp, type Cell } from './table.js';
+import { canPrompt, ExitCode, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalText } from './table.js';
+import { visible } from '../terminal/sanitize.js';
 
 
 const STATUS_STYLE = { active: 'green', inactive: 'yellow', expired: 'red' } as const;
@@ -24,7 +25,7 @@ const STATUS_STYLE = { active: 'green', inactive: 'yellow', expired: 'red' } as 
  * The `keys list` table: id, name, keyType, keyPlan, status (active/inactive/expired), expires
  * (the subscription's end; `never` for a credit key, §2.1), createdAt. No key value (§5).
  */
-export function keysTable(keys: readonly ConsumptionKey[], options: { color?: boolean; now?: number } = {}): string {
+export function keysTable(keys: readonly ConsumptionKey[], options: { color?: boolean; now?: number } = {}): TerminalText {
   const rows: Cell[][] = keys.map((k) => {
     const status = keyStatus(k, options.now);
     return [
@@ -49,7 +50,7 @@ export async function keysList(globals: GlobalOptions, flags: JsonFlag = {}, dep
   } else if (keys.length === 0) {
     printLine('No consumption keys yet. Create a credit key with: keydeck keys create --name NAME');
   } else {
-    printLine(keysTable(keys, { color: colorEnabled() }));
+    printFormatted(keysTable(keys, { color: colorEnabled() }));
   }
   return ExitCode.ok;
 }
@@ -67,9 +68,9 @@ export async function keysCreate(globals: GlobalOptions, flags: JsonFlag & { nam
     printData(created);
     return ExitCode.ok;
   }
-  printLine(`Created the credit key "${created.name}" (id ${created.id}).`);
+  printLine(`Created the credit key "${visible(created.name)}" (id ${visible(created.id)}).`);
   printLine('');
-  printLine(`  ${created.apiKey}`);
+  printLine(`  ${visible(created.apiKey)}`);
   printLine('');
   printLine('Copy it now: this is the only time the full key is shown; keydeck and the service will not show it again.');
   return ExitCode.ok;
@@ -104,7 +105,7 @@ export async function keysSetActive(
   let label = `the key ${keyId}`;
   if (!isActive) {
     const named = !flags.yes && canPrompt() ? await nameOf(() => client.listKeys(), keyId) : undefined;
-    if (named !== undefined) label = `the key "${named}" (id ${keyId})`;
+    if (named !== undefined) label = `the key "${visible(named)}" (id ${keyId})`;
     await confirmDestructive({
       yes: flags.yes,
       question: `Disable ${label}? It stops working at once, until \`keydeck keys enable ${keyId}\`.`,
@@ -127,7 +128,7 @@ export async function keysDelete(globals: GlobalOptions, id: string, flags: YesF
   ensureCanConfirm({ yes: flags.yes, command: `keydeck keys delete ${keyId}` });
   const { client } = await openSession(globals, deps.session);
   const named = !flags.yes && canPrompt() ? await nameOf(() => client.listKeys(), keyId) : undefined;
-  const label = named !== undefined ? `the key "${named}" (id ${keyId})` : `the key ${keyId}`;
+  const label = named !== undefined ? `the key "${visible(named)}" (id ${keyId})` : `the key ${keyId}`;
   await confirmDestructive({
     yes: flags.yes,
     question: `Delete ${label}? It is revoked at once and cannot be restored.`,

@@ -15,11 +15,12 @@ import { tokenKind } from '../credentials/token.js';
 import { printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { parseKeyId, parseKeyName } from './input.js';
-import { canPrompt, ExitCode, openSession, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
-import { colorEnabled, formatTable, formatTimestamp, type Cell } from './table.js';
+import { canPrompt, ExitCode, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalText } from './table.js';
+import { visible } from '../terminal/sanitize.js';
 
 /** The `mgmt-keys list` table: id, name, keyPrefix, isActive (yes/no), lastUsedAt (`never`), createdAt. */
-export function managementKeysTable(keys: readonly ManagementKey[], options: { color?: boolean } = {}): string {
+export function managementKeysTable(keys: readonly ManagementKey[], options: { color?: boolean } = {}): TerminalText {
   const rows: Cell[][] = keys.map((k) => [
     k.id,
     k.name,
@@ -46,9 +47,9 @@ export async function mgmtKeysList(globals: GlobalOptions, flags: JsonFlag = {},
     printLine('No management keys yet. Create one with: keydeck mgmt-keys create --name NAME (or keydeck auth login).');
     return ExitCode.ok;
   }
-  printLine(managementKeysTable(keys, { color: colorEnabled() }));
+  printFormatted(managementKeysTable(keys, { color: colorEnabled() }));
   const mine = findOwnKey(keys, credential.token);
-  if (mine) printLine(`keydeck is signed in with ${mine.keyPrefix}… ("${mine.name}", id ${mine.id}).`);
+  if (mine) printLine(`keydeck is signed in with ${visible(mine.keyPrefix)}… ("${visible(mine.name)}", id ${visible(mine.id)}).`);
   return ExitCode.ok;
 }
 
@@ -65,9 +66,9 @@ export async function mgmtKeysCreate(globals: GlobalOptions, flags: JsonFlag & {
     printData(created);
     return ExitCode.ok;
   }
-  printLine(`Created the management key "${created.name}" (${created.keyPrefix}…, id ${created.id}).`);
+  printLine(`Created the management key "${visible(created.name)}" (${visible(created.keyPrefix)}…, id ${visible(created.id)}).`);
   printLine('');
-  printLine(`  ${created.apiKey}`);
+  printLine(`  ${visible(created.apiKey)}`);
   printLine('');
   printLine('Copy it now: this is the only time the full key is shown; afterwards only its prefix is.');
   printLine('It manages the whole account (keys and billing): keep it like a password.');
@@ -96,10 +97,10 @@ export async function mgmtKeysDelete(globals: GlobalOptions, id: string, flags: 
   const own = usesKey && keys ? findOwnKey(keys, credential.token) : undefined;
   const isOwn = own !== undefined && own.id === keyId;
   const named = keys?.find((k) => k.id === keyId)?.name;
-  const label = named !== undefined ? `the management key "${named}" (id ${keyId})` : `the management key ${keyId}`;
+  const label = named !== undefined ? `the management key "${visible(named)}" (id ${keyId})` : `the management key ${keyId}`;
   if (isOwn) {
     const where = credential.source === 'env' ? TOKEN_ENV_VAR : `the ${credential.source === 'keychain' ? 'keychain' : 'key file'} of profile "${profile.name}"`;
-    warn(`${keyId} is the management key keydeck is signed in with (${own.keyPrefix}…, from ${where}): deleting it signs keydeck out`);
+    warn(`${keyId} is the management key keydeck is signed in with (${visible(own.keyPrefix)}…, from ${where}): deleting it signs keydeck out`);
   }
   await confirmDestructive({
     yes: flags.yes,
@@ -111,11 +112,11 @@ export async function mgmtKeysDelete(globals: GlobalOptions, id: string, flags: 
   else printLine(`Deleted ${label}.`);
   if (isOwn) {
     if (credential.source === 'env') {
-      warn(`${TOKEN_ENV_VAR} still holds the deleted key ${own.keyPrefix}…: unset it, then run keydeck auth login`);
+      warn(`${TOKEN_ENV_VAR} still holds the deleted key ${visible(own.keyPrefix)}…: unset it, then run keydeck auth login`);
     } else {
       const removed = await store.delete(profile.name);
       const where = removed.removedFrom.map((s) => (s === 'keychain' ? 'the keychain' : 'the plaintext key file')).join(' and ') || 'nowhere (it was not stored)';
-      warn(`keydeck is signed out of profile "${profile.name}": removed the deleted key ${own.keyPrefix}… from ${where}; run keydeck auth login to sign in again`);
+      warn(`keydeck is signed out of profile "${profile.name}": removed the deleted key ${visible(own.keyPrefix)}… from ${where}; run keydeck auth login to sign in again`);
       if (removed.keychainError && credential.source === 'keychain') warn(`the keychain could not be asked, so a copy there may remain: ${removed.keychainError}`);
     }
   }

@@ -25,6 +25,8 @@ import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { createCredentialStore } from '../credentials/index.js';
 import { CredentialStoreError, type CredentialStore, type StoredCredential } from '../credentials/store.js';
+import { escapeJsonForTerminal, visible } from '../terminal/sanitize.js';
+import type { TerminalText } from './table.js';
 
 /** Exit codes shared by every command (src/cli.ts). */
 export const ExitCode = {
@@ -60,19 +62,38 @@ export function fail(code: ExitCodeValue, sentence: string): never {
   throw new CommandFailure(code, sentence);
 }
 
-/** Writes `warning: <text>` on stderr (one line, as given). */
+/** Writes `warning: <text>` on stderr, one line, sanitised (src/terminal/sanitize.ts). */
 export function warn(text: string): void {
-  process.stderr.write(`warning: ${text.trim()}\n`);
+  process.stderr.write(`warning: ${visible(text.trim())}\n`);
 }
 
-/** Writes one line on stdout. */
+/** Longest text {@link printLine} writes (code units); more ends with `…`. */
+const MAX_LINE_TEXT = 65_536;
+
+/**
+ * Writes text and a newline on stdout, sanitised (src/terminal/sanitize.ts): `\n` stays a line
+ * break, every other control, bidi or invisible character shows as its `\uXXXX` escape. Service
+ * values put into a sentence should still pass through `visible()` first, so that a newline in
+ * them shows as `\u000a` instead of starting a line.
+ */
 export function printLine(text = ''): void {
+  process.stdout.write(`${visible(text, { newlines: true, maxLength: MAX_LINE_TEXT })}\n`);
+}
+
+/**
+ * Writes a table or key/value block from table.ts (already sanitised cell by cell, coloured
+ * perhaps) and a newline on stdout, as it is.
+ */
+export function printFormatted(text: TerminalText): void {
   process.stdout.write(`${text}\n`);
 }
 
-/** Writes `value` as pretty JSON (2 spaces) on stdout. */
+/**
+ * Writes `value` as pretty JSON (2 spaces) on stdout; C1, bidi and invisible characters inside
+ * strings are written as `\uXXXX` escapes (the same value for a JSON parser, nothing a terminal acts on).
+ */
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${escapeJsonForTerminal(JSON.stringify(value, null, 2) ?? 'null')}\n`);
 }
 
 /**
@@ -118,7 +139,7 @@ export async function runCommand(body: () => Promise<ExitCodeValue | number | vo
   try {
     code = (await body()) ?? ExitCode.ok;
   } catch (error) {
-    process.stderr.write(`keydeck: ${sentenceOf(error)}\n`);
+    process.stderr.write(`keydeck: ${visible(sentenceOf(error), { maxLength: MAX_LINE_TEXT })}\n`);
     code = exitCodeOf(error);
   }
   process.exit(code);
@@ -223,7 +244,7 @@ export async function askLine(question: string): Promise<string> {
     process.exit(130);
   });
   try {
-    return (await rl.question(question)).trim();
+    return (await rl.question(visible(question, { maxLength: MAX_LINE_TEXT }))).trim();
   } finally {
     rl.close();
   }

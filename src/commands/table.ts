@@ -6,6 +6,15 @@
  */
 import { styleText } from 'node:util';
 import stringWidth from 'string-width';
+import { visible } from '../terminal/sanitize.js';
+
+/**
+ * Text that is safe to write to a terminal as it is: every piece that did not come from keydeck
+ * went through the sanitiser (src/terminal/sanitize.ts); the only escapes in it are keydeck's own
+ * colours. Only {@link formatTable} and {@link formatKeyValues} make it; print it with
+ * `printFormatted` (output.ts), which does not sanitise again (that would strip the colours).
+ */
+export type TerminalText = string & { readonly __terminalText: true };
 
 /** A style a cell may ask for (ignored without colour). */
 export type CellStyle = 'green' | 'yellow' | 'red' | 'dim';
@@ -32,8 +41,9 @@ function paint(text: string, format: 'bold' | CellStyle | undefined, color: bool
   return styleText(format, text, { validateStream: false });
 }
 
+/** The cell's text, sanitised (single line: a newline from the service shows as `\u000a`). */
 function textOf(cell: Cell): string {
-  return typeof cell === 'string' ? cell : cell.text;
+  return visible(typeof cell === 'string' ? cell : cell.text);
 }
 
 function padTo(text: string, width: number): string {
@@ -44,36 +54,54 @@ function padTo(text: string, width: number): string {
 /**
  * Formats rows under a header, columns two spaces apart, each as wide as its widest cell in
  * terminal cells; the last column is not padded (no trailing spaces). Returns the lines joined
- * with `\n`, without a final newline. Cells are never truncated (a pipe has no width).
+ * with `\n`, without a final newline. Every cell is sanitised first (src/terminal/sanitize.ts)
+ * and measured after, so a hostile name can neither act on the terminal nor break the columns;
+ * cells are not truncated (a pipe has no width) beyond the sanitiser's 4,096 characters. Any
+ * number of rows (no argument spread: 150,000 keys format).
  */
-export function formatTable(headers: readonly string[], rows: readonly (readonly Cell[])[], options: FormatOptions = {}): string {
+export function formatTable(headers: readonly string[], rows: readonly (readonly Cell[])[], options: FormatOptions = {}): TerminalText {
   const color = options.color ?? false;
-  const widths = headers.map((h, i) => Math.max(stringWidth(h), ...rows.map((r) => stringWidth(textOf(r[i] ?? '')))));
-  const line = (cells: readonly Cell[], header: boolean): string =>
-    headers
-      .map((_, i) => {
+  const texts = rows.map((r) => headers.map((_, i) => textOf(r[i] ?? '')));
+  const headerTexts = headers.map((h) => visible(h));
+  const widths = headerTexts.map((h) => stringWidth(h));
+  for (const row of texts) {
+    for (let i = 0; i < row.length; i++) {
+      const w = stringWidth(row[i]!);
+      if (w > widths[i]!) widths[i] = w;
+    }
+  }
+  const line = (cells: readonly Cell[], row: readonly string[], header: boolean): string =>
+    row
+      .map((text, i) => {
         const cell = cells[i] ?? '';
-        const text = textOf(cell);
-        const padded = i === headers.length - 1 ? text : padTo(text, widths[i]!);
+        const padded = i === row.length - 1 ? text : padTo(text, widths[i]!);
         // Pad first, then paint: escape codes have no width but string-width is not asked about them.
         const style = header ? 'bold' : typeof cell === 'string' ? undefined : cell.style;
         return style === undefined ? padded : paint(text, style, color) + padded.slice(text.length);
       })
       .join('  ')
       .trimEnd();
-  return [line(headers, true), ...rows.map((r) => line(r, false))].join('\n');
+  const lines = [line(headers, headerTexts, true)];
+  for (let r = 0; r < rows.length; r++) lines.push(line(rows[r]!, texts[r]!, false));
+  return lines.join('\n') as TerminalText;
 }
 
-/** Formats `[label, value]` pairs as two aligned columns (labels dim with colour). No final newline. */
-export function formatKeyValues(pairs: readonly (readonly [string, Cell])[], options: FormatOptions = {}): string {
+/**
+ * Formats `[label, value]` pairs as two aligned columns (labels dim with colour), labels and
+ * values sanitised (src/terminal/sanitize.ts). No final newline.
+ */
+export function formatKeyValues(pairs: readonly (readonly [string, Cell])[], options: FormatOptions = {}): TerminalText {
   const color = options.color ?? false;
-  const width = Math.max(0, ...pairs.map(([k]) => stringWidth(k)));
+  const labels = pairs.map(([k]) => visible(k));
+  let width = 0;
+  for (const k of labels) width = Math.max(width, stringWidth(k));
   return pairs
-    .map(([k, v]) => {
-      const value = typeof v === 'string' ? v : paint(v.text, v.style, color);
-      return `${paint(padTo(k, width), 'dim', color)}  ${value}`.trimEnd();
+    .map(([, v], i) => {
+      const text = textOf(v);
+      const value = typeof v === 'string' ? text : paint(text, v.style, color);
+      return `${paint(padTo(labels[i]!, width), 'dim', color)}  ${value}`.trimEnd();
     })
-    .join('\n');
+    .join('\n') as TerminalText;
 }
 
 /**

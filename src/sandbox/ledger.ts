@@ -284,7 +284,9 @@ export class Ledger {
    * Data of `GET /api/billing/status` (not shown in §4; the sandbox's choice), USD numbers:
    * `{ userId, balance: { totalTopUp, spend, remaining }, creditKeys: { total, active, keys:
    * [{ id, name, isActive, spend }] }, subscriptions: [{ id, name, plan, blocks, status,
-   * isActive, expiresAt }], pendingTopUps: [...], recentTopUps: [...] }`.
+   * isActive, expiresAt }], pendingTopUps: [{ method, status: 'pending', amount, sessionId |
+   * address, … }], recentTopUps: [{ method, status: 'succeeded', amount, txHash | sessionId |
+   * paymentId, completedAt }] }` (the 20 newest pending, the 10 newest succeeded).
    * `baseUrl` builds the `sessionUrl` of pending card checkouts.
    */
   status(userId: string, baseUrl: string): Record<string, unknown> {
@@ -314,6 +316,7 @@ export class Ledger {
       created_at: number;
     }>).map((p) => ({
       method: 'card_checkout',
+      status: 'pending',
       amount: microsToUsd(p.amount_micros),
       sessionId: p.reference,
       sessionUrl: `${baseUrl}/sandbox/checkout/${p.reference}`,
@@ -325,6 +328,7 @@ export class Ledger {
       created_at: number;
     }>).map((d) => ({
       method: 'usdc',
+      status: 'pending',
       amount: microsToUsd(d.requested_micros),
       address: d.address,
       chain: 'base',
@@ -337,8 +341,12 @@ export class Ledger {
       completed_at: number;
     }>).map((t) => ({
       method: t.method,
+      status: 'succeeded',
       amount: microsToUsd(t.amount_micros),
+      // The reference names the top-up: a tx hash, a checkout session or a card payment.
       ...(t.method === 'usdc' && { txHash: t.reference }),
+      ...(t.method === 'card_checkout' && { sessionId: t.reference }),
+      ...(t.method === 'card_direct' && { paymentId: t.reference }),
       completedAt: new Date(t.completed_at).toISOString(),
     }));
     return {

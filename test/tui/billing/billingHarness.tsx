@@ -25,7 +25,7 @@ export interface RecordingDeps extends TopUpDeps {
 /** A journal in a fresh temp dir, and its removal. */
 export function tempJournal(): { journal: TopUpJournal; dir: string; cleanup(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-billing-'));
-  return { journal: new TopUpJournal({ path: path.join(dir, 'topups.json') }), dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { journal: new TopUpJournal({ path: path.join(dir, 'topups.db') }), dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** Dependencies around `journal` that record what they are asked to do. */
@@ -130,7 +130,7 @@ export async function startUsdcTopUp(tui: TuiHandle, amount: string): Promise<st
   await tui.type(amount);
   await tui.press(KEYS.enter);
   await tui.waitFor('2/3 method');
-  await tui.press('1');
+  await tui.press('u', KEYS.enter);
   return tui.waitFor('To address');
 }
 

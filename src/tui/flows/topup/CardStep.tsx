@@ -10,6 +10,7 @@ import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { formatUsd } from '../../format.js';
 import { theme } from '../../theme.js';
+import { visible } from '../../../terminal/sanitize.js';
 import { CARD_WATCH_INTERVAL_MS } from './useTopUpFlow.js';
 import { FlowMessageView } from './FlowMessageView.js';
 import type { FlowMessage } from './flowState.js';
@@ -39,7 +40,7 @@ export function CardStep({ entry, message, onOpen, onCopy, onAbandon, onLeave, c
     <Dialog title={`Top up · card checkout · ${formatUsd(entry.amount)}`} columns={columns} rows={rows}>
       <Text wrap="wrap">Pay on the card processor’s checkout page:</Text>
       <Text color={theme.accent} wrap="wrap">
-        {url ?? `(session ${entry.sessionId ?? '?'}: no page address was given)`}
+        {url !== undefined ? visible(url) : `(session ${visible(entry.sessionId ?? '?')}: no page address was given)`}
       </Text>
       <Text wrap="wrap">o opens it in the browser · c copies the link</Text>
       <Text> </Text>

@@ -33,7 +33,7 @@ export function explainVerifyFailure(error: unknown, amount: number, previousOut
         'The verification was sent but its answer was lost, so keydeck does not know whether it was credited.',
         'Check the balance (r). Verifying again is safe: a transaction is credited once at most.',
       ],
-      patch: { state: 'submitted', outcomeUnknown: true, reasonCode: 'outcome_unknown', reason: 'the answer to the verification was lost' },
+      patch: { state: 'verifying', reasonCode: 'outcome_unknown', reason: 'the answer to the verification was lost' },
     };
   }
   switch (code) {
@@ -64,13 +64,13 @@ export function explainVerifyFailure(error: unknown, amount: number, previousOut
           'Not found yet: the transfer may still be confirming on Base, or it did not pay this deposit address.',
           'Try again in a minute (h, then enter): keydeck never retries it by itself. Your top-up stays open, even after a restart.',
         ],
-        patch: { state: 'submitted', reasonCode: code, reason: 'not found yet (may still be confirming)' },
+        patch: { state: 'awaiting_payment', reasonCode: code, reason: 'not found yet (may still be confirming)' },
       };
     default:
       return {
         code,
         lines: [describeApiError(error), 'Nothing was retried: verify again (h, then enter) when the problem is solved.'],
-        patch: { state: 'submitted', reasonCode: code, reason: describeApiError(error) },
+        patch: { state: 'verifying', reasonCode: code, reason: describeApiError(error) },
       };
   }
 }

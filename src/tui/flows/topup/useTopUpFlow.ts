@@ -215,7 +215,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
         const fields: NewJournalEntry = {
           amount,
           method,
-          state: method === 'card_direct' ? 'submitted' : 'awaiting_payment',
+          state: method === 'card_direct' ? 'verifying' : 'awaiting_payment',
           host: scope.host,
           ...(scope.profile !== undefined && { profile: scope.profile }),
           baselineTotalTopUp: before.value.totalTopUp,
@@ -284,7 +284,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
           });
           return;
         }
-        await save(current.id, { txHash, state: 'submitted' });
+        await save(current.id, { txHash, state: 'verifying' });
         const result = await runBusy(`verifying the transfer for ${formatUsd(amount)}`, () => client.verifyTopUp({ txHash, amount }));
         if (!mounted.current) return;
         if (result.ok) {
@@ -292,7 +292,6 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
             state: 'credited',
             credited: result.value.credited,
             balance: result.value.balance,
-            outcomeUnknown: undefined,
             reason: undefined,
             reasonCode: undefined,
           });
@@ -301,7 +300,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
           setView({ kind: 'done', entryId: current.id });
           return;
         }
-        const refusal = explainVerifyFailure(result.error, amount, current.outcomeUnknown === true);
+        const refusal = explainVerifyFailure(result.error, amount, current.state === 'verifying');
         await save(current.id, refusal.patch);
         refreshBalance();
         setUsdc({ mode: 'main', hashDraft: txHash, message: { tone: refusal.code === 'not_found' || refusal.code === 'outcome_unknown' ? 'warning' : 'error', lines: refusal.lines } });
@@ -343,11 +342,11 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
   const abandon = useCallback(() => {
     const id = entryIdOf(viewRef.current);
     if (!id) return;
-    void save(id, { state: 'abandoned', reason: 'closed by the user (nothing paid)', reasonCode: 'abandoned' }).then(() => {
+    void save(id, { state: 'closed', reason: 'closed by the user', reasonCode: 'closed' }).then(() => {
       if (!mounted.current) return;
       setView(undefined);
       setOpen(false);
-      flash('the top-up was closed; it stays listed as abandoned', 'info');
+      flash('the top-up was closed; it stays listed as closed', 'info');
     });
   }, [save, flash]);
 

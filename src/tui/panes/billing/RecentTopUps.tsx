@@ -14,7 +14,7 @@ function stateColor(entry: JournalEntry): ThemeColor {
       return theme.ok;
     case 'refused':
       return theme.danger;
-    case 'abandoned':
+    case 'closed':
       return theme.muted;
     default:
       return theme.warning;
@@ -24,7 +24,7 @@ function stateColor(entry: JournalEntry): ThemeColor {
 /** One row's text (without the selection mark). */
 export function topUpRowText(entry: JournalEntry): string {
   const ref = entry.txHash ? `${entry.txHash.slice(0, 10)}…` : entry.sessionId ? entry.sessionId.slice(0, 14) : entry.address ? `to ${entry.address.slice(0, 8)}…` : '';
-  const why = entry.state === 'refused' || entry.state === 'submitted' ? (entry.reason ? ` (${entry.reason})` : '') : '';
+  const why = entry.state === 'refused' || entry.state === 'verifying' ? (entry.reason ? ` (${entry.reason})` : '') : '';
   return `${dateTime(entry.createdAt).slice(0, 16)}  ${fitWidth(formatUsd(entry.amount), 10)} ${fitWidth(methodLabel(entry.method), 13)} ${stateLabel(entry.state)}${why}  ${ref}`;
 }
 
