@@ -5,8 +5,8 @@
  */
 import { useState } from 'react';
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
 import { Dialog } from '../../components/Dialog.js';
+import { TextField, useTextField } from '../../components/TextField.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { formatUsd } from '../../format.js';
 import { theme } from '../../theme.js';
@@ -33,15 +33,15 @@ export function sameAmount(text: string, amount: number): boolean {
 
 /** See the module comment. */
 export function RetypeAmountStep(props: RetypeAmountStepProps) {
-  const [text, setText] = useState('');
+  const field = useTextField('');
   const [tried, setTried] = useState(false);
-  const matches = sameAmount(text, props.amount);
+  const matches = sameAmount(field.value, props.amount);
   useKeymap(
     'topup',
     {
       'topup.submit': () => {
         setTried(true);
-        if (matches) props.onConfirm();
+        if (sameAmount(field.current(), props.amount)) props.onConfirm();
       },
       'topup.cancel': props.onBack,
     },
@@ -52,7 +52,7 @@ export function RetypeAmountStep(props: RetypeAmountStepProps) {
       <Text wrap="wrap">{`${formatUsd(props.amount)} is above this profile’s ceiling of ${formatUsd(props.ceilingUsd)}. Type the amount again to confirm it.`}</Text>
       <Box>
         <Text>amount again: </Text>
-        <TextInput value={text} onChange={setText} />
+        <TextField field={field} />
       </Box>
       <Text color={tried && !matches ? theme.danger : theme.muted} wrap="wrap">
         {tried && !matches ? `✕ not the same amount as ${formatUsd(props.amount)}` : 'enter continues · esc back to the amount'}
