@@ -4,12 +4,17 @@
  */
 import fastStringWidth from './fastStringWidth.js';
 import cliTruncate from 'cli-truncate';
+import { floorToCents } from '../api/money.js';
 
 const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
 
-/** `25` → `"$25.00"`; USD with two decimals and thousands separators. */
+/**
+ * `25` → `"$25.00"`; USD to the cent with thousands separators, cut toward −∞ from the exact
+ * µUSD the reader parsed (src/api/money.ts): a balance is never shown higher than it is
+ * (`0.999` → `"$0.99"`).
+ */
 export function formatUsd(amount: number): string {
-  return usd.format(amount);
+  return Number.isFinite(amount) ? usd.format(floorToCents(amount)) : String(amount);
 }
 
 const MINUTE = 60_000;
