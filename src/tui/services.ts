@@ -5,6 +5,7 @@
  */
 import type { CredentialDescription, KeydeckClient } from '../api/client.js';
 import type { CredentialStore } from '../credentials/store.js';
+import type { HistorySeries } from '../billing/historyStore.js';
 
 /**
  * The part of `KeydeckClient` (src/api/client.ts) the TUI uses: the keys of §4, the management
@@ -73,6 +74,12 @@ export interface AppServices {
   readonly exit: (code: number, message?: string) => void;
   /** Adds a secret (a pasted session token) to the values redacted from anything printed at exit. */
   readonly registerSecret?: (value: string) => void;
+  /**
+   * The balance history of this profile at `baseUrl`'s origin in the history database
+   * (src/billing/historyStore.ts); absent: the history is kept in memory only.
+   * @throws HistoryStoreError when the database cannot be used (the pane says so, once).
+   */
+  readonly openHistory?: (baseUrl: string) => HistorySeries;
   /** Clock (epoch ms); tests may pin it. Default Date.now. */
   readonly now?: () => number;
 }
