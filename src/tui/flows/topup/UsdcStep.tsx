@@ -159,7 +159,7 @@ function HashField({ initial, onSubmit, onCancel }: { readonly initial: string; 
         <Text>tx hash: </Text>
         <TextField field={field} placeholder="0x…" />
       </Box>
-      <Text color={problem ? (text === '' ? theme.muted : theme.danger) : theme.ok} wrap="truncate">
+      <Text color={problem ? (text === '' ? theme.muted : theme.danger) : theme.ok} wrap="wrap">
         {problem ? `${text === '' ? '·' : '✕'} ${problem}` : '✓ a valid transaction hash: enter verifies it (sent once, never retried by itself) · esc back'}
       </Text>
     </Box>
@@ -197,7 +197,7 @@ function AmountSentField({ onSubmit, onCancel }: { readonly onSubmit: (amount: n
         <Text>amount you sent, USD: </Text>
         <TextField field={field} />
       </Box>
-      <Text color={parsed.ok ? theme.ok : theme.muted} wrap="truncate">
+      <Text color={parsed.ok ? theme.ok : theme.muted} wrap="wrap">
         {parsed.ok ? 'enter saves it for the verification · esc back' : `· ${parsed.reason}`}
       </Text>
     </Box>
