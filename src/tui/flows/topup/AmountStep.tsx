@@ -9,7 +9,7 @@ import { MIN_TOP_UP_USD } from '../../../api/schemas.js';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { placeholderText, theme } from '../../theme.js';
-import { parseAmount } from './validation.js';
+import { parseUsdAmount } from '../../../billing/input.js';
 
 /** Props of {@link AmountStep}. */
 export interface AmountStepProps {
@@ -24,7 +24,7 @@ export interface AmountStepProps {
 export function AmountStep(props: AmountStepProps) {
   const [text, setText] = useState(props.initial ?? '');
   const [tried, setTried] = useState(false);
-  const parsed = parseAmount(text);
+  const parsed = parseUsdAmount(text);
   useKeymap(
     'topup',
     {

@@ -16,7 +16,7 @@ import { placeholderText, symbols, theme } from '../../theme.js';
 import { FlowMessageView } from './FlowMessageView.js';
 import type { FlowMessage, UsdcMode } from './flowState.js';
 import { QrCode, qrCodeLines } from './QrCode.js';
-import { hashProblem, parseAmount } from './validation.js';
+import { parseUsdAmount, txHashProblem } from '../../../billing/input.js';
 
 /** Props of {@link UsdcStep}. */
 export interface UsdcStepProps {
@@ -140,7 +140,7 @@ export function UsdcStep(props: UsdcStepProps) {
 /** The transaction-hash field: checked as typed; enter verifies, esc goes back. */
 function HashField({ initial, onSubmit, onCancel }: { readonly initial: string; readonly onSubmit: (hash: string) => void; readonly onCancel: () => void }) {
   const [text, setText] = useState(initial);
-  const problem = hashProblem(text);
+  const problem = txHashProblem(text);
   useKeymap('topup', { 'topup.verify': () => (problem ? undefined : onSubmit(text)), 'topup.back': onCancel }, { modal: true, textEntry: true });
   return (
     <Box flexDirection="column">
@@ -156,19 +156,22 @@ function HashField({ initial, onSubmit, onCancel }: { readonly initial: string; 
 }
 
 /**
- * The field's new text: trimmed; when a whole hash was pasted onto other text (a previous
- * hash, say), the pasted hash alone, so a paste always replaces.
+ * The field's new text: trimmed; when a whole hash was pasted onto a previous one (the text is
+ * several `0x…` runs and the last is exactly `0x` + 64 hex), the pasted hash alone, so a paste
+ * always replaces. Nothing is ever cut out of one run: `0x` + 65 hex stays 65 digits (and is
+ * refused as "65 of 64 hex digits").
  */
 export function pastedHash(value: string): string {
   const t = value.trim();
-  const hashes = t.match(/0x[0-9a-fA-F]{64}/g);
-  return hashes && t.length > 66 ? hashes[hashes.length - 1]! : t;
+  const runs = t.split(/(?=0[xX])/);
+  const last = runs[runs.length - 1]!.trim();
+  return runs.length > 1 && /^0[xX][0-9a-fA-F]{64}$/.test(last) ? last : t;
 }
 
 /** The "amount actually sent" field (after an amount mismatch). */
 function AmountSentField({ onSubmit, onCancel }: { readonly onSubmit: (amount: number) => void; readonly onCancel: () => void }) {
   const [text, setText] = useState('');
-  const parsed = parseAmount(text);
+  const parsed = parseUsdAmount(text, 'transfer');
   useKeymap('topup', { 'topup.verify': () => (parsed.ok ? onSubmit(parsed.amount) : undefined), 'topup.back': onCancel }, { modal: true, textEntry: true });
   return (
     <Box flexDirection="column">
@@ -176,8 +179,8 @@ function AmountSentField({ onSubmit, onCancel }: { readonly onSubmit: (amount: n
         <Text>amount you sent, USD: </Text>
         <TextInput value={text} onChange={setText} />
       </Box>
-      <Text color={parsed.ok ? theme.ok : theme.muted} wrap="truncate">
-        {parsed.ok ? 'enter saves it for the verification · esc back' : `· ${parsed.reason}`}
+      <Text color={parsed.ok ? theme.ok : parsed.code === 'uncreditable' ? theme.danger : theme.muted} wrap="wrap">
+        {parsed.ok ? 'enter saves it for the verification · esc back' : `${parsed.code === 'uncreditable' ? '✕' : '·'} ${parsed.reason}`}
       </Text>
     </Box>
   );
