@@ -260,8 +260,9 @@ billing
   .description('start a top-up: a card checkout page, a card on file, or a USDC transfer on Base')
   .requiredOption('--amount <usd>', 'USD, at least 10, at most two decimals (10, 12.50)')
   .addOption(new Option('--method <method>', 'how to pay').choices(['card_checkout', 'card_direct', 'usdc']).makeOptionMandatory())
+  .option('-y, --yes', 'do not ask before charging the card on file or above the profile’s ceiling (required then when stdin is not a terminal)')
   .option('--json', 'print the service’s data (checkout session, USDC instruction, or card result) as JSON')
-  .action(async (opts: { amount: string; method: 'card_checkout' | 'card_direct' | 'usdc'; json?: boolean }, cmd: Command) => {
+  .action(async (opts: { amount: string; method: 'card_checkout' | 'card_direct' | 'usdc'; yes?: boolean; json?: boolean }, cmd: Command) => {
     const { billingTopUp } = await import('./commands/billing.js');
     await runScripted(cmd, (g) => billingTopUp(g, opts));
   });

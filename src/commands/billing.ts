@@ -28,6 +28,7 @@ import { recordTopUp, verifyOutcomeLines, verifyUsdc, type VerifyOutcome } from 
 import { resolveProfile } from '../config/profile.js';
 import { parseWatchFlags } from '../billing/settings.js';
 import { apiErrorSentence, NETWORK_ERROR_CODES, printData, type CommandDeps, type JsonFlag } from './api-command.js';
+import { confirmTopUp } from './confirm.js';
 import { parseAmount, parseTxHash } from './input.js';
 import { ExitCode, fail, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { colorEnabled, flattenForDisplay, formatKeyValues, formatTable, formatTimestamp, formatUsd, isoSeconds, type Cell, type TerminalText } from './table.js';
@@ -74,6 +75,8 @@ export interface TopUpFlags extends JsonFlag {
   /** USD, plain decimal text (see parseAmount). */
   readonly amount: string;
   readonly method: TopUpMethod;
+  /** `--yes`: no confirmation for a card-on-file charge or an amount above the ceiling. */
+  readonly yes?: boolean;
 }
 
 /** Human lines for a top-up's result (§2.4 session, §2.5 instruction, or the unshown card_direct data). */
@@ -123,10 +126,20 @@ function journalOf(deps: BillingDeps): TopUpJournal {
  * amount (nothing sent); 1 when the checkout link is refused (src/api/baseUrl.ts: nothing is
  * printed of it; the top-up stays on record). A record that cannot be written is a warning:
  * the instruction is printed all the same.
+ * A card-on-file charge (`card_direct`) and an amount above the profile's `confirmAboveUsd`
+ * (default 500) are confirmed first on a terminal; scripts pass `--yes`; without either, exit 2
+ * `confirmation_required` (./confirm.ts {@link confirmTopUp}).
  */
 export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, deps: BillingDeps = {}): Promise<ExitCodeValue> {
   const amount = parseAmount(flags.amount);
   const { client, profile } = await openSession(globals, deps.session);
+  await confirmTopUp({
+    amount,
+    method: flags.method,
+    ceilingUsd: profile.confirmAboveUsd,
+    ...(flags.yes !== undefined && { yes: flags.yes }),
+    command: `keydeck billing topup --amount ${flags.amount} --method ${flags.method}`,
+  });
   const result = await client.topUp({ amount, method: flags.method });
   const journal = journalOf(deps);
   let problems: readonly string[] = [];

@@ -137,3 +137,20 @@ export function confirmsName(typed: string, name: string): boolean {
   const t = typed.trim();
   return t !== '' && (t === name.trim() || t === visible(name).trim());
 }
+
+/** Widest a display name gets, in terminal cells, before any layout (a 2-million-character name costs nothing more). */
+export const MAX_NAME_WIDTH = 256;
+
+/**
+ * A copy of a flat record from the service for display: every string field made {@link visible}
+ * and cut to `maxWidth` cells (default {@link MAX_NAME_WIDTH}), except the fields in `except`
+ * (ids the client sends back to the service stay as they came). Other fields are kept.
+ */
+export function visibleRecord<T extends object>(record: T, options: { readonly except?: readonly (keyof T)[]; readonly maxWidth?: number } = {}): T {
+  const out = { ...record } as Record<string, unknown>;
+  const maxWidth = options.maxWidth ?? MAX_NAME_WIDTH;
+  for (const [k, v] of Object.entries(out)) {
+    if (typeof v === 'string' && !options.except?.includes(k as keyof T)) out[k] = visible(v, { maxWidth });
+  }
+  return out as T;
+}

@@ -99,6 +99,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
       ...(profile.baseUrl !== undefined && { baseUrl: profile.baseUrl }),
       pollIntervalSeconds: globals.intervalSeconds ?? profile.pollIntervalSeconds,
       ...((globals.alertBelowUsd ?? profile.alertBelowUsd) !== undefined && { alertBelowUsd: globals.alertBelowUsd ?? profile.alertBelowUsd }),
+      confirmAboveUsd: profile.confirmAboveUsd,
     },
     target: sandbox ? 'sandbox' : 'live',
     store: createCredentialStore(),

@@ -36,6 +36,8 @@ export interface TuiProfile {
   readonly pollIntervalSeconds: number;
   /** Low-balance threshold, USD (used by the Billing pane). */
   readonly alertBelowUsd?: number;
+  /** Top-up ceiling, USD: a larger amount must be typed again to confirm (default 500, config.ts). */
+  readonly confirmAboveUsd?: number;
 }
 
 /** Result of a copy: `clipboard` (system clipboard took it), `osc52` (sent to the terminal only; may or may not have worked). */

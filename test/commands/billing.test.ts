@@ -16,6 +16,7 @@ import {
 } from '../../src/api/schemas.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { call, startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
+import { startApp } from '../e2e/pty.js';
 import { lines, scripted, startCli, UNREACHABLE, type Scripted } from './scripted.js';
 
 let sb: TestSandbox;
@@ -165,15 +166,72 @@ describe('billing topup and verify', () => {
     expect(again.stdout).toBe('Credited 12.50 USD; the balance is now 32.50 USD.\n');
   });
 
-  it('card_direct prints what the service answered, in both modes', async () => {
+  it('card_direct prints what the service answered, in both modes (scripts pass --yes)', async () => {
     const user = await sb.fundedUser(0);
-    const human = await cli.run(user, ['billing', 'topup', '--amount', '10', '--method', 'card_direct']);
+    const human = await cli.run(user, ['billing', 'topup', '--amount', '10', '--method', 'card_direct', '--yes']);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/^Top-up of 10\.00 USD by card_direct; the service answered:$/m);
     expect(human.stdout).toMatch(/^ {2}balance\s+10$/m);
-    const json = await cli.run(user, ['billing', 'topup', '--amount', '15', '--method', 'card_direct', '--json']);
+    const json = await cli.run(user, ['billing', 'topup', '--amount', '15', '--method', 'card_direct', '--json', '-y']);
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ credited: 15, balance: 25 });
+  });
+});
+
+describe('money is confirmed', () => {
+  it('without a terminal and without --yes: a card-on-file charge and an amount above the ceiling exit 2, nothing sent', async () => {
+    const user = await sb.fundedUser(0);
+    const [direct, large, small] = await Promise.all([
+      cli.run(user, ['billing', 'topup', '--amount', '10', '--method', 'card_direct']),
+      cli.run(user, ['billing', 'topup', '--amount', '600', '--method', 'card_checkout']),
+      cli.run(user, ['billing', 'topup', '--amount', '500', '--method', 'card_checkout']),
+    ]);
+    expect(direct.code).toBe(2);
+    expect(direct.stdout).toBe('');
+    expect(direct.stderr).toBe(
+      'keydeck: confirmation_required: stdin is not a terminal, so no confirmation can be asked and nothing was changed; to proceed run `keydeck billing topup --amount 10 --method card_direct --yes`.\n',
+    );
+    expect(large.code).toBe(2);
+    expect(large.stderr).toMatch(/confirmation_required: .*`keydeck billing topup --amount 600 --method card_checkout --yes`/);
+    // At the ceiling itself a checkout needs no confirmation (nothing is charged until paid).
+    expect(small.code, small.stderr).toBe(0);
+    expect((await sb.credits(user)).totalTopUp).toBe(0);
+  });
+
+  it('on a terminal asks "Charge $10.00 to the card on file? [y/N]": the default keeps the money, y charges', { timeout: 30_000 }, async () => {
+    const user = await sb.fundedUser(0);
+    const env = cli.home.env({ KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url });
+    const no = startApp({ args: ['billing', 'topup', '--amount', '10', '--method', 'card_direct'], env, columns: 200 });
+    await no.waitFor('Charge $10.00 to the card on file? [y/N]');
+    no.write('\r');
+    expect((await no.exited).exitCode).toBe(1);
+    await no.waitFor('keydeck: cancelled: nothing was charged.');
+    expect((await sb.credits(user)).totalTopUp).toBe(0);
+
+    const yes = startApp({ args: ['billing', 'topup', '--amount', '10', '--method', 'card_direct'], env, columns: 200 });
+    await yes.waitFor('[y/N]');
+    yes.write('y\r');
+    expect((await yes.exited).exitCode).toBe(0);
+    await yes.waitFor('Top-up of 10.00 USD by card_direct');
+    expect((await sb.credits(user)).totalTopUp).toBe(10);
+  });
+
+  it('on a terminal an amount above the ceiling must be typed again; a different amount sends nothing', { timeout: 30_000 }, async () => {
+    const user = await sb.fundedUser(0);
+    const env = cli.home.env({ KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url });
+    const wrong = startApp({ args: ['billing', 'topup', '--amount', '5000', '--method', 'card_direct'], env, columns: 200 });
+    await wrong.waitFor("$5,000.00 is above this profile's top-up ceiling of $500.00 (confirmAboveUsd). Type the amount again to confirm:");
+    wrong.write('500\r');
+    expect((await wrong.exited).exitCode).toBe(1);
+    await wrong.waitFor('does not match $5,000.00; nothing was requested');
+
+    const right = startApp({ args: ['billing', 'topup', '--amount', '5000', '--method', 'card_direct'], env, columns: 200 });
+    await right.waitFor('Type the amount again');
+    right.write('5000\r');
+    await right.waitFor('Charge $5,000.00 to the card on file? [y/N]');
+    right.write('y\r');
+    expect((await right.exited).exitCode).toBe(0);
+    expect((await sb.credits(user)).totalTopUp).toBe(5000);
   });
 });
 

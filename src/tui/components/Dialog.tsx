@@ -3,6 +3,7 @@
  */
 import type { ReactNode } from 'react';
 import { Box, Text } from 'ink';
+import { visible } from '../../terminal/sanitize.js';
 import { theme } from '../theme.js';
 
 /** Props of {@link Dialog}. */
@@ -31,7 +32,7 @@ export function Dialog({ title, columns, rows, dangerous, children }: DialogProp
     <Box width={columns} height={rows} alignItems="center" justifyContent="center">
       <Box width={dialogWidth(columns)} flexDirection="column" borderStyle="round" borderColor={dangerous ? theme.danger : theme.accent} paddingX={1}>
         <Text bold wrap="truncate">
-          {title}
+          {visible(title)}
         </Text>
         {children}
       </Box>

@@ -8,6 +8,7 @@ import type { ConsumptionKey } from '../../api/schemas.js';
 import { dateTime, expiresIn, truncateTo } from '../format.js';
 import { describeLimits, keyStatus } from '../limits.js';
 import { statusCell } from '../panes/keyRows.js';
+import { visible } from '../../terminal/sanitize.js';
 import { theme } from '../theme.js';
 
 /** Lines of the full details panel. */
@@ -22,7 +23,7 @@ export function keyDetailLines(key: ConsumptionKey, now: number): string[] {
       ? 'no expiry: credit keys never expire while a balance remains'
       : `expires ${dateTime(key.subscriptionExpiresAt)} (${expiresIn(key.subscriptionExpiresAt, now)})`;
   return [
-    `${key.name}  ·  id ${key.id}`,
+    `${visible(key.name)}  ·  id ${visible(key.id)}`,
     `${key.keyType} key · plan ${key.keyPlan} · ${status}${sub}`,
     `created ${dateTime(key.createdAt)} · ${expiry}`,
     `limits: ${describeLimits(key)}`,

@@ -1,13 +1,14 @@
 /**
- * Confirmation for what cannot be undone: the user types the exact name; enter then goes
- * ahead (and does nothing while the text differs); esc cancels.
+ * Confirmation for what cannot be undone: the user types the name as shown (its visible form,
+ * src/terminal/sanitize.ts, so a name of invisible or control characters can be typed too);
+ * enter then goes ahead (and does nothing while the text differs); esc cancels.
  */
-import { useState } from 'react';
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
 import { useKeymap } from '../contexts/KeymapContext.js';
+import { confirmsName, visible } from '../../terminal/sanitize.js';
 import { theme } from '../theme.js';
 import { Dialog } from './Dialog.js';
+import { TextField, useTextField } from './TextField.js';
 
 /** Props of {@link TypeToConfirmDialog}. */
 export interface TypeToConfirmDialogProps {
@@ -23,13 +24,13 @@ export interface TypeToConfirmDialogProps {
 
 /** See the module comment. */
 export function TypeToConfirmDialog(props: TypeToConfirmDialogProps) {
-  const [value, setValue] = useState('');
-  const matches = value === props.expected;
+  const field = useTextField('');
+  const matches = confirmsName(field.value, props.expected);
   useKeymap(
     'typeToConfirm',
     {
       'typed.submit': () => {
-        if (matches) props.onConfirm();
+        if (confirmsName(field.current(), props.expected)) props.onConfirm();
       },
       'typed.cancel': props.onCancel,
     },
@@ -42,10 +43,10 @@ export function TypeToConfirmDialog(props: TypeToConfirmDialogProps) {
           {line}
         </Text>
       ))}
-      <Text wrap="truncate">{`Type the name to confirm: ${props.expected}`}</Text>
+      <Text wrap="truncate">{`Type the name to confirm: ${visible(props.expected)}`}</Text>
       <Box>
         <Text>{'> '}</Text>
-        <TextInput value={value} onChange={setValue} />
+        <TextField field={field} />
       </Box>
       <Text color={matches ? theme.danger : theme.muted} wrap="truncate">
         {matches ? 'enter deletes it for good · esc cancels' : 'the name does not match yet · esc cancels'}

@@ -9,6 +9,7 @@
  */
 import { createContext, useContext, useEffect, useMemo, type ReactNode } from 'react';
 import type { ConsumptionKey, ManagementKey } from '../../api/schemas.js';
+import { visibleRecord } from '../../terminal/sanitize.js';
 import { isUnauthorized } from '../errors.js';
 import { useResource, type Resource } from '../hooks/useResource.js';
 import { useBalance } from './BalanceContext.js';
@@ -29,13 +30,15 @@ export function AccountDataProvider({ children }: { readonly children?: ReactNod
   const onError = (error: unknown) => {
     if (isUnauthorized(error)) markRejected();
   };
-  const keys = useResource<ConsumptionKey[]>((signal) => client!.listKeys({ signal }), {
+  // Service strings are made visible and capped in width once, as they enter (src/terminal/sanitize.ts):
+  // names, plans, dates; ids stay as they came (the client sends them back).
+  const keys = useResource<ConsumptionKey[]>(async (signal) => displayList(await client!.listKeys({ signal })), {
     key: client,
     enabled: client !== undefined,
     onError,
     onSuccess: markAccepted,
   });
-  const managementKeys = useResource<ManagementKey[]>((signal) => client!.listManagementKeys({ signal }), {
+  const managementKeys = useResource<ManagementKey[]>(async (signal) => displayList(await client!.listManagementKeys({ signal })), {
     key: client,
     enabled: client !== undefined,
     onError,
@@ -44,6 +47,11 @@ export function AccountDataProvider({ children }: { readonly children?: ReactNod
   useRetryAfterRecovery(keys, managementKeys);
   const value = useMemo(() => ({ keys, managementKeys }), [keys, managementKeys]);
   return <AccountDataContext.Provider value={value}>{children}</AccountDataContext.Provider>;
+}
+
+/** `items` with every string field but `id` sanitised for display (see the provider). */
+function displayList<T extends { id: string }>(items: readonly T[]): T[] {
+  return items.map((item) => visibleRecord(item, { except: ['id'] }));
 }
 
 /**

@@ -3,6 +3,7 @@
  * few seconds. State and the `flash` action are published through separate contexts.
  */
 import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { visible } from '../../terminal/sanitize.js';
 
 /** Tone of a message; each is shown with a word or symbol, never colour alone. */
 export type StatusTone = 'info' | 'ok' | 'warning' | 'error';
@@ -40,7 +41,8 @@ export function StatusProvider({ children }: { readonly children?: ReactNode }) 
   const flash = useMemo<Flash>(
     () => (text, tone = 'info', ms) => {
       const id = ++nextId;
-      setMessage({ text, tone, id, ms: ms ?? (tone === 'error' ? 10_000 : 6_000) });
+      // Messages quote names and the service's words: sanitised here, once for every caller.
+      setMessage({ text: visible(text), tone, id, ms: ms ?? (tone === 'error' ? 10_000 : 6_000) });
       return id;
     },
     [],

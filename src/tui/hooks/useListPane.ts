@@ -4,6 +4,7 @@
  * or re-sorted. Binds the `list` and `filter` scopes of the key-action table.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
+import { useTextField, type TextFieldHandle } from '../components/TextField.js';
 import { useKeymap } from '../contexts/KeymapContext.js';
 import { TABLE_CHROME_ROWS } from '../layout.js';
 import { useListCursor, type ListCursor } from './useListCursor.js';
@@ -32,6 +33,8 @@ export interface ListPane<T> {
   /** The selected item, if any. */
   readonly selected: T | undefined;
   readonly filter: string;
+  /** The filter's text field (typed into while {@link ListPane.filtering}). */
+  readonly filterField: TextFieldHandle;
   /** The filter field has the keyboard. */
   readonly filtering: boolean;
   /** The filter line is shown (typing, or a filter is set). */
@@ -47,7 +50,9 @@ export interface ListPane<T> {
 
 /** See the module comment. */
 export function useListPane<T extends ListItem>({ items, bodyRows, active }: UseListPaneArgs<T>): ListPane<T> {
-  const [filter, setFilter] = useState('');
+  const [filter, setFilterState] = useState('');
+  const filterField = useTextField('', { onChange: setFilterState });
+  const setFilter = filterField.set;
   const [filtering, setFiltering] = useState(false);
   const lowered = useMemo(() => items.map((i) => i.name.toLowerCase()), [items]);
   const rows = useMemo(() => {
@@ -112,6 +117,7 @@ export function useListPane<T extends ListItem>({ items, bodyRows, active }: Use
       cursor,
       selected,
       filter,
+      filterField,
       filtering,
       filterLine,
       visible,
@@ -126,6 +132,6 @@ export function useListPane<T extends ListItem>({ items, bodyRows, active }: Use
         }
       },
     }),
-    [rows, cursor, selected, filter, filtering, filterLine, visible],
+    [rows, cursor, selected, filter, filterField, filtering, filterLine, visible],
   );
 }

@@ -130,7 +130,7 @@ export async function startUsdcTopUp(tui: TuiHandle, amount: string): Promise<st
   await tui.type(amount);
   await tui.press(KEYS.enter);
   await tui.waitFor('2/3 method');
-  await tui.press('1');
+  await tui.press('u', KEYS.enter);
   return tui.waitFor('To address');
 }
 

@@ -150,7 +150,7 @@ describe('USDC walk-through', () => {
       await c.verifyTopUp({ txHash: outside, amount: 10 });
       c.close();
       await tui.press('h');
-      await tui.press(outside); // pasted onto the previous hash: replaces it
+      await tui.paste(outside); // pasted onto the previous hash: replaces it
       await tui.waitFor('✓ a valid transaction hash');
       await tui.press(KEYS.enter);
       frame = await tui.waitFor('this transaction hash was already used');
@@ -158,7 +158,7 @@ describe('USDC walk-through', () => {
 
       // A hash unknown to the chain: not found yet, the top-up stays open, nothing retried.
       await tui.press('h');
-      await tui.press(`0x${'ab'.repeat(32)}`);
+      await tui.paste(`0x${'ab'.repeat(32)}`);
       await tui.waitFor('✓ a valid transaction hash');
       await tui.press(KEYS.enter);
       frame = await tui.waitFor('Not found yet');

@@ -14,6 +14,7 @@ import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { formatUsd } from '../../format.js';
 import { symbols, theme } from '../../theme.js';
+import { visible } from '../../../terminal/sanitize.js';
 import { CARD_WATCH_INTERVAL_MS } from './useTopUpFlow.js';
 import { FlowMessageView } from './FlowMessageView.js';
 import type { FlowMessage } from './flowState.js';
@@ -51,13 +52,13 @@ export function CardStep({ entry, message, totalTopUp, onOpen, onCopy, onAbandon
         <Text color={theme.danger} wrap="wrap">{`✕ ${refused}`}</Text>
       ) : (
         <Text color={theme.accent} wrap="wrap">
-          {url ?? `(session ${entry.sessionId ?? '?'}: no page address was given)`}
+          {url !== undefined ? visible(url) : `(session ${visible(entry.sessionId ?? '?')}: no page address was given)`}
         </Text>
       )}
       {url ? <Text wrap="wrap">o opens it in the browser · c copies the link</Text> : null}
       <Text> </Text>
       <Text wrap="wrap">
-        {`… waiting for the payment: credited once the service’s billing status names session ${entry.sessionId ?? '?'} paid (checked when the total of top-ups changes; the balance is read every ${CARD_WATCH_INTERVAL_MS / 1000} s).`}
+        {`… waiting for the payment: credited once the service’s billing status names session ${visible(entry.sessionId ?? '?')} paid (checked when the total of top-ups changes; the balance is read every ${CARD_WATCH_INTERVAL_MS / 1000} s).`}
       </Text>
       {rise !== undefined ? <Text color={theme.warning} wrap="wrap">{`${symbols.warning} ${rise}`}</Text> : null}
       <FlowMessageView message={message} />

@@ -3,7 +3,12 @@
  * given, each step binding its own keys (modal, `billing` scope of the key-action table).
  */
 import { useState } from 'react';
+import { DEFAULT_CONFIRM_ABOVE_USD } from '../../../config/config.js';
+import { useServices } from '../../contexts/ServicesContext.js';
 import { CloseTopUpDialog } from './CloseTopUpDialog.js';
+import { ConfirmChargeDialog } from './ConfirmChargeDialog.js';
+import { cents, METHODS } from './flowState.js';
+import { RetypeAmountStep } from './RetypeAmountStep.js';
 import { Text } from 'ink';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
@@ -36,7 +41,44 @@ export function TopUpDialog({ flow, remaining, totalTopUp, columns, rows }: TopU
   const area = { columns, rows };
   // `x` in any step asks first; the confirmation replaces the step until answered.
   const [closing, setClosing] = useState<string | undefined>(undefined);
+  // Money is confirmed (issue 19): an amount above the ceiling is typed again; a card-on-file
+  // charge asks "Charge $X to the card on file?" with Cancel focused.
+  const [retyping, setRetyping] = useState<number | undefined>(undefined);
+  const [charging, setCharging] = useState<number | undefined>(undefined);
+  /** The amount as typed, kept when esc goes back from typing it again. */
+  const [draft, setDraft] = useState<string | undefined>(undefined);
+  const ceilingUsd = useServices().profile.confirmAboveUsd ?? DEFAULT_CONFIRM_ABOVE_USD;
   if (!view || !flow.open) return null;
+  if (view.kind === 'amount' && retyping !== undefined) {
+    return (
+      <RetypeAmountStep
+        {...area}
+        amount={retyping}
+        ceilingUsd={ceilingUsd}
+        onConfirm={() => {
+          setRetyping(undefined);
+          flow.submitAmount(retyping);
+        }}
+        onBack={() => {
+          setDraft(String(retyping));
+          setRetyping(undefined);
+        }}
+      />
+    );
+  }
+  if (view.kind === 'method' && charging !== undefined && charging === view.amount) {
+    return (
+      <ConfirmChargeDialog
+        {...area}
+        amount={view.amount}
+        onConfirm={() => {
+          setCharging(undefined);
+          flow.chooseMethod('card_direct');
+        }}
+        onCancel={() => setCharging(undefined)}
+      />
+    );
+  }
   if (entry && closing === entry.id) {
     return (
       <CloseTopUpDialog
@@ -53,7 +95,21 @@ export function TopUpDialog({ flow, remaining, totalTopUp, columns, rows }: TopU
   const askToClose = () => entry && setClosing(entry.id);
   switch (view.kind) {
     case 'amount':
-      return <AmountStep {...area} initial={view.initial} onSubmit={flow.submitAmount} onCancel={flow.cancel} />;
+      return (
+        <AmountStep
+          {...area}
+          initial={draft ?? view.initial}
+          onSubmit={(amount) => {
+            setDraft(undefined);
+            if (cents(amount) > cents(ceilingUsd)) setRetyping(amount);
+            else flow.submitAmount(amount);
+          }}
+          onCancel={() => {
+            setDraft(undefined);
+            flow.cancel();
+          }}
+        />
+      );
     case 'method':
       return (
         <MethodStep
@@ -63,7 +119,8 @@ export function TopUpDialog({ flow, remaining, totalTopUp, columns, rows }: TopU
           message={view.message}
           busy={flow.busy}
           onMove={flow.moveMethod}
-          onChoose={flow.chooseMethod}
+          onSelect={(method) => flow.moveMethod(METHODS.indexOf(method) - view.cursor)}
+          onChoose={(method) => (method === 'card_direct' ? setCharging(view.amount) : flow.chooseMethod(method))}
           onBack={flow.backToAmount}
         />
       );

@@ -7,12 +7,12 @@
  */
 import { useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
 import { BASE_CHAIN_ID, USDC_BASE_CONTRACT, usdcTransferUri } from '../../../billing/eip681.js';
 import { stateLabel, type JournalEntry } from '../../../billing/journal.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { formatUsd, truncateTo } from '../../format.js';
-import { placeholderText, symbols, theme } from '../../theme.js';
+import { TextField, useTextField } from '../../components/TextField.js';
+import { symbols, theme } from '../../theme.js';
 import { FlowMessageView } from './FlowMessageView.js';
 import type { FlowMessage, UsdcMode } from './flowState.js';
 import { QrCode, qrCodeLines } from './QrCode.js';
@@ -139,14 +139,25 @@ export function UsdcStep(props: UsdcStepProps) {
 
 /** The transaction-hash field: checked as typed; enter verifies, esc goes back. */
 function HashField({ initial, onSubmit, onCancel }: { readonly initial: string; readonly onSubmit: (hash: string) => void; readonly onCancel: () => void }) {
-  const [text, setText] = useState(initial);
+  const field = useTextField(initial, { onPaste: pastedHash });
+  const text = field.value;
   const problem = txHashProblem(text);
-  useKeymap('topup', { 'topup.verify': () => (problem ? undefined : onSubmit(text)), 'topup.back': onCancel }, { modal: true, textEntry: true });
+  useKeymap(
+    'topup',
+    {
+      'topup.verify': () => {
+        const live = field.current();
+        if (!txHashProblem(live)) onSubmit(live);
+      },
+      'topup.back': onCancel,
+    },
+    { modal: true, textEntry: true },
+  );
   return (
     <Box flexDirection="column">
       <Box>
         <Text>tx hash: </Text>
-        <TextInput value={text} onChange={(v) => setText(pastedHash(v))} {...(placeholderText('0x…') !== undefined && { placeholder: placeholderText('0x…')! })} />
+        <TextField field={field} placeholder="0x…" />
       </Box>
       <Text color={problem ? (text === '' ? theme.muted : theme.danger) : theme.ok} wrap="truncate">
         {problem ? `${text === '' ? '·' : '✕'} ${problem}` : '✓ a valid transaction hash: enter verifies it (sent once, never retried by itself) · esc back'}
@@ -156,28 +167,35 @@ function HashField({ initial, onSubmit, onCancel }: { readonly initial: string; 
 }
 
 /**
- * The field's new text: trimmed; when a whole hash was pasted onto a previous one (the text is
- * several `0x…` runs and the last is exactly `0x` + 64 hex), the pasted hash alone, so a paste
- * always replaces. Nothing is ever cut out of one run: `0x` + 65 hex stays 65 digits (and is
- * refused as "65 of 64 hex digits").
+ * What a paste into the hash field does: a pasted whole hash (surrounding blanks and line
+ * breaks aside) replaces what the field held, so pasting a hash always gives that hash;
+ * anything else is inserted at the cursor (undefined).
  */
-export function pastedHash(value: string): string {
-  const t = value.trim();
-  const runs = t.split(/(?=0[xX])/);
-  const last = runs[runs.length - 1]!.trim();
-  return runs.length > 1 && /^0[xX][0-9a-fA-F]{64}$/.test(last) ? last : t;
+export function pastedHash(text: string): string | undefined {
+  const t = text.trim();
+  return /^0x[0-9a-fA-F]{64}$/.test(t) ? t : undefined;
 }
 
 /** The "amount actually sent" field (after an amount mismatch). */
 function AmountSentField({ onSubmit, onCancel }: { readonly onSubmit: (amount: number) => void; readonly onCancel: () => void }) {
-  const [text, setText] = useState('');
-  const parsed = parseUsdAmount(text, 'transfer');
-  useKeymap('topup', { 'topup.verify': () => (parsed.ok ? onSubmit(parsed.amount) : undefined), 'topup.back': onCancel }, { modal: true, textEntry: true });
+  const field = useTextField('');
+  const parsed = parseUsdAmount(field.value, 'transfer');
+  useKeymap(
+    'topup',
+    {
+      'topup.verify': () => {
+        const live = parseUsdAmount(field.current(), 'transfer');
+        if (live.ok) onSubmit(live.amount);
+      },
+      'topup.back': onCancel,
+    },
+    { modal: true, textEntry: true },
+  );
   return (
     <Box flexDirection="column">
       <Box>
         <Text>amount you sent, USD: </Text>
-        <TextInput value={text} onChange={setText} />
+        <TextField field={field} />
       </Box>
       <Text color={parsed.ok ? theme.ok : parsed.code === 'uncreditable' ? theme.danger : theme.muted} wrap="wrap">
         {parsed.ok ? 'enter saves it for the verification · esc back' : `${parsed.code === 'uncreditable' ? '✕' : '·'} ${parsed.reason}`}

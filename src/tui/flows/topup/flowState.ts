@@ -5,6 +5,9 @@
 import type { TopUpMethod } from '../../../api/schemas.js';
 import type { JournalEntry } from '../../../billing/journal.js';
 
+/** Whole cents of a USD amount (src/billing/topups.ts; money is never compared as floats). */
+export { cents } from '../../../billing/topups.js';
+
 /** The methods in the order the method step lists them (keys 1, 2, 3). */
 export const METHODS: readonly TopUpMethod[] = ['usdc', 'card_checkout', 'card_direct'];
 

@@ -4,6 +4,7 @@
  * as they are. {@link treeLines} is pure; {@link StatusTree} draws a window of its lines.
  */
 import { Box, Text } from 'ink';
+import { visible } from '../../../terminal/sanitize.js';
 import { truncateTo } from '../../format.js';
 import { theme } from '../../theme.js';
 
@@ -21,7 +22,7 @@ const MAX_DEPTH = 8;
 
 function scalarText(value: unknown): string {
   if (value === null) return 'null';
-  if (typeof value === 'string') return value === '' ? '""' : value;
+  if (typeof value === 'string') return value === '' ? '""' : visible(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (value === undefined) return '(empty)';
   return JSON.stringify(value) ?? String(value);
@@ -39,7 +40,8 @@ export function treeLines(value: unknown, depth = 0, key = ''): TreeLine[] {
   if (depth >= MAX_DEPTH) return [{ depth, key, value: isArray ? `[${entries.length} items]` : '{…}' }];
   const out: TreeLine[] = key === '' && depth === 0 ? [] : [{ depth, key }];
   const childDepth = key === '' && depth === 0 ? 0 : depth + 1;
-  for (const [k, v] of entries) out.push(...treeLines(v, childDepth, k));
+  // Keys are the service's too: made visible and short before they are laid out.
+  for (const [k, v] of entries) for (const line of treeLines(v, childDepth, visible(k, { maxWidth: 64 }))) out.push(line);
   return out;
 }
 
