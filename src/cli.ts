@@ -8,14 +8,8 @@
  * 2 bad usage, 3 `billing watch` below its threshold, 4 network trouble.
  */
 import { Command, Option } from 'commander';
-import { createRequire, enableCompileCache } from 'node:module';
-
-// ---- startup (bench/startup.mjs) ----
-// Node keeps V8's compiled code of the bundle between runs (a cache in the OS temp dir; off with
-// NODE_DISABLE_COMPILE_CACHE=1): every chunk imported from here on (Ink, React, zod, got, the
-// TUI) loads without being compiled again: the TUI's first frame comes 70–90 ms sooner.
-enableCompileCache?.();
-// ---- end startup ----
+import { createRequire } from 'node:module';
+// (The executable, src/bin.ts, checks the Node.js version and turns on the compile cache first.)
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 

@@ -34,6 +34,8 @@ export interface FailureContext {
   baseUrl: string;
   /** The whole call's deadline, ms. */
   timeoutMs: number;
+  /** Names the credential in 401/403 sentences (never the secret); see client.ts. */
+  credential?: { readonly label: string; readonly whenRejected?: string };
 }
 
 /** A response body as received: nothing, JSON, or text that is not JSON. */
@@ -132,10 +134,12 @@ export function errorFromResponse(
   let outcomeUnknown = false;
   switch (code) {
     case 'unauthorized':
-      sentence = `The service did not accept the credential (session token or management key) to ${what}: it may be mistyped, expired or deleted; sign in again with a valid one`;
+      sentence = ctx.credential
+        ? `The service did not accept the credential in use, ${ctx.credential.label}, to ${what}: it may be mistyped, expired or deleted; ${ctx.credential.whenRejected ?? 'sign in again with a valid one'}`
+        : `The service did not accept the credential (session token or management key) to ${what}: it may be mistyped, expired or deleted; sign in again with a valid one`;
       break;
     case 'forbidden':
-      sentence = `This credential may not ${what}: use a session token or a management key (a consumption key cannot manage the account)`;
+      sentence = `${ctx.credential ? `The credential in use, ${ctx.credential.label},` : 'This credential'} may not ${what}: use a session token or a management key (a consumption key cannot manage the account)`;
       break;
     case 'not_found':
       sentence = ctx.op.byId

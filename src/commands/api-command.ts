@@ -32,11 +32,14 @@ export interface YesFlag extends JsonFlag {
 /** Error codes that mean "the service gave no usable answer": exit 4. */
 export const NETWORK_ERROR_CODES: ReadonlySet<ApiErrorCode> = new Set<ApiErrorCode>(['network_error', 'timeout', 'server_error']);
 
-/** What a user can run next, appended to the sentence of some error codes. */
+/**
+ * What a user can run next, appended to the sentence of some error codes. (A 401 has none here:
+ * the client's sentence names the credential and its own next step, which depends on where the
+ * credential came from: a rejected KEYDECK_TOKEN is never answered with `auth login`.)
+ */
 const NEXT_STEP: Partial<Record<ApiErrorCode, string>> = {
   insufficient_balance: 'keydeck billing topup --amount USD --method card_checkout|usdc',
   budget_exceeded: 'keydeck billing topup --amount USD --method card_checkout|usdc',
-  unauthorized: 'keydeck auth login, or set KEYDECK_TOKEN',
 };
 
 /**

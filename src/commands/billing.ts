@@ -23,6 +23,8 @@ import { isAbortError, KeydeckApiError, type ApiErrorCode } from '../api/errors.
 import type { CreditBalance, TopUpMethod } from '../api/schemas.js';
 import { hostOf } from '../api/baseUrl.js';
 import { LowBalanceAlarm } from '../billing/alert.js';
+import { HistoryRecorder } from '../billing/historyRecorder.js';
+import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { inScope, JournalError, methodLabel, stateLabel, TopUpJournal, type JournalEntry, type JournalScope } from '../billing/journal.js';
 import { recordTopUp, verifyOutcomeLines, verifyUsdc, type VerifyOutcome } from '../billing/topups.js';
 import { resolveProfile } from '../config/profile.js';
@@ -361,6 +363,19 @@ export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {
   const threshold = parsed.value.alertBelowUsd ?? profile.alertBelowUsd;
   const alarm = new LowBalanceAlarm(threshold);
   const now = deps.now ?? Date.now;
+  // Every reading joins the balance history on disk (issue 16), as the TUI's and the monitor's do.
+  let store: BalanceHistoryStore | undefined;
+  try {
+    store = BalanceHistoryStore.open({ env: deps.session?.env ?? process.env });
+  } catch (error) {
+    process.stderr.write(`keydeck: the balance history is not kept: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  const recorder = new HistoryRecorder({
+    series: store?.series(profile.name, originOf(profile.baseUrl)),
+    now: now(),
+    seed: false,
+    onError: (sentence) => process.stderr.write(`keydeck: ${sentence}.\n`),
+  });
   const interrupt = deps.signal ? undefined : signalOnInterrupt();
   const signal = deps.signal ?? interrupt!.signal;
   let last: string | undefined;
@@ -381,6 +396,7 @@ export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {
       first = false;
       if (credits) {
         lastProblem = undefined;
+        recorder.record(now(), credits.remaining, credits.totalTopUp);
         const key = `${credits.remaining}|${credits.totalTopUp}`;
         if (key !== last) printLine(watchLine(now(), credits));
         last = key;
@@ -400,6 +416,7 @@ export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {
     return ExitCode.ok;
   } finally {
     interrupt?.dispose();
+    store?.close();
     client.close();
   }
 }

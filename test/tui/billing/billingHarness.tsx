@@ -65,13 +65,22 @@ export interface BillingScreen {
 export function openBilling(
   sandbox: TestSandbox,
   token: string,
-  options: { deps: RecordingDeps; alertBelowUsd?: number; columns?: number; rows?: number; target?: 'sandbox' | 'live'; profile?: string },
+  options: {
+    deps: RecordingDeps;
+    alertBelowUsd?: number;
+    columns?: number;
+    rows?: number;
+    target?: 'sandbox' | 'live';
+    profile?: string;
+    openHistory?: AppServices['openHistory'];
+  },
 ): BillingScreen {
   const store = noKeychainStore();
   const base = testServices({ baseUrl: sandbox.url, store: store.store, target: options.target ?? 'sandbox', profile: options.profile ?? 'test' });
   const services = {
     ...base,
     profile: { ...base.profile, ...(options.alertBelowUsd !== undefined && { alertBelowUsd: options.alertBelowUsd }) },
+    ...(options.openHistory && { openHistory: options.openHistory }),
   };
   const tui = renderTui(
     <TopUpDepsProvider deps={options.deps}>
