@@ -230,7 +230,7 @@ mgmtKeys
 
 const billing = program
   .command('billing')
-  .description('the USD credit balance and top-ups: credits, status, topup, verify, watch')
+  .description('the USD credit balance and top-ups: credits, status, topup, verify, history, watch')
   .configureHelp({ showGlobalOptions: true });
 reportUnknownSubcommands(billing);
 billing
@@ -269,6 +269,14 @@ billing
   .action(async (opts: { tx: string; amount: string; json?: boolean }, cmd: Command) => {
     const { billingVerify } = await import('./commands/billing.js');
     await runScripted(cmd, (g) => billingVerify(g, opts));
+  });
+billing
+  .command('history')
+  .description('list the top-ups on this machine’s record for this service, newest first (sends nothing)')
+  .option('--json', 'print an array of { method, amount, state, createdAt, txHash?, sessionId?, credited?, address? }')
+  .action(async (opts: { json?: boolean }, cmd: Command) => {
+    const { billingHistory } = await import('./commands/billing.js');
+    await runScripted(cmd, (g) => billingHistory(g, opts));
   });
 billing
   .command('watch')
