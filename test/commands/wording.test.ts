@@ -76,7 +76,7 @@ describe('the wording table: condition → sentence → next step', () => {
   });
 });
 
-describe('the CLI’s next steps, against the sandbox', () => {
+describe('the CLI’s next steps, against the sandbox', { timeout: 60_000 }, () => {
   let sb: TestSandbox;
   let cli: Scripted;
   beforeAll(async () => {
