@@ -23,7 +23,7 @@ import { KeydeckApiError, redactSecrets } from '../api/errors.js';
 import { ConfigError } from '../config/config.js';
 import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
-import { createCredentialStore } from '../credentials/index.js';
+import { createCredentialStore, describeCredential } from '../credentials/index.js';
 import { createActivity, withActivity } from '../terminal/spinner.js';
 import { CredentialStoreError, type CredentialStore, type StoredCredential } from '../credentials/store.js';
 import { escapeJsonForTerminal, visible } from '../terminal/sanitize.js';
@@ -212,7 +212,14 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store));
   if (credential.source === 'file' && credential.path) warn(insecureStorageWarning(credential.path));
   // KEYDECK_TIMEOUT_MS sets the call deadline unless the caller passed its own.
-  const bare = new KeydeckClient({ ...clientTimeoutFromEnv(env), ...options.client, baseUrl: profile.baseUrl, token: credential.token });
+  const bare = new KeydeckClient({
+    ...clientTimeoutFromEnv(env),
+    ...options.client,
+    baseUrl: profile.baseUrl,
+    token: credential.token,
+    // Every 401/403 names the credential and where it came from (a rejected KEYDECK_TOKEN says so).
+    credential: describeCredential(credential.token, credential.source, profile.name),
+  });
   // A call that takes longer than ~300 ms shows a spinner on stderr (a terminal only).
   const client = options.spinner === false ? bare : withActivity(bare, createActivity({ env }), `waiting for ${new URL(profile.baseUrl).host}`);
   return { profile: { ...profile, baseUrl: profile.baseUrl }, credential, client, store };

@@ -108,11 +108,11 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     },
     target: sandbox ? 'sandbox' : 'live',
     store: createCredentialStore(),
-    createClient: (baseUrl, token) => {
-      const key = `${baseUrl}\0${token}`;
+    createClient: (baseUrl, token, credential) => {
+      const key = `${baseUrl}\0${token}\0${credential?.label ?? ''}`;
       let client = clients.get(key);
       if (!client) {
-        client = new KeydeckClient({ ...clientTimeout, baseUrl, token });
+        client = new KeydeckClient({ ...clientTimeout, baseUrl, token, ...(credential && { credential }) });
         clients.set(key, client);
       }
       return client;

@@ -89,7 +89,7 @@ export function BillingPane({ size, active }: PaneProps) {
   );
 
   if (!active) return null;
-  if (flow.open) return <TopUpDialog flow={flow} remaining={data?.remaining} columns={size.columns} rows={size.rows} />;
+  if (flow.open) return <TopUpDialog flow={flow} remaining={data?.remaining} totalTopUp={data?.totalTopUp} columns={size.columns} rows={size.rows} />;
 
   const summaryRows = 3;
   const trendRows = compact ? 2 : 3;
