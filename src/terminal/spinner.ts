@@ -70,7 +70,8 @@ export function withActivity<T extends object>(target: T, activity: Activity, te
   return new Proxy(target, {
     get(obj, prop, receiver) {
       const value = Reflect.get(obj, prop, receiver) as unknown;
-      if (typeof value !== 'function' || prop === 'close') return value;
+      if (typeof value !== 'function') return value;
+      // Called on the real object (its private fields are not the proxy's).
       return (...args: unknown[]) => {
         const result = (value as (...a: unknown[]) => unknown).apply(obj, args);
         if (!(result instanceof Promise)) return result;
