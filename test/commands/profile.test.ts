@@ -29,7 +29,7 @@ afterAll(async () => {
 const run = (args: string[], env: Record<string, string | undefined> = {}) => cli.run(undefined, args, { KEYDECK_BASE_URL: undefined, ...env });
 
 describe('keydeck profile', () => {
-  it('adds, lists, switches, shows and removes profiles; mistakes are refused and change nothing', async () => {
+  it('adds, lists, switches, shows and removes profiles; mistakes are refused and change nothing', { timeout: 60_000 }, async () => {
     expect((await run(['profile', 'list'])).stdout).toMatch(/^no profiles yet/);
     const added = await run(['profile', 'add', 'work', '--base-url', 'https://api.example.com/', '--alert-below', '5', '--use']);
     expect(added.code).toBe(0);
@@ -107,7 +107,7 @@ describe('shell completion', () => {
 });
 
 describe('help environment and TERM=dumb', () => {
-  it('lists every environment variable, the same as README.md, and --help points at it', async () => {
+  it('lists every environment variable, the same as README.md, and --help points at it', { timeout: 30_000 }, async () => {
     const help = await run(['help', 'environment']);
     expect(help.code).toBe(0);
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
