@@ -273,11 +273,17 @@ billing
   });
 billing
   .command('history')
-  .description('list the top-ups on this machine’s record for this service, newest first (sends nothing)')
-  .option('--json', 'print an array of { method, amount, state, createdAt, txHash?, sessionId?, credited?, address? }')
-  .action(async (opts: { json?: boolean }, cmd: Command) => {
-    const { billingHistory } = await import('./commands/billing.js');
-    await runScripted(cmd, (g) => billingHistory(g, opts));
+  .description('list the top-ups on this machine’s record for this service, newest first; --chart draws the balance over time (sends nothing)')
+  .option('--json', 'print an array of { method, amount, state, createdAt, txHash?, sessionId?, credited?, address? }; with --chart the balance series')
+  .option('--chart', 'draw the balance over --window from the balance history on disk, top-ups marked (sends nothing)')
+  .addOption(new Option('--window <window>', 'the chart’s window').choices(['1h', '6h', '24h', '7d', '30d']))
+  .action(async (opts: { json?: boolean; chart?: boolean; window?: string }, cmd: Command) => {
+    const { billingHistory, billingHistoryChart } = await import('./commands/billing.js');
+    if (opts.window !== undefined && !opts.chart) {
+      process.stderr.write('keydeck: --window goes with --chart.\n');
+      process.exit(2);
+    }
+    await runScripted(cmd, (g) => (opts.chart ? billingHistoryChart(g, opts) : billingHistory(g, opts)));
   });
 billing
   .command('watch')

@@ -106,7 +106,8 @@ export function balanceChart(samples: readonly BalanceSample[], options: ChartOp
   });
   const gutter = labelWidth + 2;
   const pad = ' '.repeat(first);
-  const lines = plot.split('\n').map((line) => `${line.slice(0, gutter)}${pad}${line.slice(gutter)}`.trimEnd());
+  // asciichart marks the first value on the axis (┼): where the line starts later, the axis stays plain.
+  const lines = plot.split('\n').map((line) => `${first > 0 ? line.slice(0, gutter).replace('┼', '┤') : line.slice(0, gutter)}${pad}${line.slice(gutter)}`.trimEnd());
 
   // Time axis and its ticks: four stretches, labelled relative to now.
   lines.push(`${' '.repeat(gutter - 1)}└${'─'.repeat(columns)}`);

@@ -23,6 +23,8 @@ import { isAbortError, KeydeckApiError, type ApiErrorCode } from '../api/errors.
 import type { CreditBalance, TopUpMethod } from '../api/schemas.js';
 import { hostOf } from '../api/baseUrl.js';
 import { LowBalanceAlarm } from '../billing/alert.js';
+import { balanceChart, CHART_WINDOW_MS, CHART_WINDOWS, parseWindow } from '../billing/chart.js';
+import { topUpsIn } from '../billing/history.js';
 import { HistoryRecorder } from '../billing/historyRecorder.js';
 import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { inScope, JournalError, methodLabel, stateLabel, TopUpJournal, type JournalEntry, type JournalScope } from '../billing/journal.js';
@@ -32,7 +34,7 @@ import { parseWatchFlags } from '../billing/settings.js';
 import { apiErrorSentence, NETWORK_ERROR_CODES, printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { confirmTopUp } from './confirm.js';
 import { parseAmount, parseTxHash } from './input.js';
-import { ExitCode, fail, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { ExitCode, fail, noBaseUrlSentence, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { colorEnabled, flattenForDisplay, formatKeyValues, formatTable, formatTimestamp, formatUsd, isoSeconds, type Cell, type TerminalText } from './table.js';
 import { visible } from '../terminal/sanitize.js';
 
@@ -224,7 +226,12 @@ export async function billingVerify(globals: GlobalOptions, flags: VerifyFlags, 
 }
 
 /** Flags of `billing history`. Another view (a chart, say) is one more flag here and one more branch in {@link billingHistory}. */
-export interface HistoryFlags extends JsonFlag {}
+export interface HistoryFlags extends JsonFlag {
+  /** Draw the balance over `window` from the balance history instead of listing top-ups (issue 16). */
+  readonly chart?: boolean;
+  /** `1h`, `6h`, `24h` (default), `7d`, `30d`: the chart's window. */
+  readonly window?: string;
+}
 
 /** One record in the `billing history --json` array (amounts USD). */
 export interface HistoryItem {
@@ -308,6 +315,65 @@ export async function billingHistory(globals: GlobalOptions, flags: HistoryFlags
   else if (entries.length === 0) printLine('No top-ups on record for this service yet. Start one with: keydeck billing topup --amount USD --method usdc');
   else printFormatted(historyTable(entries, { color: colorEnabled() }));
   return ExitCode.ok;
+}
+
+/**
+ * `keydeck billing history --chart [--window 24h] [--json]` (issue 16): the balance of this
+ * profile at its service origin over the window, from the balance history on disk (what the
+ * TUI, `keydeck monitor` and `billing watch` read; nothing is sent): a line chart as wide as the
+ * terminal (80 columns in a pipe) with the top-ups marked, or with `--json` the series:
+ * `{ profile, origin, window, from, to, readings: [{ t, remaining, totalTopUp, spent }], topUps: [{ t, amount }] }`
+ * (times ISO 8601, amounts USD; `spent` is `totalTopUp − remaining`, §3). Exit 2 for a bad
+ * window or no base URL, 1 when the history cannot be opened.
+ */
+export async function billingHistoryChart(globals: GlobalOptions, flags: HistoryFlags = {}, deps: BillingDeps & { now?: () => number; columns?: number } = {}): Promise<ExitCodeValue> {
+  const window = flags.window === undefined ? '24h' : parseWindow(flags.window);
+  if (!window) fail(ExitCode.usage, `--window must be one of ${CHART_WINDOWS.join(', ')}`);
+  const env = deps.session?.env ?? process.env;
+  const profile = await resolveProfile(globals, env);
+  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile.name));
+  const origin = originOf(profile.baseUrl);
+  let store: BalanceHistoryStore;
+  try {
+    store = BalanceHistoryStore.open({ env });
+  } catch (error) {
+    fail(ExitCode.refused, error instanceof Error ? error.message : String(error));
+  }
+  try {
+    const now = (deps.now ?? Date.now)();
+    const from = now - CHART_WINDOW_MS[window];
+    // Readings from a little before the window give the line its start.
+    const samples = store.series(profile.name, origin).load(now - CHART_WINDOW_MS[window] * 1.25, now);
+    const inWindow = samples.filter((s) => s.t > from);
+    if (flags.json) {
+      printData({
+        profile: profile.name,
+        origin,
+        window,
+        from: new Date(from).toISOString(),
+        to: new Date(now).toISOString(),
+        readings: inWindow.map((s) => ({
+          t: new Date(s.t).toISOString(),
+          remaining: s.remaining,
+          ...(s.totalTopUp !== undefined && { totalTopUp: s.totalTopUp, spent: Math.round((s.totalTopUp - s.remaining) * 1e6) / 1e6 }),
+        })),
+        topUps: topUpsIn(samples).filter((m) => m.t > from).map((m) => ({ t: new Date(m.t).toISOString(), amount: m.amount })),
+      });
+      return ExitCode.ok;
+    }
+    const columns = deps.columns ?? (process.stdout.isTTY ? process.stdout.columns : undefined) ?? 80;
+    const rows = process.stdout.isTTY ? (process.stdout.rows ?? 24) : 24;
+    const chart = balanceChart(samples, { window, now, width: Math.max(40, columns - 1), height: Math.max(6, Math.min(20, rows - 6)) });
+    if (chart.lines.length === 0) {
+      printLine(`No balance readings for profile ${profile.name} at ${origin} in the last ${window}: keydeck, keydeck monitor and keydeck billing watch keep them.`);
+      return ExitCode.ok;
+    }
+    printLine(`balance of profile ${profile.name} at ${origin}, last ${window}${chart.legend ? ` · ${chart.legend}` : ''}`);
+    for (const line of chart.lines) printLine(line);
+    return ExitCode.ok;
+  } finally {
+    store.close();
+  }
 }
 
 /** Flags of `billing watch` (commander's strings). */

@@ -136,3 +136,46 @@ describe('help environment and TERM=dumb', () => {
     expect(r.status).toBe(2);
   });
 });
+
+describe('keydeck billing history --chart', () => {
+  it('draws the balance from the history on disk, or prints its series with --json; the top-up list stays', { timeout: 60_000 }, async () => {
+    const dataDir = path.join(cli.home.home, 'data');
+    const { BalanceHistoryStore, originOf } = await import('../../src/billing/historyStore.js');
+    const store = BalanceHistoryStore.open({ path: path.join(dataDir, 'history.db') });
+    const now = Date.now();
+    const readings = [];
+    for (let t = now - 20 * 3_600_000; t < now; t += 60_000) {
+      const totalTopUp = t > now - 5 * 3_600_000 ? 60 : 40;
+      readings.push({ t, remaining: Math.round((totalTopUp - (t - (now - 20 * 3_600_000)) / 3_600_000) * 100) / 100, totalTopUp });
+    }
+    store.series('default', originOf(sandbox.url)).appendMany(readings);
+    store.close();
+    const env = { KEYDECK_DATA_DIR: dataDir, KEYDECK_BASE_URL: sandbox.url };
+
+    const chart = await cli.run(undefined, ['billing', 'history', '--chart'], env);
+    expect(chart.code).toBe(0);
+    const out = lines(chart.stdout);
+    expect(out[0]).toBe(`balance of profile default at ${originOf(sandbox.url)}, last 24h · ▲ top-up +$20.00`);
+    expect(chart.stdout).toMatch(/\$\d+\.\d\d ┤/);
+    expect(chart.stdout).toMatch(/-24h .* now\n/);
+    for (const line of out.slice(1)) expect(line.length).toBeLessThanOrEqual(80);
+    if (process.env.SHOW_CHART) console.log(chart.stdout);
+
+    const json = JSON.parse((await cli.run(undefined, ['billing', 'history', '--chart', '--window', '6h', '--json'], env)).stdout) as {
+      window: string;
+      readings: { t: string; remaining: number; totalTopUp: number; spent: number }[];
+      topUps: { amount: number }[];
+    };
+    expect(json.window).toBe('6h');
+    expect(json.readings.length).toBeGreaterThan(300);
+    expect(json.readings.at(-1)!.spent).toBeCloseTo(json.readings.at(-1)!.totalTopUp - json.readings.at(-1)!.remaining, 6);
+    expect(json.topUps).toEqual([{ t: expect.any(String), amount: 20 }]);
+
+    // Without --chart: the top-up list of the local record (issue 13's mode) is still there.
+    const list = await cli.run(undefined, ['billing', 'history'], env);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/No top-ups on record/);
+    expect((await cli.run(undefined, ['billing', 'history', '--window', '7d'], env)).code).toBe(2);
+    expect((await cli.run(undefined, ['billing', 'history', '--chart', '--window', '2d'], env)).code).toBe(2);
+  });
+});
