@@ -26,6 +26,7 @@ export type AccountClient = Pick<
   | 'getBillingStatus'
   | 'topUp'
   | 'verifyTopUp'
+  | 'serviceClockOffsetMs'
 >;
 
 /** The profile the TUI runs with (from src/config, with command-line overrides applied). */
