@@ -20,7 +20,7 @@
  *   KeydeckApiError. Cancelling a POST/PUT/DELETE after it was sent leaves its outcome unknown.
  * - No error text (message, stack, `JSON.stringify`) ever holds the token or a key value.
  */
-import { baseUrlProblem, normalizeBaseUrl } from './baseUrl.js';
+import { baseUrlProblem, insecureHttpProblem, normalizeBaseUrl } from './baseUrl.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import { createAbortError, KeydeckApiError } from './errors.js';
@@ -36,7 +36,7 @@ import {
   type OperationInfo,
   type ParsedBody,
 } from './failures.js';
-import { HttpTransport } from './http.js';
+import { HttpTransport, MAX_RESPONSE_BYTES } from './http.js';
 import { backoffDelayMs, minBackoffDelayMs, parseRetryAfterMs } from './retry.js';
 import {
   CardCheckoutSessionSchema,
@@ -87,6 +87,11 @@ export interface KeydeckClientOptions {
   retries?: number;
   /** `User-Agent` header. Default `keydeck`. */
   userAgent?: string;
+  /**
+   * Send the token over plain `http://` to a host outside loopback. Default false: the
+   * constructor throws `invalid_request` (field `baseUrl`) naming the opt-in (baseUrl.ts).
+   */
+  allowInsecureHttp?: boolean;
 }
 
 /** Per-call options, the optional last argument of every method. */
@@ -187,6 +192,9 @@ export class KeydeckClient {
       throw new KeydeckApiError('invalid_request', 'userAgent must be a non-empty text without control characters.', { field: 'userAgent' });
     }
     this.#userAgent = userAgent;
+    // No token over plain http to another machine unless the caller opted in (baseUrl.ts).
+    const insecure = insecureHttpProblem(this.baseUrl, options.allowInsecureHttp === true);
+    if (insecure !== undefined) throw new KeydeckApiError('invalid_request', `${insecure}.`, { field: 'baseUrl' });
   }
 
   /**
@@ -370,6 +378,9 @@ export class KeydeckClient {
       let failure: KeydeckApiError;
       let waitMs: number | undefined;
       if (outcome.kind === 'aborted') throw createAbortError();
+      if (outcome.kind === 'too_large') {
+        throw errorFromInvalidResponse(ctx, outcome.status, undefined, `the answer is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB, so keydeck did not read it`);
+      }
       if (outcome.kind === 'response') {
         const { status } = outcome;
         const body = parseBody(outcome.text);

@@ -7,6 +7,7 @@
  * and redacted (the token and any key value) before it reaches a message.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { MAX_RETRY_AFTER_MS } from './retry.js';
 import { KeydeckApiError, redactSecrets, SERVICE_ERROR_CODES, type ApiErrorCode, type KeydeckApiErrorOptions } from './errors.js';
 
 /** The error codes a service may put in a body (the others are the client's own). */
@@ -93,8 +94,9 @@ function clean(text: string, token: string, max = 200): string {
   return redacted.length > max ? `${redacted.slice(0, max - 1)}…` : redacted;
 }
 
-/** Seconds for a message: `10 s`, `0.5 s`, `2 min`. */
+/** Seconds for a message: `10 s`, `0.5 s`, `2 min`; the longest wait keydeck accepts says so. */
 export function formatWait(ms: number): string {
+  if (ms >= MAX_RETRY_AFTER_MS) return `${Math.round(MAX_RETRY_AFTER_MS / 60_000)} min (the longest keydeck waits)`;
   if (ms >= 120_000) return `${Math.round(ms / 60_000)} min`;
   return `${Math.round(ms / 100) / 10} s`;
 }

@@ -28,6 +28,7 @@ export type Scope =
   | 'help'
   | 'setupInput'
   | 'setupChoice'
+  | 'keychainHung'
   | 'tooSmall';
 
 /** A normalised key name: a printable character (`j`, `G`, `?`), or `enter`, `esc`, `tab`, `shift-tab`, `space`, `up`, `down`, `left`, `right`, `pgup`, `pgdn`, `home`, `end`, `backspace`, `ctrl-<x>`. */
@@ -67,6 +68,7 @@ export const SCOPE_TITLES: Readonly<Record<Scope, string>> = {
   help: 'This overlay',
   setupInput: 'Setup: typing a value',
   setupChoice: 'Setup: keychain unavailable',
+  keychainHung: 'The keychain did not answer',
   tooSmall: 'Terminal too small',
 };
 
@@ -153,6 +155,8 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
 
   // Terminal too small.
   { id: 'small.quit', keys: ['q'], label: 'quit', scope: 'tooSmall' },
+  { id: 'keychain.retry', keys: ['r'], label: 'ask the keychain again', scope: 'keychainHung' },
+  { id: 'keychain.quit', keys: ['q'], label: 'quit', scope: 'keychainHung' },
 ];
 
 /** Keys a text field consumes: printable characters and editing keys. Only the others reach the keymap while typing. */

@@ -7,6 +7,7 @@
 import { hostname } from 'node:os';
 import { sandboxDbPath } from '../config/paths.js';
 import { render } from 'ink';
+import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
 import { KeydeckClient } from '../api/client.js';
 import { clientTimeoutFromEnv, ConfigError, resolveProfile, updateConfig } from '../config/index.js';
 import { createCredentialStore } from '../credentials/index.js';
@@ -26,6 +27,8 @@ export interface TuiGlobals {
   readonly profile?: string;
   /** --insecure-storage: setup pre-selects the plaintext file when the keychain is unavailable. */
   readonly insecureStorage?: boolean;
+  /** --allow-insecure-http (or KEYDECK_ALLOW_INSECURE_HTTP=1): a key may go over plain http off loopback. */
+  readonly allowInsecureHttp?: boolean;
   /** --interval: seconds between balance reads (≥ 2, already validated); overrides the profile's. */
   readonly intervalSeconds?: number;
   /** --alert-below: the low-balance threshold in USD (already validated); overrides the profile's. */
@@ -72,6 +75,16 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     return;
   }
 
+  // No key over plain http to another machine without the opt-in: said before anything is drawn.
+  const allowInsecureHttp = globals.allowInsecureHttp === true || insecureHttpFromEnv();
+  const insecure = profile.baseUrl !== undefined ? insecureHttpProblem(profile.baseUrl, allowInsecureHttp) : undefined;
+  if (insecure !== undefined) {
+    await sandbox?.close();
+    process.stderr.write(`keydeck: ${insecure}.\n`);
+    process.exitCode = 2;
+    return;
+  }
+
   let instance: ReturnType<typeof render> | undefined;
   const lifecycle = createLifecycle({
     unmount: () => instance?.unmount(),
@@ -97,6 +110,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     profile: {
       name: profile.name,
       ...(profile.baseUrl !== undefined && { baseUrl: profile.baseUrl }),
+      ...(profile.savedBaseUrl !== undefined && { savedBaseUrl: profile.savedBaseUrl }),
       pollIntervalSeconds: globals.intervalSeconds ?? profile.pollIntervalSeconds,
       ...((globals.alertBelowUsd ?? profile.alertBelowUsd) !== undefined && { alertBelowUsd: globals.alertBelowUsd ?? profile.alertBelowUsd }),
     },
@@ -106,7 +120,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
       const key = `${baseUrl}\0${token}`;
       let client = clients.get(key);
       if (!client) {
-        client = new KeydeckClient({ ...clientTimeout, baseUrl, token });
+        client = new KeydeckClient({ ...clientTimeout, baseUrl, token, allowInsecureHttp });
         clients.set(key, client);
       }
       return client;
@@ -120,6 +134,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     }),
     ...(sandbox && { demoToken: sandbox.token }),
     insecureStorage: globals.insecureStorage === true,
+    allowInsecureHttp,
     hostname: hostname(),
     copy: (text) => copyText(text),
     redraw: () => instance?.clear(),
