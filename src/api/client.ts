@@ -6,10 +6,14 @@
  * - `Authorization: Bearer <token>` (a session token or an `mk_` key, §5) on every request.
  * - Input is validated with the request schemas of ./schemas.ts before anything is sent
  *   (`invalid_request` with `field`, no request made).
- * - Billing envelopes (§4) are unwrapped; `success: false` is an error whatever the status.
- * - A documented body that is missing or mistypes a field is `invalid_response` naming the field
- *   (`[2].id`, `data.remaining`); unknown extra fields are kept. Bodies the spec does not show
- *   are returned as they arrive: parsed JSON, the raw text when not JSON, `undefined` when empty.
+ * - Every answer goes through the tolerant reader (./reader.ts, its table names each rule and
+ *   its source): bare or in the `{ success, data }` envelope (`success: false` is an error
+ *   whatever the status), money as a number or a decimal string read exactly, the documented
+ *   stand-ins; key values in any answer but the creating one are dropped and reported once
+ *   through `onNotice`. A documented body that is missing or mistypes a field is
+ *   `invalid_response` naming the field (`[2].id`, `data.remaining`); unknown extra fields are
+ *   kept. Bodies the spec does not show are returned as they arrive (minus key values): parsed
+ *   JSON, the raw text when not JSON, `undefined` when empty.
  * - One deadline (`timeoutMs`, default 10 s) bounds the whole call, retries and waits included.
  * - Only GET is retried (`retries`, default 2): on network errors, timeouts, 5xx and 429, with
  *   capped exponential backoff and jitter, honouring `Retry-After` when it fits in the deadline
@@ -48,6 +52,8 @@ import {
   DeletedKeySchema,
   KeyIdSchema,
   ManagementKeyListSchema,
+  TopUpMethodNameSchema,
+  TopUpMethodSchema,
   TopUpRequestSchema,
   UpdateKeyRequestSchema,
   UsdcPaymentInstructionSchema,
@@ -64,7 +70,9 @@ import {
   type UsdcPaymentInstruction,
   type VerifiedTopUp,
 } from './schemas.js';
-import { parseInput, parseOutput } from './validate.js';
+import { microsToUsd, parseUsdMicros, usdToMicros } from './money.js';
+import { readAnswer } from './reader.js';
+import { parseInput } from './validate.js';
 
 /** Default deadline of a whole call, retries included, in ms. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -92,7 +100,44 @@ export interface KeydeckClientOptions {
    * constructor throws `invalid_request` (field `baseUrl`) naming the opt-in (baseUrl.ts).
    */
   allowInsecureHttp?: boolean;
+  /**
+   * Names the credential in failures (issue 19): `label` (where it came from, never the secret:
+   * `KEYDECK_TOKEN (management key mk_12345678)`) goes into every 401/403 sentence, and
+   * `whenRejected` replaces the generic next step of a 401 (`unset KEYDECK_TOKEN to use …`).
+   */
+  credential?: CredentialDescription;
+  /**
+   * The wire names of the top-up method kinds (a profile setting): the seed's names by default;
+   * the documentation pages call the card kinds `stripe` and `stripe_direct`.
+   */
+  methodNames?: Partial<Record<TopUpMethod, string>>;
+  /**
+   * Told (once per client and kind) what the reader did that a user should know: key values
+   * the service sent in an answer that does not create them, dropped unseen.
+   */
+  onNotice?: (notice: ClientNotice) => void;
 }
+
+/** How failures name the credential in use; see {@link KeydeckClientOptions.credential}. */
+export interface CredentialDescription {
+  readonly label: string;
+  readonly whenRejected?: string;
+}
+
+/** Something the reader did that a user should hear about once (see `onNotice`). */
+export interface ClientNotice {
+  /** `key_values_hidden`: the service sent key values where only creation may; they were dropped. */
+  kind: 'key_values_hidden';
+  /** One sentence for people. */
+  message: string;
+  /** The method whose answer carried them (`listKeys`). */
+  operation: string;
+  /** How many values were dropped from that answer. */
+  count: number;
+}
+
+/** The seed's wire names of the top-up kinds (§4). */
+export const SEED_METHOD_NAMES: Readonly<Record<TopUpMethod, string>> = { card_checkout: 'card_checkout', card_direct: 'card_direct', usdc: 'usdc' };
 
 /** Per-call options, the optional last argument of every method. */
 export interface CallOptions {
@@ -106,13 +151,24 @@ export interface CallOptions {
  * `amount` USDC to `address` on `chain`, then call `verifyTopUp`), `card_direct` → whatever the
  * service sends (its data is not shown in §4).
  */
-export type TopUpResult =
+export type TopUpResult = (
   | { method: 'card_checkout'; data: CardCheckoutSession }
-  | { method: 'usdc'; data: UsdcPaymentInstruction }
-  | { method: 'card_direct'; data: unknown };
+  | {
+      method: 'usdc';
+      data: UsdcPaymentInstruction;
+      /** USD the instruction asks for (from `data.amount`, read exactly): what must be sent and verified. */
+      instructedAmount: number;
+      /** True when the instruction's amount is not the amount requested (the pages show one). */
+      amountDiffers: boolean;
+    }
+  | { method: 'card_direct'; data: unknown }
+) & {
+  /** The method name sent on the wire (`card_checkout`, `stripe`, …). */
+  wireMethod: string;
+};
 
-/** How a 2xx body is read: a §2 schema (bare or in the envelope), or accepted as it comes. */
-type Reader<T> = { schema: z.ZodType<T>; envelope: boolean } | { schema: null; envelope: boolean };
+/** How a 2xx body is read: a §2 schema (reader rules of ./reader.ts), or accepted as it comes. */
+type Reader<T> = { schema: z.ZodType<T> | null; creates?: boolean };
 
 interface CallSpec<T> {
   op: OperationInfo;
@@ -121,6 +177,9 @@ interface CallSpec<T> {
   body?: unknown;
   read: Reader<T>;
 }
+
+/** The documentation pages' names of the card kinds (https://cheapestinference-docs.pages.dev/api/credits/). */
+const PAGES_METHOD_KINDS: Readonly<Record<string, TopUpMethod>> = { stripe: 'card_checkout', stripe_direct: 'card_direct' };
 
 const OPS = {
   listKeys: { name: 'listKeys', what: 'list the keys', changesState: false },
@@ -164,7 +223,12 @@ export class KeydeckClient {
   readonly #timeoutMs: number;
   readonly #retries: number;
   readonly #userAgent: string;
+  readonly #credential: CredentialDescription | undefined;
+  readonly #methodNames: Readonly<Record<TopUpMethod, string>>;
+  readonly #onNotice: ((notice: ClientNotice) => void) | undefined;
+  readonly #noticed = new Set<ClientNotice['kind']>();
   readonly #transport = new HttpTransport();
+  #clockOffsetMs: number | undefined;
 
   /**
    * @throws KeydeckApiError `invalid_request` (with `field`: `baseUrl`, `token`, `timeoutMs`,
@@ -195,6 +259,37 @@ export class KeydeckClient {
     // No token over plain http to another machine unless the caller opted in (baseUrl.ts).
     const insecure = insecureHttpProblem(this.baseUrl, options.allowInsecureHttp === true);
     if (insecure !== undefined) throw new KeydeckApiError('invalid_request', `${insecure}.`, { field: 'baseUrl' });
+    const names = { ...SEED_METHOD_NAMES };
+    for (const [kind, name] of Object.entries(options.methodNames ?? {})) {
+      if (name === undefined) continue;
+      if (!TopUpMethodNameSchema.safeParse(name).success) {
+        throw new KeydeckApiError('invalid_request', `The method name for ${kind} must be 1–64 letters, digits, "_", "-" or ".".`, { field: 'methodNames' });
+      }
+      names[kind as TopUpMethod] = name;
+    }
+    this.#methodNames = names;
+    this.#onNotice = options.onNotice;
+    this.#credential = options.credential;
+  }
+
+  /** The wire names of the top-up kinds in use (the profile's setting, else the seed's). */
+  get methodNames(): Readonly<Record<TopUpMethod, string>> {
+    return this.#methodNames;
+  }
+
+  /**
+   * The service's clock minus this machine's, in ms, from the HTTP `Date` header of the last
+   * answer that had one (RFC 9110 §6.6.1; one-second resolution); undefined before any answer.
+   * Times the service decides (a subscription's `expiresAt`) are reckoned with
+   * `Date.now() + serviceClockOffsetMs` (issue 19). Bounded to ±10 years (a nonsense header is ignored).
+   */
+  get serviceClockOffsetMs(): number | undefined {
+    return this.#clockOffsetMs;
+  }
+
+  /** The service's time now (epoch ms): this machine's clock corrected by {@link serviceClockOffsetMs}. */
+  serviceNow(): number {
+    return Date.now() + (this.#clockOffsetMs ?? 0);
   }
 
   /**
@@ -202,7 +297,7 @@ export class KeydeckClient {
    * @throws KeydeckApiError (retried on network errors, timeouts, 5xx, 429)
    */
   async listKeys(options?: CallOptions): Promise<ConsumptionKey[]> {
-    return this.#call({ op: OPS.listKeys, method: 'GET', path: '/api/keys', read: { schema: ConsumptionKeyListSchema, envelope: false } }, options);
+    return this.#call({ op: OPS.listKeys, method: 'GET', path: '/api/keys', read: { schema: ConsumptionKeyListSchema } }, options);
   }
 
   /**
@@ -214,7 +309,7 @@ export class KeydeckClient {
   async createCreditKey(input: { name: string }, options?: CallOptions): Promise<CreatedConsumptionKey> {
     const body = parseInput(CreateKeyRequestSchema, input, this.#token);
     return this.#call(
-      { op: OPS.createCreditKey, method: 'POST', path: '/api/keys/credit', body, read: { schema: CreatedConsumptionKeySchema, envelope: false } },
+      { op: OPS.createCreditKey, method: 'POST', path: '/api/keys/credit', body, read: { schema: CreatedConsumptionKeySchema, creates: true } },
       options,
     );
   }
@@ -227,7 +322,7 @@ export class KeydeckClient {
   async updateKey(id: string, patch: { name?: string; isActive?: boolean }, options?: CallOptions): Promise<unknown> {
     const keyId = parseInput(KeyIdSchema, id, this.#token, 'id');
     const body = parseInput(UpdateKeyRequestSchema, patch, this.#token);
-    return this.#call({ op: OPS.updateKey, method: 'PUT', path: `/api/keys/${encodeURIComponent(keyId)}`, body, read: { schema: null, envelope: false } }, options);
+    return this.#call({ op: OPS.updateKey, method: 'PUT', path: `/api/keys/${encodeURIComponent(keyId)}`, body, read: { schema: null } }, options);
   }
 
   /**
@@ -238,7 +333,7 @@ export class KeydeckClient {
   async deleteKey(id: string, options?: CallOptions): Promise<DeletedKey> {
     const keyId = parseInput(KeyIdSchema, id, this.#token, 'id');
     return this.#call(
-      { op: OPS.deleteKey, method: 'DELETE', path: `/api/keys/${encodeURIComponent(keyId)}`, read: { schema: DeletedKeySchema, envelope: false } },
+      { op: OPS.deleteKey, method: 'DELETE', path: `/api/keys/${encodeURIComponent(keyId)}`, read: { schema: DeletedKeySchema } },
       options,
     );
   }
@@ -249,7 +344,7 @@ export class KeydeckClient {
    */
   async listManagementKeys(options?: CallOptions): Promise<ManagementKey[]> {
     return this.#call(
-      { op: OPS.listManagementKeys, method: 'GET', path: '/api/keys/management', read: { schema: ManagementKeyListSchema, envelope: false } },
+      { op: OPS.listManagementKeys, method: 'GET', path: '/api/keys/management', read: { schema: ManagementKeyListSchema } },
       options,
     );
   }
@@ -267,7 +362,7 @@ export class KeydeckClient {
         method: 'POST',
         path: '/api/keys/management',
         body,
-        read: { schema: CreatedManagementKeySchema, envelope: false },
+        read: { schema: CreatedManagementKeySchema, creates: true },
       },
       options,
     );
@@ -281,28 +376,78 @@ export class KeydeckClient {
   async deleteManagementKey(id: string, options?: CallOptions): Promise<unknown> {
     const keyId = parseInput(KeyIdSchema, id, this.#token, 'id');
     return this.#call(
-      { op: OPS.deleteManagementKey, method: 'DELETE', path: `/api/keys/management/${encodeURIComponent(keyId)}`, read: { schema: null, envelope: false } },
+      { op: OPS.deleteManagementKey, method: 'DELETE', path: `/api/keys/management/${encodeURIComponent(keyId)}`, read: { schema: null } },
       options,
     );
   }
 
   /**
-   * §4 `POST /api/billing/topup`: starts a top-up of `amount` USD (≥ 10, ≤ 2 decimals) by `method`.
-   * @returns a {@link TopUpResult} tagged with the method: §2.4 session, §2.5 instruction, or the
-   *   unshown `card_direct` data as it arrives
-   * @throws KeydeckApiError `invalid_request` (bad amount/method, nothing sent), others; never retried
+   * §4 `POST /api/billing/topup`: starts a top-up of `amount` USD (≥ 10, ≤ 2 decimals).
+   * `method` is a kind by the seed's name (`card_checkout`, `card_direct`, `usdc`), sent as the
+   * wire name of {@link KeydeckClientOptions.methodNames}, or any other name, sent as given
+   * (its answer is read by its shape: a session, an instruction, or anything else).
+   * @returns a {@link TopUpResult} tagged with the kind: §2.4 session, §2.5 instruction (with the
+   *   instruction's own amount, which may differ from the one requested), or the unshown
+   *   `card_direct` data as it arrives
+   * @throws KeydeckApiError `invalid_request` (bad amount/method, nothing sent; or the service
+   *   refused the method name: the message names the profile setting), others; never retried
    */
-  async topUp(input: { amount: number; method: TopUpMethod }, options?: CallOptions): Promise<TopUpResult> {
-    const body = parseInput(TopUpRequestSchema, input, this.#token);
+  async topUp(input: { amount: number; method: TopUpMethod | (string & {}) }, options?: CallOptions): Promise<TopUpResult> {
+    const named = TopUpMethodSchema.safeParse(input?.method);
+    const wireMethod = named.success ? this.#methodNames[named.data] : input?.method;
+    const body = parseInput(TopUpRequestSchema, { ...input, method: wireMethod }, this.#token);
+    const kind = named.success ? named.data : this.#kindOfWireName(body.method);
     const spec = { op: OPS.topUp, method: 'POST', path: '/api/billing/topup', body } as const;
-    switch (body.method) {
+    const send = async <T>(schema: z.ZodType<T> | null): Promise<T> => {
+      try {
+        return await this.#call({ ...spec, read: { schema } }, options);
+      } catch (error) {
+        throw this.#methodRefusal(error, body.method, kind);
+      }
+    };
+    const asUsdc = (data: UsdcPaymentInstruction): TopUpResult => {
+      const micros = parseUsdMicros(data.amount) ?? 0;
+      return { method: 'usdc', data, instructedAmount: microsToUsd(micros), amountDiffers: micros !== usdToMicros(body.amount), wireMethod: body.method };
+    };
+    switch (kind) {
       case 'card_checkout':
-        return { method: 'card_checkout', data: await this.#call({ ...spec, read: { schema: CardCheckoutSessionSchema, envelope: true } }, options) };
+        return { method: 'card_checkout', data: await send(CardCheckoutSessionSchema), wireMethod: body.method };
       case 'usdc':
-        return { method: 'usdc', data: await this.#call({ ...spec, read: { schema: UsdcPaymentInstructionSchema, envelope: true } }, options) };
-      default:
-        return { method: 'card_direct', data: await this.#call({ ...spec, read: { schema: null, envelope: true } }, options) };
+        return asUsdc(await send(UsdcPaymentInstructionSchema));
+      case 'card_direct':
+        return { method: 'card_direct', data: await send(null), wireMethod: body.method };
+      default: {
+        // A name keydeck does not know: the answer's shape tells what it started.
+        const data = await send(null);
+        const checkout = CardCheckoutSessionSchema.safeParse(data);
+        if (checkout.success) return { method: 'card_checkout', data: checkout.data, wireMethod: body.method };
+        const instruction = UsdcPaymentInstructionSchema.safeParse(data);
+        if (instruction.success) return asUsdc(instruction.data);
+        return { method: 'card_direct', data, wireMethod: body.method };
+      }
     }
+  }
+
+  /** The kind a wire name stands for: the profile's names, then the pages' (`stripe`, `stripe_direct`). */
+  #kindOfWireName(name: string): TopUpMethod | undefined {
+    for (const [kind, wire] of Object.entries(this.#methodNames)) if (wire === name) return kind as TopUpMethod;
+    return PAGES_METHOD_KINDS[name];
+  }
+
+  /**
+   * A refusal of the method name (400/422 `invalid_request` naming `method`) gets one more
+   * sentence: which profile setting changes the name. Other errors pass unchanged.
+   */
+  #methodRefusal(error: unknown, wireMethod: string, kind: TopUpMethod | undefined): unknown {
+    if (!(error instanceof KeydeckApiError) || error.code !== 'invalid_request') return error;
+    const aboutMethod = error.field === 'method' || error.field === 'data.method' || /\bmethod\b/i.test(error.message);
+    if (!aboutMethod) return error;
+    const setting = kind !== undefined && kind !== 'usdc' ? `topUpMethods.${kind}` : 'topUpMethods';
+    const hint = ` The method name sent was "${wireMethod}": the profile setting ${setting} (in keydeck's config.json) sets the names sent for the card methods (the service's documentation pages call them stripe and stripe_direct), and --method NAME sends any name.`;
+    return new KeydeckApiError('invalid_request', `${error.message.replace(/\s*$/, '')}${hint}`, {
+      ...(error.status !== undefined && { status: error.status }),
+      field: 'method',
+    });
   }
 
   /**
@@ -315,7 +460,7 @@ export class KeydeckClient {
   async verifyTopUp(input: { txHash: string; amount: number }, options?: CallOptions): Promise<VerifiedTopUp> {
     const body = parseInput(VerifyTopUpRequestSchema, input, this.#token);
     return this.#call(
-      { op: OPS.verifyTopUp, method: 'POST', path: '/api/billing/verify-topup', body, read: { schema: VerifiedTopUpSchema, envelope: true } },
+      { op: OPS.verifyTopUp, method: 'POST', path: '/api/billing/verify-topup', body, read: { schema: VerifiedTopUpSchema } },
       options,
     );
   }
@@ -325,7 +470,7 @@ export class KeydeckClient {
    * @throws KeydeckApiError (retried on network errors, timeouts, 5xx, 429)
    */
   async getCredits(options?: CallOptions): Promise<CreditBalance> {
-    return this.#call({ op: OPS.getCredits, method: 'GET', path: '/api/billing/credits', read: { schema: CreditBalanceSchema, envelope: true } }, options);
+    return this.#call({ op: OPS.getCredits, method: 'GET', path: '/api/billing/credits', read: { schema: CreditBalanceSchema } }, options);
   }
 
   /**
@@ -334,12 +479,34 @@ export class KeydeckClient {
    * @throws KeydeckApiError (retried on network errors, timeouts, 5xx, 429)
    */
   async getBillingStatus(options?: CallOptions): Promise<unknown> {
-    return this.#call({ op: OPS.getBillingStatus, method: 'GET', path: '/api/billing/status', read: { schema: null, envelope: true } }, options);
+    return this.#call({ op: OPS.getBillingStatus, method: 'GET', path: '/api/billing/status', read: { schema: null } }, options);
+  }
+
+  /** Tells `onNotice` once per client that key values were dropped from an answer. */
+  #notice(operation: string, count: number): void {
+    if (this.#onNotice === undefined || this.#noticed.has('key_values_hidden')) return;
+    this.#noticed.add('key_values_hidden');
+    const message = `The service sent ${count === 1 ? 'a key value' : `${count} key values`} in its answer to ${operation} (a list or status must not carry them): keydeck hid ${count === 1 ? 'it' : 'them'} and shows keys by prefix only.`;
+    try {
+      this.#onNotice({ kind: 'key_values_hidden', message, operation, count });
+    } catch {
+      // a listener's failure is not the call's
+    }
   }
 
   /** Closes the idle keep-alive sockets now (optional: idle sockets never keep the process alive). */
   close(): void {
     this.#transport.close();
+  }
+
+  /** Records the service's clock from a `Date` header (ignored when absent or absurd). */
+  #observeDate(header: string | string[] | undefined): void {
+    if (typeof header !== 'string' || header.length > 64) return;
+    const t = Date.parse(header);
+    if (!Number.isFinite(t)) return;
+    const offset = t - Date.now();
+    if (Math.abs(offset) > 10 * 365 * 86_400_000) return;
+    this.#clockOffsetMs = offset;
   }
 
   /**
@@ -351,7 +518,13 @@ export class KeydeckClient {
     if (signal?.aborted) throw createAbortError();
     const started = Date.now();
     const deadline = started + this.#timeoutMs;
-    const ctx: FailureContext = { op: spec.op, token: this.#token, baseUrl: this.baseUrl, timeoutMs: this.#timeoutMs };
+    const ctx: FailureContext = {
+      op: spec.op,
+      token: this.#token,
+      baseUrl: this.baseUrl,
+      timeoutMs: this.#timeoutMs,
+      ...(this.#credential !== undefined && { credential: this.#credential }),
+    };
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.#token}`,
       accept: 'application/json',
@@ -383,9 +556,10 @@ export class KeydeckClient {
       }
       if (outcome.kind === 'response') {
         const { status } = outcome;
+        this.#observeDate(outcome.headers.date);
         const body = parseBody(outcome.text);
         if (status >= 300 && status < 400) throw errorFromRedirect(ctx, status, outcome.headers);
-        if (status >= 200 && status < 300 && !saysFailure(body)) return readBody(spec, ctx, status, body);
+        if (status >= 200 && status < 300 && !saysFailure(body)) return readBody(spec, ctx, status, body, (count) => this.#notice(spec.op.name, count));
         waitMs = parseRetryAfterMs(outcome.headers['retry-after']);
         failure = errorFromResponse(ctx, status, body, waitMs);
         if (!(status === 429 || status >= 500)) throw failure;
@@ -412,30 +586,12 @@ function saysFailure(body: ParsedBody): boolean {
   return body.kind === 'json' && isRecord(body.value) && body.value.success === false;
 }
 
-/** Reads a 2xx body per the call's {@link Reader}. */
-function readBody<T>(spec: CallSpec<T>, ctx: FailureContext, status: number, body: ParsedBody): T {
-  const { read } = spec;
-  if (read.schema === null) {
-    if (body.kind === 'empty') return undefined as T;
-    if (body.kind === 'text') return body.text as T;
-    if (read.envelope && isRecord(body.value) && body.value.success === true) return body.value.data as T;
-    return body.value as T;
-  }
-  if (body.kind !== 'json') {
-    throw errorFromInvalidResponse(ctx, status, undefined, body.kind === 'empty' ? 'the body is empty' : 'the body is not JSON');
-  }
-  let value = body.value;
-  const prefix: string[] = [];
-  if (read.envelope) {
-    if (!isRecord(value) || value.success !== true) {
-      throw errorFromInvalidResponse(ctx, status, 'success', 'expected the billing envelope with success: true');
-    }
-    value = value.data;
-    prefix.push('data');
-  }
-  const parsed = parseOutput(read.schema, value, prefix);
-  if (!parsed.ok) throw errorFromInvalidResponse(ctx, status, parsed.field, parsed.problem);
-  return parsed.data as T;
+/** Reads a 2xx body per the call's {@link Reader} (the rules of ./reader.ts). */
+function readBody<T>(spec: CallSpec<T>, ctx: FailureContext, status: number, body: ParsedBody, notice: (count: number) => void): T {
+  const result = readAnswer(spec.read, body);
+  if (!result.ok) throw errorFromInvalidResponse(ctx, status, result.field, result.problem);
+  if (result.hiddenKeyValues > 0) notice(result.hiddenKeyValues);
+  return result.data;
 }
 
 /**

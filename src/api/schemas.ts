@@ -7,9 +7,24 @@
  * shows). Amounts are USD numbers; timestamps are ISO 8601 strings.
  */
 import { z } from 'zod';
+import { microsToDecimal, microsToUsd, parseUsdMicros } from './money.js';
 
 /** An ISO 8601 timestamp string (not parsed into a Date: the wire keeps strings). */
 const isoTimestamp = z.string().min(1);
+
+/**
+ * A USD amount in an answer: a JSON number (§2.3, §2.6) or a decimal string (the older
+ * documentation pages), read exactly into µUSD by ./money.ts and carried as the USD number
+ * `micros / 1e6`. Anything else is an issue naming the field.
+ */
+export const UsdAmountSchema = z.union([z.number(), z.string()], { error: 'must be a USD amount (a number or a decimal string)' }).transform((value, ctx) => {
+  const micros = parseUsdMicros(value);
+  if (micros === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'must be a USD amount (a number or a decimal string)' });
+    return z.NEVER;
+  }
+  return microsToUsd(micros);
+});
 
 /** §2.1 Consumption key as listed by `GET /api/keys` (never carries `apiKey`). */
 export const ConsumptionKeySchema = z.looseObject({
@@ -25,6 +40,8 @@ export const ConsumptionKeySchema = z.looseObject({
   /** Subscription keys only: 30 days after the key's start (§2.1, §8). */
   subscriptionExpiresAt: isoTimestamp.optional(),
   createdAt: isoTimestamp,
+  /** Not in §2.1; the newer documentation pages list it on consumption keys. Null: never used. */
+  lastUsedAt: isoTimestamp.nullable().optional(),
 });
 export type ConsumptionKey = z.infer<typeof ConsumptionKeySchema>;
 
@@ -80,18 +97,37 @@ export const CreatedManagementKeySchema = z.looseObject({
 });
 export type CreatedManagementKey = z.infer<typeof CreatedManagementKeySchema>;
 
-/** §2.3 Credit balance record (data of `GET /api/billing/credits`). USD numbers. */
-export const CreditBalanceSchema = z.looseObject({
-  /** Sum of all top-ups ever made, USD. */
-  totalTopUp: z.number(),
-  /** Currently available balance, USD, real-time. */
-  remaining: z.number(),
-  hasCreditKey: z.boolean(),
-  /** Number of active credit keys. */
-  creditKeyCount: z.number(),
-  /** Null until the first top-up. */
-  userId: z.string().nullable(),
-});
+/**
+ * §2.3 Credit balance record (data of `GET /api/billing/credits`). Money as a number or a decimal
+ * string (USD); `creditKeyCount` may be missing when the older pages' `creditKeyId` (the id of
+ * the one credit key, or null) stands in for it: 1 with an id, 0 without; `userId` may be missing
+ * (the older pages do not show it): null then.
+ */
+export const CreditBalanceSchema = z
+  .looseObject({
+    /** Sum of all top-ups ever made, USD. */
+    totalTopUp: UsdAmountSchema,
+    /** Currently available balance, USD, real-time. */
+    remaining: UsdAmountSchema,
+    hasCreditKey: z.boolean(),
+    /** Number of active credit keys. */
+    creditKeyCount: z.number().int().min(0).optional(),
+    /** The older pages' stand-in for `creditKeyCount`: the credit key's id, or null. */
+    creditKeyId: z.string().nullable().optional(),
+    /** Null until the first top-up. */
+    userId: z.string().nullable().optional(),
+  })
+  .transform((record, ctx) => {
+    let creditKeyCount = record.creditKeyCount;
+    if (creditKeyCount === undefined) {
+      if (record.creditKeyId === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['creditKeyCount'], message: 'must be a number (or creditKeyId must be present)' });
+        return z.NEVER;
+      }
+      creditKeyCount = record.creditKeyId === null ? 0 : 1;
+    }
+    return { ...record, creditKeyCount, userId: record.userId ?? null };
+  });
 export type CreditBalance = z.infer<typeof CreditBalanceSchema>;
 
 /** §2.4 Card checkout session (data of a `card_checkout` top-up). */
@@ -106,16 +142,27 @@ export const UsdcPaymentInstructionSchema = z.looseObject({
   address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address'),
   /** Network name; the seen value is `base`. */
   chain: z.string(),
-  amount: z.string(),
+  /**
+   * The amount to send, USD, as a decimal string: a string as sent (§2.5, the newer pages'
+   * `"50"`) or a number turned into its decimal (the older pages' `25`). Above 0.
+   */
+  amount: z.union([z.string(), z.number()], { error: 'must be an amount (a decimal string or a number)' }).transform((value, ctx) => {
+    const micros = parseUsdMicros(value);
+    if (micros === undefined || micros <= 0) {
+      ctx.addIssue({ code: 'custom', message: 'must be an amount above 0 (a decimal string or a number)' });
+      return z.NEVER;
+    }
+    return typeof value === 'string' ? value : microsToDecimal(micros);
+  }),
 });
 export type UsdcPaymentInstruction = z.infer<typeof UsdcPaymentInstructionSchema>;
 
 /** §2.6 Verified top-up result. USD numbers. */
 export const VerifiedTopUpSchema = z.looseObject({
-  /** USD credited. */
-  credited: z.number(),
-  /** Balance in USD after crediting. */
-  balance: z.number(),
+  /** USD credited (a number, or a decimal string). */
+  credited: UsdAmountSchema,
+  /** Balance in USD after crediting (a number, or a decimal string as on the older pages). */
+  balance: UsdAmountSchema,
 });
 export type VerifiedTopUp = z.infer<typeof VerifiedTopUpSchema>;
 
@@ -173,9 +220,17 @@ export const TopUpAmountSchema = z
   .refine((v) => v <= MAX_TOP_UP_USD, `amount must be at most ${MAX_TOP_UP_USD} USD`)
   .refine(hasAtMostTwoDecimals, 'amount must have at most two decimals');
 
-/** §4 top-up `method` values. */
+/**
+ * §4 top-up `method` kinds, by the seed's names. The names sent on the wire for the card kinds are
+ * a profile setting (the documentation pages call them `stripe` and `stripe_direct`).
+ */
 export const TopUpMethodSchema = z.enum(['card_checkout', 'card_direct', 'usdc']);
 export type TopUpMethod = z.infer<typeof TopUpMethodSchema>;
+
+/** A top-up `method` name as sent on the wire: any 1–64 letters, digits, `_`, `-`, `.`. */
+export const TopUpMethodNameSchema = z
+  .string({ error: 'method must be a text' })
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'method must be 1–64 letters, digits, "_", "-" or "."');
 
 /** A Base L2 transaction hash: `0x` followed by 64 hex digits. */
 export const TxHashSchema = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'txHash must be 0x followed by 64 hex digits');
@@ -196,7 +251,7 @@ export const UpdateKeyRequestSchema = z
   .refine((b) => b.name !== undefined || b.isActive !== undefined, 'give name or isActive');
 export type UpdateKeyRequest = z.infer<typeof UpdateKeyRequestSchema>;
 /** §4 `POST /api/billing/topup` body. */
-export const TopUpRequestSchema = z.strictObject({ amount: TopUpAmountSchema, method: TopUpMethodSchema });
+export const TopUpRequestSchema = z.strictObject({ amount: TopUpAmountSchema, method: TopUpMethodNameSchema });
 export type TopUpRequest = z.infer<typeof TopUpRequestSchema>;
 /** §4 `POST /api/billing/verify-topup` body. */
 export const VerifyTopUpRequestSchema = z.strictObject({ txHash: TxHashSchema, amount: TopUpAmountSchema });

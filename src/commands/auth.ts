@@ -20,7 +20,16 @@ import { ConfigError, emptyConfig, normalizeBaseUrl, readConfig, updateConfig, t
 import { configFilePath } from '../config/paths.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { resolveFromConfig, resolveProfile, type ResolvedProfile } from '../config/profile.js';
-import { createCredentialStore, credentialAccount, keychainBackendName, originOf, originTarget, TOKEN_ENV_VAR, type OriginTarget } from '../credentials/index.js';
+import {
+  createCredentialStore,
+  credentialAccount,
+  describeCredential,
+  keychainBackendName,
+  originOf,
+  originTarget,
+  TOKEN_ENV_VAR,
+  type OriginTarget,
+} from '../credentials/index.js';
 import { CredentialStoreError, type CredentialSource, type CredentialStore, type StoredCredential } from '../credentials/store.js';
 import { checkCredentialToken, tokenKind, type TokenKind } from '../credentials/token.js';
 import { visible } from '../terminal/sanitize.js';
@@ -301,7 +310,13 @@ async function statusReport(profile: ResolvedProfile, store: CredentialStore, en
     return { report: { ...found, accepted: false, reason: `${noBaseUrlSentence(profile.name)}.` }, code: ExitCode.usage };
   }
   try {
-    const client = new KeydeckClient({ ...clientTimeoutFromEnv(env), baseUrl: profile.baseUrl, token: credential.token, ...(allowInsecureHttp && { allowInsecureHttp }) });
+    const client = new KeydeckClient({
+      ...clientTimeoutFromEnv(env),
+      baseUrl: profile.baseUrl,
+      token: credential.token,
+      credential: describeCredential(credential.token, credential.source, profile.name),
+      ...(allowInsecureHttp && { allowInsecureHttp }),
+    });
     const keys = await client.listManagementKeys();
     const mine = found.keyPrefix ? keys.find((k) => k.keyPrefix === found.keyPrefix) : undefined;
     return { report: { ...found, ...(mine && { keyName: mine.name }), accepted: true }, code: ExitCode.ok };
@@ -336,6 +351,7 @@ export async function authLogout(globals: GlobalOptions, options: { revoke?: boo
       baseUrl: profile.baseUrl,
       token: stored.token,
       ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }),
+      credential: describeCredential(stored.token, stored.source, profile.name),
     });
     try {
       const mine = (await client.listManagementKeys()).find((k) => k.keyPrefix === prefix);

@@ -44,15 +44,54 @@ export async function confirmDestructive(options: ConfirmOptions): Promise<void>
   if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was changed');
 }
 
+/** What {@link confirmTopUp} needs to know about the top-up and the profile. */
+export interface TopUpConfirmation {
+  /** USD, already parsed (≥ 10, two decimals). */
+  readonly amount: number;
+  readonly method: 'card_checkout' | 'card_direct' | 'usdc';
+  /** The profile's ceiling, USD (`confirmAboveUsd`, default 500): a larger amount is typed again. */
+  readonly ceilingUsd: number;
+  /** `--yes` was given. */
+  readonly yes?: boolean;
+  /** The command line to repeat with `--yes`: `keydeck billing topup --amount 10 --method card_direct`. */
+  readonly command: string;
+  /** Default {@link canPrompt}. */
+  readonly interactive?: boolean;
+  /** Asks one line (default {@link askLine}); tests may replace it. */
+  readonly ask?: (question: string) => Promise<string>;
+}
+
+/** `$1,234.50`: an amount as the confirmation questions write it. */
+export function dollars(usd: number): string {
+  return `$${usd.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
+/** True when `billing topup` must ask before sending: a card-on-file charge, or an amount above the ceiling. */
+export function topUpNeedsConfirmation(c: Pick<TopUpConfirmation, 'amount' | 'method' | 'ceilingUsd'>): boolean {
+  return c.method === 'card_direct' || Math.round(c.amount * 100) > Math.round(c.ceilingUsd * 100);
+}
+
 /**
- * The name of the item `id` in a list, for a confirmation question; undefined when the list
- * cannot be read or has no such item (the question then names the id only; the request that
- * follows reports what is wrong).
+ * Confirms a money action of `billing topup` (issue 19): a card-on-file charge asks
+ * `Charge $10.00 to the card on file? [y/N]` (default no); an amount above the profile's ceiling
+ * must be typed again. With `--yes` nothing is asked; without a terminal and without `--yes` it
+ * refuses before anything is sent.
+ * @throws CommandFailure exit 2 `confirmation_required` (no terminal, no `--yes`); exit 1
+ *   `cancelled` when the answer is not yes or the amount typed again differs (nothing was sent).
  */
-export async function nameOf(list: () => Promise<ReadonlyArray<{ id: string; name: string }>>, id: string): Promise<string | undefined> {
-  try {
-    return (await list()).find((k) => k.id === id)?.name;
-  } catch {
-    return undefined;
+export async function confirmTopUp(c: TopUpConfirmation): Promise<void> {
+  if (c.yes || !topUpNeedsConfirmation(c)) return;
+  ensureCanConfirm(c);
+  const ask = c.ask ?? askLine;
+  if (Math.round(c.amount * 100) > Math.round(c.ceilingUsd * 100)) {
+    const again = (await ask(
+      `${dollars(c.amount)} is above this profile's top-up ceiling of ${dollars(c.ceilingUsd)} (confirmAboveUsd). Type the amount again to confirm: `,
+    )).replace(/^\$/, '').replace(/,/g, '');
+    const cents = /^\d+(\.\d{1,2})?$/.test(again) ? Math.round(Number(again) * 100) : undefined;
+    if (cents !== Math.round(c.amount * 100)) fail(ExitCode.refused, `cancelled: the amount typed again does not match ${dollars(c.amount)}; nothing was requested`);
+  }
+  if (c.method === 'card_direct') {
+    const answer = await ask(`Charge ${dollars(c.amount)} to the card on file? [y/N] `);
+    if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was charged');
   }
 }

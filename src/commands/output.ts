@@ -24,7 +24,7 @@ import { ConfigError } from '../config/config.js';
 import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
-import { createCredentialStore, originOf, originTarget } from '../credentials/index.js';
+import { createCredentialStore, describeCredential, originOf, originTarget } from '../credentials/index.js';
 import { CredentialStoreError, type CredentialStore, type StoredCredential } from '../credentials/store.js';
 import { escapeJsonForTerminal, visible } from '../terminal/sanitize.js';
 import type { TerminalText } from './table.js';
@@ -223,6 +223,8 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
     baseUrl: profile.baseUrl,
     token: credential.token,
     ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }),
+    // Every 401/403 names the credential and where it came from (a rejected KEYDECK_TOKEN says so).
+    credential: describeCredential(credential.token, credential.source, profile.name),
   });
   return { profile: { ...profile, baseUrl: profile.baseUrl }, credential, client, store };
 }

@@ -6,6 +6,7 @@
  */
 import { styleText } from 'node:util';
 import stringWidth from 'string-width';
+import { centsText } from '../api/money.js';
 import { visible } from '../terminal/sanitize.js';
 
 /**
@@ -105,15 +106,12 @@ export function formatKeyValues(pairs: readonly (readonly [string, Cell])[], opt
 }
 
 /**
- * A USD amount for people: at least two decimals, more only when the value has them (up to six,
- * trailing zeros dropped), so a spend of $0.001 shows: `25` → `25.00`, `24.999` → `24.999`.
- * No currency sign (callers add ` USD`).
+ * A USD amount for people, to the cent, cut toward −∞ (never rounded up: a balance of 24.999
+ * shows `24.99`), from the exact µUSD the reader parsed (src/api/money.ts). No currency sign
+ * (callers add ` USD`).
  */
 export function formatAmount(usd: number): string {
-  if (!Number.isFinite(usd)) return String(usd);
-  const six = usd.toFixed(6).replace(/0+$/, '');
-  const [whole = '0', frac = ''] = six.split('.');
-  return `${whole}.${frac.padEnd(2, '0')}`;
+  return centsText(usd);
 }
 
 /** `formatAmount(usd) + ' USD'`. */

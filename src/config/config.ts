@@ -7,7 +7,7 @@
  * Format:
  * ```json
  * { "version": 1, "currentProfile": "default",
- *   "profiles": { "default": { "baseUrl": "https://…", "pollIntervalSeconds": 15, "alertBelowUsd": 5 } } }
+ *   "profiles": { "default": { "baseUrl": "https://…", "pollIntervalSeconds": 15, "alertBelowUsd": 5, "confirmAboveUsd": 500 } } }
  * ```
  * A broken file is never overwritten without a backup (`config.json.bak-<timestamp>`).
  */
@@ -24,6 +24,11 @@ export const DEFAULT_POLL_INTERVAL_SECONDS = 15;
 export const MIN_POLL_INTERVAL_SECONDS = 2;
 /** Longest balance poll interval, seconds (one day). */
 export const MAX_POLL_INTERVAL_SECONDS = 86_400;
+/**
+ * Default per-profile ceiling for top-ups, USD: an amount above it must be typed again to
+ * confirm (issue 19). A profile sets its own with `confirmAboveUsd`.
+ */
+export const DEFAULT_CONFIRM_ABOVE_USD = 500;
 
 /** A profile name: 1–64 of letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
 export const ProfileNameSchema = z
@@ -40,6 +45,8 @@ export const ProfileConfigSchema = z.strictObject({
   pollIntervalSeconds: z.number().min(MIN_POLL_INTERVAL_SECONDS).max(MAX_POLL_INTERVAL_SECONDS).optional(),
   /** Low-balance threshold in USD: the monitor warns when `remaining` drops below it. */
   alertBelowUsd: z.number().min(0).optional(),
+  /** Top-up ceiling in USD: an amount above it must be typed again to confirm (default 500). */
+  confirmAboveUsd: z.number().min(0).optional(),
 });
 export type ProfileConfig = z.infer<typeof ProfileConfigSchema>;
 

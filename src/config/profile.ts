@@ -6,6 +6,7 @@
  * else the profile's `baseUrl` (none on first use with the real service: the caller asks for it).
  */
 import {
+  DEFAULT_CONFIRM_ABOVE_USD,
   DEFAULT_POLL_INTERVAL_SECONDS,
   checkProfileName,
   normalizeBaseUrl,
@@ -28,6 +29,8 @@ export interface ResolvedProfile {
   readonly pollIntervalSeconds: number;
   /** Low-balance threshold in USD, when the profile sets one. */
   readonly alertBelowUsd?: number;
+  /** Top-up ceiling, USD: an amount above it must be typed again to confirm (default 500). */
+  readonly confirmAboveUsd: number;
   /** The config file the profile was read from (it may not exist yet). */
   readonly configPath: string;
   /** True when the config file has an entry for this profile. */
@@ -79,6 +82,7 @@ export function resolveFromConfig(
     ...(baseUrl !== undefined && { baseUrl, baseUrlSource: flagUrl !== undefined ? ('flag' as const) : ('profile' as const) }),
     pollIntervalSeconds: entry?.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS,
     ...(entry?.alertBelowUsd !== undefined && { alertBelowUsd: entry.alertBelowUsd }),
+    confirmAboveUsd: entry?.confirmAboveUsd ?? DEFAULT_CONFIRM_ABOVE_USD,
     configPath,
     inConfig: entry !== undefined,
   };

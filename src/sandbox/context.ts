@@ -4,6 +4,7 @@
  */
 import type { DatabaseSync } from 'node:sqlite';
 import { Authenticator } from './auth.js';
+import type { Dialect } from './dialect.js';
 import { createClock, type SandboxClock } from './clock.js';
 import { MetaStore, openDatabase } from './db.js';
 import { KeyStore } from './keys.js';
@@ -23,6 +24,10 @@ export interface SandboxContext {
   readonly limiter: RateLimiter;
   /** The sandbox's own URL (`http://host:port`, no trailing slash); set once it listens. */
   baseUrl: string;
+  /** The shape its answers take (./dialect.ts); `seed` by default. */
+  readonly dialect: Dialect;
+  /** When each consumption key last served an inference request (epoch ms; in memory only). */
+  readonly keyLastUsed: Map<string, number>;
   /** Waits `ms` (a `sandbox_delay_ms`), ending early when the sandbox closes. */
   sleep(ms: number): Promise<void>;
   /** Ends every pending {@link sleep} at once (called before the server closes). */
@@ -36,7 +41,7 @@ const CLOCK_OFFSET = 'clock_offset_ms';
  * Opens the database at `dbPath` (`':memory:'` for a throw-away one), migrates it, and builds
  * the shared state. Throws when the database cannot be opened.
  */
-export function createContext(dbPath: string): SandboxContext {
+export function createContext(dbPath: string, options: { dialect?: Dialect } = {}): SandboxContext {
   const db = openDatabase(dbPath);
   const meta = new MetaStore(db);
   const clock = createClock(Number(meta.get(CLOCK_OFFSET) ?? 0) || 0, (offset) => meta.set(CLOCK_OFFSET, String(offset)));
@@ -54,6 +59,8 @@ export function createContext(dbPath: string): SandboxContext {
     auth: new Authenticator(users, keys, clock),
     limiter: new RateLimiter(),
     baseUrl: '',
+    dialect: options.dialect ?? 'seed',
+    keyLastUsed: new Map(),
     sleep(ms: number) {
       return new Promise<void>((resolve) => {
         const done = () => {

@@ -5,12 +5,14 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createContext } from './context.js';
+import type { Dialect } from './dialect.js';
 import { ensureDemoUser } from './demo.js';
 import { createSandboxApp } from './server.js';
 
 export { BODY_LIMIT_BYTES } from './server.js';
 export { createContext, type SandboxContext } from './context.js';
 export { LIMITS, type KeyLimits } from './limits.js';
+export { DIALECTS, isDialect, type Dialect } from './dialect.js';
 export { CANNED_ANSWER, DEFAULT_COST_USD, estimateRequestTokens } from './routes/inference.js';
 
 /** Options of {@link startSandbox}. */
@@ -21,6 +23,11 @@ export interface StartSandboxOptions {
   host?: string;
   /** Port to listen on (default 0: a free port). */
   port?: number;
+  /**
+   * The shape of its answers: `seed` (default), `docs-v1` or `docs-v2` (the two generations of
+   * the real service's documentation pages; see ./dialect.ts).
+   */
+  dialect?: Dialect;
   /** Receives one line per request (`METHOD /path STATUS 1.2ms`; never a header, key or token). */
   log?: (line: string) => void;
 }
@@ -47,7 +54,7 @@ function urlHost(host: string): string {
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
   const dbPath = options.dbPath ?? ':memory:';
   const host = options.host ?? '127.0.0.1';
-  const ctx = createContext(dbPath);
+  const ctx = createContext(dbPath, options.dialect ? { dialect: options.dialect } : {});
   let app: ReturnType<typeof createSandboxApp> | undefined;
   try {
     const token = ensureDemoUser(ctx);

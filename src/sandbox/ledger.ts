@@ -281,41 +281,50 @@ export class Ledger {
   }
 
   /**
-   * Data of `GET /api/billing/status` (not shown in §4; the sandbox's choice), USD numbers:
-   * `{ userId, balance: { totalTopUp, spend, remaining }, creditKeys: { total, active, keys:
-   * [{ id, name, isActive, spend }] }, subscriptions: [{ id, name, plan, blocks, status,
-   * isActive, expiresAt }], pendingTopUps: [{ method, status: 'pending', amount, sessionId |
-   * address, … }], recentTopUps: [{ method, status: 'succeeded', amount, txHash | sessionId |
-   * paymentId, completedAt }] }` (the 20 newest pending, the 10 newest succeeded).
-   * `baseUrl` builds the `sessionUrl` of pending card checkouts.
+   * Data of `GET /api/billing/status` (not shown in §4): the newer documentation page's shape
+   * (https://cheapestinference-docs.pages.dev/api/billing/), USD numbers —
+   * `{ subscriptions: [{ id, planSlug, status, currentPeriodEnd, cancelAtPeriodEnd, keyCount,
+   * keys: [{ id, name }] }], poolPledges: [{ id, poolId, poolSlug, status, currentPeriodEnd,
+   * cancelAtPeriodEnd, hasKey }], plan: null, status, creditBalance, subscriptionExpiresAt: null,
+   * legacySubscriptionKeys: [] }` — where a subscription key with time blocks is a pool pledge
+   * (slug: its blocks joined by `+`) and one without is a subscription; a sandbox subscription
+   * is paid once for 30 days, so `cancelAtPeriodEnd` is true. Beside them, the sandbox's own
+   * fields: `{ userId, balance: { totalTopUp, spend, remaining }, creditKeys: { total, active,
+   * keys: [{ id, name, isActive, spend }] }, pendingTopUps: [{ method, status: 'pending', amount,
+   * sessionId, sessionUrl | address, chain, createdAt }], recentTopUps: [{ method, status:
+   * 'succeeded', amount, txHash | sessionId | paymentId, completedAt }] }` (the 20 newest
+   * pending, the 10 newest succeeded). `baseUrl` builds the `sessionUrl` of pending card checkouts; `names`
+   * are the method names of the sandbox's dialect.
    */
-  status(userId: string, baseUrl: string): Record<string, unknown> {
+  status(userId: string, baseUrl: string, names: Readonly<Record<string, string>> = {}): Record<string, unknown> {
+    const nameOf = (method: string): string => names[method] ?? method;
     const now = this.#clock.now();
     const f = this.figures(userId);
     const keys = this.#keys.listConsumption(userId);
     const creditKeys = keys
       .filter((k) => k.key_type === 'credit')
       .map((k) => ({ id: k.id, name: k.name, isActive: k.is_active === 1, spend: microsToUsd(k.spend_micros) }));
-    const subscriptions = keys
-      .filter((k) => k.key_type === 'subscription')
-      .map((k) => {
-        const expired = isExpired(k, now);
-        return {
-          id: k.id,
-          name: k.name,
-          plan: k.key_plan,
-          blocks: k.blocks ? k.blocks.split(',') : [],
-          status: expired ? 'expired' : 'active',
-          isActive: k.is_active === 1 && !expired,
-          expiresAt: new Date(k.subscription_expires_at ?? k.created_at).toISOString(),
-        };
-      });
+    const subscriptionKeys = keys.filter((k) => k.key_type === 'subscription');
+    const period = (k: (typeof keys)[number]) => {
+      const expired = isExpired(k, now);
+      return {
+        status: expired ? 'expired' : k.is_active === 1 ? 'active' : 'paused',
+        currentPeriodEnd: new Date(k.subscription_expires_at ?? k.created_at).toISOString(),
+        cancelAtPeriodEnd: true,
+      };
+    };
+    const subscriptions = subscriptionKeys
+      .filter((k) => !k.blocks)
+      .map((k) => ({ id: k.id, planSlug: k.key_plan, ...period(k), keyCount: 1, keys: [{ id: k.id, name: k.name }] }));
+    const poolPledges = subscriptionKeys
+      .filter((k) => k.blocks)
+      .map((k) => ({ id: k.id, poolId: 'pool_sandbox', poolSlug: k.blocks!.split(',').join('+'), ...period(k), hasKey: true, plan: k.key_plan, keys: [{ id: k.id, name: k.name }] }));
     const pendingCheckouts = (this.#pendingCheckouts.all(userId) as Array<{
       reference: string;
       amount_micros: number;
       created_at: number;
     }>).map((p) => ({
-      method: 'card_checkout',
+      method: nameOf('card_checkout'),
       status: 'pending',
       amount: microsToUsd(p.amount_micros),
       sessionId: p.reference,
@@ -327,7 +336,7 @@ export class Ledger {
       requested_micros: number;
       created_at: number;
     }>).map((d) => ({
-      method: 'usdc',
+      method: nameOf('usdc'),
       status: 'pending',
       amount: microsToUsd(d.requested_micros),
       address: d.address,
@@ -340,7 +349,7 @@ export class Ledger {
       reference: string;
       completed_at: number;
     }>).map((t) => ({
-      method: t.method,
+      method: nameOf(t.method),
       status: 'succeeded',
       amount: microsToUsd(t.amount_micros),
       // The reference names the top-up: a tx hash, a checkout session or a card payment.
@@ -349,15 +358,22 @@ export class Ledger {
       ...(t.method === 'card_direct' && { paymentId: t.reference }),
       completedAt: new Date(t.completed_at).toISOString(),
     }));
+    const remaining = microsToUsd(f.maxBudgetMicros - f.spendMicros);
     return {
+      subscriptions,
+      poolPledges,
+      plan: null,
+      status: 'active',
+      creditBalance: remaining,
+      subscriptionExpiresAt: null,
+      legacySubscriptionKeys: [],
       userId: f.budgetUserId,
       balance: {
         totalTopUp: microsToUsd(f.maxBudgetMicros),
         spend: microsToUsd(f.spendMicros),
-        remaining: microsToUsd(f.maxBudgetMicros - f.spendMicros),
+        remaining,
       },
       creditKeys: { total: creditKeys.length, active: creditKeys.filter((k) => k.isActive).length, keys: creditKeys },
-      subscriptions,
       pendingTopUps: [...pendingCheckouts, ...pendingDeposits],
       recentTopUps,
     };

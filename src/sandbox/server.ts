@@ -7,6 +7,7 @@ import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { redactSecrets } from '../api/errors.js';
 import type { ConsumptionKeyRow } from './keys.js';
 import type { SandboxContext } from './context.js';
+import { shapeAnswer, type ShapeLookups } from './dialect.js';
 import { SandboxError } from './errors.js';
 import { registerBillingRoutes } from './routes/billing.js';
 import { registerCheckoutRoutes } from './routes/checkout.js';
@@ -133,6 +134,30 @@ export function createSandboxApp(ctx: SandboxContext, options: SandboxAppOptions
     done();
   });
 
+  // Every answer's HTTP Date header follows the simulated clock (POST /sandbox/clock), as a real
+  // service's follows its own: clients reckon subscription time left by it (issue 19).
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    reply.header('date', new Date(ctx.clock.now()).toUTCString());
+    done(null, payload);
+  });
+
+  if (ctx.dialect !== 'seed') {
+    // Answers of /api/* in the dialect's shape (./dialect.ts); errors keep the DESIGN.md bodies.
+    app.addHook('preSerialization', (request, reply, payload, done) => {
+      if (reply.statusCode >= 300 || !request.url.startsWith('/api/')) {
+        done(null, payload);
+        return;
+      }
+      const route = `${request.method} ${request.routeOptions.url ?? pathOf(request.url)}`;
+      const lookups: ShapeLookups = {
+        creditKeyId: () => ctx.keys.listConsumption(request.accountId).find((k) => k.key_type === 'credit' && k.is_active === 1)?.id ?? null,
+        lastUsedAt: (keyId) => ctx.keyLastUsed.get(keyId),
+        isPoolKey: (keyId) => Boolean(ctx.keys.listConsumption(request.accountId).find((k) => k.id === keyId)?.blocks),
+      };
+      done(null, shapeAnswer(ctx.dialect, route, payload, lookups));
+    });
+  }
+
   app.setErrorHandler((error, request, reply) => {
     const sandboxError = toSandboxError(error);
     if (sandboxError.code === 'server_error') {
@@ -160,6 +185,8 @@ export function createSandboxApp(ctx: SandboxContext, options: SandboxAppOptions
   const requireConsumer: AuthHook = (request, _reply, done) => {
     try {
       request.consumer = ctx.auth.consumer(request.headers.authorization);
+      if (ctx.keyLastUsed.size >= 100_000) ctx.keyLastUsed.clear();
+      ctx.keyLastUsed.set(request.consumer.id, ctx.clock.now());
       done();
     } catch (error) {
       done(error as Error);

@@ -6,7 +6,7 @@
  */
 import { useMemo, useState } from 'react';
 import { Box } from 'ink';
-import { Banner, useHasBanner } from './components/Banner.js';
+import { Banner, useBannerRows } from './components/Banner.js';
 import { Header } from './components/Header.js';
 import { HelpOverlay } from './components/HelpOverlay.js';
 import { HintBar } from './components/HintBar.js';
@@ -44,9 +44,9 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
   const refreshBalance = useBalanceRefresh();
   const flash = useFlash();
   const quit = useQuit();
-  const banner = useHasBanner();
+  const bannerRows = useBannerRows(columns);
   const compact = mode === 'compact';
-  const bodyRows = Math.max(1, rows - shellChromeRows(mode) - (banner ? 1 : 0));
+  const bodyRows = Math.max(1, rows - shellChromeRows(mode) - bannerRows);
   // One size object per layout, so the memoised panes (panes/index.ts) re-render only for their own data.
   const size = useMemo(() => ({ columns, rows: bodyRows, mode }), [columns, bodyRows, mode]);
   const index = PANES.findIndex((p) => p.id === pane);
@@ -71,7 +71,8 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
       'pane.billing': () => setPane('billing'),
       'pane.next': () => cycle(1),
       'pane.prev': () => cycle(-1),
-      'setup.again': session.rejected ? () => startSetup() : undefined,
+      // Not for a rejected KEYDECK_TOKEN: the variable would override the new key at the next start.
+      'setup.again': session.rejected && session.info?.origin !== 'env' ? () => startSetup() : undefined,
     },
     { active: !help },
   );
@@ -80,7 +81,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
     <Box flexDirection="column" width={columns} height={rows} overflow="hidden">
       <Header columns={columns} compact={compact} />
       <PaneTabs panes={PANES} active={pane} compact={compact} />
-      {banner ? <Banner columns={columns} /> : null}
+      {bannerRows > 0 ? <Banner columns={columns} /> : null}
       <Box height={bodyRows} width={columns} flexDirection="column" overflow="hidden">
         {help ? <HelpOverlay columns={columns} rows={bodyRows} onClose={() => setHelp(false)} /> : null}
         {PANES.map((p) => {

@@ -4,12 +4,17 @@
  */
 import fastStringWidth from './fastStringWidth.js';
 import cliTruncate from 'cli-truncate';
+import { floorToCents } from '../api/money.js';
 
 const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
 
-/** `25` → `"$25.00"`; USD with two decimals and thousands separators. */
+/**
+ * `25` → `"$25.00"`; USD to the cent with thousands separators, cut toward −∞ from the exact
+ * µUSD the reader parsed (src/api/money.ts): a balance is never shown higher than it is
+ * (`0.999` → `"$0.99"`).
+ */
 export function formatUsd(amount: number): string {
-  return usd.format(amount);
+  return Number.isFinite(amount) ? usd.format(floorToCents(amount)) : String(amount);
 }
 
 const MINUTE = 60_000;
@@ -107,4 +112,28 @@ export function fitWidth(text: string, width: number): string {
 export function truncateTo(text: string, width: number): string {
   if (width <= 0) return '';
   return displayWidth(text) > width ? cliTruncate(text, width) : text;
+}
+
+/**
+ * `text` broken at spaces into lines of at most `width` cells (a word longer than the width is
+ * cut hard); at most `maxLines` lines, the last one ending in "…" only when text was left over.
+ */
+export function wrapWords(text: string, width: number, maxLines = Number.POSITIVE_INFINITY): string[] {
+  if (width <= 0) return [];
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
+    const candidate = line === '' ? word : `${line} ${word}`;
+    if (displayWidth(candidate) <= width) {
+      line = candidate;
+      continue;
+    }
+    if (line !== '') lines.push(line);
+    line = displayWidth(word) <= width ? word : truncateTo(word, width);
+  }
+  if (line !== '') lines.push(line);
+  if (lines.length <= maxLines) return lines;
+  const kept = lines.slice(0, maxLines);
+  kept[maxLines - 1] = truncateTo(`${kept[maxLines - 1]} ${lines[maxLines]}`, width);
+  return kept;
 }

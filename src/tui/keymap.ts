@@ -8,7 +8,6 @@
  * Adding a pane: add its rows with its own scope here (or spread them from the pane's module, as
  * the Billing pane does) and bind them with `useKeymap('<scope>', { … })` in the pane.
  */
-import type { Key } from 'ink';
 import { BILLING_KEY_ACTIONS } from './panes/billing/keyActions.js';
 
 /** Where an action is visible. Dialog scopes are modal: while one is open only its actions (and ctrl-c) work. */
@@ -31,7 +30,7 @@ export type Scope =
   | 'keychainHung'
   | 'tooSmall';
 
-/** A normalised key name: a printable character (`j`, `G`, `?`), or `enter`, `esc`, `tab`, `shift-tab`, `space`, `up`, `down`, `left`, `right`, `pgup`, `pgdn`, `home`, `end`, `backspace`, `ctrl-<x>`. */
+/** A normalised key name (input/keyEvents.ts): a printable character (`j`, `G`, `?`), or `enter`, `esc`, `tab`, `shift-tab`, `space`, `up`, `down`, `left`, `right`, `pgup`, `pgdn`, `home`, `end`, `backspace`, `delete`, `ctrl-<x>`, `alt-<x>`. */
 export type KeyName = string;
 
 /** One row of the key-action table. */
@@ -158,32 +157,6 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'keychain.retry', keys: ['r'], label: 'ask the keychain again', scope: 'keychainHung' },
   { id: 'keychain.quit', keys: ['q'], label: 'quit', scope: 'keychainHung' },
 ];
-
-/** Keys a text field consumes: printable characters and editing keys. Only the others reach the keymap while typing. */
-export function isTextEntryKey(name: KeyName): boolean {
-  return name.length === 1 || name === 'space' || name === 'backspace' || name === 'left' || name === 'right' || name === 'home' || name === 'end';
-}
-
-/** The {@link KeyName} of one Ink input event, or undefined for pasted text and unknown sequences. */
-export function keyNameOf(input: string, key: Key): KeyName | undefined {
-  if (key.ctrl && input.length === 1) return `ctrl-${input.toLowerCase()}`;
-  if (key.tab) return key.shift ? 'shift-tab' : 'tab';
-  if (key.escape) return 'esc';
-  if (key.return) return 'enter';
-  if (key.upArrow) return 'up';
-  if (key.downArrow) return 'down';
-  if (key.leftArrow) return 'left';
-  if (key.rightArrow) return 'right';
-  if (key.pageUp) return 'pgup';
-  if (key.pageDown) return 'pgdn';
-  if (key.home) return 'home';
-  if (key.end) return 'end';
-  if (key.backspace || key.delete) return 'backspace';
-  if (key.meta) return undefined;
-  if (input === ' ') return 'space';
-  if (input.length === 1) return input;
-  return undefined;
-}
 
 const KEY_LABELS: Readonly<Record<string, string>> = {
   up: '↑',

@@ -6,6 +6,7 @@
  */
 import { hostname } from 'node:os';
 import { sandboxDbPath } from '../config/paths.js';
+import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { render } from 'ink';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
 import { KeydeckClient } from '../api/client.js';
@@ -104,6 +105,10 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     for (const c of clients.values()) c.close();
   });
 
+  /** The history database, opened on first use (the Billing pane's mount), closed at exit. */
+  let historyStore: BalanceHistoryStore | undefined;
+  lifecycle.onCleanup(() => historyStore?.close());
+
   const resolvedName = profile.name;
   const configPath = profile.configPath;
   const services: AppServices = {
@@ -113,14 +118,15 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
       ...(profile.savedBaseUrl !== undefined && { savedBaseUrl: profile.savedBaseUrl }),
       pollIntervalSeconds: globals.intervalSeconds ?? profile.pollIntervalSeconds,
       ...((globals.alertBelowUsd ?? profile.alertBelowUsd) !== undefined && { alertBelowUsd: globals.alertBelowUsd ?? profile.alertBelowUsd }),
+      confirmAboveUsd: profile.confirmAboveUsd,
     },
     target: sandbox ? 'sandbox' : 'live',
     store: createCredentialStore(),
-    createClient: (baseUrl, token) => {
-      const key = `${baseUrl}\0${token}`;
+    createClient: (baseUrl, token, credential) => {
+      const key = `${baseUrl}\0${token}\0${credential?.label ?? ''}`;
       let client = clients.get(key);
       if (!client) {
-        client = new KeydeckClient({ ...clientTimeout, baseUrl, token, allowInsecureHttp });
+        client = new KeydeckClient({ ...clientTimeout, baseUrl, token, allowInsecureHttp, ...(credential && { credential }) });
         clients.set(key, client);
       }
       return client;
@@ -136,6 +142,10 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     insecureStorage: globals.insecureStorage === true,
     allowInsecureHttp,
     hostname: hostname(),
+    openHistory: (baseUrl) => {
+      historyStore ??= BalanceHistoryStore.open();
+      return historyStore.series(resolvedName, originOf(baseUrl));
+    },
     copy: (text) => copyText(text),
     redraw: () => instance?.clear(),
     exit: (code, message) => void lifecycle.exit(code, message),

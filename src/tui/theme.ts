@@ -46,7 +46,7 @@ export const COLORS_ENABLED = colorsEnabled();
 export const theme: Theme = createTheme(COLORS_ENABLED);
 
 /**
- * A placeholder for ink-text-input, which greys it with its own chalk (deaf to `NO_COLOR`):
+ * A field placeholder (components/TextField.tsx), greyed:
  * undefined under `NO_COLOR`, where the surrounding text says the same thing.
  */
 export function placeholderText(text: string): string | undefined {

@@ -223,7 +223,7 @@ describe('response bodies', () => {
   });
 
   it('names the mistyped field inside the billing envelope', async () => {
-    const { c } = await serve((_req, res) => json(res, 200, creditsEnvelope({ remaining: '25' })));
+    const { c } = await serve((_req, res) => json(res, 200, creditsEnvelope({ remaining: '25 USD' })));
     const e = await failure(c.getCredits());
     expect(e.field).toBe('data.remaining');
   });
@@ -273,7 +273,7 @@ describe('response bodies', () => {
     });
     expect(await c.updateKey('k1', { name: 'renamed' })).toEqual({ id: 'k1', name: 'renamed', whatever: [1] });
     expect(await c.deleteManagementKey('m1')).toBe('OK');
-    expect(await c.topUp({ amount: 10, method: 'card_direct' })).toEqual({ method: 'card_direct', data: { chargeId: 'ch_1' } });
+    expect(await c.topUp({ amount: 10, method: 'card_direct' })).toEqual({ method: 'card_direct', data: { chargeId: 'ch_1' }, wireMethod: 'card_direct' });
     expect(await c.getBillingStatus()).toEqual({ status: 'active' });
   });
 
@@ -289,11 +289,12 @@ describe('response bodies', () => {
     const { c } = await serve((req, res) => {
       const { method } = JSON.parse(req.body) as { method: string };
       if (method === 'card_checkout') json(res, 200, { success: true, data: { sessionUrl: 'https://pay.example/s/1', sessionId: 's1' } });
-      else json(res, 200, { success: true, data: { address: `0x${'1'.repeat(40)}`, chain: 'base', amount: 25 } });
+      else json(res, 200, { success: true, data: { address: `0x${'1'.repeat(40)}`, chain: 'base', amount: true } });
     });
     expect(await c.topUp({ amount: 12.5, method: 'card_checkout' })).toEqual({
       method: 'card_checkout',
       data: { sessionUrl: 'https://pay.example/s/1', sessionId: 's1' },
+      wireMethod: 'card_checkout',
     });
     const e = await failure(c.topUp({ amount: 25, method: 'usdc' }));
     expect(e.field).toBe('data.amount');
@@ -411,7 +412,7 @@ describe('input is validated before anything is sent', () => {
       [c.topUp({ amount: 9.99, method: 'usdc' }), 'amount'],
       [c.topUp({ amount: 10.005, method: 'card_checkout' }), 'amount'],
       [c.topUp({ amount: Number.NaN, method: 'card_checkout' }), 'amount'],
-      [c.topUp({ amount: 10, method: 'paypal' as 'usdc' }), 'method'],
+      [c.topUp({ amount: 10, method: 'pay pal' }), 'method'],
       [c.verifyTopUp({ txHash: '0x1234', amount: 10 }), 'txHash'],
       [c.verifyTopUp({ txHash: TX, amount: 5 }), 'amount'],
     ];

@@ -16,6 +16,7 @@ import {
 } from '../../src/api/schemas.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { call, startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
+import { startApp } from '../e2e/pty.js';
 import { lines, scripted, startCli, UNREACHABLE, type Scripted } from './scripted.js';
 
 let sb: TestSandbox;
@@ -75,20 +76,28 @@ describe('billing credits and status', () => {
 
 describe('billing topup and verify', () => {
   it('refuses bad amounts, hashes and methods before sending anything (exit 2, service unreachable)', async () => {
+    // One amount rule and one hash check for the CLI and the TUI (src/billing/input.ts).
     const cases: [string[], RegExp][] = [
-      [['--amount', '9.99', '--method', 'usdc'], /--amount: amount must be at least 10 USD/],
-      [['--amount', '1e3', '--method', 'usdc'], /--amount: must be an amount in USD written as a plain decimal number.*\(got "1e3"\)/],
-      [['--amount', '10.', '--method', 'usdc'], /plain decimal number/],
-      [['--amount', '10.001', '--method', 'card_checkout'], /--amount: amount must have at most two decimals/],
+      [['--amount', '9.99', '--method', 'usdc'], /--amount: the minimum top-up is 10 USD/],
+      [['--amount', '1e3', '--method', 'usdc'], /--amount: an amount in USD is a plain decimal number such as 25 or 12\.50.*\(got "1e3"\)/],
+      [['--amount', '10.', '--method', 'usdc'], /plain decimal number .*\(no dot at the end\)/],
+      [['--amount', '$25', '--method', 'usdc'], /plain decimal number .*\(the number only, without \$\)/],
+      [['--amount', '10.001', '--method', 'card_checkout'], /--amount: at most two decimals \(whole cents\)/],
       [['--amount', '-10', '--method', 'usdc'], /plain decimal number/],
-      [['--amount', '2000000', '--method', 'usdc'], /at most 1000000 USD/],
+      [['--amount', '2000000', '--method', 'usdc'], /at most 1,000,000 USD/],
       [['--amount', '10', '--method', 'paypal'], /argument 'paypal' is invalid\. Allowed choices are card_checkout, card_direct, usdc/],
       [['--amount', '10'], /required option '--method <method>'/],
     ];
     const verifyCases: [string[], RegExp][] = [
-      [['--tx', '0x1234', '--amount', '10'], /--tx: txHash must be 0x followed by 64 hex digits/],
-      [['--tx', `0x${'g'.repeat(64)}`, '--amount', '10'], /--tx: txHash must be 0x/],
-      [['--tx', `0x${'a'.repeat(64)}`, '--amount', '10.5.1'], /--amount: must be an amount/],
+      [['--tx', '0x1234', '--amount', '10'], /--tx: 4 of 64 hex digits/],
+      [['--tx', `0x${'g'.repeat(64)}`, '--amount', '10'], /--tx: only hex digits/],
+      // Never cut to 64 and sent.
+      [['--tx', `0x${'a'.repeat(65)}`, '--amount', '10'], /--tx: 65 of 64 hex digits: 1 too many/],
+      [['--tx', `0x${'a'.repeat(66)}`, '--amount', '10'], /--tx: 66 of 64 hex digits: 2 too many/],
+      [['--tx', `0x${'a'.repeat(64)}`, '--amount', '10.5.1'], /--amount: an amount in USD is a plain decimal/],
+      // A transfer that can never be credited says so, and what to do.
+      [['--tx', `0x${'a'.repeat(64)}`, '--amount', '9.5'], /--amount: a transfer of 9\.5 USDC is below the 10 USD minimum top-up, so the service can never credit it .*ask the service's support/],
+      [['--tx', `0x${'a'.repeat(64)}`, '--amount', '10.005'], /--amount: a transfer of 10\.005 USDC has digits below a cent.*never credit it/],
     ];
     const results = await Promise.all([
       ...cases.map(([args]) => cli.run('sess_x', ['billing', 'topup', ...args], { KEYDECK_BASE_URL: UNREACHABLE })),
@@ -100,7 +109,7 @@ describe('billing topup and verify', () => {
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(pattern);
     });
-    expect(results[0]!.stderr).toBe('keydeck: invalid_request: --amount: amount must be at least 10 USD.\n');
+    expect(results[0]!.stderr).toBe('keydeck: invalid_request: --amount: the minimum top-up is 10 USD.\n');
   });
 
   it('card_checkout prints the checkout page (human) or the session (JSON); paying there credits the account', async () => {
@@ -146,9 +155,10 @@ describe('billing topup and verify', () => {
     const verified = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '20', '--json']);
     expect(verified.code, verified.stderr).toBe(0);
     expect(VerifiedTopUpSchema.parse(JSON.parse(verified.stdout))).toEqual({ credited: 20, balance: 20 });
+    // On keydeck's record as credited: not sent again.
     const reused = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '20']);
     expect(reused.code).toBe(1);
-    expect(reused.stderr).toMatch(/^keydeck: tx_already_used: .*already been used/);
+    expect(reused.stderr).toMatch(/^keydeck: already_credited: Already credited: this transaction credited \$20\.00 on .* Nothing was sent\.$/m);
 
     const tx2 = await transfer(address!, '12.5');
     const again = await cli.run(user, ['billing', 'verify', '--tx', tx2, '--amount', '12.50']);
@@ -156,15 +166,72 @@ describe('billing topup and verify', () => {
     expect(again.stdout).toBe('Credited 12.50 USD; the balance is now 32.50 USD.\n');
   });
 
-  it('card_direct prints what the service answered, in both modes', async () => {
+  it('card_direct prints what the service answered, in both modes (scripts pass --yes)', async () => {
     const user = await sb.fundedUser(0);
-    const human = await cli.run(user, ['billing', 'topup', '--amount', '10', '--method', 'card_direct']);
+    const human = await cli.run(user, ['billing', 'topup', '--amount', '10', '--method', 'card_direct', '--yes']);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/^Top-up of 10\.00 USD by card_direct; the service answered:$/m);
     expect(human.stdout).toMatch(/^ {2}balance\s+10$/m);
-    const json = await cli.run(user, ['billing', 'topup', '--amount', '15', '--method', 'card_direct', '--json']);
+    const json = await cli.run(user, ['billing', 'topup', '--amount', '15', '--method', 'card_direct', '--json', '-y']);
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ credited: 15, balance: 25 });
+  });
+});
+
+describe('money is confirmed', () => {
+  it('without a terminal and without --yes: a card-on-file charge and an amount above the ceiling exit 2, nothing sent', async () => {
+    const user = await sb.fundedUser(0);
+    const [direct, large, small] = await Promise.all([
+      cli.run(user, ['billing', 'topup', '--amount', '10', '--method', 'card_direct']),
+      cli.run(user, ['billing', 'topup', '--amount', '600', '--method', 'card_checkout']),
+      cli.run(user, ['billing', 'topup', '--amount', '500', '--method', 'card_checkout']),
+    ]);
+    expect(direct.code).toBe(2);
+    expect(direct.stdout).toBe('');
+    expect(direct.stderr).toBe(
+      'keydeck: confirmation_required: stdin is not a terminal, so no confirmation can be asked and nothing was changed; to proceed run `keydeck billing topup --amount 10 --method card_direct --yes`.\n',
+    );
+    expect(large.code).toBe(2);
+    expect(large.stderr).toMatch(/confirmation_required: .*`keydeck billing topup --amount 600 --method card_checkout --yes`/);
+    // At the ceiling itself a checkout needs no confirmation (nothing is charged until paid).
+    expect(small.code, small.stderr).toBe(0);
+    expect((await sb.credits(user)).totalTopUp).toBe(0);
+  });
+
+  it('on a terminal asks "Charge $10.00 to the card on file? [y/N]": the default keeps the money, y charges', { timeout: 30_000 }, async () => {
+    const user = await sb.fundedUser(0);
+    const env = cli.home.env({ KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url });
+    const no = startApp({ args: ['billing', 'topup', '--amount', '10', '--method', 'card_direct'], env, columns: 200 });
+    await no.waitFor('Charge $10.00 to the card on file? [y/N]');
+    no.write('\r');
+    expect((await no.exited).exitCode).toBe(1);
+    await no.waitFor('keydeck: cancelled: nothing was charged.');
+    expect((await sb.credits(user)).totalTopUp).toBe(0);
+
+    const yes = startApp({ args: ['billing', 'topup', '--amount', '10', '--method', 'card_direct'], env, columns: 200 });
+    await yes.waitFor('[y/N]');
+    yes.write('y\r');
+    expect((await yes.exited).exitCode).toBe(0);
+    await yes.waitFor('Top-up of 10.00 USD by card_direct');
+    expect((await sb.credits(user)).totalTopUp).toBe(10);
+  });
+
+  it('on a terminal an amount above the ceiling must be typed again; a different amount sends nothing', { timeout: 30_000 }, async () => {
+    const user = await sb.fundedUser(0);
+    const env = cli.home.env({ KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url });
+    const wrong = startApp({ args: ['billing', 'topup', '--amount', '5000', '--method', 'card_direct'], env, columns: 200 });
+    await wrong.waitFor("$5,000.00 is above this profile's top-up ceiling of $500.00 (confirmAboveUsd). Type the amount again to confirm:");
+    wrong.write('500\r');
+    expect((await wrong.exited).exitCode).toBe(1);
+    await wrong.waitFor('does not match $5,000.00; nothing was requested');
+
+    const right = startApp({ args: ['billing', 'topup', '--amount', '5000', '--method', 'card_direct'], env, columns: 200 });
+    await right.waitFor('Type the amount again');
+    right.write('5000\r');
+    await right.waitFor('Charge $5,000.00 to the card on file? [y/N]');
+    right.write('y\r');
+    expect((await right.exited).exitCode).toBe(0);
+    expect((await sb.credits(user)).totalTopUp).toBe(5000);
   });
 });
 

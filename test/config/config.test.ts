@@ -86,7 +86,7 @@ describe('reading', () => {
     expect(error).toMatchObject({ code: 'config_invalid', path: file, field: 'profiles.default.baseURL' });
     expect(error.message).toContain(file);
     expect(error.message).toContain('"profiles.default.baseURL"');
-    expect(error.message).toContain('known here: baseUrl, pollIntervalSeconds, alertBelowUsd');
+    expect(error.message).toContain('known here: baseUrl, pollIntervalSeconds, alertBelowUsd, confirmAboveUsd');
 
     put({ version: 1, profiles: {}, token: 'sess_secret_value_123' });
     const top = await configError(readConfig(file));
@@ -149,7 +149,7 @@ describe('resolveProfile', () => {
       version: 1,
       currentProfile: 'work',
       profiles: {
-        work: { baseUrl: 'https://work.example/', pollIntervalSeconds: 5, alertBelowUsd: 20 },
+        work: { baseUrl: 'https://work.example/', pollIntervalSeconds: 5, alertBelowUsd: 20, confirmAboveUsd: 100 },
         home: { baseUrl: 'https://home.example' },
       },
     });
@@ -163,6 +163,7 @@ describe('resolveProfile', () => {
       savedBaseUrl: 'https://work.example',
       pollIntervalSeconds: 5,
       alertBelowUsd: 20,
+      confirmAboveUsd: 100,
       configPath: file,
       inConfig: true,
     });
@@ -178,7 +179,7 @@ describe('resolveProfile', () => {
 
   it('an unknown profile has no base URL and the defaults', async () => {
     const p = await resolveProfile({ profile: 'new' }, env);
-    expect(p).toEqual({ name: 'new', pollIntervalSeconds: 15, configPath: file, inConfig: false });
+    expect(p).toEqual({ name: 'new', pollIntervalSeconds: 15, confirmAboveUsd: 500, configPath: file, inConfig: false });
   });
 
   it('with no file at all the profile is `default`', async () => {

@@ -263,19 +263,26 @@ describe('budget model (§2.1, §3, §7)', () => {
 });
 
 describe('GET /api/billing/status', () => {
-  it('answers a nested record: balance, credit keys, subscriptions, pending and recent top-ups', async () => {
+  it("answers the newer documentation page's shape (subscriptions, pool pledges, creditBalance) with the sandbox's own fields beside it", async () => {
     const token = await sb.newUser();
     await sb.topUp(token, 12);
     await sb.creditKey(token, 'k');
-    const sub = await sb.subscription(token, 'pro', ['asia', 'americas']);
+    const pool = await sb.subscription(token, 'pro', ['asia', 'americas']);
     const reply = await sb.call('GET', '/api/billing/status', { token });
     expect(reply.status).toBe(200);
     expect(reply.body.success).toBe(true);
     expect(reply.body.data).toMatchObject({
+      // Every sandbox subscription reserves time blocks: a pool pledge (flat plans are retired on the page).
+      subscriptions: [],
+      poolPledges: [
+        { id: pool.id, poolSlug: 'asia+americas', status: 'active', currentPeriodEnd: pool.subscriptionExpiresAt, cancelAtPeriodEnd: true, hasKey: true },
+      ],
+      plan: null,
+      creditBalance: 12,
+      legacySubscriptionKeys: [],
       userId: expect.any(String),
       balance: { totalTopUp: 12, spend: 0, remaining: 12 },
       creditKeys: { total: 1, active: 1, keys: [expect.objectContaining({ name: 'k', spend: 0, isActive: true })] },
-      subscriptions: [{ id: sub.id, name: sub.name, plan: 'pro', blocks: ['asia', 'americas'], status: 'active', isActive: true, expiresAt: sub.subscriptionExpiresAt }],
       pendingTopUps: [],
       recentTopUps: [expect.objectContaining({ method: 'usdc', amount: 12, txHash: expect.any(String) })],
     });

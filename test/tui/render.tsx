@@ -12,6 +12,8 @@ import type { ReactElement } from 'react';
 export class FakeStdout extends EventEmitter {
   readonly isTTY = true;
   readonly frames: string[] = [];
+  /** Terminal mode switches written (`\x1b[?2004h`…), kept apart from the frames. */
+  readonly modes: string[] = [];
   constructor(
     public columns: number,
     public rows: number,
@@ -19,7 +21,9 @@ export class FakeStdout extends EventEmitter {
     super();
   }
   write = (chunk: string): boolean => {
-    this.frames.push(chunk);
+    // eslint-disable-next-line no-control-regex
+    if (/^\x1b\[\?[\d;]+[hl]$/.test(chunk)) this.modes.push(chunk);
+    else this.frames.push(chunk);
     return true;
   };
   lastFrame = (): string | undefined => this.frames.at(-1);
@@ -79,6 +83,8 @@ export interface TuiHandle {
   press(...inputs: string[]): Promise<void>;
   /** Types text one character at a time. */
   type(text: string): Promise<void>;
+  /** Pastes text as a terminal in bracketed-paste mode sends it (one write). */
+  paste(text: string): Promise<void>;
   /** Changes the terminal size and emits `resize`. */
   resize(columns: number, rows: number): void;
   /** Waits until the last frame satisfies `test` (text: contains it); throws with the frame after `timeoutMs`. */
@@ -121,6 +127,10 @@ export function renderTui(node: ReactElement, size: { columns?: number; rows?: n
         stdin.write(ch);
         await sleep(5);
       }
+      await sleep(15);
+    },
+    async paste(text) {
+      stdin.write(`\x1b[200~${text}\x1b[201~`);
       await sleep(15);
     },
     resize(columns, rows) {

@@ -1,10 +1,12 @@
 /**
- * §4 billing endpoints, in the `{ success, data }` envelope: `POST /api/billing/topup`,
+ * §4 billing endpoints, in the `{ success, data }` envelope (reshaped by the dialect, ../dialect.ts): `POST /api/billing/topup`,
  * `POST /api/billing/verify-topup`, `GET /api/billing/credits`, `GET /api/billing/status`.
  */
 import type { FastifyInstance } from 'fastify';
 import { TopUpRequestSchema, VerifyTopUpRequestSchema } from '../../api/schemas.js';
 import type { SandboxContext } from '../context.js';
+import { instructedMicros, methodKind, methodNames } from '../dialect.js';
+import { SandboxError } from '../errors.js';
 import { centsUsdToMicros } from '../money.js';
 import type { AuthHook } from '../server.js';
 import { parseBody } from '../validate.js';
@@ -19,16 +21,25 @@ export function registerBillingRoutes(app: FastifyInstance, ctx: SandboxContext,
   app.get('/api/billing/credits', { onRequest: requireAccount }, async (request) => ok(ctx.ledger.credits(request.accountId)));
 
   app.get('/api/billing/status', { onRequest: requireAccount }, async (request) =>
-    ok(ctx.ledger.status(request.accountId, ctx.baseUrl)),
+    ok(ctx.ledger.status(request.accountId, ctx.baseUrl, methodNames(ctx.dialect))),
   );
 
   app.post('/api/billing/topup', { onRequest: requireAccount }, async (request) => {
-    const { amount, method } = parseBody(TopUpRequestSchema, request.body);
+    const { amount, method: name } = parseBody(TopUpRequestSchema, request.body);
+    const method = methodKind(name);
+    if (method === undefined) {
+      const names = methodNames(ctx.dialect);
+      throw new SandboxError(
+        'invalid_request',
+        `method: "${name}" is not a top-up method; use ${names.card_checkout}, ${names.card_direct} or ${names.usdc}${ctx.dialect === 'seed' ? ' (stripe and stripe_direct are accepted too)' : ' (card_checkout and card_direct are accepted too)'}`,
+        { field: 'method' },
+      );
+    }
     const userId = request.accountId;
     const micros = centsUsdToMicros(amount);
     switch (method) {
       case 'usdc':
-        return ok(ctx.ledger.usdcInstruction(userId, micros));
+        return ok(ctx.ledger.usdcInstruction(userId, instructedMicros(ctx.dialect, micros)));
       case 'card_checkout': {
         const sessionId = ctx.ledger.createCheckout(userId, micros);
         return ok({ sessionUrl: `${ctx.baseUrl}/sandbox/checkout/${sessionId}`, sessionId });

@@ -57,9 +57,14 @@ class KeyListCache {
 /** Registers the consumption key routes; `requireAccount` authenticates (§5). */
 export function registerKeyRoutes(app: FastifyInstance, ctx: SandboxContext, requireAccount: AuthHook): void {
   const listCache = new KeyListCache();
-  app.get('/api/keys', { onRequest: requireAccount }, async (request, reply) =>
-    reply.type('application/json; charset=utf-8').send(listCache.json(ctx, request.accountId)),
-  );
+  app.get('/api/keys', { onRequest: requireAccount }, async (request, reply) => {
+    if (ctx.dialect !== 'seed') {
+      // Another dialect reshapes the objects (../dialect.ts): no cached text then.
+      const now = ctx.clock.now();
+      return ctx.keys.listConsumption(request.accountId).map((row) => consumptionKeyToWire(row, now));
+    }
+    return reply.type('application/json; charset=utf-8').send(listCache.json(ctx, request.accountId));
+  });
 
   app.post('/api/keys/credit', { onRequest: requireAccount }, async (request) => {
     const { name } = parseBody(CreateKeyRequestSchema, request.body);

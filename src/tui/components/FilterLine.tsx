@@ -1,14 +1,14 @@
 /** The filter line of a list pane: the field while typing (`/`), a reminder while a filter is set. */
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
 import { truncateTo } from '../format.js';
-import { placeholderText, theme } from '../theme.js';
+import { theme } from '../theme.js';
+import { TextField, type TextFieldHandle } from './TextField.js';
 
 /** Props of {@link FilterLine}. */
 export interface FilterLineProps {
-  readonly filter: string;
+  /** The filter's field (its value is the filter). */
+  readonly field: TextFieldHandle;
   readonly filtering: boolean;
-  readonly onChange: (value: string) => void;
   /** Rows matching / total. */
   readonly shown: number;
   readonly total: number;
@@ -16,16 +16,16 @@ export interface FilterLineProps {
 }
 
 /** One line, or nothing when no filter is set or being typed. */
-export function FilterLine({ filter, filtering, onChange, shown, total, columns }: FilterLineProps) {
+export function FilterLine({ field, filtering, shown, total, columns }: FilterLineProps) {
   if (filtering) {
     return (
       <Box width={columns}>
         <Text color={theme.accent}>/ </Text>
-        <TextInput value={filter} onChange={onChange} {...(placeholderText('type to filter by name') && { placeholder: placeholderText('type to filter by name')! })} />
+        <TextField field={field} placeholder="type to filter by name" />
         <Text color={theme.muted}>{`  ${shown} of ${total} · enter keeps · esc clears`}</Text>
       </Box>
     );
   }
-  if (filter === '') return null;
-  return <Text color={theme.muted}>{truncateTo(`filter "${filter}": ${shown} of ${total} · esc clears`, columns)}</Text>;
+  if (field.value === '') return null;
+  return <Text color={theme.muted}>{truncateTo(`filter "${field.value}": ${shown} of ${total} · esc clears`, columns)}</Text>;
 }

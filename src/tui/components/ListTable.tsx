@@ -32,7 +32,7 @@ export function ListTable<T extends ListItem>({ list, total, columns, width, row
   const { window, cursor } = list;
   return (
     <>
-      <FilterLine filter={list.filter} filtering={list.filtering} onChange={list.setFilter} shown={list.rows.length} total={total} columns={width} />
+      <FilterLine field={list.filterField} filtering={list.filtering} shown={list.rows.length} total={total} columns={width} />
       <Box flexGrow={1} flexDirection="column">
         <DataTable
           columns={columns}
@@ -40,6 +40,7 @@ export function ListTable<T extends ListItem>({ list, total, columns, width, row
           selectedIndex={cursor.cursor - cursor.offset}
           cellColor={(i, col) => (col === 'status' && window[i] ? statusColor(window[i]) : undefined)}
           emptyText={emptyText}
+          position={list.rows.length > list.visible ? `${cursor.cursor + 1}/${list.rows.length}` : undefined}
         />
       </Box>
     </>

@@ -4,10 +4,10 @@
  */
 import { useState } from 'react';
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
 import { useKeymap } from '../contexts/KeymapContext.js';
 import { theme } from '../theme.js';
 import { Dialog } from './Dialog.js';
+import { TextField, useTextField } from './TextField.js';
 
 /** Props of {@link PromptDialog}. */
 export interface PromptDialogProps {
@@ -26,7 +26,8 @@ export interface PromptDialogProps {
 
 /** See the module comment. */
 export function PromptDialog(props: PromptDialogProps) {
-  const [value, setValue] = useState(props.initial ?? '');
+  const field = useTextField(props.initial ?? '');
+  const value = field.value;
   const [tried, setTried] = useState(false);
   const problem = props.validate?.(value);
   useKeymap(
@@ -34,7 +35,8 @@ export function PromptDialog(props: PromptDialogProps) {
     {
       'prompt.submit': () => {
         setTried(true);
-        if (!problem) props.onSubmit(value.trim());
+        const live = field.current();
+        if (!props.validate?.(live)) props.onSubmit(live.trim());
       },
       'prompt.cancel': props.onCancel,
     },
@@ -49,7 +51,7 @@ export function PromptDialog(props: PromptDialogProps) {
       ))}
       <Box>
         <Text>{`${props.label}: `}</Text>
-        <TextInput value={value} onChange={setValue} />
+        <TextField field={field} />
       </Box>
       <Text color={problem ? theme.danger : theme.muted} wrap="truncate">
         {problem && (tried || value !== (props.initial ?? '')) ? `✕ ${problem}` : 'enter saves · esc cancels'}

@@ -3,13 +3,12 @@
  * src/terminal/sanitize.ts, so a name of invisible or control characters can be typed too);
  * enter then goes ahead (and does nothing while the text differs); esc cancels.
  */
-import { useState } from 'react';
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
 import { useKeymap } from '../contexts/KeymapContext.js';
 import { confirmsName, visible } from '../../terminal/sanitize.js';
 import { theme } from '../theme.js';
 import { Dialog } from './Dialog.js';
+import { TextField, useTextField } from './TextField.js';
 
 /** Props of {@link TypeToConfirmDialog}. */
 export interface TypeToConfirmDialogProps {
@@ -25,13 +24,13 @@ export interface TypeToConfirmDialogProps {
 
 /** See the module comment. */
 export function TypeToConfirmDialog(props: TypeToConfirmDialogProps) {
-  const [value, setValue] = useState('');
-  const matches = confirmsName(value, props.expected);
+  const field = useTextField('');
+  const matches = confirmsName(field.value, props.expected);
   useKeymap(
     'typeToConfirm',
     {
       'typed.submit': () => {
-        if (matches) props.onConfirm();
+        if (confirmsName(field.current(), props.expected)) props.onConfirm();
       },
       'typed.cancel': props.onCancel,
     },
@@ -47,7 +46,7 @@ export function TypeToConfirmDialog(props: TypeToConfirmDialogProps) {
       <Text wrap="truncate">{`Type the name to confirm: ${visible(props.expected)}`}</Text>
       <Box>
         <Text>{'> '}</Text>
-        <TextInput value={value} onChange={setValue} />
+        <TextField field={field} />
       </Box>
       <Text color={matches ? theme.danger : theme.muted} wrap="truncate">
         {matches ? 'enter deletes it for good · esc cancels' : 'the name does not match yet · esc cancels'}

@@ -1,13 +1,22 @@
 /**
- * Input dispatch driven by the key-action table (keymap.ts). Components bind handlers to the
- * table's actions for a scope with {@link useKeymap}; one `useInput` here routes every key:
- * ctrl-c always quits; while a modal scope (a dialog, the overlay, a setup step) is bound only
- * the most recent one gets keys; otherwise the pane's scope, then `list`, then `global`.
- * {@link useActiveActions} gives the hint bar exactly the actions that work right now.
+ * The app's one input layer, driven by the key-action table (keymap.ts). One `useInput` and one
+ * `usePaste` here receive everything the terminal sends: each chunk becomes key events
+ * (input/keyEvents.ts) that are handled one by one, in order, each after the screen state left
+ * by the one before is committed (so `jjj` in one write is three moves, and `/ab` opens the
+ * filter and types `ab` into it). Bracketed paste is on while the app runs (Ink turns it off
+ * again on exit); a paste goes whole into the focused text field, never to key actions.
+ *
+ * Components bind handlers to the table's actions for a scope with {@link useKeymap}: ctrl-c
+ * always quits; while a modal scope (a dialog, the overlay, a setup step) is bound only the most
+ * recent one gets keys; otherwise the pane's scope, then `list`, then `global`. A scope bound
+ * with `textEntry` gives typing and editing keys to the focused text field ({@link useTextSink},
+ * components/TextField.tsx). {@link useActiveActions} gives the hint bar exactly the actions
+ * that work right now.
  */
-import { createContext, useCallback, useContext, useId, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import { useInput } from 'ink';
-import { KEY_ACTIONS, isTextEntryKey, keyNameOf, type KeyActionDef, type KeyName, type Scope } from '../keymap.js';
+import { createContext, useCallback, useContext, useEffect, useId, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { useInput, usePaste } from 'ink';
+import { KEY_ACTIONS, type KeyActionDef, type KeyName, type Scope } from '../keymap.js';
+import { isTextEntryKey, keyEventsOf, type KeyEvent } from '../input/keyEvents.js';
 
 /** A bound handler. */
 export type KeyHandler = () => void;
@@ -38,8 +47,20 @@ export interface ActiveAction extends KeyActionDef {
   readonly handler: KeyHandler;
 }
 
+/** A focused text field, as the input layer sees it. */
+export interface TextSink {
+  /** Applies a typing or editing key. */
+  readonly key: (event: KeyEvent) => void;
+  /** Inserts pasted text whole. */
+  readonly paste: (text: string) => void;
+}
+
+/** What the input layer hands over, one at a time. */
+type InputItem = { readonly event: KeyEvent } | { readonly paste: string };
+
 interface Registry {
   readonly set: (id: string, reg: Registration | undefined) => void;
+  readonly setSink: (id: string, sink: { readonly sink: TextSink; readonly order: number } | undefined) => void;
   readonly update: (id: string, handlers: KeyHandlers) => void;
   readonly nextOrder: () => number;
   readonly active: () => ActiveAction[];
@@ -70,6 +91,7 @@ export interface KeymapProviderProps {
 /** Owns the registry and the single input dispatcher of the app. */
 export function KeymapProvider({ onQuit, children }: KeymapProviderProps) {
   const regs = useRef(new Map<string, Registration>());
+  const sinks = useRef(new Map<string, { readonly sink: TextSink; readonly order: number }>());
   const order = useRef(0);
   const [version, setVersion] = useState(0);
   const quitRef = useRef(onQuit);
@@ -101,6 +123,10 @@ export function KeymapProvider({ onQuit, children }: KeymapProviderProps) {
         reg.handlers = handlers;
         if (changed) setVersion((v) => v + 1);
       },
+      setSink: (id, sink) => {
+        if (sink) sinks.current.set(id, sink);
+        else sinks.current.delete(id);
+      },
       nextOrder: () => ++order.current,
       active,
       quit: () => quitRef.current(),
@@ -108,22 +134,63 @@ export function KeymapProvider({ onQuit, children }: KeymapProviderProps) {
     [active],
   );
 
-  useInput((input, key) => {
-    const name = keyNameOf(input, key);
-    if (name === undefined) return;
-    if (name === 'ctrl-c') {
+  /** Hands one key or paste to whoever has the keyboard now. */
+  const dispatch = (item: InputItem): void => {
+    if ('event' in item && item.event.name === 'ctrl-c') {
       quitRef.current();
       return;
     }
-    for (const reg of chooseRegistrations([...regs.current.values()])) {
-      if (reg.textEntry && isTextEntryKey(name)) return;
-      const handler = findHandler(reg, name);
+    const chosen = chooseRegistrations([...regs.current.values()]);
+    const sink = topSink(sinks.current);
+    if ('paste' in item) {
+      if (sink && chosen.some((r) => r.textEntry)) sink.paste(item.paste);
+      return;
+    }
+    for (const reg of chosen) {
+      if (reg.textEntry && isTextEntryKey(item.event)) {
+        sink?.key(item.event);
+        return;
+      }
+      const handler = findHandler(reg, item.event.name);
       if (handler) {
         handler();
         return;
       }
     }
-  });
+  };
+
+  // Items not yet handled. The first of a chunk is handled at once; each further one after
+  // React has committed what the one before did (a macrotask later), so it meets the dialog,
+  // field or selection that key left behind.
+  const queue = useRef<InputItem[]>([]);
+  const pending = useRef<NodeJS.Immediate | undefined>(undefined);
+  const drainRef = useRef<() => void>(() => {});
+  drainRef.current = () => {
+    const item = queue.current.shift();
+    if (item) dispatch(item);
+    if (queue.current.length > 0 && pending.current === undefined) {
+      pending.current = setImmediate(() => {
+        pending.current = undefined;
+        drainRef.current();
+      });
+    }
+  };
+  const enqueue = (items: readonly InputItem[]): void => {
+    if (items.length === 0) return;
+    queue.current.push(...items);
+    if (pending.current === undefined) drainRef.current();
+  };
+  useEffect(
+    () => () => {
+      if (pending.current !== undefined) clearImmediate(pending.current);
+      pending.current = undefined;
+      queue.current = [];
+    },
+    [],
+  );
+
+  useInput((input, key) => enqueue(keyEventsOf(input, key).map((event) => ({ event }))));
+  usePaste((text) => enqueue([{ paste: text }]));
 
   return (
     <RegistryContext.Provider value={registry}>
@@ -142,6 +209,12 @@ function chooseRegistrations(all: Registration[]): Registration[] {
   const modal = all.filter((r) => r.modal).sort((a, b) => b.order - a.order)[0];
   if (modal) return [modal];
   return all.filter((r) => !r.modal).sort((a, b) => (SCOPE_RANK[a.scope] ?? 0) - (SCOPE_RANK[b.scope] ?? 0));
+}
+
+function topSink(all: ReadonlyMap<string, { readonly sink: TextSink; readonly order: number }>): TextSink | undefined {
+  let top: { readonly sink: TextSink; readonly order: number } | undefined;
+  for (const s of all.values()) if (!top || s.order > top.order) top = s;
+  return top?.sink;
 }
 
 function findHandler(reg: Registration, name: KeyName): KeyHandler | undefined {
@@ -181,6 +254,26 @@ export function useKeymap(scope: Scope, handlers: KeyHandlers, options: UseKeyma
   useLayoutEffect(() => {
     if (active) registry.update(id, handlers);
   });
+}
+
+/**
+ * Makes `sink` the focused text field while the calling component is mounted and `active` is
+ * not false (the most recently mounted field wins). It gets keys only while a scope bound with
+ * `textEntry` is the one that has the keyboard. `sink` may be a new object on every render.
+ */
+export function useTextSink(sink: TextSink, active = true): void {
+  const registry = useRegistry();
+  const id = useId();
+  const sinkRef = useRef(sink);
+  sinkRef.current = sink;
+  useLayoutEffect(() => {
+    if (!active) return;
+    registry.setSink(id, {
+      sink: { key: (e) => sinkRef.current.key(e), paste: (t) => sinkRef.current.paste(t) },
+      order: registry.nextOrder(),
+    });
+    return () => registry.setSink(id, undefined);
+  }, [registry, active, id]);
 }
 
 /** The actions that work right now (the hint bar's content), re-rendering when they change. */

@@ -10,6 +10,7 @@
  * origin only (src/credentials/origin.ts).
  */
 import { tokenKind } from '../../credentials/token.js';
+import { describeCredential } from '../../credentials/describe.js';
 import { createContext, useContext, useEffect, useMemo, useReducer, type ReactNode } from 'react';
 import { keyPrefixOf } from '../../api/errors.js';
 import { originTarget } from '../../credentials/origin.js';
@@ -164,7 +165,11 @@ export function SessionProvider({ initial, children }: SessionProviderProps) {
   }, [state.phase]);
 
   const token = state.credential?.token;
-  const client = useMemo(() => (token && state.baseUrl ? services.createClient(state.baseUrl, token) : undefined), [services, token, state.baseUrl]);
+  const origin = state.credential?.origin;
+  const client = useMemo(
+    () => (token && origin && state.baseUrl ? services.createClient(state.baseUrl, token, describeCredential(token, origin, services.profile.name, 'tui')) : undefined),
+    [services, token, origin, state.baseUrl],
+  );
   const info = useMemo(() => (state.credential ? credentialInfo(state.credential) : undefined), [state.credential]);
 
   const view = useMemo<SessionView>(

@@ -25,6 +25,7 @@ import { describeFailure, errorCode } from '../errors.js';
 import { formatUsd } from '../format.js';
 import { useActionRunner } from '../hooks/useActionRunner.js';
 import { useListPane } from '../hooks/useListPane.js';
+import { useReloadWhenShown } from '../hooks/useReloadWhenShown.js';
 import { keyStatus } from '../limits.js';
 import { theme } from '../theme.js';
 import { KEY_SORTS, SORT_LABELS, keyColumns, keyRow, nextSort, sortKeys, type KeySort } from './keyRows.js';
@@ -59,6 +60,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   const now = clock();
   const { client } = useSession();
   const { keys } = useAccountData();
+  useReloadWhenShown(keys, active);
   const refreshBalance = useBalanceRefresh();
   const flash = useFlash();
   const { busy, run } = useActionRunner();

@@ -65,13 +65,22 @@ export interface BillingScreen {
 export function openBilling(
   sandbox: TestSandbox,
   token: string,
-  options: { deps: RecordingDeps; alertBelowUsd?: number; columns?: number; rows?: number; target?: 'sandbox' | 'live'; profile?: string },
+  options: {
+    deps: RecordingDeps;
+    alertBelowUsd?: number;
+    columns?: number;
+    rows?: number;
+    target?: 'sandbox' | 'live';
+    profile?: string;
+    openHistory?: AppServices['openHistory'];
+  },
 ): BillingScreen {
   const store = noKeychainStore();
   const base = testServices({ baseUrl: sandbox.url, store: store.store, target: options.target ?? 'sandbox', profile: options.profile ?? 'test' });
   const services = {
     ...base,
     profile: { ...base.profile, ...(options.alertBelowUsd !== undefined && { alertBelowUsd: options.alertBelowUsd }) },
+    ...(options.openHistory && { openHistory: options.openHistory }),
   };
   const tui = renderTui(
     <TopUpDepsProvider deps={options.deps}>
@@ -130,7 +139,7 @@ export async function startUsdcTopUp(tui: TuiHandle, amount: string): Promise<st
   await tui.type(amount);
   await tui.press(KEYS.enter);
   await tui.waitFor('2/3 method');
-  await tui.press('1');
+  await tui.press('u', KEYS.enter);
   return tui.waitFor('To address');
 }
 

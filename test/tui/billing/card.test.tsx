@@ -23,14 +23,21 @@ async function payCheckout(sessionUrl: string): Promise<void> {
   expect(res.ok).toBe(true);
 }
 
-/** Starts a card top-up of `amount` by method key `key` (2 checkout, 3 direct). */
-async function startCard(tui: Awaited<ReturnType<typeof openBilling>>['tui'], amount: string, key: '2' | '3'): Promise<void> {
+/**
+ * Starts a card top-up of `amount` by the method's letter (c checkout, d direct) and enter; a
+ * card direct charge is then confirmed (tab to Charge, enter).
+ */
+async function startCard(tui: Awaited<ReturnType<typeof openBilling>>['tui'], amount: string, key: 'c' | 'd'): Promise<void> {
   await tui.press('t');
   await tui.waitFor('1/3 amount');
   await tui.type(amount);
   await tui.press(KEYS.enter);
   await tui.waitFor('2/3 method');
-  await tui.press(key);
+  await tui.press(key, KEYS.enter);
+  if (key === 'd') {
+    await tui.waitFor('to the card on file?');
+    await tui.press(KEYS.tab, KEYS.enter);
+  }
 }
 
 describe('card top-ups', () => {
@@ -40,7 +47,7 @@ describe('card top-ups', () => {
     const { tui } = screen;
     try {
       await tui.waitFor('remaining $0.00');
-      await startCard(tui, '30', '2');
+      await startCard(tui, '30', 'c');
       const frame = await tui.waitFor('waiting for the payment');
       const url = (await journal.list())[0]!.sessionUrl!;
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/sandbox\/checkout\/cs_sandbox_\w+$/);
@@ -55,7 +62,7 @@ describe('card top-ups', () => {
       // Watched every 3 s while on screen: no key needed.
       const done = await tui.waitFor('Credited $30.00', 10_000);
       expect(done).toContain('New balance $30.00');
-      expect((await journal.list())[0]).toMatchObject({ method: 'card_checkout', state: 'credited', credited: 30 });
+      expect((await journal.list())[0]).toMatchObject({ method: 'card_checkout', state: 'credited', credited: 30, evidence: expect.stringContaining('names checkout session cs_sandbox_') });
     } finally {
       screen.close();
       cleanup();
@@ -68,7 +75,7 @@ describe('card top-ups', () => {
     const { tui } = screen;
     try {
       await tui.waitFor('remaining $0.00');
-      await startCard(tui, '12.34', '2');
+      await startCard(tui, '12.34', 'c');
       await tui.waitFor('waiting for the payment');
       const url = (await journal.list())[0]!.sessionUrl!;
       await tui.press(KEYS.esc);
@@ -81,7 +88,7 @@ describe('card top-ups', () => {
       await tui.waitFor('top-up in progress: $12.34');
       await payCheckout(url);
       await tui.press('r');
-      await tui.waitFor('credited: the balance is $12.34');
+      await tui.waitFor('top-up of $12.34 (card checkout) credited: the service’s billing status names it paid');
       await tui.press(KEYS.enter);
       await tui.waitFor('Credited $12.34');
     } finally {
@@ -90,13 +97,13 @@ describe('card top-ups', () => {
     }
   });
 
-  it('card direct: shows what the service answered and finishes when the balance rose', async () => {
+  it('card direct: shows what the service answered and finishes because that answer says it was credited', async () => {
     const { journal, cleanup } = tempJournal();
     const screen = openBilling(sandbox, await sandbox.newUser(), { deps: recordingDeps(journal) });
     const { tui } = screen;
     try {
       await tui.waitFor('remaining $0.00');
-      await startCard(tui, '15', '3');
+      await startCard(tui, '15', 'd');
       const frame = await tui.waitFor('Credited $15.00', 10_000);
       expect(frame).toContain('New balance $15.00');
       // The sandbox's answer (its shape is not in the spec), shown as it came.
@@ -108,13 +115,78 @@ describe('card top-ups', () => {
       cleanup();
     }
   });
+  it('card direct is never one key: digits do not choose, enter asks "Charge $10.00 to the card on file?" with Cancel focused', async () => {
+    const { journal, cleanup } = tempJournal();
+    const token = await sandbox.newUser();
+    const screen = openBilling(sandbox, token, { deps: recordingDeps(journal) });
+    const { tui } = screen;
+    try {
+      await tui.waitFor('remaining $0.00');
+      await tui.press('t');
+      await tui.waitFor('1/3 amount');
+      await tui.type('10');
+      await tui.press(KEYS.enter);
+      await tui.waitFor('2/3 method');
+      // The old habit "3" (the Billing pane's key) does nothing here.
+      await tui.press('3', '2', '1');
+      expect(tui.lastFrame()).toContain('2/3 method');
+      await tui.press('d');
+      await tui.waitFor(/▶ d Card direct/);
+      await tui.press(KEYS.enter);
+      let frame = await tui.waitFor('Charge $10.00 to the card on file?');
+      expect(frame).toMatch(/▶ Cancel/);
+      // enter on the focused Cancel: back to the method step, nothing charged.
+      await tui.press(KEYS.enter);
+      await tui.waitFor('2/3 method');
+      expect(await journal.list()).toEqual([]);
+      expect((await sandbox.client(token).getCredits()).totalTopUp).toBe(0);
+      await tui.press(KEYS.enter);
+      await tui.waitFor('Charge $10.00 to the card on file?');
+      await tui.press(KEYS.esc);
+      frame = await tui.waitFor('2/3 method');
+      expect(await journal.list()).toEqual([]);
+    } finally {
+      screen.close();
+      cleanup();
+    }
+  });
+
+  it('an amount above the profile’s ceiling ($500 by default) must be typed again before the method', async () => {
+    const { journal, cleanup } = tempJournal();
+    const screen = openBilling(sandbox, await sandbox.newUser(), { deps: recordingDeps(journal) });
+    const { tui } = screen;
+    try {
+      await tui.waitFor('remaining $0.00');
+      await tui.press('t');
+      await tui.waitFor('1/3 amount');
+      await tui.type('5000');
+      await tui.press(KEYS.enter);
+      await tui.waitFor('above this profile’s ceiling of $500.00');
+      await tui.type('500');
+      await tui.press(KEYS.enter);
+      await tui.waitFor('not the same amount as $5,000.00');
+      await tui.press(KEYS.esc);
+      // Back at the amount, as typed.
+      await tui.waitFor(/amount USD: 5000/);
+      await tui.press(KEYS.enter);
+      await tui.waitFor('Top up · confirm $5,000.00');
+      await tui.type('5000');
+      await tui.press(KEYS.enter);
+      await tui.waitFor('2/3 method · $5,000.00');
+      expect(await journal.list()).toEqual([]);
+    } finally {
+      screen.close();
+      cleanup();
+    }
+  });
+
   it('x asks before closing a checkout (Cancel first), then records it as closed', async () => {
     const { journal, cleanup } = tempJournal();
     const screen = openBilling(sandbox, await sandbox.newUser(), { deps: recordingDeps(journal) });
     const { tui } = screen;
     try {
       await tui.waitFor('remaining $0.00');
-      await startCard(tui, '10', '2');
+      await startCard(tui, '10', 'c');
       await tui.waitFor('waiting for the payment');
       await tui.press('x');
       await tui.waitFor('Close the card checkout top-up of $10.00?');

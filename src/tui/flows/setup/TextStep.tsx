@@ -4,9 +4,9 @@
  */
 import { useState } from 'react';
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
 import { useKeymap } from '../../contexts/KeymapContext.js';
-import { placeholderText, theme } from '../../theme.js';
+import { TextField, useTextField } from '../../components/TextField.js';
+import { theme } from '../../theme.js';
 
 /** Props of {@link TextStep}. */
 export interface TextStepProps {
@@ -28,12 +28,13 @@ export interface TextStepProps {
 
 /** See the module comment. */
 export function TextStep(props: TextStepProps) {
-  const [value, setValue] = useState(props.initial ?? '');
   const [problem, setProblem] = useState<string | undefined>(undefined);
+  const field = useTextField(props.initial ?? '', { onChange: () => setProblem(undefined) });
   useKeymap(
     'setupInput',
     {
       'setup.submit': () => {
+        const value = field.current();
         const p = props.validate?.(value);
         setProblem(p);
         if (!p) props.onSubmit(value);
@@ -52,15 +53,7 @@ export function TextStep(props: TextStepProps) {
       ))}
       <Box marginTop={1}>
         <Text bold>{`${props.label}: `}</Text>
-        <TextInput
-          value={value}
-          onChange={(v) => {
-            setValue(v);
-            setProblem(undefined);
-          }}
-          {...(props.masked && { mask: '*' })}
-          {...(props.placeholder !== undefined && placeholderText(props.placeholder) !== undefined && { placeholder: placeholderText(props.placeholder)! })}
-        />
+        <TextField field={field} mask={props.masked ? '*' : undefined} placeholder={props.placeholder} />
       </Box>
       <Text color={shownError ? theme.danger : theme.muted} wrap="wrap">
         {shownError ? `✕ ${shownError}` : ' '}

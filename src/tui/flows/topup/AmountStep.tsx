@@ -4,12 +4,12 @@
  */
 import { useState } from 'react';
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
 import { MIN_TOP_UP_USD } from '../../../api/schemas.js';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
-import { placeholderText, theme } from '../../theme.js';
-import { parseAmount } from './validation.js';
+import { TextField, useTextField } from '../../components/TextField.js';
+import { theme } from '../../theme.js';
+import { parseUsdAmount } from '../../../billing/input.js';
 
 /** Props of {@link AmountStep}. */
 export interface AmountStepProps {
@@ -22,15 +22,17 @@ export interface AmountStepProps {
 
 /** See the module comment. */
 export function AmountStep(props: AmountStepProps) {
-  const [text, setText] = useState(props.initial ?? '');
+  const field = useTextField(props.initial ?? '');
+  const text = field.value;
   const [tried, setTried] = useState(false);
-  const parsed = parseAmount(text);
+  const parsed = parseUsdAmount(text);
   useKeymap(
     'topup',
     {
       'topup.submit': () => {
         setTried(true);
-        if (parsed.ok) props.onSubmit(parsed.amount);
+        const live = parseUsdAmount(field.current());
+        if (live.ok) props.onSubmit(live.amount);
       },
       'topup.cancel': props.onCancel,
     },
@@ -42,7 +44,7 @@ export function AmountStep(props: AmountStepProps) {
       <Text wrap="wrap">{`How much to add to the credit balance, in USD (at least ${MIN_TOP_UP_USD}, whole cents).`}</Text>
       <Box>
         <Text>amount USD: </Text>
-        <TextInput value={text} onChange={setText} {...(placeholderText('e.g. 25') !== undefined && { placeholder: placeholderText('e.g. 25')! })} />
+        <TextField field={field} placeholder="e.g. 25" />
       </Box>
       <Text color={showProblem ? theme.danger : theme.muted} wrap="wrap">
         {showProblem && !parsed.ok ? `✕ ${parsed.reason}` : 'enter continues · esc cancels'}

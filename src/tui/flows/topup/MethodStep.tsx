@@ -1,6 +1,8 @@
 /**
  * Step 2 of the top-up walk-through: the method (§4 `method`): USDC on Base, card checkout, or
- * card direct. j/k (or 1–3) select, enter requests the top-up, esc goes back to the amount.
+ * card direct. The arrows, j/k or a method's letter (u, c, d) select; only enter goes on (a card
+ * direct charge is confirmed first by the dialog); esc goes back to the amount. No digits: they
+ * switch panes elsewhere, so a habit of "3" must never pick a money action (issue 19).
  */
 import { Box, Text } from 'ink';
 import type { TopUpMethod } from '../../../api/schemas.js';
@@ -14,8 +16,11 @@ import { FlowMessageView } from './FlowMessageView.js';
 const DESCRIPTIONS: Record<TopUpMethod, [string, string]> = {
   usdc: ['USDC on Base', 'send USDC to a deposit address from a wallet, then verify the transaction'],
   card_checkout: ['Card checkout', 'pay on the card processor’s page in the browser'],
-  card_direct: ['Card direct', 'charge the card on file at once'],
+  card_direct: ['Card direct', 'charge the card on file (asks first)'],
 };
+
+/** The letter that selects each method. */
+export const METHOD_LETTERS: Record<TopUpMethod, string> = { usdc: 'u', card_checkout: 'c', card_direct: 'd' };
 
 /** Props of {@link MethodStep}. */
 export interface MethodStepProps {
@@ -25,6 +30,8 @@ export interface MethodStepProps {
   /** A request is in flight: keys are held. */
   readonly busy?: string | undefined;
   readonly onMove: (delta: number) => void;
+  /** Selects a method (its letter); nothing is requested. */
+  readonly onSelect: (method: TopUpMethod) => void;
   readonly onChoose: (method: TopUpMethod) => void;
   readonly onBack: () => void;
   readonly columns: number;
@@ -43,9 +50,9 @@ export function MethodStep(props: MethodStepProps) {
       ? {
           'topup.methodDown': () => props.onMove(1),
           'topup.methodUp': () => props.onMove(-1),
-          'topup.method1': () => props.onChoose('usdc'),
-          'topup.method2': () => props.onChoose('card_checkout'),
-          'topup.method3': () => props.onChoose('card_direct'),
+          'topup.methodUsdc': () => props.onSelect('usdc'),
+          'topup.methodCheckout': () => props.onSelect('card_checkout'),
+          'topup.methodDirect': () => props.onSelect('card_direct'),
           'topup.choose': () => props.onChoose(METHODS[props.cursor] ?? 'usdc'),
           'topup.back': props.onBack,
         }
@@ -61,14 +68,14 @@ export function MethodStep(props: MethodStepProps) {
           <Box key={method}>
             {/* The labels keep their width (aligned, never wrapped); the descriptions are truncated. */}
             <Box flexShrink={0} width={LABEL_WIDTH}>
-              <Text inverse={on} bold={on}>{`${on ? symbols.selected : ' '} ${i + 1} ${label}`}</Text>
+              <Text inverse={on} bold={on}>{`${on ? symbols.selected : ' '} ${METHOD_LETTERS[method]} ${label}`}</Text>
             </Box>
             <Text color={theme.muted} wrap="truncate">{`  ${what}`}</Text>
           </Box>
         );
       })}
       <FlowMessageView message={props.message} />
-      <Text color={idle ? theme.muted : theme.accent}>{idle ? 'enter requests the top-up · esc back' : `… ${props.busy}`}</Text>
+      <Text color={idle ? theme.muted : theme.accent}>{idle ? '↑↓ or u/c/d select · enter goes on · esc back' : `… ${props.busy}`}</Text>
     </Dialog>
   );
 }

@@ -3,13 +3,19 @@
  * given, each step binding its own keys (modal, `billing` scope of the key-action table).
  */
 import { useState } from 'react';
+import { DEFAULT_CONFIRM_ABOVE_USD } from '../../../config/config.js';
+import { useServices } from '../../contexts/ServicesContext.js';
 import { CloseTopUpDialog } from './CloseTopUpDialog.js';
+import { ConfirmChargeDialog } from './ConfirmChargeDialog.js';
+import { cents, METHODS } from './flowState.js';
+import { RetypeAmountStep } from './RetypeAmountStep.js';
 import { Text } from 'ink';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { formatUsd } from '../../format.js';
 import { theme } from '../../theme.js';
 import { methodLabel } from '../../../billing/journal.js';
+import { checkoutUrlProblem } from '../../../api/baseUrl.js';
 import { AmountStep } from './AmountStep.js';
 import { CardStep } from './CardStep.js';
 import { DirectStep } from './DirectStep.js';
@@ -23,17 +29,56 @@ export interface TopUpDialogProps {
   readonly flow: TopUpFlow;
   /** The balance polled now (USD), for the last step. */
   readonly remaining?: number | undefined;
+  /** `totalTopUp` polled now (USD): a rise since a card top-up started is shown as what it is. */
+  readonly totalTopUp?: number | undefined;
   readonly columns: number;
   readonly rows: number;
 }
 
 /** See the module comment. Renders nothing when no walk-through is open. */
-export function TopUpDialog({ flow, remaining, columns, rows }: TopUpDialogProps) {
+export function TopUpDialog({ flow, remaining, totalTopUp, columns, rows }: TopUpDialogProps) {
   const { view, entry } = flow;
   const area = { columns, rows };
   // `x` in any step asks first; the confirmation replaces the step until answered.
   const [closing, setClosing] = useState<string | undefined>(undefined);
+  // Money is confirmed (issue 19): an amount above the ceiling is typed again; a card-on-file
+  // charge asks "Charge $X to the card on file?" with Cancel focused.
+  const [retyping, setRetyping] = useState<number | undefined>(undefined);
+  const [charging, setCharging] = useState<number | undefined>(undefined);
+  /** The amount as typed, kept when esc goes back from typing it again. */
+  const [draft, setDraft] = useState<string | undefined>(undefined);
+  const ceilingUsd = useServices().profile.confirmAboveUsd ?? DEFAULT_CONFIRM_ABOVE_USD;
   if (!view || !flow.open) return null;
+  if (view.kind === 'amount' && retyping !== undefined) {
+    return (
+      <RetypeAmountStep
+        {...area}
+        amount={retyping}
+        ceilingUsd={ceilingUsd}
+        onConfirm={() => {
+          setRetyping(undefined);
+          flow.submitAmount(retyping);
+        }}
+        onBack={() => {
+          setDraft(String(retyping));
+          setRetyping(undefined);
+        }}
+      />
+    );
+  }
+  if (view.kind === 'method' && charging !== undefined && charging === view.amount) {
+    return (
+      <ConfirmChargeDialog
+        {...area}
+        amount={view.amount}
+        onConfirm={() => {
+          setCharging(undefined);
+          flow.chooseMethod('card_direct');
+        }}
+        onCancel={() => setCharging(undefined)}
+      />
+    );
+  }
   if (entry && closing === entry.id) {
     return (
       <CloseTopUpDialog
@@ -50,7 +95,21 @@ export function TopUpDialog({ flow, remaining, columns, rows }: TopUpDialogProps
   const askToClose = () => entry && setClosing(entry.id);
   switch (view.kind) {
     case 'amount':
-      return <AmountStep {...area} initial={view.initial} onSubmit={flow.submitAmount} onCancel={flow.cancel} />;
+      return (
+        <AmountStep
+          {...area}
+          initial={draft ?? view.initial}
+          onSubmit={(amount) => {
+            setDraft(undefined);
+            if (cents(amount) > cents(ceilingUsd)) setRetyping(amount);
+            else flow.submitAmount(amount);
+          }}
+          onCancel={() => {
+            setDraft(undefined);
+            flow.cancel();
+          }}
+        />
+      );
     case 'method':
       return (
         <MethodStep
@@ -60,7 +119,8 @@ export function TopUpDialog({ flow, remaining, columns, rows }: TopUpDialogProps
           message={view.message}
           busy={flow.busy}
           onMove={flow.moveMethod}
-          onChoose={flow.chooseMethod}
+          onSelect={(method) => flow.moveMethod(METHODS.indexOf(method) - view.cursor)}
+          onChoose={(method) => (method === 'card_direct' ? setCharging(view.amount) : flow.chooseMethod(method))}
           onBack={flow.backToAmount}
         />
       );
@@ -77,8 +137,9 @@ export function TopUpDialog({ flow, remaining, columns, rows }: TopUpDialogProps
           {...area}
           entry={entry}
           message={view.message}
+          totalTopUp={totalTopUp}
           onOpen={flow.openCheckout}
-          onCopy={() => entry.sessionUrl && flow.copy(entry.sessionUrl, 'checkout link')}
+          onCopy={() => entry.sessionUrl && checkoutUrlProblem(entry.sessionUrl) === undefined && flow.copy(entry.sessionUrl, 'checkout link')}
           onAbandon={askToClose}
           onLeave={flow.leave}
         />
@@ -103,7 +164,7 @@ export function TopUpDialog({ flow, remaining, columns, rows }: TopUpDialogProps
         />
       );
     case 'direct':
-      return <DirectStep {...area} entry={entry} data={view.data} message={view.message} onAbandon={askToClose} onLeave={flow.leave} />;
+      return <DirectStep {...area} entry={entry} data={view.data} message={view.message} totalTopUp={totalTopUp} onAbandon={askToClose} onLeave={flow.leave} />;
     case 'done':
       return <DoneStep {...area} entry={entry} data={view.data} remaining={remaining} onClose={flow.close} />;
   }

@@ -7,16 +7,16 @@
  */
 import { useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
-import TextInput from 'ink-text-input';
 import { BASE_CHAIN_ID, USDC_BASE_CONTRACT, usdcTransferUri } from '../../../billing/eip681.js';
 import { stateLabel, type JournalEntry } from '../../../billing/journal.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { formatUsd, truncateTo } from '../../format.js';
-import { placeholderText, symbols, theme } from '../../theme.js';
+import { TextField, useTextField } from '../../components/TextField.js';
+import { symbols, theme } from '../../theme.js';
 import { FlowMessageView } from './FlowMessageView.js';
 import type { FlowMessage, UsdcMode } from './flowState.js';
 import { QrCode, qrCodeLines } from './QrCode.js';
-import { hashProblem, parseAmount } from './validation.js';
+import { parseUsdAmount, txHashProblem } from '../../../billing/input.js';
 
 /** Props of {@link UsdcStep}. */
 export interface UsdcStepProps {
@@ -139,14 +139,25 @@ export function UsdcStep(props: UsdcStepProps) {
 
 /** The transaction-hash field: checked as typed; enter verifies, esc goes back. */
 function HashField({ initial, onSubmit, onCancel }: { readonly initial: string; readonly onSubmit: (hash: string) => void; readonly onCancel: () => void }) {
-  const [text, setText] = useState(initial);
-  const problem = hashProblem(text);
-  useKeymap('topup', { 'topup.verify': () => (problem ? undefined : onSubmit(text)), 'topup.back': onCancel }, { modal: true, textEntry: true });
+  const field = useTextField(initial, { onPaste: pastedHash });
+  const text = field.value;
+  const problem = txHashProblem(text);
+  useKeymap(
+    'topup',
+    {
+      'topup.verify': () => {
+        const live = field.current();
+        if (!txHashProblem(live)) onSubmit(live);
+      },
+      'topup.back': onCancel,
+    },
+    { modal: true, textEntry: true },
+  );
   return (
     <Box flexDirection="column">
       <Box>
         <Text>tx hash: </Text>
-        <TextInput value={text} onChange={(v) => setText(pastedHash(v))} {...(placeholderText('0x…') !== undefined && { placeholder: placeholderText('0x…')! })} />
+        <TextField field={field} placeholder="0x…" />
       </Box>
       <Text color={problem ? (text === '' ? theme.muted : theme.danger) : theme.ok} wrap="truncate">
         {problem ? `${text === '' ? '·' : '✕'} ${problem}` : '✓ a valid transaction hash: enter verifies it (sent once, never retried by itself) · esc back'}
@@ -156,28 +167,38 @@ function HashField({ initial, onSubmit, onCancel }: { readonly initial: string; 
 }
 
 /**
- * The field's new text: trimmed; when a whole hash was pasted onto other text (a previous
- * hash, say), the pasted hash alone, so a paste always replaces.
+ * What a paste into the hash field does: a pasted whole hash (surrounding blanks and line
+ * breaks aside) replaces what the field held, so pasting a hash always gives that hash;
+ * anything else is inserted at the cursor (undefined).
  */
-export function pastedHash(value: string): string {
-  const t = value.trim();
-  const hashes = t.match(/0x[0-9a-fA-F]{64}/g);
-  return hashes && t.length > 66 ? hashes[hashes.length - 1]! : t;
+export function pastedHash(text: string): string | undefined {
+  const t = text.trim();
+  return /^0x[0-9a-fA-F]{64}$/.test(t) ? t : undefined;
 }
 
 /** The "amount actually sent" field (after an amount mismatch). */
 function AmountSentField({ onSubmit, onCancel }: { readonly onSubmit: (amount: number) => void; readonly onCancel: () => void }) {
-  const [text, setText] = useState('');
-  const parsed = parseAmount(text);
-  useKeymap('topup', { 'topup.verify': () => (parsed.ok ? onSubmit(parsed.amount) : undefined), 'topup.back': onCancel }, { modal: true, textEntry: true });
+  const field = useTextField('');
+  const parsed = parseUsdAmount(field.value, 'transfer');
+  useKeymap(
+    'topup',
+    {
+      'topup.verify': () => {
+        const live = parseUsdAmount(field.current(), 'transfer');
+        if (live.ok) onSubmit(live.amount);
+      },
+      'topup.back': onCancel,
+    },
+    { modal: true, textEntry: true },
+  );
   return (
     <Box flexDirection="column">
       <Box>
         <Text>amount you sent, USD: </Text>
-        <TextInput value={text} onChange={setText} />
+        <TextField field={field} />
       </Box>
-      <Text color={parsed.ok ? theme.ok : theme.muted} wrap="truncate">
-        {parsed.ok ? 'enter saves it for the verification · esc back' : `· ${parsed.reason}`}
+      <Text color={parsed.ok ? theme.ok : parsed.code === 'uncreditable' ? theme.danger : theme.muted} wrap="wrap">
+        {parsed.ok ? 'enter saves it for the verification · esc back' : `${parsed.code === 'uncreditable' ? '✕' : '·'} ${parsed.reason}`}
       </Text>
     </Box>
   );

@@ -23,9 +23,10 @@ export const BILLING_KEY_ACTIONS: readonly KeyActionDef[] = [
   // Walk-through: method.
   { id: 'topup.methodDown', keys: ['j', 'down', 'tab'], label: 'move', scope: 'topup' },
   { id: 'topup.methodUp', keys: ['k', 'up', 'shift-tab'], label: 'up', scope: 'topup', hint: false },
-  { id: 'topup.method1', keys: ['1'], label: 'USDC', help: 'pay with USDC on Base', scope: 'topup', hint: false },
-  { id: 'topup.method2', keys: ['2'], label: 'card checkout', help: 'pay on the card processor’s hosted page', scope: 'topup', hint: false },
-  { id: 'topup.method3', keys: ['3'], label: 'card direct', help: 'charge the card on file', scope: 'topup', hint: false },
+  // Letters select (never digits, which switch panes elsewhere); only enter goes on.
+  { id: 'topup.methodUsdc', keys: ['u'], label: 'USDC', help: 'select USDC on Base (enter goes on)', scope: 'topup', hint: false },
+  { id: 'topup.methodCheckout', keys: ['c'], label: 'card checkout', help: 'select the card processor’s hosted page (enter goes on)', scope: 'topup', hint: false },
+  { id: 'topup.methodDirect', keys: ['d'], label: 'card direct', help: 'select a charge of the card on file (enter asks to confirm)', scope: 'topup', hint: false },
   { id: 'topup.choose', keys: ['enter'], label: 'choose', scope: 'topup' },
   { id: 'topup.back', keys: ['esc'], label: 'back', scope: 'topup' },
 

@@ -1,0 +1,99 @@
+/**
+ * Money as the service sends it, read exactly: a USD amount arrives as a JSON number (§2.3, §2.6)
+ * or as a decimal string (the older documentation pages: `"remaining": "74.50"`), and a
+ * real-time balance may carry sub-cent digits. Every amount is parsed from its decimal digits
+ * into an integer count of micro-USD (µUSD, 10⁻⁶ USD) — never through `parseFloat` — and shown
+ * to the cent by cutting, never by rounding, so a balance is never shown higher than it is.
+ *
+ * Carried through keydeck as a USD `number` equal to `micros / 1e6` (the double nearest the
+ * exact decimal, so the rest of the app keeps the seed's field types); {@link usdToMicros}
+ * recovers the integer exactly for any amount up to ±9·10⁹ USD.
+ */
+
+/** µUSD per USD. */
+export const MICROS_PER_USD = 1_000_000;
+
+/** Longest decimal text accepted for an amount, in characters (a bound on hostile input). */
+const MAX_DECIMAL_LENGTH = 40;
+/** A plain decimal: optional minus, digits, optional fraction. No exponent, no spaces. */
+const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
+
+/**
+ * Parses a USD amount into integer µUSD, exactly from its decimal digits.
+ * Accepts a finite JSON number or a decimal string (`"74.50"`, `"25"`, `"-0.004"`; no exponent,
+ * no sign `+`, no spaces). Digits past the sixth decimal are cut toward −∞ (a balance of
+ * `0.0000019` reads as 1 µUSD: never more than was sent).
+ * @returns the µUSD integer, or undefined when the value is not such an amount or is beyond
+ *   ±9·10⁹ USD (past `Number.MAX_SAFE_INTEGER` µUSD)
+ */
+export function parseUsdMicros(value: unknown): number | undefined {
+  let text: string;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return undefined;
+    // The shortest text that reads back as this double: the digits the JSON carried (up to 15
+    // significant digits). Exponent forms only occur below 1e-6 or at 1e21 and above.
+    text = String(value);
+    if (/e/i.test(text)) {
+      if (Math.abs(value) >= 1) return undefined;
+      text = value.toFixed(7);
+    }
+  } else if (typeof value === 'string') {
+    text = value;
+  } else {
+    return undefined;
+  }
+  if (text.length > MAX_DECIMAL_LENGTH) return undefined;
+  const m = DECIMAL.exec(text);
+  if (!m) return undefined;
+  const negative = m[1] === '-';
+  const whole = m[2]!;
+  const fraction = m[3] ?? '';
+  const kept = (fraction + '000000').slice(0, 6);
+  const cut = /[1-9]/.test(fraction.slice(6));
+  const magnitude = BigInt(whole) * 1_000_000n + BigInt(kept);
+  // Cutting toward −∞: a positive amount loses its extra digits, a negative one goes one µUSD lower.
+  const micros = negative ? -magnitude - (cut ? 1n : 0n) : magnitude;
+  if (micros > BigInt(Number.MAX_SAFE_INTEGER) || micros < -BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
+  const n = Number(micros);
+  return Object.is(n, -0) ? 0 : n;
+}
+
+/** µUSD → USD number (the double nearest the exact decimal). */
+export function microsToUsd(micros: number): number {
+  return micros / MICROS_PER_USD;
+}
+
+/** USD number → integer µUSD: exact for any amount {@link microsToUsd} produced (up to ±9·10⁹ USD). */
+export function usdToMicros(usd: number): number {
+  return Math.round(usd * MICROS_PER_USD);
+}
+
+/**
+ * A USD amount to the cent, cut toward −∞ (never rounded up): `74.509` → `"74.50"`,
+ * `-0.001` → `"-0.01"`, `1234.5` → `"1234.50"`. No currency sign, no separators.
+ */
+export function centsText(usd: number): string {
+  if (!Number.isFinite(usd)) return String(usd);
+  const cents = Math.floor(usdToMicros(usd) / 10_000);
+  const sign = cents < 0 ? '-' : '';
+  const abs = Math.abs(cents);
+  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+}
+
+/** A USD amount cut to the cent (toward −∞), as a number: `74.509` → `74.5`. */
+export function floorToCents(usd: number): number {
+  return Math.floor(usdToMicros(usd) / 10_000) / 100;
+}
+
+/**
+ * The canonical decimal text of a µUSD amount: at least the digits given, trailing zeros of the
+ * fraction dropped (`25000000` → `"25"`, `25500000` → `"25.5"`). Used where the seed has a string
+ * (§2.5 `amount`).
+ */
+export function microsToDecimal(micros: number): string {
+  const sign = micros < 0 ? '-' : '';
+  const abs = Math.abs(micros);
+  const whole = Math.floor(abs / MICROS_PER_USD);
+  const frac = String(abs % MICROS_PER_USD).padStart(6, '0').replace(/0+$/, '');
+  return frac === '' ? `${sign}${whole}` : `${sign}${whole}.${frac}`;
+}

@@ -1,0 +1,259 @@
+/**
+ * The tolerant reader: the one place where an answer of the service becomes data (DESIGN.md
+ * "Boundaries": service answer → memory). The seed (seed/service-interface.md) is the contract;
+ * what the real service's public documentation pages show it sending is accepted too, because a
+ * tool for that service must read it. Anything outside these rules is `invalid_response` naming
+ * the field (`[2].id`, `data.remaining`).
+ *
+ * Documentation pages (CheapestInference; "older" = the first generation, "newer" = the second):
+ * - older keys: https://docs.cheapestinference.com/api/keys (also cheapestinference-docs.pages.dev/api/keys)
+ * - newer keys: https://cheapestinference-docs.pages.dev/api/keys/
+ * - older credits: https://cheapestinference-docs.pages.dev/api/credits
+ * - newer credits: https://cheapestinference-docs.pages.dev/api/credits/
+ * - older billing status: https://docs.cheapestinference.com/api/billing and
+ *   https://docs.cheapestinference.com/guides/management-api
+ * - newer billing status: https://cheapestinference-docs.pages.dev/api/billing/
+ *
+ * | field | accepted forms | source |
+ * |---|---|---|
+ * | the body of every endpoint | bare JSON, or the envelope `{ "success": true, "data": … }` (its `data` is read; `success: false` is an error whatever the status) | seed §4 (billing enveloped, keys bare); older credits page (billing bare); newer keys page (`GET /api/keys` enveloped) |
+ * | `totalTopUp`, `remaining` (§2.3), `credited`, `balance` (§2.6), `creditBalance` (status) | a JSON number or a decimal string (`"74.50"`), read exactly into µUSD (./money.ts), shown to the cent cut toward −∞ | seed §2.3, §2.6 (numbers); older credits page (`"remaining": "74.50"`, `"balance": "75.00"`); status pages (`"creditBalance": "25.00"` and `25.00`) |
+ * | `creditKeyCount` (§2.3) | a whole number; when missing, `creditKeyId` stands in: a string → 1, null → 0 | seed §2.3; older credits page (`"creditKeyId": "clx3ghi..."`) |
+ * | `userId` (§2.3) | a string or null; missing → null | seed §2.3; older credits page (not shown) |
+ * | `amount` of a USDC instruction (§2.5) | a decimal string (kept as sent) or a number (turned into its decimal); above 0; may differ from the amount requested | seed §2.5 (string); older credits page (`25` for a request of 50); newer credits page (`"50"`) |
+ * | `keyPlan` (§2.1) | any string (`standard`, `credits`, `pool`, …) | seed §2.1; newer keys page (`"pool"`) |
+ * | `lastUsedAt` of a consumption key | an ISO 8601 string, null, or missing | newer keys page |
+ * | `subscriptionId` and any other field not in §2 | kept as sent (for `--json` and the status tree) | newer keys page; both status pages |
+ * | a key value (`apiKey`, or a full `sk_`/`mk_` value) in any answer but the one creating that key | dropped, counted, reported once by the caller | newer keys page (`"apiKey": "sk-..."` on every list entry); seed §2.1, §5 (never returned by list) |
+ * | `GET /api/billing/status` | any JSON; {@link summarizeBillingStatus} reads `subscriptions[]` (planSlug, status, currentPeriodEnd, cancelAtPeriodEnd, keyCount, keys[]), `poolPledges[]` (poolSlug, status, currentPeriodEnd, cancelAtPeriodEnd, hasKey) and `creditBalance`; other shapes stay a tree | seed §4 (not shown); older and newer status pages |
+ *
+ * src/api knows no terminals: nothing here writes anywhere; the caller is told what was hidden.
+ */
+import type { z } from 'zod';
+import type { ParsedBody } from './failures.js';
+import { microsToUsd, parseUsdMicros } from './money.js';
+import { parseOutput } from './validate.js';
+
+/** True for a plain JSON object. */
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Field names that hold a full key value, compared without case, `_` or `-`. */
+const KEY_VALUE_FIELDS = new Set(['apikey', 'secretkey', 'fullkey', 'keyvalue', 'plaintextkey']);
+/** A full key value in text: `sk_`/`sk-`/`mk_`/`mk-` and at least 16 more key characters. */
+const FULL_KEY = /^(sk|mk)[-_][A-Za-z0-9_-]{16,}$/;
+/** Fields whose text is never a key value even when it looks like one (a name, a display prefix). */
+const NEVER_KEY_FIELDS = new Set(['name', 'keyPrefix', 'id']);
+
+/** Deepest nesting walked when dropping key values (deeper parts are dropped whole and counted). */
+const MAX_DEPTH = 32;
+
+/** Result of {@link dropKeyValues}. */
+export interface DroppedKeyValues {
+  /** The value without key values (a copy; the input is not changed). */
+  value: unknown;
+  /** How many key values were dropped. */
+  hidden: number;
+}
+
+function isKeyField(name: string): boolean {
+  return KEY_VALUE_FIELDS.has(name.replace(/[-_]/g, '').toLowerCase());
+}
+
+/**
+ * Drops every key value from an answer: fields named like `apiKey` (any value) and any text
+ * that is a full `sk_`/`mk_` value (except in `name`, `keyPrefix` and `id`). With `keepTopLevel`
+ * (the answer that creates a key, §3) the top-level `apiKey` is kept: that is the one time the
+ * key is shown.
+ */
+export function dropKeyValues(value: unknown, keepTopLevel = false): DroppedKeyValues {
+  let hidden = 0;
+  const walk = (v: unknown, depth: number, field: string | undefined, top: boolean): unknown => {
+    if (typeof v === 'string') {
+      if (field !== undefined && NEVER_KEY_FIELDS.has(field)) return v;
+      if (FULL_KEY.test(v)) {
+        hidden++;
+        return undefined;
+      }
+      return v;
+    }
+    if (typeof v !== 'object' || v === null) return v;
+    if (depth > MAX_DEPTH) {
+      hidden++;
+      return undefined;
+    }
+    if (Array.isArray(v)) {
+      const out: unknown[] = [];
+      for (const item of v) {
+        const kept = walk(item, depth + 1, undefined, false);
+        // A bare key value in an array is dropped; its place stays so indexes in messages hold.
+        out.push(kept === undefined && typeof item === 'string' ? null : kept);
+      }
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    for (const [k, item] of Object.entries(v)) {
+      if (isKeyField(k) && !(top && keepTopLevel && k === 'apiKey')) {
+        if (item !== undefined && item !== null) hidden++;
+        continue;
+      }
+      if (top && keepTopLevel && k === 'apiKey') {
+        out[k] = item;
+        continue;
+      }
+      const kept = walk(item, depth + 1, k, false);
+      if (kept !== undefined) out[k] = kept;
+    }
+    return out;
+  };
+  const result = walk(value, 0, undefined, true);
+  return { value: result, hidden };
+}
+
+/** A body with its envelope removed: the value and the path prefix of its fields in messages. */
+export interface Unwrapped {
+  value: unknown;
+  /** `['data']` when the value came out of the envelope, `[]` when bare. */
+  prefix: string[];
+}
+
+/**
+ * Removes the `{ success: true, data }` envelope when present (from any endpoint: the seed's
+ * billing endpoints and the newer pages' key endpoints). A bare body is returned as is.
+ */
+export function unwrapEnvelope(value: unknown): Unwrapped {
+  if (isObject(value) && value.success === true && 'data' in value) return { value: value.data, prefix: ['data'] };
+  return { value, prefix: [] };
+}
+
+/** Result of {@link readAnswer}. */
+export type ReadResult<T> =
+  | { ok: true; data: T; hiddenKeyValues: number }
+  | { ok: false; field: string | undefined; problem: string };
+
+/** How {@link readAnswer} reads one endpoint's 2xx body. */
+export interface AnswerRule<T> {
+  /** The §2 schema of the data, or null for a body the seed does not show (read as it comes). */
+  schema: z.ZodType<T> | null;
+  /** True for the answer that creates a key: its own top-level `apiKey` is kept. */
+  creates?: boolean;
+}
+
+/**
+ * Reads a 2xx body by the rules of this module's table: envelope or bare, key values dropped
+ * (except the creating answer's own), then the schema (money read exactly, stand-ins filled,
+ * extra fields kept). A body the seed does not show is returned as it came, minus key values:
+ * parsed JSON (unwrapped), the raw text when not JSON, undefined when empty.
+ */
+export function readAnswer<T>(rule: AnswerRule<T>, body: ParsedBody): ReadResult<T> {
+  if (rule.schema === null) {
+    if (body.kind === 'empty') return { ok: true, data: undefined as T, hiddenKeyValues: 0 };
+    if (body.kind === 'text') return { ok: true, data: body.text as T, hiddenKeyValues: 0 };
+    const dropped = dropKeyValues(unwrapEnvelope(body.value).value);
+    return { ok: true, data: dropped.value as T, hiddenKeyValues: dropped.hidden };
+  }
+  if (body.kind !== 'json') return { ok: false, field: undefined, problem: body.kind === 'empty' ? 'the body is empty' : 'the body is not JSON' };
+  const { value, prefix } = unwrapEnvelope(body.value);
+  const dropped = dropKeyValues(value, rule.creates === true);
+  const parsed = parseOutput(rule.schema, dropped.value, prefix);
+  if (!parsed.ok) return parsed;
+  return { ok: true, data: parsed.data, hiddenKeyValues: dropped.hidden };
+}
+
+// ---------------------------------------------------------------------------------------------
+// GET /api/billing/status, as the documentation pages show it.
+
+/** One subscription of the status pages (a legacy flat plan on the newer page). */
+export interface StatusSubscription {
+  id?: string;
+  /** `planSlug`: `standard`, `pro`, … */
+  plan?: string;
+  /** `active`, `past_due`, `canceled`, … */
+  status?: string;
+  /** ISO 8601. */
+  currentPeriodEnd?: string;
+  cancelAtPeriodEnd?: boolean;
+  /** `keyCount`, or the number of `keys` when absent. */
+  keyCount?: number;
+  /** The subscription's keys: id and name only (never a key value). */
+  keys: Array<{ id?: string; name?: string }>;
+}
+
+/** One pool pledge (a time-block subscription) of the newer status page. */
+export interface StatusPoolPledge {
+  id?: string;
+  /** `poolSlug`, or `poolId` when absent. */
+  pool?: string;
+  status?: string;
+  /** ISO 8601. */
+  currentPeriodEnd?: string;
+  cancelAtPeriodEnd?: boolean;
+  hasKey?: boolean;
+}
+
+/** A readable summary of `GET /api/billing/status` (req. "billing status as the pages document it"). */
+export interface BillingStatusSummary {
+  subscriptions: StatusSubscription[];
+  poolPledges: StatusPoolPledge[];
+  /** USD (read exactly: a number or a decimal string); undefined when not sent. */
+  creditBalance?: number;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+
+/** Entries of an array field that must hold objects only; null when it does not. */
+function objectsOf(value: unknown): Record<string, unknown>[] | null | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || !value.every(isObject)) return null;
+  return value;
+}
+
+/**
+ * Reads the documented shapes of `GET /api/billing/status` (already unwrapped): an object with a
+ * `subscriptions` and/or `poolPledges` array of objects, and optionally `creditBalance` (USD
+ * number or decimal string).
+ * @returns the summary, or undefined for any other shape (the caller then shows the tree)
+ */
+export function summarizeBillingStatus(value: unknown): BillingStatusSummary | undefined {
+  if (!isObject(value)) return undefined;
+  const subs = objectsOf(value.subscriptions);
+  const pledges = objectsOf(value.poolPledges);
+  if (subs === null || pledges === null || (subs === undefined && pledges === undefined)) return undefined;
+  let creditBalance: number | undefined;
+  if (value.creditBalance !== undefined && value.creditBalance !== null) {
+    const micros = parseUsdMicros(value.creditBalance);
+    if (micros === undefined) return undefined;
+    creditBalance = microsToUsd(micros);
+  }
+  const subscriptions = (subs ?? []).map((s): StatusSubscription => {
+    const keys = (Array.isArray(s.keys) ? s.keys : []).filter(isObject).map((k) => ({
+      ...(str(k.id) !== undefined && { id: str(k.id) }),
+      ...(str(k.name) !== undefined && { name: str(k.name) }),
+    }));
+    const keyCount = typeof s.keyCount === 'number' && Number.isInteger(s.keyCount) ? s.keyCount : Array.isArray(s.keys) ? keys.length : undefined;
+    const plan = str(s.planSlug) ?? str(s.plan);
+    return {
+      ...(str(s.id) !== undefined && { id: str(s.id) }),
+      ...(plan !== undefined && { plan }),
+      ...(str(s.status) !== undefined && { status: str(s.status) }),
+      ...(str(s.currentPeriodEnd) !== undefined && { currentPeriodEnd: str(s.currentPeriodEnd) }),
+      ...(bool(s.cancelAtPeriodEnd) !== undefined && { cancelAtPeriodEnd: bool(s.cancelAtPeriodEnd) }),
+      ...(keyCount !== undefined && { keyCount }),
+      keys,
+    };
+  });
+  const poolPledges = (pledges ?? []).map((p): StatusPoolPledge => {
+    const pool = str(p.poolSlug) ?? str(p.poolId);
+    return {
+      ...(str(p.id) !== undefined && { id: str(p.id) }),
+      ...(pool !== undefined && { pool }),
+      ...(str(p.status) !== undefined && { status: str(p.status) }),
+      ...(str(p.currentPeriodEnd) !== undefined && { currentPeriodEnd: str(p.currentPeriodEnd) }),
+      ...(bool(p.cancelAtPeriodEnd) !== undefined && { cancelAtPeriodEnd: bool(p.cancelAtPeriodEnd) }),
+      ...(bool(p.hasKey) !== undefined && { hasKey: bool(p.hasKey) }),
+    };
+  });
+  return { subscriptions, poolPledges, ...(creditBalance !== undefined && { creditBalance }) };
+}
