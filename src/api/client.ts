@@ -553,7 +553,7 @@ export class KeydeckClient {
         failure = errorFromResponse(ctx, status, body, waitMs);
         if (!(status === 429 || status >= 500)) throw failure;
       } else if (outcome.kind === 'timeout') {
-        failure = errorFromTimeout({ ...ctx, timeoutMs: Date.now() - started }, outcome.possiblySent);
+        failure = errorFromTimeout(ctx, outcome.possiblySent);
       } else {
         failure = errorFromNetwork(ctx, outcome.code, outcome.possiblySent);
       }

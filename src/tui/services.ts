@@ -26,7 +26,9 @@ export type AccountClient = Pick<
   | 'getBillingStatus'
   | 'topUp'
   | 'verifyTopUp'
->;
+> &
+  /** The service's clock minus this machine's, ms (from the HTTP Date header; undefined before an answer or in fakes). */
+  Partial<Pick<KeydeckClient, 'serviceClockOffsetMs'>>;
 
 /** The profile the TUI runs with (from src/config, with command-line overrides applied). */
 export interface TuiProfile {

@@ -99,7 +99,7 @@ describe('the CLI’s next steps, against the sandbox', { timeout: 60_000 }, () 
   it('KEYDECK_TIMEOUT_MS=1 is said in ms, never "0 s"', async () => {
     const r = await cli.run(await sb.fundedUser(0), ['keys', 'list'], { KEYDECK_TIMEOUT_MS: '1' });
     expect(r.code).toBe(4);
-    expect(r.stderr).toMatch(/^keydeck: timeout: the service did not answer within \d+ ms/);
+    expect(r.stderr).toMatch(/^keydeck: timeout: the service did not answer within 1 ms/);
     expect(r.stderr).not.toMatch(/within 0 s/);
   });
 
