@@ -11,7 +11,7 @@ import { Header } from './components/Header.js';
 import { HelpOverlay } from './components/HelpOverlay.js';
 import { HintBar } from './components/HintBar.js';
 import { PaneTabs } from './components/PaneTabs.js';
-import { StatusLine } from './components/StatusLine.js';
+import { StatusLine, useStatusRows } from './components/StatusLine.js';
 import { useAccountData } from './contexts/AccountDataContext.js';
 import { useBalanceRefresh } from './contexts/BalanceContext.js';
 import { useKeymap, useQuit } from './contexts/KeymapContext.js';
@@ -48,7 +48,10 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
   const quit = useQuit();
   const bannerRows = useBannerRows(columns);
   const compact = mode === 'compact';
-  const bodyRows = Math.max(1, rows - shellChromeRows(mode) - bannerRows);
+  // A status message wraps onto the lines it needs (at most a quarter of the screen): the pane shrinks.
+  const statusMax = Math.max(1, Math.min(6, Math.floor(rows / 4)));
+  const statusRows = useStatusRows(columns, statusMax);
+  const bodyRows = Math.max(1, rows - shellChromeRows(mode) - bannerRows - (statusRows - 1));
   // One size object per layout, so the memoised panes (panes/index.ts) re-render only for their own data.
   const size = useMemo(() => ({ columns, rows: bodyRows, mode }), [columns, bodyRows, mode]);
   const index = PANES.findIndex((p) => p.id === pane);
@@ -95,7 +98,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
           );
         })}
       </Box>
-      <StatusLine columns={columns} />
+      <StatusLine columns={columns} maxLines={statusMax} />
       <HintBar columns={columns} />
     </Box>
   );

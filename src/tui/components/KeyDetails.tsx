@@ -28,11 +28,11 @@ export function keyDetailLines(key: ConsumptionKey, now: number): string[] {
   const expiry =
     key.keyType === 'credit'
       ? 'no expiry: credit keys never expire while a balance remains'
-      : left === undefined
-        ? `expires ${dateTime(key.subscriptionExpiresAt)}`
-        : left > 0
-          ? `ends ${dateTime(key.subscriptionExpiresAt)} · ${timeLeftWords(left)} of paid time left`
-          : `ended ${dateTime(key.subscriptionExpiresAt)} (${expiresIn(key.subscriptionExpiresAt, now)})`;
+      : keyStatus(key, now) === 'expired'
+        ? `expired ${dateTime(key.subscriptionExpiresAt)}`
+        : left === undefined
+          ? `expires ${dateTime(key.subscriptionExpiresAt)} (${expiresIn(key.subscriptionExpiresAt, now)})`
+          : `ends ${dateTime(key.subscriptionExpiresAt)} · ${timeLeftWords(left)} of paid time left`;
   return [
     `${visible(key.name)}  ·  id ${visible(key.id)}`,
     `${key.keyType} key · plan ${key.keyPlan} · ${status}${sub} · created ${shortDate(key.createdAt)}`,

@@ -54,9 +54,18 @@ export function zeroBalanceMessage(remaining: number): string[] {
   ];
 }
 
+/**
+ * Why an expired subscription key is not switched back on (§3: the service refuses it; keydeck
+ * does not send the request).
+ */
+export function expiredKeyMessage(name: string): string {
+  return `"${name}" is an expired subscription key: it cannot be reactivated (its 30-day period has ended). A new subscription payment creates a new key. Nothing was sent.`;
+}
+
 /** See the module comment. */
 export function KeysPane({ size, active, goTo }: PaneProps) {
-  // Subscription time is reckoned by the service's clock (its HTTP Date), not this machine's.
+  // Subscription time is reckoned by the service's clock (its HTTP Date, issue 19): a key's state
+  // and its relative times come from the same clock.
   const clock = useServiceClock();
   const now = clock();
   const { client } = useSession();
@@ -141,11 +150,13 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
     {
       'keys.create': () => void startCreate(),
       'keys.rename': selected ? () => setDialog({ kind: 'rename', key: selected }) : undefined,
-      // An ended subscription cannot be switched back on (the service refuses it): not offered.
+      // An ended subscription cannot be switched back on (the service refuses it): on/off is not
+      // offered (not in the hint bar); space still says why (keys.toggleExpired).
       'keys.toggle':
         selected && keyStatus(selected, now) !== 'expired'
           ? () => (selected.isActive ? setDialog({ kind: 'deactivate', key: selected }) : void setActive(selected, true))
           : undefined,
+      'keys.toggleExpired': selected && keyStatus(selected, now) === 'expired' ? () => flash(expiredKeyMessage(selected.name), 'warning', 10_000) : undefined,
       'keys.delete': selected ? () => setDialog({ kind: 'delete', key: selected }) : undefined,
       'keys.sort': () => {
         const s = nextSort(sort);

@@ -87,11 +87,16 @@ export function shortTimeLeft(ms: number): string {
   return '<1 h';
 }
 
-/** The expiry cell: `—` (credit), `⚠ 11 h left` within 3 days of the end, `in 29 d`, `expired`. */
-export function expiresCell(key: ConsumptionKey, now: number): string {
+/**
+ * The expiry of `key` at `now` (epoch ms, the service's clock where known) in words: `—` for a
+ * credit key, `expired` whenever its status is (the service may say so before this clock does:
+ * the two never disagree on screen), `⚠ 11 h left` within 3 days of the end, else `in 29 d`.
+ */
+export function expiryCell(key: ConsumptionKey, now: number): string {
   if (key.keyType === 'credit') return '—';
+  if (keyStatus(key, now) === 'expired') return 'expired';
   if (endsSoon(key, now)) return `${symbols.warning} ${shortTimeLeft(paidTimeLeftMs(key, now)!)} left`;
-  return keyStatus(key, now) === 'expired' ? 'expired' : expiresIn(key.subscriptionExpiresAt, now);
+  return expiresIn(key.subscriptionExpiresAt, now);
 }
 
 /**
@@ -145,7 +150,7 @@ export function keyRow(key: ConsumptionKey, selected: boolean, now: number): Dat
     type: typeCell(key.keyType),
     plan: key.keyPlan,
     status: statusCell(keyStatus(key, now)),
-    expires: expiresCell(key, now),
+    expires: expiryCell(key, now),
     created: shortDate(key.createdAt),
   };
 }

@@ -159,7 +159,7 @@ function HashField({ initial, onSubmit, onCancel }: { readonly initial: string; 
         <Text>tx hash: </Text>
         <TextField field={field} placeholder="0x…" />
       </Box>
-      <Text color={problem ? (text === '' ? theme.muted : theme.danger) : theme.ok} wrap="truncate">
+      <Text color={problem ? (text === '' ? theme.muted : theme.danger) : theme.ok} wrap="wrap">
         {problem ? `${text === '' ? '·' : '✕'} ${problem}` : '✓ a valid transaction hash: enter verifies it (sent once, never retried by itself) · esc back'}
       </Text>
     </Box>
