@@ -14,6 +14,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'KEYDECK_TOKEN', meaning: 'a session token or mk_ key to use instead of the stored one; never stored' },
   { name: 'KEYDECK_BASE_URL', meaning: 'the service’s base URL (same as --base-url)' },
   { name: 'KEYDECK_PROFILE', meaning: 'the profile to use (same as --profile; default: the config file’s current profile, else default)' },
+  { name: 'KEYDECK_ALLOW_INSECURE_HTTP', meaning: '1: a key may go over plain http:// to a host outside this machine (same as --allow-insecure-http)' },
   { name: 'KEYDECK_CONFIG_DIR', meaning: 'where the config file and the fallback key file live (default: the platform’s config dir)' },
   { name: 'KEYDECK_DATA_DIR', meaning: 'where keydeck keeps its data, never a secret: the top-up journal, the balance history, the sandbox database (default: the platform’s data dir, ~/.local/share/keydeck on Linux)' },
   { name: 'KEYDECK_HISTORY_DB', meaning: 'the balance history database file (default: history.db in the data dir)' },
