@@ -16,7 +16,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'KEYDECK_PROFILE', meaning: 'the profile to use (same as --profile; default: the config file’s current profile, else default)' },
   { name: 'KEYDECK_ALLOW_INSECURE_HTTP', meaning: '1: a key may go over plain http:// to a host outside this machine (same as --allow-insecure-http)' },
   { name: 'KEYDECK_CONFIG_DIR', meaning: 'where the config file and the fallback key file live (default: the platform’s config dir)' },
-  { name: 'KEYDECK_DATA_DIR', meaning: 'where keydeck keeps its data, never a secret: the top-up journal, the balance history, the sandbox database (default: the platform’s data dir, ~/.local/share/keydeck on Linux)' },
+  { name: 'KEYDECK_DATA_DIR', meaning: 'where keydeck keeps its data, never a secret: the top-up record topups.db, the balance history history.db, the sandbox database sandbox.db (default: the platform’s data dir, ~/.local/share/keydeck on Linux)' },
   { name: 'KEYDECK_HISTORY_DB', meaning: 'the balance history database file (default: history.db in the data dir)' },
   { name: 'KEYDECK_SANDBOX_DB', meaning: 'the sandbox’s database file, for keydeck --sandbox and keydeck sandbox without --db (default: sandbox.db in the data dir)' },
   { name: 'KEYDECK_TIMEOUT_MS', meaning: 'the deadline of each call to the service in ms, retries included (default 10000); commands then exit 4' },
