@@ -93,7 +93,13 @@ export async function recordTopUp(
     } catch (error) {
       problems.push((error as Error).message);
     }
-    Object.assign(fields, { address, chain: result.data.chain, instructedAmount: result.data.amount });
+    Object.assign(fields, {
+      address,
+      chain: result.data.chain,
+      instructedAmount: result.data.amount,
+      // The instruction asks for another amount than requested: that is the amount to send and verify.
+      ...(result.amountDiffers && { amountSent: result.instructedAmount }),
+    });
   } else if (result.method === 'card_checkout') {
     const problem = checkoutUrlProblem(result.data.sessionUrl);
     if (problem) problems.push(problem);

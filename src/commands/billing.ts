@@ -20,6 +20,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TopUpResult } from '../api/client.js';
 import { isAbortError, KeydeckApiError, type ApiErrorCode } from '../api/errors.js';
+import { clampTimerMs } from '../api/retry.js';
 import type { CreditBalance, TopUpMethod } from '../api/schemas.js';
 import { hostOf } from '../api/baseUrl.js';
 import { LowBalanceAlarm } from '../billing/alert.js';
@@ -408,7 +409,7 @@ export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {
         }
       }
       try {
-        await sleep(intervalMs, undefined, { signal });
+        await sleep(clampTimerMs(intervalMs), undefined, { signal });
       } catch {
         break;
       }

@@ -27,6 +27,7 @@ export type Scope =
   | 'help'
   | 'setupInput'
   | 'setupChoice'
+  | 'keychainHung'
   | 'tooSmall';
 
 /** A normalised key name (input/keyEvents.ts): a printable character (`j`, `G`, `?`), or `enter`, `esc`, `tab`, `shift-tab`, `space`, `up`, `down`, `left`, `right`, `pgup`, `pgdn`, `home`, `end`, `backspace`, `delete`, `ctrl-<x>`, `alt-<x>`. */
@@ -66,6 +67,7 @@ export const SCOPE_TITLES: Readonly<Record<Scope, string>> = {
   help: 'This overlay',
   setupInput: 'Setup: typing a value',
   setupChoice: 'Setup: keychain unavailable',
+  keychainHung: 'The keychain did not answer',
   tooSmall: 'Terminal too small',
 };
 
@@ -97,6 +99,7 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'keys.create', keys: ['n'], label: 'new', help: 'create a credit key (checks the balance first)', scope: 'keys' },
   { id: 'keys.rename', keys: ['e'], label: 'rename', scope: 'keys' },
   { id: 'keys.toggle', keys: ['space'], label: 'on/off', help: 'activate or deactivate (deactivation asks first: it revokes at once)', scope: 'keys', dangerous: true },
+  { id: 'keys.toggleExpired', keys: ['space'], label: 'why no on/off', help: 'on an ended subscription: says why it cannot be switched back on (nothing is sent)', scope: 'keys', hint: false },
   { id: 'keys.delete', keys: ['d'], label: 'delete', help: 'delete after typing the key’s name (permanent)', scope: 'keys', dangerous: true },
   { id: 'keys.sort', keys: ['s'], label: 'sort', help: 'cycle the sort: created, name, status, expiry', scope: 'keys' },
 
@@ -152,6 +155,8 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
 
   // Terminal too small.
   { id: 'small.quit', keys: ['q'], label: 'quit', scope: 'tooSmall' },
+  { id: 'keychain.retry', keys: ['r'], label: 'ask the keychain again', scope: 'keychainHung' },
+  { id: 'keychain.quit', keys: ['q'], label: 'quit', scope: 'keychainHung' },
 ];
 
 const KEY_LABELS: Readonly<Record<string, string>> = {

@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { sandboxDbPath } from '../config/paths.js';
 import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { render } from 'ink';
+import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
 import { KeydeckClient } from '../api/client.js';
 import { clientTimeoutFromEnv, ConfigError, resolveProfile, updateConfig } from '../config/index.js';
 import { createCredentialStore } from '../credentials/index.js';
@@ -27,6 +28,8 @@ export interface TuiGlobals {
   readonly profile?: string;
   /** --insecure-storage: setup pre-selects the plaintext file when the keychain is unavailable. */
   readonly insecureStorage?: boolean;
+  /** --allow-insecure-http (or KEYDECK_ALLOW_INSECURE_HTTP=1): a key may go over plain http off loopback. */
+  readonly allowInsecureHttp?: boolean;
   /** --interval: seconds between balance reads (≥ 2, already validated); overrides the profile's. */
   readonly intervalSeconds?: number;
   /** --alert-below: the low-balance threshold in USD (already validated); overrides the profile's. */
@@ -43,6 +46,39 @@ export const RENDER_OPTIONS = {
 } as const;
 
 /**
+ * Starts the embedded sandbox (`--sandbox`) on the loopback port it had the last time it ran on
+ * this database (`<db>.port`, a plain number beside it), or on a free port when that one is taken
+ * or unknown. A stored key belongs to its service origin, port included (src/credentials/origin.ts):
+ * a stable port keeps the key stored at setup, the balance history and the top-up record the same
+ * service's across restarts, as they were.
+ * @throws when the database cannot be opened or no port can be bound
+ */
+async function startEmbeddedSandbox(dbPath: string): Promise<{ url: string; token: string; close(): Promise<void> }> {
+  const { startSandbox } = await import('../sandbox/index.js');
+  const { readFile, writeFile } = await import('node:fs/promises');
+  const portFile = `${dbPath}.port`;
+  let last: number | undefined;
+  try {
+    const text = (await readFile(portFile, { encoding: 'utf8', flag: 'r' })).trim();
+    if (/^\d{4,5}$/.test(text) && Number(text) >= 1024 && Number(text) <= 65535) last = Number(text);
+  } catch {
+    // never ran on this database, or unreadable: a free port
+  }
+  let running: Awaited<ReturnType<typeof startSandbox>> | undefined;
+  if (last !== undefined) {
+    try {
+      running = await startSandbox({ dbPath, host: '127.0.0.1', port: last });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' && (error as NodeJS.ErrnoException).code !== 'EACCES') throw error;
+    }
+  }
+  running ??= await startSandbox({ dbPath, host: '127.0.0.1', port: 0 });
+  const port = new URL(running.url).port;
+  if (String(last) !== port) await writeFile(portFile, `${port}\n`, { mode: 0o600 }).catch(() => undefined);
+  return running;
+}
+
+/**
  * Runs the TUI until the user quits. Resolves once the terminal is restored; the exit code is
  * in `process.exitCode` (0 quit, 1 error, 2 bad profile/config, 129/130/143 signals).
  */
@@ -51,8 +87,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   if (globals.sandbox) {
     const dbPath = sandboxDbPath();
     try {
-      const { startSandbox } = await import('../sandbox/index.js');
-      sandbox = await startSandbox({ dbPath, host: '127.0.0.1', port: 0 });
+      sandbox = await startEmbeddedSandbox(dbPath);
     } catch (error) {
       process.stderr.write(`keydeck: could not start the sandbox (${dbPath}): ${error instanceof Error ? error.message : String(error)}\n`);
       process.exitCode = 1;
@@ -69,6 +104,16 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   } catch (error) {
     await sandbox?.close();
     process.stderr.write(`keydeck: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 2;
+    return;
+  }
+
+  // No key over plain http to another machine without the opt-in: said before anything is drawn.
+  const allowInsecureHttp = globals.allowInsecureHttp === true || insecureHttpFromEnv();
+  const insecure = profile.baseUrl !== undefined ? insecureHttpProblem(profile.baseUrl, allowInsecureHttp) : undefined;
+  if (insecure !== undefined) {
+    await sandbox?.close();
+    process.stderr.write(`keydeck: ${insecure}.\n`);
     process.exitCode = 2;
     return;
   }
@@ -102,6 +147,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     profile: {
       name: profile.name,
       ...(profile.baseUrl !== undefined && { baseUrl: profile.baseUrl }),
+      ...(profile.savedBaseUrl !== undefined && { savedBaseUrl: profile.savedBaseUrl }),
       pollIntervalSeconds: globals.intervalSeconds ?? profile.pollIntervalSeconds,
       ...((globals.alertBelowUsd ?? profile.alertBelowUsd) !== undefined && { alertBelowUsd: globals.alertBelowUsd ?? profile.alertBelowUsd }),
       confirmAboveUsd: profile.confirmAboveUsd,
@@ -112,7 +158,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
       const key = `${baseUrl}\0${token}\0${credential?.label ?? ''}`;
       let client = clients.get(key);
       if (!client) {
-        client = new KeydeckClient({ ...clientTimeout, baseUrl, token, ...(credential && { credential }) });
+        client = new KeydeckClient({ ...clientTimeout, baseUrl, token, allowInsecureHttp, ...(credential && { credential }) });
         clients.set(key, client);
       }
       return client;
@@ -126,6 +172,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     }),
     ...(sandbox && { demoToken: sandbox.token }),
     insecureStorage: globals.insecureStorage === true,
+    allowInsecureHttp,
     hostname: hostname(),
     openHistory: (baseUrl) => {
       historyStore ??= BalanceHistoryStore.open();

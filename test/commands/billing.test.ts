@@ -1,5 +1,5 @@
 /**
- * `keydeck billing credits | status | topup | verify | watch`, run as the built CLI against the
+ * `keydeck billing credits | status | topup | verify | history | watch`, run as the built CLI against the
  * sandbox on loopback, in both output modes; `--json` parsed with the wire schemas. `watch` is
  * driven by real spending (inference through a credit key) and real top-ups, and by stopping
  * and restarting the sandbox for network trouble; waits are generous (loaded 2-core machine).
@@ -17,6 +17,7 @@ import {
 import { startSandbox } from '../../src/sandbox/index.js';
 import { call, startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { startApp } from '../e2e/pty.js';
+import { json, startHostileServer } from '../api/hostile-server.js';
 import { lines, scripted, startCli, UNREACHABLE, type Scripted } from './scripted.js';
 
 let sb: TestSandbox;
@@ -232,6 +233,70 @@ describe('money is confirmed', () => {
     right.write('y\r');
     expect((await right.exited).exitCode).toBe(0);
     expect((await sb.credits(user)).totalTopUp).toBe(5000);
+  });
+});
+
+describe('billing history', () => {
+  it('lists what topup and verify put on the record (the TUI’s record), newest first, in both modes', { timeout: 60_000 }, async () => {
+    const own = scripted(sb.url);
+    try {
+      const user = await sb.fundedUser(0);
+      const empty = await own.run(user, ['billing', 'history']);
+      expect(empty.code, empty.stderr).toBe(0);
+      expect(empty.stdout).toMatch(/^No top-ups on record for this service yet/);
+      expect(JSON.parse((await own.run(user, ['billing', 'history', '--json'])).stdout)).toEqual([]);
+
+      const checkout = await own.run(user, ['billing', 'topup', '--amount', '10', '--method', 'card_checkout', '--json']);
+      const { sessionId } = CardCheckoutSessionSchema.parse(JSON.parse(checkout.stdout));
+      const usdc = await own.run(user, ['billing', 'topup', '--amount', '12.5', '--method', 'usdc', '--json']);
+      const { address } = UsdcPaymentInstructionSchema.parse(JSON.parse(usdc.stdout));
+      const tx = await transfer(address, '12.5');
+      const verified = await own.run(user, ['billing', 'verify', '--tx', tx, '--amount', '12.50']);
+      expect(verified.code, verified.stderr).toBe(0);
+
+      const json = await own.run(undefined, ['billing', 'history', '--json']);
+      expect(json.code, json.stderr).toBe(0);
+      const items = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
+      expect(items).toEqual([
+        { method: 'usdc', amount: 12.5, state: 'credited', createdAt: expect.any(String), txHash: tx, credited: 12.5, address: expect.stringMatching(new RegExp(`^${address}$`, 'i')) },
+        { method: 'card_checkout', amount: 10, state: 'awaiting_payment', createdAt: expect.any(String), sessionId },
+      ]);
+      const human = await own.run(undefined, ['billing', 'history']);
+      const rows = lines(human.stdout);
+      expect(rows[0]).toMatch(/^CREATED\s+AMOUNT\s+METHOD\s+STATE\s+REFERENCE\s+NOTE$/);
+      expect(rows[1]).toMatch(new RegExp(`12\\.50 USD\\s+USDC on Base\\s+credited\\s+${tx}`));
+      expect(rows[2]).toMatch(new RegExp(`10\\.00 USD\\s+card checkout\\s+awaiting payment\\s+${sessionId}`));
+    } finally {
+      own.home.remove();
+    }
+  });
+});
+
+describe('a checkout link the service should not send', () => {
+  it('is refused before it is printed (exit 1, nothing on stdout); the session stays on record, awaiting payment', { timeout: 30_000 }, async () => {
+    const server = await startHostileServer((req, res) =>
+      req.path === '/api/billing/topup'
+        ? json(res, 200, { success: true, data: { sessionId: 'cs_evil', sessionUrl: 'http://checkout.evil.example/pay' } })
+        : json(res, 404, { error: { code: 'not_found' } }),
+    );
+    const own = scripted(server.url);
+    try {
+      for (const args of [[], ['--json']]) {
+        const r = await own.run('sess_x', ['billing', 'topup', '--amount', '10', '--method', 'card_checkout', ...args]);
+        expect(r.code).toBe(1);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toMatch(/^keydeck: The checkout link from the service was refused \(it is plain http:\/\/ to another machine, not https:\/\/\): nothing was shown, copied or opened/);
+        expect(r.stderr).not.toContain('evil.example');
+      }
+      const list = JSON.parse((await own.run(undefined, ['billing', 'history', '--json'])).stdout) as unknown[];
+      expect(list).toEqual([
+        { method: 'card_checkout', amount: 10, state: 'awaiting_payment', createdAt: expect.any(String), sessionId: 'cs_evil' },
+        { method: 'card_checkout', amount: 10, state: 'awaiting_payment', createdAt: expect.any(String), sessionId: 'cs_evil' },
+      ]);
+    } finally {
+      own.home.remove();
+      await server.close();
+    }
   });
 });
 

@@ -144,17 +144,17 @@ describe('Keys pane', () => {
     const { ui } = open(token);
     await ui.waitFor('key-39');
     const table = (f: string) => f.split('\n').filter((l) => /│ [▶ ] key-/.test(l));
-    // Newest first; only the rows that fit (80×24: 9) are drawn.
-    expect(table(ui.lastFrame())).toHaveLength(9);
+    // Newest first; only the rows that fit (80×24: 8, beside the 5-line details) are drawn.
+    expect(table(ui.lastFrame())).toHaveLength(8);
     expect(ui.lastFrame()).not.toContain('key-00');
     await ui.press('G');
     await ui.waitFor('▶ key-00');
-    expect(table(ui.lastFrame())).toHaveLength(9);
+    expect(table(ui.lastFrame())).toHaveLength(8);
     expect(ui.lastFrame()).not.toContain('key-39');
     await ui.press('g');
     await ui.waitFor('▶ key-39');
     await ui.press('j', 'j', KEYS.pgDn);
-    await ui.waitFor('▶ key-29');
+    await ui.waitFor('▶ key-30');
 
     // Sort by name: key-00 first; the heading says which column sorts.
     await ui.press('s');
@@ -172,6 +172,6 @@ describe('Keys pane', () => {
     await ui.press(KEYS.enter);
     await ui.waitFor('filter "-1": 10 of 40');
     await ui.press(KEYS.esc);
-    await ui.waitFor((f) => !f.includes('filter "-1"') && f.includes('key-08'));
+    await ui.waitFor((f) => !f.includes('filter "-1"') && f.includes('key-07'));
   });
 });
