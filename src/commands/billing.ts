@@ -16,9 +16,12 @@
  * refusal (the key was deleted: `unauthorized`) ends it with exit 1, since polling cannot recover.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { TopUpResult } from '../api/client.js';
+import { topUpKindOf, type TopUpResult } from '../api/client.js';
 import { isAbortError, KeydeckApiError, type ApiErrorCode } from '../api/errors.js';
-import type { CreditBalance, TopUpMethod } from '../api/schemas.js';
+import { TopUpMethodNameSchema, type CreditBalance, type TopUpMethod } from '../api/schemas.js';
+import { summarizeBillingStatus } from '../api/reader.js';
+import { instructionDiffersSentence } from '../billing/instruction.js';
+import { statusSummaryLines, summaryText } from '../billing/statusSummary.js';
 import { LowBalanceAlarm } from '../billing/alert.js';
 import { parseWatchFlags } from '../billing/settings.js';
 import { apiErrorSentence, NETWORK_ERROR_CODES, printData, type CommandDeps, type JsonFlag } from './api-command.js';
@@ -53,13 +56,17 @@ export async function billingCredits(globals: GlobalOptions, flags: JsonFlag = {
 
 /**
  * `keydeck billing status [--json]`: §4 `GET /api/billing/status`, whose body the spec does not
- * show: `--json` prints it as it came (unwrapped when enveloped); human mode flattens it into
- * `path  value` lines. Exit 0.
+ * show: `--json` prints it as it came (unwrapped when enveloped, key values dropped); human mode
+ * shows the documentation pages' shape as a summary (subscriptions, pool pledges, credit
+ * balance: src/billing/statusSummary.ts), and any other shape flattened into `path  value`
+ * lines. Exit 0.
  */
 export async function billingStatus(globals: GlobalOptions, flags: JsonFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const { client } = await openSession(globals, deps.session);
   const status = await client.getBillingStatus();
+  const summary = flags.json ? undefined : summarizeBillingStatus(status);
   if (flags.json) printData(status);
+  else if (summary) printLine(summaryText(statusSummaryLines(summary)));
   else printFormatted(formatKeyValues(flattenForDisplay(status), { color: colorEnabled() }));
   return ExitCode.ok;
 }
@@ -68,7 +75,11 @@ export async function billingStatus(globals: GlobalOptions, flags: JsonFlag = {}
 export interface TopUpFlags extends JsonFlag {
   /** USD, plain decimal text (see parseAmount). */
   readonly amount: string;
-  readonly method: TopUpMethod;
+  /**
+   * A kind by the seed's name (`card_checkout`, `card_direct`, `usdc`: sent as the profile's
+   * `topUpMethods` name) or any other method name, sent as given.
+   */
+  readonly method: TopUpMethod | (string & {});
   /** `--yes`: no confirmation for a card-on-file charge or an amount above the ceiling. */
   readonly yes?: boolean;
 }
@@ -88,6 +99,7 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
       const { address, chain, amount: exact } = result.data;
       const network = chain.toLowerCase() === 'base' ? 'Base' : visible(chain);
       return [
+        ...(result.amountDiffers ? [instructionDiffersSentence(amount, visible(String(exact))), ''] : []),
         `Send exactly ${visible(String(exact))} USDC to this address on ${network}:`,
         '',
         formatKeyValues([
@@ -101,7 +113,7 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
       ];
     }
     default:
-      return [`Top-up of ${formatUsd(amount)} by card_direct; the service answered:`, formatKeyValues(flattenForDisplay(result.data)).replace(/^/gm, '  ')];
+      return [`Top-up of ${formatUsd(amount)} by ${visible(result.wireMethod)}; the service answered:`, formatKeyValues(flattenForDisplay(result.data)).replace(/^/gm, '  ')];
   }
 }
 
@@ -114,10 +126,13 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
  */
 export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const amount = parseAmount(flags.amount);
+  const named = TopUpMethodNameSchema.safeParse(flags.method);
+  if (!named.success) fail(ExitCode.usage, `--method: ${named.error.issues[0]?.message ?? 'invalid method name'}; nothing was sent.`);
   const { client, profile } = await openSession(globals, deps.session);
   await confirmTopUp({
     amount,
-    method: flags.method,
+    // A name keydeck does not know may charge at once: it is confirmed like a card on file.
+    method: topUpKindOf(flags.method, profile.topUpMethods) ?? 'card_direct',
     ceilingUsd: profile.confirmAboveUsd,
     ...(flags.yes !== undefined && { yes: flags.yes }),
     command: `keydeck billing topup --amount ${flags.amount} --method ${flags.method}`,

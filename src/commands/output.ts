@@ -209,7 +209,15 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store));
   if (credential.source === 'file' && credential.path) warn(insecureStorageWarning(credential.path));
   // KEYDECK_TIMEOUT_MS sets the call deadline unless the caller passed its own.
-  const client = new KeydeckClient({ ...clientTimeoutFromEnv(env), ...options.client, baseUrl: profile.baseUrl, token: credential.token });
+  const client = new KeydeckClient({
+    ...clientTimeoutFromEnv(env),
+    ...(profile.topUpMethods !== undefined && { methodNames: profile.topUpMethods }),
+    // Said once per command on stderr, so stdout stays clean for --json.
+    onNotice: (notice) => warn(notice.message),
+    ...options.client,
+    baseUrl: profile.baseUrl,
+    token: credential.token,
+  });
   return { profile: { ...profile, baseUrl: profile.baseUrl }, credential, client, store };
 }
 

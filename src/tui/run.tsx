@@ -7,7 +7,8 @@
 import { hostname } from 'node:os';
 import { sandboxDbPath } from '../config/paths.js';
 import { render } from 'ink';
-import { KeydeckClient } from '../api/client.js';
+import { KeydeckClient, type ClientNotice } from '../api/client.js';
+import type { Dialect } from '../sandbox/dialect.js';
 import { clientTimeoutFromEnv, ConfigError, resolveProfile, updateConfig } from '../config/index.js';
 import { createCredentialStore } from '../credentials/index.js';
 import { App } from './App.js';
@@ -30,6 +31,8 @@ export interface TuiGlobals {
   readonly intervalSeconds?: number;
   /** --alert-below: the low-balance threshold in USD (already validated); overrides the profile's. */
   readonly alertBelowUsd?: number;
+  /** --dialect with --sandbox: the shape of the embedded sandbox's answers (default `seed`). */
+  readonly sandboxDialect?: Dialect;
 }
 
 /** Ink render options of the app (exported for the benchmarks). */
@@ -51,7 +54,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     const dbPath = sandboxDbPath();
     try {
       const { startSandbox } = await import('../sandbox/index.js');
-      sandbox = await startSandbox({ dbPath, host: '127.0.0.1', port: 0 });
+      sandbox = await startSandbox({ dbPath, host: '127.0.0.1', port: 0, ...(globals.sandboxDialect && { dialect: globals.sandboxDialect }) });
     } catch (error) {
       process.stderr.write(`keydeck: could not start the sandbox (${dbPath}): ${error instanceof Error ? error.message : String(error)}\n`);
       process.exitCode = 1;
@@ -90,6 +93,13 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   lifecycle.onCleanup(() => {
     for (const c of clients.values()) c.close();
   });
+  /** Notices of the clients (key values hidden), for the status line; kept until the shell listens. */
+  const noticeListeners = new Set<(message: string) => void>();
+  const unheardNotices: string[] = [];
+  const onNotice = (notice: ClientNotice) => {
+    if (noticeListeners.size === 0) unheardNotices.push(notice.message);
+    for (const listener of noticeListeners) listener(notice.message);
+  };
 
   const resolvedName = profile.name;
   const configPath = profile.configPath;
@@ -107,7 +117,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
       const key = `${baseUrl}\0${token}`;
       let client = clients.get(key);
       if (!client) {
-        client = new KeydeckClient({ ...clientTimeout, baseUrl, token });
+        client = new KeydeckClient({ ...clientTimeout, ...(profile.topUpMethods !== undefined && { methodNames: profile.topUpMethods }), onNotice, baseUrl, token });
         clients.set(key, client);
       }
       return client;
@@ -126,6 +136,11 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     redraw: () => instance?.clear(),
     exit: (code, message) => void lifecycle.exit(code, message),
     registerSecret: (value) => lifecycle.addSecret(value),
+    onClientNotice: (listener) => {
+      noticeListeners.add(listener);
+      for (const message of unheardNotices.splice(0)) listener(message);
+      return () => noticeListeners.delete(listener);
+    },
   };
 
   const onSignal = (code: number) => () => void lifecycle.exit(code);

@@ -70,6 +70,11 @@ export interface AppServices {
   readonly exit: (code: number, message?: string) => void;
   /** Adds a secret (a pasted session token) to the values redacted from anything printed at exit. */
   readonly registerSecret?: (value: string) => void;
+  /**
+   * Subscribes to the clients' notices (src/api/client.ts `onNotice`: key values the service
+   * sent in a list, hidden); the shell shows each once on the status line. Returns the unsubscribe.
+   */
+  readonly onClientNotice?: (listener: (message: string) => void) => () => void;
   /** Clock (epoch ms); tests may pin it. Default Date.now. */
   readonly now?: () => number;
 }

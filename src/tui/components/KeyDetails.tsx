@@ -1,11 +1,11 @@
 /**
- * The details of the selected consumption key: every §2.1 field (never `apiKey`: lists do not
- * carry it) and its §8 limits. Full layout: a bordered box of 4 lines (6 with the border);
+ * The details of the selected consumption key: every §2.1 field (never `apiKey`: the reader drops
+ * it from lists), `lastUsedAt` where the service sends it, and its §8 limits. Full layout: a bordered box of 4 lines (6 with the border);
  * compact layout: the limits on one line.
  */
 import { Box, Text } from 'ink';
 import type { ConsumptionKey } from '../../api/schemas.js';
-import { dateTime, expiresIn, truncateTo } from '../format.js';
+import { dateTime, expiresIn, relativeAgo, truncateTo } from '../format.js';
 import { describeLimits, keyStatus } from '../limits.js';
 import { statusCell } from '../panes/keyRows.js';
 import { visible } from '../../terminal/sanitize.js';
@@ -13,6 +13,16 @@ import { theme } from '../theme.js';
 
 /** Lines of the full details panel. */
 export const KEY_DETAILS_ROWS = 6;
+
+/**
+ * ` · last used 2026-01-20 08:00 (3 d ago)` when the service sent `lastUsedAt` (the newer
+ * documentation pages list it on consumption keys), ` · never used` for null, nothing when absent.
+ */
+function lastUsed(key: ConsumptionKey, now: number): string {
+  if (key.lastUsedAt === undefined) return '';
+  if (key.lastUsedAt === null) return ' · never used';
+  return ` · last used ${dateTime(key.lastUsedAt)} (${relativeAgo(key.lastUsedAt, now)})`;
+}
 
 /** The four text lines of the details of `key` at `now`. */
 export function keyDetailLines(key: ConsumptionKey, now: number): string[] {
@@ -24,8 +34,8 @@ export function keyDetailLines(key: ConsumptionKey, now: number): string[] {
       : `expires ${dateTime(key.subscriptionExpiresAt)} (${expiresIn(key.subscriptionExpiresAt, now)})`;
   return [
     `${visible(key.name)}  ·  id ${visible(key.id)}`,
-    `${key.keyType} key · plan ${key.keyPlan} · ${status}${sub}`,
-    `created ${dateTime(key.createdAt)} · ${expiry}`,
+    `${visible(key.keyType)} key · plan ${visible(key.keyPlan)} · ${status}${sub}`,
+    `created ${dateTime(key.createdAt)}${lastUsed(key, now)} · ${expiry}`,
     `limits: ${describeLimits(key)}`,
   ];
 }

@@ -16,6 +16,7 @@ import { useSession, useSessionActions } from '../../contexts/SessionContext.js'
 import { useFlash } from '../../contexts/StatusContext.js';
 import { describeFailure, isUnauthorized } from '../../errors.js';
 import { formatUsd } from '../../format.js';
+import { instructionDiffersSentence } from '../../../billing/instruction.js';
 import { creditedByBalance, entryIdOf, isStarted, METHODS, viewForEntry, type FlowMessage, type FlowView, type UsdcMode } from './flowState.js';
 import { explainVerifyFailure } from './refusals.js';
 import { useTopUpDeps } from './TopUpDeps.js';
@@ -230,6 +231,12 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
             message = { tone: 'error', lines: [(error as Error).message] };
           }
           Object.assign(fields, { address, chain: r.data.chain, instructedAmount: r.data.amount });
+          if (r.amountDiffers) {
+            // The instruction is what must be sent: its amount goes into the record, the QR code and the verify.
+            Object.assign(fields, { amount: r.instructedAmount, requestedAmount: amount });
+            const sentence = instructionDiffersSentence(amount, r.data.amount);
+            message = message ? { ...message, lines: [...message.lines, sentence] } : { tone: 'warning', lines: [sentence] };
+          }
         } else if (r.method === 'card_checkout') {
           Object.assign(fields, { sessionId: r.data.sessionId, sessionUrl: r.data.sessionUrl });
         }
