@@ -459,7 +459,7 @@ export class KeydeckClient {
   #notice(operation: string, count: number): void {
     if (this.#onNotice === undefined || this.#noticed.has('key_values_hidden')) return;
     this.#noticed.add('key_values_hidden');
-    const message = `The service sent ${count === 1 ? 'a key value' : `${count} key values`} in its answer to ${operation} (a list or status must not carry them): keydeck hid ${count === 1 ? 'it' : 'them'} and shows keys by prefix only.`;
+    const message = `The service sent ${count === 1 ? 'a key value' : `${count} key values`} in a list (${operation}); keydeck hid ${count === 1 ? 'it' : 'them'}.`;
     try {
       this.#onNotice({ kind: 'key_values_hidden', message, operation, count });
     } catch {
