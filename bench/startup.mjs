@@ -4,7 +4,7 @@
 //     (scripts/build.mjs bundleOptions) and rendered with keydeck's own Ink options (read from
 //     src/tui/run.tsx RENDER_OPTIONS, so the two cannot drift apart);
 //   - the same bare app with Node's compile cache (NODE_COMPILE_CACHE, in a temp dir): keydeck
-//     turns that cache on for itself (src/cli.ts, module.enableCompileCache), a bare app does
+//     turns that cache on for itself (src/bin.ts, module.enableCompileCache), a bare app does
 //     not, so the ratio is printed against both;
 //   - keydeck (`node dist/cli.js`, config and data in a temp dir) with its key in KEYDECK_TOKEN
 //     and KEYDECK_BASE_URL pointing at a sandbox started separately (a child process, in memory):

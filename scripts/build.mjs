@@ -1,18 +1,25 @@
-// Bundles the CLI and the library entry into dist/ with esbuild.
+// Builds dist/ with esbuild (and the library's type declarations with tsc):
+//   dist/cli.js      the `keydeck` executable: a small guard built for old Node.js targets
+//                    (src/bin.ts) that names the Node.js version keydeck needs, then loads main.js;
+//   dist/main.js     the command line (src/cli.ts) with every runtime dependency bundled but keytar;
+//   dist/index.js, dist/sandbox.js   the library entries (`keydeck`, `keydeck/sandbox`);
+//   dist/chunks/     what they share and what they load lazily (non-TUI commands never load Ink);
+//   dist/types/      `.d.ts` of the library entries (`npm run build` and `prepare` only).
 // NODE_ENV is production (React's production build, smaller and faster to start);
 // react-devtools-core is aliased to an empty module (ink imports it only when DEV is set).
 // string-width is replaced by src/tui/fastStringWidth.ts (same results, faster; see there).
-// Dynamic imports become separate chunks, so non-TUI commands never load Ink.
-// `bundleOptions(emptyModule)` is exported so that the benchmarks bundle their fixtures (the
-// bare Ink app, the soak entry) exactly the same way; the build runs only when this file is
-// the program (`node scripts/build.mjs`).
+// No source maps: nothing reads them at run time, and they doubled the package.
+// `buildDist(outdir)` is exported so that the benchmarks build their private copy of dist/ exactly
+// the same way, and `bundleOptions(emptyModule)` so that they bundle their fixtures (the bare Ink
+// app, the soak entry) with the same options; the build runs only when this file is the program.
 import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
 import { rm, mkdir, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const dist = `${root}dist`;
-const empty = `${dist}/.empty.js`;
 
 /** src/tui/fastStringWidth.ts: string-width with the same results, faster on keydeck's frames. */
 const fastStringWidth = fileURLToPath(new URL('../src/tui/fastStringWidth.ts', import.meta.url));
@@ -41,41 +48,73 @@ export function bundleOptions(emptyModule) {
     platform: 'node',
     target: 'node22',
     chunkNames: 'chunks/[name]-[hash]',
-    sourcemap: 'linked',
+    sourcemap: false,
     legalComments: 'none',
     minifySyntax: true,
     minifyWhitespace: true,
     jsx: 'automatic',
-    define: { 'process.env.NODE_ENV': '"production"' },
+    define: {
+      'process.env.NODE_ENV': '"production"',
+      // Bundled CommonJS dependencies use __filename and __dirname (write-file-atomic names its
+      // temp files from __filename): they get the banner's, under names no module declares. (The
+      // banner used to declare `const __dirname` itself, which collided with the ESM modules that
+      // declare their own, `open` and `clipboardy`: their chunks could not load.)
+      __filename: '__keydeckFilename',
+      __dirname: '__keydeckDirname',
+    },
     alias: { 'react-devtools-core': emptyModule },
     plugins: [fastStringWidthPlugin],
     // Native or optional at run time: never bundled.
     external: ['keytar', '@lydell/node-pty', 'node-pty'],
     banner: {
-      // Bundled CommonJS dependencies use require(), __filename and __dirname (write-file-atomic
-      // names its temp files from __filename): give every output file real ones.
+      // require() of bundled CommonJS dependencies (esbuild's shim calls the free `require`).
       js: [
         "import { createRequire as __keydeckCreateRequire } from 'node:module';",
         "import { fileURLToPath as __keydeckFileURLToPath } from 'node:url';",
         'const require = __keydeckCreateRequire(import.meta.url);',
-        'const __filename = __keydeckFileURLToPath(import.meta.url);',
-        "const __dirname = __keydeckFileURLToPath(new URL('.', import.meta.url));",
+        'const __keydeckFilename = __keydeckFileURLToPath(import.meta.url);',
+        "const __keydeckDirname = __keydeckFileURLToPath(new URL('.', import.meta.url));",
       ].join(' '),
     },
     logLevel: 'warning',
   };
 }
 
-/** The entry points of dist/ (output name → source); the benchmarks build the same set privately. */
-export const ENTRY_POINTS = { cli: 'src/cli.ts', index: 'src/index.ts', sandbox: 'src/sandbox/index.ts' };
+/** The bundled entry points of dist/ (output name → source); dist/cli.js is the guard, built apart. */
+export const ENTRY_POINTS = { main: 'src/cli.ts', index: 'src/index.ts', sandbox: 'src/sandbox/index.ts' };
+
+/**
+ * Builds keydeck into `outdir` (emptied first): the guard `cli.js`, the bundle and its chunks,
+ * and, with `types`, the library's declarations in `outdir/types` (tsc, tsconfig.types.json).
+ * @throws when esbuild or tsc fails.
+ */
+export async function buildDist(outdir, { types = false } = {}) {
+  await rm(outdir, { recursive: true, force: true });
+  await mkdir(outdir, { recursive: true });
+  const empty = join(outdir, '.empty.js');
+  await writeFile(empty, 'export default {};\n');
+  await build({ ...bundleOptions(empty), entryPoints: ENTRY_POINTS, outdir });
+  // The guard: no banner, no bundle but its one pure import, syntax every Node.js from 14 on reads.
+  await build({
+    absWorkingDir: root,
+    entryPoints: { cli: 'src/bin.ts' },
+    outdir,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node14', // dynamic import() as it is (esbuild would turn it into require() for older targets)
+    banner: { js: '#!/usr/bin/env node' },
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  if (types) {
+    const require = createRequire(import.meta.url);
+    const typescript = require.resolve('typescript/package.json');
+    const tsc = join(dirname(typescript), require(typescript).bin.tsc);
+    execFileSync(process.execPath, [tsc, '-p', 'tsconfig.types.json', '--outDir', join(outdir, 'types')], { cwd: root, stdio: 'inherit' });
+  }
+}
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await rm(dist, { recursive: true, force: true });
-  await mkdir(dist, { recursive: true });
-  await writeFile(empty, 'export default {};\n');
-  await build({
-    ...bundleOptions(empty),
-    entryPoints: ENTRY_POINTS,
-    outdir: 'dist',
-  });
+  await buildDist(join(root, 'dist'), { types: !process.argv.includes('--no-types') });
 }

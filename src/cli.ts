@@ -8,14 +8,8 @@
  * 2 bad usage, 3 `billing watch` below its threshold, 4 network trouble.
  */
 import { Command, Option } from 'commander';
-import { createRequire, enableCompileCache } from 'node:module';
-
-// ---- startup (bench/startup.mjs) ----
-// Node keeps V8's compiled code of the bundle between runs (a cache in the OS temp dir; off with
-// NODE_DISABLE_COMPILE_CACHE=1): every chunk imported from here on (Ink, React, zod, got, the
-// TUI) loads without being compiled again: the TUI's first frame comes 70–90 ms sooner.
-enableCompileCache?.();
-// ---- end startup ----
+import { createRequire } from 'node:module';
+// (The executable, src/bin.ts, checks the Node.js version and turns on the compile cache first.)
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -238,7 +232,7 @@ mgmtKeys
 
 const billing = program
   .command('billing')
-  .description('the USD credit balance and top-ups: credits, status, topup, verify, watch')
+  .description('the USD credit balance and top-ups: credits, status, topup, verify, history, watch')
   .configureHelp({ showGlobalOptions: true });
 reportUnknownSubcommands(billing);
 billing
@@ -280,6 +274,14 @@ billing
   .action(async (opts: { tx: string; amount: string; json?: boolean }, cmd: Command) => {
     const { billingVerify } = await import('./commands/billing.js');
     await runScripted(cmd, (g) => billingVerify(g, opts));
+  });
+billing
+  .command('history')
+  .description('list the top-ups on this machine’s record for this service, newest first (sends nothing)')
+  .option('--json', 'print an array of { method, amount, state, createdAt, txHash?, sessionId?, credited?, address? }')
+  .action(async (opts: { json?: boolean }, cmd: Command) => {
+    const { billingHistory } = await import('./commands/billing.js');
+    await runScripted(cmd, (g) => billingHistory(g, opts));
   });
 billing
   .command('watch')

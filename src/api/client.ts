@@ -96,6 +96,12 @@ export interface KeydeckClientOptions {
   /** `User-Agent` header. Default `keydeck`. */
   userAgent?: string;
   /**
+   * Names the credential in failures (issue 19): `label` (where it came from, never the secret:
+   * `KEYDECK_TOKEN (management key mk_12345678)`) goes into every 401/403 sentence, and
+   * `whenRejected` replaces the generic next step of a 401 (`unset KEYDECK_TOKEN to use …`).
+   */
+  credential?: CredentialDescription;
+  /**
    * The wire names of the top-up method kinds (a profile setting): the seed's names by default;
    * the documentation pages call the card kinds `stripe` and `stripe_direct`.
    */
@@ -105,6 +111,12 @@ export interface KeydeckClientOptions {
    * the service sent in an answer that does not create them, dropped unseen.
    */
   onNotice?: (notice: ClientNotice) => void;
+}
+
+/** How failures name the credential in use; see {@link KeydeckClientOptions.credential}. */
+export interface CredentialDescription {
+  readonly label: string;
+  readonly whenRejected?: string;
 }
 
 /** Something the reader did that a user should hear about once (see `onNotice`). */
@@ -218,10 +230,12 @@ export class KeydeckClient {
   readonly #timeoutMs: number;
   readonly #retries: number;
   readonly #userAgent: string;
+  readonly #credential: CredentialDescription | undefined;
   readonly #methodNames: Readonly<Record<TopUpMethod, string>>;
   readonly #onNotice: ((notice: ClientNotice) => void) | undefined;
   readonly #noticed = new Set<ClientNotice['kind']>();
   readonly #transport = new HttpTransport();
+  #clockOffsetMs: number | undefined;
 
   /**
    * @throws KeydeckApiError `invalid_request` (with `field`: `baseUrl`, `token`, `timeoutMs`,
@@ -259,11 +273,27 @@ export class KeydeckClient {
     }
     this.#methodNames = names;
     this.#onNotice = options.onNotice;
+    this.#credential = options.credential;
   }
 
   /** The wire names of the top-up kinds in use (the profile's setting, else the seed's). */
   get methodNames(): Readonly<Record<TopUpMethod, string>> {
     return this.#methodNames;
+  }
+
+  /**
+   * The service's clock minus this machine's, in ms, from the HTTP `Date` header of the last
+   * answer that had one (RFC 9110 §6.6.1; one-second resolution); undefined before any answer.
+   * Times the service decides (a subscription's `expiresAt`) are reckoned with
+   * `Date.now() + serviceClockOffsetMs` (issue 19). Bounded to ±10 years (a nonsense header is ignored).
+   */
+  get serviceClockOffsetMs(): number | undefined {
+    return this.#clockOffsetMs;
+  }
+
+  /** The service's time now (epoch ms): this machine's clock corrected by {@link serviceClockOffsetMs}. */
+  serviceNow(): number {
+    return Date.now() + (this.#clockOffsetMs ?? 0);
   }
 
   /**
@@ -472,6 +502,16 @@ export class KeydeckClient {
     this.#transport.close();
   }
 
+  /** Records the service's clock from a `Date` header (ignored when absent or absurd). */
+  #observeDate(header: string | string[] | undefined): void {
+    if (typeof header !== 'string' || header.length > 64) return;
+    const t = Date.parse(header);
+    if (!Number.isFinite(t)) return;
+    const offset = t - Date.now();
+    if (Math.abs(offset) > 10 * 365 * 86_400_000) return;
+    this.#clockOffsetMs = offset;
+  }
+
   /**
    * Sends a call with the retry and deadline policy of the module docstring. Rejects (never
    * throws synchronously): every public method is async, input validation included.
@@ -481,7 +521,13 @@ export class KeydeckClient {
     if (signal?.aborted) throw createAbortError();
     const started = Date.now();
     const deadline = started + this.#timeoutMs;
-    const ctx: FailureContext = { op: spec.op, token: this.#token, baseUrl: this.baseUrl, timeoutMs: this.#timeoutMs };
+    const ctx: FailureContext = {
+      op: spec.op,
+      token: this.#token,
+      baseUrl: this.baseUrl,
+      timeoutMs: this.#timeoutMs,
+      ...(this.#credential !== undefined && { credential: this.#credential }),
+    };
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.#token}`,
       accept: 'application/json',
@@ -510,6 +556,7 @@ export class KeydeckClient {
       if (outcome.kind === 'aborted') throw createAbortError();
       if (outcome.kind === 'response') {
         const { status } = outcome;
+        this.#observeDate(outcome.headers.date);
         const body = parseBody(outcome.text);
         if (status >= 300 && status < 400) throw errorFromRedirect(ctx, status, outcome.headers);
         if (status >= 200 && status < 300 && !saysFailure(body)) return readBody(spec, ctx, status, body, (count) => this.#notice(spec.op.name, count));
@@ -517,7 +564,7 @@ export class KeydeckClient {
         failure = errorFromResponse(ctx, status, body, waitMs);
         if (!(status === 429 || status >= 500)) throw failure;
       } else if (outcome.kind === 'timeout') {
-        failure = errorFromTimeout({ ...ctx, timeoutMs: Date.now() - started }, outcome.possiblySent);
+        failure = errorFromTimeout(ctx, outcome.possiblySent);
       } else {
         failure = errorFromNetwork(ctx, outcome.code, outcome.possiblySent);
       }

@@ -34,6 +34,8 @@ export interface FailureContext {
   baseUrl: string;
   /** The whole call's deadline, ms. */
   timeoutMs: number;
+  /** Names the credential in 401/403 sentences (never the secret); see client.ts. */
+  credential?: { readonly label: string; readonly whenRejected?: string };
 }
 
 /** A response body as received: nothing, JSON, or text that is not JSON. */
@@ -93,8 +95,11 @@ function clean(text: string, token: string, max = 200): string {
   return redacted.length > max ? `${redacted.slice(0, max - 1)}…` : redacted;
 }
 
-/** Seconds for a message: `10 s`, `0.5 s`, `2 min`. */
+/**
+ * A duration for a message: `250 ms` under a second (never "0 s"), `1.5 s`, `10 s`, `2 min`.
+ */
 export function formatWait(ms: number): string {
+  if (ms < 1000) return `${Math.max(1, Math.round(ms))} ms`;
   if (ms >= 120_000) return `${Math.round(ms / 60_000)} min`;
   return `${Math.round(ms / 100) / 10} s`;
 }
@@ -132,15 +137,23 @@ export function errorFromResponse(
   let outcomeUnknown = false;
   switch (code) {
     case 'unauthorized':
-      sentence = `The service did not accept the credential (session token or management key) to ${what}: it may be mistyped, expired or deleted; sign in again with a valid one`;
+      sentence = ctx.credential
+        ? `The service did not accept the credential in use, ${ctx.credential.label}, to ${what}: it may be mistyped, expired or deleted; ${ctx.credential.whenRejected ?? 'sign in again with a valid one'}`
+        : `The service did not accept the credential (session token or management key) to ${what}: it may be mistyped, expired or deleted; sign in again with a valid one`;
       break;
     case 'forbidden':
-      sentence = `This credential may not ${what}: use a session token or a management key (a consumption key cannot manage the account)`;
+      sentence = `${ctx.credential ? `The credential in use, ${ctx.credential.label},` : 'This credential'} may not ${what}: use a session token or a management key (a consumption key cannot manage the account)`;
       break;
     case 'not_found':
+      // A refusal in the service's own words (its error shape) is never answered with network or
+      // address advice: only a bare 404 (no error body of ours) suggests a wrong base URL.
       sentence = ctx.op.byId
-        ? `Could not ${what}: the service has no such item (it may have been deleted already); refresh the list`
-        : `Could not ${what}: the service answered "not found"; check that the base URL ${ctx.baseUrl} points at the service`;
+        ? `Could not ${what}: the service has no item with that id (it may have been deleted already); list them again`
+        : ctx.op.name === 'verifyTopUp'
+          ? `Could not ${what}: the service does not know this transaction yet (it may still be confirming on the chain): wait a minute, then verify again with the same hash`
+          : info.code !== undefined
+            ? `Could not ${what}: the service answered that it was not found`
+            : `Could not ${what}: the service answered "not found" without saying why; check that the base URL ${ctx.baseUrl} points at the service`;
       break;
     case 'invalid_request':
       sentence = `The service refused the request to ${what} as invalid${field ? ` (field ${field})` : ''}: correct it and try again`;

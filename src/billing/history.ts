@@ -29,14 +29,58 @@ export interface BalanceHistoryOptions {
   readonly minSpacingMs?: number;
 }
 
-/** Default capacity of a {@link BalanceHistory}. */
-export const DEFAULT_HISTORY_CAPACITY = 1024;
+/**
+ * Default capacity of a {@link BalanceHistory}: enough for 48 h of full resolution at the 5 s
+ * spacing (34,560) plus 30 days of 5-minute points (8,640), with room to spare.
+ */
+export const DEFAULT_HISTORY_CAPACITY = 65_536;
 /** Default minimum spacing of stored samples, ms. */
 export const DEFAULT_MIN_SPACING_MS = 5_000;
 /** The short burn-rate window, ms (15 minutes). */
 export const SHORT_WINDOW_MS = 15 * 60_000;
 /** The long burn-rate window, ms (1 hour). */
 export const LONG_WINDOW_MS = 60 * 60_000;
+/** The day burn-rate window, ms (24 hours). */
+export const DAY_WINDOW_MS = 24 * LONG_WINDOW_MS;
+/** The week burn-rate window, ms (7 days). */
+export const WEEK_WINDOW_MS = 7 * DAY_WINDOW_MS;
+
+/**
+ * Retention of the balance history (issue 16), shared by the database (historyStore.ts) and the
+ * in-memory buffer: every reading for the last 48 h; older ones thinned to the last reading of
+ * each 5-minute bucket, and past 30 days to the last of each hour; nothing older than
+ * {@link MAX_HISTORY_AGE_MS}. Keeping a bucket's *last* reading keeps spending exact: spent
+ * (`totalTopUp − remaining`, §3) is cumulative, so the spend between any two kept readings is
+ * the same as before thinning, and so is the rise of `totalTopUp` (the top-ups).
+ */
+export const RETENTION_TIERS: readonly { readonly olderThanMs: number; readonly bucketMs: number }[] = [
+  { olderThanMs: 48 * LONG_WINDOW_MS, bucketMs: 5 * 60_000 },
+  { olderThanMs: 30 * DAY_WINDOW_MS, bucketMs: LONG_WINDOW_MS },
+];
+/** Readings older than this (ms, 400 days) are dropped. */
+export const MAX_HISTORY_AGE_MS = 400 * DAY_WINDOW_MS;
+
+/**
+ * `samples` (oldest first) thinned by {@link RETENTION_TIERS} as of `now` (epoch ms), and cut at
+ * `maxAgeMs`. Buckets are absolute (`floor(t / bucketMs)`), so thinning twice changes nothing. Pure.
+ */
+export function downsample(samples: readonly BalanceSample[], now: number, maxAgeMs = MAX_HISTORY_AGE_MS): BalanceSample[] {
+  const out: BalanceSample[] = [];
+  const oldest = now - maxAgeMs;
+  for (let i = 0; i < samples.length; i++) {
+    const s = samples[i]!;
+    if (s.t < oldest) continue;
+    let bucketMs = 0;
+    for (const tier of RETENTION_TIERS) if (s.t < now - tier.olderThanMs) bucketMs = tier.bucketMs;
+    if (bucketMs > 0) {
+      const next = samples[i + 1];
+      // Keep the last reading of the bucket (the next one is in the same bucket: drop this one).
+      if (next && next.t < now - RETENTION_TIERS[0]!.olderThanMs && Math.floor(next.t / bucketMs) === Math.floor(s.t / bucketMs)) continue;
+    }
+    out.push(s);
+  }
+  return out;
+}
 
 /** A bounded ring buffer of {@link BalanceSample}s in time order. */
 export class BalanceHistory {
@@ -123,6 +167,28 @@ export class BalanceHistory {
     return out.reverse();
   }
 
+  /**
+   * Replaces the content with `samples` (any order; non-finite ones and duplicates of a time
+   * dropped), keeping the newest `capacity`. Used to seed the buffer from the database.
+   */
+  load(samples: readonly BalanceSample[]): void {
+    const sorted = samples.filter((s) => Number.isFinite(s.t) && Number.isFinite(s.remaining)).sort((a, b) => a.t - b.t);
+    const unique = sorted.filter((s, i) => i === sorted.length - 1 || sorted[i + 1]!.t !== s.t);
+    const kept = unique.slice(-this.capacity);
+    this.#buffer.fill(undefined);
+    for (let i = 0; i < kept.length; i++) this.#buffer[i] = kept[i];
+    this.#start = 0;
+    this.#size = kept.length;
+    this.#version++;
+  }
+
+  /** Thins the buffer by {@link RETENTION_TIERS} as of `now` and drops what is older than `maxAgeMs`. */
+  compact(now: number, maxAgeMs = MAX_HISTORY_AGE_MS): void {
+    const before = this.#size;
+    const kept = downsample(this.samples(), now, maxAgeMs);
+    if (kept.length !== before) this.load(kept);
+  }
+
   /** Drops every sample. */
   clear(): void {
     this.#buffer.fill(undefined);
@@ -205,19 +271,74 @@ export interface BalanceTrend {
   readonly short?: BurnRate;
   /** Burn rate over the last hour (undefined until enough data). */
   readonly long?: BurnRate;
-  /** Run-out projection at the current rate: the 15-minute rate, else the hour's. */
+  /** Burn rate over the last 24 hours (undefined until enough data). */
+  readonly day?: BurnRate;
+  /** Burn rate over the last 7 days (undefined until enough data). */
+  readonly week?: BurnRate;
+  /** Run-out projection at the current rate: the 15-minute rate, else the hour's, the day's, the week's. */
   readonly runOut: RunOutProjection;
 }
 
-/** The {@link BalanceTrend} of `history` at `now` for a current balance of `remaining` USD. */
-export function trendOf(history: BalanceHistory, remaining: number, now: number): BalanceTrend {
-  const recent = history.since(now - LONG_WINDOW_MS);
+/**
+ * The {@link BalanceTrend} of `history` at `now` for a current balance of `remaining` USD
+ * (undefined: the newest reading's; none at all: the run-out is unknown).
+ */
+export function trendOf(history: BalanceHistory, remaining: number | undefined, now: number): BalanceTrend {
+  const recent = history.since(now - WEEK_WINDOW_MS);
   const short = burnRate(recent, SHORT_WINDOW_MS, now);
   const long = burnRate(recent, LONG_WINDOW_MS, now);
-  const rate = short ?? long;
+  const day = burnRate(recent, DAY_WINDOW_MS, now);
+  const week = burnRate(recent, WEEK_WINDOW_MS, now);
+  const rate = short ?? long ?? day ?? week;
+  const balance = remaining ?? history.latest()?.remaining;
   return {
     ...(short && { short }),
     ...(long && { long }),
-    runOut: projectRunOut(remaining, rate?.usdPerHour, now),
+    ...(day && { day }),
+    ...(week && { week }),
+    runOut: balance === undefined ? { kind: 'unknown' } : projectRunOut(balance, rate?.usdPerHour, now),
   };
+}
+
+/** A rise of `totalTopUp` between two readings: a top-up credited (§2.3), USD. */
+export interface TopUpMark {
+  /** Epoch ms of the first reading that shows it. */
+  readonly t: number;
+  /** USD credited (the rise of `totalTopUp`). */
+  readonly amount: number;
+  /** `totalTopUp` after it, USD. */
+  readonly totalTopUp: number;
+}
+
+/** The top-ups seen in `samples` (oldest first): each rise of `totalTopUp` between readings that both know it. */
+export function topUpsIn(samples: readonly BalanceSample[]): TopUpMark[] {
+  const out: TopUpMark[] = [];
+  for (let i = 1; i < samples.length; i++) {
+    const a = samples[i - 1]!.totalTopUp;
+    const b = samples[i]!.totalTopUp;
+    if (a === undefined || b === undefined) continue;
+    const cents = Math.round(b * 100) - Math.round(a * 100);
+    if (cents > 0) out.push({ t: samples[i]!.t, amount: cents / 100, totalTopUp: b });
+  }
+  return out;
+}
+
+/**
+ * `remaining` (USD) resampled onto `cells` equal stretches of time from `from` to `to` (epoch
+ * ms): each cell holds the last reading at or before its end, or undefined before the first
+ * reading (and when `samples` is empty). Pure; `samples` oldest first.
+ */
+export function resample(samples: readonly BalanceSample[], from: number, to: number, cells: number): (number | undefined)[] {
+  const n = Math.max(0, Math.floor(cells));
+  const out: (number | undefined)[] = new Array<number | undefined>(n).fill(undefined);
+  if (n === 0 || to <= from) return out;
+  const step = (to - from) / n;
+  let j = 0;
+  let last: number | undefined;
+  for (let c = 0; c < n; c++) {
+    const end = from + (c + 1) * step;
+    while (j < samples.length && samples[j]!.t <= end) last = samples[j++]!.remaining;
+    out[c] = last;
+  }
+  return out;
 }

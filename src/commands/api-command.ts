@@ -11,7 +11,8 @@
  * retries a GET gets), i.e. the service gave no usable answer and trying later may work.
  */
 import { KeydeckApiError, type ApiErrorCode } from '../api/errors.js';
-import { CommandFailure, asSentence, exitCodeOf, printJson, runCommand, type ExitCodeValue, type OpenSessionOptions } from './output.js';
+import { visible } from '../terminal/sanitize.js';
+import { CommandFailure, ExitCode, asSentence, exitCodeOf, fail, printJson, runCommand, type ExitCodeValue, type OpenSessionOptions } from './output.js';
 
 /** Dependencies of the `keys`, `mgmt-keys` and `billing` commands (tests and embedding). */
 export interface CommandDeps {
@@ -32,11 +33,14 @@ export interface YesFlag extends JsonFlag {
 /** Error codes that mean "the service gave no usable answer": exit 4. */
 export const NETWORK_ERROR_CODES: ReadonlySet<ApiErrorCode> = new Set<ApiErrorCode>(['network_error', 'timeout', 'server_error']);
 
-/** What a user can run next, appended to the sentence of some error codes. */
+/**
+ * What a user can run next, appended to the sentence of some error codes. (A 401 has none here:
+ * the client's sentence names the credential and its own next step, which depends on where the
+ * credential came from: a rejected KEYDECK_TOKEN is never answered with `auth login`.)
+ */
 const NEXT_STEP: Partial<Record<ApiErrorCode, string>> = {
   insufficient_balance: 'keydeck billing topup --amount USD --method card_checkout|usdc',
   budget_exceeded: 'keydeck billing topup --amount USD --method card_checkout|usdc',
-  unauthorized: 'keydeck auth login, or set KEYDECK_TOKEN',
 };
 
 /**
@@ -82,4 +86,34 @@ export function runApiCommand(body: () => Promise<ExitCodeValue | number | void>
  */
 export function printData(value: unknown): void {
   printJson(value === undefined ? null : value);
+}
+
+/**
+ * Runs a call that names one item by the `ID` argument. When the service has no such id and the
+ * argument looks like a name (a listed item has it as its name, or it has no digit at all, as ids
+ * do), says so: "that looks like a name: use the id (`keydeck keys list`)" (issue 19).
+ * @throws CommandFailure exit 1 `not_found` in that case; otherwise what `call` threw
+ */
+export async function byId<R>(
+  id: string,
+  call: () => Promise<R>,
+  list: () => Promise<ReadonlyArray<{ id: string; name: string }>>,
+  listCommand: string,
+): Promise<R> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof KeydeckApiError) || error.code !== 'not_found') throw error;
+    let named: { id: string; name: string } | undefined;
+    try {
+      named = (await list()).find((k) => k.name === id);
+    } catch {
+      named = undefined;
+    }
+    if (!named && /\d/.test(id)) throw error;
+    fail(
+      ExitCode.refused,
+      `not_found: no key has the id "${visible(id)}": that looks like a name: use the id (\`${listCommand}\`)${named ? `; the key named "${visible(named.name)}" has the id ${visible(named.id)}` : ''}`,
+    );
+  }
 }

@@ -20,7 +20,7 @@ import { ConfigError, emptyConfig, normalizeBaseUrl, readConfig, updateConfig, t
 import { configFilePath } from '../config/paths.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { resolveFromConfig, resolveProfile, type ResolvedProfile } from '../config/profile.js';
-import { createCredentialStore, keychainBackendName, TOKEN_ENV_VAR } from '../credentials/index.js';
+import { createCredentialStore, describeCredential, keychainBackendName, TOKEN_ENV_VAR } from '../credentials/index.js';
 import { CredentialStoreError, type CredentialSource, type CredentialStore, type StoredCredential } from '../credentials/store.js';
 import { checkCredentialToken, tokenKind, type TokenKind } from '../credentials/token.js';
 import { visible } from '../terminal/sanitize.js';
@@ -292,7 +292,12 @@ async function statusReport(profile: ResolvedProfile, store: CredentialStore, en
     return { report: { ...found, accepted: false, reason: `${noBaseUrlSentence(profile.name)}.` }, code: ExitCode.usage };
   }
   try {
-    const client = new KeydeckClient({ ...clientTimeoutFromEnv(env), baseUrl: profile.baseUrl, token: credential.token });
+    const client = new KeydeckClient({
+      ...clientTimeoutFromEnv(env),
+      baseUrl: profile.baseUrl,
+      token: credential.token,
+      credential: describeCredential(credential.token, credential.source, profile.name),
+    });
     const keys = await client.listManagementKeys();
     const mine = found.keyPrefix ? keys.find((k) => k.keyPrefix === found.keyPrefix) : undefined;
     return { report: { ...found, ...(mine && { keyName: mine.name }), accepted: true }, code: ExitCode.ok };
@@ -320,7 +325,12 @@ export async function authLogout(globals: GlobalOptions, options: { revoke?: boo
     if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile.name));
     if (stored.source === 'file' && stored.path) warn(insecureStorageWarning(stored.path));
     const prefix = keyPrefixOf(stored.token);
-    const client = new KeydeckClient({ ...clientTimeoutFromEnv(env), baseUrl: profile.baseUrl, token: stored.token });
+    const client = new KeydeckClient({
+      ...clientTimeoutFromEnv(env),
+      baseUrl: profile.baseUrl,
+      token: stored.token,
+      credential: describeCredential(stored.token, stored.source, profile.name),
+    });
     try {
       const mine = (await client.listManagementKeys()).find((k) => k.keyPrefix === prefix);
       if (mine) {

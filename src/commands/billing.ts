@@ -1,7 +1,9 @@
 /**
- * `keydeck billing credits | status | topup | verify | watch`: the shared USD credit balance
- * (§2.3) and its top-ups (§2.4–§2.6) through §4 `GET /api/billing/credits`,
+ * `keydeck billing credits | status | topup | verify | history | watch`: the shared USD credit
+ * balance (§2.3) and its top-ups (§2.4–§2.6) through §4 `GET /api/billing/credits`,
  * `GET /api/billing/status`, `POST /api/billing/topup`, `POST /api/billing/verify-topup`.
+ * `topup` and `verify` write the same local top-up record as the TUI (src/billing/journal.ts,
+ * through src/billing/topups.ts); `history` lists it (no request is sent).
  *
  * `--json` prints the service's data unwrapped from the billing envelope, one JSON document.
  * Amounts are checked before anything is sent (≥ 10 USD, ≤ 2 decimals, plain decimal text;
@@ -22,13 +24,19 @@ import { TopUpMethodNameSchema, type CreditBalance, type TopUpMethod } from '../
 import { summarizeBillingStatus } from '../api/reader.js';
 import { instructionDiffersSentence } from '../billing/instruction.js';
 import { statusSummaryLines, summaryText } from '../billing/statusSummary.js';
+import { hostOf } from '../api/baseUrl.js';
 import { LowBalanceAlarm } from '../billing/alert.js';
+import { HistoryRecorder } from '../billing/historyRecorder.js';
+import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
+import { inScope, JournalError, methodLabel, stateLabel, TopUpJournal, type JournalEntry, type JournalScope } from '../billing/journal.js';
+import { recordTopUp, topUpNotes, verifyOutcomeLines, verifyUsdc, type VerifyOutcome } from '../billing/topups.js';
+import { resolveProfile } from '../config/profile.js';
 import { parseWatchFlags } from '../billing/settings.js';
 import { apiErrorSentence, NETWORK_ERROR_CODES, printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { confirmTopUp } from './confirm.js';
 import { parseAmount, parseTxHash } from './input.js';
-import { ExitCode, fail, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
-import { colorEnabled, flattenForDisplay, formatKeyValues, formatUsd, isoSeconds, type TerminalText } from './table.js';
+import { ExitCode, fail, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { colorEnabled, flattenForDisplay, formatKeyValues, formatTable, formatTimestamp, formatUsd, isoSeconds, type Cell, type TerminalText } from './table.js';
 import { visible } from '../terminal/sanitize.js';
 
 /** The §2.3 record as `label  value` lines, with the spec's field names. */
@@ -117,14 +125,26 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
   }
 }
 
+/** Dependencies of the top-up commands: the record (default: the data dir's, as the TUI's). */
+export interface BillingDeps extends CommandDeps {
+  readonly journal?: TopUpJournal;
+}
+
+function journalOf(deps: BillingDeps): TopUpJournal {
+  return deps.journal ?? new TopUpJournal({ env: deps.session?.env ?? process.env });
+}
+
 /**
  * `keydeck billing topup --amount USD --method card_checkout|card_direct|usdc [--json]`
- * (§4 `POST /api/billing/topup`; never retried). Exit 2 for a bad amount (nothing sent).
+ * (§4 `POST /api/billing/topup`; never retried), put on the top-up record. Exit 2 for a bad
+ * amount (nothing sent); 1 when the checkout link is refused (src/api/baseUrl.ts: nothing is
+ * printed of it; the top-up stays on record). A record that cannot be written is a warning:
+ * the instruction is printed all the same.
  * A card-on-file charge (`card_direct`) and an amount above the profile's `confirmAboveUsd`
  * (default 500) are confirmed first on a terminal; scripts pass `--yes`; without either, exit 2
  * `confirmation_required` (./confirm.ts {@link confirmTopUp}).
  */
-export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, deps: BillingDeps = {}): Promise<ExitCodeValue> {
   const amount = parseAmount(flags.amount);
   const named = TopUpMethodNameSchema.safeParse(flags.method);
   if (!named.success) fail(ExitCode.usage, `--method: ${named.error.issues[0]?.message ?? 'invalid method name'}; nothing was sent.`);
@@ -138,8 +158,28 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
     command: `keydeck billing topup --amount ${flags.amount} --method ${flags.method}`,
   });
   const result = await client.topUp({ amount, method: flags.method });
-  if (flags.json) printData(result.data);
-  else for (const line of topUpLines(result, amount)) printLine(line);
+  const journal = journalOf(deps);
+  let problems: readonly string[] = [];
+  let entry: JournalEntry | undefined;
+  try {
+    ({ entry, problems } = await recordTopUp(journal, { host: hostOf(profile.baseUrl), profile: profile.name }, amount, result));
+  } catch (error) {
+    warn(`${error instanceof Error ? error.message : String(error)} This top-up is not on keydeck's record: keep what is printed below.`);
+  } finally {
+    journal.close();
+  }
+  if (result.method === 'card_checkout' && problems.length > 0) {
+    fail(ExitCode.refused, `${problems.join(' ')} (session ${visible(result.data.sessionId)} is on record as awaiting payment.)`);
+  }
+  if (flags.json) {
+    printData(result.data);
+    // The instruction's amount differing from the one requested is said on stderr too.
+    for (const note of topUpNotes(amount, result)) warn(note);
+  } else {
+    for (const line of topUpLines(result, amount)) printLine(line);
+    if (result.method === 'card_direct' && entry?.state === 'credited') printLine('The service says this charge was credited.');
+  }
+  for (const problem of problems) warn(problem);
   return ExitCode.ok;
 }
 
@@ -151,18 +191,140 @@ export interface VerifyFlags extends JsonFlag {
   readonly amount: string;
 }
 
+/** Next steps of a verify, in command lines. */
+const VERIFY_HINTS = {
+  amountSent: 'run keydeck billing verify again with --amount set to what the transfer sent',
+  again: 'run the same keydeck billing verify again',
+};
+
 /**
  * `keydeck billing verify --tx HASH --amount USD [--json]` (§4 `POST /api/billing/verify-topup`;
- * §2.6 result). Exit 2 for a bad hash or amount (nothing sent); 1 for `amount_mismatch`,
- * `tx_already_used` and other refusals.
+ * §2.6 result), through the procedure the TUI uses (src/billing/topups.ts): the record (the one
+ * with this hash, else the one USDC top-up awaiting this amount, else a new one) is `verifying`
+ * with the `totalTopUp` baseline before the request is sent; a hash already credited on record is
+ * not sent again. Exit 0 when credited (also by keydeck's own earlier verify whose answer was
+ * lost); 2 for a bad hash or amount (nothing sent; a transfer that can never be credited says so);
+ * 1 for `amount_mismatch`, `tx_already_used`, `not_found`, `already_credited` and other refusals;
+ * 4 when the answer was lost (the record stays `verifying`: run it again).
  */
-export async function billingVerify(globals: GlobalOptions, flags: VerifyFlags, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+export async function billingVerify(globals: GlobalOptions, flags: VerifyFlags, deps: BillingDeps = {}): Promise<ExitCodeValue> {
   const txHash = parseTxHash(flags.tx);
-  const amount = parseAmount(flags.amount);
-  const { client } = await openSession(globals, deps.session);
-  const verified = await client.verifyTopUp({ txHash, amount });
-  if (flags.json) printData(verified);
-  else printLine(`Credited ${formatUsd(verified.credited)}; the balance is now ${formatUsd(verified.balance)}.`);
+  const amount = parseAmount(flags.amount, '--amount', 'transfer');
+  const { client, profile } = await openSession(globals, deps.session);
+  const journal = journalOf(deps);
+  let outcome: VerifyOutcome;
+  try {
+    outcome = await verifyUsdc({ journal, client, scope: { host: hostOf(profile.baseUrl), profile: profile.name } }, { txHash, amount });
+  } finally {
+    journal.close();
+  }
+  const lines = verifyOutcomeLines(outcome, amount, VERIFY_HINTS);
+  switch (outcome.kind) {
+    case 'credited':
+      if (flags.json) printData({ credited: outcome.credited, ...(outcome.balance !== undefined && { balance: outcome.balance }) });
+      else if (outcome.byEarlierVerify) printLine(`${lines[0]}${outcome.balance !== undefined ? ` The balance is now ${formatUsd(outcome.balance)}.` : ''}`);
+      else printLine(`Credited ${formatUsd(outcome.credited)}${outcome.balance !== undefined ? `; the balance is now ${formatUsd(outcome.balance)}` : ''}.`);
+      return ExitCode.ok;
+    case 'already_credited':
+      return fail(ExitCode.refused, `already_credited: ${lines[0]}`);
+    case 'used_unconfirmed':
+      return fail(ExitCode.refused, `outcome_unknown: ${lines.join(' ')}`);
+    case 'not_sent':
+      if (outcome.error instanceof JournalError || !(outcome.error instanceof KeydeckApiError)) return fail(ExitCode.refused, lines.join(' '));
+      warn('nothing was sent: keydeck reads the total of top-ups before verifying, to recognise its own verification later.');
+      throw outcome.error;
+    case 'unknown':
+      warn('the top-up stays "verifying" on keydeck\'s record: run the same keydeck billing verify again; keydeck recognises its own earlier verification.');
+      throw outcome.error;
+    default:
+      throw outcome.error;
+  }
+}
+
+/** Flags of `billing history`. Another view (a chart, say) is one more flag here and one more branch in {@link billingHistory}. */
+export interface HistoryFlags extends JsonFlag {}
+
+/** One record in the `billing history --json` array (amounts USD). */
+export interface HistoryItem {
+  readonly method: JournalEntry['method'];
+  /** USD requested. */
+  readonly amount: number;
+  readonly state: JournalEntry['state'];
+  /** ISO 8601. */
+  readonly createdAt: string;
+  readonly txHash?: string;
+  readonly sessionId?: string;
+  /** USD the service credited, once known. */
+  readonly credited?: number;
+  /** USDC deposit address (EIP-55). */
+  readonly address?: string;
+}
+
+/** The `--json` form of a record. */
+export function historyItem(entry: JournalEntry): HistoryItem {
+  return {
+    method: entry.method,
+    amount: entry.amount,
+    state: entry.state,
+    createdAt: entry.createdAt,
+    ...(entry.txHash !== undefined && { txHash: entry.txHash }),
+    ...(entry.sessionId !== undefined && { sessionId: entry.sessionId }),
+    ...(entry.credited !== undefined && { credited: entry.credited }),
+    ...(entry.address !== undefined && { address: entry.address }),
+  };
+}
+
+function stateCell(entry: JournalEntry): Cell {
+  const style = entry.state === 'credited' ? 'green' : entry.state === 'refused' ? 'red' : entry.state === 'closed' ? 'dim' : 'yellow';
+  return { text: stateLabel(entry.state), style };
+}
+
+/** The human table of records, newest first: created, amount (credited once known), method, state, reference, note. */
+export function historyTable(entries: readonly JournalEntry[], options: { color?: boolean } = {}): TerminalText {
+  return formatTable(
+    ['CREATED', 'AMOUNT', 'METHOD', 'STATE', 'REFERENCE', 'NOTE'],
+    entries.map((e) => [
+      formatTimestamp(e.createdAt),
+      formatUsd(e.credited ?? e.amount),
+      methodLabel(e.method),
+      stateCell(e),
+      e.txHash ?? e.sessionId ?? e.paymentId ?? (e.address ? `to ${e.address}` : ''),
+      e.state === 'credited' ? '' : (e.reason ?? ''),
+    ]),
+    options,
+  );
+}
+
+/** The records of the current profile's service (all records when no base URL is set), newest first. */
+export async function historyEntries(globals: GlobalOptions, deps: BillingDeps = {}): Promise<JournalEntry[]> {
+  const env = deps.session?.env ?? process.env;
+  const profile = await resolveProfile(globals, env);
+  const scope: JournalScope | undefined = profile.baseUrl !== undefined ? { host: hostOf(profile.baseUrl), profile: profile.name } : undefined;
+  const journal = journalOf(deps);
+  try {
+    const all = await journal.list();
+    return scope ? all.filter((e) => inScope(e, scope)) : all;
+  } finally {
+    journal.close();
+  }
+}
+
+/**
+ * `keydeck billing history [--json]`: the local top-up record of this profile's service, newest
+ * first; with `--json` an array of {@link HistoryItem}. Sends no request and needs no key. Exit 0;
+ * 1 when the record cannot be read.
+ */
+export async function billingHistory(globals: GlobalOptions, flags: HistoryFlags = {}, deps: BillingDeps = {}): Promise<ExitCodeValue> {
+  let entries: JournalEntry[];
+  try {
+    entries = await historyEntries(globals, deps);
+  } catch (error) {
+    if (error instanceof JournalError) fail(ExitCode.refused, error.message);
+    throw error;
+  }
+  if (flags.json) printData(entries.map(historyItem));
+  else if (entries.length === 0) printLine('No top-ups on record for this service yet. Start one with: keydeck billing topup --amount USD --method usdc');
+  else printFormatted(historyTable(entries, { color: colorEnabled() }));
   return ExitCode.ok;
 }
 
@@ -219,6 +381,19 @@ export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {
   const threshold = parsed.value.alertBelowUsd ?? profile.alertBelowUsd;
   const alarm = new LowBalanceAlarm(threshold);
   const now = deps.now ?? Date.now;
+  // Every reading joins the balance history on disk (issue 16), as the TUI's and the monitor's do.
+  let store: BalanceHistoryStore | undefined;
+  try {
+    store = BalanceHistoryStore.open({ env: deps.session?.env ?? process.env });
+  } catch (error) {
+    process.stderr.write(`keydeck: the balance history is not kept: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  const recorder = new HistoryRecorder({
+    series: store?.series(profile.name, originOf(profile.baseUrl)),
+    now: now(),
+    seed: false,
+    onError: (sentence) => process.stderr.write(`keydeck: ${sentence}.\n`),
+  });
   const interrupt = deps.signal ? undefined : signalOnInterrupt();
   const signal = deps.signal ?? interrupt!.signal;
   let last: string | undefined;
@@ -239,6 +414,7 @@ export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {
       first = false;
       if (credits) {
         lastProblem = undefined;
+        recorder.record(now(), credits.remaining, credits.totalTopUp);
         const key = `${credits.remaining}|${credits.totalTopUp}`;
         if (key !== last) printLine(watchLine(now(), credits));
         last = key;
@@ -258,6 +434,7 @@ export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {
     return ExitCode.ok;
   } finally {
     interrupt?.dispose();
+    store?.close();
     client.close();
   }
 }

@@ -44,19 +44,6 @@ export async function confirmDestructive(options: ConfirmOptions): Promise<void>
   if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was changed');
 }
 
-/**
- * The name of the item `id` in a list, for a confirmation question; undefined when the list
- * cannot be read or has no such item (the question then names the id only; the request that
- * follows reports what is wrong).
- */
-export async function nameOf(list: () => Promise<ReadonlyArray<{ id: string; name: string }>>, id: string): Promise<string | undefined> {
-  try {
-    return (await list()).find((k) => k.id === id)?.name;
-  } catch {
-    return undefined;
-  }
-}
-
 /** What {@link confirmTopUp} needs to know about the top-up and the profile. */
 export interface TopUpConfirmation {
   /** USD, already parsed (≥ 10, two decimals). */

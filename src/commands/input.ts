@@ -4,7 +4,8 @@
  * 2 and one sentence `invalid_request: <flag> <reason>` (see {@link fail}).
  */
 import type { z } from 'zod';
-import { KeyIdSchema, KeyNameSchema, TopUpAmountSchema, TxHashSchema } from '../api/schemas.js';
+import { KeyIdSchema, KeyNameSchema } from '../api/schemas.js';
+import { normalizeTxHash, parseUsdAmount, txHashProblem, type AmountPurpose } from '../billing/input.js';
 import { ExitCode, fail } from './output.js';
 
 /** The first issue's message of a failed zod parse. */
@@ -29,23 +30,28 @@ export function parseKeyId(text: string): string {
   return check(KeyIdSchema, text, 'ID');
 }
 
-/** A transaction hash (`--tx`): `0x` + 64 hex digits. Exit 2 otherwise. */
+/**
+ * A transaction hash (`--tx`): `0x` + 64 hex digits, checked by the rule the TUI uses
+ * (src/billing/input.ts: a longer one is refused with its count, never cut). Exit 2 otherwise.
+ * @returns the hash, lower case
+ */
 export function parseTxHash(text: string): string {
-  return check(TxHashSchema, text.trim(), '--tx');
+  const problem = txHashProblem(text);
+  if (problem) fail(ExitCode.usage, `invalid_request: --tx: ${problem}`);
+  return normalizeTxHash(text);
 }
 
 /**
- * A USD amount (`--amount`) written as a plain decimal: digits, optionally `.` and 1–2 more
- * digits (`10`, `10.5`, `12.50`); then ≥ 10 and ≤ 1,000,000 (§4, §8). Refused: exponents
- * (`1e3`), a trailing or leading dot (`10.`, `.5`), signs, thousands separators, more than two
- * decimals (`10.001`), so the amount sent is exactly the amount typed. Exit 2 otherwise.
+ * A USD amount (`--amount`) by the rule the TUI uses (src/billing/input.ts): a plain decimal
+ * (`10`, `10.5`, `12.50`), ≥ 10 and ≤ 1,000,000 (§4, §8). `purpose` `transfer` (a USDC transfer
+ * already sent) says when such a transfer can never be credited, and what to do. Exit 2 otherwise.
  * @returns the amount in USD
  */
-export function parseAmount(text: string, flag = '--amount'): number {
-  const t = text.trim();
-  if (!/^\d+(\.\d+)?$/.test(t)) {
-    fail(ExitCode.usage, `invalid_request: ${flag}: must be an amount in USD written as a plain decimal number, such as 10 or 12.50 (got "${t.slice(0, 40)}")`);
+export function parseAmount(text: string, flag = '--amount', purpose: AmountPurpose = 'topup'): number {
+  const parsed = parseUsdAmount(text, purpose);
+  if (!parsed.ok) {
+    const got = parsed.code === 'format' ? ` (got "${text.trim().slice(0, 40)}")` : '';
+    fail(ExitCode.usage, `invalid_request: ${flag}: ${parsed.reason}${got}`);
   }
-  if (/\.\d{3,}$/.test(t)) fail(ExitCode.usage, `invalid_request: ${flag}: amount must have at most two decimals`);
-  return check(TopUpAmountSchema, Number(t), flag);
+  return parsed.amount;
 }

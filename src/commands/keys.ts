@@ -10,9 +10,9 @@
  * and need `--yes` without one. Errors and exit codes: see ./api-command.ts.
  */
 import type { ConsumptionKey } from '../api/schemas.js';
-import { printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
-import { confirmDestructive, ensureCanConfirm, nameOf } from './confirm.js';
-import { keyStatus } from '../api/keyStatus.js';
+import { byId, printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
+import { confirmDestructive, ensureCanConfirm } from './confirm.js';
+import { keyStatus, paidTimeLost } from '../api/keyStatus.js';
 import { parseKeyId, parseKeyName } from './input.js';
 import { canPrompt, ExitCode, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalText } from './table.js';
@@ -80,12 +80,21 @@ export async function keysCreate(globals: GlobalOptions, flags: JsonFlag & { nam
   return ExitCode.ok;
 }
 
+/** The listed item with `id`, or undefined when the list cannot be read or has none. */
+async function findQuietly<T extends { id: string }>(list: () => Promise<readonly T[]>, id: string): Promise<T | undefined> {
+  try {
+    return (await list()).find((k) => k.id === id);
+  } catch {
+    return undefined;
+  }
+}
+
 /** `keydeck keys rename ID --name NAME [--json]` (§4 `PUT /api/keys/:id` with `name`). */
 export async function keysRename(globals: GlobalOptions, id: string, flags: JsonFlag & { name: string }, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const keyId = parseKeyId(id);
   const name = parseKeyName(flags.name);
   const { client } = await openSession(globals, deps.session);
-  const result = await client.updateKey(keyId, { name });
+  const result = await byId(keyId, () => client.updateKey(keyId, { name }), () => client.listKeys(), 'keydeck keys list');
   if (flags.json) printData(result);
   else printLine(`Renamed the key ${keyId} to "${name}".`);
   return ExitCode.ok;
@@ -106,19 +115,26 @@ export async function keysSetActive(
   const keyId = parseKeyId(id);
   if (!isActive) ensureCanConfirm({ yes: flags.yes, command: `keydeck keys disable ${keyId}` });
   const { client } = await openSession(globals, deps.session);
-  let label = `the key ${keyId}`;
+  // The key as listed (its name, whether it is an expired subscription, its paid time left), by
+  // the service's clock (the list's HTTP Date); undefined when it cannot be read.
+  const key = !isActive ? await findQuietly(() => client.listKeys(), keyId) : undefined;
+  const now = client.serviceNow();
+  const expired = key !== undefined && keyStatus(key, now) === 'expired';
+  const label = key !== undefined ? `the key "${visible(key.name)}" (id ${keyId})` : `the key ${keyId}`;
   if (!isActive) {
-    const named = !flags.yes && canPrompt() ? await nameOf(() => client.listKeys(), keyId) : undefined;
-    if (named !== undefined) label = `the key "${visible(named)}" (id ${keyId})`;
+    const lost = key ? paidTimeLost(key, 'deactivate', now) : undefined;
     await confirmDestructive({
       yes: flags.yes,
-      question: `Disable ${label}? It stops working at once, until \`keydeck keys enable ${keyId}\`.`,
+      question: expired
+        ? `Disable ${label}? Its subscription has ended, so it cannot be enabled again.`
+        : `Disable ${label}? It stops working at once, until \`keydeck keys enable ${keyId}\`${lost ? `; ${lost}` : ''}.`,
       command: `keydeck keys disable ${keyId}`,
     });
   }
-  const result = await client.updateKey(keyId, { isActive });
+  const result = await byId(keyId, () => client.updateKey(keyId, { isActive }), () => client.listKeys(), 'keydeck keys list');
   if (flags.json) printData(result);
   else if (isActive) printLine(`Enabled ${label}: it works again.`);
+  else if (expired) printLine(`Disabled ${label}: its subscription has ended (a new subscription payment creates a new key).`);
   else printLine(`Disabled ${label}: it is refused from now on; \`keydeck keys enable ${keyId}\` turns it back on.`);
   return ExitCode.ok;
 }
@@ -131,14 +147,15 @@ export async function keysDelete(globals: GlobalOptions, id: string, flags: YesF
   const keyId = parseKeyId(id);
   ensureCanConfirm({ yes: flags.yes, command: `keydeck keys delete ${keyId}` });
   const { client } = await openSession(globals, deps.session);
-  const named = !flags.yes && canPrompt() ? await nameOf(() => client.listKeys(), keyId) : undefined;
-  const label = named !== undefined ? `the key "${visible(named)}" (id ${keyId})` : `the key ${keyId}`;
+  const key = !flags.yes && canPrompt() ? await findQuietly(() => client.listKeys(), keyId) : undefined;
+  const label = key !== undefined ? `the key "${visible(key.name)}" (id ${keyId})` : `the key ${keyId}`;
+  const lost = key ? paidTimeLost(key, 'delete', client.serviceNow()) : undefined;
   await confirmDestructive({
     yes: flags.yes,
-    question: `Delete ${label}? It is revoked at once and cannot be restored.`,
+    question: `Delete ${label}? It is revoked at once and cannot be restored${lost ? `; ${lost}` : ''}.`,
     command: `keydeck keys delete ${keyId}`,
   });
-  const result = await client.deleteKey(keyId);
+  const result = await byId(keyId, () => client.deleteKey(keyId), () => client.listKeys(), 'keydeck keys list');
   if (flags.json) printData(result);
   else printLine(`Deleted ${label}.`);
   return ExitCode.ok;

@@ -12,7 +12,7 @@ import { keyPrefixOf } from '../api/errors.js';
 import type { ManagementKey } from '../api/schemas.js';
 import { TOKEN_ENV_VAR } from '../credentials/index.js';
 import { tokenKind } from '../credentials/token.js';
-import { printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
+import { byId, printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { parseKeyId, parseKeyName } from './input.js';
 import { canPrompt, ExitCode, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
@@ -107,7 +107,7 @@ export async function mgmtKeysDelete(globals: GlobalOptions, id: string, flags: 
     question: `Delete ${label}?${isOwn ? ' keydeck is signed in with it and will be signed out.' : ''} Tools using it stop working at once.`,
     command: `keydeck mgmt-keys delete ${keyId}`,
   });
-  const result = await client.deleteManagementKey(keyId);
+  const result = await byId(keyId, () => client.deleteManagementKey(keyId), () => client.listManagementKeys(), 'keydeck mgmt-keys list');
   if (flags.json) printData(result);
   else printLine(`Deleted ${label}.`);
   if (isOwn) {

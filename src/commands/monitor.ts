@@ -13,7 +13,8 @@ import { parseWatchFlags, type MonitorSettings } from '../billing/settings.js';
 import { tokenKind } from '../credentials/token.js';
 import type { CreditBalance } from '../api/schemas.js';
 import { keyPrefixOf } from '../api/errors.js';
-import { ExitCode, fail, openSession, type ExitCodeValue, type GlobalOptions, type OpenSessionOptions } from './output.js';
+import { BalanceHistoryStore, originOf, type HistorySeries } from '../billing/historyStore.js';
+import { ExitCode, fail, openSession, warn, type ExitCodeValue, type GlobalOptions, type OpenSessionOptions } from './output.js';
 
 /** Flags of `keydeck monitor` (commander's strings). */
 export interface MonitorFlags {
@@ -27,6 +28,8 @@ export interface MonitorFlags {
 export type MonitorRenderer = (input: {
   readonly settings: MonitorSettings;
   readonly getCredits: (options: { signal: AbortSignal }) => Promise<CreditBalance>;
+  /** The balance history of this profile and origin on disk (absent: kept in memory only). */
+  readonly series?: HistorySeries;
 }) => Promise<number>;
 
 /** Dependencies of {@link monitorCommand}. */
@@ -36,6 +39,8 @@ export interface MonitorDeps {
   readonly isTerminal?: boolean;
   /** Passed to openSession (env, store). */
   readonly session?: OpenSessionOptions;
+  /** Opens the history database (default BalanceHistoryStore.open with the session's env). */
+  readonly openHistory?: () => BalanceHistoryStore;
 }
 
 /**
@@ -60,9 +65,17 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
     ...(alertBelowUsd !== undefined && { alertBelowUsd }),
     credentialLabel: `${isKey ? `key ${keyPrefixOf(credential.token)}` : 'session token'} (${credential.source})`,
   };
+  let store: BalanceHistoryStore | undefined;
   try {
-    return await deps.render({ settings, getCredits: (options) => client.getCredits(options) });
+    store = deps.openHistory ? deps.openHistory() : BalanceHistoryStore.open({ env: deps.session?.env ?? process.env });
+  } catch (error) {
+    warn(`the balance history is kept in memory only: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  try {
+    const series = store?.series(profile.name, originOf(profile.baseUrl));
+    return await deps.render({ settings, getCredits: (options) => client.getCredits(options), ...(series && { series }) });
   } finally {
+    store?.close();
     client.close();
   }
 }

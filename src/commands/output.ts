@@ -23,7 +23,7 @@ import { KeydeckApiError, redactSecrets } from '../api/errors.js';
 import { ConfigError } from '../config/config.js';
 import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
-import { createCredentialStore } from '../credentials/index.js';
+import { createCredentialStore, describeCredential } from '../credentials/index.js';
 import { CredentialStoreError, type CredentialStore, type StoredCredential } from '../credentials/store.js';
 import { escapeJsonForTerminal, visible } from '../terminal/sanitize.js';
 import type { TerminalText } from './table.js';
@@ -217,6 +217,8 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
     ...options.client,
     baseUrl: profile.baseUrl,
     token: credential.token,
+    // Every 401/403 names the credential and where it came from (a rejected KEYDECK_TOKEN says so).
+    credential: describeCredential(credential.token, credential.source, profile.name),
   });
   return { profile: { ...profile, baseUrl: profile.baseUrl }, credential, client, store };
 }

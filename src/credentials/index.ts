@@ -28,6 +28,7 @@ import { checkCredentialToken } from './token.js';
 
 export * from './store.js';
 export { TOKEN_ENV_VAR, envCredential } from './env.js';
+export { describeCredential, type CredentialOrigin, type CredentialWords } from './describe.js';
 export { CredentialFile } from './file.js';
 export {
   DEFAULT_KEYCHAIN_TIMEOUT_MS,

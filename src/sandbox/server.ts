@@ -134,6 +134,13 @@ export function createSandboxApp(ctx: SandboxContext, options: SandboxAppOptions
     done();
   });
 
+  // Every answer's HTTP Date header follows the simulated clock (POST /sandbox/clock), as a real
+  // service's follows its own: clients reckon subscription time left by it (issue 19).
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    reply.header('date', new Date(ctx.clock.now()).toUTCString());
+    done(null, payload);
+  });
+
   if (ctx.dialect !== 'seed') {
     // Answers of /api/* in the dialect's shape (./dialect.ts); errors keep the DESIGN.md bodies.
     app.addHook('preSerialization', (request, reply, payload, done) => {

@@ -6,12 +6,12 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import { Box } from 'ink';
-import { Banner, useHasBanner } from './components/Banner.js';
+import { Banner, useBannerRows } from './components/Banner.js';
 import { Header } from './components/Header.js';
 import { HelpOverlay } from './components/HelpOverlay.js';
 import { HintBar } from './components/HintBar.js';
 import { PaneTabs } from './components/PaneTabs.js';
-import { StatusLine } from './components/StatusLine.js';
+import { StatusLine, useStatusRows } from './components/StatusLine.js';
 import { useAccountData } from './contexts/AccountDataContext.js';
 import { useBalanceRefresh } from './contexts/BalanceContext.js';
 import { useKeymap, useQuit } from './contexts/KeymapContext.js';
@@ -45,9 +45,12 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
   const refreshBalance = useBalanceRefresh();
   const flash = useFlash();
   const quit = useQuit();
-  const banner = useHasBanner();
+  const bannerRows = useBannerRows(columns);
   const compact = mode === 'compact';
-  const bodyRows = Math.max(1, rows - shellChromeRows(mode) - (banner ? 1 : 0));
+  // A status message wraps onto the lines it needs (at most a quarter of the screen): the pane shrinks.
+  const statusMax = Math.max(1, Math.min(6, Math.floor(rows / 4)));
+  const statusRows = useStatusRows(columns, statusMax);
+  const bodyRows = Math.max(1, rows - shellChromeRows(mode) - bannerRows - (statusRows - 1));
   // One size object per layout, so the memoised panes (panes/index.ts) re-render only for their own data.
   const size = useMemo(() => ({ columns, rows: bodyRows, mode }), [columns, bodyRows, mode]);
   const index = PANES.findIndex((p) => p.id === pane);
@@ -75,7 +78,8 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
       'pane.billing': () => setPane('billing'),
       'pane.next': () => cycle(1),
       'pane.prev': () => cycle(-1),
-      'setup.again': session.rejected ? () => startSetup() : undefined,
+      // Not for a rejected KEYDECK_TOKEN: the variable would override the new key at the next start.
+      'setup.again': session.rejected && session.info?.origin !== 'env' ? () => startSetup() : undefined,
     },
     { active: !help },
   );
@@ -84,7 +88,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
     <Box flexDirection="column" width={columns} height={rows} overflow="hidden">
       <Header columns={columns} compact={compact} />
       <PaneTabs panes={PANES} active={pane} compact={compact} />
-      {banner ? <Banner columns={columns} /> : null}
+      {bannerRows > 0 ? <Banner columns={columns} /> : null}
       <Box height={bodyRows} width={columns} flexDirection="column" overflow="hidden">
         {help ? <HelpOverlay columns={columns} rows={bodyRows} onClose={() => setHelp(false)} /> : null}
         {PANES.map((p) => {
@@ -96,7 +100,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
           );
         })}
       </Box>
-      <StatusLine columns={columns} />
+      <StatusLine columns={columns} maxLines={statusMax} />
       <HintBar columns={columns} />
     </Box>
   );

@@ -113,3 +113,61 @@ export function truncateTo(text: string, width: number): string {
   if (width <= 0) return '';
   return displayWidth(text) > width ? cliTruncate(text, width) : text;
 }
+
+/**
+ * `text` broken at spaces into as many lines of at most `width` cells as it needs; a word longer
+ * than the width is broken across lines, never cut: every character of `text` but the spaces
+ * at the breaks is kept.
+ */
+export function wrapAll(text: string, width: number): string[] {
+  if (width <= 0) return [];
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
+    const candidate = line === '' ? word : `${line} ${word}`;
+    if (displayWidth(candidate) <= width) {
+      line = candidate;
+      continue;
+    }
+    if (line !== '') lines.push(line);
+    line = '';
+    let rest = word;
+    while (displayWidth(rest) > width) {
+      let head = '';
+      for (const ch of rest) {
+        if (displayWidth(head + ch) > width) break;
+        head += ch;
+      }
+      if (head === '') head = [...rest][0]!;
+      lines.push(head);
+      rest = rest.slice(head.length);
+    }
+    line = rest;
+  }
+  if (line !== '') lines.push(line);
+  return lines;
+}
+
+/**
+ * `text` broken at spaces into lines of at most `width` cells (a word longer than the width is
+ * cut hard); at most `maxLines` lines, the last one ending in "…" only when text was left over.
+ */
+export function wrapWords(text: string, width: number, maxLines = Number.POSITIVE_INFINITY): string[] {
+  if (width <= 0) return [];
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
+    const candidate = line === '' ? word : `${line} ${word}`;
+    if (displayWidth(candidate) <= width) {
+      line = candidate;
+      continue;
+    }
+    if (line !== '') lines.push(line);
+    line = displayWidth(word) <= width ? word : truncateTo(word, width);
+  }
+  if (line !== '') lines.push(line);
+  if (lines.length <= maxLines) return lines;
+  const kept = lines.slice(0, maxLines);
+  kept[maxLines - 1] = truncateTo(`${kept[maxLines - 1]} ${lines[maxLines]}`, width);
+  return kept;
+}

@@ -6,6 +6,7 @@
  */
 import { hostname } from 'node:os';
 import { sandboxDbPath } from '../config/paths.js';
+import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { render } from 'ink';
 import { KeydeckClient, type ClientNotice } from '../api/client.js';
 import type { Dialect } from '../sandbox/dialect.js';
@@ -101,6 +102,10 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     for (const listener of noticeListeners) listener(notice.message);
   };
 
+  /** The history database, opened on first use (the Billing pane's mount), closed at exit. */
+  let historyStore: BalanceHistoryStore | undefined;
+  lifecycle.onCleanup(() => historyStore?.close());
+
   const resolvedName = profile.name;
   const configPath = profile.configPath;
   const services: AppServices = {
@@ -113,11 +118,18 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     },
     target: sandbox ? 'sandbox' : 'live',
     store: createCredentialStore(),
-    createClient: (baseUrl, token) => {
-      const key = `${baseUrl}\0${token}`;
+    createClient: (baseUrl, token, credential) => {
+      const key = `${baseUrl}\0${token}\0${credential?.label ?? ''}`;
       let client = clients.get(key);
       if (!client) {
-        client = new KeydeckClient({ ...clientTimeout, ...(profile.topUpMethods !== undefined && { methodNames: profile.topUpMethods }), onNotice, baseUrl, token });
+        client = new KeydeckClient({
+          ...clientTimeout,
+          ...(profile.topUpMethods !== undefined && { methodNames: profile.topUpMethods }),
+          onNotice,
+          baseUrl,
+          token,
+          ...(credential && { credential }),
+        });
         clients.set(key, client);
       }
       return client;
@@ -132,6 +144,10 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     ...(sandbox && { demoToken: sandbox.token }),
     insecureStorage: globals.insecureStorage === true,
     hostname: hostname(),
+    openHistory: (baseUrl) => {
+      historyStore ??= BalanceHistoryStore.open();
+      return historyStore.series(resolvedName, originOf(baseUrl));
+    },
     copy: (text) => copyText(text),
     redraw: () => instance?.clear(),
     exit: (code, message) => void lifecycle.exit(code, message),

@@ -3,8 +3,9 @@
  * profile, the credential store, a client factory, the clipboard, and the app's exit site.
  * run.tsx builds the real one; tests build one around an in-process sandbox.
  */
-import type { KeydeckClient } from '../api/client.js';
+import type { CredentialDescription, KeydeckClient } from '../api/client.js';
 import type { CredentialStore } from '../credentials/store.js';
+import type { HistorySeries } from '../billing/historyStore.js';
 
 /**
  * The part of `KeydeckClient` (src/api/client.ts) the TUI uses: the keys of §4, the management
@@ -25,7 +26,9 @@ export type AccountClient = Pick<
   | 'getBillingStatus'
   | 'topUp'
   | 'verifyTopUp'
->;
+> &
+  /** The service's clock minus this machine's, ms (from the HTTP Date header; undefined before an answer or in fakes). */
+  Partial<Pick<KeydeckClient, 'serviceClockOffsetMs'>>;
 
 /** The profile the TUI runs with (from src/config, with command-line overrides applied). */
 export interface TuiProfile {
@@ -49,8 +52,11 @@ export interface AppServices {
   /** `sandbox` with --sandbox (header says SANDBOX), else `live`. */
   readonly target: 'sandbox' | 'live';
   readonly store: CredentialStore;
-  /** Builds a client for `baseUrl` with `token` (a session token or an mk_ key). */
-  readonly createClient: (baseUrl: string, token: string) => AccountClient;
+  /**
+   * Builds a client for `baseUrl` with `token` (a session token or an mk_ key); `credential`
+   * names it in the client's 401/403 sentences (issue 19).
+   */
+  readonly createClient: (baseUrl: string, token: string, credential?: CredentialDescription) => AccountClient;
   /** Saves the base URL typed in setup to the profile (absent with --sandbox: never saved). */
   readonly saveBaseUrl?: (baseUrl: string) => Promise<void>;
   /** With --sandbox: the demo user's session token, offered in setup with one keystroke. */
@@ -75,6 +81,12 @@ export interface AppServices {
    * sent in a list, hidden); the shell shows each once on the status line. Returns the unsubscribe.
    */
   readonly onClientNotice?: (listener: (message: string) => void) => () => void;
+  /**
+   * The balance history of this profile at `baseUrl`'s origin in the history database
+   * (src/billing/historyStore.ts); absent: the history is kept in memory only.
+   * @throws HistoryStoreError when the database cannot be used (the pane says so, once).
+   */
+  readonly openHistory?: (baseUrl: string) => HistorySeries;
   /** Clock (epoch ms); tests may pin it. Default Date.now. */
   readonly now?: () => number;
 }

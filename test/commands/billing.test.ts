@@ -78,20 +78,28 @@ describe('billing credits and status', () => {
 
 describe('billing topup and verify', () => {
   it('refuses bad amounts, hashes and methods before sending anything (exit 2, service unreachable)', async () => {
+    // One amount rule and one hash check for the CLI and the TUI (src/billing/input.ts).
     const cases: [string[], RegExp][] = [
-      [['--amount', '9.99', '--method', 'usdc'], /--amount: amount must be at least 10 USD/],
-      [['--amount', '1e3', '--method', 'usdc'], /--amount: must be an amount in USD written as a plain decimal number.*\(got "1e3"\)/],
-      [['--amount', '10.', '--method', 'usdc'], /plain decimal number/],
-      [['--amount', '10.001', '--method', 'card_checkout'], /--amount: amount must have at most two decimals/],
+      [['--amount', '9.99', '--method', 'usdc'], /--amount: the minimum top-up is 10 USD/],
+      [['--amount', '1e3', '--method', 'usdc'], /--amount: an amount in USD is a plain decimal number such as 25 or 12\.50.*\(got "1e3"\)/],
+      [['--amount', '10.', '--method', 'usdc'], /plain decimal number .*\(no dot at the end\)/],
+      [['--amount', '$25', '--method', 'usdc'], /plain decimal number .*\(the number only, without \$\)/],
+      [['--amount', '10.001', '--method', 'card_checkout'], /--amount: at most two decimals \(whole cents\)/],
       [['--amount', '-10', '--method', 'usdc'], /plain decimal number/],
-      [['--amount', '2000000', '--method', 'usdc'], /at most 1000000 USD/],
+      [['--amount', '2000000', '--method', 'usdc'], /at most 1,000,000 USD/],
       [['--amount', '10', '--method', 'pay pal'], /--method: method must be 1–64 letters, digits/],
       [['--amount', '10'], /required option '--method <name>'/],
     ];
     const verifyCases: [string[], RegExp][] = [
-      [['--tx', '0x1234', '--amount', '10'], /--tx: txHash must be 0x followed by 64 hex digits/],
-      [['--tx', `0x${'g'.repeat(64)}`, '--amount', '10'], /--tx: txHash must be 0x/],
-      [['--tx', `0x${'a'.repeat(64)}`, '--amount', '10.5.1'], /--amount: must be an amount/],
+      [['--tx', '0x1234', '--amount', '10'], /--tx: 4 of 64 hex digits/],
+      [['--tx', `0x${'g'.repeat(64)}`, '--amount', '10'], /--tx: only hex digits/],
+      // Never cut to 64 and sent.
+      [['--tx', `0x${'a'.repeat(65)}`, '--amount', '10'], /--tx: 65 of 64 hex digits: 1 too many/],
+      [['--tx', `0x${'a'.repeat(66)}`, '--amount', '10'], /--tx: 66 of 64 hex digits: 2 too many/],
+      [['--tx', `0x${'a'.repeat(64)}`, '--amount', '10.5.1'], /--amount: an amount in USD is a plain decimal/],
+      // A transfer that can never be credited says so, and what to do.
+      [['--tx', `0x${'a'.repeat(64)}`, '--amount', '9.5'], /--amount: a transfer of 9\.5 USDC is below the 10 USD minimum top-up, so the service can never credit it .*ask the service's support/],
+      [['--tx', `0x${'a'.repeat(64)}`, '--amount', '10.005'], /--amount: a transfer of 10\.005 USDC has digits below a cent.*never credit it/],
     ];
     const results = await Promise.all([
       ...cases.map(([args]) => cli.run('sess_x', ['billing', 'topup', ...args], { KEYDECK_BASE_URL: UNREACHABLE })),
@@ -103,7 +111,7 @@ describe('billing topup and verify', () => {
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(pattern);
     });
-    expect(results[0]!.stderr).toBe('keydeck: invalid_request: --amount: amount must be at least 10 USD.\n');
+    expect(results[0]!.stderr).toBe('keydeck: invalid_request: --amount: the minimum top-up is 10 USD.\n');
   });
 
   it('card_checkout prints the checkout page (human) or the session (JSON); paying there credits the account', async () => {
@@ -149,9 +157,10 @@ describe('billing topup and verify', () => {
     const verified = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '20', '--json']);
     expect(verified.code, verified.stderr).toBe(0);
     expect(VerifiedTopUpSchema.parse(JSON.parse(verified.stdout))).toEqual({ credited: 20, balance: 20 });
+    // On keydeck's record as credited: not sent again.
     const reused = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '20']);
     expect(reused.code).toBe(1);
-    expect(reused.stderr).toMatch(/^keydeck: tx_already_used: .*already been used/);
+    expect(reused.stderr).toMatch(/^keydeck: already_credited: Already credited: this transaction credited \$20\.00 on .* Nothing was sent\.$/m);
 
     const tx2 = await transfer(address!, '12.5');
     const again = await cli.run(user, ['billing', 'verify', '--tx', tx2, '--amount', '12.50']);

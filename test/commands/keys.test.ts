@@ -231,7 +231,12 @@ describe('failures', () => {
     expect(down.stderr).toMatch(/^keydeck: network_error: could not reach the service at http:\/\/127\.0\.0\.1:9 .*ECONNREFUSED.*\n$/);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
-    expect(refused.stderr).toMatch(/^keydeck: unauthorized: .*\(keydeck auth login, or set KEYDECK_TOKEN\)\.\n$/);
+    // The rejected credential is named, with where it came from and what to do (never `auth login`,
+    // whose stored key KEYDECK_TOKEN would override again).
+    expect(refused.stderr.startsWith(
+      'keydeck: unauthorized: the service did not accept the credential in use, KEYDECK_TOKEN (session token), to list the keys: it may be mistyped, expired or deleted; unset KEYDECK_TOKEN to use the key stored for profile "default", or set a valid one',
+    )).toBe(true);
+    expect(refused.stderr).not.toContain('auth login');
     expect(refused.stderr).not.toContain('sess_not_a_token');
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/no key for profile "default": run `keydeck auth login`, or set KEYDECK_TOKEN/);

@@ -24,8 +24,8 @@ export interface PtyApp {
   /** The screen as one text. */
   screenText(): string;
   write(data: string): void;
-  /** Waits until the screen contains `text` (or matches); throws with the screen after `timeoutMs`. */
-  waitFor(text: string | RegExp, timeoutMs?: number): Promise<void>;
+  /** Waits until the screen contains `text` (or matches, or satisfies it); throws with the screen after `timeoutMs`. */
+  waitFor(text: string | RegExp | ((screen: string) => boolean), timeoutMs?: number): Promise<void>;
   /** Settles with the exit code. */
   readonly exited: Promise<{ exitCode: number; signal?: number | undefined }>;
   kill(signal?: string): void;
@@ -78,7 +78,7 @@ export function startApp(options: StartAppOptions = {}): PtyApp {
       for (;;) {
         await flush();
         const s = screen().join('\n');
-        if (typeof text === 'string' ? s.includes(text) : text.test(s)) return;
+        if (typeof text === 'string' ? s.includes(text) : typeof text === 'function' ? text(s) : text.test(s)) return;
         if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(text)}; screen:\n${s}`);
         await new Promise((r) => setTimeout(r, 50));
       }

@@ -23,7 +23,7 @@ afterEach(() => {
 
 /**
  * Edits the amount field one key at a time, as a person does: each key is written only once the
- * screen shows the previous one (keys written together would arrive as one paste). `\x7f` is
+ * screen shows the previous one (so each intermediate value is seen on screen). `\x7f` is
  * backspace.
  */
 async function editAmount(target: PtyApp, keys: string, from = ''): Promise<string> {

@@ -12,8 +12,13 @@
  * proxy.set({ kind: 'delay', ms: 5000 });               // answers held past the client's deadline
  * proxy.set({ kind: 'malformed' });                     // 200 with a body that is not JSON
  * proxy.set({ kind: 'rate-limit', retryAfterSeconds: 3 }); // 429 storm with Retry-After
+ * proxy.set({ kind: 'delay', ms: 60_000, count: 1, only: { method: 'POST', path: '/api/billing/verify-topup' } });
+ *                                                       // one request of that kind forwarded, its answer lost
  * proxy.pass();                                         // back to a faithful proxy
  * ```
+ *
+ * `only` limits a fault to the requests it matches (method and/or path without the query);
+ * the others pass through and do not use up its `count`.
  *
  * Only what the fault needs is touched: pass-through forwards method, path, headers and body
  * unchanged and streams the answer back. The proxy never logs a header (the token travels in
@@ -22,8 +27,16 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-/** What the proxy does to a request. `count`: only the next N requests, then pass-through. */
-export type Fault =
+/** Which requests a fault applies to (all when absent). */
+export interface FaultMatch {
+  readonly method?: string;
+  /** The path without the query. */
+  readonly path?: string;
+}
+
+/** What the proxy does to a request. `count`: only the next N requests (that match `only`), then pass-through. */
+export type Fault = (
+
   | { readonly kind: 'pass' }
   /** Answers with this status (5xx for server failures) and a small JSON error body. */
   | { readonly kind: 'status'; readonly status: number; readonly count?: number }
@@ -34,7 +47,8 @@ export type Fault =
   /** Answers 200 `application/json` with a truncated, unparseable body. */
   | { readonly kind: 'malformed'; readonly count?: number }
   /** Answers 429 `rate_limited` with `Retry-After: retryAfterSeconds`. */
-  | { readonly kind: 'rate-limit'; readonly retryAfterSeconds: number; readonly count?: number };
+  | { readonly kind: 'rate-limit'; readonly retryAfterSeconds: number; readonly count?: number }
+) & { readonly only?: FaultMatch };
 
 /** One request as the proxy saw it. */
 export interface SeenRequest {
@@ -79,7 +93,11 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   const timers = new Set<NodeJS.Timeout>();
 
   /** The fault for the request arriving now; counts down a counted fault. */
-  const take = (): Fault => {
+  const take = (req: http.IncomingMessage): Fault => {
+    const only = current.only;
+    if (only && ((only.method !== undefined && only.method !== req.method) || (only.path !== undefined && only.path !== (req.url ?? '/').split('?')[0]))) {
+      return { kind: 'pass' };
+    }
     const fault = current;
     if (fault.kind !== 'pass' && Number.isFinite(left)) {
       left -= 1;
@@ -125,7 +143,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   };
 
   const server = http.createServer((req, res) => {
-    const fault = take();
+    const fault = take(req);
     seen.push({ method: req.method ?? 'GET', path: req.url ?? '/', fault: fault.kind, at: Date.now() });
     switch (fault.kind) {
       case 'pass':

@@ -259,4 +259,22 @@ describe('subscription expiry (§3, §8: 30 days)', () => {
     expect(Date.parse(b.body.now) - Date.parse(a.body.now)).toBeGreaterThanOrEqual(3600_000);
     expect(b.body.offsetSeconds - a.body.offsetSeconds).toBe(3600);
   });
+
+  it('every answer’s HTTP Date header follows the simulated clock, and the client reads the offset from it', async () => {
+    const { KeydeckClient } = await import('../../src/api/client.js');
+    const token = await sb.newUser();
+    const before = await sb.call('GET', '/api/keys', { token });
+    const offset = (Date.parse(before.headers.get('date')!) - Date.now()) / 1000;
+    await sb.call('POST', '/sandbox/clock', { body: { advanceSeconds: 2 * 86_400 } });
+    const after = await sb.call('GET', '/api/keys', { token });
+    const shifted = (Date.parse(after.headers.get('date')!) - Date.now()) / 1000;
+    // One-second resolution of the header: compare within a few seconds.
+    expect(Math.abs(shifted - offset - 2 * 86_400)).toBeLessThan(5);
+    const client = new KeydeckClient({ baseUrl: sb.url, token, retries: 0 });
+    expect(client.serviceClockOffsetMs).toBeUndefined();
+    await client.listKeys();
+    expect(Math.abs(client.serviceClockOffsetMs! / 1000 - shifted)).toBeLessThan(5);
+    expect(Math.abs(client.serviceNow() - Date.now() - client.serviceClockOffsetMs!)).toBeLessThan(1000);
+    client.close();
+  });
 });

@@ -74,7 +74,7 @@ export function testServices(options: {
     profile: { name: options.profile ?? 'test', ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }), pollIntervalSeconds: options.pollIntervalSeconds ?? 15 },
     target: options.target ?? 'sandbox',
     store: options.store,
-    createClient: (baseUrl, token) => new KeydeckClient({ baseUrl, token, timeoutMs: 3000, retries: 0 }),
+    createClient: (baseUrl, token, credential) => new KeydeckClient({ baseUrl, token, timeoutMs: 3000, retries: 0, ...(credential && { credential }) }),
     ...(options.saveBaseUrl && { saveBaseUrl: options.saveBaseUrl }),
     ...(options.demoToken !== undefined && { demoToken: options.demoToken }),
     insecureStorage: options.insecureStorage ?? false,

@@ -1,16 +1,17 @@
 /**
  * The banner under the tabs, for conditions that last: the stored key rejected (401: offer
- * setup with `S`), offline or the service failing (the last data stays on screen), rate
- * limited. One line, cut to the width: it starts with the cause in a few words (offline, HTTP
- * 503, unreadable answers) so that a narrow terminal still says what is wrong; nothing when all
- * is well.
+ * setup with `S`), a rejected `KEYDECK_TOKEN` (say so and what to do; never offer a setup whose
+ * key the variable would override again, issue 19), offline or the service failing (the last
+ * data stays on screen), rate limited. Wrapped at spaces to at most {@link BANNER_MAX_LINES}
+ * lines: it starts with the cause in a few words (offline, HTTP 503, unreadable answers) so that
+ * a small terminal still says what is wrong; nothing when all is well.
  */
 import { Text } from 'ink';
 import { useBalance } from '../contexts/BalanceContext.js';
 import { useClock } from '../contexts/ServicesContext.js';
 import { useSession } from '../contexts/SessionContext.js';
 import { connectionProblemWords, describeFailure, errorCode, isUnauthorized } from '../errors.js';
-import { clockTime, truncateTo } from '../format.js';
+import { clockTime, wrapWords } from '../format.js';
 import { symbols, theme, type ThemeColor } from '../theme.js';
 
 /** The banner's text and colour, or undefined when there is nothing to say. */
@@ -23,7 +24,13 @@ export function bannerFor(args: {
   now: number;
 }): { text: string; color: ThemeColor } | undefined {
   if (args.rejected || (args.error !== undefined && isUnauthorized(args.error))) {
-    const what = args.origin === 'env' ? 'The key in KEYDECK_TOKEN' : 'The stored management key';
+    if (args.origin === 'env') {
+      return {
+        text: `${symbols.warning} KEYDECK_TOKEN was rejected: unset KEYDECK_TOKEN to use the key stored for this profile, or set a valid one, then start keydeck again.`,
+        color: theme.danger,
+      };
+    }
+    const what = args.origin === 'memory' ? 'The key of this session' : 'The stored management key';
     return { text: `${symbols.warning} ${what} was rejected (revoked or deleted): press S to run the guided setup again.`, color: theme.danger };
   }
   if (args.error === undefined) return undefined;
@@ -35,19 +42,27 @@ export function bannerFor(args: {
   return { text: `${symbols.warning} ${describeFailure(args.error)}`, color: theme.warning };
 }
 
-/** One line, or nothing. */
-export function Banner({ columns }: { readonly columns: number }) {
+/** Most lines the banner takes (the rest of a longer text is cut with "…"). */
+export const BANNER_MAX_LINES = 3;
+
+/** The banner's lines at `columns` (empty when there is nothing to say). */
+function useBannerLines(columns: number): { lines: string[]; color?: ThemeColor } {
   const session = useSession();
   const poll = useBalance();
   const now = useClock()();
   const banner = bannerFor({ rejected: session.rejected, origin: session.info?.origin, error: poll.error, updatedAt: poll.updatedAt, nextAt: poll.nextAt, now });
-  if (!banner) return null;
-  return <Text color={banner.color}>{truncateTo(banner.text, columns)}</Text>;
+  if (!banner) return { lines: [] };
+  return { lines: wrapWords(banner.text, columns, BANNER_MAX_LINES), color: banner.color };
 }
 
-/** True when {@link Banner} draws a line (the shell reserves the row). */
-export function useHasBanner(): boolean {
-  const session = useSession();
-  const poll = useBalance();
-  return session.rejected || poll.error !== undefined;
+/** A few lines, or nothing. */
+export function Banner({ columns }: { readonly columns: number }) {
+  const { lines, color } = useBannerLines(columns);
+  if (lines.length === 0) return null;
+  return <Text color={color}>{lines.join('\n')}</Text>;
+}
+
+/** How many rows {@link Banner} draws at `columns` (the shell reserves them); 0 when none. */
+export function useBannerRows(columns: number): number {
+  return useBannerLines(columns).lines.length;
 }

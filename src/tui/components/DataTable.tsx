@@ -42,6 +42,8 @@ export interface DataTableProps {
   readonly cellColor?: (rowIndex: number, columnKey: string) => ThemeColor;
   /** Shown instead of rows when `rows` is empty. */
   readonly emptyText?: string;
+  /** Written into the bottom border at its right end (the selection's place in a long list, `12/46`). */
+  readonly position?: string | undefined;
 }
 
 /** Cell padding on each side, in cells (ink-table's minimum). */
@@ -76,6 +78,7 @@ type WindowedTableProps = Pick<TableProps<Row>, 'data'> &
     readonly selectedIndex?: number;
     readonly cellColor?: (rowIndex: number, columnKey: string) => ThemeColor;
     readonly emptyText?: string;
+    readonly position?: string | undefined;
   };
 
 /** Props of {@link DataRowText}. */
@@ -115,6 +118,19 @@ function sameStrings(a: ReadonlyArray<string | undefined>, b: ReadonlyArray<stri
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/**
+ * ink-table's bottom border for columns of `widths` (padding included) with ` label ` written
+ * over its right end (left as it is when the label does not fit).
+ */
+export function bottomBorder(widths: readonly number[], label: string): string {
+  const line = `└${widths.map((w) => '─'.repeat(w)).join('┴')}┘`;
+  const text = ` ${label} `;
+  const chars = [...line];
+  if (text.length + 3 > chars.length) return line;
+  chars.splice(chars.length - 2 - text.length, text.length, ...text);
+  return chars.join('');
 }
 
 /** The ink-table subclass: see the module comment. Use {@link DataTable}. */
@@ -160,7 +176,7 @@ class WindowedTable extends Table<Row> {
             colors={cellColor ? this.props.layout.map((c) => cellColor(i, c.key)) : undefined}
           />
         ))}
-        {this.footer({ key: 'footer', columns, data: {} })}
+        {this.props.position === undefined ? this.footer({ key: 'footer', columns, data: {} }) : <Text color={theme.muted}>{bottomBorder(widths, this.props.position)}</Text>}
       </Box>
     );
   }

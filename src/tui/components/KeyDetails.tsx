@@ -31,7 +31,9 @@ export function keyDetailLines(key: ConsumptionKey, now: number): string[] {
   const expiry =
     key.keyType === 'credit'
       ? 'no expiry: credit keys never expire while a balance remains'
-      : `expires ${dateTime(key.subscriptionExpiresAt)} (${expiresIn(key.subscriptionExpiresAt, now)})`;
+      : keyStatus(key, now) === 'expired'
+        ? `expired ${dateTime(key.subscriptionExpiresAt)}`
+        : `expires ${dateTime(key.subscriptionExpiresAt)} (${expiresIn(key.subscriptionExpiresAt, now)})`;
   return [
     `${visible(key.name)}  ·  id ${visible(key.id)}`,
     `${visible(key.keyType)} key · plan ${visible(key.keyPlan)} · ${status}${sub}`,

@@ -40,6 +40,7 @@ export function ListTable<T extends ListItem>({ list, total, columns, width, row
           selectedIndex={cursor.cursor - cursor.offset}
           cellColor={(i, col) => (col === 'status' && window[i] ? statusColor(window[i]) : undefined)}
           emptyText={emptyText}
+          position={list.rows.length > list.visible ? `${cursor.cursor + 1}/${list.rows.length}` : undefined}
         />
       </Box>
     </>

@@ -53,7 +53,7 @@ export function PromptDialog(props: PromptDialogProps) {
         <Text>{`${props.label}: `}</Text>
         <TextField field={field} />
       </Box>
-      <Text color={problem ? theme.danger : theme.muted} wrap="truncate">
+      <Text color={problem ? theme.danger : theme.muted} wrap="wrap">
         {problem && (tried || value !== (props.initial ?? '')) ? `✕ ${problem}` : 'enter saves · esc cancels'}
       </Text>
     </Dialog>

@@ -43,12 +43,12 @@ export function TypeToConfirmDialog(props: TypeToConfirmDialogProps) {
           {line}
         </Text>
       ))}
-      <Text wrap="truncate">{`Type the name to confirm: ${visible(props.expected)}`}</Text>
+      <Text wrap="wrap">{`Type the name to confirm: ${visible(props.expected)}`}</Text>
       <Box>
         <Text>{'> '}</Text>
         <TextField field={field} />
       </Box>
-      <Text color={matches ? theme.danger : theme.muted} wrap="truncate">
+      <Text color={matches ? theme.danger : theme.muted} wrap="wrap">
         {matches ? 'enter deletes it for good · esc cancels' : 'the name does not match yet · esc cancels'}
       </Text>
     </Dialog>

@@ -1,13 +1,16 @@
 /**
  * The account's lists, loaded once per session and kept while the user switches panes:
  * consumption keys (§2.1, `GET /api/keys`) and management keys (§2.2,
- * `GET /api/keys/management`). Reloaded by `r` and after every action (the lists are read back
- * from the service rather than guessed). A 401 marks the session rejected. A list whose last
+ * `GET /api/keys/management`). Reloaded by `r`, after every action (the lists are read back
+ * from the service rather than guessed), when a list pane is shown (hooks/useReloadWhenShown.ts)
+ * and in the background every {@link LIST_RELOAD_EVERY_POLLS}th successful balance poll (so a
+ * key deleted or renamed elsewhere shows without `r`; the selection stays on its key, see
+ * hooks/useListCursor.ts). A 401 marks the session rejected. A list whose last
  * load failed is loaded again as soon as a balance poll succeeds, so an outage (keydeck started
  * while the service was down, a burst of failures) ends by itself instead of leaving "could not
  * load the keys" on screen until the user presses `r`.
  */
-import { createContext, useContext, useEffect, useMemo, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useMemo, useRef, type ReactNode } from 'react';
 import type { ConsumptionKey, ManagementKey } from '../../api/schemas.js';
 import { visibleRecord } from '../../terminal/sanitize.js';
 import { isUnauthorized } from '../errors.js';
@@ -45,6 +48,7 @@ export function AccountDataProvider({ children }: { readonly children?: ReactNod
     onSuccess: markAccepted,
   });
   useRetryAfterRecovery(keys, managementKeys);
+  useBackgroundReload(keys, managementKeys);
   const value = useMemo(() => ({ keys, managementKeys }), [keys, managementKeys]);
   return <AccountDataContext.Provider value={value}>{children}</AccountDataContext.Provider>;
 }
@@ -64,6 +68,23 @@ function useRetryAfterRecovery(...lists: ReadonlyArray<Resource<unknown>>): void
   useEffect(() => {
     if (updatedAt === undefined) return;
     for (const list of lists) if (list.error !== undefined && !list.loading) void list.reload();
+    // Runs once per successful poll; the lists are read as they are then.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [updatedAt]);
+}
+
+/** The lists are read again on every this-many successful balance polls (15 s × 4 = every minute by default). */
+export const LIST_RELOAD_EVERY_POLLS = 4;
+
+/** Reloads `lists` (those not loading) on every {@link LIST_RELOAD_EVERY_POLLS}th successful balance poll. */
+function useBackgroundReload(...lists: ReadonlyArray<Resource<unknown>>): void {
+  const { updatedAt } = useBalance();
+  const polls = useRef(0);
+  useEffect(() => {
+    if (updatedAt === undefined) return;
+    polls.current += 1;
+    if (polls.current % LIST_RELOAD_EVERY_POLLS !== 0) return;
+    for (const list of lists) if (!list.loading) void list.reload();
     // Runs once per successful poll; the lists are read as they are then.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [updatedAt]);

@@ -7,6 +7,7 @@
  * → `ready` (a client exists). A 401 anywhere marks the session `rejected` (banner, `S`).
  */
 import { tokenKind } from '../../credentials/token.js';
+import { describeCredential } from '../../credentials/describe.js';
 import { createContext, useContext, useEffect, useMemo, useReducer, type ReactNode } from 'react';
 import { keyPrefixOf } from '../../api/errors.js';
 import type { AccountClient } from '../services.js';
@@ -138,7 +139,11 @@ export function SessionProvider({ initial, children }: SessionProviderProps) {
   }, []);
 
   const token = state.credential?.token;
-  const client = useMemo(() => (token && state.baseUrl ? services.createClient(state.baseUrl, token) : undefined), [services, token, state.baseUrl]);
+  const origin = state.credential?.origin;
+  const client = useMemo(
+    () => (token && origin && state.baseUrl ? services.createClient(state.baseUrl, token, describeCredential(token, origin, services.profile.name, 'tui')) : undefined),
+    [services, token, origin, state.baseUrl],
+  );
   const info = useMemo(() => (state.credential ? credentialInfo(state.credential) : undefined), [state.credential]);
 
   const view = useMemo<SessionView>(

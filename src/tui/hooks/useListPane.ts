@@ -1,9 +1,9 @@
 /**
  * Behaviour shared by the list panes (Keys, Management keys): filter by name as you type
- * (`/`, esc clears), the cursor window, and the selection kept by id when the list is reloaded
- * or re-sorted. Binds the `list` and `filter` scopes of the key-action table.
+ * (`/`, esc clears), the cursor window, and the selection kept by id when the list is reloaded,
+ * re-sorted or filtered (hooks/useListCursor.ts). Binds the `list` and `filter` scopes of the key-action table.
  */
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useTextField, type TextFieldHandle } from '../components/TextField.js';
 import { useKeymap } from '../contexts/KeymapContext.js';
 import { TABLE_CHROME_ROWS } from '../layout.js';
@@ -65,25 +65,9 @@ export function useListPane<T extends ListItem>({ items, bodyRows, active }: Use
 
   const filterLine = filtering || filter !== '';
   const visible = Math.max(1, bodyRows - TABLE_CHROME_ROWS - (filterLine ? 1 : 0));
-  const cursor = useListCursor(rows.length, visible);
+  const ids = useMemo(() => new Set(items.map((i) => i.id)), [items]);
+  const cursor = useListCursor(rows, visible, (id) => ids.has(id));
   const selected = rows[cursor.cursor];
-  const selectedId = useRef<string | undefined>(undefined);
-  const pendingId = useRef<string | undefined>(undefined);
-  if (selected) selectedId.current = selected.id;
-
-  // Keep the selection on the same item when the list changes under it.
-  const lastRows = useRef(rows);
-  useEffect(() => {
-    if (lastRows.current === rows && pendingId.current === undefined) return;
-    lastRows.current = rows;
-    const want = pendingId.current ?? selectedId.current;
-    if (want === undefined) return;
-    const index = rows.findIndex((r) => r.id === want);
-    if (index >= 0) {
-      pendingId.current = undefined;
-      if (index !== cursor.cursor) cursor.moveTo(index);
-    }
-  }, [rows, cursor]);
 
   useKeymap(
     'list',
@@ -123,14 +107,7 @@ export function useListPane<T extends ListItem>({ items, bodyRows, active }: Use
       visible,
       window: rows.slice(cursor.offset, cursor.offset + visible),
       setFilter,
-      selectId: (id: string) => {
-        pendingId.current = id;
-        const index = rows.findIndex((r) => r.id === id);
-        if (index >= 0) {
-          pendingId.current = undefined;
-          cursor.moveTo(index);
-        }
-      },
+      selectId: cursor.selectId,
     }),
     [rows, cursor, selected, filter, filterField, filtering, filterLine, visible],
   );

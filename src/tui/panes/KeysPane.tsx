@@ -25,6 +25,7 @@ import { describeFailure, errorCode } from '../errors.js';
 import { formatUsd } from '../format.js';
 import { useActionRunner } from '../hooks/useActionRunner.js';
 import { useListPane } from '../hooks/useListPane.js';
+import { useReloadWhenShown } from '../hooks/useReloadWhenShown.js';
 import { keyStatus } from '../limits.js';
 import { theme } from '../theme.js';
 import { KEY_SORTS, SORT_LABELS, keyColumns, keyRow, nextSort, sortKeys, type KeySort } from './keyRows.js';
@@ -53,12 +54,25 @@ export function zeroBalanceMessage(remaining: number): string[] {
   ];
 }
 
+/**
+ * Why an expired subscription key is not switched back on (§3: the service refuses it; keydeck
+ * does not send the request).
+ */
+export function expiredKeyMessage(name: string): string {
+  return `"${name}" is an expired subscription key: it cannot be reactivated (its 30-day period has ended). A new subscription payment creates a new key. Nothing was sent.`;
+}
+
 /** See the module comment. */
 export function KeysPane({ size, active, goTo }: PaneProps) {
-  const clock = useClock();
-  const now = clock();
+  const localClock = useClock();
   const { client } = useSession();
+  // The service's clock (this one corrected by the HTTP Date offset the client measured, issue 19):
+  // a key's state and its relative times are reckoned from the same clock.
+  const offset = client?.serviceClockOffsetMs ?? 0;
+  const clock = useCallback(() => localClock() + offset, [localClock, offset]);
+  const now = clock();
   const { keys } = useAccountData();
+  useReloadWhenShown(keys, active);
   const refreshBalance = useBalanceRefresh();
   const flash = useFlash();
   const { busy, run } = useActionRunner();
@@ -138,7 +152,13 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
     {
       'keys.create': () => void startCreate(),
       'keys.rename': selected ? () => setDialog({ kind: 'rename', key: selected }) : undefined,
-      'keys.toggle': selected ? () => (selected.isActive ? setDialog({ kind: 'deactivate', key: selected }) : void setActive(selected, true)) : undefined,
+      'keys.toggle': selected
+        ? () => {
+            if (keyStatus(selected, clock()) === 'expired') flash(expiredKeyMessage(selected.name), 'warning', 10_000);
+            else if (selected.isActive) setDialog({ kind: 'deactivate', key: selected });
+            else void setActive(selected, true);
+          }
+        : undefined,
       'keys.delete': selected ? () => setDialog({ kind: 'delete', key: selected }) : undefined,
       'keys.sort': () => {
         const s = nextSort(sort);

@@ -21,6 +21,7 @@ import { describeFailure } from '../errors.js';
 import { dateTime, relativeAgo, truncateTo } from '../format.js';
 import { useActionRunner } from '../hooks/useActionRunner.js';
 import { useListPane } from '../hooks/useListPane.js';
+import { useReloadWhenShown } from '../hooks/useReloadWhenShown.js';
 import { symbols, theme } from '../theme.js';
 import { managementColumns, managementRow, sortManagementKeys } from './mgmtRows.js';
 import type { PaneProps } from './registry.js';
@@ -42,6 +43,7 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
   const session = useSession();
   const { signIn, startSetup } = useSessionActions();
   const { managementKeys } = useAccountData();
+  useReloadWhenShown(managementKeys, active);
   const flash = useFlash();
   const { busy, run } = useActionRunner();
   const [dialog, setDialog] = useState<ManagementDialog | undefined>(undefined);

@@ -87,6 +87,17 @@ export function keyColumns(width: number, compact: boolean, sort: KeySort): Data
   return [{ key: 'name', title: arrow('name', '  name'), width: nameWidth }, ...fixed];
 }
 
+/**
+ * The expiry of `key` at `now` (epoch ms, the service's clock where known) in words: `—` for a
+ * credit key, `expired` whenever its status is (the service may say so before this clock does:
+ * the two never disagree on screen), else `in 29 d`.
+ */
+export function expiryCell(key: ConsumptionKey, now: number): string {
+  if (key.keyType === 'credit') return '—';
+  if (keyStatus(key, now) === 'expired') return 'expired';
+  return expiresIn(key.subscriptionExpiresAt, now);
+}
+
 /** The display row of `key`; `selected` puts the `▶` marker in the name cell. */
 export function keyRow(key: ConsumptionKey, selected: boolean, now: number): DataRow {
   return {
@@ -94,7 +105,7 @@ export function keyRow(key: ConsumptionKey, selected: boolean, now: number): Dat
     type: typeCell(key.keyType),
     plan: key.keyPlan,
     status: statusCell(keyStatus(key, now)),
-    expires: key.keyType === 'credit' ? '—' : expiresIn(key.subscriptionExpiresAt, now),
+    expires: expiryCell(key, now),
     created: shortDate(key.createdAt),
   };
 }

@@ -75,6 +75,7 @@ export function openBilling(
     profile?: string;
     /** Changes the client the app gets (e.g. to answer one endpoint differently). */
     wrapClient?: (client: AccountClient) => AccountClient;
+    openHistory?: AppServices['openHistory'];
   },
 ): BillingScreen {
   const store = noKeychainStore();
@@ -84,6 +85,7 @@ export function openBilling(
     ...base,
     ...(wrap && { createClient: (baseUrl: string, token: string) => wrap(base.createClient(baseUrl, token)) }),
     profile: { ...base.profile, ...(options.alertBelowUsd !== undefined && { alertBelowUsd: options.alertBelowUsd }) },
+    ...(options.openHistory && { openHistory: options.openHistory }),
   };
   const tui = renderTui(
     <TopUpDepsProvider deps={options.deps}>

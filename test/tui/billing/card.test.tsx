@@ -62,7 +62,7 @@ describe('card top-ups', () => {
       // Watched every 3 s while on screen: no key needed.
       const done = await tui.waitFor('Credited $30.00', 10_000);
       expect(done).toContain('New balance $30.00');
-      expect((await journal.list())[0]).toMatchObject({ method: 'card_checkout', state: 'credited', credited: 30 });
+      expect((await journal.list())[0]).toMatchObject({ method: 'card_checkout', state: 'credited', credited: 30, evidence: expect.stringContaining('names checkout session cs_sandbox_') });
     } finally {
       screen.close();
       cleanup();
@@ -88,7 +88,7 @@ describe('card top-ups', () => {
       await tui.waitFor('top-up in progress: $12.34');
       await payCheckout(url);
       await tui.press('r');
-      await tui.waitFor('credited: the balance is $12.34');
+      await tui.waitFor('top-up of $12.34 (card checkout) credited: the service’s billing status names it paid');
       await tui.press(KEYS.enter);
       await tui.waitFor('Credited $12.34');
     } finally {
@@ -97,7 +97,7 @@ describe('card top-ups', () => {
     }
   });
 
-  it('card direct: shows what the service answered and finishes when the balance rose', async () => {
+  it('card direct: shows what the service answered and finishes because that answer says it was credited', async () => {
     const { journal, cleanup } = tempJournal();
     const screen = openBilling(sandbox, await sandbox.newUser(), { deps: recordingDeps(journal) });
     const { tui } = screen;

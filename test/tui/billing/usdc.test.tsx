@@ -83,12 +83,25 @@ describe('USDC walk-through', () => {
       await tui.press(KEYS.backspace, KEYS.backspace, KEYS.backspace, KEYS.backspace, KEYS.backspace, KEYS.backspace);
       await tui.press(hash); // pasted at once
       await tui.waitFor('✓ a valid transaction hash');
+      // One digit too many is refused with its count, never cut to 64 and sent.
+      await tui.type('a');
+      await tui.waitFor('✕ 65 of 64 hex digits: 1 too many');
+      await tui.press(KEYS.enter);
+      await tui.waitFor('✕ 65 of 64 hex digits');
+      expect((await journal.list())[0]).toMatchObject({ state: 'awaiting_payment' });
+      expect((await journal.list())[0]!.txHash).toBeUndefined();
+      await tui.press(KEYS.backspace);
+      await tui.waitFor('✓ a valid transaction hash');
       await tui.press(KEYS.enter);
       let frame = await tui.waitFor('Refused: the amount must equal what was sent');
       expect(frame).toContain('press e');
       expect((await journal.list())[0]).toMatchObject({ state: 'refused', reasonCode: 'amount_mismatch', txHash: hash });
       await tui.press('e');
       await tui.waitFor('amount you sent, USD:');
+      // A transfer that can never be credited says so, and what to do.
+      await tui.type('9.5');
+      await tui.waitFor((f) => f.replace(/[│\s]+/g, ' ').includes('a transfer of 9.5 USDC is below the 10 USD minimum top-up, so the service can never credit it'));
+      await tui.press(KEYS.backspace, KEYS.backspace, KEYS.backspace);
       await tui.type('19.50');
       await tui.press(KEYS.enter);
       await tui.waitFor('will be verified for $19.50');

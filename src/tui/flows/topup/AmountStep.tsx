@@ -9,7 +9,7 @@ import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { TextField, useTextField } from '../../components/TextField.js';
 import { theme } from '../../theme.js';
-import { parseAmount } from './validation.js';
+import { parseUsdAmount } from '../../../billing/input.js';
 
 /** Props of {@link AmountStep}. */
 export interface AmountStepProps {
@@ -25,13 +25,13 @@ export function AmountStep(props: AmountStepProps) {
   const field = useTextField(props.initial ?? '');
   const text = field.value;
   const [tried, setTried] = useState(false);
-  const parsed = parseAmount(text);
+  const parsed = parseUsdAmount(text);
   useKeymap(
     'topup',
     {
       'topup.submit': () => {
         setTried(true);
-        const live = parseAmount(field.current());
+        const live = parseUsdAmount(field.current());
         if (live.ok) props.onSubmit(live.amount);
       },
       'topup.cancel': props.onCancel,

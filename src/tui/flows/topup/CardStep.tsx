@@ -1,15 +1,19 @@
 /**
- * Step 3, card checkout (§2.4): the hosted page's `sessionUrl`, `o` opens it in the browser,
- * `c` copies it; then the balance is watched until `totalTopUp` has risen by the amount. esc
- * leaves the walk-through while the wait goes on (enter on the Billing pane resumes it); `x`
- * closes a top-up that will not be paid.
+ * Step 3, card checkout (§2.4): the hosted page's `sessionUrl` (shown, opened with `o` and
+ * copied with `c` only when the link rule of src/api/baseUrl.ts accepts it); then the wait: the
+ * top-up is credited only when the service's billing status names this session paid. A rise of
+ * the total of top-ups that nothing names is shown as what it is. esc leaves the walk-through
+ * while the wait goes on (enter on the Billing pane resumes it); `x` closes a top-up that will not
+ * be paid.
  */
 import { Text } from 'ink';
+import { checkoutUrlProblem } from '../../../api/baseUrl.js';
+import { unexplainedRise } from '../../../billing/evidence.js';
 import type { JournalEntry } from '../../../billing/journal.js';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { formatUsd } from '../../format.js';
-import { theme } from '../../theme.js';
+import { symbols, theme } from '../../theme.js';
 import { visible } from '../../../terminal/sanitize.js';
 import { CARD_WATCH_INTERVAL_MS } from './useTopUpFlow.js';
 import { FlowMessageView } from './FlowMessageView.js';
@@ -19,6 +23,8 @@ import type { FlowMessage } from './flowState.js';
 export interface CardStepProps {
   readonly entry: JournalEntry;
   readonly message?: FlowMessage | undefined;
+  /** `totalTopUp` polled now (USD). */
+  readonly totalTopUp?: number | undefined;
   readonly onOpen: () => void;
   readonly onCopy: () => void;
   readonly onAbandon: () => void;
@@ -28,26 +34,33 @@ export interface CardStepProps {
 }
 
 /** See the module comment. */
-export function CardStep({ entry, message, onOpen, onCopy, onAbandon, onLeave, columns, rows }: CardStepProps) {
-  const url = entry.sessionUrl;
+export function CardStep({ entry, message, totalTopUp, onOpen, onCopy, onAbandon, onLeave, columns, rows }: CardStepProps) {
+  const given = entry.sessionUrl;
+  const problem = given === undefined ? undefined : checkoutUrlProblem(given);
+  const url = problem === undefined ? given : undefined;
   useKeymap(
     'topup',
     { 'topup.open': url ? onOpen : undefined, 'topup.copyUrl': url ? onCopy : undefined, 'topup.abandon': onAbandon, 'topup.leave': onLeave },
     { modal: true },
   );
-  const target = entry.baselineTotalTopUp !== undefined ? entry.baselineTotalTopUp + entry.amount : undefined;
+  const rise = unexplainedRise('card_checkout', entry.baselineTotalTopUp, totalTopUp);
+  const refused = problem ?? (entry.reasonCode === 'checkout_url_refused' ? `${entry.reason ?? 'The checkout link from the service was refused'}.` : undefined);
   return (
-    <Dialog title={`Top up · card checkout · ${formatUsd(entry.amount)}`} columns={columns} rows={rows}>
+    <Dialog title={`Top up · card checkout · ${formatUsd(entry.amount)} · ${entry.state.replace('_', ' ')}`} columns={columns} rows={rows}>
       <Text wrap="wrap">Pay on the card processor’s checkout page:</Text>
-      <Text color={theme.accent} wrap="wrap">
-        {url !== undefined ? visible(url) : `(session ${visible(entry.sessionId ?? '?')}: no page address was given)`}
-      </Text>
-      <Text wrap="wrap">o opens it in the browser · c copies the link</Text>
+      {refused !== undefined ? (
+        <Text color={theme.danger} wrap="wrap">{`✕ ${refused}`}</Text>
+      ) : (
+        <Text color={theme.accent} wrap="wrap">
+          {url !== undefined ? visible(url) : `(session ${visible(entry.sessionId ?? '?')}: no page address was given)`}
+        </Text>
+      )}
+      {url ? <Text wrap="wrap">o opens it in the browser · c copies the link</Text> : null}
       <Text> </Text>
       <Text wrap="wrap">
-        {`… waiting for the payment: the balance is read every ${CARD_WATCH_INTERVAL_MS / 1000} s`}
-        {target !== undefined ? ` until the total of top-ups reaches ${formatUsd(target)}.` : '.'}
+        {`… waiting for the payment: credited once the service’s billing status names session ${visible(entry.sessionId ?? '?')} paid (checked when the total of top-ups changes; the balance is read every ${CARD_WATCH_INTERVAL_MS / 1000} s).`}
       </Text>
+      {rise !== undefined ? <Text color={theme.warning} wrap="wrap">{`${symbols.warning} ${rise}`}</Text> : null}
       <FlowMessageView message={message} />
       <Text color={theme.muted} wrap="wrap">
         esc leaves (the wait goes on; enter on the Billing pane resumes) · x closes it if you will not pay

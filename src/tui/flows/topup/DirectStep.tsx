@@ -1,9 +1,11 @@
 /**
  * Step 3, card direct: the card on file is charged; the service's answer (not shown in the
- * spec) is displayed as it came, and the balance is watched until `totalTopUp` has risen by
- * the amount.
+ * spec) is displayed as it came. When that answer does not say the charge was credited, the
+ * top-up stays `verifying` until the service's billing status names its payment; a rise of the
+ * total of top-ups that nothing names is shown as what it is.
  */
 import { Text } from 'ink';
+import { unexplainedRise } from '../../../billing/evidence.js';
 import type { JournalEntry } from '../../../billing/journal.js';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
@@ -19,6 +21,8 @@ export interface DirectStepProps {
   /** The service's answer, when it arrived in this run of keydeck. */
   readonly data?: unknown;
   readonly message?: FlowMessage | undefined;
+  /** `totalTopUp` polled now (USD). */
+  readonly totalTopUp?: number | undefined;
   readonly onAbandon: () => void;
   readonly onLeave: () => void;
   readonly columns: number;
@@ -26,9 +30,10 @@ export interface DirectStepProps {
 }
 
 /** See the module comment. */
-export function DirectStep({ entry, data, message, onAbandon, onLeave, columns, rows }: DirectStepProps) {
+export function DirectStep({ entry, data, message, totalTopUp, onAbandon, onLeave, columns, rows }: DirectStepProps) {
   useKeymap('topup', { 'topup.abandon': onAbandon, 'topup.leave': onLeave }, { modal: true });
   const lines = data === undefined ? [] : treeLines(data);
+  const rise = unexplainedRise('card_direct', entry.baselineTotalTopUp, totalTopUp);
   return (
     <Dialog title={`Top up · card direct · ${formatUsd(entry.amount)}`} columns={columns} rows={rows}>
       <Text wrap="wrap">The card on file was charged. The service answered:</Text>
@@ -37,7 +42,8 @@ export function DirectStep({ entry, data, message, onAbandon, onLeave, columns, 
       ) : (
         <StatusTree lines={lines} offset={0} rows={Math.max(1, Math.min(lines.length, rows - 8))} columns={Math.max(10, columns - 6)} />
       )}
-      <Text wrap="wrap">… waiting for the balance to rise by the amount.</Text>
+      <Text wrap="wrap">{`… waiting for the service to name this charge credited${entry.paymentId ? ` (payment ${entry.paymentId})` : ''}.`}</Text>
+      {rise !== undefined ? <Text color={theme.warning} wrap="wrap">{rise}</Text> : null}
       <FlowMessageView message={message} />
       <Text color={theme.muted}>esc leaves (the wait goes on) · x closes it</Text>
     </Dialog>

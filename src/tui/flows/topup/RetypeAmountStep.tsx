@@ -11,7 +11,7 @@ import { useKeymap } from '../../contexts/KeymapContext.js';
 import { formatUsd } from '../../format.js';
 import { theme } from '../../theme.js';
 import { cents } from './flowState.js';
-import { parseAmount } from './validation.js';
+import { parseUsdAmount } from '../../../billing/input.js';
 
 /** Props of {@link RetypeAmountStep}. */
 export interface RetypeAmountStepProps {
@@ -27,7 +27,7 @@ export interface RetypeAmountStepProps {
 
 /** True when `text` is the same amount as `amount` (whole cents). */
 export function sameAmount(text: string, amount: number): boolean {
-  const parsed = parseAmount(text.replace(/,/g, ''));
+  const parsed = parseUsdAmount(text.replace(/,/g, ''));
   return parsed.ok && cents(parsed.amount) === cents(amount);
 }
 

@@ -15,6 +15,7 @@ import { useKeymap } from '../../contexts/KeymapContext.js';
 import { formatUsd } from '../../format.js';
 import { theme } from '../../theme.js';
 import { methodLabel } from '../../../billing/journal.js';
+import { checkoutUrlProblem } from '../../../api/baseUrl.js';
 import { AmountStep } from './AmountStep.js';
 import { CardStep } from './CardStep.js';
 import { DirectStep } from './DirectStep.js';
@@ -28,12 +29,14 @@ export interface TopUpDialogProps {
   readonly flow: TopUpFlow;
   /** The balance polled now (USD), for the last step. */
   readonly remaining?: number | undefined;
+  /** `totalTopUp` polled now (USD): a rise since a card top-up started is shown as what it is. */
+  readonly totalTopUp?: number | undefined;
   readonly columns: number;
   readonly rows: number;
 }
 
 /** See the module comment. Renders nothing when no walk-through is open. */
-export function TopUpDialog({ flow, remaining, columns, rows }: TopUpDialogProps) {
+export function TopUpDialog({ flow, remaining, totalTopUp, columns, rows }: TopUpDialogProps) {
   const { view, entry } = flow;
   const area = { columns, rows };
   // `x` in any step asks first; the confirmation replaces the step until answered.
@@ -134,8 +137,9 @@ export function TopUpDialog({ flow, remaining, columns, rows }: TopUpDialogProps
           {...area}
           entry={entry}
           message={view.message}
+          totalTopUp={totalTopUp}
           onOpen={flow.openCheckout}
-          onCopy={() => entry.sessionUrl && flow.copy(entry.sessionUrl, 'checkout link')}
+          onCopy={() => entry.sessionUrl && checkoutUrlProblem(entry.sessionUrl) === undefined && flow.copy(entry.sessionUrl, 'checkout link')}
           onAbandon={askToClose}
           onLeave={flow.leave}
         />
@@ -160,7 +164,7 @@ export function TopUpDialog({ flow, remaining, columns, rows }: TopUpDialogProps
         />
       );
     case 'direct':
-      return <DirectStep {...area} entry={entry} data={view.data} message={view.message} onAbandon={askToClose} onLeave={flow.leave} />;
+      return <DirectStep {...area} entry={entry} data={view.data} message={view.message} totalTopUp={totalTopUp} onAbandon={askToClose} onLeave={flow.leave} />;
     case 'done':
       return <DoneStep {...area} entry={entry} data={view.data} remaining={remaining} onClose={flow.close} />;
   }

@@ -16,7 +16,7 @@ import { symbols, theme } from '../../theme.js';
 import { FlowMessageView } from './FlowMessageView.js';
 import type { FlowMessage, UsdcMode } from './flowState.js';
 import { QrCode, qrCodeLines } from './QrCode.js';
-import { hashProblem, parseAmount } from './validation.js';
+import { parseUsdAmount, txHashProblem } from '../../../billing/input.js';
 
 /** Props of {@link UsdcStep}. */
 export interface UsdcStepProps {
@@ -141,13 +141,13 @@ export function UsdcStep(props: UsdcStepProps) {
 function HashField({ initial, onSubmit, onCancel }: { readonly initial: string; readonly onSubmit: (hash: string) => void; readonly onCancel: () => void }) {
   const field = useTextField(initial, { onPaste: pastedHash });
   const text = field.value;
-  const problem = hashProblem(text);
+  const problem = txHashProblem(text);
   useKeymap(
     'topup',
     {
       'topup.verify': () => {
         const live = field.current();
-        if (!hashProblem(live)) onSubmit(live);
+        if (!txHashProblem(live)) onSubmit(live);
       },
       'topup.back': onCancel,
     },
@@ -159,7 +159,7 @@ function HashField({ initial, onSubmit, onCancel }: { readonly initial: string; 
         <Text>tx hash: </Text>
         <TextField field={field} placeholder="0x…" />
       </Box>
-      <Text color={problem ? (text === '' ? theme.muted : theme.danger) : theme.ok} wrap="truncate">
+      <Text color={problem ? (text === '' ? theme.muted : theme.danger) : theme.ok} wrap="wrap">
         {problem ? `${text === '' ? '·' : '✕'} ${problem}` : '✓ a valid transaction hash: enter verifies it (sent once, never retried by itself) · esc back'}
       </Text>
     </Box>
@@ -179,12 +179,12 @@ export function pastedHash(text: string): string | undefined {
 /** The "amount actually sent" field (after an amount mismatch). */
 function AmountSentField({ onSubmit, onCancel }: { readonly onSubmit: (amount: number) => void; readonly onCancel: () => void }) {
   const field = useTextField('');
-  const parsed = parseAmount(field.value);
+  const parsed = parseUsdAmount(field.value, 'transfer');
   useKeymap(
     'topup',
     {
       'topup.verify': () => {
-        const live = parseAmount(field.current());
+        const live = parseUsdAmount(field.current(), 'transfer');
         if (live.ok) onSubmit(live.amount);
       },
       'topup.back': onCancel,
@@ -197,8 +197,8 @@ function AmountSentField({ onSubmit, onCancel }: { readonly onSubmit: (amount: n
         <Text>amount you sent, USD: </Text>
         <TextField field={field} />
       </Box>
-      <Text color={parsed.ok ? theme.ok : theme.muted} wrap="truncate">
-        {parsed.ok ? 'enter saves it for the verification · esc back' : `· ${parsed.reason}`}
+      <Text color={parsed.ok ? theme.ok : parsed.code === 'uncreditable' ? theme.danger : theme.muted} wrap="wrap">
+        {parsed.ok ? 'enter saves it for the verification · esc back' : `${parsed.code === 'uncreditable' ? '✕' : '·'} ${parsed.reason}`}
       </Text>
     </Box>
   );

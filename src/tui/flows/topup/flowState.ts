@@ -1,9 +1,12 @@
 /**
- * The state of the top-up walk-through (issue 6), pure: which step is on screen, and the
- * rules that decide when a card top-up is credited and how a journal entry is reopened.
+ * The state of the top-up walk-through (issue 6), pure: which step is on screen, and how a
+ * record is reopened. When a top-up counts as credited is decided in src/billing/ (issue 13).
  */
-import type { CreditBalance, TopUpMethod } from '../../../api/schemas.js';
-import { isUnfinished, type JournalEntry } from '../../../billing/journal.js';
+import type { TopUpMethod } from '../../../api/schemas.js';
+import type { JournalEntry } from '../../../billing/journal.js';
+
+/** Whole cents of a USD amount (src/billing/topups.ts; money is never compared as floats). */
+export { cents } from '../../../billing/topups.js';
 
 /** The methods in the order the method step lists them (keys 1, 2, 3). */
 export const METHODS: readonly TopUpMethod[] = ['usdc', 'card_checkout', 'card_direct'];
@@ -34,22 +37,6 @@ export type FlowView =
   | { readonly kind: 'direct'; readonly entryId: string; readonly data?: unknown; readonly message?: FlowMessage }
   /** Finished; `data` is a card direct answer, kept to show it. */
   | { readonly kind: 'done'; readonly entryId: string; readonly data?: unknown };
-
-/** Whole cents of a USD amount (comparisons of money never use float equality). */
-export function cents(usd: number): number {
-  return Math.round(usd * 100);
-}
-
-/**
- * True when the balance record shows a card top-up (checkout or direct) credited: its
- * `totalTopUp` (sum of all top-ups, §2.3, unaffected by spending) has risen by the entry's
- * amount above the baseline recorded when it started. USDC top-ups are credited by
- * verify-topup only.
- */
-export function creditedByBalance(entry: JournalEntry, credits: Pick<CreditBalance, 'totalTopUp'>): boolean {
-  if (entry.method === 'usdc' || !isUnfinished(entry.state) || entry.baselineTotalTopUp === undefined) return false;
-  return cents(credits.totalTopUp) >= cents(entry.baselineTotalTopUp) + cents(entry.amount);
-}
 
 /** The step that shows `entry` when it is reopened (after a restart, or from the list). */
 export function viewForEntry(entry: JournalEntry): FlowView {

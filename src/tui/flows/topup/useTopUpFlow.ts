@@ -1,26 +1,27 @@
 /**
- * The behaviour of the top-up walk-through (issue 6): amount → method → the method's step,
- * every top-up recorded in the journal, card top-ups watched until `totalTopUp` rose by the
- * amount, USDC transfers verified once per user request (never retried by itself), and an
+ * The behaviour of the top-up walk-through (issues 6, 13): amount → method → the method's step,
+ * every top-up on the shared record (src/billing/journal.ts, through src/billing/topups.ts, the
+ * same procedures as the commands), USDC transfers verified once per user request (never retried
+ * by itself), card top-ups credited only when the service's billing status names them paid (read
+ * whenever `totalTopUp` changes; a rise nothing names is shown as such, never as credited), and an
  * unfinished top-up reopened at mount (after a restart). Owned by the Billing pane, which stays
  * mounted while hidden, so a top-up in progress survives pane switches, failed polls and resizes.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { canSimulateTransfers } from '../../../api/sandbox-sim.js';
 import type { CreditBalance, TopUpMethod } from '../../../api/schemas.js';
-import { toChecksumAddress } from '../../../billing/eip681.js';
-import { hostOf, isUnfinished, methodLabel, type JournalEntry, type JournalPatch, type JournalScope, type NewJournalEntry } from '../../../billing/journal.js';
+import { checkoutUrlProblem } from '../../../api/baseUrl.js';
+import { hostOf, isUnfinished, methodLabel, TransitionError, type JournalEntry, type JournalPatch, type JournalScope } from '../../../billing/journal.js';
+import { awaitsCardEvidence, checkCardPayments, recordTopUp, topUpNotes, verifyOutcomeLines, verifyUsdc, type TopUpPorts } from '../../../billing/topups.js';
 import { useBalance, useBalanceRefresh } from '../../contexts/BalanceContext.js';
 import { useServices } from '../../contexts/ServicesContext.js';
 import { useSession, useSessionActions } from '../../contexts/SessionContext.js';
 import { useFlash } from '../../contexts/StatusContext.js';
 import { describeFailure, isUnauthorized } from '../../errors.js';
 import { formatUsd } from '../../format.js';
-import { instructionDiffersSentence } from '../../../billing/instruction.js';
-import { creditedByBalance, entryIdOf, isStarted, METHODS, viewForEntry, type FlowMessage, type FlowView, type UsdcMode } from './flowState.js';
-import { explainVerifyFailure } from './refusals.js';
+import { entryIdOf, isStarted, METHODS, viewForEntry, type FlowMessage, type FlowView, type UsdcMode } from './flowState.js';
 import { useTopUpDeps } from './TopUpDeps.js';
-import { hashProblem, normalizeHash } from './validation.js';
+import { normalizeTxHash, txHashProblem } from '../../../billing/input.js';
 
 /** How often the balance is read while a card payment is awaited on screen, ms. */
 export const CARD_WATCH_INTERVAL_MS = 3_000;
@@ -110,6 +111,10 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
       try {
         next = await deps.journal.update(id, patch);
       } catch (error) {
+        if (error instanceof TransitionError) {
+          flash(error.message, 'error');
+          return current;
+        }
         flash(`${describeFailure(error)} The top-up is kept in memory only: note its details.`, 'warning');
       }
       next ??= current ? { ...current, ...patch, updatedAt: new Date().toISOString() } : undefined;
@@ -144,22 +149,36 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
     };
   }, [scope, deps.journal, flash]);
 
-  // Card top-ups: credited once totalTopUp has risen by the amount (every poll is checked).
+  // Card top-ups: credited only when the billing status names them paid. It is read when
+  // totalTopUp changes (a payment raises it) and once at the first balance; one read at a time.
   const credits: CreditBalance | undefined = balance.data;
-  const crediting = useRef(new Set<string>());
+  const ports = useMemo<TopUpPorts | undefined>(() => (client && scope ? { journal: deps.journal, client, scope } : undefined), [client, scope, deps.journal]);
+  const checkedTotal = useRef<number | undefined>(undefined);
+  const checking = useRef(false);
   useEffect(() => {
-    if (!credits) return;
-    for (const entry of entriesRef.current) {
-      if (crediting.current.has(entry.id) || !creditedByBalance(entry, credits)) continue;
-      crediting.current.add(entry.id);
-      void save(entry.id, { state: 'credited', balance: credits.remaining, credited: entry.amount, reason: undefined, reasonCode: undefined }).then(() => {
+    if (!credits || !ports || checking.current || checkedTotal.current === credits.totalTopUp) return;
+    const waiting = entriesRef.current.filter(awaitsCardEvidence);
+    if (waiting.length === 0) return;
+    checking.current = true;
+    const total = credits.totalTopUp;
+    checkCardPayments(ports, waiting).then(
+      (changed) => {
+        checkedTotal.current = total;
         if (!mounted.current) return;
-        flash(`top-up of ${formatUsd(entry.amount)} (${methodLabel(entry.method)}) credited: the balance is ${formatUsd(credits.remaining)}`, 'ok');
-        const v = viewRef.current;
-        if (entryIdOf(v) === entry.id) setView({ kind: 'done', entryId: entry.id, ...(v?.kind === 'direct' && v.data !== undefined && { data: v.data }) });
-      });
-    }
-  }, [credits, save, flash]);
+        for (const entry of changed) {
+          remember(entry);
+          flash(`top-up of ${formatUsd(entry.credited ?? entry.amount)} (${methodLabel(entry.method)}) credited: the service’s billing status names it paid`, 'ok');
+          const v = viewRef.current;
+          if (entryIdOf(v) === entry.id) setView({ kind: 'done', entryId: entry.id, ...(v?.kind === 'direct' && v.data !== undefined && { data: v.data }) });
+        }
+      },
+      () => {
+        // An unreadable status claims nothing; the next change of the balance reads it again.
+      },
+    ).finally(() => {
+      checking.current = false;
+    });
+  }, [credits, ports, entries, flash, remember]);
 
   // While a card payment is awaited on screen, read the balance every few seconds.
   const entry = useMemo(() => entries.find((e) => e.id === entryIdOf(view)), [entries, view]);
@@ -213,47 +232,50 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
           setView({ kind: 'method', amount, cursor: METHODS.indexOf(method), message: { tone: 'error', lines } });
           return;
         }
-        const fields: NewJournalEntry = {
-          amount,
-          method,
-          state: method === 'card_direct' ? 'verifying' : 'awaiting_payment',
-          host: scope.host,
-          ...(scope.profile !== undefined && { profile: scope.profile }),
-          baselineTotalTopUp: before.value.totalTopUp,
-        };
-        let message: FlowMessage | undefined;
-        const r = result.value;
-        if (r.method === 'usdc') {
-          let address = r.data.address;
-          try {
-            address = toChecksumAddress(r.data.address);
-          } catch (error) {
-            message = { tone: 'error', lines: [(error as Error).message] };
-          }
-          Object.assign(fields, { address, chain: r.data.chain, instructedAmount: r.data.amount });
-          if (r.amountDiffers) {
-            // The instruction is what must be sent: its amount goes into the record, the QR code and the verify.
-            Object.assign(fields, { amount: r.instructedAmount, requestedAmount: amount });
-            const sentence = instructionDiffersSentence(amount, r.data.amount);
-            message = message ? { ...message, lines: [...message.lines, sentence] } : { tone: 'warning', lines: [sentence] };
-          }
-        } else if (r.method === 'card_checkout') {
-          Object.assign(fields, { sessionId: r.data.sessionId, sessionUrl: r.data.sessionUrl });
-        }
         let created: JournalEntry;
+        let problems: readonly string[] = [];
+        // What the user must read: the instruction's amount when it is not the one requested (req. 4 of issue 18).
+        let notes: readonly string[] = topUpNotes(amount, result.value);
         try {
-          created = await deps.journal.add(fields);
+          ({ entry: created, problems, notes } = await recordTopUp(deps.journal, scope, amount, result.value, before.value.totalTopUp));
         } catch (error) {
           const time = new Date().toISOString();
-          created = { ...fields, id: `unsaved-${Date.now()}`, createdAt: time, updatedAt: time };
+          created = {
+            amount,
+            method,
+            state: method === 'card_direct' ? 'verifying' : 'awaiting_payment',
+            host: scope.host,
+            ...(scope.profile !== undefined && { profile: scope.profile }),
+            ...(result.value.method === 'usdc' && {
+              address: result.value.data.address,
+              chain: result.value.data.chain,
+              instructedAmount: result.value.data.amount,
+              // The instruction is what must be sent: its amount is the top-up's.
+              ...(result.value.amountDiffers && { amount: result.value.instructedAmount, requestedAmount: amount }),
+            }),
+            ...(result.value.method === 'card_checkout' && { sessionId: result.value.data.sessionId }),
+            id: `unsaved-${Date.now()}`,
+            createdAt: time,
+            updatedAt: time,
+          };
           flash(`${describeFailure(error)} The top-up is kept in memory only: note its details.`, 'warning');
         }
+        const r = result.value;
+        const message: FlowMessage | undefined =
+          problems.length > 0
+            ? { tone: r.method === 'card_direct' ? 'warning' : 'error', lines: [...problems, ...notes] }
+            : notes.length > 0
+              ? { tone: 'warning', lines: [...notes] }
+              : undefined;
         if (!mounted.current) return;
         remember(created);
         refreshBalance();
         if (r.method === 'usdc') setView({ kind: 'usdc', entryId: created.id, mode: 'main', ...(message && { message }) });
-        else if (r.method === 'card_checkout') setView({ kind: 'card', entryId: created.id });
-        else setView({ kind: 'direct', entryId: created.id, data: r.data });
+        else if (r.method === 'card_checkout') setView({ kind: 'card', entryId: created.id, ...(message && { message }) });
+        else if (created.state === 'credited') {
+          flash(`top-up of ${formatUsd(created.credited ?? amount)} (card direct) credited: the service’s answer says so`, 'ok');
+          setView({ kind: 'done', entryId: created.id, data: r.data });
+        } else setView({ kind: 'direct', entryId: created.id, data: r.data, ...(message && { message }) });
        } finally {
         lock.current = false;
        }
@@ -267,56 +289,42 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
       const v = viewRef.current;
       const current = entriesRef.current.find((e) => e.id === entryIdOf(v));
       if (v?.kind !== 'usdc' || !current || !client || !scope || lock.current) return;
-      const problem = hashProblem(hashText);
+      const problem = txHashProblem(hashText);
       if (problem) {
         setUsdc({ mode: 'hash', hashDraft: hashText, message: { tone: 'error', lines: [`Not a transaction hash: ${problem}.`] } });
         return;
       }
-      const txHash = normalizeHash(hashText);
+      const txHash = normalizeTxHash(hashText);
       const amount = current.amountSent ?? current.amount;
+      if (!ports) return;
       lock.current = true;
       setUsdc({ mode: 'main', hashDraft: txHash, message: undefined });
       void (async () => {
        try {
-        // The journal first: a hash it saw credited is never submitted again.
-        const seen = await deps.journal.creditedWithHash(txHash, scope).catch(() => undefined);
-        if (seen) {
-          setUsdc({
-            mode: 'main',
-            hashDraft: txHash,
-            message: {
-              tone: 'warning',
-              lines: [`Already credited: this transaction credited ${formatUsd(seen.credited ?? seen.amount)} on ${seen.updatedAt.slice(0, 16).replace('T', ' ')} UTC. Nothing was sent.`],
-            },
-          });
-          return;
-        }
-        await save(current.id, { txHash, state: 'verifying' });
-        const result = await runBusy(`verifying the transfer for ${formatUsd(amount)}`, () => client.verifyTopUp({ txHash, amount }));
+        setBusy(`verifying the transfer for ${formatUsd(amount)}`);
+        // The shared procedure: on record as verifying (with the totalTopUp baseline) before it is sent.
+        const outcome = await verifyUsdc(ports, { entryId: current.id, txHash, amount }).finally(() => {
+          if (mounted.current) setBusy(undefined);
+        });
+        if ('error' in outcome && isUnauthorized(outcome.error)) markRejected();
         if (!mounted.current) return;
-        if (result.ok) {
-          await save(current.id, {
-            state: 'credited',
-            credited: result.value.credited,
-            balance: result.value.balance,
-            reason: undefined,
-            reasonCode: undefined,
-          });
-          refreshBalance();
-          flash(`credited ${formatUsd(result.value.credited)}: the balance is ${formatUsd(result.value.balance)}`, 'ok');
+        if (outcome.entry) remember(outcome.entry);
+        refreshBalance();
+        const lines = verifyOutcomeLines(outcome, amount, { amountSent: 'press e and verify with the amount you actually sent', again: 'h, then enter' });
+        if (outcome.kind === 'credited') {
+          flash(lines[0]!.replace(/^Credited/, 'credited').replace(/\.$/, ''), 'ok');
           setView({ kind: 'done', entryId: current.id });
           return;
         }
-        const refusal = explainVerifyFailure(result.error, amount, current.state === 'verifying');
-        await save(current.id, refusal.patch);
-        refreshBalance();
-        setUsdc({ mode: 'main', hashDraft: txHash, message: { tone: refusal.code === 'not_found' || refusal.code === 'outcome_unknown' ? 'warning' : 'error', lines: refusal.lines } });
+        const tone: FlowMessage['tone'] =
+          outcome.kind === 'unknown' || outcome.kind === 'used_unconfirmed' || outcome.kind === 'not_found' || outcome.kind === 'already_credited' ? 'warning' : 'error';
+        setUsdc({ mode: 'main', hashDraft: txHash, message: { tone, lines } });
        } finally {
         lock.current = false;
        }
       })();
     },
-    [client, scope, deps.journal, save, runBusy, refreshBalance, flash, setUsdc],
+    [client, scope, ports, remember, refreshBalance, flash, setUsdc, markRejected],
   );
 
   const simulate = useCallback(() => {
@@ -392,6 +400,12 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
     openCheckout: () => {
       const url = entry?.sessionUrl;
       if (!url) return;
+      // Checked again here: a record may come from an older keydeck.
+      const problem = checkoutUrlProblem(url);
+      if (problem) {
+        flash(problem, 'error');
+        return;
+      }
       deps.openUrl(url).then(
         () => flash('opened the checkout page in the browser', 'ok'),
         () => flash('could not open a browser here: copy the link (c) and open it yourself', 'warning'),

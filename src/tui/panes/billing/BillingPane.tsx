@@ -15,6 +15,7 @@ import { useBalance, useBalanceRefresh } from '../../contexts/BalanceContext.js'
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { useClock, useServices } from '../../contexts/ServicesContext.js';
 import { useSession } from '../../contexts/SessionContext.js';
+import { useFlash } from '../../contexts/StatusContext.js';
 import { describeFailure } from '../../errors.js';
 import { formatUsd } from '../../format.js';
 import { useResource } from '../../hooks/useResource.js';
@@ -32,6 +33,7 @@ import { visible } from '../../../terminal/sanitize.js';
 import { statusSummaryLines } from '../../../billing/statusSummary.js';
 import { TrendLines } from './TrendLines.js';
 import { useBalanceMonitor } from './useBalanceMonitor.js';
+import { useHistorySeries } from './useHistorySeries.js';
 
 /**
  * The status as the documentation pages show it, summarised (subscriptions, pool pledges,
@@ -56,7 +58,15 @@ export function BillingPane({ size, active }: PaneProps) {
   const refreshBalance = useBalanceRefresh();
   const deps = useTopUpDeps();
   const alertBelowUsd = services.profile.alertBelowUsd;
-  const monitor = useBalanceMonitor(poll, { alertBelowUsd, ...(deps.bell && { bell: deps.bell }) });
+  const flash = useFlash();
+  const history = useHistorySeries(session.baseUrl);
+  const monitor = useBalanceMonitor(poll, {
+    alertBelowUsd,
+    ...(deps.bell && { bell: deps.bell }),
+    series: history.series,
+    onHistoryError: (sentence) => flash(`${sentence}; the history is kept in memory`, 'warning'),
+    now: clock,
+  });
   const flow = useTopUpFlow({ active });
   const [showStatus, setShowStatus] = useState(false);
   const [selected, setSelected] = useState(0);
@@ -73,7 +83,7 @@ export function BillingPane({ size, active }: PaneProps) {
   const unfinished = entries.find((e) => isUnfinished(e.state));
   const compact = size.mode === 'compact';
   const data = poll.data;
-  const trend = useMemo(() => trendOf(monitor.history, data?.remaining ?? 0, now), [monitor.history, monitor.history.version, data, now]); // eslint-disable-line react-hooks/exhaustive-deps
+  const trend = useMemo(() => trendOf(monitor.history, data?.remaining, now), [monitor.history, monitor.history.version, data, now]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const paneKeys = active && !flow.open;
   useKeymap(
@@ -96,7 +106,7 @@ export function BillingPane({ size, active }: PaneProps) {
   );
 
   if (!active) return null;
-  if (flow.open) return <TopUpDialog flow={flow} remaining={data?.remaining} columns={size.columns} rows={size.rows} />;
+  if (flow.open) return <TopUpDialog flow={flow} remaining={data?.remaining} totalTopUp={data?.totalTopUp} columns={size.columns} rows={size.rows} />;
 
   const summaryRows = 3;
   const trendRows = compact ? 2 : 3;

@@ -21,11 +21,11 @@ function stateColor(entry: JournalEntry): ThemeColor {
   }
 }
 
-/** One row's text (without the selection mark). */
+/** One row's text (without the selection mark): the amount credited once known, else the amount requested. */
 export function topUpRowText(entry: JournalEntry): string {
   const ref = entry.txHash ? `${entry.txHash.slice(0, 10)}…` : entry.sessionId ? entry.sessionId.slice(0, 14) : entry.address ? `to ${entry.address.slice(0, 8)}…` : '';
   const why = entry.state === 'refused' || entry.state === 'verifying' ? (entry.reason ? ` (${entry.reason})` : '') : '';
-  return `${dateTime(entry.createdAt).slice(0, 16)}  ${fitWidth(formatUsd(entry.amount), 10)} ${fitWidth(methodLabel(entry.method), 13)} ${stateLabel(entry.state)}${why}  ${ref}`;
+  return `${dateTime(entry.createdAt).slice(0, 16)}  ${fitWidth(formatUsd(entry.credited ?? entry.amount), 10)} ${fitWidth(methodLabel(entry.method), 13)} ${stateLabel(entry.state)}${why}  ${ref}`;
 }
 
 /** Props of {@link RecentTopUps}. */

@@ -4,10 +4,10 @@
  * runs out at the current rate ("never" when flat or rising).
  */
 import { Box, Text } from 'ink';
-import { LONG_WINDOW_MS, SHORT_WINDOW_MS, type BalanceHistory, type BalanceTrend } from '../../../billing/history.js';
+import type { BalanceHistory, BalanceTrend } from '../../../billing/history.js';
 import { balanceSparkline } from '../../../billing/sparkline.js';
 import { theme } from '../../theme.js';
-import { formatDuration, formatRateOver, formatRunOut } from './billingFormat.js';
+import { burnRatesLine, formatDuration, formatRunOut } from './billingFormat.js';
 
 /** Props of {@link TrendLines}. */
 export interface TrendLinesProps {
@@ -26,7 +26,7 @@ export function TrendLines({ history, trend, columns, compact }: TrendLinesProps
   const span = first && last ? formatDuration(last.t - first.t) : '0 s';
   const label = `trend (${span}) `;
   const spark = balanceSparkline(samples, Math.max(0, columns - label.length - 1));
-  const burn = `burn 15 min ${formatRateOver(trend.short, SHORT_WINDOW_MS)} · 1 h ${formatRateOver(trend.long, LONG_WINDOW_MS)}`;
+  const burn = burnRatesLine(trend);
   const runOut = `runs out ${formatRunOut(trend.runOut)}`;
   return (
     <Box flexDirection="column">

@@ -2,7 +2,7 @@
  * Text of the billing figures (shared by the Billing pane and `keydeck monitor`): burn rates,
  * run-out projections, durations, spent-so-far. Pure.
  */
-import type { BurnRate, RunOutProjection } from '../../../billing/history.js';
+import { DAY_WINDOW_MS, LONG_WINDOW_MS, SHORT_WINDOW_MS, WEEK_WINDOW_MS, type BalanceTrend, type BurnRate, type RunOutProjection } from '../../../billing/history.js';
 import { formatUsd } from '../../format.js';
 
 /** A duration in ms as "45 s", "12 min", "3 h 20 min", "2 d 4 h". */
@@ -54,4 +54,18 @@ export function formatRunOut(projection: RunOutProjection): string {
 /** USD spent so far: `totalTopUp − remaining` (never below 0), computed in cents. */
 export function spentSoFar(totalTopUp: number, remaining: number): number {
   return Math.max(0, Math.round(totalTopUp * 100) - Math.round(remaining * 100)) / 100;
+}
+
+/**
+ * The burn rates of a trend on one line: "burn 15 min $1.20/h · 1 h $1.10/h · 24 h $0.90/h ·
+ * 7 d $0.80/h"; a window not covered yet says "…", one covered in part says over how long.
+ */
+export function burnRatesLine(trend: BalanceTrend): string {
+  const part = (label: string, rate: BurnRate | undefined, windowMs: number) => `${label} ${rate ? formatRateOver(rate, windowMs) : '…'}`;
+  return `burn ${[
+    part('15 min', trend.short, SHORT_WINDOW_MS),
+    part('1 h', trend.long, LONG_WINDOW_MS),
+    part('24 h', trend.day, DAY_WINDOW_MS),
+    part('7 d', trend.week, WEEK_WINDOW_MS),
+  ].join(' · ')}`;
 }

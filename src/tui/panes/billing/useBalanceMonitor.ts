@@ -1,13 +1,16 @@
 /**
  * Feeds every successful balance poll (§2.3 `remaining`, USD) into a bounded
- * {@link BalanceHistory}, and rings the terminal bell once per downward crossing of the
- * low-balance threshold. Shared by the Billing pane (which stays mounted while hidden, so the
- * history and the alert run on every pane) and `keydeck monitor`.
+ * {@link BalanceHistory} (seeded from, and written through to, the history database when a
+ * series is given: src/billing/historyRecorder.ts), and rings the terminal bell once per
+ * downward crossing of the low-balance threshold. Shared by the Billing pane (which stays
+ * mounted while hidden, so the history and the alert run on every pane) and `keydeck monitor`.
  */
 import { useEffect, useMemo, useRef } from 'react';
 import { useStdout } from 'ink';
 import { BELL, INITIAL_LOW_BALANCE_STATE, observeBalance, type LowBalanceState } from '../../../billing/alert.js';
-import { BalanceHistory, type BalanceHistoryOptions } from '../../../billing/history.js';
+import type { BalanceHistory, BalanceHistoryOptions } from '../../../billing/history.js';
+import { HistoryRecorder } from '../../../billing/historyRecorder.js';
+import type { HistorySeries } from '../../../billing/historyStore.js';
 import type { CreditBalance } from '../../../api/schemas.js';
 import type { PollState } from '../../hooks/poller.js';
 
@@ -17,8 +20,14 @@ export interface UseBalanceMonitorOptions {
   readonly alertBelowUsd?: number | undefined;
   /** Rings the bell (default: writes BEL, `\x07`, to Ink's stdout). */
   readonly bell?: () => void;
-  /** Options of the history buffer (capacity, spacing). */
+  /** Options of the in-memory buffer (capacity, spacing). */
   readonly history?: BalanceHistoryOptions;
+  /** The database series of this profile and origin (absent: memory only). Read once, at mount. */
+  readonly series?: HistorySeries | undefined;
+  /** Hears one sentence per distinct failure of the history database. */
+  readonly onHistoryError?: (sentence: string) => void;
+  /** Clock (epoch ms) used to seed the history at mount. Default Date.now. */
+  readonly now?: () => number;
 }
 
 /** What {@link useBalanceMonitor} gives. */
@@ -32,7 +41,12 @@ export interface BalanceMonitor {
 /** See the module comment. `poll` is the balance poll's state (`useBalance()` or `usePolling`). */
 export function useBalanceMonitor(poll: Pick<PollState<CreditBalance>, 'data' | 'updatedAt'>, options: UseBalanceMonitorOptions = {}): BalanceMonitor {
   const { stdout } = useStdout();
-  const history = useMemo(() => new BalanceHistory(options.history), []); // eslint-disable-line react-hooks/exhaustive-deps
+  // Seeded synchronously in the first render: the trend is there in the first frame.
+  const recorder = useMemo(
+    () => new HistoryRecorder({ series: options.series, now: (options.now ?? Date.now)(), ...(options.onHistoryError && { onError: options.onHistoryError }), ...(options.history && { history: options.history }) }),
+    [], // eslint-disable-line react-hooks/exhaustive-deps
+  );
+  const history = recorder.history;
   const alarm = useRef<LowBalanceState>(INITIAL_LOW_BALANCE_STATE);
   const rings = useRef(0);
   const bellRef = useRef(options.bell);
@@ -47,7 +61,7 @@ export function useBalanceMonitor(poll: Pick<PollState<CreditBalance>, 'data' | 
   const fed = useRef<number | undefined>(undefined);
   if (data && updatedAt !== undefined && fed.current !== updatedAt) {
     fed.current = updatedAt;
-    history.add(updatedAt, data.remaining, data.totalTopUp);
+    recorder.record(updatedAt, data.remaining, data.totalTopUp);
   }
   useEffect(() => {
     if (!data || updatedAt === undefined) return;

@@ -7,11 +7,12 @@
  * `q` or ctrl-c leaves (through the key-action table's `quit` row), `r` polls now.
  */
 import { Box, Text } from 'ink';
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import type { CreditBalance } from '../../../../api/schemas.js';
-import { LONG_WINDOW_MS, SHORT_WINDOW_MS, trendOf } from '../../../../billing/history.js';
+import { trendOf } from '../../../../billing/history.js';
 import { balanceSparkline } from '../../../../billing/sparkline.js';
 import type { MonitorSettings } from '../../../../billing/settings.js';
+import type { HistorySeries } from '../../../../billing/historyStore.js';
 import { connectionState, hostLabel } from '../../../components/Header.js';
 import { useKeymap } from '../../../contexts/KeymapContext.js';
 import { formatUsd } from '../../../format.js';
@@ -19,7 +20,7 @@ import { usePolling } from '../../../hooks/usePolling.js';
 import { useTick } from '../../../hooks/useTick.js';
 import { theme } from '../../../theme.js';
 import { balanceAlert } from '../BalanceSummary.js';
-import { formatRateOver, formatRunOut, spentSoFar } from '../billingFormat.js';
+import { burnRatesLine, formatRunOut, spentSoFar } from '../billingFormat.js';
 import { useBalanceMonitor } from '../useBalanceMonitor.js';
 
 /** Props of {@link MonitorView}. */
@@ -35,17 +36,20 @@ export interface MonitorViewProps {
   readonly now?: () => number;
   /** Rings the bell (default BEL to stdout). */
   readonly bell?: () => void;
+  /** The balance history on disk: seeds the trend at start and keeps every reading (absent: memory only). */
+  readonly series?: HistorySeries;
 }
 
 /** See the module comment. */
-export function MonitorView({ settings, getCredits, onQuit, columns, now = Date.now, bell }: MonitorViewProps) {
+export function MonitorView({ settings, getCredits, onQuit, columns, now = Date.now, bell, series }: MonitorViewProps) {
   const poll = usePolling<CreditBalance>((signal) => getCredits({ signal }), { intervalMs: settings.intervalSeconds * 1000 });
-  const monitor = useBalanceMonitor(poll, { alertBelowUsd: settings.alertBelowUsd, ...(bell && { bell }) });
+  const [historyProblem, setHistoryProblem] = useState<string | undefined>(undefined);
+  const monitor = useBalanceMonitor(poll, { alertBelowUsd: settings.alertBelowUsd, ...(bell && { bell }), series, onHistoryError: setHistoryProblem, now });
   useKeymap('global', { quit: onQuit, refresh: poll.refresh });
   useTick(5000);
   const t = now();
   const data = poll.data;
-  const trend = useMemo(() => trendOf(monitor.history, data?.remaining ?? 0, t), [monitor.history, monitor.history.version, data, t]); // eslint-disable-line react-hooks/exhaustive-deps
+  const trend = useMemo(() => trendOf(monitor.history, data?.remaining, t), [monitor.history, monitor.history.version, data, t]); // eslint-disable-line react-hooks/exhaustive-deps
   const conn = connectionState(poll, false, t);
   const width = Math.max(20, columns);
   const title = `keydeck monitor · ${settings.profileName}@${hostLabel(settings.baseUrl)} · every ${settings.intervalSeconds} s${settings.alertBelowUsd !== undefined ? ` · alert below ${formatUsd(settings.alertBelowUsd)}` : ''} · q quits`;
@@ -71,7 +75,9 @@ export function MonitorView({ settings, getCredits, onQuit, columns, now = Date.
         <Text color={theme.muted}>trend </Text>
         <Text color={theme.accent}>{spark || '…'}</Text>
       </Text>
-      <Text wrap="truncate">{`burn 15 min ${formatRateOver(trend.short, SHORT_WINDOW_MS)} · 1 h ${formatRateOver(trend.long, LONG_WINDOW_MS)} · runs out ${formatRunOut(trend.runOut)}`}</Text>
+      <Text wrap="truncate">{burnRatesLine(trend)}</Text>
+      <Text wrap="truncate">{`runs out ${formatRunOut(trend.runOut)}`}</Text>
+      {historyProblem ? <Text color={theme.warning} wrap="truncate">{`⚠ ${historyProblem}; the history is kept in memory`}</Text> : null}
       <Text color={conn.color} wrap="truncate">
         {conn.text}
         {poll.error !== undefined ? ' (last known figures)' : ''}

@@ -5,6 +5,7 @@
 import { render, useWindowSize } from 'ink';
 import type { CreditBalance } from '../../../../api/schemas.js';
 import type { MonitorSettings } from '../../../../billing/settings.js';
+import type { HistorySeries } from '../../../../billing/historyStore.js';
 import { KeymapProvider } from '../../../contexts/KeymapContext.js';
 import { MonitorView } from './MonitorView.js';
 
@@ -13,6 +14,8 @@ export interface RunMonitorInput {
   readonly settings: MonitorSettings;
   /** Reads the balance (KeydeckClient.getCredits). */
   readonly getCredits: (options: { signal: AbortSignal }) => Promise<CreditBalance>;
+  /** The balance history on disk (absent: memory only). */
+  readonly series?: HistorySeries;
   /** Streams (tests); default the process's. */
   readonly stdout?: NodeJS.WriteStream;
   readonly stdin?: NodeJS.ReadStream;
@@ -22,7 +25,7 @@ function MonitorApp({ input, onQuit }: { readonly input: RunMonitorInput; readon
   const { columns } = useWindowSize();
   return (
     <KeymapProvider onQuit={onQuit}>
-      <MonitorView settings={input.settings} getCredits={input.getCredits} onQuit={onQuit} columns={columns} />
+      <MonitorView settings={input.settings} getCredits={input.getCredits} onQuit={onQuit} columns={columns} {...(input.series && { series: input.series })} />
     </KeymapProvider>
   );
 }

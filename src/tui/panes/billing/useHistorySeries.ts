@@ -1,0 +1,27 @@
+/**
+ * The history database's series for this profile at `baseUrl`'s origin (issue 16), opened once
+ * through `services.openHistory` when the Billing pane mounts. When the database cannot be used
+ * the status line says why, once, and the history is kept in memory only.
+ */
+import { useEffect, useMemo } from 'react';
+import type { HistorySeries } from '../../../billing/historyStore.js';
+import { useServices } from '../../contexts/ServicesContext.js';
+import { useFlash } from '../../contexts/StatusContext.js';
+
+/** The series (undefined: memory only) and, when it could not be opened, why. */
+export function useHistorySeries(baseUrl: string | undefined): { readonly series?: HistorySeries; readonly problem?: string } {
+  const { openHistory } = useServices();
+  const flash = useFlash();
+  const opened = useMemo(() => {
+    if (!openHistory || baseUrl === undefined) return {};
+    try {
+      return { series: openHistory(baseUrl) };
+    } catch (error) {
+      return { problem: error instanceof Error ? error.message : String(error) };
+    }
+  }, []); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => {
+    if (opened.problem) flash(`balance history not kept: ${opened.problem}`, 'warning');
+  }, [opened.problem, flash]);
+  return opened;
+}

@@ -1,0 +1,116 @@
+/**
+ * The build as it ships (issue 12): every file of `dist/` loads, and the `keydeck` executable
+ * guards the Node.js version before anything that needs a newer one is loaded.
+ *
+ * A bundling mistake (two declarations of one name in a chunk, a missing import) hides behind the
+ * stubs of other suites: `open` and `clipboardy` lived in chunks that could not load, so `o` and
+ * the clipboard fallback never worked. Here each module is imported as Node imports it.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REQUIRED_NODE, nodeIsRecentEnough, oldNodeSentence } from '../../src/node-version.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const DIST = path.join(ROOT, 'dist');
+const CLI = path.join(DIST, 'cli.js');
+
+/** Every JavaScript file of dist/ but the executable and main.js (they run the command line when loaded). */
+function importableFiles(): string[] {
+  const top = readdirSync(DIST).filter((f) => f.endsWith('.js') && f !== 'cli.js' && f !== 'main.js').map((f) => path.join(DIST, f));
+  const chunks = readdirSync(path.join(DIST, 'chunks')).filter((f) => f.endsWith('.js')).map((f) => path.join(DIST, 'chunks', f));
+  return [...top, ...chunks];
+}
+
+/**
+ * The Node.js binaries on PATH older than keydeck needs (the machine's own `node`, behind the
+ * clone's node_modules/.bin that npm scripts put first), with their versions.
+ */
+function oldNodes(): { bin: string; version: string }[] {
+  const found = new Map<string, string>();
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const bin = path.join(dir, 'node');
+    try {
+      const real = execFileSync('readlink', ['-f', bin], { encoding: 'utf8' }).trim();
+      if (found.has(real)) continue;
+      const version = execFileSync(bin, ['-p', 'process.versions.node'], { encoding: 'utf8', timeout: 10_000 }).trim();
+      found.set(real, version);
+    } catch {
+      // not there, or not runnable
+    }
+  }
+  for (const bin of ['/usr/bin/node', '/usr/local/bin/node']) {
+    try {
+      if (![...found.keys()].includes(bin)) found.set(bin, execFileSync(bin, ['-p', 'process.versions.node'], { encoding: 'utf8', timeout: 10_000 }).trim());
+    } catch {
+      // not there
+    }
+  }
+  return [...found].filter(([, v]) => !nodeIsRecentEnough(v)).map(([bin, version]) => ({ bin, version }));
+}
+
+describe('dist/', () => {
+  it('every module loads in Node (chunks and library entries)', { timeout: 60_000 }, () => {
+    const files = importableFiles();
+    expect(files.length).toBeGreaterThan(10);
+    const program = `
+      const results = await Promise.allSettled(process.argv.slice(1).map((f) => import('file://' + f)));
+      const failed = results.map((r, i) => [process.argv[1 + i], r]).filter(([, r]) => r.status === 'rejected')
+        .map(([f, r]) => f + ': ' + String(r.reason).split('\\n')[0]);
+      process.stdout.write(JSON.stringify(failed));
+      process.exit(0);`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', program, ...files], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1', DEV: '' } });
+    expect(JSON.parse(out)).toEqual([]);
+  });
+
+  it('the executable loads the command line (main.js): --version and --help', () => {
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const version = spawnSync(process.execPath, [CLI, '--version'], { encoding: 'utf8', timeout: 20_000 });
+    expect(version.stdout.trim()).toBe(pkg.version);
+    expect(version.status).toBe(0);
+    const help = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8', timeout: 20_000 });
+    expect(help.stdout).toContain('Usage: keydeck');
+    expect(help.status).toBe(0);
+  });
+
+  it('ships no source maps and no TypeScript source; the library entries have .d.ts', () => {
+    const all = readdirSync(DIST, { recursive: true }).map(String);
+    expect(all.filter((f) => f.endsWith('.map'))).toEqual([]);
+    expect(all.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { types: string }> };
+    for (const entry of Object.values(pkg.exports)) expect(readFileSync(path.join(ROOT, entry.types), 'utf8')).toMatch(/export/);
+  });
+});
+
+describe('the Node.js version guard', () => {
+  it('REQUIRED_NODE is package.json engines.node', () => {
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
+    expect(pkg.engines.node).toBe(`>=${REQUIRED_NODE.replace(/\.0$/, '')}`);
+  });
+
+  it('compares major, minor and patch as numbers', () => {
+    expect(nodeIsRecentEnough('22.13.0')).toBe(true);
+    expect(nodeIsRecentEnough('22.12.9')).toBe(false);
+    expect(nodeIsRecentEnough('22.9.0')).toBe(false);
+    expect(nodeIsRecentEnough('20.20.2')).toBe(false);
+    expect(nodeIsRecentEnough('24.0.0')).toBe(true);
+    expect(nodeIsRecentEnough('100.0.0')).toBe(true);
+  });
+
+  const old = oldNodes();
+  it.skipIf(old.length === 0)(`on an older Node (${old.map((o) => `${o.bin} ${o.version}`).join(', ') || 'none on this machine'}) keydeck says so in one line and exits 1`, () => {
+    for (const { bin, version } of old) {
+      for (const args of [['--version'], ['--help'], ['--sandbox'], ['keys', 'list']]) {
+        const r = spawnSync(bin, [CLI, ...args], { encoding: 'utf8', timeout: 20_000 });
+        expect(r.status, `${bin} ${args.join(' ')}`).toBe(1);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toBe(`${oldNodeSentence(version)}\n`);
+        expect(r.stderr).toContain(`Node.js ${version}`);
+        expect(r.stderr).toContain('22.13.0');
+        expect(r.stderr).not.toMatch(/\n\s+at |SyntaxError|node:internal/);
+      }
+    }
+  });
+  if (old.length === 0) console.log('the old-Node guard test is skipped: no Node.js older than 22.13 on this machine');
+});

@@ -1,0 +1,140 @@
+/**
+ * The wording audit of issue 19: every failure sentence gives the right next step. A table of
+ * conditions → the sentence the client writes → the next step it must name, for every error code
+ * of src/api/failures.ts; and the built CLI against the sandbox for the cases users met: a refused
+ * verify, a 1 ms timeout, disabling an expired subscription key, a name where an id goes.
+ * Rules checked on every row: a refusal from the service never gets network or address advice;
+ * durations under a second are in ms (never "0 s"); no advice names an action that cannot work.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  errorFromNetwork,
+  errorFromResponse,
+  errorFromTimeout,
+  parseBody,
+  type FailureContext,
+  type OperationInfo,
+} from '../../src/api/failures.js';
+import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
+import { scripted, type Scripted } from './scripted.js';
+
+const op = (name: string, what: string, extra: Partial<OperationInfo> = {}): OperationInfo => ({ name, what, changesState: false, ...extra });
+const LIST = op('listKeys', 'list the keys');
+const RENAME = op('updateKey', 'update the key', { changesState: true, byId: true, check: 'list the keys' });
+const VERIFY = op('verifyTopUp', 'verify the top-up', { changesState: true, check: 'check the balance' });
+const TOPUP = op('topUp', 'request the top-up', { changesState: true, check: 'check the billing status' });
+const CREATE = op('createCreditKey', 'create the credit key', { changesState: true, check: 'list the keys' });
+
+function ctx(o: OperationInfo, extra: Partial<FailureContext> = {}): FailureContext {
+  return { op: o, token: 'mk_secret_value_1234567890', baseUrl: 'https://api.example.com', timeoutMs: 10_000, ...extra };
+}
+const body = (code: string, message = 'no') => parseBody(JSON.stringify({ error: { code, message } }));
+const ENV = { label: 'KEYDECK_TOKEN (management key mk_12345678)', whenRejected: 'unset KEYDECK_TOKEN to use the key stored for profile "default", or set a valid one' };
+
+interface Row {
+  readonly condition: string;
+  readonly message: string;
+  /** The next step the sentence must name. */
+  readonly next: RegExp;
+  /** A refusal from the service (its own answer): no network or address advice. */
+  readonly refusal: boolean;
+}
+
+const TABLE: Row[] = [
+  { condition: '401, credential from KEYDECK_TOKEN', message: errorFromResponse(ctx(LIST, { credential: ENV }), 401, body('unauthorized'), undefined).message, next: /KEYDECK_TOKEN \(management key mk_12345678\).*unset KEYDECK_TOKEN to use the key stored for profile "default", or set a valid one/, refusal: true },
+  { condition: '401, stored key', message: errorFromResponse(ctx(LIST, { credential: { label: 'the management key mk_12345678 stored in the keychain for profile "default"', whenRejected: 'sign in again: keydeck auth login' } }), 401, body('unauthorized'), undefined).message, next: /stored in the keychain.*keydeck auth login/, refusal: true },
+  { condition: '403 (a consumption key)', message: errorFromResponse(ctx(LIST, { credential: ENV }), 403, body('forbidden'), undefined).message, next: /KEYDECK_TOKEN.*use a session token or a management key/, refusal: true },
+  { condition: '404 of an id', message: errorFromResponse(ctx(RENAME), 404, body('not_found'), undefined).message, next: /no item with that id.*list them again/, refusal: true },
+  { condition: '404 of a verify (transfer unknown)', message: errorFromResponse(ctx(VERIFY), 404, body('not_found'), undefined).message, next: /wait a minute, then verify again with the same hash/, refusal: true },
+  { condition: '404 in the service’s words, not by id', message: errorFromResponse(ctx(LIST), 404, body('not_found'), undefined).message, next: /not found/, refusal: true },
+  { condition: 'a bare 404 (no error body: wrong address?)', message: errorFromResponse(ctx(LIST), 404, parseBody('<html>nope</html>'), undefined).message, next: /check that the base URL https:\/\/api\.example\.com points at the service/, refusal: false },
+  { condition: '400 with a field', message: errorFromResponse(ctx(CREATE), 400, parseBody(JSON.stringify({ error: { code: 'invalid_request', message: 'bad', field: 'name' } })), undefined).message, next: /\(field name\): correct it and try again/, refusal: true },
+  { condition: '402 balance 0', message: errorFromResponse(ctx(CREATE), 402, body('insufficient_balance'), undefined).message, next: /top up first/, refusal: true },
+  { condition: '402 budget spent', message: errorFromResponse(ctx(CREATE), 402, body('budget_exceeded'), undefined).message, next: /top up to continue/, refusal: true },
+  { condition: '422 amount mismatch', message: errorFromResponse(ctx(VERIFY), 422, body('amount_mismatch'), undefined).message, next: /verify with the exact amount sent/, refusal: true },
+  { condition: '409 transaction used', message: errorFromResponse(ctx(VERIFY), 409, body('tx_already_used'), undefined).message, next: /each transfer is credited once.*check the balance/, refusal: true },
+  { condition: '429 with Retry-After 0.5 s', message: errorFromResponse(ctx(LIST), 429, body('rate_limited'), 500).message, next: /wait 500 ms before trying again/, refusal: true },
+  { condition: '429 with Retry-After 90 s', message: errorFromResponse(ctx(LIST), 429, body('rate_limited'), 90_000).message, next: /wait 90 s before trying again/, refusal: true },
+  { condition: '503 to a top-up (outcome unknown)', message: errorFromResponse(ctx(TOPUP), 503, parseBody(''), undefined).message, next: /whether it took effect is unknown: check the billing status before trying again/, refusal: false },
+  { condition: '503 to a read', message: errorFromResponse(ctx(LIST), 503, parseBody(''), undefined).message, next: /try again in a moment/, refusal: false },
+  { condition: 'timeout of 1 ms (KEYDECK_TIMEOUT_MS=1)', message: errorFromTimeout(ctx(LIST, { timeoutMs: 1 }), false).message, next: /within 1 ms .*check the network and try again later/, refusal: false },
+  { condition: 'timeout after a top-up was sent', message: errorFromTimeout(ctx(TOPUP, { timeoutMs: 2500 }), true).message, next: /within 2\.5 s .*check the billing status before trying again/, refusal: false },
+  { condition: 'connection refused', message: errorFromNetwork(ctx(LIST), 'ECONNREFUSED', false).message, next: /check the address and the network connection/, refusal: false },
+  { condition: 'connection lost after a create was sent', message: errorFromNetwork(ctx(CREATE), 'ECONNRESET', true).message, next: /unknown: list the keys before trying again/, refusal: false },
+];
+
+describe('the wording table: condition → sentence → next step', () => {
+  it.each(TABLE.map((r) => [r.condition, r] as const))('%s', (_condition, row) => {
+    expect(row.message).toMatch(row.next);
+    // One sentence, ending with a full stop, without the secret.
+    expect(row.message).toMatch(/^[A-Z].*\.$/);
+    expect(row.message).not.toContain('mk_secret_value');
+    // Durations under a second are in ms.
+    expect(row.message).not.toMatch(/\b0 s\b/);
+    // A refusal from the service never gets network or address advice.
+    if (row.refusal) expect(row.message).not.toMatch(/network|connection|base URL|reach the service/i);
+  });
+});
+
+describe('the CLI’s next steps, against the sandbox', { timeout: 60_000 }, () => {
+  let sb: TestSandbox;
+  let cli: Scripted;
+  beforeAll(async () => {
+    sb = await startTestSandbox();
+    cli = scripted(sb.url);
+  });
+  afterAll(async () => {
+    cli.home.remove();
+    await sb.close();
+  });
+
+  it('a refused verify says what the service found and what to do, never to check the base URL', async () => {
+    const user = await sb.fundedUser(0);
+    const r = await cli.run(user, ['billing', 'verify', '--tx', `0x${'ab'.repeat(32)}`, '--amount', '10']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^keydeck: not_found: could not verify the top-up: the service does not know this transaction yet .*wait a minute, then verify again with the same hash/);
+    expect(r.stderr).not.toMatch(/base URL|network/);
+  });
+
+  it('KEYDECK_TIMEOUT_MS=1 is said in ms, never "0 s"', async () => {
+    const r = await cli.run(await sb.fundedUser(0), ['keys', 'list'], { KEYDECK_TIMEOUT_MS: '1' });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/^keydeck: timeout: the service did not answer within 1 ms/);
+    expect(r.stderr).not.toMatch(/within 0 s/);
+  });
+
+  it('disabling an expired subscription key never offers `keys enable` (the service refuses it)', async () => {
+    const user = await sb.fundedUser(0);
+    const sub = await sb.subscription(user, 'standard');
+    await sb.advance(31 * 86_400);
+    const r = await cli.run(user, ['keys', 'disable', sub.id, '--yes']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Disabled the key ".*" \(id .*\): its subscription has ended \(a new subscription payment creates a new key\)\.\n$/);
+    expect(r.stdout).not.toContain('keys enable');
+    // And the service does refuse it.
+    const enable = await cli.run(user, ['keys', 'enable', sub.id]);
+    expect(enable.code).toBe(1);
+    expect(enable.stderr).toMatch(/invalid_request: .*\(field isActive\)/);
+  });
+
+  it('a name where an id goes: "that looks like a name: use the id (`keydeck keys list`)"', async () => {
+    const user = await sb.fundedUser(25);
+    const key = await sb.creditKey(user, 'prod-backend');
+    const [named, dated, gone, mgmt] = await Promise.all([
+      cli.run(user, ['keys', 'rename', 'prod-backend', '--name', 'x']),
+      cli.run(user, ['keys', 'delete', 'credit-20261123-1714', '--yes']),
+      cli.run(user, ['keys', 'enable', '3f2a9c1e-0000-4000-8000-000000000000']),
+      cli.run(user, ['mgmt-keys', 'delete', 'laptop', '--yes']),
+    ]);
+    expect(named.code).toBe(1);
+    expect(named.stderr).toBe(
+      `keydeck: not_found: no key has the id "prod-backend": that looks like a name: use the id (\`keydeck keys list\`); the key named "prod-backend" has the id ${key.id}.\n`,
+    );
+    // Digits but no such id and no such name: the plain sentence (an id that may have been deleted).
+    expect(dated.code).toBe(1);
+    expect(dated.stderr).toMatch(/^keydeck: not_found: could not delete the key: the service has no item with that id .*list them again/);
+    expect(gone.stderr).not.toContain('looks like a name');
+    expect(mgmt.code).toBe(1);
+    expect(mgmt.stderr).toContain('that looks like a name: use the id (`keydeck mgmt-keys list`)');
+  });
+});
