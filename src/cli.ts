@@ -27,6 +27,7 @@ const program = new Command('keydeck')
   .addOption(new Option('--base-url <url>', 'use that service instead of the profile’s').env('KEYDECK_BASE_URL'))
   .addOption(new Option('--profile <name>', 'the profile to use').env('KEYDECK_PROFILE'))
   .option('--insecure-storage', 'store the management key in a file (mode 0600) when no keychain is available')
+  .option('--allow-insecure-http', 'send the key over plain http:// to a host outside this machine (also KEYDECK_ALLOW_INSECURE_HTTP=1)')
   .option('--interval <seconds>', 'TUI: seconds between balance reads (at least 2; default the profile’s, 15)')
   .option('--alert-below <usd>', 'TUI: show LOW and ring the bell once when the balance drops below this many USD');
 

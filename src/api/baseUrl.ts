@@ -52,6 +52,35 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_HOSTNAMES.has(hostname) || LOOPBACK_V4.test(hostname);
 }
 
+/** The flag that lets keydeck send a credential over plain http:// to another machine. */
+export const INSECURE_HTTP_FLAG = '--allow-insecure-http';
+/** The environment variable that does the same as {@link INSECURE_HTTP_FLAG} (`1`, `true` or `yes`). */
+export const INSECURE_HTTP_ENV = 'KEYDECK_ALLOW_INSECURE_HTTP';
+
+/** True when `env` opts in to plain http off loopback ({@link INSECURE_HTTP_ENV} is `1`, `true` or `yes`). */
+export function insecureHttpFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  return /^(1|true|yes)$/i.test((env[INSECURE_HTTP_ENV] ?? '').trim());
+}
+
+/**
+ * The sentence refusing to send a credential to `baseUrl`, or undefined when it may go there: an
+ * `https:` URL, or `http:` to this machine (127.0.0.0/8, `::1`, `localhost`), or `http:` anywhere
+ * when `allowInsecureHttp` (the user opted in with {@link INSECURE_HTTP_FLAG} or {@link INSECURE_HTTP_ENV}).
+ */
+export function insecureHttpProblem(baseUrl: string, allowInsecureHttp = false): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' || allowInsecureHttp || isLoopbackHost(url.host)) return undefined;
+  return (
+    `keydeck does not send a key over plain http:// to ${url.host}, where anyone on the way can read it: ` +
+    `use https://, or opt in with ${INSECURE_HTTP_FLAG} (or ${INSECURE_HTTP_ENV}=1)`
+  );
+}
+
 /** Longest checkout link keydeck shows, copies or opens, in characters. */
 export const MAX_CHECKOUT_URL_LENGTH = 2048;
 

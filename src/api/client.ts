@@ -24,7 +24,7 @@
  *   KeydeckApiError. Cancelling a POST/PUT/DELETE after it was sent leaves its outcome unknown.
  * - No error text (message, stack, `JSON.stringify`) ever holds the token or a key value.
  */
-import { baseUrlProblem, normalizeBaseUrl } from './baseUrl.js';
+import { baseUrlProblem, insecureHttpProblem, normalizeBaseUrl } from './baseUrl.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import { createAbortError, KeydeckApiError } from './errors.js';
@@ -40,7 +40,7 @@ import {
   type OperationInfo,
   type ParsedBody,
 } from './failures.js';
-import { HttpTransport } from './http.js';
+import { HttpTransport, MAX_RESPONSE_BYTES } from './http.js';
 import { backoffDelayMs, minBackoffDelayMs, parseRetryAfterMs } from './retry.js';
 import {
   CardCheckoutSessionSchema,
@@ -95,6 +95,11 @@ export interface KeydeckClientOptions {
   retries?: number;
   /** `User-Agent` header. Default `keydeck`. */
   userAgent?: string;
+  /**
+   * Send the token over plain `http://` to a host outside loopback. Default false: the
+   * constructor throws `invalid_request` (field `baseUrl`) naming the opt-in (baseUrl.ts).
+   */
+  allowInsecureHttp?: boolean;
   /**
    * Names the credential in failures (issue 19): `label` (where it came from, never the secret:
    * `KEYDECK_TOKEN (management key mk_12345678)`) goes into every 401/403 sentence, and
@@ -263,6 +268,9 @@ export class KeydeckClient {
       throw new KeydeckApiError('invalid_request', 'userAgent must be a non-empty text without control characters.', { field: 'userAgent' });
     }
     this.#userAgent = userAgent;
+    // No token over plain http to another machine unless the caller opted in (baseUrl.ts).
+    const insecure = insecureHttpProblem(this.baseUrl, options.allowInsecureHttp === true);
+    if (insecure !== undefined) throw new KeydeckApiError('invalid_request', `${insecure}.`, { field: 'baseUrl' });
     const names = { ...SEED_METHOD_NAMES };
     for (const [kind, name] of Object.entries(options.methodNames ?? {})) {
       if (name === undefined) continue;
@@ -554,6 +562,9 @@ export class KeydeckClient {
       let failure: KeydeckApiError;
       let waitMs: number | undefined;
       if (outcome.kind === 'aborted') throw createAbortError();
+      if (outcome.kind === 'too_large') {
+        throw errorFromInvalidResponse(ctx, outcome.status, undefined, `the answer is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB, so keydeck did not read it`);
+      }
       if (outcome.kind === 'response') {
         const { status } = outcome;
         this.#observeDate(outcome.headers.date);

@@ -7,6 +7,7 @@
  * and redacted (the token and any key value) before it reaches a message.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { MAX_RETRY_AFTER_MS } from './retry.js';
 import { KeydeckApiError, redactSecrets, SERVICE_ERROR_CODES, type ApiErrorCode, type KeydeckApiErrorOptions } from './errors.js';
 
 /** The error codes a service may put in a body (the others are the client's own). */
@@ -96,9 +97,11 @@ function clean(text: string, token: string, max = 200): string {
 }
 
 /**
- * A duration for a message: `250 ms` under a second (never "0 s"), `1.5 s`, `10 s`, `2 min`.
+ * A duration for a message: `250 ms` under a second (never "0 s"), `1.5 s`, `10 s`, `2 min`; the
+ * longest wait keydeck accepts from a `Retry-After` says so.
  */
 export function formatWait(ms: number): string {
+  if (ms >= MAX_RETRY_AFTER_MS) return `${Math.round(MAX_RETRY_AFTER_MS / 60_000)} min (the longest keydeck waits)`;
   if (ms < 1000) return `${Math.max(1, Math.round(ms))} ms`;
   if (ms >= 120_000) return `${Math.round(ms / 60_000)} min`;
   return `${Math.round(ms / 100) / 10} s`;

@@ -32,7 +32,16 @@ export type HttpOutcome =
   /** The connection failed. `code` is Node's (`ECONNREFUSED`, `ECONNRESET`, …). */
   | { kind: 'network'; possiblySent: boolean; code: string }
   /** The caller's signal aborted the attempt. */
-  | { kind: 'aborted' };
+  | { kind: 'aborted' }
+  /** The response body passed {@link MAX_RESPONSE_BYTES}; the rest was not read (the connection was dropped). */
+  | { kind: 'too_large'; status: number };
+
+/**
+ * Largest response body read, in bytes (32 MiB): far above any answer of §4 (a list of 150,000
+ * keys is about 30 MB less than that, see test/api/bounds.test.ts), far below what would take a
+ * terminal app's memory into gigabytes.
+ */
+export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 /** Connection-level failures that happen before a single byte of the request could be sent. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL']);
@@ -66,18 +75,39 @@ export class HttpTransport {
   /** Sends one attempt; never throws (every failure is an {@link HttpOutcome}). */
   async send(attempt: HttpAttempt): Promise<HttpOutcome> {
     if (attempt.signal?.aborted) return { kind: 'aborted' };
+    let tooLarge: number | undefined;
+    const bound = new AbortController();
     try {
       const got = await this.#client();
       if (attempt.signal?.aborted) return { kind: 'aborted' };
-      const response = await got(attempt.url, {
+      const request = got(attempt.url, {
         method: attempt.method,
         headers: attempt.headers,
         ...(attempt.body !== undefined && { body: attempt.body }),
         timeout: { request: Math.max(1, Math.round(attempt.timeoutMs)) },
-        ...(attempt.signal && { signal: attempt.signal }),
+        signal: attempt.signal ? AbortSignal.any([attempt.signal, bound.signal]) : bound.signal,
       });
+      // Bounded in bytes: a declared length above the cap is refused before the body is read, an
+      // undeclared one as soon as the cap is passed.
+      request.on('response', (response: http.IncomingMessage) => {
+        const declared = Number(response.headers['content-length']);
+        if (Number.isFinite(declared) && declared > MAX_RESPONSE_BYTES) {
+          tooLarge = response.statusCode ?? 0;
+          bound.abort();
+        }
+      });
+      let status = 0;
+      request.on('response', (response: http.IncomingMessage) => (status = response.statusCode ?? 0));
+      request.on('downloadProgress', (progress: { transferred: number }) => {
+        if (progress.transferred > MAX_RESPONSE_BYTES && tooLarge === undefined) {
+          tooLarge = status;
+          bound.abort();
+        }
+      });
+      const response = await request;
       return { kind: 'response', status: response.statusCode, headers: response.headers, text: response.body };
     } catch (error) {
+      if (tooLarge !== undefined) return { kind: 'too_large', status: tooLarge };
       if (attempt.signal?.aborted) return { kind: 'aborted' };
       const { code, name, timings } = describeGotError(error);
       const https = attempt.url.startsWith('https:');

@@ -28,16 +28,35 @@ function backoffStepMs(retry: number): number {
 }
 
 /**
+ * Longest wait keydeck accepts from a `Retry-After`, ms (one hour): a longer one means "wait the
+ * maximum" (and the message says so, see failures.ts `formatWait`).
+ */
+export const MAX_RETRY_AFTER_MS = 3_600_000;
+
+/** Longest delay a Node timer holds (2^31 − 1 ms, 24.8 days); a longer one fires after 1 ms. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * `ms` made a safe timer delay: a whole number from 0 to {@link MAX_TIMER_MS} (NaN gives 0).
+ * Every `setTimeout` of keydeck whose delay is computed goes through it.
+ */
+export function clampTimerMs(ms: number): number {
+  if (!(ms > 0)) return 0;
+  return Math.min(MAX_TIMER_MS, Math.round(ms));
+}
+
+/**
  * Parses a `Retry-After` header value (RFC 9110 §10.2.3): delay-seconds (`"120"`) or an HTTP date.
- * Returns the wait in ms (0 for a date in the past), or undefined when absent or unparseable.
+ * Returns the wait in ms (0 for a date in the past), at most {@link MAX_RETRY_AFTER_MS}, or
+ * undefined when absent or unparseable.
  */
 export function parseRetryAfterMs(value: string | string[] | undefined, now: number = Date.now()): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
   if (raw === undefined) return undefined;
   const text = raw.trim();
   if (text === '') return undefined;
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  if (/^\d+$/.test(text)) return Math.min(MAX_RETRY_AFTER_MS, Number(text) * 1000);
   const at = Date.parse(text);
   if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now);
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, at - now));
 }

@@ -57,6 +57,7 @@ export async function simulateUsdcTransfer(baseUrl: string, transfer: { to: stri
     if (outcome.kind === 'timeout') throw errorFromTimeout(ctx, outcome.possiblySent);
     if (outcome.kind === 'network') throw errorFromNetwork(ctx, outcome.code, outcome.possiblySent);
     if (outcome.kind === 'aborted') throw errorFromNetwork(ctx, 'ABORTED', false);
+    if (outcome.kind === 'too_large') throw errorFromInvalidResponse(ctx, outcome.status, undefined, 'the answer is too large');
     if (outcome.status === 404) {
       throw new KeydeckApiError('not_found', 'This service has no transfer simulation: it is not a keydeck sandbox. Send the USDC from a wallet.', { status: 404 });
     }

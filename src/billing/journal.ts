@@ -7,7 +7,8 @@
  *
  * File: `<data dir>/topups.db`, a `node:sqlite` database in WAL mode, the data dir being
  * `KEYDECK_DATA_DIR` when set (tests), else env-paths' `data` dir for `keydeck`
- * (`~/.local/share/keydeck` on Linux); mode 0600 in a 0700 directory. Every read-modify-write runs
+ * (`~/.local/share/keydeck` on Linux); mode 0600 in a 0700 directory; a path that is a symbolic
+ * link, not a regular file, or someone else's is refused (as ssh trusts its own files). Every read-modify-write runs
  * in one `BEGIN IMMEDIATE` transaction (SQLite's write lock, waited for up to
  * {@link BUSY_TIMEOUT_MS}), so two keydeck processes on one data dir never lose each other's
  * records. No secret is ever written: no token, no key, only what the service's answers and the
@@ -40,7 +41,7 @@
  * A rise of `totalTopUp` that nothing names moves nothing: it is shown as what it is.
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { z } from 'zod';
@@ -390,6 +391,7 @@ export class TopUpJournal {
     let db: DatabaseSync;
     try {
       mkdirSync(path.dirname(this.path), { recursive: true, mode: 0o700 });
+      for (const file of [this.path, `${this.path}-wal`, `${this.path}-shm`]) this.#checkTrusted(file);
       db = this.#connect();
     } catch (error) {
       if (error instanceof JournalError) throw error;
@@ -420,6 +422,22 @@ export class TopUpJournal {
     return db;
   }
 
+  /** Refuses a file ssh would not trust as its own: a link, not a regular file, someone else's. */
+  #checkTrusted(file: string): void {
+    let st;
+    try {
+      st = lstatSync(file);
+    } catch {
+      return; // Not there yet: created with mode 0600.
+    }
+    if (st.isSymbolicLink() || !st.isFile()) {
+      throw new JournalError(`the top-up record ${file} is not a regular file (a link or a directory): move it away.`, file);
+    }
+    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
+      throw new JournalError(`the top-up record ${file} belongs to another user: move it away.`, file);
+    }
+  }
+
   #connect(): DatabaseSync {
     const db = new DatabaseSync(this.path, { timeout: BUSY_TIMEOUT_MS });
     try {
@@ -444,6 +462,7 @@ export class TopUpJournal {
     if (!existsSync(file)) return;
     let entries: JournalEntry[];
     try {
+      this.#checkTrusted(file);
       entries = legacyEntries(JSON.parse(readFileSync(file, 'utf8')));
     } catch {
       return; // Unreadable: left where it is for the user; nothing is lost.

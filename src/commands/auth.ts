@@ -20,7 +20,16 @@ import { ConfigError, emptyConfig, normalizeBaseUrl, readConfig, updateConfig, t
 import { configFilePath } from '../config/paths.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { resolveFromConfig, resolveProfile, type ResolvedProfile } from '../config/profile.js';
-import { createCredentialStore, describeCredential, keychainBackendName, TOKEN_ENV_VAR } from '../credentials/index.js';
+import {
+  createCredentialStore,
+  credentialAccount,
+  describeCredential,
+  keychainBackendName,
+  originOf,
+  originTarget,
+  TOKEN_ENV_VAR,
+  type OriginTarget,
+} from '../credentials/index.js';
 import { CredentialStoreError, type CredentialSource, type CredentialStore, type StoredCredential } from '../credentials/store.js';
 import { checkCredentialToken, tokenKind, type TokenKind } from '../credentials/token.js';
 import { visible } from '../terminal/sanitize.js';
@@ -116,6 +125,15 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
   }
   const token = checkCredentialToken(raw, 'the token');
   const kind = tokenKind(token);
+  // The key is stored for this service's origin; a key stored before keys were kept per origin
+  // belongs to the profile's saved base URL (src/credentials/origin.ts).
+  const savedBaseUrl = config.profiles[profile.name]?.baseUrl;
+  const target = originTarget(baseUrl, savedBaseUrl);
+  if (savedBaseUrl !== undefined && !target.legacy) {
+    // Reading with the saved URL's target moves its pre-origin key under that origin before the
+    // profile's URL changes, so that key never counts for this other service.
+    await store.get(profile.name, { ...originTarget(savedBaseUrl, savedBaseUrl), ignoreEnv: true }).catch(() => undefined);
+  }
   const keyName = (options.name ?? defaultKeyName()).trim();
 
   // 3. Where the key will go: decided before anything is created on the service.
@@ -128,10 +146,10 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
         `--insecure-storage (the key is then kept in plaintext in the config dir, mode 0600), or set ${TOKEN_ENV_VAR} for each run instead of storing it`,
     );
   }
-  const previous = await storedQuietly(store, profile.name);
+  const previous = await storedQuietly(store, profile.name, target);
 
   // 4. Verify the token, and with a session token create the management key.
-  const client = new KeydeckClient({ ...clientTimeoutFromEnv(env), baseUrl, token });
+  const client = new KeydeckClient({ ...clientTimeoutFromEnv(env), baseUrl, token, ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }) });
   const existing = await client.listManagementKeys();
   let managementKey: string;
   let created: { id: string; name: string; keyPrefix: string } | undefined;
@@ -148,7 +166,7 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
   // 5. Store it (the session token is forgotten with this function's scope).
   let stored: { source: Exclude<CredentialSource, 'env'>; path?: string };
   try {
-    stored = await store.set(profile.name, managementKey, { insecureStorage: globals.insecureStorage === true, ...(timeoutMs && { timeoutMs }) });
+    stored = await store.set(profile.name, managementKey, { ...target, insecureStorage: globals.insecureStorage === true, ...(timeoutMs && { timeoutMs }) });
   } catch (err) {
     if (!created) throw err;
     let undone = 'it was deleted again on the service';
@@ -184,7 +202,7 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
     printLine(`The service accepts the management key ${prefix}…${known ? ` ("${visible(known.name)}")` : ''}.`);
   }
   if (stored.source === 'keychain') {
-    printLine(`Stored in the ${keychain.backend} (service "keydeck", account "${profile.name}").`);
+    printLine(`Stored in the ${keychain.backend} (service "keydeck", account "${credentialAccount(profile.name, target.origin)}").`);
   } else {
     printLine(`Stored in plaintext in ${stored.path} (mode 0600), as --insecure-storage asked; the keychain is unavailable: ${keychain.reason ?? 'it refused the key'}.`);
     warn(`the management key is stored in plaintext at ${stored.path} (--insecure-storage): anyone who can read that file can manage the account`);
@@ -199,10 +217,10 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
   return ExitCode.ok;
 }
 
-/** The stored (not env) credential of `profile`, or undefined also when the store cannot be read. */
-async function storedQuietly(store: CredentialStore, profile: string): Promise<StoredCredential | undefined> {
+/** The stored (not env) credential of `profile` for `target`'s origin, or undefined also when the store cannot be read. */
+async function storedQuietly(store: CredentialStore, profile: string, target: OriginTarget): Promise<StoredCredential | undefined> {
   try {
-    return await store.get(profile, { ignoreEnv: true });
+    return await store.get(profile, { ...target, ignoreEnv: true });
   } catch {
     return undefined;
   }
@@ -237,14 +255,14 @@ export async function authStatus(globals: GlobalOptions, options: { json?: boole
   const env = deps.env ?? process.env;
   const store = deps.store ?? createCredentialStore({ env });
   const profile = await resolveProfile(globals, env);
-  const { report, code } = await statusReport(profile, store, env);
+  const { report, code } = await statusReport(profile, store, env, globals.allowInsecureHttp === true);
   if (options.json) {
     printJson(report);
   } else {
     printLine(`profile   ${report.profile}`);
     printLine(`base URL  ${report.baseUrl ?? '(none)'}`);
     printLine(`key       ${report.keyPrefix ? `${report.keyPrefix}…` : report.tokenKind === 'session' ? 'a session token' : '(none)'}${report.keyName ? ` ("${visible(report.keyName)}")` : ''}`);
-    printLine(`from      ${describeSource(report, keychainBackendName(process.platform), profile.name)}`);
+    printLine(`from      ${describeSource(report, keychainBackendName(process.platform), profile.baseUrl !== undefined ? credentialAccount(profile.name, originOf(profile.baseUrl)) : profile.name)}`);
     printLine(`service   ${report.accepted ? 'accepts the key' : `no: ${report.reason}`}`);
   }
   return code;
@@ -264,11 +282,11 @@ function describeSource(report: AuthStatusReport, backend: string, profile: stri
 }
 
 /** Builds the status report of `profile`, printing the file warning; `env` gives KEYDECK_TIMEOUT_MS. */
-async function statusReport(profile: ResolvedProfile, store: CredentialStore, env: NodeJS.ProcessEnv): Promise<{ report: AuthStatusReport; code: ExitCodeValue }> {
+async function statusReport(profile: ResolvedProfile, store: CredentialStore, env: NodeJS.ProcessEnv, allowInsecureHttp: boolean): Promise<{ report: AuthStatusReport; code: ExitCodeValue }> {
   const base = { profile: profile.name, baseUrl: profile.baseUrl ?? null };
   let credential: StoredCredential | undefined;
   try {
-    credential = await store.get(profile.name);
+    credential = await store.get(profile.name, profile.baseUrl !== undefined ? originTarget(profile.baseUrl, profile.savedBaseUrl) : {});
   } catch (err) {
     // A bad KEYDECK_TOKEN (an sk_ key, spaces) is bad usage: reported on stderr, exit 2.
     if (!(err instanceof CredentialStoreError) || err.code === 'consumption_key' || err.code === 'invalid_token') throw err;
@@ -276,7 +294,7 @@ async function statusReport(profile: ResolvedProfile, store: CredentialStore, en
     return { report, code: exitCodeOf(err) };
   }
   if (!credential) {
-    const reason = `${await noCredentialSentence(profile.name, store)}.`;
+    const reason = `${await noCredentialSentence(profile.name, store, profile)}.`;
     return { report: { ...base, store: null, tokenKind: null, keyPrefix: null, accepted: false, reason }, code: ExitCode.refused };
   }
   if (credential.source === 'file' && credential.path) warn(insecureStorageWarning(credential.path));
@@ -297,6 +315,7 @@ async function statusReport(profile: ResolvedProfile, store: CredentialStore, en
       baseUrl: profile.baseUrl,
       token: credential.token,
       credential: describeCredential(credential.token, credential.source, profile.name),
+      ...(allowInsecureHttp && { allowInsecureHttp }),
     });
     const keys = await client.listManagementKeys();
     const mine = found.keyPrefix ? keys.find((k) => k.keyPrefix === found.keyPrefix) : undefined;
@@ -317,7 +336,9 @@ export async function authLogout(globals: GlobalOptions, options: { revoke?: boo
   const env = deps.env ?? process.env;
   const store = deps.store ?? createCredentialStore({ env });
   const profile = await resolveProfile(globals, env);
-  const stored = await store.get(profile.name, { ignoreEnv: true });
+  // The key of this service's origin (without a base URL: one stored before keys were kept per origin).
+  const target = profile.baseUrl !== undefined ? originTarget(profile.baseUrl, profile.savedBaseUrl) : {};
+  const stored = await store.get(profile.name, { ...target, ignoreEnv: true });
 
   if (options.revoke) {
     if (!stored) fail(ExitCode.refused, `no key is stored for profile "${profile.name}", so there is nothing to revoke`);
@@ -329,6 +350,7 @@ export async function authLogout(globals: GlobalOptions, options: { revoke?: boo
       ...clientTimeoutFromEnv(env),
       baseUrl: profile.baseUrl,
       token: stored.token,
+      ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }),
       credential: describeCredential(stored.token, stored.source, profile.name),
     });
     try {
@@ -345,14 +367,22 @@ export async function authLogout(globals: GlobalOptions, options: { revoke?: boo
     }
   }
 
-  const result = await store.delete(profile.name);
+  const result = await store.delete(profile.name, target);
   if (result.removedFrom.length > 0) {
     const where = result.removedFrom.map((s) => (s === 'keychain' ? 'the keychain' : 'the plaintext key file')).join(' and ');
     printLine(`Logged out: removed the key${stored ? ` ${keyPrefixOf(stored.token)}…` : ''} of profile "${profile.name}" from ${where}.`);
-  } else {
+  } else if (!result.keychainHung) {
     printLine(`No key was stored for profile "${profile.name}"; nothing to remove.`);
   }
-  if (result.keychainError) warn(`the keychain could not be asked, so a key stored there may remain: ${result.keychainError}`);
+  if (result.keychainError && !result.keychainHung) warn(`the keychain could not be asked, so a key stored there may remain: ${result.keychainError}`);
   if (env[TOKEN_ENV_VAR]?.trim()) warn(`${TOKEN_ENV_VAR} is still set, and keydeck keeps using it until it is unset`);
+  // A keychain that did not answer (hung) may still hold the key: never "nothing was stored", never exit 0.
+  if (result.keychainHung && result.keychainError) {
+    fail(
+      ExitCode.refused,
+      `could not reach the keychain, so the key of profile "${profile.name}" stored there (if any) is still there: ${result.keychainError.replace(/\.$/, '')}; ` +
+        'try again once the keychain answers (or remove the entry with your keychain tool)',
+    );
+  }
   return ExitCode.ok;
 }

@@ -20,6 +20,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { topUpKindOf, type TopUpResult } from '../api/client.js';
 import { isAbortError, KeydeckApiError, type ApiErrorCode } from '../api/errors.js';
+import { clampTimerMs } from '../api/retry.js';
 import { TopUpMethodNameSchema, type CreditBalance, type TopUpMethod } from '../api/schemas.js';
 import { summarizeBillingStatus } from '../api/reader.js';
 import { instructionDiffersSentence } from '../billing/instruction.js';
@@ -426,7 +427,7 @@ export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {
         }
       }
       try {
-        await sleep(intervalMs, undefined, { signal });
+        await sleep(clampTimerMs(intervalMs), undefined, { signal });
       } catch {
         break;
       }

@@ -12,11 +12,11 @@ import { KeydeckApiError, keyPrefixOf } from '../api/errors.js';
 import { ConfigError, emptyConfig, readConfig, type KeydeckConfig } from '../config/config.js';
 import { configFilePath } from '../config/paths.js';
 import { resolveFromConfig, type ResolvedProfile } from '../config/profile.js';
-import { createCredentialStore, TOKEN_ENV_VAR } from '../credentials/index.js';
+import { createCredentialStore, credentialAccount, originOf, originTarget, TOKEN_ENV_VAR } from '../credentials/index.js';
 import type { CredentialStore, StoredCredential } from '../credentials/store.js';
 import { tokenKind } from '../credentials/token.js';
 import type { AuthDeps } from './auth.js';
-import { ExitCode, warn, insecureStorageWarning, noBaseUrlSentence, printJson, printLine, sentenceOf, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { ExitCode, warn, insecureStorageWarning, noBaseUrlSentence, noCredentialSentence, printJson, printLine, sentenceOf, type ExitCodeValue, type GlobalOptions } from './output.js';
 
 
 /** The doctor's deadline for asking the service, ms, unless KEYDECK_TIMEOUT_MS says otherwise (a check should answer fast). */
@@ -79,19 +79,19 @@ export async function runDoctorChecks(globals: GlobalOptions, deps: AuthDeps = {
   let credential: StoredCredential | undefined;
   if (profile) {
     try {
-      credential = await store.get(profile.name);
+      credential = await store.get(profile.name, profile.baseUrl !== undefined ? originTarget(profile.baseUrl, profile.savedBaseUrl) : {});
       if (credential) {
         const what = tokenKind(credential.token) === 'management' ? `management key ${keyPrefixOf(credential.token)}…` : 'a session token';
         const from =
           credential.source === 'env'
             ? `${TOKEN_ENV_VAR} (environment)`
             : credential.source === 'keychain'
-              ? `the ${keychain.backend} (account "${profile.name}")`
+              ? `the ${keychain.backend} (account "${profile.baseUrl !== undefined ? credentialAccount(profile.name, originOf(profile.baseUrl)) : profile.name}")`
               : `the plaintext file ${credential.path} (--insecure-storage)`;
         checks.push({ name: 'key', ok: true, detail: `profile "${profile.name}": ${what} from ${from}` });
         if (credential.source === 'file' && credential.path) warn(insecureStorageWarning(credential.path));
       } else {
-        checks.push({ name: 'key', ok: false, detail: `no key for profile "${profile.name}": run \`keydeck auth login\`, or set ${TOKEN_ENV_VAR}` });
+        checks.push({ name: 'key', ok: false, detail: await noCredentialSentence(profile.name, store, profile, { keychainReason: false }) });
       }
     } catch (err) {
       checks.push({ name: 'key', ok: false, detail: sentenceOf(err) });
@@ -106,7 +106,11 @@ export async function runDoctorChecks(globals: GlobalOptions, deps: AuthDeps = {
   }
   const baseUrl = profile.baseUrl;
   try {
-    await new KeydeckClient({ baseUrl, token: credential?.token ?? PROBE_TOKEN, retries: 0, timeoutMs: requestTimeoutFromEnv(env) ?? DOCTOR_TIMEOUT_MS }).listManagementKeys();
+    await new KeydeckClient({
+      baseUrl,
+      token: credential?.token ?? PROBE_TOKEN,
+      ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }),
+      retries: 0, timeoutMs: requestTimeoutFromEnv(env) ?? DOCTOR_TIMEOUT_MS }).listManagementKeys();
     checks.push({ name: 'service', ok: true, detail: `${baseUrl} answers` });
     checks.push({ name: 'accepted', ok: true, detail: 'the service accepts the key' });
   } catch (err) {

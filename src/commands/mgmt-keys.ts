@@ -10,7 +10,7 @@
  */
 import { keyPrefixOf } from '../api/errors.js';
 import type { ManagementKey } from '../api/schemas.js';
-import { TOKEN_ENV_VAR } from '../credentials/index.js';
+import { originTarget, TOKEN_ENV_VAR } from '../credentials/index.js';
 import { tokenKind } from '../credentials/token.js';
 import { byId, printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
@@ -114,7 +114,7 @@ export async function mgmtKeysDelete(globals: GlobalOptions, id: string, flags: 
     if (credential.source === 'env') {
       warn(`${TOKEN_ENV_VAR} still holds the deleted key ${visible(own.keyPrefix)}…: unset it, then run keydeck auth login`);
     } else {
-      const removed = await store.delete(profile.name);
+      const removed = await store.delete(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl));
       const where = removed.removedFrom.map((s) => (s === 'keychain' ? 'the keychain' : 'the plaintext key file')).join(' and ') || 'nowhere (it was not stored)';
       warn(`keydeck is signed out of profile "${profile.name}": removed the deleted key ${visible(own.keyPrefix)}… from ${where}; run keydeck auth login to sign in again`);
       if (removed.keychainError && credential.source === 'keychain') warn(`the keychain could not be asked, so a copy there may remain: ${removed.keychainError}`);

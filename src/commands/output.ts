@@ -23,7 +23,8 @@ import { KeydeckApiError, redactSecrets } from '../api/errors.js';
 import { ConfigError } from '../config/config.js';
 import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
-import { createCredentialStore, describeCredential } from '../credentials/index.js';
+import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
+import { createCredentialStore, describeCredential, originOf, originTarget } from '../credentials/index.js';
 import { CredentialStoreError, type CredentialStore, type StoredCredential } from '../credentials/store.js';
 import { escapeJsonForTerminal, visible } from '../terminal/sanitize.js';
 import type { TerminalText } from './table.js';
@@ -155,6 +156,8 @@ export interface GlobalOptions {
   readonly profile?: string;
   /** `--insecure-storage`. */
   readonly insecureStorage?: boolean;
+  /** `--allow-insecure-http` or `KEYDECK_ALLOW_INSECURE_HTTP=1`: a key may go over plain http off loopback. */
+  readonly allowInsecureHttp?: boolean;
 }
 
 /** The global options as seen from a (sub)command: `command.optsWithGlobals()`. */
@@ -167,6 +170,7 @@ export function globalOptionsOf(command: Command): GlobalOptions {
     ...(root.getOptionValueSource('baseUrl') === 'env' && { baseUrlFromEnv: true }),
     ...(typeof all.profile === 'string' && { profile: all.profile }),
     ...(all.insecureStorage === true && { insecureStorage: true }),
+    ...((all.allowInsecureHttp === true || insecureHttpFromEnv()) && { allowInsecureHttp: true }),
   };
 }
 
@@ -204,9 +208,13 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   const env = options.env ?? process.env;
   const profile = await resolveProfile(globals, env);
   if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile.name));
+  // Before any key is read: no key goes over plain http to another machine without the opt-in.
+  const insecure = insecureHttpProblem(profile.baseUrl, globals.allowInsecureHttp === true);
+  if (insecure !== undefined) fail(ExitCode.usage, insecure);
   const store = options.store ?? createCredentialStore({ env });
-  const credential = await store.get(profile.name);
-  if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store));
+  // Only the key stored for this service's origin (src/credentials/origin.ts).
+  const credential = await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl));
+  if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store, profile));
   if (credential.source === 'file' && credential.path) warn(insecureStorageWarning(credential.path));
   // KEYDECK_TIMEOUT_MS sets the call deadline unless the caller passed its own.
   const client = new KeydeckClient({
@@ -217,6 +225,7 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
     ...options.client,
     baseUrl: profile.baseUrl,
     token: credential.token,
+    ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }),
     // Every 401/403 names the credential and where it came from (a rejected KEYDECK_TOKEN says so).
     credential: describeCredential(credential.token, credential.source, profile.name),
   });
@@ -231,11 +240,26 @@ export function noBaseUrlSentence(profile: string): string {
   );
 }
 
-/** The sentence for a profile without a key, with the keychain's reason when it could not be asked. */
-export async function noCredentialSentence(profile: string, store: CredentialStore): Promise<string> {
-  const status = await store.keychainStatus();
-  const why = status.available ? '' : `; the keychain could not be asked: ${status.reason}`;
-  return `no key for profile "${profile}": run \`keydeck auth login\`, or set KEYDECK_TOKEN${why}`;
+/**
+ * The sentence for a profile without a key, with the keychain's reason when it could not be asked.
+ * When the base URL is another service than the profile's saved one, it says that keys are kept
+ * per service and how to get one for this service.
+ */
+export async function noCredentialSentence(
+  profile: string,
+  store: CredentialStore,
+  where: { readonly baseUrl?: string; readonly savedBaseUrl?: string } = {},
+  options: { readonly keychainReason?: boolean } = {},
+): Promise<string> {
+  const status = options.keychainReason === false ? { available: true } : await store.keychainStatus();
+  const why = status.available ? '' : `; the keychain could not be asked: ${(status as { reason?: string }).reason}`;
+  if (where.baseUrl !== undefined && where.savedBaseUrl !== undefined && originOf(where.baseUrl) !== originOf(where.savedBaseUrl)) {
+    return (
+      `no key for profile "${profile}" at ${originOf(where.baseUrl)} (its stored key belongs to ${originOf(where.savedBaseUrl)}, and keydeck ` +
+      `sends a key only to the service it was made for): run \`keydeck auth login --base-url ${where.baseUrl}\`, or set KEYDECK_TOKEN${why}`
+    );
+  }
+  return `no key for profile "${profile}"${where.baseUrl !== undefined ? ` at ${originOf(where.baseUrl)}` : ''}: run \`keydeck auth login\`, or set KEYDECK_TOKEN${why}`;
 }
 
 // ---- prompts (stderr, so stdout stays clean for --json) ----

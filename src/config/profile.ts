@@ -23,6 +23,8 @@ export interface ResolvedProfile {
   readonly baseUrl?: string;
   /** Where `baseUrl` came from. */
   readonly baseUrlSource?: 'flag' | 'profile';
+  /** The profile's own saved base URL (whatever the flag says), normalised; undefined when none. */
+  readonly savedBaseUrl?: string;
   /** Seconds between balance polls (default 15, min 2). */
   readonly pollIntervalSeconds: number;
   /** Low-balance threshold in USD, when the profile sets one. */
@@ -74,9 +76,11 @@ export function resolveFromConfig(
   const name = checkProfileName(nonEmpty(overrides.profile) ?? nonEmpty(env.KEYDECK_PROFILE) ?? config.currentProfile ?? 'default');
   const entry = config.profiles[name];
   const flagUrl = nonEmpty(overrides.baseUrl) ?? nonEmpty(env.KEYDECK_BASE_URL);
-  const baseUrl = flagUrl !== undefined ? normalizeBaseUrl(flagUrl) : entry?.baseUrl !== undefined ? normalizeBaseUrl(entry.baseUrl) : undefined;
+  const savedBaseUrl = entry?.baseUrl !== undefined ? normalizeBaseUrl(entry.baseUrl) : undefined;
+  const baseUrl = flagUrl !== undefined ? normalizeBaseUrl(flagUrl) : savedBaseUrl;
   return {
     name,
+    ...(savedBaseUrl !== undefined && { savedBaseUrl }),
     ...(baseUrl !== undefined && { baseUrl, baseUrlSource: flagUrl !== undefined ? ('flag' as const) : ('profile' as const) }),
     pollIntervalSeconds: entry?.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS,
     ...(entry?.alertBelowUsd !== undefined && { alertBelowUsd: entry.alertBelowUsd }),

@@ -1,6 +1,6 @@
 /**
  * The credential store of keydeck: `KEYDECK_TOKEN` (never stored) → the OS keychain (keytar,
- * service `keydeck`, account = profile) → the consented plaintext file
+ * service `keydeck`, account `<profile>@<origin>`, see ./origin.ts) → the consented plaintext file
  * (`<configDir>/credentials.json`, mode 0600, only with `--insecure-storage`).
  *
  * ```ts
@@ -21,15 +21,18 @@ import {
   type GetCredentialOptions,
   type KeychainStatus,
   type KeychainStatusOptions,
+  type OriginOptions,
   type SetCredentialOptions,
   type StoredCredential,
 } from './store.js';
+import { credentialAccount } from './origin.js';
 import { checkCredentialToken } from './token.js';
 
 export * from './store.js';
 export { TOKEN_ENV_VAR, envCredential } from './env.js';
 export { describeCredential, type CredentialOrigin, type CredentialWords } from './describe.js';
 export { CredentialFile } from './file.js';
+export { credentialAccount, originOf, originTarget, type OriginTarget } from './origin.js';
 export {
   DEFAULT_KEYCHAIN_TIMEOUT_MS,
   KEYCHAIN_SERVICE,
@@ -59,6 +62,27 @@ export interface CredentialStoreOptions {
 }
 
 /**
+ * Moves a key found under the bare profile name to its origin's account (write the new entry,
+ * then drop the old one), so that it stays with its service when the profile's base URL changes
+ * later. Best effort: a failure leaves the old entry, which is still found next time.
+ */
+async function migrate(write: () => Promise<unknown>, drop: () => Promise<unknown>): Promise<void> {
+  try {
+    await write();
+    await drop();
+  } catch {
+    // Kept where it was.
+  }
+}
+
+/** The accounts a key of `profile` may sit under: its origin's, then (legacy) the bare profile name. */
+function accountsOf(profile: string, options: OriginOptions): string[] {
+  if (options.origin === undefined) return [profile];
+  const account = credentialAccount(profile, options.origin);
+  return options.legacy ? [account, profile] : [account];
+}
+
+/**
  * Creates the store for this process. Nothing is loaded or probed until first use.
  * See {@link CredentialStore} for the methods and their errors.
  */
@@ -78,25 +102,38 @@ export function createCredentialStore(options: CredentialStoreOptions = {}): Cre
         const fromEnv = envCredential(env);
         if (fromEnv) return fromEnv;
       }
-      let fromKeychain: string | null = null;
-      try {
-        fromKeychain = await keychain.get(profile);
-      } catch (err) {
-        if (!(err instanceof CredentialStoreError)) throw err;
-        // Unavailable: fall through to the file; keychainStatus() says why.
+      const accounts = accountsOf(profile, getOptions);
+      for (const account of accounts) {
+        let fromKeychain: string | null = null;
+        try {
+          fromKeychain = await keychain.get(account);
+        } catch (err) {
+          if (!(err instanceof CredentialStoreError)) throw err;
+          // Unavailable or hung: fall through to the file; keychainStatus() says why.
+          break;
+        }
+        if (fromKeychain) {
+          const token = checkCredentialToken(fromKeychain, `the key stored in the keychain for profile "${profile}"`);
+          if (account !== accounts[0]) await migrate(() => keychain.set(accounts[0]!, token), () => keychain.delete(account));
+          return { token, source: 'keychain' };
+        }
       }
-      if (fromKeychain) return { token: checkCredentialToken(fromKeychain, `the key stored in the keychain for profile "${profile}"`), source: 'keychain' };
-      const fromFile = await file.get(profile);
-      if (fromFile) {
-        return { token: checkCredentialToken(fromFile, `the key stored in ${file.path} for profile "${profile}"`), source: 'file', path: file.path };
+      for (const account of accounts) {
+        const fromFile = await file.get(account);
+        if (fromFile) {
+          const token = checkCredentialToken(fromFile, `the key stored in ${file.path} for profile "${profile}"`);
+          if (account !== accounts[0]) await migrate(() => file.set(accounts[0]!, token), () => file.delete(account));
+          return { token, source: 'file', path: file.path };
+        }
       }
       return undefined;
     },
 
     async set(profile: string, token: string, setOptions: SetCredentialOptions = {}) {
       const value = checkCredentialToken(token);
+      const [account, ...older] = accountsOf(profile, setOptions);
       try {
-        await keychain.set(profile, value, setOptions.timeoutMs);
+        await keychain.set(account!, value, setOptions.timeoutMs);
       } catch (err) {
         if (!(err instanceof CredentialStoreError)) throw err;
         if (!setOptions.insecureStorage) {
@@ -106,29 +143,44 @@ export function createCredentialStore(options: CredentialStoreOptions = {}): Cre
               `(the key is then kept in plaintext in ${file.path}, mode 0600), or set KEYDECK_TOKEN for each run instead of storing it.`,
           );
         }
-        await file.set(profile, value);
+        await file.set(account!, value);
+        for (const old of older) await file.delete(old).catch(() => false);
         return { source: 'file' as const, path: file.path };
       }
-      // Stored in the keychain: no stale plaintext copy may remain in the fallback file.
-      try {
-        await file.delete(profile);
-      } catch {
-        // A broken fallback file is reported where it is read; the keychain copy is what counts.
+      // Stored in the keychain: no stale plaintext copy may remain in the fallback file, and a
+      // key of the same service stored before keys were kept per origin is replaced by this one.
+      for (const old of [account!, ...older]) {
+        try {
+          await file.delete(old);
+        } catch {
+          // A broken fallback file is reported where it is read; the keychain copy is what counts.
+        }
       }
+      for (const old of older) await keychain.delete(old).catch(() => false);
       return { source: 'keychain' as const };
     },
 
-    async delete(profile: string): Promise<DeleteCredentialResult> {
-      const removedFrom: Array<'keychain' | 'file'> = [];
+    async delete(profile: string, deleteOptions: OriginOptions = {}): Promise<DeleteCredentialResult> {
+      const removedFrom = new Set<'keychain' | 'file'>();
       let keychainError: string | undefined;
-      try {
-        if (await keychain.delete(profile)) removedFrom.push('keychain');
-      } catch (err) {
-        if (!(err instanceof CredentialStoreError)) throw err;
-        keychainError = err.message;
+      let keychainHung = false;
+      for (const account of accountsOf(profile, deleteOptions)) {
+        if (keychainError === undefined) {
+          try {
+            if (await keychain.delete(account)) removedFrom.add('keychain');
+          } catch (err) {
+            if (!(err instanceof CredentialStoreError)) throw err;
+            keychainError = err.message;
+            keychainHung = err.code === 'keychain_timeout';
+          }
+        }
+        if (await file.delete(account)) removedFrom.add('file');
       }
-      if (await file.delete(profile)) removedFrom.push('file');
-      return { removedFrom, ...(keychainError !== undefined && { keychainError }) };
+      return { removedFrom: [...removedFrom], ...(keychainError !== undefined && { keychainError }), ...(keychainHung && { keychainHung }) };
+    },
+
+    resetKeychain(): void {
+      keychain.reset();
     },
 
     keychainStatus(statusOptions?: KeychainStatusOptions): Promise<KeychainStatus> {

@@ -165,9 +165,18 @@ export class Keychain {
       this.lastStatus = { available: true, backend: this.backend, probeMs: elapsed(started) };
     } catch (err) {
       const reason = err instanceof CredentialStoreError ? err.message : describeKeychainError(String(err), this.platform);
-      this.lastStatus = { available: false, backend: this.backend, reason, probeMs: elapsed(started) };
+      const code = err instanceof CredentialStoreError && err.code === 'keychain_timeout' ? 'keychain_timeout' : 'keychain_unavailable';
+      this.lastStatus = { available: false, backend: this.backend, reason, probeMs: elapsed(started), code };
     }
     return this.lastStatus;
+  }
+
+  /** Forgets that the keychain did not answer, so the next call asks it again (a retry after a hang). */
+  reset(): void {
+    this.dead = undefined;
+    this.keytar = undefined;
+    this.lastStatus = undefined;
+    this.lastWriteProbe = false;
   }
 
   private module(): Promise<KeytarLike> {

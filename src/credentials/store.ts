@@ -19,14 +19,25 @@ export interface StoredCredential {
   readonly path?: string;
 }
 
+/**
+ * The service a key belongs to (see ./origin.ts). Every caller that talks to a service passes
+ * it; without `origin` the bare profile name is used (keys stored before keys were kept per origin).
+ */
+export interface OriginOptions {
+  /** The service origin, `https://api.example.com` (./origin.ts `originOf`). */
+  readonly origin?: string;
+  /** A key stored under the bare profile name belongs to `origin` too (read, replaced, deleted with it). */
+  readonly legacy?: boolean;
+}
+
 /** Options of {@link CredentialStore.get}. */
-export interface GetCredentialOptions {
+export interface GetCredentialOptions extends OriginOptions {
   /** Skip `KEYDECK_TOKEN`: only what is stored (keychain, then file). `auth logout --revoke` uses it. */
   readonly ignoreEnv?: boolean;
 }
 
 /** Options of {@link CredentialStore.set}. */
-export interface SetCredentialOptions {
+export interface SetCredentialOptions extends OriginOptions {
   /** The user consented to a plaintext file (mode 0600) when the keychain is unavailable. */
   readonly insecureStorage?: boolean;
   /**
@@ -42,6 +53,8 @@ export interface DeleteCredentialResult {
   readonly removedFrom: ReadonlyArray<Exclude<CredentialSource, 'env'>>;
   /** When the keychain could not be asked: why (one sentence); a key may remain there. */
   readonly keychainError?: string;
+  /** True when the keychain exists but did not answer in time (hung): a key stored there may well remain. */
+  readonly keychainHung?: boolean;
 }
 
 /** Options of {@link CredentialStore.keychainStatus}. */
@@ -64,6 +77,8 @@ export interface KeychainStatus {
   readonly reason?: string;
   /** How long the probe took, in ms (0 when it was decided without asking, e.g. no D-Bus). */
   readonly probeMs: number;
+  /** When unavailable: `keychain_timeout` (it exists but did not answer: hung) or `keychain_unavailable`. */
+  readonly code?: 'keychain_unavailable' | 'keychain_timeout';
 }
 
 /** Stable codes of {@link CredentialStoreError}. */
@@ -93,14 +108,15 @@ export class CredentialStoreError extends Error {
 /** The store of one machine: get, set, delete and describe where, per profile name. */
 export interface CredentialStore {
   /**
-   * The credential for `profile`, by precedence env → keychain → file; undefined when none (an
-   * unavailable keychain counts as none: {@link keychainStatus} then says why).
+   * The credential for `profile` at `options.origin`, by precedence env → keychain → file;
+   * undefined when none (an unavailable keychain counts as none: {@link keychainStatus} then
+   * says why, and whether it hung). A key stored for another origin is never returned.
    * @throws CredentialStoreError `consumption_key` / `invalid_token` (a bad `KEYDECK_TOKEN`),
    *   `file_error` (the fallback file is unreadable or broken).
    */
   get(profile: string, options?: GetCredentialOptions): Promise<StoredCredential | undefined>;
   /**
-   * Stores `token` for `profile` in the keychain, or in the fallback file when the keychain is
+   * Stores `token` for `profile` at `options.origin` in the keychain, or in the fallback file when the keychain is
    * unavailable and `insecureStorage` is set. Returns where it went.
    * A key stored in the keychain is removed from the fallback file (no stale plaintext copy).
    * @throws CredentialStoreError `keychain_unavailable` / `keychain_timeout` (naming
@@ -108,10 +124,13 @@ export interface CredentialStore {
    */
   set(profile: string, token: string, options?: SetCredentialOptions): Promise<{ source: Exclude<CredentialSource, 'env'>; path?: string }>;
   /**
-   * Removes the stored credential of `profile` from the keychain and the file (env is untouched).
+   * Removes the stored credential of `profile` at `options.origin` from the keychain and the
+   * file (env is untouched).
    * @throws CredentialStoreError `file_error`.
    */
-  delete(profile: string): Promise<DeleteCredentialResult>;
+  delete(profile: string, options?: OriginOptions): Promise<DeleteCredentialResult>;
   /** Whether the OS keychain answers, and if not exactly why. Never throws; never takes longer than the timeout. */
   keychainStatus(options?: KeychainStatusOptions): Promise<KeychainStatus>;
+  /** Forgets that the keychain did not answer (after a hang), so the next call asks it again. */
+  resetKeychain?(): void;
 }

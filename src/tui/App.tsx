@@ -13,6 +13,7 @@ import { KeymapProvider } from './contexts/KeymapContext.js';
 import { ServicesContext } from './contexts/ServicesContext.js';
 import { SessionProvider, useSession, type SessionState } from './contexts/SessionContext.js';
 import { StatusProvider } from './contexts/StatusContext.js';
+import { KeychainHung } from './flows/KeychainHung.js';
 import { SetupFlow } from './flows/SetupFlow.js';
 import { layoutModeFor } from './layout.js';
 import type { PaneId } from './panes/index.js';
@@ -59,6 +60,8 @@ function Screen({ initialPane }: { readonly initialPane?: PaneId }) {
       <Box display={mode === 'too-small' ? 'none' : 'flex'} flexDirection="column">
         {session.phase === 'setup' ? (
           <SetupFlow columns={columns} rows={rows} mode={layoutMode} />
+        ) : session.phase === 'keychain-hung' ? (
+          <KeychainHung columns={columns} rows={rows} />
         ) : (
           <BalanceProvider>
             <AccountDataProvider>

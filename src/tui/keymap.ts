@@ -27,6 +27,7 @@ export type Scope =
   | 'help'
   | 'setupInput'
   | 'setupChoice'
+  | 'keychainHung'
   | 'tooSmall';
 
 /** A normalised key name (input/keyEvents.ts): a printable character (`j`, `G`, `?`), or `enter`, `esc`, `tab`, `shift-tab`, `space`, `up`, `down`, `left`, `right`, `pgup`, `pgdn`, `home`, `end`, `backspace`, `delete`, `ctrl-<x>`, `alt-<x>`. */
@@ -66,6 +67,7 @@ export const SCOPE_TITLES: Readonly<Record<Scope, string>> = {
   help: 'This overlay',
   setupInput: 'Setup: typing a value',
   setupChoice: 'Setup: keychain unavailable',
+  keychainHung: 'The keychain did not answer',
   tooSmall: 'Terminal too small',
 };
 
@@ -152,6 +154,8 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
 
   // Terminal too small.
   { id: 'small.quit', keys: ['q'], label: 'quit', scope: 'tooSmall' },
+  { id: 'keychain.retry', keys: ['r'], label: 'ask the keychain again', scope: 'keychainHung' },
+  { id: 'keychain.quit', keys: ['q'], label: 'quit', scope: 'keychainHung' },
 ];
 
 const KEY_LABELS: Readonly<Record<string, string>> = {

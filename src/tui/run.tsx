@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { sandboxDbPath } from '../config/paths.js';
 import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { render } from 'ink';
+import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
 import { KeydeckClient, type ClientNotice } from '../api/client.js';
 import type { Dialect } from '../sandbox/dialect.js';
 import { clientTimeoutFromEnv, ConfigError, resolveProfile, updateConfig } from '../config/index.js';
@@ -28,6 +29,8 @@ export interface TuiGlobals {
   readonly profile?: string;
   /** --insecure-storage: setup pre-selects the plaintext file when the keychain is unavailable. */
   readonly insecureStorage?: boolean;
+  /** --allow-insecure-http (or KEYDECK_ALLOW_INSECURE_HTTP=1): a key may go over plain http off loopback. */
+  readonly allowInsecureHttp?: boolean;
   /** --interval: seconds between balance reads (≥ 2, already validated); overrides the profile's. */
   readonly intervalSeconds?: number;
   /** --alert-below: the low-balance threshold in USD (already validated); overrides the profile's. */
@@ -76,6 +79,16 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     return;
   }
 
+  // No key over plain http to another machine without the opt-in: said before anything is drawn.
+  const allowInsecureHttp = globals.allowInsecureHttp === true || insecureHttpFromEnv();
+  const insecure = profile.baseUrl !== undefined ? insecureHttpProblem(profile.baseUrl, allowInsecureHttp) : undefined;
+  if (insecure !== undefined) {
+    await sandbox?.close();
+    process.stderr.write(`keydeck: ${insecure}.\n`);
+    process.exitCode = 2;
+    return;
+  }
+
   let instance: ReturnType<typeof render> | undefined;
   const lifecycle = createLifecycle({
     unmount: () => instance?.unmount(),
@@ -112,6 +125,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     profile: {
       name: profile.name,
       ...(profile.baseUrl !== undefined && { baseUrl: profile.baseUrl }),
+      ...(profile.savedBaseUrl !== undefined && { savedBaseUrl: profile.savedBaseUrl }),
       pollIntervalSeconds: globals.intervalSeconds ?? profile.pollIntervalSeconds,
       ...((globals.alertBelowUsd ?? profile.alertBelowUsd) !== undefined && { alertBelowUsd: globals.alertBelowUsd ?? profile.alertBelowUsd }),
       confirmAboveUsd: profile.confirmAboveUsd,
@@ -128,6 +142,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
           onNotice,
           baseUrl,
           token,
+          allowInsecureHttp,
           ...(credential && { credential }),
         });
         clients.set(key, client);
@@ -143,6 +158,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     }),
     ...(sandbox && { demoToken: sandbox.token }),
     insecureStorage: globals.insecureStorage === true,
+    allowInsecureHttp,
     hostname: hostname(),
     openHistory: (baseUrl) => {
       historyStore ??= BalanceHistoryStore.open();

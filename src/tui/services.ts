@@ -35,6 +35,11 @@ export interface TuiProfile {
   readonly name: string;
   /** The service's base URL; undefined sends setup to its "where is the service" step. */
   readonly baseUrl?: string;
+  /**
+   * The profile's own saved base URL (without the --base-url override): a key stored before keys
+   * were kept per service origin belongs to it (src/credentials/origin.ts).
+   */
+  readonly savedBaseUrl?: string;
   /** Balance polling interval, seconds (default 15). */
   readonly pollIntervalSeconds: number;
   /** Low-balance threshold, USD (used by the Billing pane). */
@@ -63,6 +68,8 @@ export interface AppServices {
   readonly demoToken?: string;
   /** --insecure-storage was given: setup pre-selects the plaintext file when the keychain is unavailable. */
   readonly insecureStorage: boolean;
+  /** --allow-insecure-http / KEYDECK_ALLOW_INSECURE_HTTP=1: setup accepts a plain http:// address off loopback. */
+  readonly allowInsecureHttp?: boolean;
   /** This machine's name, for the default management key name `keydeck@<hostname>`. */
   readonly hostname: string;
   /** Copies `text` (OSC 52, then the system clipboard). Never throws. */

@@ -6,7 +6,7 @@
  * two processes × 60 top-ups keep all 120.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -168,6 +168,17 @@ describe('TopUpJournal', () => {
     expect(await readFile(journal.movedAside!, 'utf8')).toContain('only record of a payment');
     await journal.add(usdc(25));
     expect(await journal.list()).toHaveLength(1);
+  });
+
+  it('refuses a record that is a link or not a regular file, and writes nothing through it', async () => {
+    const target = path.join(dir, 'elsewhere.db');
+    await writeFile(target, '');
+    await symlink(target, path.join(dir, 'topups.db'));
+    const journal = new TopUpJournal({ path: path.join(dir, 'topups.db') });
+    await expect(journal.add(usdc(25))).rejects.toThrow(/is not a regular file \(a link or a directory\): move it away/);
+    expect((await stat(target)).size).toBe(0);
+    await mkdir(path.join(dir, 'sub', 'topups.db'), { recursive: true });
+    await expect(new TopUpJournal({ path: path.join(dir, 'sub', 'topups.db') }).list()).rejects.toThrow(/not a regular file/);
   });
 
   it('holds no secret: only what the payment itself made public', async () => {

@@ -38,6 +38,11 @@ function cli(args: string[], options: { input?: string; env?: Record<string, str
   return runCli(args, { env: home.env(options.env), ...(options.input !== undefined && { input: options.input }) });
 }
 
+/** The entry of `profile`'s key for the sandbox: `<profile>@<origin>` (keys are kept per service origin). */
+function account(profile: string): string {
+  return `${profile}@${new URL(sandbox.url).origin}`;
+}
+
 function storedKeys(): Record<string, string> {
   return JSON.parse(readFileSync(credentialsFile, 'utf8')) as Record<string, string>;
 }
@@ -69,9 +74,10 @@ describe('auth login without a keychain', () => {
 
     expect(statSync(credentialsFile).mode & 0o777).toBe(0o600);
     const stored = storedKeys();
-    expect(Object.keys(stored)).toEqual(['default']);
-    expect(stored.default?.startsWith(prefix)).toBe(true);
-    expect(r.stdout + r.stderr).not.toContain(stored.default);
+    // Keys are stored per profile and service origin (issue 14).
+    expect(Object.keys(stored)).toEqual([account('default')]);
+    expect(stored[account('default')]?.startsWith(prefix)).toBe(true);
+    expect(r.stdout + r.stderr).not.toContain(stored[account('default')]);
 
     const config = JSON.parse(readFileSync(path.join(home.configDir, 'config.json'), 'utf8')) as unknown;
     expect(config).toEqual({ version: 1, currentProfile: 'default', profiles: { default: { baseUrl: sandbox.url } } });
@@ -81,7 +87,7 @@ describe('auth login without a keychain', () => {
     expect(s.code, s.stderr).toBe(0);
     expect(JSON.parse(s.stdout)).toMatchObject({ profile: 'default', baseUrl: sandbox.url, store: 'file', keyPrefix: prefix, accepted: true, keyName: `keydeck@${hostname()}` });
     expect(s.stderr.trim()).toBe(`warning: using the management key stored in plaintext at ${credentialsFile} (--insecure-storage)`);
-    expect(s.stdout).not.toContain(stored.default);
+    expect(s.stdout).not.toContain(stored[account('default')]);
   });
 
   it('stores an mk_ key as given (no new key created) and names it', async () => {
@@ -90,7 +96,7 @@ describe('auth login without a keychain', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`${created.keyPrefix}… ("ci")`);
     expect(r.stdout).not.toContain(created.apiKey);
-    expect(storedKeys()).toEqual({ default: created.apiKey });
+    expect(storedKeys()).toEqual({ [account('default')]: created.apiKey });
     expect(await managementKeys(sandbox.url, session)).toHaveLength(1);
   });
 
@@ -167,7 +173,7 @@ describe('auth status', () => {
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(report).toMatchObject({ profile: 'default', baseUrl: sandbox.url, store: null, keyPrefix: null, accepted: false });
-    expect(report.reason).toMatch(/^no key for profile "default": run `keydeck auth login`, or set KEYDECK_TOKEN; the keychain could not be asked: no D-Bus session/);
+    expect(report.reason).toMatch(/^no key for profile "default" at http:\/\/127\.0\.0\.1:\d+: run `keydeck auth login`, or set KEYDECK_TOKEN; the keychain could not be asked: no D-Bus session/);
   });
 
   it('exits 1 when the service refuses the stored key (deleted elsewhere)', async () => {
@@ -216,10 +222,10 @@ describe('auth logout', () => {
   it('keeps the other profiles in the file', async () => {
     await cli(['--insecure-storage', 'auth', 'login', '--base-url', sandbox.url, '--token-stdin'], { input: session });
     await cli(['--insecure-storage', '--profile', 'work', 'auth', 'login', '--base-url', sandbox.url, '--token-stdin'], { input: session });
-    expect(Object.keys(storedKeys()).sort()).toEqual(['default', 'work']);
+    expect(Object.keys(storedKeys()).sort()).toEqual([account('default'), account('work')]);
     const r = await cli(['--profile', 'work', 'auth', 'logout']);
     expect(r.code).toBe(0);
-    expect(Object.keys(storedKeys())).toEqual(['default']);
+    expect(Object.keys(storedKeys())).toEqual([account('default')]);
     expect(statSync(credentialsFile).mode & 0o777).toBe(0o600);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * `keydeck billing credits | status | topup | verify | watch`, run as the built CLI against the
+ * `keydeck billing credits | status | topup | verify | history | watch`, run as the built CLI against the
  * sandbox on loopback, in both output modes; `--json` parsed with the wire schemas. `watch` is
  * driven by real spending (inference through a credit key) and real top-ups, and by stopping
  * and restarting the sandbox for network trouble; waits are generous (loaded 2-core machine).
@@ -234,6 +234,42 @@ describe('money is confirmed', () => {
     right.write('y\r');
     expect((await right.exited).exitCode).toBe(0);
     expect((await sb.credits(user)).totalTopUp).toBe(5000);
+  });
+});
+
+describe('billing history', () => {
+  it('lists what topup and verify put on the record (the TUI’s record), newest first, in both modes', { timeout: 60_000 }, async () => {
+    const own = scripted(sb.url);
+    try {
+      const user = await sb.fundedUser(0);
+      const empty = await own.run(user, ['billing', 'history']);
+      expect(empty.code, empty.stderr).toBe(0);
+      expect(empty.stdout).toMatch(/^No top-ups on record for this service yet/);
+      expect(JSON.parse((await own.run(user, ['billing', 'history', '--json'])).stdout)).toEqual([]);
+
+      const checkout = await own.run(user, ['billing', 'topup', '--amount', '10', '--method', 'card_checkout', '--json']);
+      const { sessionId } = CardCheckoutSessionSchema.parse(JSON.parse(checkout.stdout));
+      const usdc = await own.run(user, ['billing', 'topup', '--amount', '12.5', '--method', 'usdc', '--json']);
+      const { address } = UsdcPaymentInstructionSchema.parse(JSON.parse(usdc.stdout));
+      const tx = await transfer(address, '12.5');
+      const verified = await own.run(user, ['billing', 'verify', '--tx', tx, '--amount', '12.50']);
+      expect(verified.code, verified.stderr).toBe(0);
+
+      const json = await own.run(undefined, ['billing', 'history', '--json']);
+      expect(json.code, json.stderr).toBe(0);
+      const items = JSON.parse(json.stdout) as Array<Record<string, unknown>>;
+      expect(items).toEqual([
+        { method: 'usdc', amount: 12.5, state: 'credited', createdAt: expect.any(String), txHash: tx, credited: 12.5, address: expect.stringMatching(new RegExp(`^${address}$`, 'i')) },
+        { method: 'card_checkout', amount: 10, state: 'awaiting_payment', createdAt: expect.any(String), sessionId },
+      ]);
+      const human = await own.run(undefined, ['billing', 'history']);
+      const rows = lines(human.stdout);
+      expect(rows[0]).toMatch(/^CREATED\s+AMOUNT\s+METHOD\s+STATE\s+REFERENCE\s+NOTE$/);
+      expect(rows[1]).toMatch(new RegExp(`12\\.50 USD\\s+USDC on Base\\s+credited\\s+${tx}`));
+      expect(rows[2]).toMatch(new RegExp(`10\\.00 USD\\s+card checkout\\s+awaiting payment\\s+${sessionId}`));
+    } finally {
+      own.home.remove();
+    }
   });
 });
 

@@ -70,7 +70,7 @@ describe('keydeck doctor without a keychain', () => {
 
   it('no key stored: the service is still asked whether it answers', async () => {
     const r = await runCli(['doctor', '--base-url', sandbox.url], { env: home.env() });
-    expect(r.stdout).toMatch(/^fail +key +no key for profile "default": run `keydeck auth login`, or set KEYDECK_TOKEN$/m);
+    expect(r.stdout).toMatch(/^fail +key +no key for profile "default" at http:\/\/127\.0\.0\.1:\d+: run `keydeck auth login`, or set KEYDECK_TOKEN$/m);
     expect(r.stdout).toMatch(/^ok +service /m);
     expect(r.stdout).toMatch(/^fail +accepted +not checked: no key$/m);
   });

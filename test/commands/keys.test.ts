@@ -239,7 +239,7 @@ describe('failures', () => {
     expect(refused.stderr).not.toContain('auth login');
     expect(refused.stderr).not.toContain('sess_not_a_token');
     expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(/no key for profile "default": run `keydeck auth login`, or set KEYDECK_TOKEN/);
+    expect(none.stderr).toMatch(/no key for profile "default" at http:\/\/127\.0\.0\.1:\d+: run `keydeck auth login`, or set KEYDECK_TOKEN/);
   });
 
   it('a failing service (HTTP 5xx) is exit 4 server_error; a create it fails is sent once and said to be of unknown outcome', async () => {

@@ -124,7 +124,9 @@ describe('mgmt-keys delete', () => {
       const deleteOther = await home.run(undefined, ['mgmt-keys', 'delete', other.id, '--yes']);
       expect(deleteOther.code, deleteOther.stderr).toBe(0);
       expect(deleteOther.stderr).not.toContain('signs keydeck out');
-      expect(JSON.parse(readFileSync(credentials, 'utf8'))).toHaveProperty('default');
+      // Stored per profile and service origin (issue 14).
+      const account = `default@${new URL(sb.url).origin}`;
+      expect(Object.keys(JSON.parse(readFileSync(credentials, 'utf8')) as object)).toEqual([account]);
 
       const r = await home.run(undefined, ['mgmt-keys', 'delete', own.id, '--yes']);
       expect(r.code, r.stderr).toBe(0);
@@ -133,7 +135,7 @@ describe('mgmt-keys delete', () => {
       expect(r.stderr).toContain(`warning: keydeck is signed out of profile "default": removed the deleted key ${own.keyPrefix}… from the plaintext key file`);
       expect(await listed(user)).toEqual([]);
       const stored = existsSync(credentials) ? (JSON.parse(readFileSync(credentials, 'utf8')) as Record<string, string>) : {};
-      expect(stored).not.toHaveProperty('default');
+      expect(Object.keys(stored)).toEqual([]);
       expect(filesWithSecrets(home.home.configDir, [user])).toEqual([]);
 
       const after = await home.run(undefined, ['keys', 'list']);

@@ -160,6 +160,7 @@ describe('resolveProfile', () => {
       name: 'work',
       baseUrl: 'https://work.example',
       baseUrlSource: 'profile',
+      savedBaseUrl: 'https://work.example',
       pollIntervalSeconds: 5,
       alertBelowUsd: 20,
       confirmAboveUsd: 100,

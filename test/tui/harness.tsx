@@ -66,12 +66,21 @@ export function testServices(options: {
   insecureStorage?: boolean;
   copyOutcome?: CopyOutcome;
   saveBaseUrl?: (url: string) => Promise<void>;
+  /** The profile's own saved base URL; default `baseUrl` (null: none saved, as with --base-url on a new profile). */
+  savedBaseUrl?: string | null;
 }): TestServices {
   const exits: TestServices['exits'] = [];
   const copies: string[] = [];
   const redraws = { count: 0 };
   return {
-    profile: { name: options.profile ?? 'test', ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }), pollIntervalSeconds: options.pollIntervalSeconds ?? 15 },
+    profile: {
+      name: options.profile ?? 'test',
+      ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
+      ...((options.savedBaseUrl === undefined ? options.baseUrl : (options.savedBaseUrl ?? undefined)) !== undefined && {
+        savedBaseUrl: (options.savedBaseUrl === undefined ? options.baseUrl : options.savedBaseUrl)!,
+      }),
+      pollIntervalSeconds: options.pollIntervalSeconds ?? 15,
+    },
     target: options.target ?? 'sandbox',
     store: options.store,
     createClient: (baseUrl, token, credential) => new KeydeckClient({ baseUrl, token, timeoutMs: 3000, retries: 0, ...(credential && { credential }) }),

@@ -75,7 +75,7 @@ describe('Management keys pane', () => {
     const secret = MK.exec(await ui.waitFor(MK))![0];
     await ui.press('u');
     await ui.waitFor('keydeck now uses this key');
-    expect((await store.get('test'))?.token).toBe(secret);
+    expect((await store.get('test', { origin: new URL(sb.url).origin }))?.token).toBe(secret);
     await ui.press('y');
     await ui.waitFor(`◆ keydeck@testhost`);
     expect(ui.lastFrame()).toContain(`key ${secret.slice(0, 11)}`);
@@ -94,7 +94,7 @@ describe('Management keys pane', () => {
     // The sandbox target skips the service step: setup opens at the token.
     await ui.waitFor('Your token');
     expect(ui.lastFrame()).toContain('signed out: the management key keydeck used');
-    expect(await store.get('test')).toBeUndefined();
+    expect(await store.get('test', { origin: new URL(sb.url).origin, legacy: true })).toBeUndefined();
     expect(await api.listManagementKeys()).toEqual([]);
   });
 });

@@ -26,7 +26,7 @@ function store() {
 const MK = /mk_[A-Za-z0-9_-]{16,}/;
 
 describe('guided setup', () => {
-  it('walks from a session token to the Keys pane, keeping the key for this session only', async () => {
+  it('walks from a session token to the Keys pane for this session only: asked before any key is created, none is', async () => {
     const token = await sb.fundedUser(25);
     const { store: credentials, dir } = store();
     const saved: string[] = [];
@@ -49,36 +49,26 @@ describe('guided setup', () => {
     expect(ui.lastFrame()).not.toContain(token);
     await ui.press(KEYS.enter);
 
-    // Step 3: name the management key (default keydeck@<hostname>), shown once.
-    await ui.waitFor('Name the management key');
-    expect(ui.lastFrame()).toContain('keydeck@testhost');
-    await ui.press(KEYS.enter);
-    const reveal = await ui.waitFor(MK);
-    const mk = MK.exec(reveal)![0];
-    const framesBeforeAck = ui.frames().length;
-    await ui.press('y');
-
-    // No keychain: the store's reason and three choices; "this session only".
+    // No keychain: where the key would go is asked before anything is created.
     await ui.waitFor('Where to keep the key');
     expect(ui.lastFrame()).toMatch(/keychain is unavailable/i);
     expect(ui.lastFrame()).toContain('--insecure-storage');
     await ui.press('2');
 
-    // Step 4: the Keys pane.
+    // Step 4: the Keys pane, with the session token in memory; no management key was made.
     await ui.waitFor('no keys yet: press n');
     expect(ui.lastFrame()).toContain('this session only');
     expect(ui.lastFrame()).toContain('1 Keys');
     await ui.waitFor('$25.00 left');
-    // The full key is gone from every frame after the acknowledgement; only its prefix remains.
-    for (const frame of ui.frames().slice(framesBeforeAck)) expect(frame).not.toContain(mk);
-    expect(ui.lastFrame()).toContain(mk.slice(0, 11));
+    expect(await sb.client(token).listManagementKeys()).toEqual([]);
+    for (const frame of ui.frames()) expect(frame).not.toMatch(MK);
     // Nothing was written: no credential file; the unchanged URL was not re-saved.
     expect(existsSync(path.join(dir, 'credentials.json'))).toBe(false);
     expect(saved).toEqual([]);
-    expect(await credentials.get('test')).toBeUndefined();
+    expect(await credentials.get('test', { origin: new URL(sb.url).origin })).toBeUndefined();
   });
 
-  it('stores the key in the plaintext file (mode 0600) when chosen, and warns in the header', async () => {
+  it('stores the key in the plaintext file (mode 0600) when chosen, warns in the header, and saves the address', async () => {
     const token = await sb.newUser();
     const { store: credentials, dir } = store();
     const saved: string[] = [];
@@ -92,43 +82,63 @@ describe('guided setup', () => {
     await ui.type(`${sb.url}/`);
     await ui.press(KEYS.enter);
     await ui.waitFor('Your token');
-    // The typed address is saved to the profile (normalised), never a secret.
-    expect(saved).toEqual([sb.url]);
     await ui.type(token);
+    await ui.press(KEYS.enter);
+    // --insecure-storage pre-selects the file: enter takes it, before the key is created.
+    const choice = await ui.waitFor('Where to keep the key');
+    expect(choice).toMatch(/▶ 1 {2}Store it in a plaintext file/);
     await ui.press(KEYS.enter);
     await ui.waitFor('Name the management key');
     await ui.press(KEYS.enter);
     const mk = MK.exec(await ui.waitFor(MK))![0];
     await ui.press('y');
-    // --insecure-storage pre-selects the file: enter takes it.
-    const choice = await ui.waitFor('Where to keep the key');
-    expect(choice).toMatch(/▶ 1 {2}Store it in a plaintext file/);
-    await ui.press(KEYS.enter);
     await ui.waitFor('stored in plaintext');
-    const stored = await credentials.get('test');
+    const stored = await credentials.get('test', { origin: new URL(sb.url).origin });
     expect(stored).toMatchObject({ token: mk, source: 'file' });
     expect(statSync(path.join(dir, 'credentials.json')).mode & 0o777).toBe(0o600);
+    // The address set up against is saved in the profile (normalised), never a secret.
+    expect(saved).toEqual([sb.url]);
   });
 
-  it('offers the sandbox demo token with one keystroke and skips the service step', async () => {
+  it('saves the address given with --base-url once setup is done there', async () => {
+    const token = await sb.newUser();
     const { store: credentials } = store();
+    const saved: string[] = [];
+    const services = testServices({ store: credentials, target: 'live', insecureStorage: true, baseUrl: sb.url, savedBaseUrl: null, saveBaseUrl: async (u) => void saved.push(u) });
+    ui = renderApp(services);
+    await ui.waitFor('Where is the service?');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Your token');
+    await ui.type(token);
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Where to keep the key');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Name the management key');
+    await ui.press(KEYS.enter);
+    await ui.waitFor(MK);
+    await ui.press('y');
+    await ui.waitFor('stored in plaintext');
+    expect(saved).toEqual([sb.url]);
+  });
+
+  it('offers the sandbox demo token with one keystroke; quitting at the storage choice creates nothing', async () => {
+    const { store: credentials } = store();
+    const before = (await sb.client(sb.demoToken).listManagementKeys()).length;
     const services = testServices({ store: credentials, target: 'sandbox', baseUrl: sb.url, demoToken: sb.demoToken });
     ui = renderApp(services);
     await ui.waitFor('Press enter to use the sandbox’s demo session token');
     expect(ui.lastFrame()).toContain('SANDBOX');
     expect(ui.lastFrame()).not.toContain('Where is the service?');
     await ui.press(KEYS.enter);
-    await ui.waitFor('Name the management key');
-    await ui.press(KEYS.enter);
-    await ui.waitFor(MK);
-    await ui.press('y');
     await ui.waitFor('Where to keep the key');
     await ui.press('3');
     // "Quit and set KEYDECK_TOKEN": the exit site is asked to quit, with instructions and no key in them.
     expect(services.exits).toHaveLength(1);
     expect(services.exits[0]!.code).toBe(0);
     expect(services.exits[0]!.message).toContain('KEYDECK_TOKEN');
+    expect(services.exits[0]!.message).toContain('nothing was created');
     expect(services.exits[0]!.message).not.toMatch(MK);
+    expect(await sb.client(sb.demoToken).listManagementKeys()).toHaveLength(before);
   });
 
   it('takes an existing mk_ as it is: no new management key is created', async () => {

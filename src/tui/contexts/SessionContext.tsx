@@ -4,12 +4,16 @@
  * so components that only act never re-render on state changes.
  *
  * Phases: `loading` (reading the credential store) → `setup` (no credential, or asked for)
- * → `ready` (a client exists). A 401 anywhere marks the session `rejected` (banner, `S`).
+ * → `ready` (a client exists); `keychain-hung` when the keychain did not answer, so whether a key
+ * is stored is unknown (never the setup then: it would invite a second key). A 401 anywhere
+ * marks the session `rejected` (banner, `S`). The stored key read is the one of the service's
+ * origin only (src/credentials/origin.ts).
  */
 import { tokenKind } from '../../credentials/token.js';
 import { describeCredential } from '../../credentials/describe.js';
 import { createContext, useContext, useEffect, useMemo, useReducer, type ReactNode } from 'react';
 import { keyPrefixOf } from '../../api/errors.js';
+import { originTarget } from '../../credentials/origin.js';
 import type { AccountClient } from '../services.js';
 import { useServices } from './ServicesContext.js';
 
@@ -26,19 +30,23 @@ export interface ActiveCredential {
 
 /** State of the session. */
 export interface SessionState {
-  readonly phase: 'loading' | 'setup' | 'ready';
+  readonly phase: 'loading' | 'setup' | 'ready' | 'keychain-hung';
   readonly baseUrl?: string;
   readonly credential?: ActiveCredential;
   /** The service answered 401 to the credential in use. */
   readonly rejected: boolean;
   /** Why setup is shown (e.g. after the key in use was deleted); shown on its first step. */
   readonly notice?: string;
+  /** Phase `keychain-hung`: the store's sentence (which keychain, how long it was given). */
+  readonly keychainReason?: string;
 }
 
 /** Actions of the session reducer. */
 export type SessionAction =
   | { type: 'signIn'; baseUrl: string; credential: ActiveCredential }
   | { type: 'setup'; notice?: string }
+  | { type: 'keychainHung'; reason: string }
+  | { type: 'retry' }
   | { type: 'rejected' }
   | { type: 'accepted' };
 
@@ -49,6 +57,10 @@ export function sessionReducer(state: SessionState, action: SessionAction): Sess
       return { phase: 'ready', baseUrl: action.baseUrl, credential: action.credential, rejected: false };
     case 'setup':
       return { phase: 'setup', rejected: false, ...(state.baseUrl !== undefined && { baseUrl: state.baseUrl }), ...(action.notice !== undefined && { notice: action.notice }) };
+    case 'keychainHung':
+      return { phase: 'keychain-hung', rejected: false, keychainReason: action.reason, ...(state.baseUrl !== undefined && { baseUrl: state.baseUrl }) };
+    case 'retry':
+      return { phase: 'loading', rejected: false, ...(state.baseUrl !== undefined && { baseUrl: state.baseUrl }) };
     case 'rejected':
       return state.rejected || state.phase !== 'ready' ? state : { ...state, rejected: true };
     case 'accepted':
@@ -83,6 +95,8 @@ export interface SessionView {
   readonly info?: CredentialInfo;
   readonly rejected: boolean;
   readonly notice?: string;
+  /** Phase `keychain-hung`: why (one sentence). */
+  readonly keychainReason?: string;
   /** The client of the credential in use (phase `ready`). */
   readonly client?: AccountClient;
 }
@@ -97,6 +111,8 @@ export interface SessionActions {
   readonly markRejected: () => void;
   /** A request with the credential in use succeeded again. */
   readonly markAccepted: () => void;
+  /** Phase `keychain-hung`: ask the keychain again. */
+  readonly retryKeychain: () => void;
 }
 
 const SessionStateContext = createContext<SessionView | undefined>(undefined);
@@ -118,11 +134,21 @@ export function SessionProvider({ initial, children }: SessionProviderProps) {
     if (state.phase !== 'loading') return;
     let cancelled = false;
     const baseUrl = services.profile.baseUrl;
-    services.store.get(services.profile.name).then(
-      (stored) => {
+    const read = async () => {
+      // Without a base URL there is no service to hold a key for: setup asks where it is.
+      if (!baseUrl) return { stored: undefined, hung: undefined };
+      const stored = await services.store.get(services.profile.name, originTarget(baseUrl, services.profile.savedBaseUrl));
+      if (stored) return { stored, hung: undefined };
+      const status = await services.store.keychainStatus();
+      return { stored, hung: status.code === 'keychain_timeout' ? (status.reason ?? 'the keychain did not answer') : undefined };
+    };
+    read().then(
+      ({ stored, hung }) => {
         if (cancelled) return;
         if (stored && baseUrl) {
           dispatch({ type: 'signIn', baseUrl, credential: { token: stored.token, origin: stored.source, ...(stored.path !== undefined && { path: stored.path }) } });
+        } else if (hung !== undefined) {
+          dispatch({ type: 'keychainHung', reason: hung });
         } else {
           dispatch({ type: 'setup' });
         }
@@ -135,8 +161,8 @@ export function SessionProvider({ initial, children }: SessionProviderProps) {
     return () => {
       cancelled = true;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs once, at start
-  }, []);
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs at start, and on a retry after a hung keychain
+  }, [state.phase]);
 
   const token = state.credential?.token;
   const origin = state.credential?.origin;
@@ -153,9 +179,10 @@ export function SessionProvider({ initial, children }: SessionProviderProps) {
       ...(state.baseUrl !== undefined && { baseUrl: state.baseUrl }),
       ...(info && { info }),
       ...(state.notice !== undefined && { notice: state.notice }),
+      ...(state.keychainReason !== undefined && { keychainReason: state.keychainReason }),
       ...(client && { client }),
     }),
-    [state.phase, state.rejected, state.baseUrl, state.notice, info, client],
+    [state.phase, state.rejected, state.baseUrl, state.notice, state.keychainReason, info, client],
   );
 
   const actions = useMemo<SessionActions>(
@@ -164,8 +191,12 @@ export function SessionProvider({ initial, children }: SessionProviderProps) {
       startSetup: (notice) => dispatch(notice === undefined ? { type: 'setup' } : { type: 'setup', notice }),
       markRejected: () => dispatch({ type: 'rejected' }),
       markAccepted: () => dispatch({ type: 'accepted' }),
+      retryKeychain: () => {
+        services.store.resetKeychain?.();
+        dispatch({ type: 'retry' });
+      },
     }),
-    [],
+    [services],
   );
 
   return (

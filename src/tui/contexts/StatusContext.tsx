@@ -3,6 +3,7 @@
  * few seconds. State and the `flash` action are published through separate contexts.
  */
 import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { clampTimerMs } from '../../api/retry.js';
 import { visible } from '../../terminal/sanitize.js';
 
 /** Tone of a message; each is shown with a word or symbol, never colour alone. */
@@ -34,7 +35,7 @@ export function StatusProvider({ children }: { readonly children?: ReactNode }) 
 
   useEffect(() => {
     if (!message) return;
-    const timer = setTimeout(() => setMessage((m) => (m?.id === message.id ? undefined : m)), message.ms);
+    const timer = setTimeout(() => setMessage((m) => (m?.id === message.id ? undefined : m)), clampTimerMs(message.ms));
     return () => clearTimeout(timer);
   }, [message]);
 

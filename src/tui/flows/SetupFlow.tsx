@@ -3,15 +3,20 @@
  * the key in use was deleted):
  * 1. where is the service (skipped with --sandbox);
  * 2. a session token or an existing mk_ key (masked; with --sandbox, enter takes the demo token);
- * 3. verified against the service; with a session token, a management key is named (default
- *    `keydeck@<hostname>`), created, shown once (copy; "I have saved it"), then stored in the
- *    keychain; when the keychain is unavailable: the plaintext file, this session only, or quit
- *    and set KEYDECK_TOKEN;
- * 4. the Keys pane. The session token is never stored anywhere.
+ * 3. verified against the service; with a session token, where the key can be stored is decided
+ *    first (the keychain is probed with a write; when it is unavailable: the plaintext file, this
+ *    session only, or quit and set KEYDECK_TOKEN), then a management key is named (default
+ *    `keydeck@<hostname>`), created, shown once (copy; "I have saved it"), and stored for this
+ *    service's origin (src/credentials/origin.ts). "This session only" creates no key (the session
+ *    token is used in memory); a key created but then not stored is deleted again on the service;
+ * 4. the Keys pane. The session token is never stored anywhere; the base URL set up against is
+ *    saved in the profile (not with --sandbox). A key already stored for this service is named
+ *    on the token step before anything is replaced.
  */
 import { tokenKind } from '../../credentials/token.js';
-import { normalizeBaseUrl } from '../../api/baseUrl.js';
-import { useRef, useState } from 'react';
+import { insecureHttpProblem, normalizeBaseUrl } from '../../api/baseUrl.js';
+import { originTarget } from '../../credentials/origin.js';
+import { useEffect, useRef, useState } from 'react';
 import { Box, Text } from 'ink';
 import { keyNameProblem } from '../../api/schemas.js';
 import { keyPrefixOf } from '../../api/errors.js';
@@ -63,20 +68,45 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
   const sessionToken = useRef<string | undefined>(undefined);
   /** The management key to store (created or pasted). */
   const managementKey = useRef<string | undefined>(undefined);
+  /** The key created in this setup (id for deleting it again when it cannot be stored). */
+  const createdKey = useRef<{ id: string; name: string; keyPrefix: string } | undefined>(undefined);
+  /** Where the key will go, decided before one is created: the keychain, the plaintext file (consented), or memory. */
+  const plan = useRef<'keychain' | 'file' | 'session'>('keychain');
+  /** `mk_` prefix of the key already stored for this service (setup replaces it), when there is one. */
+  const [previousPrefix, setPreviousPrefix] = useState<string | undefined>(undefined);
+  const targetOf = (url: string) => originTarget(url, services.profile.savedBaseUrl);
+
+  useEffect(() => {
+    if (!baseUrl) return;
+    let cancelled = false;
+    services.store.get(services.profile.name, { ...targetOf(baseUrl), ignoreEnv: true }).then(
+      (stored) => !cancelled && setPreviousPrefix(stored ? keyPrefixOf(stored.token) : undefined),
+      () => undefined,
+    );
+    return () => {
+      cancelled = true;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per address
+  }, [baseUrl]);
 
   const clientFor = (token: string) => services.createClient(baseUrl!, token);
 
   const submitWhere = async (value: string) => {
     const url = normalizeBaseUrl(value);
+    const insecure = insecureHttpProblem(url, services.allowInsecureHttp === true);
+    if (insecure !== undefined) return setStep({ step: 'where', error: insecure });
     setBaseUrl(url);
-    if (services.saveBaseUrl && url !== services.profile.baseUrl) {
-      try {
-        await services.saveBaseUrl(url);
-      } catch (error) {
-        flash(`could not save the address in the profile: ${describeFailure(error)}`, 'warning');
-      }
-    }
     setStep({ step: 'token' });
+  };
+
+  /** Saves the address set up against in the profile (setup run with --base-url too), once a key works there. */
+  const saveUrl = async (url: string) => {
+    if (!services.saveBaseUrl || url === services.profile.savedBaseUrl) return;
+    try {
+      await services.saveBaseUrl(url);
+    } catch (error) {
+      flash(`could not save the address in the profile: ${describeFailure(error)}`, 'warning');
+    }
   };
 
   const submitToken = async (value: string) => {
@@ -97,7 +127,19 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
       return;
     }
     sessionToken.current = token;
-    setStep({ step: 'name' });
+    // Where the key will go is known before one is created: a key nobody can keep is never made.
+    const status = await services.store.keychainStatus({ write: true });
+    if (status.available) {
+      plan.current = 'keychain';
+      setStep({ step: 'name' });
+    } else {
+      const why = (status.reason ?? 'the keychain did not answer').replace(/\.$/, '');
+      setStep({
+        step: 'storage-choice',
+        reason: `${why}. Nothing has been created yet: choose where the key will go first (--insecure-storage pre-selects the file; KEYDECK_TOKEN needs no storage).`,
+        beforeCreate: true,
+      });
+    }
   };
 
   const submitName = async (name: string) => {
@@ -107,6 +149,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
     try {
       const created = await clientFor(token).createManagementKey({ name: name.trim() });
       managementKey.current = created.apiKey;
+      createdKey.current = { id: created.id, name: created.name, keyPrefix: created.keyPrefix ?? keyPrefixOf(created.apiKey) };
       setStep({ step: 'reveal', name: created.name, keyPrefix: created.keyPrefix ?? keyPrefixOf(created.apiKey), apiKey: created.apiKey });
     } catch (error) {
       setStep({ step: 'name', error: describeFailure(error) });
@@ -116,42 +159,96 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
   const finish = (credential: ActiveCredential, message: string, tone: 'ok' | 'warning' = 'ok') => {
     sessionToken.current = undefined;
     managementKey.current = undefined;
+    createdKey.current = undefined;
     setStep({ step: 'finishing' });
+    void saveUrl(baseUrl!);
     signIn(baseUrl!, credential);
-    flash(message, tone, 10_000);
+    const replaced =
+      previousPrefix !== undefined && credential.origin !== 'memory' && previousPrefix !== keyPrefixOf(credential.token)
+        ? `; it replaced the stored key ${previousPrefix}…, which stays valid on the service until you delete it (Management keys pane)`
+        : '';
+    flash(`${message}${replaced}`, replaced ? 'warning' : tone, 10_000);
+  };
+
+  /**
+   * Deletes the key created in this setup again on the service (it could not be stored), with
+   * the session token; says what happened. Returns the sentence.
+   */
+  const undoCreate = async (): Promise<string> => {
+    const created = createdKey.current;
+    const token = sessionToken.current;
+    if (!created || !token) return '';
+    try {
+      await clientFor(token).deleteManagementKey(created.id);
+      createdKey.current = undefined;
+      managementKey.current = undefined;
+      return `the management key ${created.keyPrefix}… was not stored, so it was deleted again on the service`;
+    } catch (error) {
+      return `the management key ${created.keyPrefix}… was not stored and could not be deleted again (${describeFailure(error)}): delete "${created.name}" in the Management keys pane`;
+    }
   };
 
   const store = async () => {
     const key = managementKey.current;
     if (!key) return setStep({ step: 'token' });
+    if (plan.current === 'session' && sessionToken.current) {
+      // No key was created: this session uses the session token, in memory only.
+      finish({ token: sessionToken.current, origin: 'memory' }, 'setup done: the session token is used for this session only (nothing was created or written)', 'warning');
+      return;
+    }
     setStep({ step: 'storing' });
     try {
-      const where = await services.store.set(services.profile.name, key);
-      finish({ token: key, origin: where.source, ...(where.path !== undefined && { path: where.path }) }, `setup done: the key is stored in the ${where.source === 'keychain' ? 'OS keychain' : where.source}`);
+      const where = await services.store.set(services.profile.name, key, { ...targetOf(baseUrl!), insecureStorage: plan.current === 'file' });
+      finish(
+        { token: key, origin: where.source, ...(where.path !== undefined && { path: where.path }) },
+        where.source === 'file'
+          ? `setup done: the key is stored in plaintext in ${where.path ?? 'the fallback file'} (mode 0600)`
+          : 'setup done: the key is stored in the OS keychain',
+        where.source === 'file' ? 'warning' : 'ok',
+      );
     } catch (error) {
       const reason = error instanceof CredentialStoreError || error instanceof Error ? error.message : String(error);
       setStep({ step: 'storage-choice', reason });
     }
   };
 
-  const choose = async (choice: StorageChoice) => {
-    const key = managementKey.current;
-    if (!key) return setStep({ step: 'token' });
-    if (choice === 'session') {
-      finish({ token: key, origin: 'memory' }, 'setup done: the key is kept for this session only (nothing was written)', 'warning');
+  const choose = async (choice: StorageChoice, beforeCreate: boolean) => {
+    if (beforeCreate) {
+      // Nothing created yet: the choice decides what setup makes.
+      if (choice === 'quit') {
+        services.exit(0, 'keydeck: nothing was created or stored. Set KEYDECK_TOKEN to a management key (or run keydeck --insecure-storage) and run keydeck again.');
+        return;
+      }
+      plan.current = choice === 'file' ? 'file' : 'session';
+      if (choice === 'session' && sessionToken.current) {
+        finish({ token: sessionToken.current, origin: 'memory' }, 'setup done: the session token is used for this session only (nothing was created or written)', 'warning');
+        return;
+      }
+      setStep({ step: 'name' });
       return;
     }
-    if (choice === 'quit') {
-      services.exit(
-        0,
-        `keydeck: the management key ${keyPrefixOf(key)}… was not stored. Set KEYDECK_TOKEN to the key you saved ` +
-          '(for example in your shell profile: export KEYDECK_TOKEN=<the mk_ key>) and run keydeck again.',
-      );
+    const key = managementKey.current;
+    if (!key) return setStep({ step: 'token' });
+    if (choice === 'session' || choice === 'quit') {
+      // A key created here and not stored is deleted again; a pasted mk_ is the user's own.
+      const undone = await undoCreate();
+      if (choice === 'quit') {
+        services.exit(
+          0,
+          undone
+            ? `keydeck: ${undone}. Set KEYDECK_TOKEN to a management key and run keydeck again.`
+            : `keydeck: the management key ${keyPrefixOf(key)}… was not stored. Set KEYDECK_TOKEN to it ` +
+                '(for example in your shell profile: export KEYDECK_TOKEN=<the mk_ key>) and run keydeck again.',
+        );
+        return;
+      }
+      const token = undone && sessionToken.current ? sessionToken.current : key;
+      finish({ token, origin: 'memory' }, `setup done: ${undone ? `${undone}; ` : ''}this session only (nothing was written)`, 'warning');
       return;
     }
     setStep({ step: 'storing' });
     try {
-      const where = await services.store.set(services.profile.name, key, { insecureStorage: true });
+      const where = await services.store.set(services.profile.name, key, { ...targetOf(baseUrl!), insecureStorage: true });
       finish(
         { token: key, origin: where.source, ...(where.path !== undefined && { path: where.path }) },
         where.source === 'file' ? `setup done: the key is stored in plaintext in ${where.path ?? 'the fallback file'} (mode 0600)` : 'setup done',
@@ -186,6 +283,9 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
                 ? 'Press enter to use the sandbox’s demo session token, or paste another token.'
                 : 'Paste a session token (from signing in to the service) or an existing management key (mk_…).',
               'A session token is used once, to create a management key for keydeck; it is never stored.',
+              ...(previousPrefix !== undefined
+                ? [`${symbols.warning} A key (${previousPrefix}…) is already stored for this service: finishing setup replaces it there (it stays valid on the service until you delete it).`]
+                : []),
             ]}
             label="token"
             masked
@@ -228,7 +328,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
           <StorageChoiceStep
             reason={step.reason}
             initial={services.insecureStorage ? 'file' : 'session'}
-            onChoose={(c) => void choose(c)}
+            onChoose={(c) => void choose(c, step.beforeCreate === true)}
             compact={mode === 'compact'}
           />
         );

@@ -14,7 +14,8 @@ export type SetupStep =
   | { step: 'creating' }
   | { step: 'reveal'; name: string; keyPrefix: string; apiKey: string }
   | { step: 'storing' }
-  | { step: 'storage-choice'; reason: string }
+  /** `beforeCreate`: asked before a management key is created (nothing exists yet to store or delete). */
+  | { step: 'storage-choice'; reason: string; beforeCreate?: boolean }
   | { step: 'finishing' };
 
 /** Why `value` is not a usable service URL in the setup's words, or undefined (src/api/baseUrl.ts rules). */

@@ -5,6 +5,7 @@
  * action that changes what is polled). {@link usePolling} wraps it for React; it is also usable
  * on its own (the monitor soak benchmark drives thousands of polls through it).
  */
+import { clampTimerMs, MAX_RETRY_AFTER_MS } from '../../api/retry.js';
 
 /** What the poller knows. Replaced (never mutated) on every change. */
 export interface PollState<T> {
@@ -45,7 +46,7 @@ export interface PollerOptions<T> {
 /** Reads a `retryAfterMs` (KeydeckApiError of a 429) from an error, if any. */
 function retryAfterOf(error: unknown): number | undefined {
   const v = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
-  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined;
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.min(v, MAX_RETRY_AFTER_MS) : undefined;
 }
 
 /**
@@ -59,7 +60,8 @@ export function nextDelayMs(opts: { intervalMs: number; failures: number; maxBac
   const spread = base * opts.jitter * (opts.random * 2 - 1);
   let delay = base + spread;
   if (opts.retryAfterMs !== undefined) delay = Math.max(delay, opts.retryAfterMs);
-  return Math.max(0, Math.round(delay));
+  // A timer holds at most 24.8 days; past that Node fires it at once (a poll storm).
+  return clampTimerMs(delay);
 }
 
 /** See the module comment. Create, `start()`, `subscribe()`, and `stop()` when done. */

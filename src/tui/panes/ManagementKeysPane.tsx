@@ -8,6 +8,7 @@
 import { useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
 import { keyNameProblem, type ManagementKey } from '../../api/schemas.js';
+import { originTarget } from '../../credentials/origin.js';
 import { ListTable, listEmptyText } from '../components/ListTable.js';
 import { PromptDialog } from '../components/PromptDialog.js';
 import { RevealDialog } from '../components/RevealDialog.js';
@@ -79,7 +80,8 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
     }
     let credential: ActiveCredential = { token: d.apiKey, origin: 'memory' };
     if (origin !== 'memory') {
-      const r = await run('storing the new key', () => services.store.set(services.profile.name, d.apiKey, { insecureStorage: origin === 'file' }));
+      const target = originTarget(session.baseUrl, services.profile.savedBaseUrl);
+      const r = await run('storing the new key', () => services.store.set(services.profile.name, d.apiKey, { ...target, insecureStorage: origin === 'file' }));
       if (!r.ok) return;
       credential = { token: d.apiKey, origin: r.value.source, ...(r.value.path !== undefined && { path: r.value.path }) };
     }
@@ -108,9 +110,9 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
     }
     const origin = session.info?.origin;
     let note = `signed out: the management key keydeck used ("${key.name}", ${key.keyPrefix}) was deleted`;
-    if (origin === 'keychain' || origin === 'file') {
+    if ((origin === 'keychain' || origin === 'file') && session.baseUrl) {
       try {
-        await services.store.delete(services.profile.name);
+        await services.store.delete(services.profile.name, originTarget(session.baseUrl, services.profile.savedBaseUrl));
         note += ', and its stored copy was cleared.';
       } catch (error) {
         note += `; its stored copy could not be cleared: ${describeFailure(error)}`;
