@@ -15,11 +15,12 @@ import { StatusLine, useStatusRows } from './components/StatusLine.js';
 import { useAccountData } from './contexts/AccountDataContext.js';
 import { useBalanceRefresh } from './contexts/BalanceContext.js';
 import { useKeymap, useQuit } from './contexts/KeymapContext.js';
-import { useSession, useSessionActions } from './contexts/SessionContext.js';
+import { useServiceClock, useSession, useSessionActions } from './contexts/SessionContext.js';
 import { useServices } from './contexts/ServicesContext.js';
 import { useFlash } from './contexts/StatusContext.js';
 import type { LayoutMode } from './layout.js';
 import { PANES, type PaneId } from './panes/index.js';
+import { subscriptionNotice } from './panes/keyRows.js';
 
 /** Props of {@link Shell}. */
 export interface ShellProps {
@@ -40,6 +41,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
   const [pane, setPane] = useState<PaneId>(initialPane);
   const [help, setHelp] = useState(false);
   const session = useSession();
+  const serviceNow = useServiceClock();
   const { startSetup } = useSessionActions();
   const { keys, managementKeys } = useAccountData();
   const refreshBalance = useBalanceRefresh();
@@ -87,7 +89,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
   return (
     <Box flexDirection="column" width={columns} height={rows} overflow="hidden">
       <Header columns={columns} compact={compact} />
-      <PaneTabs panes={PANES} active={pane} compact={compact} />
+      <PaneTabs panes={PANES} active={pane} compact={compact} columns={columns} notice={subscriptionNotice(keys.data, serviceNow(), compact)} />
       {bannerRows > 0 ? <Banner columns={columns} /> : null}
       <Box height={bodyRows} width={columns} flexDirection="column" overflow="hidden">
         {help ? <HelpOverlay columns={columns} rows={bodyRows} onClose={() => setHelp(false)} /> : null}

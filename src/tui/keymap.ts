@@ -99,6 +99,7 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'keys.create', keys: ['n'], label: 'new', help: 'create a credit key (checks the balance first)', scope: 'keys' },
   { id: 'keys.rename', keys: ['e'], label: 'rename', scope: 'keys' },
   { id: 'keys.toggle', keys: ['space'], label: 'on/off', help: 'activate or deactivate (deactivation asks first: it revokes at once)', scope: 'keys', dangerous: true },
+  { id: 'keys.toggleExpired', keys: ['space'], label: 'why no on/off', help: 'on an ended subscription: says why it cannot be switched back on (nothing is sent)', scope: 'keys', hint: false },
   { id: 'keys.delete', keys: ['d'], label: 'delete', help: 'delete after typing the key’s name (permanent)', scope: 'keys', dangerous: true },
   { id: 'keys.sort', keys: ['s'], label: 'sort', help: 'cycle the sort: created, name, status, expiry', scope: 'keys' },
 

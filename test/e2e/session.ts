@@ -20,17 +20,16 @@ export function cleanEnv(root: string): NodeJS.ProcessEnv {
 }
 
 /**
- * Walks `keydeck --sandbox`'s guided setup: the demo session token, "this session only" (no
- * keychain here; a management key, when one is made, gets the default name and its one-time
- * reveal is acknowledged); resolves on the Keys
+ * Walks `keydeck --sandbox`'s guided setup: the demo session token, then "this session only" (no
+ * keychain here: the token is kept in memory); resolves on the Keys
  * pane with the demo account's subscription key and `balance` (default the demo's first $25.00)
  * on screen.
  */
 export async function walkSandboxSetup(app: PtyApp, balance = '$25.00'): Promise<void> {
   await app.waitFor('Press enter to use the sandbox’s demo session token');
   app.write('\r');
-  // Where the key will go is decided before anything is created (issue 14); for this session
-  // only, the session token itself is used (no management key is made, none to name or reveal).
+  // Where the key would go is decided before one is created; with no keychain here, "this
+  // session only" keeps the session token itself in memory (no management key is created).
   await app.waitFor('Where to keep the key');
   app.write('2');
   await app.waitFor(/Name the management key|Standard subscription/);

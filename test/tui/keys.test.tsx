@@ -146,17 +146,17 @@ describe('Keys pane', () => {
     const { ui } = open(token);
     await ui.waitFor('key-39');
     const table = (f: string) => f.split('\n').filter((l) => /│ [▶ ] key-/.test(l));
-    // Newest first; only the rows that fit (80×24: 9) are drawn.
-    expect(table(ui.lastFrame())).toHaveLength(9);
+    // Newest first; only the rows that fit (80×24: 8, beside the 5-line details) are drawn.
+    expect(table(ui.lastFrame())).toHaveLength(8);
     expect(ui.lastFrame()).not.toContain('key-00');
     await ui.press('G');
     await ui.waitFor('▶ key-00');
-    expect(table(ui.lastFrame())).toHaveLength(9);
+    expect(table(ui.lastFrame())).toHaveLength(8);
     expect(ui.lastFrame()).not.toContain('key-39');
     await ui.press('g');
     await ui.waitFor('▶ key-39');
     await ui.press('j', 'j', KEYS.pgDn);
-    await ui.waitFor('▶ key-29');
+    await ui.waitFor('▶ key-30');
 
     // Sort by name: key-00 first; the heading says which column sorts.
     await ui.press('s');
@@ -174,7 +174,7 @@ describe('Keys pane', () => {
     await ui.press(KEYS.enter);
     await ui.waitFor('filter "-1": 10 of 40');
     await ui.press(KEYS.esc);
-    await ui.waitFor((f) => !f.includes('filter "-1"') && f.includes('key-08'));
+    await ui.waitFor((f) => !f.includes('filter "-1"') && f.includes('key-07'));
   });
 });
 
@@ -196,9 +196,9 @@ describe('Keys pane against the newer documentation pages (docs-v2 dialect)', ()
       await ui.press('g');
       frame = await ui.waitFor(/never used|last used/);
       const detail = frame.includes('used-key  ·  id') ? 'used-key' : 'idle-key';
-      expect(frame).toMatch(detail === 'used-key' ? /last used \d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)? \(just now\)/ : /never used/);
+      expect(frame).toMatch(detail === 'used-key' ? /last used just now/ : /never used/);
       await ui.press('j');
-      frame = await ui.waitFor(detail === 'used-key' ? 'never used' : /last used .*\(just now\)/);
+      frame = await ui.waitFor(detail === 'used-key' ? 'never used' : 'last used just now');
       expect(frame).not.toMatch(SK);
     } finally {
       ui?.unmount();

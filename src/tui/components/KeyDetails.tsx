@@ -1,43 +1,54 @@
 /**
  * The details of the selected consumption key: every §2.1 field (never `apiKey`: the reader drops
- * it from lists), `lastUsedAt` where the service sends it, and its §8 limits. Full layout: a bordered box of 4 lines (6 with the border);
- * compact layout: the limits on one line.
+ * it from lists), `lastUsedAt` where the service sends it, its §8 limits, and what its money
+ * means: a subscription's paid time left and how a subscription is renewed (§3: it is not
+ * extended; a new payment creates a new key), a credit key's shared balance. Full layout: a bordered box of 5 lines (7 with the border); compact
+ * layout: the limits on one line.
  */
 import { Box, Text } from 'ink';
 import type { ConsumptionKey } from '../../api/schemas.js';
-import { dateTime, expiresIn, relativeAgo, truncateTo } from '../format.js';
+import { paidTimeLeftMs, timeLeftWords } from '../../api/keyStatus.js';
+import { dateTime, expiresIn, relativeAgo, shortDate, truncateTo } from '../format.js';
 import { describeLimits, keyStatus } from '../limits.js';
 import { statusCell } from '../panes/keyRows.js';
 import { visible } from '../../terminal/sanitize.js';
 import { theme } from '../theme.js';
 
 /** Lines of the full details panel. */
-export const KEY_DETAILS_ROWS = 6;
+export const KEY_DETAILS_ROWS = 7;
 
 /**
- * ` · last used 2026-01-20 08:00 (3 d ago)` when the service sent `lastUsedAt` (the newer
- * documentation pages list it on consumption keys), ` · never used` for null, nothing when absent.
+ * ` · last used 3 d ago` when the service sent `lastUsedAt` (the newer documentation pages list
+ * it on consumption keys; `keys list` shows the timestamp), ` · never used` for null, nothing
+ * when absent.
  */
 function lastUsed(key: ConsumptionKey, now: number): string {
   if (key.lastUsedAt === undefined) return '';
   if (key.lastUsedAt === null) return ' · never used';
-  return ` · last used ${dateTime(key.lastUsedAt)} (${relativeAgo(key.lastUsedAt, now)})`;
+  return ` · last used ${relativeAgo(key.lastUsedAt, now)}`;
 }
 
-/** The four text lines of the details of `key` at `now`. */
+/** The sentence on how a subscription is renewed (§3), in the details of every subscription key. */
+export const RENEWAL_SENTENCE = 'renewal: not extended; a new subscription payment creates a new key';
+
+/** The five text lines of the details of `key` at `now` (epoch ms, the service's clock). */
 export function keyDetailLines(key: ConsumptionKey, now: number): string[] {
   const status = statusCell(keyStatus(key, now));
-  const sub = key.subscriptionStatus !== undefined ? ` (subscription: ${key.subscriptionStatus})` : '';
+  const sub = key.subscriptionStatus !== undefined && !status.endsWith(key.subscriptionStatus) ? ` (subscription: ${key.subscriptionStatus})` : '';
+  const left = paidTimeLeftMs(key, now);
   const expiry =
     key.keyType === 'credit'
       ? 'no expiry: credit keys never expire while a balance remains'
       : keyStatus(key, now) === 'expired'
         ? `expired ${dateTime(key.subscriptionExpiresAt)}`
-        : `expires ${dateTime(key.subscriptionExpiresAt)} (${expiresIn(key.subscriptionExpiresAt, now)})`;
+        : left === undefined
+          ? `expires ${dateTime(key.subscriptionExpiresAt)} (${expiresIn(key.subscriptionExpiresAt, now)})`
+          : `ends ${dateTime(key.subscriptionExpiresAt)} · ${timeLeftWords(left)} of paid time left`;
   return [
     `${visible(key.name)}  ·  id ${visible(key.id)}`,
-    `${visible(key.keyType)} key · plan ${visible(key.keyPlan)} · ${status}${sub}`,
-    `created ${dateTime(key.createdAt)}${lastUsed(key, now)} · ${expiry}`,
+    `${visible(key.keyType)} key · plan ${visible(key.keyPlan)} · ${status}${sub} · created ${shortDate(key.createdAt)}${lastUsed(key, now)}`,
+    expiry,
+    key.keyType === 'credit' ? 'spends the shared credit balance (top up on the Billing pane, 3)' : RENEWAL_SENTENCE,
     `limits: ${describeLimits(key)}`,
   ];
 }
@@ -55,7 +66,7 @@ export function KeyDetails({ item, columns, compact, now }: KeyDetailsProps) {
   if (compact) {
     return <Text color={theme.muted}>{item ? truncateTo(`limits: ${describeLimits(item)}`, columns) : ' '}</Text>;
   }
-  const lines = item ? keyDetailLines(item, now) : ['no key selected', '', '', ''];
+  const lines = item ? keyDetailLines(item, now) : ['no key selected', '', '', '', ''];
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={theme.muted} paddingX={1} width={columns} height={KEY_DETAILS_ROWS}>
       {lines.map((l, i) => (

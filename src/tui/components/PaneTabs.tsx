@@ -1,22 +1,30 @@
 /**
  * The pane tabs line: `1 Keys  2 Management keys  3 Billing`, the active one marked with `▶`
- * and inverse video (and never by colour alone).
+ * and inverse video (and never by colour alone); at its right end, once for the whole app, the
+ * warning of a subscription about to end (`⚠ subscription ends in 11 h`, issue 19).
  */
 import { Box, Text } from 'ink';
 import type { PaneDef } from '../panes/registry.js';
-import { symbols } from '../theme.js';
+import { symbols, theme } from '../theme.js';
 
 /** Props of {@link PaneTabs}. */
 export interface PaneTabsProps {
   readonly panes: readonly PaneDef[];
   readonly active: string;
   readonly compact: boolean;
+  /** A warning shown at the right end (dropped when the line has no room for it whole). */
+  readonly notice?: string | undefined;
+  /** Width of the line, cells. */
+  readonly columns?: number;
 }
 
 /** One line of pane tabs. */
-export function PaneTabs({ panes, active, compact }: PaneTabsProps) {
+export function PaneTabs({ panes, active, compact, notice, columns }: PaneTabsProps) {
+  const tabsWidth = panes.reduce((w, p) => w + 4 + (compact ? p.shortTitle : p.title).length, 0) + panes.length - 1;
+  const showNotice = notice !== undefined && columns !== undefined && tabsWidth + 2 + notice.length <= columns;
   return (
-    <Box>
+    <Box {...(columns !== undefined && { width: columns })}>
+      <Box flexGrow={1}>
       <Text wrap="truncate">
         {panes.map((p, i) => {
           const on = p.id === active;
@@ -29,6 +37,8 @@ export function PaneTabs({ panes, active, compact }: PaneTabsProps) {
           );
         })}
       </Text>
+      </Box>
+      {showNotice ? <Text color={theme.warning}>{notice}</Text> : null}
     </Box>
   );
 }

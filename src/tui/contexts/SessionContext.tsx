@@ -11,11 +11,11 @@
  */
 import { tokenKind } from '../../credentials/token.js';
 import { describeCredential } from '../../credentials/describe.js';
-import { createContext, useContext, useEffect, useMemo, useReducer, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useReducer, type ReactNode } from 'react';
 import { keyPrefixOf } from '../../api/errors.js';
 import { originTarget } from '../../credentials/origin.js';
 import type { AccountClient } from '../services.js';
-import { useServices } from './ServicesContext.js';
+import { useClock, useServices } from './ServicesContext.js';
 
 /** Where the credential in use lives: the store's sources, or `memory` ("this session only"). */
 export type CredentialOrigin = 'env' | 'keychain' | 'file' | 'memory';
@@ -211,6 +211,17 @@ export function useSession(): SessionView {
   const v = useContext(SessionStateContext);
   if (!v) throw new Error('useSession needs <SessionProvider>');
   return v;
+}
+
+/**
+ * The service's clock (epoch ms): the app's clock corrected by the offset the client read from
+ * the service's HTTP `Date` headers (issue 19). Subscription time left is reckoned by it, so a
+ * machine whose clock is off never shows paid time that the service has already ended.
+ */
+export function useServiceClock(): () => number {
+  const clock = useClock();
+  const { client } = useSession();
+  return useCallback(() => clock() + (client?.serviceClockOffsetMs ?? 0), [clock, client]);
 }
 
 /** The session actions (stable identity). */

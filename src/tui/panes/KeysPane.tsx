@@ -18,8 +18,8 @@ import { TypeToConfirmDialog } from '../components/TypeToConfirmDialog.js';
 import { useAccountData } from '../contexts/AccountDataContext.js';
 import { useBalanceRefresh } from '../contexts/BalanceContext.js';
 import { useKeymap } from '../contexts/KeymapContext.js';
-import { useClock } from '../contexts/ServicesContext.js';
-import { useSession } from '../contexts/SessionContext.js';
+import { useServiceClock, useSession } from '../contexts/SessionContext.js';
+import { paidTimeLost } from '../../api/keyStatus.js';
 import { useFlash } from '../contexts/StatusContext.js';
 import { describeFailure, errorCode } from '../errors.js';
 import { formatUsd } from '../format.js';
@@ -64,13 +64,11 @@ export function expiredKeyMessage(name: string): string {
 
 /** See the module comment. */
 export function KeysPane({ size, active, goTo }: PaneProps) {
-  const localClock = useClock();
-  const { client } = useSession();
-  // The service's clock (this one corrected by the HTTP Date offset the client measured, issue 19):
-  // a key's state and its relative times are reckoned from the same clock.
-  const offset = client?.serviceClockOffsetMs ?? 0;
-  const clock = useCallback(() => localClock() + offset, [localClock, offset]);
+  // Subscription time is reckoned by the service's clock (its HTTP Date, issue 19): a key's state
+  // and its relative times come from the same clock.
+  const clock = useServiceClock();
   const now = clock();
+  const { client } = useSession();
   const { keys } = useAccountData();
   useReloadWhenShown(keys, active);
   const refreshBalance = useBalanceRefresh();
@@ -152,13 +150,13 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
     {
       'keys.create': () => void startCreate(),
       'keys.rename': selected ? () => setDialog({ kind: 'rename', key: selected }) : undefined,
-      'keys.toggle': selected
-        ? () => {
-            if (keyStatus(selected, clock()) === 'expired') flash(expiredKeyMessage(selected.name), 'warning', 10_000);
-            else if (selected.isActive) setDialog({ kind: 'deactivate', key: selected });
-            else void setActive(selected, true);
-          }
-        : undefined,
+      // An ended subscription cannot be switched back on (the service refuses it): on/off is not
+      // offered (not in the hint bar); space still says why (keys.toggleExpired).
+      'keys.toggle':
+        selected && keyStatus(selected, now) !== 'expired'
+          ? () => (selected.isActive ? setDialog({ kind: 'deactivate', key: selected }) : void setActive(selected, true))
+          : undefined,
+      'keys.toggleExpired': selected && keyStatus(selected, now) === 'expired' ? () => flash(expiredKeyMessage(selected.name), 'warning', 10_000) : undefined,
       'keys.delete': selected ? () => setDialog({ kind: 'delete', key: selected }) : undefined,
       'keys.sort': () => {
         const s = nextSort(sort);
@@ -225,7 +223,10 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
           <ConfirmDialog
             {...area}
             title={`Deactivate "${dialog.key.name}"?`}
-            message={['It is revoked at once: every request made with it fails until you reactivate it (space).']}
+            message={[
+              'It is revoked at once: every request made with it fails until you reactivate it (space).',
+              ...withPaidTime(paidTimeLost(dialog.key, 'deactivate', clock())),
+            ]}
             actionLabel="Deactivate"
             dangerous
             onConfirm={() => void setActive(dialog.key, false)}
@@ -237,7 +238,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
           <TypeToConfirmDialog
             {...area}
             title={`Delete "${dialog.key.name}"?`}
-            message={['Deleting is permanent: the key is revoked and cannot be restored.']}
+            message={['Deleting is permanent: the key is revoked and cannot be restored.', ...withPaidTime(paidTimeLost(dialog.key, 'delete', clock()))]}
             expected={dialog.key.name}
             onConfirm={() => void remove(dialog.key)}
             onCancel={() => setDialog(undefined)}
@@ -260,6 +261,11 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
       <KeyDetails item={selected} columns={size.columns} compact={compact} now={now} />
     </Box>
   );
+}
+
+/** The paid-time clause as a dialog line (`29 days of paid time are lost …`), or nothing. */
+function withPaidTime(clause: string | undefined): string[] {
+  return clause ? [`${clause[0]!.toUpperCase()}${clause.slice(1)}.`] : [];
 }
 
 /** Colour of each key status in the table (the word is there too). */

@@ -6,6 +6,7 @@ import type { ConsumptionKey } from '../../api/schemas.js';
 import type { DataColumn, DataRow } from '../components/DataTable.js';
 import { tableWidth } from '../components/DataTable.js';
 import { expiresIn, parseTime, shortDate } from '../format.js';
+import { EXPIRY_WARNING_MS, paidTimeLeftMs, timeLeftWords } from '../../api/keyStatus.js';
 import { keyStatus, type KeyStatus } from '../limits.js';
 import { symbols } from '../theme.js';
 
@@ -67,6 +68,61 @@ export function typeCell(keyType: string): string {
   return keyType === 'subscription' ? 'sub' : keyType;
 }
 
+/** Width of the expiry column: room for `⚠ 11 h left`. */
+const EXPIRES_WIDTH = 11;
+
+/**
+ * True when `key` is a subscription within {@link EXPIRY_WARNING_MS} (3 days) of its end at `now`
+ * (the service's clock) and not yet ended: its paid time is about to run out (issue 19).
+ */
+export function endsSoon(key: ConsumptionKey, now: number): boolean {
+  const left = paidTimeLeftMs(key, now);
+  return left !== undefined && left > 0 && left <= EXPIRY_WARNING_MS;
+}
+
+/** Paid time left in the row's short form: `2 d`, `11 h`, `<1 h`. */
+export function shortTimeLeft(ms: number): string {
+  if (ms >= 86_400_000) return `${Math.floor(ms / 86_400_000)} d`;
+  if (ms >= 3_600_000) return `${Math.floor(ms / 3_600_000)} h`;
+  return '<1 h';
+}
+
+/**
+ * The expiry of `key` at `now` (epoch ms, the service's clock where known) in words: `—` for a
+ * credit key, `expired` whenever its status is (the service may say so before this clock does:
+ * the two never disagree on screen), `⚠ 11 h left` within 3 days of the end, else `in 29 d`.
+ */
+export function expiryCell(key: ConsumptionKey, now: number): string {
+  if (key.keyType === 'credit') return '—';
+  if (keyStatus(key, now) === 'expired') return 'expired';
+  if (endsSoon(key, now)) return `${symbols.warning} ${shortTimeLeft(paidTimeLeftMs(key, now)!)} left`;
+  return expiresIn(key.subscriptionExpiresAt, now);
+}
+
+/**
+ * The subscription key that ends soonest within 3 days (see {@link endsSoon}), for the one
+ * warning above the panes; undefined when none does.
+ */
+export function soonestEnding(keys: readonly ConsumptionKey[] | undefined, now: number): { key: ConsumptionKey; leftMs: number } | undefined {
+  let best: { key: ConsumptionKey; leftMs: number } | undefined;
+  for (const key of keys ?? []) {
+    if (!endsSoon(key, now)) continue;
+    const leftMs = paidTimeLeftMs(key, now)!;
+    if (!best || leftMs < best.leftMs) best = { key, leftMs };
+  }
+  return best;
+}
+
+/**
+ * The one app-wide warning of a subscription about to end (beside the pane tabs):
+ * `⚠ subscription ends in 11 h` (compact: `⚠ sub ends in 11 h`); undefined when none is.
+ */
+export function subscriptionNotice(keys: readonly ConsumptionKey[] | undefined, now: number, compact = false): string | undefined {
+  const soonest = soonestEnding(keys, now);
+  if (!soonest) return undefined;
+  return compact ? `${symbols.warning} sub ends in ${shortTimeLeft(soonest.leftMs)}` : `${symbols.warning} subscription ends in ${timeLeftWords(soonest.leftMs)}`;
+}
+
 /** Table columns of the Keys pane for a terminal `width` cells wide. */
 export function keyColumns(width: number, compact: boolean, sort: KeySort): DataColumn[] {
   const arrow = (s: KeySort, title: string) => (s === sort ? `${title} ↓` : title);
@@ -74,28 +130,17 @@ export function keyColumns(width: number, compact: boolean, sort: KeySort): Data
     ? [
         { key: 'type', title: 'type', width: 6 },
         { key: 'status', title: arrow('status', 'status'), width: 10 },
-        { key: 'expires', title: arrow('expiry', 'expires'), width: 9 },
+        { key: 'expires', title: arrow('expiry', 'expires'), width: EXPIRES_WIDTH },
       ]
     : [
         { key: 'type', title: 'type', width: 6 },
         { key: 'plan', title: 'plan', width: 8 },
         { key: 'status', title: arrow('status', 'status'), width: 10 },
-        { key: 'expires', title: arrow('expiry', 'expires'), width: 9 },
+        { key: 'expires', title: arrow('expiry', 'expires'), width: EXPIRES_WIDTH },
         { key: 'created', title: arrow('created', 'created'), width: 10 },
       ];
   const nameWidth = Math.max(8, width - tableWidth([0, ...fixed.map((c) => c.width)]));
   return [{ key: 'name', title: arrow('name', '  name'), width: nameWidth }, ...fixed];
-}
-
-/**
- * The expiry of `key` at `now` (epoch ms, the service's clock where known) in words: `—` for a
- * credit key, `expired` whenever its status is (the service may say so before this clock does:
- * the two never disagree on screen), else `in 29 d`.
- */
-export function expiryCell(key: ConsumptionKey, now: number): string {
-  if (key.keyType === 'credit') return '—';
-  if (keyStatus(key, now) === 'expired') return 'expired';
-  return expiresIn(key.subscriptionExpiresAt, now);
 }
 
 /** The display row of `key`; `selected` puts the `▶` marker in the name cell. */

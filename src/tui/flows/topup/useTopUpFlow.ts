@@ -173,7 +173,8 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
         }
       },
       () => {
-        // An unreadable status claims nothing; the next change of the balance reads it again.
+        // An unreadable status claims nothing; the next change of the total reads it again.
+        checkedTotal.current = total;
       },
     ).finally(() => {
       checking.current = false;
