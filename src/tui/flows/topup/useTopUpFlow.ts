@@ -181,6 +181,33 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
     });
   }, [credits, ports, entries, flash, remember]);
 
+  // The record is shared with other keydeck processes (a second TUI, `keydeck billing verify`):
+  // it is read again whenever the total of top-ups changes; per record, the newer copy is kept
+  // (a change the disk refused stays shown from memory).
+  const listedTotal = useRef<number | undefined>(undefined);
+  useEffect(() => {
+    if (!credits || !scope || listedTotal.current === credits.totalTopUp) return;
+    const first = listedTotal.current === undefined;
+    listedTotal.current = credits.totalTopUp;
+    if (first) return; // loaded at mount
+    deps.journal.recent(scope, 200).then(
+      (list) => {
+        if (!mounted.current) return;
+        setEntries((held) => {
+          const byId = new Map(list.map((e) => [e.id, e]));
+          for (const e of held) {
+            const disk = byId.get(e.id);
+            if (!disk || disk.updatedAt < e.updatedAt) byId.set(e.id, e);
+          }
+          return [...byId.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+        });
+      },
+      () => {
+        // Unreadable now: the list shown stays; the next change reads it again.
+      },
+    );
+  }, [credits, scope, deps.journal]);
+
   // While a card payment is awaited on screen, read the balance every few seconds.
   const entry = useMemo(() => entries.find((e) => e.id === entryIdOf(view)), [entries, view]);
   const watching = options.active && open && entry !== undefined && entry.method !== 'usdc' && isUnfinished(entry.state);
