@@ -234,6 +234,9 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   // KEYDECK_TIMEOUT_MS sets the call deadline unless the caller passed its own.
   const client = new KeydeckClient({
     ...clientTimeoutFromEnv(env),
+    ...(profile.topUpMethods !== undefined && { methodNames: profile.topUpMethods }),
+    // Said once per command on stderr, so stdout stays clean for --json.
+    onNotice: (notice) => warn(notice.message),
     ...options.client,
     baseUrl: profile.baseUrl,
     token: credential.token,

@@ -7,11 +7,13 @@
  * Format:
  * ```json
  * { "version": 1, "currentProfile": "default",
- *   "profiles": { "default": { "baseUrl": "https://…", "pollIntervalSeconds": 15, "alertBelowUsd": 5, "confirmAboveUsd": 500 } } }
+ *   "profiles": { "default": { "baseUrl": "https://…", "pollIntervalSeconds": 15, "alertBelowUsd": 5, "confirmAboveUsd": 500,
+ *     "topUpMethods": { "card_checkout": "stripe", "card_direct": "stripe_direct" } } } }
  * ```
  * A broken file is never overwritten without a backup (`config.json.bak-<timestamp>`).
  */
 import { baseUrlProblem, normalizeBaseUrl as normalizeUrl } from '../api/baseUrl.js';
+import { TopUpMethodNameSchema } from '../api/schemas.js';
 import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
@@ -49,6 +51,14 @@ export const ProfileConfigSchema = z.strictObject({
   alertBelowUsd: z.number().min(0).optional(),
   /** Top-up ceiling in USD: an amount above it must be typed again to confirm (default 500). */
   confirmAboveUsd: z.number().min(0).optional(),
+  /**
+   * The top-up method names this service expects, by kind (default the seed's: `card_checkout`,
+   * `card_direct`, `usdc`). The real service's documentation pages name the card kinds `stripe`
+   * and `stripe_direct`: `{ "card_checkout": "stripe", "card_direct": "stripe_direct" }`.
+   */
+  topUpMethods: z
+    .strictObject({ card_checkout: TopUpMethodNameSchema.optional(), card_direct: TopUpMethodNameSchema.optional(), usdc: TopUpMethodNameSchema.optional() })
+    .optional(),
 });
 export type ProfileConfig = z.infer<typeof ProfileConfigSchema>;
 

@@ -12,7 +12,7 @@ import { canSimulateTransfers } from '../../../api/sandbox-sim.js';
 import type { CreditBalance, TopUpMethod } from '../../../api/schemas.js';
 import { checkoutUrlProblem } from '../../../api/baseUrl.js';
 import { hostOf, isUnfinished, methodLabel, TransitionError, type JournalEntry, type JournalPatch, type JournalScope } from '../../../billing/journal.js';
-import { awaitsCardEvidence, checkCardPayments, recordTopUp, verifyOutcomeLines, verifyUsdc, type TopUpPorts } from '../../../billing/topups.js';
+import { awaitsCardEvidence, checkCardPayments, recordTopUp, topUpNotes, verifyOutcomeLines, verifyUsdc, type TopUpPorts } from '../../../billing/topups.js';
 import { useBalance, useBalanceRefresh } from '../../contexts/BalanceContext.js';
 import { useServices } from '../../contexts/ServicesContext.js';
 import { useSession, useSessionActions } from '../../contexts/SessionContext.js';
@@ -262,8 +262,10 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
         }
         let created: JournalEntry;
         let problems: readonly string[] = [];
+        // What the user must read: the instruction's amount when it is not the one requested (req. 4 of issue 18).
+        let notes: readonly string[] = topUpNotes(amount, result.value);
         try {
-          ({ entry: created, problems } = await recordTopUp(deps.journal, scope, amount, result.value, before.value.totalTopUp));
+          ({ entry: created, problems, notes } = await recordTopUp(deps.journal, scope, amount, result.value, before.value.totalTopUp));
         } catch (error) {
           const time = new Date().toISOString();
           created = {
@@ -272,7 +274,13 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
             state: method === 'card_direct' ? 'verifying' : 'awaiting_payment',
             host: scope.host,
             ...(scope.profile !== undefined && { profile: scope.profile }),
-            ...(result.value.method === 'usdc' && { address: result.value.data.address, chain: result.value.data.chain, instructedAmount: result.value.data.amount }),
+            ...(result.value.method === 'usdc' && {
+              address: result.value.data.address,
+              chain: result.value.data.chain,
+              instructedAmount: result.value.data.amount,
+              // The instruction is what must be sent: its amount is the top-up's.
+              ...(result.value.amountDiffers && { amount: result.value.instructedAmount, requestedAmount: amount }),
+            }),
             ...(result.value.method === 'card_checkout' && { sessionId: result.value.data.sessionId }),
             id: `unsaved-${Date.now()}`,
             createdAt: time,
@@ -281,7 +289,12 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
           flash(`${describeFailure(error)} The top-up is kept in memory only: note its details.`, 'warning');
         }
         const r = result.value;
-        const message: FlowMessage | undefined = problems.length > 0 ? { tone: r.method === 'card_direct' ? 'warning' : 'error', lines: problems } : undefined;
+        const message: FlowMessage | undefined =
+          problems.length > 0
+            ? { tone: r.method === 'card_direct' ? 'warning' : 'error', lines: [...problems, ...notes] }
+            : notes.length > 0
+              ? { tone: 'warning', lines: [...notes] }
+              : undefined;
         if (!mounted.current) return;
         remember(created);
         refreshBalance();
