@@ -326,7 +326,9 @@ program.action(async () => {
     );
     process.exit(2);
   }
-  const { runTui } = await import('./tui/run.js');
+  // Ink's layout engine would load Node's fetch (undici) only to decode itself: src/tui/withoutFetch.ts.
+  const { importWithoutFetch } = await import('./tui/withoutFetch.js');
+  const { runTui } = await importWithoutFetch(() => import('./tui/run.js'));
   await runTui({ ...globals, ...settings, ...(dialect !== undefined && { sandboxDialect: dialect }) });
 });
 

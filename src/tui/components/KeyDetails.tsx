@@ -68,11 +68,10 @@ export function KeyDetails({ item, columns, compact, now }: KeyDetailsProps) {
   }
   const lines = item ? keyDetailLines(item, now) : ['no key selected', '', '', '', ''];
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor={theme.muted} paddingX={1} width={columns} height={KEY_DETAILS_ROWS}>
+    // Plain frame and text: every style run on a line costs bytes each time a move redraws it.
+    <Box flexDirection="column" borderStyle="round" paddingX={1} width={columns} height={KEY_DETAILS_ROWS}>
       {lines.map((l, i) => (
-        <Text key={i} bold={i === 0}>
-          {truncateTo(l, columns - 4)}
-        </Text>
+        <Text key={i}>{truncateTo(l, columns - 4)}</Text>
       ))}
     </Box>
   );
