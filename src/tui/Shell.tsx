@@ -4,7 +4,7 @@
  * hint bar. Binds the `global` scope: panes (1-3, tab, shift-tab), r, ?, q, and S when the key
  * was rejected.
  */
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Box } from 'ink';
 import { Banner, useBannerRows } from './components/Banner.js';
 import { Header } from './components/Header.js';
@@ -16,6 +16,7 @@ import { useAccountData } from './contexts/AccountDataContext.js';
 import { useBalanceRefresh } from './contexts/BalanceContext.js';
 import { useKeymap, useQuit } from './contexts/KeymapContext.js';
 import { useServiceClock, useSession, useSessionActions } from './contexts/SessionContext.js';
+import { useServices } from './contexts/ServicesContext.js';
 import { useFlash } from './contexts/StatusContext.js';
 import type { LayoutMode } from './layout.js';
 import { PANES, type PaneId } from './panes/index.js';
@@ -55,6 +56,9 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
   // One size object per layout, so the memoised panes (panes/index.ts) re-render only for their own data.
   const size = useMemo(() => ({ columns, rows: bodyRows, mode }), [columns, bodyRows, mode]);
   const index = PANES.findIndex((p) => p.id === pane);
+  const { onClientNotice } = useServices();
+  // What the reader hid (key values in a list) is said once, on the status line.
+  useEffect(() => onClientNotice?.((message) => flash(message, 'warning', 10_000)), [onClientNotice, flash]);
   const cycle = (delta: number) => setPane(PANES[(index + delta + PANES.length) % PANES.length]!.id);
 
   useKeymap(

@@ -1,7 +1,9 @@
 /**
  * The Keys pane against a real sandbox: create (the one-time reveal gone after the
  * acknowledgement), rename, deactivate (confirmed, Cancel first) and reactivate, delete (name
- * typed), the zero-balance refusal, filtering, sorting and the visible window of a long list.
+ * typed), the zero-balance refusal, filtering, sorting and the visible window of a long list;
+ * against the sandbox answering as the newer documentation pages (keys enveloped, `apiKey` on
+ * every entry, `lastUsedAt`): the list read, no key value shown, last use in the details.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEYS, type TuiHandle } from './render.js';
@@ -173,5 +175,34 @@ describe('Keys pane', () => {
     await ui.waitFor('filter "-1": 10 of 40');
     await ui.press(KEYS.esc);
     await ui.waitFor((f) => !f.includes('filter "-1"') && f.includes('key-07'));
+  });
+});
+
+describe('Keys pane against the newer documentation pages (docs-v2 dialect)', () => {
+  it('lists the keys without their key values and shows lastUsedAt in the details', async () => {
+    const v2 = await startTestSandbox({ dialect: 'docs-v2' });
+    try {
+      const token = await v2.fundedUser(25);
+      // The newer pages envelope the key endpoints too: the created key is the envelope's data.
+      const used = (await v2.creditKey(token, 'used-key')) as unknown as { data: { apiKey: string } };
+      await v2.creditKey(token, 'idle-key');
+      expect((await v2.infer(used.data.apiKey)).status).toBe(200);
+      const s = noKeychainStore();
+      const services = testServices({ store: s.store, baseUrl: v2.url });
+      ui = renderApp(services, { session: readySession(v2.url, token), columns: 100, rows: 30 });
+      let frame = await ui.waitFor('idle-key');
+      expect(frame).not.toMatch(SK);
+      // The selected key (the first row) and its details.
+      await ui.press('g');
+      frame = await ui.waitFor(/never used|last used/);
+      const detail = frame.includes('used-key  ·  id') ? 'used-key' : 'idle-key';
+      expect(frame).toMatch(detail === 'used-key' ? /last used just now/ : /never used/);
+      await ui.press('j');
+      frame = await ui.waitFor(detail === 'used-key' ? 'never used' : 'last used just now');
+      expect(frame).not.toMatch(SK);
+    } finally {
+      ui?.unmount();
+      await v2.close();
+    }
   });
 });

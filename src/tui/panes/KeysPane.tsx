@@ -269,6 +269,10 @@ function withPaidTime(clause: string | undefined): string[] {
 }
 
 /** Colour of each key status in the table (the word is there too). */
-const STATUS_COLORS = { active: theme.ok, inactive: theme.muted, expired: theme.danger } as const;
+/**
+ * Colour of the status cell: only what needs attention is coloured (the word and symbol carry the
+ * meaning); the usual state, active, is plain, which also spares each redrawn row two style changes.
+ */
+const STATUS_COLORS = { active: undefined, inactive: theme.warning, expired: theme.danger } as const;
 
 const EMPTY: ConsumptionKey[] = [];

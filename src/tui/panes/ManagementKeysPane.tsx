@@ -210,7 +210,7 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
         columns={managementColumns(size.columns, compact)}
         width={size.columns}
         rowOf={(k, isSelected) => managementRow(k, isSelected, isInUse(k), now)}
-        statusColor={(k) => (k.isActive ? theme.ok : theme.muted)}
+        statusColor={(k) => (k.isActive ? undefined : theme.warning)}
         emptyText={listEmptyText(managementKeys, 'the management keys', 'no management keys: press n to create one')}
       />
       {compact ? null : <Text>{truncateTo(detail, size.columns)}</Text>}

@@ -12,7 +12,7 @@ import { canSimulateTransfers } from '../../../api/sandbox-sim.js';
 import type { CreditBalance, TopUpMethod } from '../../../api/schemas.js';
 import { checkoutUrlProblem } from '../../../api/baseUrl.js';
 import { hostOf, isUnfinished, methodLabel, TransitionError, type JournalEntry, type JournalPatch, type JournalScope } from '../../../billing/journal.js';
-import { awaitsCardEvidence, checkCardPayments, recordTopUp, verifyOutcomeLines, verifyUsdc, type TopUpPorts } from '../../../billing/topups.js';
+import { awaitsCardEvidence, checkCardPayments, recordTopUp, topUpNotes, verifyOutcomeLines, verifyUsdc, type TopUpPorts } from '../../../billing/topups.js';
 import { useBalance, useBalanceRefresh } from '../../contexts/BalanceContext.js';
 import { useServices } from '../../contexts/ServicesContext.js';
 import { useSession, useSessionActions } from '../../contexts/SessionContext.js';
@@ -173,12 +173,40 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
         }
       },
       () => {
-        // An unreadable status claims nothing; the next change of the balance reads it again.
+        // An unreadable status claims nothing; the next change of the total reads it again.
+        checkedTotal.current = total;
       },
     ).finally(() => {
       checking.current = false;
     });
   }, [credits, ports, entries, flash, remember]);
+
+  // The record is shared with other keydeck processes (a second TUI, `keydeck billing verify`):
+  // it is read again whenever the total of top-ups changes; per record, the newer copy is kept
+  // (a change the disk refused stays shown from memory).
+  const listedTotal = useRef<number | undefined>(undefined);
+  useEffect(() => {
+    if (!credits || !scope || listedTotal.current === credits.totalTopUp) return;
+    const first = listedTotal.current === undefined;
+    listedTotal.current = credits.totalTopUp;
+    if (first) return; // loaded at mount
+    deps.journal.recent(scope, 200).then(
+      (list) => {
+        if (!mounted.current) return;
+        setEntries((held) => {
+          const byId = new Map(list.map((e) => [e.id, e]));
+          for (const e of held) {
+            const disk = byId.get(e.id);
+            if (!disk || disk.updatedAt < e.updatedAt) byId.set(e.id, e);
+          }
+          return [...byId.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+        });
+      },
+      () => {
+        // Unreadable now: the list shown stays; the next change reads it again.
+      },
+    );
+  }, [credits, scope, deps.journal]);
 
   // While a card payment is awaited on screen, read the balance every few seconds.
   const entry = useMemo(() => entries.find((e) => e.id === entryIdOf(view)), [entries, view]);
@@ -234,8 +262,10 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
         }
         let created: JournalEntry;
         let problems: readonly string[] = [];
+        // What the user must read: the instruction's amount when it is not the one requested (req. 4 of issue 18).
+        let notes: readonly string[] = topUpNotes(amount, result.value);
         try {
-          ({ entry: created, problems } = await recordTopUp(deps.journal, scope, amount, result.value, before.value.totalTopUp));
+          ({ entry: created, problems, notes } = await recordTopUp(deps.journal, scope, amount, result.value, before.value.totalTopUp));
         } catch (error) {
           const time = new Date().toISOString();
           created = {
@@ -244,7 +274,13 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
             state: method === 'card_direct' ? 'verifying' : 'awaiting_payment',
             host: scope.host,
             ...(scope.profile !== undefined && { profile: scope.profile }),
-            ...(result.value.method === 'usdc' && { address: result.value.data.address, chain: result.value.data.chain, instructedAmount: result.value.data.amount }),
+            ...(result.value.method === 'usdc' && {
+              address: result.value.data.address,
+              chain: result.value.data.chain,
+              instructedAmount: result.value.data.amount,
+              // The instruction is what must be sent: its amount is the top-up's.
+              ...(result.value.amountDiffers && { amount: result.value.instructedAmount, requestedAmount: amount }),
+            }),
             ...(result.value.method === 'card_checkout' && { sessionId: result.value.data.sessionId }),
             id: `unsaved-${Date.now()}`,
             createdAt: time,
@@ -253,7 +289,12 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
           flash(`${describeFailure(error)} The top-up is kept in memory only: note its details.`, 'warning');
         }
         const r = result.value;
-        const message: FlowMessage | undefined = problems.length > 0 ? { tone: r.method === 'card_direct' ? 'warning' : 'error', lines: problems } : undefined;
+        const message: FlowMessage | undefined =
+          problems.length > 0
+            ? { tone: r.method === 'card_direct' ? 'warning' : 'error', lines: [...problems, ...notes] }
+            : notes.length > 0
+              ? { tone: 'warning', lines: [...notes] }
+              : undefined;
         if (!mounted.current) return;
         remember(created);
         refreshBalance();
