@@ -56,18 +56,18 @@ describe.concurrent('the credential', () => {
 
     await app.waitFor('Press enter to use the sandbox’s demo session token', 20_000);
     app.write('\r');
-    // Where the key will go is asked before any key is created (issue 14).
+    // Where the key will go is asked before one is created.
     await app.waitFor('Where to keep the key', 15_000);
     const choice = app.screenText();
     expect(choice).toContain('The OS keychain is unavailable, so the key cannot be stored safely.');
     expect(choice).toContain('no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set)');
-    expect(choice).toContain('Nothing has been created yet');
     expect(choice).toContain('1  Store it in a plaintext file');
     expect(choice).toContain('2  Use it for this session only');
     expect(choice).toContain('3  Quit, and set KEYDECK_TOKEN myself');
     expect(choice).not.toMatch(/mk_[A-Za-z0-9_-]{16,}/);
 
-    // The plaintext file, chosen knowingly: then the key is created, shown once, stored with mode 0600, and the header warns.
+    // The plaintext file, chosen knowingly: then the key is created, shown once, stored with
+    // mode 0600, and the header warns.
     app.write('1');
     await app.waitFor('Name the management key', 15_000);
     app.write('\r');
