@@ -54,7 +54,7 @@ auth
   .command('login')
   .description('turn a session token (or an mk_ key) into a management key stored in the OS keychain')
   .option('--token-stdin', 'read the token from stdin instead of asking for it')
-  .option('--name <keyname>', 'name of the management key created from a session token (default keydeck@<hostname>)')
+  .option('--name <keyname>', 'name of the management key created from a session token (default "keydeck@<hostname> <profile> <date>", numbered when taken)')
   .action(async (opts: { tokenStdin?: boolean; name?: string }, cmd: Command) => {
     const { runCommand, globalOptionsOf } = await import('./commands/output.js');
     const { authLogin } = await import('./commands/auth.js');

@@ -177,7 +177,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
             title="New credit key"
             message={['A credit key draws on the shared USD balance; its full value is shown once.']}
             label="name"
-            initial={dialog.initial}
+            defaultValue={dialog.initial}
             validate={keyNameProblem}
             onSubmit={(name) => void create(name)}
             onCancel={() => setDialog(undefined)}
