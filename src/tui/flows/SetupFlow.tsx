@@ -60,7 +60,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
   const services = useServices();
   const session = useSession();
   const { signIn } = useSessionActions();
-  const flash = useFlash();
+  const flash = useFlash({ owned: false });
   const sandbox = services.target === 'sandbox';
   const initialUrl = session.baseUrl ?? services.profile.baseUrl;
   const [baseUrl, setBaseUrl] = useState<string | undefined>(initialUrl);
