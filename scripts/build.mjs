@@ -36,6 +36,20 @@ export const fastStringWidthPlugin = {
 };
 
 /**
+ * `node:http` through `require`, not `import`: Node builds the ES-module face of a built-in by
+ * reading every export, and `node:http`'s lazy ones (WebSocket and friends) load undici, Node's
+ * whole fetch client, on the spot (50–200 ms before keydeck's first frame, bench/startup.mjs). A
+ * CommonJS stand-in that calls the banner's `require` gives the same module without that.
+ */
+export const httpByRequirePlugin = {
+  name: 'keydeck-http-by-require',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?http$/ }, (args) => (args.kind === 'require-call' ? undefined : { path: 'node:http', namespace: 'keydeck-http-by-require' }));
+    build.onLoad({ filter: /.*/, namespace: 'keydeck-http-by-require' }, () => ({ contents: "module.exports = require('node:http');", loader: 'js' }));
+  },
+};
+
+/**
  * keydeck's esbuild options without entry points and output dir; `emptyModule` is the path of
  * an `export default {}` file that react-devtools-core is aliased to.
  */
@@ -63,7 +77,7 @@ export function bundleOptions(emptyModule) {
       __dirname: '__keydeckDirname',
     },
     alias: { 'react-devtools-core': emptyModule },
-    plugins: [fastStringWidthPlugin],
+    plugins: [fastStringWidthPlugin, httpByRequirePlugin],
     // Native or optional at run time: never bundled.
     external: ['keytar', '@lydell/node-pty', 'node-pty'],
     banner: {

@@ -24,6 +24,7 @@ const program = new Command('keydeck')
     process.exit(err.exitCode === 0 ? 0 : 2);
   })
   .option('--sandbox', 'start the embedded sandbox on a free loopback port and open the TUI against it')
+  .addOption(new Option('--dialect <name>', 'with --sandbox: the shape of the sandbox’s answers (seed, docs-v1, docs-v2)').choices(['seed', 'docs-v1', 'docs-v2']))
   .addOption(new Option('--base-url <url>', 'use that service instead of the profile’s').env('KEYDECK_BASE_URL'))
   .addOption(new Option('--profile <name>', 'the profile to use').env('KEYDECK_PROFILE'))
   .option('--insecure-storage', 'store the management key in a file (mode 0600) when no keychain is available')
@@ -38,9 +39,12 @@ program
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--port <port>', 'port to listen on (0 picks a free one)', '8787')
   .option('--db <path>', 'SQLite database file (default: in the user data dir)')
-  .action(async (opts: { host: string; port: string; db?: string }) => {
+  .addOption(new Option('--dialect <name>', 'answer in the shape of the seed (default) or of the real service’s older/newer documentation pages').choices(['seed', 'docs-v1', 'docs-v2']))
+  .action(async (opts: { host: string; port: string; db?: string; dialect?: 'seed' | 'docs-v1' | 'docs-v2' }) => {
     const { runSandboxCommand } = await import('./commands/sandbox.js');
-    await runSandboxCommand(opts);
+    // `--dialect` is also a global option (for --sandbox): commander may have given it to the program.
+    const dialect = opts.dialect ?? program.opts<{ dialect?: 'seed' | 'docs-v1' | 'docs-v2' }>().dialect;
+    await runSandboxCommand({ ...opts, ...(dialect !== undefined && { dialect }) });
   });
 // ---- end sandbox ----
 
@@ -53,7 +57,7 @@ auth
   .command('login')
   .description('turn a session token (or an mk_ key) into a management key stored in the OS keychain')
   .option('--token-stdin', 'read the token from stdin instead of asking for it')
-  .option('--name <keyname>', 'name of the management key created from a session token (default keydeck@<hostname>)')
+  .option('--name <keyname>', 'name of the management key created from a session token (default "keydeck@<hostname> <profile> <date>", numbered when taken)')
   .action(async (opts: { tokenStdin?: boolean; name?: string }, cmd: Command) => {
     const { runCommand, globalOptionsOf } = await import('./commands/output.js');
     const { authLogin } = await import('./commands/auth.js');
@@ -255,10 +259,13 @@ billing
   .command('topup')
   .description('start a top-up: a card checkout page, a card on file, or a USDC transfer on Base')
   .requiredOption('--amount <usd>', 'USD, at least 10, at most two decimals (10, 12.50)')
-  .addOption(new Option('--method <method>', 'how to pay').choices(['card_checkout', 'card_direct', 'usdc']).makeOptionMandatory())
+  .requiredOption(
+    '--method <name>',
+    'how to pay: card_checkout, card_direct or usdc (sent as the profile’s topUpMethods names), or any other method name, sent as given (the real service’s pages: stripe, stripe_direct, usdc)',
+  )
   .option('-y, --yes', 'do not ask before charging the card on file or above the profile’s ceiling (required then when stdin is not a terminal)')
   .option('--json', 'print the service’s data (checkout session, USDC instruction, or card result) as JSON')
-  .action(async (opts: { amount: string; method: 'card_checkout' | 'card_direct' | 'usdc'; yes?: boolean; json?: boolean }, cmd: Command) => {
+  .action(async (opts: { amount: string; method: string; yes?: boolean; json?: boolean }, cmd: Command) => {
     const { billingTopUp } = await import('./commands/billing.js');
     await runScripted(cmd, (g) => billingTopUp(g, opts));
   });
@@ -422,7 +429,7 @@ program.action(async () => {
     process.stderr.write(`keydeck: ${unknownCommandSentence(program.args[0]!, names)}\n`);
     process.exit(2);
   }
-  const globals = program.opts<import('./tui/run.js').TuiGlobals & { interval?: string; alertBelow?: string }>();
+  const { dialect, ...globals } = program.opts<import('./tui/run.js').TuiGlobals & { interval?: string; alertBelow?: string; dialect?: 'seed' | 'docs-v1' | 'docs-v2' }>();
   // Bad settings are usage errors, reported before anything is drawn.
   let settings = {};
   if (globals.interval !== undefined || globals.alertBelow !== undefined) {
@@ -447,8 +454,10 @@ program.action(async () => {
     );
     process.exit(2);
   }
-  const { runTui } = await import('./tui/run.js');
-  await runTui({ ...globals, ...settings });
+  // Ink's layout engine would load Node's fetch (undici) only to decode itself: src/tui/withoutFetch.ts.
+  const { importWithoutFetch } = await import('./tui/withoutFetch.js');
+  const { runTui } = await importWithoutFetch(() => import('./tui/run.js'));
+  await runTui({ ...globals, ...settings, ...(dialect !== undefined && { sandboxDialect: dialect }) });
 });
 
 await program.parseAsync(process.argv);

@@ -181,6 +181,18 @@ interface CallSpec<T> {
 /** The documentation pages' names of the card kinds (https://cheapestinference-docs.pages.dev/api/credits/). */
 const PAGES_METHOD_KINDS: Readonly<Record<string, TopUpMethod>> = { stripe: 'card_checkout', stripe_direct: 'card_direct' };
 
+/**
+ * The top-up kind a method name stands for: a kind's own (seed) name, then the names of
+ * `names` (a profile's `topUpMethods`), then the documentation pages' (`stripe`,
+ * `stripe_direct`); undefined for any other name.
+ */
+export function topUpKindOf(name: string, names: Readonly<Partial<Record<TopUpMethod, string>>> = {}): TopUpMethod | undefined {
+  const seed = TopUpMethodSchema.safeParse(name);
+  if (seed.success) return seed.data;
+  for (const [kind, wire] of Object.entries(names)) if (wire === name) return kind as TopUpMethod;
+  return Object.hasOwn(PAGES_METHOD_KINDS, name) ? PAGES_METHOD_KINDS[name] : undefined;
+}
+
 const OPS = {
   listKeys: { name: 'listKeys', what: 'list the keys', changesState: false },
   createCreditKey: { name: 'createCreditKey', what: 'create the credit key', check: 'list the keys', changesState: true },
@@ -428,10 +440,9 @@ export class KeydeckClient {
     }
   }
 
-  /** The kind a wire name stands for: the profile's names, then the pages' (`stripe`, `stripe_direct`). */
+  /** The kind a wire name stands for (see {@link topUpKindOf}). */
   #kindOfWireName(name: string): TopUpMethod | undefined {
-    for (const [kind, wire] of Object.entries(this.#methodNames)) if (wire === name) return kind as TopUpMethod;
-    return PAGES_METHOD_KINDS[name];
+    return topUpKindOf(name, this.#methodNames);
   }
 
   /**
@@ -474,8 +485,9 @@ export class KeydeckClient {
   }
 
   /**
-   * §4 `GET /api/billing/status` (body not shown): when the body is a billing envelope its `data`
-   * is returned (`success: false` is an error); otherwise the parsed JSON, the text, or undefined.
+   * §4 `GET /api/billing/status` (body not shown): when the body is an envelope its `data` is
+   * returned (`success: false` is an error); otherwise the parsed JSON, the text, or undefined;
+   * key values dropped. `summarizeBillingStatus` (./reader.ts) reads the documented shapes.
    * @throws KeydeckApiError (retried on network errors, timeouts, 5xx, 429)
    */
   async getBillingStatus(options?: CallOptions): Promise<unknown> {
@@ -486,7 +498,7 @@ export class KeydeckClient {
   #notice(operation: string, count: number): void {
     if (this.#onNotice === undefined || this.#noticed.has('key_values_hidden')) return;
     this.#noticed.add('key_values_hidden');
-    const message = `The service sent ${count === 1 ? 'a key value' : `${count} key values`} in its answer to ${operation} (a list or status must not carry them): keydeck hid ${count === 1 ? 'it' : 'them'} and shows keys by prefix only.`;
+    const message = `The service sent ${count === 1 ? 'a key value' : `${count} key values`} in a list (${operation}); keydeck hid ${count === 1 ? 'it' : 'them'}.`;
     try {
       this.#onNotice({ kind: 'key_values_hidden', message, operation, count });
     } catch {

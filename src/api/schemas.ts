@@ -197,8 +197,9 @@ export const KeyNameSchema = z
   .trim()
   .min(1, 'name must not be empty')
   .max(MAX_NAME_LENGTH, `name must be at most ${MAX_NAME_LENGTH} characters`)
-  // eslint-disable-next-line no-control-regex
-  .regex(/^[^\u0000-\u001f\u007f]*$/, 'name must not contain control characters');
+  // No C0/C1 control, DEL, bidi override, zero-width or other invisible format character, no line
+  // separator (issue 14): a name is shown on terminals and must look like what it is.
+  .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u, 'name must not contain control, direction or invisible characters');
 
 /** Why `value` is refused as a key name ({@link KeyNameSchema}'s first message), or undefined. */
 export function keyNameProblem(value: string): string | undefined {

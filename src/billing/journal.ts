@@ -90,8 +90,13 @@ export const JournalEntrySchema = z.object({
   id: z.string().min(1),
   createdAt: z.string(),
   updatedAt: z.string(),
-  /** USD requested. */
+  /**
+   * USD of the top-up: the amount requested, except for USDC, where it is the instruction's
+   * amount (what must be sent and is verified) when the service named another one.
+   */
   amount: z.number(),
+  /** USDC: the amount requested, USD, when the instruction named another (then `amount` is the instruction's). */
+  requestedAmount: z.number().optional(),
   /** USDC: the amount the user says was actually sent, when it differs (used to verify), USD. */
   amountSent: z.number().optional(),
   method: TopUpMethodSchema,

@@ -3,7 +3,8 @@
  * record (src/billing/journal.ts) the same way and claim the same things:
  *
  * - {@link recordTopUp}: a `POST /api/billing/topup` answer on record (checkout link checked,
- *   USDC address checksummed, a card-on-file charge credited only when its answer says so);
+ *   USDC address checksummed and the instruction's own amount recorded, a card-on-file charge
+ *   credited only when its answer says so);
  * - {@link verifyUsdc}: `POST /api/billing/verify-topup` for one hash, the record moved to
  *   `verifying` (with the `totalTopUp` baseline) before anything is sent, then by the answer;
  * - {@link checkCardPayments}: `GET /api/billing/status` read for records that name the pending
@@ -15,6 +16,7 @@ import { checkoutUrlProblem } from '../api/baseUrl.js';
 import type { TopUpResult } from '../api/client.js';
 import type { CreditBalance, VerifiedTopUp } from '../api/schemas.js';
 import { toChecksumAddress } from './eip681.js';
+import { instructionDiffersSentence } from './instruction.js';
 import { directChargeEvidence, paymentEvidence } from './evidence.js';
 import { formatDollars } from './input.js';
 import { inScope, isUnfinished, type JournalEntry, type JournalScope, type NewJournalEntry, type TopUpJournal } from './journal.js';
@@ -60,6 +62,17 @@ export interface RecordedTopUp {
   readonly entry: JournalEntry;
   /** Sentences about what was refused or is unsure (a refused checkout link, a bad address, …). */
   readonly problems: readonly string[];
+  /** Sentences the user must read that are not problems (see {@link topUpNotes}). */
+  readonly notes: readonly string[];
+}
+
+/**
+ * What a top-up's answer says that the user must read: a USDC instruction naming another
+ * amount than the `amount` requested (USD) gets one sentence naming both
+ * (src/billing/instruction.ts); otherwise nothing.
+ */
+export function topUpNotes(amount: number, result: TopUpResult): string[] {
+  return result.method === 'usdc' && result.amountDiffers ? [instructionDiffersSentence(amount, result.data.amount)] : [];
 }
 
 /**
@@ -93,13 +106,10 @@ export async function recordTopUp(
     } catch (error) {
       problems.push((error as Error).message);
     }
-    Object.assign(fields, {
-      address,
-      chain: result.data.chain,
-      instructedAmount: result.data.amount,
-      // The instruction asks for another amount than requested: that is the amount to send and verify.
-      ...(result.amountDiffers && { amountSent: result.instructedAmount }),
-    });
+    Object.assign(fields, { address, chain: result.data.chain, instructedAmount: result.data.amount });
+    // The instruction is what must be sent: its amount is the top-up's (the QR code, the verify,
+    // the history); the amount requested is kept beside it.
+    if (result.amountDiffers) Object.assign(fields, { amount: result.instructedAmount, requestedAmount: amount });
   } else if (result.method === 'card_checkout') {
     const problem = checkoutUrlProblem(result.data.sessionUrl);
     if (problem) problems.push(problem);
@@ -126,7 +136,7 @@ export async function recordTopUp(
       );
     }
   }
-  return { entry, problems };
+  return { entry, problems, notes: topUpNotes(amount, result) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -18,10 +18,13 @@
  * refusal (the key was deleted: `unauthorized`) ends it with exit 1, since polling cannot recover.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { TopUpResult } from '../api/client.js';
+import { topUpKindOf, type TopUpResult } from '../api/client.js';
 import { isAbortError, KeydeckApiError, type ApiErrorCode } from '../api/errors.js';
 import { clampTimerMs } from '../api/retry.js';
-import type { CreditBalance, TopUpMethod } from '../api/schemas.js';
+import { TopUpMethodNameSchema, type CreditBalance, type TopUpMethod } from '../api/schemas.js';
+import { summarizeBillingStatus } from '../api/reader.js';
+import { instructionDiffersSentence } from '../billing/instruction.js';
+import { statusSummaryLines, summaryText } from '../billing/statusSummary.js';
 import { hostOf } from '../api/baseUrl.js';
 import { LowBalanceAlarm } from '../billing/alert.js';
 import { balanceChart, CHART_WINDOW_MS, CHART_WINDOWS, parseWindow } from '../billing/chart.js';
@@ -29,7 +32,7 @@ import { topUpsIn } from '../billing/history.js';
 import { HistoryRecorder } from '../billing/historyRecorder.js';
 import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { inScope, JournalError, methodLabel, stateLabel, TopUpJournal, type JournalEntry, type JournalScope } from '../billing/journal.js';
-import { recordTopUp, verifyOutcomeLines, verifyUsdc, type VerifyOutcome } from '../billing/topups.js';
+import { recordTopUp, topUpNotes, verifyOutcomeLines, verifyUsdc, type VerifyOutcome } from '../billing/topups.js';
 import { resolveProfile } from '../config/profile.js';
 import { parseWatchFlags } from '../billing/settings.js';
 import { apiErrorSentence, NETWORK_ERROR_CODES, printData, type CommandDeps, type JsonFlag } from './api-command.js';
@@ -64,13 +67,17 @@ export async function billingCredits(globals: GlobalOptions, flags: JsonFlag = {
 
 /**
  * `keydeck billing status [--json]`: §4 `GET /api/billing/status`, whose body the spec does not
- * show: `--json` prints it as it came (unwrapped when enveloped); human mode flattens it into
- * `path  value` lines. Exit 0.
+ * show: `--json` prints it as it came (unwrapped when enveloped, key values dropped); human mode
+ * shows the documentation pages' shape as a summary (subscriptions, pool pledges, credit
+ * balance: src/billing/statusSummary.ts), and any other shape flattened into `path  value`
+ * lines. Exit 0.
  */
 export async function billingStatus(globals: GlobalOptions, flags: JsonFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const { client } = await openSession(globals, deps.session);
   const status = await client.getBillingStatus();
+  const summary = flags.json ? undefined : summarizeBillingStatus(status);
   if (flags.json) printData(status);
+  else if (summary) printLine(summaryText(statusSummaryLines(summary)));
   else printFormatted(formatKeyValues(flattenForDisplay(status), { color: colorEnabled() }));
   return ExitCode.ok;
 }
@@ -79,7 +86,11 @@ export async function billingStatus(globals: GlobalOptions, flags: JsonFlag = {}
 export interface TopUpFlags extends JsonFlag {
   /** USD, plain decimal text (see parseAmount). */
   readonly amount: string;
-  readonly method: TopUpMethod;
+  /**
+   * A kind by the seed's name (`card_checkout`, `card_direct`, `usdc`: sent as the profile's
+   * `topUpMethods` name) or any other method name, sent as given.
+   */
+  readonly method: TopUpMethod | (string & {});
   /** `--yes`: no confirmation for a card-on-file charge or an amount above the ceiling. */
   readonly yes?: boolean;
 }
@@ -99,6 +110,7 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
       const { address, chain, amount: exact } = result.data;
       const network = chain.toLowerCase() === 'base' ? 'Base' : visible(chain);
       return [
+        ...(result.amountDiffers ? [instructionDiffersSentence(amount, visible(String(exact))), ''] : []),
         `Send exactly ${visible(String(exact))} USDC to this address on ${network}:`,
         '',
         formatKeyValues([
@@ -112,7 +124,7 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
       ];
     }
     default:
-      return [`Top-up of ${formatUsd(amount)} by card_direct; the service answered:`, formatKeyValues(flattenForDisplay(result.data)).replace(/^/gm, '  ')];
+      return [`Top-up of ${formatUsd(amount)} by ${visible(result.wireMethod)}; the service answered:`, formatKeyValues(flattenForDisplay(result.data)).replace(/^/gm, '  ')];
   }
 }
 
@@ -137,10 +149,13 @@ function journalOf(deps: BillingDeps): TopUpJournal {
  */
 export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, deps: BillingDeps = {}): Promise<ExitCodeValue> {
   const amount = parseAmount(flags.amount);
+  const named = TopUpMethodNameSchema.safeParse(flags.method);
+  if (!named.success) fail(ExitCode.usage, `--method: ${named.error.issues[0]?.message ?? 'invalid method name'}; nothing was sent.`);
   const { client, profile } = await openSession(globals, deps.session);
   await confirmTopUp({
     amount,
-    method: flags.method,
+    // A name keydeck does not know may charge at once: it is confirmed like a card on file.
+    method: topUpKindOf(flags.method, profile.topUpMethods) ?? 'card_direct',
     ceilingUsd: profile.confirmAboveUsd,
     ...(flags.yes !== undefined && { yes: flags.yes }),
     command: `keydeck billing topup --amount ${flags.amount} --method ${flags.method}`,
@@ -159,8 +174,11 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
   if (result.method === 'card_checkout' && problems.length > 0) {
     fail(ExitCode.refused, `${problems.join(' ')} (session ${visible(result.data.sessionId)} is on record as awaiting payment.)`);
   }
-  if (flags.json) printData(result.data);
-  else {
+  if (flags.json) {
+    printData(result.data);
+    // The instruction's amount differing from the one requested is said on stderr too.
+    for (const note of topUpNotes(amount, result)) warn(note);
+  } else {
     for (const line of topUpLines(result, amount)) printLine(line);
     if (result.method === 'card_direct' && entry?.state === 'credited') printLine('The service says this charge was credited.');
   }

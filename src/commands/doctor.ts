@@ -10,7 +10,8 @@ import { requestTimeoutFromEnv } from '../config/timeout.js';
 import { KeydeckClient } from '../api/client.js';
 import { KeydeckApiError, keyPrefixOf } from '../api/errors.js';
 import { ConfigError, emptyConfig, readConfig, type KeydeckConfig } from '../config/config.js';
-import { configFilePath } from '../config/paths.js';
+import { configFilePath, credentialsFilePath } from '../config/paths.js';
+import { readTrustedFile } from '../config/trust.js';
 import { resolveFromConfig, type ResolvedProfile } from '../config/profile.js';
 import { createCredentialStore, credentialAccount, originOf, originTarget, TOKEN_ENV_VAR } from '../credentials/index.js';
 import type { CredentialStore, StoredCredential } from '../credentials/store.js';
@@ -23,8 +24,8 @@ import { ExitCode, warn, insecureStorageWarning, noBaseUrlSentence, noCredential
 const DOCTOR_TIMEOUT_MS = 5000;
 /** One line of the doctor's report. */
 export interface DoctorCheck {
-  /** `keychain`, `config`, `key`, `service` or `accepted`. */
-  readonly name: 'keychain' | 'config' | 'key' | 'service' | 'accepted';
+  /** `keychain`, `config` (dir and file: trusted as ssh trusts its own, then parsed), `keyfile` (the plaintext key file, when there is one), `key`, `service` or `accepted`. */
+  readonly name: 'keychain' | 'config' | 'keyfile' | 'key' | 'service' | 'accepted';
   readonly ok: boolean;
   /** One sentence: what answers, or exactly why not. Never a secret. */
   readonly detail: string;
@@ -66,6 +67,16 @@ export async function runDoctorChecks(globals: GlobalOptions, deps: AuthDeps = {
     });
   } catch (err) {
     checks.push({ name: 'config', ok: false, detail: sentenceOf(err) });
+  }
+
+  // The plaintext key file (--insecure-storage), when there is one: a regular file of this user, mode 0600.
+  const keyFile = credentialsFilePath(env);
+  try {
+    const read = await readTrustedFile(keyFile, 'key file');
+    if (read.kind === 'refused') checks.push({ name: 'keyfile', ok: false, detail: `${read.problem.sentence}.` });
+    else if (read.kind === 'text') checks.push({ name: 'keyfile', ok: true, detail: `${keyFile} is yours and readable by you only (plaintext, --insecure-storage)` });
+  } catch (err) {
+    checks.push({ name: 'keyfile', ok: false, detail: `cannot read the key file ${keyFile} (${(err as NodeJS.ErrnoException).code ?? 'error'}).` });
   }
 
   let profile: ResolvedProfile | undefined;

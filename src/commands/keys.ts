@@ -23,9 +23,11 @@ const STATUS_STYLE = { active: 'green', inactive: 'yellow', expired: 'red' } as 
 
 /**
  * The `keys list` table: id, name, keyType, keyPlan, status (active/inactive/expired), expires
- * (the subscription's end; `never` for a credit key, §2.1), createdAt. No key value (§5).
+ * (the subscription's end; `never` for a credit key, §2.1), createdAt, and lastUsedAt when the
+ * service sends it on any key (the newer documentation pages do; `never` for null). No key value (§5).
  */
 export function keysTable(keys: readonly ConsumptionKey[], options: { color?: boolean; now?: number } = {}): TerminalText {
+  const withLastUsed = keys.some((k) => k.lastUsedAt !== undefined);
   const rows: Cell[][] = keys.map((k) => {
     const status = keyStatus(k, options.now);
     return [
@@ -36,9 +38,11 @@ export function keysTable(keys: readonly ConsumptionKey[], options: { color?: bo
       { text: status, style: STATUS_STYLE[status] },
       k.subscriptionExpiresAt ? formatTimestamp(k.subscriptionExpiresAt) : k.keyType === 'credit' ? 'never' : '—',
       formatTimestamp(k.createdAt),
+      ...(withLastUsed ? [k.lastUsedAt === undefined ? '—' : formatTimestamp(k.lastUsedAt, 'never')] : []),
     ];
   });
-  return formatTable(['id', 'name', 'keyType', 'keyPlan', 'status', 'expires', 'createdAt'], rows, { color: options.color ?? false });
+  const headers = ['id', 'name', 'keyType', 'keyPlan', 'status', 'expires', 'createdAt', ...(withLastUsed ? ['lastUsedAt'] : [])];
+  return formatTable(headers, rows, { color: options.color ?? false });
 }
 
 /** `keydeck keys list [--json]`: the table, or the §4 array as JSON. Exit 0. */

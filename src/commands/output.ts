@@ -111,7 +111,7 @@ export function exitCodeOf(error: unknown): ExitCodeValue {
     if (error.code === 'invalid_request') return error.status === undefined ? ExitCode.usage : ExitCode.refused;
     return ExitCode.refused;
   }
-  if (error instanceof ConfigError) return error.code === 'config_write_failed' ? ExitCode.refused : ExitCode.usage;
+  if (error instanceof ConfigError) return error.code === 'config_write_failed' || error.code === 'config_untrusted' ? ExitCode.refused : ExitCode.usage;
   if (error instanceof CredentialStoreError) {
     return error.code === 'consumption_key' || error.code === 'invalid_token' ? ExitCode.usage : ExitCode.refused;
   }
@@ -144,7 +144,22 @@ export async function runCommand(body: () => Promise<ExitCodeValue | number | vo
     process.stderr.write(`keydeck: ${visible(sentenceOf(error), { maxLength: MAX_LINE_TEXT })}\n`);
     code = exitCodeOf(error);
   }
+  // A pipe is written asynchronously: let what was printed (150,000 keys, say) reach it first.
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   process.exit(code);
+}
+
+/** Resolves once everything written to `stream` so far has been handed to the OS (at most 10 s). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (!stream.writableNeedDrain && stream.writableLength === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 10_000);
+    timer.unref();
+    stream.write('', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /** keydeck's global options (root program; commander already applies the env fallbacks). */
@@ -222,6 +237,9 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   // KEYDECK_TIMEOUT_MS sets the call deadline unless the caller passed its own.
   const bare = new KeydeckClient({
     ...clientTimeoutFromEnv(env),
+    ...(profile.topUpMethods !== undefined && { methodNames: profile.topUpMethods }),
+    // Said once per command on stderr, so stdout stays clean for --json.
+    onNotice: (notice) => warn(notice.message),
     ...options.client,
     baseUrl: profile.baseUrl,
     token: credential.token,

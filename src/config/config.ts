@@ -7,16 +7,20 @@
  * Format:
  * ```json
  * { "version": 1, "currentProfile": "default",
- *   "profiles": { "default": { "baseUrl": "https://…", "pollIntervalSeconds": 15, "alertBelowUsd": 5, "confirmAboveUsd": 500 } } }
+ *   "profiles": { "default": { "baseUrl": "https://…", "pollIntervalSeconds": 15, "alertBelowUsd": 5, "confirmAboveUsd": 500,
+ *     "topUpMethods": { "card_checkout": "stripe", "card_direct": "stripe_direct" } } } }
  * ```
  * A broken file is never overwritten without a backup (`config.json.bak-<timestamp>`).
  */
 import { baseUrlProblem, normalizeBaseUrl as normalizeUrl } from '../api/baseUrl.js';
-import { mkdir, readFile, rename } from 'node:fs/promises';
+import { TopUpMethodNameSchema } from '../api/schemas.js';
+import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomically } from './atomic.js';
 import { describeJsonSyntaxError } from './json.js';
+import { withConfigLock } from './lock.js';
+import { checkTrustedDir, readTrustedFile } from './trust.js';
 
 /** Default seconds between balance polls of a profile. */
 export const DEFAULT_POLL_INTERVAL_SECONDS = 15;
@@ -47,6 +51,14 @@ export const ProfileConfigSchema = z.strictObject({
   alertBelowUsd: z.number().min(0).optional(),
   /** Top-up ceiling in USD: an amount above it must be typed again to confirm (default 500). */
   confirmAboveUsd: z.number().min(0).optional(),
+  /**
+   * The top-up method names this service expects, by kind (default the seed's: `card_checkout`,
+   * `card_direct`, `usdc`). The real service's documentation pages name the card kinds `stripe`
+   * and `stripe_direct`: `{ "card_checkout": "stripe", "card_direct": "stripe_direct" }`.
+   */
+  topUpMethods: z
+    .strictObject({ card_checkout: TopUpMethodNameSchema.optional(), card_direct: TopUpMethodNameSchema.optional(), usdc: TopUpMethodNameSchema.optional() })
+    .optional(),
 });
 export type ProfileConfig = z.infer<typeof ProfileConfigSchema>;
 
@@ -64,7 +76,15 @@ export function emptyConfig(): KeydeckConfig {
 }
 
 /** Stable codes of {@link ConfigError}. */
-export type ConfigErrorCode = 'config_unreadable' | 'config_not_json' | 'config_invalid' | 'invalid_profile_name' | 'invalid_base_url' | 'config_write_failed';
+export type ConfigErrorCode =
+  | 'config_unreadable'
+  | 'config_not_json'
+  | 'config_invalid'
+  | 'invalid_profile_name'
+  | 'invalid_base_url'
+  | 'config_write_failed'
+  /** The config dir or file is not what it claims, belongs to another user, or is writable by group or others (./trust.ts). */
+  | 'config_untrusted';
 
 /**
  * A config problem. `message` is one sentence naming the file (and the field when there is one),
@@ -121,12 +141,18 @@ export interface ReadConfigResult {
  *   (names the field: unknown, wrong type, out of range).
  */
 export async function readConfig(file: string): Promise<ReadConfigResult> {
+  // Trusted as ssh trusts its own (./trust.ts): the dir and the file, before a byte is read.
+  const dirProblem = await checkTrustedDir(path.dirname(file));
+  if (dirProblem) throw new ConfigError('config_untrusted', `${dirProblem.sentence}.`, { path: dirProblem.path });
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    const read = await readTrustedFile(file, 'config file');
+    if (read.kind === 'missing') return { config: emptyConfig(), exists: false, path: file };
+    if (read.kind === 'refused') throw new ConfigError('config_untrusted', `${read.problem.sentence}.`, { path: file });
+    text = read.text;
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { config: emptyConfig(), exists: false, path: file };
     throw new ConfigError('config_unreadable', `cannot read the config file ${file} (${code ?? 'error'}): check its permissions.`, { path: file });
   }
   let data: unknown;
@@ -215,14 +241,33 @@ export interface UpdateConfigResult {
 }
 
 /**
- * Reads the file, applies `change` to a copy and writes the result. The file is never
- * overwritten while broken unless it was first moved to a backup (`onBroken: 'backup'`).
- * @throws ConfigError from {@link readConfig} (with `onBroken: 'throw'`) or {@link writeConfig}.
+ * Reads the file, applies `change` to a copy and writes the result, holding the config dir's
+ * cross-process lock (./lock.ts) from the read to the write, so concurrent keydeck processes
+ * never lose each other's changes. The file is never overwritten while broken unless it was
+ * first moved to a backup (`onBroken: 'backup'`).
+ * @throws ConfigError from {@link readConfig} (with `onBroken: 'throw'`) or {@link writeConfig};
+ *   `config_write_failed` when the lock cannot be had.
  */
 export async function updateConfig(
   file: string,
   change: (config: KeydeckConfig) => KeydeckConfig | void,
   options: UpdateConfigOptions = {},
+): Promise<UpdateConfigResult> {
+  // The dir is checked before the lock file is created in it.
+  const dirProblem = await checkTrustedDir(path.dirname(file));
+  if (dirProblem) throw new ConfigError('config_untrusted', `${dirProblem.sentence}.`, { path: dirProblem.path });
+  try {
+    return await withConfigLock(path.dirname(file), () => updateUnlocked(file, change, options));
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError('config_write_failed', `cannot update the config file ${file}: ${(err as Error).message}.`, { path: file });
+  }
+}
+
+async function updateUnlocked(
+  file: string,
+  change: (config: KeydeckConfig) => KeydeckConfig | void,
+  options: UpdateConfigOptions,
 ): Promise<UpdateConfigResult> {
   let current: KeydeckConfig;
   let backupPath: string | undefined;

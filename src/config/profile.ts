@@ -31,6 +31,8 @@ export interface ResolvedProfile {
   readonly alertBelowUsd?: number;
   /** Top-up ceiling, USD: an amount above it must be typed again to confirm (default 500). */
   readonly confirmAboveUsd: number;
+  /** The top-up method names by kind, when the profile sets any (`topUpMethods`; default the seed's). */
+  readonly topUpMethods?: Readonly<Partial<Record<'card_checkout' | 'card_direct' | 'usdc', string>>>;
   /** The config file the profile was read from (it may not exist yet). */
   readonly configPath: string;
   /** True when the config file has an entry for this profile. */
@@ -83,6 +85,7 @@ export function resolveFromConfig(
     pollIntervalSeconds: entry?.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS,
     ...(entry?.alertBelowUsd !== undefined && { alertBelowUsd: entry.alertBelowUsd }),
     confirmAboveUsd: entry?.confirmAboveUsd ?? DEFAULT_CONFIRM_ABOVE_USD,
+    ...(entry?.topUpMethods !== undefined && { topUpMethods: entry.topUpMethods }),
     configPath,
     inConfig: entry !== undefined,
   };

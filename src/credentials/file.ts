@@ -4,11 +4,13 @@
  * the secret is never readable by others, not even for a moment). Used only when the user passed
  * `--insecure-storage`; the file is deleted when its last entry is removed.
  */
-import { chmod, mkdir, readFile, unlink } from 'node:fs/promises';
+import { chmod, mkdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomically } from '../config/atomic.js';
 import { describeJsonSyntaxError } from '../config/json.js';
+import { withConfigLock } from '../config/lock.js';
+import { readTrustedFile } from '../config/trust.js';
 import { CredentialStoreError } from './store.js';
 
 const FileSchema = z.record(z.string(), z.string());
@@ -26,10 +28,15 @@ export class CredentialFile {
   async readAll(): Promise<Record<string, string>> {
     let text: string;
     try {
-      text = await readFile(this.path, 'utf8');
+      // Trusted as ssh trusts a private key (src/config/trust.ts): a regular file of this user,
+      // readable by nobody else; a FIFO is refused at once, never read.
+      const read = await readTrustedFile(this.path, 'key file');
+      if (read.kind === 'missing') return {};
+      if (read.kind === 'refused') throw new CredentialStoreError('file_untrusted', `${read.problem.sentence}.`);
+      text = read.text;
     } catch (err) {
+      if (err instanceof CredentialStoreError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return {};
       throw new CredentialStoreError('file_error', `cannot read the key file ${this.path} (${code ?? 'error'}): check its permissions.`);
     }
     let data: unknown;
@@ -60,9 +67,21 @@ export class CredentialFile {
    * @throws CredentialStoreError `file_error`.
    */
   async set(profile: string, token: string): Promise<void> {
-    const all = await this.readAll();
-    all[profile] = token;
-    await this.write(all);
+    await this.locked(async () => {
+      const all = await this.readAll();
+      all[profile] = token;
+      await this.write(all);
+    });
+  }
+
+  /** Runs a read-modify-write of the file under the config dir's cross-process lock (src/config/lock.ts). */
+  private async locked<T>(body: () => Promise<T>): Promise<T> {
+    try {
+      return await withConfigLock(path.dirname(this.path), body);
+    } catch (err) {
+      if (err instanceof CredentialStoreError) throw err;
+      throw new CredentialStoreError('file_error', `cannot update the key file ${this.path}: ${(err as Error).message}.`);
+    }
   }
 
   /**
@@ -70,6 +89,12 @@ export class CredentialFile {
    * @throws CredentialStoreError `file_error`.
    */
   async delete(profile: string): Promise<boolean> {
+    // Nothing to remove needs no lock (and no lock file in a config dir that may not exist).
+    if (!Object.hasOwn(await this.readAll(), profile)) return false;
+    return this.locked(() => this.deleteUnlocked(profile));
+  }
+
+  private async deleteUnlocked(profile: string): Promise<boolean> {
     const all = await this.readAll();
     if (!Object.hasOwn(all, profile)) return false;
     delete all[profile];

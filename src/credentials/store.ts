@@ -86,6 +86,8 @@ export type CredentialStoreErrorCode =
   | 'keychain_unavailable'
   | 'keychain_timeout'
   | 'file_error'
+  /** The plaintext key file is not a regular file of this user, or others may read it (src/config/trust.ts). */
+  | 'file_untrusted'
   | 'env_is_read_only'
   /** A consumption key (`sk_…`) was offered as keydeck's credential. */
   | 'consumption_key'

@@ -18,7 +18,7 @@ import type { SandboxClock } from './clock.js';
 import { transaction } from './db.js';
 import { SandboxError } from './errors.js';
 import { isExpired, type KeyStore } from './keys.js';
-import { microsToDecimalString, microsToUsd } from './money.js';
+import { MAX_ACCOUNT_TOTAL_MICROS, MICROS_PER_USD, microsToDecimalString, microsToUsd } from './money.js';
 import { newDepositAddress, newOpaqueId, newTxHash } from './secrets.js';
 
 /** The account figures, µUSD. */
@@ -72,7 +72,7 @@ export class Ledger {
     this.#keys = keys;
     this.#figures = db.prepare('SELECT max_budget_micros, spend_micros, budget_user_id FROM users WHERE id = ?');
     this.#raiseBudget = db.prepare(
-      'UPDATE users SET max_budget_micros = max_budget_micros + ?, budget_user_id = COALESCE(budget_user_id, ?) WHERE id = ?',
+      'UPDATE users SET max_budget_micros = max_budget_micros + ?, budget_user_id = COALESCE(budget_user_id, ?) WHERE id = ? AND max_budget_micros + ? <= ?',
     );
     this.#insertTopUp = db.prepare(
       `INSERT INTO topups (id, user_id, method, amount_micros, status, reference, created_at, completed_at)
@@ -156,7 +156,14 @@ export class Ledger {
   /** Raises max_budget by a succeeded top-up; must run inside a transaction. */
   #raise(userId: string, amountMicros: number): void {
     this.#forget(userId);
-    this.#raiseBudget.run(amountMicros, randomUUID(), userId);
+    const changed = this.#raiseBudget.run(amountMicros, randomUUID(), userId, amountMicros, MAX_ACCOUNT_TOTAL_MICROS).changes;
+    if (Number(changed) === 0) {
+      // Inside the caller's transaction: nothing of this top-up is kept.
+      throw new SandboxError('invalid_request', `amount: a sandbox account holds at most ${MAX_ACCOUNT_TOTAL_MICROS / MICROS_PER_USD} USD of top-ups in total`, {
+        field: 'amount',
+        status: 422,
+      });
+    }
   }
 
   /**

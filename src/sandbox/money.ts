@@ -49,3 +49,10 @@ export function decimalStringToMicros(text: string): number | null {
   const micros = whole * MICROS_PER_USD + frac;
   return Number.isSafeInteger(micros) ? micros : null;
 }
+
+/**
+ * Most an account may hold in top-ups in total, µUSD (1,000,000,000 USD): far below 2^53 µUSD,
+ * so every sum the sandbox computes stays an exact integer (a top-up past it gets a 4xx, never
+ * a 500).
+ */
+export const MAX_ACCOUNT_TOTAL_MICROS = 1_000_000_000 * MICROS_PER_USD;

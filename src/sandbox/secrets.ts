@@ -64,3 +64,17 @@ export function newTxHash(): string {
 export function newOpaqueId(prefix: string): string {
   return `${prefix}${randomBase62(24)}`;
 }
+
+/**
+ * Every token shape the sandbox hands out, in any text it logs or echoes: key values (`sk_`,
+ * `mk_`), session tokens (`sess_`), checkout session ids (`cs_…`: a capability, the page pays
+ * without auth), payment ids, Bearer credentials, also percent-encoded (`mk%5F…`) as they appear
+ * in URL paths. Each becomes its prefix and `[redacted]`.
+ */
+const TOKEN_SHAPES = /\b(sk|mk|sess|cs|pi)(_|%5[fF])([A-Za-z0-9]+(?:(?:_|%5[fF])[A-Za-z0-9]+)*)/g;
+const BEARER = /(Bearer(?:\s|%20)+)[^\s"',;/]+/gi;
+
+/** `text` with every token shape of the sandbox redacted (see {@link TOKEN_SHAPES}); for its log lines and echoed paths. */
+export function redactLogSecrets(text: string): string {
+  return text.replace(BEARER, '$1[redacted]').replace(TOKEN_SHAPES, (_match, kind: string, sep: string) => `${kind}${sep}[redacted]`);
+}

@@ -9,6 +9,7 @@ import type { ConsumptionKeyRow } from './keys.js';
 import type { SandboxContext } from './context.js';
 import { shapeAnswer, type ShapeLookups } from './dialect.js';
 import { SandboxError } from './errors.js';
+import { redactLogSecrets } from './secrets.js';
 import { registerBillingRoutes } from './routes/billing.js';
 import { registerCheckoutRoutes } from './routes/checkout.js';
 import { registerInferenceRoutes } from './routes/inference.js';
@@ -124,10 +125,22 @@ export function createSandboxApp(ctx: SandboxContext, options: SandboxAppOptions
   if (options.log) {
     const log = options.log;
     app.addHook('onResponse', (request, reply, done) => {
-      log(`${request.method} ${redactSecrets(pathOf(request.url))} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
+      log(`${request.method} ${redactLogSecrets(redactSecrets(pathOf(request.url)))} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
       done();
     });
   }
+
+  // One credential per request: two Authorization headers (Node keeps the first) are refused, so
+  // a proxy and the client can never disagree about who is asking.
+  app.addHook('onRequest', async (request, reply) => {
+    const raw = request.raw.rawHeaders;
+    let count = 0;
+    for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') count++;
+    if (count > 1) {
+      return sendError(request, reply, new SandboxError('invalid_request', 'authorization: send one Authorization header, not several', { field: 'authorization' }));
+    }
+    return undefined;
+  });
 
   app.addHook('preClose', (done) => {
     ctx.wakeAll();
@@ -161,7 +174,7 @@ export function createSandboxApp(ctx: SandboxContext, options: SandboxAppOptions
   app.setErrorHandler((error, request, reply) => {
     const sandboxError = toSandboxError(error);
     if (sandboxError.code === 'server_error') {
-      options.log?.(`error in ${request.method} ${redactSecrets(pathOf(request.url))}: ${redactSecrets(String((error as Error)?.stack ?? error))}`);
+      options.log?.(`error in ${request.method} ${redactLogSecrets(redactSecrets(pathOf(request.url)))}: ${redactLogSecrets(redactSecrets(String((error as Error)?.stack ?? error)))}`);
     }
     return sendError(request, reply, sandboxError);
   });
@@ -170,7 +183,7 @@ export function createSandboxApp(ctx: SandboxContext, options: SandboxAppOptions
     sendError(
       request,
       reply,
-      new SandboxError('not_found', `no such endpoint: ${request.method} ${redactSecrets(pathOf(request.url))}`),
+      new SandboxError('not_found', `no such endpoint: ${request.method} ${redactLogSecrets(redactSecrets(pathOf(request.url)))}`),
     );
   });
 

@@ -4,7 +4,7 @@
  * hint bar. Binds the `global` scope: panes (1-3, tab, shift-tab), r, ?, q, and S when the key
  * was rejected.
  */
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Box } from 'ink';
 import { Banner, useBannerRows } from './components/Banner.js';
 import { Header } from './components/Header.js';
@@ -16,7 +16,8 @@ import { useAccountData } from './contexts/AccountDataContext.js';
 import { useBalanceRefresh } from './contexts/BalanceContext.js';
 import { useKeymap, useQuit } from './contexts/KeymapContext.js';
 import { useServiceClock, useSession, useSessionActions } from './contexts/SessionContext.js';
-import { useFlash } from './contexts/StatusContext.js';
+import { useServices } from './contexts/ServicesContext.js';
+import { useClearStatus, useFlash } from './contexts/StatusContext.js';
 import type { LayoutMode } from './layout.js';
 import { PANES, type PaneId } from './panes/index.js';
 import { subscriptionNotice } from './panes/keyRows.js';
@@ -37,7 +38,13 @@ export function shellChromeRows(mode: Exclude<LayoutMode, 'too-small'>): number 
 
 /** See the module comment. */
 export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps) {
-  const [pane, setPane] = useState<PaneId>(initialPane);
+  const [pane, setPaneState] = useState<PaneId>(initialPane);
+  const clearStatus = useClearStatus();
+  /** Shows pane `next`; the message of the pane left goes with it (issue 19). */
+  const setPane = (next: PaneId) => {
+    if (next !== pane) clearStatus();
+    setPaneState(next);
+  };
   const [help, setHelp] = useState(false);
   const session = useSession();
   const serviceNow = useServiceClock();
@@ -55,6 +62,9 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
   // One size object per layout, so the memoised panes (panes/index.ts) re-render only for their own data.
   const size = useMemo(() => ({ columns, rows: bodyRows, mode }), [columns, bodyRows, mode]);
   const index = PANES.findIndex((p) => p.id === pane);
+  const { onClientNotice } = useServices();
+  // What the reader hid (key values in a list) is said once, on the status line.
+  useEffect(() => onClientNotice?.((message) => flash(message, 'warning', 10_000)), [onClientNotice, flash]);
   const cycle = (delta: number) => setPane(PANES[(index + delta + PANES.length) % PANES.length]!.id);
 
   useKeymap(

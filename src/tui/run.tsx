@@ -9,7 +9,8 @@ import { sandboxDbPath } from '../config/paths.js';
 import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { render } from 'ink';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
-import { KeydeckClient } from '../api/client.js';
+import { KeydeckClient, type ClientNotice } from '../api/client.js';
+import type { Dialect } from '../sandbox/dialect.js';
 import { clientTimeoutFromEnv, ConfigError, resolveProfile, updateConfig } from '../config/index.js';
 import { createCredentialStore } from '../credentials/index.js';
 import { App } from './App.js';
@@ -34,6 +35,8 @@ export interface TuiGlobals {
   readonly intervalSeconds?: number;
   /** --alert-below: the low-balance threshold in USD (already validated); overrides the profile's. */
   readonly alertBelowUsd?: number;
+  /** --dialect with --sandbox: the shape of the embedded sandbox's answers (default `seed`). */
+  readonly sandboxDialect?: Dialect;
 }
 
 /** Ink render options of the app (exported for the benchmarks). */
@@ -46,6 +49,39 @@ export const RENDER_OPTIONS = {
 } as const;
 
 /**
+ * Starts the embedded sandbox (`--sandbox`) on the loopback port it had the last time it ran on
+ * this database (`<db>.port`, a plain number beside it), or on a free port when that one is taken
+ * or unknown. A stored key belongs to its service origin, port included (src/credentials/origin.ts):
+ * a stable port keeps the key stored at setup, the balance history and the top-up record the same
+ * service's across restarts, as they were. `dialect` (`--dialect`) shapes its answers (src/sandbox/dialect.ts).
+ * @throws when the database cannot be opened or no port can be bound
+ */
+async function startEmbeddedSandbox(dbPath: string, dialect?: Dialect): Promise<{ url: string; token: string; close(): Promise<void> }> {
+  const { startSandbox } = await import('../sandbox/index.js');
+  const { readFile, writeFile } = await import('node:fs/promises');
+  const portFile = `${dbPath}.port`;
+  let last: number | undefined;
+  try {
+    const text = (await readFile(portFile, { encoding: 'utf8', flag: 'r' })).trim();
+    if (/^\d{4,5}$/.test(text) && Number(text) >= 1024 && Number(text) <= 65535) last = Number(text);
+  } catch {
+    // never ran on this database, or unreadable: a free port
+  }
+  let running: Awaited<ReturnType<typeof startSandbox>> | undefined;
+  if (last !== undefined) {
+    try {
+      running = await startSandbox({ dbPath, host: '127.0.0.1', port: last, ...(dialect && { dialect }) });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' && (error as NodeJS.ErrnoException).code !== 'EACCES') throw error;
+    }
+  }
+  running ??= await startSandbox({ dbPath, host: '127.0.0.1', port: 0, ...(dialect && { dialect }) });
+  const port = new URL(running.url).port;
+  if (String(last) !== port) await writeFile(portFile, `${port}\n`, { mode: 0o600 }).catch(() => undefined);
+  return running;
+}
+
+/**
  * Runs the TUI until the user quits. Resolves once the terminal is restored; the exit code is
  * in `process.exitCode` (0 quit, 1 error, 2 bad profile/config, 129/130/143 signals).
  */
@@ -54,8 +90,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   if (globals.sandbox) {
     const dbPath = sandboxDbPath();
     try {
-      const { startSandbox } = await import('../sandbox/index.js');
-      sandbox = await startSandbox({ dbPath, host: '127.0.0.1', port: 0 });
+      sandbox = await startEmbeddedSandbox(dbPath, globals.sandboxDialect);
     } catch (error) {
       process.stderr.write(`keydeck: could not start the sandbox (${dbPath}): ${error instanceof Error ? error.message : String(error)}\n`);
       process.exitCode = 1;
@@ -104,6 +139,13 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   lifecycle.onCleanup(() => {
     for (const c of clients.values()) c.close();
   });
+  /** Notices of the clients (key values hidden), for the status line; kept until the shell listens. */
+  const noticeListeners = new Set<(message: string) => void>();
+  const unheardNotices: string[] = [];
+  const onNotice = (notice: ClientNotice) => {
+    if (noticeListeners.size === 0) unheardNotices.push(notice.message);
+    for (const listener of noticeListeners) listener(notice.message);
+  };
 
   /** The history database, opened on first use (the Billing pane's mount), closed at exit. */
   let historyStore: BalanceHistoryStore | undefined;
@@ -126,7 +168,15 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
       const key = `${baseUrl}\0${token}\0${credential?.label ?? ''}`;
       let client = clients.get(key);
       if (!client) {
-        client = new KeydeckClient({ ...clientTimeout, baseUrl, token, allowInsecureHttp, ...(credential && { credential }) });
+        client = new KeydeckClient({
+          ...clientTimeout,
+          ...(profile.topUpMethods !== undefined && { methodNames: profile.topUpMethods }),
+          onNotice,
+          baseUrl,
+          token,
+          allowInsecureHttp,
+          ...(credential && { credential }),
+        });
         clients.set(key, client);
       }
       return client;
@@ -150,6 +200,11 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     redraw: () => instance?.clear(),
     exit: (code, message) => void lifecycle.exit(code, message),
     registerSecret: (value) => lifecycle.addSecret(value),
+    onClientNotice: (listener) => {
+      noticeListeners.add(listener);
+      for (const message of unheardNotices.splice(0)) listener(message);
+      return () => noticeListeners.delete(listener);
+    },
   };
 
   const onSignal = (code: number) => () => void lifecycle.exit(code);

@@ -84,6 +84,11 @@ export interface AppServices {
   /** Adds a secret (a pasted session token) to the values redacted from anything printed at exit. */
   readonly registerSecret?: (value: string) => void;
   /**
+   * Subscribes to the clients' notices (src/api/client.ts `onNotice`: key values the service
+   * sent in a list, hidden); the shell shows each once on the status line. Returns the unsubscribe.
+   */
+  readonly onClientNotice?: (listener: (message: string) => void) => () => void;
+  /**
    * The balance history of this profile at `baseUrl`'s origin in the history database
    * (src/billing/historyStore.ts); absent: the history is kept in memory only.
    * @throws HistoryStoreError when the database cannot be used (the pane says so, once).

@@ -17,6 +17,7 @@ import {
 import { startSandbox } from '../../src/sandbox/index.js';
 import { call, startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { startApp } from '../e2e/pty.js';
+import { json, startHostileServer } from '../api/hostile-server.js';
 import { lines, scripted, startCli, UNREACHABLE, type Scripted } from './scripted.js';
 
 let sb: TestSandbox;
@@ -63,7 +64,9 @@ describe('billing credits and status', () => {
     ]);
     const direct = await sb.call('GET', '/api/billing/status', { token: user });
     expect(JSON.parse(statusJson.stdout)).toEqual(direct.body.data);
-    expect(status.stdout).toMatch(/^balance\.remaining\s+25$/m);
+    // The documented shape (the newer status page) reads as a summary.
+    expect(status.stdout).toMatch(/^subscriptions: none$/m);
+    expect(status.stdout).toMatch(/^credit balance: 25\.00 USD$/m);
   });
 
   it('a new account shows zeros and no userId yet', async () => {
@@ -85,8 +88,8 @@ describe('billing topup and verify', () => {
       [['--amount', '10.001', '--method', 'card_checkout'], /--amount: at most two decimals \(whole cents\)/],
       [['--amount', '-10', '--method', 'usdc'], /plain decimal number/],
       [['--amount', '2000000', '--method', 'usdc'], /at most 1,000,000 USD/],
-      [['--amount', '10', '--method', 'paypal'], /argument 'paypal' is invalid\. Allowed choices are card_checkout, card_direct, usdc/],
-      [['--amount', '10'], /required option '--method <method>'/],
+      [['--amount', '10', '--method', 'pay pal'], /--method: method must be 1–64 letters, digits/],
+      [['--amount', '10'], /required option '--method <name>'/],
     ];
     const verifyCases: [string[], RegExp][] = [
       [['--tx', '0x1234', '--amount', '10'], /--tx: 4 of 64 hex digits/],
@@ -267,6 +270,34 @@ describe('billing history', () => {
       expect(rows[2]).toMatch(new RegExp(`10\\.00 USD\\s+card checkout\\s+awaiting payment\\s+${sessionId}`));
     } finally {
       own.home.remove();
+    }
+  });
+});
+
+describe('a checkout link the service should not send', () => {
+  it('is refused before it is printed (exit 1, nothing on stdout); the session stays on record, awaiting payment', { timeout: 30_000 }, async () => {
+    const server = await startHostileServer((req, res) =>
+      req.path === '/api/billing/topup'
+        ? json(res, 200, { success: true, data: { sessionId: 'cs_evil', sessionUrl: 'http://checkout.evil.example/pay' } })
+        : json(res, 404, { error: { code: 'not_found' } }),
+    );
+    const own = scripted(server.url);
+    try {
+      for (const args of [[], ['--json']]) {
+        const r = await own.run('sess_x', ['billing', 'topup', '--amount', '10', '--method', 'card_checkout', ...args]);
+        expect(r.code).toBe(1);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toMatch(/^keydeck: The checkout link from the service was refused \(it is plain http:\/\/ to another machine, not https:\/\/\): nothing was shown, copied or opened/);
+        expect(r.stderr).not.toContain('evil.example');
+      }
+      const list = JSON.parse((await own.run(undefined, ['billing', 'history', '--json'])).stdout) as unknown[];
+      expect(list).toEqual([
+        { method: 'card_checkout', amount: 10, state: 'awaiting_payment', createdAt: expect.any(String), sessionId: 'cs_evil' },
+        { method: 'card_checkout', amount: 10, state: 'awaiting_payment', createdAt: expect.any(String), sessionId: 'cs_evil' },
+      ]);
+    } finally {
+      own.home.remove();
+      await server.close();
     }
   });
 });

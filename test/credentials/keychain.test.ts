@@ -99,7 +99,8 @@ function bareBusConfig(): string {
   return file;
 }
 
-const lookup = ['secret-tool', 'lookup', 'service', 'keydeck', 'account', 'default'];
+/** secret-tool's lookup of the default profile's key for the sandbox (account `<profile>@<origin>`). */
+const lookup = () => ['secret-tool', 'lookup', 'service', 'keydeck', 'account', `default@${new URL(sandbox.url).origin}`];
 
 describe('the real keychain (gnome-keyring in dbus-run-session)', () => {
   it.skipIf(noKeyring !== undefined)('login stores the management key in the keychain, status reports `keychain`, doctor passes, logout removes it', async () => {
@@ -111,16 +112,16 @@ describe('the real keychain (gnome-keyring in dbus-run-session)', () => {
       keyring: 'unlock',
       steps: [
         { cmd: keydeck('auth', 'login', '--base-url', sandbox.url, '--token-stdin'), input: session },
-        { cmd: lookup },
+        { cmd: lookup() },
         { cmd: keydeck('auth', 'status', '--json') },
         { cmd: keydeck('doctor') },
         { cmd: keydeck('auth', 'logout') },
-        { cmd: lookup },
+        { cmd: lookup() },
         { cmd: keydeck('auth', 'status', '--json') },
       ],
     });
     expect(login!.code, login!.stderr).toBe(0);
-    expect(login!.stdout).toMatch(/Stored in the Secret Service \(libsecret\) \(service "keydeck", account "default"\)/);
+    expect(login!.stdout).toContain(`Stored in the Secret Service (libsecret) (service "keydeck", account "default@${new URL(sandbox.url).origin}")`);
 
     const key = found!.stdout.trim();
     seenSecrets.push(key);
@@ -156,7 +157,7 @@ describe('the real keychain (gnome-keyring in dbus-run-session)', () => {
       steps: [
         { cmd: keydeck('auth', 'login', '--base-url', sandbox.url, '--token-stdin', '--name', 'laptop'), input: session },
         { cmd: keydeck('auth', 'logout', '--revoke') },
-        { cmd: lookup },
+        { cmd: lookup() },
       ],
     });
     expect(login!.code, login!.stderr).toBe(0);
@@ -228,5 +229,16 @@ describe('a hung D-Bus', () => {
     expect(login.code, login.stderr).toBe(0);
     expect(login.stdout).toContain('Stored in plaintext');
     expect(login.ms).toBeLessThan(10_000);
+  });
+
+  it('auth logout that cannot reach the keychain says so and exits non-zero, never "no key was stored" (issue 14)', async () => {
+    const socketPath = path.join(home.home, 'hung-bus.sock');
+    server = createServer((s) => void sockets.push(s)); // accepts, never answers
+    await new Promise<void>((r) => server!.listen(socketPath, r));
+    const env = home.env({ DBUS_SESSION_BUS_ADDRESS: `unix:path=${socketPath}`, KEYDECK_KEYCHAIN_TIMEOUT_MS: '700' });
+    const logout = await runCli(['--base-url', sandbox.url, 'auth', 'logout'], { env, timeoutMs: 20_000 });
+    expect(logout.code).toBe(1);
+    expect(logout.stderr).toMatch(/^keydeck: could not reach the keychain, so the key of profile "default" stored there \(if any\) is still there: .*did not answer within 700 ms/m);
+    expect(logout.stdout).not.toContain('No key was stored');
   });
 });

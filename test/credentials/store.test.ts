@@ -70,12 +70,14 @@ describe('without a D-Bus session', () => {
     expect(await s.get('other')).toBeUndefined();
   });
 
-  it('tightens a loosened file back to 0600 on write', async () => {
+  it('refuses a loosened file (readable by others) for reading and writing, naming the chmod (issue 14)', async () => {
     const s = store();
     await s.set('default', MK, { insecureStorage: true });
     chmodSync(file, 0o644);
-    await s.set('default', MK2, { insecureStorage: true });
-    expect(statSync(file).mode & 0o777).toBe(0o600);
+    await expect(s.get('default')).rejects.toThrow(`chmod 600 ${file}`);
+    await expect(s.set('default', MK2, { insecureStorage: true })).rejects.toMatchObject({ code: 'file_untrusted' });
+    chmodSync(file, 0o600);
+    expect((await s.get('default'))?.token).toBe(MK);
   });
 
   it('delete removes one profile, and the file with the last one; it says the keychain could not be asked', async () => {

@@ -65,6 +65,13 @@ describe('keys and paste in a terminal', () => {
     await app.waitFor((s: string) => !s.includes('renamed'), 30_000);
     // Sorted by name, "renamed" was the 6th of 7 rows: the row now at its place is selected.
     expect(app.screenText()).toContain('▶ Standard subscription');
+
+    // Bracketed paste was on while keydeck ran, and is off again once it has left.
+    app.write('q');
+    expect((await app.exited).exitCode).toBe(0);
+    const out = app.output();
+    expect(out).toContain('\x1b[?2004h');
+    expect(out.lastIndexOf('\x1b[?2004l')).toBeGreaterThan(out.lastIndexOf('\x1b[?2004h'));
   });
 
   it('takes a pasted 66-character hash with a trailing line break whole, without submitting it', { timeout: 90_000 }, async () => {

@@ -51,12 +51,28 @@ function env(): NodeJS.ProcessEnv {
   return { ...cleanEnv(path.join(dir, 'user')), DBUS_SESSION_BUS_ADDRESS: bus!.address, HOME: dir };
 }
 
-/** `secret-tool lookup service keydeck account <profile>`: the stored secret, or '' when none. */
+/**
+ * The secret keydeck stored for `profile` (keychain account `<profile>@<service origin>`, whatever
+ * the origin), found with `secret-tool search`; '' when none. Also returns the account it is under.
+ */
 function lookup(profile: string): string {
-  return spawnSync('secret-tool', ['lookup', 'service', 'keydeck', 'account', profile], {
+  return lookupEntry(profile).secret;
+}
+
+/** See {@link lookup}: the secret and its account. */
+function lookupEntry(profile: string): { secret: string; account: string } {
+  const out = spawnSync('secret-tool', ['search', '--all', '--unlock', 'service', 'keydeck'], {
     env: { ...process.env, DBUS_SESSION_BUS_ADDRESS: bus!.address },
     encoding: 'utf8',
-  }).stdout.trim();
+  });
+  // Items come as blocks: "[/org/…]", "label = …", "secret = …", "attribute.account = …", … (attributes on stdout or stderr by version).
+  const text = `${out.stdout}\n${out.stderr}`;
+  for (const block of text.split(/^\[/m)) {
+    const account = /^attribute\.account = (.*)$/m.exec(block)?.[1]?.trim();
+    const secret = /^secret = (.*)$/m.exec(block)?.[1]?.trim();
+    if (account !== undefined && secret !== undefined && account.startsWith(`${profile}@`)) return { secret, account };
+  }
+  return { secret: '', account: '' };
 }
 
 describe.skipIf(skipReason !== undefined)('setup stores the management key in the OS keychain', () => {
@@ -79,6 +95,8 @@ describe.skipIf(skipReason !== undefined)('setup stores the management key in th
 
     // The key in the keychain is the one shown once; nothing secret in the config or data dirs.
     expect(lookup('sandbox')).toBe(shown);
+    // Stored for the embedded sandbox's origin; the next start listens on the same port (`<db>.port`).
+    expect(lookupEntry('sandbox').account).toMatch(/^sandbox@http:\/\/127\.0\.0\.1:\d+$/);
     expect(filesWithSecrets(path.join(dir, 'user'), [shown!], [])).toEqual([]);
 
     // The next start reads it from the keychain: straight to the Keys pane.

@@ -32,6 +32,12 @@ export async function walkSandboxSetup(app: PtyApp, balance = '$25.00'): Promise
   // session only" keeps the session token itself in memory (no management key is created).
   await app.waitFor('Where to keep the key');
   app.write('2');
+  await app.waitFor(/Name the management key|Standard subscription/);
+  if (app.screenText().includes('Name the management key')) {
+    app.write('\r');
+    await app.waitFor('I have saved it');
+    app.write('y');
+  }
   await app.waitFor('Standard subscription');
   await app.waitFor(`${balance} left`);
 }

@@ -101,6 +101,12 @@ describe.concurrent('money state never lies', () => {
     let screen = app.screenText();
     expect(screen).not.toContain('Credited');
     expect(screen).toContain('card checkout · $25.00 · awaiting payment');
+    // The CLI's top-up is on the same record: the pane lists it, credited, beside the waiting checkout.
+    app.write('\x1b');
+    await app.waitFor(/\$25\.00\s+USDC on Base\s+credited/, 10_000);
+    expect(app.screenText()).toMatch(/\$25\.00\s+card checkout\s+awaiting payment/);
+    app.write('\r');
+    await app.waitFor('waiting for the payment', 10_000);
     let list = await history(rig.env);
     expect(list.find((e) => e.sessionId === sessionId)).toMatchObject({ method: 'card_checkout', amount: 25, state: 'awaiting_payment' });
     expect(list.find((e) => e.txHash === tx)).toMatchObject({ method: 'usdc', state: 'credited', credited: 25, address });

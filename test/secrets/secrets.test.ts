@@ -163,11 +163,12 @@ describe('secrets scan of a full keydeck session', () => {
     a.write(SESSION);
     await a.waitFor(/token: \*{20,}/);
     a.write('\r');
+    // No keychain here: where the key will go is chosen before it is created.
+    await a.waitFor('Where to keep the key');
+    a.write('1');
     await a.waitFor('Name the management key');
     a.write('\r');
     const mkUsed = await revealCopyAck('mk_');
-    await a.waitFor('Where to keep the key');
-    a.write('1');
     await a.waitFor('$25.00 left');
     await a.waitFor('stored in plaintext');
 
@@ -215,7 +216,9 @@ describe('secrets scan of a full keydeck session', () => {
     await a.waitFor('amount USD: 25');
     a.write('\r');
     await a.waitFor('USDC');
-    a.write('1');
+    a.write('u'); // USDC on Base (selected), then enter goes on
+    await a.waitFor(/▶ u USDC on Base/);
+    a.write('\r');
     await a.waitFor(/0x[0-9a-fA-F]{40}/);
     a.write('\x1b');
     await a.waitFor('t top up');

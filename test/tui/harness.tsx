@@ -5,6 +5,7 @@
  * temp KEYDECK_CONFIG_DIR and a keytar loader that fails), and the rendered <App>. Both the
  * store's temp dir and the rendered app are cleaned up when the test finishes (onTestFinished).
  */
+import type { Dialect } from '../../src/sandbox/index.js';
 import { onTestFinished } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,9 +26,9 @@ export interface TestSandbox extends SandboxHelpers {
   client(token: string): KeydeckClient;
 }
 
-/** Starts a sandbox with an in-memory database on a free loopback port. */
-export async function startTestSandbox(): Promise<TestSandbox> {
-  const sb = await startSandboxHelpers({ host: '127.0.0.1' });
+/** Starts a sandbox with an in-memory database on a free loopback port (answering in `dialect`, default `seed`). */
+export async function startTestSandbox(options: { dialect?: Dialect } = {}): Promise<TestSandbox> {
+  const sb = await startSandboxHelpers({ host: '127.0.0.1', ...options });
   return {
     ...sb,
     demoToken: sb.token,

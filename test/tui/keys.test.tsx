@@ -1,7 +1,9 @@
 /**
  * The Keys pane against a real sandbox: create (the one-time reveal gone after the
  * acknowledgement), rename, deactivate (confirmed, Cancel first) and reactivate, delete (name
- * typed), the zero-balance refusal, filtering, sorting and the visible window of a long list.
+ * typed), the zero-balance refusal, filtering, sorting and the visible window of a long list;
+ * against the sandbox answering as the newer documentation pages (keys enveloped, `apiKey` on
+ * every entry, `lastUsedAt`): the list read, no key value shown, last use in the details.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEYS, type TuiHandle } from './render.js';
@@ -30,6 +32,31 @@ async function clearField(u: TuiHandle, length: number) {
 const SK = /sk_[A-Za-z0-9_-]{16,}/;
 
 describe('Keys pane', () => {
+  it('messages belong to their screen: the new key’s default name is a placeholder, "press y" goes with the reveal, a pane switch clears the pane’s message; at $0 the empty pane says to top up first', async () => {
+    const empty = open(await sb.fundedUser(0));
+    await empty.ui.waitFor('no keys yet; balance $0: top up first (3, then t), then press n');
+    empty.ui.unmount();
+
+    const { ui } = open(await sb.fundedUser(25));
+    await ui.waitFor('no keys yet: press n');
+    await ui.press('n');
+    await ui.waitFor(/enter saves "credit-\d{8}-\d{4}"/);
+    // The first key typed starts the name: nothing is appended to the default.
+    await ui.type('web');
+    await ui.waitFor(/name: web/);
+    await ui.press(KEYS.enter);
+    await ui.waitFor(SK);
+    await ui.press(KEYS.esc);
+    await ui.waitFor('press y once you have saved the key');
+    await ui.press('y');
+    await ui.waitFor('gone from the screen');
+    expect(ui.lastFrame()).not.toContain('press y once');
+    await ui.press('s');
+    await ui.waitFor('sorted by name');
+    await ui.press('2');
+    await ui.waitFor((f) => f.includes('▶2 Management keys') && !f.includes('sorted by name'));
+  });
+
   it('creates a credit key and shows its value once: gone after "I have saved it"', async () => {
     const token = await sb.fundedUser(25);
     const { services, ui } = open(token);
@@ -206,5 +233,34 @@ describe('Keys pane', () => {
     await ui.waitFor('filter "-1": 10 of 40');
     await ui.press(KEYS.esc);
     await ui.waitFor((f) => !f.includes('filter "-1"') && f.includes('key-07'));
+  });
+});
+
+describe('Keys pane against the newer documentation pages (docs-v2 dialect)', () => {
+  it('lists the keys without their key values and shows lastUsedAt in the details', async () => {
+    const v2 = await startTestSandbox({ dialect: 'docs-v2' });
+    try {
+      const token = await v2.fundedUser(25);
+      // The newer pages envelope the key endpoints too: the created key is the envelope's data.
+      const used = (await v2.creditKey(token, 'used-key')) as unknown as { data: { apiKey: string } };
+      await v2.creditKey(token, 'idle-key');
+      expect((await v2.infer(used.data.apiKey)).status).toBe(200);
+      const s = noKeychainStore();
+      const services = testServices({ store: s.store, baseUrl: v2.url });
+      ui = renderApp(services, { session: readySession(v2.url, token), columns: 100, rows: 30 });
+      let frame = await ui.waitFor('idle-key');
+      expect(frame).not.toMatch(SK);
+      // The selected key (the first row) and its details.
+      await ui.press('g');
+      frame = await ui.waitFor(/never used|last used/);
+      const detail = frame.includes('used-key  ·  id') ? 'used-key' : 'idle-key';
+      expect(frame).toMatch(detail === 'used-key' ? /last used just now/ : /never used/);
+      await ui.press('j');
+      frame = await ui.waitFor(detail === 'used-key' ? 'never used' : 'last used just now');
+      expect(frame).not.toMatch(SK);
+    } finally {
+      ui?.unmount();
+      await v2.close();
+    }
   });
 });

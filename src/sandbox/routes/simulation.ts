@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { KeyNameSchema } from '../../api/schemas.js';
+import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
 import type { SandboxContext } from '../context.js';
 import { SandboxError } from '../errors.js';
 import { consumptionKeyToWire, type SubscriptionBlock, type SubscriptionPlan } from '../keys.js';
@@ -84,6 +85,12 @@ export function registerSimulationRoutes(app: FastifyInstance, ctx: SandboxConte
 
   app.post('/sandbox/clock', async (request) => {
     const { advanceSeconds } = parseBody(ClockRequestSchema, request.body);
+    if (ctx.clock.offsetMs() + advanceSeconds * 1000 > MAX_CLOCK_OFFSET_MS) {
+      const aheadDays = Math.floor(ctx.clock.offsetMs() / 86_400_000);
+      throw new SandboxError('invalid_request', `advanceSeconds: the sandbox clock may run at most 100 years ahead of real time (it is ${aheadDays} days ahead)`, {
+        field: 'advanceSeconds',
+      });
+    }
     ctx.clock.advance(advanceSeconds);
     return { now: new Date(ctx.clock.now()).toISOString(), offsetSeconds: ctx.clock.offsetMs() / 1000 };
   });

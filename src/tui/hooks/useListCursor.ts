@@ -5,8 +5,8 @@
  * The selection is a row's `id`, not its position: it stays on the same item when the list is
  * reloaded, re-sorted or filtered. When the item is gone from the list for good the row now at
  * its place (the nearest one) is selected; when a filter only hides it, the row at its place is
- * shown selected and the item is selected again once the filter lets it through. The window
- * keeps its offset across reloads unless the selection would leave it.
+ * shown selected and the item is selected again once the filter lets it through. Across
+ * reloads the selected row keeps its line on screen (the window moves with it).
  */
 import { useCallback, useMemo, useReducer, useRef } from 'react';
 
@@ -42,10 +42,15 @@ export interface ListCursor extends ListWindow {
   readonly selectId: (id: string) => void;
 }
 
-/** Where `sel` is in `list`: its item's row, else the row at its last place. */
+/**
+ * Where `sel` is in `list`: its item's row, else the row at its last place. When the item moved
+ * (rows added or removed above it, another sort) the window moves with it, so the selected row
+ * stays on the same screen line.
+ */
 function resolve(sel: Selection, list: readonly { readonly id: string }[], visible: number): ListWindow {
   const found = sel.id === undefined ? -1 : list.findIndex((r) => r.id === sel.id);
-  return windowOf(found >= 0 ? found : sel.index, sel.offset, list.length, visible);
+  if (found < 0) return windowOf(sel.index, sel.offset, list.length, visible);
+  return windowOf(found, sel.offset + (found - sel.index), list.length, visible);
 }
 
 interface Selection {

@@ -2,11 +2,11 @@
  * The low-balance alert and the status tree on the Billing pane, against the sandbox: the bell
  * rings once per downward crossing (not on every poll) and re-arms after a top-up; the balance
  * carries the word LOW (not only a colour) in the pane and the header; `s` shows
- * `GET /api/billing/status` as a key/value tree.
+ * `GET /api/billing/status` as a summary of the documented shape, or a key/value tree of any other.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../harness.js';
-import { openBilling, recordingDeps, spend, tempJournal } from './billingHarness.js';
+import { openBilling, recordingDeps, sandboxPost, spend, tempJournal } from './billingHarness.js';
 
 
 let sandbox: TestSandbox;
@@ -62,23 +62,52 @@ describe('low-balance alert', () => {
 });
 
 describe('billing status', () => {
-  it('s shows whatever GET /api/billing/status returns as a key/value tree', async () => {
+  it('s shows the billing status as the pages document it: subscriptions, pool pledges, credit balance', async () => {
     const token = await sandbox.fundedUser(25);
+    await sandboxPost(sandbox, '/sandbox/subscriptions', { plan: 'pro', blocks: ['asia', 'europe'] }, token);
     const { journal, cleanup } = tempJournal();
     const screen = openBilling(sandbox, token, { deps: recordingDeps(journal), rows: 40 });
     const { tui } = screen;
     try {
       await tui.waitFor('remaining $25.00');
       await tui.press('s');
-      const frame = await tui.waitFor('totalTopUp: 25');
+      const frame = await tui.waitFor('credit balance: 25.00 USD');
       expect(frame).toContain('billing status');
-      expect(frame).toMatch(/balance\n\s+totalTopUp: 25/);
-      expect(frame).toContain('recentTopUps');
+      expect(frame).toContain('subscriptions: none');
+      expect(frame).toMatch(/pool pledges \(1\)\n\s+asia\+europe\n\s+status: active\n\s+period ends: \d{4}-\d\d-\d\d \d\d:\d\d UTC\n\s+cancel at period end: yes\n\s+has a key: yes/);
       await tui.press('s');
-      await tui.waitFor((f) => !f.includes('totalTopUp: 25'));
+      await tui.waitFor((f) => !f.includes('credit balance: 25.00 USD'));
     } finally {
       screen.close();
       cleanup();
     }
   });
+
+  it('s falls back to the key/value tree for a status shape it does not recognise', async () => {
+    const token = await sandbox.fundedUser(25);
+    const { journal, cleanup } = tempJournal();
+    const screen = openBilling(sandbox, token, {
+      deps: recordingDeps(journal),
+      rows: 40,
+      wrapClient: (client) =>
+        new Proxy(client, {
+          get: (target, name) => {
+            if (name === 'getBillingStatus') return async () => ({ plan: 'enterprise', limits: { rpm: 600 } });
+            const value = Reflect.get(target, name) as unknown;
+            return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+          },
+        }),
+    });
+    const { tui } = screen;
+    try {
+      await tui.waitFor('remaining $25.00');
+      await tui.press('s');
+      const frame = await tui.waitFor('rpm: 600');
+      expect(frame).toMatch(/plan: enterprise\n\s+limits\n\s+rpm: 600/);
+    } finally {
+      screen.close();
+      cleanup();
+    }
+  });
+
 });

@@ -4,6 +4,7 @@
  * recording browser opener and bell, and helpers to spend through the sandbox's inference
  * endpoint and to read figures off the screen.
  */
+import type { AccountClient } from '../../../src/tui/services.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -72,13 +73,17 @@ export function openBilling(
     rows?: number;
     target?: 'sandbox' | 'live';
     profile?: string;
+    /** Changes the client the app gets (e.g. to answer one endpoint differently). */
+    wrapClient?: (client: AccountClient) => AccountClient;
     openHistory?: AppServices['openHistory'];
   },
 ): BillingScreen {
   const store = noKeychainStore();
   const base = testServices({ baseUrl: sandbox.url, store: store.store, target: options.target ?? 'sandbox', profile: options.profile ?? 'test' });
+  const wrap = options.wrapClient;
   const services = {
     ...base,
+    ...(wrap && { createClient: (baseUrl: string, token: string) => wrap(base.createClient(baseUrl, token)) }),
     profile: { ...base.profile, ...(options.alertBelowUsd !== undefined && { alertBelowUsd: options.alertBelowUsd }) },
     ...(options.openHistory && { openHistory: options.openHistory }),
   };

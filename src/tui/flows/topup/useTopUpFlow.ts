@@ -12,7 +12,7 @@ import { canSimulateTransfers } from '../../../api/sandbox-sim.js';
 import type { CreditBalance, TopUpMethod } from '../../../api/schemas.js';
 import { checkoutUrlProblem } from '../../../api/baseUrl.js';
 import { hostOf, isUnfinished, methodLabel, TransitionError, type JournalEntry, type JournalPatch, type JournalScope } from '../../../billing/journal.js';
-import { awaitsCardEvidence, checkCardPayments, recordTopUp, verifyOutcomeLines, verifyUsdc, type TopUpPorts } from '../../../billing/topups.js';
+import { awaitsCardEvidence, checkCardPayments, recordTopUp, topUpNotes, verifyOutcomeLines, verifyUsdc, type TopUpPorts } from '../../../billing/topups.js';
 import { useBalance, useBalanceRefresh } from '../../contexts/BalanceContext.js';
 import { useServices } from '../../contexts/ServicesContext.js';
 import { useSession, useSessionActions } from '../../contexts/SessionContext.js';
@@ -47,7 +47,8 @@ export interface TopUpFlow {
   readonly backToAmount: () => void;
   readonly moveMethod: (delta: number) => void;
   readonly chooseMethod: (method: TopUpMethod) => void;
-  readonly openCheckout: () => void;
+  /** Opens the checkout link in the browser; `onNoBrowser` runs when none could be opened. */
+  readonly openCheckout: (onNoBrowser?: () => void) => void;
   readonly copy: (text: string, what: string) => void;
   readonly setUsdcMode: (mode: UsdcMode) => void;
   readonly verify: (hashText: string) => void;
@@ -181,6 +182,33 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
     });
   }, [credits, ports, entries, flash, remember]);
 
+  // The record is shared with other keydeck processes (a second TUI, `keydeck billing verify`):
+  // it is read again whenever the total of top-ups changes; per record, the newer copy is kept
+  // (a change the disk refused stays shown from memory).
+  const listedTotal = useRef<number | undefined>(undefined);
+  useEffect(() => {
+    if (!credits || !scope || listedTotal.current === credits.totalTopUp) return;
+    const first = listedTotal.current === undefined;
+    listedTotal.current = credits.totalTopUp;
+    if (first) return; // loaded at mount
+    deps.journal.recent(scope, 200).then(
+      (list) => {
+        if (!mounted.current) return;
+        setEntries((held) => {
+          const byId = new Map(list.map((e) => [e.id, e]));
+          for (const e of held) {
+            const disk = byId.get(e.id);
+            if (!disk || disk.updatedAt < e.updatedAt) byId.set(e.id, e);
+          }
+          return [...byId.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+        });
+      },
+      () => {
+        // Unreadable now: the list shown stays; the next change reads it again.
+      },
+    );
+  }, [credits, scope, deps.journal]);
+
   // While a card payment is awaited on screen, read the balance every few seconds.
   const entry = useMemo(() => entries.find((e) => e.id === entryIdOf(view)), [entries, view]);
   const watching = options.active && open && entry !== undefined && entry.method !== 'usdc' && isUnfinished(entry.state);
@@ -235,8 +263,10 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
         }
         let created: JournalEntry;
         let problems: readonly string[] = [];
+        // What the user must read: the instruction's amount when it is not the one requested (req. 4 of issue 18).
+        let notes: readonly string[] = topUpNotes(amount, result.value);
         try {
-          ({ entry: created, problems } = await recordTopUp(deps.journal, scope, amount, result.value, before.value.totalTopUp));
+          ({ entry: created, problems, notes } = await recordTopUp(deps.journal, scope, amount, result.value, before.value.totalTopUp));
         } catch (error) {
           const time = new Date().toISOString();
           created = {
@@ -245,7 +275,13 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
             state: method === 'card_direct' ? 'verifying' : 'awaiting_payment',
             host: scope.host,
             ...(scope.profile !== undefined && { profile: scope.profile }),
-            ...(result.value.method === 'usdc' && { address: result.value.data.address, chain: result.value.data.chain, instructedAmount: result.value.data.amount }),
+            ...(result.value.method === 'usdc' && {
+              address: result.value.data.address,
+              chain: result.value.data.chain,
+              instructedAmount: result.value.data.amount,
+              // The instruction is what must be sent: its amount is the top-up's.
+              ...(result.value.amountDiffers && { amount: result.value.instructedAmount, requestedAmount: amount }),
+            }),
             ...(result.value.method === 'card_checkout' && { sessionId: result.value.data.sessionId }),
             id: `unsaved-${Date.now()}`,
             createdAt: time,
@@ -254,7 +290,12 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
           flash(`${describeFailure(error)} The top-up is kept in memory only: note its details.`, 'warning');
         }
         const r = result.value;
-        const message: FlowMessage | undefined = problems.length > 0 ? { tone: r.method === 'card_direct' ? 'warning' : 'error', lines: problems } : undefined;
+        const message: FlowMessage | undefined =
+          problems.length > 0
+            ? { tone: r.method === 'card_direct' ? 'warning' : 'error', lines: [...problems, ...notes] }
+            : notes.length > 0
+              ? { tone: 'warning', lines: [...notes] }
+              : undefined;
         if (!mounted.current) return;
         remember(created);
         refreshBalance();
@@ -385,7 +426,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
     backToAmount: () => setView((v) => (v?.kind === 'method' ? { kind: 'amount', initial: String(v.amount) } : v)),
     moveMethod: (delta) => setView((v) => (v?.kind === 'method' ? { kind: 'method', amount: v.amount, cursor: (v.cursor + delta + METHODS.length) % METHODS.length } : v)),
     chooseMethod,
-    openCheckout: () => {
+    openCheckout: (onNoBrowser) => {
       const url = entry?.sessionUrl;
       if (!url) return;
       // Checked again here: a record may come from an older keydeck.
@@ -396,7 +437,10 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
       }
       deps.openUrl(url).then(
         () => flash('opened the checkout page in the browser', 'ok'),
-        () => flash('could not open a browser here: copy the link (c) and open it yourself', 'warning'),
+        () => {
+          flash('no browser could be opened here: the link is shown alone, ready to select (c copies it)', 'warning');
+          onNoBrowser?.();
+        },
       );
     },
     copy: (text, what) => {

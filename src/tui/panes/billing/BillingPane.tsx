@@ -29,10 +29,27 @@ import { nextWindow, type ChartWindow } from '../../../billing/chart.js';
 import { BalanceChart } from './BalanceChart.js';
 import { BalanceSummary } from './BalanceSummary.js';
 import { RecentTopUps } from './RecentTopUps.js';
-import { StatusTree, treeLines } from './StatusTree.js';
+import { StatusTree, treeLines, type TreeLine } from './StatusTree.js';
+import { summarizeBillingStatus } from '../../../api/reader.js';
+import { visible } from '../../../terminal/sanitize.js';
+import { statusSummaryLines } from '../../../billing/statusSummary.js';
 import { TrendLines } from './TrendLines.js';
 import { useBalanceMonitor } from './useBalanceMonitor.js';
 import { useHistorySeries } from './useHistorySeries.js';
+
+/**
+ * The status as the documentation pages show it, summarised (subscriptions, pool pledges,
+ * credit balance: src/billing/statusSummary.ts), or the key/value tree of any other shape.
+ */
+function statusTreeLines(data: unknown): TreeLine[] {
+  const summary = summarizeBillingStatus(data);
+  if (!summary) return treeLines(data);
+  return statusSummaryLines(summary).map((l) => ({
+    depth: l.depth,
+    key: visible(l.key, { maxWidth: 64 }),
+    ...(l.value !== undefined && { value: visible(l.value) }),
+  }));
+}
 
 /** See the module comment. */
 export function BillingPane({ size, active }: PaneProps) {
@@ -61,7 +78,7 @@ export function BillingPane({ size, active }: PaneProps) {
 
   const client = session.client;
   const status = useResource<unknown>((signal) => client!.getBillingStatus({ signal }), { key: client, enabled: showStatus && client !== undefined });
-  const statusLines = useMemo(() => (status.data === undefined && status.updatedAt === undefined ? [] : treeLines(status.data)), [status.data, status.updatedAt]);
+  const statusLines = useMemo(() => (status.data === undefined && status.updatedAt === undefined ? [] : statusTreeLines(status.data)), [status.data, status.updatedAt]);
 
   const entries = flow.entries;
   const chosen = Math.min(selected, Math.max(0, entries.length - 1));

@@ -22,7 +22,7 @@ export interface UseBalanceMonitorOptions {
   readonly bell?: () => void;
   /** Options of the in-memory buffer (capacity, spacing). */
   readonly history?: BalanceHistoryOptions;
-  /** The database series of this profile and origin (absent: memory only). Read once, at mount. */
+  /** The database series of this profile and origin (absent: memory only). Read when it is first given. */
   readonly series?: HistorySeries | undefined;
   /** Hears one sentence per distinct failure of the history database. */
   readonly onHistoryError?: (sentence: string) => void;
@@ -41,10 +41,11 @@ export interface BalanceMonitor {
 /** See the module comment. `poll` is the balance poll's state (`useBalance()` or `usePolling`). */
 export function useBalanceMonitor(poll: Pick<PollState<CreditBalance>, 'data' | 'updatedAt'>, options: UseBalanceMonitorOptions = {}): BalanceMonitor {
   const { stdout } = useStdout();
-  // Seeded synchronously in the first render: the trend is there in the first frame.
+  // Seeded synchronously in the render that has the series (the Billing pane opens its database
+  // right after keydeck's first frame): the trend is there in the frame that shows it.
   const recorder = useMemo(
     () => new HistoryRecorder({ series: options.series, now: (options.now ?? Date.now)(), ...(options.onHistoryError && { onError: options.onHistoryError }), ...(options.history && { history: options.history }) }),
-    [], // eslint-disable-line react-hooks/exhaustive-deps
+    [options.series], // eslint-disable-line react-hooks/exhaustive-deps
   );
   const history = recorder.history;
   const alarm = useRef<LowBalanceState>(INITIAL_LOW_BALANCE_STATE);

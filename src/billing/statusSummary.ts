@@ -1,0 +1,60 @@
+/**
+ * `GET /api/billing/status` as the documentation pages show it, in words: subscriptions (plan,
+ * status, period end, cancel at period end, keys), pool pledges (pool, status, period end,
+ * cancel at period end, key) and the credit balance. Shared by `keydeck billing status` and the
+ * Billing pane; both fall back to the key/value tree of the raw answer when
+ * `summarizeBillingStatus` (src/api/reader.ts) does not recognise it. Pure; the texts are the
+ * service's and are sanitised by whoever writes them to a terminal.
+ */
+import { centsText } from '../api/money.js';
+import type { BillingStatusSummary } from '../api/reader.js';
+
+/** One line: indented by `depth`, `key` alone (a heading) or `key: value`. */
+export interface SummaryLine {
+  readonly depth: number;
+  readonly key: string;
+  readonly value?: string;
+}
+
+/** `2026-03-05T10:00:00.000Z` → `2026-03-05 10:00 UTC`; the text as it came when it does not parse. */
+function when(iso: string | undefined): string {
+  if (iso === undefined) return '—';
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? iso : `${new Date(t).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+const yesNo = (v: boolean | undefined): string => (v === undefined ? '—' : v ? 'yes' : 'no');
+
+/**
+ * The summary as lines: `subscriptions (N)` with one block per subscription (its plan as the
+ * heading), `pool pledges (N)` likewise (the pool's slug), then `credit balance: 25.00 USD`
+ * (to the cent, never rounded up) when the service sent one.
+ */
+export function statusSummaryLines(summary: BillingStatusSummary): SummaryLine[] {
+  const out: SummaryLine[] = [];
+  out.push(summary.subscriptions.length === 0 ? { depth: 0, key: 'subscriptions', value: 'none' } : { depth: 0, key: `subscriptions (${summary.subscriptions.length})` });
+  for (const s of summary.subscriptions) {
+    out.push({ depth: 1, key: s.plan ?? s.id ?? 'subscription' });
+    out.push({ depth: 2, key: 'status', value: s.status ?? '—' });
+    out.push({ depth: 2, key: 'period ends', value: when(s.currentPeriodEnd) });
+    out.push({ depth: 2, key: 'cancel at period end', value: yesNo(s.cancelAtPeriodEnd) });
+    const names = s.keys.map((k) => k.name ?? k.id ?? '?');
+    const count = s.keyCount ?? names.length;
+    out.push({ depth: 2, key: 'keys', value: names.length > 0 ? `${names.join(', ')}${count !== names.length ? ` (${count} in all)` : ''}` : String(count) });
+  }
+  out.push(summary.poolPledges.length === 0 ? { depth: 0, key: 'pool pledges', value: 'none' } : { depth: 0, key: `pool pledges (${summary.poolPledges.length})` });
+  for (const p of summary.poolPledges) {
+    out.push({ depth: 1, key: p.pool ?? p.id ?? 'pool' });
+    out.push({ depth: 2, key: 'status', value: p.status ?? '—' });
+    out.push({ depth: 2, key: 'period ends', value: when(p.currentPeriodEnd) });
+    out.push({ depth: 2, key: 'cancel at period end', value: yesNo(p.cancelAtPeriodEnd) });
+    out.push({ depth: 2, key: 'has a key', value: yesNo(p.hasKey) });
+  }
+  if (summary.creditBalance !== undefined) out.push({ depth: 0, key: 'credit balance', value: `${centsText(summary.creditBalance)} USD` });
+  return out;
+}
+
+/** The lines as plain text, two spaces per level: `  status: active`. */
+export function summaryText(lines: readonly SummaryLine[]): string {
+  return lines.map((l) => `${'  '.repeat(l.depth)}${l.key}${l.value !== undefined ? `: ${l.value}` : ''}`).join('\n');
+}

@@ -1,0 +1,125 @@
+/**
+ * Local files trusted the way ssh trusts its own (DESIGN.md "Boundaries": local files → keydeck):
+ * the config dir and `config.json` must not be writable by group or others (another local user
+ * could point `baseUrl` at their server and receive the key), `credentials.json` must not be
+ * readable or writable by them, each must belong to the user running keydeck, and each must be
+ * what it claims (a directory, a regular file): a FIFO, a device or a directory in a file's place
+ * is refused at once, never opened for a blocking read. Every refusal is one sentence naming the
+ * file and the `chmod` (or what else) that fixes it. Skipped on Windows (no POSIX modes).
+ */
+import { constants } from 'node:fs';
+import { lstat, open, stat } from 'node:fs/promises';
+
+/** What a file is for: decides the modes accepted and the words of the refusal. */
+export type TrustedKind = 'config dir' | 'config file' | 'key file';
+
+/** A refusal: the path, a stable code, and one sentence. */
+export interface TrustProblem {
+  readonly path: string;
+  readonly code: 'not_regular' | 'not_directory' | 'group_or_other_writable' | 'group_or_other_readable' | 'not_owner';
+  readonly sentence: string;
+}
+
+/** Mode bits that must be clear: group/other write for the config; group/other anything for the key file. */
+const FORBIDDEN_BITS: Readonly<Record<TrustedKind, number>> = {
+  'config dir': 0o022,
+  'config file': 0o022,
+  'key file': 0o077,
+};
+
+const CHMOD: Readonly<Record<TrustedKind, string>> = { 'config dir': '700', 'config file': '600', 'key file': '600' };
+
+function octal(mode: number): string {
+  return `0${(mode & 0o777).toString(8).padStart(3, '0')}`;
+}
+
+/** The POSIX checks, or none on Windows. `uid` defaults to the process's. */
+function posix(): { uid: number } | undefined {
+  if (process.platform === 'win32' || typeof process.getuid !== 'function') return undefined;
+  return { uid: process.getuid() };
+}
+
+/**
+ * The problem with `stats` of `file` used as a `kind`, or undefined when it may be trusted.
+ * Pure apart from the process's uid (exported for tests).
+ */
+export function trustProblemOf(
+  file: string,
+  kind: TrustedKind,
+  stats: { isFile(): boolean; isDirectory(): boolean; mode: number; uid: number },
+  uid: number | undefined = posix()?.uid,
+): TrustProblem | undefined {
+  if (kind === 'config dir' ? !stats.isDirectory() : !stats.isFile()) {
+    return {
+      path: file,
+      code: kind === 'config dir' ? 'not_directory' : 'not_regular',
+      sentence:
+        kind === 'config dir'
+          ? `the config dir ${file} is not a directory: move it away (keydeck creates the directory itself)`
+          : `the ${kind} ${file} is not a regular file (a FIFO, a device or a directory?): keydeck does not read it; move it away`,
+    };
+  }
+  if (uid === undefined) return undefined;
+  if (stats.uid !== uid && stats.uid !== 0) {
+    return {
+      path: file,
+      code: 'not_owner',
+      sentence: `the ${kind} ${file} belongs to another user (uid ${stats.uid}), so keydeck does not trust it: fix it with \`chown $(id -u) ${file}\`, or move it away`,
+    };
+  }
+  const bad = stats.mode & FORBIDDEN_BITS[kind];
+  if (bad !== 0) {
+    const readable = kind === 'key file' && (bad & 0o044) !== 0;
+    return {
+      path: file,
+      code: readable ? 'group_or_other_readable' : 'group_or_other_writable',
+      sentence:
+        kind === 'key file'
+          ? `the key file ${file} is ${readable ? 'readable' : 'writable'} by group or others (mode ${octal(stats.mode)}): anyone who can read it can manage the account, so keydeck does not use it; fix it with \`chmod 600 ${file}\``
+          : `the ${kind} ${file} is writable by group or others (mode ${octal(stats.mode)}): another user could point keydeck at their server and receive the key, so keydeck does not use it; fix it with \`chmod ${CHMOD[kind]} ${file}\``,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Checks the directory `dir` (when it exists) as the config dir. Undefined when it is fine or
+ * does not exist yet.
+ */
+export async function checkTrustedDir(dir: string): Promise<TrustProblem | undefined> {
+  let stats;
+  try {
+    stats = await stat(dir);
+  } catch {
+    return undefined;
+  }
+  return trustProblemOf(dir, 'config dir', stats);
+}
+
+/** What {@link readTrustedFile} found. */
+export type TrustedRead = { kind: 'missing' } | { kind: 'text'; text: string } | { kind: 'refused'; problem: TrustProblem };
+
+/**
+ * Reads `file` as a `kind` without ever blocking on it: opened non-blocking (a FIFO opens at once),
+ * checked on the open descriptor (no race between the check and the read), read only when it
+ * is a regular file with trusted modes. A missing file (or missing directory) is `missing`.
+ * @throws the Node error when it exists but cannot be opened or read (EACCES, EIO…)
+ */
+export async function readTrustedFile(file: string, kind: Exclude<TrustedKind, 'config dir'>): Promise<TrustedRead> {
+  let handle;
+  try {
+    handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
+    if (code === 'EISDIR') return { kind: 'refused', problem: trustProblemOf(file, kind, await lstat(file))! };
+    throw err;
+  }
+  try {
+    const problem = trustProblemOf(file, kind, await handle.stat());
+    if (problem) return { kind: 'refused', problem };
+    return { kind: 'text', text: await handle.readFile('utf8') };
+  } finally {
+    await handle.close();
+  }
+}
