@@ -22,10 +22,10 @@ export interface RunMonitorInput {
 }
 
 function MonitorApp({ input, onQuit }: { readonly input: RunMonitorInput; readonly onQuit: (code: number) => void }) {
-  const { columns } = useWindowSize();
+  const { columns, rows } = useWindowSize();
   return (
     <KeymapProvider onQuit={() => onQuit(0)} onInterrupt={() => onQuit(130)}>
-      <MonitorView settings={input.settings} getCredits={input.getCredits} onQuit={() => onQuit(0)} columns={columns} {...(input.series && { series: input.series })} />
+      <MonitorView settings={input.settings} getCredits={input.getCredits} onQuit={() => onQuit(0)} columns={columns} rows={rows} {...(input.series && { series: input.series })} />
     </KeymapProvider>
   );
 }
