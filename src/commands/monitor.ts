@@ -14,6 +14,7 @@ import { tokenKind } from '../credentials/token.js';
 import type { CreditBalance } from '../api/schemas.js';
 import { keyPrefixOf } from '../api/errors.js';
 import { BalanceHistoryStore, originOf, type HistorySeries } from '../billing/historyStore.js';
+import { createNotifier, type NotifyEvent } from '../terminal/notify.js';
 import { ExitCode, fail, openSession, warn, type ExitCodeValue, type GlobalOptions, type OpenSessionOptions } from './output.js';
 
 /** Flags of `keydeck monitor` (commander's strings). */
@@ -22,6 +23,10 @@ export interface MonitorFlags {
   readonly interval?: string;
   /** `--alert-below USD` (default the profile's alertBelowUsd; none: no alert). */
   readonly alertBelow?: string;
+  /** `--on-low CMD`: run once per crossing (src/terminal/notify.ts). */
+  readonly onLow?: string;
+  /** `--desktop-notifications`. */
+  readonly desktopNotifications?: boolean;
 }
 
 /** The live view: renders until the user leaves, resolves with the exit code. */
@@ -30,6 +35,8 @@ export type MonitorRenderer = (input: {
   readonly getCredits: (options: { signal: AbortSignal }) => Promise<CreditBalance>;
   /** The balance history of this profile and origin on disk (absent: kept in memory only). */
   readonly series?: HistorySeries;
+  /** Notifications: the low-balance crossing, top-ups credited, the key rejected. */
+  readonly notify?: (event: NotifyEvent) => void;
 }) => Promise<number>;
 
 /** Dependencies of {@link monitorCommand}. */
@@ -76,7 +83,18 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
   }
   try {
     const series = store?.series(profile.name, originOf(profile.baseUrl));
-    return await deps.render({ settings, getCredits: (options) => client.getCredits(options), ...(series && { series }) });
+    const problems: string[] = [];
+    const notifier = createNotifier({
+      write: (sequence) => process.stdout.write(sequence),
+      desktop: flags.desktopNotifications === true,
+      ...(flags.onLow !== undefined && { onLow: flags.onLow }),
+      profile: profile.name,
+      origin: originOf(profile.baseUrl),
+      onProblem: (sentence) => problems.push(sentence),
+    });
+    const code = await deps.render({ settings, getCredits: (options) => client.getCredits(options), ...(series && { series }), notify: (e) => notifier.notify(e) });
+    for (const sentence of problems) warn(sentence);
+    return code;
   } finally {
     store?.close();
     client.close();
