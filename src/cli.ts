@@ -101,7 +101,8 @@ program
   .description('the live balance in a few lines (no full screen), for a tmux pane; q or ctrl-c leaves')
   .option('--interval <seconds>', 'seconds between balance reads (at least 2; default the profile’s, 15)')
   .option('--alert-below <usd>', 'ring the bell once when the balance drops below this many USD (default the profile’s)')
-  .action(async (opts: { interval?: string; alertBelow?: string }, cmd: Command) => {
+  .option('--metrics <host:port>', 'serve the figures as Prometheus/OpenMetrics text at http://HOST:PORT/metrics (host default 127.0.0.1)')
+  .action(async (opts: { interval?: string; alertBelow?: string; metrics?: string }, cmd: Command) => {
     const { runCommand, globalOptionsOf } = await import('./commands/output.js');
     const { monitorCommand } = await import('./commands/monitor.js');
     // The flags may also be parsed as the root program's (the TUI's) options: read both.
