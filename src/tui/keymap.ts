@@ -136,8 +136,10 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'reveal.esc', keys: ['esc'], label: 'back', help: 'reminds you to press y: the key cannot be shown again', scope: 'reveal', hint: false },
 
   // Help overlay.
-  { id: 'help.down', keys: ['j', 'down', 'pgdn'], label: 'scroll', scope: 'help' },
-  { id: 'help.up', keys: ['k', 'up', 'pgup'], label: 'scroll up', scope: 'help', hint: false },
+  { id: 'help.pageDown', keys: ['pgdn', 'space'], label: 'next page', help: 'the next screenful', scope: 'help' },
+  { id: 'help.pageUp', keys: ['pgup'], label: 'previous page', scope: 'help' },
+  { id: 'help.down', keys: ['j', 'down'], label: 'scroll', help: 'one line down', scope: 'help', hint: false },
+  { id: 'help.up', keys: ['k', 'up'], label: 'scroll up', help: 'one line up', scope: 'help', hint: false },
   { id: 'help.close', keys: ['esc', '?', 'q'], label: 'close', scope: 'help' },
 
   // Billing pane (3) and the top-up walk-through.

@@ -22,10 +22,10 @@ export interface RunMonitorInput {
 }
 
 function MonitorApp({ input, onQuit }: { readonly input: RunMonitorInput; readonly onQuit: () => void }) {
-  const { columns } = useWindowSize();
+  const { columns, rows } = useWindowSize();
   return (
     <KeymapProvider onQuit={onQuit}>
-      <MonitorView settings={input.settings} getCredits={input.getCredits} onQuit={onQuit} columns={columns} {...(input.series && { series: input.series })} />
+      <MonitorView settings={input.settings} getCredits={input.getCredits} onQuit={onQuit} columns={columns} rows={rows} {...(input.series && { series: input.series })} />
     </KeymapProvider>
   );
 }
