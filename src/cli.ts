@@ -38,10 +38,12 @@ program
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--port <port>', 'port to listen on (0 picks a free one)', '8787')
   .option('--db <path>', 'SQLite database file (default: in the user data dir)')
-  .addOption(new Option('--dialect <name>', 'answer in the shape of the seed or of the real service’s older/newer documentation pages').choices(['seed', 'docs-v1', 'docs-v2']).default('seed'))
-  .action(async (opts: { host: string; port: string; db?: string; dialect: 'seed' | 'docs-v1' | 'docs-v2' }) => {
+  .addOption(new Option('--dialect <name>', 'answer in the shape of the seed (default) or of the real service’s older/newer documentation pages').choices(['seed', 'docs-v1', 'docs-v2']))
+  .action(async (opts: { host: string; port: string; db?: string; dialect?: 'seed' | 'docs-v1' | 'docs-v2' }) => {
     const { runSandboxCommand } = await import('./commands/sandbox.js');
-    await runSandboxCommand(opts);
+    // `--dialect` is also a global option (for --sandbox): commander may have given it to the program.
+    const dialect = opts.dialect ?? program.opts<{ dialect?: 'seed' | 'docs-v1' | 'docs-v2' }>().dialect;
+    await runSandboxCommand({ ...opts, ...(dialect !== undefined && { dialect }) });
   });
 // ---- end sandbox ----
 
@@ -54,7 +56,7 @@ auth
   .command('login')
   .description('turn a session token (or an mk_ key) into a management key stored in the OS keychain')
   .option('--token-stdin', 'read the token from stdin instead of asking for it')
-  .option('--name <keyname>', 'name of the management key created from a session token (default keydeck@<hostname>)')
+  .option('--name <keyname>', 'name of the management key created from a session token (default "keydeck@<hostname> <profile> <date>", numbered when taken)')
   .action(async (opts: { tokenStdin?: boolean; name?: string }, cmd: Command) => {
     const { runCommand, globalOptionsOf } = await import('./commands/output.js');
     const { authLogin } = await import('./commands/auth.js');

@@ -1,10 +1,13 @@
 /**
  * keydeck's library entry (`exports["."]`): the API client of the service interface, its
- * typed error and the zod schemas of the wire format.
+ * typed error, the zod schemas of the wire format, and the tolerant reader's public helpers
+ * (the billing status summary, exact money).
  */
 export * from './api/schemas.js';
 export * from './api/errors.js';
-export { KeydeckClient, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, DEFAULT_USER_AGENT } from './api/client.js';
-export type { KeydeckClientOptions, CallOptions, TopUpResult } from './api/client.js';
+export { KeydeckClient, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, DEFAULT_USER_AGENT, SEED_METHOD_NAMES, topUpKindOf } from './api/client.js';
+export type { KeydeckClientOptions, CallOptions, ClientNotice, TopUpResult } from './api/client.js';
+export { summarizeBillingStatus, type BillingStatusSummary, type StatusPoolPledge, type StatusSubscription } from './api/reader.js';
+export { centsText, parseUsdMicros } from './api/money.js';
 export { describeApiError } from './api/describe.js';
 export { keyStatus, type KeyStatus } from './api/keyStatus.js';

@@ -485,8 +485,9 @@ export class KeydeckClient {
   }
 
   /**
-   * §4 `GET /api/billing/status` (body not shown): when the body is a billing envelope its `data`
-   * is returned (`success: false` is an error); otherwise the parsed JSON, the text, or undefined.
+   * §4 `GET /api/billing/status` (body not shown): when the body is an envelope its `data` is
+   * returned (`success: false` is an error); otherwise the parsed JSON, the text, or undefined;
+   * key values dropped. `summarizeBillingStatus` (./reader.ts) reads the documented shapes.
    * @throws KeydeckApiError (retried on network errors, timeouts, 5xx, 429)
    */
   async getBillingStatus(options?: CallOptions): Promise<unknown> {

@@ -43,6 +43,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 const KEY_VALUE_FIELDS = new Set(['apikey', 'secretkey', 'fullkey', 'keyvalue', 'plaintextkey']);
 /** A full key value in text: `sk_`/`sk-`/`mk_`/`mk-` and at least 16 more key characters. */
 const FULL_KEY = /^(sk|mk)[-_][A-Za-z0-9_-]{16,}$/;
+/** A full key value inside a text body (not JSON): replaced, counted. */
+const KEY_IN_TEXT = /\b(?:sk|mk)[-_][A-Za-z0-9_-]{16,}/g;
 /** Fields whose text is never a key value even when it looks like one (a name, a display prefix). */
 const NEVER_KEY_FIELDS = new Set(['name', 'keyPrefix', 'id']);
 
@@ -149,7 +151,14 @@ export interface AnswerRule<T> {
 export function readAnswer<T>(rule: AnswerRule<T>, body: ParsedBody): ReadResult<T> {
   if (rule.schema === null) {
     if (body.kind === 'empty') return { ok: true, data: undefined as T, hiddenKeyValues: 0 };
-    if (body.kind === 'text') return { ok: true, data: body.text as T, hiddenKeyValues: 0 };
+    if (body.kind === 'text') {
+      let hidden = 0;
+      const text = body.text.replace(KEY_IN_TEXT, () => {
+        hidden++;
+        return '[key value hidden]';
+      });
+      return { ok: true, data: text as T, hiddenKeyValues: hidden };
+    }
     const dropped = dropKeyValues(unwrapEnvelope(body.value).value);
     return { ok: true, data: dropped.value as T, hiddenKeyValues: dropped.hidden };
   }

@@ -11,6 +11,7 @@
  * A hash is `0x` + 64 hex digits; a longer one is refused with its count ("65 of 64 hex
  * digits"), never cut to 64.
  */
+import { floorToCents } from '../api/money.js';
 import { MAX_TOP_UP_USD, MIN_TOP_UP_USD, TopUpAmountSchema, TxHashSchema } from '../api/schemas.js';
 
 /** What an amount is for: a new top-up, or a USDC transfer already sent (to verify). */
@@ -99,7 +100,10 @@ export function txHashProblem(text: string): string | undefined {
 
 const dollars = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
-/** `usd` for a sentence of the billing domain shared by the TUI and the commands: `$1,234.50`. */
+/**
+ * `usd` for a sentence of the billing domain shared by the TUI and the commands: `$1,234.50`;
+ * to the cent, cut toward −∞ (a balance is never shown higher than it is: src/api/money.ts).
+ */
 export function formatDollars(usd: number): string {
-  return dollars.format(usd);
+  return Number.isFinite(usd) ? dollars.format(floorToCents(usd)) : String(usd);
 }

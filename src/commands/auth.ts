@@ -4,7 +4,7 @@
  *
  * - login: takes a session token or an `mk_` key (`--token-stdin`, else a masked prompt), verifies
  *   it (`GET /api/keys/management`), and with a session token creates a management key
- *   (`POST /api/keys/management`, name `--name`, default `keydeck@<hostname>`) and stores that;
+ *   (`POST /api/keys/management`, name `--name`, default `keydeck@<hostname> <profile> <date>`) and stores that;
  *   the session token is never stored. Storage is checked before anything is created, so a key is
  *   never created only to be lost; if storing still fails the new key is deleted again.
  * - status: profile, base URL, where the key comes from, its `keyPrefix`, whether it is accepted.
@@ -25,6 +25,7 @@ import {
   credentialAccount,
   describeCredential,
   keychainBackendName,
+  managementKeyName,
   originOf,
   originTarget,
   TOKEN_ENV_VAR,
@@ -65,13 +66,16 @@ export interface AuthDeps {
 export interface LoginOptions {
   /** Read the token from stdin (trimmed) instead of prompting. */
   readonly tokenStdin?: boolean;
-  /** Name of the management key created from a session token (default `keydeck@<hostname>`). */
+  /** Name of the management key created from a session token (default `keydeck@<hostname> <profile> <date>`). */
   readonly name?: string;
 }
 
-/** The default name of the management key created by login: `keydeck@<hostname>` (≤ 128 chars). */
-export function defaultKeyName(): string {
-  return `keydeck@${hostname() || 'localhost'}`.slice(0, MAX_NAME_LENGTH);
+/**
+ * The default name of the management key created by login: `keydeck@<hostname> <profile>
+ * <YYYY-MM-DD>`, numbered ` (2)`… when one of `taken` already has it (≤ 128 chars).
+ */
+export function defaultKeyName(profile: string, now: number, taken: readonly string[] = []): string {
+  return managementKeyName({ host: hostname(), profile, now }, taken);
 }
 
 /**
@@ -134,7 +138,6 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
     // profile's URL changes, so that key never counts for this other service.
     await store.get(profile.name, { ...originTarget(savedBaseUrl, savedBaseUrl), ignoreEnv: true }).catch(() => undefined);
   }
-  const keyName = (options.name ?? defaultKeyName()).trim();
 
   // 3. Where the key will go: decided before anything is created on the service.
   const timeoutMs = interactive ? INTERACTIVE_KEYCHAIN_TIMEOUT_MS : undefined;
@@ -158,6 +161,8 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
     managementKey = token;
     known = existing.find((k) => k.keyPrefix === keyPrefixOf(token));
   } else {
+    // A meaningful, unique default (issue 19): keydeck@<host> <profile> <date>, numbered when taken.
+    const keyName = (options.name ?? defaultKeyName(profile.name, Date.now(), existing.map((k) => k.name))).trim();
     const result = await client.createManagementKey({ name: keyName });
     managementKey = result.apiKey;
     created = { id: result.id, name: result.name, keyPrefix: result.keyPrefix };

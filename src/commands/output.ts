@@ -143,7 +143,22 @@ export async function runCommand(body: () => Promise<ExitCodeValue | number | vo
     process.stderr.write(`keydeck: ${visible(sentenceOf(error), { maxLength: MAX_LINE_TEXT })}\n`);
     code = exitCodeOf(error);
   }
+  // A pipe is written asynchronously: let what was printed (150,000 keys, say) reach it first.
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
   process.exit(code);
+}
+
+/** Resolves once everything written to `stream` so far has been handed to the OS (at most 10 s). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (!stream.writableNeedDrain && stream.writableLength === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 10_000);
+    timer.unref();
+    stream.write('', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
 
 /** keydeck's global options (root program; commander already applies the env fallbacks). */

@@ -31,6 +31,7 @@ import { checkCredentialToken } from './token.js';
 export * from './store.js';
 export { TOKEN_ENV_VAR, envCredential } from './env.js';
 export { describeCredential, type CredentialOrigin, type CredentialWords } from './describe.js';
+export { managementKeyName, type KeyNameParts } from './keyName.js';
 export { CredentialFile } from './file.js';
 export { credentialAccount, originOf, originTarget, type OriginTarget } from './origin.js';
 export {

@@ -17,7 +17,7 @@ import { useBalanceRefresh } from './contexts/BalanceContext.js';
 import { useKeymap, useQuit } from './contexts/KeymapContext.js';
 import { useServiceClock, useSession, useSessionActions } from './contexts/SessionContext.js';
 import { useServices } from './contexts/ServicesContext.js';
-import { useFlash } from './contexts/StatusContext.js';
+import { useClearStatus, useFlash } from './contexts/StatusContext.js';
 import type { LayoutMode } from './layout.js';
 import { PANES, type PaneId } from './panes/index.js';
 import { subscriptionNotice } from './panes/keyRows.js';
@@ -38,7 +38,13 @@ export function shellChromeRows(mode: Exclude<LayoutMode, 'too-small'>): number 
 
 /** See the module comment. */
 export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps) {
-  const [pane, setPane] = useState<PaneId>(initialPane);
+  const [pane, setPaneState] = useState<PaneId>(initialPane);
+  const clearStatus = useClearStatus();
+  /** Shows pane `next`; the message of the pane left goes with it (issue 19). */
+  const setPane = (next: PaneId) => {
+    if (next !== pane) clearStatus();
+    setPaneState(next);
+  };
   const [help, setHelp] = useState(false);
   // The first frame draws the pane shown; the others mount right after it (and then stay mounted,
   // so the Billing pane's monitor runs and every pane keeps its state): keydeck's first frame

@@ -126,6 +126,11 @@ describe('reader table: key values', () => {
     expect(status).toEqual({ ok: true, data: { key: { id: 'k' } }, hiddenKeyValues: 1 });
   });
 
+  it('hides a full key value inside a text answer too', () => {
+    const r = readAnswer({ schema: null }, parseBody(`updated; your key is ${FULL_SK}`));
+    expect(r).toEqual({ ok: true, data: 'updated; your key is [key value hidden]', hiddenKeyValues: 1 });
+  });
+
   it("keeps the creating answer's own apiKey (shown once), bare or enveloped", () => {
     const created = { id: 'k9', name: 'ci', keyType: 'credit', apiKey: FULL_SK, isActive: true, createdAt: '2026-01-01T00:00:00Z' };
     for (const body of [created, { success: true, data: created }]) {

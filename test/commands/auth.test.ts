@@ -65,7 +65,9 @@ describe('auth login without a keychain', () => {
     expect(r.code, r.stderr).toBe(0);
     const keys = await managementKeys(sandbox.url, session);
     expect(keys).toHaveLength(1);
-    expect(keys[0]?.name).toBe(`keydeck@${hostname()}`);
+    // A meaningful, unique name: host, profile and date (issue 19).
+    const defaultName = `keydeck@${hostname()} default ${new Date().toISOString().slice(0, 10)}`;
+    expect(keys[0]?.name).toBe(defaultName);
     const prefix = keys[0]!.keyPrefix;
     expect(r.stdout).toContain(`${prefix}…`);
     expect(r.stdout).toContain(credentialsFile);
@@ -85,7 +87,7 @@ describe('auth login without a keychain', () => {
     // The base URL is now in the profile: status needs no flag.
     const s = await cli(['auth', 'status', '--json']);
     expect(s.code, s.stderr).toBe(0);
-    expect(JSON.parse(s.stdout)).toMatchObject({ profile: 'default', baseUrl: sandbox.url, store: 'file', keyPrefix: prefix, accepted: true, keyName: `keydeck@${hostname()}` });
+    expect(JSON.parse(s.stdout)).toMatchObject({ profile: 'default', baseUrl: sandbox.url, store: 'file', keyPrefix: prefix, accepted: true, keyName: defaultName });
     expect(s.stderr.trim()).toBe(`warning: using the management key stored in plaintext at ${credentialsFile} (--insecure-storage)`);
     expect(s.stdout).not.toContain(stored[account('default')]);
   });

@@ -230,4 +230,15 @@ describe('a hung D-Bus', () => {
     expect(login.stdout).toContain('Stored in plaintext');
     expect(login.ms).toBeLessThan(10_000);
   });
+
+  it('auth logout that cannot reach the keychain says so and exits non-zero, never "no key was stored" (issue 14)', async () => {
+    const socketPath = path.join(home.home, 'hung-bus.sock');
+    server = createServer((s) => void sockets.push(s)); // accepts, never answers
+    await new Promise<void>((r) => server!.listen(socketPath, r));
+    const env = home.env({ DBUS_SESSION_BUS_ADDRESS: `unix:path=${socketPath}`, KEYDECK_KEYCHAIN_TIMEOUT_MS: '700' });
+    const logout = await runCli(['--base-url', sandbox.url, 'auth', 'logout'], { env, timeoutMs: 20_000 });
+    expect(logout.code).toBe(1);
+    expect(logout.stderr).toMatch(/^keydeck: could not reach the keychain, so the key of profile "default" stored there \(if any\) is still there: .*did not answer within 700 ms/m);
+    expect(logout.stdout).not.toContain('No key was stored');
+  });
 });

@@ -44,8 +44,11 @@ describe('o on a card checkout', () => {
     chmodSync(path.join(bin, 'xdg-open'), 0o755);
     const env = cleanEnv(dir);
     env.PATH = `${bin}${path.delimiter}${env.PATH ?? ''}`;
-    // Not a desktop: nothing else decides for open() (WSL, a container's host browser).
+    // Not a desktop: nothing else decides for open() (WSL, a container's host browser); a graphical
+    // session is claimed (without one keydeck says there is no browser and shows the link alone).
     delete env.BROWSER;
+    delete env.WSL_DISTRO_NAME;
+    env.DISPLAY = ':0';
 
     app = startApp({ args: ['--sandbox'], env, columns: 100, rows: 30 });
     await walkSandboxSetup(app);

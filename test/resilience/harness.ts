@@ -21,7 +21,7 @@ export const POLL_SECONDS = 2;
 /** The name of the credit key every rig starts with (a second row in the Keys table). */
 export const CREDIT_KEY_NAME = 'chaos-key';
 /** The demo account's subscription key (a row; its name cut to fit 80 columns). */
-export const SUBSCRIPTION_KEY_NAME = 'Standard subscr';
+export const SUBSCRIPTION_KEY_NAME = 'Standard sub';
 
 /**
  * The environment of a clean user (test/e2e/session.ts: no keychain, no CI, temp config and data

@@ -56,10 +56,7 @@ describe.concurrent('the credential', () => {
 
     await app.waitFor('Press enter to use the sandbox’s demo session token', 20_000);
     app.write('\r');
-    await app.waitFor('Name the management key', 15_000);
-    app.write('\r');
-    await app.waitFor('I have saved it', 15_000);
-    app.write('y');
+    // Where the key will go is asked before one is created.
     await app.waitFor('Where to keep the key', 15_000);
     const choice = app.screenText();
     expect(choice).toContain('The OS keychain is unavailable, so the key cannot be stored safely.');
@@ -69,8 +66,13 @@ describe.concurrent('the credential', () => {
     expect(choice).toContain('3  Quit, and set KEYDECK_TOKEN myself');
     expect(choice).not.toMatch(/mk_[A-Za-z0-9_-]{16,}/);
 
-    // The plaintext file, chosen knowingly: stored with mode 0600, and the header warns.
+    // The plaintext file, chosen knowingly: then the key is created, shown once, stored with
+    // mode 0600, and the header warns.
     app.write('1');
+    await app.waitFor('Name the management key', 15_000);
+    app.write('\r');
+    await app.waitFor('I have saved it', 15_000);
+    app.write('y');
     await app.waitFor(SUBSCRIPTION_KEY_NAME, 15_000);
     await app.waitFor('stored in plaintext');
     const file = path.join(dir, 'config', 'credentials.json');

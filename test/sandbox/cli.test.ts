@@ -1,7 +1,7 @@
 /**
  * `keydeck sandbox` from the built CLI (dist/cli.js, built by test/global-setup.ts): the two
  * stdout lines, a working server, the request log on stderr, a clean exit 0 on SIGTERM and
- * SIGINT, and the same session token after a restart with the same database.
+ * SIGINT, the same session token after a restart with the same database, and `--dialect`.
  *
  * The built package (dist/ and package.json) is copied to a temp dir first and run from there,
  * so a concurrent rebuild of dist/ by another suite cannot pull files from under the test.
@@ -129,5 +129,18 @@ describe('keydeck sandbox', () => {
     expect(taken.stderr()).toMatch(/already in use/);
     holder.child.kill('SIGTERM');
     expect((await holder.exit).code).toBe(0);
+  });
+
+  it('--dialect docs-v1 answers as the older pages (bare, money as strings); an unknown dialect exits 2', async () => {
+    const running = run(['sandbox', '--port', '0', '--db', join(dir, 'dialect.db'), '--dialect', 'docs-v1']);
+    const { url, token } = await started(running);
+    const res = await fetch(`${url}/api/billing/credits`, { headers: { authorization: `Bearer ${token}` } });
+    expect(await res.json()).toEqual({ totalTopUp: '25.00', remaining: '25.00', hasCreditKey: false, creditKeyId: null });
+    running.child.kill('SIGTERM');
+    expect((await running.exit).code).toBe(0);
+
+    const bad = run(['sandbox', '--port', '0', '--db', join(dir, 'dialect.db'), '--dialect', 'docs-v3']);
+    expect((await bad.exit).code).toBe(2);
+    expect(bad.stderr()).toMatch(/--dialect/);
   });
 });

@@ -32,6 +32,31 @@ async function clearField(u: TuiHandle, length: number) {
 const SK = /sk_[A-Za-z0-9_-]{16,}/;
 
 describe('Keys pane', () => {
+  it('messages belong to their screen: the new key’s default name is a placeholder, "press y" goes with the reveal, a pane switch clears the pane’s message; at $0 the empty pane says to top up first', async () => {
+    const empty = open(await sb.fundedUser(0));
+    await empty.ui.waitFor('no keys yet; balance $0: top up first (3, then t), then press n');
+    empty.ui.unmount();
+
+    const { ui } = open(await sb.fundedUser(25));
+    await ui.waitFor('no keys yet: press n');
+    await ui.press('n');
+    await ui.waitFor(/enter saves "credit-\d{8}-\d{4}"/);
+    // The first key typed starts the name: nothing is appended to the default.
+    await ui.type('web');
+    await ui.waitFor(/name: web/);
+    await ui.press(KEYS.enter);
+    await ui.waitFor(SK);
+    await ui.press(KEYS.esc);
+    await ui.waitFor('press y once you have saved the key');
+    await ui.press('y');
+    await ui.waitFor('gone from the screen');
+    expect(ui.lastFrame()).not.toContain('press y once');
+    await ui.press('s');
+    await ui.waitFor('sorted by name');
+    await ui.press('2');
+    await ui.waitFor((f) => f.includes('▶2 Management keys') && !f.includes('sorted by name'));
+  });
+
   it('creates a credit key and shows its value once: gone after "I have saved it"', async () => {
     const token = await sb.fundedUser(25);
     const { services, ui } = open(token);

@@ -43,9 +43,11 @@ describe('Management keys pane', () => {
 
     await ui.press('n');
     await ui.waitFor('New management key');
-    expect(ui.lastFrame()).toContain('keydeck@testhost');
-    for (let i = 0; i < 20; i++) await ui.press(KEYS.backspace);
+    // The default (host, profile, date) is a placeholder: the first key typed starts a new name.
+    expect(ui.lastFrame()).toMatch(/enter saves "keydeck@testhost test \d{4}-\d\d-\d\d"/);
     await ui.type('ci-admin');
+    await ui.waitFor(/name: ci-admin/);
+    expect(ui.lastFrame()).not.toContain('keydeck@testhost');
     await ui.press(KEYS.enter);
     const secret = MK.exec(await ui.waitFor(MK))![0];
     const before = ui.frames().length;
@@ -59,6 +61,9 @@ describe('Management keys pane', () => {
     await ui.press('g', 'd');
     await ui.waitFor('Delete the management key "ci-admin"?');
     expect(ui.lastFrame()).not.toContain('keydeck will be signed out');
+    // Beside the name: what tells it apart from keys of the same name.
+    const created = (await api.listManagementKeys()).find((k) => k.name === 'ci-admin')!;
+    expect(ui.lastFrame()).toMatch(new RegExp(`prefix ${created.keyPrefix} · created \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC · last used never`));
     await ui.type('ci-admin');
     await ui.press(KEYS.enter);
     await ui.waitFor('deleted the management key "ci-admin"');
@@ -79,7 +84,12 @@ describe('Management keys pane', () => {
     await ui.press('y');
     await ui.waitFor(`◆ keydeck@testhost`);
     expect(ui.lastFrame()).toContain(`key ${secret.slice(0, 11)}`);
-    expect(await api.listManagementKeys()).toHaveLength(2);
+    const names = (await api.listManagementKeys()).map((k) => k.name);
+    expect(names).toHaveLength(2);
+    expect(names).toContainEqual(expect.stringMatching(/^keydeck@testhost test \d{4}-\d\d-\d\d$/));
+    // A second key of the same day gets a name of its own.
+    await ui.press('n');
+    await ui.waitFor(/enter saves "keydeck@testhost test \d{4}-\d\d-\d\d \(2\)"/);
   });
 
   it('deleting the key in use warns first, then signs out, clears the stored key and returns to setup', async () => {

@@ -14,6 +14,11 @@ export interface PromptDialogProps {
   readonly title: string;
   readonly label: string;
   readonly initial?: string;
+  /**
+   * A default (issue 19): shown as the field's placeholder while it is empty, and submitted when
+   * enter is pressed on an empty field; the first key typed starts a new value (never appends).
+   */
+  readonly defaultValue?: string;
   /** Lines shown above the field. */
   readonly message?: readonly string[];
   /** Why `value` is refused, or undefined when it is fine. */
@@ -29,13 +34,14 @@ export function PromptDialog(props: PromptDialogProps) {
   const field = useTextField(props.initial ?? '');
   const value = field.value;
   const [tried, setTried] = useState(false);
-  const problem = props.validate?.(value);
+  const effective = (v: string) => (v.trim() === '' && props.defaultValue !== undefined ? props.defaultValue : v);
+  const problem = props.validate?.(effective(value));
   useKeymap(
     'prompt',
     {
       'prompt.submit': () => {
         setTried(true);
-        const live = field.current();
+        const live = effective(field.current());
         if (!props.validate?.(live)) props.onSubmit(live.trim());
       },
       'prompt.cancel': props.onCancel,
@@ -51,10 +57,14 @@ export function PromptDialog(props: PromptDialogProps) {
       ))}
       <Box>
         <Text>{`${props.label}: `}</Text>
-        <TextField field={field} />
+        <TextField field={field} {...(props.defaultValue !== undefined && { placeholder: props.defaultValue })} />
       </Box>
       <Text color={problem ? theme.danger : theme.muted} wrap="wrap">
-        {problem && (tried || value !== (props.initial ?? '')) ? `✕ ${problem}` : 'enter saves · esc cancels'}
+        {problem && (tried || value !== (props.initial ?? ''))
+          ? `✕ ${problem}`
+          : props.defaultValue !== undefined && value.trim() === ''
+            ? `enter saves "${props.defaultValue}" (or type another name) · esc cancels`
+            : 'enter saves · esc cancels'}
       </Text>
     </Dialog>
   );

@@ -16,6 +16,11 @@ export interface TypeToConfirmDialogProps {
   readonly message: readonly string[];
   /** The text to type (a key's name). */
   readonly expected: string;
+  /**
+   * What tells this item apart from others of the same name, shown beside the name (a management
+   * key's prefix, created and last used: issue 19).
+   */
+  readonly details?: readonly string[];
   readonly onConfirm: () => void;
   readonly onCancel: () => void;
   readonly columns: number;
@@ -43,6 +48,11 @@ export function TypeToConfirmDialog(props: TypeToConfirmDialogProps) {
           {line}
         </Text>
       ))}
+      {props.details && props.details.length > 0 ? (
+        <Text color={theme.muted} wrap="wrap">
+          {props.details.join(' · ')}
+        </Text>
+      ) : null}
       <Text wrap="wrap">{`Type the name to confirm: ${visible(props.expected)}`}</Text>
       <Box>
         <Text>{'> '}</Text>

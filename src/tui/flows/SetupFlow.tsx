@@ -6,7 +6,7 @@
  * 3. verified against the service; with a session token, where the key can be stored is decided
  *    first (the keychain is probed with a write; when it is unavailable: the plaintext file, this
  *    session only, or quit and set KEYDECK_TOKEN), then a management key is named (default
- *    `keydeck@<hostname>`), created, shown once (copy; "I have saved it"), and stored for this
+ *    `keydeck@<hostname> <profile> <date>`, unique), created, shown once (copy; "I have saved it"), and stored for this
  *    service's origin (src/credentials/origin.ts). "This session only" creates no key (the session
  *    token is used in memory); a key created but then not stored is deleted again on the service;
  * 4. the Keys pane. The session token is never stored anywhere; the base URL set up against is
@@ -16,6 +16,7 @@
 import { tokenKind } from '../../credentials/token.js';
 import { insecureHttpProblem, normalizeBaseUrl } from '../../api/baseUrl.js';
 import { originTarget } from '../../credentials/origin.js';
+import { managementKeyName } from '../../credentials/keyName.js';
 import { useEffect, useRef, useState } from 'react';
 import { Box, Text } from 'ink';
 import { keyNameProblem } from '../../api/schemas.js';
@@ -59,7 +60,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
   const services = useServices();
   const session = useSession();
   const { signIn } = useSessionActions();
-  const flash = useFlash();
+  const flash = useFlash({ owned: false });
   const sandbox = services.target === 'sandbox';
   const initialUrl = session.baseUrl ?? services.profile.baseUrl;
   const [baseUrl, setBaseUrl] = useState<string | undefined>(initialUrl);
@@ -68,6 +69,8 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
   const sessionToken = useRef<string | undefined>(undefined);
   /** The management key to store (created or pasted). */
   const managementKey = useRef<string | undefined>(undefined);
+  /** The default name of the key to create (`keydeck@host profile date`, unique), set once the token works. */
+  const defaultName = useRef<string | undefined>(undefined);
   /** The key created in this setup (id for deleting it again when it cannot be stored). */
   const createdKey = useRef<{ id: string; name: string; keyPrefix: string } | undefined>(undefined);
   /** Where the key will go, decided before one is created: the keychain, the plaintext file (consented), or memory. */
@@ -127,6 +130,11 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
       return;
     }
     sessionToken.current = token;
+    // The new key's default name: meaningful and unique among the account's keys (issue 19).
+    const taken = await clientFor(token)
+      .listManagementKeys()
+      .then((list) => list.map((k) => k.name), () => [] as string[]);
+    defaultName.current = managementKeyName({ host: services.hostname, profile: services.profile.name, now: (services.now ?? Date.now)() }, taken);
     // Where the key will go is known before one is created: a key nobody can keep is never made.
     const status = await services.store.keychainStatus({ write: true });
     if (status.available) {
@@ -300,9 +308,12 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
         return (
           <TextStep
             key="name"
-            lines={['The token works. keydeck now creates a management key (mk_…) of its own, so the session token is never needed again.']}
+            lines={[
+              'The token works. keydeck now creates a management key (mk_…) of its own, so the session token is never needed again.',
+              'Name it so you can tell it apart later (enter keeps the name shown).',
+            ]}
             label="name"
-            initial={`keydeck@${services.hostname}`}
+            defaultValue={defaultName.current ?? managementKeyName({ host: services.hostname, profile: services.profile.name, now: (services.now ?? Date.now)() })}
             error={step.error}
             validate={keyNameProblem}
             onSubmit={(v) => void submitName(v)}

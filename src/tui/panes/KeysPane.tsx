@@ -16,7 +16,7 @@ import { PromptDialog } from '../components/PromptDialog.js';
 import { RevealDialog } from '../components/RevealDialog.js';
 import { TypeToConfirmDialog } from '../components/TypeToConfirmDialog.js';
 import { useAccountData } from '../contexts/AccountDataContext.js';
-import { useBalanceRefresh } from '../contexts/BalanceContext.js';
+import { useBalance, useBalanceRefresh } from '../contexts/BalanceContext.js';
 import { useKeymap } from '../contexts/KeymapContext.js';
 import { useServiceClock, useSession } from '../contexts/SessionContext.js';
 import { paidTimeLost } from '../../api/keyStatus.js';
@@ -72,6 +72,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   const { keys } = useAccountData();
   useReloadWhenShown(keys, active);
   const refreshBalance = useBalanceRefresh();
+  const balance = useBalance();
   const flash = useFlash();
   const { busy, run } = useActionRunner();
   const [sort, setSort] = useState<KeySort>(KEY_SORTS[0]);
@@ -177,7 +178,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
             title="New credit key"
             message={['A credit key draws on the shared USD balance; its full value is shown once.']}
             label="name"
-            initial={dialog.initial}
+            defaultValue={dialog.initial}
             validate={keyNameProblem}
             onSubmit={(name) => void create(name)}
             onCancel={() => setDialog(undefined)}
@@ -256,7 +257,13 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
         width={size.columns}
         rowOf={(k, isSelected) => keyRow(k, isSelected, now)}
         statusColor={(k) => STATUS_COLORS[keyStatus(k, now)]}
-        emptyText={listEmptyText(keys, 'the keys', 'no keys yet: press n to create a credit key')}
+        emptyText={listEmptyText(
+          keys,
+          'the keys',
+          balance.data !== undefined && balance.data.remaining <= 0
+            ? 'no keys yet; balance $0: top up first (3, then t), then press n'
+            : 'no keys yet: press n to create a credit key',
+        )}
       />
       <KeyDetails item={selected} columns={size.columns} compact={compact} now={now} />
     </Box>

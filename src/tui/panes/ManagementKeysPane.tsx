@@ -8,6 +8,7 @@
 import { useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
 import { keyNameProblem, type ManagementKey } from '../../api/schemas.js';
+import { managementKeyName } from '../../credentials/keyName.js';
 import { originTarget } from '../../credentials/origin.js';
 import { ListTable, listEmptyText } from '../components/ListTable.js';
 import { PromptDialog } from '../components/PromptDialog.js';
@@ -39,7 +40,8 @@ const FOOTER_ROWS = 2;
 
 /** See the module comment. */
 export function ManagementKeysPane({ size, active }: PaneProps) {
-  const now = useClock()();
+  const clock = useClock();
+  const now = clock();
   const services = useServices();
   const session = useSession();
   const { signIn, startSetup } = useSessionActions();
@@ -128,7 +130,13 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
   useKeymap(
     'mgmt',
     {
-      'mgmt.create': client ? () => setDialog({ kind: 'create', initial: `keydeck@${services.hostname}` }) : undefined,
+      'mgmt.create': client
+        ? () =>
+            setDialog({
+              kind: 'create',
+              initial: managementKeyName({ host: services.hostname, profile: services.profile.name, now: clock() }, (managementKeys.data ?? []).map((k) => k.name)),
+            })
+        : undefined,
       'mgmt.delete': selected ? () => setDialog({ kind: 'delete', key: selected, inUse: isInUse(selected) }) : undefined,
     },
     { active: active && !dialog && !busy && !list.filtering },
@@ -144,7 +152,7 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
             title="New management key"
             message={['A management key (mk_…) manages the account through /api/*; its full value is shown once.']}
             label="name"
-            initial={dialog.initial}
+            defaultValue={dialog.initial}
             validate={keyNameProblem}
             onSubmit={(name) => void create(name)}
             onCancel={() => setDialog(undefined)}
@@ -174,6 +182,11 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
                   ]
                 : ['Deleting is permanent: anything using this key loses access to the account at once.']
             }
+            details={[
+              `prefix ${dialog.key.keyPrefix}`,
+              `created ${dateTime(dialog.key.createdAt)}`,
+              `last used ${dialog.key.lastUsedAt ? `${dateTime(dialog.key.lastUsedAt)} (${relativeAgo(dialog.key.lastUsedAt, now)})` : 'never'}`,
+            ]}
             expected={dialog.key.name}
             onConfirm={() => void remove(dialog.key, dialog.inUse)}
             onCancel={() => setDialog(undefined)}

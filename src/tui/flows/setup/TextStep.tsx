@@ -17,6 +17,8 @@ export interface TextStepProps {
   /** Shows `*` instead of the characters (tokens). */
   readonly masked?: boolean;
   readonly placeholder?: string;
+  /** A default (issue 19): the placeholder while the field is empty, and the value enter submits then. */
+  readonly defaultValue?: string;
   /** An error from the last attempt (e.g. the service rejected the token). */
   readonly error?: string | undefined;
   /** Checked on enter: why the value is refused, or undefined. */
@@ -34,7 +36,8 @@ export function TextStep(props: TextStepProps) {
     'setupInput',
     {
       'setup.submit': () => {
-        const value = field.current();
+        const typed = field.current();
+        const value = typed.trim() === '' && props.defaultValue !== undefined ? props.defaultValue : typed;
         const p = props.validate?.(value);
         setProblem(p);
         if (!p) props.onSubmit(value);
@@ -53,10 +56,14 @@ export function TextStep(props: TextStepProps) {
       ))}
       <Box marginTop={1}>
         <Text bold>{`${props.label}: `}</Text>
-        <TextField field={field} mask={props.masked ? '*' : undefined} placeholder={props.placeholder} />
+        <TextField field={field} mask={props.masked ? '*' : undefined} placeholder={props.placeholder ?? props.defaultValue} />
       </Box>
       <Text color={shownError ? theme.danger : theme.muted} wrap="wrap">
-        {shownError ? `✕ ${shownError}` : ' '}
+        {shownError
+          ? `✕ ${shownError}`
+          : props.defaultValue !== undefined && field.value.trim() === ''
+            ? `enter keeps "${props.defaultValue}" (or type another)`
+            : ' '}
       </Text>
     </Box>
   );

@@ -5,14 +5,20 @@
  * the total of top-ups that nothing names is shown as what it is. esc leaves the walk-through
  * while the wait goes on (enter on the Billing pane resumes it); `x` closes a top-up that will not
  * be paid.
+ *
+ * The link comes out whole (issue 19): it is drawn below the dialog's box, on a line of its own
+ * with no border or padding (a mouse selection takes nothing else), as an OSC 8 hyperlink where
+ * the terminal supports one; when `o` finds no browser the link is shown alone.
  */
-import { Text } from 'ink';
+import { useState } from 'react';
+import { Box, Text } from 'ink';
 import { checkoutUrlProblem } from '../../../api/baseUrl.js';
 import { unexplainedRise } from '../../../billing/evidence.js';
 import type { JournalEntry } from '../../../billing/journal.js';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
-import { formatUsd } from '../../format.js';
+import { displayWidth, formatUsd } from '../../format.js';
+import { hyperlink, supportsHyperlinks } from '../../hyperlink.js';
 import { symbols, theme } from '../../theme.js';
 import { visible } from '../../../terminal/sanitize.js';
 import { CARD_WATCH_INTERVAL_MS } from './useTopUpFlow.js';
@@ -25,7 +31,8 @@ export interface CardStepProps {
   readonly message?: FlowMessage | undefined;
   /** `totalTopUp` polled now (USD). */
   readonly totalTopUp?: number | undefined;
-  readonly onOpen: () => void;
+  /** Opens the link; the callback runs when no browser could be opened. */
+  readonly onOpen: (onNoBrowser?: () => void) => void;
   readonly onCopy: () => void;
   readonly onAbandon: () => void;
   readonly onLeave: () => void;
@@ -38,22 +45,45 @@ export function CardStep({ entry, message, totalTopUp, onOpen, onCopy, onAbandon
   const given = entry.sessionUrl;
   const problem = given === undefined ? undefined : checkoutUrlProblem(given);
   const url = problem === undefined ? given : undefined;
+  /** The link alone on screen (no browser here). */
+  const [alone, setAlone] = useState(false);
   useKeymap(
     'topup',
-    { 'topup.open': url ? onOpen : undefined, 'topup.copyUrl': url ? onCopy : undefined, 'topup.abandon': onAbandon, 'topup.leave': onLeave },
+    alone
+      ? { 'topup.copyUrl': url ? onCopy : undefined, 'topup.leave': () => setAlone(false) }
+      : {
+          'topup.open': url ? () => onOpen(() => setAlone(true)) : undefined,
+          'topup.copyUrl': url ? onCopy : undefined,
+          'topup.abandon': onAbandon,
+          'topup.leave': onLeave,
+        },
     { modal: true },
   );
+  const shown = url !== undefined ? visible(url) : undefined;
+  const link = shown !== undefined ? <Text color={theme.accent} wrap="wrap">{hyperlink(url!, shown, supportsHyperlinks())}</Text> : null;
+  const linkRows = shown !== undefined ? Math.max(1, Math.ceil(displayWidth(shown) / Math.max(1, columns))) : 0;
+  if (alone && link) {
+    return (
+      <Box flexDirection="column" width={columns} height={rows}>
+        <Text wrap="wrap">No browser could be opened here. Select the link below and open it where you can pay:</Text>
+        <Text> </Text>
+        {link}
+        <Text> </Text>
+        <Text color={theme.muted} wrap="wrap">c copies it · esc goes back</Text>
+      </Box>
+    );
+  }
   const rise = unexplainedRise('card_checkout', entry.baselineTotalTopUp, totalTopUp);
   const refused = problem ?? (entry.reasonCode === 'checkout_url_refused' ? `${entry.reason ?? 'The checkout link from the service was refused'}.` : undefined);
   return (
-    <Dialog title={`Top up · card checkout · ${formatUsd(entry.amount)} · ${entry.state.replace('_', ' ')}`} columns={columns} rows={rows}>
-      <Text wrap="wrap">Pay on the card processor’s checkout page:</Text>
+    <Box flexDirection="column" width={columns} height={rows}>
+    <Dialog title={`Top up · card checkout · ${formatUsd(entry.amount)} · ${entry.state.replace('_', ' ')}`} columns={columns} rows={Math.max(3, rows - linkRows)}>
       {refused !== undefined ? (
         <Text color={theme.danger} wrap="wrap">{`✕ ${refused}`}</Text>
+      ) : url === undefined ? (
+        <Text color={theme.accent} wrap="wrap">{`(session ${visible(entry.sessionId ?? '?')}: no page address was given)`}</Text>
       ) : (
-        <Text color={theme.accent} wrap="wrap">
-          {url !== undefined ? visible(url) : `(session ${visible(entry.sessionId ?? '?')}: no page address was given)`}
-        </Text>
+        <Text wrap="wrap">Pay on the card processor’s checkout page: its link is below this box, on a line of its own.</Text>
       )}
       {url ? <Text wrap="wrap">o opens it in the browser · c copies the link</Text> : null}
       <Text> </Text>
@@ -66,5 +96,7 @@ export function CardStep({ entry, message, totalTopUp, onOpen, onCopy, onAbandon
         esc leaves (the wait goes on; enter on the Billing pane resumes) · x closes it if you will not pay
       </Text>
     </Dialog>
+    {link}
+    </Box>
   );
 }

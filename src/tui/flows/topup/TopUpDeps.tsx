@@ -20,6 +20,17 @@ export interface TopUpDeps {
   readonly bell?: () => void;
 }
 
+/**
+ * Why no browser can be opened on this machine, or undefined when one may be: on Linux (not WSL)
+ * with no graphical session (`DISPLAY`, `WAYLAND_DISPLAY`) and no `BROWSER` set (a server over
+ * ssh, a container), xdg-open has nothing to open the page with and fails silently (issue 19).
+ */
+export function noBrowserReason(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | undefined {
+  if (platform !== 'linux' || env.BROWSER || env.WSL_DISTRO_NAME) return undefined;
+  if (env.DISPLAY || env.WAYLAND_DISPLAY) return undefined;
+  return 'no graphical session (DISPLAY and WAYLAND_DISPLAY are not set), so there is no browser to open';
+}
+
 let defaults: TopUpDeps | undefined;
 
 /** The real dependencies, created once per process. */
@@ -27,6 +38,8 @@ export function defaultTopUpDeps(): TopUpDeps {
   defaults ??= {
     journal: new TopUpJournal(),
     openUrl: async (url) => {
+      const why = noBrowserReason();
+      if (why !== undefined) throw new Error(why);
       const { default: open } = await import('open');
       await open(url);
     },

@@ -47,7 +47,8 @@ export interface TopUpFlow {
   readonly backToAmount: () => void;
   readonly moveMethod: (delta: number) => void;
   readonly chooseMethod: (method: TopUpMethod) => void;
-  readonly openCheckout: () => void;
+  /** Opens the checkout link in the browser; `onNoBrowser` runs when none could be opened. */
+  readonly openCheckout: (onNoBrowser?: () => void) => void;
   readonly copy: (text: string, what: string) => void;
   readonly setUsdcMode: (mode: UsdcMode) => void;
   readonly verify: (hashText: string) => void;
@@ -425,7 +426,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
     backToAmount: () => setView((v) => (v?.kind === 'method' ? { kind: 'amount', initial: String(v.amount) } : v)),
     moveMethod: (delta) => setView((v) => (v?.kind === 'method' ? { kind: 'method', amount: v.amount, cursor: (v.cursor + delta + METHODS.length) % METHODS.length } : v)),
     chooseMethod,
-    openCheckout: () => {
+    openCheckout: (onNoBrowser) => {
       const url = entry?.sessionUrl;
       if (!url) return;
       // Checked again here: a record may come from an older keydeck.
@@ -436,7 +437,10 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
       }
       deps.openUrl(url).then(
         () => flash('opened the checkout page in the browser', 'ok'),
-        () => flash('could not open a browser here: copy the link (c) and open it yourself', 'warning'),
+        () => {
+          flash('no browser could be opened here: the link is shown alone, ready to select (c copies it)', 'warning');
+          onNoBrowser?.();
+        },
       );
     },
     copy: (text, what) => {

@@ -1,0 +1,108 @@
+/**
+ * Issue 14 §4: every wait and every answer is bounded. A 429 with a Retry-After past Node's timer
+ * limit (24.8 days) is waited as one hour, and said so, in the client and in the TUI (request
+ * count over 10 s); a body past 32 MiB is refused as `invalid_response` whether its length is
+ * declared or not; `keys list` prints 150,000 keys.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { KeydeckClient } from '../../src/api/client.js';
+import { MAX_RESPONSE_BYTES } from '../../src/api/http.js';
+import { MAX_RETRY_AFTER_MS, parseRetryAfterMs } from '../../src/api/retry.js';
+import { scripted } from '../commands/scripted.js';
+import { noKeychainStore, readySession, renderApp, testServices } from '../tui/harness.js';
+import { json, startHostileServer, type HostileServer } from './hostile-server.js';
+
+const TOKEN = 'mk_boundstest0123456789';
+let server: HostileServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('Retry-After', () => {
+  it('is at most an hour, however long the service asks', () => {
+    expect(parseRetryAfterMs('2592000')).toBe(MAX_RETRY_AFTER_MS);
+    expect(parseRetryAfterMs('99999999999999999999')).toBe(MAX_RETRY_AFTER_MS);
+    expect(parseRetryAfterMs(new Date(Date.now() + 40 * 86_400_000).toUTCString())).toBe(MAX_RETRY_AFTER_MS);
+    expect(parseRetryAfterMs('120')).toBe(120_000);
+  });
+
+  it('a 30-day Retry-After: the client says it waits the longest it waits, and does not retry at once', async () => {
+    server = await startHostileServer((_req, res) => json(res, 429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '2592000' }));
+    const client = new KeydeckClient({ baseUrl: server.url, token: TOKEN, timeoutMs: 2000 });
+    const error = await client.getCredits().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'rate_limited', retryAfterMs: MAX_RETRY_AFTER_MS });
+    expect((error as Error).message).toContain('60 min (the longest keydeck waits)');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('the TUI sends a handful of requests in 10 s against a 30-day Retry-After, not thousands', async () => {
+    server = await startHostileServer((_req, res) => json(res, 429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '2592000' }));
+    const s = noKeychainStore();
+    const ui = renderApp(testServices({ store: s.store, baseUrl: server.url, target: 'live', pollIntervalSeconds: 2 }), {
+      session: readySession(server.url, TOKEN),
+      columns: 100,
+      rows: 30,
+    });
+    await ui.waitFor(/retrying|too many requests|rate/i);
+    await new Promise((r) => setTimeout(r, 10_000));
+    // One read of each list and of the balance, perhaps one reload after the first failure: never a storm.
+    expect(server.requests.length).toBeLessThanOrEqual(8);
+    ui.unmount();
+  }, 30_000);
+});
+
+describe('response size', () => {
+  for (const declared of [true, false]) {
+    it(`refuses a body past ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB (${declared ? 'declared' : 'chunked'}) as invalid_response`, async () => {
+      server = await startHostileServer((_req, res) => {
+        const chunk = Buffer.alloc(1024 * 1024, 0x20);
+        const total = 40;
+        res.writeHead(200, { 'content-type': 'application/json', ...(declared && { 'content-length': String(total * chunk.length) }) });
+        let sent = 0;
+        const more = (): void => {
+          while (sent < total) {
+            sent++;
+            if (!res.write(chunk)) return void res.once('drain', more);
+          }
+          res.end();
+        };
+        res.on('error', () => undefined);
+        more();
+      });
+      const client = new KeydeckClient({ baseUrl: server.url, token: TOKEN, timeoutMs: 20_000, retries: 0 });
+      const error = await client.listKeys().catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'invalid_response' });
+      expect((error as Error).message).toContain('larger than 32 MB');
+    });
+  }
+});
+
+describe('many keys', () => {
+  it('keys list prints 150,000 keys (no stack overflow)', async () => {
+    const keys = Array.from({ length: 150_000 }, (_, i) => ({
+      id: `k_${i}`,
+      name: `key-${i}`,
+      keyPlan: 'credits',
+      keyType: 'credit',
+      isActive: true,
+      createdAt: '2026-01-01T00:00:00Z',
+    }));
+    const body = JSON.stringify(keys);
+    server = await startHostileServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    });
+    const cli = scripted(server.url);
+    try {
+      const r = await cli.run(TOKEN, ['keys', 'list'], { KEYDECK_TIMEOUT_MS: '60000' });
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const lines = r.stdout.trimEnd().split('\n');
+      expect(lines).toHaveLength(150_001);
+      expect(lines.at(-1)).toMatch(/^k_149999 +key-149999 +credit/);
+    } finally {
+      cli.home.remove();
+    }
+  }, 60_000);
+});
