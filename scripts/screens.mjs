@@ -217,7 +217,7 @@ try {
   await app.waitFor('amount USD: 50');
   app.write('\r');
   await app.waitFor('USDC');
-  app.write('1');
+  app.write('u\r'); // select USDC, enter goes on (digits do nothing on the method step)
   const step = await settled(app, /To address +0x[0-9a-fA-F]{40}/);
   app.write('v');
   const qr = await settled(app, 'Scan with a wallet');

@@ -14,7 +14,7 @@ import { byId, printData, type CommandDeps, type JsonFlag, type YesFlag } from '
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { keyStatus, paidTimeLost } from '../api/keyStatus.js';
 import { parseKeyId, parseKeyName } from './input.js';
-import { canPrompt, ExitCode, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { canPrompt, ExitCode, fail, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalText } from './table.js';
 import { visible } from '../terminal/sanitize.js';
 
@@ -117,9 +117,17 @@ export async function keysSetActive(
   const { client } = await openSession(globals, deps.session);
   // The key as listed (its name, whether it is an expired subscription, its paid time left), by
   // the service's clock (the list's HTTP Date); undefined when it cannot be read.
-  const key = !isActive ? await findQuietly(() => client.listKeys(), keyId) : undefined;
+  const key = await findQuietly(() => client.listKeys(), keyId);
   const now = client.serviceNow();
   const expired = key !== undefined && keyStatus(key, now) === 'expired';
+  // An ended subscription cannot be switched back on (§3): said before anything is sent, with
+  // what does work, instead of the service's bare refusal.
+  if (isActive && expired) {
+    fail(
+      ExitCode.refused,
+      `subscription_ended: the key "${visible(key.name)}" (id ${keyId}) is a subscription whose paid period has ended, so it cannot be enabled again; a new subscription payment creates a new key. Nothing was sent`,
+    );
+  }
   const label = key !== undefined ? `the key "${visible(key.name)}" (id ${keyId})` : `the key ${keyId}`;
   if (!isActive) {
     const lost = key ? paidTimeLost(key, 'deactivate', now) : undefined;

@@ -13,6 +13,7 @@ import { KeydeckClient, type ClientNotice } from '../api/client.js';
 import type { Dialect } from '../sandbox/dialect.js';
 import { clientTimeoutFromEnv, ConfigError, resolveProfile, updateConfig } from '../config/index.js';
 import { createCredentialStore } from '../credentials/index.js';
+import { guardedStdout } from '../terminal/outputGuard.js';
 import { App } from './App.js';
 import { copyText } from './clipboard.js';
 import { createLifecycle } from './lifecycle.js';
@@ -220,7 +221,8 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
 
-  instance = render(<App services={services} />, RENDER_OPTIONS);
+  // Ink's stdout, with a last net under it: only the sequences Ink writes get through (src/terminal/outputGuard.ts).
+  instance = render(<App services={services} />, { ...RENDER_OPTIONS, stdout: guardedStdout(process.stdout) });
   // After a resize storm, one full repaint puts right what racing frames left (repaint.ts).
   const stopRepainting = repaintAfterResize({
     stdout: process.stdout,

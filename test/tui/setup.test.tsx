@@ -141,6 +141,30 @@ describe('guided setup', () => {
     expect(await sb.client(sb.demoToken).listManagementKeys()).toHaveLength(before);
   });
 
+  it('a key stored for another service is never sent to this one: setup opens for this service, and names the key it would replace only for its own', async () => {
+    const token = await sb.newUser();
+    const { store: credentials } = store();
+    const created = await sb.client(token).createManagementKey({ name: 'stored' });
+    // Stored for the sandbox's origin; keydeck is then pointed (as with --base-url) at another origin.
+    await credentials.set('test', created.apiKey, { origin: new URL(sb.url).origin, insecureStorage: true });
+    const other = sb.url.replace('127.0.0.1', 'localhost');
+    const services = testServices({ store: credentials, target: 'live', baseUrl: other, savedBaseUrl: sb.url });
+    ui = renderApp(services);
+    await ui.waitFor('Where is the service?');
+    expect(ui.lastFrame()).not.toMatch(/rejected|revoked/);
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Your token');
+    expect(ui.lastFrame()).not.toContain('already stored');
+
+    // Pointed at its own service, the same setup (after S, say) names the key it would replace.
+    ui.unmount();
+    ui = renderApp(testServices({ store: credentials, target: 'live', baseUrl: sb.url }), { session: { phase: 'setup', baseUrl: sb.url, rejected: false } });
+    await ui.waitFor('Where is the service?');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Your token');
+    await ui.waitFor(`A key (${created.keyPrefix}…) is already stored for this service`);
+  });
+
   it('takes an existing mk_ as it is: no new management key is created', async () => {
     const token = await sb.newUser();
     const created = await sb.client(token).createManagementKey({ name: 'existing' });

@@ -31,7 +31,10 @@ describe('shell', () => {
     await ui.waitFor('Standard subscription');
     expect(ui.lastFrame()).toContain('SANDBOX');
     await ui.waitFor('$25.00 left');
-    expect(lines(ui.lastFrame()).at(-1)).toMatch(/^q quit {2}\? help {2}n new/);
+    // The hint bar keeps ? first and drops what does not fit whole (never a cut hint).
+    const hints = lines(ui.lastFrame()).at(-1)!;
+    expect(hints).toMatch(/^\? help {2}q quit {2}n new/);
+    expect(hints).not.toContain('…');
 
     await ui.press('2');
     await ui.waitFor('key prefix');
@@ -50,16 +53,23 @@ describe('shell', () => {
     expect(ui.lastFrame()).toContain('Everywhere');
     expect(ui.lastFrame()).toContain('ctrl-c');
     expect(ui.lastFrame()).not.toContain('Keys pane (1)');
-    await ui.press('j');
+    // PgDn turns a whole screenful: the next page starts where the last one ended.
+    const [, first, last] = /Key bindings (\d+)–(\d+) of/.exec(ui.lastFrame())!;
+    expect(Number(first)).toBe(1);
+    await ui.press(KEYS.pgDn);
+    await ui.waitFor(`Key bindings ${Number(last) + 1}–`);
     await ui.waitFor('Keys pane (1)');
+    // No description is cut: long ones wrap under themselves.
+    expect(ui.lastFrame()).not.toMatch(/…\s*│/);
     // q closes the overlay, it does not quit.
     await ui.press('q');
     await ui.waitFor('Standard subscription');
     expect(svc.exits).toEqual([]);
     await ui.press('q');
     expect(svc.exits).toEqual([{ code: 0 }]);
+    // ctrl-c: 130, as shells expect.
     await ui.press(KEYS.ctrlC);
-    expect(svc.exits).toHaveLength(2);
+    expect(svc.exits).toEqual([{ code: 0 }, { code: 130 }]);
   });
 
   it('says the stored key was rejected (401) and offers the guided setup again with S', async () => {

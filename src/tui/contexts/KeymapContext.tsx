@@ -69,6 +69,7 @@ interface Registry {
   readonly nextOrder: () => number;
   readonly active: () => ActiveAction[];
   readonly quit: () => void;
+  readonly interrupt: () => void;
 }
 
 /** Stable registry functions (consumers never re-render because of it). */
@@ -87,19 +88,27 @@ function boundIds(handlers: KeyHandlers): string {
 
 /** Props of {@link KeymapProvider}. */
 export interface KeymapProviderProps {
-  /** Called for ctrl-c wherever the user is. */
+  /** Called for `q` (and {@link useQuit}): leave normally (exit 0). */
   readonly onQuit: () => void;
+  /**
+   * Called for ctrl-c wherever the user is (exit 130, as shells expect); default `onQuit`. A
+   * modal scope may claim ctrl-c first by binding a row of its own with the key `ctrl-c` (the
+   * one-time reveal asks before a key that was never copied is lost).
+   */
+  readonly onInterrupt?: () => void;
   readonly children?: ReactNode;
 }
 
 /** Owns the registry and the single input dispatcher of the app. */
-export function KeymapProvider({ onQuit, children }: KeymapProviderProps) {
+export function KeymapProvider({ onQuit, onInterrupt, children }: KeymapProviderProps) {
   const regs = useRef(new Map<string, Registration>());
   const sinks = useRef(new Map<string, { readonly sink: TextSink; readonly order: number }>());
   const order = useRef(0);
   const [version, setVersion] = useState(0);
   const quitRef = useRef(onQuit);
   quitRef.current = onQuit;
+  const interruptRef = useRef(onInterrupt ?? onQuit);
+  interruptRef.current = onInterrupt ?? onQuit;
 
   const active = useCallback((): ActiveAction[] => {
     const out: ActiveAction[] = [];
@@ -142,17 +151,21 @@ export function KeymapProvider({ onQuit, children }: KeymapProviderProps) {
       nextOrder: () => ++order.current,
       active,
       quit: () => quitRef.current(),
+      interrupt: () => interruptRef.current(),
     }),
     [active],
   );
 
   /** Hands one key or paste to whoever has the keyboard now. */
   const dispatch = (item: InputItem): void => {
+    const chosen = chooseRegistrations([...regs.current.values()]);
     if ('event' in item && item.event.name === 'ctrl-c') {
-      quitRef.current();
+      const modal = chosen.length === 1 && chosen[0]!.modal ? chosen[0] : undefined;
+      const claimed = modal ? findHandler(modal, 'ctrl-c') : undefined;
+      if (claimed) claimed();
+      else interruptRef.current();
       return;
     }
-    const chosen = chooseRegistrations([...regs.current.values()]);
     const sink = topSink(sinks.current);
     if ('paste' in item) {
       if (sink && chosen.some((r) => r.textEntry)) sink.paste(item.paste);
@@ -300,7 +313,12 @@ export function useActiveActions(): ActiveAction[] {
   return registry.active();
 }
 
-/** Asks the app to quit (the same path as ctrl-c). */
+/** Asks the app to quit (the same path as `q`: exit 0). */
 export function useQuit(): () => void {
   return useRegistry().quit;
+}
+
+/** Asks the app to end as ctrl-c does (exit 130), past any modal's claim on ctrl-c. */
+export function useInterrupt(): () => void {
+  return useRegistry().interrupt;
 }

@@ -14,7 +14,7 @@ import { METHODS, type FlowMessage } from './flowState.js';
 import { FlowMessageView } from './FlowMessageView.js';
 
 const DESCRIPTIONS: Record<TopUpMethod, [string, string]> = {
-  usdc: ['USDC on Base', 'send USDC to a deposit address from a wallet, then verify the transaction'],
+  usdc: ['USDC on Base', 'send USDC from a wallet, then verify the transfer'],
   card_checkout: ['Card checkout', 'pay on the card processor’s page in the browser'],
   card_direct: ['Card direct', 'charge the card on file (asks first)'],
 };
@@ -66,11 +66,11 @@ export function MethodStep(props: MethodStepProps) {
         const [label, what] = DESCRIPTIONS[method];
         return (
           <Box key={method}>
-            {/* The labels keep their width (aligned, never wrapped); the descriptions are truncated. */}
+            {/* The labels keep their width (aligned, never wrapped); the descriptions wrap (never cut). */}
             <Box flexShrink={0} width={LABEL_WIDTH}>
               <Text inverse={on} bold={on}>{`${on ? symbols.selected : ' '} ${METHOD_LETTERS[method]} ${label}`}</Text>
             </Box>
-            <Text color={theme.muted} wrap="truncate">{`  ${what}`}</Text>
+            <Text color={theme.muted} wrap="wrap">{`  ${what}`}</Text>
           </Box>
         );
       })}

@@ -5,6 +5,7 @@
  * as `0x` + 64 hex while typed) and verified with the same amount; each refusal is explained.
  * With a sandbox, `s` simulates the transfer.
  */
+import { visible } from '../../../terminal/sanitize.js';
 import { useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
 import { BASE_CHAIN_ID, USDC_BASE_CONTRACT, usdcTransferUri } from '../../../billing/eip681.js';
@@ -88,7 +89,7 @@ export function UsdcStep(props: UsdcStepProps) {
         {fits && qrRows ? <QrCode lines={qrRows} /> : null}
         <Text wrap="truncate">
           {fits
-            ? `Scan with a wallet: ${amountText} USDC (token ${USDC_BASE_CONTRACT}) on Base to ${entry.address ?? '?'} · v or esc back`
+            ? `Scan with a wallet: ${visible(amountText)} USDC (token ${USDC_BASE_CONTRACT}) on Base to ${entry.address ?? '?'} · v or esc back`
             : `The QR code needs ${qr?.columns ?? '?'}×${(qr?.rows ?? 0) + 1} cells; this area is ${columns}×${rows}: enlarge the terminal. v or esc back`}
         </Text>
       </Box>
@@ -102,7 +103,7 @@ export function UsdcStep(props: UsdcStepProps) {
       <Text bold wrap="truncate">{`Top up · USDC on Base · ${formatUsd(entry.amount)} · ${stateLabel(entry.state)}`}</Text>
       <Text wrap="truncate">
         {'Send exactly  '}
-        <Text bold>{`${amountText} USDC`}</Text>
+        <Text bold>{`${visible(amountText)} USDC`}</Text>
         {entry.amountSent !== undefined ? <Text color={theme.muted}>{` (verifying for ${formatUsd(entry.amountSent)})`}</Text> : null}
       </Text>
       <Text wrap="truncate">

@@ -5,6 +5,11 @@
  * connection state. Polls through the shell's {@link usePolling} (interval ≥ 2 s, jitter,
  * backoff, one request in flight) and rings the bell once per crossing of the threshold.
  * `q` or ctrl-c leaves (through the key-action table's `quit` row), `r` polls now.
+ *
+ * It fits its pane and never cuts a figure (issue 19): from 80 columns and 8 rows the figures
+ * share lines; below that it reflows to one figure a line, most important first (remaining,
+ * runs out, spend, then the rest) and shows as many as the rows hold. A line that would not fit
+ * whole is shortened by dropping parts (the title) or left out, never cut with "…".
  */
 import { Box, Text } from 'ink';
 import { useMemo, useState } from 'react';
@@ -15,7 +20,7 @@ import type { MonitorSettings } from '../../../../billing/settings.js';
 import type { HistorySeries } from '../../../../billing/historyStore.js';
 import { connectionState, hostLabel } from '../../../components/Header.js';
 import { useKeymap } from '../../../contexts/KeymapContext.js';
-import { formatUsd } from '../../../format.js';
+import { displayWidth, formatUsd, wrapWords } from '../../../format.js';
 import { usePolling } from '../../../hooks/usePolling.js';
 import { useTick } from '../../../hooks/useTick.js';
 import { theme } from '../../../theme.js';
@@ -32,6 +37,8 @@ export interface MonitorViewProps {
   readonly onQuit: () => void;
   /** Width in cells. */
   readonly columns: number;
+  /** Height of the terminal in rows (default: as many as the full layout needs). */
+  readonly rows?: number;
   /** Clock (epoch ms). Default Date.now. */
   readonly now?: () => number;
   /** Rings the bell (default BEL to stdout). */
@@ -41,7 +48,16 @@ export interface MonitorViewProps {
 }
 
 /** See the module comment. */
-export function MonitorView({ settings, getCredits, onQuit, columns, now = Date.now, bell, series }: MonitorViewProps) {
+/** Rows and columns from which the figures share lines. */
+export const MONITOR_FULL_LAYOUT = { columns: 80, rows: 8 } as const;
+
+/** The longest of `variants` (in order of preference) that fits `width` cells; undefined when none does. */
+function fitting(variants: readonly string[], width: number): string | undefined {
+  return variants.find((v) => displayWidth(v) <= width);
+}
+
+/** See the module comment. */
+export function MonitorView({ settings, getCredits, onQuit, columns, rows = MONITOR_FULL_LAYOUT.rows, now = Date.now, bell, series }: MonitorViewProps) {
   const poll = usePolling<CreditBalance>((signal) => getCredits({ signal }), { intervalMs: settings.intervalSeconds * 1000 });
   const [historyProblem, setHistoryProblem] = useState<string | undefined>(undefined);
   const monitor = useBalanceMonitor(poll, { alertBelowUsd: settings.alertBelowUsd, ...(bell && { bell }), series, onHistoryError: setHistoryProblem, now });
@@ -51,37 +67,74 @@ export function MonitorView({ settings, getCredits, onQuit, columns, now = Date.
   const data = poll.data;
   const trend = useMemo(() => trendOf(monitor.history, data?.remaining, t), [monitor.history, monitor.history.version, data, t]); // eslint-disable-line react-hooks/exhaustive-deps
   const conn = connectionState(poll, false, t);
-  const width = Math.max(20, columns);
-  const title = `keydeck monitor · ${settings.profileName}@${hostLabel(settings.baseUrl)} · every ${settings.intervalSeconds} s${settings.alertBelowUsd !== undefined ? ` · alert below ${formatUsd(settings.alertBelowUsd)}` : ''} · q quits`;
+  const width = Math.max(10, columns);
+  const host = `${settings.profileName}@${hostLabel(settings.baseUrl)}`;
+  const alertPart = settings.alertBelowUsd !== undefined ? ` · alert below ${formatUsd(settings.alertBelowUsd)}` : '';
+  const title = fitting(
+    [
+      `keydeck monitor · ${host} · every ${settings.intervalSeconds} s${alertPart} · q quits`,
+      `keydeck monitor · ${host} · every ${settings.intervalSeconds} s · q quits`,
+      `keydeck monitor · ${host} · q quits`,
+      'keydeck monitor · q quits',
+      'q quits',
+    ],
+    width,
+  );
+  const connText = `${conn.text}${poll.error !== undefined && data ? ' (last known figures)' : ''}`;
   if (!data) {
     return (
       <Box flexDirection="column" width={width}>
-        <Text color={theme.muted} wrap="truncate">{title}</Text>
-        <Text color={conn.color} wrap="truncate">{poll.error === undefined ? 'reading the balance…' : conn.text}</Text>
+        {title !== undefined && rows > 1 ? <Text color={theme.muted}>{title}</Text> : null}
+        <Text color={conn.color}>{wrapWords(poll.error === undefined ? 'reading the balance…' : conn.text, width, Math.max(1, rows - 1)).join('\n')}</Text>
       </Box>
     );
   }
   const alert = balanceAlert(data.remaining, settings.alertBelowUsd);
-  const spark = balanceSparkline(monitor.history.samples(), width - 6);
+  const remaining = `remaining ${formatUsd(data.remaining)}`;
+  const spent = `spent ${formatUsd(spentSoFar(data.totalTopUp, data.remaining))}`;
+  const runsOut = `runs out ${formatRunOut(trend.runOut)}`;
+  const burn = burnRatesLine(trend);
+  const full = width >= MONITOR_FULL_LAYOUT.columns && rows >= MONITOR_FULL_LAYOUT.rows;
+  if (full) {
+    const spark = balanceSparkline(monitor.history.samples(), width - 6);
+    return (
+      <Box flexDirection="column" width={width}>
+        {title !== undefined ? <Text color={theme.muted}>{title}</Text> : null}
+        <Text wrap="wrap">
+          <Text bold color={alert.color}>{remaining}</Text>
+          {alert.word ? <Text color={alert.color}>{`  ${alert.word}`}</Text> : null}
+          {`  · total top-ups ${formatUsd(data.totalTopUp)} · ${spent} · credit keys ${data.creditKeyCount}`}
+        </Text>
+        <Text wrap="truncate">
+          <Text color={theme.muted}>trend </Text>
+          <Text color={theme.accent}>{spark || '…'}</Text>
+        </Text>
+        <Text wrap="wrap">{burn}</Text>
+        <Text wrap="wrap">{runsOut}</Text>
+        {historyProblem ? <Text color={theme.warning} wrap="wrap">{`⚠ ${historyProblem}; the history is kept in memory`}</Text> : null}
+        <Text color={conn.color} wrap="wrap">{connText}</Text>
+      </Box>
+    );
+  }
+  // One figure a line, most important first; each line whole or not at all.
+  const candidates: Array<{ text: string | undefined; color?: string; bold?: boolean }> = [
+    { text: fitting([alert.word ? `${remaining}  ${alert.word}` : remaining, remaining], width), color: alert.color, bold: true },
+    ...(alert.word && displayWidth(`${remaining}  ${alert.word}`) > width ? [{ text: fitting([alert.word], width), color: alert.color }] : []),
+    { text: fitting([runsOut, `runs out ${formatRunOut(trend.runOut).replace(/ \(.*\)$/, '')}`], width) },
+    { text: fitting([spent], width) },
+    { text: fitting([`total top-ups ${formatUsd(data.totalTopUp)}`, `top-ups ${formatUsd(data.totalTopUp)}`], width) },
+    { text: fitting([`credit keys ${data.creditKeyCount}`], width) },
+    { text: fitting([connText, conn.text, conn.text.split(' · ')[0] ?? conn.text], width), color: conn.color },
+    { text: title, color: theme.muted },
+  ];
+  const shown = candidates.filter((c) => c.text !== undefined).slice(0, Math.max(1, rows - 1));
   return (
     <Box flexDirection="column" width={width}>
-      <Text color={theme.muted} wrap="truncate">{title}</Text>
-      <Text wrap="truncate">
-        <Text bold color={alert.color}>{`remaining ${formatUsd(data.remaining)}`}</Text>
-        {alert.word ? <Text color={alert.color}>{`  ${alert.word}`}</Text> : null}
-        {`  · total top-ups ${formatUsd(data.totalTopUp)} · spent ${formatUsd(spentSoFar(data.totalTopUp, data.remaining))} · credit keys ${data.creditKeyCount}`}
-      </Text>
-      <Text wrap="truncate">
-        <Text color={theme.muted}>trend </Text>
-        <Text color={theme.accent}>{spark || '…'}</Text>
-      </Text>
-      <Text wrap="truncate">{burnRatesLine(trend)}</Text>
-      <Text wrap="truncate">{`runs out ${formatRunOut(trend.runOut)}`}</Text>
-      {historyProblem ? <Text color={theme.warning} wrap="truncate">{`⚠ ${historyProblem}; the history is kept in memory`}</Text> : null}
-      <Text color={conn.color} wrap="truncate">
-        {conn.text}
-        {poll.error !== undefined ? ' (last known figures)' : ''}
-      </Text>
+      {shown.map((c, i) => (
+        <Text key={i} {...(c.color !== undefined && { color: c.color })} bold={c.bold ?? false}>
+          {c.text}
+        </Text>
+      ))}
     </Box>
   );
 }

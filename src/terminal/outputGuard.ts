@@ -1,0 +1,42 @@
+/**
+ * A last net under the TUI's output (defence in depth behind the sanitiser, ./sanitize.ts, which
+ * is where service text is made safe): Ink's stdout is wrapped so that a frame can only carry the
+ * control sequences Ink itself writes. Removed on the way out: C1 controls (U+0080–U+009F), bidi
+ * and invisible format characters, OSC / DCS / SOS / PM / APC strings (window title, clipboard,
+ * hyperlinks, device queries), and CSI sequences other than cursor movement, erasing, SGR styling
+ * and private modes (so no device-status or window report request: nothing is typed back on the
+ * user's input line). Kept: text, `\n`, `\r`, `\t`, BEL (the low-balance bell), and CSI with final
+ * bytes A–H, J, K, S, T, f, m, h, l, s, u. Pure; the wrapper changes nothing but `write`.
+ */
+
+/** An escape or control sequence, or one of the characters removed outright. */
+// eslint-disable-next-line no-control-regex
+const SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|$)|[^[\]PX^_])|[\u0080-\u009f\u061c\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|[\u0000-\u0006\u000b\u000c\u000e-\u001a\u001c-\u001f\u007f]/g;
+/** CSI final bytes Ink writes (cursor, erase, scroll, SGR, private modes, save/restore). */
+const ALLOWED_CSI_FINAL = /[A-HJKSTfmhlsu]$/;
+
+/** `chunk` without the sequences Ink never writes (see the module comment). */
+export function guardTerminalOutput(chunk: string): string {
+  return chunk.replace(SEQUENCE, (seq) => {
+    if (seq.startsWith('\u001b[')) return ALLOWED_CSI_FINAL.test(seq) ? seq : '';
+    // ESC 7 / ESC 8 (save / restore cursor) are Ink's too; any other escape goes.
+    if (seq === '\u001b7' || seq === '\u001b8') return seq;
+    return '';
+  });
+}
+
+/**
+ * `stream` with its `write` passing strings through {@link guardTerminalOutput}; every other
+ * property (columns, rows, isTTY, events) is the stream's own.
+ */
+export function guardedStdout(stream: NodeJS.WriteStream): NodeJS.WriteStream {
+  const write = (chunk: unknown, ...rest: unknown[]): boolean =>
+    (stream.write as (...args: unknown[]) => boolean)(typeof chunk === 'string' ? guardTerminalOutput(chunk) : chunk, ...rest);
+  return new Proxy(stream, {
+    get(target, property) {
+      if (property === 'write') return write;
+      const value = Reflect.get(target, property, target) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}

@@ -1,0 +1,106 @@
+/**
+ * End to end (issue 19, req. 7): everything fits, in a pseudo-terminal. At 80×24 the TUI's
+ * screens (Keys, Management keys, Billing, the top-up method step, help) never end a line in a
+ * cut "…" and the hint bar keeps `?`; `keydeck monitor` at 40×6 and 60×8 reflows to one figure a
+ * line (remaining, runs out, spend first) and never cuts a figure.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
+import { startApp, type PtyApp } from './pty.js';
+import { cleanEnv, walkSandboxSetup } from './session.js';
+
+let app: PtyApp | undefined;
+let dir: string | undefined;
+afterEach(() => {
+  app?.kill();
+  app = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+/**
+ * The screen's lines that end in a cut: "…" right after a character at the end of the line (or of
+ * the text before a border). A lone "…" (a figure still being collected) is not a cut.
+ */
+function cutLines(screen: readonly string[]): string[] {
+  return screen.filter((l) => /\S…\s*[│╮╯]?\s*$/.test(l));
+}
+
+describe('80×24', () => {
+  it('no screen ends a line in a cut "…", and the hint bar keeps ?', { timeout: 90_000 }, async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'keydeck-e2e-fit-'));
+    app = startApp({ args: ['--sandbox'], env: cleanEnv(dir), columns: 80, rows: 24 });
+    await walkSandboxSetup(app);
+    const check = (where: string) => {
+      const screen = app!.screen();
+      expect(cutLines(screen), `${where}:\n${screen.join('\n')}`).toEqual([]);
+      expect(screen.filter((l) => l.trim() !== '').at(-1), where).toMatch(/^\? help/);
+    };
+    check('Keys');
+    app.write('2');
+    await app.waitFor('key prefix');
+    check('Management keys');
+    app.write('3');
+    await app.waitFor('t starts one');
+    check('Billing');
+    app.write('t');
+    await app.waitFor('amount USD:');
+    app.write('20');
+    await app.waitFor(/amount USD: 20 *│/);
+    app.write('\r');
+    await app.waitFor('2/3 method');
+    expect(cutLines(app.screen()), app.screenText()).toEqual([]);
+    app.write('\x1b');
+    await app.waitFor('amount USD:');
+    app.write('\x1b');
+    await app.waitFor('t starts one');
+    app.write('?');
+    await app.waitFor('Key bindings 1–');
+    expect(cutLines(app.screen()), app.screenText()).toEqual([]);
+    // PgDn turns a screenful.
+    const last = Number(/Key bindings 1–(\d+) of/.exec(app.screenText())![1]);
+    expect(last).toBeGreaterThan(12);
+    app.write('\x1b[6~');
+    await app.waitFor(`Key bindings ${last + 1}–`);
+    expect(cutLines(app.screen()), app.screenText()).toEqual([]);
+  });
+});
+
+describe('keydeck monitor in a small pane', () => {
+  let sb: TestSandbox;
+  beforeAll(async () => {
+    sb = await startTestSandbox();
+  });
+  afterAll(async () => {
+    await sb.close();
+  });
+
+  for (const [columns, rows] of [
+    [40, 6],
+    [60, 8],
+  ] as const) {
+    it(`reflows at ${columns}×${rows}: one figure a line, remaining, runs out and spend first, nothing cut`, { timeout: 60_000 }, async () => {
+      dir = mkdtempSync(path.join(tmpdir(), 'keydeck-e2e-monitor-'));
+      const user = await sb.fundedUser(80);
+      const key = await sb.creditKey(user, 'spender');
+      await sb.infer(key.apiKey, { sandbox_cost_usd: 5 });
+      const env = { ...cleanEnv(dir), KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url };
+      app = startApp({ args: ['monitor', '--interval', '2'], env, columns, rows });
+      await app.waitFor('remaining $75.00');
+      await app.waitFor('runs out');
+      const screen = app.screen();
+      const at = (re: RegExp) => screen.findIndex((l) => re.test(l));
+      expect(at(/^remaining \$75\.00$/), screen.join('\n')).toBe(0);
+      expect(at(/^runs out /)).toBe(1);
+      expect(at(/^spent \$5\.00$/)).toBe(2);
+      expect(screen.some((l) => l.includes('…') && !l.includes('(collecting)') && !/^runs out … /.test(l))).toBe(false);
+      expect(screen.join('\n')).not.toContain('total top-ups $80.0…');
+      if (rows >= 8) expect(screen.join('\n')).toContain('total top-ups $80.00');
+      app.write('q');
+      expect((await app.exited).exitCode).toBe(0);
+    });
+  }
+});
