@@ -9,6 +9,8 @@
  * checkout link it has checked (src/tui/hyperlink.ts); service names cannot carry one (their ESC
  * is escaped by the sanitiser, and C1 is removed here). Kept: text, `\n`, `\r`, `\t`, BEL (the low-balance bell), and CSI with final
  * bytes A–H, J, K, S, T, f, m, h, l, s, u. Pure; the wrapper changes nothing but `write`.
+ * keydeck's own other sequences (OSC 52 clipboard, notifications) go to `process.stdout` itself,
+ * outside this guard (src/tui/clipboard.ts); only Ink's frames pass through it.
  */
 
 /** An escape or control sequence, or one of the characters removed outright. */
