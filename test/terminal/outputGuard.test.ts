@@ -20,4 +20,14 @@ describe('guardTerminalOutput', () => {
     expect(out).not.toContain('YXR0YWNrZXI=');
     expect(out).toContain('link');
   });
+
+  it('lets through only the hyperlinks keydeck registered (the checked checkout link), in its own form', async () => {
+    const { allowHyperlink } = await import('../../src/terminal/outputGuard.js');
+    const mine = 'https://pay.example/cs_1';
+    allowHyperlink(mine);
+    const written = `\u001b]8;;${mine}\u0007${mine}\u001b]8;;\u0007`;
+    expect(guardTerminalOutput(written)).toBe(written);
+    const other = `\u001b]8;;https://evil.example/\u0007x\u001b]8;;\u0007`;
+    expect(guardTerminalOutput(other)).toBe('x\u001b]8;;\u0007');
+  });
 });
