@@ -7,8 +7,9 @@
  * Exit codes (shared by every command): 0 done, 1 refused by the service or the store,
  * 2 bad usage, 3 `billing watch` below its threshold, 4 network trouble.
  */
-import { Command, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import { createRequire } from 'node:module';
+import { environmentHelp as environmentText } from './commands/environment.js';
 // (The executable, src/bin.ts, checks the Node.js version and turns on the compile cache first.)
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -105,7 +106,10 @@ program
     const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string }>(), ...opts };
     await runCommand(() => monitorCommand(globalOptionsOf(cmd), flags, {
       // Ink loads only once the flags, the terminal and the key have been checked.
-      render: async (input) => (await import('./tui/panes/billing/monitor/runMonitor.js')).runMonitor(input),
+      render: async (input) => {
+        const { importWithoutFetch } = await import('./tui/withoutFetch.js');
+        return (await importWithoutFetch(() => import('./tui/panes/billing/monitor/runMonitor.js'))).runMonitor(input);
+      },
     }));
   });
 // ---- end monitor ----
@@ -280,11 +284,17 @@ billing
   });
 billing
   .command('history')
-  .description('list the top-ups on this machine’s record for this service, newest first (sends nothing)')
-  .option('--json', 'print an array of { method, amount, state, createdAt, txHash?, sessionId?, credited?, address? }')
-  .action(async (opts: { json?: boolean }, cmd: Command) => {
-    const { billingHistory } = await import('./commands/billing.js');
-    await runScripted(cmd, (g) => billingHistory(g, opts));
+  .description('list the top-ups on this machine’s record for this service, newest first; --chart draws the balance over time (sends nothing)')
+  .option('--json', 'print an array of { method, amount, state, createdAt, txHash?, sessionId?, credited?, address? }; with --chart the balance series')
+  .option('--chart', 'draw the balance over --window from the balance history on disk, top-ups marked (sends nothing)')
+  .addOption(new Option('--window <window>', 'the chart’s window').choices(['1h', '6h', '24h', '7d', '30d']))
+  .action(async (opts: { json?: boolean; chart?: boolean; window?: string }, cmd: Command) => {
+    const { billingHistory, billingHistoryChart } = await import('./commands/billing.js');
+    if (opts.window !== undefined && !opts.chart) {
+      process.stderr.write('keydeck: --window goes with --chart.\n');
+      process.exit(2);
+    }
+    await runScripted(cmd, (g) => (opts.chart ? billingHistoryChart(g, opts) : billingHistory(g, opts)));
   });
 billing
   .command('watch')
@@ -298,6 +308,118 @@ billing
     await runScripted(cmd, (g) => billingWatch(g, flags));
   });
 // ---- end keys, mgmt-keys, billing ----
+
+// ---- profile, completion, environment (src/commands/profile.ts, completion.ts, environment.ts) ----
+const profile = program
+  .command('profile')
+  .description('see, add, switch and remove profiles (the config file) without editing it')
+  .configureHelp({ showGlobalOptions: true });
+reportUnknownSubcommands(profile);
+profile
+  .command('list')
+  .description('list the profiles: * current, name, baseUrl, poll interval, alert threshold')
+  .option('--json', 'print { current, configPath, profiles: [{ name, current, baseUrl, pollIntervalSeconds, alertBelowUsd }] }')
+  .action(async (opts: { json?: boolean }) => {
+    const { runCommand } = await import('./commands/output.js');
+    const { profileList } = await import('./commands/profile.js');
+    await runCommand(() => profileList(opts));
+  });
+profile
+  .command('show')
+  .description('show a profile (default the current one): settings and where its key is stored (never the key)')
+  .argument('[name]', 'the profile (default: --profile, KEYDECK_PROFILE, else the current one)')
+  .option('--json', 'print the profile and { key: { store, keyPrefix } | null } as JSON')
+  .action(async (name: string | undefined, opts: { json?: boolean }, cmd: Command) => {
+    const { runCommand, globalOptionsOf } = await import('./commands/output.js');
+    const { profileShow } = await import('./commands/profile.js');
+    await runCommand(() => profileShow(name ?? globalOptionsOf(cmd).profile, opts));
+  });
+profile
+  .command('use')
+  .description('make a profile the current one (config.json currentProfile)')
+  .argument('<name>', 'an existing profile (keydeck profile list)')
+  .action(async (name: string) => {
+    const { runCommand } = await import('./commands/output.js');
+    const { profileUse } = await import('./commands/profile.js');
+    await runCommand(() => profileUse(name));
+  });
+profile
+  .command('add')
+  .description('add a profile for a service (then sign in: keydeck --profile NAME auth login)')
+  .argument('<name>', '1–64 letters, digits, ".", "_" or "-"')
+  .option('--interval <seconds>', 'seconds between balance reads (at least 2; default 15)')
+  .option('--alert-below <usd>', 'low-balance threshold in USD')
+  .option('--use', 'also make it the current profile')
+  .addHelpText('after', '\n--base-url URL (required): the service’s base URL (https://…; http only on loopback)')
+  .action(async (name: string, opts: { interval?: string; alertBelow?: string; use?: boolean }, cmd: Command) => {
+    const { runCommand, globalOptionsOf, fail, ExitCode } = await import('./commands/output.js');
+    const { profileAdd } = await import('./commands/profile.js');
+    // --base-url is the root program's option (it is global): read it from there.
+    // (and --interval / --alert-below may be parsed as the root program's (the TUI's) options: read both).
+    const baseUrl = globalOptionsOf(cmd).baseUrl;
+    const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string }>(), ...opts };
+    const settings = { ...(flags.interval !== undefined && { interval: flags.interval }), ...(flags.alertBelow !== undefined && { alertBelow: flags.alertBelow }), ...(opts.use && { use: true }) };
+    await runCommand(() => (baseUrl === undefined ? fail(ExitCode.usage, 'profile add needs --base-url URL') : profileAdd(name, { ...settings, baseUrl })));
+  });
+profile
+  .command('remove')
+  .description('remove a profile from the config file (a key stored for it is kept: keydeck --profile NAME auth logout forgets it)')
+  .argument('<name>', 'the profile (keydeck profile list)')
+  .action(async (name: string) => {
+    const { runCommand } = await import('./commands/output.js');
+    const { profileRemove } = await import('./commands/profile.js');
+    await runCommand(() => profileRemove(name));
+  });
+
+program
+  .command('completion')
+  .description('print the shell completion script (commands, options, profile names, key ids): source <(keydeck completion bash)')
+  .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh', 'fish']))
+  .action(async (shell: 'bash' | 'zsh' | 'fish') => {
+    const { completionScript } = await import('./commands/completion.js');
+    process.stdout.write(completionScript(shell));
+  });
+program
+  .command('__complete', { hidden: true })
+  .argument('[words...]')
+  .helpOption(false)
+  .allowUnknownOption()
+  .action(async (words: string[]) => {
+    const { completeWords, within } = await import('./commands/completion.js');
+    const { profileNames } = await import('./commands/profile.js');
+    const at = words.indexOf('--profile');
+    const chosenProfile = at >= 0 ? words[at + 1] : undefined;
+    const candidates = await completeWords(program, words.length > 0 ? words : [''], {
+      profiles: () => profileNames(),
+      keyIds: () =>
+        within(
+          (async () => {
+            const { openSession } = await import('./commands/output.js');
+            const { client } = await openSession(
+              { ...(chosenProfile && { profile: chosenProfile }), ...(program.opts().baseUrl && { baseUrl: program.opts().baseUrl as string }) },
+              { spinner: false, client: { timeoutMs: 2000, retries: 0 } },
+            );
+            try {
+              return (await client.listKeys()).map((k) => k.id);
+            } finally {
+              client.close();
+            }
+          })(),
+          2000,
+        ),
+    });
+    process.stdout.write(candidates.length > 0 ? `${candidates.join('\n')}\n` : '');
+    process.exit(0);
+  });
+
+// `keydeck help environment`: a help topic, not a command.
+const environment = program.command('environment', { hidden: true }).description('every environment variable keydeck reads');
+environment.helpInformation = () => environmentText();
+environment.action(() => {
+  process.stdout.write(environmentText());
+});
+program.addHelpText('after', '\nEnvironment variables: keydeck help environment\n');
+// ---- end profile, completion, environment ----
 
 // ---- default action: the TUI ----
 // A mistyped command reaches the default action as an argument: report it (exit 2), never open the TUI.
@@ -325,6 +447,13 @@ program.action(async () => {
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     process.stderr.write(
       'keydeck: the full-screen app needs a terminal. For scripts use the commands: keydeck keys|mgmt-keys|billing|auth --help\n',
+    );
+    process.exit(2);
+  }
+  if (process.env.TERM === 'dumb') {
+    process.stderr.write(
+      'keydeck: the full-screen app needs a capable terminal (TERM=dumb cannot move the cursor). ' +
+        'Use the commands instead: keydeck keys list, keydeck billing credits, keydeck billing watch, keydeck --help\n',
     );
     process.exit(2);
   }

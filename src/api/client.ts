@@ -581,8 +581,13 @@ export class KeydeckClient {
         failure = errorFromNetwork(ctx, outcome.code, outcome.possiblySent);
       }
       if (retriesLeft === 0) throw failure;
-      const delay = waitMs ?? backoffDelayMs(retry);
-      if (delay + MIN_ATTEMPT_MS > deadline - Date.now()) throw failure;
+      // The room left for a wait before one more attempt. A backoff drawn longer than the room
+      // shrinks to it (never below its shortest, which the attempt's share left room for), so a
+      // call gives up at its deadline, not before; a Retry-After that does not fit ends the call.
+      const room = deadline - Date.now() - MIN_ATTEMPT_MS;
+      let delay = waitMs ?? backoffDelayMs(retry);
+      if (waitMs === undefined && delay > room && room >= minBackoffDelayMs(retry)) delay = room;
+      if (delay > room) throw failure;
       try {
         await sleep(delay, undefined, signal ? { signal } : {});
       } catch {

@@ -5,14 +5,22 @@
  * tool for that service must read it. Anything outside these rules is `invalid_response` naming
  * the field (`[2].id`, `data.remaining`).
  *
- * Documentation pages (CheapestInference; "older" = the first generation, "newer" = the second):
- * - older keys: https://docs.cheapestinference.com/api/keys (also cheapestinference-docs.pages.dev/api/keys)
- * - newer keys: https://cheapestinference-docs.pages.dev/api/keys/
- * - older credits: https://cheapestinference-docs.pages.dev/api/credits
- * - newer credits: https://cheapestinference-docs.pages.dev/api/credits/
+ * Documentation pages (CheapestInference), two generations; a page address can hold either,
+ * depending on when it was read, so each is named by generation and address:
+ * - older keys: https://docs.cheapestinference.com/api/keys (also an earlier snapshot of
+ *   https://cheapestinference-docs.pages.dev/api/keys): a bare array, no key values
+ * - newer keys: https://cheapestinference-docs.pages.dev/api/keys/ — `{ success, data: [...] }`,
+ *   `apiKey`, `subscriptionId`, `keyPlan: "pool"`, `lastUsedAt` on each entry
+ * - older credits: an earlier snapshot of https://cheapestinference-docs.pages.dev/api/credits —
+ *   bare bodies, `"remaining": "74.50"`, `creditKeyId`, `"balance": "75.00"`, a USDC instruction
+ *   `"amount": 25` answering `{"amount": 50}`, methods `stripe`/`usdc`
+ * - newer credits: https://cheapestinference-docs.pages.dev/api/credits/ — envelopes, numbers,
+ *   `"amount": "50"`, methods `stripe`/`stripe_direct`/`usdc`
  * - older billing status: https://docs.cheapestinference.com/api/billing and
- *   https://docs.cheapestinference.com/guides/management-api
- * - newer billing status: https://cheapestinference-docs.pages.dev/api/billing/
+ *   https://docs.cheapestinference.com/guides/management-api — bare `{ subscriptions: [...],
+ *   creditBalance: "25.00", legacySubscriptionKeys: [] }`
+ * - newer billing status: https://cheapestinference-docs.pages.dev/api/billing/ — enveloped
+ *   `{ subscriptions: [], poolPledges: [...], plan, status, creditBalance: 25.00, … }`
  *
  * | field | accepted forms | source |
  * |---|---|---|

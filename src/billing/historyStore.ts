@@ -49,14 +49,8 @@ export function historyDbPath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(dataDir(env), 'history.db');
 }
 
-/** The origin (`scheme://host:port`) of a base URL, the key of a series with the profile. */
-export function originOf(baseUrl: string): string {
-  try {
-    return new URL(baseUrl).origin;
-  } catch {
-    return baseUrl;
-  }
-}
+/** The origin (`scheme://host:port`) of a base URL: with the profile, the key of a series (the credential store's rule). */
+export { originOf } from '../credentials/origin.js';
 
 /** Options of {@link BalanceHistoryStore.open}. */
 export interface HistoryStoreOptions {

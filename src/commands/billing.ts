@@ -10,7 +10,7 @@
  * `--tx` is `0x` + 64 hex): exit 2. Errors and exit codes: see ./api-command.ts.
  *
  * `watch` polls the balance and prints one line per change (`<ISO time> remaining … totalTopUp …`);
- * it runs until SIGINT/SIGTERM (exit 0), or exits 3 as soon as `remaining` is below
+ * it runs until ctrl-c (SIGINT: exit 130) or SIGTERM (exit 0), or exits 3 as soon as `remaining` is below
  * `--alert-below` (or the profile's `alertBelowUsd`). A failing first read ends it (exit 4 for
  * network trouble, 1 for a refusal): a watch that never worked is a setup error. Later, network
  * trouble (`network_error`, `timeout`, `server_error`), `rate_limited` and `invalid_response`
@@ -27,6 +27,8 @@ import { instructionDiffersSentence } from '../billing/instruction.js';
 import { statusSummaryLines, summaryText } from '../billing/statusSummary.js';
 import { hostOf } from '../api/baseUrl.js';
 import { LowBalanceAlarm } from '../billing/alert.js';
+import { balanceChart, CHART_WINDOW_MS, CHART_WINDOWS, parseWindow } from '../billing/chart.js';
+import { topUpsIn } from '../billing/history.js';
 import { HistoryRecorder } from '../billing/historyRecorder.js';
 import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { inScope, JournalError, methodLabel, stateLabel, TopUpJournal, type JournalEntry, type JournalScope } from '../billing/journal.js';
@@ -36,7 +38,7 @@ import { parseWatchFlags } from '../billing/settings.js';
 import { apiErrorSentence, NETWORK_ERROR_CODES, printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { confirmTopUp } from './confirm.js';
 import { parseAmount, parseTxHash } from './input.js';
-import { ExitCode, fail, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { ExitCode, fail, noBaseUrlSentence, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { colorEnabled, flattenForDisplay, formatKeyValues, formatTable, formatTimestamp, formatUsd, isoSeconds, type Cell, type TerminalText } from './table.js';
 import { visible } from '../terminal/sanitize.js';
 
@@ -243,7 +245,12 @@ export async function billingVerify(globals: GlobalOptions, flags: VerifyFlags, 
 }
 
 /** Flags of `billing history`. Another view (a chart, say) is one more flag here and one more branch in {@link billingHistory}. */
-export interface HistoryFlags extends JsonFlag {}
+export interface HistoryFlags extends JsonFlag {
+  /** Draw the balance over `window` from the balance history instead of listing top-ups (issue 16). */
+  readonly chart?: boolean;
+  /** `1h`, `6h`, `24h` (default), `7d`, `30d`: the chart's window. */
+  readonly window?: string;
+}
 
 /** One record in the `billing history --json` array (amounts USD). */
 export interface HistoryItem {
@@ -329,6 +336,65 @@ export async function billingHistory(globals: GlobalOptions, flags: HistoryFlags
   return ExitCode.ok;
 }
 
+/**
+ * `keydeck billing history --chart [--window 24h] [--json]` (issue 16): the balance of this
+ * profile at its service origin over the window, from the balance history on disk (what the
+ * TUI, `keydeck monitor` and `billing watch` read; nothing is sent): a line chart as wide as the
+ * terminal (80 columns in a pipe) with the top-ups marked, or with `--json` the series:
+ * `{ profile, origin, window, from, to, readings: [{ t, remaining, totalTopUp, spent }], topUps: [{ t, amount }] }`
+ * (times ISO 8601, amounts USD; `spent` is `totalTopUp − remaining`, §3). Exit 2 for a bad
+ * window or no base URL, 1 when the history cannot be opened.
+ */
+export async function billingHistoryChart(globals: GlobalOptions, flags: HistoryFlags = {}, deps: BillingDeps & { now?: () => number; columns?: number } = {}): Promise<ExitCodeValue> {
+  const window = flags.window === undefined ? '24h' : parseWindow(flags.window);
+  if (!window) fail(ExitCode.usage, `--window must be one of ${CHART_WINDOWS.join(', ')}`);
+  const env = deps.session?.env ?? process.env;
+  const profile = await resolveProfile(globals, env);
+  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile.name));
+  const origin = originOf(profile.baseUrl);
+  let store: BalanceHistoryStore;
+  try {
+    store = BalanceHistoryStore.open({ env });
+  } catch (error) {
+    fail(ExitCode.refused, error instanceof Error ? error.message : String(error));
+  }
+  try {
+    const now = (deps.now ?? Date.now)();
+    const from = now - CHART_WINDOW_MS[window];
+    // Readings from a little before the window give the line its start.
+    const samples = store.series(profile.name, origin).load(now - CHART_WINDOW_MS[window] * 1.25, now);
+    const inWindow = samples.filter((s) => s.t > from);
+    if (flags.json) {
+      printData({
+        profile: profile.name,
+        origin,
+        window,
+        from: new Date(from).toISOString(),
+        to: new Date(now).toISOString(),
+        readings: inWindow.map((s) => ({
+          t: new Date(s.t).toISOString(),
+          remaining: s.remaining,
+          ...(s.totalTopUp !== undefined && { totalTopUp: s.totalTopUp, spent: Math.round((s.totalTopUp - s.remaining) * 1e6) / 1e6 }),
+        })),
+        topUps: topUpsIn(samples).filter((m) => m.t > from).map((m) => ({ t: new Date(m.t).toISOString(), amount: m.amount })),
+      });
+      return ExitCode.ok;
+    }
+    const columns = deps.columns ?? (process.stdout.isTTY ? process.stdout.columns : undefined) ?? 80;
+    const rows = process.stdout.isTTY ? (process.stdout.rows ?? 24) : 24;
+    const chart = balanceChart(samples, { window, now, width: Math.max(40, columns - 1), height: Math.max(6, Math.min(20, rows - 6)) });
+    if (chart.lines.length === 0) {
+      printLine(`No balance readings for profile ${profile.name} at ${origin} in the last ${window}: keydeck, keydeck monitor and keydeck billing watch keep them.`);
+      return ExitCode.ok;
+    }
+    printLine(`balance of profile ${profile.name} at ${origin}, last ${window}${chart.legend ? ` · ${chart.legend}` : ''}`);
+    for (const line of chart.lines) printLine(line);
+    return ExitCode.ok;
+  } finally {
+    store.close();
+  }
+}
+
 /** Flags of `billing watch` (commander's strings). */
 export interface WatchFlags {
   /** Seconds between reads (≥ 2; default the profile's pollIntervalSeconds, 15). */
@@ -353,16 +419,24 @@ export function watchLine(t: number, credits: Pick<CreditBalance, 'remaining' | 
   return `${isoSeconds(t)} remaining ${formatUsd(credits.remaining)} totalTopUp ${formatUsd(credits.totalTopUp)}`;
 }
 
-/** A signal aborted on the first SIGINT or SIGTERM (the handlers are removed by `dispose`). */
-function signalOnInterrupt(): { signal: AbortSignal; dispose: () => void } {
+/** A signal aborted on the first SIGINT or SIGTERM (the handlers are removed by `dispose`); `interrupted` after SIGINT. */
+function signalOnInterrupt(): { signal: AbortSignal; readonly interrupted: boolean; dispose: () => void } {
   const controller = new AbortController();
+  let interrupted = false;
   const stop = (): void => controller.abort();
-  process.once('SIGINT', stop);
+  const onInt = (): void => {
+    interrupted = true;
+    controller.abort();
+  };
+  process.once('SIGINT', onInt);
   process.once('SIGTERM', stop);
   return {
     signal: controller.signal,
+    get interrupted() {
+      return interrupted;
+    },
     dispose: () => {
-      process.off('SIGINT', stop);
+      process.off('SIGINT', onInt);
       process.off('SIGTERM', stop);
     },
   };
@@ -371,10 +445,10 @@ function signalOnInterrupt(): { signal: AbortSignal; dispose: () => void } {
 /**
  * `keydeck billing watch [--interval S] [--alert-below USD]`: see the module docstring for what
  * it prints and when it ends. Flags are checked before anything is read (exit 2).
- * @returns 0 when interrupted, 3 when the balance is below the threshold
+ * @returns 130 after ctrl-c (SIGINT), 0 after SIGTERM or `deps.signal`, 3 when the balance is below the threshold
  * @throws CommandFailure / KeydeckApiError as described (exit 1 or 4)
  */
-export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {}, deps: WatchDeps = {}): Promise<ExitCodeValue> {
+export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {}, deps: WatchDeps = {}): Promise<ExitCodeValue | 130> {
   const parsed = parseWatchFlags(flags);
   if (!parsed.ok) fail(ExitCode.usage, `invalid_request: ${parsed.reason}`);
   const { client, profile } = await openSession(globals, deps.session);
@@ -432,7 +506,8 @@ export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {
         break;
       }
     }
-    return ExitCode.ok;
+    // ctrl-c ends the watch as shells expect (128 + SIGINT); SIGTERM is a normal stop.
+    return interrupt?.interrupted ? 130 : ExitCode.ok;
   } finally {
     interrupt?.dispose();
     store?.close();

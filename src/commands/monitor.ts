@@ -55,7 +55,10 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
   if (!terminal) {
     fail(ExitCode.usage, 'keydeck monitor draws live lines and needs a terminal; in a script use `keydeck billing` commands with --json');
   }
-  const { profile, client, credential } = await openSession(globals, deps.session);
+  if ((deps.session?.env ?? process.env).TERM === 'dumb') {
+    fail(ExitCode.usage, 'keydeck monitor redraws its lines and needs a capable terminal (TERM=dumb cannot move the cursor); use `keydeck billing watch` instead');
+  }
+  const { profile, client, credential } = await openSession(globals, { ...deps.session, spinner: false });
   const isKey = tokenKind(credential.token) === 'management';
   const alertBelowUsd = parsed.value.alertBelowUsd ?? profile.alertBelowUsd;
   const settings: MonitorSettings = {

@@ -25,6 +25,7 @@ import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
 import { createCredentialStore, describeCredential, originOf, originTarget } from '../credentials/index.js';
+import { createActivity, withActivity } from '../terminal/spinner.js';
 import { CredentialStoreError, type CredentialStore, type StoredCredential } from '../credentials/store.js';
 import { escapeJsonForTerminal, visible } from '../terminal/sanitize.js';
 import type { TerminalText } from './table.js';
@@ -208,6 +209,8 @@ export interface OpenSessionOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Default `createCredentialStore({ env })`. */
   readonly store?: CredentialStore;
+  /** False: no spinner on stderr during calls (a live view owns the terminal). Default true. */
+  readonly spinner?: boolean;
   /** Extra client options (timeoutMs, retries, userAgent). */
   readonly client?: Omit<KeydeckClientOptions, 'baseUrl' | 'token'>;
 }
@@ -232,7 +235,7 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store, profile));
   if (credential.source === 'file' && credential.path) warn(insecureStorageWarning(credential.path));
   // KEYDECK_TIMEOUT_MS sets the call deadline unless the caller passed its own.
-  const client = new KeydeckClient({
+  const bare = new KeydeckClient({
     ...clientTimeoutFromEnv(env),
     ...(profile.topUpMethods !== undefined && { methodNames: profile.topUpMethods }),
     // Said once per command on stderr, so stdout stays clean for --json.
@@ -244,6 +247,8 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
     // Every 401/403 names the credential and where it came from (a rejected KEYDECK_TOKEN says so).
     credential: describeCredential(credential.token, credential.source, profile.name),
   });
+  // A call that takes longer than ~300 ms shows a spinner on stderr (a terminal only).
+  const client = options.spinner === false ? bare : withActivity(bare, createActivity({ env }), `waiting for ${new URL(profile.baseUrl).host}`);
   return { profile: { ...profile, baseUrl: profile.baseUrl }, credential, client, store };
 }
 

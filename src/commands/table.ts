@@ -1,10 +1,11 @@
 /**
  * Human output of the scriptable commands (`keys`, `mgmt-keys`, `billing`): aligned tables and
  * key/value blocks measured in terminal cells (string-width, so wide characters line up), USD
- * amounts and timestamps. Colour only when stdout is a terminal and `NO_COLOR` is unset; the
+ * amounts and timestamps. Colour by the one colour rule (src/terminal/color.ts); the
  * meaning is always carried by the words too. Pure, except {@link colorEnabled}'s defaults.
  */
 import { styleText } from 'node:util';
+import { shouldColorize, type ColorStream } from '../terminal/color.js';
 import stringWidth from 'string-width';
 import { centsText } from '../api/money.js';
 import { visible } from '../terminal/sanitize.js';
@@ -30,11 +31,12 @@ export interface FormatOptions {
 }
 
 /**
- * True when human output may be coloured: `stream` is a terminal and `NO_COLOR` is unset or
- * empty (https://no-color.org).
+ * True when human output on `stream` may be coloured: keydeck's one colour rule
+ * (src/terminal/color.ts: Node's `util.styleText` stream validation: `FORCE_COLOR`, `NO_COLOR`,
+ * `TERM=dumb`, not a terminal), the same as the TUI's.
  */
-export function colorEnabled(stream: { isTTY?: boolean } = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(stream.isTTY) && !(env.NO_COLOR !== undefined && env.NO_COLOR !== '');
+export function colorEnabled(stream: ColorStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
+  return shouldColorize(stream, env);
 }
 
 function paint(text: string, format: 'bold' | CellStyle | undefined, color: boolean): string {

@@ -1,14 +1,12 @@
 /**
  * Copying a key: an OSC 52 escape written to the terminal (works over SSH where the terminal
- * supports it; its success cannot be observed), then the system clipboard through clipboardy
+ * supports it, and through tmux and screen in their passthrough: src/terminal/osc.ts; its
+ * success cannot be observed, and the user is told so), then the system clipboard through clipboardy
  * (loaded only when used; fails on a headless machine). Never throws.
  */
 import type { CopyOutcome } from './services.js';
 
-/** The OSC 52 "set clipboard" sequence for `text`. */
-export function osc52(text: string): string {
-  return `\x1b]52;c;${Buffer.from(text, 'utf8').toString('base64')}\x07`;
-}
+import { osc52 } from '../terminal/osc.js';
 
 /** Copies `text`: OSC 52 to `out`, then clipboardy with a 2 s limit. */
 export async function copyText(text: string, out: NodeJS.WritableStream = process.stdout): Promise<CopyOutcome> {

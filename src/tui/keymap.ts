@@ -74,7 +74,7 @@ export const SCOPE_TITLES: Readonly<Record<Scope, string>> = {
 /** Every key binding of the app. */
 export const KEY_ACTIONS: readonly KeyActionDef[] = [
   // Everywhere (when no dialog is open). ctrl-c quits from anywhere, dialogs and typing included.
-  { id: 'quit.force', keys: ['ctrl-c'], label: 'quit', help: 'quit at once, from anywhere (also while typing)', scope: 'global', hint: false },
+  { id: 'quit.force', keys: ['ctrl-c'], label: 'quit', help: 'quit at once (exit 130), from anywhere, also while typing (a key never copied is asked about first)', scope: 'global', hint: false },
   { id: 'quit', keys: ['q'], label: 'quit', scope: 'global' },
   { id: 'help', keys: ['?'], label: 'help', help: 'show every key binding', scope: 'global' },
   { id: 'refresh', keys: ['r'], label: 'refresh', help: 'reload the lists and the balance from the service', scope: 'global' },
@@ -134,6 +134,9 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'reveal.use', keys: ['u'], label: 'use for keydeck', help: 'store this management key and make it the one keydeck uses', scope: 'reveal' },
   { id: 'reveal.ack', keys: ['y'], label: 'I have saved it', help: 'acknowledge: the key is then removed from the screen for good', scope: 'reveal' },
   { id: 'reveal.esc', keys: ['esc'], label: 'back', help: 'reminds you to press y: the key cannot be shown again', scope: 'reveal', hint: false },
+  { id: 'reveal.interrupt', keys: ['ctrl-c'], label: 'quit', help: 'quit (exit 130); asks first while the key was never copied', scope: 'reveal', hint: false },
+  { id: 'reveal.quitYes', keys: ['y', 'ctrl-c'], label: 'quit, lose the key', help: 'quit although the key was never copied (it is lost)', scope: 'reveal', dangerous: true },
+  { id: 'reveal.quitNo', keys: ['esc', 'n'], label: 'back to the key', scope: 'reveal' },
 
   // Help overlay.
   { id: 'help.pageDown', keys: ['pgdn', 'space'], label: 'next page', help: 'the next screenful', scope: 'help' },

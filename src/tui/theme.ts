@@ -1,14 +1,15 @@
 /**
  * Colours and symbols of the TUI. Colour always doubles a word or a symbol, never carries
- * meaning alone, and disappears entirely when `NO_COLOR` is set to a non-empty value
- * (https://no-color.org): chalk 6 (inside Ink) ignores `NO_COLOR`, so every colour the app
- * uses goes through {@link theme}, whose entries are then `undefined`.
+ * meaning alone, and follows keydeck's one colour rule (src/terminal/color.ts, the rule of
+ * Node's `util.styleText` with stream validation: `FORCE_COLOR`, `NO_COLOR`, `TERM=dumb`, not a
+ * terminal): chalk 6 (inside Ink) ignores `NO_COLOR`, so every colour the app uses goes through
+ * {@link theme}, whose entries are then `undefined`.
  */
+import { shouldColorize, type ColorStream } from '../terminal/color.js';
 
-/** True when colour output is allowed: `NO_COLOR` unset or empty. Read once at start-up. */
-export function colorsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  const value = env['NO_COLOR'];
-  return value === undefined || value === '';
+/** True when colour output is allowed on `stream` (stdout) by the one colour rule. Read once at start-up. */
+export function colorsEnabled(env: NodeJS.ProcessEnv = process.env, stream: ColorStream = process.stdout): boolean {
+  return shouldColorize(stream, env);
 }
 
 /** An Ink `color` value, or undefined (no colour) under `NO_COLOR`. */
@@ -39,10 +40,10 @@ export function createTheme(enabled: boolean): Theme {
   };
 }
 
-/** Colour is allowed in this process (`NO_COLOR` unset or empty). */
+/** Colour is allowed in this process (the one colour rule on stdout). */
 export const COLORS_ENABLED = colorsEnabled();
 
-/** The palette of this process (honours `NO_COLOR`). */
+/** The palette of this process (the one colour rule). */
 export const theme: Theme = createTheme(COLORS_ENABLED);
 
 /**

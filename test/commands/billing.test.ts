@@ -339,7 +339,8 @@ describe('billing watch', () => {
       // Let a few more polls pass with no change: still one line.
       await new Promise((r) => setTimeout(r, 4_500));
       watch.kill('SIGINT');
-      expect(await watch.exited).toBe(0);
+      // ctrl-c: 130, as shells expect.
+      expect(await watch.exited).toBe(130);
     } finally {
       watch.kill();
     }
@@ -373,7 +374,8 @@ describe('billing watch', () => {
       await call(server.url, 'POST', '/api/billing/topup', { token: server.token, body: { amount: 10, method: 'card_direct' } });
       await watch.waitForStdout(/remaining 35\.00 USD totalTopUp 35\.00 USD/, 30_000);
       watch.kill('SIGINT');
-      expect(await watch.exited).toBe(0);
+      // ctrl-c: 130, as shells expect.
+      expect(await watch.exited).toBe(130);
       expect(lines(watch.stdout())).toHaveLength(2);
       // One line per problem, not one per failed poll.
       expect(lines(watch.stderr()).filter((l) => l.includes('network_error')).length).toBe(1);

@@ -70,9 +70,15 @@ describe('Keys pane', () => {
     const secret = SK.exec(reveal)![0];
     expect(reveal).toContain('only time the full key is shown');
 
-    // esc does not drop it by accident; c copies it (here the copy fails: say so).
+    // esc does not drop it by accident; neither does ctrl-c while it was never copied: it asks.
     await ui.press(KEYS.esc);
     expect(ui.lastFrame()).toContain(secret);
+    await ui.press(KEYS.ctrlC);
+    await ui.waitFor('never copied, and it cannot be shown again');
+    expect(services.exits).toEqual([]);
+    await ui.press(KEYS.esc);
+    await ui.waitFor(secret);
+    // c copies it (here the copy fails: say so).
     await ui.press('c');
     await ui.waitFor('copy failed, select the text');
     expect(services.copies).toEqual([secret]);
@@ -90,6 +96,33 @@ describe('Keys pane', () => {
 
     const listed = await sb.client(token).listKeys();
     expect(listed.map((k) => k.name)).toEqual(['ci-runner']);
+  });
+
+  it('ctrl-c on a key never copied asks first; ctrl-c again quits with 130; once copied it quits at once', async () => {
+    const token = await sb.fundedUser(25);
+    const { services, ui } = open(token);
+    await ui.waitFor('no keys yet');
+    await ui.press('n');
+    await ui.waitFor('New credit key');
+    await ui.press(KEYS.enter);
+    await ui.waitFor(SK);
+    await ui.press(KEYS.ctrlC);
+    await ui.waitFor('never copied');
+    await ui.press(KEYS.ctrlC);
+    expect(services.exits).toEqual([{ code: 130 }]);
+    ui.unmount();
+
+    const s2 = testServices({ store: noKeychainStore().store, baseUrl: sb.url, copyOutcome: 'clipboard' });
+    const ui2 = renderApp(s2, { session: readySession(sb.url, token) });
+    await ui2.waitFor('▶');
+    await ui2.press('n');
+    await ui2.waitFor('New credit key');
+    await ui2.press(KEYS.enter);
+    await ui2.waitFor(SK);
+    await ui2.press('c');
+    await ui2.waitFor('copied to the clipboard');
+    await ui2.press(KEYS.ctrlC);
+    expect(s2.exits).toEqual([{ code: 130 }]);
   });
 
   it('renames, deactivates after confirmation (Cancel first), reactivates, and deletes after the name is typed', async () => {

@@ -67,8 +67,9 @@ describe('shell', () => {
     expect(svc.exits).toEqual([]);
     await ui.press('q');
     expect(svc.exits).toEqual([{ code: 0 }]);
+    // ctrl-c: 130, as shells expect.
     await ui.press(KEYS.ctrlC);
-    expect(svc.exits).toHaveLength(2);
+    expect(svc.exits).toEqual([{ code: 0 }, { code: 130 }]);
   });
 
   it('says the stored key was rejected (401) and offers the guided setup again with S', async () => {

@@ -4,12 +4,16 @@
  * saved it". On `y` the caller drops the value from its state (`onAck`) and this dialog then
  * has the whole screen redrawn (`services.redraw`), so the key is gone from the screen, the
  * state and the scrollback, whoever opened the dialog. esc does not close it: it
- * reminds that the key cannot be shown again.
+ * reminds that the key cannot be shown again. ctrl-c quits (exit 130) at once once the key was
+ * copied to the clipboard; before that it asks first (`y` or ctrl-c again quits and loses the
+ * key, esc or `n` goes back to it).
  */
+import { useState } from 'react';
 import { Box, Text } from 'ink';
-import { useKeymap } from '../contexts/KeymapContext.js';
+import { useInterrupt, useKeymap } from '../contexts/KeymapContext.js';
 import { useServices } from '../contexts/ServicesContext.js';
 import { useFlash } from '../contexts/StatusContext.js';
+import { multiplexerOf } from '../../terminal/osc.js';
 import { theme } from '../theme.js';
 import { Dialog } from './Dialog.js';
 
@@ -29,10 +33,16 @@ export interface RevealDialogProps {
   readonly rows: number;
 }
 
-/** Status-line sentence for a copy outcome. */
-export function copyOutcomeText(outcome: 'clipboard' | 'osc52' | 'failed'): { text: string; tone: 'ok' | 'warning' } {
+/**
+ * Status-line sentence for a copy outcome. An OSC 52 copy cannot be confirmed: it says so, and
+ * inside tmux names the setting it needs.
+ */
+export function copyOutcomeText(outcome: 'clipboard' | 'osc52' | 'failed', env: NodeJS.ProcessEnv = process.env): { text: string; tone: 'ok' | 'warning' } {
   if (outcome === 'clipboard') return { text: 'copied to the clipboard', tone: 'ok' };
-  if (outcome === 'osc52') return { text: 'sent to the terminal clipboard (OSC 52); if nothing was copied: copy failed, select the text', tone: 'warning' };
+  if (outcome === 'osc52') {
+    const tmux = multiplexerOf(env) === 'tmux' ? ' (tmux needs: set -g allow-passthrough on)' : '';
+    return { text: `sent to the terminal’s clipboard (OSC 52)${tmux}; keydeck cannot confirm it: paste to check, or select the text`, tone: 'warning' };
+  }
   return { text: 'copy failed, select the text', tone: 'warning' };
 }
 
@@ -40,24 +50,51 @@ export function copyOutcomeText(outcome: 'clipboard' | 'osc52' | 'failed'): { te
 export function RevealDialog(props: RevealDialogProps) {
   const { copy, redraw } = useServices();
   const flash = useFlash();
+  const interrupt = useInterrupt();
+  /** The clipboard took the key (confirmed): ctrl-c may quit at once. */
+  const [copied, setCopied] = useState(false);
+  /** ctrl-c was pressed before the key was copied: asking whether to lose it. */
+  const [asking, setAsking] = useState(false);
+  const copyKey = () => {
+    void copy(props.secret).then((outcome) => {
+      if (outcome === 'clipboard') setCopied(true);
+      const { text, tone } = copyOutcomeText(outcome);
+      flash(text, tone);
+    });
+  };
   useKeymap(
     'reveal',
-    {
-      'reveal.copy': () => {
-        void copy(props.secret).then((outcome) => {
-          const { text, tone } = copyOutcomeText(outcome);
-          flash(text, tone);
-        });
-      },
-      'reveal.use': props.onUse,
-      'reveal.ack': () => {
-        props.onAck();
-        redraw();
-      },
-      'reveal.esc': () => flash('press y once you have saved the key: it cannot be shown again', 'warning'),
-    },
+    asking
+      ? {
+          'reveal.copy': copyKey,
+          'reveal.quitYes': interrupt,
+          'reveal.quitNo': () => setAsking(false),
+        }
+      : {
+          'reveal.copy': copyKey,
+          'reveal.use': props.onUse,
+          'reveal.ack': () => {
+            props.onAck();
+            redraw();
+          },
+          'reveal.esc': () => flash('press y once you have saved the key: it cannot be shown again', 'warning'),
+          'reveal.interrupt': () => (copied ? interrupt() : setAsking(true)),
+        },
     { modal: true },
   );
+  if (asking) {
+    return (
+      <Dialog title={props.title} columns={props.columns} rows={props.rows}>
+        <Text color={theme.warning} wrap="wrap">
+          The new key was never copied, and it cannot be shown again: quitting now loses it.
+        </Text>
+        <Text> </Text>
+        <Text color={theme.accent} wrap="wrap">
+          y or ctrl-c quit and lose the key · esc back to the key · c copy it
+        </Text>
+      </Dialog>
+    );
+  }
   return (
     <Dialog title={props.title} columns={props.columns} rows={props.rows}>
       <Text>This is the only time the full key is shown:</Text>

@@ -40,6 +40,8 @@ interface Registration {
   readonly textEntry: boolean;
   readonly order: number;
   handlers: KeyHandlers;
+  /** The bound action ids the hint bar was last told about ({@link boundIds}). */
+  boundKey?: string;
 }
 
 /** An action that works right now, with its handler. */
@@ -62,9 +64,12 @@ interface Registry {
   readonly set: (id: string, reg: Registration | undefined) => void;
   readonly setSink: (id: string, sink: { readonly sink: TextSink; readonly order: number } | undefined) => void;
   readonly update: (id: string, handlers: KeyHandlers) => void;
+  /** Gives a registration this render's handlers at once (no re-render asked). */
+  readonly refresh: (id: string, handlers: KeyHandlers) => void;
   readonly nextOrder: () => number;
   readonly active: () => ActiveAction[];
   readonly quit: () => void;
+  readonly interrupt: () => void;
 }
 
 /** Stable registry functions (consumers never re-render because of it). */
@@ -83,19 +88,27 @@ function boundIds(handlers: KeyHandlers): string {
 
 /** Props of {@link KeymapProvider}. */
 export interface KeymapProviderProps {
-  /** Called for ctrl-c wherever the user is. */
+  /** Called for `q` (and {@link useQuit}): leave normally (exit 0). */
   readonly onQuit: () => void;
+  /**
+   * Called for ctrl-c wherever the user is (exit 130, as shells expect); default `onQuit`. A
+   * modal scope may claim ctrl-c first by binding a row of its own with the key `ctrl-c` (the
+   * one-time reveal asks before a key that was never copied is lost).
+   */
+  readonly onInterrupt?: () => void;
   readonly children?: ReactNode;
 }
 
 /** Owns the registry and the single input dispatcher of the app. */
-export function KeymapProvider({ onQuit, children }: KeymapProviderProps) {
+export function KeymapProvider({ onQuit, onInterrupt, children }: KeymapProviderProps) {
   const regs = useRef(new Map<string, Registration>());
   const sinks = useRef(new Map<string, { readonly sink: TextSink; readonly order: number }>());
   const order = useRef(0);
   const [version, setVersion] = useState(0);
   const quitRef = useRef(onQuit);
   quitRef.current = onQuit;
+  const interruptRef = useRef(onInterrupt ?? onQuit);
+  interruptRef.current = onInterrupt ?? onQuit;
 
   const active = useCallback((): ActiveAction[] => {
     const out: ActiveAction[] = [];
@@ -119,9 +132,17 @@ export function KeymapProvider({ onQuit, children }: KeymapProviderProps) {
       update: (id, handlers) => {
         const reg = regs.current.get(id);
         if (!reg) return;
-        const changed = boundIds(reg.handlers) !== boundIds(handlers);
         reg.handlers = handlers;
-        if (changed) setVersion((v) => v + 1);
+        const key = boundIds(handlers);
+        if (reg.boundKey === undefined) reg.boundKey = key;
+        else if (key !== reg.boundKey) {
+          reg.boundKey = key;
+          setVersion((v) => v + 1);
+        }
+      },
+      refresh: (id, handlers) => {
+        const reg = regs.current.get(id);
+        if (reg) reg.handlers = handlers;
       },
       setSink: (id, sink) => {
         if (sink) sinks.current.set(id, sink);
@@ -130,17 +151,21 @@ export function KeymapProvider({ onQuit, children }: KeymapProviderProps) {
       nextOrder: () => ++order.current,
       active,
       quit: () => quitRef.current(),
+      interrupt: () => interruptRef.current(),
     }),
     [active],
   );
 
   /** Hands one key or paste to whoever has the keyboard now. */
   const dispatch = (item: InputItem): void => {
+    const chosen = chooseRegistrations([...regs.current.values()]);
     if ('event' in item && item.event.name === 'ctrl-c') {
-      quitRef.current();
+      const modal = chosen.length === 1 && chosen[0]!.modal ? chosen[0] : undefined;
+      const claimed = modal ? findHandler(modal, 'ctrl-c') : undefined;
+      if (claimed) claimed();
+      else interruptRef.current();
       return;
     }
-    const chosen = chooseRegistrations([...regs.current.values()]);
     const sink = topSink(sinks.current);
     if ('paste' in item) {
       if (sink && chosen.some((r) => r.textEntry)) sink.paste(item.paste);
@@ -247,10 +272,14 @@ export function useKeymap(scope: Scope, handlers: KeyHandlers, options: UseKeyma
 
   useLayoutEffect(() => {
     if (!active) return;
-    registry.set(id, { scope, modal, textEntry, order: registry.nextOrder(), handlers: handlersRef.current });
+    registry.set(id, { scope, modal, textEntry, order: registry.nextOrder(), handlers: handlersRef.current, boundKey: boundIds(handlersRef.current) });
     return () => registry.set(id, undefined);
   }, [registry, active, scope, modal, textEntry, id]);
 
+  // The registration gets this render's handlers at once, so what renders after this component in
+  // the same pass (the hint bar) already shows them; the layout effect then asks the hint bar to
+  // render again when the set of bound actions changed.
+  if (active) registry.refresh(id, handlers);
   useLayoutEffect(() => {
     if (active) registry.update(id, handlers);
   });
@@ -279,12 +308,17 @@ export function useTextSink(sink: TextSink, active = true): void {
 /** The actions that work right now (the hint bar's content), re-rendering when they change. */
 export function useActiveActions(): ActiveAction[] {
   const registry = useRegistry();
-  const version = useContext(VersionContext);
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- recomputed when the version changes
-  return useMemo(() => registry.active(), [version, registry]);
+  // Re-rendered when the version changes; read on every render (the handlers may be newer than the version).
+  useContext(VersionContext);
+  return registry.active();
 }
 
-/** Asks the app to quit (the same path as ctrl-c). */
+/** Asks the app to quit (the same path as `q`: exit 0). */
 export function useQuit(): () => void {
   return useRegistry().quit;
+}
+
+/** Asks the app to end as ctrl-c does (exit 130), past any modal's claim on ctrl-c. */
+export function useInterrupt(): () => void {
+  return useRegistry().interrupt;
 }

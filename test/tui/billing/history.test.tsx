@@ -79,3 +79,37 @@ describe('the Billing pane with a history on disk', () => {
     }
   });
 });
+
+describe('the balance chart on the Billing pane', () => {
+  it('draws the history at 80×24 with axes and a marked top-up, and w cycles the window', async () => {
+    const token = await sandbox.fundedUser(25);
+    const file = path.join(dir, 'chart.db');
+    const store = BalanceHistoryStore.open({ path: file });
+    // A day of readings: $100 topped up, $2/h spent, a $25 top-up 6 h ago, then this account's $25.
+    const series = store.series('test', originOf(sandbox.url));
+    const now = Date.now();
+    const readings: BalanceSample[] = [];
+    for (let t = now - 24 * HOUR; t < now - 60_000; t += 60_000) {
+      const totalTopUp = t > now - 6 * HOUR ? 125 : 100;
+      readings.push({ t, remaining: Math.round((totalTopUp - ((t - (now - 24 * HOUR)) / HOUR) * 2) * 100) / 100, totalTopUp });
+    }
+    series.appendMany(readings);
+    const { journal, cleanup } = tempJournal();
+    const screen = openBilling(sandbox, token, { deps: recordingDeps(journal), openHistory: (baseUrl) => store.series('test', originOf(baseUrl)) });
+    try {
+      const frame = await screen.tui.waitFor('balance, last 24h');
+      expect(frame).toContain('w 1h 6h [24h] 7d 30d');
+      expect(frame).toMatch(/\$\d+\.\d\d ┤/);
+      expect(frame).toMatch(/-24h .* now/);
+      expect(frame).toContain('▲ top-up +$25.00');
+      // Every line fits the 80 columns.
+      for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+      await screen.tui.press('w');
+      await screen.tui.waitFor('balance, last 7d · w 1h 6h 24h [7d] 30d');
+    } finally {
+      screen.close();
+      store.close();
+      cleanup();
+    }
+  });
+});

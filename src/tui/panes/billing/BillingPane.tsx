@@ -25,6 +25,8 @@ import { TopUpDialog } from '../../flows/topup/TopUpDialog.js';
 import { useTopUpDeps } from '../../flows/topup/TopUpDeps.js';
 import { useTopUpFlow } from '../../flows/topup/useTopUpFlow.js';
 import type { PaneProps } from '../registry.js';
+import { nextWindow, type ChartWindow } from '../../../billing/chart.js';
+import { BalanceChart } from './BalanceChart.js';
 import { BalanceSummary } from './BalanceSummary.js';
 import { RecentTopUps } from './RecentTopUps.js';
 import { StatusTree, treeLines, type TreeLine } from './StatusTree.js';
@@ -85,6 +87,7 @@ export function BillingPane({ size, active }: PaneProps) {
   const data = poll.data;
   const trend = useMemo(() => trendOf(monitor.history, data?.remaining, now), [monitor.history, monitor.history.version, data, now]); // eslint-disable-line react-hooks/exhaustive-deps
 
+  const [chartWindow, setChartWindow] = useState<ChartWindow>('24h');
   const paneKeys = active && !flow.open;
   useKeymap(
     'billing',
@@ -101,6 +104,7 @@ export function BillingPane({ size, active }: PaneProps) {
       },
       'billing.down': () => (showStatus ? setStatusOffset((o) => Math.min(o + 1, Math.max(0, statusLines.length - 1))) : setSelected((s) => Math.min(s + 1, Math.max(0, entries.length - 1)))),
       'billing.up': () => (showStatus ? setStatusOffset((o) => Math.max(0, o - 1)) : setSelected((s) => Math.max(0, s - 1))),
+      'billing.window': compact ? undefined : () => setChartWindow(nextWindow),
     },
     { active: paneKeys },
   );
@@ -109,18 +113,29 @@ export function BillingPane({ size, active }: PaneProps) {
   if (flow.open) return <TopUpDialog flow={flow} remaining={data?.remaining} totalTopUp={data?.totalTopUp} columns={size.columns} rows={size.rows} />;
 
   const summaryRows = 3;
-  const trendRows = compact ? 2 : 3;
+  // Full size: the burn rates and run-out (2 lines), then the chart; compact: sparkline and one line.
+  const trendRows = 2;
   const bannerRows = flow.view || unfinished ? 1 : 0;
   const gap = compact ? 0 : 1;
-  const restRows = Math.max(0, size.rows - summaryRows - trendRows - bannerRows - gap * 2);
+  const belowTrend = Math.max(0, size.rows - summaryRows - trendRows - bannerRows - gap * 2);
+  // The chart takes what the recent top-ups (a title and up to three rows) and the status tree leave.
+  const topUpRows = Math.min(4, entries.length + 1);
+  const chartRows = compact || showStatus ? 0 : Math.min(16, Math.max(0, belowTrend - topUpRows - 1));
+  const restRows = chartRows > 0 ? belowTrend - chartRows - 1 : belowTrend;
   const stale = poll.error !== undefined;
 
   return (
     <Box flexDirection="column" width={size.columns} height={size.rows} paddingX={1}>
       <BalanceSummary data={data} updatedAt={poll.updatedAt} stale={stale} alertBelowUsd={alertBelowUsd} now={now} columns={size.columns - 2} big={!compact} />
       {gap ? <Text> </Text> : null}
-      <TrendLines history={monitor.history} trend={trend} columns={size.columns - 2} compact={compact} />
+      <TrendLines history={monitor.history} trend={trend} columns={size.columns - 2} compact={compact} now={now} />
       {gap ? <Text> </Text> : null}
+      {chartRows > 0 ? (
+        <>
+          <BalanceChart history={monitor.history} window={chartWindow} now={now} columns={size.columns - 2} rows={chartRows} />
+          <Text> </Text>
+        </>
+      ) : null}
       {bannerRows ? (
         <Text color={theme.warning} wrap="truncate">
           {flow.view && flow.entry

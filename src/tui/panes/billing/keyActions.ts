@@ -15,6 +15,7 @@ export const BILLING_KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'billing.refresh', keys: ['r'], label: 'refresh', help: 'read the balance (and the status, when shown) now', scope: 'billing' },
   { id: 'billing.down', keys: ['j', 'down'], label: 'move', help: 'move in the recent top-ups, or scroll the status', scope: 'billing' },
   { id: 'billing.up', keys: ['k', 'up'], label: 'up', scope: 'billing', hint: false },
+  { id: 'billing.window', keys: ['w'], label: 'chart window', help: 'cycle the balance chart’s window: 1h, 6h, 24h, 7d, 30d', scope: 'billing', hint: false },
 
   // Walk-through: amount (a text field has the keyboard).
   { id: 'topup.submit', keys: ['enter'], label: 'continue', scope: 'topup' },

@@ -1,6 +1,6 @@
 /**
  * Renders `keydeck monitor` inline (Ink, no alternate screen: the lines stay in the terminal
- * where they were drawn) until `q`, ctrl-c or SIGTERM; resolves with the exit code (0).
+ * where they were drawn) until `q` (exit 0), ctrl-c or SIGINT (130) or SIGTERM (143); resolves with the exit code.
  */
 import { render, useWindowSize } from 'ink';
 import type { CreditBalance } from '../../../../api/schemas.js';
@@ -21,11 +21,11 @@ export interface RunMonitorInput {
   readonly stdin?: NodeJS.ReadStream;
 }
 
-function MonitorApp({ input, onQuit }: { readonly input: RunMonitorInput; readonly onQuit: () => void }) {
+function MonitorApp({ input, onQuit }: { readonly input: RunMonitorInput; readonly onQuit: (code: number) => void }) {
   const { columns, rows } = useWindowSize();
   return (
-    <KeymapProvider onQuit={onQuit}>
-      <MonitorView settings={input.settings} getCredits={input.getCredits} onQuit={onQuit} columns={columns} rows={rows} {...(input.series && { series: input.series })} />
+    <KeymapProvider onQuit={() => onQuit(0)} onInterrupt={() => onQuit(130)}>
+      <MonitorView settings={input.settings} getCredits={input.getCredits} onQuit={() => onQuit(0)} columns={columns} rows={rows} {...(input.series && { series: input.series })} />
     </KeymapProvider>
   );
 }
@@ -35,12 +35,17 @@ export function runMonitor(input: RunMonitorInput): Promise<number> {
   const stdout = input.stdout ?? process.stdout;
   return new Promise((resolve) => {
     let done = false;
-    const quit = () => {
+    let code = 0;
+    const quit = (exitCode: number) => {
       if (done) return;
       done = true;
-      process.off('SIGTERM', quit);
+      code = exitCode;
+      process.off('SIGTERM', onTerm);
+      process.off('SIGINT', onInt);
       instance.unmount();
     };
+    const onTerm = () => quit(143);
+    const onInt = () => quit(130);
     const instance = render(<MonitorApp input={input} onQuit={quit} />, {
       stdout,
       ...(input.stdin && { stdin: input.stdin }),
@@ -49,7 +54,8 @@ export function runMonitor(input: RunMonitorInput): Promise<number> {
       // Redraw in place even where CI=true is set: the command only runs on a terminal.
       interactive: true,
     });
-    process.once('SIGTERM', quit);
-    void instance.waitUntilExit().then(() => resolve(0), () => resolve(1));
+    process.once('SIGTERM', onTerm);
+    process.once('SIGINT', onInt);
+    void instance.waitUntilExit().then(() => resolve(code), () => resolve(1));
   });
 }

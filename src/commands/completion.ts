@@ -1,0 +1,130 @@
+/**
+ * Shell completion (issue 16): `keydeck completion bash|zsh|fish` prints a small script for the
+ * shell; the script asks keydeck itself for the candidates (`keydeck __complete -- WORDS…`, as
+ * cobra's `__complete`), so the command tree (commander's) is the one source of truth. Profile
+ * names come from the config file (cheap); key ids for `keys rename|enable|disable|delete` from
+ * the service, with a 2 s limit and silently nothing on failure (no spinner, no prompt, nothing
+ * on stderr).
+ */
+import type { Command, Option } from 'commander';
+
+/** The shells a script is printed for. */
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+/** One of {@link SHELLS}. */
+export type Shell = (typeof SHELLS)[number];
+
+/** The completion script of `shell` for the program `name` (`keydeck`). */
+export function completionScript(shell: Shell, name = 'keydeck'): string {
+  const fn = `_${name.replace(/[^A-Za-z0-9_]/g, '_')}_complete`;
+  switch (shell) {
+    case 'bash':
+      return [
+        `# ${name} completion for bash: add to ~/.bashrc:  source <(${name} completion bash)`,
+        `${fn}() {`,
+        `  local IFS=$'\\n'`,
+        `  COMPREPLY=($(compgen -W "$(${name} __complete -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)" -- "\${COMP_WORDS[COMP_CWORD]}"))`,
+        `}`,
+        `complete -o default -F ${fn} ${name}`,
+        '',
+      ].join('\n');
+    case 'zsh':
+      return [
+        `#compdef ${name}`,
+        `# ${name} completion for zsh: add to ~/.zshrc (after compinit):  source <(${name} completion zsh)`,
+        `${fn}() {`,
+        `  local -a candidates`,
+        `  candidates=("\${(@f)$(${name} __complete -- "\${(@)words[2,CURRENT]}" 2>/dev/null)}")`,
+        `  compadd -a candidates`,
+        `}`,
+        `compdef ${fn} ${name}`,
+        '',
+      ].join('\n');
+    case 'fish':
+      return [
+        `# ${name} completion for fish:  ${name} completion fish > ~/.config/fish/completions/${name}.fish`,
+        `complete -c ${name} -f -a '(${name} __complete -- (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null)'`,
+        '',
+      ].join('\n');
+  }
+}
+
+/** Where dynamic candidates come from. */
+export interface CompletionSources {
+  /** Profile names (config file). */
+  profiles(): Promise<string[]>;
+  /** Consumption key ids (the service; may be slow or fail: then []). */
+  keyIds(): Promise<string[]>;
+}
+
+/** Positional arguments completed from a source, by command path. */
+const POSITIONAL: Readonly<Record<string, keyof CompletionSources>> = {
+  'profile use': 'profiles',
+  'profile show': 'profiles',
+  'profile remove': 'profiles',
+  'keys rename': 'keyIds',
+  'keys enable': 'keyIds',
+  'keys disable': 'keyIds',
+  'keys delete': 'keyIds',
+};
+
+/** Options whose value is completed from a source. */
+const OPTION_VALUES: Readonly<Record<string, keyof CompletionSources>> = { '--profile': 'profiles' };
+
+function visible(cmd: Command): Command[] {
+  return cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && !c.name().startsWith('_'));
+}
+
+function optionsOf(chain: readonly Command[]): Option[] {
+  return chain.flatMap((c) => c.options.filter((o) => !o.hidden));
+}
+
+/**
+ * The candidates for the last of `words` (the words after the program name; the last one is
+ * being typed, possibly empty): subcommands, options of the command and its parents, option
+ * values (choices, profile names) and positional values (profile names, key ids). Not yet
+ * filtered by the typed prefix beyond the obvious (the shells filter).
+ */
+export async function completeWords(program: Command, words: readonly string[], sources: CompletionSources): Promise<string[]> {
+  const typed = words.at(-1) ?? '';
+  const before = words.slice(0, -1);
+  const chain: Command[] = [program];
+  let expectingValueOf: Option | undefined;
+  for (const word of before) {
+    if (expectingValueOf) {
+      expectingValueOf = undefined;
+      continue;
+    }
+    if (word.startsWith('-')) {
+      const option = optionsOf(chain).find((o) => o.long === word || o.short === word);
+      if (option && (option.required || option.optional) && !word.includes('=')) expectingValueOf = option;
+      continue;
+    }
+    const sub = visible(chain.at(-1)!).find((c) => c.name() === word || c.aliases().includes(word));
+    if (sub) chain.push(sub);
+  }
+  if (expectingValueOf) {
+    if (expectingValueOf.argChoices) return [...expectingValueOf.argChoices];
+    const source = OPTION_VALUES[expectingValueOf.long ?? ''];
+    return source ? sources[source]() : [];
+  }
+  if (typed.startsWith('-')) {
+    return optionsOf(chain).flatMap((o) => (o.long ? [o.long] : o.short ? [o.short] : []));
+  }
+  const subs = visible(chain.at(-1)!).map((c) => c.name());
+  if (subs.length > 0) return chain.length === 1 ? [...subs, 'help'] : subs;
+  const path = chain.slice(1).map((c) => c.name()).join(' ');
+  const source = POSITIONAL[path];
+  return source ? sources[source]() : [];
+}
+
+/** Runs `promise` for at most `ms`; [] when it fails or is late. */
+export async function within(promise: Promise<string[]>, ms: number): Promise<string[]> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<string[]>((resolve) => (timer = setTimeout(() => resolve([]), ms)))]);
+  } catch {
+    return [];
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Every environment variable keydeck reads (issue 16): `keydeck help environment` prints this
+ * list, and README.md's "Environment variables" table says the same (a test keeps them equal).
+ */
+
+/** One variable: its name and what it does. */
+export interface EnvironmentVariable {
+  readonly name: string;
+  readonly meaning: string;
+}
+
+/** The variables, keydeck's own first. */
+export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
+  { name: 'KEYDECK_TOKEN', meaning: 'a session token or mk_ key to use instead of the stored one; never stored' },
+  { name: 'KEYDECK_BASE_URL', meaning: 'the service’s base URL (same as --base-url)' },
+  { name: 'KEYDECK_PROFILE', meaning: 'the profile to use (same as --profile; default: the config file’s current profile, else default)' },
+  { name: 'KEYDECK_ALLOW_INSECURE_HTTP', meaning: '1 (or true, yes): send the key over plain http:// to a host outside this machine (same as --allow-insecure-http); without it keydeck refuses' },
+  { name: 'KEYDECK_CONFIG_DIR', meaning: 'where the config file and the fallback key file live (default: the platform’s config dir)' },
+  { name: 'KEYDECK_DATA_DIR', meaning: 'where keydeck keeps its data, never a secret: the top-up record topups.db, the balance history history.db, the sandbox database sandbox.db (default: the platform’s data dir, ~/.local/share/keydeck on Linux)' },
+  { name: 'KEYDECK_HISTORY_DB', meaning: 'the balance history database file (default: history.db in the data dir)' },
+  { name: 'KEYDECK_SANDBOX_DB', meaning: 'the sandbox’s database file, for keydeck --sandbox and keydeck sandbox without --db (default: sandbox.db in the data dir); keydeck --sandbox keeps its loopback port beside it (sandbox.db.port) and takes it again when free, so the key stored at setup still belongs to the next start’s sandbox' },
+  { name: 'KEYDECK_TIMEOUT_MS', meaning: 'the deadline of each call to the service in ms, retries included (default 10000); commands then exit 4' },
+  { name: 'KEYDECK_KEYCHAIN_TIMEOUT_MS', meaning: 'the deadline of each OS keychain call in ms (default 3000)' },
+  { name: 'NO_COLOR', meaning: 'set (non-empty): no colour, in the commands and the TUI' },
+  { name: 'FORCE_COLOR', meaning: 'colour even when not a terminal (0 or false: never); wins over NO_COLOR, as in Node' },
+  { name: 'TERM', meaning: 'dumb: no colour, no spinner; the full-screen app and keydeck monitor refuse and point at the commands' },
+  { name: 'CI', meaning: 'set: no spinner' },
+  { name: 'TMUX, STY', meaning: 'inside tmux or GNU screen: clipboard (OSC 52) and notification sequences go through its passthrough' },
+  { name: 'DBUS_SESSION_BUS_ADDRESS', meaning: 'unset on Linux: no keychain is tried (the key is then stored only with --insecure-storage)' },
+  { name: 'NODE_DISABLE_COMPILE_CACHE', meaning: '1: Node does not keep keydeck’s compiled code between runs (slower start)' },
+];
+
+/** The text of `keydeck help environment`: one variable a line, names aligned. */
+export function environmentHelp(): string {
+  const width = Math.max(...ENVIRONMENT_VARIABLES.map((v) => v.name.length));
+  return [
+    'Environment variables keydeck reads:',
+    '',
+    ...ENVIRONMENT_VARIABLES.map((v) => `  ${v.name.padEnd(width)}  ${v.meaning}`),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,215 @@
+/**
+ * `keydeck profile list | show [NAME] | use NAME | add NAME --base-url URL | remove NAME`
+ * (issue 16): see and switch profiles without editing `config.json`. Every change is a
+ * read-modify-write of the config file through `updateConfig` (atomic write; the file is never
+ * overwritten while broken). Nothing here touches the service; `show` asks the credential store
+ * where the profile's key is (never the key: its prefix at most).
+ *
+ * Exit codes: 0 done; 1 the profile does not exist / already exists; 2 bad usage (a bad name,
+ * base URL, interval or threshold; an invalid config file).
+ */
+import { keyPrefixOf } from '../api/errors.js';
+import { parseAlertBelow, parseIntervalSeconds } from '../billing/settings.js';
+import { checkProfileName, configFilePath, DEFAULT_POLL_INTERVAL_SECONDS, normalizeBaseUrl, readConfig, updateConfig, type KeydeckConfig } from '../config/index.js';
+import { createCredentialStore } from '../credentials/index.js';
+import type { CredentialStore } from '../credentials/store.js';
+import { tokenKind } from '../credentials/token.js';
+import { ExitCode, fail, printJson, printLine, warn, type ExitCodeValue } from './output.js';
+import { colorEnabled, formatKeyValues, formatTable, type Cell } from './table.js';
+
+/** Dependencies of the profile commands (tests). */
+export interface ProfileDeps {
+  /** Default process.env (KEYDECK_CONFIG_DIR, KEYDECK_PROFILE). */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Default createCredentialStore({ env }) (`show` only). */
+  readonly store?: CredentialStore;
+}
+
+/** One profile as listed: its settings, and whether it is the current one. */
+export interface ProfileSummary {
+  readonly name: string;
+  readonly current: boolean;
+  readonly baseUrl?: string;
+  /** Seconds between balance reads (the default, 15, when the profile sets none). */
+  readonly pollIntervalSeconds: number;
+  /** Low-balance threshold, USD. */
+  readonly alertBelowUsd?: number;
+}
+
+/** The current profile's name as the config file says it (`currentProfile`, else `default`). */
+function currentOf(config: KeydeckConfig): string {
+  return config.currentProfile ?? 'default';
+}
+
+function summaries(config: KeydeckConfig): ProfileSummary[] {
+  const current = currentOf(config);
+  return Object.entries(config.profiles)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, p]) => ({
+      name,
+      current: name === current,
+      ...(p.baseUrl !== undefined && { baseUrl: p.baseUrl }),
+      pollIntervalSeconds: p.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS,
+      ...(p.alertBelowUsd !== undefined && { alertBelowUsd: p.alertBelowUsd }),
+    }));
+}
+
+/** The profile names of the config file (sorted), for shell completion. Never throws: [] on a broken file. */
+export async function profileNames(env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  try {
+    return Object.keys((await readConfig(configFilePath(env))).config.profiles).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** Says when KEYDECK_PROFILE overrides the file's current profile. */
+function envOverrideNote(env: NodeJS.ProcessEnv): void {
+  const chosen = env.KEYDECK_PROFILE?.trim();
+  if (chosen) warn(`KEYDECK_PROFILE=${chosen} is set: it chooses the profile instead of the config file's current one`);
+}
+
+/** `keydeck profile list [--json]`: name (`*` current), base URL, interval, alert threshold. */
+export async function profileList(flags: { json?: boolean } = {}, deps: ProfileDeps = {}): Promise<ExitCodeValue> {
+  const env = deps.env ?? process.env;
+  const file = configFilePath(env);
+  const { config } = await readConfig(file);
+  const list = summaries(config);
+  if (flags.json) {
+    printJson({ current: currentOf(config), configPath: file, profiles: list });
+    return ExitCode.ok;
+  }
+  if (list.length === 0) {
+    printLine(`no profiles yet (${file}): add one with keydeck profile add NAME --base-url URL, or sign in with keydeck auth login`);
+    return ExitCode.ok;
+  }
+  const rows: Cell[][] = list.map((p) => [
+    p.current ? { text: '*', style: 'green' } : '',
+    p.name,
+    p.baseUrl ?? '(none)',
+    `${p.pollIntervalSeconds} s`,
+    p.alertBelowUsd !== undefined ? `${p.alertBelowUsd.toFixed(2)} USD` : '—',
+  ]);
+  printLine(formatTable(['', 'name', 'baseUrl', 'interval', 'alertBelow'], rows, { color: colorEnabled() }));
+  envOverrideNote(env);
+  return ExitCode.ok;
+}
+
+/** `keydeck profile show [NAME] [--json]`: one profile's settings and where its key is stored (never the key). */
+export async function profileShow(name: string | undefined, flags: { json?: boolean } = {}, deps: ProfileDeps = {}): Promise<ExitCodeValue> {
+  const env = deps.env ?? process.env;
+  const file = configFilePath(env);
+  const { config } = await readConfig(file);
+  const chosen = checkProfileName(name ?? (env.KEYDECK_PROFILE?.trim() || currentOf(config)));
+  const summary = summaries(config).find((p) => p.name === chosen);
+  if (!summary && name !== undefined) fail(ExitCode.refused, unknownProfile(chosen, config));
+  const store = deps.store ?? createCredentialStore({ env });
+  const stored = await store.get(chosen, { ignoreEnv: true });
+  const key = stored
+    ? { store: stored.source, ...(stored.path !== undefined && { path: stored.path }), ...(tokenKind(stored.token) === 'management' && { keyPrefix: keyPrefixOf(stored.token) }) }
+    : undefined;
+  const shown = summary ?? { name: chosen, current: chosen === currentOf(config), pollIntervalSeconds: DEFAULT_POLL_INTERVAL_SECONDS };
+  if (flags.json) {
+    printJson({ ...shown, inConfig: summary !== undefined, configPath: file, key: key ?? null });
+    return ExitCode.ok;
+  }
+  printLine(
+    formatKeyValues(
+      [
+        ['profile', `${shown.name}${shown.current ? ' (current)' : ''}${summary ? '' : ' (not in the config file yet)'}`],
+        ['baseUrl', shown.baseUrl ?? '(none: pass --base-url or run keydeck profile add)'],
+        ['pollIntervalSeconds', String(shown.pollIntervalSeconds)],
+        ['alertBelowUsd', shown.alertBelowUsd !== undefined ? shown.alertBelowUsd.toFixed(2) : '(none)'],
+        ['key', key ? `${'keyPrefix' in key ? `${key.keyPrefix} ` : ''}in ${key.store}${key.path ? ` (${key.path})` : ''}` : '(none stored: keydeck auth login)'],
+        ['config', file],
+      ],
+      { color: colorEnabled() },
+    ),
+  );
+  return ExitCode.ok;
+}
+
+function unknownProfile(name: string, config: KeydeckConfig): string {
+  const names = Object.keys(config.profiles).sort();
+  return `there is no profile "${name}" (${names.length > 0 ? `profiles: ${names.join(', ')}` : 'no profiles yet'}): add it with keydeck profile add ${name} --base-url URL`;
+}
+
+/** `keydeck profile use NAME`: makes NAME the current profile (it must exist). */
+export async function profileUse(name: string, deps: ProfileDeps = {}): Promise<ExitCodeValue> {
+  const env = deps.env ?? process.env;
+  checkProfileName(name);
+  const file = configFilePath(env);
+  await updateConfig(file, (config) => {
+    if (!config.profiles[name]) fail(ExitCode.refused, unknownProfile(name, config));
+    config.currentProfile = name;
+  });
+  printLine(`now using profile "${name}"`);
+  envOverrideNote(env);
+  return ExitCode.ok;
+}
+
+/** Flags of `profile add` (commander's strings). */
+export interface ProfileAddFlags {
+  readonly baseUrl: string;
+  readonly interval?: string;
+  readonly alertBelow?: string;
+  /** Also make it the current profile. */
+  readonly use?: boolean;
+}
+
+/** `keydeck profile add NAME --base-url URL [--interval S] [--alert-below USD] [--use]`. */
+export async function profileAdd(name: string, flags: ProfileAddFlags, deps: ProfileDeps = {}): Promise<ExitCodeValue> {
+  const env = deps.env ?? process.env;
+  checkProfileName(name);
+  const baseUrl = normalizeBaseUrl(flags.baseUrl);
+  let pollIntervalSeconds: number | undefined;
+  let alertBelowUsd: number | undefined;
+  if (flags.interval !== undefined) {
+    const parsed = parseIntervalSeconds(flags.interval);
+    if (!parsed.ok) fail(ExitCode.usage, parsed.reason);
+    pollIntervalSeconds = parsed.value;
+  }
+  if (flags.alertBelow !== undefined) {
+    const parsed = parseAlertBelow(flags.alertBelow);
+    if (!parsed.ok) fail(ExitCode.usage, parsed.reason);
+    alertBelowUsd = parsed.value;
+  }
+  await updateConfig(configFilePath(env), (config) => {
+    if (config.profiles[name]) fail(ExitCode.refused, `profile "${name}" already exists (${config.profiles[name]!.baseUrl ?? 'no base URL'}): remove it first, or pick another name`);
+    config.profiles[name] = {
+      baseUrl,
+      ...(pollIntervalSeconds !== undefined && { pollIntervalSeconds }),
+      ...(alertBelowUsd !== undefined && { alertBelowUsd }),
+    };
+    if (flags.use) config.currentProfile = name;
+  });
+  printLine(`added profile "${name}" (${baseUrl})${flags.use ? ', now the current one' : ''}; sign in with: keydeck --profile ${name} auth login`);
+  return ExitCode.ok;
+}
+
+/**
+ * `keydeck profile remove NAME`: drops NAME from the config file (the current profile falls back
+ * to `default`). A key stored for it stays where it is, and the command says how to forget it.
+ */
+export async function profileRemove(name: string, deps: ProfileDeps = {}): Promise<ExitCodeValue> {
+  const env = deps.env ?? process.env;
+  checkProfileName(name);
+  let wasCurrent = false;
+  await updateConfig(configFilePath(env), (config) => {
+    if (!config.profiles[name]) fail(ExitCode.refused, unknownProfile(name, config));
+    delete config.profiles[name];
+    if (config.currentProfile === name) {
+      wasCurrent = true;
+      delete config.currentProfile;
+    }
+  });
+  printLine(`removed profile "${name}"${wasCurrent ? '; the current profile is "default" again' : ''}`);
+  const store = deps.store ?? createCredentialStore({ env });
+  try {
+    const stored = await store.get(name, { ignoreEnv: true });
+    if (stored) warn(`a key for "${name}" is still stored (${stored.source}): forget it with keydeck --profile ${name} auth logout`);
+  } catch {
+    // The store could not be asked: nothing more to say.
+  }
+  return ExitCode.ok;
+}
