@@ -5,30 +5,42 @@
  * and invisible format characters, OSC / DCS / SOS / PM / APC strings (window title, clipboard,
  * hyperlinks, device queries), and CSI sequences other than cursor movement, erasing, SGR styling
  * and private modes (so no device-status or window report request: nothing is typed back on the
- * user's input line). OSC 8 hyperlinks to http(s) addresses are kept: keydeck writes them for the
- * checkout link it has checked (src/tui/hyperlink.ts); service names cannot carry one (their ESC
- * is escaped by the sanitiser, and C1 is removed here). Kept: text, `\n`, `\r`, `\t`, BEL (the low-balance bell), and CSI with final
- * bytes A–H, J, K, S, T, f, m, h, l, s, u. Pure; the wrapper changes nothing but `write`.
- * keydeck's own other sequences (OSC 52 clipboard, notifications) go to `process.stdout` itself,
- * outside this guard (src/tui/clipboard.ts); only Ink's frames pass through it.
+ * user's input line). Kept: text, `\n`, `\r`, `\t`, BEL (the low-balance bell), and CSI with final
+ * bytes A–H, J, K, S, T, f, m, h, l, s, u; and the OSC 8 hyperlinks keydeck itself writes
+ * (issue 19: the checkout link), only for a URL registered with {@link allowHyperlink} after it
+ * passed its checks, in the exact form `ESC ] 8 ; ; URL BEL`, and the closing `ESC ] 8 ; ; BEL`.
+ * The wrapper changes nothing but `write`. keydeck's own other sequences (OSC 52 clipboard,
+ * notifications) go to `process.stdout` itself, outside this guard (src/tui/clipboard.ts); only
+ * Ink's frames pass through it.
  */
 
 /** An escape or control sequence, or one of the characters removed outright. */
 // eslint-disable-next-line no-control-regex
 const SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|$)|[^[\]PX^_])|[\u0080-\u009f\u061c\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|[\u0000-\u0006\u000b\u000c\u000e-\u001a\u001c-\u001f\u007f]/g;
-/** An OSC 8 hyperlink opening (to an http(s) URL of printable ASCII) or closing, BEL- or ST-terminated. */
-// eslint-disable-next-line no-control-regex
-const OSC8 = /^\u001b\]8;[^;\u0007\u001b]*;(?:https?:\/\/[!-~]+)?(?:\u0007|\u001b\\)$/;
 /** CSI final bytes Ink writes (cursor, erase, scroll, SGR, private modes, save/restore). */
 const ALLOWED_CSI_FINAL = /[A-HJKSTfmhlsu]$/;
+
+/** URLs keydeck writes as OSC 8 hyperlinks (checked before they are registered); bounded. */
+const allowedLinks = new Set<string>();
+
+/**
+ * Lets the OSC 8 hyperlink to `url` through the guard: called by the TUI for a link it has
+ * checked (the checkout-link rule of src/api/baseUrl.ts) and writes itself. Printable ASCII only.
+ */
+export function allowHyperlink(url: string): void {
+  if (!/^[\x21-\x7e]{1,2048}$/.test(url)) return;
+  if (allowedLinks.size >= 64) allowedLinks.clear();
+  allowedLinks.add(url);
+}
 
 /** `chunk` without the sequences Ink never writes (see the module comment). */
 export function guardTerminalOutput(chunk: string): string {
   return chunk.replace(SEQUENCE, (seq) => {
     if (seq.startsWith('\u001b[')) return ALLOWED_CSI_FINAL.test(seq) ? seq : '';
-    // keydeck's own OSC 8 hyperlink (src/tui/hyperlink.ts: the checked checkout link) to an
-    // http(s) address, and its closing; every other OSC goes.
-    if (OSC8.test(seq)) return seq;
+    if (seq.startsWith('\u001b]8;;') && seq.endsWith('\u0007')) {
+      const url = seq.slice(5, -1);
+      if (url === '' || allowedLinks.has(url)) return seq;
+    }
     // ESC 7 / ESC 8 (save / restore cursor) are Ink's too; any other escape goes.
     if (seq === '\u001b7' || seq === '\u001b8') return seq;
     return '';
