@@ -109,7 +109,10 @@ program
     const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string; onLow?: string; desktopNotifications?: boolean }>(), ...opts };
     await runCommand(() => monitorCommand(globalOptionsOf(cmd), flags, {
       // Ink loads only once the flags, the terminal and the key have been checked.
-      render: async (input) => (await import('./tui/panes/billing/monitor/runMonitor.js')).runMonitor(input),
+      render: async (input) => {
+        const { importWithoutFetch } = await import('./tui/withoutFetch.js');
+        return (await importWithoutFetch(() => import('./tui/panes/billing/monitor/runMonitor.js'))).runMonitor(input);
+      },
     }));
   });
 // ---- end monitor ----

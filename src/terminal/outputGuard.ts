@@ -6,7 +6,12 @@
  * hyperlinks, device queries), and CSI sequences other than cursor movement, erasing, SGR styling
  * and private modes (so no device-status or window report request: nothing is typed back on the
  * user's input line). Kept: text, `\n`, `\r`, `\t`, BEL (the low-balance bell), and CSI with final
- * bytes A–H, J, K, S, T, f, m, h, l, s, u. Pure; the wrapper changes nothing but `write`.
+ * bytes A–H, J, K, S, T, f, m, h, l, s, u; and the OSC 8 hyperlinks keydeck itself writes
+ * (issue 19: the checkout link), only for a URL registered with {@link allowHyperlink} after it
+ * passed its checks, in the exact form `ESC ] 8 ; ; URL BEL`, and the closing `ESC ] 8 ; ; BEL`.
+ * The wrapper changes nothing but `write`. keydeck's own other sequences (OSC 52 clipboard,
+ * notifications) go to `process.stdout` itself, outside this guard (src/tui/clipboard.ts); only
+ * Ink's frames pass through it.
  */
 
 /** An escape or control sequence, or one of the characters removed outright. */
@@ -15,10 +20,27 @@ const SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][\s\S]*?(?:\u0007|\u001b\
 /** CSI final bytes Ink writes (cursor, erase, scroll, SGR, private modes, save/restore). */
 const ALLOWED_CSI_FINAL = /[A-HJKSTfmhlsu]$/;
 
+/** URLs keydeck writes as OSC 8 hyperlinks (checked before they are registered); bounded. */
+const allowedLinks = new Set<string>();
+
+/**
+ * Lets the OSC 8 hyperlink to `url` through the guard: called by the TUI for a link it has
+ * checked (the checkout-link rule of src/api/baseUrl.ts) and writes itself. Printable ASCII only.
+ */
+export function allowHyperlink(url: string): void {
+  if (!/^[\x21-\x7e]{1,2048}$/.test(url)) return;
+  if (allowedLinks.size >= 64) allowedLinks.clear();
+  allowedLinks.add(url);
+}
+
 /** `chunk` without the sequences Ink never writes (see the module comment). */
 export function guardTerminalOutput(chunk: string): string {
   return chunk.replace(SEQUENCE, (seq) => {
     if (seq.startsWith('\u001b[')) return ALLOWED_CSI_FINAL.test(seq) ? seq : '';
+    if (seq.startsWith('\u001b]8;;') && seq.endsWith('\u0007')) {
+      const url = seq.slice(5, -1);
+      if (url === '' || allowedLinks.has(url)) return seq;
+    }
     // ESC 7 / ESC 8 (save / restore cursor) are Ink's too; any other escape goes.
     if (seq === '\u001b7' || seq === '\u001b8') return seq;
     return '';

@@ -46,6 +46,11 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
     setPaneState(next);
   };
   const [help, setHelp] = useState(false);
+  // The first frame draws the pane shown; the others mount right after it (and then stay mounted,
+  // so the Billing pane's monitor runs and every pane keeps its state): keydeck's first frame
+  // waits for nothing it does not show (issue 15).
+  const [othersMounted, setOthersMounted] = useState(false);
+  useEffect(() => setOthersMounted(true), []);
   const session = useSession();
   const serviceNow = useServiceClock();
   const { startSetup } = useSessionActions();
@@ -101,6 +106,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
         {help ? <HelpOverlay columns={columns} rows={bodyRows} onClose={() => setHelp(false)} /> : null}
         {PANES.map((p) => {
           const shown = !help && p.id === pane;
+          if (!othersMounted && p.id !== pane) return null;
           return (
             <Box key={p.id} display={shown ? 'flex' : 'none'}>
               <p.Component size={size} active={shown} goTo={setPane} />

@@ -3,6 +3,7 @@
  * a click, where the terminal is known to support them; elsewhere as plain text (never an escape
  * a terminal would print). `FORCE_HYPERLINK=1` turns them on, `FORCE_HYPERLINK=0` off.
  */
+import { allowHyperlink } from '../terminal/outputGuard.js';
 
 /** True when the terminal described by `env` is known to show OSC 8 hyperlinks. */
 export function supportsHyperlinks(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -20,6 +21,8 @@ export function supportsHyperlinks(env: NodeJS.ProcessEnv = process.env): boolea
  * characters: the checkout-link rule of src/api/baseUrl.ts), or `text` itself when `enabled` is false.
  */
 export function hyperlink(url: string, text: string, enabled: boolean): string {
-  if (!enabled || /[\u0000-\u001f\u007f-\u009f]/.test(url)) return text;
+  if (!enabled || !/^[\x21-\x7e]+$/.test(url)) return text;
+  // The output guard (src/terminal/outputGuard.ts) lets exactly this link through.
+  allowHyperlink(url);
   return `\u001b]8;;${url}\u0007${text}\u001b]8;;\u0007`;
 }

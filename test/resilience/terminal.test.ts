@@ -46,9 +46,9 @@ function fullLayoutIsRight(screen: string[], columns: number, rows: number): boo
     screen[3]!.length === columns &&
     screen.some((l) => l.includes(SUBSCRIPTION_KEY_NAME)) &&
     screen.some((l) => l.includes(CREDIT_KEY_NAME)) &&
-    screen[rows - 1]!.startsWith('q quit') &&
+    screen[rows - 1]!.startsWith('? help') &&
     screen.filter((l) => l.includes('profile default')).length === 1 &&
-    screen.filter((l) => l.startsWith('q quit')).length === 1 &&
+    screen.filter((l) => l.startsWith('? help')).length === 1 &&
     !screen.some((l) => l.includes('terminal too small'))
   );
 }
@@ -82,7 +82,7 @@ describe.concurrent('the terminal', () => {
     app.resize(60, 15);
     const compact = await untilScreen(
       app,
-      (s) => !s.some((l) => l.includes('terminal too small')) && s.some((l) => l.includes(CREDIT_KEY_NAME)) && s[14]!.startsWith('q quit'),
+      (s) => !s.some((l) => l.includes('terminal too small')) && s.some((l) => l.includes(CREDIT_KEY_NAME)) && s[14]!.startsWith('? help'),
       'the compact layout at 60×15',
     );
     expect(compact[0]).toContain('$25.00 left');

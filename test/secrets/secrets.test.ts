@@ -192,6 +192,8 @@ describe('secrets scan of a full keydeck session', () => {
     await a.waitFor(/\[ ?Deactivate ?\]|▶ ?Deactivate|> ?Deactivate/);
     a.write('\r');
     await a.waitFor(/deactivated ".*-renamed"/);
+    // Act on the row once the list has been read back (inactive), not on the stale one.
+    await a.waitFor(/│ ▶ \S+-renamed\s*│.*○ inactive/);
     a.write(' ');
     await a.waitFor(/reactivated ".*-renamed"/);
 

@@ -14,10 +14,20 @@ describe('guardTerminalOutput', () => {
   });
 
   it('drops titles, clipboard writes, hyperlinks, device queries, C1 and bidi controls', () => {
-    const out = guardTerminalOutput(`a${PAYLOADS.title}b${PAYLOADS.clipboard}c${PAYLOADS.deviceStatus}d${PAYLOADS.c1Link}e${PAYLOADS.bidi}f\u001b]8;;https://x.example/\u001b\\link\u001b]8;;\u001b\\`);
+    const out = guardTerminalOutput(`a${PAYLOADS.title}b${PAYLOADS.clipboard}c${PAYLOADS.deviceStatus}d${PAYLOADS.c1Link}e${PAYLOADS.bidi}f\u001b]8;;javascript:alert(1)\u001b\\link\u001b]2;t\u001b\\`);
     expect(out).not.toMatch(/\u001b\]|\u001b\[6n|[\u0080-\u009f\u202e]/u);
     expect(out.startsWith('ab')).toBe(true);
     expect(out).not.toContain('YXR0YWNrZXI=');
     expect(out).toContain('link');
+  });
+
+  it('lets through only the hyperlinks keydeck registered (the checked checkout link), in its own form', async () => {
+    const { allowHyperlink } = await import('../../src/terminal/outputGuard.js');
+    const mine = 'https://pay.example/cs_1';
+    allowHyperlink(mine);
+    const written = `\u001b]8;;${mine}\u0007${mine}\u001b]8;;\u0007`;
+    expect(guardTerminalOutput(written)).toBe(written);
+    const other = `\u001b]8;;https://evil.example/\u0007x\u001b]8;;\u0007`;
+    expect(guardTerminalOutput(other)).toBe('x\u001b]8;;\u0007');
   });
 });

@@ -40,6 +40,8 @@ interface Registration {
   readonly textEntry: boolean;
   readonly order: number;
   handlers: KeyHandlers;
+  /** The bound action ids the hint bar was last told about ({@link boundIds}). */
+  boundKey?: string;
 }
 
 /** An action that works right now, with its handler. */
@@ -62,6 +64,8 @@ interface Registry {
   readonly set: (id: string, reg: Registration | undefined) => void;
   readonly setSink: (id: string, sink: { readonly sink: TextSink; readonly order: number } | undefined) => void;
   readonly update: (id: string, handlers: KeyHandlers) => void;
+  /** Gives a registration this render's handlers at once (no re-render asked). */
+  readonly refresh: (id: string, handlers: KeyHandlers) => void;
   readonly nextOrder: () => number;
   readonly active: () => ActiveAction[];
   readonly quit: () => void;
@@ -128,9 +132,17 @@ export function KeymapProvider({ onQuit, onInterrupt, children }: KeymapProvider
       update: (id, handlers) => {
         const reg = regs.current.get(id);
         if (!reg) return;
-        const changed = boundIds(reg.handlers) !== boundIds(handlers);
         reg.handlers = handlers;
-        if (changed) setVersion((v) => v + 1);
+        const key = boundIds(handlers);
+        if (reg.boundKey === undefined) reg.boundKey = key;
+        else if (key !== reg.boundKey) {
+          reg.boundKey = key;
+          setVersion((v) => v + 1);
+        }
+      },
+      refresh: (id, handlers) => {
+        const reg = regs.current.get(id);
+        if (reg) reg.handlers = handlers;
       },
       setSink: (id, sink) => {
         if (sink) sinks.current.set(id, sink);
@@ -260,10 +272,14 @@ export function useKeymap(scope: Scope, handlers: KeyHandlers, options: UseKeyma
 
   useLayoutEffect(() => {
     if (!active) return;
-    registry.set(id, { scope, modal, textEntry, order: registry.nextOrder(), handlers: handlersRef.current });
+    registry.set(id, { scope, modal, textEntry, order: registry.nextOrder(), handlers: handlersRef.current, boundKey: boundIds(handlersRef.current) });
     return () => registry.set(id, undefined);
   }, [registry, active, scope, modal, textEntry, id]);
 
+  // The registration gets this render's handlers at once, so what renders after this component in
+  // the same pass (the hint bar) already shows them; the layout effect then asks the hint bar to
+  // render again when the set of bound actions changed.
+  if (active) registry.refresh(id, handlers);
   useLayoutEffect(() => {
     if (active) registry.update(id, handlers);
   });
@@ -292,9 +308,9 @@ export function useTextSink(sink: TextSink, active = true): void {
 /** The actions that work right now (the hint bar's content), re-rendering when they change. */
 export function useActiveActions(): ActiveAction[] {
   const registry = useRegistry();
-  const version = useContext(VersionContext);
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- recomputed when the version changes
-  return useMemo(() => registry.active(), [version, registry]);
+  // Re-rendered when the version changes; read on every render (the handlers may be newer than the version).
+  useContext(VersionContext);
+  return registry.active();
 }
 
 /** Asks the app to quit (the same path as `q`: exit 0). */

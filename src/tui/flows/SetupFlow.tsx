@@ -275,8 +275,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
             key="where"
             lines={['keydeck manages your account on an inference service. Which service? (the address of its API)']}
             label="base URL"
-            initial={baseUrl ?? ''}
-            placeholder="e.g. https://api.example.com"
+            {...(baseUrl !== undefined ? { defaultValue: baseUrl } : { placeholder: 'e.g. https://api.example.com' })}
             error={step.error}
             validate={baseUrlProblem}
             onSubmit={(v) => void submitWhere(v)}

@@ -59,7 +59,7 @@ export function StorageChoiceStep({ reason, initial, onChoose, compact = false }
           return (
             <Box key={c.id} flexDirection="column">
               <Text inverse={on} bold={on}>{`${on ? symbols.selected : ' '} ${c.key}  ${c.label}`}</Text>
-              {compact ? null : <Text color={theme.muted} wrap="truncate">{`     ${c.detail}`}</Text>}
+              {compact ? null : <Text color={theme.muted} wrap="wrap">{`     ${c.detail}`}</Text>}
             </Box>
           );
         })}
