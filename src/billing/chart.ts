@@ -97,6 +97,8 @@ export function balanceChart(samples: readonly BalanceSample[], options: ChartOp
   const first = values.findIndex((v) => v !== undefined);
   if (first < 0) return { lines: [], topUps: [], columns: 0, legend: '' };
   const series = values.slice(first) as number[];
+  // asciichart draws a step between two values: a lone value (the first reading, in the last column) gets one cell.
+  if (series.length === 1) series.push(series[0]!);
   const plot = asciichart.plot(series, {
     // asciichart draws height + 1 rows.
     height: height - 1,

@@ -186,3 +186,36 @@ describe('keydeck monitor --metrics', () => {
     expect((bad as CommandFailure).exitCode).toBe(2);
   });
 });
+
+describe('the monitor with a history on disk', () => {
+  it('shows the burn rates and the run-out before its first read answers', async () => {
+    const { BalanceHistoryStore } = await import('../../../src/billing/historyStore.js');
+    const store = BalanceHistoryStore.open({ path: path.join(configDir, 'monitor-history.db') });
+    const series = store.series('test', 'https://api.example.com');
+    const now = Date.now();
+    const readings = [];
+    for (let t = now - 3 * 3_600_000; t < now; t += 15_000) readings.push({ t, remaining: Math.round((100 - (t - (now - 3 * 3_600_000)) / 3_600_000) * 1e6) / 1e6, totalTopUp: 100 });
+    series.appendMany(readings);
+    const stdout = new StreamStdout(100, 30);
+    const stdin = new FakeStdin();
+    const settings: MonitorSettings = { baseUrl: 'https://api.example.com', profileName: 'test', intervalSeconds: 60, credentialLabel: 'session token (env)' };
+    const done = runMonitor({
+      settings,
+      // A read that never answers: whatever shows comes from the history.
+      getCredits: ({ signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
+      series,
+      stdout: stdout as unknown as NodeJS.WriteStream,
+      stdin: stdin as unknown as NodeJS.ReadStream,
+    });
+    const output = () => plain(stdout.frames.join(''));
+    try {
+      await until(() => /burn 15 min \$(0\.9\d|1\.00)\/h/.test(output()), 'the rates from the history');
+      expect(output()).toContain('reading the balance…');
+      expect(output()).toMatch(/runs out in \d d \d+ h .*\(last known balance\)/);
+    } finally {
+      stdin.write('q');
+      await done;
+      store.close();
+    }
+  });
+});
