@@ -30,7 +30,9 @@ const program = new Command('keydeck')
   .option('--insecure-storage', 'store the management key in a file (mode 0600) when no keychain is available')
   .option('--allow-insecure-http', 'send the key over plain http:// to a host outside this machine (also KEYDECK_ALLOW_INSECURE_HTTP=1)')
   .option('--interval <seconds>', 'TUI: seconds between balance reads (at least 2; default the profile’s, 15)')
-  .option('--alert-below <usd>', 'TUI: show LOW and ring the bell once when the balance drops below this many USD');
+  .option('--alert-below <usd>', 'TUI: show LOW and ring the bell once when the balance drops below this many USD')
+  .option('--on-low <command>', 'TUI and monitor: run this command line once per drop below --alert-below (figures in KEYDECK_* environment variables)')
+  .option('--desktop-notifications', 'TUI and monitor: also show notifications on the desktop (notify-send, osascript)');
 
 // ---- sandbox (src/commands/sandbox.ts) ----
 program
@@ -99,11 +101,12 @@ program
   .description('the live balance in a few lines (no full screen), for a tmux pane; q or ctrl-c leaves')
   .option('--interval <seconds>', 'seconds between balance reads (at least 2; default the profile’s, 15)')
   .option('--alert-below <usd>', 'ring the bell once when the balance drops below this many USD (default the profile’s)')
-  .action(async (opts: { interval?: string; alertBelow?: string }, cmd: Command) => {
+  .option('--metrics <host:port>', 'serve the figures as Prometheus/OpenMetrics text at http://HOST:PORT/metrics (host default 127.0.0.1)')
+  .action(async (opts: { interval?: string; alertBelow?: string; metrics?: string }, cmd: Command) => {
     const { runCommand, globalOptionsOf } = await import('./commands/output.js');
     const { monitorCommand } = await import('./commands/monitor.js');
     // The flags may also be parsed as the root program's (the TUI's) options: read both.
-    const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string }>(), ...opts };
+    const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string; onLow?: string; desktopNotifications?: boolean }>(), ...opts };
     await runCommand(() => monitorCommand(globalOptionsOf(cmd), flags, {
       // Ink loads only once the flags, the terminal and the key have been checked.
       render: async (input) => {

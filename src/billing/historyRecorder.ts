@@ -43,10 +43,10 @@ export class HistoryRecorder {
     this.history = new BalanceHistory(options.history);
     this.series = options.series;
     this.#onError = options.onError;
-    this.#lastCompact = now;
+    // The first reading applies the retention (not the start: the first frame waits for nothing but the read).
+    this.#lastCompact = now - COMPACT_EVERY_MS;
     if (this.series) {
       try {
-        this.series.compact(now);
         if (options.seed !== false) this.history.load(this.series.load(now - MEMORY_SPAN_MS));
       } catch (error) {
         this.#report(`the balance history could not be read (${error instanceof Error ? error.message : String(error)})`);

@@ -14,6 +14,9 @@ import { tokenKind } from '../credentials/token.js';
 import type { CreditBalance } from '../api/schemas.js';
 import { keyPrefixOf } from '../api/errors.js';
 import { BalanceHistoryStore, originOf, type HistorySeries } from '../billing/historyStore.js';
+import { createNotifier, type NotifyEvent } from '../terminal/notify.js';
+import { isLoopbackHost } from '../api/baseUrl.js';
+import { BalanceMetrics, KEYS_EVERY_MS, parseMetricsAddress } from './metrics.js';
 import { ExitCode, fail, openSession, warn, type ExitCodeValue, type GlobalOptions, type OpenSessionOptions } from './output.js';
 
 /** Flags of `keydeck monitor` (commander's strings). */
@@ -22,6 +25,12 @@ export interface MonitorFlags {
   readonly interval?: string;
   /** `--alert-below USD` (default the profile's alertBelowUsd; none: no alert). */
   readonly alertBelow?: string;
+  /** `--on-low CMD`: run once per crossing (src/terminal/notify.ts). */
+  readonly onLow?: string;
+  /** `--desktop-notifications`. */
+  readonly desktopNotifications?: boolean;
+  /** `--metrics HOST:PORT`: serve the figures for Prometheus (./metrics.ts). */
+  readonly metrics?: string;
 }
 
 /** The live view: renders until the user leaves, resolves with the exit code. */
@@ -30,6 +39,10 @@ export type MonitorRenderer = (input: {
   readonly getCredits: (options: { signal: AbortSignal }) => Promise<CreditBalance>;
   /** The balance history of this profile and origin on disk (absent: kept in memory only). */
   readonly series?: HistorySeries;
+  /** Notifications: the low-balance crossing, top-ups credited, the key rejected. */
+  readonly notify?: (event: NotifyEvent) => void;
+  /** With `--metrics`: where the figures are served. */
+  readonly metricsUrl?: string;
 }) => Promise<number>;
 
 /** Dependencies of {@link monitorCommand}. */
@@ -51,6 +64,8 @@ export interface MonitorDeps {
 export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags, deps: MonitorDeps): Promise<ExitCodeValue | number> {
   const parsed = parseWatchFlags(flags);
   if (!parsed.ok) fail(ExitCode.usage, parsed.reason);
+  const metricsAt = flags.metrics === undefined ? undefined : parseMetricsAddress(flags.metrics);
+  if (flags.metrics !== undefined && !metricsAt) fail(ExitCode.usage, '--metrics must be PORT, :PORT or HOST:PORT, such as 127.0.0.1:9464');
   const terminal = deps.isTerminal ?? Boolean(process.stdin.isTTY && process.stdout.isTTY);
   if (!terminal) {
     fail(ExitCode.usage, 'keydeck monitor draws live lines and needs a terminal; in a script use `keydeck billing` commands with --json');
@@ -69,6 +84,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
     credentialLabel: `${isKey ? `key ${keyPrefixOf(credential.token)}` : 'session token'} (${credential.source})`,
   };
   let store: BalanceHistoryStore | undefined;
+  const closers: (() => Promise<void>)[] = [];
   try {
     store = deps.openHistory ? deps.openHistory() : BalanceHistoryStore.open({ env: deps.session?.env ?? process.env });
   } catch (error) {
@@ -76,8 +92,52 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
   }
   try {
     const series = store?.series(profile.name, originOf(profile.baseUrl));
-    return await deps.render({ settings, getCredits: (options) => client.getCredits(options), ...(series && { series }) });
+    const problems: string[] = [];
+    const notifier = createNotifier({
+      write: (sequence) => process.stdout.write(sequence),
+      desktop: flags.desktopNotifications === true,
+      ...(flags.onLow !== undefined && { onLow: flags.onLow }),
+      profile: profile.name,
+      origin: originOf(profile.baseUrl),
+      onProblem: (sentence) => problems.push(sentence),
+    });
+    let getCredits = (options: { signal: AbortSignal }) => client.getCredits(options);
+    let metricsUrl: string | undefined;
+    if (metricsAt) {
+      const metrics = new BalanceMetrics({ profile: profile.name, origin: originOf(profile.baseUrl), ...(series && { series }) });
+      let served: { url: string; close: () => Promise<void> };
+      try {
+        served = await metrics.serve(metricsAt);
+      } catch (error) {
+        fail(ExitCode.refused, `cannot serve metrics on ${flags.metrics}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      closers.push(served.close);
+      metricsUrl = served.url;
+      process.stderr.write(`keydeck: metrics at ${served.url}\n`);
+      if (!isLoopbackHost(metricsAt.host)) warn(`the metrics are served beyond this machine (${metricsAt.host}): anyone who reaches it sees the balance`);
+      getCredits = async (options) => {
+        try {
+          const credits = await client.getCredits(options);
+          metrics.reading(credits);
+          return credits;
+        } catch (error) {
+          metrics.failure(error);
+          throw error;
+        }
+      };
+      const readKeys = () => {
+        client.listKeys().then((list) => metrics.keys(list), (error: unknown) => metrics.failure(error));
+      };
+      readKeys();
+      const timer = setInterval(readKeys, KEYS_EVERY_MS);
+      timer.unref();
+      closers.push(async () => clearInterval(timer));
+    }
+    const code = await deps.render({ settings, getCredits, ...(series && { series }), notify: (e) => notifier.notify(e), ...(metricsUrl && { metricsUrl }) });
+    for (const sentence of problems) warn(sentence);
+    return code;
   } finally {
+    for (const close of closers) await close();
     store?.close();
     client.close();
   }

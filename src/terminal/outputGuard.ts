@@ -9,7 +9,9 @@
  * bytes A–H, J, K, S, T, f, m, h, l, s, u; and the OSC 8 hyperlinks keydeck itself writes
  * (issue 19: the checkout link), only for a URL registered with {@link allowHyperlink} after it
  * passed its checks, in the exact form `ESC ] 8 ; ; URL BEL`, and the closing `ESC ] 8 ; ; BEL`.
- * The wrapper changes nothing but `write`.
+ * The wrapper changes nothing but `write`. keydeck's own other sequences (OSC 52 clipboard,
+ * notifications) go to `process.stdout` itself, outside this guard (src/tui/clipboard.ts); only
+ * Ink's frames pass through it.
  */
 
 /** An escape or control sequence, or one of the characters removed outright. */

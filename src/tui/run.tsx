@@ -14,6 +14,7 @@ import type { Dialect } from '../sandbox/dialect.js';
 import { clientTimeoutFromEnv, ConfigError, resolveProfile, updateConfig } from '../config/index.js';
 import { createCredentialStore } from '../credentials/index.js';
 import { guardedStdout } from '../terminal/outputGuard.js';
+import { createNotifier } from '../terminal/notify.js';
 import { App } from './App.js';
 import { copyText } from './clipboard.js';
 import { createLifecycle } from './lifecycle.js';
@@ -38,6 +39,10 @@ export interface TuiGlobals {
   readonly alertBelowUsd?: number;
   /** --dialect with --sandbox: the shape of the embedded sandbox's answers (default `seed`). */
   readonly sandboxDialect?: Dialect;
+  /** --on-low CMD: run once per crossing below the threshold, figures in the environment (src/terminal/notify.ts). */
+  readonly onLow?: string;
+  /** --desktop-notifications: also notify on the desktop (notify-send, osascript). */
+  readonly desktopNotifications?: boolean;
 }
 
 /** Ink render options of the app (exported for the benchmarks). */
@@ -152,6 +157,15 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   let historyStore: BalanceHistoryStore | undefined;
   lifecycle.onCleanup(() => historyStore?.close());
 
+  const notifier = createNotifier({
+    write: (sequence) => process.stdout.write(sequence),
+    desktop: globals.desktopNotifications === true,
+    ...(globals.onLow !== undefined && { onLow: globals.onLow }),
+    profile: profile.name,
+    origin: profile.baseUrl !== undefined ? originOf(profile.baseUrl) : '',
+    onProblem: (sentence) => lifecycle.onCleanup(() => void process.stderr.write(`keydeck: ${sentence}\n`)),
+  });
+
   const resolvedName = profile.name;
   const configPath = profile.configPath;
   const services: AppServices = {
@@ -198,6 +212,8 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
       return historyStore.series(resolvedName, originOf(baseUrl));
     },
     copy: (text) => copyText(text),
+    // keydeck's own sequences (notifications) go to the real stdout, past the guard on Ink's output.
+    notify: (event) => notifier.notify(event),
     redraw: () => instance?.clear(),
     exit: (code, message) => void lifecycle.exit(code, message),
     registerSecret: (value) => lifecycle.addSecret(value),

@@ -6,6 +6,7 @@
 import type { CredentialDescription, KeydeckClient } from '../api/client.js';
 import type { CredentialStore } from '../credentials/store.js';
 import type { HistorySeries } from '../billing/historyStore.js';
+import type { NotifyEvent } from '../terminal/notify.js';
 
 /**
  * The part of `KeydeckClient` (src/api/client.ts) the TUI uses: the keys of §4, the management
@@ -94,6 +95,12 @@ export interface AppServices {
    * @throws HistoryStoreError when the database cannot be used (the pane says so, once).
    */
   readonly openHistory?: (baseUrl: string) => HistorySeries;
+  /**
+   * Sends a notification (src/terminal/notify.ts: terminal OSC, opt-in desktop, `--on-low`):
+   * the low-balance crossing, a top-up credited, the key rejected, a subscription expiring.
+   * Absent: none (tests).
+   */
+  readonly notify?: (event: NotifyEvent) => void;
   /** Clock (epoch ms); tests may pin it. Default Date.now. */
   readonly now?: () => number;
 }

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { KeydeckClient } from '../../src/api/client.js';
 import { MAX_RESPONSE_BYTES } from '../../src/api/http.js';
 import { MAX_RETRY_AFTER_MS, parseRetryAfterMs } from '../../src/api/retry.js';
-import { scripted } from '../commands/scripted.js';
+import { makeTempHome, runCli } from '../credentials/harness.js';
 import { noKeychainStore, readySession, renderApp, testServices } from '../tui/harness.js';
 import { json, startHostileServer, type HostileServer } from './hostile-server.js';
 
@@ -93,16 +93,20 @@ describe('many keys', () => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);
     });
-    const cli = scripted(server.url);
+    const home = makeTempHome();
     try {
-      const r = await cli.run(TOKEN, ['keys', 'list'], { KEYDECK_TIMEOUT_MS: '60000' });
+      // A generous limit: 150,000 rows take a few seconds, more on a loaded machine.
+      const r = await runCli(['keys', 'list'], {
+        env: home.env({ KEYDECK_BASE_URL: server.url, KEYDECK_TOKEN: TOKEN, KEYDECK_TIMEOUT_MS: '60000' }),
+        timeoutMs: 90_000,
+      });
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       const lines = r.stdout.trimEnd().split('\n');
       expect(lines).toHaveLength(150_001);
       expect(lines.at(-1)).toMatch(/^k_149999 +key-149999 +credit/);
     } finally {
-      cli.home.remove();
+      home.remove();
     }
-  }, 60_000);
+  }, 120_000);
 });

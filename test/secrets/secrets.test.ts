@@ -56,7 +56,7 @@ afterEach(() => {
 
 /** A full key value as the sandbox makes them: prefix + 40 base62 characters. */
 const keyPattern = (prefix: 'sk_' | 'mk_') => new RegExp(`${prefix}[0-9A-Za-z]{40}(?![0-9A-Za-z])`);
-const COPY_OUTCOME = /copied to the clipboard|sent to the terminal.s clipboard|copy failed/;
+const COPY_OUTCOME = /copied to the clipboard|sent to the terminal’s clipboard|copy failed/;
 
 /** The forms a value is searched in: UTF-8, UTF-16LE and base64 (OSC 52, without padding). */
 function formsOf(value: string): Array<{ form: string; bytes: Buffer }> {

@@ -116,7 +116,7 @@ describe('keydeck monitor (command)', () => {
       { interval: '5', alertBelow: '$12.50' },
       {
         isTerminal: true,
-        session: { env: { KEYDECK_TOKEN: token, KEYDECK_CONFIG_DIR: configDir } },
+        session: { env: { KEYDECK_TOKEN: token, KEYDECK_CONFIG_DIR: configDir, KEYDECK_DATA_DIR: configDir } },
         render: async ({ settings, getCredits }) => {
           seen = { settings, remaining: (await getCredits({ signal: new AbortController().signal })).remaining };
           return 0;
@@ -138,5 +138,51 @@ describe('keydeck monitor (command)', () => {
     const noTty = spawnSync(process.execPath, [cli, 'monitor'], { env, encoding: 'utf8', timeout: 20_000 });
     expect(noTty.status).toBe(2);
     expect(noTty.stderr).toContain('needs a terminal');
+  });
+});
+
+describe('keydeck monitor --metrics', () => {
+  it('serves the figures as Prometheus text on loopback: balance, keys, expiry, burn rates, last poll, errors by code', async () => {
+    const token = await sandbox.fundedUser(25);
+    const api = sandbox.client(token);
+    await api.createCreditKey({ name: 'ci' });
+    let scraped = '';
+    let notFound = 0;
+    const code = await monitorCommand(
+      { baseUrl: sandbox.url },
+      { interval: '5', metrics: '127.0.0.1:0' },
+      {
+        isTerminal: true,
+        session: { env: { KEYDECK_TOKEN: token, KEYDECK_CONFIG_DIR: configDir, KEYDECK_DATA_DIR: configDir } },
+        render: async ({ getCredits, metricsUrl }) => {
+          const signal = new AbortController().signal;
+          await getCredits({ signal });
+          await spend(sandbox, token, 2);
+          await getCredits({ signal });
+          notFound = (await fetch(metricsUrl!.replace('/metrics', '/other'))).status;
+          // The key list is read in the background: scrape until it is in.
+          for (let i = 0; i < 50; i++) {
+            scraped = await (await fetch(metricsUrl!)).text();
+            if (/keydeck_active_credit_keys\{[^}]*\} 1/.test(scraped)) break;
+            await sleep(100);
+          }
+          return 0;
+        },
+      },
+    );
+    expect(code).toBe(0);
+    expect(notFound).toBe(404);
+    const origin = new URL(sandbox.url).origin;
+    const labels = `profile="default",origin="${origin}"`;
+    expect(scraped).toContain(`keydeck_balance_remaining_usd{${labels}} 23`);
+    expect(scraped).toContain(`keydeck_balance_total_top_up_usd{${labels}} 25`);
+    expect(scraped).toContain(`keydeck_active_credit_keys{${labels}} 1`);
+    expect(scraped).toContain(`keydeck_active_subscription_keys{${labels}} 0`);
+    expect(scraped).toMatch(/keydeck_last_successful_poll_timestamp_seconds\{[^}]*\} \d{10}/);
+    expect(scraped).toContain('# TYPE keydeck_poll_errors_total counter');
+    expect(scraped).toContain('# TYPE keydeck_burn_rate_usd_per_hour gauge');
+    // A bad address is refused before anything is read.
+    const bad = await monitorCommand({ baseUrl: sandbox.url }, { metrics: 'localhost' }, { render: async () => 0, isTerminal: true }).catch((e: unknown) => e);
+    expect((bad as CommandFailure).exitCode).toBe(2);
   });
 });

@@ -7,7 +7,7 @@
  * The pane stays mounted while hidden (the shell's contract), so the history, the bell, card
  * payment watching and a walk-through in progress carry on while another pane is shown.
  */
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
 import { trendOf } from '../../../billing/history.js';
 import { isUnfinished } from '../../../billing/journal.js';
@@ -66,10 +66,15 @@ export function BillingPane({ size, active }: PaneProps) {
     alertBelowUsd,
     ...(deps.bell && { bell: deps.bell }),
     series: history.series,
+    ...(services.notify && { notify: services.notify }),
     onHistoryError: (sentence) => flash(`${sentence}; the history is kept in memory`, 'warning'),
     now: clock,
   });
   const flow = useTopUpFlow({ active });
+  // The key rejected (401): said once per rejection through the notification channels.
+  useEffect(() => {
+    if (session.rejected) services.notify?.({ kind: 'key_rejected' });
+  }, [session.rejected]); // eslint-disable-line react-hooks/exhaustive-deps
   const [showStatus, setShowStatus] = useState(false);
   const [selected, setSelected] = useState(0);
   const [statusOffset, setStatusOffset] = useState(0);

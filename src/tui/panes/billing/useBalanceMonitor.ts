@@ -10,6 +10,7 @@ import { useStdout } from 'ink';
 import { BELL, INITIAL_LOW_BALANCE_STATE, observeBalance, type LowBalanceState } from '../../../billing/alert.js';
 import type { BalanceHistory, BalanceHistoryOptions } from '../../../billing/history.js';
 import { HistoryRecorder } from '../../../billing/historyRecorder.js';
+import type { NotifyEvent } from '../../../terminal/notify.js';
 import type { HistorySeries } from '../../../billing/historyStore.js';
 import type { CreditBalance } from '../../../api/schemas.js';
 import type { PollState } from '../../hooks/poller.js';
@@ -20,6 +21,8 @@ export interface UseBalanceMonitorOptions {
   readonly alertBelowUsd?: number | undefined;
   /** Rings the bell (default: writes BEL, `\x07`, to Ink's stdout). */
   readonly bell?: () => void;
+  /** Notifications (src/terminal/notify.ts): the low-balance crossing and each top-up credited. */
+  readonly notify?: (event: NotifyEvent) => void;
   /** Options of the in-memory buffer (capacity, spacing). */
   readonly history?: BalanceHistoryOptions;
   /** The database series of this profile and origin (absent: memory only). Read when it is first given. */
@@ -52,6 +55,9 @@ export function useBalanceMonitor(poll: Pick<PollState<CreditBalance>, 'data' | 
   const rings = useRef(0);
   const bellRef = useRef(options.bell);
   bellRef.current = options.bell;
+  const notifyRef = useRef(options.notify);
+  notifyRef.current = options.notify;
+  const lastTotal = useRef<number | undefined>(undefined);
 
   const { data, updatedAt } = poll;
   const threshold = options.alertBelowUsd;
@@ -72,6 +78,13 @@ export function useBalanceMonitor(poll: Pick<PollState<CreditBalance>, 'data' | 
       rings.current += 1;
       if (bellRef.current) bellRef.current();
       else stdout.write(BELL);
+      if (threshold !== undefined) notifyRef.current?.({ kind: 'low_balance', remaining: data.remaining, threshold, totalTopUp: data.totalTopUp });
+    }
+    // A rise of totalTopUp between two readings: a top-up was credited (§2.3).
+    const before = lastTotal.current;
+    lastTotal.current = data.totalTopUp;
+    if (before !== undefined && Math.round(data.totalTopUp * 100) > Math.round(before * 100)) {
+      notifyRef.current?.({ kind: 'top_up_credited', amount: Math.round((data.totalTopUp - before) * 100) / 100, remaining: data.remaining, totalTopUp: data.totalTopUp });
     }
   }, [data, updatedAt, threshold, stdout]);
 

@@ -12,12 +12,14 @@
  * whole is shortened by dropping parts (the title) or left out, never cut with "…".
  */
 import { Box, Text } from 'ink';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { CreditBalance } from '../../../../api/schemas.js';
 import { trendOf } from '../../../../billing/history.js';
 import { balanceSparkline } from '../../../../billing/sparkline.js';
 import type { MonitorSettings } from '../../../../billing/settings.js';
 import type { HistorySeries } from '../../../../billing/historyStore.js';
+import type { NotifyEvent } from '../../../../terminal/notify.js';
+import { isUnauthorized } from '../../../errors.js';
 import { connectionState, hostLabel } from '../../../components/Header.js';
 import { useKeymap } from '../../../contexts/KeymapContext.js';
 import { displayWidth, formatUsd, wrapWords } from '../../../format.js';
@@ -45,6 +47,8 @@ export interface MonitorViewProps {
   readonly bell?: () => void;
   /** The balance history on disk: seeds the trend at start and keeps every reading (absent: memory only). */
   readonly series?: HistorySeries;
+  /** Notifications: the low-balance crossing, top-ups credited, the key rejected (once per rejection). */
+  readonly notify?: (event: NotifyEvent) => void;
 }
 
 /** See the module comment. */
@@ -57,10 +61,14 @@ function fitting(variants: readonly string[], width: number): string | undefined
 }
 
 /** See the module comment. */
-export function MonitorView({ settings, getCredits, onQuit, columns, rows = MONITOR_FULL_LAYOUT.rows, now = Date.now, bell, series }: MonitorViewProps) {
+export function MonitorView({ settings, getCredits, onQuit, columns, rows = MONITOR_FULL_LAYOUT.rows, now = Date.now, bell, series, notify }: MonitorViewProps) {
   const poll = usePolling<CreditBalance>((signal) => getCredits({ signal }), { intervalMs: settings.intervalSeconds * 1000 });
   const [historyProblem, setHistoryProblem] = useState<string | undefined>(undefined);
-  const monitor = useBalanceMonitor(poll, { alertBelowUsd: settings.alertBelowUsd, ...(bell && { bell }), series, onHistoryError: setHistoryProblem, now });
+  const monitor = useBalanceMonitor(poll, { alertBelowUsd: settings.alertBelowUsd, ...(bell && { bell }), series, onHistoryError: setHistoryProblem, now, ...(notify && { notify }) });
+  const rejected = poll.error !== undefined && isUnauthorized(poll.error);
+  useEffect(() => {
+    if (rejected) notify?.({ kind: 'key_rejected' });
+  }, [rejected]); // eslint-disable-line react-hooks/exhaustive-deps
   useKeymap('global', { quit: onQuit, refresh: poll.refresh });
   useTick(5000);
   const t = now();

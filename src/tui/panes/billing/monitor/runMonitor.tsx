@@ -6,6 +6,7 @@ import { render, useWindowSize } from 'ink';
 import type { CreditBalance } from '../../../../api/schemas.js';
 import type { MonitorSettings } from '../../../../billing/settings.js';
 import type { HistorySeries } from '../../../../billing/historyStore.js';
+import type { NotifyEvent } from '../../../../terminal/notify.js';
 import { KeymapProvider } from '../../../contexts/KeymapContext.js';
 import { MonitorView } from './MonitorView.js';
 
@@ -16,6 +17,8 @@ export interface RunMonitorInput {
   readonly getCredits: (options: { signal: AbortSignal }) => Promise<CreditBalance>;
   /** The balance history on disk (absent: memory only). */
   readonly series?: HistorySeries;
+  /** Notifications (src/terminal/notify.ts). */
+  readonly notify?: (event: NotifyEvent) => void;
   /** Streams (tests); default the process's. */
   readonly stdout?: NodeJS.WriteStream;
   readonly stdin?: NodeJS.ReadStream;
@@ -25,7 +28,7 @@ function MonitorApp({ input, onQuit }: { readonly input: RunMonitorInput; readon
   const { columns, rows } = useWindowSize();
   return (
     <KeymapProvider onQuit={() => onQuit(0)} onInterrupt={() => onQuit(130)}>
-      <MonitorView settings={input.settings} getCredits={input.getCredits} onQuit={() => onQuit(0)} columns={columns} rows={rows} {...(input.series && { series: input.series })} />
+      <MonitorView settings={input.settings} getCredits={input.getCredits} onQuit={() => onQuit(0)} columns={columns} rows={rows} {...(input.series && { series: input.series })} {...(input.notify && { notify: input.notify })} />
     </KeymapProvider>
   );
 }

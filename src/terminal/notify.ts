@@ -1,0 +1,140 @@
+/**
+ * Notifications that reach the operator (issue 16): `notify(event)` for the low-balance
+ * crossing, a top-up credited, the key rejected, and (issue 19) a subscription about to
+ * expire. Each event goes to:
+ * - the terminal: OSC 9, OSC 777 or OSC 99, whichever the terminal speaks, wrapped in the
+ *   tmux/screen passthrough (./osc.ts); texts are sanitised there;
+ * - the desktop, when asked (`--desktop-notifications`): `notify-send` on Linux, `osascript` on
+ *   macOS, spawned without a shell, the texts as plain arguments; where neither exists, it says
+ *   so once;
+ * - for the low-balance crossing only, `--on-low CMD`: the user's own command line, run once
+ *   per crossing by the user's shell (`$SHELL -c CMD`, `cmd /d /s /c` on Windows), with the
+ *   figures in environment variables only (`KEYDECK_EVENT`, `KEYDECK_PROFILE`,
+ *   `KEYDECK_ORIGIN`, `KEYDECK_REMAINING_USD`, `KEYDECK_THRESHOLD_USD`,
+ *   `KEYDECK_TOTAL_TOP_UP_USD`): no service data is ever put into the command line. Its output
+ *   is discarded (a full-screen app owns the terminal), it is killed after 30 s, and a failure is
+ *   reported through `onProblem`.
+ * Never throws.
+ */
+import { spawn } from 'node:child_process';
+import { notificationProtocolOf, notificationSequence } from './osc.js';
+
+/** What can be notified. Amounts USD. */
+export type NotifyEvent =
+  | { readonly kind: 'low_balance'; readonly remaining: number; readonly threshold: number; readonly totalTopUp?: number }
+  | { readonly kind: 'top_up_credited'; readonly amount: number; readonly remaining: number; readonly totalTopUp: number }
+  | { readonly kind: 'key_rejected'; readonly detail?: string }
+  | { readonly kind: 'subscription_expiring'; readonly keyName: string; readonly expiresAt: string; readonly daysLeft: number };
+
+/** Options of {@link createNotifier}. */
+export interface NotifierOptions {
+  /** Writes to the terminal (the TUI's or the monitor's stdout); absent: no terminal notification. */
+  readonly write?: (sequence: string) => void;
+  /** Also a desktop notification (notify-send / osascript). Default false. */
+  readonly desktop?: boolean;
+  /** The user's command for the low-balance crossing. */
+  readonly onLow?: string;
+  /** Named in the texts and the command's environment. */
+  readonly profile: string;
+  readonly origin: string;
+  /** Hears one sentence per problem (a desktop notifier missing, the command failing). */
+  readonly onProblem?: (sentence: string) => void;
+  /** Default process.env (terminal detection, the command's environment, SHELL). */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Default process.platform. */
+  readonly platform?: NodeJS.Platform;
+  /** Default node:child_process spawn (tests). */
+  readonly spawn?: typeof spawn;
+}
+
+/** Sends events; see the module comment. */
+export interface Notifier {
+  notify(event: NotifyEvent): void;
+}
+
+const usd = (n: number): string => `$${n.toFixed(2)}`;
+
+/** Title and body of an event, in words. */
+export function notificationText(event: NotifyEvent, profile: string): { title: string; body: string } {
+  switch (event.kind) {
+    case 'low_balance':
+      return { title: `keydeck: balance low (${profile})`, body: `${usd(event.remaining)} left, below ${usd(event.threshold)}` };
+    case 'top_up_credited':
+      return { title: `keydeck: top-up credited (${profile})`, body: `+${usd(event.amount)}; ${usd(event.remaining)} left` };
+    case 'key_rejected':
+      return { title: `keydeck: key rejected (${profile})`, body: event.detail ?? 'the service refused keydeck’s key: sign in again (keydeck auth login)' };
+    case 'subscription_expiring':
+      return { title: `keydeck: subscription expiring (${profile})`, body: `${event.keyName} expires in ${event.daysLeft} d (${event.expiresAt})` };
+  }
+}
+
+/** The environment of the `--on-low` command: the caller's, plus the figures. */
+export function onLowEnvironment(event: Extract<NotifyEvent, { kind: 'low_balance' }>, profile: string, origin: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
+    ...env,
+    KEYDECK_EVENT: 'low_balance',
+    KEYDECK_PROFILE: profile,
+    KEYDECK_ORIGIN: origin,
+    KEYDECK_REMAINING_USD: event.remaining.toFixed(2),
+    KEYDECK_THRESHOLD_USD: event.threshold.toFixed(2),
+    ...(event.totalTopUp !== undefined && { KEYDECK_TOTAL_TOP_UP_USD: event.totalTopUp.toFixed(2) }),
+  };
+}
+
+/** See the module comment. */
+export function createNotifier(options: NotifierOptions): Notifier {
+  const env = options.env ?? process.env;
+  const platform = options.platform ?? process.platform;
+  const run = options.spawn ?? spawn;
+  const problems = new Set<string>();
+  const problem = (sentence: string) => {
+    if (problems.has(sentence)) return;
+    problems.add(sentence);
+    options.onProblem?.(sentence);
+  };
+  const protocol = notificationProtocolOf(env);
+
+  const desktop = (title: string, body: string) => {
+    const [cmd, args] =
+      platform === 'darwin'
+        ? ['osascript', ['-e', 'on run argv', '-e', 'display notification (item 2 of argv) with title (item 1 of argv)', '-e', 'end run', title, body]]
+        : ['notify-send', ['--app-name=keydeck', '--', title, body]];
+    try {
+      const child = run(cmd, args as string[], { stdio: 'ignore', shell: false });
+      child.on('error', () => problem(`no desktop notification: ${cmd} is not available`));
+      child.unref();
+    } catch {
+      problem(`no desktop notification: ${cmd} is not available`);
+    }
+  };
+
+  const onLow = (event: Extract<NotifyEvent, { kind: 'low_balance' }>) => {
+    const line = options.onLow!;
+    const [shell, args] = platform === 'win32' ? [env.ComSpec ?? 'cmd.exe', ['/d', '/s', '/c', line]] : [env.SHELL || '/bin/sh', ['-c', line]];
+    try {
+      const child = run(shell, args, { stdio: 'ignore', env: onLowEnvironment(event, options.profile, options.origin, env), shell: false });
+      const timer = setTimeout(() => child.kill('SIGTERM'), 30_000);
+      timer.unref();
+      child.on('error', (error) => problem(`--on-low could not run: ${error.message}`));
+      child.on('exit', (code, signal) => {
+        clearTimeout(timer);
+        if (code !== 0) problem(`--on-low exited ${signal ? `on ${signal}` : `with ${code}`}`);
+      });
+    } catch (error) {
+      problem(`--on-low could not run: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+
+  return {
+    notify(event) {
+      const { title, body } = notificationText(event, options.profile);
+      try {
+        options.write?.(notificationSequence(title, body, protocol, env));
+      } catch {
+        // The terminal went away.
+      }
+      if (options.desktop) desktop(title, body);
+      if (event.kind === 'low_balance' && options.onLow) onLow(event);
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * Notifications (issue 16): the terminal sequence for the terminal in use, the opt-in desktop
+ * notifier spawned without a shell, and `--on-low` run by the user's shell with the figures in
+ * its environment only: service text in the event never reaches the command line.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createNotifier } from '../../src/terminal/notify.js';
+
+describe('notify', () => {
+  it('writes the terminal’s notification (OSC 777 on a VTE terminal, wrapped for tmux) and the desktop one without a shell', () => {
+    const written: string[] = [];
+    const spawned: { cmd: string; args: readonly string[]; shell: unknown }[] = [];
+    const fakeSpawn = ((cmd: string, args: readonly string[], opts: { shell?: unknown }) => {
+      spawned.push({ cmd, args, shell: opts.shell });
+      return { on: () => undefined, unref: () => undefined };
+    }) as unknown as typeof spawn;
+    const notifier = createNotifier({
+      write: (s) => written.push(s),
+      desktop: true,
+      profile: 'work',
+      origin: 'https://api.example.com',
+      env: { VTE_VERSION: '7600', TMUX: '/tmp/tmux,1,0' },
+      platform: 'linux',
+      spawn: fakeSpawn,
+    });
+    notifier.notify({ kind: 'top_up_credited', amount: 25, remaining: 40, totalTopUp: 75 });
+    expect(written).toEqual(['\x1bPtmux;\x1b\x1b]777;notify;keydeck: top-up credited (work);+$25.00, $40.00 left\x07\x1b\\']);
+    expect(spawned).toEqual([{ cmd: 'notify-send', args: ['--app-name=keydeck', '--', 'keydeck: top-up credited (work)', '+$25.00; $40.00 left'], shell: false }]);
+  });
+
+  it('runs --on-low once per crossing with the figures in the environment, never in the command line', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-onlow-'));
+    const out = path.join(dir, 'out');
+    const problems: string[] = [];
+    try {
+      const notifier = createNotifier({
+        profile: 'work',
+        origin: 'https://api.example.com',
+        onLow: `printf '%s|%s|%s|%s' "$KEYDECK_EVENT" "$KEYDECK_REMAINING_USD" "$KEYDECK_THRESHOLD_USD" "$KEYDECK_PROFILE" > '${out}'`,
+        env: { PATH: process.env.PATH, SHELL: '/bin/sh' },
+        onProblem: (s) => problems.push(s),
+      });
+      notifier.notify({ kind: 'low_balance', remaining: 4.5, threshold: 5, totalTopUp: 25 });
+      // Key rejected and top-ups do not run the command.
+      notifier.notify({ kind: 'key_rejected', detail: '$(touch pwned)' });
+      const deadline = Date.now() + 5000;
+      while (Date.now() < deadline) {
+        try {
+          if (readFileSync(out, 'utf8').length > 0) break;
+        } catch {
+          // not yet
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(readFileSync(out, 'utf8')).toBe('low_balance|4.50|5.00|work');
+      expect(problems).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
