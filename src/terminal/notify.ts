@@ -1,7 +1,9 @@
 /**
  * Notifications that reach the operator (issue 16): `notify(event)` for the low-balance
- * crossing, a top-up credited, the key rejected, and (issue 19) a subscription about to
- * expire. Each event goes to:
+ * crossing, a top-up credited (`top_up_credited`: a rise of the account's `totalTopUp`, worded
+ * as that rise, since it names no particular top-up), the key rejected, and (issue 19) a
+ * subscription within 3 days of its end, once per key. Amounts are said to the cent, cut, never
+ * rounded up. Each event goes to:
  * - the terminal: OSC 9, OSC 777 or OSC 99, whichever the terminal speaks, wrapped in the
  *   tmux/screen passthrough (./osc.ts); texts are sanitised there;
  * - the desktop, when asked (`--desktop-notifications`): `notify-send` on Linux, `osascript` on
@@ -17,6 +19,7 @@
  * Never throws.
  */
 import { spawn } from 'node:child_process';
+import { centsText } from '../api/money.js';
 import { notificationProtocolOf, notificationSequence } from './osc.js';
 
 /** What can be notified. Amounts USD. */
@@ -52,7 +55,8 @@ export interface Notifier {
   notify(event: NotifyEvent): void;
 }
 
-const usd = (n: number): string => `$${n.toFixed(2)}`;
+/** USD to the cent, cut (a balance is never said higher than it is). */
+const usd = (n: number): string => `$${centsText(n)}`;
 
 /** Title and body of an event, in words. */
 export function notificationText(event: NotifyEvent, profile: string): { title: string; body: string } {
@@ -60,11 +64,13 @@ export function notificationText(event: NotifyEvent, profile: string): { title: 
     case 'low_balance':
       return { title: `keydeck: balance low (${profile})`, body: `${usd(event.remaining)} left, below ${usd(event.threshold)}` };
     case 'top_up_credited':
-      return { title: `keydeck: top-up credited (${profile})`, body: `+${usd(event.amount)}; ${usd(event.remaining)} left` };
+      // A rise of totalTopUp names no top-up (issue 13): it is said as what it is, never as a
+      // particular top-up of keydeck's credited.
+      return { title: `keydeck: the total of top-ups rose (${profile})`, body: `+${usd(event.amount)}; ${usd(event.remaining)} left` };
     case 'key_rejected':
       return { title: `keydeck: key rejected (${profile})`, body: event.detail ?? 'the service refused keydeck’s key: sign in again (keydeck auth login)' };
     case 'subscription_expiring':
-      return { title: `keydeck: subscription expiring (${profile})`, body: `${event.keyName} expires in ${event.daysLeft} d (${event.expiresAt})` };
+      return { title: `keydeck: subscription expiring (${profile})`, body: `${event.keyName} expires in ${event.daysLeft >= 1 ? `${Math.floor(event.daysLeft)} d` : `${Math.max(1, Math.floor(event.daysLeft * 24))} h`} (${event.expiresAt}): a new payment creates a new key` };
   }
 }
 

@@ -21,6 +21,7 @@ import { useClearStatus, useFlash } from './contexts/StatusContext.js';
 import type { LayoutMode } from './layout.js';
 import { PANES, type PaneId } from './panes/index.js';
 import { subscriptionNotice } from './panes/keyRows.js';
+import { useSubscriptionNotifications } from './hooks/useSubscriptionNotifications.js';
 
 /** Props of {@link Shell}. */
 export interface ShellProps {
@@ -67,7 +68,8 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
   // One size object per layout, so the memoised panes (panes/index.ts) re-render only for their own data.
   const size = useMemo(() => ({ columns, rows: bodyRows, mode }), [columns, bodyRows, mode]);
   const index = PANES.findIndex((p) => p.id === pane);
-  const { onClientNotice } = useServices();
+  const { onClientNotice, notify } = useServices();
+  useSubscriptionNotifications(keys.data, serviceNow, notify);
   // What the reader hid (key values in a list) is said once, on the status line.
   useEffect(() => onClientNotice?.((message) => flash(message, 'warning', 10_000)), [onClientNotice, flash]);
   const cycle = (delta: number) => setPane(PANES[(index + delta + PANES.length) % PANES.length]!.id);

@@ -28,8 +28,8 @@ describe('notify', () => {
       spawn: fakeSpawn,
     });
     notifier.notify({ kind: 'top_up_credited', amount: 25, remaining: 40, totalTopUp: 75 });
-    expect(written).toEqual(['\x1bPtmux;\x1b\x1b]777;notify;keydeck: top-up credited (work);+$25.00, $40.00 left\x07\x1b\\']);
-    expect(spawned).toEqual([{ cmd: 'notify-send', args: ['--app-name=keydeck', '--', 'keydeck: top-up credited (work)', '+$25.00; $40.00 left'], shell: false }]);
+    expect(written).toEqual(['\x1bPtmux;\x1b\x1b]777;notify;keydeck: the total of top-ups rose (work);+$25.00, $40.00 left\x07\x1b\\']);
+    expect(spawned).toEqual([{ cmd: 'notify-send', args: ['--app-name=keydeck', '--', 'keydeck: the total of top-ups rose (work)', '+$25.00; $40.00 left'], shell: false }]);
   });
 
   it('runs --on-low once per crossing with the figures in the environment, never in the command line', async () => {
@@ -61,5 +61,28 @@ describe('notify', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('subscription time reaches the notification channels (issue 19 req. 2)', () => {
+  it('a subscription key within 3 days of its end is notified once, with its time left; amounts are cut to the cent', async () => {
+    const { dueSubscriptionEvents } = await import('../../src/tui/hooks/useSubscriptionNotifications.js');
+    const now = Date.parse('2026-11-23T12:00:00Z');
+    const sub = (id: string, expires: string) => ({ id, name: `sub ${id}`, keyPlan: 'standard', keyType: 'subscription', isActive: true, subscriptionStatus: 'active', subscriptionExpiresAt: expires, createdAt: '2026-10-25T12:00:00Z' });
+    const keys = [sub('a', '2026-11-23T23:00:00Z'), sub('b', '2026-12-20T12:00:00Z')] as never;
+    const sent = new Set<string>();
+    const first = dueSubscriptionEvents(keys, now, sent);
+    expect(first).toHaveLength(1);
+    expect(first[0]).toMatchObject({ kind: 'subscription_expiring', keyName: 'sub a' });
+    // Once per key: the next poll sends nothing more.
+    expect(dueSubscriptionEvents(keys, now + 60_000, sent)).toEqual([]);
+
+    const written: string[] = [];
+    const notifier = createNotifier({ write: (s) => written.push(s), profile: 'work', origin: 'https://api.example.com', env: { TERM_PROGRAM: 'iTerm.app' }, platform: 'linux' });
+    notifier.notify(first[0]!);
+    expect(written.join('')).toContain('sub a expires in 11 h');
+    notifier.notify({ kind: 'low_balance', remaining: 4.999, threshold: 5 });
+    expect(written.join('')).toContain('$4.99 left');
+    expect(written.join('')).not.toContain('$5.00 left');
   });
 });

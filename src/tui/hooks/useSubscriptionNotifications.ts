@@ -1,0 +1,36 @@
+/**
+ * Issue 19 req. 2 through issue 16's channels: when a subscription key comes within 3 days of
+ * its end (by the service's clock, as the row's `⚠ 11 h left`), a `subscription_expiring`
+ * notification goes out once per key for the life of the process (terminal OSC, the desktop when
+ * asked; src/terminal/notify.ts).
+ */
+import { useEffect, useRef } from 'react';
+import type { ConsumptionKey } from '../../api/schemas.js';
+import type { NotifyEvent } from '../../terminal/notify.js';
+import { paidTimeLeftMs } from '../../api/keyStatus.js';
+import { endsSoon } from '../panes/keyRows.js';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The `subscription_expiring` events due for `keys` at `now` (epoch ms, the service's clock),
+ * leaving out the ids in `already` (which it then adds to). Pure: the hook below sends them.
+ */
+export function dueSubscriptionEvents(keys: readonly ConsumptionKey[] | undefined, now: number, already: Set<string>): NotifyEvent[] {
+  const events: NotifyEvent[] = [];
+  for (const key of keys ?? []) {
+    if (already.has(key.id) || !endsSoon(key, now)) continue;
+    already.add(key.id);
+    events.push({ kind: 'subscription_expiring', keyName: key.name, expiresAt: key.subscriptionExpiresAt ?? '', daysLeft: (paidTimeLeftMs(key, now) ?? 0) / DAY_MS });
+  }
+  return events;
+}
+
+/** Sends {@link dueSubscriptionEvents} through `notify` whenever `keys` change. */
+export function useSubscriptionNotifications(keys: readonly ConsumptionKey[] | undefined, now: () => number, notify: ((event: NotifyEvent) => void) | undefined): void {
+  const sent = useRef(new Set<string>());
+  useEffect(() => {
+    if (!notify) return;
+    for (const event of dueSubscriptionEvents(keys, now(), sent.current)) notify(event);
+  }, [keys, now, notify]);
+}
