@@ -29,6 +29,30 @@ function cutLines(screen: readonly string[]): string[] {
   return screen.filter((l) => /\S…\s*[│╮╯]?\s*$/.test(l));
 }
 
+describe('80×24 with the key in the plaintext file', () => {
+  it('the header says where the path is instead of cutting it', { timeout: 90_000 }, async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'keydeck-e2e-fit-plaintext-'));
+    app = startApp({ args: ['--sandbox'], env: cleanEnv(dir), columns: 80, rows: 24 });
+    await app.waitFor('Press enter to use the sandbox’s demo session token');
+    app.write('\r');
+    await app.waitFor('Where to keep the key');
+    app.write('1');
+    await app.waitFor('Name the management key');
+    app.write('\r');
+    await app.waitFor('I have saved it');
+    app.write('y');
+    await app.waitFor('stored in plaintext');
+    await app.waitFor('Standard sub');
+    await app.waitFor('online');
+    const screen = app.screen();
+    expect(cutLines(screen), screen.join('\n')).toEqual([]);
+    expect(screen[1]).toMatch(/⚠ stored in plaintext( \(path: keydeck auth status\))?\s+● online/);
+    // Wide enough, the path itself is shown.
+    app.resize(200, 24);
+    await app.waitFor(/stored in plaintext: \/\S+credentials\.json/);
+  });
+});
+
 describe('80×24', () => {
   it('no screen ends a line in a cut "…", and the hint bar keeps ?', { timeout: 90_000 }, async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'keydeck-e2e-fit-'));

@@ -12,7 +12,7 @@ import { useBalance } from '../contexts/BalanceContext.js';
 import { useClock, useServices } from '../contexts/ServicesContext.js';
 import { useSession, type CredentialInfo } from '../contexts/SessionContext.js';
 import { connectionProblemWords, isUnauthorized, errorCode } from '../errors.js';
-import { clockTime, formatUsd, updatedAgo } from '../format.js';
+import { clockTime, displayWidth, formatUsd, updatedAgo } from '../format.js';
 import { useAge } from '../hooks/useAge.js';
 import type { PollState } from '../hooks/poller.js';
 import type { CreditBalance } from '../../api/schemas.js';
@@ -24,7 +24,7 @@ export function hostLabel(baseUrl: string | undefined): string {
 }
 
 /** The credential in use, in words (never the secret). */
-export function describeCredential(info: CredentialInfo | undefined): { text: string; warning?: string } {
+export function describeCredential(info: CredentialInfo | undefined): { text: string; warning?: string; shorterWarnings?: readonly string[] } {
   if (!info) return { text: 'no key' };
   const what = info.kind === 'management-key' ? `key ${info.keyPrefix ?? 'mk_…'}` : 'session token';
   switch (info.origin) {
@@ -35,7 +35,7 @@ export function describeCredential(info: CredentialInfo | undefined): { text: st
     case 'memory':
       return { text: `${what} (this session only: not stored)` };
     case 'file':
-      return { text: `${what}`, warning: `stored in plaintext: ${info.path ?? 'file'}` };
+      return { text: `${what}`, warning: `stored in plaintext: ${info.path ?? 'file'}`, shorterWarnings: ['stored in plaintext (path: keydeck auth status)', 'stored in plaintext'] };
   }
 }
 
@@ -87,6 +87,11 @@ export function Header({ columns, compact }: HeaderProps) {
   const badge = target === 'sandbox' ? 'SANDBOX' : 'LIVE';
   const badgeColor = target === 'sandbox' ? theme.sandbox : theme.live;
   const host = hostLabel(session.baseUrl);
+  // The plaintext file's path when the line holds it whole; else a shorter warning that says
+  // where the path is (issue 19: no line ends in a cut `…`).
+  const credRoom = columns - displayWidth(conn.text) - 1;
+  const fits = (w: string) => displayWidth(`${cred.text}  ${symbols.warning} ${w}`) <= credRoom;
+  const warning = cred.warning === undefined ? undefined : [cred.warning, ...(cred.shorterWarnings ?? [])].find(fits) ?? cred.shorterWarnings?.at(-1) ?? cred.warning;
 
   if (compact) {
     return (
@@ -122,7 +127,7 @@ export function Header({ columns, compact }: HeaderProps) {
         <Box flexGrow={1} flexShrink={1}>
           <Text wrap="truncate">
             {cred.text}
-            {cred.warning ? <Text color={theme.warning}>{`  ${symbols.warning} ${cred.warning}`}</Text> : null}
+            {warning ? <Text color={theme.warning}>{`  ${symbols.warning} ${warning}`}</Text> : null}
           </Text>
         </Box>
         <Box flexShrink={0} marginLeft={1}>
