@@ -115,11 +115,10 @@ export function truncateTo(text: string, width: number): string {
 }
 
 /**
- * `text` broken at spaces into as many lines of at most `width` cells as it needs; a word longer
- * than the width is broken across lines, never cut: every character of `text` but the spaces
- * at the breaks is kept.
+ * `text` broken at spaces into lines of at most `width` cells. A word longer than the width is
+ * broken across lines (`longWord: 'break'`: every character kept) or cut hard (`'cut'`).
  */
-export function wrapAll(text: string, width: number): string[] {
+function wrapLines(text: string, width: number, longWord: 'break' | 'cut'): string[] {
   if (width <= 0) return [];
   const lines: string[] = [];
   let line = '';
@@ -132,6 +131,7 @@ export function wrapAll(text: string, width: number): string[] {
     if (line !== '') lines.push(line);
     line = '';
     let rest = word;
+    if (longWord === 'cut' && displayWidth(rest) > width) rest = truncateTo(rest, width);
     while (displayWidth(rest) > width) {
       let head = '';
       for (const ch of rest) {
@@ -149,23 +149,20 @@ export function wrapAll(text: string, width: number): string[] {
 }
 
 /**
+ * `text` broken at spaces into as many lines of at most `width` cells as it needs; a word longer
+ * than the width is broken across lines, never cut: every character of `text` but the spaces
+ * at the breaks is kept.
+ */
+export function wrapAll(text: string, width: number): string[] {
+  return wrapLines(text, width, 'break');
+}
+
+/**
  * `text` broken at spaces into lines of at most `width` cells (a word longer than the width is
  * cut hard); at most `maxLines` lines, the last one ending in "…" only when text was left over.
  */
 export function wrapWords(text: string, width: number, maxLines = Number.POSITIVE_INFINITY): string[] {
-  if (width <= 0) return [];
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
-    const candidate = line === '' ? word : `${line} ${word}`;
-    if (displayWidth(candidate) <= width) {
-      line = candidate;
-      continue;
-    }
-    if (line !== '') lines.push(line);
-    line = displayWidth(word) <= width ? word : truncateTo(word, width);
-  }
-  if (line !== '') lines.push(line);
+  const lines = wrapLines(text, width, 'cut');
   if (lines.length <= maxLines) return lines;
   const kept = lines.slice(0, maxLines);
   kept[maxLines - 1] = truncateTo(`${kept[maxLines - 1]} ${lines[maxLines]}`, width);
