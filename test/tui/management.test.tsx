@@ -107,4 +107,23 @@ describe('Management keys pane', () => {
     expect(await store.get('test', { origin: new URL(sb.url).origin, legacy: true })).toBeUndefined();
     expect(await api.listManagementKeys()).toEqual([]);
   });
+
+  it('deleting the key KEYDECK_TOKEN holds offers no setup (the variable would override it): it says to unset the variable', async () => {
+    const session = await sb.newUser();
+    const api = sb.client(session);
+    const inUse = await api.createManagementKey({ name: 'from-env' });
+    const services = testServices({ store: noKeychainStore().store, baseUrl: sb.url });
+    ui = renderApp(services, {
+      session: { phase: 'ready', baseUrl: sb.url, credential: { token: inUse.apiKey, origin: 'env' }, rejected: false },
+    });
+    await ui.press('2');
+    await ui.waitFor('▶ ◆ from-env');
+    await ui.press('d');
+    await ui.waitFor('This is the key keydeck is using');
+    await ui.type('from-env');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('unset KEYDECK_TOKEN');
+    expect(ui.lastFrame()).not.toContain('Your token');
+    expect(await api.listManagementKeys()).toEqual([]);
+  });
 });

@@ -44,7 +44,7 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
   const now = clock();
   const services = useServices();
   const session = useSession();
-  const { signIn, startSetup } = useSessionActions();
+  const { signIn, startSetup, markRejected } = useSessionActions();
   const { managementKeys } = useAccountData();
   useReloadWhenShown(managementKeys, active);
   const flash = useFlash();
@@ -111,6 +111,13 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
       return;
     }
     const origin = session.info?.origin;
+    if (origin === 'env') {
+      // No setup: KEYDECK_TOKEN would override whatever it stored at the next start (issue 19
+      // req. 3). The session is marked rejected, and its banner says to unset the variable.
+      markRejected();
+      flash(`deleted the management key KEYDECK_TOKEN holds ("${key.name}", ${key.keyPrefix}): unset KEYDECK_TOKEN to use the key stored for this profile, or set it to a valid key`, 'warning', 30_000);
+      return;
+    }
     let note = `signed out: the management key keydeck used ("${key.name}", ${key.keyPrefix}) was deleted`;
     if ((origin === 'keychain' || origin === 'file') && session.baseUrl) {
       try {
@@ -119,8 +126,6 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
       } catch (error) {
         note += `; its stored copy could not be cleared: ${describeFailure(error)}`;
       }
-    } else if (origin === 'env') {
-      note += '. KEYDECK_TOKEN still holds it: unset it before the next start.';
     } else {
       note += '.';
     }
