@@ -4,22 +4,15 @@
  * cut "…" and the hint bar keeps `?`; `keydeck monitor` at 40×6 and 60×8 reflows to one figure a
  * line (remaining, runs out, spend first) and never cuts a figure.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
-import { startApp, type PtyApp } from './pty.js';
-import { cleanEnv, walkSandboxSetup } from './session.js';
+import type { PtyApp } from './pty.js';
+import { cleanEnv, e2eRig, walkSandboxSetup } from './session.js';
 
+const rig = e2eRig();
 let app: PtyApp | undefined;
 let dir: string | undefined;
-afterEach(() => {
-  app?.kill();
-  app = undefined;
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
 
 /**
  * The screen's lines that end in a cut: "…" right after a character at the end of the line (or of
@@ -31,8 +24,8 @@ function cutLines(screen: readonly string[]): string[] {
 
 describe('80×24 with the key in the plaintext file', () => {
   it('the header says where the path is instead of cutting it', { timeout: 90_000 }, async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'keydeck-e2e-fit-plaintext-'));
-    app = startApp({ args: ['--sandbox'], env: cleanEnv(dir), columns: 80, rows: 24 });
+    dir = rig.tempDir('keydeck-e2e-fit-plaintext-');
+    app = rig.start({ args: ['--sandbox'], env: cleanEnv(dir), columns: 80, rows: 24 });
     await app.waitFor('Press enter to use the sandbox’s demo session token');
     app.write('\r');
     await app.waitFor('Where to keep the key');
@@ -55,8 +48,8 @@ describe('80×24 with the key in the plaintext file', () => {
 
 describe('80×24', () => {
   it('no screen ends a line in a cut "…", and the hint bar keeps ?', { timeout: 90_000 }, async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'keydeck-e2e-fit-'));
-    app = startApp({ args: ['--sandbox'], env: cleanEnv(dir), columns: 80, rows: 24 });
+    dir = rig.tempDir('keydeck-e2e-fit-');
+    app = rig.start({ args: ['--sandbox'], env: cleanEnv(dir), columns: 80, rows: 24 });
     await walkSandboxSetup(app);
     const check = (where: string) => {
       const screen = app!.screen();
@@ -107,12 +100,12 @@ describe('keydeck monitor in a small pane', () => {
     [60, 8],
   ] as const) {
     it(`reflows at ${columns}×${rows}: one figure a line, remaining, runs out and spend first, nothing cut`, { timeout: 60_000 }, async () => {
-      dir = mkdtempSync(path.join(tmpdir(), 'keydeck-e2e-monitor-'));
+      dir = rig.tempDir('keydeck-e2e-monitor-');
       const user = await sb.fundedUser(80);
       const key = await sb.creditKey(user, 'spender');
       await sb.infer(key.apiKey, { sandbox_cost_usd: 5 });
       const env = { ...cleanEnv(dir), KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url };
-      app = startApp({ args: ['monitor', '--interval', '2'], env, columns, rows });
+      app = rig.start({ args: ['monitor', '--interval', '2'], env, columns, rows });
       await app.waitFor('remaining $75.00');
       await app.waitFor('runs out');
       const screen = app.screen();

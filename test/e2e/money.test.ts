@@ -5,21 +5,13 @@
  * whole, on a line of its own with no border, as an OSC 8 hyperlink when asked for, and `o` on a
  * machine with no browser says so and shows the link alone.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startApp, type PtyApp } from './pty.js';
-import { cleanEnv, walkSandboxSetup } from './session.js';
+import { describe, expect, it } from 'vitest';
+import type { PtyApp } from './pty.js';
+import { cleanEnv, e2eRig, walkSandboxSetup } from './session.js';
 
+const rig = e2eRig();
 let app: PtyApp | undefined;
 let dir: string | undefined;
-afterEach(() => {
-  app?.kill();
-  app = undefined;
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
 
 /** Billing pane, `t`, the amount, enter: the method step. */
 async function toMethodStep(target: PtyApp, amount: string): Promise<void> {
@@ -35,8 +27,8 @@ async function toMethodStep(target: PtyApp, amount: string): Promise<void> {
 
 describe('money in a terminal at 80×24', () => {
   it('card direct: digits do nothing, enter asks with Cancel focused, only Charge charges', { timeout: 90_000 }, async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'keydeck-e2e-money-'));
-    app = startApp({ args: ['--sandbox'], env: cleanEnv(dir), columns: 80, rows: 24 });
+    dir = rig.tempDir('keydeck-e2e-money-');
+    app = rig.start({ args: ['--sandbox'], env: cleanEnv(dir), columns: 80, rows: 24 });
     await walkSandboxSetup(app);
     await toMethodStep(app, '10');
     app.write('3');
@@ -59,11 +51,11 @@ describe('money in a terminal at 80×24', () => {
   });
 
   it('the checkout link is a line of its own (no border), an OSC 8 link, and shown alone when no browser can be opened', { timeout: 90_000 }, async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'keydeck-e2e-link-'));
+    dir = rig.tempDir('keydeck-e2e-link-');
     const env = cleanEnv(dir);
     for (const name of ['DISPLAY', 'WAYLAND_DISPLAY', 'BROWSER', 'WSL_DISTRO_NAME']) delete env[name];
     env.FORCE_HYPERLINK = '1';
-    app = startApp({ args: ['--sandbox'], env, columns: 80, rows: 24 });
+    app = rig.start({ args: ['--sandbox'], env, columns: 80, rows: 24 });
     await walkSandboxSetup(app);
     await toMethodStep(app, '15');
     app.write('c\r');

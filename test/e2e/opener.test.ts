@@ -5,21 +5,15 @@
  * sandbox. (The `open` chunk of the bundle used to fail to load, and every other test stubs the
  * opener, so `o` had never worked.)
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startApp, type PtyApp } from './pty.js';
-import { cleanEnv, walkSandboxSetup } from './session.js';
+import { describe, expect, it } from 'vitest';
+import type { PtyApp } from './pty.js';
+import { cleanEnv, e2eRig, walkSandboxSetup } from './session.js';
 
+const rig = e2eRig();
 let app: PtyApp | undefined;
 let dir: string | undefined;
-afterEach(() => {
-  app?.kill();
-  app = undefined;
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
 
 /** Waits until `file` exists and is not empty; returns its text. */
 async function readWhenWritten(file: string, timeoutMs = 10_000): Promise<string> {
@@ -36,7 +30,7 @@ async function readWhenWritten(file: string, timeoutMs = 10_000): Promise<string
 
 describe('o on a card checkout', () => {
   it('opens the checkout link with the system opener (xdg-open)', { timeout: 60_000 }, async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'keydeck-e2e-open-'));
+    dir = rig.tempDir('keydeck-e2e-open-');
     const bin = path.join(dir, 'bin');
     mkdirSync(bin);
     const record = path.join(dir, 'xdg-open.args');
@@ -50,7 +44,7 @@ describe('o on a card checkout', () => {
     delete env.WSL_DISTRO_NAME;
     env.DISPLAY = ':0';
 
-    app = startApp({ args: ['--sandbox'], env, columns: 100, rows: 30 });
+    app = rig.start({ args: ['--sandbox'], env, columns: 100, rows: 30 });
     await walkSandboxSetup(app);
     app.write('3');
     await app.waitFor('t starts one');

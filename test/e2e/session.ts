@@ -3,8 +3,11 @@
  * a temp sandbox database, no keychain, not CI), and the guided setup walked with the
  * sandbox's demo session token, keeping the new management key for this session only.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { PtyApp } from './pty.js';
+import { afterEach } from 'vitest';
+import { startApp, type PtyApp, type StartAppOptions } from './pty.js';
 
 /** The environment of a clean user under `root`: nothing stored, no D-Bus (so no keychain), not CI. */
 export function cleanEnv(root: string): NodeJS.ProcessEnv {
@@ -40,4 +43,38 @@ export async function walkSandboxSetup(app: PtyApp, balance = '$25.00'): Promise
   }
   await app.waitFor('Standard subscription');
   await app.waitFor(`${balance} left`);
+}
+
+/** What {@link e2eRig} gives a test file. */
+export interface E2eRig {
+  /** A new temp dir (`<tmp>/<prefix>XXXXXX`), removed after the test. */
+  tempDir(prefix: string): string;
+  /** Starts the built app in a pty ({@link startApp}); it is killed after the test, if still running. */
+  start(options?: StartAppOptions): PtyApp;
+}
+
+/**
+ * The end-to-end suites' cleanup in one place: call once at the top of a test file; every app
+ * started and temp dir made through the rig is killed or removed after each test (one
+ * `afterEach`, registered here).
+ */
+export function e2eRig(): E2eRig {
+  const apps: PtyApp[] = [];
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const app of apps.splice(0)) app.kill();
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    tempDir(prefix) {
+      const dir = mkdtempSync(path.join(tmpdir(), prefix));
+      dirs.push(dir);
+      return dir;
+    },
+    start(options) {
+      const app = startApp(options);
+      apps.push(app);
+      return app;
+    },
+  };
 }

@@ -6,21 +6,13 @@
  * beside the tabs, the detail says how a subscription is renewed, deactivating and deleting name
  * the paid time lost; once it has ended, on/off is no longer offered.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startApp, type PtyApp } from './pty.js';
-import { cleanEnv, walkSandboxSetup } from './session.js';
+import { describe, expect, it } from 'vitest';
+import type { PtyApp } from './pty.js';
+import { cleanEnv, e2eRig, walkSandboxSetup } from './session.js';
 
+const rig = e2eRig();
 let app: PtyApp | undefined;
 let dir: string | undefined;
-afterEach(() => {
-  app?.kill();
-  app = undefined;
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
 
 /** The embedded sandbox's address, read off the header (`127.0.0.1:PORT`). */
 function sandboxUrl(screen: string): string {
@@ -36,8 +28,8 @@ async function advance(url: string, seconds: number): Promise<void> {
 
 describe('subscription time as money', () => {
   it('flags 11 h left in the row and once beside the tabs, says how to renew, names the paid time lost, and hides on/off once ended', { timeout: 90_000 }, async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'keydeck-e2e-sub-'));
-    app = startApp({ args: ['--sandbox'], env: cleanEnv(dir), columns: 80, rows: 24 });
+    dir = rig.tempDir('keydeck-e2e-sub-');
+    app = rig.start({ args: ['--sandbox'], env: cleanEnv(dir), columns: 80, rows: 24 });
     await walkSandboxSetup(app);
     const url = sandboxUrl(app.screenText());
     // Select the subscription (the demo's only key), then move the service's clock.

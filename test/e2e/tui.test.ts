@@ -4,28 +4,20 @@
  * session only" since there is no keychain) to a created credit key, acknowledged, then `q`:
  * the terminal is restored (alternate screen left, cursor shown) and the exit code is 0.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startApp, type PtyApp } from './pty.js';
-import { cleanEnv, walkSandboxSetup } from './session.js';
+import { describe, expect, it } from 'vitest';
+import type { PtyApp } from './pty.js';
+import { cleanEnv, e2eRig, walkSandboxSetup } from './session.js';
 
+const rig = e2eRig();
 let app: PtyApp | undefined;
 let dir: string | undefined;
-afterEach(() => {
-  app?.kill();
-  app = undefined;
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
 
 const SK = /sk_[A-Za-z0-9_-]{16,}/;
 
 describe('keydeck --sandbox in a terminal', () => {
   it('walks from start to a created credit key, then q restores the terminal and exits 0', { timeout: 60_000 }, async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'keydeck-e2e-'));
-    app = startApp({ args: ['--sandbox'], env: cleanEnv(dir), columns: 100, rows: 30 });
+    dir = rig.tempDir('keydeck-e2e-');
+    app = rig.start({ args: ['--sandbox'], env: cleanEnv(dir), columns: 100, rows: 30 });
 
     await walkSandboxSetup(app);
     expect(app.output()).toContain('\x1b[?1049h');

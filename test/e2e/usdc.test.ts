@@ -5,21 +5,13 @@
  * sandbox's chain, the hash verified), and the balance rising live from $25.00 to $55.00 in the
  * pane and the header; then the journal lists it as credited, and a restart shows it again.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startApp, type PtyApp } from './pty.js';
-import { cleanEnv, walkSandboxSetup } from './session.js';
+import { describe, expect, it } from 'vitest';
+import type { PtyApp } from './pty.js';
+import { cleanEnv, e2eRig, walkSandboxSetup } from './session.js';
 
+const rig = e2eRig();
 let app: PtyApp | undefined;
 let dir: string | undefined;
-afterEach(() => {
-  app?.kill();
-  app = undefined;
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = undefined;
-});
 
 /**
  * Edits the amount field one key at a time, as a person does: each key is written only once the
@@ -39,9 +31,9 @@ async function editAmount(target: PtyApp, keys: string, from = ''): Promise<stri
 
 describe('a USDC top-up from npm start', () => {
   it('walks amount → USDC → simulated transfer → verify, and the balance goes from $25.00 to $55.00', { timeout: 60_000 }, async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'keydeck-e2e-usdc-'));
+    dir = rig.tempDir('keydeck-e2e-usdc-');
     const env = cleanEnv(dir);
-    app = startApp({ args: ['--sandbox'], env, columns: 100, rows: 30 });
+    app = rig.start({ args: ['--sandbox'], env, columns: 100, rows: 30 });
     await walkSandboxSetup(app);
 
     app.write('3');
@@ -76,7 +68,7 @@ describe('a USDC top-up from npm start', () => {
     expect((await app.exited).exitCode).toBe(0);
 
     // The journal (in the data dir) survives a restart: the credited top-up is listed again.
-    app = startApp({ args: ['--sandbox'], env, columns: 100, rows: 30 });
+    app = rig.start({ args: ['--sandbox'], env, columns: 100, rows: 30 });
     await walkSandboxSetup(app, '$55.00');
     app.write('3');
     await app.waitFor(/\$30\.00\s+USDC on Base\s+credited/);
