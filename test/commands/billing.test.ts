@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   CardCheckoutSessionSchema,
   CreditBalanceSchema,
@@ -15,22 +15,14 @@ import {
   VerifiedTopUpSchema,
 } from '../../src/api/schemas.js';
 import { startSandbox } from '../../src/sandbox/index.js';
-import { call, startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
+import { call, type TestSandbox } from '../sandbox/helpers.js';
 import { startApp } from '../e2e/pty.js';
 import { json, startHostileServer } from '../api/hostile-server.js';
-import { lines, scripted, startCli, UNREACHABLE, type Scripted } from './scripted.js';
+import { lines, scripted, startCli, UNREACHABLE, type Scripted, useScriptedSandbox } from './scripted.js';
 
 let sb: TestSandbox;
 let cli: Scripted;
-
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  cli = scripted(sb.url);
-});
-afterAll(async () => {
-  cli.home.remove();
-  await sb.close();
-});
+useScriptedSandbox((s, c) => ((sb = s), (cli = c)));
 
 /** `POST /sandbox/chain/transfers`: a simulated USDC transfer; its hash. */
 async function transfer(to: string, amount: string): Promise<string> {

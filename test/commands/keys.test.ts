@@ -4,24 +4,16 @@
  * parsed with the wire schemas. Confirmation on a real terminal runs in a pseudo-terminal.
  */
 import stringWidth from 'string-width';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConsumptionKeyListSchema, ConsumptionKeySchema, CreatedConsumptionKeySchema, DeletedKeySchema } from '../../src/api/schemas.js';
 import { startHostileServer } from '../api/hostile-server.js';
 import { startApp } from '../e2e/pty.js';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
-import { cells, lines, scripted, UNREACHABLE, type Scripted } from './scripted.js';
+import { cells, lines, scripted, UNREACHABLE, type Scripted, useScriptedSandbox } from './scripted.js';
 
 let sb: TestSandbox;
 let cli: Scripted;
-
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  cli = scripted(sb.url);
-});
-afterAll(async () => {
-  cli.home.remove();
-  await sb.close();
-});
+useScriptedSandbox((s, c) => ((sb = s), (cli = c)));
 
 async function listed(token: string) {
   return ConsumptionKeyListSchema.parse((await sb.call('GET', '/api/keys', { token })).body);

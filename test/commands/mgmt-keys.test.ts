@@ -5,23 +5,15 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CreatedManagementKeySchema, ManagementKeyListSchema } from '../../src/api/schemas.js';
 import { filesWithSecrets, runCli } from '../credentials/harness.js';
-import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
-import { cells, lines, scripted, type Scripted } from './scripted.js';
+import { type TestSandbox } from '../sandbox/helpers.js';
+import { cells, lines, scripted, type Scripted, useScriptedSandbox } from './scripted.js';
 
 let sb: TestSandbox;
 let cli: Scripted;
-
-beforeAll(async () => {
-  sb = await startTestSandbox();
-  cli = scripted(sb.url);
-});
-afterAll(async () => {
-  cli.home.remove();
-  await sb.close();
-});
+useScriptedSandbox((s, c) => ((sb = s), (cli = c)));
 
 async function listed(token: string) {
   return ManagementKeyListSchema.parse((await sb.call('GET', '/api/keys/management', { token })).body);

@@ -4,6 +4,8 @@
  * (temp HOME and config dir, no D-Bus), plus a streaming runner for `billing watch`.
  */
 import { spawn } from 'node:child_process';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { cliPath, makeTempHome, runCli, type CliResult, type TempHome } from '../credentials/harness.js';
 
 export { FULL_KEY } from '../credentials/harness.js';
@@ -31,6 +33,25 @@ export function scripted(baseUrl: string): Scripted {
     run: (token, args, extra) => runCli(args, { env: envFor(token, extra) }),
     start: (token, args, extra) => startCli(args, envFor(token, extra)),
   };
+}
+
+/**
+ * The suite-level rig of the command suites: a sandbox started and a {@link Scripted} bound to it
+ * before the suite's tests (in the `describe` or file where it is called), both removed after
+ * them. `ready` receives them once started.
+ */
+export function useScriptedSandbox(ready: (sb: TestSandbox, cli: Scripted) => void): void {
+  let sb: TestSandbox | undefined;
+  let cli: Scripted | undefined;
+  beforeAll(async () => {
+    sb = await startTestSandbox();
+    cli = scripted(sb.url);
+    ready(sb, cli);
+  });
+  afterAll(async () => {
+    cli?.home.remove();
+    await sb?.close();
+  });
 }
 
 /** A running CLI whose output is read while it runs. */

@@ -6,7 +6,7 @@
  * Rules checked on every row: a refusal from the service never gets network or address advice;
  * durations under a second are in ms (never "0 s"); no advice names an action that cannot work.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   errorFromNetwork,
   errorFromResponse,
@@ -15,8 +15,8 @@ import {
   type FailureContext,
   type OperationInfo,
 } from '../../src/api/failures.js';
-import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
-import { scripted, type Scripted } from './scripted.js';
+import { type TestSandbox } from '../sandbox/helpers.js';
+import { type Scripted, useScriptedSandbox } from './scripted.js';
 
 const op = (name: string, what: string, extra: Partial<OperationInfo> = {}): OperationInfo => ({ name, what, changesState: false, ...extra });
 const LIST = op('listKeys', 'list the keys');
@@ -79,14 +79,7 @@ describe('the wording table: condition → sentence → next step', () => {
 describe('the CLI’s next steps, against the sandbox', { timeout: 60_000 }, () => {
   let sb: TestSandbox;
   let cli: Scripted;
-  beforeAll(async () => {
-    sb = await startTestSandbox();
-    cli = scripted(sb.url);
-  });
-  afterAll(async () => {
-    cli.home.remove();
-    await sb.close();
-  });
+  useScriptedSandbox((s, c) => ((sb = s), (cli = c)));
 
   it('a refused verify says what the service found and what to do, never to check the base URL', async () => {
     const user = await sb.fundedUser(0);
