@@ -1,0 +1,73 @@
+/** `keydeck billing …`: balance, status, top-ups, history, watch (src/commands/billing.ts). */
+import { Option, type Command } from 'commander';
+import { commandGroup, runScripted } from './shared.js';
+
+/** Adds `billing` to the program. */
+export function registerBilling(program: Command): void {
+  const billing = commandGroup(program, 'billing', 'the USD credit balance and top-ups: credits, status, topup, verify, history, watch');
+  billing
+    .command('credits')
+    .description('show the balance: remaining, totalTopUp, hasCreditKey, creditKeyCount, userId')
+    .option('--json', 'print the service’s balance record as JSON')
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const { billingCredits } = await import('../commands/billing.js');
+      await runScripted(cmd, (g) => billingCredits(g, opts));
+    });
+  billing
+    .command('status')
+    .description('show the service’s billing status, as it sends it')
+    .option('--json', 'print the service’s status data as JSON')
+    .action(async (opts: { json?: boolean }, cmd: Command) => {
+      const { billingStatus } = await import('../commands/billing.js');
+      await runScripted(cmd, (g) => billingStatus(g, opts));
+    });
+  billing
+    .command('topup')
+    .description('start a top-up: a card checkout page, a card on file, or a USDC transfer on Base')
+    .requiredOption('--amount <usd>', 'USD, at least 10, at most two decimals (10, 12.50)')
+    .requiredOption(
+      '--method <name>',
+      'how to pay: card_checkout, card_direct or usdc (sent as the profile’s topUpMethods names), or any other method name, sent as given (the real service’s pages: stripe, stripe_direct, usdc)',
+    )
+    .option('-y, --yes', 'do not ask before charging the card on file or above the profile’s ceiling (required then when stdin is not a terminal)')
+    .option('--json', 'print the service’s data (checkout session, USDC instruction, or card result) as JSON')
+    .action(async (opts: { amount: string; method: string; yes?: boolean; json?: boolean }, cmd: Command) => {
+      const { billingTopUp } = await import('../commands/billing.js');
+      await runScripted(cmd, (g) => billingTopUp(g, opts));
+    });
+  billing
+    .command('verify')
+    .description('credit a USDC transfer by its transaction hash')
+    .requiredOption('--tx <hash>', 'the Base transaction hash, 0x followed by 64 hex digits')
+    .requiredOption('--amount <usd>', 'the USD amount sent, exactly as in the top-up instruction')
+    .option('--json', 'print { credited, balance } as JSON')
+    .action(async (opts: { tx: string; amount: string; json?: boolean }, cmd: Command) => {
+      const { billingVerify } = await import('../commands/billing.js');
+      await runScripted(cmd, (g) => billingVerify(g, opts));
+    });
+  billing
+    .command('history')
+    .description('list the top-ups on this machine’s record for this service, newest first; --chart draws the balance over time (sends nothing)')
+    .option('--json', 'print an array of { method, amount, state, createdAt, txHash?, sessionId?, credited?, address? }; with --chart the balance series')
+    .option('--chart', 'draw the balance over --window from the balance history on disk, top-ups marked (sends nothing)')
+    .addOption(new Option('--window <window>', 'the chart’s window').choices(['1h', '6h', '24h', '7d', '30d']))
+    .action(async (opts: { json?: boolean; chart?: boolean; window?: string }, cmd: Command) => {
+      const { billingHistory, billingHistoryChart } = await import('../commands/billing.js');
+      if (opts.window !== undefined && !opts.chart) {
+        process.stderr.write('keydeck: --window goes with --chart.\n');
+        process.exit(2);
+      }
+      await runScripted(cmd, (g) => (opts.chart ? billingHistoryChart(g, opts) : billingHistory(g, opts)));
+    });
+  billing
+    .command('watch')
+    .description('print the balance once per change until ctrl-c; exit 3 as soon as it is below --alert-below')
+    .option('--interval <seconds>', 'seconds between reads (at least 2; default the profile’s, 15)')
+    .option('--alert-below <usd>', 'exit 3 when the remaining balance is below this many USD (default the profile’s)')
+    .action(async (opts: { interval?: string; alertBelow?: string }, cmd: Command) => {
+      const { billingWatch } = await import('../commands/billing.js');
+      // The flags may also be parsed as the root program's (the TUI's) options: read both.
+      const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string }>(), ...opts };
+      await runScripted(cmd, (g) => billingWatch(g, flags));
+    });
+}

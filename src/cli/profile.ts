@@ -1,0 +1,116 @@
+/**
+ * `keydeck profile …`, `keydeck completion`, the hidden `__complete` and the `help environment`
+ * topic (src/commands/profile.ts, completion.ts, environment.ts).
+ */
+import { Argument, type Command } from 'commander';
+import { environmentHelp as environmentText } from '../commands/environment.js';
+import { commandGroup, runLocal } from './shared.js';
+
+/** Adds `profile` to the program. */
+export function registerProfile(program: Command): void {
+  const profile = commandGroup(program, 'profile', 'see, add, switch and remove profiles (the config file) without editing it');
+  profile
+    .command('list')
+    .description('list the profiles: * current, name, baseUrl, poll interval, alert threshold')
+    .option('--json', 'print { current, configPath, profiles: [{ name, current, baseUrl, pollIntervalSeconds, alertBelowUsd }] }')
+    .action(async (opts: { json?: boolean }) => {
+      const { profileList } = await import('../commands/profile.js');
+      await runLocal(() => profileList(opts));
+    });
+  profile
+    .command('show')
+    .description('show a profile (default the current one): settings and where its key is stored (never the key)')
+    .argument('[name]', 'the profile (default: --profile, KEYDECK_PROFILE, else the current one)')
+    .option('--json', 'print the profile and { key: { store, keyPrefix } | null } as JSON')
+    .action(async (name: string | undefined, opts: { json?: boolean }, cmd: Command) => {
+      const { globalOptionsOf } = await import('../commands/output.js');
+      const { profileShow } = await import('../commands/profile.js');
+      await runLocal(() => profileShow(name ?? globalOptionsOf(cmd).profile, opts));
+    });
+  profile
+    .command('use')
+    .description('make a profile the current one (config.json currentProfile)')
+    .argument('<name>', 'an existing profile (keydeck profile list)')
+    .action(async (name: string) => {
+      const { profileUse } = await import('../commands/profile.js');
+      await runLocal(() => profileUse(name));
+    });
+  profile
+    .command('add')
+    .description('add a profile for a service (then sign in: keydeck --profile NAME auth login)')
+    .argument('<name>', '1–64 letters, digits, ".", "_" or "-"')
+    .option('--interval <seconds>', 'seconds between balance reads (at least 2; default 15)')
+    .option('--alert-below <usd>', 'low-balance threshold in USD')
+    .option('--use', 'also make it the current profile')
+    .addHelpText('after', '\n--base-url URL (required): the service’s base URL (https://…; http only on loopback)')
+    .action(async (name: string, opts: { interval?: string; alertBelow?: string; use?: boolean }, cmd: Command) => {
+      const { globalOptionsOf, fail, ExitCode } = await import('../commands/output.js');
+      const { profileAdd } = await import('../commands/profile.js');
+      // --base-url is the root program's option (it is global): read it from there.
+      // (and --interval / --alert-below may be parsed as the root program's (the TUI's) options: read both).
+      const baseUrl = globalOptionsOf(cmd).baseUrl;
+      const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string }>(), ...opts };
+      const settings = { ...(flags.interval !== undefined && { interval: flags.interval }), ...(flags.alertBelow !== undefined && { alertBelow: flags.alertBelow }), ...(opts.use && { use: true }) };
+      await runLocal(() => (baseUrl === undefined ? fail(ExitCode.usage, 'profile add needs --base-url URL') : profileAdd(name, { ...settings, baseUrl })));
+    });
+  profile
+    .command('remove')
+    .description('remove a profile from the config file (a key stored for it is kept: keydeck --profile NAME auth logout forgets it)')
+    .argument('<name>', 'the profile (keydeck profile list)')
+    .action(async (name: string) => {
+      const { profileRemove } = await import('../commands/profile.js');
+      await runLocal(() => profileRemove(name));
+    });
+}
+
+/** Adds `completion`, the hidden `__complete` (used by the scripts it prints) and `help environment`. */
+export function registerShellHelpers(program: Command): void {
+  program
+    .command('completion')
+    .description('print the shell completion script (commands, options, profile names, key ids): source <(keydeck completion bash)')
+    .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh', 'fish']))
+    .action(async (shell: 'bash' | 'zsh' | 'fish') => {
+      const { completionScript } = await import('../commands/completion.js');
+      process.stdout.write(completionScript(shell));
+    });
+  program
+    .command('__complete', { hidden: true })
+    .argument('[words...]')
+    .helpOption(false)
+    .allowUnknownOption()
+    .action(async (words: string[]) => {
+      const { completeWords, within } = await import('../commands/completion.js');
+      const { profileNames } = await import('../commands/profile.js');
+      const at = words.indexOf('--profile');
+      const chosenProfile = at >= 0 ? words[at + 1] : undefined;
+      const candidates = await completeWords(program, words.length > 0 ? words : [''], {
+        profiles: () => profileNames(),
+        keyIds: () =>
+          within(
+            (async () => {
+              const { openSession } = await import('../commands/output.js');
+              const { client } = await openSession(
+                { ...(chosenProfile && { profile: chosenProfile }), ...(program.opts().baseUrl && { baseUrl: program.opts().baseUrl as string }) },
+                { spinner: false, client: { timeoutMs: 2000, retries: 0 } },
+              );
+              try {
+                return (await client.listKeys()).map((k) => k.id);
+              } finally {
+                client.close();
+              }
+            })(),
+            2000,
+          ),
+      });
+      process.stdout.write(candidates.length > 0 ? `${candidates.join('\n')}\n` : '');
+      process.exit(0);
+    });
+
+  // `keydeck help environment`: a help topic, not a command.
+  const environment = program.command('environment', { hidden: true }).description('every environment variable keydeck reads');
+  environment.helpInformation = () => environmentText();
+  environment.action(() => {
+    process.stdout.write(environmentText());
+  });
+  program.addHelpText('after', '\nEnvironment variables: keydeck help environment\n');
+}

@@ -1,0 +1,57 @@
+/**
+ * The command line as one commander `Command`, built without parsing anything: `src/cli.ts` parses
+ * argv with it, and the manual's drift test (test/docs/) reads every command and flag from it.
+ *
+ * What lives here (src/cli/): one module per command group, each `register…(program)`; they only
+ * define commands and import their faces lazily (src/commands/*, src/tui/* for the TUI and the
+ * monitor, src/commands/sandbox.ts), so defining the program loads nothing but commander. Nothing
+ * imports src/cli/ but src/cli.ts and the tests.
+ *
+ * Exit codes (shared by every command): 0 done, 1 refused by the service or the store,
+ * 2 bad usage, 3 `billing watch` below its threshold, 4 network trouble.
+ */
+import { Command, Option } from 'commander';
+import { registerAuth } from './auth.js';
+import { registerBilling } from './billing.js';
+import { registerKeys, registerMgmtKeys } from './keys.js';
+import { registerMonitor } from './monitor.js';
+import { registerProfile, registerShellHelpers } from './profile.js';
+import { registerSandbox } from './sandbox.js';
+import { DIALECTS } from './shared.js';
+import { registerTuiAction } from './tui.js';
+
+/**
+ * Builds keydeck's whole command line. `version` is shown by `--version`. commander's own usage
+ * errors exit 2 (help and version exit 0) through `exitOverride`.
+ */
+export function createProgram(version: string): Command {
+  const program = new Command('keydeck')
+    .description("A terminal manager for an inference service's account: keys, management keys, balance and top-ups.")
+    .version(version, '-V, --version')
+    .showSuggestionAfterError(true)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride((err) => {
+      // commander's own errors are usage errors: exit 2 (help and version exit 0).
+      process.exit(err.exitCode === 0 ? 0 : 2);
+    })
+    .option('--sandbox', 'start the embedded sandbox on a free loopback port and open the TUI against it')
+    .addOption(new Option('--dialect <name>', 'with --sandbox: the shape of the sandbox’s answers (seed, docs-v1, docs-v2)').choices(DIALECTS))
+    .addOption(new Option('--base-url <url>', 'use that service instead of the profile’s').env('KEYDECK_BASE_URL'))
+    .addOption(new Option('--profile <name>', 'the profile to use').env('KEYDECK_PROFILE'))
+    .option('--insecure-storage', 'store the management key in a file (mode 0600) when no keychain is available')
+    .option('--allow-insecure-http', 'send the key over plain http:// to a host outside this machine (also KEYDECK_ALLOW_INSECURE_HTTP=1)')
+    .option('--interval <seconds>', 'TUI: seconds between balance reads (at least 2; default the profile’s, 15)')
+    .option('--alert-below <usd>', 'TUI: show LOW and ring the bell once when the balance drops below this many USD')
+    .option('--on-low <command>', 'TUI and monitor: run this command line once per drop below --alert-below (figures in KEYDECK_* environment variables)')
+    .option('--desktop-notifications', 'TUI and monitor: also show notifications on the desktop (notify-send, osascript)');
+  registerSandbox(program);
+  registerAuth(program);
+  registerMonitor(program);
+  registerKeys(program);
+  registerMgmtKeys(program);
+  registerBilling(program);
+  registerProfile(program);
+  registerShellHelpers(program);
+  registerTuiAction(program);
+  return program;
+}

@@ -1,0 +1,54 @@
+/**
+ * What every command group of the command line shares: running a service-facing command with the
+ * global options, and reporting a mistyped subcommand. Imports only `commander` and, lazily, the
+ * commands' output helpers (so defining the program loads nothing else).
+ */
+import type { Command } from 'commander';
+import type { GlobalOptions } from '../commands/output.js';
+
+/** The dialects of the sandbox's answers (src/sandbox/dialect.ts). */
+export const DIALECTS = ['seed', 'docs-v1', 'docs-v2'] as const;
+/** One of {@link DIALECTS}. */
+export type DialectName = (typeof DIALECTS)[number];
+
+/**
+ * Runs a service-facing command with the global options of `cmd`; API errors become one
+ * sentence naming the error code on stderr and exit 1/2/4 (src/commands/api-command.ts).
+ */
+export async function runScripted(cmd: Command, body: (globals: GlobalOptions) => Promise<number>): Promise<void> {
+  const { globalOptionsOf } = await import('../commands/output.js');
+  const { runApiCommand } = await import('../commands/api-command.js');
+  await runApiCommand(() => body(globalOptionsOf(cmd)));
+}
+
+/**
+ * Runs a local command (no service call) with `runCommand`'s exit handling
+ * (src/commands/output.ts): its exit code, or one sentence on stderr and exit 1/2.
+ */
+export async function runLocal(body: () => Promise<number | void>): Promise<void> {
+  const { runCommand } = await import('../commands/output.js');
+  await runCommand(body);
+}
+
+/**
+ * Makes a command group report a mistyped subcommand as keydeck does at the top level
+ * (`keydeck: unknown command 'keys lst'. Did you mean 'keys list'?`, exit 2); without a
+ * subcommand it shows its help (exit 2).
+ */
+export function reportUnknownSubcommands(group: Command): Command {
+  // `keydeck keys help list` keeps working: commander drops its implicit help command once a group has an action.
+  return group.helpCommand(true).allowExcessArguments().action(async () => {
+    if (group.args.length === 0) group.help({ error: true });
+    const { unknownCommandSentence } = await import('../commands/suggest.js');
+    const names = group.createHelp().visibleCommands(group).map((c) => c.name());
+    process.stderr.write(`keydeck: ${unknownCommandSentence(group.args[0]!, names, group.name())}\n`);
+    process.exit(2);
+  });
+}
+
+/** A command group (`keys`, `billing`, …) with the global options in its help and mistypes reported. */
+export function commandGroup(program: Command, name: string, description: string): Command {
+  const group = program.command(name).description(description).configureHelp({ showGlobalOptions: true });
+  reportUnknownSubcommands(group);
+  return group;
+}

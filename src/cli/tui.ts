@@ -1,0 +1,50 @@
+/**
+ * The program's default action: the full-screen TUI (src/tui/run.tsx), after the checks that
+ * need no terminal drawing (a mistyped command, bad flags, no terminal, TERM=dumb), each a usage
+ * error (exit 2) with one line.
+ */
+import type { Command } from 'commander';
+import type { TuiGlobals } from '../tui/run.js';
+import type { DialectName } from './shared.js';
+
+/** Makes the TUI the program's default action. */
+export function registerTuiAction(program: Command): void {
+  // A mistyped command reaches the default action as an argument: report it (exit 2), never open the TUI.
+  // (`keydeck help keys` needs the help command forced on: commander drops it when the root has an action.)
+  program.helpCommand(true).allowExcessArguments();
+  program.action(async () => {
+    if (program.args.length > 0) {
+      const { unknownCommandSentence } = await import('../commands/suggest.js');
+      const names = program.createHelp().visibleCommands(program).map((c) => c.name());
+      process.stderr.write(`keydeck: ${unknownCommandSentence(program.args[0]!, names)}\n`);
+      process.exit(2);
+    }
+    const { dialect, ...globals } = program.opts<TuiGlobals & { interval?: string; alertBelow?: string; dialect?: DialectName }>();
+    // Bad settings are usage errors, reported before anything is drawn.
+    let settings = {};
+    if (globals.interval !== undefined || globals.alertBelow !== undefined) {
+      const { parseWatchFlags } = await import('../billing/settings.js');
+      const parsed = parseWatchFlags(globals);
+      if (!parsed.ok) {
+        process.stderr.write(`keydeck: ${parsed.reason}.\n`);
+        process.exit(2);
+      }
+      settings = parsed.value;
+    }
+    if (!process.stdin.isTTY || !process.stdout.isTTY) {
+      process.stderr.write('keydeck: the full-screen app needs a terminal. For scripts use the commands: keydeck keys|mgmt-keys|billing|auth --help\n');
+      process.exit(2);
+    }
+    if (process.env.TERM === 'dumb') {
+      process.stderr.write(
+        'keydeck: the full-screen app needs a capable terminal (TERM=dumb cannot move the cursor). ' +
+          'Use the commands instead: keydeck keys list, keydeck billing credits, keydeck billing watch, keydeck --help\n',
+      );
+      process.exit(2);
+    }
+    // Ink's layout engine would load Node's fetch (undici) only to decode itself: src/tui/withoutFetch.ts.
+    const { importWithoutFetch } = await import('../tui/withoutFetch.js');
+    const { runTui } = await importWithoutFetch(() => import('../tui/run.js'));
+    await runTui({ ...globals, ...settings, ...(dialect !== undefined && { sandboxDialect: dialect }) });
+  });
+}
