@@ -21,11 +21,13 @@ import { directChargeEvidence, paymentEvidence } from './evidence.js';
 import { formatDollars } from './input.js';
 import { inScope, isUnfinished, type JournalEntry, type JournalScope, type NewJournalEntry, type TopUpJournal } from './journal.js';
 
-/** The client calls these procedures make (a KeydeckClient, or a stand-in in tests). */
+/** The client calls these procedures make (a KeydeckClient's `billing`, or a stand-in in tests). */
 export interface TopUpClient {
-  getCredits(): Promise<CreditBalance>;
-  verifyTopUp(input: { txHash: string; amount: number }): Promise<VerifiedTopUp>;
-  getBillingStatus(): Promise<unknown>;
+  readonly billing: {
+    credits(): Promise<CreditBalance>;
+    verifyTopUp(input: { txHash: string; amount: number }): Promise<VerifiedTopUp>;
+    status(): Promise<unknown>;
+  };
 }
 
 /** Where the procedures read and write. */
@@ -206,7 +208,7 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
   let baseline: number | undefined;
   let baselineError: unknown;
   try {
-    baseline = (await client.getCredits()).totalTopUp;
+    baseline = (await client.billing.credits()).totalTopUp;
   } catch (error) {
     baselineError = error;
   }
@@ -255,7 +257,7 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
 
   let verified: VerifiedTopUp;
   try {
-    verified = await client.verifyTopUp({ txHash, amount });
+    verified = await client.billing.verifyTopUp({ txHash, amount });
   } catch (error) {
     try {
       return await afterFailure(ports, entry, error, amount, priorUnknown, save);
@@ -298,7 +300,7 @@ async function afterFailure(
       const baseline = entry.verifyBaselineTotalTopUp;
       let credits: CreditBalance | undefined;
       try {
-        credits = await ports.client.getCredits();
+        credits = await ports.client.billing.credits();
       } catch {
         credits = undefined;
       }
@@ -415,7 +417,7 @@ export function awaitsCardEvidence(entry: JournalEntry): boolean {
 export async function checkCardPayments(ports: TopUpPorts, candidates: readonly JournalEntry[]): Promise<JournalEntry[]> {
   const waiting = candidates.filter((e) => awaitsCardEvidence(e) && inScope(e, ports.scope));
   if (waiting.length === 0) return [];
-  const status = await ports.client.getBillingStatus();
+  const status = await ports.client.billing.status();
   const changed: JournalEntry[] = [];
   for (const entry of waiting) {
     const said = paymentEvidence(status, { sessionId: entry.sessionId, paymentId: entry.paymentId });

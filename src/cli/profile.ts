@@ -94,7 +94,7 @@ export function registerShellHelpers(program: Command): void {
                 { spinner: false, client: { timeoutMs: 2000, retries: 0 } },
               );
               try {
-                return (await client.listKeys()).map((k) => k.id);
+                return (await client.keys.list()).map((k) => k.id);
               } finally {
                 client.close();
               }

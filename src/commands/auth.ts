@@ -153,7 +153,7 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
 
   // 4. Verify the token, and with a session token create the management key.
   const client = new KeydeckClient({ ...clientTimeoutFromEnv(env), baseUrl, token, ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }) });
-  const existing = await client.listManagementKeys();
+  const existing = await client.managementKeys.list();
   let managementKey: string;
   let created: { id: string; name: string; keyPrefix: string } | undefined;
   let known: ManagementKey | undefined;
@@ -163,7 +163,7 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
   } else {
     // A meaningful, unique default (issue 19): keydeck@<host> <profile> <date>, numbered when taken.
     const keyName = (options.name ?? defaultKeyName(profile.name, Date.now(), existing.map((k) => k.name))).trim();
-    const result = await client.createManagementKey({ name: keyName });
+    const result = await client.managementKeys.create({ name: keyName });
     managementKey = result.apiKey;
     created = { id: result.id, name: result.name, keyPrefix: result.keyPrefix };
   }
@@ -176,7 +176,7 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
     if (!created) throw err;
     let undone = 'it was deleted again on the service';
     try {
-      await client.deleteManagementKey(created.id);
+      await client.managementKeys.delete(created.id);
     } catch (deleteError) {
       undone = `it could not be deleted again (${describeApiError(deleteError).replace(/\.$/, '')}): delete "${created.name}" (${created.keyPrefix}…) with keydeck mgmt-keys`;
     }
@@ -322,7 +322,7 @@ async function statusReport(profile: ResolvedProfile, store: CredentialStore, en
       credential: describeCredential(credential.token, credential.source, profile.name),
       ...(allowInsecureHttp && { allowInsecureHttp }),
     });
-    const keys = await client.listManagementKeys();
+    const keys = await client.managementKeys.list();
     const mine = found.keyPrefix ? keys.find((k) => k.keyPrefix === found.keyPrefix) : undefined;
     return { report: { ...found, ...(mine && { keyName: mine.name }), accepted: true }, code: ExitCode.ok };
   } catch (err) {
@@ -359,9 +359,9 @@ export async function authLogout(globals: GlobalOptions, options: { revoke?: boo
       credential: describeCredential(stored.token, stored.source, profile.name),
     });
     try {
-      const mine = (await client.listManagementKeys()).find((k) => k.keyPrefix === prefix);
+      const mine = (await client.managementKeys.list()).find((k) => k.keyPrefix === prefix);
       if (mine) {
-        await client.deleteManagementKey(mine.id);
+        await client.managementKeys.delete(mine.id);
         printLine(`Revoked the management key "${visible(mine.name)}" (${prefix}…) on ${profile.baseUrl}.`);
       } else {
         warn(`the service lists no management key ${prefix}… (already deleted?); removing the stored copy`);

@@ -59,7 +59,7 @@ export function creditsBlock(credits: CreditBalance, options: { color?: boolean 
 /** `keydeck billing credits [--json]`: the balance record (§2.3). Exit 0. */
 export async function billingCredits(globals: GlobalOptions, flags: JsonFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const { client } = await openSession(globals, deps.session);
-  const credits = await client.getCredits();
+  const credits = await client.billing.credits();
   if (flags.json) printData(credits);
   else printFormatted(creditsBlock(credits, { color: colorEnabled() }));
   return ExitCode.ok;
@@ -74,7 +74,7 @@ export async function billingCredits(globals: GlobalOptions, flags: JsonFlag = {
  */
 export async function billingStatus(globals: GlobalOptions, flags: JsonFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const { client } = await openSession(globals, deps.session);
-  const status = await client.getBillingStatus();
+  const status = await client.billing.status();
   const summary = flags.json ? undefined : summarizeBillingStatus(status);
   if (flags.json) printData(status);
   else if (summary) printLine(summaryText(statusSummaryLines(summary)));
@@ -160,7 +160,7 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
     ...(flags.yes !== undefined && { yes: flags.yes }),
     command: `keydeck billing topup --amount ${flags.amount} --method ${flags.method}`,
   });
-  const result = await client.topUp({ amount, method: flags.method });
+  const result = await client.billing.topUp({ amount, method: flags.method });
   const journal = journalOf(deps);
   let problems: readonly string[] = [];
   let entry: JournalEntry | undefined;
@@ -478,7 +478,7 @@ export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {
     while (!signal.aborted) {
       let credits: CreditBalance | undefined;
       try {
-        credits = await client.getCredits({ signal });
+        credits = await client.billing.credits({ signal });
       } catch (error) {
         if (isAbortError(error)) break;
         if (first || !(error instanceof KeydeckApiError) || !TRANSIENT_CODES.has(error.code)) throw error;

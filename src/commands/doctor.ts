@@ -121,7 +121,7 @@ export async function runDoctorChecks(globals: GlobalOptions, deps: AuthDeps = {
       baseUrl,
       token: credential?.token ?? PROBE_TOKEN,
       ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }),
-      retries: 0, timeoutMs: requestTimeoutFromEnv(env) ?? DOCTOR_TIMEOUT_MS }).listManagementKeys();
+      retries: 0, timeoutMs: requestTimeoutFromEnv(env) ?? DOCTOR_TIMEOUT_MS }).managementKeys.list();
     checks.push({ name: 'service', ok: true, detail: `${baseUrl} answers` });
     checks.push({ name: 'accepted', ok: true, detail: 'the service accepts the key' });
   } catch (err) {

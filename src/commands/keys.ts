@@ -48,7 +48,7 @@ export function keysTable(keys: readonly ConsumptionKey[], options: { color?: bo
 /** `keydeck keys list [--json]`: the table, or the §4 array as JSON. Exit 0. */
 export async function keysList(globals: GlobalOptions, flags: JsonFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const { client } = await openSession(globals, deps.session);
-  const keys = await client.listKeys();
+  const keys = await client.keys.list();
   if (flags.json) {
     printData(keys);
   } else if (keys.length === 0) {
@@ -67,7 +67,7 @@ export async function keysList(globals: GlobalOptions, flags: JsonFlag = {}, dep
 export async function keysCreate(globals: GlobalOptions, flags: JsonFlag & { name: string }, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const name = parseKeyName(flags.name);
   const { client } = await openSession(globals, deps.session);
-  const created = await client.createCreditKey({ name });
+  const created = await client.keys.createCredit({ name });
   if (flags.json) {
     printData(created);
     return ExitCode.ok;
@@ -94,7 +94,7 @@ export async function keysRename(globals: GlobalOptions, id: string, flags: Json
   const keyId = parseKeyId(id);
   const name = parseKeyName(flags.name);
   const { client } = await openSession(globals, deps.session);
-  const result = await byId(keyId, () => client.updateKey(keyId, { name }), () => client.listKeys(), 'keydeck keys list');
+  const result = await byId(keyId, () => client.keys.update(keyId, { name }), () => client.keys.list(), 'keydeck keys list');
   if (flags.json) printData(result);
   else printLine(`Renamed the key ${keyId} to "${name}".`);
   return ExitCode.ok;
@@ -117,7 +117,7 @@ export async function keysSetActive(
   const { client } = await openSession(globals, deps.session);
   // The key as listed (its name, whether it is an expired subscription, its paid time left), by
   // the service's clock (the list's HTTP Date); undefined when it cannot be read.
-  const key = await findQuietly(() => client.listKeys(), keyId);
+  const key = await findQuietly(() => client.keys.list(), keyId);
   const now = client.serviceNow();
   const expired = key !== undefined && keyStatus(key, now) === 'expired';
   // An ended subscription cannot be switched back on (§3): said before anything is sent, with
@@ -139,7 +139,7 @@ export async function keysSetActive(
       command: `keydeck keys disable ${keyId}`,
     });
   }
-  const result = await byId(keyId, () => client.updateKey(keyId, { isActive }), () => client.listKeys(), 'keydeck keys list');
+  const result = await byId(keyId, () => client.keys.update(keyId, { isActive }), () => client.keys.list(), 'keydeck keys list');
   if (flags.json) printData(result);
   else if (isActive) printLine(`Enabled ${label}: it works again.`);
   else if (expired) printLine(`Disabled ${label}: its subscription has ended (a new subscription payment creates a new key).`);
@@ -155,7 +155,7 @@ export async function keysDelete(globals: GlobalOptions, id: string, flags: YesF
   const keyId = parseKeyId(id);
   ensureCanConfirm({ yes: flags.yes, command: `keydeck keys delete ${keyId}` });
   const { client } = await openSession(globals, deps.session);
-  const key = !flags.yes && canPrompt() ? await findQuietly(() => client.listKeys(), keyId) : undefined;
+  const key = !flags.yes && canPrompt() ? await findQuietly(() => client.keys.list(), keyId) : undefined;
   const label = key !== undefined ? `the key "${visible(key.name)}" (id ${keyId})` : `the key ${keyId}`;
   const lost = key ? paidTimeLost(key, 'delete', client.serviceNow()) : undefined;
   await confirmDestructive({
@@ -163,7 +163,7 @@ export async function keysDelete(globals: GlobalOptions, id: string, flags: YesF
     question: `Delete ${label}? It is revoked at once and cannot be restored${lost ? `; ${lost}` : ''}.`,
     command: `keydeck keys delete ${keyId}`,
   });
-  const result = await byId(keyId, () => client.deleteKey(keyId), () => client.listKeys(), 'keydeck keys list');
+  const result = await byId(keyId, () => client.keys.delete(keyId), () => client.keys.list(), 'keydeck keys list');
   if (flags.json) printData(result);
   else printLine(`Deleted ${label}.`);
   return ExitCode.ok;

@@ -38,7 +38,7 @@ export function managementKeysTable(keys: readonly ManagementKey[], options: { c
  */
 export async function mgmtKeysList(globals: GlobalOptions, flags: JsonFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const { client, credential } = await openSession(globals, deps.session);
-  const keys = await client.listManagementKeys();
+  const keys = await client.managementKeys.list();
   if (flags.json) {
     printData(keys);
     return ExitCode.ok;
@@ -61,7 +61,7 @@ export async function mgmtKeysList(globals: GlobalOptions, flags: JsonFlag = {},
 export async function mgmtKeysCreate(globals: GlobalOptions, flags: JsonFlag & { name: string }, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const name = parseKeyName(flags.name);
   const { client } = await openSession(globals, deps.session);
-  const created = await client.createManagementKey({ name });
+  const created = await client.managementKeys.create({ name });
   if (flags.json) {
     printData(created);
     return ExitCode.ok;
@@ -90,9 +90,9 @@ export async function mgmtKeysDelete(globals: GlobalOptions, id: string, flags: 
   // credential stored. Otherwise it only names the key in the question.
   const usesKey = tokenKind(credential.token) === 'management';
   const keys = usesKey
-    ? await client.listManagementKeys()
+    ? await client.managementKeys.list()
     : !flags.yes && canPrompt()
-      ? await listQuietly(() => client.listManagementKeys())
+      ? await listQuietly(() => client.managementKeys.list())
       : undefined;
   const own = usesKey && keys ? findOwnKey(keys, credential.token) : undefined;
   const isOwn = own !== undefined && own.id === keyId;
@@ -107,7 +107,7 @@ export async function mgmtKeysDelete(globals: GlobalOptions, id: string, flags: 
     question: `Delete ${label}?${isOwn ? ' keydeck is signed in with it and will be signed out.' : ''} Tools using it stop working at once.`,
     command: `keydeck mgmt-keys delete ${keyId}`,
   });
-  const result = await byId(keyId, () => client.deleteManagementKey(keyId), () => client.listManagementKeys(), 'keydeck mgmt-keys list');
+  const result = await byId(keyId, () => client.managementKeys.delete(keyId), () => client.managementKeys.list(), 'keydeck mgmt-keys list');
   if (flags.json) printData(result);
   else printLine(`Deleted ${label}.`);
   if (isOwn) {

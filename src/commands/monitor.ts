@@ -101,7 +101,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       origin: originOf(profile.baseUrl),
       onProblem: (sentence) => problems.push(sentence),
     });
-    let getCredits = (options: { signal: AbortSignal }) => client.getCredits(options);
+    let getCredits = (options: { signal: AbortSignal }) => client.billing.credits(options);
     let metricsUrl: string | undefined;
     if (metricsAt) {
       const metrics = new BalanceMetrics({ profile: profile.name, origin: originOf(profile.baseUrl), ...(series && { series }) });
@@ -117,7 +117,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       if (!isLoopbackHost(metricsAt.host)) warn(`the metrics are served beyond this machine (${metricsAt.host}): anyone who reaches it sees the balance`);
       getCredits = async (options) => {
         try {
-          const credits = await client.getCredits(options);
+          const credits = await client.billing.credits(options);
           metrics.reading(credits);
           return credits;
         } catch (error) {
@@ -126,7 +126,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
         }
       };
       const readKeys = () => {
-        client.listKeys().then((list) => metrics.keys(list), (error: unknown) => metrics.failure(error));
+        client.keys.list().then((list) => metrics.keys(list), (error: unknown) => metrics.failure(error));
       };
       readKeys();
       const timer = setInterval(readKeys, KEYS_EVERY_MS);

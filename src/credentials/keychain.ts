@@ -14,7 +14,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { redactSecrets } from '../api/errors.js';
-import { resolveKeytar, startChildKeytar } from './keytar-child.js';
+import { resolveKeytar, startChildKeytar, type KeytarLike } from './keytar-child.js';
+
+export type { KeytarLike } from './keytar-child.js';
 import { CredentialStoreError, type KeychainStatus } from './store.js';
 
 /** The keychain service name of every keydeck entry. */
@@ -23,13 +25,6 @@ export const KEYCHAIN_SERVICE = 'keydeck';
 export const PROBE_ACCOUNT = '.keydeck-probe';
 /** Default time limit of one keychain call, in ms. */
 export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 3000;
-
-/** The part of keytar's API keydeck uses. */
-export interface KeytarLike {
-  getPassword(service: string, account: string): Promise<string | null>;
-  setPassword(service: string, account: string, password: string): Promise<void>;
-  deletePassword(service: string, account: string): Promise<boolean>;
-}
 
 /** Options of {@link Keychain}. */
 export interface KeychainOptions {

@@ -8,7 +8,13 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { createRequire } from 'node:module';
 import type { Readable, Writable } from 'node:stream';
-import type { KeytarLike } from './keychain.js';
+
+/** The part of keytar's API keydeck uses. */
+export interface KeytarLike {
+  getPassword(service: string, account: string): Promise<string | null>;
+  setPassword(service: string, account: string, password: string): Promise<void>;
+  deletePassword(service: string, account: string): Promise<boolean>;
+}
 
 /** The child's program: loads keytar from argv[1], answers one JSON request per line. */
 const CHILD_SOURCE = `

@@ -3,6 +3,7 @@
  * authenticator, the rate limiter, cancellable delays, and the public base URL.
  */
 import type { DatabaseSync } from 'node:sqlite';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Authenticator } from './auth.js';
 import type { Dialect } from './dialect.js';
 import { createClock, type SandboxClock } from './clock.js';
@@ -11,6 +12,9 @@ import { KeyStore } from './keys.js';
 import { Ledger } from './ledger.js';
 import { RateLimiter } from './limits.js';
 import { UserStore } from './users.js';
+
+/** Route-level hook type (an authenticator of ./server.ts): synchronous, before the body is read. */
+export type AuthHook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
 
 /** The shared state of one sandbox. */
 export interface SandboxContext {

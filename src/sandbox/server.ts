@@ -6,7 +6,7 @@
 import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { redactSecrets } from '../api/errors.js';
 import type { ConsumptionKeyRow } from './keys.js';
-import type { SandboxContext } from './context.js';
+import type { AuthHook, SandboxContext } from './context.js';
 import { shapeAnswer, type ShapeLookups } from './dialect.js';
 import { SandboxError } from './errors.js';
 import { redactLogSecrets } from './secrets.js';
@@ -38,8 +38,7 @@ export interface SandboxAppOptions {
   log?: (line: string) => void;
 }
 
-/** Route-level hook type: synchronous, before the body is read. */
-export type AuthHook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
+export type { AuthHook };
 
 /** True for paths whose responses use the billing envelope (§4). */
 function isBillingPath(url: string): boolean {

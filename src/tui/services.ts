@@ -3,33 +3,27 @@
  * profile, the credential store, a client factory, the clipboard, and the app's exit site.
  * run.tsx builds the real one; tests build one around an in-process sandbox.
  */
-import type { CredentialDescription, KeydeckClient } from '../api/client.js';
+import type { BillingResource, CredentialDescription, KeysResource, ManagementKeysResource } from '../api/client.js';
 import type { CredentialStore } from '../credentials/store.js';
 import type { HistorySeries } from '../billing/historyStore.js';
 import type { NotifyEvent } from '../terminal/notify.js';
 
 /**
- * The part of `KeydeckClient` (src/api/client.ts) the TUI uses: the keys of §4, the management
- * keys, and billing (credits, status, top-up, verify). Every method rejects with a
- * KeydeckApiError (`code`, `status`, `retryAfterMs`, `outcomeUnknown`). A type only: no
- * run-time import of the client.
+ * The part of `KeydeckClient` (src/api/client.ts) the TUI uses: its resources `keys` (§4
+ * consumption keys), `managementKeys` and `billing` (credits, status, top-up, verify). Every
+ * method rejects with a KeydeckApiError (`code`, `status`, `retryAfterMs`, `outcomeUnknown`). A
+ * type only: no run-time import of the client.
  */
-export type AccountClient = Pick<
-  KeydeckClient,
-  | 'listKeys'
-  | 'createCreditKey'
-  | 'updateKey'
-  | 'deleteKey'
-  | 'listManagementKeys'
-  | 'createManagementKey'
-  | 'deleteManagementKey'
-  | 'getCredits'
-  | 'getBillingStatus'
-  | 'topUp'
-  | 'verifyTopUp'
-> &
+export interface AccountClient {
+  readonly keys: Surface<KeysResource>;
+  readonly managementKeys: Surface<ManagementKeysResource>;
+  readonly billing: Surface<BillingResource>;
   /** The service's clock minus this machine's, ms (from the HTTP Date header; undefined before an answer or in fakes). */
-  Partial<Pick<KeydeckClient, 'serviceClockOffsetMs'>>;
+  readonly serviceClockOffsetMs?: number | undefined;
+}
+
+/** The public members of a class as a structural type, so a stand-in needs none of its private fields. */
+type Surface<T> = Pick<T, keyof T>;
 
 /** The profile the TUI runs with (from src/config, with command-line overrides applied). */
 export interface TuiProfile {

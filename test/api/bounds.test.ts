@@ -30,7 +30,7 @@ describe('Retry-After', () => {
   it('a 30-day Retry-After: the client says it waits the longest it waits, and does not retry at once', async () => {
     server = await startHostileServer((_req, res) => json(res, 429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '2592000' }));
     const client = new KeydeckClient({ baseUrl: server.url, token: TOKEN, timeoutMs: 2000 });
-    const error = await client.getCredits().catch((e: unknown) => e);
+    const error = await client.billing.credits().catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'rate_limited', retryAfterMs: MAX_RETRY_AFTER_MS });
     expect((error as Error).message).toContain('60 min (the longest keydeck waits)');
     expect(server.requests).toHaveLength(1);
@@ -71,7 +71,7 @@ describe('response size', () => {
         more();
       });
       const client = new KeydeckClient({ baseUrl: server.url, token: TOKEN, timeoutMs: 20_000, retries: 0 });
-      const error = await client.listKeys().catch((e: unknown) => e);
+      const error = await client.keys.list().catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'invalid_response' });
       expect((error as Error).message).toContain('larger than 32 MB');
     });

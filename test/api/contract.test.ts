@@ -64,7 +64,7 @@ async function failure(promise: Promise<unknown>): Promise<KeydeckApiError> {
  * hash and the USD paid.
  */
 async function usdcTransfer(c: KeydeckClient, amount: number): Promise<{ txHash: string; paid: number }> {
-  const result = await c.topUp({ amount, method: 'usdc' });
+  const result = await c.billing.topUp({ amount, method: 'usdc' });
   if (result.method !== 'usdc') throw new Error('expected a usdc instruction');
   const { txHash } = await simulate<{ txHash: string }>('/sandbox/chain/transfers', { to: result.data.address, amount: result.data.amount });
   return { txHash, paid: result.instructedAmount };
@@ -88,7 +88,7 @@ function contract(dialect: Dialect): void {
 
   describe('keys (§2.1, §4)', () => {
     it('lists the demo subscription key without any key value', async () => {
-      const keys = await client.listKeys();
+      const keys = await client.keys.list();
       expect(keys.length).toBeGreaterThanOrEqual(1);
       const sub = keys.find((k) => k.keyType === 'subscription');
       // The newer pages call a time-block subscription's plan `pool`.
@@ -102,66 +102,66 @@ function contract(dialect: Dialect): void {
     });
 
     it('creates, renames, pauses, resumes and deletes a credit key', async () => {
-      const created = await client.createCreditKey({ name: '  ci deploy ' });
+      const created = await client.keys.createCredit({ name: '  ci deploy ' });
       expect(created).toMatchObject({ name: 'ci deploy', keyType: 'credit', isActive: true });
       expect(created.apiKey).toMatch(/^sk_/);
 
-      let listed = (await client.listKeys()).find((k) => k.id === created.id);
+      let listed = (await client.keys.list()).find((k) => k.id === created.id);
       expect(listed).toMatchObject({ name: 'ci deploy', keyType: 'credit', isActive: true });
       expect(listed).not.toHaveProperty('apiKey');
       expect(listed).not.toHaveProperty('subscriptionExpiresAt');
 
-      await client.updateKey(created.id, { name: 'renamed', isActive: false });
-      listed = (await client.listKeys()).find((k) => k.id === created.id);
+      await client.keys.update(created.id, { name: 'renamed', isActive: false });
+      listed = (await client.keys.list()).find((k) => k.id === created.id);
       expect(listed).toMatchObject({ name: 'renamed', isActive: false });
-      await client.updateKey(created.id, { isActive: true });
-      expect((await client.listKeys()).find((k) => k.id === created.id)?.isActive).toBe(true);
+      await client.keys.update(created.id, { isActive: true });
+      expect((await client.keys.list()).find((k) => k.id === created.id)?.isActive).toBe(true);
 
-      expect(await client.deleteKey(created.id)).toEqual({ deleted: true });
-      expect((await client.listKeys()).some((k) => k.id === created.id)).toBe(false);
+      expect(await client.keys.delete(created.id)).toEqual({ deleted: true });
+      expect((await client.keys.list()).some((k) => k.id === created.id)).toBe(false);
     });
 
     it('maps a missing key to not_found for update and delete', async () => {
-      expect((await failure(client.deleteKey('no-such-key'))).code).toBe('not_found');
-      const e = await failure(client.updateKey('no-such-key', { name: 'x' }));
+      expect((await failure(client.keys.delete('no-such-key'))).code).toBe('not_found');
+      const e = await failure(client.keys.update('no-such-key', { name: 'x' }));
       expect(e.code).toBe('not_found');
       expect(e.status).toBe(404);
     });
 
     it('refuses a credit key with a balance of 0 as insufficient_balance', async () => {
       const fresh = await newUser();
-      const e = await failure(fresh.createCreditKey({ name: 'broke' }));
+      const e = await failure(fresh.keys.createCredit({ name: 'broke' }));
       expect(e.code).toBe('insufficient_balance');
       expect(e.status).toBe(402);
-      expect(await fresh.listKeys()).toEqual([]);
+      expect(await fresh.keys.list()).toEqual([]);
     });
   });
 
   describe('management keys (§2.2, §4, §5)', () => {
     it('creates a management key that authorizes /api/*, lists it by prefix, deletes it', async () => {
-      const created = await client.createManagementKey({ name: 'laptop' });
+      const created = await client.managementKeys.create({ name: 'laptop' });
       expect(created.apiKey).toMatch(/^mk_[A-Za-z0-9_-]{8,}/);
       expect(created.keyPrefix).toBe(created.apiKey.slice(0, 11));
 
-      const listed = (await client.listManagementKeys()).find((k) => k.id === created.id);
+      const listed = (await client.managementKeys.list()).find((k) => k.id === created.id);
       expect(listed).toMatchObject({ name: 'laptop', keyPrefix: created.keyPrefix, isActive: true });
-      expect(JSON.stringify(await client.listManagementKeys())).not.toContain(created.apiKey);
+      expect(JSON.stringify(await client.managementKeys.list())).not.toContain(created.apiKey);
 
       const viaKey = clientWith(created.apiKey);
-      expect((await viaKey.getCredits()).totalTopUp).toBeGreaterThanOrEqual(25);
-      expect(Array.isArray(await viaKey.listKeys())).toBe(true);
+      expect((await viaKey.billing.credits()).totalTopUp).toBeGreaterThanOrEqual(25);
+      expect(Array.isArray(await viaKey.keys.list())).toBe(true);
 
-      await client.deleteManagementKey(created.id);
-      expect((await client.listManagementKeys()).some((k) => k.id === created.id)).toBe(false);
-      const revoked = await failure(viaKey.listKeys());
+      await client.managementKeys.delete(created.id);
+      expect((await client.managementKeys.list()).some((k) => k.id === created.id)).toBe(false);
+      const revoked = await failure(viaKey.keys.list());
       expect(revoked.code).toBe('unauthorized');
       expect(JSON.stringify(revoked) + revoked.message + String(revoked.stack)).not.toContain(created.apiKey);
-      expect((await failure(client.deleteManagementKey(created.id))).code).toBe('not_found');
+      expect((await failure(client.managementKeys.delete(created.id))).code).toBe('not_found');
     });
 
     it('maps an unknown credential to unauthorized on every endpoint family', async () => {
       const stranger = clientWith('sess_not_a_real_token_123');
-      for (const call of [() => stranger.listKeys(), () => stranger.listManagementKeys(), () => stranger.getCredits(), () => stranger.getBillingStatus()]) {
+      for (const call of [() => stranger.keys.list(), () => stranger.managementKeys.list(), () => stranger.billing.credits(), () => stranger.billing.status()]) {
         const e = await failure(call());
         expect(e.code).toBe('unauthorized');
         expect(e.status).toBe(401);
@@ -170,8 +170,8 @@ function contract(dialect: Dialect): void {
     });
 
     it('maps a consumption key used on /api/* to forbidden', async () => {
-      const { apiKey } = await client.createCreditKey({ name: 'inference only' });
-      const e = await failure(clientWith(apiKey).listKeys());
+      const { apiKey } = await client.keys.createCredit({ name: 'inference only' });
+      const e = await failure(clientWith(apiKey).keys.list());
       expect(e.code).toBe('forbidden');
       expect(e.status).toBe(403);
       expect(e.message + JSON.stringify(e)).not.toContain(apiKey);
@@ -180,19 +180,19 @@ function contract(dialect: Dialect): void {
 
   describe('billing (§2.3–§2.6, §4)', () => {
     it('reads the credit balance of the demo account', async () => {
-      const credits = await (await newUser()).getCredits();
+      const credits = await (await newUser()).billing.credits();
       expect(credits).toMatchObject({ totalTopUp: 0, remaining: 0, hasCreditKey: false, creditKeyCount: 0, userId: null });
-      const demo = await client.getCredits();
+      const demo = await client.billing.credits();
       expect(demo.totalTopUp).toBeGreaterThanOrEqual(25);
       // The older pages show no userId (read as null) and creditKeyId for the count.
       expect(demo.userId === null).toBe(dialect === 'docs-v1');
     });
 
     it('reads the billing status in the documented shape: pool pledges, subscriptions, credit balance', async () => {
-      const status = await client.getBillingStatus();
+      const status = await client.billing.status();
       expect(JSON.stringify(status)).not.toContain(sandbox.token);
       const summary = summarizeBillingStatus(status);
-      expect(summary?.creditBalance).toBe((await client.getCredits()).remaining);
+      expect(summary?.creditBalance).toBe((await client.billing.credits()).remaining);
       // The demo's time-block subscription: a pool pledge on the newer page, a subscription on the older.
       const pledged = dialect === 'docs-v1' ? summary?.subscriptions : summary?.poolPledges;
       expect(pledged).toEqual([expect.objectContaining({ status: 'active', cancelAtPeriodEnd: true })]);
@@ -200,18 +200,18 @@ function contract(dialect: Dialect): void {
 
     it("accepts the pages' method names and the seed's, and sends the profile's names", async () => {
       const c = await newUser();
-      expect(await c.topUp({ amount: 10, method: 'stripe' })).toMatchObject({ method: 'card_checkout', wireMethod: 'stripe' });
+      expect(await c.billing.topUp({ amount: 10, method: 'stripe' })).toMatchObject({ method: 'card_checkout', wireMethod: 'stripe' });
       const named = new KeydeckClient({ baseUrl: sandbox.url, token: sandbox.token, methodNames: { card_checkout: 'stripe', card_direct: 'stripe_direct' } });
       clients.push(named);
-      expect(await named.topUp({ amount: 10, method: 'card_checkout' })).toMatchObject({ method: 'card_checkout', wireMethod: 'stripe' });
-      const refused = await failure(c.topUp({ amount: 10, method: 'paypal' }));
+      expect(await named.billing.topUp({ amount: 10, method: 'card_checkout' })).toMatchObject({ method: 'card_checkout', wireMethod: 'stripe' });
+      const refused = await failure(c.billing.topUp({ amount: 10, method: 'paypal' }));
       expect([refused.code, refused.field]).toEqual(['invalid_request', 'method']);
       expect(refused.message).toContain('topUpMethods');
     });
 
     it('tops up by USDC: instruction, on-chain transfer, verification, then the balance grows', async () => {
       const c = await newUser();
-      const result = await c.topUp({ amount: 25, method: 'usdc' });
+      const result = await c.billing.topUp({ amount: 25, method: 'usdc' });
       expect(result.method).toBe('usdc');
       if (result.method !== 'usdc') return;
       // The older page's instruction names another amount than the one requested (25 → 12.50).
@@ -220,48 +220,48 @@ function contract(dialect: Dialect): void {
       expect(result.data).toMatchObject({ chain: 'base', amount: String(paid) });
       expect(result.data.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
       const { txHash } = await simulate<{ txHash: string }>('/sandbox/chain/transfers', { to: result.data.address, amount: result.data.amount });
-      expect(await c.verifyTopUp({ txHash, amount: paid })).toMatchObject({ credited: paid, balance: paid });
-      expect(await c.getCredits()).toMatchObject({ totalTopUp: paid, remaining: paid });
+      expect(await c.billing.verifyTopUp({ txHash, amount: paid })).toMatchObject({ credited: paid, balance: paid });
+      expect(await c.billing.credits()).toMatchObject({ totalTopUp: paid, remaining: paid });
       // Credit keys can now be created (§3).
-      expect((await c.createCreditKey({ name: 'now funded' })).keyType).toBe('credit');
+      expect((await c.keys.createCredit({ name: 'now funded' })).keyType).toBe('credit');
     });
 
     it('maps a reused transaction to tx_already_used and a wrong amount to amount_mismatch', async () => {
       const c = await newUser();
       const { txHash, paid } = await usdcTransfer(c, 20);
-      await c.verifyTopUp({ txHash, amount: paid });
-      const reused = await failure(c.verifyTopUp({ txHash, amount: paid }));
+      await c.billing.verifyTopUp({ txHash, amount: paid });
+      const reused = await failure(c.billing.verifyTopUp({ txHash, amount: paid }));
       expect(reused.code).toBe('tx_already_used');
       expect(reused.status).toBe(409);
 
       const other = await usdcTransfer(c, 30);
-      const mismatch = await failure(c.verifyTopUp({ txHash: other.txHash, amount: other.paid + 1 }));
+      const mismatch = await failure(c.billing.verifyTopUp({ txHash: other.txHash, amount: other.paid + 1 }));
       expect(mismatch.code).toBe('amount_mismatch');
       expect(mismatch.status).toBe(422);
-      expect((await c.getCredits()).totalTopUp).toBe(paid);
+      expect((await c.billing.credits()).totalTopUp).toBe(paid);
     });
 
     it('maps an unknown transaction hash to not_found', async () => {
-      const e = await failure(client.verifyTopUp({ txHash: `0x${'0'.repeat(64)}`, amount: 10 }));
+      const e = await failure(client.billing.verifyTopUp({ txHash: `0x${'0'.repeat(64)}`, amount: 10 }));
       expect(e.code).toBe('not_found');
     });
 
     it('tops up by card checkout: the hosted page credits the account once paid', async () => {
       const c = await newUser();
-      const result = await c.topUp({ amount: 12.5, method: 'card_checkout' });
+      const result = await c.billing.topUp({ amount: 12.5, method: 'card_checkout' });
       expect(result.method).toBe('card_checkout');
       if (result.method !== 'card_checkout') return;
       expect(result.data.sessionId).not.toBe('');
       const page = new URL(result.data.sessionUrl);
       expect(page.pathname).toContain(result.data.sessionId);
-      expect((await c.getCredits()).totalTopUp).toBe(0);
+      expect((await c.billing.credits()).totalTopUp).toBe(0);
       const paid = await fetch(result.data.sessionUrl, { method: 'POST' });
       expect(paid.status).toBeLessThan(400);
-      expect(await c.getCredits()).toMatchObject({ totalTopUp: 12.5, remaining: 12.5 });
+      expect(await c.billing.credits()).toMatchObject({ totalTopUp: 12.5, remaining: 12.5 });
     });
 
     it('accepts a card_direct top-up whose data the spec does not show', async () => {
-      const result = await (await newUser()).topUp({ amount: 10, method: 'card_direct' });
+      const result = await (await newUser()).billing.topUp({ amount: 10, method: 'card_direct' });
       expect(result.method).toBe('card_direct');
       expect(result.data).toEqual(expect.any(Object));
     });
@@ -269,15 +269,15 @@ function contract(dialect: Dialect): void {
     it('shows inference spend of a credit key in the shared balance (§2.1 budget model)', async () => {
       const c = await newUser();
       const { txHash, paid } = await usdcTransfer(c, 20);
-      await c.verifyTopUp({ txHash, amount: paid });
-      const { apiKey } = await c.createCreditKey({ name: 'spender' });
+      await c.billing.verifyTopUp({ txHash, amount: paid });
+      const { apiKey } = await c.keys.createCredit({ name: 'spender' });
       const res = await fetch(`${sandbox.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
         body: JSON.stringify({ model: 'any', messages: [{ role: 'user', content: 'hi' }], sandbox_cost_usd: 2.5 }),
       });
       expect(res.status).toBe(200);
-      expect(await c.getCredits()).toMatchObject({ totalTopUp: paid, remaining: paid - 2.5 });
+      expect(await c.billing.credits()).toMatchObject({ totalTopUp: paid, remaining: paid - 2.5 });
     });
   });
 
@@ -303,8 +303,8 @@ function contract(dialect: Dialect): void {
     it('budget_exceeded and rate_limited (inference only) carry their codes and Retry-After', async () => {
       const c = await newUser();
       const funded = await usdcTransfer(c, 10);
-      await c.verifyTopUp({ txHash: funded.txHash, amount: funded.paid });
-      const { apiKey } = await c.createCreditKey({ name: 'burner' });
+      await c.billing.verifyTopUp({ txHash: funded.txHash, amount: funded.paid });
+      const { apiKey } = await c.keys.createCredit({ name: 'burner' });
       const infer = (cost: number): RequestInit => ({
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },

@@ -58,7 +58,7 @@ function allTextOf(error: unknown): string {
 describe('retries of GET', () => {
   it('retries 5xx and succeeds, counting the attempts', async () => {
     const { s, c } = await serve((_req, res, n) => (n < 2 ? json(res, n === 0 ? 500 : 503, { oops: true }) : json(res, 200, [consumptionKey('k1')])));
-    const keys = await c.listKeys();
+    const keys = await c.keys.list();
     expect(keys.map((k) => k.id)).toEqual(['k1']);
     expect(s.requests).toHaveLength(3);
     expect(s.requests.every((r) => r.method === 'GET' && r.path === '/api/keys')).toBe(true);
@@ -66,7 +66,7 @@ describe('retries of GET', () => {
 
   it('gives up after `retries` and reports server_error', async () => {
     const { s, c } = await serve((_req, res) => raw(res, 502, '<html>Bad gateway</html>'), { retries: 1 });
-    const e = await failure(c.getCredits());
+    const e = await failure(c.billing.credits());
     expect(e.code).toBe('server_error');
     expect(e.status).toBe(502);
     expect(s.requests).toHaveLength(2);
@@ -74,7 +74,7 @@ describe('retries of GET', () => {
 
   it('retries a reset socket and succeeds', async () => {
     const { s, c } = await serve((_req, res, n) => (n === 0 ? reset(res) : json(res, 200, creditsEnvelope({ remaining: 12.5 }))));
-    expect((await c.getCredits()).remaining).toBe(12.5);
+    expect((await c.billing.credits()).remaining).toBe(12.5);
     expect(s.requests).toHaveLength(2);
   });
 
@@ -83,7 +83,7 @@ describe('retries of GET', () => {
       timeoutMs: 8_000,
     });
     const started = Date.now();
-    expect(await c.listManagementKeys()).toEqual([]);
+    expect(await c.managementKeys.list()).toEqual([]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     expect(s.requests).toHaveLength(2);
   });
@@ -95,7 +95,7 @@ describe('retries of GET', () => {
       { timeoutMs: 8_000 },
     );
     const started = Date.now();
-    expect(await c.getBillingStatus()).toEqual({ plan: 'x' });
+    expect(await c.billing.status()).toEqual({ plan: 'x' });
     // The date has one-second resolution: the wait is between 1 and 2 seconds.
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(s.requests).toHaveLength(2);
@@ -104,7 +104,7 @@ describe('retries of GET', () => {
   it('surfaces a Retry-After longer than the deadline at once as rate_limited with retryAfterMs', async () => {
     const { s, c } = await serve((_req, res) => json(res, 429, { message: 'slow down' }, { 'retry-after': '120' }));
     const started = Date.now();
-    const e = await failure(c.listKeys());
+    const e = await failure(c.keys.list());
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(e.code).toBe('rate_limited');
     expect(e.retryAfterMs).toBe(120_000);
@@ -115,7 +115,7 @@ describe('retries of GET', () => {
   it('keeps the whole call, retries included, within timeoutMs', async () => {
     const { s, c } = await serve((_req, res) => json(res, 503, {}), { timeoutMs: 1_500, retries: 10 });
     const started = Date.now();
-    const e = await failure(c.listKeys());
+    const e = await failure(c.keys.list());
     const elapsed = Date.now() - started;
     expect(e.code).toBe('server_error');
     expect(elapsed).toBeLessThan(1_500 + 1_000);
@@ -128,7 +128,7 @@ describe('retries of GET', () => {
       /* never answers */
     }, { timeoutMs: 800 });
     const started = Date.now();
-    const e = await failure(c.listKeys());
+    const e = await failure(c.keys.list());
     const elapsed = Date.now() - started;
     expect(e.code).toBe('timeout');
     expect(e.outcomeUnknown).toBeUndefined();
@@ -139,7 +139,7 @@ describe('retries of GET', () => {
 
   it('reports network_error for a refused connection', async () => {
     client = new KeydeckClient({ baseUrl: await refusedUrl(), token: TOKEN, timeoutMs: 3_000 });
-    const e = await failure(client.listKeys());
+    const e = await failure(client.keys.list());
     expect(e.code).toBe('network_error');
     expect(e.message).toContain('ECONNREFUSED');
     expect(e.outcomeUnknown).toBeUndefined();
@@ -147,7 +147,7 @@ describe('retries of GET', () => {
 
   it('reuses one keep-alive socket for a series of calls', async () => {
     const { s, c } = await serve((_req, res) => json(res, 200, creditsEnvelope()));
-    for (let i = 0; i < 5; i++) await c.getCredits();
+    for (let i = 0; i < 5; i++) await c.billing.credits();
     expect(s.requests).toHaveLength(5);
     expect(s.connections).toBe(1);
   });
@@ -156,7 +156,7 @@ describe('retries of GET', () => {
 describe('state-changing calls are sent once', () => {
   it('does not retry a POST answered 500 and says its outcome is unknown', async () => {
     const { s, c } = await serve((_req, res) => json(res, 500, { error: { code: 'server_error', message: 'boom' } }));
-    const e = await failure(c.verifyTopUp({ txHash: TX, amount: 25 }));
+    const e = await failure(c.billing.verifyTopUp({ txHash: TX, amount: 25 }));
     expect(e.code).toBe('server_error');
     expect(e.outcomeUnknown).toBe(true);
     expect(e.message).toMatch(/unknown.*check the balance/);
@@ -166,8 +166,8 @@ describe('state-changing calls are sent once', () => {
 
   it('does not retry PUT or DELETE answered 503 or 429', async () => {
     const { s, c } = await serve((req, res) => json(res, req.method === 'PUT' ? 503 : 429, {}, { 'retry-after': '0' }));
-    expect((await failure(c.updateKey('k1', { isActive: false }))).code).toBe('server_error');
-    const limited = await failure(c.deleteKey('k1'));
+    expect((await failure(c.keys.update('k1', { isActive: false }))).code).toBe('server_error');
+    const limited = await failure(c.keys.delete('k1'));
     expect(limited.code).toBe('rate_limited');
     expect(limited.retryAfterMs).toBe(0);
     expect(s.requests.map((r) => r.method)).toEqual(['PUT', 'DELETE']);
@@ -175,7 +175,7 @@ describe('state-changing calls are sent once', () => {
 
   it('reports a reset after sending a POST as outcome unknown, sent once', async () => {
     const { s, c } = await serve((_req, res) => reset(res));
-    const e = await failure(c.createCreditKey({ name: 'ci' }));
+    const e = await failure(c.keys.createCredit({ name: 'ci' }));
     expect(e.code).toBe('network_error');
     expect(e.outcomeUnknown).toBe(true);
     expect(e.message).toMatch(/whether it took effect is unknown: list the keys before trying again/);
@@ -186,7 +186,7 @@ describe('state-changing calls are sent once', () => {
     const { s, c } = await serve(() => {
       /* never answers */
     }, { timeoutMs: 800 });
-    const e = await failure(c.topUp({ amount: 10, method: 'usdc' }));
+    const e = await failure(c.billing.topUp({ amount: 10, method: 'usdc' }));
     expect(e.code).toBe('timeout');
     expect(e.outcomeUnknown).toBe(true);
     expect(e.message).toMatch(/unknown: check the balance/);
@@ -195,7 +195,7 @@ describe('state-changing calls are sent once', () => {
 
   it('says nothing was sent when the connection is refused', async () => {
     client = new KeydeckClient({ baseUrl: await refusedUrl(), token: TOKEN });
-    const e = await failure(client.verifyTopUp({ txHash: TX, amount: 10 }));
+    const e = await failure(client.billing.verifyTopUp({ txHash: TX, amount: 10 }));
     expect(e.code).toBe('network_error');
     expect(e.outcomeUnknown).toBeUndefined();
     expect(e.message).toContain('nothing was sent');
@@ -205,7 +205,7 @@ describe('state-changing calls are sent once', () => {
 describe('response bodies', () => {
   it('reports malformed JSON as invalid_response', async () => {
     const { c } = await serve((_req, res) => raw(res, 200, '[{"id": "k1",'));
-    const e = await failure(c.listKeys());
+    const e = await failure(c.keys.list());
     expect(e.code).toBe('invalid_response');
     expect(e.message).toContain('not JSON');
   });
@@ -216,7 +216,7 @@ describe('response bodies', () => {
       delete broken.id;
       json(res, 200, [consumptionKey('a'), consumptionKey('b'), broken]);
     });
-    const e = await failure(c.listKeys());
+    const e = await failure(c.keys.list());
     expect(e.code).toBe('invalid_response');
     expect(e.field).toBe('[2].id');
     expect(e.message).toContain('[2].id');
@@ -224,7 +224,7 @@ describe('response bodies', () => {
 
   it('names the mistyped field inside the billing envelope', async () => {
     const { c } = await serve((_req, res) => json(res, 200, creditsEnvelope({ remaining: '25 USD' })));
-    const e = await failure(c.getCredits());
+    const e = await failure(c.billing.credits());
     expect(e.field).toBe('data.remaining');
   });
 
@@ -234,9 +234,9 @@ describe('response bodies', () => {
         ? json(res, 200, [consumptionKey('k1', { spend: 1.25, labels: { team: 'ml' } })])
         : json(res, 200, { ...creditsEnvelope({ currency: 'USD' }), requestId: 'r1' }),
     );
-    const [key] = await c.listKeys();
+    const [key] = await c.keys.list();
     expect(key).toMatchObject({ id: 'k1', spend: 1.25, labels: { team: 'ml' } });
-    expect(await c.getCredits()).toMatchObject({ remaining: 25, currency: 'USD' });
+    expect(await c.billing.credits()).toMatchObject({ remaining: 25, currency: 'USD' });
   });
 
   it('treats success: false with status 200 as an error, by its code when it has one', async () => {
@@ -245,10 +245,10 @@ describe('response bodies', () => {
         ? json(res, 200, { success: false, error: { code: 'insufficient_balance', message: 'no money' } })
         : json(res, 200, { success: false }),
     );
-    const coded = await failure(c.getCredits());
+    const coded = await failure(c.billing.credits());
     expect(coded.code).toBe('insufficient_balance');
     expect(coded.message).toContain('no money');
-    const bare = await failure(c.getCredits());
+    const bare = await failure(c.billing.credits());
     expect(bare.code).toBe('server_error');
     expect(bare.status).toBe(200);
   });
@@ -259,9 +259,9 @@ describe('response bodies', () => {
       else if (req.method === 'DELETE') raw(res, 200, '');
       else res.writeHead(204).end();
     });
-    expect(await c.updateKey('k1', { name: 'renamed' })).toBeUndefined();
-    expect(await c.deleteManagementKey('m1')).toBeUndefined();
-    expect(await c.getBillingStatus()).toBeUndefined();
+    expect(await c.keys.update('k1', { name: 'renamed' })).toBeUndefined();
+    expect(await c.managementKeys.delete('m1')).toBeUndefined();
+    expect(await c.billing.status()).toBeUndefined();
   });
 
   it('returns unshown bodies as they arrive (JSON, text, envelope data)', async () => {
@@ -271,15 +271,15 @@ describe('response bodies', () => {
       else if (req.path === '/api/billing/topup') json(res, 200, { success: true, data: { chargeId: 'ch_1' } });
       else json(res, 200, { status: 'active' });
     });
-    expect(await c.updateKey('k1', { name: 'renamed' })).toEqual({ id: 'k1', name: 'renamed', whatever: [1] });
-    expect(await c.deleteManagementKey('m1')).toBe('OK');
-    expect(await c.topUp({ amount: 10, method: 'card_direct' })).toEqual({ method: 'card_direct', data: { chargeId: 'ch_1' }, wireMethod: 'card_direct' });
-    expect(await c.getBillingStatus()).toEqual({ status: 'active' });
+    expect(await c.keys.update('k1', { name: 'renamed' })).toEqual({ id: 'k1', name: 'renamed', whatever: [1] });
+    expect(await c.managementKeys.delete('m1')).toBe('OK');
+    expect(await c.billing.topUp({ amount: 10, method: 'card_direct' })).toEqual({ method: 'card_direct', data: { chargeId: 'ch_1' }, wireMethod: 'card_direct' });
+    expect(await c.billing.status()).toEqual({ status: 'active' });
   });
 
   it('reports an empty body where one is documented as invalid_response', async () => {
     const { s, c } = await serve((_req, res) => res.writeHead(204).end());
-    const e = await failure(c.deleteKey('k1'));
+    const e = await failure(c.keys.delete('k1'));
     expect(e.code).toBe('invalid_response');
     expect(e.message).toMatch(/probably took effect: list the keys/);
     expect(s.requests).toHaveLength(1);
@@ -291,18 +291,18 @@ describe('response bodies', () => {
       if (method === 'card_checkout') json(res, 200, { success: true, data: { sessionUrl: 'https://pay.example/s/1', sessionId: 's1' } });
       else json(res, 200, { success: true, data: { address: `0x${'1'.repeat(40)}`, chain: 'base', amount: true } });
     });
-    expect(await c.topUp({ amount: 12.5, method: 'card_checkout' })).toEqual({
+    expect(await c.billing.topUp({ amount: 12.5, method: 'card_checkout' })).toEqual({
       method: 'card_checkout',
       data: { sessionUrl: 'https://pay.example/s/1', sessionId: 's1' },
       wireMethod: 'card_checkout',
     });
-    const e = await failure(c.topUp({ amount: 25, method: 'usdc' }));
+    const e = await failure(c.billing.topUp({ amount: 25, method: 'usdc' }));
     expect(e.field).toBe('data.amount');
   });
 
   it('does not follow redirects (the credential would go along)', async () => {
     const { s, c } = await serve((_req, res) => res.writeHead(301, { location: 'http://elsewhere.example/api/keys' }).end());
-    const e = await failure(c.listKeys());
+    const e = await failure(c.keys.list());
     expect(e.code).toBe('invalid_response');
     expect(e.message).toContain('http://elsewhere.example/api/keys');
     expect(s.requests).toHaveLength(1);
@@ -327,7 +327,7 @@ describe('error mapping', () => {
     for (const [s, code] of byStatus) {
       status = s;
       for (let i = 0; i < 2; i++) {
-        const e = await failure(c.verifyTopUp({ txHash: TX, amount: 10 }));
+        const e = await failure(c.billing.verifyTopUp({ txHash: TX, amount: 10 }));
         expect([s, e.code]).toEqual([s, code]);
         expect(e.status).toBe(s);
       }
@@ -344,21 +344,21 @@ describe('error mapping', () => {
     ];
     const { c } = await serve((_req, res, n) => json(res, answers[n]![0], answers[n]![1]));
     for (const [status, , code] of answers) {
-      const e = await failure(c.verifyTopUp({ txHash: TX, amount: 10 }));
+      const e = await failure(c.billing.verifyTopUp({ txHash: TX, amount: 10 }));
       expect([status, e.code]).toEqual([status, code]);
     }
   });
 
   it('carries the field the service names for invalid_request', async () => {
     const { c } = await serve((_req, res) => json(res, 400, { error: { code: 'invalid_request', message: 'too long', field: 'name' } }));
-    const e = await failure(c.createManagementKey({ name: 'ok' }));
+    const e = await failure(c.managementKeys.create({ name: 'ok' }));
     expect(e.field).toBe('name');
     expect(e.message).toContain('too long');
   });
 
   it('strips control characters (terminal escapes) from service messages', async () => {
     const { c } = await serve((_req, res) => json(res, 403, { error: { code: 'forbidden', message: 'no \u001b[2J\u001b[31mway\u0007' } }));
-    const e = await failure(c.listKeys());
+    const e = await failure(c.keys.list());
     expect(e.code).toBe('forbidden');
     expect(e.message).not.toMatch(/[\u0000-\u001f]/);
   });
@@ -372,7 +372,7 @@ describe('secrets never leak', () => {
         error: { code: 'unauthorized', message: `token ${TOKEN} rejected; did you mean ${fullKey}? (Authorization: Bearer ${TOKEN})`, field: TOKEN },
       }),
     );
-    const e = await failure(c.listKeys());
+    const e = await failure(c.keys.list());
     expect(e.code).toBe('unauthorized');
     const text = allTextOf(e);
     expect(text).not.toContain(TOKEN);
@@ -382,15 +382,15 @@ describe('secrets never leak', () => {
 
   it('keeps the token out of every transport error', async () => {
     client = new KeydeckClient({ baseUrl: await refusedUrl(), token: TOKEN, retries: 0 });
-    const e = await failure(client.createCreditKey({ name: TOKEN }));
+    const e = await failure(client.keys.createCredit({ name: TOKEN }));
     expect(allTextOf(e)).not.toContain(TOKEN);
     expect(allTextOf(client)).not.toContain(TOKEN);
   });
 
   it('sends the token as a Bearer credential on every request', async () => {
     const { s, c } = await serve((req, res) => (req.method === 'GET' ? json(res, 200, []) : json(res, 200, { deleted: true })));
-    await c.listKeys();
-    await c.deleteKey('k1');
+    await c.keys.list();
+    await c.keys.delete('k1');
     expect(s.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
     expect(s.requests[0]!.headers['user-agent']).toBe('keydeck');
   });
@@ -400,21 +400,21 @@ describe('input is validated before anything is sent', () => {
   it('refuses invalid input with invalid_request naming the field, and sends nothing', async () => {
     const { s, c } = await serve((_req, res) => json(res, 200, {}));
     const cases: Array<[Promise<unknown>, string | undefined]> = [
-      [c.createCreditKey({ name: '   ' }), 'name'],
-      [c.createManagementKey({ name: 'x'.repeat(500) }), 'name'],
-      [c.updateKey('', { name: 'a' }), 'id'],
-      [c.updateKey('k1', {}), undefined],
-      [c.updateKey('k1', { name: 'bell\u0007' }), 'name'],
-      [c.deleteKey('../billing'), 'id'],
-      [c.deleteManagementKey('..'), 'id'],
-      [c.updateKey('.', { isActive: true }), 'id'],
-      [c.deleteManagementKey(''), 'id'],
-      [c.topUp({ amount: 9.99, method: 'usdc' }), 'amount'],
-      [c.topUp({ amount: 10.005, method: 'card_checkout' }), 'amount'],
-      [c.topUp({ amount: Number.NaN, method: 'card_checkout' }), 'amount'],
-      [c.topUp({ amount: 10, method: 'pay pal' }), 'method'],
-      [c.verifyTopUp({ txHash: '0x1234', amount: 10 }), 'txHash'],
-      [c.verifyTopUp({ txHash: TX, amount: 5 }), 'amount'],
+      [c.keys.createCredit({ name: '   ' }), 'name'],
+      [c.managementKeys.create({ name: 'x'.repeat(500) }), 'name'],
+      [c.keys.update('', { name: 'a' }), 'id'],
+      [c.keys.update('k1', {}), undefined],
+      [c.keys.update('k1', { name: 'bell\u0007' }), 'name'],
+      [c.keys.delete('../billing'), 'id'],
+      [c.managementKeys.delete('..'), 'id'],
+      [c.keys.update('.', { isActive: true }), 'id'],
+      [c.managementKeys.delete(''), 'id'],
+      [c.billing.topUp({ amount: 9.99, method: 'usdc' }), 'amount'],
+      [c.billing.topUp({ amount: 10.005, method: 'card_checkout' }), 'amount'],
+      [c.billing.topUp({ amount: Number.NaN, method: 'card_checkout' }), 'amount'],
+      [c.billing.topUp({ amount: 10, method: 'pay pal' }), 'method'],
+      [c.billing.verifyTopUp({ txHash: '0x1234', amount: 10 }), 'txHash'],
+      [c.billing.verifyTopUp({ txHash: TX, amount: 5 }), 'amount'],
     ];
     for (const [promise, field] of cases) {
       const e = await failure(promise);
@@ -438,7 +438,7 @@ describe('cancellation', () => {
     const controller = new AbortController();
     // Never answers; the caller cancels once the request has arrived.
     const { s, c } = await serve(() => controller.abort());
-    const pending = c.getCredits({ signal: controller.signal });
+    const pending = c.billing.credits({ signal: controller.signal });
     const error: unknown = await pending.catch((e: unknown) => e);
     expect(isAbortError(error)).toBe(true);
     expect(error).not.toBeInstanceOf(KeydeckApiError);
@@ -448,7 +448,7 @@ describe('cancellation', () => {
 
   it('sends nothing when the signal is already aborted', async () => {
     const { s, c } = await serve((_req, res) => json(res, 200, []));
-    const error: unknown = await c.listKeys({ signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    const error: unknown = await c.keys.list({ signal: AbortSignal.abort() }).catch((e: unknown) => e);
     expect(isAbortError(error)).toBe(true);
     expect(s.requests).toHaveLength(0);
   });
@@ -463,7 +463,7 @@ describe('cancellation', () => {
       { timeoutMs: 9_000 },
     );
     const started = Date.now();
-    const pending = c.listKeys({ signal: controller.signal });
+    const pending = c.keys.list({ signal: controller.signal });
     expect(isAbortError(await pending.catch((e: unknown) => e))).toBe(true);
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(s.requests).toHaveLength(1);

@@ -188,20 +188,20 @@ describe('the client with the pages’ answers over HTTP', () => {
     const c = new KeydeckClient({ baseUrl: server.url, token: 'session-token', onNotice: (n) => notices.push(n) });
     for (const g of [older, newer]) {
       generation = g;
-      expect((await c.listKeys()).length).toBe(2);
-      expect((await c.getCredits()).remaining).toBe(74.5);
-      expect(await c.verifyTopUp({ txHash: `0x${'1'.repeat(64)}`, amount: 25 })).toEqual({ credited: 25, balance: 75 });
+      expect((await c.keys.list()).length).toBe(2);
+      expect((await c.billing.credits()).remaining).toBe(74.5);
+      expect(await c.billing.verifyTopUp({ txHash: `0x${'1'.repeat(64)}`, amount: 25 })).toEqual({ credited: 25, balance: 75 });
     }
-    await c.listKeys();
+    await c.keys.list();
     expect(notices).toHaveLength(1);
     expect(notices[0]).toMatchObject({ kind: 'key_values_hidden', operation: 'listKeys', count: 2 });
     expect(notices[0]!.message).toMatch(/hid them/);
 
     generation = older;
-    const asked50 = await c.topUp({ amount: 50, method: 'usdc' });
+    const asked50 = await c.billing.topUp({ amount: 50, method: 'usdc' });
     expect(asked50).toMatchObject({ method: 'usdc', instructedAmount: 25, amountDiffers: true });
     generation = newer;
-    expect(await c.topUp({ amount: 50, method: 'usdc' })).toMatchObject({ method: 'usdc', instructedAmount: 50, amountDiffers: false });
+    expect(await c.billing.topUp({ amount: 50, method: 'usdc' })).toMatchObject({ method: 'usdc', instructedAmount: 50, amountDiffers: false });
     c.close();
   });
 
@@ -212,10 +212,10 @@ describe('the client with the pages’ answers over HTTP', () => {
       else res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'invalid_request', message: 'unknown method', field: 'method' } }));
     });
     const named = new KeydeckClient({ baseUrl: server.url, token: 'session-token', methodNames: { card_checkout: 'stripe' } });
-    expect(await named.topUp({ amount: 50, method: 'card_checkout' })).toMatchObject({ method: 'card_checkout', wireMethod: 'stripe' });
+    expect(await named.billing.topUp({ amount: 50, method: 'card_checkout' })).toMatchObject({ method: 'card_checkout', wireMethod: 'stripe' });
     const seed = new KeydeckClient({ baseUrl: server.url, token: 'session-token' });
-    expect(await seed.topUp({ amount: 50, method: 'stripe' })).toMatchObject({ method: 'card_checkout', wireMethod: 'stripe' });
-    const refused = await seed.topUp({ amount: 50, method: 'card_checkout' }).catch((e: unknown) => e);
+    expect(await seed.billing.topUp({ amount: 50, method: 'stripe' })).toMatchObject({ method: 'card_checkout', wireMethod: 'stripe' });
+    const refused = await seed.billing.topUp({ amount: 50, method: 'card_checkout' }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(KeydeckApiError);
     expect((refused as KeydeckApiError).message).toMatch(/"card_checkout".*topUpMethods\.card_checkout/);
     expect(server.requests.map((r) => (JSON.parse(r.body) as { method: string }).method)).toEqual(['stripe', 'stripe', 'card_checkout']);

@@ -36,22 +36,24 @@ function scriptedClient(script: { totals: number[]; verify: Array<VerifiedTopUp 
   const credits = (totalTopUp: number): CreditBalance => ({ totalTopUp, remaining: totalTopUp, hasCreditKey: true, creditKeyCount: 1, userId: 'u' });
   return {
     sent,
-    async getCredits() {
-      sent.push('getCredits');
-      const next = script.totals.shift();
-      if (next === undefined) throw new KeydeckApiError('network_error', 'no answer (scripted).');
-      return credits(next);
-    },
-    async verifyTopUp(input) {
-      sent.push(`verify ${input.txHash.slice(0, 6)} ${input.amount}`);
-      const next = script.verify.shift();
-      if (!next) throw new Error('unexpected verify');
-      if (next instanceof Error) throw next;
-      return next;
-    },
-    async getBillingStatus() {
-      sent.push('status');
-      return script.status;
+    billing: {
+      async credits() {
+        sent.push('getCredits');
+        const next = script.totals.shift();
+        if (next === undefined) throw new KeydeckApiError('network_error', 'no answer (scripted).');
+        return credits(next);
+      },
+      async verifyTopUp(input) {
+        sent.push(`verify ${input.txHash.slice(0, 6)} ${input.amount}`);
+        const next = script.verify.shift();
+        if (!next) throw new Error('unexpected verify');
+        if (next instanceof Error) throw next;
+        return next;
+      },
+      async status() {
+        sent.push('status');
+        return script.status;
+      },
     },
   };
 }

@@ -75,7 +75,7 @@ describe('keydeck profile', () => {
 describe('shell completion', () => {
   it('bash completes commands, options, option values, profile names and key ids through keydeck __complete', { timeout: 60_000 }, async () => {
     const token = await sandbox.fundedUser(25);
-    const key = await sandbox.client(token).createCreditKey({ name: 'ci' });
+    const key = await sandbox.client(token).keys.createCredit({ name: 'ci' });
     await run(['profile', 'add', 'alpha', '--base-url', sandbox.url]);
     await run(['profile', 'add', 'beta', '--base-url', sandbox.url]);
     // A `keydeck` on PATH, as an installed one would be.

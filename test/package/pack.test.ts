@@ -156,7 +156,7 @@ describe('the packed package', () => {
       "import { startSandbox } from 'keydeck/sandbox';",
       'const sandbox = await startSandbox({ port: 0 });',
       "const client = new KeydeckClient({ baseUrl: sandbox.url, token: 'x' });",
-      'const keys: ConsumptionKey[] = await client.listKeys().catch((e: unknown) => { if (e instanceof KeydeckApiError) return []; throw e; });',
+      'const keys: ConsumptionKey[] = await client.keys.list().catch((e: unknown) => { if (e instanceof KeydeckApiError) return []; throw e; });',
       'console.log(keys.length);',
       'await sandbox.close();',
       '',

@@ -272,7 +272,7 @@ describe('subscription expiry (§3, §8: 30 days)', () => {
     expect(Math.abs(shifted - offset - 2 * 86_400)).toBeLessThan(5);
     const client = new KeydeckClient({ baseUrl: sb.url, token, retries: 0 });
     expect(client.serviceClockOffsetMs).toBeUndefined();
-    await client.listKeys();
+    await client.keys.list();
     expect(Math.abs(client.serviceClockOffsetMs! / 1000 - shifted)).toBeLessThan(5);
     expect(Math.abs(client.serviceNow() - Date.now() - client.serviceClockOffsetMs!)).toBeLessThan(1000);
     client.close();

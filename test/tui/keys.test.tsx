@@ -94,7 +94,7 @@ describe('Keys pane', () => {
     await ui.waitFor('refreshed from the service');
     for (const frame of ui.frames().slice(before)) expect(frame).not.toContain(secret);
 
-    const listed = await sb.client(token).listKeys();
+    const listed = await sb.client(token).keys.list();
     expect(listed.map((k) => k.name)).toEqual(['ci-runner']);
   });
 
@@ -128,7 +128,7 @@ describe('Keys pane', () => {
   it('renames, deactivates after confirmation (Cancel first), reactivates, and deletes after the name is typed', async () => {
     const token = await sb.fundedUser(25);
     const api = sb.client(token);
-    const created = await api.createCreditKey({ name: 'alpha' });
+    const created = await api.keys.createCredit({ name: 'alpha' });
     const { ui } = open(token);
     await ui.waitFor('▶ alpha');
 
@@ -140,7 +140,7 @@ describe('Keys pane', () => {
     await ui.press(KEYS.enter);
     await ui.waitFor('renamed "alpha" to "beta"');
     await ui.waitFor('▶ beta');
-    expect((await api.listKeys())[0]).toMatchObject({ id: created.id, name: 'beta' });
+    expect((await api.keys.list())[0]).toMatchObject({ id: created.id, name: 'beta' });
 
     // Deactivate: Cancel is focused, so enter cancels.
     await ui.press(KEYS.space);
@@ -148,20 +148,20 @@ describe('Keys pane', () => {
     expect(ui.lastFrame()).toContain('revoked at once');
     await ui.press(KEYS.enter);
     await ui.waitFor('● active');
-    expect((await api.listKeys())[0]!.isActive).toBe(true);
+    expect((await api.keys.list())[0]!.isActive).toBe(true);
     // Tab to the action, then enter.
     await ui.press(KEYS.space);
     await ui.waitFor('Deactivate "beta"?');
     await ui.press(KEYS.tab, KEYS.enter);
     await ui.waitFor('deactivated "beta"');
     await ui.waitFor('○ inactive');
-    expect((await api.listKeys())[0]!.isActive).toBe(false);
+    expect((await api.keys.list())[0]!.isActive).toBe(false);
 
     // Reactivate: no confirmation needed.
     await ui.press(KEYS.space);
     await ui.waitFor('reactivated "beta"');
     await ui.waitFor('● active');
-    expect((await api.listKeys())[0]!.isActive).toBe(true);
+    expect((await api.keys.list())[0]!.isActive).toBe(true);
 
     // Delete: enter does nothing until the name matches.
     await ui.press('d');
@@ -173,7 +173,7 @@ describe('Keys pane', () => {
     await ui.press(KEYS.enter);
     await ui.waitFor('deleted "beta" for good');
     await ui.waitFor('no keys yet');
-    expect(await api.listKeys()).toEqual([]);
+    expect(await api.keys.list()).toEqual([]);
     expect(created.id).toBeTruthy();
   });
 
@@ -194,13 +194,13 @@ describe('Keys pane', () => {
     await ui.press('3');
     await ui.waitFor('t starts one');
     expect(ui.lastFrame()).toContain('EMPTY: top up (t)');
-    expect(await sb.client(token).listKeys()).toEqual([]);
+    expect(await sb.client(token).keys.list()).toEqual([]);
   });
 
   it('filters by name as you type, cycles the sort, and renders only the visible window of a long list', async () => {
     const token = await sb.fundedUser(25);
     const api = sb.client(token);
-    for (let i = 0; i < 40; i++) await api.createCreditKey({ name: `key-${String(i).padStart(2, '0')}` });
+    for (let i = 0; i < 40; i++) await api.keys.createCredit({ name: `key-${String(i).padStart(2, '0')}` });
     const { ui } = open(token);
     await ui.waitFor('key-39');
     const table = (f: string) => f.split('\n').filter((l) => /│ [▶ ] key-/.test(l));

@@ -22,7 +22,7 @@ const MK = /mk_[A-Za-z0-9_-]{16,}/;
 async function signedIn() {
   const session = await sb.newUser();
   const api = sb.client(session);
-  const inUse = await api.createManagementKey({ name: 'keydeck-in-use' });
+  const inUse = await api.managementKeys.create({ name: 'keydeck-in-use' });
   const s = noKeychainStore();
   const where = await s.store.set('test', inUse.apiKey, { insecureStorage: true });
   const services = testServices({ store: s.store, baseUrl: sb.url });
@@ -55,19 +55,19 @@ describe('Management keys pane', () => {
     await ui.waitFor('ci-admin');
     expect(services.redraws.count).toBe(1);
     for (const frame of ui.frames().slice(before)) expect(frame).not.toContain(secret);
-    expect((await api.listManagementKeys()).map((k) => k.name).sort()).toEqual(['ci-admin', 'keydeck-in-use']);
+    expect((await api.managementKeys.list()).map((k) => k.name).sort()).toEqual(['ci-admin', 'keydeck-in-use']);
 
     // The new key is the newest: selected at the top. Delete it.
     await ui.press('g', 'd');
     await ui.waitFor('Delete the management key "ci-admin"?');
     expect(ui.lastFrame()).not.toContain('keydeck will be signed out');
     // Beside the name: what tells it apart from keys of the same name.
-    const created = (await api.listManagementKeys()).find((k) => k.name === 'ci-admin')!;
+    const created = (await api.managementKeys.list()).find((k) => k.name === 'ci-admin')!;
     expect(ui.lastFrame()).toMatch(new RegExp(`prefix ${created.keyPrefix} · created \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC · last used never`));
     await ui.type('ci-admin');
     await ui.press(KEYS.enter);
     await ui.waitFor('deleted the management key "ci-admin"');
-    expect((await api.listManagementKeys()).map((k) => k.name)).toEqual(['keydeck-in-use']);
+    expect((await api.managementKeys.list()).map((k) => k.name)).toEqual(['keydeck-in-use']);
   });
 
   it('makes a new key the one keydeck uses with u, storing it the way the current one is', async () => {
@@ -84,7 +84,7 @@ describe('Management keys pane', () => {
     await ui.press('y');
     await ui.waitFor(`◆ keydeck@testhost`);
     expect(ui.lastFrame()).toContain(`key ${secret.slice(0, 11)}`);
-    const names = (await api.listManagementKeys()).map((k) => k.name);
+    const names = (await api.managementKeys.list()).map((k) => k.name);
     expect(names).toHaveLength(2);
     expect(names).toContainEqual(expect.stringMatching(/^keydeck@testhost test \d{4}-\d\d-\d\d$/));
     // A second key of the same day gets a name of its own.
@@ -105,13 +105,13 @@ describe('Management keys pane', () => {
     await ui.waitFor('Your token');
     expect(ui.lastFrame()).toContain('signed out: the management key keydeck used');
     expect(await store.get('test', { origin: new URL(sb.url).origin, legacy: true })).toBeUndefined();
-    expect(await api.listManagementKeys()).toEqual([]);
+    expect(await api.managementKeys.list()).toEqual([]);
   });
 
   it('deleting the key KEYDECK_TOKEN holds offers no setup (the variable would override it): it says to unset the variable', async () => {
     const session = await sb.newUser();
     const api = sb.client(session);
-    const inUse = await api.createManagementKey({ name: 'from-env' });
+    const inUse = await api.managementKeys.create({ name: 'from-env' });
     const services = testServices({ store: noKeychainStore().store, baseUrl: sb.url });
     ui = renderApp(services, {
       session: { phase: 'ready', baseUrl: sb.url, credential: { token: inUse.apiKey, origin: 'env' }, rejected: false },
@@ -124,6 +124,6 @@ describe('Management keys pane', () => {
     await ui.press(KEYS.enter);
     await ui.waitFor('unset KEYDECK_TOKEN');
     expect(ui.lastFrame()).not.toContain('Your token');
-    expect(await api.listManagementKeys()).toEqual([]);
+    expect(await api.managementKeys.list()).toEqual([]);
   });
 });

@@ -39,7 +39,7 @@ describe('messages', () => {
     expect(ui.lastFrame().split('\n').length).toBeLessThanOrEqual(24);
     expect(ui.lastFrame().split('\n').filter((l) => l.startsWith('│')).length).toBeLessThanOrEqual(before);
     expect(ui.lastFrame()).not.toContain('Deactivate');
-    const [listed] = await sb.client(token).listKeys();
+    const [listed] = await sb.client(token).keys.list();
     expect(listed).toMatchObject({ id: sub.id, isActive: false });
     ui.unmount();
   });

@@ -21,7 +21,7 @@ async function open(count: number, pollIntervalSeconds = 15) {
   const token = await sb.fundedUser(25);
   const api = sb.client(token);
   const ids: string[] = [];
-  for (let i = 0; i < count; i++) ids.push((await api.createCreditKey({ name: name(i) })).id);
+  for (let i = 0; i < count; i++) ids.push((await api.keys.createCredit({ name: name(i) })).id);
   const s = noKeychainStore();
   const ui = renderApp(testServices({ store: s.store, baseUrl: sb.url, pollIntervalSeconds }), { session: readySession(sb.url, token) });
   await ui.waitFor(`▶ ${name(count - 1)}`);
@@ -39,7 +39,7 @@ describe('selection', () => {
     // A key created elsewhere lands above it on r: the selection stays on key-24, on its screen line.
     const lineOf = (f: string) => f.split('\n').findIndex((l) => l.includes('▶ key-24'));
     const line = lineOf(ui.lastFrame());
-    await api.createCreditKey({ name: 'new-one' });
+    await api.keys.createCredit({ name: 'new-one' });
     await ui.press('r');
     await ui.waitFor('7/31');
     expect(lineOf(ui.lastFrame())).toBe(line);
@@ -63,14 +63,14 @@ describe('selection', () => {
     await ui.press('jj');
     await ui.waitFor('▶ key-02');
 
-    await api.deleteKey(ids[2]!);
+    await api.keys.delete(ids[2]!);
     await ui.press('2');
     await ui.press('1');
     await ui.waitFor((f) => !f.includes('key-02'));
     expect(ui.lastFrame()).toContain('▶ key-01');
 
     // The background reload (every 4th balance poll: 8 s at a 2 s interval) with no key pressed.
-    await api.deleteKey(ids[1]!);
+    await api.keys.delete(ids[1]!);
     await ui.waitFor((f) => !f.includes('key-01'), 20_000);
     expect(ui.lastFrame()).toContain('▶ key-00');
     ui.unmount();

@@ -60,7 +60,7 @@ describe('guided setup', () => {
     expect(ui.lastFrame()).toContain('this session only');
     expect(ui.lastFrame()).toContain('1 Keys');
     await ui.waitFor('$25.00 left');
-    expect(await sb.client(token).listManagementKeys()).toEqual([]);
+    expect(await sb.client(token).managementKeys.list()).toEqual([]);
     for (const frame of ui.frames()) expect(frame).not.toMatch(MK);
     // Nothing was written: no credential file; the unchanged URL was not re-saved.
     expect(existsSync(path.join(dir, 'credentials.json'))).toBe(false);
@@ -123,7 +123,7 @@ describe('guided setup', () => {
 
   it('offers the sandbox demo token with one keystroke; quitting at the storage choice creates nothing', async () => {
     const { store: credentials } = store();
-    const before = (await sb.client(sb.demoToken).listManagementKeys()).length;
+    const before = (await sb.client(sb.demoToken).managementKeys.list()).length;
     const services = testServices({ store: credentials, target: 'sandbox', baseUrl: sb.url, demoToken: sb.demoToken });
     ui = renderApp(services);
     await ui.waitFor('Press enter to use the sandbox’s demo session token');
@@ -138,13 +138,13 @@ describe('guided setup', () => {
     expect(services.exits[0]!.message).toContain('KEYDECK_TOKEN');
     expect(services.exits[0]!.message).toContain('nothing was created');
     expect(services.exits[0]!.message).not.toMatch(MK);
-    expect(await sb.client(sb.demoToken).listManagementKeys()).toHaveLength(before);
+    expect(await sb.client(sb.demoToken).managementKeys.list()).toHaveLength(before);
   });
 
   it('a key stored for another service is never sent to this one: setup opens for this service, and names the key it would replace only for its own', async () => {
     const token = await sb.newUser();
     const { store: credentials } = store();
-    const created = await sb.client(token).createManagementKey({ name: 'stored' });
+    const created = await sb.client(token).managementKeys.create({ name: 'stored' });
     // Stored for the sandbox's origin; keydeck is then pointed (as with --base-url) at another origin.
     await credentials.set('test', created.apiKey, { origin: new URL(sb.url).origin, insecureStorage: true });
     const other = sb.url.replace('127.0.0.1', 'localhost');
@@ -167,7 +167,7 @@ describe('guided setup', () => {
 
   it('takes an existing mk_ as it is: no new management key is created', async () => {
     const token = await sb.newUser();
-    const created = await sb.client(token).createManagementKey({ name: 'existing' });
+    const created = await sb.client(token).managementKeys.create({ name: 'existing' });
     const { store: credentials } = store();
     const services = testServices({ store: credentials, target: 'live', baseUrl: sb.url });
     ui = renderApp(services);
@@ -179,7 +179,7 @@ describe('guided setup', () => {
     await ui.waitFor('Where to keep the key');
     await ui.press('2');
     await ui.waitFor(`key ${created.keyPrefix}`);
-    expect(await sb.client(token).listManagementKeys()).toHaveLength(1);
+    expect(await sb.client(token).managementKeys.list()).toHaveLength(1);
   });
 
   it('says so when the service rejects the token, and stays on the token step', async () => {

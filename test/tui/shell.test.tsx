@@ -74,12 +74,12 @@ describe('shell', () => {
 
   it('says the stored key was rejected (401) and offers the guided setup again with S', async () => {
     const session = await sb.newUser();
-    const mk = await sb.client(session).createManagementKey({ name: 'soon-revoked' });
+    const mk = await sb.client(session).managementKeys.create({ name: 'soon-revoked' });
     const svc = services(sb);
     ui = renderApp(svc, { session: { phase: 'ready', baseUrl: sb.url, credential: { token: mk.apiKey, origin: 'keychain' }, rejected: false } });
     await ui.waitFor('no keys yet');
     // Revoked from another session.
-    await sb.client(session).deleteManagementKey(mk.id);
+    await sb.client(session).managementKeys.delete(mk.id);
     await ui.press('r');
     await ui.waitFor('was rejected (revoked or deleted): press S');
     expect(ui.lastFrame()).toContain('key rejected');

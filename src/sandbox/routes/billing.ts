@@ -8,7 +8,7 @@ import type { SandboxContext } from '../context.js';
 import { instructedMicros, methodKind, methodNames } from '../dialect.js';
 import { SandboxError } from '../errors.js';
 import { centsUsdToMicros } from '../money.js';
-import type { AuthHook } from '../server.js';
+import type { AuthHook } from '../context.js';
 import { parseBody } from '../validate.js';
 
 /** The §4 success envelope. */

@@ -16,7 +16,7 @@ import { SandboxError } from '../errors.js';
 import { isExpired } from '../keys.js';
 import { limitsOf } from '../limits.js';
 import { microsToUsd, usdToMicros } from '../money.js';
-import type { AuthHook } from '../server.js';
+import type { AuthHook } from '../context.js';
 import { parseBody } from '../validate.js';
 
 /** The canned answer every completion returns. */

@@ -7,7 +7,7 @@ import { CreateKeyRequestSchema, KeyIdSchema, UpdateKeyRequestSchema } from '../
 import type { SandboxContext } from '../context.js';
 import { SandboxError } from '../errors.js';
 import { consumptionKeyToWire, isExpired } from '../keys.js';
-import type { AuthHook } from '../server.js';
+import type { AuthHook } from '../context.js';
 import { parseBody } from '../validate.js';
 
 /** Validates a `:id` path parameter (400 `invalid_request`, field `id`). */

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { CreateKeyRequestSchema } from '../../api/schemas.js';
 import type { SandboxContext } from '../context.js';
 import { managementKeyToWire } from '../keys.js';
-import type { AuthHook } from '../server.js';
+import type { AuthHook } from '../context.js';
 import { parseBody } from '../validate.js';
 import { keyNotFound, parseKeyId } from './keys.js';
 

@@ -10,7 +10,7 @@ import type { SandboxContext } from '../context.js';
 import { SandboxError } from '../errors.js';
 import { consumptionKeyToWire, type SubscriptionBlock, type SubscriptionPlan } from '../keys.js';
 import { decimalStringToMicros, usdToMicros } from '../money.js';
-import type { AuthHook } from '../server.js';
+import type { AuthHook } from '../context.js';
 import { parseBody } from '../validate.js';
 
 /** Pool subscription blocks (§1). */

@@ -35,13 +35,13 @@ export function AccountDataProvider({ children }: { readonly children?: ReactNod
   };
   // Service strings are made visible and capped in width once, as they enter (src/terminal/sanitize.ts):
   // names, plans, dates; ids stay as they came (the client sends them back).
-  const keys = useResource<ConsumptionKey[]>(async (signal) => displayList(await client!.listKeys({ signal })), {
+  const keys = useResource<ConsumptionKey[]>(async (signal) => displayList(await client!.keys.list({ signal })), {
     key: client,
     enabled: client !== undefined,
     onError,
     onSuccess: markAccepted,
   });
-  const managementKeys = useResource<ManagementKey[]>(async (signal) => displayList(await client!.listManagementKeys({ signal })), {
+  const managementKeys = useResource<ManagementKey[]>(async (signal) => displayList(await client!.managementKeys.list({ signal })), {
     key: client,
     enabled: client !== undefined,
     onError,

@@ -20,7 +20,7 @@ export function BalanceProvider({ children }: { readonly children?: ReactNode })
   const { profile } = useServices();
   const { client } = useSession();
   const { markRejected, markAccepted } = useSessionActions();
-  const poll = usePolling<CreditBalance>((signal) => (client ? client.getCredits({ signal }) : Promise.reject(new Error('no client'))), {
+  const poll = usePolling<CreditBalance>((signal) => (client ? client.billing.credits({ signal }) : Promise.reject(new Error('no client'))), {
     intervalMs: profile.pollIntervalSeconds * 1000,
     key: client,
     enabled: client !== undefined,

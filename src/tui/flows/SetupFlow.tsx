@@ -117,7 +117,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
     services.registerSecret?.(token);
     setStep({ step: 'verifying' });
     try {
-      await clientFor(token).getCredits();
+      await clientFor(token).billing.credits();
     } catch (error) {
       const why = isUnauthorized(error) ? 'the service rejected this token (unauthorized): check it and paste it again' : describeFailure(error);
       setStep({ step: 'token', error: why });
@@ -132,7 +132,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
     sessionToken.current = token;
     // The new key's default name: meaningful and unique among the account's keys (issue 19).
     const taken = await clientFor(token)
-      .listManagementKeys()
+      .managementKeys.list()
       .then((list) => list.map((k) => k.name), () => [] as string[]);
     defaultName.current = managementKeyName({ host: services.hostname, profile: services.profile.name, now: (services.now ?? Date.now)() }, taken);
     // Where the key will go is known before one is created: a key nobody can keep is never made.
@@ -155,7 +155,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
     if (!token) return setStep({ step: 'token' });
     setStep({ step: 'creating' });
     try {
-      const created = await clientFor(token).createManagementKey({ name: name.trim() });
+      const created = await clientFor(token).managementKeys.create({ name: name.trim() });
       managementKey.current = created.apiKey;
       createdKey.current = { id: created.id, name: created.name, keyPrefix: created.keyPrefix ?? keyPrefixOf(created.apiKey) };
       setStep({ step: 'reveal', name: created.name, keyPrefix: created.keyPrefix ?? keyPrefixOf(created.apiKey), apiKey: created.apiKey });
@@ -187,7 +187,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
     const token = sessionToken.current;
     if (!created || !token) return '';
     try {
-      await clientFor(token).deleteManagementKey(created.id);
+      await clientFor(token).managementKeys.delete(created.id);
       createdKey.current = undefined;
       managementKey.current = undefined;
       return `the management key ${created.keyPrefix}… was not stored, so it was deleted again on the service`;

@@ -91,7 +91,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
 
   const startCreate = async () => {
     if (!client) return;
-    const r = await run('checking the balance', () => client.getCredits());
+    const r = await run('checking the balance', () => client.billing.credits());
     if (!r.ok) return;
     if (r.value.remaining <= 0) {
       setDialog({ kind: 'zero-balance', remaining: r.value.remaining });
@@ -103,7 +103,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   const create = async (name: string) => {
     if (!client) return;
     setDialog(undefined);
-    const r = await run(`creating the credit key "${name}"`, () => client.createCreditKey({ name }), { quiet: true });
+    const r = await run(`creating the credit key "${name}"`, () => client.keys.createCredit({ name }), { quiet: true });
     if (!r.ok) {
       if (errorCode(r.error) === 'insufficient_balance') setDialog({ kind: 'zero-balance', remaining: 0 });
       else flash(describeFailure(r.error), 'error');
@@ -125,7 +125,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
     if (!client) return;
     setDialog(undefined);
     if (name === key.name) return;
-    const r = await run(`renaming "${key.name}"`, () => client.updateKey(key.id, { name }));
+    const r = await run(`renaming "${key.name}"`, () => client.keys.update(key.id, { name }));
     if (r.ok) flash(`renamed "${key.name}" to "${name}"`, 'ok');
     reloadAll();
   };
@@ -133,7 +133,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   const setActive = async (key: ConsumptionKey, isActive: boolean) => {
     if (!client) return;
     setDialog(undefined);
-    const r = await run(`${isActive ? 'reactivating' : 'deactivating'} "${key.name}"`, () => client.updateKey(key.id, { isActive }));
+    const r = await run(`${isActive ? 'reactivating' : 'deactivating'} "${key.name}"`, () => client.keys.update(key.id, { isActive }));
     if (r.ok) flash(isActive ? `reactivated "${key.name}": it works again` : `deactivated "${key.name}": requests with it now fail (space reactivates it)`, 'ok');
     reloadAll();
   };
@@ -141,7 +141,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   const remove = async (key: ConsumptionKey) => {
     if (!client) return;
     setDialog(undefined);
-    const r = await run(`deleting "${key.name}"`, () => client.deleteKey(key.id));
+    const r = await run(`deleting "${key.name}"`, () => client.keys.delete(key.id));
     if (r.ok) flash(`deleted "${key.name}" for good`, 'ok');
     reloadAll();
   };

@@ -63,7 +63,7 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
   const create = async (name: string) => {
     if (!client) return;
     setDialog(undefined);
-    const r = await run(`creating the management key "${name}"`, () => client.createManagementKey({ name }));
+    const r = await run(`creating the management key "${name}"`, () => client.managementKeys.create({ name }));
     if (r.ok) {
       setDialog({ kind: 'reveal', name: r.value.name, apiKey: r.value.apiKey, used: false });
       flash(`created the management key "${r.value.name}" (${r.value.keyPrefix})`, 'ok');
@@ -100,7 +100,7 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
   const remove = async (key: ManagementKey, inUse: boolean) => {
     if (!client) return;
     setDialog(undefined);
-    const r = await run(`deleting "${key.name}"`, () => client.deleteManagementKey(key.id));
+    const r = await run(`deleting "${key.name}"`, () => client.managementKeys.delete(key.id));
     if (!r.ok) {
       void managementKeys.reload();
       return;

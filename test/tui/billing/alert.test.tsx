@@ -46,7 +46,7 @@ describe('low-balance alert', () => {
 
       // A top-up above the threshold re-arms it; the next crossing rings again.
       const c = sandbox.client(token);
-      await c.topUp({ amount: 10, method: 'card_direct' });
+      await c.billing.topUp({ amount: 10, method: 'card_direct' });
       c.close();
       frame = await refresh('remaining $24.00');
       expect(frame).not.toContain('LOW');
@@ -90,11 +90,15 @@ describe('billing status', () => {
       deps: recordingDeps(journal),
       rows: 40,
       wrapClient: (client) =>
-        new Proxy(client, {
-          get: (target, name) => {
-            if (name === 'getBillingStatus') return async () => ({ plan: 'enterprise', limits: { rpm: 600 } });
-            const value = Reflect.get(target, name) as unknown;
-            return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        ({
+          keys: client.keys,
+          managementKeys: client.managementKeys,
+          billing: {
+            methodNames: client.billing.methodNames,
+            credits: (o) => client.billing.credits(o),
+            topUp: (i, o) => client.billing.topUp(i, o),
+            verifyTopUp: (i, o) => client.billing.verifyTopUp(i, o),
+            status: async () => ({ plan: 'enterprise', limits: { rpm: 600 } }),
           },
         }),
     });

@@ -125,7 +125,7 @@ export async function spend(sandbox: TestSandbox, token: string, usd: number): P
   let sk = creditKeys.get(token);
   if (!sk) {
     const c = sandbox.client(token);
-    sk = (await c.createCreditKey({ name: 'spender' })).apiKey;
+    sk = (await c.keys.createCredit({ name: 'spender' })).apiKey;
     c.close();
     creditKeys.set(token, sk);
   }

@@ -139,7 +139,7 @@ describe('card top-ups', () => {
       await tui.press(KEYS.enter);
       await tui.waitFor('2/3 method');
       expect(await journal.list()).toEqual([]);
-      expect((await sandbox.client(token).getCredits()).totalTopUp).toBe(0);
+      expect((await sandbox.client(token).billing.credits()).totalTopUp).toBe(0);
       await tui.press(KEYS.enter);
       await tui.waitFor('Charge $10.00 to the card on file?');
       await tui.press(KEYS.esc);

@@ -57,7 +57,7 @@ describe('the monitor view', () => {
     const settings: MonitorSettings = { baseUrl: sandbox.url, profileName: 'test', intervalSeconds: 2, alertBelowUsd: 20, credentialLabel: 'session token (env)' };
     const done = runMonitor({
       settings,
-      getCredits: (o) => client.getCredits(o),
+      getCredits: (o) => client.billing.credits(o),
       stdout: stdout as unknown as NodeJS.WriteStream,
       stdin: stdin as unknown as NodeJS.ReadStream,
     });
@@ -145,7 +145,7 @@ describe('keydeck monitor --metrics', () => {
   it('serves the figures as Prometheus text on loopback: balance, keys, expiry, burn rates, last poll, errors by code', async () => {
     const token = await sandbox.fundedUser(25);
     const api = sandbox.client(token);
-    await api.createCreditKey({ name: 'ci' });
+    await api.keys.createCredit({ name: 'ci' });
     let scraped = '';
     let notFound = 0;
     const code = await monitorCommand(

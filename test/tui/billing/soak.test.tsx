@@ -51,7 +51,7 @@ describe('soak', () => {
     let monitor: BalanceMonitor | undefined;
     let firstError: unknown;
     const poller = new Poller<CreditBalance>({
-      fetch: (signal) => client.getCredits({ signal }),
+      fetch: (signal) => client.billing.credits({ signal }),
       intervalMs: 1,
       onSettled: (s) => {
         polls++;

@@ -144,10 +144,10 @@ describe('USDC walk-through', () => {
 
       // A hash credited outside keydeck (its journal never saw it): the service refuses it.
       const c = sandbox.client(token);
-      const other = await c.topUp({ amount: 10, method: 'usdc' });
+      const other = await c.billing.topUp({ amount: 10, method: 'usdc' });
       if (other.method !== 'usdc') throw new Error('expected usdc');
       const outside = await transfer(other.data.address, '10');
-      await c.verifyTopUp({ txHash: outside, amount: 10 });
+      await c.billing.verifyTopUp({ txHash: outside, amount: 10 });
       c.close();
       await tui.press('h');
       await tui.paste(outside); // pasted onto the previous hash: replaces it

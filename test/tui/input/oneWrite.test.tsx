@@ -18,7 +18,7 @@ afterAll(async () => {
 async function openWithKeys(count: number) {
   const token = await sb.fundedUser(25);
   const api = sb.client(token);
-  for (let i = 0; i < count; i++) await api.createCreditKey({ name: `key-${String(i).padStart(2, '0')}` });
+  for (let i = 0; i < count; i++) await api.keys.createCredit({ name: `key-${String(i).padStart(2, '0')}` });
   const s = noKeychainStore();
   const ui = renderApp(testServices({ store: s.store, baseUrl: sb.url }), { session: readySession(sb.url, token) });
   await ui.waitFor(`▶ key-${String(count - 1).padStart(2, '0')}`);
@@ -54,7 +54,7 @@ describe('keys in one write', () => {
     expect(ui.lastFrame()).toContain('Rename "key-00"'); // the line break did not submit
     await ui.press('\x01x\r'); // ctrl-a, x, enter: all in one write
     await ui.waitFor('renamed "key-00" to "xpasted-name"');
-    expect((await api.listKeys())[0]!.name).toBe('xpasted-name');
+    expect((await api.keys.list())[0]!.name).toBe('xpasted-name');
     ui.unmount();
   });
 
@@ -65,7 +65,7 @@ describe('keys in one write', () => {
     await ui.press('j');
     await ui.waitFor('▶ key-01');
     expect(ui.lastFrame()).not.toContain('Delete');
-    expect(await api.listKeys()).toHaveLength(3);
+    expect(await api.keys.list()).toHaveLength(3);
     ui.unmount();
     expect(ui.stdout.modes.at(-1)).toBe('\x1b[?2004l');
   });

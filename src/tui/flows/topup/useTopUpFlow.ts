@@ -248,12 +248,12 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
       void (async () => {
        try {
         // The baseline: totalTopUp before paying (card top-ups are credited once it rose by the amount).
-        const before = await runBusy('reading the balance', () => client.getCredits());
+        const before = await runBusy('reading the balance', () => client.billing.credits());
         if (!before.ok) {
           setView({ kind: 'method', amount, cursor: METHODS.indexOf(method), message: { tone: 'error', lines: [describeFailure(before.error), 'Nothing was requested.'] } });
           return;
         }
-        const result = await runBusy(`requesting a ${methodLabel(method)} top-up of ${formatUsd(amount)}`, () => client.topUp({ amount, method }));
+        const result = await runBusy(`requesting a ${methodLabel(method)} top-up of ${formatUsd(amount)}`, () => client.billing.topUp({ amount, method }));
         if (!result.ok) {
           const unknown = (result.error as { outcomeUnknown?: unknown }).outcomeUnknown === true;
           const lines = [describeFailure(result.error)];

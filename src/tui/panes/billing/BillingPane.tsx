@@ -82,7 +82,7 @@ export function BillingPane({ size, active }: PaneProps) {
   const now = clock();
 
   const client = session.client;
-  const status = useResource<unknown>((signal) => client!.getBillingStatus({ signal }), { key: client, enabled: showStatus && client !== undefined });
+  const status = useResource<unknown>((signal) => client!.billing.status({ signal }), { key: client, enabled: showStatus && client !== undefined });
   const statusLines = useMemo(() => (status.data === undefined && status.updatedAt === undefined ? [] : statusTreeLines(status.data)), [status.data, status.updatedAt]);
 
   const entries = flow.entries;

@@ -4,7 +4,7 @@
  * own rows (scope `topup`) modally, so while a step is open only its keys work and the hint bar
  * shows exactly the keys of the step on screen. keymap.ts spreads these rows into `KEY_ACTIONS`.
  */
-import type { KeyActionDef } from '../../keymap.js';
+import type { KeyActionDef } from '../../keyActionTypes.js';
 
 /** Every billing and top-up binding. */
 export const BILLING_KEY_ACTIONS: readonly KeyActionDef[] = [

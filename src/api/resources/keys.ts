@@ -1,0 +1,78 @@
+/**
+ * `client.keys`: the consumption keys of §4 (`/api/keys…`): list, create a credit key, rename or
+ * pause/resume, delete. Every method takes an optional last argument `CallOptions` and rejects
+ * with a KeydeckApiError (or an `AbortError` when cancelled); see src/api/core.ts for the policy.
+ */
+import type { ApiCore, CallOptions } from '../core.js';
+import type { OperationInfo } from '../failures.js';
+import {
+  ConsumptionKeyListSchema,
+  CreateKeyRequestSchema,
+  CreatedConsumptionKeySchema,
+  DeletedKeySchema,
+  KeyIdSchema,
+  UpdateKeyRequestSchema,
+  type ConsumptionKey,
+  type CreatedConsumptionKey,
+  type DeletedKey,
+} from '../schemas.js';
+
+const OPS = {
+  list: { name: 'listKeys', what: 'list the keys', changesState: false },
+  createCredit: { name: 'createCreditKey', what: 'create the credit key', check: 'list the keys', changesState: true },
+  update: { name: 'updateKey', what: 'update the key', check: 'list the keys', changesState: true, byId: true },
+  delete: { name: 'deleteKey', what: 'delete the key', check: 'list the keys', changesState: true, byId: true },
+} satisfies Record<string, OperationInfo>;
+
+/** The consumption keys (§2.1) of the account. */
+export class KeysResource {
+  readonly #core: ApiCore;
+
+  /** @internal built by `KeydeckClient`. */
+  constructor(core: ApiCore) {
+    this.#core = core;
+  }
+
+  /**
+   * §4 `GET /api/keys`: the user's consumption keys (§2.1), subscription and credit, never with `apiKey`.
+   * @throws KeydeckApiError (retried on network errors, timeouts, 5xx, 429)
+   */
+  async list(options?: CallOptions): Promise<ConsumptionKey[]> {
+    return this.#core.call({ op: OPS.list, method: 'GET', path: '/api/keys', read: { schema: ConsumptionKeyListSchema } }, options);
+  }
+
+  /**
+   * §4 `POST /api/keys/credit`: creates a credit key (§3: needs a credit balance above 0).
+   * The result carries the full `apiKey` (`sk_…`), returned only this once.
+   * @throws KeydeckApiError `invalid_request` (bad name, nothing sent), `insufficient_balance`
+   *   (balance 0), others; never retried; `outcomeUnknown` when the connection failed after sending.
+   */
+  async createCredit(input: { name: string }, options?: CallOptions): Promise<CreatedConsumptionKey> {
+    const body = this.#core.parseInput(CreateKeyRequestSchema, input);
+    return this.#core.call(
+      { op: OPS.createCredit, method: 'POST', path: '/api/keys/credit', body, read: { schema: CreatedConsumptionKeySchema, creates: true } },
+      options,
+    );
+  }
+
+  /**
+   * §4 `PUT /api/keys/:id`: renames (`name`) and/or pauses or resumes (`isActive`, §3) a consumption key.
+   * @returns the body as sent by the service (not shown in §4): parsed JSON, text, or undefined when empty
+   * @throws KeydeckApiError `invalid_request` (bad id or patch, nothing sent), `not_found`, others; never retried
+   */
+  async update(id: string, patch: { name?: string; isActive?: boolean }, options?: CallOptions): Promise<unknown> {
+    const keyId = this.#core.parseInput(KeyIdSchema, id, 'id');
+    const body = this.#core.parseInput(UpdateKeyRequestSchema, patch);
+    return this.#core.call({ op: OPS.update, method: 'PUT', path: `/api/keys/${encodeURIComponent(keyId)}`, body, read: { schema: null } }, options);
+  }
+
+  /**
+   * §4 `DELETE /api/keys/:id`: deletes a consumption key for good (§3: it is revoked).
+   * @returns `{ deleted: true }`
+   * @throws KeydeckApiError `invalid_request` (bad id, nothing sent), `not_found`, others; never retried
+   */
+  async delete(id: string, options?: CallOptions): Promise<DeletedKey> {
+    const keyId = this.#core.parseInput(KeyIdSchema, id, 'id');
+    return this.#core.call({ op: OPS.delete, method: 'DELETE', path: `/api/keys/${encodeURIComponent(keyId)}`, read: { schema: DeletedKeySchema } }, options);
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * The shape of the house (issue 27, item 4; DESIGN.md "Architecture"): no import circle (type
+ * imports count), imports only point down the layer list, and no source file over 400 lines.
+ * The import graph comes from dpdm (its TypeScript parser; dynamic `import()` included).
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseCircular, parseDependencyTree, type DependencyTree } from 'dpdm';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Longest a source file may be, in lines (`wc -l`). */
+const MAX_LINES = 400;
+/**
+ * Files still over {@link MAX_LINES}, each with the most lines it may have: this list only shrinks
+ * (a file here may not grow, a file not here may not pass the limit).
+ */
+const STILL_OVER: Readonly<Record<string, number>> = {
+  'src/commands/billing.ts': 516,
+  'src/billing/journal.ts': 511,
+  'src/tui/flows/topup/useTopUpFlow.ts': 479,
+  'src/billing/topups.ts': 433,
+};
+
+/** Every .ts/.tsx file under src/, relative to the root. */
+function sourceFiles(dir = path.join(ROOT, 'src')): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return sourceFiles(full);
+    return /\.tsx?$/.test(name) && !name.endsWith('.d.ts') ? [path.relative(ROOT, full)] : [];
+  });
+}
+
+let tree: DependencyTree;
+beforeAll(async () => {
+  tree = await parseDependencyTree(sourceFiles(), { cwd: ROOT, context: ROOT, transform: false, skipDynamicImports: false, tsconfig: path.join(ROOT, 'tsconfig.json') });
+}, 60_000);
+
+/** `[importer, imported]` pairs between src/ files (relative paths). */
+function edges(): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const [file, deps] of Object.entries(tree)) {
+    for (const dep of deps ?? []) if (dep.id !== null && dep.id.startsWith('src/')) out.push([file, dep.id]);
+  }
+  return out;
+}
+
+describe('the house', () => {
+  it('has no import circle, type-only imports included', () => {
+    const circles = parseCircular(tree).map((c) => c.join(' → '));
+    expect(circles, 'move the shared types down to a module both sides can import').toEqual([]);
+  });
+
+  it('imports only point down the layers', () => {
+    const rules: Array<{ from: RegExp; to: RegExp; why: string }> = [
+      { from: /^src\/(?!tui\/|cli\/|cli\.ts)/, to: /^src\/tui\//, why: 'nothing imports the TUI but the command line' },
+      { from: /^src\/(?!cli\.ts|cli\/)/, to: /^src\/cli\//, why: 'only src/cli.ts imports src/cli/' },
+      { from: /^src\/api\//, to: /^src\/(?!api\/)/, why: 'src/api knows HTTP and the wire format only' },
+      { from: /^src\/(tui|sandbox|billing|terminal|config|credentials|api)\//, to: /^src\/commands\//, why: 'the commands are a face: only the command line imports them' },
+      { from: /^src\/terminal\//, to: /^src\/(tui|commands|sandbox|billing|config|credentials|cli)\b/, why: 'src/terminal sits below both faces' },
+      { from: /^src\/sandbox\//, to: /^src\/(?!sandbox\/|api\/)/, why: 'the sandbox shares only the wire format with the client' },
+    ];
+    const broken = edges().flatMap(([from, to]) => rules.filter((r) => r.from.test(from) && r.to.test(to)).map((r) => `${from} → ${to} (${r.why})`));
+    expect(broken).toEqual([]);
+  });
+
+  it(`has no source file over ${MAX_LINES} lines, and the files still over it do not grow`, () => {
+    const over = sourceFiles().flatMap((file) => {
+      const lines = readFileSync(path.join(ROOT, file), 'utf8').split('\n').length - 1;
+      const allowed = STILL_OVER[file] ?? MAX_LINES;
+      return lines > allowed ? [`${file}: ${lines} lines (at most ${allowed})`] : [];
+    });
+    expect(over, 'split by responsibility').toEqual([]);
+  });
+});
