@@ -9,6 +9,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { MAX_RETRY_AFTER_MS } from './retry.js';
 import { KeydeckApiError, redactSecrets, SERVICE_ERROR_CODES, type ApiErrorCode, type KeydeckApiErrorOptions } from './errors.js';
+import { failureSentence, failureWords, type FailureSituation } from './wording.js';
 
 /** The error codes a service may put in a body (the others are the client's own). */
 const SERVICE_CODES: ReadonlySet<string> = new Set<string>(SERVICE_ERROR_CODES);
@@ -122,8 +123,9 @@ export function codeForStatus(status: number): ApiErrorCode {
 /**
  * The error for a response that is a failure: an error status (≥ 400), or any status whose JSON
  * body says `success: false`. The body's own code wins when it is one of ours; otherwise the status
- * decides (401, 403, 404, 400/422, 402, 409, 429, 5xx). A 5xx to a state-changing call is
- * reported with `outcomeUnknown` (a gateway may have forwarded it before failing).
+ * decides (401, 403, 404, 400/422, 402, 409, 429, 5xx). The words come from the one wording table
+ * (./wording.ts); a 5xx to a state-changing call is reported with `outcomeUnknown` (a gateway may
+ * have forwarded it before failing).
  */
 export function errorFromResponse(
   ctx: FailureContext,
@@ -135,108 +137,43 @@ export function errorFromResponse(
   const code = info.code ?? codeForStatus(status);
   // The field name comes from the service: cleaned before it enters the sentence, like its message.
   const field = info.field === undefined ? undefined : clean(info.field, ctx.token, 80);
-  const { what } = ctx.op;
-  let sentence: string;
-  let outcomeUnknown = false;
-  switch (code) {
-    case 'unauthorized':
-      sentence = ctx.credential
-        ? `The service did not accept the credential in use, ${ctx.credential.label}, to ${what}: it may be mistyped, expired or deleted; ${ctx.credential.whenRejected ?? 'sign in again with a valid one'}`
-        : `The service did not accept the credential (session token or management key) to ${what}: it may be mistyped, expired or deleted; sign in again with a valid one`;
-      break;
-    case 'forbidden':
-      sentence = `${ctx.credential ? `The credential in use, ${ctx.credential.label},` : 'This credential'} may not ${what}: use a session token or a management key (a consumption key cannot manage the account)`;
-      break;
-    case 'not_found':
-      // A refusal in the service's own words (its error shape) is never answered with network or
-      // address advice: only a bare 404 (no error body of ours) suggests a wrong base URL.
-      sentence = ctx.op.byId
-        ? `Could not ${what}: the service has no item with that id (it may have been deleted already); list them again`
-        : ctx.op.name === 'verifyTopUp'
-          ? `Could not ${what}: the service does not know this transaction yet (it may still be confirming on the chain): wait a minute, then verify again with the same hash`
-          : info.code !== undefined
-            ? `Could not ${what}: the service answered that it was not found`
-            : `Could not ${what}: the service answered "not found" without saying why; check that the base URL ${ctx.baseUrl} points at the service`;
-      break;
-    case 'invalid_request':
-      sentence = `The service refused the request to ${what} as invalid${field ? ` (field ${field})` : ''}: correct it and try again`;
-      break;
-    case 'insufficient_balance':
-      sentence = `Could not ${what}: the credit balance is 0; top up first`;
-      break;
-    case 'budget_exceeded':
-      sentence = `Could not ${what}: the credit budget is spent; top up to continue`;
-      break;
-    case 'amount_mismatch':
-      sentence = `Could not ${what}: the amount does not match the amount of the transfer; verify with the exact amount sent`;
-      break;
-    case 'tx_already_used':
-      sentence =
-        ctx.op.name === 'verifyTopUp'
-          ? `Could not ${what}: this transaction has already been used for a top-up (each transfer is credited once); check the balance`
-          : `Could not ${what}: the service reported a conflict (HTTP ${status}); refresh and try again`;
-      break;
-    case 'rate_limited':
-      sentence = `The service refused to ${what} because of too many requests: wait${retryAfterMs !== undefined ? ` ${formatWait(retryAfterMs)}` : ' a moment'} before trying again`;
-      break;
-    default:
-      if (ctx.op.changesState && status >= 500) {
-        outcomeUnknown = true;
-        sentence = `The service failed (HTTP ${status}) while trying to ${what}, so whether it took effect is unknown: ${ctx.op.check ?? 'refresh'} before trying again`;
-      } else {
-        sentence = `The service failed to ${what} (${status >= 400 ? `HTTP ${status}` : 'it reported a failure'}): try again in a moment`;
-      }
-  }
+  const words = failureWords(code, {
+    ...situationOf(ctx),
+    status,
+    namedByService: info.code !== undefined,
+    ...(field !== undefined && { field }),
+    ...(retryAfterMs !== undefined && { retryAfter: formatWait(retryAfterMs) }),
+  });
   const said = info.message !== undefined ? ` (the service said: "${clean(info.message, ctx.token)}")` : '';
-  return makeError(ctx, code, `${sentence}${said}.`, {
+  return makeError(ctx, code, `${failureSentence(words)}${said}.`, {
     status,
     ...(retryAfterMs !== undefined && { retryAfterMs }),
     ...(field !== undefined && { field }),
-    ...(outcomeUnknown && { outcomeUnknown }),
+    ...(words.outcomeUnknown === true && { outcomeUnknown: true }),
   });
+}
+
+/** What the wording table may mention about a call (./wording.ts), from its context. */
+function situationOf(ctx: FailureContext): FailureSituation {
+  return { op: ctx.op, baseUrl: ctx.baseUrl, wait: formatWait(ctx.timeoutMs), ...(ctx.credential !== undefined && { credential: ctx.credential }) };
 }
 
 /** The error for a redirect: never followed (the credential would go along with it). */
 export function errorFromRedirect(ctx: FailureContext, status: number, headers: IncomingHttpHeaders): KeydeckApiError {
-  const location = typeof headers.location === 'string' ? ` to ${clean(headers.location, ctx.token)}` : '';
-  return makeError(
-    ctx,
-    'invalid_response',
-    `The service answered the request to ${ctx.op.what} with a redirect (HTTP ${status})${location}; keydeck does not follow redirects: set the base URL to the service's final address.`,
-    { status },
-  );
+  const redirectTo = typeof headers.location === 'string' ? clean(headers.location, ctx.token) : '';
+  return makeError(ctx, 'invalid_response', `${failureSentence(failureWords('invalid_response', { ...situationOf(ctx), status, redirectTo }))}.`, { status });
 }
 
 /** The error for a call that got no complete answer within the deadline. */
 export function errorFromTimeout(ctx: FailureContext, possiblySent: boolean): KeydeckApiError {
-  const wait = formatWait(ctx.timeoutMs);
-  if (ctx.op.changesState && possiblySent) {
-    return makeError(
-      ctx,
-      'timeout',
-      `The service did not answer within ${wait} after the request to ${ctx.op.what} was sent, so whether it took effect is unknown: ${ctx.op.check ?? 'refresh'} before trying again.`,
-      { outcomeUnknown: true },
-    );
-  }
-  return makeError(ctx, 'timeout', `The service did not answer within ${wait} (trying to ${ctx.op.what}): check the network and try again later.`);
+  const words = failureWords('timeout', { ...situationOf(ctx), possiblySent });
+  return makeError(ctx, 'timeout', `${failureSentence(words)}.`, words.outcomeUnknown === true ? { outcomeUnknown: true } : {});
 }
 
 /** The error for a connection that failed (`code` is Node's: ECONNREFUSED, ECONNRESET, …). */
 export function errorFromNetwork(ctx: FailureContext, code: string, possiblySent: boolean): KeydeckApiError {
-  if (ctx.op.changesState && possiblySent) {
-    return makeError(
-      ctx,
-      'network_error',
-      `The connection to the service failed (${code}) after the request to ${ctx.op.what} was sent, so whether it took effect is unknown: ${ctx.op.check ?? 'refresh'} before trying again.`,
-      { outcomeUnknown: true },
-    );
-  }
-  const nothingSent = ctx.op.changesState ? ' (nothing was sent)' : '';
-  return makeError(
-    ctx,
-    'network_error',
-    `Could not reach the service at ${ctx.baseUrl} to ${ctx.op.what} (${code}): check the address and the network connection${nothingSent}.`,
-  );
+  const words = failureWords('network_error', { ...situationOf(ctx), possiblySent, transportCode: code });
+  return makeError(ctx, 'network_error', `${failureSentence(words)}.`, words.outcomeUnknown === true ? { outcomeUnknown: true } : {});
 }
 
 /**
@@ -247,12 +184,6 @@ export function errorFromInvalidResponse(ctx: FailureContext, status: number, ra
   // A path may hold the service's own object keys, a problem its values: both cleaned.
   const field = rawField === undefined ? undefined : clean(rawField, ctx.token, 80);
   const problem = clean(rawProblem, ctx.token);
-  const where = field !== undefined ? ` (field ${field}: ${problem})` : ` (${problem})`;
-  const after = ctx.op.changesState
-    ? `; it probably took effect: ${ctx.op.check ?? 'refresh'} before trying again`
-    : '; the service may have changed its format: report this if it persists';
-  return makeError(ctx, 'invalid_response', `The service's answer to the request to ${ctx.op.what} is not what keydeck expects${where}${after}.`, {
-    status,
-    ...(field !== undefined && { field }),
-  });
+  const words = failureWords('invalid_response', { ...situationOf(ctx), status, problem, ...(field !== undefined && { field }) });
+  return makeError(ctx, 'invalid_response', `${failureSentence(words)}.`, { status, ...(field !== undefined && { field }) });
 }

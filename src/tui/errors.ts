@@ -4,6 +4,7 @@
  */
 import { describeApiError } from '../api/describe.js';
 import { KeydeckApiError, isAbortError } from '../api/errors.js';
+import { failureWords } from '../api/wording.js';
 
 export { isAbortError };
 
@@ -28,20 +29,12 @@ export function isUnauthorized(error: unknown): boolean {
  * Undefined for every other error (rate limits and 401 have their own words).
  */
 export function connectionProblemWords(error: unknown): { headline: string; state: string } | undefined {
-  switch (errorCode(error)) {
-    case 'network_error':
-      return { headline: 'Offline', state: 'offline' };
-    case 'timeout':
-      return { headline: 'Offline (no answer in time)', state: 'offline' };
-    case 'server_error': {
-      const status = (error as { status?: unknown }).status;
-      return { headline: `The service is failing${typeof status === 'number' ? ` (HTTP ${status})` : ''}`, state: 'service failing' };
-    }
-    case 'invalid_response':
-      return { headline: 'The service’s answers are unreadable', state: 'bad answers' };
-    default:
-      return undefined;
-  }
+  const code = errorCode(error);
+  if (code !== 'network_error' && code !== 'timeout' && code !== 'server_error' && code !== 'invalid_response') return undefined;
+  const status = (error as { status?: unknown }).status;
+  // The short forms are rows of the one wording table (src/api/wording.ts); the operation does not change them.
+  const words = failureWords(code, { op: { name: 'poll', what: 'read', changesState: false }, baseUrl: '', ...(typeof status === 'number' && { status }) });
+  return words.headline !== undefined && words.state !== undefined ? { headline: words.headline, state: words.state } : undefined;
 }
 
 /** One sentence for any failure, with no secret in it. */

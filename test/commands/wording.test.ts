@@ -1,7 +1,8 @@
 /**
- * The wording audit of issue 19: every failure sentence gives the right next step. A table of
+ * The wording audit of issue 19, over the one wording table of issue 27 (src/api/wording.ts, used
+ * by the CLI and the TUI alike): every failure sentence gives the right next step. A table of
  * conditions → the sentence the client writes → the next step it must name, for every error code
- * of src/api/failures.ts; and the built CLI against the sandbox for the cases users met: a refused
+ * of the wording table; and the built CLI against the sandbox for the cases users met: a refused
  * verify, a 1 ms timeout, disabling an expired subscription key, a name where an id goes.
  * Rules checked on every row: a refusal from the service never gets network or address advice;
  * durations under a second are in ms (never "0 s"); no advice names an action that cannot work.
