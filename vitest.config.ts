@@ -1,13 +1,37 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Suites that start programs: the built CLI, the app in a pseudo-terminal, the real keychain,
+ * npm pack. `npm test` (and CI) runs them with the rest; `npm run test:quick` (the `quick`
+ * project: unit, component and HTTP suites in-process) leaves them out for the edit-test loop.
+ * A new suite that spawns a program goes in one of these folders or is listed here.
+ */
+const PROCESS_SUITES = [
+  'test/e2e/**',
+  'test/resilience/**',
+  'test/package/**',
+  'test/build/**',
+  'test/commands/**',
+  'test/secrets/**',
+  'test/terminal/pty-output.test.ts',
+  'test/terminal/cli-output.test.ts',
+  'test/credentials/keychain.test.ts',
+  'test/credentials/origin.test.ts',
+  'test/sandbox/cli.test.ts',
+  'test/config/trust.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.{ts,tsx}'],
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Two cores: keep the pool small so servers started by suites are not starved.
     maxWorkers: 2,
     env: { NO_COLOR: '1' },
+    projects: [
+      { extends: true, test: { name: 'quick', include: ['test/**/*.test.{ts,tsx}'], exclude: PROCESS_SUITES } },
+      { extends: true, test: { name: 'process', include: PROCESS_SUITES.map((p) => (p.endsWith('**') ? `${p}/*.test.{ts,tsx}` : p)) } },
+    ],
   },
 });

@@ -9,24 +9,12 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { MAX_RETRY_AFTER_MS } from './retry.js';
 import { KeydeckApiError, redactSecrets, SERVICE_ERROR_CODES, type ApiErrorCode, type KeydeckApiErrorOptions } from './errors.js';
-import { failureSentence, failureWords, type FailureSituation } from './wording.js';
+import { failureSentence, failureWords, type FailureSituation, type OperationInfo } from './wording.js';
 
 /** The error codes a service may put in a body (the others are the client's own). */
 const SERVICE_CODES: ReadonlySet<string> = new Set<string>(SERVICE_ERROR_CODES);
 
-/** Which call failed, in words for messages. */
-export interface OperationInfo {
-  /** The client method: `verifyTopUp`. */
-  name: string;
-  /** Infinitive phrase: `create the credit key`. */
-  what: string;
-  /** What to look at before trying a state-changing call again: `list the keys`. */
-  check?: string;
-  /** True for POST/PUT/DELETE: such calls are never retried and may end with an unknown outcome. */
-  changesState: boolean;
-  /** True when the call names one item by id (a 404 then means "no such item"). */
-  byId?: boolean;
-}
+export type { OperationInfo } from './wording.js';
 
 /** Everything a message may mention, plus the secret to keep out of it. */
 export interface FailureContext {

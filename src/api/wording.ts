@@ -14,7 +14,20 @@
  * here already cleaned of control characters and secrets.
  */
 import type { ApiErrorCode } from './errors.js';
-import type { OperationInfo } from './failures.js';
+
+/** Which call failed, in words for messages. */
+export interface OperationInfo {
+  /** The client method: `verifyTopUp`. */
+  name: string;
+  /** Infinitive phrase: `create the credit key`. */
+  what: string;
+  /** What to look at before trying a state-changing call again: `list the keys`. */
+  check?: string;
+  /** True for POST/PUT/DELETE: such calls are never retried and may end with an unknown outcome. */
+  changesState: boolean;
+  /** True when the call names one item by id (a 404 then means "no such item"). */
+  byId?: boolean;
+}
 
 /** What a row may mention about the failure; everything but `op` is optional. */
 export interface FailureSituation {
