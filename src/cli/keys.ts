@@ -1,5 +1,6 @@
 /** `keydeck keys …` and `keydeck mgmt-keys …` (src/commands/keys.ts, mgmt-keys.ts). */
 import type { Command } from 'commander';
+import { addDeliveryOptions, type DeliveryOptionValues } from './delivery.js';
 import { commandGroup, runScripted } from './shared.js';
 
 /** Adds `keys` (consumption keys) to the program. */
@@ -18,10 +19,11 @@ export function registerKeys(program: Command): void {
     .description('create a credit key (needs a balance above 0) and print its sk_ value, the only time it is shown')
     .requiredOption('--name <name>', 'label of the key (1–128 characters)')
     .option('--json', 'print the created key (with apiKey) as JSON')
-    .action(async (opts: { name: string; json?: boolean }, cmd: Command) => {
+    .action(async (opts: { name: string; json?: boolean } & DeliveryOptionValues, cmd: Command) => {
       const { keysCreate } = await import('../commands/keys.js');
       await runScripted(cmd, (g) => keysCreate(g, opts));
     });
+  addDeliveryOptions(keys.commands.find((c) => c.name() === 'create')!);
   keys
     .command('rename')
     .description('rename a consumption key')
