@@ -126,7 +126,7 @@ export async function undelivered(
   created: { readonly id: string; readonly name: string; readonly apiKey: string },
   outcomes: readonly DeliveryOutcome[],
   client: KeydeckClient,
-  options: { readonly what?: string; readonly keepOld?: string } = {},
+  options: { readonly what?: string; readonly keepOld?: string; readonly onDeleted?: () => Promise<unknown> } = {},
 ): Promise<never> {
   const label = `${options.what ?? 'the credit key'} "${visible(created.name)}" (id ${visible(created.id)})`;
   const failed = outcomes.filter((o) => !o.ok).map((o) => describeDestination(o.destination));
@@ -149,6 +149,7 @@ export async function undelivered(
       try {
         await client.keys.delete(created.id);
         outcome = 'deleted again';
+        await options.onDeleted?.();
       } catch (err) {
         outcome = `could not be deleted (${sentenceOf(err).replace(/\.$/, '')}); delete it with \`keydeck keys delete ${created.id}\``;
       }
