@@ -1,7 +1,8 @@
 /**
  * The API client of the service interface (seed/service-interface.md §4), one resource per
  * namespace as the Stripe and OpenAI Node SDKs do: `client.keys` (consumption keys),
- * `client.managementKeys`, `client.billing` (balance, status, top-ups). Each resource lives in
+ * `client.managementKeys`, `client.billing` (balance, status, top-ups), `client.usage` (spend per
+ * key, a consumption key's own view) and `client.plans`. Each resource lives in
  * ./resources/ and sends through one request core (./core.ts: deadline, retries, bounds, the
  * tolerant reader, failure wording); every response is parsed by a zod schema of §2, every failure
  * is one {@link KeydeckApiError}. New endpoints get a resource of their own here.
@@ -15,6 +16,7 @@ import { KeydeckApiError } from './errors.js';
 import { BillingResource, SEED_METHOD_NAMES } from './resources/billing.js';
 import { KeysResource } from './resources/keys.js';
 import { ManagementKeysResource } from './resources/managementKeys.js';
+import { PlansResource, UsageResource } from './resources/usage.js';
 import { TopUpMethodNameSchema, type TopUpMethod } from './schemas.js';
 
 export { DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, DEFAULT_USER_AGENT, type CallOptions, type ClientNotice, type CredentialDescription } from './core.js';
@@ -22,6 +24,7 @@ export { SEED_METHOD_NAMES, topUpKindOf, type TopUpResult } from './resources/bi
 export type { KeysResource } from './resources/keys.js';
 export type { ManagementKeysResource } from './resources/managementKeys.js';
 export type { BillingResource } from './resources/billing.js';
+export type { PlansResource, UsageResource } from './resources/usage.js';
 
 /** Options of {@link KeydeckClient}. */
 export interface KeydeckClientOptions {
@@ -78,6 +81,10 @@ export class KeydeckClient {
   readonly managementKeys: ManagementKeysResource;
   /** §4 billing: `credits`, `status`, `topUp`, `verifyTopUp`. */
   readonly billing: BillingResource;
+  /** Usage (issue 22): `list` (`GET /api/usage`), `get(keyId)`, `keyInfo` (`GET /v1/usage` with an `sk_`). */
+  readonly usage: UsageResource;
+  /** Plans (issue 22): `list` (`GET /api/plans`, public). */
+  readonly plans: PlansResource;
   readonly #core: ApiCore;
 
   /**
@@ -90,6 +97,8 @@ export class KeydeckClient {
     this.keys = new KeysResource(this.#core);
     this.managementKeys = new ManagementKeysResource(this.#core);
     this.billing = new BillingResource(this.#core, checkedMethodNames(options.methodNames));
+    this.usage = new UsageResource(this.#core);
+    this.plans = new PlansResource(this.#core);
   }
 
   /**

@@ -21,6 +21,15 @@
  *   creditBalance: "25.00", legacySubscriptionKeys: [] }`
  * - newer billing status: https://cheapestinference-docs.pages.dev/api/billing/ — enveloped
  *   `{ subscriptions: [], poolPledges: [...], plan, status, creditBalance: 25.00, … }`
+ * - older usage: an earlier snapshot of https://cheapestinference-docs.pages.dev/api/usage —
+ *   `GET /api/usage?startDate=…&endDate=…` "aggregated usage across all your keys" (no body shown),
+ *   `GET /api/usage/:keyId` (no body shown), `GET /api/plans` (a bare array, shown)
+ * - middle usage: https://docs.cheapestinference.com/api/usage — `GET /v1/usage` with an `sk_`
+ *   (body shown), and the aggregated `GET /api/usage` as a dashboard endpoint (no body shown)
+ * - newer usage: https://cheapestinference-docs.pages.dev/api/usage — `GET /v1/usage` (the same
+ *   body), and `GET /api/usage` with a session token or `mk_`: "all your keys with usage stats
+ *   across 4 time periods and subscription info. Rate limited to 12 requests per 12 hours";
+ *   its example is cut after `{ "success": true, "data": [ { "id": "key-uuid", "name": "`
  *
  * | field | accepted forms | source |
  * |---|---|---|
@@ -33,6 +42,12 @@
  * | `lastUsedAt` of a consumption key | an ISO 8601 string, null, or missing | newer keys page |
  * | `subscriptionId` and any other field not in §2 | kept as sent (for `--json` and the status tree) | newer keys page; both status pages |
  * | a key value (`apiKey`, or a full `sk_`/`mk_` value) in any answer but the one creating that key | dropped, counted, reported once by the caller | newer keys page (`"apiKey": "sk-..."` on every list entry); seed §2.1, §5 (never returned by list) |
+ * | `GET /api/usage` (./usageSchemas.ts `UsageListSchema`) | an array of key entries (newer usage page: enveloped, `id` and `name` shown), or an object with a `keys` (`byKey`, `perKey`, `usage`) array and optional `startDate`/`endDate` (older usage page: no body shown; **assumed**). A wrong entry (not an object, no `id`/`keyId`) is `invalid_response` naming it (`data[3].id`); a wrong figure refuses only that key (`refused`, a sentence). The older form's one figure per key belongs to its range's period (24 h, 7 d or 30 d within 10 %, else all time) | newer and older usage pages |
+ * | a key's spend per period (**assumed**: the newer page says "4 time periods" and is cut before them) | an object `usage`, `periods`, `spend` or `stats` whose fields are period names (`24h`/`day`/`today`/`last24h`, `7d`/`week`, `30d`/`month`, `total`/`all`/`allTime`/`lifetime`; case, `_`, `-` ignored) holding an amount, or `{ spend \| cost \| spent \| amount: amount, requests?, tokens? (or input + output tokens) }`; or flat fields `spend24h`, `spend_7d`, `cost30d`, `totalSpend`; or §2.1's `spend` (all time). Amounts are numbers or decimal strings read exactly; negative or not a number → that key refused | newer usage page ("4 time periods"); seed §2.1 (`spend`, `max_budget`) |
+ * | a key's other usage fields (**assumed**) | `name`/`keyName`, `keyType`/`type`, `keyPlan`, `isActive`, `max_budget`/`maxBudget` (amount or null), `subscription: { planSlug \| plan, status, expiresAt \| currentPeriodEnd }` or §2.1's `subscriptionStatus`/`subscriptionExpiresAt`; anything else kept in `raw` for `--json` | newer usage page ("subscription info"); seed §2.1 |
+ * | `GET /api/usage/:keyId` (`KeyUsageAnswerSchema`; no body shown, **assumed**) | one entry as above, bare or enveloped, or a one-entry list | older usage page |
+ * | `GET /v1/usage` (`KeyInfoSchema`) | `{ budget: { spent, limit \| null, duration, resets_at }, rate_limits: { rpm, tpm }, plan: { slug \| null, status, expires_at }, credits: { balance }, key: { name, type, created_at } }`, bare or enveloped; each part may be missing or null; money numbers or decimal strings | middle and newer usage pages |
+ * | `GET /api/plans` (`PlanListSchema`) | an array of `{ slug, name, priceUsdc: "20", rateLimits: { tpm_limit, rpm_limit } }`, bare (shown) or enveloped; the price also as `priceUsd`/`price` and the limits as `rpm`/`tpm` (**assumed**); the price is read as USD a month (**assumed** from https://docs.cheapestinference.com/guides/management-api: "$20/mo") | older usage page |
  * | `GET /api/billing/status` | any JSON; {@link summarizeBillingStatus} reads `subscriptions[]` (planSlug, status, currentPeriodEnd, cancelAtPeriodEnd, keyCount, keys[]), `poolPledges[]` (poolSlug, status, currentPeriodEnd, cancelAtPeriodEnd, hasKey) and `creditBalance`; other shapes stay a tree | seed §4 (not shown); older and newer status pages |
  *
  * src/api knows no terminals: nothing here writes anywhere; the caller is told what was hidden.

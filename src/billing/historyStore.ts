@@ -6,11 +6,9 @@
  * draw days of it.
  *
  * File: `<data dir>/history.db` (KEYDECK_DATA_DIR, else the platform's data dir; see
- * src/config/paths.ts), or `KEYDECK_HISTORY_DB`. A `node:sqlite` database in WAL mode with a
- * busy timeout, so several keydeck processes (the TUI and a monitor in a tmux pane) read and
- * write it at once; each write is one short statement. Mode 0600 in a 0700 directory; a path
- * that is a symbolic link, not a regular file or owned by someone else is refused. A file that
- * is not a database is moved aside (`history.db.broken-<timestamp>`) and a fresh one starts.
+ * src/config/paths.ts), or `KEYDECK_HISTORY_DB`; opened, checked and migrated by ./historyDb.ts
+ * (WAL with a busy timeout, so several keydeck processes read and write it at once; each write
+ * is one short statement).
  *
  * Retention (history.ts {@link RETENTION_TIERS}): full resolution for 48 h, then the last
  * reading of each 5-minute bucket, past 30 days the last of each hour, nothing past 400 days;
@@ -21,33 +19,11 @@
  * Amounts are stored as integer micro-dollars, times as epoch ms. Nothing secret is stored: no
  * token, no key, only figures and the profile name and origin.
  */
-import { chmodSync, lstatSync, mkdirSync, renameSync } from 'node:fs';
-import path from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { dataDir } from '../config/paths.js';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { MAX_HISTORY_AGE_MS, RETENTION_TIERS, type BalanceSample } from './history.js';
+import { historyDbPath, openHistoryDatabase } from './historyDb.js';
 
-/** Stable codes of {@link HistoryStoreError}. */
-export type HistoryStoreErrorCode = 'history_unsafe_path' | 'history_unavailable';
-
-/** The history database cannot be used; `message` is one sentence naming the file. */
-export class HistoryStoreError extends Error {
-  override readonly name = 'HistoryStoreError';
-  readonly code: HistoryStoreErrorCode;
-  readonly path: string;
-  constructor(code: HistoryStoreErrorCode, message: string, file: string) {
-    super(message);
-    this.code = code;
-    this.path = file;
-  }
-}
-
-/** `KEYDECK_HISTORY_DB` when set, else `<dataDir>/history.db`. */
-export function historyDbPath(env: NodeJS.ProcessEnv = process.env): string {
-  const override = env.KEYDECK_HISTORY_DB;
-  if (override && override.trim() !== '') return path.resolve(override);
-  return path.join(dataDir(env), 'history.db');
-}
+export { historyDbPath, HistoryStoreError, type HistoryStoreErrorCode } from './historyDb.js';
 
 /** The origin (`scheme://host:port`) of a base URL: with the profile, the key of a series (the credential store's rule). */
 export { originOf } from '../credentials/origin.js';
@@ -62,7 +38,6 @@ export interface HistoryStoreOptions {
   readonly busyTimeoutMs?: number;
 }
 
-const SCHEMA_VERSION = 1;
 const MICRO = 1e6;
 const toMicros = (usd: number): number => Math.round(usd * MICRO);
 
@@ -87,36 +62,15 @@ export class BalanceHistoryStore {
    */
   static open(options: HistoryStoreOptions = {}): BalanceHistoryStore {
     const file = options.path ?? historyDbPath(options.env);
-    checkPath(file);
-    try {
-      mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    } catch (error) {
-      throw new HistoryStoreError('history_unavailable', `cannot create the directory of the balance history ${file} (${codeOf(error)})`, file);
-    }
-    let db: DatabaseSync;
-    try {
-      db = openDatabase(file, options.busyTimeoutMs ?? 2000);
-    } catch (error) {
-      if (!isNotADatabase(error)) {
-        throw new HistoryStoreError('history_unavailable', `cannot open the balance history ${file} (${messageOf(error)})`, file);
-      }
-      // Not a database: keep it for inspection, start a fresh one.
-      const aside = `${file}.broken-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-      try {
-        renameSync(file, aside);
-        db = openDatabase(file, options.busyTimeoutMs ?? 2000);
-      } catch (again) {
-        throw new HistoryStoreError('history_unavailable', `cannot open the balance history ${file} (${messageOf(again)})`, file);
-      }
-    }
-    for (const f of [file, `${file}-wal`, `${file}-shm`]) {
-      try {
-        chmodSync(f, 0o600);
-      } catch {
-        // -wal and -shm may not exist yet; the directory is 0700 anyway.
-      }
-    }
-    return new BalanceHistoryStore(file, db);
+    return new BalanceHistoryStore(file, openHistoryDatabase(file, options.busyTimeoutMs ?? 2000));
+  }
+
+  /**
+   * @internal The open database, for the other records kept in `history.db` (per-key usage
+   * samples, the usage read budget: ./keyHistory.ts, ./usageBudget.ts). Closed by {@link close}.
+   */
+  get database(): DatabaseSync {
+    return this.#db;
   }
 
   /** The series of `profile` at `origin` (see {@link originOf}), created on first use. */
@@ -241,76 +195,4 @@ export class HistorySeries {
     if (deleted > 0) this.#db.exec('PRAGMA incremental_vacuum');
     return deleted;
   }
-}
-
-function openDatabase(file: string, busyTimeoutMs: number): DatabaseSync {
-  const db = new DatabaseSync(file, { timeout: busyTimeoutMs });
-  try {
-    // A new file gets incremental auto-vacuum before its first table (it cannot be set later
-    // without a VACUUM); WAL lets readers and one writer of several processes work at once.
-    db.exec('PRAGMA auto_vacuum = INCREMENTAL');
-    db.exec('PRAGMA journal_mode = WAL');
-    db.exec('PRAGMA synchronous = NORMAL');
-    const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
-    if (version < SCHEMA_VERSION) {
-      db.exec('BEGIN IMMEDIATE');
-      try {
-        db.exec(`
-          CREATE TABLE IF NOT EXISTS series (
-            id INTEGER PRIMARY KEY,
-            profile TEXT NOT NULL,
-            origin TEXT NOT NULL,
-            UNIQUE (profile, origin)
-          );
-          CREATE TABLE IF NOT EXISTS readings (
-            series INTEGER NOT NULL REFERENCES series (id),
-            t INTEGER NOT NULL,
-            remaining INTEGER NOT NULL,
-            total_top_up INTEGER,
-            spent INTEGER GENERATED ALWAYS AS (total_top_up - remaining) VIRTUAL,
-            PRIMARY KEY (series, t)
-          ) WITHOUT ROWID;
-          PRAGMA user_version = ${SCHEMA_VERSION};
-        `);
-        db.exec('COMMIT');
-      } catch (error) {
-        db.exec('ROLLBACK');
-        throw error;
-      }
-    }
-    return db;
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-}
-
-/** Refuses a path ssh would not trust for its own files: a link, not a regular file, someone else's. */
-function checkPath(file: string): void {
-  let st;
-  try {
-    st = lstatSync(file);
-  } catch {
-    return; // Does not exist yet: it is created with mode 0600.
-  }
-  if (st.isSymbolicLink() || !st.isFile()) {
-    throw new HistoryStoreError('history_unsafe_path', `the balance history ${file} is not a regular file (a link or a directory): move it away`, file);
-  }
-  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
-    throw new HistoryStoreError('history_unsafe_path', `the balance history ${file} belongs to another user: move it away`, file);
-  }
-}
-
-function isNotADatabase(error: unknown): boolean {
-  const e = error as { errcode?: number; message?: string };
-  // SQLITE_NOTADB (26) and SQLITE_CORRUPT (11).
-  return e?.errcode === 26 || e?.errcode === 11 || /not a database|malformed/i.test(e?.message ?? '');
-}
-
-function codeOf(error: unknown): string {
-  return (error as NodeJS.ErrnoException)?.code ?? messageOf(error);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

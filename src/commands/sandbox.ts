@@ -1,5 +1,5 @@
 /**
- * `keydeck sandbox [--host 127.0.0.1] [--port 8787] [--db PATH] [--dialect seed|docs-v1|docs-v2]`: runs the sandbox server in the
+ * `keydeck sandbox [--host 127.0.0.1] [--port 8787] [--db PATH] [--dialect seed|docs-v1|docs-v2] [--unlimited-usage-reads]`: runs the sandbox server in the
  * foreground (DESIGN.md command-line contract). Prints exactly two lines on stdout,
  * `sandbox listening on http://HOST:PORT` and `session token: <token>`, logs one line per
  * request on stderr (method, path, status, ms; never a header, key or token), and on SIGINT or
@@ -20,6 +20,8 @@ export interface SandboxCommandOptions {
   db?: string;
   /** The shape of the answers (src/sandbox/dialect.ts): `seed` (default), `docs-v1`, `docs-v2`. */
   dialect?: 'seed' | 'docs-v1' | 'docs-v2';
+  /** `--unlimited-usage-reads`: lift the 12-per-12-hours limit of usage reads (load tests, benchmarks). */
+  unlimitedUsageReads?: boolean;
 }
 
 /** Runs the sandbox until SIGINT/SIGTERM; sets `process.exitCode` (see the module doc). */
@@ -51,6 +53,7 @@ export async function runSandboxCommand(opts: SandboxCommandOptions): Promise<vo
       host: opts.host,
       port,
       ...(opts.dialect !== undefined && { dialect: opts.dialect }),
+      ...(opts.unlimitedUsageReads === true && { usageReadLimit: false }),
       log: (line) => process.stderr.write(`${line}\n`),
     });
   } catch (error) {

@@ -11,6 +11,7 @@ import { MetaStore, openDatabase } from './db.js';
 import { KeyStore } from './keys.js';
 import { Ledger } from './ledger.js';
 import { RateLimiter } from './limits.js';
+import { UsageReadLimiter, UsageStore } from './usage.js';
 import { UserStore } from './users.js';
 
 /** Route-level hook type (an authenticator of ./server.ts): synchronous, before the body is read. */
@@ -26,6 +27,12 @@ export interface SandboxContext {
   readonly ledger: Ledger;
   readonly auth: Authenticator;
   readonly limiter: RateLimiter;
+  /** Usage events (issue 22): what the usage endpoints sum. */
+  readonly usage: UsageStore;
+  /** The 12-per-12-hours limit of usage reads per credential, and their count. */
+  readonly usageReads: UsageReadLimiter;
+  /** While `on`, usage reads answer 502 (`POST /sandbox/usage/unavailable`). */
+  readonly usageUnavailable: { on: boolean };
   /** The sandbox's own URL (`http://host:port`, no trailing slash); set once it listens. */
   baseUrl: string;
   /** The shape its answers take (./dialect.ts); `seed` by default. */
@@ -43,9 +50,10 @@ const CLOCK_OFFSET = 'clock_offset_ms';
 
 /**
  * Opens the database at `dbPath` (`':memory:'` for a throw-away one), migrates it, and builds
- * the shared state. Throws when the database cannot be opened.
+ * the shared state; `usageReadLimit: false` lifts the 12-per-12-hours limit of usage reads (load
+ * tests, benchmarks; never the default). Throws when the database cannot be opened.
  */
-export function createContext(dbPath: string, options: { dialect?: Dialect } = {}): SandboxContext {
+export function createContext(dbPath: string, options: { dialect?: Dialect; usageReadLimit?: boolean } = {}): SandboxContext {
   const db = openDatabase(dbPath);
   const meta = new MetaStore(db);
   const clock = createClock(Number(meta.get(CLOCK_OFFSET) ?? 0) || 0, (offset) => meta.set(CLOCK_OFFSET, String(offset)));
@@ -62,6 +70,9 @@ export function createContext(dbPath: string, options: { dialect?: Dialect } = {
     ledger,
     auth: new Authenticator(users, keys, clock),
     limiter: new RateLimiter(),
+    usage: new UsageStore(db),
+    usageReads: new UsageReadLimiter(options.usageReadLimit !== false),
+    usageUnavailable: { on: false },
     baseUrl: '',
     dialect: options.dialect ?? 'seed',
     keyLastUsed: new Map(),

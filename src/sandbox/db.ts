@@ -90,6 +90,18 @@ const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX topups_by_user ON topups (user_id, status, created_at);
   `,
+  // 2: usage events (issue 22): every served inference request, for GET /api/usage and /v1/usage.
+  `
+  CREATE TABLE usage_events (
+    user_id     TEXT NOT NULL,
+    key_id      TEXT NOT NULL,
+    t           INTEGER NOT NULL,            -- sandbox clock, epoch ms
+    cost_micros INTEGER NOT NULL,            -- what the request cost (charged to credit keys only)
+    tokens      INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX usage_events_by_user ON usage_events (user_id, t);
+  CREATE INDEX usage_events_by_key ON usage_events (key_id, t);
+  `,
 ];
 
 /** The schema version this code writes. */

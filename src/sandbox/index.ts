@@ -14,6 +14,7 @@ export { createContext, type SandboxContext } from './context.js';
 export { LIMITS, type KeyLimits } from './limits.js';
 export { DIALECTS, isDialect, type Dialect } from './dialect.js';
 export { CANNED_ANSWER, DEFAULT_COST_USD, estimateRequestTokens } from './routes/inference.js';
+export { USAGE_READS_PER_WINDOW, USAGE_READ_WINDOW_MS } from './usage.js';
 
 /** Options of {@link startSandbox}. */
 export interface StartSandboxOptions {
@@ -30,6 +31,11 @@ export interface StartSandboxOptions {
   dialect?: Dialect;
   /** Receives one line per request (`METHOD /path STATUS 1.2ms`; never a header, key or token). */
   log?: (line: string) => void;
+  /**
+   * Enforce the service's 12 usage reads per 12 hours per credential (429 with `Retry-After`).
+   * Default true; false lifts it for load tests and the benchmarks (reads are still counted).
+   */
+  usageReadLimit?: boolean;
 }
 
 /** A running sandbox. */
@@ -54,7 +60,7 @@ function urlHost(host: string): string {
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<RunningSandbox> {
   const dbPath = options.dbPath ?? ':memory:';
   const host = options.host ?? '127.0.0.1';
-  const ctx = createContext(dbPath, options.dialect ? { dialect: options.dialect } : {});
+  const ctx = createContext(dbPath, { ...(options.dialect && { dialect: options.dialect }), ...(options.usageReadLimit === false && { usageReadLimit: false }) });
   let app: ReturnType<typeof createSandboxApp> | undefined;
   try {
     const token = ensureDemoUser(ctx);

@@ -16,6 +16,7 @@ import { registerInferenceRoutes } from './routes/inference.js';
 import { registerKeyRoutes } from './routes/keys.js';
 import { registerManagementRoutes } from './routes/management.js';
 import { registerSimulationRoutes } from './routes/simulation.js';
+import { registerUsageRoutes } from './routes/usage.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -211,5 +212,6 @@ export function createSandboxApp(ctx: SandboxContext, options: SandboxAppOptions
   registerSimulationRoutes(app, ctx, requireAccount);
   registerCheckoutRoutes(app, ctx);
   registerInferenceRoutes(app, ctx, requireConsumer);
+  registerUsageRoutes(app, ctx, requireAccount);
   return app;
 }

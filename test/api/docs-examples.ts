@@ -103,3 +103,72 @@ export const newerStatus = {
 
 /** A syntactically valid deposit address, for where the pages print `0x...`. */
 export const ADDRESS = `0x${'ab'.repeat(20)}`;
+
+/**
+ * https://docs.cheapestinference.com/api/usage and the newer https://cheapestinference-docs.pages.dev/api/usage
+ * — `GET /v1/usage` with a consumption key (the same example on both).
+ */
+export const keyInfo = {
+  budget: { spent: 1.23, limit: 10.0, duration: '30d', resets_at: '2026-02-15T10:00:00.000Z' },
+  rate_limits: { rpm: 60, tpm: 3333 },
+  plan: { slug: 'standard', status: 'active', expires_at: '2026-02-15T10:00:00.000Z' },
+  credits: { balance: 5.0 },
+  key: { name: 'prod-key', type: 'subscription', created_at: '2026-01-15T10:00:00.000Z' },
+};
+
+/**
+ * The older https://cheapestinference-docs.pages.dev/api/usage — `GET /api/plans` (public; the
+ * newer pages list no plans body).
+ */
+export const plans = [
+  { slug: 'standard', name: 'Standard', priceUsdc: '20', rateLimits: { tpm_limit: 3333, rpm_limit: 60 } },
+  { slug: 'pro', name: 'Pro', priceUsdc: '60', rateLimits: { tpm_limit: 13333, rpm_limit: 200 } },
+];
+
+/**
+ * The newer https://cheapestinference-docs.pages.dev/api/usage — `GET /api/usage` ("all your keys
+ * with usage stats across 4 time periods and subscription info. Rate limited to 12 requests per 12
+ * hours"). The page's example is cut after `"name": "`: this is what it shows, `{ success, data:
+ * [{ id: "key-uuid", name }] }`; the rest of each entry is keydeck's assumption (src/api/reader.ts's
+ * table), as the sandbox sends it.
+ */
+export const newerUsageShown = { success: true, data: [{ id: 'key-uuid', name: 'prod-key' }] };
+
+/** {@link newerUsageShown} completed as keydeck assumes (periods as `usage.<period>.spend`, subscription info). */
+export const newerUsageAssumed = {
+  success: true,
+  data: [
+    {
+      id: 'key-uuid',
+      name: 'prod-key',
+      keyType: 'subscription',
+      keyPlan: 'standard',
+      isActive: true,
+      apiKey: 'sk_live_xxxxxxxxxxxxxxxx',
+      usage: {
+        '24h': { spend: 0.42, requests: 120, tokens: 51_000 },
+        '7d': { spend: '2.10', requests: 610, tokens: 260_000 },
+        '30d': { spend: 8.5, requests: 2_400 },
+        total: { spend: 12.75 },
+      },
+      subscription: { planSlug: 'standard', status: 'active', expiresAt: '2026-02-15T10:00:00.000Z' },
+    },
+    { id: 'key-uuid-2', name: 'client_42', keyType: 'credit', keyPlan: 'credits', isActive: true, usage: { '24h': 0, '7d': 1.5, '30d': '3.25', total: 4 } },
+  ],
+};
+
+/**
+ * The older https://cheapestinference-docs.pages.dev/api/usage (and the dashboard section of
+ * https://docs.cheapestinference.com/api/usage) — `GET /api/usage?startDate=2026-01-01&endDate=2026-02-01`,
+ * "aggregated usage across all your keys"; no body is shown: this is keydeck's assumption (a
+ * bare object with the range and a `keys` list, money as decimal strings as on the older pages).
+ */
+export const olderUsageAssumed = {
+  startDate: '2026-01-01T00:00:00.000Z',
+  endDate: '2026-01-31T00:00:00.000Z',
+  totalSpend: '4.50',
+  keys: [
+    { keyId: 'clx1abc...', name: 'prod-key', spend: '4.00', requests: 900, tokens: 410_000 },
+    { keyId: 'clx2def...', name: 'mobile-app', spend: '0.50', requests: 40 },
+  ],
+};

@@ -126,7 +126,7 @@ describe('keys rename, enable, disable', () => {
     const disabled = await cli.run(user, ['keys', 'disable', key.id, '--yes', '--json']);
     expect(disabled.code, disabled.stderr).toBe(0);
     expect(ConsumptionKeySchema.parse(JSON.parse(disabled.stdout))).toMatchObject({ id: key.id, isActive: false });
-    expect((await sb.infer(key.apiKey)).status).toBe(401);
+    expect((await sb.infer(key.apiKey)).status).toBe(403);
 
     const [enabled, renamed] = await Promise.all([
       cli.run(user, ['keys', 'enable', key.id]),

@@ -115,10 +115,11 @@ describe('PUT /api/keys/:id (§3 deactivate, reactivate, rename)', () => {
     expect(off.status).toBe(200);
     expect(off.body).toMatchObject({ id: key.id, name: 'toggle', isActive: false, keyType: 'credit' });
     expect(off.body).not.toHaveProperty('apiKey');
+    // 403 as the usage page's "Key is deactivated" (issue 22): known, and refused.
     const refused = await sb.infer(key.apiKey);
-    expect(refused.status).toBe(401);
-    expect(refused.body.error.code).toBe('unauthorized');
-    expect(refused.body.error.message).toMatch(/inactive/);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('forbidden');
+    expect(refused.body.error.message).toMatch(/deactivated/);
     expect(await sb.credits(token)).toMatchObject({ hasCreditKey: true, creditKeyCount: 0 });
 
     const on = await sb.call('PUT', `/api/keys/${key.id}`, { token, body: { isActive: true } });
@@ -132,7 +133,7 @@ describe('PUT /api/keys/:id (§3 deactivate, reactivate, rename)', () => {
     const sub = await sb.subscription(token, 'standard');
     const renamed = await sb.call('PUT', `/api/keys/${sub.id}`, { token, body: { name: 'renamed', isActive: false } });
     expect(renamed.body).toMatchObject({ name: 'renamed', isActive: false, subscriptionStatus: 'active' });
-    expect((await sb.infer(sub.apiKey)).status).toBe(401);
+    expect((await sb.infer(sub.apiKey)).status).toBe(403);
     const list = await sb.call('GET', '/api/keys', { token });
     expect(list.body[0]).toMatchObject({ name: 'renamed', isActive: false });
   });

@@ -7,6 +7,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../../src/sandbox/db.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { startTestSandbox } from './helpers.js';
 
@@ -77,7 +78,7 @@ describe('a sandbox with a database file', () => {
       expect(await snapshot(second)).toEqual(before);
       // Credentials still resolve; their states held.
       expect((await second.infer(credit.apiKey)).status).toBe(200);
-      expect((await second.infer(paused.apiKey)).status).toBe(401);
+      expect((await second.infer(paused.apiKey)).status).toBe(403);
       expect((await second.infer(deleted.apiKey)).status).toBe(401);
       expect((await second.call('GET', '/api/keys', { token: mk.apiKey })).status).toBe(200);
       // The tx is still spent; the clock offset is kept (the subscription expires on time).
@@ -92,7 +93,7 @@ describe('a sandbox with a database file', () => {
 
     const db = new DatabaseSync(dbPath, { readOnly: true });
     try {
-      expect(db.prepare('PRAGMA user_version').get()).toEqual({ user_version: 1 });
+      expect(db.prepare('PRAGMA user_version').get()).toEqual({ user_version: SCHEMA_VERSION });
       expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
     } finally {
       db.close();

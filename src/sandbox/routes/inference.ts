@@ -4,7 +4,7 @@
  * {@link DEFAULT_COST_USD}), holds the answer `sandbox_delay_ms`, and enforces §3/§7 (inactive,
  * expired, over budget) and §8 (rpm, tokens/min, concurrency).
  *
- * Order of checks: credential (401/403) → body (400) → key state (401) → limits (429/400) →
+ * Order of checks: credential (401/403) → body (400) → key state (403 deactivated, 401 expired) → limits (429/400) →
  * budget (402) → admit and charge, all in one synchronous step after the body is read, so
  * concurrent requests cannot both pass a check that only one of them should.
  */
@@ -79,7 +79,8 @@ export function registerInferenceRoutes(app: FastifyInstance, ctx: SandboxContex
     if (!key) throw new SandboxError('unauthorized', 'invalid credentials: the token is unknown, revoked or deleted');
     const now = ctx.clock.now();
     if (key.is_active !== 1) {
-      throw new SandboxError('unauthorized', 'this key is inactive: reactivate it (PUT /api/keys/:id with isActive true) to use it');
+      // 403 as the usage page's "403 Key is deactivated" (issue 22): the key is known, and refused.
+      throw new SandboxError('forbidden', 'this key is deactivated: reactivate it (PUT /api/keys/:id with isActive true) to use it');
     }
     if (isExpired(key, now)) {
       throw new SandboxError(
@@ -91,10 +92,14 @@ export function registerInferenceRoutes(app: FastifyInstance, ctx: SandboxContex
     ctx.limiter.check(key.id, limitsOf(key), tokens, now);
     let chargedMicros = 0;
     let remainingMicros: number | undefined;
+    const costMicros = usdToMicros(body.sandbox_cost_usd ?? DEFAULT_COST_USD);
     if (key.key_type === 'credit') {
-      chargedMicros = usdToMicros(body.sandbox_cost_usd ?? DEFAULT_COST_USD);
+      chargedMicros = costMicros;
       remainingMicros = ctx.ledger.charge(key.user_id, key.id, chargedMicros);
     }
+    // A usage event for GET /api/usage and /v1/usage (issue 22): a subscription key's cost is
+    // tracked as its spend, not charged to the balance.
+    ctx.usage.record(key.user_id, key.id, now, costMicros, tokens);
     const release = ctx.limiter.admit(key.id, tokens, now);
     try {
       if (body.sandbox_delay_ms) await ctx.sleep(body.sandbox_delay_ms);

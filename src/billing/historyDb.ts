@@ -1,0 +1,212 @@
+/**
+ * The file `history.db` (issues 16, 22): where it is, how it is opened safely, and its schema.
+ * One `node:sqlite` database in WAL mode with a busy timeout, shared by every keydeck process of
+ * the user (the TUI, `monitor`, commands), holding:
+ * - `series`, `readings`: the balance history per profile and origin (./historyStore.ts);
+ * - `usage_keys`, `key_samples`: the per-key spend samples of each usage read (./keyHistory.ts);
+ * - `usage_calls`, `usage_state`, `usage_answers`, `origin_clock`: the shared, locked record of
+ *   usage reads per credential and origin, the last answers kept with their time, and the
+ *   service's clock (./usageBudget.ts);
+ * - `anomalies`: runaway-key episodes, so one episode is told once (./keyHistory.ts).
+ *
+ * Mode 0600 in a 0700 directory; a path that is a symbolic link, not a regular file or owned by
+ * someone else is refused. A file that is not a database is moved aside
+ * (`history.db.broken-<timestamp>`) and a fresh one starts. Nothing secret is stored: no token,
+ * no key value (credentials are named by a one-way hash), only figures, names and ids.
+ */
+import { chmodSync, lstatSync, mkdirSync, renameSync } from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { dataDir } from '../config/paths.js';
+
+/** Stable codes of {@link HistoryStoreError}. */
+export type HistoryStoreErrorCode = 'history_unsafe_path' | 'history_unavailable';
+
+/** The history database cannot be used; `message` is one sentence naming the file. */
+export class HistoryStoreError extends Error {
+  override readonly name = 'HistoryStoreError';
+  readonly code: HistoryStoreErrorCode;
+  readonly path: string;
+  constructor(code: HistoryStoreErrorCode, message: string, file: string) {
+    super(message);
+    this.code = code;
+    this.path = file;
+  }
+}
+
+/** `KEYDECK_HISTORY_DB` when set, else `<dataDir>/history.db`. */
+export function historyDbPath(env: NodeJS.ProcessEnv = process.env): string {
+  const override = env.KEYDECK_HISTORY_DB;
+  if (override && override.trim() !== '') return path.resolve(override);
+  return path.join(dataDir(env), 'history.db');
+}
+
+/** Ordered migrations: index i brings the schema from version i to i + 1. Append only. */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE IF NOT EXISTS series (
+    id INTEGER PRIMARY KEY,
+    profile TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    UNIQUE (profile, origin)
+  );
+  CREATE TABLE IF NOT EXISTS readings (
+    series INTEGER NOT NULL REFERENCES series (id),
+    t INTEGER NOT NULL,
+    remaining INTEGER NOT NULL,
+    total_top_up INTEGER,
+    spent INTEGER GENERATED ALWAYS AS (total_top_up - remaining) VIRTUAL,
+    PRIMARY KEY (series, t)
+  ) WITHOUT ROWID;
+  `,
+  // 2 (issue 22): per-key usage samples, the usage read budget, runaway episodes.
+  `
+  CREATE TABLE usage_keys (
+    id INTEGER PRIMARY KEY,
+    series INTEGER NOT NULL REFERENCES series (id),
+    key_id TEXT NOT NULL,
+    name TEXT,
+    UNIQUE (series, key_id)
+  );
+  CREATE TABLE key_samples (
+    key INTEGER NOT NULL REFERENCES usage_keys (id),
+    t INTEGER NOT NULL,          -- the read, service clock, epoch SECONDS
+    cum INTEGER NOT NULL,        -- cumulative spend, µUSD (all time, else the longest period sent)
+    d1 INTEGER,                  -- spend of the last 24 h, µUSD, when sent
+    PRIMARY KEY (key, t)
+  ) WITHOUT ROWID;
+  CREATE TABLE usage_calls (
+    credential TEXT NOT NULL,    -- one-way hash of origin and token
+    t INTEGER NOT NULL,          -- service clock, epoch ms
+    kind TEXT NOT NULL
+  );
+  CREATE INDEX usage_calls_by_credential ON usage_calls (credential, t);
+  CREATE TABLE usage_state (
+    credential TEXT PRIMARY KEY,
+    origin TEXT NOT NULL,
+    blocked_until INTEGER        -- a 429 asked to wait until then (service clock, ms)
+  );
+  CREATE TABLE usage_answers (
+    credential TEXT NOT NULL,
+    kind TEXT NOT NULL,          -- list | key:<id> | self
+    t INTEGER NOT NULL,          -- service clock, epoch ms
+    body TEXT NOT NULL,          -- the answer's data as JSON, key values dropped
+    PRIMARY KEY (credential, kind)
+  );
+  CREATE TABLE origin_clock (
+    origin TEXT PRIMARY KEY,
+    offset_ms INTEGER NOT NULL   -- the service's clock minus this machine's (HTTP Date)
+  );
+  CREATE TABLE anomalies (
+    key INTEGER NOT NULL REFERENCES usage_keys (id),
+    started_at INTEGER NOT NULL, -- service clock, epoch ms
+    last_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    kind TEXT NOT NULL,          -- runaway | dormant
+    usd_per_hour REAL NOT NULL,
+    baseline_usd_per_hour REAL,
+    PRIMARY KEY (key, started_at)
+  ) WITHOUT ROWID;
+  `,
+];
+
+/** The schema version this code writes. */
+export const HISTORY_SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Opens (creating when needed) the history database at `file`, migrated to
+ * {@link HISTORY_SCHEMA_VERSION}.
+ * @throws HistoryStoreError `history_unsafe_path` (a symbolic link, not a regular file, or not
+ *   owned by this user) or `history_unavailable` (cannot be created or opened, or is from a newer keydeck).
+ */
+export function openHistoryDatabase(file: string, busyTimeoutMs = 2000): DatabaseSync {
+  checkPath(file);
+  try {
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new HistoryStoreError('history_unavailable', `cannot create the directory of the balance history ${file} (${codeOf(error)})`, file);
+  }
+  let db: DatabaseSync;
+  try {
+    db = openDatabase(file, busyTimeoutMs);
+  } catch (error) {
+    if (!isNotADatabase(error)) {
+      throw new HistoryStoreError('history_unavailable', `cannot open the balance history ${file} (${messageOf(error)})`, file);
+    }
+    // Not a database: keep it for inspection, start a fresh one.
+    const aside = `${file}.broken-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    try {
+      renameSync(file, aside);
+      db = openDatabase(file, busyTimeoutMs);
+    } catch (again) {
+      throw new HistoryStoreError('history_unavailable', `cannot open the balance history ${file} (${messageOf(again)})`, file);
+    }
+  }
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      chmodSync(f, 0o600);
+    } catch {
+      // -wal and -shm may not exist yet; the directory is 0700 anyway.
+    }
+  }
+  return db;
+}
+
+function openDatabase(file: string, busyTimeoutMs: number): DatabaseSync {
+  const db = new DatabaseSync(file, { timeout: busyTimeoutMs });
+  try {
+    // A new file gets incremental auto-vacuum before its first table (it cannot be set later
+    // without a VACUUM); WAL lets readers and one writer of several processes work at once.
+    db.exec('PRAGMA auto_vacuum = INCREMENTAL');
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = NORMAL');
+    const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+    if (version > HISTORY_SCHEMA_VERSION) throw new Error(`it has schema version ${version}, newer than this keydeck (${HISTORY_SCHEMA_VERSION})`);
+    for (let v = version; v < HISTORY_SCHEMA_VERSION; v++) {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        // Another process may have migrated meanwhile: read the version again under the lock.
+        const now = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
+        if (now === v) db.exec(`${MIGRATIONS[v]!}\nPRAGMA user_version = ${v + 1};`);
+        db.exec('COMMIT');
+      } catch (error) {
+        db.exec('ROLLBACK');
+        throw error;
+      }
+    }
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** Refuses a path ssh would not trust for its own files: a link, not a regular file, someone else's. */
+function checkPath(file: string): void {
+  let st;
+  try {
+    st = lstatSync(file);
+  } catch {
+    return; // Does not exist yet: it is created with mode 0600.
+  }
+  if (st.isSymbolicLink() || !st.isFile()) {
+    throw new HistoryStoreError('history_unsafe_path', `the balance history ${file} is not a regular file (a link or a directory): move it away`, file);
+  }
+  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
+    throw new HistoryStoreError('history_unsafe_path', `the balance history ${file} belongs to another user: move it away`, file);
+  }
+}
+
+function isNotADatabase(error: unknown): boolean {
+  const e = error as { errcode?: number; message?: string };
+  // SQLITE_NOTADB (26) and SQLITE_CORRUPT (11).
+  return e?.errcode === 26 || e?.errcode === 11 || /not a database|malformed/i.test(e?.message ?? '');
+}
+
+function codeOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException)?.code ?? messageOf(error);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,130 @@
+/**
+ * Reading usage through the budget (issue 22): every usage read of keydeck goes through
+ * {@link spendUsageRead}, which asks the one budget (./usageBudget.ts) first, sends the call once
+ * (the client never retries it), keeps the answer with its time, honours a 429, and otherwise
+ * gives the last kept answer with its age. Shared by the TUI, `monitor`, `keys usage` and
+ * `key-info`; nothing here writes to a terminal.
+ */
+import { isAbortError, KeydeckApiError } from '../api/errors.js';
+import type { KeydeckClient } from '../api/client.js';
+import { KeyInfoSchema, KeyUsageAnswerSchema, UsageListSchema, type KeyInfo, type KeyUsage, type UsageReport } from '../api/usageSchemas.js';
+import { type BudgetState, type ReadMode, type UsageBudget } from './usageBudget.js';
+
+/** What a usage read gave: figures (new or kept) with their time, and the budget after it. */
+export interface UsageRead<T> {
+  /** The freshest figures: read now, or the last kept (undefined when none exist). */
+  readonly data?: T;
+  /** When `data` was read (service clock, epoch ms). */
+  readonly at?: number;
+  /** True when `data` was read by this call. */
+  readonly fresh: boolean;
+  /** The budget after this call. */
+  readonly budget: BudgetState;
+  /** Why no read was made: the schedule's last read is recent, none is left, or a 429 asked to wait. */
+  readonly declined?: 'recent' | 'exhausted' | 'blocked';
+  /** The read was made and failed (`data` is then the kept answer, if any). */
+  readonly error?: unknown;
+}
+
+/** How {@link spendUsageRead} reads one kind of usage. */
+export interface UsageReadSpec<T> {
+  /** The budget (shared record) and the credential's id in it (`credentialIdOf`). */
+  readonly budget: UsageBudget;
+  readonly credential: string;
+  /** The service origin (its clock is kept per origin). */
+  readonly origin: string;
+  /** `list`, `key:<id>`, `self`: the answer kept. */
+  readonly kind: string;
+  /** `auto` (the schedule), `demand` (the user), or `kept` (never spend: the kept answer only). */
+  readonly mode: ReadMode | 'kept';
+  /** Sends the call (once); the client's service clock offset after it. */
+  readonly call: (signal?: AbortSignal) => Promise<T>;
+  readonly clockOffsetMs: () => number | undefined;
+  /** What of an answer is kept on disk (default the answer). */
+  readonly toKeep?: (data: T) => unknown;
+  /** Reads a kept answer back (undefined when it cannot be read any more). */
+  readonly fromKept: (body: unknown) => T | undefined;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Spends a usage read when the budget allows it for `mode` (see the module comment).
+ * Never throws for the service's failures (they are in `error`); an abort rejects.
+ * @throws Error from node:sqlite when the shared record cannot be written (no read is sent then)
+ */
+export async function spendUsageRead<T>(spec: UsageReadSpec<T>): Promise<UsageRead<T>> {
+  const { budget, credential, origin, kind } = spec;
+  const keptAnswer = () => {
+    const kept = budget.kept(credential, kind);
+    const data = kept === undefined ? undefined : spec.fromKept(kept.body);
+    return data === undefined ? {} : { data, at: kept!.t };
+  };
+  const now = budget.now(origin, spec.clockOffsetMs());
+  if (spec.mode === 'kept') return { ...keptAnswer(), fresh: false, budget: budget.state(credential, now) };
+  const claim = budget.claim(credential, spec.mode, kind, now);
+  if (!claim.granted) return { ...keptAnswer(), fresh: false, budget: claim.state, declined: claim.reason };
+  try {
+    const data = await spec.call(spec.signal);
+    const at = budget.now(origin, spec.clockOffsetMs());
+    budget.keep(credential, kind, at, spec.toKeep ? spec.toKeep(data) : data);
+    return { data, at, fresh: true, budget: budget.state(credential, at) };
+  } catch (error) {
+    if (isAbortError(error)) throw error;
+    const at = budget.now(origin, spec.clockOffsetMs());
+    const state = error instanceof KeydeckApiError && error.code === 'rate_limited' ? budget.rateLimited(credential, origin, error.retryAfterMs, at) : budget.state(credential, at);
+    return { ...keptAnswer(), fresh: false, budget: state, error };
+  }
+}
+
+/** The parts of a client a usage read needs. */
+export type UsageClient = Pick<KeydeckClient, 'usage' | 'serviceClockOffsetMs'>;
+
+/** What the three readers below share. */
+export interface UsageReadOptions {
+  readonly budget: UsageBudget;
+  readonly credential: string;
+  readonly origin: string;
+  readonly mode: ReadMode | 'kept';
+  readonly signal?: AbortSignal;
+}
+
+const parse =
+  <T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } }) =>
+  (body: unknown): T | undefined => {
+    const r = schema.safeParse(body);
+    return r.success ? r.data : undefined;
+  };
+
+/** `GET /api/usage` through the budget: every key's spend. Kept: the answer's data (`raw`). */
+export function readUsageList(client: UsageClient, options: UsageReadOptions): Promise<UsageRead<UsageReport>> {
+  return spendUsageRead({
+    ...options,
+    kind: 'list',
+    call: (signal) => client.usage.list(signal ? { signal } : undefined),
+    clockOffsetMs: () => client.serviceClockOffsetMs,
+    toKeep: (report) => report.raw,
+    fromKept: parse(UsageListSchema),
+  });
+}
+
+/** `GET /api/usage/:keyId` through the same budget. */
+export function readKeyUsage(client: UsageClient, keyId: string, options: UsageReadOptions): Promise<UsageRead<KeyUsage>> {
+  return spendUsageRead({
+    ...options,
+    kind: `key:${keyId}`,
+    call: (signal) => client.usage.get(keyId, signal ? { signal } : undefined),
+    clockOffsetMs: () => client.serviceClockOffsetMs,
+    fromKept: parse(KeyUsageAnswerSchema),
+  });
+}
+
+/** `GET /v1/usage` (a client whose token is an `sk_`) through that key's own budget. */
+export function readKeyInfo(client: UsageClient, options: UsageReadOptions): Promise<UsageRead<KeyInfo>> {
+  return spendUsageRead({
+    ...options,
+    kind: 'self',
+    call: (signal) => client.usage.keyInfo(signal ? { signal } : undefined),
+    clockOffsetMs: () => client.serviceClockOffsetMs,
+    fromKept: parse(KeyInfoSchema),
+  });
+}

@@ -1,0 +1,152 @@
+/**
+ * The usage read budget (issue 22): the pure rules (12 per 12 hours, the schedule's spacing and
+ * reserve, a 429's wait), the shared record across connections (claims on the service's clock,
+ * answers kept with their time, the token never stored), reads through it against the sandbox
+ * (a failure keeps the last figures, a 429 is honoured), and real processes at once against a
+ * sandbox that counts: never more than 12.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { build } from 'esbuild';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { KeydeckClient } from '../../src/api/client.js';
+import { BalanceHistoryStore, originOf } from '../../src/billing/historyStore.js';
+import { AUTO_SPACING_MS, budgetState, credentialIdOf, UsageBudget, WINDOW_MS } from '../../src/billing/usageBudget.js';
+import { readUsageList } from '../../src/billing/usageReads.js';
+import { startTestSandbox } from '../sandbox/helpers.js';
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const T0 = Date.UTC(2026, 2, 2, 9, 0, 0);
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'keydeck-budget-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the rules', () => {
+  it('allows 12 reads in any 12 hours, the next when the oldest leaves the window', () => {
+    const calls = Array.from({ length: 12 }, (_, i) => T0 + i * MIN);
+    const s = budgetState(calls, undefined, T0 + 20 * MIN);
+    expect(s).toMatchObject({ used: 12, left: 0, nextAt: T0 + WINDOW_MS, lastAt: T0 + 11 * MIN });
+    expect(budgetState(calls, undefined, T0 + WINDOW_MS + 1)).toMatchObject({ used: 11, left: 1 });
+  });
+
+  it('spaces the schedule’s reads 72 minutes apart and keeps two reads for the user', () => {
+    expect(AUTO_SPACING_MS).toBe(72 * MIN);
+    const one = budgetState([T0], undefined, T0 + 10 * MIN);
+    expect(one).toMatchObject({ left: 11, nextAt: T0 + 10 * MIN, nextAutoAt: T0 + 72 * MIN });
+    const ten = Array.from({ length: 10 }, (_, i) => T0 + i * 72 * MIN);
+    const s = budgetState(ten, undefined, T0 + 700 * MIN);
+    expect(s.left).toBe(2);
+    expect(s.nextAt).toBe(s.now);
+    expect(s.nextAutoAt).toBe(T0 + WINDOW_MS);
+  });
+
+  it('waits out a 429 and forgets calls from a clock that went back', () => {
+    expect(budgetState([], T0 + HOUR, T0)).toMatchObject({ left: 12, nextAt: T0 + HOUR, nextAutoAt: T0 + HOUR, blockedUntil: T0 + HOUR });
+    expect(budgetState([T0 + 5 * HOUR], undefined, T0)).toMatchObject({ used: 0 });
+  });
+});
+
+describe('the shared record', () => {
+  it('claims on the service’s clock, records before the call, and keeps answers with their time; never the token', () => {
+    let local = T0;
+    const file = path.join(dir, 'history.db');
+    const a = BalanceHistoryStore.open({ path: file });
+    const b = BalanceHistoryStore.open({ path: file });
+    const one = new UsageBudget(a.database, { clock: () => local });
+    const two = new UsageBudget(b.database, { clock: () => local });
+    const token = 'mk_SECRETSECRETSECRET0123456789';
+    const cred = credentialIdOf('https://api.example.com', token);
+    // The service runs 2 h ahead; the second process learns it from the record.
+    expect(one.now('https://api.example.com', 2 * HOUR)).toBe(T0 + 2 * HOUR);
+    expect(two.now('https://api.example.com')).toBe(T0 + 2 * HOUR);
+    const now = T0 + 2 * HOUR;
+    expect(one.claim(cred, 'auto', 'list', now)).toMatchObject({ granted: true, state: { used: 1 } });
+    expect(two.claim(cred, 'auto', 'list', now + MIN)).toMatchObject({ granted: false, reason: 'recent' });
+    for (let i = 0; i < 11; i++) expect(two.claim(cred, 'demand', 'list', now + MIN).granted).toBe(true);
+    expect(one.claim(cred, 'demand', 'list', now + 2 * MIN)).toMatchObject({ granted: false, reason: 'exhausted', state: { left: 0, nextAt: now + WINDOW_MS } });
+    one.keep(cred, 'list', now, [{ id: 'k', usage: { '24h': 1 } }]);
+    expect(two.kept(cred, 'list')).toEqual({ t: now, body: [{ id: 'k', usage: { '24h': 1 } }] });
+    two.keep(cred, 'list', now - HOUR, []);
+    expect(one.kept(cred, 'list')?.t).toBe(now);
+    expect(one.rateLimited(cred, 'https://api.example.com', 30 * MIN, now)).toMatchObject({ blockedUntil: now + 30 * MIN });
+    local += 1;
+    a.close();
+    b.close();
+    expect(readFileSync(file).includes(token)).toBe(false);
+  });
+});
+
+describe('reads through the budget, against the sandbox', () => {
+  it('spends a read, keeps the figures; declines past the budget with the kept figures and their age; honours a 429', async () => {
+    const sb = await startTestSandbox();
+    const store = BalanceHistoryStore.open({ path: path.join(dir, 'history.db') });
+    try {
+      const token = await sb.fundedUser(20);
+      const key = await sb.creditKey(token, 'k');
+      await sb.infer(key.apiKey, { sandbox_cost_usd: 1.5 });
+      const client = new KeydeckClient({ baseUrl: sb.url, token });
+      const origin = originOf(sb.url);
+      const credential = credentialIdOf(origin, token);
+      const budget = new UsageBudget(store.database);
+      const first = await readUsageList(client, { budget, credential, origin, mode: 'auto' });
+      expect(first).toMatchObject({ fresh: true, budget: { used: 1, left: 11 } });
+      expect(first.data!.keys[0]!.periods['24h']!.spend).toBe(1.5);
+      const second = await readUsageList(client, { budget, credential, origin, mode: 'auto' });
+      expect(second).toMatchObject({ fresh: false, declined: 'recent', at: first.at });
+      expect(second.data!.keys[0]!.periods['24h']!.spend).toBe(1.5);
+      // Another client (a browser, another machine) spends the rest behind keydeck's back.
+      for (let i = 0; i < 11; i++) await sb.call('GET', '/api/usage', { token });
+      const refused = await readUsageList(client, { budget, credential, origin, mode: 'demand' });
+      expect(refused).toMatchObject({ fresh: false, error: { code: 'rate_limited' }, at: first.at });
+      // The sandbox asks for almost 12 h; the client bounds any Retry-After at one hour
+      // (src/api/retry.ts), so the record's own window (its last read + 12 h) decides.
+      expect(refused.budget.blockedUntil).toBeGreaterThan(refused.budget.now + 11 * HOUR);
+      const after = await readUsageList(client, { budget, credential, origin, mode: 'demand' });
+      expect(after).toMatchObject({ fresh: false, declined: 'blocked' });
+      expect((await sb.call('GET', '/sandbox/usage/calls')).body).toMatchObject({ served: 12, refused: 1 });
+      client.close();
+    } finally {
+      store.close();
+      await sb.close();
+    }
+  });
+});
+
+describe('real processes at once', () => {
+  it('three processes asking for 10 reads each make 12 calls in all, counted by the sandbox', { timeout: 60_000 }, async () => {
+    const script = path.join(dir, 'usage-reader.mjs');
+    await build({
+      entryPoints: [fileURLToPath(new URL('./fixtures/usage-reader.ts', import.meta.url))],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node22',
+      outfile: script,
+      logLevel: 'silent',
+    });
+    const sb = await startTestSandbox();
+    try {
+      const token = await sb.newUser();
+      const file = path.join(dir, 'history.db');
+      const startAt = String(Date.now() + 1500);
+      const run = promisify(execFile);
+      const results = await Promise.all(
+        ['demand', 'demand', 'auto'].map((mode) => run(process.execPath, [script, file, sb.url, token, mode, '10', startAt], { timeout: 50_000, cwd: fileURLToPath(new URL('../..', import.meta.url)) })),
+      );
+      const tallies = results.map((r) => JSON.parse(r.stdout) as { fresh: number; declined: number; failed: number });
+      expect(tallies.reduce((n, t) => n + t.fresh, 0)).toBe(12);
+      expect(tallies.reduce((n, t) => n + t.failed, 0)).toBe(0);
+      expect((await sb.call('GET', '/sandbox/usage/calls')).body).toMatchObject({ served: 12, refused: 0 });
+    } finally {
+      await sb.close();
+    }
+  });
+});
