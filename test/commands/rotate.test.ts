@@ -98,7 +98,7 @@ describe('keys rotate', () => {
     expect(newKey).not.toBe(oldKey);
     expect(readFileSync(env, 'utf8')).toBe(`PORT=8080\nKEYDECK_API_KEY=${newKey}\n`);
     expect((await sb.infer(newKey)).status).toBe(200);
-    expect((await sb.infer(oldKey)).status).toBe(401);
+    expect((await sb.infer(oldKey)).status).toBe(403);
     expect(record()).toEqual([]);
   });
 
