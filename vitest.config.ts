@@ -19,6 +19,7 @@ const PROCESS_SUITES = [
   'test/credentials/origin.test.ts',
   'test/sandbox/cli.test.ts',
   'test/config/trust.test.ts',
+  'test/delivery/deliver.test.ts',
 ];
 
 export default defineConfig({

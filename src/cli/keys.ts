@@ -1,5 +1,19 @@
 /** `keydeck keys …` and `keydeck mgmt-keys …` (src/commands/keys.ts, mgmt-keys.ts). */
 import type { Command } from 'commander';
+import { addDeliveryOptions, type DeliveryOptionValues } from './delivery.js';
+
+/** The option values of `keys rotate`. */
+interface RotateOptionValues extends DeliveryOptionValues {
+  readonly name?: string;
+  readonly old?: string;
+  readonly grace?: string;
+  readonly waitIdle?: string | boolean;
+  readonly idleFor?: string;
+  readonly finish?: boolean;
+  readonly undo?: boolean;
+  readonly yes?: boolean;
+  readonly json?: boolean;
+}
 import { commandGroup, runScripted } from './shared.js';
 
 /** Adds `keys` (consumption keys) to the program. */
@@ -18,10 +32,11 @@ export function registerKeys(program: Command): void {
     .description('create a credit key (needs a balance above 0) and print its sk_ value, the only time it is shown')
     .requiredOption('--name <name>', 'label of the key (1–128 characters)')
     .option('--json', 'print the created key (with apiKey) as JSON')
-    .action(async (opts: { name: string; json?: boolean }, cmd: Command) => {
+    .action(async (opts: { name: string; json?: boolean } & DeliveryOptionValues, cmd: Command) => {
       const { keysCreate } = await import('../commands/keys.js');
       await runScripted(cmd, (g) => keysCreate(g, opts));
     });
+  addDeliveryOptions(keys.commands.find((c) => c.name() === 'create')!);
   keys
     .command('rename')
     .description('rename a consumption key')
@@ -73,6 +88,24 @@ export function registerKeys(program: Command): void {
       const { keysDelete } = await import('../commands/keys.js');
       await runScripted(cmd, (g) => keysDelete(g, id, opts));
     });
+  const rotate = keys
+    .command('rotate')
+    .description('replace a credit key without downtime: create its successor, deliver it (--to-file, --to-command), then deactivate, delete or keep the old key')
+    .argument('[id|name]', 'the key to rotate (keydeck keys list); with --finish/--undo, the key whose rotation was interrupted')
+    .option('--name <name>', 'the successor’s name (default NAME-r2, then -r3…)')
+    .option('--old <action>', 'what becomes of the old key once the successor is delivered: deactivate, delete or keep (default: ask)')
+    .option('--grace <duration>', 'wait this long after the delivery before handling the old key (90s, 10m, 1h30m)')
+    .option('--wait-idle [bound]', 'wait until the old key is idle (lastUsedAt) before handling it, at most BOUND (default 15m)')
+    .option('--idle-for <duration>', 'how long without a request counts as idle (default 60s)')
+    .option('--finish', 'finish the interrupted rotation of ID|NAME (or the only one): a new successor when the first never reached every destination')
+    .option('--undo', 'undo the interrupted rotation of ID|NAME (or the only one): delete its successor, keep the old key (asks first)')
+    .option('-y, --yes', 'do not ask: handle the old key even while it is still in use; undo without asking')
+    .option('--json', 'print the outcome (old key, successor, deliveries) as JSON; without a destination it holds the successor’s apiKey')
+    .action(async (idOrName: string | undefined, opts: RotateOptionValues, cmd: Command) => {
+      const { keysRotate } = await import('../commands/keys-rotate.js');
+      await runScripted(cmd, (g) => keysRotate(g, idOrName, opts));
+    });
+  addDeliveryOptions(rotate);
 }
 
 /** Adds `mgmt-keys` (management keys) to the program. */

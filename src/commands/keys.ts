@@ -15,6 +15,7 @@ import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { keyStatus, paidTimeLost } from '../api/keyStatus.js';
 import { parseKeyId, parseKeyName } from './input.js';
 import { canPrompt, ExitCode, fail, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { checkPlan, deliverAndSay, deliveryJson, deliveryPlanOf, say, undelivered, type DeliveryFlags } from './keyDelivery.js';
 import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalText } from './table.js';
 import { visible } from '../terminal/sanitize.js';
 
@@ -60,14 +61,34 @@ export async function keysList(globals: GlobalOptions, flags: JsonFlag = {}, dep
 }
 
 /**
- * `keydeck keys create --name NAME [--json]`: creates a credit key (§4 `POST /api/keys/credit`;
- * needs a balance above 0, else `insufficient_balance`, exit 1). Prints the full `sk_` value once:
- * human mode a short block with a line saying it will not be shown again; `--json` the created object.
+ * `keydeck keys create --name NAME [--to-file PATH[:VAR]]… [--to-command 'CMD']… [--json]`:
+ * creates a credit key (§4 `POST /api/keys/credit`; needs a balance above 0, else
+ * `insufficient_balance`, exit 1). Without a destination it prints the full `sk_` value once:
+ * human mode a short block with a line saying it will not be shown again; `--json` the created
+ * object. With destinations (issue 26, ./keyDelivery.ts) they are checked first (nothing is created
+ * when one cannot take a key, exit 1), the key goes to each of them and never to the terminal, and
+ * `--json` prints the created object without `apiKey` plus `deliveries`; a failed destination
+ * ends with exit 1 after {@link undelivered}.
  */
-export async function keysCreate(globals: GlobalOptions, flags: JsonFlag & { name: string }, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+export async function keysCreate(globals: GlobalOptions, flags: JsonFlag & DeliveryFlags & { name: string }, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const name = parseKeyName(flags.name);
+  const plan = deliveryPlanOf(flags);
   const { client } = await openSession(globals, deps.session);
+  await checkPlan(plan);
   const created = await client.keys.createCredit({ name });
+  if (plan.destinations.length > 0) {
+    const json = flags.json === true;
+    say(`Created the credit key "${visible(created.name)}" (id ${visible(created.id)}); delivering it:`, json);
+    const outcomes = await deliverAndSay(created.apiKey, plan, json);
+    const failed = outcomes.some((o) => !o.ok);
+    if (json) {
+      const { apiKey, ...rest } = created;
+      printData({ ...rest, ...(failed && process.stdout.isTTY && { apiKey }), deliveries: outcomes.map(deliveryJson) });
+    }
+    if (failed) await undelivered(created, outcomes, client);
+    if (!json) printLine('The full key was not shown: it went only where you sent it.');
+    return ExitCode.ok;
+  }
   if (flags.json) {
     printData(created);
     return ExitCode.ok;

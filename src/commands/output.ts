@@ -23,6 +23,7 @@ import { KeydeckApiError, redactSecrets } from '../api/errors.js';
 import { ConfigError } from '../config/config.js';
 import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
+import { dataDir } from '../config/paths.js';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
 import { createCredentialStore, describeCredential, originOf, originTarget } from '../credentials/index.js';
 import { createActivity, withActivity } from '../terminal/spinner.js';
@@ -213,6 +214,8 @@ export interface OpenSessionOptions {
   readonly spinner?: boolean;
   /** Extra client options (timeoutMs, retries, userAgent). */
   readonly client?: Omit<KeydeckClientOptions, 'baseUrl' | 'token'>;
+  /** False: no warning about interrupted rotations (`keys rotate` handles them itself). Default true. */
+  readonly pendingRotations?: boolean;
 }
 
 /**
@@ -234,6 +237,10 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   const credential = await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl));
   if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store, profile));
   if (credential.source === 'file' && credential.path) warn(insecureStorageWarning(credential.path));
+  if (options.pendingRotations !== false) {
+    const { pendingRotationWarnings } = await import('./pendingRotations.js');
+    for (const sentence of await pendingRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
+  }
   // KEYDECK_TIMEOUT_MS sets the call deadline unless the caller passed its own.
   const bare = new KeydeckClient({
     ...clientTimeoutFromEnv(env),

@@ -1,0 +1,136 @@
+/**
+ * The handover of `keydeck keys rotate` (issue 26, steps 4–5 of src/delivery/rotation.ts): once the
+ * successor is delivered, the grace period (`--grace`), the old key's last use (`lastUsedAt`),
+ * the wait until it is idle (`--wait-idle`, bounded), and what becomes of it (`--old`, else asked).
+ * A key still in use after the successor was delivered is not deactivated or deleted without the
+ * user's word (a terminal's answer, or `--yes`). Stopping keydeck anywhere here leaves the
+ * rotation recorded at `delivered`: `--finish` takes it up again.
+ */
+import parseDuration from 'parse-duration';
+import { describeLastUse, isIdle, lastUseOf, shortDuration, usedSince, waitUntilIdle, type LastUse } from '../delivery/lastUse.js';
+import { handleOldKey, type RotationContext } from '../delivery/rotation.js';
+import { OldKeyActionSchema, type OldKeyAction, type Rotation } from '../delivery/rotationRecord.js';
+import { visible } from '../terminal/sanitize.js';
+import { say } from './keyDelivery.js';
+import { askLine, canPrompt, ExitCode, fail } from './output.js';
+
+/** The handover flags. */
+export interface HandoverFlags {
+  /** `--old deactivate|delete|keep`. */
+  readonly old?: string;
+  /** `--grace DURATION`. */
+  readonly grace?: string;
+  /** `--wait-idle [BOUND]`: true for the default bound. */
+  readonly waitIdle?: string | boolean;
+  /** `--idle-for DURATION`. */
+  readonly idleFor?: string;
+  readonly yes?: boolean;
+  readonly json?: boolean;
+}
+
+/** Longest `--grace`, `--wait-idle` or `--idle-for` accepted: 7 days, ms. */
+const MAX_DURATION_MS = 7 * 86_400_000;
+
+/**
+ * A duration flag (`90s`, `10m`, `1h30m`, `0`) in ms, by the `parse-duration` package; a unit is
+ * required (a bare number other than 0 is refused, as `10` could mean seconds or minutes).
+ * @throws CommandFailure exit 2 naming the flag
+ */
+export function durationFlag(flag: string, text: string): number {
+  const t = text.trim();
+  const ms = t === '0' ? 0 : /[a-z]/i.test(t) ? parseDuration(t) : null;
+  if (ms === null || ms === undefined || !Number.isFinite(ms) || ms < 0 || ms > MAX_DURATION_MS) {
+    fail(ExitCode.usage, `invalid_request: ${flag} takes a duration with its unit, such as 90s, 10m or 1h30m (at most 7 days), not "${visible(text)}"`);
+  }
+  return Math.round(ms);
+}
+
+/**
+ * `--old` checked.
+ * @throws CommandFailure exit 2 for another word
+ */
+export function oldActionFlag(text: string | undefined): OldKeyAction | undefined {
+  if (text === undefined) return undefined;
+  const parsed = OldKeyActionSchema.safeParse(text.trim().toLowerCase());
+  if (!parsed.success) fail(ExitCode.usage, `invalid_request: --old takes deactivate, delete or keep, not "${visible(text)}"`);
+  return parsed.data;
+}
+
+/** Asks what to do with the old key on the terminal: `deactivate`, `delete` or `keep` (enter keeps it). */
+async function askOldAction(rotation: Rotation, use: LastUse): Promise<OldKeyAction> {
+  for (;;) {
+    const answer = (
+      await askLine(
+        `The successor is in place. The old key "${rotation.old.name}" was ${describeLastUse(use)}. ` +
+          'Deactivate it (reversible), delete it (permanent) or keep it? [deactivate/delete/KEEP] ',
+      )
+    ).toLowerCase();
+    if (answer === '' || answer === 'k' || answer === 'keep') return 'keep';
+    if (answer === 'deactivate' || answer === 'd') return 'deactivate';
+    if (answer === 'delete') return 'delete';
+  }
+}
+
+/** Waits until `untilMs` (epoch ms), saying so once. */
+async function waitGrace(rotation: Rotation, json: boolean): Promise<void> {
+  const until = rotation.graceUntil ? Date.parse(rotation.graceUntil) : Number.NaN;
+  const left = until - Date.now();
+  if (!(left > 0)) return;
+  say(`Waiting ${shortDuration(left)} (--grace) before handling the old key; stopping keydeck now leaves the rotation recorded (keydeck keys rotate --finish).`, json);
+  await new Promise((resolve) => setTimeout(resolve, left));
+}
+
+/** What {@link handover} did, for `--json`. */
+export interface HandoverResult {
+  readonly action: OldKeyAction;
+  readonly sentence: string;
+  readonly lastUse: LastUse;
+}
+
+/**
+ * Steps 4–5 for a rotation at `delivered` (see the module comment).
+ * @throws CommandFailure exit 1 `still_in_use` (the bound of `--wait-idle` passed, or the key is in
+ *   use without `--yes` and without a terminal): the old key is left as it is and the rotation stays recorded
+ */
+export async function handover(ctx: RotationContext, rotation: Rotation, flags: HandoverFlags & { idleForMs: number; waitIdleMs?: number }): Promise<HandoverResult> {
+  const json = flags.json === true;
+  const finishHint = `the rotation stays recorded: run \`keydeck keys rotate --finish ${rotation.old.id}\` once whatever uses it has switched`;
+  await waitGrace(rotation, json);
+  const read = async (): Promise<LastUse> => {
+    const key = (await ctx.client.keys.list()).find((k) => k.id === rotation.old.id);
+    return key ? lastUseOf(key, ctx.client.serviceNow()) : { known: false };
+  };
+  let use = await read();
+  say(`The old key "${visible(rotation.old.name)}" was ${describeLastUse(use)}.`, json);
+  const deliveredAt = rotation.deliveredAt ? Date.parse(rotation.deliveredAt) : Date.now();
+  let inUse = usedSince(use, deliveredAt) && !isIdle(use, flags.idleForMs);
+  if (flags.waitIdle !== undefined && flags.waitIdleMs !== undefined) {
+    if (!use.known) {
+      say('keydeck cannot wait until it is idle: the service does not say when a key was last used (lastUsedAt).', json);
+    } else if (!isIdle(use, flags.idleForMs)) {
+      say(`Waiting until it has not been used for ${shortDuration(flags.idleForMs)} (at most ${shortDuration(flags.waitIdleMs)}, --wait-idle)…`, json);
+      const waited = await waitUntilIdle(ctx.client, rotation.old.id, { idleForMs: flags.idleForMs, boundMs: flags.waitIdleMs });
+      use = waited.lastUse;
+      if (!waited.idle) {
+        fail(ExitCode.refused, `still_in_use: the old key "${visible(rotation.old.name)}" was ${describeLastUse(use)}, after waiting ${shortDuration(flags.waitIdleMs)}, so it was left as it is; ${finishHint}`);
+      }
+      say(`It is idle: ${describeLastUse(use)}.`, json);
+      inUse = false;
+    } else {
+      inUse = false;
+    }
+  }
+  if (rotation.oldAction === undefined && !canPrompt()) {
+    fail(ExitCode.usage, `confirmation_required: no terminal to ask what becomes of the old key: pass --old deactivate|delete|keep; ${finishHint}`);
+  }
+  const action = rotation.oldAction ?? (await askOldAction(rotation, use));
+  if (inUse && action !== 'keep' && !flags.yes) {
+    const question = `The old key is still in use: it was ${describeLastUse(use)}, after the successor was delivered. ${action === 'delete' ? 'Delete' : 'Deactivate'} it anyway? [y/N] `;
+    if (!canPrompt() || !/^y(es)?$/i.test(await askLine(question))) {
+      fail(ExitCode.refused, `still_in_use: the old key "${visible(rotation.old.name)}" was ${describeLastUse(use)}, after the successor was delivered, so it was left as it is (--wait-idle waits until it stops, --yes goes ahead anyway); ${finishHint}`);
+    }
+  }
+  const sentence = await handleOldKey(ctx, rotation, action);
+  say(`${sentence[0]!.toUpperCase()}${sentence.slice(1)}.`, json);
+  return { action, sentence, lastUse: use };
+}

@@ -1,0 +1,160 @@
+/**
+ * `--to-file PATH[:VAR]`: the key written into a dotenv file (issue 26), trusted as keydeck trusts
+ * its own files (src/config/trust.ts, as ssh does): the file must be a regular file of this user
+ * that group and others can neither read nor write (else the `chmod` that fixes it is named), and
+ * its directory must be this user's (or root's) and not writable by group or others (another user
+ * could swap the file). A symbolic link is followed and its target checked the same way.
+ *
+ * A missing file is created with mode 0600; an existing one keeps its mode and has only the
+ * variable's assignment replaced (./dotenv.ts). The write is atomic (a temp file in the same
+ * directory, renamed over the file: a reader sees the old text or the new one, never half) and
+ * holds keydeck's cross-process lock of the data dir (src/config/lock.ts), so two keydeck processes
+ * never lose each other's edit. Note for users: a rename gives the file a new inode, so a program
+ * that watches the file itself (not its directory) or a container that bind-mounts the single file
+ * keeps seeing the old one.
+ */
+import { lstat, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { writeFileAtomically } from '../config/atomic.js';
+import { withConfigLock } from '../config/lock.js';
+import { readTrustedFile, type TrustProblem } from '../config/trust.js';
+import { DeliveryError, type Destination } from './destinations.js';
+import { DotenvEditError, setDotenvVariable } from './dotenv.js';
+
+/** What writing the key into a file did. */
+export interface FileDelivery {
+  /** The file written (symbolic links resolved). */
+  readonly path: string;
+  /** True when the file did not exist and was created (mode 0600). */
+  readonly created: boolean;
+  /** 1-based lines whose assignment was replaced (the variable was there); empty when appended. */
+  readonly replacedLines: readonly number[];
+  /** Permission bits of the file after the write (0o600 for a new one). */
+  readonly mode: number;
+}
+
+type FileDestination = Extract<Destination, { kind: 'file' }>;
+
+function octal(mode: number): string {
+  return `0${(mode & 0o777).toString(8).padStart(3, '0')}`;
+}
+
+function uid(): number | undefined {
+  return process.platform === 'win32' || typeof process.getuid !== 'function' ? undefined : process.getuid();
+}
+
+function refused(sentence: string): DeliveryError {
+  return new DeliveryError('destination_refused', sentence);
+}
+
+/** The refusal of an existing dotenv file, worded for a file that will hold a consumption key. */
+function fileRefusal(problem: TrustProblem): DeliveryError {
+  const f = problem.path;
+  switch (problem.code) {
+    case 'not_owner':
+      return refused(`${f} belongs to another user, so keydeck does not write a key into it: fix it with \`chown $(id -u) ${f}\`, or choose another file`);
+    case 'group_or_other_readable':
+    case 'group_or_other_writable':
+      return refused(
+        `${f} can be ${problem.code === 'group_or_other_readable' ? 'read' : 'written'} by group or others, so a key written there would not be yours alone: fix it with \`chmod 600 ${f}\`, then run the command again`,
+      );
+    default:
+      return refused(`${f} is not a regular file (a directory, a FIFO, a device?), so keydeck does not write into it: name the dotenv file itself`);
+  }
+}
+
+/**
+ * The real path the key would be written to, after checking its directory (see the module comment).
+ * @throws DeliveryError `destination_refused`: the directory is missing, not a directory, someone
+ *   else's, or writable by group or others; a symbolic link leads nowhere.
+ */
+async function resolveTarget(d: FileDestination): Promise<string> {
+  let target = d.path;
+  try {
+    if ((await lstat(target)).isSymbolicLink()) target = await realpath(target);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && target !== d.path) throw refused(`${d.given} is a symbolic link to a file that does not exist: name the real file`);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw refused(`cannot look at ${d.given}: ${code ?? 'error'}`);
+  }
+  const dir = path.dirname(target);
+  let realDir: string;
+  let dirStats;
+  try {
+    realDir = await realpath(dir);
+    dirStats = await stat(realDir);
+  } catch {
+    throw refused(`the directory ${dir} does not exist (keydeck does not create directories for a key file): create it, or name another file`);
+  }
+  if (!dirStats.isDirectory()) throw refused(`${dir} is not a directory`);
+  const me = uid();
+  if (me !== undefined) {
+    if (dirStats.uid !== me && dirStats.uid !== 0) {
+      throw refused(`the directory ${dir} belongs to another user, who could replace the key file: keydeck writes a key only into a directory of yours; choose another place`);
+    }
+    if ((dirStats.mode & 0o022) !== 0) {
+      throw refused(
+        `the directory ${dir} can be written by group or others (mode ${octal(dirStats.mode)}), who could replace the key file: fix it with \`chmod go-w ${dir}\`, or choose another place`,
+      );
+    }
+  }
+  return path.join(realDir, path.basename(target));
+}
+
+/** The file's current text (undefined when missing) and mode, after the trust checks. */
+async function readTarget(file: string): Promise<{ text?: string; mode: number }> {
+  let read;
+  try {
+    read = await readTrustedFile(file, 'key file');
+  } catch (err) {
+    throw refused(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  if (read.kind === 'refused') throw fileRefusal(read.problem);
+  if (read.kind === 'missing') return { mode: 0o600 };
+  return { text: read.text, mode: (await stat(file)).mode & 0o777 };
+}
+
+/**
+ * Checks, before any key exists, that `d` can receive one (the directory and the file's trust, and
+ * that the file's text reads as dotenv and can take the variable). Writes nothing.
+ * @throws DeliveryError `destination_refused` (see {@link resolveTarget}, the file's trust, an
+ *   edit the dotenv reader would not read back).
+ */
+export async function checkFileDestination(d: FileDestination): Promise<void> {
+  const file = await resolveTarget(d);
+  const { text } = await readTarget(file);
+  try {
+    // A stand-in value of the key's form: the edit is the same for the real one.
+    setDotenvVariable(text ?? '', d.variable, 'sk_check');
+  } catch (err) {
+    if (err instanceof DotenvEditError) throw refused(`${d.given}: ${err.message}`);
+    throw err;
+  }
+}
+
+/**
+ * Writes `key` into the dotenv file of `d` (see the module comment), holding the lock of `lockDir`
+ * (keydeck's data dir).
+ * @throws DeliveryError `destination_refused` (the checks of {@link checkFileDestination}, made
+ *   again under the lock), `delivery_failed` (the write failed: the file is unchanged).
+ */
+export async function writeKeyToFile(d: FileDestination, key: string, lockDir: string): Promise<FileDelivery> {
+  return withConfigLock(lockDir, async () => {
+    const file = await resolveTarget(d);
+    const { text, mode } = await readTarget(file);
+    let edit;
+    try {
+      edit = setDotenvVariable(text ?? '', d.variable, key);
+    } catch (err) {
+      if (err instanceof DotenvEditError) throw refused(`${d.given}: ${err.message}`);
+      throw err;
+    }
+    try {
+      await writeFileAtomically(file, edit.text, mode);
+    } catch (err) {
+      throw new DeliveryError('delivery_failed', `could not write ${d.given} (${(err as NodeJS.ErrnoException).code ?? 'error'}); the file is unchanged`);
+    }
+    const after = (await stat(file)).mode & 0o777;
+    return { path: file, created: text === undefined, replacedLines: edit.replacedLines, mode: after };
+  });
+}

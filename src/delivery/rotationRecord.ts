@@ -1,0 +1,181 @@
+/**
+ * The record of unfinished rotations (issue 26): `<data dir>/rotations.json`, so that a rotation
+ * interrupted half way (keydeck killed between its steps) is found at the next start, by the TUI
+ * and the command line, and finished or undone on the user's word.
+ *
+ * It never holds a secret: key ids, names and prefixes, the destinations as the user typed them,
+ * and the stage reached. (So a successor created but not delivered everywhere before the
+ * interruption cannot be delivered later: its value is gone; finishing makes a new one.) Written
+ * atomically (mode 0600) under keydeck's cross-process lock of the data dir; read as keydeck reads
+ * its own files (src/config/trust.ts). A record that cannot be read is reported, never guessed at.
+ *
+ * ## Stages (consumption keys, `keys rotate` and the TUI's `R`)
+ *
+ * | stage       | what is true                                                       | finish                                        | undo |
+ * |-------------|--------------------------------------------------------------------|-----------------------------------------------|------|
+ * | `creating`  | the successor may have been created (its id not known yet)         | create a new successor, deliver it, delete the unfinished one found by name, handle the old key | delete the unfinished successor (found by name and time) |
+ * | `created`   | the successor exists; `delivered` lists the destinations it reached | as above, the unfinished one known by id      | delete the successor |
+ * | `delivered` | every destination holds the successor; the old key is untouched     | handle the old key (`oldAction`, or ask)      | delete the successor (whatever reads the destinations stops working: asked first), reactivate the old key if keydeck deactivated it |
+ *
+ * Management keys (`mgmt-keys rotate`): `creating` → `created` (the new `mk_` exists, not stored)
+ * → `stored` (stored where the old one was, checked; the old one not yet deleted). Finish after
+ * `created` deletes the lost new key and starts again; after `stored` deletes the old key. Undo
+ * deletes the new key when it was never stored.
+ *
+ * No key is ever deactivated or deleted before its successor reached the stage `delivered` (or `stored`).
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomically } from '../config/atomic.js';
+import { withConfigLock } from '../config/lock.js';
+import { readTrustedFile } from '../config/trust.js';
+
+/** What happens to the old key once its successor is delivered. */
+export const OldKeyActionSchema = z.enum(['deactivate', 'delete', 'keep']);
+/** See {@link OldKeyActionSchema}. */
+export type OldKeyAction = z.infer<typeof OldKeyActionSchema>;
+
+const DestinationSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('file'), path: z.string(), variable: z.string(), given: z.string() }),
+  z.object({ kind: z.literal('command'), argv: z.array(z.string()).min(1), given: z.string() }),
+]);
+
+/** A rotation in progress. Times are ISO 8601. */
+export const RotationSchema = z.object({
+  /** keydeck's own id of the rotation (not the service's). */
+  id: z.string().min(1),
+  kind: z.enum(['consumption', 'management']),
+  profile: z.string(),
+  /** The service origin (`https://api.example.com`) the keys belong to. */
+  origin: z.string(),
+  startedAt: z.string(),
+  updatedAt: z.string(),
+  stage: z.enum(['creating', 'created', 'delivered', 'stored']),
+  old: z.object({ id: z.string(), name: z.string(), keyPrefix: z.string().optional(), wasActive: z.boolean().optional() }),
+  successor: z.object({ name: z.string(), id: z.string().optional(), keyPrefix: z.string().optional() }),
+  /** Unfinished successors of earlier tries (ids) still to delete once a new one is delivered. */
+  orphans: z.array(z.string()).default([]),
+  destinations: z.array(DestinationSchema).default([]),
+  /** Indexes into `destinations` that hold the current successor. */
+  delivered: z.array(z.number().int().min(0)).default([]),
+  /** The user's `--old`, when given. */
+  oldAction: OldKeyActionSchema.optional(),
+  /** When the successor reached every destination. */
+  deliveredAt: z.string().optional(),
+  /** Not before this time is the old key handled (`--grace`). */
+  graceUntil: z.string().optional(),
+  /** Where the management key was stored (`keychain`/`file`), for `mgmt-keys rotate`. */
+  storedIn: z.string().optional(),
+});
+/** See {@link RotationSchema}. */
+export type Rotation = z.infer<typeof RotationSchema>;
+
+const RecordFileSchema = z.object({ version: z.literal(1), rotations: z.array(RotationSchema) });
+
+/** Most rotations kept (unfinished ones are never dropped silently: past this, starting one is refused). */
+export const MAX_ROTATIONS = 100;
+
+/** A record that cannot be trusted or read: one sentence, naming the file. */
+export class RotationRecordError extends Error {
+  override readonly name = 'RotationRecordError';
+}
+
+/** `<dataDir>/rotations.json`. */
+export function rotationRecordPath(dataDir: string): string {
+  return path.join(dataDir, 'rotations.json');
+}
+
+async function readAll(file: string): Promise<Rotation[]> {
+  let read;
+  try {
+    read = await readTrustedFile(file, 'config file');
+  } catch (err) {
+    throw new RotationRecordError(`cannot read the rotation record ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+  if (read.kind === 'missing') return [];
+  if (read.kind === 'refused') throw new RotationRecordError(`the rotation record: ${read.problem.sentence}`);
+  let data: unknown;
+  try {
+    data = JSON.parse(read.text);
+  } catch {
+    throw new RotationRecordError(`the rotation record ${file} is not JSON: move it away once no rotation is under way`);
+  }
+  const parsed = RecordFileSchema.safeParse(data);
+  if (!parsed.success) throw new RotationRecordError(`the rotation record ${file} is not in keydeck's format: move it away once no rotation is under way`);
+  return parsed.data.rotations;
+}
+
+/** The record of one data dir: read, and changed under the lock. */
+export class RotationRecord {
+  readonly #dir: string;
+  readonly #file: string;
+
+  /** `dataDir`: keydeck's data dir (src/config/paths.ts `dataDir`). */
+  constructor(dataDir: string) {
+    this.#dir = dataDir;
+    this.#file = rotationRecordPath(dataDir);
+  }
+
+  /** The file's path. */
+  get path(): string {
+    return this.#file;
+  }
+
+  /**
+   * Every unfinished rotation, or those of one profile at one origin.
+   * @throws RotationRecordError when the file is not trusted or not readable
+   */
+  async list(filter?: { profile: string; origin: string }): Promise<Rotation[]> {
+    const all = await readAll(this.#file);
+    return filter ? all.filter((r) => r.profile === filter.profile && r.origin === filter.origin) : all;
+  }
+
+  async #change<T>(body: (all: Rotation[]) => T): Promise<T> {
+    return withConfigLock(this.#dir, async () => {
+      const all = await readAll(this.#file);
+      const result = body(all);
+      await writeFileAtomically(this.#file, `${JSON.stringify({ version: 1, rotations: all }, null, 2)}\n`, 0o600);
+      return result;
+    });
+  }
+
+  /**
+   * Records a new rotation (stage `creating`).
+   * @throws RotationRecordError when the same old key already has an unfinished rotation, or the record is full
+   */
+  async start(fields: Omit<Rotation, 'id' | 'startedAt' | 'updatedAt' | 'stage' | 'orphans' | 'delivered'> & Partial<Pick<Rotation, 'orphans'>>): Promise<Rotation> {
+    return this.#change((all) => {
+      if (all.some((r) => r.old.id === fields.old.id && r.origin === fields.origin)) {
+        throw new RotationRecordError(`the key "${fields.old.name}" already has an unfinished rotation: finish or undo it first`);
+      }
+      if (all.length >= MAX_ROTATIONS) throw new RotationRecordError(`${MAX_ROTATIONS} rotations are unfinished: finish or undo some first`);
+      const now = new Date().toISOString();
+      const rotation: Rotation = RotationSchema.parse({ ...fields, id: randomUUID(), startedAt: now, updatedAt: now, stage: 'creating', orphans: fields.orphans ?? [], delivered: [] });
+      all.push(rotation);
+      return rotation;
+    });
+  }
+
+  /**
+   * Applies `patch` to the rotation `id` and returns it as recorded.
+   * @throws RotationRecordError when it is no longer recorded (finished or undone elsewhere)
+   */
+  async update(id: string, patch: Partial<Omit<Rotation, 'id' | 'startedAt'>>): Promise<Rotation> {
+    return this.#change((all) => {
+      const i = all.findIndex((r) => r.id === id);
+      if (i === -1) throw new RotationRecordError('this rotation is no longer recorded: another keydeck finished or undid it');
+      const next = RotationSchema.parse({ ...all[i], ...patch, updatedAt: new Date().toISOString() });
+      all[i] = next;
+      return next;
+    });
+  }
+
+  /** Removes the rotation `id` (finished or undone); nothing when it is not there. */
+  async remove(id: string): Promise<void> {
+    await this.#change((all) => {
+      const i = all.findIndex((r) => r.id === id);
+      if (i !== -1) all.splice(i, 1);
+    });
+  }
+}
