@@ -89,8 +89,11 @@ export function keepsFigures(error: unknown): boolean {
   return !(error instanceof KeydeckApiError && ['unauthorized', 'forbidden', 'not_found', 'invalid_request'].includes(error.code));
 }
 
-/** The parts of a client a usage read needs. */
-export type UsageClient = Pick<KeydeckClient, 'usage' | 'serviceClockOffsetMs'>;
+/** The parts of a client a usage read needs (a KeydeckClient, or the TUI's AccountClient). */
+export interface UsageClient {
+  readonly usage: Pick<KeydeckClient['usage'], 'list' | 'get' | 'keyInfo'>;
+  readonly serviceClockOffsetMs?: number | undefined;
+}
 
 /** What the three readers below share. */
 export interface UsageReadOptions {

@@ -69,6 +69,11 @@ export class UsageTracker {
     return this.#snapshot;
   }
 
+  /** The service's clock minus this machine's, ms (the client's, from the `Date` header; 0 before any answer). */
+  get clockOffsetMs(): number {
+    return this.#o.client.serviceClockOffsetMs ?? 0;
+  }
+
   /**
    * Takes up the kept answer and the open episodes without spending a read (the first frame).
    * The kept answer is not judged: it was judged when it was read.

@@ -1,0 +1,46 @@
+/**
+ * The per-key metrics (issue 22): spend gauges by key id and name, the label set bounded (the 50
+ * biggest spenders over the share period, the rest summed as `other`), the usage figures' age,
+ * the reads left, and the keys in a runaway episode; promtool-style names in base units.
+ */
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import type { UsagePeriod } from '../../src/api/usageSchemas.js';
+import type { Episode } from '../../src/billing/keyHistory.js';
+import { spendRows } from '../../src/billing/spend.js';
+import { budgetState } from '../../src/billing/usageBudget.js';
+import { registerSpendMetrics } from '../../src/metrics/spend.js';
+
+const T = Date.UTC(2026, 2, 2, 12, 0, 0);
+
+describe('spend metrics', () => {
+  it('exports the top 50 keys by id and name, the rest as other, and stays bounded for 1,000 keys', async () => {
+    const keys = Array.from({ length: 1000 }, (_, i) => ({ id: `k${i}`, name: `key ${i}\u001b[31m`, periods: { '24h': { spend: i / 100 }, total: { spend: i } } as Partial<Record<UsagePeriod, { spend: number }>> }));
+    const rows = spendRows({ keys, periods: ['24h', 'total'], raw: null });
+    const episodes = new Map<string, Episode>([['k999', { keyId: 'k999', kind: 'runaway', startedAt: T, lastAt: T, usdPerHour: 12.5, baselineUsdPerHour: 1 }]]);
+    const registry = new Registry();
+    registry.setDefaultLabels({ profile: 'p', origin: 'https://api.example.com' });
+    registerSpendMetrics(registry, () => ({ rows, period: '24h', at: T - 90_000, budget: budgetState([T - 100_000, T - 90_000], undefined, T), now: T, episodes }));
+    const text = await registry.metrics();
+    const spendLines = text.split('\n').filter((l) => l.startsWith('keydeck_key_spend_usd{'));
+    expect(spendLines).toHaveLength(51 * 2);
+    expect(text).toContain('keydeck_key_spend_usd{key_id="k999",key_name="key 999\\\\u001b[31m",period="24h",profile="p",origin="https://api.example.com"} 9.99');
+    const other = spendLines.filter((l) => l.includes('key_id="other"'));
+    expect(other).toHaveLength(2);
+    // 0 + 1 + … + 949 (the keys below the top 50), as all-time spend.
+    expect(other.find((l) => l.includes('period="total"'))).toMatch(/ 450775$/);
+    expect(text).toMatch(/^keydeck_usage_age_seconds\{profile="p",origin="https:\/\/api\.example\.com"\} 90$/m);
+    expect(text).toMatch(/^keydeck_usage_reads_left\{[^}]*\} 10$/m);
+    expect(text).toMatch(/^keydeck_key_runaway_usd_per_hour\{key_id="k999",key_name="key 999[^"]*",kind="runaway",[^}]*\} 12\.5$/m);
+    expect(text).not.toContain('\u001b');
+  });
+
+  it('exports no key and an unknown (NaN) age before the first usage figures', async () => {
+    const registry = new Registry();
+    registerSpendMetrics(registry, () => undefined);
+    const text = await registry.metrics();
+    expect(text).not.toMatch(/^keydeck_key_spend_usd\{/m);
+    expect(text).toMatch(/^keydeck_usage_age_seconds Nan$/m);
+    expect(text).toMatch(/^keydeck_usage_reads_left Nan$/m);
+  });
+});
