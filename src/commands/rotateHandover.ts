@@ -8,7 +8,7 @@
  */
 import parseDuration from 'parse-duration';
 import { describeLastUse, isIdle, lastUseOf, shortDuration, usedSince, waitUntilIdle, type LastUse } from '../delivery/lastUse.js';
-import { handleOldKey, type RotationContext } from '../delivery/rotation.js';
+import { handleOldKey, serviceNowOf, type RotationContext } from '../delivery/rotation.js';
 import { OldKeyActionSchema, type OldKeyAction, type Rotation } from '../delivery/rotationRecord.js';
 import { visible } from '../terminal/sanitize.js';
 import { say } from './keyDelivery.js';
@@ -98,7 +98,7 @@ export async function handover(ctx: RotationContext, rotation: Rotation, flags: 
   await waitGrace(rotation, json);
   const read = async (): Promise<LastUse> => {
     const key = (await ctx.client.keys.list()).find((k) => k.id === rotation.old.id);
-    return key ? lastUseOf(key, ctx.client.serviceNow()) : { known: false };
+    return key ? lastUseOf(key, serviceNowOf(ctx.client)) : { known: false };
   };
   let use = await read();
   say(`The old key "${visible(rotation.old.name)}" was ${describeLastUse(use)}.`, json);
@@ -131,6 +131,7 @@ export async function handover(ctx: RotationContext, rotation: Rotation, flags: 
     }
   }
   const sentence = await handleOldKey(ctx, rotation, action);
-  say(`${sentence[0]!.toUpperCase()}${sentence.slice(1)}.`, json);
+  const hint = action === 'deactivate' ? ` (\`keydeck keys enable ${rotation.old.id}\` turns it back on)` : '';
+  say(`${sentence[0]!.toUpperCase()}${sentence.slice(1)}${hint}.`, json);
   return { action, sentence, lastUse: use };
 }

@@ -81,6 +81,20 @@ export class RotationRecordError extends Error {
   override readonly name = 'RotationRecordError';
 }
 
+/** Where an interrupted rotation stopped, in words. */
+export function stageWords(r: Rotation): string {
+  switch (r.stage) {
+    case 'creating':
+      return 'while its successor was being created';
+    case 'created':
+      return r.kind === 'management' ? 'after the new management key was created, before it was stored' : 'before its successor reached every destination';
+    case 'delivered':
+      return 'after its successor was delivered, before the old key was handled';
+    case 'stored':
+      return 'after the new management key was stored, before the old one was deleted';
+  }
+}
+
 /** `<dataDir>/rotations.json`. */
 export function rotationRecordPath(dataDir: string): string {
   return path.join(dataDir, 'rotations.json');

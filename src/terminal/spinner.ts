@@ -68,8 +68,9 @@ export function createActivity(options: ActivityOptions = {}): Activity {
  */
 export function withActivity<T extends object>(target: T, activity: Activity, text: string): T {
   return new Proxy(target, {
-    get(obj, prop, receiver) {
-      const value = Reflect.get(obj, prop, receiver) as unknown;
+    get(obj, prop) {
+      // Getters run on the real object too (`serviceClockOffsetMs` reads a private field).
+      const value = Reflect.get(obj, prop, obj) as unknown;
       if (typeof value !== 'function') return value;
       // Called on the real object (its private fields are not the proxy's).
       return (...args: unknown[]) => {
