@@ -119,6 +119,8 @@ export class BalanceHistoryStore {
 export class HistorySeries {
   readonly profile: string;
   readonly origin: string;
+  /** @internal The series' row id (the per-key usage history of ./keyHistory.ts hangs off it). */
+  readonly id: number;
   readonly #db: DatabaseSync;
   readonly #id: number;
   readonly #insert: StatementSync;
@@ -128,6 +130,7 @@ export class HistorySeries {
   constructor(db: DatabaseSync, id: number, profile: string, origin: string) {
     this.#db = db;
     this.#id = id;
+    this.id = id;
     this.profile = profile;
     this.origin = origin;
     this.#insert = db.prepare('INSERT OR REPLACE INTO readings (series, t, remaining, total_top_up) VALUES (?, ?, ?, ?)');

@@ -93,6 +93,18 @@ export function budgetState(callTimes: readonly number[], blockedUntil: number |
   };
 }
 
+/**
+ * Why a read for `mode` may not be spent in `state` (at its `now`): `blocked` (a 429's wait),
+ * `recent` (the schedule's last read is too recent), `exhausted` (none left, or none left for the
+ * schedule); undefined when it may.
+ */
+export function declineReason(state: BudgetState, mode: ReadMode): 'recent' | 'exhausted' | 'blocked' | undefined {
+  const due = mode === 'auto' ? state.nextAutoAt : state.nextAt;
+  if (state.now >= due) return undefined;
+  if (state.blockedUntil !== undefined) return 'blocked';
+  return mode === 'auto' && state.used < AUTO_READS_PER_WINDOW && state.left > 0 ? 'recent' : 'exhausted';
+}
+
 /** A kept answer: its time (service clock, ms) and its data. */
 export interface KeptAnswer {
   readonly t: number;
@@ -164,11 +176,8 @@ export class UsageBudget {
     return this.#transaction(() => {
       this.#prune.run(credential, now - WINDOW_MS, now + FUTURE_SLACK_MS);
       const state = this.state(credential, now);
-      const due = mode === 'auto' ? state.nextAutoAt : state.nextAt;
-      if (now < due) {
-        const reason = state.blockedUntil !== undefined ? 'blocked' : mode === 'auto' && state.used < AUTO_READS_PER_WINDOW ? 'recent' : 'exhausted';
-        return { granted: false, reason, state };
-      }
+      const reason = declineReason(state, mode);
+      if (reason !== undefined) return { granted: false, reason, state };
       this.#insertCall.run(credential, now, kind);
       return { granted: true, state: this.state(credential, now) };
     });

@@ -8,7 +8,7 @@
 import { isAbortError, KeydeckApiError } from '../api/errors.js';
 import type { KeydeckClient } from '../api/client.js';
 import { KeyInfoSchema, KeyUsageAnswerSchema, UsageListSchema, type KeyInfo, type KeyUsage, type UsageReport } from '../api/usageSchemas.js';
-import { type BudgetState, type ReadMode, type UsageBudget } from './usageBudget.js';
+import { declineReason, type BudgetState, type ReadMode, type UsageBudget } from './usageBudget.js';
 
 /** What a usage read gave: figures (new or kept) with their time, and the budget after it. */
 export interface UsageRead<T> {
@@ -61,6 +61,10 @@ export async function spendUsageRead<T>(spec: UsageReadSpec<T>): Promise<UsageRe
   };
   const now = budget.now(origin, spec.clockOffsetMs());
   if (spec.mode === 'kept') return { ...keptAnswer(), fresh: false, budget: budget.state(credential, now) };
+  // Most scheduled checks find nothing due: decided without taking the write lock.
+  const before = budget.state(credential, now);
+  const early = declineReason(before, spec.mode);
+  if (early !== undefined) return { ...keptAnswer(), fresh: false, budget: before, declined: early };
   const claim = budget.claim(credential, spec.mode, kind, now);
   if (!claim.granted) return { ...keptAnswer(), fresh: false, budget: claim.state, declined: claim.reason };
   try {
@@ -74,6 +78,15 @@ export async function spendUsageRead<T>(spec: UsageReadSpec<T>): Promise<UsageRe
     const state = error instanceof KeydeckApiError && error.code === 'rate_limited' ? budget.rateLimited(credential, origin, error.retryAfterMs, at) : budget.state(credential, at);
     return { ...keptAnswer(), fresh: false, budget: state, error };
   }
+}
+
+/**
+ * True when a failed read leaves the last figures worth showing (with their age): the service did
+ * not answer, asked to wait, or sent a shape keydeck cannot read. False when it refused the
+ * credential or the key (401, 403 deactivated, 404): old figures would hide that.
+ */
+export function keepsFigures(error: unknown): boolean {
+  return !(error instanceof KeydeckApiError && ['unauthorized', 'forbidden', 'not_found', 'invalid_request'].includes(error.code));
 }
 
 /** The parts of a client a usage read needs. */

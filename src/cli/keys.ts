@@ -18,7 +18,7 @@ import { commandGroup, runScripted } from './shared.js';
 
 /** Adds `keys` (consumption keys) to the program. */
 export function registerKeys(program: Command): void {
-  const keys = commandGroup(program, 'keys', 'consumption keys (sk_): list, create credit keys, rename, enable, disable, delete');
+  const keys = commandGroup(program, 'keys', 'consumption keys (sk_): list, create credit keys, rename, enable, disable, delete, usage');
   keys
     .command('list')
     .description('list the consumption keys: id, name, keyType, keyPlan, status, expires, createdAt (never a key value)')
@@ -65,6 +65,18 @@ export function registerKeys(program: Command): void {
     .action(async (id: string, opts: { yes?: boolean; json?: boolean }, cmd: Command) => {
       const { keysSetActive } = await import('../commands/keys.js');
       await runScripted(cmd, (g) => keysSetActive(g, id, false, opts));
+    });
+  keys
+    .command('usage')
+    .description('who spends what: each key’s spend per period and share (or one key’s spend read by read); reads are limited to 12 per 12 hours')
+    .argument('[id]', 'one key’s id: its figures, burn rates and spend read by read')
+    .option('--period <period>', 'only this period: 24h, 7d, 30d or total (with an id: how far back the reads go; default 7d)')
+    .option('--refresh', 'spend one of the 12 usage reads per 12 hours now, when one is left')
+    .option('--cached', 'never spend a read: print the last figures kept, with their age')
+    .option('--json', 'print { service: the answer as sent, derived: keydeck’s figures } as JSON')
+    .action(async (id: string | undefined, opts: { period?: string; refresh?: boolean; cached?: boolean; json?: boolean }, cmd: Command) => {
+      const { keysUsage } = await import('../commands/usage.js');
+      await runScripted(cmd, (g) => keysUsage(g, id, opts));
     });
   keys
     .command('delete')

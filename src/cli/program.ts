@@ -19,6 +19,7 @@ import { registerProfile, registerShellHelpers } from './profile.js';
 import { registerSandbox } from './sandbox.js';
 import { DIALECTS } from './shared.js';
 import { registerTuiAction } from './tui.js';
+import { registerKeyInfo } from './usage.js';
 
 /**
  * Builds keydeck's whole command line. `version` is shown by `--version`. commander's own usage
@@ -49,6 +50,7 @@ export function createProgram(version: string): Command {
   registerMonitor(program);
   registerKeys(program);
   registerMgmtKeys(program);
+  registerKeyInfo(program);
   registerBilling(program);
   registerProfile(program);
   registerShellHelpers(program);

@@ -12,11 +12,12 @@ export interface EnvironmentVariable {
 /** The variables, keydeck's own first. */
 export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'KEYDECK_TOKEN', meaning: 'a session token or mk_ key to use instead of the stored one; never stored' },
+  { name: 'KEYDECK_SK', meaning: 'keydeck key-info only: the consumption key (sk_) whose own budget to read (else stdin); never stored, never echoed, never taken from the command line' },
   { name: 'KEYDECK_BASE_URL', meaning: 'the service’s base URL (same as --base-url)' },
   { name: 'KEYDECK_PROFILE', meaning: 'the profile to use (same as --profile; default: the config file’s current profile, else default)' },
   { name: 'KEYDECK_ALLOW_INSECURE_HTTP', meaning: '1 (or true, yes): send the key over plain http:// to a host outside this machine (same as --allow-insecure-http); without it keydeck refuses' },
   { name: 'KEYDECK_CONFIG_DIR', meaning: 'where the config file and the fallback key file live (default: the platform’s config dir)' },
-  { name: 'KEYDECK_DATA_DIR', meaning: 'where keydeck keeps its data, never a secret: the top-up record topups.db, the balance history history.db, the sandbox database sandbox.db (default: the platform’s data dir, ~/.local/share/keydeck on Linux)' },
+  { name: 'KEYDECK_DATA_DIR', meaning: 'where keydeck keeps its data, never a secret: the top-up record topups.db, the balance history history.db (also the per-key spend history and the shared record of usage reads), the sandbox database sandbox.db (default: the platform’s data dir, ~/.local/share/keydeck on Linux)' },
   { name: 'KEYDECK_HISTORY_DB', meaning: 'the balance history database file (default: history.db in the data dir)' },
   { name: 'KEYDECK_SANDBOX_DB', meaning: 'the sandbox’s database file, for keydeck --sandbox and keydeck sandbox without --db (default: sandbox.db in the data dir); keydeck --sandbox keeps its loopback port beside it (sandbox.db.port) and takes it again when free, so the key stored at setup still belongs to the next start’s sandbox' },
   { name: 'KEYDECK_TIMEOUT_MS', meaning: 'the deadline of each call to the service in ms, retries included (default 10000); commands then exit 4' },

@@ -8,6 +8,7 @@
  * ```json
  * { "version": 1, "currentProfile": "default",
  *   "profiles": { "default": { "baseUrl": "https://…", "pollIntervalSeconds": 15, "alertBelowUsd": 5, "confirmAboveUsd": 500,
+ *     "runawayFactor": 5, "runawayFloorUsdPerHour": 1,
  *     "topUpMethods": { "card_checkout": "stripe", "card_direct": "stripe_direct" } } } }
  * ```
  * A broken file is never overwritten without a backup (`config.json.bak-<timestamp>`).
@@ -34,6 +35,11 @@ export const MAX_POLL_INTERVAL_SECONDS = 86_400;
  */
 export const DEFAULT_CONFIRM_ABOVE_USD = 500;
 
+/** Default of a profile's `runawayFactor`: a key spending 5× its own 7-day median is a runaway (issue 22). */
+export const DEFAULT_RUNAWAY_FACTOR = 5;
+/** Default of a profile's `runawayFloorUsdPerHour`: below $1/h nothing is a runaway (issue 22). */
+export const DEFAULT_RUNAWAY_FLOOR_USD_PER_HOUR = 1;
+
 /** A profile name: 1–64 of letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
 export const ProfileNameSchema = z
   .string()
@@ -51,6 +57,10 @@ export const ProfileConfigSchema = z.strictObject({
   alertBelowUsd: z.number().min(0).optional(),
   /** Top-up ceiling in USD: an amount above it must be typed again to confirm (default 500). */
   confirmAboveUsd: z.number().min(0).optional(),
+  /** A key spending this many times its own 7-day median rate is a runaway (≥ 1; default 5). */
+  runawayFactor: z.number().min(1).max(1000).optional(),
+  /** The least rate that can be a runaway, USD per hour (default 1). */
+  runawayFloorUsdPerHour: z.number().min(0).max(1_000_000).optional(),
   /**
    * The top-up method names this service expects, by kind (default the seed's: `card_checkout`,
    * `card_direct`, `usdc`). The real service's documentation pages name the card kinds `stripe`

@@ -8,6 +8,8 @@
 import {
   DEFAULT_CONFIRM_ABOVE_USD,
   DEFAULT_POLL_INTERVAL_SECONDS,
+  DEFAULT_RUNAWAY_FACTOR,
+  DEFAULT_RUNAWAY_FLOOR_USD_PER_HOUR,
   checkProfileName,
   normalizeBaseUrl,
   readConfig,
@@ -33,6 +35,10 @@ export interface ResolvedProfile {
   readonly confirmAboveUsd: number;
   /** The top-up method names by kind, when the profile sets any (`topUpMethods`; default the seed's). */
   readonly topUpMethods?: Readonly<Partial<Record<'card_checkout' | 'card_direct' | 'usdc', string>>>;
+  /** A key spending this many times its own 7-day median is a runaway (default 5; issue 22). */
+  readonly runawayFactor: number;
+  /** The least rate that can be a runaway, USD/hour (default 1). */
+  readonly runawayFloorUsdPerHour: number;
   /** The config file the profile was read from (it may not exist yet). */
   readonly configPath: string;
   /** True when the config file has an entry for this profile. */
@@ -86,6 +92,8 @@ export function resolveFromConfig(
     ...(entry?.alertBelowUsd !== undefined && { alertBelowUsd: entry.alertBelowUsd }),
     confirmAboveUsd: entry?.confirmAboveUsd ?? DEFAULT_CONFIRM_ABOVE_USD,
     ...(entry?.topUpMethods !== undefined && { topUpMethods: entry.topUpMethods }),
+    runawayFactor: entry?.runawayFactor ?? DEFAULT_RUNAWAY_FACTOR,
+    runawayFloorUsdPerHour: entry?.runawayFloorUsdPerHour ?? DEFAULT_RUNAWAY_FLOOR_USD_PER_HOUR,
     configPath,
     inConfig: entry !== undefined,
   };

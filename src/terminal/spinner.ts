@@ -64,13 +64,20 @@ export function createActivity(options: ActivityOptions = {}): Activity {
 
 /**
  * `target` with every method that returns a promise wrapped in an {@link Activity} unit named
- * `text` (a client whose calls show the spinner). Other properties pass through.
+ * `text` (a client whose calls show the spinner), also the methods of its object properties (the
+ * client's resources: `client.keys.list()`). Other properties pass through; getters run on the
+ * real object (its private fields are not the proxy's).
  */
 export function withActivity<T extends object>(target: T, activity: Activity, text: string): T {
+  const nested = new Map<PropertyKey, object>();
   return new Proxy(target, {
     get(obj, prop) {
-      // Getters run on the real object too (`serviceClockOffsetMs` reads a private field).
       const value = Reflect.get(obj, prop, obj) as unknown;
+      if (typeof value === 'object' && value !== null) {
+        let wrapped = nested.get(prop);
+        if (!wrapped) nested.set(prop, (wrapped = withActivity(value, activity, text)));
+        return wrapped;
+      }
       if (typeof value !== 'function') return value;
       // Called on the real object (its private fields are not the proxy's).
       return (...args: unknown[]) => {

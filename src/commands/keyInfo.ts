@@ -1,0 +1,134 @@
+/**
+ * `keydeck key-info [--cached] [--json]` (issue 22): a consumption key's own view, for people who
+ * hold only an `sk_` (an app's on-call): `GET /v1/usage` with the key as the Bearer
+ * (https://docs.cheapestinference.com/api/usage): its budget spent and limit, when it resets, its
+ * rate limits, its plan, the account's balance.
+ *
+ * The key comes from `KEYDECK_SK`, else stdin (piped, or typed at a masked prompt on a
+ * terminal), never from argv (a command line is seen by every user of the machine, and kept in
+ * shell history); it is never stored, logged or echoed: output names it by its prefix
+ * (`sk_` + 8) only, and the shared record of reads knows it by a one-way hash. The service's
+ * origin is the profile's (or `--base-url`), as for every command.
+ *
+ * Reads spend this key's own budget of usage reads (12 per 12 hours, src/billing/usageBudget.ts);
+ * with none left (or `--cached`) the last answer kept is printed with its age.
+ *
+ * Exit codes: 0 printed; 1 refused (401 unknown key, 403 deactivated, 404 deleted, no read left
+ * and nothing kept); 2 bad usage (no key, not an `sk_`); 4 network.
+ */
+import { insecureHttpProblem } from '../api/baseUrl.js';
+import { KeydeckClient } from '../api/client.js';
+import { keyPrefixOf } from '../api/errors.js';
+import { ConsumptionKeyValueSchema } from '../api/schemas.js';
+import type { KeyInfo } from '../api/usageSchemas.js';
+import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
+import { credentialIdOf, UsageBudget } from '../billing/usageBudget.js';
+import { keepsFigures, readKeyInfo } from '../billing/usageReads.js';
+import { ageWords, durationWords, usageStatusLine } from '../billing/usageWords.js';
+import { resolveProfile } from '../config/profile.js';
+import { clientTimeoutFromEnv } from '../config/timeout.js';
+import { printData, type JsonFlag } from './api-command.js';
+import { askSecret, canPrompt, ExitCode, fail, noBaseUrlSentence, printFormatted, readStdin, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { colorEnabled, formatAmount, formatKeyValues, formatTimestamp, type Cell } from './table.js';
+
+/** Flags of `key-info`. */
+export interface KeyInfoFlags extends JsonFlag {
+  readonly cached?: boolean;
+}
+
+/** Dependencies (tests): the environment, the history database, the key's source. */
+export interface KeyInfoDeps {
+  readonly env?: NodeJS.ProcessEnv;
+  readonly openHistory?: () => BalanceHistoryStore;
+  /** Reads the key when KEYDECK_SK is not set (default: stdin, or a masked prompt on a terminal). */
+  readonly readKey?: () => Promise<string>;
+}
+
+/** Reads the `sk_`: KEYDECK_SK, else stdin. @throws CommandFailure exit 2 without one, or not an sk_ */
+async function consumptionKey(env: NodeJS.ProcessEnv, deps: KeyInfoDeps): Promise<string> {
+  let raw = env.KEYDECK_SK;
+  if (raw === undefined || raw.trim() === '') {
+    if (deps.readKey) raw = await deps.readKey();
+    else if (canPrompt()) raw = await askSecret('Consumption key (sk_…), input hidden: ');
+    else if (process.stdin.isTTY) fail(ExitCode.usage, 'no consumption key: set KEYDECK_SK or pipe the key on stdin (it is never taken from the command line)');
+    else raw = (await readStdin()).split(/\r?\n/)[0] ?? '';
+  }
+  const key = raw.trim();
+  if (key === '') fail(ExitCode.usage, 'no consumption key: set KEYDECK_SK or pipe the key on stdin (it is never taken from the command line)');
+  if (!ConsumptionKeyValueSchema.safeParse(key).success) {
+    // Never echoed: only what it starts like.
+    fail(ExitCode.usage, `that is not a consumption key (sk_…): it starts with "${/^[A-Za-z]{1,4}[_-]/.exec(key)?.[0] ?? key.slice(0, 2).replace(/[^A-Za-z0-9]/g, '?')}"; key-info takes the sk_ key an application uses`);
+  }
+  return key;
+}
+
+/** `keydeck key-info`: see the module comment. */
+export async function keyInfo(globals: GlobalOptions, flags: KeyInfoFlags = {}, deps: KeyInfoDeps = {}): Promise<ExitCodeValue> {
+  const env = deps.env ?? process.env;
+  const profile = await resolveProfile(globals, env);
+  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile.name));
+  const insecure = insecureHttpProblem(profile.baseUrl, globals.allowInsecureHttp === true);
+  if (insecure !== undefined) fail(ExitCode.usage, insecure);
+  const sk = await consumptionKey(env, deps);
+  const prefix = keyPrefixOf(sk);
+  let store: BalanceHistoryStore;
+  try {
+    store = deps.openHistory ? deps.openHistory() : BalanceHistoryStore.open({ env });
+  } catch (error) {
+    fail(ExitCode.refused, `usage reads need keydeck's shared record of reads, which cannot be used: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const client = new KeydeckClient({
+    ...clientTimeoutFromEnv(env),
+    baseUrl: profile.baseUrl,
+    token: sk,
+    ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }),
+    credential: { label: `the consumption key ${prefix}… (KEYDECK_SK or stdin)`, whenRejected: 'check the key: it may have been deleted or mistyped' },
+  });
+  try {
+    const origin = originOf(profile.baseUrl);
+    const read = await readKeyInfo(client, { budget: new UsageBudget(store.database), credential: credentialIdOf(origin, sk), origin, mode: flags.cached ? 'kept' : 'demand' });
+    if (read.error !== undefined && !keepsFigures(read.error)) throw read.error;
+    if (read.data === undefined || read.at === undefined) {
+      if (read.error !== undefined) throw read.error;
+      const s = read.budget;
+      fail(ExitCode.refused, `usage_budget: nothing is kept for ${prefix}… yet and no read can be spent: the next is allowed ${s.nextAt <= s.now ? 'now' : `in ${durationWords(s.nextAt - s.now)}`}`);
+    }
+    if (read.error !== undefined) warn(`could not read new figures (${read.error instanceof Error ? read.error.message : String(read.error)}); these are from ${ageWords(read.at, read.budget.now)}`);
+    if (flags.json) {
+      printData({ service: read.data, derived: { keyPrefix: prefix, asOf: new Date(read.at).toISOString(), ageSeconds: Math.max(0, Math.round((read.budget.now - read.at) / 1000)), fresh: read.fresh, readsLeft: read.budget.left } });
+    } else {
+      printFormatted(formatKeyValues(keyInfoPairs(read.data, prefix, usageStatusLine(read.at, read.budget)), { color: colorEnabled() }));
+    }
+    return ExitCode.ok;
+  } finally {
+    client.close();
+    store.close();
+  }
+}
+
+const money = (n: number | null | undefined): string | undefined => (n === null || n === undefined ? undefined : `$${formatAmount(n)}`);
+
+/** The human block of `key-info`: key, budget, resets, rate limits, plan, balance, the figures' age. */
+export function keyInfoPairs(info: KeyInfo, prefix: string, status: string): Array<[string, Cell]> {
+  const pairs: Array<[string, Cell]> = [];
+  const k = info.key;
+  pairs.push(['key', `${prefix}…${k?.name ? ` "${k.name}"` : ''}${k?.type ? ` · ${k.type} key` : ''}${k?.created_at ? ` · created ${formatTimestamp(k.created_at)}` : ''}`]);
+  const b = info.budget;
+  if (b) {
+    const spent = money(b.spent) ?? '—';
+    const limit = b.limit === null ? 'no limit' : (money(b.limit) ?? 'limit not given');
+    pairs.push(['budget', `${spent} spent · ${limit}${b.duration ? ` per ${b.duration}` : ''}`]);
+    if (b.resets_at) pairs.push(['resets', formatTimestamp(b.resets_at)]);
+  }
+  const r = info.rate_limits;
+  if (r) {
+    const parts = [r.rpm !== undefined && r.rpm !== null ? `${r.rpm} requests/min` : undefined, r.tpm !== undefined && r.tpm !== null ? `${r.tpm.toLocaleString('en-US')} tokens/min` : 'no token limit'].filter(Boolean);
+    pairs.push(['rate limits', parts.join(' · ')]);
+  }
+  const p = info.plan;
+  if (p) pairs.push(['plan', p.slug ? `${p.slug}${p.status ? ` (${p.status}${p.expires_at ? `, expires ${formatTimestamp(p.expires_at)}` : ''})` : ''}` : 'none (a credit key: bounded by the balance)']);
+  const balance = money(info.credits?.balance);
+  if (balance) pairs.push(['balance', `${balance} (the account's credit balance)`]);
+  pairs.push(['figures', status]);
+  return pairs;
+}
