@@ -12,6 +12,7 @@ import { handleOldKey, serviceNowOf, type RotationContext } from '../delivery/ro
 import { OldKeyActionSchema, type OldKeyAction, type Rotation } from '../delivery/rotationRecord.js';
 import { visible } from '../terminal/sanitize.js';
 import { say } from './keyDelivery.js';
+import type { OldKeyUsage } from './rotateUsage.js';
 import { askLine, canPrompt, ExitCode, fail } from './output.js';
 
 /** The handover flags. */
@@ -92,7 +93,11 @@ export interface HandoverResult {
  * @throws CommandFailure exit 1 `still_in_use` (the bound of `--wait-idle` passed, or the key is in
  *   use without `--yes` and without a terminal): the old key is left as it is and the rotation stays recorded
  */
-export async function handover(ctx: RotationContext, rotation: Rotation, flags: HandoverFlags & { idleForMs: number; waitIdleMs?: number }): Promise<HandoverResult> {
+export async function handover(
+  ctx: RotationContext,
+  rotation: Rotation,
+  flags: HandoverFlags & { idleForMs: number; waitIdleMs?: number; usage?: (keyId: string, deliveredAt: number) => Promise<OldKeyUsage> },
+): Promise<HandoverResult> {
   const json = flags.json === true;
   const finishHint = `the rotation stays recorded: run \`keydeck keys rotate --finish ${rotation.old.id}\` once whatever uses it has switched`;
   await waitGrace(rotation, json);
@@ -104,6 +109,11 @@ export async function handover(ctx: RotationContext, rotation: Rotation, flags: 
   say(`The old key "${visible(rotation.old.name)}" was ${describeLastUse(use)}.`, json);
   const deliveredAt = rotation.deliveredAt ? Date.parse(rotation.deliveredAt) : Date.now();
   let inUse = usedSince(use, deliveredAt) && !isIdle(use, flags.idleForMs);
+  // The spend figures (issue 22), where the service has them: context, and the only evidence of
+  // use when the service does not send lastUsedAt.
+  const usage = await flags.usage?.(rotation.old.id, deliveredAt);
+  for (const line of usage?.lines ?? []) say(line, json);
+  if (usage?.spending && !use.known) inUse = true;
   if (flags.waitIdle !== undefined && flags.waitIdleMs !== undefined) {
     if (!use.known) {
       say('keydeck cannot wait until it is idle: the service does not say when a key was last used (lastUsedAt).', json);
@@ -125,7 +135,7 @@ export async function handover(ctx: RotationContext, rotation: Rotation, flags: 
   }
   const action = rotation.oldAction ?? (await askOldAction(rotation, use));
   if (inUse && action !== 'keep' && !flags.yes) {
-    const question = `The old key is still in use: it was ${describeLastUse(use)}, after the successor was delivered. ${action === 'delete' ? 'Delete' : 'Deactivate'} it anyway? [y/N] `;
+    const question = `The old key is still in use: ${use.known ? `it was ${describeLastUse(use)}` : 'its usage figures show spend'}, after the successor was delivered. ${action === 'delete' ? 'Delete' : 'Deactivate'} it anyway? [y/N] `;
     if (!canPrompt() || !/^y(es)?$/i.test(await askLine(question))) {
       fail(ExitCode.refused, `still_in_use: the old key "${visible(rotation.old.name)}" was ${describeLastUse(use)}, after the successor was delivered, so it was left as it is (--wait-idle waits until it stops, --yes goes ahead anyway); ${finishHint}`);
     }
