@@ -110,7 +110,7 @@ export function registerKeys(program: Command): void {
 
 /** Adds `mgmt-keys` (management keys) to the program. */
 export function registerMgmtKeys(program: Command): void {
-  const mgmtKeys = commandGroup(program, 'mgmt-keys', 'management keys (mk_): list, create, delete');
+  const mgmtKeys = commandGroup(program, 'mgmt-keys', 'management keys (mk_): list, create, delete, rotate the one keydeck uses');
   mgmtKeys
     .command('list')
     .description('list the management keys: id, name, keyPrefix, isActive, lastUsedAt, createdAt')
@@ -127,6 +127,17 @@ export function registerMgmtKeys(program: Command): void {
     .action(async (opts: { name: string; json?: boolean }, cmd: Command) => {
       const { mgmtKeysCreate } = await import('../commands/mgmt-keys.js');
       await runScripted(cmd, (g) => mgmtKeysCreate(g, opts));
+    });
+  mgmtKeys
+    .command('rotate')
+    .description('replace the management key keydeck uses: create a new one, store it where the old one is, check it, then delete the old one (for cron)')
+    .option('--name <name>', 'the new key’s name (default NAME-r2, then -r3…)')
+    .option('--finish', 'finish an interrupted rotation')
+    .option('--undo', 'undo an interrupted rotation: delete the new key if it was never stored')
+    .option('--json', 'print the old and new keys (id, name, keyPrefix; never a key value) and where the new one is stored')
+    .action(async (opts: { name?: string; finish?: boolean; undo?: boolean; json?: boolean }, cmd: Command) => {
+      const { mgmtKeysRotate } = await import('../commands/mgmt-rotate.js');
+      await runScripted(cmd, (g) => mgmtKeysRotate(g, opts));
     });
   mgmtKeys
     .command('delete')

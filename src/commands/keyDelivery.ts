@@ -125,7 +125,7 @@ export function holders(outcomes: readonly DeliveryOutcome[]): string[] {
 export async function undelivered(
   created: { readonly id: string; readonly name: string; readonly apiKey: string },
   outcomes: readonly DeliveryOutcome[],
-  client: KeydeckClient,
+  client: { readonly keys: Pick<KeydeckClient['keys'], 'delete'> },
   options: { readonly what?: string; readonly keepOld?: string; readonly onDeleted?: () => Promise<unknown> } = {},
 ): Promise<never> {
   const label = `${options.what ?? 'the credit key'} "${visible(created.name)}" (id ${visible(created.id)})`;

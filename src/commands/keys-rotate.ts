@@ -58,7 +58,6 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
   const idleForMs = flags.idleFor !== undefined ? durationFlag('--idle-for', flags.idleFor) : DEFAULT_IDLE_FOR_MS;
   const waitIdleMs = flags.waitIdle === undefined ? undefined : flags.waitIdle === true ? DEFAULT_WAIT_IDLE_MS : durationFlag('--wait-idle', String(flags.waitIdle));
   const graceMs = flags.grace !== undefined ? durationFlag('--grace', flags.grace) : undefined;
-  const handoverFlags = { ...flags, idleForMs, ...(waitIdleMs !== undefined && { waitIdleMs }) };
   const plan = deliveryPlanOf(flags);
   if (flags.undo) ensureCanConfirm({ yes: flags.yes, command: `keydeck keys rotate --undo ${idOrName ?? ''}`.trim() });
   if (!flags.finish && !flags.undo) {
@@ -71,6 +70,12 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
     }
   }
   const session = await openSession(globals, { ...deps.session, pendingRotations: false });
+  const handoverFlags = {
+    ...flags,
+    idleForMs,
+    ...(waitIdleMs !== undefined && { waitIdleMs }),
+    usage: async (keyId: string, deliveredAt: number) => (await import('./rotateUsage.js')).oldKeyUsage(session, keyId, deliveredAt),
+  };
   const ctx: RotationContext = {
     client: session.client,
     record: new RotationRecord(dataDir(plan.env)),

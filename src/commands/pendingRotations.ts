@@ -3,22 +3,8 @@
  * talks to the service, each unfinished rotation of the profile's service in the record
  * (src/delivery/rotationRecord.ts) is named on stderr with the two commands that finish or undo it.
  */
-import { RotationRecord, type Rotation } from '../delivery/rotationRecord.js';
+import { RotationRecord, stageWords, type Rotation } from '../delivery/rotationRecord.js';
 import { visible } from '../terminal/sanitize.js';
-
-/** Where an interrupted rotation stopped, in words. */
-export function stageWords(r: Rotation): string {
-  switch (r.stage) {
-    case 'creating':
-      return 'while its successor was being created';
-    case 'created':
-      return r.kind === 'management' ? 'after the new management key was created, before it was stored' : 'before its successor reached every destination';
-    case 'delivered':
-      return 'after its successor was delivered, before the old key was handled';
-    case 'stored':
-      return 'after the new management key was stored, before the old one was deleted';
-  }
-}
 
 /** One sentence naming `r`, where it stopped, and how to finish or undo it. */
 export function pendingRotationSentence(r: Rotation): string {

@@ -8,10 +8,11 @@
  */
 import parseDuration from 'parse-duration';
 import { describeLastUse, isIdle, lastUseOf, shortDuration, usedSince, waitUntilIdle, type LastUse } from '../delivery/lastUse.js';
-import { handleOldKey, type RotationContext } from '../delivery/rotation.js';
+import { handleOldKey, serviceNowOf, type RotationContext } from '../delivery/rotation.js';
 import { OldKeyActionSchema, type OldKeyAction, type Rotation } from '../delivery/rotationRecord.js';
 import { visible } from '../terminal/sanitize.js';
 import { say } from './keyDelivery.js';
+import type { OldKeyUsage } from './rotateUsage.js';
 import { askLine, canPrompt, ExitCode, fail } from './output.js';
 
 /** The handover flags. */
@@ -92,18 +93,27 @@ export interface HandoverResult {
  * @throws CommandFailure exit 1 `still_in_use` (the bound of `--wait-idle` passed, or the key is in
  *   use without `--yes` and without a terminal): the old key is left as it is and the rotation stays recorded
  */
-export async function handover(ctx: RotationContext, rotation: Rotation, flags: HandoverFlags & { idleForMs: number; waitIdleMs?: number }): Promise<HandoverResult> {
+export async function handover(
+  ctx: RotationContext,
+  rotation: Rotation,
+  flags: HandoverFlags & { idleForMs: number; waitIdleMs?: number; usage?: (keyId: string, deliveredAt: number) => Promise<OldKeyUsage> },
+): Promise<HandoverResult> {
   const json = flags.json === true;
   const finishHint = `the rotation stays recorded: run \`keydeck keys rotate --finish ${rotation.old.id}\` once whatever uses it has switched`;
   await waitGrace(rotation, json);
   const read = async (): Promise<LastUse> => {
     const key = (await ctx.client.keys.list()).find((k) => k.id === rotation.old.id);
-    return key ? lastUseOf(key, ctx.client.serviceNow()) : { known: false };
+    return key ? lastUseOf(key, serviceNowOf(ctx.client)) : { known: false };
   };
   let use = await read();
   say(`The old key "${visible(rotation.old.name)}" was ${describeLastUse(use)}.`, json);
   const deliveredAt = rotation.deliveredAt ? Date.parse(rotation.deliveredAt) : Date.now();
   let inUse = usedSince(use, deliveredAt) && !isIdle(use, flags.idleForMs);
+  // The spend figures (issue 22), where the service has them: context, and the only evidence of
+  // use when the service does not send lastUsedAt.
+  const usage = await flags.usage?.(rotation.old.id, deliveredAt);
+  for (const line of usage?.lines ?? []) say(line, json);
+  if (usage?.spending && !use.known) inUse = true;
   if (flags.waitIdle !== undefined && flags.waitIdleMs !== undefined) {
     if (!use.known) {
       say('keydeck cannot wait until it is idle: the service does not say when a key was last used (lastUsedAt).', json);
@@ -125,12 +135,13 @@ export async function handover(ctx: RotationContext, rotation: Rotation, flags: 
   }
   const action = rotation.oldAction ?? (await askOldAction(rotation, use));
   if (inUse && action !== 'keep' && !flags.yes) {
-    const question = `The old key is still in use: it was ${describeLastUse(use)}, after the successor was delivered. ${action === 'delete' ? 'Delete' : 'Deactivate'} it anyway? [y/N] `;
+    const question = `The old key is still in use: ${use.known ? `it was ${describeLastUse(use)}` : 'its usage figures show spend'}, after the successor was delivered. ${action === 'delete' ? 'Delete' : 'Deactivate'} it anyway? [y/N] `;
     if (!canPrompt() || !/^y(es)?$/i.test(await askLine(question))) {
       fail(ExitCode.refused, `still_in_use: the old key "${visible(rotation.old.name)}" was ${describeLastUse(use)}, after the successor was delivered, so it was left as it is (--wait-idle waits until it stops, --yes goes ahead anyway); ${finishHint}`);
     }
   }
   const sentence = await handleOldKey(ctx, rotation, action);
-  say(`${sentence[0]!.toUpperCase()}${sentence.slice(1)}.`, json);
+  const hint = action === 'deactivate' ? ` (\`keydeck keys enable ${rotation.old.id}\` turns it back on)` : '';
+  say(`${sentence[0]!.toUpperCase()}${sentence.slice(1)}${hint}.`, json);
   return { action, sentence, lastUse: use };
 }

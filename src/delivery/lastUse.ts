@@ -2,10 +2,11 @@
  * Is the old key still used? (issue 26, step 4 of a rotation.) The evidence is the key's
  * `lastUsedAt` on `GET /api/keys` (the newer documentation pages show it on list entries; the
  * seed does not, and then keydeck says it cannot tell). A key counts as idle once it has not been
- * used for `idleForMs` by the service's clock (`KeydeckClient.serviceNow`, from the HTTP `Date`).
+ * used for `idleForMs` by the service's clock (this machine's corrected by the client's
+ * `serviceClockOffsetMs`, from the HTTP `Date`).
  * Reading the list spends no usage-read budget.
  */
-import type { KeydeckClient } from '../api/client.js';
+import type { KeysResource } from '../api/client.js';
 import type { ConsumptionKey } from '../api/schemas.js';
 
 /** Default quiet time after which a key counts as idle, ms (`--idle-for`). */
@@ -86,7 +87,11 @@ export interface IdleWaitOptions {
  * A failed read is retried at the next poll (the client already retried it).
  * @throws the AbortError of `signal`
  */
-export async function waitUntilIdle(client: KeydeckClient, id: string, options: IdleWaitOptions): Promise<IdleWait> {
+export async function waitUntilIdle(
+  client: { readonly keys: Pick<KeysResource, 'list'>; readonly serviceClockOffsetMs?: number | undefined },
+  id: string,
+  options: IdleWaitOptions,
+): Promise<IdleWait> {
   const started = Date.now();
   const pollMs = options.pollMs ?? IDLE_POLL_MS;
   let lastUse: LastUse = { known: false };
@@ -95,7 +100,7 @@ export async function waitUntilIdle(client: KeydeckClient, id: string, options: 
     try {
       const key = (await client.keys.list(options.signal ? { signal: options.signal } : undefined)).find((k) => k.id === id);
       if (!key) return { idle: true, lastUse, gone: true };
-      lastUse = lastUseOf(key, client.serviceNow());
+      lastUse = lastUseOf(key, Date.now() + (client.serviceClockOffsetMs ?? 0));
       options.onPoll?.(lastUse, Date.now() - started);
       if (!lastUse.known) return { idle: false, lastUse };
       if (isIdle(lastUse, options.idleForMs)) return { idle: true, lastUse };

@@ -17,7 +17,7 @@
  * two ways out of an interrupted one. Nothing here holds a key value beyond the call that
  * delivers it.
  */
-import type { KeydeckClient } from '../api/client.js';
+import type { KeysResource } from '../api/client.js';
 import { KeydeckApiError } from '../api/errors.js';
 import { keyStatus } from '../api/keyStatus.js';
 import { MAX_NAME_LENGTH, type ConsumptionKey, type CreatedConsumptionKey } from '../api/schemas.js';
@@ -25,9 +25,23 @@ import { deliverKey, type DeliveryOptions, type DeliveryOutcome } from './delive
 import type { Destination } from './destinations.js';
 import { RotationRecordError, type OldKeyAction, type Rotation, type RotationRecord } from './rotationRecord.js';
 
+/**
+ * The part of the API client a rotation uses (a `KeydeckClient`, or the TUI's `AccountClient`):
+ * the consumption keys, and the service's clock offset (`lastUsedAt` is the service's time).
+ */
+export interface RotationClient {
+  readonly keys: Pick<KeysResource, 'list' | 'createCredit' | 'update' | 'delete'>;
+  readonly serviceClockOffsetMs?: number | undefined;
+}
+
+/** The service's time now (epoch ms) as `client` knows it. */
+export function serviceNowOf(client: Pick<RotationClient, 'serviceClockOffsetMs'>): number {
+  return Date.now() + (client.serviceClockOffsetMs ?? 0);
+}
+
 /** What the steps work with. */
 export interface RotationContext {
-  readonly client: KeydeckClient;
+  readonly client: RotationClient;
   readonly record: RotationRecord;
   readonly delivery: DeliveryOptions;
 }
@@ -44,13 +58,16 @@ export class RotationError extends Error {
 
 /**
  * Why a subscription key is not rotated, and what works instead (§3: exactly one key is created
- * per subscription payment; keydeck cannot create another).
+ * per subscription payment; keydeck cannot create another). `face` picks how the next steps are
+ * named: commands (`keydeck keys disable ID`) or the TUI's keys.
  */
-export function subscriptionRefusal(key: Pick<ConsumptionKey, 'id' | 'name'>): string {
+export function subscriptionRefusal(key: Pick<ConsumptionKey, 'id' | 'name'>, face: 'cli' | 'tui' = 'cli'): string {
+  const disable = face === 'cli' ? `\`keydeck keys disable ${key.id}\`` : 'space on the Keys pane';
+  const credit = face === 'cli' ? '`keydeck keys create --name NAME --to-file …`' : 'n on the Keys pane';
   return (
     `"${key.name}" is a subscription key, and those cannot be rotated: the service creates exactly one per subscription payment (§3), so keydeck cannot make its successor. ` +
-    `What works instead: the next subscription payment creates a new key; put it in place, then disable this one (\`keydeck keys disable ${key.id}\`). ` +
-    `To stop a leaked one at once, disable it now, or replace it with a credit key (\`keydeck keys create --name NAME --to-file …\`)`
+    `What works instead: the next subscription payment creates a new key; put it in place, then disable this one (${disable}). ` +
+    `To stop a leaked one at once, disable it now, or replace it with a credit key (${credit})`
   );
 }
 
@@ -170,7 +187,7 @@ export async function markDelivered(ctx: RotationContext, rotation: Rotation): P
 }
 
 /** Deletes a consumption key; true when it is gone (also when it already was). */
-async function deleteQuietly(client: KeydeckClient, id: string): Promise<boolean> {
+async function deleteQuietly(client: RotationClient, id: string): Promise<boolean> {
   try {
     await client.keys.delete(id);
     return true;
@@ -193,7 +210,7 @@ export async function handleOldKey(ctx: RotationContext, rotation: Rotation, act
   let sentence: string;
   if (action === 'deactivate') {
     await ctx.client.keys.update(rotation.old.id, { isActive: false });
-    sentence = `deactivated ${label}: it is refused from now on (\`keydeck keys enable ${rotation.old.id}\` turns it back on)`;
+    sentence = `deactivated ${label}: it is refused from now on until reactivated`;
   } else if (action === 'delete') {
     try {
       await ctx.client.keys.delete(rotation.old.id);

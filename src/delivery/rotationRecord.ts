@@ -81,6 +81,20 @@ export class RotationRecordError extends Error {
   override readonly name = 'RotationRecordError';
 }
 
+/** Where an interrupted rotation stopped, in words. */
+export function stageWords(r: Rotation): string {
+  switch (r.stage) {
+    case 'creating':
+      return 'while its successor was being created';
+    case 'created':
+      return r.kind === 'management' ? 'after the new management key was created, before it was stored' : 'before its successor reached every destination';
+    case 'delivered':
+      return 'after its successor was delivered, before the old key was handled';
+    case 'stored':
+      return 'after the new management key was stored, before the old one was deleted';
+  }
+}
+
 /** `<dataDir>/rotations.json`. */
 export function rotationRecordPath(dataDir: string): string {
   return path.join(dataDir, 'rotations.json');
@@ -144,14 +158,14 @@ export class RotationRecord {
    * Records a new rotation (stage `creating`).
    * @throws RotationRecordError when the same old key already has an unfinished rotation, or the record is full
    */
-  async start(fields: Omit<Rotation, 'id' | 'startedAt' | 'updatedAt' | 'stage' | 'orphans' | 'delivered'> & Partial<Pick<Rotation, 'orphans'>>): Promise<Rotation> {
+  async start(fields: Omit<Rotation, 'id' | 'startedAt' | 'updatedAt' | 'stage' | 'orphans' | 'delivered' | 'destinations'> & Partial<Pick<Rotation, 'orphans' | 'destinations'>>): Promise<Rotation> {
     return this.#change((all) => {
       if (all.some((r) => r.old.id === fields.old.id && r.origin === fields.origin)) {
         throw new RotationRecordError(`the key "${fields.old.name}" already has an unfinished rotation: finish or undo it first`);
       }
       if (all.length >= MAX_ROTATIONS) throw new RotationRecordError(`${MAX_ROTATIONS} rotations are unfinished: finish or undo some first`);
       const now = new Date().toISOString();
-      const rotation: Rotation = RotationSchema.parse({ ...fields, id: randomUUID(), startedAt: now, updatedAt: now, stage: 'creating', orphans: fields.orphans ?? [], delivered: [] });
+      const rotation: Rotation = RotationSchema.parse({ ...fields, id: randomUUID(), startedAt: now, updatedAt: now, stage: 'creating', orphans: fields.orphans ?? [], destinations: fields.destinations ?? [], delivered: [] });
       all.push(rotation);
       return rotation;
     });

@@ -27,6 +27,9 @@ export const SCOPE_TITLES: Readonly<Record<Scope, string>> = {
   typeToConfirm: 'Typed confirmation (type the name)',
   notice: 'Notice',
   reveal: 'New key, shown once',
+  deliver: 'Where a new key goes',
+  handover: 'Rotation: the old key, once its successor is in place',
+  pending: 'An interrupted rotation',
   help: 'This overlay',
   setupInput: 'Setup: typing a value',
   setupChoice: 'Setup: keychain unavailable',
@@ -67,6 +70,7 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'keys.toggle', keys: ['space'], label: 'on/off', help: 'activate or deactivate (deactivation asks first: it revokes at once)', scope: 'keys', dangerous: true },
   { id: 'keys.toggleExpired', keys: ['space'], label: 'why no on/off', help: 'on an ended subscription: says why it cannot be switched back on (nothing is sent)', scope: 'keys', hint: false },
   { id: 'keys.delete', keys: ['d'], label: 'delete', help: 'delete after typing the key’s name (permanent)', scope: 'keys', dangerous: true },
+  { id: 'keys.rotate', keys: ['R'], label: 'rotate', help: 'rotate a credit key: create its successor, deliver it, then deactivate, delete or keep this one', scope: 'keys' },
   { id: 'keys.sort', keys: ['s'], label: 'sort', help: 'cycle the sort: created, name, status, expiry, spend (the last 24 h, biggest first)', scope: 'keys' },
 
   // Management keys pane.
@@ -98,11 +102,32 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
   // One-time reveal.
   { id: 'reveal.copy', keys: ['c'], label: 'copy', help: 'copy the key (OSC 52, then the system clipboard)', scope: 'reveal' },
   { id: 'reveal.use', keys: ['u'], label: 'use for keydeck', help: 'store this management key and make it the one keydeck uses', scope: 'reveal' },
+  { id: 'reveal.toFile', keys: ['f'], label: 'to a file', help: 'write the key into a dotenv file (PATH[:VAR]); it stays on screen until y', scope: 'reveal' },
+  { id: 'reveal.toCommand', keys: ['x'], label: 'to a command', help: 'give the key to a command on its standard input (no shell); it stays on screen until y', scope: 'reveal' },
+  { id: 'reveal.deleteKey', keys: ['D'], label: 'delete it', help: 'after a failed delivery: delete the new key instead of keeping it', scope: 'reveal', dangerous: true },
   { id: 'reveal.ack', keys: ['y'], label: 'I have saved it', help: 'acknowledge: the key is then removed from the screen for good', scope: 'reveal' },
   { id: 'reveal.esc', keys: ['esc'], label: 'back', help: 'reminds you to press y: the key cannot be shown again', scope: 'reveal', hint: false },
   { id: 'reveal.interrupt', keys: ['ctrl-c'], label: 'quit', help: 'quit (exit 130); asks first while the key was never copied', scope: 'reveal', hint: false },
   { id: 'reveal.quitYes', keys: ['y', 'ctrl-c'], label: 'quit, lose the key', help: 'quit although the key was never copied (it is lost)', scope: 'reveal', dangerous: true },
   { id: 'reveal.quitNo', keys: ['esc', 'n'], label: 'back to the key', scope: 'reveal' },
+
+  // Where a new key goes (before it is created).
+  { id: 'deliver.show', keys: ['enter'], label: 'show it once here', scope: 'deliver' },
+  { id: 'deliver.file', keys: ['f'], label: 'dotenv file', help: 'write VAR=sk_… into a dotenv file (PATH[:VAR]); the key is not shown', scope: 'deliver' },
+  { id: 'deliver.command', keys: ['x'], label: 'command', help: 'run a command with the key on its standard input (no shell); the key is not shown', scope: 'deliver' },
+  { id: 'deliver.cancel', keys: ['esc'], label: 'cancel', scope: 'deliver' },
+
+  // Rotation: the old key once its successor is in place.
+  { id: 'handover.deactivate', keys: ['d'], label: 'deactivate old', help: 'deactivate the old key now (reversible; asks first while it is still in use)', scope: 'handover', dangerous: true },
+  { id: 'handover.wait', keys: ['w'], label: 'deactivate when idle', help: 'wait until the old key has not been used for 60 s, then deactivate it', scope: 'handover' },
+  { id: 'handover.delete', keys: ['x'], label: 'delete old', help: 'delete the old key for good (asks first)', scope: 'handover', dangerous: true },
+  { id: 'handover.keep', keys: ['k'], label: 'keep old', help: 'keep the old key active: both keys work', scope: 'handover' },
+  { id: 'handover.later', keys: ['esc'], label: 'later', help: 'close; the rotation stays recorded and is offered again at the next start', scope: 'handover' },
+
+  // An interrupted rotation (found at start).
+  { id: 'pending.finish', keys: ['f'], label: 'finish', help: 'finish it: a new successor when the first never reached its destinations, then the old key', scope: 'pending' },
+  { id: 'pending.undo', keys: ['u'], label: 'undo', help: 'undo it: delete the successor, keep the old key (asks first)', scope: 'pending', dangerous: true },
+  { id: 'pending.later', keys: ['esc'], label: 'later', help: 'leave it recorded for now', scope: 'pending' },
 
   // Help overlay.
   { id: 'help.pageDown', keys: ['pgdn', 'space'], label: 'next page', help: 'the next screenful', scope: 'help' },

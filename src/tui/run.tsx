@@ -5,7 +5,7 @@
  * out (q, ctrl-c, SIGTERM, SIGHUP, SIGINT, an uncaught error) goes through.
  */
 import { hostname } from 'node:os';
-import { sandboxDbPath } from '../config/paths.js';
+import { dataDir, sandboxDbPath } from '../config/paths.js';
 import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { KeyHistory } from '../billing/keyHistory.js';
 import { UsageBudget } from '../billing/usageBudget.js';
@@ -214,6 +214,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     insecureStorage: globals.insecureStorage === true,
     allowInsecureHttp,
     hostname: hostname(),
+    dataDir: dataDir(),
     openHistory: (baseUrl) => {
       historyStore ??= BalanceHistoryStore.open();
       return historyStore.series(resolvedName, originOf(baseUrl));

@@ -118,6 +118,12 @@ export interface AppServices {
    * Absent: none (tests).
    */
   readonly notify?: (event: NotifyEvent) => void;
+  /**
+   * keydeck's data dir (src/config/paths.ts): the record of unfinished rotations and the lock of
+   * the dotenv files a new key is written into (src/delivery/). Absent: a new key can only be shown
+   * (no delivery, no rotation).
+   */
+  readonly dataDir?: string;
   /** Clock (epoch ms); tests may pin it. Default Date.now. */
   readonly now?: () => number;
 }

@@ -89,6 +89,8 @@ describe('keys rotate', () => {
     expect(r.stdout).toMatch(/^Rotating the key "web" \(id [^)]+\); its successor: "web-r2"\.$/m);
     expect(r.stdout).toMatch(/^The old key "web" was last used \d+ s ago/m);
     expect(r.stdout).toMatch(/^It is idle: last used \d+ s ago/m);
+    // The spend figures (one usage read spent: none was kept yet).
+    expect(r.stdout).toMatch(/^Usage figures of just now: the old key "?.*spent \$0\.[0-9]{2} in 24 h\.$/m);
     expect(r.stdout).toMatch(/^Deactivated the old key "web"/m);
     expect(r.stdout + r.stderr).not.toMatch(FULL_KEY);
     const keys = await listed(user);
@@ -176,6 +178,8 @@ describe('keys rotate', () => {
     const keep = await cli.run(user, ['keys', 'rotate', '--finish', 'busy', '--old', 'keep'], dataEnv());
     expect(keep.code, keep.stderr).toBe(0);
     expect(keep.stdout).toMatch(/^Kept the old key "busy" \(id [^)]+\) active, as asked/m);
+    // The first handover read usage; this one, minutes later, spends none and says so.
+    expect(keep.stdout).toMatch(/^Usage figures of just now \(no usage read spent: the last is recent; reads are rationed to 12 per 12 h\): the old key spent \$\d+\.\d{2} in 24 h/m);
     expect(record()).toEqual([]);
   });
 });

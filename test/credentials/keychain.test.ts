@@ -167,6 +167,30 @@ describe('the real keychain (gnome-keyring in dbus-run-session)', () => {
     expect(await managementKeys(sandbox.url, session)).toEqual([]);
   });
 
+  it.skipIf(noKeyring !== undefined)('mgmt-keys rotate replaces the key in the keychain: the new one stored and accepted, the old one deleted (issue 26)', async () => {
+    const [login, before, rotate, after, status] = await inSession({
+      keyring: 'unlock',
+      steps: [
+        { cmd: keydeck('auth', 'login', '--base-url', sandbox.url, '--token-stdin', '--name', 'cron'), input: session },
+        { cmd: lookup() },
+        { cmd: keydeck('mgmt-keys', 'rotate') },
+        { cmd: lookup() },
+        { cmd: keydeck('auth', 'status', '--json') },
+      ],
+    });
+    expect(login!.code, login!.stderr).toBe(0);
+    const oldKey = before!.stdout.trim();
+    const newKey = after!.stdout.trim();
+    seenSecrets.push(oldKey, newKey);
+    expect(rotate!.code, rotate!.stderr).toBe(0);
+    expect(rotate!.stdout).toMatch(/^Stored it in the keychain \(account "default@/m);
+    expect(newKey).toMatch(/^mk_[A-Za-z0-9]{20,}$/);
+    expect(newKey).not.toBe(oldKey);
+    expect(rotate!.stdout + rotate!.stderr).not.toContain(newKey);
+    expect(JSON.parse(status!.stdout)).toMatchObject({ store: 'keychain', keyPrefix: newKey.slice(0, 11), keyName: 'cron-r2', accepted: true });
+    expect((await managementKeys(sandbox.url, session)).map((k) => k.name)).toEqual(['cron-r2']);
+  });
+
   it.skipIf(noKeyring !== undefined)('a locked keyring: doctor and login say so, nothing is created or written', async () => {
     await inSession({ keyring: 'unlock', steps: [] }); // creates the login keyring with a password
     const [doctor, login] = await inSession({

@@ -25,6 +25,9 @@ describe('keydeck --sandbox in a terminal', () => {
     app.write('n');
     await app.waitFor('New credit key');
     app.write('\r');
+    // Where it goes: shown once here (enter), as before.
+    await app.waitFor('Where should the new key');
+    app.write('\r');
     await app.waitFor(SK);
     const secret = SK.exec(app.screenText())![0];
     const shownAt = app.output().length;

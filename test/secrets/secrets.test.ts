@@ -35,15 +35,13 @@
  * values are read off the screen and seen in the raw stream before acknowledgement, the OSC 52
  * copy is seen in base64 before acknowledgement, MK_USED is found in credentials.json).
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import xtermHeadless from '@xterm/headless';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startApp, type PtyApp } from '../e2e/pty.js';
 import { startTestSandbox } from '../sandbox/helpers.js';
-
-const { Terminal } = xtermHeadless;
+import { filesUnder, foundForms, terminalText } from './scan.js';
 
 let app: PtyApp | undefined;
 let root: string | undefined;
@@ -57,47 +55,6 @@ afterEach(() => {
 /** A full key value as the sandbox makes them: prefix + 40 base62 characters. */
 const keyPattern = (prefix: 'sk_' | 'mk_') => new RegExp(`${prefix}[0-9A-Za-z]{40}(?![0-9A-Za-z])`);
 const COPY_OUTCOME = /copied to the clipboard|sent to the terminal’s clipboard|copy failed/;
-
-/** The forms a value is searched in: UTF-8, UTF-16LE and base64 (OSC 52, without padding). */
-function formsOf(value: string): Array<{ form: string; bytes: Buffer }> {
-  return [
-    { form: 'utf8', bytes: Buffer.from(value, 'utf8') },
-    { form: 'utf16le', bytes: Buffer.from(value, 'utf16le') },
-    { form: 'base64', bytes: Buffer.from(Buffer.from(value, 'utf8').toString('base64').replace(/=+$/, ''), 'utf8') },
-  ];
-}
-
-/** Which forms of `value` occur in `haystack` (empty: none). */
-function foundForms(haystack: Buffer, value: string): string[] {
-  return formsOf(value)
-    .filter(({ bytes }) => haystack.includes(bytes))
-    .map(({ form }) => form);
-}
-
-/** Every regular file under `dir`, recursively, as absolute paths. */
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...filesUnder(full));
-    else if (entry.isFile()) out.push(full);
-  }
-  return out;
-}
-
-/** The final terminal state of a byte stream: normal buffer (scrollback included) and alternate buffer. */
-async function terminalText(stream: string, columns: number, rows: number): Promise<string> {
-  const term = new Terminal({ cols: columns, rows, scrollback: 10_000, allowProposedApi: true });
-  await new Promise<void>((resolve) => term.write(stream, resolve));
-  const dump = (buffer: typeof term.buffer.normal) => {
-    const lines: string[] = [];
-    for (let i = 0; i < buffer.length; i++) lines.push(buffer.getLine(i)?.translateToString(true) ?? '');
-    return lines.join('\n');
-  };
-  const text = `${dump(term.buffer.normal)}\n${dump(term.buffer.alternate)}`;
-  term.dispose();
-  return text;
-}
 
 describe('secrets scan of a full keydeck session', () => {
   it('leaves no full key or session token on disk or in the terminal after acknowledgement', { timeout: 90_000 }, async () => {
@@ -175,6 +132,9 @@ describe('secrets scan of a full keydeck session', () => {
     // Keys pane: create a credit key, then rename, deactivate and reactivate it.
     a.write('n');
     await a.waitFor('New credit key');
+    a.write('\r');
+    // Shown once here (enter): test/secrets/delivery.test.ts scans the paths with a destination.
+    await a.waitFor('Where should the new key');
     a.write('\r');
     const sk = await revealCopyAck('sk_');
     await a.waitFor('the full key is gone from the screen');

@@ -68,6 +68,8 @@ export function testServices(options: {
   saveBaseUrl?: (url: string) => Promise<void>;
   /** The profile's own saved base URL; default `baseUrl` (null: none saved, as with --base-url on a new profile). */
   savedBaseUrl?: string | null;
+  /** keydeck's data dir (rotation record, delivery lock); absent: no delivery or rotation offered. */
+  dataDir?: string;
 }): TestServices {
   const exits: TestServices['exits'] = [];
   const copies: string[] = [];
@@ -88,6 +90,7 @@ export function testServices(options: {
     ...(options.demoToken !== undefined && { demoToken: options.demoToken }),
     insecureStorage: options.insecureStorage ?? false,
     hostname: 'testhost',
+    ...(options.dataDir !== undefined && { dataDir: options.dataDir }),
     copy: async (text) => {
       copies.push(text);
       return options.copyOutcome ?? 'failed';

@@ -29,6 +29,11 @@ export interface RevealDialogProps {
   /** Optional extra action bound to `u` (e.g. "use this key for keydeck"). */
   readonly onUse?: () => void;
   readonly useLabel?: string;
+  /** Optional: `f` delivers the key into a dotenv file, `x` to a command (issue 26); the key stays until `y`. */
+  readonly onToFile?: () => void;
+  readonly onToCommand?: () => void;
+  /** Optional, after a failed delivery: `D` deletes the new key instead of keeping it. */
+  readonly onDeleteKey?: () => void;
   readonly columns: number;
   readonly rows: number;
 }
@@ -73,6 +78,9 @@ export function RevealDialog(props: RevealDialogProps) {
       : {
           'reveal.copy': copyKey,
           'reveal.use': props.onUse,
+          'reveal.toFile': props.onToFile,
+          'reveal.toCommand': props.onToCommand,
+          'reveal.deleteKey': props.onDeleteKey,
           'reveal.ack': () => {
             props.onAck();
             redraw();
@@ -109,7 +117,7 @@ export function RevealDialog(props: RevealDialogProps) {
         </Text>
       ))}
       <Text color={theme.accent} wrap="wrap">
-        {`c copy · ${props.onUse ? `u ${props.useLabel ?? 'use it'} · ` : ''}y I have saved it`}
+        {`c copy · ${props.onUse ? `u ${props.useLabel ?? 'use it'} · ` : ''}${props.onToFile ? 'f to a file · x to a command · ' : ''}${props.onDeleteKey ? 'D delete it · ' : ''}y I have saved it`}
       </Text>
     </Dialog>
   );

@@ -14,7 +14,6 @@ import { ListTable, listEmptyText } from '../components/ListTable.js';
 import { KeyDetails, KEY_DETAILS_ROWS } from '../components/KeyDetails.js';
 import { NoticeDialog } from '../components/NoticeDialog.js';
 import { PromptDialog } from '../components/PromptDialog.js';
-import { RevealDialog } from '../components/RevealDialog.js';
 import { TypeToConfirmDialog } from '../components/TypeToConfirmDialog.js';
 import { useAccountData } from '../contexts/AccountDataContext.js';
 import { useBalance, useBalanceRefresh } from '../contexts/BalanceContext.js';
@@ -22,7 +21,9 @@ import { useKeymap } from '../contexts/KeymapContext.js';
 import { useServiceClock, useSession } from '../contexts/SessionContext.js';
 import { paidTimeLost } from '../../api/keyStatus.js';
 import { useFlash } from '../contexts/StatusContext.js';
-import { describeFailure, errorCode } from '../errors.js';
+import { CreateKeyFlow } from '../flows/delivery/CreateKeyFlow.js';
+import { PendingRotations, usePendingRotations } from '../flows/rotate/PendingRotations.js';
+import { RotateFlow } from '../flows/rotate/RotateFlow.js';
 import { formatUsd } from '../format.js';
 import { useActionRunner } from '../hooks/useActionRunner.js';
 import { useListPane } from '../hooks/useListPane.js';
@@ -37,7 +38,9 @@ import type { PaneProps } from './registry.js';
 export type KeysDialog =
   | { kind: 'create'; initial: string }
   | { kind: 'zero-balance'; remaining: number }
-  | { kind: 'reveal'; name: string; apiKey: string }
+  | { kind: 'createFlow'; name: string }
+  | { kind: 'rotate'; key: ConsumptionKey }
+  | { kind: 'pending' }
   | { kind: 'rename'; key: ConsumptionKey }
   | { kind: 'deactivate'; key: ConsumptionKey }
   | { kind: 'delete'; key: ConsumptionKey };
@@ -80,6 +83,8 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   const [sort, setSort] = useState<KeySort>(KEY_SORTS[0]);
   const [dialog, setDialog] = useState<KeysDialog | undefined>(undefined);
   const compact = size.mode === 'compact';
+  // An interrupted rotation in the record is offered once, when the pane is first shown.
+  const rotation = usePendingRotations(active && !dialog, () => setDialog({ kind: 'pending' }));
 
   const spend = useKeySpend();
   const sorted = useMemo(() => (keys.data ? sortKeys(keys.data, sort, clock(), spend.spendOf) : EMPTY), [keys.data, sort, clock, spend.spendOf]);
@@ -104,25 +109,10 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
     setDialog({ kind: 'create', initial: defaultCreditKeyName(clock()) });
   };
 
-  const create = async (name: string) => {
-    if (!client) return;
+  const created = (id?: string) => {
     setDialog(undefined);
-    const r = await run(`creating the credit key "${name}"`, () => client.keys.createCredit({ name }), { quiet: true });
-    if (!r.ok) {
-      if (errorCode(r.error) === 'insufficient_balance') setDialog({ kind: 'zero-balance', remaining: 0 });
-      else flash(describeFailure(r.error), 'error');
-      reloadAll();
-      return;
-    }
-    setDialog({ kind: 'reveal', name: r.value.name, apiKey: r.value.apiKey });
-    flash(`created the credit key "${r.value.name}"`, 'ok');
-    list.selectId(r.value.id);
+    if (id !== undefined) list.selectId(id);
     reloadAll();
-  };
-
-  const acknowledge = () => {
-    setDialog(undefined);
-    flash('the full key is gone from the screen; the list shows its name only', 'ok');
   };
 
   const rename = async (key: ConsumptionKey, name: string) => {
@@ -163,6 +153,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
           : undefined,
       'keys.toggleExpired': selected && keyStatus(selected, now) === 'expired' ? () => flash(expiredKeyMessage(selected.name), 'warning', 10_000) : undefined,
       'keys.delete': selected ? () => setDialog({ kind: 'delete', key: selected }) : undefined,
+      'keys.rotate': selected && rotation.available ? () => setDialog({ kind: 'rotate', key: selected }) : undefined,
       'keys.sort': () => {
         const s = nextSort(sort);
         setSort(s);
@@ -184,7 +175,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
             label="name"
             defaultValue={dialog.initial}
             validate={keyNameProblem}
-            onSubmit={(name) => void create(name)}
+            onSubmit={(name) => setDialog({ kind: 'createFlow', name })}
             onCancel={() => setDialog(undefined)}
           />
         );
@@ -201,16 +192,22 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
             }}
           />
         );
-      case 'reveal':
+      case 'createFlow':
         return (
-          <RevealDialog
+          <CreateKeyFlow
             {...area}
-            title={`Credit key "${dialog.name}" created`}
-            secret={dialog.apiKey}
-            message={['Store it where your application reads it. keydeck keeps only its name.']}
-            onAck={acknowledge}
+            name={dialog.name}
+            onDone={created}
+            onZeroBalance={() => {
+              setDialog({ kind: 'zero-balance', remaining: 0 });
+              reloadAll();
+            }}
           />
         );
+      case 'rotate':
+        return <RotateFlow {...area} start={{ key: dialog.key }} onDone={created} />;
+      case 'pending':
+        return <PendingRotations {...area} onDone={created} />;
       case 'rename':
         return (
           <PromptDialog

@@ -1,0 +1,64 @@
+/**
+ * The old key's spend at the handover of `keys rotate` (issue 26 with issue 22's figures): its
+ * spend over the shortest period the service gives and its spend rate between the last reads of
+ * the per-key history. Usage reads are rationed (12 per 12 hours, src/billing/usageBudget.ts): a
+ * read is spent only when the schedule would spend one (`auto`); otherwise the kept figures are
+ * used with their age, and the line says that no read was spent and when the next one is allowed.
+ * `spending` is true when the history shows the key spending in an interval that ends after the
+ * successor was delivered.
+ */
+import { USAGE_PERIODS } from '../api/usageSchemas.js';
+import { keyBurnRate } from '../billing/runaway.js';
+import { keepsFigures, readUsageList } from '../billing/usageReads.js';
+import { ageWords, nextReadWords, periodWords, rateWords } from '../billing/usageWords.js';
+import { CommandFailure, type Session } from './output.js';
+import { formatAmount } from './table.js';
+import { openUsageRig } from './usage.js';
+
+/** What the usage figures say of the old key. */
+export interface OldKeyUsage {
+  /** Sentences for the terminal (no key value). */
+  readonly lines: string[];
+  /** The key spent in an interval ending after `deliveredAt`. */
+  readonly spending: boolean;
+}
+
+/** Longest interval the rate is taken over, ms. */
+const RATE_WINDOW_MS = 3 * 3_600_000;
+
+/** See the module comment. Never throws: trouble becomes a line. */
+export async function oldKeyUsage(session: Session, keyId: string, deliveredAt: number): Promise<OldKeyUsage> {
+  let rig;
+  try {
+    rig = openUsageRig(session);
+  } catch (err) {
+    return { lines: [`Usage figures: ${err instanceof CommandFailure ? err.message : String(err)}.`], spending: false };
+  }
+  try {
+    const read = await readUsageList(session.client, { budget: rig.budget, credential: rig.credential, origin: rig.origin, mode: 'auto' });
+    if (read.fresh && read.data) rig.keyHistory.record(read.data, read.at!);
+    const notSpent =
+      read.fresh || read.error !== undefined
+        ? ''
+        : read.declined === 'recent'
+          ? ` (no usage read spent: the last is recent; reads are rationed to 12 per 12 h)`
+          : ` (no usage read left now: the next is allowed ${nextReadWords(read.budget)})`;
+    if (read.error !== undefined && !keepsFigures(read.error)) return { lines: ['Usage figures: the service refused the read.'], spending: false };
+    if (!read.data || read.at === undefined) return { lines: [`Usage figures: none yet${notSpent}.`], spending: false };
+    const entry = read.data.keys.find((k) => k.id === keyId);
+    const age = ageWords(read.at, read.budget.now);
+    if (!entry) return { lines: [`Usage figures of ${age}${notSpent}: the old key is not in them.`], spending: false };
+    const period = USAGE_PERIODS.find((p) => entry.periods[p] !== undefined);
+    const spent = period ? `spent $${formatAmount(entry.periods[period]!.spend)} in ${periodWords(period)}` : 'no spend figure';
+    const samples = rig.keyHistory.samples(keyId);
+    const rate = keyBurnRate(samples, RATE_WINDOW_MS);
+    const last = samples.at(-1);
+    const spending = rate !== undefined && rate > 0 && last !== undefined && last.t > deliveredAt;
+    const rateText = rate === undefined ? '' : `, ${rateWords(rate)} between the last reads`;
+    return { lines: [`Usage figures of ${age}${notSpent}: the old key ${spent}${rateText}.`], spending };
+  } catch (err) {
+    return { lines: [`Usage figures: could not be read (${err instanceof Error ? err.message : String(err)}).`], spending: false };
+  } finally {
+    rig.store.close();
+  }
+}

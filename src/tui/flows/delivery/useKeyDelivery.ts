@@ -1,0 +1,59 @@
+/**
+ * The TUI's access to key delivery (src/delivery/): whether it is offered (the app knows its data
+ * dir), checking a destination before a key exists, delivering a key, and the outcomes as lines
+ * for a dialog (command output sanitised, withheld when it held the key, at most a few lines).
+ */
+import { useMemo } from 'react';
+import { checkDestinations, deliverKey, type DeliveryOutcome } from '../../../delivery/deliver.js';
+import type { Destination } from '../../../delivery/destinations.js';
+import { visible } from '../../../terminal/sanitize.js';
+import { useServices } from '../../contexts/ServicesContext.js';
+
+/** What {@link useKeyDelivery} gives. */
+export interface KeyDelivery {
+  /** The app's data dir (the rotation record and the delivery lock live there); undefined: delivery is not offered. */
+  readonly dataDir: string | undefined;
+  /** Checks a destination before the key is created; rejects with a DeliveryError (one sentence). */
+  readonly check: (d: Destination) => Promise<void>;
+  /** Delivers `key` to each destination; never rejects for a destination's failure. */
+  readonly deliver: (key: string, destinations: readonly Destination[]) => Promise<DeliveryOutcome[]>;
+}
+
+/** See the module comment. */
+export function useKeyDelivery(): KeyDelivery {
+  const { dataDir } = useServices();
+  return useMemo(
+    () => ({
+      dataDir,
+      check: (d: Destination) => checkDestinations([d]),
+      deliver: (key: string, destinations: readonly Destination[]) => deliverKey(key, destinations, { lockDir: dataDir ?? '.' }),
+    }),
+    [dataDir],
+  );
+}
+
+/** Most lines of a command's output shown in a dialog. */
+const MAX_OUTPUT_LINES = 4;
+
+/**
+ * Outcomes as dialog lines: `✓ wrote KEYDECK_API_KEY into .env (a new file, mode 0600)`,
+ * `✕ \`gh …\` failed (exit 1)`, then up to {@link MAX_OUTPUT_LINES} lines of a command's output,
+ * indented and sanitised. Never the key.
+ */
+export function outcomeLines(outcomes: readonly DeliveryOutcome[]): string[] {
+  const lines: string[] = [];
+  for (const o of outcomes) {
+    lines.push(`${o.ok ? '✓' : '✕'} ${visible(o.sentence)}`);
+    const c = o.command;
+    if (!c) continue;
+    if (c.outputHidden) lines.push('    (its output is not shown: it held the key)');
+    else {
+      const out = c.output.replace(/\r\n/g, '\n').trim();
+      if (out === '') continue;
+      const all = out.split('\n');
+      for (const line of all.slice(0, MAX_OUTPUT_LINES)) lines.push(`    ${visible(line, { maxLength: 200 })}`);
+      if (all.length > MAX_OUTPUT_LINES || c.truncated) lines.push('    …');
+    }
+  }
+  return lines;
+}

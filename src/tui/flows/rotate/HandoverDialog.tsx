@@ -1,0 +1,135 @@
+/**
+ * The handover of a rotation in the TUI (issue 26): the successor is in place; the old key's last
+ * use (`lastUsedAt`, read every {@link IDLE_POLL_MS}) is shown live, and the user decides: `d`
+ * deactivate it (asked again while it is still in use after the handover), `w` deactivate it once
+ * it has been idle for a minute, `x` delete it (asked first), `k` keep it, esc later (the
+ * rotation stays recorded and is offered again at the next start).
+ */
+import { useEffect, useState } from 'react';
+import { Text } from 'ink';
+import { DEFAULT_IDLE_FOR_MS, describeLastUse, IDLE_POLL_MS, isIdle, lastUseOf, shortDuration, usedSince, type LastUse } from '../../../delivery/lastUse.js';
+import { handleOldKey, serviceNowOf } from '../../../delivery/rotation.js';
+import type { OldKeyAction, Rotation } from '../../../delivery/rotationRecord.js';
+import { visible } from '../../../terminal/sanitize.js';
+import { ConfirmDialog } from '../../components/ConfirmDialog.js';
+import { Dialog } from '../../components/Dialog.js';
+import { useKeymap } from '../../contexts/KeymapContext.js';
+import { useFlash } from '../../contexts/StatusContext.js';
+import { useActionRunner } from '../../hooks/useActionRunner.js';
+import { theme } from '../../theme.js';
+import type { TuiRotation } from './useRotationContext.js';
+
+/** Props of {@link HandoverDialog}. */
+export interface HandoverDialogProps {
+  readonly ctx: TuiRotation;
+  /** A rotation at `delivered`. */
+  readonly rotation: Rotation;
+  /** Lines about the delivery, shown first. */
+  readonly lines?: readonly string[];
+  /** Done (the old key handled) or left for later. */
+  readonly onDone: () => void;
+  readonly columns: number;
+  readonly rows: number;
+}
+
+/** See the module comment. */
+export function HandoverDialog(props: HandoverDialogProps) {
+  const { ctx, rotation } = props;
+  const flash = useFlash({ owned: false });
+  const { busy, run } = useActionRunner();
+  const [use, setUse] = useState<LastUse | undefined>(undefined);
+  const [waiting, setWaiting] = useState(false);
+  const [confirm, setConfirm] = useState<OldKeyAction | undefined>(undefined);
+  const deliveredAt = rotation.deliveredAt ? Date.parse(rotation.deliveredAt) : Date.now();
+  const inUse = use !== undefined && usedSince(use, deliveredAt) && !isIdle(use, DEFAULT_IDLE_FOR_MS);
+
+  const act = async (action: OldKeyAction) => {
+    setConfirm(undefined);
+    setWaiting(false);
+    const r = await run(`${action === 'keep' ? 'keeping' : action === 'delete' ? 'deleting' : 'deactivating'} the old key`, () => handleOldKey(ctx, rotation, action));
+    if (r.ok) {
+      flash(r.value, 'ok', 10_000);
+      props.onDone();
+    }
+  };
+
+  useEffect(() => {
+    let stopped = false;
+    const read = async () => {
+      try {
+        const key = (await ctx.client.keys.list()).find((k) => k.id === rotation.old.id);
+        if (stopped) return;
+        setUse(key ? lastUseOf(key, serviceNowOf(ctx.client)) : { known: false });
+      } catch {
+        // The next read tries again; the last known use stays on screen.
+      }
+    };
+    void read();
+    const timer = setInterval(() => void read(), IDLE_POLL_MS);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
+  }, [ctx, rotation.old.id]);
+
+  // Waiting: deactivate as soon as the old key has been idle long enough.
+  useEffect(() => {
+    if (waiting && use !== undefined && isIdle(use, DEFAULT_IDLE_FOR_MS) && !busy) void act('deactivate');
+    // act is recreated each render; the reads drive this.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [waiting, use]);
+
+  useKeymap(
+    'handover',
+    {
+      'handover.deactivate': () => (inUse ? setConfirm('deactivate') : void act('deactivate')),
+      'handover.wait': use?.known ? () => setWaiting(true) : undefined,
+      'handover.delete': () => setConfirm('delete'),
+      'handover.keep': () => void act('keep'),
+      'handover.later': () => {
+        if (waiting) return setWaiting(false);
+        flash(`the rotation of "${rotation.old.name}" stays recorded: it is offered again at the next start`, 'info', 10_000);
+        props.onDone();
+      },
+    },
+    { modal: true, active: confirm === undefined && !busy },
+  );
+
+  const area = { columns: props.columns, rows: props.rows };
+  if (confirm) {
+    return (
+      <ConfirmDialog
+        {...area}
+        title={confirm === 'delete' ? `Delete the old key "${visible(rotation.old.name)}" for good?` : `Deactivate "${visible(rotation.old.name)}" while it is in use?`}
+        message={[
+          ...(use && inUse ? [`It was ${describeLastUse(use)}, after its successor was delivered: whatever still uses it fails from now on.`] : []),
+          confirm === 'delete' ? 'Deleting is permanent: it cannot be restored.' : 'Deactivating is reversible (space on the Keys pane).',
+        ]}
+        actionLabel={confirm === 'delete' ? 'Delete' : 'Deactivate'}
+        dangerous
+        onConfirm={() => void act(confirm)}
+        onCancel={() => setConfirm(undefined)}
+      />
+    );
+  }
+  const useLine =
+    use === undefined
+      ? 'Reading when the old key was last used…'
+      : `The old key "${visible(rotation.old.name)}" was ${describeLastUse(use)}${inUse ? ': after the handover, so something still uses it.' : use.known ? '.' : ', so keydeck cannot tell when it goes idle.'}`;
+  return (
+    <Dialog title={`Rotating "${visible(rotation.old.name)}": the successor is in place`} {...area}>
+      {(props.lines ?? []).map((line, i) => (
+        <Text key={i} wrap="wrap">
+          {line}
+        </Text>
+      ))}
+      <Text color={inUse ? theme.warning : undefined} wrap="wrap">
+        {useLine}
+      </Text>
+      {waiting && <Text color={theme.accent} wrap="wrap">{`Deactivating it once it has not been used for ${shortDuration(DEFAULT_IDLE_FOR_MS)}… (esc stops waiting)`}</Text>}
+      <Text color={theme.accent} wrap="wrap">
+        {busy ? `${busy}…` : `d deactivate it · ${use?.known ? 'w when idle · ' : ''}x delete it · k keep it · esc later`}
+      </Text>
+    </Dialog>
+  );
+}

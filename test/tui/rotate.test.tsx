@@ -1,0 +1,187 @@
+/**
+ * Delivery and rotation in the TUI (issue 26), against a real sandbox answering as the newer
+ * documentation pages (lists carry `lastUsedAt`): a new key sent to a dotenv file is never drawn;
+ * a key shown once can still be sent (f) while it stays on screen; a command that fails after
+ * creation reveals the key and offers to delete it (D); `R` rotates a credit key (successor
+ * delivered, then the old key deactivated) and refuses a subscription key with what works
+ * instead; an interrupted rotation in the record is offered at start, finished or undone.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseFileDestination } from '../../src/delivery/destinations.js';
+import { beginRotation, createSuccessor, deliverSuccessor } from '../../src/delivery/rotation.js';
+import { RotationRecord } from '../../src/delivery/rotationRecord.js';
+import { KEYS, type TuiHandle } from './render.js';
+import { noKeychainStore, readySession, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
+
+let sb: TestSandbox;
+let root: string;
+beforeAll(async () => {
+  sb = await startTestSandbox({ dialect: 'docs-v2' });
+  root = mkdtempSync(path.join(tmpdir(), 'keydeck-tui-rotate-'));
+});
+afterAll(async () => {
+  rmSync(root, { recursive: true, force: true });
+  await sb.close();
+});
+
+const SK = /sk_[A-Za-z0-9]{40}/;
+
+function open(token: string) {
+  const dataDir = mkdtempSync(path.join(root, 'data-'));
+  const services = testServices({ store: noKeychainStore().store, baseUrl: sb.url, dataDir });
+  const ui = renderApp(services, { session: readySession(sb.url, token), columns: 100, rows: 30 });
+  return { ui, dataDir };
+}
+
+const keyIn = (file: string, variable = 'KEYDECK_API_KEY') => new RegExp(`^${variable}=(\\S+)$`, 'm').exec(readFileSync(file, 'utf8'))?.[1];
+/** A frame as one line of words (a dialog's wrapped lines joined). */
+const flat = (frame: string) => frame.replace(/[│\s]+/g, ' ');
+const neverDrawn = (ui: TuiHandle) => expect(ui.frames().some((f) => SK.test(f))).toBe(false);
+
+async function createInto(ui: TuiHandle, keyChoice: string, destination: string) {
+  await ui.press('n');
+  await ui.waitFor('New credit key');
+  await ui.press(KEYS.enter);
+  await ui.waitFor('Where should the new key');
+  await ui.press(keyChoice);
+  await ui.waitFor(keyChoice === 'f' ? 'dotenv file:' : 'command:');
+  await ui.type(destination);
+  await ui.press(KEYS.enter);
+}
+
+describe('delivery from the Keys pane', () => {
+  it('sends a new key into a dotenv file without ever drawing it', async () => {
+    const { ui } = open(await sb.fundedUser(25));
+    await ui.waitFor('no keys yet');
+    const env = path.join(mkdtempSync(path.join(root, 'app-')), '.env');
+    await createInto(ui, 'f', `${env}:OPENAI_API_KEY`);
+    await ui.waitFor('created and delivered');
+    expect(ui.lastFrame()).toContain('✓ wrote OPENAI_API_KEY into');
+    expect(ui.lastFrame()).toMatch(/a new file, mode\s+0600/);
+    expect(keyIn(env, 'OPENAI_API_KEY')).toMatch(SK);
+    neverDrawn(ui);
+    await ui.press(KEYS.enter);
+    await ui.waitFor('credit-');
+  });
+
+  it('a key shown once can be sent to a file too (f) and stays until y', async () => {
+    const { ui } = open(await sb.fundedUser(25));
+    await ui.waitFor('no keys yet');
+    await ui.press('n');
+    await ui.waitFor('New credit key');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Where should the new key');
+    await ui.press(KEYS.enter);
+    const shown = SK.exec(await ui.waitFor(SK))![0];
+    await ui.press('f');
+    await ui.waitFor('dotenv file:');
+    const env = path.join(mkdtempSync(path.join(root, 'app-')), '.env');
+    await ui.type(env);
+    await ui.press(KEYS.enter);
+    await ui.waitFor(/✓ wrote KEYDECK_API_KEY/);
+    expect(ui.lastFrame()).toContain(shown);
+    expect(keyIn(env)).toBe(shown);
+    await ui.press('y');
+    await ui.waitFor('gone from the screen');
+  });
+
+  it('a command that fails after creation: the key is revealed so it is not lost, and D deletes it', async () => {
+    const token = await sb.fundedUser(25);
+    const { ui } = open(token);
+    await ui.waitFor('no keys yet');
+    await createInto(ui, 'x', 'sh -c "echo denied >&2; exit 4"');
+    await ui.waitFor(SK);
+    expect(ui.lastFrame()).toMatch(/✕ `sh -c "echo denied >&2; exit 4"` failed \(exit 4\)/);
+    expect(ui.lastFrame()).toContain('denied');
+    expect(ui.lastFrame()).toContain('D delete it');
+    await ui.press('D');
+    await ui.waitFor('Delete');
+    await ui.press(KEYS.tab);
+    await ui.press(KEYS.enter);
+    await ui.waitFor(/deleted ".*": it was not delivered/);
+    expect(await sb.client(token).keys.list()).toEqual([]);
+  });
+});
+
+describe('rotation from the Keys pane', () => {
+  it('R on a credit key: the successor goes into the file, then d deactivates the old key', async () => {
+    const token = await sb.fundedUser(25);
+    const env = path.join(mkdtempSync(path.join(root, 'app-')), '.env');
+    const old = await sb.client(token).keys.createCredit({ name: 'web' });
+    writeFileSync(env, `KEYDECK_API_KEY=${old.apiKey}\n`, { mode: 0o600 });
+    const { ui, dataDir } = open(token);
+    await ui.waitFor('web');
+    await ui.press('R');
+    await ui.waitFor('enter saves "web-r2"');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Where does the successor "web-r2" go?');
+    await ui.press('f');
+    await ui.type(env);
+    await ui.press(KEYS.enter);
+    await ui.waitFor('the successor is in place');
+    await ui.waitFor('The old key "web" was never used');
+    const successor = keyIn(env)!;
+    expect(successor).not.toBe(old.apiKey);
+    await ui.press('d');
+    await ui.waitFor(/deactivated the old key "web"/);
+    const keys = await sb.client(token).keys.list();
+    expect(keys.map((k) => [k.name, k.isActive]).sort()).toEqual([['web', false], ['web-r2', true]]);
+    expect((await sb.infer(successor)).status).toBe(200);
+    expect(await new RotationRecord(dataDir).list()).toEqual([]);
+    neverDrawn(ui);
+  });
+
+  it('R on a subscription key says why not and what works instead; nothing is created', async () => {
+    const token = await sb.fundedUser(25);
+    await sb.subscription(token, 'standard', ['asia']);
+    const { ui } = open(token);
+    await ui.waitFor('Standard subscription');
+    await ui.press('R');
+    await ui.waitFor('Subscription keys cannot be rotated');
+    expect(ui.lastFrame()).toMatch(/one per subscription payment/);
+    await ui.press(KEYS.enter);
+    expect((await sb.client(token).keys.list()).length).toBe(1);
+  });
+
+  it('an interrupted rotation is offered at start: u undoes it (successor deleted), and one delivered is finished with k', async () => {
+    const token = await sb.fundedUser(25);
+    const client = sb.client(token);
+    // (The sandbox helpers read the seed's shapes; this dialect envelopes answers: the client reads both.)
+    const a = await client.keys.createCredit({ name: 'a' });
+    const b = await client.keys.createCredit({ name: 'b' });
+    const dataDir = mkdtempSync(path.join(root, 'data-'));
+    const record = new RotationRecord(dataDir);
+    const ctx = { client, record, delivery: { lockDir: dataDir } };
+    const origin = new URL(sb.url).origin;
+    const keys = await client.keys.list();
+    // "a": interrupted after its successor was created (never delivered).
+    const ra = await beginRotation(ctx, { profile: 'test', origin, old: keys.find((k) => k.id === a.id)!, successorName: 'a-r2', destinations: [] });
+    await createSuccessor(ctx, ra);
+    // "b": interrupted after its successor was delivered into a file.
+    const env = path.join(mkdtempSync(path.join(root, 'app-')), '.env');
+    const rb = await beginRotation(ctx, { profile: 'test', origin, old: keys.find((k) => k.id === b.id)!, successorName: 'b-r2', destinations: [parseFileDestination(env)] });
+    const made = await createSuccessor(ctx, rb);
+    await deliverSuccessor(ctx, made.rotation, made.created.apiKey);
+
+    const services = testServices({ store: noKeychainStore().store, baseUrl: sb.url, dataDir });
+    const ui = renderApp(services, { session: readySession(sb.url, token), columns: 100, rows: 30 });
+    await ui.waitFor('A rotation was interrupted');
+    expect(ui.lastFrame()).toContain('The rotation of "a" (successor "a-r2") stopped before its successor');
+    expect(ui.lastFrame()).toContain("Its successor's value is gone");
+    expect(ui.lastFrame()).toContain('1 more after this one');
+    await ui.press('u');
+    await ui.waitFor('Undo the rotation of "a"?');
+    await ui.press(KEYS.tab);
+    await ui.press(KEYS.enter);
+    await ui.waitFor((f) => flat(f).includes('stopped after its successor was delivered'));
+    await ui.press('f');
+    await ui.waitFor('the successor is in place');
+    await ui.press('k');
+    await ui.waitFor(/kept the old key "b"/);
+    expect((await client.keys.list()).map((k) => k.name).sort()).toEqual(['a', 'b', 'b-r2']);
+    expect(await record.list()).toEqual([]);
+  });
+});
