@@ -100,7 +100,8 @@ export class UsageTracker {
    */
   async refresh(mode: ReadMode, signal?: AbortSignal): Promise<{ snapshot: UsageSnapshot; alerts: KeyAlert[] }> {
     const o = this.#o;
-    const read = await readUsageList(o.client, { budget: o.budget, credential: o.credential, origin: o.origin, mode, ...(signal && { signal }) });
+    const have = this.#snapshot.report && this.#snapshot.at !== undefined ? { at: this.#snapshot.at, data: this.#snapshot.report } : undefined;
+    const read = await readUsageList(o.client, { budget: o.budget, credential: o.credential, origin: o.origin, mode, current: have, ...(signal && { signal }) });
     let alerts: KeyAlert[] = [];
     if (read.data && read.at !== undefined && (this.#judged === undefined || read.at > this.#judged)) {
       if (read.fresh) {
