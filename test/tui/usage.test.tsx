@@ -49,7 +49,7 @@ function open(token: string, store: BalanceHistoryStore, size: { columns?: numbe
 }
 
 describe('spend in the Keys pane and the Billing pane', () => {
-  it('shows who spends what: columns at 80 and 120, the spend sort, the details, the top spenders; u reads, r explains', async () => {
+  it('shows who spends what: columns at 80 and 140, the spend sort, the details, the top spenders; u reads, r explains', async () => {
     const token = await sb.fundedUser(50);
     const big = await sb.creditKey(token, 'batch-jobs');
     const small = await sb.creditKey(token, 'web');
@@ -83,7 +83,7 @@ describe('spend in the Keys pane and the Billing pane', () => {
     expect(billing).toMatch(/old-job \(deleted\)\s+\$1\.00\s+20%/);
     ui.unmount();
 
-    const wide = open(token, store, { columns: 120, rows: 30 }).ui;
+    const wide = open(token, store, { columns: 140, rows: 30 }).ui;
     const wideTable = await wide.waitFor('all time');
     expect(wideTable).toMatch(/│ plan\s+│.*│ 24 h\s+│ 7 d\s+│ 30 d\s+│ all time │/);
   });

@@ -148,14 +148,15 @@ export function spendCell(usd: number | undefined): string {
 
 /**
  * The spend periods the Keys pane shows at `width` columns, from those the service gives: at 80
- * columns 24 h and 30 d, from 100 also 7 d, from 120 all (the compact layout: the share period only).
+ * and 100 columns 24 h and 30 d (a name keeps room), from 120 also 7 d, from 140 all time (the
+ * compact layout: the share period only).
  */
 export function spendColumnsFor(width: number, compact: boolean, given: readonly UsagePeriod[]): UsagePeriod[] {
   if (given.length === 0) return [];
   if (compact) return [given.includes('24h') ? '24h' : given[0]!];
-  const wanted: readonly UsagePeriod[] = width >= 120 ? ['24h', '7d', '30d', 'total'] : width >= 100 ? ['24h', '7d', '30d'] : ['24h', '30d'];
+  const wanted: readonly UsagePeriod[] = width >= 140 ? ['24h', '7d', '30d', 'total'] : width >= 120 ? ['24h', '7d', '30d'] : ['24h', '30d'];
   const shown = wanted.filter((p) => given.includes(p));
-  return shown.length > 0 ? shown : given.slice(0, width >= 100 ? 3 : 2);
+  return shown.length > 0 ? shown : given.slice(0, width >= 120 ? 3 : 2);
 }
 
 /**
