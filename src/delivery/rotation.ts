@@ -216,8 +216,14 @@ export async function handleOldKey(ctx: RotationContext, rotation: Rotation, act
   const label = `the old key "${rotation.old.name}" (id ${rotation.old.id})`;
   let sentence: string;
   if (action === 'deactivate') {
-    await ctx.client.keys.update(rotation.old.id, { isActive: false });
-    sentence = `deactivated ${label}: it is refused from now on until reactivated`;
+    try {
+      await ctx.client.keys.update(rotation.old.id, { isActive: false });
+      sentence = `deactivated ${label}: it is refused from now on until reactivated`;
+    } catch (err) {
+      // Deleted elsewhere meanwhile: it is refused all the same, and the rotation is done.
+      if (!(err instanceof KeydeckApiError) || err.code !== 'not_found') throw err;
+      sentence = `${label} no longer exists (deleted elsewhere), so there was nothing to deactivate`;
+    }
   } else if (action === 'delete') {
     try {
       await ctx.client.keys.delete(rotation.old.id);
