@@ -13,7 +13,8 @@ import { checkDestinations, deliverKey, type DeliveryOutcome } from '../delivery
 import { DeliveryError, describeDestination, parseDestinations, type Destination } from '../delivery/destinations.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS } from '../delivery/command.js';
 import { visible } from '../terminal/sanitize.js';
-import { askLine, canPrompt, ExitCode, fail, printLine, sentenceOf, warn } from './output.js';
+import { DeliveryRecord } from '../delivery/deliveryRecord.js';
+import { askLine, canPrompt, ExitCode, fail, printLine, sentenceOf, warn, type Session } from './output.js';
 
 /** The delivery flags as commander gives them. */
 export interface DeliveryFlags {
@@ -110,6 +111,19 @@ export function deliveryJson(o: DeliveryOutcome): Record<string, unknown> {
     sentence: o.sentence,
     ...(c && { exitCode: c.exitCode, timedOut: c.timedOut, output: c.outputHidden ? null : c.output }),
   };
+}
+
+/**
+ * Remembers where the key `keyId` was delivered (the destinations that took it), so that rotating
+ * it later goes to the same places (src/delivery/deliveryRecord.ts). A failure is a warning.
+ */
+export async function rememberDeliveries(session: Pick<Session, 'profile'>, keyId: string, outcomes: readonly DeliveryOutcome[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const took = outcomes.filter((o) => o.ok).map((o) => o.destination);
+  try {
+    await new DeliveryRecord(dataDir(env)).remember({ profile: session.profile.name, origin: new URL(session.profile.baseUrl).origin, keyId }, took);
+  } catch (err) {
+    warn(`could not remember where the key went (for its rotation): ${(err as Error).message}`);
+  }
 }
 
 /** The destinations of `outcomes` that hold the key, in words (empty when none). */

@@ -24,6 +24,7 @@ import {
   undoRotation,
   type RotationContext,
 } from '../delivery/rotation.js';
+import { DeliveryRecord } from '../delivery/deliveryRecord.js';
 import { RotationRecord, RotationRecordError, type Rotation } from '../delivery/rotationRecord.js';
 import { visible } from '../terminal/sanitize.js';
 import { printData, type CommandDeps } from './api-command.js';
@@ -65,9 +66,7 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
     if (oldAction === undefined && !canPrompt()) {
       fail(ExitCode.usage, 'confirmation_required: no terminal to ask what becomes of the old key: pass --old deactivate|delete|keep; nothing was changed');
     }
-    if (plan.destinations.length === 0 && !flags.json && !process.stdout.isTTY) {
-      fail(ExitCode.usage, 'invalid_request: no destination for the new key and stdout is not a terminal, so it would be lost: pass --to-file or --to-command (or --json); nothing was changed');
-    }
+
   }
   const session = await openSession(globals, { ...deps.session, pendingRotations: false });
   const handoverFlags = {
@@ -76,23 +75,36 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
     ...(waitIdleMs !== undefined && { waitIdleMs }),
     usage: async (keyId: string, deliveredAt: number) => (await import('./rotateUsage.js')).oldKeyUsage(session, keyId, deliveredAt),
   };
+  const deliveries = new DeliveryRecord(dataDir(plan.env));
   const ctx: RotationContext = {
     client: session.client,
     record: new RotationRecord(dataDir(plan.env)),
     delivery: { lockDir: plan.lockDir, env: plan.env, commandTimeoutMs: plan.commandTimeoutMs },
+    deliveries,
   };
   try {
     if (flags.finish || flags.undo) return await resume(ctx, session, idOrName, flags, { ...handoverFlags, oldAction, plan });
     const keys = await session.client.keys.list();
     const old = findKey(keys, idOrName!);
     const name = flags.name !== undefined ? parseKeyName(flags.name) : successorName(old.name, keys.map((k) => k.name));
-    if (old.keyType !== 'subscription') await checkPlan(plan);
+    const origin = originOf(session.profile.baseUrl);
+    // Without destination flags: where the old key was delivered, when keydeck did it.
+    const remembered = plan.destinations.length === 0 ? await deliveries.recall({ profile: session.profile.name, origin, keyId: old.id }) : undefined;
+    const destinations = remembered ?? plan.destinations;
+    if (destinations.length === 0 && !flags.json && !process.stdout.isTTY) {
+      fail(
+        ExitCode.usage,
+        `invalid_request: keydeck does not know where "${visible(old.name)}" is used and stdout is not a terminal, so the new key would be lost: pass --to-file or --to-command (or --json); nothing was changed`,
+      );
+    }
+    if (old.keyType !== 'subscription') await checkPlan({ ...plan, destinations });
+    if (remembered) say(`The old key was delivered by keydeck to ${remembered.map(describeDestination).join(', ')}: the successor goes there too.`, flags.json === true);
     const rotation = await beginRotation(ctx, {
       profile: session.profile.name,
-      origin: originOf(session.profile.baseUrl),
+      origin,
       old,
       successorName: name,
-      destinations: plan.destinations,
+      destinations,
       ...(oldAction && { oldAction }),
       ...(graceMs !== undefined && { graceMs }),
     });

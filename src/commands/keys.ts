@@ -15,7 +15,7 @@ import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { keyStatus, paidTimeLost } from '../api/keyStatus.js';
 import { parseKeyId, parseKeyName } from './input.js';
 import { canPrompt, ExitCode, fail, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
-import { checkPlan, deliverAndSay, deliveryJson, deliveryPlanOf, say, undelivered, type DeliveryFlags } from './keyDelivery.js';
+import { checkPlan, deliverAndSay, deliveryJson, deliveryPlanOf, rememberDeliveries, say, undelivered, type DeliveryFlags } from './keyDelivery.js';
 import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalText } from './table.js';
 import { visible } from '../terminal/sanitize.js';
 
@@ -73,7 +73,8 @@ export async function keysList(globals: GlobalOptions, flags: JsonFlag = {}, dep
 export async function keysCreate(globals: GlobalOptions, flags: JsonFlag & DeliveryFlags & { name: string }, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const name = parseKeyName(flags.name);
   const plan = deliveryPlanOf(flags);
-  const { client } = await openSession(globals, deps.session);
+  const session = await openSession(globals, deps.session);
+  const { client } = session;
   await checkPlan(plan);
   const created = await client.keys.createCredit({ name });
   if (plan.destinations.length > 0) {
@@ -81,6 +82,7 @@ export async function keysCreate(globals: GlobalOptions, flags: JsonFlag & Deliv
     say(`Created the credit key "${visible(created.name)}" (id ${visible(created.id)}); delivering it:`, json);
     const outcomes = await deliverAndSay(created.apiKey, plan, json);
     const failed = outcomes.some((o) => !o.ok);
+    await rememberDeliveries(session, created.id, outcomes);
     if (json) {
       const { apiKey, ...rest } = created;
       printData({ ...rest, ...(failed && process.stdout.isTTY && { apiKey }), deliveries: outcomes.map(deliveryJson) });

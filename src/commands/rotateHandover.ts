@@ -7,7 +7,7 @@
  * rotation recorded at `delivered`: `--finish` takes it up again.
  */
 import parseDuration from 'parse-duration';
-import { describeLastUse, isIdle, lastUseOf, shortDuration, usedSince, waitUntilIdle, type LastUse } from '../delivery/lastUse.js';
+import { describeLastUse, isIdle, lastUseOf, lastUseSentence, shortDuration, usedSince, waitUntilIdle, type LastUse } from '../delivery/lastUse.js';
 import { handleOldKey, serviceNowOf, type RotationContext } from '../delivery/rotation.js';
 import { OldKeyActionSchema, type OldKeyAction, type Rotation } from '../delivery/rotationRecord.js';
 import { visible } from '../terminal/sanitize.js';
@@ -57,12 +57,17 @@ export function oldActionFlag(text: string | undefined): OldKeyAction | undefine
   return parsed.data;
 }
 
+/** `text` with its first letter in capitals. */
+function capitalised(text: string): string {
+  return `${text[0]!.toUpperCase()}${text.slice(1)}`;
+}
+
 /** Asks what to do with the old key on the terminal: `deactivate`, `delete` or `keep` (enter keeps it). */
 async function askOldAction(rotation: Rotation, use: LastUse): Promise<OldKeyAction> {
   for (;;) {
     const answer = (
       await askLine(
-        `The successor is in place. The old key "${rotation.old.name}" was ${describeLastUse(use)}. ` +
+        `The successor is in place. ${capitalised(lastUseSentence(`the old key "${rotation.old.name}"`, use))}. ` +
           'Deactivate it (reversible), delete it (permanent) or keep it? [deactivate/delete/KEEP] ',
       )
     ).toLowerCase();
@@ -106,7 +111,7 @@ export async function handover(
     return key ? lastUseOf(key, serviceNowOf(ctx.client)) : { known: false };
   };
   let use = await read();
-  say(`The old key "${visible(rotation.old.name)}" was ${describeLastUse(use)}.`, json);
+  say(`${capitalised(lastUseSentence(`the old key "${visible(rotation.old.name)}"`, use))}.`, json);
   const deliveredAt = rotation.deliveredAt ? Date.parse(rotation.deliveredAt) : Date.now();
   let inUse = usedSince(use, deliveredAt) && !isIdle(use, flags.idleForMs);
   // The spend figures (issue 22), where the service has them: context, and the only evidence of
@@ -137,11 +142,11 @@ export async function handover(
   if (inUse && action !== 'keep' && !flags.yes) {
     const question = `The old key is still in use: ${use.known ? `it was ${describeLastUse(use)}` : 'its usage figures show spend'}, after the successor was delivered. ${action === 'delete' ? 'Delete' : 'Deactivate'} it anyway? [y/N] `;
     if (!canPrompt() || !/^y(es)?$/i.test(await askLine(question))) {
-      fail(ExitCode.refused, `still_in_use: the old key "${visible(rotation.old.name)}" was ${describeLastUse(use)}, after the successor was delivered, so it was left as it is (--wait-idle waits until it stops, --yes goes ahead anyway); ${finishHint}`);
+      fail(ExitCode.refused, `still_in_use: ${use.known ? `the old key "${visible(rotation.old.name)}" was ${describeLastUse(use)}` : `the usage figures show the old key "${visible(rotation.old.name)}" spending`}, after the successor was delivered, so it was left as it is (--wait-idle waits until it stops, --yes goes ahead anyway); ${finishHint}`);
     }
   }
   const sentence = await handleOldKey(ctx, rotation, action);
   const hint = action === 'deactivate' ? ` (\`keydeck keys enable ${rotation.old.id}\` turns it back on)` : '';
-  say(`${sentence[0]!.toUpperCase()}${sentence.slice(1)}${hint}.`, json);
+  say(`${capitalised(sentence)}${hint}.`, json);
   return { action, sentence, lastUse: use };
 }

@@ -50,6 +50,11 @@ export function describeLastUse(use: LastUse): string {
   return `last used ${shortDuration(use.agoMs)} ago (${new Date(use.at).toISOString().replace(/\.\d+Z$/, 'Z')})`;
 }
 
+/** A sentence (no final period) on `label`'s last use: `the old key "web" was last used 4 s ago (…)`, `… was never used`, `the service does not say when … was last used`. */
+export function lastUseSentence(label: string, use: LastUse): string {
+  return use.known ? `${label} was ${describeLastUse(use)}` : `the service does not say when ${label} was last used`;
+}
+
 /** True when `use` shows a key unused for at least `idleForMs` (never used counts as idle). */
 export function isIdle(use: LastUse, idleForMs: number): boolean {
   return use.known && (use.at === null || use.agoMs >= idleForMs);

@@ -22,6 +22,7 @@ import { KeydeckApiError } from '../api/errors.js';
 import { keyStatus } from '../api/keyStatus.js';
 import { MAX_NAME_LENGTH, type ConsumptionKey, type CreatedConsumptionKey } from '../api/schemas.js';
 import { deliverKey, type DeliveryOptions, type DeliveryOutcome } from './deliver.js';
+import type { DeliveryRecord } from './deliveryRecord.js';
 import type { Destination } from './destinations.js';
 import { RotationRecordError, type OldKeyAction, type Rotation, type RotationRecord } from './rotationRecord.js';
 
@@ -44,6 +45,8 @@ export interface RotationContext {
   readonly client: RotationClient;
   readonly record: RotationRecord;
   readonly delivery: DeliveryOptions;
+  /** Where keys were delivered: the successor is remembered there once delivered (best effort). */
+  readonly deliveries?: DeliveryRecord;
 }
 
 /** A refusal of the rotation itself (the old key cannot be rotated, or the record says no). */
@@ -180,6 +183,10 @@ export async function markDelivered(ctx: RotationContext, rotation: Rotation): P
     delivered: rotation.destinations.map((_, i) => i),
     deliveredAt: new Date().toISOString(),
   });
+  if (ctx.deliveries && next.successor.id !== undefined) {
+    // Remembered so that the next rotation goes to the same places; a failure costs only that.
+    await ctx.deliveries.remember({ profile: next.profile, origin: next.origin, keyId: next.successor.id }, next.destinations).catch(() => undefined);
+  }
   const left: string[] = [];
   for (const id of next.orphans) if (!(await deleteQuietly(ctx.client, id))) left.push(id);
   if (left.length !== next.orphans.length) next = await ctx.record.update(rotation.id, { orphans: left });
@@ -209,8 +216,14 @@ export async function handleOldKey(ctx: RotationContext, rotation: Rotation, act
   const label = `the old key "${rotation.old.name}" (id ${rotation.old.id})`;
   let sentence: string;
   if (action === 'deactivate') {
-    await ctx.client.keys.update(rotation.old.id, { isActive: false });
-    sentence = `deactivated ${label}: it is refused from now on until reactivated`;
+    try {
+      await ctx.client.keys.update(rotation.old.id, { isActive: false });
+      sentence = `deactivated ${label}: it is refused from now on until reactivated`;
+    } catch (err) {
+      // Deleted elsewhere meanwhile: it is refused all the same, and the rotation is done.
+      if (!(err instanceof KeydeckApiError) || err.code !== 'not_found') throw err;
+      sentence = `${label} no longer exists (deleted elsewhere), so there was nothing to deactivate`;
+    }
   } else if (action === 'delete') {
     try {
       await ctx.client.keys.delete(rotation.old.id);

@@ -6,9 +6,9 @@
  * | metric | labels | what |
  * |---|---|---|
  * | `keydeck_key_spend_usd` | `key_id`, `key_name`, `period` (`24h`, `7d`, `30d`, `total`) | each key's spend over the period, USD; the {@link TOP_KEYS} biggest spenders over the share period (24 h when given) by id and name, the rest summed as `key_id="other"`, `key_name="other"`: at most 51 keys × 4 periods |
- * | `keydeck_usage_age_seconds` | — | how old the usage figures are (service clock) |
+ * | `keydeck_usage_last_read_timestamp_seconds` | — | when the usage figures were read (the service's clock; their age is `time() - …`, which a cached exposition cannot make stale) |
  * | `keydeck_usage_reads_left` | — | usage reads left of the service's 12 per 12 hours |
- * | `keydeck_key_runaway_usd_per_hour` | `key_id`, `key_name`, `kind` (`runaway`, `dormant`) | the rate of each key in an open runaway episode (at most {@link TOP_KEYS}) |
+ * | `keydeck_key_runaway_usd_per_second` | `key_id`, `key_name`, `kind` (`runaway`, `dormant`) | the rate (USD per second, the base unit: × 3600 for USD per hour) of each key in an open runaway episode (at most {@link TOP_KEYS}) |
  *
  * Before the first usage figures the spend and runaway gauges are empty and the two unlabelled
  * ones are NaN (unknown; prom-client always exports an unlabelled gauge). Names are made visible (no control
@@ -20,6 +20,9 @@ import type { Episode } from '../billing/keyHistory.js';
 import type { SpendRow } from '../billing/spend.js';
 import type { BudgetState } from '../billing/usageBudget.js';
 import { visible } from '../terminal/sanitize.js';
+
+/** The account labels every metric declares (their values are the registry's default labels). */
+const ACCOUNT = ['profile', 'origin'];
 
 /** Keys exported by id and name; the rest are summed as `other`. */
 export const TOP_KEYS = 50;
@@ -48,7 +51,7 @@ export function registerSpendMetrics(registry: Registry, source: () => SpendMetr
   new Gauge({
     name: 'keydeck_key_spend_usd',
     help: 'Spend of each key over the period (USD); the top 50 spenders by key, the rest as key_id="other"',
-    labelNames: ['key_id', 'key_name', 'period'],
+    labelNames: ['key_id', 'key_name', 'period', ...ACCOUNT],
     registers,
     collect() {
       this.reset();
@@ -81,37 +84,38 @@ export function registerSpendMetrics(registry: Registry, source: () => SpendMetr
     },
   });
   new Gauge({
-    name: 'keydeck_usage_age_seconds',
-    help: 'How old the usage figures are (seconds, by the service clock)',
+    name: 'keydeck_usage_last_read_timestamp_seconds',
+    help: 'When the usage figures were read (Unix seconds, by the service clock)',
+    labelNames: ACCOUNT,
     registers,
     collect() {
       this.reset();
       const s = source();
-      // Unknown before the first figures: NaN (prom-client writes Nan, which Prometheus reads; an unlabelled gauge is always exported).
-      this.set(s?.at !== undefined ? Math.max(0, Math.round((s.now - s.at) / 1000)) : Number.NaN);
+      if (s?.at !== undefined) this.set({}, Math.floor(s.at / 1000));
     },
   });
   new Gauge({
     name: 'keydeck_usage_reads_left',
     help: 'Usage reads left of the 12 the service allows per 12 hours',
+    labelNames: ACCOUNT,
     registers,
     collect() {
       this.reset();
       const s = source();
-      this.set(s?.budget ? s.budget.left : Number.NaN);
+      if (s?.budget) this.set({}, s.budget.left);
     },
   });
   new Gauge({
-    name: 'keydeck_key_runaway_usd_per_hour',
-    help: 'Spend rate (USD per hour) of each key in an open runaway episode (kind: runaway, or dormant then spending)',
-    labelNames: ['key_id', 'key_name', 'kind'],
+    name: 'keydeck_key_runaway_usd_per_second',
+    help: 'Spend rate (USD per second) of each key in an open runaway episode (kind: runaway, or dormant then spending)',
+    labelNames: ['key_id', 'key_name', 'kind', ...ACCOUNT],
     registers,
     collect() {
       this.reset();
       const s = source();
       if (!s) return;
       const names = new Map(s.rows.map((r) => [r.id, r.name]));
-      for (const e of [...s.episodes.values()].slice(0, TOP_KEYS)) this.set({ key_id: e.keyId, key_name: label(names.get(e.keyId) ?? e.keyId), kind: e.kind }, e.usdPerHour);
+      for (const e of [...s.episodes.values()].slice(0, TOP_KEYS)) this.set({ key_id: e.keyId, key_name: label(names.get(e.keyId) ?? e.keyId), kind: e.kind }, e.usdPerHour / 3600);
     },
   });
 }

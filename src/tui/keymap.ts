@@ -113,6 +113,8 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
 
   // Where a new key goes (before it is created).
   { id: 'deliver.show', keys: ['enter'], label: 'show it once here', scope: 'deliver' },
+  { id: 'deliver.same', keys: ['enter'], label: 'same places', help: 'rotation: deliver the successor where keydeck delivered the old key', scope: 'deliver' },
+  { id: 'deliver.showOnce', keys: ['s'], label: 'show it once', help: 'rotation: show the successor once here instead, to put it in place yourself', scope: 'deliver' },
   { id: 'deliver.file', keys: ['f'], label: 'dotenv file', help: 'write VAR=sk_… into a dotenv file (PATH[:VAR]); the key is not shown', scope: 'deliver' },
   { id: 'deliver.command', keys: ['x'], label: 'command', help: 'run a command with the key on its standard input (no shell); the key is not shown', scope: 'deliver' },
   { id: 'deliver.cancel', keys: ['esc'], label: 'cancel', scope: 'deliver' },

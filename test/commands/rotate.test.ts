@@ -59,6 +59,9 @@ async function userWithKey(name: string): Promise<{ user: string; env: string; k
   return { user, env, key };
 }
 
+/** The key the dotenv file `env` holds. */
+const keyIn = (env: string) => /KEYDECK_API_KEY=(\S+)/.exec(readFileSync(env, 'utf8'))?.[1];
+
 /** Starts the application stand-in on `env`; `stop()` ends it and returns its counts. */
 function startStandin(env: string) {
   const child = spawn(process.execPath, [STANDIN, sb.url, env, 'KEYDECK_API_KEY'], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -80,12 +83,14 @@ describe('keys rotate', () => {
     const app = startStandin(env);
     // The old key is in use before the rotation starts.
     await expect.poll(async () => (await listed(user)).find((k) => k.name === 'web')?.lastUsedAt ?? null, { timeout: 10_000 }).not.toBeNull();
-    const r = await cli.run(user, ['keys', 'rotate', 'web', '--to-file', env, '--old', 'deactivate', '--wait-idle', '30s', '--idle-for', '3s'], { ...dataEnv() }, );
+    // No destination given: keydeck delivered "web" into the file, so the successor goes there too.
+    const r = await cli.run(user, ['keys', 'rotate', 'web', '--old', 'deactivate', '--wait-idle', '30s', '--idle-for', '3s'], dataEnv());
     const counts = await app.stop();
     expect(r.code, r.stderr).toBe(0);
     expect(counts.failed, JSON.stringify(counts.failures)).toBe(0);
     expect(counts.keys).toBe(2);
     expect(counts.ok).toBeGreaterThan(3);
+    expect(r.stdout).toMatch(/^The old key was delivered by keydeck to .*\.env \(KEYDECK_API_KEY\): the successor goes there too\.$/m);
     expect(r.stdout).toMatch(/^Rotating the key "web" \(id [^)]+\); its successor: "web-r2"\.$/m);
     expect(r.stdout).toMatch(/^The old key "web" was last used \d+ s ago/m);
     expect(r.stdout).toMatch(/^It is idle: last used \d+ s ago/m);
@@ -102,6 +107,11 @@ describe('keys rotate', () => {
     expect((await sb.infer(newKey)).status).toBe(200);
     expect((await sb.infer(oldKey)).status).toBe(403);
     expect(record()).toEqual([]);
+    // And the successor is remembered in turn: the next rotation needs no flags either.
+    const again = await cli.run(user, ['keys', 'rotate', 'web-r2', '--old', 'delete'], dataEnv());
+    expect(again.code, again.stderr).toBe(0);
+    expect(keyIn(env)).not.toBe(newKey);
+    expect((await listed(user)).map((k) => k.name).sort()).toEqual(['web', 'web-r3']);
   });
 
   it('refuses a subscription key and says what works instead; without --old and a terminal it changes nothing', async () => {

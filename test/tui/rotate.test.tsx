@@ -64,7 +64,19 @@ describe('delivery from the Keys pane', () => {
     expect(keyIn(env, 'OPENAI_API_KEY')).toMatch(SK);
     neverDrawn(ui);
     await ui.press(KEYS.enter);
-    await ui.waitFor('credit-');
+    await ui.waitFor('R rotate');
+    // R: keydeck delivered it, so the successor can go to the same place with enter.
+    const first = keyIn(env, 'OPENAI_API_KEY');
+    await ui.press('R');
+    await ui.waitFor('successor\'s name');
+    await ui.press(KEYS.enter);
+    await ui.waitFor((f) => flat(f).includes('enter the same places as before:') && flat(f).includes('(OPENAI_API_KEY)'));
+    await ui.press(KEYS.enter);
+    await ui.waitFor('the successor is in place');
+    expect(keyIn(env, 'OPENAI_API_KEY')).not.toBe(first);
+    await ui.press('k');
+    await ui.waitFor(/kept the old key/);
+    neverDrawn(ui);
   });
 
   it('a key shown once can be sent to a file too (f) and stays until y', async () => {

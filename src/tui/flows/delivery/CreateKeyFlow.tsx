@@ -52,7 +52,7 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
   const area = { columns: props.columns, rows: props.rows };
   const label = (c: CreatedConsumptionKey) => `"${visible(c.name)}"`;
 
-  const create = async (destination: Destination | 'show') => {
+  const create = async (destinations: readonly Destination[] | 'show') => {
     if (!client) return props.onDone();
     setStep({ kind: 'working', label: `creating the credit key "${props.name}"` });
     const r = await run(`creating the credit key "${props.name}"`, () => client.keys.createCredit({ name: props.name }), { quiet: true });
@@ -63,9 +63,10 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
     }
     const created = r.value;
     flash(`created the credit key "${created.name}"`, 'ok');
-    if (destination === 'show') return setStep({ kind: 'reveal', created, lines: [], failed: false });
+    if (destinations === 'show') return setStep({ kind: 'reveal', created, lines: [], failed: false });
     setStep({ kind: 'working', label: 'delivering the key' });
-    const outcomes = await delivery.deliver(created.apiKey, [destination]);
+    const outcomes = await delivery.deliver(created.apiKey, destinations);
+    await delivery.remember(created.id, outcomes);
     const lines = outcomeLines(outcomes);
     if (outcomes.every((o) => o.ok)) setStep({ kind: 'delivered', created, lines });
     else setStep({ kind: 'reveal', created, lines, failed: true });
@@ -116,7 +117,10 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
           check={delivery.check}
           onChoose={(d) => {
             if (d === 'show') return;
-            void delivery.deliver(step.created.apiKey, [d]).then((outcomes) => back([...step.lines, ...outcomeLines(outcomes)]));
+            void delivery.deliver(step.created.apiKey, d).then(async (outcomes) => {
+              await delivery.remember(step.created.id, outcomes);
+              back([...step.lines, ...outcomeLines(outcomes)]);
+            });
           }}
           onCancel={() => back(step.lines)}
         />

@@ -7,7 +7,7 @@
  */
 import { useState } from 'react';
 import { Text } from 'ink';
-import { DeliveryError, parseCommandDestination, parseFileDestination, type Destination } from '../../../delivery/destinations.js';
+import { DeliveryError, describeDestination, parseCommandDestination, parseFileDestination, type Destination } from '../../../delivery/destinations.js';
 import { visible } from '../../../terminal/sanitize.js';
 import { Dialog } from '../../components/Dialog.js';
 import { PromptDialog } from '../../components/PromptDialog.js';
@@ -18,13 +18,15 @@ import { theme } from '../../theme.js';
 export interface DestinationChooserProps {
   readonly title: string;
   readonly message?: readonly string[];
-  /** Offer `enter`: show the key once on screen (no destination). */
+  /** Offer to show the key once on screen (no destination): `enter`, or `s` when {@link previous} is given. */
   readonly allowShow: boolean;
+  /** Where the old key was delivered (a rotation): `enter` sends the new one to the same places. */
+  readonly previous?: readonly Destination[];
   /** Start at the prompt for a file or a command (from the reveal's `f` / `x`); esc then cancels. */
   readonly initialMode?: 'file' | 'command';
   /** Checks a destination before use (src/delivery/deliver.ts `checkDestinations`). */
   readonly check: (d: Destination) => Promise<void>;
-  readonly onChoose: (d: Destination | 'show') => void;
+  readonly onChoose: (d: readonly Destination[] | 'show') => void;
   readonly onCancel: () => void;
   readonly columns: number;
   readonly rows: number;
@@ -47,7 +49,9 @@ export function DestinationChooser(props: DestinationChooserProps) {
   useKeymap(
     'deliver',
     {
-      'deliver.show': props.allowShow ? () => props.onChoose('show') : undefined,
+      'deliver.same': props.previous ? () => props.onChoose(props.previous!) : undefined,
+      'deliver.show': props.allowShow && !props.previous ? () => props.onChoose('show') : undefined,
+      'deliver.showOnce': props.allowShow && props.previous ? () => props.onChoose('show') : undefined,
       'deliver.file': () => setMode('file'),
       'deliver.command': () => setMode('command'),
       'deliver.cancel': props.onCancel,
@@ -63,7 +67,8 @@ export function DestinationChooser(props: DestinationChooserProps) {
             {line}
           </Text>
         ))}
-        {props.allowShow && <Text>enter  show it once here, to copy it yourself</Text>}
+        {props.previous && <Text wrap="wrap">{`enter  the same places as before: ${props.previous.map((d) => visible(describeDestination(d))).join(', ')}`}</Text>}
+        {props.allowShow && <Text>{`${props.previous ? 's    ' : 'enter'}  show it once here, to copy it yourself`}</Text>}
         <Text>f      write it into a dotenv file (PATH[:VAR]); it is not shown</Text>
         <Text>x      give it to a command on its standard input; it is not shown</Text>
         <Text color={theme.muted}>esc    cancel</Text>
@@ -78,7 +83,7 @@ export function DestinationChooser(props: DestinationChooserProps) {
     props.check(d).then(
       () => {
         setChecking(false);
-        props.onChoose(d);
+        props.onChoose([d]);
       },
       (err: unknown) => {
         setChecking(false);

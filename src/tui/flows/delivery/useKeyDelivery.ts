@@ -7,7 +7,9 @@ import { useMemo } from 'react';
 import { checkDestinations, deliverKey, type DeliveryOutcome } from '../../../delivery/deliver.js';
 import type { Destination } from '../../../delivery/destinations.js';
 import { visible } from '../../../terminal/sanitize.js';
+import { DeliveryRecord } from '../../../delivery/deliveryRecord.js';
 import { useServices } from '../../contexts/ServicesContext.js';
+import { useSession } from '../../contexts/SessionContext.js';
 
 /** What {@link useKeyDelivery} gives. */
 export interface KeyDelivery {
@@ -17,19 +19,29 @@ export interface KeyDelivery {
   readonly check: (d: Destination) => Promise<void>;
   /** Delivers `key` to each destination; never rejects for a destination's failure. */
   readonly deliver: (key: string, destinations: readonly Destination[]) => Promise<DeliveryOutcome[]>;
+  /** Remembers where key `keyId` went (the outcomes that took it), for its rotation; never rejects. */
+  readonly remember: (keyId: string, outcomes: readonly DeliveryOutcome[]) => Promise<void>;
+  /** Where key `keyId` was delivered by keydeck, if known. */
+  readonly recall: (keyId: string) => Promise<Destination[] | undefined>;
 }
 
 /** See the module comment. */
 export function useKeyDelivery(): KeyDelivery {
-  const { dataDir } = useServices();
-  return useMemo(
-    () => ({
+  const { dataDir, profile } = useServices();
+  const { baseUrl } = useSession();
+  return useMemo(() => {
+    const record = dataDir ? new DeliveryRecord(dataDir) : undefined;
+    const which = (keyId: string) => ({ profile: profile.name, origin: baseUrl ? new URL(baseUrl).origin : '', keyId });
+    return {
       dataDir,
       check: (d: Destination) => checkDestinations([d]),
       deliver: (key: string, destinations: readonly Destination[]) => deliverKey(key, destinations, { lockDir: dataDir ?? '.' }),
-    }),
-    [dataDir],
-  );
+      remember: async (keyId: string, outcomes: readonly DeliveryOutcome[]) => {
+        await record?.remember(which(keyId), outcomes.filter((o) => o.ok).map((o) => o.destination)).catch(() => undefined);
+      },
+      recall: async (keyId: string) => record?.recall(which(keyId)),
+    };
+  }, [dataDir, profile.name, baseUrl]);
 }
 
 /** Most lines of a command's output shown in a dialog. */

@@ -7,7 +7,7 @@
  */
 import { useEffect, useState } from 'react';
 import { Text } from 'ink';
-import { DEFAULT_IDLE_FOR_MS, describeLastUse, IDLE_POLL_MS, isIdle, lastUseOf, shortDuration, usedSince, type LastUse } from '../../../delivery/lastUse.js';
+import { DEFAULT_IDLE_FOR_MS, describeLastUse, IDLE_POLL_MS, isIdle, lastUseOf, lastUseSentence, shortDuration, usedSince, type LastUse } from '../../../delivery/lastUse.js';
 import { handleOldKey, serviceNowOf } from '../../../delivery/rotation.js';
 import type { OldKeyAction, Rotation } from '../../../delivery/rotationRecord.js';
 import { visible } from '../../../terminal/sanitize.js';
@@ -38,6 +38,8 @@ export function HandoverDialog(props: HandoverDialogProps) {
   const flash = useFlash({ owned: false });
   const { busy, run } = useActionRunner();
   const [use, setUse] = useState<LastUse | undefined>(undefined);
+  /** The old key is no longer listed (deleted elsewhere). */
+  const [gone, setGone] = useState(false);
   const [waiting, setWaiting] = useState(false);
   const [confirm, setConfirm] = useState<OldKeyAction | undefined>(undefined);
   const deliveredAt = rotation.deliveredAt ? Date.parse(rotation.deliveredAt) : Date.now();
@@ -48,7 +50,7 @@ export function HandoverDialog(props: HandoverDialogProps) {
     setWaiting(false);
     const r = await run(`${action === 'keep' ? 'keeping' : action === 'delete' ? 'deleting' : 'deactivating'} the old key`, () => handleOldKey(ctx, rotation, action));
     if (r.ok) {
-      flash(r.value, 'ok', 10_000);
+      flash(gone ? `the rotation of "${rotation.old.name}" is done: the old key no longer exists` : r.value, 'ok', 10_000);
       props.onDone();
     }
   };
@@ -59,6 +61,7 @@ export function HandoverDialog(props: HandoverDialogProps) {
       try {
         const key = (await ctx.client.keys.list()).find((k) => k.id === rotation.old.id);
         if (stopped) return;
+        setGone(key === undefined);
         setUse(key ? lastUseOf(key, serviceNowOf(ctx.client)) : { known: false });
       } catch {
         // The next read tries again; the last known use stays on screen.
@@ -112,10 +115,11 @@ export function HandoverDialog(props: HandoverDialogProps) {
       />
     );
   }
-  const useLine =
-    use === undefined
+  const useLine = gone
+    ? `The old key "${visible(rotation.old.name)}" no longer exists (deleted elsewhere): k ends the rotation.`
+    : use === undefined
       ? 'Reading when the old key was last used…'
-      : `The old key "${visible(rotation.old.name)}" was ${describeLastUse(use)}${inUse ? ': after the handover, so something still uses it.' : use.known ? '.' : ', so keydeck cannot tell when it goes idle.'}`;
+      : `${lastUseSentence(`The old key "${visible(rotation.old.name)}"`, use).replace(/^the/, 'The')}${inUse ? ': after the handover, so something still uses it.' : use.known ? '.' : ', so keydeck cannot tell when it goes idle.'}`;
   return (
     <Dialog title={`Rotating "${visible(rotation.old.name)}": the successor is in place`} {...area}>
       {(props.lines ?? []).map((line, i) => (

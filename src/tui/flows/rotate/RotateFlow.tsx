@@ -41,7 +41,7 @@ export interface RotateFlowProps {
 type Step =
   | { kind: 'refused'; message: string }
   | { kind: 'name' }
-  | { kind: 'choose'; name: string }
+  | { kind: 'choose'; name: string; previous?: Destination[] }
   | { kind: 'working'; label: string }
   | { kind: 'reveal'; rotation: Rotation; created: CreatedConsumptionKey; lines: string[]; failed: boolean }
   | { kind: 'confirmDelete'; rotation: Rotation; created: CreatedConsumptionKey; lines: string[] }
@@ -83,7 +83,7 @@ export function RotateFlow(props: RotateFlowProps) {
     else setStep({ kind: 'reveal', rotation: next, created, lines, failed: true });
   };
 
-  const begin = async (name: string, destination: Destination | 'show') => {
+  const begin = async (name: string, destinations: readonly Destination[] | 'show') => {
     if (!ctx || !('key' in props.start)) return;
     try {
       const rotation = await beginRotation(ctx, {
@@ -91,7 +91,7 @@ export function RotateFlow(props: RotateFlowProps) {
         origin: ctx.origin,
         old: props.start.key,
         successorName: name,
-        destinations: destination === 'show' ? [] : [destination],
+        destinations: destinations === 'show' ? [] : destinations,
       });
       await createAndDeliver(rotation);
     } catch (err) {
@@ -121,7 +121,7 @@ export function RotateFlow(props: RotateFlowProps) {
           label="successor's name"
           defaultValue={successorName(old!.name, (keys.data ?? []).map((k) => k.name))}
           validate={keyNameProblem}
-          onSubmit={(name) => setStep({ kind: 'choose', name })}
+          onSubmit={(name) => void delivery.recall(old!.id).then((previous) => setStep({ kind: 'choose', name, ...(previous && { previous }) }))}
           onCancel={() => props.onDone()}
         />
       );
@@ -132,6 +132,7 @@ export function RotateFlow(props: RotateFlowProps) {
           title={`Where does the successor "${visible(step.name)}" go?`}
           message={['Where the old key is used now: keydeck replaces it there.']}
           allowShow
+          {...(step.previous && { previous: step.previous })}
           check={delivery.check}
           onChoose={(d) => void begin(step.name, d)}
           onCancel={() => props.onDone()}

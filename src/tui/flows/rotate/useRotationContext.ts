@@ -6,6 +6,7 @@
  */
 import { useMemo } from 'react';
 import type { RotationContext } from '../../../delivery/rotation.js';
+import { DeliveryRecord } from '../../../delivery/deliveryRecord.js';
 import { RotationRecord } from '../../../delivery/rotationRecord.js';
 import { useServices } from '../../contexts/ServicesContext.js';
 import { useSession } from '../../contexts/SessionContext.js';
@@ -23,6 +24,13 @@ export function useRotationContext(): TuiRotation | undefined {
   const { client, baseUrl } = useSession();
   return useMemo(() => {
     if (!client || !dataDir || !baseUrl) return undefined;
-    return { client, record: new RotationRecord(dataDir), delivery: { lockDir: dataDir }, profile: profile.name, origin: new URL(baseUrl).origin };
+    return {
+      client,
+      record: new RotationRecord(dataDir),
+      delivery: { lockDir: dataDir },
+      deliveries: new DeliveryRecord(dataDir),
+      profile: profile.name,
+      origin: new URL(baseUrl).origin,
+    };
   }, [client, dataDir, baseUrl, profile.name]);
 }
