@@ -9,7 +9,10 @@ import type { UsagePeriod } from '../../src/api/usageSchemas.js';
 import type { Episode } from '../../src/billing/keyHistory.js';
 import { spendRows } from '../../src/billing/spend.js';
 import { budgetState } from '../../src/billing/usageBudget.js';
+import { AccountMetrics } from '../../src/metrics/account.js';
+import { Exposition } from '../../src/metrics/exposition.js';
 import { registerSpendMetrics } from '../../src/metrics/spend.js';
+import { promtoolCheckMetrics, skipUnless } from './parts.js';
 
 const T = Date.UTC(2026, 2, 2, 12, 0, 0);
 
@@ -41,5 +44,19 @@ describe('spend metrics', () => {
     registerSpendMetrics(registry, () => undefined);
     const text = await registry.metrics();
     expect(text.split('\n').filter((l) => l !== '' && !l.startsWith('#'))).toEqual([]);
+  });
+});
+
+describe.skipIf(skipUnless('promtool') !== undefined)('promtool check metrics', () => {
+  it('finds nothing in the spend metrics on an account’s registry, hostile key names escaped', async () => {
+    const account = new AccountMetrics({ profile: 'p', origin: 'https://api.example.com' });
+    const names = ['plain', 'quo"te', 'back\\slash', 'new\nline', 'ünïcødé ✓'];
+    const keys = names.map((name, i) => ({ id: `k${i}`, name, periods: { '24h': { spend: i + 0.5 }, '30d': { spend: 10 * i } } as Partial<Record<UsagePeriod, { spend: number }>> }));
+    const rows = spendRows({ keys, periods: ['24h', '30d'], raw: null });
+    const episodes = new Map<string, Episode>([['k1', { keyId: 'k1', kind: 'dormant', startedAt: T, lastAt: T, usdPerHour: 3 }]]);
+    registerSpendMetrics(account.registry, () => ({ rows, period: '24h', at: T, budget: budgetState([T], undefined, T), now: T, episodes }));
+    const text = await new Exposition().text(undefined, [account]);
+    expect(text).toContain('keydeck_key_spend_usd{key_id="k1",key_name="quo\\"te",period="24h",profile="p",origin="https://api.example.com"} 1.5');
+    expect(promtoolCheckMetrics(text)).toEqual({ status: 0, output: '' });
   });
 });
