@@ -57,8 +57,9 @@ describe('the house', () => {
       { from: /^src\/(?!tui\/|cli\/|cli\.ts)/, to: /^src\/tui\//, why: 'nothing imports the TUI but the command line' },
       { from: /^src\/(?!cli\.ts|cli\/)/, to: /^src\/cli\//, why: 'only src/cli.ts imports src/cli/' },
       { from: /^src\/api\//, to: /^src\/(?!api\/)/, why: 'src/api knows HTTP and the wire format only' },
-      { from: /^src\/(tui|sandbox|billing|terminal|config|credentials|api)\//, to: /^src\/commands\//, why: 'the commands are a face: only the command line imports them' },
+      { from: /^src\/(tui|sandbox|billing|delivery|terminal|config|credentials|api)\//, to: /^src\/commands\//, why: 'the commands are a face: only the command line imports them' },
       { from: /^src\/terminal\//, to: /^src\/(tui|commands|sandbox|billing|config|credentials|cli)\b/, why: 'src/terminal sits below both faces' },
+      { from: /^src\/delivery\//, to: /^src\/(tui|commands|sandbox|cli)\b/, why: 'src/delivery (key delivery and rotation) sits below both faces' },
       { from: /^src\/sandbox\//, to: /^src\/(?!sandbox\/|api\/)/, why: 'the sandbox shares only the wire format with the client' },
     ];
     const broken = edges().flatMap(([from, to]) => rules.filter((r) => r.from.test(from) && r.to.test(to)).map((r) => `${from} → ${to} (${r.why})`));
