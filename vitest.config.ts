@@ -20,6 +20,8 @@ const PROCESS_SUITES = [
   'test/sandbox/cli.test.ts',
   'test/config/trust.test.ts',
   'test/delivery/deliver.test.ts',
+  'test/metrics/**',
+  'test/exporter/**',
 ];
 
 export default defineConfig({

@@ -3,7 +3,7 @@
 // simulated hour as a running keydeck does every 10 minutes), what the Billing pane computes
 // before its first frame with that history (seeding the in-memory history from the database,
 // the four burn rates, the 24 h chart: historyRecorder.ts, history.ts, chart.ts), and the time
-// of one `GET /metrics` scrape of `keydeck monitor --metrics` (src/commands/metrics.ts) with the
+// of one `GET /metrics` scrape of `keydeck monitor --metrics` (src/metrics/) with the
 // same history (median of 200 over loopback).
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,12 +19,15 @@ const entry = await bundle(
       `export { HistoryRecorder } from ${src('billing/historyRecorder.ts')};`,
       `export { trendOf } from ${src('billing/history.ts')};`,
       `export { balanceChart } from ${src('billing/chart.ts')};`,
-      `export { BalanceMetrics } from ${src('commands/metrics.ts')};`,
+      `export { AccountMetrics } from ${src('metrics/account.ts')};`,
+      `export { Exposition } from ${src('metrics/exposition.ts')};`,
+      `export { serveMetrics } from ${src('metrics/server.ts')};`,
+      `export { WEEK_WINDOW_MS } from ${src('billing/history.ts')};`,
     ].join('\n'),
   },
   'history-bench',
 );
-const { BalanceHistoryStore, HistoryRecorder, trendOf, balanceChart, BalanceMetrics } = await import(pathToFileURL(entry).href);
+const { BalanceHistoryStore, HistoryRecorder, trendOf, balanceChart, AccountMetrics, Exposition, serveMetrics, WEEK_WINDOW_MS } = await import(pathToFileURL(entry).href);
 
 const dir = mkdtempSync(join(tmpdir(), 'keydeck-bench-history-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -71,15 +74,17 @@ for (let i = 0; i < (QUICK ? 3 : 10); i++) {
 
 // One scrape of the exporter, seeded with the same history.
 const s2 = BalanceHistoryStore.open({ path: file });
-const metrics = new BalanceMetrics({ profile: 'default', origin: 'https://api.example.com', series: s2.series('default', 'https://api.example.com') });
+const seed = s2.series('default', 'https://api.example.com').load(now - WEEK_WINDOW_MS);
+const metrics = new AccountMetrics({ profile: 'default', origin: 'https://api.example.com', seed });
 metrics.reading({ remaining: 50, totalTopUp: 150, hasCreditKey: true, creditKeyCount: 1, userId: 'u' });
-const served = await metrics.serve({ host: '127.0.0.1', port: 0 });
+const exposition = new Exposition();
+const served = await serveMetrics({ host: '127.0.0.1', port: 0 }, { metrics: () => exposition.text(undefined, [metrics]) });
 const scrapes = [];
 for (let i = 0; i < 200; i++) {
   const t0 = performance.now();
   const text = await (await fetch(served.url)).text();
   scrapes.push(performance.now() - t0);
-  if (!text.includes('keydeck_burn_rate_usd_per_hour')) throw new Error('scrape without burn rates');
+  if (!text.includes('keydeck_burn_rate_usd_per_second')) throw new Error('scrape without burn rates');
 }
 await served.close();
 s2.close();

@@ -16,6 +16,7 @@ export function registerMonitor(program: Command): void {
       const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string; onLow?: string; desktopNotifications?: boolean }>(), ...opts };
       await runCommand(() =>
         monitorCommand(globalOptionsOf(cmd), flags, {
+          version: program.version() ?? 'unknown',
           // Ink loads only once the flags, the terminal and the key have been checked.
           render: async (input) => {
             const { importWithoutFetch } = await import('../tui/withoutFetch.js');

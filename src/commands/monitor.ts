@@ -16,7 +16,12 @@ import { keyPrefixOf } from '../api/errors.js';
 import { BalanceHistoryStore, originOf, type HistorySeries } from '../billing/historyStore.js';
 import { createNotifier, type NotifyEvent } from '../terminal/notify.js';
 import { isLoopbackHost } from '../api/baseUrl.js';
-import { BalanceMetrics, KEYS_EVERY_MS, parseMetricsAddress } from './metrics.js';
+import { WEEK_WINDOW_MS } from '../billing/history.js';
+import { AccountMetrics, KEYS_EVERY_MS } from '../metrics/account.js';
+import { parseMetricsAddress } from '../metrics/address.js';
+import { Exposition } from '../metrics/exposition.js';
+import { processRegistry } from '../metrics/process.js';
+import { serveMetrics, type MetricsServer } from '../metrics/server.js';
 import { ExitCode, fail, openSession, warn, type ExitCodeValue, type GlobalOptions, type OpenSessionOptions } from './output.js';
 
 /** Flags of `keydeck monitor` (commander's strings). */
@@ -29,7 +34,7 @@ export interface MonitorFlags {
   readonly onLow?: string;
   /** `--desktop-notifications`. */
   readonly desktopNotifications?: boolean;
-  /** `--metrics HOST:PORT`: serve the figures for Prometheus (./metrics.ts). */
+  /** `--metrics HOST:PORT`: serve the figures for Prometheus (src/metrics/). */
   readonly metrics?: string;
 }
 
@@ -54,6 +59,8 @@ export interface MonitorDeps {
   readonly session?: OpenSessionOptions;
   /** Opens the history database (default BalanceHistoryStore.open with the session's env). */
   readonly openHistory?: () => BalanceHistoryStore;
+  /** keydeck's version, for `keydeck_build_info` (default `unknown`). */
+  readonly version?: string;
 }
 
 /**
@@ -104,14 +111,22 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
     let getCredits = (options: { signal: AbortSignal }) => client.billing.credits(options);
     let metricsUrl: string | undefined;
     if (metricsAt) {
-      const metrics = new BalanceMetrics({ profile: profile.name, origin: originOf(profile.baseUrl), ...(series && { series }) });
-      let served: { url: string; close: () => Promise<void> };
+      let seed;
       try {
-        served = await metrics.serve(metricsAt);
+        seed = series?.load(Date.now() - WEEK_WINDOW_MS);
+      } catch {
+        // The monitor reports history problems; the rates then start from the next reads.
+      }
+      const metrics = new AccountMetrics({ profile: profile.name, origin: originOf(profile.baseUrl), alertBelowUsd, ...(seed && { seed }) });
+      const exposition = new Exposition();
+      const build = processRegistry({ version: deps.version ?? 'unknown' });
+      let served: MetricsServer;
+      try {
+        served = await serveMetrics(metricsAt, { metrics: () => exposition.text(build, [metrics]) });
       } catch (error) {
         fail(ExitCode.refused, `cannot serve metrics on ${flags.metrics}: ${error instanceof Error ? error.message : String(error)}`);
       }
-      closers.push(served.close);
+      closers.push(() => served.close());
       metricsUrl = served.url;
       process.stderr.write(`keydeck: metrics at ${served.url}\n`);
       if (!isLoopbackHost(metricsAt.host)) warn(`the metrics are served beyond this machine (${metricsAt.host}): anyone who reaches it sees the balance`);
@@ -126,7 +141,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
         }
       };
       const readKeys = () => {
-        client.keys.list().then((list) => metrics.keys(list), (error: unknown) => metrics.failure(error));
+        client.keys.list().then((list) => metrics.keys(list), (error: unknown) => metrics.failure(error, false));
       };
       readKeys();
       const timer = setInterval(readKeys, KEYS_EVERY_MS);

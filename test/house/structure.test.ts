@@ -61,6 +61,9 @@ describe('the house', () => {
       { from: /^src\/terminal\//, to: /^src\/(tui|commands|sandbox|billing|config|credentials|cli)\b/, why: 'src/terminal sits below both faces' },
       { from: /^src\/delivery\//, to: /^src\/(tui|commands|sandbox|cli)\b/, why: 'src/delivery (key delivery and rotation) sits below both faces' },
       { from: /^src\/sandbox\//, to: /^src\/(?!sandbox\/|api\/)/, why: 'the sandbox shares only the wire format with the client' },
+      { from: /^src\/(?!cli\.ts|cli\/|exporter\/)/, to: /^src\/exporter\//, why: 'the exporter is a face: only the command line imports it' },
+      { from: /^src\/metrics\//, to: /^src\/(tui|commands|exporter|cli|sandbox)\b/, why: 'src/metrics sits below the faces that serve it (monitor, exporter)' },
+      { from: /^src\/exporter\//, to: /^src\/(tui|commands)\//, why: 'the exporter loads no Ink and no other face' },
     ];
     const broken = edges().flatMap(([from, to]) => rules.filter((r) => r.from.test(from) && r.to.test(to)).map((r) => `${from} → ${to} (${r.why})`));
     expect(broken).toEqual([]);

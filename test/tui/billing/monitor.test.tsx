@@ -163,7 +163,7 @@ describe('keydeck monitor --metrics', () => {
           // The key list is read in the background: scrape until it is in.
           for (let i = 0; i < 50; i++) {
             scraped = await (await fetch(metricsUrl!)).text();
-            if (/keydeck_active_credit_keys\{[^}]*\} 1/.test(scraped)) break;
+            if (/keydeck_active_keys\{[^}]*key_type="credit"\} 1/.test(scraped)) break;
             await sleep(100);
           }
           return 0;
@@ -176,11 +176,13 @@ describe('keydeck monitor --metrics', () => {
     const labels = `profile="default",origin="${origin}"`;
     expect(scraped).toContain(`keydeck_balance_remaining_usd{${labels}} 23`);
     expect(scraped).toContain(`keydeck_balance_total_top_up_usd{${labels}} 25`);
-    expect(scraped).toContain(`keydeck_active_credit_keys{${labels}} 1`);
-    expect(scraped).toContain(`keydeck_active_subscription_keys{${labels}} 0`);
+    expect(scraped).toContain(`keydeck_active_keys{${labels},key_type="credit"} 1`);
+    expect(scraped).toContain(`keydeck_active_keys{${labels},key_type="subscription"} 0`);
+    expect(scraped).toContain(`keydeck_up{${labels}} 1`);
     expect(scraped).toMatch(/keydeck_last_successful_poll_timestamp_seconds\{[^}]*\} \d{10}/);
     expect(scraped).toContain('# TYPE keydeck_poll_errors_total counter');
-    expect(scraped).toContain('# TYPE keydeck_burn_rate_usd_per_hour gauge');
+    expect(scraped).toContain('# TYPE keydeck_burn_rate_usd_per_second gauge');
+    expect(scraped).toMatch(/^keydeck_build_info\{version="[^"]+",node_version="v\d+/m);
     // A bad address is refused before anything is read.
     const bad = await monitorCommand({ baseUrl: sandbox.url }, { metrics: 'localhost' }, { render: async () => 0, isTerminal: true }).catch((e: unknown) => e);
     expect((bad as CommandFailure).exitCode).toBe(2);

@@ -1,0 +1,262 @@
+/**
+ * One account's figures as Prometheus metrics (issues 16, 24): a prom-client `Registry` per
+ * profile and service origin, every series labelled `profile` and `origin` (the registry's
+ * default labels), fed by whoever polls the service: `keydeck monitor --metrics` (one profile)
+ * and `keydeck exporter` (many; src/exporter/), which serve it through ./server.ts.
+ *
+ * Names follow Prometheus' conventions (https://prometheus.io/docs/practices/naming/): base
+ * units (USD, seconds), a point in time as `…_timestamp_seconds`, counters ending `_total`;
+ * `promtool check metrics` finds nothing in the output (test/metrics/promtool.test.ts).
+ *
+ * | metric | labels | what |
+ * |---|---|---|
+ * | `keydeck_up` | `reason` when 0 | 1: the last poll read the balance; 0: it could not ({@link DownReason}) |
+ * | `keydeck_balance_remaining_usd` | | §2.3 `remaining` |
+ * | `keydeck_balance_total_top_up_usd` | | §2.3 `totalTopUp` |
+ * | `keydeck_active_keys` | `key_type` (`credit`, `subscription`) | active §2.1 keys by `keyType` |
+ * | `keydeck_subscription_expiry_timestamp_seconds` | | the nearest `subscriptionExpiresAt` of an active subscription key (absent without one) |
+ * | `keydeck_burn_rate_usd_per_second` | `window` (`15m`, `1h`, `24h`, `7d`) | spend per second over the window as of the last reading (§3: top-ups are not spending; absent until the window has enough readings) |
+ * | `keydeck_last_successful_poll_timestamp_seconds` | | when the balance was last read |
+ * | `keydeck_keys_last_successful_poll_timestamp_seconds` | | when the key list was last read |
+ * | `keydeck_poll_errors_total` | `code` | failed reads by the client's error code |
+ * | `keydeck_balance_alert_below_usd` | | the profile's `alertBelowUsd` (absent when it sets none): the alert rules' per-profile threshold |
+ *
+ * Before the first reading the balance gauges are absent (not 0: nothing is known). The burn rates
+ * are computed when a reading arrives, never during a scrape, so a scrape costs the same however
+ * long the history.
+ */
+import { Counter, Gauge, Registry } from 'prom-client';
+import { KeydeckApiError, isAbortError } from '../api/errors.js';
+import type { ConsumptionKey, CreditBalance } from '../api/schemas.js';
+import { BalanceHistory, burnRate, DAY_WINDOW_MS, LONG_WINDOW_MS, SHORT_WINDOW_MS, WEEK_WINDOW_MS, type BalanceSample } from '../billing/history.js';
+
+/** The labels of every account series. */
+export type AccountLabel = 'profile' | 'origin';
+/**
+ * Declared on every metric (not only as the registry's default labels): prom-client always
+ * exports a gauge without labels, as 0 when unset, and a balance or an expiry of 0 before the
+ * first reading would fire the alert rules; a labelled gauge without values exports no series.
+ */
+const ACCOUNT_LABELS: AccountLabel[] = ['profile', 'origin'];
+
+/** How often the key list is read for the key and subscription metrics, ms (a minute). */
+export const KEYS_EVERY_MS = 60_000;
+
+/** The windows of `keydeck_burn_rate_usd_per_second`, by label. */
+export const BURN_RATE_WINDOWS: readonly (readonly [label: string, ms: number])[] = [
+  ['15m', SHORT_WINDOW_MS],
+  ['1h', LONG_WINDOW_MS],
+  ['24h', DAY_WINDOW_MS],
+  ['7d', WEEK_WINDOW_MS],
+];
+
+/**
+ * Why `keydeck_up` is 0 (its `reason` label): a bounded set, so the label never grows.
+ * - `no_base_url`: the profile names no service (config `baseUrl`);
+ * - `insecure_http`: plain http off loopback without the opt-in;
+ * - `credential_missing`: no credential found for the profile at its origin;
+ * - `credential_rejected`: the service answered 401 or 403;
+ * - `unreachable`: no answer (network error, timeout) or a server error;
+ * - `rate_limited`: the service asked to wait (429);
+ * - `invalid_response`: an answer keydeck cannot read;
+ * - `error`: anything else.
+ */
+export type DownReason = 'no_base_url' | 'insecure_http' | 'credential_missing' | 'credential_rejected' | 'unreachable' | 'rate_limited' | 'invalid_response' | 'error';
+
+/** The {@link DownReason} of a failed read (a {@link KeydeckApiError} by its code, else `error`). */
+export function downReasonOf(error: unknown): DownReason {
+  if (!(error instanceof KeydeckApiError)) return 'error';
+  switch (error.code) {
+    case 'unauthorized':
+    case 'forbidden':
+      return 'credential_rejected';
+    case 'network_error':
+    case 'timeout':
+      return 'unreachable';
+    case 'rate_limited':
+      return 'rate_limited';
+    case 'invalid_response':
+      return 'invalid_response';
+    default:
+      return error.status !== undefined && error.status >= 500 ? 'unreachable' : 'error';
+  }
+}
+
+/** Options of {@link AccountMetrics}. */
+export interface AccountMetricsOptions {
+  /** The profile name (label `profile`). */
+  readonly profile: string;
+  /** The service origin, `scheme://host:port` (label `origin`). */
+  readonly origin: string;
+  /**
+   * The balance history the burn rates are read from (shared with a HistoryRecorder that
+   * writes through to history.db). Default: a history of this object's own readings.
+   */
+  readonly history?: BalanceHistory;
+  /** Readings to start the own history with (the last 7 days on disk), when `history` is not given. */
+  readonly seed?: readonly BalanceSample[];
+  /** The profile's low-balance threshold, USD (`keydeck_balance_alert_below_usd`). */
+  readonly alertBelowUsd?: number | undefined;
+  /** Epoch ms now (tests). Default Date.now. */
+  readonly now?: () => number;
+}
+
+/** The metrics of one profile at one origin (see the module comment). */
+export class AccountMetrics {
+  /** This account's registry: serve it with ./server.ts, or add collect-time gauges to it (src/metrics/spend.ts). */
+  readonly registry = new Registry();
+  readonly profile: string;
+  readonly origin: string;
+  readonly history: BalanceHistory;
+  readonly #labels: Record<AccountLabel, string>;
+  readonly #ownHistory: boolean;
+  readonly #now: () => number;
+  readonly #up: Gauge<'reason' | AccountLabel>;
+  readonly #remaining: Gauge<AccountLabel>;
+  readonly #totalTopUp: Gauge<AccountLabel>;
+  readonly #activeKeys: Gauge<'key_type' | AccountLabel>;
+  readonly #expiry: Gauge<AccountLabel>;
+  readonly #burnRate: Gauge<'window' | AccountLabel>;
+  readonly #lastPoll: Gauge<AccountLabel>;
+  readonly #lastKeysPoll: Gauge<AccountLabel>;
+  readonly #errors: Counter<'code' | AccountLabel>;
+  readonly #alertBelow: Gauge<AccountLabel>;
+  #version = 0;
+  /** `unknown` before the first poll (no `keydeck_up` yet), `up`, or why it is down. */
+  #state: 'unknown' | 'up' | DownReason = 'unknown';
+
+  constructor(options: AccountMetricsOptions) {
+    this.profile = options.profile;
+    this.origin = options.origin;
+    this.#now = options.now ?? Date.now;
+    this.#ownHistory = options.history === undefined;
+    this.history = options.history ?? new BalanceHistory();
+    if (this.#ownHistory && options.seed) this.history.load(options.seed);
+    this.#labels = { profile: options.profile, origin: options.origin };
+    // Default labels too, for gauges other modules add to this registry (src/metrics/spend.ts).
+    this.registry.setDefaultLabels(this.#labels);
+    const registers = [this.registry];
+    this.#up = new Gauge({ name: 'keydeck_up', help: 'Whether the last poll read the balance (1), else 0 with the reason', labelNames: ['reason', ...ACCOUNT_LABELS], registers });
+    this.#remaining = new Gauge({ name: 'keydeck_balance_remaining_usd', help: 'Remaining credit balance (USD, §2.3 remaining)', labelNames: ACCOUNT_LABELS, registers });
+    this.#totalTopUp = new Gauge({ name: 'keydeck_balance_total_top_up_usd', help: 'Sum of all top-ups (USD, §2.3 totalTopUp)', labelNames: ACCOUNT_LABELS, registers });
+    this.#activeKeys = new Gauge({ name: 'keydeck_active_keys', help: 'Active consumption keys by keyType (§2.1)', labelNames: ['key_type', ...ACCOUNT_LABELS], registers });
+    this.#expiry = new Gauge({
+      name: 'keydeck_subscription_expiry_timestamp_seconds',
+      help: 'When the first active subscription key ends (Unix seconds, §2.1 subscriptionExpiresAt)',
+      labelNames: ACCOUNT_LABELS,
+      registers,
+    });
+    this.#burnRate = new Gauge({
+      name: 'keydeck_burn_rate_usd_per_second',
+      help: 'Spend per second over the window as of the last reading (USD; top-ups are not spending)',
+      labelNames: ['window', ...ACCOUNT_LABELS],
+      registers,
+    });
+    this.#lastPoll = new Gauge({ name: 'keydeck_last_successful_poll_timestamp_seconds', help: 'When the balance was last read successfully (Unix seconds)', labelNames: ACCOUNT_LABELS, registers });
+    this.#lastKeysPoll = new Gauge({
+      name: 'keydeck_keys_last_successful_poll_timestamp_seconds',
+      help: 'When the key list was last read successfully (Unix seconds)',
+      labelNames: ACCOUNT_LABELS,
+      registers,
+    });
+    this.#errors = new Counter({ name: 'keydeck_poll_errors_total', help: 'Failed reads of the service, by error code', labelNames: ['code', ...ACCOUNT_LABELS], registers });
+    this.#alertBelow = new Gauge({ name: 'keydeck_balance_alert_below_usd', help: 'The profile’s low-balance threshold (USD, config alertBelowUsd)', labelNames: ACCOUNT_LABELS, registers });
+    this.setAlertBelow(options.alertBelowUsd);
+  }
+
+  /**
+   * Changes whenever a figure may have changed (./exposition.ts keeps this account's text until
+   * then). Collect-time gauges added to {@link registry} call {@link changed} when their source moves.
+   */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Something the registry's collect-time gauges read has changed: the next scrape writes the text afresh. */
+  changed(): void {
+    this.#version++;
+  }
+
+  /** Why the account is down, or undefined while it is up (or before the first poll). */
+  get downReason(): DownReason | undefined {
+    return this.#state === 'up' || this.#state === 'unknown' ? undefined : this.#state;
+  }
+
+  /** The profile's low-balance threshold changed (undefined: none). */
+  setAlertBelow(usd: number | undefined): void {
+    if (usd === undefined || !Number.isFinite(usd)) this.#alertBelow.reset();
+    else this.#alertBelow.set(this.#labels, usd);
+    this.changed();
+  }
+
+  /** A successful balance read at epoch ms `t`: the balance, the poll time, the burn rates, up. */
+  reading(credits: CreditBalance, t = this.#now()): void {
+    this.#remaining.set(this.#labels, credits.remaining);
+    this.#totalTopUp.set(this.#labels, credits.totalTopUp);
+    this.#lastPoll.set(this.#labels, Math.floor(t / 1000));
+    if (this.#ownHistory) this.history.add(t, credits.remaining, credits.totalTopUp);
+    this.#rates(t);
+    this.up();
+    this.changed();
+  }
+
+  /** The account answers again (the balance was read). */
+  up(): void {
+    if (this.#state === 'up') return;
+    this.#state = 'up';
+    this.#up.reset();
+    this.#up.set(this.#labels, 1);
+    this.changed();
+  }
+
+  /**
+   * The account cannot be read: `keydeck_up{reason} 0`. The balance gauges keep their last values
+   * (with their poll timestamp: Prometheus users see how old they are).
+   */
+  down(reason: DownReason): void {
+    if (this.#state === reason) return;
+    this.#state = reason;
+    this.#up.reset();
+    this.#up.set({ ...this.#labels, reason }, 0);
+    this.changed();
+  }
+
+  /**
+   * A failed read: counted by code ({@link KeydeckApiError} code, else `error`), and the account
+   * down when `affectsUp` (a failed key list alone does not make the balance unknown). An aborted
+   * read is not counted.
+   */
+  failure(error: unknown, affectsUp = true): void {
+    if (isAbortError(error)) return;
+    this.#errors.inc({ ...this.#labels, code: error instanceof KeydeckApiError ? error.code : 'error' });
+    this.changed();
+    if (affectsUp) this.down(downReasonOf(error));
+  }
+
+  /** The key list (§2.1) read at epoch ms `t`: active keys by type, the nearest subscription end. */
+  keys(list: readonly ConsumptionKey[], t = this.#now()): void {
+    const active = list.filter((k) => k.isActive);
+    this.#activeKeys.set({ ...this.#labels, key_type: 'credit' }, active.filter((k) => k.keyType === 'credit').length);
+    const subs = active.filter((k) => k.keyType === 'subscription');
+    this.#activeKeys.set({ ...this.#labels, key_type: 'subscription' }, subs.length);
+    const ends = subs.map((k) => (k.subscriptionExpiresAt ? Date.parse(k.subscriptionExpiresAt) : Number.NaN)).filter((e) => Number.isFinite(e));
+    if (ends.length > 0) this.#expiry.set(this.#labels, Math.floor(Math.min(...ends) / 1000));
+    else this.#expiry.reset();
+    this.#lastKeysPoll.set(this.#labels, Math.floor(t / 1000));
+    this.changed();
+  }
+
+  /** The exposition text of this account alone (Prometheus text format). */
+  scrape(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  #rates(t: number): void {
+    this.#burnRate.reset();
+    const recent = this.history.since(t - WEEK_WINDOW_MS);
+    for (const [window, ms] of BURN_RATE_WINDOWS) {
+      const rate = burnRate(recent, ms, t);
+      if (rate) this.#burnRate.set({ ...this.#labels, window }, rate.usdPerHour / 3600);
+    }
+  }
+}
