@@ -18,6 +18,7 @@
 import pLimit from 'p-limit';
 import { BalanceHistoryStore } from '../billing/historyStore.js';
 import { configFilePath } from '../config/paths.js';
+import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { createCredentialStore, type CredentialStore } from '../credentials/index.js';
 import { formatAddress, type MetricsAddress } from '../metrics/address.js';
 import { Exposition } from '../metrics/exposition.js';
@@ -39,7 +40,7 @@ export const DEFAULT_EXPORTER_PORT = 9464;
 export const DEFAULT_EXPORTER_INTERVAL_SECONDS = 60;
 /** Polls under way at once, across every profile. */
 export const MAX_CONCURRENT_POLLS = 16;
-/** Longest a call to a service may take, ms (retries included); less when the interval is shorter. */
+/** Longest a call to a service may take, ms (retries included; `KEYDECK_TIMEOUT_MS` sets another); never more than the interval. */
 export const EXPORTER_TIMEOUT_MS = 10_000;
 
 /** What `keydeck exporter` runs with (checked flags: ./options.ts). */
@@ -171,7 +172,7 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
       log,
       credentials,
       history,
-      timeoutMs: Math.min(EXPORTER_TIMEOUT_MS, intervalMs),
+      timeoutMs: Math.min(clientTimeoutFromEnv(env).timeoutMs ?? EXPORTER_TIMEOUT_MS, intervalMs),
       allowInsecureHttp: options.allowInsecureHttp,
       userAgent: `keydeck-exporter/${options.version}`,
     },
