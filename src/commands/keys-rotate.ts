@@ -68,7 +68,8 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
     }
 
   }
-  const session = await openSession(globals, { ...deps.session, pendingRotations: false });
+  // A new rotation still names the other unfinished ones; --finish / --undo handle them itself.
+  const session = await openSession(globals, { ...deps.session, pendingRotations: !flags.finish && !flags.undo });
   const handoverFlags = {
     ...flags,
     idleForMs,

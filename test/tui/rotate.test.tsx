@@ -146,6 +146,31 @@ describe('rotation from the Keys pane', () => {
     neverDrawn(ui);
   });
 
+  it('w in the handover deactivates the old key once it has been idle for a minute (by the service’s clock)', async () => {
+    const token = await sb.fundedUser(25);
+    const client = sb.client(token);
+    const old = await client.keys.createCredit({ name: 'batch' });
+    expect((await sb.infer(old.apiKey)).status).toBe(200);
+    const env = path.join(mkdtempSync(path.join(root, 'app-')), '.env');
+    const { ui } = open(token);
+    await ui.waitFor('batch');
+    await ui.press('R');
+    await ui.waitFor('enter saves "batch-r2"');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Where does the successor');
+    await ui.press('f');
+    await ui.type(env);
+    await ui.press(KEYS.enter);
+    await ui.waitFor(/The old key "batch" was last used \d+ s ago/);
+    await ui.press('w');
+    await ui.waitFor('Deactivating it once it has not been used for 60 s');
+    expect((await client.keys.list()).find((k) => k.id === old.id)!.isActive).toBe(true);
+    // A minute and more passes on the service's clock without a request: the next read sees it idle.
+    await sb.advance(90);
+    await ui.waitFor(/deactivated the old key "batch"/, 10_000);
+    expect((await client.keys.list()).find((k) => k.id === old.id)!.isActive).toBe(false);
+  });
+
   it('R on a subscription key says why not and what works instead; nothing is created', async () => {
     const token = await sb.fundedUser(25);
     await sb.subscription(token, 'standard', ['asia']);
