@@ -22,10 +22,9 @@ import { parseMetricsAddress } from '../metrics/address.js';
 import { Exposition } from '../metrics/exposition.js';
 import { processRegistry } from '../metrics/process.js';
 import { serveMetrics, type MetricsServer } from '../metrics/server.js';
-import { registerSpendMetrics } from '../metrics/spend.js';
+import { registerUsageMetrics } from '../metrics/usage.js';
 import { KeyHistory } from '../billing/keyHistory.js';
 import type { RunawaySettings } from '../billing/runaway.js';
-import { sharePeriod, spendRows } from '../billing/spend.js';
 import { credentialIdOf, UsageBudget } from '../billing/usageBudget.js';
 import { UsageTracker } from '../billing/usageTracker.js';
 import { ExitCode, fail, openSession, warn, type ExitCodeValue, type GlobalOptions, type OpenSessionOptions } from './output.js';
@@ -147,13 +146,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       }
       closers.push(() => served.close());
       metricsUrl = served.url;
-      if (usage) {
-        registerSpendMetrics(metrics.registry, () => {
-          const snap = usage.snapshot;
-          if (!snap.report) return undefined;
-          return { rows: spendRows(snap.report), period: sharePeriod(snap.report.periods), at: snap.at, budget: snap.budget, now: Date.now() + usage.clockOffsetMs, episodes: snap.episodes };
-        });
-      }
+      if (usage) registerUsageMetrics(metrics, () => usage);
       process.stderr.write(`keydeck: metrics at ${served.url}\n`);
       if (!isLoopbackHost(metricsAt.host)) warn(`the metrics are served beyond this machine (${metricsAt.host}): anyone who reaches it sees the balance`);
       getCredits = async (options) => {

@@ -4,7 +4,7 @@
  * changes), the `--profile NAME` list, or else the current profile (`KEYDECK_PROFILE`, the file's
  * `currentProfile`, else `default`). Each profile's service is its `baseUrl` in the file.
  */
-import { ConfigError, normalizeBaseUrl, readConfig, type KeydeckConfig } from '../config/config.js';
+import { ConfigError, DEFAULT_RUNAWAY_FACTOR, DEFAULT_RUNAWAY_FLOOR_USD_PER_HOUR, normalizeBaseUrl, readConfig, type KeydeckConfig } from '../config/config.js';
 import type { WatchedProfile } from './watcher.js';
 
 /** `--all-profiles`, `--profile NAME…`, or neither. */
@@ -26,7 +26,13 @@ export function selectProfiles(config: KeydeckConfig, selection: ProfileSelectio
     } catch {
       baseUrl = undefined; // The schema already refused a bad URL; nothing else reaches here.
     }
-    return { name, baseUrl, alertBelowUsd: entry?.alertBelowUsd, topUpMethods: entry?.topUpMethods };
+    return {
+      name,
+      baseUrl,
+      alertBelowUsd: entry?.alertBelowUsd,
+      runaway: { factor: entry?.runawayFactor ?? DEFAULT_RUNAWAY_FACTOR, floorUsdPerHour: entry?.runawayFloorUsdPerHour ?? DEFAULT_RUNAWAY_FLOOR_USD_PER_HOUR },
+      topUpMethods: entry?.topUpMethods,
+    };
   });
 }
 

@@ -17,7 +17,13 @@ import { downsample, WEEK_WINDOW_MS } from '../billing/history.js';
 import { HistoryRecorder } from '../billing/historyRecorder.js';
 import type { BalanceHistoryStore } from '../billing/historyStore.js';
 import { originOf } from '../credentials/origin.js';
+import { KeyHistory } from '../billing/keyHistory.js';
+import type { RunawaySettings } from '../billing/runaway.js';
+import { credentialIdOf, UsageBudget } from '../billing/usageBudget.js';
+import { UsageTracker } from '../billing/usageTracker.js';
+import type { ConsumptionKey } from '../api/schemas.js';
 import { AccountMetrics, KEYS_EVERY_MS, type DownReason } from '../metrics/account.js';
+import { registerUsageMetrics } from '../metrics/usage.js';
 import { findCredential, type CredentialSources } from './credentials.js';
 import type { Logger } from './log.js';
 
@@ -28,6 +34,8 @@ export interface WatchedProfile {
   readonly baseUrl?: string | undefined;
   /** The profile's low-balance threshold, USD. */
   readonly alertBelowUsd?: number | undefined;
+  /** Runaway judgement of the per-key spend (config runawayFactor, runawayFloorUsdPerHour; default 5 and $1/h). */
+  readonly runaway?: RunawaySettings | undefined;
   /** The profile's top-up method names (unused by reads; kept for the client). */
   readonly topUpMethods?: Readonly<Partial<Record<'card_checkout' | 'card_direct' | 'usdc', string>>> | undefined;
 }
@@ -81,6 +89,12 @@ export class ProfileWatcher {
   #stopped = false;
   #lastKeysAt = Number.NEGATIVE_INFINITY;
   #polling: Promise<void> | undefined;
+  /** The profile's history series (absent: no database). */
+  readonly #series: import('../billing/historyStore.js').HistorySeries | undefined;
+  /** Where the money goes: reads through the shared budget (absent without a database or before a credential). */
+  #usage: UsageTracker | undefined;
+  #usageProblem: string | undefined;
+  #keys: readonly ConsumptionKey[] | undefined;
 
   constructor(profile: WatchedProfile, ctx: WatcherContext) {
     this.#profile = profile;
@@ -107,7 +121,13 @@ export class ProfileWatcher {
         ctx.log.warn('history_error', { profile: profile.name, origin: this.origin, msg: `the balance history could not be read (${(error as Error).message})` });
       }
     }
+    this.#series = series;
     this.metrics = new AccountMetrics({ profile: profile.name, origin: this.origin, history: this.#recorder.history, alertBelowUsd: profile.alertBelowUsd });
+    registerUsageMetrics(
+      this.metrics,
+      () => this.#usage,
+      () => this.#keys,
+    );
   }
 
   get name(): string {
@@ -133,6 +153,7 @@ export class ProfileWatcher {
   forgetCredential(): void {
     this.#client?.close();
     this.#client = undefined;
+    this.#usage = undefined;
   }
 
   /** Stops polling, abandons a poll under way, closes the client. */
@@ -198,6 +219,23 @@ export class ProfileWatcher {
       ...(this.#ctx.allowInsecureHttp && { allowInsecureHttp: true }),
       credential: { label: `the credential of profile "${this.name}" (${found.place === 'env' ? found.where : found.place})` },
     });
+    const db = this.#ctx.history;
+    if (db && this.#series) {
+      // The usage read budget is per credential: the one record in history.db, shared with every keydeck process of this user.
+      this.#usage = new UsageTracker({
+        client: this.#client,
+        budget: new UsageBudget(db.database),
+        credential: credentialIdOf(this.origin, found.token),
+        origin: this.origin,
+        keyHistory: new KeyHistory(db.database, this.#series.id),
+        ...(this.#profile.runaway && { settings: this.#profile.runaway }),
+      });
+      try {
+        this.#usage.load();
+      } catch (error) {
+        this.#usageFailed(error);
+      }
+    }
     return this.#client;
   }
 
@@ -228,11 +266,41 @@ export class ProfileWatcher {
       try {
         const keys = await client.keys.list({ signal });
         this.#lastKeysAt = Date.now();
+        this.#keys = keys;
         this.metrics.keys(keys, this.#lastKeysAt);
       } catch (error) {
         if (isAbortError(error) || this.#stopped) return;
         this.metrics.failure(error, false);
       }
     }
+    await this.#refreshUsage(signal);
+  }
+
+  /**
+   * Per-key spend: a usage read only when the shared schedule allows one (`auto`: at most 10 of
+   * the 12 per 12 hours, 72 minutes apart, the other 2 kept for a user's own reads), else the
+   * freshest answer another keydeck kept. A failure never makes the profile down.
+   */
+  async #refreshUsage(signal: AbortSignal): Promise<void> {
+    const usage = this.#usage;
+    if (!usage) return;
+    try {
+      const { snapshot } = await usage.refresh('auto', signal);
+      const problem = snapshot.error === undefined ? undefined : snapshot.error instanceof KeydeckApiError ? snapshot.error.code : 'error';
+      if (problem !== this.#usageProblem && problem !== undefined) {
+        this.#ctx.log.warn('usage_read_failed', { profile: this.name, origin: this.origin, code: problem, msg: snapshot.error instanceof Error ? snapshot.error.message : String(snapshot.error) });
+      }
+      this.#usageProblem = problem;
+    } catch (error) {
+      if (isAbortError(error) || this.#stopped) return;
+      this.#usageFailed(error);
+    }
+  }
+
+  #usageFailed(error: unknown): void {
+    const msg = `the usage figures could not be kept (${error instanceof Error ? error.message : String(error)})`;
+    if (msg === this.#usageProblem) return;
+    this.#usageProblem = msg;
+    this.#ctx.log.warn('usage_error', { profile: this.name, origin: this.origin, msg });
   }
 }

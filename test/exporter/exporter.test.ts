@@ -11,7 +11,11 @@ import { createServer as createNetServer, type Server as NetServer } from 'node:
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KeydeckClient } from '../../src/api/client.js';
 import { BalanceHistoryStore } from '../../src/billing/historyStore.js';
+import { KeyHistory } from '../../src/billing/keyHistory.js';
+import { credentialIdOf, UsageBudget } from '../../src/billing/usageBudget.js';
+import { UsageTracker } from '../../src/billing/usageTracker.js';
 import { FULL_KEY, runCli, type TempHome } from '../credentials/harness.js';
 import { promtoolCheckMetrics, skipUnless } from '../metrics/parts.js';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
@@ -213,6 +217,43 @@ registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loade
     expect(exporter.stderr()).not.toContain('history_');
     const kept = series.load(now - 3 * 3_600_000);
     expect(kept.filter((r) => r.remaining === 25.000001).length).toBe(tuiWrites);
+    store.close();
+  });
+
+  it('spends no usage read a TUI on the same credential needs: takes the answer the TUI kept, leaves its reads', { timeout: 30_000 }, async () => {
+    const h = home();
+    const prod = await managementKey(a, 25);
+    const key = await a.creditKey(prod.session, 'worker');
+    expect((await a.infer(key.apiKey, { sandbox_cost_usd: 2 })).status).toBe(200);
+    writeConfig(h, { prod: { baseUrl: a.url } });
+    const origin = new URL(a.url).origin;
+    // The TUI of the same user (same data dir, same credential) reads usage first.
+    const store = BalanceHistoryStore.open({ path: path.join(h.home, 'data', 'history.db') });
+    const client = new KeydeckClient({ baseUrl: a.url, token: prod.token, retries: 0 });
+    const credential = credentialIdOf(origin, prod.token);
+    const budget = new UsageBudget(store.database);
+    const tui = new UsageTracker({ client, budget, credential, origin, keyHistory: new KeyHistory(store.database, store.series('prod', origin).id) });
+    const first = await tui.refresh('auto');
+    expect(first.snapshot.report?.keys).toHaveLength(1);
+    const exporter = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2'], { KEYDECK_TOKEN_PROD: prod.token });
+    // Its figures are the TUI's answer, with the TUI's read time; it spent no read of its own.
+    const text = await until(async () => {
+      const t = await exporter.scrape();
+      return sample(t, 'keydeck_key_spend_usd', { profile: 'prod', period: '24h' }) !== undefined && sample(t, 'keydeck_up', { profile: 'prod' }) === 1 ? t : undefined;
+    }, 'the per-key spend served');
+    expect(sample(text, 'keydeck_key_spend_usd', { profile: 'prod', key_name: 'worker', period: '24h' })).toBe(2);
+    expect(sample(text, 'keydeck_usage_last_read_timestamp_seconds', { profile: 'prod' })).toBe(Math.floor(first.snapshot.at! / 1000));
+    // Another poll of the exporter, which must not read either.
+    const polled = sample(text, 'keydeck_last_successful_poll_timestamp_seconds', { profile: 'prod' })!;
+    await until(async () => sample(await exporter.scrape(), 'keydeck_last_successful_poll_timestamp_seconds', { profile: 'prod' })! > polled, 'a later poll');
+    expect(budget.state(credential, budget.now(origin)).used).toBe(1);
+    // The user's own read in the TUI is still granted.
+    const demand = await tui.refresh('demand');
+    expect(demand.snapshot.error).toBeUndefined();
+    expect(budget.state(credential, budget.now(origin)).used).toBe(2);
+    exporter.signal('SIGTERM');
+    expect(await exporter.exited).toBe(0);
+    client.close();
     store.close();
   });
 });

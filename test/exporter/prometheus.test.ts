@@ -4,7 +4,8 @@
  * shipped alert rules every second (their `for:` set to 0 here; promtool's unit tests cover the
  * real ones: test/metrics/contrib.test.ts). The exporter watches two profiles against two
  * sandboxes. Through Prometheus' HTTP API: each profile's `keydeck_balance_remaining_usd` equals
- * its sandbox's `remaining`; spending below the threshold in one sandbox fires KeydeckBalanceLow
+ * its sandbox's `remaining`; a key named with quotes, a backslash and non-ASCII has its spend under
+ * that very name (escaped in the exposition, parsed back by Prometheus); spending below the threshold in one sandbox fires KeydeckBalanceLow
  * for that profile only; deleting a profile's key makes its `keydeck_up` 0 with
  * `reason="credential_rejected"` and fires KeydeckCredentialRejected for it alone.
  */
@@ -62,6 +63,8 @@ async function managementKey(sandbox: TestSandbox, usd: number): Promise<{ token
   return { token: created.body.apiKey, id: created.body.id, session };
 }
 
+/** Quotes, a backslash, non-ASCII: escaped in the exposition, read back as they are by Prometheus. */
+const HOSTILE = 'quo"te \\ back ünïcødé ✓ {x="y"}';
 let alpha: { token: string; id: string; session: string };
 let beta: { token: string; id: string; session: string };
 
@@ -69,6 +72,9 @@ beforeAll(async () => {
   if (skip) return;
   [a, b] = await Promise.all([startTestSandbox({ host: '127.0.0.1' }), startTestSandbox({ host: '127.0.0.1' })]);
   [alpha, beta] = await Promise.all([managementKey(a, 25), managementKey(b, 40)]);
+  // A key with a hostile name spends $1.25 in beta's account before the exporter's first usage read.
+  const hostile = await b.creditKey(beta.session, HOSTILE);
+  expect((await b.infer(hostile.apiKey, { sandbox_cost_usd: 1.25 })).status).toBe(200);
   home = exporterHome();
   writeConfig(home, { alpha: { baseUrl: a.url, alertBelowUsd: 20 }, beta: { baseUrl: b.url, alertBelowUsd: 20 } });
   exporter = await startExporter(home, ['--all-profiles', '--listen', '127.0.0.1:0', '--interval', '2'], { KEYDECK_TOKEN_ALPHA: alpha.token, KEYDECK_TOKEN_BETA: beta.token });
@@ -127,6 +133,14 @@ describe.skipIf(skip !== undefined)('Prometheus scraping keydeck exporter', () =
     expect(balances.alpha!.metric).toMatchObject({ job: 'keydeck', origin: new URL(a.url).origin });
     expect(balances.beta!.metric).toMatchObject({ job: 'keydeck', origin: new URL(b.url).origin });
     expect(await firing('KeydeckBalanceLow')).toEqual([]);
+
+    // Per-key spend from the usage figures (one read through the shared budget): the hostile name as it was.
+    const spend = await until(async () => {
+      const r = await query('keydeck_key_spend_usd{profile="beta",period="24h"}');
+      return r.length > 0 ? r : undefined;
+    }, 'the per-key spend of beta', 30_000);
+    expect(spend.map((s) => [s.metric.key_name, s.value[1]])).toEqual([[HOSTILE, '1.25']]);
+    expect(Number((await query('keydeck_usage_reads_left{profile="beta"}'))[0]!.value[1])).toBe(11);
 
     // $10 spent in alpha's sandbox: $15 left, below its $20 threshold.
     const key = await a.creditKey(alpha.session, 'spender');
