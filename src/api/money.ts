@@ -30,6 +30,14 @@ export function parseUsdMicros(value: unknown): number | undefined {
   let text: string;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return undefined;
+    // Fast path (a usage answer carries tens of thousands of amounts): below a million USD, a
+    // number whose µUSD count is whole but for the double's own error (at most ~2e-5 there) is
+    // that count, as its digits say; anything with a real seventh decimal goes the long way.
+    if (Math.abs(value) < 1e6) {
+      const scaled = value * MICROS_PER_USD;
+      const micros = Math.floor(scaled + 1e-4);
+      if (Math.abs(scaled - micros) <= 1e-4) return Object.is(micros, -0) ? 0 : micros;
+    }
     // The shortest text that reads back as this double: the digits the JSON carried (up to 15
     // significant digits). Exponent forms only occur below 1e-6 or at 1e21 and above.
     text = String(value);

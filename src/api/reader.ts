@@ -82,8 +82,24 @@ export interface DroppedKeyValues {
   hidden: number;
 }
 
+/** Field names already judged by {@link isKeyField} (the same few names repeat in every entry of a list). */
+const keyFieldMemo = new Map<string, boolean>();
+
 function isKeyField(name: string): boolean {
-  return KEY_VALUE_FIELDS.has(name.replace(/[-_]/g, '').toLowerCase());
+  let known = keyFieldMemo.get(name);
+  if (known === undefined) {
+    known = KEY_VALUE_FIELDS.has(name.replace(/[-_]/g, '').toLowerCase());
+    if (keyFieldMemo.size < 10_000) keyFieldMemo.set(name, known);
+  }
+  return known;
+}
+
+/** True when `v` may be a full key value (its first three characters checked before the pattern). */
+function looksLikeKey(v: string): boolean {
+  if (v.length < 19) return false;
+  const c0 = v.charCodeAt(0);
+  const c2 = v.charCodeAt(2);
+  return (c0 === 115 || c0 === 109) && v.charCodeAt(1) === 107 && (c2 === 95 || c2 === 45) && FULL_KEY.test(v);
 }
 
 /**
@@ -93,11 +109,14 @@ function isKeyField(name: string): boolean {
  * key is shown.
  */
 export function dropKeyValues(value: unknown, keepTopLevel = false): DroppedKeyValues {
+  // Most answers hold no key value: a scan that allocates nothing finds that, and the value is
+  // returned as it is (a usage answer of 10,000 keys is not copied for nothing).
+  if (!holdsKeyValue(value, 0, undefined, true, keepTopLevel)) return { value, hidden: 0 };
   let hidden = 0;
   const walk = (v: unknown, depth: number, field: string | undefined, top: boolean): unknown => {
     if (typeof v === 'string') {
       if (field !== undefined && NEVER_KEY_FIELDS.has(field)) return v;
-      if (FULL_KEY.test(v)) {
+      if (looksLikeKey(v)) {
         hidden++;
         return undefined;
       }
@@ -134,6 +153,29 @@ export function dropKeyValues(value: unknown, keepTopLevel = false): DroppedKeyV
   };
   const result = walk(value, 0, undefined, true);
   return { value: result, hidden };
+}
+
+/** True when {@link dropKeyValues} would drop anything from `v` (the same rules, nothing copied). */
+function holdsKeyValue(v: unknown, depth: number, field: string | undefined, top: boolean, keepTopLevel: boolean): boolean {
+  if (typeof v === 'string') return !(field !== undefined && NEVER_KEY_FIELDS.has(field)) && looksLikeKey(v);
+  if (typeof v !== 'object' || v === null) return false;
+  if (depth > MAX_DEPTH) return true;
+  if (Array.isArray(v)) {
+    for (const item of v) if (holdsKeyValue(item, depth + 1, undefined, false, keepTopLevel)) return true;
+    return false;
+  }
+  const record = v as Record<string, unknown>;
+  for (const k in record) {
+    if (!Object.hasOwn(record, k)) continue;
+    const item = record[k];
+    if (isKeyField(k)) {
+      if (top && keepTopLevel && k === 'apiKey') continue;
+      if (item !== undefined && item !== null) return true;
+      continue;
+    }
+    if (holdsKeyValue(item, depth + 1, k, false, keepTopLevel)) return true;
+  }
+  return false;
 }
 
 /** A body with its envelope removed: the value and the path prefix of its fields in messages. */

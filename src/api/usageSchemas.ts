@@ -35,10 +35,32 @@ const PERIOD_ALIASES: Readonly<Record<string, UsagePeriod>> = {
   total: 'total', all: 'total', alltime: 'total', lifetime: 'total', overall: 'total',
 };
 
+/** Names already looked up (the same few repeat in every entry). */
+const periodMemo = new Map<string, UsagePeriod | null>();
+
 /** The canonical period of a wire name, or undefined. */
 export function periodOf(name: string): UsagePeriod | undefined {
-  const k = name.replace(/[-_\s]/g, '').toLowerCase();
-  return Object.hasOwn(PERIOD_ALIASES, k) ? PERIOD_ALIASES[k] : undefined;
+  let known = periodMemo.get(name);
+  if (known === undefined) {
+    const k = name.replace(/[-_\s]/g, '').toLowerCase();
+    known = Object.hasOwn(PERIOD_ALIASES, k) ? PERIOD_ALIASES[k]! : null;
+    if (periodMemo.size < 10_000) periodMemo.set(name, known);
+  }
+  return known ?? undefined;
+}
+
+/** Flat field names already looked up: the period a `spend24h`-like name stands for, or null. */
+const flatMemo = new Map<string, UsagePeriod | null>();
+
+/** The period of a flat spend field (`spend24h`, `totalSpend`), or undefined. */
+function flatPeriodOf(name: string): UsagePeriod | undefined {
+  let known = flatMemo.get(name);
+  if (known === undefined) {
+    const m = FLAT_SPEND.exec(name);
+    known = (m ? periodOf(m[1] ?? m[2] ?? '') : undefined) ?? null;
+    if (flatMemo.size < 10_000) flatMemo.set(name, known);
+  }
+  return known ?? undefined;
 }
 
 /** One period's figures of one key. */
@@ -107,14 +129,26 @@ function readSpend(value: unknown): Money {
 /** Reads one period's figures: a bare amount, or an object with a spend field and counts. */
 function readPeriod(value: unknown): { ok: true; usage: PeriodUsage } | { ok: false; why: string } | undefined {
   if (isObject(value)) {
-    const field = SPEND_FIELDS.find((f) => value[f] !== undefined && value[f] !== null);
+    let field: string | undefined;
+    for (const f of SPEND_FIELDS) {
+      if (value[f] !== undefined && value[f] !== null) {
+        field = f;
+        break;
+      }
+    }
     if (field === undefined) return undefined;
     const spend = readSpend(value[field]);
     if (!spend.ok) return spend;
+    const usage: { spend: number; requests?: number; tokens?: number } = { spend: spend.usd };
     const requests = count(value.requests) ?? count(value.requestCount) ?? count(value.request_count);
-    const inOut = (count(value.inputTokens) ?? count(value.prompt_tokens) ?? 0) + (count(value.outputTokens) ?? count(value.completion_tokens) ?? 0);
-    const tokens = count(value.tokens) ?? count(value.totalTokens) ?? count(value.total_tokens) ?? (inOut > 0 ? inOut : undefined);
-    return { ok: true, usage: { spend: spend.usd, ...(requests !== undefined && { requests }), ...(tokens !== undefined && { tokens }) } };
+    if (requests !== undefined) usage.requests = requests;
+    let tokens = count(value.tokens) ?? count(value.totalTokens) ?? count(value.total_tokens);
+    if (tokens === undefined) {
+      const inOut = (count(value.inputTokens) ?? count(value.prompt_tokens) ?? 0) + (count(value.outputTokens) ?? count(value.completion_tokens) ?? 0);
+      if (inOut > 0) tokens = inOut;
+    }
+    if (tokens !== undefined) usage.tokens = tokens;
+    return { ok: true, usage };
   }
   if (value === undefined || value === null) return undefined;
   const spend = readSpend(value);
@@ -141,15 +175,14 @@ export function readKeyUsage(entry: unknown): { ok: true; key: KeyUsage } | { ok
   for (const container of PERIOD_CONTAINERS) {
     const c = entry[container];
     if (!isObject(c)) continue;
-    for (const [name, value] of Object.entries(c)) {
+    for (const name in c) {
       const period = periodOf(name);
-      if (period) take(period, value, `${container}.${name}`);
+      if (period) take(period, c[name], `${container}.${name}`);
     }
   }
-  for (const [name, value] of Object.entries(entry)) {
-    const m = FLAT_SPEND.exec(name);
-    const period = m ? periodOf(m[1] ?? m[2] ?? '') : undefined;
-    if (period) take(period, value, name);
+  for (const name in entry) {
+    const period = flatPeriodOf(name);
+    if (period) take(period, entry[name], name);
   }
   // §2.1 tracks each credit key's `spend` (cumulative): the all-time figure when nothing else gives one.
   // The entry's own counts (`requests`, `tokens`) go with it (the older aggregated form).
@@ -168,22 +201,22 @@ export function readKeyUsage(entry: unknown): { ok: true; key: KeyUsage } | { ok
   const name = str(entry.name) ?? str(entry.keyName);
   const keyType = str(entry.keyType) ?? str(entry.type);
   const keyPlan = str(entry.keyPlan) ?? plan;
-  return {
-    ok: true,
-    key: {
-      id,
-      ...(name !== undefined && { name }),
-      ...(keyType !== undefined && { keyType }),
-      ...(keyPlan !== undefined && { keyPlan }),
-      ...(typeof entry.isActive === 'boolean' && { isActive: entry.isActive }),
-      periods: refused === undefined ? periods : {},
-      ...(maxBudget !== undefined && { maxBudget }),
-      ...((plan !== undefined || status !== undefined || expiresAt !== undefined) && {
-        subscription: { ...(plan !== undefined && { plan }), ...(status !== undefined && { status }), ...(expiresAt !== undefined && { expiresAt }) },
-      }),
-      ...(refused !== undefined && { refused: `${name ?? id}: ${refused}, so keydeck shows no figures for this key` }),
-    },
-  };
+  // Built by assignment (no spread copies): a usage answer may hold 10,000 entries.
+  const key: { -readonly [K in keyof KeyUsage]: KeyUsage[K] } = { id, periods: refused === undefined ? periods : {} };
+  if (name !== undefined) key.name = name;
+  if (keyType !== undefined) key.keyType = keyType;
+  if (keyPlan !== undefined) key.keyPlan = keyPlan;
+  if (typeof entry.isActive === 'boolean') key.isActive = entry.isActive;
+  if (maxBudget !== undefined) key.maxBudget = maxBudget;
+  if (plan !== undefined || status !== undefined || expiresAt !== undefined) {
+    const subscription: { plan?: string; status?: string; expiresAt?: string } = {};
+    if (plan !== undefined) subscription.plan = plan;
+    if (status !== undefined) subscription.status = status;
+    if (expiresAt !== undefined) subscription.expiresAt = expiresAt;
+    key.subscription = subscription;
+  }
+  if (refused !== undefined) key.refused = `${name ?? id}: ${refused}, so keydeck shows no figures for this key`;
+  return { ok: true, key };
 }
 
 /** The array of entries of a usage answer, the path prefix of its fields, and the older form's range. */

@@ -121,6 +121,7 @@ export class UsageBudget {
   readonly #blocked: StatementSync;
   readonly #setBlocked: StatementSync;
   readonly #answer: StatementSync;
+  readonly #answerTime: StatementSync;
   readonly #keep: StatementSync;
   readonly #offset: StatementSync;
   readonly #setOffset: StatementSync;
@@ -137,6 +138,7 @@ export class UsageBudget {
       'INSERT INTO usage_state (credential, origin, blocked_until) VALUES (?, ?, ?) ON CONFLICT (credential) DO UPDATE SET blocked_until = excluded.blocked_until',
     );
     this.#answer = db.prepare('SELECT t, body FROM usage_answers WHERE credential = ? AND kind = ?');
+    this.#answerTime = db.prepare('SELECT t FROM usage_answers WHERE credential = ? AND kind = ?');
     this.#keep = db.prepare(
       'INSERT INTO usage_answers (credential, kind, t, body) VALUES (?, ?, ?, ?) ON CONFLICT (credential, kind) DO UPDATE SET t = excluded.t, body = excluded.body WHERE excluded.t >= usage_answers.t',
     );
@@ -203,6 +205,11 @@ export class UsageBudget {
   /** Keeps the answer of `kind` (its data, without key values) with its time (service ms), unless a newer one is kept. */
   keep(credential: string, kind: string, t: number, body: unknown): void {
     this.#keep.run(credential, kind, Math.round(t), JSON.stringify(body ?? null));
+  }
+
+  /** When the answer of `kind` last kept for `credential` was read (service ms), or undefined; its body is not read. */
+  keptAt(credential: string, kind: string): number | undefined {
+    return (this.#answerTime.get(credential, kind) as { t: number } | undefined)?.t;
   }
 
   /** The answer of `kind` last kept for `credential`, or undefined (none, or unreadable). */

@@ -44,6 +44,8 @@ export interface UsageReadSpec<T> {
   readonly toKeep?: (data: T) => unknown;
   /** Reads a kept answer back (undefined when it cannot be read any more). */
   readonly fromKept: (body: unknown) => T | undefined;
+  /** The figures the caller already has, read at `at`: a kept answer of that time is not read again. */
+  readonly current?: { readonly at: number; readonly data: T } | undefined;
   readonly signal?: AbortSignal;
 }
 
@@ -55,6 +57,8 @@ export interface UsageReadSpec<T> {
 export async function spendUsageRead<T>(spec: UsageReadSpec<T>): Promise<UsageRead<T>> {
   const { budget, credential, origin, kind } = spec;
   const keptAnswer = () => {
+    const current = spec.current;
+    if (current !== undefined && budget.keptAt(credential, kind) === current.at) return { data: current.data, at: current.at };
     const kept = budget.kept(credential, kind);
     const data = kept === undefined ? undefined : spec.fromKept(kept.body);
     return data === undefined ? {} : { data, at: kept!.t };
@@ -89,8 +93,11 @@ export function keepsFigures(error: unknown): boolean {
   return !(error instanceof KeydeckApiError && ['unauthorized', 'forbidden', 'not_found', 'invalid_request'].includes(error.code));
 }
 
-/** The parts of a client a usage read needs. */
-export type UsageClient = Pick<KeydeckClient, 'usage' | 'serviceClockOffsetMs'>;
+/** The parts of a client a usage read needs (a KeydeckClient, or the TUI's AccountClient). */
+export interface UsageClient {
+  readonly usage: Pick<KeydeckClient['usage'], 'list' | 'get' | 'keyInfo'>;
+  readonly serviceClockOffsetMs?: number | undefined;
+}
 
 /** What the three readers below share. */
 export interface UsageReadOptions {
@@ -101,6 +108,11 @@ export interface UsageReadOptions {
   readonly signal?: AbortSignal;
 }
 
+/** {@link readUsageList}'s options: also the report the caller has (not read again from disk when it is still the kept one). */
+export interface UsageListReadOptions extends UsageReadOptions {
+  readonly current?: { readonly at: number; readonly data: UsageReport } | undefined;
+}
+
 const parse =
   <T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } }) =>
   (body: unknown): T | undefined => {
@@ -109,7 +121,7 @@ const parse =
   };
 
 /** `GET /api/usage` through the budget: every key's spend. Kept: the answer's data (`raw`). */
-export function readUsageList(client: UsageClient, options: UsageReadOptions): Promise<UsageRead<UsageReport>> {
+export function readUsageList(client: UsageClient, options: UsageListReadOptions): Promise<UsageRead<UsageReport>> {
   return spendUsageRead({
     ...options,
     kind: 'list',

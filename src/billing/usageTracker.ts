@@ -69,6 +69,11 @@ export class UsageTracker {
     return this.#snapshot;
   }
 
+  /** The service's clock minus this machine's, ms (the client's, from the `Date` header; 0 before any answer). */
+  get clockOffsetMs(): number {
+    return this.#o.client.serviceClockOffsetMs ?? 0;
+  }
+
   /**
    * Takes up the kept answer and the open episodes without spending a read (the first frame).
    * The kept answer is not judged: it was judged when it was read.
@@ -95,7 +100,8 @@ export class UsageTracker {
    */
   async refresh(mode: ReadMode, signal?: AbortSignal): Promise<{ snapshot: UsageSnapshot; alerts: KeyAlert[] }> {
     const o = this.#o;
-    const read = await readUsageList(o.client, { budget: o.budget, credential: o.credential, origin: o.origin, mode, ...(signal && { signal }) });
+    const have = this.#snapshot.report && this.#snapshot.at !== undefined ? { at: this.#snapshot.at, data: this.#snapshot.report } : undefined;
+    const read = await readUsageList(o.client, { budget: o.budget, credential: o.credential, origin: o.origin, mode, current: have, ...(signal && { signal }) });
     let alerts: KeyAlert[] = [];
     if (read.data && read.at !== undefined && (this.#judged === undefined || read.at > this.#judged)) {
       if (read.fresh) {

@@ -41,14 +41,15 @@ export function readsLeftWords(state: BudgetState): string {
 
 /**
  * The one line about the figures and the budget: `usage 12 min ago · 9 of 12 reads left · next
- * read now` (or `… · no read left · next in 1 h 12 min`; `waiting 55 min (the service said 429)`).
+ * read now` (or `… · no read left · next in 1 h 12 min`; `waiting 55 min (the service said 429)`);
+ * `demand` replaces "next read now" while a read is left (`u reads now`, `--refresh reads now`).
  */
-export function usageStatusLine(at: number | undefined, state: BudgetState | undefined): string {
+export function usageStatusLine(at: number | undefined, state: BudgetState | undefined, demand?: string): string {
   const parts = [at === undefined || state === undefined ? 'usage not read yet' : `usage ${ageWords(at, state.now)}`];
   if (state) {
     if (state.blockedUntil !== undefined) parts.push(`the service asked to wait: next read in ${durationWords(state.blockedUntil - state.now)}`);
     else if (state.left === 0) parts.push(`no read left of ${READS_PER_WINDOW} per 12 h`, `next ${nextReadWords(state)}`);
-    else parts.push(readsLeftWords(state), `next read ${nextReadWords(state)}`);
+    else parts.push(readsLeftWords(state), demand ?? `next read ${nextReadWords(state)}`);
   }
   return parts.join(' · ');
 }

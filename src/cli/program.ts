@@ -44,6 +44,7 @@ export function createProgram(version: string): Command {
     .option('--interval <seconds>', 'TUI: seconds between balance reads (at least 2; default the profile’s, 15)')
     .option('--alert-below <usd>', 'TUI: show LOW and ring the bell once when the balance drops below this many USD')
     .option('--on-low <command>', 'TUI and monitor: run this command line once per drop below --alert-below (figures in KEYDECK_* environment variables)')
+    .option('--on-anomaly <command>', 'TUI and monitor: run this command line once per runaway key or fast-falling balance (figures in KEYDECK_* environment variables)')
     .option('--desktop-notifications', 'TUI and monitor: also show notifications on the desktop (notify-send, osascript)');
   registerSandbox(program);
   registerAuth(program);

@@ -22,6 +22,12 @@ import { parseMetricsAddress } from '../metrics/address.js';
 import { Exposition } from '../metrics/exposition.js';
 import { processRegistry } from '../metrics/process.js';
 import { serveMetrics, type MetricsServer } from '../metrics/server.js';
+import { registerSpendMetrics } from '../metrics/spend.js';
+import { KeyHistory } from '../billing/keyHistory.js';
+import type { RunawaySettings } from '../billing/runaway.js';
+import { sharePeriod, spendRows } from '../billing/spend.js';
+import { credentialIdOf, UsageBudget } from '../billing/usageBudget.js';
+import { UsageTracker } from '../billing/usageTracker.js';
 import { ExitCode, fail, openSession, warn, type ExitCodeValue, type GlobalOptions, type OpenSessionOptions } from './output.js';
 
 /** Flags of `keydeck monitor` (commander's strings). */
@@ -34,6 +40,8 @@ export interface MonitorFlags {
   readonly onLow?: string;
   /** `--desktop-notifications`. */
   readonly desktopNotifications?: boolean;
+  /** `--on-anomaly CMD`: run once per runaway key or fast-falling balance (src/terminal/notify.ts). */
+  readonly onAnomaly?: string;
   /** `--metrics HOST:PORT`: serve the figures for Prometheus (src/metrics/). */
   readonly metrics?: string;
 }
@@ -48,6 +56,9 @@ export type MonitorRenderer = (input: {
   readonly notify?: (event: NotifyEvent) => void;
   /** With `--metrics`: where the figures are served. */
   readonly metricsUrl?: string;
+  /** Where the money goes (issue 22): the usage tracker (absent: the history database cannot be used). */
+  readonly usage?: UsageTracker;
+  readonly runaway?: RunawaySettings;
 }) => Promise<number>;
 
 /** Dependencies of {@link monitorCommand}. */
@@ -99,11 +110,19 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
   }
   try {
     const series = store?.series(profile.name, originOf(profile.baseUrl));
+    const origin = originOf(profile.baseUrl);
+    const runaway: RunawaySettings = { factor: profile.runawayFactor, floorUsdPerHour: profile.runawayFloorUsdPerHour };
+    // Where the money goes (issue 22): reads through the one budget shared with every keydeck.
+    const usage =
+      store && series
+        ? new UsageTracker({ client, budget: new UsageBudget(store.database), credential: credentialIdOf(origin, credential.token), origin, keyHistory: new KeyHistory(store.database, series.id), settings: runaway })
+        : undefined;
     const problems: string[] = [];
     const notifier = createNotifier({
       write: (sequence) => process.stdout.write(sequence),
       desktop: flags.desktopNotifications === true,
       ...(flags.onLow !== undefined && { onLow: flags.onLow }),
+      ...(flags.onAnomaly !== undefined && { onAnomaly: flags.onAnomaly }),
       profile: profile.name,
       origin: originOf(profile.baseUrl),
       onProblem: (sentence) => problems.push(sentence),
@@ -128,6 +147,13 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       }
       closers.push(() => served.close());
       metricsUrl = served.url;
+      if (usage) {
+        registerSpendMetrics(metrics.registry, () => {
+          const snap = usage.snapshot;
+          if (!snap.report) return undefined;
+          return { rows: spendRows(snap.report), period: sharePeriod(snap.report.periods), at: snap.at, budget: snap.budget, now: Date.now() + usage.clockOffsetMs, episodes: snap.episodes };
+        });
+      }
       process.stderr.write(`keydeck: metrics at ${served.url}\n`);
       if (!isLoopbackHost(metricsAt.host)) warn(`the metrics are served beyond this machine (${metricsAt.host}): anyone who reaches it sees the balance`);
       getCredits = async (options) => {
@@ -148,7 +174,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       timer.unref();
       closers.push(async () => clearInterval(timer));
     }
-    const code = await deps.render({ settings, getCredits, ...(series && { series }), notify: (e) => notifier.notify(e), ...(metricsUrl && { metricsUrl }) });
+    const code = await deps.render({ settings, getCredits, ...(series && { series }), notify: (e) => notifier.notify(e), ...(metricsUrl && { metricsUrl }), ...(usage && { usage }), runaway });
     for (const sentence of problems) warn(sentence);
     return code;
   } finally {

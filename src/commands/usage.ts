@@ -182,7 +182,7 @@ function allKeys(rig: UsageRig, read: UsageRead<UsageReport>, report: UsageRepor
     });
     return ExitCode.ok;
   }
-  printLine(`${usageStatusLine(at, read.budget)} (as of ${formatTimestamp(new Date(at).toISOString())})`);
+  printLine(`${usageStatusLine(at, read.budget, read.fresh ? undefined : '--refresh reads now')} (as of ${formatTimestamp(new Date(at).toISOString())})`);
   const periods = period ? [period] : report.periods;
   if (rows.length === 0) {
     printLine('No keys in the usage answer.');

@@ -1,8 +1,9 @@
 /**
  * Notifications that reach the operator (issue 16): `notify(event)` for the low-balance
  * crossing, a top-up credited (`top_up_credited`: a rise of the account's `totalTopUp`, worded
- * as that rise, since it names no particular top-up), the key rejected, and (issue 19) a
- * subscription within 3 days of its end, once per key. Amounts are said to the cent, cut, never
+ * as that rise, since it names no particular top-up), the key rejected, (issue 19) a
+ * subscription within 3 days of its end, once per key, and (issue 22) a runaway key
+ * (`key_runaway`) or the balance falling at N× its baseline (`account_burn`, the likely key named as such). Amounts are said to the cent, cut, never
  * rounded up. Each event goes to:
  * - the terminal: OSC 9, OSC 777 or OSC 99, whichever the terminal speaks, wrapped in the
  *   tmux/screen passthrough (./osc.ts); texts are sanitised there;
@@ -15,19 +16,45 @@
  *   `KEYDECK_ORIGIN`, `KEYDECK_REMAINING_USD`, `KEYDECK_THRESHOLD_USD`,
  *   `KEYDECK_TOTAL_TOP_UP_USD`): no service data is ever put into the command line. Its output
  *   is discarded (a full-screen app owns the terminal), it is killed after 30 s, and a failure is
- *   reported through `onProblem`.
+ *   reported through `onProblem`;
+ * - for a runaway key or the balance burning, `--on-anomaly CMD`: the same way, with its figures
+ *   in the environment ({@link onAnomalyEnvironment}).
  * Never throws.
  */
 import { spawn } from 'node:child_process';
 import { centsText } from '../api/money.js';
 import { notificationProtocolOf, notificationSequence } from './osc.js';
+import { visible } from './sanitize.js';
 
 /** What can be notified. Amounts USD. */
 export type NotifyEvent =
   | { readonly kind: 'low_balance'; readonly remaining: number; readonly threshold: number; readonly totalTopUp?: number }
   | { readonly kind: 'top_up_credited'; readonly amount: number; readonly remaining: number; readonly totalTopUp: number }
   | { readonly kind: 'key_rejected'; readonly detail?: string }
-  | { readonly kind: 'subscription_expiring'; readonly keyName: string; readonly expiresAt: string; readonly daysLeft: number };
+  | { readonly kind: 'subscription_expiring'; readonly keyName: string; readonly expiresAt: string; readonly daysLeft: number }
+  /**
+   * Issue 22: a key spending at N× its own baseline (`runaway`), or spending again after 7 days
+   * without (`dormant`); USD/hour. Told once per key per episode.
+   */
+  | {
+      readonly kind: 'key_runaway';
+      readonly anomaly: 'runaway' | 'dormant';
+      readonly keyId: string;
+      readonly keyName: string;
+      readonly usdPerHour: number;
+      readonly baselineUsdPerHour?: number;
+    }
+  /**
+   * Issue 22, between usage reads: the balance falling at N× its own baseline (USD/hour); the key
+   * that spent most at the last usage read is named as the likely cause, not as a fact.
+   */
+  | {
+      readonly kind: 'account_burn';
+      readonly usdPerHour: number;
+      readonly baselineUsdPerHour: number;
+      readonly likelyKeyId?: string;
+      readonly likelyKeyName?: string;
+    };
 
 /** Options of {@link createNotifier}. */
 export interface NotifierOptions {
@@ -37,6 +64,8 @@ export interface NotifierOptions {
   readonly desktop?: boolean;
   /** The user's command for the low-balance crossing. */
   readonly onLow?: string;
+  /** The user's command for a runaway key or the balance burning at N× its baseline (issue 22). */
+  readonly onAnomaly?: string;
   /** Named in the texts and the command's environment. */
   readonly profile: string;
   readonly origin: string;
@@ -69,6 +98,17 @@ export function notificationText(event: NotifyEvent, profile: string): { title: 
       return { title: `keydeck: the total of top-ups rose (${profile})`, body: `+${usd(event.amount)}; ${usd(event.remaining)} left` };
     case 'key_rejected':
       return { title: `keydeck: key rejected (${profile})`, body: event.detail ?? 'the service refused keydeck’s key: sign in again (keydeck auth login)' };
+    case 'key_runaway': {
+      const x = event.baselineUsdPerHour !== undefined && event.baselineUsdPerHour > 0 ? `, ${Math.round((event.usdPerHour / event.baselineUsdPerHour) * 10) / 10}× its usual ${usd(event.baselineUsdPerHour)}/h` : '';
+      return event.anomaly === 'dormant'
+        ? { title: `keydeck: a dormant key is spending (${profile})`, body: `"${event.keyName}" spends ${usd(event.usdPerHour)}/h after 7 days without` }
+        : { title: `keydeck: runaway key (${profile})`, body: `"${event.keyName}" spends ${usd(event.usdPerHour)}/h${x}` };
+    }
+    case 'account_burn':
+      return {
+        title: `keydeck: the balance is falling fast (${profile})`,
+        body: `${usd(event.usdPerHour)}/h, ${Math.round((event.usdPerHour / Math.max(event.baselineUsdPerHour, 1e-9)) * 10) / 10}× its usual ${usd(event.baselineUsdPerHour)}/h${event.likelyKeyName !== undefined ? `; likely "${event.likelyKeyName}" (the top spender at the last usage read)` : ''}`,
+      };
     case 'subscription_expiring':
       return { title: `keydeck: subscription expiring (${profile})`, body: `${event.keyName} expires in ${event.daysLeft >= 1 ? `${Math.floor(event.daysLeft)} d` : `${Math.max(1, Math.floor(event.daysLeft * 24))} h`} (${event.expiresAt}): a new payment creates a new key` };
   }
@@ -84,6 +124,29 @@ export function onLowEnvironment(event: Extract<NotifyEvent, { kind: 'low_balanc
     KEYDECK_REMAINING_USD: event.remaining.toFixed(2),
     KEYDECK_THRESHOLD_USD: event.threshold.toFixed(2),
     ...(event.totalTopUp !== undefined && { KEYDECK_TOTAL_TOP_UP_USD: event.totalTopUp.toFixed(2) }),
+  };
+}
+
+/**
+ * The environment of the `--on-anomaly` command: the caller's, plus the figures (never in the
+ * command line): `KEYDECK_EVENT` (`key_runaway` or `account_burn`), `KEYDECK_ANOMALY` (`runaway`,
+ * `dormant`, `account`), `KEYDECK_PROFILE`, `KEYDECK_ORIGIN`, `KEYDECK_KEY_ID`, `KEYDECK_KEY_NAME`
+ * (the likely key's, for `account_burn`), `KEYDECK_RATE_USD_PER_HOUR`, `KEYDECK_BASELINE_USD_PER_HOUR`.
+ */
+export function onAnomalyEnvironment(event: Extract<NotifyEvent, { kind: 'key_runaway' | 'account_burn' }>, profile: string, origin: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const keyId = event.kind === 'key_runaway' ? event.keyId : event.likelyKeyId;
+  const keyName = event.kind === 'key_runaway' ? event.keyName : event.likelyKeyName;
+  return {
+    ...env,
+    KEYDECK_EVENT: event.kind,
+    KEYDECK_ANOMALY: event.kind === 'key_runaway' ? event.anomaly : 'account',
+    KEYDECK_PROFILE: profile,
+    KEYDECK_ORIGIN: origin,
+    ...(keyId !== undefined && { KEYDECK_KEY_ID: keyId }),
+    // Service text, made visible (no control character reaches the command's environment).
+    ...(keyName !== undefined && { KEYDECK_KEY_NAME: visible(keyName, { maxLength: 256 }) }),
+    KEYDECK_RATE_USD_PER_HOUR: centsText(event.usdPerHour),
+    ...(event.baselineUsdPerHour !== undefined && { KEYDECK_BASELINE_USD_PER_HOUR: centsText(event.baselineUsdPerHour) }),
   };
 }
 
@@ -114,20 +177,20 @@ export function createNotifier(options: NotifierOptions): Notifier {
     }
   };
 
-  const onLow = (event: Extract<NotifyEvent, { kind: 'low_balance' }>) => {
-    const line = options.onLow!;
+  /** Runs the user's command line `line` (flag `flag`) through their shell, the figures in `childEnv`. */
+  const runUserCommand = (flag: string, line: string, childEnv: NodeJS.ProcessEnv) => {
     const [shell, args] = platform === 'win32' ? [env.ComSpec ?? 'cmd.exe', ['/d', '/s', '/c', line]] : [env.SHELL || '/bin/sh', ['-c', line]];
     try {
-      const child = run(shell, args, { stdio: 'ignore', env: onLowEnvironment(event, options.profile, options.origin, env), shell: false });
+      const child = run(shell, args, { stdio: 'ignore', env: childEnv, shell: false });
       const timer = setTimeout(() => child.kill('SIGTERM'), 30_000);
       timer.unref();
-      child.on('error', (error) => problem(`--on-low could not run: ${error.message}`));
+      child.on('error', (error) => problem(`${flag} could not run: ${error.message}`));
       child.on('exit', (code, signal) => {
         clearTimeout(timer);
-        if (code !== 0) problem(`--on-low exited ${signal ? `on ${signal}` : `with ${code}`}`);
+        if (code !== 0) problem(`${flag} exited ${signal ? `on ${signal}` : `with ${code}`}`);
       });
     } catch (error) {
-      problem(`--on-low could not run: ${error instanceof Error ? error.message : String(error)}`);
+      problem(`${flag} could not run: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
 
@@ -140,7 +203,10 @@ export function createNotifier(options: NotifierOptions): Notifier {
         // The terminal went away.
       }
       if (options.desktop) desktop(title, body);
-      if (event.kind === 'low_balance' && options.onLow) onLow(event);
+      if (event.kind === 'low_balance' && options.onLow) runUserCommand('--on-low', options.onLow, onLowEnvironment(event, options.profile, options.origin, env));
+      if ((event.kind === 'key_runaway' || event.kind === 'account_burn') && options.onAnomaly) {
+        runUserCommand('--on-anomaly', options.onAnomaly, onAnomalyEnvironment(event, options.profile, options.origin, env));
+      }
     },
   };
 }

@@ -13,6 +13,7 @@ import { KeymapProvider } from './contexts/KeymapContext.js';
 import { ServicesContext } from './contexts/ServicesContext.js';
 import { SessionProvider, useSession, type SessionState } from './contexts/SessionContext.js';
 import { StatusProvider } from './contexts/StatusContext.js';
+import { UsageProvider } from './contexts/UsageContext.js';
 import { KeychainHung } from './flows/KeychainHung.js';
 import { SetupFlow } from './flows/SetupFlow.js';
 import { layoutModeFor } from './layout.js';
@@ -65,7 +66,9 @@ function Screen({ initialPane }: { readonly initialPane?: PaneId }) {
         ) : (
           <BalanceProvider>
             <AccountDataProvider>
-              <Shell columns={columns} rows={rows} mode={layoutMode} {...(initialPane && { initialPane })} />
+              <UsageProvider>
+                <Shell columns={columns} rows={rows} mode={layoutMode} {...(initialPane && { initialPane })} />
+              </UsageProvider>
             </AccountDataProvider>
           </BalanceProvider>
         )}

@@ -22,6 +22,11 @@ import type { LayoutMode } from './layout.js';
 import { PANES, type PaneId } from './panes/index.js';
 import { subscriptionNotice } from './panes/keyRows.js';
 import { useSubscriptionNotifications } from './hooks/useSubscriptionNotifications.js';
+import { RunawayBanner, useRunawayBannerRows } from './components/RunawayBanner.js';
+import { useUsage } from './contexts/UsageContext.js';
+import { useUsageKeys } from './hooks/useUsageKeys.js';
+import { AUTO_SPACING_MS } from '../billing/usageBudget.js';
+import { refreshWaitSentence } from '../billing/usageWords.js';
 
 /** Props of {@link Shell}. */
 export interface ShellProps {
@@ -59,7 +64,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
   const refreshBalance = useBalanceRefresh();
   const flash = useFlash();
   const quit = useQuit();
-  const bannerRows = useBannerRows(columns);
+  const bannerRows = useBannerRows(columns) + useRunawayBannerRows(columns);
   const compact = mode === 'compact';
   // A status message wraps onto the lines it needs (at most a quarter of the screen): the pane shrinks.
   const statusMax = Math.max(1, Math.min(6, Math.floor(rows / 4)));
@@ -73,6 +78,15 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
   // What the reader hid (key values in a list) is said once, on the status line.
   useEffect(() => onClientNotice?.((message) => flash(message, 'warning', 10_000)), [onClientNotice, flash]);
   const cycle = (delta: number) => setPane(PANES[(index + delta + PANES.length) % PANES.length]!.id);
+  const usage = useUsage();
+  // The runaway alert's keys (D, X) and u, and the deactivation dialog in place of the pane.
+  const usageDialog = useUsageKeys({ active: !help, columns, rows: bodyRows });
+  /** `r` never spends a usage read: on stale figures it says why and what would. */
+  const usageNote = (): string | undefined => {
+    const { at, budget } = usage.snapshot;
+    if (!usage.available || !budget || (at !== undefined && serviceNow() - at < AUTO_SPACING_MS)) return undefined;
+    return refreshWaitSentence(at, { ...budget, now: serviceNow() });
+  };
 
   useKeymap(
     'global',
@@ -83,7 +97,8 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
         ? () => {
             refreshBalance();
             void Promise.all([keys.reload(), managementKeys.reload()]).then(([a, b]) => {
-              if (a && b) flash('refreshed from the service', 'ok', 3000);
+              const note = usageNote();
+              if (a && b) flash(note ? `refreshed the balance and the keys; ${note}` : 'refreshed from the service', note ? 'info' : 'ok', note ? 10_000 : 3000);
               else flash('could not refresh: the last data stays on screen', 'error');
             });
           }
@@ -96,7 +111,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
       // Not for a rejected KEYDECK_TOKEN: the variable would override the new key at the next start.
       'setup.again': session.rejected && session.info?.origin !== 'env' ? () => startSetup() : undefined,
     },
-    { active: !help },
+    { active: !help && usageDialog === undefined },
   );
 
   return (
@@ -104,10 +119,12 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
       <Header columns={columns} compact={compact} />
       <PaneTabs panes={PANES} active={pane} compact={compact} columns={columns} notice={subscriptionNotice(keys.data, serviceNow(), compact)} />
       {bannerRows > 0 ? <Banner columns={columns} /> : null}
+      <RunawayBanner columns={columns} />
       <Box height={bodyRows} width={columns} flexDirection="column" overflow="hidden">
         {help ? <HelpOverlay columns={columns} rows={bodyRows} onClose={() => setHelp(false)} /> : null}
+        {!help && usageDialog ? usageDialog : null}
         {PANES.map((p) => {
-          const shown = !help && p.id === pane;
+          const shown = !help && !usageDialog && p.id === pane;
           if (!othersMounted && p.id !== pane) return null;
           return (
             <Box key={p.id} display={shown ? 'flex' : 'none'}>

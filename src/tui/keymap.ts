@@ -50,6 +50,9 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'pane.next', keys: ['tab'], label: 'next pane', scope: 'global', hint: false },
   { id: 'pane.prev', keys: ['shift-tab'], label: 'previous pane', scope: 'global', hint: false },
   { id: 'setup.again', keys: ['S'], label: 'set up again', help: 'run the guided setup again (shown when the stored key was rejected)', scope: 'global' },
+  { id: 'usage.read', keys: ['u'], label: 'read usage', help: 'spend one of the 12 usage reads the service allows per 12 hours now, when one is left (r never spends one)', scope: 'global', hint: false },
+  { id: 'runaway.deactivate', keys: ['D'], label: 'deactivate runaway', help: 'deactivate the key the runaway alert names (asks first, Cancel focused)', scope: 'global', dangerous: true },
+  { id: 'runaway.dismiss', keys: ['X'], label: 'dismiss alert', help: 'hide the runaway alert until its key runs away again', scope: 'global', hint: false },
 
   // Lists.
   { id: 'list.down', keys: ['j', 'down'], label: 'move', help: 'move down', scope: 'list' },
@@ -68,7 +71,7 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'keys.toggleExpired', keys: ['space'], label: 'why no on/off', help: 'on an ended subscription: says why it cannot be switched back on (nothing is sent)', scope: 'keys', hint: false },
   { id: 'keys.delete', keys: ['d'], label: 'delete', help: 'delete after typing the key’s name (permanent)', scope: 'keys', dangerous: true },
   { id: 'keys.rotate', keys: ['R'], label: 'rotate', help: 'rotate a credit key: create its successor, deliver it, then deactivate, delete or keep this one', scope: 'keys' },
-  { id: 'keys.sort', keys: ['s'], label: 'sort', help: 'cycle the sort: created, name, status, expiry', scope: 'keys' },
+  { id: 'keys.sort', keys: ['s'], label: 'sort', help: 'cycle the sort: created, name, status, expiry, spend (the last 24 h, biggest first)', scope: 'keys' },
 
   // Management keys pane.
   { id: 'mgmt.create', keys: ['n'], label: 'new', help: 'create a management key (shown once; can become the key keydeck uses)', scope: 'mgmt' },

@@ -7,6 +7,8 @@
 import { hostname } from 'node:os';
 import { dataDir, sandboxDbPath } from '../config/paths.js';
 import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
+import { KeyHistory } from '../billing/keyHistory.js';
+import { UsageBudget } from '../billing/usageBudget.js';
 import { render } from 'ink';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
 import { KeydeckClient, type ClientNotice } from '../api/client.js';
@@ -43,6 +45,8 @@ export interface TuiGlobals {
   readonly onLow?: string;
   /** --desktop-notifications: also notify on the desktop (notify-send, osascript). */
   readonly desktopNotifications?: boolean;
+  /** --on-anomaly CMD: run once per runaway key or fast-falling balance, figures in the environment (issue 22). */
+  readonly onAnomaly?: string;
 }
 
 /** Ink render options of the app (exported for the benchmarks). */
@@ -161,6 +165,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     write: (sequence) => process.stdout.write(sequence),
     desktop: globals.desktopNotifications === true,
     ...(globals.onLow !== undefined && { onLow: globals.onLow }),
+    ...(globals.onAnomaly !== undefined && { onAnomaly: globals.onAnomaly }),
     profile: profile.name,
     origin: profile.baseUrl !== undefined ? originOf(profile.baseUrl) : '',
     onProblem: (sentence) => lifecycle.onCleanup(() => void process.stderr.write(`keydeck: ${sentence}\n`)),
@@ -176,6 +181,8 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
       pollIntervalSeconds: globals.intervalSeconds ?? profile.pollIntervalSeconds,
       ...((globals.alertBelowUsd ?? profile.alertBelowUsd) !== undefined && { alertBelowUsd: globals.alertBelowUsd ?? profile.alertBelowUsd }),
       confirmAboveUsd: profile.confirmAboveUsd,
+      runawayFactor: profile.runawayFactor,
+      runawayFloorUsdPerHour: profile.runawayFloorUsdPerHour,
     },
     target: sandbox ? 'sandbox' : 'live',
     store: createCredentialStore(),
@@ -211,6 +218,10 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     openHistory: (baseUrl) => {
       historyStore ??= BalanceHistoryStore.open();
       return historyStore.series(resolvedName, originOf(baseUrl));
+    },
+    openUsage: (baseUrl) => {
+      historyStore ??= BalanceHistoryStore.open();
+      return { budget: new UsageBudget(historyStore.database), keyHistory: new KeyHistory(historyStore.database, historyStore.series(resolvedName, originOf(baseUrl)).id) };
     },
     copy: (text) => copyText(text),
     // keydeck's own sequences (notifications) go to the real stdout, past the guard on Ink's output.

@@ -3,9 +3,11 @@
  * profile, the credential store, a client factory, the clipboard, and the app's exit site.
  * run.tsx builds the real one; tests build one around an in-process sandbox.
  */
-import type { BillingResource, CredentialDescription, KeysResource, ManagementKeysResource } from '../api/client.js';
+import type { BillingResource, CredentialDescription, KeysResource, ManagementKeysResource, PlansResource, UsageResource } from '../api/client.js';
 import type { CredentialStore } from '../credentials/store.js';
 import type { HistorySeries } from '../billing/historyStore.js';
+import type { KeyHistory } from '../billing/keyHistory.js';
+import type { UsageBudget } from '../billing/usageBudget.js';
 import type { NotifyEvent } from '../terminal/notify.js';
 
 /**
@@ -18,6 +20,10 @@ export interface AccountClient {
   readonly keys: Surface<KeysResource>;
   readonly managementKeys: Surface<ManagementKeysResource>;
   readonly billing: Surface<BillingResource>;
+  /** Usage (issue 22): `list`, `get`, `keyInfo`; absent in fakes that do not read usage. */
+  readonly usage?: Surface<UsageResource>;
+  /** Plans (issue 22): `list` (public); absent in fakes. */
+  readonly plans?: Surface<PlansResource>;
   /** The service's clock minus this machine's, ms (from the HTTP Date header; undefined before an answer or in fakes). */
   readonly serviceClockOffsetMs?: number | undefined;
 }
@@ -41,6 +47,16 @@ export interface TuiProfile {
   readonly alertBelowUsd?: number;
   /** Top-up ceiling, USD: a larger amount must be typed again to confirm (default 500, config.ts). */
   readonly confirmAboveUsd?: number;
+  /** A key at this many times its own 7-day median is a runaway (default 5; issue 22). */
+  readonly runawayFactor?: number;
+  /** The least rate that can be a runaway, USD/hour (default 1). */
+  readonly runawayFloorUsdPerHour?: number;
+}
+
+/** What the usage views need on disk (issue 22): the shared read budget and this profile's per-key history. */
+export interface UsageRig {
+  readonly budget: UsageBudget;
+  readonly keyHistory: KeyHistory;
 }
 
 /** Result of a copy: `clipboard` (system clipboard took it), `osc52` (sent to the terminal only; may or may not have worked). */
@@ -89,6 +105,13 @@ export interface AppServices {
    * @throws HistoryStoreError when the database cannot be used (the pane says so, once).
    */
   readonly openHistory?: (baseUrl: string) => HistorySeries;
+  /**
+   * The usage read budget and the per-key history of this profile at `baseUrl`'s origin, in the
+   * history database (issue 22); absent: no usage is read (tests without a database).
+   * @throws HistoryStoreError when the database cannot be used (usage is then not read: the
+   *   budget of 12 reads per 12 hours could not be kept across processes)
+   */
+  readonly openUsage?: (baseUrl: string) => UsageRig;
   /**
    * Sends a notification (src/terminal/notify.ts: terminal OSC, opt-in desktop, `--on-low`):
    * the low-balance crossing, a top-up credited, the key rejected, a subscription expiring.

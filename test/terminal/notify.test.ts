@@ -86,3 +86,41 @@ describe('subscription time reaches the notification channels (issue 19 req. 2)'
     expect(written.join('')).not.toContain('$5.00 left');
   });
 });
+
+describe('runaway keys reach the notification channels (issue 22)', () => {
+  it('says the key and its rate, names the likely key of a fast-falling balance as likely, and runs --on-anomaly with the figures in its environment only', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-onanomaly-'));
+    const out = path.join(dir, 'out');
+    const written: string[] = [];
+    const problems: string[] = [];
+    try {
+      const notifier = createNotifier({
+        write: (s) => written.push(s),
+        profile: 'work',
+        origin: 'https://api.example.com',
+        onLow: `printf low >> '${out}.low'`,
+        onAnomaly: `printf '%s|%s|%s|%s|%s|%s\\n' "$KEYDECK_EVENT" "$KEYDECK_ANOMALY" "$KEYDECK_KEY_ID" "$KEYDECK_KEY_NAME" "$KEYDECK_RATE_USD_PER_HOUR" "$KEYDECK_BASELINE_USD_PER_HOUR" >> '${out}'`,
+        env: { PATH: process.env.PATH, SHELL: '/bin/sh', TERM_PROGRAM: 'iTerm.app' },
+        onProblem: (s) => problems.push(s),
+      });
+      notifier.notify({ kind: 'key_runaway', anomaly: 'runaway', keyId: 'k1', keyName: 'batch $(touch pwned)', usdPerHour: 5.009, baselineUsdPerHour: 0.5 });
+      notifier.notify({ kind: 'account_burn', usdPerHour: 6, baselineUsdPerHour: 0.5, likelyKeyId: 'k1', likelyKeyName: 'batch' });
+      expect(written.join('')).toContain('"batch $(touch pwned)" spends $5.00/h, 10× its usual $0.50/h');
+      expect(written.join('')).toContain('$6.00/h, 12× its usual $0.50/h; likely "batch" (the top spender at the last usage read)');
+      const deadline = Date.now() + 5000;
+      while (Date.now() < deadline) {
+        try {
+          if (readFileSync(out, 'utf8').split('\n').length > 2) break;
+        } catch {
+          // not yet
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(readFileSync(out, 'utf8').split('\n').filter(Boolean).sort()).toEqual(['account_burn|account|k1|batch|6.00|0.50', 'key_runaway|runaway|k1|batch $(touch pwned)|5.00|0.50']);
+      expect(() => readFileSync(`${out}.low`)).toThrow();
+      expect(problems).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

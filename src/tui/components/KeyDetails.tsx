@@ -7,15 +7,34 @@
  */
 import { Box, Text } from 'ink';
 import type { ConsumptionKey } from '../../api/schemas.js';
+import { centsText } from '../../api/money.js';
+import type { Plan, UsagePeriod } from '../../api/usageSchemas.js';
+import type { SpendRow } from '../../billing/spend.js';
+import { periodWords } from '../../billing/usageWords.js';
 import { paidTimeLeftMs, timeLeftWords } from '../../api/keyStatus.js';
 import { dateTime, expiresIn, relativeAgo, shortDate, truncateTo } from '../format.js';
-import { describeLimits, keyStatus } from '../limits.js';
+import { describeLimits, keyStatus, planOf } from '../limits.js';
 import { statusCell } from '../panes/keyRows.js';
 import { visible } from '../../terminal/sanitize.js';
 import { theme } from '../theme.js';
 
-/** Lines of the full details panel. */
-export const KEY_DETAILS_ROWS = 7;
+/** Lines of the full details panel (7 lines of text and the border). */
+export const KEY_DETAILS_ROWS = 9;
+
+/** What the usage views add to a key's details (issue 22). */
+export interface KeySpendDetails {
+  /** The key's figures in the last usage answer (absent: not in it, or none read yet). */
+  readonly spend?: SpendRow;
+  /** The periods the answer gives. */
+  readonly periods: readonly UsagePeriod[];
+  /** The key's share of the account's spend over `period` (0–1). */
+  readonly share?: number;
+  readonly period?: UsagePeriod;
+  /** The key's spend read by read, as bars (absent: fewer than two reads kept). */
+  readonly spark?: string;
+  /** The usage line: age, reads left, next read (and "older than the last balance change"). */
+  readonly status: string;
+}
 
 /**
  * ` · last used 3 d ago` when the service sent `lastUsedAt` (the newer documentation pages list
@@ -31,8 +50,24 @@ function lastUsed(key: ConsumptionKey, now: number): string {
 /** The sentence on how a subscription is renewed (§3), in the details of every subscription key. */
 export const RENEWAL_SENTENCE = 'renewal: not extended; a new subscription payment creates a new key';
 
-/** The five text lines of the details of `key` at `now` (epoch ms, the service's clock). */
-export function keyDetailLines(key: ConsumptionKey, now: number): string[] {
+/** The spend line of the details: each period's figure, the share, the bars of its reads. */
+export function spendLine(usage: KeySpendDetails | undefined): string {
+  if (!usage) return 'spend: usage not read';
+  const row = usage.spend;
+  if (row?.refused !== undefined) return `spend: ${row.refused}`;
+  if (!row || usage.periods.length === 0) return 'spend: not in the last usage answer';
+  const figures = usage.periods.map((p) => `${periodWords(p)} $${centsText(row.periods[p]?.spend ?? 0)}`).join(' · ');
+  const share = usage.share !== undefined && usage.period ? ` · ${Math.round(usage.share * 100)}% of ${periodWords(usage.period)}` : '';
+  return `spend: ${figures}${share}${usage.spark ? `  ${usage.spark}` : ''}`;
+}
+
+/**
+ * The seven text lines of the details of `key` at `now` (epoch ms, the service's clock): name and
+ * id; type, plan (and its price from `GET /api/plans`), status, dates; expiry; what its money is
+ * (the shared balance and its budget, or how a subscription is renewed); its limits (the service's
+ * plans when they answered, §8 otherwise); its spend; how old the usage figures are.
+ */
+export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpendDetails, plans?: readonly Plan[]): string[] {
   const status = statusCell(keyStatus(key, now));
   const sub = key.subscriptionStatus !== undefined && !status.endsWith(key.subscriptionStatus) ? ` (subscription: ${key.subscriptionStatus})` : '';
   const left = paidTimeLeftMs(key, now);
@@ -44,12 +79,21 @@ export function keyDetailLines(key: ConsumptionKey, now: number): string[] {
         : left === undefined
           ? `expires ${dateTime(key.subscriptionExpiresAt)} (${expiresIn(key.subscriptionExpiresAt, now)})`
           : `ends ${dateTime(key.subscriptionExpiresAt)} · ${timeLeftWords(left)} of paid time left`;
+  const plan = planOf(key, plans);
+  const renewal = plan?.priceUsd !== undefined ? `renewal: not extended; a new payment ($${centsText(plan.priceUsd)}/month) creates a new key` : RENEWAL_SENTENCE;
+  const budget = usage?.spend?.usage.maxBudget;
   return [
     `${visible(key.name)}  ·  id ${visible(key.id)}`,
     `${visible(key.keyType)} key · plan ${visible(key.keyPlan)} · ${status}${sub} · created ${shortDate(key.createdAt)}${lastUsed(key, now)}`,
     expiry,
-    key.keyType === 'credit' ? 'spends the shared credit balance (top up on the Billing pane, 3)' : RENEWAL_SENTENCE,
-    `limits: ${describeLimits(key)}`,
+    key.keyType === 'credit'
+      ? typeof budget === 'number'
+        ? `budget: the shared balance, max_budget $${centsText(budget)} (all top-ups) · top up: pane 3`
+        : 'spends the shared credit balance (top up on the Billing pane, 3)'
+      : renewal,
+    `limits: ${describeLimits(key, plans)}`,
+    spendLine(usage),
+    usage?.status ?? '',
   ];
 }
 
@@ -59,14 +103,18 @@ export interface KeyDetailsProps {
   readonly columns: number;
   readonly compact: boolean;
   readonly now: number;
+  /** The key's spend and the usage figures' age (issue 22). */
+  readonly usage?: KeySpendDetails | undefined;
+  /** The service's plans (`GET /api/plans`), when they answered. */
+  readonly plans?: readonly Plan[] | undefined;
 }
 
 /** See the module comment. */
-export function KeyDetails({ item, columns, compact, now }: KeyDetailsProps) {
+export function KeyDetails({ item, columns, compact, now, usage, plans }: KeyDetailsProps) {
   if (compact) {
-    return <Text color={theme.muted}>{item ? truncateTo(`limits: ${describeLimits(item)}`, columns) : ' '}</Text>;
+    return <Text color={theme.muted}>{item ? truncateTo(`limits: ${describeLimits(item, plans)}`, columns) : ' '}</Text>;
   }
-  const lines = item ? keyDetailLines(item, now) : ['no key selected', '', '', '', ''];
+  const lines = item ? keyDetailLines(item, now, usage, plans) : ['no key selected', '', '', '', '', '', ''];
   return (
     // Plain frame and text: every style run on a line costs bytes each time a move redraws it.
     <Box flexDirection="column" borderStyle="round" paddingX={1} width={columns} height={KEY_DETAILS_ROWS}>

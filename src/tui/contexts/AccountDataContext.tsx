@@ -12,6 +12,7 @@
  */
 import { createContext, useContext, useEffect, useMemo, useRef, type ReactNode } from 'react';
 import type { ConsumptionKey, ManagementKey } from '../../api/schemas.js';
+import type { Plan } from '../../api/usageSchemas.js';
 import { visibleRecord } from '../../terminal/sanitize.js';
 import { isUnauthorized } from '../errors.js';
 import { useResource, type Resource } from '../hooks/useResource.js';
@@ -22,6 +23,11 @@ import { useSession, useSessionActions } from './SessionContext.js';
 export interface AccountData {
   readonly keys: Resource<ConsumptionKey[]>;
   readonly managementKeys: Resource<ManagementKey[]>;
+  /**
+   * The service's plans (`GET /api/plans`, public; issue 22), read once per session: their rates
+   * win over §8's in the key details, and a subscription's price is shown. No data when it does not answer.
+   */
+  readonly plans: Resource<Plan[]>;
 }
 
 const AccountDataContext = createContext<AccountData | undefined>(undefined);
@@ -47,9 +53,13 @@ export function AccountDataProvider({ children }: { readonly children?: ReactNod
     onError,
     onSuccess: markAccepted,
   });
+  const plans = useResource<Plan[]>(async (signal) => (await client!.plans!.list({ signal })).map((p) => visibleRecord(p, { except: ['slug'] })), {
+    key: client,
+    enabled: client?.plans !== undefined,
+  });
   useRetryAfterRecovery(keys, managementKeys);
   useBackgroundReload(keys, managementKeys);
-  const value = useMemo(() => ({ keys, managementKeys }), [keys, managementKeys]);
+  const value = useMemo(() => ({ keys, managementKeys, plans }), [keys, managementKeys, plans]);
   return <AccountDataContext.Provider value={value}>{children}</AccountDataContext.Provider>;
 }
 

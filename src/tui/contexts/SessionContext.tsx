@@ -13,7 +13,8 @@ import { tokenKind } from '../../credentials/token.js';
 import { describeCredential } from '../../credentials/describe.js';
 import { createContext, useCallback, useContext, useEffect, useMemo, useReducer, type ReactNode } from 'react';
 import { keyPrefixOf } from '../../api/errors.js';
-import { originTarget } from '../../credentials/origin.js';
+import { originOf, originTarget } from '../../credentials/origin.js';
+import { credentialIdOf } from '../../billing/usageBudget.js';
 import type { AccountClient } from '../services.js';
 import { useClock, useServices } from './ServicesContext.js';
 
@@ -99,6 +100,8 @@ export interface SessionView {
   readonly keychainReason?: string;
   /** The client of the credential in use (phase `ready`). */
   readonly client?: AccountClient;
+  /** The credential's name in the shared record of usage reads (a one-way hash of origin and token; issue 22). */
+  readonly credentialId?: string;
 }
 
 /** Published session actions (stable). */
@@ -171,6 +174,8 @@ export function SessionProvider({ initial, children }: SessionProviderProps) {
     [services, token, origin, state.baseUrl],
   );
   const info = useMemo(() => (state.credential ? credentialInfo(state.credential) : undefined), [state.credential]);
+  // The credential's name in the shared record of usage reads: a one-way hash, never the token (issue 22).
+  const credentialId = useMemo(() => (token && state.baseUrl ? credentialIdOf(originOf(state.baseUrl), token) : undefined), [token, state.baseUrl]);
 
   const view = useMemo<SessionView>(
     () => ({
@@ -181,8 +186,9 @@ export function SessionProvider({ initial, children }: SessionProviderProps) {
       ...(state.notice !== undefined && { notice: state.notice }),
       ...(state.keychainReason !== undefined && { keychainReason: state.keychainReason }),
       ...(client && { client }),
+      ...(credentialId && { credentialId }),
     }),
-    [state.phase, state.rejected, state.baseUrl, state.notice, state.keychainReason, info, client],
+    [state.phase, state.rejected, state.baseUrl, state.notice, state.keychainReason, info, client, credentialId],
   );
 
   const actions = useMemo<SessionActions>(

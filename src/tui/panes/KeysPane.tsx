@@ -1,6 +1,7 @@
 /**
  * The Keys pane (§2.1 consumption keys): a table of the visible window of keys (name, type,
- * plan, status, expiry, created), the details and §8 limits of the selected one, and the
+ * plan, status, expiry, created; with usage, spend columns: 24 h and 30 d at 80 columns, more
+ * when wider, issue 22), the details, limits and spend of the selected one, and the
  * actions create (`n`, balance checked first), rename (`e`), activate/deactivate (`space`;
  * deactivation confirmed), delete (`d`; the name typed). Each action reports its outcome and
  * the list is read back from the service.
@@ -29,7 +30,8 @@ import { useListPane } from '../hooks/useListPane.js';
 import { useReloadWhenShown } from '../hooks/useReloadWhenShown.js';
 import { keyStatus } from '../limits.js';
 import { theme } from '../theme.js';
-import { KEY_SORTS, SORT_LABELS, keyColumns, keyRow, nextSort, sortKeys, type KeySort } from './keyRows.js';
+import { KEY_SORTS, SORT_LABELS, keyColumns, keyRow, nextSort, sortKeys, spendColumnsFor, type KeySort } from './keyRows.js';
+import { useKeySpend } from './keySpend.js';
 import type { PaneProps } from './registry.js';
 
 /** Dialogs of the Keys pane. The `reveal` one holds the only copy of a new key's value. */
@@ -72,7 +74,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   const clock = useServiceClock();
   const now = clock();
   const { client } = useSession();
-  const { keys } = useAccountData();
+  const { keys, plans } = useAccountData();
   useReloadWhenShown(keys, active);
   const refreshBalance = useBalanceRefresh();
   const balance = useBalance();
@@ -84,10 +86,12 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   // An interrupted rotation in the record is offered once, when the pane is first shown.
   const rotation = usePendingRotations(active && !dialog, () => setDialog({ kind: 'pending' }));
 
-  const sorted = useMemo(() => (keys.data ? sortKeys(keys.data, sort, clock()) : EMPTY), [keys.data, sort, clock]);
+  const spend = useKeySpend();
+  const sorted = useMemo(() => (keys.data ? sortKeys(keys.data, sort, clock(), spend.spendOf) : EMPTY), [keys.data, sort, clock, spend.spendOf]);
   const detailsRows = compact ? 1 : KEY_DETAILS_ROWS;
   const list = useListPane({ items: sorted, bodyRows: size.rows - detailsRows, active: active && !dialog && !busy });
   const selected = list.selected;
+  const spendPeriods = spendColumnsFor(size.columns, compact, spend.periods);
 
   const reloadAll = useCallback(() => {
     void keys.reload();
@@ -250,9 +254,9 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
       <ListTable
         list={list}
         total={sorted.length}
-        columns={keyColumns(size.columns, compact, sort)}
+        columns={keyColumns(size.columns, compact, sort, spendPeriods)}
         width={size.columns}
-        rowOf={(k, isSelected) => keyRow(k, isSelected, now)}
+        rowOf={(k, isSelected) => keyRow(k, isSelected, now, spend.rowOf(k.id))}
         statusColor={(k) => STATUS_COLORS[keyStatus(k, now)]}
         emptyText={listEmptyText(
           keys,
@@ -262,7 +266,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
             : 'no keys yet: press n to create a credit key',
         )}
       />
-      <KeyDetails item={selected} columns={size.columns} compact={compact} now={now} />
+      <KeyDetails item={selected} columns={size.columns} compact={compact} now={now} usage={selected && !compact ? spend.detailsOf(selected.id, now) : undefined} plans={plans.data} />
     </Box>
   );
 }

@@ -3,6 +3,10 @@
  * columns fitted to the terminal width, and the display row of one key.
  */
 import type { ConsumptionKey } from '../../api/schemas.js';
+import { centsText } from '../../api/money.js';
+import type { UsagePeriod } from '../../api/usageSchemas.js';
+import type { SpendRow } from '../../billing/spend.js';
+import { periodWords } from '../../billing/usageWords.js';
 import type { DataColumn, DataRow } from '../components/DataTable.js';
 import { tableWidth } from '../components/DataTable.js';
 import { expiresIn, parseTime, shortDate } from '../format.js';
@@ -11,7 +15,7 @@ import { keyStatus, type KeyStatus } from '../limits.js';
 import { symbols } from '../theme.js';
 
 /** Sort orders cycled by `s`, in order. */
-export const KEY_SORTS = ['created', 'name', 'status', 'expiry'] as const;
+export const KEY_SORTS = ['created', 'name', 'status', 'expiry', 'spend'] as const;
 /** One of {@link KEY_SORTS}. */
 export type KeySort = (typeof KEY_SORTS)[number];
 
@@ -26,13 +30,17 @@ export const SORT_LABELS: Readonly<Record<KeySort, string>> = {
   name: 'by name',
   status: 'active first, then expired, then inactive',
   expiry: 'soonest expiry first (credit keys last)',
+  spend: 'biggest spend first (the last 24 h; keys without figures last)',
 };
 
 const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
 const STATUS_RANK: Record<KeyStatus, number> = { active: 0, expired: 1, inactive: 2 };
 
-/** A sorted copy of `keys` (stable; ties by name). `now` (epoch ms) decides "expired". */
-export function sortKeys(keys: readonly ConsumptionKey[], sort: KeySort, now: number): ConsumptionKey[] {
+/**
+ * A sorted copy of `keys` (stable; ties by name). `now` (epoch ms) decides "expired"; `spendOf`
+ * gives a key's spend for the `spend` sort (USD; −1 or less for none: sorted last).
+ */
+export function sortKeys(keys: readonly ConsumptionKey[], sort: KeySort, now: number, spendOf: (id: string) => number = () => -1): ConsumptionKey[] {
   const byName = (a: ConsumptionKey, b: ConsumptionKey) => collator.compare(a.name, b.name);
   const out = [...keys];
   switch (sort) {
@@ -45,6 +53,10 @@ export function sortKeys(keys: readonly ConsumptionKey[], sort: KeySort, now: nu
     case 'status': {
       const s = new Map(out.map((k) => [k, STATUS_RANK[keyStatus(k, now)]]));
       return out.sort((a, b) => s.get(a)! - s.get(b)! || byName(a, b));
+    }
+    case 'spend': {
+      const v = new Map(out.map((k) => [k, spendOf(k.id)]));
+      return out.sort((a, b) => v.get(b)! - v.get(a)! || byName(a, b));
     }
     case 'expiry': {
       const e = new Map(out.map((k) => [k, parseTime(k.subscriptionExpiresAt) ?? Number.POSITIVE_INFINITY]));
@@ -123,29 +135,61 @@ export function subscriptionNotice(keys: readonly ConsumptionKey[] | undefined, 
   return compact ? `${symbols.warning} sub ends in ${shortTimeLeft(soonest.leftMs)}` : `${symbols.warning} subscription ends in ${timeLeftWords(soonest.leftMs)}`;
 }
 
-/** Table columns of the Keys pane for a terminal `width` cells wide. */
-export function keyColumns(width: number, compact: boolean, sort: KeySort): DataColumn[] {
+/** Width of a spend column: room for `$9999.99` (larger amounts shorten: `$12.3k`). */
+const SPEND_WIDTH = 8;
+
+/** A spend for a table cell: `$12.40`, `$12.3k`, `$1.2M` (cut, never rounded up). */
+export function spendCell(usd: number | undefined): string {
+  if (usd === undefined) return '—';
+  if (usd < 10_000) return `$${centsText(usd)}`;
+  if (usd < 1e6) return `$${Math.floor(usd / 100) / 10}k`;
+  return `$${Math.floor(usd / 1e5) / 10}M`;
+}
+
+/**
+ * The spend periods the Keys pane shows at `width` columns, from those the service gives: at 80
+ * and 100 columns 24 h and 30 d (a name keeps room), from 120 also 7 d, from 140 all time (the
+ * compact layout: the share period only).
+ */
+export function spendColumnsFor(width: number, compact: boolean, given: readonly UsagePeriod[]): UsagePeriod[] {
+  if (given.length === 0) return [];
+  if (compact) return [given.includes('24h') ? '24h' : given[0]!];
+  const wanted: readonly UsagePeriod[] = width >= 140 ? ['24h', '7d', '30d', 'total'] : width >= 120 ? ['24h', '7d', '30d'] : ['24h', '30d'];
+  const shown = wanted.filter((p) => given.includes(p));
+  return shown.length > 0 ? shown : given.slice(0, width >= 120 ? 3 : 2);
+}
+
+/**
+ * Table columns of the Keys pane for a terminal `width` cells wide; `spend` are the spend
+ * periods shown (see {@link spendColumnsFor}): with them, `plan` and `created` give way below 120
+ * and 100 columns (the details show both).
+ */
+export function keyColumns(width: number, compact: boolean, sort: KeySort, spend: readonly UsagePeriod[] = []): DataColumn[] {
   const arrow = (s: KeySort, title: string) => (s === sort ? `${title} ↓` : title);
+  const spendCols: DataColumn[] = spend.map((p, i) => ({ key: `spend:${p}`, title: i === 0 ? arrow('spend', periodWords(p)) : periodWords(p), width: SPEND_WIDTH, align: 'right' }));
+  const withSpend = spend.length > 0;
   const fixed: DataColumn[] = compact
     ? [
-        { key: 'type', title: 'type', width: 6 },
+        ...(withSpend ? [] : [{ key: 'type', title: 'type', width: 6 }]),
         { key: 'status', title: arrow('status', 'status'), width: 10 },
         { key: 'expires', title: arrow('expiry', 'expires'), width: EXPIRES_WIDTH },
+        ...spendCols,
       ]
     : [
         { key: 'type', title: 'type', width: 6 },
-        { key: 'plan', title: 'plan', width: 8 },
+        ...(withSpend && width < 120 ? [] : [{ key: 'plan', title: 'plan', width: 8 }]),
         { key: 'status', title: arrow('status', 'status'), width: 10 },
         { key: 'expires', title: arrow('expiry', 'expires'), width: EXPIRES_WIDTH },
-        { key: 'created', title: arrow('created', 'created'), width: 10 },
+        ...(withSpend && width < 100 ? [] : [{ key: 'created', title: arrow('created', 'created'), width: 10 }]),
+        ...spendCols,
       ];
   const nameWidth = Math.max(8, width - tableWidth([0, ...fixed.map((c) => c.width)]));
   return [{ key: 'name', title: arrow('name', '  name'), width: nameWidth }, ...fixed];
 }
 
-/** The display row of `key`; `selected` puts the `▶` marker in the name cell. */
-export function keyRow(key: ConsumptionKey, selected: boolean, now: number): DataRow {
-  return {
+/** The display row of `key`; `selected` puts the `▶` marker in the name cell; `spend` its usage figures. */
+export function keyRow(key: ConsumptionKey, selected: boolean, now: number, spend?: SpendRow): DataRow {
+  const row: Record<string, string> = {
     name: `${selected ? symbols.selected : ' '} ${key.name}`,
     type: typeCell(key.keyType),
     plan: key.keyPlan,
@@ -153,4 +197,7 @@ export function keyRow(key: ConsumptionKey, selected: boolean, now: number): Dat
     expires: expiryCell(key, now),
     created: shortDate(key.createdAt),
   };
+  if (spend) for (const [p, u] of Object.entries(spend.periods)) row[`spend:${p}`] = spendCell(u?.spend);
+  if (spend?.refused !== undefined) for (const p of ['24h', '7d', '30d', 'total']) row[`spend:${p}`] = '—';
+  return row;
 }

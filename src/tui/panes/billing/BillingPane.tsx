@@ -1,7 +1,8 @@
 /**
  * The Billing pane (`3`, issue 6): the §2.3 balance record with the remaining balance large,
  * the low-balance alert (a word and the bell, once per crossing), the trend (sparkline, burn
- * rate over 15 min and 1 h, projected run-out), the recent top-ups of the local journal, the
+ * rate over 15 min and 1 h, projected run-out), the top spenders with their share of the
+ * account's spend (issue 22), the recent top-ups of the local journal, the
  * `GET /api/billing/status` tree (`s`), and the top-up walk-through (`t`).
  *
  * The pane stays mounted while hidden (the shell's contract), so the history, the bell, card
@@ -35,6 +36,8 @@ import { visible } from '../../../terminal/sanitize.js';
 import { statusSummaryLines } from '../../../billing/statusSummary.js';
 import { TrendLines } from './TrendLines.js';
 import { useBalanceMonitor } from './useBalanceMonitor.js';
+import { TopSpenders } from './topSpenders.js';
+import { useRunawaySettings, useUsage, useUsageActions } from '../../contexts/UsageContext.js';
 import { useHistorySeries } from './useHistorySeries.js';
 
 /**
@@ -62,6 +65,9 @@ export function BillingPane({ size, active }: PaneProps) {
   const alertBelowUsd = services.profile.alertBelowUsd;
   const flash = useFlash();
   const history = useHistorySeries(session.baseUrl);
+  const usage = useUsage();
+  const { reportAccountBurn } = useUsageActions();
+  const runaway = useRunawaySettings();
   const monitor = useBalanceMonitor(poll, {
     alertBelowUsd,
     ...(deps.bell && { bell: deps.bell }),
@@ -69,6 +75,8 @@ export function BillingPane({ size, active }: PaneProps) {
     ...(services.notify && { notify: services.notify }),
     onHistoryError: (sentence) => flash(`${sentence}; the history is kept in memory`, 'warning'),
     now: clock,
+    runaway,
+    onAccountBurn: reportAccountBurn,
   });
   const flow = useTopUpFlow({ active });
   // The key rejected (401): said once per rejection through the notification channels.
@@ -122,7 +130,10 @@ export function BillingPane({ size, active }: PaneProps) {
   const trendRows = 2;
   const bannerRows = flow.view || unfinished ? 1 : 0;
   const gap = compact ? 0 : 1;
-  const belowTrend = Math.max(0, size.rows - summaryRows - trendRows - bannerRows - gap * 2);
+  const spaceBelowTrend = Math.max(0, size.rows - summaryRows - trendRows - bannerRows - gap * 2);
+  // The top spenders (issue 22): a title and up to 5 keys, fewer in small panes.
+  const spenderRows = usage.available && !showStatus ? Math.min(6, Math.max(2, Math.floor(spaceBelowTrend / 3))) : 0;
+  const belowTrend = Math.max(0, spaceBelowTrend - (spenderRows > 0 ? spenderRows + gap : 0));
   // The chart takes what the recent top-ups (a title and up to three rows) and the status tree leave.
   const topUpRows = Math.min(4, entries.length + 1);
   const chartRows = compact || showStatus ? 0 : Math.min(16, Math.max(0, belowTrend - topUpRows - 1));
@@ -135,6 +146,17 @@ export function BillingPane({ size, active }: PaneProps) {
       {gap ? <Text> </Text> : null}
       <TrendLines history={monitor.history} trend={trend} columns={size.columns - 2} compact={compact} now={now} />
       {gap ? <Text> </Text> : null}
+      {spenderRows > 0 ? (
+        <>
+          <TopSpenders
+            source={{ rows: usage.rows, period: usage.period, at: usage.snapshot.at, budget: usage.snapshot.budget, behindBalance: usage.behindBalance, failed: usage.snapshot.error !== undefined }}
+            rows={spenderRows}
+            columns={size.columns - 2}
+            now={now + (client?.serviceClockOffsetMs ?? 0)}
+          />
+          {gap ? <Text> </Text> : null}
+        </>
+      ) : null}
       {chartRows > 0 ? (
         <>
           <BalanceChart history={monitor.history} window={chartWindow} now={now} columns={size.columns - 2} rows={chartRows} />

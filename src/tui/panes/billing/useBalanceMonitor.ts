@@ -10,6 +10,7 @@ import { useStdout } from 'ink';
 import { BELL, INITIAL_LOW_BALANCE_STATE, observeBalance, type LowBalanceState } from '../../../billing/alert.js';
 import type { BalanceHistory, BalanceHistoryOptions } from '../../../billing/history.js';
 import { HistoryRecorder } from '../../../billing/historyRecorder.js';
+import { judgeAccount, type AccountJudgement, type RunawaySettings } from '../../../billing/runaway.js';
 import type { NotifyEvent } from '../../../terminal/notify.js';
 import type { HistorySeries } from '../../../billing/historyStore.js';
 import type { CreditBalance } from '../../../api/schemas.js';
@@ -31,6 +32,10 @@ export interface UseBalanceMonitorOptions {
   readonly onHistoryError?: (sentence: string) => void;
   /** Clock (epoch ms) used to seed the history at mount. Default Date.now. */
   readonly now?: () => number;
+  /** The runaway settings (issue 22): with `onAccountBurn`, the balance is judged after each reading. */
+  readonly runaway?: RunawaySettings;
+  /** Hears the balance's judgement after each reading: burning at N× its own baseline, or undefined (calm). */
+  readonly onAccountBurn?: (judgement: AccountJudgement | undefined) => void;
 }
 
 /** What {@link useBalanceMonitor} gives. */
@@ -57,6 +62,10 @@ export function useBalanceMonitor(poll: Pick<PollState<CreditBalance>, 'data' | 
   bellRef.current = options.bell;
   const notifyRef = useRef(options.notify);
   notifyRef.current = options.notify;
+  const burnRef = useRef(options.onAccountBurn);
+  burnRef.current = options.onAccountBurn;
+  const runawayRef = useRef(options.runaway);
+  runawayRef.current = options.runaway;
   const lastTotal = useRef<number | undefined>(undefined);
 
   const { data, updatedAt } = poll;
@@ -80,13 +89,15 @@ export function useBalanceMonitor(poll: Pick<PollState<CreditBalance>, 'data' | 
       else stdout.write(BELL);
       if (threshold !== undefined) notifyRef.current?.({ kind: 'low_balance', remaining: data.remaining, threshold, totalTopUp: data.totalTopUp });
     }
+    // Between usage reads: is the balance falling at N× its own baseline? (issue 22)
+    if (burnRef.current) burnRef.current(judgeAccount(history.since(updatedAt - 8 * 86_400_000), updatedAt, runawayRef.current));
     // A rise of totalTopUp between two readings: a top-up was credited (§2.3).
     const before = lastTotal.current;
     lastTotal.current = data.totalTopUp;
     if (before !== undefined && Math.round(data.totalTopUp * 100) > Math.round(before * 100)) {
       notifyRef.current?.({ kind: 'top_up_credited', amount: Math.round((data.totalTopUp - before) * 100) / 100, remaining: data.remaining, totalTopUp: data.totalTopUp });
     }
-  }, [data, updatedAt, threshold, stdout]);
+  }, [data, updatedAt, threshold, stdout, history]);
 
   // One stable object: the LOW mark is drawn from the balance and the threshold where it shows
   // (BalanceSummary, Header), so a crossing costs no extra render of the pane.

@@ -29,6 +29,10 @@ import { theme } from '../../../theme.js';
 import { balanceAlert } from '../BalanceSummary.js';
 import { burnRatesLine, formatRunOut, spentSoFar } from '../billingFormat.js';
 import { useBalanceMonitor } from '../useBalanceMonitor.js';
+import type { UsageTracker } from '../../../../billing/usageTracker.js';
+import type { RunawaySettings } from '../../../../billing/runaway.js';
+import { useMonitorUsage } from './useMonitorUsage.js';
+import { TopSpenders } from '../topSpenders.js';
 
 /** Props of {@link MonitorView}. */
 export interface MonitorViewProps {
@@ -47,8 +51,12 @@ export interface MonitorViewProps {
   readonly bell?: () => void;
   /** The balance history on disk: seeds the trend at start and keeps every reading (absent: memory only). */
   readonly series?: HistorySeries;
-  /** Notifications: the low-balance crossing, top-ups credited, the key rejected (once per rejection). */
+  /** Notifications: the low-balance crossing, top-ups credited, the key rejected (once per rejection), runaway keys. */
   readonly notify?: (event: NotifyEvent) => void;
+  /** Where the money goes (issue 22): the usage tracker of this profile (absent: no usage is read). */
+  readonly usage?: UsageTracker;
+  /** The runaway settings (issue 22). */
+  readonly runaway?: RunawaySettings;
 }
 
 /** See the module comment. */
@@ -61,15 +69,25 @@ function fitting(variants: readonly string[], width: number): string | undefined
 }
 
 /** See the module comment. */
-export function MonitorView({ settings, getCredits, onQuit, columns, rows = MONITOR_FULL_LAYOUT.rows, now = Date.now, bell, series, notify }: MonitorViewProps) {
+export function MonitorView({ settings, getCredits, onQuit, columns, rows = MONITOR_FULL_LAYOUT.rows, now = Date.now, bell, series, notify, usage: tracker, runaway }: MonitorViewProps) {
   const poll = usePolling<CreditBalance>((signal) => getCredits({ signal }), { intervalMs: settings.intervalSeconds * 1000 });
   const [historyProblem, setHistoryProblem] = useState<string | undefined>(undefined);
-  const monitor = useBalanceMonitor(poll, { alertBelowUsd: settings.alertBelowUsd, ...(bell && { bell }), series, onHistoryError: setHistoryProblem, now, ...(notify && { notify }) });
+  const usage = useMonitorUsage(tracker, poll, notify);
+  const monitor = useBalanceMonitor(poll, {
+    alertBelowUsd: settings.alertBelowUsd,
+    ...(bell && { bell }),
+    series,
+    onHistoryError: setHistoryProblem,
+    now,
+    ...(notify && { notify }),
+    ...(runaway && { runaway }),
+    onAccountBurn: usage.reportAccountBurn,
+  });
   const rejected = poll.error !== undefined && isUnauthorized(poll.error);
   useEffect(() => {
     if (rejected) notify?.({ kind: 'key_rejected' });
   }, [rejected]); // eslint-disable-line react-hooks/exhaustive-deps
-  useKeymap('global', { quit: onQuit, refresh: poll.refresh });
+  useKeymap('global', { quit: onQuit, refresh: poll.refresh, ...(tracker && { 'usage.read': usage.readNow }) });
   useTick(5000);
   const t = now();
   const data = poll.data;
@@ -106,6 +124,8 @@ export function MonitorView({ settings, getCredits, onQuit, columns, rows = MONI
   const runsOut = `runs out ${formatRunOut(trend.runOut)}`;
   const burn = burnRatesLine(trend);
   const full = width >= MONITOR_FULL_LAYOUT.columns && rows >= MONITOR_FULL_LAYOUT.rows;
+  // What the six lines of the full layout leave: the top spenders (a title and up to 5 keys).
+  const spenderRows = Math.min(6, rows - 6 - (historyProblem ? 1 : 0) - (usage.alert ? 1 : 0));
   if (full) {
     const spark = balanceSparkline(monitor.history.samples(), width - 6);
     return (
@@ -122,7 +142,9 @@ export function MonitorView({ settings, getCredits, onQuit, columns, rows = MONI
         </Text>
         <Text wrap="wrap">{burn}</Text>
         <Text wrap="wrap">{runsOut}</Text>
+        {usage.alert ? <Text color={theme.danger} wrap="wrap">{usage.alert}</Text> : null}
         {historyProblem ? <Text color={theme.warning} wrap="wrap">{`⚠ ${historyProblem}; the history is kept in memory`}</Text> : null}
+        {usage.source && spenderRows >= 2 ? <TopSpenders source={usage.source} rows={spenderRows} columns={width} now={t + usage.offsetMs} /> : null}
         <Text color={conn.color} wrap="wrap">{connText}</Text>
       </Box>
     );
@@ -132,7 +154,9 @@ export function MonitorView({ settings, getCredits, onQuit, columns, rows = MONI
     { text: fitting([alert.word ? `${remaining}  ${alert.word}` : remaining, remaining], width), color: alert.color, bold: true },
     ...(alert.word && displayWidth(`${remaining}  ${alert.word}`) > width ? [{ text: fitting([alert.word], width), color: alert.color }] : []),
     { text: fitting([runsOut, `runs out ${formatRunOut(trend.runOut).replace(/ \(.*\)$/, '')}`], width) },
+    ...(usage.alert ? [{ text: fitting([usage.alert, usage.alertShort ?? ''], width), color: theme.danger }] : []),
     { text: fitting([spent], width) },
+    ...(usage.topLine ? [{ text: fitting([usage.topLine, usage.topLine.replace(/ \(.*\)$/, '')], width) }] : []),
     { text: fitting([`total top-ups ${formatUsd(data.totalTopUp)}`, `top-ups ${formatUsd(data.totalTopUp)}`], width) },
     { text: fitting([`credit keys ${data.creditKeyCount}`], width) },
     { text: fitting([connText, conn.text, conn.text.split(' · ')[0] ?? conn.text], width), color: conn.color },

@@ -9,6 +9,8 @@ import type { HistorySeries } from '../../../../billing/historyStore.js';
 import type { NotifyEvent } from '../../../../terminal/notify.js';
 import { KeymapProvider } from '../../../contexts/KeymapContext.js';
 import { MonitorView } from './MonitorView.js';
+import type { UsageTracker } from '../../../../billing/usageTracker.js';
+import type { RunawaySettings } from '../../../../billing/runaway.js';
 
 /** Input of {@link runMonitor}. */
 export interface RunMonitorInput {
@@ -19,6 +21,9 @@ export interface RunMonitorInput {
   readonly series?: HistorySeries;
   /** Notifications (src/terminal/notify.ts). */
   readonly notify?: (event: NotifyEvent) => void;
+  /** Where the money goes (issue 22): the usage tracker and the runaway settings (absent: no usage read). */
+  readonly usage?: UsageTracker;
+  readonly runaway?: RunawaySettings;
   /** Streams (tests); default the process's. */
   readonly stdout?: NodeJS.WriteStream;
   readonly stdin?: NodeJS.ReadStream;
@@ -28,7 +33,7 @@ function MonitorApp({ input, onQuit }: { readonly input: RunMonitorInput; readon
   const { columns, rows } = useWindowSize();
   return (
     <KeymapProvider onQuit={() => onQuit(0)} onInterrupt={() => onQuit(130)}>
-      <MonitorView settings={input.settings} getCredits={input.getCredits} onQuit={() => onQuit(0)} columns={columns} rows={rows} {...(input.series && { series: input.series })} {...(input.notify && { notify: input.notify })} />
+      <MonitorView settings={input.settings} getCredits={input.getCredits} onQuit={() => onQuit(0)} columns={columns} rows={rows} {...(input.series && { series: input.series })} {...(input.notify && { notify: input.notify })} {...(input.usage && { usage: input.usage })} {...(input.runaway && { runaway: input.runaway })} />
     </KeymapProvider>
   );
 }

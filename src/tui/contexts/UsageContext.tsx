@@ -1,0 +1,207 @@
+/**
+ * Where the money goes, for the whole TUI (issue 22): the last usage answer (read through the one
+ * budget of 12 per 12 hours, or kept by another keydeck), joined with the key list and the
+ * balance (src/billing/spend.ts), its age and the reads left, and the runaway alerts: a key
+ * caught by its own judgement (once per episode, across processes) and, between usage reads, the
+ * balance falling at N× its baseline (reported by the Billing pane's monitor, which holds the
+ * balance history), with the key that spent most at the last read named as the likely cause.
+ *
+ * The usage record opens after the first frame. A read is asked of the schedule on every
+ * successful balance poll (cheap: src/billing/usageBudget.ts decides); `u` spends one on demand;
+ * `r` never does. State and actions are two contexts (the Gemini CLI pattern).
+ */
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import type { UsagePeriod } from '../../api/usageSchemas.js';
+import { DEFAULT_RUNAWAY, type AccountJudgement, type KeySample, type RunawaySettings } from '../../billing/runaway.js';
+import { sharePeriod, spendRows, topSpenders, type SpendRow } from '../../billing/spend.js';
+import { UsageTracker, type UsageSnapshot } from '../../billing/usageTracker.js';
+import { accountAlertSentence, keyAlertSentence } from '../../billing/usageWords.js';
+import { visible } from '../../terminal/sanitize.js';
+import { useUsageTracker } from '../hooks/useUsageTracker.js';
+import type { UsageRig } from '../services.js';
+import { useAccountData } from './AccountDataContext.js';
+import { useBalance } from './BalanceContext.js';
+import { useClock, useServices } from './ServicesContext.js';
+import { useSession } from './SessionContext.js';
+import { useFlash } from './StatusContext.js';
+
+/** A runaway alert as the banner shows it. */
+export interface RunawayAlert {
+  /** The key's id, or `account` for the balance alert. */
+  readonly id: string;
+  /** The key to deactivate (the likely one for the balance alert), when known and active. */
+  readonly keyId?: string;
+  readonly keyName?: string;
+  /** One sentence (no `⚠`). */
+  readonly text: string;
+}
+
+/** What the usage views read. */
+export interface UsageView {
+  /** A usage record exists for this session (false: tests without one, or the database could not be used). */
+  readonly available: boolean;
+  readonly snapshot: UsageSnapshot;
+  /** The answer's keys joined with the key list and the balance (empty before any answer). */
+  readonly rows: readonly SpendRow[];
+  /** By id. */
+  readonly byId: ReadonlyMap<string, SpendRow>;
+  /** The period shares and top spenders are reckoned over (24 h when given). */
+  readonly period?: UsagePeriod;
+  /** A read on demand is under way. */
+  readonly reading: boolean;
+  /** The figures were read before the balance last changed (marked as such where shown). */
+  readonly behindBalance: boolean;
+  /** The alerts to show, newest last. */
+  readonly alerts: readonly RunawayAlert[];
+  /** A key's spend read by read over the last 7 days (from the per-key history), oldest first. */
+  readonly samplesOf: (keyId: string) => readonly KeySample[];
+}
+
+/** The usage actions (stable). */
+export interface UsageActions {
+  /** Spends a read now when one is left (`u`); resolves with the snapshot after it. */
+  readonly readNow: () => Promise<UsageSnapshot>;
+  /** Hides an alert (`X`) until its episode starts again. */
+  readonly dismiss: (id: string) => void;
+  /** The Billing pane's monitor: the balance's judgement after each reading (undefined: calm). */
+  readonly reportAccountBurn: (judgement: AccountJudgement | undefined) => void;
+}
+
+const EMPTY_VIEW: UsageView = { available: false, snapshot: { episodes: new Map() }, rows: [], byId: new Map(), reading: false, behindBalance: false, alerts: [], samplesOf: () => [] };
+const StateContext = createContext<UsageView>(EMPTY_VIEW);
+const ActionsContext = createContext<UsageActions>({ readNow: async () => EMPTY_VIEW.snapshot, dismiss: () => {}, reportAccountBurn: () => {} });
+
+/** The runaway settings of the profile. */
+export function useRunawaySettings(): RunawaySettings {
+  const { profile } = useServices();
+  return useMemo(
+    () => ({ factor: profile.runawayFactor ?? DEFAULT_RUNAWAY.factor, floorUsdPerHour: profile.runawayFloorUsdPerHour ?? DEFAULT_RUNAWAY.floorUsdPerHour }),
+    [profile.runawayFactor, profile.runawayFloorUsdPerHour],
+  );
+}
+
+/** See the module comment. Inside AccountDataProvider and BalanceProvider. */
+export function UsageProvider({ children }: { readonly children?: ReactNode }) {
+  const services = useServices();
+  const session = useSession();
+  const { keys } = useAccountData();
+  const balance = useBalance();
+  const flash = useFlash();
+  const clock = useClock();
+  const settings = useRunawaySettings();
+  const [rig, setRig] = useState<UsageRig | undefined>(undefined);
+  useEffect(() => {
+    if (!services.openUsage || session.baseUrl === undefined) return;
+    try {
+      setRig(services.openUsage(session.baseUrl));
+    } catch (error) {
+      flash(`usage is not read: keydeck's shared record of usage reads cannot be used (${error instanceof Error ? error.message : String(error)})`, 'warning');
+    }
+  }, [services, session.baseUrl, flash]);
+
+  const client = session.client;
+  const tracker = useMemo(() => {
+    if (!rig || !client?.usage || !session.credentialId || session.baseUrl === undefined) return undefined;
+    return new UsageTracker({ client: { usage: client.usage, get serviceClockOffsetMs() { return client.serviceClockOffsetMs; } }, budget: rig.budget, keyHistory: rig.keyHistory, credential: session.credentialId, origin: new URL(session.baseUrl).origin, settings });
+  }, [rig, client, session.credentialId, session.baseUrl, settings]);
+
+  const keyList = keys.data;
+  const names = useCallback((id: string) => keyList?.find((k) => k.id === id)?.name, [keyList]);
+  const tracked = useUsageTracker(tracker, balance.updatedAt, { notify: services.notify, names });
+  const { snapshot } = tracked;
+  const rows = useMemo(() => (snapshot.report ? spendRows(snapshot.report, keyList, balance.data?.totalTopUp) : []), [snapshot.report, keyList, balance.data?.totalTopUp]);
+  const byId = useMemo(() => new Map(rows.map((r) => [r.id, r])), [rows]);
+  const period = snapshot.report ? sharePeriod(snapshot.report.periods) : undefined;
+
+  // When the balance last changed (this machine's clock): figures read before it are marked.
+  const lastChange = useRef<{ remaining?: number; at?: number }>({});
+  if (balance.data && balance.updatedAt !== undefined && balance.data.remaining !== lastChange.current.remaining) {
+    // The first reading tells no change (when it last changed before keydeck started is unknown).
+    lastChange.current = { remaining: balance.data.remaining, ...(lastChange.current.remaining !== undefined && { at: balance.updatedAt }) };
+  }
+  const offset = client?.serviceClockOffsetMs ?? 0;
+  const behindBalance = snapshot.at !== undefined && lastChange.current.at !== undefined && snapshot.at - offset < lastChange.current.at;
+
+  const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set());
+  const [account, setAccount] = useState<AccountJudgement | undefined>(undefined);
+  const likely = useMemo(() => (period ? topSpenders(rows, period, 1)[0]?.row : undefined), [rows, period]);
+  const accountOpen = useRef(false);
+  const reportAccountBurn = useCallback(
+    (judgement: AccountJudgement | undefined) => {
+      setAccount(judgement);
+      if (!judgement) {
+        accountOpen.current = false;
+        setDismissed((d) => (d.has('account') ? new Set([...d].filter((x) => x !== 'account')) : d));
+        return;
+      }
+      if (accountOpen.current) return;
+      accountOpen.current = true;
+      services.notify?.({ kind: 'account_burn', usdPerHour: judgement.usdPerHour, baselineUsdPerHour: judgement.baselineUsdPerHour, ...(likely && { likelyKeyId: likely.id, likelyKeyName: visible(likely.name) }) });
+    },
+    [services, likely],
+  );
+
+  const active = useCallback((id: string) => keyList === undefined || keyList.some((k) => k.id === id && k.isActive), [keyList]);
+  const alerts = useMemo(() => {
+    const out: RunawayAlert[] = [];
+    for (const [id, episode] of snapshot.episodes) {
+      if (dismissed.has(id) || !active(id)) continue;
+      const name = visible(names(id) ?? byId.get(id)?.name ?? id);
+      out.push({
+        id,
+        keyId: id,
+        keyName: name,
+        text: keyAlertSentence(name, { kind: episode.kind, usdPerHour: episode.usdPerHour, ...(episode.baselineUsdPerHour !== undefined && { baselineUsdPerHour: episode.baselineUsdPerHour }), from: episode.startedAt, at: episode.lastAt }),
+      });
+    }
+    if (account && !dismissed.has('account')) {
+      const name = likely ? visible(likely.name) : undefined;
+      out.push({
+        id: 'account',
+        ...(likely && name !== undefined && active(likely.id) && { keyId: likely.id, keyName: name }),
+        text: accountAlertSentence(account, likely && name !== undefined && snapshot.at !== undefined ? { name, at: snapshot.at, now: clock() + offset } : undefined),
+      });
+    }
+    return out;
+  }, [snapshot.episodes, snapshot.at, dismissed, active, names, byId, account, likely, clock, offset]);
+
+  const dismiss = useCallback((id: string) => setDismissed((d) => new Set([...d, id])), []);
+  // A dismissal lasts while its episode does: a new episode of the key is shown again.
+  useEffect(() => {
+    setDismissed((d) => {
+      const kept = [...d].filter((id) => id === 'account' || snapshot.episodes.has(id));
+      return kept.length === d.size ? d : new Set(kept);
+    });
+  }, [snapshot.episodes]);
+  const samplesOf = useCallback(
+    (keyId: string): readonly KeySample[] => {
+      if (!rig || snapshot.at === undefined) return [];
+      try {
+        return rig.keyHistory.samples(keyId, snapshot.at - 7 * 86_400_000);
+      } catch {
+        return [];
+      }
+    },
+    [rig, snapshot.at],
+  );
+  const view = useMemo<UsageView>(
+    () => ({ available: tracker !== undefined, snapshot, rows, byId, ...(period && { period }), reading: tracked.reading, behindBalance, alerts, samplesOf }),
+    [tracker, snapshot, rows, byId, period, tracked.reading, behindBalance, alerts, samplesOf],
+  );
+  const actions = useMemo<UsageActions>(() => ({ readNow: tracked.readNow, dismiss, reportAccountBurn }), [tracked.readNow, dismiss, reportAccountBurn]);
+  return (
+    <ActionsContext.Provider value={actions}>
+      <StateContext.Provider value={view}>{children}</StateContext.Provider>
+    </ActionsContext.Provider>
+  );
+}
+
+/** The usage state (an empty view outside a provider: the monitor, tests of other panes). */
+export function useUsage(): UsageView {
+  return useContext(StateContext);
+}
+
+/** The usage actions (stable identity). */
+export function useUsageActions(): UsageActions {
+  return useContext(ActionsContext);
+}

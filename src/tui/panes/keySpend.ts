@@ -1,0 +1,77 @@
+/**
+ * What the Keys pane shows of usage (issue 22), from the usage context: each key's spend row (the
+ * spend columns), the spend to sort by (the share period, 24 h when given), and the selected key's
+ * details: figures, share, the bars of its spend read by read, and the line that says how old the
+ * figures are, how many reads are left and when the next is allowed.
+ */
+import { useCallback, useMemo } from 'react';
+import type { UsagePeriod } from '../../api/usageSchemas.js';
+import { intervalRate } from '../../billing/runaway.js';
+import { SPARK_BARS } from '../../billing/sparkline.js';
+import { topSpenders, type SpendRow } from '../../billing/spend.js';
+import { usageStatusLine } from '../../billing/usageWords.js';
+import type { KeySpendDetails } from '../components/KeyDetails.js';
+import { useUsage } from '../contexts/UsageContext.js';
+
+/** Width of the bars of a key's spend in its details, cells. */
+const SPARK_CELLS = 14;
+
+/** The Keys pane's view of usage. */
+export interface KeySpendView {
+  /** The periods the last answer gives (none: no spend columns). */
+  readonly periods: readonly UsagePeriod[];
+  readonly rowOf: (keyId: string) => SpendRow | undefined;
+  /** The spend to sort by, USD (−1 without figures). */
+  readonly spendOf: (keyId: string) => number;
+  /** The details' usage part at `now` (service ms); undefined when no usage is read in this session. */
+  readonly detailsOf: (keyId: string, now: number) => KeySpendDetails | undefined;
+}
+
+/** The bars of a key's spend rate between consecutive reads (oldest left); '' with fewer than two intervals. */
+export function rateBars(samples: ReadonlyArray<{ t: number; cum: number }>, width = SPARK_CELLS): string {
+  const rates: number[] = [];
+  for (let i = 1; i < samples.length; i++) {
+    const r = intervalRate(samples[i - 1]!, samples[i]!);
+    if (r) rates.push(r.usdPerHour);
+  }
+  if (rates.length < 2) return '';
+  // Rates are drawn from zero (a flat spend is a flat row of bars, not noise blown up).
+  const max = Math.max(...rates);
+  if (max <= 0) return SPARK_BARS[0].repeat(Math.min(width, rates.length));
+  const step = rates.length <= width ? 1 : rates.length / width;
+  const out: string[] = [];
+  for (let c = 0; c < Math.min(width, rates.length); c++) {
+    const v = rates[Math.min(rates.length - 1, Math.floor((c + 1) * step) - 1)]!;
+    out.push(SPARK_BARS[Math.round((v / max) * (SPARK_BARS.length - 1))]!);
+  }
+  return out.join('');
+}
+
+/** See the module comment. */
+export function useKeySpend(): KeySpendView {
+  const usage = useUsage();
+  const { byId, period, snapshot, rows, available, behindBalance, samplesOf } = usage;
+  const shares = useMemo(() => (period ? new Map(topSpenders(rows, period, rows.length).map((t) => [t.row.id, t.share])) : new Map<string, number>()), [rows, period]);
+  const rowOf = useCallback((id: string) => byId.get(id), [byId]);
+  const spendOf = useCallback((id: string) => (period ? (byId.get(id)?.periods[period]?.spend ?? -1) : -1), [byId, period]);
+  const detailsOf = useCallback(
+    (id: string, now: number): KeySpendDetails | undefined => {
+      if (!available) return undefined;
+      const budget = snapshot.budget;
+      const status = `${usageStatusLine(snapshot.at, budget && { ...budget, now }, 'u reads now')}${behindBalance ? ' · older than the last balance change' : ''}`;
+      const spend = byId.get(id);
+      const share = shares.get(id);
+      const spark = rateBars(samplesOf(id));
+      return {
+        ...(spend && { spend }),
+        periods: snapshot.report?.periods ?? [],
+        ...(share !== undefined && { share }),
+        ...(period && { period }),
+        ...(spark && { spark }),
+        status,
+      };
+    },
+    [available, snapshot, behindBalance, byId, shares, period, samplesOf],
+  );
+  return useMemo(() => ({ periods: snapshot.report?.periods ?? [], rowOf, spendOf, detailsOf }), [snapshot.report, rowOf, spendOf, detailsOf]);
+}
