@@ -116,6 +116,12 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       store && series
         ? new UsageTracker({ client, budget: new UsageBudget(store.database), credential: credentialIdOf(origin, credential.token), origin, keyHistory: new KeyHistory(store.database, series.id), settings: runaway })
         : undefined;
+    try {
+      // The kept answer at once: the first frame shows the top spenders without spending a read.
+      usage?.load();
+    } catch {
+      // The record cannot be read: the first refresh says why.
+    }
     const problems: string[] = [];
     const notifier = createNotifier({
       write: (sequence) => process.stdout.write(sequence),
