@@ -20,8 +20,10 @@ const PROCESS_SUITES = [
   'test/sandbox/cli.test.ts',
   'test/config/trust.test.ts',
   'test/delivery/deliver.test.ts',
-  'test/metrics/**',
-  'test/exporter/**',
+  'test/metrics/promtool.test.ts',
+  'test/metrics/contrib.test.ts',
+  'test/exporter/exporter.test.ts',
+  'test/exporter/prometheus.test.ts',
 ];
 
 export default defineConfig({

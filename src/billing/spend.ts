@@ -84,6 +84,20 @@ export function topSpenders(rows: readonly SpendRow[], period: UsagePeriod, n: n
     .map((s) => ({ ...s, share: total > 0 ? s.spend / total : 0 }));
 }
 
+/** The row that spent most over `period` (one pass; ties: the first), or undefined when none spent. */
+export function topSpender(rows: readonly SpendRow[], period: UsagePeriod): SpendRow | undefined {
+  let best: SpendRow | undefined;
+  let most = 0;
+  for (const r of rows) {
+    const spend = r.periods[period]?.spend ?? 0;
+    if (spend > most) {
+      most = spend;
+      best = r;
+    }
+  }
+  return best;
+}
+
 /** The spend of `row` over `period`, USD, for sorting: refused and missing figures sort last (−1). */
 export function spendOf(row: SpendRow | undefined, period: UsagePeriod): number {
   return row?.periods[period]?.spend ?? -1;

@@ -13,6 +13,7 @@
 import { Command, Option } from 'commander';
 import { registerAuth } from './auth.js';
 import { registerBilling } from './billing.js';
+import { registerExporter } from './exporter.js';
 import { registerKeys, registerMgmtKeys } from './keys.js';
 import { registerMonitor } from './monitor.js';
 import { registerProfile, registerShellHelpers } from './profile.js';
@@ -49,6 +50,7 @@ export function createProgram(version: string): Command {
   registerSandbox(program);
   registerAuth(program);
   registerMonitor(program);
+  registerExporter(program);
   registerKeys(program);
   registerMgmtKeys(program);
   registerKeyInfo(program);

@@ -11,7 +11,8 @@ export interface EnvironmentVariable {
 
 /** The variables, keydeck's own first. */
 export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
-  { name: 'KEYDECK_TOKEN', meaning: 'a session token or mk_ key to use instead of the stored one; never stored' },
+  { name: 'KEYDECK_TOKEN', meaning: 'a session token or mk_ key to use instead of the stored one; never stored (keydeck exporter ignores it: it names no profile)' },
+  { name: 'KEYDECK_TOKEN_<PROFILE>', meaning: 'keydeck exporter only: the session token or mk_ key of profile PROFILE (its name upper-cased, "." and "-" as "_": prod-eu is KEYDECK_TOKEN_PROD_EU), before the stored one; never stored' },
   { name: 'KEYDECK_SK', meaning: 'keydeck key-info only: the consumption key (sk_) whose own budget to read (else stdin); never stored, never echoed, never taken from the command line' },
   { name: 'KEYDECK_BASE_URL', meaning: 'the service’s base URL (same as --base-url)' },
   { name: 'KEYDECK_PROFILE', meaning: 'the profile to use (same as --profile; default: the config file’s current profile, else default)' },
@@ -27,6 +28,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'TERM', meaning: 'dumb: no colour, no spinner; the full-screen app and keydeck monitor refuse and point at the commands' },
   { name: 'CI', meaning: 'set: no spinner' },
   { name: 'TMUX, STY', meaning: 'inside tmux or GNU screen: clipboard (OSC 52) and notification sequences go through its passthrough' },
+  { name: 'CREDENTIALS_DIRECTORY', meaning: 'set by systemd (LoadCredential=): keydeck exporter reads a --token-file inside it as systemd hands it over, without the owner-only mode check' },
   { name: 'DBUS_SESSION_BUS_ADDRESS', meaning: 'unset on Linux: no keychain is tried (the key is then stored only with --insecure-storage)' },
   { name: 'NODE_DISABLE_COMPILE_CACHE', meaning: '1: Node does not keep keydeck’s compiled code between runs (slower start)' },
 ];

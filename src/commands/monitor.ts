@@ -22,10 +22,9 @@ import { parseMetricsAddress } from '../metrics/address.js';
 import { Exposition } from '../metrics/exposition.js';
 import { processRegistry } from '../metrics/process.js';
 import { serveMetrics, type MetricsServer } from '../metrics/server.js';
-import { registerSpendMetrics } from '../metrics/spend.js';
+import { registerUsageMetrics } from '../metrics/usage.js';
 import { KeyHistory } from '../billing/keyHistory.js';
 import type { RunawaySettings } from '../billing/runaway.js';
-import { sharePeriod, spendRows } from '../billing/spend.js';
 import { credentialIdOf, UsageBudget } from '../billing/usageBudget.js';
 import { UsageTracker } from '../billing/usageTracker.js';
 import { ExitCode, fail, openSession, warn, type ExitCodeValue, type GlobalOptions, type OpenSessionOptions } from './output.js';
@@ -117,6 +116,12 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       store && series
         ? new UsageTracker({ client, budget: new UsageBudget(store.database), credential: credentialIdOf(origin, credential.token), origin, keyHistory: new KeyHistory(store.database, series.id), settings: runaway })
         : undefined;
+    try {
+      // The kept answer at once: the first frame shows the top spenders without spending a read.
+      usage?.load();
+    } catch {
+      // The record cannot be read: the first refresh says why.
+    }
     const problems: string[] = [];
     const notifier = createNotifier({
       write: (sequence) => process.stdout.write(sequence),
@@ -147,13 +152,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       }
       closers.push(() => served.close());
       metricsUrl = served.url;
-      if (usage) {
-        registerSpendMetrics(metrics.registry, () => {
-          const snap = usage.snapshot;
-          if (!snap.report) return undefined;
-          return { rows: spendRows(snap.report), period: sharePeriod(snap.report.periods), at: snap.at, budget: snap.budget, now: Date.now() + usage.clockOffsetMs, episodes: snap.episodes };
-        });
-      }
+      if (usage) registerUsageMetrics(metrics, () => usage);
       process.stderr.write(`keydeck: metrics at ${served.url}\n`);
       if (!isLoopbackHost(metricsAt.host)) warn(`the metrics are served beyond this machine (${metricsAt.host}): anyone who reaches it sees the balance`);
       getCredits = async (options) => {

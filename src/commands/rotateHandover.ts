@@ -146,7 +146,7 @@ export async function handover(
     }
   }
   const sentence = await handleOldKey(ctx, rotation, action);
-  const hint = action === 'deactivate' ? ` (\`keydeck keys enable ${rotation.old.id}\` turns it back on)` : '';
+  const hint = action === 'deactivate' ? ` (\`keydeck keys enable ${rotation.old.id}\`)` : '';
   say(`${capitalised(sentence)}${hint}.`, json);
   return { action, sentence, lastUse: use };
 }

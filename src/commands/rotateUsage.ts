@@ -7,12 +7,10 @@
  * `spending` is true when the history shows the key spending in an interval that ends after the
  * successor was delivered.
  */
-import { USAGE_PERIODS } from '../api/usageSchemas.js';
-import { keyBurnRate } from '../billing/runaway.js';
 import { keepsFigures, readUsageList } from '../billing/usageReads.js';
-import { ageWords, nextReadWords, periodWords, rateWords } from '../billing/usageWords.js';
+import { nextReadWords } from '../billing/usageWords.js';
+import { oldKeySpend } from '../delivery/oldKeySpend.js';
 import { CommandFailure, type Session } from './output.js';
-import { formatAmount } from './table.js';
 import { openUsageRig } from './usage.js';
 
 /** What the usage figures say of the old key. */
@@ -22,9 +20,6 @@ export interface OldKeyUsage {
   /** The key spent in an interval ending after `deliveredAt`. */
   readonly spending: boolean;
 }
-
-/** Longest interval the rate is taken over, ms. */
-const RATE_WINDOW_MS = 3 * 3_600_000;
 
 /** See the module comment. Never throws: trouble becomes a line. */
 export async function oldKeyUsage(session: Session, keyId: string, deliveredAt: number): Promise<OldKeyUsage> {
@@ -46,16 +41,8 @@ export async function oldKeyUsage(session: Session, keyId: string, deliveredAt: 
     if (read.error !== undefined && !keepsFigures(read.error)) return { lines: ['Usage figures: the service refused the read.'], spending: false };
     if (!read.data || read.at === undefined) return { lines: [`Usage figures: none yet${notSpent}.`], spending: false };
     const entry = read.data.keys.find((k) => k.id === keyId);
-    const age = ageWords(read.at, read.budget.now);
-    if (!entry) return { lines: [`Usage figures of ${age}${notSpent}: the old key is not in them.`], spending: false };
-    const period = USAGE_PERIODS.find((p) => entry.periods[p] !== undefined);
-    const spent = period ? `spent $${formatAmount(entry.periods[period]!.spend)} in ${periodWords(period)}` : 'no spend figure';
-    const samples = rig.keyHistory.samples(keyId);
-    const rate = keyBurnRate(samples, RATE_WINDOW_MS);
-    const last = samples.at(-1);
-    const spending = rate !== undefined && rate > 0 && last !== undefined && last.t > deliveredAt;
-    const rateText = rate === undefined ? '' : `, ${rateWords(rate)} between the last reads`;
-    return { lines: [`Usage figures of ${age}${notSpent}: the old key ${spent}${rateText}.`], spending };
+    const spend = oldKeySpend({ periods: entry?.periods, samples: rig.keyHistory.samples(keyId), at: read.at, now: read.budget.now, deliveredAt, note: notSpent });
+    return { lines: [`${spend.line[0]!.toUpperCase()}${spend.line.slice(1)}.`], spending: spend.spending };
   } catch (err) {
     return { lines: [`Usage figures: could not be read (${err instanceof Error ? err.message : String(err)}).`], spending: false };
   } finally {

@@ -77,7 +77,8 @@ export class DeliveryRecord {
       const all = await this.#read();
       const i = all.findIndex((e) => e.keyId === key.keyId && e.profile === key.profile && e.origin === key.origin);
       const before = i === -1 ? [] : all[i]!.destinations;
-      const merged = [...before, ...destinations.filter((d) => !before.some((b) => samePlace(b, d)))].map((d) => (d.kind === 'command' ? { ...d, argv: [...d.argv] } : { ...d }));
+      // A file is named by its absolute path: the next rotation may run from another directory.
+      const merged = [...before, ...destinations.filter((d) => !before.some((b) => samePlace(b, d)))].map((d) => (d.kind === 'command' ? { ...d, argv: [...d.argv] } : { ...d, given: d.path }));
       if (i !== -1) all.splice(i, 1);
       all.push({ ...key, at: new Date().toISOString(), destinations: merged });
       const kept = all.slice(-MAX_DELIVERY_ENTRIES);

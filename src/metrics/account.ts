@@ -122,6 +122,8 @@ export class AccountMetrics {
   readonly #errors: Counter<'code' | AccountLabel>;
   readonly #alertBelow: Gauge<AccountLabel>;
   #version = 0;
+  /** Sources of collect-time gauges, and the value each had when last looked at. */
+  readonly #watched: { read: () => unknown; seen: unknown }[] = [];
   /** `unknown` before the first poll (no `keydeck_up` yet), `up`, or why it is down. */
   #state: 'unknown' | 'up' | DownReason = 'unknown';
 
@@ -169,7 +171,22 @@ export class AccountMetrics {
    * then). Collect-time gauges added to {@link registry} call {@link changed} when their source moves.
    */
   get version(): number {
+    for (const w of this.#watched) {
+      const now = w.read();
+      if (now !== w.seen) {
+        w.seen = now;
+        this.#version++;
+      }
+    }
     return this.#version;
+  }
+
+  /**
+   * Collect-time gauges on {@link registry} read `source`: the account counts as changed whenever
+   * it returns another object than the last time (e.g. a UsageTracker's snapshot, replaced on each refresh).
+   */
+  watch(source: () => unknown): void {
+    this.#watched.push({ read: source, seen: source() });
   }
 
   /** Something the registry's collect-time gauges read has changed: the next scrape writes the text afresh. */

@@ -12,7 +12,8 @@ export interface MetricsAddress {
  */
 export function parseMetricsAddress(text: string): MetricsAddress | undefined {
   const t = text.trim();
-  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]*))?:?(\d{1,5})$/.exec(t.includes(':') || /^\d+$/.test(t) ? t : '');
+  if (/^\d{1,5}$/.test(t)) return Number(t) <= 65_535 ? { host: '127.0.0.1', port: Number(t) } : undefined;
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]*)):(\d{1,5})$/.exec(t);
   if (!m) return undefined;
   const port = Number(m[3]);
   if (port > 65_535) return undefined;

@@ -9,7 +9,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { BalanceHistoryStore, originOf } from '../../src/billing/historyStore.js';
+import { KeyHistory } from '../../src/billing/keyHistory.js';
+import { UsageBudget } from '../../src/billing/usageBudget.js';
 import { parseFileDestination } from '../../src/delivery/destinations.js';
 import { beginRotation, createSuccessor, deliverSuccessor } from '../../src/delivery/rotation.js';
 import { RotationRecord } from '../../src/delivery/rotationRecord.js';
@@ -169,6 +172,32 @@ describe('rotation from the Keys pane', () => {
     await sb.advance(90);
     await ui.waitFor(/deactivated the old key "batch"/, 10_000);
     expect((await client.keys.list()).find((k) => k.id === old.id)!.isActive).toBe(false);
+  });
+
+  it('the handover shows the old key’s spend from the usage figures the app read (no read spent for it)', async () => {
+    const token = await sb.fundedUser(25);
+    const client = sb.client(token);
+    const old = await client.keys.createCredit({ name: 'paid' });
+    expect((await sb.infer(old.apiKey, { sandbox_cost_usd: 2 })).status).toBe(200);
+    const dir = mkdtempSync(path.join(root, 'history-'));
+    const history = BalanceHistoryStore.open({ path: path.join(dir, 'history.db') });
+    onTestFinished(() => history.close());
+    const services = {
+      ...testServices({ store: noKeychainStore().store, baseUrl: sb.url, dataDir: mkdtempSync(path.join(root, 'data-')) }),
+      openUsage: (baseUrl: string) => ({ budget: new UsageBudget(history.database), keyHistory: new KeyHistory(history.database, history.series('test', originOf(baseUrl)).id) }),
+    };
+    const ui = renderApp(services, { session: readySession(sb.url, token), columns: 100, rows: 30 });
+    await ui.waitFor('$2.00');
+    await ui.press('R');
+    await ui.waitFor('enter saves "paid-r2"');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Where does the successor');
+    await ui.press('f');
+    await ui.type(path.join(mkdtempSync(path.join(root, 'app-')), '.env'));
+    await ui.press(KEYS.enter);
+    await ui.waitFor((f) => flat(f).includes('Usage figures of just now: the old key spent $2.00 in 24 h.'));
+    await ui.press('k');
+    await ui.waitFor(/kept the old key "paid"/);
   });
 
   it('R on a subscription key says why not and what works instead; nothing is created', async () => {

@@ -13,7 +13,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { UsagePeriod } from '../../api/usageSchemas.js';
 import { DEFAULT_RUNAWAY, type AccountJudgement, type KeySample, type RunawaySettings } from '../../billing/runaway.js';
-import { sharePeriod, spendRows, topSpenders, type SpendRow } from '../../billing/spend.js';
+import { sharePeriod, spendRows, topSpender, type SpendRow } from '../../billing/spend.js';
 import { UsageTracker, type UsageSnapshot } from '../../billing/usageTracker.js';
 import { accountAlertSentence, keyAlertSentence } from '../../billing/usageWords.js';
 import { visible } from '../../terminal/sanitize.js';
@@ -89,21 +89,47 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
   const flash = useFlash();
   const clock = useClock();
   const settings = useRunawaySettings();
-  const [rig, setRig] = useState<UsageRig | undefined>(undefined);
-  useEffect(() => {
-    if (!services.openUsage || session.baseUrl === undefined) return;
-    try {
-      setRig(services.openUsage(session.baseUrl));
-    } catch (error) {
-      flash(`usage is not read: keydeck's shared record of usage reads cannot be used (${error instanceof Error ? error.message : String(error)})`, 'warning');
-    }
-  }, [services, session.baseUrl, flash]);
-
   const client = session.client;
-  const tracker = useMemo(() => {
-    if (!rig || !client?.usage || !session.credentialId || session.baseUrl === undefined) return undefined;
-    return new UsageTracker({ client: { usage: client.usage, get serviceClockOffsetMs() { return client.serviceClockOffsetMs; } }, budget: rig.budget, keyHistory: rig.keyHistory, credential: session.credentialId, origin: new URL(session.baseUrl).origin, settings });
-  }, [rig, client, session.credentialId, session.baseUrl, settings]);
+  const credentialId = session.credentialId;
+  const [usage, setUsage] = useState<{ readonly rig: UsageRig; readonly tracker: UsageTracker } | undefined>(undefined);
+  useEffect(() => {
+    const { openUsage } = services;
+    const baseUrl = session.baseUrl;
+    setUsage(undefined);
+    if (!openUsage || baseUrl === undefined || !client?.usage || !credentialId) return;
+    const resource = client.usage;
+    // In a task of its own: the first frame and the first requests (the key list, the balance) go
+    // first; the record is opened and the kept answer read in one step (one state change, one frame).
+    const timer = setTimeout(() => {
+      try {
+        const rig = openUsage(baseUrl);
+        const tracker = new UsageTracker({
+          client: {
+            usage: resource,
+            get serviceClockOffsetMs() {
+              return client.serviceClockOffsetMs;
+            },
+          },
+          budget: rig.budget,
+          keyHistory: rig.keyHistory,
+          credential: credentialId,
+          origin: new URL(baseUrl).origin,
+          settings,
+        });
+        try {
+          tracker.load();
+        } catch {
+          // The record cannot be read: the first refresh says why.
+        }
+        setUsage({ rig, tracker });
+      } catch (error) {
+        flash(`usage is not read: keydeck's shared record of usage reads cannot be used (${error instanceof Error ? error.message : String(error)})`, 'warning');
+      }
+    }, 0);
+    return () => clearTimeout(timer);
+  }, [services, session.baseUrl, client, credentialId, settings, flash]);
+  const rig = usage?.rig;
+  const tracker = usage?.tracker;
 
   const keyList = keys.data;
   const names = useCallback((id: string) => keyList?.find((k) => k.id === id)?.name, [keyList]);
@@ -124,7 +150,7 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
 
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set());
   const [account, setAccount] = useState<AccountJudgement | undefined>(undefined);
-  const likely = useMemo(() => (period ? topSpenders(rows, period, 1)[0]?.row : undefined), [rows, period]);
+  const likely = useMemo(() => (period ? topSpender(rows, period) : undefined), [rows, period]);
   const accountOpen = useRef(false);
   const reportAccountBurn = useCallback(
     (judgement: AccountJudgement | undefined) => {

@@ -1,6 +1,7 @@
 /**
- * Drives a {@link UsageTracker} (src/billing/usageTracker.ts) from a component (issue 22): the kept
- * answer at once, then the schedule asked on every `tick` (each successful balance poll: cheap,
+ * Drives a {@link UsageTracker} (src/billing/usageTracker.ts) from a component (issue 22): the
+ * tracker's snapshot (its owner has loaded the kept answer: `tracker.load()`), then the schedule
+ * asked on every `tick` (each successful balance poll: cheap,
  * a read is spent only when the budget's schedule says so), one refresh at a time; `readNow()`
  * spends a read on demand. Every runaway episode this process starts is sent to `notify` once.
  * Shared by the TUI (contexts/UsageContext.tsx) and `keydeck monitor`.
@@ -58,21 +59,19 @@ export function useUsageTracker(
   tick: unknown,
   options: { readonly notify?: ((event: NotifyEvent) => void) | undefined; readonly names?: ((keyId: string) => string | undefined) | undefined } = {},
 ): TrackedUsage {
-  const [snapshot, setSnapshot] = useState<UsageSnapshot>(EMPTY);
+  // The snapshot belongs to its tracker: a new tracker (already loaded by its owner) is taken up in
+  // the same render, so its figures cost no frame of their own.
+  const [state, setState] = useState<{ readonly tracker: UsageTracker | undefined; readonly snapshot: UsageSnapshot }>({ tracker, snapshot: tracker?.snapshot ?? EMPTY });
+  if (state.tracker !== tracker) setState({ tracker, snapshot: tracker?.snapshot ?? EMPTY });
+  const snapshot = state.tracker === tracker ? state.snapshot : (tracker?.snapshot ?? EMPTY);
   const [reading, setReading] = useState(false);
   const busy = useRef(false);
   const opts = useRef(options);
   opts.current = options;
-  const publish = useCallback((next: UsageSnapshot) => setSnapshot((prev) => (same(prev, next) ? prev : next)), []);
-
-  useEffect(() => {
-    if (!tracker) return;
-    try {
-      publish(tracker.load());
-    } catch {
-      // The record cannot be read: the next refresh says why.
-    }
-  }, [tracker, publish]);
+  const publish = useCallback(
+    (next: UsageSnapshot) => setState((prev) => (prev.tracker === tracker && same(prev.snapshot, next) ? prev : { tracker, snapshot: next })),
+    [tracker],
+  );
 
   const run = useCallback(
     async (mode: 'auto' | 'demand'): Promise<UsageSnapshot> => {

@@ -87,7 +87,9 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   const rotation = usePendingRotations(active && !dialog, () => setDialog({ kind: 'pending' }));
 
   const spend = useKeySpend();
-  const sorted = useMemo(() => (keys.data ? sortKeys(keys.data, sort, clock(), spend.spendOf) : EMPTY), [keys.data, sort, clock, spend.spendOf]);
+  // The spend only re-sorts while sorting by it: a new usage answer costs the other sorts nothing.
+  const spendOf = sort === 'spend' ? spend.spendOf : undefined;
+  const sorted = useMemo(() => (keys.data ? sortKeys(keys.data, sort, clock(), spendOf) : EMPTY), [keys.data, sort, clock, spendOf]);
   const detailsRows = compact ? 1 : KEY_DETAILS_ROWS;
   const list = useListPane({ items: sorted, bodyRows: size.rows - detailsRows, active: active && !dialog && !busy });
   const selected = list.selected;

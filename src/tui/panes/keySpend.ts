@@ -8,7 +8,7 @@ import { useCallback, useMemo } from 'react';
 import type { UsagePeriod } from '../../api/usageSchemas.js';
 import { intervalRate } from '../../billing/runaway.js';
 import { SPARK_BARS } from '../../billing/sparkline.js';
-import { topSpenders, type SpendRow } from '../../billing/spend.js';
+import { accountSpend, type SpendRow } from '../../billing/spend.js';
 import { usageStatusLine } from '../../billing/usageWords.js';
 import type { KeySpendDetails } from '../components/KeyDetails.js';
 import { useUsage } from '../contexts/UsageContext.js';
@@ -51,7 +51,8 @@ export function rateBars(samples: ReadonlyArray<{ t: number; cum: number }>, wid
 export function useKeySpend(): KeySpendView {
   const usage = useUsage();
   const { byId, period, snapshot, rows, available, behindBalance, samplesOf } = usage;
-  const shares = useMemo(() => (period ? new Map(topSpenders(rows, period, rows.length).map((t) => [t.row.id, t.share])) : new Map<string, number>()), [rows, period]);
+  // The account's spend over the share period, once per answer: a key's share is its spend over it.
+  const total = useMemo(() => (period ? accountSpend(rows, period) : 0), [rows, period]);
   const rowOf = useCallback((id: string) => byId.get(id), [byId]);
   const spendOf = useCallback((id: string) => (period ? (byId.get(id)?.periods[period]?.spend ?? -1) : -1), [byId, period]);
   const detailsOf = useCallback(
@@ -60,7 +61,8 @@ export function useKeySpend(): KeySpendView {
       const budget = snapshot.budget;
       const status = `${usageStatusLine(snapshot.at, budget && { ...budget, now }, 'u reads now')}${behindBalance ? ' · older than the last balance change' : ''}`;
       const spend = byId.get(id);
-      const share = shares.get(id);
+      const own = period ? spend?.periods[period]?.spend : undefined;
+      const share = own !== undefined && total > 0 ? own / total : undefined;
       const spark = rateBars(samplesOf(id));
       return {
         ...(spend && { spend }),
@@ -71,7 +73,7 @@ export function useKeySpend(): KeySpendView {
         status,
       };
     },
-    [available, snapshot, behindBalance, byId, shares, period, samplesOf],
+    [available, snapshot, behindBalance, byId, total, period, samplesOf],
   );
   return useMemo(() => ({ periods: snapshot.report?.periods ?? [], rowOf, spendOf, detailsOf }), [snapshot.report, rowOf, spendOf, detailsOf]);
 }

@@ -8,6 +8,7 @@
 import { useEffect, useState } from 'react';
 import { Text } from 'ink';
 import { DEFAULT_IDLE_FOR_MS, describeLastUse, IDLE_POLL_MS, isIdle, lastUseOf, lastUseSentence, shortDuration, usedSince, type LastUse } from '../../../delivery/lastUse.js';
+import { oldKeySpend } from '../../../delivery/oldKeySpend.js';
 import { handleOldKey, serviceNowOf } from '../../../delivery/rotation.js';
 import type { OldKeyAction, Rotation } from '../../../delivery/rotationRecord.js';
 import { visible } from '../../../terminal/sanitize.js';
@@ -15,6 +16,7 @@ import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { useFlash } from '../../contexts/StatusContext.js';
+import { useUsage } from '../../contexts/UsageContext.js';
 import { useActionRunner } from '../../hooks/useActionRunner.js';
 import { theme } from '../../theme.js';
 import type { TuiRotation } from './useRotationContext.js';
@@ -43,7 +45,13 @@ export function HandoverDialog(props: HandoverDialogProps) {
   const [waiting, setWaiting] = useState(false);
   const [confirm, setConfirm] = useState<OldKeyAction | undefined>(undefined);
   const deliveredAt = rotation.deliveredAt ? Date.parse(rotation.deliveredAt) : Date.now();
-  const inUse = use !== undefined && usedSince(use, deliveredAt) && !isIdle(use, DEFAULT_IDLE_FOR_MS);
+  // The spend figures (issue 22) as the app last read them: no read is spent for the handover.
+  const usage = useUsage();
+  const spend =
+    usage.available && usage.snapshot.report && usage.snapshot.at !== undefined
+      ? oldKeySpend({ periods: usage.byId.get(rotation.old.id)?.periods, samples: usage.samplesOf(rotation.old.id), at: usage.snapshot.at, now: serviceNowOf(ctx.client), deliveredAt })
+      : undefined;
+  const inUse = use !== undefined && (use.known ? usedSince(use, deliveredAt) && !isIdle(use, DEFAULT_IDLE_FOR_MS) : spend?.spending === true);
 
   const act = async (action: OldKeyAction) => {
     setConfirm(undefined);
@@ -105,7 +113,9 @@ export function HandoverDialog(props: HandoverDialogProps) {
         {...area}
         title={confirm === 'delete' ? `Delete the old key "${visible(rotation.old.name)}" for good?` : `Deactivate "${visible(rotation.old.name)}" while it is in use?`}
         message={[
-          ...(use && inUse ? [`It was ${describeLastUse(use)}, after its successor was delivered: whatever still uses it fails from now on.`] : []),
+          ...(use && inUse
+            ? [`${use.known ? `It was ${describeLastUse(use)}` : 'Its usage figures show spend'}, after its successor was delivered: whatever still uses it fails from now on.`]
+            : []),
           confirm === 'delete' ? 'Deleting is permanent: it cannot be restored.' : 'Deactivating is reversible (space on the Keys pane).',
         ]}
         actionLabel={confirm === 'delete' ? 'Delete' : 'Deactivate'}
@@ -130,6 +140,7 @@ export function HandoverDialog(props: HandoverDialogProps) {
       <Text color={inUse ? theme.warning : undefined} wrap="wrap">
         {useLine}
       </Text>
+      {spend && <Text wrap="wrap">{`${spend.line[0]!.toUpperCase()}${spend.line.slice(1)}${spend.spending ? ': it spent after the handover.' : '.'}`}</Text>}
       {waiting && <Text color={theme.accent} wrap="wrap">{`Deactivating it once it has not been used for ${shortDuration(DEFAULT_IDLE_FOR_MS)}… (esc stops waiting)`}</Text>}
       <Text color={theme.accent} wrap="wrap">
         {busy ? `${busy}…` : `d deactivate it · ${use?.known ? 'w when idle · ' : ''}x delete it · k keep it · esc later`}

@@ -1,0 +1,225 @@
+/**
+ * `keydeck exporter` (issue 24): a long-running process with no terminal and without Ink or
+ * React loaded, that watches many profiles and serves their figures to Prometheus.
+ *
+ * - Serves `GET /metrics` (every watched profile's series, labelled `profile` and `origin`, plus
+ *   the build info and the process metrics) and `GET /healthz` on `--listen` (default
+ *   127.0.0.1:{@link DEFAULT_EXPORTER_PORT}). A scrape answers the last values at once; polls run
+ *   on their own schedules (./watcher.ts), at most {@link MAX_CONCURRENT_POLLS} at a time.
+ * - SIGHUP re-reads the config file: profiles added or removed (with `--all-profiles`), settings
+ *   taken up, credentials looked up again. A config edited to nonsense is refused with the reason
+ *   in the log, and the last good one kept.
+ * - SIGTERM and SIGINT stop it cleanly (polls abandoned, the server closed, the history closed): exit 0.
+ * - Logs one line per event on stderr (./log.ts), never a secret; prints nothing on stdout.
+ *
+ * Exit codes: 0 stopped by a signal; 2 bad usage, an unreadable or invalid config file at start,
+ * or the address cannot be listened on (in use, not this machine's, no permission): one line.
+ */
+import pLimit from 'p-limit';
+import { BalanceHistoryStore } from '../billing/historyStore.js';
+import { configFilePath } from '../config/paths.js';
+import { clientTimeoutFromEnv } from '../config/timeout.js';
+import { createCredentialStore, type CredentialStore } from '../credentials/index.js';
+import { formatAddress, type MetricsAddress } from '../metrics/address.js';
+import { Exposition } from '../metrics/exposition.js';
+import { processRegistry } from '../metrics/process.js';
+import { serveMetrics, type MetricsServer } from '../metrics/server.js';
+import { isLoopbackHost } from '../api/baseUrl.js';
+import { ambiguousTokenVars, type CredentialSources } from './credentials.js';
+import { createLogger, type LogFormat, type Logger } from './log.js';
+import { loadProfiles, type ProfileSelection } from './profiles.js';
+import { HISTORY_BUSY_TIMEOUT_MS, ProfileWatcher, type WatchedProfile, type WatcherContext } from './watcher.js';
+
+/**
+ * The default port: 9464, the port the Prometheus wiki's port allocations list for the
+ * OpenTelemetry Prometheus exporter, the usual metrics port of Node.js services (the 9100–9999
+ * range is fully allocated). Another one with `--listen`.
+ */
+export const DEFAULT_EXPORTER_PORT = 9464;
+/** Default seconds between a profile's balance polls. */
+export const DEFAULT_EXPORTER_INTERVAL_SECONDS = 60;
+/** Polls under way at once, across every profile. */
+export const MAX_CONCURRENT_POLLS = 16;
+/** Longest a call to a service may take, ms (retries included; `KEYDECK_TIMEOUT_MS` sets another); never more than the interval. */
+export const EXPORTER_TIMEOUT_MS = 10_000;
+
+/** What `keydeck exporter` runs with (checked flags: ./options.ts). */
+export interface ExporterOptions {
+  readonly listen: MetricsAddress;
+  readonly selection: ProfileSelection;
+  readonly intervalSeconds: number;
+  /** `--token-file PROFILE=PATH`, by profile. */
+  readonly tokenFiles: ReadonlyMap<string, string>;
+  readonly logFormat: LogFormat;
+  readonly allowInsecureHttp: boolean;
+  /** keydeck's version (build info, User-Agent). */
+  readonly version: string;
+}
+
+/** Dependencies of {@link runExporter} (tests). */
+export interface ExporterDeps {
+  readonly env?: NodeJS.ProcessEnv;
+  readonly store?: CredentialStore;
+  readonly log?: Logger;
+  /** Called once listening, with the metrics URL (tests). */
+  readonly onListening?: (url: string) => void;
+  /** Resolves to stop the exporter (tests); default SIGTERM/SIGINT. */
+  readonly stop?: Promise<void>;
+}
+
+/** The exporter's running state. */
+class Exporter {
+  readonly watchers = new Map<string, ProfileWatcher>();
+  readonly #ctx: WatcherContext;
+  readonly #log: Logger;
+
+  constructor(ctx: WatcherContext, log: Logger) {
+    this.#ctx = ctx;
+    this.#log = log;
+  }
+
+  /** Watches exactly `profiles`: new ones started, gone ones stopped, a changed service restarted, the rest updated. */
+  async apply(profiles: readonly WatchedProfile[]): Promise<{ added: string[]; removed: string[] }> {
+    const added: string[] = [];
+    const removed: string[] = [];
+    const wanted = new Map(profiles.map((p) => [p.name, p]));
+    for (const [name, watcher] of this.watchers) {
+      const next = wanted.get(name);
+      if (next && next.baseUrl === watcher.baseUrl) continue;
+      this.watchers.delete(name);
+      await watcher.stop();
+      if (!next) removed.push(name);
+    }
+    for (const profile of profiles) {
+      const watcher = this.watchers.get(profile.name);
+      if (watcher) {
+        watcher.update(profile);
+        watcher.forgetCredential();
+        continue;
+      }
+      const created = new ProfileWatcher(profile, this.#ctx);
+      this.watchers.set(profile.name, created);
+      created.start();
+      added.push(profile.name);
+      this.#log.info('profile_watched', { profile: profile.name, origin: created.origin });
+    }
+    return { added, removed };
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.watchers.values()].map((w) => w.stop()));
+    this.watchers.clear();
+  }
+
+  health(): string {
+    const all = [...this.watchers.values()];
+    const up = all.filter((w) => w.metrics.downReason === undefined).length;
+    return `ok: ${all.length} profile${all.length === 1 ? '' : 's'} watched, ${up} up or not yet polled`;
+  }
+}
+
+/** Why listening failed, in words. */
+function listenProblem(error: unknown, address: MetricsAddress): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const where = formatAddress(address);
+  if (code === 'EADDRINUSE') return `cannot listen on ${where}: the port is in use (another exporter?); choose another with --listen HOST:PORT`;
+  if (code === 'EACCES') return `cannot listen on ${where}: permission denied (ports below 1024 need privileges); choose another with --listen HOST:PORT`;
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return `cannot listen on ${where}: the address is not one of this machine's`;
+  return `cannot listen on ${where}: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/**
+ * Runs the exporter until stopped (see the module comment). Resolves with the exit code.
+ */
+export async function runExporter(options: ExporterOptions, deps: ExporterDeps = {}): Promise<number> {
+  const env = deps.env ?? process.env;
+  const log = deps.log ?? createLogger(options.logFormat);
+  // Listened for first: a SIGTERM during start-up stops the exporter as soon as it is up.
+  const stopped =
+    deps.stop ??
+    new Promise<void>((resolve) => {
+      process.once('SIGTERM', () => resolve());
+      process.once('SIGINT', () => resolve());
+    });
+  const configPath = configFilePath(env);
+  let profiles: WatchedProfile[];
+  try {
+    profiles = await loadProfiles(configPath, options.selection);
+  } catch (error) {
+    process.stderr.write(`keydeck: ${(error as Error).message}\n`);
+    return 2;
+  }
+  if (env.KEYDECK_TOKEN) log.warn('token_ignored', { msg: 'KEYDECK_TOKEN names no profile and is not used by the exporter: give each profile its own KEYDECK_TOKEN_<PROFILE> or --token-file' });
+  let history: BalanceHistoryStore | undefined;
+  try {
+    history = BalanceHistoryStore.open({ env, busyTimeoutMs: HISTORY_BUSY_TIMEOUT_MS });
+  } catch (error) {
+    log.warn('history_unavailable', { msg: `the balance history is kept in memory only: ${(error as Error).message}` });
+  }
+  // Variables that would serve two watched profiles: recomputed at each reload.
+  const ambiguous = new Set<string>();
+  const findAmbiguous = (watched: readonly WatchedProfile[]) => {
+    ambiguous.clear();
+    for (const v of ambiguousTokenVars(watched.map((p) => p.name))) ambiguous.add(v);
+  };
+  findAmbiguous(profiles);
+  const credentials: CredentialSources = { tokenFiles: options.tokenFiles, env, store: deps.store ?? createCredentialStore({ env }), ambiguousVars: ambiguous };
+  const intervalMs = options.intervalSeconds * 1000;
+  const exporter = new Exporter(
+    {
+      intervalMs,
+      limit: pLimit(MAX_CONCURRENT_POLLS),
+      log,
+      credentials,
+      history,
+      timeoutMs: Math.min(clientTimeoutFromEnv(env).timeoutMs ?? EXPORTER_TIMEOUT_MS, intervalMs),
+      allowInsecureHttp: options.allowInsecureHttp,
+      userAgent: `keydeck-exporter/${options.version}`,
+    },
+    log,
+  );
+  const exposition = new Exposition();
+  const build = processRegistry({ version: options.version, defaults: true });
+  let server: MetricsServer;
+  try {
+    server = await serveMetrics(options.listen, {
+      metrics: () => exposition.text(build, [...exporter.watchers.values()].map((w) => w.metrics)),
+      health: () => exporter.health(),
+    });
+  } catch (error) {
+    process.stderr.write(`keydeck: ${listenProblem(error, options.listen)}\n`);
+    history?.close();
+    return 2;
+  }
+  log.info('listening', { url: server.url, profiles: profiles.length, interval_seconds: options.intervalSeconds, version: options.version });
+  if (!isLoopbackHost(options.listen.host)) log.warn('listening_beyond_loopback', { msg: `anyone who reaches ${formatAddress(server.address)} sees every watched account's balance: restrict it with a firewall` });
+  if (profiles.length === 0) log.warn('no_profiles', { msg: `the config file ${configPath} has no profile to watch: add one (keydeck --profile NAME auth login) and send SIGHUP` });
+  await exporter.apply(profiles);
+  deps.onListening?.(server.url);
+
+  let reloading = Promise.resolve();
+  const reload = () => {
+    reloading = reloading.then(async () => {
+      try {
+        const next = await loadProfiles(configPath, options.selection);
+        findAmbiguous(next);
+        const { added, removed } = await exporter.apply(next);
+        log.info('config_reloaded', { profiles: next.length, added: added.join(',') || undefined, removed: removed.join(',') || undefined });
+      } catch (error) {
+        log.error('config_rejected', { msg: `${(error as Error).message} The last good config stays in use.` });
+      }
+    });
+  };
+  process.on('SIGHUP', reload);
+  try {
+    await stopped;
+  } finally {
+    process.off('SIGHUP', reload);
+    await reloading;
+    await exporter.stop();
+    await server.close();
+    history?.close();
+    log.info('stopped', {});
+  }
+  return 0;
+}

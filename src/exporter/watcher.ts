@@ -1,0 +1,306 @@
+/**
+ * One watched profile of the exporter (issue 24): its metrics (src/metrics/account.ts), its
+ * balance history (history.db, shared with a TUI or monitor open on the same profile: every
+ * reading written through, WAL, a short busy timeout), and its own poll schedule: the balance
+ * every interval and the key list every {@link KEYS_EVERY_MS}, each poll jittered by ±10 % and run
+ * through the exporter's shared concurrency limit, so one slow service holds at most one slot and
+ * never delays another profile's figures nor a scrape (a scrape reads the last values).
+ *
+ * The credential is looked up (./credentials.ts) before the first poll and again after the
+ * service refused it (someone may have logged in again), never on every poll: the keychain is
+ * asked through a child process.
+ */
+import { KeydeckClient } from '../api/client.js';
+import { insecureHttpProblem } from '../api/baseUrl.js';
+import { isAbortError, KeydeckApiError } from '../api/errors.js';
+import { downsample, WEEK_WINDOW_MS } from '../billing/history.js';
+import { HistoryRecorder } from '../billing/historyRecorder.js';
+import type { BalanceHistoryStore } from '../billing/historyStore.js';
+import { originOf } from '../credentials/origin.js';
+import { KeyHistory } from '../billing/keyHistory.js';
+import type { RunawaySettings } from '../billing/runaway.js';
+import { credentialIdOf, UsageBudget } from '../billing/usageBudget.js';
+import { UsageTracker } from '../billing/usageTracker.js';
+import type { ConsumptionKey } from '../api/schemas.js';
+import { AccountMetrics, KEYS_EVERY_MS, type DownReason } from '../metrics/account.js';
+import { registerUsageMetrics } from '../metrics/usage.js';
+import { findCredential, type CredentialSources } from './credentials.js';
+import type { Logger } from './log.js';
+
+/** A profile as the exporter watches it (from the config file). */
+export interface WatchedProfile {
+  readonly name: string;
+  /** The service's base URL (normalised); undefined when the profile names none. */
+  readonly baseUrl?: string | undefined;
+  /** The profile's low-balance threshold, USD. */
+  readonly alertBelowUsd?: number | undefined;
+  /** Runaway judgement of the per-key spend (config runawayFactor, runawayFloorUsdPerHour; default 5 and $1/h). */
+  readonly runaway?: RunawaySettings | undefined;
+  /** The profile's top-up method names (unused by reads; kept for the client). */
+  readonly topUpMethods?: Readonly<Partial<Record<'card_checkout' | 'card_direct' | 'usdc', string>>> | undefined;
+}
+
+/** The in-memory history of a watched profile: seven days at one reading a minute at most, thinned as on disk (~300 KB). */
+const HISTORY = { capacity: 8192, minSpacingMs: 60_000 } as const;
+/** Longest wait of a history write for another process's lock, ms (a TUI's writes are single statements). */
+export const HISTORY_BUSY_TIMEOUT_MS = 1000;
+
+/** What every watcher shares. */
+export interface WatcherContext {
+  /** Seconds between balance polls. */
+  readonly intervalMs: number;
+  /** Runs a poll within the exporter's concurrency limit. */
+  readonly limit: <T>(task: () => Promise<T>) => Promise<T>;
+  readonly log: Logger;
+  readonly credentials: CredentialSources;
+  /** The history database (absent: memory only). */
+  readonly history?: BalanceHistoryStore | undefined;
+  /** Deadline of each call, ms. */
+  readonly timeoutMs: number;
+  /** `--allow-insecure-http` (or its variable). */
+  readonly allowInsecureHttp: boolean;
+  /** keydeck's User-Agent. */
+  readonly userAgent: string;
+  /** Random in [0, 1) (tests). Default Math.random. */
+  readonly random?: () => number;
+}
+
+/** The origin label of `baseUrl` ('' without one, or when it is not a URL). */
+function originLabel(baseUrl: string | undefined): string {
+  if (baseUrl === undefined) return '';
+  try {
+    return originOf(baseUrl);
+  } catch {
+    return '';
+  }
+}
+
+/** One watched profile (see the module comment). */
+export class ProfileWatcher {
+  readonly metrics: AccountMetrics;
+  readonly origin: string;
+  #profile: WatchedProfile;
+  readonly #ctx: WatcherContext;
+  readonly #recorder: HistoryRecorder;
+  #client: KeydeckClient | undefined;
+  #credentialWhere: string | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #abort = new AbortController();
+  #stopped = false;
+  #lastKeysAt = Number.NEGATIVE_INFINITY;
+  #polling: Promise<void> | undefined;
+  /** The profile's history series (absent: no database). */
+  readonly #series: import('../billing/historyStore.js').HistorySeries | undefined;
+  /** Where the money goes: reads through the shared budget (absent without a database or before a credential). */
+  #usage: UsageTracker | undefined;
+  #usageProblem: string | undefined;
+  #keys: readonly ConsumptionKey[] | undefined;
+
+  constructor(profile: WatchedProfile, ctx: WatcherContext) {
+    this.#profile = profile;
+    this.#ctx = ctx;
+    this.origin = originLabel(profile.baseUrl);
+    let series;
+    try {
+      series = this.origin !== '' ? ctx.history?.series(profile.name, this.origin) : undefined;
+    } catch (error) {
+      ctx.log.warn('history_unavailable', { profile: profile.name, origin: this.origin, msg: (error as Error).message });
+    }
+    this.#recorder = new HistoryRecorder({
+      series,
+      seed: false,
+      history: HISTORY,
+      onError: (msg) => ctx.log.warn('history_error', { profile: profile.name, origin: this.origin, msg }),
+    });
+    if (series) {
+      // Seven days from disk (a TUI's 15 s readings as well as this exporter's), thinned as on disk and to a minute apart.
+      try {
+        const now = Date.now();
+        for (const s of downsample(series.load(now - WEEK_WINDOW_MS), now)) this.#recorder.history.add(s.t, s.remaining, s.totalTopUp);
+      } catch (error) {
+        ctx.log.warn('history_error', { profile: profile.name, origin: this.origin, msg: `the balance history could not be read (${(error as Error).message})` });
+      }
+    }
+    this.#series = series;
+    this.metrics = new AccountMetrics({ profile: profile.name, origin: this.origin, history: this.#recorder.history, alertBelowUsd: profile.alertBelowUsd });
+    registerUsageMetrics(
+      this.metrics,
+      () => this.#usage,
+      () => this.#keys,
+    );
+  }
+
+  get name(): string {
+    return this.#profile.name;
+  }
+
+  get baseUrl(): string | undefined {
+    return this.#profile.baseUrl;
+  }
+
+  /** Starts polling: the first poll within the first interval (at most 5 s), spread by jitter. */
+  start(): void {
+    this.#schedule(this.#random() * Math.min(this.#ctx.intervalMs, 5000));
+  }
+
+  /** Takes up changed settings of the same profile and service (the threshold). */
+  update(profile: WatchedProfile): void {
+    this.#profile = profile;
+    this.metrics.setAlertBelow(profile.alertBelowUsd);
+  }
+
+  /** Looks the credential up again before the next poll (SIGHUP: a token file or login may have changed). */
+  forgetCredential(): void {
+    this.#client?.close();
+    this.#client = undefined;
+    this.#usage = undefined;
+  }
+
+  /** Stops polling, abandons a poll under way, closes the client. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#abort.abort();
+    await this.#polling?.catch(() => undefined);
+    this.forgetCredential();
+  }
+
+  /** One poll now (tests; the schedule calls it). */
+  async poll(): Promise<void> {
+    if (this.#stopped) return;
+    const run = this.#ctx.limit(() => this.#poll());
+    this.#polling = run;
+    await run;
+  }
+
+  #random(): number {
+    return (this.#ctx.random ?? Math.random)();
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      void this.poll().finally(() => this.#schedule(this.#ctx.intervalMs * (0.9 + 0.2 * this.#random())));
+    }, delayMs);
+  }
+
+  /** Down for a reason found before any call (no URL, no credential): told once per change. */
+  #down(reason: DownReason, fields: Record<string, string | undefined>): void {
+    const was = this.metrics.downReason;
+    this.metrics.down(reason);
+    if (was !== reason) this.#ctx.log.warn('profile_down', { profile: this.name, origin: this.origin, reason, ...fields });
+  }
+
+  async #client_(): Promise<KeydeckClient | undefined> {
+    if (this.#client) return this.#client;
+    const baseUrl = this.#profile.baseUrl;
+    if (baseUrl === undefined) {
+      this.#down('no_base_url', { msg: `profile "${this.name}" names no service: set its baseUrl (keydeck --profile ${this.name} --base-url URL auth login)` });
+      return undefined;
+    }
+    const insecure = insecureHttpProblem(baseUrl, this.#ctx.allowInsecureHttp);
+    if (insecure !== undefined) {
+      this.#down('insecure_http', { msg: insecure });
+      return undefined;
+    }
+    const found = await findCredential(this.name, baseUrl, baseUrl, this.#ctx.credentials);
+    if (!found.ok) {
+      this.#down('credential_missing', { msg: found.sentence });
+      return undefined;
+    }
+    this.#credentialWhere = found.place;
+    this.#client = new KeydeckClient({
+      baseUrl,
+      token: found.token,
+      timeoutMs: this.#ctx.timeoutMs,
+      retries: 1,
+      userAgent: this.#ctx.userAgent,
+      ...(this.#profile.topUpMethods !== undefined && { methodNames: this.#profile.topUpMethods }),
+      ...(this.#ctx.allowInsecureHttp && { allowInsecureHttp: true }),
+      credential: { label: `the credential of profile "${this.name}" (${found.place === 'env' ? found.where : found.place})` },
+    });
+    const db = this.#ctx.history;
+    if (db && this.#series) {
+      // The usage read budget is per credential: the one record in history.db, shared with every keydeck process of this user.
+      this.#usage = new UsageTracker({
+        client: this.#client,
+        budget: new UsageBudget(db.database),
+        credential: credentialIdOf(this.origin, found.token),
+        origin: this.origin,
+        keyHistory: new KeyHistory(db.database, this.#series.id),
+        ...(this.#profile.runaway && { settings: this.#profile.runaway }),
+      });
+      try {
+        this.#usage.load();
+      } catch (error) {
+        this.#usageFailed(error);
+      }
+    }
+    return this.#client;
+  }
+
+  async #poll(): Promise<void> {
+    if (this.#stopped) return;
+    const client = await this.#client_();
+    if (!client || this.#stopped) return;
+    const signal = this.#abort.signal;
+    try {
+      const credits = await client.billing.credits({ signal });
+      const t = Date.now();
+      this.#recorder.record(t, credits.remaining, credits.totalTopUp);
+      const wasDown = this.metrics.downReason;
+      this.metrics.reading(credits, t);
+      if (wasDown !== undefined) this.#ctx.log.info('profile_up', { profile: this.name, origin: this.origin, credential: this.#credentialWhere });
+    } catch (error) {
+      if (isAbortError(error) || this.#stopped) return;
+      const was = this.metrics.downReason;
+      this.metrics.failure(error);
+      const reason = this.metrics.downReason ?? 'error';
+      const code = error instanceof KeydeckApiError ? error.code : 'error';
+      if (was !== reason) this.#ctx.log.warn('profile_down', { profile: this.name, origin: this.origin, reason, code, msg: error instanceof Error ? error.message : String(error) });
+      // Refused: look the credential up again next time (a new login, a new token file).
+      if (reason === 'credential_rejected') this.forgetCredential();
+      return;
+    }
+    if (Date.now() - this.#lastKeysAt >= KEYS_EVERY_MS) {
+      try {
+        const keys = await client.keys.list({ signal });
+        this.#lastKeysAt = Date.now();
+        this.#keys = keys;
+        this.metrics.keys(keys, this.#lastKeysAt);
+      } catch (error) {
+        if (isAbortError(error) || this.#stopped) return;
+        this.metrics.failure(error, false);
+      }
+    }
+    await this.#refreshUsage(signal);
+  }
+
+  /**
+   * Per-key spend: a usage read only when the shared schedule allows one (`auto`: at most 10 of
+   * the 12 per 12 hours, 72 minutes apart, the other 2 kept for a user's own reads), else the
+   * freshest answer another keydeck kept. A failure never makes the profile down.
+   */
+  async #refreshUsage(signal: AbortSignal): Promise<void> {
+    const usage = this.#usage;
+    if (!usage) return;
+    try {
+      const { snapshot } = await usage.refresh('auto', signal);
+      const problem = snapshot.error === undefined ? undefined : snapshot.error instanceof KeydeckApiError ? snapshot.error.code : 'error';
+      if (problem !== this.#usageProblem && problem !== undefined) {
+        this.#ctx.log.warn('usage_read_failed', { profile: this.name, origin: this.origin, code: problem, msg: snapshot.error instanceof Error ? snapshot.error.message : String(snapshot.error) });
+      }
+      this.#usageProblem = problem;
+    } catch (error) {
+      if (isAbortError(error) || this.#stopped) return;
+      this.#usageFailed(error);
+    }
+  }
+
+  #usageFailed(error: unknown): void {
+    const msg = `the usage figures could not be kept (${error instanceof Error ? error.message : String(error)})`;
+    if (msg === this.#usageProblem) return;
+    this.#usageProblem = msg;
+    this.#ctx.log.warn('usage_error', { profile: this.name, origin: this.origin, msg });
+  }
+}

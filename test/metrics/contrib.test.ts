@@ -1,0 +1,166 @@
+/**
+ * What ships in contrib/ beside the code (issue 24), checked by Prometheus' and systemd's own
+ * tools: the alert rules load (`promtool check rules`) and pass their unit tests (`promtool test
+ * rules`), every rule has a `for:`, a severity and a summary naming the profile and is tested
+ * firing; every metric a rule or a Grafana query reads is one the exporter really serves (its
+ * `/metrics` against a sandbox), and every query parses as PromQL; the example Prometheus config
+ * loads; the systemd unit verifies, scores as hardened, and its command line is one the exporter
+ * accepts, with no token in it.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { createCredentialStore } from '../../src/credentials/index.js';
+import { parseExporterFlags } from '../../src/exporter/options.js';
+import { runExporter } from '../../src/exporter/run.js';
+import { createLogger } from '../../src/exporter/log.js';
+import { ROOT } from '../credentials/harness.js';
+import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
+import { binary, skipUnless } from './parts.js';
+
+const skip = skipUnless('promtool');
+const CONTRIB = path.join(ROOT, 'contrib');
+const RULES = path.join(CONTRIB, 'prometheus', 'keydeck.rules.yml');
+const DASHBOARD = path.join(CONTRIB, 'grafana', 'keydeck-dashboard.json');
+const UNIT = path.join(CONTRIB, 'systemd', 'keydeck-exporter.service');
+
+interface Rule {
+  readonly alert: string;
+  readonly expr: string;
+  readonly for?: string;
+  readonly labels?: Record<string, string>;
+  readonly annotations?: Record<string, string>;
+}
+const rules = (parse(readFileSync(RULES, 'utf8')) as { groups: { rules: Rule[] }[] }).groups.flatMap((g) => g.rules);
+
+/** The metric names an expression reads (keydeck's, the process's, Prometheus' `up`). */
+function metricNames(expr: string): string[] {
+  return [...new Set(expr.replace(/"[^"]*"/g, '""').match(/\b(keydeck_[a-z0-9_]+|process_[a-z0-9_]+|up)\b/g) ?? [])];
+}
+
+/** Every query of the dashboard: panel targets and query variables. */
+function dashboardQueries(): string[] {
+  const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { panels: { targets?: { expr: string }[] }[]; templating: { list: { type: string; definition?: string }[] } };
+  return [...dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr)), ...dashboard.templating.list.filter((v) => v.type === 'query').map((v) => v.definition!)];
+}
+
+function promtool(args: string[], cwd = ROOT): { status: number | null; output: string } {
+  const r = spawnSync(binary('promtool')!, args, { cwd, encoding: 'utf8', timeout: 30_000 });
+  return { status: r.status, output: `${r.stdout}${r.stderr}` };
+}
+
+let sandbox: TestSandbox;
+let dir: string;
+let served = new Set<string>();
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'keydeck-contrib-'));
+  // What the exporter serves: its families (# TYPE lines) from a real run against a sandbox.
+  sandbox = await startTestSandbox({ host: '127.0.0.1' });
+  const session = await sandbox.fundedUser(10);
+  const configDir = path.join(dir, 'config');
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(configDir, { mode: 0o700 });
+  writeFileSync(path.join(configDir, 'config.json'), JSON.stringify({ version: 1, profiles: { p: { baseUrl: sandbox.url, alertBelowUsd: 1 } } }), { mode: 0o600 });
+  const env = { KEYDECK_CONFIG_DIR: configDir, KEYDECK_DATA_DIR: path.join(dir, 'data'), KEYDECK_TOKEN_P: session };
+  const flags = parseExporterFlags({ allProfiles: true, listen: '127.0.0.1:0', interval: '2' });
+  if (!flags.ok) throw new Error(flags.reason);
+  let stop = () => {};
+  let url = '';
+  const done = runExporter(
+    { ...flags.options, version: '0.0.0-test' },
+    {
+      env,
+      store: createCredentialStore({ env, loadKeytar: () => Promise.reject(new Error('no keychain here')) }),
+      log: createLogger('logfmt', () => {}),
+      stop: new Promise<void>((resolve) => (stop = resolve)),
+      onListening: (u) => (url = u),
+    },
+  );
+  for (let i = 0; i < 200 && !(await fetch(url || 'http://127.0.0.1:1').then((r) => r.text()).catch(() => '')).includes('keydeck_up{profile="p",origin'); i++) await new Promise((r) => setTimeout(r, 50));
+  const text = await (await fetch(url)).text();
+  served = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
+  stop();
+  expect(await done).toBe(0);
+});
+afterAll(async () => {
+  await sandbox?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('contrib/: what ships beside the code', () => {
+  it.skipIf(skip !== undefined)('the alert rules load, and promtool test rules passes their unit tests', () => {
+    expect(promtool(['check', 'rules', RULES])).toMatchObject({ status: 0, output: expect.stringContaining(`SUCCESS: ${rules.length} rules found`) });
+    const tested = promtool(['test', 'rules', 'keydeck.rules.test.yml'], path.join(CONTRIB, 'prometheus'));
+    expect(tested.output).toContain('SUCCESS');
+    expect(tested.status).toBe(0);
+    expect(promtool(['check', 'config', path.join(CONTRIB, 'prometheus', 'prometheus.yml')]).status).toBe(0);
+  });
+
+  it('every rule has a for:, a severity, a summary naming the profile, and a unit test where it fires', () => {
+    const tests = parse(readFileSync(path.join(CONTRIB, 'prometheus', 'keydeck.rules.test.yml'), 'utf8')) as {
+      tests: { alert_rule_test?: { alertname: string; exp_alerts: unknown[] }[] }[];
+    };
+    const firing = new Set(tests.tests.flatMap((t) => (t.alert_rule_test ?? []).filter((a) => a.exp_alerts.length > 0).map((a) => a.alertname)));
+    expect(rules.length).toBeGreaterThanOrEqual(7);
+    for (const rule of rules) {
+      expect(rule.for, rule.alert).toMatch(/^\d+[smh]$/);
+      expect(['warning', 'critical'], rule.alert).toContain(rule.labels?.severity);
+      // Rules on an account name its profile; the one on the exporter itself names the instance.
+      expect(rule.annotations?.summary, rule.alert).toMatch(rule.expr.includes('keydeck_') ? /\{\{ \$labels\.profile \}\}/ : /\{\{ \$labels\.instance \}\}/);
+      expect(firing, `${rule.alert} has a test where it fires`).toContain(rule.alert);
+    }
+  });
+
+  it('every metric a rule or a dashboard query reads is served by the exporter', () => {
+    expect(served.size).toBeGreaterThan(10);
+    const read = [...rules.map((r) => r.expr), ...dashboardQueries()];
+    for (const expr of read) {
+      const names = metricNames(expr);
+      expect(names.length, expr).toBeGreaterThan(0);
+      for (const name of names) if (name !== 'up') expect(served, `${name} (in ${expr.trim()})`).toContain(name);
+    }
+  });
+
+  it.skipIf(skip !== undefined)('every dashboard query is PromQL that Prometheus parses (Grafana variables filled in)', () => {
+    const queries = dashboardQueries().map((q) => q.replaceAll('$__rate_interval', '5m').replaceAll('$profile', '.*'));
+    const file = path.join(dir, 'dashboard-queries.rules.yml');
+    // label_values() is Grafana's, not PromQL: checked above by name only.
+    const promql = queries.filter((q) => !q.startsWith('label_values('));
+    writeFileSync(file, stringify({ groups: [{ name: 'dashboard', rules: promql.map((expr, i) => ({ record: `keydeck:dashboard_query:${i}`, expr })) }] }));
+    const checked = promtool(['check', 'rules', file]);
+    expect(checked.output).toContain(`SUCCESS: ${promql.length} rules found`);
+  });
+
+  it('the systemd unit verifies, is hardened by systemd-analyze security, and its command line is one the exporter takes', () => {
+    const unit = readFileSync(UNIT, 'utf8');
+    const execStart = /^ExecStart=(\S+) (.*)$/m.exec(unit)!;
+    expect(execStart[1]).toBe('/usr/bin/keydeck');
+    const args = execStart[2]!.split(/\s+/);
+    expect(args[0]).toBe('exporter');
+    // The command line as the exporter reads it (%d: the credentials directory).
+    const flag = (name: string) => args.flatMap((a, i) => (a === name ? [args[i + 1]!] : []));
+    const parsed = parseExporterFlags({ allProfiles: args.includes('--all-profiles'), listen: flag('--listen')[0], tokenFile: flag('--token-file').map((f) => f.replace('%d', '/run/credentials/keydeck-exporter.service')) });
+    expect(parsed.ok).toBe(true);
+    // Each --token-file reads a LoadCredential= of the unit; no secret on the command line or in the environment.
+    for (const spec of flag('--token-file')) expect(unit).toContain(`LoadCredential=${spec.split('=')[1]!.replace('%d/', '')}:`);
+    expect(unit).not.toMatch(/(mk|sk)_[A-Za-z0-9]/);
+    expect(unit).not.toMatch(/^Environment=KEYDECK_TOKEN/m);
+    for (const line of ['NoNewPrivileges=yes', 'ProtectSystem=strict', 'StateDirectory=keydeck-exporter', 'DynamicUser=yes', 'ExecReload=/bin/kill -HUP $MAINPID']) expect(unit).toContain(line);
+    const analyze = binary('systemd-analyze');
+    if (!analyze) return console.warn('systemd-analyze not found: the unit is not verified here');
+    // verify wants the program to exist: the same unit with /bin/true in its place.
+    const copy = path.join(dir, 'keydeck-exporter.service');
+    writeFileSync(copy, unit.replace('/usr/bin/keydeck', '/bin/true'));
+    const verified = spawnSync(analyze, ['verify', copy], { encoding: 'utf8', timeout: 30_000 });
+    expect(`${verified.stdout}${verified.stderr}`.trim()).toBe('');
+    expect(verified.status).toBe(0);
+    // --threshold is in tenths: 20 is an exposure level of 2.0 (of 10).
+    const security = spawnSync(analyze, ['security', '--offline=yes', '--threshold=20', copy], { encoding: 'utf8', timeout: 30_000 });
+    expect(security.stdout).toMatch(/Overall exposure level for keydeck-exporter\.service: 1\.\d OK/);
+    expect(security.status).toBe(0);
+  });
+});
