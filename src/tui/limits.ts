@@ -65,23 +65,24 @@ export function limitsOf(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>, plans
   };
 }
 
-const SOURCE_TEXT: Readonly<Record<LimitsSource, string>> = { plans: 'the service’s plans', pages: 'the service’s pages', spec: 'the spec, §8' };
+const SOURCE_TEXT: Readonly<Record<LimitsSource, string>> = { plans: 'per /api/plans', pages: 'per the pages', spec: 'per §8' };
 
 /**
- * One line describing {@link limitsOf}, with where it comes from: "60 requests/min · 3,333
- * tokens/min · 2 concurrent requests (pool) — the spec, §8", or for a pool key "unlimited in its
- * blocks, 429 outside · 1 concurrent request — the service’s pages".
+ * One line describing {@link limitsOf}, with where it comes from (short enough for an 80-column
+ * details panel): "60 requests/min · 3,333 tokens/min · 2 concurrent · per §8", or for a pool key
+ * "in its blocks only, unlimited · 1 concurrent · per the pages".
  */
 export function describeLimits(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>, plans?: readonly Plan[]): string {
   const l = limitsOf(key, plans);
   if (!l) return `limits for plan "${key.keyPlan}" are not published`;
   const parts: string[] = [];
   if (l.requestsPerMinute !== undefined) parts.push(`${l.requestsPerMinute} requests/min`);
-  else if (l.onlyInBlocks) parts.push('unlimited in its blocks, 429 outside');
+  else if (l.onlyInBlocks) parts.push('in its blocks only, unlimited');
   if (l.tokensPerMinute !== undefined) parts.push(`${l.tokensPerMinute.toLocaleString('en-US')} tokens/min`);
-  if (l.concurrentRequests !== undefined) parts.push(l.concurrentRequests === 1 ? '1 concurrent request' : `${l.concurrentRequests} concurrent requests (pool)`);
+  if (l.concurrentRequests !== undefined) parts.push(`${l.concurrentRequests} concurrent`);
   if (l.boundedByBalance) parts.push('no token limit; bounded by the balance');
-  return `${parts.join(' · ')} — ${SOURCE_TEXT[l.source]}`;
+  parts.push(SOURCE_TEXT[l.source]);
+  return parts.join(' · ');
 }
 
 export { keyStatus, type KeyStatus } from '../api/keyStatus.js';
