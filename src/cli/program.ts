@@ -16,6 +16,7 @@ import { registerBilling } from './billing.js';
 import { registerExporter } from './exporter.js';
 import { registerKeys, registerMgmtKeys } from './keys.js';
 import { registerMonitor } from './monitor.js';
+import { registerPools } from './pools.js';
 import { registerProfile, registerShellHelpers } from './profile.js';
 import { registerSandbox } from './sandbox.js';
 import { DIALECTS } from './shared.js';
@@ -55,6 +56,7 @@ export function createProgram(version: string): Command {
   registerMgmtKeys(program);
   registerKeyInfo(program);
   registerBilling(program);
+  registerPools(program);
   registerProfile(program);
   registerShellHelpers(program);
   registerTuiAction(program);
