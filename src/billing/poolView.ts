@@ -34,20 +34,21 @@ export function seatsText(pool: Pick<Pool, 'totalSlots' | 'pledgedSlots'>): stri
   return pool.pledgedSlots === undefined ? `${pool.totalSlots} seats` : `${pool.pledgedSlots} of ${pool.totalSlots} pledged`;
 }
 
-/** The cells of one pool in a list: slug (or id), model, status, seats, from, annual. */
-export function poolRow(pool: Pool): [string, string, string, string, string, string] {
-  return [
-    pool.slug ?? pool.id,
-    pool.modelName ?? pool.modelId ?? '—',
-    pool.status ?? '—',
-    seatsText(pool),
-    pool.minMonthlyUsd === undefined ? '—' : `from ${monthlyText(pool.minMonthlyUsd)}`,
-    discountText(pool.annualDiscount),
-  ];
+/**
+ * The cells of one pool in a list: slug (or id), model, status, seats, from, annual; `compact`
+ * (a terminal table): `3/10`, `$39.00`, `15 %` under {@link POOL_HEADERS_COMPACT}.
+ */
+export function poolRow(pool: Pool, compact = false): [string, string, string, string, string, string] {
+  const seats = compact ? `${pool.pledgedSlots ?? '?'}/${pool.totalSlots ?? '?'}` : seatsText(pool);
+  const price = pool.minMonthlyUsd === undefined ? '—' : compact ? `$${centsText(pool.minMonthlyUsd)}` : `from ${monthlyText(pool.minMonthlyUsd)}`;
+  const annual = compact ? (pool.annualDiscount === undefined ? '—' : `${Math.round(pool.annualDiscount * 1000) / 10} %`) : discountText(pool.annualDiscount);
+  return [pool.slug ?? pool.id, pool.modelName ?? pool.modelId ?? '—', pool.status ?? '—', seats, price, annual];
 }
 
 /** The headers of {@link poolRow}. */
 export const POOL_HEADERS = ['pool', 'model', 'status', 'seats', 'price per seat', 'annual'] as const;
+/** The headers of {@link poolRow} with `compact`. */
+export const POOL_HEADERS_COMPACT = ['pool', 'model', 'status', 'pledged', 'from/mo', 'yearly off'] as const;
 
 /** `08:00–16:00 UTC` for a block. */
 export function blockHoursText(block: PoolBlock['name']): string {

@@ -35,7 +35,7 @@ export async function poolsCommand(globals: GlobalOptions, id: string | undefine
       return ExitCode.ok;
     }
     if (list.pools.length === 0 && list.unread.length === 0) printLine('The service lists no pools.');
-    if (list.pools.length > 0) printFormatted(formatTable(POOL_HEADERS, list.pools.map(poolRow), { color }));
+    if (list.pools.length > 0) printFormatted(formatTable(POOL_HEADERS, list.pools.map((p) => poolRow(p)), { color }));
     printUnread(list.unread);
     printLine('');
     printLine(`One pool’s blocks and free seats: keydeck pools ID. ${SUBSCRIBE_HINT}.`);
