@@ -18,6 +18,7 @@ import { chmodSync, lstatSync, mkdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { dataDir } from '../config/paths.js';
+import { openSqlite } from '../config/sqlite.js';
 
 /** Stable codes of {@link HistoryStoreError}. */
 export type HistoryStoreErrorCode = 'history_unsafe_path' | 'history_unavailable';
@@ -153,8 +154,7 @@ export function openHistoryDatabase(file: string, busyTimeoutMs = 2000): Databas
 }
 
 function openDatabase(file: string, busyTimeoutMs: number): DatabaseSync {
-  const db = new DatabaseSync(file, { timeout: busyTimeoutMs });
-  try {
+  return openSqlite(file, busyTimeoutMs, (db) => {
     // A new file gets incremental auto-vacuum before its first table (it cannot be set later
     // without a VACUUM); WAL lets readers and one writer of several processes work at once.
     db.exec('PRAGMA auto_vacuum = INCREMENTAL');
@@ -174,11 +174,7 @@ function openDatabase(file: string, busyTimeoutMs: number): DatabaseSync {
         throw error;
       }
     }
-    return db;
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  });
 }
 
 /** Refuses a path ssh would not trust for its own files: a link, not a regular file, someone else's. */

@@ -52,7 +52,7 @@ export function registerBilling(program: Command): void {
     .option('--chart', 'draw the balance over --window from the balance history on disk, top-ups marked (sends nothing)')
     .addOption(new Option('--window <window>', 'the chart’s window').choices(['1h', '6h', '24h', '7d', '30d']))
     .action(async (opts: { json?: boolean; chart?: boolean; window?: string }, cmd: Command) => {
-      const { billingHistory, billingHistoryChart } = await import('../commands/billing.js');
+      const { billingHistory, billingHistoryChart } = await import('../commands/billingHistory.js');
       if (opts.window !== undefined && !opts.chart) {
         process.stderr.write('keydeck: --window goes with --chart.\n');
         process.exit(2);
@@ -65,7 +65,7 @@ export function registerBilling(program: Command): void {
     .option('--interval <seconds>', 'seconds between reads (at least 2; default the profile’s, 15)')
     .option('--alert-below <usd>', 'exit 3 when the remaining balance is below this many USD (default the profile’s)')
     .action(async (opts: { interval?: string; alertBelow?: string }, cmd: Command) => {
-      const { billingWatch } = await import('../commands/billing.js');
+      const { billingWatch } = await import('../commands/billingWatch.js');
       // The flags may also be parsed as the root program's (the TUI's) options: read both.
       const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string }>(), ...opts };
       await runScripted(cmd, (g) => billingWatch(g, flags));

@@ -4,15 +4,15 @@
  * same procedures as the commands), USDC transfers verified once per user request (never retried
  * by itself), card top-ups credited only when the service's billing status names them paid (read
  * whenever `totalTopUp` changes; a rise nothing names is shown as such, never as credited), and an
- * unfinished top-up reopened at mount (after a restart). Owned by the Billing pane, which stays
+ * unfinished top-up reopened at mount (after a restart; the record's side is ./useTopUpRecord.ts). Owned by the Billing pane, which stays
  * mounted while hidden, so a top-up in progress survives pane switches, failed polls and resizes.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { canSimulateTransfers } from '../../../api/sandbox-sim.js';
 import type { CreditBalance, TopUpMethod } from '../../../api/schemas.js';
 import { checkoutUrlProblem } from '../../../api/baseUrl.js';
-import { hostOf, isUnfinished, methodLabel, TransitionError, type JournalEntry, type JournalPatch, type JournalScope } from '../../../billing/journal.js';
-import { awaitsCardEvidence, checkCardPayments, recordTopUp, topUpNotes, verifyOutcomeLines, verifyUsdc, type TopUpPorts } from '../../../billing/topups.js';
+import { hostOf, isUnfinished, methodLabel, type JournalEntry, type JournalScope } from '../../../billing/journal.js';
+import { recordTopUp, topUpNotes, verifyOutcomeLines, verifyUsdc, type TopUpPorts } from '../../../billing/topups.js';
 import { useBalance, useBalanceRefresh } from '../../contexts/BalanceContext.js';
 import { useServices } from '../../contexts/ServicesContext.js';
 import { useSession, useSessionActions } from '../../contexts/SessionContext.js';
@@ -21,6 +21,7 @@ import { describeFailure, isUnauthorized } from '../../errors.js';
 import { formatUsd } from '../../format.js';
 import { entryIdOf, isStarted, METHODS, viewForEntry, type FlowMessage, type FlowView, type UsdcMode } from './flowState.js';
 import { useTopUpDeps } from './TopUpDeps.js';
+import { useTopUpRecord } from './useTopUpRecord.js';
 import { normalizeTxHash, txHashProblem } from '../../../billing/input.js';
 
 /** How often the balance is read while a card payment is awaited on screen, ms. */
@@ -84,7 +85,6 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
   const [view, setView] = useState<FlowView | undefined>(undefined);
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState<Busy>(undefined);
-  const [entries, setEntries] = useState<JournalEntry[]>([]);
   const mounted = useRef(true);
   useEffect(
     () => () => {
@@ -94,120 +94,25 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
   );
   const viewRef = useRef(view);
   viewRef.current = view;
-  const entriesRef = useRef(entries);
-  entriesRef.current = entries;
   /** One money action at a time (set before the first await, so a double key press cannot send twice). */
   const lock = useRef(false);
 
-  /** Puts `entry` into the list (replacing the one with its id), newest first. */
-  const remember = useCallback((entry: JournalEntry) => {
-    setEntries((list) => [entry, ...list.filter((e) => e.id !== entry.id)].sort((a, b) => b.createdAt.localeCompare(a.createdAt)));
-  }, []);
-
-  /** Writes a change to the journal; when the disk refuses, keeps it in memory and says so. */
-  const save = useCallback(
-    async (id: string, patch: JournalPatch): Promise<JournalEntry | undefined> => {
-      const current = entriesRef.current.find((e) => e.id === id);
-      let next: JournalEntry | undefined;
-      try {
-        next = await deps.journal.update(id, patch);
-      } catch (error) {
-        if (error instanceof TransitionError) {
-          flash(error.message, 'error');
-          return current;
-        }
-        flash(`${describeFailure(error)} The top-up is kept in memory only: note its details.`, 'warning');
-      }
-      next ??= current ? { ...current, ...patch, updatedAt: new Date().toISOString() } : undefined;
-      if (next && mounted.current) remember(next);
-      return next;
-    },
-    [deps.journal, flash, remember],
-  );
-
-  // Load the journal for this service and reopen the newest unfinished top-up (after a restart).
-  useEffect(() => {
-    if (!scope) return;
-    let cancelled = false;
-    deps.journal.recent(scope, 200).then(
-      (list) => {
-        if (cancelled) return;
-        setEntries(list);
-        const unfinished = list.find((e) => isUnfinished(e.state));
-        if (unfinished && viewRef.current === undefined) {
-          setView(viewForEntry(unfinished));
-          setOpen(true);
-          flash(`reopened the unfinished top-up of ${formatUsd(unfinished.amount)} (${methodLabel(unfinished.method)}): Billing pane, 3`, 'warning');
-        }
-        if (deps.journal.movedAside) flash(`the top-up journal was unreadable and was moved to ${deps.journal.movedAside}`, 'warning');
-      },
-      (error: unknown) => {
-        if (!cancelled) flash(describeFailure(error), 'warning');
-      },
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [scope, deps.journal, flash]);
-
-  // Card top-ups: credited only when the billing status names them paid. It is read when
-  // totalTopUp changes (a payment raises it) and once at the first balance; one read at a time.
   const credits: CreditBalance | undefined = balance.data;
   const ports = useMemo<TopUpPorts | undefined>(() => (client && scope ? { journal: deps.journal, client, scope } : undefined), [client, scope, deps.journal]);
-  const checkedTotal = useRef<number | undefined>(undefined);
-  const checking = useRef(false);
-  useEffect(() => {
-    if (!credits || !ports || checking.current || checkedTotal.current === credits.totalTopUp) return;
-    const waiting = entriesRef.current.filter(awaitsCardEvidence);
-    if (waiting.length === 0) return;
-    checking.current = true;
-    const total = credits.totalTopUp;
-    checkCardPayments(ports, waiting).then(
-      (changed) => {
-        checkedTotal.current = total;
-        if (!mounted.current) return;
-        for (const entry of changed) {
-          remember(entry);
-          flash(`top-up of ${formatUsd(entry.credited ?? entry.amount)} (${methodLabel(entry.method)}) credited: the service’s billing status names it paid`, 'ok');
-          const v = viewRef.current;
-          if (entryIdOf(v) === entry.id) setView({ kind: 'done', entryId: entry.id, ...(v?.kind === 'direct' && v.data !== undefined && { data: v.data }) });
-        }
-      },
-      () => {
-        // An unreadable status claims nothing; the next change of the total reads it again.
-        checkedTotal.current = total;
-      },
-    ).finally(() => {
-      checking.current = false;
-    });
-  }, [credits, ports, entries, flash, remember]);
-
-  // The record is shared with other keydeck processes (a second TUI, `keydeck billing verify`):
-  // it is read again whenever the total of top-ups changes; per record, the newer copy is kept
-  // (a change the disk refused stays shown from memory).
-  const listedTotal = useRef<number | undefined>(undefined);
-  useEffect(() => {
-    if (!credits || !scope || listedTotal.current === credits.totalTopUp) return;
-    const first = listedTotal.current === undefined;
-    listedTotal.current = credits.totalTopUp;
-    if (first) return; // loaded at mount
-    deps.journal.recent(scope, 200).then(
-      (list) => {
-        if (!mounted.current) return;
-        setEntries((held) => {
-          const byId = new Map(list.map((e) => [e.id, e]));
-          for (const e of held) {
-            const disk = byId.get(e.id);
-            if (!disk || disk.updatedAt < e.updatedAt) byId.set(e.id, e);
-          }
-          return [...byId.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-        });
-      },
-      () => {
-        // Unreadable now: the list shown stays; the next change reads it again.
-      },
-    );
-  }, [credits, scope, deps.journal]);
+  const onReopen = useCallback(
+    (unfinished: JournalEntry) => {
+      if (viewRef.current !== undefined) return;
+      setView(viewForEntry(unfinished));
+      setOpen(true);
+      flash(`reopened the unfinished top-up of ${formatUsd(unfinished.amount)} (${methodLabel(unfinished.method)}): Billing pane, 3`, 'warning');
+    },
+    [flash],
+  );
+  const onCardCredited = useCallback((entry: JournalEntry) => {
+    const v = viewRef.current;
+    if (entryIdOf(v) === entry.id) setView({ kind: 'done', entryId: entry.id, ...(v?.kind === 'direct' && v.data !== undefined && { data: v.data }) });
+  }, []);
+  const { entries, entriesRef, remember, save } = useTopUpRecord({ scope, ports, credits, onReopen, onCardCredited });
 
   // While a card payment is awaited on screen, read the balance every few seconds.
   const entry = useMemo(() => entries.find((e) => e.id === entryIdOf(view)), [entries, view]);

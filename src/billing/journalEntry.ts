@@ -1,0 +1,207 @@
+/**
+ * A top-up record's model (issues 6, 13): its states and the moves between them, its fields
+ * (zod), the scope a query is about, the errors of the record, the labels for humans. The record
+ * on disk is ./journal.ts (which re-exports this module).
+ *
+ * ## States and transitions
+ *
+ * A top-up is `credited` or `refused` only on evidence that names it (src/billing/evidence.ts,
+ * src/billing/verify.ts); {@link update} refuses every move this table does not list
+ * ({@link TransitionError}). A patch that keeps the state is always allowed.
+ *
+ * | from               | to                 | when                                                                   |
+ * |--------------------|--------------------|------------------------------------------------------------------------|
+ * | (new)              | `awaiting_payment` | the service gave a deposit address (USDC) or a checkout session (card) |
+ * | (new)              | `verifying`        | a card-on-file charge is sent; a verify for a hash not on record       |
+ * | `awaiting_payment` | `verifying`        | a verify (USDC) is sent: its hash and the `totalTopUp` baseline saved first |
+ * | `refused`          | `verifying`        | the user verifies again (say, with the amount actually sent)           |
+ * | `verifying`        | `verifying`        | the answer was lost (timeout, connection, crash): outcome unknown; or another verify is sent (the first unknown verify's baseline kept) |
+ * | `verifying`        | `credited`         | the verify answer for its hash; `tx_already_used` for its own hash after its own unknown verify while `totalTopUp` rose by ≥ its amount since that verify's baseline; the card charge's answer naming it credited |
+ * | `awaiting_payment` | `credited`         | a service record names its checkout session (or payment) as paid       |
+ * | `closed`           | `credited`         | the same evidence, after the user closed it (evidence beats the user's word) |
+ * | `verifying`        | `refused`          | the service refused it for a reason about it (`amount_mismatch`; `tx_already_used` without the rule above) |
+ * | `verifying`        | `awaiting_payment` | the service answered and credited nothing (`not_found`: not on chain yet), and no earlier verify is unresolved |
+ * | `awaiting_payment` | `closed`           | the user closes it (nothing paid, or will not pay)                     |
+ * | `verifying`        | `closed`           | the user closes it (after a warning: its outcome is unknown)           |
+ * | `refused`          | `closed`           | the user closes it                                                     |
+ * | `credited`         | —                  | final: nothing moves it                                                |
+ *
+ * A rise of `totalTopUp` that nothing names moves nothing: it is shown as what it is.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import { isLoopbackHost } from '../api/baseUrl.js';
+import { TopUpMethodSchema, type TopUpMethod } from '../api/schemas.js';
+import { dataDir } from '../config/paths.js';
+
+/** State of a top-up: see the module's transition table. */
+export const TopUpStateSchema = z.enum(['awaiting_payment', 'verifying', 'credited', 'refused', 'closed']);
+/** See {@link TopUpStateSchema}. */
+export type TopUpState = z.infer<typeof TopUpStateSchema>;
+
+/**
+ * Every move the record allows (the module's table, without the "(new)" rows), `from → to[]`.
+ * Staying in the same state is always allowed.
+ */
+export const TRANSITIONS: Readonly<Record<TopUpState, readonly TopUpState[]>> = {
+  awaiting_payment: ['verifying', 'credited', 'closed'],
+  verifying: ['credited', 'refused', 'awaiting_payment', 'closed'],
+  refused: ['verifying', 'closed'],
+  closed: ['credited'],
+  credited: [],
+};
+
+/** States a record may be created in. */
+export const INITIAL_STATES: readonly TopUpState[] = ['awaiting_payment', 'verifying'];
+
+/** True when the table allows `from → to` (or they are equal). */
+export function canMove(from: TopUpState, to: TopUpState): boolean {
+  return from === to || TRANSITIONS[from].includes(to);
+}
+
+/** True for the states a top-up can still move on from by itself (it is reopened after a restart). */
+export function isUnfinished(state: TopUpState): boolean {
+  return state === 'awaiting_payment' || state === 'verifying';
+}
+
+/** One record. Amounts in USD; times ISO 8601. */
+export const JournalEntrySchema = z.object({
+  /** A random UUID of keydeck's own (not the service's). */
+  id: z.string().min(1),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  /**
+   * USD of the top-up: the amount requested, except for USDC, where it is the instruction's
+   * amount (what must be sent and is verified) when the service named another one.
+   */
+  amount: z.number(),
+  /** USDC: the amount requested, USD, when the instruction named another (then `amount` is the instruction's). */
+  requestedAmount: z.number().optional(),
+  /** USDC: the amount the user says was actually sent, when it differs (used to verify), USD. */
+  amountSent: z.number().optional(),
+  method: TopUpMethodSchema,
+  state: TopUpStateSchema,
+  /** `host` (with port) of the service's base URL. */
+  host: z.string(),
+  /** The keydeck profile the top-up was made with. */
+  profile: z.string().optional(),
+  /** USDC: the deposit address (EIP-55) and chain of §2.5. */
+  address: z.string().optional(),
+  chain: z.string().optional(),
+  /** USDC: the amount string of §2.5 as the service sent it. */
+  instructedAmount: z.string().optional(),
+  /** Card checkout: §2.4 session id and hosted page URL (to reopen it after a restart). */
+  sessionId: z.string().optional(),
+  sessionUrl: z.string().optional(),
+  /** Card on file: the payment's id when the service's answer gave one. */
+  paymentId: z.string().optional(),
+  /** USDC: the transaction hash given by the user (`0x` + 64 hex, lower case). */
+  txHash: z.string().optional(),
+  /** `totalTopUp` (USD) when the top-up was requested: only to show a rise, never to credit. */
+  baselineTotalTopUp: z.number().optional(),
+  /**
+   * `totalTopUp` (USD) read just before the first verify whose outcome is still unknown was sent
+   * (kept while the state stays `verifying`): the baseline of the `tx_already_used` rule.
+   */
+  verifyBaselineTotalTopUp: z.number().optional(),
+  /** The last refusal or problem, in words, and its stable code. */
+  reason: z.string().optional(),
+  reasonCode: z.string().optional(),
+  /** What the service credited (USD) and the balance after it (USD), once known. */
+  credited: z.number().optional(),
+  balance: z.number().optional(),
+  /** What named it credited, in words ("the verify answer", "the billing status names session …"). */
+  evidence: z.string().optional(),
+});
+/** See {@link JournalEntrySchema}. */
+export type JournalEntry = z.infer<typeof JournalEntrySchema>;
+
+/** Fields given when a top-up is first recorded. */
+export type NewJournalEntry = Omit<JournalEntry, 'id' | 'createdAt' | 'updatedAt'>;
+/** Fields that may change later (a field set to undefined is removed). */
+export type JournalPatch = Partial<Omit<JournalEntry, 'id' | 'createdAt' | 'method' | 'host' | 'profile'>>;
+
+/** Which service and profile a query is about. */
+export interface JournalScope {
+  /** `host` of the base URL (see {@link hostOf}). */
+  readonly host: string;
+  /** The profile; records of another profile do not match. */
+  readonly profile?: string;
+}
+
+/** The database's path: `$KEYDECK_DATA_DIR/topups.db` when set, else `<env-paths data dir>/topups.db`. */
+export function journalPath(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(dataDir(env), 'topups.db');
+}
+
+/** The issue-6 journal file beside the database (`topups.json`), imported once. */
+export function legacyJournalPath(databasePath: string): string {
+  return path.join(path.dirname(databasePath), 'topups.json');
+}
+
+export { hostOf } from '../api/baseUrl.js';
+
+/**
+ * True when two hosts are the same service: equal, or both loopback (the sandbox of
+ * `keydeck --sandbox` gets a new free port on every start but keeps its database).
+ */
+export function sameService(a: string, b: string): boolean {
+  if (a === b) return true;
+  return isLoopbackHost(a) && isLoopbackHost(b);
+}
+
+/** True when `entry` belongs to `scope`. */
+export function inScope(entry: JournalEntry, scope: JournalScope): boolean {
+  if (!sameService(entry.host, scope.host)) return false;
+  return entry.profile === undefined || scope.profile === undefined || entry.profile === scope.profile;
+}
+
+/** A record problem (unwritable data dir, database locked too long, …); `message` is one sentence naming the file. */
+export class JournalError extends Error {
+  override readonly name: string = 'JournalError';
+  readonly code: string = 'journal_write_failed';
+  readonly path: string;
+  constructor(message: string, file: string) {
+    super(message);
+    this.path = file;
+  }
+}
+
+/** A move the transition table does not allow (a bug, or evidence read wrong): nothing is written. */
+export class TransitionError extends JournalError {
+  override readonly name = 'TransitionError';
+  override readonly code = 'invalid_transition';
+  readonly from: TopUpState;
+  readonly to: TopUpState;
+  constructor(from: TopUpState, to: TopUpState, file: string) {
+    super(`a top-up cannot go from ${stateLabel(from)} to ${stateLabel(to)}; nothing was changed.`, file);
+    this.from = from;
+    this.to = to;
+  }
+}
+
+/** The records of an issue-6 journal file (`{ version: 1, entries }`), oldest first, in today's states. */
+export function legacyEntries(body: unknown): JournalEntry[] {
+  const list = (body as { entries?: unknown })?.entries;
+  if (!Array.isArray(list)) throw new Error('not a journal');
+  const states: Record<string, TopUpState> = { submitted: 'verifying', abandoned: 'closed' };
+  const out: JournalEntry[] = [];
+  for (const raw of list) {
+    if (!raw || typeof raw !== 'object') continue;
+    const { outcomeUnknown: _dropped, ...rest } = raw as Record<string, unknown>;
+    const state = typeof rest.state === 'string' ? (states[rest.state] ?? rest.state) : rest.state;
+    const parsed = JournalEntrySchema.safeParse({ ...rest, state });
+    if (parsed.success) out.push(parsed.data);
+  }
+  return out;
+}
+
+/** The label of a state for humans: "awaiting payment", "verifying", "credited", "refused", "closed". */
+export function stateLabel(state: TopUpState): string {
+  return state.replace('_', ' ');
+}
+
+/** The label of a method for humans. */
+export function methodLabel(method: TopUpMethod): string {
+  return method === 'usdc' ? 'USDC on Base' : method === 'card_checkout' ? 'card checkout' : 'card direct';
+}

@@ -1,0 +1,156 @@
+/**
+ * The top-up walk-through's view of the shared top-up record (src/billing/journal.ts, issues 6
+ * and 13): the records of this service and profile, newest first, loaded at mount (the newest
+ * unfinished one handed to `onReopen`, after a restart); changes written through (kept in memory
+ * and said when the disk refuses); card top-ups credited only when the billing status names them
+ * paid (read when `totalTopUp` changes; each one handed to `onCardCredited`); the list read again
+ * whenever `totalTopUp` changes, since other keydeck processes share the record.
+ */
+import { useCallback, useEffect, useRef, useState, type MutableRefObject } from 'react';
+import type { CreditBalance } from '../../../api/schemas.js';
+import { isUnfinished, methodLabel, TransitionError, type JournalEntry, type JournalPatch, type JournalScope } from '../../../billing/journal.js';
+import { awaitsCardEvidence, checkCardPayments, type TopUpPorts } from '../../../billing/topups.js';
+import { useFlash } from '../../contexts/StatusContext.js';
+import { describeFailure } from '../../errors.js';
+import { formatUsd } from '../../format.js';
+import { useTopUpDeps } from './TopUpDeps.js';
+
+/** What {@link useTopUpRecord} gives the walk-through. */
+export interface TopUpRecord {
+  /** The records of this service and profile, newest first. */
+  readonly entries: readonly JournalEntry[];
+  /** The same, for callbacks that must see the latest list. */
+  readonly entriesRef: MutableRefObject<JournalEntry[]>;
+  /** Puts a record into the list (replacing the one with its id). */
+  readonly remember: (entry: JournalEntry) => void;
+  /** Writes a change; when the disk refuses, keeps it in memory and says so. Resolves with the record as now shown. */
+  readonly save: (id: string, patch: JournalPatch) => Promise<JournalEntry | undefined>;
+}
+
+/** See the module comment. `ports` and `scope` undefined: no session yet (nothing is read). */
+export function useTopUpRecord(options: {
+  readonly scope: JournalScope | undefined;
+  readonly ports: TopUpPorts | undefined;
+  readonly credits: CreditBalance | undefined;
+  readonly onReopen: (unfinished: JournalEntry) => void;
+  readonly onCardCredited: (entry: JournalEntry) => void;
+}): TopUpRecord {
+  const { scope, ports, credits, onReopen, onCardCredited } = options;
+  const deps = useTopUpDeps();
+  const flash = useFlash();
+  const [entries, setEntries] = useState<JournalEntry[]>([]);
+  const entriesRef = useRef(entries);
+  entriesRef.current = entries;
+  const mounted = useRef(true);
+  useEffect(
+    () => () => {
+      mounted.current = false;
+    },
+    [],
+  );
+
+  /** Puts `entry` into the list (replacing the one with its id), newest first. */
+  const remember = useCallback((entry: JournalEntry) => {
+    setEntries((list) => [entry, ...list.filter((e) => e.id !== entry.id)].sort((a, b) => b.createdAt.localeCompare(a.createdAt)));
+  }, []);
+
+  /** Writes a change to the journal; when the disk refuses, keeps it in memory and says so. */
+  const save = useCallback(
+    async (id: string, patch: JournalPatch): Promise<JournalEntry | undefined> => {
+      const current = entriesRef.current.find((e) => e.id === id);
+      let next: JournalEntry | undefined;
+      try {
+        next = await deps.journal.update(id, patch);
+      } catch (error) {
+        if (error instanceof TransitionError) {
+          flash(error.message, 'error');
+          return current;
+        }
+        flash(`${describeFailure(error)} The top-up is kept in memory only: note its details.`, 'warning');
+      }
+      next ??= current ? { ...current, ...patch, updatedAt: new Date().toISOString() } : undefined;
+      if (next && mounted.current) remember(next);
+      return next;
+    },
+    [deps.journal, flash, remember],
+  );
+
+  // Load the journal for this service and reopen the newest unfinished top-up (after a restart).
+  useEffect(() => {
+    if (!scope) return;
+    let cancelled = false;
+    deps.journal.recent(scope, 200).then(
+      (list) => {
+        if (cancelled) return;
+        setEntries(list);
+        const unfinished = list.find((e) => isUnfinished(e.state));
+        if (unfinished) onReopen(unfinished);
+        if (deps.journal.movedAside) flash(`the top-up journal was unreadable and was moved to ${deps.journal.movedAside}`, 'warning');
+      },
+      (error: unknown) => {
+        if (!cancelled) flash(describeFailure(error), 'warning');
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [scope, deps.journal, flash, onReopen]);
+
+  // Card top-ups: credited only when the billing status names them paid. It is read when
+  // totalTopUp changes (a payment raises it) and once at the first balance; one read at a time.
+  const checkedTotal = useRef<number | undefined>(undefined);
+  const checking = useRef(false);
+  useEffect(() => {
+    if (!credits || !ports || checking.current || checkedTotal.current === credits.totalTopUp) return;
+    const waiting = entriesRef.current.filter(awaitsCardEvidence);
+    if (waiting.length === 0) return;
+    checking.current = true;
+    const total = credits.totalTopUp;
+    checkCardPayments(ports, waiting).then(
+      (changed) => {
+        checkedTotal.current = total;
+        if (!mounted.current) return;
+        for (const entry of changed) {
+          remember(entry);
+          flash(`top-up of ${formatUsd(entry.credited ?? entry.amount)} (${methodLabel(entry.method)}) credited: the service’s billing status names it paid`, 'ok');
+          onCardCredited(entry);
+        }
+      },
+      () => {
+        // An unreadable status claims nothing; the next change of the total reads it again.
+        checkedTotal.current = total;
+      },
+    ).finally(() => {
+      checking.current = false;
+    });
+  }, [credits, ports, entries, flash, remember, onCardCredited]);
+
+  // The record is shared with other keydeck processes (a second TUI, `keydeck billing verify`):
+  // it is read again whenever the total of top-ups changes; per record, the newer copy is kept
+  // (a change the disk refused stays shown from memory).
+  const listedTotal = useRef<number | undefined>(undefined);
+  useEffect(() => {
+    if (!credits || !scope || listedTotal.current === credits.totalTopUp) return;
+    const first = listedTotal.current === undefined;
+    listedTotal.current = credits.totalTopUp;
+    if (first) return; // loaded at mount
+    deps.journal.recent(scope, 200).then(
+      (list) => {
+        if (!mounted.current) return;
+        setEntries((held) => {
+          const byId = new Map(list.map((e) => [e.id, e]));
+          for (const e of held) {
+            const disk = byId.get(e.id);
+            if (!disk || disk.updatedAt < e.updatedAt) byId.set(e.id, e);
+          }
+          return [...byId.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+        });
+      },
+      () => {
+        // Unreadable now: the list shown stays; the next change reads it again.
+      },
+    );
+  }, [credits, scope, deps.journal]);
+
+  return { entries, entriesRef, remember, save };
+}
