@@ -162,6 +162,15 @@ describe('the manual (docs/)', () => {
       for (const [ns, method] of calls) expect(typeof client[ns]?.[method], `client.${ns}.${method}()`).toBe('function');
       // A call straight on the client is one of its own methods (close), never a flat API call such as client.getCredits().
       for (const m of text.matchAll(/client\.([a-zA-Z]+)\(/g)) expect(typeof client[m[1]!], `client.${m[1]}()`).toBe('function');
+      // Every resource namespace of the client is in the table of namespaces, with each of its methods.
+      const table = tableRows(page('library.md'));
+      for (const [ns, resource] of Object.entries(client)) {
+        if (typeof resource !== 'object' || resource === null) continue;
+        const row = table.find((r) => codeSpans(r.cells[0]!).includes(`client.${ns}`));
+        expect(row, `docs/library.md has a row for client.${ns}`).toBeDefined();
+        const methods = Object.getOwnPropertyNames(Object.getPrototypeOf(resource)).filter((m) => m !== 'constructor' && typeof (resource as Record<string, unknown>)[m] === 'function');
+        for (const m of methods) expect(row!.cells[1], `client.${ns}.${m}() in docs/library.md`).toContain(`${m}(`);
+      }
     } finally {
       (client as unknown as KeydeckClient).close();
     }
