@@ -108,7 +108,9 @@ function wrap(text: string, width: number, first = '', rest = ''): string[] {
   const lines: string[] = [];
   let line = first;
   let empty = true;
-  for (const word of text.split(/\s+/).filter(Boolean)) {
+  // A code span wider than a line is broken at its spaces after all.
+  const words = text.split(/\s+/).flatMap((w) => ([...w].length > width - [...rest].length ? w.split(KEEP) : [w]));
+  for (const word of words.filter(Boolean)) {
     if (!empty && [...line].length + 1 + [...word].length > width) {
       lines.push(line);
       line = rest;

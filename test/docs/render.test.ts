@@ -22,6 +22,7 @@ describe('renderManualPage', () => {
         '## A section',
         '- a list item whose words run past the width of forty columns, with a `code',
         '  span` across its lines',
+        '- `a code span that is wider than a whole line of forty columns` is broken',
         '',
         '```sh',
         'keydeck keys list   # `code` and **stars** stay as written here, however long the line is',
@@ -50,7 +51,9 @@ describe('renderManualPage', () => {
         '',
         '- a list item whose words run past the',
         '  width of forty columns, with a',
-        '  code span across its lines', // a code span is never broken
+        '  code span across its lines', // a code span is not broken …
+        '- a code span that is wider than a whole', // … unless it is wider than a line
+        '  line of forty columns is broken',
         '',
         '    keydeck keys list   # `code` and **stars** stay as written here, however long the line is',
         '',
