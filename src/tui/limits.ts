@@ -3,6 +3,7 @@
  * from `GET /api/plans` when it answers: its word wins), and its display status (§2.1, §3): what
  * the details panel of the Keys pane shows.
  */
+import { groupThousands } from '../api/money.js';
 import type { ConsumptionKey } from '../api/schemas.js';
 import type { Plan } from '../api/usageSchemas.js';
 
@@ -53,7 +54,7 @@ export function describeLimits(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>,
   const l = limitsOf(key, plans);
   if (!l) return `limits for plan "${key.keyPlan}" are not published`;
   const parts = [`${l.requestsPerMinute} requests/min`];
-  if (l.tokensPerMinute !== undefined) parts.push(`${l.tokensPerMinute.toLocaleString('en-US')} tokens/min`);
+  if (l.tokensPerMinute !== undefined) parts.push(`${groupThousands(l.tokensPerMinute)} tokens/min`);
   if (l.concurrentRequests !== undefined) parts.push(`${l.concurrentRequests} concurrent requests (pool)`);
   if (l.boundedByBalance) parts.push('no token limit; bounded by the balance');
   return parts.join(' · ');
