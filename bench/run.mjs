@@ -3,9 +3,9 @@
 // options and entry points, in a temp dir, so a rebuild of dist/ meanwhile cannot disturb a run).
 // Each benchmark prints its own table and leaves its figures as JSON in a temp dir; at the end
 // this prints ONE summary of every figure with its target and whether it was met, as a Markdown
-// table (README.md's Performance section), with the machine line.
+// table (docs/performance.md), with the machine line.
 // Usage: npm run bench               (all)
-//        npm run bench -- --readme   (all, then the summary replaces README.md's <!-- bench --> block)
+//        npm run bench -- --readme   (all, then the summary replaces docs/performance.md's <!-- bench --> block)
 //        npm run bench -- startup    (only those whose file name contains "startup")
 //        BENCH_QUICK=1 npm run bench (shorter runs: a smoke test of the benchmarks)
 // Exit code: 1 when a benchmark failed to run (a missed target is reported, not an error).
@@ -70,12 +70,12 @@ const summary = [
 console.log(`\n== summary${QUICK ? ' (BENCH_QUICK=1: shortened runs)' : ''} ==\n`);
 console.log(summary);
 if (writeReadme && filters.length === 0 && !QUICK && failed.length === 0) {
-  const readmePath = join(root, 'README.md');
-  const readme = readFileSync(readmePath, 'utf8');
+  const pagePath = join(root, 'docs', 'performance.md');
+  const page = readFileSync(pagePath, 'utf8');
   const block = /(<!-- bench -->\n)[\s\S]*?(<!-- \/bench -->)/;
-  if (!block.test(readme)) throw new Error('README.md has no <!-- bench --> block');
-  writeFileSync(readmePath, readme.replace(block, (_, open, close) => `${open}${summary}\n${close}`));
-  console.log('\nupdated README.md (Performance)');
+  if (!block.test(page)) throw new Error('docs/performance.md has no <!-- bench --> block');
+  writeFileSync(pagePath, page.replace(block, (_, open, close) => `${open}${summary}\n${close}`));
+  console.log('\nupdated docs/performance.md');
 }
 if (failed.length) {
   console.error(`\nfailed to run: ${failed.join(', ')}`);

@@ -1,4 +1,4 @@
-// Renders keydeck's panes into plain-text screen captures for README.md (`npm run screens`):
+// Renders keydeck's panes into plain-text screen captures for README.md and docs/tui.md (`npm run screens`):
 // docs/screens/keys.txt, management-keys.txt, billing.txt and usdc-topup.txt, at 100×30.
 //
 // 1. Builds dist/ (node scripts/build.mjs).
@@ -265,14 +265,17 @@ for (const [name, text] of Object.entries(captures)) {
   console.log(`wrote ${path.relative(ROOT, file)}`);
 }
 
-// README.md shows the captures between its `<!-- screens:NAME -->` and `<!-- /screens:NAME -->`
-// markers: each block is replaced by the new capture in a text fence.
-const readmePath = path.join(ROOT, 'README.md');
-let readme = readFileSync(readmePath, 'utf8');
+// README.md and docs/tui.md show the captures between `<!-- screens:NAME -->` and
+// `<!-- /screens:NAME -->` markers: each block is replaced by the new capture in a text fence.
+// Every capture must have a block in one of them.
+const pages = ['README.md', 'docs/tui.md'].map((file) => ({ file, path: path.join(ROOT, file), text: readFileSync(path.join(ROOT, file), 'utf8') }));
 for (const [name, text] of Object.entries(captures)) {
   const block = new RegExp(`(<!-- screens:${name} -->\\n)[\\s\\S]*?(<!-- /screens:${name} -->)`);
-  if (!block.test(readme)) throw new Error(`README.md has no <!-- screens:${name} --> block`);
-  readme = readme.replace(block, (_, open, close) => `${open}\`\`\`text\n${text}\n\`\`\`\n${close}`);
+  const pagesWithIt = pages.filter((p) => block.test(p.text));
+  if (pagesWithIt.length === 0) throw new Error(`neither README.md nor docs/tui.md has a <!-- screens:${name} --> block`);
+  for (const p of pagesWithIt) p.text = p.text.replace(block, (_, open, close) => `${open}\`\`\`text\n${text}\n\`\`\`\n${close}`);
 }
-writeFileSync(readmePath, readme);
-console.log('updated README.md');
+for (const p of pages) {
+  writeFileSync(p.path, p.text);
+  console.log(`updated ${p.file}`);
+}

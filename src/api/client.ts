@@ -16,6 +16,7 @@ import { KeydeckApiError } from './errors.js';
 import { BillingResource, SEED_METHOD_NAMES } from './resources/billing.js';
 import { KeysResource } from './resources/keys.js';
 import { ManagementKeysResource } from './resources/managementKeys.js';
+import { PoolsResource } from './resources/pools.js';
 import { PlansResource, UsageResource } from './resources/usage.js';
 import { TopUpMethodNameSchema, type TopUpMethod } from './schemas.js';
 
@@ -25,6 +26,7 @@ export type { KeysResource } from './resources/keys.js';
 export type { ManagementKeysResource } from './resources/managementKeys.js';
 export type { BillingResource } from './resources/billing.js';
 export type { PlansResource, UsageResource } from './resources/usage.js';
+export type { PoolsResource } from './resources/pools.js';
 
 /** Options of {@link KeydeckClient}. */
 export interface KeydeckClientOptions {
@@ -50,8 +52,9 @@ export interface KeydeckClientOptions {
    */
   credential?: CredentialDescription;
   /**
-   * The wire names of the top-up method kinds (a profile setting): the seed's names by default;
-   * the documentation pages call the card kinds `stripe` and `stripe_direct`.
+   * The wire names of the top-up method kinds (a profile setting), over the defaults of the
+   * service's origin ({@link defaultMethodNames}): the real service's documented names
+   * (`stripe`, `stripe_direct`) for its origin, the seed's names elsewhere.
    */
   methodNames?: Partial<Record<TopUpMethod, string>>;
   /**
@@ -85,6 +88,8 @@ export class KeydeckClient {
   readonly usage: UsageResource;
   /** Plans (issue 22): `list` (`GET /api/plans`, public). */
   readonly plans: PlansResource;
+  /** Pools (issue 23): `list` (`GET /api/pools`), `get(idOrSlug)`; read-only. */
+  readonly pools: PoolsResource;
   readonly #core: ApiCore;
 
   /**
@@ -96,9 +101,10 @@ export class KeydeckClient {
     this.baseUrl = this.#core.baseUrl;
     this.keys = new KeysResource(this.#core);
     this.managementKeys = new ManagementKeysResource(this.#core);
-    this.billing = new BillingResource(this.#core, checkedMethodNames(options.methodNames));
+    this.billing = new BillingResource(this.#core, checkedMethodNames(this.baseUrl, options.methodNames));
     this.usage = new UsageResource(this.#core);
     this.plans = new PlansResource(this.#core);
+    this.pools = new PoolsResource(this.#core);
   }
 
   /**
@@ -122,12 +128,32 @@ export class KeydeckClient {
   }
 }
 
+/** The real service's origin (the documentation's `curl` examples). */
+export const REAL_SERVICE_ORIGIN = 'https://api.cheapestinference.com';
+
 /**
- * The top-up method names to send: the seed's, with the given ones over them.
+ * The top-up method names sent by default to `baseUrl`'s service: for the real service's origin
+ * ({@link REAL_SERVICE_ORIGIN}) its documented card names, `stripe` (checkout page) and
+ * `stripe_direct` (card on file) (https://cheapestinference-docs.pages.dev/api/credits/); the
+ * seed's names (§4) for any other service (the sandbox accepts both).
+ */
+export function defaultMethodNames(baseUrl: string): Readonly<Record<TopUpMethod, string>> {
+  let origin: string | undefined;
+  try {
+    origin = new URL(baseUrl).origin;
+  } catch {
+    origin = undefined;
+  }
+  return origin === REAL_SERVICE_ORIGIN ? { card_checkout: 'stripe', card_direct: 'stripe_direct', usdc: 'usdc' } : SEED_METHOD_NAMES;
+}
+
+/**
+ * The top-up method names to send: the defaults of `baseUrl`'s origin, with the given ones (the
+ * profile's `topUpMethods`) over them.
  * @throws KeydeckApiError `invalid_request` (field `methodNames`) for a name that is not 1–64 letters, digits, `_`, `-` or `.`
  */
-function checkedMethodNames(given: Partial<Record<TopUpMethod, string>> | undefined): Readonly<Record<TopUpMethod, string>> {
-  const names = { ...SEED_METHOD_NAMES };
+function checkedMethodNames(baseUrl: string, given: Partial<Record<TopUpMethod, string>> | undefined): Readonly<Record<TopUpMethod, string>> {
+  const names = { ...defaultMethodNames(baseUrl) };
   for (const [kind, name] of Object.entries(given ?? {})) {
     if (name === undefined) continue;
     if (!TopUpMethodNameSchema.safeParse(name).success) {

@@ -48,7 +48,10 @@
  * | `GET /api/usage/:keyId` (`KeyUsageAnswerSchema`; no body shown, **assumed**) | one entry as above, bare or enveloped, or a one-entry list | older usage page |
  * | `GET /v1/usage` (`KeyInfoSchema`) | `{ budget: { spent, limit \| null, duration, resets_at }, rate_limits: { rpm, tpm }, plan: { slug \| null, status, expires_at }, credits: { balance }, key: { name, type, created_at } }`, bare or enveloped; each part may be missing or null; money numbers or decimal strings | middle and newer usage pages |
  * | `GET /api/plans` (`PlanListSchema`) | an array of `{ slug, name, priceUsdc: "20", rateLimits: { tpm_limit, rpm_limit } }`, bare (shown) or enveloped; the price also as `priceUsd`/`price` and the limits as `rpm`/`tpm` (**assumed**); the price is read as USD a month (**assumed** from https://docs.cheapestinference.com/guides/management-api: "$20/mo") | older usage page |
- * | `GET /api/billing/status` | any JSON; {@link summarizeBillingStatus} reads `subscriptions[]` (planSlug, status, currentPeriodEnd, cancelAtPeriodEnd, keyCount, keys[]), `poolPledges[]` (poolSlug, status, currentPeriodEnd, cancelAtPeriodEnd, hasKey) and `creditBalance`; other shapes stay a tree | seed §4 (not shown); older and newer status pages |
+ * | `GET /api/billing/status` | any JSON; {@link summarizeBillingStatus} reads `subscriptions[]` (planSlug, status, currentPeriodEnd, cancelAtPeriodEnd, keyCount, keys[]), `poolPledges[]` (poolSlug, poolId, status, currentPeriodEnd, cancelAtPeriodEnd, hasKey, and `blocks`: an array of block names, **assumed**, the sandbox sends it) and `creditBalance`; other shapes stay a tree | seed §4 (not shown); older and newer status pages |
+ * | `GET /api/pools` (./poolSchemas.ts `PoolListSchema`) | a list of pools, bare or enveloped (or an object with a `pools` list, **assumed**); each pool read field by field (`id` or `slug` needed; `modelId`, `modelName`, `description`, `infraSpec`, `status` any text, `totalSlots`, `pledgedSlots`, `minPricePerDay` a USD amount read as a month's price per seat, `manualProvisioning`, `annualDiscount` 0–1); a field of another type is left out and named, an entry without id/slug or an answer that is no list is kept whole and shown as a tree, never `invalid_response` | https://docs.cheapestinference.com/api/unlimited-subscriptions/ (`minPricePerDay: "39.00"`, `annualDiscount: 0.15`), https://docs.cheapestinference.com/api/gpu-boosts (`infraSpec`, `pledgedSlots`), https://cheapestinference-docs.pages.dev/api/gpu-boosts/ |
+ * | `GET /api/pools/:id` (`PoolAnswerSchema`) | one pool as above with `hourSlots[]` (`hour` 0–23, `slotIndex`, `pricePerDay` a month's USD share of one hour, `status` any text: `available` counts as free); blocks derived by hour (asia 0–7, europe 8–15, americas 16–23, ./poolBlocks.ts); bare, enveloped or a one-entry list | the same pages |
+ * | `POST /api/keys/subscription` (`CreatedSubscriptionKeySchema`) | an object with `id` and the full `apiKey` (`sk_…`, kept: the creating answer); every other field optional and kept | https://cheapestinference-docs.pages.dev/guides/per-key-plans/ (request); https://docs.cheapestinference.com/guides/management-api (answer begins `{ "id": …`); not shown further |
  *
  * src/api knows no terminals: nothing here writes anywhere; the caller is told what was hidden.
  */
@@ -264,6 +267,10 @@ export interface StatusPoolPledge {
   currentPeriodEnd?: string;
   cancelAtPeriodEnd?: boolean;
   hasKey?: boolean;
+  /** `poolId`, when sent. */
+  poolId?: string;
+  /** The reserved blocks (`asia`, `europe`, `americas`, or any text the service sends), when sent. */
+  blocks?: string[];
 }
 
 /** A readable summary of `GET /api/billing/status` (req. "billing status as the pages document it"). */
@@ -327,6 +334,8 @@ export function summarizeBillingStatus(value: unknown): BillingStatusSummary | u
       ...(str(p.currentPeriodEnd) !== undefined && { currentPeriodEnd: str(p.currentPeriodEnd) }),
       ...(bool(p.cancelAtPeriodEnd) !== undefined && { cancelAtPeriodEnd: bool(p.cancelAtPeriodEnd) }),
       ...(bool(p.hasKey) !== undefined && { hasKey: bool(p.hasKey) }),
+      ...(str(p.poolId) !== undefined && { poolId: str(p.poolId) }),
+      ...(Array.isArray(p.blocks) && p.blocks.every((b) => typeof b === 'string') && { blocks: (p.blocks as string[]).slice(0, 24) }),
     };
   });
   return { subscriptions, poolPledges, ...(creditBalance !== undefined && { creditBalance }) };

@@ -14,6 +14,7 @@ import { Command, Option } from 'commander';
 import { registerAuth } from './auth.js';
 import { registerBilling } from './billing.js';
 import { registerExporter } from './exporter.js';
+import { registerHelp } from './help.js';
 import { registerKeys, registerMgmtKeys } from './keys.js';
 import { registerMonitor } from './monitor.js';
 import { registerProfile, registerShellHelpers } from './profile.js';
@@ -58,5 +59,6 @@ export function createProgram(version: string): Command {
   registerProfile(program);
   registerShellHelpers(program);
   registerTuiAction(program);
+  registerHelp(program);
   return program;
 }

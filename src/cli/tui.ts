@@ -10,8 +10,8 @@ import type { DialectName } from './shared.js';
 /** Makes the TUI the program's default action. */
 export function registerTuiAction(program: Command): void {
   // A mistyped command reaches the default action as an argument: report it (exit 2), never open the TUI.
-  // (`keydeck help keys` needs the help command forced on: commander drops it when the root has an action.)
-  program.helpCommand(true).allowExcessArguments();
+  // (`keydeck help …` is a command of its own: src/cli/help.ts.)
+  program.allowExcessArguments();
   program.action(async () => {
     if (program.args.length > 0) {
       const { unknownCommandSentence } = await import('../commands/suggest.js');

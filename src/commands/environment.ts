@@ -1,6 +1,6 @@
 /**
  * Every environment variable keydeck reads (issue 16): `keydeck help environment` prints this
- * list, and README.md's "Environment variables" table says the same (a test keeps them equal).
+ * list, and the manual's page docs/environment.md says the same (test/docs/manual.test.ts keeps them equal).
  */
 
 /** One variable: its name and what it does. */

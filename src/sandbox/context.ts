@@ -10,6 +10,7 @@ import { createClock, type SandboxClock } from './clock.js';
 import { MetaStore, openDatabase } from './db.js';
 import { KeyStore } from './keys.js';
 import { Ledger } from './ledger.js';
+import { PoolStore } from './pools.js';
 import { RateLimiter } from './limits.js';
 import { UsageReadLimiter, UsageStore } from './usage.js';
 import { UserStore } from './users.js';
@@ -27,6 +28,8 @@ export interface SandboxContext {
   readonly ledger: Ledger;
   readonly auth: Authenticator;
   readonly limiter: RateLimiter;
+  /** Pool pledges and the pools' wire shapes (issue 23). */
+  readonly pools: PoolStore;
   /** Usage events (issue 22): what the usage endpoints sum. */
   readonly usage: UsageStore;
   /** The 12-per-12-hours limit of usage reads per credential, and their count. */
@@ -70,6 +73,7 @@ export function createContext(dbPath: string, options: { dialect?: Dialect; usag
     ledger,
     auth: new Authenticator(users, keys, clock),
     limiter: new RateLimiter(),
+    pools: new PoolStore(db),
     usage: new UsageStore(db),
     usageReads: new UsageReadLimiter(options.usageReadLimit !== false),
     usageUnavailable: { on: false },

@@ -102,6 +102,22 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX usage_events_by_user ON usage_events (user_id, t);
   CREATE INDEX usage_events_by_key ON usage_events (key_id, t);
   `,
+  // 3: pool pledges (issue 23): a pool subscription without its key until
+  // POST /api/keys/subscription mints one (subscription_id links the key to its pledge).
+  `
+  CREATE TABLE pool_pledges (
+    id         TEXT PRIMARY KEY,
+    user_id    TEXT NOT NULL REFERENCES users(id),
+    pool_id    TEXT NOT NULL,               -- a pool of the sandbox's catalogue (src/sandbox/pools.ts)
+    blocks     TEXT NOT NULL,               -- reserved blocks, comma separated
+    period_end INTEGER NOT NULL,            -- sandbox clock, epoch ms (30 days after created_at)
+    created_at INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX pool_pledges_by_user ON pool_pledges (user_id, created_at);
+  CREATE INDEX pool_pledges_by_pool ON pool_pledges (pool_id, period_end);
+  ALTER TABLE consumption_keys ADD COLUMN subscription_id TEXT;
+  CREATE INDEX consumption_keys_by_subscription ON consumption_keys (subscription_id) WHERE subscription_id IS NOT NULL;
+  `,
 ];
 
 /** The schema version this code writes. */

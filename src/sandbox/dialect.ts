@@ -7,7 +7,7 @@
  * |---|---|---|---|---|---|
  * | `seed` (default) | billing only (§4) | numbers | §2.1 fields | `amount` string, as requested | `card_checkout`, `card_direct`, `usdc` |
  * | `docs-v1` (older pages) | none | decimal strings (`"74.50"`); `creditKeyId` instead of `creditKeyCount`, no `userId` | §2.1 fields | `amount` a number, and half the requested amount (the older credits page answers 25 to a request of 50) | `stripe`, `stripe_direct`, `usdc` |
- * | `docs-v2` (newer pages) | every `/api/*` answer | numbers | plus `apiKey` (a key value: the reader must drop it), `lastUsedAt`, `subscriptionId`, `keyPlan: "pool"` for time-block subscriptions | `amount` string, as requested | `stripe`, `stripe_direct`, `usdc` |
+ * | `docs-v2` (newer pages) | every `/api/*` answer | numbers | plus `apiKey` (a key value: the reader must drop it), `lastUsedAt`, `subscriptionId` (a pool key's pledge; a seed-model subscription key's own id) | `amount` string, as requested | `stripe`, `stripe_direct`, `usdc` |
  *
  * Every dialect accepts both the seed's method names and the pages' (`stripe`, `stripe_direct`).
  * `GET /api/billing/status` answers in the newer page's shape in every dialect (enveloped where
@@ -62,8 +62,6 @@ export interface ShapeLookups {
   creditKeyId(): string | null;
   /** When a consumption key last served a request (epoch ms), or undefined. */
   lastUsedAt(keyId: string): number | undefined;
-  /** True for a subscription key that reserves time blocks (a pool subscription, §1). */
-  isPoolKey(keyId: string): boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -135,11 +133,12 @@ function newerShape(route: string, data: unknown, lookups: ShapeLookups): unknow
     const subscription = entry.keyType === 'subscription';
     return {
       ...entry,
-      ...(subscription && typeof entry.id === 'string' && lookups.isPoolKey(entry.id) && { keyPlan: 'pool' }),
       // The newer page shows a key value on every entry; the sandbox keeps only hashes, so this
       // is a fresh value of the same form, never a working key.
       apiKey: newConsumptionKeyValue(),
-      ...(subscription && typeof entry.id === 'string' && { subscriptionId: `sub_${entry.id.slice(0, 8)}` }),
+      // A pool key names its pledge; a key of the seed's model is its own subscription (the
+      // billing status lists it under the same id).
+      ...(subscription && typeof entry.id === 'string' && entry.subscriptionId === undefined && { subscriptionId: entry.id }),
       lastUsedAt: used === undefined ? null : new Date(used).toISOString(),
     };
   });

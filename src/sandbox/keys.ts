@@ -12,7 +12,6 @@ import type { DatabaseSync } from 'node:sqlite';
 import { keyPrefixOf } from '../api/errors.js';
 import type { ConsumptionKey, ManagementKey } from '../api/schemas.js';
 import {
-  
   hashesEqual,
   hashSecret,
   newConsumptionKeyValue,
@@ -39,6 +38,8 @@ export interface ConsumptionKeyRow {
   blocks: string | null;
   subscription_expires_at: number | null;
   created_at: number;
+  /** The pool pledge a pool key was minted for (`POST /api/keys/subscription`), else null. */
+  subscription_id: string | null;
 }
 
 /** A management key row. */
@@ -52,7 +53,7 @@ export interface ManagementKeyRow {
 }
 
 const CONSUMPTION_COLUMNS =
-  'id, user_id, name, key_plan, key_type, is_active, spend_micros, blocks, subscription_expires_at, created_at';
+  'id, user_id, name, key_plan, key_type, is_active, spend_micros, blocks, subscription_expires_at, created_at, subscription_id';
 const MANAGEMENT_COLUMNS = 'id, user_id, name, key_prefix, last_used_at, created_at';
 
 /** True when a subscription key's 30-day period has ended at time `now` (ms). */
@@ -70,6 +71,8 @@ export function consumptionKeyToWire(row: ConsumptionKeyRow, now: number): Consu
   const expired = isExpired(row, now);
   return {
     ...base,
+    // A pool key names its pledge (the newer keys page's `subscriptionId`).
+    ...(row.subscription_id !== null && row.subscription_id !== undefined && { subscriptionId: row.subscription_id }),
     isActive: row.is_active === 1 && !expired,
     subscriptionStatus: expired ? 'expired' : 'active',
     subscriptionExpiresAt: new Date(row.subscription_expires_at ?? row.created_at).toISOString(),
@@ -110,8 +113,8 @@ export class KeyStore {
 
   constructor(db: DatabaseSync) {
     this.#insertConsumption = db.prepare(
-      `INSERT INTO consumption_keys (id, user_id, name, key_plan, key_type, key_hash, is_active, blocks, subscription_expires_at, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?) RETURNING ${CONSUMPTION_COLUMNS}`,
+      `INSERT INTO consumption_keys (id, user_id, name, key_plan, key_type, key_hash, is_active, blocks, subscription_expires_at, created_at, subscription_id)
+       VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?) RETURNING ${CONSUMPTION_COLUMNS}`,
     );
     this.#listConsumption = db.prepare(
       `SELECT ${CONSUMPTION_COLUMNS} FROM consumption_keys WHERE user_id = ? AND deleted_at IS NULL ORDER BY rowid`,
@@ -179,7 +182,7 @@ export class KeyStore {
     const apiKey = newConsumptionKeyValue();
     this.#changed(userId);
     const row = this.#insertConsumption.get(
-      randomUUID(), userId, name, 'credits', 'credit', hashSecret(apiKey), null, null, now,
+      randomUUID(), userId, name, 'credits', 'credit', hashSecret(apiKey), null, null, now, null,
     ) as unknown as ConsumptionKeyRow;
     return { row, apiKey };
   }
@@ -198,7 +201,26 @@ export class KeyStore {
     const apiKey = newConsumptionKeyValue();
     this.#changed(userId);
     const row = this.#insertConsumption.get(
-      randomUUID(), userId, name, plan, 'subscription', hashSecret(apiKey), blocks.join(','), now + SUBSCRIPTION_PERIOD_MS, now,
+      randomUUID(), userId, name, plan, 'subscription', hashSecret(apiKey), blocks.join(','), now + SUBSCRIPTION_PERIOD_MS, now, null,
+    ) as unknown as ConsumptionKeyRow;
+    return { row, apiKey };
+  }
+
+  /**
+   * Mints the key of a pool pledge (`keyPlan` `pool`): its blocks, valid until the pledge's period
+   * ends; returns the row and the full value (once). The caller checks that the pledge has no
+   * active key (one per subscription).
+   */
+  createPoolKey(
+    userId: string,
+    pledge: { id: string; blocks: string; period_end: number },
+    name: string,
+    now: number,
+  ): { row: ConsumptionKeyRow; apiKey: string } {
+    const apiKey = newConsumptionKeyValue();
+    this.#changed(userId);
+    const row = this.#insertConsumption.get(
+      randomUUID(), userId, name, 'pool', 'subscription', hashSecret(apiKey), pledge.blocks, pledge.period_end, now, pledge.id,
     ) as unknown as ConsumptionKeyRow;
     return { row, apiKey };
   }

@@ -311,7 +311,7 @@ export class Ledger {
     const creditKeys = keys
       .filter((k) => k.key_type === 'credit')
       .map((k) => ({ id: k.id, name: k.name, isActive: k.is_active === 1, spend: microsToUsd(k.spend_micros) }));
-    const subscriptionKeys = keys.filter((k) => k.key_type === 'subscription');
+    const subscriptionKeys = keys.filter((k) => k.key_type === 'subscription' && !k.subscription_id); // pool keys: with their pledge
     const period = (k: (typeof keys)[number]) => {
       const expired = isExpired(k, now);
       return {
@@ -325,7 +325,7 @@ export class Ledger {
       .map((k) => ({ id: k.id, planSlug: k.key_plan, ...period(k), keyCount: 1, keys: [{ id: k.id, name: k.name }] }));
     const poolPledges = subscriptionKeys
       .filter((k) => k.blocks)
-      .map((k) => ({ id: k.id, poolId: 'pool_sandbox', poolSlug: k.blocks!.split(',').join('+'), ...period(k), hasKey: true, plan: k.key_plan, keys: [{ id: k.id, name: k.name }] }));
+      .map((k) => ({ id: k.id, poolId: 'pool_sandbox', poolSlug: k.blocks!.split(',').join('+'), ...period(k), hasKey: true, plan: k.key_plan, blocks: k.blocks!.split(','), keys: [{ id: k.id, name: k.name }] }));
     const pendingCheckouts = (this.#pendingCheckouts.all(userId) as Array<{
       reference: string;
       amount_micros: number;

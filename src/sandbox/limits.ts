@@ -20,11 +20,16 @@ export interface KeyLimits {
 /** Length of a rate window, ms. */
 export const RATE_WINDOW_MS = 60_000;
 
-/** §8 table: credit 60 rpm; standard 60 rpm and 3,333 tpm; pro 200 rpm and 13,333 tpm; pool keys 2 concurrent. */
-export const LIMITS: Readonly<Record<'credit' | 'standard' | 'pro', KeyLimits>> = {
+/**
+ * §8 table: credit 60 rpm; standard 60 rpm and 3,333 tpm; pro 200 rpm and 13,333 tpm; pool
+ * subscriptions 2 concurrent. `pool`: a pool key as the current pages describe it (unlimited
+ * inside its blocks, 1 concurrent request: https://cheapestinference-docs.pages.dev/guides/per-key-plans/).
+ */
+export const LIMITS: Readonly<Record<'credit' | 'standard' | 'pro' | 'pool', KeyLimits>> = {
   credit: { requestsPerMinute: 60, tokensPerMinute: null, concurrency: null },
   standard: { requestsPerMinute: 60, tokensPerMinute: 3_333, concurrency: 2 },
   pro: { requestsPerMinute: 200, tokensPerMinute: 13_333, concurrency: 2 },
+  pool: { requestsPerMinute: Number.POSITIVE_INFINITY, tokensPerMinute: null, concurrency: 1 },
 };
 
 /** The limits that apply to a key (an unknown subscription plan gets the standard ones). */
@@ -75,7 +80,7 @@ export class RateLimiter {
     if (limits.concurrency !== null && (this.#inFlight.get(keyId) ?? 0) >= limits.concurrency) {
       throw new SandboxError(
         'rate_limited',
-        `this subscription key already has ${limits.concurrency} requests in flight (pool subscriptions allow ${limits.concurrency} concurrent requests per key)`,
+        `this subscription key already has ${limits.concurrency} ${limits.concurrency === 1 ? 'request' : 'requests'} in flight (pool subscriptions allow ${limits.concurrency} concurrent ${limits.concurrency === 1 ? 'request' : 'requests'} per key)`,
         { retryAfterSeconds: 1 },
       );
     }

@@ -15,6 +15,7 @@ import { registerCheckoutRoutes } from './routes/checkout.js';
 import { registerInferenceRoutes } from './routes/inference.js';
 import { registerKeyRoutes } from './routes/keys.js';
 import { registerManagementRoutes } from './routes/management.js';
+import { registerPoolRoutes } from './routes/pools.js';
 import { registerSimulationRoutes } from './routes/simulation.js';
 import { registerUsageRoutes } from './routes/usage.js';
 
@@ -165,7 +166,6 @@ export function createSandboxApp(ctx: SandboxContext, options: SandboxAppOptions
       const lookups: ShapeLookups = {
         creditKeyId: () => ctx.keys.listConsumption(request.accountId).find((k) => k.key_type === 'credit' && k.is_active === 1)?.id ?? null,
         lastUsedAt: (keyId) => ctx.keyLastUsed.get(keyId),
-        isPoolKey: (keyId) => Boolean(ctx.keys.listConsumption(request.accountId).find((k) => k.id === keyId)?.blocks),
       };
       done(null, shapeAnswer(ctx.dialect, route, payload, lookups));
     });
@@ -213,5 +213,6 @@ export function createSandboxApp(ctx: SandboxContext, options: SandboxAppOptions
   registerCheckoutRoutes(app, ctx);
   registerInferenceRoutes(app, ctx, requireConsumer);
   registerUsageRoutes(app, ctx, requireAccount);
+  registerPoolRoutes(app, ctx, requireAccount);
   return app;
 }

@@ -163,7 +163,7 @@ describe('reader table: billing status', () => {
   it('summarises the newer page: pool pledges and a number balance', () => {
     expect(summarizeBillingStatus(newerStatus.data)).toEqual({
       subscriptions: [],
-      poolPledges: [{ id: 'pledge_uuid', pool: 'kimi26', status: 'active', currentPeriodEnd: '2026-05-23T15:55:16.220Z', cancelAtPeriodEnd: true, hasKey: true }],
+      poolPledges: [{ id: 'pledge_uuid', pool: 'kimi26', poolId: 'pool_uuid', status: 'active', currentPeriodEnd: '2026-05-23T15:55:16.220Z', cancelAtPeriodEnd: true, hasKey: true }],
       creditBalance: 25,
     });
   });

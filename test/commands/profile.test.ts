@@ -1,7 +1,7 @@
 /**
  * The conventions of issue 16 as the built CLI: `profile list|show|use|add|remove`, shell
  * completion run by a real bash (profile names from the config, key ids from the service),
- * `keydeck help environment` saying what README.md says, and TERM=dumb for the TUI.
+ * `keydeck help environment` saying what docs/environment.md says, and TERM=dumb for the TUI.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -107,11 +107,10 @@ describe('shell completion', () => {
 });
 
 describe('help environment and TERM=dumb', () => {
-  it('lists every environment variable, the same as README.md, and --help points at it', { timeout: 30_000 }, async () => {
+  it('lists every environment variable, the same as docs/environment.md, and --help points at it', { timeout: 30_000 }, async () => {
     const help = await run(['help', 'environment']);
     expect(help.code).toBe(0);
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    const table = readme.split('## Environment variables')[1]!.split('\n## ')[0]!;
+    const table = readFileSync(path.join(ROOT, 'docs', 'environment.md'), 'utf8');
     const inReadme = [...table.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]);
     for (const v of ENVIRONMENT_VARIABLES) {
       expect(help.stdout).toContain(v.name);

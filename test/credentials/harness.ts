@@ -21,6 +21,8 @@ function snapshotCli(): string {
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
   copyFileSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
+  // The manual, which `keydeck help TOPIC` reads beside package.json (as in the package).
+  cpSync(path.join(ROOT, 'docs'), path.join(dir, 'docs'), { recursive: true, filter: (src) => !src.includes(`${path.sep}screens`) });
   const cli = path.join(dir, 'dist', 'cli.js');
   for (let attempt = 1; ; attempt++) {
     rmSync(path.join(dir, 'dist'), { recursive: true, force: true });

@@ -15,6 +15,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MANUAL_TOPICS } from '../../src/commands/manualTopics.js';
+
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-pack-'));
@@ -91,6 +93,14 @@ describe('the packed package', () => {
     expect(files).toContain('package/dist/types/index.d.ts');
     expect(files.filter((f) => f.startsWith('package/src/'))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
+    // The manual, which `keydeck help TOPIC` reads (its pages only, not the screen captures).
+    expect(files.filter((f) => f.startsWith('package/docs/')).sort()).toEqual(MANUAL_TOPICS.map((t) => `package/docs/${t.name}.md`).sort());
+  });
+
+  it('the installed keydeck prints a page of the manual: keydeck help commands', () => {
+    const page = execFileSync(keydeck, ['help', 'commands'], { env, encoding: 'utf8', timeout: 20_000 });
+    expect(page).toMatch(/^Commands\n=+\n/);
+    expect(page).toContain('keydeck keys create');
   });
 
   it('installs at most 10 packages and 10 MB', () => {

@@ -66,7 +66,7 @@ describe('docs-v2 (the newer pages)', () => {
     expect(keys.body.success).toBe(true);
     const [entry] = keys.body.data;
     expect(shape(entry)).toEqual(shape(newerKeyList.data[0]!));
-    expect(entry).toMatchObject({ keyPlan: 'pool', apiKey: expect.stringMatching(/^sk_/), lastUsedAt: null, subscriptionId: expect.any(String) });
+    expect(entry).toMatchObject({ keyPlan: 'standard', apiKey: expect.stringMatching(/^sk_/), lastUsedAt: null, subscriptionId: expect.any(String) });
   });
 
   it('envelopes the management keys and the delete answers too', async () => {

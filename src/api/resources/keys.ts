@@ -1,10 +1,12 @@
 /**
- * `client.keys`: the consumption keys of §4 (`/api/keys…`): list, create a credit key, rename or
- * pause/resume, delete. Every method takes an optional last argument `CallOptions` and rejects
+ * `client.keys`: the consumption keys of §4 (`/api/keys…`): list, create a credit key, mint the
+ * key of a subscription (`POST /api/keys/subscription`, the Per-Key Plans page,
+ * https://cheapestinference-docs.pages.dev/guides/per-key-plans/), rename or pause/resume, delete. Every method takes an optional last argument `CallOptions` and rejects
  * with a KeydeckApiError (or an `AbortError` when cancelled); see src/api/core.ts for the policy.
  */
 import type { ApiCore, CallOptions } from '../core.js';
 import type { OperationInfo } from '../failures.js';
+import { CreateSubscriptionKeyRequestSchema, CreatedSubscriptionKeySchema, type CreatedSubscriptionKey } from '../poolSchemas.js';
 import {
   ConsumptionKeyListSchema,
   CreateKeyRequestSchema,
@@ -20,6 +22,7 @@ import {
 const OPS = {
   list: { name: 'listKeys', what: 'list the keys', changesState: false },
   createCredit: { name: 'createCreditKey', what: 'create the credit key', check: 'list the keys', changesState: true },
+  createSubscription: { name: 'createSubscriptionKey', what: 'create the subscription key', check: 'list the keys', changesState: true },
   update: { name: 'updateKey', what: 'update the key', check: 'list the keys', changesState: true, byId: true },
   delete: { name: 'deleteKey', what: 'delete the key', check: 'list the keys', changesState: true, byId: true },
 } satisfies Record<string, OperationInfo>;
@@ -51,6 +54,24 @@ export class KeysResource {
     const body = this.#core.parseInput(CreateKeyRequestSchema, input);
     return this.#core.call(
       { op: OPS.createCredit, method: 'POST', path: '/api/keys/credit', body, read: { schema: CreatedConsumptionKeySchema, creates: true } },
+      options,
+    );
+  }
+
+  /**
+   * `POST /api/keys/subscription` `{ name, subscriptionId }` (management key or session token):
+   * mints the key of a subscription or pool pledge (`poolPledges[].id` of the billing status).
+   * The service allows one active key per subscription; whether one exists is for the caller to
+   * check first (the billing status's `hasKey`, the keys' `subscriptionId`). The result carries
+   * the full `apiKey` (`sk_…`), returned only this once.
+   * @throws KeydeckApiError `invalid_request` (bad name or subscription id, nothing sent; or the
+   *   service's refusal, e.g. a subscription that already has its key), `not_found`, others;
+   *   never retried; `outcomeUnknown` when the connection failed after sending
+   */
+  async createSubscription(input: { name: string; subscriptionId: string }, options?: CallOptions): Promise<CreatedSubscriptionKey> {
+    const body = this.#core.parseInput(CreateSubscriptionKeyRequestSchema, input);
+    return this.#core.call(
+      { op: OPS.createSubscription, method: 'POST', path: '/api/keys/subscription', body, read: { schema: CreatedSubscriptionKeySchema, creates: true } },
       options,
     );
   }

@@ -20,9 +20,14 @@ function ok<T>(data: T): { success: true; data: T } {
 export function registerBillingRoutes(app: FastifyInstance, ctx: SandboxContext, requireAccount: AuthHook): void {
   app.get('/api/billing/credits', { onRequest: requireAccount }, async (request) => ok(ctx.ledger.credits(request.accountId)));
 
-  app.get('/api/billing/status', { onRequest: requireAccount }, async (request) =>
-    ok(ctx.ledger.status(request.accountId, ctx.baseUrl, methodNames(ctx.dialect))),
-  );
+  app.get('/api/billing/status', { onRequest: requireAccount }, async (request) => {
+    const status = ctx.ledger.status(request.accountId, ctx.baseUrl, methodNames(ctx.dialect));
+    // Pool pledges of the pages' model (issue 23): after the time-block keys of the seed's model.
+    const now = ctx.clock.now();
+    const keys = ctx.keys.listConsumption(request.accountId);
+    const pledges = ctx.pools.list(request.accountId).map((p) => ctx.pools.pledgeWire(p, keys, now));
+    return ok({ ...status, poolPledges: [...(status.poolPledges as unknown[]), ...pledges] });
+  });
 
   app.post('/api/billing/topup', { onRequest: requireAccount }, async (request) => {
     const { amount, method: name } = parseBody(TopUpRequestSchema, request.body);

@@ -14,7 +14,8 @@ import { z } from 'zod';
 import type { SandboxContext } from '../context.js';
 import { SandboxError } from '../errors.js';
 import { isExpired } from '../keys.js';
-import { limitsOf } from '../limits.js';
+import { LIMITS, limitsOf } from '../limits.js';
+import { checkReservedHours, isPoolKey } from '../pools.js';
 import { microsToUsd, usdToMicros } from '../money.js';
 import type { AuthHook } from '../context.js';
 import { parseBody } from '../validate.js';
@@ -88,8 +89,11 @@ export function registerInferenceRoutes(app: FastifyInstance, ctx: SandboxContex
         `this subscription key expired at ${new Date(key.subscription_expires_at!).toISOString()}: its 30-day period has ended`,
       );
     }
+    // A pool key (issue 23): 429 outside its reserved blocks, then 1 concurrent request, no rpm/tpm.
+    const pool = isPoolKey(key);
+    if (pool) checkReservedHours(key, now);
     const tokens = estimateRequestTokens(body.messages, body.max_tokens);
-    ctx.limiter.check(key.id, limitsOf(key), tokens, now);
+    ctx.limiter.check(key.id, pool ? LIMITS.pool : limitsOf(key), tokens, now);
     let chargedMicros = 0;
     let remainingMicros: number | undefined;
     const costMicros = usdToMicros(body.sandbox_cost_usd ?? DEFAULT_COST_USD);

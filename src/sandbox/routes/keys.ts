@@ -92,6 +92,12 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: SandboxContext, req
         { field: 'isActive' },
       );
     }
+    if (change.isActive === true && row.subscription_id && ctx.pools.activeKeyOf(row.subscription_id, ctx.keys.listConsumption(userId), now, row.id)) {
+      throw new SandboxError('invalid_request', 'isActive: its subscription already has another active key (one active key per subscription)', {
+        status: 409,
+        field: 'isActive',
+      });
+    }
     ctx.keys.updateConsumption(userId, id, change);
     return consumptionKeyToWire({ ...row, ...(change.name !== undefined && { name: change.name }), ...(change.isActive !== undefined && { is_active: change.isActive ? 1 : 0 }) }, now);
   });

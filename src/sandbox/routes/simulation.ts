@@ -10,15 +10,21 @@ import type { SandboxContext } from '../context.js';
 import { SandboxError } from '../errors.js';
 import { consumptionKeyToWire, type SubscriptionBlock, type SubscriptionPlan } from '../keys.js';
 import { decimalStringToMicros, usdToMicros } from '../money.js';
+import { findPool } from '../pools.js';
 import type { AuthHook } from '../context.js';
 import { parseBody } from '../validate.js';
 
 /** Pool subscription blocks (§1). */
 export const SUBSCRIPTION_BLOCKS = ['asia', 'europe', 'americas'] as const;
 
-/** `POST /sandbox/subscriptions` body: a plan, 1–3 distinct blocks, an optional key name. */
+/**
+ * `POST /sandbox/subscriptions` body: 1–3 distinct blocks and either a `plan` (the seed's model:
+ * one key per payment, returned with its `apiKey`; an optional key `name`) or a `pool` (id or
+ * slug: the pages' model, a pool pledge without a key, issue 23).
+ */
 export const SubscriptionRequestSchema = z.strictObject({
-  plan: z.enum(['standard', 'pro'], { error: 'plan must be standard or pro' }),
+  plan: z.enum(['standard', 'pro'], { error: 'plan must be standard or pro' }).optional(),
+  pool: z.string({ error: 'pool must be a pool id or slug' }).min(1).max(200).optional(),
   blocks: z
     .array(z.enum(SUBSCRIPTION_BLOCKS, { error: 'blocks must be asia, europe or americas' }), {
       error: 'blocks must be an array',
@@ -27,7 +33,7 @@ export const SubscriptionRequestSchema = z.strictObject({
     .max(3, 'blocks must hold 1 to 3 blocks')
     .refine((b) => new Set(b).size === b.length, 'blocks must not repeat a block'),
   name: KeyNameSchema.optional(),
-});
+}).refine((b) => (b.plan === undefined) !== (b.pool === undefined), { message: 'give either plan (a subscription key) or pool (a pledge without a key)', path: ['plan'] });
 
 /** Largest simulated transfer, USD. */
 const MAX_TRANSFER_USD = 10_000_000;
@@ -75,8 +81,15 @@ export function registerSimulationRoutes(app: FastifyInstance, ctx: SandboxConte
 
   app.post('/sandbox/subscriptions', { onRequest: requireAccount }, async (request) => {
     const body = parseBody(SubscriptionRequestSchema, request.body);
-    const plan = body.plan as SubscriptionPlan;
     const blocks = body.blocks as SubscriptionBlock[];
+    if (body.pool !== undefined) {
+      const pool = findPool(body.pool);
+      if (!pool) throw new SandboxError('invalid_request', 'pool: no pool with this id or slug', { field: 'pool' });
+      const now = ctx.clock.now();
+      const pledge = ctx.pools.pledge(request.accountId, pool, blocks, now);
+      return ctx.pools.pledgeWire(pledge, [], now);
+    }
+    const plan = body.plan as SubscriptionPlan;
     const name = body.name ?? `${PLAN_LABEL[plan]} subscription (${blocks.join(', ')})`;
     const now = ctx.clock.now();
     const { row, apiKey } = ctx.keys.createSubscription(request.accountId, plan, blocks, name, now);

@@ -24,6 +24,7 @@ import type { AuthHook, SandboxContext } from '../context.js';
 import { SandboxError } from '../errors.js';
 import { isExpired } from '../keys.js';
 import { LIMITS, limitsOf } from '../limits.js';
+import { isPoolKey } from '../pools.js';
 import { microsToDecimalString, microsToUsd } from '../money.js';
 import { hashSecret } from '../secrets.js';
 import { emptySums, PERIODS, type KeyPeriodSums, type PeriodSums, type UsageKeyRow } from '../usage.js';
@@ -51,7 +52,7 @@ const older = (micros: number): string => {
 function entryOf(row: UsageKeyRow, sums: KeyPeriodSums, now: number, accountMaxBudgetMicros: number): Record<string, unknown> {
   const period = (p: PeriodSums, costMicros = p.costMicros) => ({ spend: microsToUsd(costMicros), requests: p.requests, tokens: p.tokens });
   const credit = row.key_type === 'credit';
-  const expired = isExpired({ ...row, user_id: '' }, now);
+  const expired = isExpired({ ...row, user_id: '', subscription_id: null }, now);
   return {
     id: row.id,
     name: row.name,
@@ -154,12 +155,13 @@ export function registerUsageRoutes(app: FastifyInstance, ctx: SandboxContext, r
     spendRead(request);
     const credit = key.key_type === 'credit';
     const expired = isExpired(key, now);
-    const limits = limitsOf(key);
+    // A pool key: no rpm/tpm cap inside its blocks (null on the wire).
+    const limits = isPoolKey(key) ? LIMITS.pool : limitsOf(key);
     const spent = credit ? key.spend_micros : (ctx.usage.range(key.user_id, key.created_at, now).get(key.id)?.costMicros ?? 0);
     const expiresAt = iso(key.subscription_expires_at);
     return {
       budget: { spent: microsToUsd(spent), limit: null, duration: credit ? null : '30d', resets_at: credit ? null : expiresAt },
-      rate_limits: { rpm: limits.requestsPerMinute, tpm: limits.tokensPerMinute },
+      rate_limits: { rpm: Number.isFinite(limits.requestsPerMinute) ? limits.requestsPerMinute : null, tpm: limits.tokensPerMinute },
       plan: credit ? { slug: null, status: null, expires_at: null } : { slug: key.key_plan, status: expired ? 'expired' : 'active', expires_at: expiresAt },
       credits: { balance: microsToUsd(ctx.ledger.remainingMicros(key.user_id)) },
       key: { name: key.name, type: key.key_type, created_at: new Date(key.created_at).toISOString() },

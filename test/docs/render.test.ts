@@ -1,0 +1,74 @@
+/**
+ * `keydeck help TOPIC`'s rendering (src/commands/manual.ts): the manual's Markdown as plain
+ * terminal text, sanitised; every page of docs/ renders. The command itself runs as the built CLI
+ * in test/commands/help.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { isManualTopic, readManualPage, renderManualPage } from '../../src/commands/manual.js';
+import { MANUAL_TOPICS } from '../../src/commands/manualTopics.js';
+
+describe('renderManualPage', () => {
+  it('underlines headings, indents code, drops inline decoration and keeps tables', () => {
+    const text = renderManualPage(
+      [
+        '# The title',
+        '',
+        'Run `keydeck <command> --help`, **bold**, see [the keys](tui.md#keys), [Prometheus](https://prometheus.io/), [above](#the-title) and [README](../README.md).',
+        '<!-- bench -->',
+        '<details><summary><b>More</b> (<code>2</code>)</summary>', // a summary's text stays, its tags go
+        '',
+        '## A section',
+        '',
+        '```sh',
+        'keydeck keys list   # `code` and **stars** stay as written here',
+        '```',
+        '',
+        '| where | key |',
+        '|---|---|',
+        '| `a\\|b` | `j` |',
+      ].join('\n'),
+    );
+    expect(text).toBe(
+      [
+        'The title',
+        '=========',
+        '',
+        'Run keydeck <command> --help, bold, see the keys (keydeck help tui), Prometheus (https://prometheus.io/), above and README.',
+        'More (2)',
+        '',
+        'A section',
+        '---------',
+        '',
+        '    keydeck keys list   # `code` and **stars** stay as written here',
+        '',
+        '| where | key |',
+        '|---|---|',
+        '| a|b | j |',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('never writes a control character or escape sequence from the page raw', () => {
+    const text = renderManualPage('# T\n\nred \u001b[31mtext\u001b[0m and a \u202e bidi override, `\u0007bell`\n');
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+    expect(text).toContain('\\u001b[31mtext');
+  });
+});
+
+describe('the pages', () => {
+  it.each(MANUAL_TOPICS.map((t) => t.name))('%s renders as plain text: its title underlined, no Markdown link or HTML left', (name) => {
+    expect(isManualTopic(name)).toBe(true);
+    const text = renderManualPage(readManualPage(name));
+    const [title, rule] = text.split('\n');
+    expect(rule).toMatch(/^=+$/);
+    expect(rule!.length).toBe([...title!].length);
+    expect(text).not.toMatch(/\]\([^)\s]*\)/);
+    expect(text).not.toMatch(/^<!--|<details>|<summary>/m);
+  });
+
+  it('reads only the topics of the manual', () => {
+    expect(isManualTopic('../package')).toBe(false);
+    expect(() => readManualPage('../README')).toThrow(/no help topic/);
+  });
+});
