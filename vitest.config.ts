@@ -35,7 +35,10 @@ export default defineConfig({
     maxWorkers: 2,
     env: { NO_COLOR: '1' },
     projects: [
-      { extends: true, test: { name: 'quick', include: ['test/**/*.test.{ts,tsx}'], exclude: PROCESS_SUITES } },
+      // In-process suites share their workers' module cache (\`isolate: false\`): Ink, React, zod and
+      // the sources are imported once per worker, not once per file (a fifth of the quick run).
+      // Such a suite must not leave state behind (mocks, globals, timers): each cleans up after itself.
+      { extends: true, test: { name: 'quick', include: ['test/**/*.test.{ts,tsx}'], exclude: PROCESS_SUITES, isolate: false } },
       { extends: true, test: { name: 'process', include: PROCESS_SUITES.map((p) => (p.endsWith('**') ? `${p}/*.test.{ts,tsx}` : p)) } },
     ],
   },

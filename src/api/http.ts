@@ -4,11 +4,11 @@
  * response). Failures are returned as values that say whether the request may have reached the
  * service, which decides between "nothing happened" and "outcome unknown" for POST/PUT/DELETE.
  * got's own errors never leave this file: they carry the request options, headers included.
- * got is imported on the first request, not with this module: the TUI draws its first frame
- * without paying for it (bench/startup.mjs).
+ * got and `node:https` (TLS) are imported on the first request, not with this module: the TUI
+ * draws its first frame without paying for them (bench/startup.mjs).
  */
 import http from 'node:http';
-import https from 'node:https';
+import type { Agent as HttpsAgent } from 'node:https';
 import type { Got, Method, Timings } from 'got';
 
 /** One request as the client wants it sent. */
@@ -54,21 +54,22 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETU
  */
 export class HttpTransport {
   readonly #httpAgent = new http.Agent({ keepAlive: true });
-  readonly #httpsAgent = new https.Agent({ keepAlive: true });
+  #httpsAgent: HttpsAgent | undefined;
   #got: Promise<Got> | undefined;
 
-  /** The got instance of this transport, made on the first request. */
+  /** The got instance of this transport (and its HTTPS agent), made on the first request. */
   #client(): Promise<Got> {
-    this.#got ??= import('got').then(({ default: got }) =>
-      got.extend({
+    this.#got ??= Promise.all([import('got'), import('node:https')]).then(([{ default: got }, { default: https }]) => {
+      this.#httpsAgent = new https.Agent({ keepAlive: true });
+      return got.extend({
         agent: { http: this.#httpAgent, https: this.#httpsAgent },
         retry: { limit: 0 },
         throwHttpErrors: false,
         followRedirect: false,
         responseType: 'text',
         http2: false,
-      }),
-    );
+      });
+    });
     return this.#got;
   }
 
@@ -122,7 +123,7 @@ export class HttpTransport {
   /** Destroys the agents' sockets; later attempts open new ones. */
   close(): void {
     this.#httpAgent.destroy();
-    this.#httpsAgent.destroy();
+    this.#httpsAgent?.destroy();
   }
 }
 

@@ -10,6 +10,7 @@
  * not running) carries the last one. Everything fits `width` cells; `height` is the rows of
  * the plot itself (the axis, ticks and markers add three).
  */
+import { dollarsText } from '../api/money.js';
 import asciichart from 'asciichart';
 import { resample, topUpsIn, type BalanceSample, type TopUpMark } from './history.js';
 
@@ -56,9 +57,9 @@ export interface Chart {
   readonly legend: string;
 }
 
-/** "$1,234.56"-style axis label (two decimals, thousands separated). */
+/** "$1,234.56"-style axis label (two decimals, thousands separated, to the nearest cent). */
 export function axisLabel(usd: number): string {
-  return `$${usd.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  return dollarsText(Math.round(usd * 100) / 100);
 }
 
 /** "45m", "6h", "3d": a duration for the time axis. */

@@ -11,7 +11,7 @@
  * A hash is `0x` + 64 hex digits; a longer one is refused with its count ("65 of 64 hex
  * digits"), never cut to 64.
  */
-import { floorToCents } from '../api/money.js';
+import { dollarsText, floorToCents, groupThousands } from '../api/money.js';
 import { MAX_TOP_UP_USD, MIN_TOP_UP_USD, TopUpAmountSchema, TxHashSchema } from '../api/schemas.js';
 
 /** What an amount is for: a new top-up, or a USDC transfer already sent (to verify). */
@@ -58,7 +58,7 @@ export function parseUsdAmount(text: string, purpose: AmountPurpose = 'topup'): 
     if (purpose === 'transfer') return { ok: false, code: 'uncreditable', reason: uncreditable(t, `is below the ${MIN_TOP_UP_USD} USD minimum top-up`) };
     return { ok: false, code: 'minimum', reason: `the minimum top-up is ${MIN_TOP_UP_USD} USD` };
   }
-  if (amount > MAX_TOP_UP_USD) return { ok: false, code: 'maximum', reason: `at most ${MAX_TOP_UP_USD.toLocaleString('en-US')} USD in one top-up` };
+  if (amount > MAX_TOP_UP_USD) return { ok: false, code: 'maximum', reason: `at most ${groupThousands(MAX_TOP_UP_USD)} USD in one top-up` };
   const checked = TopUpAmountSchema.safeParse(amount);
   if (!checked.success) return { ok: false, code: 'format', reason: checked.error.issues[0]?.message ?? 'not a valid amount' };
   return { ok: true, amount: checked.data };
@@ -98,12 +98,10 @@ export function txHashProblem(text: string): string | undefined {
   return TxHashSchema.safeParse(t).success ? undefined : 'not a transaction hash';
 }
 
-const dollars = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
-
 /**
  * `usd` for a sentence of the billing domain shared by the TUI and the commands: `$1,234.50`;
  * to the cent, cut toward −∞ (a balance is never shown higher than it is: src/api/money.ts).
  */
 export function formatDollars(usd: number): string {
-  return Number.isFinite(usd) ? dollars.format(floorToCents(usd)) : String(usd);
+  return dollarsText(usd);
 }

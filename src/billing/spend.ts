@@ -11,6 +11,7 @@
  * - Shares are of the account's spend over one period: the sum of every key's figure that was
  *   not refused.
  */
+import { compareNames } from '../terminal/collate.js';
 import { centsText } from '../api/money.js';
 import { USAGE_PERIODS, type KeyUsage, type PeriodUsage, type UsagePeriod, type UsageReport } from '../api/usageSchemas.js';
 
@@ -79,7 +80,7 @@ export function topSpenders(rows: readonly SpendRow[], period: UsagePeriod, n: n
   return rows
     .map((row) => ({ row, spend: row.periods[period]?.spend ?? 0 }))
     .filter((s) => s.spend > 0)
-    .sort((a, b) => b.spend - a.spend || a.row.name.localeCompare(b.row.name))
+    .sort((a, b) => b.spend - a.spend || compareNames(a.row.name, b.row.name))
     .slice(0, Math.max(0, n))
     .map((s) => ({ ...s, share: total > 0 ? s.spend / total : 0 }));
 }

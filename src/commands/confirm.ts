@@ -4,6 +4,7 @@
  * terminal (stdin or stderr not a TTY) the command refuses with exit 2 and names `--yes`, so a
  * script never waits for an answer nobody gives.
  */
+import { dollarsText } from '../api/money.js';
 import { askLine, canPrompt, ExitCode, fail } from './output.js';
 
 /** Options of {@link confirmDestructive}. */
@@ -63,7 +64,7 @@ export interface TopUpConfirmation {
 
 /** `$1,234.50`: an amount as the confirmation questions write it. */
 export function dollars(usd: number): string {
-  return `$${usd.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  return dollarsText(usd);
 }
 
 /** True when `billing topup` must ask before sending: a card-on-file charge, or an amount above the ceiling. */

@@ -16,6 +16,7 @@
  * Exit codes: 0 printed; 1 refused (401 unknown key, 403 deactivated, 404 deleted, no read left
  * and nothing kept); 2 bad usage (no key, not an `sk_`); 4 network.
  */
+import { groupThousands } from '../api/money.js';
 import { insecureHttpProblem } from '../api/baseUrl.js';
 import { KeydeckClient } from '../api/client.js';
 import { keyPrefixOf } from '../api/errors.js';
@@ -122,7 +123,7 @@ export function keyInfoPairs(info: KeyInfo, prefix: string, status: string): Arr
   }
   const r = info.rate_limits;
   if (r) {
-    const parts = [r.rpm !== undefined && r.rpm !== null ? `${r.rpm} requests/min` : undefined, r.tpm !== undefined && r.tpm !== null ? `${r.tpm.toLocaleString('en-US')} tokens/min` : 'no token limit'].filter(Boolean);
+    const parts = [r.rpm !== undefined && r.rpm !== null ? `${r.rpm} requests/min` : undefined, r.tpm !== undefined && r.tpm !== null ? `${groupThousands(r.tpm)} tokens/min` : 'no token limit'].filter(Boolean);
     pairs.push(['rate limits', parts.join(' · ')]);
   }
   const p = info.plan;

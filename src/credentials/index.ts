@@ -8,6 +8,10 @@
  * const credential = await store.get('default');      // { token, source: 'env'|'keychain'|'file', path? }
  * await store.set('default', 'mk_…', { insecureStorage: false });
  * ```
+ *
+ * What lives in src/credentials: where secrets live and nothing about HTTP (keytar in a child
+ * process, the 0600 file, `KEYDECK_TOKEN`, a credential's origin). May import: src/api (types,
+ * base URL rules), src/config. Imported by: src/commands, src/tui, src/exporter, src/billing.
  */
 import { positiveMsFromEnv } from '../config/timeout.js';
 import { credentialsFilePath } from '../config/paths.js';

@@ -2,6 +2,11 @@
  * The sandbox server's public entry (`keydeck/sandbox`, built to dist/sandbox.js): a faithful
  * local implementation of the service interface (§4 endpoints with §3, §5, §7, §8 behaviour)
  * plus DESIGN.md's simulation endpoints, on Fastify and `node:sqlite`.
+ *
+ * What lives in src/sandbox: the server (Fastify routes in ./routes/, the sqlite store in ./db.ts
+ * and its tables' modules, the dialects of ./dialect.ts, the clock). May import: src/api (the wire
+ * schemas, money) only. Imported by: src/commands (`keydeck sandbox`) and src/tui
+ * (`keydeck --sandbox`), lazily; the library entry `keydeck/sandbox`.
  */
 import type { AddressInfo } from 'node:net';
 import { createContext } from './context.js';

@@ -4,9 +4,7 @@
  */
 import fastStringWidth from './fastStringWidth.js';
 import cliTruncate from 'cli-truncate';
-import { floorToCents } from '../api/money.js';
-
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
+import { dollarsText } from '../api/money.js';
 
 /**
  * `25` → `"$25.00"`; USD to the cent with thousands separators, cut toward −∞ from the exact
@@ -14,7 +12,7 @@ const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' 
  * (`0.999` → `"$0.99"`).
  */
 export function formatUsd(amount: number): string {
-  return Number.isFinite(amount) ? usd.format(floorToCents(amount)) : String(amount);
+  return dollarsText(amount);
 }
 
 const MINUTE = 60_000;

@@ -3,6 +3,7 @@
  * `GET /api/plans` when it answers: its word wins; the service's pages for pool keys), each said
  * with its source, and its display status (§2.1, §3): what the details panel of the Keys pane shows.
  */
+import { groupThousands } from '../api/money.js';
 import type { ConsumptionKey } from '../api/schemas.js';
 import type { Plan } from '../api/usageSchemas.js';
 
@@ -78,7 +79,7 @@ export function describeLimits(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>,
   const parts: string[] = [];
   if (l.requestsPerMinute !== undefined) parts.push(`${l.requestsPerMinute} requests/min`);
   else if (l.onlyInBlocks) parts.push('in its blocks only, unlimited');
-  if (l.tokensPerMinute !== undefined) parts.push(`${l.tokensPerMinute.toLocaleString('en-US')} tokens/min`);
+  if (l.tokensPerMinute !== undefined) parts.push(`${groupThousands(l.tokensPerMinute)} tokens/min`);
   if (l.concurrentRequests !== undefined) parts.push(`${l.concurrentRequests} concurrent`);
   if (l.boundedByBalance) parts.push('no token limit; bounded by the balance');
   parts.push(SOURCE_TEXT[l.source]);

@@ -4,6 +4,7 @@
  * renders the full-screen app with Ink, through one exit site (lifecycle.ts) that every way
  * out (q, ctrl-c, SIGTERM, SIGHUP, SIGINT, an uncaught error) goes through.
  */
+import { keepYoungGenerationSmall } from '../terminal/heap.js';
 import { hostname } from 'node:os';
 import { dataDir, sandboxDbPath } from '../config/paths.js';
 import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
@@ -96,6 +97,7 @@ async function startEmbeddedSandbox(dbPath: string, dialect?: Dialect): Promise<
  * in `process.exitCode` (0 quit, 1 error, 2 bad profile/config, 129/130/143 signals).
  */
 export async function runTui(globals: TuiGlobals): Promise<void> {
+  keepYoungGenerationSmall();
   let sandbox: { url: string; token: string; close(): Promise<void> } | undefined;
   if (globals.sandbox) {
     const dbPath = sandboxDbPath();

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { KeydeckClient, type ClientNotice } from '../../src/api/client.js';
 import { KeydeckApiError } from '../../src/api/errors.js';
 import { parseBody } from '../../src/api/failures.js';
-import { centsText, parseUsdMicros } from '../../src/api/money.js';
+import { centsText, dollarsText, groupThousands, parseUsdMicros } from '../../src/api/money.js';
 import { readAnswer, summarizeBillingStatus } from '../../src/api/reader.js';
 import {
   ConsumptionKeyListSchema,
@@ -70,6 +70,14 @@ describe('reader table: money as a number or a decimal string, exactly', () => {
     expect(centsText(0.999999)).toBe('0.99');
     expect(centsText(0.29)).toBe('0.29');
     expect(centsText(-0.001)).toBe('-0.01');
+  });
+
+  it('writes dollars as Intl.NumberFormat en-US currency does, cut to the cent, without loading ICU', () => {
+    const intl = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
+    for (const usd of [0, 0.29, 7, 74.5, 999.99, 1000, 1234.56, 25_000, 1_234_567.89, -0.01, -1234.5]) expect(dollarsText(usd)).toBe(intl.format(usd));
+    expect(dollarsText(0.999999)).toBe('$0.99');
+    expect(dollarsText(-0.001)).toBe('-$0.01');
+    for (const n of [0, 7, 999, 1000, 12_345, 1_000_000, -4200]) expect(groupThousands(n)).toBe(n.toLocaleString('en-US'));
   });
 
   it('reads the older verify answer (balance as a string) and the newer one (a number)', () => {

@@ -64,6 +64,23 @@ describe('the house', () => {
     expect(broken).toEqual([]);
   });
 
+  it('says at the top of each folder what lives there and what may import it (its index.ts)', () => {
+    const folders = readdirSync(path.join(ROOT, 'src')).filter((d) => d !== 'types' && statSync(path.join(ROOT, 'src', d)).isDirectory());
+    const missing = folders.flatMap((d) => {
+      const entry = path.join(ROOT, 'src', d, 'index.ts');
+      let head = '';
+      try {
+        head = /^\/\*\*[\s\S]*?\*\//.exec(readFileSync(entry, 'utf8'))?.[0] ?? '';
+      } catch {
+        return [`src/${d}/index.ts is missing`];
+      }
+      return /src\/\S+/.test(head) && /May import:/.test(head) && /Imported by:/.test(head)
+        ? []
+        : [`src/${d}/index.ts: its first comment says what lives in src/${d}, "May import:" and "Imported by:"`];
+    });
+    expect(missing).toEqual([]);
+  });
+
   it(`has no source file over ${MAX_LINES} lines, and the files still over it do not grow`, () => {
     const over = sourceFiles().flatMap((file) => {
       const lines = readFileSync(path.join(ROOT, file), 'utf8').split('\n').length - 1;

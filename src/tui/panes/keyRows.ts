@@ -3,6 +3,7 @@
  * columns fitted to the terminal width, and the display row of one key.
  */
 import type { ReservedHours } from '../../api/poolBlocks.js';
+import { compareNames } from '../../terminal/collate.js';
 import type { ConsumptionKey } from '../../api/schemas.js';
 import { centsText } from '../../api/money.js';
 import type { UsagePeriod } from '../../api/usageSchemas.js';
@@ -34,7 +35,6 @@ export const SORT_LABELS: Readonly<Record<KeySort, string>> = {
   spend: 'biggest spend first (the last 24 h; keys without figures last)',
 };
 
-const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
 const STATUS_RANK: Record<KeyStatus, number> = { active: 0, expired: 1, inactive: 2 };
 
 /**
@@ -42,7 +42,7 @@ const STATUS_RANK: Record<KeyStatus, number> = { active: 0, expired: 1, inactive
  * gives a key's spend for the `spend` sort (USD; −1 or less for none: sorted last).
  */
 export function sortKeys(keys: readonly ConsumptionKey[], sort: KeySort, now: number, spendOf: (id: string) => number = () => -1): ConsumptionKey[] {
-  const byName = (a: ConsumptionKey, b: ConsumptionKey) => collator.compare(a.name, b.name);
+  const byName = (a: ConsumptionKey, b: ConsumptionKey) => compareNames(a.name, b.name);
   const out = [...keys];
   switch (sort) {
     case 'name':

@@ -1,17 +1,17 @@
 /**
  * Pure helpers of the Management keys pane (§2.2): sort, columns, display row.
  */
+import { compareNames } from '../../terminal/collate.js';
 import type { ManagementKey } from '../../api/schemas.js';
 import type { DataColumn, DataRow } from '../components/DataTable.js';
 import { tableWidth } from '../components/DataTable.js';
 import { parseTime, relativeAgo, shortDate } from '../format.js';
 import { symbols } from '../theme.js';
 
-const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
 
 /** Newest first, ties by name. */
 export function sortManagementKeys(keys: readonly ManagementKey[]): ManagementKey[] {
-  return [...keys].sort((a, b) => (parseTime(b.createdAt) ?? 0) - (parseTime(a.createdAt) ?? 0) || collator.compare(a.name, b.name));
+  return [...keys].sort((a, b) => (parseTime(b.createdAt) ?? 0) - (parseTime(a.createdAt) ?? 0) || compareNames(a.name, b.name));
 }
 
 /** Table columns for a terminal `width` cells wide. */

@@ -15,6 +15,11 @@ import { describeFailure } from '../../errors.js';
 import { formatUsd } from '../../format.js';
 import { useTopUpDeps } from './TopUpDeps.js';
 
+/** Records by `createdAt` (ISO 8601 UTC text, which sorts as it reads), newest first. */
+function newestFirst(a: JournalEntry, b: JournalEntry): number {
+  return a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0;
+}
+
 /** What {@link useTopUpRecord} gives the walk-through. */
 export interface TopUpRecord {
   /** The records of this service and profile, newest first. */
@@ -51,7 +56,7 @@ export function useTopUpRecord(options: {
 
   /** Puts `entry` into the list (replacing the one with its id), newest first. */
   const remember = useCallback((entry: JournalEntry) => {
-    setEntries((list) => [entry, ...list.filter((e) => e.id !== entry.id)].sort((a, b) => b.createdAt.localeCompare(a.createdAt)));
+    setEntries((list) => [entry, ...list.filter((e) => e.id !== entry.id)].sort((a, b) => newestFirst(a, b)));
   }, []);
 
   /** Writes a change to the journal; when the disk refuses, keeps it in memory and says so. */
@@ -143,7 +148,7 @@ export function useTopUpRecord(options: {
             const disk = byId.get(e.id);
             if (!disk || disk.updatedAt < e.updatedAt) byId.set(e.id, e);
           }
-          return [...byId.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+          return [...byId.values()].sort((a, b) => newestFirst(a, b));
         });
       },
       () => {

@@ -5,6 +5,9 @@
 import { DAY_WINDOW_MS, LONG_WINDOW_MS, SHORT_WINDOW_MS, WEEK_WINDOW_MS, type BalanceTrend, type BurnRate, type RunOutProjection } from '../../../billing/history.js';
 import { formatUsd } from '../../format.js';
 
+/** Short weekday names, Sunday first (`Date.getDay()`), as `toLocaleDateString('en-US', { weekday: 'short' })` writes them. */
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
+
 /** A duration in ms as "45 s", "12 min", "3 h 20 min", "2 d 4 h". */
 export function formatDuration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
@@ -44,7 +47,7 @@ export function formatRunOut(projection: RunOutProjection): string {
       return 'now (empty)';
     case 'at': {
       const when = new Date(projection.at);
-      const day = when.toLocaleDateString('en-US', { weekday: 'short' });
+      const day = WEEKDAYS[when.getDay()]!;
       const time = when.toTimeString().slice(0, 5);
       return `in ${formatDuration(projection.inMs)} (${day} ${time})`;
     }

@@ -1,0 +1,82 @@
+// Memory benchmark (issue 27 item 5): the cost of leaving keydeck open. Three processes side by
+// side in one run, each in a 100×30 pseudo-terminal: the bare Ink "hello" app (bench/fixtures/
+// hello.tsx, bundled the same way as keydeck), `keydeck monitor --interval 2` and the TUI with
+// `--interval 2`, both against one sandbox (in a child process) with an account of 20 credit keys
+// that spend (usage figures, a kept usage answer, a balance history). Resident memory (VmRSS) is
+// read from /proc every 10 s; the figure is the median of the samples of the last minute of a
+// 10-minute run (BENCH_QUICK=1: 90 s, the last 30 s), so a passing GC does not decide it. Also
+// printed: what the resident memory is made of (anonymous: the heaps and malloc; file: code pages
+// of node and its libraries) and the thread count.
+// Targets (issue 27): monitor ≤ 1.1× the bare Ink app, the TUI ≤ 1.25×.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { atMost, benchEnv, bundle, CLI, createManagementKey, keydeckRenderOptions, median, post, QUICK, report, ROOT, round, spawnTimed, startSandboxProcess } from './fixtures/harness.mjs';
+
+const RUN_S = QUICK ? 90 : 600;
+const LAST_S = QUICK ? 30 : 60;
+const SAMPLE_S = 10;
+
+const status = (pid) => {
+  const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(text)?.[1] ?? NaN) / 1024;
+  return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile'), threads: Number(/Threads:\s+(\d+)/.exec(text)?.[1]) };
+};
+
+const hello = await bundle(join(ROOT, 'bench/fixtures/hello.tsx'), 'hello', { define: { __KEYDECK_RENDER_OPTIONS__: JSON.stringify(keydeckRenderOptions()) } });
+const dir = mkdtempSync(join(tmpdir(), 'keydeck-bench-memory-'));
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+const sandbox = await startSandboxProcess(undefined);
+// An account as an operator has one: funded by a USDC top-up, 20 credit keys, each with some spend.
+const token = (await post(`${sandbox.url}/sandbox/users`, undefined, {})).token;
+const instruction = await post(`${sandbox.url}/api/billing/topup`, token, { amount: 500, method: 'usdc' });
+const { txHash } = await post(`${sandbox.url}/sandbox/chain/transfers`, undefined, { to: instruction.data.address, amount: '500' });
+await post(`${sandbox.url}/api/billing/verify-topup`, token, { txHash, amount: 500 });
+const mk = await createManagementKey(sandbox.url, token, 'memory');
+for (let i = 0; i < 20; i++) {
+  const key = await post(`${sandbox.url}/api/keys/credit`, mk, { name: `service-${String(i).padStart(2, '0')}` });
+  const apiKey = key.apiKey ?? key.data?.apiKey;
+  await post(`${sandbox.url}/v1/chat/completions`, apiKey, { model: 'sandbox', messages: [{ role: 'user', content: 'hi' }], sandbox_cost_usd: 0.01 * (i + 1) });
+}
+const env = benchEnv(dir, { KEYDECK_TOKEN: mk, KEYDECK_BASE_URL: sandbox.url });
+
+const runs = [
+  { name: 'bare Ink app', script: hello, args: [], ready: (s) => s.includes('hello from') },
+  { name: 'keydeck monitor', script: CLI, args: ['monitor', '--interval', '2'], ready: (s) => /remaining/i.test(s) && /\$\d/.test(s) },
+  { name: 'keydeck TUI', script: CLI, args: ['--interval', '2'], ready: (s) => s.includes('service-19') },
+];
+for (const r of runs) {
+  r.app = spawnTimed(r.script, r.args, { env, columns: 100, rows: 30 });
+  await r.app.waitForScreen(r.ready, 30_000);
+  r.samples = [];
+}
+const started = Date.now();
+while (Date.now() - started < RUN_S * 1000) {
+  await new Promise((resolve) => setTimeout(resolve, SAMPLE_S * 1000));
+  const t = (Date.now() - started) / 1000;
+  for (const r of runs) r.samples.push({ t, ...status(r.app.pid) });
+}
+for (const r of runs) {
+  const last = r.samples.filter((s) => s.t > RUN_S - LAST_S);
+  r.rss = median(last.map((s) => s.rss));
+  r.anon = median(last.map((s) => s.anon));
+  r.file = median(last.map((s) => s.file));
+  r.threads = last.at(-1).threads;
+  r.first = r.samples[0].rss;
+  r.screen = r.app.screenText();
+}
+const alive = runs.every((r) => r.ready(r.screen));
+for (const r of runs) await r.app.stop();
+await sandbox.close();
+if (!alive) throw new Error(`a screen was not whole at the end:\n${runs.map((r) => r.screen).join('\n----\n')}`);
+
+const [base, monitor, tui] = runs;
+const minutes = round(RUN_S / 60, 1);
+const figures = [];
+for (const r of runs) {
+  figures.push({ figure: `${r.name}: resident memory after ${minutes} min (median of the last ${LAST_S} s; ${round(r.first)} MB at 10 s)`, value: `${round(r.rss)} MB` });
+  figures.push({ figure: `${r.name}: of which anonymous (heaps, malloc) / file (code pages) / threads`, value: `${round(r.anon)} / ${round(r.file)} MB / ${r.threads}` });
+}
+figures.push(atMost(`keydeck monitor ÷ bare Ink app (after ${minutes} min at a 2 s interval)`, round(monitor.rss / base.rss, 2), 1.1, '×'));
+figures.push(atMost(`keydeck TUI ÷ bare Ink app (after ${minutes} min at a 2 s interval)`, round(tui.rss / base.rss, 2), 1.25, '×'));
+report('memory', `Resident memory left open (${minutes} min, 100×30, --interval 2)`, figures);

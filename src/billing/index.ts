@@ -1,0 +1,17 @@
+/**
+ * src/billing: the account's money and spend as keydeck reasons about them, for both faces.
+ *
+ * What lives here: the top-up procedures and their shared record on disk (./topups.ts,
+ * ./verifyUsdc.ts, ./journal.ts with its model in ./journalEntry.ts: "credited" only on evidence
+ * that names the top-up, ./evidence.ts), input rules for amounts and hashes (./input.ts), the
+ * USDC instruction and its EIP-681 link (./instruction.ts, ./eip681.ts), the balance history
+ * (./historyStore.ts, ./historyDb.ts, ./history.ts) with burn rates, run-out, chart and sparkline,
+ * the low-balance alert (./alert.ts), spend per key with the usage read budget shared by every
+ * keydeck process (./usageBudget.ts, ./usageTracker.ts, ./usageReads.ts, ./keyHistory.ts,
+ * ./spend.ts) and the runaway-key judgement (./runaway.ts); words for people in ./usageWords.ts
+ * and ./statusSummary.ts. No terminal drawing: sentences and numbers only.
+ *
+ * May import: src/api, src/config, src/credentials (a credential's id), src/terminal.
+ * Imported by: src/commands, src/tui, src/delivery, src/metrics, src/exporter.
+ */
+export {};

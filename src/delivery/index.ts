@@ -1,0 +1,12 @@
+/**
+ * src/delivery: where a new key goes without touching the screen, and rotation (issue 26):
+ * destinations (./destinations.ts: a dotenv file, a command fed on stdin), delivering to them
+ * (./deliver.ts, ./dotenv.ts, ./fileTarget.ts, ./command.ts), the record of where keys were
+ * delivered (./deliveryRecord.ts, never a key), rotation step by step with its crash-safe record
+ * (./rotation.ts, ./rotationRecord.ts) and the old key's last use and spend at the handover
+ * (./lastUse.ts, ./oldKeySpend.ts).
+ *
+ * May import: src/api, src/billing, src/config.
+ * Imported by: src/commands and src/tui (it sits below both faces; the house test enforces it).
+ */
+export {};

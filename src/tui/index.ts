@@ -1,0 +1,14 @@
+/**
+ * src/tui: the full-screen face (Ink and React). ./run.tsx starts it, ./App.tsx and
+ * ./Shell.tsx lay it out; panes in ./panes/, multi-step flows (setup, top-up, rotation) in
+ * ./flows/, shared state in ./contexts/ (session, balance, keys, usage, status), hooks in
+ * ./hooks/, widgets in ./components/, keyboard in ./input/ and ./keymap.ts (the one table of
+ * keys, read by the help overlay and the manual's drift test), text formatting in ./format.ts.
+ * It talks to the service only through src/api and writes outside text only through
+ * src/terminal's sanitiser.
+ *
+ * May import: everything below the faces (api, billing, config, credentials, delivery, terminal)
+ * and src/sandbox (the embedded sandbox of `keydeck --sandbox`, imported lazily).
+ * Imported by: src/cli only (nothing else imports the TUI; the house test enforces it).
+ */
+export {};
