@@ -49,7 +49,7 @@ import { useHistorySeries } from './useHistorySeries.js';
 function statusTreeLines(data: unknown): TreeLine[] {
   const summary = summarizeBillingStatus(data);
   if (!summary) return treeLines(data);
-  return statusSummaryLines(summary).map((l) => ({
+  return statusSummaryLines(summary, { mintHint: () => 'n on the Keys pane (1) mints it' }).map((l) => ({
     depth: l.depth,
     key: visible(l.key, { maxWidth: 64 }),
     ...(l.value !== undefined && { value: visible(l.value) }),
