@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { KeydeckClient } from '../../src/api/client.js';
 import { createProgram } from '../../src/cli/program.js';
 import { ENVIRONMENT_VARIABLES } from '../../src/commands/environment.js';
-import { MANUAL_TOPICS } from '../../src/commands/manualTopics.js';
+import { MANUAL_TOPICS, topicList } from '../../src/commands/manualTopics.js';
 import { AccountMetrics } from '../../src/metrics/account.js';
 import { processRegistry } from '../../src/metrics/process.js';
 import { registerSpendMetrics } from '../../src/metrics/spend.js';
@@ -66,6 +66,8 @@ describe('the manual (docs/)', () => {
     const pages = readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3)).sort();
     expect(pages).toEqual(MANUAL_TOPICS.map((t) => t.name).sort());
     const commands = createProgram('0.0.0').commands.map((c) => c.name());
+    // Each topic's line in `keydeck help` fits 80 columns.
+    for (const line of topicList().split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
     for (const t of MANUAL_TOPICS) if (t.name !== 'environment') expect(commands, `the page ${t.name}.md is named like a command`).not.toContain(t.name);
   });
 
