@@ -8,7 +8,9 @@
  * sanitised by whoever writes them to a terminal.
  */
 import type { BillingStatusSummary } from '../api/reader.js';
+import { reservedHoursAt } from '../api/poolBlocks.js';
 import type { ConsumptionKey } from '../api/schemas.js';
+import type { NotifyEvent } from '../terminal/notify.js';
 
 /** A subscription or pool pledge that has no key (yet). */
 export interface KeylessSubscription {
@@ -91,4 +93,32 @@ export function blocksOfKey(key: ConsumptionKey, summary: BillingStatusSummary |
   const id = subscriptionIdOf(key);
   if (id === undefined || !summary) return undefined;
   return summary.poolPledges.find((p) => p.id === id)?.blocks;
+}
+
+/** How long before its block ends a pool key's `block_ending` goes out, ms (15 min). */
+export const BLOCK_END_NOTICE_MS = 15 * 60_000;
+
+/**
+ * The `block_ending` events due at `now` for the active pool keys whose blocks `blocksOf` knows,
+ * leaving out the key-and-end pairs in `already` (which it then adds to). Pure.
+ */
+export function dueBlockEvents(
+  keys: readonly ConsumptionKey[] | undefined,
+  blocksOf: (key: ConsumptionKey) => readonly string[] | undefined,
+  now: number,
+  already: Set<string>,
+): NotifyEvent[] {
+  const events: NotifyEvent[] = [];
+  for (const key of keys ?? []) {
+    if (!key.isActive) continue;
+    const blocks = blocksOf(key);
+    const at = blocks ? reservedHoursAt(blocks, now) : undefined;
+    if (!at?.inside || !Number.isFinite(at.endsAt) || at.endsAt - now > BLOCK_END_NOTICE_MS) continue;
+    const id = `${key.id}@${at.endsAt}`;
+    if (already.has(id)) continue;
+    already.add(id);
+    const next = reservedHoursAt(blocks!, at.endsAt);
+    events.push({ kind: 'block_ending', keyName: key.name, block: at.block, minutesLeft: (at.endsAt - now) / 60_000, ...(next && !next.inside && { nextBlock: next.block }) });
+  }
+  return events;
 }

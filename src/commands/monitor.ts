@@ -7,6 +7,10 @@
  * `--alert-below`); the live view itself is an Ink component of the TUI layer, handed in by
  * src/cli.ts as `render` (commands never import the TUI).
  *
+ * A pool key's reserved block about to end is announced once through the notifier (issue 23):
+ * the keys and the billing status are read every {@link BLOCK_WATCH_MS} for that (src/billing/
+ * pledges.ts `dueBlockEvents`); a failed read is skipped (the balance line says what fails).
+ *
  * Exit codes: 0 after `q`; 2 bad usage (a bad flag, no terminal, no base URL); 1 no key.
  */
 import { keepYoungGenerationSmall } from '../terminal/heap.js';
@@ -28,7 +32,12 @@ import { KeyHistory } from '../billing/keyHistory.js';
 import type { RunawaySettings } from '../billing/runaway.js';
 import { credentialIdOf, UsageBudget } from '../billing/usageBudget.js';
 import { UsageTracker } from '../billing/usageTracker.js';
+import { blocksOfKey, dueBlockEvents } from '../billing/pledges.js';
+import { summarizeBillingStatus } from '../api/reader.js';
 import { ExitCode, fail, openSession, warn, type ExitCodeValue, type GlobalOptions, type OpenSessionOptions } from './output.js';
+
+/** How often `keydeck monitor` reads the keys and the billing status for pool keys' block ends, ms (5 min). */
+export const BLOCK_WATCH_MS = 5 * 60_000;
 
 /** Flags of `keydeck monitor` (commander's strings). */
 export interface MonitorFlags {
@@ -72,6 +81,8 @@ export interface MonitorDeps {
   readonly openHistory?: () => BalanceHistoryStore;
   /** keydeck's version, for `keydeck_build_info` (default `unknown`). */
   readonly version?: string;
+  /** Where notifications go (default: the notifier the flags describe: terminal, desktop, commands). */
+  readonly notify?: (event: NotifyEvent) => void;
 }
 
 /**
@@ -92,7 +103,13 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
   if ((deps.session?.env ?? process.env).TERM === 'dumb') {
     fail(ExitCode.usage, 'keydeck monitor redraws its lines and needs a capable terminal (TERM=dumb cannot move the cursor); use `keydeck billing watch` instead');
   }
-  const { profile, client, credential } = await openSession(globals, { ...deps.session, spinner: false });
+  // What the reader hid (key values in a list) is said after the live view, not across it.
+  const notices: string[] = [];
+  const { profile, client, credential } = await openSession(globals, {
+    ...deps.session,
+    spinner: false,
+    client: { ...deps.session?.client, onNotice: (notice) => notices.push(notice.message) },
+  });
   const isKey = tokenKind(credential.token) === 'management';
   const alertBelowUsd = parsed.value.alertBelowUsd ?? profile.alertBelowUsd;
   const settings: MonitorSettings = {
@@ -175,8 +192,24 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       timer.unref();
       closers.push(async () => clearInterval(timer));
     }
-    const code = await deps.render({ settings, getCredits, ...(series && { series }), notify: (e) => notifier.notify(e), ...(metricsUrl && { metricsUrl }), ...(usage && { usage }), runaway });
-    for (const sentence of problems) warn(sentence);
+    const notify = deps.notify ?? ((event: NotifyEvent) => notifier.notify(event));
+    // Pool keys' block ends (issue 23): announced once each, within 15 min of the end.
+    const blockSent = new Set<string>();
+    const watchBlocks = () => {
+      Promise.all([client.keys.list(), client.billing.status()]).then(
+        ([keys, status]) => {
+          const summary = summarizeBillingStatus(status);
+          for (const event of dueBlockEvents(keys, (k) => blocksOfKey(k, summary), client.serviceNow(), blockSent)) notify(event);
+        },
+        () => undefined,
+      );
+    };
+    watchBlocks();
+    const blockTimer = setInterval(watchBlocks, BLOCK_WATCH_MS);
+    blockTimer.unref();
+    closers.push(async () => clearInterval(blockTimer));
+    const code = await deps.render({ settings, getCredits, ...(series && { series }), notify, ...(metricsUrl && { metricsUrl }), ...(usage && { usage }), runaway });
+    for (const sentence of [...notices, ...problems]) warn(sentence);
     return code;
   } finally {
     for (const close of closers) await close();

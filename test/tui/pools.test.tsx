@@ -82,18 +82,3 @@ describe('Billing pane: the pools view', () => {
   });
 });
 
-describe('a block’s end, announced', () => {
-  it('once per key and block end, within 15 minutes of it, naming the next block; nothing for keys whose blocks are unknown', async () => {
-    const { dueBlockEvents } = await import('../../src/tui/hooks/useSubscriptionNotifications.js');
-    const { notificationText } = await import('../../src/terminal/notify.js');
-    const key = (id: string) => ({ id, name: id, keyPlan: 'pool', keyType: 'subscription', isActive: true, createdAt: '2026-11-25T00:00:00Z' });
-    const blocks: Record<string, string[]> = { a: ['europe'], b: ['europe', 'americas'] };
-    const sent = new Set<string>();
-    const at = Date.parse('2026-11-25T15:50:00Z');
-    const events = dueBlockEvents([key('a'), key('b'), key('c')], (k) => blocks[k.id], at, sent);
-    expect(events).toEqual([{ kind: 'block_ending', keyName: 'a', block: 'europe', minutesLeft: 10, nextBlock: 'europe' }]);
-    expect(dueBlockEvents([key('a')], (k) => blocks[k.id], at + 60_000, sent)).toEqual([]);
-    expect(dueBlockEvents([key('a')], (k) => blocks[k.id], Date.parse('2026-11-25T15:40:00Z'), new Set())).toEqual([]);
-    expect(notificationText(events[0]!, 'default').body).toBe('"a": block europe ends in 10 min; its requests get 429 until europe starts');
-  });
-});
