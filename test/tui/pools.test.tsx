@@ -63,6 +63,24 @@ describe('Keys pane: a pledge without a key', () => {
   });
 });
 
+describe('Keys pane: a key minted behind its back', () => {
+  it('n reads the lists afresh and refuses with the reason, nothing sent', async () => {
+    const token = await sb.newUser();
+    const pledge = await sb.call('POST', '/sandbox/subscriptions', { token, body: { pool: 'kimi26', blocks: ['asia'] } });
+    const u = open(token);
+    await u.waitFor('⚠ pool pledge kimi26 (asia) has no key · n mints it');
+    await sb.call('POST', '/api/keys/subscription', { token, body: { name: 'elsewhere', subscriptionId: pledge.body.id } });
+    await u.press('n');
+    await u.waitFor('mint the key of pool pledge kimi26 (asia)');
+    await u.press(KEYS.enter);
+    const refused = await u.waitFor('Not minted');
+    expect(refused).toContain('"elsewhere"');
+    expect(refused).toContain('Nothing was sent.');
+    await u.press(KEYS.enter);
+    await u.waitFor((f) => f.includes('elsewhere') && !f.includes('has no key'));
+  });
+});
+
 describe('Billing pane: the pools view', () => {
   it('p lists the pools; enter shows one pool’s blocks and free seats by hour; esc goes back', async () => {
     const u = open(sb.token);

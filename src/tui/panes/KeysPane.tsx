@@ -224,7 +224,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
           <PledgeMintFlow
             {...area}
             keyless={pledges.keyless}
-            refusal={pledges.refusal}
+            refusal={pledges.freshRefusal}
             onCredit={() => {
               setDialog(undefined);
               void startCredit();

@@ -11,14 +11,21 @@ import { reservedHoursAt, reservedHoursText, type ReservedHours } from '../../ap
 import type { ConsumptionKey } from '../../api/schemas.js';
 import { blocksOfKey, keylessSubscriptions, mintRefusal, type KeylessSubscription } from '../../billing/pledges.js';
 import { visible } from '../../terminal/sanitize.js';
+import { summarizeBillingStatus } from '../../api/reader.js';
 import { useAccountData } from '../contexts/AccountDataContext.js';
+import { useSession } from '../contexts/SessionContext.js';
 
 /** What {@link usePledges} gives the pane. */
 export interface Pledges {
   /** Running subscriptions and pledges without a key. */
   readonly keyless: readonly KeylessSubscription[];
-  /** Why a key must not be minted for `id` now, or undefined. */
+  /** Why a key must not be minted for `id` now, or undefined (the lists kept). */
   refusal(id: string): string | undefined;
+  /**
+   * The same on the keys and the billing status read afresh (what was kept when a read fails);
+   * the lists kept are reloaded with them.
+   */
+  freshRefusal(id: string): Promise<string | undefined>;
   /** The key's reserved blocks, when the service says them. */
   blocksOf(key: ConsumptionKey): readonly string[] | undefined;
   /** Where the key stands in its blocks at `now`, or undefined when they are not known. */
@@ -30,6 +37,7 @@ export interface Pledges {
 /** See {@link Pledges}. */
 export function usePledges(): Pledges {
   const { keys, billingStatus } = useAccountData();
+  const { client } = useSession();
   const summary = billingStatus.data ?? undefined;
   const list = keys.data;
   return useMemo(() => {
@@ -37,6 +45,13 @@ export function usePledges(): Pledges {
     return {
       keyless: keylessSubscriptions(summary, list ?? []),
       refusal: (id: string) => mintRefusal(id, summary, list ?? []),
+      freshRefusal: async (id: string) => {
+        void keys.reload();
+        void billingStatus.reload();
+        if (!client) return mintRefusal(id, summary, list ?? []);
+        const [freshKeys, status] = await Promise.all([client.keys.list().catch(() => list ?? []), client.billing.status().catch(() => undefined)]);
+        return mintRefusal(id, status === undefined ? summary : summarizeBillingStatus(status), freshKeys);
+      },
       blocksOf,
       hoursOf: (key: ConsumptionKey, now: number) => {
         const blocks = blocksOf(key);
@@ -44,7 +59,7 @@ export function usePledges(): Pledges {
       },
       hoursText: (key: ConsumptionKey, now: number) => reservedHoursText(blocksOf(key), now),
     };
-  }, [summary, list]);
+  }, [summary, list, client, keys, billingStatus]);
 }
 
 /**

@@ -3,14 +3,17 @@
  * (issue 23): which one (or a new credit key instead) is chosen first, then the key's name, then
  * the same creation and delivery flow as a credit key (../delivery/CreateKeyFlow.tsx: where it
  * goes, shown once until acknowledged, `POST /api/keys/subscription` sent once). Before the name
- * is asked, src/billing/pledges.ts `mintRefusal` is consulted again on the current lists: a
- * subscription that got its key meanwhile is refused with the reason, nothing sent.
+ * is asked, src/billing/pledges.ts `mintRefusal` is consulted again on lists read afresh (`refusal`):
+ * a subscription that got its key meanwhile (another terminal, the dashboard) is refused with the
+ * reason, nothing sent.
  */
 import { useState } from 'react';
 import type { KeylessSubscription } from '../../../billing/pledges.js';
 import { keyNameProblem } from '../../../api/schemas.js';
 import { visible } from '../../../terminal/sanitize.js';
+import { Text } from 'ink';
 import { ChoiceDialog } from '../../components/ChoiceDialog.js';
+import { Dialog } from '../../components/Dialog.js';
 import { NoticeDialog } from '../../components/NoticeDialog.js';
 import { PromptDialog } from '../../components/PromptDialog.js';
 import { CreateKeyFlow } from '../delivery/CreateKeyFlow.js';
@@ -19,8 +22,8 @@ import { CreateKeyFlow } from '../delivery/CreateKeyFlow.js';
 export interface PledgeMintFlowProps {
   /** The subscriptions and pledges without a key (at least one). */
   readonly keyless: readonly KeylessSubscription[];
-  /** Why a key must not be minted for `id` now (the current lists), or undefined. */
-  readonly refusal: (id: string) => string | undefined;
+  /** Why a key must not be minted for `id` now (the lists read afresh), or undefined. */
+  readonly refusal: (id: string) => Promise<string | undefined>;
   /** The user chose a credit key instead (the pane's own `n` flow). */
   readonly onCredit: () => void;
   /** The flow is over; `id` of the key created, if one was. */
@@ -43,7 +46,7 @@ export function defaultMintName(k: KeylessSubscription): string {
   return clean === '' ? 'subscription-key' : clean;
 }
 
-type Step = { kind: 'choose' } | { kind: 'refused'; reason: string } | { kind: 'name'; sub: KeylessSubscription } | { kind: 'create'; sub: KeylessSubscription; name: string };
+type Step = { kind: 'choose' } | { kind: 'checking' } | { kind: 'refused'; reason: string } | { kind: 'name'; sub: KeylessSubscription } | { kind: 'create'; sub: KeylessSubscription; name: string };
 
 /** See the module comment. */
 export function PledgeMintFlow(props: PledgeMintFlowProps) {
@@ -63,11 +66,17 @@ export function PledgeMintFlow(props: PledgeMintFlowProps) {
           onChoose={(i) => {
             const sub = props.keyless[i];
             if (!sub) return props.onCredit();
-            const reason = props.refusal(sub.id);
-            setStep(reason ? { kind: 'refused', reason } : { kind: 'name', sub });
+            setStep({ kind: 'checking' });
+            void props.refusal(sub.id).then((reason) => setStep(reason ? { kind: 'refused', reason } : { kind: 'name', sub }));
           }}
           onCancel={() => props.onDone()}
         />
+      );
+    case 'checking':
+      return (
+        <Dialog {...area} title="New key">
+          <Text>checking that the subscription has no key yet…</Text>
+        </Dialog>
       );
     case 'refused':
       return <NoticeDialog {...area} title="Not minted" message={[`${visible(step.reason)}. Nothing was sent.`]} onClose={() => props.onDone()} />;
