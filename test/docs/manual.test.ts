@@ -15,6 +15,7 @@ import { KeydeckClient } from '../../src/api/client.js';
 import { createProgram } from '../../src/cli/program.js';
 import { ENVIRONMENT_VARIABLES } from '../../src/commands/environment.js';
 import { MANUAL_TOPICS, topicList } from '../../src/commands/manualTopics.js';
+import { ConfigFileSchema, ProfileConfigSchema } from '../../src/config/config.js';
 import { AccountMetrics } from '../../src/metrics/account.js';
 import { processRegistry } from '../../src/metrics/process.js';
 import { registerSpendMetrics } from '../../src/metrics/spend.js';
@@ -133,6 +134,12 @@ describe('the manual (docs/)', () => {
   it('lists every environment variable of keydeck help environment, and no other', () => {
     const listed = tableRows(page(PAGES.environment)).map((r) => codeSpans(r.cells[0]!)[0]);
     expect([...listed].sort()).toEqual(ENVIRONMENT_VARIABLES.map((v) => v.name).sort());
+  });
+
+  it('lists every field of the config file', () => {
+    const documented = new Set(tableRows(page('credentials.md')).flatMap((r) => codeSpans(r.cells[0]!)));
+    const fields = [...Object.keys(ConfigFileSchema.shape), ...Object.keys(ProfileConfigSchema.shape)];
+    expect(fields.filter((f) => !documented.has(f)), "add these to docs/credentials.md's table of config fields").toEqual([]);
   });
 
   it('lists every metric the metrics code defines in the metrics table', async () => {
