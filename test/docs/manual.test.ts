@@ -136,6 +136,12 @@ describe('the manual (docs/)', () => {
     expect([...listed].sort()).toEqual(ENVIRONMENT_VARIABLES.map((v) => v.name).sort());
   });
 
+  it('names every variable keydeck gives --on-low and --on-anomaly commands', () => {
+    const given = new Set(readFileSync(path.join(ROOT, 'src/terminal/notify.ts'), 'utf8').match(/KEYDECK_[A-Z_]+/g));
+    const pages = page(PAGES.metrics) + page('spend.md');
+    expect([...given].filter((v) => !pages.includes(`\`${v}\``)), 'add these to docs/monitoring.md (--on-low) or docs/spend.md (--on-anomaly)').toEqual([]);
+  });
+
   it('lists every field of the config file', () => {
     const documented = new Set(tableRows(page('credentials.md')).flatMap((r) => codeSpans(r.cells[0]!)));
     const fields = [...Object.keys(ConfigFileSchema.shape), ...Object.keys(ProfileConfigSchema.shape)];
