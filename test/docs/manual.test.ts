@@ -142,6 +142,14 @@ describe('the manual (docs/)', () => {
     expect([...given].filter((v) => !pages.includes(`\`${v}\``)), 'add these to docs/monitoring.md (--on-low) or docs/spend.md (--on-anomaly)').toEqual([]);
   });
 
+  it('lists every endpoint the sandbox adds to the interface (/sandbox/…, /v1/…)', () => {
+    const dir = path.join(ROOT, 'src/sandbox/routes');
+    const routes = readdirSync(dir).flatMap((f) => [...readFileSync(path.join(dir, f), 'utf8').matchAll(/app\.(?:get|post|put|delete)\(\s*'(\/(?:sandbox|v1)\/[^']*)'/g)].map((m) => m[1]!));
+    expect(routes.length).toBeGreaterThan(5);
+    const text = page('sandbox-service.md');
+    expect(routes.filter((r) => !text.includes(r)), 'add these to docs/sandbox-service.md').toEqual([]);
+  });
+
   it('lists every field of the config file', () => {
     const documented = new Set(tableRows(page('credentials.md')).flatMap((r) => codeSpans(r.cells[0]!)));
     const fields = [...Object.keys(ConfigFileSchema.shape), ...Object.keys(ProfileConfigSchema.shape)];
