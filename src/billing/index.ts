@@ -8,7 +8,9 @@
  * (./historyStore.ts, ./historyDb.ts, ./history.ts) with burn rates, run-out, chart and sparkline,
  * the low-balance alert (./alert.ts), spend per key with the usage read budget shared by every
  * keydeck process (./usageBudget.ts, ./usageTracker.ts, ./usageReads.ts, ./keyHistory.ts,
- * ./spend.ts) and the runaway-key judgement (./runaway.ts); words for people in ./usageWords.ts
+ * ./spend.ts) and the runaway-key judgement (./runaway.ts); the pool subscriptions: which
+ * subscriptions and pledges have no key, whether one may be minted, a key's blocks
+ * (./pledges.ts) and the pools in words (./poolView.ts); words for people in ./usageWords.ts
  * and ./statusSummary.ts. No terminal drawing: sentences and numbers only.
  *
  * May import: src/api, src/config, src/credentials (a credential's id), src/terminal.

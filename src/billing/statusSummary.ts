@@ -25,12 +25,19 @@ function when(iso: string | undefined): string {
 
 const yesNo = (v: boolean | undefined): string => (v === undefined ? '—' : v ? 'yes' : 'no');
 
+/** Options of {@link statusSummaryLines}. */
+export interface SummaryOptions {
+  /** What to say after `has a key: no` for a pledge with that id (how to mint it here). */
+  readonly mintHint?: (id: string) => string;
+}
+
 /**
  * The summary as lines: `subscriptions (N)` with one block per subscription (its plan as the
- * heading), `pool pledges (N)` likewise (the pool's slug), then `credit balance: 25.00 USD`
- * (to the cent, never rounded up) when the service sent one.
+ * heading), `pool pledges (N)` likewise (the pool's slug; its id, blocks and whether it has its
+ * key, with `mintHint` when it has none: issue 23), then `credit balance: 25.00 USD` (to the
+ * cent, never rounded up) when the service sent one.
  */
-export function statusSummaryLines(summary: BillingStatusSummary): SummaryLine[] {
+export function statusSummaryLines(summary: BillingStatusSummary, options: SummaryOptions = {}): SummaryLine[] {
   const out: SummaryLine[] = [];
   out.push(summary.subscriptions.length === 0 ? { depth: 0, key: 'subscriptions', value: 'none' } : { depth: 0, key: `subscriptions (${summary.subscriptions.length})` });
   for (const s of summary.subscriptions) {
@@ -45,10 +52,13 @@ export function statusSummaryLines(summary: BillingStatusSummary): SummaryLine[]
   out.push(summary.poolPledges.length === 0 ? { depth: 0, key: 'pool pledges', value: 'none' } : { depth: 0, key: `pool pledges (${summary.poolPledges.length})` });
   for (const p of summary.poolPledges) {
     out.push({ depth: 1, key: p.pool ?? p.id ?? 'pool' });
+    if (p.id !== undefined) out.push({ depth: 2, key: 'id', value: p.id });
     out.push({ depth: 2, key: 'status', value: p.status ?? '—' });
+    if (p.blocks !== undefined) out.push({ depth: 2, key: 'blocks', value: p.blocks.join(', ') });
     out.push({ depth: 2, key: 'period ends', value: when(p.currentPeriodEnd) });
     out.push({ depth: 2, key: 'cancel at period end', value: yesNo(p.cancelAtPeriodEnd) });
-    out.push({ depth: 2, key: 'has a key', value: yesNo(p.hasKey) });
+    const hint = p.hasKey === false && p.id !== undefined && options.mintHint ? ` — ${options.mintHint(p.id)}` : '';
+    out.push({ depth: 2, key: 'has a key', value: `${yesNo(p.hasKey)}${hint}` });
   }
   if (summary.creditBalance !== undefined) out.push({ depth: 0, key: 'credit balance', value: `${centsText(summary.creditBalance)} USD` });
   return out;

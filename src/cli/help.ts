@@ -29,7 +29,9 @@ export function registerHelp(program: Command): void {
         const { readManualPage, renderManualPage } = await import('../commands/manual.js');
         const { runLocal } = await import('./shared.js');
         await runLocal(async () => {
-          process.stdout.write(renderManualPage(readManualPage(first)));
+          // Prose wrapped at the terminal's width (at most 100 columns; 100 into a pipe).
+          const width = process.stdout.isTTY && process.stdout.columns > 0 ? Math.min(process.stdout.columns, 100) : 100;
+          process.stdout.write(renderManualPage(readManualPage(first), { width }));
         });
         return;
       }

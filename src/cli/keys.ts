@@ -29,12 +29,14 @@ export function registerKeys(program: Command): void {
     });
   keys
     .command('create')
-    .description('create a credit key (needs a balance above 0) and print its sk_ value, the only time it is shown')
-    .requiredOption('--name <name>', 'label of the key (1–128 characters)')
+    .description('create a credit key (needs a balance above 0), or with --subscription the key of a subscription or pool pledge, and print its sk_ value, the only time it is shown')
+    .argument('[name]', 'label of the key (1–128 characters); or --name')
+    .option('--name <name>', 'label of the key (1–128 characters)')
+    .option('--subscription <id>', 'mint the one active key of this subscription or pool pledge (its id in keydeck billing status) instead of a credit key')
     .option('--json', 'print the created key (with apiKey) as JSON')
-    .action(async (opts: { name: string; json?: boolean } & DeliveryOptionValues, cmd: Command) => {
+    .action(async (name: string | undefined, opts: { name?: string; subscription?: string; json?: boolean } & DeliveryOptionValues, cmd: Command) => {
       const { keysCreate } = await import('../commands/keys.js');
-      await runScripted(cmd, (g) => keysCreate(g, opts));
+      await runScripted(cmd, (g) => keysCreate(g, { ...opts, name: opts.name ?? name, positionalName: name }));
     });
   addDeliveryOptions(keys.commands.find((c) => c.name() === 'create')!);
   keys

@@ -17,6 +17,7 @@ import { registerExporter } from './exporter.js';
 import { registerHelp } from './help.js';
 import { registerKeys, registerMgmtKeys } from './keys.js';
 import { registerMonitor } from './monitor.js';
+import { registerPools } from './pools.js';
 import { registerProfile, registerShellHelpers } from './profile.js';
 import { registerSandbox } from './sandbox.js';
 import { DIALECTS } from './shared.js';
@@ -56,6 +57,7 @@ export function createProgram(version: string): Command {
   registerMgmtKeys(program);
   registerKeyInfo(program);
   registerBilling(program);
+  registerPools(program);
   registerProfile(program);
   registerShellHelpers(program);
   registerTuiAction(program);

@@ -14,6 +14,7 @@
 import { topUpKindOf, type TopUpResult } from '../api/client.js';
 import { KeydeckApiError } from '../api/errors.js';
 import { TopUpMethodNameSchema, type CreditBalance, type TopUpMethod } from '../api/schemas.js';
+import { keylessSubscriptions } from '../billing/pledges.js';
 import { summarizeBillingStatus } from '../api/reader.js';
 import { instructionDiffersSentence } from '../billing/instruction.js';
 import { statusSummaryLines, summaryText } from '../billing/statusSummary.js';
@@ -62,7 +63,14 @@ export async function billingStatus(globals: GlobalOptions, flags: JsonFlag = {}
   const status = await client.billing.status();
   const summary = flags.json ? undefined : summarizeBillingStatus(status);
   if (flags.json) printData(status);
-  else if (summary) printLine(summaryText(statusSummaryLines(summary)));
+  else if (summary) {
+    printLine(summaryText(statusSummaryLines(summary, { mintHint: (id) => `mint it: keydeck keys create --subscription ${id} NAME` })));
+    const keyless = keylessSubscriptions(summary, await client.keys.list().catch(() => []));
+    if (keyless.length > 0) {
+      printLine('');
+      printLine(`${keyless.length === 1 ? 'One subscription has' : `${keyless.length} subscriptions have`} no key yet: ${keyless.map((k) => `${k.what ?? k.kind} (${k.id})`).join(', ')}. Mint each with: keydeck keys create --subscription ID NAME`);
+    }
+  }
   else printFormatted(formatKeyValues(flattenForDisplay(status), { color: colorEnabled() }));
   return ExitCode.ok;
 }

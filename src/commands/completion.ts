@@ -7,6 +7,7 @@
  * on stderr).
  */
 import type { Command, Option } from 'commander';
+import { MANUAL_TOPICS } from './manualTopics.js';
 
 /** The shells a script is printed for. */
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
@@ -89,7 +90,7 @@ export async function completeWords(program: Command, words: readonly string[], 
   const before = words.slice(0, -1);
   const chain: Command[] = [program];
   let expectingValueOf: Option | undefined;
-  for (const word of before) {
+  for (const [i, word] of before.entries()) {
     if (expectingValueOf) {
       expectingValueOf = undefined;
       continue;
@@ -99,6 +100,8 @@ export async function completeWords(program: Command, words: readonly string[], 
       if (option && (option.required || option.optional) && !word.includes('=')) expectingValueOf = option;
       continue;
     }
+    // `keydeck help WORDS…`: the words are a command path, or a topic of the manual.
+    if (chain.length === 1 && word === 'help') return helpCandidates(program, before.slice(i + 1));
     const sub = visible(chain.at(-1)!).find((c) => c.name() === word || c.aliases().includes(word));
     if (sub) chain.push(sub);
   }
@@ -111,10 +114,22 @@ export async function completeWords(program: Command, words: readonly string[], 
     return optionsOf(chain).flatMap((o) => (o.long ? [o.long] : o.short ? [o.short] : []));
   }
   const subs = visible(chain.at(-1)!).map((c) => c.name());
-  if (subs.length > 0) return chain.length === 1 ? [...subs, 'help'] : subs;
+  if (subs.length > 0) return subs;
   const path = chain.slice(1).map((c) => c.name()).join(' ');
   const source = POSITIONAL[path];
   return source ? sources[source]() : [];
+}
+
+/** After `keydeck help` and `path` (the words typed since): the subcommands there, and at the top also the manual's topics. */
+function helpCandidates(program: Command, path: readonly string[]): string[] {
+  let cmd = program;
+  for (const word of path) {
+    const sub = visible(cmd).find((c) => c.name() === word || c.aliases().includes(word));
+    if (!sub) return [];
+    cmd = sub;
+  }
+  const names = visible(cmd).map((c) => c.name()).filter((n) => n !== 'help');
+  return cmd === program ? [...names, ...MANUAL_TOPICS.map((t) => t.name).filter((t) => !names.includes(t))] : names;
 }
 
 /** Runs `promise` for at most `ms`; [] when it fails or is late. */

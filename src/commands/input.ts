@@ -4,6 +4,7 @@
  * 2 and one sentence `invalid_request: <flag> <reason>` (see {@link fail}).
  */
 import type { z } from 'zod';
+import { SubscriptionIdSchema } from '../api/poolSchemas.js';
 import { KeyIdSchema, KeyNameSchema } from '../api/schemas.js';
 import { normalizeTxHash, parseUsdAmount, txHashProblem, type AmountPurpose } from '../billing/input.js';
 import { ExitCode, fail } from './output.js';
@@ -28,6 +29,11 @@ export function parseKeyName(text: string): string {
 /** A key id (the `ID` argument): non-empty, no `/ ? #` or spaces. Exit 2 otherwise. */
 export function parseKeyId(text: string): string {
   return check(KeyIdSchema, text, 'ID');
+}
+
+/** A subscription or pool pledge id (`--subscription`): 1–200 letters, digits, `_-.:`. Exit 2 otherwise. */
+export function parseSubscriptionId(text: string): string {
+  return check(SubscriptionIdSchema, text, '--subscription');
 }
 
 /**

@@ -123,7 +123,9 @@ export function keyInfoPairs(info: KeyInfo, prefix: string, status: string): Arr
   }
   const r = info.rate_limits;
   if (r) {
-    const parts = [r.rpm !== undefined && r.rpm !== null ? `${r.rpm} requests/min` : undefined, r.tpm !== undefined && r.tpm !== null ? `${groupThousands(r.tpm)} tokens/min` : 'no token limit'].filter(Boolean);
+    // A pool key (issue 23): no request cap (`rpm: null`) inside its reserved blocks.
+    const rpm = r.rpm !== undefined && r.rpm !== null ? `${r.rpm} requests/min` : r.rpm === null && info.plan?.slug === 'pool' ? 'no request limit in its blocks (429 outside them), 1 concurrent request' : undefined;
+    const parts = [rpm, r.tpm !== undefined && r.tpm !== null ? `${groupThousands(r.tpm)} tokens/min` : 'no token limit'].filter(Boolean);
     pairs.push(['rate limits', parts.join(' · ')]);
   }
   const p = info.plan;

@@ -13,12 +13,13 @@ import type { ConsumptionKey } from '../api/schemas.js';
 import { byId, printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { keyStatus, paidTimeLost } from '../api/keyStatus.js';
-import { parseKeyId, parseKeyName } from './input.js';
-import { canPrompt, ExitCode, fail, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { parseKeyId, parseKeyName, parseSubscriptionId } from './input.js';
+import { canPrompt, ExitCode, fail, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
+import { summarizeBillingStatus } from '../api/reader.js';
+import { mintRefusal } from '../billing/pledges.js';
 import { checkPlan, deliverAndSay, deliveryJson, deliveryPlanOf, rememberDeliveries, say, undelivered, type DeliveryFlags } from './keyDelivery.js';
 import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalText } from './table.js';
 import { visible } from '../terminal/sanitize.js';
-
 
 const STATUS_STYLE = { active: 'green', inactive: 'yellow', expired: 'red' } as const;
 
@@ -60,26 +61,59 @@ export async function keysList(globals: GlobalOptions, flags: JsonFlag = {}, dep
   return ExitCode.ok;
 }
 
+/** The flags of `keys create`: the name as `--name` or the NAME argument, and `--subscription`. */
+export interface KeysCreateFlags extends JsonFlag, DeliveryFlags {
+  readonly name?: string;
+  /** The NAME argument, when given (to refuse two different names). */
+  readonly positionalName?: string;
+  /** `--subscription ID`: mint the key of that subscription or pool pledge (issue 23). */
+  readonly subscription?: string;
+}
+
 /**
- * `keydeck keys create --name NAME [--to-file PATH[:VAR]]… [--to-command 'CMD']… [--json]`:
- * creates a credit key (§4 `POST /api/keys/credit`; needs a balance above 0, else
- * `insufficient_balance`, exit 1). Without a destination it prints the full `sk_` value once:
+ * Before minting the key of subscription `id`: reads the billing status and the key list and
+ * refuses (exit 1 `subscription_has_key`, or `subscription_not_active`/`subscription_unknown`,
+ * "nothing was sent") when src/billing/pledges.ts `mintRefusal` finds a reason. A status or list
+ * that cannot be read does not stop it: the service then decides.
+ */
+async function checkMintable(client: Session['client'], id: string): Promise<void> {
+  const [status, keys] = await Promise.all([client.billing.status().catch(() => undefined), client.keys.list().catch(() => [])]);
+  const reason = mintRefusal(id, summarizeBillingStatus(status), keys);
+  if (reason === undefined) return;
+  const code = /active key|has its key/.test(reason) ? 'subscription_has_key' : /not active/.test(reason) ? 'subscription_not_active' : 'subscription_unknown';
+  fail(ExitCode.refused, `${code}: ${visible(reason)}; nothing was sent`);
+}
+
+/**
+ * `keydeck keys create NAME | --name NAME [--subscription ID] [--to-file PATH[:VAR]]…
+ * [--to-command 'CMD']… [--json]`: creates a credit key (§4 `POST /api/keys/credit`; needs a
+ * balance above 0, else `insufficient_balance`, exit 1), or with `--subscription ID` mints the
+ * one active key of that subscription or pool pledge (`POST /api/keys/subscription`, issue 23;
+ * refused before sending when it already has one, see {@link checkMintable}). Without a destination it prints the full `sk_` value once:
  * human mode a short block with a line saying it will not be shown again; `--json` the created
  * object. With destinations (issue 26, ./keyDelivery.ts) they are checked first (nothing is created
  * when one cannot take a key, exit 1), the key goes to each of them and never to the terminal, and
  * `--json` prints the created object without `apiKey` plus `deliveries`; a failed destination
  * ends with exit 1 after {@link undelivered}.
  */
-export async function keysCreate(globals: GlobalOptions, flags: JsonFlag & DeliveryFlags & { name: string }, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+export async function keysCreate(globals: GlobalOptions, flags: KeysCreateFlags, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+  if (flags.positionalName !== undefined && flags.name !== undefined && flags.positionalName !== flags.name) {
+    fail(ExitCode.usage, 'invalid_request: give the name once: as NAME or as --name NAME');
+  }
+  if (flags.name === undefined) fail(ExitCode.usage, 'invalid_request: --name: give the key’s name (keydeck keys create NAME, or --name NAME)');
   const name = parseKeyName(flags.name);
+  const subscriptionId = flags.subscription === undefined ? undefined : parseSubscriptionId(flags.subscription);
   const plan = deliveryPlanOf(flags);
   const session = await openSession(globals, deps.session);
   const { client } = session;
+  if (subscriptionId !== undefined) await checkMintable(client, subscriptionId);
   await checkPlan(plan);
-  const created = await client.keys.createCredit({ name });
+  const what = subscriptionId === undefined ? 'the credit key' : 'the subscription key';
+  const made = subscriptionId === undefined ? await client.keys.createCredit({ name }) : await client.keys.createSubscription({ name, subscriptionId });
+  const created = { ...made, name: made.name ?? name };
   if (plan.destinations.length > 0) {
     const json = flags.json === true;
-    say(`Created the credit key "${visible(created.name)}" (id ${visible(created.id)}); delivering it:`, json);
+    say(`Created ${what} "${visible(created.name)}" (id ${visible(created.id)}); delivering it:`, json);
     const outcomes = await deliverAndSay(created.apiKey, plan, json);
     const failed = outcomes.some((o) => !o.ok);
     await rememberDeliveries(session, created.id, outcomes);
@@ -87,7 +121,7 @@ export async function keysCreate(globals: GlobalOptions, flags: JsonFlag & Deliv
       const { apiKey, ...rest } = created;
       printData({ ...rest, ...(failed && process.stdout.isTTY && { apiKey }), deliveries: outcomes.map(deliveryJson) });
     }
-    if (failed) await undelivered(created, outcomes, client);
+    if (failed) await undelivered(created, outcomes, client, { what });
     if (!json) printLine('The full key was not shown: it went only where you sent it.');
     return ExitCode.ok;
   }
@@ -95,7 +129,7 @@ export async function keysCreate(globals: GlobalOptions, flags: JsonFlag & Deliv
     printData(created);
     return ExitCode.ok;
   }
-  printLine(`Created the credit key "${visible(created.name)}" (id ${visible(created.id)}).`);
+  printLine(`Created ${what} "${visible(created.name)}" (id ${visible(created.id)})${subscriptionId === undefined ? '' : ` for subscription ${subscriptionId}`}.`);
   printLine('');
   printLine(`  ${visible(created.apiKey)}`);
   printLine('');

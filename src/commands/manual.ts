@@ -76,49 +76,115 @@ function withPlainLinks(markdown: string): string[] {
 /** HTML the pages use for layout (`<details>`, `<summary>`, `<b>`, `<code>`, `<br>`), dropped outside code. */
 const HTML_TAG = /<\/?(?:details|summary|b|i|em|strong|code|kbd|br|p|div|span|sub|sup|a)(?:\s[^>]*)?\/?>/gi;
 
-/** One line of prose or a table row without its inline Markdown. */
-function inline(line: string): string {
-  // Outside code spans: HTML comments and tags and **emphasis**; code spans lose their
+/** Stands for a space inside a code span while prose is wrapped, so that a span is never broken. */
+const KEEP = '\u0000';
+
+/**
+ * Prose (a paragraph, a list item, a table row, a heading) without its inline Markdown; with
+ * `keep`, the spaces of code spans are {@link KEEP} (put back after wrapping).
+ */
+function inline(text: string, keep = false): string {
+  // Outside code spans: HTML comments and tags, **strong** and *emphasis*; code spans lose their
   // backticks (and a table's `\|` is a plain `|` once they are gone).
-  return line
+  return text
     .split(/(`[^`]+`)/)
     .map((part) =>
       part.startsWith('`') && part.endsWith('`') && part.length > 1
-        ? part.slice(1, -1).replace(/\\\|/g, '|')
-        : part.replace(/<!--.*?-->/g, '').replace(HTML_TAG, '').replace(/\*\*([^*]+)\*\*/g, '$1'),
+        ? part
+            .slice(1, -1)
+            .replace(/\\\|/g, '|')
+            .replace(keep ? /[ \n]/g : /\n/g, keep ? KEEP : ' ')
+        : part
+            .replace(/<!--[\s\S]*?-->/g, '')
+            .replace(HTML_TAG, '')
+            .replace(/\*\*([^*]+)\*\*/g, '$1')
+            .replace(/(^|[\s(])\*([^*\s][^*]*?)\*(?=[\s.,;:!?)]|$)/g, '$1$2'),
     )
     .join('');
 }
 
+/** `text` (one line) wrapped at `width` columns; the first line after `first`, the others after `rest`. */
+function wrap(text: string, width: number, first = '', rest = ''): string[] {
+  const lines: string[] = [];
+  let line = first;
+  let empty = true;
+  // A code span wider than a line is broken at its spaces after all.
+  const words = text.split(/\s+/).flatMap((w) => ([...w].length > width - [...rest].length ? w.split(KEEP) : [w]));
+  for (const word of words.filter(Boolean)) {
+    if (!empty && [...line].length + 1 + [...word].length > width) {
+      lines.push(line);
+      line = rest;
+      empty = true;
+    }
+    line += empty ? word : ` ${word}`;
+    empty = false;
+  }
+  lines.push(line);
+  return lines;
+}
+
+/** A list item's marker (`- `, `12. `) and the indentation of its own lines. */
+const LIST_ITEM = /^(\s*)([-*+]|\d+\.)\s+/;
+
+/** Options of {@link renderManualPage}. */
+export interface RenderOptions {
+  /** Paragraphs and list items are wrapped at this many columns (tables and code are not). Default 100. */
+  readonly width?: number;
+}
+
 /**
  * The page's Markdown as plain text for a terminal: `#` headings underlined with `=`, `##` with
- * `-`, code blocks indented by four spaces (as written), tables and lists kept, inline decoration
- * dropped, sanitised (no control or escape sequence survives). Ends with one newline.
+ * `-`; paragraphs and list items wrapped at `width`; code blocks indented by four spaces (as
+ * written); tables as they are written; inline decoration dropped (code spans' backticks,
+ * emphasis, HTML, links said as `text (keydeck help page)`); sanitised (no control or escape
+ * sequence survives). Ends with one newline.
  */
-export function renderManualPage(markdown: string): string {
+export function renderManualPage(markdown: string, options: RenderOptions = {}): string {
+  const width = Math.max(40, options.width ?? 100);
   const out: string[] = [];
-  let inCode = false;
-  for (const raw of withPlainLinks(markdown)) {
+  const lines = withPlainLinks(markdown);
+  const blank = (): void => {
+    if (out.length > 0 && out.at(-1) !== '') out.push('');
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!;
     if (/^\s*```/.test(raw)) {
-      inCode = !inCode;
+      // A code block, as written (a list item's indentation kept), four spaces in.
+      for (i++; i < lines.length && !/^\s*```/.test(lines[i]!); i++) out.push(lines[i] === '' ? '' : `    ${lines[i]}`);
       continue;
     }
-    if (inCode) {
-      out.push(raw === '' ? '' : `    ${raw}`);
+    if (raw.trim() === '') {
+      blank();
       continue;
     }
     const heading = /^(#{1,6})\s+(.*)$/.exec(raw);
     if (heading) {
       const text = inline(heading[2]!).trim();
-      if (out.length > 0 && out.at(-1) !== '') out.push('');
+      blank();
       out.push(text);
       if (heading[1]!.length <= 2) out.push((heading[1]!.length === 1 ? '=' : '-').repeat(Math.max(3, [...text].length)));
+      out.push('');
       continue;
     }
-    // A line that held only HTML (`<details>`, `<!-- screens:keys -->`) leaves nothing behind.
-    const text = inline(raw);
-    if (text.trim() === '' && raw.trim() !== '') continue;
-    out.push(text.trimEnd());
+    if (raw.startsWith('|')) {
+      out.push(inline(raw).trimEnd());
+      continue;
+    }
+    // A paragraph or a list item: its lines up to a blank line, a heading, a table, a code block
+    // or the next item, joined and wrapped.
+    const item = LIST_ITEM.exec(raw);
+    const block = [item ? raw.slice(item[0].length) : raw];
+    while (i + 1 < lines.length) {
+      const next = lines[i + 1]!;
+      if (next.trim() === '' || /^(#{1,6}\s|\||\s*```)/.test(next) || LIST_ITEM.test(next)) break;
+      block.push(next.trim());
+      i++;
+    }
+    const text = inline(block.join('\n'), true).replace(/\s+/g, ' ').trim();
+    // A block that held only HTML (`<details>`, `<!-- screens:keys -->`) leaves nothing behind.
+    if (text === '') continue;
+    const marker = item ? `${item[1]}${item[2]} ` : '';
+    out.push(...wrap(text, width, marker, ' '.repeat(marker.length)).map((l) => l.replaceAll(KEEP, ' ')));
   }
   // One blank line at most between blocks, none at the ends.
   const text = out.join('\n').replace(/\n{3,}/g, '\n\n').trim();

@@ -16,18 +16,18 @@ export interface ManualTopic {
 /** The manual's pages, in reading order. */
 export const MANUAL_TOPICS: readonly ManualTopic[] = [
   { name: 'commands', summary: 'every command and flag, output, errors, exit codes' },
-  { name: 'tui', summary: 'the full-screen app: header, panes, every key, the guided setup' },
-  { name: 'credentials', summary: 'signing in, where the key lives, profiles, the config file' },
-  { name: 'topups', summary: 'the Billing pane, top-ups (USDC, card), the balance history and chart' },
-  { name: 'spend', summary: 'spend per key, the 12 usage reads per 12 hours, the runaway alert, key-info' },
-  { name: 'monitoring', summary: 'keydeck monitor, notifications, metrics, keydeck exporter and Prometheus' },
-  { name: 'delivery', summary: 'sending a new key to a dotenv file or a command, rotating keys' },
-  { name: 'real-service', summary: 'using keydeck with CheapestInference, and what it reads beyond the spec' },
-  { name: 'sandbox-service', summary: 'the local sandbox: running it, its endpoints, its dialects' },
-  { name: 'security', summary: 'the security model: secrets, origins, local files, untrusted answers, money' },
+  { name: 'tui', summary: 'the full-screen app: panes, every key, the guided setup' },
+  { name: 'credentials', summary: 'signing in, where the key lives, profiles, config file' },
+  { name: 'topups', summary: 'the Billing pane, top-ups, balance history and chart' },
+  { name: 'spend', summary: 'spend per key, the usage read budget, runaway alerts' },
+  { name: 'monitoring', summary: 'keydeck monitor, notifications, metrics, the exporter' },
+  { name: 'delivery', summary: 'new keys into dotenv files or commands; key rotation' },
+  { name: 'real-service', summary: 'using keydeck with CheapestInference' },
+  { name: 'sandbox-service', summary: 'the local sandbox: running it, endpoints, dialects' },
+  { name: 'security', summary: 'secrets, origins, local files, untrusted answers, money' },
   { name: 'performance', summary: 'the benchmarks and their figures' },
   { name: 'environment', summary: 'every environment variable keydeck reads' },
-  { name: 'library', summary: 'using keydeck’s API client from a program' },
+  { name: 'library', summary: 'keydeck’s API client in a program' },
   { name: 'development', summary: 'building and testing keydeck' },
 ];
 

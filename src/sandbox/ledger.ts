@@ -325,7 +325,7 @@ export class Ledger {
       .map((k) => ({ id: k.id, planSlug: k.key_plan, ...period(k), keyCount: 1, keys: [{ id: k.id, name: k.name }] }));
     const poolPledges = subscriptionKeys
       .filter((k) => k.blocks)
-      .map((k) => ({ id: k.id, poolId: 'pool_sandbox', poolSlug: k.blocks!.split(',').join('+'), ...period(k), hasKey: true, plan: k.key_plan, blocks: k.blocks!.split(','), keys: [{ id: k.id, name: k.name }] }));
+      .map((k) => ({ id: k.id, poolId: 'pool_sandbox', poolSlug: k.blocks!.split(',').join('+'), ...period(k), hasKey: true, plan: k.key_plan, keys: [{ id: k.id, name: k.name }] }));
     const pendingCheckouts = (this.#pendingCheckouts.all(userId) as Array<{
       reference: string;
       amount_micros: number;

@@ -33,6 +33,11 @@ export type NotifyEvent =
   | { readonly kind: 'key_rejected'; readonly detail?: string }
   | { readonly kind: 'subscription_expiring'; readonly keyName: string; readonly expiresAt: string; readonly daysLeft: number }
   /**
+   * Issue 23: a pool key's reserved block ends soon (`minutesLeft`); its requests get 429 until
+   * `nextBlock` starts (absent: none known). Told once per key and block end.
+   */
+  | { readonly kind: 'block_ending'; readonly keyName: string; readonly block: string; readonly minutesLeft: number; readonly nextBlock?: string }
+  /**
    * Issue 22: a key spending at N× its own baseline (`runaway`), or spending again after 7 days
    * without (`dormant`); USD/hour. Told once per key per episode.
    */
@@ -108,6 +113,11 @@ export function notificationText(event: NotifyEvent, profile: string): { title: 
       return {
         title: `keydeck: the balance is falling fast (${profile})`,
         body: `${usd(event.usdPerHour)}/h, ${Math.round((event.usdPerHour / Math.max(event.baselineUsdPerHour, 1e-9)) * 10) / 10}× its usual ${usd(event.baselineUsdPerHour)}/h${event.likelyKeyName !== undefined ? `; likely "${event.likelyKeyName}" (the top spender at the last usage read)` : ''}`,
+      };
+    case 'block_ending':
+      return {
+        title: `keydeck: reserved hours ending (${profile})`,
+        body: `"${event.keyName}": block ${event.block} ends in ${Math.max(1, Math.round(event.minutesLeft))} min; its requests get 429 until ${event.nextBlock !== undefined ? `${event.nextBlock} starts` : 'its next block'}`,
       };
     case 'subscription_expiring':
       return { title: `keydeck: subscription expiring (${profile})`, body: `${event.keyName} expires in ${event.daysLeft >= 1 ? `${Math.floor(event.daysLeft)} d` : `${Math.max(1, Math.floor(event.daysLeft * 24))} h`} (${event.expiresAt}): a new payment creates a new key` };

@@ -13,7 +13,7 @@ import { HintBar } from './components/HintBar.js';
 import { PaneTabs } from './components/PaneTabs.js';
 import { StatusLine, useStatusRows } from './components/StatusLine.js';
 import { useAccountData } from './contexts/AccountDataContext.js';
-import { useBalanceRefresh } from './contexts/BalanceContext.js';
+import { useBalance, useBalanceRefresh } from './contexts/BalanceContext.js';
 import { useKeymap, useQuit } from './contexts/KeymapContext.js';
 import { useServiceClock, useSession, useSessionActions } from './contexts/SessionContext.js';
 import { useServices } from './contexts/ServicesContext.js';
@@ -21,7 +21,8 @@ import { useClearStatus, useFlash } from './contexts/StatusContext.js';
 import type { LayoutMode } from './layout.js';
 import { PANES, type PaneId } from './panes/index.js';
 import { subscriptionNotice } from './panes/keyRows.js';
-import { useSubscriptionNotifications } from './hooks/useSubscriptionNotifications.js';
+import { useBlockNotifications, useSubscriptionNotifications } from './hooks/useSubscriptionNotifications.js';
+import { usePledges } from './panes/keyPledges.js';
 import { RunawayBanner, useRunawayBannerRows } from './components/RunawayBanner.js';
 import { useUsage } from './contexts/UsageContext.js';
 import { useUsageKeys } from './hooks/useUsageKeys.js';
@@ -75,6 +76,10 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
   const index = PANES.findIndex((p) => p.id === pane);
   const { onClientNotice, notify } = useServices();
   useSubscriptionNotifications(keys.data, serviceNow, notify);
+  // A pool key's reserved block about to end (issue 23), checked at each balance poll.
+  const pledges = usePledges();
+  const polledAt = useBalance().updatedAt;
+  useBlockNotifications(keys.data, pledges.blocksOf, serviceNow, notify, polledAt);
   // What the reader hid (key values in a list) is said once, on the status line.
   useEffect(() => onClientNotice?.((message) => flash(message, 'warning', 10_000)), [onClientNotice, flash]);
   const cycle = (delta: number) => setPane(PANES[(index + delta + PANES.length) % PANES.length]!.id);

@@ -17,6 +17,8 @@ export type Scope =
   | 'confirm'
   | 'typeToConfirm'
   | 'notice'
+  | 'pick'
+  | 'pools'
   | 'reveal'
   | 'deliver'
   | 'handover'

@@ -26,6 +26,8 @@ export const SCOPE_TITLES: Readonly<Record<Scope, string>> = {
   confirm: 'Confirmation (Cancel is focused first)',
   typeToConfirm: 'Typed confirmation (type the name)',
   notice: 'Notice',
+  pick: 'Choosing (n on the Keys pane when a subscription has no key)',
+  pools: 'Pools view (p on the Billing pane)',
   reveal: 'New key, shown once',
   deliver: 'Where a new key goes',
   handover: 'Rotation: the old key, once its successor is in place',
@@ -65,7 +67,7 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'list.clearFilter', keys: ['esc'], label: 'clear filter', scope: 'list' },
 
   // Keys pane.
-  { id: 'keys.create', keys: ['n'], label: 'new', help: 'create a credit key (checks the balance first)', scope: 'keys' },
+  { id: 'keys.create', keys: ['n'], label: 'new', help: 'create a credit key (checks the balance first); when a subscription or pool pledge has no key, offers to mint its key first', scope: 'keys' },
   { id: 'keys.rename', keys: ['e'], label: 'rename', scope: 'keys' },
   { id: 'keys.toggle', keys: ['space'], label: 'on/off', help: 'activate or deactivate (deactivation asks first: it revokes at once)', scope: 'keys', dangerous: true },
   { id: 'keys.toggleExpired', keys: ['space'], label: 'why no on/off', help: 'on an ended subscription: says why it cannot be switched back on (nothing is sent)', scope: 'keys', hint: false },
@@ -98,6 +100,12 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
   // Notice.
   { id: 'notice.close', keys: ['enter', 'esc'], label: 'close', scope: 'notice' },
   { id: 'notice.billing', keys: ['3'], label: 'go to Billing', help: 'close and open the Billing pane (zero-balance notice)', scope: 'notice' },
+
+  // Choosing among a few (the Keys pane's n when a subscription has no key).
+  { id: 'pick.down', keys: ['j', 'down'], label: 'move', scope: 'pick' },
+  { id: 'pick.up', keys: ['k', 'up'], label: 'up', scope: 'pick', hint: false },
+  { id: 'pick.choose', keys: ['enter'], label: 'choose', scope: 'pick' },
+  { id: 'pick.cancel', keys: ['esc'], label: 'cancel', scope: 'pick' },
 
   // One-time reveal.
   { id: 'reveal.copy', keys: ['c'], label: 'copy', help: 'copy the key (OSC 52, then the system clipboard)', scope: 'reveal' },

@@ -3,7 +3,7 @@
  * profile, the credential store, a client factory, the clipboard, and the app's exit site.
  * run.tsx builds the real one; tests build one around an in-process sandbox.
  */
-import type { BillingResource, CredentialDescription, KeysResource, ManagementKeysResource, PlansResource, UsageResource } from '../api/client.js';
+import type { BillingResource, CredentialDescription, KeysResource, ManagementKeysResource, PlansResource, PoolsResource, UsageResource } from '../api/client.js';
 import type { CredentialStore } from '../credentials/store.js';
 import type { HistorySeries } from '../billing/historyStore.js';
 import type { KeyHistory } from '../billing/keyHistory.js';
@@ -24,6 +24,8 @@ export interface AccountClient {
   readonly usage?: Surface<UsageResource>;
   /** Plans (issue 22): `list` (public); absent in fakes. */
   readonly plans?: Surface<PlansResource>;
+  /** Pools (issue 23): `list`, `get`; absent in fakes. */
+  readonly pools?: Surface<PoolsResource>;
   /** The service's clock minus this machine's, ms (from the HTTP Date header; undefined before an answer or in fakes). */
   readonly serviceClockOffsetMs?: number | undefined;
 }

@@ -53,4 +53,13 @@ describe('keydeck help', () => {
     expect(sub.code).toBe(2);
     expect(sub.stderr).toBe("keydeck: unknown command 'keys lst'. Did you mean 'keys list'?\n");
   });
+
+  it('completes topics and commands after help in the shells', () => {
+    const complete = (...words: string[]) => keydeck('__complete', '--', ...words).stdout.split('\n').filter(Boolean);
+    const top = complete('help', '');
+    expect(top).toEqual(expect.arrayContaining(['keys', 'billing', ...MANUAL_TOPICS.map((t) => t.name)]));
+    expect(top).not.toContain('help');
+    expect(complete('help', 'keys', '')).toEqual(expect.arrayContaining(['create', 'list', 'rotate']));
+    expect(complete('').filter((w) => w === 'help')).toEqual(['help']);
+  });
 });

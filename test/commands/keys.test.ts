@@ -210,7 +210,7 @@ describe('failures', () => {
     expect(results[0]!.stderr).toBe('keydeck: invalid_request: --name: name must not be empty.\n');
     expect(results[1]!.stderr).toMatch(/--name: name must be at most 128 characters/);
     expect(results[3]!.stderr).toMatch(/invalid_request: ID: id must not contain \//);
-    expect(results[4]!.stderr).toMatch(/required option '--name <name>'/);
+    expect(results[4]!.stderr).toMatch(/invalid_request: --name: give the key’s name \(keydeck keys create NAME, or --name NAME\)/);
   });
 
   it('network trouble is exit 4, a refused credential exit 1, no credential at all exit 1, each one sentence naming the code', async () => {

@@ -88,7 +88,7 @@ describe('keydeck against the documented answers of the real service', () => {
     );
     status = newerStatus;
     r = await cli.run(TOKEN, ['billing', 'status']);
-    expect(r.stdout).toContain(['subscriptions: none', 'pool pledges (1)', '  kimi26', '    status: active', '    period ends: 2026-05-23 15:55 UTC', '    cancel at period end: yes', '    has a key: yes'].join('\n'));
+    expect(r.stdout).toContain(['subscriptions: none', 'pool pledges (1)', '  kimi26', '    id: pledge_uuid', '    status: active', '    period ends: 2026-05-23 15:55 UTC', '    cancel at period end: yes', '    has a key: yes'].join('\n'));
     expect(JSON.parse((await cli.run(TOKEN, ['billing', 'status', '--json'])).stdout)).toMatchObject({ stripeCustomerId: 'cus_xxx', plan: null });
     status = { plan: 'enterprise', limits: { rpm: 600 } };
     r = await cli.run(TOKEN, ['billing', 'status']);

@@ -14,7 +14,8 @@ import { describe, expect, it } from 'vitest';
 import { KeydeckClient } from '../../src/api/client.js';
 import { createProgram } from '../../src/cli/program.js';
 import { ENVIRONMENT_VARIABLES } from '../../src/commands/environment.js';
-import { MANUAL_TOPICS } from '../../src/commands/manualTopics.js';
+import { MANUAL_TOPICS, topicList } from '../../src/commands/manualTopics.js';
+import { ConfigFileSchema, ProfileConfigSchema } from '../../src/config/config.js';
 import { AccountMetrics } from '../../src/metrics/account.js';
 import { processRegistry } from '../../src/metrics/process.js';
 import { registerSpendMetrics } from '../../src/metrics/spend.js';
@@ -66,6 +67,8 @@ describe('the manual (docs/)', () => {
     const pages = readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3)).sort();
     expect(pages).toEqual(MANUAL_TOPICS.map((t) => t.name).sort());
     const commands = createProgram('0.0.0').commands.map((c) => c.name());
+    // Each topic's line in `keydeck help` fits 80 columns.
+    for (const line of topicList().split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
     for (const t of MANUAL_TOPICS) if (t.name !== 'environment') expect(commands, `the page ${t.name}.md is named like a command`).not.toContain(t.name);
   });
 
@@ -131,6 +134,26 @@ describe('the manual (docs/)', () => {
   it('lists every environment variable of keydeck help environment, and no other', () => {
     const listed = tableRows(page(PAGES.environment)).map((r) => codeSpans(r.cells[0]!)[0]);
     expect([...listed].sort()).toEqual(ENVIRONMENT_VARIABLES.map((v) => v.name).sort());
+  });
+
+  it('names every variable keydeck gives --on-low and --on-anomaly commands', () => {
+    const given = new Set(readFileSync(path.join(ROOT, 'src/terminal/notify.ts'), 'utf8').match(/KEYDECK_[A-Z_]+/g));
+    const pages = page(PAGES.metrics) + page('spend.md');
+    expect([...given].filter((v) => !pages.includes(`\`${v}\``)), 'add these to docs/monitoring.md (--on-low) or docs/spend.md (--on-anomaly)').toEqual([]);
+  });
+
+  it('lists every endpoint the sandbox adds to the interface (/sandbox/…, /v1/…)', () => {
+    const dir = path.join(ROOT, 'src/sandbox/routes');
+    const routes = readdirSync(dir).flatMap((f) => [...readFileSync(path.join(dir, f), 'utf8').matchAll(/app\.(?:get|post|put|delete)\(\s*'(\/(?:sandbox|v1)\/[^']*)'/g)].map((m) => m[1]!));
+    expect(routes.length).toBeGreaterThan(5);
+    const text = page('sandbox-service.md');
+    expect(routes.filter((r) => !text.includes(r)), 'add these to docs/sandbox-service.md').toEqual([]);
+  });
+
+  it('lists every field of the config file', () => {
+    const documented = new Set(tableRows(page('credentials.md')).flatMap((r) => codeSpans(r.cells[0]!)));
+    const fields = [...Object.keys(ConfigFileSchema.shape), ...Object.keys(ProfileConfigSchema.shape)];
+    expect(fields.filter((f) => !documented.has(f)), "add these to docs/credentials.md's table of config fields").toEqual([]);
   });
 
   it('lists every metric the metrics code defines in the metrics table', async () => {

@@ -8,38 +8,54 @@ import { isManualTopic, readManualPage, renderManualPage } from '../../src/comma
 import { MANUAL_TOPICS } from '../../src/commands/manualTopics.js';
 
 describe('renderManualPage', () => {
-  it('underlines headings, indents code, drops inline decoration and keeps tables', () => {
+  it('underlines headings, wraps prose, indents code, drops inline decoration and keeps tables', () => {
     const text = renderManualPage(
       [
         '# The title',
         '',
-        'Run `keydeck <command> --help`, **bold**, see [the keys](tui.md#keys), [Prometheus](https://prometheus.io/), [above](#the-title) and [README](../README.md).',
+        'Run `keydeck <command> --help`, **bold**, *and* see [the',
+        'keys](tui.md#keys), [Prometheus](https://prometheus.io/), [above](#the-title) and [README](../README.md).',
         '<!-- bench -->',
+        '',
         '<details><summary><b>More</b> (<code>2</code>)</summary>', // a summary's text stays, its tags go
         '',
         '## A section',
+        '- a list item whose words run past the width of forty columns, with a `code',
+        '  span` across its lines',
+        '- `a code span that is wider than a whole line of forty columns` is broken',
         '',
         '```sh',
-        'keydeck keys list   # `code` and **stars** stay as written here',
+        'keydeck keys list   # `code` and **stars** stay as written here, however long the line is',
         '```',
         '',
         '| where | key |',
         '|---|---|',
         '| `a\\|b` | `j` |',
       ].join('\n'),
+      { width: 40 },
     );
     expect(text).toBe(
       [
         'The title',
         '=========',
         '',
-        'Run keydeck <command> --help, bold, see the keys (keydeck help tui), Prometheus (https://prometheus.io/), above and README.',
+        'Run keydeck <command> --help, bold, and',
+        'see the keys (keydeck help tui),',
+        'Prometheus (https://prometheus.io/),',
+        'above and README.',
+        '',
         'More (2)',
         '',
         'A section',
         '---------',
         '',
-        '    keydeck keys list   # `code` and **stars** stay as written here',
+        '- a list item whose words run past the',
+        '  width of forty columns, with a',
+        '  code span across its lines', // a code span is not broken …
+        '- a code span that is wider than a whole', // … unless it is wider than a line
+        '  line of forty columns is broken',
+        '',
+        '    keydeck keys list   # `code` and **stars** stay as written here, however long the line is',
         '',
         '| where | key |',
         '|---|---|',

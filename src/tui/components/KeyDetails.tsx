@@ -2,10 +2,12 @@
  * The details of the selected consumption key: every §2.1 field (never `apiKey`: the reader drops
  * it from lists), `lastUsedAt` where the service sends it, its §8 limits, and what its money
  * means: a subscription's paid time left and how a subscription is renewed (§3: it is not
- * extended; a new payment creates a new key), a credit key's shared balance. Full layout: a bordered box of 5 lines (7 with the border); compact
+ * extended; a new payment creates a new key), or for a pool key whose blocks are known where it
+ * stands in its reserved hours (issue 23), a credit key's shared balance. Full layout: a bordered box of 5 lines (7 with the border); compact
  * layout: the limits on one line.
  */
 import { Box, Text } from 'ink';
+import type { ReservedHours } from '../../api/poolBlocks.js';
 import type { ConsumptionKey } from '../../api/schemas.js';
 import { centsText } from '../../api/money.js';
 import type { Plan, UsagePeriod } from '../../api/usageSchemas.js';
@@ -67,9 +69,9 @@ export function spendLine(usage: KeySpendDetails | undefined): string {
  * (the shared balance and its budget, or how a subscription is renewed); its limits (the service's
  * plans when they answered, §8 otherwise); its spend; how old the usage figures are.
  */
-export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpendDetails, plans?: readonly Plan[]): string[] {
-  const status = statusCell(keyStatus(key, now));
-  const sub = key.subscriptionStatus !== undefined && !status.endsWith(key.subscriptionStatus) ? ` (subscription: ${key.subscriptionStatus})` : '';
+export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpendDetails, plans?: readonly Plan[], hours?: KeyHours): string[] {
+  const status = statusCell(keyStatus(key, now), hours?.at);
+  const sub = key.subscriptionStatus !== undefined && key.subscriptionStatus !== keyStatus(key, now) ? ` (subscription: ${key.subscriptionStatus})` : '';
   const left = paidTimeLeftMs(key, now);
   const expiry =
     key.keyType === 'credit'
@@ -90,11 +92,20 @@ export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpen
       ? typeof budget === 'number'
         ? `budget: the shared balance, max_budget $${centsText(budget)} (all top-ups) · top up: pane 3`
         : 'spends the shared credit balance (top up on the Billing pane, 3)'
-      : renewal,
+      : hours
+        ? `reserved hours: ${visible(hours.text)}${hours.at.inside ? '' : ' (429 until then)'}`
+        : renewal,
     `limits: ${describeLimits(key, plans)}`,
     spendLine(usage),
     usage?.status ?? '',
   ];
+}
+
+/** Where a pool key stands in its reserved blocks (issue 23): the phrase and the position. */
+export interface KeyHours {
+  /** `in block europe, 3 h left` / `outside its blocks: next asia in 5 h`. */
+  readonly text: string;
+  readonly at: ReservedHours;
 }
 
 /** Props of {@link KeyDetails}. */
@@ -107,14 +118,16 @@ export interface KeyDetailsProps {
   readonly usage?: KeySpendDetails | undefined;
   /** The service's plans (`GET /api/plans`), when they answered. */
   readonly plans?: readonly Plan[] | undefined;
+  /** Where a pool key stands in its reserved blocks, when the service says its blocks. */
+  readonly hours?: KeyHours | undefined;
 }
 
 /** See the module comment. */
-export function KeyDetails({ item, columns, compact, now, usage, plans }: KeyDetailsProps) {
+export function KeyDetails({ item, columns, compact, now, usage, plans, hours }: KeyDetailsProps) {
   if (compact) {
     return <Text color={theme.muted}>{item ? truncateTo(`limits: ${describeLimits(item, plans)}`, columns) : ' '}</Text>;
   }
-  const lines = item ? keyDetailLines(item, now, usage, plans) : ['no key selected', '', '', '', '', '', ''];
+  const lines = item ? keyDetailLines(item, now, usage, plans, hours) : ['no key selected', '', '', '', '', '', ''];
   return (
     // Plain frame and text: every style run on a line costs bytes each time a move redraws it.
     <Box flexDirection="column" borderStyle="round" paddingX={1} width={columns} height={KEY_DETAILS_ROWS}>

@@ -12,6 +12,7 @@
  */
 import { createContext, useContext, useEffect, useMemo, useRef, type ReactNode } from 'react';
 import type { ConsumptionKey, ManagementKey } from '../../api/schemas.js';
+import { summarizeBillingStatus, type BillingStatusSummary } from '../../api/reader.js';
 import type { Plan } from '../../api/usageSchemas.js';
 import { visibleRecord } from '../../terminal/sanitize.js';
 import { isUnauthorized } from '../errors.js';
@@ -28,6 +29,12 @@ export interface AccountData {
    * win over §8's in the key details, and a subscription's price is shown. No data when it does not answer.
    */
   readonly plans: Resource<Plan[]>;
+  /**
+   * The billing status as the pages document it (`summarizeBillingStatus`; null for another
+   * shape), for the subscriptions and pool pledges without a key and the blocks of pool keys
+   * (issue 23). Read with the keys, in the background too.
+   */
+  readonly billingStatus: Resource<BillingStatusSummary | null>;
 }
 
 const AccountDataContext = createContext<AccountData | undefined>(undefined);
@@ -57,9 +64,13 @@ export function AccountDataProvider({ children }: { readonly children?: ReactNod
     key: client,
     enabled: client?.plans !== undefined,
   });
+  const billingStatus = useResource<BillingStatusSummary | null>(async (signal) => summarizeBillingStatus(await client!.billing.status({ signal })) ?? null, {
+    key: client,
+    enabled: client !== undefined,
+  });
   useRetryAfterRecovery(keys, managementKeys);
-  useBackgroundReload(keys, managementKeys);
-  const value = useMemo(() => ({ keys, managementKeys, plans }), [keys, managementKeys, plans]);
+  useBackgroundReload(keys, managementKeys, billingStatus);
+  const value = useMemo(() => ({ keys, managementKeys, plans, billingStatus }), [keys, managementKeys, plans, billingStatus]);
   return <AccountDataContext.Provider value={value}>{children}</AccountDataContext.Provider>;
 }
 

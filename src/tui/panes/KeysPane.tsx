@@ -4,14 +4,17 @@
  * when wider, issue 22), the details, limits and spend of the selected one, and the
  * actions create (`n`, balance checked first), rename (`e`), activate/deactivate (`space`;
  * deactivation confirmed), delete (`d`; the name typed). Each action reports its outcome and
- * the list is read back from the service.
+ * the list is read back from the service. Pool subscriptions (issue 23, ./keyPledges.ts): a line
+ * above the table names the subscriptions and pool pledges without a key, `n` then offers to
+ * mint one's key first (../flows/pledge/PledgeMintFlow.tsx), and a pool key whose blocks are
+ * known says in its row and details where it stands in its reserved hours.
  */
 import { useCallback, useMemo, useState } from 'react';
-import { Box } from 'ink';
+import { Box, Text } from 'ink';
 import { keyNameProblem, type ConsumptionKey } from '../../api/schemas.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { ListTable, listEmptyText } from '../components/ListTable.js';
-import { KeyDetails, KEY_DETAILS_ROWS } from '../components/KeyDetails.js';
+import { KeyDetails, KEY_DETAILS_ROWS, type KeyHours } from '../components/KeyDetails.js';
 import { NoticeDialog } from '../components/NoticeDialog.js';
 import { PromptDialog } from '../components/PromptDialog.js';
 import { TypeToConfirmDialog } from '../components/TypeToConfirmDialog.js';
@@ -22,6 +25,7 @@ import { useServiceClock, useSession } from '../contexts/SessionContext.js';
 import { paidTimeLost } from '../../api/keyStatus.js';
 import { useFlash } from '../contexts/StatusContext.js';
 import { CreateKeyFlow } from '../flows/delivery/CreateKeyFlow.js';
+import { PledgeMintFlow } from '../flows/pledge/PledgeMintFlow.js';
 import { PendingRotations, usePendingRotations } from '../flows/rotate/PendingRotations.js';
 import { RotateFlow } from '../flows/rotate/RotateFlow.js';
 import { formatUsd } from '../format.js';
@@ -31,6 +35,7 @@ import { useReloadWhenShown } from '../hooks/useReloadWhenShown.js';
 import { keyStatus } from '../limits.js';
 import { theme } from '../theme.js';
 import { KEY_SORTS, SORT_LABELS, keyColumns, keyRow, nextSort, sortKeys, spendColumnsFor, type KeySort } from './keyRows.js';
+import { keylessNotice, usePledges } from './keyPledges.js';
 import { useKeySpend } from './keySpend.js';
 import type { PaneProps } from './registry.js';
 
@@ -39,6 +44,7 @@ export type KeysDialog =
   | { kind: 'create'; initial: string }
   | { kind: 'zero-balance'; remaining: number }
   | { kind: 'createFlow'; name: string }
+  | { kind: 'mint' }
   | { kind: 'rotate'; key: ConsumptionKey }
   | { kind: 'pending' }
   | { kind: 'rename'; key: ConsumptionKey }
@@ -74,7 +80,10 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   const clock = useServiceClock();
   const now = clock();
   const { client } = useSession();
-  const { keys, plans } = useAccountData();
+  const { keys, plans, billingStatus } = useAccountData();
+  const pledges = usePledges();
+  const notice = keylessNotice(pledges.keyless);
+  const hoursOf = detailsHours(pledges);
   useReloadWhenShown(keys, active);
   const refreshBalance = useBalanceRefresh();
   const balance = useBalance();
@@ -90,17 +99,21 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   // The spend only re-sorts while sorting by it: a new usage answer costs the other sorts nothing.
   const spendOf = sort === 'spend' ? spend.spendOf : undefined;
   const sorted = useMemo(() => (keys.data ? sortKeys(keys.data, sort, clock(), spendOf) : EMPTY), [keys.data, sort, clock, spendOf]);
-  const detailsRows = compact ? 1 : KEY_DETAILS_ROWS;
+  const detailsRows = (compact ? 1 : KEY_DETAILS_ROWS) + (notice ? 1 : 0);
   const list = useListPane({ items: sorted, bodyRows: size.rows - detailsRows, active: active && !dialog && !busy });
   const selected = list.selected;
   const spendPeriods = spendColumnsFor(size.columns, compact, spend.periods);
 
   const reloadAll = useCallback(() => {
     void keys.reload();
+    void billingStatus.reload();
     refreshBalance();
-  }, [keys, refreshBalance]);
+  }, [keys, billingStatus, refreshBalance]);
 
-  const startCreate = async () => {
+  // `n`: a subscription or pool pledge without a key is offered first (issue 23).
+  const startCreate = () => (pledges.keyless.length > 0 ? setDialog({ kind: 'mint' }) : void startCredit());
+
+  const startCredit = async () => {
     if (!client) return;
     const r = await run('checking the balance', () => client.billing.credits());
     if (!r.ok) return;
@@ -145,7 +158,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   useKeymap(
     'keys',
     {
-      'keys.create': () => void startCreate(),
+      'keys.create': startCreate,
       'keys.rename': selected ? () => setDialog({ kind: 'rename', key: selected }) : undefined,
       // An ended subscription cannot be switched back on (the service refuses it): on/off is not
       // offered (not in the hint bar); space still says why (keys.toggleExpired).
@@ -206,6 +219,19 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
             }}
           />
         );
+      case 'mint':
+        return (
+          <PledgeMintFlow
+            {...area}
+            keyless={pledges.keyless}
+            refusal={pledges.refusal}
+            onCredit={() => {
+              setDialog(undefined);
+              void startCredit();
+            }}
+            onDone={created}
+          />
+        );
       case 'rotate':
         return <RotateFlow {...area} start={{ key: dialog.key }} onDone={created} />;
       case 'pending':
@@ -253,12 +279,17 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
 
   return (
     <Box flexDirection="column" width={size.columns} height={size.rows}>
+      {notice ? (
+        <Text color={theme.warning} wrap="truncate">
+          {notice}
+        </Text>
+      ) : null}
       <ListTable
         list={list}
         total={sorted.length}
         columns={keyColumns(size.columns, compact, sort, spendPeriods)}
         width={size.columns}
-        rowOf={(k, isSelected) => keyRow(k, isSelected, now, spend.rowOf(k.id))}
+        rowOf={(k, isSelected) => keyRow(k, isSelected, now, spend.rowOf(k.id), pledges.hoursOf(k, now))}
         statusColor={(k) => STATUS_COLORS[keyStatus(k, now)]}
         emptyText={listEmptyText(
           keys,
@@ -268,9 +299,26 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
             : 'no keys yet: press n to create a credit key',
         )}
       />
-      <KeyDetails item={selected} columns={size.columns} compact={compact} now={now} usage={selected && !compact ? spend.detailsOf(selected.id, now) : undefined} plans={plans.data} />
+      <KeyDetails
+        item={selected}
+        columns={size.columns}
+        compact={compact}
+        now={now}
+        usage={selected && !compact ? spend.detailsOf(selected.id, now) : undefined}
+        plans={plans.data}
+        hours={hoursOf(selected, now)}
+      />
     </Box>
   );
+}
+
+/** The details' reserved-hours phrase and position of `key` (undefined when its blocks are not known). */
+function detailsHours(pledges: ReturnType<typeof usePledges>) {
+  return (key: ConsumptionKey | undefined, now: number): KeyHours | undefined => {
+    const at = key ? pledges.hoursOf(key, now) : undefined;
+    const text = key ? pledges.hoursText(key, now) : undefined;
+    return at && text ? { at, text } : undefined;
+  };
 }
 
 /** The paid-time clause as a dialog line (`29 days of paid time are lost …`), or nothing. */

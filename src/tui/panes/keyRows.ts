@@ -2,6 +2,7 @@
  * Pure helpers of the Keys pane: the sort orders of consumption keys (§2.1), their table
  * columns fitted to the terminal width, and the display row of one key.
  */
+import type { ReservedHours } from '../../api/poolBlocks.js';
 import { compareNames } from '../../terminal/collate.js';
 import type { ConsumptionKey } from '../../api/schemas.js';
 import { centsText } from '../../api/money.js';
@@ -68,8 +69,12 @@ export function sortKeys(keys: readonly ConsumptionKey[], sort: KeySort, now: nu
   }
 }
 
-/** The status cell: a symbol and a word. */
-export function statusCell(status: KeyStatus): string {
+/**
+ * The status cell: a symbol and a word. An active pool key whose reserved blocks are known
+ * (`hours`, issue 23) says `● in block` or `○ outside` (its requests get 429 until its next block).
+ */
+export function statusCell(status: KeyStatus, hours?: ReservedHours): string {
+  if (status === 'active' && hours) return hours.inside ? `${symbols.active} in block` : `${symbols.inactive} outside`;
   if (status === 'active') return `${symbols.active} active`;
   if (status === 'expired') return `${symbols.expired} expired`;
   return `${symbols.inactive} inactive`;
@@ -187,13 +192,16 @@ export function keyColumns(width: number, compact: boolean, sort: KeySort, spend
   return [{ key: 'name', title: arrow('name', '  name'), width: nameWidth }, ...fixed];
 }
 
-/** The display row of `key`; `selected` puts the `▶` marker in the name cell; `spend` its usage figures. */
-export function keyRow(key: ConsumptionKey, selected: boolean, now: number, spend?: SpendRow): DataRow {
+/**
+ * The display row of `key`; `selected` puts the `▶` marker in the name cell; `spend` its usage
+ * figures; `hours` where it stands in its reserved blocks (pool keys whose blocks are known).
+ */
+export function keyRow(key: ConsumptionKey, selected: boolean, now: number, spend?: SpendRow, hours?: ReservedHours): DataRow {
   const row: Record<string, string> = {
     name: `${selected ? symbols.selected : ' '} ${key.name}`,
     type: typeCell(key.keyType),
     plan: key.keyPlan,
-    status: statusCell(keyStatus(key, now)),
+    status: statusCell(keyStatus(key, now), hours),
     expires: expiryCell(key, now),
     created: shortDate(key.createdAt),
   };

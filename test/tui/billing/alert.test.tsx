@@ -74,7 +74,7 @@ describe('billing status', () => {
       const frame = await tui.waitFor('credit balance: 25.00 USD');
       expect(frame).toContain('billing status');
       expect(frame).toContain('subscriptions: none');
-      expect(frame).toMatch(/pool pledges \(1\)\n\s+asia\+europe\n\s+status: active\n\s+period ends: \d{4}-\d\d-\d\d \d\d:\d\d UTC\n\s+cancel at period end: yes\n\s+has a key: yes/);
+      expect(frame).toMatch(/pool pledges \(1\)\n\s+asia\+europe\n\s+id: [\w-]+\n\s+status: active\n\s+period ends: \d{4}-\d\d-\d\d \d\d:\d\d UTC\n\s+cancel at period end: yes\n\s+has a key: yes/);
       await tui.press('s');
       await tui.waitFor((f) => !f.includes('credit balance: 25.00 USD'));
     } finally {

@@ -1,5 +1,6 @@
 /**
- * Creating a credit key from the Keys pane (issue 26): where it goes is asked first
+ * Creating a credit key from the Keys pane (issue 26), or minting the key of a subscription or
+ * pool pledge (`subscription`, issue 23: `POST /api/keys/subscription`): where it goes is asked first
  * (./DestinationChooser.tsx). With a destination chosen, the key is created and delivered and
  * never shown: a notice lists the outcomes. Shown instead, it stays in the one-time reveal until
  * acknowledged, and `f` / `x` there deliver it too. When a destination fails after creation the
@@ -26,6 +27,8 @@ import { outcomeLines, useKeyDelivery } from './useKeyDelivery.js';
 export interface CreateKeyFlowProps {
   /** The new key's name (already checked). */
   readonly name: string;
+  /** Mint the key of this subscription or pool pledge instead of a credit key (`label` names it for people). */
+  readonly subscription?: { readonly id: string; readonly label: string };
   /** The flow is over; `id` of the key created, if one was (the pane selects it). */
   readonly onDone: (id?: string) => void;
   /** The service refused for a zero balance (the pane shows its notice). */
@@ -51,18 +54,30 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
   const [step, setStep] = useState<Step>(delivery.dataDir ? { kind: 'choose' } : { kind: 'working', label: 'creating' });
   const area = { columns: props.columns, rows: props.rows };
   const label = (c: CreatedConsumptionKey) => `"${visible(c.name)}"`;
+  const sub = props.subscription;
+  const what = sub ? 'subscription key' : 'credit key';
+  const What = sub ? 'Subscription key' : 'Credit key';
 
   const create = async (destinations: readonly Destination[] | 'show') => {
     if (!client) return props.onDone();
-    setStep({ kind: 'working', label: `creating the credit key "${props.name}"` });
-    const r = await run(`creating the credit key "${props.name}"`, () => client.keys.createCredit({ name: props.name }), { quiet: true });
+    setStep({ kind: 'working', label: `creating the ${what} "${props.name}"` });
+    const r = await run(
+      `creating the ${what} "${props.name}"`,
+      async (): Promise<CreatedConsumptionKey> => {
+        if (!sub) return client.keys.createCredit({ name: props.name });
+        const made = await client.keys.createSubscription({ name: props.name, subscriptionId: sub.id });
+        // The service's answer is not documented: what it leaves out is what was asked.
+        return { ...made, name: made.name ?? props.name, keyType: made.keyType ?? 'subscription', isActive: made.isActive ?? true, createdAt: made.createdAt ?? new Date().toISOString() };
+      },
+      { quiet: true },
+    );
     if (!r.ok) {
-      if (errorCode(r.error) === 'insufficient_balance') return props.onZeroBalance();
+      if (!sub && errorCode(r.error) === 'insufficient_balance') return props.onZeroBalance();
       flash(describeFailure(r.error), 'error');
       return props.onDone();
     }
     const created = r.value;
-    flash(`created the credit key "${created.name}"`, 'ok');
+    flash(`created the ${what} "${created.name}"`, 'ok');
     if (destinations === 'show') return setStep({ kind: 'reveal', created, lines: [], failed: false });
     setStep({ kind: 'working', label: 'delivering the key' });
     const outcomes = await delivery.deliver(created.apiKey, destinations);
@@ -93,7 +108,7 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
       );
     case 'working':
       return (
-        <Dialog title="New credit key" {...area}>
+        <Dialog title={`New ${what}`} {...area}>
           <Text>{`${step.label}…`}</Text>
         </Dialog>
       );
@@ -101,7 +116,7 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
       return (
         <NoticeDialog
           {...area}
-          title={`Credit key ${label(step.created)} created and delivered`}
+          title={`${What} ${label(step.created)} created and delivered`}
           message={[...step.lines, 'The full key was not shown: it went only where you sent it.']}
           onClose={() => props.onDone(step.created.id)}
         />
@@ -147,7 +162,7 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
       return (
         <RevealDialog
           {...area}
-          title={`Credit key ${label(step.created)} created`}
+          title={`${What} ${label(step.created)} created`}
           secret={step.created.apiKey}
           message={[
             ...step.lines,

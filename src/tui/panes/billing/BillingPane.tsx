@@ -3,7 +3,8 @@
  * the low-balance alert (a word and the bell, once per crossing), the trend (sparkline, burn
  * rate over 15 min and 1 h, projected run-out), the top spenders with their share of the
  * account's spend (issue 22), the recent top-ups of the local journal, the
- * `GET /api/billing/status` tree (`s`), and the top-up walk-through (`t`).
+ * `GET /api/billing/status` tree (`s`), the top-up walk-through (`t`), and the pools view
+ * (`p`, issue 23: ./PoolsView.tsx, read-only).
  *
  * The pane stays mounted while hidden (the shell's contract), so the history, the bell, card
  * payment watching and a walk-through in progress carry on while another pane is shown.
@@ -29,6 +30,7 @@ import type { PaneProps } from '../registry.js';
 import { nextWindow, type ChartWindow } from '../../../billing/chart.js';
 import { BalanceChart } from './BalanceChart.js';
 import { BalanceSummary } from './BalanceSummary.js';
+import { PoolsView } from './PoolsView.js';
 import { RecentTopUps } from './RecentTopUps.js';
 import { StatusTree, treeLines, type TreeLine } from './StatusTree.js';
 import { summarizeBillingStatus } from '../../../api/reader.js';
@@ -47,7 +49,7 @@ import { useHistorySeries } from './useHistorySeries.js';
 function statusTreeLines(data: unknown): TreeLine[] {
   const summary = summarizeBillingStatus(data);
   if (!summary) return treeLines(data);
-  return statusSummaryLines(summary).map((l) => ({
+  return statusSummaryLines(summary, { mintHint: () => 'n on the Keys pane (1) mints it' }).map((l) => ({
     depth: l.depth,
     key: visible(l.key, { maxWidth: 64 }),
     ...(l.value !== undefined && { value: visible(l.value) }),
@@ -84,6 +86,7 @@ export function BillingPane({ size, active }: PaneProps) {
     if (session.rejected) services.notify?.({ kind: 'key_rejected' });
   }, [session.rejected]); // eslint-disable-line react-hooks/exhaustive-deps
   const [showStatus, setShowStatus] = useState(false);
+  const [showPools, setShowPools] = useState(false);
   const [selected, setSelected] = useState(0);
   const [statusOffset, setStatusOffset] = useState(0);
   useTick(active ? 5000 : undefined);
@@ -101,7 +104,7 @@ export function BillingPane({ size, active }: PaneProps) {
   const trend = useMemo(() => trendOf(monitor.history, data?.remaining, now), [monitor.history, monitor.history.version, data, now]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const [chartWindow, setChartWindow] = useState<ChartWindow>('24h');
-  const paneKeys = active && !flow.open;
+  const paneKeys = active && !flow.open && !showPools;
   useKeymap(
     'billing',
     {
@@ -118,11 +121,13 @@ export function BillingPane({ size, active }: PaneProps) {
       'billing.down': () => (showStatus ? setStatusOffset((o) => Math.min(o + 1, Math.max(0, statusLines.length - 1))) : setSelected((s) => Math.min(s + 1, Math.max(0, entries.length - 1)))),
       'billing.up': () => (showStatus ? setStatusOffset((o) => Math.max(0, o - 1)) : setSelected((s) => Math.max(0, s - 1))),
       'billing.window': compact ? undefined : () => setChartWindow(nextWindow),
+      'billing.pools': client?.pools ? () => setShowPools(true) : undefined,
     },
     { active: paneKeys },
   );
 
   if (!active) return null;
+  if (showPools) return <PoolsView columns={size.columns} rows={size.rows} onClose={() => setShowPools(false)} />;
   if (flow.open) return <TopUpDialog flow={flow} remaining={data?.remaining} totalTopUp={data?.totalTopUp} columns={size.columns} rows={size.rows} />;
 
   const summaryRows = 3;

@@ -1,0 +1,94 @@
+/**
+ * Subscriptions and pool pledges without their key, and whether a key may be minted for one
+ * (issue 23): shared by `keydeck keys create --subscription`, `billing status` and the Keys pane.
+ * Pure functions over what the service said: the billing status as summarised by
+ * `summarizeBillingStatus` (src/api/reader.ts) and the key list (§2.1, with the newer pages'
+ * `subscriptionId`). The rule is the Per-Key Plans page's "one active key per subscription"
+ * (https://cheapestinference-docs.pages.dev/guides/per-key-plans/). Texts are the service's and are
+ * sanitised by whoever writes them to a terminal.
+ */
+import type { BillingStatusSummary } from '../api/reader.js';
+import type { ConsumptionKey } from '../api/schemas.js';
+
+/** A subscription or pool pledge that has no key (yet). */
+export interface KeylessSubscription {
+  /** The id to pass as `subscriptionId`. */
+  readonly id: string;
+  /** `pledge`: a pool pledge (`poolPledges[]`); `subscription`: a legacy flat-plan subscription. */
+  readonly kind: 'pledge' | 'subscription';
+  /** The pool's slug (or id) of a pledge, the plan of a subscription. */
+  readonly what?: string;
+  /** The reserved blocks, when the service says them. */
+  readonly blocks?: readonly string[];
+  readonly status?: string;
+  /** ISO 8601. */
+  readonly currentPeriodEnd?: string;
+}
+
+/** A key's `subscriptionId`, when the service sends it (the newer keys page). */
+export function subscriptionIdOf(key: ConsumptionKey): string | undefined {
+  const v = (key as Record<string, unknown>).subscriptionId;
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/** True for a status that still entitles a key (`active`, or none said). */
+function entitles(status: string | undefined): boolean {
+  return status === undefined || status === 'active' || status === 'trialing';
+}
+
+/** The active listed key of subscription `id`, if any. */
+function activeKeyOf(id: string, keys: readonly ConsumptionKey[]): ConsumptionKey | undefined {
+  return keys.find((k) => k.isActive && subscriptionIdOf(k) === id);
+}
+
+/**
+ * The subscriptions and pledges of `summary` that are still running and have no key: pledges with
+ * `hasKey: false`, subscriptions with `keyCount: 0`, and no active key in `keys` naming them.
+ */
+export function keylessSubscriptions(summary: BillingStatusSummary | undefined, keys: readonly ConsumptionKey[] = []): KeylessSubscription[] {
+  if (!summary) return [];
+  const out: KeylessSubscription[] = [];
+  for (const p of summary.poolPledges) {
+    if (p.id === undefined || p.hasKey !== false || !entitles(p.status) || activeKeyOf(p.id, keys)) continue;
+    out.push({ id: p.id, kind: 'pledge', ...(p.pool !== undefined && { what: p.pool }), ...(p.blocks && { blocks: p.blocks }), ...(p.status !== undefined && { status: p.status }), ...(p.currentPeriodEnd !== undefined && { currentPeriodEnd: p.currentPeriodEnd }) });
+  }
+  for (const s of summary.subscriptions) {
+    if (s.id === undefined || s.keyCount !== 0 || !entitles(s.status) || activeKeyOf(s.id, keys)) continue;
+    out.push({ id: s.id, kind: 'subscription', ...(s.plan !== undefined && { what: s.plan }), ...(s.status !== undefined && { status: s.status }), ...(s.currentPeriodEnd !== undefined && { currentPeriodEnd: s.currentPeriodEnd }) });
+  }
+  return out;
+}
+
+/**
+ * Why a key must not be minted for subscription `id` now, in one phrase, or undefined when
+ * nothing known stands against it: an active key of it is listed; the status says the pledge
+ * has its key, or that it is no longer active; or the status (when readable) lists no
+ * subscription or pledge with that id. `summary` undefined (the status could not be read or has
+ * another shape): only the key list is checked, and the service decides.
+ */
+export function mintRefusal(id: string, summary: BillingStatusSummary | undefined, keys: readonly ConsumptionKey[] = []): string | undefined {
+  const active = activeKeyOf(id, keys);
+  if (active) return `subscription ${id} already has an active key, "${active.name}" (id ${active.id}): one active key per subscription; deactivate or delete it first`;
+  if (!summary) return undefined;
+  const pledge = summary.poolPledges.find((p) => p.id === id);
+  if (pledge) {
+    if (!entitles(pledge.status)) return `the pool pledge ${id} is ${pledge.status}, not active`;
+    if (pledge.hasKey === true) return `the pool pledge ${id} already has its key (the billing status says hasKey: true): one active key per subscription; deactivate or delete it first`;
+    return undefined;
+  }
+  const sub = summary.subscriptions.find((s) => s.id === id);
+  if (sub) return entitles(sub.status) ? undefined : `the subscription ${id} is ${sub.status}, not active`;
+  return `the billing status lists no subscription or pool pledge with id ${id} (keydeck billing status shows them)`;
+}
+
+/**
+ * The reserved blocks of a subscription key, as the service says them: the key's own `blocks`
+ * (when sent), else those of the pledge its `subscriptionId` names; undefined when unknown.
+ */
+export function blocksOfKey(key: ConsumptionKey, summary: BillingStatusSummary | undefined): readonly string[] | undefined {
+  const own = (key as Record<string, unknown>).blocks;
+  if (Array.isArray(own) && own.length > 0 && own.every((b) => typeof b === 'string')) return own as string[];
+  const id = subscriptionIdOf(key);
+  if (id === undefined || !summary) return undefined;
+  return summary.poolPledges.find((p) => p.id === id)?.blocks;
+}

@@ -1,0 +1,99 @@
+/**
+ * Pool subscriptions in the TUI (issue 23), against the sandbox in the docs-v2 dialect: the Keys
+ * pane names a pledge without a key and `n` mints it (shown once), a pool key's row and details
+ * say where it stands in its reserved blocks (inside, or outside with the next block), its limits
+ * come with their source, and the Billing pane's pools view lists the pools and one pool's blocks.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BLOCK_NAMES, blockOfHour } from '../../src/api/poolBlocks.js';
+import { KEYS, type TuiHandle } from './render.js';
+import { noKeychainStore, readySession, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
+
+let sb: TestSandbox;
+let ui: TuiHandle | undefined;
+beforeAll(async () => {
+  sb = await startTestSandbox({ dialect: 'docs-v2' });
+});
+afterAll(async () => {
+  ui?.unmount();
+  await sb.close();
+});
+
+function open(token: string) {
+  ui?.unmount();
+  const s = noKeychainStore();
+  ui = renderApp(testServices({ store: s.store, baseUrl: sb.url }), { session: readySession(sb.url, token), columns: 100, rows: 30 });
+  return ui;
+}
+
+const SK = /sk_[A-Za-z0-9_-]{16,}/;
+
+describe('Keys pane: a pledge without a key', () => {
+  it('is named above the table; n offers to mint its key, shows it once, and the row then says its hours', async () => {
+    const u = open(sb.token);
+    await u.waitFor('⚠ pool pledge kimi26 (asia, europe, americas) has no key · n mints it');
+    await u.press('n');
+    await u.waitFor('mint the key of pool pledge kimi26');
+    expect(u.lastFrame()).toContain('a new credit key (draws on the shared balance)');
+    await u.press(KEYS.enter);
+    await u.waitFor('enter saves "kimi26"');
+    await u.press(KEYS.enter);
+    const revealed = await u.waitFor(SK);
+    expect(revealed).toContain('Subscription key "kimi26" created');
+    await u.press('y');
+    await u.waitFor((f) => f.includes('gone from the screen') && !SK.test(f));
+    // The pledge has its key now: no notice; the key's row and details say it is in its blocks.
+    await u.waitFor((f) => !f.includes('has no key') && /kimi26\s+│ sub\s+│ pool\s+│ ● in block/.test(f));
+    await u.press('g');
+    const frame = await u.waitFor('reserved hours: in its blocks around the clock');
+    expect(frame).toContain('limits: in its blocks only, unlimited · 1 concurrent · per the pages');
+  });
+
+  it('a pool key outside its block: the row and the details say so and when its next block starts', async () => {
+    const token = await sb.newUser();
+    const now = new Date((await sb.call('POST', '/sandbox/clock', { body: { advanceSeconds: 0 } })).body.now);
+    const other = BLOCK_NAMES.find((b) => b !== blockOfHour(now.getUTCHours()))!;
+    const pledge = await sb.call('POST', '/sandbox/subscriptions', { token, body: { pool: 'kimi26', blocks: [other] } });
+    const minted = await sb.call('POST', '/api/keys/subscription', { token, body: { name: 'night-shift', subscriptionId: pledge.body.id } });
+    expect((await sb.infer(minted.body.data.apiKey)).status).toBe(429);
+    const u = open(token);
+    await u.waitFor(/night-shift\s+│ sub\s+│ pool\s+│ ○ outside/);
+    await u.press('g');
+    await u.waitFor(new RegExp(`reserved hours: outside its blocks: next ${other} in \\d+ (h|min) \\(429 until then\\)`));
+  });
+});
+
+describe('Billing pane: the pools view', () => {
+  it('p lists the pools; enter shows one pool’s blocks and free seats by hour; esc goes back', async () => {
+    const u = open(sb.token);
+    await u.press('3');
+    await u.waitFor('Billing');
+    await u.press('p');
+    await u.waitFor(/kimi26\s+│ Kimi K2\.6\s+│ active/);
+    expect(u.lastFrame()).toContain('keydeck does not subscribe');
+    await u.press(KEYS.enter);
+    const pool = await u.waitFor(/europe\s+│ 08:00–16:00 UTC\s+│ \d+ of 10 free\s+│ \$49\.00\/mo/);
+    expect(pool).toContain('free seats by UTC hour:');
+    expect(pool).toMatch(/00h \d+/);
+    await u.press(KEYS.esc);
+    await u.waitFor(/qwen3-397b-a17b/);
+    await u.press(KEYS.esc);
+    await u.waitFor((f) => !f.includes('GET /api/pools'));
+  });
+});
+
+describe('a block’s end, announced', () => {
+  it('once per key and block end, within 15 minutes of it, naming the next block; nothing for keys whose blocks are unknown', async () => {
+    const { dueBlockEvents } = await import('../../src/tui/hooks/useSubscriptionNotifications.js');
+    const { notificationText } = await import('../../src/terminal/notify.js');
+    const key = (id: string) => ({ id, name: id, keyPlan: 'pool', keyType: 'subscription', isActive: true, createdAt: '2026-11-25T00:00:00Z' });
+    const blocks: Record<string, string[]> = { a: ['europe'], b: ['europe', 'americas'] };
+    const sent = new Set<string>();
+    const at = Date.parse('2026-11-25T15:50:00Z');
+    const events = dueBlockEvents([key('a'), key('b'), key('c')], (k) => blocks[k.id], at, sent);
+    expect(events).toEqual([{ kind: 'block_ending', keyName: 'a', block: 'europe', minutesLeft: 10, nextBlock: 'europe' }]);
+    expect(dueBlockEvents([key('a')], (k) => blocks[k.id], at + 60_000, sent)).toEqual([]);
+    expect(dueBlockEvents([key('a')], (k) => blocks[k.id], Date.parse('2026-11-25T15:40:00Z'), new Set())).toEqual([]);
+    expect(notificationText(events[0]!, 'default').body).toBe('"a": block europe ends in 10 min; its requests get 429 until europe starts');
+  });
+});
