@@ -24,6 +24,10 @@ const PROCESS_SUITES = [
   'test/metrics/contrib.test.ts',
   'test/exporter/exporter.test.ts',
   'test/exporter/prometheus.test.ts',
+  // A local anvil chain (issue 25).
+  'test/chain/reader.test.ts',
+  'test/chain/checks.test.ts',
+  'test/chain/sandbox-chain.test.ts',
 ];
 
 export default defineConfig({

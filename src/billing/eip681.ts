@@ -10,12 +10,10 @@
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
 
-/** USDC's contract on Base mainnet (Circle's native USDC), EIP-55 checksummed. */
-export const USDC_BASE_CONTRACT = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
-/** Base mainnet's chain id. */
-export const BASE_CHAIN_ID = 8453;
-/** USDC's decimals: 1 USDC = 1,000,000 base units. */
-export const USDC_DECIMALS = 6;
+import { BASE_CHAIN_ID, USDC_BASE_CONTRACT, USDC_DECIMALS } from '../api/chain/rpcUrl.js';
+
+/** USDC's contract on Base mainnet, the chain id and USDC's decimals: one definition, in src/api/chain/rpcUrl.ts. */
+export { BASE_CHAIN_ID, USDC_BASE_CONTRACT, USDC_DECIMALS };
 
 /** Why an address or amount was refused, as a stable code. */
 export type PaymentRequestErrorCode = 'invalid_address' | 'bad_checksum' | 'invalid_amount';

@@ -112,6 +112,13 @@ export const JournalEntrySchema = z.object({
   balance: z.number().optional(),
   /** What named it credited, in words ("the verify answer", "the billing status names session …"). */
   evidence: z.string().optional(),
+  /**
+   * USDC: what the chain showed when keydeck checked the transfer (issue 25): block, confirmations,
+   * sender, amount (USD decimal string), when. Beside the service's answers; never a verdict.
+   */
+  chainEvidence: z
+    .object({ txHash: z.string(), blockNumber: z.string(), confirmations: z.number(), from: z.string(), amount: z.string(), checkedAt: z.string() })
+    .optional(),
 });
 /** See {@link JournalEntrySchema}. */
 export type JournalEntry = z.infer<typeof JournalEntrySchema>;

@@ -37,10 +37,12 @@ export interface VerifyRequest {
   readonly txHash: string;
   /** USD sent in the transfer (checked by the caller). */
   readonly amount: number;
+  /** What the chain showed about this transfer (issue 25), kept on the record. */
+  readonly chainEvidence?: JournalEntry['chainEvidence'];
 }
 
-/** The record a CLI verify belongs to (see {@link VerifyRequest.entryId}). */
-async function recordFor(ports: TopUpPorts, txHash: string, amount: number): Promise<JournalEntry | undefined> {
+/** The record a CLI verify belongs to (see {@link VerifyRequest.entryId}); undefined when none or several. */
+export async function recordForVerify(ports: TopUpPorts, txHash: string, amount: number): Promise<JournalEntry | undefined> {
   const withHash = (await ports.journal.withHash(txHash, ports.scope))[0];
   if (withHash) return withHash;
   const waiting = (await ports.journal.unfinished(ports.scope)).filter(
@@ -64,7 +66,7 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
   try {
     const seen = await journal.creditedWithHash(txHash, scope);
     if (seen) return { kind: 'already_credited', entry: seen };
-    entry = request.entryId !== undefined ? await journal.get(request.entryId) : await recordFor(ports, txHash, amount);
+    entry = request.entryId !== undefined ? await journal.get(request.entryId) : await recordForVerify(ports, txHash, amount);
     if (entry?.state === 'credited') return { kind: 'already_credited', entry };
   } catch (error) {
     return { kind: 'not_sent', error };
@@ -92,6 +94,7 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
         ...(scope.profile !== undefined && { profile: scope.profile }),
         txHash,
         verifyBaselineTotalTopUp: baseline,
+        ...(request.chainEvidence !== undefined && { chainEvidence: request.chainEvidence }),
       });
     } else {
       let missingBaseline = false;
@@ -108,6 +111,7 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
           txHash,
           verifyBaselineTotalTopUp: kept ?? baseline,
           ...(cents(amount) !== cents(current.amount) ? { amountSent: amount } : {}),
+          ...(request.chainEvidence !== undefined && { chainEvidence: request.chainEvidence }),
         };
       });
       if (!updated) return { kind: 'not_sent', error: new Error('the top-up is no longer on record') };

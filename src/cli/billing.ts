@@ -30,18 +30,23 @@ export function registerBilling(program: Command): void {
       'how to pay: card_checkout, card_direct or usdc (sent as the profile’s topUpMethods names), or any other method name, sent as given (the real service’s pages: stripe, stripe_direct, usdc)',
     )
     .option('-y, --yes', 'do not ask before charging the card on file or above the profile’s ceiling (required then when stdin is not a terminal)')
+    .option('--wait', 'USDC: watch the deposit address on chain and verify the transfer when it arrives (no hash to copy)')
+    .option('--timeout <seconds>', 'with --wait: how long to watch (default 900)')
     .option('--json', 'print the service’s data (checkout session, USDC instruction, or card result) as JSON')
-    .action(async (opts: { amount: string; method: string; yes?: boolean; json?: boolean }, cmd: Command) => {
+    .action(async (opts: { amount: string; method: string; yes?: boolean; wait?: boolean; timeout?: string; json?: boolean }, cmd: Command) => {
       const { billingTopUp } = await import('../commands/billing.js');
       await runScripted(cmd, (g) => billingTopUp(g, opts));
     });
   billing
     .command('verify')
-    .description('credit a USDC transfer by its transaction hash')
-    .requiredOption('--tx <hash>', 'the Base transaction hash, 0x followed by 64 hex digits')
-    .requiredOption('--amount <usd>', 'the USD amount sent, exactly as in the top-up instruction')
+    .description('credit a USDC transfer by its transaction hash, after checking it on chain (--no-chain: the service alone)')
+    .option('--tx <hash>', 'the Base transaction hash, 0x followed by 64 hex digits')
+    .option('--amount <usd>', 'the USD amount sent, exactly as in the top-up instruction (with --find: which top-up, when several await payment)')
+    .option('--find', 'no hash: watch the deposit address of the USDC top-up awaiting payment and verify the transfer that arrives')
+    .option('--timeout <seconds>', 'with --find: how long to watch (default 900)')
+    .option('-y, --yes', 'send the verify even when the chain shows a mismatch, without asking (required then when stdin is not a terminal)')
     .option('--json', 'print { credited, balance } as JSON')
-    .action(async (opts: { tx: string; amount: string; json?: boolean }, cmd: Command) => {
+    .action(async (opts: { tx?: string; amount?: string; find?: boolean; timeout?: string; yes?: boolean; json?: boolean }, cmd: Command) => {
       const { billingVerify } = await import('../commands/billing.js');
       await runScripted(cmd, (g) => billingVerify(g, opts));
     });

@@ -12,10 +12,15 @@ export function registerSandbox(program: Command): void {
     .option('--db <path>', 'SQLite database file (default: in the user data dir)')
     .addOption(new Option('--dialect <name>', 'answer in the shape of the seed (default) or of the real service’s older/newer documentation pages').choices(DIALECTS))
     .option('--unlimited-usage-reads', 'lift the service’s limit of 12 usage reads per 12 hours per credential (load tests, benchmarks)')
-    .action(async (opts: { host: string; port: string; db?: string; dialect?: DialectName; unlimitedUsageReads?: boolean }) => {
+    .addOption(new Option('--chain <node>', 'run USDC transfers on a real local chain: anvil (chain id 8453, the sandbox USDC at the native USDC address)').choices(['anvil']))
+    .option('--chain-rpc <url>', 'with --chain anvil: use this anvil-compatible node instead of starting one')
+    .action(async (opts: { host: string; port: string; db?: string; dialect?: DialectName; unlimitedUsageReads?: boolean; chain?: 'anvil'; chainRpc?: string }) => {
       const { runSandboxCommand } = await import('../commands/sandbox.js');
-      // `--dialect` is also a global option (for --sandbox): commander may have given it to the program.
-      const dialect = opts.dialect ?? program.opts<{ dialect?: DialectName }>().dialect;
-      await runSandboxCommand({ ...opts, ...(dialect !== undefined && { dialect }) });
+      // `--dialect`, `--chain` and `--chain-rpc` are also global options: commander may have given them to the program.
+      const root = program.opts<{ dialect?: DialectName; chain?: string | false; chainRpc?: string }>();
+      const dialect = opts.dialect ?? root.dialect;
+      const chain = opts.chain ?? (root.chain === 'anvil' ? 'anvil' : undefined);
+      const chainRpc = opts.chainRpc ?? root.chainRpc;
+      await runSandboxCommand({ ...opts, ...(dialect !== undefined && { dialect }), ...(chain !== undefined && { chain }), ...(chainRpc !== undefined && { chainRpc }) });
     });
 }

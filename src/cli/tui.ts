@@ -19,7 +19,11 @@ export function registerTuiAction(program: Command): void {
       process.stderr.write(`keydeck: ${unknownCommandSentence(program.args[0]!, names)}\n`);
       process.exit(2);
     }
-    const { dialect, ...globals } = program.opts<TuiGlobals & { interval?: string; alertBelow?: string; dialect?: DialectName }>();
+    const { dialect, chain, chainRpc, ...globals } = program.opts<TuiGlobals & { interval?: string; alertBelow?: string; dialect?: DialectName; chain?: string | false; chainRpc?: string }>();
+    if (chain === 'anvil' && !globals.sandbox) {
+      process.stderr.write('keydeck: --chain anvil goes with --sandbox (or run keydeck sandbox --chain anvil).\n');
+      process.exit(2);
+    }
     // Bad settings are usage errors, reported before anything is drawn.
     let settings = {};
     if (globals.interval !== undefined || globals.alertBelow !== undefined) {
@@ -45,6 +49,11 @@ export function registerTuiAction(program: Command): void {
     // Ink's layout engine would load Node's fetch (undici) only to decode itself: src/tui/withoutFetch.ts.
     const { importWithoutFetch } = await import('../tui/withoutFetch.js');
     const { runTui } = await importWithoutFetch(() => import('../tui/run.js'));
-    await runTui({ ...globals, ...settings, ...(dialect !== undefined && { sandboxDialect: dialect }) });
+    await runTui({
+      ...globals,
+      ...settings,
+      ...(dialect !== undefined && { sandboxDialect: dialect }),
+      ...(chain === 'anvil' && { sandboxChain: chainRpc !== undefined ? { rpcUrl: chainRpc } : {} }),
+    });
   });
 }

@@ -12,16 +12,18 @@
  * `history` is in ./billingHistory.ts, `watch` in ./billingWatch.ts.
  */
 import { topUpKindOf, type TopUpResult } from '../api/client.js';
-import { KeydeckApiError } from '../api/errors.js';
 import { TopUpMethodNameSchema, type CreditBalance, type TopUpMethod } from '../api/schemas.js';
 import { keylessSubscriptions } from '../billing/pledges.js';
 import { summarizeBillingStatus } from '../api/reader.js';
 import { instructionDiffersSentence } from '../billing/instruction.js';
 import { statusSummaryLines, summaryText } from '../billing/statusSummary.js';
 import { hostOf } from '../api/baseUrl.js';
-import { JournalError, TopUpJournal, type JournalEntry } from '../billing/journal.js';
-import { recordTopUp, topUpNotes, verifyOutcomeLines, verifyUsdc, type VerifyOutcome } from '../billing/topups.js';
+import type { JournalEntry } from '../billing/journal.js';
+import { recordTopUp, topUpNotes } from '../billing/topups.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
+import { journalOf, verifyAndReport, type BillingDeps, type VerifyFlags } from './verifyReport.js';
+
+export { journalOf, verifyAndReport, type BillingDeps, type VerifyFlags, type VerifyTarget } from './verifyReport.js';
 import { confirmTopUp } from './confirm.js';
 import { parseAmount, parseTxHash } from './input.js';
 import { ExitCode, fail, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
@@ -86,6 +88,10 @@ export interface TopUpFlags extends JsonFlag {
   readonly method: TopUpMethod | (string & {});
   /** `--yes`: no confirmation for a card-on-file charge or an amount above the ceiling. */
   readonly yes?: boolean;
+  /** `--wait` (USDC): watch the deposit address on chain and verify what arrives (issue 25). */
+  readonly wait?: boolean;
+  /** `--timeout SECONDS` with `--wait`: how long to watch (default 900). */
+  readonly timeout?: string;
 }
 
 /** Human lines for a top-up's result (§2.4 session, §2.5 instruction, or the unshown card_direct data). */
@@ -119,16 +125,6 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
     default:
       return [`Top-up of ${formatUsd(amount)} by ${visible(result.wireMethod)}; the service answered:`, formatKeyValues(flattenForDisplay(result.data)).replace(/^/gm, '  ')];
   }
-}
-
-/** Dependencies of the top-up commands: the record (default: the data dir's, as the TUI's). */
-export interface BillingDeps extends CommandDeps {
-  readonly journal?: TopUpJournal;
-}
-
-/** The top-up record the command writes: the one in `deps` (tests), else the data dir's for this environment. */
-export function journalOf(deps: BillingDeps): TopUpJournal {
-  return deps.journal ?? new TopUpJournal({ env: deps.session?.env ?? process.env });
 }
 
 /**
@@ -177,22 +173,14 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
     if (result.method === 'card_direct' && entry?.state === 'credited') printLine('The service says this charge was credited.');
   }
   for (const problem of problems) warn(problem);
+  if (flags.wait && result.method === 'usdc' && entry !== undefined) {
+    // Watch the deposit address on chain and verify what arrives (issue 25): no hash to copy.
+    const { watchAndVerify } = await import('./chainFind.js');
+    return watchAndVerify(globals, { client, profile }, journalOf(deps), entry, { ...(flags.json && { json: true }), ...(flags.timeout !== undefined && { timeout: flags.timeout }) });
+  }
+  if (flags.wait && result.method !== 'usdc') warn('--wait watches USDC transfers only: nothing to watch for this method.');
   return ExitCode.ok;
 }
-
-/** Flags of `billing verify`. */
-export interface VerifyFlags extends JsonFlag {
-  /** `0x` + 64 hex. */
-  readonly tx: string;
-  /** USD, plain decimal text; must match the amount sent. */
-  readonly amount: string;
-}
-
-/** Next steps of a verify, in command lines. */
-const VERIFY_HINTS = {
-  amountSent: 'run keydeck billing verify again with --amount set to what the transfer sent',
-  again: 'run the same keydeck billing verify again',
-};
 
 /**
  * `keydeck billing verify --tx HASH --amount USD [--json]` (§4 `POST /api/billing/verify-topup`;
@@ -202,40 +190,21 @@ const VERIFY_HINTS = {
  * not sent again. Exit 0 when credited (also by keydeck's own earlier verify whose answer was
  * lost); 2 for a bad hash or amount (nothing sent; a transfer that can never be credited says so);
  * 1 for `amount_mismatch`, `tx_already_used`, `not_found`, `already_credited` and other refusals;
- * 4 when the answer was lost (the record stays `verifying`: run it again).
+ * 4 when the answer was lost (the record stays `verifying`: run it again). Before anything is
+ * sent, the chain is read and checked (./chainCheck.ts, issue 25): a mismatch is asked about on a
+ * terminal, and without one is exit 1 `chain_mismatch` unless `--yes`.
  */
 export async function billingVerify(globals: GlobalOptions, flags: VerifyFlags, deps: BillingDeps = {}): Promise<ExitCodeValue> {
+  if (flags.find) {
+    if (flags.tx !== undefined) fail(ExitCode.usage, '--find looks for the transfer on chain: give it without --tx; nothing was sent.');
+    const { billingFind } = await import('./chainFind.js');
+    return billingFind(globals, flags, deps);
+  }
+  if (flags.tx === undefined || flags.amount === undefined) fail(ExitCode.usage, 'give --tx HASH and --amount USD, or --find to look for the transfer on chain; nothing was sent.');
   const txHash = parseTxHash(flags.tx);
   const amount = parseAmount(flags.amount, '--amount', 'transfer');
-  const { client, profile } = await openSession(globals, deps.session);
-  const journal = journalOf(deps);
-  let outcome: VerifyOutcome;
-  try {
-    outcome = await verifyUsdc({ journal, client, scope: { host: hostOf(profile.baseUrl), profile: profile.name } }, { txHash, amount });
-  } finally {
-    journal.close();
-  }
-  const lines = verifyOutcomeLines(outcome, amount, VERIFY_HINTS);
-  switch (outcome.kind) {
-    case 'credited':
-      if (flags.json) printData({ credited: outcome.credited, ...(outcome.balance !== undefined && { balance: outcome.balance }) });
-      else if (outcome.byEarlierVerify) printLine(`${lines[0]}${outcome.balance !== undefined ? ` The balance is now ${formatUsd(outcome.balance)}.` : ''}`);
-      else printLine(`Credited ${formatUsd(outcome.credited)}${outcome.balance !== undefined ? `; the balance is now ${formatUsd(outcome.balance)}` : ''}.`);
-      return ExitCode.ok;
-    case 'already_credited':
-      return fail(ExitCode.refused, `already_credited: ${lines[0]}`);
-    case 'used_unconfirmed':
-      return fail(ExitCode.refused, `outcome_unknown: ${lines.join(' ')}`);
-    case 'not_sent':
-      if (outcome.error instanceof JournalError || !(outcome.error instanceof KeydeckApiError)) return fail(ExitCode.refused, lines.join(' '));
-      warn('nothing was sent: keydeck reads the total of top-ups before verifying, to recognise its own verification later.');
-      throw outcome.error;
-    case 'unknown':
-      warn('the top-up stays "verifying" on keydeck\'s record: run the same keydeck billing verify again; keydeck recognises its own earlier verification.');
-      throw outcome.error;
-    default:
-      throw outcome.error;
-  }
+  const session = await openSession(globals, deps.session);
+  return verifyAndReport(globals, session, journalOf(deps), { txHash, amount, amountText: flags.amount.trim() }, flags);
 }
 
 /** Flags of `billing history`. Another view (a chart, say) is one more flag here and one more branch in {@link billingHistory}. */

@@ -23,6 +23,8 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'KEYDECK_SANDBOX_DB', meaning: 'the sandbox’s database file, for keydeck --sandbox and keydeck sandbox without --db (default: sandbox.db in the data dir); keydeck --sandbox keeps its loopback port beside it (sandbox.db.port) and takes it again when free, so the key stored at setup still belongs to the next start’s sandbox' },
   { name: 'KEYDECK_TIMEOUT_MS', meaning: 'the deadline of each call to the service in ms, retries included (default 10000); commands then exit 4' },
   { name: 'KEYDECK_KEYCHAIN_TIMEOUT_MS', meaning: 'the deadline of each OS keychain call in ms (default 3000)' },
+  { name: 'KEYDECK_CHAIN_RPC', meaning: 'the Base JSON-RPC endpoint USDC transfers are checked on (same as --chain-rpc; https, or http to this machine; default the profile’s chainRpc, else https://mainnet.base.org); it learns the transaction hash and the deposit address' },
+  { name: 'KEYDECK_CHAIN_CHECKS', meaning: '0 (or false): never read the chain, as --no-chain; USDC transfers are judged by the service alone' },
   { name: 'NO_COLOR', meaning: 'set (non-empty): no colour, in the commands and the TUI' },
   { name: 'FORCE_COLOR', meaning: 'colour even when not a terminal (0 or false: never); wins over NO_COLOR, as in Node' },
   { name: 'TERM', meaning: 'dumb: no colour, no spinner; the full-screen app and keydeck monitor refuse and point at the commands' },

@@ -175,6 +175,10 @@ export interface GlobalOptions {
   readonly insecureStorage?: boolean;
   /** `--allow-insecure-http` or `KEYDECK_ALLOW_INSECURE_HTTP=1`: a key may go over plain http off loopback. */
   readonly allowInsecureHttp?: boolean;
+  /** `--no-chain`: never read the chain (issue 25). */
+  readonly noChain?: boolean;
+  /** `--chain-rpc URL`: the chain's JSON-RPC endpoint for this command. */
+  readonly chainRpc?: string;
 }
 
 /** The global options as seen from a (sub)command: `command.optsWithGlobals()`. */
@@ -188,6 +192,8 @@ export function globalOptionsOf(command: Command): GlobalOptions {
     ...(typeof all.profile === 'string' && { profile: all.profile }),
     ...(all.insecureStorage === true && { insecureStorage: true }),
     ...((all.allowInsecureHttp === true || insecureHttpFromEnv()) && { allowInsecureHttp: true }),
+    ...(all.chain === false && { noChain: true }),
+    ...(typeof all.chainRpc === 'string' && { chainRpc: all.chainRpc }),
   };
 }
 

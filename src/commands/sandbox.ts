@@ -1,5 +1,6 @@
 /**
- * `keydeck sandbox [--host 127.0.0.1] [--port 8787] [--db PATH] [--dialect seed|docs-v1|docs-v2] [--unlimited-usage-reads]`: runs the sandbox server in the
+ * `keydeck sandbox [--host 127.0.0.1] [--port 8787] [--db PATH] [--dialect seed|docs-v1|docs-v2] [--unlimited-usage-reads]
+ * [--chain anvil [--chain-rpc URL]]`: runs the sandbox server in the
  * foreground (DESIGN.md command-line contract). Prints exactly two lines on stdout,
  * `sandbox listening on http://HOST:PORT` and `session token: <token>`, logs one line per
  * request on stderr (method, path, status, ms; never a header, key or token), and on SIGINT or
@@ -22,6 +23,10 @@ export interface SandboxCommandOptions {
   dialect?: 'seed' | 'docs-v1' | 'docs-v2';
   /** `--unlimited-usage-reads`: lift the 12-per-12-hours limit of usage reads (load tests, benchmarks). */
   unlimitedUsageReads?: boolean;
+  /** `--chain anvil`: USDC transfers on a real local chain (issue 25). */
+  chain?: 'anvil';
+  /** `--chain-rpc URL` with `--chain anvil`: that node instead of a new anvil. */
+  chainRpc?: string;
 }
 
 /** Runs the sandbox until SIGINT/SIGTERM; sets `process.exitCode` (see the module doc). */
@@ -29,6 +34,11 @@ export async function runSandboxCommand(opts: SandboxCommandOptions): Promise<vo
   const port = Number(opts.port);
   if (!/^\d{1,5}$/.test(opts.port) || port > 65_535) {
     process.stderr.write('keydeck: --port must be an integer from 0 to 65535\n');
+    process.exitCode = 2;
+    return;
+  }
+  if (opts.chainRpc !== undefined && opts.chain === undefined) {
+    process.stderr.write('keydeck: --chain-rpc goes with --chain anvil\n');
     process.exitCode = 2;
     return;
   }
@@ -54,6 +64,7 @@ export async function runSandboxCommand(opts: SandboxCommandOptions): Promise<vo
       port,
       ...(opts.dialect !== undefined && { dialect: opts.dialect }),
       ...(opts.unlimitedUsageReads === true && { usageReadLimit: false }),
+      ...(opts.chain === 'anvil' && { chain: opts.chainRpc !== undefined ? { rpcUrl: opts.chainRpc } : {} }),
       log: (line) => process.stderr.write(`${line}\n`),
     });
   } catch (error) {
@@ -66,6 +77,8 @@ export async function runSandboxCommand(opts: SandboxCommandOptions): Promise<vo
     return;
   }
   process.stdout.write(`sandbox listening on ${sandbox.url}\nsession token: ${sandbox.token}\n`);
+  // A third line only with a chain, on stderr: the two-line stdout contract stays as it is.
+  if (sandbox.chainRpcUrl !== undefined) process.stderr.write(`sandbox chain (anvil, chain id 8453) at ${sandbox.chainRpcUrl}: keydeck reads it by itself for this sandbox\n`);
 
   await stopped;
   await sandbox.close();

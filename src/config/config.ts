@@ -8,12 +8,13 @@
  * ```json
  * { "version": 1, "currentProfile": "default",
  *   "profiles": { "default": { "baseUrl": "https://…", "pollIntervalSeconds": 15, "alertBelowUsd": 5, "confirmAboveUsd": 500,
- *     "runawayFactor": 5, "runawayFloorUsdPerHour": 1,
+ *     "runawayFactor": 5, "runawayFloorUsdPerHour": 1, "chainRpc": "https://mainnet.base.org", "chainChecks": true,
  *     "topUpMethods": { "card_checkout": "stripe", "card_direct": "stripe_direct" } } } }
  * ```
  * A broken file is never overwritten without a backup (`config.json.bak-<timestamp>`).
  */
 import { baseUrlProblem, normalizeBaseUrl as normalizeUrl } from '../api/baseUrl.js';
+import { chainRpcProblem } from '../api/chain/rpcUrl.js';
 import { TopUpMethodNameSchema } from '../api/schemas.js';
 import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
@@ -69,6 +70,15 @@ export const ProfileConfigSchema = z.strictObject({
   topUpMethods: z
     .strictObject({ card_checkout: TopUpMethodNameSchema.optional(), card_direct: TopUpMethodNameSchema.optional(), usdc: TopUpMethodNameSchema.optional() })
     .optional(),
+  /**
+   * The JSON-RPC endpoint of Base that USDC transfers are checked on (issue 25): https, or http
+   * to this machine only. Default Base's public endpoint (https://mainnet.base.org).
+   */
+  chainRpc: z.string().refine((value) => chainRpcProblem(value) === undefined, {
+    message: 'must be an https:// URL (plain http:// only to this machine) without a user name or password',
+  }).optional(),
+  /** false: never read the chain (no RPC learns the hash or the deposit address). Default true. */
+  chainChecks: z.boolean().optional(),
 });
 export type ProfileConfig = z.infer<typeof ProfileConfigSchema>;
 

@@ -39,6 +39,10 @@ export interface ResolvedProfile {
   readonly runawayFactor: number;
   /** The least rate that can be a runaway, USD/hour (default 1). */
   readonly runawayFloorUsdPerHour: number;
+  /** The profile's chain RPC URL (`chainRpc`; issue 25), when it sets one. */
+  readonly chainRpc?: string;
+  /** False when the profile turned the chain checks off (`chainChecks: false`); default true. */
+  readonly chainChecks: boolean;
   /** The config file the profile was read from (it may not exist yet). */
   readonly configPath: string;
   /** True when the config file has an entry for this profile. */
@@ -94,6 +98,8 @@ export function resolveFromConfig(
     ...(entry?.topUpMethods !== undefined && { topUpMethods: entry.topUpMethods }),
     runawayFactor: entry?.runawayFactor ?? DEFAULT_RUNAWAY_FACTOR,
     runawayFloorUsdPerHour: entry?.runawayFloorUsdPerHour ?? DEFAULT_RUNAWAY_FLOOR_USD_PER_HOUR,
+    ...(entry?.chainRpc !== undefined && { chainRpc: entry.chainRpc.trim() }),
+    chainChecks: entry?.chainChecks ?? true,
     configPath,
     inConfig: entry !== undefined,
   };

@@ -6,6 +6,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Authenticator } from './auth.js';
 import type { Dialect } from './dialect.js';
+import type { SandboxChain } from './chain/anvil.js';
 import { createClock, type SandboxClock } from './clock.js';
 import { MetaStore, openDatabase } from './db.js';
 import { KeyStore } from './keys.js';
@@ -36,6 +37,11 @@ export interface SandboxContext {
   readonly usageReads: UsageReadLimiter;
   /** While `on`, usage reads answer 502 (`POST /sandbox/usage/unavailable`). */
   readonly usageUnavailable: { on: boolean };
+  /**
+   * The real chain its USDC transfers go over (`--chain anvil`, issue 25); undefined: transfers
+   * are simulated in the database (the default). Set once the chain is up.
+   */
+  chain?: SandboxChain;
   /** The sandbox's own URL (`http://host:port`, no trailing slash); set once it listens. */
   baseUrl: string;
   /** The shape its answers take (./dialect.ts); `seed` by default. */

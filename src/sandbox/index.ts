@@ -5,7 +5,7 @@
  *
  * What lives in src/sandbox: the server (Fastify routes in ./routes/, the sqlite store in ./db.ts
  * and its tables' modules, the dialects of ./dialect.ts, the clock). May import: src/api (the wire
- * schemas, money) only. Imported by: src/commands (`keydeck sandbox`) and src/tui
+ * schemas, money, and the chain reader of src/api/chain) only. Imported by: src/commands (`keydeck sandbox`) and src/tui
  * (`keydeck --sandbox`), lazily; the library entry `keydeck/sandbox`.
  */
 import type { AddressInfo } from 'node:net';
@@ -41,6 +41,12 @@ export interface StartSandboxOptions {
    * Default true; false lifts it for load tests and the benchmarks (reads are still counted).
    */
   usageReadLimit?: boolean;
+  /**
+   * Run USDC transfers over a real chain (issue 25): `{}` starts anvil (chain id 8453, the
+   * sandbox USDC at the native USDC address, a funded payer); `{ rpcUrl }` uses that node instead.
+   * Undefined (the default): transfers are simulated in the database (fast, no binary).
+   */
+  chain?: { readonly rpcUrl?: string };
 }
 
 /** A running sandbox. */
@@ -49,7 +55,9 @@ export interface RunningSandbox {
   url: string;
   /** The demo user's session token (the same on every start with the same database file). */
   token: string;
-  /** Stops listening (pending `sandbox_delay_ms` waits end at once) and closes the database. */
+  /** The chain's JSON-RPC URL, when the sandbox runs on one. */
+  chainRpcUrl?: string;
+  /** Stops listening (pending `sandbox_delay_ms` waits end at once), stops its chain, closes the database. */
   close(): Promise<void>;
 }
 
@@ -68,6 +76,11 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   const ctx = createContext(dbPath, { ...(options.dialect && { dialect: options.dialect }), ...(options.usageReadLimit === false && { usageReadLimit: false }) });
   let app: ReturnType<typeof createSandboxApp> | undefined;
   try {
+    if (options.chain) {
+      // Loaded only here: viem and the launcher stay out of a sandbox without a chain.
+      const { startSandboxChain } = await import('./chain/anvil.js');
+      ctx.chain = await startSandboxChain(options.chain.rpcUrl !== undefined ? { rpcUrl: options.chain.rpcUrl } : {});
+    }
     const token = ensureDemoUser(ctx);
     app = createSandboxApp(ctx, options.log ? { log: options.log } : {});
     await app.listen({ host, port: options.port ?? 0 });
@@ -78,12 +91,14 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     return {
       url: ctx.baseUrl,
       token,
+      ...(ctx.chain && { chainRpcUrl: ctx.chain.rpcUrl }),
       close() {
         closing ??= (async () => {
           try {
             await running.close();
           } finally {
             ctx.db.close();
+            await ctx.chain?.close();
           }
         })();
         return closing;
@@ -92,6 +107,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
   } catch (error) {
     await app?.close().catch(() => {});
     ctx.db.close();
+    await ctx.chain?.close();
     throw error;
   }
 }

@@ -183,6 +183,17 @@ export class Ledger {
     return txHash;
   }
 
+  /** True when `address` is one of `userId`'s deposit addresses (any case). */
+  isDepositOf(address: string, userId: string): boolean {
+    return this.#depositOfUser.get(address.toLowerCase(), userId) !== undefined;
+  }
+
+  /** Records a transfer read from the sandbox's real chain (issue 25) for {@link verifyUsdc}; once per hash. */
+  recordChainTransfer(txHash: string, toAddress: string, amountMicros: number): void {
+    if (this.#transferByHash.get(txHash.toLowerCase())) return;
+    this.#insertTransfer.run(txHash.toLowerCase(), toAddress.toLowerCase(), amountMicros, this.#clock.now());
+  }
+
   /**
    * §4 verify-topup: credits the transfer `txHash` once, only to the user whose deposit address
    * it paid, only for the exact amount sent. Returns USD `{ credited, balance }`.

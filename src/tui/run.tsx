@@ -42,6 +42,8 @@ export interface TuiGlobals {
   readonly alertBelowUsd?: number;
   /** --dialect with --sandbox: the shape of the embedded sandbox's answers (default `seed`). */
   readonly sandboxDialect?: Dialect;
+  /** --chain anvil with --sandbox: its USDC transfers run on a real local chain (`rpcUrl`: --chain-rpc, another node). */
+  readonly sandboxChain?: { readonly rpcUrl?: string };
   /** --on-low CMD: run once per crossing below the threshold, figures in the environment (src/terminal/notify.ts). */
   readonly onLow?: string;
   /** --desktop-notifications: also notify on the desktop (notify-send, osascript). */
@@ -67,7 +69,11 @@ export const RENDER_OPTIONS = {
  * service's across restarts, as they were. `dialect` (`--dialect`) shapes its answers (src/sandbox/dialect.ts).
  * @throws when the database cannot be opened or no port can be bound
  */
-async function startEmbeddedSandbox(dbPath: string, dialect?: Dialect): Promise<{ url: string; token: string; close(): Promise<void> }> {
+async function startEmbeddedSandbox(
+  dbPath: string,
+  dialect?: Dialect,
+  chain?: { readonly rpcUrl?: string },
+): Promise<{ url: string; token: string; close(): Promise<void> }> {
   const { startSandbox } = await import('../sandbox/index.js');
   const { readFile, writeFile } = await import('node:fs/promises');
   const portFile = `${dbPath}.port`;
@@ -81,12 +87,12 @@ async function startEmbeddedSandbox(dbPath: string, dialect?: Dialect): Promise<
   let running: Awaited<ReturnType<typeof startSandbox>> | undefined;
   if (last !== undefined) {
     try {
-      running = await startSandbox({ dbPath, host: '127.0.0.1', port: last, ...(dialect && { dialect }) });
+      running = await startSandbox({ dbPath, host: '127.0.0.1', port: last, ...(dialect && { dialect }), ...(chain && { chain }) });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' && (error as NodeJS.ErrnoException).code !== 'EACCES') throw error;
     }
   }
-  running ??= await startSandbox({ dbPath, host: '127.0.0.1', port: 0, ...(dialect && { dialect }) });
+  running ??= await startSandbox({ dbPath, host: '127.0.0.1', port: 0, ...(dialect && { dialect }), ...(chain && { chain }) });
   const port = new URL(running.url).port;
   if (String(last) !== port) await writeFile(portFile, `${port}\n`, { mode: 0o600 }).catch(() => undefined);
   return running;
@@ -102,7 +108,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   if (globals.sandbox) {
     const dbPath = sandboxDbPath();
     try {
-      sandbox = await startEmbeddedSandbox(dbPath, globals.sandboxDialect);
+      sandbox = await startEmbeddedSandbox(dbPath, globals.sandboxDialect, globals.sandboxChain);
     } catch (error) {
       process.stderr.write(`keydeck: could not start the sandbox (${dbPath}): ${error instanceof Error ? error.message : String(error)}\n`);
       process.exitCode = 1;

@@ -166,6 +166,7 @@ describe('resolveProfile', () => {
       confirmAboveUsd: 100,
       runawayFactor: 5,
       runawayFloorUsdPerHour: 1,
+      chainChecks: true,
       configPath: file,
       inConfig: true,
     });
@@ -181,7 +182,7 @@ describe('resolveProfile', () => {
 
   it('an unknown profile has no base URL and the defaults', async () => {
     const p = await resolveProfile({ profile: 'new' }, env);
-    expect(p).toEqual({ name: 'new', pollIntervalSeconds: 15, confirmAboveUsd: 500, runawayFactor: 5, runawayFloorUsdPerHour: 1, configPath: file, inConfig: false });
+    expect(p).toEqual({ name: 'new', pollIntervalSeconds: 15, confirmAboveUsd: 500, runawayFactor: 5, runawayFloorUsdPerHour: 1, chainChecks: true, configPath: file, inConfig: false });
   });
 
   it('with no file at all the profile is `default`', async () => {

@@ -10,10 +10,33 @@ import { SandboxError } from '../errors.js';
 import { centsUsdToMicros } from '../money.js';
 import type { AuthHook } from '../context.js';
 import { parseBody } from '../validate.js';
+import { BASE_CHAIN_ID, USDC_BASE_CONTRACT } from '../../api/chain/rpcUrl.js';
 
 /** The §4 success envelope. */
 function ok<T>(data: T): { success: true; data: T } {
   return { success: true, data };
+}
+
+/**
+ * On a real chain (issue 25): reads `txHash`'s receipt and records its USDC transfer to one of
+ * `userId`'s deposit addresses, so that the ledger judges it. What the real service refuses is
+ * refused here: another chain, pending, reverted, another token, another recipient → nothing is
+ * recorded (the verify answers `not_found`); the amount is the ledger's check. A chain that
+ * cannot be read answers 502.
+ */
+async function readChainTransfer(ctx: SandboxContext, userId: string, txHash: string): Promise<void> {
+  let read;
+  try {
+    read = await ctx.chain!.reader.readTransaction(txHash.toLowerCase() as `0x${string}`);
+  } catch {
+    throw new SandboxError('server_error', 'the sandbox chain cannot be read', { status: 502 });
+  }
+  if (read.kind !== 'mined' || read.status !== 'success' || read.chainId !== BASE_CHAIN_ID) return;
+  const paid = read.transfers.filter((t) => t.token.toLowerCase() === USDC_BASE_CONTRACT.toLowerCase() && ctx.ledger.isDepositOf(t.to, userId));
+  if (paid.length === 0) return;
+  const units = paid.filter((t) => t.to === paid[0]!.to).reduce((sum, t) => sum + t.value, 0n);
+  if (units > BigInt(Number.MAX_SAFE_INTEGER)) return;
+  ctx.ledger.recordChainTransfer(txHash, paid[0]!.to, Number(units));
 }
 
 /** Registers the billing routes; `requireAccount` authenticates (§5). */
@@ -56,6 +79,7 @@ export function registerBillingRoutes(app: FastifyInstance, ctx: SandboxContext,
 
   app.post('/api/billing/verify-topup', { onRequest: requireAccount }, async (request) => {
     const { txHash, amount } = parseBody(VerifyTopUpRequestSchema, request.body);
+    if (ctx.chain) await readChainTransfer(ctx, request.accountId, txHash);
     return ok(ctx.ledger.verifyUsdc(request.accountId, txHash, centsUsdToMicros(amount)));
   });
 }

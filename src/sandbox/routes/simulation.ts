@@ -1,6 +1,8 @@
 /**
- * DESIGN.md simulation endpoints: `POST /sandbox/users`, `POST /sandbox/chain/transfers`,
- * `POST /sandbox/subscriptions`, `POST /sandbox/clock`.
+ * DESIGN.md simulation endpoints: `POST /sandbox/users`, `POST /sandbox/chain/transfers` (a real
+ * token transfer when the sandbox runs on a chain, issue 25; simulated otherwise), `GET
+ * /sandbox/chain` (`{ rpcUrl }`, null without a chain), `POST /sandbox/subscriptions`,
+ * `POST /sandbox/clock`.
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -13,6 +15,10 @@ import { decimalStringToMicros, usdToMicros } from '../money.js';
 import { findPool } from '../pools.js';
 import type { AuthHook } from '../context.js';
 import { parseBody } from '../validate.js';
+import { USDC_BASE_CONTRACT } from '../../api/chain/rpcUrl.js';
+
+/** anvil's first development account, the sandbox chain's payer (see ../chain/anvil.ts). */
+const SANDBOX_PAYER_ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 
 /** Pool subscription blocks (§1). */
 export const SUBSCRIPTION_BLOCKS = ['asia', 'europe', 'americas'] as const;
@@ -76,8 +82,16 @@ export function registerSimulationRoutes(app: FastifyInstance, ctx: SandboxConte
 
   app.post('/sandbox/chain/transfers', async (request) => {
     const { to, amount } = parseBody(TransferRequestSchema, request.body);
-    return { txHash: ctx.ledger.recordTransfer(to, transferMicros(amount)) };
+    const micros = transferMicros(amount);
+    // On a real chain (issue 25): a token transfer from the funded payer (USDC's 6 decimals are µUSD).
+    if (ctx.chain) return { txHash: await ctx.chain.transfer(to as `0x${string}`, BigInt(micros)) };
+    return { txHash: ctx.ledger.recordTransfer(to, micros) };
   });
+
+  app.get('/sandbox/chain', async () => ({
+    rpcUrl: ctx.chain?.rpcUrl ?? null,
+    ...(ctx.chain && { chainId: ctx.chain.chainId, token: USDC_BASE_CONTRACT, payer: SANDBOX_PAYER_ADDRESS }),
+  }));
 
   app.post('/sandbox/subscriptions', { onRequest: requireAccount }, async (request) => {
     const body = parseBody(SubscriptionRequestSchema, request.body);

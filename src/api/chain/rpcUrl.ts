@@ -1,0 +1,54 @@
+/**
+ * The chain's JSON-RPC endpoint (issue 25): Base's public endpoint by default, and the one rule an
+ * endpoint must meet: https, or http only to this machine (an RPC learns the transaction hash and
+ * the deposit address; on plain http off loopback anyone on the path learns them and may forge the
+ * answer). Pure.
+ */
+
+/** Base's public JSON-RPC endpoint (docs.base.org, "Network information"): the default. */
+export const BASE_PUBLIC_RPC = 'https://mainnet.base.org';
+
+/** Base mainnet's chain id. */
+export const BASE_CHAIN_ID = 8453;
+
+/**
+ * The native USDC contract on Base (Circle's published list of USDC addresses, "Base": 6
+ * decimals). Not USDbC (the bridged token, 0xd9aA…6CA), which the service does not credit.
+ */
+export const USDC_BASE_CONTRACT = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+
+/** USDC's decimals: one USD is 1,000,000 units. */
+export const USDC_DECIMALS = 6;
+
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * Why `value` cannot be the chain RPC URL, as the end of a sentence starting "The chain RPC URL …",
+ * or undefined when it can: an absolute https URL without user name or password, or http to a
+ * loopback host.
+ */
+export function chainRpcProblem(value: string): string | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return 'is empty';
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    return 'is not a valid URL';
+  }
+  if (url.username !== '' || url.password !== '') return 'must not contain a user name or password';
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:') return isLoopbackHost(url.hostname) ? undefined : 'must use https:// (plain http:// only to this machine)';
+  return 'must start with https://';
+}
+
+/** The host (`name:port`) of an RPC URL, for sentences: never its path, which may hold an API key. */
+export function rpcHostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the chain RPC';
+  }
+}

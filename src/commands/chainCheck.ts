@@ -1,0 +1,66 @@
+/**
+ * The chain's word before `keydeck billing verify` sends anything (issue 25, item 2): where the
+ * chain is read (src/billing/chainSettings.ts), what it shows (src/billing/chainChecks.ts), and
+ * what the command does with it: a passed check is one line on stderr and the verify is sent; a
+ * failed one is its sentence, then a y/N question on a terminal (the service may know better) or,
+ * without one, exit 1 naming `--yes`; an unreadable chain is one line and the service decides.
+ */
+import type { ChainEvidence, ExpectedTransfer } from '../billing/chainChecks.js';
+import { ChainSettingsError, resolveChainSettings } from '../billing/chainSettings.js';
+import { visible } from '../terminal/sanitize.js';
+import { askLine, canPrompt, ExitCode, fail, warn, type GlobalOptions } from './output.js';
+
+/** What the checks need of the profile. */
+export interface ChainProfile {
+  readonly baseUrl: string;
+  readonly chainRpc?: string;
+  readonly chainChecks: boolean;
+}
+
+/**
+ * Reads and checks the transfer of `expected` before the verify; returns the chain's evidence to
+ * keep on the record (undefined when the chain was not read or showed no USDC to keep).
+ * @throws CommandFailure exit 2 for an unusable `--chain-rpc`/`KEYDECK_CHAIN_RPC`; exit 1
+ *   `chain_mismatch` when a check failed and the user did not confirm (nothing was sent).
+ */
+export async function checkBeforeVerify(
+  globals: GlobalOptions,
+  profile: ChainProfile,
+  expected: ExpectedTransfer,
+  options: { readonly yes?: boolean; readonly command: string; readonly interactive?: boolean },
+): Promise<ChainEvidence | undefined> {
+  let settings;
+  try {
+    settings = await resolveChainSettings({
+      ...(globals.noChain && { noChain: true }),
+      ...(globals.chainRpc !== undefined && { chainRpc: globals.chainRpc }),
+      profile,
+      baseUrl: profile.baseUrl,
+    });
+  } catch (error) {
+    if (error instanceof ChainSettingsError) fail(ExitCode.usage, `invalid_chain_rpc: ${error.message}`);
+    throw error;
+  }
+  const { checkTransaction } = await import('../billing/chainChecks.js');
+  const check = await checkTransaction(settings, expected);
+  switch (check.kind) {
+    case 'off':
+      return undefined;
+    case 'unavailable':
+      warn(check.sentence);
+      return undefined;
+    case 'passed':
+      process.stderr.write(`chain: ${visible(check.sentence)}\n`);
+      return check.evidence;
+    case 'problem': {
+      if (!options.yes && !(options.interactive ?? canPrompt())) {
+        fail(ExitCode.refused, `chain_mismatch: ${check.sentence}. Nothing was sent; to ask the service anyway run \`${options.command} --yes\``);
+      }
+      warn(`chain: ${check.sentence}`);
+      if (options.yes) return check.evidence;
+      const answer = await askLine('Send the verify to the service anyway? It may know better. [y/N] ');
+      if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was sent');
+      return check.evidence;
+    }
+  }
+}

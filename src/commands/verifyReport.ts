@@ -1,0 +1,110 @@
+/**
+ * The verify of one USDC transfer as the commands run it (`billing verify --tx`, `--find`, `billing
+ * topup --wait`): the chain checks (./chainCheck.ts, issue 25), then `POST
+ * /api/billing/verify-topup` through the record's procedure (src/billing/verifyUsdc.ts), then the
+ * outcome printed with its exit code. Shared by ./billing.ts and ./chainFind.ts.
+ */
+import { hostOf } from '../api/baseUrl.js';
+import { KeydeckApiError } from '../api/errors.js';
+import { JournalError, TopUpJournal } from '../billing/journal.js';
+import { recordForVerify, verifyOutcomeLines, verifyUsdc, type VerifyOutcome } from '../billing/topups.js';
+import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
+import { ExitCode, fail, printLine, warn, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
+import { formatUsd } from './table.js';
+
+/** Dependencies of the top-up commands: the record (default: the data dir's, as the TUI's). */
+export interface BillingDeps extends CommandDeps {
+  readonly journal?: TopUpJournal;
+}
+
+/** The top-up record the command writes: the one in `deps` (tests), else the data dir's for this environment. */
+export function journalOf(deps: BillingDeps): TopUpJournal {
+  return deps.journal ?? new TopUpJournal({ env: deps.session?.env ?? process.env });
+}
+
+/** Next steps of a verify, in command lines. */
+const VERIFY_HINTS = {
+  amountSent: 'run keydeck billing verify again with --amount set to what the transfer sent',
+  again: 'run the same keydeck billing verify again',
+};
+
+/** One transfer to verify: the hash, the USD amount, and the record and deposit address when known. */
+export interface VerifyTarget {
+  readonly txHash: string;
+  readonly amount: number;
+  /** The amount as the user wrote it, for the command lines keydeck suggests. */
+  readonly amountText: string;
+  /** The record it pays (found by hash or amount when absent). */
+  readonly entryId?: string;
+  readonly depositAddress?: string;
+}
+
+/**
+ * The body of {@link billingVerify}, shared with `billing verify --find` and `billing topup --wait`
+ * (./chainFind.ts): the chain checks, then the verify, then its outcome printed; closes `journal`.
+ * Exit codes and failures as {@link billingVerify} says.
+ */
+export async function verifyAndReport(
+  globals: GlobalOptions,
+  session: Pick<Session, 'client' | 'profile'>,
+  journal: TopUpJournal,
+  target: VerifyTarget,
+  flags: { readonly yes?: boolean; readonly json?: boolean },
+): Promise<ExitCodeValue> {
+  const { client, profile } = session;
+  const { txHash, amount } = target;
+  let outcome: VerifyOutcome;
+  try {
+    const ports = { journal, client, scope: { host: hostOf(profile.baseUrl), profile: profile.name } };
+    // The chain's word first (issue 25): the deposit address comes from the record, when there is one.
+    const record = target.entryId !== undefined ? undefined : await recordForVerify(ports, txHash, amount).catch(() => undefined);
+    const depositAddress = target.depositAddress ?? record?.address;
+    const { checkBeforeVerify } = await import('./chainCheck.js');
+    const chainEvidence = await checkBeforeVerify(
+      globals,
+      profile,
+      { txHash, amount, ...(depositAddress !== undefined && { depositAddress }) },
+      { ...(flags.yes && { yes: true }), command: `keydeck billing verify --tx ${txHash} --amount ${target.amountText}` },
+    );
+    outcome = await verifyUsdc(ports, { txHash, amount, ...(target.entryId !== undefined && { entryId: target.entryId }), ...(chainEvidence && { chainEvidence }) });
+  } finally {
+    journal.close();
+  }
+  const lines = verifyOutcomeLines(outcome, amount, VERIFY_HINTS);
+  switch (outcome.kind) {
+    case 'credited':
+      if (flags.json) printData({ credited: outcome.credited, ...(outcome.balance !== undefined && { balance: outcome.balance }) });
+      else if (outcome.byEarlierVerify) printLine(`${lines[0]}${outcome.balance !== undefined ? ` The balance is now ${formatUsd(outcome.balance)}.` : ''}`);
+      else printLine(`Credited ${formatUsd(outcome.credited)}${outcome.balance !== undefined ? `; the balance is now ${formatUsd(outcome.balance)}` : ''}.`);
+      return ExitCode.ok;
+    case 'already_credited':
+      return fail(ExitCode.refused, `already_credited: ${lines[0]}`);
+    case 'used_unconfirmed':
+      return fail(ExitCode.refused, `outcome_unknown: ${lines.join(' ')}`);
+    case 'not_sent':
+      if (outcome.error instanceof JournalError || !(outcome.error instanceof KeydeckApiError)) return fail(ExitCode.refused, lines.join(' '));
+      warn('nothing was sent: keydeck reads the total of top-ups before verifying, to recognise its own verification later.');
+      throw outcome.error;
+    case 'unknown':
+      warn('the top-up stays "verifying" on keydeck\'s record: run the same keydeck billing verify again; keydeck recognises its own earlier verification.');
+      throw outcome.error;
+    default:
+      throw outcome.error;
+  }
+}
+
+
+/** Flags of `billing verify`. */
+export interface VerifyFlags extends JsonFlag {
+  /** `0x` + 64 hex (required without `--find`). */
+  readonly tx?: string;
+  /** USD, plain decimal text; must match the amount sent (required with `--tx`; with `--find` it picks the top-up). */
+  readonly amount?: string;
+  /** Send the verify even when the chain shows a mismatch (issue 25), without asking. */
+  readonly yes?: boolean;
+  /** `--find`: watch the awaiting top-up's deposit address on chain instead of a hash (issue 25). */
+  readonly find?: boolean;
+  /** `--timeout SECONDS` with `--find` (default 900). */
+  readonly timeout?: string;
+}
+
