@@ -28,6 +28,7 @@ const PROCESS_SUITES = [
   'test/chain/reader.test.ts',
   'test/chain/checks.test.ts',
   'test/chain/sandbox-chain.test.ts',
+  'test/tui/billing/usdcChain.test.tsx',
 ];
 
 export default defineConfig({

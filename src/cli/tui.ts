@@ -54,6 +54,9 @@ export function registerTuiAction(program: Command): void {
       ...settings,
       ...(dialect !== undefined && { sandboxDialect: dialect }),
       ...(chain === 'anvil' && { sandboxChain: chainRpc !== undefined ? { rpcUrl: chainRpc } : {} }),
+      ...(chain === false && { noChain: true }),
+      // With --chain anvil, --chain-rpc names the sandbox's node: keydeck asks the sandbox for it.
+      ...(chain !== 'anvil' && chainRpc !== undefined && { chainRpc }),
     });
   });
 }

@@ -50,6 +50,10 @@ export interface TuiGlobals {
   readonly desktopNotifications?: boolean;
   /** --on-anomaly CMD: run once per runaway key or fast-falling balance, figures in the environment (issue 22). */
   readonly onAnomaly?: string;
+  /** --no-chain: never read the chain (issue 25). */
+  readonly noChain?: boolean;
+  /** --chain-rpc URL: the chain's JSON-RPC endpoint (checked when the USDC step first reads it). */
+  readonly chainRpc?: string;
 }
 
 /** Ink render options of the app (exported for the benchmarks). */
@@ -193,6 +197,15 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
       runawayFloorUsdPerHour: profile.runawayFloorUsdPerHour,
     },
     target: sandbox ? 'sandbox' : 'live',
+    chainSettings: async (baseUrl) => {
+      const { resolveChainSettings } = await import('../billing/chainSettings.js');
+      return resolveChainSettings({
+        ...(globals.noChain && { noChain: true }),
+        ...(globals.chainRpc !== undefined && { chainRpc: globals.chainRpc }),
+        profile: { ...(profile.chainRpc !== undefined && { chainRpc: profile.chainRpc }), chainChecks: profile.chainChecks },
+        baseUrl,
+      });
+    },
     store: createCredentialStore(),
     createClient: (baseUrl, token, credential) => {
       const key = `${baseUrl}\0${token}\0${credential?.label ?? ''}`;

@@ -3,6 +3,7 @@
  * profile, the credential store, a client factory, the clipboard, and the app's exit site.
  * run.tsx builds the real one; tests build one around an in-process sandbox.
  */
+import type { ChainSettings } from '../billing/chainSettings.js';
 import type { BillingResource, CredentialDescription, KeysResource, ManagementKeysResource, PlansResource, PoolsResource, UsageResource } from '../api/client.js';
 import type { CredentialStore } from '../credentials/store.js';
 import type { HistorySeries } from '../billing/historyStore.js';
@@ -126,6 +127,12 @@ export interface AppServices {
    * (no delivery, no rotation).
    */
   readonly dataDir?: string;
+  /**
+   * Where the chain is read for the service at `baseUrl` (src/billing/chainSettings.ts, issue 25):
+   * the USDC step's checks before verify and its watch of the deposit address. Absent: the chain
+   * is never read (tests without one).
+   */
+  readonly chainSettings?: (baseUrl: string) => Promise<ChainSettings>;
   /** Clock (epoch ms); tests may pin it. Default Date.now. */
   readonly now?: () => number;
 }

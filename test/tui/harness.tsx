@@ -27,7 +27,7 @@ export interface TestSandbox extends SandboxHelpers {
 }
 
 /** Starts a sandbox with an in-memory database on a free loopback port (answering in `dialect`, default `seed`). */
-export async function startTestSandbox(options: { dialect?: Dialect } = {}): Promise<TestSandbox> {
+export async function startTestSandbox(options: { dialect?: Dialect; chain?: { rpcUrl?: string } } = {}): Promise<TestSandbox> {
   const sb = await startSandboxHelpers({ host: '127.0.0.1', ...options });
   return {
     ...sb,

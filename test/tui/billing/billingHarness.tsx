@@ -76,6 +76,8 @@ export function openBilling(
     /** Changes the client the app gets (e.g. to answer one endpoint differently). */
     wrapClient?: (client: AccountClient) => AccountClient;
     openHistory?: AppServices['openHistory'];
+    /** Where the chain is read (issue 25); absent: never. */
+    chainSettings?: AppServices['chainSettings'];
   },
 ): BillingScreen {
   const store = noKeychainStore();
@@ -86,6 +88,7 @@ export function openBilling(
     ...(wrap && { createClient: (baseUrl: string, token: string) => wrap(base.createClient(baseUrl, token)) }),
     profile: { ...base.profile, ...(options.alertBelowUsd !== undefined && { alertBelowUsd: options.alertBelowUsd }) },
     ...(options.openHistory && { openHistory: options.openHistory }),
+    ...(options.chainSettings && { chainSettings: options.chainSettings }),
   };
   const tui = renderTui(
     <TopUpDepsProvider deps={options.deps}>

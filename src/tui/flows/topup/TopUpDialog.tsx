@@ -156,7 +156,9 @@ export function TopUpDialog({ flow, remaining, totalTopUp, columns, rows }: TopU
           canSimulate={flow.canSimulate}
           onMode={flow.setUsdcMode}
           onCopy={flow.copy}
-          onVerify={flow.verify}
+          onVerify={(hash) => flow.verify(hash)}
+          chain={flow.chain}
+          onSendAnyway={() => view.hashDraft !== undefined && flow.verify(view.hashDraft, { skipChecks: true })}
           onAmountSent={flow.setAmountSent}
           onSimulate={flow.simulate}
           onAbandon={askToClose}

@@ -3,7 +3,9 @@
  * the exact amount, a warning to send USDC on Base only, and a QR code of the EIP-681 payment
  * request; `c` copies the address, `a` the amount. Then the transaction hash is pasted (checked
  * as `0x` + 64 hex while typed) and verified with the same amount; each refusal is explained.
- * With a sandbox, `s` simulates the transfer.
+ * With a sandbox, `s` simulates the transfer. Where the chain is read (issue 25) the deposit
+ * address is watched: transfers found there are listed and `f` verifies the selected one (`tab`
+ * selects the next); a mismatch the chain shows before a verify is asked about (`y` sends anyway).
  */
 import { visible } from '../../../terminal/sanitize.js';
 import { useMemo, useState } from 'react';
@@ -18,6 +20,8 @@ import { FlowMessageView } from './FlowMessageView.js';
 import type { FlowMessage, UsdcMode } from './flowState.js';
 import { QrCode, qrCodeLines } from './QrCode.js';
 import { parseUsdAmount, txHashProblem } from '../../../billing/input.js';
+import { usdcText } from '../../../billing/chainChecks.js';
+import type { ChainWatchView } from './useChainWatch.js';
 
 /** Props of {@link UsdcStep}. */
 export interface UsdcStepProps {
@@ -30,6 +34,10 @@ export interface UsdcStepProps {
   readonly onMode: (mode: UsdcMode) => void;
   readonly onCopy: (text: string, what: string) => void;
   readonly onVerify: (hash: string) => void;
+  /** What the chain shows at the deposit address (issue 25); absent: not read. */
+  readonly chain?: ChainWatchView;
+  /** After a mismatch the chain showed: send the verify of the hash all the same. */
+  readonly onSendAnyway?: () => void;
   readonly onAmountSent: (amount: number) => void;
   readonly onSimulate: () => void;
   readonly onAbandon: () => void;
@@ -62,6 +70,9 @@ export function UsdcStep(props: UsdcStepProps) {
   const idle = props.busy === undefined;
   const main = mode === 'main' && idle;
   const credited = entry.state === 'credited';
+  const found = props.chain?.transfers ?? [];
+  const [selected, setSelected] = useState(0);
+  const pick = found.length > 0 ? found[Math.min(selected, found.length - 1)] : undefined;
 
   useKeymap(
     'topup',
@@ -70,6 +81,8 @@ export function UsdcStep(props: UsdcStepProps) {
           'topup.copyAddress': entry.address ? () => props.onCopy(entry.address!, 'deposit address') : undefined,
           'topup.copyAmount': () => props.onCopy(amountText, 'amount'),
           'topup.hash': credited ? undefined : () => props.onMode('hash'),
+          'topup.verifyFound': pick && !credited ? () => props.onVerify(pick.txHash) : undefined,
+          'topup.nextFound': found.length > 1 ? () => setSelected((i) => (Math.min(i, found.length - 1) + 1) % found.length) : undefined,
           'topup.simulate': props.canSimulate && !entry.txHash && entry.address ? props.onSimulate : undefined,
           'topup.qr': qr ? () => props.onMode('qr') : undefined,
           'topup.editAmount': entry.reasonCode === 'amount_mismatch' ? () => props.onMode('amountSent') : undefined,
@@ -78,7 +91,9 @@ export function UsdcStep(props: UsdcStepProps) {
         }
       : mode === 'qr'
         ? { 'topup.qr': () => props.onMode('main'), 'topup.back': () => props.onMode('main') }
-        : {},
+        : mode === 'chainConfirm' && idle
+          ? { 'topup.sendAnyway': props.onSendAnyway, 'topup.dontSend': () => props.onMode('main') }
+          : {},
     { modal: true, active: mode !== 'hash' && mode !== 'amountSent' },
   );
 
@@ -116,6 +131,13 @@ export function UsdcStep(props: UsdcStepProps) {
       <Text color={theme.warning} wrap="wrap">{`${symbols.warning} Send USDC on the Base network only: another token or network cannot be credited.`}</Text>
       <Text wrap="truncate">{`Transaction   ${entry.txHash ?? 'not given yet'}`}</Text>
       {'problem' in payment ? <Text color={theme.danger} wrap="wrap">{`✕ ${payment.problem}`}</Text> : null}
+      {props.chain?.status !== undefined && !credited ? <Text color={theme.muted} wrap="truncate">{`On chain      ${visible(props.chain.status)}`}</Text> : null}
+      {found.slice(0, 3).map((t) => (
+        <Text key={t.txHash} wrap="truncate" {...(t === pick && { bold: true })}>
+          {`${t === pick ? '›' : ' '} found       ${usdcText(t.value)} USDC from ${shortAddress(t.from)} · ${shortAddress(t.txHash)} · ${t.confirmations} conf.`}
+        </Text>
+      ))}
+      {found.length > 3 ? <Text color={theme.muted}>{`  and ${found.length - 3} more (tab selects the next)`}</Text> : null}
       {mode === 'hash' ? <HashField initial={props.hashDraft ?? ''} onSubmit={props.onVerify} onCancel={() => props.onMode('main')} /> : null}
       {mode === 'amountSent' ? <AmountSentField onSubmit={props.onAmountSent} onCancel={() => props.onMode('main')} /> : null}
       <FlowMessageView message={props.message} />
@@ -124,7 +146,7 @@ export function UsdcStep(props: UsdcStepProps) {
         <Text color={theme.muted} wrap="wrap">
           {credited
             ? 'This top-up is credited. esc leaves.'
-            : `Then h: paste the transaction hash to verify it.${qr && !side ? ` v shows the QR code (${qr.columns}×${qr.rows + 1} cells).` : ''} esc leaves; the top-up stays open.`}
+            : `${pick ? `f verifies the transfer found on chain${found.length > 1 ? ' (tab: next)' : ''}, or h` : 'Then h'}: paste the transaction hash to verify it.${qr && !side ? ` v shows the QR code (${qr.columns}×${qr.rows + 1} cells).` : ''} esc leaves; the top-up stays open.`}
         </Text>
       ) : null}
     </Box>

@@ -3,7 +3,8 @@
  * record is reopened. When a top-up counts as credited is decided in src/billing/ (issue 13).
  */
 import type { TopUpMethod } from '../../../api/schemas.js';
-import type { JournalEntry } from '../../../billing/journal.js';
+import type { TopUpResult } from '../../../api/client.js';
+import type { JournalEntry, JournalScope } from '../../../billing/journal.js';
 
 /** Whole cents of a USD amount (src/billing/topups.ts; money is never compared as floats). */
 export { cents } from '../../../billing/topups.js';
@@ -18,7 +19,7 @@ export interface FlowMessage {
 }
 
 /** What part of the USDC step has the keyboard. */
-export type UsdcMode = 'main' | 'hash' | 'amountSent' | 'qr';
+export type UsdcMode = 'main' | 'hash' | 'amountSent' | 'qr' | 'chainConfirm';
 
 /** The step on screen. Steps after the request refer to their journal entry by id. */
 export type FlowView =
@@ -65,4 +66,30 @@ export function isStarted(view: FlowView | undefined): boolean {
 /** The journal entry a view refers to, if any. */
 export function entryIdOf(view: FlowView | undefined): string | undefined {
   return view && 'entryId' in view ? view.entryId : undefined;
+}
+
+/**
+ * The record of a top-up the service answered but the journal could not save: kept in memory
+ * only (the step says so), with what the answer gave (the USDC instruction, the checkout session).
+ */
+export function unsavedEntry(amount: number, method: TopUpMethod, scope: JournalScope, result: TopUpResult): JournalEntry {
+  const time = new Date().toISOString();
+  return {
+    amount,
+    method,
+    state: method === 'card_direct' ? 'verifying' : 'awaiting_payment',
+    host: scope.host,
+    ...(scope.profile !== undefined && { profile: scope.profile }),
+    ...(result.method === 'usdc' && {
+      address: result.data.address,
+      chain: result.data.chain,
+      instructedAmount: result.data.amount,
+      // The instruction is what must be sent: its amount is the top-up's.
+      ...(result.amountDiffers && { amount: result.instructedAmount, requestedAmount: amount }),
+    }),
+    ...(result.method === 'card_checkout' && { sessionId: result.data.sessionId }),
+    id: `unsaved-${Date.now()}`,
+    createdAt: time,
+    updatedAt: time,
+  };
 }

@@ -19,10 +19,12 @@ import { useSession, useSessionActions } from '../../contexts/SessionContext.js'
 import { useFlash } from '../../contexts/StatusContext.js';
 import { describeFailure, isUnauthorized } from '../../errors.js';
 import { formatUsd } from '../../format.js';
-import { entryIdOf, isStarted, METHODS, viewForEntry, type FlowMessage, type FlowView, type UsdcMode } from './flowState.js';
+import { entryIdOf, isStarted, METHODS, unsavedEntry, viewForEntry, type FlowMessage, type FlowView, type UsdcMode } from './flowState.js';
 import { useTopUpDeps } from './TopUpDeps.js';
 import { useTopUpRecord } from './useTopUpRecord.js';
 import { normalizeTxHash, txHashProblem } from '../../../billing/input.js';
+import { chainCheckFor } from './chainVerify.js';
+import { useChainWatch, type ChainWatchView } from './useChainWatch.js';
 
 /** How often the balance is read while a card payment is awaited on screen, ms. */
 export const CARD_WATCH_INTERVAL_MS = 3_000;
@@ -52,7 +54,10 @@ export interface TopUpFlow {
   readonly openCheckout: (onNoBrowser?: () => void) => void;
   readonly copy: (text: string, what: string) => void;
   readonly setUsdcMode: (mode: UsdcMode) => void;
-  readonly verify: (hashText: string) => void;
+  /** Verifies the transaction `hashText` (after the chain checks, unless `skipChecks`: the user said send anyway). */
+  readonly verify: (hashText: string, options?: { readonly skipChecks?: boolean }) => void;
+  /** What the chain shows at the deposit address (issue 25). */
+  readonly chain: ChainWatchView;
   readonly setAmountSent: (amount: number) => void;
   readonly simulate: () => void;
   readonly abandon: () => void;
@@ -117,6 +122,14 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
   // While a card payment is awaited on screen, read the balance every few seconds.
   const entry = useMemo(() => entries.find((e) => e.id === entryIdOf(view)), [entries, view]);
   const watching = options.active && open && entry !== undefined && entry.method !== 'usdc' && isUnfinished(entry.state);
+  const credited = useMemo(() => new Set(entries.flatMap((e) => (e.state === 'credited' && e.txHash ? [e.txHash.toLowerCase()] : []))), [entries]);
+  const chain = useChainWatch({
+    active: options.active && open && view?.kind === 'usdc',
+    ...(entry && { entry }),
+    ...(baseUrl !== undefined && { baseUrl }),
+    ...(services.chainSettings && { settingsOf: services.chainSettings }),
+    credited,
+  });
   useEffect(() => {
     if (!watching) return;
     const timer = setInterval(refreshBalance, CARD_WATCH_INTERVAL_MS);
@@ -173,25 +186,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
         try {
           ({ entry: created, problems, notes } = await recordTopUp(deps.journal, scope, amount, result.value, before.value.totalTopUp));
         } catch (error) {
-          const time = new Date().toISOString();
-          created = {
-            amount,
-            method,
-            state: method === 'card_direct' ? 'verifying' : 'awaiting_payment',
-            host: scope.host,
-            ...(scope.profile !== undefined && { profile: scope.profile }),
-            ...(result.value.method === 'usdc' && {
-              address: result.value.data.address,
-              chain: result.value.data.chain,
-              instructedAmount: result.value.data.amount,
-              // The instruction is what must be sent: its amount is the top-up's.
-              ...(result.value.amountDiffers && { amount: result.value.instructedAmount, requestedAmount: amount }),
-            }),
-            ...(result.value.method === 'card_checkout' && { sessionId: result.value.data.sessionId }),
-            id: `unsaved-${Date.now()}`,
-            createdAt: time,
-            updatedAt: time,
-          };
+          created = unsavedEntry(amount, method, scope, result.value);
           flash(`${describeFailure(error)} The top-up is kept in memory only: note its details.`, 'warning');
         }
         const r = result.value;
@@ -219,7 +214,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
   );
 
   const verify = useCallback(
-    (hashText: string) => {
+    (hashText: string, verifyOptions?: { readonly skipChecks?: boolean }) => {
       const v = viewRef.current;
       const current = entriesRef.current.find((e) => e.id === entryIdOf(v));
       if (v?.kind !== 'usdc' || !current || !client || !scope || lock.current) return;
@@ -235,16 +230,32 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
       setUsdc({ mode: 'main', hashDraft: txHash, message: undefined });
       void (async () => {
        try {
+        // The chain's word first (issue 25): a mismatch is asked about; it never credits by itself.
+        const settingsOf = services.chainSettings;
+        let chainLine: string | undefined;
+        let chainEvidence: JournalEntry['chainEvidence'];
+        if (settingsOf && baseUrl && !verifyOptions?.skipChecks) {
+          setBusy('reading the transfer on chain');
+          const check = await chainCheckFor(settingsOf, baseUrl, { txHash, amount, ...(current.address !== undefined && { depositAddress: current.address }) });
+          if (!mounted.current) return;
+          if (check.kind === 'problem') {
+            setBusy(undefined);
+            setUsdc({ mode: 'chainConfirm', hashDraft: txHash, message: { tone: 'warning', lines: [`The chain: ${check.sentence}.`, 'y sends the verify anyway (the service may know better) · n does not'] } });
+            return;
+          }
+          if (check.kind === 'passed' || check.kind === 'unavailable') chainLine = `The chain: ${check.sentence}.`;
+          if (check.kind === 'passed') chainEvidence = check.evidence;
+        }
         setBusy(`verifying the transfer for ${formatUsd(amount)}`);
         // The shared procedure: on record as verifying (with the totalTopUp baseline) before it is sent.
-        const outcome = await verifyUsdc(ports, { entryId: current.id, txHash, amount }).finally(() => {
+        const outcome = await verifyUsdc(ports, { entryId: current.id, txHash, amount, ...(chainEvidence && { chainEvidence }) }).finally(() => {
           if (mounted.current) setBusy(undefined);
         });
         if ('error' in outcome && isUnauthorized(outcome.error)) markRejected();
         if (!mounted.current) return;
         if (outcome.entry) remember(outcome.entry);
         refreshBalance();
-        const lines = verifyOutcomeLines(outcome, amount, { amountSent: 'press e and verify with the amount you actually sent', again: 'h, then enter' });
+        const lines = [...verifyOutcomeLines(outcome, amount, { amountSent: 'press e and verify with the amount you actually sent', again: 'h, then enter' }), ...(chainLine ? [chainLine] : [])];
         if (outcome.kind === 'credited') {
           flash(lines[0]!.replace(/^Credited/, 'credited').replace(/\.$/, ''), 'ok');
           setView({ kind: 'done', entryId: current.id });
@@ -258,7 +269,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
        }
       })();
     },
-    [client, scope, ports, remember, refreshBalance, flash, setUsdc, markRejected],
+    [client, scope, ports, remember, refreshBalance, flash, setUsdc, markRejected, services.chainSettings, baseUrl],
   );
 
   const simulate = useCallback(() => {
@@ -319,6 +330,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
     entries,
     ...(entry !== undefined && { entry }),
     canSimulate,
+    chain,
     start: () => {
       setView({ kind: 'amount' });
       setOpen(true);
