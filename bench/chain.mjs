@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { atMost, bundle, DIST, median, QUICK, report, ROOT, round } from './fixtures/harness.mjs';
+import { atLeast, atMost, bundle, DIST, median, QUICK, report, ROOT, round } from './fixtures/harness.mjs';
 
 const src = (p) => JSON.stringify(join(ROOT, p));
 const entry = await bundle(
@@ -26,6 +26,8 @@ process.on('exit', () => void chain.close());
 
 // The counting proxy: every HTTP request, and every JSON-RPC method in it, forwarded to anvil.
 const counts = { http: 0, calls: 0, getLogs: 0 };
+/** When each eth_getLogs reached the proxy (ms, performance.now). */
+const logTimes = [];
 const proxy = createServer((req, res) => {
   let body = '';
   req.on('data', (d) => (body += d));
@@ -34,7 +36,10 @@ const proxy = createServer((req, res) => {
     const parsed = JSON.parse(body);
     for (const call of Array.isArray(parsed) ? parsed : [parsed]) {
       counts.calls++;
-      if (call.method === 'eth_getLogs') counts.getLogs++;
+      if (call.method === 'eth_getLogs') {
+        counts.getLogs++;
+        logTimes.push(performance.now());
+      }
     }
     const upstream = await fetch(chain.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     res.writeHead(upstream.status, { 'content-type': 'application/json' });
@@ -72,8 +77,9 @@ while (Date.now() < end) {
   await watch.poll();
   polls++;
 }
-const perWindow = ((counts.getLogs - logsBefore) / SECONDS) * (m.WATCH_INTERVAL_MS / 1000);
-figures.push(atMost(`eth_getLogs per 4 s, the watch polled back to back for ${SECONDS} s`, round(perWindow, 2), 1.2));
+const gaps = logTimes.slice(1).map((t, i) => t - logTimes[i]);
+figures.push({ figure: `eth_getLogs sent, the watch polled back to back for ${SECONDS} s`, value: counts.getLogs - logsBefore });
+figures.push(atLeast('least time between two eth_getLogs of one watch', round(Math.min(...gaps) / 1000, 2), 4, 's'));
 
 // 3. The chain reader on the start path of the built app: bytes of viem in main.js's static graph.
 const seen = new Set();
