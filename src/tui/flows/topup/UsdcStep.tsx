@@ -8,7 +8,7 @@
  * selects the next); a mismatch the chain shows before a verify is asked about (`y` sends anyway).
  */
 import { visible } from '../../../terminal/sanitize.js';
-import { useMemo, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { Box, Text } from 'ink';
 import { BASE_CHAIN_ID, USDC_BASE_CONTRACT, usdcTransferUri } from '../../../billing/eip681.js';
 import { stateLabel, type JournalEntry } from '../../../billing/journal.js';
@@ -71,7 +71,13 @@ export function UsdcStep(props: UsdcStepProps) {
   const main = mode === 'main' && idle;
   const credited = entry.state === 'credited';
   const found = props.chain?.transfers ?? [];
+  // Read by the key handlers through a ref: several keys in one read (tab tab f) act on the latest selection.
+  const selectedRef = useRef(0);
   const [selected, setSelected] = useState(0);
+  const select = (index: number) => {
+    selectedRef.current = index;
+    setSelected(index);
+  };
   const pick = found.length > 0 ? found[Math.min(selected, found.length - 1)] : undefined;
 
   useKeymap(
@@ -81,8 +87,8 @@ export function UsdcStep(props: UsdcStepProps) {
           'topup.copyAddress': entry.address ? () => props.onCopy(entry.address!, 'deposit address') : undefined,
           'topup.copyAmount': () => props.onCopy(amountText, 'amount'),
           'topup.hash': credited ? undefined : () => props.onMode('hash'),
-          'topup.verifyFound': pick && !credited ? () => props.onVerify(pick.txHash) : undefined,
-          'topup.nextFound': found.length > 1 ? () => setSelected((i) => (Math.min(i, found.length - 1) + 1) % found.length) : undefined,
+          'topup.verifyFound': pick && !credited ? () => props.onVerify(found[Math.min(selectedRef.current, found.length - 1)]!.txHash) : undefined,
+          'topup.nextFound': found.length > 1 ? () => select((Math.min(selectedRef.current, found.length - 1) + 1) % found.length) : undefined,
           'topup.simulate': props.canSimulate && !entry.txHash && entry.address ? props.onSimulate : undefined,
           'topup.qr': qr ? () => props.onMode('qr') : undefined,
           'topup.editAmount': entry.reasonCode === 'amount_mismatch' ? () => props.onMode('amountSent') : undefined,
