@@ -21,7 +21,11 @@ async function open(count: number, pollIntervalSeconds = 15) {
   const token = await sb.fundedUser(25);
   const api = sb.client(token);
   const ids: string[] = [];
-  for (let i = 0; i < count; i++) ids.push((await api.keys.createCredit({ name: name(i) })).id);
+  for (let i = 0; i < count; i++) {
+    ids.push((await api.keys.createCredit({ name: name(i) })).id);
+    // Distinct creation times (ms): "newest first" breaks a tie by name, which would reorder the list.
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
   const s = noKeychainStore();
   const ui = renderApp(testServices({ store: s.store, baseUrl: sb.url, pollIntervalSeconds }), { session: readySession(sb.url, token) });
   await ui.waitFor(`▶ ${name(count - 1)}`);
