@@ -38,7 +38,8 @@ export const SORT_LABELS: Readonly<Record<KeySort, string>> = {
 const STATUS_RANK: Record<KeyStatus, number> = { active: 0, expired: 1, inactive: 2 };
 
 /**
- * A sorted copy of `keys` (stable; ties by name). `now` (epoch ms) decides "expired"; `spendOf`
+ * A sorted copy of `keys` (stable; ties by name, except `created`: keys created in the same
+ * millisecond keep the service's list order reversed, as it lists oldest first). `now` (epoch ms) decides "expired"; `spendOf`
  * gives a key's spend for the `spend` sort (USD; −1 or less for none: sorted last).
  */
 export function sortKeys(keys: readonly ConsumptionKey[], sort: KeySort, now: number, spendOf: (id: string) => number = () => -1): ConsumptionKey[] {
@@ -48,8 +49,8 @@ export function sortKeys(keys: readonly ConsumptionKey[], sort: KeySort, now: nu
     case 'name':
       return out.sort(byName);
     case 'created': {
-      const t = new Map(out.map((k) => [k, parseTime(k.createdAt) ?? 0]));
-      return out.sort((a, b) => t.get(b)! - t.get(a)! || byName(a, b));
+      const t = new Map(out.map((k, i) => [k, [parseTime(k.createdAt) ?? 0, i] as const]));
+      return out.sort((a, b) => t.get(b)![0] - t.get(a)![0] || t.get(b)![1] - t.get(a)![1]);
     }
     case 'status': {
       const s = new Map(out.map((k) => [k, STATUS_RANK[keyStatus(k, now)]]));

@@ -1,7 +1,6 @@
 /**
  * Pure helpers of the Management keys pane (§2.2): sort, columns, display row.
  */
-import { compareNames } from '../../terminal/collate.js';
 import type { ManagementKey } from '../../api/schemas.js';
 import type { DataColumn, DataRow } from '../components/DataTable.js';
 import { tableWidth } from '../components/DataTable.js';
@@ -9,9 +8,10 @@ import { parseTime, relativeAgo, shortDate } from '../format.js';
 import { symbols } from '../theme.js';
 
 
-/** Newest first, ties by name. */
+/** Newest first; keys created in the same millisecond keep the service's list order reversed (it lists oldest first). */
 export function sortManagementKeys(keys: readonly ManagementKey[]): ManagementKey[] {
-  return [...keys].sort((a, b) => (parseTime(b.createdAt) ?? 0) - (parseTime(a.createdAt) ?? 0) || compareNames(a.name, b.name));
+  const at = new Map(keys.map((k, i) => [k, [parseTime(k.createdAt) ?? 0, i] as const]));
+  return [...keys].sort((a, b) => at.get(b)![0] - at.get(a)![0] || at.get(b)![1] - at.get(a)![1]);
 }
 
 /** Table columns for a terminal `width` cells wide. */
