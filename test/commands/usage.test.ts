@@ -104,8 +104,10 @@ describe('keys usage', () => {
     expect(after.refused - before.refused).toBe(0);
     expect(all.every((r) => r.code === 0)).toBe(true);
     // The twelfth read leaves none; the two after it spend nothing and say when the next is allowed.
+    // (A run whose read came just before the twelfth, in the other loop, may also print the budget
+    // as it is after the twelfth: "no read left" is then said more than 3 times.)
     const last = all.filter((r) => /no read left/.test(r.stdout));
-    expect(last.length).toBe(3);
+    expect(last.length).toBeGreaterThanOrEqual(3);
     expect(last[0]!.stdout).toMatch(/usage (just now|\d+ s ago|1 min ago) · no read left of 12 per 12 h · next in (11|12) h/);
   });
 });
