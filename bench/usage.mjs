@@ -145,7 +145,11 @@ const keyToFrame = async (sortPresses) => {
     const before = ui.frames().length;
     const t0 = performance.now();
     ui.stdin.write('j');
-    while (ui.frames().length === before) await new Promise((r) => setImmediate(r));
+    // A press that draws nothing would spin here for ever (it did once, 16 min at a full core): bounded.
+    for (const deadline = performance.now() + 5_000; ui.frames().length === before; ) {
+      if (performance.now() > deadline) throw new Error(`j (press ${i + 1}) drew no frame within 5 s`);
+      await new Promise((r) => setImmediate(r));
+    }
     times.push(performance.now() - t0);
   }
   ui.unmount();
