@@ -2,7 +2,8 @@
  * The sandbox's chain simulation (DESIGN.md sandbox contract, beyond §4): `POST
  * /sandbox/chain/transfers { to, amount }` → `{ txHash }`, a simulated USDC transfer on Base to
  * a deposit address, so the USDC top-up walk-through can be completed end to end without real
- * money. Only for a sandbox: see {@link canSimulateTransfers}.
+ * money. Only for a sandbox: see {@link canSimulateTransfers}. And `GET /sandbox/chain` (issue
+ * 25): where a sandbox started with `--chain anvil` runs its chain ({@link readSandboxChain}).
  */
 import { isLoopbackHost, normalizeBaseUrl } from './baseUrl.js';
 import { z } from 'zod';
@@ -10,6 +11,7 @@ import { KeydeckApiError } from './errors.js';
 import { errorFromInvalidResponse, errorFromNetwork, errorFromResponse, errorFromTimeout, parseBody, type FailureContext } from './failures.js';
 import { HttpTransport } from './http.js';
 import { TxHashSchema } from './schemas.js';
+import { chainRpcProblem } from './chain/rpcUrl.js';
 
 const TransferResponseSchema = z.looseObject({ txHash: TxHashSchema });
 
@@ -66,6 +68,38 @@ export async function simulateUsdcTransfer(baseUrl: string, transfer: { to: stri
     const parsed = TransferResponseSchema.safeParse(body.kind === 'json' ? body.value : undefined);
     if (!parsed.success) throw errorFromInvalidResponse(ctx, outcome.status, 'txHash', 'missing or not 0x + 64 hex');
     return { txHash: parsed.data.txHash };
+  } finally {
+    transport.close();
+  }
+}
+
+/** A sandbox's answer to `GET /sandbox/chain`. */
+export interface SandboxChainInfo {
+  /** Its chain's JSON-RPC URL (on this machine); null when the sandbox simulates its transfers. */
+  readonly rpcUrl: string | null;
+}
+
+/** Deadline of the sandbox-chain probe, ms: a sandbox on this machine answers at once. */
+const PROBE_TIMEOUT_MS = 2_000;
+
+/**
+ * `GET <baseUrl>/sandbox/chain` of a service on this machine, over the client's transport (size
+ * bound, deadline), without a credential: a sandbox's chain, `{ rpcUrl: null }` for a sandbox
+ * without one, or undefined for anything else (not a sandbox, no answer in 2 s, an answer that
+ * is not a loopback RPC URL). Never throws.
+ */
+export async function readSandboxChain(baseUrl: string): Promise<SandboxChainInfo | undefined> {
+  const transport = new HttpTransport();
+  try {
+    const outcome = await transport.send({ method: 'GET', url: `${normalizeBaseUrl(baseUrl)}/sandbox/chain`, headers: { accept: 'application/json' }, timeoutMs: PROBE_TIMEOUT_MS });
+    if (outcome.kind !== 'response' || outcome.status !== 200) return undefined;
+    const body = parseBody(outcome.text);
+    const rpcUrl = body.kind === 'json' ? (body.value as { rpcUrl?: unknown } | null)?.rpcUrl : undefined;
+    if (rpcUrl === null) return { rpcUrl: null };
+    if (typeof rpcUrl === 'string' && chainRpcProblem(rpcUrl) === undefined && isLoopbackHost(new URL(rpcUrl).host)) return { rpcUrl };
+    return undefined;
+  } catch {
+    return undefined;
   } finally {
     transport.close();
   }

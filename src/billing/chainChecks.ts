@@ -9,9 +9,11 @@
  * never throws. Everything in a sentence that came from the RPC is a checked address, a chain id
  * or an integer: nothing the RPC wrote reaches a terminal as text.
  */
-import type { FoundTransfer, TransactionRead, TransferLog } from '../api/chain/reader.js';
-import { BASE_CHAIN_ID, USDC_BASE_CONTRACT, USDC_DECIMALS, rpcHostOf } from '../api/chain/rpcUrl.js';
+import type { ChainUnavailableError, ChainUnavailableReason, FoundTransfer, TransactionRead, TransferLog } from '../api/chain/reader.js';
+import { BASE_CHAIN_ID, USDC_BASE_CONTRACT, rpcHostOf } from '../api/chain/rpcUrl.js';
 import type { ChainSettings } from './chainSettings.js';
+import { shortAddress, toBaseUnits, usdcText } from './eip681.js';
+import type { ChainEvidence } from './journalEntry.js';
 
 /** Why a transfer does not pay the top-up, as a stable code. */
 export type ChainProblemCode =
@@ -25,21 +27,8 @@ export type ChainProblemCode =
   | 'wrong_recipient'
   | 'amount_differs';
 
-/** What the chain showed about one transfer, kept on the top-up record beside the service's answers. */
-export interface ChainEvidence {
-  /** `0x` + 64 hex, lower case. */
-  readonly txHash: string;
-  /** Decimal block number. */
-  readonly blockNumber: string;
-  /** Blocks from its own to the head when checked, its own included. */
-  readonly confirmations: number;
-  /** The sender (EIP-55). */
-  readonly from: string;
-  /** USDC that reached the deposit address (or the one recipient), as a decimal string of USD ("24.5"). */
-  readonly amount: string;
-  /** ISO 8601. */
-  readonly checkedAt: string;
-}
+/** What the chain showed about one transfer (the record's `chainEvidence`, ./journalEntry.ts). */
+export type { ChainEvidence };
 
 /** The outcome of the checks for one hash. */
 export type ChainCheck =
@@ -61,27 +50,8 @@ export interface ExpectedTransfer {
   readonly depositAddress?: string;
 }
 
-const UNITS_PER_USD = 10n ** BigInt(USDC_DECIMALS);
-
-/** USD (≤ 2 decimals) in USDC base units, exactly. */
-export function usdToUnits(amount: number): bigint {
-  return BigInt(Math.round(amount * 100)) * (UNITS_PER_USD / 100n);
-}
-
-/** USDC base units as text: at least two decimals, every further non-zero digit kept ("24.50", "24.505"). */
-export function usdcText(units: bigint): string {
-  const negative = units < 0n;
-  const abs = negative ? -units : units;
-  const whole = abs / UNITS_PER_USD;
-  let fraction = (abs % UNITS_PER_USD).toString().padStart(USDC_DECIMALS, '0').replace(/0+$/, '');
-  fraction = fraction.padEnd(2, '0');
-  return `${negative ? '-' : ''}${whole.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${fraction}`;
-}
-
-/** A shortened address for sentences: `0x12ab…9f3c`. */
-export function shortAddress(address: string): string {
-  return address.length <= 12 ? address : `${address.slice(0, 6)}…${address.slice(-4)}`;
-}
+/** USD amounts as text and addresses shortened: one definition, in ./eip681.ts. */
+export { shortAddress, usdcText };
 
 function same(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
@@ -138,13 +108,13 @@ export function checkTransfer(read: TransactionRead, expected: ExpectedTransfer,
     blockNumber: read.blockNumber.toString(),
     confirmations: Number(read.confirmations > 1_000_000_000n ? 1_000_000_000n : read.confirmations),
     from: read.from,
-    amount: usdcText(arrived).replace(/,/g, ''),
+    amount: usdcText(arrived, { grouped: false }),
     checkedAt: now.toISOString(),
   };
   if (recipients.size > 1) {
     return { kind: 'problem', code: 'wrong_recipient', sentence: `USDC went to ${recipients.size} addresses in this transaction: verify it on the service's word only`, evidence };
   }
-  const wanted = usdToUnits(expected.amount);
+  const wanted = toBaseUnits(expected.amount);
   if (arrived !== wanted) {
     return {
       kind: 'problem',
@@ -161,16 +131,20 @@ export function checkTransfer(read: TransactionRead, expected: ExpectedTransfer,
   };
 }
 
-/** The one line for a chain that could not be read. */
-export function unavailableSentence(rpcUrl: string, reason: string, status?: number): string {
-  const why: Record<string, string> = {
+/**
+ * The one line for a chain that could not be read: `error` is what the reader threw (a
+ * `ChainUnavailableError` names its reason; anything else counts as an invalid answer).
+ */
+export function unavailableSentence(rpcUrl: string, error: unknown): string {
+  const { reason, status } = (error ?? {}) as Partial<Pick<ChainUnavailableError, 'reason' | 'status'>>;
+  const why: Record<ChainUnavailableReason, string> = {
     timeout: 'it did not answer in time',
     unreachable: 'it cannot be reached',
     too_large: 'its answer was too large',
     http_status: `it answered HTTP ${status ?? '?'}`,
     invalid_answer: 'its answer was not a valid chain answer',
   };
-  return `the chain could not be read at ${rpcHostOf(rpcUrl)} (${why[reason] ?? 'it failed'}): going on with the service's verdict alone`;
+  return `the chain could not be read at ${rpcHostOf(rpcUrl)} (${why[reason ?? 'invalid_answer'] ?? why.invalid_answer}): going on with the service's verdict alone`;
 }
 
 /**
@@ -180,13 +154,12 @@ export function unavailableSentence(rpcUrl: string, reason: string, status?: num
  */
 export async function checkTransaction(settings: ChainSettings, expected: ExpectedTransfer, options: { readonly timeoutMs?: number } = {}): Promise<ChainCheck> {
   if (!settings.enabled) return { kind: 'off', why: settings.why };
-  const { ChainReader, ChainUnavailableError } = await import('../api/chain/reader.js');
+  const { ChainReader } = await import('../api/chain/reader.js');
   try {
     const reader = new ChainReader(settings.rpcUrl, options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {});
     return checkTransfer(await reader.readTransaction(expected.txHash as `0x${string}`), expected);
   } catch (error) {
-    if (error instanceof ChainUnavailableError) return { kind: 'unavailable', sentence: unavailableSentence(settings.rpcUrl, error.reason, error.status) };
-    return { kind: 'unavailable', sentence: unavailableSentence(settings.rpcUrl, 'invalid_answer') };
+    return { kind: 'unavailable', sentence: unavailableSentence(settings.rpcUrl, error) };
   }
 }
 

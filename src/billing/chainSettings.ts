@@ -5,7 +5,9 @@
  * sandbox without a chain (its simulated transfers are on no chain at all). What the RPC learns:
  * the transaction hash and the deposit address (README, "USDC on chain").
  */
+import { hostOf, isLoopbackHost } from '../api/baseUrl.js';
 import { BASE_PUBLIC_RPC, chainRpcProblem } from '../api/chain/rpcUrl.js';
+import { readSandboxChain, type SandboxChainInfo } from '../api/sandbox-sim.js';
 
 /** Where the chain is read, or why it is not. */
 export type ChainSettings =
@@ -15,22 +17,16 @@ export type ChainSettings =
 /** The inputs of {@link resolveChainSettings}. */
 export interface ChainInputs {
   /** `--no-chain` was given. */
-  readonly noChain?: boolean;
+  readonly noChain?: boolean | undefined;
   /** `--chain-rpc URL`. */
-  readonly chainRpc?: string;
+  readonly chainRpc?: string | undefined;
   /** The profile's `chainRpc` and `chainChecks`. */
-  readonly profile: { readonly chainRpc?: string; readonly chainChecks: boolean };
+  readonly profile: { readonly chainRpc?: string | undefined; readonly chainChecks: boolean };
   /** The service's base URL: a loopback one is asked whether it is a sandbox with a chain. */
   readonly baseUrl: string;
   readonly env?: NodeJS.ProcessEnv;
-  /** How a loopback service is asked (default: `GET /sandbox/chain`, 2 s, 16 KB). */
+  /** How a loopback service is asked (default {@link readSandboxChain}: `GET /sandbox/chain`, 2 s). */
   readonly askSandbox?: (baseUrl: string) => Promise<SandboxChainInfo | undefined>;
-}
-
-/** A sandbox's answer to `GET /sandbox/chain`. */
-export interface SandboxChainInfo {
-  /** Null when the sandbox simulates its transfers (no chain). */
-  readonly rpcUrl: string | null;
 }
 
 /** The chain RPC URL is not usable. */
@@ -38,31 +34,6 @@ export class ChainSettingsError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ChainSettingsError';
-  }
-}
-
-function isLoopback(baseUrl: string): boolean {
-  try {
-    const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '');
-    return host === 'localhost' || host === '::1' || /^127\./.test(host);
-  } catch {
-    return false;
-  }
-}
-
-/** `GET <baseUrl>/sandbox/chain` of a loopback sandbox: undefined when it is not a sandbox (or does not answer in 2 s). */
-export async function askSandboxChain(baseUrl: string): Promise<SandboxChainInfo | undefined> {
-  try {
-    const response = await fetch(`${baseUrl}/sandbox/chain`, { redirect: 'error', signal: AbortSignal.timeout(2_000) });
-    if (!response.ok) return undefined;
-    const text = await response.text();
-    if (text.length > 16_384) return undefined;
-    const body = JSON.parse(text) as { rpcUrl?: unknown };
-    if (body.rpcUrl === null) return { rpcUrl: null };
-    if (typeof body.rpcUrl === 'string' && chainRpcProblem(body.rpcUrl) === undefined && isLoopback(body.rpcUrl)) return { rpcUrl: body.rpcUrl };
-    return undefined;
-  } catch {
-    return undefined;
   }
 }
 
@@ -84,8 +55,8 @@ export async function resolveChainSettings(inputs: ChainInputs): Promise<ChainSe
   if (fromEnv !== undefined && fromEnv.trim() !== '') return { enabled: true, rpcUrl: check(fromEnv, 'The chain RPC URL of KEYDECK_CHAIN_RPC'), source: 'env' };
   if (!inputs.profile.chainChecks) return { enabled: false, why: 'the profile says chainChecks: false' };
   if (inputs.profile.chainRpc !== undefined) return { enabled: true, rpcUrl: inputs.profile.chainRpc, source: 'profile' };
-  if (isLoopback(inputs.baseUrl)) {
-    const sandbox = await (inputs.askSandbox ?? askSandboxChain)(inputs.baseUrl);
+  if (isLoopbackHost(hostOf(inputs.baseUrl))) {
+    const sandbox = await (inputs.askSandbox ?? readSandboxChain)(inputs.baseUrl);
     if (sandbox?.rpcUrl) return { enabled: true, rpcUrl: sandbox.rpcUrl, source: 'sandbox' };
     if (sandbox) return { enabled: false, why: 'the sandbox simulates its transfers (start it with --chain anvil for a real chain)' };
     return { enabled: false, why: 'the service runs on this machine and is not a sandbox with a chain (give --chain-rpc to check anyway)' };

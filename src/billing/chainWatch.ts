@@ -45,15 +45,12 @@ export class DepositWatch {
     const wait = this.#lastPoll + WATCH_INTERVAL_MS - now();
     if (this.#lastPoll > 0 && wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     this.#lastPoll = now();
-    const { ChainReader, ChainUnavailableError } = await import('../api/chain/reader.js');
-    this.#reader ??= new ChainReader(this.#rpcUrl);
+    this.#reader ??= new (await import('../api/chain/reader.js')).ChainReader(this.#rpcUrl);
     try {
-      if (this.#from === undefined) {
-        const head = await this.#reader.head();
-        const back = BigInt(Math.max(0, Math.ceil((now() - this.#sinceMs) / BASE_BLOCK_MS))) + MARGIN_BLOCKS;
-        this.#from = head > back ? head - back : 0n;
-      }
-      const { head, transfers } = await this.#reader.findTransfers(this.#address, this.#from);
+      // The first poll reads from about the instruction's block: its age in Base's blocks, with a margin.
+      const from = this.#from ?? { back: BigInt(Math.max(0, Math.ceil((now() - this.#sinceMs) / BASE_BLOCK_MS))) + MARGIN_BLOCKS };
+      const { head, from: read, transfers } = await this.#reader.findTransfers(this.#address, from);
+      this.#from ??= read;
       for (const t of transfers) this.#found.set(t.txHash, t);
       // Confirmations grow with the head: recount the ones kept from earlier polls.
       for (const [hash, t] of this.#found) this.#found.set(hash, { ...t, confirmations: head >= t.blockNumber ? head - t.blockNumber + 1n : 1n });
@@ -61,8 +58,7 @@ export class DepositWatch {
       if (next > this.#from) this.#from = next;
       return { kind: 'ok', transfers: [...this.#found.values()].sort((a, b) => (a.blockNumber < b.blockNumber ? -1 : a.blockNumber > b.blockNumber ? 1 : 0)) };
     } catch (error) {
-      const reason = error instanceof ChainUnavailableError ? error.reason : 'invalid_answer';
-      return { kind: 'unavailable', sentence: unavailableSentence(this.#rpcUrl, reason, error instanceof ChainUnavailableError ? error.status : undefined) };
+      return { kind: 'unavailable', sentence: unavailableSentence(this.#rpcUrl, error) };
     }
   }
 }

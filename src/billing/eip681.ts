@@ -87,6 +87,20 @@ export function fromBaseUnits(units: bigint, decimals: number = USDC_DECIMALS): 
   return fraction === '' ? whole.toString() : `${whole}.${fraction}`;
 }
 
+/**
+ * USDC base units as USD text for people: at least two decimals and every further non-zero digit
+ * kept ("24.50", "24.505"), thousands grouped unless `grouped: false` (the record's form).
+ */
+export function usdcText(units: bigint, options: { readonly grouped?: boolean } = {}): string {
+  const [whole = '0', fraction = ''] = fromBaseUnits(units).split('.');
+  return `${options.grouped === false ? whole : whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${fraction.padEnd(2, '0')}`;
+}
+
+/** An address (or hash) shortened for narrow places and sentences: `0x12ab…9f3c`. */
+export function shortAddress(address: string): string {
+  return address.length <= 12 ? address : `${address.slice(0, 6)}…${address.slice(-4)}`;
+}
+
 /** Input of {@link usdcTransferUri}. */
 export interface UsdcTransferRequest {
   /** The deposit address of §2.5 (`0x` + 40 hex; checksummed here). */

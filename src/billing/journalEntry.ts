@@ -64,6 +64,24 @@ export function isUnfinished(state: TopUpState): boolean {
   return state === 'awaiting_payment' || state === 'verifying';
 }
 
+/** What the chain showed about one USDC transfer when keydeck checked it (src/billing/chainChecks.ts). */
+export const ChainEvidenceSchema = z.object({
+  /** `0x` + 64 hex, lower case. */
+  txHash: z.string(),
+  /** Decimal block number. */
+  blockNumber: z.string(),
+  /** Blocks from its own to the head when checked, its own included. */
+  confirmations: z.number(),
+  /** The sender (EIP-55). */
+  from: z.string(),
+  /** USDC that reached the deposit address, as a decimal string of USD ("24.50"). */
+  amount: z.string(),
+  /** ISO 8601. */
+  checkedAt: z.string(),
+});
+/** See {@link ChainEvidenceSchema}. */
+export type ChainEvidence = z.infer<typeof ChainEvidenceSchema>;
+
 /** One record. Amounts in USD; times ISO 8601. */
 export const JournalEntrySchema = z.object({
   /** A random UUID of keydeck's own (not the service's). */
@@ -112,13 +130,8 @@ export const JournalEntrySchema = z.object({
   balance: z.number().optional(),
   /** What named it credited, in words ("the verify answer", "the billing status names session …"). */
   evidence: z.string().optional(),
-  /**
-   * USDC: what the chain showed when keydeck checked the transfer (issue 25): block, confirmations,
-   * sender, amount (USD decimal string), when. Beside the service's answers; never a verdict.
-   */
-  chainEvidence: z
-    .object({ txHash: z.string(), blockNumber: z.string(), confirmations: z.number(), from: z.string(), amount: z.string(), checkedAt: z.string() })
-    .optional(),
+  /** USDC: what the chain showed when keydeck checked the transfer (issue 25). Beside the service's answers; never a verdict. */
+  chainEvidence: ChainEvidenceSchema.optional(),
 });
 /** See {@link JournalEntrySchema}. */
 export type JournalEntry = z.infer<typeof JournalEntrySchema>;

@@ -6,19 +6,34 @@
  * without one, exit 1 naming `--yes`; an unreadable chain is one line and the service decides.
  */
 import type { ChainEvidence, ExpectedTransfer } from '../billing/chainChecks.js';
-import { ChainSettingsError, resolveChainSettings } from '../billing/chainSettings.js';
+import { ChainSettingsError, resolveChainSettings, type ChainSettings } from '../billing/chainSettings.js';
 import { visible } from '../terminal/sanitize.js';
 import { askLine, canPrompt, ExitCode, fail, warn, type GlobalOptions } from './output.js';
 
 /** What the checks need of the profile. */
 export interface ChainProfile {
   readonly baseUrl: string;
-  readonly chainRpc?: string;
+  readonly chainRpc?: string | undefined;
   readonly chainChecks: boolean;
 }
 
 /**
- * Reads and checks the transfer of `expected` before the verify; returns the chain's evidence to
+ * Where this command reads the chain: the global flags (`--no-chain`, `--chain-rpc`) over the
+ * environment and `profile` (src/billing/chainSettings.ts).
+ * @throws CommandFailure exit 2 `invalid_chain_rpc` for an unusable `--chain-rpc`/`KEYDECK_CHAIN_RPC`
+ */
+export async function chainSettingsOf(globals: GlobalOptions, profile: ChainProfile): Promise<ChainSettings> {
+  try {
+    return await resolveChainSettings({ noChain: globals.noChain, chainRpc: globals.chainRpc, profile, baseUrl: profile.baseUrl });
+  } catch (error) {
+    if (error instanceof ChainSettingsError) fail(ExitCode.usage, `invalid_chain_rpc: ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * Reads and checks the transfer of `expected` before the verify (through `settings` when the
+ * caller resolved them already, else {@link chainSettingsOf}); returns the chain's evidence to
  * keep on the record (undefined when the chain was not read or showed no USDC to keep).
  * @throws CommandFailure exit 2 for an unusable `--chain-rpc`/`KEYDECK_CHAIN_RPC`; exit 1
  *   `chain_mismatch` when a check failed and the user did not confirm (nothing was sent).
@@ -27,20 +42,9 @@ export async function checkBeforeVerify(
   globals: GlobalOptions,
   profile: ChainProfile,
   expected: ExpectedTransfer,
-  options: { readonly yes?: boolean; readonly command: string; readonly interactive?: boolean },
+  options: { readonly yes?: boolean; readonly command: string; readonly interactive?: boolean; readonly settings?: ChainSettings },
 ): Promise<ChainEvidence | undefined> {
-  let settings;
-  try {
-    settings = await resolveChainSettings({
-      ...(globals.noChain && { noChain: true }),
-      ...(globals.chainRpc !== undefined && { chainRpc: globals.chainRpc }),
-      profile,
-      baseUrl: profile.baseUrl,
-    });
-  } catch (error) {
-    if (error instanceof ChainSettingsError) fail(ExitCode.usage, `invalid_chain_rpc: ${error.message}`);
-    throw error;
-  }
+  const settings = options.settings ?? (await chainSettingsOf(globals, profile));
   const { checkTransaction } = await import('../billing/chainChecks.js');
   const check = await checkTransaction(settings, expected);
   switch (check.kind) {

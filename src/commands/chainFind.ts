@@ -7,19 +7,16 @@
  */
 import { hostOf } from '../api/baseUrl.js';
 import { rpcHostOf } from '../api/chain/rpcUrl.js';
-import { ChainSettingsError, resolveChainSettings } from '../billing/chainSettings.js';
 import type { JournalEntry, TopUpJournal } from '../billing/journal.js';
+import { cents } from '../billing/topups.js';
 import { visible } from '../terminal/sanitize.js';
+import { chainSettingsOf } from './chainCheck.js';
 import { journalOf, verifyAndReport, type BillingDeps, type VerifyFlags } from './verifyReport.js';
 import { parseAmount } from './input.js';
 import { askLine, canPrompt, ExitCode, fail, openSession, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 
 /** Default of `--timeout`, seconds. */
 export const DEFAULT_WATCH_SECONDS = 900;
-
-function cents(usd: number): number {
-  return Math.round(usd * 100);
-}
 
 function parseTimeout(text: string | undefined): number {
   if (text === undefined) return DEFAULT_WATCH_SECONDS;
@@ -43,16 +40,14 @@ export async function billingFind(globals: GlobalOptions, flags: VerifyFlags, de
     waiting = (await journal.unfinished({ host: hostOf(session.profile.baseUrl), profile: session.profile.name })).filter(
       (e) => e.method === 'usdc' && e.state === 'awaiting_payment' && e.address !== undefined && (amount === undefined || cents(e.amountSent ?? e.amount) === cents(amount)),
     );
-  } catch (error) {
+  } finally {
+    // Read once; watchAndVerify opens it again when it needs it.
     journal.close();
-    throw error;
   }
   if (waiting.length === 0) {
-    journal.close();
     fail(ExitCode.usage, `no USDC top-up${amount !== undefined ? ` of ${amount.toFixed(2)} USD` : ''} awaits payment on keydeck's record for this profile: start one with keydeck billing topup --method usdc --amount USD --wait, or verify a transfer by its hash with --tx.`);
   }
   if (waiting.length > 1) {
-    journal.close();
     const list = waiting.map((e) => `${(e.amountSent ?? e.amount).toFixed(2)} USD to ${e.address}`).join('; ');
     fail(ExitCode.usage, `several USDC top-ups await payment (${visible(list)}): say which with --amount.`);
   }
@@ -72,25 +67,28 @@ export async function watchAndVerify(
   entry: JournalEntry,
   flags: { readonly yes?: boolean; readonly json?: boolean; readonly timeout?: string },
 ): Promise<ExitCodeValue> {
+  try {
+    return await watchUntilFound(globals, session, journal, entry, flags);
+  } catch (error) {
+    // Every way out but the verify (which closes it) leaves the record open: close it here.
+    journal.close();
+    throw error;
+  }
+}
+
+async function watchUntilFound(
+  globals: GlobalOptions,
+  session: Pick<Session, 'client' | 'profile'>,
+  journal: TopUpJournal,
+  entry: JournalEntry,
+  flags: { readonly yes?: boolean; readonly json?: boolean; readonly timeout?: string },
+): Promise<ExitCodeValue> {
   const timeoutSeconds = parseTimeout(flags.timeout);
   const address = entry.address as `0x${string}`;
   const amount = entry.amountSent ?? entry.amount;
   const scope = { host: hostOf(session.profile.baseUrl), profile: session.profile.name };
-  let settings;
-  try {
-    settings = await resolveChainSettings({
-      ...(globals.noChain && { noChain: true }),
-      ...(globals.chainRpc !== undefined && { chainRpc: globals.chainRpc }),
-      profile: session.profile,
-      baseUrl: session.profile.baseUrl,
-    });
-  } catch (error) {
-    journal.close();
-    if (error instanceof ChainSettingsError) fail(ExitCode.usage, `invalid_chain_rpc: ${error.message}`);
-    throw error;
-  }
+  const settings = await chainSettingsOf(globals, session.profile);
   if (!settings.enabled) {
-    journal.close();
     fail(ExitCode.usage, `the chain is not read (${settings.why}), so the transfer cannot be found: verify it by its hash with keydeck billing verify --tx HASH --amount ${amount.toFixed(2)}.`);
   }
   const { DepositWatch, WATCH_INTERVAL_MS } = await import('../billing/chainWatch.js');
@@ -99,6 +97,7 @@ export async function watchAndVerify(
   const deadline = Date.now() + timeoutSeconds * 1000;
   process.stderr.write(`Watching ${address} for USDC on Base through ${rpcHostOf(settings.rpcUrl)} (every ${WATCH_INTERVAL_MS / 1000} s, up to ${timeoutSeconds < 120 ? `${timeoutSeconds} s` : `${Math.round(timeoutSeconds / 60)} min`}; ctrl-c stops, nothing is sent until a transfer arrives)\n`);
   let lastProblem = '';
+  // The watch paces itself: each poll comes at least WATCH_INTERVAL_MS after the one before.
   for (;;) {
     const polled = await watch.poll();
     if (polled.kind === 'unavailable') {
@@ -113,25 +112,21 @@ export async function watchAndVerify(
         let chosen = fresh[0]!;
         if (fresh.length > 1) {
           if (!canPrompt()) {
-            journal.close();
             const lines = fresh.map((t) => `keydeck billing verify --tx ${t.txHash} --amount ${amount.toFixed(2)}`).join('; ');
             fail(ExitCode.refused, `several_transfers: ${fresh.length} USDC transfers reached ${address}; nothing was sent. Verify the one that pays this top-up: ${lines}`);
           }
           const answer = await askLine(`Which one pays this top-up? [1-${fresh.length}] `);
           const index = Number(answer) - 1;
-          if (!Number.isInteger(index) || index < 0 || index >= fresh.length) {
-            journal.close();
-            fail(ExitCode.refused, 'cancelled: nothing was sent');
-          }
+          if (!Number.isInteger(index) || index < 0 || index >= fresh.length) fail(ExitCode.refused, 'cancelled: nothing was sent');
           chosen = fresh[index]!;
         }
-        return verifyAndReport(globals, session, journal, { txHash: chosen.txHash, amount, amountText: amount.toFixed(2), entryId: entry.id, depositAddress: address }, flags);
+        // The settings found above go with it: the verify does not ask the service again where the chain is.
+        const target = { txHash: chosen.txHash, amount, amountText: amount.toFixed(2), entryId: entry.id, depositAddress: address };
+        return verifyAndReport(globals, session, journal, target, { ...flags, chain: settings });
       }
     }
     if (Date.now() + WATCH_INTERVAL_MS > deadline) {
-      journal.close();
       fail(ExitCode.refused, `not_seen: no USDC transfer to ${address} seen in ${timeoutSeconds} s; nothing was sent. Run keydeck billing verify --find again later, or verify by hash with --tx.`);
     }
-    await new Promise((resolve) => setTimeout(resolve, WATCH_INTERVAL_MS));
   }
 }

@@ -6,7 +6,8 @@
  */
 import { hostOf } from '../api/baseUrl.js';
 import { KeydeckApiError } from '../api/errors.js';
-import { JournalError, TopUpJournal } from '../billing/journal.js';
+import type { ChainSettings } from '../billing/chainSettings.js';
+import { JournalError, TopUpJournal, type JournalEntry } from '../billing/journal.js';
 import { recordForVerify, verifyOutcomeLines, verifyUsdc, type VerifyOutcome } from '../billing/topups.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { ExitCode, fail, printLine, warn, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
@@ -49,24 +50,33 @@ export async function verifyAndReport(
   session: Pick<Session, 'client' | 'profile'>,
   journal: TopUpJournal,
   target: VerifyTarget,
-  flags: { readonly yes?: boolean; readonly json?: boolean },
+  flags: { readonly yes?: boolean; readonly json?: boolean; readonly chain?: ChainSettings },
 ): Promise<ExitCodeValue> {
   const { client, profile } = session;
   const { txHash, amount } = target;
   let outcome: VerifyOutcome;
   try {
     const ports = { journal, client, scope: { host: hostOf(profile.baseUrl), profile: profile.name } };
-    // The chain's word first (issue 25): the deposit address comes from the record, when there is one.
+    // The record, found once (verifyUsdc is given its id); the deposit address comes from it.
     const record = target.entryId !== undefined ? undefined : await recordForVerify(ports, txHash, amount).catch(() => undefined);
+    const entryId = target.entryId ?? record?.id;
     const depositAddress = target.depositAddress ?? record?.address;
-    const { checkBeforeVerify } = await import('./chainCheck.js');
-    const chainEvidence = await checkBeforeVerify(
-      globals,
-      profile,
-      { txHash, amount, ...(depositAddress !== undefined && { depositAddress }) },
-      { ...(flags.yes && { yes: true }), command: `keydeck billing verify --tx ${txHash} --amount ${target.amountText}` },
-    );
-    outcome = await verifyUsdc(ports, { txHash, amount, ...(target.entryId !== undefined && { entryId: target.entryId }), ...(chainEvidence && { chainEvidence }) });
+    // The chain's word first (issue 25), unless the record already names this hash credited:
+    // then nothing is sent, and nothing is asked.
+    // (The settings are resolved in any case: an unusable --chain-rpc is said whatever the record holds.)
+    const { chainSettingsOf, checkBeforeVerify } = await import('./chainCheck.js');
+    const settings = flags.chain ?? (await chainSettingsOf(globals, profile));
+    const creditedOnRecord = await journal.creditedWithHash(txHash, ports.scope).catch(() => undefined);
+    let chainEvidence: JournalEntry['chainEvidence'];
+    if (!creditedOnRecord) {
+      chainEvidence = await checkBeforeVerify(
+        globals,
+        profile,
+        { txHash, amount, ...(depositAddress !== undefined && { depositAddress }) },
+        { ...(flags.yes && { yes: true }), settings, command: `keydeck billing verify --tx ${txHash} --amount ${target.amountText}` },
+      );
+    }
+    outcome = await verifyUsdc(ports, { txHash, amount, ...(entryId !== undefined && { entryId }), ...(chainEvidence && { chainEvidence }) });
   } finally {
     journal.close();
   }

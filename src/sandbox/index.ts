@@ -79,7 +79,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     if (options.chain) {
       // Loaded only here: viem and the launcher stay out of a sandbox without a chain.
       const { startSandboxChain } = await import('./chain/anvil.js');
-      ctx.chain = await startSandboxChain(options.chain.rpcUrl !== undefined ? { rpcUrl: options.chain.rpcUrl } : {});
+      ctx.chain = await startSandboxChain(options.chain);
     }
     const token = ensureDemoUser(ctx);
     app = createSandboxApp(ctx, options.log ? { log: options.log } : {});

@@ -26,6 +26,16 @@ export function parseTime(iso: string | null | undefined): number | undefined {
   return Number.isNaN(t) ? undefined : t;
 }
 
+/**
+ * A copy of `items` newest first by `createdAt`. Items created in the same millisecond keep the
+ * service's list order reversed (it lists oldest first), so a list made quickly stays in the order
+ * it was made; an unreadable time counts as the oldest.
+ */
+export function newestFirst<T extends { readonly createdAt?: string | null | undefined }>(items: readonly T[]): T[] {
+  const at = new Map(items.map((item, i) => [item, [parseTime(item.createdAt) ?? 0, i] as const]));
+  return [...items].sort((a, b) => at.get(b)![0] - at.get(a)![0] || at.get(b)![1] - at.get(a)![1]);
+}
+
 /** How long ago `iso` was, relative to `now` (ms): "just now", "3 min ago", "2 h ago", "5 d ago"; "never" when absent. */
 export function relativeAgo(iso: string | null | undefined, now: number): string {
   const t = parseTime(iso);

@@ -23,6 +23,7 @@ import { copyText } from './clipboard.js';
 import { createLifecycle } from './lifecycle.js';
 import { ERASE_SCREEN, repaintAfterResize } from './repaint.js';
 import type { AppServices } from './services.js';
+import type { ChainSettings } from '../billing/chainSettings.js';
 
 /** The global options the TUI reads (commander's `program.opts()`). */
 export interface TuiGlobals {
@@ -185,6 +186,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
 
   const resolvedName = profile.name;
   const configPath = profile.configPath;
+  const chainSettingsByUrl = new Map<string, Promise<ChainSettings>>();
   const services: AppServices = {
     profile: {
       name: profile.name,
@@ -197,14 +199,17 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
       runawayFloorUsdPerHour: profile.runawayFloorUsdPerHour,
     },
     target: sandbox ? 'sandbox' : 'live',
-    chainSettings: async (baseUrl) => {
-      const { resolveChainSettings } = await import('../billing/chainSettings.js');
-      return resolveChainSettings({
-        ...(globals.noChain && { noChain: true }),
-        ...(globals.chainRpc !== undefined && { chainRpc: globals.chainRpc }),
-        profile: { ...(profile.chainRpc !== undefined && { chainRpc: profile.chainRpc }), chainChecks: profile.chainChecks },
-        baseUrl,
-      });
+    // Once per service for the session: the USDC step's watch and each verify share the answer
+    // (a local service is asked GET /sandbox/chain once, not at every step).
+    chainSettings: (baseUrl) => {
+      let settings = chainSettingsByUrl.get(baseUrl);
+      if (!settings) {
+        settings = import('../billing/chainSettings.js').then(({ resolveChainSettings }) =>
+          resolveChainSettings({ noChain: globals.noChain, chainRpc: globals.chainRpc, profile, baseUrl }),
+        );
+        chainSettingsByUrl.set(baseUrl, settings);
+      }
+      return settings;
     },
     store: createCredentialStore(),
     createClient: (baseUrl, token, credential) => {

@@ -50,6 +50,11 @@ describe('billing verify on a real chain', () => {
     expect(credited.code, credited.stderr).toBe(0);
     expect(credited.stderr).toMatch(/^chain: the chain shows 24\.50 USDC from 0xf39F…2266 to 0x\w{4}…\w{4} in block \d+ \(\d+ confirmations?\)$/m);
     expect(credited.stdout).toBe('Credited 24.50 USD; the balance is now 24.50 USD.\n');
+    // Credited on keydeck's record: said as such; the chain is not asked about it, nor the user.
+    const again = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '25']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^keydeck: already_credited: /m);
+    expect(again.stderr).not.toMatch(/chain/);
   });
 
   it('a transfer to another address and an unknown hash: their sentences', async () => {

@@ -8,8 +8,8 @@
  * (its error texts are not kept: {@link ChainUnavailableError} carries a reason code only).
  *
  * Round trips: {@link ChainReader.readTransaction} sends one batched HTTP request (chain id, head,
- * transaction, receipt); {@link ChainReader.findTransfers} one batched request per window of
- * {@link MAX_LOG_BLOCKS} blocks (head and `eth_getLogs`).
+ * transaction, receipt); {@link ChainReader.findTransfers} two (the head, then `eth_getLogs` over at
+ * most {@link MAX_LOG_BLOCKS} blocks).
  */
 import { createClient, getAddress, http, isAddress, parseEventLogs, type Client } from 'viem';
 import { getBlockNumber, getChainId, getLogs, getTransaction, getTransactionReceipt } from 'viem/actions';
@@ -205,15 +205,6 @@ export class ChainReader {
     }
   }
 
-  /** The chain's head block number. */
-  async head(): Promise<bigint> {
-    try {
-      return await getBlockNumber(this.#client, { cacheTime: 0 });
-    } catch (error) {
-      throw unavailable(error);
-    }
-  }
-
   /** The chain id the RPC serves. */
   async chainId(): Promise<number> {
     try {
@@ -224,13 +215,18 @@ export class ChainReader {
   }
 
   /**
-   * The token's `Transfer` events to `to` in blocks `fromBlock`…head (at most
-   * {@link MAX_LOG_BLOCKS} blocks: the newest ones when the range is wider), oldest first, with
-   * the head they were counted against. One batched round trip.
+   * The token's `Transfer` events to `to` from block `from` (or, for `{ back }`, from that many
+   * blocks behind the head) to the head, at most {@link MAX_LOG_BLOCKS} blocks (the newest ones when
+   * the range is wider), oldest first, with the head they were counted against and the block the
+   * read started at. Two requests: the head, then `eth_getLogs`.
    */
-  async findTransfers(to: `0x${string}`, fromBlock: bigint): Promise<{ readonly head: bigint; readonly transfers: readonly FoundTransfer[] }> {
+  async findTransfers(
+    to: `0x${string}`,
+    from: bigint | { readonly back: bigint },
+  ): Promise<{ readonly head: bigint; readonly from: bigint; readonly transfers: readonly FoundTransfer[] }> {
     try {
       const head = await getBlockNumber(this.#client, { cacheTime: 0 });
+      const fromBlock = typeof from === 'bigint' ? from : head > from.back ? head - from.back : 0n;
       const start = head - fromBlock + 1n > MAX_LOG_BLOCKS ? head - MAX_LOG_BLOCKS + 1n : fromBlock < 0n ? 0n : fromBlock;
       const logs = await getLogs(this.#client, {
         address: this.#token,
@@ -257,7 +253,7 @@ export class ChainReader {
           confirmations: head >= log.blockNumber ? head - log.blockNumber + 1n : 1n,
         });
       }
-      return { head, transfers };
+      return { head, from: start, transfers };
     } catch (error) {
       throw unavailable(error);
     }

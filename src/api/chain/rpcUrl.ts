@@ -4,6 +4,7 @@
  * the deposit address; on plain http off loopback anyone on the path learns them and may forge the
  * answer). Pure.
  */
+import { isLoopbackHost } from '../baseUrl.js';
 
 /** Base's public JSON-RPC endpoint (docs.base.org, "Network information"): the default. */
 export const BASE_PUBLIC_RPC = 'https://mainnet.base.org';
@@ -20,15 +21,11 @@ export const USDC_BASE_CONTRACT = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 /** USDC's decimals: one USD is 1,000,000 units. */
 export const USDC_DECIMALS = 6;
 
-function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
 /**
  * Why `value` cannot be the chain RPC URL, as the end of a sentence starting "The chain RPC URL …",
  * or undefined when it can: an absolute https URL without user name or password, or http to a
- * loopback host.
+ * loopback host. Unlike the service's base URL (`baseUrlProblem` in ../baseUrl.ts) a query is allowed: some
+ * RPC providers take their API key there.
  */
 export function chainRpcProblem(value: string): string | undefined {
   if (typeof value !== 'string' || value.trim() === '') return 'is empty';
@@ -40,7 +37,7 @@ export function chainRpcProblem(value: string): string | undefined {
   }
   if (url.username !== '' || url.password !== '') return 'must not contain a user name or password';
   if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:') return isLoopbackHost(url.hostname) ? undefined : 'must use https:// (plain http:// only to this machine)';
+  if (url.protocol === 'http:') return isLoopbackHost(url.host) ? undefined : 'must use https:// (plain http:// only to this machine)';
   return 'must start with https://';
 }
 

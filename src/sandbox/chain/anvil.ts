@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import which from 'which';
 import { createClient, getAddress, http } from 'viem';
 import { waitForTransactionReceipt, writeContract } from 'viem/actions';
 import { ERC20_ABI } from '../../api/chain/erc20.js';
@@ -29,6 +30,8 @@ export interface SandboxChain {
   /** Its JSON-RPC URL (`http://127.0.0.1:PORT` when keydeck started it). */
   readonly rpcUrl: string;
   readonly chainId: number;
+  /** The funded payer's address ({@link SANDBOX_PAYER}), an unlocked account of the node. */
+  readonly payer: `0x${string}`;
   /** A reader of it (the sandbox's verify-topup reads receipts with it). */
   readonly reader: ChainReader;
   /**
@@ -61,10 +64,7 @@ export function anvilBinary(): string | undefined {
   } catch {
     // not installed: try PATH
   }
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir !== '' && existsSync(path.join(dir, exe))) return path.join(dir, exe);
-  }
-  return undefined;
+  return which.sync('anvil', { nothrow: true }) ?? undefined;
 }
 
 /** Starts anvil on a free loopback port; resolves with its URL once it listens. */
@@ -132,6 +132,7 @@ export async function startSandboxChain(options: SandboxChainOptions = {}): Prom
     return {
       rpcUrl,
       chainId: actualChainId,
+      payer: SANDBOX_PAYER,
       reader,
       async transfer(to, units) {
         const hash = await writeContract(wallet, { address: USDC_BASE_CONTRACT, abi: ERC20_ABI, functionName: 'transfer', args: [getAddress(to.toLowerCase()), units], chain: null });

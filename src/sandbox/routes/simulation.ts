@@ -17,9 +17,6 @@ import type { AuthHook } from '../context.js';
 import { parseBody } from '../validate.js';
 import { USDC_BASE_CONTRACT } from '../../api/chain/rpcUrl.js';
 
-/** anvil's first development account, the sandbox chain's payer (see ../chain/anvil.ts). */
-const SANDBOX_PAYER_ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
-
 /** Pool subscription blocks (§1). */
 export const SUBSCRIPTION_BLOCKS = ['asia', 'europe', 'americas'] as const;
 
@@ -90,7 +87,7 @@ export function registerSimulationRoutes(app: FastifyInstance, ctx: SandboxConte
 
   app.get('/sandbox/chain', async () => ({
     rpcUrl: ctx.chain?.rpcUrl ?? null,
-    ...(ctx.chain && { chainId: ctx.chain.chainId, token: USDC_BASE_CONTRACT, payer: SANDBOX_PAYER_ADDRESS }),
+    ...(ctx.chain && { chainId: ctx.chain.chainId, token: USDC_BASE_CONTRACT, payer: ctx.chain.payer }),
   }));
 
   app.post('/sandbox/subscriptions', { onRequest: requireAccount }, async (request) => {

@@ -11,7 +11,7 @@ import type { SpendRow } from '../../billing/spend.js';
 import { periodWords } from '../../billing/usageWords.js';
 import type { DataColumn, DataRow } from '../components/DataTable.js';
 import { tableWidth } from '../components/DataTable.js';
-import { expiresIn, parseTime, shortDate } from '../format.js';
+import { expiresIn, newestFirst, parseTime, shortDate } from '../format.js';
 import { EXPIRY_WARNING_MS, paidTimeLeftMs, timeLeftWords } from '../../api/keyStatus.js';
 import { keyStatus, type KeyStatus } from '../limits.js';
 import { symbols } from '../theme.js';
@@ -38,8 +38,7 @@ export const SORT_LABELS: Readonly<Record<KeySort, string>> = {
 const STATUS_RANK: Record<KeyStatus, number> = { active: 0, expired: 1, inactive: 2 };
 
 /**
- * A sorted copy of `keys` (stable; ties by name, except `created`: keys created in the same
- * millisecond keep the service's list order reversed, as it lists oldest first). `now` (epoch ms) decides "expired"; `spendOf`
+ * A sorted copy of `keys` (stable; ties by name, except `created`: {@link newestFirst}). `now` (epoch ms) decides "expired"; `spendOf`
  * gives a key's spend for the `spend` sort (USD; −1 or less for none: sorted last).
  */
 export function sortKeys(keys: readonly ConsumptionKey[], sort: KeySort, now: number, spendOf: (id: string) => number = () => -1): ConsumptionKey[] {
@@ -48,10 +47,8 @@ export function sortKeys(keys: readonly ConsumptionKey[], sort: KeySort, now: nu
   switch (sort) {
     case 'name':
       return out.sort(byName);
-    case 'created': {
-      const t = new Map(out.map((k, i) => [k, [parseTime(k.createdAt) ?? 0, i] as const]));
-      return out.sort((a, b) => t.get(b)![0] - t.get(a)![0] || t.get(b)![1] - t.get(a)![1]);
-    }
+    case 'created':
+      return newestFirst(out);
     case 'status': {
       const s = new Map(out.map((k) => [k, STATUS_RANK[keyStatus(k, now)]]));
       return out.sort((a, b) => s.get(a)! - s.get(b)! || byName(a, b));

@@ -4,14 +4,13 @@
 import type { ManagementKey } from '../../api/schemas.js';
 import type { DataColumn, DataRow } from '../components/DataTable.js';
 import { tableWidth } from '../components/DataTable.js';
-import { parseTime, relativeAgo, shortDate } from '../format.js';
+import { newestFirst, relativeAgo, shortDate } from '../format.js';
 import { symbols } from '../theme.js';
 
 
-/** Newest first; keys created in the same millisecond keep the service's list order reversed (it lists oldest first). */
+/** Newest first ({@link newestFirst}). */
 export function sortManagementKeys(keys: readonly ManagementKey[]): ManagementKey[] {
-  const at = new Map(keys.map((k, i) => [k, [parseTime(k.createdAt) ?? 0, i] as const]));
-  return [...keys].sort((a, b) => at.get(b)![0] - at.get(a)![0] || at.get(b)![1] - at.get(a)![1]);
+  return newestFirst(keys);
 }
 
 /** Table columns for a terminal `width` cells wide. */

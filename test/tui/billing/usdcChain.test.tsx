@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../harness.js';
-import { openBilling, recordingDeps, sandboxPost, shownAddress, startUsdcTopUp, tempJournal } from './billingHarness.js';
+import type { TopUpJournal } from '../../../src/billing/journal.js';
+import { openBilling, recordingDeps, sandboxPost, shownAddress, startUsdcTopUp, tempJournal, type BillingScreen } from './billingHarness.js';
 
 let sandbox: TestSandbox;
 let rpcUrl: string;
@@ -24,15 +25,31 @@ async function transfer(to: string, amount: string): Promise<string> {
 const totalTopUp = async (token: string) => (await sandbox.client(token).billing.credits()).totalTopUp;
 const chainSettings = async () => ({ enabled: true as const, rpcUrl, source: 'sandbox' as const });
 
+/**
+ * A new user's app on the Billing pane (100×30, the chain read at the sandbox's anvil), walked to
+ * the USDC step of a top-up of `amount`; `body` gets the screen, the user, the deposit address and
+ * the record. Unmounted and removed after.
+ */
+async function onUsdcStep(
+  amount: string,
+  body: (step: { tui: BillingScreen['tui']; user: string; address: string; journal: TopUpJournal }) => Promise<void>,
+): Promise<void> {
+  const { journal, cleanup } = tempJournal();
+  const user = await sandbox.newUser();
+  const screen = openBilling(sandbox, user, { deps: recordingDeps(journal), columns: 100, rows: 30, chainSettings });
+  try {
+    await screen.tui.waitFor('remaining $0.00');
+    const address = shownAddress(await startUsdcTopUp(screen.tui, amount))!;
+    await body({ tui: screen.tui, user, address, journal });
+  } finally {
+    screen.close();
+    cleanup();
+  }
+}
+
 describe('the USDC step on chain', () => {
-  it('finds the transfer at the deposit address and f credits it: no hash typed', async () => {
-    const { journal, cleanup } = tempJournal();
-    const user = await sandbox.newUser();
-    const screen = openBilling(sandbox, user, { deps: recordingDeps(journal), columns: 100, rows: 30, chainSettings });
-    const { tui } = screen;
-    try {
-      await tui.waitFor('remaining $0.00');
-      const address = shownAddress(await startUsdcTopUp(tui, '25'))!;
+  it('finds the transfer at the deposit address and f credits it: no hash typed', () =>
+    onUsdcStep('25', async ({ tui, user, address, journal }) => {
       await tui.waitFor(/On chain +watching for USDC on Base through 127\.0\.0\.1:\d+, every 4 s/);
       const hash = await transfer(address, '25');
       const frame = await tui.waitFor('found       25.00 USDC from 0xf39F…2266', 15_000);
@@ -42,20 +59,10 @@ describe('the USDC step on chain', () => {
       await tui.waitFor('✓ Credited $25.00', 15_000);
       expect(await totalTopUp(user)).toBe(25);
       expect((await journal.withHash(hash, { host: new URL(sandbox.url).host, profile: 'test' }))[0]?.chainEvidence).toMatchObject({ amount: '25.00', from: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266' });
-    } finally {
-      screen.close();
-      cleanup();
-    }
-  }, 40_000);
+    }), 40_000);
 
-  it('says a short transfer in the chain’s words and sends nothing until y', async () => {
-    const { journal, cleanup } = tempJournal();
-    const user = await sandbox.newUser();
-    const screen = openBilling(sandbox, user, { deps: recordingDeps(journal), columns: 100, rows: 30, chainSettings });
-    const { tui } = screen;
-    try {
-      await tui.waitFor('remaining $0.00');
-      const address = shownAddress(await startUsdcTopUp(tui, '25'))!;
+  it('says a short transfer in the chain’s words and sends nothing until y', () =>
+    onUsdcStep('25', async ({ tui, user, address }) => {
       await transfer(address, '24.5');
       await tui.waitFor('found       24.50 USDC', 15_000);
       await tui.press('f');
@@ -71,20 +78,10 @@ describe('the USDC step on chain', () => {
       await tui.waitFor(/amount/i);
       await tui.waitFor('press e and verify with the amount you actually sent', 15_000);
       expect(await totalTopUp(user)).toBe(0);
-    } finally {
-      screen.close();
-      cleanup();
-    }
-  }, 40_000);
+    }), 40_000);
 
-  it('lists several transfers, tab selects the next, and f verifies the selected one', async () => {
-    const { journal, cleanup } = tempJournal();
-    const user = await sandbox.newUser();
-    const screen = openBilling(sandbox, user, { deps: recordingDeps(journal), columns: 100, rows: 30, chainSettings });
-    const { tui } = screen;
-    try {
-      await tui.waitFor('remaining $0.00');
-      const address = shownAddress(await startUsdcTopUp(tui, '10'))!;
+  it('lists several transfers, tab selects the next, and f verifies the selected one', () =>
+    onUsdcStep('10', async ({ tui, user, address }) => {
       await transfer(address, '7');
       await transfer(address, '10');
       await tui.waitFor(/› found +7\.00 USDC[\s\S]*  found +10\.00 USDC/, 15_000);
@@ -93,9 +90,5 @@ describe('the USDC step on chain', () => {
       await tui.press('f');
       await tui.waitFor('✓ Credited $10.00', 15_000);
       expect(await totalTopUp(user)).toBe(10);
-    } finally {
-      screen.close();
-      cleanup();
-    }
-  }, 40_000);
+    }), 40_000);
 });

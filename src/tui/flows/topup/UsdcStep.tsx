@@ -10,17 +10,16 @@
 import { visible } from '../../../terminal/sanitize.js';
 import { useMemo, useRef, useState } from 'react';
 import { Box, Text } from 'ink';
-import { BASE_CHAIN_ID, USDC_BASE_CONTRACT, usdcTransferUri } from '../../../billing/eip681.js';
+import { BASE_CHAIN_ID, shortAddress, USDC_BASE_CONTRACT, usdcText, usdcTransferUri } from '../../../billing/eip681.js';
 import { stateLabel, type JournalEntry } from '../../../billing/journal.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
-import { formatUsd, truncateTo } from '../../format.js';
+import { formatUsd } from '../../format.js';
 import { TextField, useTextField } from '../../components/TextField.js';
 import { symbols, theme } from '../../theme.js';
 import { FlowMessageView } from './FlowMessageView.js';
 import type { FlowMessage, UsdcMode } from './flowState.js';
 import { QrCode, qrCodeLines } from './QrCode.js';
 import { parseUsdAmount, txHashProblem } from '../../../billing/input.js';
-import { usdcText } from '../../../billing/chainChecks.js';
 import type { ChainWatchView } from './useChainWatch.js';
 
 /** Props of {@link UsdcStep}. */
@@ -231,9 +230,4 @@ function AmountSentField({ onSubmit, onCancel }: { readonly onSubmit: (amount: n
       </Text>
     </Box>
   );
-}
-
-/** Shortened address for narrow places: `0x1234…abcd`. */
-export function shortAddress(address: string, width = 13): string {
-  return address.length <= width ? address : truncateTo(`${address.slice(0, 6)}…${address.slice(-4)}`, width);
 }
