@@ -46,6 +46,12 @@ describe('keys and paste in a terminal', () => {
     app.write('s');
     await app.waitFor('sorted by name');
     await app.waitFor('▶ k2');
+    // A key whose action reads the state the one before left: four `s` in one write are four steps
+    // (name → status → expiry → spend → created), then one more back to "by name".
+    app.write('ssss');
+    await app.waitFor('sorted newest first');
+    app.write('s');
+    await app.waitFor('sorted by name');
 
     // Editing: three backspaces in one write, then ctrl-w and ctrl-u.
     app.write('e');

@@ -1,8 +1,8 @@
 /**
  * The app's one input layer, driven by the key-action table (keymap.ts). One `useInput` and one
  * `usePaste` here receive everything the terminal sends: each chunk becomes key events
- * (input/keyEvents.ts) that are handled one by one, in order, each after the screen state left
- * by the one before is committed (so `jjj` in one write is three moves, and `/ab` opens the
+ * (input/keyEvents.ts) that are handled one by one, in order, each after React has committed the
+ * screen state left by the one before (so `jjj` in one write is three moves, and `/ab` opens the
  * filter and types `ab` into it). Bracketed paste is on while the app runs (Ink turns it off
  * again on exit); a paste goes whole into the focused text field, never to key actions.
  *
@@ -184,26 +184,40 @@ export function KeymapProvider({ onQuit, onInterrupt, children }: KeymapProvider
     }
   };
 
-  // Items not yet handled. The first of a chunk is handled at once; each further one after
-  // React has committed what the one before did (a macrotask later), so it meets the dialog,
-  // field or selection that key left behind.
+  // Items not yet handled. One is handled at once when nothing is in flight; each further one only
+  // after React has committed what the one before did, so it meets the dialog, field, selection
+  // or sort that key left behind. "Committed" is observed, not assumed: each dispatch also bumps
+  // `handled`, a state update in the same batch as the handler's own, and the layout effect below
+  // (run in that commit) lets the next item go a macrotask later. A setImmediate alone was not
+  // enough: outside Ink's input event React renders in a Scheduler task, which under load can
+  // come after the next setImmediate (a key then acted on the state before the last one: two
+  // `s` presses, one sort step).
   const queue = useRef<InputItem[]>([]);
   const pending = useRef<NodeJS.Immediate | undefined>(undefined);
+  const inFlight = useRef(false);
+  const [handled, setHandled] = useState(0);
   const drainRef = useRef<() => void>(() => {});
   drainRef.current = () => {
     const item = queue.current.shift();
-    if (item) dispatch(item);
+    if (!item) return;
+    inFlight.current = true;
+    setHandled((n) => n + 1);
+    dispatch(item);
+  };
+  useLayoutEffect(() => {
+    if (!inFlight.current) return;
+    inFlight.current = false;
     if (queue.current.length > 0 && pending.current === undefined) {
       pending.current = setImmediate(() => {
         pending.current = undefined;
-        drainRef.current();
+        if (!inFlight.current) drainRef.current();
       });
     }
-  };
+  }, [handled]);
   const enqueue = (items: readonly InputItem[]): void => {
     if (items.length === 0) return;
     queue.current.push(...items);
-    if (pending.current === undefined) drainRef.current();
+    if (!inFlight.current && pending.current === undefined) drainRef.current();
   };
   useEffect(
     () => () => {
