@@ -4,7 +4,7 @@
  * count over 10 s); a body past 32 MiB is refused as `invalid_response` whether its length is
  * declared or not; `keys list` prints 150,000 keys.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KeydeckClient } from '../../src/api/client.js';
 import { MAX_RESPONSE_BYTES } from '../../src/api/http.js';
 import { MAX_RETRY_AFTER_MS, parseRetryAfterMs } from '../../src/api/retry.js';
@@ -36,8 +36,9 @@ describe('Retry-After', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('the TUI sends a handful of requests in 10 s against a 30-day Retry-After, not thousands', async () => {
-    server = await startHostileServer((_req, res) => json(res, 429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '2592000' }));
+  it('the TUI sends its first reads against a 30-day Retry-After, then nothing for 5 s at a 2 s poll', async () => {
+    const limiting = await startHostileServer((_req, res) => json(res, 429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '2592000' }));
+    server = limiting;
     const s = noKeychainStore();
     const ui = renderApp(testServices({ store: s.store, baseUrl: server.url, target: 'live', pollIntervalSeconds: 2 }), {
       session: readySession(server.url, TOKEN),
@@ -45,9 +46,15 @@ describe('Retry-After', () => {
       rows: 30,
     });
     await ui.waitFor(/retrying|too many requests|rate/i);
-    await new Promise((r) => setTimeout(r, 10_000));
+    // The first wave (both lists, plans, status, the balance) has gone out; then, against a
+    // 30-day Retry-After, nothing more: a 2 s poll that ignored it would have asked twice by 5 s.
+    await vi.waitFor(() => expect(limiting.requests.map((q) => q.path)).toContain('/api/billing/credits'), { timeout: 5000 });
+    await new Promise((r) => setTimeout(r, 1000));
+    const firstWave = limiting.requests.length;
+    await new Promise((r) => setTimeout(r, 5000));
+    expect(limiting.requests.length).toBe(firstWave);
     // One read of each list and of the balance, perhaps one reload after the first failure: never a storm.
-    expect(server.requests.length).toBeLessThanOrEqual(8);
+    expect(limiting.requests.length).toBeLessThanOrEqual(8);
     ui.unmount();
   }, 30_000);
 });
