@@ -7,14 +7,15 @@
 //   dist/types/      `.d.ts` of the library entries (`npm run build` and `prepare` only).
 // NODE_ENV is production (React's production build, smaller and faster to start);
 // react-devtools-core is aliased to an empty module (ink imports it only when DEV is set).
-// string-width is replaced by src/tui/fastStringWidth.ts (same results, faster; see there).
+// string-width is replaced by src/tui/fastStringWidth.ts (same results, faster; see there), and
+// @sindresorhus/is (got's) builds its Intl.ListFormat objects when used, not at load (see there).
 // No source maps: nothing reads them at run time, and they doubled the package.
 // `buildDist(outdir)` is exported so that the benchmarks build their private copy of dist/ exactly
 // the same way, and `bundleOptions(emptyModule)` so that they bundle their fixtures (the bare Ink
 // app, the soak entry) with the same options; the build runs only when this file is the program.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { rm, mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -50,6 +51,29 @@ export const httpByRequirePlugin = {
 };
 
 /**
+ * got's type checker, @sindresorhus/is, builds two `Intl.ListFormat`s when it loads, only to word
+ * the message of a failed assertion. The first `Intl` object of a process loads ICU's locale data:
+ * ~10 ms before keydeck's first frame and ~6 MB of resident memory for the whole session
+ * (bench/startup.mjs, bench/memory.mjs). Here each is built when a message is worded, with the
+ * same options and the same text. The build fails if the lines are not found (after an upgrade):
+ * look at the new version, then update or drop this.
+ */
+export const lazyListFormatPlugin = {
+  name: 'keydeck-lazy-list-format',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/ }, async (args) => {
+      let contents = await readFile(args.path, 'utf8');
+      for (const type of ['conjunction', 'disjunction']) {
+        const eager = `new Intl.ListFormat('en', { style: 'long', type: '${type}' })`;
+        if (!contents.includes(eager)) throw new Error(`${args.path}: \`${eager}\` not found; see lazyListFormatPlugin in scripts/build.mjs`);
+        contents = contents.replace(eager, `{ format: (values) => ${eager}.format(values) }`);
+      }
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
+/**
  * keydeck's esbuild options without entry points and output dir; `emptyModule` is the path of
  * an `export default {}` file that react-devtools-core is aliased to.
  */
@@ -77,7 +101,7 @@ export function bundleOptions(emptyModule) {
       __dirname: '__keydeckDirname',
     },
     alias: { 'react-devtools-core': emptyModule },
-    plugins: [fastStringWidthPlugin, httpByRequirePlugin],
+    plugins: [fastStringWidthPlugin, httpByRequirePlugin, lazyListFormatPlugin],
     // Native or optional at run time: never bundled.
     external: ['keytar', '@lydell/node-pty', 'node-pty'],
     banner: {
