@@ -92,10 +92,10 @@ export function centsText(usd: number): string {
  * The digits of a whole number with a comma every three (`1234567` → `"1,234,567"`, `-1200` →
  * `"-1,200"`): what `toLocaleString('en-US')` gives, without loading ICU's locale data (about 7 MB
  * of resident memory in a process that stays open; issue 27). Non-integers keep their fraction as
- * `String()` writes it.
+ * `String()` writes it. `value` may also be a string of digits (a bigint's, beyond 2^53).
  */
-export function groupThousands(value: number): string {
-  if (!Number.isFinite(value)) return String(value);
+export function groupThousands(value: number | string): string {
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   const [whole, fraction] = String(value).split('.');
   const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return fraction === undefined ? grouped : `${grouped}.${fraction}`;

@@ -9,7 +9,7 @@
  * never throws. Everything in a sentence that came from the RPC is a checked address, a chain id
  * or an integer: nothing the RPC wrote reaches a terminal as text.
  */
-import type { ChainUnavailableError, ChainUnavailableReason, FoundTransfer, TransactionRead, TransferLog } from '../api/chain/reader.js';
+import type { ChainUnavailableError, ChainUnavailableReason, TransactionRead, TransferLog } from '../api/chain/reader.js';
 import { BASE_CHAIN_ID, USDC_BASE_CONTRACT, rpcHostOf } from '../api/chain/rpcUrl.js';
 import type { ChainSettings } from './chainSettings.js';
 import { shortAddress, toBaseUnits, usdcText } from './eip681.js';
@@ -49,9 +49,6 @@ export interface ExpectedTransfer {
   /** The instruction's deposit address, when the top-up record has it. */
   readonly depositAddress?: string;
 }
-
-/** USD amounts as text and addresses shortened: one definition, in ./eip681.ts. */
-export { shortAddress, usdcText };
 
 function same(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
@@ -161,9 +158,4 @@ export async function checkTransaction(settings: ChainSettings, expected: Expect
   } catch (error) {
     return { kind: 'unavailable', sentence: unavailableSentence(settings.rpcUrl, error) };
   }
-}
-
-/** A found transfer as one line: amount, sender, hash, confirmations. */
-export function foundTransferLine(t: FoundTransfer): string {
-  return `${usdcText(t.value)} USDC from ${shortAddress(t.from)} · ${t.txHash} · ${t.confirmations} confirmation${t.confirmations === 1n ? '' : 's'}`;
 }

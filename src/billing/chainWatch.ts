@@ -5,6 +5,7 @@
  * the window can move forward; a chain that cannot be read is a sentence, never an exception.
  */
 import type { ChainReader, FoundTransfer } from '../api/chain/reader.js';
+import { confirmationsAt } from '../api/chain/rpcUrl.js';
 import { unavailableSentence } from './chainChecks.js';
 
 /** Least time between two polls of one watch, ms (issue 25: one `eth_getLogs` per 4 s at most). */
@@ -53,7 +54,7 @@ export class DepositWatch {
       this.#from ??= read;
       for (const t of transfers) this.#found.set(t.txHash, t);
       // Confirmations grow with the head: recount the ones kept from earlier polls.
-      for (const [hash, t] of this.#found) this.#found.set(hash, { ...t, confirmations: head >= t.blockNumber ? head - t.blockNumber + 1n : 1n });
+      for (const [hash, t] of this.#found) this.#found.set(hash, { ...t, confirmations: confirmationsAt(head, t.blockNumber) });
       const next = head > REORG_BLOCKS ? head - REORG_BLOCKS : 0n;
       if (next > this.#from) this.#from = next;
       return { kind: 'ok', transfers: [...this.#found.values()].sort((a, b) => (a.blockNumber < b.blockNumber ? -1 : a.blockNumber > b.blockNumber ? 1 : 0)) };

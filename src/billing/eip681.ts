@@ -6,9 +6,12 @@
  *     ethereum:<USDC contract>@8453/transfer?address=<deposit address>&uint256=<base units>
  *
  * (EIP-681: `ethereum:<target>[@<chain id>][/<function>][?<parameters>]`; an ERC-20 payment
- * targets the token contract and calls `transfer(address, uint256)`.)
+ * targets the token contract and calls `transfer(address, uint256)`.) Also the words for what the
+ * chain shows of such a payment: USDC amounts, short addresses, a found transfer as one line.
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
+import type { FoundTransfer } from '../api/chain/reader.js';
+import { groupThousands } from '../api/money.js';
 
 import { BASE_CHAIN_ID, USDC_BASE_CONTRACT, USDC_DECIMALS } from '../api/chain/rpcUrl.js';
 
@@ -93,7 +96,7 @@ export function fromBaseUnits(units: bigint, decimals: number = USDC_DECIMALS): 
  */
 export function usdcText(units: bigint, options: { readonly grouped?: boolean } = {}): string {
   const [whole = '0', fraction = ''] = fromBaseUnits(units).split('.');
-  return `${options.grouped === false ? whole : whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${fraction.padEnd(2, '0')}`;
+  return `${options.grouped === false ? whole : groupThousands(whole)}.${fraction.padEnd(2, '0')}`;
 }
 
 /** An address (or hash) shortened for narrow places and sentences: `0x12ab…9f3c`. */
@@ -120,4 +123,14 @@ export function usdcTransferUri(request: UsdcTransferRequest): string {
   const units = toBaseUnits(request.amount);
   if (units <= 0n) throw new PaymentRequestError('invalid_amount', 'The amount must be above zero.');
   return `ethereum:${USDC_BASE_CONTRACT}@${BASE_CHAIN_ID}/transfer?address=${address}&uint256=${units}`;
+}
+
+/**
+ * A transfer found on chain as one line: amount, sender, hash, confirmations (`narrow`: the hash
+ * shortened and "conf.", for the TUI's step).
+ */
+export function foundTransferLine(t: FoundTransfer, options: { readonly narrow?: boolean } = {}): string {
+  const hash = options.narrow ? shortAddress(t.txHash) : t.txHash;
+  const confirmations = options.narrow ? 'conf.' : `confirmation${t.confirmations === 1n ? '' : 's'}`;
+  return `${usdcText(t.value)} USDC from ${shortAddress(t.from)} · ${hash} · ${t.confirmations} ${confirmations}`;
 }

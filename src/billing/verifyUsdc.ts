@@ -41,14 +41,40 @@ export interface VerifyRequest {
   readonly chainEvidence?: JournalEntry['chainEvidence'];
 }
 
+/**
+ * The USDC top-ups of `entries` awaiting payment, of `amount` USD when given (the amount sent, when
+ * the record has one): what `billing verify` pays and what `--find` watches.
+ */
+export function awaitingUsdc(entries: readonly JournalEntry[], amount?: number): JournalEntry[] {
+  return entries.filter((e) => e.method === 'usdc' && e.state === 'awaiting_payment' && (amount === undefined || cents(e.amountSent ?? e.amount) === cents(amount)));
+}
+
 /** The record a CLI verify belongs to (see {@link VerifyRequest.entryId}); undefined when none or several. */
 export async function recordForVerify(ports: TopUpPorts, txHash: string, amount: number): Promise<JournalEntry | undefined> {
   const withHash = (await ports.journal.withHash(txHash, ports.scope))[0];
   if (withHash) return withHash;
-  const waiting = (await ports.journal.unfinished(ports.scope)).filter(
-    (e) => e.method === 'usdc' && e.state === 'awaiting_payment' && e.txHash === undefined && cents(e.amountSent ?? e.amount) === cents(amount),
-  );
+  const waiting = awaitingUsdc(await ports.journal.unfinished(ports.scope), amount).filter((e) => e.txHash === undefined);
   return waiting.length === 1 ? waiting[0] : undefined;
+}
+
+/** What keydeck's record says of a verify before anything is read or sent ({@link verifyOnRecord}). */
+export type VerifyOnRecord =
+  /** This hash, or the record, is credited on record: a verify would send nothing. */
+  | { readonly credited: JournalEntry; readonly entry?: undefined }
+  /** The record the verify acts on (by {@link VerifyRequest.entryId}, else {@link recordForVerify}); none: a new one. */
+  | { readonly credited?: undefined; readonly entry?: JournalEntry };
+
+/**
+ * Looks `request` up on keydeck's record, as {@link verifyUsdc} does first: the chain is read
+ * before a verify (issue 25) only when this says the verify would be sent.
+ * @throws JournalError when the record cannot be read
+ */
+export async function verifyOnRecord(ports: TopUpPorts, request: Pick<VerifyRequest, 'entryId' | 'txHash' | 'amount'>): Promise<VerifyOnRecord> {
+  const txHash = request.txHash.trim().toLowerCase();
+  const seen = await ports.journal.creditedWithHash(txHash, ports.scope);
+  if (seen) return { credited: seen };
+  const entry = request.entryId !== undefined ? await ports.journal.get(request.entryId) : await recordForVerify(ports, txHash, request.amount);
+  return entry?.state === 'credited' ? { credited: entry } : { ...(entry && { entry }) };
 }
 
 /**
@@ -64,10 +90,9 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
   const amount = request.amount;
   let entry: JournalEntry | undefined;
   try {
-    const seen = await journal.creditedWithHash(txHash, scope);
-    if (seen) return { kind: 'already_credited', entry: seen };
-    entry = request.entryId !== undefined ? await journal.get(request.entryId) : await recordForVerify(ports, txHash, amount);
-    if (entry?.state === 'credited') return { kind: 'already_credited', entry };
+    const onRecord = await verifyOnRecord(ports, request);
+    if (onRecord.credited) return { kind: 'already_credited', entry: onRecord.credited };
+    entry = onRecord.entry;
   } catch (error) {
     return { kind: 'not_sent', error };
   }

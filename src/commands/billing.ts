@@ -22,8 +22,7 @@ import type { JournalEntry } from '../billing/journal.js';
 import { recordTopUp, topUpNotes } from '../billing/topups.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { journalOf, verifyAndReport, type BillingDeps, type VerifyFlags } from './verifyReport.js';
-
-export { journalOf, verifyAndReport, type BillingDeps, type VerifyFlags, type VerifyTarget } from './verifyReport.js';
+import type { WatchPlan } from './chainFind.js';
 import { confirmTopUp } from './confirm.js';
 import { parseAmount, parseTxHash } from './input.js';
 import { ExitCode, fail, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
@@ -142,10 +141,17 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
   const named = TopUpMethodNameSchema.safeParse(flags.method);
   if (!named.success) fail(ExitCode.usage, `--method: ${named.error.issues[0]?.message ?? 'invalid method name'}; nothing was sent.`);
   const { client, profile } = await openSession(globals, deps.session);
+  const kind = topUpKindOf(flags.method, profile.topUpMethods);
+  // --wait: its flags and where the chain is read are settled before anything is sent (issue 25).
+  let plan: WatchPlan | undefined;
+  if (flags.wait) {
+    if (kind !== undefined && kind !== 'usdc') fail(ExitCode.usage, `--wait watches USDC transfers on chain, and ${flags.method} is not USDC; nothing was sent.`);
+    plan = await (await import('./chainFind.js')).planWatch(globals, profile, flags.timeout, amount);
+  }
   await confirmTopUp({
     amount,
     // A name keydeck does not know may charge at once: it is confirmed like a card on file.
-    method: topUpKindOf(flags.method, profile.topUpMethods) ?? 'card_direct',
+    method: kind ?? 'card_direct',
     ceilingUsd: profile.confirmAboveUsd,
     ...(flags.yes !== undefined && { yes: flags.yes }),
     command: `keydeck billing topup --amount ${flags.amount} --method ${flags.method}`,
@@ -173,12 +179,13 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
     if (result.method === 'card_direct' && entry?.state === 'credited') printLine('The service says this charge was credited.');
   }
   for (const problem of problems) warn(problem);
-  if (flags.wait && result.method === 'usdc' && entry !== undefined) {
+  if (plan && result.method === 'usdc' && entry !== undefined) {
     // Watch the deposit address on chain and verify what arrives (issue 25): no hash to copy.
     const { watchAndVerify } = await import('./chainFind.js');
-    return watchAndVerify(globals, { client, profile }, journalOf(deps), entry, { ...(flags.json && { json: true }), ...(flags.timeout !== undefined && { timeout: flags.timeout }) });
+    return watchAndVerify({ globals, session: { client, profile }, journal, entry, plan, flags: { ...(flags.json && { json: true }) } });
   }
-  if (flags.wait && result.method !== 'usdc') warn('--wait watches USDC transfers only: nothing to watch for this method.');
+  // A method name keydeck did not know turned out not to be USDC.
+  if (plan && result.method !== 'usdc') warn('--wait watches USDC transfers only: nothing to watch for this method.');
   return ExitCode.ok;
 }
 

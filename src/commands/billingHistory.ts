@@ -3,7 +3,7 @@
  * (src/billing/journal.ts), newest first, and the balance over a window from the history on disk
  * (src/billing/historyStore.ts) as a chart with the top-ups marked. No request is sent.
  */
-import { journalOf, type BillingDeps } from './billing.js';
+import { journalOf, type BillingDeps } from './verifyReport.js';
 import { hostOf } from '../api/baseUrl.js';
 import { balanceChart, CHART_WINDOW_MS, CHART_WINDOWS, parseWindow } from '../billing/chart.js';
 import { topUpsIn } from '../billing/history.js';

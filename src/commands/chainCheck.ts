@@ -32,19 +32,17 @@ export async function chainSettingsOf(globals: GlobalOptions, profile: ChainProf
 }
 
 /**
- * Reads and checks the transfer of `expected` before the verify (through `settings` when the
- * caller resolved them already, else {@link chainSettingsOf}); returns the chain's evidence to
- * keep on the record (undefined when the chain was not read or showed no USDC to keep).
- * @throws CommandFailure exit 2 for an unusable `--chain-rpc`/`KEYDECK_CHAIN_RPC`; exit 1
- *   `chain_mismatch` when a check failed and the user did not confirm (nothing was sent).
+ * Reads and checks the transfer of `expected` through `settings` ({@link chainSettingsOf}) before
+ * the verify; returns the chain's evidence to keep on the record (undefined when the chain was not
+ * read or showed no USDC to keep).
+ * @throws CommandFailure exit 1 `chain_mismatch` when a check failed and the user did not confirm
+ *   (nothing was sent).
  */
 export async function checkBeforeVerify(
-  globals: GlobalOptions,
-  profile: ChainProfile,
+  settings: ChainSettings,
   expected: ExpectedTransfer,
-  options: { readonly yes?: boolean; readonly command: string; readonly interactive?: boolean; readonly settings?: ChainSettings },
+  options: { readonly yes?: boolean; readonly command: string },
 ): Promise<ChainEvidence | undefined> {
-  const settings = options.settings ?? (await chainSettingsOf(globals, profile));
   const { checkTransaction } = await import('../billing/chainChecks.js');
   const check = await checkTransaction(settings, expected);
   switch (check.kind) {
@@ -57,7 +55,7 @@ export async function checkBeforeVerify(
       process.stderr.write(`chain: ${visible(check.sentence)}\n`);
       return check.evidence;
     case 'problem': {
-      if (!options.yes && !(options.interactive ?? canPrompt())) {
+      if (!options.yes && !canPrompt()) {
         fail(ExitCode.refused, `chain_mismatch: ${check.sentence}. Nothing was sent; to ask the service anyway run \`${options.command} --yes\``);
       }
       warn(`chain: ${check.sentence}`);

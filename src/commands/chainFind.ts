@@ -7,21 +7,45 @@
  */
 import { hostOf } from '../api/baseUrl.js';
 import { rpcHostOf } from '../api/chain/rpcUrl.js';
+import type { ChainSettings } from '../billing/chainSettings.js';
 import type { JournalEntry, TopUpJournal } from '../billing/journal.js';
-import { cents } from '../billing/topups.js';
+import { foundTransferLine } from '../billing/eip681.js';
+import { awaitingUsdc } from '../billing/topups.js';
+import { shortDuration } from '../delivery/lastUse.js';
 import { visible } from '../terminal/sanitize.js';
-import { chainSettingsOf } from './chainCheck.js';
-import { journalOf, verifyAndReport, type BillingDeps, type VerifyFlags } from './verifyReport.js';
+import { chainSettingsOf, type ChainProfile } from './chainCheck.js';
+import { journalOf, verifyAndReport, type BillingDeps, type VerifyFlags, type VerifyOutputFlags, type VerifySession } from './verifyReport.js';
 import { parseAmount } from './input.js';
-import { askLine, canPrompt, ExitCode, fail, openSession, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
+import { askLine, canPrompt, ExitCode, fail, openSession, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { formatAmount } from './table.js';
 
 /** Default of `--timeout`, seconds. */
-export const DEFAULT_WATCH_SECONDS = 900;
+const DEFAULT_WATCH_SECONDS = 900;
 
-function parseTimeout(text: string | undefined): number {
-  if (text === undefined) return DEFAULT_WATCH_SECONDS;
-  if (!/^\d{1,6}$/.test(text.trim()) || Number(text) < 1) fail(ExitCode.usage, '--timeout: a whole number of seconds, at least 1; nothing was sent.');
-  return Number(text);
+/** What a watch needs decided before anything is sent: how long, and where the chain is read. */
+export interface WatchPlan {
+  /** `--timeout`, seconds (default 900). */
+  readonly timeoutSeconds: number;
+  /** Where the chain is read (never off: a watch without a chain is refused). */
+  readonly settings: Extract<ChainSettings, { enabled: true }>;
+}
+
+/**
+ * Parses `--timeout` and resolves where the chain is read, before anything is sent (`billing topup
+ * --wait` plans before the top-up). `amount`: USD, for the hint when the chain is off.
+ * @throws CommandFailure exit 2 for a bad `--timeout`, an unusable `--chain-rpc`, or the chain off
+ */
+export async function planWatch(globals: GlobalOptions, profile: ChainProfile, timeout: string | undefined, amount: number | undefined): Promise<WatchPlan> {
+  let timeoutSeconds = DEFAULT_WATCH_SECONDS;
+  if (timeout !== undefined) {
+    if (!/^\d{1,6}$/.test(timeout.trim()) || Number(timeout) < 1) fail(ExitCode.usage, '--timeout: a whole number of seconds, at least 1; nothing was sent.');
+    timeoutSeconds = Number(timeout);
+  }
+  const settings = await chainSettingsOf(globals, profile);
+  if (!settings.enabled) {
+    fail(ExitCode.usage, `the chain is not read (${settings.why}), so the transfer cannot be found: verify it by its hash with keydeck billing verify --tx HASH --amount ${amount !== undefined ? formatAmount(amount) : 'USD'}; nothing was sent.`);
+  }
+  return { timeoutSeconds, settings };
 }
 
 /**
@@ -32,70 +56,58 @@ function parseTimeout(text: string | undefined): number {
  */
 export async function billingFind(globals: GlobalOptions, flags: VerifyFlags, deps: BillingDeps = {}): Promise<ExitCodeValue> {
   const amount = flags.amount !== undefined ? parseAmount(flags.amount, '--amount', 'transfer') : undefined;
-  parseTimeout(flags.timeout);
   const session = await openSession(globals, deps.session);
   const journal = journalOf(deps);
   let waiting: JournalEntry[];
   try {
-    waiting = (await journal.unfinished({ host: hostOf(session.profile.baseUrl), profile: session.profile.name })).filter(
-      (e) => e.method === 'usdc' && e.state === 'awaiting_payment' && e.address !== undefined && (amount === undefined || cents(e.amountSent ?? e.amount) === cents(amount)),
-    );
+    waiting = awaitingUsdc(await journal.unfinished({ host: hostOf(session.profile.baseUrl), profile: session.profile.name }), amount).filter((e) => e.address !== undefined);
   } finally {
-    // Read once; watchAndVerify opens it again when it needs it.
+    // Read once; the watch reopens it when it needs it.
     journal.close();
   }
   if (waiting.length === 0) {
-    fail(ExitCode.usage, `no USDC top-up${amount !== undefined ? ` of ${amount.toFixed(2)} USD` : ''} awaits payment on keydeck's record for this profile: start one with keydeck billing topup --method usdc --amount USD --wait, or verify a transfer by its hash with --tx.`);
+    fail(ExitCode.usage, `no USDC top-up${amount !== undefined ? ` of ${formatAmount(amount)} USD` : ''} awaits payment on keydeck's record for this profile: start one with keydeck billing topup --method usdc --amount USD --wait, or verify a transfer by its hash with --tx.`);
   }
   if (waiting.length > 1) {
-    const list = waiting.map((e) => `${(e.amountSent ?? e.amount).toFixed(2)} USD to ${e.address}`).join('; ');
+    const list = waiting.map((e) => `${formatAmount(e.amountSent ?? e.amount)} USD to ${e.address}`).join('; ');
     fail(ExitCode.usage, `several USDC top-ups await payment (${visible(list)}): say which with --amount.`);
   }
-  return watchAndVerify(globals, session, journal, waiting[0]!, flags);
+  const entry = waiting[0]!;
+  const plan = await planWatch(globals, session.profile, flags.timeout, entry.amountSent ?? entry.amount);
+  return watchAndVerify({ globals, session, journal, entry, plan, flags });
+}
+
+/** One watch of a top-up's deposit address ({@link watchAndVerify}). */
+export interface WatchRequest {
+  readonly globals: GlobalOptions;
+  readonly session: VerifySession;
+  /** The top-up record: closed however the watch ends. */
+  readonly journal: TopUpJournal;
+  /** The USDC top-up awaiting payment (with its deposit address). */
+  readonly entry: JournalEntry;
+  readonly plan: WatchPlan;
+  readonly flags: VerifyOutputFlags;
 }
 
 /**
- * Watches `entry`'s deposit address until a USDC transfer not yet credited on record arrives (or
- * `--timeout`), then verifies it ({@link verifyAndReport}); several at once are listed and one is
- * chosen on a terminal (without one: exit 1, each with its `billing verify --tx` line). Closes
- * `journal`. Ctrl-C stops the watch (nothing was sent).
+ * Watches the deposit address of `request.entry` until a USDC transfer not yet credited on record
+ * arrives (or the plan's timeout), then verifies it ({@link verifyAndReport}); several at once are
+ * listed and one is chosen on a terminal (without one: exit 1, each with its `billing verify --tx`
+ * line). Closes the record however it ends. Ctrl-C stops the watch (nothing was sent).
  */
-export async function watchAndVerify(
-  globals: GlobalOptions,
-  session: Pick<Session, 'client' | 'profile'>,
-  journal: TopUpJournal,
-  entry: JournalEntry,
-  flags: { readonly yes?: boolean; readonly json?: boolean; readonly timeout?: string },
-): Promise<ExitCodeValue> {
-  try {
-    return await watchUntilFound(globals, session, journal, entry, flags);
-  } catch (error) {
-    // Every way out but the verify (which closes it) leaves the record open: close it here.
-    journal.close();
-    throw error;
-  }
+export function watchAndVerify(request: WatchRequest): Promise<ExitCodeValue> {
+  return watchUntilFound(request).finally(() => request.journal.close());
 }
 
-async function watchUntilFound(
-  globals: GlobalOptions,
-  session: Pick<Session, 'client' | 'profile'>,
-  journal: TopUpJournal,
-  entry: JournalEntry,
-  flags: { readonly yes?: boolean; readonly json?: boolean; readonly timeout?: string },
-): Promise<ExitCodeValue> {
-  const timeoutSeconds = parseTimeout(flags.timeout);
+async function watchUntilFound({ globals, session, journal, entry, plan, flags }: WatchRequest): Promise<ExitCodeValue> {
+  const { timeoutSeconds, settings } = plan;
   const address = entry.address as `0x${string}`;
   const amount = entry.amountSent ?? entry.amount;
   const scope = { host: hostOf(session.profile.baseUrl), profile: session.profile.name };
-  const settings = await chainSettingsOf(globals, session.profile);
-  if (!settings.enabled) {
-    fail(ExitCode.usage, `the chain is not read (${settings.why}), so the transfer cannot be found: verify it by its hash with keydeck billing verify --tx HASH --amount ${amount.toFixed(2)}.`);
-  }
   const { DepositWatch, WATCH_INTERVAL_MS } = await import('../billing/chainWatch.js');
-  const { foundTransferLine } = await import('../billing/chainChecks.js');
   const watch = new DepositWatch(settings.rpcUrl, address, Date.parse(entry.createdAt));
   const deadline = Date.now() + timeoutSeconds * 1000;
-  process.stderr.write(`Watching ${address} for USDC on Base through ${rpcHostOf(settings.rpcUrl)} (every ${WATCH_INTERVAL_MS / 1000} s, up to ${timeoutSeconds < 120 ? `${timeoutSeconds} s` : `${Math.round(timeoutSeconds / 60)} min`}; ctrl-c stops, nothing is sent until a transfer arrives)\n`);
+  process.stderr.write(`Watching ${address} for USDC on Base through ${rpcHostOf(settings.rpcUrl)} (every ${WATCH_INTERVAL_MS / 1000} s, up to ${shortDuration(timeoutSeconds * 1000)}; ctrl-c stops, nothing is sent until a transfer arrives)\n`);
   let lastProblem = '';
   // The watch paces itself: each poll comes at least WATCH_INTERVAL_MS after the one before.
   for (;;) {
@@ -112,7 +124,7 @@ async function watchUntilFound(
         let chosen = fresh[0]!;
         if (fresh.length > 1) {
           if (!canPrompt()) {
-            const lines = fresh.map((t) => `keydeck billing verify --tx ${t.txHash} --amount ${amount.toFixed(2)}`).join('; ');
+            const lines = fresh.map((t) => `keydeck billing verify --tx ${t.txHash} --amount ${formatAmount(amount)}`).join('; ');
             fail(ExitCode.refused, `several_transfers: ${fresh.length} USDC transfers reached ${address}; nothing was sent. Verify the one that pays this top-up: ${lines}`);
           }
           const answer = await askLine(`Which one pays this top-up? [1-${fresh.length}] `);
@@ -121,7 +133,7 @@ async function watchUntilFound(
           chosen = fresh[index]!;
         }
         // The settings found above go with it: the verify does not ask the service again where the chain is.
-        const target = { txHash: chosen.txHash, amount, amountText: amount.toFixed(2), entryId: entry.id, depositAddress: address };
+        const target = { txHash: chosen.txHash, amount, amountText: formatAmount(amount), entryId: entry.id, depositAddress: address };
         return verifyAndReport(globals, session, journal, target, { ...flags, chain: settings });
       }
     }

@@ -8,7 +8,7 @@ import { hostOf } from '../api/baseUrl.js';
 import { KeydeckApiError } from '../api/errors.js';
 import type { ChainSettings } from '../billing/chainSettings.js';
 import { JournalError, TopUpJournal, type JournalEntry } from '../billing/journal.js';
-import { recordForVerify, verifyOutcomeLines, verifyUsdc, type VerifyOutcome } from '../billing/topups.js';
+import { verifyOnRecord, verifyOutcomeLines, verifyUsdc, type VerifyOutcome } from '../billing/topups.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { ExitCode, fail, printLine, warn, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 import { formatUsd } from './table.js';
@@ -40,40 +40,45 @@ export interface VerifyTarget {
   readonly depositAddress?: string;
 }
 
+/** What a verify needs of the open session. */
+export type VerifySession = Pick<Session, 'client' | 'profile'>;
+
+/** The flags the verify itself reads (`--yes`, `--json`). */
+export type VerifyOutputFlags = Pick<VerifyFlags, 'yes' | 'json'>;
+
 /**
  * The body of {@link billingVerify}, shared with `billing verify --find` and `billing topup --wait`
  * (./chainFind.ts): the chain checks, then the verify, then its outcome printed; closes `journal`.
- * Exit codes and failures as {@link billingVerify} says.
+ * `chain`: the settings the caller resolved already (else resolved here). Exit codes and failures
+ * as {@link billingVerify} says.
  */
 export async function verifyAndReport(
   globals: GlobalOptions,
-  session: Pick<Session, 'client' | 'profile'>,
+  session: VerifySession,
   journal: TopUpJournal,
   target: VerifyTarget,
-  flags: { readonly yes?: boolean; readonly json?: boolean; readonly chain?: ChainSettings },
+  flags: VerifyOutputFlags & { readonly chain?: ChainSettings },
 ): Promise<ExitCodeValue> {
   const { client, profile } = session;
   const { txHash, amount } = target;
   let outcome: VerifyOutcome;
   try {
     const ports = { journal, client, scope: { host: hostOf(profile.baseUrl), profile: profile.name } };
-    // The record, found once (verifyUsdc is given its id); the deposit address comes from it.
-    const record = target.entryId !== undefined ? undefined : await recordForVerify(ports, txHash, amount).catch(() => undefined);
-    const entryId = target.entryId ?? record?.id;
-    const depositAddress = target.depositAddress ?? record?.address;
-    // The chain's word first (issue 25), unless the record already names this hash credited:
-    // then nothing is sent, and nothing is asked.
-    // (The settings are resolved in any case: an unusable --chain-rpc is said whatever the record holds.)
+    // What the record says first: the record's deposit address, and whether a verify would be
+    // sent at all (a hash credited on record is not: then the chain is not read, nothing is asked).
+    const onRecord = await verifyOnRecord(ports, { txHash, amount, ...(target.entryId !== undefined && { entryId: target.entryId }) }).catch(() => undefined);
+    const entryId = target.entryId ?? onRecord?.entry?.id;
+    const depositAddress = target.depositAddress ?? onRecord?.entry?.address;
+    // The chain's word (issue 25). The settings are resolved in any case: an unusable --chain-rpc
+    // is said whatever the record holds.
     const { chainSettingsOf, checkBeforeVerify } = await import('./chainCheck.js');
     const settings = flags.chain ?? (await chainSettingsOf(globals, profile));
-    const creditedOnRecord = await journal.creditedWithHash(txHash, ports.scope).catch(() => undefined);
     let chainEvidence: JournalEntry['chainEvidence'];
-    if (!creditedOnRecord) {
+    if (!onRecord?.credited) {
       chainEvidence = await checkBeforeVerify(
-        globals,
-        profile,
+        settings,
         { txHash, amount, ...(depositAddress !== undefined && { depositAddress }) },
-        { ...(flags.yes && { yes: true }), settings, command: `keydeck billing verify --tx ${txHash} --amount ${target.amountText}` },
+        { ...(flags.yes && { yes: true }), command: `keydeck billing verify --tx ${txHash} --amount ${target.amountText}` },
       );
     }
     outcome = await verifyUsdc(ports, { txHash, amount, ...(entryId !== undefined && { entryId }), ...(chainEvidence && { chainEvidence }) });

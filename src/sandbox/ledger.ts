@@ -78,17 +78,11 @@ export class Ledger {
       `INSERT INTO topups (id, user_id, method, amount_micros, status, reference, created_at, completed_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.#completeTopUp = db.prepare(
-      "UPDATE topups SET status = 'succeeded', completed_at = ? WHERE reference = ? AND status = 'pending'",
-    );
+    this.#completeTopUp = db.prepare("UPDATE topups SET status = 'succeeded', completed_at = ? WHERE reference = ? AND status = 'pending'");
     this.#topUpByReference = db.prepare('SELECT user_id, amount_micros, status FROM topups WHERE reference = ?');
-    this.#insertDeposit = db.prepare(
-      'INSERT INTO deposit_addresses (address, user_id, requested_micros, created_at) VALUES (?, ?, ?, ?)',
-    );
+    this.#insertDeposit = db.prepare('INSERT INTO deposit_addresses (address, user_id, requested_micros, created_at) VALUES (?, ?, ?, ?)');
     this.#depositOfUser = db.prepare('SELECT 1 AS ok FROM deposit_addresses WHERE address = ? AND user_id = ?');
-    this.#insertTransfer = db.prepare(
-      'INSERT INTO chain_transfers (tx_hash, to_address, amount_micros, created_at) VALUES (?, ?, ?, ?)',
-    );
+    this.#insertTransfer = db.prepare('INSERT INTO chain_transfers (tx_hash, to_address, amount_micros, created_at) VALUES (?, ?, ?, ?)');
     this.#transferByHash = db.prepare('SELECT to_address, amount_micros FROM chain_transfers WHERE tx_hash = ?');
     this.#chargeUser = db.prepare('UPDATE users SET spend_micros = spend_micros + ? WHERE id = ?');
     this.#chargeKey = db.prepare('UPDATE consumption_keys SET spend_micros = spend_micros + ? WHERE id = ?');
@@ -188,9 +182,14 @@ export class Ledger {
     return this.#depositOfUser.get(address.toLowerCase(), userId) !== undefined;
   }
 
+  /** True when the transfer `txHash` is known (made here, or read from the sandbox's chain before). */
+  hasTransfer(txHash: string): boolean {
+    return this.#transferByHash.get(txHash.toLowerCase()) !== undefined;
+  }
+
   /** Records a transfer read from the sandbox's real chain (issue 25) for {@link verifyUsdc}; once per hash. */
   recordChainTransfer(txHash: string, toAddress: string, amountMicros: number): void {
-    if (this.#transferByHash.get(txHash.toLowerCase())) return;
+    if (this.hasTransfer(txHash)) return;
     this.#insertTransfer.run(txHash.toLowerCase(), toAddress.toLowerCase(), amountMicros, this.#clock.now());
   }
 

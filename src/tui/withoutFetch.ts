@@ -2,9 +2,11 @@
  * Startup: Ink's layout engine (yoga-layout) ships its WebAssembly as a base64 data URL and, when
  * a global `fetch` exists, "fetches" it: on Node that first call loads undici, Node's whole HTTP
  * client, only to decode a string (~100–200 ms before the first frame on this project's
- * machines, bench/startup.mjs). With no `fetch` in sight yoga decodes the same bytes itself. keydeck
- * never uses `fetch` (its HTTP client is got), so the TUI is imported with `fetch` hidden and
- * the global put back, untouched, right after. Imports nothing: it must run before Ink loads.
+ * machines, bench/startup.mjs). With no `fetch` in sight yoga decodes the same bytes itself.
+ * keydeck's HTTP client is got; only the chain reader (viem, loaded when a USDC step first reads
+ * the chain, src/api/chain/reader.ts) uses `fetch`, long after start. So the TUI is imported with
+ * `fetch` hidden and the global put back, untouched, right after. Imports nothing: it must run
+ * before Ink loads.
  */
 
 /**

@@ -4,14 +4,15 @@
  * pending one (mining paused), a hash from another chain; and the RPC down, slow, failing,
  * enormous or hostile: one line, never raw text from the RPC.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createTestClient, createWalletClient, getAddress, http, type Hash } from 'viem';
 import { ERC20_ABI } from '../../src/api/chain/erc20.js';
 import { startSandboxChain, SANDBOX_PAYER, type SandboxChain } from '../../src/sandbox/chain/anvil.js';
 import { SANDBOX_USDC_RUNTIME } from '../../src/sandbox/chain/sandboxUsdc.js';
-import { checkTransaction, shortAddress, type ChainCheck } from '../../src/billing/chainChecks.js';
+import { checkTransaction, type ChainCheck } from '../../src/billing/chainChecks.js';
+import { shortAddress } from '../../src/billing/eip681.js';
+import { startHostileServer, type HostileServer } from '../api/hostile-server.js';
 
 const DEPOSIT = getAddress('0x9f3c00000000000000000000000000000000abcd');
 const OTHER = getAddress('0x12ab000000000000000000000000000000001234');
@@ -110,27 +111,19 @@ describe('the chain checks on anvil', () => {
 });
 
 /** A JSON-RPC endpoint on loopback answering with `answer` (per batch). */
-async function hostileRpc(answer: (body: unknown, res: import('node:http').ServerResponse) => void): Promise<{ url: string; server: Server }> {
-  const server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (d) => (text += d));
-    req.on('end', () => answer(JSON.parse(text), res));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
 const HASH = `0x${'cd'.repeat(32)}`;
 const ESC = '\u001b';
 
 describe('an RPC that cannot be trusted', () => {
-  const servers: Server[] = [];
-  afterAll(() => {
-    for (const s of servers) s.closeAllConnections?.(), s.close();
+  const servers: HostileServer[] = [];
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.close()));
   });
-  async function rpc(answer: Parameters<typeof hostileRpc>[0]): Promise<string> {
-    const { url, server } = await hostileRpc(answer);
+  /** A JSON-RPC endpoint on loopback that answers each request body with `answer` (test/api/hostile-server.ts). */
+  async function rpc(answer: (body: unknown, res: ServerResponse) => void): Promise<string> {
+    const server = await startHostileServer((req, res) => answer(JSON.parse(req.body), res));
     servers.push(server);
-    return url;
+    return server.url;
   }
 
   it('down: one line naming the host', async () => {

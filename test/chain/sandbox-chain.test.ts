@@ -13,16 +13,6 @@ afterAll(async () => {
   await sb?.close();
 });
 
-async function deposit(token: string, amount: number): Promise<string> {
-  const reply = await sb.call('POST', '/api/billing/topup', { token, body: { amount, method: 'usdc' } });
-  expect(reply.status).toBe(200);
-  return reply.body.data.address as string;
-}
-async function transfer(to: string, amount: string): Promise<string> {
-  const reply = await sb.call('POST', '/sandbox/chain/transfers', { body: { to, amount } });
-  expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-  return reply.body.txHash as string;
-}
 const verify = (token: string, txHash: string, amount: number) => sb.call('POST', '/api/billing/verify-topup', { token, body: { txHash, amount } });
 
 describe('the sandbox with --chain anvil', () => {
@@ -33,8 +23,8 @@ describe('the sandbox with --chain anvil', () => {
 
   it('credits a real transfer once, for its exact amount', async () => {
     const user = await sb.newUser();
-    const address = await deposit(user, 25);
-    const tx = await transfer(address, '25');
+    const address = await sb.usdcInstruction(user, 25);
+    const tx = await sb.transfer(address, '25');
     expect((await verify(user, tx, 20)).body.error.code).toBe('amount_mismatch');
     const credited = await verify(user, tx, 25);
     expect(credited.status).toBe(200);
@@ -45,7 +35,7 @@ describe('the sandbox with --chain anvil', () => {
   it('does not find a transfer to another user’s address, nor a hash the chain never saw', async () => {
     const payer = await sb.newUser();
     const other = await sb.newUser();
-    const tx = await transfer(await deposit(other, 10), '10');
+    const tx = await sb.transfer(await sb.usdcInstruction(other, 10), '10');
     expect((await verify(payer, tx, 10)).body.error.code).toBe('not_found');
     expect((await verify(payer, `0x${'77'.repeat(32)}`, 10)).body.error.code).toBe('not_found');
     expect((await verify(other, tx, 10)).status).toBe(200);

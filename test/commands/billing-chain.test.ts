@@ -19,11 +19,6 @@ afterAll(async () => {
   await sb?.close();
 });
 
-async function transfer(to: string, amount: string): Promise<string> {
-  const reply = await sb.call('POST', '/sandbox/chain/transfers', { body: { to, amount } });
-  expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-  return reply.body.txHash as string;
-}
 async function instruction(user: string, amount: string, on: Scripted = cli): Promise<string> {
   const r = await on.run(user, ['billing', 'topup', '--amount', amount, '--method', 'usdc', '--json']);
   expect(r.code, r.stderr).toBe(0);
@@ -34,12 +29,12 @@ describe('billing verify on a real chain', () => {
   it('a short transfer: the chain’s sentence, nothing sent without --yes, the balance untouched', async () => {
     const user = await sb.newUser();
     const address = await instruction(user, '25');
-    const tx = await transfer(address, '24.5');
+    const tx = await sb.transfer(address, '24.5');
     const refused = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '25']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('keydeck: chain_mismatch: 24.50 USDC arrived, the top-up is for 25.00: verify with 24.50 or top up again. Nothing was sent;');
     expect(refused.stderr).toContain(`keydeck billing verify --tx ${tx} --amount 25 --yes`);
-    expect((await sb.call('GET', '/api/billing/credits', { token: user })).body.data.totalTopUp).toBe(0);
+    expect((await sb.credits(user)).totalTopUp).toBe(0);
     // --yes: the service decides (it refuses the amount, as the chain said).
     const asked = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '25', '--yes']);
     expect(asked.code).toBe(1);
@@ -60,7 +55,7 @@ describe('billing verify on a real chain', () => {
   it('a transfer to another address and an unknown hash: their sentences', async () => {
     const user = await sb.newUser();
     await instruction(user, '10');
-    const elsewhere = await transfer('0x000000000000000000000000000000000000dead', '10');
+    const elsewhere = await sb.transfer('0x000000000000000000000000000000000000dead', '10');
     const wrong = await cli.run(user, ['billing', 'verify', '--tx', elsewhere, '--amount', '10']);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/chain_mismatch: USDC went to 0x0000…dEaD, not to the deposit address 0x\w{4}…\w{4}: it cannot be credited to this top-up/);
@@ -70,7 +65,7 @@ describe('billing verify on a real chain', () => {
 
   it('--no-chain and an unreachable RPC: the service’s verdict alone, said in one line', async () => {
     const user = await sb.newUser();
-    const tx = await transfer(await instruction(user, '10'), '10');
+    const tx = await sb.transfer(await instruction(user, '10'), '10');
     const down = await cli.run(user, ['--chain-rpc', 'http://127.0.0.1:9', 'billing', 'verify', '--tx', tx, '--amount', '12']);
     expect(down.stderr).toMatch(/^warning: the chain could not be read at 127\.0\.0\.1:9 \(it cannot be reached\): going on with the service's verdict alone$/m);
     expect(down.stderr).toMatch(/^keydeck: amount_mismatch: /m);
@@ -82,12 +77,27 @@ describe('billing verify on a real chain', () => {
     expect(badRpc.stderr).toMatch(/invalid_chain_rpc: The chain RPC URL of KEYDECK_CHAIN_RPC must use https:\/\//);
   });
 
+  it('topup --wait settles its flags and where the chain is read before anything is sent', async () => {
+    const user = await sb.newUser();
+    const badTimeout = await cli.run(user, ['billing', 'topup', '--amount', '15', '--method', 'usdc', '--wait', '--timeout', 'soon']);
+    expect(badTimeout.code).toBe(2);
+    expect(badTimeout.stderr).toContain('--timeout: a whole number of seconds, at least 1; nothing was sent.');
+    const noChain = await cli.run(user, ['--no-chain', 'billing', 'topup', '--amount', '15', '--method', 'usdc', '--wait']);
+    expect(noChain.code).toBe(2);
+    expect(noChain.stderr).toMatch(/the chain is not read \(.*\), so the transfer cannot be found: .*; nothing was sent\./);
+    const card = await cli.run(user, ['billing', 'topup', '--amount', '15', '--method', 'card_checkout', '--wait']);
+    expect(card.code).toBe(2);
+    expect(card.stderr).toContain('--wait watches USDC transfers on chain, and card_checkout is not USDC; nothing was sent.');
+    // Nothing reached the service: no top-up awaits payment for this user.
+    expect((await sb.call('GET', '/api/billing/status', { token: user })).body.data.pendingTopUps).toEqual([]);
+  });
+
   it('topup --wait finds the transfer on chain and verifies it: no hash typed', async () => {
     const user = await sb.newUser();
     const waiting = cli.start(user, ['billing', 'topup', '--amount', '15', '--method', 'usdc', '--wait', '--timeout', '60']);
     await waiting.waitForStderr(/^Watching (0x[0-9a-fA-F]{40}) for USDC on Base/m);
     const address = /^Watching (0x[0-9a-fA-F]{40})/m.exec(waiting.stderr())![1]!;
-    const tx = await transfer(address, '15');
+    const tx = await sb.transfer(address, '15');
     expect(await waiting.exited).toBe(0);
     expect(waiting.stderr()).toContain(`Found: 15.00 USDC from 0xf39F…2266 · ${tx} · `);
     expect(waiting.stdout()).toMatch(/Credited 15\.00 USD; the balance is now 15\.00 USD\.\n$/);
@@ -99,7 +109,7 @@ describe('billing verify on a real chain', () => {
     const cli = scripted(sb.url);
     onTestFinished(() => cli.home.remove());
     const address = await instruction(user, '20', cli);
-    const first = await transfer(address, '20');
+    const first = await sb.transfer(address, '20');
     const found = await cli.run(user, ['billing', 'verify', '--find', '--timeout', '30']);
     expect(found.code, found.stderr).toBe(0);
     expect(found.stderr).toContain(`Found: 20.00 USDC from 0xf39F…2266 · ${first} · `);
@@ -108,13 +118,13 @@ describe('billing verify on a real chain', () => {
     expect(none.stderr).toMatch(/no USDC top-up awaits payment on keydeck's record/);
     // Two transfers to one new deposit address: listed, nothing sent without a terminal.
     const second = await instruction(user, '10', cli);
-    const a = await transfer(second, '10');
-    const b = await transfer(second, '10');
+    const a = await sb.transfer(second, '10');
+    const b = await sb.transfer(second, '10');
     const several = await cli.run(user, ['billing', 'verify', '--find', '--amount', '10', '--timeout', '30']);
     expect(several.code).toBe(1);
     expect(several.stderr).toMatch(/^1\. 10\.00 USDC/m);
     expect(several.stderr).toContain(`keydeck billing verify --tx ${a} --amount 10.00`);
     expect(several.stderr).toContain(`keydeck billing verify --tx ${b} --amount 10.00`);
-    expect((await sb.call('GET', '/api/billing/credits', { token: user })).body.data.totalTopUp).toBe(20);
+    expect((await sb.credits(user)).totalTopUp).toBe(20);
   });
 });

@@ -54,6 +54,10 @@ export interface TestSandbox {
   fundedUser(amount?: number): Promise<string>;
   /** Tops `token`'s account up by `amount` USD through USDC (instruction, transfer, verify). */
   topUp(token: string, amount: number): Promise<{ txHash: string; address: string }>;
+  /** A USDC top-up instruction of `amount` USD for `token`; returns its deposit address. */
+  usdcInstruction(token: string, amount: number): Promise<string>;
+  /** A USDC transfer of `amount` (decimal text) to `to` (`POST /sandbox/chain/transfers`: on anvil with `--chain`); returns its hash. */
+  transfer(to: string, amount: string): Promise<string>;
   /** Creates a credit key; returns the created object (with apiKey). */
   creditKey(token: string, name?: string): Promise<{ id: string; apiKey: string; [k: string]: unknown }>;
   /** Creates a subscription key by simulated payment; returns the created object (with apiKey). */
@@ -88,11 +92,16 @@ export async function startTestSandbox(options: StartSandboxOptions = {}): Promi
       return token;
     },
     async topUp(token, amount) {
-      const instruction = ok(await c('POST', '/api/billing/topup', { token, body: { amount, method: 'usdc' } }), 'top-up');
-      const address = instruction.data.address as string;
-      const { txHash } = ok(await c('POST', '/sandbox/chain/transfers', { body: { to: address, amount: String(amount) } }), 'transfer');
+      const address = await self.usdcInstruction(token, amount);
+      const txHash = await self.transfer(address, String(amount));
       ok(await c('POST', '/api/billing/verify-topup', { token, body: { txHash, amount } }), 'verify');
       return { txHash, address };
+    },
+    async usdcInstruction(token, amount) {
+      return ok(await c('POST', '/api/billing/topup', { token, body: { amount, method: 'usdc' } }), 'top-up').data.address as string;
+    },
+    async transfer(to, amount) {
+      return ok(await c<{ txHash: string }>('POST', '/sandbox/chain/transfers', { body: { to, amount } }), 'transfer').txHash;
     },
     async creditKey(token, name = 'test key') {
       return ok(await c('POST', '/api/keys/credit', { token, body: { name } }), 'create credit key');

@@ -23,8 +23,6 @@ async function open(count: number, pollIntervalSeconds = 15) {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     ids.push((await api.keys.createCredit({ name: name(i) })).id);
-    // Distinct creation times (ms): "newest first" breaks a tie by name, which would reorder the list.
-    await new Promise((resolve) => setTimeout(resolve, 2));
   }
   const s = noKeychainStore();
   const ui = renderApp(testServices({ store: s.store, baseUrl: sb.url, pollIntervalSeconds }), { session: readySession(sb.url, token) });

@@ -14,7 +14,7 @@
 import { createClient, getAddress, http, isAddress, parseEventLogs, type Client } from 'viem';
 import { getBlockNumber, getChainId, getLogs, getTransaction, getTransactionReceipt } from 'viem/actions';
 import { ERC20_ABI } from './erc20.js';
-import { USDC_BASE_CONTRACT } from './rpcUrl.js';
+import { confirmationsAt, USDC_BASE_CONTRACT } from './rpcUrl.js';
 
 /** A transaction hash, `0x` + 64 hex. */
 export type Hash = `0x${string}`;
@@ -146,8 +146,6 @@ function isNotFound(error: unknown, name: string): boolean {
 export interface ChainReaderOptions {
   /** Per-request bound, ms (default {@link RPC_TIMEOUT_MS}). */
   readonly timeoutMs?: number;
-  /** The token whose transfers {@link ChainReader.findTransfers} looks for (default native USDC on Base). */
-  readonly token?: `0x${string}`;
 }
 
 /**
@@ -156,14 +154,12 @@ export interface ChainReaderOptions {
  */
 export class ChainReader {
   readonly #client: Client;
-  readonly #token: `0x${string}`;
 
   constructor(rpcUrl: string, options: ChainReaderOptions = {}) {
     // viem's bare client and its tree-shakable actions: only what is read is bundled.
     this.#client = createClient({
       transport: http(rpcUrl, { batch: true, retryCount: 0, timeout: options.timeoutMs ?? RPC_TIMEOUT_MS, fetchFn: boundedFetch }),
     });
-    this.#token = options.token ?? USDC_BASE_CONTRACT;
   }
 
   /** What the chain says about `txHash` (`0x` + 64 hex), in one batched round trip. */
@@ -188,7 +184,7 @@ export class ChainReader {
       if (typeof r.blockNumber !== 'bigint' || (r.status !== 'success' && r.status !== 'reverted')) throw new ChainUnavailableError('invalid_answer');
       const logs = parseEventLogs({ abi: ERC20_ABI, logs: r.logs, eventName: 'Transfer' });
       const transfers = logs.map((log) => ({ token: address(log.address), from: address(log.args.from), to: address(log.args.to), value: log.args.value }));
-      const confirmations = head.value >= r.blockNumber ? head.value - r.blockNumber + 1n : 1n;
+      const confirmations = confirmationsAt(head.value, r.blockNumber);
       return {
         kind: 'mined',
         chainId: chainId.value,
@@ -229,7 +225,7 @@ export class ChainReader {
       const fromBlock = typeof from === 'bigint' ? from : head > from.back ? head - from.back : 0n;
       const start = head - fromBlock + 1n > MAX_LOG_BLOCKS ? head - MAX_LOG_BLOCKS + 1n : fromBlock < 0n ? 0n : fromBlock;
       const logs = await getLogs(this.#client, {
-        address: this.#token,
+        address: USDC_BASE_CONTRACT,
         event: ERC20_ABI[0],
         args: { to },
         fromBlock: start,
@@ -240,7 +236,7 @@ export class ChainReader {
       for (const log of logs) {
         if (log.blockNumber === null || log.transactionHash === null || !/^0x[0-9a-fA-F]{64}$/.test(log.transactionHash)) continue;
         const token = address(log.address);
-        if (token.toLowerCase() !== this.#token.toLowerCase()) continue;
+        if (token.toLowerCase() !== USDC_BASE_CONTRACT.toLowerCase()) continue;
         const recipient = address(log.args.to);
         if (recipient.toLowerCase() !== to.toLowerCase()) continue;
         transfers.push({
@@ -250,7 +246,7 @@ export class ChainReader {
           value: log.args.value,
           txHash: log.transactionHash.toLowerCase() as Hash,
           blockNumber: log.blockNumber,
-          confirmations: head >= log.blockNumber ? head - log.blockNumber + 1n : 1n,
+          confirmations: confirmationsAt(head, log.blockNumber),
         });
       }
       return { head, from: start, transfers };

@@ -2,7 +2,8 @@
  * The chain's JSON-RPC endpoint (issue 25): Base's public endpoint by default, and the one rule an
  * endpoint must meet: https, or http only to this machine (an RPC learns the transaction hash and
  * the deposit address; on plain http off loopback anyone on the path learns them and may forge the
- * answer). Pure.
+ * answer). Also Base's facts the reader and the watch share (chain id, USDC's address, how
+ * confirmations count). Pure: no viem here, so it loads on any path.
  */
 import { isLoopbackHost } from '../baseUrl.js';
 
@@ -48,4 +49,9 @@ export function rpcHostOf(url: string): string {
   } catch {
     return 'the chain RPC';
   }
+}
+
+/** Confirmations of a transaction in block `block` at chain head `head`: its own block counts (at least 1). */
+export function confirmationsAt(head: bigint, block: bigint): bigint {
+  return head >= block ? head - block + 1n : 1n;
 }

@@ -21,7 +21,7 @@ import { SANDBOX_USDC_RUNTIME } from './sandboxUsdc.js';
 /** anvil's first unlocked development account: the sandbox's payer (its key is public, in anvil's banner). */
 export const SANDBOX_PAYER = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266' as const;
 /** USDC minted to the payer at start, base units (one million USDC). */
-export const PAYER_USDC_UNITS = 1_000_000n * 1_000_000n;
+const PAYER_USDC_UNITS = 1_000_000n * 1_000_000n;
 /** Longest the node may take to listen, ms. */
 const START_TIMEOUT_MS = 15_000;
 
@@ -54,7 +54,7 @@ export interface SandboxChainOptions {
 }
 
 /** The anvil binary: the platform package of `@foundry-rs/anvil`, else `anvil` on PATH, else undefined. */
-export function anvilBinary(): string | undefined {
+function anvilBinary(): string | undefined {
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
   const exe = process.platform === 'win32' ? 'anvil.exe' : 'anvil';
   try {

@@ -79,7 +79,8 @@ export function registerBillingRoutes(app: FastifyInstance, ctx: SandboxContext,
 
   app.post('/api/billing/verify-topup', { onRequest: requireAccount }, async (request) => {
     const { txHash, amount } = parseBody(VerifyTopUpRequestSchema, request.body);
-    if (ctx.chain) await readChainTransfer(ctx, request.accountId, txHash);
+    // A transfer the ledger knows already (credited or not) is not read from the chain again.
+    if (ctx.chain && !ctx.ledger.hasTransfer(txHash)) await readChainTransfer(ctx, request.accountId, txHash);
     return ok(ctx.ledger.verifyUsdc(request.accountId, txHash, centsUsdToMicros(amount)));
   });
 }

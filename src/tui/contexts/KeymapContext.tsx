@@ -187,8 +187,9 @@ export function KeymapProvider({ onQuit, onInterrupt, children }: KeymapProvider
   // Items not yet handled. One is handled at once when nothing is in flight; each further one only
   // after React has committed what the one before did, so it meets the dialog, field, selection
   // or sort that key left behind. "Committed" is observed, not assumed: each dispatch also bumps
-  // `handled`, a state update in the same batch as the handler's own, and the layout effect below
-  // (run in that commit) lets the next item go a macrotask later. A setImmediate alone was not
+  // `handled`, a state update in the same batch as the handler's own, and the effect below (run
+  // after that commit, once the effects of the components under this provider have run) lets the
+  // next item go a macrotask later. A setImmediate alone was not
   // enough: outside Ink's input event React renders in a Scheduler task, which under load can
   // come after the next setImmediate (a key then acted on the state before the last one: two
   // `s` presses, one sort step).
@@ -204,13 +205,13 @@ export function KeymapProvider({ onQuit, onInterrupt, children }: KeymapProvider
     setHandled((n) => n + 1);
     dispatch(item);
   };
-  useLayoutEffect(() => {
+  useEffect(() => {
     if (!inFlight.current) return;
     inFlight.current = false;
     if (queue.current.length > 0 && pending.current === undefined) {
       pending.current = setImmediate(() => {
         pending.current = undefined;
-        if (!inFlight.current) drainRef.current();
+        drainRef.current();
       });
     }
   }, [handled]);

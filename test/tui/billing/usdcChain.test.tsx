@@ -7,22 +7,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../harness.js';
 import type { TopUpJournal } from '../../../src/billing/journal.js';
-import { openBilling, recordingDeps, sandboxPost, shownAddress, startUsdcTopUp, tempJournal, type BillingScreen } from './billingHarness.js';
+import { openBilling, recordingDeps, shownAddress, startUsdcTopUp, tempJournal, type BillingScreen } from './billingHarness.js';
 
 let sandbox: TestSandbox;
 let rpcUrl: string;
 beforeAll(async () => {
   sandbox = await startTestSandbox({ chain: {} });
-  rpcUrl = ((await (await fetch(`${sandbox.url}/sandbox/chain`)).json()) as { rpcUrl: string }).rpcUrl;
+  rpcUrl = (await sandbox.call<{ rpcUrl: string }>('GET', '/sandbox/chain')).body.rpcUrl;
 }, 30_000);
 afterAll(async () => {
   await sandbox?.close();
 });
 
-async function transfer(to: string, amount: string): Promise<string> {
-  return (await sandboxPost<{ txHash: string }>(sandbox, '/sandbox/chain/transfers', { to, amount })).txHash;
-}
-const totalTopUp = async (token: string) => (await sandbox.client(token).billing.credits()).totalTopUp;
+const totalTopUp = async (token: string) => (await sandbox.credits(token)).totalTopUp;
 const chainSettings = async () => ({ enabled: true as const, rpcUrl, source: 'sandbox' as const });
 
 /**
@@ -51,7 +48,7 @@ describe('the USDC step on chain', () => {
   it('finds the transfer at the deposit address and f credits it: no hash typed', () =>
     onUsdcStep('25', async ({ tui, user, address, journal }) => {
       await tui.waitFor(/On chain +watching for USDC on Base through 127\.0\.0\.1:\d+, every 4 s/);
-      const hash = await transfer(address, '25');
+      const hash = await sandbox.transfer(address, '25');
       const frame = await tui.waitFor('found       25.00 USDC from 0xf39F…2266', 15_000);
       expect(frame).toContain(`${hash.slice(0, 6)}…${hash.slice(-4)}`);
       expect(frame).toContain('f verifies the transfer found on chain');
@@ -63,7 +60,7 @@ describe('the USDC step on chain', () => {
 
   it('says a short transfer in the chain’s words and sends nothing until y', () =>
     onUsdcStep('25', async ({ tui, user, address }) => {
-      await transfer(address, '24.5');
+      await sandbox.transfer(address, '24.5');
       await tui.waitFor('found       24.50 USDC', 15_000);
       await tui.press('f');
       await tui.waitFor('The chain: 24.50 USDC arrived, the top-up is for 25.00: verify with 24.50 or top up again.');
@@ -82,8 +79,8 @@ describe('the USDC step on chain', () => {
 
   it('lists several transfers, tab selects the next, and f verifies the selected one', () =>
     onUsdcStep('10', async ({ tui, user, address }) => {
-      await transfer(address, '7');
-      await transfer(address, '10');
+      await sandbox.transfer(address, '7');
+      await sandbox.transfer(address, '10');
       await tui.waitFor(/› found +7\.00 USDC[\s\S]*  found +10\.00 USDC/, 15_000);
       await tui.press('\t');
       await tui.waitFor(/  found +7\.00 USDC[\s\S]*› found +10\.00 USDC/);

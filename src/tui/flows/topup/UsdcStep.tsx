@@ -8,9 +8,9 @@
  * selects the next); a mismatch the chain shows before a verify is asked about (`y` sends anyway).
  */
 import { visible } from '../../../terminal/sanitize.js';
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
-import { BASE_CHAIN_ID, shortAddress, USDC_BASE_CONTRACT, usdcText, usdcTransferUri } from '../../../billing/eip681.js';
+import { BASE_CHAIN_ID, foundTransferLine, shortAddress, USDC_BASE_CONTRACT, usdcTransferUri } from '../../../billing/eip681.js';
 import { stateLabel, type JournalEntry } from '../../../billing/journal.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { formatUsd } from '../../format.js';
@@ -47,6 +47,8 @@ export interface UsdcStepProps {
 
 /** Width of the text column beside the QR code, in cells. */
 const TEXT_COLUMNS = 60;
+/** Transfers found on chain listed at once (tab moves through all of them). */
+const FOUND_ROWS = 3;
 
 /** The EIP-681 URI of the entry's transfer, or the reason it cannot be made. */
 export function paymentUriOf(entry: JournalEntry): { uri: string } | { problem: string } {
@@ -70,14 +72,14 @@ export function UsdcStep(props: UsdcStepProps) {
   const main = mode === 'main' && idle;
   const credited = entry.state === 'credited';
   const found = props.chain?.transfers ?? [];
-  // Read by the key handlers through a ref: several keys in one read (tab tab f) act on the latest selection.
-  const selectedRef = useRef(0);
-  const [selected, setSelected] = useState(0);
-  const select = (index: number) => {
-    selectedRef.current = index;
-    setSelected(index);
-  };
-  const pick = found.length > 0 ? found[Math.min(selected, found.length - 1)] : undefined;
+  // The selection is a transfer, not a place in the list: when the watch adds or drops one, the
+  // marker stays on the same transfer (else the first). Several keys in one read (tab tab f) each
+  // meet the selection the key before left (the input layer waits for its commit).
+  const [selectedHash, setSelectedHash] = useState<string | undefined>(undefined);
+  const at = Math.max(0, found.findIndex((t) => t.txHash === selectedHash));
+  const pick = found[at];
+  // At most FOUND_ROWS rows, the selected one always among them.
+  const first = Math.max(0, Math.min(at - 1, found.length - FOUND_ROWS));
 
   useKeymap(
     'topup',
@@ -86,8 +88,8 @@ export function UsdcStep(props: UsdcStepProps) {
           'topup.copyAddress': entry.address ? () => props.onCopy(entry.address!, 'deposit address') : undefined,
           'topup.copyAmount': () => props.onCopy(amountText, 'amount'),
           'topup.hash': credited ? undefined : () => props.onMode('hash'),
-          'topup.verifyFound': pick && !credited ? () => props.onVerify(found[Math.min(selectedRef.current, found.length - 1)]!.txHash) : undefined,
-          'topup.nextFound': found.length > 1 ? () => select((Math.min(selectedRef.current, found.length - 1) + 1) % found.length) : undefined,
+          'topup.verifyFound': pick && !credited ? () => props.onVerify(pick.txHash) : undefined,
+          'topup.nextFound': found.length > 1 ? () => setSelectedHash(found[(at + 1) % found.length]!.txHash) : undefined,
           'topup.simulate': props.canSimulate && !entry.txHash && entry.address ? props.onSimulate : undefined,
           'topup.qr': qr ? () => props.onMode('qr') : undefined,
           'topup.editAmount': entry.reasonCode === 'amount_mismatch' ? () => props.onMode('amountSent') : undefined,
@@ -137,12 +139,12 @@ export function UsdcStep(props: UsdcStepProps) {
       <Text wrap="truncate">{`Transaction   ${entry.txHash ?? 'not given yet'}`}</Text>
       {'problem' in payment ? <Text color={theme.danger} wrap="wrap">{`✕ ${payment.problem}`}</Text> : null}
       {props.chain?.status !== undefined && !credited ? <Text color={theme.muted} wrap="truncate">{`On chain      ${visible(props.chain.status)}`}</Text> : null}
-      {found.slice(0, 3).map((t) => (
+      {found.slice(first, first + FOUND_ROWS).map((t) => (
         <Text key={t.txHash} wrap="truncate" {...(t === pick && { bold: true })}>
-          {`${t === pick ? '›' : ' '} found       ${usdcText(t.value)} USDC from ${shortAddress(t.from)} · ${shortAddress(t.txHash)} · ${t.confirmations} conf.`}
+          {`${t === pick ? '›' : ' '} found       ${foundTransferLine(t, { narrow: true })}`}
         </Text>
       ))}
-      {found.length > 3 ? <Text color={theme.muted}>{`  and ${found.length - 3} more (tab selects the next)`}</Text> : null}
+      {found.length > FOUND_ROWS ? <Text color={theme.muted}>{`  ${at + 1} of ${found.length} found (tab selects the next)`}</Text> : null}
       {mode === 'hash' ? <HashField initial={props.hashDraft ?? ''} onSubmit={props.onVerify} onCancel={() => props.onMode('main')} /> : null}
       {mode === 'amountSent' ? <AmountSentField onSubmit={props.onAmountSent} onCancel={() => props.onMode('main')} /> : null}
       <FlowMessageView message={props.message} />

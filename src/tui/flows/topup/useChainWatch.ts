@@ -7,8 +7,9 @@
  */
 import { useEffect, useState } from 'react';
 import type { FoundTransfer } from '../../../api/chain/reader.js';
+import { rpcHostOf } from '../../../api/chain/rpcUrl.js';
 import type { ChainSettings } from '../../../billing/chainSettings.js';
-import type { JournalEntry } from '../../../billing/journal.js';
+import { isUnfinished, type JournalEntry } from '../../../billing/journal.js';
 
 /** What the USDC step shows of the chain. */
 export interface ChainWatchView {
@@ -36,7 +37,9 @@ export interface ChainWatchOptions {
 export function useChainWatch(options: ChainWatchOptions): ChainWatchView {
   const { active, entry, baseUrl, settingsOf } = options;
   const [view, setView] = useState<ChainWatchView>(NONE);
-  const address = entry?.method === 'usdc' && entry.state === 'awaiting_payment' ? entry.address : undefined;
+  // Watched while the top-up is unfinished: a verify moving it to `verifying` and back does not
+  // restart the watch (which would drop the list and read the whole range again).
+  const address = entry?.method === 'usdc' && isUnfinished(entry.state) ? entry.address : undefined;
   const since = entry?.createdAt;
   useEffect(() => {
     setView(NONE);
@@ -52,7 +55,8 @@ export function useChainWatch(options: ChainWatchOptions): ChainWatchView {
         return;
       }
       if (stopped || !settings.enabled) return;
-      const [{ DepositWatch, WATCH_INTERVAL_MS }, { rpcHostOf }] = await Promise.all([import('../../../billing/chainWatch.js'), import('../../../api/chain/rpcUrl.js')]);
+      const { DepositWatch, WATCH_INTERVAL_MS } = await import('../../../billing/chainWatch.js');
+      if (stopped) return;
       const watch = new DepositWatch(settings.rpcUrl, address as `0x${string}`, Date.parse(since ?? '') || Date.now());
       const watching = `watching for USDC on Base through ${rpcHostOf(settings.rpcUrl)}, every ${WATCH_INTERVAL_MS / 1000} s`;
       setView({ status: watching, transfers: [] });

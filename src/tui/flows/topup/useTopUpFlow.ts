@@ -101,6 +101,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
   viewRef.current = view;
   /** One money action at a time (set before the first await, so a double key press cannot send twice). */
   const lock = useRef(false);
+  const mismatch = useRef<{ readonly txHash: string; readonly evidence?: JournalEntry['chainEvidence'] }>(undefined);
 
   const credits: CreditBalance | undefined = balance.data;
   const ports = useMemo<TopUpPorts | undefined>(() => (client && scope ? { journal: deps.journal, client, scope } : undefined), [client, scope, deps.journal]);
@@ -233,12 +234,14 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
         // The chain's word first (issue 25): a mismatch is asked about; it never credits by itself.
         const settingsOf = services.chainSettings;
         let chainLine: string | undefined;
-        let chainEvidence: JournalEntry['chainEvidence'];
+        // Sent anyway: what the chain showed of this hash is kept on the record all the same.
+        let chainEvidence = verifyOptions?.skipChecks && mismatch.current?.txHash === txHash ? mismatch.current.evidence : undefined;
         if (settingsOf && baseUrl && !verifyOptions?.skipChecks) {
           setBusy('reading the transfer on chain');
-          const check = await chainCheckFor(settingsOf, baseUrl, { txHash, amount, ...(current.address !== undefined && { depositAddress: current.address }) });
+          const check = await chainCheckFor(settingsOf, baseUrl, ports, { entryId: current.id, txHash, amount, ...(current.address !== undefined && { depositAddress: current.address }) });
           if (!mounted.current) return;
           if (check.kind === 'problem') {
+            mismatch.current = { txHash, ...(check.evidence && { evidence: check.evidence }) };
             setBusy(undefined);
             setUsdc({ mode: 'chainConfirm', hashDraft: txHash, message: { tone: 'warning', lines: [`The chain: ${check.sentence}.`, 'y sends the verify anyway (the service may know better) · n does not'] } });
             return;

@@ -16,7 +16,7 @@ import { formatUsd } from '../../format.js';
 import { useTopUpDeps } from './TopUpDeps.js';
 
 /** Records by `createdAt` (ISO 8601 UTC text, which sorts as it reads), newest first. */
-function newestFirst(a: JournalEntry, b: JournalEntry): number {
+function byNewest(a: JournalEntry, b: JournalEntry): number {
   return a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0;
 }
 
@@ -56,7 +56,7 @@ export function useTopUpRecord(options: {
 
   /** Puts `entry` into the list (replacing the one with its id), newest first. */
   const remember = useCallback((entry: JournalEntry) => {
-    setEntries((list) => [entry, ...list.filter((e) => e.id !== entry.id)].sort((a, b) => newestFirst(a, b)));
+    setEntries((list) => [entry, ...list.filter((e) => e.id !== entry.id)].sort(byNewest));
   }, []);
 
   /** Writes a change to the journal; when the disk refuses, keeps it in memory and says so. */
@@ -148,7 +148,7 @@ export function useTopUpRecord(options: {
             const disk = byId.get(e.id);
             if (!disk || disk.updatedAt < e.updatedAt) byId.set(e.id, e);
           }
-          return [...byId.values()].sort((a, b) => newestFirst(a, b));
+          return [...byId.values()].sort(byNewest);
         });
       },
       () => {
