@@ -86,8 +86,12 @@ export function downsample(samples: readonly BalanceSample[], now: number, maxAg
 export class BalanceHistory {
   readonly capacity: number;
   readonly minSpacingMs: number;
-  readonly #buffer: (BalanceSample | undefined)[];
-  /** Index of the oldest sample. */
+  /**
+   * Grows with the samples up to `capacity` (a session of a few hours holds a few thousand, not
+   * 65,536 slots: 0.5 MB resident from the start, bench/memory.mjs), then is written in a ring.
+   */
+  readonly #buffer: BalanceSample[] = [];
+  /** Index of the oldest sample (0 until the buffer is full). */
   #start = 0;
   #size = 0;
   /** Bumped on every change (a cheap "did it change" for renderers). */
@@ -101,7 +105,6 @@ export class BalanceHistory {
     if (!(minSpacingMs >= 0)) throw new RangeError('minSpacingMs must not be negative');
     this.capacity = capacity;
     this.minSpacingMs = minSpacingMs;
-    this.#buffer = new Array<BalanceSample | undefined>(capacity).fill(undefined);
   }
 
   /** Number of samples held (≤ capacity). */
@@ -128,7 +131,7 @@ export class BalanceHistory {
     if (newest && previous && t - previous.t < this.minSpacingMs) {
       this.#buffer[(this.#start + this.#size - 1) % this.capacity] = sample;
     } else if (this.#size < this.capacity) {
-      this.#buffer[(this.#start + this.#size) % this.capacity] = sample;
+      this.#buffer.push(sample); // #start is 0 until the buffer is full.
       this.#size++;
     } else {
       this.#buffer[this.#start] = sample;
@@ -175,8 +178,8 @@ export class BalanceHistory {
     const sorted = samples.filter((s) => Number.isFinite(s.t) && Number.isFinite(s.remaining)).sort((a, b) => a.t - b.t);
     const unique = sorted.filter((s, i) => i === sorted.length - 1 || sorted[i + 1]!.t !== s.t);
     const kept = unique.slice(-this.capacity);
-    this.#buffer.fill(undefined);
-    for (let i = 0; i < kept.length; i++) this.#buffer[i] = kept[i];
+    this.#buffer.length = 0;
+    for (const sample of kept) this.#buffer.push(sample);
     this.#start = 0;
     this.#size = kept.length;
     this.#version++;
@@ -191,7 +194,7 @@ export class BalanceHistory {
 
   /** Drops every sample. */
   clear(): void {
-    this.#buffer.fill(undefined);
+    this.#buffer.length = 0;
     this.#start = 0;
     this.#size = 0;
     this.#version++;

@@ -14,8 +14,13 @@
  *
  * Then, every {@link COLLECT_EVERY_MS}, one full collection: between V8's own (which wait for
  * the old generation to reach a limit that grows with it) a poller's garbage stays resident; over
- * 10 minutes at a 2 s interval the monitor grew from 93 to 106 MB without it. Each costs 10–30 ms
- * once a minute (about 0.03 % of a core).
+ * 10 minutes at a 2 s interval the monitor grew from 93 to 106 MB without it. A plain one (the
+ * TUI's) frees the garbage but keeps the pages: after 10 minutes the TUI's old generation held
+ * 21 MB of pages for 13 MB of objects. A compacting one (V8's "last resort", two collections that
+ * also move objects together and give the emptied pages back) brings that to 13.5 for 12.7, but
+ * pauses for 50–80 ms instead of 10–30: the monitor, which nobody types into, takes it; the TUI
+ * does not (a key pressed then would wait for it). Measured with bench/memory.mjs and V8's `gc`
+ * performance entries; either costs under 0.15 % of a core.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -27,13 +32,21 @@ export const COLLECT_EVERY_MS = 60_000;
 
 let asked = false;
 
+/** Options of {@link keepYoungGenerationSmall}. */
+export interface HeapSettleOptions {
+  /** The periodic collection compacts and gives emptied pages back (pauses 50–80 ms: not while someone types). Default false. */
+  readonly compacting?: boolean;
+  /** Delay before settling, ms (default {@link SETTLE_AFTER_MS}). */
+  readonly afterMs?: number;
+}
+
 /**
- * In {@link SETTLE_AFTER_MS} ms (a timer that does not keep the process alive): stops V8 growing
- * its young generation and runs one memory-reducing full collection (a pause of a few ms), then
- * one full collection every {@link COLLECT_EVERY_MS} (timers that do not keep the process alive).
+ * In `afterMs` ms (a timer that does not keep the process alive): stops V8 growing its young
+ * generation and runs one memory-reducing full collection, then one full collection (compacting
+ * with `compacting`) every {@link COLLECT_EVERY_MS} (timers that do not keep the process alive).
  * Idempotent. Never throws: a V8 without these flags keeps its defaults.
  */
-export function keepYoungGenerationSmall(afterMs = SETTLE_AFTER_MS): void {
+export function keepYoungGenerationSmall({ compacting = false, afterMs = SETTLE_AFTER_MS }: HeapSettleOptions = {}): void {
   if (asked) return;
   asked = true;
   setTimeout(() => {
@@ -43,9 +56,36 @@ export function keepYoungGenerationSmall(afterMs = SETTLE_AFTER_MS): void {
       setFlagsFromString('--expose-gc');
       const gc = runInNewContext('gc') as (options?: object) => void;
       gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-      setInterval(() => gc({ type: 'major', execution: 'sync' }), COLLECT_EVERY_MS).unref();
+      const periodic = compacting ? { type: 'major', execution: 'sync', flavor: 'last-resort' } : { type: 'major', execution: 'sync' };
+      setInterval(() => gc(periodic), COLLECT_EVERY_MS).unref();
     } catch {
       // Defaults kept.
     }
   }, afterMs).unref();
+}
+
+let baselineOnly = false;
+
+/**
+ * From now on V8 runs JavaScript in its interpreter and its baseline compiler (Ignition and
+ * Sparkplug) only: no optimizing compiler (Maglev, Turbofan). For `keydeck monitor`, which redraws
+ * one screen every few seconds and reads three keys (quit, refresh, read usage). The optimizing
+ * compilers' memory (their code, their zones, the malloc arenas of the worker threads they compile
+ * on, which glibc keeps) is most of what such a process gains after its first minute: 8–10 MB
+ * less after 10 minutes at a 2 s interval, and no more CPU time (less: 3.5–3.6 s against
+ * 3.7–3.9 s over 4 minutes, no compiling), bench/memory.mjs. Not for the TUI: there a key's frame
+ * took 5 ms longer (bench/keystrokes.mjs, 10,000 keys). Call it before the first frame: code
+ * optimized until then stays. Idempotent; never throws (a V8 without these flags keeps its
+ * defaults). Only these two work at run time: V8 decides at start whether it compiles on worker
+ * threads (`--no-concurrent-recompilation` set later changes nothing, checked with `--trace-opt`).
+ */
+export function keepToBaselineTiers(): void {
+  if (baselineOnly) return;
+  baselineOnly = true;
+  try {
+    setFlagsFromString('--no-opt');
+    setFlagsFromString('--no-maglev');
+  } catch {
+    // Defaults kept.
+  }
 }
