@@ -8,7 +8,8 @@
 // NODE_ENV is production (React's production build, smaller and faster to start);
 // react-devtools-core is aliased to an empty module (ink imports it only when DEV is set).
 // string-width is replaced by src/tui/fastStringWidth.ts (same results, faster; see there), and
-// @sindresorhus/is (got's) builds its Intl.ListFormat objects when used, not at load (see there).
+// @sindresorhus/is (got's) builds its Intl.ListFormat objects when used, not at load, and got's
+// `node:http2` loads only if HTTP/2 is used (see there).
 // No source maps: nothing reads them at run time, and they doubled the package.
 // `buildDist(outdir)` is exported so that the benchmarks build their private copy of dist/ exactly
 // the same way, and `bundleOptions(emptyModule)` so that they bundle their fixtures (the bare Ink
@@ -74,6 +75,77 @@ export const lazyListFormatPlugin = {
 };
 
 /**
+ * got imports `node:http2` when it loads, for its HTTP/2 path (`http2: true`), which keydeck never
+ * turns on (src/api/http.ts). Node's HTTP/2 module (nghttp2 and its JavaScript), once loaded,
+ * stays resident for the whole session: 1–2 MB of `keydeck monitor` (two with and two without this,
+ * side by side for 5 minutes: 85.2 and 85.8 MB against 86.2 and 88.2).
+ * Here got's imports of it get a stand-in that loads the real module the first time got reaches
+ * for anything of it, except the nine constants got reads when it loads (http2-client.js,
+ * index.js), given with Node's values; any other constant loads the real module too. The build
+ * fails if got uses a name of `node:http2` the stand-in does not know (after an upgrade): look at
+ * the new version, then update this.
+ */
+const HTTP2_CONSTANTS_AT_LOAD = {
+  HTTP2_HEADER_AUTHORITY: ':authority',
+  HTTP2_HEADER_METHOD: ':method',
+  HTTP2_HEADER_PATH: ':path',
+  HTTP2_HEADER_SCHEME: ':scheme',
+  HTTP2_HEADER_STATUS: ':status',
+  HTTP2_METHOD_CONNECT: 'CONNECT',
+  NGHTTP2_CANCEL: 8,
+  NGHTTP2_NO_ERROR: 0,
+  NGHTTP2_INTERNAL_ERROR: 2,
+};
+/** The names of `node:http2` got uses (members of its default import, and named imports). */
+const HTTP2_NAMES_USED_BY_GOT = ['connect', 'constants', 'Http2ServerResponse'];
+
+/**
+ * The names of `node:http2` one of got's files uses, and the constants it reads from it (by
+ * `http2.constants.X`, `http2Constants.X` or a destructuring of `http2.constants`).
+ */
+export function http2UsesOf(contents) {
+  const names = new Set();
+  const constants = new Set();
+  for (const m of contents.matchAll(/\bhttp2\.([A-Za-z_$][\w$]*)/g)) names.add(m[1]);
+  for (const m of contents.matchAll(/import\s*(?:[\w$]+\s*,\s*)?\{([^}]*)\}\s*from\s*'node:http2'/g)) {
+    for (const spec of m[1].split(',')) if (spec.trim()) names.add(spec.trim().split(/\s+as\s+/)[0]);
+  }
+  for (const m of contents.matchAll(/\bhttp2(?:\.constants|Constants)\.([A-Z0-9_]+)/g)) constants.add(m[1]);
+  for (const m of contents.matchAll(/const\s*\{([^}]*)\}\s*=\s*http2\.constants/g)) {
+    for (const spec of m[1].split(',')) if (spec.trim()) constants.add(spec.trim().split(/\s*:\s*/)[0]);
+  }
+  names.delete('org'); // a URL in a comment (http2.org)
+  return { names: [...names], constants: [...constants] };
+}
+
+export const lazyHttp2Plugin = {
+  name: 'keydeck-lazy-http2',
+  setup(build) {
+    const inGot = /[\\/]node_modules[\\/]got[\\/]/;
+    build.onResolve({ filter: /^(node:)?http2$/ }, (args) => (inGot.test(args.importer) ? { path: 'node:http2', namespace: 'keydeck-lazy-http2' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'keydeck-lazy-http2' }, () => ({
+      loader: 'js',
+      contents: [
+        "let real; const load = () => (real ??= require('node:http2'));",
+        `const atLoad = ${JSON.stringify(HTTP2_CONSTANTS_AT_LOAD)};`,
+        'const constants = new Proxy(atLoad, { get: (known, name) => (Object.hasOwn(known, name) ? known[name] : load().constants[name]) });',
+        ...HTTP2_NAMES_USED_BY_GOT.map((name) => `Object.defineProperty(exports, ${JSON.stringify(name)}, { enumerable: true, get: () => ${name === 'constants' ? 'constants' : `load()[${JSON.stringify(name)}]`} });`),
+      ].join('\n'),
+    }));
+    // Checks got's own files against the lists above; returns nothing, so esbuild loads them as usual.
+    build.onLoad({ filter: /[\\/]node_modules[\\/]got[\\/]dist[\\/]source[\\/].*\.js$/ }, async (args) => {
+      const { names, constants } = http2UsesOf(await readFile(args.path, 'utf8'));
+      const unknownNames = names.filter((name) => !HTTP2_NAMES_USED_BY_GOT.includes(name));
+      const unknownConstants = constants.filter((name) => !Object.hasOwn(HTTP2_CONSTANTS_AT_LOAD, name));
+      if (unknownNames.length + unknownConstants.length > 0) {
+        throw new Error(`${args.path} uses node:http2's ${[...unknownNames, ...unknownConstants].join(', ')}; see lazyHttp2Plugin in scripts/build.mjs`);
+      }
+      return undefined;
+    });
+  },
+};
+
+/**
  * keydeck's esbuild options without entry points and output dir; `emptyModule` is the path of
  * an `export default {}` file that react-devtools-core is aliased to.
  */
@@ -101,7 +173,7 @@ export function bundleOptions(emptyModule) {
       __dirname: '__keydeckDirname',
     },
     alias: { 'react-devtools-core': emptyModule },
-    plugins: [fastStringWidthPlugin, httpByRequirePlugin, lazyListFormatPlugin],
+    plugins: [fastStringWidthPlugin, httpByRequirePlugin, lazyListFormatPlugin, lazyHttp2Plugin],
     // Native or optional at run time: never bundled.
     external: ['keytar', '@lydell/node-pty', 'node-pty'],
     banner: {

@@ -13,7 +13,7 @@
  *
  * Exit codes: 0 after `q`; 2 bad usage (a bad flag, no terminal, no base URL); 1 no key.
  */
-import { keepToBaselineTiers, keepYoungGenerationSmall } from '../terminal/heap.js';
+import { keepYoungGenerationSmall } from '../terminal/heap.js';
 import { parseWatchFlags, type MonitorSettings } from '../billing/settings.js';
 import { tokenKind } from '../credentials/token.js';
 import type { CreditBalance } from '../api/schemas.js';
@@ -92,7 +92,6 @@ export interface MonitorDeps {
  */
 export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags, deps: MonitorDeps): Promise<ExitCodeValue | number> {
   keepYoungGenerationSmall({ compacting: true });
-  keepToBaselineTiers();
   const parsed = parseWatchFlags(flags);
   if (!parsed.ok) fail(ExitCode.usage, parsed.reason);
   const metricsAt = flags.metrics === undefined ? undefined : parseMetricsAddress(flags.metrics);

@@ -74,8 +74,9 @@ let baselineOnly = false;
  * on, which glibc keeps) is most of what such a process gains after its first minute: 8–10 MB
  * less after 10 minutes at a 2 s interval, and no more CPU time (less: 3.5–3.6 s against
  * 3.7–3.9 s over 4 minutes, no compiling), bench/memory.mjs. Not for the TUI: there a key's frame
- * took 5 ms longer (bench/keystrokes.mjs, 10,000 keys). Call it before the first frame: code
- * optimized until then stays. Idempotent; never throws (a V8 without these flags keeps its
+ * took 5 ms longer (bench/keystrokes.mjs, 10,000 keys). Called by the `monitor` command's action
+ * before it loads anything else (code optimized until then stays; not from monitorCommand, which
+ * tests run inside their shared workers). Idempotent; never throws (a V8 without these flags keeps its
  * defaults). Only these two work at run time: V8 decides at start whether it compiles on worker
  * threads (`--no-concurrent-recompilation` set later changes nothing, checked with `--trace-opt`).
  */

@@ -1,16 +1,19 @@
 /**
- * The build as it ships (issue 12): every file of `dist/` loads, and the `keydeck` executable
- * guards the Node.js version before anything that needs a newer one is loaded.
+ * The build as it ships (issue 12): every file of `dist/` loads, the `keydeck` executable
+ * guards the Node.js version before anything that needs a newer one is loaded, and the build's
+ * lazy stand-ins keep what they stand for unloaded (issue 27).
  *
  * A bundling mistake (two declarations of one name in a chunk, a missing import) hides behind the
  * stubs of other suites: `open` and `clipboardy` lived in chunks that could not load, so `o` and
  * the clipboard fallback never worked. Here each module is imported as Node imports it.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { REQUIRED_NODE, nodeIsRecentEnough, oldNodeSentence } from '../../src/node-version.js';
+import { startTestSandbox } from '../sandbox/helpers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const DIST = path.join(ROOT, 'dist');
@@ -62,6 +65,23 @@ describe('dist/', () => {
       process.exit(0);`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', program, ...files], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1', DEV: '' } });
     expect(JSON.parse(out)).toEqual([]);
+  });
+
+  it('the built client reads the balance over HTTP/1.1 without loading node:http2 (got loads it only for HTTP/2, which keydeck never asks for)', { timeout: 60_000 }, async () => {
+    const sandbox = await startTestSandbox();
+    try {
+      const token = await sandbox.fundedUser(25);
+      const program = `
+        const { KeydeckClient } = await import(${JSON.stringify(path.join(DIST, 'index.js'))});
+        const client = new KeydeckClient({ baseUrl: process.env.SANDBOX_URL, token: process.env.SANDBOX_TOKEN });
+        const credits = await client.billing.credits();
+        process.stdout.write(JSON.stringify({ remaining: credits.remaining, http2: process.moduleLoadList.filter((m) => /http2/.test(m)) }));`;
+      // Not execFileSync: the sandbox answers from this process's event loop.
+      const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', program], { cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: { ...process.env, SANDBOX_URL: sandbox.url, SANDBOX_TOKEN: token } });
+      expect(JSON.parse(stdout)).toEqual({ remaining: 25, http2: [] });
+    } finally {
+      await sandbox.close();
+    }
   });
 
   it('the executable loads the command line (main.js): --version and --help', () => {
