@@ -11,9 +11,11 @@ export function registerMonitor(program: Command): void {
     .option('--metrics <host:port>', 'serve the figures as Prometheus/OpenMetrics text at http://HOST:PORT/metrics (host default 127.0.0.1)')
     .action(async (opts: { interval?: string; alertBelow?: string; metrics?: string }, cmd: Command) => {
       // Before anything else loads, so that no code gets optimized (and no compiler thread's
-      // memory gets kept) on the way to the first frame: src/terminal/heap.ts.
-      const { keepToBaselineTiers } = await import('../terminal/heap.js');
+      // memory gets kept) on the way to the first frame: src/terminal/heap.ts. Here, not in
+      // monitorCommand: V8's flags are process-wide, and tests run that inside shared workers.
+      const { keepToBaselineTiers, keepYoungGenerationSmall } = await import('../terminal/heap.js');
       keepToBaselineTiers();
+      keepYoungGenerationSmall({ compacting: true });
       const { runCommand, globalOptionsOf } = await import('../commands/output.js');
       const { monitorCommand } = await import('../commands/monitor.js');
       // The flags may also be parsed as the root program's (the TUI's) options: read both.

@@ -13,7 +13,6 @@
  *
  * Exit codes: 0 after `q`; 2 bad usage (a bad flag, no terminal, no base URL); 1 no key.
  */
-import { keepYoungGenerationSmall } from '../terminal/heap.js';
 import { parseWatchFlags, type MonitorSettings } from '../billing/settings.js';
 import { tokenKind } from '../credentials/token.js';
 import type { CreditBalance } from '../api/schemas.js';
@@ -91,7 +90,6 @@ export interface MonitorDeps {
  *   openSession for a missing base URL or key.
  */
 export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags, deps: MonitorDeps): Promise<ExitCodeValue | number> {
-  keepYoungGenerationSmall({ compacting: true });
   const parsed = parseWatchFlags(flags);
   if (!parsed.ok) fail(ExitCode.usage, parsed.reason);
   const metricsAt = flags.metrics === undefined ? undefined : parseMetricsAddress(flags.metrics);
