@@ -103,7 +103,7 @@ const HTTP2_NAMES_USED_BY_GOT = ['connect', 'constants', 'Http2ServerResponse'];
  * The names of `node:http2` one of got's files uses, and the constants it reads from it (by
  * `http2.constants.X`, `http2Constants.X` or a destructuring of `http2.constants`).
  */
-export function http2UsesOf(contents) {
+function http2UsesOf(contents) {
   const names = new Set();
   const constants = new Set();
   for (const m of contents.matchAll(/\bhttp2\.([A-Za-z_$][\w$]*)/g)) names.add(m[1]);
@@ -132,15 +132,16 @@ export const lazyHttp2Plugin = {
         ...HTTP2_NAMES_USED_BY_GOT.map((name) => `Object.defineProperty(exports, ${JSON.stringify(name)}, { enumerable: true, get: () => ${name === 'constants' ? 'constants' : `load()[${JSON.stringify(name)}]`} });`),
       ].join('\n'),
     }));
-    // Checks got's own files against the lists above; returns nothing, so esbuild loads them as usual.
+    // got's own files, read once here: checked against the lists above, then handed to esbuild.
     build.onLoad({ filter: /[\\/]node_modules[\\/]got[\\/]dist[\\/]source[\\/].*\.js$/ }, async (args) => {
-      const { names, constants } = http2UsesOf(await readFile(args.path, 'utf8'));
+      const contents = await readFile(args.path, 'utf8');
+      const { names, constants } = http2UsesOf(contents);
       const unknownNames = names.filter((name) => !HTTP2_NAMES_USED_BY_GOT.includes(name));
       const unknownConstants = constants.filter((name) => !Object.hasOwn(HTTP2_CONSTANTS_AT_LOAD, name));
       if (unknownNames.length + unknownConstants.length > 0) {
         throw new Error(`${args.path} uses node:http2's ${[...unknownNames, ...unknownConstants].join(', ')}; see lazyHttp2Plugin in scripts/build.mjs`);
       }
-      return undefined;
+      return { contents, loader: 'js' };
     });
   },
 };

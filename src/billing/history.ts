@@ -90,7 +90,7 @@ export class BalanceHistory {
    * Grows with the samples up to `capacity` (a session of a few hours holds a few thousand, not
    * 65,536 slots: 0.5 MB resident from the start, bench/memory.mjs), then is written in a ring.
    */
-  readonly #buffer: BalanceSample[] = [];
+  #buffer: BalanceSample[] = [];
   /** Index of the oldest sample (0 until the buffer is full). */
   #start = 0;
   #size = 0;
@@ -178,8 +178,7 @@ export class BalanceHistory {
     const sorted = samples.filter((s) => Number.isFinite(s.t) && Number.isFinite(s.remaining)).sort((a, b) => a.t - b.t);
     const unique = sorted.filter((s, i) => i === sorted.length - 1 || sorted[i + 1]!.t !== s.t);
     const kept = unique.slice(-this.capacity);
-    this.#buffer.length = 0;
-    for (const sample of kept) this.#buffer.push(sample);
+    this.#buffer = kept;
     this.#start = 0;
     this.#size = kept.length;
     this.#version++;
@@ -194,7 +193,7 @@ export class BalanceHistory {
 
   /** Drops every sample. */
   clear(): void {
-    this.#buffer.length = 0;
+    this.#buffer = [];
     this.#start = 0;
     this.#size = 0;
     this.#version++;

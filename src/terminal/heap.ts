@@ -36,17 +36,15 @@ let asked = false;
 export interface HeapSettleOptions {
   /** The periodic collection compacts and gives emptied pages back (pauses 50–80 ms: not while someone types). Default false. */
   readonly compacting?: boolean;
-  /** Delay before settling, ms (default {@link SETTLE_AFTER_MS}). */
-  readonly afterMs?: number;
 }
 
 /**
- * In `afterMs` ms (a timer that does not keep the process alive): stops V8 growing its young
+ * In {@link SETTLE_AFTER_MS} ms (a timer that does not keep the process alive): stops V8 growing its young
  * generation and runs one memory-reducing full collection, then one full collection (compacting
  * with `compacting`) every {@link COLLECT_EVERY_MS} (timers that do not keep the process alive).
  * Idempotent. Never throws: a V8 without these flags keeps its defaults.
  */
-export function keepYoungGenerationSmall({ compacting = false, afterMs = SETTLE_AFTER_MS }: HeapSettleOptions = {}): void {
+export function keepYoungGenerationSmall({ compacting = false }: HeapSettleOptions = {}): void {
   if (asked) return;
   asked = true;
   setTimeout(() => {
@@ -61,7 +59,7 @@ export function keepYoungGenerationSmall({ compacting = false, afterMs = SETTLE_
     } catch {
       // Defaults kept.
     }
-  }, afterMs).unref();
+  }, SETTLE_AFTER_MS).unref();
 }
 
 let baselineOnly = false;
@@ -76,9 +74,9 @@ let baselineOnly = false;
  * 3.7–3.9 s over 4 minutes, no compiling), bench/memory.mjs. Not for the TUI: there a key's frame
  * took 5 ms longer (bench/keystrokes.mjs, 10,000 keys). Called by the `monitor` command's action
  * before it loads anything else (code optimized until then stays; not from monitorCommand, which
- * tests run inside their shared workers). Idempotent; never throws (a V8 without these flags keeps its
- * defaults). Only these two work at run time: V8 decides at start whether it compiles on worker
- * threads (`--no-concurrent-recompilation` set later changes nothing, checked with `--trace-opt`).
+ * tests run inside their shared workers). Idempotent; never throws (a V8 without these flags
+ * keeps its defaults). Only these two work at run time: V8 decides at start whether it compiles
+ * on worker threads (`--no-concurrent-recompilation` set later changes nothing, `--trace-opt`).
  */
 export function keepToBaselineTiers(): void {
   if (baselineOnly) return;

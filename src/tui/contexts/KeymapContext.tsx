@@ -189,10 +189,9 @@ export function KeymapProvider({ onQuit, onInterrupt, children }: KeymapProvider
   // or sort that key left behind. "Committed" is observed, not assumed: each dispatch also bumps
   // `handled`, a state update in the same batch as the handler's own, and the effect below (run
   // after that commit, once the effects of the components under this provider have run) lets the
-  // next item go a macrotask later. A setImmediate alone was not
-  // enough: outside Ink's input event React renders in a Scheduler task, which under load can
-  // come after the next setImmediate (a key then acted on the state before the last one: two
-  // `s` presses, one sort step).
+  // next item go a macrotask later. A setImmediate alone was not enough: outside Ink's input event
+  // React renders in a Scheduler task, which under load can come after the next setImmediate (a
+  // key then acted on the state before the last one: two `s` presses, one sort step).
   const queue = useRef<InputItem[]>([]);
   const pending = useRef<NodeJS.Immediate | undefined>(undefined);
   const inFlight = useRef(false);
