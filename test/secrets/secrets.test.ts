@@ -138,6 +138,8 @@ describe('secrets scan of a full keydeck session', () => {
     a.write('\r');
     const sk = await revealCopyAck('sk_');
     await a.waitFor('the full key is gone from the screen');
+    // The list reloads after the dialog: `e` renames the selected row, so wait for the new key's.
+    await a.waitFor(/▶ credit-/);
     a.write('e');
     await a.waitFor('enter saves');
     a.write('-renamed');
