@@ -9,7 +9,8 @@
 // react-devtools-core is aliased to an empty module (ink imports it only when DEV is set).
 // string-width is replaced by src/tui/fastStringWidth.ts (same results, faster; see there), and
 // @sindresorhus/is (got's) builds its Intl.ListFormat objects when used, not at load, and got's
-// `node:http2` loads only if HTTP/2 is used (see there).
+// `node:http2` loads only if HTTP/2 is used, and zod's messages are bundled in English only (see
+// there).
 // No source maps: nothing reads them at run time, and they doubled the package.
 // `buildDist(outdir)` is exported so that the benchmarks build their private copy of dist/ exactly
 // the same way, and `bundleOptions(emptyModule)` so that they bundle their fixtures (the bare Ink
@@ -70,6 +71,30 @@ export const lazyListFormatPlugin = {
         contents = contents.replace(eager, `{ format: (values) => ${eager}.format(values) }`);
       }
       return { contents, loader: 'js' };
+    });
+  },
+};
+
+/**
+ * zod's namespace (`import { z } from 'zod'`, which keydeck uses) re-exports `locales`: the error
+ * messages of some sixty languages, each a module of its own. keydeck never switches zod's
+ * language (its own words are in src/api/wording.ts; zod's English default is set by zod itself,
+ * from locales/en.js, not through this index), but a namespace cannot be tree-shaken, so all of
+ * them were bundled: about 200 KB of the zod chunk, evaluated by every face that validates and
+ * kept as source on V8's heap for the whole session. Here the index keeps English alone
+ * (`z.locales.en`). The build fails if the index no longer has the shape this expects.
+ */
+export const englishOnlyZodLocalesPlugin = {
+  name: 'keydeck-english-only-zod-locales',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, async (args) => {
+      const contents = await readFile(args.path, 'utf8');
+      const lines = contents.split('\n').filter((line) => line.trim() !== '');
+      const shape = /^export \{ default as [A-Za-z]+ \} from "\.\/[A-Za-z-]+\.js";$/;
+      if (!lines.every((line) => shape.test(line)) || !lines.includes('export { default as en } from "./en.js";')) {
+        throw new Error(`${args.path}: not the list of \`export { default as xx } from "./xx.js"\` lines expected; see englishOnlyZodLocalesPlugin in scripts/build.mjs`);
+      }
+      return { contents: 'export { default as en } from "./en.js";\n', loader: 'js' };
     });
   },
 };
@@ -174,7 +199,7 @@ export function bundleOptions(emptyModule) {
       __dirname: '__keydeckDirname',
     },
     alias: { 'react-devtools-core': emptyModule },
-    plugins: [fastStringWidthPlugin, httpByRequirePlugin, lazyListFormatPlugin, lazyHttp2Plugin],
+    plugins: [fastStringWidthPlugin, httpByRequirePlugin, lazyListFormatPlugin, lazyHttp2Plugin, englishOnlyZodLocalesPlugin],
     // Native or optional at run time: never bundled.
     external: ['keytar', '@lydell/node-pty', 'node-pty'],
     banner: {

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { microsToDecimal, microsToUsd, parseUsdMicros } from './money.js';
+import { TopUpMethodNameSchema } from './methodName.js';
 
 /** An ISO 8601 timestamp string (not parsed into a Date: the wire keeps strings). */
 const isoTimestamp = z.string().min(1);
@@ -228,10 +229,7 @@ export const TopUpAmountSchema = z
 export const TopUpMethodSchema = z.enum(['card_checkout', 'card_direct', 'usdc']);
 export type TopUpMethod = z.infer<typeof TopUpMethodSchema>;
 
-/** A top-up `method` name as sent on the wire: any 1–64 letters, digits, `_`, `-`, `.`. */
-export const TopUpMethodNameSchema = z
-  .string({ error: 'method must be a text' })
-  .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'method must be 1–64 letters, digits, "_", "-" or "."');
+export { TopUpMethodNameSchema } from './methodName.js';
 
 /** A Base L2 transaction hash: `0x` followed by 64 hex digits. */
 export const TxHashSchema = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'txHash must be 0x followed by 64 hex digits');

@@ -15,7 +15,7 @@
  */
 import { baseUrlProblem, normalizeBaseUrl as normalizeUrl } from '../api/baseUrl.js';
 import { chainRpcProblem } from '../api/chain/rpcUrl.js';
-import { TopUpMethodNameSchema } from '../api/schemas.js';
+import { TopUpMethodNameSchema } from '../api/methodName.js';
 import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';

@@ -8,7 +8,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 
 /** The lock file of the config dir `dir`. */
 export function lockFilePath(dir: string): string {
@@ -48,9 +48,12 @@ const queues = new Map<string, Promise<void>>();
 async function holdLock<T>(dir: string, body: () => Promise<T>, timeoutMs: number): Promise<T> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const file = lockFilePath(dir);
+  // node:sqlite loads with the first write, not with every reader of the config (the TUI's first
+  // frame reads the config and writes nothing).
+  const { DatabaseSync: Database } = await import('node:sqlite');
   let db: DatabaseSync;
   try {
-    db = new DatabaseSync(file, { timeout: timeoutMs });
+    db = new Database(file, { timeout: timeoutMs });
     db.exec('BEGIN EXCLUSIVE');
   } catch (err) {
     throw new Error(`could not lock ${file} (${(err as Error).message}): another keydeck may be writing the config; try again`, { cause: err });

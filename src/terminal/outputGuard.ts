@@ -47,13 +47,25 @@ export function guardTerminalOutput(chunk: string): string {
   });
 }
 
+/** Switching to the alternate screen (xterm's mode 1049), as Ink writes it. */
+const ENTER_ALTERNATE_SCREEN = '\u001b[?1049h';
+/** Cursor to the top left. */
+const CURSOR_HOME = '\u001b[H';
+
 /**
  * `stream` with its `write` passing strings through {@link guardTerminalOutput}; every other
- * property (columns, rows, isTTY, events) is the stream's own.
+ * property (columns, rows, isTTY, events) is the stream's own. On the way into the alternate
+ * screen the cursor goes to its top left: the terminal keeps the column the main screen had, and
+ * keys typed before keydeck started (echoed by the shell's line discipline) leave it past column
+ * 0, where Ink, which draws from the cursor, would start its first frame: every line one cell to
+ * the right, the header's first line cut to `…` until a full repaint.
  */
 export function guardedStdout(stream: NodeJS.WriteStream): NodeJS.WriteStream {
   const write = (chunk: unknown, ...rest: unknown[]): boolean =>
-    (stream.write as (...args: unknown[]) => boolean)(typeof chunk === 'string' ? guardTerminalOutput(chunk) : chunk, ...rest);
+    (stream.write as (...args: unknown[]) => boolean)(
+      typeof chunk === 'string' ? guardTerminalOutput(chunk).replace(ENTER_ALTERNATE_SCREEN, ENTER_ALTERNATE_SCREEN + CURSOR_HOME) : chunk,
+      ...rest,
+    );
   return new Proxy(stream, {
     get(target, property) {
       if (property === 'write') return write;

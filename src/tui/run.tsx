@@ -5,57 +5,18 @@
  * out (q, ctrl-c, SIGTERM, SIGHUP, SIGINT, an uncaught error) goes through.
  */
 import { keepYoungGenerationSmall } from '../terminal/heap.js';
-import { hostname } from 'node:os';
-import { dataDir, sandboxDbPath } from '../config/paths.js';
-import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
-import { KeyHistory } from '../billing/keyHistory.js';
-import { UsageBudget } from '../billing/usageBudget.js';
+import type { ReactElement } from 'react';
 import { render } from 'ink';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
-import { KeydeckClient, type ClientNotice } from '../api/client.js';
 import type { Dialect } from '../sandbox/dialect.js';
-import { clientTimeoutFromEnv, ConfigError, resolveProfile, updateConfig } from '../config/index.js';
-import { createCredentialStore } from '../credentials/index.js';
+import type { TuiGlobals } from './globals.js';
+import { ConfigError, resolveProfile, sandboxDbPath } from '../config/index.js';
 import { guardedStdout } from '../terminal/outputGuard.js';
-import { createNotifier } from '../terminal/notify.js';
-import { App } from './App.js';
-import { copyText } from './clipboard.js';
+import { BootFrame } from './BootFrame.js';
 import { createLifecycle } from './lifecycle.js';
 import { ERASE_SCREEN, repaintAfterResize } from './repaint.js';
-import type { AppServices } from './services.js';
-import type { ChainSettings } from '../billing/chainSettings.js';
 
-/** The global options the TUI reads (commander's `program.opts()`). */
-export interface TuiGlobals {
-  /** --sandbox: start the embedded sandbox and use it. */
-  readonly sandbox?: boolean;
-  /** --base-url / KEYDECK_BASE_URL. */
-  readonly baseUrl?: string;
-  /** --profile / KEYDECK_PROFILE. */
-  readonly profile?: string;
-  /** --insecure-storage: setup pre-selects the plaintext file when the keychain is unavailable. */
-  readonly insecureStorage?: boolean;
-  /** --allow-insecure-http (or KEYDECK_ALLOW_INSECURE_HTTP=1): a key may go over plain http off loopback. */
-  readonly allowInsecureHttp?: boolean;
-  /** --interval: seconds between balance reads (≥ 2, already validated); overrides the profile's. */
-  readonly intervalSeconds?: number;
-  /** --alert-below: the low-balance threshold in USD (already validated); overrides the profile's. */
-  readonly alertBelowUsd?: number;
-  /** --dialect with --sandbox: the shape of the embedded sandbox's answers (default `seed`). */
-  readonly sandboxDialect?: Dialect;
-  /** --chain anvil with --sandbox: its USDC transfers run on a real local chain (`rpcUrl`: --chain-rpc, another node). */
-  readonly sandboxChain?: { readonly rpcUrl?: string };
-  /** --on-low CMD: run once per crossing below the threshold, figures in the environment (src/terminal/notify.ts). */
-  readonly onLow?: string;
-  /** --desktop-notifications: also notify on the desktop (notify-send, osascript). */
-  readonly desktopNotifications?: boolean;
-  /** --on-anomaly CMD: run once per runaway key or fast-falling balance, figures in the environment (issue 22). */
-  readonly onAnomaly?: string;
-  /** --no-chain: never read the chain (issue 25). */
-  readonly noChain?: boolean;
-  /** --chain-rpc URL: the chain's JSON-RPC endpoint (checked when the USDC step first reads it). */
-  readonly chainRpc?: string;
-}
+export type { TuiGlobals } from './globals.js';
 
 /** Ink render options of the app (exported for the benchmarks). */
 export const RENDER_OPTIONS = {
@@ -155,113 +116,6 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     lifecycle.onCleanup(() => running.close());
   }
 
-  /** One client (one keep-alive connection) per service and token: setup's verify and create, and the session after it, share it. */
-  const clients = new Map<string, KeydeckClient>();
-  /** KEYDECK_TIMEOUT_MS: the deadline of each call (ms, retries included); unset = the client's 10 s. */
-  const clientTimeout = clientTimeoutFromEnv();
-  lifecycle.onCleanup(() => {
-    for (const c of clients.values()) c.close();
-  });
-  /** Notices of the clients (key values hidden), for the status line; kept until the shell listens. */
-  const noticeListeners = new Set<(message: string) => void>();
-  const unheardNotices: string[] = [];
-  const onNotice = (notice: ClientNotice) => {
-    if (noticeListeners.size === 0) unheardNotices.push(notice.message);
-    for (const listener of noticeListeners) listener(notice.message);
-  };
-
-  /** The history database, opened on first use (the Billing pane's mount), closed at exit. */
-  let historyStore: BalanceHistoryStore | undefined;
-  lifecycle.onCleanup(() => historyStore?.close());
-
-  const notifier = createNotifier({
-    write: (sequence) => process.stdout.write(sequence),
-    desktop: globals.desktopNotifications === true,
-    ...(globals.onLow !== undefined && { onLow: globals.onLow }),
-    ...(globals.onAnomaly !== undefined && { onAnomaly: globals.onAnomaly }),
-    profile: profile.name,
-    origin: profile.baseUrl !== undefined ? originOf(profile.baseUrl) : '',
-    onProblem: (sentence) => lifecycle.onCleanup(() => void process.stderr.write(`keydeck: ${sentence}\n`)),
-  });
-
-  const resolvedName = profile.name;
-  const configPath = profile.configPath;
-  const chainSettingsByUrl = new Map<string, Promise<ChainSettings>>();
-  const services: AppServices = {
-    profile: {
-      name: profile.name,
-      ...(profile.baseUrl !== undefined && { baseUrl: profile.baseUrl }),
-      ...(profile.savedBaseUrl !== undefined && { savedBaseUrl: profile.savedBaseUrl }),
-      pollIntervalSeconds: globals.intervalSeconds ?? profile.pollIntervalSeconds,
-      ...((globals.alertBelowUsd ?? profile.alertBelowUsd) !== undefined && { alertBelowUsd: globals.alertBelowUsd ?? profile.alertBelowUsd }),
-      confirmAboveUsd: profile.confirmAboveUsd,
-      runawayFactor: profile.runawayFactor,
-      runawayFloorUsdPerHour: profile.runawayFloorUsdPerHour,
-    },
-    target: sandbox ? 'sandbox' : 'live',
-    // Once per service for the session: the USDC step's watch and each verify share the answer
-    // (a local service is asked GET /sandbox/chain once, not at every step).
-    chainSettings: (baseUrl) => {
-      let settings = chainSettingsByUrl.get(baseUrl);
-      if (!settings) {
-        settings = import('../billing/chainSettings.js').then(({ resolveChainSettings }) =>
-          resolveChainSettings({ noChain: globals.noChain, chainRpc: globals.chainRpc, profile, baseUrl }),
-        );
-        chainSettingsByUrl.set(baseUrl, settings);
-      }
-      return settings;
-    },
-    store: createCredentialStore(),
-    createClient: (baseUrl, token, credential) => {
-      const key = `${baseUrl}\0${token}\0${credential?.label ?? ''}`;
-      let client = clients.get(key);
-      if (!client) {
-        client = new KeydeckClient({
-          ...clientTimeout,
-          ...(profile.topUpMethods !== undefined && { methodNames: profile.topUpMethods }),
-          onNotice,
-          baseUrl,
-          token,
-          allowInsecureHttp,
-          ...(credential && { credential }),
-        });
-        clients.set(key, client);
-      }
-      return client;
-    },
-    ...(!sandbox && {
-      saveBaseUrl: async (baseUrl: string) => {
-        await updateConfig(configPath, (config) => {
-          config.profiles[resolvedName] = { ...config.profiles[resolvedName], baseUrl };
-        });
-      },
-    }),
-    ...(sandbox && { demoToken: sandbox.token }),
-    insecureStorage: globals.insecureStorage === true,
-    allowInsecureHttp,
-    hostname: hostname(),
-    dataDir: dataDir(),
-    openHistory: (baseUrl) => {
-      historyStore ??= BalanceHistoryStore.open();
-      return historyStore.series(resolvedName, originOf(baseUrl));
-    },
-    openUsage: (baseUrl) => {
-      historyStore ??= BalanceHistoryStore.open();
-      return { budget: new UsageBudget(historyStore.database), keyHistory: new KeyHistory(historyStore.database, historyStore.series(resolvedName, originOf(baseUrl)).id) };
-    },
-    copy: (text) => copyText(text),
-    // keydeck's own sequences (notifications) go to the real stdout, past the guard on Ink's output.
-    notify: (event) => notifier.notify(event),
-    redraw: () => instance?.clear(),
-    exit: (code, message) => void lifecycle.exit(code, message),
-    registerSecret: (value) => lifecycle.addSecret(value),
-    onClientNotice: (listener) => {
-      noticeListeners.add(listener);
-      for (const message of unheardNotices.splice(0)) listener(message);
-      return () => noticeListeners.delete(listener);
-    },
-  };
-
   const onSignal = (code: number) => () => void lifecycle.exit(code);
   const signals: Array<[NodeJS.Signals, () => void]> = [
     ['SIGTERM', onSignal(143)],
@@ -275,8 +129,21 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
 
+  // The first frame (header and tabs) is drawn with Ink alone, then the app loads and replaces
+  // it (BootFrame.tsx, session.tsx): the client, zod's schemas, the panes and node:sqlite are
+  // read after the user sees keydeck, not before (issue 27).
   // Ink's stdout, with a last net under it: only the sequences Ink writes get through (src/terminal/outputGuard.ts).
-  instance = render(<App services={services} />, { ...RENDER_OPTIONS, stdout: guardedStdout(process.stdout) });
+  // Keys typed while the app loads must neither echo onto the frame nor be lost: the terminal leaves
+  // cooked mode now, and the keys wait in it until the app's input starts reading (Ink then sets
+  // raw mode again and reads them, in order). Restored at exit by Ink, or here if the app never came.
+  if (process.stdin.isTTY) {
+    process.stdin.setRawMode(true);
+    lifecycle.onCleanup(() => {
+      if (process.stdin.isTTY && process.stdin.isRaw) process.stdin.setRawMode(false);
+    });
+  }
+  let element: ReactElement = <BootFrame target={sandbox ? 'sandbox' : 'live'} profileName={profile.name} baseUrl={profile.baseUrl} />;
+  instance = render(element, { ...RENDER_OPTIONS, stdout: guardedStdout(process.stdout) });
   // After a resize storm, one full repaint puts right what racing frames left (repaint.ts).
   const stopRepainting = repaintAfterResize({
     stdout: process.stdout,
@@ -284,12 +151,20 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
       if (!instance || lifecycle.exiting) return;
       instance.clear();
       process.stdout.write(ERASE_SCREEN);
-      instance.rerender(<App services={services} />);
+      instance.rerender(element);
     },
   });
   lifecycle.onCleanup(stopRepainting);
   instance.waitUntilExit().then(
     () => void lifecycle.exit(process.exitCode === undefined ? 0 : Number(process.exitCode)),
+    (error: unknown) => onCrash(error),
+  );
+  import('./session.js').then(
+    ({ sessionApp }) => {
+      if (lifecycle.exiting || !instance) return;
+      element = sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifecycle, instance: () => instance });
+      instance.rerender(element);
+    },
     (error: unknown) => onCrash(error),
   );
 

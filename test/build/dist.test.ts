@@ -84,6 +84,36 @@ describe('dist/', () => {
     }
   });
 
+  it('the TUI draws its first frame before the API client, node:sqlite and the panes load (they come with the app, right after)', { timeout: 60_000 }, () => {
+    // The chunk of src/tui/run.tsx and the one of src/tui/session.tsx, as main.js and it name them.
+    const main = readFileSync(path.join(DIST, 'main.js'), 'utf8');
+    const run = /importWithoutFetch\(\(\)=>import\("\.\/(chunks\/run-[A-Z0-9]+\.js)"\)\)/.exec(main)?.[1];
+    expect(run).toBeDefined();
+    const session = /import\("\.\/(session-[A-Z0-9]+\.js)"\)/.exec(readFileSync(path.join(DIST, run!), 'utf8'))?.[1];
+    expect(session).toBeDefined();
+    const program = `
+      // As src/tui/withoutFetch.ts does while Ink loads: Node's fetch would load its HTTP stack.
+      const fetch = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
+      delete globalThis.fetch;
+      const loaded = () => process.moduleLoadList.filter((m) => /^NativeModule (sqlite|http|https|tls)$/.test(m)).map((m) => m.slice(13));
+      const { runTui } = await import(${JSON.stringify('file://')} + process.argv[1]);
+      const atFirstFrame = loaded();
+      Object.defineProperty(globalThis, 'fetch', fetch);
+      const { sessionApp } = await import(${JSON.stringify('file://')} + process.argv[2]);
+      process.stdout.write(JSON.stringify({ atFirstFrame, withTheApp: loaded().sort(), exports: [typeof runTui, typeof sessionApp] }));
+      process.exit(0);`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', program, path.join(DIST, run!), path.join(DIST, 'chunks', session!)], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1', DEV: '' } });
+    expect(JSON.parse(out)).toEqual({ atFirstFrame: [], withTheApp: ['http', 'sqlite'], exports: ['function', 'function'] });
+  });
+
+  it('ships zod with its English messages only (the other languages are never used: scripts/build.mjs)', () => {
+    const chunks = readdirSync(path.join(DIST, 'chunks')).map((f) => readFileSync(path.join(DIST, 'chunks', f), 'utf8'));
+    const zod = chunks.filter((text) => text.includes('Invalid input: expected'));
+    expect(zod.length).toBe(1);
+    // German's and Japanese's "invalid input", as esbuild writes them (non-ASCII escaped).
+    expect(chunks.filter((text) => /Ung\\xFCltige Eingabe|\\u7121\\u52B9\\u306A\\u5165\\u529B/.test(text))).toEqual([]);
+  });
+
   it('the executable loads the command line (main.js): --version and --help', () => {
     const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
     const version = spawnSync(process.execPath, [CLI, '--version'], { encoding: 'utf8', timeout: 20_000 });

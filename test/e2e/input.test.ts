@@ -1,9 +1,10 @@
 /**
  * End to end, in a pseudo-terminal: the built app against an in-process sandbox (the resilience
  * rig: a management key in KEYDECK_TOKEN, a 2-second poll). Several keys in one write each count
- * (`jjj`, three backspaces, readline's ctrl-w and ctrl-u); a pasted 66-character hash with a
- * trailing line break lands whole in the field without submitting; the selection stays on its
- * key after `r` and `s`; a key deleted elsewhere disappears without `r`.
+ * (`jjj`, three backspaces, readline's ctrl-w and ctrl-u), and so does a key typed before the
+ * first frame; a pasted 66-character hash with a trailing line break lands whole in the field
+ * without submitting; the selection stays on its key after `r` and `s`; a key deleted elsewhere
+ * disappears without `r`.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRig, waitForData, type Rig } from '../resilience/harness.js';
@@ -78,6 +79,20 @@ describe('keys and paste in a terminal', () => {
     const out = app.output();
     expect(out).toContain('\x1b[?2004h');
     expect(out.lastIndexOf('\x1b[?2004l')).toBeGreaterThan(out.lastIndexOf('\x1b[?2004h'));
+  });
+
+  it('counts keys typed while keydeck starts, and draws from the top left however far the shell echoed them', { timeout: 90_000 }, async () => {
+    rig = await startRig();
+    const { app } = rig;
+    // Typed at once, before the first frame: the terminal is still in the shell's cooked mode,
+    // which echoes the key on the main screen and moves the cursor one cell to the right.
+    app.write('2');
+    await app.waitFor('▶2 Management keys', 20_000);
+    await app.waitFor('key prefix');
+    await app.waitFor('$25.00 left');
+    const screen = app.screenText().split('\n');
+    expect(screen[0]).toMatch(/^keydeck {2}LIVE {3}profile /);
+    expect(screen[2]).toMatch(/^ 1 Keys {2}▶2 Management keys/);
   });
 
   it('takes a pasted 66-character hash with a trailing line break whole, without submitting it', { timeout: 90_000 }, async () => {

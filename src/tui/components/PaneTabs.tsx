@@ -4,12 +4,12 @@
  * warning of a subscription about to end (`⚠ subscription ends in 11 h`, issue 19).
  */
 import { Box, Text } from 'ink';
-import type { PaneDef } from '../panes/registry.js';
+import type { PaneTab } from '../panes/registry.js';
 import { symbols, theme } from '../theme.js';
 
 /** Props of {@link PaneTabs}. */
 export interface PaneTabsProps {
-  readonly panes: readonly PaneDef[];
+  readonly panes: readonly PaneTab[];
   readonly active: string;
   readonly compact: boolean;
   /** A warning shown at the right end (dropped when the line has no room for it whole). */

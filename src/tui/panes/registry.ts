@@ -19,13 +19,27 @@ export interface PaneProps {
 /** Pane ids. */
 export type PaneId = 'keys' | 'mgmt' | 'billing';
 
-/** One pane of the shell. */
-export interface PaneDef {
+/** One pane's tab: what the tabs line shows of it (src/tui/components/PaneTabs.tsx). */
+export interface PaneTab {
   readonly id: PaneId;
   /** The key that shows it. */
   readonly key: '1' | '2' | '3';
   readonly title: string;
   /** Title in the compact layout. */
   readonly shortTitle: string;
+}
+
+/**
+ * The tabs in order. Kept apart from the pane components (panes/index.ts) so that the frame drawn
+ * while they load (src/tui/BootFrame.tsx) shows the same tabs line without loading them.
+ */
+export const PANE_TABS: readonly [PaneTab, PaneTab, PaneTab] = [
+  { id: 'keys', key: '1', title: 'Keys', shortTitle: 'Keys' },
+  { id: 'mgmt', key: '2', title: 'Management keys', shortTitle: 'Mgmt' },
+  { id: 'billing', key: '3', title: 'Billing', shortTitle: 'Billing' },
+];
+
+/** One pane of the shell: its tab and its component. */
+export interface PaneDef extends PaneTab {
   readonly Component: ComponentType<PaneProps>;
 }

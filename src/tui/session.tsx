@@ -1,0 +1,151 @@
+/**
+ * The app's half of the TUI's start (src/tui/run.tsx draws the first frame, then loads this): the
+ * services the app runs on (API clients per service and key, the credential store, the balance
+ * history database, notifications, the clipboard) and the app itself. Everything heavy the first
+ * frame does not need lives behind this module: got and zod's schemas (the client), node:sqlite
+ * (the history), the panes. Loaded once per run, right after the first frame.
+ */
+import type { ReactElement } from 'react';
+import { hostname } from 'node:os';
+import { dataDir } from '../config/paths.js';
+import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
+import { KeyHistory } from '../billing/keyHistory.js';
+import { UsageBudget } from '../billing/usageBudget.js';
+import { KeydeckClient, type ClientNotice } from '../api/client.js';
+import { clientTimeoutFromEnv, updateConfig, type ResolvedProfile } from '../config/index.js';
+import { createCredentialStore } from '../credentials/index.js';
+import { createNotifier } from '../terminal/notify.js';
+import { App } from './App.js';
+import { copyText } from './clipboard.js';
+import type { Lifecycle } from './lifecycle.js';
+import type { TuiGlobals } from './globals.js';
+import type { AppServices } from './services.js';
+import type { ChainSettings } from '../billing/chainSettings.js';
+
+/** What the start path (run.tsx) hands over: the settings it resolved and the exit site it made. */
+export interface SessionStart {
+  readonly globals: TuiGlobals;
+  readonly profile: ResolvedProfile;
+  /** The embedded sandbox (`--sandbox`): its URL and the demo user's session token. */
+  readonly sandbox?: { readonly url: string; readonly token: string } | undefined;
+  /** --allow-insecure-http or KEYDECK_ALLOW_INSECURE_HTTP=1, already checked against the profile's URL. */
+  readonly allowInsecureHttp: boolean;
+  readonly lifecycle: Lifecycle;
+  /** Ink's instance, once rendered (for `redraw`). */
+  readonly instance: () => { clear(): void } | undefined;
+}
+
+/**
+ * Builds the app's services for one run and returns the app to render (`<App services>`).
+ * Registers its own clean-ups (clients closed, history database closed) with `lifecycle`.
+ */
+export function sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifecycle, instance }: SessionStart): ReactElement {
+  /** One client (one keep-alive connection) per service and token: setup's verify and create, and the session after it, share it. */
+  const clients = new Map<string, KeydeckClient>();
+  /** KEYDECK_TIMEOUT_MS: the deadline of each call (ms, retries included); unset = the client's 10 s. */
+  const clientTimeout = clientTimeoutFromEnv();
+  lifecycle.onCleanup(() => {
+    for (const c of clients.values()) c.close();
+  });
+  /** Notices of the clients (key values hidden), for the status line; kept until the shell listens. */
+  const noticeListeners = new Set<(message: string) => void>();
+  const unheardNotices: string[] = [];
+  const onNotice = (notice: ClientNotice) => {
+    if (noticeListeners.size === 0) unheardNotices.push(notice.message);
+    for (const listener of noticeListeners) listener(notice.message);
+  };
+
+  /** The history database, opened on first use (the Billing pane's mount), closed at exit. */
+  let historyStore: BalanceHistoryStore | undefined;
+  lifecycle.onCleanup(() => historyStore?.close());
+
+  const notifier = createNotifier({
+    write: (sequence) => process.stdout.write(sequence),
+    desktop: globals.desktopNotifications === true,
+    ...(globals.onLow !== undefined && { onLow: globals.onLow }),
+    ...(globals.onAnomaly !== undefined && { onAnomaly: globals.onAnomaly }),
+    profile: profile.name,
+    origin: profile.baseUrl !== undefined ? originOf(profile.baseUrl) : '',
+    onProblem: (sentence) => lifecycle.onCleanup(() => void process.stderr.write(`keydeck: ${sentence}\n`)),
+  });
+
+  const resolvedName = profile.name;
+  const configPath = profile.configPath;
+  const chainSettingsByUrl = new Map<string, Promise<ChainSettings>>();
+  const services: AppServices = {
+    profile: {
+      name: profile.name,
+      ...(profile.baseUrl !== undefined && { baseUrl: profile.baseUrl }),
+      ...(profile.savedBaseUrl !== undefined && { savedBaseUrl: profile.savedBaseUrl }),
+      pollIntervalSeconds: globals.intervalSeconds ?? profile.pollIntervalSeconds,
+      ...((globals.alertBelowUsd ?? profile.alertBelowUsd) !== undefined && { alertBelowUsd: globals.alertBelowUsd ?? profile.alertBelowUsd }),
+      confirmAboveUsd: profile.confirmAboveUsd,
+      runawayFactor: profile.runawayFactor,
+      runawayFloorUsdPerHour: profile.runawayFloorUsdPerHour,
+    },
+    target: sandbox ? 'sandbox' : 'live',
+    // Once per service for the session: the USDC step's watch and each verify share the answer
+    // (a local service is asked GET /sandbox/chain once, not at every step).
+    chainSettings: (baseUrl) => {
+      let settings = chainSettingsByUrl.get(baseUrl);
+      if (!settings) {
+        settings = import('../billing/chainSettings.js').then(({ resolveChainSettings }) =>
+          resolveChainSettings({ noChain: globals.noChain, chainRpc: globals.chainRpc, profile, baseUrl }),
+        );
+        chainSettingsByUrl.set(baseUrl, settings);
+      }
+      return settings;
+    },
+    store: createCredentialStore(),
+    createClient: (baseUrl, token, credential) => {
+      const key = `${baseUrl}\0${token}\0${credential?.label ?? ''}`;
+      let client = clients.get(key);
+      if (!client) {
+        client = new KeydeckClient({
+          ...clientTimeout,
+          ...(profile.topUpMethods !== undefined && { methodNames: profile.topUpMethods }),
+          onNotice,
+          baseUrl,
+          token,
+          allowInsecureHttp,
+          ...(credential && { credential }),
+        });
+        clients.set(key, client);
+      }
+      return client;
+    },
+    ...(!sandbox && {
+      saveBaseUrl: async (baseUrl: string) => {
+        await updateConfig(configPath, (config) => {
+          config.profiles[resolvedName] = { ...config.profiles[resolvedName], baseUrl };
+        });
+      },
+    }),
+    ...(sandbox && { demoToken: sandbox.token }),
+    insecureStorage: globals.insecureStorage === true,
+    allowInsecureHttp,
+    hostname: hostname(),
+    dataDir: dataDir(),
+    openHistory: (baseUrl) => {
+      historyStore ??= BalanceHistoryStore.open();
+      return historyStore.series(resolvedName, originOf(baseUrl));
+    },
+    openUsage: (baseUrl) => {
+      historyStore ??= BalanceHistoryStore.open();
+      return { budget: new UsageBudget(historyStore.database), keyHistory: new KeyHistory(historyStore.database, historyStore.series(resolvedName, originOf(baseUrl)).id) };
+    },
+    copy: (text) => copyText(text),
+    // keydeck's own sequences (notifications) go to the real stdout, past the guard on Ink's output.
+    notify: (event) => notifier.notify(event),
+    redraw: () => instance()?.clear(),
+    exit: (code, message) => void lifecycle.exit(code, message),
+    registerSecret: (value) => lifecycle.addSecret(value),
+    onClientNotice: (listener) => {
+      noticeListeners.add(listener);
+      for (const message of unheardNotices.splice(0)) listener(message);
+      return () => noticeListeners.delete(listener);
+    },
+  };
+
+  return <App services={services} />;
+}
