@@ -21,12 +21,8 @@ import { BalanceHistoryStore, originOf, type HistorySeries } from '../billing/hi
 import { createNotifier, type NotifyEvent } from '../terminal/notify.js';
 import { isLoopbackHost } from '../api/baseUrl.js';
 import { WEEK_WINDOW_MS } from '../billing/history.js';
-import { AccountMetrics, KEYS_EVERY_MS } from '../metrics/account.js';
 import { parseMetricsAddress } from '../metrics/address.js';
-import { Exposition } from '../metrics/exposition.js';
-import { processRegistry } from '../metrics/process.js';
-import { serveMetrics, type MetricsServer } from '../metrics/server.js';
-import { registerUsageMetrics } from '../metrics/usage.js';
+import type { MetricsServer } from '../metrics/server.js';
 import { KeyHistory } from '../billing/keyHistory.js';
 import type { RunawaySettings } from '../billing/runaway.js';
 import { credentialIdOf, UsageBudget } from '../billing/usageBudget.js';
@@ -152,6 +148,14 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
     let getCredits = (options: { signal: AbortSignal }) => client.billing.credits(options);
     let metricsUrl: string | undefined;
     if (metricsAt) {
+      // The Prometheus side (prom-client, an HTTP server) loads only with --metrics.
+      const [{ AccountMetrics, KEYS_EVERY_MS }, { Exposition }, { processRegistry }, { serveMetrics }, { registerUsageMetrics }] = await Promise.all([
+        import('../metrics/account.js'),
+        import('../metrics/exposition.js'),
+        import('../metrics/process.js'),
+        import('../metrics/server.js'),
+        import('../metrics/usage.js'),
+      ]);
       let seed;
       try {
         seed = series?.load(Date.now() - WEEK_WINDOW_MS);

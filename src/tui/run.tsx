@@ -142,6 +142,8 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
       if (process.stdin.isTTY && process.stdin.isRaw) process.stdin.setRawMode(false);
     });
   }
+  // Asked for before the first frame is drawn: the files are read while Ink draws it.
+  const loadingApp = import('./session.js');
   let element: ReactElement = <BootFrame target={sandbox ? 'sandbox' : 'live'} profileName={profile.name} baseUrl={profile.baseUrl} />;
   instance = render(element, { ...RENDER_OPTIONS, stdout: guardedStdout(process.stdout) });
   // After a resize storm, one full repaint puts right what racing frames left (repaint.ts).
@@ -159,7 +161,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     () => void lifecycle.exit(process.exitCode === undefined ? 0 : Number(process.exitCode)),
     (error: unknown) => onCrash(error),
   );
-  import('./session.js').then(
+  loadingApp.then(
     ({ sessionApp }) => {
       if (lifecycle.exiting || !instance) return;
       element = sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifecycle, instance: () => instance });
