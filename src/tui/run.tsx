@@ -4,7 +4,7 @@
  * renders the full-screen app with Ink, through one exit site (lifecycle.ts) that every way
  * out (q, ctrl-c, SIGTERM, SIGHUP, SIGINT, an uncaught error) goes through.
  */
-import { keepYoungGenerationSmall } from '../terminal/heap.js';
+import { IDLE_BEFORE_COMPACTING_MS, keepYoungGenerationSmall } from '../terminal/heap.js';
 import type { ReactElement } from 'react';
 import { render } from 'ink';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
@@ -69,7 +69,13 @@ async function startEmbeddedSandbox(
  * in `process.exitCode` (0 quit, 1 error, 2 bad profile/config, 129/130/143 signals).
  */
 export async function runTui(globals: TuiGlobals): Promise<void> {
-  keepYoungGenerationSmall();
+  // The periodic collection compacts (a 50–80 ms pause) only when no key came for a while: the
+  // TUI left open as a monitor gives its emptied pages back, and nobody typing waits for it.
+  let lastInputAt = performance.now();
+  const onInput = () => {
+    lastInputAt = performance.now();
+  };
+  keepYoungGenerationSmall({ compacting: () => performance.now() - lastInputAt >= IDLE_BEFORE_COMPACTING_MS });
   let sandbox: { url: string; token: string; close(): Promise<void> } | undefined;
   if (globals.sandbox) {
     const dbPath = sandboxDbPath();
@@ -164,7 +170,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   loadingApp.then(
     ({ sessionApp }) => {
       if (lifecycle.exiting || !instance) return;
-      element = sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifecycle, instance: () => instance });
+      element = sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifecycle, instance: () => instance, onInput });
       instance.rerender(element);
     },
     (error: unknown) => onCrash(error),
