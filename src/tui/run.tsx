@@ -1,8 +1,10 @@
 /**
  * `keydeck` (and `keydeck --sandbox`): resolves the profile, starts the embedded sandbox when
- * asked (imported dynamically: the TUI never loads Fastify otherwise), builds the services and
- * renders the full-screen app with Ink, through one exit site (lifecycle.ts) that every way
- * out (q, ctrl-c, SIGTERM, SIGHUP, SIGINT, an uncaught error) goes through.
+ * asked (imported dynamically: the TUI never loads Fastify otherwise), draws the first frame
+ * (./BootFrame.tsx: header and tabs, with Ink alone), then loads ./session.tsx, which builds the
+ * services (API clients, credential store, history database) and the app, and hands the screen
+ * over to it. One exit site (lifecycle.ts) for every way out (q, ctrl-c, SIGTERM, SIGHUP,
+ * SIGINT, an uncaught error, the app failing to load).
  */
 import { IDLE_BEFORE_COMPACTING_MS, keepYoungGenerationSmall } from '../terminal/heap.js';
 import type { ReactElement } from 'react';
