@@ -19,11 +19,10 @@
  * 21 MB of pages for 13 MB of objects. A compacting one (V8's "last resort", two collections that
  * also move objects together and give the emptied pages back) brings that to 13.5 for 12.7, but
  * pauses for 50–80 ms instead of 10–30: the monitor, which nobody types into, takes it; the TUI
- * runs the plain one and then compacts only when no key came for {@link IDLE_BEFORE_COMPACTING_MS}
- * (left open as a monitor) and the plain one left {@link SLACK_BEFORE_COMPACTING_BYTES} of free
- * pages (a key pressed during the pause would wait; a tight heap has nothing to give back).
- * Measured with bench/memory.mjs and V8's `gc` performance entries; either costs under 0.15 % of
- * a core.
+ * takes it only when no key came for {@link IDLE_BEFORE_COMPACTING_MS} (left open as a monitor)
+ * and its old generation holds {@link SLACK_BEFORE_COMPACTING_BYTES} of pages beyond its objects,
+ * else the plain one (a key pressed during it would wait; a tight heap has nothing to give back). Measured with bench/memory.mjs and V8's `gc`
+ * performance entries; either costs under 0.15 % of a core.
  */
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -32,7 +31,7 @@ import { runInNewContext } from 'node:vm';
 export const SETTLE_AFTER_MS = 5_000;
 /** How long without a key before the TUI's periodic collection may compact, ms. */
 export const IDLE_BEFORE_COMPACTING_MS = 30_000;
-/** Free old-generation pages a plain collection must leave before the TUI's compacts, bytes. */
+/** Pages the old generation must hold beyond its objects before the TUI's collection compacts, bytes. */
 export const SLACK_BEFORE_COMPACTING_BYTES = 4 * 1024 * 1024;
 
 /**
@@ -62,9 +61,8 @@ let asked = false;
 export interface HeapSettleOptions {
   /**
    * The periodic collection compacts and gives emptied pages back (pauses 50–80 ms: not while
-   * someone types): `true` always; or a function asked right after each plain collection, when
-   * {@link oldGenerationSlackBytes} says what compacting would give back, a compacting one
-   * following if it answers true (the TUI: no key for a while and pages to give back). Default false.
+   * someone types): `true` always, or a function asked at each collection (the TUI: only when no
+   * key came for a while). Default false.
    */
   readonly compacting?: boolean | (() => boolean);
 }
@@ -87,11 +85,7 @@ export function keepYoungGenerationSmall({ compacting = false }: HeapSettleOptio
       gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
       const compact = { type: 'major', execution: 'sync', flavor: 'last-resort' };
       const plain = { type: 'major', execution: 'sync' };
-      setInterval(() => {
-        if (typeof compacting !== 'function') return gc(compacting ? compact : plain);
-        gc(plain);
-        if (compacting()) gc(compact);
-      }, COLLECT_EVERY_MS).unref();
+      setInterval(() => gc((typeof compacting === 'function' ? compacting() : compacting) ? compact : plain), COLLECT_EVERY_MS).unref();
     } catch {
       // Defaults kept.
     }

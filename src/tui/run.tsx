@@ -71,9 +71,9 @@ async function startEmbeddedSandbox(
  * in `process.exitCode` (0 quit, 1 error, 2 bad profile/config, 129/130/143 signals).
  */
 export async function runTui(globals: TuiGlobals): Promise<void> {
-  // After its periodic plain collection the TUI compacts (a 50–80 ms pause) only when no key came
-  // for a while and that collection left pages to give back: the TUI left open as a monitor returns
-  // what its polls emptied, nobody typing waits for it, and an idle TUI with a tight heap does not pay.
+  // The periodic collection compacts (a 50–80 ms pause) only when no key came for a while and
+  // there are pages to give back: the TUI left open as a monitor returns what its polls emptied,
+  // nobody typing waits for it, and an idle TUI whose heap is already tight does not pay for it.
   let lastInputAt = performance.now();
   const onInput = () => {
     lastInputAt = performance.now();
