@@ -19,39 +19,17 @@
  * 21 MB of pages for 13 MB of objects. A compacting one (V8's "last resort", two collections that
  * also move objects together and give the emptied pages back) brings that to 13.5 for 12.7, but
  * pauses for 50–80 ms instead of 10–30: the monitor, which nobody types into, takes it; the TUI
- * takes it only when no key came for {@link IDLE_BEFORE_COMPACTING_MS} (left open as a monitor)
- * and its old generation holds {@link SLACK_BEFORE_COMPACTING_BYTES} of pages beyond its objects,
- * else the plain one (a key pressed during it would wait; a tight heap has nothing to give back). Measured with bench/memory.mjs and V8's `gc`
+ * takes it only when no key came for {@link IDLE_BEFORE_COMPACTING_MS} (left open as a monitor),
+ * else the plain one (a key pressed during it would wait). Measured with bench/memory.mjs and V8's `gc`
  * performance entries; either costs under 0.15 % of a core.
  */
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 /** How long after it is asked the young generation is settled, ms: start-up (first frame, first answers) is over. */
 export const SETTLE_AFTER_MS = 5_000;
 /** How long without a key before the TUI's periodic collection may compact, ms. */
 export const IDLE_BEFORE_COMPACTING_MS = 30_000;
-/** Pages the old generation must hold beyond its objects before the TUI's collection compacts, bytes. */
-export const SLACK_BEFORE_COMPACTING_BYTES = 4 * 1024 * 1024;
-
-/**
- * Free bytes in V8's old generation pages (the old, code and large-object spaces: their size minus
- * what is used; garbage not collected yet counts as used). After a plain collection, what a
- * compacting one could give back to the system; 0 when V8 does not say.
- */
-export function oldGenerationSlackBytes(): number {
-  try {
-    let slack = 0;
-    for (const space of getHeapSpaceStatistics()) {
-      if (space.space_name === 'old_space' || space.space_name === 'code_space' || space.space_name === 'large_object_space') {
-        slack += Math.max(0, space.space_size - space.space_used_size);
-      }
-    }
-    return slack;
-  } catch {
-    return 0;
-  }
-}
 /** Between two full collections after that, ms. */
 export const COLLECT_EVERY_MS = 60_000;
 

@@ -6,7 +6,7 @@
  * over to it. One exit site (lifecycle.ts) for every way out (q, ctrl-c, SIGTERM, SIGHUP,
  * SIGINT, an uncaught error, the app failing to load).
  */
-import { IDLE_BEFORE_COMPACTING_MS, keepYoungGenerationSmall, oldGenerationSlackBytes, SLACK_BEFORE_COMPACTING_BYTES } from '../terminal/heap.js';
+import { IDLE_BEFORE_COMPACTING_MS, keepYoungGenerationSmall } from '../terminal/heap.js';
 import type { ReactElement } from 'react';
 import { render } from 'ink';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
@@ -71,16 +71,13 @@ async function startEmbeddedSandbox(
  * in `process.exitCode` (0 quit, 1 error, 2 bad profile/config, 129/130/143 signals).
  */
 export async function runTui(globals: TuiGlobals): Promise<void> {
-  // The periodic collection compacts (a 50–80 ms pause) only when no key came for a while and
-  // there are pages to give back: the TUI left open as a monitor returns what its polls emptied,
-  // nobody typing waits for it, and an idle TUI whose heap is already tight does not pay for it.
+  // The periodic collection compacts (a 50–80 ms pause) only when no key came for a while: the
+  // TUI left open as a monitor gives its emptied pages back, and nobody typing waits for it.
   let lastInputAt = performance.now();
   const onInput = () => {
     lastInputAt = performance.now();
   };
-  keepYoungGenerationSmall({
-    compacting: () => performance.now() - lastInputAt >= IDLE_BEFORE_COMPACTING_MS && oldGenerationSlackBytes() >= SLACK_BEFORE_COMPACTING_BYTES,
-  });
+  keepYoungGenerationSmall({ compacting: () => performance.now() - lastInputAt >= IDLE_BEFORE_COMPACTING_MS });
   let sandbox: { url: string; token: string; close(): Promise<void> } | undefined;
   if (globals.sandbox) {
     const dbPath = sandboxDbPath();

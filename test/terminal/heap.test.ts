@@ -2,9 +2,7 @@
  * src/terminal/heap.ts in a process of its own (its V8 flags are process-wide): after
  * `keepToBaselineTiers()` a hot function is never optimized (what keeps `keydeck monitor`'s
  * optimizing compilers, their code and their threads' malloc arenas out of its resident memory,
- * bench/memory.mjs), while the same function in a process that did not call it is; and
- * `oldGenerationSlackBytes()` sees the pages a plain collection leaves mostly empty, which a
- * compacting one gives back (the TUI compacts only then).
+ * bench/memory.mjs), while the same function in a process that did not call it is.
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -39,27 +37,5 @@ describe('keepToBaselineTiers', () => {
     expect(control & OPTIMIZED, `status ${control}`).toBe(OPTIMIZED);
     const baseline = statusAfterHotLoop(true);
     expect(baseline & (OPTIMIZED | MAGLEVVED | TURBOFANNED), `status ${baseline}`).toBe(0);
-  });
-});
-
-describe('oldGenerationSlackBytes', () => {
-  it('counts the pages a plain collection leaves mostly empty, and a compacting collection gives them back', () => {
-    const script = `
-      const { oldGenerationSlackBytes, SLACK_BEFORE_COMPACTING_BYTES } = await import(${JSON.stringify(heap)});
-      let all = [];
-      for (let i = 0; i < 400000; i++) all.push({ i, pad: 'x' + i });
-      gc(); gc(); // now in the old generation
-      const keep = all.filter((_, i) => i % 20 === 0); // one object in twenty stays: every page keeps a few
-      all = null;
-      gc({ type: 'major', execution: 'sync' });
-      const afterPlain = oldGenerationSlackBytes();
-      gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-      const afterCompacting = oldGenerationSlackBytes();
-      console.log(JSON.stringify({ afterPlain, afterCompacting, threshold: SLACK_BEFORE_COMPACTING_BYTES, kept: keep.length }));
-    `;
-    const out = JSON.parse(execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '--eval', script], { encoding: 'utf8' })) as { afterPlain: number; afterCompacting: number; threshold: number; kept: number };
-    expect(out.kept).toBe(20_000);
-    expect(out.afterPlain, JSON.stringify(out)).toBeGreaterThan(2 * out.threshold);
-    expect(out.afterCompacting, JSON.stringify(out)).toBeLessThan(out.threshold);
   });
 });
