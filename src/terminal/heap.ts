@@ -19,8 +19,7 @@
  * 21 MB of pages for 13 MB of objects. A compacting one (V8's "last resort", two collections that
  * also move objects together and give the emptied pages back) brings that to 13.5 for 12.7, but
  * pauses for 50–80 ms instead of 10–30: the monitor, which nobody types into, takes it; the TUI
- * takes it only when no key came for {@link IDLE_BEFORE_COMPACTING_MS} (left open as a monitor),
- * else the plain one (a key pressed during it would wait). Measured with bench/memory.mjs and V8's `gc`
+ * does not (a key pressed then would wait for it). Measured with bench/memory.mjs and V8's `gc`
  * performance entries; either costs under 0.15 % of a core.
  */
 import { setFlagsFromString } from 'node:v8';
@@ -28,8 +27,6 @@ import { runInNewContext } from 'node:vm';
 
 /** How long after it is asked the young generation is settled, ms: start-up (first frame, first answers) is over. */
 export const SETTLE_AFTER_MS = 5_000;
-/** How long without a key before the TUI's periodic collection may compact, ms. */
-export const IDLE_BEFORE_COMPACTING_MS = 30_000;
 /** Between two full collections after that, ms. */
 export const COLLECT_EVERY_MS = 60_000;
 
@@ -37,12 +34,8 @@ let asked = false;
 
 /** Options of {@link keepYoungGenerationSmall}. */
 export interface HeapSettleOptions {
-  /**
-   * The periodic collection compacts and gives emptied pages back (pauses 50–80 ms: not while
-   * someone types): `true` always, or a function asked at each collection (the TUI: only when no
-   * key came for a while). Default false.
-   */
-  readonly compacting?: boolean | (() => boolean);
+  /** The periodic collection compacts and gives emptied pages back (pauses 50–80 ms: not while someone types). Default false. */
+  readonly compacting?: boolean;
 }
 
 /**
@@ -61,9 +54,8 @@ export function keepYoungGenerationSmall({ compacting = false }: HeapSettleOptio
       setFlagsFromString('--expose-gc');
       const gc = runInNewContext('gc') as (options?: object) => void;
       gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-      const compact = { type: 'major', execution: 'sync', flavor: 'last-resort' };
-      const plain = { type: 'major', execution: 'sync' };
-      setInterval(() => gc((typeof compacting === 'function' ? compacting() : compacting) ? compact : plain), COLLECT_EVERY_MS).unref();
+      const periodic = compacting ? { type: 'major', execution: 'sync', flavor: 'last-resort' } : { type: 'major', execution: 'sync' };
+      setInterval(() => gc(periodic), COLLECT_EVERY_MS).unref();
     } catch {
       // Defaults kept.
     }

@@ -36,7 +36,7 @@ export function App({ services, initialSession, initialPane }: AppProps) {
     <ExitOnError services={services}>
       <ServicesContext.Provider value={services}>
         <StatusProvider>
-          <KeymapProvider onQuit={() => services.exit(0)} onInterrupt={() => services.exit(130)} {...(services.onInput && { onInput: services.onInput })}>
+          <KeymapProvider onQuit={() => services.exit(0)} onInterrupt={() => services.exit(130)}>
             <SessionProvider {...(initialSession && { initial: initialSession })}>
               <Screen {...(initialPane && { initialPane })} />
             </SessionProvider>

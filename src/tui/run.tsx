@@ -6,7 +6,7 @@
  * over to it. One exit site (lifecycle.ts) for every way out (q, ctrl-c, SIGTERM, SIGHUP,
  * SIGINT, an uncaught error, the app failing to load).
  */
-import { IDLE_BEFORE_COMPACTING_MS, keepYoungGenerationSmall } from '../terminal/heap.js';
+import { keepYoungGenerationSmall } from '../terminal/heap.js';
 import type { ReactElement } from 'react';
 import { render } from 'ink';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
@@ -71,13 +71,7 @@ async function startEmbeddedSandbox(
  * in `process.exitCode` (0 quit, 1 error, 2 bad profile/config, 129/130/143 signals).
  */
 export async function runTui(globals: TuiGlobals): Promise<void> {
-  // The periodic collection compacts (a 50–80 ms pause) only when no key came for a while: the
-  // TUI left open as a monitor gives its emptied pages back, and nobody typing waits for it.
-  let lastInputAt = performance.now();
-  const onInput = () => {
-    lastInputAt = performance.now();
-  };
-  keepYoungGenerationSmall({ compacting: () => performance.now() - lastInputAt >= IDLE_BEFORE_COMPACTING_MS });
+  keepYoungGenerationSmall();
   let sandbox: { url: string; token: string; close(): Promise<void> } | undefined;
   if (globals.sandbox) {
     const dbPath = sandboxDbPath();
@@ -172,7 +166,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   loadingApp.then(
     ({ sessionApp }) => {
       if (lifecycle.exiting || !instance) return;
-      element = sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifecycle, instance: () => instance, onInput });
+      element = sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifecycle, instance: () => instance });
       instance.rerender(element);
     },
     (error: unknown) => onCrash(error),

@@ -135,6 +135,4 @@ export interface AppServices {
   readonly chainSettings?: (baseUrl: string) => Promise<ChainSettings>;
   /** Clock (epoch ms); tests may pin it. Default Date.now. */
   readonly now?: () => number;
-  /** Called for every key and paste the app receives (the idle clock of the periodic collection, src/tui/run.tsx). */
-  readonly onInput?: () => void;
 }

@@ -33,15 +33,13 @@ export interface SessionStart {
   readonly lifecycle: Lifecycle;
   /** Ink's instance, once rendered (for `redraw`). */
   readonly instance: () => { clear(): void } | undefined;
-  /** Called for every key and paste (AppServices `onInput`). */
-  readonly onInput?: () => void;
 }
 
 /**
  * Builds the app's services for one run and returns the app to render (`<App services>`).
  * Registers its own clean-ups (clients closed, history database closed) with `lifecycle`.
  */
-export function sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifecycle, instance, onInput }: SessionStart): ReactElement {
+export function sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifecycle, instance }: SessionStart): ReactElement {
   /** One client (one keep-alive connection) per service and token: setup's verify and create, and the session after it, share it. */
   const clients = new Map<string, KeydeckClient>();
   /** KEYDECK_TIMEOUT_MS: the deadline of each call (ms, retries included); unset = the client's 10 s. */
@@ -142,7 +140,6 @@ export function sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifec
     redraw: () => instance()?.clear(),
     exit: (code, message) => void lifecycle.exit(code, message),
     registerSecret: (value) => lifecycle.addSecret(value),
-    ...(onInput && { onInput }),
     onClientNotice: (listener) => {
       noticeListeners.add(listener);
       for (const message of unheardNotices.splice(0)) listener(message);

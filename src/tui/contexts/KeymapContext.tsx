@@ -96,13 +96,11 @@ export interface KeymapProviderProps {
    * one-time reveal asks before a key that was never copied is lost).
    */
   readonly onInterrupt?: () => void;
-  /** Called for every key and paste that reaches the app, before it is dispatched (the TUI's idle clock, src/tui/run.tsx). */
-  readonly onInput?: () => void;
   readonly children?: ReactNode;
 }
 
 /** Owns the registry and the single input dispatcher of the app. */
-export function KeymapProvider({ onQuit, onInterrupt, onInput, children }: KeymapProviderProps) {
+export function KeymapProvider({ onQuit, onInterrupt, children }: KeymapProviderProps) {
   const regs = useRef(new Map<string, Registration>());
   const sinks = useRef(new Map<string, { readonly sink: TextSink; readonly order: number }>());
   const order = useRef(0);
@@ -230,14 +228,8 @@ export function KeymapProvider({ onQuit, onInterrupt, onInput, children }: Keyma
     [],
   );
 
-  useInput((input, key) => {
-    onInput?.();
-    enqueue(keyEventsOf(input, key).map((event) => ({ event })));
-  });
-  usePaste((text) => {
-    onInput?.();
-    enqueue([{ paste: text }]);
-  });
+  useInput((input, key) => enqueue(keyEventsOf(input, key).map((event) => ({ event }))));
+  usePaste((text) => enqueue([{ paste: text }]));
 
   return (
     <RegistryContext.Provider value={registry}>

@@ -2,8 +2,7 @@
  * The input layer waits for React's commit, not for a fixed tick: under load (here, effects that
  * take 12 ms each, as a slow machine's would) every key of one write still acts on the state the
  * key before left. A handler that computes the next state from its render's closure, as most do,
- * counts each press. Every key and paste is also reported to `onInput` (the idle clock of the
- * TUI's periodic collection, src/tui/run.tsx), bound or not.
+ * counts each press.
  */
 import { Text } from 'ink';
 import { useEffect, useState } from 'react';
@@ -39,22 +38,6 @@ describe('keys of one write, under load', () => {
     await ui.press('ss', 'sss');
     await ui.waitFor('count 13', 3000);
     expect(ui.lastFrame()).toContain('count 13');
-    ui.unmount();
-  });
-
-  it('reports each key and each paste to onInput, bound or not', async () => {
-    const inputs: number[] = [];
-    const ui = renderTui(
-      <KeymapProvider onQuit={() => {}} onInput={() => inputs.push(performance.now())}>
-        <Counter />
-      </KeymapProvider>,
-    );
-    await ui.waitFor('count 0');
-    expect(inputs).toEqual([]);
-    await ui.press('s', 'z'); // z is bound to nothing here
-    await ui.paste('pasted text');
-    await ui.waitFor('count 1');
-    expect(inputs).toHaveLength(3);
     ui.unmount();
   });
 });
