@@ -144,8 +144,6 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
       if (process.stdin.isTTY && process.stdin.isRaw) process.stdin.setRawMode(false);
     });
   }
-  // Asked for before the first frame is drawn: the files are read while Ink draws it.
-  const loadingApp = import('./session.js');
   let element: ReactElement = <BootFrame target={sandbox ? 'sandbox' : 'live'} profileName={profile.name} baseUrl={profile.baseUrl} />;
   instance = render(element, { ...RENDER_OPTIONS, stdout: guardedStdout(process.stdout) });
   // After a resize storm, one full repaint puts right what racing frames left (repaint.ts).
@@ -163,7 +161,9 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     () => void lifecycle.exit(process.exitCode === undefined ? 0 : Number(process.exitCode)),
     (error: unknown) => onCrash(error),
   );
-  loadingApp.then(
+  // Asked for once the first frame is drawn: loading it earlier delayed that frame (it competes
+  // with Ink's first render for the one thread).
+  import('./session.js').then(
     ({ sessionApp }) => {
       if (lifecycle.exiting || !instance) return;
       element = sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifecycle, instance: () => instance });
