@@ -229,7 +229,7 @@ export const TopUpAmountSchema = z
 export const TopUpMethodSchema = z.enum(['card_checkout', 'card_direct', 'usdc']);
 export type TopUpMethod = z.infer<typeof TopUpMethodSchema>;
 
-export { TopUpMethodNameSchema } from './methodName.js';
+export { TopUpMethodNameSchema };
 
 /** A Base L2 transaction hash: `0x` followed by 64 hex digits. */
 export const TxHashSchema = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'txHash must be 0x followed by 64 hex digits');

@@ -4,7 +4,7 @@
  * error (exit 2) with one line.
  */
 import type { Command } from 'commander';
-import type { TuiGlobals } from '../tui/run.js';
+import type { TuiGlobals } from '../tui/globals.js';
 import type { DialectName } from './shared.js';
 
 /** Makes the TUI the program's default action. */

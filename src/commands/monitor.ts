@@ -18,7 +18,7 @@ import { tokenKind } from '../credentials/token.js';
 import type { CreditBalance } from '../api/schemas.js';
 import { keyPrefixOf } from '../api/errors.js';
 import { BalanceHistoryStore, originOf, type HistorySeries } from '../billing/historyStore.js';
-import { createNotifier, type NotifyEvent } from '../terminal/notify.js';
+import { createTerminalNotifier, type NotifyEvent } from '../terminal/notify.js';
 import { isLoopbackHost } from '../api/baseUrl.js';
 import { WEEK_WINDOW_MS } from '../billing/history.js';
 import { parseMetricsAddress } from '../metrics/address.js';
@@ -136,15 +136,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       // The record cannot be read: the first refresh says why.
     }
     const problems: string[] = [];
-    const notifier = createNotifier({
-      write: (sequence) => process.stdout.write(sequence),
-      desktop: flags.desktopNotifications === true,
-      ...(flags.onLow !== undefined && { onLow: flags.onLow }),
-      ...(flags.onAnomaly !== undefined && { onAnomaly: flags.onAnomaly }),
-      profile: profile.name,
-      origin: originOf(profile.baseUrl),
-      onProblem: (sentence) => problems.push(sentence),
-    });
+    const notifier = createTerminalNotifier(flags, { profile: profile.name, origin: originOf(profile.baseUrl), onProblem: (sentence) => problems.push(sentence) });
     let getCredits = (options: { signal: AbortSignal }) => client.billing.credits(options);
     let metricsUrl: string | undefined;
     if (metricsAt) {

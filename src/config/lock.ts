@@ -8,7 +8,6 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { DatabaseSync } from 'node:sqlite';
 
 /** The lock file of the config dir `dir`. */
 export function lockFilePath(dir: string): string {
@@ -50,10 +49,10 @@ async function holdLock<T>(dir: string, body: () => Promise<T>, timeoutMs: numbe
   const file = lockFilePath(dir);
   // node:sqlite loads with the first write, not with every reader of the config (the TUI's first
   // frame reads the config and writes nothing).
-  const { DatabaseSync: Database } = await import('node:sqlite');
-  let db: DatabaseSync;
+  const { DatabaseSync } = await import('node:sqlite');
+  let db: InstanceType<typeof DatabaseSync>;
   try {
-    db = new Database(file, { timeout: timeoutMs });
+    db = new DatabaseSync(file, { timeout: timeoutMs });
     db.exec('BEGIN EXCLUSIVE');
   } catch (err) {
     throw new Error(`could not lock ${file} (${(err as Error).message}): another keydeck may be writing the config; try again`, { cause: err });

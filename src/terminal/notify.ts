@@ -160,6 +160,27 @@ export function onAnomalyEnvironment(event: Extract<NotifyEvent, { kind: 'key_ru
   };
 }
 
+/** The notification flags as both faces take them: `--desktop-notifications`, `--on-low CMD`, `--on-anomaly CMD`. */
+export interface NotifyFlags {
+  readonly desktopNotifications?: boolean;
+  readonly onLow?: string;
+  readonly onAnomaly?: string;
+}
+
+/**
+ * The notifier of a face that draws on this process's stdout (the TUI, `keydeck monitor`): its
+ * terminal notifications go to `process.stdout` itself, and `flags` are the command line's.
+ */
+export function createTerminalNotifier(flags: NotifyFlags, options: Pick<NotifierOptions, 'profile' | 'origin' | 'onProblem'>): Notifier {
+  return createNotifier({
+    ...options,
+    write: (sequence) => process.stdout.write(sequence),
+    desktop: flags.desktopNotifications === true,
+    ...(flags.onLow !== undefined && { onLow: flags.onLow }),
+    ...(flags.onAnomaly !== undefined && { onAnomaly: flags.onAnomaly }),
+  });
+}
+
 /** See the module comment. */
 export function createNotifier(options: NotifierOptions): Notifier {
   const env = options.env ?? process.env;

@@ -18,8 +18,6 @@ import { BootFrame } from './BootFrame.js';
 import { createLifecycle } from './lifecycle.js';
 import { ERASE_SCREEN, repaintAfterResize } from './repaint.js';
 
-export type { TuiGlobals } from './globals.js';
-
 /** Ink render options of the app (exported for the benchmarks). */
 export const RENDER_OPTIONS = {
   alternateScreen: true,
@@ -131,33 +129,34 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
 
-  // The first frame (header and tabs) is drawn with Ink alone, then the app loads and replaces
-  // it (BootFrame.tsx, session.tsx): the client, zod's schemas, the panes and node:sqlite are
-  // read after the user sees keydeck, not before (issue 27).
-  // Ink's stdout, with a last net under it: only the sequences Ink writes get through (src/terminal/outputGuard.ts).
   // Keys typed while the app loads must neither echo onto the frame nor be lost: the terminal leaves
   // cooked mode now, and the keys wait in it until the app's input starts reading (Ink then sets
   // raw mode again and reads them, in order). Restored at exit by Ink, or here if the app never came.
   if (process.stdin.isTTY) {
     process.stdin.setRawMode(true);
     lifecycle.onCleanup(() => {
-      if (process.stdin.isTTY && process.stdin.isRaw) process.stdin.setRawMode(false);
+      if (process.stdin.isRaw) process.stdin.setRawMode(false);
     });
   }
+  // The first frame (header and tabs) is drawn with Ink alone, then the app loads and replaces
+  // it (BootFrame.tsx, session.tsx): the client, zod's schemas, the panes and node:sqlite are
+  // read after the user sees keydeck, not before (issue 27). Ink's stdout has a last net under
+  // it: only the sequences Ink writes get through (src/terminal/outputGuard.ts).
   let element: ReactElement = <BootFrame target={sandbox ? 'sandbox' : 'live'} profileName={profile.name} baseUrl={profile.baseUrl} />;
-  instance = render(element, { ...RENDER_OPTIONS, stdout: guardedStdout(process.stdout) });
+  const ink = render(element, { ...RENDER_OPTIONS, stdout: guardedStdout(process.stdout) });
+  instance = ink;
   // After a resize storm, one full repaint puts right what racing frames left (repaint.ts).
   const stopRepainting = repaintAfterResize({
     stdout: process.stdout,
     repaint: () => {
-      if (!instance || lifecycle.exiting) return;
-      instance.clear();
+      if (lifecycle.exiting) return;
+      ink.clear();
       process.stdout.write(ERASE_SCREEN);
-      instance.rerender(element);
+      ink.rerender(element);
     },
   });
   lifecycle.onCleanup(stopRepainting);
-  instance.waitUntilExit().then(
+  ink.waitUntilExit().then(
     () => void lifecycle.exit(process.exitCode === undefined ? 0 : Number(process.exitCode)),
     (error: unknown) => onCrash(error),
   );
@@ -165,9 +164,9 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   // with Ink's first render for the one thread).
   import('./session.js').then(
     ({ sessionApp }) => {
-      if (lifecycle.exiting || !instance) return;
-      element = sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifecycle, instance: () => instance });
-      instance.rerender(element);
+      if (lifecycle.exiting) return;
+      element = sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifecycle, redraw: () => ink.clear() });
+      ink.rerender(element);
     },
     (error: unknown) => onCrash(error),
   );

@@ -14,7 +14,7 @@ import { UsageBudget } from '../billing/usageBudget.js';
 import { KeydeckClient, type ClientNotice } from '../api/client.js';
 import { clientTimeoutFromEnv, updateConfig, type ResolvedProfile } from '../config/index.js';
 import { createCredentialStore } from '../credentials/index.js';
-import { createNotifier } from '../terminal/notify.js';
+import { createTerminalNotifier } from '../terminal/notify.js';
 import { App } from './App.js';
 import { copyText } from './clipboard.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -31,15 +31,15 @@ export interface SessionStart {
   /** --allow-insecure-http or KEYDECK_ALLOW_INSECURE_HTTP=1, already checked against the profile's URL. */
   readonly allowInsecureHttp: boolean;
   readonly lifecycle: Lifecycle;
-  /** Ink's instance, once rendered (for `redraw`). */
-  readonly instance: () => { clear(): void } | undefined;
+  /** Clears Ink's last frame so that the next one is drawn whole (AppServices `redraw`). */
+  readonly redraw: () => void;
 }
 
 /**
  * Builds the app's services for one run and returns the app to render (`<App services>`).
  * Registers its own clean-ups (clients closed, history database closed) with `lifecycle`.
  */
-export function sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifecycle, instance }: SessionStart): ReactElement {
+export function sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifecycle, redraw }: SessionStart): ReactElement {
   /** One client (one keep-alive connection) per service and token: setup's verify and create, and the session after it, share it. */
   const clients = new Map<string, KeydeckClient>();
   /** KEYDECK_TIMEOUT_MS: the deadline of each call (ms, retries included); unset = the client's 10 s. */
@@ -59,18 +59,12 @@ export function sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifec
   let historyStore: BalanceHistoryStore | undefined;
   lifecycle.onCleanup(() => historyStore?.close());
 
-  const notifier = createNotifier({
-    write: (sequence) => process.stdout.write(sequence),
-    desktop: globals.desktopNotifications === true,
-    ...(globals.onLow !== undefined && { onLow: globals.onLow }),
-    ...(globals.onAnomaly !== undefined && { onAnomaly: globals.onAnomaly }),
+  const notifier = createTerminalNotifier(globals, {
     profile: profile.name,
     origin: profile.baseUrl !== undefined ? originOf(profile.baseUrl) : '',
     onProblem: (sentence) => lifecycle.onCleanup(() => void process.stderr.write(`keydeck: ${sentence}\n`)),
   });
 
-  const resolvedName = profile.name;
-  const configPath = profile.configPath;
   const chainSettingsByUrl = new Map<string, Promise<ChainSettings>>();
   const services: AppServices = {
     profile: {
@@ -116,8 +110,8 @@ export function sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifec
     },
     ...(!sandbox && {
       saveBaseUrl: async (baseUrl: string) => {
-        await updateConfig(configPath, (config) => {
-          config.profiles[resolvedName] = { ...config.profiles[resolvedName], baseUrl };
+        await updateConfig(profile.configPath, (config) => {
+          config.profiles[profile.name] = { ...config.profiles[profile.name], baseUrl };
         });
       },
     }),
@@ -128,16 +122,16 @@ export function sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifec
     dataDir: dataDir(),
     openHistory: (baseUrl) => {
       historyStore ??= BalanceHistoryStore.open();
-      return historyStore.series(resolvedName, originOf(baseUrl));
+      return historyStore.series(profile.name, originOf(baseUrl));
     },
     openUsage: (baseUrl) => {
       historyStore ??= BalanceHistoryStore.open();
-      return { budget: new UsageBudget(historyStore.database), keyHistory: new KeyHistory(historyStore.database, historyStore.series(resolvedName, originOf(baseUrl)).id) };
+      return { budget: new UsageBudget(historyStore.database), keyHistory: new KeyHistory(historyStore.database, historyStore.series(profile.name, originOf(baseUrl)).id) };
     },
     copy: (text) => copyText(text),
     // keydeck's own sequences (notifications) go to the real stdout, past the guard on Ink's output.
     notify: (event) => notifier.notify(event),
-    redraw: () => instance()?.clear(),
+    redraw,
     exit: (code, message) => void lifecycle.exit(code, message),
     registerSecret: (value) => lifecycle.addSecret(value),
     onClientNotice: (listener) => {

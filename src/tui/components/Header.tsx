@@ -14,13 +14,11 @@ import { clockTime, formatUsd, updatedAgo } from '../format.js';
 import { useAge } from '../hooks/useAge.js';
 import type { PollState } from '../hooks/poller.js';
 import type { CreditBalance } from '../../api/schemas.js';
-import { symbols, theme, type ThemeColor } from '../theme.js';
-import { BALANCE_UNKNOWN, CONNECTING, describeCredential, HeaderView, hostLabel } from './HeaderView.js';
-
-export { describeCredential, hostLabel } from './HeaderView.js';
+import { symbols, theme } from '../theme.js';
+import { BALANCE_UNKNOWN, CONNECTING, describeCredential, HeaderView, hostLabel, type HeaderWords } from './HeaderView.js';
 
 /** The connection state in words, with its symbol and colour; the age in steps of `stepSeconds`. */
-export function connectionState(poll: PollState<CreditBalance>, rejected: boolean, now: number, stepSeconds = 5): { text: string; color: ThemeColor } {
+export function connectionState(poll: PollState<CreditBalance>, rejected: boolean, now: number, stepSeconds = 5): HeaderWords {
   if (rejected || (poll.error !== undefined && isUnauthorized(poll.error))) return { text: `${symbols.offline} key rejected`, color: theme.danger };
   if (poll.error !== undefined) {
     if (errorCode(poll.error) === 'rate_limited') return { text: `${symbols.warning} rate limited`, color: theme.warning };
@@ -35,7 +33,7 @@ export function connectionState(poll: PollState<CreditBalance>, rejected: boolea
 }
 
 /** The balance in words: "$25.00 left", with "⚠ low" / "empty" when it is. */
-export function balanceText(data: CreditBalance | undefined, alertBelowUsd: number | undefined): { text: string; color: ThemeColor } {
+export function balanceText(data: CreditBalance | undefined, alertBelowUsd: number | undefined): HeaderWords {
   if (!data) return BALANCE_UNKNOWN;
   const amount = formatUsd(data.remaining);
   if (data.remaining <= 0) return { text: `${amount} left (empty)`, color: theme.danger };

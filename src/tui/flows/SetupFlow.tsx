@@ -25,7 +25,7 @@ import { CredentialStoreError } from '../../credentials/store.js';
 import { HintBar } from '../components/HintBar.js';
 import { RevealDialog } from '../components/RevealDialog.js';
 import { StatusLine } from '../components/StatusLine.js';
-import { hostLabel } from '../components/Header.js';
+import { hostLabel } from '../components/HeaderView.js';
 import { useServices } from '../contexts/ServicesContext.js';
 import { useSession, useSessionActions, type ActiveCredential } from '../contexts/SessionContext.js';
 import { useFlash } from '../contexts/StatusContext.js';
