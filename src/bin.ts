@@ -5,7 +5,8 @@
  * scripts/build.mjs builds it apart from the bundle, for an old target, so that any Node.js from
  * 14 on can run it: on a Node older than 22.13 it prints one line (what it needs, what it found,
  * how to get a newer one) and exits 1, before anything that needs a newer Node (ink 8, got 16,
- * `node:sqlite`, `module.enableCompileCache`) is loaded. Keep it so: plain syntax, no static
+ * `node:sqlite`, `module.enableCompileCache`) is loaded. (The compile cache is turned on by
+ * src/cli.ts once the command is known: not for the commands left open for hours.) Keep it so: plain syntax, no static
  * imports but src/node-version.ts (inlined by the build), nothing from the bundle.
  */
 import { nodeIsRecentEnough, oldNodeSentence } from './node-version.js';
@@ -18,11 +19,4 @@ if (!nodeIsRecentEnough(process.versions.node)) {
   process.exit(1);
 }
 
-// Node keeps V8's compiled code of the bundle between runs (a cache in the OS temp dir; off with
-// NODE_DISABLE_COMPILE_CACHE=1): main.js and every chunk it imports (Ink, React, zod, got, the TUI)
-// then load without being compiled again (bench/startup.mjs).
-import('node:module')
-  .then((m: { enableCompileCache?: () => unknown }) => {
-    m.enableCompileCache?.();
-  })
-  .then(() => import(MAIN));
+void import(MAIN);

@@ -46,6 +46,9 @@ export function registerTuiAction(program: Command): void {
       );
       process.exit(2);
     }
+    // Before anything else loads (src/terminal/heap.ts): the optimizing compilers only while someone types.
+    const { keepToBaselineTiers } = await import('../terminal/heap.js');
+    keepToBaselineTiers();
     // Ink's layout engine would load Node's fetch (undici) only to decode itself: src/tui/withoutFetch.ts.
     const { importWithoutFetch } = await import('../tui/withoutFetch.js');
     const { runTui } = await importWithoutFetch(() => import('../tui/run.js'));

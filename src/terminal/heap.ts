@@ -21,14 +21,29 @@
  * pauses for 50–80 ms instead of 10–30: the monitor, which nobody types into, takes it; the TUI
  * does not (a key pressed then would wait for it). Measured with bench/memory.mjs and V8's `gc`
  * performance entries; either costs under 0.15 % of a core.
+ *
+ * Between those, a plain full collection as soon as the old generation has grown by
+ * {@link OLD_GROWTH_LIMIT_BYTES} (looked at every {@link CHECK_EVERY_MS}). V8 lets the old
+ * generation grow by at least 8 MB before it collects it (its minimum step, 2 MB only when it
+ * optimizes for size, which costs far more: see the closing note of issue 27), and a poller's
+ * answers outlive a scavenge or two of a small young generation, so they are promoted and die
+ * old: at a 2 s interval `monitor` promoted about 6 MB a minute. Collecting after 1 MB keeps those
+ * pages from being needed at all: −3 MB for `monitor`, −7 MB for the TUI after 10 minutes at 2 s
+ * (bench/memory.mjs side by side; 2 MB gave −2 and −5), for about 10 % more CPU time at that
+ * interval. The cost follows the garbage, not the clock: at the default 15 s interval a poll
+ * promotes a few hundred KB and the once-a-minute collection comes first.
  */
-import { setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 /** How long after it is asked the young generation is settled, ms: start-up (first frame, first answers) is over. */
 export const SETTLE_AFTER_MS = 5_000;
-/** Between two full collections after that, ms. */
+/** Between two full collections after that at the most, ms. */
 export const COLLECT_EVERY_MS = 60_000;
+/** How often the old generation's growth is looked at, ms. */
+export const CHECK_EVERY_MS = 5_000;
+/** Growth of the old generation since the last full collection that calls for one, bytes (V8's own step is at least 8 MB). */
+export const OLD_GROWTH_LIMIT_BYTES = 1024 * 1024;
 
 let asked = false;
 
@@ -40,9 +55,11 @@ export interface HeapSettleOptions {
 
 /**
  * In {@link SETTLE_AFTER_MS} ms (a timer that does not keep the process alive): stops V8 growing its young
- * generation and runs one memory-reducing full collection, then one full collection (compacting
- * with `compacting`) every {@link COLLECT_EVERY_MS} (timers that do not keep the process alive).
- * Idempotent. Never throws: a V8 without these flags keeps its defaults.
+ * generation and runs one memory-reducing full collection. Then, every {@link CHECK_EVERY_MS}, a
+ * look at the old generation: one full collection when it grew by {@link OLD_GROWTH_LIMIT_BYTES}
+ * since the last (not while someone types: {@link optimizeWhileTyping}), and one anyway every
+ * {@link COLLECT_EVERY_MS} (compacting with `compacting`). Timers that do not keep the process
+ * alive. Idempotent. Never throws: a V8 without these flags keeps its defaults.
  */
 export function keepYoungGenerationSmall({ compacting = false }: HeapSettleOptions = {}): void {
   if (asked) return;
@@ -53,9 +70,21 @@ export function keepYoungGenerationSmall({ compacting = false }: HeapSettleOptio
       // `gc` exists in a context made after --expose-gc is set; the main context stays without it.
       setFlagsFromString('--expose-gc');
       const gc = runInNewContext('gc') as (options?: object) => void;
-      gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-      const periodic = compacting ? { type: 'major', execution: 'sync', flavor: 'last-resort' } : { type: 'major', execution: 'sync' };
-      setInterval(() => gc(periodic), COLLECT_EVERY_MS).unref();
+      const oldUsed = (): number => getHeapSpaceStatistics().find((space) => space.space_name === 'old_space')?.space_used_size ?? 0;
+      let usedAfter = 0;
+      let collectedAt = 0;
+      const collect = (options: object): void => {
+        gc(options);
+        usedAfter = oldUsed();
+        collectedAt = Date.now();
+      };
+      const lastResort = { type: 'major', execution: 'sync', flavor: 'last-resort' };
+      const plain = { type: 'major', execution: 'sync' };
+      collect(lastResort);
+      setInterval(() => {
+        if (Date.now() - collectedAt >= COLLECT_EVERY_MS) collect(compacting ? lastResort : plain);
+        else if (typingTimer === undefined && oldUsed() - usedAfter >= OLD_GROWTH_LIMIT_BYTES) collect(plain);
+      }, CHECK_EVERY_MS).unref();
     } catch {
       // Defaults kept.
     }
@@ -66,24 +95,60 @@ let baselineOnly = false;
 
 /**
  * From now on V8 runs JavaScript in its interpreter and its baseline compiler (Ignition and
- * Sparkplug) only: no optimizing compiler (Maglev, Turbofan). For `keydeck monitor`, which redraws
- * one screen every few seconds and reads three keys (quit, refresh, read usage). The optimizing
+ * Sparkplug) only: no optimizing compiler (Maglev, Turbofan), except while someone types into
+ * the TUI ({@link optimizeWhileTyping}). For the processes left open: `keydeck monitor` (it
+ * redraws one screen every few seconds and reads three keys) and the TUI. The optimizing
  * compilers' memory (their code, their zones, the malloc arenas of the worker threads they compile
- * on, which glibc keeps) is most of what such a process gains after its first minute: 8–10 MB
- * less after 10 minutes at a 2 s interval, and no more CPU time (less: 3.5–3.6 s against
- * 3.7–3.9 s over 4 minutes, no compiling), bench/memory.mjs. Not for the TUI: there a key's frame
- * took 5 ms longer (bench/keystrokes.mjs, 10,000 keys). Called by the `monitor` command's action
- * before it loads anything else (code optimized until then stays; not from monitorCommand, which
- * tests run inside their shared workers). Idempotent; never throws (a V8 without these flags
- * keeps its defaults). Only these two work at run time: V8 decides at start whether it compiles
- * on worker threads (`--no-concurrent-recompilation` set later changes nothing, `--trace-opt`).
+ * on, which glibc keeps) is most of what such a process gains after its first minute: 8–12 MB
+ * less after 10 minutes at a 2 s interval, and no more CPU time (no compiling offsets the slower
+ * code), bench/memory.mjs. Called by the command's action before it loads anything else (code
+ * optimized until then stays); never from code that tests run inside their shared workers.
+ * Idempotent; never throws (a V8 without these flags keeps its defaults). Only these two work at
+ * run time: V8 decides at start whether it compiles on worker threads
+ * (`--no-concurrent-recompilation` set later changes nothing, `--trace-opt`).
  */
 export function keepToBaselineTiers(): void {
   if (baselineOnly) return;
   baselineOnly = true;
+  setOptimizingTiers(false);
+}
+
+/** How long the optimizing compilers stay on after the last key, ms ({@link optimizeWhileTyping}). */
+export const TYPING_WINDOW_MS = 20_000;
+
+let typingUntil = 0;
+let typingTimer: NodeJS.Timeout | undefined;
+
+/**
+ * A key arrived (the TUI's input layer calls it for every chunk the terminal sends): in a process
+ * kept to the baseline tiers ({@link keepToBaselineTiers}), turns the optimizing compilers back on
+ * until {@link TYPING_WINDOW_MS} after the last key. Moving through 10,000 keys, a frame costs
+ * Ink's renderer about twice as much without them (bench/keystrokes.mjs: key → frame p50 8–9 ms
+ * against 16); the functions a key's frame runs are hot after a few keys, so they are optimized at
+ * once. A TUI left open, which nobody types into, stays at the baseline tiers. Does nothing in a
+ * process that did not ask for the baseline tiers (the tests' workers). Never throws.
+ */
+export function optimizeWhileTyping(): void {
+  if (!baselineOnly) return;
+  typingUntil = Date.now() + TYPING_WINDOW_MS;
+  if (typingTimer !== undefined) return;
+  setOptimizingTiers(true);
+  const check = (): void => {
+    const left = typingUntil - Date.now();
+    if (left > 0) {
+      typingTimer = setTimeout(check, left).unref();
+      return;
+    }
+    typingTimer = undefined;
+    setOptimizingTiers(false);
+  };
+  typingTimer = setTimeout(check, TYPING_WINDOW_MS).unref();
+}
+
+function setOptimizingTiers(on: boolean): void {
   try {
-    setFlagsFromString('--no-opt');
-    setFlagsFromString('--no-maglev');
+    setFlagsFromString(on ? '--opt' : '--no-opt');
+    setFlagsFromString(on ? '--maglev' : '--no-maglev');
   } catch {
     // Defaults kept.
   }

@@ -8,7 +8,8 @@
  * the clipboard fallback never worked. Here each module is imported as Node imports it.
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -122,6 +123,27 @@ describe('dist/', () => {
     const help = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8', timeout: 20_000 });
     expect(help.stdout).toContain('Usage: keydeck');
     expect(help.status).toBe(0);
+  });
+
+  it('keeps compiled code between runs for a command, not for the commands left open for hours (monitor, exporter)', { timeout: 60_000 }, () => {
+    // Node's compile cache lives in the OS temp dir: a temp dir of each run's own shows whether it was used.
+    const cacheUsedBy = (args: string[]): boolean => {
+      const temp = mkdtempSync(path.join(tmpdir(), 'keydeck-compile-cache-'));
+      try {
+        const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: temp, NO_COLOR: '1' };
+        delete env.NODE_COMPILE_CACHE;
+        delete env.NODE_DISABLE_COMPILE_CACHE;
+        const run = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 20_000, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        expect(run.error).toBeUndefined();
+        return existsSync(path.join(temp, 'node-compile-cache'));
+      } finally {
+        rmSync(temp, { recursive: true, force: true });
+      }
+    };
+    expect(cacheUsedBy(['help', 'environment'])).toBe(true);
+    // Without a terminal both stop with a usage error, after the decision (taken before any action).
+    expect(cacheUsedBy(['monitor'])).toBe(false);
+    expect(cacheUsedBy(['exporter', '--listen', 'nonsense:x'])).toBe(false);
   });
 
   it('ships no source maps and no TypeScript source; the library entries have .d.ts', () => {

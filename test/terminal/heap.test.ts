@@ -2,7 +2,10 @@
  * src/terminal/heap.ts in a process of its own (its V8 flags are process-wide): after
  * `keepToBaselineTiers()` a hot function is never optimized (what keeps `keydeck monitor`'s
  * optimizing compilers, their code and their threads' malloc arenas out of its resident memory,
- * bench/memory.mjs), while the same function in a process that did not call it is.
+ * bench/memory.mjs), while the same function in a process that did not call it is; and
+ * `optimizeWhileTyping()` (the TUI's input layer calls it on every key) turns them back on until
+ * TYPING_WINDOW_MS after the last key, then off again; and keepYoungGenerationSmall's check
+ * collects the old generation once it has grown by 1 MB (not less, not while someone types).
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -31,11 +34,111 @@ const OPTIMIZED = 1 << 4;
 const MAGLEVVED = 1 << 5;
 const TURBOFANNED = 1 << 6;
 
+/**
+ * The optimization status of three functions made hot in a fresh node kept to the baseline tiers:
+ * `before` before any key, `typing` after a key, `after` once the typing window is over (the
+ * script takes the module's timer and moves Date.now past the window, so nothing waits 20 s).
+ * `baselineOnly` false: the same without keepToBaselineTiers (a key then changes nothing).
+ */
+function statusesWhileTyping(baselineOnly: boolean): { before: number; typing: number; after: number } {
+  const script = `
+    const timers = [];
+    const realSetTimeout = globalThis.setTimeout;
+    const heap = await import(${JSON.stringify(heap)});
+    if (${baselineOnly}) heap.keepToBaselineTiers();
+    const hot = async (f) => {
+      for (let i = 0; i < 200000; i++) f(i);
+      await new Promise((resolve) => realSetTimeout(resolve, 50));
+      for (let i = 0; i < 200000; i++) f(i);
+      return %GetOptimizationStatus(f);
+    };
+    function before(x) { let s = 0; for (let i = 0; i < 50; i++) s += (x * i) % 7; return s; }
+    function typing(x) { let s = 0; for (let i = 0; i < 50; i++) s += (x * i) % 5; return s; }
+    function after(x) { let s = 0; for (let i = 0; i < 50; i++) s += (x * i) % 3; return s; }
+    const b = await hot(before);
+    globalThis.setTimeout = (fn, ms) => { timers.push(fn); return { unref() { return this; } }; };
+    heap.optimizeWhileTyping();
+    globalThis.setTimeout = realSetTimeout;
+    const t = await hot(typing);
+    const now = Date.now;
+    Date.now = () => now() + heap.TYPING_WINDOW_MS + 1;
+    for (const fn of timers.splice(0)) fn();
+    const a = await hot(after);
+    console.log(JSON.stringify({ before: b, typing: t, after: a }));
+  `;
+  const out = execFileSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '--eval', script], { encoding: 'utf8' });
+  return JSON.parse(out.trim()) as { before: number; typing: number; after: number };
+}
+
 describe('keepToBaselineTiers', () => {
   it('keeps a hot function out of Maglev and Turbofan; without it the same function is optimized', () => {
     const control = statusAfterHotLoop(false);
     expect(control & OPTIMIZED, `status ${control}`).toBe(OPTIMIZED);
     const baseline = statusAfterHotLoop(true);
     expect(baseline & (OPTIMIZED | MAGLEVVED | TURBOFANNED), `status ${baseline}`).toBe(0);
+  });
+});
+
+describe('optimizeWhileTyping', () => {
+  it('turns the optimizing compilers on while someone types, and off again after the typing window', () => {
+    const s = statusesWhileTyping(true);
+    expect(s.before & OPTIMIZED, `before a key: status ${s.before}`).toBe(0);
+    expect(s.typing & OPTIMIZED, `while typing: status ${s.typing}`).toBe(OPTIMIZED);
+    expect(s.after & OPTIMIZED, `after the window: status ${s.after}`).toBe(0);
+  });
+
+  it('changes nothing in a process that did not ask for the baseline tiers (the tests\' workers)', () => {
+    const s = statusesWhileTyping(false);
+    expect(s.before & OPTIMIZED, `status ${s.before}`).toBe(OPTIMIZED);
+    expect(s.after & OPTIMIZED, `after the window: status ${s.after}`).toBe(OPTIMIZED);
+  });
+});
+
+/**
+ * Old-generation bytes in use before and after one look of keepYoungGenerationSmall's check, in a
+ * fresh node (the script takes the module's timers and runs them itself: the settling
+ * collection, then one check), after `promotedMb` MB of objects were promoted (kept through
+ * scavenges) and dropped. `typing`: a key was just pressed in a process kept to the baseline tiers.
+ */
+function oldGenerationAroundCheck(promotedMb: number, typing = false): { before: number; after: number } {
+  const script = `
+    const v8 = await import('node:v8');
+    const timeouts = [];
+    const intervals = [];
+    globalThis.setTimeout = (fn) => { timeouts.push(fn); return { unref() { return this; } }; };
+    globalThis.setInterval = (fn) => { intervals.push(fn); return { unref() { return this; } }; };
+    const heap = await import(${JSON.stringify(heap)});
+    if (${typing}) { heap.keepToBaselineTiers(); heap.optimizeWhileTyping(); }
+    heap.keepYoungGenerationSmall();
+    timeouts.find((fn) => String(fn).includes('semi-space'))();
+    const used = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space').space_used_size;
+    let kept = [];
+    const start = used();
+    while (used() - start < ${promotedMb} * 1048576) {
+      for (let i = 0; i < 1000; i++) kept.push({ i, text: 'row ' + i });
+      for (let i = 0; i < 2000; i++) new Array(16).fill(i); // young garbage: scavenges promote what is kept
+    }
+    kept = null;
+    const before = used();
+    intervals[0]();
+    console.log(JSON.stringify({ before, after: used() }));
+  `;
+  const out = execFileSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8' });
+  return JSON.parse(out.trim()) as { before: number; after: number };
+}
+
+describe('keepYoungGenerationSmall', () => {
+  const MB = 1024 * 1024;
+
+  it('collects the old generation once it has grown by 1 MB of promoted garbage', () => {
+    const { before, after } = oldGenerationAroundCheck(3);
+    expect(before - after, `old generation ${before} → ${after} bytes`).toBeGreaterThan(2 * MB);
+  });
+
+  it('leaves a smaller growth to V8, and any growth while someone types', () => {
+    const small = oldGenerationAroundCheck(0.5);
+    expect(small.before - small.after, `old generation ${small.before} → ${small.after} bytes`).toBeLessThan(0.25 * MB);
+    const typing = oldGenerationAroundCheck(3, true);
+    expect(typing.before - typing.after, `old generation ${typing.before} → ${typing.after} bytes`).toBeLessThan(0.25 * MB);
   });
 });
