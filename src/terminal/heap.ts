@@ -113,6 +113,22 @@ export function keepToBaselineTiers(): void {
   setOptimizingTiers(false);
 }
 
+/**
+ * {@link keepToBaselineTiers}, and without the baseline compiler either (Sparkplug): V8's
+ * interpreter alone. For `keydeck monitor`, whose few functions run once every few seconds:
+ * Sparkplug's code is about 1 MB of its resident memory after 10 minutes at a 2 s interval, and
+ * without it the CPU time stays the same (5.8 s in both, bench/memory.mjs side by side). Not for
+ * the TUI, whose first frame and typing run hotter code. Same conditions as keepToBaselineTiers.
+ */
+export function keepToInterpreter(): void {
+  keepToBaselineTiers();
+  try {
+    setFlagsFromString('--no-sparkplug');
+  } catch {
+    // Defaults kept.
+  }
+}
+
 /** How long the optimizing compilers stay on after the last key, ms ({@link optimizeWhileTyping}). */
 export const TYPING_WINDOW_MS = 20_000;
 

@@ -14,10 +14,11 @@ import { describe, expect, it } from 'vitest';
 const heap = fileURLToPath(new URL('../../src/terminal/heap.ts', import.meta.url));
 
 /** V8's optimization status bits of a function made hot (2e5 calls) in a fresh node. */
-function statusAfterHotLoop(callBaselineOnly: boolean): number {
+function statusAfterHotLoop(callBaselineOnly: boolean, interpreterOnly = false): number {
   const script = `
-    const { keepToBaselineTiers } = await import(${JSON.stringify(heap)});
-    if (${callBaselineOnly}) keepToBaselineTiers();
+    const { keepToBaselineTiers, keepToInterpreter } = await import(${JSON.stringify(heap)});
+    if (${interpreterOnly}) keepToInterpreter();
+    else if (${callBaselineOnly}) keepToBaselineTiers();
     function sum(x) { let s = 0; for (let i = 0; i < 50; i++) s += (x * i) % 7; return s; }
     let total = 0;
     for (let i = 0; i < 200000; i++) total += sum(i);
@@ -33,6 +34,7 @@ function statusAfterHotLoop(callBaselineOnly: boolean): number {
 const OPTIMIZED = 1 << 4;
 const MAGLEVVED = 1 << 5;
 const TURBOFANNED = 1 << 6;
+const BASELINE = 1 << 15;
 
 /**
  * The optimization status of three functions made hot in a fresh node kept to the baseline tiers:
@@ -76,6 +78,12 @@ describe('keepToBaselineTiers', () => {
     expect(control & OPTIMIZED, `status ${control}`).toBe(OPTIMIZED);
     const baseline = statusAfterHotLoop(true);
     expect(baseline & (OPTIMIZED | MAGLEVVED | TURBOFANNED), `status ${baseline}`).toBe(0);
+    expect(baseline & BASELINE, `status ${baseline}`).toBe(BASELINE);
+  });
+
+  it('keepToInterpreter (monitor) leaves a hot function in the interpreter: no baseline code either', () => {
+    const status = statusAfterHotLoop(true, true);
+    expect(status & (OPTIMIZED | MAGLEVVED | TURBOFANNED | BASELINE), `status ${status}`).toBe(0);
   });
 });
 
