@@ -5,9 +5,9 @@
  * scripts/build.mjs builds it apart from the bundle, for an old target, so that any Node.js from
  * 14 on can run it: on a Node older than 22.13 it prints one line (what it needs, what it found,
  * how to get a newer one) and exits 1, before anything that needs a newer Node (ink 8, got 16,
- * `node:sqlite`, `module.enableCompileCache`) is loaded. (The compile cache is turned on by
- * src/cli.ts once the command is known: not for the commands left open for hours.) Keep it so: plain syntax, no static
- * imports but src/node-version.ts (inlined by the build), nothing from the bundle.
+ * `node:sqlite`, `module.enableCompileCache`) is loaded. Keep it so: plain syntax, no static
+ * imports but src/node-version.ts (inlined by the build), nothing from the bundle. (Node's
+ * compile cache is turned on by src/cli.ts once the command is known.)
  */
 import { nodeIsRecentEnough, oldNodeSentence } from './node-version.js';
 

@@ -83,7 +83,7 @@ export function keepYoungGenerationSmall({ compacting = false }: HeapSettleOptio
       collect(lastResort);
       setInterval(() => {
         if (Date.now() - collectedAt >= COLLECT_EVERY_MS) collect(compacting ? lastResort : plain);
-        else if (typingTimer === undefined && oldUsed() - usedAfter >= OLD_GROWTH_LIMIT_BYTES) collect(plain);
+        else if (!someoneTypes() && oldUsed() - usedAfter >= OLD_GROWTH_LIMIT_BYTES) collect(plain);
       }, CHECK_EVERY_MS).unref();
     } catch {
       // Defaults kept.
@@ -91,34 +91,42 @@ export function keepYoungGenerationSmall({ compacting = false }: HeapSettleOptio
   }, SETTLE_AFTER_MS).unref();
 }
 
-let baselineOnly = false;
+/** Options of {@link keepToBaselineTiers}. */
+export interface BaselineTiersOptions {
+  /** Keys turn the optimizing compilers back on for a while ({@link optimizeWhileTyping}): the TUI. Default false. */
+  readonly optimizeWhileTyping?: boolean;
+}
+
+/** What the process asked of V8's tiers; undefined: V8's defaults (the tests' workers). */
+let tiers: { readonly optimizeWhileTyping: boolean } | undefined;
 
 /**
  * From now on V8 runs JavaScript in its interpreter and its baseline compiler (Ignition and
- * Sparkplug) only: no optimizing compiler (Maglev, Turbofan), except while someone types into
- * the TUI ({@link optimizeWhileTyping}). For the processes left open: `keydeck monitor` (it
- * redraws one screen every few seconds and reads three keys) and the TUI. The optimizing
+ * Sparkplug) only: no optimizing compiler (Maglev, Turbofan), except, with
+ * `optimizeWhileTyping`, while someone types ({@link optimizeWhileTyping}). For the processes left
+ * open: `keydeck monitor` and the TUI ({@link tuneForMonitor}, {@link tuneForTui}). The optimizing
  * compilers' memory (their code, their zones, the malloc arenas of the worker threads they compile
  * on, which glibc keeps) is most of what such a process gains after its first minute: 8–12 MB
  * less after 10 minutes at a 2 s interval, and no more CPU time (no compiling offsets the slower
  * code), bench/memory.mjs. Called by the command's action before it loads anything else (code
  * optimized until then stays); never from code that tests run inside their shared workers.
- * Idempotent; never throws (a V8 without these flags keeps its defaults). Only these two work at
- * run time: V8 decides at start whether it compiles on worker threads
- * (`--no-concurrent-recompilation` set later changes nothing, `--trace-opt`).
+ * Idempotent (the first call's options stand); never throws (a V8 without these flags keeps its
+ * defaults). Only these two work at run time: V8 decides at start whether it compiles on worker
+ * threads (`--no-concurrent-recompilation` set later changes nothing, `--trace-opt`).
  */
-export function keepToBaselineTiers(): void {
-  if (baselineOnly) return;
-  baselineOnly = true;
+export function keepToBaselineTiers({ optimizeWhileTyping = false }: BaselineTiersOptions = {}): void {
+  if (tiers) return;
+  tiers = { optimizeWhileTyping };
   setOptimizingTiers(false);
 }
 
 /**
  * {@link keepToBaselineTiers}, and without the baseline compiler either (Sparkplug): V8's
- * interpreter alone. For `keydeck monitor`, whose few functions run once every few seconds:
- * Sparkplug's code is about 1 MB of its resident memory after 10 minutes at a 2 s interval, and
- * without it the CPU time stays the same (5.8 s in both, bench/memory.mjs side by side). Not for
- * the TUI, whose first frame and typing run hotter code. Same conditions as keepToBaselineTiers.
+ * interpreter alone, whatever keys arrive. For `keydeck monitor`, whose few functions run once
+ * every few seconds: Sparkplug's code is about 1 MB of its resident memory after 10 minutes at a
+ * 2 s interval, and without it the CPU time stays the same (5.8 s in both, bench/memory.mjs side
+ * by side). Not for the TUI, whose first frame and typing run hotter code. Same conditions as
+ * keepToBaselineTiers.
  */
 export function keepToInterpreter(): void {
   keepToBaselineTiers();
@@ -129,25 +137,52 @@ export function keepToInterpreter(): void {
   }
 }
 
+/**
+ * The TUI's settings, from its action before anything else loads: the baseline tiers, the
+ * optimizing compilers while someone types, and a small young generation with the old one
+ * collected as it grows ({@link keepYoungGenerationSmall}; not compacting: a key would wait).
+ */
+export function tuneForTui(): void {
+  keepToBaselineTiers({ optimizeWhileTyping: true });
+  keepYoungGenerationSmall();
+}
+
+/**
+ * `keydeck monitor`'s settings, from its action before anything else loads: the interpreter alone
+ * ({@link keepToInterpreter}) and a small young generation with compacting collections (nobody
+ * types into it, so their pauses wait for no one).
+ */
+export function tuneForMonitor(): void {
+  keepToInterpreter();
+  keepYoungGenerationSmall({ compacting: true });
+}
+
 /** How long the optimizing compilers stay on after the last key, ms ({@link optimizeWhileTyping}). */
 export const TYPING_WINDOW_MS = 20_000;
 
 let typingUntil = 0;
+/** Set while the typing window is open. */
 let typingTimer: NodeJS.Timeout | undefined;
 
+/** Whether a key arrived within the typing window (in a process that asked for it). */
+function someoneTypes(): boolean {
+  return typingTimer !== undefined;
+}
+
 /**
- * A key arrived (the TUI's input layer calls it for every chunk the terminal sends): in a process
- * kept to the baseline tiers ({@link keepToBaselineTiers}), turns the optimizing compilers back on
- * until {@link TYPING_WINDOW_MS} after the last key. Moving through 10,000 keys, a frame costs
- * Ink's renderer about twice as much without them (bench/keystrokes.mjs: key → frame p50 8–9 ms
- * against 16); the functions a key's frame runs are hot after a few keys, so they are optimized at
- * once. A TUI left open, which nobody types into, stays at the baseline tiers. Does nothing in a
- * process that did not ask for the baseline tiers (the tests' workers). Never throws.
+ * A key arrived (the input layer calls it for every chunk the terminal sends): in a process that
+ * asked for it ({@link keepToBaselineTiers} with `optimizeWhileTyping`: the TUI), turns the
+ * optimizing compilers back on until {@link TYPING_WINDOW_MS} after the last key. Moving through
+ * 10,000 keys, a frame costs Ink's renderer about twice as much without them
+ * (bench/keystrokes.mjs: key → frame p50 8–9 ms against 16); the functions a key's frame runs are
+ * hot after a few keys, so they are optimized at once. A TUI left open, which nobody types into,
+ * stays at the baseline tiers. Does nothing elsewhere: `monitor` (its q, r and u), the tests'
+ * workers. Never throws.
  */
 export function optimizeWhileTyping(): void {
-  if (!baselineOnly) return;
+  if (!tiers?.optimizeWhileTyping) return;
   typingUntil = Date.now() + TYPING_WINDOW_MS;
-  if (typingTimer !== undefined) return;
+  if (someoneTypes()) return;
   setOptimizingTiers(true);
   const check = (): void => {
     const left = typingUntil - Date.now();

@@ -6,7 +6,6 @@
  * over to it. One exit site (lifecycle.ts) for every way out (q, ctrl-c, SIGTERM, SIGHUP,
  * SIGINT, an uncaught error, the app failing to load).
  */
-import { keepYoungGenerationSmall } from '../terminal/heap.js';
 import type { ReactElement } from 'react';
 import { render } from 'ink';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
@@ -69,7 +68,6 @@ async function startEmbeddedSandbox(
  * in `process.exitCode` (0 quit, 1 error, 2 bad profile/config, 129/130/143 signals).
  */
 export async function runTui(globals: TuiGlobals): Promise<void> {
-  keepYoungGenerationSmall();
   let sandbox: { url: string; token: string; close(): Promise<void> } | undefined;
   if (globals.sandbox) {
     const dbPath = sandboxDbPath();

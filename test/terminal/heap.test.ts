@@ -3,8 +3,9 @@
  * `keepToBaselineTiers()` a hot function is never optimized (what keeps `keydeck monitor`'s
  * optimizing compilers, their code and their threads' malloc arenas out of its resident memory,
  * bench/memory.mjs), while the same function in a process that did not call it is; and
- * `optimizeWhileTyping()` (the TUI's input layer calls it on every key) turns them back on until
- * TYPING_WINDOW_MS after the last key, then off again; and keepYoungGenerationSmall's check
+ * `optimizeWhileTyping()` (the input layer calls it on every key) turns them back on until
+ * TYPING_WINDOW_MS after the last key, then off again, in the TUI's mode only (not the monitor's,
+ * not a test worker's); and keepYoungGenerationSmall's check
  * collects the old generation once it has grown by 1 MB (not less, not while someone types).
  */
 import { execFileSync } from 'node:child_process';
@@ -13,21 +14,32 @@ import { describe, expect, it } from 'vitest';
 
 const heap = fileURLToPath(new URL('../../src/terminal/heap.ts', import.meta.url));
 
-/** V8's optimization status bits of a function made hot (2e5 calls) in a fresh node. */
+/** Script text: `hot(f)` calls f 4e5 times around a 50 ms pause (a concurrent compile lands), then gives V8's status of f. */
+const HOT = `
+  const realSetTimeout = globalThis.setTimeout;
+  const hot = async (f) => {
+    for (let i = 0; i < 200000; i++) f(i);
+    await new Promise((resolve) => realSetTimeout(resolve, 50));
+    for (let i = 0; i < 200000; i++) f(i);
+    return %GetOptimizationStatus(f);
+  };
+`;
+
+/** Runs `script` (an ES module, V8's natives syntax allowed) in a fresh node and parses what it prints. */
+function runFresh<T>(script: string): T {
+  return JSON.parse(execFileSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '--eval', script], { encoding: 'utf8' }).trim()) as T;
+}
+
+/** V8's optimization status bits of a function made hot (4e5 calls) in a fresh node. */
 function statusAfterHotLoop(callBaselineOnly: boolean, interpreterOnly = false): number {
-  const script = `
+  return runFresh<number>(`
     const { keepToBaselineTiers, keepToInterpreter } = await import(${JSON.stringify(heap)});
     if (${interpreterOnly}) keepToInterpreter();
     else if (${callBaselineOnly}) keepToBaselineTiers();
+    ${HOT}
     function sum(x) { let s = 0; for (let i = 0; i < 50; i++) s += (x * i) % 7; return s; }
-    let total = 0;
-    for (let i = 0; i < 200000; i++) total += sum(i);
-    await new Promise((resolve) => setTimeout(resolve, 50)); // a concurrent compile lands
-    for (let i = 0; i < 200000; i++) total += sum(i);
-    console.log(%GetOptimizationStatus(sum));
-  `;
-  const out = execFileSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '--eval', script], { encoding: 'utf8' });
-  return Number(out.trim());
+    console.log(await hot(sum));
+  `);
 }
 
 // V8's OptimizationStatus (src/runtime/runtime.h): kOptimized, kMaglevved, kTurboFanned.
@@ -37,23 +49,19 @@ const TURBOFANNED = 1 << 6;
 const BASELINE = 1 << 15;
 
 /**
- * The optimization status of three functions made hot in a fresh node kept to the baseline tiers:
- * `before` before any key, `typing` after a key, `after` once the typing window is over (the
- * script takes the module's timer and moves Date.now past the window, so nothing waits 20 s).
- * `baselineOnly` false: the same without keepToBaselineTiers (a key then changes nothing).
+ * The optimization status of three functions made hot in a fresh node: `before` before any key,
+ * `typing` after a key, `after` once the typing window is over (the script takes the module's
+ * timer and moves Date.now past the window, so nothing waits 20 s). `mode`: what the process
+ * asked for, the TUI's (the baseline tiers, compilers while typing), the monitor's (the
+ * interpreter alone), or nothing (a test worker).
  */
-function statusesWhileTyping(baselineOnly: boolean): { before: number; typing: number; after: number } {
-  const script = `
+function statusesWhileTyping(mode: 'tui' | 'monitor' | 'none'): { before: number; typing: number; after: number } {
+  return runFresh(`
     const timers = [];
-    const realSetTimeout = globalThis.setTimeout;
     const heap = await import(${JSON.stringify(heap)});
-    if (${baselineOnly}) heap.keepToBaselineTiers();
-    const hot = async (f) => {
-      for (let i = 0; i < 200000; i++) f(i);
-      await new Promise((resolve) => realSetTimeout(resolve, 50));
-      for (let i = 0; i < 200000; i++) f(i);
-      return %GetOptimizationStatus(f);
-    };
+    if (${JSON.stringify(mode)} === 'tui') heap.keepToBaselineTiers({ optimizeWhileTyping: true });
+    if (${JSON.stringify(mode)} === 'monitor') heap.keepToInterpreter();
+    ${HOT}
     function before(x) { let s = 0; for (let i = 0; i < 50; i++) s += (x * i) % 7; return s; }
     function typing(x) { let s = 0; for (let i = 0; i < 50; i++) s += (x * i) % 5; return s; }
     function after(x) { let s = 0; for (let i = 0; i < 50; i++) s += (x * i) % 3; return s; }
@@ -67,9 +75,7 @@ function statusesWhileTyping(baselineOnly: boolean): { before: number; typing: n
     for (const fn of timers.splice(0)) fn();
     const a = await hot(after);
     console.log(JSON.stringify({ before: b, typing: t, after: a }));
-  `;
-  const out = execFileSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '--eval', script], { encoding: 'utf8' });
-  return JSON.parse(out.trim()) as { before: number; typing: number; after: number };
+  `);
 }
 
 describe('keepToBaselineTiers', () => {
@@ -89,16 +95,21 @@ describe('keepToBaselineTiers', () => {
 
 describe('optimizeWhileTyping', () => {
   it('turns the optimizing compilers on while someone types, and off again after the typing window', () => {
-    const s = statusesWhileTyping(true);
+    const s = statusesWhileTyping('tui');
     expect(s.before & OPTIMIZED, `before a key: status ${s.before}`).toBe(0);
     expect(s.typing & OPTIMIZED, `while typing: status ${s.typing}`).toBe(OPTIMIZED);
     expect(s.after & OPTIMIZED, `after the window: status ${s.after}`).toBe(0);
   });
 
   it('changes nothing in a process that did not ask for the baseline tiers (the tests\' workers)', () => {
-    const s = statusesWhileTyping(false);
+    const s = statusesWhileTyping('none');
     expect(s.before & OPTIMIZED, `status ${s.before}`).toBe(OPTIMIZED);
     expect(s.after & OPTIMIZED, `after the window: status ${s.after}`).toBe(OPTIMIZED);
+  });
+
+  it('changes nothing in the monitor (its q, r and u): the interpreter alone, keys or not', () => {
+    const s = statusesWhileTyping('monitor');
+    expect(s.typing & (OPTIMIZED | BASELINE), `after a key: status ${s.typing}`).toBe(0);
   });
 });
 
@@ -116,7 +127,7 @@ function oldGenerationAroundCheck(promotedMb: number, typing = false): { before:
     globalThis.setTimeout = (fn) => { timeouts.push(fn); return { unref() { return this; } }; };
     globalThis.setInterval = (fn) => { intervals.push(fn); return { unref() { return this; } }; };
     const heap = await import(${JSON.stringify(heap)});
-    if (${typing}) { heap.keepToBaselineTiers(); heap.optimizeWhileTyping(); }
+    if (${typing}) { heap.keepToBaselineTiers({ optimizeWhileTyping: true }); heap.optimizeWhileTyping(); }
     heap.keepYoungGenerationSmall();
     timeouts.find((fn) => String(fn).includes('semi-space'))();
     const used = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space').space_used_size;
@@ -131,8 +142,7 @@ function oldGenerationAroundCheck(promotedMb: number, typing = false): { before:
     intervals[0]();
     console.log(JSON.stringify({ before, after: used() }));
   `;
-  const out = execFileSync(process.execPath, ['--input-type=module', '--eval', script], { encoding: 'utf8' });
-  return JSON.parse(out.trim()) as { before: number; after: number };
+  return runFresh(script);
 }
 
 describe('keepYoungGenerationSmall', () => {
