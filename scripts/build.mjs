@@ -9,8 +9,8 @@
 // react-devtools-core is aliased to an empty module (ink imports it only when DEV is set).
 // string-width is replaced by src/tui/fastStringWidth.ts (same results, faster; see there), and
 // @sindresorhus/is (got's) builds its Intl.ListFormat objects when used, not at load, and got's
-// `node:http2` loads only if HTTP/2 is used, and zod's messages are bundled in English only (see
-// there).
+// `node:http2` loads only if HTTP/2 is used, and zod's messages are bundled in English only, and
+// string-width's, slice-ansi's and wrap-ansi's Unicode tables are built when first used (see there).
 // No source maps: nothing reads them at run time, and they doubled the package.
 // `buildDist(outdir)` is exported so that the benchmarks build their private copy of dist/ exactly
 // the same way, and `bundleOptions(emptyModule)` so that they bundle their fixtures (the bare Ink
@@ -72,6 +72,58 @@ export const lazyListFormatPlugin = {
       }
       return { contents, loader: 'js' };
     });
+  },
+};
+
+/**
+ * The Unicode tables that the terminal-text helpers build when they load, not when they measure:
+ * string-width's `Intl.Segmenter` and its four `\p{…}` regexes (`\p{RGI_Emoji}` with the `v` flag
+ * alone is ~14 ms: V8 builds its string set from ICU when the regex is created), slice-ansi's and
+ * wrap-ansi's segmenters (the first `Intl.Segmenter` of a process loads ICU's break data, ~14 ms).
+ * Every command that prints a table loads string-width, and most lines never need them
+ * (src/tui/fastStringWidth.ts measures the text keydeck draws without them): ~38 ms of the
+ * chunk's load in a `--cpu-prof` of `keydeck keys list`; `keys list` against a local sandbox, 60
+ * runs each, interleaved: 362 → 325 ms (median wall), 428 → 390 ms of CPU.
+ * Here each such `const NAME = EXPR;` becomes `EXPR` built on first use, with the same value; each
+ * use of NAME in the file reads it through that. The build fails if a declaration is not found
+ * exactly once (after an upgrade): look at the new version, then update or drop the entry.
+ */
+export const LAZY_UNICODE_STATICS = [
+  { file: /[\\/]node_modules[\\/]string-width[\\/]index\.js$/, version: /^8\./, names: ['segmenter', 'visibleCharacterRegex', 'spacingMarkRegex', 'rgiEmojiRegex', 'extendedPictographicRegex'] },
+  { file: /[\\/]node_modules[\\/]slice-ansi[\\/]tokenize-ansi\.js$/, names: ['GRAPHEME_SEGMENTER'] },
+  { file: /[\\/]node_modules[\\/]wrap-ansi[\\/]index\.js$/, names: ['segmenter'] },
+];
+
+/** `contents` with each top-level `const NAME = EXPR;` of `names` built on first use (see above). */
+export function lazyStatics(contents, names, where) {
+  let out = contents;
+  for (const name of names) {
+    const declaration = new RegExp(`^const ${name} = (.+);$`, 'gm');
+    const found = [...out.matchAll(declaration)];
+    if (found.length !== 1) throw new Error(`${where}: \`const ${name} = …;\` found ${found.length} times, expected once; see LAZY_UNICODE_STATICS in scripts/build.mjs`);
+    const getter = `${name}$lazy`;
+    const [whole, expression] = found[0];
+    const before = out.slice(0, found[0].index);
+    const after = out.slice(found[0].index + whole.length);
+    const uses = new RegExp(`(?<![\\w$.])${name}(?![\\w$])`, 'g');
+    out = `${before.replace(uses, `${getter}()`)}let ${name}$value; const ${getter} = () => (${name}$value ??= ${expression});${after.replace(uses, `${getter}()`)}`;
+  }
+  return out;
+}
+
+export const lazyUnicodeStaticsPlugin = {
+  name: 'keydeck-lazy-unicode-statics',
+  setup(build) {
+    for (const { file, names, version } of LAZY_UNICODE_STATICS) {
+      build.onLoad({ filter: file }, async (args) => {
+        if (version) {
+          const { version: found } = JSON.parse(await readFile(join(dirname(args.path), 'package.json'), 'utf8'));
+          // Only the version this was written for (older copies nested under other packages are left as they are).
+          if (!version.test(found)) return undefined;
+        }
+        return { contents: lazyStatics(await readFile(args.path, 'utf8'), names, args.path), loader: 'js' };
+      });
+    }
   },
 };
 
@@ -199,7 +251,7 @@ export function bundleOptions(emptyModule) {
       __dirname: '__keydeckDirname',
     },
     alias: { 'react-devtools-core': emptyModule },
-    plugins: [fastStringWidthPlugin, httpByRequirePlugin, lazyListFormatPlugin, lazyHttp2Plugin, englishOnlyZodLocalesPlugin],
+    plugins: [fastStringWidthPlugin, httpByRequirePlugin, lazyListFormatPlugin, lazyHttp2Plugin, englishOnlyZodLocalesPlugin, lazyUnicodeStaticsPlugin],
     // Native or optional at run time: never bundled.
     external: ['keytar', '@lydell/node-pty', 'node-pty'],
     banner: {
