@@ -1,11 +1,50 @@
 /**
- * Builds dist/ once before the suites run, so tests that spawn the built CLI (`dist/cli.js`)
- * always exercise the current sources. esbuild takes well under a second.
+ * Before the suites run: builds dist/ once, so tests that spawn the built CLI always exercise the
+ * current sources (esbuild takes well under a second), then takes the run's snapshot of it, which
+ * the suites that spawn `cli.js` run (test/credentials/harness.ts `cliPath()`). A rebuild of dist/
+ * during the run (a developer's `npm run build`, another run's setup) cannot pull the files from
+ * under them. The snapshot (and the compile cache of the CLI run from it) is removed after the run.
+ *
+ * The snapshot used to be taken by each test file's worker and removed on its process's `exit`,
+ * which vitest's workers do not reach: every `npm test` left some thirty 5 MB copies in the OS temp
+ * dir (2.9 GB after a day of runs here), and ~20 MB of compile-cache entries keyed by their paths.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
 
-export default function setup(): void {
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The run's snapshot of dist/cli.js (see the module comment). */
+    cliSnapshot: string;
+  }
+}
+
+/** Copies dist/ (with package.json, the manual, and node_modules linked for keytar) into `dir`; the path of its cli.js. */
+function snapshotCli(root: string, dir: string): string {
+  symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  copyFileSync(path.join(root, 'package.json'), path.join(dir, 'package.json'));
+  // The manual, which `keydeck help TOPIC` reads beside package.json (as in the package).
+  cpSync(path.join(root, 'docs'), path.join(dir, 'docs'), { recursive: true, filter: (src) => !src.includes(`${path.sep}screens`) });
+  cpSync(path.join(root, 'dist'), path.join(dir, 'dist'), { recursive: true });
+  const cli = path.join(dir, 'dist', 'cli.js');
+  const check = spawnSync(process.execPath, [cli, '--version'], { encoding: 'utf8', timeout: 20_000 });
+  if (check.status !== 0) throw new Error(`the snapshot of dist/ does not run: ${check.stderr || check.error?.message}`);
+  return cli;
+}
+
+export default function setup(project: TestProject): () => void {
   const root = fileURLToPath(new URL('..', import.meta.url));
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+  const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-cli-'));
+  try {
+    project.provide('cliSnapshot', snapshotCli(root, dir));
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return () => rmSync(dir, { recursive: true, force: true });
 }

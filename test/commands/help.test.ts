@@ -9,7 +9,7 @@ import { MANUAL_TOPICS } from '../../src/commands/manualTopics.js';
 import { cliPath } from '../credentials/harness.js';
 
 function keydeck(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [cliPath(), ...args], { encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, [cliPath(), ...args], { encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH, NO_COLOR: '1', NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -4,43 +4,25 @@
  * clean environment (no D-Bus, no KEYDECK_* variables), D-Bus helpers, and the secret scan.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
- * A private snapshot of the built CLI (dist/ as test/global-setup.ts built it), so a rebuild of
- * dist/ during the run (another suite's setup, a developer's `npm run build`) cannot pull the
- * files from under a test. `node_modules` is linked so keytar still resolves. Removed on exit.
+ * The path of the run's snapshot of the built CLI's `cli.js` (test/global-setup.ts takes it right
+ * after the build, so a rebuild of dist/ during the run cannot pull the files from under a test,
+ * and removes it after the run). Node's compile cache (src/cli.ts) is keyed by a file's path: the
+ * CLI run from the snapshot keeps it beside the snapshot, where it goes with it, not in the OS temp
+ * dir where each run's entries would stay (the children's environments copy this process's).
  */
-function snapshotCli(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-cli-'));
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-  copyFileSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
-  // The manual, which `keydeck help TOPIC` reads beside package.json (as in the package).
-  cpSync(path.join(ROOT, 'docs'), path.join(dir, 'docs'), { recursive: true, filter: (src) => !src.includes(`${path.sep}screens`) });
-  const cli = path.join(dir, 'dist', 'cli.js');
-  for (let attempt = 1; ; attempt++) {
-    rmSync(path.join(dir, 'dist'), { recursive: true, force: true });
-    try {
-      cpSync(path.join(ROOT, 'dist'), path.join(dir, 'dist'), { recursive: true });
-      if (spawnSync(process.execPath, [cli, '--version'], { stdio: 'ignore', timeout: 10_000 }).status === 0) return cli;
-    } catch {
-      // dist/ is being rebuilt right now: try again.
-    }
-    if (attempt >= 20) throw new Error('could not take a working snapshot of dist/ (is it being rebuilt in a loop?)');
-    spawnSync('sleep', ['0.5']);
-  }
-}
-let snapshot: string | undefined;
-/** The path of the snapshot's `cli.js` (taken on first use). */
 export function cliPath(): string {
-  snapshot ??= snapshotCli();
-  return snapshot;
+  const cli = inject('cliSnapshot');
+  process.env.NODE_COMPILE_CACHE ??= path.join(path.dirname(path.dirname(cli)), 'compile-cache');
+  return cli;
 }
 
 /** A full key value (prefix + more than the 8 characters of a keyPrefix). */
