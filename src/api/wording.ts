@@ -77,6 +77,34 @@ function checkFirst(s: FailureSituation): string {
   return `${s.op.check ?? 'refresh'} before trying again`;
 }
 
+/**
+ * What a TLS verification failure says about the service's certificate, by Node's (OpenSSL's)
+ * error code; undefined for any other transport code. The handshake fails before the request is
+ * sent, so these always come with "nothing was sent" when the call would change state.
+ */
+function certificateProblem(code: string | undefined): string | undefined {
+  switch (code) {
+    case 'CERT_HAS_EXPIRED':
+    case 'CERT_NOT_YET_VALID':
+      return 'has expired or is not valid yet (check this machine’s clock too)';
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+    case 'HOSTNAME_MISMATCH':
+      return 'is for another host name';
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'UNABLE_TO_GET_ISSUER_CERT':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+    case 'CERT_UNTRUSTED':
+    case 'CERT_REJECTED':
+    case 'CERT_REVOKED':
+    case 'CERT_SIGNATURE_FAILURE':
+      return 'is not signed by an authority this machine trusts';
+    default:
+      return undefined;
+  }
+}
+
 /** The table: one function per error code, the context deciding the words. */
 export const FAILURE_WORDING: { readonly [code in ApiErrorCode]: (s: FailureSituation) => FailureWords } = {
   unauthorized: (s) => ({
@@ -138,21 +166,33 @@ export const FAILURE_WORDING: { readonly [code in ApiErrorCode]: (s: FailureSitu
           headline: 'Offline (no answer in time)',
           state: 'offline',
         },
-  network_error: (s) =>
-    s.op.changesState && s.possiblySent
-      ? {
-          sentence: `The connection to the service failed (${s.transportCode ?? 'network error'}) after the request to ${s.op.what} was sent, so whether it took effect is unknown`,
-          next: checkFirst(s),
-          outcomeUnknown: true,
-          headline: 'Offline',
-          state: 'offline',
-        }
-      : {
-          sentence: `Could not reach the service at ${s.baseUrl} to ${s.op.what} (${s.transportCode ?? 'network error'})`,
-          next: `check the address and the network connection${s.op.changesState ? ' (nothing was sent)' : ''}`,
-          headline: 'Offline',
-          state: 'offline',
-        },
+  network_error: (s) => {
+    if (s.op.changesState && s.possiblySent) {
+      return {
+        sentence: `The connection to the service failed (${s.transportCode ?? 'network error'}) after the request to ${s.op.what} was sent, so whether it took effect is unknown`,
+        next: checkFirst(s),
+        outcomeUnknown: true,
+        headline: 'Offline',
+        state: 'offline',
+      };
+    }
+    const nothingSent = s.op.changesState ? ' (nothing was sent)' : '';
+    const certificate = certificateProblem(s.transportCode);
+    if (certificate !== undefined) {
+      return {
+        sentence: `Could not ${s.op.what}: the TLS certificate of the service at ${s.baseUrl} ${certificate} (${s.transportCode}), so keydeck did not connect`,
+        next: `check the address, or, behind a proxy that inspects TLS, give Node its certificate authority with NODE_EXTRA_CA_CERTS=FILE${nothingSent}`,
+        headline: 'Certificate not trusted',
+        state: 'offline',
+      };
+    }
+    return {
+      sentence: `Could not reach the service at ${s.baseUrl} to ${s.op.what} (${s.transportCode ?? 'network error'})`,
+      next: `check the address and the network connection${nothingSent}`,
+      headline: 'Offline',
+      state: 'offline',
+    };
+  },
   invalid_response: (s) => {
     const words = { headline: 'The service’s answers are unreadable', state: 'bad answers' };
     if (s.redirectTo !== undefined) {

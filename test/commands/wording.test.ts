@@ -62,6 +62,9 @@ const TABLE: Row[] = [
   { condition: 'timeout after a top-up was sent', message: errorFromTimeout(ctx(TOPUP, { timeoutMs: 2500 }), true).message, next: /within 2\.5 s .*check the billing status before trying again/, refusal: false },
   { condition: 'connection refused', message: errorFromNetwork(ctx(LIST), 'ECONNREFUSED', false).message, next: /check the address and the network connection/, refusal: false },
   { condition: 'connection lost after a create was sent', message: errorFromNetwork(ctx(CREATE), 'ECONNRESET', true).message, next: /unknown: list the keys before trying again/, refusal: false },
+  { condition: 'a self-signed certificate (a read)', message: errorFromNetwork(ctx(LIST), 'DEPTH_ZERO_SELF_SIGNED_CERT', false).message, next: /not signed by an authority this machine trusts .*did not connect: check the address, or, behind a proxy that inspects TLS, give Node its certificate authority with NODE_EXTRA_CA_CERTS=FILE\.$/, refusal: false },
+  { condition: 'an expired certificate (a create)', message: errorFromNetwork(ctx(CREATE), 'CERT_HAS_EXPIRED', false).message, next: /has expired or is not valid yet \(check this machine’s clock too\).*NODE_EXTRA_CA_CERTS=FILE \(nothing was sent\)\.$/, refusal: false },
+  { condition: 'a certificate for another host', message: errorFromNetwork(ctx(LIST), 'ERR_TLS_CERT_ALTNAME_INVALID', false).message, next: /is for another host name \(ERR_TLS_CERT_ALTNAME_INVALID\)/, refusal: false },
 ];
 
 describe('the wording table: condition → sentence → next step', () => {
