@@ -38,6 +38,12 @@ export interface KeydeckApiErrorOptions {
    * (the connection failed or timed out after it was sent): it is never retried automatically.
    */
   outcomeUnknown?: boolean;
+  /**
+   * `network_error`: Node's code for the failed connection (`ECONNREFUSED`, `ECONNRESET`,
+   * `DEPTH_ZERO_SELF_SIGNED_CERT`…), so a banner can say "Certificate not trusted" rather than
+   * "Offline".
+   */
+  transportCode?: string;
 }
 
 /**
@@ -52,6 +58,8 @@ export class KeydeckApiError extends Error {
   readonly retryAfterMs?: number;
   readonly field?: string;
   readonly outcomeUnknown?: boolean;
+  /** See {@link KeydeckApiErrorOptions.transportCode}. */
+  readonly transportCode?: string;
 
   constructor(code: ApiErrorCode, message: string, options: KeydeckApiErrorOptions = {}) {
     super(redactSecrets(message));
@@ -60,6 +68,7 @@ export class KeydeckApiError extends Error {
     if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
     if (options.field !== undefined) this.field = options.field;
     if (options.outcomeUnknown) this.outcomeUnknown = true;
+    if (options.transportCode !== undefined) this.transportCode = options.transportCode;
   }
 
   toJSON(): Record<string, unknown> {

@@ -161,7 +161,7 @@ export function errorFromTimeout(ctx: FailureContext, possiblySent: boolean): Ke
 /** The error for a connection that failed (`code` is Node's: ECONNREFUSED, ECONNRESET, …). */
 export function errorFromNetwork(ctx: FailureContext, code: string, possiblySent: boolean): KeydeckApiError {
   const words = failureWords('network_error', { ...situationOf(ctx), possiblySent, transportCode: code });
-  return makeError(ctx, 'network_error', `${failureSentence(words)}.`, words.outcomeUnknown === true ? { outcomeUnknown: true } : {});
+  return makeError(ctx, 'network_error', `${failureSentence(words)}.`, { transportCode: code, ...(words.outcomeUnknown === true && { outcomeUnknown: true }) });
 }
 
 /**

@@ -22,7 +22,8 @@ export function isUnauthorized(error: unknown): boolean {
 /**
  * A connection problem (network_error, timeout, server_error, invalid_response) in a few words, by cause, for the places
  * that are too narrow for the whole sentence (the start of the banner, the header's state):
- * - `headline`: "Offline" (the connection failed), "Offline (no answer in time)" (timeout),
+ * - `headline`: "Offline" (the connection failed), "Certificate not trusted" (TLS refused the
+ *   service's certificate), "Offline (no answer in time)" (timeout),
  *   "The service is failing (HTTP 503)" (5xx), "The service's answers are unreadable" (a body
  *   that is not what §2 documents, e.g. malformed JSON);
  * - `state`: "offline", "service failing" or "bad answers" (followed by "since HH:MM:SS").
@@ -31,9 +32,14 @@ export function isUnauthorized(error: unknown): boolean {
 export function connectionProblemWords(error: unknown): { headline: string; state: string } | undefined {
   const code = errorCode(error);
   if (code !== 'network_error' && code !== 'timeout' && code !== 'server_error' && code !== 'invalid_response') return undefined;
-  const status = (error as { status?: unknown }).status;
+  const { status, transportCode } = error as { status?: unknown; transportCode?: unknown };
   // The short forms are rows of the one wording table (src/api/wording.ts); the operation does not change them.
-  const words = failureWords(code, { op: { name: 'poll', what: 'read', changesState: false }, baseUrl: '', ...(typeof status === 'number' && { status }) });
+  const words = failureWords(code, {
+    op: { name: 'poll', what: 'read', changesState: false },
+    baseUrl: '',
+    ...(typeof status === 'number' && { status }),
+    ...(typeof transportCode === 'string' && { transportCode }),
+  });
   return words.headline !== undefined && words.state !== undefined ? { headline: words.headline, state: words.state } : undefined;
 }
 

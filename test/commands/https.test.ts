@@ -17,6 +17,7 @@ import { ConsumptionKeyListSchema, CreatedConsumptionKeySchema, CreditBalanceSch
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { scripted, type Scripted } from './scripted.js';
 import { binary } from '../metrics/parts.js';
+import { startApp } from '../e2e/pty.js';
 
 const hasOpenssl = binary('openssl') !== undefined;
 if (!hasOpenssl) {
@@ -98,5 +99,21 @@ describe.skipIf(!hasOpenssl)('the built CLI over HTTPS', () => {
     expect(read.stderr).not.toMatch(/nothing was sent/);
     expect(forwarded - before).toBe(0);
     expect(await sb.credits(user)).toMatchObject({ creditKeyCount: 0, remaining: 25 });
+  });
+
+  it('the TUI with the certificate not trusted: its banner says so, with the reason and what to do', { timeout: 40_000 }, async () => {
+    const user = await sb.fundedUser(25);
+    const before = forwarded;
+    const app = startApp({ args: [], env: cli.home.env({ KEYDECK_BASE_URL: url, KEYDECK_TOKEN: user, NODE_EXTRA_CA_CERTS: undefined, TERM: 'xterm-256color' }), columns: 120, rows: 30 });
+    try {
+      await app.waitFor('Certificate not trusted');
+      await app.waitFor((screen) => /not signed by an authority this machine trusts/.test(screen.replace(/\s+/g, ' ')));
+      expect(app.screenText()).not.toMatch(/network connection/);
+      expect(forwarded - before).toBe(0);
+      app.write('q');
+      expect((await app.exited).exitCode).toBe(0);
+    } finally {
+      app.kill();
+    }
   });
 });

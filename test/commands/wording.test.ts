@@ -16,6 +16,7 @@ import {
   type FailureContext,
   type OperationInfo,
 } from '../../src/api/failures.js';
+import { connectionProblemWords } from '../../src/tui/errors.js';
 import { type TestSandbox } from '../sandbox/helpers.js';
 import { type Scripted, useScriptedSandbox } from './scripted.js';
 
@@ -77,6 +78,14 @@ describe('the wording table: condition → sentence → next step', () => {
     expect(row.message).not.toMatch(/\b0 s\b/);
     // A refusal from the service never gets network or address advice.
     if (row.refusal) expect(row.message).not.toMatch(/network|connection|base URL|reach the service/i);
+  });
+});
+
+describe('the short words of the TUI’s banner and header (rows of the same table)', () => {
+  it('name a certificate the machine does not trust, and say Offline for a connection that failed', () => {
+    expect(connectionProblemWords(errorFromNetwork(ctx(LIST), 'DEPTH_ZERO_SELF_SIGNED_CERT', false))).toEqual({ headline: 'Certificate not trusted', state: 'offline' });
+    expect(connectionProblemWords(errorFromNetwork(ctx(CREATE), 'CERT_HAS_EXPIRED', false))).toEqual({ headline: 'Certificate not trusted', state: 'offline' });
+    expect(connectionProblemWords(errorFromNetwork(ctx(LIST), 'ECONNREFUSED', false))).toEqual({ headline: 'Offline', state: 'offline' });
   });
 });
 
