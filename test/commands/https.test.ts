@@ -104,7 +104,9 @@ describe.skipIf(!hasOpenssl)('the built CLI over HTTPS', () => {
   it('the TUI with the certificate not trusted: its banner says so, with the reason and what to do', { timeout: 40_000 }, async () => {
     const user = await sb.fundedUser(25);
     const before = forwarded;
-    const app = startApp({ args: [], env: cli.home.env({ KEYDECK_BASE_URL: url, KEYDECK_TOKEN: user, NODE_EXTRA_CA_CERTS: undefined, TERM: 'xterm-256color' }), columns: 120, rows: 30 });
+    // Without CI: Ink draws no live frame when it believes it runs in CI (is-in-ci).
+    const env = cli.home.env({ KEYDECK_BASE_URL: url, KEYDECK_TOKEN: user, NODE_EXTRA_CA_CERTS: undefined, TERM: 'xterm-256color', CI: undefined });
+    const app = startApp({ args: [], env, columns: 120, rows: 30 });
     try {
       await app.waitFor('Certificate not trusted');
       await app.waitFor((screen) => /not signed by an authority this machine trusts/.test(screen.replace(/\s+/g, ' ')));
