@@ -4,7 +4,6 @@
  * packages do, and build no `Intl.Segmenter` and no `\p{…}` regex when they load, only when a
  * line needs one.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,6 +12,7 @@ import sliceAnsi from 'slice-ansi';
 import stringWidth from 'string-width';
 import wrapAnsi from 'wrap-ansi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInFreshNode } from '../fresh-node.js';
 // @ts-expect-error -- the build script is plain JavaScript without declarations
 import { bundleOptions, lazyStatics } from '../../scripts/build.mjs';
 
@@ -62,7 +62,7 @@ function inFreshNode<T>(body: string): T {
     globalThis.RegExp = new Proxy(RegExp, { construct(target, args) { if (String(args[0]).includes('\\\\p{')) counts.unicodeRegexes++; return Reflect.construct(target, args); } });
     const m = await import(${JSON.stringify(`file://${bundle}`)});
     ${body}`;
-  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', program], { encoding: 'utf8', timeout: 30_000 })) as T;
+  return runInFreshNode<T>(program);
 }
 
 describe('the lazy Unicode tables of the bundle', () => {

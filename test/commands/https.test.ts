@@ -7,32 +7,23 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsumptionKeyListSchema, CreatedConsumptionKeySchema, CreditBalanceSchema } from '../../src/api/schemas.js';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
-import { scripted, type Scripted } from './scripted.js';
-import { binary } from '../metrics/parts.js';
+import { startFaultProxy, type FaultProxy } from '../resilience/fault-proxy.js';
+import { skipUnless } from '../metrics/parts.js';
 import { startApp } from '../e2e/pty.js';
+import { scripted, type Scripted } from './scripted.js';
 
-const hasOpenssl = binary('openssl') !== undefined;
-if (!hasOpenssl) {
-  // CI must run this suite (.ci/run installs openssl).
-  if (process.env.CI) throw new Error('CI must run the HTTPS suite: openssl not found');
-  console.warn('skipped: the HTTPS suite needs openssl to make its certificate (apt install openssl)');
-}
+const hasOpenssl = skipUnless('openssl') === undefined;
 
 let sb: TestSandbox;
 let dir: string;
-let tlsServer: https.Server;
-let url: string;
+/** The TLS endpoint in front of the sandbox: a passing-through fault proxy; its `seen` are the requests that reached it. */
+let endpoint: FaultProxy;
 let cli: Scripted;
-/** Requests the TLS endpoint handed to the sandbox. */
-let forwarded = 0;
 
 beforeAll(async () => {
   if (!hasOpenssl) return;
@@ -44,24 +35,13 @@ beforeAll(async () => {
       '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')],
     { stdio: 'ignore' },
   );
-  const upstream = new URL(sb.url);
-  tlsServer = https.createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) }, (req, res) => {
-    forwarded++;
-    const out = http.request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: { ...req.headers, host: upstream.host } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    out.on('error', () => res.destroy());
-    req.pipe(out);
-  });
-  await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
-  url = `https://127.0.0.1:${(tlsServer.address() as AddressInfo).port}`;
-  cli = scripted(url);
+  endpoint = await startFaultProxy(sb.url, { tls: { key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) } });
+  cli = scripted(endpoint.url);
 });
 afterAll(async () => {
   if (!hasOpenssl) return;
   cli.home.remove();
-  await new Promise((resolve) => tlsServer.close(resolve));
+  await endpoint.close();
   await sb.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -83,7 +63,7 @@ describe.skipIf(!hasOpenssl)('the built CLI over HTTPS', () => {
 
   it('with the certificate not trusted: refuses the connection, says so, and no request reaches the service', async () => {
     const user = await sb.fundedUser(25);
-    const before = forwarded;
+    const before = endpoint.seen.length;
     const [read, create] = await Promise.all([
       cli.run(user, ['billing', 'credits'], { NODE_EXTRA_CA_CERTS: undefined }),
       cli.run(user, ['keys', 'create', '--name', 'never'], { NODE_EXTRA_CA_CERTS: undefined }),
@@ -97,21 +77,20 @@ describe.skipIf(!hasOpenssl)('the built CLI over HTTPS', () => {
     // A create that never connected says so: no "unknown outcome", nothing to check first.
     expect(create.stderr).toMatch(/\(nothing was sent\)\.\n$/);
     expect(read.stderr).not.toMatch(/nothing was sent/);
-    expect(forwarded - before).toBe(0);
+    expect(endpoint.seen.length - before).toBe(0);
     expect(await sb.credits(user)).toMatchObject({ creditKeyCount: 0, remaining: 25 });
   });
 
   it('the TUI with the certificate not trusted: its banner says so, with the reason and what to do', { timeout: 40_000 }, async () => {
     const user = await sb.fundedUser(25);
-    const before = forwarded;
-    // Without CI: Ink draws no live frame when it believes it runs in CI (is-in-ci).
-    const env = cli.home.env({ KEYDECK_BASE_URL: url, KEYDECK_TOKEN: user, NODE_EXTRA_CA_CERTS: undefined, TERM: 'xterm-256color', CI: undefined });
+    const before = endpoint.seen.length;
+    const env = cli.home.env({ KEYDECK_BASE_URL: endpoint.url, KEYDECK_TOKEN: user, NODE_EXTRA_CA_CERTS: undefined, TERM: 'xterm-256color' });
     const app = startApp({ args: [], env, columns: 120, rows: 30 });
     try {
       await app.waitFor('Certificate not trusted');
       await app.waitFor((screen) => /not signed by an authority this machine trusts/.test(screen.replace(/\s+/g, ' ')));
       expect(app.screenText()).not.toMatch(/network connection/);
-      expect(forwarded - before).toBe(0);
+      expect(endpoint.seen.length - before).toBe(0);
       app.write('q');
       expect((await app.exited).exitCode).toBe(0);
     } finally {

@@ -45,13 +45,15 @@ export interface StartAppOptions {
   readonly command?: readonly [file: string, ...args: string[]];
 }
 
-/** Spawns `node dist/cli.js …args` (or `command`) in a pty of `columns` × `rows` (default 100×30). */
+/** Spawns `node dist/cli.js …args` (or `command`) in a pty of `columns` × `rows` (default 100×30), without `CI` in its environment. */
 export function startApp(options: StartAppOptions = {}): PtyApp {
   const columns = options.columns ?? 100;
   const rows = options.rows ?? 30;
   const term = new Terminal({ cols: columns, rows, allowProposedApi: true });
+  // A pseudo-terminal is a user's terminal: the runner's CI marker stays out (under it Ink draws no
+  // live frame, is-in-ci, and the screen would stay blank until exit).
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(options.env ?? process.env)) if (v !== undefined) env[k] = v;
+  for (const [k, v] of Object.entries(options.env ?? process.env)) if (v !== undefined && k !== 'CI') env[k] = v;
   const [file, ...argv] = options.command ?? [process.execPath, CLI, ...(options.args ?? [])];
   const pty = spawn(file, argv, { name: 'xterm-256color', cols: columns, rows, cwd: ROOT, env });
   let out = '';

@@ -1,7 +1,8 @@
 /**
- * Prometheus' own tools in the tests: `promtool` and `prometheus` (Debian package `prometheus`,
- * which `.ci/run` installs). On a developer machine without them the suites say they are skipped;
- * under CI (`CI` set) a missing binary fails the suite instead, so CI always runs them.
+ * The programs the suites need from the machine: Prometheus' own tools, `promtool` and
+ * `prometheus` (Debian package `prometheus`), and `openssl` (the HTTPS suite's certificate), which
+ * `.ci/run` installs. On a developer machine without them the suites say they are skipped; under
+ * CI (`CI` set) a missing binary fails the suite instead, so CI always runs them.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -13,6 +14,9 @@ export function binary(name: string): string | undefined {
   return existsSync(`/usr/bin/${name}`) ? `/usr/bin/${name}` : undefined;
 }
 
+/** The Debian package of each program the suites need (the program's own name when absent). */
+const DEBIAN_PACKAGE: Readonly<Record<string, string>> = { promtool: 'prometheus', prometheus: 'prometheus' };
+
 /**
  * Why a suite needing `names` is skipped here (undefined: all present).
  * @throws Error under CI when one is missing: CI must run these suites
@@ -20,7 +24,8 @@ export function binary(name: string): string | undefined {
 export function skipUnless(...names: string[]): string | undefined {
   const missing = names.filter((n) => binary(n) === undefined);
   if (missing.length === 0) return undefined;
-  const reason = `${missing.join(', ')} not found (apt install prometheus; .ci/run installs it)`;
+  const packages = [...new Set(missing.map((n) => DEBIAN_PACKAGE[n] ?? n))];
+  const reason = `${missing.join(', ')} not found (apt install ${packages.join(' ')}; .ci/run installs it)`;
   if (process.env.CI) throw new Error(`CI must run this suite: ${reason}`);
   console.warn(`skipped: ${reason}`);
   return reason;

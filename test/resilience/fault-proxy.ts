@@ -25,6 +25,7 @@
  * `Authorization`).
  */
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 
 /** Which requests a fault applies to (all when absent). */
@@ -63,7 +64,7 @@ export interface SeenRequest {
 
 /** A running fault proxy. */
 export interface FaultProxy {
-  /** `http://127.0.0.1:PORT`: give it to keydeck as KEYDECK_BASE_URL. Stays the same across kill/revive. */
+  /** `http://127.0.0.1:PORT` (`https://` with `tls`): give it to keydeck as KEYDECK_BASE_URL. Stays the same across kill/revive. */
   readonly url: string;
   /** Switches the fault for every request from now on. */
   set(fault: Fault): void;
@@ -81,8 +82,14 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
+/** Options of {@link startFaultProxy}. */
+export interface FaultProxyOptions {
+  /** Key and certificate (PEM): the proxy speaks HTTPS to keydeck (its `url` is `https://`), plain http upstream. */
+  readonly tls?: { readonly key: string | Buffer; readonly cert: string | Buffer };
+}
+
 /** Starts a proxy to `upstream` (`http://host:port`) on a free loopback port, passing through. */
-export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
+export async function startFaultProxy(upstream: string, options: FaultProxyOptions = {}): Promise<FaultProxy> {
   const target = new URL(upstream);
   const agent = new http.Agent({ keepAlive: true });
   let current: Fault = { kind: 'pass' };
@@ -142,7 +149,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     res.end(body);
   };
 
-  const server = http.createServer((req, res) => {
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const fault = take(req);
     seen.push({ method: req.method ?? 'GET', path: req.url ?? '/', fault: fault.kind, at: Date.now() });
     switch (fault.kind) {
@@ -165,7 +172,8 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
           'retry-after': String(fault.retryAfterSeconds),
         });
     }
-  });
+  };
+  const server = options.tls ? https.createServer(options.tls, handle) : http.createServer(handle);
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -193,7 +201,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   await listen(0);
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     set(fault) {
       current = fault;
       left = 'count' in fault && fault.count !== undefined ? fault.count : Infinity;

@@ -8,9 +8,9 @@
  * not a test worker's); and keepYoungGenerationSmall's check
  * collects the old generation once it has grown by 1 MB (not less, not while someone types).
  */
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { runInFreshNode } from '../fresh-node.js';
 
 const heap = fileURLToPath(new URL('../../src/terminal/heap.ts', import.meta.url));
 
@@ -27,7 +27,7 @@ const HOT = `
 
 /** Runs `script` (an ES module, V8's natives syntax allowed) in a fresh node and parses what it prints. */
 function runFresh<T>(script: string): T {
-  return JSON.parse(execFileSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '--eval', script], { encoding: 'utf8' }).trim()) as T;
+  return runInFreshNode<T>(script, ['--allow-natives-syntax']);
 }
 
 /** V8's optimization status bits of a function made hot (4e5 calls) in a fresh node. */
