@@ -36,7 +36,9 @@ beforeAll(async () => {
     { stdio: 'ignore' },
   );
   endpoint = await startFaultProxy(sb.url, { tls: { key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) } });
-  cli = scripted(endpoint.url);
+  // Child processes: NODE_EXTRA_CA_CERTS is read when a process starts, so a worker thread would
+  // have the test process's authorities, not the ones each run names.
+  cli = scripted(endpoint.url, { runner: 'process' });
 });
 afterAll(async () => {
   if (!hasOpenssl) return;

@@ -23,14 +23,18 @@ export interface Scripted {
   start(token: string | undefined, args: readonly string[], extraEnv?: Record<string, string | undefined>): Streaming;
 }
 
-/** Creates a {@link Scripted} for `baseUrl`; call `home.remove()` when done. */
-export function scripted(baseUrl: string): Scripted {
+/**
+ * Creates a {@link Scripted} for `baseUrl`; call `home.remove()` when done. `runner` overrides how
+ * its one-shot runs start (test/credentials/harness.ts `CLI_RUNNER`): `process` for a suite about
+ * what only a process has (NODE_EXTRA_CA_CERTS, read by Node when the process starts).
+ */
+export function scripted(baseUrl: string, options: { runner?: 'process' | 'worker' } = {}): Scripted {
   const home = makeTempHome();
   const envFor = (token: string | undefined, extra: Record<string, string | undefined> = {}) =>
     home.env({ KEYDECK_BASE_URL: baseUrl, ...(token !== undefined && { KEYDECK_TOKEN: token }), ...extra });
   return {
     home,
-    run: (token, args, extra) => runCli(args, { env: envFor(token, extra) }),
+    run: (token, args, extra) => runCli(args, { env: envFor(token, extra), ...(options.runner && { runner: options.runner }) }),
     start: (token, args, extra) => startCli(args, envFor(token, extra)),
   };
 }

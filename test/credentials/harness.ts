@@ -8,6 +8,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inspect } from 'node:util';
+import { Worker } from 'node:worker_threads';
 import { inject } from 'vitest';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -23,6 +25,15 @@ export function cliPath(): string {
   const cli = inject('cliSnapshot');
   process.env.NODE_COMPILE_CACHE ??= path.join(path.dirname(path.dirname(cli)), 'compile-cache');
   return cli;
+}
+
+/**
+ * `env` with the snapshot's compile cache (see {@link cliPath}): an environment made before the
+ * first `cliPath()` call of the file lacks it, and its run would leave its entries in the temp dir.
+ */
+function withCompileCache(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  cliPath();
+  return { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE, ...env };
 }
 
 /** A full key value (prefix + more than the 8 characters of a keyPrefix). */
@@ -71,11 +82,32 @@ export interface CliResult {
   readonly ms: number;
 }
 
-/** Runs `node dist/cli.js …args` with `env`, writing `input` to stdin (then closing it). */
-export function runCli(args: readonly string[], options: { env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<CliResult> {
+/**
+ * How {@link runCli} starts the built CLI. `process` (KEYDECK_TEST_CLI=process, what .ci/run sets):
+ * `node cli.js …args`, a child process, exactly as a user's shell does. `worker` (the default, the
+ * edit-test loop of `npm test`): the same `cli.js` of the run's snapshot in a worker thread of the
+ * test's process, with its own `process.env`, `process.argv`, stdin, stdout, stderr and exit code.
+ * A worker skips what a new process costs here (~125 ms of CPU of a one-shot command's ~390: exec,
+ * node's bootstrap, the builtins' compilation), and the suite runs the CLI some 500 times this way.
+ * What a worker cannot be, the suites that need it spawn themselves: signals (`startCli`), a
+ * terminal (test/e2e/pty.ts), the Node.js version check of the executable (test/build/), and
+ * test/commands/runner.test.ts checks that both ways give the same code, stdout and stderr.
+ */
+export const CLI_RUNNER: 'process' | 'worker' = process.env.KEYDECK_TEST_CLI === 'process' ? 'process' : 'worker';
+
+/**
+ * Runs `keydeck …args` (the run's snapshot of dist/cli.js) with `env`, writing `input` to stdin
+ * (then closing it), in a child process or a worker thread ({@link CLI_RUNNER}, or `runner`).
+ * Rejects after `timeoutMs` (default 15 s), the CLI killed.
+ */
+export function runCli(args: readonly string[], options: { env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; runner?: 'process' | 'worker' }): Promise<CliResult> {
+  return (options.runner ?? CLI_RUNNER) === 'worker' ? runCliInWorker(args, options) : runCliInProcess(args, options);
+}
+
+function runCliInProcess(args: readonly string[], options: { env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [cliPath(), ...args], { env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliPath(), ...args], { env: withCompileCache(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -90,6 +122,73 @@ export function runCli(args: readonly string[], options: { env: NodeJS.ProcessEn
       resolve({ code, stdout, stderr, ms: performance.now() - started });
     });
     child.stdin.end(options.input ?? '');
+  });
+}
+
+/**
+ * What a worker runs before the CLI: the two things a process has of its own that a worker shares
+ * with the test's process. `os.homedir()` is `$HOME` in a process (libuv reads it first), but a
+ * worker's libuv reads the test process's environment, not the worker's copy: without this, the
+ * CLI would find its data dir (env-paths) in the real home. And stdin: a worker's piped stdin keeps
+ * it alive while data the CLI never reads is pending, where a process exits; so stdin is the input
+ * as a stream of its own, at its end once read, like a pipe the test closed.
+ */
+const WORKER_PRELUDE = `
+const os = require('node:os');
+const { syncBuiltinESMExports } = require('node:module');
+const { Readable } = require('node:stream');
+const { pathToFileURL } = require('node:url');
+const { workerData } = require('node:worker_threads');
+const homedir = os.homedir;
+os.homedir = () => process.env.HOME || homedir();
+syncBuiltinESMExports();
+const stdin = Readable.from(workerData.input ? [Buffer.from(workerData.input)] : [], { objectMode: false });
+Object.defineProperty(process, 'stdin', { configurable: true, enumerable: true, get: () => stdin });
+import(pathToFileURL(workerData.cli).href);
+`;
+
+/**
+ * {@link runCli} in a worker thread. The worker starts as `node cli.js` does: no execArgv, its own
+ * copy of `env` as `process.env`, `args` as its argv, then {@link WORKER_PRELUDE}. It settles once
+ * the worker has exited and its stdout and stderr have ended (a worker's output is flushed on
+ * `process.exit`). An uncaught error ends a process with its stack on stderr and code 1; a worker
+ * reports it as an `error` event, which is written to stderr the way Node writes it, so a test that
+ * forbids stack traces still sees one.
+ */
+function runCliInWorker(args: readonly string[], options: { env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const cli = cliPath();
+    const env = Object.fromEntries(Object.entries(withCompileCache(options.env)).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const worker = new Worker(WORKER_PRELUDE, {
+      eval: true,
+      argv: [...args],
+      env,
+      execArgv: [],
+      stdout: true,
+      stderr: true,
+      workerData: { cli, input: options.input ?? '' },
+    });
+    let stdout = '';
+    let stderr = '';
+    let code: number | null = null;
+    let pending = 3; // stdout's end, stderr's end, the worker's exit
+    const settle = () => {
+      if (--pending > 0) return;
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: performance.now() - started });
+    };
+    worker.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d)).on('end', settle);
+    worker.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d)).on('end', settle);
+    worker.on('error', (error) => (stderr += `${inspect(error)}\n\nNode.js ${process.version}\n`));
+    worker.on('exit', (exitCode) => {
+      code = exitCode;
+      settle();
+    });
+    const timer = setTimeout(() => {
+      void worker.terminate();
+      reject(new Error(`keydeck ${args.join(' ')} did not finish within ${options.timeoutMs ?? 15_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, options.timeoutMs ?? 15_000);
   });
 }
 

@@ -1,0 +1,84 @@
+/**
+ * The two ways the suites run the built CLI (test/credentials/harness.ts `runCli`): a child
+ * process, as a user's shell does, and a worker thread, the edit-test loop's cheaper start. For
+ * each kind of run a suite makes (an answer, a usage error, a refusal, the network down, stdin read
+ * and stdin never read, a file in the home's data dir), both ways give the same exit code, stdout
+ * and stderr, so a suite that passes one way means the same the other. CI runs every suite as
+ * processes (.ci/run sets KEYDECK_TEST_CLI=process).
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, type CliResult } from '../credentials/harness.js';
+import { scripted, UNREACHABLE, useScriptedSandbox, type Scripted } from './scripted.js';
+import type { TestSandbox } from '../sandbox/helpers.js';
+
+let sb: TestSandbox;
+let cli: Scripted;
+useScriptedSandbox((s, c) => ((sb = s), (cli = c)));
+
+/** What a user sees of a run. */
+const seen = (r: CliResult) => ({ code: r.code, stdout: r.stdout, stderr: r.stderr });
+
+/** Runs `args` both ways, one after the other, with the same environment and input. */
+async function both(args: string[], env: NodeJS.ProcessEnv, input?: string) {
+  const inProcess = await runCli(args, { env, input, runner: 'process' });
+  const inWorker = await runCli(args, { env, input, runner: 'worker' });
+  return { inProcess: seen(inProcess), inWorker: seen(inWorker) };
+}
+
+describe('the CLI as a child process and in a worker thread', () => {
+  it('gives the same code, stdout and stderr for answers, usage errors, refusals and a network failure', async () => {
+    const user = await sb.fundedUser(25);
+    await sb.call('POST', '/api/keys', { token: user, body: { name: 'parity' } });
+    const env = (extra: Record<string, string | undefined> = {}) => cli.home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: user, ...extra });
+    const cases: Array<[string[], NodeJS.ProcessEnv, number]> = [
+      [['--version'], env(), 0],
+      [['keys', 'list', '--json'], env(), 0],
+      [['billing', 'credits'], env(), 0],
+      [['keys', 'frobnicate'], env(), 2],
+      [['keys', 'create', '--name', 'x'], env({ KEYDECK_TOKEN: 'mk_NotAKeyOfThisAccount0000' }), 1],
+      [['keys', 'list'], env({ KEYDECK_BASE_URL: UNREACHABLE }), 4],
+    ];
+    for (const [args, e, code] of cases) {
+      const { inProcess, inWorker } = await both(args, e);
+      expect(inProcess.code, `keydeck ${args.join(' ')}: ${inProcess.stderr}`).toBe(code);
+      expect(inWorker, `keydeck ${args.join(' ')}`).toEqual(inProcess);
+    }
+  });
+
+  it('reads stdin to its end, and exits when stdin holds what it never reads', async () => {
+    const session = await sb.newUser();
+    const own = scripted(sb.url);
+    try {
+      // Read: a token on stdin, refused the same way (not a token of this service).
+      const env = own.home.env({ KEYDECK_BASE_URL: sb.url });
+      const read = await both(['auth', 'login', '--token-stdin', '--insecure-storage'], env, 'not-a-token\n');
+      expect(read.inWorker).toEqual(read.inProcess);
+      expect(read.inProcess.code).not.toBe(0);
+      // Never read: `--version` with something on stdin still exits at once, both ways.
+      const unread = await both(['--version'], env, `${session}\n`);
+      expect(unread.inWorker).toEqual(unread.inProcess);
+      expect(unread.inProcess).toMatchObject({ code: 0, stdout: /^\d+\.\d+\.\d+\n$/ });
+    } finally {
+      own.home.remove();
+    }
+  });
+
+  it('keeps its files under the HOME of its environment, not the test process’s', async () => {
+    const user = await sb.fundedUser(0);
+    const own = scripted(sb.url);
+    try {
+      const env = own.home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: user, KEYDECK_CONFIG_DIR: undefined });
+      const journal = path.join(own.home.home, '.local', 'share', 'keydeck', 'topups.db');
+      const topup = await runCli(['billing', 'topup', '--amount', '10', '--method', 'usdc'], { env, runner: 'worker' });
+      expect(topup.code, topup.stderr).toBe(0);
+      expect(existsSync(journal)).toBe(true);
+      const history = await both(['billing', 'history', '--json'], env);
+      expect(history.inWorker).toEqual(history.inProcess);
+      expect(JSON.parse(history.inProcess.stdout)).toHaveLength(1);
+    } finally {
+      own.home.remove();
+    }
+  });
+});
