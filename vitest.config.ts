@@ -43,11 +43,14 @@ export default defineConfig({
     // ~45 % of both cores busy; 3: 135 s; 4: 128 s, not worth the load on timing-sensitive suites).
     maxWorkers: 3,
     env: { NO_COLOR: '1' },
+    // Every suite shares its worker's module cache (`isolate: false`): vitest, Ink, React, zod,
+    // Fastify and the sources are imported once per worker, not once per file. For the process
+    // suites that is a fifth of their run (process project alone, 2 rounds alternating: 216-218 s
+    // and 382-390 s of CPU isolated, 176-181 s and 311-321 s shared). So a suite must not leave
+    // state behind (mocks, globals, timers, servers, children): each cleans up after itself.
+    isolate: false,
     projects: [
-      // In-process suites share their workers' module cache (\`isolate: false\`): Ink, React, zod and
-      // the sources are imported once per worker, not once per file (a fifth of the quick run).
-      // Such a suite must not leave state behind (mocks, globals, timers): each cleans up after itself.
-      { extends: true, test: { name: 'quick', include: ['test/**/*.test.{ts,tsx}'], exclude: PROCESS_SUITES, isolate: false } },
+      { extends: true, test: { name: 'quick', include: ['test/**/*.test.{ts,tsx}'], exclude: PROCESS_SUITES } },
       { extends: true, test: { name: 'process', include: PROCESS_SUITES.map((p) => (p.endsWith('**') ? `${p}/*.test.{ts,tsx}` : p)) } },
     ],
   },

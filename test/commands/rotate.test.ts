@@ -85,6 +85,10 @@ describe('keys rotate', () => {
     await expect.poll(async () => (await listed(user)).find((k) => k.name === 'web')?.lastUsedAt ?? null, { timeout: 10_000 }).not.toBeNull();
     // No destination given: keydeck delivered "web" into the file, so the successor goes there too.
     const r = await cli.run(user, ['keys', 'rotate', 'web', '--old', 'deactivate', '--wait-idle', '30s', '--idle-for', '3s'], dataEnv());
+    // The application goes on after the old key is deactivated: a request with the successor after
+    // the rotation ended, before it is stopped (so its counts cover the time after, too).
+    const rotated = Date.now();
+    await expect.poll(async () => Date.parse((await listed(user)).find((k) => k.name === 'web-r2')?.lastUsedAt ?? '') || 0, { timeout: 10_000 }).toBeGreaterThan(rotated);
     const counts = await app.stop();
     expect(r.code, r.stderr).toBe(0);
     expect(counts.failed, JSON.stringify(counts.failures)).toBe(0);
