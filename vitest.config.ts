@@ -41,6 +41,8 @@ export default defineConfig({
     // Three files at once on this 2-core machine: most suites wait (on servers, pseudo-terminals,
     // child processes, Retry-After), so a third worker fills the idle CPU (2 workers: 175 s and
     // ~45 % of both cores busy; 3: 135 s; 4: 128 s, not worth the load on timing-sensitive suites).
+    // Measured again on 3197f6a, the whole suite, 2 rounds alternating: 4 workers 213 and 201 s,
+    // 3 workers 228 and 203 s; the CPU is ~90 % busy either way, so a fourth gains nothing sure.
     maxWorkers: 3,
     env: { NO_COLOR: '1' },
     // Every suite shares its worker's module cache (`isolate: false`): vitest, Ink, React, zod,
