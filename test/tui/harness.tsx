@@ -13,6 +13,8 @@ import path from 'node:path';
 import { KeydeckClient } from '../../src/api/client.js';
 import { createCredentialStore, type CredentialStore } from '../../src/credentials/index.js';
 import { App } from '../../src/tui/App.js';
+import { TopUpJournal } from '../../src/billing/journal.js';
+import { defaultTopUpDeps, TopUpDepsProvider } from '../../src/tui/flows/topup/TopUpDeps.js';
 import type { SessionState } from '../../src/tui/contexts/SessionContext.js';
 import type { AppServices, CopyOutcome } from '../../src/tui/services.js';
 import { renderTui, type TuiHandle } from './render.js';
@@ -114,10 +116,22 @@ export function readySession(baseUrl: string, token: string): SessionState {
 
 /** Renders the app with `services` at `columns` × `rows`. */
 export function renderApp(services: AppServices, options: { session?: SessionState; columns?: number; rows?: number } = {}): TuiHandle {
-  const ui = renderTui(<App services={services} {...(options.session && { initialSession: options.session })} />, {
-    columns: options.columns ?? 80,
-    rows: options.rows ?? 24,
+  // The top-up record of this test, not the real user data dir's (the app's default journal is the
+  // platform's, ~/.local/share/keydeck/topups.db: the tests used to write there).
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'keydeck-tui-data-'));
+  const deps = { ...defaultTopUpDeps(), journal: new TopUpJournal({ path: path.join(dataDir, 'topups.db') }) };
+  const ui = renderTui(
+    <TopUpDepsProvider deps={deps}>
+      <App services={services} {...(options.session && { initialSession: options.session })} />
+    </TopUpDepsProvider>,
+    {
+      columns: options.columns ?? 80,
+      rows: options.rows ?? 24,
+    },
+  );
+  onTestFinished(() => {
+    ui.unmount();
+    rmSync(dataDir, { recursive: true, force: true });
   });
-  onTestFinished(() => ui.unmount());
   return ui;
 }
