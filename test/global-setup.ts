@@ -46,5 +46,14 @@ export default function setup(project: TestProject): () => void {
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  return () => rmSync(dir, { recursive: true, force: true });
+  // Node's compile cache (src/cli.ts) is keyed by a file's path, so the entries of the snapshot's
+  // files would stay in the OS temp dir after it is gone: every CLI this run starts (the workers
+  // inherit this environment, and the CLI's from them) keeps its cache beside the snapshot instead.
+  const before = process.env.NODE_COMPILE_CACHE;
+  process.env.NODE_COMPILE_CACHE = path.join(dir, 'compile-cache');
+  return () => {
+    if (before === undefined) delete process.env.NODE_COMPILE_CACHE;
+    else process.env.NODE_COMPILE_CACHE = before;
+    rmSync(dir, { recursive: true, force: true });
+  };
 }

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
-import { cliPath, makeTempHome, runCli, type CliResult, type TempHome } from '../credentials/harness.js';
+import { cliPath, makeTempHome, runCli, type CliResult, type CliRunner, type TempHome } from '../credentials/harness.js';
 
 export { FULL_KEY } from '../credentials/harness.js';
 export type { CliResult, TempHome };
@@ -28,7 +28,7 @@ export interface Scripted {
  * its one-shot runs start (test/credentials/harness.ts `CLI_RUNNER`): `process` for a suite about
  * what only a process has (NODE_EXTRA_CA_CERTS, read by Node when the process starts).
  */
-export function scripted(baseUrl: string, options: { runner?: 'process' | 'worker' } = {}): Scripted {
+export function scripted(baseUrl: string, options: { runner?: CliRunner } = {}): Scripted {
   const home = makeTempHome();
   const envFor = (token: string | undefined, extra: Record<string, string | undefined> = {}) =>
     home.env({ KEYDECK_BASE_URL: baseUrl, ...(token !== undefined && { KEYDECK_TOKEN: token }), ...extra });

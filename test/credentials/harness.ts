@@ -1,7 +1,8 @@
 /**
  * Test harness of the credential, config and auth suites: a temp HOME + config dir per test,
- * the built CLI (a snapshot of `dist/`, built by test/global-setup.ts) run as a child process with a
- * clean environment (no D-Bus, no KEYDECK_* variables), D-Bus helpers, and the secret scan.
+ * the built CLI (a snapshot of `dist/`, built by test/global-setup.ts) run as a child process or in
+ * a worker thread ({@link runCli}) with a clean environment (no D-Bus, no KEYDECK_* variables),
+ * D-Bus helpers, and the secret scan.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -17,23 +18,10 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /**
  * The path of the run's snapshot of the built CLI's `cli.js` (test/global-setup.ts takes it right
  * after the build, so a rebuild of dist/ during the run cannot pull the files from under a test,
- * and removes it after the run). Node's compile cache (src/cli.ts) is keyed by a file's path: the
- * CLI run from the snapshot keeps it beside the snapshot, where it goes with it, not in the OS temp
- * dir where each run's entries would stay (the children's environments copy this process's).
+ * and removes it after the run, with the compile cache it points NODE_COMPILE_CACHE at).
  */
 export function cliPath(): string {
-  const cli = inject('cliSnapshot');
-  process.env.NODE_COMPILE_CACHE ??= path.join(path.dirname(path.dirname(cli)), 'compile-cache');
-  return cli;
-}
-
-/**
- * `env` with the snapshot's compile cache (see {@link cliPath}): an environment made before the
- * first `cliPath()` call of the file lacks it, and its run would leave its entries in the temp dir.
- */
-function withCompileCache(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  cliPath();
-  return { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE, ...env };
+  return inject('cliSnapshot');
 }
 
 /** A full key value (prefix + more than the 8 characters of a keyPrefix). */
@@ -93,28 +81,48 @@ export interface CliResult {
  * terminal (test/e2e/pty.ts), the Node.js version check of the executable (test/build/), and
  * test/commands/runner.test.ts checks that both ways give the same code, stdout and stderr.
  */
-export const CLI_RUNNER: 'process' | 'worker' = process.env.KEYDECK_TEST_CLI === 'process' ? 'process' : 'worker';
+export const CLI_RUNNER: CliRunner = process.env.KEYDECK_TEST_CLI === 'process' ? 'process' : 'worker';
+
+/** Where {@link runCli} runs the CLI (see {@link CLI_RUNNER}). */
+export type CliRunner = 'process' | 'worker';
+
+/** Options of {@link runCli}. */
+export interface RunCliOptions {
+  /** The CLI's whole environment. */
+  readonly env: NodeJS.ProcessEnv;
+  /** Written to stdin, which is then closed (default: nothing). */
+  readonly input?: string;
+  /** Default 15,000. */
+  readonly timeoutMs?: number;
+  /** Default {@link CLI_RUNNER}. */
+  readonly runner?: CliRunner;
+}
 
 /**
  * Runs `keydeck …args` (the run's snapshot of dist/cli.js) with `env`, writing `input` to stdin
  * (then closing it), in a child process or a worker thread ({@link CLI_RUNNER}, or `runner`).
  * Rejects after `timeoutMs` (default 15 s), the CLI killed.
  */
-export function runCli(args: readonly string[], options: { env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; runner?: 'process' | 'worker' }): Promise<CliResult> {
+export function runCli(args: readonly string[], options: RunCliOptions): Promise<CliResult> {
   return (options.runner ?? CLI_RUNNER) === 'worker' ? runCliInWorker(args, options) : runCliInProcess(args, options);
 }
 
-function runCliInProcess(args: readonly string[], options: { env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<CliResult> {
+/** The error of a run that outlived its `timeoutMs`, with what it had written. */
+function timedOut(args: readonly string[], options: RunCliOptions, stdout: string, stderr: string): Error {
+  return new Error(`keydeck ${args.join(' ')} did not finish within ${options.timeoutMs ?? 15_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`);
+}
+
+function runCliInProcess(args: readonly string[], options: RunCliOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [cliPath(), ...args], { env: withCompileCache(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliPath(), ...args], { env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`keydeck ${args.join(' ')} did not finish within ${options.timeoutMs ?? 15_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+      reject(timedOut(args, options, stdout, stderr));
     }, options.timeoutMs ?? 15_000);
     child.on('error', reject);
     child.on('close', (code) => {
@@ -155,11 +163,10 @@ import(pathToFileURL(workerData.cli).href);
  * reports it as an `error` event, which is written to stderr the way Node writes it, so a test that
  * forbids stack traces still sees one.
  */
-function runCliInWorker(args: readonly string[], options: { env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number }): Promise<CliResult> {
+function runCliInWorker(args: readonly string[], options: RunCliOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const cli = cliPath();
-    const env = Object.fromEntries(Object.entries(withCompileCache(options.env)).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const env = Object.fromEntries(Object.entries(options.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
     const worker = new Worker(WORKER_PRELUDE, {
       eval: true,
       argv: [...args],
@@ -167,7 +174,7 @@ function runCliInWorker(args: readonly string[], options: { env: NodeJS.ProcessE
       execArgv: [],
       stdout: true,
       stderr: true,
-      workerData: { cli, input: options.input ?? '' },
+      workerData: { cli: cliPath(), input: options.input ?? '' },
     });
     let stdout = '';
     let stderr = '';
@@ -187,7 +194,7 @@ function runCliInWorker(args: readonly string[], options: { env: NodeJS.ProcessE
     });
     const timer = setTimeout(() => {
       void worker.terminate();
-      reject(new Error(`keydeck ${args.join(' ')} did not finish within ${options.timeoutMs ?? 15_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+      reject(timedOut(args, options, stdout, stderr));
     }, options.timeoutMs ?? 15_000);
   });
 }

@@ -114,12 +114,18 @@ export function readySession(baseUrl: string, token: string): SessionState {
   return { phase: 'ready', baseUrl, credential: { token, origin: 'memory' }, rejected: false };
 }
 
-/** Renders the app with `services` at `columns` × `rows`. */
+/** A top-up journal in a fresh temp dir, and its removal. */
+export function tempJournal(): { journal: TopUpJournal; dir: string; cleanup(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-billing-'));
+  return { journal: new TopUpJournal({ path: path.join(dir, 'topups.db') }), dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Renders the app with `services` at `columns` × `rows`, with its own {@link tempJournal}. */
 export function renderApp(services: AppServices, options: { session?: SessionState; columns?: number; rows?: number } = {}): TuiHandle {
   // The top-up record of this test, not the real user data dir's (the app's default journal is the
   // platform's, ~/.local/share/keydeck/topups.db: the tests used to write there).
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'keydeck-tui-data-'));
-  const deps = { ...defaultTopUpDeps(), journal: new TopUpJournal({ path: path.join(dataDir, 'topups.db') }) };
+  const { journal, cleanup } = tempJournal();
+  const deps = { ...defaultTopUpDeps(), journal };
   const ui = renderTui(
     <TopUpDepsProvider deps={deps}>
       <App services={services} {...(options.session && { initialSession: options.session })} />
@@ -131,7 +137,7 @@ export function renderApp(services: AppServices, options: { session?: SessionSta
   );
   onTestFinished(() => {
     ui.unmount();
-    rmSync(dataDir, { recursive: true, force: true });
+    cleanup();
   });
   return ui;
 }

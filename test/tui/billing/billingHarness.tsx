@@ -5,15 +5,13 @@
  * endpoint and to read figures off the screen.
  */
 import type { AccountClient } from '../../../src/tui/services.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { TopUpJournal } from '../../../src/billing/journal.js';
 import { simulateUsdcTransfer } from '../../../src/api/sandbox-sim.js';
 import { App } from '../../../src/tui/App.js';
 import { TopUpDepsProvider, type TopUpDeps } from '../../../src/tui/flows/topup/TopUpDeps.js';
 import type { AppServices } from '../../../src/tui/services.js';
 import { readySession, testServices, noKeychainStore, type TestSandbox } from '../harness.js';
+export { tempJournal } from '../harness.js';
 import { KEYS, renderTui, type TuiHandle } from '../render.js';
 
 /** Recording dependencies of the Billing pane. */
@@ -21,12 +19,6 @@ export interface RecordingDeps extends TopUpDeps {
   readonly opened: string[];
   readonly bells: { count: number };
   readonly simulated: string[];
-}
-
-/** A journal in a fresh temp dir, and its removal. */
-export function tempJournal(): { journal: TopUpJournal; dir: string; cleanup(): void } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-billing-'));
-  return { journal: new TopUpJournal({ path: path.join(dir, 'topups.db') }), dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** Dependencies around `journal` that record what they are asked to do. */
