@@ -14,11 +14,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { REQUIRED_NODE, nodeIsRecentEnough, oldNodeSentence } from '../../src/node-version.js';
+import { cliPath } from '../credentials/harness.js';
 import { startTestSandbox } from '../sandbox/helpers.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const DIST = path.join(ROOT, 'dist');
-const CLI = path.join(DIST, 'cli.js');
+/** dist/ as test/global-setup.ts built it: the run's snapshot (a rebuild meanwhile cannot change it under the test). */
+const CLI = cliPath();
+const DIST = path.dirname(CLI);
 
 /** Every JavaScript file of dist/ but the executable and main.js (they run the command line when loaded). */
 function importableFiles(): string[] {

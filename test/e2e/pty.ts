@@ -1,18 +1,23 @@
 /**
- * Drives the built CLI (`dist/cli.js`) in a real pseudo-terminal (@lydell/node-pty) and reads
- * the screen the way a terminal shows it (@xterm/headless). Keeps every byte written, so tests
- * can check how the output ends (alternate screen left, cursor shown).
+ * Drives the built CLI (the run's snapshot of `dist/cli.js`) in a real pseudo-terminal
+ * (@lydell/node-pty) and reads the screen the way a terminal shows it (@xterm/headless). Keeps
+ * every byte written, so tests can check how the output ends (alternate screen left, cursor shown).
  */
 import { spawn, type IPty } from '@lydell/node-pty';
 import xtermHeadless from '@xterm/headless';
 import { fileURLToPath } from 'node:url';
+import { cliPath } from '../credentials/harness.js';
 
 const { Terminal } = xtermHeadless;
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** The built CLI. */
-export const CLI = `${ROOT}dist/cli.js`;
+/**
+ * The built CLI: the run's snapshot of dist/cli.js (test/global-setup.ts), as every suite runs it,
+ * so a rebuild of dist/ meanwhile (a developer's `npm run build`, another run's set-up) cannot
+ * change the program under a TUI the suite has started.
+ */
+export const CLI = cliPath();
 
 /** A running keydeck in a pty. */
 export interface PtyApp {
@@ -45,7 +50,7 @@ export interface StartAppOptions {
   readonly command?: readonly [file: string, ...args: string[]];
 }
 
-/** Spawns `node dist/cli.js …args` (or `command`) in a pty of `columns` × `rows` (default 100×30), without `CI` in its environment. */
+/** Spawns `node CLI …args` (or `command`) in a pty of `columns` × `rows` (default 100×30), without `CI` in its environment. */
 export function startApp(options: StartAppOptions = {}): PtyApp {
   const columns = options.columns ?? 100;
   const rows = options.rows ?? 30;

@@ -11,22 +11,21 @@
  *   (keydeck's own earlier verify, with the total of top-ups risen by its amount since), with the
  *   credited amount in the list; the same through `keydeck billing verify`.
  */
-import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { toChecksumAddress } from '../../src/billing/eip681.js';
-import { CLI, ROOT, startApp, type PtyApp } from '../e2e/pty.js';
+import { runCli } from '../credentials/harness.js';
+import { startApp, type PtyApp } from '../e2e/pty.js';
 import { CALL_TIMEOUT_MS, POLL_SECONDS, startUpstream, waitForData, type Upstream } from './harness.js';
 import { useRig } from './scenario.js';
 
 const VERIFY = { method: 'POST', path: '/api/billing/verify-topup' } as const;
 
-/** Runs `keydeck …args` (the built CLI) with the rig's environment: another shell on the same data dir. */
-function cli(env: NodeJS.ProcessEnv, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { cwd: ROOT, env, timeout: 40_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? -1) : 0, stdout, stderr }),
-    );
-  });
+/**
+ * Runs `keydeck …args` (the built CLI, test/credentials/harness.ts `runCli`: a worker thread in
+ * `npm test`, a process in CI) with the rig's environment: another shell on the same data dir.
+ */
+function cli(env: NodeJS.ProcessEnv, args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return runCli(args, { env, timeoutMs: 40_000 });
 }
 
 interface HistoryItem {

@@ -6,9 +6,8 @@
  * recovers by itself when the fault ends. The scriptable commands meet held answers too: they
  * give up at KEYDECK_TIMEOUT_MS with exit 4.
  */
-import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { CLI, ROOT } from '../e2e/pty.js';
+import { runCli } from '../credentials/harness.js';
 import { CALL_TIMEOUT_MS, CREDIT_KEY_NAME, startUpstream, SUBSCRIPTION_KEY_NAME } from './harness.js';
 import { runFaultScenario, useRig } from './scenario.js';
 
@@ -69,11 +68,7 @@ describe.concurrent('network faults', () => {
     // Held longer than the client's default deadline (10 s): only KEYDECK_TIMEOUT_MS ends it sooner.
     upstream.proxy.set({ kind: 'delay', ms: 30_000 });
     const started = Date.now();
-    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      execFile(process.execPath, [CLI, 'keys', 'list'], { cwd: ROOT, env: upstream.env, timeout: 40_000 }, (error, _stdout, stderr) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stderr }),
-      );
-    });
+    const result = await runCli(['keys', 'list'], { env: upstream.env, timeoutMs: 40_000 });
     const elapsed = Date.now() - started;
     expect(result.code).toBe(4);
     expect(result.stderr).toContain(`did not answer within ${CALL_TIMEOUT_MS / 1000} s`);

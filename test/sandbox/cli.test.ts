@@ -1,23 +1,19 @@
 /**
- * `keydeck sandbox` from the built CLI (dist/cli.js, built by test/global-setup.ts): the two
- * stdout lines, a working server, the request log on stderr, a clean exit 0 on SIGTERM and
- * SIGINT, the same session token after a restart with the same database, and `--dialect`.
- *
- * The built package (dist/ and package.json) is copied to a temp dir first and run from there,
- * so a concurrent rebuild of dist/ by another suite cannot pull files from under the test.
+ * `keydeck sandbox` from the built CLI (the run's snapshot of dist/cli.js, built and copied by
+ * test/global-setup.ts, so a rebuild of dist/ meanwhile cannot pull files from under the test):
+ * the two stdout lines, a working server, the request log on stderr, a clean exit 0 on SIGTERM
+ * and SIGINT, the same session token after a restart with the same database, and `--dialect`.
  */
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cliPath } from '../credentials/harness.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'keydeck-sandbox-cli-'));
-const pkg = join(dir, 'pkg');
-const cli = join(pkg, 'dist', 'cli.js');
+const cli = cliPath();
 
 interface Running {
   child: ChildProcessWithoutNullStreams;
@@ -55,23 +51,6 @@ async function started(running: Running): Promise<{ url: string; token: string }
   return { url: url!, token: token! };
 }
 
-beforeAll(async () => {
-  // Another suite may be rebuilding dist/ at this very moment: copy until the copy runs.
-  for (let attempt = 0; attempt < 50; attempt++) {
-    try {
-      rmSync(pkg, { recursive: true, force: true });
-      cpSync(join(root, 'dist'), join(pkg, 'dist'), { recursive: true });
-      cpSync(join(root, 'package.json'), join(pkg, 'package.json'));
-      const usage = spawnSync(process.execPath, [cli, 'sandbox', '--port', 'bad']);
-      const loads = spawnSync(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(join(pkg, 'dist', 'sandbox.js'))})`]);
-      if (usage.status === 2 && loads.status === 0) return;
-    } catch {
-      // dist/ was being rewritten: try again.
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('could not copy a working dist/');
-});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('keydeck sandbox', () => {

@@ -12,6 +12,7 @@ import type { MonitorSettings } from '../../../src/billing/settings.js';
 import { monitorCommand } from '../../../src/commands/monitor.js';
 import { CommandFailure } from '../../../src/commands/output.js';
 import { runMonitor } from '../../../src/tui/panes/billing/monitor/runMonitor.js';
+import { cliPath } from '../../credentials/harness.js';
 import { startTestSandbox, type TestSandbox } from '../harness.js';
 import { FakeStdin, FakeStdout } from '../render.js';
 import { spend } from './billingHarness.js';
@@ -130,7 +131,7 @@ describe('keydeck monitor (command)', () => {
   });
 
   it('the built CLI exits 2 for --interval below 2 s and when not on a terminal', () => {
-    const cli = path.resolve('dist/cli.js');
+    const cli = cliPath();
     const env = { ...process.env, KEYDECK_CONFIG_DIR: configDir, KEYDECK_TOKEN: 'mk_testtesttest', KEYDECK_BASE_URL: sandbox.url };
     const bad = spawnSync(process.execPath, [cli, 'monitor', '--interval', '1'], { env, encoding: 'utf8', timeout: 20_000 });
     expect(bad.status).toBe(2);
