@@ -36,6 +36,8 @@ const PROCESS_SUITES = [
 export default defineConfig({
   test: {
     globalSetup: ['test/global-setup.ts'],
+    // Where the CLI runs keep their compile cache (test/compile-cache.ts).
+    setupFiles: ['test/compile-cache.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Three files at once on this 2-core machine: most suites wait (on servers, pseudo-terminals,
@@ -43,6 +45,8 @@ export default defineConfig({
     // ~45 % of both cores busy; 3: 135 s; 4: 128 s, not worth the load on timing-sensitive suites).
     // Measured again on 3197f6a, the whole suite, 2 rounds alternating: 4 workers 213 and 201 s,
     // 3 workers 228 and 203 s; the CPU is ~90 % busy either way, so a fourth gains nothing sure.
+    // And on 8e8ffce: 4 workers 211 and 213 s (386 and 394 s of CPU), 3 workers 207 and 192 s
+    // (365 and 329 s): the fourth adds CPU time (more contention) and no speed.
     maxWorkers: 3,
     env: { NO_COLOR: '1' },
     // Every suite shares its worker's module cache (`isolate: false`): vitest, Ink, React, zod,

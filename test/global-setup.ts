@@ -20,6 +20,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The run's snapshot of dist/cli.js (see the module comment). */
     cliSnapshot: string;
+    /** The compile cache of the CLI runs, beside the snapshot (test/compile-cache.ts). */
+    cliCompileCache: string;
   }
 }
 
@@ -47,13 +49,11 @@ export default function setup(project: TestProject): () => void {
     throw error;
   }
   // Node's compile cache (src/cli.ts) is keyed by a file's path, so the entries of the snapshot's
-  // files would stay in the OS temp dir after it is gone: every CLI this run starts (the workers
-  // inherit this environment, and the CLI's from them) keeps its cache beside the snapshot instead.
-  const before = process.env.NODE_COMPILE_CACHE;
-  process.env.NODE_COMPILE_CACHE = path.join(dir, 'compile-cache');
-  return () => {
-    if (before === undefined) delete process.env.NODE_COMPILE_CACHE;
-    else process.env.NODE_COMPILE_CACHE = before;
-    rmSync(dir, { recursive: true, force: true });
-  };
+  // files would stay in the OS temp dir after it is gone: every CLI this run starts keeps its cache
+  // beside the snapshot instead (test/compile-cache.ts, in each worker). Not in this process's
+  // environment: vitest's workers would inherit it at their start and cache their own modules there
+  // too (some 1,500 entries of node_modules a run, written as they exit, never read again), and,
+  // as they exit while the directory is removed, left it half removed in the OS temp dir.
+  project.provide('cliCompileCache', path.join(dir, 'compile-cache'));
+  return () => rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 }
