@@ -36,8 +36,9 @@ const PROCESS_SUITES = [
 export default defineConfig({
   test: {
     globalSetup: ['test/global-setup.ts'],
-    // Where the CLI runs keep their compile cache (test/compile-cache.ts).
-    setupFiles: ['test/compile-cache.ts'],
+    // Where the CLI runs keep their compile cache (test/compile-cache.ts); with `npm run test:cpu`
+    // (scripts/suite-cpu.mjs), what each file costs in CPU time.
+    setupFiles: ['test/compile-cache.ts', ...(process.env.KEYDECK_TEST_CPU ? ['test/cpu-probe.ts'] : [])],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Three files at once on this 2-core machine: most suites wait (on servers, pseudo-terminals,

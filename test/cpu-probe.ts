@@ -1,0 +1,38 @@
+/**
+ * A setup file of `npm run test:cpu` (scripts/suite-cpu.mjs), loaded only when KEYDECK_TEST_CPU
+ * names a file (vitest.config.ts): appends one line per test file to it, with what the file cost
+ * from its first hook to its last. Tab-separated: the file, its project, the CPU time of the
+ * test's process in ms (user + system, the CLI runs in its worker threads included), the CPU time
+ * of its child processes that ended meanwhile in ms (the CLI and TUI runs as processes, the
+ * sandboxes, npm, anvil, D-Bus: Linux's /proc/self/stat, 0 elsewhere), and the wall time in ms.
+ * Files share their worker, so a file's module imports before its first hook are not counted.
+ */
+import { appendFileSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+
+/** CPU time of the children this process has waited for, ms (0 where /proc is not). */
+function childrenCpuMs(): number {
+  try {
+    // After the command name's closing parenthesis: state, ppid, … utime, stime, cutime (14th), cstime (15th).
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * (1000 / 100);
+  } catch {
+    return 0;
+  }
+}
+
+let started: { cpu: NodeJS.CpuUsage; children: number; at: number } | undefined;
+
+beforeAll(() => {
+  started = { cpu: process.cpuUsage(), children: childrenCpuMs(), at: performance.now() };
+});
+
+afterAll(({}, suite) => {
+  const out = process.env.KEYDECK_TEST_CPU;
+  if (!out || !started) return;
+  const cpu = process.cpuUsage(started.cpu);
+  const file = path.relative(process.cwd(), suite.file.filepath);
+  const row = [file, suite.file.projectName ?? '', Math.round((cpu.user + cpu.system) / 1000), Math.round(childrenCpuMs() - started.children), Math.round(performance.now() - started.at)];
+  appendFileSync(out, `${row.join('\t')}\n`);
+});
