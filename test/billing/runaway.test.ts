@@ -180,7 +180,10 @@ describe('the tracker against the sandbox', () => {
       await clients[0]!.billing.credits();
       const first = await trackers[0]!.refresh('auto');
       expect(first.alerts).toHaveLength(1);
-      expect(first.alerts[0]).toMatchObject({ keyId: steadyKey.id, name: 'steady', judgement: { kind: 'runaway', usdPerHour: 5, baselineUsdPerHour: 0.5 } });
+      // The sandbox's clock is real time plus what the test advanced, and the service's Date header
+      // counts whole seconds: a second that ticks between two reads makes those 2 hours 7,201 s.
+      const rate = (usdPerHour: number) => expect.closeTo(usdPerHour, 2);
+      expect(first.alerts[0]).toMatchObject({ keyId: steadyKey.id, name: 'steady', judgement: { kind: 'runaway', usdPerHour: rate(5), baselineUsdPerHour: rate(0.5) } });
       // The other process takes the kept answer up: the same episode, not told again.
       trackers[1]!.load();
       await sb.advance(60);
