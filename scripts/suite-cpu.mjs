@@ -4,15 +4,16 @@
 // (in-process work and the CLI runs in worker threads) and of its child processes (the CLI and
 // the TUI as processes, sandboxes, npm, anvil, D-Bus), with the wall time. On a CPU-bound
 // machine these, not the wall times of single files, say what would make `npm test` faster.
-// The rows are kept in a file of the OS temp dir, whose path is printed. Exits with vitest's code.
+// The rows stay in node_modules/.cache/keydeck/suite-cpu.tsv until the next run. Exits with vitest's code.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const out = join(mkdtempSync(join(tmpdir(), 'keydeck-suite-cpu-')), 'files.tsv');
+const out = join(root, 'node_modules', '.cache', 'keydeck', 'suite-cpu.tsv');
+mkdirSync(dirname(out), { recursive: true });
+rmSync(out, { force: true });
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
 const run = spawnSync(process.execPath, [vitest, 'run', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit', env: { ...process.env, KEYDECK_TEST_CPU: out } });
 

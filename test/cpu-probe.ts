@@ -14,8 +14,9 @@ import { afterAll, beforeAll } from 'vitest';
 /** CPU time of the children this process has waited for, ms (0 where /proc is not). */
 function childrenCpuMs(): number {
   try {
-    // After the command name's closing parenthesis: state, ppid, … utime, stime, cutime (14th), cstime (15th).
-    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    // After the command name (which may hold ") "), from state on: cutime and cstime are fields 16 and 17 of proc(5).
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[13]) + Number(fields[14])) * (1000 / 100);
   } catch {
     return 0;

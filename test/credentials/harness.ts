@@ -76,7 +76,7 @@ export interface CliResult {
  * edit-test loop of `npm test`): the same `cli.js` of the run's snapshot in a worker thread of the
  * test's process, with its own `process.env`, `process.argv`, stdin, stdout, stderr and exit code.
  * A worker skips what a new process costs here (~125 ms of CPU of a one-shot command's ~390: exec,
- * node's bootstrap, the builtins' compilation), and the suites run the CLI about 450 times this way (and ~160 times as processes).
+ * node's bootstrap, the builtins' compilation), and the suites run the CLI about 460 times this way (and ~140 times as processes, 72 of them in a pseudo-terminal).
  * What a worker cannot be, the suites that need it spawn themselves: signals (`startCli`), a
  * terminal (test/e2e/pty.ts), the Node.js version check of the executable (test/build/), and
  * test/commands/runner.test.ts checks that both ways give the same code, stdout and stderr.
