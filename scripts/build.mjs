@@ -22,7 +22,6 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** src/tui/fastStringWidth.ts: string-width with the same results, faster on keydeck's frames. */
@@ -269,20 +268,15 @@ export function bundleOptions(emptyModule) {
   };
 }
 
-/** The bundled entry points of dist/ (output name → source); dist/cli.js is the guard, built apart. */
 /**
  * Where the library's declarations are emitted before they are copied into dist/types, with tsc's
  * record of the sources (under node_modules: a reinstall starts it afresh).
  */
 const TYPES_CACHE = join(root, 'node_modules', '.cache', 'keydeck', 'declarations');
 
+/** The bundled entry points of dist/ (output name → source); dist/cli.js is the guard, built apart. */
 export const ENTRY_POINTS = { main: 'src/cli.ts', index: 'src/index.ts', sandbox: 'src/sandbox/index.ts' };
 
-/**
- * Builds keydeck into `outdir` (emptied first): the guard `cli.js`, the bundle and its chunks,
- * and, with `types`, the library's declarations in `outdir/types` (tsc, tsconfig.types.json).
- * @throws when esbuild or tsc fails.
- */
 /**
  * The declaration files under `dir` that `entries` (paths relative to `dir`) reach through their
  * relative specifiers (`from './x.js'`, `import('./x.js')`: tsc writes every one with `.js`),
@@ -303,6 +297,12 @@ async function reachableDeclarations(dir, entries) {
   return [...found];
 }
 
+/**
+ * Builds keydeck into `outdir` (emptied first): the guard `cli.js`, the bundle and its chunks,
+ * and, with `types`, the library's declarations in `outdir/types` (tsc, tsconfig.types.json,
+ * emitted incrementally into {@link TYPES_CACHE}; those the two entries reach).
+ * @throws when esbuild or tsc fails.
+ */
 export async function buildDist(outdir, { types = false } = {}) {
   await rm(outdir, { recursive: true, force: true });
   await mkdir(outdir, { recursive: true });
