@@ -48,6 +48,12 @@ export default defineConfig({
     // 3 workers 228 and 203 s; the CPU is ~90 % busy either way, so a fourth gains nothing sure.
     // And on 8e8ffce: 4 workers 211 and 213 s (386 and 394 s of CPU), 3 workers 207 and 192 s
     // (365 and 329 s): the fourth adds CPU time (more contention) and no speed.
+    // On 2026ee9, the process project alone, 2 rounds alternating: 3 workers 159 and 165 s, 4 workers
+    // 150 and 172 s; with the suites that mostly wait spread out among the others (a sequencer),
+    // 148 and 167 s (3 workers), 151 and 194 s (4). And the quick project in a second vitest beside
+    // the process project (one more file at once, no gap between the projects): 214 and 217 s for
+    // the whole, against 203 s for `vitest run`. The CPUs are 85-95 % busy (npm run test:cpu):
+    // more at once only adds contention.
     maxWorkers: 3,
     env: { NO_COLOR: '1' },
     // Every suite shares its worker's module cache (`isolate: false`): vitest, Ink, React, zod,

@@ -1,12 +1,15 @@
 // `npm run test:cpu [-- vitest arguments]`: runs the suites (`vitest run`, with the arguments
 // given) with test/cpu-probe.ts in every file, then prints where their CPU time went: each
-// project's total, and the files that cost most, as the CPU time of the test's own process
-// (in-process work and the CLI runs in worker threads) and of its child processes (the CLI and
-// the TUI as processes, sandboxes, npm, anvil, D-Bus), with the wall time. On a CPU-bound
-// machine these, not the wall times of single files, say what would make `npm test` faster.
+// project's total, how busy the machine's CPUs were along the run, and the files that cost most,
+// as the CPU time of the test's own process (in-process work and the CLI runs in worker threads)
+// and of its child processes (the CLI and the TUI as processes, sandboxes, npm, anvil, D-Bus), with
+// the wall time and how many times each file started the built CLI (test/cli-starts.ts). On a
+// CPU-bound machine these, not the wall times of single files, say what would make `npm test`
+// faster; the busy figures say whether it is CPU-bound (Linux's /proc/stat; left out elsewhere).
 // The rows stay in node_modules/.cache/keydeck/suite-cpu.tsv until the next run. Exits with vitest's code.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,29 +17,69 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const out = join(root, 'node_modules', '.cache', 'keydeck', 'suite-cpu.tsv');
 mkdirSync(dirname(out), { recursive: true });
 rmSync(out, { force: true });
+
+/** The machine's CPU time so far, in clock ticks: busy and total (null without /proc/stat). */
+function cpuTicks() {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+    const total = fields.reduce((a, b) => a + b, 0);
+    // idle and iowait are the 4th and 5th fields of the `cpu` line (proc(5)).
+    return { busy: total - fields[3] - (fields[4] ?? 0), total };
+  } catch {
+    return null;
+  }
+}
+
+// How busy the CPUs were, sampled every second while vitest runs (the share of all CPUs' time).
+const busy = [];
+let last = cpuTicks();
+const sampler = setInterval(() => {
+  const now = cpuTicks();
+  if (last && now && now.total > last.total) busy.push((now.busy - last.busy) / (now.total - last.total));
+  last = now;
+}, 1000);
+
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
-const run = spawnSync(process.execPath, [vitest, 'run', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit', env: { ...process.env, KEYDECK_TEST_CPU: out } });
+const started = performance.now();
+const child = spawn(process.execPath, [vitest, 'run', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit', env: { ...process.env, KEYDECK_TEST_CPU: out } });
+const status = await new Promise((resolve) => child.on('close', (code) => resolve(code ?? 1)));
+clearInterval(sampler);
+const wallS = (performance.now() - started) / 1000;
 
 let rows = [];
 try {
   rows = readFileSync(out, 'utf8').trim().split('\n').filter(Boolean).map((line) => {
-    const [file, project, self, children, wall] = line.split('\t');
-    return { file, project, self: Number(self), children: Number(children), wall: Number(wall) };
+    const [file, project, self, children, wall, worker, proc, pty] = line.split('\t');
+    return { file, project, self: Number(self), children: Number(children), wall: Number(wall), starts: [Number(worker), Number(proc), Number(pty)] };
   });
 } catch {
   console.error('suite-cpu: no file reported its CPU time');
 }
 const s = (ms) => (ms / 1000).toFixed(1).padStart(7);
+const n = (count) => String(count).padStart(5);
 const projects = new Map();
 for (const row of rows) {
-  const total = projects.get(row.project) ?? { files: 0, self: 0, children: 0 };
-  projects.set(row.project, { files: total.files + 1, self: total.self + row.self, children: total.children + row.children });
+  const t = projects.get(row.project) ?? { files: 0, self: 0, children: 0, starts: [0, 0, 0] };
+  projects.set(row.project, { files: t.files + 1, self: t.self + row.self, children: t.children + row.children, starts: t.starts.map((c, i) => c + row.starts[i]) });
 }
-console.log(`\nCPU time of the suites, s (rows in ${out})\n`);
-console.log(`${'project'.padEnd(10)} files    self children   total`);
-for (const [name, t] of projects) console.log(`${(name || '-').padEnd(10)} ${String(t.files).padStart(5)} ${s(t.self)}  ${s(t.children)} ${s(t.self + t.children)}`);
-console.log(`\n   self children   total    wall  file`);
+console.log(`\nCPU time of the suites, s, and the built CLI's starts (rows in ${out})\n`);
+console.log(`${'project'.padEnd(10)} files    self children   total  worker  process  pty`);
+for (const [name, t] of projects) {
+  console.log(`${(name || '-').padEnd(10)} ${n(t.files)} ${s(t.self)}  ${s(t.children)} ${s(t.self + t.children)}   ${n(t.starts[0])}    ${n(t.starts[1])} ${n(t.starts[2])}`);
+}
+if (busy.length > 0) {
+  const cores = availableParallelism();
+  const mean = busy.reduce((a, b) => a + b, 0) / busy.length;
+  const tens = [];
+  for (let i = 0; i < busy.length; i += 10) {
+    const slice = busy.slice(i, i + 10);
+    tens.push(Math.round((100 * slice.reduce((a, b) => a + b, 0)) / slice.length));
+  }
+  console.log(`\n${wallS.toFixed(0)} s; the ${cores} CPUs were ${Math.round(100 * mean)} % busy (by the machine's count, whatever ran). Each 10 s, %:`);
+  console.log(tens.join(' '));
+}
+console.log(`\n   self children   total    wall  worker process  pty  file`);
 for (const row of rows.sort((a, b) => b.self + b.children - (a.self + a.children)).slice(0, 30)) {
-  console.log(`${s(row.self)}  ${s(row.children)} ${s(row.self + row.children)} ${s(row.wall)}  ${row.file}`);
+  console.log(`${s(row.self)}  ${s(row.children)} ${s(row.self + row.children)} ${s(row.wall)}   ${n(row.starts[0])}   ${n(row.starts[1])} ${n(row.starts[2])}  ${row.file}`);
 }
-process.exit(run.status ?? 1);
+process.exit(status);

@@ -4,12 +4,15 @@
  * from its first hook to its last. Tab-separated: the file, its project, the CPU time of the
  * test's process in ms (user + system, the CLI runs in its worker threads included), the CPU time
  * of its child processes that ended meanwhile in ms (the CLI and TUI runs as processes, the
- * sandboxes, npm, anvil, D-Bus: Linux's /proc/self/stat, 0 elsewhere), and the wall time in ms.
- * Files share their worker, so a file's module imports before its first hook are not counted.
+ * sandboxes, npm, anvil, D-Bus: Linux's /proc/self/stat, 0 elsewhere), the wall time in ms, and
+ * how many times it started the built CLI in a worker thread, as a process and in a pseudo-terminal
+ * (test/cli-starts.ts). Files share their worker, so a file's module imports before its first hook
+ * are not counted.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { cliStarts } from './cli-starts.js';
 
 /** CPU time of the children this process has waited for, ms (0 where /proc is not). */
 function childrenCpuMs(): number {
@@ -23,10 +26,10 @@ function childrenCpuMs(): number {
   }
 }
 
-let started: { cpu: NodeJS.CpuUsage; children: number; at: number } | undefined;
+let started: { cpu: NodeJS.CpuUsage; children: number; at: number; starts: ReturnType<typeof cliStarts> } | undefined;
 
 beforeAll(() => {
-  started = { cpu: process.cpuUsage(), children: childrenCpuMs(), at: performance.now() };
+  started = { cpu: process.cpuUsage(), children: childrenCpuMs(), at: performance.now(), starts: cliStarts() };
 });
 
 afterAll(({}, suite) => {
@@ -34,6 +37,16 @@ afterAll(({}, suite) => {
   if (!out || !started) return;
   const cpu = process.cpuUsage(started.cpu);
   const file = path.relative(process.cwd(), suite.file.filepath);
-  const row = [file, suite.file.projectName ?? '', Math.round((cpu.user + cpu.system) / 1000), Math.round(childrenCpuMs() - started.children), Math.round(performance.now() - started.at)];
+  const starts = cliStarts();
+  const row = [
+    file,
+    suite.file.projectName ?? '',
+    Math.round((cpu.user + cpu.system) / 1000),
+    Math.round(childrenCpuMs() - started.children),
+    Math.round(performance.now() - started.at),
+    starts.worker - started.starts.worker,
+    starts.process - started.starts.process,
+    starts.pty - started.starts.pty,
+  ];
   appendFileSync(out, `${row.join('\t')}\n`);
 });

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { cliPath, makeTempHome, runCli, type CliResult, type CliRunner, type TempHome } from '../credentials/harness.js';
+import { countCliStart } from '../cli-starts.js';
 
 export { FULL_KEY } from '../credentials/harness.js';
 export type { CliResult, TempHome };
@@ -73,6 +74,7 @@ export interface Streaming {
 
 /** Spawns the built CLI (the harness's snapshot of dist/) with `…args`, `env` and stdin closed. */
 export function startCli(args: readonly string[], env: NodeJS.ProcessEnv): Streaming {
+  countCliStart('process');
   const child = spawn(process.execPath, [cliPath(), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';

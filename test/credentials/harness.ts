@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { inspect } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { inject } from 'vitest';
+import { countCliStart } from '../cli-starts.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -113,6 +114,7 @@ function timedOut(args: readonly string[], options: RunCliOptions, stdout: strin
 }
 
 function runCliInProcess(args: readonly string[], options: RunCliOptions): Promise<CliResult> {
+  countCliStart('process');
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [cliPath(), ...args], { env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -164,6 +166,7 @@ import(pathToFileURL(workerData.cli).href);
  * forbids stack traces still sees one.
  */
 function runCliInWorker(args: readonly string[], options: RunCliOptions): Promise<CliResult> {
+  countCliStart('worker');
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const env = Object.fromEntries(Object.entries(options.env).filter((entry): entry is [string, string] => entry[1] !== undefined));

@@ -7,6 +7,7 @@ import { spawn, type IPty } from '@lydell/node-pty';
 import xtermHeadless from '@xterm/headless';
 import { fileURLToPath } from 'node:url';
 import { cliPath } from '../credentials/harness.js';
+import { countCliStart } from '../cli-starts.js';
 
 const { Terminal } = xtermHeadless;
 
@@ -60,6 +61,7 @@ export function startApp(options: StartAppOptions = {}): PtyApp {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(options.env ?? process.env)) if (v !== undefined && k !== 'CI') env[k] = v;
   const [file, ...argv] = options.command ?? [process.execPath, CLI, ...(options.args ?? [])];
+  countCliStart('pty');
   const pty = spawn(file, argv, { name: 'xterm-256color', cols: columns, rows, cwd: ROOT, env });
   let out = '';
   pty.onData((d) => {
