@@ -2,9 +2,10 @@
  * How many times this test process started the built CLI, and how: in a worker thread (`runCli`'s
  * default), as a child process (`runCli` in CI, `startCli`), or in a pseudo-terminal (`startApp`).
  * The three runners count here; `npm run test:cpu` (test/cpu-probe.ts) writes each file's counts
- * beside its CPU time, because the suite's CPU goes mostly into starting the CLI (some 600 starts,
- * ~56 % of the CPU of a run measured on 2026ee9). A file that starts the CLI some other way (the
- * keychain's D-Bus session, the packed package, the exporter's rig) is not counted.
+ * beside its CPU time, because about half the suite's CPU goes into the CLI's runs (measured on
+ * 2026ee9: ~465 starts in workers at ~0.22 s of CPU each, 72 in a pseudo-terminal at ~1 s, ~20 as
+ * processes, of ~330 s). A file that starts the CLI some other way (the keychain's D-Bus session,
+ * the packed package, the exporter's rig) is not counted.
  */
 
 /** How the built CLI was started. */
