@@ -53,7 +53,8 @@ export default defineConfig({
     // 148 and 167 s (3 workers), 151 and 194 s (4). And the quick project in a second vitest beside
     // the process project (one more file at once, no gap between the projects): 214 and 217 s for
     // the whole, against 203 s for `vitest run`. The CPUs are 85-95 % busy (npm run test:cpu):
-    // more at once only adds contention.
+    // more at once only adds contention. The quick project alone, 2 rounds: 3 workers 39 and 47 s,
+    // 4 workers 39 and 50 s (with 10-20 % more CPU), 2 workers 46 and 50 s.
     maxWorkers: 3,
     env: { NO_COLOR: '1' },
     // Every suite shares its worker's module cache (`isolate: false`): vitest, Ink, React, zod,
