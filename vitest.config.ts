@@ -42,19 +42,10 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Three files at once on this 2-core machine: most suites wait (on servers, pseudo-terminals,
-    // child processes, Retry-After), so a third worker fills the idle CPU (2 workers: 175 s and
-    // ~45 % of both cores busy; 3: 135 s; 4: 128 s, not worth the load on timing-sensitive suites).
-    // Measured again on 3197f6a, the whole suite, 2 rounds alternating: 4 workers 213 and 201 s,
-    // 3 workers 228 and 203 s; the CPU is ~90 % busy either way, so a fourth gains nothing sure.
-    // And on 8e8ffce: 4 workers 211 and 213 s (386 and 394 s of CPU), 3 workers 207 and 192 s
-    // (365 and 329 s): the fourth adds CPU time (more contention) and no speed.
-    // On 2026ee9, the process project alone, 2 rounds alternating: 3 workers 159 and 165 s, 4 workers
-    // 150 and 172 s; with the suites that mostly wait spread out among the others (a sequencer),
-    // 148 and 167 s (3 workers), 151 and 194 s (4). And the quick project in a second vitest beside
-    // the process project (one more file at once, no gap between the projects): 214 and 217 s for
-    // the whole, against 203 s for `vitest run`. The CPUs are 85-95 % busy (npm run test:cpu):
-    // more at once only adds contention. The quick project alone, 2 rounds: 3 workers 39 and 47 s,
-    // 4 workers 39 and 50 s (with 10-20 % more CPU), 2 workers 46 and 50 s.
+    // child processes, Retry-After), and a third worker fills the CPU they leave (2 workers: 175 s,
+    // ~45 % of both cores busy; 3: 135 s). Beyond three the CPUs are 85-95 % busy already, and more
+    // at once (a fourth worker, another order, the two projects side by side) only adds contention:
+    // every arrangement measured is in docs/development.md, "How many files at once".
     maxWorkers: 3,
     env: { NO_COLOR: '1' },
     // Every suite shares its worker's module cache (`isolate: false`): vitest, Ink, React, zod,

@@ -8,7 +8,7 @@
  * the packed package, the exporter's rig) is not counted.
  */
 
-/** How the built CLI was started. */
+/** How the built CLI was started: `runCli`'s two ways (its `CliRunner`), or in a pseudo-terminal. */
 export type CliStartKind = 'worker' | 'process' | 'pty';
 
 const counts: Record<CliStartKind, number> = { worker: 0, process: 0, pty: 0 };

@@ -105,7 +105,9 @@ export interface RunCliOptions {
  * Rejects after `timeoutMs` (default 15 s), the CLI killed.
  */
 export function runCli(args: readonly string[], options: RunCliOptions): Promise<CliResult> {
-  return (options.runner ?? CLI_RUNNER) === 'worker' ? runCliInWorker(args, options) : runCliInProcess(args, options);
+  const runner = options.runner ?? CLI_RUNNER;
+  countCliStart(runner);
+  return runner === 'worker' ? runCliInWorker(args, options) : runCliInProcess(args, options);
 }
 
 /** The error of a run that outlived its `timeoutMs`, with what it had written. */
@@ -114,7 +116,6 @@ function timedOut(args: readonly string[], options: RunCliOptions, stdout: strin
 }
 
 function runCliInProcess(args: readonly string[], options: RunCliOptions): Promise<CliResult> {
-  countCliStart('process');
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [cliPath(), ...args], { env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -166,7 +167,6 @@ import(pathToFileURL(workerData.cli).href);
  * forbids stack traces still sees one.
  */
 function runCliInWorker(args: readonly string[], options: RunCliOptions): Promise<CliResult> {
-  countCliStart('worker');
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const env = Object.fromEntries(Object.entries(options.env).filter((entry): entry is [string, string] => entry[1] !== undefined));

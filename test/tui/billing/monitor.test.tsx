@@ -3,7 +3,6 @@
  * bell written once per crossing, q leaves), the command's checks before anything is read or
  * sent, and the built CLI's usage errors.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,7 +11,7 @@ import type { MonitorSettings } from '../../../src/billing/settings.js';
 import { monitorCommand } from '../../../src/commands/monitor.js';
 import { CommandFailure } from '../../../src/commands/output.js';
 import { runMonitor } from '../../../src/tui/panes/billing/monitor/runMonitor.js';
-import { cliPath } from '../../credentials/harness.js';
+import { runCli } from '../../credentials/harness.js';
 import { startTestSandbox, type TestSandbox } from '../harness.js';
 import { FakeStdin, FakeStdout } from '../render.js';
 import { spend } from './billingHarness.js';
@@ -130,14 +129,13 @@ describe('keydeck monitor (command)', () => {
     expect(JSON.stringify(seen!.settings)).not.toContain(token);
   });
 
-  it('the built CLI exits 2 for --interval below 2 s and when not on a terminal', () => {
-    const cli = cliPath();
+  it('the built CLI exits 2 for --interval below 2 s and when not on a terminal', async () => {
     const env = { ...process.env, KEYDECK_CONFIG_DIR: configDir, KEYDECK_TOKEN: 'mk_testtesttest', KEYDECK_BASE_URL: sandbox.url };
-    const bad = spawnSync(process.execPath, [cli, 'monitor', '--interval', '1'], { env, encoding: 'utf8', timeout: 20_000 });
-    expect(bad.status).toBe(2);
+    const bad = await runCli(['monitor', '--interval', '1'], { env, timeoutMs: 20_000 });
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--interval must be at least 2 seconds');
-    const noTty = spawnSync(process.execPath, [cli, 'monitor'], { env, encoding: 'utf8', timeout: 20_000 });
-    expect(noTty.status).toBe(2);
+    const noTty = await runCli(['monitor'], { env, timeoutMs: 20_000 });
+    expect(noTty.code).toBe(2);
     expect(noTty.stderr).toContain('needs a terminal');
   });
 });
