@@ -5,11 +5,11 @@
 // and of its child processes (the CLI and the TUI as processes, sandboxes, npm, anvil, D-Bus), with
 // the wall time and how many times each file started the built CLI (test/cli-starts.ts). On a
 // CPU-bound machine these, not the wall times of single files, say what would make `npm test`
-// faster; the busy figures say whether it is CPU-bound (Linux's /proc/stat; left out elsewhere).
+// faster; the busy figures say whether it is CPU-bound.
 // The rows stay in node_modules/.cache/keydeck/suite-cpu.tsv until the next run. Exits with vitest's code.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,24 +18,23 @@ const out = join(root, 'node_modules', '.cache', 'keydeck', 'suite-cpu.tsv');
 mkdirSync(dirname(out), { recursive: true });
 rmSync(out, { force: true });
 
-/** The machine's CPU time so far, in clock ticks: busy and total (null without /proc/stat). */
-function cpuTicks() {
-  try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
-    const total = fields.reduce((a, b) => a + b, 0);
-    // idle and iowait are the 4th and 5th fields of the `cpu` line (proc(5)).
-    return { busy: total - fields[3] - (fields[4] ?? 0), total };
-  } catch {
-    return null;
+/** The machine's CPU time so far, ms, all CPUs together: busy and total (Node's `os.cpus()`). */
+function cpuTimes() {
+  let busy = 0;
+  let total = 0;
+  for (const { times } of cpus()) {
+    busy += times.user + times.nice + times.sys + times.irq;
+    total += times.user + times.nice + times.sys + times.irq + times.idle;
   }
+  return { busy, total };
 }
 
 // How busy the CPUs were, sampled every second while vitest runs (the share of all CPUs' time).
 const busy = [];
-let last = cpuTicks();
+let last = cpuTimes();
 const sampler = setInterval(() => {
-  const now = cpuTicks();
-  if (last && now && now.total > last.total) busy.push((now.busy - last.busy) / (now.total - last.total));
+  const now = cpuTimes();
+  if (now.total > last.total) busy.push((now.busy - last.busy) / (now.total - last.total));
   last = now;
 }, 1000);
 
@@ -68,14 +67,13 @@ for (const [name, t] of projects) {
   console.log(`${(name || '-').padEnd(10)} ${n(t.files)} ${s(t.self)}  ${s(t.children)} ${s(t.self + t.children)}   ${n(t.starts[0])}    ${n(t.starts[1])} ${n(t.starts[2])}`);
 }
 if (busy.length > 0) {
-  const cores = availableParallelism();
   const mean = busy.reduce((a, b) => a + b, 0) / busy.length;
   const tens = [];
   for (let i = 0; i < busy.length; i += 10) {
     const slice = busy.slice(i, i + 10);
     tens.push(Math.round((100 * slice.reduce((a, b) => a + b, 0)) / slice.length));
   }
-  console.log(`\n${wallS.toFixed(0)} s; the ${cores} CPUs were ${Math.round(100 * mean)} % busy (by the machine's count, whatever ran). Each 10 s, %:`);
+  console.log(`\n${wallS.toFixed(0)} s; the ${cpus().length} CPUs were ${Math.round(100 * mean)} % busy (by the machine's count, whatever ran). Each 10 s, %:`);
   console.log(tens.join(' '));
 }
 console.log(`\n   self children   total    wall  worker process  pty  file`);

@@ -2,10 +2,9 @@
  * How many times this test process started the built CLI, and how: in a worker thread (`runCli`'s
  * default), as a child process (`runCli` in CI, `startCli`), or in a pseudo-terminal (`startApp`).
  * The three runners count here; `npm run test:cpu` (test/cpu-probe.ts) writes each file's counts
- * beside its CPU time, because about half the suite's CPU goes into the CLI's runs (measured on
- * 2026ee9: ~465 starts in workers at ~0.22 s of CPU each, 72 in a pseudo-terminal at ~1 s, ~20 as
- * processes, of ~330 s). A file that starts the CLI some other way (the keychain's D-Bus session,
- * the packed package, the exporter's rig) is not counted.
+ * beside its CPU time, because about half the suite's CPU goes into the CLI's runs (the figures are
+ * in docs/development.md, "How many files at once"). A file that starts the CLI some other way (the
+ * keychain's D-Bus session, the packed package, the exporter's rig) is not counted.
  */
 
 /** How the built CLI was started: `runCli`'s two ways (its `CliRunner`), or in a pseudo-terminal. */
