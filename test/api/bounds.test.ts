@@ -4,7 +4,7 @@
  * count over 10 s); a body past 32 MiB is refused as `invalid_response` whether its length is
  * declared or not; `keys list` prints 150,000 keys.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { KeydeckClient } from '../../src/api/client.js';
 import { MAX_RESPONSE_BYTES } from '../../src/api/http.js';
 import { MAX_RETRY_AFTER_MS, parseRetryAfterMs } from '../../src/api/retry.js';
@@ -13,13 +13,21 @@ import { noKeychainStore, readySession, renderApp, testServices } from '../tui/h
 import { json, startHostileServer, type HostileServer } from './hostile-server.js';
 
 const TOKEN = 'mk_boundstest0123456789';
-let server: HostileServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
+// The tests run concurrently (the TUI's waits beside the large bodies): each keeps its own server,
+// closed when the file is done.
+const servers: HostileServer[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
 });
 
-describe('Retry-After', () => {
+/** {@link startHostileServer}, closed when the file is done. */
+async function serve(...args: Parameters<typeof startHostileServer>): Promise<HostileServer> {
+  const server = await startHostileServer(...args);
+  servers.push(server);
+  return server;
+}
+
+describe.concurrent('Retry-After', () => {
   it('is at most an hour, however long the service asks', () => {
     expect(parseRetryAfterMs('2592000')).toBe(MAX_RETRY_AFTER_MS);
     expect(parseRetryAfterMs('99999999999999999999')).toBe(MAX_RETRY_AFTER_MS);
@@ -28,7 +36,7 @@ describe('Retry-After', () => {
   });
 
   it('a 30-day Retry-After: the client says it waits the longest it waits, and does not retry at once', async () => {
-    server = await startHostileServer((_req, res) => json(res, 429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '2592000' }));
+    const server = await serve((_req, res) => json(res, 429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '2592000' }));
     const client = new KeydeckClient({ baseUrl: server.url, token: TOKEN, timeoutMs: 2000 });
     const error = await client.billing.credits().catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'rate_limited', retryAfterMs: MAX_RETRY_AFTER_MS });
@@ -37,11 +45,10 @@ describe('Retry-After', () => {
   });
 
   it('the TUI sends its first reads against a 30-day Retry-After, then nothing for 5 s at a 2 s poll', async () => {
-    const limiting = await startHostileServer((_req, res) => json(res, 429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '2592000' }));
-    server = limiting;
+    const limiting = await serve((_req, res) => json(res, 429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '2592000' }));
     const s = noKeychainStore();
-    const ui = renderApp(testServices({ store: s.store, baseUrl: server.url, target: 'live', pollIntervalSeconds: 2 }), {
-      session: readySession(server.url, TOKEN),
+    const ui = renderApp(testServices({ store: s.store, baseUrl: limiting.url, target: 'live', pollIntervalSeconds: 2 }), {
+      session: readySession(limiting.url, TOKEN),
       columns: 100,
       rows: 30,
     });
@@ -59,10 +66,10 @@ describe('Retry-After', () => {
   }, 30_000);
 });
 
-describe('response size', () => {
+describe.concurrent('response size', () => {
   for (const declared of [true, false]) {
     it(`refuses a body past ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB (${declared ? 'declared' : 'chunked'}) as invalid_response`, async () => {
-      server = await startHostileServer((_req, res) => {
+      const server = await serve((_req, res) => {
         const chunk = Buffer.alloc(1024 * 1024, 0x20);
         const total = 40;
         res.writeHead(200, { 'content-type': 'application/json', ...(declared && { 'content-length': String(total * chunk.length) }) });
@@ -85,7 +92,7 @@ describe('response size', () => {
   }
 });
 
-describe('many keys', () => {
+describe.concurrent('many keys', () => {
   it('keys list prints 150,000 keys (no stack overflow)', async () => {
     const keys = Array.from({ length: 150_000 }, (_, i) => ({
       id: `k_${i}`,
@@ -96,7 +103,7 @@ describe('many keys', () => {
       createdAt: '2026-01-01T00:00:00Z',
     }));
     const body = JSON.stringify(keys);
-    server = await startHostileServer((_req, res) => {
+    const server = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);
     });

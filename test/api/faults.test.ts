@@ -3,7 +3,7 @@
  * unknown outcomes, broken bodies, error mapping by status and body, and secret redaction.
  */
 import { inspect } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { KeydeckClient } from '../../src/api/client.js';
 import { describeApiError } from '../../src/api/describe.js';
 import { isAbortError, KeydeckApiError } from '../../src/api/errors.js';
@@ -22,20 +22,27 @@ import {
 const TOKEN = 'sess_Zq8XvT3kLm9Pw2Rn7Yb4';
 const TX = `0x${'ab'.repeat(32)}`;
 
-let server: HostileServer | undefined;
-let client: KeydeckClient | undefined;
+// The tests run concurrently (they mostly wait on deadlines and Retry-After): each keeps its own
+// server and client, closed when the file is done.
+const servers: HostileServer[] = [];
+const clients: KeydeckClient[] = [];
 
-afterEach(async () => {
-  client?.close();
-  client = undefined;
-  await server?.close();
-  server = undefined;
+afterAll(async () => {
+  for (const c of clients) c.close();
+  await Promise.all(servers.map((s) => s.close()));
 });
 
+/** A client of `options` at `baseUrl`, closed when the file is done. */
+function clientOf(baseUrl: string, options: { timeoutMs?: number; retries?: number } = {}): KeydeckClient {
+  const client = new KeydeckClient({ baseUrl, token: TOKEN, ...options });
+  clients.push(client);
+  return client;
+}
+
 async function serve(script: Script, options: { timeoutMs?: number; retries?: number } = {}): Promise<{ s: HostileServer; c: KeydeckClient }> {
-  server = await startHostileServer(script);
-  client = new KeydeckClient({ baseUrl: server.url, token: TOKEN, ...options });
-  return { s: server, c: client };
+  const server = await startHostileServer(script);
+  servers.push(server);
+  return { s: server, c: clientOf(server.url, options) };
 }
 
 /** Awaits a rejection and returns it as a KeydeckApiError (fails the test otherwise). */
@@ -55,7 +62,7 @@ function allTextOf(error: unknown): string {
   return `${String((error as Error).message)}\n${String((error as Error).stack)}\n${JSON.stringify(error)}\n${inspect(error, { depth: 5 })}\n${describeApiError(error)}`;
 }
 
-describe('retries of GET', () => {
+describe.concurrent('retries of GET', () => {
   it('retries 5xx and succeeds, counting the attempts', async () => {
     const { s, c } = await serve((_req, res, n) => (n < 2 ? json(res, n === 0 ? 500 : 503, { oops: true }) : json(res, 200, [consumptionKey('k1')])));
     const keys = await c.keys.list();
@@ -138,7 +145,7 @@ describe('retries of GET', () => {
   });
 
   it('reports network_error for a refused connection', async () => {
-    client = new KeydeckClient({ baseUrl: await refusedUrl(), token: TOKEN, timeoutMs: 3_000 });
+    const client = clientOf(await refusedUrl(), { timeoutMs: 3_000 });
     const e = await failure(client.keys.list());
     expect(e.code).toBe('network_error');
     expect(e.message).toContain('ECONNREFUSED');
@@ -153,7 +160,7 @@ describe('retries of GET', () => {
   });
 });
 
-describe('state-changing calls are sent once', () => {
+describe.concurrent('state-changing calls are sent once', () => {
   it('does not retry a POST answered 500 and says its outcome is unknown', async () => {
     const { s, c } = await serve((_req, res) => json(res, 500, { error: { code: 'server_error', message: 'boom' } }));
     const e = await failure(c.billing.verifyTopUp({ txHash: TX, amount: 25 }));
@@ -194,7 +201,7 @@ describe('state-changing calls are sent once', () => {
   });
 
   it('says nothing was sent when the connection is refused', async () => {
-    client = new KeydeckClient({ baseUrl: await refusedUrl(), token: TOKEN });
+    const client = clientOf(await refusedUrl());
     const e = await failure(client.billing.verifyTopUp({ txHash: TX, amount: 10 }));
     expect(e.code).toBe('network_error');
     expect(e.outcomeUnknown).toBeUndefined();
@@ -202,7 +209,7 @@ describe('state-changing calls are sent once', () => {
   });
 });
 
-describe('response bodies', () => {
+describe.concurrent('response bodies', () => {
   it('reports malformed JSON as invalid_response', async () => {
     const { c } = await serve((_req, res) => raw(res, 200, '[{"id": "k1",'));
     const e = await failure(c.keys.list());
@@ -309,7 +316,7 @@ describe('response bodies', () => {
   });
 });
 
-describe('error mapping', () => {
+describe.concurrent('error mapping', () => {
   const byStatus: Array<[number, string]> = [
     [400, 'invalid_request'],
     [401, 'unauthorized'],
@@ -364,7 +371,7 @@ describe('error mapping', () => {
   });
 });
 
-describe('secrets never leak', () => {
+describe.concurrent('secrets never leak', () => {
   it('redacts the token and a full mk_ key echoed by a 401 body', async () => {
     const fullKey = `mk_Ab12Cd34${'Qw9'.repeat(10)}`;
     const { c } = await serve((_req, res) =>
@@ -381,7 +388,7 @@ describe('secrets never leak', () => {
   });
 
   it('keeps the token out of every transport error', async () => {
-    client = new KeydeckClient({ baseUrl: await refusedUrl(), token: TOKEN, retries: 0 });
+    const client = clientOf(await refusedUrl(), { retries: 0 });
     const e = await failure(client.keys.createCredit({ name: TOKEN }));
     expect(allTextOf(e)).not.toContain(TOKEN);
     expect(allTextOf(client)).not.toContain(TOKEN);
@@ -396,7 +403,7 @@ describe('secrets never leak', () => {
   });
 });
 
-describe('input is validated before anything is sent', () => {
+describe.concurrent('input is validated before anything is sent', () => {
   it('refuses invalid input with invalid_request naming the field, and sends nothing', async () => {
     const { s, c } = await serve((_req, res) => json(res, 200, {}));
     const cases: Array<[Promise<unknown>, string | undefined]> = [
@@ -433,7 +440,7 @@ describe('input is validated before anything is sent', () => {
   });
 });
 
-describe('cancellation', () => {
+describe.concurrent('cancellation', () => {
   it('rejects with a plain AbortError and stops waiting', async () => {
     const controller = new AbortController();
     // Never answers; the caller cancels once the request has arrived.
@@ -470,7 +477,7 @@ describe('cancellation', () => {
   });
 });
 
-describe('describeApiError', () => {
+describe.concurrent('describeApiError', () => {
   it('gives one sentence for any error, without secrets', () => {
     expect(describeApiError(new KeydeckApiError('timeout', 'The service did not answer within 10 s.'))).toBe('The service did not answer within 10 s.');
     expect(describeApiError(new Error(`boom sk_${'a'.repeat(30)}`))).toBe(`Unexpected error: boom sk_${'a'.repeat(8)}….`);

@@ -294,11 +294,15 @@ describe('a checkout link the service should not send', () => {
   });
 });
 
-describe('billing watch', () => {
+// The three run at once: each mostly waits for its watcher's 2 s polls. Each watcher has a home of
+// its own (the first), or the suite's (the second, which alone uses it meanwhile), or its own service
+// (the third).
+describe.concurrent('billing watch', () => {
   it('prints one line per change and exits 3 as soon as the balance is below --alert-below', { timeout: 60_000 }, async () => {
     const user = await sb.fundedUser(25);
     const key = await sb.creditKey(user, 'spender');
-    const watch = cli.start(user, ['billing', 'watch', '--interval', '2', '--alert-below', '20']);
+    const home = scripted(sb.url);
+    const watch = home.start(user, ['billing', 'watch', '--interval', '2', '--alert-below', '20']);
     try {
       await watch.waitForStdout(/remaining 25\.00 USD/);
       await sb.infer(key.apiKey, { sandbox_cost_usd: 3 });
@@ -307,6 +311,7 @@ describe('billing watch', () => {
       expect(await watch.exited).toBe(3);
     } finally {
       watch.kill();
+      home.home.remove();
     }
     const out = lines(watch.stdout());
     expect(out.map((l) => l.match(WATCH_LINE)?.slice(1))).toEqual([

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsumptionKeyListSchema } from '../../src/api/schemas.js';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { FULL_KEY, scripted, startCli, type Scripted } from './scripted.js';
@@ -33,13 +33,11 @@ afterAll(async () => {
 const STANDIN = path.join(import.meta.dirname, '../delivery/fixtures/standin-app.mjs');
 /** The keys of `token`'s account (the newer pages' dialect wraps every answer in `{ success, data }`). */
 const listed = async (token: string) => ConsumptionKeyListSchema.parse((await sb.call('GET', '/api/keys', { token })).body.data);
-/** Each test's own data dir (the rotation record lives there). */
-let data: { KEYDECK_DATA_DIR: string };
-beforeEach(() => {
-  data = { KEYDECK_DATA_DIR: mkdtempSync(path.join(root, 'data-')) };
-});
-const dataEnv = () => data;
-const record = () => {
+/** A test's own data dir (the rotation record lives there), as the environment that names it. */
+type DataEnv = { KEYDECK_DATA_DIR: string };
+const newDataEnv = (): DataEnv => ({ KEYDECK_DATA_DIR: mkdtempSync(path.join(root, 'data-')) });
+/** The rotation record in `data`. */
+const record = (data: DataEnv) => {
   try {
     return JSON.parse(readFileSync(path.join(data.KEYDECK_DATA_DIR, 'rotations.json'), 'utf8')).rotations as Array<{ stage: string; old: { id: string } }>;
   } catch {
@@ -47,13 +45,13 @@ const record = () => {
   }
 };
 
-/** A funded user with a credit key `name` delivered into a fresh dotenv file; returns both. */
-async function userWithKey(name: string): Promise<{ user: string; env: string; key: string }> {
+/** A funded user with a credit key `name` delivered into a fresh dotenv file (the record in `data`); returns both. */
+async function userWithKey(name: string, data: DataEnv): Promise<{ user: string; env: string; key: string }> {
   const user = await sb.fundedUser(25);
   const dir = mkdtempSync(path.join(root, 'app-'));
   const env = path.join(dir, '.env');
   writeFileSync(env, 'PORT=8080\n', { mode: 0o600 });
-  const r = await cli.run(user, ['keys', 'create', '--name', name, '--to-file', env], dataEnv());
+  const r = await cli.run(user, ['keys', 'create', '--name', name, '--to-file', env], data);
   expect(r.code, r.stderr).toBe(0);
   const key = /KEYDECK_API_KEY=(\S+)/.exec(readFileSync(env, 'utf8'))![1]!;
   return { user, env, key };
@@ -77,14 +75,17 @@ function startStandin(env: string) {
   };
 }
 
-describe('keys rotate', () => {
-  it('replaces a key a running application uses, with no failed request: deliver, wait until idle, deactivate', { timeout: 60_000 }, async () => {
-    const { user, env, key: oldKey } = await userWithKey('web');
+// The tests run at once: they mostly wait (for a key to be idle, for --wait-idle to run out), and
+// each has its own user, data dir and destinations (and its own `expect`, for expect.poll).
+describe.concurrent('keys rotate', () => {
+  it('replaces a key a running application uses, with no failed request: deliver, wait until idle, deactivate', { timeout: 60_000 }, async ({ expect }) => {
+    const data = newDataEnv();
+    const { user, env, key: oldKey } = await userWithKey('web', data);
     const app = startStandin(env);
     // The old key is in use before the rotation starts.
     await expect.poll(async () => (await listed(user)).find((k) => k.name === 'web')?.lastUsedAt ?? null, { timeout: 10_000 }).not.toBeNull();
     // No destination given: keydeck delivered "web" into the file, so the successor goes there too.
-    const r = await cli.run(user, ['keys', 'rotate', 'web', '--old', 'deactivate', '--wait-idle', '30s', '--idle-for', '3s'], dataEnv());
+    const r = await cli.run(user, ['keys', 'rotate', 'web', '--old', 'deactivate', '--wait-idle', '30s', '--idle-for', '3s'], data);
     // The application goes on after the old key is deactivated: a request with the successor after
     // the rotation ended, before it is stopped (so its counts cover the time after, too).
     const rotated = Date.now();
@@ -110,45 +111,47 @@ describe('keys rotate', () => {
     expect(readFileSync(env, 'utf8')).toBe(`PORT=8080\nKEYDECK_API_KEY=${newKey}\n`);
     expect((await sb.infer(newKey)).status).toBe(200);
     expect((await sb.infer(oldKey)).status).toBe(403);
-    expect(record()).toEqual([]);
+    expect(record(data)).toEqual([]);
     // And the successor is remembered in turn: the next rotation needs no flags either.
-    const again = await cli.run(user, ['keys', 'rotate', 'web-r2', '--old', 'delete'], dataEnv());
+    const again = await cli.run(user, ['keys', 'rotate', 'web-r2', '--old', 'delete'], data);
     expect(again.code, again.stderr).toBe(0);
     expect(keyIn(env)).not.toBe(newKey);
     expect((await listed(user)).map((k) => k.name).sort()).toEqual(['web', 'web-r3']);
   });
 
-  it('refuses a subscription key and says what works instead; without --old and a terminal it changes nothing', async () => {
+  it('refuses a subscription key and says what works instead; without --old and a terminal it changes nothing', async ({ expect }) => {
+    const data = newDataEnv();
     const user = await sb.fundedUser(25);
     const sub = await sb.subscription(user, 'standard', ['europe']);
-    const r = await cli.run(user, ['keys', 'rotate', sub.id, '--to-file', path.join(root, 'sub.env'), '--old', 'keep'], dataEnv());
+    const r = await cli.run(user, ['keys', 'rotate', sub.id, '--to-file', path.join(root, 'sub.env'), '--old', 'keep'], data);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^keydeck: subscription_key: .* is a subscription key, and those cannot be rotated: .*one per subscription payment .*keydeck keys disable /m);
-    const { user: u2 } = await userWithKey('ci');
-    const noOld = await cli.run(u2, ['keys', 'rotate', 'ci', '--to-file', path.join(root, 'x.env')], dataEnv());
+    const { user: u2 } = await userWithKey('ci', data);
+    const noOld = await cli.run(u2, ['keys', 'rotate', 'ci', '--to-file', path.join(root, 'x.env')], data);
     expect(noOld.code).toBe(2);
     expect(noOld.stderr).toMatch(/pass --old deactivate\|delete\|keep; nothing was changed/);
     expect((await listed(u2)).map((k) => k.name)).toEqual(['ci']);
   });
 
-  it('a rotation killed before its successor reached the destination is named at the next start, and finished with a new successor', { timeout: 60_000 }, async () => {
-    const { user, env } = await userWithKey('api');
+  it('a rotation killed before its successor reached the destination is named at the next start, and finished with a new successor', { timeout: 60_000 }, async ({ expect }) => {
+    const data = newDataEnv();
+    const { user, env } = await userWithKey('api', data);
     const slow = path.join(root, 'slow.sh');
     // Slow the first time only (killed while it runs), quick when the finish runs it again.
     writeFileSync(slow, `#!/bin/sh\ncat > /dev/null\n[ -f "${root}/slow.started" ] && exit 0\necho started > "${root}/slow.started"\nsleep 5\n`, { mode: 0o755 });
     // The file is written first, then the slow command: killed while it runs.
-    const run = startCli(['keys', 'rotate', 'api', '--to-file', env, '--to-command', slow, '--old', 'delete'], cli.home.env({ KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url, ...dataEnv() }));
+    const run = startCli(['keys', 'rotate', 'api', '--to-file', env, '--to-command', slow, '--old', 'delete'], cli.home.env({ KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url, ...data }));
     await expect.poll(() => { try { return readFileSync(path.join(root, 'slow.started'), 'utf8'); } catch { return ''; } }, { timeout: 15_000 }).toContain('started');
     run.kill('SIGKILL');
     await run.exited;
-    expect(record().map((r) => r.stage)).toEqual(['created']);
+    expect(record(data).map((r) => r.stage)).toEqual(['created']);
     const firstSuccessor = (await listed(user)).find((k) => k.name === 'api-r2')!;
 
-    const next = await cli.run(user, ['keys', 'list'], dataEnv());
+    const next = await cli.run(user, ['keys', 'list'], data);
     expect(next.stderr).toMatch(/warning: the rotation of the key "api" \(id [^)]+\) was interrupted before its successor reached every destination .*keydeck keys rotate --finish [^`]+` or undo it with `keydeck keys rotate --undo /);
 
     // Finishing: a new successor, delivered to the same file (the slow command too, given time).
-    const fin = await cli.run(user, ['keys', 'rotate', '--finish', 'api'], { ...dataEnv() }, );
+    const fin = await cli.run(user, ['keys', 'rotate', '--finish', 'api'], data);
     expect(fin.code, fin.stderr).toBe(0);
     expect(fin.stdout).toMatch(/its value is gone \(keydeck never stores a key\)/);
     expect(fin.stdout).toMatch(/^Deleted the old key "api"/m);
@@ -157,43 +160,45 @@ describe('keys rotate', () => {
     expect(keys[0]!.id).not.toBe(firstSuccessor.id);
     const delivered = /KEYDECK_API_KEY=(\S+)/.exec(readFileSync(env, 'utf8'))![1]!;
     expect((await sb.infer(delivered)).status).toBe(200);
-    expect(record()).toEqual([]);
+    expect(record(data)).toEqual([]);
   });
 
-  it('a failed destination leaves the old key untouched and the rotation recorded; --undo deletes the successor', { timeout: 30_000 }, async () => {
-    const { user, env, key } = await userWithKey('batch');
-    const r = await cli.run(user, ['keys', 'rotate', 'batch', '--to-file', env, '--to-command', 'false', '--old', 'deactivate'], dataEnv());
+  it('a failed destination leaves the old key untouched and the rotation recorded; --undo deletes the successor', { timeout: 30_000 }, async ({ expect }) => {
+    const data = newDataEnv();
+    const { user, env, key } = await userWithKey('batch', data);
+    const r = await cli.run(user, ['keys', 'rotate', 'batch', '--to-file', env, '--to-command', 'false', '--old', 'deactivate'], data);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/delivery_failed: the successor "batch-r2" \(id [^)]+\) was created, but `false` did not take it; .*the old key "batch" is untouched and still works/);
     expect((await sb.infer(key)).status).toBe(200);
-    expect(record().map((x) => x.stage)).toEqual(['created']);
-    const noYes = await cli.run(user, ['keys', 'rotate', '--undo', 'batch'], dataEnv());
+    expect(record(data).map((x) => x.stage)).toEqual(['created']);
+    const noYes = await cli.run(user, ['keys', 'rotate', '--undo', 'batch'], data);
     expect(noYes.code).toBe(2);
-    const undo = await cli.run(user, ['keys', 'rotate', '--undo', 'batch', '--yes'], dataEnv());
+    const undo = await cli.run(user, ['keys', 'rotate', '--undo', 'batch', '--yes'], data);
     expect(undo.code, undo.stderr).toBe(0);
     expect(undo.stdout).toMatch(/^Deleted the successor /m);
     expect((await listed(user)).map((k) => [k.name, k.isActive])).toEqual([['batch', true]]);
-    expect(record()).toEqual([]);
+    expect(record(data)).toEqual([]);
   });
 
-  it('leaves a key that stays in use alone when --wait-idle runs out, and says how to finish', { timeout: 60_000 }, async () => {
-    const { user, env } = await userWithKey('busy');
+  it('leaves a key that stays in use alone when --wait-idle runs out, and says how to finish', { timeout: 60_000 }, async ({ expect }) => {
+    const data = newDataEnv();
+    const { user, env } = await userWithKey('busy', data);
     const app = startStandin(env);
     await expect.poll(async () => (await listed(user)).find((k) => k.name === 'busy')?.lastUsedAt ?? null, { timeout: 10_000 }).not.toBeNull();
     // The successor goes elsewhere: the application keeps the old key.
     mkdirSync(path.join(root, 'other'), { mode: 0o700 });
-    const r = await cli.run(user, ['keys', 'rotate', 'busy', '--to-file', path.join(root, 'other', '.env'), '--old', 'deactivate', '--wait-idle', '3s', '--idle-for', '10s'], dataEnv());
+    const r = await cli.run(user, ['keys', 'rotate', 'busy', '--to-file', path.join(root, 'other', '.env'), '--old', 'deactivate', '--wait-idle', '3s', '--idle-for', '10s'], data);
     const counts = await app.stop();
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/still_in_use: the old key "busy" was last used \d+ s ago .*after waiting 3 s, so it was left as it is; the rotation stays recorded: run `keydeck keys rotate --finish /);
     expect(counts.failed).toBe(0);
     expect((await listed(user)).find((k) => k.name === 'busy')!.isActive).toBe(true);
-    expect(record().map((x) => x.stage)).toEqual(['delivered']);
-    const keep = await cli.run(user, ['keys', 'rotate', '--finish', 'busy', '--old', 'keep'], dataEnv());
+    expect(record(data).map((x) => x.stage)).toEqual(['delivered']);
+    const keep = await cli.run(user, ['keys', 'rotate', '--finish', 'busy', '--old', 'keep'], data);
     expect(keep.code, keep.stderr).toBe(0);
     expect(keep.stdout).toMatch(/^Kept the old key "busy" \(id [^)]+\) active, as asked/m);
     // The first handover read usage; this one, minutes later, spends none and says so.
     expect(keep.stdout).toMatch(/^Usage figures of just now \(no usage read spent: the last is recent; reads are rationed to 12 per 12 h\): the old key spent \$\d+\.\d{2} in 24 h/m);
-    expect(record()).toEqual([]);
+    expect(record(data)).toEqual([]);
   });
 });

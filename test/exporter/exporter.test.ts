@@ -48,7 +48,9 @@ async function managementKey(sandbox: TestSandbox, usd: number): Promise<{ token
   return { token: created.body.apiKey, id: created.body.id, session };
 }
 
-describe('keydeck exporter', () => {
+// The tests run at once: each mostly waits for its exporter's 2 s polls, with a home, an account
+// and an exporter of its own.
+describe.concurrent('keydeck exporter', () => {
   it('watches profiles with no terminal: figures by profile and origin, no Ink or React, no secret, SIGHUP, SIGTERM', { timeout: 60_000 }, async () => {
     const h = home();
     const prod = await managementKey(a, 25);

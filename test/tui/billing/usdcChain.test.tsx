@@ -44,7 +44,9 @@ async function onUsdcStep(
   }
 }
 
-describe('the USDC step on chain', () => {
+// The tests run at once: each mostly waits for the 4 s chain watch, with a user, a deposit address
+// and a record of its own (anvil numbers the shared payer's transfers itself).
+describe.concurrent('the USDC step on chain', () => {
   it('finds the transfer at the deposit address and f credits it: no hash typed', () =>
     onUsdcStep('25', async ({ tui, user, address, journal }) => {
       await tui.waitFor(/On chain +watching for USDC on Base through 127\.0\.0\.1:\d+, every 4 s/);
