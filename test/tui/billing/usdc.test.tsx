@@ -4,8 +4,10 @@
  * each refusal in words: amount mismatch (then fixed with the amount actually sent), a hash the
  * journal saw credited (no request), a hash the service says was used, a hash not found yet.
  */
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toChecksumAddress, usdcTransferUri } from '../../../src/billing/eip681.js';
+import { TopUpJournal } from '../../../src/billing/journal.js';
 import { qrLines } from '../../../src/tui/flows/topup/qr.js';
 import { startTestSandbox, type TestSandbox } from '../harness.js';
 import { KEYS, openBilling, recordingDeps, sandboxPost, shownAddress, startUsdcTopUp, tempJournal } from './billingHarness.js';
@@ -166,6 +168,33 @@ describe('USDC walk-through', () => {
       expect((await journal.list())[0]).toMatchObject({ state: 'awaiting_payment', reasonCode: 'not_found' });
       await tui.waitFor('$20.00 left');
     } finally {
+      screen.close();
+      cleanup();
+    }
+  });
+  it('shows a top-up another process verified as credited, though it wrote that after the poll that saw the total rise', async () => {
+    const { journal, dir, cleanup } = tempJournal();
+    const token = await sandbox.newUser();
+    const screen = openBilling(sandbox, token, { deps: recordingDeps(journal), columns: 100, rows: 30 });
+    const { tui } = screen;
+    // `keydeck billing verify` in another shell: the same record file, another process's copy.
+    const other = new TopUpJournal({ path: path.join(dir, 'topups.db') });
+    try {
+      await tui.waitFor('remaining $0.00');
+      const address = await sandbox.usdcInstruction(token, 25);
+      const txHash = await transfer(address, '25');
+      const entry = await other.add({ amount: 25, method: 'usdc', state: 'verifying', host: new URL(sandbox.url).host, profile: 'test', address, txHash, baselineTotalTopUp: 0 });
+      // The service credits it, and a poll sees the total rise before the other process has
+      // written the outcome: the record still says verifying.
+      await sandboxPost(sandbox, '/api/billing/verify-topup', { txHash, amount: 25 }, token);
+      await tui.press('r');
+      await tui.waitFor(/\$25\.00 +USDC on Base +verifying/);
+      // The outcome lands on the record; the total does not change again.
+      await other.update(entry.id, { state: 'credited', credited: 25 });
+      await tui.press('r');
+      await tui.waitFor(/\$25\.00 +USDC on Base +credited/);
+    } finally {
+      other.close();
       screen.close();
       cleanup();
     }

@@ -4,7 +4,8 @@
  * unfinished one handed to `onReopen`, after a restart); changes written through (kept in memory
  * and said when the disk refuses); card top-ups credited only when the billing status names them
  * paid (read when `totalTopUp` changes; each one handed to `onCardCredited`); the list read again
- * whenever `totalTopUp` changes, since other keydeck processes share the record.
+ * whenever `totalTopUp` changes, and at the balance read after that, since other keydeck processes
+ * share the record.
  */
 import { useCallback, useEffect, useRef, useState, type MutableRefObject } from 'react';
 import type { CreditBalance } from '../../../api/schemas.js';
@@ -131,13 +132,19 @@ export function useTopUpRecord(options: {
   }, [credits, ports, entries, flash, remember, onCardCredited]);
 
   // The record is shared with other keydeck processes (a second TUI, `keydeck billing verify`):
-  // it is read again whenever the total of top-ups changes; per record, the newer copy is kept
-  // (a change the disk refused stays shown from memory).
+  // it is read again whenever the total of top-ups changes, and once more at the next balance
+  // read after that: the process whose top-up raised the total writes the outcome just after the
+  // service's answer, which this process's poll may have seen first. Per record, the newer copy is
+  // kept (a change the disk refused stays shown from memory).
   const listedTotal = useRef<number | undefined>(undefined);
+  const readAgain = useRef(false);
   useEffect(() => {
-    if (!credits || !scope || listedTotal.current === credits.totalTopUp) return;
+    if (!credits || !scope) return;
+    const changed = listedTotal.current !== credits.totalTopUp;
+    if (!changed && !readAgain.current) return;
     const first = listedTotal.current === undefined;
     listedTotal.current = credits.totalTopUp;
+    readAgain.current = changed && !first;
     if (first) return; // loaded at mount
     deps.journal.recent(scope, 200).then(
       (list) => {
