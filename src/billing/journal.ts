@@ -150,6 +150,22 @@ export class TopUpJournal {
     });
   }
 
+  /**
+   * A number that changes when another connection to the file (another keydeck process, or another
+   * instance) has committed a change since this instance last asked; this instance's own writes
+   * leave it as it is (SQLite's `PRAGMA data_version`). One cheap read, no record parsed: a caller
+   * that shows the record asks it at each refresh and reads the records only when it changed.
+   * @throws JournalError when the database cannot be opened or read
+   */
+  async dataVersion(): Promise<number> {
+    const db = this.#open();
+    try {
+      return (db.prepare('PRAGMA data_version').get() as { data_version: number }).data_version;
+    } catch (error) {
+      throw this.#failure('read', error);
+    }
+  }
+
   /** Closes the database (reopened on the next call). */
   close(): void {
     this.#db?.close();

@@ -4,28 +4,17 @@
  * count over 10 s); a body past 32 MiB is refused as `invalid_response` whether its length is
  * declared or not; `keys list` prints 150,000 keys.
  */
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { KeydeckClient } from '../../src/api/client.js';
 import { MAX_RESPONSE_BYTES } from '../../src/api/http.js';
 import { MAX_RETRY_AFTER_MS, parseRetryAfterMs } from '../../src/api/retry.js';
 import { makeTempHome, runCli } from '../credentials/harness.js';
 import { noKeychainStore, readySession, renderApp, testServices } from '../tui/harness.js';
-import { json, startHostileServer, type HostileServer } from './hostile-server.js';
+import { json, useHostileServers } from './hostile-server.js';
 
 const TOKEN = 'mk_boundstest0123456789';
-// The tests run concurrently (the TUI's waits beside the large bodies): each keeps its own server,
-// closed when the file is done.
-const servers: HostileServer[] = [];
-afterAll(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-});
-
-/** {@link startHostileServer}, closed when the file is done. */
-async function serve(...args: Parameters<typeof startHostileServer>): Promise<HostileServer> {
-  const server = await startHostileServer(...args);
-  servers.push(server);
-  return server;
-}
+// The tests run concurrently (the TUI's waits beside the large bodies), each with its own server.
+const serve = useHostileServers();
 
 describe.concurrent('Retry-After', () => {
   it('is at most an hour, however long the service asks', () => {

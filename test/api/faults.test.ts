@@ -14,9 +14,9 @@ import {
   raw,
   refusedUrl,
   reset,
-  startHostileServer,
   type HostileServer,
   type Script,
+  useHostileServers,
 } from './hostile-server.js';
 
 const TOKEN = 'sess_Zq8XvT3kLm9Pw2Rn7Yb4';
@@ -24,24 +24,24 @@ const TX = `0x${'ab'.repeat(32)}`;
 
 // The tests run concurrently (they mostly wait on deadlines and Retry-After): each keeps its own
 // server and client, closed when the file is done.
-const servers: HostileServer[] = [];
+const startServer = useHostileServers();
 const clients: KeydeckClient[] = [];
-
-afterAll(async () => {
+afterAll(() => {
   for (const c of clients) c.close();
-  await Promise.all(servers.map((s) => s.close()));
 });
 
+/** The client's options the tests vary. */
+type ClientOptions = { timeoutMs?: number; retries?: number };
+
 /** A client of `options` at `baseUrl`, closed when the file is done. */
-function clientOf(baseUrl: string, options: { timeoutMs?: number; retries?: number } = {}): KeydeckClient {
+function clientOf(baseUrl: string, options: ClientOptions = {}): KeydeckClient {
   const client = new KeydeckClient({ baseUrl, token: TOKEN, ...options });
   clients.push(client);
   return client;
 }
 
-async function serve(script: Script, options: { timeoutMs?: number; retries?: number } = {}): Promise<{ s: HostileServer; c: KeydeckClient }> {
-  const server = await startHostileServer(script);
-  servers.push(server);
+async function serve(script: Script, options: ClientOptions = {}): Promise<{ s: HostileServer; c: KeydeckClient }> {
+  const server = await startServer(script);
   return { s: server, c: clientOf(server.url, options) };
 }
 

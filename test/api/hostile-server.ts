@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll } from 'vitest';
 
 /** A request as the server received it. */
 export interface SeenRequest {
@@ -25,6 +26,23 @@ export interface HostileServer {
   /** TCP connections accepted so far. */
   connections: number;
   close(): Promise<void>;
+}
+
+/**
+ * For a test file whose tests run concurrently (each with servers of its own): a function that
+ * starts a server as {@link startHostileServer} does and keeps it until the file's tests are done,
+ * then closes every one (vitest's `afterAll`, registered here: call it at a file's top level).
+ */
+export function useHostileServers(): (script: Script) => Promise<HostileServer> {
+  const servers: HostileServer[] = [];
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.close()));
+  });
+  return async (script) => {
+    const server = await startHostileServer(script);
+    servers.push(server);
+    return server;
+  };
 }
 
 /** Starts a server that answers with `script`. */

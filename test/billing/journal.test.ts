@@ -94,6 +94,22 @@ describe('TopUpJournal', () => {
     again.close();
   });
 
+  it('says when another process changed the record: the data version moves for its writes, not for this one’s', async () => {
+    const file = path.join(dir, 'topups.db');
+    const mine = new TopUpJournal({ path: file });
+    const other = new TopUpJournal({ path: file });
+    const e = await mine.add(usdc(25));
+    const before = await mine.dataVersion();
+    await mine.update(e.id, { state: 'verifying', txHash: `0x${'c'.repeat(64)}` });
+    expect(await mine.dataVersion()).toBe(before);
+    await other.update(e.id, { state: 'credited', credited: 25 });
+    const after = await mine.dataVersion();
+    expect(after).not.toBe(before);
+    expect(await mine.dataVersion()).toBe(after);
+    mine.close();
+    other.close();
+  });
+
   it('finds a hash it saw credited (any case), and only credited ones', async () => {
     const journal = new TopUpJournal({ path: path.join(dir, 'topups.db') });
     const hash = `0x${'Ab'.repeat(32)}`;

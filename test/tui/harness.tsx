@@ -114,10 +114,11 @@ export function readySession(baseUrl: string, token: string): SessionState {
   return { phase: 'ready', baseUrl, credential: { token, origin: 'memory' }, rejected: false };
 }
 
-/** A top-up journal in a fresh temp dir, and its removal. */
-export function tempJournal(): { journal: TopUpJournal; dir: string; cleanup(): void } {
+/** A top-up journal in a fresh temp dir (`file`, the database, for a second instance: another process), and its removal. */
+export function tempJournal(): { journal: TopUpJournal; dir: string; file: string; cleanup(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-billing-'));
-  return { journal: new TopUpJournal({ path: path.join(dir, 'topups.db') }), dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const file = path.join(dir, 'topups.db');
+  return { journal: new TopUpJournal({ path: file }), dir, file, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 /** Renders the app with `services` at `columns` × `rows`, with its own {@link tempJournal}. */

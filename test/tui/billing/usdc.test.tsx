@@ -2,9 +2,9 @@
  * The USDC walk-through from amount to credited balance, against the sandbox: the amount
  * refused inline, the EIP-55 address and the QR code on screen, the hash checked as typed, and
  * each refusal in words: amount mismatch (then fixed with the amount actually sent), a hash the
- * journal saw credited (no request), a hash the service says was used, a hash not found yet.
+ * journal saw credited (no request), a hash the service says was used, a hash not found yet; and
+ * the outcomes another keydeck process writes to the shared record, shown at the next refresh.
  */
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toChecksumAddress, usdcTransferUri } from '../../../src/billing/eip681.js';
 import { TopUpJournal } from '../../../src/billing/journal.js';
@@ -172,18 +172,20 @@ describe('USDC walk-through', () => {
       cleanup();
     }
   });
-  it('shows a top-up another process verified as credited, though it wrote that after the poll that saw the total rise', async () => {
-    const { journal, dir, cleanup } = tempJournal();
+
+  it('shows the outcomes another process writes to the record at the next refresh: credited after the poll that saw the total rise, refused with no rise', async () => {
+    const { journal, file, cleanup } = tempJournal();
     const token = await sandbox.newUser();
     const screen = openBilling(sandbox, token, { deps: recordingDeps(journal), columns: 100, rows: 30 });
     const { tui } = screen;
     // `keydeck billing verify` in another shell: the same record file, another process's copy.
-    const other = new TopUpJournal({ path: path.join(dir, 'topups.db') });
+    const other = new TopUpJournal({ path: file });
+    const host = new URL(sandbox.url).host;
     try {
       await tui.waitFor('remaining $0.00');
       const address = await sandbox.usdcInstruction(token, 25);
       const txHash = await transfer(address, '25');
-      const entry = await other.add({ amount: 25, method: 'usdc', state: 'verifying', host: new URL(sandbox.url).host, profile: 'test', address, txHash, baselineTotalTopUp: 0 });
+      const entry = await other.add({ amount: 25, method: 'usdc', state: 'verifying', host, profile: 'test', address, txHash, baselineTotalTopUp: 0 });
       // The service credits it, and a poll sees the total rise before the other process has
       // written the outcome: the record still says verifying.
       await sandboxPost(sandbox, '/api/billing/verify-topup', { txHash, amount: 25 }, token);
@@ -193,6 +195,11 @@ describe('USDC walk-through', () => {
       await other.update(entry.id, { state: 'credited', credited: 25 });
       await tui.press('r');
       await tui.waitFor(/\$25\.00 +USDC on Base +credited/);
+      // A refusal in the other shell moves no total at all.
+      const refused = await other.add({ amount: 40, method: 'usdc', state: 'verifying', host, profile: 'test', address, txHash: `0x${'d'.repeat(64)}`, baselineTotalTopUp: 25 });
+      await other.update(refused.id, { state: 'refused', reason: 'amount_mismatch' });
+      await tui.press('r');
+      await tui.waitFor(/\$40\.00 +USDC on Base +refused \(amount_mismatch\)/);
     } finally {
       other.close();
       screen.close();

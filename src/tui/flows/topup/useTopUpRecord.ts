@@ -4,8 +4,8 @@
  * unfinished one handed to `onReopen`, after a restart); changes written through (kept in memory
  * and said when the disk refuses); card top-ups credited only when the billing status names them
  * paid (read when `totalTopUp` changes; each one handed to `onCardCredited`); the list read again
- * whenever `totalTopUp` changes, and at the balance read after that, since other keydeck processes
- * share the record.
+ * at a balance read when another keydeck process has written to the record since (its data
+ * version), since they share it.
  */
 import { useCallback, useEffect, useRef, useState, type MutableRefObject } from 'react';
 import type { CreditBalance } from '../../../api/schemas.js';
@@ -81,13 +81,19 @@ export function useTopUpRecord(options: {
     [deps.journal, flash, remember],
   );
 
+  // The record's data version when it was last read (see the rereading below).
+  const seenVersion = useRef<number | undefined>(undefined);
+
   // Load the journal for this service and reopen the newest unfinished top-up (after a restart).
   useEffect(() => {
     if (!scope) return;
     let cancelled = false;
-    deps.journal.recent(scope, 200).then(
-      (list) => {
+    seenVersion.current = undefined;
+    const load = async () => ({ version: await deps.journal.dataVersion(), list: await deps.journal.recent(scope, 200) });
+    load().then(
+      ({ version, list }) => {
         if (cancelled) return;
+        seenVersion.current = version;
         setEntries(list);
         const unfinished = list.find((e) => isUnfinished(e.state));
         if (unfinished) onReopen(unfinished);
@@ -131,37 +137,37 @@ export function useTopUpRecord(options: {
     });
   }, [credits, ports, entries, flash, remember, onCardCredited]);
 
-  // The record is shared with other keydeck processes (a second TUI, `keydeck billing verify`):
-  // it is read again whenever the total of top-ups changes, and once more at the next balance
-  // read after that: the process whose top-up raised the total writes the outcome just after the
-  // service's answer, which this process's poll may have seen first. Per record, the newer copy is
-  // kept (a change the disk refused stays shown from memory).
-  const listedTotal = useRef<number | undefined>(undefined);
-  const readAgain = useRef(false);
+  // The record is shared with other keydeck processes (a second TUI, `keydeck billing verify` in
+  // another shell): at each balance read, it is read again when one of them has written to it
+  // since (its data version; this process's own writes are shown already), whether or not the
+  // total moved (a refusal does not move it; a verify's outcome is written just after the service
+  // has raised it). Per record, the newer copy is kept (a change the disk refused stays shown from
+  // memory). One read at a time; an unreadable record leaves the list shown, and the next balance
+  // read tries again.
+  const rereading = useRef(false);
   useEffect(() => {
-    if (!credits || !scope) return;
-    const changed = listedTotal.current !== credits.totalTopUp;
-    if (!changed && !readAgain.current) return;
-    const first = listedTotal.current === undefined;
-    listedTotal.current = credits.totalTopUp;
-    readAgain.current = changed && !first;
-    if (first) return; // loaded at mount
-    deps.journal.recent(scope, 200).then(
-      (list) => {
-        if (!mounted.current) return;
-        setEntries((held) => {
-          const byId = new Map(list.map((e) => [e.id, e]));
-          for (const e of held) {
-            const disk = byId.get(e.id);
-            if (!disk || disk.updatedAt < e.updatedAt) byId.set(e.id, e);
-          }
-          return [...byId.values()].sort(byNewest);
-        });
-      },
-      () => {
-        // Unreadable now: the list shown stays; the next change reads it again.
-      },
-    );
+    if (!credits || !scope || seenVersion.current === undefined || rereading.current) return;
+    rereading.current = true;
+    const reread = async () => {
+      const version = await deps.journal.dataVersion();
+      if (version === seenVersion.current) return;
+      const list = await deps.journal.recent(scope, 200);
+      seenVersion.current = version;
+      if (!mounted.current) return;
+      setEntries((held) => {
+        const byId = new Map(list.map((e) => [e.id, e]));
+        for (const e of held) {
+          const disk = byId.get(e.id);
+          if (!disk || disk.updatedAt < e.updatedAt) byId.set(e.id, e);
+        }
+        return [...byId.values()].sort(byNewest);
+      });
+    };
+    reread()
+      .catch(() => undefined)
+      .finally(() => {
+        rereading.current = false;
+      });
   }, [credits, scope, deps.journal]);
 
   return { entries, entriesRef, remember, save };
