@@ -2,6 +2,8 @@
 //   dist/cli.js      the `keydeck` executable: a small guard built for old Node.js targets
 //                    (src/bin.ts) that names the Node.js version keydeck needs, then loads main.js;
 //   dist/main.js     the command line (src/cli.ts) with every runtime dependency bundled but keytar;
+//   dist/program.js  the same command line as a function (src/cli/main.ts), for the suites' CLI runs
+//                    in the test's own thread (not an export of the package);
 //   dist/index.js, dist/sandbox.js   the library entries (`keydeck`, `keydeck/sandbox`);
 //   dist/chunks/     what they share and what they load lazily (non-TUI commands never load Ink);
 //   dist/types/      `.d.ts` of the library entries (`npm run build` and `prepare` only).
@@ -275,7 +277,7 @@ export function bundleOptions(emptyModule) {
 const TYPES_CACHE = join(root, 'node_modules', '.cache', 'keydeck', 'declarations');
 
 /** The bundled entry points of dist/ (output name → source); dist/cli.js is the guard, built apart. */
-export const ENTRY_POINTS = { main: 'src/cli.ts', index: 'src/index.ts', sandbox: 'src/sandbox/index.ts' };
+export const ENTRY_POINTS = { main: 'src/cli.ts', program: 'src/cli/main.ts', index: 'src/index.ts', sandbox: 'src/sandbox/index.ts' };
 
 /**
  * The declaration files under `dir` that `entries` (paths relative to `dir`) reach through their

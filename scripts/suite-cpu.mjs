@@ -1,7 +1,7 @@
 // `npm run test:cpu [-- vitest arguments]`: runs the suites (`vitest run`, with the arguments
 // given) with test/cpu-probe.ts in every file, then prints where their CPU time went: each
 // project's total, how busy the machine's CPUs were along the run, and the files that cost most,
-// as the CPU time of the test's own process (in-process work and the CLI runs in worker threads)
+// as the CPU time of the test's own process (in-process work and the CLI runs in its thread)
 // and of its child processes (the CLI and the TUI as processes, sandboxes, npm, anvil, D-Bus), with
 // the wall time and how many times each file started the built CLI (test/cli-starts.ts). On a
 // CPU-bound machine these, not the wall times of single files, say what would make `npm test`
@@ -48,8 +48,8 @@ const wallS = (performance.now() - started) / 1000;
 let rows = [];
 try {
   rows = readFileSync(out, 'utf8').trim().split('\n').filter(Boolean).map((line) => {
-    const [file, project, self, children, wall, worker, proc, pty] = line.split('\t');
-    return { file, project, self: Number(self), children: Number(children), wall: Number(wall), starts: [Number(worker), Number(proc), Number(pty)] };
+    const [file, project, self, children, wall, thread, proc, pty] = line.split('\t');
+    return { file, project, self: Number(self), children: Number(children), wall: Number(wall), starts: [Number(thread), Number(proc), Number(pty)] };
   });
 } catch {
   console.error('suite-cpu: no file reported its CPU time');
@@ -62,7 +62,7 @@ for (const row of rows) {
   projects.set(row.project, { files: t.files + 1, self: t.self + row.self, children: t.children + row.children, starts: t.starts.map((c, i) => c + row.starts[i]) });
 }
 console.log(`\nCPU time of the suites, s, and the built CLI's starts (rows in ${out})\n`);
-console.log(`${'project'.padEnd(10)} files    self children   total  worker  process  pty`);
+console.log(`${'project'.padEnd(10)} files    self children   total  thread  process  pty`);
 for (const [name, t] of projects) {
   console.log(`${(name || '-').padEnd(10)} ${n(t.files)} ${s(t.self)}  ${s(t.children)} ${s(t.self + t.children)}   ${n(t.starts[0])}    ${n(t.starts[1])} ${n(t.starts[2])}`);
 }
@@ -76,7 +76,7 @@ if (busy.length > 0) {
   console.log(`\n${wallS.toFixed(0)} s; the ${cpus().length} CPUs were ${Math.round(100 * mean)} % busy (by the machine's count, whatever ran). Each 10 s, %:`);
   console.log(tens.join(' '));
 }
-console.log(`\n   self children   total    wall  worker process  pty  file`);
+console.log(`\n   self children   total    wall  thread process  pty  file`);
 for (const row of rows.sort((a, b) => b.self + b.children - (a.self + a.children)).slice(0, 30)) {
   console.log(`${s(row.self)}  ${s(row.children)} ${s(row.self + row.children)} ${s(row.wall)}   ${n(row.starts[0])}   ${n(row.starts[1])} ${n(row.starts[2])}  ${row.file}`);
 }

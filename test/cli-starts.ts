@@ -1,6 +1,6 @@
 /**
- * How many times this test process started the built CLI, and how: in a worker thread (`runCli`'s
- * default), as a child process (`runCli` in CI, `startCli`), or in a pseudo-terminal (`startApp`).
+ * How many times this test process started the built CLI, and how: in the test's own thread
+ * (`runCli`'s default), as a child process (`runCli` in CI, `startCli`), or in a pseudo-terminal (`startApp`).
  * The three runners count here; `npm run test:cpu` (test/cpu-probe.ts) writes each file's counts
  * beside its CPU time, because about half the suite's CPU goes into the CLI's runs (the figures are
  * in docs/development.md, "How many files at once"). A file that starts the CLI some other way (the
@@ -8,9 +8,9 @@
  */
 
 /** How the built CLI was started: `runCli`'s two ways (its `CliRunner`), or in a pseudo-terminal. */
-export type CliStartKind = 'worker' | 'process' | 'pty';
+export type CliStartKind = 'thread' | 'process' | 'pty';
 
-const counts: Record<CliStartKind, number> = { worker: 0, process: 0, pty: 0 };
+const counts: Record<CliStartKind, number> = { thread: 0, process: 0, pty: 0 };
 
 /** Counts one start of the built CLI. */
 export function countCliStart(kind: CliStartKind): void {

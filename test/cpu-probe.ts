@@ -2,10 +2,10 @@
  * A setup file of `npm run test:cpu` (scripts/suite-cpu.mjs), loaded only when KEYDECK_TEST_CPU
  * names a file (vitest.config.ts): appends one line per test file to it, with what the file cost
  * from its first hook to its last. Tab-separated: the file, its project, the CPU time of the
- * test's process in ms (user + system, the CLI runs in its worker threads included), the CPU time
+ * test's process in ms (user + system, the CLI runs in its thread included), the CPU time
  * of its child processes that ended meanwhile in ms (the CLI and TUI runs as processes, the
  * sandboxes, npm, anvil, D-Bus: Linux's /proc/self/stat, 0 elsewhere), the wall time in ms, and
- * how many times it started the built CLI in a worker thread, as a process and in a pseudo-terminal
+ * how many times it started the built CLI in its thread, as a process and in a pseudo-terminal
  * (test/cli-starts.ts). Files share their worker, so a file's module imports before its first hook
  * are not counted.
  */
@@ -44,7 +44,7 @@ afterAll(({}, suite) => {
     Math.round((cpu.user + cpu.system) / 1000),
     Math.round(childrenCpuMs() - started.children),
     Math.round(performance.now() - started.at),
-    starts.worker - started.starts.worker,
+    starts.thread - started.starts.thread,
     starts.process - started.starts.process,
     starts.pty - started.starts.pty,
   ];

@@ -48,7 +48,7 @@ export default function setup(project: TestProject): () => void {
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  // Node's compile cache (src/cli.ts) is keyed by a file's path, so the entries of the snapshot's
+  // Node's compile cache (src/cli/main.ts) is keyed by a file's path, so the entries of the snapshot's
   // files would stay in the OS temp dir after it is gone: every CLI this run starts keeps its cache
   // beside the snapshot instead (test/compile-cache.ts, in each worker). Not in this process's
   // environment: vitest's workers would inherit it at their start and cache their own modules there

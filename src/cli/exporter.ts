@@ -48,6 +48,8 @@ export function registerExporter(program: Command): void {
       }
       const code = await runExporter({ ...parsed.options, version: program.version() ?? 'unknown' });
       // Nothing of the exporter's is left running; a keychain child that hung is not waited for.
-      process.stderr.write('', () => process.exit(code));
+      // (Ended in the action itself, once stderr has taken what was written, as `runCommand` does.)
+      await new Promise<void>((resolve) => process.stderr.write('', () => resolve()));
+      process.exit(code);
     });
 }

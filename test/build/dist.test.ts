@@ -88,11 +88,13 @@ describe('dist/', () => {
   });
 
   it('the TUI draws its first frame before the API client, node:sqlite and the panes load (they come with the app, right after)', { timeout: 60_000 }, () => {
-    // The chunk of src/tui/run.tsx and the one of src/tui/session.tsx, as main.js and it name them.
-    const main = readFileSync(path.join(DIST, 'main.js'), 'utf8');
-    const run = /importWithoutFetch\(\(\)=>import\("\.\/(chunks\/run-[A-Z0-9]+\.js)"\)\)/.exec(main)?.[1];
-    expect(run).toBeDefined();
-    const session = /import\("\.\/(session-[A-Z0-9]+\.js)"\)/.exec(readFileSync(path.join(DIST, run!), 'utf8'))?.[1];
+    // The chunk of src/tui/run.tsx and the one of src/tui/session.tsx, as the command line's chunk
+    // (src/cli/tui.ts, with src/cli/main.ts) and it name them.
+    const names = readdirSync(path.join(DIST, 'chunks'));
+    const runs = names.flatMap((f) => /importWithoutFetch\(\(\)=>import\("\.\/(run-[A-Z0-9]+\.js)"\)\)/.exec(readFileSync(path.join(DIST, 'chunks', f), 'utf8'))?.[1] ?? []);
+    expect(runs).toHaveLength(1);
+    const run = `chunks/${runs[0]}`;
+    const session = /import\("\.\/(session-[A-Z0-9]+\.js)"\)/.exec(readFileSync(path.join(DIST, run), 'utf8'))?.[1];
     expect(session).toBeDefined();
     const program = `
       // As src/tui/withoutFetch.ts does while Ink loads: Node's fetch would load its HTTP stack.
@@ -105,7 +107,7 @@ describe('dist/', () => {
       const { sessionApp } = await import(${JSON.stringify('file://')} + process.argv[2]);
       process.stdout.write(JSON.stringify({ atFirstFrame, withTheApp: loaded().sort(), exports: [typeof runTui, typeof sessionApp] }));
       process.exit(0);`;
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', program, path.join(DIST, run!), path.join(DIST, 'chunks', session!)], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1', DEV: '' } });
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', program, path.join(DIST, run), path.join(DIST, 'chunks', session!)], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1', DEV: '' } });
     expect(JSON.parse(out)).toEqual({ atFirstFrame: [], withTheApp: ['http', 'sqlite'], exports: ['function', 'function'] });
   });
 

@@ -36,8 +36,8 @@ beforeAll(async () => {
     { stdio: 'ignore' },
   );
   endpoint = await startFaultProxy(sb.url, { tls: { key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) } });
-  // Child processes: NODE_EXTRA_CA_CERTS is read when a process starts, so a worker thread would
-  // have the test process's authorities, not the ones each run names.
+  // Child processes: NODE_EXTRA_CA_CERTS is read when a process starts, so a run in the test's
+  // thread would have the test process's authorities, not the ones each run names.
   cli = scripted(endpoint.url, { runner: 'process' });
 });
 afterAll(async () => {

@@ -1,9 +1,11 @@
 /**
  * The two ways the suites run the built CLI (test/credentials/harness.ts `runCli`): a child
- * process, as a user's shell does, and a worker thread, the edit-test loop's cheaper start. For
- * each kind of run a suite makes (an answer, a usage error, a refusal, the network down, stdin read
- * and stdin never read, a file in the home's data dir), both ways give the same exit code, stdout
- * and stderr, so a suite that passes one way means the same the other. CI runs every suite as
+ * process, as a user's shell does, and the test's own thread, the edit-test loop's cheaper run
+ * (test/credentials/thread.ts). For each kind of run a suite makes (an answer, a usage error, a
+ * refusal, the network down, an exit code set without `process.exit`, stdin read and stdin never
+ * read, a file in the home's data dir), both ways give the same exit code, stdout and stderr, so a
+ * suite that passes one way means the same the other; and runs at once in the thread keep to
+ * their own environment and output, and leave the test's own alone. CI runs every suite as
  * processes (.ci/run sets KEYDECK_TEST_CLI=process).
  */
 import { existsSync } from 'node:fs';
@@ -23,11 +25,11 @@ const seen = (r: CliResult) => ({ code: r.code, stdout: r.stdout, stderr: r.stde
 /** Runs `args` both ways, one after the other, with the same environment and input. */
 async function both(args: string[], env: NodeJS.ProcessEnv, input?: string) {
   const inProcess = await runCli(args, { env, input, runner: 'process' });
-  const inWorker = await runCli(args, { env, input, runner: 'worker' });
-  return { inProcess: seen(inProcess), inWorker: seen(inWorker) };
+  const inThread = await runCli(args, { env, input, runner: 'thread' });
+  return { inProcess: seen(inProcess), inThread: seen(inThread) };
 }
 
-describe('the CLI as a child process and in a worker thread', () => {
+describe('the CLI as a child process and in the test’s thread', () => {
   it('gives the same code, stdout and stderr for answers, usage errors, refusals and a network failure', async () => {
     const user = await sb.fundedUser(25);
     await sb.call('POST', '/api/keys', { token: user, body: { name: 'parity' } });
@@ -39,11 +41,13 @@ describe('the CLI as a child process and in a worker thread', () => {
       [['keys', 'frobnicate'], env(), 2],
       [['keys', 'create', '--name', 'x'], env({ KEYDECK_TOKEN: 'mk_NotAKeyOfThisAccount0000' }), 1],
       [['keys', 'list'], env({ KEYDECK_BASE_URL: UNREACHABLE }), 4],
+      // Ends with `process.exitCode`, not `process.exit`.
+      [['sandbox', '--port', 'http'], env(), 2],
     ];
     for (const [args, e, code] of cases) {
-      const { inProcess, inWorker } = await both(args, e);
+      const { inProcess, inThread } = await both(args, e);
       expect(inProcess.code, `keydeck ${args.join(' ')}: ${inProcess.stderr}`).toBe(code);
-      expect(inWorker, `keydeck ${args.join(' ')}`).toEqual(inProcess);
+      expect(inThread, `keydeck ${args.join(' ')}`).toEqual(inProcess);
     }
   });
 
@@ -54,11 +58,11 @@ describe('the CLI as a child process and in a worker thread', () => {
       // Read: a token on stdin, refused the same way (not a token of this service).
       const env = own.home.env({ KEYDECK_BASE_URL: sb.url });
       const read = await both(['auth', 'login', '--token-stdin', '--insecure-storage'], env, 'not-a-token\n');
-      expect(read.inWorker).toEqual(read.inProcess);
+      expect(read.inThread).toEqual(read.inProcess);
       expect(read.inProcess.code).not.toBe(0);
       // Never read: `--version` with something on stdin still exits at once, both ways.
       const unread = await both(['--version'], env, `${session}\n`);
-      expect(unread.inWorker).toEqual(unread.inProcess);
+      expect(unread.inThread).toEqual(unread.inProcess);
       expect(unread.inProcess).toMatchObject({ code: 0, stdout: /^\d+\.\d+\.\d+\n$/ });
     } finally {
       own.home.remove();
@@ -71,14 +75,41 @@ describe('the CLI as a child process and in a worker thread', () => {
     try {
       const env = own.home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: user, KEYDECK_CONFIG_DIR: undefined });
       const journal = path.join(own.home.home, '.local', 'share', 'keydeck', 'topups.db');
-      const topup = await runCli(['billing', 'topup', '--amount', '10', '--method', 'usdc'], { env, runner: 'worker' });
+      const topup = await runCli(['billing', 'topup', '--amount', '10', '--method', 'usdc'], { env, runner: 'thread' });
       expect(topup.code, topup.stderr).toBe(0);
       expect(existsSync(journal)).toBe(true);
       const history = await both(['billing', 'history', '--json'], env);
-      expect(history.inWorker).toEqual(history.inProcess);
+      expect(history.inThread).toEqual(history.inProcess);
       expect(JSON.parse(history.inProcess.stdout)).toHaveLength(1);
     } finally {
       own.home.remove();
     }
+  });
+
+  it('runs at once in the thread each see their own environment, input and output, and leave the test’s own alone', async () => {
+    const users = await Promise.all(['ana', 'bo', 'cy', 'di'].map(async (name) => {
+      const token = await sb.fundedUser(10);
+      await sb.creditKey(token, `key-of-${name}`);
+      return { name, token };
+    }));
+    const tokenBefore = process.env.KEYDECK_TOKEN;
+    const stdoutBefore = process.stdout;
+    const runs = users.flatMap(({ name, token }) => [
+      runCli(['keys', 'list', '--json'], { env: cli.home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: token }), runner: 'thread' }).then((r) => ({ name, r })),
+      // One refused, one usage error, at the same time.
+      runCli(['keys', 'create', '--name', name], { env: cli.home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: 'mk_NotAKeyOfThisAccount0000' }), runner: 'thread' }).then((r) => ({ name: 'refused', r })),
+      runCli(['keys', name], { env: cli.home.env(), runner: 'thread' }).then((r) => ({ name: 'usage', r })),
+    ]);
+    for (const { name, r } of await Promise.all(runs)) {
+      if (name === 'refused') expect(r.code, r.stderr).toBe(1);
+      else if (name === 'usage') expect(r).toMatchObject({ code: 2, stdout: '', stderr: /unknown command/ });
+      else {
+        expect(r.code, r.stderr).toBe(0);
+        expect((JSON.parse(r.stdout) as Array<{ name: string }>).map((k) => k.name)).toEqual([`key-of-${name}`]);
+      }
+    }
+    expect(process.env.KEYDECK_TOKEN).toBe(tokenBefore);
+    expect(process.stdout).toBe(stdoutBefore);
+    expect(process.exitCode).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Test harness of the credential, config and auth suites: a temp HOME + config dir per test,
  * the built CLI (a snapshot of `dist/`, built by test/global-setup.ts) run as a child process or in
- * a worker thread ({@link runCli}) with a clean environment (no D-Bus, no KEYDECK_* variables),
+ * the test's own thread ({@link runCli}) with a clean environment (no D-Bus, no KEYDECK_* variables),
  * D-Bus helpers, and the secret scan.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -9,10 +9,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { inspect } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { inject } from 'vitest';
 import { countCliStart } from '../cli-starts.js';
+import { runCliInThread } from './thread.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -73,19 +72,21 @@ export interface CliResult {
 
 /**
  * How {@link runCli} starts the built CLI. `process` (KEYDECK_TEST_CLI=process, what .ci/run sets):
- * `node cli.js …args`, a child process, exactly as a user's shell does. `worker` (the default, the
- * edit-test loop of `npm test`): the same `cli.js` of the run's snapshot in a worker thread of the
- * test's process, with its own `process.env`, `process.argv`, stdin, stdout, stderr and exit code.
- * A worker skips what a new process costs here (~125 ms of CPU of a one-shot command's ~390: exec,
- * node's bootstrap, the builtins' compilation), and the suites run the CLI about 460 times this way (and ~140 times as processes, 72 of them in a pseudo-terminal).
- * What a worker cannot be, the suites that need it spawn themselves: signals (`startCli`), a
- * terminal (test/e2e/pty.ts), the Node.js version check of the executable (test/build/), and
- * test/commands/runner.test.ts checks that both ways give the same code, stdout and stderr.
+ * `node cli.js …args`, a child process, exactly as a user's shell does. `thread` (the default, the
+ * edit-test loop of `npm test`): the run's snapshot of dist/ in the test's own thread, with its own
+ * `process.env`, argv, stdin, stdout, stderr and exit code (test/credentials/thread.ts). A process
+ * costs ~225 ms of CPU for a one-shot command (exec, Node's bootstrap, loading ~50 modules of
+ * dist/); a run in the thread costs the command's own work, ~40 ms, its modules loaded by the
+ * worker's first run; the suites run the CLI about 470 times this way (and ~90 times as processes,
+ * 72 of them in a pseudo-terminal). What a thread cannot be, the suites that need it spawn
+ * themselves: signals (`startCli`), a terminal (test/e2e/pty.ts), the Node.js version check of the
+ * executable (test/build/); and test/commands/runner.test.ts checks that both ways give the same
+ * code, stdout and stderr.
  */
-export const CLI_RUNNER: CliRunner = process.env.KEYDECK_TEST_CLI === 'process' ? 'process' : 'worker';
+export const CLI_RUNNER: CliRunner = process.env.KEYDECK_TEST_CLI === 'process' ? 'process' : 'thread';
 
 /** Where {@link runCli} runs the CLI (see {@link CLI_RUNNER}). */
-export type CliRunner = 'process' | 'worker';
+export type CliRunner = 'process' | 'thread';
 
 /** Options of {@link runCli}. */
 export interface RunCliOptions {
@@ -101,13 +102,26 @@ export interface RunCliOptions {
 
 /**
  * Runs `keydeck …args` (the run's snapshot of dist/cli.js) with `env`, writing `input` to stdin
- * (then closing it), in a child process or a worker thread ({@link CLI_RUNNER}, or `runner`).
- * Rejects after `timeoutMs` (default 15 s), the CLI killed.
+ * (then closing it), in a child process or the test's thread ({@link CLI_RUNNER}, or `runner`).
+ * Rejects after `timeoutMs` (default 15 s): a process is killed; a run in the thread is left to
+ * what it waits for, its output no longer read.
  */
 export function runCli(args: readonly string[], options: RunCliOptions): Promise<CliResult> {
   const runner = options.runner ?? CLI_RUNNER;
   countCliStart(runner);
-  return runner === 'worker' ? runCliInWorker(args, options) : runCliInProcess(args, options);
+  return runner === 'thread' ? runInThread(args, options) : runCliInProcess(args, options);
+}
+
+/** {@link runCli} in the test's own thread (test/credentials/thread.ts), with its timeout. */
+function runInThread(args: readonly string[], options: RunCliOptions): Promise<CliResult> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(timedOut(args, options, '', '')), options.timeoutMs ?? 15_000);
+  });
+  return Promise.race([runCliInThread(args, { env: options.env, input: options.input ?? '', cli: cliPath() }), timeout])
+    .then((r) => ({ ...r, ms: performance.now() - started }))
+    .finally(() => clearTimeout(timer));
 }
 
 /** The error of a run that outlived its `timeoutMs`, with what it had written. */
@@ -133,72 +147,6 @@ function runCliInProcess(args: readonly string[], options: RunCliOptions): Promi
       resolve({ code, stdout, stderr, ms: performance.now() - started });
     });
     child.stdin.end(options.input ?? '');
-  });
-}
-
-/**
- * What a worker runs before the CLI: the two things a process has of its own that a worker shares
- * with the test's process. `os.homedir()` is `$HOME` in a process (libuv reads it first), but a
- * worker's libuv reads the test process's environment, not the worker's copy: without this, the
- * CLI would find its data dir (env-paths) in the real home. And stdin: a worker's piped stdin keeps
- * it alive while data the CLI never reads is pending, where a process exits; so stdin is the input
- * as a stream of its own, at its end once read, like a pipe the test closed.
- */
-const WORKER_PRELUDE = `
-const os = require('node:os');
-const { syncBuiltinESMExports } = require('node:module');
-const { Readable } = require('node:stream');
-const { pathToFileURL } = require('node:url');
-const { workerData } = require('node:worker_threads');
-const homedir = os.homedir;
-os.homedir = () => process.env.HOME || homedir();
-syncBuiltinESMExports();
-const stdin = Readable.from(workerData.input ? [Buffer.from(workerData.input)] : [], { objectMode: false });
-Object.defineProperty(process, 'stdin', { configurable: true, enumerable: true, get: () => stdin });
-import(pathToFileURL(workerData.cli).href);
-`;
-
-/**
- * {@link runCli} in a worker thread. The worker starts as `node cli.js` does: no execArgv, its own
- * copy of `env` as `process.env`, `args` as its argv, then {@link WORKER_PRELUDE}. It settles once
- * the worker has exited and its stdout and stderr have ended (a worker's output is flushed on
- * `process.exit`). An uncaught error ends a process with its stack on stderr and code 1; a worker
- * reports it as an `error` event, which is written to stderr the way Node writes it, so a test that
- * forbids stack traces still sees one.
- */
-function runCliInWorker(args: readonly string[], options: RunCliOptions): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const env = Object.fromEntries(Object.entries(options.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
-    const worker = new Worker(WORKER_PRELUDE, {
-      eval: true,
-      argv: [...args],
-      env,
-      execArgv: [],
-      stdout: true,
-      stderr: true,
-      workerData: { cli: cliPath(), input: options.input ?? '' },
-    });
-    let stdout = '';
-    let stderr = '';
-    let code: number | null = null;
-    let pending = 3; // stdout's end, stderr's end, the worker's exit
-    const settle = () => {
-      if (--pending > 0) return;
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: performance.now() - started });
-    };
-    worker.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d)).on('end', settle);
-    worker.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d)).on('end', settle);
-    worker.on('error', (error) => (stderr += `${inspect(error)}\n\nNode.js ${process.version}\n`));
-    worker.on('exit', (exitCode) => {
-      code = exitCode;
-      settle();
-    });
-    const timer = setTimeout(() => {
-      void worker.terminate();
-      reject(timedOut(args, options, stdout, stderr));
-    }, options.timeoutMs ?? 15_000);
   });
 }
 

@@ -21,7 +21,7 @@ import { useRig } from './scenario.js';
 const VERIFY = { method: 'POST', path: '/api/billing/verify-topup' } as const;
 
 /**
- * Runs `keydeck …args` (the built CLI, test/credentials/harness.ts `runCli`: a worker thread in
+ * Runs `keydeck …args` (the built CLI, test/credentials/harness.ts `runCli`: the test's thread in
  * `npm test`, a process in CI) with the rig's environment: another shell on the same data dir.
  */
 function cli(env: NodeJS.ProcessEnv, args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

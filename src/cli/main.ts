@@ -1,0 +1,33 @@
+/**
+ * keydeck's command line as one call: builds the program of ./program.ts and runs what argv asks
+ * for. src/cli.ts (dist/main.js) calls it once per process; it is also an entry of its own in
+ * dist/ (dist/program.js, not an export of the package), which the suites' in-thread CLI runs call
+ * once per run with the modules already loaded (test/credentials/thread.ts).
+ *
+ * Before a command's action runs, Node's compile cache is turned on (V8's compiled code of the
+ * bundle kept between runs, in the OS temp dir; off with NODE_DISABLE_COMPILE_CACHE=1): the chunks
+ * the command imports (Ink, React, zod, got, the TUI) then load without being compiled again
+ * (bench/startup.mjs). Not for {@link RESIDENT_COMMANDS}: Node keeps every loaded module's cache
+ * data in memory for the life of the process (its `CompileCacheEntry`, to write it back at exit),
+ * about 1.7 bytes per byte of code loaded, 2 MB for `keydeck monitor` (bench/memory.mjs); a process
+ * left open for hours pays that all along to save a few tens of ms once.
+ */
+import { enableCompileCache } from 'node:module';
+import { createProgram } from './program.js';
+
+/** The commands left open for hours, which start without the compile cache (above). */
+const RESIDENT_COMMANDS: ReadonlySet<string> = new Set(['monitor', 'exporter']);
+
+/**
+ * Parses `argv` (Node's shape: the executable, the script, then the arguments) and runs the
+ * command it names; `version` is what `--version` prints. Settles when the command's action does;
+ * most actions end the process themselves (`process.exit` with the command's exit code), usage
+ * errors exit 2.
+ */
+export async function main(version: string, argv: readonly string[] = process.argv): Promise<void> {
+  const program = createProgram(version);
+  program.hook('preAction', (_program, action) => {
+    if (!RESIDENT_COMMANDS.has(action.name())) enableCompileCache();
+  });
+  await program.parseAsync(argv);
+}
