@@ -76,8 +76,8 @@ export interface CliResult {
  * edit-test loop of `npm test`): the run's snapshot of dist/ in the test's own thread, with its own
  * `process.env`, argv, stdin, stdout, stderr and exit code (test/credentials/thread.ts). A process
  * costs ~225 ms of CPU for a one-shot command (exec, Node's bootstrap, loading ~50 modules of
- * dist/); a run in the thread costs the command's own work, ~40 ms, its modules loaded by the
- * worker's first run; the suites run the CLI about 470 times this way (and ~90 times as processes,
+ * dist/); a run in the thread costs the command's own work, ~7 ms on average, its modules loaded
+ * by the test process's first run; the suites run the CLI about 470 times this way (and ~90 times as processes,
  * 72 of them in a pseudo-terminal). What a thread cannot be, the suites that need it spawn
  * themselves: signals (`startCli`), a terminal (test/e2e/pty.ts), the Node.js version check of the
  * executable (test/build/); and test/commands/runner.test.ts checks that both ways give the same
@@ -112,16 +112,17 @@ export function runCli(args: readonly string[], options: RunCliOptions): Promise
   return runner === 'thread' ? runInThread(args, options) : runCliInProcess(args, options);
 }
 
-/** {@link runCli} in the test's own thread (test/credentials/thread.ts), with its timeout. */
-function runInThread(args: readonly string[], options: RunCliOptions): Promise<CliResult> {
+/** {@link runCli} in the test's own thread (test/credentials/thread.ts). */
+async function runInThread(args: readonly string[], options: RunCliOptions): Promise<CliResult> {
   const started = performance.now();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(timedOut(args, options, '', '')), options.timeoutMs ?? 15_000);
+  const result = await runCliInThread(args, {
+    env: options.env,
+    input: options.input ?? '',
+    cli: cliPath(),
+    timeoutMs: options.timeoutMs ?? 15_000,
+    timedOut: (stdout, stderr) => timedOut(args, options, stdout, stderr),
   });
-  return Promise.race([runCliInThread(args, { env: options.env, input: options.input ?? '', cli: cliPath() }), timeout])
-    .then((r) => ({ ...r, ms: performance.now() - started }))
-    .finally(() => clearTimeout(timer));
+  return { ...result, ms: performance.now() - started };
 }
 
 /** The error of a run that outlived its `timeoutMs`, with what it had written. */

@@ -3,7 +3,8 @@
  * of dist/) run in the test's own thread, against the modules an earlier run of the same worker
  * already loaded. A worker thread (the runner this one replaced) built a V8 isolate, loaded ~50
  * modules of dist/ and grew a heap for each run, ~180 ms of CPU of a one-shot command's ~225; here
- * a run costs the command's own work (config, requests, output), ~40 ms.
+ * a run costs the command's own work (config, requests, output): ~7 ms of CPU on average, the
+ * sandbox's side included (docs/development.md).
  *
  * What a run has of its own, a process has of its own too, and the CLI reads it from `process`:
  * `process.env`, `process.argv`, stdin, stdout, stderr, `process.exit` and `os.homedir()`. While a
@@ -64,14 +65,14 @@ let installed = false;
 /** Node's own `import()`, not vitest's: the snapshot is loaded as Node loads it in a process. */
 const nativeImport = createRequire(import.meta.url)('./native-import.cjs') as (specifier: string) => Promise<unknown>;
 
-/** The text written to a run's stdout or stderr until it exits (a process writes nothing after). */
+/** The text written to a run's stdout or stderr until it ends (a process writes nothing after its exit). */
 class Capture extends Writable {
   text = '';
-  constructor(private readonly run: () => RunState | undefined) {
+  constructor(private readonly ended: () => boolean) {
     super({ decodeStrings: false });
   }
   override _write(chunk: string | Buffer, _encoding: BufferEncoding, callback: () => void): void {
-    if (this.run()?.exited === undefined) this.text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    if (!this.ended()) this.text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
     callback();
   }
 }
@@ -185,6 +186,10 @@ export interface ThreadRunOptions {
   readonly input: string;
   /** The run's snapshot of dist/cli.js; the command line of its `program.js` is run. */
   readonly cli: string;
+  /** How long the run may take, ms. */
+  readonly timeoutMs: number;
+  /** The error of a run that took longer, from what it had written by then. */
+  readonly timedOut: (stdout: string, stderr: string) => Error;
 }
 
 /** The outcome of one run. */
@@ -198,7 +203,8 @@ export interface ThreadRunResult {
  * Runs `keydeck …args` in this thread (see the module comment). Resolves once the CLI called
  * `process.exit`, or its command line settled without (the code is then `process.exitCode`, or 0);
  * an error the CLI throws out of its command line ends it as Node ends a process, with the stack
- * on stderr and code 1.
+ * on stderr and code 1. Rejects with `timedOut(…)` after `timeoutMs`: the run is then left to what
+ * it waits for (a thread cannot be killed), its output no longer kept.
  */
 export async function runCliInThread(args: readonly string[], options: ThreadRunOptions): Promise<ThreadRunResult> {
   install();
@@ -210,11 +216,10 @@ export async function runCliInThread(args: readonly string[], options: ThreadRun
     env.XDG_CONFIG_HOME ??= path.join(env.HOME, '.config');
     env.XDG_DATA_HOME ??= path.join(env.HOME, '.local', 'share');
   }
-  let state: RunState | undefined;
-  const current = () => state;
-  const stdout = new Capture(current);
-  const stderr = new Capture(current);
-  state = {
+  const ended = () => run.exited !== undefined;
+  const stdout = new Capture(ended);
+  const stderr = new Capture(ended);
+  const run: RunState = {
     env,
     argv: [process.execPath, options.cli, ...args],
     stdin: Readable.from(options.input ? [Buffer.from(options.input)] : [], { objectMode: false }),
@@ -223,18 +228,28 @@ export async function runCliInThread(args: readonly string[], options: ThreadRun
     sockets: new Set(),
     exitCodeBefore: process.exitCode,
   };
-  const run = state;
   const { main, version } = await commandLineOf(options.cli);
+  let timer: NodeJS.Timeout | undefined;
+  let late: Error | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      late = options.timedOut(stdout.text, stderr.text);
+      resolve();
+    }, options.timeoutMs);
+  });
   try {
-    await runs.run(run, () => main(version, run.argv));
+    await Promise.race([runs.run(run, () => main(version, run.argv)), timeout]);
   } catch (error) {
-    if (!(error instanceof CliExit) && run.exited === undefined) {
+    if (!(error instanceof CliExit) && !ended()) {
       stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n\nNode.js ${process.version}\n`);
       run.exited = 1;
     }
+  } finally {
+    clearTimeout(timer);
   }
-  if (run.exited === undefined) run.exited = exitCodeSetBy(run);
+  run.exited ??= exitCodeSetBy(run);
   process.exitCode = run.exitCodeBefore;
   for (const socket of run.sockets) socket.destroy();
+  if (late) throw late;
   return { code: run.exited, stdout: stdout.text, stderr: stderr.text };
 }
