@@ -177,6 +177,29 @@ export function filesWithSecrets(dir: string, secrets: readonly string[] = [], a
   });
 }
 
+/**
+ * Kills (SIGKILL) this user's processes whose environment has `HOME=home`: what a test started in a
+ * throwaway home and may have left behind when it failed or timed out. A keyring daemon forks away
+ * from the D-Bus session that started it and outlives a session killed mid-way (one was found
+ * orphaned after a run in which two tests failed under load). Linux's /proc; elsewhere nothing.
+ */
+export function killProcessesOfHome(home: string): void {
+  const needle = Buffer.from(`\0HOME=${home}\0`);
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid);
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    try {
+      if (Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${pid}/environ`)]).includes(needle)) process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // Gone meanwhile, or another user's.
+    }
+  }
+}
+
 /** True when `cmd` is on PATH. */
 export function hasCommand(cmd: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { cliPath, filesWithSecrets, hasCommand, makeTempHome, managementKeys, newSandboxUser, runCli, type TempHome } from './harness.js';
+import { cliPath, filesWithSecrets, hasCommand, killProcessesOfHome, makeTempHome, managementKeys, newSandboxUser, runCli, type TempHome } from './harness.js';
 
 const DRIVER = fileURLToPath(new URL('./fixtures/in-session.mjs', import.meta.url));
 
@@ -57,6 +57,8 @@ beforeEach(async () => {
   seenSecrets.length = 0;
 });
 afterEach(() => {
+  // The keyring daemon of a session that failed or timed out would outlive it.
+  killProcessesOfHome(home.home);
   expect(filesWithSecrets(home.configDir, [session, ...seenSecrets], [credentialsFile])).toEqual([]);
   home.remove();
 });

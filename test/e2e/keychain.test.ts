@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { filesWithSecrets, hasCommand } from '../credentials/harness.js';
+import { filesWithSecrets, hasCommand, killProcessesOfHome } from '../credentials/harness.js';
 import { startApp, type PtyApp } from './pty.js';
 import { cleanEnv } from './session.js';
 
@@ -41,9 +41,12 @@ afterEach(() => {
   app = undefined;
 });
 afterAll(() => {
-  // The keyring daemon leaves with its bus.
+  // The keyring daemon leaves with its bus (and is killed if it did not: a failed run's).
   if (bus) process.kill(bus.pid, 'SIGTERM');
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  if (dir) {
+    killProcessesOfHome(dir);
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 /** The user's environment: a clean one (no key stored) on the private bus with the unlocked keyring. */
