@@ -48,8 +48,10 @@ export function registerExporter(program: Command): void {
       }
       const code = await runExporter({ ...parsed.options, version: program.version() ?? 'unknown' });
       // Nothing of the exporter's is left running; a keychain child that hung is not waited for.
-      // (Ended in the action itself, once stderr has taken what was written, as `runCommand` does.)
-      await new Promise<void>((resolve) => process.stderr.write('', () => resolve()));
+      // Its last log lines reach stderr first, as `runCommand` lets a command's output (loaded
+      // here, once the exporter has stopped: nothing of src/commands is on its way while it runs).
+      const { flushed } = await import('../commands/output.js');
+      await flushed(process.stderr);
       process.exit(code);
     });
 }

@@ -150,8 +150,12 @@ export async function runCommand(body: () => Promise<ExitCodeValue | number | vo
   process.exit(code);
 }
 
-/** Resolves once everything written to `stream` so far has been handed to the OS (at most 10 s). */
-function flushed(stream: NodeJS.WriteStream): Promise<void> {
+/**
+ * Resolves once everything written to `stream` so far has been handed to the OS, or after 10 s (a
+ * reader that stopped reading does not keep the process alive): what to await before
+ * `process.exit`, which drops what a pipe has not taken yet. Never rejects.
+ */
+export function flushed(stream: NodeJS.WriteStream): Promise<void> {
   if (!stream.writableNeedDrain && stream.writableLength === 0) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(resolve, 10_000);

@@ -4,6 +4,10 @@
  * `%APPDATA%\keydeck\Config` on Windows), or `KEYDECK_CONFIG_DIR` when set (tests point it at a
  * temp dir); and the platform's data dir (`~/.local/share/keydeck` on Linux), or
  * `KEYDECK_DATA_DIR`, for the top-up journal and the sandbox's database. Nothing here touches the disk.
+ *
+ * The functions read the `KEYDECK_*` overrides from the `env` they are given; the platform's dirs
+ * are the process's whatever `env` says: env-paths reads the process's environment (XDG dirs,
+ * APPDATA) when called, and its home dir once, when it is loaded.
  */
 import envPaths from 'env-paths';
 import path from 'node:path';

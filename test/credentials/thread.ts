@@ -209,9 +209,9 @@ export interface ThreadRunResult {
 export async function runCliInThread(args: readonly string[], options: ThreadRunOptions): Promise<ThreadRunResult> {
   install();
   const env = Object.fromEntries(Object.entries(options.env).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  // env-paths (the config and data dirs) keeps `os.homedir()` from when it was loaded, by the
-  // thread's first run; it reads the XDG dirs from the environment at each call. So a run without
-  // them gets those that Linux's rule derives from its HOME, where a process would look.
+  // env-paths (the config and data dirs, src/config/paths.ts) keeps `os.homedir()` from when it
+  // was loaded, by the thread's first run; it reads the XDG dirs from the environment at each call.
+  // So a run without them gets those that Linux's rule derives from its HOME, where a process would look.
   if (env.HOME !== undefined && process.platform === 'linux') {
     env.XDG_CONFIG_HOME ??= path.join(env.HOME, '.config');
     env.XDG_DATA_HOME ??= path.join(env.HOME, '.local', 'share');
