@@ -44,6 +44,7 @@ import {
   type OperationInfo,
   type ParsedBody,
 } from './failures.js';
+import { failpoint } from '../failpoints/index.js';
 import { HttpTransport, MAX_RESPONSE_BYTES } from './http.js';
 import { readAnswer } from './reader.js';
 import { backoffDelayMs, minBackoffDelayMs, parseRetryAfterMs } from './retry.js';
@@ -229,6 +230,7 @@ export class ApiCore {
       const half = Math.max(MIN_ATTEMPT_MS, Math.floor(remaining / 2));
       const roomForRetry = retriesLeft > 0 && remaining - half >= minBackoffDelayMs(retry) + MIN_ATTEMPT_MS;
       const attemptMs = roomForRetry ? half : remaining;
+      failpoint('request', spec.op.name);
       const outcome = await this.#transport.send({
         method: spec.method,
         url: `${this.baseUrl}${spec.path}`,
@@ -244,6 +246,7 @@ export class ApiCore {
         throw errorFromInvalidResponse(ctx, outcome.status, undefined, `the answer is larger than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB, so keydeck did not read it`);
       }
       if (outcome.kind === 'response') {
+        failpoint('answered', spec.op.name);
         const { status } = outcome;
         this.#observeDate(outcome.headers.date);
         const body = parseBody(outcome.text);

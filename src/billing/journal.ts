@@ -22,6 +22,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync }
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { openSqlite } from '../config/sqlite.js';
+import { failpoint } from '../failpoints/index.js';
 import { INITIAL_STATES, inScope, isUnfinished, JournalEntrySchema, JournalError, TransitionError, canMove, journalPath, legacyEntries, legacyJournalPath, type JournalEntry, type JournalPatch, type JournalScope, type NewJournalEntry } from './journalEntry.js';
 
 export * from './journalEntry.js';
@@ -203,6 +204,7 @@ export class TopUpJournal {
     try {
       const result = fn(db);
       db.exec('COMMIT');
+      failpoint('record.written', 'topups');
       return result;
     } catch (error) {
       try {

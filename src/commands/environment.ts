@@ -32,6 +32,8 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'TMUX, STY', meaning: 'inside tmux or GNU screen: clipboard (OSC 52) and notification sequences go through its passthrough' },
   { name: 'CREDENTIALS_DIRECTORY', meaning: 'set by systemd (LoadCredential=): keydeck exporter reads a --token-file inside it as systemd hands it over, without the owner-only mode check' },
   { name: 'DBUS_SESSION_BUS_ADDRESS', meaning: 'unset on Linux: no keychain is tried (the key is then stored only with --insecure-storage)' },
+  { name: 'KEYDECK_FAILPOINT', meaning: 'for keydeck’s own crash tests (test/crash): NAME#N kills keydeck (SIGKILL) the N-th time it reaches the boundary NAME (src/failpoints); never set it otherwise' },
+  { name: 'KEYDECK_FAILPOINT_TRACE', meaning: 'for keydeck’s own crash tests: a file each boundary keydeck reaches is appended to, one NAME#N a line' },
   { name: 'NODE_DISABLE_COMPILE_CACHE', meaning: '1: Node does not keep keydeck’s compiled code between runs (slower start)' },
 ];
 

@@ -3,11 +3,13 @@
  * mode, fsynced, then renamed over the target), shared by the config file and the key file.
  */
 import writeFileAtomic from 'write-file-atomic';
+import { failpoint, fileDetail } from '../failpoints/index.js';
 
 /**
  * Writes `data` to `file` atomically with permission bits `mode` (e.g. 0o600). The directory
  * must exist. Rejects with the fs error (`code` set) on failure; the target is then unchanged.
  */
-export function writeFileAtomically(file: string, data: string, mode: number): Promise<void> {
-  return writeFileAtomic(file, data, { mode });
+export async function writeFileAtomically(file: string, data: string, mode: number): Promise<void> {
+  await writeFileAtomic(file, data, { mode });
+  failpoint('file.renamed', fileDetail(file));
 }

@@ -14,6 +14,7 @@
  * base URL rules), src/config. Imported by: src/commands, src/tui, src/exporter, src/billing.
  */
 import { positiveMsFromEnv } from '../config/timeout.js';
+import { failpoint } from '../failpoints/index.js';
 import { credentialsFilePath } from '../config/paths.js';
 import { envCredential } from './env.js';
 import { CredentialFile } from './file.js';
@@ -149,9 +150,11 @@ export function createCredentialStore(options: CredentialStoreOptions = {}): Cre
           );
         }
         await file.set(account!, value);
+        failpoint('store.written', 'file');
         for (const old of older) await file.delete(old).catch(() => false);
         return { source: 'file' as const, path: file.path };
       }
+      failpoint('store.written', 'keychain');
       // Stored in the keychain: no stale plaintext copy may remain in the fallback file, and a
       // key of the same service stored before keys were kept per origin is replaced by this one.
       for (const old of [account!, ...older]) {
@@ -181,6 +184,7 @@ export function createCredentialStore(options: CredentialStoreOptions = {}): Cre
         }
         if (await file.delete(account)) removedFrom.add('file');
       }
+      if (removedFrom.size > 0) failpoint('store.deleted');
       return { removedFrom: [...removedFrom], ...(keychainError !== undefined && { keychainError }), ...(keychainHung && { keychainHung }) };
     },
 

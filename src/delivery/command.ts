@@ -13,7 +13,9 @@
  *   it in a row, or its base64 as `kubectl -o yaml` prints) is withheld: `outputHidden`.
  */
 import { spawn } from 'node:child_process';
+import path from 'node:path';
 import which from 'which';
+import { failpoint } from '../failpoints/index.js';
 import { DeliveryError, type Destination } from './destinations.js';
 
 /** Default bound of a destination command, ms. */
@@ -87,6 +89,7 @@ export function runKeyCommand(d: CommandDestination, key: string, options: { env
       shell: false,
       windowsHide: true,
     });
+    failpoint('command.spawned', path.basename(d.argv[0]!));
     let output = '';
     let truncated = false;
     let timedOut = false;
@@ -134,6 +137,7 @@ export function runKeyCommand(d: CommandDestination, key: string, options: { env
       reject(new DeliveryError('delivery_failed', `could not start ${d.argv[0]}: ${code === 'ENOENT' ? 'not found' : (code ?? err.message)}`));
     });
     child.on('exit', (exitCode, signal) => {
+      failpoint('command.exited', path.basename(d.argv[0]!));
       // Its output pipes close once every process holding them is gone: wait a little for the
       // rest of the output, but not for a child it left running.
       const grace = setTimeout(() => finish(exitCode, signal), PIPE_GRACE_MS);

@@ -64,6 +64,8 @@ export function makeTempHome(): TempHome {
 /** The outcome of one CLI run. */
 export interface CliResult {
   readonly code: number | null;
+  /** The signal that ended the process (a run as a process killed by one: `SIGKILL`); else absent. */
+  readonly signal?: NodeJS.Signals | null;
   readonly stdout: string;
   readonly stderr: string;
   /** Wall time of the run, ms. */
@@ -143,9 +145,9 @@ function runCliInProcess(args: readonly string[], options: RunCliOptions): Promi
       reject(timedOut(args, options, stdout, stderr));
     }, options.timeoutMs ?? 15_000);
     child.on('error', reject);
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: performance.now() - started });
+      resolve({ code, ...(signal !== null && { signal }), stdout, stderr, ms: performance.now() - started });
     });
     child.stdin.end(options.input ?? '');
   });

@@ -51,7 +51,8 @@ describe('the house', () => {
     const rules: Array<{ from: RegExp; to: RegExp; why: string }> = [
       { from: /^src\/(?!tui\/|cli\/|cli\.ts)/, to: /^src\/tui\//, why: 'nothing imports the TUI but the command line' },
       { from: /^src\/(?!cli\.ts|cli\/)/, to: /^src\/cli\//, why: 'only src/cli.ts imports src/cli/' },
-      { from: /^src\/api\//, to: /^src\/(?!api\/)/, why: 'src/api knows HTTP and the wire format only' },
+      { from: /^src\/api\//, to: /^src\/(?!api\/|failpoints\/)/, why: 'src/api knows HTTP and the wire format only' },
+      { from: /^src\/failpoints\//, to: /^src\/(?!failpoints\/)/, why: 'src/failpoints sits below every layer: it imports nothing of keydeck' },
       { from: /^src\/(tui|sandbox|billing|delivery|terminal|config|credentials|api)\//, to: /^src\/commands\//, why: 'the commands are a face: only the command line imports them' },
       { from: /^src\/terminal\//, to: /^src\/(tui|commands|sandbox|billing|config|credentials|cli)\b/, why: 'src/terminal sits below both faces' },
       { from: /^src\/delivery\//, to: /^src\/(tui|commands|sandbox|cli)\b/, why: 'src/delivery (key delivery and rotation) sits below both faces' },

@@ -1,0 +1,87 @@
+/**
+ * Failpoints: the named boundaries of keydeck's own process where the crash-point harness
+ * (test/crash/) kills it, to prove that every multi-step operation survives a kill at any step
+ * (issue 42). The idea and the word are those of FreeBSD's fail(9), etcd's gofail and TiKV's
+ * fail-rs: a call at each boundary that does nothing unless a test armed it from outside.
+ *
+ * What lives in src/failpoints: {@link failpoint} and the names of the boundaries. May import:
+ * nothing of keydeck's. Imported by: every layer that crosses a boundary (src/api, src/config,
+ * src/credentials, src/delivery, src/billing, src/operations).
+ *
+ * ## The boundaries
+ *
+ * | name                         | where                                                              |
+ * |------------------------------|--------------------------------------------------------------------|
+ * | `request:<operation>`        | a request to the service is about to be sent (src/api/core.ts)     |
+ * | `answered:<operation>`       | the service's answer arrived, before keydeck read it               |
+ * | `store.written:<where>`      | a credential was stored (`keychain`, `file`)                       |
+ * | `store.deleted`              | a stored credential was removed                                    |
+ * | `file.renamed:<file name>`   | an atomic write's rename is done (a destination, a record, config) |
+ * | `command.spawned:<program>`  | a destination command was started                                  |
+ * | `command.exited:<program>`   | a destination command ended, before keydeck acted on its status    |
+ * | `record.written:<record>`    | a record in SQLite was committed (`topups`)                        |
+ *
+ * `<operation>` is the client's operation name (`createCreditKey`); `<file name>` the last part
+ * of the path (`.env`, `rotations.json`), `<program>` the last part of argv[0].
+ *
+ * ## Arming one (for tests only)
+ *
+ * - `KEYDECK_FAILPOINT=<name>#<n>` (`#<n>` optional, default 1): at the n-th time the process
+ *   reaches `<name>`, it kills itself with SIGKILL — no handler runs, no buffer is flushed, as a
+ *   power cut or `kill -9` would leave it.
+ * - `KEYDECK_FAILPOINT_TRACE=<file>`: every boundary reached is appended to that file, one
+ *   `<name>#<n>` a line (written synchronously, before a kill), so a harness can list the points
+ *   an operation passes and then kill a fresh run at each one.
+ *
+ * With neither set (every real run), a failpoint costs one read of the environment. Names are
+ * made of what keydeck itself chose (operation names, file and program base names): control
+ * characters are replaced, so a trace line is always one line.
+ */
+import { appendFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * How often each boundary was reached in this process (for `#<n>`). The one state at module level
+ * in src/ outside memos: it is only touched while a test armed failpoints, which it does only in
+ * runs of the CLI as a process of their own (test/crash/harness.ts refuses the in-thread runner).
+ */
+const reached = new Map<string, number>();
+
+/** A failpoint's name: `kind` and, when given, `:detail`, control characters replaced. */
+function nameOf(kind: string, detail?: string): string {
+  const name = detail === undefined ? kind : `${kind}:${detail}`;
+  return name.replace(/[\u0000-\u001f\u007f-\u009f#]/g, '?');
+}
+
+/**
+ * Marks the boundary `kind` (`detail`: what it concerns, see the table above). Does nothing
+ * unless `KEYDECK_FAILPOINT` or `KEYDECK_FAILPOINT_TRACE` is set; then records it in the trace
+ * and, when it is the armed one, kills the process (SIGKILL: this call never returns then).
+ */
+export function failpoint(kind: FailpointKind, detail?: string): void {
+  const armed = process.env.KEYDECK_FAILPOINT;
+  const trace = process.env.KEYDECK_FAILPOINT_TRACE;
+  if (!armed && !trace) return;
+  const name = nameOf(kind, detail);
+  const n = (reached.get(name) ?? 0) + 1;
+  reached.set(name, n);
+  const here = `${name}#${n}`;
+  if (trace) appendFileSync(trace, `${here}\n`);
+  if (armed && (armed === here || (n === 1 && armed === name))) process.kill(process.pid, 'SIGKILL');
+}
+
+/** The kinds of boundary (the table of the module docstring). */
+export type FailpointKind =
+  | 'request'
+  | 'answered'
+  | 'store.written'
+  | 'store.deleted'
+  | 'file.renamed'
+  | 'command.spawned'
+  | 'command.exited'
+  | 'record.written';
+
+/** `file.renamed`'s detail for a path: its last part. */
+export function fileDetail(file: string): string {
+  return path.basename(file);
+}

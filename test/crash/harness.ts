@@ -1,0 +1,158 @@
+/**
+ * The crash-point harness (issue 42): kills the built CLI (SIGKILL) at each boundary of its own
+ * process that a multi-step operation passes — a request sent or answered, a credential stored, a
+ * file renamed, a command started or ended, a record committed (src/failpoints) — then recovers
+ * the way a user would (`--finish`, `--undo`, a plain rerun, the TUI's next start) and checks the
+ * operation's invariants against the sandbox's truth and the files.
+ *
+ * Points are found, not listed by hand: {@link tracePoints} runs the operation once to its end
+ * with `KEYDECK_FAILPOINT_TRACE`, and {@link walkCrashPoints} then starts a fresh world for each
+ * point and each recovery, kills the run there with `KEYDECK_FAILPOINT=<name>#<n>`
+ * ({@link runUntilKilled}), recovers and checks. A boundary added to the code is walked the next
+ * time without a change here; a point no longer reached fails the walk (the trace is stale).
+ *
+ * The killed run is always a process of its own (a kill in the test's thread would kill the test);
+ * the recoveries may run in the thread like any one-shot run.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pLimit from 'p-limit';
+import { runCli, type CliResult } from '../credentials/harness.js';
+
+/** A point as src/failpoints writes it in a trace: `<name>#<n>` (`answered:createCreditKey#1`). */
+export type CrashPoint = string;
+
+/** How to run the operation: the CLI's whole environment, and its stdin. */
+export interface CrashRunOptions {
+  readonly env: NodeJS.ProcessEnv;
+  readonly input?: string;
+  /** Default 20,000 ms. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Runs `keydeck …args` once, to its end, as a process, with a trace of the boundaries it passes.
+ * @returns the run's result and its points, in the order reached
+ */
+export async function tracePoints(args: readonly string[], options: CrashRunOptions): Promise<{ result: CliResult; points: CrashPoint[] }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-trace-'));
+  const trace = path.join(dir, 'trace');
+  try {
+    const result = await runCli(args, { ...options, runner: 'process', env: { ...options.env, KEYDECK_FAILPOINT_TRACE: trace } });
+    let text = '';
+    try {
+      text = readFileSync(trace, 'utf8');
+    } catch {
+      // No boundary reached.
+    }
+    return { result, points: text.split('\n').filter(Boolean) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs `keydeck …args` as a process and has it kill itself at `point`.
+ * @throws Error when the run ended any other way (the point was not reached: its output is in the message)
+ */
+export async function runUntilKilled(point: CrashPoint, args: readonly string[], options: CrashRunOptions): Promise<CliResult> {
+  const result = await runCli(args, { ...options, runner: 'process', env: { ...options.env, KEYDECK_FAILPOINT: point } });
+  if (result.signal !== 'SIGKILL') {
+    throw new Error(`keydeck ${args.join(' ')} was to be killed at ${point} but ended with code ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+  }
+  return result;
+}
+
+/**
+ * One operation walked by {@link walkCrashPoints}. `World` is whatever a scenario needs to find
+ * again: the sandbox user, the temp home, the files.
+ */
+export interface CrashScenario<World> {
+  /** The operation as docs/ names it in the table (`keys create --to-file`). */
+  readonly operation: string;
+  /** A fresh world: a new sandbox user, home and files, everything before the operation. */
+  prepare(): Promise<World>;
+  /** Removes what `prepare` made (default: nothing). */
+  dispose?(world: World): Promise<void> | void;
+  /** The operation's arguments and environment in `world`. */
+  run(world: World): { args: readonly string[] } & CrashRunOptions;
+  /**
+   * The ways a user recovers, by name (`--finish`, `--undo`, `rerun`): each runs them in `world`
+   * after the kill and says in a few words what came out (for the table in docs/).
+   */
+  readonly recoveries: Readonly<Record<string, (world: World) => Promise<string>>>;
+  /** The invariants after the recovery `recovery`: one sentence for each one broken, else none. */
+  invariants(world: World, recovery: string): Promise<string[]>;
+  /** The points to kill at, from the trace of a run to its end (default: every one). */
+  points?(traced: readonly CrashPoint[]): CrashPoint[];
+}
+
+/** One kill and one recovery of a walk. */
+export interface CrashOutcome {
+  readonly operation: string;
+  readonly point: CrashPoint;
+  readonly recovery: string;
+  /** What the recovery said came out. */
+  readonly outcome: string;
+  /** The invariants broken (empty when none). */
+  readonly violations: readonly string[];
+}
+
+/** Options of {@link walkCrashPoints}. */
+export interface WalkOptions {
+  /** Kills and recoveries at once (default 3: each mostly waits on processes and the sandbox). */
+  readonly concurrency?: number;
+}
+
+/**
+ * Walks every crash point of `scenario`: one traced run to the end (which must succeed), then for
+ * each point and each recovery a fresh world, a run killed there, the recovery and the invariants.
+ * @throws Error when the traced run fails, or a point is not reached again
+ */
+export async function walkCrashPoints<World>(scenario: CrashScenario<World>, options: WalkOptions = {}): Promise<{ traced: CrashPoint[]; outcomes: CrashOutcome[] }> {
+  const first = await scenario.prepare();
+  let traced: CrashPoint[];
+  try {
+    const { args, ...runOptions } = scenario.run(first);
+    const { result, points } = await tracePoints(args, runOptions);
+    if (result.code !== 0) throw new Error(`${scenario.operation}: the run to trace failed (${result.code})\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+    traced = points;
+  } finally {
+    await scenario.dispose?.(first);
+  }
+  const points = scenario.points ? scenario.points(traced) : traced;
+  const limit = pLimit(options.concurrency ?? 3);
+  const jobs = points.flatMap((point) =>
+    Object.entries(scenario.recoveries).map(([recovery, recover]) =>
+      limit(async (): Promise<CrashOutcome> => {
+        const world = await scenario.prepare();
+        try {
+          const { args, ...runOptions } = scenario.run(world);
+          await runUntilKilled(point, args, runOptions);
+          const outcome = await recover(world);
+          const violations = await scenario.invariants(world, recovery);
+          return { operation: scenario.operation, point, recovery, outcome, violations };
+        } finally {
+          await scenario.dispose?.(world);
+        }
+      }),
+    ),
+  );
+  return { traced, outcomes: await Promise.all(jobs) };
+}
+
+/**
+ * The outcomes as a Markdown table, one row a crash point and a column a recovery (the table of
+ * docs/ for one operation): each cell the outcome, and "VIOLATED: …" with the invariants broken.
+ */
+export function crashTable(outcomes: readonly CrashOutcome[]): string {
+  const recoveries = [...new Set(outcomes.map((o) => o.recovery))];
+  const points = [...new Set(outcomes.map((o) => o.point))];
+  const cell = (o: CrashOutcome | undefined) => (o === undefined ? '—' : o.violations.length > 0 ? `VIOLATED: ${o.violations.join('; ')}` : o.outcome).replace(/\|/g, '\\|');
+  return [
+    `| killed at | ${recoveries.join(' | ')} |`,
+    `|---|${recoveries.map(() => '---').join('|')}|`,
+    ...points.map((p) => `| \`${p}\` | ${recoveries.map((r) => cell(outcomes.find((o) => o.point === p && o.recovery === r))).join(' | ')} |`),
+  ].join('\n');
+}
