@@ -25,6 +25,7 @@ export const MANUAL_TOPICS: readonly ManualTopic[] = [
   { name: 'real-service', summary: 'using keydeck with CheapestInference' },
   { name: 'sandbox-service', summary: 'the local sandbox: running it, endpoints, dialects' },
   { name: 'security', summary: 'secrets, origins, local files, untrusted answers, money' },
+  { name: 'crash-safety', summary: 'every step of a multi-step operation survives a kill' },
   { name: 'performance', summary: 'the benchmarks and their figures' },
   { name: 'environment', summary: 'every environment variable keydeck reads' },
   { name: 'library', summary: 'keydeck’s API client in a program' },

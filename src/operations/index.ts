@@ -1,0 +1,14 @@
+/**
+ * src/operations: keydeck's multi-step operations as persisted state machines (issue 42;
+ * DESIGN.md "Boundaries"): create and deliver a key, rotate a consumption key, rotate a management
+ * key, a USDC top-up from instruction to verify, a pledge's key (and auto top-up, issue 47). Each
+ * module names its states and crash points in one table (its doc comment, and docs/crash-safety.md),
+ * writes its state before each effect, and recovers by reading the world (the service's lists, the
+ * stored credential's prefix, each destination's content) before its own record: observe → decide
+ * → one step, as a Kubernetes controller reconciles. The TUI and the commands drive the same
+ * machines; test/crash walks every state boundary with a kill (src/failpoints).
+ *
+ * May import: src/api, src/billing, src/config, src/credentials, src/delivery, src/failpoints.
+ * Imported by: src/commands, src/tui and src/exporter (the faces drive them).
+ */
+export {};
