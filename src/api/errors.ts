@@ -12,6 +12,7 @@ export const SERVICE_ERROR_CODES = [
   'budget_exceeded',
   'amount_mismatch',
   'tx_already_used',
+  'card_declined',
   'rate_limited',
   'server_error',
 ] as const;

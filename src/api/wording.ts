@@ -136,6 +136,7 @@ export const FAILURE_WORDING: { readonly [code in ApiErrorCode]: (s: FailureSitu
     s.op.name === 'verifyTopUp'
       ? { sentence: `Could not ${s.op.what}: this transaction has already been used for a top-up (each transfer is credited once)`, join: '; ', next: 'check the balance' }
       : { sentence: `Could not ${s.op.what}: the service reported a conflict (HTTP ${s.status ?? 409})`, join: '; ', next: 'refresh and try again' },
+  card_declined: (s) => ({ sentence: `Could not ${s.op.what}: the card was declined`, join: '; ', next: 'nothing was charged; use another card or method, or ask the card issuer why' }),
   rate_limited: (s) => ({ sentence: `The service refused to ${s.op.what} because of too many requests`, next: `wait ${s.retryAfter ?? 'a moment'} before trying again` }),
   server_error: (s) => {
     const headline = `The service is failing${s.status !== undefined ? ` (HTTP ${s.status})` : ''}`;

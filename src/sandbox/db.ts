@@ -118,6 +118,14 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE consumption_keys ADD COLUMN subscription_id TEXT;
   CREATE INDEX consumption_keys_by_subscription ON consumption_keys (subscription_id) WHERE subscription_id IS NOT NULL;
   `,
+  // 4: card declines (issue 47): POST /sandbox/cards/decline makes the next N card charges of an
+  // account fail as a processor's decline.
+  `
+  CREATE TABLE card_declines (
+    user_id   TEXT PRIMARY KEY REFERENCES users(id),
+    remaining INTEGER NOT NULL CHECK (remaining >= 0)
+  ) STRICT;
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -18,6 +18,7 @@ export const STATUS_OF: Readonly<Record<SandboxErrorCode, number>> = {
   budget_exceeded: 402,
   amount_mismatch: 422,
   tx_already_used: 409,
+  card_declined: 402,
   rate_limited: 429,
   server_error: 500,
 };

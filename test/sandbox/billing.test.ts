@@ -195,6 +195,27 @@ describe('card top-ups', () => {
     });
     expect(await sb.credits(token)).toMatchObject({ totalTopUp: 15.5, remaining: 15.5 });
   });
+
+  it('POST /sandbox/cards/decline: the account’s next N card charges are declined (402 card_declined), nothing charged; other accounts are not', async () => {
+    const token = await sb.newUser();
+    const other = await sb.newUser();
+    expect((await sb.call('POST', '/sandbox/cards/decline', { body: { count: 2 } })).status).toBe(401);
+    expect((await sb.call('POST', '/sandbox/cards/decline', { token, body: { count: 2.5 } })).status).toBe(400);
+    expect((await sb.call('POST', '/sandbox/cards/decline', { token, body: { count: 2 } })).body).toEqual({ declineNext: 2 });
+    const charge = (t: string) => sb.call('POST', '/api/billing/topup', { token: t, body: { amount: 10, method: 'card_direct' } });
+    const first = await charge(token);
+    expect(first.status).toBe(402);
+    expect(first.body).toEqual({ success: false, error: { code: 'card_declined', message: expect.stringMatching(/declined.*Nothing was charged/) } });
+    expect((await charge(other)).status).toBe(200);
+    // The second decline goes to the checkout page's Pay button.
+    const session = (await sb.call('POST', '/api/billing/topup', { token, body: { amount: 20, method: 'card_checkout' } })).body.data.sessionId as string;
+    const paid = await fetch(`${sb.url}/sandbox/checkout/${session}`, { method: 'POST' });
+    expect(paid.status).toBe(402);
+    expect(await paid.text()).toMatch(/Card declined/);
+    expect(await sb.credits(token)).toMatchObject({ totalTopUp: 0 });
+    expect((await charge(token)).status).toBe(200);
+    expect(await sb.credits(token)).toMatchObject({ totalTopUp: 10 });
+  });
 });
 
 describe('budget model (§2.1, §3, §7)', () => {

@@ -14,7 +14,7 @@ function usd(micros: number): string {
   return `$${(micros / 1_000_000).toFixed(2)}`;
 }
 
-function page(reply: FastifyReply, title: string, body: string): FastifyReply {
+function page(reply: FastifyReply, title: string, body: string, status = 200): FastifyReply {
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · keydeck sandbox</title>
@@ -23,7 +23,7 @@ main{border:1px solid #ccc;border-radius:8px;padding:1.5rem}button{font-size:1.1
 .note{color:#666;font-size:.9rem}</style></head>
 <body><main><h1>${title}</h1>${body}<p class="note">keydeck sandbox: no real card is charged.</p></main></body></html>
 `;
-  return reply.code(200).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
+  return reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
 }
 
 function sessionIdOf(params: unknown): string {
@@ -53,6 +53,9 @@ export function registerCheckoutRoutes(app: FastifyInstance, ctx: SandboxContext
     const outcome = ctx.ledger.payCheckout(sessionId);
     if (!outcome) throw new SandboxError('not_found', 'no checkout session with this id');
     const amount = usd(ctx.ledger.checkout(sessionId)!.amountMicros);
+    if (outcome === 'declined') {
+      return page(reply, 'Card declined', `<p>Your card was declined (sandbox: POST /sandbox/cards/decline). Nothing was charged; the ${amount} top-up is still unpaid.</p>`, 402);
+    }
     return outcome === 'paid'
       ? page(reply, 'Payment received', `<p>${amount} was credited to your account. You can close this page and return to keydeck.</p>`)
       : page(reply, 'Already paid', `<p>This checkout session (${amount}) was already paid; nothing was charged again.</p>`);

@@ -2,7 +2,7 @@
  * DESIGN.md simulation endpoints: `POST /sandbox/users`, `POST /sandbox/chain/transfers` (a real
  * token transfer when the sandbox runs on a chain, issue 25; simulated otherwise), `GET
  * /sandbox/chain` (`{ rpcUrl }`, null without a chain), `POST /sandbox/subscriptions`,
- * `POST /sandbox/clock`.
+ * `POST /sandbox/clock`, `POST /sandbox/cards/decline` (issue 47).
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -47,6 +47,11 @@ export const TransferRequestSchema = z.strictObject({
   amount: z.union([z.string(), z.number()], { error: 'amount must be a decimal string such as "25"' }),
 });
 
+/** `POST /sandbox/cards/decline` body: how many of the account's next card charges fail (0–100; 0 ends it). */
+export const CardDeclineRequestSchema = z.strictObject({
+  count: z.number({ error: 'count must be a whole number from 0 to 100' }).int('count must be a whole number from 0 to 100').min(0, 'count must be a whole number from 0 to 100').max(100, 'count must be a whole number from 0 to 100'),
+});
+
 /** `POST /sandbox/clock` body. */
 export const ClockRequestSchema = z.strictObject({
   advanceSeconds: z
@@ -73,7 +78,7 @@ function transferMicros(amount: string | number): number {
 
 const PLAN_LABEL: Record<SubscriptionPlan, string> = { standard: 'Standard', pro: 'Pro' };
 
-/** Registers the simulation routes; `requireAccount` authenticates `/sandbox/subscriptions`. */
+/** Registers the simulation routes; `requireAccount` authenticates `/sandbox/subscriptions` and `/sandbox/cards/decline`. */
 export function registerSimulationRoutes(app: FastifyInstance, ctx: SandboxContext, requireAccount: AuthHook): void {
   app.post('/sandbox/users', async () => ({ token: ctx.users.create(ctx.clock.now()).token }));
 
@@ -105,6 +110,13 @@ export function registerSimulationRoutes(app: FastifyInstance, ctx: SandboxConte
     const now = ctx.clock.now();
     const { row, apiKey } = ctx.keys.createSubscription(request.accountId, plan, blocks, name, now);
     return { ...consumptionKeyToWire(row, now), apiKey, blocks };
+  });
+
+  // Issue 47: the next N card charges of the account (card on file, checkout page) are declined.
+  app.post('/sandbox/cards/decline', { onRequest: requireAccount }, async (request) => {
+    const { count } = parseBody(CardDeclineRequestSchema, request.body);
+    ctx.ledger.declineNextCardCharges(request.accountId, count);
+    return { declineNext: ctx.ledger.cardDeclinesLeft(request.accountId) };
   });
 
   app.post('/sandbox/clock', async (request) => {
