@@ -132,6 +132,11 @@ export const JournalEntrySchema = z.object({
   evidence: z.string().optional(),
   /** USDC: what the chain showed when keydeck checked the transfer (issue 25). Beside the service's answers; never a verdict. */
   chainEvidence: ChainEvidenceSchema.optional(),
+  /**
+   * A card-on-file charge auto top-up made (issue 47): when it decided (ISO 8601, the service's
+   * clock), the balance it read (USD) and the policy's threshold (USD). Absent on a top-up a person asked for.
+   */
+  autoTopUp: z.object({ decidedAt: z.string(), remaining: z.number(), belowUsd: z.number() }).optional(),
 });
 /** See {@link JournalEntrySchema}. */
 export type JournalEntry = z.infer<typeof JournalEntrySchema>;

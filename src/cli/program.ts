@@ -12,6 +12,7 @@
  */
 import { Command, Option } from 'commander';
 import { registerAuth } from './auth.js';
+import { registerAutoTopUp } from './autotopup.js';
 import { registerBilling } from './billing.js';
 import { registerExporter } from './exporter.js';
 import { registerHelp } from './help.js';
@@ -60,6 +61,7 @@ export function createProgram(version: string): Command {
   registerMgmtKeys(program);
   registerKeyInfo(program);
   registerBilling(program);
+  registerAutoTopUp(program);
   registerPools(program);
   registerProfile(program);
   registerShellHelpers(program);

@@ -9,7 +9,8 @@
  * { "version": 1, "currentProfile": "default",
  *   "profiles": { "default": { "baseUrl": "https://…", "pollIntervalSeconds": 15, "alertBelowUsd": 5, "confirmAboveUsd": 500,
  *     "runawayFactor": 5, "runawayFloorUsdPerHour": 1, "chainRpc": "https://mainnet.base.org", "chainChecks": true,
- *     "topUpMethods": { "card_checkout": "stripe", "card_direct": "stripe_direct" } } } }
+ *     "topUpMethods": { "card_checkout": "stripe", "card_direct": "stripe_direct" },
+ *     "autoTopUp": { "belowUsd": 20, "amountUsd": 30, "maxPerDayUsd": 60, "maxPerMonthUsd": 300, "since": "…" } } } }
  * ```
  * A broken file is never overwritten without a backup (`config.json.bak-<timestamp>`).
  */
@@ -20,6 +21,7 @@ import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomically } from './atomic.js';
+import { AutoTopUpPolicySchema } from './autoTopUp.js';
 import { describeJsonSyntaxError } from './json.js';
 import { withConfigLock } from './lock.js';
 import { checkTrustedDir, readTrustedFile } from './trust.js';
@@ -79,6 +81,8 @@ export const ProfileConfigSchema = z.strictObject({
   }).optional(),
   /** false: never read the chain (no RPC learns the hash or the deposit address). Default true. */
   chainChecks: z.boolean().optional(),
+  /** The auto top-up policy (issue 47, ./autoTopUp.ts): absent, none. */
+  autoTopUp: AutoTopUpPolicySchema.optional(),
 });
 export type ProfileConfig = z.infer<typeof ProfileConfigSchema>;
 

@@ -11,3 +11,4 @@ export * from './config.js';
 export * from './profile.js';
 export * from './json.js';
 export * from './timeout.js';
+export * from './autoTopUp.js';

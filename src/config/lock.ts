@@ -24,9 +24,21 @@ export const LOCK_TIMEOUT_MS = 10_000;
  *   `timeoutMs`; whatever `body` throws.
  */
 export async function withConfigLock<T>(dir: string, body: () => Promise<T>, timeoutMs = LOCK_TIMEOUT_MS): Promise<T> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  return withLockFile(lockFilePath(dir), body, timeoutMs);
+}
+
+/**
+ * Runs `body` while holding the lock `file` (an SQLite file used for nothing else, as the config
+ * dir's: see the module comment; its directory must exist), and releases it however `body` ends.
+ * For a lock of one thing rather than of a dir (auto top-up's lock of one account, issue 47).
+ * @throws Error `could not lock …` naming the file when another process held it past `timeoutMs`;
+ *   whatever `body` throws.
+ */
+export async function withLockFile<T>(file: string, body: () => Promise<T>, timeoutMs = LOCK_TIMEOUT_MS): Promise<T> {
   // Callers in this process queue first: SQLite's wait is synchronous, so a second holder in the
   // same process would block the event loop the first one needs to finish.
-  const key = path.resolve(dir);
+  const key = path.resolve(file);
   const before = queues.get(key) ?? Promise.resolve();
   let release!: () => void;
   const mine = new Promise<void>((resolve) => (release = resolve));
@@ -34,19 +46,17 @@ export async function withConfigLock<T>(dir: string, body: () => Promise<T>, tim
   queues.set(key, tail);
   await before;
   try {
-    return await holdLock(dir, body, timeoutMs);
+    return await holdLock(file, body, timeoutMs);
   } finally {
     release();
     if (queues.get(key) === tail) queues.delete(key);
   }
 }
 
-/** The in-process queue of each config dir (see withConfigLock). */
+/** The in-process queue of each lock file (see withLockFile). */
 const queues = new Map<string, Promise<void>>();
 
-async function holdLock<T>(dir: string, body: () => Promise<T>, timeoutMs: number): Promise<T> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const file = lockFilePath(dir);
+async function holdLock<T>(file: string, body: () => Promise<T>, timeoutMs: number): Promise<T> {
   // node:sqlite loads with the first write, not with every reader of the config (the TUI's first
   // frame reads the config and writes nothing).
   const { DatabaseSync } = await import('node:sqlite');
@@ -55,7 +65,7 @@ async function holdLock<T>(dir: string, body: () => Promise<T>, timeoutMs: numbe
     db = new DatabaseSync(file, { timeout: timeoutMs });
     db.exec('BEGIN EXCLUSIVE');
   } catch (err) {
-    throw new Error(`could not lock ${file} (${(err as Error).message}): another keydeck may be writing the config; try again`, { cause: err });
+    throw new Error(`could not lock ${file} (${(err as Error).message}): another keydeck holds it (writing the config or a record); try again`, { cause: err });
   }
   try {
     return await body();

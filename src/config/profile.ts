@@ -16,6 +16,7 @@ import {
   type KeydeckConfig,
 } from './config.js';
 import { configFilePath } from './paths.js';
+import type { AutoTopUpPolicy } from './autoTopUp.js';
 
 /** The settings a command runs with. Units: seconds, USD. */
 export interface ResolvedProfile {
@@ -43,6 +44,8 @@ export interface ResolvedProfile {
   readonly chainRpc?: string;
   /** False when the profile turned the chain checks off (`chainChecks: false`); default true. */
   readonly chainChecks: boolean;
+  /** The auto top-up policy (issue 47), when the profile sets one. */
+  readonly autoTopUp?: AutoTopUpPolicy;
   /** The config file the profile was read from (it may not exist yet). */
   readonly configPath: string;
   /** True when the config file has an entry for this profile. */
@@ -100,6 +103,7 @@ export function resolveFromConfig(
     runawayFloorUsdPerHour: entry?.runawayFloorUsdPerHour ?? DEFAULT_RUNAWAY_FLOOR_USD_PER_HOUR,
     ...(entry?.chainRpc !== undefined && { chainRpc: entry.chainRpc.trim() }),
     chainChecks: entry?.chainChecks ?? true,
+    ...(entry?.autoTopUp !== undefined && { autoTopUp: entry.autoTopUp }),
     configPath,
     inConfig: entry !== undefined,
   };

@@ -10,6 +10,7 @@ import type { SandboxChain } from './chain/anvil.js';
 import { createClock, type SandboxClock } from './clock.js';
 import { MetaStore, openDatabase } from './db.js';
 import { KeyStore } from './keys.js';
+import { CardDeclines } from './cardDeclines.js';
 import { Ledger } from './ledger.js';
 import { PoolStore } from './pools.js';
 import { RateLimiter } from './limits.js';
@@ -27,6 +28,8 @@ export interface SandboxContext {
   readonly users: UserStore;
   readonly keys: KeyStore;
   readonly ledger: Ledger;
+  /** Card charges to decline (`POST /sandbox/cards/decline`, issue 47). */
+  readonly declines: CardDeclines;
   readonly auth: Authenticator;
   readonly limiter: RateLimiter;
   /** Pool pledges and the pools' wire shapes (issue 23). */
@@ -77,6 +80,7 @@ export function createContext(dbPath: string, options: { dialect?: Dialect; usag
     users,
     keys,
     ledger,
+    declines: new CardDeclines(db),
     auth: new Authenticator(users, keys, clock),
     limiter: new RateLimiter(),
     pools: new PoolStore(db),

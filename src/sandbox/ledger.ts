@@ -64,9 +64,6 @@ export class Ledger {
   readonly #pendingCheckouts;
   readonly #pendingDeposits;
   readonly #recentTopUps;
-  readonly #declinesLeft;
-  readonly #setDeclines;
-  readonly #useDecline;
   readonly #figuresCache = new Map<string, AccountFigures>();
 
   constructor(db: DatabaseSync, clock: SandboxClock, keys: KeyStore) {
@@ -99,9 +96,6 @@ export class Ledger {
          SELECT 1 FROM chain_transfers t JOIN topups p ON p.reference = t.tx_hash WHERE t.to_address = d.address)
        ORDER BY d.created_at DESC LIMIT 20`,
     );
-    this.#declinesLeft = db.prepare('SELECT remaining FROM card_declines WHERE user_id = ?');
-    this.#setDeclines = db.prepare('INSERT INTO card_declines (user_id, remaining) VALUES (?, ?) ON CONFLICT (user_id) DO UPDATE SET remaining = excluded.remaining');
-    this.#useDecline = db.prepare('UPDATE card_declines SET remaining = remaining - 1 WHERE user_id = ? AND remaining > 0');
     this.#recentTopUps = db.prepare(
       `SELECT method, amount_micros, reference, completed_at FROM topups
        WHERE user_id = ? AND status = 'succeeded' ORDER BY completed_at DESC LIMIT 10`,
@@ -249,12 +243,11 @@ export class Ledger {
    * Pays a checkout session: credits its amount the first time (`'paid'`), does nothing after
    * (`'already_paid'`); undefined for an unknown session.
    */
-  payCheckout(sessionId: string): 'paid' | 'already_paid' | 'declined' | undefined {
+  payCheckout(sessionId: string): 'paid' | 'already_paid' | undefined {
     return transaction(this.#db, () => {
       const session = this.checkout(sessionId);
       if (!session) return undefined;
       if (session.status === 'succeeded') return 'already_paid';
-      if (this.#declineOne(session.userId)) return 'declined';
       this.#completeTopUp.run(this.#clock.now(), sessionId);
       this.#raise(session.userId, session.amountMicros);
       return 'paid';
@@ -262,28 +255,8 @@ export class Ledger {
   }
 
   /**
-   * Makes the next `count` card charges of `userId` (card on file, or a checkout page's payment)
-   * fail as a card processor's decline (issue 47): nothing is charged or recorded for them.
-   * `count` 0 ends an earlier request.
-   */
-  declineNextCardCharges(userId: string, count: number): void {
-    this.#setDeclines.run(userId, count);
-  }
-
-  /** The declines `userId` has left (see {@link declineNextCardCharges}). */
-  cardDeclinesLeft(userId: string): number {
-    return (this.#declinesLeft.get(userId) as { remaining: number } | undefined)?.remaining ?? 0;
-  }
-
-  /** Uses one of `userId`'s declines: true when this charge is to be declined. */
-  #declineOne(userId: string): boolean {
-    return Number(this.#useDecline.run(userId).changes) > 0;
-  }
-
-  /**
    * `card_direct` (response not shown in §4; the sandbox's choice): the card on file is charged
-   * at once and the account credited (unless a decline was asked for: SandboxError `card_declined`,
-   * 402, nothing charged). Returns `{ status: 'succeeded', paymentId, amount,
+   * at once and the account credited. Returns `{ status: 'succeeded', paymentId, amount,
    * credited, balance }` (USD numbers).
    */
   cardDirect(
@@ -291,10 +264,6 @@ export class Ledger {
     amountMicros: number,
   ): { status: 'succeeded'; paymentId: string; amount: number; credited: number; balance: number } {
     const paymentId = newOpaqueId('pi_sandbox_');
-    // Used up on its own (a refusal rolls the charge's transaction back, not the decline).
-    if (this.#declineOne(userId)) {
-      throw new SandboxError('card_declined', 'Your card was declined (sandbox: POST /sandbox/cards/decline). Nothing was charged.');
-    }
     return transaction(this.#db, () => {
       const now = this.#clock.now();
       this.#insertTopUp.run(randomUUID(), userId, 'card_direct', amountMicros, 'succeeded', paymentId, now, now);

@@ -73,6 +73,7 @@ export function registerBillingRoutes(app: FastifyInstance, ctx: SandboxContext,
         return ok({ sessionUrl: `${ctx.baseUrl}/sandbox/checkout/${sessionId}`, sessionId });
       }
       case 'card_direct':
+        if (ctx.declines.useOne(userId)) throw new SandboxError('card_declined', 'Your card was declined (sandbox: POST /sandbox/cards/decline). Nothing was charged.');
         return ok(ctx.ledger.cardDirect(userId, micros));
     }
   });

@@ -50,12 +50,14 @@ export function registerCheckoutRoutes(app: FastifyInstance, ctx: SandboxContext
 
   app.post('/sandbox/checkout/:sessionId', async (request, reply) => {
     const sessionId = sessionIdOf(request.params);
-    const outcome = ctx.ledger.payCheckout(sessionId);
-    if (!outcome) throw new SandboxError('not_found', 'no checkout session with this id');
-    const amount = usd(ctx.ledger.checkout(sessionId)!.amountMicros);
-    if (outcome === 'declined') {
+    const session = ctx.ledger.checkout(sessionId);
+    if (!session) throw new SandboxError('not_found', 'no checkout session with this id');
+    const amount = usd(session.amountMicros);
+    if (session.status !== 'succeeded' && ctx.declines.useOne(session.userId)) {
       return page(reply, 'Card declined', `<p>Your card was declined (sandbox: POST /sandbox/cards/decline). Nothing was charged; the ${amount} top-up is still unpaid.</p>`, 402);
     }
+    const outcome = ctx.ledger.payCheckout(sessionId);
+    if (!outcome) throw new SandboxError('not_found', 'no checkout session with this id');
     return outcome === 'paid'
       ? page(reply, 'Payment received', `<p>${amount} was credited to your account. You can close this page and return to keydeck.</p>`)
       : page(reply, 'Already paid', `<p>This checkout session (${amount}) was already paid; nothing was charged again.</p>`);

@@ -115,8 +115,8 @@ export function registerSimulationRoutes(app: FastifyInstance, ctx: SandboxConte
   // Issue 47: the next N card charges of the account (card on file, checkout page) are declined.
   app.post('/sandbox/cards/decline', { onRequest: requireAccount }, async (request) => {
     const { count } = parseBody(CardDeclineRequestSchema, request.body);
-    ctx.ledger.declineNextCardCharges(request.accountId, count);
-    return { declineNext: ctx.ledger.cardDeclinesLeft(request.accountId) };
+    ctx.declines.declineNext(request.accountId, count);
+    return { declineNext: ctx.declines.left(request.accountId) };
   });
 
   app.post('/sandbox/clock', async (request) => {

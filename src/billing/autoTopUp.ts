@@ -1,0 +1,107 @@
+/**
+ * Auto top-up's decision (issue 47), pure: given a profile's policy (src/config/autoTopUp.ts) and
+ * what was read afresh — the balance, the top-ups in flight, the card charges of the day and the
+ * month, the failures since the policy was set or resumed — whether to charge, how much, or why not.
+ * The operation that reads those facts under a lock and makes the charge is
+ * src/operations/autoTopUp.ts; this module only decides and words.
+ *
+ * | order | decision     | when                                                                          |
+ * |-------|--------------|-------------------------------------------------------------------------------|
+ * | 1     | `paused`     | {@link PAUSE_AFTER_FAILURES} charges in a row failed since `since`             |
+ * | 2     | `not_needed` | the fresh balance is at or above `belowUsd`                                   |
+ * | 3     | `pending`    | a top-up of the account is in flight (asked for, neither credited nor refused) |
+ * | 4     | `capped`     | the charge would pass the UTC day's or month's cap (pending charges count)    |
+ * | 5     | `charge`     | otherwise: `amountUsd`, or up to `toUsd` (at least the service's minimum)     |
+ */
+import { chargeRange, MIN_TOP_UP_USD, PAUSE_AFTER_FAILURES, roundUpCents, type AutoTopUpPolicy } from '../config/autoTopUp.js';
+import { formatDollars } from './input.js';
+
+/** What was read afresh for one decision. Amounts in USD. */
+export interface AutoTopUpFacts {
+  readonly now: Date;
+  readonly policy: AutoTopUpPolicy;
+  /** The account's `remaining` (§2.3), read just now. */
+  readonly remaining: number;
+  /** Each top-up in flight, in words ("a card charge of $30.00 sent at 03:12, its outcome unknown"). */
+  readonly pending: readonly string[];
+  /** Card charges in the current UTC day and month (credited or in flight; refused ones not). */
+  readonly chargedToday: number;
+  readonly chargedThisMonth: number;
+  /** Failed charges in a row, newest first, since the policy's `since`. */
+  readonly failureStreak: number;
+}
+
+/** What to do. */
+export type AutoTopUpDecision =
+  | { readonly kind: 'paused'; readonly failures: number }
+  | { readonly kind: 'not_needed'; readonly remaining: number; readonly belowUsd: number }
+  | { readonly kind: 'pending'; readonly pending: readonly string[] }
+  | { readonly kind: 'capped'; readonly cap: 'day' | 'month'; readonly amount: number; readonly used: number; readonly limit: number; readonly resetsAt: Date }
+  | { readonly kind: 'charge'; readonly amount: number };
+
+/** Start of the UTC day of `now`, and of the next one. */
+export function utcDay(now: Date): { start: Date; next: Date } {
+  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  return { start, next: new Date(start.getTime() + 86_400_000) };
+}
+
+/** Start of the UTC month of `now`, and of the next one. */
+export function utcMonth(now: Date): { start: Date; next: Date } {
+  return { start: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)), next: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)) };
+}
+
+/** The charge the policy makes at `remaining` USD: the fixed amount, or up to the target (≥ the minimum). */
+export function chargeFor(policy: AutoTopUpPolicy, remaining: number): number {
+  if (policy.amountUsd !== undefined) return policy.amountUsd;
+  return Math.max(MIN_TOP_UP_USD, roundUpCents((policy.toUsd ?? 0) - Math.max(0, remaining)));
+}
+
+/** Decides (the module's table). */
+export function decideAutoTopUp(facts: AutoTopUpFacts): AutoTopUpDecision {
+  const { policy, now } = facts;
+  if (facts.failureStreak >= PAUSE_AFTER_FAILURES) return { kind: 'paused', failures: facts.failureStreak };
+  if (facts.remaining >= policy.belowUsd) return { kind: 'not_needed', remaining: facts.remaining, belowUsd: policy.belowUsd };
+  if (facts.pending.length > 0) return { kind: 'pending', pending: facts.pending };
+  const amount = chargeFor(policy, facts.remaining);
+  const cents = (usd: number) => Math.round(usd * 100);
+  if (cents(facts.chargedToday) + cents(amount) > cents(policy.maxPerDayUsd)) {
+    return { kind: 'capped', cap: 'day', amount, used: facts.chargedToday, limit: policy.maxPerDayUsd, resetsAt: utcDay(now).next };
+  }
+  if (cents(facts.chargedThisMonth) + cents(amount) > cents(policy.maxPerMonthUsd)) {
+    return { kind: 'capped', cap: 'month', amount, used: facts.chargedThisMonth, limit: policy.maxPerMonthUsd, resetsAt: utcMonth(now).next };
+  }
+  return { kind: 'charge', amount };
+}
+
+/** "in 5 h 12 min", "in 3 d" from `now` to `then`. */
+function inWords(now: Date, then: Date): string {
+  const minutes = Math.max(1, Math.round((then.getTime() - now.getTime()) / 60_000));
+  if (minutes < 60) return `in ${minutes} min`;
+  if (minutes < 48 * 60) return `in ${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ''}`;
+  return `in ${Math.round(minutes / 1440)} d`;
+}
+
+/** One sentence for a decision that charges nothing (what the run says, the pane's line, the log). */
+export function decisionSentence(decision: Exclude<AutoTopUpDecision, { kind: 'charge' }>, now: Date): string {
+  switch (decision.kind) {
+    case 'paused':
+      return `Auto top-up is paused: the last ${decision.failures} charges failed. Nothing was charged; check the card, then run: keydeck autotopup resume`;
+    case 'not_needed':
+      return `Nothing to do: the balance ${formatDollars(decision.remaining)} is not below ${formatDollars(decision.belowUsd)}.`;
+    case 'pending':
+      return `Nothing charged: a top-up is still in flight (${decision.pending.join('; ')}); auto top-up charges again only once it is credited or refused.`;
+    case 'capped':
+      return (
+        `Nothing charged: ${formatDollars(decision.amount)} would pass the ${decision.cap === 'day' ? 'day' : 'month'}'s cap ` +
+        `(${formatDollars(decision.used)} of ${formatDollars(decision.limit)} charged this ${decision.cap === 'day' ? 'UTC day' : 'UTC month'}); ` +
+        `it resets at ${decision.resetsAt.toISOString().replace(/\.000Z$/, 'Z')} (${inWords(now, decision.resetsAt)}).`
+      );
+  }
+}
+
+/** The policy in words: "below $20.00, charge $30.00 (at most $60.00 a day, $300.00 a month)". */
+export function policySentence(policy: AutoTopUpPolicy): string {
+  const charge = policy.amountUsd !== undefined ? `charge ${formatDollars(policy.amountUsd)}` : `charge up to ${formatDollars(policy.toUsd ?? 0)}`;
+  const { least } = chargeRange(policy);
+  return `below ${formatDollars(policy.belowUsd)}, ${charge} to the card on file${policy.amountUsd === undefined ? ` (at least ${formatDollars(least)})` : ''}; at most ${formatDollars(policy.maxPerDayUsd)} a day and ${formatDollars(policy.maxPerMonthUsd)} a month (UTC)`;
+}

@@ -1,0 +1,216 @@
+/**
+ * `keydeck autotopup set | status | off | resume | run --once` (issue 47): the auto top-up policy
+ * of a profile (src/config/autoTopUp.ts, in the config file) and one run of it
+ * (src/operations/autoTopUp.ts) for cron.
+ *
+ * `set` asks first (it authorises future charges to the card on file; `--yes` in scripts) and
+ * refuses a policy that cannot work before anything is stored. `status` reads this machine's top-up
+ * record only (no request). `run --once` exits 0 when nothing was needed or a charge was credited,
+ * 1 when the charge failed (declined or refused) or was not sent, 3 when the balance is below the
+ * threshold and nothing was charged (a top-up in flight, a cap reached, paused, or a charge whose
+ * outcome is unknown), 2 without a policy.
+ */
+import { hostOf } from '../api/baseUrl.js';
+import { policySentence } from '../billing/autoTopUp.js';
+import { formatDollars } from '../billing/input.js';
+import { inScope, TopUpJournal, type JournalEntry } from '../billing/journal.js';
+import { DEFAULT_DAY_CAP_CHARGES, DEFAULT_MONTH_CAP_CHARGES, PAUSE_AFTER_FAILURES, resolveAutoTopUpPolicy, type AutoTopUpPolicy } from '../config/autoTopUp.js';
+import { updateConfig } from '../config/config.js';
+import { dataDir } from '../config/paths.js';
+import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
+import { autoCharges, failureStreak, runAutoTopUp, type AutoTopUpOutcome } from '../operations/autoTopUp.js';
+import { printData } from './api-command.js';
+import { confirmDestructive, ensureCanConfirm } from './confirm.js';
+import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
+
+/** Flags of `autotopup set` (commander's strings). */
+export interface AutoTopUpSetFlags {
+  readonly below: string;
+  readonly amount?: string;
+  readonly to?: string;
+  readonly maxPerDay?: string;
+  readonly maxPerMonth?: string;
+  readonly method?: string;
+  readonly yes?: boolean;
+}
+
+/** Dependencies a test may replace. */
+export interface AutoTopUpDeps {
+  readonly env?: NodeJS.ProcessEnv;
+  readonly journal?: TopUpJournal;
+  readonly now?: () => Date;
+}
+
+const USD = /^(\d{1,9})(\.\d{1,2})?$/;
+
+/** The default caps, in words. */
+const DEFAULT_CAPS = `the largest charge ${DEFAULT_DAY_CAP_CHARGES} times a day and ${DEFAULT_MONTH_CAP_CHARGES} times a month`;
+
+/** A USD figure of a flag: a plain decimal with at most two decimals. Exit 2 otherwise. */
+function usdFlag(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!USD.test(text.trim())) fail(ExitCode.usage, `invalid_request: ${flag} is a USD amount such as 20 or 12.50 (at most two decimals, no $), not "${text.trim().slice(0, 40)}"`);
+  return Number(text.trim());
+}
+
+/** The card-on-file method names at this profile's service: its own name for the kind, and the seed's and the pages' names. */
+export function cardMethodNames(profile: Pick<ResolvedProfile, 'topUpMethods'>): string[] {
+  return [...new Set([profile.topUpMethods?.card_direct ?? 'card_direct', 'card_direct', 'stripe_direct'])];
+}
+
+/** `keydeck autotopup set …`: checks, asks, stores the policy. Exit 0; 2 for a policy that cannot work. */
+export async function autoTopUpSet(globals: GlobalOptions, flags: AutoTopUpSetFlags, deps: AutoTopUpDeps = {}): Promise<ExitCodeValue> {
+  const env = deps.env ?? process.env;
+  const profile = await resolveProfile(globals, env);
+  const names = cardMethodNames(profile);
+  if (flags.method !== undefined && !names.includes(flags.method)) {
+    fail(ExitCode.usage, `invalid_request: --method ${flags.method.slice(0, 64)} is not a card-on-file method here: auto top-up charges the card on file (${names.join(', ')}); nothing was stored`);
+  }
+  const resolved = resolveAutoTopUpPolicy(
+    {
+      belowUsd: usdFlag('--below', flags.below) ?? 0,
+      amountUsd: usdFlag('--amount', flags.amount),
+      toUsd: usdFlag('--to', flags.to),
+      maxPerDayUsd: usdFlag('--max-per-day', flags.maxPerDay),
+      maxPerMonthUsd: usdFlag('--max-per-month', flags.maxPerMonth),
+      method: flags.method,
+    },
+    (deps.now ?? (() => new Date()))(),
+  );
+  if ('problem' in resolved) fail(ExitCode.usage, `invalid_request: ${resolved.problem}; nothing was stored`);
+  const { policy } = resolved;
+  const command = `keydeck autotopup set ${commandFlags(flags)}`;
+  ensureCanConfirm({ yes: flags.yes, command });
+  const defaults = [flags.maxPerDay === undefined && 'the day cap', flags.maxPerMonth === undefined && 'the month cap'].filter(Boolean);
+  await confirmDestructive({
+    yes: flags.yes,
+    command,
+    question:
+      `Allow keydeck to charge the card on file for profile "${profile.name}" (${profile.baseUrl ?? 'no base URL yet'}) without asking: ${policySentence(policy)}?` +
+      (defaults.length > 0 ? ` (${defaults.join(' and ')} by default: ${DEFAULT_CAPS})` : ''),
+  });
+  await updateConfig(profile.configPath, (config) => {
+    config.profiles[profile.name] = { ...(config.profiles[profile.name] ?? {}), autoTopUp: policy };
+  });
+  printLine(`Auto top-up is set for profile "${profile.name}": ${policySentence(policy)}.`);
+  if (defaults.length > 0) printLine(`The caps you did not give are the defaults (${DEFAULT_CAPS}); --max-per-day and --max-per-month change them.`);
+  printLine('It acts only where you run it: keydeck autotopup run --once (cron), keydeck exporter --auto-topup, keydeck monitor --auto-topup, or keydeck --auto-topup.');
+  return ExitCode.ok;
+}
+
+function commandFlags(flags: AutoTopUpSetFlags): string {
+  const parts: string[] = [`--below ${flags.below}`];
+  if (flags.amount !== undefined) parts.push(`--amount ${flags.amount}`);
+  if (flags.to !== undefined) parts.push(`--to ${flags.to}`);
+  if (flags.maxPerDay !== undefined) parts.push(`--max-per-day ${flags.maxPerDay}`);
+  if (flags.maxPerMonth !== undefined) parts.push(`--max-per-month ${flags.maxPerMonth}`);
+  if (flags.method !== undefined) parts.push(`--method ${flags.method}`);
+  return parts.join(' ');
+}
+
+/** The policy of the profile, or exit 2 naming `autotopup set`. */
+async function policyOf(globals: GlobalOptions, env: NodeJS.ProcessEnv): Promise<{ profile: ResolvedProfile; policy: AutoTopUpPolicy }> {
+  const profile = await resolveProfile(globals, env);
+  if (profile.autoTopUp === undefined) fail(ExitCode.usage, `no auto top-up policy is set for profile "${profile.name}": keydeck autotopup set --below USD --amount USD`);
+  return { profile, policy: profile.autoTopUp };
+}
+
+/** `keydeck autotopup off`: removes the policy (no charge is made after this, anywhere on this machine). */
+export async function autoTopUpOff(globals: GlobalOptions, deps: AutoTopUpDeps = {}): Promise<ExitCodeValue> {
+  const profile = await resolveProfile(globals, deps.env ?? process.env);
+  let had = false;
+  await updateConfig(profile.configPath, (config) => {
+    const entry = config.profiles[profile.name];
+    if (entry?.autoTopUp === undefined) return;
+    had = true;
+    delete entry.autoTopUp;
+  });
+  printLine(had ? `Auto top-up is off for profile "${profile.name}": keydeck charges nothing by itself from now on.` : `Auto top-up was not set for profile "${profile.name}": nothing changed.`);
+  return ExitCode.ok;
+}
+
+/** `keydeck autotopup resume`: failures before now no longer count (a paused policy charges again). */
+export async function autoTopUpResume(globals: GlobalOptions, deps: AutoTopUpDeps = {}): Promise<ExitCodeValue> {
+  const env = deps.env ?? process.env;
+  const { profile } = await policyOf(globals, env);
+  const since = (deps.now ?? (() => new Date()))().toISOString();
+  await updateConfig(profile.configPath, (config) => {
+    const entry = config.profiles[profile.name];
+    if (entry?.autoTopUp) entry.autoTopUp = { ...entry.autoTopUp, since };
+  });
+  printLine(`Auto top-up resumed for profile "${profile.name}": earlier failures no longer count; the next run charges when the balance is below the threshold.`);
+  return ExitCode.ok;
+}
+
+/** What `autotopup status --json` prints. */
+export interface AutoTopUpStatusJson {
+  readonly profile: string;
+  readonly policy: AutoTopUpPolicy | null;
+  readonly paused: boolean;
+  readonly failuresInARow: number;
+  readonly lastCharge: JournalEntry | null;
+  readonly lastFailure: JournalEntry | null;
+}
+
+/** `keydeck autotopup status [--json]`: the policy, paused or not, the last charge and failure (this machine's record; no request). */
+export async function autoTopUpStatus(globals: GlobalOptions, flags: { json?: boolean } = {}, deps: AutoTopUpDeps = {}): Promise<ExitCodeValue> {
+  const env = deps.env ?? process.env;
+  const profile = await resolveProfile(globals, env);
+  const policy = profile.autoTopUp;
+  const journal = deps.journal ?? new TopUpJournal({ env });
+  const records = profile.baseUrl === undefined ? [] : (await journal.list()).filter((e) => inScope(e, { host: hostOf(profile.baseUrl!), profile: profile.name }));
+  const charges = autoCharges(records);
+  const streak = policy ? failureStreak(records, policy.since) : 0;
+  const lastCharge = charges.find((e) => e.state === 'credited' || e.state === 'verifying') ?? null;
+  const lastFailure = charges.find((e) => e.state === 'refused') ?? null;
+  const paused = streak >= PAUSE_AFTER_FAILURES;
+  if (flags.json) {
+    printData({ profile: profile.name, policy: policy ?? null, paused, failuresInARow: streak, lastCharge, lastFailure } satisfies AutoTopUpStatusJson);
+    return ExitCode.ok;
+  }
+  if (!policy) {
+    printLine(`Auto top-up: off for profile "${profile.name}" (keydeck autotopup set --below USD --amount USD).`);
+    return ExitCode.ok;
+  }
+  printLine(`Auto top-up for profile "${profile.name}": ${policySentence(policy)}.`);
+  printLine(paused ? `PAUSED: the last ${streak} charges failed; nothing is charged until keydeck autotopup resume.` : `Active${streak > 0 ? ` (${streak} failed charge${streak === 1 ? '' : 's'} in a row; it pauses at ${PAUSE_AFTER_FAILURES})` : ''}.`);
+  printLine(lastCharge ? `Last charge: ${formatDollars(lastCharge.credited ?? lastCharge.amount)} at ${lastCharge.createdAt.slice(0, 16).replace('T', ' ')} UTC, ${lastCharge.state === 'credited' ? 'credited' : 'outcome unknown (counts as in flight)'}.` : 'No charge made on this machine yet.');
+  if (lastFailure) printLine(`Last failure: ${formatDollars(lastFailure.amount)} at ${lastFailure.createdAt.slice(0, 16).replace('T', ' ')} UTC: ${lastFailure.reason ?? 'refused'}.`);
+  return ExitCode.ok;
+}
+
+/** The exit code of a run's outcome (the module comment). */
+export function exitCodeOf(outcome: AutoTopUpOutcome): ExitCodeValue {
+  switch (outcome.kind) {
+    case 'no_policy':
+      return ExitCode.usage;
+    case 'credited':
+      return ExitCode.ok;
+    case 'skipped':
+      return outcome.decision.kind === 'not_needed' ? ExitCode.ok : ExitCode.belowThreshold;
+    case 'unknown':
+      return ExitCode.belowThreshold;
+    case 'failed':
+    case 'not_sent':
+      return ExitCode.refused;
+  }
+}
+
+/** `keydeck autotopup run --once [--json]`: one decision and at most one charge (for cron). */
+export async function autoTopUpRun(globals: GlobalOptions, flags: { json?: boolean } = {}, deps: AutoTopUpDeps = {}): Promise<ExitCodeValue> {
+  const env = deps.env ?? process.env;
+  const { profile } = await policyOf(globals, env);
+  const { client, profile: session } = await openSession(globals, { env });
+  const journal = deps.journal ?? new TopUpJournal({ env });
+  const outcome = await runAutoTopUp({
+    client,
+    journal,
+    scope: { host: hostOf(session.baseUrl), profile: session.name },
+    dataDir: dataDir(env),
+    readPolicy: async () => (await resolveProfile(globals, env)).autoTopUp,
+    cardMethodNames: cardMethodNames(profile),
+  });
+  if (flags.json) printData({ outcome: outcome.kind, ...('decision' in outcome && { decision: outcome.decision.kind }), sentence: outcome.sentence, ...('entry' in outcome && { topUp: outcome.entry }) });
+  else printLine(outcome.sentence);
+  return exitCodeOf(outcome);
+}

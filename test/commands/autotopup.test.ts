@@ -1,0 +1,135 @@
+/**
+ * `keydeck autotopup` (issue 47) as the built CLI against the sandbox: a policy charges the card on
+ * file once for one fall of the balance, whatever the number of runs at once or machines; a cap
+ * stops a charge and says which and when it resets; three declines pause the policy and a fourth
+ * run sends nothing; a policy that cannot work is refused before anything is stored.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFaultProxy } from '../resilience/fault-proxy.js';
+import type { TestSandbox } from '../sandbox/helpers.js';
+import { scripted, type Scripted, useScriptedSandbox } from './scripted.js';
+
+let sb: TestSandbox;
+useScriptedSandbox((s) => (sb = s));
+
+const homes: Scripted[] = [];
+afterEach(() => {
+  for (const h of homes.splice(0)) h.home.remove();
+});
+
+/** A CLI with a home of its own (its own config and data dir: another machine). */
+function machine(url = sb.url): Scripted {
+  const cli = scripted(url);
+  homes.push(cli);
+  return cli;
+}
+
+/** Spends `usd` of the account through a credit key. */
+async function spend(token: string, usd: number): Promise<void> {
+  const key = await sb.creditKey(token, `spender-${Math.random().toString(36).slice(2, 8)}`);
+  expect((await sb.infer(key.apiKey, { sandbox_cost_usd: usd })).status).toBe(200);
+}
+
+const SET = ['autotopup', 'set', '--below', '20', '--amount', '30', '--max-per-day', '100', '--yes'];
+
+describe('keydeck autotopup', () => {
+  it('charges once when the balance falls below the threshold, and says what it did each run', async () => {
+    const cli = machine();
+    const token = await sb.fundedUser(25);
+    expect((await cli.run(token, SET)).code).toBe(0);
+    const idle = await cli.run(token, ['autotopup', 'run', '--once']);
+    expect([idle.code, idle.stdout]).toEqual([0, 'Nothing to do: the balance $25.00 is not below $20.00.\n']);
+    await spend(token, 10);
+    const charged = await cli.run(token, ['autotopup', 'run', '--once']);
+    expect(charged.code, charged.stderr).toBe(0);
+    expect(charged.stdout).toMatch(/^Charged \$30\.00 to the card on file: the auto top-up charge of \$30\.00 \(balance \$15\.00, below \$20\.00\) was credited; the balance is \$45\.00\.$/m);
+    expect((await cli.run(token, ['autotopup', 'run', '--once'])).stdout).toMatch(/Nothing to do: the balance \$45\.00/);
+    expect(await sb.credits(token)).toMatchObject({ totalTopUp: 55, remaining: 45 });
+    const status = JSON.parse((await cli.run(token, ['autotopup', 'status', '--json'])).stdout);
+    expect(status).toMatchObject({ paused: false, failuresInARow: 0, lastCharge: { amount: 30, state: 'credited', method: 'card_direct', autoTopUp: { remaining: 15, belowUsd: 20 } }, lastFailure: null });
+  });
+
+  it('two runs at once, and a second machine 3 s later, still charge once for one fall', async () => {
+    // Both runs read the billing status slowly, so without the account's lock both would decide
+    // before either charged.
+    const proxy = await startFaultProxy(sb.url);
+    try {
+      const first = machine(proxy.url);
+      const second = machine();
+      const token = await sb.fundedUser(25);
+      for (const cli of [first, second]) expect((await cli.run(token, SET)).code).toBe(0);
+      await spend(token, 10);
+      proxy.set({ kind: 'delay', ms: 800, count: 2, only: { method: 'GET', path: '/api/billing/status' } });
+      const runs = await Promise.all([first.run(token, ['autotopup', 'run', '--once']), first.run(token, ['autotopup', 'run', '--once'])]);
+      expect(runs.map((r) => r.code)).toEqual([0, 0]);
+      expect(runs.filter((r) => r.stdout.startsWith('Charged $30.00'))).toHaveLength(1);
+      expect(runs.filter((r) => r.stdout.startsWith('Nothing to do: the balance $45.00'))).toHaveLength(1);
+      expect(proxy.seen.filter((r) => r.method === 'POST' && r.path === '/api/billing/topup')).toHaveLength(1);
+      await new Promise((r) => setTimeout(r, 3000));
+      const later = await second.run(token, ['autotopup', 'run', '--once']);
+      expect([later.code, later.stdout]).toEqual([0, 'Nothing to do: the balance $45.00 is not below $20.00.\n']);
+      expect(await sb.credits(token)).toMatchObject({ totalTopUp: 55 });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a cap stops a charge: it names the cap and when it resets, and exits 3', async () => {
+    const cli = machine();
+    const token = await sb.fundedUser(25);
+    expect((await cli.run(token, ['autotopup', 'set', '--below', '20', '--amount', '30', '--max-per-day', '40', '--yes'])).code).toBe(0);
+    await spend(token, 10);
+    expect((await cli.run(token, ['autotopup', 'run', '--once'])).stdout).toMatch(/^Charged \$30\.00/);
+    await spend(token, 30);
+    const capped = await cli.run(token, ['autotopup', 'run', '--once']);
+    expect(capped.code).toBe(3);
+    expect(capped.stdout).toMatch(/^Nothing charged: \$30\.00 would pass the day's cap \(\$30\.00 of \$40\.00 charged this UTC day\); it resets at \d{4}-\d\d-\d\dT00:00:00Z \(in \d+ (h|min)/);
+    expect(await sb.credits(token)).toMatchObject({ totalTopUp: 55, remaining: 15 });
+  });
+
+  it('three declines pause the policy, a fourth run sends nothing, and resume charges again', async () => {
+    const cli = machine();
+    const token = await sb.fundedUser(25);
+    expect((await cli.run(token, SET)).code).toBe(0);
+    expect((await sb.call('POST', '/sandbox/cards/decline', { token, body: { count: 4 } })).status).toBe(200);
+    await spend(token, 10);
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push(await cli.run(token, ['autotopup', 'run', '--once']));
+    expect(runs.map((r) => r.code)).toEqual([1, 1, 1]);
+    expect(runs[0]!.stdout).toMatch(/The auto top-up charge of \$30\.00 .* failed: .*card was declined.*The next run tries again\./);
+    expect(runs[2]!.stdout).toMatch(/failed: .*That is 3 failures in a row: auto top-up is paused until keydeck autotopup resume\./);
+    const fourth = await cli.run(token, ['autotopup', 'run', '--once']);
+    expect([fourth.code, fourth.stdout]).toEqual([3, expect.stringMatching(/^Auto top-up is paused: the last 3 charges failed\. Nothing was charged/)]);
+    // The fourth decline is still there: the fourth run sent no charge.
+    expect((await sb.call('POST', '/sandbox/cards/decline', { token, body: { count: 0 } })).status).toBe(200);
+    expect((await cli.run(token, ['autotopup', 'status'])).stdout).toMatch(/^PAUSED: the last 3 charges failed/m);
+    expect((await cli.run(token, ['autotopup', 'resume'])).code).toBe(0);
+    expect((await cli.run(token, ['autotopup', 'run', '--once'])).stdout).toMatch(/^Charged \$30\.00/);
+    expect(await sb.credits(token)).toMatchObject({ totalTopUp: 55 });
+  });
+
+  it('refuses a policy that cannot work, with the reason, before anything is stored', async () => {
+    const cli = machine();
+    const token = await sb.newUser();
+    const cases: Array<[string[], RegExp]> = [
+      [['--below', '40', '--amount', '30'], /--below 40 is not below --amount 30: a charge from an empty balance would not reach the threshold/],
+      [['--below', '5', '--amount', '9.99'], /--amount must be at least 10 USD, the service's smallest top-up/],
+      [['--below', '20', '--amount', '30', '--max-per-day', '25'], /--max-per-day 25 is below the smallest charge this policy makes \(30 USD\)/],
+      [['--below', '20', '--amount', '30', '--max-per-month', '50', '--max-per-day', '60'], /--max-per-month 50 is below --max-per-day 60/],
+      [['--below', '20', '--amount', '30', '--method', 'usdc'], /--method usdc is not a card-on-file method here/],
+      [['--below', '20', '--amount', '30.001'], /--amount is a USD amount such as 20 or 12\.50/],
+      [['--below', '20', '--amount', '30', '--to', '50'], /give either --amount USD \(a fixed charge\) or --to USD/],
+    ];
+    for (const [flags, reason] of cases) {
+      const r = await cli.run(token, ['autotopup', 'set', ...flags, '--yes']);
+      expect([r.code, r.stderr], flags.join(' ')).toEqual([2, expect.stringMatching(reason)]);
+    }
+    expect(() => readFileSync(path.join(cli.home.configDir, 'config.json'))).toThrow();
+    const noTty = await cli.run(token, ['autotopup', 'set', '--below', '20', '--amount', '30']);
+    expect([noTty.code, noTty.stderr]).toEqual([2, expect.stringMatching(/confirmation_required: .*autotopup set --below 20 --amount 30 --yes/)]);
+    const none = await cli.run(token, ['autotopup', 'run', '--once']);
+    expect([none.code, none.stderr]).toEqual([2, expect.stringMatching(/no auto top-up policy is set for profile "default"/)]);
+  });
+});
