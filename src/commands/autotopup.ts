@@ -129,7 +129,11 @@ export async function autoTopUpOff(globals: GlobalOptions, deps: AutoTopUpDeps =
   return ExitCode.ok;
 }
 
-/** `keydeck autotopup resume`: failures before now no longer count (a paused policy charges again). */
+/**
+ * `keydeck autotopup resume`: failures before now no longer count (a paused policy charges again),
+ * and auto charges still verifying (their outcome unknown) are closed on the user's word — the
+ * billing status naming one later still marks it credited (evidence beats the user's word).
+ */
 export async function autoTopUpResume(globals: GlobalOptions, deps: AutoTopUpDeps = {}): Promise<ExitCodeValue> {
   const env = deps.env ?? process.env;
   const { profile } = await policyOf(globals, env);
@@ -138,7 +142,17 @@ export async function autoTopUpResume(globals: GlobalOptions, deps: AutoTopUpDep
     const entry = config.profiles[profile.name];
     if (entry?.autoTopUp) entry.autoTopUp = { ...entry.autoTopUp, since };
   });
+  const closed: JournalEntry[] = [];
+  if (profile.baseUrl !== undefined) {
+    const journal = deps.journal ?? new TopUpJournal({ env });
+    const scope = { host: hostOf(profile.baseUrl), profile: profile.name };
+    for (const e of autoCharges((await journal.list()).filter((r) => inScope(r, scope) && r.state === 'verifying'))) {
+      const next = await journal.update(e.id, (current) => (current.state === 'verifying' ? { state: 'closed', reason: 'closed by keydeck autotopup resume: its outcome was unknown', reasonCode: 'closed' } : undefined));
+      if (next) closed.push(next);
+    }
+  }
   printLine(`Auto top-up resumed for profile "${profile.name}": earlier failures no longer count; the next run charges when the balance is below the threshold.`);
+  for (const e of closed) printLine(`Closed on your word: the charge of ${formatDollars(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC, whose outcome was unknown (if the service names it later, it is marked credited).`);
   return ExitCode.ok;
 }
 

@@ -122,7 +122,8 @@ function readRecords(records: readonly JournalEntry[], listed: ReturnType<typeof
         claimed.add(probable.reference);
         continue;
       }
-      pending.push(`a ${e.method === 'usdc' ? 'USDC top-up' : 'card charge'} of ${formatDollars(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC is still verifying: its outcome is unknown`);
+      const yours = e.autoTopUp !== undefined ? ' (once the card statement shows it was not charged, keydeck autotopup resume closes it)' : '';
+      pending.push(`a ${e.method === 'usdc' ? 'USDC top-up' : 'card charge'} of ${formatDollars(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC is still verifying: its outcome is unknown${yours}`);
     } else if (e.state === 'awaiting_payment' && age < IN_FLIGHT_MS) {
       pending.push(`a ${e.method === 'usdc' ? 'USDC top-up' : 'card checkout'} of ${formatDollars(e.amount)} asked for ${Math.max(1, Math.round(age / 60_000))} min ago is awaiting payment`);
     }

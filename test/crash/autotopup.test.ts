@@ -1,0 +1,85 @@
+/**
+ * Auto top-up killed at each of its steps (issue 47 item 8, on the crash-point harness of issue
+ * 42): after the kill, a rerun on the same machine, or a run of another machine with the same
+ * policy, never makes a second charge for the same fall and never passes a cap; when it charges
+ * nothing while the balance is still low, it says why. The table is in docs/crash-safety.md.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
+import { scripted, type Scripted } from '../commands/scripted.js';
+import { crashTable, walkCrashPoints, type CrashScenario } from './harness.js';
+import { expectCrashTable } from './docs.js';
+
+let sb: TestSandbox;
+beforeAll(async () => {
+  sb = await startTestSandbox();
+});
+afterAll(async () => {
+  await sb?.close();
+});
+
+interface World {
+  readonly token: string;
+  readonly machine: Scripted;
+  readonly other: Scripted;
+  readonly lastWords: string[];
+}
+
+const POLICY = ['autotopup', 'set', '--below', '20', '--amount', '30', '--max-per-day', '30', '--yes'];
+const RUN = ['autotopup', 'run', '--once'];
+
+async function runOn(world: World, cli: Scripted): Promise<string> {
+  const r = await cli.run(world.token, RUN);
+  world.lastWords.push(`${r.code}: ${r.stdout}${r.stderr}`);
+  const line = r.stdout.trim();
+  if (line.startsWith('Charged $30.00')) return 'charges once';
+  if (line.startsWith('Nothing to do')) return 'nothing to do (already credited)';
+  if (/in flight/.test(line) && r.code === 3) return 'charges nothing: a charge in flight (exit 3)';
+  return `exit ${r.code}: ${line.slice(0, 60)}`;
+}
+
+const scenario: CrashScenario<World> = {
+  operation: 'autotopup run --once',
+  async prepare() {
+    const token = await sb.fundedUser(25);
+    const machine = scripted(sb.url);
+    const other = scripted(sb.url);
+    for (const cli of [machine, other]) expect((await cli.run(token, POLICY)).code).toBe(0);
+    const key = await sb.creditKey(token, 'spender');
+    expect((await sb.infer(key.apiKey, { sandbox_cost_usd: 10 })).status).toBe(200);
+    return { token, machine, other, lastWords: [] };
+  },
+  dispose(world) {
+    world.machine.home.remove();
+    world.other.home.remove();
+  },
+  run(world) {
+    return { args: RUN, env: world.machine.home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: world.token }) };
+  },
+  recoveries: {
+    'rerun on this machine': (world) => runOn(world, world.machine),
+    'a run on another machine': (world) => runOn(world, world.other),
+    'resume, then rerun': async (world) => {
+      expect((await world.machine.run(world.token, ['autotopup', 'resume'])).code).toBe(0);
+      return runOn(world, world.machine);
+    },
+  },
+  async invariants(world) {
+    const broken: string[] = [];
+    const { totalTopUp, remaining } = await sb.credits(world.token);
+    if (totalTopUp > 55) broken.push(`charged twice for one fall (totalTopUp ${totalTopUp})`);
+    if (totalTopUp > 25 + 30) broken.push(`passed the day's cap of 30 (totalTopUp ${totalTopUp})`);
+    const said = world.lastWords.at(-1) ?? '';
+    if (remaining < 20 && !/^[13]: \S/.test(said)) broken.push(`the balance is still low and the run did not say why: ${said}`);
+    return broken;
+  },
+};
+
+describe('auto top-up killed at each step', () => {
+  it('never charges twice for one fall nor past a cap, and says why when it charges nothing', async () => {
+    const { traced, outcomes } = await walkCrashPoints(scenario);
+    expect(traced.length).toBeGreaterThanOrEqual(8);
+    expect(outcomes.flatMap((o) => o.violations.map((v) => `${o.point} / ${o.recovery}: ${v}`))).toEqual([]);
+    expectCrashTable('auto-topup', crashTable(outcomes));
+  }, 120_000);
+});
