@@ -21,6 +21,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'KEYDECK_DATA_DIR', meaning: 'where keydeck keeps its data, never a secret: the top-up record topups.db, the balance history history.db (also the per-key spend history and the shared record of usage reads), the sandbox database sandbox.db (default: the platform’s data dir, ~/.local/share/keydeck on Linux)' },
   { name: 'KEYDECK_HISTORY_DB', meaning: 'the balance history database file (default: history.db in the data dir)' },
   { name: 'KEYDECK_SANDBOX_DB', meaning: 'the sandbox’s database file, for keydeck --sandbox and keydeck sandbox without --db (default: sandbox.db in the data dir); keydeck --sandbox keeps its loopback port beside it (sandbox.db.port) and takes it again when free, so the key stored at setup still belongs to the next start’s sandbox' },
+  { name: 'KEYDECK_QUIET', meaning: '1 (or true, yes): no warnings on stderr, errors still (same as --quiet): for scripts and cron jobs, whose output is mailed' },
   { name: 'KEYDECK_TIMEOUT_MS', meaning: 'the deadline of each call to the service in ms, retries included (default 10000); commands then exit 4' },
   { name: 'KEYDECK_KEYCHAIN_TIMEOUT_MS', meaning: 'the deadline of each OS keychain call in ms (default 3000)' },
   { name: 'KEYDECK_CHAIN_RPC', meaning: 'the Base JSON-RPC endpoint USDC transfers are checked on (same as --chain-rpc; https, or http to this machine; default the profile’s chainRpc, else https://mainnet.base.org); it learns the transaction hash and the deposit address' },

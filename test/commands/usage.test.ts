@@ -81,10 +81,16 @@ describe('keys usage', () => {
     expect((await cli.run(user, ['keys', 'usage'])).code).toBe(0);
     await sb.call('POST', '/sandbox/usage/unavailable', { body: { unavailable: true } });
     try {
+      // Without --refresh the kept figures are the answer: exit 0.
+      expect((await cli.run(user, ['keys', 'usage'])).code).toBe(0);
+      // A refresh that could not happen is not a success for a cron job: the figures, their age, exit 4 (issue 46).
       const kept = await cli.run(user, ['keys', 'usage', '--refresh']);
-      expect(kept.code, kept.stderr).toBe(0);
+      expect(kept.code, kept.stderr).toBe(4);
       expect(kept.stderr).toMatch(/could not read new usage \(server_error: .*\); these are the figures of just now/);
       expect(kept.stdout).toMatch(/10 of 12 reads left/);
+      const json = await cli.run(user, ['keys', 'usage', '--json', '--refresh']);
+      expect(json.code, json.stderr).toBe(4);
+      expect(JSON.parse(json.stdout).derived).toMatchObject({ fresh: false, ageSeconds: expect.any(Number) });
     } finally {
       await sb.call('POST', '/sandbox/usage/unavailable', { body: { unavailable: false } });
     }
