@@ -111,9 +111,10 @@ export function exporterHome(): TempHome {
   return makeTempHome();
 }
 
-/** The value of the series `name{…labels}` in `text` (labels as written), or undefined. */
+/** The value of the series `name{…labels}` in `text` (labels as written; none: `name` alone), or undefined. */
 export function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
   for (const line of text.split('\n')) {
+    if (Object.keys(labels).length === 0 && line.startsWith(`${name} `)) return Number(line.slice(name.length + 1));
     if (!line.startsWith(`${name}{`)) continue;
     const inner = line.slice(name.length + 1, line.lastIndexOf('}'));
     if (Object.entries(labels).every(([k, v]) => inner.includes(`${k}="${v}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
