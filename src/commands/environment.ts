@@ -31,7 +31,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'TERM', meaning: 'dumb: no colour, no spinner; the full-screen app and keydeck monitor refuse and point at the commands' },
   { name: 'CI', meaning: 'set: no spinner' },
   { name: 'TMUX, STY', meaning: 'inside tmux or GNU screen: clipboard (OSC 52) and notification sequences go through its passthrough' },
-  { name: 'CREDENTIALS_DIRECTORY', meaning: 'set by systemd (LoadCredential=): keydeck exporter reads a --token-file inside it as systemd hands it over, without the owner-only mode check' },
+  { name: 'CREDENTIALS_DIRECTORY', meaning: 'set by systemd (LoadCredential=): keydeck exporter reads a --token-file (or a --token-dir file) inside it as systemd hands it over, without the owner-only mode check' },
   { name: 'DBUS_SESSION_BUS_ADDRESS', meaning: 'unset on Linux: no keychain is tried (the key is then stored only with --insecure-storage)' },
   { name: 'NODE_DISABLE_COMPILE_CACHE', meaning: '1: Node does not keep keydeck’s compiled code between runs (slower start)' },
 ];
