@@ -62,12 +62,40 @@ export async function exporterOptionsOf(program: Command, cmd: Command, opts: Ex
   return parsed.options;
 }
 
+/** The `--log-format` the command line asks for (`json`, else logfmt), read before commander has parsed it. */
+function askedLogFormat(rawArgs: readonly string[]): 'json' | 'logfmt' {
+  for (let i = 0; i < rawArgs.length; i++) {
+    if (rawArgs[i] === '--log-format' && rawArgs[i + 1] === 'json') return 'json';
+    if (rawArgs[i] === '--log-format=json') return 'json';
+  }
+  return 'logfmt';
+}
+
+/**
+ * commander's own usage errors for `exporter` (an unknown option, a missing value) as log lines in
+ * the asked `--log-format`, as every line the exporter writes (issue 46). Written without the log
+ * module (defining the program loads nothing but commander): `event=usage`, the text JSON-quoted
+ * (a valid logfmt value), one line per line of commander's.
+ */
+function usageLines(program: Command, text: string): string {
+  const format = askedLogFormat((program as unknown as { rawArgs?: string[] }).rawArgs ?? process.argv);
+  const time = new Date().toISOString();
+  return text
+    .split('\n')
+    .map((line) => line.replace(/^error: /, '').trim())
+    .filter((line) => line !== '')
+    .map((msg) => (format === 'json' ? JSON.stringify({ time, level: 'error', event: 'usage', msg }) : `time=${time} level=error event=usage msg=${JSON.stringify(msg)}`))
+    .map((line) => `${line}\n`)
+    .join('');
+}
+
 /** Adds `exporter` to the program. */
 export function registerExporter(program: Command): void {
   exporterSetupOptions(
     program
       .command('exporter')
-      .description('serve every watched profile’s balance, keys and burn rates to Prometheus, with no terminal (one line per event on stderr)'),
+      .description('serve every watched profile’s balance, keys and burn rates to Prometheus, with no terminal (one line per event on stderr)')
+      .configureOutput({ writeErr: (text) => process.stderr.write(usageLines(program, text)) }),
   )
     .option('--profile <name>', 'a profile to watch (repeatable; default the current profile)')
     .option('--interval <seconds>', 'seconds between each profile’s balance polls (at least 2; default 60)')

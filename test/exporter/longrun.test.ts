@@ -196,5 +196,13 @@ describe.concurrent('keydeck exporter for months', () => {
     expect(JSON.parse(broken.stderr)).toMatchObject({ level: 'error', event: 'config_invalid', msg: expect.stringContaining('is not valid JSON') });
     const brokenText = await runCli(['exporter', '--all-profiles'], { env });
     expect(brokenText.stderr).toMatch(/^time=\S+ level=error event=config_invalid msg=".*is not valid JSON.*"\n$/);
+    // commander's own usage errors too: every line a log line.
+    const unknown = await runCli(['exporter', '--log-format', 'json', '--bogus'], { env });
+    expect(unknown.code).toBe(2);
+    const lines = unknown.stderr.trimEnd().split('\n').map((l) => JSON.parse(l) as { level: string; event: string; msg: string });
+    expect(lines[0]).toMatchObject({ level: 'error', event: 'usage', msg: "unknown option '--bogus'" });
+    const text = await runCli(['exporter', '--log-level', 'loud'], { env });
+    expect(text.code).toBe(2);
+    for (const line of text.stderr.trimEnd().split('\n')) expect(line).toMatch(/^time=\S+ level=error event=usage msg=".*"$/);
   });
 });
