@@ -19,7 +19,7 @@ import { UsageTracker } from '../../src/billing/usageTracker.js';
 import { FULL_KEY, runCli, type TempHome } from '../credentials/harness.js';
 import { promtoolCheckMetrics, skipUnless } from '../metrics/parts.js';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
-import { exporterHome, killAll, sample, startExporter, until, writeConfig } from './rig.js';
+import { exporterHome, killAll, sample, startExporter, until, writeConfig, managementKey } from './rig.js';
 
 const hasPromtool = skipUnless('promtool') === undefined;
 let a: TestSandbox;
@@ -39,13 +39,6 @@ function home(): TempHome {
   const h = exporterHome();
   homes.push(h);
   return h;
-}
-
-/** A management key of a fresh account funded with `usd` (the value and its id). */
-async function managementKey(sandbox: TestSandbox, usd: number): Promise<{ token: string; id: string; session: string }> {
-  const session = await sandbox.fundedUser(usd);
-  const created = await sandbox.call<{ id: string; apiKey: string }>('POST', '/api/keys/management', { token: session, body: { name: 'exporter' } });
-  return { token: created.body.apiKey, id: created.body.id, session };
 }
 
 // The tests run at once (but the last, which times scrapes): each mostly waits for its exporter's

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type TempHome } from '../credentials/harness.js';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
-import { exporterHome, killAll, sample, startExporter, until, writeConfig } from './rig.js';
+import { exporterHome, killAll, sample, startExporter, until, writeConfig, managementKey } from './rig.js';
 
 let shared: TestSandbox;
 const homes: TempHome[] = [];
@@ -31,12 +31,6 @@ function home(): TempHome {
   const h = exporterHome();
   homes.push(h);
   return h;
-}
-
-async function managementKey(sandbox: TestSandbox, usd: number): Promise<{ token: string; id: string; session: string }> {
-  const session = await sandbox.fundedUser(usd);
-  const created = await sandbox.call<{ id: string; apiKey: string }>('POST', '/api/keys/management', { token: session, body: { name: 'exporter' } });
-  return { token: created.body.apiKey, id: created.body.id, session };
 }
 
 /** A token directory of `h` (0700) with `files` (name → token, 0600). */
