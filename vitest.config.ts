@@ -27,6 +27,9 @@ const PROCESS_SUITES = [
   'test/metrics/contrib.test.ts',
   'test/exporter/exporter.test.ts',
   'test/exporter/prometheus.test.ts',
+  'test/exporter/longrun.test.ts',
+  'test/exporter/setup.test.ts',
+  'test/package/docker.test.ts',
   // A local anvil chain (issue 25), and solc-js (235 MB, kept out of the quick project's shared workers).
   'test/chain/bytecode.test.ts',
   'test/chain/reader.test.ts',

@@ -9,14 +9,14 @@
  * imports but src/node-version.ts (inlined by the build), nothing from the bundle. (Node's
  * compile cache is turned on by src/cli.ts once the command is known.)
  */
-import { nodeIsRecentEnough, oldNodeSentence } from './node-version.js';
+import { nodeIsRecentEnough, OLD_NODE_EXIT_CODE, oldNodeLine } from './node-version.js';
 
 /** The bundled src/cli.ts, beside this file in dist/ (a variable, so the build leaves it alone). */
 const MAIN = './main.js';
 
 if (!nodeIsRecentEnough(process.versions.node)) {
-  process.stderr.write(`${oldNodeSentence(process.versions.node)}\n`);
-  process.exit(1);
+  process.stderr.write(`${oldNodeLine(process.versions.node, process.argv.slice(2), new Date().toISOString())}\n`);
+  process.exit(OLD_NODE_EXIT_CODE);
 }
 
 void import(MAIN);

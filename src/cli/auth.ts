@@ -1,5 +1,6 @@
 /** `keydeck auth login|status|logout` and `keydeck doctor` (src/commands/auth.ts, doctor.ts). */
 import type { Command } from 'commander';
+import { exporterSetupOptions, type ExporterCliFlags } from './exporter.js';
 
 /** Adds `auth` and `doctor` to the program. */
 export function registerAuth(program: Command): void {
@@ -35,14 +36,28 @@ export function registerAuth(program: Command): void {
       const { authLogout } = await import('../commands/auth.js');
       await runCommand(() => authLogout(globalOptionsOf(cmd), opts));
     });
-  program
-    .command('doctor')
-    .description('check the keychain, the config file, the key and the service; exit 1 when a check fails')
-    .configureHelp({ showGlobalOptions: true })
-    .option('--json', 'print { ok, checks: [{ name, ok, detail }] } as JSON')
-    .action(async (opts: { json?: boolean }, cmd: Command) => {
-      const { runCommand, globalOptionsOf } = await import('../commands/output.js');
-      const { doctor } = await import('../commands/doctor.js');
-      await runCommand(() => doctor(globalOptionsOf(cmd), opts));
-    });
+  exporterSetupOptions(
+    program
+      .command('doctor')
+      .description('check the keychain, the config file, the key and the service; exit 1 when a check fails (a warning alone exits 0)')
+      .configureHelp({ showGlobalOptions: true })
+      .option('--json', 'print { ok, checks: [{ name, ok, status, detail }] } as JSON (status ok, warn or fail)')
+      .option('--exporter', 'check an exporter’s setup instead, with the exporter’s own flags: the config, each profile’s token (owner, mode, key shape) and one read of its balance, the history, the listen address'),
+  ).action(async (opts: ExporterCliFlags & { json?: boolean; exporter?: boolean }, cmd: Command) => {
+    const { runCommand, globalOptionsOf, fail, ExitCode } = await import('../commands/output.js');
+    const { doctor, printChecks } = await import('../commands/doctor.js');
+    if (!opts.exporter) {
+      await runCommand(async () => {
+        const stray = ['listen', 'allProfiles', 'tokenFile', 'tokenDir'].filter((k) => opts[k as keyof typeof opts] !== undefined);
+        if (stray.length > 0) fail(ExitCode.usage, 'the exporter’s flags (--listen, --all-profiles, --token-file, --token-dir) check an exporter’s setup: add --exporter');
+        return doctor(globalOptionsOf(cmd), opts);
+      });
+      return;
+    }
+    const { exporterOptionsOf } = await import('./exporter.js');
+    const options = await exporterOptionsOf(program, cmd, opts, 'text');
+    const { checkExporterSetup } = await import('../exporter/check.js');
+    const { suggestCommand } = await import('../commands/suggest.js');
+    await runCommand(async () => (printChecks(await checkExporterSetup(options, { online: true, suggest: suggestCommand }), opts.json) ? ExitCode.ok : ExitCode.refused));
+  });
 }

@@ -52,7 +52,12 @@ export function createProgram(version: string): Command {
     .option('--alert-below <usd>', 'TUI: show LOW and ring the bell once when the balance drops below this many USD')
     .option('--on-low <command>', 'TUI and monitor: run this command line once per drop below --alert-below (figures in KEYDECK_* environment variables)')
     .option('--on-anomaly <command>', 'TUI and monitor: run this command line once per runaway key or fast-falling balance (figures in KEYDECK_* environment variables)')
-    .option('--desktop-notifications', 'TUI and monitor: also show notifications on the desktop (notify-send, osascript)');
+    .option('--desktop-notifications', 'TUI and monitor: also show notifications on the desktop (notify-send, osascript)')
+    .option('--quiet', 'no warnings on stderr (errors still); also KEYDECK_QUIET=1')
+    // `--quiet` reaches every warning through the environment of this command (src/commands/output.ts).
+    .hook('preAction', (root) => {
+      if (root.opts().quiet === true) process.env.KEYDECK_QUIET = '1';
+    });
   registerSandbox(program);
   registerAuth(program);
   registerMonitor(program);

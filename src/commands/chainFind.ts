@@ -16,7 +16,7 @@ import { visible } from '../terminal/sanitize.js';
 import { chainSettingsOf, type ChainProfile } from './chainCheck.js';
 import { journalOf, verifyAndReport, type BillingDeps, type VerifyFlags, type VerifyOutputFlags, type VerifySession } from './verifyReport.js';
 import { parseAmount } from './input.js';
-import { askLine, canPrompt, ExitCode, fail, openSession, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { askLine, canPrompt, ExitCode, fail, openSession, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { formatAmount } from './table.js';
 
 /** Default of `--timeout`, seconds. */
@@ -113,7 +113,7 @@ async function watchUntilFound({ globals, session, journal, entry, plan, flags }
   for (;;) {
     const polled = await watch.poll();
     if (polled.kind === 'unavailable') {
-      if (polled.sentence !== lastProblem) process.stderr.write(`warning: ${visible(polled.sentence)}\n`);
+      if (polled.sentence !== lastProblem) warn(polled.sentence);
       lastProblem = polled.sentence;
     } else {
       lastProblem = '';

@@ -65,8 +65,20 @@ export function fail(code: ExitCodeValue, sentence: string): never {
   throw new CommandFailure(code, sentence);
 }
 
-/** Writes `warning: <text>` on stderr, one line, sanitised (src/terminal/sanitize.ts). */
+/** The variable that silences warnings (as `--quiet` does, which sets it for the command). */
+export const QUIET_ENV = 'KEYDECK_QUIET';
+
+/** True when warnings are silenced: `--quiet`, or `KEYDECK_QUIET` set to 1, true or yes (issue 46). */
+export function quietFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  return /^(1|true|yes)$/i.test((env[QUIET_ENV] ?? '').trim());
+}
+
+/**
+ * Writes `warning: <text>` on stderr, one line, sanitised (src/terminal/sanitize.ts), unless
+ * warnings are silenced ({@link quietFromEnv}: a script's cron mail). Errors are never silenced.
+ */
 export function warn(text: string): void {
+  if (quietFromEnv()) return;
   process.stderr.write(`warning: ${visible(text.trim())}\n`);
 }
 
@@ -201,7 +213,7 @@ export function globalOptionsOf(command: Command): GlobalOptions {
   };
 }
 
-/** The warning shown wherever a key from the plaintext fallback file is used. */
+/** The warning of `auth status`, `auth logout --revoke` and `doctor` when the key comes from the plaintext fallback file. */
 export function insecureStorageWarning(path: string): string {
   return `using the management key stored in plaintext at ${path} (--insecure-storage)`;
 }
@@ -229,8 +241,7 @@ export interface OpenSessionOptions {
 }
 
 /**
- * Resolves the profile and its credential and builds a {@link KeydeckClient} for them. Prints
- * the insecure-storage warning when the key comes from the plaintext file.
+ * Resolves the profile and its credential and builds a {@link KeydeckClient} for them.
  * @throws CommandFailure exit 2 when the profile has no base URL (naming `--base-url`), exit 1
  *   when no key is found (naming `keydeck auth login` / `KEYDECK_TOKEN`, and why the keychain
  *   could not be asked); ConfigError (exit 2); CredentialStoreError (a bad `KEYDECK_TOKEN`: exit 2).
@@ -246,7 +257,7 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   // Only the key stored for this service's origin (src/credentials/origin.ts).
   const credential = await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl));
   if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store, profile));
-  if (credential.source === 'file' && credential.path) warn(insecureStorageWarning(credential.path));
+  // The plaintext file is said at login, in `auth status` and in `doctor`, not on every command (issue 46: cron mail).
   if (options.pendingRotations !== false) {
     const { pendingRotationWarnings } = await import('./pendingRotations.js');
     for (const sentence of await pendingRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);

@@ -16,7 +16,9 @@
  * (with an id: `service` is that key's entry, `derived` its figures, `burnRates` and `samples`).
  *
  * Exit codes: 0 figures printed (perhaps old: said); 1 none kept and none can be read (the
- * sentence says when the next read is allowed), or the service refused; 2 bad usage; 4 network.
+ * sentence says when the next read is allowed), or the service refused; 2 bad usage; 4 network,
+ * or `--refresh` could not read now (issue 46: the kept figures are printed, with their age, and
+ * a cron job still knows they are not fresh).
  */
 import { KeydeckApiError } from '../api/errors.js';
 import { USAGE_PERIODS, type UsagePeriod, type UsageReport } from '../api/usageSchemas.js';
@@ -113,9 +115,11 @@ export async function keysUsage(globals: GlobalOptions, id: string | undefined, 
     const report = read.data;
     if (!report || read.at === undefined) failWithout(read);
     if (read.error !== undefined) warn(`could not read new usage (${describe(read.error)}); these are the figures of ${ageWords(read.at, read.budget.now)}`);
+    else if (flags.refresh && !read.fresh) warn(`--refresh could not read now (${declinedWords(read)}); these are the figures of ${ageWords(read.at, read.budget.now)}`);
     const rows = spendRows(report, keys.status === 'fulfilled' ? keys.value : undefined, credits.status === 'fulfilled' ? credits.value.totalTopUp : undefined);
-    if (keyId !== undefined) return oneKey(rig, read, report, rows, keyId, period, flags);
-    return allKeys(rig, read, report, rows, period, flags);
+    const code = keyId !== undefined ? oneKey(rig, read, report, rows, keyId, period, flags) : allKeys(rig, read, report, rows, period, flags);
+    // A refresh that could not happen is not a success for a cron job: the old figures are printed (with their age), exit 4.
+    return flags.refresh && !read.fresh && code === ExitCode.ok ? ExitCode.network : code;
   } finally {
     rig.store.close();
     session.client.close();
@@ -128,6 +132,13 @@ function failWithout(read: UsageRead<UsageReport>): never {
   const s = read.budget;
   const when = s.blockedUntil !== undefined ? `the service asked to wait: the next read is allowed in ${durationWords(s.blockedUntil - s.now)}` : `the next read is allowed ${s.nextAt <= s.now ? 'now' : `in ${durationWords(s.nextAt - s.now)}`}`;
   fail(ExitCode.refused, `usage_budget: no usage figures are kept for this key and service yet, and no read can be spent (${s.used} of 12 spent in the last 12 hours): ${when}`);
+}
+
+/** Why no read was spent, in words. */
+function declinedWords(read: UsageRead<UsageReport>): string {
+  const s = read.budget;
+  if (read.declined === 'blocked' && s.blockedUntil !== undefined) return `the service asked to wait: the next read is allowed in ${durationWords(s.blockedUntil - s.now)}`;
+  return `${s.used} of 12 reads spent in the last 12 hours: the next is allowed ${s.nextAt <= s.now ? 'now' : `in ${durationWords(s.nextAt - s.now)}`}`;
 }
 
 function describe(error: unknown): string {

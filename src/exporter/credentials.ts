@@ -1,10 +1,14 @@
 /**
- * Where the exporter finds each profile's credential (issue 24), first found wins:
+ * Where the exporter finds each profile's credential (issues 24, 46), first found wins:
  * 1. `--token-file PROFILE=PATH`: a file holding the token (a session token or `mk_` key), for
  *    systemd's `LoadCredential=` (`--token-file prod=%d/prod`). A file inside
  *    `$CREDENTIALS_DIRECTORY` is trusted as systemd hands it over (only the unit's user and root
  *    can read it); anywhere else it must be trusted as ssh trusts its own (this user's or root's,
  *    no access for group or others: src/config/trust.ts).
+ * 1b. `--token-dir DIR`: the file `DIR/<profile>` (the profile's name as it is), when it exists,
+ *    trusted the same way. It is read at each lookup (before the first poll, on SIGHUP, after a
+ *    refusal), so a profile added to the config, or a token file rewritten in place
+ *    (`mgmt-keys rotate --token-file PATH`), is taken up by a reload without a restart.
  * 2. The environment variable {@link tokenEnvVar} of the profile: `KEYDECK_TOKEN_<PROFILE>`, the
  *    name upper-cased with `.` and `-` as `_` (`prod-eu` → `KEYDECK_TOKEN_PROD_EU`).
  * 3. Where keydeck keeps it (src/credentials/): the OS keychain, then the 0600 file, under
@@ -35,6 +39,8 @@ export type FoundCredential =
 export interface CredentialSources {
   /** `--token-file` by profile name. */
   readonly tokenFiles: ReadonlyMap<string, string>;
+  /** `--token-dir`: each profile's token file is `<tokenDir>/<profile>`. */
+  readonly tokenDir?: string | undefined;
   /** The environment (`KEYDECK_TOKEN_<PROFILE>`, `CREDENTIALS_DIRECTORY`). */
   readonly env: NodeJS.ProcessEnv;
   /** keydeck's credential store (keychain, file). */
@@ -85,6 +91,8 @@ async function fromTokenFile(profile: string, file: string, env: NodeJS.ProcessE
 export async function findCredential(profile: string, baseUrl: string, savedBaseUrl: string | undefined, sources: CredentialSources): Promise<FoundCredential> {
   const file = sources.tokenFiles.get(profile);
   if (file !== undefined) return fromTokenFile(profile, file, sources.env);
+  const inDir = tokenDirFile(sources.tokenDir, profile);
+  if (inDir !== undefined && (await exists(inDir))) return fromTokenFile(profile, inDir, sources.env);
   const variable = tokenEnvVar(profile);
   const value = sources.env[variable];
   if (value !== undefined && value !== '') {
@@ -106,6 +114,32 @@ export async function findCredential(profile: string, baseUrl: string, savedBase
   const why = (await sources.store.keychainStatus()).reason;
   return {
     ok: false,
-    sentence: `no credential for profile "${profile}": give --token-file ${profile}=PATH or ${variable}, or store one with keydeck --profile ${profile} auth login${why ? ` (keychain: ${why})` : ''}`,
+    sentence: `no credential for profile "${profile}": ${inDir !== undefined ? `put its token in ${inDir} (mode 0600), ` : ''}give --token-file ${profile}=PATH or ${variable}, or store one with keydeck --profile ${profile} auth login${why ? ` (keychain: ${why})` : ''}`,
   };
+}
+
+/** The token file of `profile` in `dir` (`dir/<profile>`), or undefined without a dir. */
+export function tokenDirFile(dir: string | undefined, profile: string): string | undefined {
+  return dir === undefined ? undefined : path.join(dir, profile);
+}
+
+/** True when something is at `file` (a dangling or unreadable entry too: reading it then says why). */
+async function exists(file: string): Promise<boolean> {
+  const { lstat } = await import('node:fs/promises');
+  try {
+    await lstat(file);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'ENOTDIR';
+  }
+}
+
+/**
+ * The names of the files in the token directory `dir` (hidden ones left out), to tell the
+ * operator about a file no watched profile reads (a typo of a profile's name).
+ * @throws Error with the errno `code` when the directory cannot be listed
+ */
+export async function tokenDirNames(dir: string): Promise<string[]> {
+  const { readdir } = await import('node:fs/promises');
+  return (await readdir(dir)).filter((name) => !name.startsWith('.')).sort();
 }

@@ -14,11 +14,17 @@ export type LogFormat = 'logfmt' | 'json';
 /** The log formats, for the flag's choices. */
 export const LOG_FORMATS: readonly LogFormat[] = ['logfmt', 'json'];
 
+/** `--log-level`: the least severe level written (`debug` adds one line per poll). */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+/** The log levels, least severe first, for the flag's choices. */
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
 /** A field's value. */
 export type LogValue = string | number | boolean | undefined;
 
 /** Writes events. */
 export interface Logger {
+  debug(event: string, fields?: Record<string, LogValue>): void;
   info(event: string, fields?: Record<string, LogValue>): void;
   warn(event: string, fields?: Record<string, LogValue>): void;
   error(event: string, fields?: Record<string, LogValue>): void;
@@ -34,7 +40,7 @@ function logfmtValue(value: string | number | boolean): string {
 }
 
 /** One line of `event` with `fields` in `format`, at epoch ms `now` (pure; no newline). */
-export function formatLine(format: LogFormat, level: 'info' | 'warn' | 'error', event: string, fields: Record<string, LogValue>, now: number): string {
+export function formatLine(format: LogFormat, level: LogLevel, event: string, fields: Record<string, LogValue>, now: number): string {
   const entries: [string, string | number | boolean][] = [
     ['time', new Date(now).toISOString()],
     ['level', level],
@@ -48,8 +54,13 @@ export function formatLine(format: LogFormat, level: 'info' | 'warn' | 'error', 
   return entries.map(([k, v]) => `${k}=${logfmtValue(v)}`).join(' ');
 }
 
-/** A logger writing to `write` (default stderr) in `format`. */
-export function createLogger(format: LogFormat, write: (line: string) => void = (line) => process.stderr.write(line), now: () => number = Date.now): Logger {
-  const line = (level: 'info' | 'warn' | 'error') => (event: string, fields: Record<string, LogValue> = {}) => write(`${formatLine(format, level, event, fields, now())}\n`);
-  return { info: line('info'), warn: line('warn'), error: line('error') };
+/**
+ * A logger writing to `write` (default stderr) in `format`, leaving out lines less severe than
+ * `level` (default `info`).
+ */
+export function createLogger(format: LogFormat, write: (line: string) => void = (line) => process.stderr.write(line), now: () => number = Date.now, level: LogLevel = 'info'): Logger {
+  const least = LOG_LEVELS.indexOf(level);
+  const line = (at: LogLevel) =>
+    LOG_LEVELS.indexOf(at) < least ? () => undefined : (event: string, fields: Record<string, LogValue> = {}) => write(`${formatLine(format, at, event, fields, now())}\n`);
+  return { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
 }

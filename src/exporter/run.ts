@@ -10,10 +10,15 @@
  *   taken up, credentials looked up again. A config edited to nonsense is refused with the reason
  *   in the log, and the last good one kept.
  * - SIGTERM and SIGINT stop it cleanly (polls abandoned, the server closed, the history closed): exit 0.
- * - Logs one line per event on stderr (./log.ts), never a secret; prints nothing on stdout.
+ * - Logs one line per event on stderr (./log.ts), never a secret; prints nothing on stdout. Every
+ *   line is in the chosen `--log-format`, the errors that stop it at start too.
+ * - Restores each profile's last reading from the history at start (./watcher.ts), so a restart
+ *   during an outage keeps serving the last poll time and balance (`keydeck_balance_restored 1`).
+ * - `GET /readyz` answers 503 until every watched profile has been polled once.
  *
  * Exit codes: 0 stopped by a signal; 2 bad usage, an unreadable or invalid config file at start,
- * or the address cannot be listened on (in use, not this machine's, no permission): one line.
+ * a `--token-file` for a profile not watched, or the address cannot be listened on (in use, not
+ * this machine's, no permission): one log line.
  */
 import pLimit from 'p-limit';
 import { BalanceHistoryStore } from '../billing/historyStore.js';
@@ -23,11 +28,13 @@ import { createCredentialStore, type CredentialStore } from '../credentials/inde
 import { formatAddress, type MetricsAddress } from '../metrics/address.js';
 import { Exposition } from '../metrics/exposition.js';
 import { processRegistry } from '../metrics/process.js';
+import { ConfigReloadMetrics } from '../metrics/reloads.js';
 import { serveMetrics, type MetricsServer } from '../metrics/server.js';
 import { isLoopbackHost } from '../api/baseUrl.js';
 import { ambiguousTokenVars, type CredentialSources } from './credentials.js';
-import { createLogger, type LogFormat, type Logger } from './log.js';
+import { createLogger, type LogFormat, type LogLevel, type Logger } from './log.js';
 import { loadProfiles, type ProfileSelection } from './profiles.js';
+import { strayTokenDirFiles, unwatchedTokenFiles, type Suggest } from './sources.js';
 import { HISTORY_BUSY_TIMEOUT_MS, ProfileWatcher, type WatchedProfile, type WatcherContext } from './watcher.js';
 
 /**
@@ -50,7 +57,11 @@ export interface ExporterOptions {
   readonly intervalSeconds: number;
   /** `--token-file PROFILE=PATH`, by profile. */
   readonly tokenFiles: ReadonlyMap<string, string>;
+  /** `--token-dir DIR`: each profile's token in `DIR/<profile>`. */
+  readonly tokenDir?: string | undefined;
   readonly logFormat: LogFormat;
+  /** `--log-level` (default `info`). */
+  readonly logLevel?: LogLevel | undefined;
   readonly allowInsecureHttp: boolean;
   /** keydeck's version (build info, User-Agent). */
   readonly version: string;
@@ -65,6 +76,8 @@ export interface ExporterDeps {
   readonly onListening?: (url: string) => void;
   /** Resolves to stop the exporter (tests); default SIGTERM/SIGINT. */
   readonly stop?: Promise<void>;
+  /** "Did you mean" for a token source naming no watched profile (the CLI passes its own rule). */
+  readonly suggest?: Suggest;
 }
 
 /** The exporter's running state. */
@@ -116,6 +129,14 @@ class Exporter {
     const up = all.filter((w) => w.metrics.downReason === undefined).length;
     return `ok: ${all.length} profile${all.length === 1 ? '' : 's'} watched, ${up} up or not yet polled`;
   }
+
+  /** Ready once every watched profile has been polled (`GET /readyz`). */
+  ready(): { ready: boolean; text: string } {
+    const waiting = [...this.watchers.values()].filter((w) => !w.polled).map((w) => w.name);
+    return waiting.length === 0
+      ? { ready: true, text: `ready: every watched profile polled (${this.watchers.size})` }
+      : { ready: false, text: `not ready: not yet polled: ${waiting.slice(0, 10).join(', ')}${waiting.length > 10 ? ` and ${waiting.length - 10} more` : ''}` };
+  }
 }
 
 /** Why listening failed, in words. */
@@ -133,7 +154,7 @@ function listenProblem(error: unknown, address: MetricsAddress): string {
  */
 export async function runExporter(options: ExporterOptions, deps: ExporterDeps = {}): Promise<number> {
   const env = deps.env ?? process.env;
-  const log = deps.log ?? createLogger(options.logFormat);
+  const log = deps.log ?? createLogger(options.logFormat, undefined, undefined, options.logLevel);
   // Listened for first: a SIGTERM during start-up stops the exporter as soon as it is up.
   const stopped =
     deps.stop ??
@@ -146,10 +167,19 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
   try {
     profiles = await loadProfiles(configPath, options.selection);
   } catch (error) {
-    process.stderr.write(`keydeck: ${(error as Error).message}\n`);
+    log.error('config_invalid', { msg: (error as Error).message });
+    return 2;
+  }
+  const mistyped = unwatchedTokenFiles(options.tokenFiles, profiles.map((p) => p.name), deps.suggest);
+  if (mistyped.length > 0) {
+    for (const msg of mistyped) log.error('token_file_unwatched', { msg });
     return 2;
   }
   if (env.KEYDECK_TOKEN) log.warn('token_ignored', { msg: 'KEYDECK_TOKEN names no profile and is not used by the exporter: give each profile its own KEYDECK_TOKEN_<PROFILE> or --token-file' });
+  const tellStray = async (watched: readonly WatchedProfile[]) => {
+    for (const msg of await strayTokenDirFiles(options.tokenDir, watched.map((p) => p.name), deps.suggest)) log.warn('token_dir_unused', { msg });
+  };
+  await tellStray(profiles);
   let history: BalanceHistoryStore | undefined;
   try {
     history = BalanceHistoryStore.open({ env, busyTimeoutMs: HISTORY_BUSY_TIMEOUT_MS });
@@ -163,7 +193,7 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
     for (const v of ambiguousTokenVars(watched.map((p) => p.name))) ambiguous.add(v);
   };
   findAmbiguous(profiles);
-  const credentials: CredentialSources = { tokenFiles: options.tokenFiles, env, store: deps.store ?? createCredentialStore({ env }), ambiguousVars: ambiguous };
+  const credentials: CredentialSources = { tokenFiles: options.tokenFiles, tokenDir: options.tokenDir, env, store: deps.store ?? createCredentialStore({ env }), ambiguousVars: ambiguous };
   const intervalMs = options.intervalSeconds * 1000;
   const exporter = new Exporter(
     {
@@ -180,14 +210,17 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
   );
   const exposition = new Exposition();
   const build = processRegistry({ version: options.version, defaults: true });
+  const reloads = new ConfigReloadMetrics(build);
+  reloads.loaded();
   let server: MetricsServer;
   try {
     server = await serveMetrics(options.listen, {
       metrics: () => exposition.text(build, [...exporter.watchers.values()].map((w) => w.metrics)),
       health: () => exporter.health(),
+      ready: () => exporter.ready(),
     });
   } catch (error) {
-    process.stderr.write(`keydeck: ${listenProblem(error, options.listen)}\n`);
+    log.error('listen_failed', { msg: listenProblem(error, options.listen) });
     history?.close();
     return 2;
   }
@@ -204,8 +237,13 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
         const next = await loadProfiles(configPath, options.selection);
         findAmbiguous(next);
         const { added, removed } = await exporter.apply(next);
+        reloads.reloaded(true);
         log.info('config_reloaded', { profiles: next.length, added: added.join(',') || undefined, removed: removed.join(',') || undefined });
+        // Not fatal once running: the profile may have been taken out of the config on purpose.
+        for (const msg of unwatchedTokenFiles(options.tokenFiles, next.map((p) => p.name), deps.suggest)) log.warn('token_file_unwatched', { msg });
+        await tellStray(next);
       } catch (error) {
+        reloads.reloaded(false);
         log.error('config_rejected', { msg: `${(error as Error).message} The last good config stays in use.` });
       }
     });

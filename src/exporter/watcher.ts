@@ -13,7 +13,7 @@
 import { KeydeckClient } from '../api/client.js';
 import { insecureHttpProblem } from '../api/baseUrl.js';
 import { isAbortError, KeydeckApiError } from '../api/errors.js';
-import { downsample, WEEK_WINDOW_MS } from '../billing/history.js';
+import { downsample, WEEK_WINDOW_MS, type BalanceSample } from '../billing/history.js';
 import { HistoryRecorder } from '../billing/historyRecorder.js';
 import type { BalanceHistoryStore } from '../billing/historyStore.js';
 import { originOf } from '../credentials/origin.js';
@@ -95,6 +95,7 @@ export class ProfileWatcher {
   #usage: UsageTracker | undefined;
   #usageProblem: string | undefined;
   #keys: readonly ConsumptionKey[] | undefined;
+  #polled = false;
 
   constructor(profile: WatchedProfile, ctx: WatcherContext) {
     this.#profile = profile;
@@ -112,17 +113,25 @@ export class ProfileWatcher {
       history: HISTORY,
       onError: (msg) => ctx.log.warn('history_error', { profile: profile.name, origin: this.origin, msg }),
     });
+    let last: BalanceSample | undefined;
     if (series) {
       // Seven days from disk (a TUI's 15 s readings as well as this exporter's), thinned as on disk and to a minute apart.
       try {
         const now = Date.now();
-        for (const s of downsample(series.load(now - WEEK_WINDOW_MS), now)) this.#recorder.history.add(s.t, s.remaining, s.totalTopUp);
+        const week = series.load(now - WEEK_WINDOW_MS);
+        for (const s of downsample(week, now)) this.#recorder.history.add(s.t, s.remaining, s.totalTopUp);
+        // The last reading, however old (an outage of more than a week still says since when).
+        last = week.at(-1) ?? series.load(0).at(-1);
       } catch (error) {
         ctx.log.warn('history_error', { profile: profile.name, origin: this.origin, msg: `the balance history could not be read (${(error as Error).message})` });
       }
     }
     this.#series = series;
     this.metrics = new AccountMetrics({ profile: profile.name, origin: this.origin, history: this.#recorder.history, alertBelowUsd: profile.alertBelowUsd });
+    if (last) {
+      this.metrics.restore(last);
+      ctx.log.info('figures_restored', { profile: profile.name, origin: this.origin, last_poll: new Date(last.t).toISOString(), age_seconds: Math.max(0, Math.round((Date.now() - last.t) / 1000)) });
+    }
     registerUsageMetrics(
       this.metrics,
       () => this.#usage,
@@ -170,7 +179,16 @@ export class ProfileWatcher {
     if (this.#stopped) return;
     const run = this.#ctx.limit(() => this.#poll());
     this.#polling = run;
-    await run;
+    try {
+      await run;
+    } finally {
+      this.#polled = true;
+    }
+  }
+
+  /** True once a poll has ended (read, failed, or found no service or credential): `/readyz`. */
+  get polled(): boolean {
+    return this.#polled;
   }
 
   #random(): number {
@@ -244,17 +262,27 @@ export class ProfileWatcher {
     const client = await this.#client_();
     if (!client || this.#stopped) return;
     const signal = this.#abort.signal;
+    const started = performance.now();
+    const took = () => {
+      const seconds = (performance.now() - started) / 1000;
+      this.metrics.pollDuration(seconds);
+      return Math.round(seconds * 1000);
+    };
     try {
       const credits = await client.billing.credits({ signal });
       const t = Date.now();
+      const ms = took();
       this.#recorder.record(t, credits.remaining, credits.totalTopUp);
       const wasDown = this.metrics.downReason;
       this.metrics.reading(credits, t);
+      this.#ctx.log.debug('poll', { profile: this.name, origin: this.origin, result: 'ok', duration_ms: ms });
       if (wasDown !== undefined) this.#ctx.log.info('profile_up', { profile: this.name, origin: this.origin, credential: this.#credentialWhere });
     } catch (error) {
       if (isAbortError(error) || this.#stopped) return;
+      const ms = took();
       const was = this.metrics.downReason;
       this.metrics.failure(error);
+      this.#ctx.log.debug('poll', { profile: this.name, origin: this.origin, result: error instanceof KeydeckApiError ? error.code : 'error', duration_ms: ms });
       const reason = this.metrics.downReason ?? 'error';
       const code = error instanceof KeydeckApiError ? error.code : 'error';
       if (was !== reason) this.#ctx.log.warn('profile_down', { profile: this.name, origin: this.origin, reason, code, msg: error instanceof Error ? error.message : String(error) });

@@ -20,12 +20,14 @@
  * | `keydeck_keys_last_successful_poll_timestamp_seconds` | | when the key list was last read |
  * | `keydeck_poll_errors_total` | `code` | failed reads by the client's error code |
  * | `keydeck_balance_alert_below_usd` | | the profile's `alertBelowUsd` (absent when it sets none): the alert rules' per-profile threshold |
+ * | `keydeck_balance_restored` | | 1 while the balance and its poll time are the last reading of the history, restored at start (issue 46); 0 once this process has read the balance itself |
+ * | `keydeck_poll_duration_seconds` | | histogram of the balance polls' durations, failed ones included |
  *
  * Before the first reading the balance gauges are absent (not 0: nothing is known). The burn rates
  * are computed when a reading arrives, never during a scrape, so a scrape costs the same however
  * long the history.
  */
-import { Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { KeydeckApiError, isAbortError } from '../api/errors.js';
 import type { ConsumptionKey, CreditBalance } from '../api/schemas.js';
 import { BalanceHistory, burnRate, DAY_WINDOW_MS, LONG_WINDOW_MS, SHORT_WINDOW_MS, WEEK_WINDOW_MS, type BalanceSample } from '../billing/history.js';
@@ -41,6 +43,9 @@ const ACCOUNT_LABELS: AccountLabel[] = ['profile', 'origin'];
 
 /** How often the key list is read for the key and subscription metrics, ms (a minute). */
 export const KEYS_EVERY_MS = 60_000;
+
+/** The buckets of `keydeck_poll_duration_seconds`, seconds: a loopback answer to a call that times out (10 s). */
+export const POLL_DURATION_BUCKETS: readonly number[] = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** The windows of `keydeck_burn_rate_usd_per_second`, by label. */
 export const BURN_RATE_WINDOWS: readonly (readonly [label: string, ms: number])[] = [
@@ -121,11 +126,14 @@ export class AccountMetrics {
   readonly #lastKeysPoll: Gauge<AccountLabel>;
   readonly #errors: Counter<'code' | AccountLabel>;
   readonly #alertBelow: Gauge<AccountLabel>;
+  readonly #restored: Gauge<AccountLabel>;
+  readonly #pollDuration: Histogram<AccountLabel>;
   #version = 0;
   /** Sources of collect-time gauges, and the value each had when last looked at. */
   readonly #watched: { read: () => unknown; seen: unknown }[] = [];
   /** `unknown` before the first poll (no `keydeck_up` yet), `up`, or why it is down. */
   #state: 'unknown' | 'up' | DownReason = 'unknown';
+  #restoredFrom: number | undefined;
 
   constructor(options: AccountMetricsOptions) {
     this.profile = options.profile;
@@ -163,6 +171,19 @@ export class AccountMetrics {
     });
     this.#errors = new Counter({ name: 'keydeck_poll_errors_total', help: 'Failed reads of the service, by error code', labelNames: ['code', ...ACCOUNT_LABELS], registers });
     this.#alertBelow = new Gauge({ name: 'keydeck_balance_alert_below_usd', help: 'The profile’s low-balance threshold (USD, config alertBelowUsd)', labelNames: ACCOUNT_LABELS, registers });
+    this.#restored = new Gauge({
+      name: 'keydeck_balance_restored',
+      help: 'Whether the balance and its poll time were restored from the history at start and not read since (1), else 0',
+      labelNames: ACCOUNT_LABELS,
+      registers,
+    });
+    this.#pollDuration = new Histogram({
+      name: 'keydeck_poll_duration_seconds',
+      help: 'How long the balance polls took, failed ones included (seconds)',
+      labelNames: ACCOUNT_LABELS,
+      buckets: [...POLL_DURATION_BUCKETS],
+      registers,
+    });
     this.setAlertBelow(options.alertBelowUsd);
   }
 
@@ -208,13 +229,43 @@ export class AccountMetrics {
 
   /** A successful balance read at epoch ms `t`: the balance, the poll time, the burn rates, up. */
   reading(credits: CreditBalance, t = this.#now()): void {
-    this.#remaining.set(this.#labels, credits.remaining);
-    this.#totalTopUp.set(this.#labels, credits.totalTopUp);
-    this.#lastPoll.set(this.#labels, Math.floor(t / 1000));
+    this.#figures(credits.remaining, credits.totalTopUp, t);
     if (this.#ownHistory) this.history.add(t, credits.remaining, credits.totalTopUp);
     this.#rates(t);
+    if (this.#restoredFrom !== undefined) this.#restored.set(this.#labels, 0);
     this.up();
     this.changed();
+  }
+
+  /**
+   * The last reading of the history (`sample`, another run's or a TUI's), served at start as the
+   * balance, its poll time and the burn rates as of then, with `keydeck_balance_restored 1` until
+   * this process reads the balance itself (issue 46: a restart during an outage keeps the stale
+   * and low-balance alerts firing). Says nothing about `keydeck_up`: nothing is known of now.
+   */
+  restore(sample: BalanceSample): void {
+    this.#restoredFrom = sample.t;
+    this.#figures(sample.remaining, sample.totalTopUp, sample.t);
+    this.#rates(sample.t);
+    this.#restored.set(this.#labels, 1);
+    this.changed();
+  }
+
+  /** Epoch ms of the reading restored at start (undefined when none was). */
+  get restoredFrom(): number | undefined {
+    return this.#restoredFrom;
+  }
+
+  /** A balance poll took `seconds` (failed ones too). */
+  pollDuration(seconds: number): void {
+    this.#pollDuration.observe(this.#labels, seconds);
+    this.changed();
+  }
+
+  #figures(remaining: number, totalTopUp: number | undefined, t: number): void {
+    this.#remaining.set(this.#labels, remaining);
+    if (totalTopUp !== undefined) this.#totalTopUp.set(this.#labels, totalTopUp);
+    this.#lastPoll.set(this.#labels, Math.floor(t / 1000));
   }
 
   /** The account answers again (the balance was read). */

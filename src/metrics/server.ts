@@ -1,8 +1,9 @@
 /**
  * The HTTP face of the metrics (issues 16, 24), shared by `keydeck monitor --metrics` and
  * `keydeck exporter`: `GET /metrics` answers the exposition (./exposition.ts), `GET /healthz`
- * says whether the process is alive and serving (200 and one line), `GET /` names both; any other
- * path is 404 and any other method 405. `HEAD` is answered as `GET` without a body. Nothing
+ * says whether the process is alive and serving (200 and one line: liveness), `GET /readyz`
+ * whether its figures are worth scraping yet (200, else 503 until every profile has been polled
+ * once: readiness, issue 46), `GET /` names them; any other path is 404 and any other method 405. `HEAD` is answered as `GET` without a body. Nothing
  * secret is ever in an answer: figures, profile names and origins only.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -15,6 +16,8 @@ export interface MetricsHandlers {
   readonly metrics: () => Promise<string>;
   /** The line of `GET /healthz` (default `ok`). */
   readonly health?: () => string;
+  /** Whether `GET /readyz` answers 200 (else 503), and its line (default: ready, as /healthz). */
+  readonly ready?: () => { readonly ready: boolean; readonly text: string };
 }
 
 /** A listening metrics server. */
@@ -61,16 +64,20 @@ function answer(req: IncomingMessage, res: ServerResponse, handlers: MetricsHand
   const head = req.method === 'HEAD';
   const text = (status: number, body: string, headers: Record<string, string> = {}) =>
     res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers }).end(head ? undefined : body);
-  if (path !== '/metrics' && path !== '/healthz' && path !== '/') {
-    text(404, 'not found: GET /metrics or /healthz\n');
+  if (path !== '/metrics' && path !== '/healthz' && path !== '/readyz' && path !== '/') {
+    text(404, 'not found: GET /metrics, /healthz or /readyz\n');
     return;
   }
   if (req.method !== 'GET' && !head) {
     text(405, 'method not allowed: GET\n', { allow: 'GET, HEAD' });
     return;
   }
-  if (path === '/') text(200, 'keydeck metrics: GET /metrics (Prometheus text format), GET /healthz\n');
+  if (path === '/') text(200, 'keydeck metrics: GET /metrics (Prometheus text format), GET /healthz (alive), GET /readyz (every profile polled)\n');
   else if (path === '/healthz') text(200, `${handlers.health?.() ?? 'ok'}\n`);
+  else if (path === '/readyz') {
+    const state = handlers.ready?.() ?? { ready: true, text: handlers.health?.() ?? 'ok' };
+    text(state.ready ? 200 : 503, `${state.text}\n`);
+  }
   else {
     handlers.metrics().then(
       (body) => res.writeHead(200, { 'content-type': EXPOSITION_CONTENT_TYPE }).end(head ? undefined : body),

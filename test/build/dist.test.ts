@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { REQUIRED_NODE, nodeIsRecentEnough, oldNodeSentence } from '../../src/node-version.js';
+import { OLD_NODE_EXIT_CODE, REQUIRED_NODE, nodeIsRecentEnough, oldNodeSentence } from '../../src/node-version.js';
 import { cliPath } from '../credentials/harness.js';
 import { startTestSandbox } from '../sandbox/helpers.js';
 
@@ -176,17 +176,25 @@ describe('the Node.js version guard', () => {
   });
 
   const old = oldNodes();
-  it.skipIf(old.length === 0)(`on an older Node (${old.map((o) => `${o.bin} ${o.version}`).join(', ') || 'none on this machine'}) keydeck says so in one line and exits 1`, () => {
+  it.skipIf(old.length === 0)(`on an older Node (${old.map((o) => `${o.bin} ${o.version}`).join(', ') || 'none on this machine'}) keydeck says so in one line and exits 5, which a systemd unit does not restart on`, () => {
+    expect(OLD_NODE_EXIT_CODE).toBe(5);
     for (const { bin, version } of old) {
       for (const args of [['--version'], ['--help'], ['--sandbox'], ['keys', 'list']]) {
         const r = spawnSync(bin, [CLI, ...args], { encoding: 'utf8', timeout: 20_000 });
-        expect(r.status, `${bin} ${args.join(' ')}`).toBe(1);
+        expect(r.status, `${bin} ${args.join(' ')}`).toBe(OLD_NODE_EXIT_CODE);
         expect(r.stdout).toBe('');
         expect(r.stderr).toBe(`${oldNodeSentence(version)}\n`);
         expect(r.stderr).toContain(`Node.js ${version}`);
         expect(r.stderr).toContain('22.13.0');
         expect(r.stderr).not.toMatch(/\n\s+at |SyntaxError|node:internal/);
       }
+      // The exporter's line is a log line in its --log-format, as every line it writes (issue 46).
+      const logfmt = spawnSync(bin, [CLI, 'exporter', '--all-profiles'], { encoding: 'utf8', timeout: 20_000 });
+      expect(logfmt.status).toBe(OLD_NODE_EXIT_CODE);
+      expect(logfmt.stderr).toMatch(/^time=\S+ level=error event=node_too_old msg="keydeck needs Node\.js 22\.13\.0 or newer, .*"\n$/);
+      const json = spawnSync(bin, [CLI, 'exporter', '--log-format', 'json'], { encoding: 'utf8', timeout: 20_000 });
+      expect(json.status).toBe(OLD_NODE_EXIT_CODE);
+      expect(JSON.parse(json.stderr)).toMatchObject({ level: 'error', event: 'node_too_old', msg: oldNodeSentence(version) });
     }
   });
   if (old.length === 0) console.log('the old-Node guard test is skipped: no Node.js older than 22.13 on this machine');

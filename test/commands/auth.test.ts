@@ -90,6 +90,20 @@ describe('auth login without a keychain', () => {
     expect(JSON.parse(s.stdout)).toMatchObject({ profile: 'default', baseUrl: sandbox.url, store: 'file', keyPrefix: prefix, accepted: true, keyName: defaultName });
     expect(s.stderr.trim()).toBe(`warning: using the management key stored in plaintext at ${credentialsFile} (--insecure-storage)`);
     expect(s.stdout).not.toContain(stored[account('default')]);
+
+    // Said at login, in auth status and in doctor; not by every command a cron job runs (issue 46).
+    const list = await cli(['keys', 'list', '--json']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stderr).toBe('');
+    // --quiet, or KEYDECK_QUIET=1, silences warnings for scripts; the figures and errors are unchanged.
+    for (const quiet of [await cli(['--quiet', 'auth', 'status', '--json']), await cli(['auth', 'status', '--json'], { env: { KEYDECK_QUIET: '1' } })]) {
+      expect(quiet.code).toBe(0);
+      expect(quiet.stderr).toBe('');
+      expect(JSON.parse(quiet.stdout)).toMatchObject({ store: 'file', accepted: true });
+    }
+    const refused = await cli(['--quiet', 'keys', 'get', 'no-such-key']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/^keydeck: /);
   });
 
   it('stores an mk_ key as given (no new key created) and names it', async () => {

@@ -81,10 +81,16 @@ describe('keys usage', () => {
     expect((await cli.run(user, ['keys', 'usage'])).code).toBe(0);
     await sb.call('POST', '/sandbox/usage/unavailable', { body: { unavailable: true } });
     try {
+      // Without --refresh the kept figures are the answer: exit 0.
+      expect((await cli.run(user, ['keys', 'usage'])).code).toBe(0);
+      // A refresh that could not happen is not a success for a cron job: the figures, their age, exit 4 (issue 46).
       const kept = await cli.run(user, ['keys', 'usage', '--refresh']);
-      expect(kept.code, kept.stderr).toBe(0);
+      expect(kept.code, kept.stderr).toBe(4);
       expect(kept.stderr).toMatch(/could not read new usage \(server_error: .*\); these are the figures of just now/);
       expect(kept.stdout).toMatch(/10 of 12 reads left/);
+      const json = await cli.run(user, ['keys', 'usage', '--json', '--refresh']);
+      expect(json.code, json.stderr).toBe(4);
+      expect(JSON.parse(json.stdout).derived).toMatchObject({ fresh: false, ageSeconds: expect.any(Number) });
     } finally {
       await sb.call('POST', '/sandbox/usage/unavailable', { body: { unavailable: false } });
     }
@@ -102,7 +108,11 @@ describe('keys usage', () => {
     const after = (await sb.call('GET', '/sandbox/usage/calls')).body.allTime;
     expect(after.served - before.served).toBe(12);
     expect(after.refused - before.refused).toBe(0);
-    expect(all.every((r) => r.code === 0)).toBe(true);
+    // Twelve refreshes happened (exit 0); the two that could not (no read left) exit 4, with the kept figures (issue 46).
+    expect(all.filter((r) => r.code === 0)).toHaveLength(12);
+    const declined = all.filter((r) => r.code === 4);
+    expect(declined).toHaveLength(2);
+    for (const r of declined) expect(r.stderr).toMatch(/--refresh could not read now \(12 of 12 reads spent in the last 12 hours: the next is allowed in (11|12) h/);
     // The twelfth read leaves none; the two after it spend nothing and say when the next is allowed.
     // (A run whose read came just before the twelfth, in the other loop, may also print the budget
     // as it is after the twelfth: "no read left" is then said more than 3 times.)

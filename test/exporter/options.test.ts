@@ -9,9 +9,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { profileFlags } from '../../src/cli/exporter.js';
 import { createCredentialStore } from '../../src/credentials/index.js';
 import { ambiguousTokenVars, findCredential, tokenEnvVar } from '../../src/exporter/credentials.js';
-import { formatLine } from '../../src/exporter/log.js';
+import { createLogger, formatLine } from '../../src/exporter/log.js';
 import { parseExporterFlags } from '../../src/exporter/options.js';
 import { selectProfiles } from '../../src/exporter/profiles.js';
+import { strayTokenDirFiles, unwatchedTokenFiles } from '../../src/exporter/sources.js';
+import { suggestCommand } from '../../src/commands/suggest.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-exporter-units-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -49,6 +51,15 @@ describe('the flags of keydeck exporter', () => {
     expect(reason({ tokenFile: ['a=x', 'a=y'] })).toContain('twice');
   });
 
+  it('take --token-dir (relative to the working dir) and --log-level; a bad one is said in the chosen log format', () => {
+    expect(parseExporterFlags({ tokenDir: 'tokens', logLevel: 'debug' }, '/etc/keydeck-exporter')).toMatchObject({ ok: true, options: { tokenDir: '/etc/keydeck-exporter/tokens', logLevel: 'debug' } });
+    expect(parseExporterFlags({})).toMatchObject({ ok: true, options: { logLevel: 'info' } });
+    expect(parseExporterFlags({ logLevel: 'loud', logFormat: 'json' })).toEqual({ ok: false, reason: '--log-level must be one of debug, info, warn, error', logFormat: 'json' });
+    expect(parseExporterFlags({ tokenDir: 'mk_abcdefghijklmnop' })).toMatchObject({ ok: false, reason: expect.stringContaining('never a token itself') });
+    // A bad --log-format itself: no format to say it in.
+    expect(parseExporterFlags({ logFormat: 'xml' })).toEqual({ ok: false, reason: '--log-format must be logfmt or json' });
+  });
+
   it('every --profile on the command line counts, wherever it stands, until --', () => {
     expect(profileFlags(['node', 'cli', '--profile', 'a', 'exporter', '--profile=b', '--profile', 'c', '--', '--profile', 'd'])).toEqual(['a', 'b', 'c']);
   });
@@ -60,6 +71,19 @@ describe('the log lines', () => {
     const line = formatLine('logfmt', 'warn', 'profile_down', { profile: 'prod', reason: 'unreachable', msg: 'no "answer"\nfrom \u001b[31mx', n: 3, skipped: undefined }, t);
     expect(line).toBe('time=2025-01-02T03:04:05.000Z level=warn event=profile_down profile=prod reason=unreachable msg="no \\"answer\\"\\\\u000afrom \\\\u001b[31mx" n=3');
     expect(line).not.toMatch(/[\n\u001b]/);
+  });
+
+  it('a log level leaves out the less severe lines', () => {
+    const lines: string[] = [];
+    const log = createLogger('logfmt', (l) => lines.push(l), () => t, 'warn');
+    log.debug('poll');
+    log.info('listening');
+    log.warn('profile_down');
+    log.error('config_rejected');
+    expect(lines.map((l) => /event=(\w+)/.exec(l)![1])).toEqual(['profile_down', 'config_rejected']);
+    const all: string[] = [];
+    createLogger('json', (l) => all.push(l), () => t, 'debug').debug('poll', { profile: 'p' });
+    expect(JSON.parse(all[0]!)).toMatchObject({ level: 'debug', event: 'poll', profile: 'p' });
   });
 
   it('JSON lines: one object a line', () => {
@@ -87,6 +111,28 @@ describe('credentials per profile', () => {
     const none = await findCredential('other', 'https://api.example.com', undefined, sources);
     expect(none).toMatchObject({ ok: false });
     expect(!none.ok && none.sentence).toContain('--token-file other=PATH or KEYDECK_TOKEN_OTHER');
+  });
+
+  it('take DIR/<profile> of --token-dir after --token-file, before the variable; say where it belongs when absent', async () => {
+    const tokens = path.join(dir, 'tokens');
+    (await import('node:fs')).mkdirSync(tokens, { recursive: true, mode: 0o700 });
+    writeFileSync(path.join(tokens, 'prod'), `${token}\n`, { mode: 0o600 });
+    const sources = { tokenFiles: new Map<string, string>(), tokenDir: tokens, env: { KEYDECK_TOKEN_PROD: 'mk_fromtheenvironment00', KEYDECK_TOKEN_DEV: 'mk_fromtheenvironment11' }, store };
+    expect(await findCredential('prod', 'https://api.example.com', undefined, sources)).toEqual({ ok: true, token, place: 'token_file', where: path.join(tokens, 'prod') });
+    // No file for dev: its variable.
+    expect(await findCredential('dev', 'https://api.example.com', undefined, sources)).toMatchObject({ ok: true, place: 'env' });
+    const none = await findCredential('qa', 'https://api.example.com', undefined, sources);
+    expect(!none.ok && none.sentence).toContain(`put its token in ${path.join(tokens, 'qa')} (mode 0600)`);
+    // A file others can read is refused, not skipped.
+    writeFileSync(path.join(tokens, 'open'), token, { mode: 0o644 });
+    chmodSync(path.join(tokens, 'open'), 0o644);
+    const open = await findCredential('open', 'https://api.example.com', undefined, sources);
+    expect(!open.ok && open.sentence).toContain('readable by group or others');
+    // Sources naming no watched profile: a --token-file refused with "did you mean", a stray file said.
+    expect(unwatchedTokenFiles(new Map([['prdo', '/x'], ['prod', '/y']]), ['prod', 'dev'], suggestCommand)).toEqual(['--token-file prdo=… names profile "prdo", which is not watched: did you mean "prod"?']);
+    expect(unwatchedTokenFiles(new Map([['zzz', '/x']]), ['prod'], suggestCommand)).toEqual(['--token-file zzz=… names profile "zzz", which is not watched: the watched profiles are "prod"']);
+    expect(await strayTokenDirFiles(tokens, ['prod', 'opem'], suggestCommand)).toEqual([`the token file open in ${tokens} is read by no watched profile: did you mean "opem"?`]);
+    expect((await strayTokenDirFiles(path.join(dir, 'nowhere'), ['prod']))[0]).toMatch(/cannot be listed \(ENOENT\)/);
   });
 
   it('refuse a token file others can read, unless systemd handed it over ($CREDENTIALS_DIRECTORY)', async () => {

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, type TempHome } from '../credentials/harness.js';
 import { binary, skipUnless } from '../metrics/parts.js';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
-import { exporterHome, killAll, startExporter, until, writeConfig, type RunningExporter } from './rig.js';
+import { exporterHome, killAll, startExporter, until, writeConfig, type RunningExporter, managementKey } from './rig.js';
 
 const skip = skipUnless('prometheus');
 let a: TestSandbox;
@@ -55,12 +55,6 @@ interface Alert {
 async function firing(alertname: string): Promise<string[]> {
   const body = (await (await fetch(`${api}/api/v1/alerts`)).json()) as { data: { alerts: Alert[] } };
   return body.data.alerts.filter((x) => x.labels.alertname === alertname && x.state === 'firing').map((x) => x.labels.profile!).sort();
-}
-
-async function managementKey(sandbox: TestSandbox, usd: number): Promise<{ token: string; id: string; session: string }> {
-  const session = await sandbox.fundedUser(usd);
-  const created = await sandbox.call<{ id: string; apiKey: string }>('POST', '/api/keys/management', { token: session, body: { name: 'exporter' } });
-  return { token: created.body.apiKey, id: created.body.id, session };
 }
 
 /** Quotes, a backslash, non-ASCII: escaped in the exposition, read back as they are by Prometheus. */

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { cliPath, makeTempHome, type TempHome } from '../credentials/harness.js';
+import type { TestSandbox } from '../sandbox/helpers.js';
 
 /** Waits until `check` returns a truthy value (polled every 50 ms), else fails naming `what`. */
 export async function until<T>(check: () => T | Promise<T>, what: string, timeoutMs = 15_000): Promise<NonNullable<T>> {
@@ -111,12 +112,20 @@ export function exporterHome(): TempHome {
   return makeTempHome();
 }
 
-/** The value of the series `name{…labels}` in `text` (labels as written), or undefined. */
+/** The value of the series `name{…labels}` in `text` (labels as written; none: `name` alone), or undefined. */
 export function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
   for (const line of text.split('\n')) {
+    if (Object.keys(labels).length === 0 && line.startsWith(`${name} `)) return Number(line.slice(name.length + 1));
     if (!line.startsWith(`${name}{`)) continue;
     const inner = line.slice(name.length + 1, line.lastIndexOf('}'));
     if (Object.entries(labels).every(([k, v]) => inner.includes(`${k}="${v}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return undefined;
+}
+
+/** A management key of a fresh account of `sandbox` funded with `usd`: its value, its id, and the account's session token. */
+export async function managementKey(sandbox: TestSandbox, usd: number): Promise<{ token: string; id: string; session: string }> {
+  const session = await sandbox.fundedUser(usd);
+  const created = await sandbox.call<{ id: string; apiKey: string }>('POST', '/api/keys/management', { token: session, body: { name: 'exporter' } });
+  return { token: created.body.apiKey, id: created.body.id, session };
 }

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { createCredentialStore } from '../../src/credentials/index.js';
 import { parseExporterFlags } from '../../src/exporter/options.js';
+import { OLD_NODE_EXIT_CODE } from '../../src/node-version.js';
 import { runExporter } from '../../src/exporter/run.js';
 import { createLogger } from '../../src/exporter/log.js';
 import { ROOT } from '../credentials/harness.js';
@@ -109,8 +110,9 @@ describe('contrib/: what ships beside the code', () => {
     for (const rule of rules) {
       expect(rule.for, rule.alert).toMatch(/^\d+[smh]$/);
       expect(['warning', 'critical'], rule.alert).toContain(rule.labels?.severity);
-      // Rules on an account name its profile; the one on the exporter itself names the instance.
-      expect(rule.annotations?.summary, rule.alert).toMatch(rule.expr.includes('keydeck_') ? /\{\{ \$labels\.profile \}\}/ : /\{\{ \$labels\.instance \}\}/);
+      // Rules on an account name its profile; those on the exporter itself name the instance.
+      const onAccount = /keydeck_(?!exporter_)/.test(rule.expr);
+      expect(rule.annotations?.summary, rule.alert).toMatch(onAccount ? /\{\{ \$labels\.profile \}\}/ : /\{\{ \$labels\.instance \}\}/);
       expect(firing, `${rule.alert} has a test where it fires`).toContain(rule.alert);
     }
   });
@@ -138,23 +140,35 @@ describe('contrib/: what ships beside the code', () => {
   it('the systemd unit verifies, is hardened by systemd-analyze security, and its command line is one the exporter takes', () => {
     const unit = readFileSync(UNIT, 'utf8');
     const execStart = /^ExecStart=(\S+) (.*)$/m.exec(unit)!;
-    expect(execStart[1]).toBe('/usr/bin/keydeck');
+    // Where `npm install -g` puts it with Debian's npm and Node's tarballs (issue 46), and the comment says where else.
+    expect(execStart[1]).toBe('/usr/local/bin/keydeck');
+    expect(unit).toContain('$(npm prefix -g)/bin');
+    expect(unit).toMatch(/^#   ExecStart=\S+\/bin\/node \S+\/keydeck\/dist\/cli\.js exporter/m);
     const args = execStart[2]!.split(/\s+/);
     expect(args[0]).toBe('exporter');
-    // The command line as the exporter reads it (%d: the credentials directory).
     const flag = (name: string) => args.flatMap((a, i) => (a === name ? [args[i + 1]!] : []));
-    const parsed = parseExporterFlags({ allProfiles: args.includes('--all-profiles'), listen: flag('--listen')[0], tokenFile: flag('--token-file').map((f) => f.replace('%d', '/run/credentials/keydeck-exporter.service')) });
+    const parsed = parseExporterFlags({ allProfiles: args.includes('--all-profiles'), listen: flag('--listen')[0], tokenFile: flag('--token-file'), tokenDir: flag('--token-dir')[0] });
     expect(parsed.ok).toBe(true);
-    // Each --token-file reads a LoadCredential= of the unit; no secret on the command line or in the environment.
-    for (const spec of flag('--token-file')) expect(unit).toContain(`LoadCredential=${spec.split('=')[1]!.replace('%d/', '')}:`);
+    // Each profile's key read from a directory again on each reload (issue 46): no LoadCredential=,
+    // which copies once at start; the unit's own user owns the files; the alert says reload.
+    expect(flag('--token-dir')).toEqual(['/etc/keydeck-exporter/tokens']);
+    expect(unit).not.toMatch(/^LoadCredential=/m);
+    expect(unit).toMatch(/^User=keydeck-exporter$/m);
+    expect(unit).toContain('install -m 0600 -o keydeck-exporter -g keydeck-exporter /dev/stdin /etc/keydeck-exporter/tokens/prod');
+    const rejected = rules.find((r) => r.alert === 'KeydeckCredentialRejected')!;
+    expect(rejected.annotations?.description).toContain('mgmt-keys rotate --token-file PATH');
+    expect(rejected.annotations?.description).toContain('systemctl reload keydeck-exporter');
+    // A Node.js too old exits with a status the unit does not restart on.
+    const prevent = /^RestartPreventExitStatus=(.*)$/m.exec(unit)![1]!.split(/\s+/).map(Number);
+    expect(prevent).toEqual(expect.arrayContaining([2, OLD_NODE_EXIT_CODE]));
     expect(unit).not.toMatch(/(mk|sk)_[A-Za-z0-9]/);
     expect(unit).not.toMatch(/^Environment=KEYDECK_TOKEN/m);
-    for (const line of ['NoNewPrivileges=yes', 'ProtectSystem=strict', 'StateDirectory=keydeck-exporter', 'DynamicUser=yes', 'ExecReload=/bin/kill -HUP $MAINPID']) expect(unit).toContain(line);
+    for (const line of ['NoNewPrivileges=yes', 'ProtectSystem=strict', 'StateDirectory=keydeck-exporter', 'ExecReload=/bin/kill -HUP $MAINPID']) expect(unit).toContain(line);
     const analyze = binary('systemd-analyze');
     if (!analyze) return console.warn('systemd-analyze not found: the unit is not verified here');
     // verify wants the program to exist: the same unit with /bin/true in its place.
     const copy = path.join(dir, 'keydeck-exporter.service');
-    writeFileSync(copy, unit.replace('/usr/bin/keydeck', '/bin/true'));
+    writeFileSync(copy, unit.replace('/usr/local/bin/keydeck', '/bin/true'));
     const verified = spawnSync(analyze, ['verify', copy], { encoding: 'utf8', timeout: 30_000 });
     expect(`${verified.stdout}${verified.stderr}`.trim()).toBe('');
     expect(verified.status).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * The published package (issue 12), as a user gets it: `npm pack`, the tarball installed into a
+ * The published package (issue 12), as a user gets it: `npm run pack`, the tarball installed into a
  * temporary global prefix (`npm install -g --prefix`), then the installed `keydeck` run: its
  * `--version`, `keydeck sandbox` (its two lines, then SIGTERM) and one command against that
  * sandbox. The package must stay lean: a tarball of at most 1 MB, and an install of at most 10
@@ -9,8 +9,8 @@
  * The install reaches the npm registry (for keytar, an optional dependency): this suite is part of
  * CI, whose machines reach it.
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -72,12 +72,16 @@ function packagesUnder(nodeModules: string): string[] {
   return found;
 }
 
+/** What `npm install -g` said on stderr (its warnings). */
+let installWarnings = '';
+
 beforeAll(() => {
-  // dist/ as test/global-setup.ts built it (with types); --ignore-scripts: no second build meanwhile.
-  const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', env, timeout: 120_000 });
-  const [info] = JSON.parse(out) as { filename: string }[];
-  tarball = path.join(dir, info!.filename);
-  execFileSync('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', tarball], { cwd: dir, encoding: 'utf8', env, timeout: 240_000 });
+  // `npm run pack` as a release does (scripts/pack.mjs), from dist/ as test/global-setup.ts built
+  // it (with types): --no-build, no second build meanwhile.
+  tarball = execFileSync(process.execPath, [path.join(ROOT, 'scripts', 'pack.mjs'), '--no-build', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', env, timeout: 120_000 }).trim();
+  const install = spawnSync('npm', ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', tarball], { cwd: dir, encoding: 'utf8', env, timeout: 240_000 });
+  if (install.status !== 0) throw new Error(`npm install -g failed: ${install.stderr}`);
+  installWarnings = install.stderr;
 }, 300_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -97,6 +101,18 @@ describe('the packed package', () => {
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
     // The manual, which `keydeck help TOPIC` reads (its pages only, not the screen captures).
     expect(files.filter((f) => f.startsWith('package/docs/')).sort()).toEqual(MANUAL_TOPICS.map((t) => `package/docs/${t.name}.md`).sort());
+  });
+
+  it('installs without asking to allow keydeck’s own scripts: the packed package.json has no scripts and no devDependencies (issue 46)', () => {
+    // npm lists the install scripts it skipped for a tarball, `prepare` among them: the clone's build, which could not run there.
+    expect(installWarnings).not.toMatch(/keydeck@[\d.]+ \(prepare/);
+    expect(installWarnings).not.toContain('prepare');
+    const manifest = JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' })) as Record<string, unknown>;
+    expect(Object.keys(manifest)).not.toContain('scripts');
+    expect(Object.keys(manifest)).not.toContain('devDependencies');
+    expect(Object.keys(manifest)).not.toContain('allowScripts');
+    const own = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+    for (const field of ['name', 'version', 'engines', 'bin', 'exports', 'optionalDependencies', 'peerDependencies']) expect(manifest[field], field).toEqual(own[field]);
   });
 
   it('the installed keydeck prints a page of the manual: keydeck help commands', () => {

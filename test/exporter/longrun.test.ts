@@ -1,0 +1,202 @@
+/**
+ * `keydeck exporter` as an SRE runs it for months (issue 46), the built CLI detached from any
+ * terminal against sandboxes on loopback: restarted during an outage it still serves the profile's
+ * last poll time and balance (restored from history.db, `keydeck_balance_restored 1`) while
+ * `/readyz` says 503 until the first poll ends; a `--token-dir` is read again on SIGHUP (a profile
+ * added with its token file, a key rotated in place, a stray file said with "did you mean"); its
+ * own reload and poll-duration metrics; `--log-level debug`; and every line it writes, start-up
+ * errors too, in the chosen `--log-format`, a mistyped `--token-file` refused at start.
+ */
+import { chmodSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer, type Socket } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type TempHome } from '../credentials/harness.js';
+import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
+import { exporterHome, killAll, sample, startExporter, until, writeConfig, managementKey } from './rig.js';
+
+let shared: TestSandbox;
+const homes: TempHome[] = [];
+
+beforeAll(async () => {
+  shared = await startTestSandbox({ host: '127.0.0.1' });
+});
+afterAll(async () => {
+  killAll();
+  await shared?.close();
+  for (const h of homes) h.remove();
+});
+
+function home(): TempHome {
+  const h = exporterHome();
+  homes.push(h);
+  return h;
+}
+
+/** A token directory of `h` (0700) with `files` (name → token, 0600). */
+function tokenDir(h: TempHome, files: Record<string, string>): string {
+  const dir = path.join(h.home, 'tokens');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  for (const [name, token] of Object.entries(files)) writeToken(dir, name, token);
+  return dir;
+}
+
+/** Writes a token file as an operator does (a new file renamed over the old one). */
+function writeToken(dir: string, name: string, token: string): void {
+  const tmp = path.join(dir, `.${name}.new`);
+  writeFileSync(tmp, `${token}\n`, { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, path.join(dir, name));
+}
+
+describe.concurrent('keydeck exporter for months', () => {
+  it('restarted during an outage: the last poll time and balance restored (marked), /readyz 503 until the first poll ends', { timeout: 60_000 }, async () => {
+    const h = home();
+    const own = await startTestSandbox({ host: '127.0.0.1' });
+    const prod = await managementKey(own, 25);
+    const port = Number(new URL(own.url).port);
+    writeConfig(h, { prod: { baseUrl: own.url, alertBelowUsd: 30 } });
+    const first = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2'], { KEYDECK_TOKEN_PROD: prod.token });
+    const before = await until(async () => {
+      const t = await first.scrape();
+      return sample(t, 'keydeck_up', { profile: 'prod' }) === 1 ? t : undefined;
+    }, 'the first exporter polled');
+    expect(sample(before, 'keydeck_balance_restored', { profile: 'prod' })).toBeUndefined();
+    first.signal('SIGTERM');
+    expect(await first.exited).toBe(0);
+    const lastPoll = (await import('../../src/billing/historyStore.js')).BalanceHistoryStore.open({ path: path.join(h.home, 'data', 'history.db') });
+    const readings = lastPoll.series('prod', new URL(own.url).origin).load(0);
+    lastPoll.close();
+    expect(readings.length).toBeGreaterThan(0);
+    const last = readings.at(-1)!;
+
+    // The outage: the service's port accepts connections and never answers.
+    await own.close();
+    const sockets: Socket[] = [];
+    const silent = createNetServer((s) => sockets.push(s));
+    await new Promise<void>((resolve) => silent.listen(port, '127.0.0.1', resolve));
+    try {
+      const second = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2'], { KEYDECK_TOKEN_PROD: prod.token, KEYDECK_TIMEOUT_MS: '1500' });
+      const ready = second.url.replace('/metrics', '/readyz');
+      // At once, before any poll of this run has ended: the figures of the last reading, marked as restored.
+      const restored = await second.scrape();
+      expect(sample(restored, 'keydeck_last_successful_poll_timestamp_seconds', { profile: 'prod' })).toBe(Math.floor(last.t / 1000));
+      expect(sample(restored, 'keydeck_balance_remaining_usd', { profile: 'prod' })).toBe(last.remaining);
+      expect(sample(restored, 'keydeck_balance_total_top_up_usd', { profile: 'prod' })).toBe(25);
+      expect(sample(restored, 'keydeck_balance_restored', { profile: 'prod' })).toBe(1);
+      expect(sample(restored, 'keydeck_up', { profile: 'prod' })).toBeUndefined();
+      const notYet = await fetch(ready);
+      expect(notYet.status).toBe(503);
+      expect(await notYet.text()).toBe('not ready: not yet polled: prod\n');
+      expect((await fetch(second.url.replace('/metrics', '/healthz'))).status).toBe(200);
+      await second.waitForLog(/event=figures_restored profile=prod .*last_poll=\S+ age_seconds=\d+/);
+      // The poll times out: down, and the restored figures stay (the stale and low-balance alerts keep their series).
+      const down = await until(async () => {
+        const t = await second.scrape();
+        return sample(t, 'keydeck_up', { profile: 'prod' }) === 0 ? t : undefined;
+      }, 'the profile down');
+      expect(down).toContain('reason="unreachable"');
+      expect(sample(down, 'keydeck_last_successful_poll_timestamp_seconds', { profile: 'prod' })).toBe(Math.floor(last.t / 1000));
+      expect(sample(down, 'keydeck_balance_remaining_usd', { profile: 'prod' })).toBe(last.remaining);
+      expect(sample(down, 'keydeck_balance_restored', { profile: 'prod' })).toBe(1);
+      expect(sample(down, 'keydeck_poll_duration_seconds_count', { profile: 'prod' })).toBeGreaterThanOrEqual(1);
+      expect((await fetch(ready)).status).toBe(200);
+      second.signal('SIGTERM');
+      expect(await second.exited).toBe(0);
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
+  });
+
+  it('--token-dir is read again on SIGHUP: a profile added with its file, a key rotated in place; a stray file said', { timeout: 60_000 }, async () => {
+    const h = home();
+    const prod = await managementKey(shared, 25);
+    const dev = await managementKey(shared, 40);
+    writeConfig(h, { prod: { baseUrl: shared.url } });
+    const dir = tokenDir(h, { prod: prod.token, prdo: prod.token });
+    const exporter = await startExporter(h, ['--all-profiles', '--listen', '127.0.0.1:0', '--interval', '2', '--token-dir', dir, '--log-level', 'debug']);
+    await until(async () => sample(await exporter.scrape(), 'keydeck_up', { profile: 'prod' }) === 1, 'prod up from its token file');
+    await exporter.waitForLog(/level=warn event=token_dir_unused msg=".*prdo in .* is read by no watched profile: did you mean \\"prod\\"\?"/);
+    await exporter.waitForLog(/level=debug event=poll profile=prod .*result=ok duration_ms=\d+/);
+
+    // A profile added to the config, its token file beside the others: a reload, no restart.
+    writeConfig(h, { prod: { baseUrl: shared.url }, dev: { baseUrl: shared.url } });
+    writeToken(dir, 'dev', dev.token);
+    exporter.signal('SIGHUP');
+    await exporter.waitForLog(/event=config_reloaded profiles=2 added=dev/);
+    const both = await until(async () => {
+      const t = await exporter.scrape();
+      return sample(t, 'keydeck_up', { profile: 'dev' }) === 1 ? t : undefined;
+    }, 'dev up from its token file');
+    expect(sample(both, 'keydeck_balance_remaining_usd', { profile: 'dev' })).toBe(40);
+    expect(sample(both, 'keydeck_exporter_config_reloads_total', { result: 'success' })).toBe(1);
+    expect(sample(both, 'keydeck_exporter_config_last_reload_successful', {})).toBe(1);
+
+    // prod's key rotated in place: the new key written to its file, a reload, then the old key deleted.
+    const next = await shared.call<{ apiKey: string }>('POST', '/api/keys/management', { token: prod.session, body: { name: 'exporter 2' } });
+    writeToken(dir, 'prod', next.body.apiKey);
+    exporter.signal('SIGHUP');
+    await exporter.waitForLog(/event=config_reloaded profiles=2/, 1);
+    expect((await shared.call('DELETE', `/api/keys/management/${prod.id}`, { token: prod.session })).status).toBe(200);
+    const polled = sample(await exporter.scrape(), 'keydeck_last_successful_poll_timestamp_seconds', { profile: 'prod' })!;
+    await until(async () => sample(await exporter.scrape(), 'keydeck_last_successful_poll_timestamp_seconds', { profile: 'prod' })! > polled + 2, 'two more polls of prod');
+    expect(exporter.stderr()).not.toMatch(/event=profile_down profile=prod/);
+
+    // A config edited to nonsense: the reload refused, counted, said by its metric.
+    writeConfig(h, {}, '{"version": 1, "profiles": {');
+    exporter.signal('SIGHUP');
+    await exporter.waitForLog(/event=config_rejected/);
+    const refused = await exporter.scrape();
+    expect(sample(refused, 'keydeck_exporter_config_last_reload_successful', {})).toBe(0);
+    expect(sample(refused, 'keydeck_exporter_config_reloads_total', { result: 'failure' })).toBe(1);
+    exporter.signal('SIGTERM');
+    expect(await exporter.exited).toBe(0);
+    for (const secret of [prod.token, dev.token, next.body.apiKey]) expect(exporter.stderr()).not.toContain(secret);
+  });
+
+  it('start-up errors in the chosen log format; a --token-file for a profile not watched exits 2 with "did you mean"', { timeout: 30_000 }, async () => {
+    const h = home();
+    const prod = await managementKey(shared, 10);
+    writeConfig(h, { prod: { baseUrl: shared.url } });
+    const env = h.env({ KEYDECK_DATA_DIR: path.join(h.home, 'data') });
+    const file = path.join(h.home, 'prod.token');
+    writeFileSync(file, prod.token, { mode: 0o600 });
+
+    const typo = await runCli(['exporter', '--all-profiles', '--token-file', `prdo=${file}`], { env });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/^time=\S+ level=error event=token_file_unwatched msg="--token-file prdo=… names profile \\"prdo\\", which is not watched: did you mean \\"prod\\"\?"\n$/);
+    const typoJson = await runCli(['exporter', '--all-profiles', '--log-format', 'json', '--token-file', `prdo=${file}`], { env });
+    expect(typoJson.code).toBe(2);
+    expect(JSON.parse(typoJson.stderr)).toMatchObject({ level: 'error', event: 'token_file_unwatched', msg: expect.stringContaining('did you mean "prod"?') });
+
+    // The port in use.
+    const running = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2'], { KEYDECK_TOKEN_PROD: prod.token });
+    const port = new URL(running.url).port;
+    const taken = await runCli(['exporter', '--listen', `127.0.0.1:${port}`, '--log-format', 'json'], { env });
+    expect(taken.code).toBe(2);
+    expect(taken.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(JSON.parse(taken.stderr)).toMatchObject({ level: 'error', event: 'listen_failed', msg: `cannot listen on 127.0.0.1:${port}: the port is in use (another exporter?); choose another with --listen HOST:PORT` });
+    running.signal('SIGTERM');
+    expect(await running.exited).toBe(0);
+
+    // A bad flag once the format is known, and a config file that is not JSON: one line each, in JSON.
+    const badFlag = await runCli(['exporter', '--log-format', 'json', '--interval', '1'], { env });
+    expect(badFlag.code).toBe(2);
+    expect(JSON.parse(badFlag.stderr)).toMatchObject({ level: 'error', event: 'usage', msg: '--interval must be at least 2 seconds' });
+    writeConfig(h, {}, '{"version": 1, "profiles": {');
+    const broken = await runCli(['exporter', '--all-profiles', '--log-format', 'json'], { env });
+    expect(broken.code).toBe(2);
+    expect(JSON.parse(broken.stderr)).toMatchObject({ level: 'error', event: 'config_invalid', msg: expect.stringContaining('is not valid JSON') });
+    const brokenText = await runCli(['exporter', '--all-profiles'], { env });
+    expect(brokenText.stderr).toMatch(/^time=\S+ level=error event=config_invalid msg=".*is not valid JSON.*"\n$/);
+    // commander's own usage errors too: every line a log line.
+    const unknown = await runCli(['exporter', '--log-format', 'json', '--bogus'], { env });
+    expect(unknown.code).toBe(2);
+    const lines = unknown.stderr.trimEnd().split('\n').map((l) => JSON.parse(l) as { level: string; event: string; msg: string });
+    expect(lines[0]).toMatchObject({ level: 'error', event: 'usage', msg: "unknown option '--bogus'" });
+    const text = await runCli(['exporter', '--log-level', 'loud'], { env });
+    expect(text.code).toBe(2);
+    for (const line of text.stderr.trimEnd().split('\n')) expect(line).toMatch(/^time=\S+ level=error event=usage msg=".*"$/);
+  });
+});
