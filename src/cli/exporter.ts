@@ -102,7 +102,8 @@ export function registerExporter(program: Command): void {
     .addOption(new Option('--log-format <format>', 'the log lines on stderr').choices(['logfmt', 'json']).default('logfmt'))
     .addOption(new Option('--log-level <level>', 'the least severe log lines written (debug: one line per poll)').choices(['debug', 'info', 'warn', 'error']).default('info'))
     .option('--check-config', 'check the flags, the config file and each profile’s service and credential, say what is wrong in log lines, and exit (0 clean, 1 a profile would be down, 2 it would not start)')
-    .action(async (opts: ExporterCliFlags & { checkConfig?: boolean }, cmd: Command) => {
+    .option('--auto-topup', 'act on each profile’s auto top-up policy after each balance read (keydeck autotopup set): charge the card on file when below its threshold, within its caps')
+    .action(async (opts: ExporterCliFlags & { checkConfig?: boolean; autoTopup?: boolean }, cmd: Command) => {
       const options = await exporterOptionsOf(program, cmd, opts);
       const { suggestCommand } = await import('../commands/suggest.js');
       let code: number;
@@ -116,7 +117,7 @@ export function registerExporter(program: Command): void {
         log[code === 0 ? 'info' : 'error']('check_done', { result: code === 0 ? 'clean' : code === 1 ? 'profiles_down' : 'would_not_start' });
       } else {
         const { runExporter } = await import('../exporter/run.js');
-        code = await runExporter({ ...options, version: program.version() ?? 'unknown' }, { suggest: suggestCommand });
+        code = await runExporter({ ...options, autoTopUp: opts.autoTopup === true, version: program.version() ?? 'unknown' }, { suggest: suggestCommand });
       }
       // Nothing of the exporter's is left running; a keychain child that hung is not waited for.
       // Its last log lines reach stderr first, as `runCommand` lets a command's output (loaded

@@ -32,6 +32,7 @@ export function selectProfiles(config: KeydeckConfig, selection: ProfileSelectio
       alertBelowUsd: entry?.alertBelowUsd,
       runaway: { factor: entry?.runawayFactor ?? DEFAULT_RUNAWAY_FACTOR, floorUsdPerHour: entry?.runawayFloorUsdPerHour ?? DEFAULT_RUNAWAY_FLOOR_USD_PER_HOUR },
       topUpMethods: entry?.topUpMethods,
+      autoTopUp: entry?.autoTopUp,
     };
   });
 }

@@ -22,7 +22,7 @@
  */
 import pLimit from 'p-limit';
 import { BalanceHistoryStore } from '../billing/historyStore.js';
-import { configFilePath } from '../config/paths.js';
+import { configFilePath, dataDir } from '../config/paths.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { createCredentialStore, type CredentialStore } from '../credentials/index.js';
 import { formatAddress, type MetricsAddress } from '../metrics/address.js';
@@ -63,6 +63,8 @@ export interface ExporterOptions {
   /** `--log-level` (default `info`). */
   readonly logLevel?: LogLevel | undefined;
   readonly allowInsecureHttp: boolean;
+  /** `--auto-topup` (issue 47): act on each profile's auto top-up policy after each balance read. */
+  readonly autoTopUp?: boolean | undefined;
   /** keydeck's version (build info, User-Agent). */
   readonly version: string;
 }
@@ -205,6 +207,7 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
       timeoutMs: Math.min(clientTimeoutFromEnv(env).timeoutMs ?? EXPORTER_TIMEOUT_MS, intervalMs),
       allowInsecureHttp: options.allowInsecureHttp,
       userAgent: `keydeck-exporter/${options.version}`,
+      ...(options.autoTopUp && { autoTopUp: await loadAutoTopUp(env, configPath, log) }),
     },
     log,
   );
@@ -260,4 +263,11 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
     log.info('stopped', {});
   }
   return 0;
+}
+
+/** `--auto-topup`'s faces, its modules loaded only then (issue 47). */
+async function loadAutoTopUp(env: NodeJS.ProcessEnv, configPath: string, log: Logger): Promise<import('./autoTopUp.js').AutoTopUpFaces> {
+  const [{ TopUpJournal }, { autoTopUpFaces }] = await Promise.all([import('../billing/journal.js'), import('./autoTopUp.js')]);
+  log.info('autotopup_on', { msg: 'auto top-up acts on each watched profile with a policy (keydeck autotopup status)' });
+  return autoTopUpFaces({ journal: new TopUpJournal({ env }), dataDir: dataDir(env), configPath }, log);
 }

@@ -25,6 +25,8 @@ import type { ConsumptionKey } from '../api/schemas.js';
 import { AccountMetrics, KEYS_EVERY_MS, type DownReason } from '../metrics/account.js';
 import { registerUsageMetrics } from '../metrics/usage.js';
 import { findCredential, type CredentialSources } from './credentials.js';
+import type { AutoTopUpPolicy } from '../config/autoTopUp.js';
+import type { AutoTopUpFaces } from './autoTopUp.js';
 import type { Logger } from './log.js';
 
 /** A profile as the exporter watches it (from the config file). */
@@ -36,8 +38,10 @@ export interface WatchedProfile {
   readonly alertBelowUsd?: number | undefined;
   /** Runaway judgement of the per-key spend (config runawayFactor, runawayFloorUsdPerHour; default 5 and $1/h). */
   readonly runaway?: RunawaySettings | undefined;
-  /** The profile's top-up method names (unused by reads; kept for the client). */
+  /** The profile's top-up method names (the client's; auto top-up's card-on-file name). */
   readonly topUpMethods?: Readonly<Partial<Record<'card_checkout' | 'card_direct' | 'usdc', string>>> | undefined;
+  /** The profile's auto top-up policy (issue 47), acted on with `--auto-topup` only. */
+  readonly autoTopUp?: AutoTopUpPolicy | undefined;
 }
 
 /** The in-memory history of a watched profile: seven days at one reading a minute at most, thinned as on disk (~300 KB). */
@@ -63,6 +67,8 @@ export interface WatcherContext {
   readonly userAgent: string;
   /** Random in [0, 1) (tests). Default Math.random. */
   readonly random?: () => number;
+  /** `--auto-topup` (issue 47): makes each profile's auto top-up (loaded only then); absent, none. */
+  readonly autoTopUp?: AutoTopUpFaces | undefined;
 }
 
 /** The origin label of `baseUrl` ('' without one, or when it is not a URL). */
@@ -96,6 +102,7 @@ export class ProfileWatcher {
   #usageProblem: string | undefined;
   #keys: readonly ConsumptionKey[] | undefined;
   #polled = false;
+  readonly #autoTopUp: ReturnType<AutoTopUpFaces['driver']> | undefined;
 
   constructor(profile: WatchedProfile, ctx: WatcherContext) {
     this.#profile = profile;
@@ -128,6 +135,7 @@ export class ProfileWatcher {
     }
     this.#series = series;
     this.metrics = new AccountMetrics({ profile: profile.name, origin: this.origin, history: this.#recorder.history, alertBelowUsd: profile.alertBelowUsd });
+    this.#autoTopUp = ctx.autoTopUp?.driver(this.metrics);
     if (last) {
       this.metrics.restore(last);
       ctx.log.info('figures_restored', { profile: profile.name, origin: this.origin, last_poll: new Date(last.t).toISOString(), age_seconds: Math.max(0, Math.round((Date.now() - last.t) / 1000)) });
@@ -277,6 +285,7 @@ export class ProfileWatcher {
       this.metrics.reading(credits, t);
       this.#ctx.log.debug('poll', { profile: this.name, origin: this.origin, result: 'ok', duration_ms: ms });
       if (wasDown !== undefined) this.#ctx.log.info('profile_up', { profile: this.name, origin: this.origin, credential: this.#credentialWhere });
+      await this.#autoTopUp?.afterReading(this.#profile, client, credits);
     } catch (error) {
       if (isAbortError(error) || this.#stopped) return;
       const ms = took();

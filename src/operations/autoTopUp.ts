@@ -149,6 +149,33 @@ function chargedSince(records: readonly JournalEntry[], finished: readonly Liste
   return cents / 100;
 }
 
+/** The policy's state from this machine's record alone (no request): what the faces show between runs. USD. */
+export interface AutoTopUpSummary {
+  readonly paused: boolean;
+  readonly failures: number;
+  readonly chargedToday: number;
+  readonly chargedThisMonth: number;
+  readonly dayCapRemaining: number;
+  readonly monthCapRemaining: number;
+}
+
+/** {@link AutoTopUpSummary} of `records` (the profile's) under `policy`, at `serviceNow` (ms). */
+export function summarize(records: readonly JournalEntry[], policy: AutoTopUpPolicy, serviceNow: number): AutoTopUpSummary {
+  const now = new Date(serviceNow);
+  const none = new Set<string>();
+  const chargedToday = chargedSince(records, [], new Set(), none, utcDay(now).start.getTime());
+  const chargedThisMonth = chargedSince(records, [], new Set(), none, utcMonth(now).start.getTime());
+  const failures = failureStreak(records, policy.since);
+  return {
+    paused: failures >= PAUSE_AFTER_FAILURES,
+    failures,
+    chargedToday,
+    chargedThisMonth,
+    dayCapRemaining: Math.max(0, Math.round((policy.maxPerDayUsd - chargedToday) * 100) / 100),
+    monthCapRemaining: Math.max(0, Math.round((policy.maxPerMonthUsd - chargedThisMonth) * 100) / 100),
+  };
+}
+
 /**
  * One run: decides under the account's lock and charges at most once (the module's table).
  * @throws KeydeckApiError when the balance or the status cannot be read (nothing was charged);

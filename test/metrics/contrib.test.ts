@@ -65,14 +65,15 @@ beforeAll(async () => {
   const configDir = path.join(dir, 'config');
   const { mkdirSync } = await import('node:fs');
   mkdirSync(configDir, { mode: 0o700 });
-  writeFileSync(path.join(configDir, 'config.json'), JSON.stringify({ version: 1, profiles: { p: { baseUrl: sandbox.url, alertBelowUsd: 1 } } }), { mode: 0o600 });
+  writeFileSync(path.join(configDir, 'config.json'), JSON.stringify({ version: 1, profiles: { p: { baseUrl: sandbox.url, alertBelowUsd: 1, autoTopUp: { belowUsd: 5, amountUsd: 20, maxPerDayUsd: 40, maxPerMonthUsd: 200, since: new Date().toISOString() } } } }), { mode: 0o600 });
   const env = { KEYDECK_CONFIG_DIR: configDir, KEYDECK_DATA_DIR: path.join(dir, 'data'), KEYDECK_TOKEN_P: session };
   const flags = parseExporterFlags({ allProfiles: true, listen: '127.0.0.1:0', interval: '2' });
   if (!flags.ok) throw new Error(flags.reason);
   let stop = () => {};
   let url = '';
   const done = runExporter(
-    { ...flags.options, version: '0.0.0-test' },
+    // --auto-topup with a policy: its series are served too (the balance stays above the threshold).
+    { ...flags.options, autoTopUp: true, version: '0.0.0-test' },
     {
       env,
       store: createCredentialStore({ env, loadKeytar: () => Promise.reject(new Error('no keychain here')) }),

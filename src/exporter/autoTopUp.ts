@@ -1,0 +1,116 @@
+/**
+ * `keydeck exporter --auto-topup` (issue 47): after each balance read of a watched profile with a
+ * policy, the policy's state as metrics (src/metrics/autoTopUp.ts) and, when the balance read is
+ * below the threshold, one run of auto top-up (src/operations/autoTopUp.ts: it reads everything
+ * again under the account's lock and charges at most once). Every charge and every failure is a
+ * log line; a run that charges nothing for the same reason as the last one is logged once.
+ *
+ * The policy is the profile's in the config file as of the last load (start or SIGHUP); the run
+ * itself reads the file again, so `keydeck autotopup off` stops it at once.
+ */
+import { hostOf } from '../api/baseUrl.js';
+import type { CreditBalance } from '../api/schemas.js';
+import { inScope, type TopUpJournal } from '../billing/journal.js';
+import { readConfig } from '../config/config.js';
+import type { AccountMetrics } from '../metrics/account.js';
+import { AutoTopUpMetrics } from '../metrics/autoTopUp.js';
+import { runAutoTopUp, summarize, type AutoTopUpClient } from '../operations/autoTopUp.js';
+import type { Logger } from './log.js';
+import type { AutoTopUpPolicy } from '../config/autoTopUp.js';
+
+/** What auto top-up reads of a watched profile (./watcher.ts WatchedProfile). */
+export interface AutoTopUpProfile {
+  readonly name: string;
+  readonly baseUrl?: string | undefined;
+  readonly topUpMethods?: Readonly<Partial<Record<'card_checkout' | 'card_direct' | 'usdc', string>>> | undefined;
+  readonly autoTopUp?: AutoTopUpPolicy | undefined;
+}
+
+/** What every profile's auto top-up shares (absent without `--auto-topup`). */
+export interface AutoTopUpContext {
+  readonly journal: TopUpJournal;
+  readonly dataDir: string;
+  /** The config file the policies are read from. */
+  readonly configPath: string;
+}
+
+/** What the watchers are given with `--auto-topup`: a driver per profile. */
+export interface AutoTopUpFaces {
+  driver(account: AccountMetrics): AutoTopUpDriver;
+}
+
+/** The {@link AutoTopUpFaces} of one exporter: its top-up record, data dir and config file. */
+export function autoTopUpFaces(ctx: AutoTopUpContext, log: Logger): AutoTopUpFaces {
+  return { driver: (account) => new AutoTopUpDriver(account, ctx, log) };
+}
+
+/** One watched profile's auto top-up. */
+export class AutoTopUpDriver {
+  readonly #ctx: AutoTopUpContext;
+  readonly #log: Logger;
+  readonly #metrics: AutoTopUpMetrics;
+  #lastSaid: string | undefined;
+
+  constructor(account: AccountMetrics, ctx: AutoTopUpContext, log: Logger) {
+    this.#ctx = ctx;
+    this.#log = log;
+    this.#metrics = new AutoTopUpMetrics(account);
+  }
+
+  /** After a balance read of `profile` with `client`: the metrics, and a run when below the threshold. Never throws. */
+  async afterReading(profile: AutoTopUpProfile, client: AutoTopUpClient, credits: CreditBalance): Promise<void> {
+    const policy = profile.autoTopUp;
+    const fields = { profile: profile.name, origin: profile.baseUrl };
+    try {
+      if (policy === undefined || profile.baseUrl === undefined) {
+        this.#metrics.state(undefined);
+        return;
+      }
+      const scope = { host: hostOf(profile.baseUrl), profile: profile.name };
+      const records = async () => (await this.#ctx.journal.list()).filter((e) => inScope(e, scope));
+      const show = async () => this.#metrics.state(summarize(await records(), policy, client.serviceNow()));
+      if (credits.remaining >= policy.belowUsd) {
+        this.#lastSaid = undefined;
+        this.#metrics.capped(undefined);
+        await show();
+        return;
+      }
+      const outcome = await runAutoTopUp({
+        client,
+        journal: this.#ctx.journal,
+        scope,
+        dataDir: this.#ctx.dataDir,
+        readPolicy: async () => (await readConfig(this.#ctx.configPath)).config.profiles[profile.name]?.autoTopUp,
+        cardMethodNames: [...new Set([profile.topUpMethods?.card_direct ?? 'card_direct', 'card_direct', 'stripe_direct'])],
+      });
+      this.#metrics.capped(outcome.kind === 'skipped' && outcome.decision.kind === 'capped' ? outcome.decision.cap : undefined);
+      switch (outcome.kind) {
+        case 'credited':
+          this.#metrics.charged('credited');
+          this.#log.info('autotopup_charged', { ...fields, amount_usd: outcome.entry.credited ?? outcome.entry.amount, msg: outcome.sentence });
+          this.#lastSaid = undefined;
+          break;
+        case 'failed':
+        case 'unknown':
+        case 'not_sent':
+          this.#metrics.charged(outcome.kind);
+          this.#log.warn(`autotopup_${outcome.kind}`, { ...fields, amount_usd: outcome.entry.amount, ...(outcome.kind === 'failed' && { paused: outcome.paused }), msg: outcome.sentence });
+          this.#lastSaid = undefined;
+          break;
+        case 'skipped':
+        case 'no_policy':
+          if (outcome.sentence !== this.#lastSaid) {
+            const level = outcome.kind === 'skipped' && outcome.decision.kind === 'not_needed' ? 'info' : 'warn';
+            this.#log[level]('autotopup_skipped', { ...fields, reason: outcome.kind === 'skipped' ? outcome.decision.kind : 'no_policy', msg: outcome.sentence });
+            this.#lastSaid = outcome.sentence;
+          }
+          break;
+      }
+      await show();
+    } catch (error) {
+      const msg = `auto top-up could not run: ${(error as Error).message}`;
+      if (msg !== this.#lastSaid) this.#log.warn('autotopup_error', { ...fields, msg });
+      this.#lastSaid = msg;
+    }
+  }
+}
