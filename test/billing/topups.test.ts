@@ -172,6 +172,62 @@ describe('verifyUsdc: credited only on evidence that names the top-up', () => {
   });
 });
 
+describe('one instruction is one record, whatever the number of verifies (issue 42, I4)', () => {
+  const A = `0x${'a1'.repeat(32)}`;
+  const B = `0x${'b2'.repeat(32)}`;
+
+  it('new hashes stay on the instruction: the earlier ones kept, the deposit address kept; found again by an earlier hash', async () => {
+    const entry = await usdcAwaiting();
+    const client = scriptedClient({ totals: [0, 0, 0, 0], verify: [refusedWith('not_found'), refusedWith('not_found'), { credited: 25, balance: 25 }] });
+    const ports = { journal, client, scope: SCOPE };
+    expect((await verifyUsdc(ports, { txHash: A, amount: 25 })).kind).toBe('not_found');
+    expect((await verifyUsdc(ports, { txHash: B, amount: 25 })).kind).toBe('not_found');
+    expect((await verifyUsdc(ports, { txHash: HASH, amount: 25 })).kind).toBe('credited');
+    const all = await journal.list();
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({ id: entry.id, state: 'credited', txHash: HASH, triedHashes: [A, B], address: entry.address });
+    // An earlier hash finds the same record, and is not taken for the one that credited it.
+    expect((await journal.withHash(A, SCOPE)).map((e) => e.id)).toEqual([entry.id]);
+    expect(await journal.creditedWithHash(A, SCOPE)).toBeUndefined();
+    expect((await journal.creditedWithHash(HASH, SCOPE))?.id).toBe(entry.id);
+  });
+
+  it('a verify with no instruction that credits nothing is refused, never left awaiting payment; verified again by its hash', async () => {
+    const client = scriptedClient({ totals: [0, 0], verify: [refusedWith('not_found'), { credited: 30, balance: 30 }] });
+    const ports = { journal, client, scope: SCOPE };
+    const first = await verifyUsdc(ports, { txHash: A, amount: 30 });
+    expect(first.kind).toBe('not_found');
+    expect(first.entry).toMatchObject({ state: 'refused', reasonCode: 'not_found' });
+    expect(await journal.unfinished(SCOPE)).toEqual([]);
+    expect((await verifyUsdc(ports, { txHash: A, amount: 30 })).kind).toBe('credited');
+    expect(await journal.list()).toEqual([expect.objectContaining({ id: first.entry!.id, state: 'credited' })]);
+  });
+
+  it('another hash while the verify of one has no known outcome: nothing is sent (the first may have credited it)', async () => {
+    const entry = await usdcAwaiting();
+    const client = scriptedClient({ totals: [0, 0], verify: [lost()] });
+    const ports = { journal, client, scope: SCOPE };
+    expect((await verifyUsdc(ports, { entryId: entry.id, txHash: A, amount: 25 })).kind).toBe('unknown');
+    client.sent.length = 0;
+    const other = await verifyUsdc(ports, { txHash: B, amount: 25 });
+    expect(other.kind).toBe('not_sent');
+    expect(String((other as { error: Error }).error.message)).toMatch(new RegExp(`sent for verification with ${A}, .*verify ${A} again first`));
+    expect(client.sent).toEqual(['getCredits']);
+    expect((await journal.get(entry.id))!).toMatchObject({ state: 'verifying', txHash: A });
+  });
+
+  it('several instructions of the amount: none is picked (the command asks); a closed top-up can be verified again', async () => {
+    const one = await usdcAwaiting();
+    await usdcAwaiting();
+    const client = scriptedClient({ totals: [0, 0], verify: [{ credited: 25, balance: 25 }] });
+    const ports = { journal, client, scope: SCOPE };
+    expect((await verifyUsdc(ports, { txHash: A, amount: 25 })).kind).toBe('not_sent');
+    expect(client.sent).toEqual([]);
+    await journal.update(one.id, { state: 'closed' });
+    expect((await verifyUsdc(ports, { entryId: one.id, txHash: A, amount: 25 })).kind).toBe('credited');
+  });
+});
+
 describe('card top-ups: credited only when the service names them', () => {
   const checkout = (sessionUrl = 'https://pay.example.com/c/cs_1') => recordTopUp(journal, SCOPE, 15, { method: 'card_checkout', wireMethod: 'card_checkout', data: { sessionId: 'cs_1', sessionUrl } }, 100);
 
