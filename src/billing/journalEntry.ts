@@ -241,3 +241,26 @@ export function stateLabel(state: TopUpState): string {
 export function methodLabel(method: TopUpMethod): string {
   return method === 'usdc' ? 'USDC on Base' : method === 'card_checkout' ? 'card checkout' : 'card direct';
 }
+
+/**
+ * What a top-up asks of the user now (issue 42, I4: nothing ever invites paying twice), shared by
+ * the Billing pane and the walk-through: `pay` only for a USDC instruction no transfer was named
+ * for yet; `verify` once a transaction hash was given and credited nothing known (not found yet,
+ * refused), or for a card top-up awaiting its payment; `verifying` while a verify or a charge
+ * has no known outcome; `credited`; `closed`.
+ */
+export type TopUpPhase = 'pay' | 'verify' | 'verifying' | 'credited' | 'closed';
+
+/** See {@link TopUpPhase}. */
+export function topUpPhase(entry: Pick<JournalEntry, 'method' | 'state' | 'txHash' | 'triedHashes'>): TopUpPhase {
+  switch (entry.state) {
+    case 'credited':
+    case 'closed':
+    case 'verifying':
+      return entry.state;
+    case 'refused':
+      return 'verify';
+    case 'awaiting_payment':
+      return entry.method === 'usdc' && entry.txHash === undefined && (entry.triedHashes ?? []).length === 0 ? 'pay' : 'verify';
+  }
+}
