@@ -18,8 +18,8 @@ import { summarizeBillingStatus } from '../api/reader.js';
 import { instructionDiffersSentence } from '../billing/instruction.js';
 import { statusSummaryLines, summaryText } from '../billing/statusSummary.js';
 import { hostOf } from '../api/baseUrl.js';
-import type { JournalEntry } from '../billing/journal.js';
-import { recordTopUp, topUpNotes } from '../billing/topups.js';
+import { topUpPhase, type JournalEntry } from '../billing/journal.js';
+import { openInstructions, recordTopUp, topUpNotes } from '../billing/topups.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { chooseTopUp, journalOf, verifyAndReport, type BillingDeps, type VerifyFlags } from './verifyReport.js';
 import { toChecksumAddress } from '../billing/eip681.js';
@@ -161,8 +161,12 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
   const journal = journalOf(deps);
   let problems: readonly string[] = [];
   let entry: JournalEntry | undefined;
+  let earlier: JournalEntry[] = [];
   try {
-    ({ entry, problems } = await recordTopUp(journal, { host: hostOf(profile.baseUrl), profile: profile.name }, amount, result));
+    const scope = { host: hostOf(profile.baseUrl), profile: profile.name };
+    ({ entry, problems } = await recordTopUp(journal, scope, amount, result));
+    // A USDC instruction no transfer was named for yet (a run killed before it printed one, say): named, so one is paid, not both.
+    if (result.method === 'usdc') earlier = openInstructions(await journal.unfinished(scope)).filter((e) => e.id !== entry?.id && topUpPhase(e) === 'pay');
   } catch (error) {
     warn(`${error instanceof Error ? error.message : String(error)} This top-up is not on keydeck's record: keep what is printed below.`);
   } finally {
@@ -180,6 +184,10 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
     if (result.method === 'card_direct' && entry?.state === 'credited') printLine('The service says this charge was credited.');
   }
   for (const problem of problems) warn(problem);
+  if (earlier.length > 0) {
+    const list = earlier.map((e) => `${formatUsd(e.amount)} to ${e.address}, requested ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC`).join('; ');
+    warn(`an earlier USDC top-up still awaits payment (${list}); this is another one, with its own deposit address: pay only the one you mean`);
+  }
   if (plan && result.method === 'usdc' && entry !== undefined) {
     // Watch the deposit address on chain and verify what arrives (issue 25): no hash to copy.
     const { watchAndVerify } = await import('./chainFind.js');
