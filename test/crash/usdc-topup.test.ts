@@ -123,7 +123,8 @@ function scenario(kind: 'instruction' | 'verify'): CrashScenario<World> {
       'billing history': history,
       'the TUI’s next start': tuiStart,
     },
-    points: (traced) => distinctWorlds(traced, ['getCredits']),
+    // Each step, but before its first request (the world before the run).
+    points: (traced) => distinctWorlds(traced, ['getCredits']).filter((p) => !p.startsWith('request:')),
     async invariants(w, recovery) {
       const broken: string[] = [];
       const list = await records(w);
