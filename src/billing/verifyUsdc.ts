@@ -86,9 +86,24 @@ export interface VerifyMatch {
 export async function recordForVerify(ports: TopUpPorts, txHash: string, amount?: number, to?: string): Promise<VerifyMatch> {
   const withHash = (await ports.journal.withHash(txHash, ports.scope))[0];
   if (withHash && (withHash.address !== undefined || withHash.state === 'credited' || amount === undefined)) return { entry: withHash };
-  const open = openInstructions(await ports.journal.unfinished(ports.scope), { amount, to });
+  const open = byAddress(openInstructions(await ports.journal.unfinished(ports.scope), { amount, to }));
   if (withHash && open.length !== 1) return { entry: withHash };
   return open.length === 1 ? { entry: open[0]! } : open.length > 1 ? { ambiguous: open } : {};
+}
+
+/**
+ * The newest of `entries` (newest first) for each deposit address: instructions of one amount to
+ * one address (a service that gives each account one address) cannot be told apart by a
+ * transfer, so the newest, the one the user was last shown, is the one it pays.
+ */
+function byAddress(entries: readonly JournalEntry[]): JournalEntry[] {
+  const seen = new Set<string>();
+  return entries.filter((e) => {
+    const key = `${e.address?.toLowerCase()} ${cents(e.amountSent ?? e.amount)}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** What keydeck's record says of a verify before anything is read or sent ({@link verifyOnRecord}). */

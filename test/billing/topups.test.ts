@@ -14,7 +14,7 @@ import type { CreditBalance, VerifiedTopUp } from '../../src/api/schemas.js';
 import { directChargeEvidence, paymentEvidence, unexplainedRise } from '../../src/billing/evidence.js';
 import { parseUsdAmount, txHashProblem } from '../../src/billing/input.js';
 import { TopUpJournal, type JournalEntry } from '../../src/billing/journal.js';
-import { checkCardPayments, recordTopUp, verifyUsdc, type TopUpClient, type TopUpPorts } from '../../src/billing/topups.js';
+import { checkCardPayments, recordForVerify, recordTopUp, verifyUsdc, type TopUpClient, type TopUpPorts } from '../../src/billing/topups.js';
 
 const HASH = `0x${'ab'.repeat(32)}`;
 const SCOPE = { host: 'api.example.com', profile: 'default' };
@@ -61,12 +61,12 @@ function scriptedClient(script: { totals: number[]; verify: Array<VerifiedTopUp 
 const lost = () => new KeydeckApiError('timeout', 'The service did not answer within 3 s after the request to verify the top-up was sent.', { outcomeUnknown: true });
 const refusedWith = (code: 'tx_already_used' | 'amount_mismatch' | 'not_found' | 'rate_limited') => new KeydeckApiError(code, `refused: ${code}.`, { status: 409 });
 
-async function usdcAwaiting(amount = 25): Promise<JournalEntry> {
+async function usdcAwaiting(amount = 25, address = '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed'): Promise<JournalEntry> {
   return (
     await recordTopUp(journal, SCOPE, amount, {
       method: 'usdc',
       wireMethod: 'usdc',
-      data: { address: '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed', chain: 'base', amount: String(amount) },
+      data: { address, chain: 'base', amount: String(amount) },
       instructedAmount: amount,
       amountDiffers: false,
     })
@@ -216,13 +216,17 @@ describe('one instruction is one record, whatever the number of verifies (issue 
     expect((await journal.get(entry.id))!).toMatchObject({ state: 'verifying', txHash: A });
   });
 
-  it('several instructions of the amount: none is picked (the command asks); a closed top-up can be verified again', async () => {
+  it('several instructions of the amount: none is picked (the command asks), unless they share one address (the newest); a closed top-up can be verified again', async () => {
     const one = await usdcAwaiting();
-    await usdcAwaiting();
-    const client = scriptedClient({ totals: [0, 0], verify: [{ credited: 25, balance: 25 }] });
+    const other = await usdcAwaiting(25, '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359');
+    const client = scriptedClient({ totals: [0, 0, 0], verify: [{ credited: 25, balance: 25 }, { credited: 25, balance: 50 }] });
     const ports = { journal, client, scope: SCOPE };
+    expect(await recordForVerify(ports, A, 25)).toEqual({ ambiguous: [other, one] });
     expect((await verifyUsdc(ports, { txHash: A, amount: 25 })).kind).toBe('not_sent');
     expect(client.sent).toEqual([]);
+    // One address (a service with one deposit address per account): a transfer cannot tell them apart.
+    const again = await usdcAwaiting();
+    expect((await recordForVerify(ports, A, 25, one.address)).entry?.id).toBe(again.id);
     await journal.update(one.id, { state: 'closed' });
     expect((await verifyUsdc(ports, { entryId: one.id, txHash: A, amount: 25 })).kind).toBe('credited');
   });
