@@ -8,8 +8,8 @@
  * before the new one was created (to find a new key whose id the record never learnt), where the
  * credential lives (the store of a profile, or a token file's path), and the state reached.
  * Written atomically (mode 0600) under keydeck's cross-process lock of the data dir; read as
- * keydeck reads its own files (src/config/trust.ts). A record that cannot be read is reported,
- * never guessed at.
+ * keydeck reads its own files (src/config/jsonRecord.ts). A record that cannot be read is
+ * reported, never guessed at.
  *
  * Management rotations were kept in the rotation record of consumption keys
  * (src/delivery/rotationRecord.ts, kind `management`) before: such an entry is moved here the
@@ -18,9 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomically } from '../config/atomic.js';
-import { withConfigLock } from '../config/lock.js';
-import { readTrustedFile } from '../config/trust.js';
+import { JsonRecordError, JsonRecordFile } from '../config/jsonRecord.js';
 import { RotationRecord, type Rotation } from '../delivery/rotationRecord.js';
 
 /** Where the rotated credential lives: keydeck's store for the profile, or a token file. */
@@ -54,8 +52,6 @@ export const MgmtRotationSchema = z.object({
 });
 /** See {@link MgmtRotationSchema}. */
 export type MgmtRotation = z.infer<typeof MgmtRotationSchema>;
-
-const FileSchema = z.object({ version: z.literal(1), rotations: z.array(MgmtRotationSchema) });
 
 /** A record that cannot be trusted or read, or a change it refuses: one sentence, naming the file. */
 export class MgmtRotationRecordError extends Error {
@@ -94,11 +90,13 @@ function imported(r: Rotation): MgmtRotation | undefined {
 export class MgmtRotationRecord {
   readonly #dir: string;
   readonly #file: string;
+  readonly #json: JsonRecordFile<MgmtRotation>;
 
   /** `dataDir`: keydeck's data dir (src/config/paths.ts `dataDir`). */
   constructor(dataDir: string) {
     this.#dir = dataDir;
     this.#file = mgmtRotationRecordPath(dataDir);
+    this.#json = new JsonRecordFile({ dir: dataDir, file: this.#file, key: 'rotations', item: MgmtRotationSchema, what: 'the management-key rotation record' });
   }
 
   /** The file's path. */
@@ -106,28 +104,17 @@ export class MgmtRotationRecord {
     return this.#file;
   }
 
-  async #read(): Promise<MgmtRotation[]> {
-    let read;
+  /** Runs `body`, its record errors in this record's words. */
+  async #wrap<T>(body: () => Promise<T>): Promise<T> {
     try {
-      read = await readTrustedFile(this.#file, 'config file');
+      return await body();
     } catch (err) {
-      throw new MgmtRotationRecordError(`cannot read the management-key rotation record ${this.#file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+      throw err instanceof JsonRecordError ? new MgmtRotationRecordError(err.message) : err;
     }
-    if (read.kind === 'missing') return [];
-    if (read.kind === 'refused') throw new MgmtRotationRecordError(`the management-key rotation record: ${read.problem.sentence}`);
-    let data: unknown;
-    try {
-      data = JSON.parse(read.text);
-    } catch {
-      throw new MgmtRotationRecordError(`the management-key rotation record ${this.#file} is not JSON: move it away once no rotation is under way`);
-    }
-    const parsed = FileSchema.safeParse(data);
-    if (!parsed.success) throw new MgmtRotationRecordError(`the management-key rotation record ${this.#file} is not in keydeck's format: move it away once no rotation is under way`);
-    return parsed.data.rotations;
   }
 
-  async #write(all: MgmtRotation[]): Promise<void> {
-    await writeFileAtomically(this.#file, `${JSON.stringify({ version: 1, rotations: all }, null, 2)}\n`, 0o600);
+  async #read(): Promise<MgmtRotation[]> {
+    return this.#wrap(() => this.#json.read());
   }
 
   /**
@@ -146,12 +133,7 @@ export class MgmtRotationRecord {
   }
 
   async #change<T>(body: (all: MgmtRotation[]) => T): Promise<T> {
-    return withConfigLock(this.#dir, async () => {
-      const all = await this.#read();
-      const result = body(all);
-      await this.#write(all);
-      return result;
-    });
+    return this.#wrap(() => this.#json.change(body));
   }
 
   /**
@@ -175,21 +157,18 @@ export class MgmtRotationRecord {
    * @throws MgmtRotationRecordError when it is no longer recorded (finished or undone by another keydeck)
    */
   async update(id: string, patch: Partial<Omit<MgmtRotation, 'id' | 'profile' | 'origin' | 'target'>>): Promise<MgmtRotation> {
-    return this.#change((all) => {
-      const i = all.findIndex((r) => r.id === id);
-      if (i === -1) throw new MgmtRotationRecordError('this rotation is no longer recorded: another keydeck finished or undid it');
-      const next = MgmtRotationSchema.parse({ ...all[i], ...patch, updatedAt: new Date().toISOString() });
-      all[i] = next;
-      return next;
-    });
+    return this.#wrap(() =>
+      this.#json.update(
+        id,
+        (current) => MgmtRotationSchema.parse({ ...current, ...patch, updatedAt: new Date().toISOString() }),
+        () => new MgmtRotationRecordError('this rotation is no longer recorded: another keydeck finished or undid it'),
+      ),
+    );
   }
 
   /** Removes the rotation `id` (finished or undone); nothing when it is not there. */
   async remove(id: string): Promise<void> {
-    await this.#change((all) => {
-      const i = all.findIndex((r) => r.id === id);
-      if (i !== -1) all.splice(i, 1);
-    });
+    await this.#wrap(() => this.#json.remove(id));
   }
 
   /** Moves the `management` entries of the consumption-key record here (kept there when anything fails). */

@@ -5,7 +5,7 @@
  * by someone else meanwhile, the kept copy is gone. A small in-memory service and place stand in
  * for the sandbox and the store, so each failure happens at exactly one step.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -133,5 +133,18 @@ describe('mgmt-keys rotate when the service or the place fails', () => {
     expect(svc.keys.size).toBe(2);
     expect(ctx.lines.at(-1)).toMatch(/keydeck mgmt-keys delete id-1/);
     expect(await ctx.record.list()).toEqual([]);
+  });
+});
+
+describe('the record of management-key rotations', () => {
+  it('refuses a file it cannot trust or read, naming it, and changes nothing', async () => {
+    const record = new MgmtRotationRecord(dir);
+    writeFileSync(record.path, 'not json', { mode: 0o600 });
+    await expect(record.list()).rejects.toThrow(new RegExp(`^the management-key rotation record ${record.path} is not JSON: move it away`));
+    writeFileSync(record.path, JSON.stringify({ version: 1, rotations: [{ id: 'x' }] }), { mode: 0o600 });
+    await expect(record.start({ profile: 'p', origin: 'o', target: { kind: 'store' }, old: { id: 'a', name: 'a', keyPrefix: 'mk_aaaaaaaa' }, successor: { name: 'b' } })).rejects.toThrow(/is not in keydeck's format/);
+    chmodSync(record.path, 0o666);
+    await expect(record.list()).rejects.toThrow(/writable by group or others/);
+    expect(readFileSync(record.path, 'utf8')).toBe(JSON.stringify({ version: 1, rotations: [{ id: 'x' }] }));
   });
 });
