@@ -37,6 +37,8 @@ export interface CredentialPlace {
   readonly target: CredentialTarget;
   /** Where it is, in words: `the keychain (account "default@https://…")`, `the token file /etc/keydeck/prod`. */
   describe(): string;
+  /** What a write kept, in words after {@link describe} once the new key is stored: ` (mode 0600, as before)`. */
+  readonly keptOnWrite: string;
   /**
    * The key there now; undefined when there is none.
    * @throws CredentialPlaceError when it cannot be read or trusted
@@ -97,7 +99,10 @@ export function storePlace(store: CredentialStore, profile: string, origin: Orig
     describe: () =>
       where === 'keychain'
         ? `the keychain (account "${credentialAccount(profile, origin.origin)}")`
-        : `the plaintext key file${filePath ? ` ${filePath}` : ''} (mode 0600, as before)`,
+        : `the plaintext key file${filePath ? ` ${filePath}` : ''}`,
+    get keptOnWrite() {
+      return where === 'file' ? ' (mode 0600, as before)' : '';
+    },
     read: () => get(profile, origin),
     async write(token) {
       where = await set(profile, token, origin);
@@ -205,6 +210,7 @@ export function tokenFilePlace(file: string, env: NodeJS.ProcessEnv = process.en
   return {
     target: { kind: 'token_file', path: target },
     describe: () => `the token file ${target}`,
+    keptOnWrite: ' (its owner, mode and final newline kept)',
     async read() {
       const found = await readKey(target, 'the token file');
       if (found) newline = found.text.endsWith('\n');

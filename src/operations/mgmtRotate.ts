@@ -145,7 +145,7 @@ async function fromCreating(ctx: MgmtRotationContext, rotation: MgmtRotation, ol
     throw new MgmtRotationError('store_failed', `the new management key could not be stored (${(err as Error).message.replace(/\.$/, '')}); it was deleted again, and ${ctx.place.describe()} keeps ${keyPrefixOf(oldToken)}…`);
   }
   const stored = await ctx.record.update(rotation.id, { state: 'stored' });
-  ctx.say(`Stored it in ${ctx.place.describe()}.`);
+  ctx.say(`Stored it in ${ctx.place.describe()}${ctx.place.keptOnWrite}.`);
   return checkAndDeleteOld(ctx, stored, created.apiKey, oldToken);
 }
 

@@ -61,6 +61,7 @@ function place(initial: string, options: { failWrite?: number } = {}): Credentia
     key: initial,
     target: { kind: 'store', storedIn: 'file' },
     describe: () => 'the test place',
+    keptOnWrite: '',
     read: async () => p.key,
     write: async (token) => {
       if (++writes === options.failWrite) throw new Error('disk full (scripted)');
