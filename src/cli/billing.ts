@@ -41,12 +41,13 @@ export function registerBilling(program: Command): void {
     .command('verify')
     .description('credit a USDC transfer by its transaction hash, after checking it on chain (--no-chain: the service alone)')
     .option('--tx <hash>', 'the Base transaction hash, 0x followed by 64 hex digits')
-    .option('--amount <usd>', 'the USD amount sent, exactly as in the top-up instruction (with --find: which top-up, when several await payment)')
+    .option('--amount <usd>', 'the USD amount sent, exactly as in the top-up instruction (default: the amount of the one USDC top-up awaiting payment; with --find: which top-up, when several await payment)')
+    .option('--to <address>', 'the deposit address the transfer paid: which top-up, when several await the same amount')
     .option('--find', 'no hash: watch the deposit address of the USDC top-up awaiting payment and verify the transfer that arrives')
     .option('--timeout <seconds>', 'with --find: how long to watch (default 900)')
     .option('-y, --yes', 'send the verify even when the chain shows a mismatch, without asking (required then when stdin is not a terminal)')
     .option('--json', 'print { credited, balance } as JSON')
-    .action(async (opts: { tx?: string; amount?: string; find?: boolean; timeout?: string; yes?: boolean; json?: boolean }, cmd: Command) => {
+    .action(async (opts: { tx?: string; amount?: string; to?: string; find?: boolean; timeout?: string; yes?: boolean; json?: boolean }, cmd: Command) => {
       const { billingVerify } = await import('../commands/billing.js');
       await runScripted(cmd, (g) => billingVerify(g, opts));
     });

@@ -134,10 +134,11 @@ export function registerMgmtKeys(program: Command): void {
     .command('rotate')
     .description('replace the management key keydeck uses: create a new one, store it where the old one is, check it, then delete the old one (for cron)')
     .option('--name <name>', 'the new key’s name (default NAME-r2, then -r3…)')
-    .option('--finish', 'finish an interrupted rotation')
-    .option('--undo', 'undo an interrupted rotation: delete the new key if it was never stored')
+    .option('--token-file <path>', 'rotate the key in this token file (the exporter’s) instead of keydeck’s own; the new key is written there, keeping its owner and mode')
+    .option('--finish', 'finish an interrupted rotation (a plain rerun does too)')
+    .option('--undo', 'undo an interrupted rotation: the old key back where it was, the new one deleted')
     .option('--json', 'print the old and new keys (id, name, keyPrefix; never a key value) and where the new one is stored')
-    .action(async (opts: { name?: string; finish?: boolean; undo?: boolean; json?: boolean }, cmd: Command) => {
+    .action(async (opts: { name?: string; tokenFile?: string; finish?: boolean; undo?: boolean; json?: boolean }, cmd: Command) => {
       const { mgmtKeysRotate } = await import('../commands/mgmt-rotate.js');
       await runScripted(cmd, (g) => mgmtKeysRotate(g, opts));
     });

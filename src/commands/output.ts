@@ -238,6 +238,11 @@ export interface OpenSessionOptions {
   readonly client?: Omit<KeydeckClientOptions, 'baseUrl' | 'token'>;
   /** False: no warning about interrupted rotations (`keys rotate` handles them itself). Default true. */
   readonly pendingRotations?: boolean;
+  /**
+   * The key of a token file to use instead of the profile's stored one (`mgmt-keys rotate
+   * --token-file`): `KEYDECK_TOKEN` and the store are not read; a 401 names the file.
+   */
+  readonly tokenFile?: { readonly token: string; readonly path: string };
 }
 
 /**
@@ -254,11 +259,17 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   const insecure = insecureHttpProblem(profile.baseUrl, globals.allowInsecureHttp === true);
   if (insecure !== undefined) fail(ExitCode.usage, insecure);
   const store = options.store ?? createCredentialStore({ env });
-  // Only the key stored for this service's origin (src/credentials/origin.ts).
-  const credential = await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl));
+  // Only the key stored for this service's origin (src/credentials/origin.ts), or the token file's.
+  const fromFile = options.tokenFile;
+  const credential: StoredCredential | undefined = fromFile
+    ? { token: fromFile.token, source: 'file', path: fromFile.path }
+    : await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl));
   if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store, profile));
   // The plaintext file is said at login, in `auth status` and in `doctor`, not on every command (issue 46: cron mail).
   if (options.pendingRotations !== false) {
+    // Management-key rotations first: their record takes over those the older record still holds.
+    const { pendingMgmtRotationWarnings } = await import('./pendingMgmtRotations.js');
+    for (const sentence of await pendingMgmtRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
     const { pendingRotationWarnings } = await import('./pendingRotations.js');
     for (const sentence of await pendingRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
   }
@@ -273,7 +284,9 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
     token: credential.token,
     ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }),
     // Every 401/403 names the credential and where it came from (a rejected KEYDECK_TOKEN says so).
-    credential: describeCredential(credential.token, credential.source, profile.name),
+    credential: fromFile
+      ? { label: `the management key ${credential.token.slice(0, 11)} in the token file ${fromFile.path}`, whenRejected: `put a valid management key in ${fromFile.path}` }
+      : describeCredential(credential.token, credential.source, profile.name),
   });
   // A call that takes longer than ~300 ms shows a spinner on stderr (a terminal only).
   const client = options.spinner === false ? bare : withActivity(bare, createActivity({ env }), `waiting for ${new URL(profile.baseUrl).host}`);
