@@ -1,6 +1,6 @@
 /**
  * The details of the selected consumption key: every §2.1 field (never `apiKey`: the reader drops
- * it from lists), `lastUsedAt` where the service sends it, its §8 limits, and what its money
+ * it from lists), `lastUsedAt` where the service sends it, its limits (src/billing/keyLimits.ts), and what its money
  * means: a subscription's paid time left and how a subscription is renewed (§3: it is not
  * extended; a new payment creates a new key), or for a pool key whose blocks are known where it
  * stands in its reserved hours (issue 23), a credit key's shared balance. Full layout: a bordered box of 5 lines (7 with the border); compact
@@ -13,9 +13,9 @@ import { centsText } from '../../api/money.js';
 import type { Plan, UsagePeriod } from '../../api/usageSchemas.js';
 import type { SpendRow } from '../../billing/spend.js';
 import { periodWords } from '../../billing/usageWords.js';
-import { paidTimeLeftMs, timeLeftWords } from '../../api/keyStatus.js';
+import { keyStatus, paidTimeLeftMs, timeLeftWords } from '../../api/keyStatus.js';
 import { dateTime, expiresIn, relativeAgo, shortDate, truncateTo } from '../format.js';
-import { describeLimits, keyStatus, planOf } from '../limits.js';
+import { describeLimits, planOf } from '../../billing/keyLimits.js';
 import { statusCell } from '../panes/keyRows.js';
 import { visible } from '../../terminal/sanitize.js';
 import { theme } from '../theme.js';
