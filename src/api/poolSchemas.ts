@@ -27,7 +27,7 @@
 import { z } from 'zod';
 import { microsToUsd, parseUsdMicros } from './money.js';
 import { BLOCK_HOURS, BLOCK_NAMES, blockOfHour, type BlockName } from './poolBlocks.js';
-import { ConsumptionKeyValueSchema, KeyNameSchema } from './schemas.js';
+import { ConsumptionKeyValueSchema, KeyNameSchema, nullAsUnset } from './schemas.js';
 
 /** A pool's status: the pages' `draft`, `funding`, `activating`, `active`, `paused`, or any other text. */
 export type PoolStatus = 'draft' | 'funding' | 'activating' | 'active' | 'paused' | (string & {});
@@ -270,7 +270,7 @@ export const CreateSubscriptionKeyRequestSchema = z.strictObject({ name: KeyName
  * full `apiKey` (`sk_…`), returned only this once; `keyType`, `keyPlan`, `isActive`, `createdAt`
  * and the rest as sent, when sent.
  */
-export const CreatedSubscriptionKeySchema = z.looseObject({
+export const CreatedSubscriptionKeySchema = nullAsUnset(z.looseObject({
   id: z.string().min(1),
   name: z.string().optional(),
   keyType: z.string().optional(),
@@ -280,5 +280,5 @@ export const CreatedSubscriptionKeySchema = z.looseObject({
   subscriptionId: z.string().optional(),
   subscriptionExpiresAt: z.string().optional(),
   createdAt: z.string().optional(),
-});
+}));
 export type CreatedSubscriptionKey = z.infer<typeof CreatedSubscriptionKeySchema>;
