@@ -218,3 +218,15 @@ export function failureWords(code: ApiErrorCode, situation: FailureSituation): F
 export function failureSentence(words: FailureWords): string {
   return words.next === '' ? words.sentence : `${words.sentence}${words.join ?? ': '}${words.next}`;
 }
+
+/**
+ * The sentence with the service's own words (`said`, already cleaned and bounded) beside
+ * keydeck's, then the next step: "The service refused the request to create the credit key as
+ * invalid: “Credit balance must be greater than 0 to create a credit key”; correct it and try
+ * again" (issue 43, item 2). A sentence that already has a colon takes them in brackets: "Could
+ * not create the credit key: the credit balance is 0 (the service said “…”); top up first".
+ */
+export function failureSentenceQuoting(words: FailureWords, said: string): string {
+  const quoted = words.sentence.includes(':') ? `${words.sentence} (the service said “${said}”)` : `${words.sentence}: “${said}”`;
+  return words.next === '' ? quoted : `${quoted}${words.sentence.includes(':') ? (words.join ?? ': ') : '; '}${words.next}`;
+}
