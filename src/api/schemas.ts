@@ -73,10 +73,13 @@ export type ConsumptionKey = z.infer<typeof ConsumptionKeySchema>;
 /** §4 `GET /api/keys`: an array of §2.1 keys. */
 export const ConsumptionKeyListSchema = z.array(ConsumptionKeySchema);
 
-/** A full consumption key value: `sk_` followed by at least one character. */
-export const ConsumptionKeyValueSchema = z.string().regex(/^sk_[A-Za-z0-9_-]+$/, 'must be an sk_ key');
-/** A full management key value: `mk_` followed by at least eight characters. */
-export const ManagementKeyValueSchema = z.string().regex(/^mk_[A-Za-z0-9_-]{8,}$/, 'must be an mk_ key');
+/**
+ * A full consumption key value: `sk_` (§2.1) or `sk-` (the newer keys page shows `"sk-..."`)
+ * followed by at least one character.
+ */
+export const ConsumptionKeyValueSchema = z.string().regex(/^sk[_-][A-Za-z0-9_-]+$/, 'must be an sk_ (or sk-) key');
+/** A full management key value: `mk_` (§2.2), or `mk-` as the newer pages write keys, followed by at least eight characters. */
+export const ManagementKeyValueSchema = z.string().regex(/^mk[_-][A-Za-z0-9_-]{8,}$/, 'must be an mk_ (or mk-) key');
 
 /**
  * §4 `POST /api/keys/credit` response: the created credit key with its full `apiKey`,

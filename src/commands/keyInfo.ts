@@ -58,7 +58,7 @@ async function consumptionKey(env: NodeJS.ProcessEnv, deps: KeyInfoDeps): Promis
   if (key === '') fail(ExitCode.usage, 'no consumption key: set KEYDECK_SK or pipe the key on stdin (it is never taken from the command line)');
   if (!ConsumptionKeyValueSchema.safeParse(key).success) {
     // Never echoed: only what it starts like.
-    fail(ExitCode.usage, `that is not a consumption key (sk_…): it starts with "${/^[A-Za-z]{1,4}[_-]/.exec(key)?.[0] ?? key.slice(0, 2).replace(/[^A-Za-z0-9]/g, '?')}"; key-info takes the sk_ key an application uses`);
+    fail(ExitCode.usage, `that is not a consumption key (sk_… or sk-…): it starts with "${/^[A-Za-z]{1,4}[_-]/.exec(key)?.[0] ?? key.slice(0, 2).replace(/[^A-Za-z0-9]/g, '?')}"; key-info takes the sk_ key an application uses`);
   }
   return key;
 }

@@ -134,7 +134,7 @@ describe('key-info', () => {
     expect(off.stderr).toMatch(/forbidden/);
     const notSk = await runCli(['key-info'], { env, input: 'mk_0123456789abcdefghij\n' });
     expect(notSk.code).toBe(2);
-    expect(notSk.stderr).toMatch(/not a consumption key \(sk_…\): it starts with "mk_"/);
+    expect(notSk.stderr).toMatch(/not a consumption key \(sk_… or sk-…\): it starts with "mk_"/);
     const empty = await runCli(['key-info'], { env });
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/set KEYDECK_SK or pipe the key on stdin \(it is never taken from the command line\)/);
