@@ -12,7 +12,7 @@
 import type { ConsumptionKey } from '../api/schemas.js';
 import { byId, printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
-import { keyStatus, paidTimeLost } from '../api/keyStatus.js';
+import { endedWords, keyStatus, paidTimeLost } from '../api/keyStatus.js';
 import { parseKeyId, parseKeyName, parseSubscriptionId } from './input.js';
 import { canPrompt, ExitCode, fail, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 import { summarizeBillingStatus } from '../api/reader.js';
@@ -182,7 +182,7 @@ export async function keysSetActive(
   if (isActive && expired) {
     fail(
       ExitCode.refused,
-      `subscription_ended: the key "${visible(key.name)}" (id ${keyId}) is a subscription whose paid period has ended, so it cannot be enabled again; a new subscription payment creates a new key. Nothing was sent`,
+      `subscription_ended: the key "${visible(key.name)}" (id ${keyId}) is a subscription whose paid period has ended, so it cannot be enabled again; ${endedWords(key)}. Nothing was sent`,
     );
   }
   const label = key !== undefined ? `the key "${visible(key.name)}" (id ${keyId})` : `the key ${keyId}`;
@@ -199,7 +199,7 @@ export async function keysSetActive(
   const result = await byId(keyId, () => client.keys.update(keyId, { isActive }), () => client.keys.list(), 'keydeck keys list');
   if (flags.json) printData(result);
   else if (isActive) printLine(`Enabled ${label}: it works again.`);
-  else if (expired) printLine(`Disabled ${label}: its subscription has ended (a new subscription payment creates a new key).`);
+  else if (expired) printLine(`Disabled ${label}: its subscription has ended (${endedWords(key)}).`);
   else printLine(`Disabled ${label}: it is refused from now on; \`keydeck keys enable ${keyId}\` turns it back on.`);
   return ExitCode.ok;
 }

@@ -31,7 +31,11 @@ export type NotifyEvent =
   | { readonly kind: 'low_balance'; readonly remaining: number; readonly threshold: number; readonly totalTopUp?: number }
   | { readonly kind: 'top_up_credited'; readonly amount: number; readonly remaining: number; readonly totalTopUp: number }
   | { readonly kind: 'key_rejected'; readonly detail?: string }
-  | { readonly kind: 'subscription_expiring'; readonly keyName: string; readonly expiresAt: string; readonly daysLeft: number }
+  /**
+   * Issue 19: a subscription key within 3 days of its end; `pool` for a key minted from a pool
+   * pledge (issue 43: its time is the pledge's, which renews unless cancelled).
+   */
+  | { readonly kind: 'subscription_expiring'; readonly keyName: string; readonly expiresAt: string; readonly daysLeft: number; readonly pool?: boolean }
   /**
    * Issue 23: a pool key's reserved block ends soon (`minutesLeft`); its requests get 429 until
    * `nextBlock` starts (absent: none known). Told once per key and block end.
@@ -119,8 +123,12 @@ export function notificationText(event: NotifyEvent, profile: string): { title: 
         title: `keydeck: reserved hours ending (${profile})`,
         body: `"${event.keyName}": block ${event.block} ends in ${Math.max(1, Math.round(event.minutesLeft))} min; its requests get 429 until ${event.nextBlock !== undefined ? `${event.nextBlock} starts` : 'its next block'}`,
       };
-    case 'subscription_expiring':
-      return { title: `keydeck: subscription expiring (${profile})`, body: `${event.keyName} expires in ${event.daysLeft >= 1 ? `${Math.floor(event.daysLeft)} d` : `${Math.max(1, Math.floor(event.daysLeft * 24))} h`} (${event.expiresAt}): a new payment creates a new key` };
+    case 'subscription_expiring': {
+      const left = event.daysLeft >= 1 ? `${Math.floor(event.daysLeft)} d` : `${Math.max(1, Math.floor(event.daysLeft * 24))} h`;
+      return event.pool
+        ? { title: `keydeck: pledge period ending (${profile})`, body: `"${event.keyName}": its pledge's period ends in ${left} (${event.expiresAt}); it renews unless cancelled (keydeck billing status)` }
+        : { title: `keydeck: subscription expiring (${profile})`, body: `"${event.keyName}" expires in ${left} (${event.expiresAt}): a new payment creates a new key` };
+    }
   }
 }
 

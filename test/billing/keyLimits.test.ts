@@ -4,6 +4,7 @@
  * that fits the 80-column details panel, and the JSON of `keys list --json` / `keys show --json`.
  */
 import { describe, expect, it } from 'vitest';
+import { endedWords, paidTimeLost, renewalWords } from '../../src/api/keyStatus.js';
 import { describeLimits, limitsJson, limitsOf } from '../../src/billing/keyLimits.js';
 import { PlanListSchema } from '../../src/api/usageSchemas.js';
 import { plans as pagePlans } from '../api/docs-examples.js';
@@ -61,5 +62,27 @@ describe('a key’s limits, each figure with its source', () => {
     for (const key of [credit, pool, standard, pro]) {
       for (const p of [undefined, plans]) expect(`limits: ${describeLimits(key, p)}`.length).toBeLessThanOrEqual(76);
     }
+  });
+});
+
+describe('a key’s status words (issue 43, item 5: the pool key is minted again from its pledge)', () => {
+  const now = Date.parse('2026-11-01T00:00:00Z');
+  const ends = '2026-11-30T00:00:00Z';
+  const spec = { keyType: 'subscription', keyPlan: 'standard', subscriptionStatus: 'active', subscriptionExpiresAt: ends };
+  const poolKey = { ...spec, keyPlan: 'pool', subscriptionId: 'pledge_uuid' };
+
+  it('deleting the spec’s subscription key loses its paid time; deleting a pool key does not: its pledge keeps it', () => {
+    expect(paidTimeLost(spec, 'delete', now)).toBe('29 days of paid time are lost (a subscription is not refunded; a new payment creates a new key)');
+    expect(paidTimeLost(poolKey, 'delete', now)).toBe('its pledge pledge_uuid keeps its 29 days of paid time, and a new key can be minted from it');
+    expect(paidTimeLost(poolKey, 'delete', now)).not.toMatch(/lost|new payment/);
+    expect(paidTimeLost(poolKey, 'deactivate', now)).toBe("its pledge's 29 days of paid time keep running out while it is off");
+  });
+
+  it('renewal and the end: not extended for the spec’s key; with its pledge for a pool key', () => {
+    expect(renewalWords(spec)).toBe('not extended; a new subscription payment creates a new key');
+    expect(renewalWords(spec, '$20.00')).toBe('not extended; a new payment ($20.00/month) creates a new key');
+    expect(renewalWords(poolKey)).toMatch(/^with its pledge: renewed each period unless cancelled/);
+    expect(endedWords(spec)).toBe('a new subscription payment creates a new key');
+    expect(endedWords(poolKey)).toBe('its pledge has ended: a new pledge mints a new key');
   });
 });
