@@ -148,7 +148,7 @@ export function errorFromResponse(
     ...(retryAfterMs !== undefined && { retryAfter: formatWait(retryAfterMs) }),
   });
   // The service's own sentence, cleaned and bounded, beside keydeck's (issue 43, item 2).
-  const sentence = info.message !== undefined ? failureSentenceQuoting(words, clean(info.message, ctx.token)) : failureSentence(words);
+  const sentence = info.message !== undefined ? failureSentenceQuoting(words, clean(info.message, ctx.token), status >= 400 && status < 500) : failureSentence(words);
   return makeError(ctx, code, `${sentence}.`, {
     status,
     ...(retryAfterMs !== undefined && { retryAfterMs }),
