@@ -20,6 +20,7 @@ import { mintRefusal } from '../billing/pledges.js';
 import { checkPlan, deliverAndSay, deliveryJson, deliveryPlanOf, rememberDeliveries, say, undelivered, type DeliveryFlags } from './keyDelivery.js';
 import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalText } from './table.js';
 import { visible } from '../terminal/sanitize.js';
+import { plansFor, withLimits } from './keysShow.js';
 
 const STATUS_STYLE = { active: 'green', inactive: 'yellow', expired: 'red' } as const;
 
@@ -47,12 +48,17 @@ export function keysTable(keys: readonly ConsumptionKey[], options: { color?: bo
   return formatTable(headers, rows, { color: options.color ?? false });
 }
 
-/** `keydeck keys list [--json]`: the table, or the §4 array as JSON. Exit 0. */
+/**
+ * `keydeck keys list [--json]`: the table, or the §4 array as JSON, each entry with its published
+ * `limits` (src/billing/keyLimits.ts: `{ requestsPerMinute, tokensPerMinute, concurrentRequests,
+ * onlyInBlocks, boundedByBalance, source, sources }`, null when none are published; `GET
+ * /api/plans` is read only when a legacy plan's key is listed). Exit 0.
+ */
 export async function keysList(globals: GlobalOptions, flags: JsonFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const { client } = await openSession(globals, deps.session);
   const keys = await client.keys.list();
   if (flags.json) {
-    printData(keys);
+    printData(withLimits(keys, await plansFor(client, keys)));
   } else if (keys.length === 0) {
     printLine('No consumption keys yet. Create a credit key with: keydeck keys create --name NAME');
   } else {
