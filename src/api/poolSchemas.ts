@@ -265,6 +265,9 @@ export const SubscriptionIdSchema = z
 /** `POST /api/keys/subscription` body (Per-Key Plans page). */
 export const CreateSubscriptionKeyRequestSchema = z.strictObject({ name: KeyNameSchema, subscriptionId: SubscriptionIdSchema });
 
+/** `POST /api/billing/cancel` body (the older billing page: "The subscription UUID from /status"). */
+export const CancelSubscriptionRequestSchema = z.strictObject({ subscriptionId: SubscriptionIdSchema });
+
 /**
  * `POST /api/keys/subscription` answer (not shown on the current pages): the created key with its
  * full `apiKey` (`sk_…`), returned only this once; `keyType`, `keyPlan`, `isActive`, `createdAt`

@@ -118,6 +118,11 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE consumption_keys ADD COLUMN subscription_id TEXT;
   CREATE INDEX consumption_keys_by_subscription ON consumption_keys (subscription_id) WHERE subscription_id IS NOT NULL;
   `,
+  // 4: a pledge renews each period unless its renewal is cancelled (POST /api/billing/cancel, issue 43).
+  `
+  ALTER TABLE pool_pledges ADD COLUMN cancel_at_period_end INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX pool_pledges_renewing ON pool_pledges (period_end) WHERE cancel_at_period_end = 0;
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -106,6 +106,7 @@ export class KeyStore {
   readonly #deleteManagement;
   readonly #touchManagement;
   readonly #creditKeyCounts;
+  readonly #extendPledgeKeys;
   /** Per-user credit key counts, computed on first read and dropped on every change of that user's keys. */
   readonly #countCache = new Map<string, { total: number; active: number }>();
   /** Per-user change counter of consumption keys (see {@link KeyStore.version}). */
@@ -142,6 +143,7 @@ export class KeyStore {
     this.#managementByHash = db.prepare('SELECT key_hash, id, user_id FROM management_keys WHERE key_hash = ?');
     this.#deleteManagement = db.prepare('DELETE FROM management_keys WHERE id = ? AND user_id = ?');
     this.#touchManagement = db.prepare('UPDATE management_keys SET last_used_at = ? WHERE id = ?');
+    this.#extendPledgeKeys = db.prepare('UPDATE consumption_keys SET subscription_expires_at = ? WHERE subscription_id = ? AND user_id = ? AND deleted_at IS NULL');
     this.#creditKeyCounts = db.prepare(
       `SELECT COUNT(*) AS total, COALESCE(SUM(is_active), 0) AS active FROM consumption_keys
        WHERE user_id = ? AND key_type = 'credit' AND deleted_at IS NULL`,
@@ -223,6 +225,15 @@ export class KeyStore {
       randomUUID(), userId, name, 'pool', 'subscription', hashSecret(apiKey), pledge.blocks, pledge.period_end, now, pledge.id,
     ) as unknown as ConsumptionKeyRow;
     return { row, apiKey };
+  }
+
+  /**
+   * A pledge renewed (issue 43): its keys (not deleted) run to its new period end `periodEnd`
+   * (epoch ms), as its first key was minted to run to the first.
+   */
+  extendPledgeKeys(userId: string, pledgeId: string, periodEnd: number): void {
+    this.#changed(userId);
+    this.#extendPledgeKeys.run(periodEnd, pledgeId, userId);
   }
 
   /** The user's keys that are not deleted, in creation order. */
