@@ -6,7 +6,8 @@
  * - `usage_keys`, `key_samples`: the per-key spend samples of each usage read (./keyHistory.ts);
  * - `usage_calls`, `usage_state`, `usage_answers`, `origin_clock`: the shared, locked record of
  *   usage reads per credential and origin, the last answers kept with their time, and the
- *   service's clock (./usageBudget.ts);
+ *   service's clock (./usageBudget.ts); `usage_accounts`, `usage_shared`: which account a
+ *   credential belongs to, and the accounts whose reads the service was seen to count together;
  * - `anomalies`: runaway-key episodes, so one episode is told once (./keyHistory.ts).
  *
  * Mode 0600 in a 0700 directory; a path that is a symbolic link, not a regular file or owned by
@@ -108,6 +109,20 @@ const MIGRATIONS: readonly string[] = [
     baseline_usd_per_hour REAL,
     PRIMARY KEY (key, started_at)
   ) WITHOUT ROWID;
+  `,
+  // 3 (issue 43): the usage read limit learnt to be the account's, not the credential's.
+  `
+  CREATE TABLE usage_accounts (
+    credential TEXT PRIMARY KEY, -- one-way hash of origin and token
+    origin TEXT NOT NULL,
+    account TEXT NOT NULL        -- acct: + one-way hash of origin and the service's userId
+  );
+  CREATE INDEX usage_accounts_by_account ON usage_accounts (account);
+  CREATE TABLE usage_shared (
+    account TEXT PRIMARY KEY,    -- its credentials' usage reads are counted together
+    origin TEXT NOT NULL,
+    learned_at INTEGER NOT NULL  -- service clock, epoch ms: the 429 that taught it
+  );
   `,
 ];
 
