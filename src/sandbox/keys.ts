@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
+import { returning } from './db.js';
 import { keyPrefixOf } from '../api/errors.js';
 import type { ConsumptionKey, ManagementKey } from '../api/schemas.js';
 import {
@@ -183,9 +184,9 @@ export class KeyStore {
   createCredit(userId: string, name: string, now: number): { row: ConsumptionKeyRow; apiKey: string } {
     const apiKey = newConsumptionKeyValue();
     this.#changed(userId);
-    const row = this.#insertConsumption.get(
-      randomUUID(), userId, name, 'credits', 'credit', hashSecret(apiKey), null, null, now, null,
-    ) as unknown as ConsumptionKeyRow;
+    const row = returning<ConsumptionKeyRow>(
+      this.#insertConsumption, randomUUID(), userId, name, 'credits', 'credit', hashSecret(apiKey), null, null, now, null,
+    )!;
     return { row, apiKey };
   }
 
@@ -202,9 +203,9 @@ export class KeyStore {
   ): { row: ConsumptionKeyRow; apiKey: string } {
     const apiKey = newConsumptionKeyValue();
     this.#changed(userId);
-    const row = this.#insertConsumption.get(
-      randomUUID(), userId, name, plan, 'subscription', hashSecret(apiKey), blocks.join(','), now + SUBSCRIPTION_PERIOD_MS, now, null,
-    ) as unknown as ConsumptionKeyRow;
+    const row = returning<ConsumptionKeyRow>(
+      this.#insertConsumption, randomUUID(), userId, name, plan, 'subscription', hashSecret(apiKey), blocks.join(','), now + SUBSCRIPTION_PERIOD_MS, now, null,
+    )!;
     return { row, apiKey };
   }
 
@@ -221,9 +222,9 @@ export class KeyStore {
   ): { row: ConsumptionKeyRow; apiKey: string } {
     const apiKey = newConsumptionKeyValue();
     this.#changed(userId);
-    const row = this.#insertConsumption.get(
-      randomUUID(), userId, name, 'pool', 'subscription', hashSecret(apiKey), pledge.blocks, pledge.period_end, now, pledge.id,
-    ) as unknown as ConsumptionKeyRow;
+    const row = returning<ConsumptionKeyRow>(
+      this.#insertConsumption, randomUUID(), userId, name, 'pool', 'subscription', hashSecret(apiKey), pledge.blocks, pledge.period_end, now, pledge.id,
+    )!;
     return { row, apiKey };
   }
 
@@ -271,9 +272,7 @@ export class KeyStore {
   /** Creates a management key; returns the row and the full value (once). */
   createManagement(userId: string, name: string, now: number): { row: ManagementKeyRow; apiKey: string } {
     const apiKey = newManagementKeyValue();
-    const row = this.#insertManagement.get(
-      randomUUID(), userId, name, keyPrefixOf(apiKey), hashSecret(apiKey), now,
-    ) as unknown as ManagementKeyRow;
+    const row = returning<ManagementKeyRow>(this.#insertManagement, randomUUID(), userId, name, keyPrefixOf(apiKey), hashSecret(apiKey), now)!;
     return { row, apiKey };
   }
 

@@ -14,6 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
+import { returning } from './db.js';
 import { BLOCK_NAMES, blockOfHour, reservedHoursAt, type BlockName } from '../api/poolBlocks.js';
 import { SandboxError } from './errors.js';
 import { isExpired, SUBSCRIPTION_PERIOD_MS, type ConsumptionKeyRow } from './keys.js';
@@ -163,7 +164,7 @@ export class PoolStore {
    * @returns the pledge, or undefined when the user has none with that id
    */
   cancel(userId: string, id: string): PledgeRow | undefined {
-    const row = this.#cancel.get(id, userId) as PledgeRow | undefined;
+    const row = returning<PledgeRow>(this.#cancel, id, userId);
     this.#nextDueAt = undefined;
     return row;
   }
@@ -178,7 +179,7 @@ export class PoolStore {
     const taken = this.takenSeats(pool.id, now);
     const full = blocks.filter((b) => taken[b] >= pool.totalSlots);
     if (full.length > 0) throw new SandboxError('invalid_request', `blocks: no free seat in ${full.join(', ')} of ${pool.slug}`, { field: 'blocks' });
-    const row = this.#insert.get(randomUUID(), userId, pool.id, blocks.join(','), now + SUBSCRIPTION_PERIOD_MS, now) as unknown as PledgeRow;
+    const row = returning<PledgeRow>(this.#insert, randomUUID(), userId, pool.id, blocks.join(','), now + SUBSCRIPTION_PERIOD_MS, now)!;
     if (this.#nextDueAt !== undefined) this.#nextDueAt = Math.min(this.#nextDueAt, row.period_end);
     return row;
   }
