@@ -20,6 +20,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { dataDir } from '../config/paths.js';
 import { openSqlite } from '../config/sqlite.js';
+import { checkTrustedDirSync } from '../config/trust.js';
 
 /** Stable codes of {@link HistoryStoreError}. */
 export type HistoryStoreErrorCode = 'history_unsafe_path' | 'history_unavailable';
@@ -137,6 +138,9 @@ export const HISTORY_SCHEMA_VERSION = MIGRATIONS.length;
  */
 export function openHistoryDatabase(file: string, busyTimeoutMs = 2000): DatabaseSync {
   checkPath(file);
+  // Its directory is trusted as the config dir is (issue 43): no one else may write there.
+  const dirProblem = checkTrustedDirSync(path.dirname(file), 'data dir');
+  if (dirProblem) throw new HistoryStoreError('history_unsafe_path', dirProblem.sentence, file);
   try {
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   } catch (error) {

@@ -14,7 +14,9 @@
  * 2 bad usage (`--port` not an integer 0–65535).
  */
 import { isLoopbackHost } from '../api/baseUrl.js';
+import { dirname } from 'node:path';
 import { sandboxDbPath } from '../config/paths.js';
+import { checkTrustedDir } from '../config/trust.js';
 
 /**
  * The warning for a sandbox listening on `host` beyond this machine, or undefined for a loopback
@@ -62,6 +64,13 @@ export async function runSandboxCommand(opts: SandboxCommandOptions): Promise<vo
     return;
   }
   const dbPath = opts.db ?? sandboxDbPath();
+  // The default database lives in the data dir: trusted as the config dir is (issue 43).
+  const dirProblem = opts.db === undefined ? await checkTrustedDir(dirname(dbPath), 'data dir') : undefined;
+  if (dirProblem) {
+    process.stderr.write(`keydeck: could not start the sandbox: ${dirProblem.sentence}\n`);
+    process.exitCode = 1;
+    return;
+  }
   // Listen for the signals before anything is printed: whoever reads the two lines may signal
   // at once. A signal during start-up stops the sandbox as soon as it is up.
   let stopping = false;
