@@ -98,10 +98,15 @@ export function paidTimeLost(
  * How a subscription key's paid time goes on, as a clause: the spec's subscription key is not
  * extended (§3: a new payment creates a new key; `priceUsd` a month when the service's plans say
  * it); a pool key's time is its pledge's, which renews each period unless its renewal was
- * cancelled (`keydeck billing status` says which; `keydeck billing cancel` stops it).
+ * cancelled (`cancelAtPeriodEnd`, from the billing status, when known: `keydeck billing cancel`
+ * stops it).
  */
-export function renewalWords(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>, priceUsd?: string): string {
-  if (isPoolKey(key)) return 'with its pledge: renewed each period unless cancelled (billing status)';
+export function renewalWords(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>, priceUsd?: string, cancelAtPeriodEnd?: boolean): string {
+  if (isPoolKey(key)) {
+    if (cancelAtPeriodEnd === true) return 'none: its pledge’s renewal was cancelled, so it ends with the period';
+    if (cancelAtPeriodEnd === false) return 'with its pledge: renewed each period (keydeck billing cancel stops it)';
+    return 'with its pledge: renewed each period unless cancelled (billing status)';
+  }
   return priceUsd !== undefined ? `not extended; a new payment (${priceUsd}/month) creates a new key` : 'not extended; a new subscription payment creates a new key';
 }
 

@@ -129,12 +129,15 @@ export async function keysShow(globals: GlobalOptions, idOrName: string, flags: 
     const pledge = named !== undefined && named !== key.id ? named : undefined;
     const [plans, status] = await Promise.all([plansFor(client, [key]), pledge !== undefined || isPoolKey(key) ? client.billing.status().catch(() => undefined) : undefined]);
     const now = client.serviceNow();
-    const blocks = key.keyType === 'subscription' ? blocksOfKey(key, summarizeBillingStatus(status)) : undefined;
+    const summary = summarizeBillingStatus(status);
+    const blocks = key.keyType === 'subscription' ? blocksOfKey(key, summary) : undefined;
+    // The older page lists a pledge among its subscriptions.
+    const cancelled = pledge !== undefined ? (summary?.poolPledges.find((p) => p.id === pledge) ?? summary?.subscriptions.find((s) => s.id === pledge))?.cancelAtPeriodEnd : undefined;
     const spend = keptSpend(session, keys, key.id, deps);
     const state = keyStatus(key, now);
     const left = paidTimeLeftMs(key, now);
     const plan = planOf(key, plans);
-    const renewal = key.keyType === 'subscription' ? renewalWords(key, plan?.priceUsd !== undefined ? `$${centsText(plan.priceUsd)}` : undefined) : undefined;
+    const renewal = key.keyType === 'subscription' ? renewalWords(key, plan?.priceUsd !== undefined ? `$${centsText(plan.priceUsd)}` : undefined, cancelled) : undefined;
     const hours = blocks ? reservedHoursText(blocks, now) : undefined;
     if (flags.json) {
       const at = blocks ? reservedHoursAt(blocks, now) : undefined;

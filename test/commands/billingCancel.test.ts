@@ -41,6 +41,9 @@ for (const dialect of ['docs-v2', 'docs-v1'] as const) {
       expect(r.stdout).toMatch(new RegExp(`^Cancelled the renewal of the (pool pledge kimi26 \\(europe\\)|subscription kimi26), id ${id}: it stays active until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC, then ends\\.\\n$`));
       const after = await cli.run(token, ['billing', 'status']);
       expect(after.stdout).toContain('cancel at period end: yes');
+      // Its key says so too.
+      await sb.call('POST', '/api/keys/subscription', { token, body: { name: 'night', subscriptionId: id } });
+      expect((await cli.run(token, ['keys', 'show', 'night'])).stdout).toMatch(/^renewal\s+none: its pledge’s renewal was cancelled, so it ends with the period$/m);
       // Again: nothing is sent, and it says so.
       const again = await cli.run(token, ['billing', 'cancel', id, '--yes', '--json']);
       expect(again.code, again.stderr).toBe(0);

@@ -40,7 +40,7 @@ describe('keydeck keys show', { timeout: 60_000 }, () => {
     expect(human.stdout).toMatch(/^type\s+subscription key · plan pool$/m);
     expect(human.stdout).toMatch(inside ? /^status\s+active · in block europe, \d+ (h|min) left$/m : /^status\s+active · outside its blocks: next europe in \d+ (h|min)$/m);
     expect(human.stdout).toMatch(new RegExp(`^pledge\\s+${pledge} · blocks europe`, 'm'));
-    expect(human.stdout).toMatch(/^renewal\s+with its pledge: renewed each period unless cancelled/m);
+    expect(human.stdout).toMatch(/^renewal\s+with its pledge: renewed each period \(keydeck billing cancel stops it\)$/m);
     expect(human.stdout).toMatch(/^limits\s+in its blocks only, unlimited, 1 concurrent \(the pages\)$/m);
     expect(human.stdout).not.toMatch(/new payment/);
 
