@@ -4,7 +4,7 @@ import { commandGroup, runScripted } from './shared.js';
 
 /** Adds `billing` to the program. */
 export function registerBilling(program: Command): void {
-  const billing = commandGroup(program, 'billing', 'the USD credit balance and top-ups: credits, status, topup, verify, history, watch');
+  const billing = commandGroup(program, 'billing', 'the USD credit balance and top-ups: credits, status, cancel, topup, verify, history, watch');
   billing
     .command('credits')
     .description('show the balance: remaining, totalTopUp, hasCreditKey, creditKeyCount, userId')
@@ -20,6 +20,16 @@ export function registerBilling(program: Command): void {
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { billingStatus } = await import('../commands/billing.js');
       await runScripted(cmd, (g) => billingStatus(g, opts));
+    });
+  billing
+    .command('cancel')
+    .description('stop the renewal of a subscription or pool pledge: it stays active until its period ends, then ends (asks first)')
+    .argument('<subscription-id>', 'the subscription’s or pledge’s id (keydeck billing status)')
+    .option('-y, --yes', 'do not ask (required when stdin is not a terminal)')
+    .option('--json', 'print { answer: the service’s answer, subscription: the entry as the billing status lists it afterwards } as JSON')
+    .action(async (id: string, opts: { yes?: boolean; json?: boolean }, cmd: Command) => {
+      const { billingCancel } = await import('../commands/billingCancel.js');
+      await runScripted(cmd, (g) => billingCancel(g, id, opts));
     });
   billing
     .command('topup')

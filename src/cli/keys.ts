@@ -22,10 +22,19 @@ export function registerKeys(program: Command): void {
   keys
     .command('list')
     .description('list the consumption keys: id, name, keyType, keyPlan, status, expires, createdAt (never a key value)')
-    .option('--json', 'print the service’s array of keys as JSON')
+    .option('--json', 'print the service’s array of keys as JSON, each with its published limits (limits)')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { keysList } = await import('../commands/keys.js');
       await runScripted(cmd, (g) => keysList(g, opts));
+    });
+  keys
+    .command('show')
+    .description('one key as the Keys pane shows it: status, expiry, plan, a pool key’s blocks, its limits with where each figure comes from, its last known spend')
+    .argument('<id|name>', 'the key’s id, or its name when only one key has it (keydeck keys list)')
+    .option('--json', 'print the key as keys list --json does (with limits), plus details')
+    .action(async (idOrName: string, opts: { json?: boolean }, cmd: Command) => {
+      const { keysShow } = await import('../commands/keysShow.js');
+      await runScripted(cmd, (g) => keysShow(g, idOrName, opts));
     });
   keys
     .command('create')

@@ -124,7 +124,7 @@ export function exitCodeOf(error: unknown): ExitCodeValue {
     if (error.code === 'invalid_request') return error.status === undefined ? ExitCode.usage : ExitCode.refused;
     return ExitCode.refused;
   }
-  if (error instanceof ConfigError) return error.code === 'config_write_failed' || error.code === 'config_untrusted' ? ExitCode.refused : ExitCode.usage;
+  if (error instanceof ConfigError) return error.code === 'config_write_failed' || error.code === 'config_untrusted' || error.code === 'data_untrusted' ? ExitCode.refused : ExitCode.usage;
   if (error instanceof CredentialStoreError) {
     return error.code === 'consumption_key' || error.code === 'invalid_token' ? ExitCode.usage : ExitCode.refused;
   }
