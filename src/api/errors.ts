@@ -102,14 +102,18 @@ export function isAbortError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError';
 }
 
-/** Full `sk_…` / `mk_…` key values (and anything shaped like them) anywhere in a text. */
-const KEY_VALUE = /\b(sk|mk)_[A-Za-z0-9_-]{4,}/g;
+/**
+ * Full key values (and anything shaped like them) anywhere in a text: `sk_…`/`mk_…` (the spec's),
+ * and `sk-…`/`mk-…` (the newer keys page's `"sk-..."`) with at least 16 characters after the
+ * dash, so a word such as `sk-learn` is not taken for one.
+ */
+const KEY_VALUE = /\b(sk|mk)(?:_[A-Za-z0-9_-]{4,}|-[A-Za-z0-9_-]{16,})/g;
 /** A Bearer token in an echoed header. */
 const BEARER = /(Bearer\s+)[^\s"',;]+/gi;
 
 /**
- * Returns `text` with every secret replaced: key values shaped like `sk_…`/`mk_…` become
- * their first 8 characters after the prefix followed by `…` (the `keyPrefix` form of §2.2),
+ * Returns `text` with every secret replaced: key values shaped like `sk_…`/`mk_…` (or `sk-…`/
+ * `mk-…`) become their first 8 characters after the prefix followed by `…` (the `keyPrefix` form of §2.2),
  * Bearer credentials become `Bearer [redacted]`, and each string in `extra` (a session token,
  * say) becomes `[redacted]`. Safe on any text; used for every error message and log line.
  */
@@ -119,14 +123,14 @@ export function redactSecrets(text: string, extra: readonly string[] = []): stri
     if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
   }
   out = out.replace(BEARER, '$1[redacted]');
-  out = out.replace(KEY_VALUE, (match, kind: string) => {
+  out = out.replace(KEY_VALUE, (match) => {
     const body = match.slice(3);
-    return body.length > 8 ? `${kind}_${body.slice(0, 8)}…` : match;
+    return body.length > 8 ? `${match.slice(0, 3)}${body.slice(0, 8)}…` : match;
   });
   return out;
 }
 
-/** The display prefix of a full key: `mk_` + 8 characters (§2.2 `keyPrefix`), or `sk_` + 8. */
+/** The display prefix of a full key: `mk_` + 8 characters (§2.2 `keyPrefix`), or `sk_` + 8 (`sk-`, `mk-` likewise). */
 export function keyPrefixOf(key: string): string {
   return key.slice(0, 11);
 }

@@ -1,15 +1,16 @@
 /**
  * Turns everything that can go wrong in a call into one {@link KeydeckApiError} with a stable
  * code and one human sentence (what went wrong, what to do). Error bodies are trusted for
- * nothing: the DESIGN.md shape (`{ error: { code, message, field? } }`, also inside the billing
- * envelope) is used when present, anything else degrades to the HTTP status (§7 shows no error
- * shapes). Every text that came from the service is cleaned of control characters, shortened
- * and redacted (the token and any key value) before it reaches a message.
+ * nothing: a code of ours is taken from any error shape the pages and the seed show
+ * ({@link serviceErrorInfo}), else the HTTP status decides (§7 shows no error shapes); the
+ * service's own sentence, when it sent one, is quoted beside keydeck's. Every text that came from
+ * the service is cleaned of control characters, shortened and redacted (the token and any key
+ * value) before it reaches a message.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { MAX_RETRY_AFTER_MS } from './retry.js';
 import { KeydeckApiError, redactSecrets, SERVICE_ERROR_CODES, type ApiErrorCode, type KeydeckApiErrorOptions } from './errors.js';
-import { failureSentence, failureWords, type FailureSituation, type OperationInfo } from './wording.js';
+import { failureSentence, failureSentenceQuoting, failureWords, type FailureSituation, type OperationInfo } from './wording.js';
 
 /** The error codes a service may put in a body (the others are the client's own). */
 const SERVICE_CODES: ReadonlySet<string> = new Set<string>(SERVICE_ERROR_CODES);
@@ -49,19 +50,33 @@ export interface ServiceErrorInfo {
 }
 
 /**
- * Reads `{ error: { code, message, field } }` (bare or inside `{ success: false, … }`), and the
- * lenient variants `{ error: "<code>" }` and `{ code, message }`. Unknown codes are dropped
- * (the status decides then); only service codes are taken, never the client's transport codes.
+ * Reads the error facts of every error shape the pages and the seed show, bare or inside
+ * `{ success: false, … }` (issue 43, item 2):
+ *
+ * | shape | code | the service's own words |
+ * |---|---|---|
+ * | `{ error: "<sentence>" }` (the pages) | when the text is one of ours (`{ error: "not_found" }`) | the text, when it is not a code |
+ * | `{ error: { code, message, field } }` (DESIGN.md, the sandbox) | `code` | `message` |
+ * | `{ error: { message } }` | — | `message` |
+ * | `{ message }`, `{ code, message }` | `code` | `message` |
+ * | `{ error: "<code>", message }` | `error` | `message` |
+ *
+ * Unknown codes are dropped (the status decides then); only service codes are taken, never the
+ * client's transport codes. The words are returned raw: the caller cleans and bounds them.
  */
 export function serviceErrorInfo(body: ParsedBody): ServiceErrorInfo {
   if (body.kind !== 'json' || !isRecord(body.value)) return {};
   const root = body.value;
   const inner = isRecord(root.error) ? root.error : root;
   const info: ServiceErrorInfo = {};
-  const code = typeof root.error === 'string' ? root.error : inner.code;
+  const code = typeof root.error === 'string' && SERVICE_CODES.has(root.error) ? root.error : inner.code;
   if (typeof code === 'string' && SERVICE_CODES.has(code)) info.code = code as ApiErrorCode;
-  const message = typeof inner.message === 'string' ? inner.message : undefined;
-  if (message !== undefined && message.trim() !== '') info.message = message;
+  // The service's sentence: the error's message, the body's message, or the error itself when it
+  // is text and not one of our codes (`{ "error": "Credit balance must be greater than 0 …" }`).
+  const message = [inner.message, root.message, typeof root.error === 'string' && !SERVICE_CODES.has(root.error) ? root.error : undefined].find(
+    (m): m is string => typeof m === 'string' && m.trim() !== '',
+  );
+  if (message !== undefined) info.message = message;
   if (typeof inner.field === 'string' && inner.field.trim() !== '') info.field = inner.field;
   return info;
 }
@@ -132,8 +147,9 @@ export function errorFromResponse(
     ...(field !== undefined && { field }),
     ...(retryAfterMs !== undefined && { retryAfter: formatWait(retryAfterMs) }),
   });
-  const said = info.message !== undefined ? ` (the service said: "${clean(info.message, ctx.token)}")` : '';
-  return makeError(ctx, code, `${failureSentence(words)}${said}.`, {
+  // The service's own sentence, cleaned and bounded, beside keydeck's (issue 43, item 2).
+  const sentence = info.message !== undefined ? failureSentenceQuoting(words, clean(info.message, ctx.token), status >= 400 && status < 500) : failureSentence(words);
+  return makeError(ctx, code, `${sentence}.`, {
     status,
     ...(retryAfterMs !== undefined && { retryAfterMs }),
     ...(field !== undefined && { field }),

@@ -55,18 +55,62 @@ export function timeLeftWords(ms: number): string {
 }
 
 /**
- * What deleting or deactivating `key` costs in paid time, as a clause for a confirmation
- * (`29 days of paid time are lost`), or undefined when nothing paid is left (credit keys, expired).
+ * True for a key minted from a pool pledge (`keyPlan: pool`, the newer keys page and the Per-Key
+ * Plans page): its paid time is its pledge's, and a deleted key is minted again from the pledge.
+ * The other subscription keys follow the spec's model (§3: one key per payment, 30 days).
+ */
+export function isPoolKey(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>): boolean {
+  return key.keyType === 'subscription' && key.keyPlan === 'pool';
+}
+
+/** A key's `subscriptionId` (the newer keys page: a pool key's pledge), when sent. */
+function pledgeOf(key: object): string | undefined {
+  const id = (key as Record<string, unknown>).subscriptionId;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/**
+ * What deleting or deactivating `key` costs in paid time, as a clause for a confirmation, or
+ * undefined when nothing paid is left (credit keys, expired). The spec's subscription key (§3):
+ * `29 days of paid time are lost (…; a new payment creates a new key)`. A pool key (issue 43, item
+ * 5): its pledge keeps the paid time, and a new key is minted from the pledge.
  */
 export function paidTimeLost(
-  key: Pick<ConsumptionKey, 'keyType' | 'subscriptionStatus' | 'subscriptionExpiresAt'>,
+  key: Pick<ConsumptionKey, 'keyType' | 'keyPlan' | 'subscriptionStatus' | 'subscriptionExpiresAt'>,
   action: 'delete' | 'deactivate',
   now: number = Date.now(),
 ): string | undefined {
   const left = paidTimeLeftMs(key, now);
   if (left === undefined || left <= 0) return undefined;
   const words = timeLeftWords(left);
+  if (isPoolKey(key)) {
+    const pledge = pledgeOf(key);
+    return action === 'delete'
+      ? `its pledge${pledge ? ` ${pledge}` : ''} keeps its ${words} of paid time, and a new key can be minted from it`
+      : `its pledge's ${words} of paid time keep running out while it is off`;
+  }
   return action === 'delete'
     ? `${words} of paid time are lost (a subscription is not refunded; a new payment creates a new key)`
     : `its ${words} of paid time keep running out while it is off`;
+}
+
+/**
+ * How a subscription key's paid time goes on, as a clause: the spec's subscription key is not
+ * extended (§3: a new payment creates a new key; `priceUsd` a month when the service's plans say
+ * it); a pool key's time is its pledge's, which renews each period unless its renewal was
+ * cancelled (`cancelAtPeriodEnd`, from the billing status, when known: `keydeck billing cancel`
+ * stops it).
+ */
+export function renewalWords(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>, priceUsd?: string, cancelAtPeriodEnd?: boolean): string {
+  if (isPoolKey(key)) {
+    if (cancelAtPeriodEnd === true) return 'none: its pledge’s renewal was cancelled, so it ends with the period';
+    if (cancelAtPeriodEnd === false) return 'with its pledge: renewed each period (keydeck billing cancel stops it)';
+    return 'with its pledge: renewed each period unless cancelled (billing status)';
+  }
+  return priceUsd !== undefined ? `not extended; a new payment (${priceUsd}/month) creates a new key` : 'not extended; a new subscription payment creates a new key';
+}
+
+/** What follows the end of a subscription key's paid period, as a clause (said when it cannot be enabled again). */
+export function endedWords(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>): string {
+  return isPoolKey(key) ? 'its pledge has ended: a new pledge mints a new key' : 'a new subscription payment creates a new key';
 }

@@ -27,7 +27,7 @@
 import { z } from 'zod';
 import { microsToUsd, parseUsdMicros } from './money.js';
 import { BLOCK_HOURS, BLOCK_NAMES, blockOfHour, type BlockName } from './poolBlocks.js';
-import { ConsumptionKeyValueSchema, KeyNameSchema } from './schemas.js';
+import { ConsumptionKeyValueSchema, KeyNameSchema, nullAsUnset } from './schemas.js';
 
 /** A pool's status: the pages' `draft`, `funding`, `activating`, `active`, `paused`, or any other text. */
 export type PoolStatus = 'draft' | 'funding' | 'activating' | 'active' | 'paused' | (string & {});
@@ -265,12 +265,15 @@ export const SubscriptionIdSchema = z
 /** `POST /api/keys/subscription` body (Per-Key Plans page). */
 export const CreateSubscriptionKeyRequestSchema = z.strictObject({ name: KeyNameSchema, subscriptionId: SubscriptionIdSchema });
 
+/** `POST /api/billing/cancel` body (the older billing page: "The subscription UUID from /status"). */
+export const CancelSubscriptionRequestSchema = z.strictObject({ subscriptionId: SubscriptionIdSchema });
+
 /**
  * `POST /api/keys/subscription` answer (not shown on the current pages): the created key with its
  * full `apiKey` (`sk_…`), returned only this once; `keyType`, `keyPlan`, `isActive`, `createdAt`
  * and the rest as sent, when sent.
  */
-export const CreatedSubscriptionKeySchema = z.looseObject({
+export const CreatedSubscriptionKeySchema = nullAsUnset(z.looseObject({
   id: z.string().min(1),
   name: z.string().optional(),
   keyType: z.string().optional(),
@@ -280,5 +283,5 @@ export const CreatedSubscriptionKeySchema = z.looseObject({
   subscriptionId: z.string().optional(),
   subscriptionExpiresAt: z.string().optional(),
   createdAt: z.string().optional(),
-});
+}));
 export type CreatedSubscriptionKey = z.infer<typeof CreatedSubscriptionKeySchema>;

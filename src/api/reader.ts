@@ -51,6 +51,7 @@
  * | `GET /api/billing/status` | any JSON; {@link summarizeBillingStatus} reads `subscriptions[]` (planSlug, status, currentPeriodEnd, cancelAtPeriodEnd, keyCount, keys[]), `poolPledges[]` (poolSlug, poolId, status, currentPeriodEnd, cancelAtPeriodEnd, hasKey, and `blocks`: an array of block names, **assumed**, the sandbox sends it) and `creditBalance`; other shapes stay a tree | seed §4 (not shown); older and newer status pages |
  * | `GET /api/pools` (./poolSchemas.ts `PoolListSchema`) | a list of pools, bare or enveloped (or an object with a `pools` list, **assumed**); each pool read field by field (`id` or `slug` needed; `modelId`, `modelName`, `description`, `infraSpec`, `status` any text, `totalSlots`, `pledgedSlots`, `minPricePerDay` a USD amount read as a month's price per seat, `manualProvisioning`, `annualDiscount` 0–1); a field of another type is left out and named, an entry without id/slug or an answer that is no list is kept whole and shown as a tree, never `invalid_response` | https://docs.cheapestinference.com/api/unlimited-subscriptions/ (`minPricePerDay: "39.00"`, `annualDiscount: 0.15`), https://docs.cheapestinference.com/api/gpu-boosts (`infraSpec`, `pledgedSlots`), https://cheapestinference-docs.pages.dev/api/gpu-boosts/ |
  * | `GET /api/pools/:id` (`PoolAnswerSchema`) | one pool as above with `hourSlots[]` (`hour` 0–23, `slotIndex`, `pricePerDay` a month's USD share of one hour, `status` any text: `available` counts as free); blocks derived by hour (asia 0–7, europe 8–15, americas 16–23, ./poolBlocks.ts); bare, enveloped or a one-entry list | the same pages |
+ * | every optional field of every object above (**the pages' generations differ**: the newer billing page sends `"subscriptionExpiresAt": null`, the newer keys page is cut before a credit key's entry) | null, read as "not set" (`nullAsUnset` in ./schemas.ts: left out before the schema reads the object); where null has a meaning of its own it keeps it (`lastUsedAt: null`: never used; `creditKeyId: null`: no credit key; `max_budget: null`: no cap). One null never fails a list | newer billing page; issue 43 |
  * | `POST /api/keys/subscription` (`CreatedSubscriptionKeySchema`) | an object with `id` and the full `apiKey` (`sk_…`, kept: the creating answer); every other field optional and kept | https://cheapestinference-docs.pages.dev/guides/per-key-plans/ (request); https://docs.cheapestinference.com/guides/management-api (answer begins `{ "id": …`); not shown further |
  *
  * src/api knows no terminals: nothing here writes anywhere; the caller is told what was hidden.
@@ -286,7 +287,8 @@ const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : 
 
 /** Entries of an array field that must hold objects only; null when it does not. */
 function objectsOf(value: unknown): Record<string, unknown>[] | null | undefined {
-  if (value === undefined) return undefined;
+  // Null is "not set", as for every optional field (issue 43).
+  if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value) || !value.every(isObject)) return null;
   return value;
 }

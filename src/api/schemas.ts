@@ -14,6 +14,30 @@ import { TopUpMethodNameSchema } from './methodName.js';
 const isoTimestamp = z.string().min(1);
 
 /**
+ * `schema` (an object of an answer) reading null as "not set" for every optional field that does
+ * not itself give null a meaning (issue 43, item 1: the newer billing page sends
+ * `"subscriptionExpiresAt": null`, and one null must never break a whole list): such a field sent
+ * as null is left out before the schema reads the object, as if it had not been sent. A field
+ * whose null means something (`lastUsedAt: null`, never used) keeps its null. The output type is
+ * the schema's own.
+ */
+export function nullAsUnset<S extends z.ZodObject>(schema: S) {
+  const unset = Object.entries(schema.shape as Record<string, z.ZodType>)
+    .filter(([, field]) => field.safeParse(undefined).success && !field.safeParse(null).success)
+    .map(([name]) => name);
+  return z.preprocess((value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    let copy: Record<string, unknown> | undefined;
+    for (const name of unset) {
+      if ((value as Record<string, unknown>)[name] !== null) continue;
+      copy ??= { ...(value as Record<string, unknown>) };
+      delete copy[name];
+    }
+    return copy ?? value;
+  }, schema);
+}
+
+/**
  * A USD amount in an answer: a JSON number (§2.3, §2.6) or a decimal string (the older
  * documentation pages), read exactly into µUSD by ./money.ts and carried as the USD number
  * `micros / 1e6`. Anything else is an issue naming the field.
@@ -28,7 +52,7 @@ export const UsdAmountSchema = z.union([z.number(), z.string()], { error: 'must 
 });
 
 /** §2.1 Consumption key as listed by `GET /api/keys` (never carries `apiKey`). */
-export const ConsumptionKeySchema = z.looseObject({
+export const ConsumptionKeySchema = nullAsUnset(z.looseObject({
   id: z.string().min(1),
   name: z.string(),
   /** Seen values: `standard`, `credits`; the Pro tier's value is not shown, so any string. */
@@ -43,30 +67,35 @@ export const ConsumptionKeySchema = z.looseObject({
   createdAt: isoTimestamp,
   /** Not in §2.1; the newer documentation pages list it on consumption keys. Null: never used. */
   lastUsedAt: isoTimestamp.nullable().optional(),
-});
+}));
 export type ConsumptionKey = z.infer<typeof ConsumptionKeySchema>;
 
 /** §4 `GET /api/keys`: an array of §2.1 keys. */
 export const ConsumptionKeyListSchema = z.array(ConsumptionKeySchema);
 
-/** A full consumption key value: `sk_` followed by at least one character. */
-export const ConsumptionKeyValueSchema = z.string().regex(/^sk_[A-Za-z0-9_-]+$/, 'must be an sk_ key');
-/** A full management key value: `mk_` followed by at least eight characters. */
-export const ManagementKeyValueSchema = z.string().regex(/^mk_[A-Za-z0-9_-]{8,}$/, 'must be an mk_ key');
+/**
+ * A full consumption key value: `sk_` (§2.1) or `sk-` (the newer keys page shows `"sk-..."`)
+ * followed by at least one character.
+ */
+export const ConsumptionKeyValueSchema = z.string().regex(/^sk[_-][A-Za-z0-9_-]+$/, 'must be an sk_ (or sk-) key');
+/** A full management key value: `mk_` (§2.2), or `mk-` as the newer pages write keys, followed by at least eight characters. */
+export const ManagementKeyValueSchema = z.string().regex(/^mk[_-][A-Za-z0-9_-]{8,}$/, 'must be an mk_ (or mk-) key');
 
 /**
  * §4 `POST /api/keys/credit` response: the created credit key with its full `apiKey`,
  * returned only this once. `keyPlan` is not listed for this response, so it is optional.
  */
-export const CreatedConsumptionKeySchema = z.looseObject({
-  id: z.string().min(1),
-  name: z.string(),
-  keyType: z.string(),
-  keyPlan: z.string().optional(),
-  apiKey: ConsumptionKeyValueSchema,
-  isActive: z.boolean(),
-  createdAt: isoTimestamp,
-});
+export const CreatedConsumptionKeySchema = nullAsUnset(
+  z.looseObject({
+    id: z.string().min(1),
+    name: z.string(),
+    keyType: z.string(),
+    keyPlan: z.string().optional(),
+    apiKey: ConsumptionKeyValueSchema,
+    isActive: z.boolean(),
+    createdAt: isoTimestamp,
+  }),
+);
 export type CreatedConsumptionKey = z.infer<typeof CreatedConsumptionKeySchema>;
 
 /** §4 `DELETE /api/keys/:id` response. */
@@ -74,16 +103,18 @@ export const DeletedKeySchema = z.looseObject({ deleted: z.literal(true) });
 export type DeletedKey = z.infer<typeof DeletedKeySchema>;
 
 /** §2.2 Management key as listed by `GET /api/keys/management` (never carries `apiKey`). */
-export const ManagementKeySchema = z.looseObject({
-  id: z.string().min(1),
-  name: z.string(),
-  /** `mk_` followed by 8 characters. */
-  keyPrefix: z.string(),
-  isActive: z.boolean(),
-  /** ISO 8601; a never-used key may carry null (not shown in the spec, so tolerated). */
-  lastUsedAt: isoTimestamp.nullable().optional(),
-  createdAt: isoTimestamp,
-});
+export const ManagementKeySchema = nullAsUnset(
+  z.looseObject({
+    id: z.string().min(1),
+    name: z.string(),
+    /** `mk_` followed by 8 characters. */
+    keyPrefix: z.string(),
+    isActive: z.boolean(),
+    /** ISO 8601; a never-used key may carry null (not shown in the spec, so tolerated). */
+    lastUsedAt: isoTimestamp.nullable().optional(),
+    createdAt: isoTimestamp,
+  }),
+);
 export type ManagementKey = z.infer<typeof ManagementKeySchema>;
 
 /** §4 `GET /api/keys/management`: an array of §2.2 keys. */
@@ -104,8 +135,8 @@ export type CreatedManagementKey = z.infer<typeof CreatedManagementKeySchema>;
  * the one credit key, or null) stands in for it: 1 with an id, 0 without; `userId` may be missing
  * (the older pages do not show it): null then.
  */
-export const CreditBalanceSchema = z
-  .looseObject({
+export const CreditBalanceSchema = nullAsUnset(
+  z.looseObject({
     /** Sum of all top-ups ever made, USD. */
     totalTopUp: UsdAmountSchema,
     /** Currently available balance, USD, real-time. */
@@ -117,8 +148,8 @@ export const CreditBalanceSchema = z
     creditKeyId: z.string().nullable().optional(),
     /** Null until the first top-up. */
     userId: z.string().nullable().optional(),
-  })
-  .transform((record, ctx) => {
+  }),
+).transform((record, ctx) => {
     let creditKeyCount = record.creditKeyCount;
     if (creditKeyCount === undefined) {
       if (record.creditKeyId === undefined) {

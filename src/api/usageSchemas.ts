@@ -15,6 +15,7 @@
  */
 import { z } from 'zod';
 import { microsToUsd, parseUsdMicros } from './money.js';
+import { nullAsUnset } from './schemas.js';
 
 /** The canonical spend periods, shortest first: the last 24 hours, 7 days, 30 days, and all time. */
 export const USAGE_PERIODS = ['24h', '7d', '30d', 'total'] as const;
@@ -306,8 +307,8 @@ const Limit = z.number().int().min(0).nullable().optional();
  * may be missing (a credit key's `plan.slug` is null); money as a number or a decimal string.
  */
 export const KeyInfoSchema = z.looseObject({
-  budget: z
-    .looseObject({
+  budget: nullAsUnset(
+    z.looseObject({
       /** USD spent in the current budget period. */
       spent: NonNegativeUsd.optional(),
       /** USD cap of the period; null: unlimited. */
@@ -316,7 +317,8 @@ export const KeyInfoSchema = z.looseObject({
       duration: z.string().nullable().optional(),
       /** ISO 8601: the next reset. */
       resets_at: z.string().nullable().optional(),
-    })
+    }),
+  )
     .nullable()
     .optional(),
   rate_limits: z.looseObject({ rpm: Limit, tpm: Limit }).nullable().optional(),
@@ -325,8 +327,7 @@ export const KeyInfoSchema = z.looseObject({
     .nullable()
     .optional(),
   credits: z.looseObject({ balance: Usd.nullable().optional() }).nullable().optional(),
-  key: z
-    .looseObject({ name: z.string().optional(), type: z.string().optional(), created_at: z.string().nullable().optional() })
+  key: nullAsUnset(z.looseObject({ name: z.string().optional(), type: z.string().optional(), created_at: z.string().nullable().optional() }))
     .nullable()
     .optional(),
 });
@@ -339,16 +340,16 @@ export type KeyInfo = z.infer<typeof KeyInfoSchema>;
  * `priceUsdc`, `priceUsd` or `price` (a number or a decimal string; USD per month, assumed from
  * the management-api guide's "$20/mo"); the limits as `rpm_limit`/`tpm_limit` or `rpm`/`tpm`.
  */
-export const PlanSchema = z
-  .looseObject({
+export const PlanSchema = nullAsUnset(
+  z.looseObject({
     slug: z.string().min(1),
     name: z.string().optional(),
     priceUsdc: Usd.optional(),
     priceUsd: Usd.optional(),
     price: Usd.optional(),
     rateLimits: z.looseObject({ rpm_limit: Limit, tpm_limit: Limit, rpm: Limit, tpm: Limit }).nullable().optional(),
-  })
-  .transform((p) => {
+  }),
+).transform((p) => {
     const priceUsd = p.priceUsdc ?? p.priceUsd ?? p.price;
     const rpm = p.rateLimits?.rpm_limit ?? p.rateLimits?.rpm ?? undefined;
     const tpm = p.rateLimits?.tpm_limit ?? p.rateLimits?.tpm ?? undefined;

@@ -219,3 +219,17 @@ export function failureWords(code: ApiErrorCode, situation: FailureSituation): F
 export function failureSentence(words: FailureWords): string {
   return words.next === '' ? words.sentence : `${words.sentence}${words.join ?? ': '}${words.next}`;
 }
+
+/**
+ * The sentence with the service's own words (`said`, already cleaned and bounded) beside
+ * keydeck's (issue 43, item 2). A refusal whose sentence names no reason (`inline`: a 4xx whose
+ * sentence has no colon) takes them as its reason, before the next step: "The service refused
+ * the request to create the credit key as invalid: “Credit balance must be greater than 0 to
+ * create a credit key”; correct it and try again". Any other keeps its sentence and next step
+ * together and adds them at the end: "…; sign in again with a valid one (the service said
+ * “Invalid token”)".
+ */
+export function failureSentenceQuoting(words: FailureWords, said: string, inline: boolean): string {
+  if (inline && !words.sentence.includes(':')) return words.next === '' ? `${words.sentence}: “${said}”` : `${words.sentence}: “${said}”; ${words.next}`;
+  return `${failureSentence(words)} (the service said “${said}”)`;
+}

@@ -6,7 +6,8 @@
  * - `usage_keys`, `key_samples`: the per-key spend samples of each usage read (./keyHistory.ts);
  * - `usage_calls`, `usage_state`, `usage_answers`, `origin_clock`: the shared, locked record of
  *   usage reads per credential and origin, the last answers kept with their time, and the
- *   service's clock (./usageBudget.ts);
+ *   service's clock (./usageBudget.ts); `usage_accounts`, `usage_shared`: which account a
+ *   credential belongs to, and the accounts whose reads the service was seen to count together;
  * - `anomalies`: runaway-key episodes, so one episode is told once (./keyHistory.ts).
  *
  * Mode 0600 in a 0700 directory; a path that is a symbolic link, not a regular file or owned by
@@ -19,6 +20,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { dataDir } from '../config/paths.js';
 import { openSqlite } from '../config/sqlite.js';
+import { checkTrustedDirSync } from '../config/trust.js';
 
 /** Stable codes of {@link HistoryStoreError}. */
 export type HistoryStoreErrorCode = 'history_unsafe_path' | 'history_unavailable';
@@ -109,6 +111,20 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (key, started_at)
   ) WITHOUT ROWID;
   `,
+  // 3 (issue 43): the usage read limit learnt to be the account's, not the credential's.
+  `
+  CREATE TABLE usage_accounts (
+    credential TEXT PRIMARY KEY, -- one-way hash of origin and token
+    origin TEXT NOT NULL,
+    account TEXT NOT NULL        -- acct: + one-way hash of origin and the service's userId
+  );
+  CREATE INDEX usage_accounts_by_account ON usage_accounts (account);
+  CREATE TABLE usage_shared (
+    account TEXT PRIMARY KEY,    -- its credentials' usage reads are counted together
+    origin TEXT NOT NULL,
+    learned_at INTEGER NOT NULL  -- service clock, epoch ms: the 429 that taught it
+  );
+  `,
 ];
 
 /** The schema version this code writes. */
@@ -122,6 +138,9 @@ export const HISTORY_SCHEMA_VERSION = MIGRATIONS.length;
  */
 export function openHistoryDatabase(file: string, busyTimeoutMs = 2000): DatabaseSync {
   checkPath(file);
+  // Its directory is trusted as the config dir is (issue 43): no one else may write there.
+  const dirProblem = checkTrustedDirSync(path.dirname(file), 'data dir');
+  if (dirProblem) throw new HistoryStoreError('history_unsafe_path', dirProblem.sentence, file);
   try {
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   } catch (error) {

@@ -10,7 +10,8 @@
  * keydeck process (./usageBudget.ts, ./usageTracker.ts, ./usageReads.ts, ./keyHistory.ts,
  * ./spend.ts) and the runaway-key judgement (./runaway.ts); the pool subscriptions: which
  * subscriptions and pledges have no key, whether one may be minted, a key's blocks
- * (./pledges.ts) and the pools in words (./poolView.ts); words for people in ./usageWords.ts
+ * (./pledges.ts) and the pools in words (./poolView.ts); a key's published limits, each figure
+ * with its source (./keyLimits.ts, for the Keys pane and `keys show` alike); words for people in ./usageWords.ts
  * and ./statusSummary.ts. No terminal drawing: sentences and numbers only.
  *
  * May import: src/api, src/config, src/credentials (a credential's id), src/terminal.

@@ -101,14 +101,18 @@ export class TopUpJournal {
     return this.#rows('SELECT entry FROM topups WHERE id = ?', id)[0];
   }
 
-  /** Records of `scope` with `txHash` (any case), newest first. */
+  /** Records of `scope` verified with `txHash` (any case; its current hash, or an earlier one: `triedHashes`), newest first. */
   async withHash(txHash: string, scope: JournalScope): Promise<JournalEntry[]> {
-    return this.#rows('SELECT entry FROM topups WHERE tx_hash = ? ORDER BY seq DESC', txHash.toLowerCase()).filter((e) => inScope(e, scope));
+    const hash = txHash.toLowerCase();
+    return this.#rows('SELECT entry FROM topups WHERE tx_hash = ? OR instr(entry, ?) > 0 ORDER BY seq DESC', hash, `"${hash}"`).filter(
+      (e) => inScope(e, scope) && (e.txHash?.toLowerCase() === hash || e.triedHashes?.includes(hash) === true),
+    );
   }
 
-  /** The record of `scope` that was credited with `txHash` (case-insensitive), if any. */
+  /** The record of `scope` that was credited with `txHash` (case-insensitive; its current hash), if any. */
   async creditedWithHash(txHash: string, scope: JournalScope): Promise<JournalEntry | undefined> {
-    return (await this.withHash(txHash, scope)).find((e) => e.state === 'credited');
+    const hash = txHash.toLowerCase();
+    return (await this.withHash(hash, scope)).find((e) => e.state === 'credited' && e.txHash?.toLowerCase() === hash);
   }
 
   /**

@@ -6,8 +6,18 @@
  * ## States and transitions
  *
  * A top-up is `credited` or `refused` only on evidence that names it (src/billing/evidence.ts,
- * src/billing/verify.ts); {@link update} refuses every move this table does not list
+ * src/billing/verifyUsdc.ts); {@link update} refuses every move this table does not list
  * ({@link TransitionError}). A patch that keeps the state is always allowed.
+ *
+ * One instruction is one record, whatever the number of verify attempts (issue 42, I4): a verify
+ * finds the record by its hash (the current one or an earlier one, `triedHashes`), else the one
+ * USDC instruction of this service waiting for that amount (and deposit address, when given);
+ * a new hash replaces the one that credited nothing, which is kept in `triedHashes`; the deposit
+ * address stays, and with it the chain's recipient check. A record stays `awaiting_payment` only
+ * while money may still arrive for it: an instruction whose address was given. A verify keydeck
+ * recorded on its own (no instruction: no address) that credited nothing is `refused` with the
+ * reason, and verified again by its hash. The crash points of the whole top-up (instruction,
+ * verify, each record write) and the outcome of each are in docs/crash-safety.md.
  *
  * | from               | to                 | when                                                                   |
  * |--------------------|--------------------|------------------------------------------------------------------------|
@@ -15,12 +25,13 @@
  * | (new)              | `verifying`        | a card-on-file charge is sent; a verify for a hash not on record       |
  * | `awaiting_payment` | `verifying`        | a verify (USDC) is sent: its hash and the `totalTopUp` baseline saved first |
  * | `refused`          | `verifying`        | the user verifies again (say, with the amount actually sent)           |
+ * | `closed`           | `verifying`        | the user verifies a top-up they had closed (the transfer was made after all) |
  * | `verifying`        | `verifying`        | the answer was lost (timeout, connection, crash): outcome unknown; or another verify is sent (the first unknown verify's baseline kept) |
  * | `verifying`        | `credited`         | the verify answer for its hash; `tx_already_used` for its own hash after its own unknown verify while `totalTopUp` rose by ≥ its amount since that verify's baseline; the card charge's answer naming it credited |
  * | `awaiting_payment` | `credited`         | a service record names its checkout session (or payment) as paid       |
  * | `closed`           | `credited`         | the same evidence, after the user closed it (evidence beats the user's word) |
- * | `verifying`        | `refused`          | the service refused it for a reason about it (`amount_mismatch`; `tx_already_used` without the rule above) |
- * | `verifying`        | `awaiting_payment` | the service answered and credited nothing (`not_found`: not on chain yet), and no earlier verify is unresolved |
+ * | `verifying`        | `refused`          | the service refused it for a reason about it (`amount_mismatch`; `tx_already_used` without the rule above); a record without an instruction whose verify credited nothing (`not_found`, another answered failure) |
+ * | `verifying`        | `awaiting_payment` | an instruction's verify answered and credited nothing (`not_found`: not on chain yet), and no earlier verify is unresolved |
  * | `awaiting_payment` | `closed`           | the user closes it (nothing paid, or will not pay)                     |
  * | `verifying`        | `closed`           | the user closes it (after a warning: its outcome is unknown)           |
  * | `refused`          | `closed`           | the user closes it                                                     |
@@ -47,7 +58,7 @@ export const TRANSITIONS: Readonly<Record<TopUpState, readonly TopUpState[]>> = 
   awaiting_payment: ['verifying', 'credited', 'closed'],
   verifying: ['credited', 'refused', 'awaiting_payment', 'closed'],
   refused: ['verifying', 'closed'],
-  closed: ['credited'],
+  closed: ['credited', 'verifying'],
   credited: [],
 };
 
@@ -82,6 +93,9 @@ export const ChainEvidenceSchema = z.object({
 /** See {@link ChainEvidenceSchema}. */
 export type ChainEvidence = z.infer<typeof ChainEvidenceSchema>;
 
+/** Most earlier hashes a record keeps (`triedHashes`). */
+export const MAX_TRIED_HASHES = 20;
+
 /** One record. Amounts in USD; times ISO 8601. */
 export const JournalEntrySchema = z.object({
   /** A random UUID of keydeck's own (not the service's). */
@@ -115,6 +129,8 @@ export const JournalEntrySchema = z.object({
   paymentId: z.string().optional(),
   /** USDC: the transaction hash given by the user (`0x` + 64 hex, lower case). */
   txHash: z.string().optional(),
+  /** USDC: hashes of earlier verifies of this top-up that credited nothing (lower case, oldest first, at most {@link MAX_TRIED_HASHES}). */
+  triedHashes: z.array(z.string()).optional(),
   /** `totalTopUp` (USD) when the top-up was requested: only to show a rise, never to credit. */
   baselineTotalTopUp: z.number().optional(),
   /**
@@ -229,4 +245,27 @@ export function stateLabel(state: TopUpState): string {
 /** The label of a method for humans. */
 export function methodLabel(method: TopUpMethod): string {
   return method === 'usdc' ? 'USDC on Base' : method === 'card_checkout' ? 'card checkout' : 'card direct';
+}
+
+/**
+ * What a top-up asks of the user now (issue 42, I4: nothing ever invites paying twice), shared by
+ * the Billing pane and the walk-through: `pay` only for a USDC instruction no transfer was named
+ * for yet; `verify` once a transaction hash was given and credited nothing known (not found yet,
+ * refused), or for a card top-up awaiting its payment; `verifying` while a verify or a charge
+ * has no known outcome; `credited`; `closed`.
+ */
+export type TopUpPhase = 'pay' | 'verify' | 'verifying' | 'credited' | 'closed';
+
+/** See {@link TopUpPhase}. */
+export function topUpPhase(entry: Pick<JournalEntry, 'method' | 'state' | 'txHash' | 'triedHashes'>): TopUpPhase {
+  switch (entry.state) {
+    case 'credited':
+    case 'closed':
+    case 'verifying':
+      return entry.state;
+    case 'refused':
+      return 'verify';
+    case 'awaiting_payment':
+      return entry.method === 'usdc' && entry.txHash === undefined && (entry.triedHashes ?? []).length === 0 ? 'pay' : 'verify';
+  }
 }

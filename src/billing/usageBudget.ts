@@ -9,6 +9,16 @@
  *
  * - Per credential and origin: a credential is named by a one-way hash of the origin and the
  *   token ({@link credentialIdOf}); the token itself is never stored.
+ * - Or per account, once learnt (issue 43, item 7): the pages say 12 reads per 12 hours, not
+ *   whose. When the service answers 429 to a read this record allowed, the limit is taken to be
+ *   the account's: the credential's account (the service's `userId`, named by a one-way hash,
+ *   {@link accountIdOf}, linked with {@link UsageBudget.link}) is marked shared
+ *   ({@link UsageBudget.learnShared}), and from then on every credential linked to it is
+ *   scheduled on the one budget of the account (its reads, its 429 wait). Kept answers stay the
+ *   credential's.
+ * - Unmetered reads (`GET /v1/usage` of `key-info`: no page says it counts): no local count,
+ *   only the service's own 429 and `Retry-After` are followed ({@link UsageBudget.claim}'s
+ *   `metered: false`).
  * - Times are the service's clock (its HTTP `Date`, kept per origin: {@link UsageBudget.now}), so
  *   the window keydeck counts is the one the service counts.
  * - A read is recorded before it is sent, whatever becomes of it: a call that fails still counts
@@ -58,6 +68,8 @@ export interface BudgetState {
   readonly lastAt?: number;
   /** Until when a 429 asked to wait, when later than now. */
   readonly blockedUntil?: number;
+  /** True when the reads counted are the account's (learnt from the service's 429), not this credential's. */
+  readonly shared?: boolean;
 }
 
 /** The result of {@link UsageBudget.claim}: granted (the read is recorded), or why not. */
@@ -69,6 +81,14 @@ export type Claim =
 export function credentialIdOf(origin: string, token: string): string {
   return hash('sha256', `${origin}\n${token}`, 'hex').slice(0, 32);
 }
+
+/** The name of an account (the service's `userId`) at an origin in the record: `acct:` + 32 hex digits of SHA-256. */
+export function accountIdOf(origin: string, userId: string): string {
+  return `acct:${hash('sha256', `${origin}\nuser\n${userId}`, 'hex').slice(0, 32)}`;
+}
+
+/** How long an unmetered read waits after a 429 that gave no `Retry-After`, ms. */
+export const UNMETERED_WAIT_MS = 60_000;
 
 /**
  * The budget state at `now` from the times of the calls spent (any order) and the end of a 429's
@@ -125,6 +145,14 @@ export class UsageBudget {
   readonly #keep: StatementSync;
   readonly #offset: StatementSync;
   readonly #setOffset: StatementSync;
+  readonly #bucket: StatementSync;
+  readonly #accountOf: StatementSync;
+  readonly #link: StatementSync;
+  readonly #isShared: StatementSync;
+  readonly #sharedAt: StatementSync;
+  readonly #share: StatementSync;
+  readonly #copyCalls: StatementSync;
+  readonly #credentialsOf: StatementSync;
 
   /** `db`: an open history database (BalanceHistoryStore.database); `clock`: this machine's (default Date.now). */
   constructor(db: DatabaseSync, options: { clock?: () => number } = {}) {
@@ -144,6 +172,59 @@ export class UsageBudget {
     );
     this.#offset = db.prepare('SELECT offset_ms FROM origin_clock WHERE origin = ?');
     this.#setOffset = db.prepare('INSERT INTO origin_clock (origin, offset_ms) VALUES (?, ?) ON CONFLICT (origin) DO UPDATE SET offset_ms = excluded.offset_ms');
+    this.#bucket = db.prepare('SELECT s.account FROM usage_accounts a JOIN usage_shared s ON s.account = a.account WHERE a.credential = ?');
+    this.#accountOf = db.prepare('SELECT account FROM usage_accounts WHERE credential = ?');
+    this.#link = db.prepare('INSERT INTO usage_accounts (credential, origin, account) VALUES (?, ?, ?) ON CONFLICT (credential) DO UPDATE SET origin = excluded.origin, account = excluded.account');
+    this.#isShared = db.prepare('SELECT 1 AS yes FROM usage_shared WHERE account = ?');
+    this.#sharedAt = db.prepare('SELECT 1 AS yes FROM usage_shared WHERE origin = ? LIMIT 1');
+    this.#share = db.prepare('INSERT INTO usage_shared (account, origin, learned_at) VALUES (?, ?, ?) ON CONFLICT (account) DO NOTHING');
+    this.#copyCalls = db.prepare('INSERT INTO usage_calls (credential, t, kind) SELECT ?, t, kind FROM usage_calls WHERE credential = ? AND t > ?');
+    this.#credentialsOf = db.prepare('SELECT credential FROM usage_accounts WHERE account = ?');
+  }
+
+  /** Whose reads `credential`'s are counted with: its account's once learnt shared, else its own. */
+  #bucketOf(credential: string): string {
+    return (this.#bucket.get(credential) as { account: string } | undefined)?.account ?? credential;
+  }
+
+  /** The account `credential` is linked to ({@link link}), or undefined. */
+  accountOf(credential: string): string | undefined {
+    return (this.#accountOf.get(credential) as { account: string } | undefined)?.account;
+  }
+
+  /** True when the service was seen to count some account's usage reads together at `origin` (a credential there should be linked before it reads). */
+  sharedAt(origin: string): boolean {
+    return this.#sharedAt.get(origin) !== undefined;
+  }
+
+  /**
+   * Links `credential` to the account of the service's `userId` at `origin`. When that account's
+   * reads are known to be counted together, the credential's reads of the window join them.
+   * @throws Error from node:sqlite
+   */
+  link(credential: string, origin: string, userId: string, now: number): void {
+    const account = accountIdOf(origin, userId);
+    if (this.accountOf(credential) === account) return;
+    this.#transaction(() => {
+      this.#link.run(credential, origin, account);
+      if (this.#isShared.get(account) !== undefined) this.#copyCalls.run(account, credential, now - WINDOW_MS);
+    });
+  }
+
+  /**
+   * Learns, from the service's 429 to a read this record allowed, that `credential`'s account
+   * counts its credentials' reads together: from now on they share one budget (the reads of the
+   * window of every linked credential count in it). Nothing when the credential is not linked.
+   * @returns true when `credential` is now counted with its account
+   */
+  learnShared(credential: string, origin: string, now: number): boolean {
+    const account = this.accountOf(credential);
+    if (account === undefined) return false;
+    this.#transaction(() => {
+      if (Number(this.#share.run(account, origin, Math.round(now)).changes) === 0) return;
+      for (const { credential: c } of this.#credentialsOf.all(account) as Array<{ credential: string }>) this.#copyCalls.run(account, c, now - WINDOW_MS);
+    });
+    return true;
   }
 
   /**
@@ -160,44 +241,52 @@ export class UsageBudget {
     return this.#clock() + (kept ?? 0);
   }
 
-  /** The budget of `credential` at `now` (service ms). */
+  /** The budget of `credential` at `now` (service ms): its own, or its account's once learnt shared. */
   state(credential: string, now: number): BudgetState {
-    const times = (this.#calls.all(credential, now - WINDOW_MS) as Array<{ t: number }>).map((r) => r.t);
-    const blocked = (this.#blocked.get(credential) as { blocked_until: number | null } | undefined)?.blocked_until ?? undefined;
-    return budgetState(times, blocked, now);
+    const bucket = this.#bucketOf(credential);
+    const times = (this.#calls.all(bucket, now - WINDOW_MS) as Array<{ t: number }>).map((r) => r.t);
+    const blocked = (this.#blocked.get(bucket) as { blocked_until: number | null } | undefined)?.blocked_until ?? undefined;
+    const state = budgetState(times, blocked, now);
+    return bucket === credential ? state : { ...state, shared: true };
   }
 
   /**
    * Decides whether `credential` may spend a read of `kind` now (service ms) for `mode`, and when
    * it may, records it, in one transaction: no other process can decide in between.
    * `recent`: the schedule's last read is too recent (use the kept answer); `exhausted`: no read
-   * left (or none left for the schedule); `blocked`: a 429 asked to wait.
+   * left (or none left for the schedule); `blocked`: a 429 asked to wait. With `metered: false`
+   * (an unmetered read) only `blocked` declines, and nothing is counted.
    * @throws Error from node:sqlite (`database is locked` past the busy timeout): nothing is recorded then
    */
-  claim(credential: string, mode: ReadMode, kind: string, now: number): Claim {
+  claim(credential: string, mode: ReadMode, kind: string, now: number, metered = true): Claim {
     return this.#transaction(() => {
-      this.#prune.run(credential, now - WINDOW_MS, now + FUTURE_SLACK_MS);
+      const bucket = this.#bucketOf(credential);
+      this.#prune.run(bucket, now - WINDOW_MS, now + FUTURE_SLACK_MS);
       const state = this.state(credential, now);
-      const reason = declineReason(state, mode);
+      const reason = metered ? declineReason(state, mode) : state.blockedUntil !== undefined ? 'blocked' : undefined;
       if (reason !== undefined) return { granted: false, reason, state };
-      this.#insertCall.run(credential, now, kind);
+      if (metered) this.#insertCall.run(bucket, now, kind);
       return { granted: true, state: this.state(credential, now) };
     });
   }
 
   /**
    * Records a 429: no read until `retryAfterMs` from `now` (capped at {@link MAX_BLOCK_MS}); without
-   * one, until the window frees a read (the service's count is ahead of this record).
+   * one, until the window frees a read (the service's count is ahead of this record). The wait is
+   * the account's once its reads are learnt shared. `metered: false` (an unmetered read): the
+   * service's `Retry-After` alone, {@link UNMETERED_WAIT_MS} without one.
    */
-  rateLimited(credential: string, origin: string, retryAfterMs: number | undefined, now: number): BudgetState {
+  rateLimited(credential: string, origin: string, retryAfterMs: number | undefined, now: number, metered = true): BudgetState {
     return this.#transaction(() => {
       const state = this.state(credential, now);
       // The client bounds any Retry-After (src/api/retry.ts, one hour): a bounded one may mean
       // longer, so the record's own estimate wins when it is later.
       const own = state.lastAt !== undefined ? state.lastAt + WINDOW_MS - now : 0;
       const given = retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs >= 0 ? retryAfterMs : undefined;
-      const wait = Math.min(MAX_BLOCK_MS, given === undefined ? Math.max(own, AUTO_SPACING_MS) : given >= MAX_RETRY_AFTER_MS ? Math.max(given, own) : given);
-      this.#setBlocked.run(credential, origin, now + wait);
+      const wait = !metered
+        ? Math.min(MAX_BLOCK_MS, given ?? UNMETERED_WAIT_MS)
+        : Math.min(MAX_BLOCK_MS, given === undefined ? Math.max(own, AUTO_SPACING_MS) : given >= MAX_RETRY_AFTER_MS ? Math.max(given, own) : given);
+      this.#setBlocked.run(this.#bucketOf(credential), origin, now + wait);
       return this.state(credential, now);
     });
   }

@@ -47,6 +47,33 @@ export interface UsageReadSpec<T> {
   /** The figures the caller already has, read at `at`: a kept answer of that time is not read again. */
   readonly current?: { readonly at: number; readonly data: T } | undefined;
   readonly signal?: AbortSignal;
+  /**
+   * False for a read no page says is counted (`GET /v1/usage`): no local count, only the
+   * service's own 429 and `Retry-After` are followed. Default true.
+   */
+  readonly metered?: boolean;
+  /**
+   * The service's `userId` of this credential's account (one `GET /api/billing/credits`), asked
+   * only when needed: to link the credential to its account when some account's reads are known
+   * to be counted together at this origin, and when a 429 answers a read this record allowed
+   * (issue 43, item 7). Undefined: the limit is never learnt shared for this credential.
+   */
+  readonly account?: () => Promise<string | null | undefined>;
+}
+
+/** Links `credential` to its account through `spec.account`; false when that cannot be known (no userId yet, an error). */
+async function linkAccount(spec: Pick<UsageReadSpec<unknown>, 'budget' | 'credential' | 'origin' | 'account'>, now: number): Promise<boolean> {
+  if (spec.budget.accountOf(spec.credential) !== undefined) return true;
+  if (!spec.account) return false;
+  let userId: string | null | undefined;
+  try {
+    userId = await spec.account();
+  } catch {
+    return false;
+  }
+  if (typeof userId !== 'string' || userId === '') return false;
+  spec.budget.link(spec.credential, spec.origin, userId, now);
+  return true;
 }
 
 /**
@@ -63,13 +90,17 @@ export async function spendUsageRead<T>(spec: UsageReadSpec<T>): Promise<UsageRe
     const data = kept === undefined ? undefined : spec.fromKept(kept.body);
     return data === undefined ? {} : { data, at: kept!.t };
   };
+  const metered = spec.metered !== false;
   const now = budget.now(origin, spec.clockOffsetMs());
+  // Some account's reads are known to be counted together here: this credential's are its
+  // account's too, once it is known (one credits read, remembered).
+  if (metered && spec.mode !== 'kept' && budget.accountOf(credential) === undefined && budget.sharedAt(origin)) await linkAccount(spec, now);
   if (spec.mode === 'kept') return { ...keptAnswer(), fresh: false, budget: budget.state(credential, now) };
   // Most scheduled checks find nothing due: decided without taking the write lock.
   const before = budget.state(credential, now);
-  const early = declineReason(before, spec.mode);
+  const early = metered ? declineReason(before, spec.mode) : before.blockedUntil !== undefined ? 'blocked' : undefined;
   if (early !== undefined) return { ...keptAnswer(), fresh: false, budget: before, declined: early };
-  const claim = budget.claim(credential, spec.mode, kind, now);
+  const claim = budget.claim(credential, spec.mode, kind, now, metered);
   if (!claim.granted) return { ...keptAnswer(), fresh: false, budget: claim.state, declined: claim.reason };
   try {
     const data = await spec.call(spec.signal);
@@ -79,7 +110,11 @@ export async function spendUsageRead<T>(spec: UsageReadSpec<T>): Promise<UsageRe
   } catch (error) {
     if (isAbortError(error)) throw error;
     const at = budget.now(origin, spec.clockOffsetMs());
-    const state = error instanceof KeydeckApiError && error.code === 'rate_limited' ? budget.rateLimited(credential, origin, error.retryAfterMs, at) : budget.state(credential, at);
+    const limited = error instanceof KeydeckApiError && error.code === 'rate_limited';
+    // A 429 to a read this record allowed: the service counts more reads than this credential's
+    // own, so they are taken to be its account's (issue 43, item 7).
+    if (limited && metered && (await linkAccount(spec, at))) budget.learnShared(credential, origin, at);
+    const state = limited ? budget.rateLimited(credential, origin, (error as KeydeckApiError).retryAfterMs, at, metered) : budget.state(credential, at);
     return { ...keptAnswer(), fresh: false, budget: state, error };
   }
 }
@@ -97,6 +132,14 @@ export function keepsFigures(error: unknown): boolean {
 export interface UsageClient {
   readonly usage: Pick<KeydeckClient['usage'], 'list' | 'get' | 'keyInfo'>;
   readonly serviceClockOffsetMs?: number | undefined;
+  /** The balance record names the account (`userId`): with it, the read limit can be learnt to be the account's. */
+  readonly billing?: { credits(options?: { signal?: AbortSignal }): Promise<{ userId: string | null }> };
+}
+
+/** `spec.account` for a client that can read the balance record. */
+function accountOf(client: UsageClient): UsageReadSpec<unknown>['account'] {
+  const billing = client.billing;
+  return billing ? async () => (await billing.credits()).userId : undefined;
 }
 
 /** What the three readers below share. */
@@ -127,6 +170,7 @@ export function readUsageList(client: UsageClient, options: UsageListReadOptions
     kind: 'list',
     call: (signal) => client.usage.list(signal ? { signal } : undefined),
     clockOffsetMs: () => client.serviceClockOffsetMs,
+    account: accountOf(client),
     toKeep: (report) => report.raw,
     fromKept: parse(UsageListSchema),
   });
@@ -139,14 +183,20 @@ export function readKeyUsage(client: UsageClient, keyId: string, options: UsageR
     kind: `key:${keyId}`,
     call: (signal) => client.usage.get(keyId, signal ? { signal } : undefined),
     clockOffsetMs: () => client.serviceClockOffsetMs,
+    account: accountOf(client),
     fromKept: parse(KeyUsageAnswerSchema),
   });
 }
 
-/** `GET /v1/usage` (a client whose token is an `sk_`) through that key's own budget. */
+/**
+ * `GET /v1/usage` (a client whose token is an `sk_`): no page says it counts against the 12 reads
+ * per 12 hours, so no local budget is spent; the service's own 429 and `Retry-After` are
+ * followed (issue 43, item 7), and the last answer is kept.
+ */
 export function readKeyInfo(client: UsageClient, options: UsageReadOptions): Promise<UsageRead<KeyInfo>> {
   return spendUsageRead({
     ...options,
+    metered: false,
     kind: 'self',
     call: (signal) => client.usage.keyInfo(signal ? { signal } : undefined),
     clockOffsetMs: () => client.serviceClockOffsetMs,

@@ -34,9 +34,12 @@ export function nextReadWords(state: BudgetState): string {
   return state.nextAt <= state.now ? 'now' : `in ${durationWords(state.nextAt - state.now)}`;
 }
 
-/** `9 of 12 reads left` (the service allows 12 usage reads per 12 hours). */
+/**
+ * `9 of 12 reads left` (the service allows 12 usage reads per 12 hours); `9 of the account's 12
+ * reads left` once the service showed that it counts the account's credentials together.
+ */
 export function readsLeftWords(state: BudgetState): string {
-  return `${state.left} of ${READS_PER_WINDOW} reads left`;
+  return state.shared ? `${state.left} of the account's ${READS_PER_WINDOW} reads left` : `${state.left} of ${READS_PER_WINDOW} reads left`;
 }
 
 /**

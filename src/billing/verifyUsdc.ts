@@ -6,7 +6,7 @@
  */
 import type { CreditBalance, VerifiedTopUp } from '../api/schemas.js';
 import { formatDollars } from './input.js';
-import { type JournalEntry, type TopUpJournal } from './journal.js';
+import { MAX_TRIED_HASHES, type JournalEntry, type TopUpJournal } from './journal.js';
 
 import { cents, codeOf, messageOf, outcomeUnknown, type TopUpPorts } from './topUpPorts.js';
 
@@ -31,7 +31,7 @@ export type VerifyOutcome =
 
 /** What to verify. */
 export interface VerifyRequest {
-  /** The record (the TUI's step); without it, the record with this hash, else the one USDC record awaiting this amount, else a new record. */
+  /** The record (the TUI's step); without it, {@link recordForVerify}'s, else a new record. */
   readonly entryId?: string;
   /** `0x` + 64 hex (checked by the caller; stored lower case). */
   readonly txHash: string;
@@ -49,20 +49,69 @@ export function awaitingUsdc(entries: readonly JournalEntry[], amount?: number):
   return entries.filter((e) => e.method === 'usdc' && e.state === 'awaiting_payment' && (amount === undefined || cents(e.amountSent ?? e.amount) === cents(amount)));
 }
 
-/** The record a CLI verify belongs to (see {@link VerifyRequest.entryId}); undefined when none or several. */
-export async function recordForVerify(ports: TopUpPorts, txHash: string, amount: number): Promise<JournalEntry | undefined> {
+/**
+ * The USDC instructions of `entries` a transfer may still pay (issue 42, I4): a deposit address
+ * was given and nothing is credited yet (`awaiting_payment`, or `verifying`: {@link verifyUsdc}
+ * then refuses another hash until that verify's outcome is known). Of `amount` USD (the amount
+ * sent, when the record has one) and to the address `to` (any case), when given.
+ */
+export function openInstructions(entries: readonly JournalEntry[], options: { readonly amount?: number | undefined; readonly to?: string | undefined } = {}): JournalEntry[] {
+  const { amount, to } = options;
+  return entries.filter(
+    (e) =>
+      e.method === 'usdc' &&
+      e.address !== undefined &&
+      (e.state === 'awaiting_payment' || e.state === 'verifying') &&
+      (amount === undefined || cents(e.amountSent ?? e.amount) === cents(amount)) &&
+      (to === undefined || e.address.toLowerCase() === to.toLowerCase()),
+  );
+}
+
+/** Which record a verify without a record id belongs to ({@link recordForVerify}). */
+export interface VerifyMatch {
+  /** The record: the one verified with this hash, else the one open instruction for this amount (and address). */
+  readonly entry?: JournalEntry;
+  /** Several open instructions fit: the caller asks which (none is picked). */
+  readonly ambiguous?: readonly JournalEntry[];
+}
+
+/**
+ * The record a verify of `txHash` belongs to (I4: one instruction, one record): the record of this
+ * service verified with that hash (now or before), else the one USDC instruction still open for
+ * `amount` USD (any, when undefined) and `to`; several: `ambiguous`; none: a new record. A hash on
+ * record only for a verify keydeck recorded on its own (no instruction: say, refused for a wrong
+ * amount) gives way to the one instruction open for the amount given now.
+ * @throws JournalError when the record cannot be read
+ */
+export async function recordForVerify(ports: TopUpPorts, txHash: string, amount?: number, to?: string): Promise<VerifyMatch> {
   const withHash = (await ports.journal.withHash(txHash, ports.scope))[0];
-  if (withHash) return withHash;
-  const waiting = awaitingUsdc(await ports.journal.unfinished(ports.scope), amount).filter((e) => e.txHash === undefined);
-  return waiting.length === 1 ? waiting[0] : undefined;
+  if (withHash && (withHash.address !== undefined || withHash.state === 'credited' || amount === undefined)) return { entry: withHash };
+  const open = byAddress(openInstructions(await ports.journal.unfinished(ports.scope), { amount, to }));
+  if (withHash && open.length !== 1) return { entry: withHash };
+  return open.length === 1 ? { entry: open[0]! } : open.length > 1 ? { ambiguous: open } : {};
+}
+
+/**
+ * The newest of `entries` (newest first) for each deposit address: instructions of one amount to
+ * one address (a service that gives each account one address) cannot be told apart by a
+ * transfer, so the newest, the one the user was last shown, is the one it pays.
+ */
+function byAddress(entries: readonly JournalEntry[]): JournalEntry[] {
+  const seen = new Set<string>();
+  return entries.filter((e) => {
+    const key = `${e.address?.toLowerCase()} ${cents(e.amountSent ?? e.amount)}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** What keydeck's record says of a verify before anything is read or sent ({@link verifyOnRecord}). */
 export type VerifyOnRecord =
   /** This hash, or the record, is credited on record: a verify would send nothing. */
-  | { readonly credited: JournalEntry; readonly entry?: undefined }
-  /** The record the verify acts on (by {@link VerifyRequest.entryId}, else {@link recordForVerify}); none: a new one. */
-  | { readonly credited?: undefined; readonly entry?: JournalEntry };
+  | { readonly credited: JournalEntry; readonly entry?: undefined; readonly ambiguous?: undefined }
+  /** The record the verify acts on (by {@link VerifyRequest.entryId}, else {@link recordForVerify}); none: a new one; several fit: `ambiguous`. */
+  | { readonly credited?: undefined; readonly entry?: JournalEntry; readonly ambiguous?: readonly JournalEntry[] };
 
 /**
  * Looks `request` up on keydeck's record, as {@link verifyUsdc} does first: the chain is read
@@ -73,8 +122,10 @@ export async function verifyOnRecord(ports: TopUpPorts, request: Pick<VerifyRequ
   const txHash = request.txHash.trim().toLowerCase();
   const seen = await ports.journal.creditedWithHash(txHash, ports.scope);
   if (seen) return { credited: seen };
-  const entry = request.entryId !== undefined ? await ports.journal.get(request.entryId) : await recordForVerify(ports, txHash, request.amount);
-  return entry?.state === 'credited' ? { credited: entry } : { ...(entry && { entry }) };
+  const match = request.entryId !== undefined ? { entry: await ports.journal.get(request.entryId) } : await recordForVerify(ports, txHash, request.amount);
+  const entry = match.entry;
+  if (entry?.state === 'credited') return { credited: entry };
+  return { ...(entry && { entry }), ...(match.ambiguous && { ambiguous: match.ambiguous }) };
 }
 
 /**
@@ -92,6 +143,9 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
   try {
     const onRecord = await verifyOnRecord(ports, request);
     if (onRecord.credited) return { kind: 'already_credited', entry: onRecord.credited };
+    if (onRecord.ambiguous) {
+      return { kind: 'not_sent', error: new Error(`${onRecord.ambiguous.length} USDC top-ups of this amount await payment: say which one this transfer paid (its deposit address)`) };
+    }
     entry = onRecord.entry;
   } catch (error) {
     return { kind: 'not_sent', error };
@@ -123,24 +177,41 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
       });
     } else {
       let missingBaseline = false;
+      let pendingHash: string | undefined;
       const updated = await journal.update(entry.id, (current) => {
         if (current.state === 'credited') return undefined;
-        priorUnknown = current.state === 'verifying' && current.txHash === txHash;
+        const earlier = current.txHash?.toLowerCase();
+        // Another hash of this top-up was sent and its outcome is not known: it may have credited it.
+        if (current.state === 'verifying' && earlier !== undefined && earlier !== txHash) {
+          pendingHash = earlier;
+          return undefined;
+        }
+        priorUnknown = current.state === 'verifying' && earlier === txHash;
         const kept = priorUnknown ? current.verifyBaselineTotalTopUp : undefined;
         if (kept === undefined && baseline === undefined) {
           missingBaseline = true;
           return undefined;
         }
+        // I4: the same record, its deposit address kept; a hash that credited nothing is kept too.
+        const tried = earlier !== undefined && earlier !== txHash ? [...(current.triedHashes ?? []).filter((h) => h !== earlier && h !== txHash), earlier].slice(-MAX_TRIED_HASHES) : undefined;
         return {
           state: 'verifying',
           txHash,
           verifyBaselineTotalTopUp: kept ?? baseline,
+          ...(tried && { triedHashes: tried }),
           ...(cents(amount) !== cents(current.amount) ? { amountSent: amount } : {}),
           ...(request.chainEvidence !== undefined && { chainEvidence: request.chainEvidence }),
         };
       });
       if (!updated) return { kind: 'not_sent', error: new Error('the top-up is no longer on record') };
       if (updated.state === 'credited') return { kind: 'already_credited', entry: updated };
+      if (pendingHash !== undefined) {
+        return {
+          kind: 'not_sent',
+          entry: updated,
+          error: new Error(`this top-up was sent for verification with ${pendingHash}, and that verification's outcome is not known yet: verify ${pendingHash} again first`),
+        };
+      }
       if (missingBaseline) return { kind: 'not_sent', entry: updated, error: baselineError };
       entry = updated;
     }
@@ -170,6 +241,15 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
     verifyBaselineTotalTopUp: undefined,
   }).catch(() => ({ ...entry!, state: 'credited' as const, credited: verified.credited, balance: verified.balance }));
   return { kind: 'credited', entry: done, credited: verified.credited, balance: verified.balance, byEarlierVerify: false };
+}
+
+/**
+ * Where a verify that credited nothing leaves its record (I4): an instruction (a deposit address
+ * was given) awaits payment again, since money may still arrive for it; a record a verify made on
+ * its own is `refused` (no money can arrive for it but by its hash, verified again by that hash).
+ */
+function settled(entry: JournalEntry): 'awaiting_payment' | 'refused' {
+  return entry.address !== undefined ? 'awaiting_payment' : 'refused';
 }
 
 async function afterFailure(
@@ -232,7 +312,8 @@ async function afterFailure(
       return { kind: 'refused', entry: next, code, error };
     }
     case 'not_found': {
-      const next = await save({ state: 'awaiting_payment', reasonCode: code, reason: 'not found yet (may still be confirming)', verifyBaselineTotalTopUp: undefined });
+      // An instruction waits for its money again; a verify recorded on its own (no address) is refused, verified again by its hash.
+      const next = await save({ state: settled(entry), reasonCode: code, reason: 'not found yet (may still be confirming)', verifyBaselineTotalTopUp: undefined });
       return { kind: 'not_found', entry: next, error };
     }
     default: {
@@ -240,7 +321,7 @@ async function afterFailure(
       const next = await save(
         priorUnknown
           ? { reasonCode: code, reason: messageOf(error) }
-          : { state: 'awaiting_payment', reasonCode: code, reason: messageOf(error), verifyBaselineTotalTopUp: undefined },
+          : { state: settled(entry), reasonCode: code, reason: messageOf(error), verifyBaselineTotalTopUp: undefined },
       );
       return { kind: 'failed', entry: next, error };
     }
@@ -286,7 +367,9 @@ export function verifyOutcomeLines(outcome: VerifyOutcome, amount: number, hints
     case 'not_found':
       return [
         'Not found yet: the transfer may still be confirming on Base, or it did not pay this deposit address.',
-        `Try again in a minute (${hints.again}): keydeck never retries it by itself. The top-up stays open, even after a restart.`,
+        outcome.entry.state === 'awaiting_payment'
+          ? `Try again in a minute (${hints.again}): keydeck never retries it by itself. The top-up stays open, even after a restart.`
+          : `Try again in a minute (${hints.again}): keydeck never retries it by itself, and keeps the hash on its record.`,
       ];
     case 'failed':
       return [messageOf(outcome.error) + '.', `Nothing was credited by this request and nothing was retried: ${hints.again} when the problem is solved.`];

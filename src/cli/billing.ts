@@ -4,7 +4,7 @@ import { commandGroup, runScripted } from './shared.js';
 
 /** Adds `billing` to the program. */
 export function registerBilling(program: Command): void {
-  const billing = commandGroup(program, 'billing', 'the USD credit balance and top-ups: credits, status, topup, verify, history, watch');
+  const billing = commandGroup(program, 'billing', 'the USD credit balance and top-ups: credits, status, cancel, topup, verify, history, watch');
   billing
     .command('credits')
     .description('show the balance: remaining, totalTopUp, hasCreditKey, creditKeyCount, userId')
@@ -20,6 +20,16 @@ export function registerBilling(program: Command): void {
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { billingStatus } = await import('../commands/billing.js');
       await runScripted(cmd, (g) => billingStatus(g, opts));
+    });
+  billing
+    .command('cancel')
+    .description('stop the renewal of a subscription or pool pledge: it stays active until its period ends, then ends (asks first)')
+    .argument('<subscription-id>', 'the subscription’s or pledge’s id (keydeck billing status)')
+    .option('-y, --yes', 'do not ask (required when stdin is not a terminal)')
+    .option('--json', 'print { answer: the service’s answer, subscription: the entry as the billing status lists it afterwards } as JSON')
+    .action(async (id: string, opts: { yes?: boolean; json?: boolean }, cmd: Command) => {
+      const { billingCancel } = await import('../commands/billingCancel.js');
+      await runScripted(cmd, (g) => billingCancel(g, id, opts));
     });
   billing
     .command('topup')
@@ -41,12 +51,13 @@ export function registerBilling(program: Command): void {
     .command('verify')
     .description('credit a USDC transfer by its transaction hash, after checking it on chain (--no-chain: the service alone)')
     .option('--tx <hash>', 'the Base transaction hash, 0x followed by 64 hex digits')
-    .option('--amount <usd>', 'the USD amount sent, exactly as in the top-up instruction (with --find: which top-up, when several await payment)')
+    .option('--amount <usd>', 'the USD amount sent, exactly as in the top-up instruction (default: the amount of the one USDC top-up awaiting payment; with --find: which top-up, when several await payment)')
+    .option('--to <address>', 'the deposit address the transfer paid: which top-up, when several await the same amount')
     .option('--find', 'no hash: watch the deposit address of the USDC top-up awaiting payment and verify the transfer that arrives')
     .option('--timeout <seconds>', 'with --find: how long to watch (default 900)')
     .option('-y, --yes', 'send the verify even when the chain shows a mismatch, without asking (required then when stdin is not a terminal)')
     .option('--json', 'print { credited, balance } as JSON')
-    .action(async (opts: { tx?: string; amount?: string; find?: boolean; timeout?: string; yes?: boolean; json?: boolean }, cmd: Command) => {
+    .action(async (opts: { tx?: string; amount?: string; to?: string; find?: boolean; timeout?: string; yes?: boolean; json?: boolean }, cmd: Command) => {
       const { billingVerify } = await import('../commands/billing.js');
       await runScripted(cmd, (g) => billingVerify(g, opts));
     });

@@ -22,10 +22,19 @@ export function registerKeys(program: Command): void {
   keys
     .command('list')
     .description('list the consumption keys: id, name, keyType, keyPlan, status, expires, createdAt (never a key value)')
-    .option('--json', 'print the service’s array of keys as JSON')
+    .option('--json', 'print the service’s array of keys as JSON, each with its published limits (limits)')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { keysList } = await import('../commands/keys.js');
       await runScripted(cmd, (g) => keysList(g, opts));
+    });
+  keys
+    .command('show')
+    .description('one key as the Keys pane shows it: status, expiry, plan, a pool key’s blocks, its limits with where each figure comes from, its last known spend')
+    .argument('<id|name>', 'the key’s id, or its name when only one key has it (keydeck keys list)')
+    .option('--json', 'print the key as keys list --json does (with limits), plus details')
+    .action(async (idOrName: string, opts: { json?: boolean }, cmd: Command) => {
+      const { keysShow } = await import('../commands/keysShow.js');
+      await runScripted(cmd, (g) => keysShow(g, idOrName, opts));
     });
   keys
     .command('create')
@@ -134,10 +143,11 @@ export function registerMgmtKeys(program: Command): void {
     .command('rotate')
     .description('replace the management key keydeck uses: create a new one, store it where the old one is, check it, then delete the old one (for cron)')
     .option('--name <name>', 'the new key’s name (default NAME-r2, then -r3…)')
-    .option('--finish', 'finish an interrupted rotation')
-    .option('--undo', 'undo an interrupted rotation: delete the new key if it was never stored')
+    .option('--token-file <path>', 'rotate the key in this token file (the exporter’s) instead of keydeck’s own; the new key is written there, keeping its owner and mode')
+    .option('--finish', 'finish an interrupted rotation (a plain rerun does too)')
+    .option('--undo', 'undo an interrupted rotation: the old key back where it was, the new one deleted')
     .option('--json', 'print the old and new keys (id, name, keyPrefix; never a key value) and where the new one is stored')
-    .action(async (opts: { name?: string; finish?: boolean; undo?: boolean; json?: boolean }, cmd: Command) => {
+    .action(async (opts: { name?: string; tokenFile?: string; finish?: boolean; undo?: boolean; json?: boolean }, cmd: Command) => {
       const { mgmtKeysRotate } = await import('../commands/mgmt-rotate.js');
       await runScripted(cmd, (g) => mgmtKeysRotate(g, opts));
     });

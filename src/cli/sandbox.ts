@@ -7,7 +7,7 @@ export function registerSandbox(program: Command): void {
   program
     .command('sandbox')
     .description('run the sandbox server in the foreground (a local implementation of the service)')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--host <host>', 'address to listen on (the sandbox is for this machine: another address than loopback is warned about)', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', '8787')
     .option('--db <path>', 'SQLite database file (default: in the user data dir)')
     .addOption(new Option('--dialect <name>', 'answer in the shape of the seed (default) or of the real service’s older/newer documentation pages').choices(DIALECTS))

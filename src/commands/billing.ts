@@ -18,10 +18,11 @@ import { summarizeBillingStatus } from '../api/reader.js';
 import { instructionDiffersSentence } from '../billing/instruction.js';
 import { statusSummaryLines, summaryText } from '../billing/statusSummary.js';
 import { hostOf } from '../api/baseUrl.js';
-import type { JournalEntry } from '../billing/journal.js';
-import { recordTopUp, topUpNotes } from '../billing/topups.js';
+import { topUpPhase, type JournalEntry } from '../billing/journal.js';
+import { openInstructions, recordTopUp, topUpNotes } from '../billing/topups.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
-import { journalOf, verifyAndReport, type BillingDeps, type VerifyFlags } from './verifyReport.js';
+import { chooseTopUp, journalOf, verifyAndReport, type BillingDeps, type VerifyFlags } from './verifyReport.js';
+import { toChecksumAddress } from '../billing/eip681.js';
 import type { WatchPlan } from './chainFind.js';
 import { confirmTopUp } from './confirm.js';
 import { parseAmount, parseTxHash } from './input.js';
@@ -160,8 +161,12 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
   const journal = journalOf(deps);
   let problems: readonly string[] = [];
   let entry: JournalEntry | undefined;
+  let earlier: JournalEntry[] = [];
   try {
-    ({ entry, problems } = await recordTopUp(journal, { host: hostOf(profile.baseUrl), profile: profile.name }, amount, result));
+    const scope = { host: hostOf(profile.baseUrl), profile: profile.name };
+    ({ entry, problems } = await recordTopUp(journal, scope, amount, result));
+    // A USDC instruction no transfer was named for yet (a run killed before it printed one, say): named, so one is paid, not both.
+    if (result.method === 'usdc') earlier = openInstructions(await journal.unfinished(scope)).filter((e) => e.id !== entry?.id && topUpPhase(e) === 'pay');
   } catch (error) {
     warn(`${error instanceof Error ? error.message : String(error)} This top-up is not on keydeck's record: keep what is printed below.`);
   } finally {
@@ -179,6 +184,10 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
     if (result.method === 'card_direct' && entry?.state === 'credited') printLine('The service says this charge was credited.');
   }
   for (const problem of problems) warn(problem);
+  if (earlier.length > 0) {
+    const list = earlier.map((e) => `${formatUsd(e.amount)} to ${e.address}, requested ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC`).join('; ');
+    warn(`an earlier USDC top-up still awaits payment (${list}); this is another one, with its own deposit address: pay only the one you mean`);
+  }
   if (plan && result.method === 'usdc' && entry !== undefined) {
     // Watch the deposit address on chain and verify what arrives (issue 25): no hash to copy.
     const { watchAndVerify } = await import('./chainFind.js');
@@ -190,11 +199,13 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
 }
 
 /**
- * `keydeck billing verify --tx HASH --amount USD [--json]` (§4 `POST /api/billing/verify-topup`;
- * §2.6 result), through the procedure the TUI uses (src/billing/topups.ts): the record (the one
- * with this hash, else the one USDC top-up awaiting this amount, else a new one) is `verifying`
- * with the `totalTopUp` baseline before the request is sent; a hash already credited on record is
- * not sent again. Exit 0 when credited (also by keydeck's own earlier verify whose answer was
+ * `keydeck billing verify --tx HASH [--amount USD] [--to ADDRESS] [--json]` (§4 `POST
+ * /api/billing/verify-topup`; §2.6 result), through the procedure the TUI uses
+ * (src/billing/topups.ts): the record (the one verified with this hash before, else the one USDC
+ * instruction open for this amount and address, else a new one: one instruction is one record) is
+ * `verifying` with the `totalTopUp` baseline before the request is sent; a hash already credited
+ * on record is not sent again. Without `--amount`, the amount is that record's, and said so;
+ * several fit: asked on a terminal, else exit 2 (./verifyReport.ts `chooseTopUp`). Exit 0 when credited (also by keydeck's own earlier verify whose answer was
  * lost); 2 for a bad hash or amount (nothing sent; a transfer that can never be credited says so);
  * 1 for `amount_mismatch`, `tx_already_used`, `not_found`, `already_credited` and other refusals;
  * 4 when the answer was lost (the record stays `verifying`: run it again). Before anything is
@@ -207,11 +218,30 @@ export async function billingVerify(globals: GlobalOptions, flags: VerifyFlags, 
     const { billingFind } = await import('./chainFind.js');
     return billingFind(globals, flags, deps);
   }
-  if (flags.tx === undefined || flags.amount === undefined) fail(ExitCode.usage, 'give --tx HASH and --amount USD, or --find to look for the transfer on chain; nothing was sent.');
+  if (flags.tx === undefined) fail(ExitCode.usage, 'give --tx HASH (and --amount USD), or --find to look for the transfer on chain; nothing was sent.');
   const txHash = parseTxHash(flags.tx);
-  const amount = parseAmount(flags.amount, '--amount', 'transfer');
+  const amount = flags.amount !== undefined ? parseAmount(flags.amount, '--amount', 'transfer') : undefined;
+  const to = flags.to !== undefined ? parseDepositAddress(flags.to) : undefined;
   const session = await openSession(globals, deps.session);
-  return verifyAndReport(globals, session, journalOf(deps), { txHash, amount, amountText: flags.amount.trim() }, flags);
+  const journal = journalOf(deps);
+  let chosen;
+  try {
+    const ports = { journal, client: session.client, scope: { host: hostOf(session.profile.baseUrl), profile: session.profile.name } };
+    chosen = await chooseTopUp(ports, { txHash, ...(amount !== undefined && { amount, amountText: flags.amount!.trim() }), ...(to !== undefined && { to }) }, flags.json === true);
+  } catch (error) {
+    journal.close();
+    throw error;
+  }
+  return verifyAndReport(globals, session, journal, { txHash, ...chosen }, flags);
+}
+
+/** `--to`: a deposit address, `0x` + 40 hex (its checksum checked when mixed-case). @throws CommandFailure exit 2 */
+function parseDepositAddress(text: string): string {
+  try {
+    return toChecksumAddress(text);
+  } catch (error) {
+    return fail(ExitCode.usage, `--to: ${(error as Error).message.replace(/\.$/, '')}; nothing was sent.`);
+  }
 }
 
 /** Flags of `billing history`. Another view (a chart, say) is one more flag here and one more branch in {@link billingHistory}. */

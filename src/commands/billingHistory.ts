@@ -66,7 +66,7 @@ export function historyTable(entries: readonly JournalEntry[], options: { color?
       methodLabel(e.method),
       stateCell(e),
       e.txHash ?? e.sessionId ?? e.paymentId ?? (e.address ? `to ${e.address}` : ''),
-      e.state === 'credited' ? '' : (e.reason ?? ''),
+      e.state === 'credited' ? '' : (e.reason ?? (e.state === 'verifying' ? (e.method === 'usdc' ? 'its verify has no known outcome: run the same billing verify again' : 'its outcome is not known yet') : '')),
     ]),
     options,
   );

@@ -31,9 +31,12 @@ export function parseKeyId(text: string): string {
   return check(KeyIdSchema, text, 'ID');
 }
 
-/** A subscription or pool pledge id (`--subscription`): 1–200 letters, digits, `_-.:`. Exit 2 otherwise. */
-export function parseSubscriptionId(text: string): string {
-  return check(SubscriptionIdSchema, text, '--subscription');
+/**
+ * A subscription or pool pledge id (`--subscription`, or `what`: `SUBSCRIPTION_ID`): 1–200
+ * letters, digits, `_-.:`. Exit 2 otherwise.
+ */
+export function parseSubscriptionId(text: string, what = '--subscription'): string {
+  return check(SubscriptionIdSchema, text, what);
 }
 
 /**

@@ -10,11 +10,13 @@
  * (`sk_` + 8) only, and the shared record of reads knows it by a one-way hash. The service's
  * origin is the profile's (or `--base-url`), as for every command.
  *
- * Reads spend this key's own budget of usage reads (12 per 12 hours, src/billing/usageBudget.ts);
- * with none left (or `--cached`) the last answer kept is printed with its age.
+ * No page says `GET /v1/usage` counts against the 12 usage reads per 12 hours, so keydeck keeps
+ * no budget of its own for it (issue 43, item 7): it follows the service's own 429 and
+ * `Retry-After` (no read until then; 60 s without one), and prints the last answer kept, with its
+ * age, while it waits (or with `--cached`). The key may be `sk_…` or `sk-…` (the newer keys page).
  *
- * Exit codes: 0 printed; 1 refused (401 unknown key, 403 deactivated, 404 deleted, no read left
- * and nothing kept); 2 bad usage (no key, not an `sk_`); 4 network.
+ * Exit codes: 0 printed; 1 refused (401 unknown key, 403 deactivated, 404 deleted, a 429 and
+ * nothing kept); 2 bad usage (no key, not an `sk_`); 4 network.
  */
 import { groupThousands } from '../api/money.js';
 import { insecureHttpProblem } from '../api/baseUrl.js';
@@ -25,7 +27,7 @@ import type { KeyInfo } from '../api/usageSchemas.js';
 import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { credentialIdOf, UsageBudget } from '../billing/usageBudget.js';
 import { keepsFigures, readKeyInfo } from '../billing/usageReads.js';
-import { ageWords, durationWords, usageStatusLine } from '../billing/usageWords.js';
+import { ageWords, durationWords } from '../billing/usageWords.js';
 import { resolveProfile } from '../config/profile.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { printData, type JsonFlag } from './api-command.js';
@@ -58,7 +60,7 @@ async function consumptionKey(env: NodeJS.ProcessEnv, deps: KeyInfoDeps): Promis
   if (key === '') fail(ExitCode.usage, 'no consumption key: set KEYDECK_SK or pipe the key on stdin (it is never taken from the command line)');
   if (!ConsumptionKeyValueSchema.safeParse(key).success) {
     // Never echoed: only what it starts like.
-    fail(ExitCode.usage, `that is not a consumption key (sk_…): it starts with "${/^[A-Za-z]{1,4}[_-]/.exec(key)?.[0] ?? key.slice(0, 2).replace(/[^A-Za-z0-9]/g, '?')}"; key-info takes the sk_ key an application uses`);
+    fail(ExitCode.usage, `that is not a consumption key (sk_… or sk-…): it starts with "${/^[A-Za-z]{1,4}[_-]/.exec(key)?.[0] ?? key.slice(0, 2).replace(/[^A-Za-z0-9]/g, '?')}"; key-info takes the sk_ key an application uses`);
   }
   return key;
 }
@@ -89,16 +91,27 @@ export async function keyInfo(globals: GlobalOptions, flags: KeyInfoFlags = {}, 
     const origin = originOf(profile.baseUrl);
     const read = await readKeyInfo(client, { budget: new UsageBudget(store.database), credential: credentialIdOf(origin, sk), origin, mode: flags.cached ? 'kept' : 'demand' });
     if (read.error !== undefined && !keepsFigures(read.error)) throw read.error;
+    const s = read.budget;
+    const waitWords = s.blockedUntil !== undefined ? `the service asked to wait: the next read is allowed in ${durationWords(s.blockedUntil - s.now)}` : undefined;
     if (read.data === undefined || read.at === undefined) {
       if (read.error !== undefined) throw read.error;
-      const s = read.budget;
-      fail(ExitCode.refused, `usage_budget: nothing is kept for ${prefix}… yet and no read can be spent: the next is allowed ${s.nextAt <= s.now ? 'now' : `in ${durationWords(s.nextAt - s.now)}`}`);
+      fail(ExitCode.refused, waitWords ? `rate_limited: nothing is kept for ${prefix}… yet and ${waitWords}` : `not_kept: nothing is kept for ${prefix}… yet: run keydeck key-info without --cached to read it`);
     }
-    if (read.error !== undefined) warn(`could not read new figures (${read.error instanceof Error ? read.error.message : String(read.error)}); these are from ${ageWords(read.at, read.budget.now)}`);
+    if (read.error !== undefined) warn(`could not read new figures (${read.error instanceof Error ? read.error.message : String(read.error)}); these are from ${ageWords(read.at, s.now)}`);
     if (flags.json) {
-      printData({ service: read.data, derived: { keyPrefix: prefix, asOf: new Date(read.at).toISOString(), ageSeconds: Math.max(0, Math.round((read.budget.now - read.at) / 1000)), fresh: read.fresh, readsLeft: read.budget.left } });
+      printData({
+        service: read.data,
+        derived: {
+          keyPrefix: prefix,
+          asOf: new Date(read.at).toISOString(),
+          ageSeconds: Math.max(0, Math.round((s.now - read.at) / 1000)),
+          fresh: read.fresh,
+          ...(s.blockedUntil !== undefined && { nextReadAt: new Date(s.blockedUntil).toISOString() }),
+        },
+      });
     } else {
-      printFormatted(formatKeyValues(keyInfoPairs(read.data, prefix, usageStatusLine(read.at, read.budget)), { color: colorEnabled() }));
+      const figures = `${read.fresh ? 'read just now' : `from ${ageWords(read.at, s.now)}`}${waitWords ? ` · ${waitWords}` : ''}`;
+      printFormatted(formatKeyValues(keyInfoPairs(read.data, prefix, figures), { color: colorEnabled() }));
     }
     return ExitCode.ok;
   } finally {

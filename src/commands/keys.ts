@@ -12,7 +12,7 @@
 import type { ConsumptionKey } from '../api/schemas.js';
 import { byId, printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
-import { keyStatus, paidTimeLost } from '../api/keyStatus.js';
+import { endedWords, keyStatus, paidTimeLost } from '../api/keyStatus.js';
 import { parseKeyId, parseKeyName, parseSubscriptionId } from './input.js';
 import { canPrompt, ExitCode, fail, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 import { summarizeBillingStatus } from '../api/reader.js';
@@ -20,6 +20,7 @@ import { mintRefusal } from '../billing/pledges.js';
 import { checkPlan, deliverAndSay, deliveryJson, deliveryPlanOf, rememberDeliveries, say, undelivered, type DeliveryFlags } from './keyDelivery.js';
 import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalText } from './table.js';
 import { visible } from '../terminal/sanitize.js';
+import { plansFor, withLimits } from './keysShow.js';
 
 const STATUS_STYLE = { active: 'green', inactive: 'yellow', expired: 'red' } as const;
 
@@ -47,12 +48,17 @@ export function keysTable(keys: readonly ConsumptionKey[], options: { color?: bo
   return formatTable(headers, rows, { color: options.color ?? false });
 }
 
-/** `keydeck keys list [--json]`: the table, or the §4 array as JSON. Exit 0. */
+/**
+ * `keydeck keys list [--json]`: the table, or the §4 array as JSON, each entry with its published
+ * `limits` (src/billing/keyLimits.ts: `{ requestsPerMinute, tokensPerMinute, concurrentRequests,
+ * onlyInBlocks, boundedByBalance, source, sources }`, null when none are published; `GET
+ * /api/plans` is read only when a legacy plan's key is listed). Exit 0.
+ */
 export async function keysList(globals: GlobalOptions, flags: JsonFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const { client } = await openSession(globals, deps.session);
   const keys = await client.keys.list();
   if (flags.json) {
-    printData(keys);
+    printData(withLimits(keys, await plansFor(client, keys)));
   } else if (keys.length === 0) {
     printLine('No consumption keys yet. Create a credit key with: keydeck keys create --name NAME');
   } else {
@@ -182,7 +188,7 @@ export async function keysSetActive(
   if (isActive && expired) {
     fail(
       ExitCode.refused,
-      `subscription_ended: the key "${visible(key.name)}" (id ${keyId}) is a subscription whose paid period has ended, so it cannot be enabled again; a new subscription payment creates a new key. Nothing was sent`,
+      `subscription_ended: the key "${visible(key.name)}" (id ${keyId}) is a subscription whose paid period has ended, so it cannot be enabled again; ${endedWords(key)}. Nothing was sent`,
     );
   }
   const label = key !== undefined ? `the key "${visible(key.name)}" (id ${keyId})` : `the key ${keyId}`;
@@ -199,7 +205,7 @@ export async function keysSetActive(
   const result = await byId(keyId, () => client.keys.update(keyId, { isActive }), () => client.keys.list(), 'keydeck keys list');
   if (flags.json) printData(result);
   else if (isActive) printLine(`Enabled ${label}: it works again.`);
-  else if (expired) printLine(`Disabled ${label}: its subscription has ended (a new subscription payment creates a new key).`);
+  else if (expired) printLine(`Disabled ${label}: its subscription has ended (${endedWords(key)}).`);
   else printLine(`Disabled ${label}: it is refused from now on; \`keydeck keys enable ${keyId}\` turns it back on.`);
   return ExitCode.ok;
 }

@@ -124,7 +124,7 @@ export function exitCodeOf(error: unknown): ExitCodeValue {
     if (error.code === 'invalid_request') return error.status === undefined ? ExitCode.usage : ExitCode.refused;
     return ExitCode.refused;
   }
-  if (error instanceof ConfigError) return error.code === 'config_write_failed' || error.code === 'config_untrusted' ? ExitCode.refused : ExitCode.usage;
+  if (error instanceof ConfigError) return error.code === 'config_write_failed' || error.code === 'config_untrusted' || error.code === 'data_untrusted' ? ExitCode.refused : ExitCode.usage;
   if (error instanceof CredentialStoreError) {
     return error.code === 'consumption_key' || error.code === 'invalid_token' ? ExitCode.usage : ExitCode.refused;
   }
@@ -238,6 +238,11 @@ export interface OpenSessionOptions {
   readonly client?: Omit<KeydeckClientOptions, 'baseUrl' | 'token'>;
   /** False: no warning about interrupted rotations (`keys rotate` handles them itself). Default true. */
   readonly pendingRotations?: boolean;
+  /**
+   * The key of a token file to use instead of the profile's stored one (`mgmt-keys rotate
+   * --token-file`): `KEYDECK_TOKEN` and the store are not read; a 401 names the file.
+   */
+  readonly tokenFile?: { readonly token: string; readonly path: string };
 }
 
 /**
@@ -254,11 +259,17 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   const insecure = insecureHttpProblem(profile.baseUrl, globals.allowInsecureHttp === true);
   if (insecure !== undefined) fail(ExitCode.usage, insecure);
   const store = options.store ?? createCredentialStore({ env });
-  // Only the key stored for this service's origin (src/credentials/origin.ts).
-  const credential = await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl));
+  // Only the key stored for this service's origin (src/credentials/origin.ts), or the token file's.
+  const fromFile = options.tokenFile;
+  const credential: StoredCredential | undefined = fromFile
+    ? { token: fromFile.token, source: 'file', path: fromFile.path }
+    : await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl));
   if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store, profile));
   // The plaintext file is said at login, in `auth status` and in `doctor`, not on every command (issue 46: cron mail).
   if (options.pendingRotations !== false) {
+    // Management-key rotations first: their record takes over those the older record still holds.
+    const { pendingMgmtRotationWarnings } = await import('./pendingMgmtRotations.js');
+    for (const sentence of await pendingMgmtRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
     const { pendingRotationWarnings } = await import('./pendingRotations.js');
     for (const sentence of await pendingRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
   }
@@ -273,7 +284,9 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
     token: credential.token,
     ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }),
     // Every 401/403 names the credential and where it came from (a rejected KEYDECK_TOKEN says so).
-    credential: describeCredential(credential.token, credential.source, profile.name),
+    credential: fromFile
+      ? { label: `the management key ${credential.token.slice(0, 11)} in the token file ${fromFile.path}`, whenRejected: `put a valid management key in ${fromFile.path}` }
+      : describeCredential(credential.token, credential.source, profile.name),
   });
   // A call that takes longer than ~300 ms shows a spinner on stderr (a terminal only).
   const client = options.spinner === false ? bare : withActivity(bare, createActivity({ env }), `waiting for ${new URL(profile.baseUrl).host}`);
@@ -310,86 +323,5 @@ export async function noCredentialSentence(
   return `no key for profile "${profile}"${where.baseUrl !== undefined ? ` at ${originOf(where.baseUrl)}` : ''}: run \`keydeck auth login\`, or set KEYDECK_TOKEN${why}`;
 }
 
-// ---- prompts (stderr, so stdout stays clean for --json) ----
-
-/** True when both stdin and stderr are terminals (a prompt can be shown and answered). */
-export function canPrompt(): boolean {
-  return Boolean(process.stdin.isTTY && process.stderr.isTTY);
-}
-
-/** Asks one visible line on the terminal (stderr), trimmed. Ctrl-C or Ctrl-D exits 130. */
-export async function askLine(question: string): Promise<string> {
-  const { createInterface } = await import('node:readline/promises');
-  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
-  rl.on('SIGINT', () => {
-    process.stderr.write('\n');
-    process.exit(130);
-  });
-  try {
-    return (await rl.question(visible(question, { maxLength: MAX_LINE_TEXT }))).trim();
-  } finally {
-    rl.close();
-  }
-}
-
-/**
- * Asks for a secret on the terminal: raw mode, each typed or pasted character echoed as `*`,
- * Backspace erases, Enter ends, Ctrl-U clears, Ctrl-C exits 130. The answer is trimmed.
- */
-export function askSecret(question: string): Promise<string> {
-  const stdin = process.stdin;
-  // Raw mode (no echo) first, then the prompt: what is typed once the prompt shows is never echoed.
-  stdin.setRawMode(true);
-  process.stderr.write(question);
-  return new Promise((resolve) => {
-    let value = '';
-    let inEscape = false;
-    const finish = (): void => {
-      stdin.setRawMode(false);
-      stdin.off('data', onData);
-      stdin.pause();
-      process.stderr.write('\n');
-      resolve(value.trim());
-    };
-    const onData = (chunk: Buffer): void => {
-      for (const ch of chunk.toString('utf8')) {
-        if (inEscape) {
-          // Skip an escape sequence (arrow keys and the like): ESC [ … final letter or ~.
-          if (/[A-Za-z~]/.test(ch)) inEscape = false;
-          continue;
-        }
-        if (ch === '\u001b') {
-          inEscape = true;
-          continue;
-        }
-        if (ch === '\r' || ch === '\n' || ch === '\u0004') return finish();
-        if (ch === '\u0003') {
-          stdin.setRawMode(false);
-          process.stderr.write('\n');
-          process.exit(130);
-        }
-        if (ch === '\u007f' || ch === '\b') {
-          if (value.length > 0) {
-            value = value.slice(0, -1);
-            process.stderr.write('\b \b');
-          }
-        } else if (ch === '\u0015') {
-          process.stderr.write('\b \b'.repeat(value.length));
-          value = '';
-        } else if (ch >= ' ') {
-          value += ch;
-          process.stderr.write('*');
-        }
-      }
-    };
-    stdin.resume();
-    stdin.on('data', onData);
-  });
-}
-
-/** Reads all of stdin as text (for `--token-stdin`), trimmed. */
-export async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8').trim();
-}
+// ---- prompts (stderr, so stdout stays clean for --json): ./prompt.ts ----
+export { askLine, askSecret, canPrompt, readStdin } from './prompt.js';

@@ -6,10 +6,31 @@
  * request on stderr (method, path, status, ms; never a header, key or token), and on SIGINT or
  * SIGTERM closes the server and the database and exits 0.
  *
+ * The sandbox is for this machine: its `/sandbox/*` routes (users, the clock, the usage switch,
+ * the checkout page, simulated transfers) take no credential. Bound to an address other than
+ * loopback (`--host 0.0.0.0`), it says so on stderr once it listens (issue 43, item 9).
+ *
  * Exit codes: 0 stopped by a signal, 1 the sandbox could not start (database or address),
  * 2 bad usage (`--port` not an integer 0–65535).
  */
+import { isLoopbackHost } from '../api/baseUrl.js';
+import { dirname } from 'node:path';
 import { sandboxDbPath } from '../config/paths.js';
+import { checkTrustedDir } from '../config/trust.js';
+
+/**
+ * The warning for a sandbox listening on `host` beyond this machine, or undefined for a loopback
+ * address (127.0.0.0/8, `::1`, `localhost`).
+ */
+export function offLoopbackWarning(host: string): string | undefined {
+  const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  if (isLoopbackHost(bracketed)) return undefined;
+  return (
+    `keydeck: warning: the sandbox listens on ${host}, beyond this machine: its /sandbox/* routes (new users, the clock, the usage switch, ` +
+    'checkout payments, simulated transfers) take no credential, so anyone who can reach this address can use them and move its clock. ' +
+    'The sandbox is meant for this machine: --host 127.0.0.1 (the default).'
+  );
+}
 
 /** Options as commander gives them (strings). */
 export interface SandboxCommandOptions {
@@ -43,6 +64,13 @@ export async function runSandboxCommand(opts: SandboxCommandOptions): Promise<vo
     return;
   }
   const dbPath = opts.db ?? sandboxDbPath();
+  // The default database lives in the data dir: trusted as the config dir is (issue 43).
+  const dirProblem = opts.db === undefined ? await checkTrustedDir(dirname(dbPath), 'data dir') : undefined;
+  if (dirProblem) {
+    process.stderr.write(`keydeck: could not start the sandbox: ${dirProblem.sentence}\n`);
+    process.exitCode = 1;
+    return;
+  }
   // Listen for the signals before anything is printed: whoever reads the two lines may signal
   // at once. A signal during start-up stops the sandbox as soon as it is up.
   let stopping = false;
@@ -77,6 +105,8 @@ export async function runSandboxCommand(opts: SandboxCommandOptions): Promise<vo
     return;
   }
   process.stdout.write(`sandbox listening on ${sandbox.url}\nsession token: ${sandbox.token}\n`);
+  const exposed = offLoopbackWarning(opts.host);
+  if (exposed !== undefined) process.stderr.write(`${exposed}\n`);
   // A third line only with a chain, on stderr: the two-line stdout contract stays as it is.
   if (sandbox.chainRpcUrl !== undefined) process.stderr.write(`sandbox chain (anvil, chain id 8453) at ${sandbox.chainRpcUrl}: keydeck reads it by itself for this sandbox\n`);
 

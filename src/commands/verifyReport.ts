@@ -8,9 +8,12 @@ import { hostOf } from '../api/baseUrl.js';
 import { KeydeckApiError } from '../api/errors.js';
 import type { ChainSettings } from '../billing/chainSettings.js';
 import { JournalError, TopUpJournal, type JournalEntry } from '../billing/journal.js';
-import { verifyOnRecord, verifyOutcomeLines, verifyUsdc, type VerifyOutcome } from '../billing/topups.js';
+import { openInstructions, recordForVerify, verifyOnRecord, verifyOutcomeLines, verifyUsdc, type VerifyOutcome } from '../billing/topups.js';
+import { centsText } from '../api/money.js';
+import { visible } from '../terminal/sanitize.js';
+import { say } from './keyDelivery.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
-import { ExitCode, fail, printLine, warn, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
+import { askLine, canPrompt, ExitCode, fail, printLine, warn, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 import { formatUsd } from './table.js';
 
 /** Dependencies of the top-up commands: the record (default: the data dir's, as the TUI's). */
@@ -113,8 +116,10 @@ export async function verifyAndReport(
 export interface VerifyFlags extends JsonFlag {
   /** `0x` + 64 hex (required without `--find`). */
   readonly tx?: string;
-  /** USD, plain decimal text; must match the amount sent (required with `--tx`; with `--find` it picks the top-up). */
+  /** USD, plain decimal text; must match the amount sent (with `--tx`, default the amount of the one USDC top-up awaiting payment; with `--find` it picks the top-up). */
   readonly amount?: string;
+  /** The deposit address the transfer paid: picks the top-up when several await the same amount. */
+  readonly to?: string;
   /** Send the verify even when the chain shows a mismatch (issue 25), without asking. */
   readonly yes?: boolean;
   /** `--find`: watch the awaiting top-up's deposit address on chain instead of a hash (issue 25). */
@@ -123,3 +128,61 @@ export interface VerifyFlags extends JsonFlag {
   readonly timeout?: string;
 }
 
+/** What {@link chooseTopUp} settled: the record (when one fits) and the amount to verify. */
+export interface ChosenTopUp {
+  readonly entryId?: string;
+  /** USD. */
+  readonly amount: number;
+  /** The amount as the command lines keydeck suggests write it. */
+  readonly amountText: string;
+  readonly depositAddress?: string;
+}
+
+/** A top-up in a list of choices: `$25.00 to 0x5aAe…, requested 2026-11-28 03:12 UTC`. */
+function choiceText(e: JournalEntry): string {
+  return `${formatUsd(e.amountSent ?? e.amount)} to ${e.address ?? '?'}, requested ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/**
+ * The record and the amount of `billing verify --tx` (issue 44, item 7; issue 42, I4): the record
+ * verified with this hash before, else the one USDC instruction still open for `amount` (any
+ * amount when not given) and `to`. Without `--amount` the amount is that record's, and said so.
+ * Several fit: asked on a terminal; else exit 2 naming them and the flag that picks one.
+ * @throws CommandFailure exit 2 (no amount can be known, several fit without a terminal), 1 (cancelled)
+ */
+export async function chooseTopUp(
+  ports: Parameters<typeof recordForVerify>[0],
+  request: { readonly txHash: string; readonly amount?: number; readonly amountText?: string; readonly to?: string },
+  json: boolean,
+): Promise<ChosenTopUp> {
+  const match = await recordForVerify(ports, request.txHash, request.amount, request.to);
+  let entry = match.entry;
+  if (match.ambiguous) {
+    const list = match.ambiguous;
+    if (!canPrompt()) {
+      const how = request.amount === undefined ? 'with --amount (and --to ADDRESS, the deposit address the transfer paid, when two have the same amount)' : 'with --to ADDRESS, the deposit address the transfer paid';
+      fail(ExitCode.usage, `${list.length} USDC top-ups await payment (${visible(list.map(choiceText).join('; '))}): say which ${how}; nothing was sent.`);
+    }
+    process.stderr.write(`${list.length} USDC top-ups await payment:\n${list.map((e, i) => `  ${i + 1}  ${visible(choiceText(e))}\n`).join('')}`);
+    const answer = await askLine(`Which one did this transfer pay? [1-${list.length}] `);
+    const i = /^\d+$/.test(answer) ? Number(answer) : 0;
+    if (i < 1 || i > list.length) fail(ExitCode.refused, 'cancelled: nothing was sent');
+    entry = list[i - 1]!;
+  }
+  if (request.amount !== undefined) {
+    if (!entry) {
+      const others = openInstructions(await ports.journal.unfinished(ports.scope));
+      if (others.length > 0) {
+        warn(`no USDC top-up of ${formatUsd(request.amount)}${request.to !== undefined ? ` to ${request.to}` : ''} awaits payment on keydeck's record (${visible(others.map(choiceText).join('; '))}): the transfer is verified on its own record`);
+      }
+    }
+    return { amount: request.amount, amountText: request.amountText ?? centsText(request.amount), ...(entry && { entryId: entry.id }), ...(entry?.address !== undefined && { depositAddress: entry.address }) };
+  }
+  if (!entry) fail(ExitCode.usage, "give --amount USD, the amount the transfer sent: no USDC top-up awaits payment on keydeck's record for this service; nothing was sent.");
+  const amount = entry.amountSent ?? entry.amount;
+  const hash = request.txHash.toLowerCase();
+  const before = match.entry?.txHash?.toLowerCase() === hash || match.entry?.triedHashes?.includes(hash) === true;
+  const why = match.ambiguous ? 'the top-up chosen' : before ? 'the top-up this transaction was verified for before' : 'the one USDC top-up awaiting payment';
+  say(visible(`No --amount given: ${why} is ${choiceText(entry)}; verifying the transfer for ${formatUsd(amount)}.`), json);
+  return { entryId: entry.id, amount, amountText: centsText(amount), ...(entry.address !== undefined && { depositAddress: entry.address }) };
+}

@@ -7,9 +7,11 @@ import { failpoint, fileDetail } from '../failpoints/index.js';
 
 /**
  * Writes `data` to `file` atomically with permission bits `mode` (e.g. 0o600). The directory
- * must exist. Rejects with the fs error (`code` set) on failure; the target is then unchanged.
+ * must exist. The new file keeps the owner of the one it replaces (write-file-atomic's default),
+ * or takes `options.chown` (root only, for another user's file: `mgmt-keys rotate --token-file`).
+ * Rejects with the fs error (`code` set) on failure; the target is then unchanged.
  */
-export async function writeFileAtomically(file: string, data: string, mode: number): Promise<void> {
-  await writeFileAtomic(file, data, { mode });
+export async function writeFileAtomically(file: string, data: string, mode: number, options: { readonly chown?: { readonly uid: number; readonly gid: number } } = {}): Promise<void> {
+  await writeFileAtomic(file, data, { mode, ...(options.chown && { chown: { uid: options.chown.uid, gid: options.chown.gid } }) });
   failpoint('file.renamed', fileDetail(file));
 }

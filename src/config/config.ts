@@ -108,7 +108,9 @@ export type ConfigErrorCode =
   | 'invalid_base_url'
   | 'config_write_failed'
   /** The config dir or file is not what it claims, belongs to another user, or is writable by group or others (./trust.ts). */
-  | 'config_untrusted';
+  | 'config_untrusted'
+  /** The data dir is not a directory, belongs to another user, or is writable by group or others (./trust.ts; issue 43). */
+  | 'data_untrusted';
 
 /**
  * A config problem. `message` is one sentence naming the file (and the field when there is one),

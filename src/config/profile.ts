@@ -11,11 +11,13 @@ import {
   DEFAULT_RUNAWAY_FACTOR,
   DEFAULT_RUNAWAY_FLOOR_USD_PER_HOUR,
   checkProfileName,
+  ConfigError,
   normalizeBaseUrl,
   readConfig,
   type KeydeckConfig,
 } from './config.js';
-import { configFilePath } from './paths.js';
+import { configFilePath, dataDir } from './paths.js';
+import { checkTrustedDir } from './trust.js';
 import type { AutoTopUpPolicy } from './autoTopUp.js';
 
 /** The settings a command runs with. Units: seconds, USD. */
@@ -64,8 +66,11 @@ export interface ProfileOverrides {
  * Resolves the profile for a command from the flags, the environment and the config file.
  * `env` supplies `KEYDECK_PROFILE`, `KEYDECK_BASE_URL` and `KEYDECK_CONFIG_DIR` when the flags
  * are absent (so library callers get the same behaviour as the CLI).
+ * The data dir (the top-up record, the usage history, delivery records, the sandbox's database)
+ * is trusted as the config dir is, before any command or the full-screen app uses it.
  * @throws ConfigError when the config file is unreadable or invalid (naming file and field),
- *   the profile name is invalid, or the base URL is not an http(s) URL.
+ *   the profile name is invalid, or the base URL is not an http(s) URL; `config_untrusted` or
+ *   `data_untrusted` when the config dir or file, or the data dir, is writable by others (./trust.ts).
  */
 export async function resolveProfile(
   overrides: ProfileOverrides = {},
@@ -73,6 +78,8 @@ export async function resolveProfile(
 ): Promise<ResolvedProfile> {
   const configPath = configFilePath(env);
   const { config } = await readConfig(configPath);
+  const dataProblem = await checkTrustedDir(dataDir(env), 'data dir');
+  if (dataProblem) throw new ConfigError('data_untrusted', `${dataProblem.sentence}.`, { path: dataProblem.path });
   return resolveFromConfig(config, configPath, overrides, env);
 }
 

@@ -1,17 +1,18 @@
 /**
  * Local files trusted the way ssh trusts its own (DESIGN.md "Boundaries": local files → keydeck):
  * the config dir and `config.json` must not be writable by group or others (another local user
- * could point `baseUrl` at their server and receive the key), `credentials.json` must not be
+ * could point `baseUrl` at their server and receive the key), nor the data dir (issue 43: another
+ * user could replace the top-up record, the usage history or the sandbox's database in it), `credentials.json` must not be
  * readable or writable by them, each must belong to the user running keydeck, and each must be
  * what it claims (a directory, a regular file): a FIFO, a device or a directory in a file's place
  * is refused at once, never opened for a blocking read. Every refusal is one sentence naming the
  * file and the `chmod` (or what else) that fixes it. Skipped on Windows (no POSIX modes).
  */
-import { constants } from 'node:fs';
+import { constants, statSync } from 'node:fs';
 import { lstat, open, stat } from 'node:fs/promises';
 
 /** What a file is for: decides the modes accepted and the words of the refusal. */
-export type TrustedKind = 'config dir' | 'config file' | 'key file';
+export type TrustedKind = 'config dir' | 'data dir' | 'config file' | 'key file';
 
 /** A refusal: the path, a stable code, and one sentence. */
 export interface TrustProblem {
@@ -23,11 +24,23 @@ export interface TrustProblem {
 /** Mode bits that must be clear: group/other write for the config; group/other anything for the key file. */
 const FORBIDDEN_BITS: Readonly<Record<TrustedKind, number>> = {
   'config dir': 0o022,
+  'data dir': 0o022,
   'config file': 0o022,
   'key file': 0o077,
 };
 
-const CHMOD: Readonly<Record<TrustedKind, string>> = { 'config dir': '700', 'config file': '600', 'key file': '600' };
+const CHMOD: Readonly<Record<TrustedKind, string>> = { 'config dir': '700', 'data dir': '700', 'config file': '600', 'key file': '600' };
+
+/** What another user could do with a file of each kind they could write. */
+const HARM: Readonly<Record<TrustedKind, string>> = {
+  'config dir': 'another user could point keydeck at their server and receive the key',
+  'config file': 'another user could point keydeck at their server and receive the key',
+  'data dir': 'another user could replace the records keydeck keeps in it (the top-up record, the usage history, the sandbox’s database)',
+  'key file': 'anyone who can read it can manage the account',
+};
+
+/** True for the kinds that are directories. */
+const isDirKind = (kind: TrustedKind): boolean => kind === 'config dir' || kind === 'data dir';
 
 function octal(mode: number): string {
   return `0${(mode & 0o777).toString(8).padStart(3, '0')}`;
@@ -49,13 +62,13 @@ export function trustProblemOf(
   stats: { isFile(): boolean; isDirectory(): boolean; mode: number; uid: number },
   uid: number | undefined = posix()?.uid,
 ): TrustProblem | undefined {
-  if (kind === 'config dir' ? !stats.isDirectory() : !stats.isFile()) {
+  if (isDirKind(kind) ? !stats.isDirectory() : !stats.isFile()) {
     return {
       path: file,
-      code: kind === 'config dir' ? 'not_directory' : 'not_regular',
+      code: isDirKind(kind) ? 'not_directory' : 'not_regular',
       sentence:
-        kind === 'config dir'
-          ? `the config dir ${file} is not a directory: move it away (keydeck creates the directory itself)`
+        isDirKind(kind)
+          ? `the ${kind} ${file} is not a directory: move it away (keydeck creates the directory itself)`
           : `the ${kind} ${file} is not a regular file (a FIFO, a device or a directory?): keydeck does not read it; move it away`,
     };
   }
@@ -76,24 +89,35 @@ export function trustProblemOf(
       sentence:
         kind === 'key file'
           ? `the key file ${file} is ${readable ? 'readable' : 'writable'} by group or others (mode ${octal(stats.mode)}): anyone who can read it can manage the account, so keydeck does not use it; fix it with \`chmod 600 ${file}\``
-          : `the ${kind} ${file} is writable by group or others (mode ${octal(stats.mode)}): another user could point keydeck at their server and receive the key, so keydeck does not use it; fix it with \`chmod ${CHMOD[kind]} ${file}\``,
+          : `the ${kind} ${file} is writable by group or others (mode ${octal(stats.mode)}): ${HARM[kind]}, so keydeck does not use it; fix it with \`chmod ${CHMOD[kind]} ${file}\``,
     };
   }
   return undefined;
 }
 
 /**
- * Checks the directory `dir` (when it exists) as the config dir. Undefined when it is fine or
- * does not exist yet.
+ * Checks the directory `dir` (when it exists) as the config dir, or as `kind`. Undefined when it
+ * is fine or does not exist yet.
  */
-export async function checkTrustedDir(dir: string): Promise<TrustProblem | undefined> {
+export async function checkTrustedDir(dir: string, kind: 'config dir' | 'data dir' = 'config dir'): Promise<TrustProblem | undefined> {
   let stats;
   try {
     stats = await stat(dir);
   } catch {
     return undefined;
   }
-  return trustProblemOf(dir, 'config dir', stats);
+  return trustProblemOf(dir, kind, stats);
+}
+
+/** {@link checkTrustedDir} without waiting (for the openers of keydeck's own databases). */
+export function checkTrustedDirSync(dir: string, kind: 'config dir' | 'data dir'): TrustProblem | undefined {
+  let stats;
+  try {
+    stats = statSync(dir);
+  } catch {
+    return undefined;
+  }
+  return trustProblemOf(dir, kind, stats);
 }
 
 /** What {@link readTrustedFile} found. */

@@ -8,10 +8,10 @@ import { CredentialStoreError } from './store.js';
 /** `management` (`mk_…`), `consumption` (`sk_…`) or `session` (anything else). */
 export type TokenKind = 'management' | 'consumption' | 'session';
 
-/** The kind of `token` by its prefix. */
+/** The kind of `token` by its prefix: `mk_`/`mk-`, `sk_`/`sk-` (the newer keys page writes `sk-`), else a session token. */
 export function tokenKind(token: string): TokenKind {
-  if (token.startsWith('mk_')) return 'management';
-  if (token.startsWith('sk_')) return 'consumption';
+  if (/^mk[_-]/.test(token)) return 'management';
+  if (/^sk[_-]/.test(token)) return 'consumption';
   return 'session';
 }
 

@@ -67,7 +67,7 @@ export function parseExporterFlags(flags: ExporterFlags, cwd = process.cwd()): E
     } catch (error) {
       return fail(`--token-file ${(error as Error).message}`);
     }
-    if (/^(mk_|sk_)/.test(file)) return fail('--token-file takes the path of a file holding the token, never the token itself: put it in a file (mode 0600) or in KEYDECK_TOKEN_<PROFILE>');
+    if (/^(mk|sk)[_-]/.test(file)) return fail('--token-file takes the path of a file holding the token, never the token itself: put it in a file (mode 0600) or in KEYDECK_TOKEN_<PROFILE>');
     if (tokenFiles.has(profile)) return fail(`--token-file names profile "${profile}" twice`);
     tokenFiles.set(profile, path.resolve(cwd, file));
   }

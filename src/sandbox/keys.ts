@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
+import { returning } from './db.js';
 import { keyPrefixOf } from '../api/errors.js';
 import type { ConsumptionKey, ManagementKey } from '../api/schemas.js';
 import {
@@ -106,6 +107,7 @@ export class KeyStore {
   readonly #deleteManagement;
   readonly #touchManagement;
   readonly #creditKeyCounts;
+  readonly #extendPledgeKeys;
   /** Per-user credit key counts, computed on first read and dropped on every change of that user's keys. */
   readonly #countCache = new Map<string, { total: number; active: number }>();
   /** Per-user change counter of consumption keys (see {@link KeyStore.version}). */
@@ -142,6 +144,7 @@ export class KeyStore {
     this.#managementByHash = db.prepare('SELECT key_hash, id, user_id FROM management_keys WHERE key_hash = ?');
     this.#deleteManagement = db.prepare('DELETE FROM management_keys WHERE id = ? AND user_id = ?');
     this.#touchManagement = db.prepare('UPDATE management_keys SET last_used_at = ? WHERE id = ?');
+    this.#extendPledgeKeys = db.prepare('UPDATE consumption_keys SET subscription_expires_at = ? WHERE subscription_id = ? AND user_id = ? AND deleted_at IS NULL');
     this.#creditKeyCounts = db.prepare(
       `SELECT COUNT(*) AS total, COALESCE(SUM(is_active), 0) AS active FROM consumption_keys
        WHERE user_id = ? AND key_type = 'credit' AND deleted_at IS NULL`,
@@ -181,9 +184,9 @@ export class KeyStore {
   createCredit(userId: string, name: string, now: number): { row: ConsumptionKeyRow; apiKey: string } {
     const apiKey = newConsumptionKeyValue();
     this.#changed(userId);
-    const row = this.#insertConsumption.get(
-      randomUUID(), userId, name, 'credits', 'credit', hashSecret(apiKey), null, null, now, null,
-    ) as unknown as ConsumptionKeyRow;
+    const row = returning<ConsumptionKeyRow>(
+      this.#insertConsumption, randomUUID(), userId, name, 'credits', 'credit', hashSecret(apiKey), null, null, now, null,
+    )!;
     return { row, apiKey };
   }
 
@@ -200,9 +203,9 @@ export class KeyStore {
   ): { row: ConsumptionKeyRow; apiKey: string } {
     const apiKey = newConsumptionKeyValue();
     this.#changed(userId);
-    const row = this.#insertConsumption.get(
-      randomUUID(), userId, name, plan, 'subscription', hashSecret(apiKey), blocks.join(','), now + SUBSCRIPTION_PERIOD_MS, now, null,
-    ) as unknown as ConsumptionKeyRow;
+    const row = returning<ConsumptionKeyRow>(
+      this.#insertConsumption, randomUUID(), userId, name, plan, 'subscription', hashSecret(apiKey), blocks.join(','), now + SUBSCRIPTION_PERIOD_MS, now, null,
+    )!;
     return { row, apiKey };
   }
 
@@ -219,10 +222,19 @@ export class KeyStore {
   ): { row: ConsumptionKeyRow; apiKey: string } {
     const apiKey = newConsumptionKeyValue();
     this.#changed(userId);
-    const row = this.#insertConsumption.get(
-      randomUUID(), userId, name, 'pool', 'subscription', hashSecret(apiKey), pledge.blocks, pledge.period_end, now, pledge.id,
-    ) as unknown as ConsumptionKeyRow;
+    const row = returning<ConsumptionKeyRow>(
+      this.#insertConsumption, randomUUID(), userId, name, 'pool', 'subscription', hashSecret(apiKey), pledge.blocks, pledge.period_end, now, pledge.id,
+    )!;
     return { row, apiKey };
+  }
+
+  /**
+   * A pledge renewed (issue 43): its keys (not deleted) run to its new period end `periodEnd`
+   * (epoch ms), as its first key was minted to run to the first.
+   */
+  extendPledgeKeys(userId: string, pledgeId: string, periodEnd: number): void {
+    this.#changed(userId);
+    this.#extendPledgeKeys.run(periodEnd, pledgeId, userId);
   }
 
   /** The user's keys that are not deleted, in creation order. */
@@ -260,9 +272,7 @@ export class KeyStore {
   /** Creates a management key; returns the row and the full value (once). */
   createManagement(userId: string, name: string, now: number): { row: ManagementKeyRow; apiKey: string } {
     const apiKey = newManagementKeyValue();
-    const row = this.#insertManagement.get(
-      randomUUID(), userId, name, keyPrefixOf(apiKey), hashSecret(apiKey), now,
-    ) as unknown as ManagementKeyRow;
+    const row = returning<ManagementKeyRow>(this.#insertManagement, randomUUID(), userId, name, keyPrefixOf(apiKey), hashSecret(apiKey), now)!;
     return { row, apiKey };
   }
 

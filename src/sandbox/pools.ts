@@ -14,6 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
+import { returning } from './db.js';
 import { BLOCK_NAMES, blockOfHour, reservedHoursAt, type BlockName } from '../api/poolBlocks.js';
 import { SandboxError } from './errors.js';
 import { isExpired, SUBSCRIPTION_PERIOD_MS, type ConsumptionKeyRow } from './keys.js';
@@ -65,6 +66,8 @@ export interface PledgeRow {
   blocks: string;
   period_end: number;
   created_at: number;
+  /** 1 once its renewal is cancelled (`POST /api/billing/cancel`): it ends at `period_end`; 0: it renews then. */
+  cancel_at_period_end: number;
 }
 
 /** The pool whose id or slug is `idOrSlug`, or undefined. */
@@ -107,12 +110,23 @@ export function checkReservedHours(key: Pick<ConsumptionKeyRow, 'blocks'>, now: 
   );
 }
 
-/** Stores the pool pledges and answers the pools' wire shapes. */
+/**
+ * Stores the pool pledges and answers the pools' wire shapes. A pledge is billed each period
+ * (`billingCycle: "month"`, the Unlimited Subscriptions page) and renews at its period end unless
+ * its renewal was cancelled ({@link PoolStore.cancel}); renewals are applied when a request
+ * arrives after a period end ({@link PoolStore.renewDue}), its keys running on with it.
+ */
 export class PoolStore {
   readonly #insert;
   readonly #list;
   readonly #get;
   readonly #activeByPool;
+  readonly #cancel;
+  readonly #due;
+  readonly #nextDue;
+  readonly #renew;
+  /** The earliest period end of a renewing pledge (epoch ms), or undefined before it is first read. */
+  #nextDueAt: number | undefined;
 
   constructor(db: DatabaseSync) {
     this.#insert = db.prepare(
@@ -121,6 +135,38 @@ export class PoolStore {
     this.#list = db.prepare('SELECT * FROM pool_pledges WHERE user_id = ? ORDER BY created_at, rowid');
     this.#get = db.prepare('SELECT * FROM pool_pledges WHERE id = ? AND user_id = ?');
     this.#activeByPool = db.prepare('SELECT blocks FROM pool_pledges WHERE pool_id = ? AND period_end > ?');
+    this.#cancel = db.prepare('UPDATE pool_pledges SET cancel_at_period_end = 1 WHERE id = ? AND user_id = ? RETURNING *');
+    this.#due = db.prepare('SELECT id, user_id, period_end FROM pool_pledges WHERE cancel_at_period_end = 0 AND period_end <= ?');
+    this.#nextDue = db.prepare('SELECT MIN(period_end) AS t FROM pool_pledges WHERE cancel_at_period_end = 0');
+    this.#renew = db.prepare('UPDATE pool_pledges SET period_end = ? WHERE id = ?');
+  }
+
+  /**
+   * Renews every pledge whose period ended by `now` and whose renewal was not cancelled: its
+   * period end moves on by whole periods past `now` (a simulated payment each), and its keys'
+   * expiry with it (`keys.extendPledgeKeys`). Costs one comparison while nothing is due.
+   */
+  renewDue(now: number, keys: { extendPledgeKeys(userId: string, pledgeId: string, periodEnd: number): void }): void {
+    this.#nextDueAt ??= (this.#nextDue.get() as { t: number | null }).t ?? Number.POSITIVE_INFINITY;
+    if (now < this.#nextDueAt) return;
+    for (const due of this.#due.all(now) as Array<{ id: string; user_id: string; period_end: number }>) {
+      const periods = Math.floor((now - due.period_end) / SUBSCRIPTION_PERIOD_MS) + 1;
+      const end = due.period_end + periods * SUBSCRIPTION_PERIOD_MS;
+      this.#renew.run(end, due.id);
+      keys.extendPledgeKeys(due.user_id, due.id, end);
+    }
+    this.#nextDueAt = (this.#nextDue.get() as { t: number | null }).t ?? Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * Cancels the renewal of `userId`'s pledge `id`: it stays active until its period end, then
+   * ends. Idempotent (a pledge already cancelled stays so).
+   * @returns the pledge, or undefined when the user has none with that id
+   */
+  cancel(userId: string, id: string): PledgeRow | undefined {
+    const row = returning<PledgeRow>(this.#cancel, id, userId);
+    this.#nextDueAt = undefined;
+    return row;
   }
 
   /**
@@ -133,7 +179,9 @@ export class PoolStore {
     const taken = this.takenSeats(pool.id, now);
     const full = blocks.filter((b) => taken[b] >= pool.totalSlots);
     if (full.length > 0) throw new SandboxError('invalid_request', `blocks: no free seat in ${full.join(', ')} of ${pool.slug}`, { field: 'blocks' });
-    return this.#insert.get(randomUUID(), userId, pool.id, blocks.join(','), now + SUBSCRIPTION_PERIOD_MS, now) as unknown as PledgeRow;
+    const row = returning<PledgeRow>(this.#insert, randomUUID(), userId, pool.id, blocks.join(','), now + SUBSCRIPTION_PERIOD_MS, now)!;
+    if (this.#nextDueAt !== undefined) this.#nextDueAt = Math.min(this.#nextDueAt, row.period_end);
+    return row;
   }
 
   /** The user's pledges, oldest first (ended ones included). */
@@ -205,7 +253,7 @@ export class PoolStore {
       poolSlug: pool?.slug ?? pledge.pool_id,
       status: now >= pledge.period_end ? 'expired' : 'active',
       currentPeriodEnd: new Date(pledge.period_end).toISOString(),
-      cancelAtPeriodEnd: true,
+      cancelAtPeriodEnd: pledge.cancel_at_period_end === 1,
       hasKey: mine.some((k) => k.is_active === 1 && !isExpired(k, now)),
       blocks: pledge.blocks.split(','),
       keys: mine.map((k) => ({ id: k.id, name: k.name })),

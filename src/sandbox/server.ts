@@ -143,6 +143,12 @@ export function createSandboxApp(ctx: SandboxContext, options: SandboxAppOptions
     return undefined;
   });
 
+  // Pledges whose period ended renew (unless cancelled) before anything reads them (issue 43).
+  app.addHook('onRequest', (_request, _reply, done) => {
+    ctx.pools.renewDue(ctx.clock.now(), ctx.keys);
+    done();
+  });
+
   app.addHook('preClose', (done) => {
     ctx.wakeAll();
     done();

@@ -24,14 +24,18 @@
 import { spawn } from 'node:child_process';
 import { centsText } from '../api/money.js';
 import { notificationProtocolOf, notificationSequence } from './osc.js';
-import { visible } from './sanitize.js';
+import { escapeMarkup, flatText, plainId, visible } from './sanitize.js';
 
 /** What can be notified. Amounts USD. */
 export type NotifyEvent =
   | { readonly kind: 'low_balance'; readonly remaining: number; readonly threshold: number; readonly totalTopUp?: number }
   | { readonly kind: 'top_up_credited'; readonly amount: number; readonly remaining: number; readonly totalTopUp: number }
   | { readonly kind: 'key_rejected'; readonly detail?: string }
-  | { readonly kind: 'subscription_expiring'; readonly keyName: string; readonly expiresAt: string; readonly daysLeft: number }
+  /**
+   * Issue 19: a subscription key within 3 days of its end; `pool` for a key minted from a pool
+   * pledge (issue 43: its time is the pledge's, which renews unless cancelled).
+   */
+  | { readonly kind: 'subscription_expiring'; readonly keyName: string; readonly expiresAt: string; readonly daysLeft: number; readonly pool?: boolean }
   /**
    * Issue 23: a pool key's reserved block ends soon (`minutesLeft`); its requests get 429 until
    * `nextBlock` starts (absent: none known). Told once per key and block end.
@@ -119,8 +123,12 @@ export function notificationText(event: NotifyEvent, profile: string): { title: 
         title: `keydeck: reserved hours ending (${profile})`,
         body: `"${event.keyName}": block ${event.block} ends in ${Math.max(1, Math.round(event.minutesLeft))} min; its requests get 429 until ${event.nextBlock !== undefined ? `${event.nextBlock} starts` : 'its next block'}`,
       };
-    case 'subscription_expiring':
-      return { title: `keydeck: subscription expiring (${profile})`, body: `${event.keyName} expires in ${event.daysLeft >= 1 ? `${Math.floor(event.daysLeft)} d` : `${Math.max(1, Math.floor(event.daysLeft * 24))} h`} (${event.expiresAt}): a new payment creates a new key` };
+    case 'subscription_expiring': {
+      const left = event.daysLeft >= 1 ? `${Math.floor(event.daysLeft)} d` : `${Math.max(1, Math.floor(event.daysLeft * 24))} h`;
+      return event.pool
+        ? { title: `keydeck: pledge period ending (${profile})`, body: `"${event.keyName}": its pledge's period ends in ${left} (${event.expiresAt}); it renews unless cancelled (keydeck billing status)` }
+        : { title: `keydeck: subscription expiring (${profile})`, body: `"${event.keyName}" expires in ${left} (${event.expiresAt}): a new payment creates a new key` };
+    }
   }
 }
 
@@ -142,6 +150,9 @@ export function onLowEnvironment(event: Extract<NotifyEvent, { kind: 'low_balanc
  * command line): `KEYDECK_EVENT` (`key_runaway` or `account_burn`), `KEYDECK_ANOMALY` (`runaway`,
  * `dormant`, `account`), `KEYDECK_PROFILE`, `KEYDECK_ORIGIN`, `KEYDECK_KEY_ID`, `KEYDECK_KEY_NAME`
  * (the likely key's, for `account_burn`), `KEYDECK_RATE_USD_PER_HOUR`, `KEYDECK_BASELINE_USD_PER_HOUR`.
+ * The service's id is set only when it is plain (`[A-Za-z0-9_-]`, not starting with `-`: safe as
+ * `keydeck keys disable "$KEYDECK_KEY_ID"`); any other is left unset and given for logs only as
+ * `KEYDECK_KEY_ID_VISIBLE` (the sanitiser's visible form). The name is the visible form, cut.
  */
 export function onAnomalyEnvironment(event: Extract<NotifyEvent, { kind: 'key_runaway' | 'account_burn' }>, profile: string, origin: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const keyId = event.kind === 'key_runaway' ? event.keyId : event.likelyKeyId;
@@ -152,7 +163,8 @@ export function onAnomalyEnvironment(event: Extract<NotifyEvent, { kind: 'key_ru
     KEYDECK_ANOMALY: event.kind === 'key_runaway' ? event.anomaly : 'account',
     KEYDECK_PROFILE: profile,
     KEYDECK_ORIGIN: origin,
-    ...(keyId !== undefined && { KEYDECK_KEY_ID: keyId }),
+    ...(keyId !== undefined && plainId(keyId) !== undefined && { KEYDECK_KEY_ID: keyId }),
+    ...(keyId !== undefined && plainId(keyId) === undefined && { KEYDECK_KEY_ID_VISIBLE: visible(keyId, { maxLength: 200 }) }),
     // Service text, made visible (no control character reaches the command's environment).
     ...(keyName !== undefined && { KEYDECK_KEY_NAME: visible(keyName, { maxLength: 256 }) }),
     KEYDECK_RATE_USD_PER_HOUR: centsText(event.usdPerHour),
@@ -194,11 +206,15 @@ export function createNotifier(options: NotifierOptions): Notifier {
   };
   const protocol = notificationProtocolOf(env);
 
-  const desktop = (title: string, body: string) => {
+  const desktop = (rawTitle: string, rawBody: string) => {
+    // Service text (a key's name) through the one sanitiser: flat, no bidi or zero-width
+    // character, cut; notify-send's body is markup, so its markup characters become entities.
+    const title = flatText(rawTitle, 80);
+    const body = flatText(rawBody, 240);
     const [cmd, args] =
       platform === 'darwin'
         ? ['osascript', ['-e', 'on run argv', '-e', 'display notification (item 2 of argv) with title (item 1 of argv)', '-e', 'end run', title, body]]
-        : ['notify-send', ['--app-name=keydeck', '--', title, body]];
+        : ['notify-send', ['--app-name=keydeck', '--', title, escapeMarkup(body)]];
     try {
       const child = run(cmd, args as string[], { stdio: 'ignore', shell: false });
       child.on('error', () => problem(`no desktop notification: ${cmd} is not available`));

@@ -8,6 +8,8 @@
  * can end the sequence early. Pure.
  */
 
+import { flatText } from './sanitize.js';
+
 const ESC = '\x1b';
 const BEL = '\x07';
 const ST = `${ESC}\\`;
@@ -38,11 +40,13 @@ export function osc52(text: string, env: NodeJS.ProcessEnv = process.env): strin
   return passthrough(`${ESC}]52;c;${Buffer.from(text, 'utf8').toString('base64')}${BEL}`, multiplexerOf(env));
 }
 
-/** `text` without any control character (C0, DEL, C1) and capped at `max` characters: safe inside an OSC. */
+/**
+ * `text` for inside an OSC: the one sanitiser's flat form (./sanitize.ts `flatText`: no control
+ * character, which could end the sequence early, no bidi, zero-width or other invisible format
+ * character, which could spoof what the notification says), at most `max` characters.
+ */
 export function oscText(text: string, max = 240): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
-  return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
+  return flatText(text, max);
 }
 
 /** How the terminal shows a notification. */

@@ -154,3 +154,44 @@ export function visibleRecord<T extends object>(record: T, options: { readonly e
   }
   return out as T;
 }
+
+/**
+ * A service id fit to be written into a command line the user is invited to copy, or into a
+ * hook's environment (issue 43, item 8): letters, digits, `_` and `-` only, not starting with `-`
+ * (an id read as an option), 1–200 characters. Undefined for any other id: the caller then says
+ * so instead of writing it (`visible` shows it for people, never for pasting).
+ */
+export function plainId(id: string): string | undefined {
+  return typeof id === 'string' && /^[A-Za-z0-9_][A-Za-z0-9_-]{0,199}$/.test(id) ? id : undefined;
+}
+
+/** Every character {@link flatText} removes: {@link UNSAFE}'s, tabs and line breaks are spaces first. */
+const FLAT_REMOVED = /[\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}]/gu;
+
+/**
+ * Service text for a channel that shows one short line of plain text outside the terminal grid
+ * (a desktop notification, an OSC 9/777/99 notification): line and paragraph breaks and tabs
+ * become one space; every other control, bidi, zero-width or invisible format character is
+ * removed (these channels show text, not escapes); spaces are collapsed; at most `max`
+ * characters (code points), cut with `…`. Never throws.
+ */
+export function flatText(text: string, max: number): string {
+  const input = typeof text === 'string' ? text : String(text);
+  const flat = input
+    .slice(0, DEFAULT_MAX_LENGTH)
+    .replace(/[\t\n\v\f\r\u0085\u2028\u2029]+/g, ' ')
+    .replace(FLAT_REMOVED, '')
+    .replace(/ {2,}/g, ' ')
+    .trim();
+  const chars = Array.from(flat);
+  return chars.length > max ? `${chars.slice(0, Math.max(0, max - 1)).join('')}…` : flat;
+}
+
+/**
+ * `text` with the markup of a desktop notification's body written as entities (`&`, `<`, `>`,
+ * `"`, `'`): notify-send's servers read the body as markup (`<a href>`, `<img>`), and a service
+ * name must show as the text it is.
+ */
+export function escapeMarkup(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}

@@ -65,6 +65,13 @@ export interface UsageRig {
 /** Result of a copy: `clipboard` (system clipboard took it), `osc52` (sent to the terminal only; may or may not have worked). */
 export type CopyOutcome = 'clipboard' | 'osc52' | 'failed';
 
+/**
+ * Result of clearing a copied key once it is acknowledged (src/tui/clipboard.ts `clearCopied`):
+ * `cleared`, `changed` (the clipboard holds something else now: left alone), `osc52` (the
+ * terminal was asked to clear: not confirmable), `unknown`.
+ */
+export type ClearOutcome = 'cleared' | 'changed' | 'osc52' | 'unknown';
+
 /** Everything the app receives from run.tsx (or a test). */
 export interface AppServices {
   readonly profile: TuiProfile;
@@ -88,6 +95,11 @@ export interface AppServices {
   readonly hostname: string;
   /** Copies `text` (OSC 52, then the system clipboard). Never throws. */
   readonly copy: (text: string) => Promise<CopyOutcome>;
+  /**
+   * Clears a copied key from where `copy` put it (`via`), once it is acknowledged (issue 43).
+   * Never throws. Absent: nothing is cleared, and the reveal says the key stays in the clipboard.
+   */
+  readonly clearCopied?: (secret: string, via: 'clipboard' | 'osc52') => Promise<ClearOutcome>;
   /** Erases the terminal region and redraws the frame (after a one-time reveal). */
   readonly redraw: () => void;
   /**

@@ -16,7 +16,7 @@ import { clientTimeoutFromEnv, updateConfig, type ResolvedProfile } from '../con
 import { createCredentialStore } from '../credentials/index.js';
 import { createTerminalNotifier } from '../terminal/notify.js';
 import { App } from './App.js';
-import { copyText } from './clipboard.js';
+import { clearCopied, copyText } from './clipboard.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { TuiGlobals } from './globals.js';
 import type { AppServices } from './services.js';
@@ -129,6 +129,7 @@ export function sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifec
       return { budget: new UsageBudget(historyStore.database), keyHistory: new KeyHistory(historyStore.database, historyStore.series(profile.name, originOf(baseUrl)).id) };
     },
     copy: (text) => copyText(text),
+    clearCopied: (secret, via) => clearCopied(secret, via),
     // keydeck's own sequences (notifications) go to the real stdout, past the guard on Ink's output.
     notify: (event) => notifier.notify(event),
     redraw,

@@ -14,7 +14,7 @@ import type { CreditBalance, VerifiedTopUp } from '../../src/api/schemas.js';
 import { directChargeEvidence, paymentEvidence, unexplainedRise } from '../../src/billing/evidence.js';
 import { parseUsdAmount, txHashProblem } from '../../src/billing/input.js';
 import { TopUpJournal, type JournalEntry } from '../../src/billing/journal.js';
-import { checkCardPayments, recordTopUp, verifyUsdc, type TopUpClient, type TopUpPorts } from '../../src/billing/topups.js';
+import { checkCardPayments, recordForVerify, recordTopUp, verifyUsdc, type TopUpClient, type TopUpPorts } from '../../src/billing/topups.js';
 
 const HASH = `0x${'ab'.repeat(32)}`;
 const SCOPE = { host: 'api.example.com', profile: 'default' };
@@ -61,12 +61,12 @@ function scriptedClient(script: { totals: number[]; verify: Array<VerifiedTopUp 
 const lost = () => new KeydeckApiError('timeout', 'The service did not answer within 3 s after the request to verify the top-up was sent.', { outcomeUnknown: true });
 const refusedWith = (code: 'tx_already_used' | 'amount_mismatch' | 'not_found' | 'rate_limited') => new KeydeckApiError(code, `refused: ${code}.`, { status: 409 });
 
-async function usdcAwaiting(amount = 25): Promise<JournalEntry> {
+async function usdcAwaiting(amount = 25, address = '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed'): Promise<JournalEntry> {
   return (
     await recordTopUp(journal, SCOPE, amount, {
       method: 'usdc',
       wireMethod: 'usdc',
-      data: { address: '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed', chain: 'base', amount: String(amount) },
+      data: { address, chain: 'base', amount: String(amount) },
       instructedAmount: amount,
       amountDiffers: false,
     })
@@ -169,6 +169,66 @@ describe('verifyUsdc: credited only on evidence that names the top-up', () => {
     const list = await journal.list();
     expect(list).toHaveLength(2);
     expect(list[0]).toMatchObject({ method: 'usdc', amount: 40, state: 'credited', txHash: other });
+  });
+});
+
+describe('one instruction is one record, whatever the number of verifies (issue 42, I4)', () => {
+  const A = `0x${'a1'.repeat(32)}`;
+  const B = `0x${'b2'.repeat(32)}`;
+
+  it('new hashes stay on the instruction: the earlier ones kept, the deposit address kept; found again by an earlier hash', async () => {
+    const entry = await usdcAwaiting();
+    const client = scriptedClient({ totals: [0, 0, 0, 0], verify: [refusedWith('not_found'), refusedWith('not_found'), { credited: 25, balance: 25 }] });
+    const ports = { journal, client, scope: SCOPE };
+    expect((await verifyUsdc(ports, { txHash: A, amount: 25 })).kind).toBe('not_found');
+    expect((await verifyUsdc(ports, { txHash: B, amount: 25 })).kind).toBe('not_found');
+    expect((await verifyUsdc(ports, { txHash: HASH, amount: 25 })).kind).toBe('credited');
+    const all = await journal.list();
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({ id: entry.id, state: 'credited', txHash: HASH, triedHashes: [A, B], address: entry.address });
+    // An earlier hash finds the same record, and is not taken for the one that credited it.
+    expect((await journal.withHash(A, SCOPE)).map((e) => e.id)).toEqual([entry.id]);
+    expect(await journal.creditedWithHash(A, SCOPE)).toBeUndefined();
+    expect((await journal.creditedWithHash(HASH, SCOPE))?.id).toBe(entry.id);
+  });
+
+  it('a verify with no instruction that credits nothing is refused, never left awaiting payment; verified again by its hash', async () => {
+    const client = scriptedClient({ totals: [0, 0], verify: [refusedWith('not_found'), { credited: 30, balance: 30 }] });
+    const ports = { journal, client, scope: SCOPE };
+    const first = await verifyUsdc(ports, { txHash: A, amount: 30 });
+    expect(first.kind).toBe('not_found');
+    expect(first.entry).toMatchObject({ state: 'refused', reasonCode: 'not_found' });
+    expect(await journal.unfinished(SCOPE)).toEqual([]);
+    expect((await verifyUsdc(ports, { txHash: A, amount: 30 })).kind).toBe('credited');
+    expect(await journal.list()).toEqual([expect.objectContaining({ id: first.entry!.id, state: 'credited' })]);
+  });
+
+  it('another hash while the verify of one has no known outcome: nothing is sent (the first may have credited it)', async () => {
+    const entry = await usdcAwaiting();
+    const client = scriptedClient({ totals: [0, 0], verify: [lost()] });
+    const ports = { journal, client, scope: SCOPE };
+    expect((await verifyUsdc(ports, { entryId: entry.id, txHash: A, amount: 25 })).kind).toBe('unknown');
+    client.sent.length = 0;
+    const other = await verifyUsdc(ports, { txHash: B, amount: 25 });
+    expect(other.kind).toBe('not_sent');
+    expect(String((other as { error: Error }).error.message)).toMatch(new RegExp(`sent for verification with ${A}, .*verify ${A} again first`));
+    expect(client.sent).toEqual(['getCredits']);
+    expect((await journal.get(entry.id))!).toMatchObject({ state: 'verifying', txHash: A });
+  });
+
+  it('several instructions of the amount: none is picked (the command asks), unless they share one address (the newest); a closed top-up can be verified again', async () => {
+    const one = await usdcAwaiting();
+    const other = await usdcAwaiting(25, '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359');
+    const client = scriptedClient({ totals: [0, 0, 0], verify: [{ credited: 25, balance: 25 }, { credited: 25, balance: 50 }] });
+    const ports = { journal, client, scope: SCOPE };
+    expect(await recordForVerify(ports, A, 25)).toEqual({ ambiguous: [other, one] });
+    expect((await verifyUsdc(ports, { txHash: A, amount: 25 })).kind).toBe('not_sent');
+    expect(client.sent).toEqual([]);
+    // One address (a service with one deposit address per account): a transfer cannot tell them apart.
+    const again = await usdcAwaiting();
+    expect((await recordForVerify(ports, A, 25, one.address)).entry?.id).toBe(again.id);
+    await journal.update(one.id, { state: 'closed' });
+    expect((await verifyUsdc(ports, { entryId: one.id, txHash: A, amount: 25 })).kind).toBe('credited');
   });
 });
 

@@ -18,6 +18,7 @@ import { BalanceHistoryStore, originOf } from '../../src/billing/historyStore.js
 import { AUTO_SPACING_MS, budgetState, credentialIdOf, UsageBudget, WINDOW_MS } from '../../src/billing/usageBudget.js';
 import { readUsageList } from '../../src/billing/usageReads.js';
 import { startTestSandbox } from '../sandbox/helpers.js';
+import { json, startHostileServer } from '../api/hostile-server.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -81,6 +82,97 @@ describe('the shared record', () => {
     a.close();
     b.close();
     expect(readFileSync(file).includes(token)).toBe(false);
+  });
+});
+
+describe('the limit learnt to be the account’s (issue 43, item 7)', () => {
+  const origin = 'https://api.example.com';
+  const credA = credentialIdOf(origin, 'mk_AAAAAAAAAAAAAAAAAAAAAAAA');
+  const credB = credentialIdOf(origin, 'mk_BBBBBBBBBBBBBBBBBBBBBBBB');
+  const credC = credentialIdOf(origin, 'mk_CCCCCCCCCCCCCCCCCCCCCCCC');
+
+  it('counts every linked credential’s reads together once a 429 taught it, and their 429 waits too', () => {
+    const store = BalanceHistoryStore.open({ path: path.join(dir, 'history.db') });
+    try {
+      const budget = new UsageBudget(store.database, { clock: () => T0 });
+      for (let i = 0; i < 5; i++) expect(budget.claim(credA, 'demand', 'list', T0 + i * MIN).granted).toBe(true);
+      for (let i = 0; i < 4; i++) expect(budget.claim(credB, 'demand', 'list', T0 + i * MIN).granted).toBe(true);
+      // Per credential until learnt: 7 and 8 left.
+      expect(budget.state(credA, T0 + 10 * MIN)).toMatchObject({ used: 5, left: 7 });
+      expect(budget.state(credA, T0 + 10 * MIN).shared).toBeUndefined();
+      expect(budget.learnShared(credA, origin, T0 + 10 * MIN)).toBe(false); // not linked: nothing learnt
+      budget.link(credA, origin, 'user-1', T0 + 10 * MIN);
+      budget.link(credB, origin, 'user-1', T0 + 10 * MIN);
+      expect(budget.sharedAt(origin)).toBe(false);
+      expect(budget.learnShared(credA, origin, T0 + 10 * MIN)).toBe(true);
+      expect(budget.sharedAt(origin)).toBe(true);
+      expect(budget.state(credA, T0 + 10 * MIN)).toMatchObject({ used: 9, left: 3, shared: true });
+      expect(budget.state(credB, T0 + 10 * MIN)).toMatchObject({ used: 9, left: 3, shared: true });
+      // A read of one is a read of the other; so is a 429's wait.
+      expect(budget.claim(credB, 'demand', 'list', T0 + 11 * MIN).granted).toBe(true);
+      expect(budget.state(credA, T0 + 11 * MIN)).toMatchObject({ used: 10 });
+      budget.rateLimited(credA, origin, 20 * MIN, T0 + 12 * MIN);
+      expect(budget.claim(credB, 'demand', 'list', T0 + 13 * MIN)).toMatchObject({ granted: false, reason: 'blocked' });
+      // A credential of the account linked later joins with its own reads of the window.
+      budget.claim(credC, 'demand', 'list', T0 + 5 * MIN);
+      expect(budget.state(credC, T0 + 40 * MIN)).toMatchObject({ used: 1, left: 11 });
+      budget.link(credC, origin, 'user-1', T0 + 40 * MIN);
+      expect(budget.state(credC, T0 + 40 * MIN)).toMatchObject({ used: 11, left: 1, shared: true });
+      // Another account at the same origin keeps its own.
+      const other = credentialIdOf(origin, 'mk_DDDDDDDDDDDDDDDDDDDDDDDD');
+      budget.link(other, origin, 'user-2', T0);
+      expect(budget.state(other, T0 + 40 * MIN)).toMatchObject({ used: 0, left: 12 });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('an unmetered read (key-info’s GET /v1/usage) counts nothing, and waits only for the service’s own 429', () => {
+    const store = BalanceHistoryStore.open({ path: path.join(dir, 'history.db') });
+    try {
+      const budget = new UsageBudget(store.database);
+      for (let i = 0; i < 20; i++) expect(budget.claim(credA, 'demand', 'self', T0 + i, false).granted).toBe(true);
+      expect(budget.state(credA, T0 + MIN)).toMatchObject({ used: 0, left: 12 });
+      expect(budget.rateLimited(credA, origin, undefined, T0 + MIN, false)).toMatchObject({ blockedUntil: T0 + 2 * MIN });
+      expect(budget.claim(credA, 'demand', 'self', T0 + MIN + 1, false)).toMatchObject({ granted: false, reason: 'blocked' });
+      expect(budget.rateLimited(credA, origin, 5_000, T0 + 2 * MIN, false)).toMatchObject({ blockedUntil: T0 + 2 * MIN + 5_000 });
+      expect(budget.claim(credA, 'demand', 'self', T0 + 2 * MIN + 5_000, false).granted).toBe(true);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('learns it from the service: a 429 to the first read; another credential of the account then sends no read until the wait is over', async () => {
+    let usageReads = 0;
+    const server = await startHostileServer((req, res) => {
+      if (req.path === '/api/billing/credits') return json(res, 200, { success: true, data: { totalTopUp: 10, remaining: 10, hasCreditKey: true, creditKeyCount: 1, userId: 'user-1' } });
+      if (req.path.startsWith('/api/usage')) {
+        usageReads++;
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '600' }).end(JSON.stringify({ error: 'Rate limited to 12 requests per 12 hours' }));
+        return;
+      }
+      json(res, 404, { error: 'not found' });
+    });
+    const store = BalanceHistoryStore.open({ path: path.join(dir, 'history.db') });
+    const a = new KeydeckClient({ baseUrl: server.url, token: 'mk_AAAAAAAAAAAAAAAAAAAAAAAA' });
+    const b = new KeydeckClient({ baseUrl: server.url, token: 'mk_BBBBBBBBBBBBBBBBBBBBBBBB' });
+    try {
+      const o = originOf(server.url);
+      const budget = new UsageBudget(store.database);
+      const first = await readUsageList(a, { budget, credential: credentialIdOf(o, 'mk_AAAAAAAAAAAAAAAAAAAAAAAA'), origin: o, mode: 'demand' });
+      expect(first).toMatchObject({ fresh: false, error: { code: 'rate_limited' }, budget: { shared: true } });
+      expect(first.budget.blockedUntil! - first.budget.now).toBeGreaterThan(9 * MIN);
+      const second = await readUsageList(b, { budget, credential: credentialIdOf(o, 'mk_BBBBBBBBBBBBBBBBBBBBBBBB'), origin: o, mode: 'demand' });
+      expect(second).toMatchObject({ fresh: false, declined: 'blocked', budget: { shared: true } });
+      expect(usageReads).toBe(1);
+      // B asked the balance record once to know its account.
+      expect(server.requests.filter((r) => r.path === '/api/billing/credits' && r.headers.authorization === 'Bearer mk_BBBBBBBBBBBBBBBBBBBBBBBB')).toHaveLength(1);
+    } finally {
+      a.close();
+      b.close();
+      store.close();
+      await server.close();
+    }
   });
 });
 

@@ -8,6 +8,7 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, createTestClient, createWalletClient, getAddress, http, type Hash } from 'viem';
 import { ERC20_ABI } from '../../src/api/chain/erc20.js';
+import { USDC_BASE_CONTRACT } from '../../src/api/chain/rpcUrl.js';
 import { startSandboxChain, SANDBOX_PAYER, type SandboxChain } from '../../src/sandbox/chain/anvil.js';
 import { SANDBOX_USDC_RUNTIME } from '../../src/sandbox/chain/sandboxUsdc.js';
 import { checkTransaction, type ChainCheck } from '../../src/billing/chainChecks.js';
@@ -174,5 +175,31 @@ describe('an RPC that cannot be trusted', () => {
     const result = await check(url, HASH);
     expect(result).toMatchObject({ kind: 'unavailable', sentence: expect.stringContaining('(its answer was not a valid chain answer)') });
     expect(JSON.stringify(result)).not.toMatch(/EVIL|\\u001b|\u202e/);
+  });
+
+  it('a receipt in a block after the head the same answer gave: not a valid answer, never a confirmation (issue 42, item 8)', async () => {
+    const pad = (a: string) => `0x${a.slice(2).toLowerCase().padStart(64, '0')}`;
+    const url = await rpc((body, res) => {
+      const calls = Array.isArray(body) ? body : [body];
+      const result = (method: string): unknown => {
+        if (method === 'eth_chainId') return '0x2105';
+        if (method === 'eth_blockNumber') return '0x10';
+        const common = { blockNumber: '0x20', blockHash: `0x${'11'.repeat(32)}`, transactionIndex: '0x0' };
+        if (method === 'eth_getTransactionByHash') return { hash: HASH, from: SANDBOX_PAYER, to: USDC_BASE_CONTRACT, value: '0x0', nonce: '0x0', gas: '0x1', input: '0x', ...common };
+        const log = {
+          address: USDC_BASE_CONTRACT,
+          topics: ['0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef', pad(SANDBOX_PAYER), pad(DEPOSIT)],
+          data: pad('0x17d7840'),
+          logIndex: '0x0',
+          transactionHash: HASH,
+          removed: false,
+          ...common,
+        };
+        return { transactionHash: HASH, status: '0x1', logs: [log], from: SANDBOX_PAYER, to: USDC_BASE_CONTRACT, gasUsed: '0x1', cumulativeGasUsed: '0x1', effectiveGasPrice: '0x1', logsBloom: `0x${'0'.repeat(512)}`, type: '0x0', contractAddress: null, ...common };
+      };
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(calls.map((c: { id: number; method: string }) => ({ jsonrpc: '2.0', id: c.id, result: result(c.method) }))));
+    });
+    expect(await check(url, HASH)).toMatchObject({ kind: 'unavailable', sentence: expect.stringContaining('(its answer was not a valid chain answer)') });
   });
 });

@@ -63,6 +63,23 @@ describe('billing verify on a real chain', () => {
     expect(unknown.stderr).toMatch(/chain_mismatch: no transaction with this hash on Base: was it sent on another network\?/);
   });
 
+  it('a second verify of the instruction keeps its deposit address and the chain’s recipient check (issue 42, item 4)', async () => {
+    // A home of its own: the record is the machine's, and other tests leave instructions of 10 USD.
+    const own = scripted(sb.url);
+    onTestFinished(() => own.home.remove());
+    const user = await sb.newUser();
+    const address = await instruction(user, '10', own);
+    // A first verify with a hash the chain and the service do not know (sent with --yes): not found.
+    const first = await own.run(user, ['billing', 'verify', '--tx', `0x${'6b'.repeat(32)}`, '--amount', '10', '--yes']);
+    expect(first.stderr).toMatch(/^keydeck: not_found: /m);
+    // The second, a transfer that went elsewhere: checked against the instruction's address still.
+    const elsewhere = await sb.transfer('0x000000000000000000000000000000000000dead', '10');
+    const second = await own.run(user, ['billing', 'verify', '--tx', elsewhere]);
+    expect(second.code).toBe(1);
+    expect(second.stdout).toMatch(/^No --amount given: the one USDC top-up awaiting payment is 10\.00 USD to 0x\w{40}/m);
+    expect(second.stderr.toLowerCase()).toContain(`chain_mismatch: usdc went to 0x0000…dead, not to the deposit address ${address.slice(0, 6)}…${address.slice(-4)}: it cannot be credited to this top-up`.toLowerCase());
+  });
+
   it('--no-chain and an unreachable RPC: the service’s verdict alone, said in one line', async () => {
     const user = await sb.newUser();
     const tx = await sb.transfer(await instruction(user, '10'), '10');

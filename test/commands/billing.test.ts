@@ -146,7 +146,8 @@ describe('billing topup and verify', () => {
     const tx = await transfer(instruction.address, '20');
     const mismatch = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '25']);
     expect(mismatch.code).toBe(1);
-    expect(mismatch.stderr).toMatch(/^keydeck: amount_mismatch: /);
+    expect(mismatch.stderr).toMatch(/^warning: no USDC top-up of 25\.00 USD awaits payment on keydeck's record \(20\.00 USD to 0x\w{40}, requested .*; 12\.50 USD to .*\): the transfer is verified on its own record$/m);
+    expect(mismatch.stderr).toMatch(/^keydeck: amount_mismatch: /m);
     const verified = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '20', '--json']);
     expect(verified.code, verified.stderr).toBe(0);
     expect(VerifiedTopUpSchema.parse(JSON.parse(verified.stdout))).toEqual({ credited: 20, balance: 20 });
@@ -227,6 +228,60 @@ describe('money is confirmed', () => {
     right.write('y\r');
     expect((await right.exited).exitCode).toBe(0);
     expect((await sb.credits(user)).totalTopUp).toBe(5000);
+  });
+});
+
+describe('one USDC instruction is one record (issue 42, item 4; issue 44, item 7)', () => {
+  const unknownHash = () => `0x${[...Array(64)].map(() => '0123456789abcdef'[Math.floor(Math.random() * 16)]).join('')}`;
+
+  it('two verifies with hashes the service does not know, then the right one: one record, credited, its deposit address kept; nothing awaits payment', { timeout: 30_000 }, async () => {
+    const own = scripted(sb.url);
+    try {
+      const user = await sb.fundedUser(0);
+      const topup = await own.run(user, ['billing', 'topup', '--amount', '25', '--method', 'usdc', '--json']);
+      const { address } = UsdcPaymentInstructionSchema.parse(JSON.parse(topup.stdout));
+      const first = await own.run(user, ['billing', 'verify', '--tx', unknownHash(), '--amount', '25']);
+      expect([first.code, first.stderr]).toEqual([1, expect.stringMatching(/^keydeck: not_found: /m)]);
+      // Without --amount: the one top-up awaiting payment gives it, and says so.
+      const second = await own.run(user, ['billing', 'verify', '--tx', unknownHash()]);
+      expect(second.code).toBe(1);
+      expect(second.stdout).toMatch(new RegExp(`^No --amount given: the one USDC top-up awaiting payment is 25\\.00 USD to ${address}, requested .* UTC; verifying the transfer for 25\\.00 USD\\.$`, 'im'));
+      const tx = await transfer(address, '25');
+      const right = await own.run(user, ['billing', 'verify', '--tx', tx]);
+      expect(right.code, right.stderr).toBe(0);
+      expect(right.stdout).toMatch(/^Credited 25\.00 USD; the balance is now 25\.00 USD\.$/m);
+      const items = JSON.parse((await own.run(undefined, ['billing', 'history', '--json'])).stdout) as Array<Record<string, unknown>>;
+      expect(items).toEqual([{ method: 'usdc', amount: 25, state: 'credited', createdAt: expect.any(String), txHash: tx, credited: 25, address: expect.stringMatching(new RegExp(`^${address}$`, 'i')) }]);
+      expect(lines((await own.run(undefined, ['billing', 'history'])).stdout)).toHaveLength(2);
+    } finally {
+      own.home.remove();
+    }
+  });
+
+  it('without --amount: asks for it when nothing awaits payment; names the top-ups when several do (no terminal); --to picks one', { timeout: 30_000 }, async () => {
+    const own = scripted(sb.url);
+    try {
+      const user = await sb.fundedUser(0);
+      const none = await own.run(user, ['billing', 'verify', '--tx', unknownHash()]);
+      expect([none.code, none.stderr]).toEqual([2, expect.stringMatching(/^keydeck: give --amount USD, the amount the transfer sent: no USDC top-up awaits payment on keydeck's record for this service; nothing was sent\.$/m)]);
+      const a = UsdcPaymentInstructionSchema.parse(JSON.parse((await own.run(user, ['billing', 'topup', '--amount', '25', '--method', 'usdc', '--json'])).stdout));
+      const b = UsdcPaymentInstructionSchema.parse(JSON.parse((await own.run(user, ['billing', 'topup', '--amount', '25', '--method', 'usdc', '--json'])).stdout));
+      const tx = await transfer(b.address, '25');
+      const several = await own.run(user, ['billing', 'verify', '--tx', tx]);
+      expect(several.code).toBe(2);
+      expect(several.stderr).toMatch(/^keydeck: 2 USDC top-ups await payment \(25\.00 USD to 0x\w{40}, requested .*; 25\.00 USD to 0x\w{40}, requested .*\): say which with --amount \(and --to ADDRESS, the deposit address the transfer paid, when two have the same amount\); nothing was sent\.$/m);
+      const same = await own.run(user, ['billing', 'verify', '--tx', tx, '--amount', '25']);
+      expect([same.code, same.stderr]).toEqual([2, expect.stringMatching(/say which with --to ADDRESS, the deposit address the transfer paid; nothing was sent\.$/m)]);
+      const picked = await own.run(user, ['billing', 'verify', '--tx', tx, '--to', b.address.toLowerCase()]);
+      expect(picked.code, picked.stderr).toBe(0);
+      const items = JSON.parse((await own.run(undefined, ['billing', 'history', '--json'])).stdout) as Array<{ state: string; address: string }>;
+      expect(items.map((i) => [i.address.toLowerCase(), i.state])).toEqual([
+        [b.address.toLowerCase(), 'credited'],
+        [a.address.toLowerCase(), 'awaiting_payment'],
+      ]);
+    } finally {
+      own.home.remove();
+    }
   });
 });
 

@@ -3,15 +3,17 @@
  * plaintext file (no keychain here; test/credentials/keychain.test.ts rotates one in the real
  * keychain): the new key is stored where the old one was (mode 0600), accepted by the service,
  * and the old one deleted; never printed. A key from KEYDECK_TOKEN cannot be rotated in place (said
- * so, with what to do). A rotation interrupted after the new key was created but before it was
- * stored is named at the next start and finished (the lost key deleted, another made); one
- * interrupted after storing is finished by deleting the old key.
+ * so, with what to do). A rotation an earlier keydeck recorded is named at the next start and
+ * finished (the kills at every step are test/crash/mgmt-rotate.test.ts). `--token-file` rotates the
+ * key of a token file in place, keeping owner and mode, and refuses what it cannot do before
+ * anything is created.
  */
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ManagementKeyListSchema } from '../../src/api/schemas.js';
 import { RotationRecord } from '../../src/delivery/rotationRecord.js';
+import { MgmtRotationRecord } from '../../src/operations/mgmtRotationRecord.js';
 import { runCli } from '../credentials/harness.js';
 import type { TestSandbox } from '../sandbox/helpers.js';
 import { FULL_KEY, type Scripted, useScriptedSandbox } from './scripted.js';
@@ -54,7 +56,7 @@ describe('mgmt-keys rotate', () => {
     const again = await cli.run(undefined, ['mgmt-keys', 'rotate', '--json'], env);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ old: { name: 'cron-r2' }, new: { name: 'cron-r3' }, storedIn: 'file' });
-    expect(await new RotationRecord(env.KEYDECK_DATA_DIR!).list()).toEqual([]);
+    expect(await new MgmtRotationRecord(env.KEYDECK_DATA_DIR!).list()).toEqual([]);
   });
 
   it('a key from KEYDECK_TOKEN cannot be rotated in place: it says so and what to do; nothing is created', async () => {
@@ -67,45 +69,92 @@ describe('mgmt-keys rotate', () => {
     expect((await listed(mk)).map((k) => k.name)).toEqual(['ci']);
   });
 
-  it('interrupted after the new key was created (never stored): named at the next start, then --finish deletes it and makes another', async () => {
+  it('a rotation an earlier keydeck recorded (in rotations.json) is named at the next start and finished from what the store holds', async () => {
     const session = await sb.fundedUser(0);
     await runLogin(session, 'ops');
     const mk = storedKey();
     const [own] = await listed(mk);
-    // The state a kill between "created" and "stored" leaves: a new key on the service, nowhere stored.
+    // What a kill between "created" and "stored" left with the earlier record: a new key nowhere stored.
     const lost = (await sb.call('POST', '/api/keys/management', { token: mk, body: { name: 'ops-r2' } })).body as { id: string; keyPrefix: string };
-    const record = new RotationRecord(env.KEYDECK_DATA_DIR!);
-    const r0 = await record.start({ kind: 'management', profile: 'default', origin: new URL(sb.url).origin, old: { id: own!.id, name: 'ops', keyPrefix: own!.keyPrefix }, successor: { name: 'ops-r2' } });
-    await record.update(r0.id, { stage: 'created', successor: { name: 'ops-r2', id: lost.id, keyPrefix: lost.keyPrefix } });
+    const legacy = new RotationRecord(env.KEYDECK_DATA_DIR!);
+    const r0 = await legacy.start({ kind: 'management', profile: 'default', origin: new URL(sb.url).origin, old: { id: own!.id, name: 'ops', keyPrefix: own!.keyPrefix }, successor: { name: 'ops-r2' } });
+    await legacy.update(r0.id, { stage: 'created', successor: { name: 'ops-r2', id: lost.id, keyPrefix: lost.keyPrefix } });
 
     const list = await cli.run(undefined, ['mgmt-keys', 'list'], env);
-    expect(list.stderr).toMatch(/warning: the rotation of the management key "ops" .* was interrupted after the new management key was created, before it was stored .*keydeck mgmt-keys rotate --finish` or undo it with `keydeck mgmt-keys rotate --undo`/);
+    expect(list.stderr).toMatch(/warning: the rotation of the management key "ops" .* was interrupted after the new management key was created .*keydeck mgmt-keys rotate --finish` or undo it with `keydeck mgmt-keys rotate --undo`/);
+    expect(await legacy.list()).toEqual([]);
     const fin = await cli.run(undefined, ['mgmt-keys', 'rotate', '--finish'], env);
     expect(fin.code, fin.stderr).toBe(0);
-    expect(fin.stdout).toMatch(/never stored and its value is gone; it is deleted and another one is made/);
+    expect(fin.stdout).toMatch(/before the new key was stored: the new key .*, never stored, is deleted \(its value is gone\), and another one is made/);
     const fresh = storedKey();
     const names = (await listed(fresh)).map((k) => [k.name, k.id]);
     expect(names.map(([n]) => n)).toEqual(['ops-r2']);
     expect(names[0]![1]).not.toBe(lost.id);
-    expect(await record.list()).toEqual([]);
+    expect(await new MgmtRotationRecord(env.KEYDECK_DATA_DIR!).list()).toEqual([]);
+  });
+});
+
+describe('mgmt-keys rotate --token-file (issue 46, item 3)', () => {
+  /** A token file holding a new management key of a fresh account: `{ file, key, session }`. */
+  async function tokenFile(options: { mode?: number; newline?: boolean; dir?: string } = {}) {
+    const session = await sb.fundedUser(0);
+    const key = ((await sb.call('POST', '/api/keys/management', { token: session, body: { name: 'exporter' } })).body as { apiKey: string }).apiKey;
+    const dir = options.dir ?? mkdtempSync(path.join(cli.home.home, 'etc-'));
+    const file = path.join(dir, 'prod');
+    writeFileSync(file, `${key}${options.newline === false ? '' : '\n'}`);
+    chmodSync(file, options.mode ?? 0o600);
+    return { file, key, session };
+  }
+
+  it('writes the new key where it was read, keeping owner, mode and the final newline; the old key is deleted; keydeck’s own key is untouched', async () => {
+    const mine = await sb.fundedUser(0);
+    expect((await runLogin(mine, 'keydeck')).code).toBe(0);
+    const own = storedKey();
+    const { file, key, session } = await tokenFile({ mode: 0o400 });
+    chownSync(file, 65534, 65534); // a service user's file, rotated by root's cron
+    const r = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', file, '--json'], env);
+    expect(r.code, r.stderr).toBe(0);
+    const fresh = readFileSync(file, 'utf8');
+    expect(fresh).toMatch(/^mk_\w+\n$/);
+    expect(fresh.trim()).not.toBe(key);
+    const st = statSync(file);
+    expect([st.mode & 0o777, st.uid, st.gid]).toEqual([0o400, 65534, 65534]);
+    expect(JSON.parse(r.stdout)).toMatchObject({ old: { name: 'exporter' }, new: { name: 'exporter-r2' }, tokenFile: file });
+    expect(r.stderr).toMatch(/Programs that read .*prod when they start still hold the old key, deleted now: reload them \(keydeck exporter reads its token files again on SIGHUP\)/);
+    expect(r.stdout + r.stderr).not.toMatch(FULL_KEY);
+    expect((await sb.call('GET', '/api/keys/management', { token: key })).status).toBe(401);
+    expect((await listed(session)).map((k) => k.name)).toEqual(['exporter-r2']);
+    expect(readdirSync(path.dirname(file))).toEqual(['prod']);
+    // keydeck's own stored key was neither used for it nor changed.
+    expect(storedKey()).toBe(own);
+    expect((await sb.call('GET', '/api/keys/management', { token: own })).status).toBe(200);
   });
 
-  it('interrupted after the new key was stored: --finish checks it and deletes the old one', async () => {
+  it('is refused before anything is created: systemd’s copy, a file others can read, keydeck’s own key, no such file', async () => {
+    const systemd = mkdtempSync(path.join(cli.home.home, 'creds-'));
+    const copy = await tokenFile({ dir: systemd });
+    const r1 = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', copy.file], { ...env, CREDENTIALS_DIRECTORY: systemd });
+    expect(r1.code).toBe(1);
+    expect(r1.stderr).toMatch(/^keydeck: cannot_rotate: the token file .* is systemd's read-only copy \(in \$CREDENTIALS_DIRECTORY\): rotate the file its LoadCredential= line names.*; nothing was created\.$/m);
+    expect((await listed(copy.session)).map((k) => k.name)).toEqual(['exporter']);
+
+    const open = await tokenFile({ mode: 0o640 });
+    const r2 = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', open.file], env);
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toMatch(/cannot_rotate: the key file .* is readable by group or others \(mode 0640\).*chmod 600/);
+    expect((await listed(open.session)).map((k) => k.name)).toEqual(['exporter']);
+
     const session = await sb.fundedUser(0);
-    await runLogin(session, 'old');
-    const oldKey = storedKey();
-    const [own] = await listed(oldKey);
-    // Stored (as a login with the new key stores it), the old one not yet deleted.
-    const created = (await sb.call('POST', '/api/keys/management', { token: oldKey, body: { name: 'old-r2' } })).body as { id: string; keyPrefix: string; apiKey: string };
-    expect((await runLogin(created.apiKey, undefined)).code).toBe(0);
-    const record = new RotationRecord(env.KEYDECK_DATA_DIR!);
-    const r0 = await record.start({ kind: 'management', profile: 'default', origin: new URL(sb.url).origin, old: { id: own!.id, name: 'old', keyPrefix: own!.keyPrefix }, successor: { name: 'old-r2' } });
-    await record.update(r0.id, { stage: 'stored', successor: { name: 'old-r2', id: created.id, keyPrefix: created.keyPrefix }, storedIn: 'file' });
-    const fin = await cli.run(undefined, ['mgmt-keys', 'rotate', '--finish'], env);
-    expect(fin.code, fin.stderr).toBe(0);
-    expect(fin.stdout).toMatch(/^Deleted the old management key "old"/m);
-    expect((await listed(created.apiKey)).map((k) => k.name)).toEqual(['old-r2']);
-    expect(await record.list()).toEqual([]);
+    expect((await runLogin(session, 'keydeck')).code).toBe(0);
+    const same = path.join(mkdtempSync(path.join(cli.home.home, 'etc-')), 'prod');
+    writeFileSync(same, `${storedKey()}\n`, { mode: 0o600 });
+    const r3 = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', same], env);
+    expect(r3.code).toBe(1);
+    expect(r3.stderr).toMatch(/cannot_rotate: .*prod holds mk_\w{8}…, the key keydeck itself has stored for profile "default": rotating it here would delete the key keydeck signs in with/);
+    expect((await listed(session)).map((k) => k.name)).toEqual(['keydeck']);
+
+    const r4 = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', path.join(cli.home.home, 'missing')], env);
+    expect([r4.code, r4.stderr]).toEqual([2, expect.stringMatching(/--token-file: .*missing does not exist/)]);
   });
 });
 

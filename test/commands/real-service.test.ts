@@ -42,6 +42,8 @@ beforeAll(async () => {
   server = await startHostileServer((req, res) => {
     // Not a sandbox: keydeck's probe for a sandbox chain (a loopback service, issue 25) is 404 here.
     if (req.path === '/sandbox/chain') return json(res, 404, { error: { code: 'not_found', message: 'no such route' } });
+    // The pages' error shape: one sentence (issue 43, item 2).
+    if (req.path === '/api/keys/credit') return json(res, 400, { error: 'Credit balance must be greater than 0 to create a credit key' });
     const body = answer(req);
     if (body === undefined) json(res, 400, { error: { code: 'invalid_request', message: 'method: unknown top-up method', field: 'method' } });
     else json(res, 200, body);
@@ -81,6 +83,14 @@ describe('keydeck against the documented answers of the real service', () => {
       expect(r.stdout).not.toContain('sk-...');
       expect(r.stderr.match(/keydeck hid them/g)).toHaveLength(1);
     }
+  });
+
+  it('a refusal in the pages’ shape ({ error: "<sentence>" }) reaches the user in the service’s own words', async () => {
+    const r = await cli.run(TOKEN, ['keys', 'create', 'ci']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      'keydeck: invalid_request: the service refused the request to create the credit key as invalid: “Credit balance must be greater than 0 to create a credit key”; correct it and try again.\n',
+    );
   });
 
   it('summarises the documented billing status, and shows any other shape as a tree', async () => {

@@ -9,6 +9,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../credentials/harness.js';
+import { keyInfo as keyInfoExample } from '../api/docs-examples.js';
+import { json, startHostileServer } from '../api/hostile-server.js';
 import type { TestSandbox } from '../sandbox/helpers.js';
 import { cells, lines, useScriptedSandbox, type Scripted } from './scripted.js';
 
@@ -136,7 +138,7 @@ describe('key-info', () => {
     expect(piped.stdout).toMatch(/^balance\s+\$28\.00 \(the account's credit balance\)$/m);
     const json = await runCli(['key-info', '--json'], { env: { ...env, KEYDECK_SK: key.apiKey } });
     expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatchObject({ service: { budget: { spent: 2 } }, derived: { keyPrefix: key.apiKey.slice(0, 11), readsLeft: 10 } });
+    expect(JSON.parse(json.stdout)).toMatchObject({ service: { budget: { spent: 2 } }, derived: { keyPrefix: key.apiKey.slice(0, 11), fresh: true } });
 
     await sb.call('PUT', `/api/keys/${key.id}`, { token: user, body: { isActive: false } });
     const off = await runCli(['key-info'], { env: { ...env, KEYDECK_SK: key.apiKey } });
@@ -144,7 +146,7 @@ describe('key-info', () => {
     expect(off.stderr).toMatch(/forbidden/);
     const notSk = await runCli(['key-info'], { env, input: 'mk_0123456789abcdefghij\n' });
     expect(notSk.code).toBe(2);
-    expect(notSk.stderr).toMatch(/not a consumption key \(sk_…\): it starts with "mk_"/);
+    expect(notSk.stderr).toMatch(/not a consumption key \(sk_… or sk-…\): it starts with "mk_"/);
     const empty = await runCli(['key-info'], { env });
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/set KEYDECK_SK or pipe the key on stdin \(it is never taken from the command line\)/);
@@ -154,5 +156,47 @@ describe('key-info', () => {
 
     for (const r of [piped, json, off, notSk, empty, argv]) expect(`${r.stdout}${r.stderr}`).not.toContain(key.apiKey);
     for (const file of filesUnder(cli.home.home)) expect(readFileSync(file).includes(key.apiKey), file).toBe(false);
+  });
+});
+
+describe('key-info against the real service’s edges (issue 43)', () => {
+  it('reads an sk- key (the newer keys page’s form), by its prefix only; follows the service’s own 429 and Retry-After, never a budget of its own', { timeout: 60_000 }, async () => {
+    const SK = `sk-${'Ab3'.repeat(16)}`;
+    let limited = false;
+    const server = await startHostileServer((req, res) => {
+      if (req.path !== '/v1/usage') return json(res, 404, { error: 'not found' });
+      if (req.headers.authorization !== `Bearer ${SK}`) return json(res, 401, { error: 'Invalid API key' });
+      if (limited) {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '30' }).end(JSON.stringify({ error: 'Too many requests' }));
+        return;
+      }
+      json(res, 200, keyInfoExample);
+    });
+    const env = cli.home.env({ KEYDECK_BASE_URL: server.url, KEYDECK_SK: SK });
+    try {
+      // Thirteen reads in a row: all sent (no page says /v1/usage counts against the 12 per 12 hours).
+      for (let i = 0; i < 13; i++) {
+        const r = await runCli(['key-info'], { env });
+        expect(r.code, r.stderr).toBe(0);
+        if (i === 0) {
+          expect(r.stdout).toMatch(new RegExp(`^key\\s+${SK.slice(0, 11)}… "prod-key" · subscription key`, 'm'));
+          expect(r.stdout).toMatch(/^figures\s+read just now$/m);
+        }
+        expect(`${r.stdout}${r.stderr}`).not.toContain(SK);
+      }
+      expect(server.requests.filter((q) => q.path === '/v1/usage')).toHaveLength(13);
+      // The service's own 429: the kept answer, with its age and the wait; no read until it is over.
+      limited = true;
+      const waited = await runCli(['key-info'], { env });
+      expect(waited.code, waited.stderr).toBe(0);
+      expect(waited.stderr).toMatch(/could not read new figures \(.*too many requests/i);
+      expect(waited.stdout).toMatch(/^figures\s+from just now · the service asked to wait: the next read is allowed in (30|29) s$/m);
+      const again = await runCli(['key-info', '--json'], { env });
+      expect(again.code, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout).derived).toMatchObject({ fresh: false, nextReadAt: expect.any(String) });
+      expect(server.requests.filter((q) => q.path === '/v1/usage')).toHaveLength(14);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -31,6 +31,8 @@ function ctx(o: OperationInfo, extra: Partial<FailureContext> = {}): FailureCont
   return { op: o, token: 'mk_secret_value_1234567890', baseUrl: 'https://api.example.com', timeoutMs: 10_000, ...extra };
 }
 const body = (code: string, message = 'no') => parseBody(JSON.stringify({ error: { code, message } }));
+const shape = (value: unknown) => parseBody(JSON.stringify(value));
+const CREDIT_ZERO = 'Credit balance must be greater than 0 to create a credit key';
 const ENV = { label: 'KEYDECK_TOKEN (management key mk_12345678)', whenRejected: 'unset KEYDECK_TOKEN to use the key stored for profile "default", or set a valid one' };
 
 interface Row {
@@ -50,7 +52,16 @@ const TABLE: Row[] = [
   { condition: '404 of a verify (transfer unknown)', message: errorFromResponse(ctx(VERIFY), 404, body('not_found'), undefined).message, next: /wait a minute, then verify again with the same hash/, refusal: true },
   { condition: '404 in the service’s words, not by id', message: errorFromResponse(ctx(LIST), 404, body('not_found'), undefined).message, next: /not found/, refusal: true },
   { condition: 'a bare 404 (no error body: wrong address?)', message: errorFromResponse(ctx(LIST), 404, parseBody('<html>nope</html>'), undefined).message, next: /check that the base URL https:\/\/api\.example\.com points at the service/, refusal: false },
-  { condition: '400 with a field', message: errorFromResponse(ctx(CREATE), 400, parseBody(JSON.stringify({ error: { code: 'invalid_request', message: 'bad', field: 'name' } })), undefined).message, next: /\(field name\): correct it and try again/, refusal: true },
+  { condition: '400 with a field', message: errorFromResponse(ctx(CREATE), 400, parseBody(JSON.stringify({ error: { code: 'invalid_request', message: 'bad', field: 'name' } })), undefined).message, next: /\(field name\): “bad”; correct it and try again/, refusal: true },
+  // Issue 43, item 2: the service's own sentence, in every error shape the pages and the seed show.
+  { condition: '400 { error: "<sentence>" } (the pages)', message: errorFromResponse(ctx(CREATE), 400, shape({ error: CREDIT_ZERO }), undefined).message, next: new RegExp(`^The service refused the request to create the credit key as invalid: “${CREDIT_ZERO}”; correct it and try again\\.$`), refusal: true },
+  { condition: '400 { error: { message } }', message: errorFromResponse(ctx(CREATE), 400, shape({ error: { message: CREDIT_ZERO } }), undefined).message, next: new RegExp(`as invalid: “${CREDIT_ZERO}”; correct it and try again`), refusal: true },
+  { condition: '400 { message }', message: errorFromResponse(ctx(CREATE), 400, shape({ message: CREDIT_ZERO }), undefined).message, next: new RegExp(`as invalid: “${CREDIT_ZERO}”; correct it and try again`), refusal: true },
+  { condition: '400 { success: false, error: "<sentence>" }', message: errorFromResponse(ctx(CREATE), 400, shape({ success: false, error: CREDIT_ZERO }), undefined).message, next: new RegExp(`as invalid: “${CREDIT_ZERO}”; correct it and try again`), refusal: true },
+  { condition: '400 { success: false, error: { message } }', message: errorFromResponse(ctx(CREATE), 400, shape({ success: false, error: { message: CREDIT_ZERO } }), undefined).message, next: new RegExp(`as invalid: “${CREDIT_ZERO}”; correct it and try again`), refusal: true },
+  { condition: '402 { error: "<code>", message } (the code ours, the words the service’s)', message: errorFromResponse(ctx(CREATE), 402, shape({ error: 'insufficient_balance', message: CREDIT_ZERO }), undefined).message, next: new RegExp(`the credit balance is 0; top up first \\(the service said “${CREDIT_ZERO}”\\)\\.$`), refusal: true },
+  { condition: '401 { error: "<sentence>" } (keydeck’s next step kept)', message: errorFromResponse(ctx(LIST, { credential: ENV }), 401, shape({ error: 'Invalid or expired token' }), undefined).message, next: /; unset KEYDECK_TOKEN .* \(the service said “Invalid or expired token”\)\.$/, refusal: true },
+  { condition: '400 { error: "<sentence>" } with escapes and a key value: cleaned, redacted, bounded', message: errorFromResponse(ctx(CREATE), 400, shape({ error: `\u001b]8;;https://evil\u0007click\u001b[8m ${'x'.repeat(20)} mk_secret_value_1234567890 ${'y'.repeat(300)}` }), undefined).message, next: /: “\]8;;https:\/\/evil click \[8m x{20} \S+ y+…”; correct it and try again/, refusal: true },
   { condition: '402 balance 0', message: errorFromResponse(ctx(CREATE), 402, body('insufficient_balance'), undefined).message, next: /top up first/, refusal: true },
   { condition: '402 budget spent', message: errorFromResponse(ctx(CREATE), 402, body('budget_exceeded'), undefined).message, next: /top up to continue/, refusal: true },
   { condition: '422 amount mismatch', message: errorFromResponse(ctx(VERIFY), 422, body('amount_mismatch'), undefined).message, next: /verify with the exact amount sent/, refusal: true },

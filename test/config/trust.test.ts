@@ -1,7 +1,7 @@
 /**
  * Issue 14 §5: local files trusted the way ssh trusts its own, and one cross-process lock around
- * every read-modify-write. The built CLI against a sandbox: a config file or dir writable by
- * others, a key file readable by others, a FIFO in place of either (refused at once, no hang);
+ * every read-modify-write. The built CLI against a sandbox: a config file or dir (or the data dir,
+ * issue 43) writable by others, a key file readable by others, a FIFO in place of either (refused at once, no hang);
  * `doctor` reports each; eight concurrent logins keep eight profiles and eight keys.
  */
 import { execFileSync } from 'node:child_process';
@@ -57,6 +57,21 @@ describe.runIf(posix)('file trust', () => {
     expect(r.stderr).toContain(`the config dir ${home.configDir} is writable by group or others (mode 0777)`);
     expect(r.stderr).toContain(`chmod 700 ${home.configDir}`);
     chmodSync(home.configDir, 0o700);
+  });
+
+  it('refuses a data dir writable by others, as the config dir (issue 43): the commands and the balance history alike', async () => {
+    await login();
+    const dataDir = path.join(home.home, 'data');
+    mkdirSync(dataDir, { recursive: true });
+    chmodSync(dataDir, 0o777);
+    const r = await runCli(['keys', 'list'], { env: home.env({ KEYDECK_DATA_DIR: dataDir }) });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`the data dir ${dataDir} is writable by group or others (mode 0777): another user could replace the records keydeck keeps in it`);
+    expect(r.stderr).toContain(`chmod 700 ${dataDir}`);
+    const { openHistoryDatabase } = await import('../../src/billing/historyDb.js');
+    expect(() => openHistoryDatabase(path.join(dataDir, 'history.db'))).toThrow(/the data dir .* is writable by group or others/);
+    chmodSync(dataDir, 0o700);
+    expect((await runCli(['keys', 'list'], { env: home.env({ KEYDECK_DATA_DIR: dataDir }) })).code).toBe(0);
   });
 
   it('refuses a key file readable by others', async () => {

@@ -62,6 +62,8 @@ describe('the house', () => {
       { from: /^src\/(?!cli\.ts|cli\/|exporter\/)/, to: /^src\/exporter\//, why: 'the exporter is a face: only the command line imports it' },
       { from: /^src\/metrics\//, to: /^src\/(tui|commands|exporter|cli|sandbox)\b/, why: 'src/metrics sits below the faces that serve it (monitor, exporter)' },
       { from: /^src\/exporter\//, to: /^src\/(tui|commands)\//, why: 'the exporter loads no Ink and no other face' },
+      // Issue 45, item 7: a rule both faces need (a key's limits, its status words) lives below them.
+      { from: /^src\/(commands|exporter)\//, to: /^src\/tui\//, why: 'the commands and the exporter import nothing from the TUI: shared rules live below both faces' },
     ];
     const broken = edges().flatMap(([from, to]) => rules.filter((r) => r.from.test(from) && r.to.test(to)).map((r) => `${from} → ${to} (${r.why})`));
     expect(broken).toEqual([]);

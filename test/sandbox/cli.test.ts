@@ -70,6 +70,7 @@ describe('keydeck sandbox', () => {
     expect(await first.exit).toEqual({ code: 0, signal: null });
     expect(first.stderr()).toMatch(/^GET \/api\/billing\/credits 200 \d+\.\dms$/m);
     expect(first.stderr()).not.toContain(token);
+    expect(first.stderr()).not.toContain('beyond this machine');
     expect(first.stdoutLines).toHaveLength(2);
 
     const second = run(['sandbox', '--port', '0', '--db', dbPath]);
@@ -94,6 +95,19 @@ describe('keydeck sandbox', () => {
     moved.child.kill('SIGTERM');
     expect((await moved.exit).code).toBe(0);
     expect(existsSync(join(dataDir, 'sandbox.db'))).toBe(true);
+  });
+
+  it('bound beyond this machine (--host 0.0.0.0) it serves, and says on stderr that its /sandbox/* routes are anyone’s', async () => {
+    const running = run(['sandbox', '--host', '0.0.0.0', '--port', '0', '--db', join(dir, 'exposed.db')]);
+    const deadline = Date.now() + 15_000;
+    while (!running.stderr().includes('beyond this machine') && Date.now() < deadline && running.child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
+    expect(running.stdoutLines[0]).toMatch(/^sandbox listening on http:\/\/0\.0\.0\.0:\d+$/);
+    expect(running.stderr()).toContain(
+      'keydeck: warning: the sandbox listens on 0.0.0.0, beyond this machine: its /sandbox/* routes (new users, the clock, the usage switch, checkout payments, simulated transfers) take no credential',
+    );
+    expect(running.stderr()).toContain('--host 127.0.0.1');
+    running.child.kill('SIGTERM');
+    expect((await running.exit).code).toBe(0);
   });
 
   it('exits 2 on a bad --port and 1 when the port is taken', async () => {

@@ -34,7 +34,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const KEY = /sk_[0-9A-Za-z]{40}/;
+const KEY = /sk[_-][0-9A-Za-z]{40}/;
 
 describe('secrets scan of delivery and rotation', () => {
   it('leaves each key only where it was sent', { timeout: 90_000 }, async () => {

@@ -52,8 +52,8 @@ afterEach(() => {
   root = undefined;
 });
 
-/** A full key value as the sandbox makes them: prefix + 40 base62 characters. */
-const keyPattern = (prefix: 'sk_' | 'mk_') => new RegExp(`${prefix}[0-9A-Za-z]{40}(?![0-9A-Za-z])`);
+/** A full key value as the sandbox makes them: prefix + 40 base62 characters (the `sk-`/`mk-` form of the newer pages too). */
+const keyPattern = (prefix: 'sk_' | 'mk_') => new RegExp(`${prefix.slice(0, 2)}[_-][0-9A-Za-z]{40}(?![0-9A-Za-z])`);
 const COPY_OUTCOME = /copied to the clipboard|sent to the terminal’s clipboard|copy failed/;
 
 describe('secrets scan of a full keydeck session', () => {

@@ -80,7 +80,15 @@ describe('subscription time reaches the notification channels (issue 19 req. 2)'
     const written: string[] = [];
     const notifier = createNotifier({ write: (s) => written.push(s), profile: 'work', origin: 'https://api.example.com', env: { TERM_PROGRAM: 'iTerm.app' }, platform: 'linux' });
     notifier.notify(first[0]!);
-    expect(written.join('')).toContain('sub a expires in 11 h');
+    expect(written.join('')).toContain('"sub a" expires in 11 h');
+    expect(written.join('')).toContain('a new payment creates a new key');
+    // A pool key's time is its pledge's (issue 43, item 5): it renews unless cancelled.
+    const pool = dueSubscriptionEvents([{ ...sub('p', '2026-11-23T23:00:00Z'), keyPlan: 'pool' }] as never, now, new Set());
+    expect(pool[0]).toMatchObject({ kind: 'subscription_expiring', pool: true });
+    notifier.notify(pool[0]!);
+    expect(written.at(-1)).toContain('"sub p": its pledge\'s period ends in 11 h');
+    expect(written.at(-1)).toContain('it renews unless cancelled');
+    expect(written.at(-1)).not.toContain('new payment');
     notifier.notify({ kind: 'low_balance', remaining: 4.999, threshold: 5 });
     expect(written.join('')).toContain('$4.99 left');
     expect(written.join('')).not.toContain('$5.00 left');

@@ -16,7 +16,7 @@ import { App } from '../../src/tui/App.js';
 import { TopUpJournal } from '../../src/billing/journal.js';
 import { defaultTopUpDeps, TopUpDepsProvider } from '../../src/tui/flows/topup/TopUpDeps.js';
 import type { SessionState } from '../../src/tui/contexts/SessionContext.js';
-import type { AppServices, CopyOutcome } from '../../src/tui/services.js';
+import type { AppServices, ClearOutcome, CopyOutcome } from '../../src/tui/services.js';
 import { renderTui, type TuiHandle } from './render.js';
 import { startTestSandbox as startSandboxHelpers, type TestSandbox as SandboxHelpers } from '../sandbox/helpers.js';
 
@@ -50,10 +50,12 @@ export function noKeychainStore(): { store: CredentialStore; dir: string; cleanu
   return { store, dir, cleanup };
 }
 
-/** Services for tests, recording exits, copies and redraws. */
+/** Services for tests, recording exits, copies, clipboard clears and redraws. */
 export interface TestServices extends AppServices {
   readonly exits: Array<{ code: number; message?: string | undefined }>;
   readonly copies: string[];
+  /** The keys cleared from the clipboard once acknowledged, and where. */
+  readonly clears: Array<{ secret: string; via: 'clipboard' | 'osc52' }>;
   readonly redraws: { count: number };
 }
 
@@ -67,6 +69,8 @@ export function testServices(options: {
   pollIntervalSeconds?: number;
   insecureStorage?: boolean;
   copyOutcome?: CopyOutcome;
+  /** What clearing a copied key gives (default `cleared`). */
+  clearOutcome?: ClearOutcome;
   saveBaseUrl?: (url: string) => Promise<void>;
   /** The profile's own saved base URL; default `baseUrl` (null: none saved, as with --base-url on a new profile). */
   savedBaseUrl?: string | null;
@@ -75,6 +79,7 @@ export function testServices(options: {
 }): TestServices {
   const exits: TestServices['exits'] = [];
   const copies: string[] = [];
+  const clears: TestServices['clears'] = [];
   const redraws = { count: 0 };
   return {
     profile: {
@@ -97,6 +102,10 @@ export function testServices(options: {
       copies.push(text);
       return options.copyOutcome ?? 'failed';
     },
+    clearCopied: async (secret, via) => {
+      clears.push({ secret, via });
+      return options.clearOutcome ?? 'cleared';
+    },
     redraw: () => {
       redraws.count++;
     },
@@ -105,6 +114,7 @@ export function testServices(options: {
     },
     exits,
     copies,
+    clears,
     redraws,
   };
 }

@@ -98,6 +98,39 @@ describe('Keys pane', () => {
     expect(listed.map((k) => k.name)).toEqual(['ci-runner']);
   });
 
+  it('a copied key is cleared from the clipboard once acknowledged, and the status line says where it stays (issue 43)', async () => {
+    /** A new credit key shown once, with services whose copy and clearing give these outcomes. */
+    const reveal = async (copyOutcome: 'clipboard' | 'osc52', clearOutcome?: 'cleared' | 'changed' | 'osc52') => {
+      const token = await sb.fundedUser(25);
+      const services = testServices({ store: noKeychainStore().store, baseUrl: sb.url, copyOutcome, ...(clearOutcome && { clearOutcome }) });
+      ui = renderApp(services, { session: readySession(sb.url, token) });
+      await ui.waitFor('no keys yet');
+      await ui.press('n');
+      await ui.waitFor('New credit key');
+      await ui.press(KEYS.enter);
+      return { services, secret: SK.exec(await ui.waitFor(SK))![0] };
+    };
+    for (const [copyOutcome, clearOutcome, said] of [
+      ['clipboard', 'cleared', 'the full key is gone from the screen and was cleared from the clipboard'],
+      ['clipboard', 'changed', 'the clipboard holds something else now: left as it is'],
+      ['osc52', 'osc52', 'the terminal was asked to clear its clipboard (OSC 52), which keydeck cannot confirm'],
+    ] as const) {
+      const { services, secret } = await reveal(copyOutcome, clearOutcome);
+      await ui!.press('c');
+      await ui!.waitFor(copyOutcome === 'clipboard' ? 'copied to the clipboard' : 'sent to the terminal’s clipboard');
+      await ui!.press('y');
+      // The status line wraps a long sentence: read it as one.
+      await ui!.waitFor((f) => f.replace(/\s+/g, ' ').includes(said));
+      expect(services.clears).toEqual([{ secret, via: copyOutcome }]);
+      ui!.unmount();
+    }
+    // Never copied: nothing to clear.
+    const { services } = await reveal('clipboard');
+    await ui!.press('y');
+    await ui!.waitFor('gone from the screen');
+    expect(services.clears).toEqual([]);
+  });
+
   it('ctrl-c on a key never copied asks first; ctrl-c again quits with 130; once copied it quits at once', async () => {
     const token = await sb.fundedUser(25);
     const { services, ui } = open(token);

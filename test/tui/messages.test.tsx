@@ -33,7 +33,7 @@ describe('messages', () => {
 
     const before = ui.lastFrame().split('\n').filter((l) => l.startsWith('│')).length;
     await ui.press(KEYS.space);
-    const message = expiredKeyMessage(sub.name as string);
+    const message = expiredKeyMessage({ name: sub.name as string, keyType: 'subscription', keyPlan: 'standard' });
     await ui.waitFor((f) => flat(f).includes(message));
     // It took several lines, and the pane gave them up: the screen is still 24 lines.
     expect(ui.lastFrame().split('\n').length).toBeLessThanOrEqual(24);

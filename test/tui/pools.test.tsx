@@ -46,7 +46,7 @@ describe('Keys pane: a pledge without a key', () => {
     await u.waitFor((f) => !f.includes('has no key') && /kimi26\s+│ sub\s+│ pool\s+│ ● in block/.test(f));
     await u.press('g');
     const frame = await u.waitFor('reserved hours: in its blocks around the clock');
-    expect(frame).toContain('limits: in its blocks only, unlimited · 1 concurrent · per the pages');
+    expect(frame).toContain('limits: in its blocks only, unlimited, 1 concurrent (the pages)');
   });
 
   it('a pool key outside its block: the row and the details say so and when its next block starts', async () => {

@@ -182,6 +182,8 @@ export class ChainReader {
       if (receipt.status === 'rejected') return { kind: 'pending', chainId: chainId.value, from };
       const r = receipt.value;
       if (typeof r.blockNumber !== 'bigint' || (r.status !== 'success' && r.status !== 'reverted')) throw new ChainUnavailableError('invalid_answer');
+      // A receipt in a block after the head the same answer gave is no confirmation: the answer is not valid (issue 42).
+      if (r.blockNumber > head.value) throw new ChainUnavailableError('invalid_answer');
       const logs = parseEventLogs({ abi: ERC20_ABI, logs: r.logs, eventName: 'Transfer' });
       const transfers = logs.map((log) => ({ token: address(log.address), from: address(log.args.from), to: address(log.args.to), value: log.args.value }));
       const confirmations = confirmationsAt(head.value, r.blockNumber);
@@ -235,6 +237,8 @@ export class ChainReader {
       const transfers: FoundTransfer[] = [];
       for (const log of logs) {
         if (log.blockNumber === null || log.transactionHash === null || !/^0x[0-9a-fA-F]{64}$/.test(log.transactionHash)) continue;
+        // A log from past the head it was asked up to: not a valid answer.
+        if (log.blockNumber > head) throw new ChainUnavailableError('invalid_answer');
         const token = address(log.address);
         if (token.toLowerCase() !== USDC_BASE_CONTRACT.toLowerCase()) continue;
         const recipient = address(log.args.to);

@@ -9,6 +9,7 @@ import type { ApiCore, CallOptions } from '../core.js';
 import { KeydeckApiError } from '../errors.js';
 import type { OperationInfo } from '../failures.js';
 import { microsToUsd, parseUsdMicros, usdToMicros } from '../money.js';
+import { CancelSubscriptionRequestSchema } from '../poolSchemas.js';
 import {
   CardCheckoutSessionSchema,
   CreditBalanceSchema,
@@ -29,6 +30,7 @@ const OPS = {
   verifyTopUp: { name: 'verifyTopUp', what: 'verify the top-up', check: 'check the balance', changesState: true },
   credits: { name: 'getCredits', what: 'read the credit balance', changesState: false },
   status: { name: 'getBillingStatus', what: 'read the billing status', changesState: false },
+  cancel: { name: 'cancelSubscription', what: 'cancel the subscription’s renewal', check: 'check the billing status', changesState: true, byId: true },
 } satisfies Record<string, OperationInfo>;
 
 /** The seed's wire names of the top-up kinds (§4). */
@@ -99,6 +101,21 @@ export class BillingResource {
    */
   async status(options?: CallOptions): Promise<unknown> {
     return this.#core.call({ op: OPS.status, method: 'GET', path: '/api/billing/status', read: { schema: null } }, options);
+  }
+
+  /**
+   * `POST /api/billing/cancel` `{ subscriptionId }` (the older billing page,
+   * https://docs.cheapestinference.com/api/billing: "Cancels a specific subscription. It stays
+   * active until the current billing period ends"; `subscriptionId` is "the subscription UUID
+   * from /status"): stops the renewal of a subscription or pool pledge. Its answer is not shown:
+   * returned as it came (the envelope's `data`, the parsed JSON, the text, or undefined), key
+   * values dropped; the billing status says whether it took (`cancelAtPeriodEnd`).
+   * @throws KeydeckApiError `invalid_request` (a bad id, nothing sent), `not_found` (no such
+   *   subscription), others; never retried; `outcomeUnknown` when the connection failed after sending
+   */
+  async cancel(subscriptionId: string, options?: CallOptions): Promise<unknown> {
+    const body = this.#core.parseInput(CancelSubscriptionRequestSchema, { subscriptionId });
+    return this.#core.call({ op: OPS.cancel, method: 'POST', path: '/api/billing/cancel', body, read: { schema: null } }, options);
   }
 
   /**

@@ -1,8 +1,15 @@
 /**
  * §4 billing endpoints, in the `{ success, data }` envelope (reshaped by the dialect, ../dialect.ts): `POST /api/billing/topup`,
- * `POST /api/billing/verify-topup`, `GET /api/billing/credits`, `GET /api/billing/status`.
+ * `POST /api/billing/verify-topup`, `GET /api/billing/credits`, `GET /api/billing/status`; and the
+ * older billing page's `POST /api/billing/cancel` `{ subscriptionId }` (issue 43; its answer is not
+ * shown there): a pool pledge stops renewing and stays active until its period end, answered
+ * `{ subscriptionId, status, currentPeriodEnd, cancelAtPeriodEnd: true }`; a subscription key of
+ * the spec's model (paid once for 30 days, §3) already ends then and is answered the same; an
+ * unknown id is 404, an ended pledge 400. Every dialect has subscriptions, so every dialect
+ * answers it.
  */
 import type { FastifyInstance } from 'fastify';
+import { CancelSubscriptionRequestSchema } from '../../api/poolSchemas.js';
 import { TopUpRequestSchema, VerifyTopUpRequestSchema } from '../../api/schemas.js';
 import type { SandboxContext } from '../context.js';
 import { instructedMicros, methodKind, methodNames } from '../dialect.js';
@@ -76,6 +83,28 @@ export function registerBillingRoutes(app: FastifyInstance, ctx: SandboxContext,
         if (ctx.declines.useOne(userId)) throw new SandboxError('card_declined', 'Your card was declined (sandbox: POST /sandbox/cards/decline). Nothing was charged.');
         return ok(ctx.ledger.cardDirect(userId, micros));
     }
+  });
+
+  app.post('/api/billing/cancel', { onRequest: requireAccount }, async (request) => {
+    const { subscriptionId } = parseBody(CancelSubscriptionRequestSchema, request.body);
+    const userId = request.accountId;
+    const now = ctx.clock.now();
+    const pledge = ctx.pools.get(userId, subscriptionId);
+    if (pledge) {
+      if (now >= pledge.period_end) {
+        throw new SandboxError('invalid_request', `subscriptionId: this subscription ended at ${new Date(pledge.period_end).toISOString()}`, { field: 'subscriptionId' });
+      }
+      const cancelled = ctx.pools.cancel(userId, subscriptionId)!;
+      return ok({ subscriptionId, status: 'active', currentPeriodEnd: new Date(cancelled.period_end).toISOString(), cancelAtPeriodEnd: true });
+    }
+    // A subscription key of the spec's model is its own subscription, paid once: it ends anyway.
+    const key = ctx.keys.getConsumption(userId, subscriptionId);
+    if (key && key.key_type === 'subscription' && !key.subscription_id) {
+      const end = key.subscription_expires_at ?? key.created_at;
+      if (now >= end) throw new SandboxError('invalid_request', `subscriptionId: this subscription ended at ${new Date(end).toISOString()}`, { field: 'subscriptionId' });
+      return ok({ subscriptionId, status: 'active', currentPeriodEnd: new Date(end).toISOString(), cancelAtPeriodEnd: true });
+    }
+    throw new SandboxError('not_found', 'no subscription with this id');
   });
 
   app.post('/api/billing/verify-topup', { onRequest: requireAccount }, async (request) => {

@@ -1,8 +1,8 @@
 /**
  * The details of the selected consumption key: every §2.1 field (never `apiKey`: the reader drops
- * it from lists), `lastUsedAt` where the service sends it, its §8 limits, and what its money
- * means: a subscription's paid time left and how a subscription is renewed (§3: it is not
- * extended; a new payment creates a new key), or for a pool key whose blocks are known where it
+ * it from lists), `lastUsedAt` where the service sends it, its limits (src/billing/keyLimits.ts), and what its money
+ * means: a subscription's paid time left and how it goes on (src/api/keyStatus.ts `renewalWords`:
+ * the spec's key is not extended; a pool key's time is its pledge's), or for a pool key whose blocks are known where it
  * stands in its reserved hours (issue 23), a credit key's shared balance. Full layout: a bordered box of 5 lines (7 with the border); compact
  * layout: the limits on one line.
  */
@@ -13,9 +13,9 @@ import { centsText } from '../../api/money.js';
 import type { Plan, UsagePeriod } from '../../api/usageSchemas.js';
 import type { SpendRow } from '../../billing/spend.js';
 import { periodWords } from '../../billing/usageWords.js';
-import { paidTimeLeftMs, timeLeftWords } from '../../api/keyStatus.js';
+import { keyStatus, paidTimeLeftMs, renewalWords, timeLeftWords } from '../../api/keyStatus.js';
 import { dateTime, expiresIn, relativeAgo, shortDate, truncateTo } from '../format.js';
-import { describeLimits, keyStatus, planOf } from '../limits.js';
+import { describeLimits, planOf } from '../../billing/keyLimits.js';
 import { statusCell } from '../panes/keyRows.js';
 import { visible } from '../../terminal/sanitize.js';
 import { theme } from '../theme.js';
@@ -49,8 +49,6 @@ function lastUsed(key: ConsumptionKey, now: number): string {
   return ` · last used ${relativeAgo(key.lastUsedAt, now)}`;
 }
 
-/** The sentence on how a subscription is renewed (§3), in the details of every subscription key. */
-export const RENEWAL_SENTENCE = 'renewal: not extended; a new subscription payment creates a new key';
 
 /** The spend line of the details: each period's figure, the share, the bars of its reads. */
 export function spendLine(usage: KeySpendDetails | undefined): string {
@@ -82,7 +80,7 @@ export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpen
           ? `expires ${dateTime(key.subscriptionExpiresAt)} (${expiresIn(key.subscriptionExpiresAt, now)})`
           : `ends ${dateTime(key.subscriptionExpiresAt)} · ${timeLeftWords(left)} of paid time left`;
   const plan = planOf(key, plans);
-  const renewal = plan?.priceUsd !== undefined ? `renewal: not extended; a new payment ($${centsText(plan.priceUsd)}/month) creates a new key` : RENEWAL_SENTENCE;
+  const renewal = `renewal: ${renewalWords(key, plan?.priceUsd !== undefined ? `$${centsText(plan.priceUsd)}` : undefined)}`;
   const budget = usage?.spend?.usage.maxBudget;
   return [
     `${visible(key.name)}  ·  id ${visible(key.id)}`,

@@ -106,6 +106,16 @@ export function useFlash(options: { readonly owned?: boolean } = {}): Flash {
   );
 }
 
+/**
+ * A `flash` whose message outlives its caller: posted even after the calling component unmounted,
+ * owned by no one (kept until its timer). For the outcome of something the user already finished
+ * and left: the one-time reveal's clipboard clearing, which ends after the dialog has closed.
+ */
+export function useLastingFlash(): Flash {
+  const actions = useContext(StatusActionsContext);
+  return useMemo<Flash>(() => (text, tone, ms) => actions.flash(text, tone, ms, undefined), [actions]);
+}
+
 /** Clears whatever message is shown (a pane switch: the message belonged to the pane left). */
 export function useClearStatus(): () => void {
   return useContext(StatusActionsContext).clearAll;

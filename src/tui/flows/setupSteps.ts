@@ -3,7 +3,7 @@
  * session token, the new mk_) never live in these step values except the one-time `reveal`.
  */
 import { baseUrlProblem as urlProblem } from '../../api/baseUrl.js';
-import { consumptionKeyRefusal } from '../../credentials/token.js';
+import { consumptionKeyRefusal, tokenKind } from '../../credentials/token.js';
 
 /** A step of the setup. */
 export type SetupStep =
@@ -33,6 +33,6 @@ export function tokenProblem(value: string, demoOffered: boolean): string | unde
   const v = value.trim();
   if (v === '') return demoOffered ? undefined : 'paste a session token or a management key (mk_…)';
   if (/\s/.test(v)) return 'the token contains spaces or line breaks: paste only the token itself';
-  if (v.startsWith('sk_')) return consumptionKeyRefusal('this');
+  if (tokenKind(v) === 'consumption') return consumptionKeyRefusal('this');
   return undefined;
 }

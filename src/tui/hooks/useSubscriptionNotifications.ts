@@ -9,7 +9,7 @@
 import { useEffect, useRef } from 'react';
 import type { ConsumptionKey } from '../../api/schemas.js';
 import type { NotifyEvent } from '../../terminal/notify.js';
-import { paidTimeLeftMs } from '../../api/keyStatus.js';
+import { isPoolKey, paidTimeLeftMs } from '../../api/keyStatus.js';
 import { dueBlockEvents } from '../../billing/pledges.js';
 import { endsSoon } from '../panes/keyRows.js';
 
@@ -24,7 +24,7 @@ export function dueSubscriptionEvents(keys: readonly ConsumptionKey[] | undefine
   for (const key of keys ?? []) {
     if (already.has(key.id) || !endsSoon(key, now)) continue;
     already.add(key.id);
-    events.push({ kind: 'subscription_expiring', keyName: key.name, expiresAt: key.subscriptionExpiresAt ?? '', daysLeft: (paidTimeLeftMs(key, now) ?? 0) / DAY_MS });
+    events.push({ kind: 'subscription_expiring', keyName: key.name, expiresAt: key.subscriptionExpiresAt ?? '', daysLeft: (paidTimeLeftMs(key, now) ?? 0) / DAY_MS, ...(isPoolKey(key) && { pool: true }) });
   }
   return events;
 }

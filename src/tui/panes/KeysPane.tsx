@@ -22,7 +22,7 @@ import { useAccountData } from '../contexts/AccountDataContext.js';
 import { useBalance, useBalanceRefresh } from '../contexts/BalanceContext.js';
 import { useKeymap } from '../contexts/KeymapContext.js';
 import { useServiceClock, useSession } from '../contexts/SessionContext.js';
-import { paidTimeLost } from '../../api/keyStatus.js';
+import { endedWords, keyStatus, paidTimeLost } from '../../api/keyStatus.js';
 import { useFlash } from '../contexts/StatusContext.js';
 import { CreateKeyFlow } from '../flows/delivery/CreateKeyFlow.js';
 import { PledgeMintFlow } from '../flows/pledge/PledgeMintFlow.js';
@@ -32,7 +32,6 @@ import { formatUsd } from '../format.js';
 import { useActionRunner } from '../hooks/useActionRunner.js';
 import { useListPane } from '../hooks/useListPane.js';
 import { useReloadWhenShown } from '../hooks/useReloadWhenShown.js';
-import { keyStatus } from '../limits.js';
 import { theme } from '../theme.js';
 import { KEY_SORTS, SORT_LABELS, keyColumns, keyRow, nextSort, sortKeys, spendColumnsFor, type KeySort } from './keyRows.js';
 import { keylessNotice, usePledges } from './keyPledges.js';
@@ -69,8 +68,9 @@ export function zeroBalanceMessage(remaining: number): string[] {
  * Why an expired subscription key is not switched back on (§3: the service refuses it; keydeck
  * does not send the request).
  */
-export function expiredKeyMessage(name: string): string {
-  return `"${name}" is an expired subscription key: it cannot be reactivated (its 30-day period has ended). A new subscription payment creates a new key. Nothing was sent.`;
+export function expiredKeyMessage(key: Pick<ConsumptionKey, 'name' | 'keyType' | 'keyPlan'>): string {
+  const ended = endedWords(key);
+  return `"${key.name}" is an expired subscription key: it cannot be reactivated (its paid period has ended). ${ended[0]!.toUpperCase()}${ended.slice(1)}. Nothing was sent.`;
 }
 
 /** See the module comment. */
@@ -166,7 +166,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
         selected && keyStatus(selected, now) !== 'expired'
           ? () => (selected.isActive ? setDialog({ kind: 'deactivate', key: selected }) : void setActive(selected, true))
           : undefined,
-      'keys.toggleExpired': selected && keyStatus(selected, now) === 'expired' ? () => flash(expiredKeyMessage(selected.name), 'warning', 10_000) : undefined,
+      'keys.toggleExpired': selected && keyStatus(selected, now) === 'expired' ? () => flash(expiredKeyMessage(selected), 'warning', 10_000) : undefined,
       'keys.delete': selected ? () => setDialog({ kind: 'delete', key: selected }) : undefined,
       'keys.rotate': selected && rotation.available ? () => setDialog({ kind: 'rotate', key: selected }) : undefined,
       'keys.sort': () => {

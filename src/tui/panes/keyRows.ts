@@ -12,8 +12,7 @@ import { periodWords } from '../../billing/usageWords.js';
 import type { DataColumn, DataRow } from '../components/DataTable.js';
 import { tableWidth } from '../components/DataTable.js';
 import { expiresIn, newestFirst, parseTime, shortDate } from '../format.js';
-import { EXPIRY_WARNING_MS, paidTimeLeftMs, timeLeftWords } from '../../api/keyStatus.js';
-import { keyStatus, type KeyStatus } from '../limits.js';
+import { EXPIRY_WARNING_MS, keyStatus, paidTimeLeftMs, timeLeftWords, type KeyStatus } from '../../api/keyStatus.js';
 import { symbols } from '../theme.js';
 
 /** Sort orders cycled by `s`, in order. */

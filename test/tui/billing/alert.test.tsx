@@ -98,6 +98,7 @@ describe('billing status', () => {
             credits: (o) => client.billing.credits(o),
             topUp: (i, o) => client.billing.topUp(i, o),
             verifyTopUp: (i, o) => client.billing.verifyTopUp(i, o),
+            cancel: (id, o) => client.billing.cancel(id, o),
             status: async () => ({ plan: 'enterprise', limits: { rpm: 600 } }),
           },
         }),

@@ -206,4 +206,33 @@ describe('USDC walk-through', () => {
       cleanup();
     }
   });
+
+  it('never invites paying twice: a top-up a transfer was named for reopens as "verify it", with no "Send exactly" (issue 42, I4)', async () => {
+    const { journal, cleanup } = tempJournal();
+    const token = await sandbox.newUser();
+    const address = toChecksumAddress(await sandbox.usdcInstruction(token, 25));
+    const host = new URL(sandbox.url).host;
+    // A verify of a hash the service did not find yet: the instruction awaits payment with that hash.
+    const entry = await journal.add({ amount: 25, method: 'usdc', state: 'awaiting_payment', host, profile: 'test', address, chain: 'base', instructedAmount: '25' });
+    await journal.update(entry.id, { txHash: `0x${'ab'.repeat(32)}`, reasonCode: 'not_found', reason: 'not found yet (may still be confirming)' });
+    const screen = openBilling(sandbox, token, { deps: recordingDeps(journal) });
+    const { tui } = screen;
+    try {
+      let frame = await tui.waitFor('A transfer was named for this top-up');
+      expect(frame).toContain('Amount        25 USDC');
+      expect(frame).not.toContain('Send exactly');
+      await tui.press(KEYS.esc);
+      await tui.waitFor('top-up in progress: $25.00');
+      // A new top-up started and cancelled: the pane names the one left unfinished.
+      await tui.press('t');
+      await tui.waitFor(/amount/i);
+      await tui.press(KEYS.esc);
+      frame = await tui.waitFor('sent, not credited yet');
+      expect(frame).toContain('⚠ top-up of $25.00 sent, not credited yet · select it, enter verifies it');
+      expect(frame).not.toContain('finish it');
+    } finally {
+      screen.close();
+      cleanup();
+    }
+  });
 });

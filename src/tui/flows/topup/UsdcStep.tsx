@@ -11,7 +11,7 @@ import { visible } from '../../../terminal/sanitize.js';
 import { useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
 import { BASE_CHAIN_ID, foundTransferLine, shortAddress, USDC_BASE_CONTRACT, usdcTransferUri } from '../../../billing/eip681.js';
-import { stateLabel, type JournalEntry } from '../../../billing/journal.js';
+import { stateLabel, topUpPhase, type JournalEntry } from '../../../billing/journal.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { formatUsd } from '../../format.js';
 import { TextField, useTextField } from '../../components/TextField.js';
@@ -71,6 +71,8 @@ export function UsdcStep(props: UsdcStepProps) {
   const idle = props.busy === undefined;
   const main = mode === 'main' && idle;
   const credited = entry.state === 'credited';
+  // Nothing invites paying twice once a transfer was named for it (issue 42, I4).
+  const phase = topUpPhase(entry);
   const found = props.chain?.transfers ?? [];
   // The selection is a transfer, not a place in the list: when the watch adds or drops one, the
   // marker stays on the same transfer (else the first). Several keys in one read (tab tab f) each
@@ -124,10 +126,17 @@ export function UsdcStep(props: UsdcStepProps) {
     <Box flexDirection="column" width={textWidth} flexShrink={0}>
       <Text bold wrap="truncate">{`Top up · USDC on Base · ${formatUsd(entry.amount)} · ${stateLabel(entry.state)}`}</Text>
       <Text wrap="truncate">
-        {'Send exactly  '}
+        {phase === 'pay' ? 'Send exactly  ' : 'Amount        '}
         <Text bold>{`${visible(amountText)} USDC`}</Text>
         {entry.amountSent !== undefined ? <Text color={theme.muted}>{` (verifying for ${formatUsd(entry.amountSent)})`}</Text> : null}
       </Text>
+      {phase === 'verify' || phase === 'verifying' ? (
+        <Text color={theme.warning} wrap="wrap">
+          {phase === 'verifying'
+            ? `${symbols.warning} A verification of the transfer below was sent; its outcome is not known yet: verify it again (h, enter). Do not send again.`
+            : `${symbols.warning} A transfer was named for this top-up (below): verify it again, or give its right hash. Do not send again.`}
+        </Text>
+      ) : null}
       <Text wrap="truncate">
         {'To address    '}
         <Text bold color={theme.accent}>

@@ -12,7 +12,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
 import { trendOf } from '../../../billing/history.js';
-import { isUnfinished } from '../../../billing/journal.js';
+import { isUnfinished, topUpPhase } from '../../../billing/journal.js';
 import { useBalance, useBalanceRefresh } from '../../contexts/BalanceContext.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { useClock, useServices } from '../../contexts/ServicesContext.js';
@@ -174,7 +174,9 @@ export function BillingPane({ size, active }: PaneProps) {
             ? `⚠ top-up in progress: ${formatUsd(flow.entry.amount)} · enter resumes it`
             : flow.view
               ? '⚠ a top-up walk-through is open · enter resumes it'
-              : `⚠ unfinished top-up of ${formatUsd(unfinished!.amount)} · select it and press enter to finish it`}
+              : topUpPhase(unfinished!) === 'pay' || unfinished!.method !== 'usdc'
+                ? `⚠ unfinished top-up of ${formatUsd(unfinished!.amount)} · select it and press enter to finish it`
+                : `⚠ top-up of ${formatUsd(unfinished!.amount)} sent, not credited yet · select it, enter verifies it`}
         </Text>
       ) : null}
       {showStatus ? (

@@ -8,10 +8,11 @@ import { useCallback, useMemo, useRef } from 'react';
 import type { CreditBalance } from '../../../../api/schemas.js';
 import type { AccountJudgement } from '../../../../billing/runaway.js';
 import { sharePeriod, spendRows, topSpenders } from '../../../../billing/spend.js';
+import type { Episode } from '../../../../billing/keyHistory.js';
 import type { UsageTracker } from '../../../../billing/usageTracker.js';
 import { keyAlertSentence, periodWords } from '../../../../billing/usageWords.js';
 import type { NotifyEvent } from '../../../../terminal/notify.js';
-import { visible } from '../../../../terminal/sanitize.js';
+import { MAX_NAME_WIDTH, plainId, visible } from '../../../../terminal/sanitize.js';
 import type { PollState } from '../../../hooks/poller.js';
 import { useUsageTracker } from '../../../hooks/useUsageTracker.js';
 import { spendCell } from '../../keyRows.js';
@@ -31,6 +32,32 @@ export interface MonitorUsage {
   readonly topLine?: string;
   readonly readNow: () => void;
   readonly reportAccountBurn: (judgement: AccountJudgement | undefined) => void;
+}
+
+/**
+ * The command the runaway line invites the user to copy: `keydeck keys disable ID` only for a
+ * plain id (src/terminal/sanitize.ts `plainId`); an id with any other character (an escape that
+ * hides text, a newline, a leading `-`) is never written into a command line to paste.
+ */
+export function disableHint(keyId: string): string {
+  const id = plainId(keyId);
+  return id !== undefined ? `keydeck keys disable ${id}` : 'its id is not safe to paste: disable it from the Keys pane (keydeck)';
+}
+
+/**
+ * The monitor's runaway line of `episode` (the key's name from the usage answer, when it has
+ * one, else its id, made visible): `⚠ "batch" is spending … · keydeck keys disable ID`, and the
+ * same without the command for narrow layouts.
+ */
+export function runawayLines(episode: Pick<Episode, 'keyId' | 'kind' | 'usdPerHour' | 'baselineUsdPerHour' | 'startedAt' | 'lastAt'>, name: string | undefined): { alert: string; alertShort: string } {
+  const alertShort = `⚠ ${keyAlertSentence(visible(name ?? episode.keyId, { maxWidth: MAX_NAME_WIDTH }), {
+    kind: episode.kind,
+    usdPerHour: episode.usdPerHour,
+    ...(episode.baselineUsdPerHour !== undefined && { baselineUsdPerHour: episode.baselineUsdPerHour }),
+    from: episode.startedAt,
+    at: episode.lastAt,
+  })}`;
+  return { alert: `${alertShort} · ${disableHint(episode.keyId)}`, alertShort };
 }
 
 /** See the module comment. */
@@ -58,14 +85,11 @@ export function useMonitorUsage(tracker: UsageTracker | undefined, poll: Pick<Po
   );
   const episodes = [...snapshot.episodes.values()];
   const newest = episodes[episodes.length - 1];
-  const newestName = newest ? visible(rows.find((r) => r.id === newest.keyId)?.name ?? newest.keyId) : undefined;
-  const alertShort = newest
-    ? `⚠ ${keyAlertSentence(newestName!, { kind: newest.kind, usdPerHour: newest.usdPerHour, ...(newest.baselineUsdPerHour !== undefined && { baselineUsdPerHour: newest.baselineUsdPerHour }), from: newest.startedAt, at: newest.lastAt })}`
-    : undefined;
+  const lines = newest ? runawayLines(newest, rows.find((r) => r.id === newest.keyId)?.name) : undefined;
   return {
     ...(tracker && { source: { rows, period, at: snapshot.at, budget: snapshot.budget, failed: snapshot.error !== undefined } }),
     offsetMs: tracker?.clockOffsetMs ?? 0,
-    ...(alertShort && { alert: `${alertShort} · keydeck keys disable ${newest!.keyId}`, alertShort }),
+    ...(lines && { alert: lines.alert, alertShort: lines.alertShort }),
     ...(top && period && { topLine: `top ${visible(top.row.name)} ${spendCell(top.spend)} (${Math.round(top.share * 100)}% of ${periodWords(period)})` }),
     readNow: () => void tracked.readNow(),
     reportAccountBurn,
