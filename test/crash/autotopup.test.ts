@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { scripted, type Scripted } from '../commands/scripted.js';
 import { crashTable, walkCrashPoints, type CrashScenario } from './harness.js';
-import { docBlock, WRITE_DOCS, writeDocBlock } from './docTables.js';
+import { distinctWorlds, docBlock, WRITE_DOCS, writeDocBlock } from './docTables.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -54,6 +54,8 @@ const scenario: CrashScenario<World> = {
     world.machine.home.remove();
     world.other.home.remove();
   },
+  // A kill right before a request, or after a read's answer, leaves the world of the point before.
+  points: (traced) => distinctWorlds(traced, ['getCredits', 'getBillingStatus']),
   run(world) {
     return { args: RUN, env: world.machine.home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: world.token }) };
   },
@@ -80,6 +82,7 @@ describe('auto top-up killed at each step', () => {
   it('never charges twice for one fall nor past a cap, and says why when it charges nothing', async () => {
     const { traced, outcomes } = await walkCrashPoints(scenario);
     expect(traced.length).toBeGreaterThanOrEqual(8);
+    expect(new Set(outcomes.map((o) => o.point)).size).toBeGreaterThanOrEqual(5);
     expect(outcomes.flatMap((o) => o.violations.map((v) => `${o.point} / ${o.recovery}: ${v}`))).toEqual([]);
     const table = crashTable(outcomes);
     if (WRITE_DOCS) writeDocBlock('auto-topup', table);
