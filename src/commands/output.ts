@@ -183,6 +183,16 @@ export interface GlobalOptions {
   readonly noChain?: boolean;
   /** `--chain-rpc URL`: the chain's JSON-RPC endpoint for this command. */
   readonly chainRpc?: string;
+  /**
+   * `--sandbox`: use the sandbox of the data dir (./sandboxTarget.ts), with `--dialect` and
+   * `--chain anvil` for when this process starts it.
+   */
+  readonly sandbox?: { readonly dialect?: 'seed' | 'docs-v1' | 'docs-v2'; readonly chain?: { readonly rpcUrl?: string } };
+  /**
+   * The sandbox's demo session token, set by ./sandboxTarget.ts once the sandbox is up: the key
+   * used when none is stored for the sandbox's origin and `KEYDECK_TOKEN` is unset. Never stored.
+   */
+  readonly sandboxToken?: string;
 }
 
 /** The global options as seen from a (sub)command: `command.optsWithGlobals()`. */
@@ -197,7 +207,14 @@ export function globalOptionsOf(command: Command): GlobalOptions {
     ...(all.insecureStorage === true && { insecureStorage: true }),
     ...((all.allowInsecureHttp === true || insecureHttpFromEnv()) && { allowInsecureHttp: true }),
     ...(all.chain === false && { noChain: true }),
-    ...(typeof all.chainRpc === 'string' && { chainRpc: all.chainRpc }),
+    // With --sandbox --chain anvil, --chain-rpc names the sandbox's node (as in the TUI).
+    ...(typeof all.chainRpc === 'string' && !(all.sandbox === true && all.chain === 'anvil') && { chainRpc: all.chainRpc }),
+    ...(all.sandbox === true && {
+      sandbox: {
+        ...(typeof all.dialect === 'string' && { dialect: all.dialect as 'seed' | 'docs-v1' | 'docs-v2' }),
+        ...(all.chain === 'anvil' && { chain: typeof all.chainRpc === 'string' ? { rpcUrl: all.chainRpc } : {} }),
+      },
+    }),
   };
 }
 
@@ -206,10 +223,16 @@ export function insecureStorageWarning(path: string): string {
   return `using the management key stored in plaintext at ${path} (--insecure-storage)`;
 }
 
+/**
+ * The key a command uses: one found by the store (`KEYDECK_TOKEN`, the keychain, the file), or
+ * with `--sandbox` and none of those, the sandbox's demo session token (`sandbox`, never stored).
+ */
+export type SessionCredential = StoredCredential | { readonly token: string; readonly source: 'sandbox'; readonly path?: undefined };
+
 /** What a command that talks to the service works with. */
 export interface Session {
   readonly profile: ResolvedProfile & { readonly baseUrl: string };
-  readonly credential: StoredCredential;
+  readonly credential: SessionCredential;
   readonly client: KeydeckClient;
   readonly store: CredentialStore;
 }
@@ -244,7 +267,9 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   if (insecure !== undefined) fail(ExitCode.usage, insecure);
   const store = options.store ?? createCredentialStore({ env });
   // Only the key stored for this service's origin (src/credentials/origin.ts).
-  const credential = await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl));
+  const credential: SessionCredential | undefined =
+    (await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl))) ??
+    (globals.sandboxToken !== undefined ? { token: globals.sandboxToken, source: 'sandbox' } : undefined);
   if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store, profile));
   if (credential.source === 'file' && credential.path) warn(insecureStorageWarning(credential.path));
   if (options.pendingRotations !== false) {
