@@ -28,9 +28,9 @@ describe('shell', () => {
   it('switches panes with 1-3 and tab, shows every binding with ?, and quits with q and ctrl-c', async () => {
     const svc = services(sb);
     ui = renderApp(svc, { session: readySession(sb.url, sb.demoToken) });
-    await ui.waitFor('Standard subscription');
+    await ui.waitFor('batch-jobs');
     expect(ui.lastFrame()).toContain('SANDBOX');
-    await ui.waitFor('$25.00 left');
+    await ui.waitFor('$84.20 left');
     // The hint bar keeps ? first and drops what does not fit whole (never a cut hint).
     const hints = lines(ui.lastFrame()).at(-1)!;
     expect(hints).toMatch(/^\? help {2}q quit {2}n new/);
@@ -39,14 +39,14 @@ describe('shell', () => {
     await ui.press('2');
     await ui.waitFor('key prefix');
     await ui.press(KEYS.tab);
-    await ui.waitFor('total top-ups $25.00');
-    expect(ui.lastFrame()).toContain('remaining $25.00');
+    await ui.waitFor('total top-ups $125.00');
+    expect(ui.lastFrame()).toContain('remaining $84.20');
     await ui.press(KEYS.tab);
-    await ui.waitFor('Standard subscription');
+    await ui.waitFor('batch-jobs');
     await ui.press(KEYS.shiftTab);
     await ui.waitFor('total top-ups');
     await ui.press('1');
-    await ui.waitFor('Standard subscription');
+    await ui.waitFor('batch-jobs');
 
     await ui.press('?');
     await ui.waitFor('Key bindings');
@@ -63,7 +63,7 @@ describe('shell', () => {
     expect(ui.lastFrame()).not.toMatch(/…\s*│/);
     // q closes the overlay, it does not quit.
     await ui.press('q');
-    await ui.waitFor('Standard subscription');
+    await ui.waitFor('batch-jobs');
     expect(svc.exits).toEqual([]);
     await ui.press('q');
     expect(svc.exits).toEqual([{ code: 0 }]);
@@ -90,15 +90,15 @@ describe('shell', () => {
 
   it('lays out 80×24 in full, 60×15 compact, and below that says the terminal is too small', async () => {
     ui = renderApp(services(sb), { session: readySession(sb.url, sb.demoToken), columns: 80, rows: 24 });
-    const full = await ui.waitFor('Standard subscription');
+    const full = await ui.waitFor('batch-jobs');
     expect(lines(full)).toHaveLength(24);
     expect(lines(full).every((l) => displayWidth(l) <= 80)).toBe(true);
     expect(full).toContain('plan');
     expect(full).toMatch(/╭─+╮/); // the details panel
-    expect(full).toContain('3,333 tokens/min');
+    expect(full).toContain('no token limit; bounded by the balance');
 
     ui.resize(60, 15);
-    const compact = await ui.waitFor((f) => lines(f).length === 15 && f.includes('Standard'));
+    const compact = await ui.waitFor((f) => lines(f).length === 15 && f.includes('batch-jobs'));
     expect(lines(compact).every((l) => displayWidth(l) <= 60)).toBe(true);
     expect(compact).not.toMatch(/╭─+╮/); // details folded into one line
     expect(compact).toContain('limits: 60 requests/min');
@@ -126,14 +126,14 @@ describe('offline', () => {
     const sb = await startTestSandbox();
     try {
       ui = renderApp(services(sb), { session: readySession(sb.url, sb.demoToken) });
-      await ui.waitFor('Standard subscription');
+      await ui.waitFor('batch-jobs');
       await ui.waitFor('online');
       await sb.close();
       await ui.press('r');
       const frame = await ui.waitFor('Offline:');
       expect(frame).toMatch(/offline since \d\d:\d\d:\d\d/);
-      expect(frame).toContain('Standard subscription');
-      expect(frame).toContain('$25.00 left');
+      expect(frame).toContain('batch-jobs');
+      expect(frame).toContain('$84.20 left');
       expect(frame).toMatch(/Offline: showing the data from \d\d:\d\d:\d\d/);
       expect(lines(frame)).toHaveLength(24);
     } finally {
