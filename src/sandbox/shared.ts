@@ -18,9 +18,9 @@
  * Nothing is written to the service's data by joining: a joined process only sends requests.
  */
 import { lstat, readFile, writeFile } from 'node:fs/promises';
-import http from 'node:http';
 import net from 'node:net';
 import writeFileAtomic from 'write-file-atomic';
+import { probeSandbox } from '../api/sandboxProbe.js';
 import type { Dialect } from './dialect.js';
 import { startSandbox, type RunningSandbox } from './start.js';
 
@@ -55,14 +55,6 @@ export interface SharedSandboxOptions {
   readonly waitMs?: number;
 }
 
-/** What `GET /sandbox` answers (src/sandbox/routes/simulation.ts). */
-export interface SandboxIdentity {
-  readonly sandbox: 'keydeck';
-  /** The database's identity: a random id made when the database was created. */
-  readonly instance: string;
-  readonly dialect: string;
-}
-
 /** The state file's content (`<db>.json`). */
 interface SandboxState {
   readonly instance: string;
@@ -72,10 +64,8 @@ interface SandboxState {
 
 /** How often a process that joined checks that the serving process is still there, ms. */
 export const KEEP_INTERVAL_MS = 2_000;
-/** Deadline of `GET /sandbox` on this machine, ms. */
-const PROBE_TIMEOUT_MS = 1_500;
-/** Largest `GET /sandbox` answer read, bytes. */
-const PROBE_MAX_BYTES = 4_096;
+/** Largest state file read, bytes. */
+const STATE_MAX_BYTES = 4_096;
 
 /** The state file of `dbPath`. */
 export function sandboxStatePath(dbPath: string): string {
@@ -85,48 +75,6 @@ export function sandboxStatePath(dbPath: string): string {
 /** The port file of `dbPath` (a plain number: the port of the last start). */
 export function sandboxPortPath(dbPath: string): string {
   return `${dbPath}.port`;
-}
-
-/**
- * Asks `GET <baseUrl>/sandbox` whether a keydeck sandbox answers there, and which database it
- * serves. Undefined for anything else (no answer in 1.5 s, another service, a malformed answer).
- * Never throws. Plain `node:http`: only for `http://` URLs on this machine.
- */
-export function probeSandbox(baseUrl: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<SandboxIdentity | undefined> {
-  return new Promise((resolve) => {
-    let url: URL;
-    try {
-      url = new URL(`${baseUrl.replace(/\/+$/, '')}/sandbox`);
-    } catch {
-      resolve(undefined);
-      return;
-    }
-    if (url.protocol !== 'http:') {
-      resolve(undefined);
-      return;
-    }
-    const request = http.get(url, { agent: false, timeout: timeoutMs, headers: { accept: 'application/json' } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        text += chunk;
-        if (text.length > PROBE_MAX_BYTES) request.destroy();
-      });
-      response.on('end', () => {
-        try {
-          const body = JSON.parse(text) as Partial<SandboxIdentity> | null;
-          const ok = response.statusCode === 200 && body?.sandbox === 'keydeck' && typeof body.instance === 'string' && typeof body.dialect === 'string';
-          resolve(ok ? { sandbox: 'keydeck', instance: body.instance!, dialect: body.dialect! } : undefined);
-        } catch {
-          resolve(undefined);
-        }
-      });
-      response.on('error', () => resolve(undefined));
-    });
-    request.on('timeout', () => request.destroy());
-    request.on('error', () => resolve(undefined));
-    request.on('close', () => resolve(undefined));
-  });
 }
 
 /** True when something accepts TCP connections on `127.0.0.1:port` (answer within 1 s). */
@@ -163,7 +111,7 @@ export async function readSandboxState(dbPath: string): Promise<SandboxState | u
   const file = sandboxStatePath(dbPath);
   try {
     const stats = await lstat(file);
-    if (!stats.isFile() || stats.size > PROBE_MAX_BYTES) return undefined;
+    if (!stats.isFile() || stats.size > STATE_MAX_BYTES) return undefined;
     if (process.platform !== 'win32' && ((stats.mode & 0o077) !== 0 || (typeof process.getuid === 'function' && stats.uid !== process.getuid()))) return undefined;
     const value = JSON.parse(await readFile(file, 'utf8')) as Partial<SandboxState> | null;
     if (typeof value?.instance !== 'string' || typeof value.token !== 'string' || typeof value.url !== 'string') return undefined;

@@ -74,6 +74,15 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     return;
   }
 
+  // A sandbox on this machine reached with --base-url (keydeck sandbox, another --sandbox) is
+  // SANDBOX, not LIVE: asked before the first frame, which wears the badge (GET /sandbox, ≤ 1.5 s;
+  // only for plain http on loopback, where the real service never is).
+  let target: 'sandbox' | 'live' = sandbox ? 'sandbox' : 'live';
+  if (!sandbox && profile.baseUrl !== undefined) {
+    const { isLocalSandbox } = await import('../api/sandboxProbe.js');
+    if (await isLocalSandbox(profile.baseUrl)) target = 'sandbox';
+  }
+
   let instance: ReturnType<typeof render> | undefined;
   const lifecycle = createLifecycle({
     unmount: () => instance?.unmount(),
@@ -111,7 +120,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   // it (BootFrame.tsx, session.tsx): the client, zod's schemas, the panes and node:sqlite are
   // read after the user sees keydeck, not before (issue 27). Ink's stdout has a last net under
   // it: only the sequences Ink writes get through (src/terminal/outputGuard.ts).
-  let element: ReactElement = <BootFrame target={sandbox ? 'sandbox' : 'live'} profileName={profile.name} baseUrl={profile.baseUrl} />;
+  let element: ReactElement = <BootFrame target={target} profileName={profile.name} baseUrl={profile.baseUrl} />;
   const ink = render(element, { ...RENDER_OPTIONS, stdout: guardedStdout(process.stdout) });
   instance = ink;
   // After a resize storm, one full repaint puts right what racing frames left (repaint.ts).
@@ -134,7 +143,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   import('./session.js').then(
     ({ sessionApp }) => {
       if (lifecycle.exiting) return;
-      element = sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifecycle, redraw: () => ink.clear() });
+      element = sessionApp({ globals, profile, sandbox, target, allowInsecureHttp, lifecycle, redraw: () => ink.clear() });
       ink.rerender(element);
     },
     (error: unknown) => onCrash(error),

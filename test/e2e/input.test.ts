@@ -91,7 +91,8 @@ describe('keys and paste in a terminal', () => {
     await app.waitFor('key prefix');
     await app.waitFor('$25.00 left');
     const screen = app.screenText().split('\n');
-    expect(screen[0]).toMatch(/^keydeck {2}LIVE {3}profile /);
+    // The fault proxy stands in front of a sandbox, which answers GET /sandbox through it.
+    expect(screen[0]).toMatch(/^keydeck {2}SANDBOX {3}profile /);
     expect(screen[2]).toMatch(/^ 1 Keys {2}▶2 Management keys/);
   });
 

@@ -10,7 +10,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSharedSandbox, probeSandbox, readSandboxState } from '../../src/sandbox/shared.js';
+import { probeSandbox } from '../../src/api/sandboxProbe.js';
+import { openSharedSandbox, readSandboxState } from '../../src/sandbox/shared.js';
 import { call } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'keydeck-shared-sandbox-'));
