@@ -69,6 +69,27 @@ describe('card top-ups', () => {
     }
   });
 
+  it('checkout against the sandbox: s pays the session (no browser, no card) and it is credited as a paid page is (issue 44)', async () => {
+    const { journal, cleanup } = tempJournal();
+    const screen = openBilling(sandbox, await sandbox.newUser(), { deps: recordingDeps(journal) });
+    const { tui } = screen;
+    try {
+      await tui.waitFor('remaining $0.00');
+      await startCard(tui, '20', 'c');
+      const frame = await tui.waitFor('waiting for the payment');
+      expect(frame.replace(/[│\s]+/g, ' ')).toContain('This is the sandbox: s pays it as its checkout page would, with no browser and no card.');
+      expect(frame).toContain('s pay (sandbox)');
+      await tui.press('s');
+      const done = await tui.waitFor('Credited $20.00', 10_000);
+      expect(done).toContain('New balance $20.00');
+      expect(screen.deps.opened).toEqual([]);
+      expect((await journal.list())[0]).toMatchObject({ method: 'card_checkout', state: 'credited', credited: 20, evidence: expect.stringContaining('names checkout session cs_sandbox_') });
+    } finally {
+      screen.close();
+      cleanup();
+    }
+  });
+
   it('checkout left with esc keeps waiting; paid later, it is found credited and resumes to the result', async () => {
     const { journal, cleanup } = tempJournal();
     const screen = openBilling(sandbox, await sandbox.newUser(), { deps: recordingDeps(journal) });
