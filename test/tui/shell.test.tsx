@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/tui/format.js';
+import { KEY_ACTIONS } from '../../src/tui/keymap.js';
 import { KEYS, type TuiHandle } from './render.js';
 import { noKeychainStore, readySession, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
 
@@ -48,17 +49,25 @@ describe('shell', () => {
     await ui.press('1');
     await ui.waitFor('batch-jobs');
 
+    // ? opens at the keys of the pane it is pressed on, and counts bindings, not lines (issue 44).
     await ui.press('?');
     await ui.waitFor('Key bindings');
-    expect(ui.lastFrame()).toContain('Everywhere');
-    expect(ui.lastFrame()).toContain('ctrl-c');
-    expect(ui.lastFrame()).not.toContain('Keys pane (1)');
-    // PgDn turns a whole screenful: the next page starts where the last one ended.
-    const [, first, last] = /Key bindings (\d+)–(\d+) of/.exec(ui.lastFrame())!;
-    expect(Number(first)).toBe(1);
+    const opened = ui.lastFrame();
+    const top = lines(opened).findIndex((l) => /│ Key bindings \d+–\d+ of \d+ · PgDn next page/.test(l));
+    expect(top).toBeGreaterThan(0);
+    expect(lines(opened)[top + 1]).toMatch(/│ Keys pane \(1\) +│/);
+    expect(opened).not.toContain('Everywhere');
+    const [, first, last, total] = /Key bindings (\d+)–(\d+) of (\d+)/.exec(opened)!.map(Number);
+    expect(first).toBeGreaterThan(1);
+    // Bindings, not lines: as many as the key-action table has.
+    expect(total).toBe(KEY_ACTIONS.length);
+    // PgDn turns a whole page: the next starts with the binding after the last one shown, and
+    // says which section it continues.
     await ui.press(KEYS.pgDn);
-    await ui.waitFor(`Key bindings ${Number(last) + 1}–`);
-    await ui.waitFor('Keys pane (1)');
+    await ui.waitFor(`Key bindings ${last! + 1}–`);
+    expect(lines(ui.lastFrame())[top + 1]).toMatch(/│ (.+, continued|[A-Z].*) +│/);
+    await ui.press(KEYS.pgUp);
+    await ui.waitFor(`Key bindings ${first}–`);
     // No description is cut: long ones wrap under themselves.
     expect(ui.lastFrame()).not.toMatch(/…\s*│/);
     // q closes the overlay, it does not quit.
