@@ -95,8 +95,12 @@ export interface TopUpFlags extends JsonFlag {
   readonly timeout?: string;
 }
 
-/** Human lines for a top-up's result (§2.4 session, §2.5 instruction, or the unshown card_direct data). */
-export function topUpLines(result: TopUpResult, amount: number): string[] {
+/**
+ * Human lines for a top-up's result (§2.4 session, §2.5 instruction, or the unshown card_direct
+ * data); `program` starts the commands they name (`keydeck --sandbox` with `--sandbox`), and
+ * `sandbox` adds how to pay without a wallet or a card there (issue 44).
+ */
+export function topUpLines(result: TopUpResult, amount: number, program = 'keydeck', sandbox?: { readonly url: string }): string[] {
   switch (result.method) {
     case 'card_checkout':
       return [
@@ -104,7 +108,8 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
         '',
         `  ${visible(result.data.sessionUrl)}`,
         '',
-        `The balance is credited once the payment completes (session ${visible(result.data.sessionId)}); check it with: keydeck billing credits`,
+        `The balance is credited once the payment completes (session ${visible(result.data.sessionId)}); check it with: ${program} billing credits`,
+        ...(sandbox ? ['', `This is the sandbox, no card is charged: while a sandbox runs (${program} open), the page's Pay button pays it; so does s in ${program}'s top-up (enter on the Billing pane resumes it).`] : []),
       ];
     case 'usdc': {
       const { address, chain, amount: exact } = result.data;
@@ -120,7 +125,13 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
         ]).replace(/^/gm, '  '),
         '',
         `Warning: send USDC on ${network} only. Another token, or USDC on another network, is not credited and may be lost.`,
-        `Then credit it with the transaction hash: keydeck billing verify --tx HASH --amount ${visible(String(exact))}`,
+        `Then credit it with the transaction hash: ${program} billing verify --tx HASH --amount ${visible(String(exact))}`,
+        ...(sandbox
+          ? [
+              '',
+              `This is the sandbox, no wallet needed: open ${program}, where enter on the Billing pane resumes this top-up and s sends the transfer; or, while a sandbox runs, curl -s -X POST ${sandbox.url}/sandbox/chain/transfers -H 'content-type: application/json' -d '{"to":"${address}","amount":"${visible(String(exact))}"}' answers the txHash to verify.`,
+            ]
+          : []),
       ];
     }
     default:
@@ -175,7 +186,8 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
     // The instruction's amount differing from the one requested is said on stderr too.
     for (const note of topUpNotes(amount, result)) warn(note);
   } else {
-    for (const line of topUpLines(result, amount)) printLine(line);
+    const program = globals.sandbox ? 'keydeck --sandbox' : 'keydeck';
+    for (const line of topUpLines(result, amount, program, globals.sandbox ? { url: profile.baseUrl } : undefined)) printLine(line);
     if (result.method === 'card_direct' && entry?.state === 'credited') printLine('The service says this charge was credited.');
   }
   for (const problem of problems) warn(problem);

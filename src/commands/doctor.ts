@@ -101,6 +101,10 @@ export async function runDoctorChecks(globals: GlobalOptions, deps: AuthDeps = {
               : `the plaintext file ${credential.path} (--insecure-storage)`;
         checks.push({ name: 'key', ok: true, detail: `profile "${profile.name}": ${what} from ${from}` });
         if (credential.source === 'file' && credential.path) warn(insecureStorageWarning(credential.path));
+      } else if (globals.sandboxToken !== undefined) {
+        // keydeck --sandbox doctor with nothing stored: the commands use the demo token (issue 44).
+        credential = { token: globals.sandboxToken, source: 'env' };
+        checks.push({ name: 'key', ok: true, detail: `profile "${profile.name}": the sandbox’s demo session token (never stored)` });
       } else {
         checks.push({ name: 'key', ok: false, detail: await noCredentialSentence(profile.name, store, profile, { keychainReason: false }) });
       }

@@ -66,12 +66,14 @@ export function limitsOf(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>, plans
   };
 }
 
-const SOURCE_TEXT: Readonly<Record<LimitsSource, string>> = { plans: 'per /api/plans', pages: 'per the pages', spec: 'per §8' };
+// Words a user reads (issue 44): where the figures come from, never the spec's section numbers.
+const SOURCE_TEXT: Readonly<Record<LimitsSource, string>> = { plans: 'per the service’s plans', pages: 'per the service’s docs', spec: 'per the service’s published limits' };
 
 /**
  * One line describing {@link limitsOf}, with where it comes from (short enough for an 80-column
- * details panel): "60 requests/min · 3,333 tokens/min · 2 concurrent · per §8", or for a pool key
- * "in its blocks only, unlimited · 1 concurrent · per the pages".
+ * details panel, which leaves out the source where it does not fit): "60 requests/min · 3,333
+ * tokens/min · 2 concurrent · per the service’s published limits", or for a pool key "in its
+ * blocks only, unlimited · 1 concurrent · per the service’s docs".
  */
 export function describeLimits(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>, plans?: readonly Plan[]): string {
   const l = limitsOf(key, plans);

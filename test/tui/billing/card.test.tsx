@@ -62,7 +62,7 @@ describe('card top-ups', () => {
       // Watched every 3 s while on screen: no key needed.
       const done = await tui.waitFor('Credited $30.00', 10_000);
       expect(done).toContain('New balance $30.00');
-      expect((await journal.list())[0]).toMatchObject({ method: 'card_checkout', state: 'credited', credited: 30, evidence: expect.stringContaining('names checkout session cs_sandbox_') });
+      expect((await journal.list())[0]).toMatchObject({ method: 'card_checkout', state: 'credited', credited: 30, evidence: expect.stringContaining('lists checkout session cs_sandbox_') });
     } finally {
       screen.close();
       cleanup();
@@ -83,7 +83,7 @@ describe('card top-ups', () => {
       const done = await tui.waitFor('Credited $20.00', 10_000);
       expect(done).toContain('New balance $20.00');
       expect(screen.deps.opened).toEqual([]);
-      expect((await journal.list())[0]).toMatchObject({ method: 'card_checkout', state: 'credited', credited: 20, evidence: expect.stringContaining('names checkout session cs_sandbox_') });
+      expect((await journal.list())[0]).toMatchObject({ method: 'card_checkout', state: 'credited', credited: 20, evidence: expect.stringContaining('lists checkout session cs_sandbox_') });
     } finally {
       screen.close();
       cleanup();
