@@ -46,7 +46,27 @@ export function registerExporter(program: Command): void {
         process.stderr.write(`keydeck: ${parsed.reason}\n`);
         process.exit(2);
       }
-      const code = await runExporter({ ...parsed.options, version: program.version() ?? 'unknown' });
+      // --sandbox (issue 44): the sandbox of the data dir is watched too, as profile "sandbox" (the
+      // only one unless --all-profiles or --profile name others), served or joined for as long as
+      // the exporter runs; its key is KEYDECK_TOKEN_SANDBOX, else the demo session token.
+      let options = parsed.options;
+      let env = process.env;
+      let sandbox: { url: string; token: string; close(): Promise<void> } | undefined;
+      if (program.opts<{ sandbox?: boolean }>().sandbox) {
+        const { openSharedSandbox } = await import('../sandbox/shared.js');
+        const { sandboxDbPath } = await import('../config/paths.js');
+        try {
+          sandbox = await openSharedSandbox({ dbPath: sandboxDbPath(), keep: true });
+        } catch (error) {
+          process.stderr.write(`keydeck: could not start the sandbox (${sandboxDbPath()}): ${(error as Error).message}\n`);
+          process.exit(1);
+        }
+        const explicit = opts.allProfiles === true || profileFlags((program as unknown as { rawArgs?: string[] }).rawArgs ?? process.argv).length > 0;
+        options = { ...options, selection: { kind: 'plus', first: { name: 'sandbox', baseUrl: sandbox.url }, ...(explicit && { rest: options.selection }) } };
+        env = { ...process.env, KEYDECK_TOKEN_SANDBOX: process.env.KEYDECK_TOKEN_SANDBOX ?? sandbox.token };
+      }
+      const code = await runExporter({ ...options, version: program.version() ?? 'unknown' }, { env });
+      await sandbox?.close();
       // Nothing of the exporter's is left running; a keychain child that hung is not waited for.
       // Its last log lines reach stderr first, as `runCommand` lets a command's output (loaded
       // here, once the exporter has stopped: nothing of src/commands is on its way while it runs).

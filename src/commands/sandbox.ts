@@ -76,6 +76,11 @@ export async function runSandboxCommand(opts: SandboxCommandOptions): Promise<vo
     process.exitCode = 1;
     return;
   }
+  // keydeck --sandbox processes on the same database join this one (src/sandbox/shared.ts).
+  if (dbPath !== ':memory:') {
+    const { recordServing } = await import('../sandbox/shared.js');
+    await recordServing(dbPath, sandbox);
+  }
   process.stdout.write(`sandbox listening on ${sandbox.url}\nsession token: ${sandbox.token}\n`);
   // A third line only with a chain, on stderr: the two-line stdout contract stays as it is.
   if (sandbox.chainRpcUrl !== undefined) process.stderr.write(`sandbox chain (anvil, chain id 8453) at ${sandbox.chainRpcUrl}: keydeck reads it by itself for this sandbox\n`);
