@@ -46,29 +46,45 @@ const SIMULATE_TIMEOUT_MS = 10_000;
  *   request may have been received), `invalid_response`.
  */
 export async function simulateUsdcTransfer(baseUrl: string, transfer: { to: string; amount: string | number }): Promise<{ txHash: string }> {
+  const { ctx, status, body } = await postOnce(baseUrl, SIMULATE_OP, '/sandbox/chain/transfers', {
+    notFound: 'This service has no transfer simulation: it is not a keydeck sandbox. Send the USDC from a wallet.',
+    body: JSON.stringify({ to: transfer.to, amount: String(transfer.amount) }),
+  });
+  const parsed = TransferResponseSchema.safeParse(body.kind === 'json' ? body.value : undefined);
+  if (!parsed.success) throw errorFromInvalidResponse(ctx, status, 'txHash', 'missing or not 0x + 64 hex');
+  return { txHash: parsed.data.txHash };
+}
+
+/**
+ * One POST of a simulation to the sandbox at `baseUrl` (`path` under it; a JSON `body` or none),
+ * over the client's transport and its failure mapping, sent once: the 2xx answer, or the error
+ * (404: `notFound`, the sentence for a service that is not a sandbox).
+ */
+async function postOnce(
+  baseUrl: string,
+  op: FailureContext['op'],
+  path: string,
+  options: { readonly notFound: string; readonly body?: string },
+): Promise<{ ctx: FailureContext; status: number; body: ReturnType<typeof parseBody> }> {
   const base = normalizeBaseUrl(baseUrl);
-  const ctx: FailureContext = { op: SIMULATE_OP, token: '', baseUrl: base, timeoutMs: SIMULATE_TIMEOUT_MS };
+  const ctx: FailureContext = { op, token: '', baseUrl: base, timeoutMs: SIMULATE_TIMEOUT_MS };
   const transport = new HttpTransport();
   try {
     const outcome = await transport.send({
       method: 'POST',
-      url: `${base}/sandbox/chain/transfers`,
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ to: transfer.to, amount: String(transfer.amount) }),
+      url: `${base}${path}`,
+      headers: { accept: 'application/json', ...(options.body !== undefined && { 'content-type': 'application/json' }) },
+      ...(options.body !== undefined && { body: options.body }),
       timeoutMs: SIMULATE_TIMEOUT_MS,
     });
     if (outcome.kind === 'timeout') throw errorFromTimeout(ctx, outcome.possiblySent);
     if (outcome.kind === 'network') throw errorFromNetwork(ctx, outcome.code, outcome.possiblySent);
     if (outcome.kind === 'aborted') throw errorFromNetwork(ctx, 'ABORTED', false);
     if (outcome.kind === 'too_large') throw errorFromInvalidResponse(ctx, outcome.status, undefined, 'the answer is too large');
-    if (outcome.status === 404) {
-      throw new KeydeckApiError('not_found', 'This service has no transfer simulation: it is not a keydeck sandbox. Send the USDC from a wallet.', { status: 404 });
-    }
+    if (outcome.status === 404) throw new KeydeckApiError('not_found', options.notFound, { status: 404 });
     const body = parseBody(outcome.text);
     if (outcome.status < 200 || outcome.status > 299) throw errorFromResponse(ctx, outcome.status, body, undefined);
-    const parsed = TransferResponseSchema.safeParse(body.kind === 'json' ? body.value : undefined);
-    if (!parsed.success) throw errorFromInvalidResponse(ctx, outcome.status, 'txHash', 'missing or not 0x + 64 hex');
-    return { txHash: parsed.data.txHash };
+    return { ctx, status: outcome.status, body };
   } finally {
     transport.close();
   }
@@ -87,27 +103,9 @@ const PAY_CHECKOUT_OP = { name: 'payCheckout', what: 'pay the checkout session i
  *   `timeout` (with `outcomeUnknown` when the request may have been received), other failures.
  */
 export async function payCheckoutInSandbox(baseUrl: string, sessionId: string): Promise<void> {
-  const base = normalizeBaseUrl(baseUrl);
-  const ctx: FailureContext = { op: PAY_CHECKOUT_OP, token: '', baseUrl: base, timeoutMs: SIMULATE_TIMEOUT_MS };
-  const transport = new HttpTransport();
-  try {
-    const outcome = await transport.send({
-      method: 'POST',
-      url: `${base}/sandbox/checkout/${encodeURIComponent(sessionId)}`,
-      headers: { accept: 'text/html' },
-      timeoutMs: SIMULATE_TIMEOUT_MS,
-    });
-    if (outcome.kind === 'timeout') throw errorFromTimeout(ctx, outcome.possiblySent);
-    if (outcome.kind === 'network') throw errorFromNetwork(ctx, outcome.code, outcome.possiblySent);
-    if (outcome.kind === 'aborted') throw errorFromNetwork(ctx, 'ABORTED', false);
-    if (outcome.kind === 'too_large') throw errorFromInvalidResponse(ctx, outcome.status, undefined, 'the answer is too large');
-    if (outcome.status === 404) {
-      throw new KeydeckApiError('not_found', 'This service cannot pay the checkout itself (not a keydeck sandbox, or no such session): pay on the checkout page.', { status: 404 });
-    }
-    if (outcome.status < 200 || outcome.status > 299) throw errorFromResponse(ctx, outcome.status, parseBody(outcome.text), undefined);
-  } finally {
-    transport.close();
-  }
+  await postOnce(baseUrl, PAY_CHECKOUT_OP, `/sandbox/checkout/${encodeURIComponent(sessionId)}`, {
+    notFound: 'This service cannot pay the checkout itself (not a keydeck sandbox, or no such session): pay on the checkout page.',
+  });
 }
 
 /** A sandbox's answer to `GET /sandbox/chain`. */
