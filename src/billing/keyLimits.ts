@@ -117,7 +117,8 @@ export function limitsOf(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>, plans
 }
 
 /** How a source is said beside its figures. */
-export const SOURCE_TEXT: Readonly<Record<LimitsSource, string>> = { plans: '/api/plans', pages: 'the pages', spec: '§8' };
+// Words a user reads (issue 44): where the figures come from, never the spec's section numbers.
+export const SOURCE_TEXT: Readonly<Record<LimitsSource, string>> = { plans: 'the service’s plans', pages: 'the service’s docs', spec: 'the service’s published limits' };
 
 /** A figure in words, short enough for an 80-column details panel. */
 function figureWords(l: KeyLimits, figure: LimitFigure): string | undefined {

@@ -15,8 +15,9 @@ export function registerAuth(program: Command): void {
     .option('--name <keyname>', 'name of the management key created from a session token (default "keydeck@<hostname> <profile> <date>", numbered when taken)')
     .action(async (opts: { tokenStdin?: boolean; name?: string }, cmd: Command) => {
       const { runCommand, globalOptionsOf } = await import('../commands/output.js');
+      const { withSandbox } = await import('../commands/sandboxTarget.js');
       const { authLogin } = await import('../commands/auth.js');
-      await runCommand(() => authLogin(globalOptionsOf(cmd), opts));
+      await runCommand(() => withSandbox(globalOptionsOf(cmd), (g) => authLogin(g, opts)));
     });
   auth
     .command('status')
@@ -24,8 +25,9 @@ export function registerAuth(program: Command): void {
     .option('--json', 'print { profile, baseUrl, store, keyPrefix, accepted, reason? } as JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { runCommand, globalOptionsOf } = await import('../commands/output.js');
-      const { authStatus } = await import('../commands/auth.js');
-      await runCommand(() => authStatus(globalOptionsOf(cmd), opts));
+      const { withSandbox } = await import('../commands/sandboxTarget.js');
+      const { authStatus } = await import('../commands/authStatus.js');
+      await runCommand(() => withSandbox(globalOptionsOf(cmd), (g) => authStatus(g, opts)));
     });
   auth
     .command('logout')
@@ -33,8 +35,9 @@ export function registerAuth(program: Command): void {
     .option('--revoke', 'first delete that management key on the service')
     .action(async (opts: { revoke?: boolean }, cmd: Command) => {
       const { runCommand, globalOptionsOf } = await import('../commands/output.js');
+      const { withSandbox } = await import('../commands/sandboxTarget.js');
       const { authLogout } = await import('../commands/auth.js');
-      await runCommand(() => authLogout(globalOptionsOf(cmd), opts));
+      await runCommand(() => withSandbox(globalOptionsOf(cmd), (g) => authLogout(g, opts)));
     });
   exporterSetupOptions(
     program
@@ -50,7 +53,8 @@ export function registerAuth(program: Command): void {
       await runCommand(async () => {
         const stray = ['listen', 'allProfiles', 'tokenFile', 'tokenDir'].filter((k) => opts[k as keyof typeof opts] !== undefined);
         if (stray.length > 0) fail(ExitCode.usage, 'the exporter’s flags (--listen, --all-profiles, --token-file, --token-dir) check an exporter’s setup: add --exporter');
-        return doctor(globalOptionsOf(cmd), opts);
+        const { withSandbox } = await import('../commands/sandboxTarget.js');
+        return withSandbox(globalOptionsOf(cmd), (g) => doctor(g, opts));
       });
       return;
     }

@@ -37,7 +37,7 @@ export function registerBilling(program: Command): void {
     .requiredOption('--amount <usd>', 'USD, at least 10, at most two decimals (10, 12.50)')
     .requiredOption(
       '--method <name>',
-      'how to pay: card_checkout, card_direct or usdc (sent as the profile’s topUpMethods names), or any other method name, sent as given (the real service’s pages: stripe, stripe_direct, usdc)',
+      'how to pay: usdc, card_checkout or card_direct (sent as the profile’s topUpMethods names), a name the profile declares, or the real service’s pages’ stripe and stripe_direct; any other name is refused before anything is sent',
     )
     .option('-y, --yes', 'do not ask before charging the card on file or above the profile’s ceiling (required then when stdin is not a terminal)')
     .option('--wait', 'USDC: watch the deposit address on chain and verify the transfer when it arrives (no hash to copy)')

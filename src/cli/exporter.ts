@@ -115,8 +115,28 @@ export function registerExporter(program: Command): void {
         code = setupExitCode(checks);
         log[code === 0 ? 'info' : 'error']('check_done', { result: code === 0 ? 'clean' : code === 1 ? 'profiles_down' : 'would_not_start' });
       } else {
+        // --sandbox (issue 44): the sandbox of the data dir is watched too, as profile "sandbox" (the
+        // only one unless --all-profiles or --profile name others), served or joined for as long as
+        // the exporter runs; its key is KEYDECK_TOKEN_SANDBOX, else the demo session token.
+        let run = options;
+        let env = process.env;
+        let sandbox: { url: string; token: string; close(): Promise<void> } | undefined;
+        if (program.opts<{ sandbox?: boolean }>().sandbox) {
+          const { openSharedSandbox } = await import('../sandbox/shared.js');
+          const { sandboxDbPath } = await import('../config/paths.js');
+          try {
+            sandbox = await openSharedSandbox({ dbPath: sandboxDbPath(), keep: true });
+          } catch (error) {
+            process.stderr.write(`keydeck: could not start the sandbox (${sandboxDbPath()}): ${(error as Error).message}\n`);
+            process.exit(1);
+          }
+          const explicit = opts.allProfiles === true || profileFlags((program as unknown as { rawArgs?: string[] }).rawArgs ?? process.argv).length > 0;
+          run = { ...run, selection: { kind: 'plus', first: { name: 'sandbox', baseUrl: sandbox.url }, ...(explicit && { rest: run.selection }) } };
+          env = { ...process.env, KEYDECK_TOKEN_SANDBOX: process.env.KEYDECK_TOKEN_SANDBOX ?? sandbox.token };
+        }
         const { runExporter } = await import('../exporter/run.js');
-        code = await runExporter({ ...options, version: program.version() ?? 'unknown' }, { suggest: suggestCommand });
+        code = await runExporter({ ...run, version: program.version() ?? 'unknown' }, { env, suggest: suggestCommand });
+        await sandbox?.close();
       }
       // Nothing of the exporter's is left running; a keychain child that hung is not waited for.
       // Its last log lines reach stderr first, as `runCommand` lets a command's output (loaded

@@ -42,8 +42,9 @@ export function registerKeys(program: Command): void {
     .argument('[name]', 'label of the key (1–128 characters); or --name')
     .option('--name <name>', 'label of the key (1–128 characters)')
     .option('--subscription <id>', 'mint the one active key of this subscription or pool pledge (its id in keydeck billing status) instead of a credit key')
+    .option('--allow-duplicate-name', 'create it even when another key has this name (without a terminal it is refused otherwise)')
     .option('--json', 'print the created key (with apiKey) as JSON')
-    .action(async (name: string | undefined, opts: { name?: string; subscription?: string; json?: boolean } & DeliveryOptionValues, cmd: Command) => {
+    .action(async (name: string | undefined, opts: { name?: string; subscription?: string; allowDuplicateName?: boolean; json?: boolean } & DeliveryOptionValues, cmd: Command) => {
       const { keysCreate } = await import('../commands/keys.js');
       await runScripted(cmd, (g) => keysCreate(g, { ...opts, name: opts.name ?? name, positionalName: name }));
     });
@@ -53,8 +54,9 @@ export function registerKeys(program: Command): void {
     .description('rename a consumption key')
     .argument('<id>', 'the key’s id (keydeck keys list)')
     .requiredOption('--name <name>', 'the new label (1–128 characters)')
+    .option('--allow-duplicate-name', 'rename it even when another key has this name (without a terminal it is refused otherwise)')
     .option('--json', 'print the service’s answer as JSON (null when empty)')
-    .action(async (id: string, opts: { name: string; json?: boolean }, cmd: Command) => {
+    .action(async (id: string, opts: { name: string; allowDuplicateName?: boolean; json?: boolean }, cmd: Command) => {
       const { keysRename } = await import('../commands/keys.js');
       await runScripted(cmd, (g) => keysRename(g, id, opts));
     });

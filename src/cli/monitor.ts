@@ -19,15 +19,16 @@ export function registerMonitor(program: Command): void {
       const { monitorCommand } = await import('../commands/monitor.js');
       // The flags may also be parsed as the root program's (the TUI's) options: read both.
       const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string; onLow?: string; onAnomaly?: string; desktopNotifications?: boolean }>(), ...opts };
+      const { withSandbox } = await import('../commands/sandboxTarget.js');
       await runCommand(() =>
-        monitorCommand(globalOptionsOf(cmd), flags, {
+        withSandbox(globalOptionsOf(cmd), (globals) => monitorCommand(globals, flags, {
           version: program.version() ?? 'unknown',
           // Ink loads only once the flags, the terminal and the key have been checked.
           render: async (input) => {
             const { importWithoutFetch } = await import('../tui/withoutFetch.js');
             return (await importWithoutFetch(() => import('../tui/panes/billing/monitor/runMonitor.js'))).runMonitor(input);
           },
-        }),
+        })),
       );
     });
 }

@@ -2,6 +2,7 @@
  * `keydeck profile …`, `keydeck completion`, the hidden `__complete` and the `help environment`
  * topic (src/commands/profile.ts, completion.ts, environment.ts).
  */
+import path from 'node:path';
 import { Argument, type Command } from 'commander';
 import { environmentHelp as environmentText } from '../commands/environment.js';
 import { commandGroup, runLocal } from './shared.js';
@@ -70,8 +71,13 @@ export function registerShellHelpers(program: Command): void {
     .description('print the shell completion script (commands, options, profile names, key ids): source <(keydeck completion bash)')
     .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh', 'fish']))
     .action(async (shell: 'bash' | 'zsh' | 'fish') => {
-      const { completionScript } = await import('../commands/completion.js');
-      process.stdout.write(completionScript(shell));
+      const { completionScript, selfInvocation } = await import('../commands/completion.js');
+      // In a clone nothing named keydeck is on PATH (npx runs it): the script then calls this program by its path.
+      const { default: which } = await import('which');
+      const onPath = which.sync('keydeck', { nothrow: true }) !== null;
+      const { invoke, advice } = selfInvocation(onPath, process.execPath, path.resolve(process.argv[1] ?? 'keydeck'));
+      process.stdout.write(completionScript(shell, 'keydeck', invoke));
+      if (advice !== undefined) process.stderr.write(`warning: ${advice}.\n`);
     });
   program
     .command('__complete', { hidden: true })

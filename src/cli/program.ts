@@ -38,7 +38,7 @@ export function createProgram(version: string): Command {
       // commander's own errors are usage errors: exit 2 (help and version exit 0).
       process.exit(err.exitCode === 0 ? 0 : 2);
     })
-    .option('--sandbox', 'start the embedded sandbox on a free loopback port and open the TUI against it')
+    .option('--sandbox', 'use the sandbox\'s demo account in the data dir, for the TUI and every command alike: started on its loopback port, or the one another keydeck runs')
     .addOption(new Option('--dialect <name>', 'with --sandbox: the shape of the sandbox’s answers (seed, docs-v1, docs-v2)').choices(DIALECTS))
     .addOption(new Option('--chain <node>', 'with --sandbox: run its USDC transfers on a real local chain (anvil, from the devDependencies)').choices(['anvil']))
     .option('--no-chain', 'never read the chain: USDC transfers are judged by the service alone (also KEYDECK_CHAIN_CHECKS=0)')

@@ -12,13 +12,15 @@ export const DIALECTS = ['seed', 'docs-v1', 'docs-v2'] as const;
 export type DialectName = (typeof DIALECTS)[number];
 
 /**
- * Runs a service-facing command with the global options of `cmd`; API errors become one
- * sentence naming the error code on stderr and exit 1/2/4 (src/commands/api-command.ts).
+ * Runs a service-facing command with the global options of `cmd` (with `--sandbox`, pointed at
+ * the sandbox: src/commands/sandboxTarget.ts); API errors become one sentence naming the error
+ * code on stderr and exit 1/2/4 (src/commands/api-command.ts).
  */
 export async function runScripted(cmd: Command, body: (globals: GlobalOptions) => Promise<number>): Promise<void> {
   const { globalOptionsOf } = await import('../commands/output.js');
   const { runApiCommand } = await import('../commands/api-command.js');
-  await runApiCommand(() => body(globalOptionsOf(cmd)));
+  const { withSandbox } = await import('../commands/sandboxTarget.js');
+  await runApiCommand(() => withSandbox(globalOptionsOf(cmd), body));
 }
 
 /**

@@ -20,6 +20,10 @@ export function registerTuiAction(program: Command): void {
       process.exit(2);
     }
     const { dialect, chain, chainRpc, ...globals } = program.opts<TuiGlobals & { interval?: string; alertBelow?: string; dialect?: DialectName; chain?: string | false; chainRpc?: string }>();
+    if (globals.sandbox && program.getOptionValueSource('baseUrl') === 'cli') {
+      process.stderr.write('keydeck: --sandbox and --base-url name two different services: give one of them.\n');
+      process.exit(2);
+    }
     if (chain === 'anvil' && !globals.sandbox) {
       process.stderr.write('keydeck: --chain anvil goes with --sandbox (or run keydeck sandbox --chain anvil).\n');
       process.exit(2);

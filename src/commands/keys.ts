@@ -12,6 +12,7 @@
 import type { ConsumptionKey } from '../api/schemas.js';
 import { byId, printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
+import { ensureNameFree } from './nameTaken.js';
 import { endedWords, keyStatus, paidTimeLost } from '../api/keyStatus.js';
 import { parseKeyId, parseKeyName, parseSubscriptionId } from './input.js';
 import { canPrompt, ExitCode, fail, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
@@ -74,6 +75,8 @@ export interface KeysCreateFlags extends JsonFlag, DeliveryFlags {
   readonly positionalName?: string;
   /** `--subscription ID`: mint the key of that subscription or pool pledge (issue 23). */
   readonly subscription?: string;
+  /** `--allow-duplicate-name`: create it even when another key has the name (./nameTaken.ts). */
+  readonly allowDuplicateName?: boolean;
 }
 
 /**
@@ -92,7 +95,8 @@ async function checkMintable(client: Session['client'], id: string): Promise<voi
 
 /**
  * `keydeck keys create NAME | --name NAME [--subscription ID] [--to-file PATH[:VAR]]…
- * [--to-command 'CMD']… [--json]`: creates a credit key (§4 `POST /api/keys/credit`; needs a
+ * [--to-command 'CMD']… [--allow-duplicate-name] [--json]`: a name another key has is asked about
+ * first, or refused without a terminal (./nameTaken.ts); then creates a credit key (§4 `POST /api/keys/credit`; needs a
  * balance above 0, else `insufficient_balance`, exit 1), or with `--subscription ID` mints the
  * one active key of that subscription or pool pledge (`POST /api/keys/subscription`, issue 23;
  * refused before sending when it already has one, see {@link checkMintable}). Without a destination it prints the full `sk_` value once:
@@ -114,6 +118,8 @@ export async function keysCreate(globals: GlobalOptions, flags: KeysCreateFlags,
   const { client } = session;
   if (subscriptionId !== undefined) await checkMintable(client, subscriptionId);
   await checkPlan(plan);
+  // A name another key has is said and asked about before anything is created (issue 44).
+  await ensureNameFree(() => client.keys.list(), name, { action: 'create', ...(flags.allowDuplicateName && { allowDuplicate: true }) });
   const what = subscriptionId === undefined ? 'the credit key' : 'the subscription key';
   const made = subscriptionId === undefined ? await client.keys.createCredit({ name }) : await client.keys.createSubscription({ name, subscriptionId });
   const created = { ...made, name: made.name ?? name };
@@ -152,11 +158,20 @@ async function findQuietly<T extends { id: string }>(list: () => Promise<readonl
   }
 }
 
-/** `keydeck keys rename ID --name NAME [--json]` (§4 `PUT /api/keys/:id` with `name`). */
-export async function keysRename(globals: GlobalOptions, id: string, flags: JsonFlag & { name: string }, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+/**
+ * `keydeck keys rename ID --name NAME [--allow-duplicate-name] [--json]` (§4 `PUT /api/keys/:id`
+ * with `name`); a name another key has is asked about first (./nameTaken.ts).
+ */
+export async function keysRename(
+  globals: GlobalOptions,
+  id: string,
+  flags: JsonFlag & { name: string; allowDuplicateName?: boolean },
+  deps: CommandDeps = {},
+): Promise<ExitCodeValue> {
   const keyId = parseKeyId(id);
   const name = parseKeyName(flags.name);
   const { client } = await openSession(globals, deps.session);
+  await ensureNameFree(() => client.keys.list(), name, { action: 'rename', exceptId: keyId, ...(flags.allowDuplicateName && { allowDuplicate: true }) });
   const result = await byId(keyId, () => client.keys.update(keyId, { name }), () => client.keys.list(), 'keydeck keys list');
   if (flags.json) printData(result);
   else printLine(`Renamed the key ${keyId} to "${name}".`);

@@ -74,7 +74,7 @@ describe('help', () => {
       expect(seen.get(path), path).toContain('--json');
     }
     for (const path of ['keys delete', 'keys disable', 'mgmt-keys delete']) expect(seen.get(path), path).toMatch(/-y, --yes\s+do\s+not\s+ask\s+\(required\s+when\s+stdin\s+is\s+not\s+a\s+terminal\)/);
-    expect(seen.get('billing topup')).toMatch(/--method <name>[\s\S]*card_checkout,\s+card_direct\s+or\s+usdc[\s\S]*stripe_direct/);
+    expect(seen.get('billing topup')).toMatch(/--method <name>[\s\S]*usdc,\s+card_checkout\s+or\s+card_direct[\s\S]*stripe_direct/);
     expect(seen.get('billing watch')).toMatch(/--interval <seconds>[\s\S]*--alert-below <usd>/);
     // Global options show under the groups too.
     expect(seen.get('keys')).toMatch(/--base-url <url>[\s\S]*--profile <name>/);

@@ -129,7 +129,7 @@ export function HandoverDialog(props: HandoverDialogProps) {
     ? `The old key "${visible(rotation.old.name)}" no longer exists (deleted elsewhere): k ends the rotation.`
     : use === undefined
       ? 'Reading when the old key was last used…'
-      : `${lastUseSentence(`The old key "${visible(rotation.old.name)}"`, use).replace(/^the/, 'The')}${inUse ? ': after the handover, so something still uses it.' : use.known ? '.' : ', so keydeck cannot tell when it goes idle.'}`;
+      : `${lastUseSentence(`the old key "${visible(rotation.old.name)}"`, use).replace(/^the/, 'The')}${inUse ? ': after the handover, so something still uses it.' : use.known ? '.' : ', so keydeck cannot tell when it goes idle.'}`;
   return (
     <Dialog title={`Rotating "${visible(rotation.old.name)}": the successor is in place`} {...area}>
       {(props.lines ?? []).map((line, i) => (
