@@ -33,8 +33,11 @@ export function registerKeys(program: Command): void {
     .argument('[name]', 'label of the key (1–128 characters); or --name')
     .option('--name <name>', 'label of the key (1–128 characters)')
     .option('--subscription <id>', 'mint the one active key of this subscription or pool pledge (its id in keydeck billing status) instead of a credit key')
+    .option('--finish', 'finish the interrupted creation of NAME (or the only one): deliver its key where it did not arrive, or make a new one when its value is gone')
+    .option('--undo', 'undo the interrupted creation of NAME (or the only one): put back what its files held, delete the key unless a command took it (asks first)')
+    .option('-y, --yes', 'undo without asking')
     .option('--json', 'print the created key (with apiKey) as JSON')
-    .action(async (name: string | undefined, opts: { name?: string; subscription?: string; json?: boolean } & DeliveryOptionValues, cmd: Command) => {
+    .action(async (name: string | undefined, opts: { name?: string; subscription?: string; finish?: boolean; undo?: boolean; yes?: boolean; json?: boolean } & DeliveryOptionValues, cmd: Command) => {
       const { keysCreate } = await import('../commands/keys.js');
       await runScripted(cmd, (g) => keysCreate(g, { ...opts, name: opts.name ?? name, positionalName: name }));
     });

@@ -226,6 +226,8 @@ export interface OpenSessionOptions {
   readonly client?: Omit<KeydeckClientOptions, 'baseUrl' | 'token'>;
   /** False: no warning about interrupted rotations (`keys rotate` handles them itself). Default true. */
   readonly pendingRotations?: boolean;
+  /** False: no warning about interrupted key creations (`keys create --finish`/`--undo` handle them). Default true. */
+  readonly pendingCreations?: boolean;
 }
 
 /**
@@ -247,9 +249,10 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   const credential = await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl));
   if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store, profile));
   if (credential.source === 'file' && credential.path) warn(insecureStorageWarning(credential.path));
-  if (options.pendingRotations !== false) {
-    const { pendingRotationWarnings } = await import('./pendingRotations.js');
-    for (const sentence of await pendingRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
+  if (options.pendingRotations !== false || options.pendingCreations !== false) {
+    const { pendingRotationWarnings, pendingCreationWarnings } = await import('./pendingRotations.js');
+    if (options.pendingRotations !== false) for (const sentence of await pendingRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
+    if (options.pendingCreations !== false) for (const sentence of await pendingCreationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
   }
   // KEYDECK_TIMEOUT_MS sets the call deadline unless the caller passed its own.
   const bare = new KeydeckClient({

@@ -8,7 +8,8 @@
  */
 import parseDuration from 'parse-duration';
 import { describeLastUse, isIdle, lastUseOf, lastUseSentence, shortDuration, usedSince, waitUntilIdle, type LastUse } from '../delivery/lastUse.js';
-import { handleOldKey, serviceNowOf, type RotationContext } from '../delivery/rotation.js';
+import { serviceNowOf } from '../delivery/rotation.js';
+import { handleOldKey, type RotationContext } from '../operations/rotateKey.js';
 import { OldKeyActionSchema, type OldKeyAction, type Rotation } from '../delivery/rotationRecord.js';
 import { visible } from '../terminal/sanitize.js';
 import { say } from './keyDelivery.js';

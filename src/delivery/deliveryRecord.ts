@@ -13,15 +13,12 @@ import { z } from 'zod';
 import { writeFileAtomically } from '../config/atomic.js';
 import { withConfigLock } from '../config/lock.js';
 import { readTrustedFile } from '../config/trust.js';
+import { DestinationSchema } from './recordSchemas.js';
 import type { Destination } from './destinations.js';
 
 /** Most keys remembered. */
 export const MAX_DELIVERY_ENTRIES = 1_000;
 
-const DestinationSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('file'), path: z.string(), variable: z.string(), given: z.string() }),
-  z.object({ kind: z.literal('command'), argv: z.array(z.string()).min(1), given: z.string() }),
-]);
 
 const EntrySchema = z.object({ profile: z.string(), origin: z.string(), keyId: z.string(), at: z.string(), destinations: z.array(DestinationSchema) });
 type Entry = z.infer<typeof EntrySchema>;

@@ -128,6 +128,39 @@ export function setDotenvVariable(text: string, name: string, value: string): Do
   return { text: edited, replacedLines, appended };
 }
 
+/**
+ * `text` without any assignment of `name` (every line of it, a quoted value over several lines
+ * included), every other byte kept: the undo of an assignment keydeck appended.
+ * @throws DotenvEditError when `name` is not a variable name, or when the result would not read
+ *   back (dotenv) without `name` and with every other variable unchanged.
+ */
+export function removeDotenvVariable(text: string, name: string): string {
+  if (!VARIABLE_NAME.test(name)) throw new DotenvEditError(`"${name}" is not a variable name (letters, digits and _, not starting with a digit)`);
+  const lines = splitLines(text);
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; ) {
+    const line = lines[i]!;
+    const m = ASSIGNMENT.exec(line.body);
+    if (!m || /^[ \t]*#/.test(line.body)) {
+      out.push(line.body + line.end);
+      i++;
+      continue;
+    }
+    const { count } = extentOf(lines, i, m[0].length);
+    if (m[2] !== name) for (let j = i; j < i + count; j++) out.push(lines[j]!.body + lines[j]!.end);
+    i += count;
+  }
+  const edited = out.join('');
+  const old = parse(text);
+  const now = parse(edited);
+  const names = new Set([...Object.keys(old), ...Object.keys(now)]);
+  names.delete(name);
+  if (now[name] !== undefined || [...names].some((n) => old[n] !== now[n])) {
+    throw new DotenvEditError(`removing ${name} would change how dotenv reads the file (an unusual line?), so nothing was written`);
+  }
+  return edited;
+}
+
 /** The dotenv reading of `before` and `after` agree on every variable but `name`, which is `value` after. */
 function checkReadBack(before: string, after: string, name: string, value: string): void {
   const old = parse(before);

@@ -30,16 +30,13 @@ import { z } from 'zod';
 import { writeFileAtomically } from '../config/atomic.js';
 import { withConfigLock } from '../config/lock.js';
 import { readTrustedFile } from '../config/trust.js';
+import { DestinationSchema, TargetSchema } from './recordSchemas.js';
 
 /** What happens to the old key once its successor is delivered. */
 export const OldKeyActionSchema = z.enum(['deactivate', 'delete', 'keep']);
 /** See {@link OldKeyActionSchema}. */
 export type OldKeyAction = z.infer<typeof OldKeyActionSchema>;
 
-const DestinationSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('file'), path: z.string(), variable: z.string(), given: z.string() }),
-  z.object({ kind: z.literal('command'), argv: z.array(z.string()).min(1), given: z.string() }),
-]);
 
 /** A rotation in progress. Times are ISO 8601. */
 export const RotationSchema = z.object({
@@ -52,13 +49,23 @@ export const RotationSchema = z.object({
   startedAt: z.string(),
   updatedAt: z.string(),
   stage: z.enum(['creating', 'created', 'delivered', 'stored']),
-  old: z.object({ id: z.string(), name: z.string(), keyPrefix: z.string().optional(), wasActive: z.boolean().optional() }),
-  successor: z.object({ name: z.string(), id: z.string().optional(), keyPrefix: z.string().optional() }),
+  old: z.object({
+    id: z.string(),
+    name: z.string(),
+    keyPrefix: z.string().optional(),
+    wasActive: z.boolean().optional(),
+    /** The name the old key gets once its successor, which takes its name, is delivered (`web (rotated 2026-11-28)`). */
+    rotatedName: z.string().optional(),
+  }),
+  /** `fingerprint`: the successor's (src/delivery/fingerprint.ts), so recovery can tell which destinations hold it. */
+  successor: z.object({ name: z.string(), id: z.string().optional(), keyPrefix: z.string().optional(), fingerprint: z.string().optional() }),
   /** Unfinished successors of earlier tries (ids) still to delete once a new one is delivered. */
   orphans: z.array(z.string()).default([]),
   destinations: z.array(DestinationSchema).default([]),
   /** Indexes into `destinations` that hold the current successor. */
   delivered: z.array(z.number().int().min(0)).default([]),
+  /** How far the successor got at each destination (aligned with `destinations`; ./recordSchemas.ts). */
+  targets: z.array(TargetSchema).default([]),
   /** The user's `--old`, when given. */
   oldAction: OldKeyActionSchema.optional(),
   /** When the successor reached every destination. */
@@ -158,14 +165,14 @@ export class RotationRecord {
    * Records a new rotation (stage `creating`).
    * @throws RotationRecordError when the same old key already has an unfinished rotation, or the record is full
    */
-  async start(fields: Omit<Rotation, 'id' | 'startedAt' | 'updatedAt' | 'stage' | 'orphans' | 'delivered' | 'destinations'> & Partial<Pick<Rotation, 'orphans' | 'destinations'>>): Promise<Rotation> {
+  async start(fields: Omit<Rotation, 'id' | 'startedAt' | 'updatedAt' | 'stage' | 'orphans' | 'delivered' | 'destinations' | 'targets'> & Partial<Pick<Rotation, 'orphans' | 'destinations' | 'targets'>>): Promise<Rotation> {
     return this.#change((all) => {
       if (all.some((r) => r.old.id === fields.old.id && r.origin === fields.origin)) {
         throw new RotationRecordError(`the key "${fields.old.name}" already has an unfinished rotation: finish or undo it first`);
       }
       if (all.length >= MAX_ROTATIONS) throw new RotationRecordError(`${MAX_ROTATIONS} rotations are unfinished: finish or undo some first`);
       const now = new Date().toISOString();
-      const rotation: Rotation = RotationSchema.parse({ ...fields, id: randomUUID(), startedAt: now, updatedAt: now, stage: 'creating', orphans: fields.orphans ?? [], destinations: fields.destinations ?? [], delivered: [] });
+      const rotation: Rotation = RotationSchema.parse({ ...fields, id: randomUUID(), startedAt: now, updatedAt: now, stage: 'creating', orphans: fields.orphans ?? [], destinations: fields.destinations ?? [], targets: fields.targets ?? [], delivered: [] });
       all.push(rotation);
       return rotation;
     });
