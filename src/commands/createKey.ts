@@ -9,9 +9,9 @@
  */
 import { dataDir } from '../config/paths.js';
 import { originOf } from '../credentials/index.js';
-import { DeliveryError, describeDestination, type Destination } from '../delivery/destinations.js';
+import { DeliveryError, describeDestination, samePlaces, type Destination } from '../delivery/destinations.js';
 import { DeliveryRecord } from '../delivery/deliveryRecord.js';
-import { beginCreate, createStep, deliverStep, endCreate, resumeCreate, undoCreate, type KeyOperationContext, type NewKey } from '../operations/createKey.js';
+import { alreadyDone, beginCreate, createStep, deliverStep, endCreate, resumeCreate, undoCreate, type KeyOperationContext, type NewKey } from '../operations/createKey.js';
 import { OperationRecord, OperationRecordError, type KeyOperation } from '../operations/record.js';
 import { visible } from '../terminal/sanitize.js';
 import { printData, type CommandDeps } from './api-command.js';
@@ -28,12 +28,6 @@ export interface CreateRequest {
   readonly undo?: boolean;
   readonly yes?: boolean;
   readonly json?: boolean;
-}
-
-/** Two destination lists name the same places in the same order. */
-function samePlaces(a: readonly Destination[], b: readonly Destination[]): boolean {
-  const key = (d: Destination) => (d.kind === 'file' ? `f\0${d.path}\0${d.variable}` : `c\0${d.argv.join('\0')}`);
-  return a.length === b.length && a.every((d, i) => key(d) === key(b[i]!));
 }
 
 /** The operation context of `session`. */
@@ -81,10 +75,22 @@ export async function runKeysCreate(session: Session, request: CreateRequest, ch
       say(`The creation of "${visible(same.name)}" was interrupted earlier: taking it up.`, json);
       return await resume(ctx, same, request, checkMint);
     }
+    const kind = request.subscriptionId === undefined ? 'create' : 'pledge';
+    const done = await alreadyDone(ctx, { kind, name: request.name!, destinations: request.plan.destinations });
+    if (done) {
+      // The same command ran to its end before (keydeck killed after, say): nothing to do again.
+      say(
+        `The key "${visible(request.name!)}" (id ${visible(done.id)}) was created and delivered to these destinations already (${done.at.slice(0, 16).replace('T', ' ')} UTC): nothing was created. ` +
+          `To replace it: keydeck keys rotate ${visible(done.id)}`,
+        json,
+      );
+      if (json) printData({ id: done.id, name: request.name, deliveries: [] });
+      return ExitCode.ok;
+    }
     if (request.subscriptionId !== undefined) await checkMint?.(request.subscriptionId, []);
     let op: KeyOperation;
     try {
-      op = await beginCreate(ctx, { kind: request.subscriptionId === undefined ? 'create' : 'pledge', name: request.name!, ...(request.subscriptionId !== undefined && { subscriptionId: request.subscriptionId }), destinations: request.plan.destinations });
+      op = await beginCreate(ctx, { kind, name: request.name!, ...(request.subscriptionId !== undefined && { subscriptionId: request.subscriptionId }), destinations: request.plan.destinations });
     } catch (err) {
       if (err instanceof DeliveryError) fail(ExitCode.refused, `${err.code}: ${err.message.replace(/[.;]? nothing was created$/, '')}; no key was created`);
       throw err;

@@ -164,3 +164,9 @@ export function describeDestination(d: Destination): string {
 export function parseDestinations(flags: { toFile?: readonly string[]; toCommand?: readonly string[] }, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Destination[] {
   return [...(flags.toFile ?? []).map((s) => parseFileDestination(s, options)), ...(flags.toCommand ?? []).map((s) => parseCommandDestination(s, options))];
 }
+
+/** Two destination lists name the same places (the same files and variables, the same command lines), in the same order. */
+export function samePlaces(a: readonly Destination[], b: readonly Destination[]): boolean {
+  const place = (d: Destination) => (d.kind === 'file' ? `file\0${d.path}\0${d.variable}` : `command\0${d.argv.join('\0')}`);
+  return a.length === b.length && a.every((d, i) => place(d) === place(b[i]!));
+}

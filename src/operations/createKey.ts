@@ -29,7 +29,7 @@ import { KeydeckApiError } from '../api/errors.js';
 import { salvagedKeyOf } from '../api/salvage.js';
 import { checkDestinations, type DeliveryOptions, type DeliveryOutcome } from '../delivery/deliver.js';
 import type { DeliveryRecord } from '../delivery/deliveryRecord.js';
-import { describeDestination, type Destination } from '../delivery/destinations.js';
+import { describeDestination, samePlaces, type Destination } from '../delivery/destinations.js';
 import { keyFingerprint } from '../delivery/fingerprint.js';
 import { activeLost, keysMadeBy } from './pledgeKey.js';
 import type { KeyOperation, OperationRecord } from './record.js';
@@ -168,11 +168,34 @@ async function deleteQuietly(ctx: KeyOperationContext, id: string): Promise<bool
  */
 export async function endCreate(ctx: KeyOperationContext, op: KeyOperation): Promise<void> {
   if (ctx.deliveries && op.key.id !== undefined && op.destinations.length > 0) {
-    await ctx.deliveries.remember({ profile: op.profile, origin: op.origin, keyId: op.key.id }, op.destinations).catch(() => undefined);
+    await ctx.deliveries.remember({ profile: op.profile, origin: op.origin, keyId: op.key.id }, op.destinations, op.key.fingerprint).catch(() => undefined);
   }
   for (const id of op.lost) await deleteQuietly(ctx, id);
   await dropBackups(op.targets);
   await ctx.record.remove(op.id);
+}
+
+/**
+ * The key a finished run of the same command made (a rerun after keydeck was killed once the
+ * operation had ended: its record is gone, the world is not): an active key of that name that
+ * keydeck delivered to exactly these destinations, which a file destination holds (by
+ * fingerprint) or, without a file, that was delivered less than {@link FOUND_BY_NAME_WINDOW_MS}
+ * ago. Undefined when there is none (then the command makes a key). Never throws.
+ */
+export async function alreadyDone(ctx: KeyOperationContext, plan: CreatePlan): Promise<{ id: string; at: string } | undefined> {
+  if (!ctx.deliveries || plan.destinations.length === 0) return undefined;
+  try {
+    for (const k of (await ctx.client.keys.list()).filter((k) => k.name === plan.name && k.isActive)) {
+      const entry = await ctx.deliveries.entry({ profile: ctx.profile, origin: ctx.origin, keyId: k.id });
+      if (!entry || !samePlaces(entry.destinations, plan.destinations)) continue;
+      const file = plan.destinations.find((d) => d.kind === 'file');
+      const held = file !== undefined ? entry.fingerprint !== undefined && (await valueFromFiles([file], [{ state: 'written' }], entry.fingerprint)) !== undefined : Date.now() - Date.parse(entry.at) < FOUND_BY_NAME_WINDOW_MS;
+      if (held) return { id: k.id, at: entry.at };
+    }
+  } catch {
+    // Unknown: the command goes on and makes a key.
+  }
+  return undefined;
 }
 
 /** Where {@link resumeCreate} leaves an interrupted operation. */

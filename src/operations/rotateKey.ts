@@ -184,7 +184,7 @@ export async function markDelivered(ctx: RotationContext, rotation: Rotation): P
       : await ctx.record.update(rotation.id, { stage: 'delivered', delivered: rotation.destinations.map((_, i) => i), deliveredAt: new Date().toISOString() });
   if (ctx.deliveries && next.successor.id !== undefined && next.destinations.length > 0) {
     // Remembered so that the next rotation goes to the same places; a failure costs only that.
-    await ctx.deliveries.remember({ profile: next.profile, origin: next.origin, keyId: next.successor.id }, next.destinations).catch(() => undefined);
+    await ctx.deliveries.remember({ profile: next.profile, origin: next.origin, keyId: next.successor.id }, next.destinations, next.successor.fingerprint).catch(() => undefined);
   }
   const left: string[] = [];
   for (const id of next.orphans) if (!(await deleteQuietly(ctx.client, id))) left.push(id);

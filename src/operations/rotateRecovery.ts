@@ -97,11 +97,19 @@ function keptName(name: string): string {
  * (kept, renamed `NAME (kept after undo)`, the command named: a command cannot be undone); the old
  * key gets its name back, and is reactivated if keydeck had deactivated it.
  * @returns sentences saying what was done
- * @throws RotationError `old_key_deleted` when the old key is gone (then only finishing is possible)
+ * When the old key is gone after the delivery (deleted as asked, the record not yet cleared) the
+ * rotation is complete: said so, and ended.
+ * @throws RotationError `old_key_deleted` when the old key is gone before the delivery (then only finishing is possible)
  */
 export async function undoRotation(ctx: RotationContext, rotation: Rotation): Promise<string[]> {
   const keys = await ctx.client.keys.list();
   const old = keys.find((k) => k.id === rotation.old.id);
+  if (!old && rotation.stage === 'delivered') {
+    // Deleted as the rotation asked (the record not yet cleared): the rotation is complete.
+    await dropBackups(rotation.targets);
+    await ctx.record.remove(rotation.id);
+    return [`the old key "${rotation.old.name}" was already deleted, so there is nothing to go back to: the rotation is complete, and its successor "${rotation.successor.name}" stays where it was delivered`];
+  }
   if (!old) throw new RotationError('old_key_deleted', `the old key "${rotation.old.name}" no longer exists, so the rotation cannot be undone: finish it instead`);
   const undone = await undoTargets(rotation.destinations, rotation.targets, rotation.successor.fingerprint, ctx.delivery.lockDir);
   const said = [...undone.said];
