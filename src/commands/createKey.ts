@@ -104,7 +104,16 @@ export async function runKeysCreate(session: Session, request: CreateRequest, ch
 
 /** Creates the key of `op` (at `creating`), then delivers or shows it. */
 async function createAndDeliver(ctx: KeyOperationContext, op: KeyOperation, request: CreateRequest): Promise<ExitCodeValue> {
-  const made = await createStep(ctx, op);
+  let made;
+  try {
+    made = await createStep(ctx, op);
+  } catch (err) {
+    // The key may exist (the answer was lost or could not be read): the creation stays recorded.
+    if ((await ctx.record.list().catch(() => [])).some((o) => o.id === op.id)) {
+      warn(`the key "${op.name}" may have been created: \`${command(op, 'finish')}\` finds it and puts a new one in its place (its value is not known), \`${command(op, 'undo')}\` deletes it`);
+    }
+    throw err;
+  }
   for (const w of made.warnings) warn(w);
   return deliverOrShow(ctx, made.op, made.key, request);
 }

@@ -122,7 +122,16 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
 
 /** Steps from `creating`: create, deliver (or show), hand over. */
 async function createAndHandOver(ctx: RotationContext, rotation: Rotation, flags: ResumeOptions): Promise<ExitCodeValue> {
-  const made = await createSuccessor(ctx, rotation);
+  let made;
+  try {
+    made = await createSuccessor(ctx, rotation);
+  } catch (err) {
+    // The successor may exist (the answer was lost or could not be read): the rotation stays recorded.
+    if ((await ctx.record.list().catch(() => [])).some((r) => r.id === rotation.id)) {
+      warn(`the successor may have been created: \`keydeck keys rotate --finish ${rotation.old.id}\` finds it and goes on with a new one, \`keydeck keys rotate --undo ${rotation.old.id}\` deletes it; the old key is untouched`);
+    }
+    throw err;
+  }
   for (const w of made.warnings) warn(w);
   say(`Created the successor "${visible(made.created.name)}" (id ${visible(made.created.id ?? 'unknown')}).`, flags.json === true);
   return deliverAndHandOver(ctx, made.rotation, made.created, flags);

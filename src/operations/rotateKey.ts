@@ -122,7 +122,9 @@ export async function createSuccessor(ctx: RotationContext, rotation: Rotation):
   } catch (err) {
     const salvaged = salvagedKeyOf(err);
     if (!salvaged) {
-      const unknown = err instanceof KeydeckApiError && err.outcomeUnknown === true;
+      // A refusal made nothing; an unknown outcome, or an answer that came (2xx) but could not be
+      // read, may have made a key: the record stays at `creating` for the finish to find it.
+      const unknown = !(err instanceof KeydeckApiError) || err.outcomeUnknown === true || err.code === 'invalid_response';
       if (!unknown && rotation.orphans.length === 0 && rotation.targets.every((t) => t.state === 'pending' && t.ran !== true)) await ctx.record.remove(rotation.id);
       throw err;
     }

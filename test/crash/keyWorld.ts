@@ -83,7 +83,8 @@ export async function recover(w: KeyWorld, args: readonly string[]): Promise<Cli
 export async function keysOf(w: KeyWorld): Promise<Array<{ id: string; name: string; isActive: boolean; subscriptionId?: string }>> {
   const r = await w.sb.call('GET', '/api/keys', { token: w.token });
   if (r.status !== 200) throw new Error(`the sandbox refused the key list (${r.status}): I1 broken?`);
-  return r.body;
+  // The newer pages' dialect wraps answers in { success, data }.
+  return Array.isArray(r.body) ? r.body : r.body.data;
 }
 
 /** The key the dotenv file holds, undefined when none (or no file). */

@@ -1,0 +1,87 @@
+/**
+ * The crash-point walk of a pledge's key (issue 42; src/operations/pledgeKey.ts): `keys create
+ * --subscription PLEDGE pool-key --to-file .env` for a pool pledge without a key, killed (SIGKILL)
+ * at each chosen boundary, then recovered by `--finish`, by the same command again and by
+ * `--undo --yes`. Beyond the shared invariants: the pledge ends with exactly one active key after
+ * a finish ("one key per subscription" never blocks minting the replacement of a key whose value
+ * was lost), and none after an undo. docs/crash-safety.md's `pledge-key` table.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
+import { chosenPoints, crashTable, syncDocBlock, walkCrashPoints, walkedAll, type CrashScenario } from './harness.js';
+import { commonInvariants, disposeKeyWorld, fileKey, fileText, keyIdOf, keysOf, makeKeyWorld, recover, worldSummary, type KeyWorld } from './keyWorld.js';
+
+let root: string;
+beforeAll(() => {
+  root = mkdtempSync(path.join(tmpdir(), 'keydeck-crash-pledge-'));
+});
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+type PledgeWorld = KeyWorld & { pledge: string };
+
+/**
+ * A world whose account has a pool pledge without its key, on a sandbox of its own (a pool has
+ * ten seats a block: a walk pledges more), in the newer pages' dialect (pool pledges, issue 23).
+ */
+async function prepare(): Promise<PledgeWorld> {
+  const sb: TestSandbox = await startTestSandbox({ dialect: 'docs-v2' });
+  const token = await sb.newUser();
+  const p = await sb.call('POST', '/sandbox/subscriptions', { token, body: { pool: 'kimi26', blocks: ['europe'] } });
+  if (p.status !== 200) throw new Error(`pledge: ${p.status}`);
+  return Object.assign(makeKeyWorld(sb, root, token, 'PORT=8080\n'), { pledge: p.body.id as string });
+}
+
+/**
+ * The points walked (KEYDECK_CRASH_POINTS=all walks every one): recorded with nothing sent, the
+ * key minted but its answer never read (its value lost: the replacement must still be minted),
+ * the file written (its record still `writing`), and the operation ended.
+ */
+const CHOSEN = ['file.renamed:operations.json#1', 'answered:createSubscriptionKey#1', 'file.renamed:.env#1', 'file.renamed:operations.json#5'];
+
+const scenario: CrashScenario<PledgeWorld> = {
+  operation: 'keys create --subscription --to-file',
+  prepare,
+  dispose: async (w) => {
+    disposeKeyWorld(w);
+    await w.sb.close();
+  },
+  run: (w) => ({ args: ['keys', 'create', '--subscription', w.pledge, 'pool-key', '--to-file', w.envFile], env: w.cliEnv }),
+  recoveries: {
+    '--finish': async (w) => worldSummary(w, (await recover(w, ['keys', 'create', '--finish', 'pool-key'])).code),
+    rerun: async (w) => worldSummary(w, (await recover(w, ['keys', 'create', '--subscription', w.pledge, 'pool-key', '--to-file', w.envFile])).code),
+    '--undo': async (w) => worldSummary(w, (await recover(w, ['keys', 'create', '--undo', 'pool-key', '--yes'])).code),
+  },
+  async invariants(w, recovery) {
+    const broken = await commonInvariants(w);
+    const active = (await keysOf(w)).filter((k) => k.isActive);
+    // Killed before the creation was recorded: nothing happened, and nothing is to finish or undo.
+    if (recovery !== 'rerun' && /No unfinished creation/.test(w.said) && active.length === 0 && fileText(w) === w.envBefore) return broken;
+    const ended = /No unfinished creation|created and delivered to these destinations already/.test(w.said);
+    if (recovery === '--undo' && !ended) {
+      if (fileText(w) !== w.envBefore) broken.push('I3: undo did not put the file back as it was');
+      if (active.length !== 0) broken.push(`undo left ${active.length} active keys of the pledge`);
+    } else {
+      if (active.length !== 1) broken.push(`the pledge has ${active.length} active keys, not one`);
+      const inFile = fileKey(w);
+      if (inFile === undefined || (await keyIdOf(w, inFile)) !== active[0]?.id) broken.push('I2: the file does not hold the pledge’s key');
+    }
+    return broken;
+  },
+  points: (traced) => chosenPoints(traced, CHOSEN),
+};
+
+describe('crash points of keys create --subscription --to-file', () => {
+  it('every kill, recovered by --finish, a rerun and --undo, keeps the invariants; the table is in docs/', { timeout: 240_000 }, async () => {
+    const { traced, outcomes } = await walkCrashPoints(scenario);
+    const violations = outcomes.filter((o) => o.violations.length > 0).map((o) => `${o.point} / ${o.recovery}: ${o.violations.join('; ')} (${o.outcome})`);
+    expect(violations).toEqual([]);
+    const table = crashTable(outcomes);
+    if (walkedAll()) return console.log(`${scenario.operation}: ${traced.length} points\n${table}`);
+    expect(await syncDocBlock('pledge-key', table)).toBe(table);
+  });
+});
