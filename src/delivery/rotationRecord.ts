@@ -70,7 +70,9 @@ export const RotationSchema = z.object({
   oldAction: OldKeyActionSchema.optional(),
   /** When the successor reached every destination. */
   deliveredAt: z.string().optional(),
-  /** Not before this time is the old key handled (`--grace`). */
+  /** `--grace`, ms: counted from the delivery (`graceUntil` is set then). */
+  graceMs: z.number().int().min(0).optional(),
+  /** Not before this time is the old key handled (`--grace` after the delivery). */
   graceUntil: z.string().optional(),
   /** Where the management key was stored (`keychain`/`file`), for `mgmt-keys rotate`. */
   storedIn: z.string().optional(),

@@ -98,7 +98,7 @@ export async function beginRotation(ctx: RotationContext, plan: RotationPlan): P
       destinations: plan.destinations.map((d) => (d.kind === 'command' ? { ...d, argv: [...d.argv] } : { ...d })),
       targets: pendingTargets(plan.destinations),
       ...(plan.oldAction && { oldAction: plan.oldAction }),
-      ...(plan.graceMs !== undefined && plan.graceMs > 0 && { graceUntil: new Date(Date.now() + plan.graceMs).toISOString() }),
+      ...(plan.graceMs !== undefined && plan.graceMs > 0 && { graceMs: plan.graceMs }),
     });
   } catch (err) {
     if (err instanceof RotationRecordError && /unfinished rotation/.test(err.message)) throw new RotationError('rotation_pending', err.message);
@@ -183,7 +183,13 @@ export async function markDelivered(ctx: RotationContext, rotation: Rotation): P
   let next =
     rotation.stage === 'delivered'
       ? rotation
-      : await ctx.record.update(rotation.id, { stage: 'delivered', delivered: rotation.destinations.map((_, i) => i), deliveredAt: new Date().toISOString() });
+      : await ctx.record.update(rotation.id, {
+          stage: 'delivered',
+          delivered: rotation.destinations.map((_, i) => i),
+          deliveredAt: new Date().toISOString(),
+          // The grace runs from the delivery: the time the application has to pick up the successor.
+          ...(rotation.graceMs !== undefined && { graceUntil: new Date(Date.now() + rotation.graceMs).toISOString() }),
+        });
   if (ctx.deliveries && next.successor.id !== undefined && next.destinations.length > 0) {
     // Remembered so that the next rotation goes to the same places; a failure costs only that.
     await ctx.deliveries.remember({ profile: next.profile, origin: next.origin, keyId: next.successor.id }, next.destinations, next.successor.fingerprint).catch(() => undefined);

@@ -192,6 +192,32 @@ describe.concurrent('keys rotate', () => {
     expect(record(data)).toEqual([]);
   });
 
+  it('issue 46: the docs’ cron line, run three times, leaves one active key of the lineage, named as the job names it, in the file', { timeout: 60_000 }, async ({ expect }) => {
+    // The line as docs/delivery.md gives it, its grace shortened (a test does not wait 30 minutes).
+    const line = readFileSync(path.join(import.meta.dirname, '../../docs/delivery.md'), 'utf8').split('\n').find((l) => /^\S+ \S+ \S+ \S+ \S+\s+keydeck keys rotate /.test(l))!;
+    const args = line.replace(/^.*?keydeck /, '').replace(/\s*>>.*$/, '').split(/\s+/).map((a) => (a === '30m' ? '3s' : a));
+    expect(args).toEqual(['keys', 'rotate', 'ci', '--old', 'delete', '--grace', '3s']);
+    const data = newDataEnv();
+    const { user, env } = await userWithKey('ci', data);
+    const seen: string[] = [];
+    for (let run = 1; run <= 3; run++) {
+      const before = keyIn(env);
+      const job = startCli(args, cli.home.env({ KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url, ...data }));
+      // During the grace: the key in use and its predecessor, no more.
+      await job.waitForStdout(/^Waiting \d s \(--grace\)/m);
+      const during = (await listed(user)).filter((k) => k.isActive).map((k) => k.name.replace(/\d{4}-\d\d-\d\d/, 'DATE')).sort();
+      expect(during).toEqual(['ci', 'ci (rotated DATE)']);
+      expect(await job.exited, job.stderr()).toBe(0);
+      const keys = await listed(user);
+      expect(keys.map((k) => [k.name, k.isActive])).toEqual([['ci', true]]);
+      expect(keyIn(env)).not.toBe(before);
+      expect((await sb.infer(keyIn(env)!)).status).toBe(200);
+      seen.push(keys[0]!.id);
+    }
+    expect(new Set(seen).size).toBe(3);
+    expect(record(data)).toEqual([]);
+  });
+
   it('leaves a key that stays in use alone when --wait-idle runs out, and says how to finish', { timeout: 60_000 }, async ({ expect }) => {
     const data = newDataEnv();
     const { user, env } = await userWithKey('busy', data);
