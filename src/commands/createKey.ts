@@ -14,7 +14,7 @@ import { DeliveryRecord } from '../delivery/deliveryRecord.js';
 import { alreadyDone, beginCreate, createStep, deliverStep, endCreate, resumeCreate, undoCreate, type KeyOperationContext, type NewKey } from '../operations/createKey.js';
 import { OperationRecord, OperationRecordError, type KeyOperation } from '../operations/record.js';
 import { visible } from '../terminal/sanitize.js';
-import { printData, type CommandDeps } from './api-command.js';
+import { printData } from './api-command.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { deliveryJson, printOutcomes, say, type DeliveryPlan } from './keyDelivery.js';
 import { askLine, canPrompt, ExitCode, fail, printLine, warn, type ExitCodeValue, type Session } from './output.js';

@@ -3,19 +3,19 @@
  * interrupted half way (keydeck killed between its steps) is found at the next start, by the TUI
  * and the command line, and finished or undone on the user's word.
  *
- * It never holds a secret: key ids, names and prefixes, the destinations as the user typed them,
- * and the stage reached. (So a successor created but not delivered everywhere before the
- * interruption cannot be delivered later: its value is gone; finishing makes a new one.) Written
+ * It never holds a secret: key ids, names, prefixes and fingerprints, the destinations as the user
+ * typed them, and the stage reached. (A successor created but not delivered everywhere before the
+ * interruption is delivered later only when a file destination holds it: its value is read back
+ * from there; otherwise finishing makes a new one.) Written
  * atomically (mode 0600) under keydeck's cross-process lock of the data dir; read as keydeck reads
  * its own files (src/config/trust.ts). A record that cannot be read is reported, never guessed at.
  *
  * ## Stages (consumption keys, `keys rotate` and the TUI's `R`)
  *
- * | stage       | what is true                                                       | finish                                        | undo |
- * |-------------|--------------------------------------------------------------------|-----------------------------------------------|------|
- * | `creating`  | the successor may have been created (its id not known yet)         | create a new successor, deliver it, delete the unfinished one found by name, handle the old key | delete the unfinished successor (found by name and time) |
- * | `created`   | the successor exists; `delivered` lists the destinations it reached | as above, the unfinished one known by id      | delete the successor |
- * | `delivered` | every destination holds the successor; the old key is untouched     | handle the old key (`oldAction`, or ask)      | delete the successor (whatever reads the destinations stops working: asked first), reactivate the old key if keydeck deactivated it |
+ * `creating` → `created` → `delivered`, then removed: the machine and its table of stages and
+ * crash points are src/operations/rotateKey.ts (recovery: src/operations/rotateRecovery.ts). The
+ * record keeps the successor's fingerprint (never its value) and each destination's progress
+ * (`targets`, ./recordSchemas.ts), with where a file's previous content is kept.
  *
  * Management keys (`mgmt-keys rotate`): `creating` → `created` (the new `mk_` exists, not stored)
  * → `stored` (stored where the old one was, checked; the old one not yet deleted). Finish after

@@ -8,6 +8,10 @@
  * → one step, as a Kubernetes controller reconciles. The TUI and the commands drive the same
  * machines; test/crash walks every state boundary with a kill (src/failpoints).
  *
+ * Here: ./createKey.ts (create and deliver a key, and its record ./record.ts), ./pledgeKey.ts (a
+ * pledge's key: the same machine), ./rotateKey.ts and ./rotateRecovery.ts (rotate a consumption
+ * key), ./targets.ts (delivering one key to an operation's destinations, step by step).
+ *
  * May import: src/api, src/billing, src/config, src/credentials, src/delivery, src/failpoints.
  * Imported by: src/commands, src/tui and src/exporter (the faces drive them).
  */
