@@ -13,8 +13,11 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { BalanceHistoryStore, originOf } from '../../src/billing/historyStore.js';
 import { KeyHistory } from '../../src/billing/keyHistory.js';
 import { UsageBudget } from '../../src/billing/usageBudget.js';
-import { parseFileDestination } from '../../src/delivery/destinations.js';
+import { parseCommandDestination, parseFileDestination } from '../../src/delivery/destinations.js';
 import { beginRotation, createSuccessor, deliverSuccessor } from '../../src/operations/rotateKey.js';
+import { beginCreate, createStep, deliverStep } from '../../src/operations/createKey.js';
+import { OperationRecord } from '../../src/operations/record.js';
+import { DeliveryRecord } from '../../src/delivery/deliveryRecord.js';
 import { RotationRecord } from '../../src/delivery/rotationRecord.js';
 import { KEYS, type TuiHandle } from './render.js';
 import { noKeychainStore, readySession, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
@@ -118,6 +121,45 @@ describe('delivery from the Keys pane', () => {
     await ui.press(KEYS.enter);
     await ui.waitFor(/deleted the key ".*"/);
     expect(await sb.client(token).keys.list()).toEqual([]);
+  });
+});
+
+describe('an interrupted key creation at the next start (issue 42)', () => {
+  it('is offered with the rotations: f finishes it by the same machine as --finish, u undoes one (its file put back)', async () => {
+    const token = await sb.fundedUser(25);
+    const client = sb.client(token);
+    const dataDir = mkdtempSync(path.join(root, 'data-'));
+    const ctx = { client, record: new OperationRecord(dataDir), delivery: { lockDir: dataDir }, deliveries: new DeliveryRecord(dataDir), profile: 'test', origin: new URL(sb.url).origin };
+    // "a": created, then keydeck was killed before the file was written: its value is gone.
+    const envA = path.join(mkdtempSync(path.join(root, 'app-')), '.env');
+    const opA = await beginCreate(ctx, { kind: 'create', name: 'a', destinations: [parseFileDestination(envA)] });
+    const lost = await createStep(ctx, opA);
+    // "b": its file took the key, its command failed: recorded, the file holding the key.
+    const envB = path.join(mkdtempSync(path.join(root, 'app-')), '.env');
+    writeFileSync(envB, 'PORT=8080\n', { mode: 0o600 });
+    const opB = await beginCreate(ctx, { kind: 'create', name: 'b', destinations: [parseFileDestination(envB), parseCommandDestination('false')] });
+    const madeB = await createStep(ctx, opB);
+    expect((await deliverStep(ctx, madeB.op, madeB.key)).op).toBeDefined();
+
+    const ui = renderApp(testServices({ store: noKeychainStore().store, baseUrl: sb.url, dataDir }), { session: readySession(sb.url, token), columns: 100, rows: 30 });
+    await ui.waitFor('A key creation was interrupted');
+    expect(flat(ui.lastFrame() ?? '')).toContain('The creation of the key "a" stopped before the new key reached every destination');
+    await ui.press('f');
+    await ui.waitFor('created and delivered');
+    const keys = await client.keys.list();
+    expect(keys.map((k) => k.id)).not.toContain(lost.key.id);
+    expect((await sb.infer(keyIn(envA)!)).status).toBe(200);
+    await ui.press(KEYS.enter);
+    await ui.waitFor((f) => flat(f).includes('The creation of the key "b" stopped'));
+    await ui.press('u');
+    await ui.waitFor('Undo the creation of "b"?');
+    await ui.press(KEYS.tab);
+    await ui.press(KEYS.enter);
+    await ui.waitFor(/put back .*\.env \(KEYDECK_API_KEY\) as it was before/);
+    expect(readFileSync(envB, 'utf8')).toBe('PORT=8080\n');
+    expect((await client.keys.list()).map((k) => k.name)).toEqual(['a']);
+    expect(await ctx.record.list()).toEqual([]);
+    neverDrawn(ui);
   });
 });
 
