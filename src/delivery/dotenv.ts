@@ -151,29 +151,27 @@ export function removeDotenvVariable(text: string, name: string): string {
     i += count;
   }
   const edited = out.join('');
-  const old = parse(text);
-  const now = parse(edited);
-  const names = new Set([...Object.keys(old), ...Object.keys(now)]);
-  names.delete(name);
-  if (now[name] !== undefined || [...names].some((n) => old[n] !== now[n])) {
+  if (parse(edited)[name] !== undefined || changedOther(text, edited, name) !== undefined) {
     throw new DotenvEditError(`removing ${name} would change how dotenv reads the file (an unusual line?), so nothing was written`);
   }
   return edited;
 }
 
-/** The dotenv reading of `before` and `after` agree on every variable but `name`, which is `value` after. */
-function checkReadBack(before: string, after: string, name: string, value: string): void {
+/** A variable other than `name` that dotenv reads differently in `after` than in `before`, or undefined. */
+function changedOther(before: string, after: string, name: string): string | undefined {
   const old = parse(before);
   const now = parse(after);
-  if (now[name] !== value) {
+  return [...new Set([...Object.keys(old), ...Object.keys(now)])].find((n) => n !== name && old[n] !== now[n]);
+}
+
+/** The dotenv reading of `before` and `after` agree on every variable but `name`, which is `value` after. */
+function checkReadBack(before: string, after: string, name: string, value: string): void {
+  if (parse(after)[name] !== value) {
     throw new DotenvEditError(`after the edit, dotenv would not read the new key from ${name} (an unusual line?), so nothing was written: set it by hand`);
   }
-  const names = new Set([...Object.keys(old), ...Object.keys(now)]);
-  names.delete(name);
-  for (const other of names) {
-    if (old[other] !== now[other]) {
-      throw new DotenvEditError(`the edit would change how dotenv reads ${other} (a quoted value running over several lines?), so nothing was written: set ${name} by hand`);
-    }
+  const other = changedOther(before, after, name);
+  if (other !== undefined) {
+    throw new DotenvEditError(`the edit would change how dotenv reads ${other} (a quoted value running over several lines?), so nothing was written: set ${name} by hand`);
   }
 }
 

@@ -27,9 +27,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomically } from '../config/atomic.js';
-import { withConfigLock } from '../config/lock.js';
-import { readTrustedFile } from '../config/trust.js';
+import { RecordFile } from '../config/recordFile.js';
 import { DestinationSchema, TargetSchema } from './recordSchemas.js';
 
 /** What happens to the old key once its successor is delivered. */
@@ -80,7 +78,6 @@ export const RotationSchema = z.object({
 /** See {@link RotationSchema}. */
 export type Rotation = z.infer<typeof RotationSchema>;
 
-const RecordFileSchema = z.object({ version: z.literal(1), rotations: z.array(RotationSchema) });
 
 /** Most rotations kept (unfinished ones are never dropped silently: past this, starting one is refused). */
 export const MAX_ROTATIONS = 100;
@@ -109,35 +106,22 @@ export function rotationRecordPath(dataDir: string): string {
   return path.join(dataDir, 'rotations.json');
 }
 
-async function readAll(file: string): Promise<Rotation[]> {
-  let read;
-  try {
-    read = await readTrustedFile(file, 'config file');
-  } catch (err) {
-    throw new RotationRecordError(`cannot read the rotation record ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
-  if (read.kind === 'missing') return [];
-  if (read.kind === 'refused') throw new RotationRecordError(`the rotation record: ${read.problem.sentence}`);
-  let data: unknown;
-  try {
-    data = JSON.parse(read.text);
-  } catch {
-    throw new RotationRecordError(`the rotation record ${file} is not JSON: move it away once no rotation is under way`);
-  }
-  const parsed = RecordFileSchema.safeParse(data);
-  if (!parsed.success) throw new RotationRecordError(`the rotation record ${file} is not in keydeck's format: move it away once no rotation is under way`);
-  return parsed.data.rotations;
-}
-
 /** The record of one data dir: read, and changed under the lock. */
 export class RotationRecord {
-  readonly #dir: string;
   readonly #file: string;
+  readonly #record: RecordFile<Rotation>;
 
   /** `dataDir`: keydeck's data dir (src/config/paths.ts `dataDir`). */
   constructor(dataDir: string) {
-    this.#dir = dataDir;
     this.#file = rotationRecordPath(dataDir);
+    this.#record = new RecordFile(RotationSchema, {
+      dir: dataDir,
+      file: this.#file,
+      field: 'rotations',
+      what: 'the rotation record',
+      idle: 'no rotation is under way',
+      error: (sentence) => new RotationRecordError(sentence),
+    });
   }
 
   /** The file's path. */
@@ -150,17 +134,12 @@ export class RotationRecord {
    * @throws RotationRecordError when the file is not trusted or not readable
    */
   async list(filter?: { profile: string; origin: string }): Promise<Rotation[]> {
-    const all = await readAll(this.#file);
+    const all = await this.#record.read();
     return filter ? all.filter((r) => r.profile === filter.profile && r.origin === filter.origin) : all;
   }
 
   async #change<T>(body: (all: Rotation[]) => T): Promise<T> {
-    return withConfigLock(this.#dir, async () => {
-      const all = await readAll(this.#file);
-      const result = body(all);
-      await writeFileAtomically(this.#file, `${JSON.stringify({ version: 1, rotations: all }, null, 2)}\n`, 0o600);
-      return result;
-    });
+    return this.#record.change(body);
   }
 
   /**

@@ -31,6 +31,7 @@ import { checkDestinations, type DeliveryOptions, type DeliveryOutcome } from '.
 import type { DeliveryRecord } from '../delivery/deliveryRecord.js';
 import { describeDestination, samePlaces, type Destination } from '../delivery/destinations.js';
 import { keyFingerprint } from '../delivery/fingerprint.js';
+import { mayHaveCreated, salvageWarning, untouched } from './creating.js';
 import { activeLost, keysMadeBy } from './pledgeKey.js';
 import type { KeyOperation, OperationRecord } from './record.js';
 import { allDelivered, deliverTargets, dropBackups, pendingTargets, resetTargets, undoTargets, valueFromFiles } from './targets.js';
@@ -108,10 +109,8 @@ export async function createStep(ctx: KeyOperationContext, op: KeyOperation): Pr
   } catch (err) {
     const salvaged = salvagedKeyOf(err);
     if (!salvaged) {
-      // A refusal made nothing; an unknown outcome, or an answer that came (2xx) but could not be
-      // read, may have made a key: the record stays at `creating` for the finish to find it.
-      const unknown = !(err instanceof KeydeckApiError) || err.outcomeUnknown === true || err.code === 'invalid_response';
-      if (!unknown && op.lost.length === 0 && op.targets.every((t) => t.state === 'pending' && t.ran !== true)) await ctx.record.remove(op.id);
+      // A key may exist all the same: the record stays at `creating` for the finish to find it.
+      if (!mayHaveCreated(err) && untouched(op.lost, op.targets)) await ctx.record.remove(op.id);
       throw err;
     }
     let id = salvaged.id;
@@ -119,9 +118,7 @@ export async function createStep(ctx: KeyOperationContext, op: KeyOperation): Pr
       const made = keysMadeBy(op, await ctx.client.keys.list().catch(() => []), FOUND_BY_NAME_WINDOW_MS);
       if (made.length === 1) id = made[0]!.id;
     }
-    warnings.push(
-      `the service's answer could not be fully read (${(err as Error).message.replace(/\.$/, '')}), but it held the key's value (in ${salvaged.field}): keydeck goes on with it${id === undefined ? '; its id is not known' : ''}`,
-    );
+    warnings.push(salvageWarning(err, salvaged, 'the key', id !== undefined));
     key = { id, name: salvaged.name ?? op.name, apiKey: salvaged.apiKey, answer: { ...(id !== undefined && { id }), name: salvaged.name ?? op.name } };
   }
   const next = await ctx.record.update(op.id, {

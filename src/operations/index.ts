@@ -10,7 +10,8 @@
  *
  * Here: ./createKey.ts (create and deliver a key, and its record ./record.ts), ./pledgeKey.ts (a
  * pledge's key: the same machine), ./rotateKey.ts and ./rotateRecovery.ts (rotate a consumption
- * key), ./targets.ts (delivering one key to an operation's destinations, step by step).
+ * key), ./targets.ts (delivering one key to an operation's destinations, step by step), ./creating.ts
+ * (what a failed creating call leaves).
  *
  * May import: src/api, src/billing, src/config, src/credentials, src/delivery, src/failpoints.
  * Imported by: src/commands, src/tui and src/exporter (the faces drive them).

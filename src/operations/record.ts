@@ -12,9 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomically } from '../config/atomic.js';
-import { withConfigLock } from '../config/lock.js';
-import { readTrustedFile } from '../config/trust.js';
+import { RecordFile } from '../config/recordFile.js';
 import { DestinationSchema, TargetSchema } from '../delivery/recordSchemas.js';
 
 /** One key creation under way. Times are ISO 8601. */
@@ -44,7 +42,6 @@ export const KeyOperationSchema = z.object({
 /** See {@link KeyOperationSchema}. */
 export type KeyOperation = z.infer<typeof KeyOperationSchema>;
 
-const FileSchema = z.object({ version: z.literal(1), operations: z.array(KeyOperationSchema) });
 
 /** Most operations kept (unfinished ones are never dropped: past this, starting one is refused). */
 export const MAX_OPERATIONS = 100;
@@ -59,35 +56,22 @@ export function operationRecordPath(dataDir: string): string {
   return path.join(dataDir, 'operations.json');
 }
 
-async function readAll(file: string): Promise<KeyOperation[]> {
-  let read;
-  try {
-    read = await readTrustedFile(file, 'config file');
-  } catch (err) {
-    throw new OperationRecordError(`cannot read the operation record ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
-  if (read.kind === 'missing') return [];
-  if (read.kind === 'refused') throw new OperationRecordError(`the operation record: ${read.problem.sentence}`);
-  let data: unknown;
-  try {
-    data = JSON.parse(read.text);
-  } catch {
-    throw new OperationRecordError(`the operation record ${file} is not JSON: move it away once no key creation is under way`);
-  }
-  const parsed = FileSchema.safeParse(data);
-  if (!parsed.success) throw new OperationRecordError(`the operation record ${file} is not in keydeck's format: move it away once no key creation is under way`);
-  return parsed.data.operations;
-}
-
 /** The record of one data dir. */
 export class OperationRecord {
-  readonly #dir: string;
   readonly #file: string;
+  readonly #record: RecordFile<KeyOperation>;
 
   /** `dataDir`: keydeck's data dir (src/config/paths.ts `dataDir`). */
   constructor(dataDir: string) {
-    this.#dir = dataDir;
     this.#file = operationRecordPath(dataDir);
+    this.#record = new RecordFile(KeyOperationSchema, {
+      dir: dataDir,
+      file: this.#file,
+      field: 'operations',
+      what: 'the operation record',
+      idle: 'no key creation is under way',
+      error: (sentence) => new OperationRecordError(sentence),
+    });
   }
 
   /** The file's path. */
@@ -100,17 +84,12 @@ export class OperationRecord {
    * @throws OperationRecordError when the file is not trusted or not readable
    */
   async list(filter?: { profile: string; origin: string }): Promise<KeyOperation[]> {
-    const all = await readAll(this.#file);
+    const all = await this.#record.read();
     return filter ? all.filter((o) => o.profile === filter.profile && o.origin === filter.origin) : all;
   }
 
   async #change<T>(body: (all: KeyOperation[]) => T): Promise<T> {
-    return withConfigLock(this.#dir, async () => {
-      const all = await readAll(this.#file);
-      const result = body(all);
-      await writeFileAtomically(this.#file, `${JSON.stringify({ version: 1, operations: all }, null, 2)}\n`, 0o600);
-      return result;
-    });
+    return this.#record.change(body);
   }
 
   /**

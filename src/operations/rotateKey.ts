@@ -35,6 +35,7 @@ import type { Destination } from '../delivery/destinations.js';
 import { keyFingerprint } from '../delivery/fingerprint.js';
 import { RotationError, rotatedName, subscriptionRefusal } from '../delivery/rotation.js';
 import { RotationRecordError, type OldKeyAction, type Rotation, type RotationRecord } from '../delivery/rotationRecord.js';
+import { mayHaveCreated, salvageWarning, untouched } from './creating.js';
 import { allDelivered, deliverTargets, dropBackups, pendingTargets, resetTargets } from './targets.js';
 
 /**
@@ -122,13 +123,11 @@ export async function createSuccessor(ctx: RotationContext, rotation: Rotation):
   } catch (err) {
     const salvaged = salvagedKeyOf(err);
     if (!salvaged) {
-      // A refusal made nothing; an unknown outcome, or an answer that came (2xx) but could not be
-      // read, may have made a key: the record stays at `creating` for the finish to find it.
-      const unknown = !(err instanceof KeydeckApiError) || err.outcomeUnknown === true || err.code === 'invalid_response';
-      if (!unknown && rotation.orphans.length === 0 && rotation.targets.every((t) => t.state === 'pending' && t.ran !== true)) await ctx.record.remove(rotation.id);
+      // The successor may exist all the same: the record stays at `creating` for the finish to find it.
+      if (!mayHaveCreated(err) && untouched(rotation.orphans, rotation.targets)) await ctx.record.remove(rotation.id);
       throw err;
     }
-    warnings.push(`the service's answer could not be fully read (${(err as Error).message.replace(/\.$/, '')}), but it held the successor's value (in ${salvaged.field}): keydeck goes on with it`);
+    warnings.push(salvageWarning(err, salvaged, 'the successor', salvaged.id !== undefined));
     created = { id: salvaged.id, name: salvaged.name ?? rotation.successor.name, apiKey: salvaged.apiKey, answer: { ...(salvaged.id !== undefined && { id: salvaged.id }), name: salvaged.name ?? rotation.successor.name } };
   }
   const next = await ctx.record.update(rotation.id, {

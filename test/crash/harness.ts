@@ -18,6 +18,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, wri
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pLimit from 'p-limit';
+import { expect } from 'vitest';
 import { runCli, type CliResult } from '../credentials/harness.js';
 
 /** A point as src/failpoints writes it in a trace: `<name>#<n>` (`answered:createCreditKey#1`). */
@@ -217,4 +218,20 @@ export function chosenPoints(traced: readonly CrashPoint[], chosen: readonly Cra
 /** True when the walk ran every traced point (`KEYDECK_CRASH_POINTS=all`): its table is not docs/'s. */
 export function walkedAll(): boolean {
   return process.env.KEYDECK_CRASH_POINTS === 'all';
+}
+
+/**
+ * Walks `scenario` ({@link walkCrashPoints}), expects no invariant broken at any point and
+ * recovery, and keeps docs/crash-safety.md's block `block` equal to the walk's table
+ * ({@link syncDocBlock}); under `KEYDECK_CRASH_POINTS=all` the table is printed instead.
+ * @returns the walk, for a suite's own checks
+ */
+export async function walkAndDocument<World>(scenario: CrashScenario<World>, block: string, options: WalkOptions = {}): Promise<{ traced: CrashPoint[]; outcomes: CrashOutcome[] }> {
+  const walk = await walkCrashPoints(scenario, options);
+  const violations = walk.outcomes.filter((o) => o.violations.length > 0).map((o) => `${o.point} / ${o.recovery}: ${o.violations.join('; ')} (${o.outcome})`);
+  expect(violations).toEqual([]);
+  const table = crashTable(walk.outcomes);
+  if (walkedAll()) console.log(`${scenario.operation}: ${walk.traced.length} points\n${table}`);
+  else expect(await syncDocBlock(block, table)).toBe(table);
+  return walk;
 }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
-import { chosenPoints, crashTable, syncDocBlock, walkCrashPoints, walkedAll, type CrashScenario } from './harness.js';
+import { chosenPoints, walkAndDocument, type CrashScenario } from './harness.js';
 import { commonInvariants, disposeKeyWorld, fileText, keyIdOf, keysOf, makeKeyWorld, recover, takenKey, worldSummary, type KeyWorld } from './keyWorld.js';
 
 let sb: TestSandbox;
@@ -78,11 +78,6 @@ const scenario: CrashScenario<KeyWorld> = {
 
 describe('crash points of keys create --to-file --to-command', () => {
   it('every kill, recovered by --finish, a rerun and --undo, keeps the invariants; the table is in docs/', { timeout: 240_000 }, async () => {
-    const { traced, outcomes } = await walkCrashPoints(scenario);
-    const violations = outcomes.filter((o) => o.violations.length > 0).map((o) => `${o.point} / ${o.recovery}: ${o.violations.join('; ')} (${o.outcome})`);
-    expect(violations).toEqual([]);
-    const table = crashTable(outcomes);
-    if (walkedAll()) return console.log(`${scenario.operation}: ${traced.length} points\n${table}`);
-    expect(await syncDocBlock('keys-create', table)).toBe(table);
+    await walkAndDocument(scenario, 'keys-create');
   });
 });
