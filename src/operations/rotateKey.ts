@@ -51,6 +51,11 @@ export interface RotationContext {
   readonly deliveries?: DeliveryRecord;
 }
 
+/** The old key's name as the service lists it once its successor is delivered (`web (rotated 2026-11-28)`, or its own). */
+export function oldName(rotation: Rotation): string {
+  return rotation.stage === 'delivered' ? (rotation.old.rotatedName ?? rotation.old.name) : rotation.old.name;
+}
+
 /** What {@link beginRotation} needs. */
 export interface RotationPlan {
   readonly profile: string;
@@ -230,7 +235,7 @@ export async function handleOldKey(ctx: RotationContext, rotation: Rotation, act
   if (rotation.stage !== 'delivered') {
     throw new RotationError('not_delivered', `the successor of "${rotation.old.name}" has not reached every destination, so the old key is left as it is`);
   }
-  const label = `the old key "${rotation.old.rotatedName ?? rotation.old.name}" (id ${rotation.old.id})`;
+  const label = `the old key "${oldName(rotation)}" (id ${rotation.old.id})`;
   let sentence: string;
   if (action === 'deactivate') {
     try {

@@ -97,7 +97,7 @@ describe.concurrent('keys rotate', () => {
     expect(counts.ok).toBeGreaterThan(3);
     expect(r.stdout).toMatch(/^The old key was delivered by keydeck to .*\.env \(KEYDECK_API_KEY\): the successor goes there too\.$/m);
     expect(r.stdout).toMatch(/^Rotating the key "web" \(id [^)]+\) to a successor; it takes the name "web", and the old key becomes "web \(rotated \d{4}-\d\d-\d\d\)" once it is delivered\.$/m);
-    expect(r.stdout).toMatch(/^The old key "web" was last used \d+ s ago/m);
+    expect(r.stdout).toMatch(/^The old key "web \(rotated \d{4}-\d\d-\d\d\)" was last used \d+ s ago/m);
     expect(r.stdout).toMatch(/^It is idle: last used \d+ s ago/m);
     // The spend figures (one usage read spent: none was kept yet).
     expect(r.stdout).toMatch(/^Usage figures of just now: the old key "?.*spent \$0\.[0-9]{2} in 24 h\.$/m);
@@ -228,7 +228,7 @@ describe.concurrent('keys rotate', () => {
     const r = await cli.run(user, ['keys', 'rotate', 'busy', '--to-file', path.join(root, 'other', '.env'), '--old', 'deactivate', '--wait-idle', '3s', '--idle-for', '10s'], data);
     const counts = await app.stop();
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/still_in_use: the old key "busy" was last used \d+ s ago .*after waiting 3 s, so it was left as it is; the rotation stays recorded: run `keydeck keys rotate --finish /);
+    expect(r.stderr).toMatch(/still_in_use: the old key "busy \(rotated \d{4}-\d\d-\d\d\)" was last used \d+ s ago .*after waiting 3 s, so it was left as it is; the rotation stays recorded: run `keydeck keys rotate --finish /);
     expect(counts.failed).toBe(0);
     expect((await listed(user)).find((k) => k.name === 'busy')!.isActive).toBe(true);
     expect(record(data).map((x) => x.stage)).toEqual(['delivered']);

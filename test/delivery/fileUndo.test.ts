@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeKeyToFile } from '../../src/delivery/fileTarget.js';
-import { parseFileDestination } from '../../src/delivery/destinations.js';
+import { parseFileDestination, type Destination } from '../../src/delivery/destinations.js';
 import { DotenvEditError, removeDotenvVariable } from '../../src/delivery/dotenv.js';
 import { fileHolds, planBackup, restoreFile, writeBackup } from '../../src/delivery/fileUndo.js';
 import { keyFingerprint } from '../../src/delivery/fingerprint.js';
@@ -27,7 +27,7 @@ async function written(text: string | undefined) {
   const dir = mkdtempSync(path.join(root, 'app-'));
   const file = path.join(dir, '.env');
   if (text !== undefined) writeFileSync(file, text, { mode: 0o600 });
-  const d = parseFileDestination(file);
+  const d = parseFileDestination(file) as Extract<Destination, { kind: 'file' }>;
   const before = await planBackup(d, '0123456789abcdef');
   await writeBackup(before, dir);
   await writeKeyToFile(d, KEY, dir);

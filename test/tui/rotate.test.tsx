@@ -179,7 +179,7 @@ describe('rotation from the Keys pane', () => {
     await ui.type(env);
     await ui.press(KEYS.enter);
     await ui.waitFor('the successor is in place');
-    await ui.waitFor('The old key "web" was never used');
+    await ui.waitFor(/The old key "web \(rotated \d{4}-\d\d-\d\d\)" was never used/);
     const successor = keyIn(env)!;
     expect(successor).not.toBe(old.apiKey);
     await ui.press('d');
@@ -207,7 +207,7 @@ describe('rotation from the Keys pane', () => {
     await ui.press('f');
     await ui.type(env);
     await ui.press(KEYS.enter);
-    await ui.waitFor(/The old key "batch" was last used \d+ s ago/);
+    await ui.waitFor(/The old key "batch \(rotated \d{4}-\d\d-\d\d\)" was last used \d+ s ago/);
     await ui.press('w');
     await ui.waitFor('Deactivating it once it has not been used for 60 s');
     expect((await client.keys.list()).find((k) => k.id === old.id)!.isActive).toBe(true);

@@ -124,7 +124,7 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
   const resume = async (op: KeyOperation) => {
     const r = await run('finishing the key creation', () => resumeCreate(ctx!, op), { quiet: true });
     if (!r.ok) return failed(r.error);
-    const lines = r.value.said.map((s) => visible(s));
+    const lines = r.value.said.map((s) => visible(`${s[0]!.toUpperCase()}${s.slice(1)}.`));
     if (r.value.ended) return setStep({ kind: 'notice', lines });
     if (r.value.key) return deliver(r.value.op, r.value.key, lines);
     await createFrom(r.value.op, lines);

@@ -113,7 +113,7 @@ export function RotateFlow(props: RotateFlowProps) {
     if (!ctx || !('rotation' in props.start)) return;
     // Finishing an interrupted rotation: the world read first (src/operations/rotateRecovery.ts).
     void resumeRotation(ctx, props.start.rotation).then(async ({ rotation, key, said }) => {
-      const lines = said.map((s) => visible(s));
+      const lines = said.map((s) => visible(`${s[0]!.toUpperCase()}${s.slice(1)}.`));
       if (rotation.stage === 'delivered') return setStep({ kind: 'handover', rotation, lines });
       if (key) return deliver(rotation, key, lines);
       return createAndDeliver(rotation, lines);
