@@ -12,6 +12,7 @@ import { originOf } from '../credentials/index.js';
 import { DeliveryError, describeDestination, samePlaces, type Destination } from '../delivery/destinations.js';
 import { DeliveryRecord } from '../delivery/deliveryRecord.js';
 import { alreadyDone, beginCreate, createStep, deliverStep, endCreate, resumeCreate, undoCreate, type KeyOperationContext, type NewKey } from '../operations/createKey.js';
+import { OperationDrivers } from '../operations/drivers.js';
 import { OperationRecord, OperationRecordError, type KeyOperation } from '../operations/record.js';
 import { visible } from '../terminal/sanitize.js';
 import { printData } from './api-command.js';
@@ -39,6 +40,7 @@ export function operationContext(session: Session, plan: DeliveryPlan): KeyOpera
     deliveries: new DeliveryRecord(dataDir(plan.env)),
     profile: session.profile.name,
     origin: originOf(session.profile.baseUrl),
+    drivers: new OperationDrivers(dataDir(plan.env)),
   };
 }
 
@@ -55,7 +57,12 @@ export async function runKeysCreate(session: Session, request: CreateRequest, ch
   const ctx = operationContext(session, request.plan);
   const json = request.json === true;
   try {
-    const pending = await ctx.record.list({ profile: ctx.profile, origin: ctx.origin });
+    // Those another keydeck drives now are in progress, not interrupted: left to it.
+    const recorded = await ctx.record.list({ profile: ctx.profile, origin: ctx.origin });
+    const pending: KeyOperation[] = [];
+    for (const o of recorded) if (!(await ctx.drivers!.elsewhere(o.id))) pending.push(o);
+    const busy = recorded.find((o) => !pending.includes(o) && (o.name === request.name || o.key.id === request.name));
+    if (busy) fail(ExitCode.refused, `operation_in_progress: the creation of "${visible(busy.name)}" is in progress in another keydeck (another shell, the TUI): let it end first`);
     if (request.finish || request.undo) {
       const matching = request.name === undefined ? pending : pending.filter((o) => o.name === request.name || o.key.id === request.name);
       if (matching.length === 0) {
@@ -99,6 +106,9 @@ export async function runKeysCreate(session: Session, request: CreateRequest, ch
   } catch (err) {
     if (err instanceof OperationRecordError) fail(ExitCode.refused, `operation_record: ${err.message}`);
     throw err;
+  } finally {
+    // What is not over is interrupted from now on (another keydeck may take it up).
+    ctx.drivers?.releaseAll();
   }
 }
 

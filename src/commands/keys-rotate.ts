@@ -16,6 +16,7 @@ import { findKey, RotationError } from '../delivery/rotation.js';
 import { DeliveryRecord } from '../delivery/deliveryRecord.js';
 import { RotationRecord, RotationRecordError, type Rotation } from '../delivery/rotationRecord.js';
 import { beginRotation, createSuccessor, deliverSuccessor, markDelivered, type RotationContext, type Successor } from '../operations/rotateKey.js';
+import { OperationDrivers } from '../operations/drivers.js';
 import { pendingRotationOf, resumeRotation, undoRotation } from '../operations/rotateRecovery.js';
 import { visible } from '../terminal/sanitize.js';
 import { printData, type CommandDeps } from './api-command.js';
@@ -79,6 +80,7 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
     record: new RotationRecord(dataDir(plan.env)),
     delivery: { lockDir: plan.lockDir, env: plan.env, commandTimeoutMs: plan.commandTimeoutMs, secrets: [session.credential.token] },
     deliveries,
+    drivers: new OperationDrivers(dataDir(plan.env)),
   };
   const origin = originOf(session.profile.baseUrl);
   const options: ResumeOptions = { ...handoverFlags, ...(oldAction && { oldAction }), plan };
@@ -117,6 +119,9 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
     return await createAndHandOver(ctx, rotation, options);
   } catch (err) {
     return asFailure(err);
+  } finally {
+    // What is not over is interrupted from now on (another keydeck may take it up).
+    ctx.drivers?.releaseAll();
   }
 }
 
@@ -210,7 +215,10 @@ async function undeliveredSuccessor(ctx: RotationContext, rotation: Rotation, cr
 /** `--finish` / `--undo` (or a rerun): the rotation of `idOrName` (or the only one of this profile) taken up. */
 async function resume(ctx: RotationContext, session: Session, idOrName: string | undefined, flags: RotateFlags, options: ResumeOptions): Promise<ExitCodeValue> {
   const json = flags.json === true;
-  const pending = (await ctx.record.list({ profile: session.profile.name, origin: originOf(session.profile.baseUrl) })).filter((r) => r.kind === 'consumption');
+  const recorded = (await ctx.record.list({ profile: session.profile.name, origin: originOf(session.profile.baseUrl) })).filter((r) => r.kind === 'consumption');
+  // Those another keydeck drives now are in progress, not interrupted: only a named one is said so.
+  const pending: Rotation[] = [];
+  for (const r of recorded) if (idOrName !== undefined || !(await ctx.drivers!.elsewhere(r.id))) pending.push(r);
   const matching = idOrName === undefined ? pending : [pendingRotationOf(pending, await session.client.keys.list(), idOrName)].filter((r) => r !== undefined);
   if (matching.length === 0) {
     say(idOrName === undefined ? 'No unfinished rotation for this profile and service.' : `No unfinished rotation of "${visible(idOrName)}".`, json);

@@ -5,8 +5,16 @@
  * (src/operations/record.ts) is named on stderr with the two commands that finish or undo it.
  */
 import { RotationRecord, stageWords, type Rotation } from '../delivery/rotationRecord.js';
+import { drivenElsewhere } from '../operations/drivers.js';
 import { OperationRecord, type KeyOperation } from '../operations/record.js';
 import { visible } from '../terminal/sanitize.js';
+
+/** The operations of `all` that no keydeck drives now (the others are in progress, not interrupted). */
+async function interrupted<T extends { id: string }>(dataDir: string, all: readonly T[]): Promise<T[]> {
+  const out: T[] = [];
+  for (const o of all) if (!(await drivenElsewhere(dataDir, o.id))) out.push(o);
+  return out;
+}
 
 /** One sentence naming `r`, where it stopped, and how to finish or undo it. */
 export function pendingRotationSentence(r: Rotation): string {
@@ -22,7 +30,7 @@ export function pendingRotationSentence(r: Rotation): string {
 /** The sentences for the unfinished rotations of `profile` at `origin` (a record that cannot be read: one sentence saying so). */
 export async function pendingRotationWarnings(dataDir: string, profile: string, origin: string): Promise<string[]> {
   try {
-    return (await new RotationRecord(dataDir).list({ profile, origin })).map(pendingRotationSentence);
+    return (await interrupted(dataDir, await new RotationRecord(dataDir).list({ profile, origin }))).map(pendingRotationSentence);
   } catch (err) {
     return [(err as Error).message];
   }
@@ -47,7 +55,7 @@ export function pendingCreationSentence(op: KeyOperation): string {
 /** The sentences for the unfinished key creations of `profile` at `origin`. */
 export async function pendingCreationWarnings(dataDir: string, profile: string, origin: string): Promise<string[]> {
   try {
-    return (await new OperationRecord(dataDir).list({ profile, origin })).map(pendingCreationSentence);
+    return (await interrupted(dataDir, await new OperationRecord(dataDir).list({ profile, origin }))).map(pendingCreationSentence);
   } catch (err) {
     return [(err as Error).message];
   }

@@ -26,7 +26,7 @@ export function serviceNowOf(client: Pick<RotationClient, 'serviceClockOffsetMs'
 /** A refusal of the rotation itself (the old key cannot be rotated, or the record says no). */
 export class RotationError extends Error {
   override readonly name = 'RotationError';
-  readonly code: 'not_found' | 'ambiguous' | 'subscription_key' | 'key_inactive' | 'rotation_pending' | 'not_delivered' | 'old_key_deleted';
+  readonly code: 'not_found' | 'ambiguous' | 'subscription_key' | 'key_inactive' | 'rotation_pending' | 'in_progress' | 'not_delivered' | 'old_key_deleted';
   constructor(code: RotationError['code'], message: string) {
     super(message);
     this.code = code;

@@ -33,7 +33,8 @@ import { describeDestination, samePlaces, type Destination } from '../delivery/d
 import { keyFingerprint } from '../delivery/fingerprint.js';
 import { mayHaveCreated, salvageWarning, untouched } from './creating.js';
 import { activeLost, keysMadeBy } from './pledgeKey.js';
-import type { KeyOperation, OperationRecord } from './record.js';
+import type { OperationDrivers } from './drivers.js';
+import { OperationRecordError, type KeyOperation, type OperationRecord } from './record.js';
 import { allDelivered, deliverTargets, dropBackups, pendingTargets, resetTargets, undoTargets, valueFromFiles } from './targets.js';
 
 /** How long before an operation's start a key found by name counts as its own, ms (clock skew, slow answers). */
@@ -49,6 +50,8 @@ export interface KeyOperationContext {
   readonly profile: string;
   /** The service origin. */
   readonly origin: string;
+  /** The operations this context drives (./drivers.ts); absent: no locking (a test of the steps alone). */
+  readonly drivers?: OperationDrivers;
 }
 
 /** A key just created: its value for the one call that delivers or shows it. */
@@ -75,7 +78,7 @@ export interface CreatePlan {
  */
 export async function beginCreate(ctx: KeyOperationContext, plan: CreatePlan): Promise<KeyOperation> {
   await checkDestinations(plan.destinations, { ...(ctx.delivery.env && { env: ctx.delivery.env }) });
-  return ctx.record.start({
+  const op = await ctx.record.start({
     kind: plan.kind,
     profile: ctx.profile,
     origin: ctx.origin,
@@ -84,6 +87,18 @@ export async function beginCreate(ctx: KeyOperationContext, plan: CreatePlan): P
     destinations: plan.destinations.map((d) => (d.kind === 'command' ? { ...d, argv: [...d.argv] } : { ...d })),
     targets: pendingTargets(plan.destinations),
   });
+  await ctx.drivers?.take(op.id);
+  return op;
+}
+
+/**
+ * Takes operation `op` for this context before a finish or an undo.
+ * @throws OperationRecordError when another keydeck drives it now (it is in progress, not interrupted)
+ */
+async function takeUp(ctx: KeyOperationContext, op: KeyOperation): Promise<void> {
+  if (ctx.drivers && !(await ctx.drivers.take(op.id))) {
+    throw new OperationRecordError(`the creation of the key "${op.name}" is in progress in another keydeck (another shell, the TUI): let it end first`);
+  }
 }
 
 /**
@@ -110,7 +125,10 @@ export async function createStep(ctx: KeyOperationContext, op: KeyOperation): Pr
     const salvaged = salvagedKeyOf(err);
     if (!salvaged) {
       // A key may exist all the same: the record stays at `creating` for the finish to find it.
-      if (!mayHaveCreated(err) && untouched(op.lost, op.targets)) await ctx.record.remove(op.id);
+      if (!mayHaveCreated(err) && untouched(op.lost, op.targets)) {
+        await ctx.record.remove(op.id);
+        ctx.drivers?.release(op.id, true);
+      }
       throw err;
     }
     let id = salvaged.id;
@@ -172,6 +190,7 @@ export async function endCreate(ctx: KeyOperationContext, op: KeyOperation): Pro
   for (const id of op.lost) await deleteQuietly(ctx, id);
   await dropBackups(op.targets);
   await ctx.record.remove(op.id);
+  ctx.drivers?.release(op.id, true);
 }
 
 /**
@@ -207,9 +226,10 @@ export type Resumed =
 /**
  * Takes up an interrupted operation (finish, rerun, the TUI's next start), reading the world first:
  * the service's key list and each file destination (see the stage table).
- * @throws KeydeckApiError from the list; OperationRecordError
+ * @throws KeydeckApiError from the list; OperationRecordError (also when another keydeck drives it now)
  */
 export async function resumeCreate(ctx: KeyOperationContext, op: KeyOperation): Promise<Resumed> {
+  await takeUp(ctx, op);
   const keys = await ctx.client.keys.list();
   const label = (id: string) => `"${keys.find((k) => k.id === id)?.name ?? op.name}" (id ${id})`;
   if (op.stage === 'showing') {
@@ -246,6 +266,7 @@ export async function resumeCreate(ctx: KeyOperationContext, op: KeyOperation): 
  * @returns sentences saying what was done
  */
 export async function undoCreate(ctx: KeyOperationContext, op: KeyOperation): Promise<string[]> {
+  await takeUp(ctx, op);
   const keys = await ctx.client.keys.list();
   const listed = (id: string) => keys.some((k) => k.id === id);
   const current = op.key.id !== undefined ? [op.key.id] : op.stage === 'creating' ? keysMadeBy(op, keys, FOUND_BY_NAME_WINDOW_MS).map((k) => k.id) : [];
@@ -265,5 +286,6 @@ export async function undoCreate(ctx: KeyOperationContext, op: KeyOperation): Pr
   }
   await dropBackups(op.targets, undone.keptBackups);
   await ctx.record.remove(op.id);
+  ctx.drivers?.release(op.id, true);
   return said;
 }

@@ -36,6 +36,7 @@ import { keyFingerprint } from '../delivery/fingerprint.js';
 import { RotationError, rotatedName, subscriptionRefusal } from '../delivery/rotation.js';
 import { RotationRecordError, type OldKeyAction, type Rotation, type RotationRecord } from '../delivery/rotationRecord.js';
 import { mayHaveCreated, salvageWarning, untouched } from './creating.js';
+import type { OperationDrivers } from './drivers.js';
 import { allDelivered, deliverTargets, dropBackups, pendingTargets, resetTargets } from './targets.js';
 
 /**
@@ -49,6 +50,8 @@ export interface RotationContext {
   readonly delivery: DeliveryOptions;
   /** Where keys were delivered: the successor is remembered there once delivered (best effort). */
   readonly deliveries?: DeliveryRecord;
+  /** The operations this context drives (./drivers.ts); absent: no locking (a test of the steps alone). */
+  readonly drivers?: OperationDrivers;
 }
 
 /** The old key's name as the service lists it once its successor is delivered (`web (rotated 2026-11-28)`, or its own). */
@@ -95,7 +98,7 @@ export async function beginRotation(ctx: RotationContext, plan: RotationPlan): P
   const name = plan.successorName ?? plan.old.name;
   const keepsName = name === plan.old.name;
   try {
-    return await ctx.record.start({
+    const rotation = await ctx.record.start({
       kind: 'consumption',
       profile: plan.profile,
       origin: plan.origin,
@@ -106,6 +109,8 @@ export async function beginRotation(ctx: RotationContext, plan: RotationPlan): P
       ...(plan.oldAction && { oldAction: plan.oldAction }),
       ...(plan.graceMs !== undefined && plan.graceMs > 0 && { graceMs: plan.graceMs }),
     });
+    await ctx.drivers?.take(rotation.id);
+    return rotation;
   } catch (err) {
     if (err instanceof RotationRecordError && /unfinished rotation/.test(err.message)) throw new RotationError('rotation_pending', err.message);
     throw err;
@@ -129,7 +134,10 @@ export async function createSuccessor(ctx: RotationContext, rotation: Rotation):
     const salvaged = salvagedKeyOf(err);
     if (!salvaged) {
       // The successor may exist all the same: the record stays at `creating` for the finish to find it.
-      if (!mayHaveCreated(err) && untouched(rotation.orphans, rotation.targets)) await ctx.record.remove(rotation.id);
+      if (!mayHaveCreated(err) && untouched(rotation.orphans, rotation.targets)) {
+        await ctx.record.remove(rotation.id);
+        ctx.drivers?.release(rotation.id, true);
+      }
       throw err;
     }
     warnings.push(salvageWarning(err, salvaged, 'the successor', salvaged.id !== undefined));
@@ -259,5 +267,6 @@ export async function handleOldKey(ctx: RotationContext, rotation: Rotation, act
   }
   await dropBackups(rotation.targets);
   await ctx.record.remove(rotation.id);
+  ctx.drivers?.release(rotation.id, true);
   return sentence;
 }

@@ -34,6 +34,16 @@ export function pendingRotationOf(pending: readonly Rotation[], keys: readonly C
   return pending.find((r) => r.old.id === idOrName || r.successor.id === idOrName || r.old.name === idOrName || ids.has(r.old.id) || (r.successor.id !== undefined && ids.has(r.successor.id)));
 }
 
+/**
+ * Takes `rotation` for this context before a finish or an undo.
+ * @throws RotationError `in_progress` when another keydeck drives it now (it is not interrupted)
+ */
+async function takeUp(ctx: RotationContext, rotation: Rotation): Promise<void> {
+  if (ctx.drivers && !(await ctx.drivers.take(rotation.id))) {
+    throw new RotationError('in_progress', `the rotation of "${rotation.old.name}" is in progress in another keydeck (another shell, the TUI, a cron job): let it end first`);
+  }
+}
+
 /** Where {@link resumeRotation} leaves a rotation. */
 export interface ResumedRotation {
   readonly rotation: Rotation;
@@ -52,6 +62,7 @@ export interface ResumedRotation {
  * @throws KeydeckApiError from the list; RotationRecordError
  */
 export async function resumeRotation(ctx: RotationContext, rotation: Rotation): Promise<ResumedRotation> {
+  await takeUp(ctx, rotation);
   if (rotation.stage === 'delivered') {
     const renamed = await settleNames(ctx, rotation);
     return { rotation, said: renamed ? [renamed] : [] };
@@ -102,12 +113,14 @@ function keptName(name: string): string {
  * @throws RotationError `old_key_deleted` when the old key is gone before the delivery (then only finishing is possible)
  */
 export async function undoRotation(ctx: RotationContext, rotation: Rotation): Promise<string[]> {
+  await takeUp(ctx, rotation);
   const keys = await ctx.client.keys.list();
   const old = keys.find((k) => k.id === rotation.old.id);
   if (!old && rotation.stage === 'delivered') {
     // Deleted as the rotation asked (the record not yet cleared): the rotation is complete.
     await dropBackups(rotation.targets);
     await ctx.record.remove(rotation.id);
+    ctx.drivers?.release(rotation.id, true);
     return [`the old key "${rotation.old.name}" was already deleted, so there is nothing to go back to: the rotation is complete, and its successor "${rotation.successor.name}" stays where it was delivered`];
   }
   if (!old) throw new RotationError('old_key_deleted', `the old key "${rotation.old.name}" no longer exists, so the rotation cannot be undone: finish it instead`);
@@ -142,5 +155,6 @@ export async function undoRotation(ctx: RotationContext, rotation: Rotation): Pr
   }
   await dropBackups(rotation.targets, undone.keptBackups);
   await ctx.record.remove(rotation.id);
+  ctx.drivers?.release(rotation.id, true);
   return said;
 }

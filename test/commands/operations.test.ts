@@ -15,7 +15,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runUntilKilled } from '../crash/harness.js';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
-import { FULL_KEY, scripted, type Scripted } from './scripted.js';
+import { FULL_KEY, scripted, startCli, type Scripted } from './scripted.js';
 
 let sb: TestSandbox;
 let pools: TestSandbox;
@@ -98,6 +98,27 @@ describe('issue 42: the key operations keep their promise', () => {
     expect(undo.stdout).toMatch(/^`.*slow\.sh` may have taken the new key, and a command cannot be undone\.$/m);
     expect(undo.stdout).toContain(`Kept the successor "api (kept after undo)" (id ${successor.id})`);
     expect(undo.stdout).toMatch(/^The old key "api" is active, as before\.$/m);
+  });
+
+  it('an operation in progress in another keydeck is not taken for an interrupted one: not named, not taken up; once that keydeck is killed, it is', { timeout: 60_000 }, async () => {
+    const token = await sb.fundedUser(25);
+    const app = dir('app');
+    const slow = path.join(app, 'slow.sh');
+    writeFileSync(slow, `#!/bin/sh\ncat > /dev/null\necho started > "${app}/started"\nsleep 30\n`, { mode: 0o755 });
+    const data = { KEYDECK_DATA_DIR: dir('data') };
+    const running = startCli(['keys', 'create', 'web', '--to-file', path.join(app, '.env'), '--to-command', slow, '--command-timeout', '60'], cli.home.env({ KEYDECK_TOKEN: token, KEYDECK_BASE_URL: sb.url, ...data }));
+    try {
+      await expect.poll(() => existsSync(path.join(app, 'started')), { timeout: 15_000 }).toBe(true);
+      const [list, finish] = await Promise.all([cli.run(token, ['keys', 'list'], data), cli.run(token, ['keys', 'create', '--finish', 'web'], data)]);
+      expect(list.stderr).not.toMatch(/was interrupted/);
+      expect(finish.code).toBe(1);
+      expect(finish.stderr).toMatch(/operation_in_progress: the creation of "web" is in progress in another keydeck/);
+    } finally {
+      running.kill('SIGKILL');
+      await running.exited;
+    }
+    const after = await cli.run(token, ['keys', 'list'], data);
+    expect(after.stderr).toMatch(/the creation of the key "web" was interrupted before the new key reached every destination/);
   });
 
   it('repro 5: a --to-file keydeck cannot write (a read-only place, a parent that is a file) stops keys create and keys rotate before any key exists', async () => {

@@ -10,7 +10,7 @@
  * keeps it (the creation stays recorded for its finish) and `D` undoes it (the files put back,
  * the key deleted): never an orphan without a word. Without a data dir the key is only shown.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Text } from 'ink';
 import type { Destination } from '../../../delivery/destinations.js';
 import { beginCreate, createStep, deliverStep, endCreate, resumeCreate, undoCreate, type NewKey } from '../../../operations/createKey.js';
@@ -61,6 +61,11 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
   const delivery = useKeyDelivery();
   const { run } = useActionRunner();
   const [step, setStep] = useState<Step>(delivery.dataDir && !props.resume ? { kind: 'choose' } : { kind: 'working', label: props.resume ? 'finishing' : 'creating' });
+  // The operation this flow drives: let go when the flow closes (unfinished, it is interrupted then).
+  const driven = useRef<string | undefined>(props.resume?.id);
+  useEffect(() => () => {
+    if (driven.current !== undefined) ctx?.drivers?.release(driven.current);
+  }, [ctx]);
   const area = { columns: props.columns, rows: props.rows };
   const label = (c: NewKey) => `"${visible(c.name)}"`;
   const sub = props.subscription ?? (props.resume?.subscriptionId !== undefined ? { id: props.resume.subscriptionId, label: props.resume.subscriptionId } : undefined);
@@ -117,6 +122,7 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
     } catch (err) {
       return failed(err);
     }
+    driven.current = op.id;
     await createFrom(op, []);
   };
 

@@ -28,12 +28,16 @@ import { useRotationContext, type TuiRotation } from './useRotationContext.js';
 /** One interrupted operation. */
 type Pending = { readonly kind: 'rotation'; readonly rotation: Rotation } | { readonly kind: 'creation'; readonly op: KeyOperation };
 
-/** The interrupted operations of the context's profile and service (rotations first). */
+/** The interrupted operations of the context's profile and service (rotations first; not those in progress elsewhere). */
 async function readPending(ctx: TuiRotation): Promise<Pending[]> {
   const filter = { profile: ctx.profile, origin: ctx.origin };
   const rotations = (await ctx.record.list(filter)).filter((r) => r.kind === 'consumption');
   const creations = await ctx.creations.record.list(filter);
-  return [...rotations.map((rotation) => ({ kind: 'rotation' as const, rotation })), ...creations.map((op) => ({ kind: 'creation' as const, op }))];
+  const all = [...rotations.map((rotation) => ({ kind: 'rotation' as const, rotation })), ...creations.map((op) => ({ kind: 'creation' as const, op }))];
+  // One that another keydeck drives now is in progress there, not interrupted.
+  const interrupted: Pending[] = [];
+  for (const p of all) if (!(await ctx.drivers.elsewhere(p.kind === 'rotation' ? p.rotation.id : p.op.id))) interrupted.push(p);
+  return interrupted;
 }
 
 /**

@@ -10,7 +10,7 @@
  * (`start.rotation`, src/operations/rotateRecovery.ts): the successor read back from a file that
  * holds it, or a new one, to the recorded destinations; else straight to the handover.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Text } from 'ink';
 import { keyNameProblem, type ConsumptionKey } from '../../../api/schemas.js';
 import { keyStatus } from '../../../api/keyStatus.js';
@@ -66,6 +66,11 @@ export function RotateFlow(props: RotateFlowProps) {
     return { kind: 'name' };
   };
   const [step, setStep] = useState<Step>(initial);
+  // The rotation this flow drives: let go when the flow closes (unfinished, it is interrupted then).
+  const driven = useRef<string | undefined>('rotation' in props.start ? props.start.rotation.id : undefined);
+  useEffect(() => () => {
+    if (driven.current !== undefined) ctx?.drivers.release(driven.current);
+  }, [ctx]);
   const area = { columns: props.columns, rows: props.rows };
   const fail = (error: unknown) => {
     flash(error instanceof Error ? error.message : String(error), 'error', 10_000);
@@ -103,6 +108,7 @@ export function RotateFlow(props: RotateFlowProps) {
         taken: (keys.data ?? []).map((k) => k.name),
         destinations: destinations === 'show' ? [] : destinations,
       });
+      driven.current = rotation.id;
       await createAndDeliver(rotation);
     } catch (err) {
       fail(err);

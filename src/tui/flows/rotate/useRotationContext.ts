@@ -9,6 +9,7 @@ import { useMemo } from 'react';
 import { DeliveryRecord } from '../../../delivery/deliveryRecord.js';
 import { RotationRecord } from '../../../delivery/rotationRecord.js';
 import type { KeyOperationContext } from '../../../operations/createKey.js';
+import { OperationDrivers } from '../../../operations/drivers.js';
 import { OperationRecord } from '../../../operations/record.js';
 import type { RotationContext } from '../../../operations/rotateKey.js';
 import { useServices } from '../../contexts/ServicesContext.js';
@@ -16,6 +17,7 @@ import { useSession } from '../../contexts/SessionContext.js';
 
 /** A {@link RotationContext} with where its rotations are recorded. */
 export interface TuiRotation extends RotationContext {
+  readonly drivers: OperationDrivers;
   readonly profile: string;
   /** The service origin (`https://api.example.com`). */
   readonly origin: string;
@@ -32,14 +34,17 @@ export function useRotationContext(): TuiRotation | undefined {
     const origin = new URL(baseUrl).origin;
     const delivery = { lockDir: dataDir };
     const deliveries = new DeliveryRecord(dataDir);
+    // One set for the session: what the TUI drives is in progress for every other keydeck.
+    const drivers = new OperationDrivers(dataDir);
     return {
       client,
       record: new RotationRecord(dataDir),
       delivery,
       deliveries,
+      drivers,
       profile: profile.name,
       origin,
-      creations: { client, record: new OperationRecord(dataDir), delivery, deliveries, profile: profile.name, origin },
+      creations: { client, record: new OperationRecord(dataDir), delivery, deliveries, drivers, profile: profile.name, origin },
     };
   }, [client, dataDir, baseUrl, profile.name]);
 }
