@@ -193,7 +193,7 @@ async function undelivered(ctx: KeyOperationContext, op: KeyOperation, key: NewK
 async function resume(ctx: KeyOperationContext, op: KeyOperation, request: CreateRequest, checkMint?: (subscriptionId: string, own: readonly string[]) => Promise<void>): Promise<ExitCodeValue> {
   const json = request.json === true;
   const resumed = await resumeCreate(ctx, op);
-  for (const s of resumed.said) say(`${s[0]!.toUpperCase()}${s.slice(1)}.`, json);
+  for (const s of resumed.said) say(visible(`${s[0]!.toUpperCase()}${s.slice(1)}.`), json);
   if (resumed.ended) return ExitCode.ok;
   if (resumed.key) return deliverOrShow(ctx, resumed.op, resumed.key, request);
   if (resumed.op.destinations.length === 0 && !json && !process.stdout.isTTY) {
@@ -210,6 +210,6 @@ async function undo(ctx: KeyOperationContext, op: KeyOperation, request: CreateR
   await confirmDestructive({ yes: request.yes, question: `Undo the creation of "${op.name}": put back what its destinations held and delete the key?`, command: command(op, 'undo') });
   const said = await undoCreate(ctx, op);
   if (said.length === 0) say(`Undone: nothing of "${visible(op.name)}" was left to undo.`, json);
-  for (const s of said) say(`${s[0]!.toUpperCase()}${s.slice(1)}.`, json);
+  for (const s of said) say(visible(`${s[0]!.toUpperCase()}${s.slice(1)}.`), json);
   return ExitCode.ok;
 }

@@ -235,12 +235,12 @@ async function resume(ctx: RotationContext, session: Session, idOrName: string |
       question: `Undo the rotation of "${rotation.old.name}": put back what its destinations held, delete its successor and keep the old key?${held.length > 0 ? ` (${held.join(', ')} may hold the successor.)` : ''}`,
       command: `keydeck keys rotate --undo ${rotation.old.id}`,
     });
-    for (const s of await undoRotation(ctx, rotation)) say(`${s[0]!.toUpperCase()}${s.slice(1)}.`, json);
+    for (const s of await undoRotation(ctx, rotation)) say(visible(`${s[0]!.toUpperCase()}${s.slice(1)}.`), json);
     return ExitCode.ok;
   }
   if (options.oldAction !== undefined && rotation.oldAction !== options.oldAction) rotation = await ctx.record.update(rotation.id, { oldAction: options.oldAction });
   const resumed = await resumeRotation(ctx, rotation);
-  for (const s of resumed.said) say(`${s[0]!.toUpperCase()}${s.slice(1)}.`, json);
+  for (const s of resumed.said) say(visible(`${s[0]!.toUpperCase()}${s.slice(1)}.`), json);
   rotation = resumed.rotation;
   if (rotation.stage === 'delivered') {
     say(`Finishing the rotation of "${visible(rotation.old.name)}": its successor "${visible(rotation.successor.name)}" was delivered.`, json);
