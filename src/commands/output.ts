@@ -266,6 +266,8 @@ export interface OpenSessionOptions {
    * --token-file`): `KEYDECK_TOKEN` and the store are not read; a 401 names the file.
    */
   readonly tokenFile?: { readonly token: string; readonly path: string };
+  /** False: no warning about interrupted key creations (`keys create --finish`/`--undo` handle them). Default true. */
+  readonly pendingCreations?: boolean;
 }
 
 /**
@@ -295,8 +297,11 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
     // Management-key rotations first: their record takes over those the older record still holds.
     const { pendingMgmtRotationWarnings } = await import('./pendingMgmtRotations.js');
     for (const sentence of await pendingMgmtRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
-    const { pendingRotationWarnings } = await import('./pendingRotations.js');
-    for (const sentence of await pendingRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
+  }
+  if (options.pendingRotations !== false || options.pendingCreations !== false) {
+    const { pendingRotationWarnings, pendingCreationWarnings } = await import('./pendingRotations.js');
+    if (options.pendingRotations !== false) for (const sentence of await pendingRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
+    if (options.pendingCreations !== false) for (const sentence of await pendingCreationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
   }
   // KEYDECK_TIMEOUT_MS sets the call deadline unless the caller passed its own.
   const bare = new KeydeckClient({
