@@ -7,6 +7,7 @@
  * put back, the key deleted unless a command took it). A destination that fails leaves the
  * operation recorded, the key printed only to a terminal, and the two ways out named.
  */
+import { ensureNameFree } from './nameTaken.js';
 import { dataDir } from '../config/paths.js';
 import { originOf } from '../credentials/index.js';
 import { DeliveryError, describeDestination, samePlaces, type Destination } from '../delivery/destinations.js';
@@ -29,6 +30,8 @@ export interface CreateRequest {
   readonly undo?: boolean;
   readonly yes?: boolean;
   readonly json?: boolean;
+  /** `--allow-duplicate-name`: no question when another key has the name (./nameTaken.ts). */
+  readonly allowDuplicateName?: boolean;
 }
 
 /** The operation context of `session`. */
@@ -95,6 +98,9 @@ export async function runKeysCreate(session: Session, request: CreateRequest, ch
       return ExitCode.ok;
     }
     if (request.subscriptionId !== undefined) await checkMint?.(request.subscriptionId, []);
+    // A new creation (not one taken up): a name another key has is said and asked about before
+    // anything is created (issue 44).
+    await ensureNameFree(() => session.client.keys.list(), request.name!, { action: 'create', ...(request.allowDuplicateName && { allowDuplicate: true }) });
     let op: KeyOperation;
     try {
       op = await beginCreate(ctx, { kind, name: request.name!, ...(request.subscriptionId !== undefined && { subscriptionId: request.subscriptionId }), destinations: request.plan.destinations });

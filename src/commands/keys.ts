@@ -127,13 +127,10 @@ export async function keysCreate(globals: GlobalOptions, flags: KeysCreateFlags,
   const plan = deliveryPlanOf(flags);
   if (flags.undo) ensureCanConfirm({ yes: flags.yes, command: `keydeck keys create --undo ${name ?? ''}`.trim() });
   const session = await openSession(globals, { ...deps.session, pendingCreations: !resuming });
-  // A name another key has is said and asked about before anything is created (issue 44).
-  if (!resuming && name !== undefined) {
-    await ensureNameFree(() => session.client.keys.list(), name, { action: 'create', ...(flags.allowDuplicateName && { allowDuplicate: true }) });
-  }
   return runKeysCreate(
     session,
-    { ...(name !== undefined && { name }), ...(subscriptionId !== undefined && { subscriptionId }), plan, finish: flags.finish === true, undo: flags.undo === true, yes: flags.yes === true, json: flags.json === true },
+    // A name another key has is asked about before a new key is created (not when one is taken up).
+    { ...(name !== undefined && { name }), ...(subscriptionId !== undefined && { subscriptionId }), plan, finish: flags.finish === true, undo: flags.undo === true, yes: flags.yes === true, json: flags.json === true, allowDuplicateName: flags.allowDuplicateName === true },
     (id, own) => checkMintable(session.client, id, own),
   );
 }

@@ -84,7 +84,7 @@ for (const [columns, rows] of [
       await app.waitFor((s) => !s.includes('setup done'), 20_000);
 
       // Keys: the details panel says its limits and budget whole.
-      await app.waitFor('limits: 60 requests/min');
+      await app.waitFor('limits: 60 req/min');
       expect(app.screenText()).toMatch(/budget: the shared balance, max_budget \$125\.00/);
       whole('Keys');
 

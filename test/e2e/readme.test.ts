@@ -120,6 +120,9 @@ describe("the README's commands", () => {
     // What the lines promised: the key delivered into the project's .env, the demo account's keys listed.
     expect(readFileSync(path.join(project, '.env'), 'utf8')).toMatch(/^OPENAI_API_KEY=sk_/m);
     const listed = await run(['--sandbox', 'keys', 'list', '--json'], env, project);
-    expect((JSON.parse(listed.stdout) as Array<{ name: string }>).map((k) => k.name)).toEqual(expect.arrayContaining(['try-me', 'web-r2', 'batch-jobs']));
+    // keys rotate web: the successor takes the name, the old key is renamed with its date (issue 46).
+    const names = (JSON.parse(listed.stdout) as Array<{ name: string }>).map((k) => k.name);
+    expect(names).toEqual(expect.arrayContaining(['try-me', 'web', 'batch-jobs']));
+    expect(names.some((n) => /^web \(rotated \d{4}-\d\d-\d\d\)$/.test(n))).toBe(true);
   });
 });

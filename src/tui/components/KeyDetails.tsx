@@ -15,15 +15,10 @@ import type { SpendRow } from '../../billing/spend.js';
 import { periodWords } from '../../billing/usageWords.js';
 import { keyStatus, paidTimeLeftMs, renewalWords, timeLeftWords } from '../../api/keyStatus.js';
 import { dateTime, displayWidth, expiresIn, relativeAgo, shortDate, truncateTo } from '../format.js';
-import { describeLimits, planOf } from '../../billing/keyLimits.js';
+import { describeLimits, planOf, withoutSources } from '../../billing/keyLimits.js';
 import { statusCell } from '../panes/keyRows.js';
 import { visible } from '../../terminal/sanitize.js';
 import { theme } from '../theme.js';
-
-/** A limits line without the sources in brackets ("… (the service’s docs)"), for a narrow panel. */
-function withoutSources(line: string): string {
-  return line.replace(/ \([^()]*\)/g, '');
-}
 
 /** Lines of the full details panel (7 lines of text and the border). */
 export const KEY_DETAILS_ROWS = 9;
