@@ -7,7 +7,8 @@
 // 10-minute run (BENCH_QUICK=1: 90 s, the last 30 s), so a passing GC does not decide it. Also
 // printed: what the resident memory is made of (anonymous: the heaps and malloc; file: code pages
 // of node and its libraries) and the thread count.
-// Targets (issue 27): monitor ≤ 1.1× the bare Ink app, the TUI ≤ 1.25×.
+// Targets (issue 45, with V8 at its defaults: no flag changed while the program runs): monitor
+// ≤ 1.2× the bare Ink app, the TUI ≤ 1.35×.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +78,6 @@ for (const r of runs) {
   figures.push({ figure: `${r.name}: resident memory after ${minutes} min (median of the last ${LAST_S} s; ${round(r.first)} MB at 10 s)`, value: `${round(r.rss)} MB` });
   figures.push({ figure: `${r.name}: of which anonymous (heaps, malloc) / file (code pages) / threads`, value: `${round(r.anon)} / ${round(r.file)} MB / ${r.threads}` });
 }
-figures.push(atMost(`keydeck monitor ÷ bare Ink app (after ${minutes} min at a 2 s interval)`, round(monitor.rss / base.rss, 2), 1.1, '×'));
-figures.push(atMost(`keydeck TUI ÷ bare Ink app (after ${minutes} min at a 2 s interval)`, round(tui.rss / base.rss, 2), 1.25, '×'));
+figures.push(atMost(`keydeck monitor ÷ bare Ink app (after ${minutes} min at a 2 s interval)`, round(monitor.rss / base.rss, 2), 1.2, '×'));
+figures.push(atMost(`keydeck TUI ÷ bare Ink app (after ${minutes} min at a 2 s interval)`, round(tui.rss / base.rss, 2), 1.35, '×'));
 report('memory', `Resident memory left open (${minutes} min, 100×30, --interval 2)`, figures);

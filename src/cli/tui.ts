@@ -46,11 +46,6 @@ export function registerTuiAction(program: Command): void {
       );
       process.exit(2);
     }
-    // Before anything else loads (src/terminal/heap.ts): V8's optimizing compilers only while
-    // someone types, the old generation collected as it grows. Here, not in runTui: V8's flags are
-    // process-wide.
-    const { tuneForTui } = await import('../terminal/heap.js');
-    tuneForTui();
     // Ink's layout engine would load Node's fetch (undici) only to decode itself: src/tui/withoutFetch.ts.
     const { importWithoutFetch } = await import('../tui/withoutFetch.js');
     const { runTui } = await importWithoutFetch(() => import('../tui/run.js'));

@@ -81,6 +81,19 @@ describe('the house', () => {
     expect(missing).toEqual([]);
   });
 
+  it('never changes V8’s flags while the program runs (no setFlagsFromString, no gc read through node:vm)', () => {
+    // Node's documentation of v8.setFlagsFromString: "Changing settings after the VM has started may
+    // result in unpredictable behavior, including crashes and data loss". Flags, if any, are given
+    // at process start and named in docs/performance.md with their measured effect (issue 45).
+    const found = sourceFiles().flatMap((file) => {
+      const text = readFileSync(path.join(ROOT, file), 'utf8');
+      return [/setFlagsFromString/, /\brunInNewContext\(\s*['"`]gc/, /--expose-gc/]
+        .filter((pattern) => pattern.test(text))
+        .map((pattern) => `${file}: ${pattern.source}`);
+    });
+    expect(found).toEqual([]);
+  });
+
   it(`has no source file over ${MAX_LINES} lines, and the files still over it do not grow`, () => {
     const over = sourceFiles().flatMap((file) => {
       const lines = readFileSync(path.join(ROOT, file), 'utf8').split('\n').length - 1;
