@@ -7,11 +7,15 @@
 // 10-minute run (BENCH_QUICK=1: 90 s, the last 30 s), so a passing GC does not decide it. Also
 // printed: what the resident memory is made of (anonymous: the heaps and malloc; file: code pages
 // of node and its libraries) and the thread count.
+// At the end, each process is asked (SIGUSR2, a probe loaded with --import into all three alike,
+// which only reads) for V8's heap by space, its code statistics and process.memoryUsage() (Yoga's
+// wasm memory is among the array buffers): where the difference with the bare app lies.
 // Targets (issue 45, with V8 at its defaults: no flag changed while the program runs): monitor
 // ≤ 1.2× the bare Ink app, the TUI ≤ 1.35×.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { atMost, benchEnv, bundle, CLI, createManagementKey, keydeckRenderOptions, median, post, QUICK, report, ROOT, round, spawnTimed, startSandboxProcess } from './fixtures/harness.mjs';
 
 const RUN_S = QUICK ? 90 : 600;
@@ -41,13 +45,27 @@ for (let i = 0; i < 20; i++) {
 }
 const env = benchEnv(dir, { KEYDECK_TOKEN: mk, KEYDECK_BASE_URL: sandbox.url });
 
+/** Read-only probe: on SIGUSR2 writes V8's heap spaces, code statistics and memoryUsage() to KEYDECK_MEMORY_PROBE.<pid>. */
+const PROBE = `
+import { getHeapCodeStatistics, getHeapSpaceStatistics } from 'node:v8';
+import { writeFileSync } from 'node:fs';
+process.on('SIGUSR2', () => {
+  const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, { size: s.space_size, used: s.space_used_size }]));
+  writeFileSync(process.env.KEYDECK_MEMORY_PROBE + '.' + process.pid, JSON.stringify({ spaces, code: getHeapCodeStatistics(), usage: process.memoryUsage() }));
+});
+`;
+const probe = join(dir, 'probe.mjs');
+writeFileSync(probe, PROBE);
+const probeEnv = { KEYDECK_MEMORY_PROBE: join(dir, 'probe') };
+const nodeArgs = ['--import', pathToFileURL(probe).href];
+
 const runs = [
   { name: 'bare Ink app', script: hello, args: [], ready: (s) => s.includes('hello from') },
   { name: 'keydeck monitor', script: CLI, args: ['monitor', '--interval', '2'], ready: (s) => /remaining/i.test(s) && /\$\d/.test(s) },
   { name: 'keydeck TUI', script: CLI, args: ['--interval', '2'], ready: (s) => s.includes('service-19') },
 ];
 for (const r of runs) {
-  r.app = spawnTimed(r.script, r.args, { env, columns: 100, rows: 30 });
+  r.app = spawnTimed(r.script, r.args, { env: { ...env, ...probeEnv }, columns: 100, rows: 30, nodeArgs });
   await r.app.waitForScreen(r.ready, 30_000);
   r.samples = [];
 }
@@ -66,6 +84,12 @@ for (const r of runs) {
   r.first = r.samples[0].rss;
   r.screen = r.app.screenText();
 }
+for (const r of runs) process.kill(r.app.pid, 'SIGUSR2');
+await new Promise((resolve) => setTimeout(resolve, 1000));
+for (const r of runs) {
+  const file = `${probeEnv.KEYDECK_MEMORY_PROBE}.${r.app.pid}`;
+  r.probe = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+}
 const alive = runs.every((r) => r.ready(r.screen));
 for (const r of runs) await r.app.stop();
 await sandbox.close();
@@ -77,6 +101,19 @@ const figures = [];
 for (const r of runs) {
   figures.push({ figure: `${r.name}: resident memory after ${minutes} min (median of the last ${LAST_S} s; ${round(r.first)} MB at 10 s)`, value: `${round(r.rss)} MB` });
   figures.push({ figure: `${r.name}: of which anonymous (heaps, malloc) / file (code pages) / threads`, value: `${round(r.anon)} / ${round(r.file)} MB / ${r.threads}` });
+  if (r.probe) {
+    const mb = (bytes) => round(bytes / 2 ** 20, 1);
+    const { spaces, code, usage } = r.probe;
+    const space = (name) => spaces[name] ? `${mb(spaces[name].size)} (${mb(spaces[name].used)})` : '—';
+    figures.push({
+      figure: `${r.name}: V8 heap by space at the end, MB (used): new / old / code / trusted / large object / other`,
+      value: `${space('new_space')} / ${space('old_space')} / ${space('code_space')} / ${space('trusted_space')} / ${space('large_object_space')} / ${mb(Object.entries(spaces).filter(([n]) => !['new_space', 'old_space', 'code_space', 'trusted_space', 'large_object_space'].includes(n)).reduce((a, [, s]) => a + s.size, 0))}`,
+    });
+    figures.push({
+      figure: `${r.name}: bytecode and metadata / compiled code / script sources / array buffers (Yoga's wasm memory among them) / malloc'd by V8 outside the heap, MB`,
+      value: `${mb(code.bytecode_and_metadata_size)} / ${mb(code.code_and_metadata_size)} / ${mb(code.external_script_source_size)} / ${mb(usage.arrayBuffers)} / ${mb(usage.external - usage.arrayBuffers)}`,
+    });
+  }
 }
 figures.push(atMost(`keydeck monitor ÷ bare Ink app (after ${minutes} min at a 2 s interval)`, round(monitor.rss / base.rss, 2), 1.2, '×'));
 figures.push(atMost(`keydeck TUI ÷ bare Ink app (after ${minutes} min at a 2 s interval)`, round(tui.rss / base.rss, 2), 1.35, '×'));

@@ -1,14 +1,11 @@
 /** `keydeck auth login|status|logout` and `keydeck doctor` (src/commands/auth.ts, doctor.ts). */
 import type { Command } from 'commander';
+import { inherits, SERVICE_OPTIONS, STORAGE_OPTIONS } from './inherited.js';
 
 /** Adds `auth` and `doctor` to the program. */
 export function registerAuth(program: Command): void {
-  const auth = program
-    .command('auth')
-    .description('sign in, show where the key is stored, sign out')
-    .configureHelp({ showGlobalOptions: true });
-  auth
-    .command('login')
+  const auth = inherits(program.command('auth').description('sign in, show where the key is stored, sign out'), SERVICE_OPTIONS);
+  inherits(auth.command('login'), [...SERVICE_OPTIONS, ...STORAGE_OPTIONS])
     .description('turn a session token (or an mk_ key) into a management key stored in the OS keychain')
     .option('--token-stdin', 'read the token from stdin instead of asking for it')
     .option('--name <keyname>', 'name of the management key created from a session token (default "keydeck@<hostname> <profile> <date>", numbered when taken)')
@@ -35,10 +32,8 @@ export function registerAuth(program: Command): void {
       const { authLogout } = await import('../commands/auth.js');
       await runCommand(() => authLogout(globalOptionsOf(cmd), opts));
     });
-  program
-    .command('doctor')
+  inherits(program.command('doctor'), SERVICE_OPTIONS)
     .description('check the keychain, the config file, the key and the service; exit 1 when a check fails')
-    .configureHelp({ showGlobalOptions: true })
     .option('--json', 'print { ok, checks: [{ name, ok, detail }] } as JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { runCommand, globalOptionsOf } = await import('../commands/output.js');

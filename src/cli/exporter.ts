@@ -1,5 +1,6 @@
 /** `keydeck exporter`: every watched account's figures for Prometheus, headless (src/exporter/). */
 import { Option, type Command } from 'commander';
+import { inherits } from './inherited.js';
 
 /**
  * Every `--profile NAME` / `--profile=NAME` on the command line: the program's own `--profile`
@@ -18,8 +19,7 @@ export function profileFlags(rawArgs: readonly string[]): string[] {
 
 /** Adds `exporter` to the program. */
 export function registerExporter(program: Command): void {
-  program
-    .command('exporter')
+  inherits(program.command('exporter'), ['--allow-insecure-http'])
     .description('serve every watched profile’s balance, keys and burn rates to Prometheus, with no terminal (one line per event on stderr)')
     .option('--listen <host:port>', 'where to serve /metrics and /healthz (default 127.0.0.1:9464; PORT or :PORT mean 127.0.0.1)')
     .option('--profile <name>', 'a profile to watch (repeatable; default the current profile)')

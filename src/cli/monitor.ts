@@ -1,10 +1,10 @@
 /** `keydeck monitor`: the live balance in a few lines (src/commands/monitor.ts, src/tui/panes/billing/monitor/). */
 import type { Command } from 'commander';
+import { inherits, NOTIFY_OPTIONS, SERVICE_OPTIONS } from './inherited.js';
 
 /** Adds `monitor` to the program. */
 export function registerMonitor(program: Command): void {
-  program
-    .command('monitor')
+  inherits(program.command('monitor'), [...SERVICE_OPTIONS, ...NOTIFY_OPTIONS])
     .description('the live balance in a few lines (no full screen), for a tmux pane; q or ctrl-c leaves')
     .option('--interval <seconds>', 'seconds between balance reads (at least 2; default the profile’s, 15)')
     .option('--alert-below <usd>', 'ring the bell once when the balance drops below this many USD (default the profile’s)')

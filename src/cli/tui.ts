@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { TuiGlobals } from '../tui/globals.js';
+import { failUnknownCommand } from './errors.js';
 import type { DialectName } from './shared.js';
 
 /** Makes the TUI the program's default action. */
@@ -13,12 +14,7 @@ export function registerTuiAction(program: Command): void {
   // (`keydeck help …` is a command of its own: src/cli/help.ts.)
   program.allowExcessArguments();
   program.action(async () => {
-    if (program.args.length > 0) {
-      const { unknownCommandSentence } = await import('../commands/suggest.js');
-      const names = program.createHelp().visibleCommands(program).map((c) => c.name());
-      process.stderr.write(`keydeck: ${unknownCommandSentence(program.args[0]!, names)}\n`);
-      process.exit(2);
-    }
+    if (program.args.length > 0) failUnknownCommand(program, program.args[0]!);
     const { dialect, chain, chainRpc, ...globals } = program.opts<TuiGlobals & { interval?: string; alertBelow?: string; dialect?: DialectName; chain?: string | false; chainRpc?: string }>();
     if (chain === 'anvil' && !globals.sandbox) {
       process.stderr.write('keydeck: --chain anvil goes with --sandbox (or run keydeck sandbox --chain anvil).\n');
