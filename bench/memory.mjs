@@ -16,7 +16,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { atMost, benchEnv, bundle, CLI, createManagementKey, keydeckRenderOptions, median, post, QUICK, report, ROOT, round, spawnTimed, startSandboxProcess } from './fixtures/harness.mjs';
+import { atMost, benchEnv, bundle, CLI, createManagementKey, keydeckRenderOptions, median, NODE_ARGS, post, QUICK, report, ROOT, round, spawnTimed, startSandboxProcess } from './fixtures/harness.mjs';
 
 const RUN_S = QUICK ? 90 : 600;
 const LAST_S = QUICK ? 30 : 60;
@@ -57,7 +57,7 @@ process.on('SIGUSR2', () => {
 const probe = join(dir, 'probe.mjs');
 writeFileSync(probe, PROBE);
 const probeEnv = { KEYDECK_MEMORY_PROBE: join(dir, 'probe') };
-const nodeArgs = ['--import', pathToFileURL(probe).href];
+const nodeArgs = [...NODE_ARGS, '--import', pathToFileURL(probe).href];
 
 const runs = [
   { name: 'bare Ink app', script: hello, args: [], ready: (s) => s.includes('hello from') },
@@ -110,7 +110,7 @@ for (const r of runs) {
       value: `${space('new_space')} / ${space('old_space')} / ${space('code_space')} / ${space('trusted_space')} / ${space('large_object_space')} / ${mb(Object.entries(spaces).filter(([n]) => !['new_space', 'old_space', 'code_space', 'trusted_space', 'large_object_space'].includes(n)).reduce((a, [, s]) => a + s.size, 0))}`,
     });
     figures.push({
-      figure: `${r.name}: bytecode and metadata / compiled code / script sources / array buffers (Yoga's wasm memory among them) / malloc'd by V8 outside the heap, MB`,
+      figure: `${r.name}: bytecode and metadata / compiled code / script sources / array buffers / external memory (Yoga's wasm memory among it), MB`,
       value: `${mb(code.bytecode_and_metadata_size)} / ${mb(code.code_and_metadata_size)} / ${mb(code.external_script_source_size)} / ${mb(usage.arrayBuffers)} / ${mb(usage.external - usage.arrayBuffers)}`,
     });
   }

@@ -14,7 +14,8 @@
  * stop what called it, as a process stops there; output written after it is dropped, as a process
  * writes none. `process.exitCode` set by the CLI is the run's code when it exits without calling
  * `process.exit`, and the test process's own is put back. What is the whole process's and not a
- * run's is refused to a run: Node's compile cache (src/cli/main.ts). (V8's flags are the whole
+ * run's is refused to a run: Node's compile cache (src/cli/main.ts) and replacing the process
+ * (src/cli/startFlags.ts). (V8's flags are the whole
  * process's too; src/ never changes them, which test/house checks.)
  *
  * Each run calls the snapshot's `program.js` (src/cli/main.ts: build the command line, parse argv),
@@ -130,6 +131,14 @@ function install(): void {
   // A process's libuv reads $HOME for os.homedir(); this thread's would read the test process's.
   const realHomedir = os.homedir;
   os.homedir = () => runs.getStore()?.env.HOME ?? realHomedir();
+  // A resident command starts again with its V8 flags (src/cli/startFlags.ts): in a run, that would
+  // replace the test's process. Refused there, as a system without execve refuses it (the command
+  // runs on with V8's defaults).
+  const realExecve = process.execve;
+  process.execve = ((...args: Parameters<NonNullable<typeof process.execve>>) => {
+    if (runs.getStore()) throw new Error('a run in the test’s thread cannot replace the process');
+    return realExecve!.apply(process, args);
+  }) as typeof process.execve;
   // Node's compile cache (src/cli/main.ts turns it on for a one-shot command) would be this process's,
   // written to the run's snapshot at its exit, after the snapshot is gone: in a run, as if
   // NODE_DISABLE_COMPILE_CACHE were set. (The thread compiles the bundle once anyway.)
