@@ -11,8 +11,8 @@
  */
 
 /**
- * The flags each resident command starts with (command name, `keydeck` for the full-screen app →
- * flags). Only where a benchmark
+ * The flags each resident command starts with (command name → flags; `keydeck` would be the
+ * full-screen app). Only where a benchmark
  * shows they pay (bench/exporter.mjs, bench/memory.mjs; the figures in docs/performance.md):
  * - `--max-semi-space-size=1`: a young generation of 1 MB semi-spaces, which V8 otherwise grows to
  *   16 MB under start-up's allocation and keeps for the process's life, mostly empty.
@@ -22,8 +22,10 @@
  * - `--optimize-for-size`: V8's heap sized and grown for memory, not speed.
  */
 export const START_FLAGS: Readonly<Record<string, readonly string[]>> = {
-  // The full-screen app (the program's own action): its keys need the optimizing compilers.
-  keydeck: ['--max-semi-space-size=1'],
+  // Not the full-screen app (the program's own action, `keydeck`): a small young generation saves
+  // it about 40 MB after 10 minutes but costs its keys (CPU per move 0.6 -> 0.8x the bare Ink
+  // list, premature promotion and more full collections) and its start (a second start of node,
+  // ~70 ms of CPU before its first frame). docs/performance.md has the figures and the opt-in.
   monitor: ['--max-semi-space-size=1', '--no-opt', '--no-maglev', '--optimize-for-size'],
   exporter: ['--max-semi-space-size=1', '--no-opt', '--no-maglev', '--optimize-for-size'],
 };
