@@ -16,7 +16,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { atMost, benchEnv, bundle, CLI, createManagementKey, keydeckRenderOptions, median, NODE_ARGS, post, QUICK, report, ROOT, round, spawnTimed, startSandboxProcess } from './fixtures/harness.mjs';
+import { atMost, benchEnv, bundle, CLI, keydeckRenderOptions, median, NODE_ARGS, operatorAccount, QUICK, report, ROOT, round, spawnTimed, startSandboxProcess } from './fixtures/harness.mjs';
 
 const RUN_S = QUICK ? 90 : 600;
 const LAST_S = QUICK ? 30 : 60;
@@ -32,17 +32,7 @@ const hello = await bundle(join(ROOT, 'bench/fixtures/hello.tsx'), 'hello', { de
 const dir = mkdtempSync(join(tmpdir(), 'keydeck-bench-memory-'));
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 const sandbox = await startSandboxProcess(undefined);
-// An account as an operator has one: funded by a USDC top-up, 20 credit keys, each with some spend.
-const token = (await post(`${sandbox.url}/sandbox/users`, undefined, {})).token;
-const instruction = await post(`${sandbox.url}/api/billing/topup`, token, { amount: 500, method: 'usdc' });
-const { txHash } = await post(`${sandbox.url}/sandbox/chain/transfers`, undefined, { to: instruction.data.address, amount: '500' });
-await post(`${sandbox.url}/api/billing/verify-topup`, token, { txHash, amount: 500 });
-const mk = await createManagementKey(sandbox.url, token, 'memory');
-for (let i = 0; i < 20; i++) {
-  const key = await post(`${sandbox.url}/api/keys/credit`, mk, { name: `service-${String(i).padStart(2, '0')}` });
-  const apiKey = key.apiKey ?? key.data?.apiKey;
-  await post(`${sandbox.url}/v1/chat/completions`, apiKey, { model: 'sandbox', messages: [{ role: 'user', content: 'hi' }], sandbox_cost_usd: 0.01 * (i + 1) });
-}
+const mk = await operatorAccount(sandbox.url);
 const env = benchEnv(dir, { KEYDECK_TOKEN: mk, KEYDECK_BASE_URL: sandbox.url });
 
 /** Read-only probe: on SIGUSR2 writes V8's heap spaces, code statistics and memoryUsage() to KEYDECK_MEMORY_PROBE.<pid>. */
