@@ -1,15 +1,12 @@
 /** `keydeck auth login|status|logout` and `keydeck doctor` (src/commands/auth.ts, doctor.ts). */
 import type { Command } from 'commander';
 import { exporterSetupOptions, type ExporterCliFlags } from './exporter.js';
+import { inherits, SERVICE_OPTIONS, STORAGE_OPTIONS } from './inherited.js';
 
 /** Adds `auth` and `doctor` to the program. */
 export function registerAuth(program: Command): void {
-  const auth = program
-    .command('auth')
-    .description('sign in, show where the key is stored, sign out')
-    .configureHelp({ showGlobalOptions: true });
-  auth
-    .command('login')
+  const auth = inherits(program.command('auth').description('sign in, show where the key is stored, sign out'), SERVICE_OPTIONS);
+  inherits(auth.command('login'), [...SERVICE_OPTIONS, ...STORAGE_OPTIONS])
     .description('turn a session token (or an mk_ key) into a management key stored in the OS keychain')
     .option('--token-stdin', 'read the token from stdin instead of asking for it')
     .option('--name <keyname>', 'name of the management key created from a session token (default "keydeck@<hostname> <profile> <date>", numbered when taken)')
@@ -40,10 +37,8 @@ export function registerAuth(program: Command): void {
       await runCommand(() => withSandbox(globalOptionsOf(cmd), (g) => authLogout(g, opts)));
     });
   exporterSetupOptions(
-    program
-      .command('doctor')
+    inherits(program.command('doctor'), SERVICE_OPTIONS)
       .description('check the keychain, the config file, the key and the service; exit 1 when a check fails (a warning alone exits 0)')
-      .configureHelp({ showGlobalOptions: true })
       .option('--json', 'print { ok, checks: [{ name, ok, status, detail }] } as JSON (status ok, warn or fail)')
       .option('--exporter', 'check an exporter’s setup instead, with the exporter’s own flags: the config, each profile’s token (owner, mode, key shape) and one read of its balance, the history, the listen address'),
   ).action(async (opts: ExporterCliFlags & { json?: boolean; exporter?: boolean }, cmd: Command) => {

@@ -1,5 +1,6 @@
 /** `keydeck exporter`: every watched account's figures for Prometheus, headless (src/exporter/). */
 import { Option, type Command } from 'commander';
+import { inherits } from './inherited.js';
 
 /**
  * Every `--profile NAME` / `--profile=NAME` on the command line: the program's own `--profile`
@@ -92,8 +93,7 @@ function usageLines(program: Command, text: string): string {
 /** Adds `exporter` to the program. */
 export function registerExporter(program: Command): void {
   exporterSetupOptions(
-    program
-      .command('exporter')
+    inherits(program.command('exporter'), ['--allow-insecure-http', '--sandbox'])
       .description('serve every watched profile’s balance, keys and burn rates to Prometheus, with no terminal (one line per event on stderr)')
       .configureOutput({ writeErr: (text) => process.stderr.write(usageLines(program, text)) }),
   )

@@ -14,11 +14,12 @@ interface RotateOptionValues extends DeliveryOptionValues {
   readonly yes?: boolean;
   readonly json?: boolean;
 }
+import { SERVICE_OPTIONS } from './inherited.js';
 import { commandGroup, runScripted } from './shared.js';
 
 /** Adds `keys` (consumption keys) to the program. */
 export function registerKeys(program: Command): void {
-  const keys = commandGroup(program, 'keys', 'consumption keys (sk_): list, create credit keys, rename, enable, disable, delete, usage');
+  const keys = commandGroup(program, 'keys', 'consumption keys (sk_): list, create credit keys, rename, enable, disable, delete, usage', SERVICE_OPTIONS);
   keys
     .command('list')
     .description('list the consumption keys: id, name, keyType, keyPlan, status, expires, createdAt (never a key value)')
@@ -126,7 +127,7 @@ export function registerKeys(program: Command): void {
 
 /** Adds `mgmt-keys` (management keys) to the program. */
 export function registerMgmtKeys(program: Command): void {
-  const mgmtKeys = commandGroup(program, 'mgmt-keys', 'management keys (mk_): list, create, delete, rotate the one keydeck uses');
+  const mgmtKeys = commandGroup(program, 'mgmt-keys', 'management keys (mk_): list, create, delete, rotate the one keydeck uses', SERVICE_OPTIONS);
   mgmtKeys
     .command('list')
     .description('list the management keys: id, name, keyPrefix, isActive, lastUsedAt, createdAt')

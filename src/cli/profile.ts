@@ -5,11 +5,12 @@
 import path from 'node:path';
 import { Argument, type Command } from 'commander';
 import { environmentHelp as environmentText } from '../commands/environment.js';
+import { inherits } from './inherited.js';
 import { commandGroup, runLocal } from './shared.js';
 
 /** Adds `profile` to the program. */
 export function registerProfile(program: Command): void {
-  const profile = commandGroup(program, 'profile', 'see, add, switch and remove profiles (the config file) without editing it');
+  const profile = commandGroup(program, 'profile', 'see, add, switch and remove profiles (the config file) without editing it', []);
   profile
     .command('list')
     .description('list the profiles: * current, name, baseUrl, poll interval, alert threshold')
@@ -18,8 +19,7 @@ export function registerProfile(program: Command): void {
       const { profileList } = await import('../commands/profile.js');
       await runLocal(() => profileList(opts));
     });
-  profile
-    .command('show')
+  inherits(profile.command('show'), ['--profile'])
     .description('show a profile (default the current one): settings and where its key is stored (never the key)')
     .argument('[name]', 'the profile (default: --profile, KEYDECK_PROFILE, else the current one)')
     .option('--json', 'print the profile and { key: { store, keyPrefix } | null } as JSON')
@@ -36,8 +36,7 @@ export function registerProfile(program: Command): void {
       const { profileUse } = await import('../commands/profile.js');
       await runLocal(() => profileUse(name));
     });
-  profile
-    .command('add')
+  inherits(profile.command('add'), ['--base-url'])
     .description('add a profile for a service (then sign in: keydeck --profile NAME auth login)')
     .argument('<name>', '1–64 letters, digits, ".", "_" or "-"')
     .option('--interval <seconds>', 'seconds between balance reads (at least 2; default 15)')
