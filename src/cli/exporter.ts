@@ -83,7 +83,7 @@ function usageLines(program: Command, text: string): string {
   const time = new Date().toISOString();
   return text
     .split('\n')
-    .map((line) => line.replace(/^error: /, '').trim())
+    .map((line) => line.replace(/^(error|keydeck): /, '').trim())
     .filter((line) => line !== '')
     .map((msg) => (format === 'json' ? JSON.stringify({ time, level: 'error', event: 'usage', msg }) : `time=${time} level=error event=usage msg=${JSON.stringify(msg)}`))
     .map((line) => `${line}\n`)
