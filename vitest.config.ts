@@ -15,7 +15,6 @@ const PROCESS_SUITES = [
   'test/secrets/**',
   'test/terminal/pty-output.test.ts',
   'test/terminal/cli-output.test.ts',
-  'test/terminal/heap.test.ts',
   'test/credentials/keychain.test.ts',
   'test/credentials/origin.test.ts',
   'test/sandbox/cli.test.ts',

@@ -2,7 +2,8 @@
 // 100×30 pty against a sandbox (a child process) whose demo user holds 10,000 credit keys, added
 // through the sandbox's own key store before it serves (bench/fixtures/harness.mjs: the code
 // behind POST /api/keys/credit, minus HTTP; every key hashed and stored as usual).
-// Once the Keys table is filled: 200 cursor moves down (`j`), one at a time. For each move:
+// Once the Keys table is filled and the app is quiet (no output for 1.5 s): 200 cursor moves down
+// (`j`), one at a time. For each move:
 //   - key → frame: from the key written to the pty to the arrival of the output that shows the
 //     selection on the next row (read through @xterm/headless), i.e. what the user waits for;
 //   - bytes: everything keydeck wrote for that move (until 60 ms of silence: more than Ink's
@@ -13,7 +14,8 @@
 //     first 14 moves stay inside the window and the rest scroll.
 //   - keydeck's CPU time per move (/proc, user + system), less sensitive to machine load than
 //     the wall-clock figures.
-// Targets: key → frame p95 ≤ 16 ms; ≤ 2 KB per move (p95, each kind of move).
+// Targets (issue 45): keydeck's CPU time per move ≤ 0.8× the bare Ink list's and its key → frame
+// p95 ≤ the bare list's, both in the same run; ≤ 2 KB per move (p95, each kind of move).
 // Then the same 200 moves in a bare Ink app drawing the same screen (bench/fixtures/list.tsx,
 // keydeck's Ink options, the same build): the floor Ink itself sets on this machine.
 // BENCH_QUICK=1: 1,000 keys, 50 moves.
@@ -25,6 +27,7 @@ import { atMost, benchEnv, bundle, CLI, cpuMsOf, createManagementKey, median, qu
 const KEYS = QUICK ? 1_000 : 10_000;
 const MOVES = QUICK ? 50 : 200;
 const QUIET_MS = 60;
+const QUIET_START_MS = 1500;
 
 const dir = mkdtempSync(join(tmpdir(), 'keydeck-bench-keys-'));
 const fillStarted = performance.now();
@@ -50,7 +53,15 @@ async function measureMoves(app) {
   const inWindow = [];
   const scrolling = [];
   try {
-    await new Promise((r) => setTimeout(r, 500));
+    // Start once the app is quiet (no output for QUIET_START_MS, at most 30 s): the moves are
+    // measured, not the end of start-up (with 10,000 keys the usage answer arrives, is recorded
+    // and fills the spend columns a second or two after the table is drawn; bench/startup.mjs
+    // measures that as "Keys table filled").
+    const quietBy = performance.now() + 30_000;
+    for (let seen = -1; seen !== app.chunks.length && performance.now() < quietBy; ) {
+      seen = app.chunks.length;
+      await new Promise((r) => setTimeout(r, QUIET_START_MS));
+    }
     const cpuBefore = cpuMsOf(app.pid);
     for (let i = 0; i < MOVES; i++) {
       const screen = app.screenText();
@@ -73,6 +84,7 @@ async function measureMoves(app) {
       }
       await app.settled();
       (firstRowName(app.screenText()) === top ? inWindow : scrolling).push(app.bytesSince(firstChunk));
+      if (process.env.BENCH_DEBUG) console.log(JSON.stringify({ move: i, ms: round(arrivedAt - writtenAt), bytes: app.bytesSince(firstChunk), scrolled: firstRowName(app.screenText()) !== top }));
     }
     return { latencies, inWindow, scrolling, cpuPerMove: (cpuMsOf(app.pid) - cpuBefore) / MOVES };
   } finally {
@@ -107,9 +119,11 @@ report(
   `keystrokes: ${MOVES} × j over ${KEYS.toLocaleString('en-US')} keys in a 100×30 pty (sandbox filled in ${fillSeconds.toFixed(1)} s; Keys table drawn ${(dataMs / 1000).toFixed(2)} s after spawn)`,
   [
     { figure: 'key → frame, p50', value: round(median(latencies)), unit: 'ms' },
-    atMost('key → frame, p95', round(quantile(latencies, 0.95)), 16, 'ms'),
+    { figure: 'key → frame, p95', value: round(quantile(latencies, 0.95)), unit: 'ms' },
+    { ...atMost('key → frame p95 − bare Ink’s p95 (same run)', round(quantile(latencies, 0.95) - quantile(floor.latencies, 0.95)), 0, 'ms'), target: '≤ 0 ms (≤ the bare app’s)' },
     { figure: 'key → frame, max', value: round(Math.max(...latencies)), unit: 'ms' },
     { figure: 'keydeck CPU time per move', value: round(cpuPerMove), unit: 'ms' },
+    atMost('keydeck CPU time per move ÷ bare Ink’s (same run)', round(cpuPerMove / floor.cpuPerMove, 2), 0.8, '×'),
     bytesFigure('bytes per move inside the window', inWindow),
     bytesFigure('bytes per move that scrolls the table', scrolling),
     { figure: 'bytes per move, mean of all moves', value: Math.round(all.reduce((a, b) => a + b, 0) / all.length), unit: 'B' },

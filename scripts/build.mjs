@@ -154,6 +154,31 @@ export const englishOnlyZodLocalesPlugin = {
 };
 
 /**
+ * prom-client's index loads, with the registry and the metric types keydeck uses, its
+ * Pushgateway (which requires `https`, `http`, `url` and `zlib` at once) and its cluster
+ * aggregator (`cluster`): keydeck pushes nothing and runs no cluster. `https` alone is about
+ * 8 MB of resident memory (TLS, certificates; `node -e "require('https')"` beside a bare node),
+ * paid by `keydeck exporter` for the whole of its life though every profile it watches may be
+ * http on loopback (issue 45, item 4). Here the index gets those two on first use instead
+ * (`require` inside a getter: esbuild still bundles them, their module bodies run when read).
+ * The build fails if the index no longer has those lines.
+ */
+export const lazyPromClientExtrasPlugin = {
+  name: 'keydeck-lazy-prom-client-extras',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]prom-client[\\/]index\.js$/ }, async (args) => {
+      let contents = await readFile(args.path, 'utf8');
+      for (const [name, module] of [['Pushgateway', './lib/pushgateway'], ['AggregatorRegistry', './lib/cluster']]) {
+        const line = `exports.${name} = require('${module}');`;
+        if (!contents.includes(line)) throw new Error(`${args.path}: no \`${line}\`; see lazyPromClientExtrasPlugin in scripts/build.mjs`);
+        contents = contents.replace(line, `Object.defineProperty(exports, '${name}', { enumerable: true, get: () => require('${module}') });`);
+      }
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
+/**
  * got imports `node:http2` when it loads, for its HTTP/2 path (`http2: true`), which keydeck never
  * turns on (src/api/http.ts). Node's HTTP/2 module (nghttp2 and its JavaScript), once loaded,
  * stays resident for the whole session: 1–2 MB of `keydeck monitor` (two with and two without this,
@@ -253,7 +278,7 @@ export function bundleOptions(emptyModule) {
       __dirname: '__keydeckDirname',
     },
     alias: { 'react-devtools-core': emptyModule },
-    plugins: [fastStringWidthPlugin, httpByRequirePlugin, lazyListFormatPlugin, lazyHttp2Plugin, englishOnlyZodLocalesPlugin, lazyUnicodeStaticsPlugin],
+    plugins: [fastStringWidthPlugin, httpByRequirePlugin, lazyListFormatPlugin, lazyHttp2Plugin, englishOnlyZodLocalesPlugin, lazyUnicodeStaticsPlugin, lazyPromClientExtrasPlugin],
     // Native or optional at run time: never bundled.
     external: ['keytar', '@lydell/node-pty', 'node-pty'],
     banner: {

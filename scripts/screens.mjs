@@ -2,33 +2,30 @@
 // docs/screens/keys.txt, management-keys.txt, billing.txt and usdc-topup.txt, at 100×30.
 //
 // 1. Builds dist/ (node scripts/build.mjs).
-// 2. Fills a sandbox database in a temp dir with a demo account seen over three weeks: the
-//    sandbox's demo user (a $25 top-up and a standard subscription), a $100 USDC top-up,
-//    credit keys with some spend (one deactivated), a pro subscription, three management keys.
-//    This process's clock is moved back and forward while it does so (screens-determinism.mjs),
-//    so the keys have different ages.
-// 3. Runs `keydeck --sandbox` on that database in a pseudo-terminal (test/e2e/pty.ts, read
-//    through @xterm/headless) with KEYDECK_TOKEN set to one of the management keys (nothing is
-//    stored), twice: first the USDC walk-through (usdc-topup.txt: the address step, a blank
-//    line, then the QR code view after `v`; the simulated transfer is then verified, so the
-//    top-up journal has a credited entry), then a fresh start for the Billing, Keys and
-//    Management keys panes.
-// 4. Checks that no full key value or session token is in any capture (only prefixes), and
+// 2. Runs `keydeck --sandbox` in a pseudo-terminal (@lydell/node-pty, read through @xterm/headless)
+//    on a fresh data dir, exactly as `npm start` does for a new user: the embedded sandbox creates
+//    its demo account (src/sandbox/demo.ts: three weeks of keys, spend and top-ups), the guided
+//    setup is walked with the demo session token kept for this session only (no keychain here),
+//    and the first screen after it is the Keys capture; then Management keys and Billing, then the
+//    USDC walk-through (usdc-topup.txt: the address step, a blank line, then the QR code view after `v`).
+// 3. Checks that no full key value or session token is in any capture (only prefixes), and
 //    writes the captures: the visible screen, one line per row, trailing spaces trimmed.
 //
-// Deterministic: the app and the sandbox run on a fixed clock and seeded randomness
+// Deterministic: the app and its embedded sandbox run on a fixed clock and seeded randomness
 // (scripts/screens-determinism.mjs, loaded with NODE_OPTIONS=--import), so dates, key prefixes,
 // ids, the deposit address and its QR code are the same on every run. Two texts still vary
 // and are rewritten at the same width: the sandbox's port (shown as a fixed one) and the
 // header's "updated N s ago" (shown as "updated just now"). The script fails when a screen
-// does not settle or a text it waits for never shows. Needs Node with TypeScript type
-// stripping (22.18+, 24) to load test/e2e/pty.ts.
+// does not settle or a text it waits for never shows.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { installDeterminism, now, setNow } from './screens-determinism.mjs';
+import { spawn as spawnPty } from '@lydell/node-pty';
+import xtermHeadless from '@xterm/headless';
+
+const { Terminal } = xtermHeadless;
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT_DIR = path.join(ROOT, 'docs', 'screens');
@@ -39,90 +36,42 @@ const SESSION_AT = Date.UTC(2026, 2, 2, 9, 30, 0);
 const SEED = 'keydeck-readme-screens';
 /** The port shown instead of the sandbox's (same width: Linux picks 5-digit ephemeral ports). */
 const SHOWN_PORT = '41827';
-const DAY = 86_400_000;
-const HOUR = 3_600_000;
 
-if (!process.features.typescript) {
-  console.error('screens: this Node cannot load test/e2e/pty.ts (no TypeScript type stripping): use Node 22.18+ or 24');
-  process.exit(1);
-}
 execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
 
-installDeterminism({ nowMs: SESSION_AT - 21 * DAY, seed: `${SEED}:prepare` });
-const { startSandbox } = await import(pathToFileURL(path.join(ROOT, 'dist', 'sandbox.js')).href);
-const { startApp } = await import(pathToFileURL(path.join(ROOT, 'test', 'e2e', 'pty.ts')).href);
+/**
+ * `node dist/cli.js …args` in a pty of `columns` × `rows`, its screen read as a terminal shows it
+ * (as test/e2e/pty.ts does for the suites, without the suites' harness).
+ */
+function startApp({ args, env, columns, rows }) {
+  const term = new Terminal({ cols: columns, rows, allowProposedApi: true });
+  const pty = spawnPty(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), ...args], { name: 'xterm-256color', cols: columns, rows, cwd: ROOT, env });
+  pty.onData((d) => term.write(d));
+  const screen = () => {
+    const buf = term.buffer.active;
+    return Array.from({ length: term.rows }, (_, i) => (buf.getLine(buf.viewportY + i)?.translateToString(true) ?? '').trimEnd());
+  };
+  return {
+    screen,
+    write: (d) => pty.write(d),
+    kill: () => pty.kill(),
+    async waitFor(text, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        await new Promise((r) => term.write('', r));
+        const s = screen().join('\n');
+        if (typeof text === 'string' ? s.includes(text) : typeof text === 'function' ? text(s) : text.test(s)) return;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(text)}; screen:\n${s}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+  };
+}
 
 const work = mkdtempSync(path.join(tmpdir(), 'keydeck-screens-'));
-const dbPath = path.join(work, 'sandbox.db');
+const dataDir = path.join(work, 'data');
 /** Every full secret seen: none may be in a capture. */
 const secrets = [];
-
-/** One request to the sandbox; returns the parsed body, throws on a status other than 200. */
-async function call(base, method, route, token, body) {
-  const res = await fetch(`${base}${route}`, {
-    method,
-    headers: { ...(token && { authorization: `Bearer ${token}` }), ...(body !== undefined && { 'content-type': 'application/json' }) },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${method} ${route}: HTTP ${res.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
-
-/** Fills the database; returns the management key keydeck is given (KEYDECK_TOKEN). */
-async function prepare() {
-  const sandbox = await startSandbox({ dbPath, host: '127.0.0.1', port: 0 });
-  try {
-    const base = sandbox.url;
-    const demo = sandbox.token;
-    secrets.push(demo);
-    const at = async (msBeforeSession, fn) => {
-      setNow(SESSION_AT - msBeforeSession);
-      return fn();
-    };
-    const managementKey = async (name) => {
-      const created = await call(base, 'POST', '/api/keys/management', demo, { name });
-      secrets.push(created.apiKey);
-      return created.apiKey;
-    };
-    const creditKey = async (name) => {
-      const created = await call(base, 'POST', '/api/keys/credit', demo, { name });
-      secrets.push(created.apiKey);
-      return created;
-    };
-    const spend = async (apiKey, usd, times) => {
-      for (let i = 0; i < times; i++) {
-        await call(base, 'POST', '/v1/chat/completions', apiKey, { model: 'demo', messages: [{ role: 'user', content: 'hello' }], sandbox_cost_usd: usd });
-      }
-    };
-
-    const used = await at(19 * DAY, () => managementKey('keydeck@workstation'));
-    await at(16 * DAY, async () => {
-      const { data } = await call(base, 'POST', '/api/billing/topup', demo, { amount: 100, method: 'usdc' });
-      const { txHash } = await call(base, 'POST', '/sandbox/chain/transfers', undefined, { to: data.address, amount: '100' });
-      await call(base, 'POST', '/api/billing/verify-topup', demo, { txHash, amount: 100 });
-    });
-    const prod = await at(15 * DAY, () => creditKey('prod-backend'));
-    const ci = await at(11 * DAY, () => managementKey('ci-deploy'));
-    await at(10 * DAY, () => managementKey('old-laptop'));
-    const staging = await at(8 * DAY, () => creditKey('staging'));
-    await at(6 * DAY, async () => {
-      const sub = await call(base, 'POST', '/sandbox/subscriptions', demo, { plan: 'pro', blocks: ['asia', 'americas'] });
-      secrets.push(sub.apiKey);
-    });
-    const batch = await at(3 * DAY, () => creditKey('batch-jobs'));
-    await at(2 * DAY, async () => {
-      await spend(prod.apiKey, 4.5, 6);
-      await spend(staging.apiKey, 1.25, 2);
-      await spend(batch.apiKey, 2.2, 3);
-    });
-    await at(1 * DAY, () => call(base, 'PUT', `/api/keys/${staging.id}`, demo, { isActive: false }));
-    await at(2 * HOUR, () => call(base, 'GET', '/api/keys', ci));
-    return used;
-  } finally {
-    await sandbox.close();
-  }
-}
 
 /**
  * `line` with every match of `pattern` (a /g regex) replaced by `replacement`, keeping the
@@ -170,47 +119,45 @@ async function settled(app, text) {
   throw new Error(`the screen did not settle after ${String(text)}:\n${last}`);
 }
 
-/** Starts keydeck on the prepared database with the fixed clock and seed of `run`. */
-function start(used, run) {
+/** Starts `keydeck --sandbox` as a new user (fresh config and data dirs) with the fixed clock and seed of `run`. */
+function start(run) {
   const env = { ...process.env };
-  for (const name of ['DBUS_SESSION_BUS_ADDRESS', 'DISPLAY', 'WAYLAND_DISPLAY', 'CI', 'KEYDECK_PROFILE', 'KEYDECK_BASE_URL', 'NO_COLOR']) delete env[name];
+  for (const name of ['DBUS_SESSION_BUS_ADDRESS', 'DISPLAY', 'WAYLAND_DISPLAY', 'CI', 'KEYDECK_TOKEN', 'KEYDECK_PROFILE', 'KEYDECK_BASE_URL', 'KEYDECK_SANDBOX_DB', 'NO_COLOR']) delete env[name];
   Object.assign(env, {
-    KEYDECK_TOKEN: used,
     KEYDECK_CONFIG_DIR: path.join(work, 'config'),
-    KEYDECK_DATA_DIR: path.join(work, 'data'),
-    KEYDECK_SANDBOX_DB: dbPath,
+    KEYDECK_DATA_DIR: dataDir,
     HOME: path.join(work, 'home'),
     TZ: 'UTC',
     TERM: 'xterm-256color',
     NODE_OPTIONS: `--import=${pathToFileURL(path.join(ROOT, 'scripts', 'screens-determinism.mjs')).href}`,
-    KEYDECK_SCREENS_NOW_MS: String(now()),
+    KEYDECK_SCREENS_NOW_MS: String(SESSION_AT),
     KEYDECK_SCREENS_SEED: `${SEED}:${run}`,
   });
   mkdirSync(env.HOME, { recursive: true });
   return startApp({ args: ['--sandbox'], env, columns: COLUMNS, rows: ROWS });
 }
 
-/** Quits with `q` and waits for the exit (killed after 5 s). */
-async function quit(app) {
-  app.write('q');
-  const timer = setTimeout(() => app.kill(), 5000);
-  const { exitCode } = await app.exited;
-  clearTimeout(timer);
-  if (exitCode !== 0) throw new Error(`keydeck exited with ${exitCode}:\n${app.screenText()}`);
-}
-
 const captures = {};
 let app;
 try {
-  const used = await prepare();
-  setNow(SESSION_AT);
-
-  // Run 1: the USDC walk-through (address step, then its QR code), then the simulated transfer
-  // is verified so that the top-up journal (shown on the Billing pane) has a credited entry.
-  app = start(used, 'walk-through');
+  // What a new user sees after `npm start` and the guided setup: the demo account, Keys first.
+  app = start('first-start');
+  await app.waitFor('Press enter to use the sandbox’s demo session token', 20_000);
+  app.write('\r');
+  await app.waitFor('Where to keep the key');
+  app.write('2'); // no keychain here: this session only
   await app.waitFor('batch-jobs', 20_000);
+  const state = JSON.parse(readFileSync(path.join(dataDir, 'sandbox.db.json'), 'utf8'));
+  secrets.push(state.token);
+  // The status line's "setup done" clears itself: the capture is of the screen after it.
+  await app.waitFor((screen) => !screen.includes('setup done'), 20_000);
+  captures.keys = await settled(app, '▶1 Keys');
+  app.write('2');
+  captures['management-keys'] = await settled(app, 'ci-deploy');
   app.write('3');
-  await app.waitFor('t top up');
+  captures.billing = await settled(app, 'top spenders');
+
+  // The USDC walk-through (docs/tui.md): the address step, then its QR code.
   app.write('t');
   await app.waitFor('amount USD');
   app.write('50');
@@ -222,27 +169,6 @@ try {
   app.write('v');
   const qr = await settled(app, 'Scan with a wallet');
   captures['usdc-topup'] = `${step}\n\n${qr}`;
-  app.write('v');
-  await app.waitFor('s simulate');
-  app.write('s');
-  await app.waitFor('press enter to verify it');
-  app.write('\r');
-  await app.waitFor('enter closes', 20_000);
-  app.write('\r');
-  await app.waitFor('recent top-ups (1)');
-  await quit(app);
-
-  // Run 2: a fresh start, as a user opens keydeck: Billing first (its trend has one sample),
-  // then Keys and Management keys.
-  app = start(used, 'panes');
-  await app.waitFor('batch-jobs', 20_000);
-  app.write('3');
-  captures.billing = await settled(app, 'recent top-ups (1)');
-  app.write('1');
-  captures.keys = await settled(app, '▶1 Keys');
-  app.write('2');
-  captures['management-keys'] = await settled(app, 'ci-deploy');
-  await quit(app);
 } finally {
   app?.kill();
   rmSync(work, { recursive: true, force: true });

@@ -47,6 +47,7 @@ import {
 import { failpoint } from '../failpoints/index.js';
 import { HttpTransport, MAX_RESPONSE_BYTES } from './http.js';
 import { readAnswer } from './reader.js';
+import { attachSalvage } from './salvage.js';
 import { backoffDelayMs, minBackoffDelayMs, parseRetryAfterMs } from './retry.js';
 import { parseInput } from './validate.js';
 
@@ -286,7 +287,11 @@ function saysFailure(body: ParsedBody): boolean {
 /** Reads a 2xx body per the call's {@link Reader} (the rules of ./reader.ts). */
 function readBody<T>(spec: CallSpec<T>, ctx: FailureContext, status: number, body: ParsedBody, notice: (count: number) => void): T {
   const result = readAnswer(spec.read, body);
-  if (!result.ok) throw errorFromInvalidResponse(ctx, status, result.field, result.problem);
+  if (!result.ok) {
+    const error = errorFromInvalidResponse(ctx, status, result.field, result.problem);
+    // A key was created all the same: its value goes with the error, not lost (./salvage.ts).
+    throw spec.read.creates === true ? attachSalvage(error, body) : error;
+  }
   if (result.hiddenKeyValues > 0) notice(result.hiddenKeyValues);
   return result.data;
 }

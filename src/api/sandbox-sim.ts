@@ -3,7 +3,8 @@
  * /sandbox/chain/transfers { to, amount }` → `{ txHash }`, a simulated USDC transfer on Base to
  * a deposit address, so the USDC top-up walk-through can be completed end to end without real
  * money. Only for a sandbox: see {@link canSimulateTransfers}. And `GET /sandbox/chain` (issue
- * 25): where a sandbox started with `--chain anvil` runs its chain ({@link readSandboxChain}).
+ * 25): where a sandbox started with `--chain anvil` runs its chain ({@link readSandboxChain});
+ * `POST /sandbox/checkout/:sessionId` pays a card checkout (issue 44, {@link payCheckoutInSandbox}).
  */
 import { isLoopbackHost, normalizeBaseUrl } from './baseUrl.js';
 import { z } from 'zod';
@@ -45,32 +46,66 @@ const SIMULATE_TIMEOUT_MS = 10_000;
  *   request may have been received), `invalid_response`.
  */
 export async function simulateUsdcTransfer(baseUrl: string, transfer: { to: string; amount: string | number }): Promise<{ txHash: string }> {
+  const { ctx, status, body } = await postOnce(baseUrl, SIMULATE_OP, '/sandbox/chain/transfers', {
+    notFound: 'This service has no transfer simulation: it is not a keydeck sandbox. Send the USDC from a wallet.',
+    body: JSON.stringify({ to: transfer.to, amount: String(transfer.amount) }),
+  });
+  const parsed = TransferResponseSchema.safeParse(body.kind === 'json' ? body.value : undefined);
+  if (!parsed.success) throw errorFromInvalidResponse(ctx, status, 'txHash', 'missing or not 0x + 64 hex');
+  return { txHash: parsed.data.txHash };
+}
+
+/**
+ * One POST of a simulation to the sandbox at `baseUrl` (`path` under it; a JSON `body` or none),
+ * over the client's transport and its failure mapping, sent once: the 2xx answer, or the error
+ * (404: `notFound`, the sentence for a service that is not a sandbox).
+ */
+async function postOnce(
+  baseUrl: string,
+  op: FailureContext['op'],
+  path: string,
+  options: { readonly notFound: string; readonly body?: string },
+): Promise<{ ctx: FailureContext; status: number; body: ReturnType<typeof parseBody> }> {
   const base = normalizeBaseUrl(baseUrl);
-  const ctx: FailureContext = { op: SIMULATE_OP, token: '', baseUrl: base, timeoutMs: SIMULATE_TIMEOUT_MS };
+  const ctx: FailureContext = { op, token: '', baseUrl: base, timeoutMs: SIMULATE_TIMEOUT_MS };
   const transport = new HttpTransport();
   try {
     const outcome = await transport.send({
       method: 'POST',
-      url: `${base}/sandbox/chain/transfers`,
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ to: transfer.to, amount: String(transfer.amount) }),
+      url: `${base}${path}`,
+      headers: { accept: 'application/json', ...(options.body !== undefined && { 'content-type': 'application/json' }) },
+      ...(options.body !== undefined && { body: options.body }),
       timeoutMs: SIMULATE_TIMEOUT_MS,
     });
     if (outcome.kind === 'timeout') throw errorFromTimeout(ctx, outcome.possiblySent);
     if (outcome.kind === 'network') throw errorFromNetwork(ctx, outcome.code, outcome.possiblySent);
     if (outcome.kind === 'aborted') throw errorFromNetwork(ctx, 'ABORTED', false);
     if (outcome.kind === 'too_large') throw errorFromInvalidResponse(ctx, outcome.status, undefined, 'the answer is too large');
-    if (outcome.status === 404) {
-      throw new KeydeckApiError('not_found', 'This service has no transfer simulation: it is not a keydeck sandbox. Send the USDC from a wallet.', { status: 404 });
-    }
+    if (outcome.status === 404) throw new KeydeckApiError('not_found', options.notFound, { status: 404 });
     const body = parseBody(outcome.text);
     if (outcome.status < 200 || outcome.status > 299) throw errorFromResponse(ctx, outcome.status, body, undefined);
-    const parsed = TransferResponseSchema.safeParse(body.kind === 'json' ? body.value : undefined);
-    if (!parsed.success) throw errorFromInvalidResponse(ctx, outcome.status, 'txHash', 'missing or not 0x + 64 hex');
-    return { txHash: parsed.data.txHash };
+    return { ctx, status: outcome.status, body };
   } finally {
     transport.close();
   }
+}
+
+/** Paying a sandbox checkout as an operation of the client's failure wording (failures.ts). */
+const PAY_CHECKOUT_OP = { name: 'payCheckout', what: 'pay the checkout session in the sandbox', check: 'look at the billing status', changesState: true } as const;
+
+/**
+ * Pays the card checkout session `sessionId` on the sandbox at `baseUrl` (DESIGN.md: `POST
+ * /sandbox/checkout/:sessionId`, what the hosted page's Pay button sends), so a card top-up can be
+ * walked without a browser or a card (issue 44). The address is built from `baseUrl`, never taken
+ * from the service's `sessionUrl`. Sent once, never retried; the sandbox pays a session once.
+ * Only for a sandbox: see {@link canSimulateTransfers}.
+ * @throws KeydeckApiError `not_found` (not a sandbox, or no such session), `network_error` /
+ *   `timeout` (with `outcomeUnknown` when the request may have been received), other failures.
+ */
+export async function payCheckoutInSandbox(baseUrl: string, sessionId: string): Promise<void> {
+  await postOnce(baseUrl, PAY_CHECKOUT_OP, `/sandbox/checkout/${encodeURIComponent(sessionId)}`, {
+    notFound: 'This service cannot pay the checkout itself (not a keydeck sandbox, or no such session): pay on the checkout page.',
+  });
 }
 
 /** A sandbox's answer to `GET /sandbox/chain`. */

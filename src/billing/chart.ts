@@ -12,7 +12,7 @@
  */
 import { dollarsText } from '../api/money.js';
 import asciichart from 'asciichart';
-import { resample, topUpsIn, type BalanceSample, type TopUpMark } from './history.js';
+import { cellOf, resample, topUpsIn, type BalanceSample, type TopUpMark } from './history.js';
 
 /** The chart windows, in the order the pane's key cycles them. */
 export const CHART_WINDOWS = ['1h', '6h', '24h', '7d', '30d'] as const;
@@ -97,9 +97,11 @@ export function balanceChart(samples: readonly BalanceSample[], options: ChartOp
   const values = resample(samples, from, options.now, columns);
   const first = values.findIndex((v) => v !== undefined);
   if (first < 0) return { lines: [], topUps: [], columns: 0, legend: '' };
-  const series = values.slice(first) as number[];
-  // asciichart draws a step between two values: a lone value (the first reading, in the last column) gets one cell.
-  if (series.length === 1) series.push(series[0]!);
+  // asciichart draws the move from one value to the next in the column of the first: each column
+  // would show the cell after it, and the line would stop a column short of "now". Led by a copy
+  // of its first value, column c shows the move into cell c, under the same time as its tick and
+  // its top-up mark (issue 44), and a lone value (the first reading, in the last column) gets its cell.
+  const series = [values[first]!, ...(values.slice(first) as number[])];
   const plot = asciichart.plot(series, {
     // asciichart draws height + 1 rows.
     height: height - 1,
@@ -128,10 +130,11 @@ export function balanceChart(samples: readonly BalanceSample[], options: ChartOp
   let legend = '';
   if (topUps.length > 0) {
     const marks = new Array<string>(columns).fill(' ');
-    for (const m of topUps) marks[Math.min(columns - 1, Math.max(0, Math.floor(((m.t - from) / windowMs) * columns)))] = '▲';
+    for (const m of topUps) marks[cellOf(m.t, from, options.now, columns)] = '▲';
     const total = topUps.reduce((sum, m) => sum + Math.round(m.amount * 100), 0) / 100;
     legend = `▲ ${topUps.length > 1 ? `${topUps.length} top-ups` : 'top-up'} +${axisLabel(total)}`;
-    const label = gutter - 1 >= 8 ? '▲ top-up' : '▲';
+    // The row's name in the label column, in words: a lone ▲ there read as a top-up at the window's start.
+    const label = gutter - 1 >= 8 ? '▲ top-up' : gutter - 1 >= 6 ? 'top-up' : '';
     lines.push(`${label.padStart(gutter - 1)} ${marks.join('')}`.trimEnd());
   }
   return { lines: lines.map((l) => l.slice(0, Math.max(30, Math.floor(options.width)))), topUps, columns, legend };

@@ -74,13 +74,14 @@ export function paymentEvidence(status: unknown, ref: PaymentReference): Payment
   };
   const classify = (item: Record<string, unknown>, listKey: string, what: string): void => {
     const word = firstString(item, STATUS_FIELDS)?.toLowerCase();
-    const where = `the billing status ${listKey ? `(${listKey}) ` : ''}names ${what}`;
+    // A sentence a user reads (issue 44): "the billing status lists checkout session cs_1 as succeeded (in recentTopUps)".
+    const where = (state: string) => `the billing status lists ${what} as ${state}${listKey ? ` (in ${listKey})` : ''}`;
     const amount = typeof item.amount === 'number' && Number.isFinite(item.amount) && item.amount > 0 ? item.amount : undefined;
-    if (word !== undefined && PAID.has(word)) paid = { kind: 'paid', where: `${where} ${word}`, ...(amount !== undefined && { amount }) };
-    else if (word !== undefined && PENDING.has(word)) pending = { kind: 'pending', where: `${where} ${word}` };
-    else if (word === undefined && PENDING_LIST.test(listKey)) pending = { kind: 'pending', where: `${where} pending` };
+    if (word !== undefined && PAID.has(word)) paid = { kind: 'paid', where: where(word), ...(amount !== undefined && { amount }) };
+    else if (word !== undefined && PENDING.has(word)) pending = { kind: 'pending', where: where(word) };
+    else if (word === undefined && PENDING_LIST.test(listKey)) pending = { kind: 'pending', where: where('pending') };
     else if (word === undefined && FINISHED_LIST.test(listKey) && firstString(item, COMPLETED_FIELDS) !== undefined) {
-      paid = { kind: 'paid', where: `${where} completed`, ...(amount !== undefined && { amount }) };
+      paid = { kind: 'paid', where: where('completed'), ...(amount !== undefined && { amount }) };
     }
   };
   const walk = (value: unknown, key: string, depth: number): void => {

@@ -326,6 +326,20 @@ export function topUpsIn(samples: readonly BalanceSample[]): TopUpMark[] {
 }
 
 /**
+ * The cell of {@link resample} (`cells` equal stretches of time from `from` to `to`) that a reading
+ * at `t` falls in: the first whose end is at or after `t`, by the same arithmetic, so a mark put
+ * there sits where the line takes the reading. Clamped to the cells.
+ */
+export function cellOf(t: number, from: number, to: number, cells: number): number {
+  const n = Math.max(1, Math.floor(cells));
+  const step = (to - from) / n;
+  let c = Math.min(n - 1, Math.max(0, Math.ceil((t - from) / step) - 1));
+  while (c > 0 && t <= from + c * step) c--;
+  while (c < n - 1 && t > from + (c + 1) * step) c++;
+  return c;
+}
+
+/**
  * `remaining` (USD) resampled onto `cells` equal stretches of time from `from` to `to` (epoch
  * ms): each cell holds the last reading at or before its end, or undefined before the first
  * reading (and when `samples` is empty). Pure; `samples` oldest first.

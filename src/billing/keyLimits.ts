@@ -117,7 +117,8 @@ export function limitsOf(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>, plans
 }
 
 /** How a source is said beside its figures. */
-export const SOURCE_TEXT: Readonly<Record<LimitsSource, string>> = { plans: '/api/plans', pages: 'the pages', spec: '§8' };
+// Words a user reads (issue 44): where the figures come from, never the spec's section numbers.
+export const SOURCE_TEXT: Readonly<Record<LimitsSource, string>> = { plans: 'the service’s plans', pages: 'the service’s docs', spec: 'the service’s published limits' };
 
 /** A figure in words, short enough for an 80-column details panel. */
 function figureWords(l: KeyLimits, figure: LimitFigure): string | undefined {
@@ -141,10 +142,11 @@ function figureWords(l: KeyLimits, figure: LimitFigure): string | undefined {
 const ORDER: readonly LimitFigure[] = ['onlyInBlocks', 'requestsPerMinute', 'budgetPer8HoursUsd', 'tokensPerMinute', 'concurrentRequests', 'boundedByBalance'];
 
 /**
- * One line describing {@link limitsOf} (at most 72 characters, for an 80-column details panel),
- * the figures grouped by where they come from: "200 req/min, $0.22/8h (the pages); 3,333
- * tok/min, 2 concurrent (§8)", "in its blocks only, unlimited, 1 concurrent (the pages)";
- * `limits for plan "x" are not published` when none is.
+ * One line describing {@link limitsOf}, the figures grouped by where they come from, in a user's
+ * words: "200 req/min, $0.22/8h (the service’s docs); 3,333 tok/min, 2 concurrent (the service’s
+ * published limits)", "in its blocks only, unlimited, 1 concurrent (the service’s docs)";
+ * `limits for plan "x" are not published` when none is. Where it does not fit (an 80-column
+ * details panel), {@link withoutSources} is the same figures without their sources.
  */
 export function describeLimits(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>, plans?: readonly Plan[]): string {
   const l = limitsOf(key, plans);
@@ -182,4 +184,9 @@ export function limitsJson(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>, pla
 /** True when `limitsOf(key)` would read `GET /api/plans` (a legacy subscription plan): callers read the plans only then. */
 export function needsPlans(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>): boolean {
   return key.keyType === 'subscription' && key.keyPlan !== 'pool';
+}
+
+/** A {@link describeLimits} line without its sources in brackets (at most 68 characters: an 80-column details panel). */
+export function withoutSources(line: string): string {
+  return line.replace(/ \([^()]*\)/g, '');
 }

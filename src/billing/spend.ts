@@ -55,6 +55,26 @@ export function spendRows(report: UsageReport, keys?: ReadonlyArray<{ id: string
   });
 }
 
+/**
+ * True when the usage read tells less spend than the balance does (issue 44): the credit keys'
+ * all-time spend in `rows` is more than a cent below what the balance record says was spent
+ * (`totalTopUp − remaining`, §2.3). The figures then predate spend that the balance already shows
+ * (read in an earlier session, say), and "no spend" must not be said as a fact. False when the
+ * report has no all-time figures or no balance is known.
+ */
+export function usageBehindBalance(rows: readonly SpendRow[], credits: { readonly totalTopUp: number; readonly remaining: number } | undefined): boolean {
+  if (!credits || rows.length === 0) return false;
+  let micros = 0;
+  for (const r of rows) {
+    if (r.keyType === 'subscription') continue;
+    const total = r.periods.total?.spend;
+    if (total === undefined) return false;
+    micros += Math.round(total * 1e6);
+  }
+  const spentMicros = Math.round((credits.totalTopUp - credits.remaining) * 1e6);
+  return micros + 10_000 < spentMicros;
+}
+
 /** The period shares and top spenders are reckoned over: 24 h when given, else the shortest given. */
 export function sharePeriod(periods: readonly UsagePeriod[]): UsagePeriod | undefined {
   return periods.includes('24h') ? '24h' : periods[0];

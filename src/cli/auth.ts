@@ -1,22 +1,20 @@
 /** `keydeck auth login|status|logout` and `keydeck doctor` (src/commands/auth.ts, doctor.ts). */
 import type { Command } from 'commander';
 import { exporterSetupOptions, type ExporterCliFlags } from './exporter.js';
+import { inherits, SERVICE_OPTIONS, STORAGE_OPTIONS } from './inherited.js';
 
 /** Adds `auth` and `doctor` to the program. */
 export function registerAuth(program: Command): void {
-  const auth = program
-    .command('auth')
-    .description('sign in, show where the key is stored, sign out')
-    .configureHelp({ showGlobalOptions: true });
-  auth
-    .command('login')
+  const auth = inherits(program.command('auth').description('sign in, show where the key is stored, sign out'), SERVICE_OPTIONS);
+  inherits(auth.command('login'), [...SERVICE_OPTIONS, ...STORAGE_OPTIONS])
     .description('turn a session token (or an mk_ key) into a management key stored in the OS keychain')
     .option('--token-stdin', 'read the token from stdin instead of asking for it')
     .option('--name <keyname>', 'name of the management key created from a session token (default "keydeck@<hostname> <profile> <date>", numbered when taken)')
     .action(async (opts: { tokenStdin?: boolean; name?: string }, cmd: Command) => {
       const { runCommand, globalOptionsOf } = await import('../commands/output.js');
+      const { withSandbox } = await import('../commands/sandboxTarget.js');
       const { authLogin } = await import('../commands/auth.js');
-      await runCommand(() => authLogin(globalOptionsOf(cmd), opts));
+      await runCommand(() => withSandbox(globalOptionsOf(cmd), (g) => authLogin(g, opts)));
     });
   auth
     .command('status')
@@ -24,8 +22,9 @@ export function registerAuth(program: Command): void {
     .option('--json', 'print { profile, baseUrl, store, keyPrefix, accepted, reason? } as JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { runCommand, globalOptionsOf } = await import('../commands/output.js');
-      const { authStatus } = await import('../commands/auth.js');
-      await runCommand(() => authStatus(globalOptionsOf(cmd), opts));
+      const { withSandbox } = await import('../commands/sandboxTarget.js');
+      const { authStatus } = await import('../commands/authStatus.js');
+      await runCommand(() => withSandbox(globalOptionsOf(cmd), (g) => authStatus(g, opts)));
     });
   auth
     .command('logout')
@@ -33,14 +32,13 @@ export function registerAuth(program: Command): void {
     .option('--revoke', 'first delete that management key on the service')
     .action(async (opts: { revoke?: boolean }, cmd: Command) => {
       const { runCommand, globalOptionsOf } = await import('../commands/output.js');
+      const { withSandbox } = await import('../commands/sandboxTarget.js');
       const { authLogout } = await import('../commands/auth.js');
-      await runCommand(() => authLogout(globalOptionsOf(cmd), opts));
+      await runCommand(() => withSandbox(globalOptionsOf(cmd), (g) => authLogout(g, opts)));
     });
   exporterSetupOptions(
-    program
-      .command('doctor')
+    inherits(program.command('doctor'), SERVICE_OPTIONS)
       .description('check the keychain, the config file, the key and the service; exit 1 when a check fails (a warning alone exits 0)')
-      .configureHelp({ showGlobalOptions: true })
       .option('--json', 'print { ok, checks: [{ name, ok, status, detail }] } as JSON (status ok, warn or fail)')
       .option('--exporter', 'check an exporter’s setup instead, with the exporter’s own flags: the config, each profile’s token (owner, mode, key shape) and one read of its balance, the history, the listen address'),
   ).action(async (opts: ExporterCliFlags & { json?: boolean; exporter?: boolean }, cmd: Command) => {
@@ -50,7 +48,8 @@ export function registerAuth(program: Command): void {
       await runCommand(async () => {
         const stray = ['listen', 'allProfiles', 'tokenFile', 'tokenDir'].filter((k) => opts[k as keyof typeof opts] !== undefined);
         if (stray.length > 0) fail(ExitCode.usage, 'the exporter’s flags (--listen, --all-profiles, --token-file, --token-dir) check an exporter’s setup: add --exporter');
-        return doctor(globalOptionsOf(cmd), opts);
+        const { withSandbox } = await import('../commands/sandboxTarget.js');
+        return withSandbox(globalOptionsOf(cmd), (g) => doctor(g, opts));
       });
       return;
     }

@@ -1,10 +1,11 @@
 /** `keydeck billing …`: balance, status, top-ups, history, watch (src/commands/billing.ts). */
 import { Option, type Command } from 'commander';
+import { CHAIN_OPTIONS, inherits, SERVICE_OPTIONS } from './inherited.js';
 import { commandGroup, runScripted } from './shared.js';
 
 /** Adds `billing` to the program. */
 export function registerBilling(program: Command): void {
-  const billing = commandGroup(program, 'billing', 'the USD credit balance and top-ups: credits, status, cancel, topup, verify, history, watch');
+  const billing = commandGroup(program, 'billing', 'the USD credit balance and top-ups: credits, status, cancel, topup, verify, history, watch', SERVICE_OPTIONS);
   billing
     .command('credits')
     .description('show the balance: remaining, totalTopUp, hasCreditKey, creditKeyCount, userId')
@@ -31,13 +32,12 @@ export function registerBilling(program: Command): void {
       const { billingCancel } = await import('../commands/billingCancel.js');
       await runScripted(cmd, (g) => billingCancel(g, id, opts));
     });
-  billing
-    .command('topup')
+  inherits(billing.command('topup'), [...SERVICE_OPTIONS, ...CHAIN_OPTIONS])
     .description('start a top-up: a card checkout page, a card on file, or a USDC transfer on Base')
     .requiredOption('--amount <usd>', 'USD, at least 10, at most two decimals (10, 12.50)')
     .requiredOption(
       '--method <name>',
-      'how to pay: card_checkout, card_direct or usdc (sent as the profile’s topUpMethods names), or any other method name, sent as given (the real service’s pages: stripe, stripe_direct, usdc)',
+      'how to pay: usdc, card_checkout or card_direct (sent as the profile’s topUpMethods names), a name the profile declares, or the real service’s pages’ stripe and stripe_direct; any other name is refused before anything is sent',
     )
     .option('-y, --yes', 'do not ask before charging the card on file or above the profile’s ceiling (required then when stdin is not a terminal)')
     .option('--wait', 'USDC: watch the deposit address on chain and verify the transfer when it arrives (no hash to copy)')
@@ -47,8 +47,7 @@ export function registerBilling(program: Command): void {
       const { billingTopUp } = await import('../commands/billing.js');
       await runScripted(cmd, (g) => billingTopUp(g, opts));
     });
-  billing
-    .command('verify')
+  inherits(billing.command('verify'), [...SERVICE_OPTIONS, ...CHAIN_OPTIONS])
     .description('credit a USDC transfer by its transaction hash, after checking it on chain (--no-chain: the service alone)')
     .option('--tx <hash>', 'the Base transaction hash, 0x followed by 64 hex digits')
     .option('--amount <usd>', 'the USD amount sent, exactly as in the top-up instruction (default: the amount of the one USDC top-up awaiting payment; with --find: which top-up, when several await payment)')

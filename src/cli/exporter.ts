@@ -1,5 +1,6 @@
 /** `keydeck exporter`: every watched account's figures for Prometheus, headless (src/exporter/). */
 import { Option, type Command } from 'commander';
+import { inherits } from './inherited.js';
 
 /**
  * Every `--profile NAME` / `--profile=NAME` on the command line: the program's own `--profile`
@@ -82,7 +83,7 @@ function usageLines(program: Command, text: string): string {
   const time = new Date().toISOString();
   return text
     .split('\n')
-    .map((line) => line.replace(/^error: /, '').trim())
+    .map((line) => line.replace(/^(error|keydeck): /, '').trim())
     .filter((line) => line !== '')
     .map((msg) => (format === 'json' ? JSON.stringify({ time, level: 'error', event: 'usage', msg }) : `time=${time} level=error event=usage msg=${JSON.stringify(msg)}`))
     .map((line) => `${line}\n`)
@@ -92,8 +93,7 @@ function usageLines(program: Command, text: string): string {
 /** Adds `exporter` to the program. */
 export function registerExporter(program: Command): void {
   exporterSetupOptions(
-    program
-      .command('exporter')
+    inherits(program.command('exporter'), ['--allow-insecure-http', '--sandbox'])
       .description('serve every watched profile’s balance, keys and burn rates to Prometheus, with no terminal (one line per event on stderr)')
       .configureOutput({ writeErr: (text) => process.stderr.write(usageLines(program, text)) }),
   )
@@ -116,8 +116,28 @@ export function registerExporter(program: Command): void {
         code = setupExitCode(checks);
         log[code === 0 ? 'info' : 'error']('check_done', { result: code === 0 ? 'clean' : code === 1 ? 'profiles_down' : 'would_not_start' });
       } else {
+        // --sandbox (issue 44): the sandbox of the data dir is watched too, as profile "sandbox" (the
+        // only one unless --all-profiles or --profile name others), served or joined for as long as
+        // the exporter runs; its key is KEYDECK_TOKEN_SANDBOX, else the demo session token.
+        let run = options;
+        let env = process.env;
+        let sandbox: { url: string; token: string; close(): Promise<void> } | undefined;
+        if (program.opts<{ sandbox?: boolean }>().sandbox) {
+          const { openSharedSandbox } = await import('../sandbox/shared.js');
+          const { sandboxDbPath } = await import('../config/paths.js');
+          try {
+            sandbox = await openSharedSandbox({ dbPath: sandboxDbPath(), keep: true });
+          } catch (error) {
+            process.stderr.write(`keydeck: could not start the sandbox (${sandboxDbPath()}): ${(error as Error).message}\n`);
+            process.exit(1);
+          }
+          const explicit = opts.allProfiles === true || profileFlags((program as unknown as { rawArgs?: string[] }).rawArgs ?? process.argv).length > 0;
+          run = { ...run, selection: { kind: 'plus', first: { name: 'sandbox', baseUrl: sandbox.url }, ...(explicit && { rest: run.selection }) } };
+          env = { ...process.env, KEYDECK_TOKEN_SANDBOX: process.env.KEYDECK_TOKEN_SANDBOX ?? sandbox.token };
+        }
         const { runExporter } = await import('../exporter/run.js');
-        code = await runExporter({ ...options, autoTopUp: opts.autoTopup === true, version: program.version() ?? 'unknown' }, { suggest: suggestCommand });
+        code = await runExporter({ ...run, autoTopUp: opts.autoTopup === true, version: program.version() ?? 'unknown' }, { env, suggest: suggestCommand });
+        await sandbox?.close();
       }
       // Nothing of the exporter's is left running; a keychain child that hung is not waited for.
       // Its last log lines reach stderr first, as `runCommand` lets a command's output (loaded

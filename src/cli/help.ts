@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import { MANUAL_TOPICS, topicList } from '../commands/manualTopics.js';
+import { failUnknownCommand } from './errors.js';
 
 /** Replaces commander's implicit help command by keydeck's, which also knows the manual's topics. */
 export function registerHelp(program: Command): void {
@@ -40,13 +41,7 @@ export function registerHelp(program: Command): void {
       for (const [i, word] of words.entries()) {
         const sub = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
         if (sub === undefined) {
-          const { unknownCommandSentence } = await import('../commands/suggest.js');
-          const visibleNames = command.createHelp().visibleCommands(command).map((c) => c.name());
-          const candidates = i === 0 ? [...visibleNames, ...MANUAL_TOPICS.map((t) => t.name)] : visibleNames;
-          const parent = words.slice(0, i).join(' ') || undefined;
-          const sentence = unknownCommandSentence(word, candidates, parent).replace('unknown command', i === 0 ? 'no command or help topic' : 'unknown command');
-          process.stderr.write(`keydeck: ${sentence}\n`);
-          process.exit(2);
+          failUnknownCommand(command, word, i === 0 ? { extra: MANUAL_TOPICS.map((t) => t.name), what: 'no command or help topic' } : {});
         }
         command = sub;
       }

@@ -14,11 +14,12 @@ interface RotateOptionValues extends DeliveryOptionValues {
   readonly yes?: boolean;
   readonly json?: boolean;
 }
+import { SERVICE_OPTIONS } from './inherited.js';
 import { commandGroup, runScripted } from './shared.js';
 
 /** Adds `keys` (consumption keys) to the program. */
 export function registerKeys(program: Command): void {
-  const keys = commandGroup(program, 'keys', 'consumption keys (sk_): list, create credit keys, rename, enable, disable, delete, usage');
+  const keys = commandGroup(program, 'keys', 'consumption keys (sk_): list, create credit keys, rename, enable, disable, delete, usage', SERVICE_OPTIONS);
   keys
     .command('list')
     .description('list the consumption keys: id, name, keyType, keyPlan, status, expires, createdAt (never a key value)')
@@ -42,8 +43,12 @@ export function registerKeys(program: Command): void {
     .argument('[name]', 'label of the key (1–128 characters); or --name')
     .option('--name <name>', 'label of the key (1–128 characters)')
     .option('--subscription <id>', 'mint the one active key of this subscription or pool pledge (its id in keydeck billing status) instead of a credit key')
+    .option('--allow-duplicate-name', 'create it even when another key has this name (without a terminal it is refused otherwise)')
+    .option('--finish', 'finish the interrupted creation of NAME (or the only one): deliver its key where it did not arrive, or make a new one when its value is gone')
+    .option('--undo', 'undo the interrupted creation of NAME (or the only one): put back what its files held, delete the key unless a command took it (asks first)')
+    .option('-y, --yes', 'undo without asking')
     .option('--json', 'print the created key (with apiKey) as JSON')
-    .action(async (name: string | undefined, opts: { name?: string; subscription?: string; json?: boolean } & DeliveryOptionValues, cmd: Command) => {
+    .action(async (name: string | undefined, opts: { name?: string; subscription?: string; allowDuplicateName?: boolean; finish?: boolean; undo?: boolean; yes?: boolean; json?: boolean } & DeliveryOptionValues, cmd: Command) => {
       const { keysCreate } = await import('../commands/keys.js');
       await runScripted(cmd, (g) => keysCreate(g, { ...opts, name: opts.name ?? name, positionalName: name }));
     });
@@ -53,8 +58,9 @@ export function registerKeys(program: Command): void {
     .description('rename a consumption key')
     .argument('<id>', 'the key’s id (keydeck keys list)')
     .requiredOption('--name <name>', 'the new label (1–128 characters)')
+    .option('--allow-duplicate-name', 'rename it even when another key has this name (without a terminal it is refused otherwise)')
     .option('--json', 'print the service’s answer as JSON (null when empty)')
-    .action(async (id: string, opts: { name: string; json?: boolean }, cmd: Command) => {
+    .action(async (id: string, opts: { name: string; allowDuplicateName?: boolean; json?: boolean }, cmd: Command) => {
       const { keysRename } = await import('../commands/keys.js');
       await runScripted(cmd, (g) => keysRename(g, id, opts));
     });
@@ -101,15 +107,15 @@ export function registerKeys(program: Command): void {
     });
   const rotate = keys
     .command('rotate')
-    .description('replace a credit key without downtime: create its successor, deliver it (--to-file, --to-command), then deactivate, delete or keep the old key')
+    .description('replace a credit key without downtime: create its successor (it takes the old key’s name), deliver it (--to-file, --to-command), then deactivate, delete or keep the old key')
     .argument('[id|name]', 'the key to rotate (keydeck keys list); with --finish/--undo, the key whose rotation was interrupted')
-    .option('--name <name>', 'the successor’s name (default NAME-r2, then -r3…)')
+    .option('--name <name>', 'the successor’s name (default: the old key’s own, which then becomes "NAME (rotated DATE)")')
     .option('--old <action>', 'what becomes of the old key once the successor is delivered: deactivate, delete or keep (default: ask)')
     .option('--grace <duration>', 'wait this long after the delivery before handling the old key (90s, 10m, 1h30m)')
     .option('--wait-idle [bound]', 'wait until the old key is idle (lastUsedAt) before handling it, at most BOUND (default 15m)')
     .option('--idle-for <duration>', 'how long without a request counts as idle (default 60s)')
-    .option('--finish', 'finish the interrupted rotation of ID|NAME (or the only one): a new successor when the first never reached every destination')
-    .option('--undo', 'undo the interrupted rotation of ID|NAME (or the only one): delete its successor, keep the old key (asks first)')
+    .option('--finish', 'finish the interrupted rotation of ID|NAME (or the only one): its successor read back from a file that holds it, or a new one (running the same command again does it too)')
+    .option('--undo', 'undo the interrupted rotation of ID|NAME (or the only one): files put back, its successor deleted unless a command took it, the old key kept (asks first)')
     .option('-y, --yes', 'do not ask: handle the old key even while it is still in use; undo without asking')
     .option('--json', 'print the outcome (old key, successor, deliveries) as JSON; without a destination it holds the successor’s apiKey')
     .action(async (idOrName: string | undefined, opts: RotateOptionValues, cmd: Command) => {
@@ -121,7 +127,7 @@ export function registerKeys(program: Command): void {
 
 /** Adds `mgmt-keys` (management keys) to the program. */
 export function registerMgmtKeys(program: Command): void {
-  const mgmtKeys = commandGroup(program, 'mgmt-keys', 'management keys (mk_): list, create, delete, rotate the one keydeck uses');
+  const mgmtKeys = commandGroup(program, 'mgmt-keys', 'management keys (mk_): list, create, delete, rotate the one keydeck uses', SERVICE_OPTIONS);
   mgmtKeys
     .command('list')
     .description('list the management keys: id, name, keyPrefix, isActive, lastUsedAt, createdAt')

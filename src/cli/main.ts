@@ -14,6 +14,7 @@
  */
 import { enableCompileCache } from 'node:module';
 import { createProgram } from './program.js';
+import { startWithFlags } from './startFlags.js';
 
 /** The commands left open for hours, which start without the compile cache (above). */
 const RESIDENT_COMMANDS: ReadonlySet<string> = new Set(['monitor', 'exporter']);
@@ -27,6 +28,8 @@ const RESIDENT_COMMANDS: ReadonlySet<string> = new Set(['monitor', 'exporter']);
 export async function main(version: string, argv: readonly string[] = process.argv): Promise<void> {
   const program = createProgram(version);
   program.hook('preAction', (_program, action) => {
+    // A resident command may start again with V8's flags for it (./startFlags.ts), before it loads anything.
+    if (action === program || action.parent === program) startWithFlags(action.name());
     if (!RESIDENT_COMMANDS.has(action.name())) enableCompileCache();
   });
   await program.parseAsync(argv);

@@ -1,33 +1,29 @@
 /** `keydeck monitor`: the live balance in a few lines (src/commands/monitor.ts, src/tui/panes/billing/monitor/). */
 import type { Command } from 'commander';
+import { inherits, NOTIFY_OPTIONS, SERVICE_OPTIONS } from './inherited.js';
 
 /** Adds `monitor` to the program. */
 export function registerMonitor(program: Command): void {
-  program
-    .command('monitor')
+  inherits(program.command('monitor'), [...SERVICE_OPTIONS, ...NOTIFY_OPTIONS])
     .description('the live balance in a few lines (no full screen), for a tmux pane; q or ctrl-c leaves')
     .option('--interval <seconds>', 'seconds between balance reads (at least 2; default the profile’s, 15)')
     .option('--alert-below <usd>', 'ring the bell once when the balance drops below this many USD (default the profile’s)')
     .option('--metrics <host:port>', 'serve the figures as Prometheus/OpenMetrics text at http://HOST:PORT/metrics (host default 127.0.0.1)')
     .action(async (opts: { interval?: string; alertBelow?: string; metrics?: string }, cmd: Command) => {
-      // Before anything else loads (src/terminal/heap.ts): V8's interpreter alone, no compiler
-      // thread's memory kept, the old generation collected as it grows. Here, not in
-      // monitorCommand: V8's flags are process-wide, and tests run that inside shared workers.
-      const { tuneForMonitor } = await import('../terminal/heap.js');
-      tuneForMonitor();
       const { runCommand, globalOptionsOf } = await import('../commands/output.js');
       const { monitorCommand } = await import('../commands/monitor.js');
       // The flags may also be parsed as the root program's (the TUI's) options: read both.
       const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string; onLow?: string; onAnomaly?: string; desktopNotifications?: boolean }>(), ...opts };
+      const { withSandbox } = await import('../commands/sandboxTarget.js');
       await runCommand(() =>
-        monitorCommand(globalOptionsOf(cmd), flags, {
+        withSandbox(globalOptionsOf(cmd), (globals) => monitorCommand(globals, flags, {
           version: program.version() ?? 'unknown',
           // Ink loads only once the flags, the terminal and the key have been checked.
           render: async (input) => {
             const { importWithoutFetch } = await import('../tui/withoutFetch.js');
             return (await importWithoutFetch(() => import('../tui/panes/billing/monitor/runMonitor.js'))).runMonitor(input);
           },
-        }),
+        })),
       );
     });
 }

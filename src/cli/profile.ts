@@ -2,13 +2,15 @@
  * `keydeck profile …`, `keydeck completion`, the hidden `__complete` and the `help environment`
  * topic (src/commands/profile.ts, completion.ts, environment.ts).
  */
+import path from 'node:path';
 import { Argument, type Command } from 'commander';
 import { environmentHelp as environmentText } from '../commands/environment.js';
+import { inherits } from './inherited.js';
 import { commandGroup, runLocal } from './shared.js';
 
 /** Adds `profile` to the program. */
 export function registerProfile(program: Command): void {
-  const profile = commandGroup(program, 'profile', 'see, add, switch and remove profiles (the config file) without editing it');
+  const profile = commandGroup(program, 'profile', 'see, add, switch and remove profiles (the config file) without editing it', []);
   profile
     .command('list')
     .description('list the profiles: * current, name, baseUrl, poll interval, alert threshold')
@@ -17,8 +19,7 @@ export function registerProfile(program: Command): void {
       const { profileList } = await import('../commands/profile.js');
       await runLocal(() => profileList(opts));
     });
-  profile
-    .command('show')
+  inherits(profile.command('show'), ['--profile'])
     .description('show a profile (default the current one): settings and where its key is stored (never the key)')
     .argument('[name]', 'the profile (default: --profile, KEYDECK_PROFILE, else the current one)')
     .option('--json', 'print the profile and { key: { store, keyPrefix } | null } as JSON')
@@ -35,8 +36,7 @@ export function registerProfile(program: Command): void {
       const { profileUse } = await import('../commands/profile.js');
       await runLocal(() => profileUse(name));
     });
-  profile
-    .command('add')
+  inherits(profile.command('add'), ['--base-url'])
     .description('add a profile for a service (then sign in: keydeck --profile NAME auth login)')
     .argument('<name>', '1–64 letters, digits, ".", "_" or "-"')
     .option('--interval <seconds>', 'seconds between balance reads (at least 2; default 15)')
@@ -70,8 +70,13 @@ export function registerShellHelpers(program: Command): void {
     .description('print the shell completion script (commands, options, profile names, key ids): source <(keydeck completion bash)')
     .addArgument(new Argument('<shell>', 'the shell').choices(['bash', 'zsh', 'fish']))
     .action(async (shell: 'bash' | 'zsh' | 'fish') => {
-      const { completionScript } = await import('../commands/completion.js');
-      process.stdout.write(completionScript(shell));
+      const { completionScript, selfInvocation } = await import('../commands/completion.js');
+      // In a clone nothing named keydeck is on PATH (npx runs it): the script then calls this program by its path.
+      const { default: which } = await import('which');
+      const onPath = which.sync('keydeck', { nothrow: true }) !== null;
+      const { invoke, advice } = selfInvocation(onPath, process.execPath, path.resolve(process.argv[1] ?? 'keydeck'));
+      process.stdout.write(completionScript(shell, 'keydeck', invoke));
+      if (advice !== undefined) process.stderr.write(`warning: ${advice}.\n`);
     });
   program
     .command('__complete', { hidden: true })

@@ -14,8 +14,10 @@ import { Command, Option } from 'commander';
 import { registerAuth } from './auth.js';
 import { registerAutoTopUp } from './autotopup.js';
 import { registerBilling } from './billing.js';
+import { styleErrors } from './errors.js';
 import { registerExporter } from './exporter.js';
 import { registerHelp } from './help.js';
+import { pointToTheRest } from './inherited.js';
 import { registerKeys, registerMgmtKeys } from './keys.js';
 import { registerMonitor } from './monitor.js';
 import { registerPools } from './pools.js';
@@ -26,20 +28,15 @@ import { registerTuiAction } from './tui.js';
 import { registerKeyInfo } from './usage.js';
 
 /**
- * Builds keydeck's whole command line. `version` is shown by `--version`. commander's own usage
- * errors exit 2 (help and version exit 0) through `exitOverride`.
+ * Builds keydeck's whole command line. `version` is shown by `--version`. Usage errors, commander's
+ * and keydeck's, are two lines on stderr and exit 2 (./errors.ts); help and version exit 0.
  */
 export function createProgram(version: string): Command {
   const program = new Command('keydeck')
     .description("A terminal manager for an inference service's account: keys, management keys, balance and top-ups.")
     .version(version, '-V, --version')
     .showSuggestionAfterError(true)
-    .showHelpAfterError('(run with --help for usage)')
-    .exitOverride((err) => {
-      // commander's own errors are usage errors: exit 2 (help and version exit 0).
-      process.exit(err.exitCode === 0 ? 0 : 2);
-    })
-    .option('--sandbox', 'start the embedded sandbox on a free loopback port and open the TUI against it')
+    .option('--sandbox', 'use the sandbox\'s demo account in the data dir, for the TUI and every command alike: started on its loopback port, or the one another keydeck runs')
     .addOption(new Option('--dialect <name>', 'with --sandbox: the shape of the sandbox’s answers (seed, docs-v1, docs-v2)').choices(DIALECTS))
     .addOption(new Option('--chain <node>', 'with --sandbox: run its USDC transfers on a real local chain (anvil, from the devDependencies)').choices(['anvil']))
     .option('--no-chain', 'never read the chain: USDC transfers are judged by the service alone (also KEYDECK_CHAIN_CHECKS=0)')
@@ -72,5 +69,8 @@ export function createProgram(version: string): Command {
   registerShellHelpers(program);
   registerTuiAction(program);
   registerHelp(program);
+  // Every command's errors in keydeck's style (./errors.ts), its help ending with where the rest is (./inherited.ts).
+  styleErrors(program);
+  pointToTheRest(program);
   return program;
 }

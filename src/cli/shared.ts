@@ -5,6 +5,8 @@
  */
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../commands/output.js';
+import { failUnknownCommand } from './errors.js';
+import { inherits } from './inherited.js';
 
 /** The dialects of the sandbox's answers (src/sandbox/dialect.ts). */
 export const DIALECTS = ['seed', 'docs-v1', 'docs-v2'] as const;
@@ -12,13 +14,15 @@ export const DIALECTS = ['seed', 'docs-v1', 'docs-v2'] as const;
 export type DialectName = (typeof DIALECTS)[number];
 
 /**
- * Runs a service-facing command with the global options of `cmd`; API errors become one
- * sentence naming the error code on stderr and exit 1/2/4 (src/commands/api-command.ts).
+ * Runs a service-facing command with the global options of `cmd` (with `--sandbox`, pointed at
+ * the sandbox: src/commands/sandboxTarget.ts); API errors become one sentence naming the error
+ * code on stderr and exit 1/2/4 (src/commands/api-command.ts).
  */
 export async function runScripted(cmd: Command, body: (globals: GlobalOptions) => Promise<number>): Promise<void> {
   const { globalOptionsOf } = await import('../commands/output.js');
   const { runApiCommand } = await import('../commands/api-command.js');
-  await runApiCommand(() => body(globalOptionsOf(cmd)));
+  const { withSandbox } = await import('../commands/sandboxTarget.js');
+  await runApiCommand(() => withSandbox(globalOptionsOf(cmd), body));
 }
 
 /**
@@ -32,23 +36,23 @@ export async function runLocal(body: () => Promise<number | void>): Promise<void
 
 /**
  * Makes a command group report a mistyped subcommand as keydeck does at the top level
- * (`keydeck: unknown command 'keys lst'. Did you mean 'keys list'?`, exit 2); without a
- * subcommand it shows its help (exit 2).
+ * (`keydeck: unknown command 'keys lst'.` / `Did you mean 'keys list'? See 'keydeck keys --help'.`,
+ * exit 2: ./errors.ts); without a subcommand it shows its help (exit 2).
  */
 export function reportUnknownSubcommands(group: Command): Command {
   // `keydeck keys help list` keeps working: commander drops its implicit help command once a group has an action.
-  return group.helpCommand(true).allowExcessArguments().action(async () => {
+  return group.helpCommand(true).allowExcessArguments().action(() => {
     if (group.args.length === 0) group.help({ error: true });
-    const { unknownCommandSentence } = await import('../commands/suggest.js');
-    const names = group.createHelp().visibleCommands(group).map((c) => c.name());
-    process.stderr.write(`keydeck: ${unknownCommandSentence(group.args[0]!, names, group.name())}\n`);
-    process.exit(2);
+    failUnknownCommand(group, group.args[0]!);
   });
 }
 
-/** A command group (`keys`, `billing`, …) with the global options in its help and mistypes reported. */
-export function commandGroup(program: Command, name: string, description: string): Command {
-  const group = program.command(name).description(description).configureHelp({ showGlobalOptions: true });
+/**
+ * A command group (`keys`, `billing`, …) with mistypes reported, whose commands' help lists the
+ * program's options named by `inherited` (./inherited.ts; a command may name others).
+ */
+export function commandGroup(program: Command, name: string, description: string, inherited: readonly string[]): Command {
+  const group = inherits(program.command(name).description(description), inherited);
   reportUnknownSubcommands(group);
   return group;
 }

@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { TuiGlobals } from '../tui/globals.js';
+import { failUnknownCommand } from './errors.js';
 import type { DialectName } from './shared.js';
 
 /** Makes the TUI the program's default action. */
@@ -13,13 +14,12 @@ export function registerTuiAction(program: Command): void {
   // (`keydeck help …` is a command of its own: src/cli/help.ts.)
   program.allowExcessArguments();
   program.action(async () => {
-    if (program.args.length > 0) {
-      const { unknownCommandSentence } = await import('../commands/suggest.js');
-      const names = program.createHelp().visibleCommands(program).map((c) => c.name());
-      process.stderr.write(`keydeck: ${unknownCommandSentence(program.args[0]!, names)}\n`);
+    if (program.args.length > 0) failUnknownCommand(program, program.args[0]!);
+    const { dialect, chain, chainRpc, ...globals } = program.opts<TuiGlobals & { interval?: string; alertBelow?: string; dialect?: DialectName; chain?: string | false; chainRpc?: string }>();
+    if (globals.sandbox && program.getOptionValueSource('baseUrl') === 'cli') {
+      process.stderr.write('keydeck: --sandbox and --base-url name two different services: give one of them.\n');
       process.exit(2);
     }
-    const { dialect, chain, chainRpc, ...globals } = program.opts<TuiGlobals & { interval?: string; alertBelow?: string; dialect?: DialectName; chain?: string | false; chainRpc?: string }>();
     if (chain === 'anvil' && !globals.sandbox) {
       process.stderr.write('keydeck: --chain anvil goes with --sandbox (or run keydeck sandbox --chain anvil).\n');
       process.exit(2);
@@ -46,11 +46,6 @@ export function registerTuiAction(program: Command): void {
       );
       process.exit(2);
     }
-    // Before anything else loads (src/terminal/heap.ts): V8's optimizing compilers only while
-    // someone types, the old generation collected as it grows. Here, not in runTui: V8's flags are
-    // process-wide.
-    const { tuneForTui } = await import('../terminal/heap.js');
-    tuneForTui();
     // Ink's layout engine would load Node's fetch (undici) only to decode itself: src/tui/withoutFetch.ts.
     const { importWithoutFetch } = await import('../tui/withoutFetch.js');
     const { runTui } = await importWithoutFetch(() => import('../tui/run.js'));

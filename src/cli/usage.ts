@@ -1,11 +1,11 @@
 /** `keydeck key-info`: a consumption key's own view (src/commands/keyInfo.ts); `keys usage` is in ./keys.ts. */
 import type { Command } from 'commander';
+import { inherits, SERVICE_OPTIONS } from './inherited.js';
 import { runScripted } from './shared.js';
 
 /** Adds `key-info` to the program. */
 export function registerKeyInfo(program: Command): void {
-  program
-    .command('key-info')
+  inherits(program.command('key-info'), SERVICE_OPTIONS)
     .description('a consumption key’s own budget, limits, plan and balance (GET /v1/usage); the sk_ key is read from KEYDECK_SK or stdin, never the command line')
     .option('--cached', 'never spend a read: print the last figures kept for this key, with their age')
     .option('--json', 'print { service: the answer as sent, derived: keydeck’s figures } as JSON (the key by its prefix only)')

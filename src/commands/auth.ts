@@ -7,7 +7,7 @@
  *   (`POST /api/keys/management`, name `--name`, default `keydeck@<hostname> <profile> <date>`) and stores that;
  *   the session token is never stored. Storage is checked before anything is created, so a key is
  *   never created only to be lost; if storing still fails the new key is deleted again.
- * - status: profile, base URL, where the key comes from, its `keyPrefix`, whether it is accepted.
+ * - status (./authStatus.ts): profile, base URL, where the key comes from, its `keyPrefix`, whether it is accepted.
  * - logout: removes the stored key; `--revoke` first deletes it on the service.
  * No full key or token is ever printed.
  */
@@ -19,20 +19,18 @@ import { MAX_NAME_LENGTH, type ManagementKey } from '../api/schemas.js';
 import { ConfigError, emptyConfig, normalizeBaseUrl, readConfig, updateConfig, type KeydeckConfig } from '../config/config.js';
 import { configFilePath } from '../config/paths.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
-import { resolveFromConfig, resolveProfile, type ResolvedProfile } from '../config/profile.js';
+import { resolveFromConfig, resolveProfile } from '../config/profile.js';
 import {
   createCredentialStore,
   credentialAccount,
   describeCredential,
-  keychainBackendName,
   managementKeyName,
-  originOf,
   originTarget,
   TOKEN_ENV_VAR,
   type OriginTarget,
 } from '../credentials/index.js';
-import { CredentialStoreError, type CredentialSource, type CredentialStore, type StoredCredential } from '../credentials/store.js';
-import { checkCredentialToken, tokenKind, type TokenKind } from '../credentials/token.js';
+import { type CredentialSource, type CredentialStore, type StoredCredential } from '../credentials/store.js';
+import { checkCredentialToken, tokenKind } from '../credentials/token.js';
 import { visible } from '../terminal/sanitize.js';
 import {
   askLine,
@@ -42,8 +40,6 @@ import {
   fail,
   insecureStorageWarning,
   noBaseUrlSentence,
-  noCredentialSentence,
-  printJson,
   printLine,
   readStdin,
   sentenceOf,
@@ -120,7 +116,12 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
   if (options.tokenStdin) {
     raw = await readStdin();
   } else if (interactive) {
-    raw = await askSecret('Session token or management key (mk_…), input hidden: ');
+    const demo = globals.sandboxToken;
+    raw = await askSecret(`Session token or management key (mk_…), input hidden${demo !== undefined ? '; enter uses the sandbox’s demo session token' : ''}: `);
+    if (raw === '' && demo !== undefined) raw = demo;
+  } else if (globals.sandboxToken !== undefined) {
+    // keydeck --sandbox auth login in a script: the demo account's session token.
+    raw = globals.sandboxToken;
   } else {
     fail(
       ExitCode.usage,
@@ -183,20 +184,24 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
     fail(exitCodeOf(err), `${sentenceOf(err)} The management key just created was not stored, and ${undone}`);
   }
 
-  // 6. Save the profile (never a secret).
-  // --base-url and a prompted URL are saved; KEYDECK_BASE_URL only fills a profile that has none.
-  const saveUrl = !(globals.baseUrlFromEnv && config.profiles[profile.name]?.baseUrl !== undefined);
-  const update = await updateConfig(
-    configPath,
-    (c) => {
-      const entry = c.profiles[profile.name] ?? {};
-      if (saveUrl) entry.baseUrl = baseUrl;
-      c.profiles[profile.name] = entry;
-      if (!configExists) c.currentProfile ??= profile.name;
-    },
-    { onBroken: brokenConfig ? 'backup' : 'throw' },
-  );
-  if (update.backupPath) warn(`moved the unreadable config file to ${update.backupPath} and wrote a new ${configPath}`);
+  // 6. Save the profile (never a secret). Not with --sandbox: its address is the running sandbox's,
+  // found again at each start (the key stored for it is found by its origin), and the profile
+  // keydeck uses without --sandbox stays what it was.
+  if (globals.sandboxToken === undefined) {
+    // --base-url and a prompted URL are saved; KEYDECK_BASE_URL only fills a profile that has none.
+    const saveUrl = !(globals.baseUrlFromEnv && config.profiles[profile.name]?.baseUrl !== undefined);
+    const update = await updateConfig(
+      configPath,
+      (c) => {
+        const entry = c.profiles[profile.name] ?? {};
+        if (saveUrl) entry.baseUrl = baseUrl;
+        c.profiles[profile.name] = entry;
+        if (!configExists) c.currentProfile ??= profile.name;
+      },
+      { onBroken: brokenConfig ? 'backup' : 'throw' },
+    );
+    if (update.backupPath) warn(`moved the unreadable config file to ${update.backupPath} and wrote a new ${configPath}`);
+  }
 
   // 7. Say what happened, never the key.
   const prefix = created?.keyPrefix ?? keyPrefixOf(managementKey);
@@ -228,106 +233,6 @@ async function storedQuietly(store: CredentialStore, profile: string, target: Or
     return await store.get(profile, { ...target, ignoreEnv: true });
   } catch {
     return undefined;
-  }
-}
-
-/** The report of `keydeck auth status --json`. */
-export interface AuthStatusReport {
-  readonly profile: string;
-  /** The base URL in use, or null when none is configured. */
-  readonly baseUrl: string | null;
-  /** Where the key comes from: `env`, `keychain`, `file`, or null when there is none. */
-  readonly store: CredentialSource | null;
-  /** The plaintext file, when `store` is `file`. */
-  readonly path?: string;
-  /** `management` (`mk_`) or `session` (a session token in `KEYDECK_TOKEN`); null when no key. */
-  readonly tokenKind: Exclude<TokenKind, 'consumption'> | null;
-  /** `mk_` + 8 characters (§2.2), or null (no key, or a session token). */
-  readonly keyPrefix: string | null;
-  /** The management key's name on the service, when it was found in the list. */
-  readonly keyName?: string;
-  /** True when the service accepted the key (`GET /api/keys/management` succeeded). */
-  readonly accepted: boolean;
-  /** Why not accepted (one sentence), when `accepted` is false. */
-  readonly reason?: string;
-}
-
-/**
- * `keydeck auth status [--json]`: prints the report (JSON or lines) and returns the exit code:
- * 0 accepted; 1 no key, or refused; 2 no base URL; 4 the service does not answer.
- */
-export async function authStatus(globals: GlobalOptions, options: { json?: boolean } = {}, deps: AuthDeps = {}): Promise<ExitCodeValue> {
-  const env = deps.env ?? process.env;
-  const store = deps.store ?? createCredentialStore({ env });
-  const profile = await resolveProfile(globals, env);
-  const { report, code } = await statusReport(profile, store, env, globals.allowInsecureHttp === true);
-  if (options.json) {
-    printJson(report);
-  } else {
-    printLine(`profile   ${report.profile}`);
-    printLine(`base URL  ${report.baseUrl ?? '(none)'}`);
-    printLine(`key       ${report.keyPrefix ? `${report.keyPrefix}…` : report.tokenKind === 'session' ? 'a session token' : '(none)'}${report.keyName ? ` ("${visible(report.keyName)}")` : ''}`);
-    printLine(`from      ${describeSource(report, keychainBackendName(process.platform), profile.baseUrl !== undefined ? credentialAccount(profile.name, originOf(profile.baseUrl)) : profile.name)}`);
-    printLine(`service   ${report.accepted ? 'accepts the key' : `no: ${report.reason}`}`);
-  }
-  return code;
-}
-
-function describeSource(report: AuthStatusReport, backend: string, profile: string): string {
-  switch (report.store) {
-    case 'env':
-      return `${TOKEN_ENV_VAR} (environment; never stored)`;
-    case 'keychain':
-      return `keychain: ${backend} (service "keydeck", account "${profile}")`;
-    case 'file':
-      return `file: ${report.path} (plaintext, --insecure-storage)`;
-    default:
-      return '(nowhere)';
-  }
-}
-
-/** Builds the status report of `profile`, printing the file warning; `env` gives KEYDECK_TIMEOUT_MS. */
-async function statusReport(profile: ResolvedProfile, store: CredentialStore, env: NodeJS.ProcessEnv, allowInsecureHttp: boolean): Promise<{ report: AuthStatusReport; code: ExitCodeValue }> {
-  const base = { profile: profile.name, baseUrl: profile.baseUrl ?? null };
-  let credential: StoredCredential | undefined;
-  try {
-    credential = await store.get(profile.name, profile.baseUrl !== undefined ? originTarget(profile.baseUrl, profile.savedBaseUrl) : {});
-  } catch (err) {
-    // A bad KEYDECK_TOKEN (an sk_ key, spaces) is bad usage: reported on stderr, exit 2.
-    if (!(err instanceof CredentialStoreError) || err.code === 'consumption_key' || err.code === 'invalid_token') throw err;
-    const report: AuthStatusReport = { ...base, store: null, tokenKind: null, keyPrefix: null, accepted: false, reason: sentenceOf(err) };
-    return { report, code: exitCodeOf(err) };
-  }
-  if (!credential) {
-    const reason = `${await noCredentialSentence(profile.name, store, profile)}.`;
-    return { report: { ...base, store: null, tokenKind: null, keyPrefix: null, accepted: false, reason }, code: ExitCode.refused };
-  }
-  if (credential.source === 'file' && credential.path) warn(insecureStorageWarning(credential.path));
-  const kind = tokenKind(credential.token) === 'management' ? 'management' : 'session';
-  const found = {
-    ...base,
-    store: credential.source,
-    ...(credential.path && { path: credential.path }),
-    tokenKind: kind,
-    keyPrefix: kind === 'management' ? keyPrefixOf(credential.token) : null,
-  } as const;
-  if (profile.baseUrl === undefined) {
-    return { report: { ...found, accepted: false, reason: `${noBaseUrlSentence(profile.name)}.` }, code: ExitCode.usage };
-  }
-  try {
-    const client = new KeydeckClient({
-      ...clientTimeoutFromEnv(env),
-      baseUrl: profile.baseUrl,
-      token: credential.token,
-      credential: describeCredential(credential.token, credential.source, profile.name),
-      ...(allowInsecureHttp && { allowInsecureHttp }),
-    });
-    const keys = await client.managementKeys.list();
-    const mine = found.keyPrefix ? keys.find((k) => k.keyPrefix === found.keyPrefix) : undefined;
-    return { report: { ...found, ...(mine && { keyName: mine.name }), accepted: true }, code: ExitCode.ok };
-  } catch (err) {
-    if (!(err instanceof KeydeckApiError)) throw err;
-    return { report: { ...found, accepted: false, reason: sentenceOf(err) }, code: exitCodeOf(err) };
   }
 }
 

@@ -11,8 +11,8 @@
  *
  * `history` is in ./billingHistory.ts, `watch` in ./billingWatch.ts.
  */
-import { topUpKindOf, type TopUpResult } from '../api/client.js';
-import { TopUpMethodNameSchema, type CreditBalance, type TopUpMethod } from '../api/schemas.js';
+import type { TopUpResult } from '../api/client.js';
+import type { CreditBalance, TopUpMethod } from '../api/schemas.js';
 import { keylessSubscriptions } from '../billing/pledges.js';
 import { summarizeBillingStatus } from '../api/reader.js';
 import { instructionDiffersSentence } from '../billing/instruction.js';
@@ -26,6 +26,7 @@ import { toChecksumAddress } from '../billing/eip681.js';
 import type { WatchPlan } from './chainFind.js';
 import { confirmTopUp } from './confirm.js';
 import { parseAmount, parseTxHash } from './input.js';
+import { checkTopUpMethod } from './topUpMethod.js';
 import { ExitCode, fail, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { colorEnabled, flattenForDisplay, formatKeyValues, formatUsd, type TerminalText } from './table.js';
 import { visible } from '../terminal/sanitize.js';
@@ -83,7 +84,8 @@ export interface TopUpFlags extends JsonFlag {
   readonly amount: string;
   /**
    * A kind by the seed's name (`card_checkout`, `card_direct`, `usdc`: sent as the profile's
-   * `topUpMethods` name) or any other method name, sent as given.
+   * `topUpMethods` name), a name the profile declares, or the service's pages' (`stripe`,
+   * `stripe_direct`), sent as given; any other is refused (./topUpMethod.ts).
    */
   readonly method: TopUpMethod | (string & {});
   /** `--yes`: no confirmation for a card-on-file charge or an amount above the ceiling. */
@@ -94,8 +96,12 @@ export interface TopUpFlags extends JsonFlag {
   readonly timeout?: string;
 }
 
-/** Human lines for a top-up's result (§2.4 session, §2.5 instruction, or the unshown card_direct data). */
-export function topUpLines(result: TopUpResult, amount: number): string[] {
+/**
+ * Human lines for a top-up's result (§2.4 session, §2.5 instruction, or the unshown card_direct
+ * data); `program` starts the commands they name (`keydeck --sandbox` with `--sandbox`), and
+ * `sandbox` adds how to pay without a wallet or a card there (issue 44).
+ */
+export function topUpLines(result: TopUpResult, amount: number, program = 'keydeck', sandbox?: { readonly url: string }): string[] {
   switch (result.method) {
     case 'card_checkout':
       return [
@@ -103,7 +109,8 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
         '',
         `  ${visible(result.data.sessionUrl)}`,
         '',
-        `The balance is credited once the payment completes (session ${visible(result.data.sessionId)}); check it with: keydeck billing credits`,
+        `The balance is credited once the payment completes (session ${visible(result.data.sessionId)}); check it with: ${program} billing credits`,
+        ...(sandbox ? ['', `This is the sandbox, no card is charged: while a sandbox runs (${program} open), the page's Pay button pays it; so does s in ${program}'s top-up (enter on the Billing pane resumes it).`] : []),
       ];
     case 'usdc': {
       const { address, chain, amount: exact } = result.data;
@@ -119,7 +126,13 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
         ]).replace(/^/gm, '  '),
         '',
         `Warning: send USDC on ${network} only. Another token, or USDC on another network, is not credited and may be lost.`,
-        `Then credit it with the transaction hash: keydeck billing verify --tx HASH --amount ${visible(String(exact))}`,
+        `Then credit it with the transaction hash: ${program} billing verify --tx HASH --amount ${visible(String(exact))}`,
+        ...(sandbox
+          ? [
+              '',
+              `This is the sandbox, no wallet needed: open ${program}, where enter on the Billing pane resumes this top-up and s sends the transfer; or, while a sandbox runs, curl -s -X POST ${sandbox.url}/sandbox/chain/transfers -H 'content-type: application/json' -d '{"to":"${address}","amount":"${visible(String(exact))}"}' answers the txHash to verify.`,
+            ]
+          : []),
       ];
     }
     default:
@@ -130,7 +143,7 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
 /**
  * `keydeck billing topup --amount USD --method card_checkout|card_direct|usdc [--json]`
  * (§4 `POST /api/billing/topup`; never retried), put on the top-up record. Exit 2 for a bad
- * amount (nothing sent); 1 when the checkout link is refused (src/api/baseUrl.ts: nothing is
+ * amount or a method keydeck does not know (nothing asked, nothing sent: ./topUpMethod.ts); 1 when the checkout link is refused (src/api/baseUrl.ts: nothing is
  * printed of it; the top-up stays on record). A record that cannot be written is a warning:
  * the instruction is printed all the same.
  * A card-on-file charge (`card_direct`) and an amount above the profile's `confirmAboveUsd`
@@ -139,20 +152,18 @@ export function topUpLines(result: TopUpResult, amount: number): string[] {
  */
 export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, deps: BillingDeps = {}): Promise<ExitCodeValue> {
   const amount = parseAmount(flags.amount);
-  const named = TopUpMethodNameSchema.safeParse(flags.method);
-  if (!named.success) fail(ExitCode.usage, `--method: ${named.error.issues[0]?.message ?? 'invalid method name'}; nothing was sent.`);
   const { client, profile } = await openSession(globals, deps.session);
-  const kind = topUpKindOf(flags.method, profile.topUpMethods);
+  // An unknown method is refused before anything is asked or sent (issue 44: `--method card`).
+  const kind = checkTopUpMethod(flags.method, profile.topUpMethods);
   // --wait: its flags and where the chain is read are settled before anything is sent (issue 25).
   let plan: WatchPlan | undefined;
   if (flags.wait) {
-    if (kind !== undefined && kind !== 'usdc') fail(ExitCode.usage, `--wait watches USDC transfers on chain, and ${flags.method} is not USDC; nothing was sent.`);
+    if (kind !== 'usdc') fail(ExitCode.usage, `--wait watches USDC transfers on chain, and ${flags.method} is not USDC; nothing was sent.`);
     plan = await (await import('./chainFind.js')).planWatch(globals, profile, flags.timeout, amount);
   }
   await confirmTopUp({
     amount,
-    // A name keydeck does not know may charge at once: it is confirmed like a card on file.
-    method: kind ?? 'card_direct',
+    method: kind,
     ceilingUsd: profile.confirmAboveUsd,
     ...(flags.yes !== undefined && { yes: flags.yes }),
     command: `keydeck billing topup --amount ${flags.amount} --method ${flags.method}`,
@@ -180,7 +191,8 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
     // The instruction's amount differing from the one requested is said on stderr too.
     for (const note of topUpNotes(amount, result)) warn(note);
   } else {
-    for (const line of topUpLines(result, amount)) printLine(line);
+    const program = globals.sandbox ? 'keydeck --sandbox' : 'keydeck';
+    for (const line of topUpLines(result, amount, program, globals.sandbox ? { url: profile.baseUrl } : undefined)) printLine(line);
     if (result.method === 'card_direct' && entry?.state === 'credited') printLine('The service says this charge was credited.');
   }
   for (const problem of problems) warn(problem);
@@ -193,8 +205,6 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
     const { watchAndVerify } = await import('./chainFind.js');
     return watchAndVerify({ globals, session: { client, profile }, journal, entry, plan, flags: { ...(flags.json && { json: true }) } });
   }
-  // A method name keydeck did not know turned out not to be USDC.
-  if (plan && result.method !== 'usdc') warn('--wait watches USDC transfers only: nothing to watch for this method.');
   return ExitCode.ok;
 }
 

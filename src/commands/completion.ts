@@ -14,16 +14,22 @@ export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 /** One of {@link SHELLS}. */
 export type Shell = (typeof SHELLS)[number];
 
-/** The completion script of `shell` for the program `name` (`keydeck`). */
-export function completionScript(shell: Shell, name = 'keydeck'): string {
+/**
+ * The completion script of `shell` for the command `name` (`keydeck`), which asks `invoke` for
+ * the candidates: `name` itself when it is on PATH, else the program that printed the script
+ * by its path (`'/…/node' '/…/dist/cli.js'`, already quoted for the shell: {@link selfInvocation}).
+ */
+export function completionScript(shell: Shell, name = 'keydeck', invoke = name): string {
   const fn = `_${name.replace(/[^A-Za-z0-9_]/g, '_')}_complete`;
+  const byPath = invoke !== name ? [`# ${name} is not on PATH where this was printed: the candidates come from ${invoke}`] : [];
   switch (shell) {
     case 'bash':
       return [
-        `# ${name} completion for bash: add to ~/.bashrc:  source <(${name} completion bash)`,
+        `# ${name} completion for bash: add to ~/.bashrc:  source <(${invoke} completion bash)`,
+        ...byPath,
         `${fn}() {`,
         `  local IFS=$'\\n'`,
-        `  COMPREPLY=($(compgen -W "$(${name} __complete -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)" -- "\${COMP_WORDS[COMP_CWORD]}"))`,
+        `  COMPREPLY=($(compgen -W "$(${invoke} __complete -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)" -- "\${COMP_WORDS[COMP_CWORD]}"))`,
         `}`,
         `complete -o default -F ${fn} ${name}`,
         '',
@@ -31,10 +37,11 @@ export function completionScript(shell: Shell, name = 'keydeck'): string {
     case 'zsh':
       return [
         `#compdef ${name}`,
-        `# ${name} completion for zsh: add to ~/.zshrc (after compinit):  source <(${name} completion zsh)`,
+        `# ${name} completion for zsh: add to ~/.zshrc (after compinit):  source <(${invoke} completion zsh)`,
+        ...byPath,
         `${fn}() {`,
         `  local -a candidates`,
-        `  candidates=("\${(@f)$(${name} __complete -- "\${(@)words[2,CURRENT]}" 2>/dev/null)}")`,
+        `  candidates=("\${(@f)$(${invoke} __complete -- "\${(@)words[2,CURRENT]}" 2>/dev/null)}")`,
         `  compadd -a candidates`,
         `}`,
         `compdef ${fn} ${name}`,
@@ -42,11 +49,33 @@ export function completionScript(shell: Shell, name = 'keydeck'): string {
       ].join('\n');
     case 'fish':
       return [
-        `# ${name} completion for fish:  ${name} completion fish > ~/.config/fish/completions/${name}.fish`,
-        `complete -c ${name} -f -a '(${name} __complete -- (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null)'`,
+        `# ${name} completion for fish:  ${invoke} completion fish > ~/.config/fish/completions/${name}.fish`,
+        ...byPath,
+        `function ${fn}`,
+        `    ${invoke} __complete -- (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null`,
+        `end`,
+        `complete -c ${name} -f -a '(${fn})'`,
         '',
       ].join('\n');
   }
+}
+
+/**
+ * How the completion script runs keydeck: `keydeck` when `onPath` (a `keydeck` is found on
+ * PATH), else this program by its path, `node` and script each single-quoted (a clone, where
+ * `npx keydeck` runs it and nothing named keydeck is on PATH), with the sentence that says how
+ * to put `keydeck` on PATH.
+ */
+export function selfInvocation(onPath: boolean, execPath: string, script: string): { invoke: string; advice?: string } {
+  if (onPath) return { invoke: 'keydeck' };
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const invoke = `${quote(execPath)} ${quote(script)}`;
+  return {
+    invoke,
+    advice:
+      `keydeck is not on PATH here, so the script asks this program by its path (${invoke}); it completes a command typed as keydeck once keydeck is on PATH ` +
+      `(npm link in the clone, or npm install -g keydeck) or with alias keydeck="${invoke}"`,
+  };
 }
 
 /** Where dynamic candidates come from. */

@@ -124,6 +124,10 @@ export async function runDoctorChecks(globals: GlobalOptions, deps: AuthDeps = {
               : `the plaintext file ${credential.path} (--insecure-storage)`;
         checks.push(check('key', true, `profile "${profile.name}": ${what} from ${from}`));
         if (credential.source === 'file' && credential.path) warn(insecureStorageWarning(credential.path));
+      } else if (globals.sandboxToken !== undefined) {
+        // keydeck --sandbox doctor with nothing stored: the commands use the demo token (issue 44).
+        credential = { token: globals.sandboxToken, source: 'env' };
+        checks.push(check('key', true, `profile "${profile.name}": the sandbox’s demo session token (never stored)`));
       } else {
         checks.push(check('key', false, await noCredentialSentence(profile.name, store, profile, { keychainReason: false })));
       }

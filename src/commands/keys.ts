@@ -12,12 +12,14 @@
 import type { ConsumptionKey } from '../api/schemas.js';
 import { byId, printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
+import { ensureNameFree } from './nameTaken.js';
 import { endedWords, keyStatus, paidTimeLost } from '../api/keyStatus.js';
 import { parseKeyId, parseKeyName, parseSubscriptionId } from './input.js';
 import { canPrompt, ExitCode, fail, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 import { summarizeBillingStatus } from '../api/reader.js';
-import { mintRefusal } from '../billing/pledges.js';
-import { checkPlan, deliverAndSay, deliveryJson, deliveryPlanOf, rememberDeliveries, say, undelivered, type DeliveryFlags } from './keyDelivery.js';
+import { pledgeMintRefusal } from '../operations/pledgeKey.js';
+import { runKeysCreate } from './createKey.js';
+import { deliveryPlanOf, type DeliveryFlags } from './keyDelivery.js';
 import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalText } from './table.js';
 import { visible } from '../terminal/sanitize.js';
 import { plansFor, withLimits } from './keysShow.js';
@@ -74,17 +76,25 @@ export interface KeysCreateFlags extends JsonFlag, DeliveryFlags {
   readonly positionalName?: string;
   /** `--subscription ID`: mint the key of that subscription or pool pledge (issue 23). */
   readonly subscription?: string;
+  /** `--allow-duplicate-name`: create it even when another key has the name (./nameTaken.ts). */
+  readonly allowDuplicateName?: boolean;
+  /** `--finish [NAME]`: take up an interrupted creation (issue 42). */
+  readonly finish?: boolean;
+  /** `--undo [NAME]`: give up an interrupted creation: destinations put back, the key deleted. */
+  readonly undo?: boolean;
+  readonly yes?: boolean;
 }
 
 /**
  * Before minting the key of subscription `id`: reads the billing status and the key list and
  * refuses (exit 1 `subscription_has_key`, or `subscription_not_active`/`subscription_unknown`,
- * "nothing was sent") when src/billing/pledges.ts `mintRefusal` finds a reason. A status or list
- * that cannot be read does not stop it: the service then decides.
+ * "nothing was sent") when src/operations/pledgeKey.ts `pledgeMintRefusal` finds a reason
+ * (leaving out `own`: keys of this operation whose value was lost). A status or list that cannot
+ * be read does not stop it: the service then decides.
  */
-async function checkMintable(client: Session['client'], id: string): Promise<void> {
+async function checkMintable(client: Session['client'], id: string, own: readonly string[] = []): Promise<void> {
   const [status, keys] = await Promise.all([client.billing.status().catch(() => undefined), client.keys.list().catch(() => [])]);
-  const reason = mintRefusal(id, summarizeBillingStatus(status), keys);
+  const reason = pledgeMintRefusal(id, summarizeBillingStatus(status), keys, own);
   if (reason === undefined) return;
   const code = /active key|has its key/.test(reason) ? 'subscription_has_key' : /not active/.test(reason) ? 'subscription_not_active' : 'subscription_unknown';
   fail(ExitCode.refused, `${code}: ${visible(reason)}; nothing was sent`);
@@ -92,55 +102,37 @@ async function checkMintable(client: Session['client'], id: string): Promise<voi
 
 /**
  * `keydeck keys create NAME | --name NAME [--subscription ID] [--to-file PATH[:VAR]]…
- * [--to-command 'CMD']… [--json]`: creates a credit key (§4 `POST /api/keys/credit`; needs a
- * balance above 0, else `insufficient_balance`, exit 1), or with `--subscription ID` mints the
- * one active key of that subscription or pool pledge (`POST /api/keys/subscription`, issue 23;
- * refused before sending when it already has one, see {@link checkMintable}). Without a destination it prints the full `sk_` value once:
- * human mode a short block with a line saying it will not be shown again; `--json` the created
- * object. With destinations (issue 26, ./keyDelivery.ts) they are checked first (nothing is created
- * when one cannot take a key, exit 1), the key goes to each of them and never to the terminal, and
+ * [--to-command 'CMD']… [--allow-duplicate-name] [--json]`, or `--finish [NAME]` / `--undo [NAME]
+ * [--yes]`: a name another key has is asked about first, or refused without a terminal
+ * (./nameTaken.ts); then creates a credit key (§4 `POST /api/keys/credit`; needs a balance above
+ * 0, else `insufficient_balance`, exit 1), or with `--subscription ID` mints the one active key of
+ * that subscription or pool pledge (`POST /api/keys/subscription`, issue 23; refused before sending
+ * when it already has one, see {@link checkMintable}), as the persisted machine of
+ * src/operations/createKey.ts (./createKey.ts). Without a destination it prints the full `sk_`
+ * value once (`--json`: the created object); with destinations (issue 26) they are checked first
+ * (nothing is created when one cannot take a key, exit 1), the key goes to each of them and never
+ * to the terminal, and
  * `--json` prints the created object without `apiKey` plus `deliveries`; a failed destination
- * ends with exit 1 after {@link undelivered}.
+ * ends with exit 1 `delivery_failed`, the creation recorded for `--finish` / `--undo`.
  */
 export async function keysCreate(globals: GlobalOptions, flags: KeysCreateFlags, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   if (flags.positionalName !== undefined && flags.name !== undefined && flags.positionalName !== flags.name) {
     fail(ExitCode.usage, 'invalid_request: give the name once: as NAME or as --name NAME');
   }
-  if (flags.name === undefined) fail(ExitCode.usage, 'invalid_request: --name: give the key’s name (keydeck keys create NAME, or --name NAME)');
-  const name = parseKeyName(flags.name);
+  if (flags.finish && flags.undo) fail(ExitCode.usage, 'invalid_request: --finish and --undo cannot be given together');
+  const resuming = flags.finish === true || flags.undo === true;
+  if (flags.name === undefined && !resuming) fail(ExitCode.usage, 'invalid_request: --name: give the key’s name (keydeck keys create NAME, or --name NAME)');
+  const name = flags.name === undefined ? undefined : resuming ? flags.name : parseKeyName(flags.name);
   const subscriptionId = flags.subscription === undefined ? undefined : parseSubscriptionId(flags.subscription);
   const plan = deliveryPlanOf(flags);
-  const session = await openSession(globals, deps.session);
-  const { client } = session;
-  if (subscriptionId !== undefined) await checkMintable(client, subscriptionId);
-  await checkPlan(plan);
-  const what = subscriptionId === undefined ? 'the credit key' : 'the subscription key';
-  const made = subscriptionId === undefined ? await client.keys.createCredit({ name }) : await client.keys.createSubscription({ name, subscriptionId });
-  const created = { ...made, name: made.name ?? name };
-  if (plan.destinations.length > 0) {
-    const json = flags.json === true;
-    say(`Created ${what} "${visible(created.name)}" (id ${visible(created.id)}); delivering it:`, json);
-    const outcomes = await deliverAndSay(created.apiKey, plan, json);
-    const failed = outcomes.some((o) => !o.ok);
-    await rememberDeliveries(session, created.id, outcomes);
-    if (json) {
-      const { apiKey, ...rest } = created;
-      printData({ ...rest, ...(failed && process.stdout.isTTY && { apiKey }), deliveries: outcomes.map(deliveryJson) });
-    }
-    if (failed) await undelivered(created, outcomes, client, { what });
-    if (!json) printLine('The full key was not shown: it went only where you sent it.');
-    return ExitCode.ok;
-  }
-  if (flags.json) {
-    printData(created);
-    return ExitCode.ok;
-  }
-  printLine(`Created ${what} "${visible(created.name)}" (id ${visible(created.id)})${subscriptionId === undefined ? '' : ` for subscription ${subscriptionId}`}.`);
-  printLine('');
-  printLine(`  ${visible(created.apiKey)}`);
-  printLine('');
-  printLine('Copy it now: this is the only time the full key is shown; keydeck and the service will not show it again.');
-  return ExitCode.ok;
+  if (flags.undo) ensureCanConfirm({ yes: flags.yes, command: `keydeck keys create --undo ${name ?? ''}`.trim() });
+  const session = await openSession(globals, { ...deps.session, pendingCreations: !resuming });
+  return runKeysCreate(
+    session,
+    // A name another key has is asked about before a new key is created (not when one is taken up).
+    { ...(name !== undefined && { name }), ...(subscriptionId !== undefined && { subscriptionId }), plan, finish: flags.finish === true, undo: flags.undo === true, yes: flags.yes === true, json: flags.json === true, allowDuplicateName: flags.allowDuplicateName === true },
+    (id, own) => checkMintable(session.client, id, own),
+  );
 }
 
 /** The listed item with `id`, or undefined when the list cannot be read or has none. */
@@ -152,11 +144,20 @@ async function findQuietly<T extends { id: string }>(list: () => Promise<readonl
   }
 }
 
-/** `keydeck keys rename ID --name NAME [--json]` (§4 `PUT /api/keys/:id` with `name`). */
-export async function keysRename(globals: GlobalOptions, id: string, flags: JsonFlag & { name: string }, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+/**
+ * `keydeck keys rename ID --name NAME [--allow-duplicate-name] [--json]` (§4 `PUT /api/keys/:id`
+ * with `name`); a name another key has is asked about first (./nameTaken.ts).
+ */
+export async function keysRename(
+  globals: GlobalOptions,
+  id: string,
+  flags: JsonFlag & { name: string; allowDuplicateName?: boolean },
+  deps: CommandDeps = {},
+): Promise<ExitCodeValue> {
   const keyId = parseKeyId(id);
   const name = parseKeyName(flags.name);
   const { client } = await openSession(globals, deps.session);
+  await ensureNameFree(() => client.keys.list(), name, { action: 'rename', exceptId: keyId, ...(flags.allowDuplicateName && { allowDuplicate: true }) });
   const result = await byId(keyId, () => client.keys.update(keyId, { name }), () => client.keys.list(), 'keydeck keys list');
   if (flags.json) printData(result);
   else printLine(`Renamed the key ${keyId} to "${name}".`);

@@ -30,6 +30,7 @@ export const MANUAL_TOPICS: readonly ManualTopic[] = [
   { name: 'environment', summary: 'every environment variable keydeck reads' },
   { name: 'library', summary: 'keydeck’s API client in a program' },
   { name: 'development', summary: 'building and testing keydeck' },
+  { name: 'architecture', summary: 'the code: layers, import rules, boundaries, patterns' },
 ];
 
 /** The topics as `keydeck help` and `keydeck --help` list them: one `  name  summary` line each. */

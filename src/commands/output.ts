@@ -195,6 +195,16 @@ export interface GlobalOptions {
   readonly noChain?: boolean;
   /** `--chain-rpc URL`: the chain's JSON-RPC endpoint for this command. */
   readonly chainRpc?: string;
+  /**
+   * `--sandbox`: use the sandbox of the data dir (./sandboxTarget.ts), with `--dialect` and
+   * `--chain anvil` for when this process starts it.
+   */
+  readonly sandbox?: { readonly dialect?: 'seed' | 'docs-v1' | 'docs-v2'; readonly chain?: { readonly rpcUrl?: string } };
+  /**
+   * The sandbox's demo session token, set by ./sandboxTarget.ts once the sandbox is up: the key
+   * used when none is stored for the sandbox's origin and `KEYDECK_TOKEN` is unset. Never stored.
+   */
+  readonly sandboxToken?: string;
 }
 
 /** The global options as seen from a (sub)command: `command.optsWithGlobals()`. */
@@ -209,7 +219,14 @@ export function globalOptionsOf(command: Command): GlobalOptions {
     ...(all.insecureStorage === true && { insecureStorage: true }),
     ...((all.allowInsecureHttp === true || insecureHttpFromEnv()) && { allowInsecureHttp: true }),
     ...(all.chain === false && { noChain: true }),
-    ...(typeof all.chainRpc === 'string' && { chainRpc: all.chainRpc }),
+    // With --sandbox --chain anvil, --chain-rpc names the sandbox's node (as in the TUI).
+    ...(typeof all.chainRpc === 'string' && !(all.sandbox === true && all.chain === 'anvil') && { chainRpc: all.chainRpc }),
+    ...(all.sandbox === true && {
+      sandbox: {
+        ...(typeof all.dialect === 'string' && { dialect: all.dialect as 'seed' | 'docs-v1' | 'docs-v2' }),
+        ...(all.chain === 'anvil' && { chain: typeof all.chainRpc === 'string' ? { rpcUrl: all.chainRpc } : {} }),
+      },
+    }),
   };
 }
 
@@ -218,10 +235,16 @@ export function insecureStorageWarning(path: string): string {
   return `using the management key stored in plaintext at ${path} (--insecure-storage)`;
 }
 
+/**
+ * The key a command uses: one found by the store (`KEYDECK_TOKEN`, the keychain, the file), or
+ * with `--sandbox` and none of those, the sandbox's demo session token (`sandbox`, never stored).
+ */
+export type SessionCredential = StoredCredential | { readonly token: string; readonly source: 'sandbox'; readonly path?: undefined };
+
 /** What a command that talks to the service works with. */
 export interface Session {
   readonly profile: ResolvedProfile & { readonly baseUrl: string };
-  readonly credential: StoredCredential;
+  readonly credential: SessionCredential;
   readonly client: KeydeckClient;
   readonly store: CredentialStore;
 }
@@ -243,6 +266,8 @@ export interface OpenSessionOptions {
    * --token-file`): `KEYDECK_TOKEN` and the store are not read; a 401 names the file.
    */
   readonly tokenFile?: { readonly token: string; readonly path: string };
+  /** False: no warning about interrupted key creations (`keys create --finish`/`--undo` handle them). Default true. */
+  readonly pendingCreations?: boolean;
 }
 
 /**
@@ -259,19 +284,24 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   const insecure = insecureHttpProblem(profile.baseUrl, globals.allowInsecureHttp === true);
   if (insecure !== undefined) fail(ExitCode.usage, insecure);
   const store = options.store ?? createCredentialStore({ env });
-  // Only the key stored for this service's origin (src/credentials/origin.ts), or the token file's.
+  // Only the key stored for this service's origin (src/credentials/origin.ts), or the token file's;
+  // with --sandbox, the demo account's token when none is stored.
   const fromFile = options.tokenFile;
-  const credential: StoredCredential | undefined = fromFile
+  const credential: SessionCredential | undefined = fromFile
     ? { token: fromFile.token, source: 'file', path: fromFile.path }
-    : await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl));
+    : ((await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl))) ??
+      (globals.sandboxToken !== undefined ? { token: globals.sandboxToken, source: 'sandbox' } : undefined));
   if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store, profile));
   // The plaintext file is said at login, in `auth status` and in `doctor`, not on every command (issue 46: cron mail).
   if (options.pendingRotations !== false) {
     // Management-key rotations first: their record takes over those the older record still holds.
     const { pendingMgmtRotationWarnings } = await import('./pendingMgmtRotations.js');
     for (const sentence of await pendingMgmtRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
-    const { pendingRotationWarnings } = await import('./pendingRotations.js');
-    for (const sentence of await pendingRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
+  }
+  if (options.pendingRotations !== false || options.pendingCreations !== false) {
+    const { pendingRotationWarnings, pendingCreationWarnings } = await import('./pendingRotations.js');
+    if (options.pendingRotations !== false) for (const sentence of await pendingRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
+    if (options.pendingCreations !== false) for (const sentence of await pendingCreationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
   }
   // KEYDECK_TIMEOUT_MS sets the call deadline unless the caller passed its own.
   const bare = new KeydeckClient({

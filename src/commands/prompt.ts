@@ -1,10 +1,11 @@
 /**
- * The terminal prompts of the scriptable commands (on stderr, so stdout stays clean for --json):
- * a plain line, a masked secret, and all of stdin. Re-exported by ./output.ts.
+ * The terminal prompts of the commands (on stderr, so stdout stays clean for `--json`): whether
+ * one can be asked, a visible line, a masked secret, and all of stdin (`--token-stdin`). Re-exported
+ * by ./output.ts, where the commands import them from.
  */
 import { visible } from '../terminal/sanitize.js';
 
-/** Longest question {@link askLine} shows (code units), as ./output.ts printLine's. */
+/** Longest question text written (code units); more ends with `…`. */
 const MAX_LINE_TEXT = 65_536;
 
 /** True when both stdin and stderr are terminals (a prompt can be shown and answered). */

@@ -8,7 +8,8 @@
  */
 import parseDuration from 'parse-duration';
 import { describeLastUse, isIdle, lastUseOf, lastUseSentence, shortDuration, usedSince, waitUntilIdle, type LastUse } from '../delivery/lastUse.js';
-import { handleOldKey, serviceNowOf, type RotationContext } from '../delivery/rotation.js';
+import { serviceNowOf } from '../delivery/rotation.js';
+import { handleOldKey, oldName, type RotationContext } from '../operations/rotateKey.js';
 import { OldKeyActionSchema, type OldKeyAction, type Rotation } from '../delivery/rotationRecord.js';
 import { visible } from '../terminal/sanitize.js';
 import { say } from './keyDelivery.js';
@@ -67,7 +68,7 @@ async function askOldAction(rotation: Rotation, use: LastUse): Promise<OldKeyAct
   for (;;) {
     const answer = (
       await askLine(
-        `The successor is in place. ${capitalised(lastUseSentence(`the old key "${rotation.old.name}"`, use))}. ` +
+        `The successor is in place. ${capitalised(lastUseSentence(`the old key "${oldName(rotation)}"`, use))}. ` +
           'Deactivate it (reversible), delete it (permanent) or keep it? [deactivate/delete/KEEP] ',
       )
     ).toLowerCase();
@@ -111,7 +112,7 @@ export async function handover(
     return key ? lastUseOf(key, serviceNowOf(ctx.client)) : { known: false };
   };
   let use = await read();
-  say(`${capitalised(lastUseSentence(`the old key "${visible(rotation.old.name)}"`, use))}.`, json);
+  say(`${capitalised(lastUseSentence(`the old key "${visible(oldName(rotation))}"`, use))}.`, json);
   const deliveredAt = rotation.deliveredAt ? Date.parse(rotation.deliveredAt) : Date.now();
   let inUse = usedSince(use, deliveredAt) && !isIdle(use, flags.idleForMs);
   // The spend figures (issue 22), where the service has them: context, and the only evidence of
@@ -127,7 +128,7 @@ export async function handover(
       const waited = await waitUntilIdle(ctx.client, rotation.old.id, { idleForMs: flags.idleForMs, boundMs: flags.waitIdleMs });
       use = waited.lastUse;
       if (!waited.idle) {
-        fail(ExitCode.refused, `still_in_use: the old key "${visible(rotation.old.name)}" was ${describeLastUse(use)}, after waiting ${shortDuration(flags.waitIdleMs)}, so it was left as it is; ${finishHint}`);
+        fail(ExitCode.refused, `still_in_use: the old key "${visible(oldName(rotation))}" was ${describeLastUse(use)}, after waiting ${shortDuration(flags.waitIdleMs)}, so it was left as it is; ${finishHint}`);
       }
       say(`It is idle: ${describeLastUse(use)}.`, json);
       inUse = false;
@@ -142,7 +143,7 @@ export async function handover(
   if (inUse && action !== 'keep' && !flags.yes) {
     const question = `The old key is still in use: ${use.known ? `it was ${describeLastUse(use)}` : 'its usage figures show spend'}, after the successor was delivered. ${action === 'delete' ? 'Delete' : 'Deactivate'} it anyway? [y/N] `;
     if (!canPrompt() || !/^y(es)?$/i.test(await askLine(question))) {
-      fail(ExitCode.refused, `still_in_use: ${use.known ? `the old key "${visible(rotation.old.name)}" was ${describeLastUse(use)}` : `the usage figures show the old key "${visible(rotation.old.name)}" spending`}, after the successor was delivered, so it was left as it is (--wait-idle waits until it stops, --yes goes ahead anyway); ${finishHint}`);
+      fail(ExitCode.refused, `still_in_use: ${use.known ? `the old key "${visible(oldName(rotation))}" was ${describeLastUse(use)}` : `the usage figures show the old key "${visible(oldName(rotation))}" spending`}, after the successor was delivered, so it was left as it is (--wait-idle waits until it stops, --yes goes ahead anyway); ${finishHint}`);
     }
   }
   const sentence = await handleOldKey(ctx, rotation, action);

@@ -104,6 +104,11 @@ export async function runSandboxCommand(opts: SandboxCommandOptions): Promise<vo
     process.exitCode = 1;
     return;
   }
+  // keydeck --sandbox processes on the same database join this one (src/sandbox/shared.ts).
+  if (dbPath !== ':memory:') {
+    const { recordServing } = await import('../sandbox/shared.js');
+    await recordServing(dbPath, sandbox);
+  }
   process.stdout.write(`sandbox listening on ${sandbox.url}\nsession token: ${sandbox.token}\n`);
   const exposed = offLoopbackWarning(opts.host);
   if (exposed !== undefined) process.stderr.write(`${exposed}\n`);

@@ -1,9 +1,8 @@
 /**
- * "Did you mean …?" for a mistyped top-level command. The root program has a default action
- * (the TUI), so commander reads a mistyped command as an argument of that action instead of
- * reporting an unknown command: src/cli.ts hands such arguments here.
+ * "Did you mean …?" for a mistyped command, help topic or choice. The root program has a default
+ * action (the TUI), so commander reads a mistyped command as an argument of that action instead of
+ * reporting an unknown command: src/cli/errors.ts hands such arguments here.
  */
-import { redactSecrets } from '../api/errors.js';
 
 /** Optimal-string-alignment distance (Levenshtein plus adjacent transpositions) between `a` and `b`. */
 export function editDistance(a: string, b: string): number {
@@ -36,20 +35,4 @@ export function suggestCommand(input: string, candidates: readonly string[]): st
   if (best && best.distance <= limit && best.distance < Math.max(word.length, best.name.length) / 2) return best.name;
   if (word.length >= 3) return candidates.find((name) => name.toLowerCase().startsWith(word));
   return undefined;
-}
-
-/**
- * The stderr sentence for an unknown command (without the `keydeck: ` prefix):
- * `unknown command 'sandbx'. Did you mean 'sandbox'?`, or, with no close candidate,
- * `unknown command 'x'; run keydeck --help for the commands.` With `parent` (a command group
- * such as `keys`) both names are given in full: `unknown command 'keys lst'. Did you mean 'keys list'?`.
- * A key value typed by mistake is shown as its prefix only.
- */
-export function unknownCommandSentence(input: string, candidates: readonly string[], parent?: string): string {
-  const shown = redactSecrets(input).replace(/[\u0000-\u001f\u007f]/g, '?').slice(0, 60);
-  const full = (name: string): string => (parent ? `${parent} ${name}` : name);
-  const suggestion = suggestCommand(input, candidates);
-  return suggestion !== undefined
-    ? `unknown command '${full(shown)}'. Did you mean '${full(suggestion)}'?`
-    : `unknown command '${full(shown)}'; run keydeck ${full('--help')} for the commands.`;
 }

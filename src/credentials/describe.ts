@@ -7,8 +7,11 @@ import { TOKEN_ENV_VAR } from './env.js';
 import type { CredentialSource } from './store.js';
 import { tokenKind } from './token.js';
 
-/** Where a credential came from: the store's sources, or `memory` (the TUI's "this session only"). */
-export type CredentialOrigin = CredentialSource | 'memory';
+/**
+ * Where a credential came from: the store's sources, `memory` (the TUI's "this session only"),
+ * or `sandbox` (`keydeck --sandbox <command>` with no key stored: the sandbox's demo session token).
+ */
+export type CredentialOrigin = CredentialSource | 'memory' | 'sandbox';
 
 /** The label and the rejected-credential advice of {@link describeCredential}. */
 export interface CredentialWords {
@@ -43,5 +46,10 @@ export function describeCredential(token: string, origin: CredentialOrigin, prof
       return { label: `the ${what} stored in the plaintext file for profile "${profile}"`, whenRejected: login };
     case 'memory':
       return { label: `the ${what} kept for this session only`, whenRejected: login };
+    case 'sandbox':
+      return {
+        label: `the sandbox's demo ${what}`,
+        whenRejected: 'the sandbox database may have been replaced: run the command again (keydeck reads the demo token afresh)',
+      };
   }
 }

@@ -3,11 +3,13 @@
  * `gh secret set NAME`, `kubectl create secret generic NAME --from-file=key=/dev/stdin`,
  * `pass insert -m NAME`, `vault kv put PATH key=-`, `op item create …`.
  *
- * - Run with `node:child_process` `spawn`, never a shell; argv as ./destinations.ts split it.
+ * - Run with `node:child_process` `spawn`, never a shell; argv as ./destinations.ts split it; in a
+ *   process group of its own.
  * - Standard input gets exactly the key (no newline after it), then end of file. The key is never
- *   in argv, and the child's environment is keydeck's without `KEYDECK_TOKEN`.
+ *   in argv, and the child's environment is keydeck's without its secrets ({@link childEnvironment}).
  * - Its exit status decides: 0 delivered, anything else failed. A command still running after
- *   `timeoutMs` is sent SIGTERM, then SIGKILL two seconds later, and reported as killed.
+ *   `timeoutMs` has its whole process group sent SIGTERM, then SIGKILL two seconds later (or at
+ *   once when it ended and left children), and is reported as killed.
  * - Its output (stdout and stderr, in the order they came, at most {@link MAX_OUTPUT_CHARS}) is
  *   returned for the faces to show sanitised; an output that holds the key (any 16 characters of
  *   it in a row, or its base64 as `kubectl -o yaml` prints) is withheld: `outputHidden`.
@@ -16,7 +18,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import which from 'which';
 import { failpoint } from '../failpoints/index.js';
-import { DeliveryError, type Destination } from './destinations.js';
+import { DeliveryError, holdsKeyValue, isSecretVariable, type Destination } from './destinations.js';
 
 /** Default bound of a destination command, ms. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
@@ -44,10 +46,19 @@ export interface CommandDelivery {
   readonly truncated: boolean;
 }
 
-/** The environment a destination command gets: keydeck's, without keydeck's own credential. */
-export function childEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = { ...env };
-  delete out.KEYDECK_TOKEN;
+/**
+ * The environment a destination command gets: keydeck's, without keydeck's secrets
+ * (`KEYDECK_TOKEN`, `KEYDECK_TOKEN_<PROFILE>`, `KEYDECK_SK`…: ./destinations.ts
+ * `isSecretVariable`), without any variable whose value holds a key value, and without any whose
+ * value is one of `secrets` (the credential keydeck signs in with, whatever its form).
+ */
+export function childEnvironment(env: NodeJS.ProcessEnv, secrets: readonly string[] = []): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  const hidden = secrets.filter((s) => s.length >= 8);
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || isSecretVariable(name) || holdsKeyValue(value) || hidden.some((s) => value.includes(s))) continue;
+    out[name] = value;
+  }
   return out;
 }
 
@@ -80,15 +91,31 @@ export function revealsKey(output: string, key: string): boolean {
  * @returns the outcome; it never throws for the command's own failure (a non-zero exit, a kill)
  * @throws DeliveryError `delivery_failed` when the program could not be started at all.
  */
-export function runKeyCommand(d: CommandDestination, key: string, options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<CommandDelivery> {
+export function runKeyCommand(d: CommandDestination, key: string, options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; secrets?: readonly string[] } = {}): Promise<CommandDelivery> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
+    // A process group of its own (POSIX: setsid), so that a bound that runs out ends the command
+    // and every process it started, not the command alone.
+    const group = process.platform !== 'win32';
     const child = spawn(d.argv[0]!, d.argv.slice(1), {
-      env: childEnvironment(options.env ?? process.env),
+      env: childEnvironment(options.env ?? process.env, options.secrets),
       stdio: ['pipe', 'pipe', 'pipe'],
       shell: false,
       windowsHide: true,
+      detached: group,
     });
+    /** Sends `signal` to the command's whole process group (or to it alone where there are none). */
+    const signalAll = (signal: NodeJS.Signals) => {
+      try {
+        if (group && child.pid !== undefined) process.kill(-child.pid, signal);
+        else child.kill(signal);
+      } catch {
+        // The group is gone already.
+      }
+    };
+    // keydeck ending (ctrl-c, an error) ends the command's group too: it was keydeck's to run.
+    const onExit = () => signalAll('SIGKILL');
+    process.once('exit', onExit);
     failpoint('command.spawned', path.basename(d.argv[0]!));
     let output = '';
     let truncated = false;
@@ -111,8 +138,8 @@ export function runKeyCommand(d: CommandDestination, key: string, options: { env
     let killTimer: NodeJS.Timeout | undefined;
     const bound = setTimeout(() => {
       timedOut = true;
-      child.kill('SIGTERM');
-      killTimer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
+      signalAll('SIGTERM');
+      killTimer = setTimeout(() => signalAll('SIGKILL'), KILL_GRACE_MS);
     }, timeoutMs);
 
     const finish = (exitCode: number | null, signal: NodeJS.Signals | null) => {
@@ -120,6 +147,10 @@ export function runKeyCommand(d: CommandDestination, key: string, options: { env
       settled = true;
       clearTimeout(bound);
       clearTimeout(killTimer);
+      process.removeListener('exit', onExit);
+      // Killed for its bound: what its group still runs goes too (a SIGTERM it ignored, a child
+      // that outlived it).
+      if (timedOut) signalAll('SIGKILL');
       child.stdout.destroy();
       child.stderr.destroy();
       const hidden = revealsKey(output, key);
@@ -133,6 +164,7 @@ export function runKeyCommand(d: CommandDestination, key: string, options: { env
       if (settled) return;
       settled = true;
       clearTimeout(bound);
+      process.removeListener('exit', onExit);
       const code = (err as NodeJS.ErrnoException).code;
       reject(new DeliveryError('delivery_failed', `could not start ${d.argv[0]}: ${code === 'ENOENT' ? 'not found' : (code ?? err.message)}`));
     });

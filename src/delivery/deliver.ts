@@ -11,15 +11,18 @@
 import { checkCommandDestination, runKeyCommand, type CommandDelivery } from './command.js';
 import { DeliveryError, describeDestination, type Destination } from './destinations.js';
 import { checkFileDestination, writeKeyToFile, type FileDelivery } from './fileTarget.js';
+import { visible } from '../terminal/sanitize.js';
 
 /** Options of {@link deliverKey} and {@link checkDestinations}. */
 export interface DeliveryOptions {
   /** keydeck's data dir: its lock guards file writes (src/config/paths.ts `dataDir`). */
   readonly lockDir: string;
-  /** Environment of the commands (without KEYDECK_TOKEN) and of PATH lookups; default `process.env`. */
+  /** Environment of the commands (without keydeck's secrets: ./command.ts) and of PATH lookups; default `process.env`. */
   readonly env?: NodeJS.ProcessEnv;
   /** Bound of each command, ms (default 30 s). */
   readonly commandTimeoutMs?: number;
+  /** Values no command's environment may hold (the credential keydeck signs in with). */
+  readonly secrets?: readonly string[];
 }
 
 /** The outcome at one destination. */
@@ -48,10 +51,10 @@ export async function checkDestinations(destinations: readonly Destination[], op
 
 function fileSentence(d: Extract<Destination, { kind: 'file' }>, f: FileDelivery): string {
   const mode = `mode 0${f.mode.toString(8)}`;
-  if (f.created) return `wrote ${d.variable} into ${d.given} (a new file, ${mode})`;
-  if (f.replacedLines.length === 0) return `added ${d.variable} at the end of ${d.given} (${mode})`;
+  if (f.created) return `wrote ${d.variable} into ${visible(d.given)} (a new file, ${mode})`;
+  if (f.replacedLines.length === 0) return `added ${d.variable} at the end of ${visible(d.given)} (${mode})`;
   const where = f.replacedLines.length === 1 ? `line ${f.replacedLines[0]}` : `lines ${f.replacedLines.join(', ')} (it was set ${f.replacedLines.length} times)`;
-  return `replaced ${d.variable} in ${d.given}, ${where}; the other lines are unchanged (${mode})`;
+  return `replaced ${d.variable} in ${visible(d.given)}, ${where}; the other lines are unchanged (${mode})`;
 }
 
 function commandSentence(d: Extract<Destination, { kind: 'command' }>, c: CommandDelivery, timeoutMs: number): string {
@@ -70,7 +73,7 @@ export async function deliverOne(key: string, d: Destination, options: DeliveryO
       return { destination: d, ok: true, sentence: fileSentence(d, file), file };
     }
     const timeoutMs = options.commandTimeoutMs ?? 30_000;
-    const command = await runKeyCommand(d, key, { ...(options.env && { env: options.env }), timeoutMs });
+    const command = await runKeyCommand(d, key, { ...(options.env && { env: options.env }), timeoutMs, ...(options.secrets && { secrets: options.secrets }) });
     return { destination: d, ok: command.exitCode === 0 && !command.timedOut, sentence: commandSentence(d, command, timeoutMs), command };
   } catch (err) {
     const sentence = err instanceof DeliveryError ? err.message : `${describeDestination(d)}: ${(err as Error).message}`;

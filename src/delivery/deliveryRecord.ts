@@ -13,17 +13,22 @@ import { z } from 'zod';
 import { writeFileAtomically } from '../config/atomic.js';
 import { withConfigLock } from '../config/lock.js';
 import { readTrustedFile } from '../config/trust.js';
+import { DestinationSchema } from './recordSchemas.js';
 import type { Destination } from './destinations.js';
 
 /** Most keys remembered. */
 export const MAX_DELIVERY_ENTRIES = 1_000;
 
-const DestinationSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('file'), path: z.string(), variable: z.string(), given: z.string() }),
-  z.object({ kind: z.literal('command'), argv: z.array(z.string()).min(1), given: z.string() }),
-]);
 
-const EntrySchema = z.object({ profile: z.string(), origin: z.string(), keyId: z.string(), at: z.string(), destinations: z.array(DestinationSchema) });
+const EntrySchema = z.object({
+  profile: z.string(),
+  origin: z.string(),
+  keyId: z.string(),
+  at: z.string(),
+  destinations: z.array(DestinationSchema),
+  /** The key's fingerprint (./fingerprint.ts), so that a file can be checked to hold it; never the key. */
+  fingerprint: z.string().optional(),
+});
 type Entry = z.infer<typeof EntrySchema>;
 const FileSchema = z.object({ version: z.literal(1), keys: z.array(EntrySchema) });
 
@@ -67,11 +72,18 @@ export class DeliveryRecord {
     return entry && entry.destinations.length > 0 ? entry.destinations : undefined;
   }
 
+  /** What is remembered of `key`: where it went, when, and its fingerprint; undefined when nothing. */
+  async entry(key: DeliveredKey): Promise<{ destinations: Destination[]; at: string; fingerprint?: string } | undefined> {
+    const e = (await this.#read()).find((x) => x.keyId === key.keyId && x.profile === key.profile && x.origin === key.origin);
+    return e ? { destinations: e.destinations, at: e.at, ...(e.fingerprint !== undefined && { fingerprint: e.fingerprint }) } : undefined;
+  }
+
   /**
-   * Adds `destinations` (those that took the key) to what is remembered of `key`.
+   * Adds `destinations` (those that took the key) to what is remembered of `key`, with its
+   * `fingerprint` when known.
    * @throws the write's error (callers say it and go on: the key is delivered either way)
    */
-  async remember(key: DeliveredKey, destinations: readonly Destination[]): Promise<void> {
+  async remember(key: DeliveredKey, destinations: readonly Destination[], fingerprint?: string): Promise<void> {
     if (destinations.length === 0) return;
     await withConfigLock(this.#dir, async () => {
       const all = await this.#read();
@@ -80,7 +92,8 @@ export class DeliveryRecord {
       // A file is named by its absolute path: the next rotation may run from another directory.
       const merged = [...before, ...destinations.filter((d) => !before.some((b) => samePlace(b, d)))].map((d) => (d.kind === 'command' ? { ...d, argv: [...d.argv] } : { ...d, given: d.path }));
       if (i !== -1) all.splice(i, 1);
-      all.push({ ...key, at: new Date().toISOString(), destinations: merged });
+      const known = fingerprint ?? (i === -1 ? undefined : all[i]!.fingerprint);
+      all.push({ ...key, at: new Date().toISOString(), destinations: merged, ...(known !== undefined && { fingerprint: known }) });
       const kept = all.slice(-MAX_DELIVERY_ENTRIES);
       await writeFileAtomically(this.#file, `${JSON.stringify({ version: 1, keys: kept }, null, 2)}\n`, 0o600);
     });

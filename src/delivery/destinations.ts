@@ -6,12 +6,14 @@
  *
  * The command line is split into argv as a POSIX shell would (the `shell-quote` package: quotes,
  * backslashes, `$VAR` from keydeck's environment), but no shell ever runs: a pipe, a redirection,
- * `;`, `&&`, a glob or a command substitution is refused with what to do instead, and so is
- * `$KEYDECK_TOKEN` (keydeck's own credential must not land in a child's argv).
+ * `;`, `&&`, a glob or a command substitution is refused with what to do instead, and so is a
+ * line naming keydeck's secrets (`$KEYDECK_TOKEN…`, `$KEYDECK_SK…`) or holding a key value
+ * (argv is visible in `ps`).
  */
 import os from 'node:os';
 import path from 'node:path';
 import { parse as shellParse } from 'shell-quote';
+import { visible } from '../terminal/sanitize.js';
 import { VARIABLE_NAME } from './dotenv.js';
 
 /** The variable `--to-file PATH` writes when no `:VAR` is given. */
@@ -85,25 +87,51 @@ export function parseFileDestination(spec: string, options: { cwd?: string; env?
   return { kind: 'file', path: absolute, variable: named ? tail : DEFAULT_VARIABLE, given };
 }
 
-/** Environment variables never expanded into a child's argv: keydeck's own credential. */
-const SECRET_VARIABLES: ReadonlySet<string> = new Set(['KEYDECK_TOKEN']);
+/**
+ * True for a variable keydeck treats as a secret of its own, never expanded into a child's argv
+ * nor passed in its environment: `KEYDECK_TOKEN` and its per-profile forms (`KEYDECK_TOKEN_PROD`),
+ * `KEYDECK_SK` and its forms.
+ */
+export function isSecretVariable(name: string): boolean {
+  return /^KEYDECK_(TOKEN|SK)(_|$)/.test(name);
+}
+
+/** A full key value (`sk_`/`sk-`/`mk_`/`mk-` and 16 more key characters) anywhere in a text. */
+const KEY_VALUE_IN_TEXT = /(?:^|[^A-Za-z0-9])(?:sk|mk)[-_][A-Za-z0-9_-]{16,}/;
+
+/** True when `value` holds a full key value (see {@link KEY_VALUE_IN_TEXT}). */
+export function holdsKeyValue(value: string): boolean {
+  return KEY_VALUE_IN_TEXT.test(value);
+}
+
+/** `$NAME` or `${NAME}` references in a command line, quoted or not (a shell named in it would expand them). */
+const VARIABLE_REFERENCE = /\$\{?([A-Za-z_][A-Za-z0-9_]*)/g;
 
 /**
  * Parses `--to-command 'CMD ARGS'` into argv as a shell would split it (see the module comment).
- * @throws DeliveryError `invalid_destination`: empty, a shell operator, a glob, `$KEYDECK_TOKEN`.
+ * Refused before any key exists: a command line that names one of keydeck's secrets
+ * ({@link isSecretVariable}, even quoted, for the `sh -c` it may be handed to), that expands a
+ * variable holding a key value, or that holds a key value itself: argv is visible to every user
+ * of the machine (`ps`).
+ * @throws DeliveryError `invalid_destination`: empty, a shell operator, a glob, a secret named.
  */
 export function parseCommandDestination(line: string, options: { env?: NodeJS.ProcessEnv } = {}): Destination {
   const env = options.env ?? process.env;
-  const secretsUsed: string[] = [];
+  const named = [...line.matchAll(VARIABLE_REFERENCE)].map((m) => m[1]!).find(isSecretVariable);
+  if (named !== undefined) {
+    throw new DeliveryError('invalid_destination', `--to-command: $${named} is one of keydeck's secrets and is never put on a command line (nor in the command's environment); nothing was created`);
+  }
+  if (holdsKeyValue(line)) {
+    throw new DeliveryError('invalid_destination', '--to-command: the command line holds a key value, which every user of the machine could read (ps): the new key reaches the command on its standard input only; nothing was created');
+  }
+  const keyVariables: string[] = [];
   const entries = shellParse(line, (name: string) => {
-    if (SECRET_VARIABLES.has(name)) {
-      secretsUsed.push(name);
-      return '';
-    }
-    return env[name] ?? '';
+    const value = env[name] ?? '';
+    if (holdsKeyValue(value)) keyVariables.push(name);
+    return value;
   });
-  if (secretsUsed.length > 0) {
-    throw new DeliveryError('invalid_destination', `--to-command: $${secretsUsed[0]} is keydeck's own credential and is never put on a command line`);
+  if (keyVariables.length > 0) {
+    throw new DeliveryError('invalid_destination', `--to-command: $${keyVariables[0]} holds a key value, which would be on the command line for every user of the machine to read (ps); nothing was created`);
   }
   const argv: string[] = [];
   for (const entry of entries) {
@@ -123,12 +151,22 @@ export function parseCommandDestination(line: string, options: { env?: NodeJS.Pr
   return { kind: 'command', argv, given: line.trim() };
 }
 
-/** A destination in words, for messages: `.env (KEYDECK_API_KEY)`, `` `gh secret set X` ``. */
+/**
+ * A destination in words, for messages: `.env (KEYDECK_API_KEY)`, `` `gh secret set X` ``; the
+ * path or command line escaped (src/terminal/sanitize.ts: a newline in it shows as `\\u000a`, so it
+ * never splits a printed line).
+ */
 export function describeDestination(d: Destination): string {
-  return d.kind === 'file' ? `${d.given} (${d.variable})` : `\`${d.given}\``;
+  return d.kind === 'file' ? `${visible(d.given)} (${d.variable})` : `\`${visible(d.given)}\``;
 }
 
 /** The destinations of `--to-file` and `--to-command` flags, files first, each in the order given. */
 export function parseDestinations(flags: { toFile?: readonly string[]; toCommand?: readonly string[] }, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Destination[] {
   return [...(flags.toFile ?? []).map((s) => parseFileDestination(s, options)), ...(flags.toCommand ?? []).map((s) => parseCommandDestination(s, options))];
+}
+
+/** Two destination lists name the same places (the same files and variables, the same command lines), in the same order. */
+export function samePlaces(a: readonly Destination[], b: readonly Destination[]): boolean {
+  const place = (d: Destination) => (d.kind === 'file' ? `file\0${d.path}\0${d.variable}` : `command\0${d.argv.join('\0')}`);
+  return a.length === b.length && a.every((d, i) => place(d) === place(b[i]!));
 }

@@ -128,19 +128,50 @@ export function setDotenvVariable(text: string, name: string, value: string): Do
   return { text: edited, replacedLines, appended };
 }
 
-/** The dotenv reading of `before` and `after` agree on every variable but `name`, which is `value` after. */
-function checkReadBack(before: string, after: string, name: string, value: string): void {
+/**
+ * `text` without any assignment of `name` (every line of it, a quoted value over several lines
+ * included), every other byte kept: the undo of an assignment keydeck appended.
+ * @throws DotenvEditError when `name` is not a variable name, or when the result would not read
+ *   back (dotenv) without `name` and with every other variable unchanged.
+ */
+export function removeDotenvVariable(text: string, name: string): string {
+  if (!VARIABLE_NAME.test(name)) throw new DotenvEditError(`"${name}" is not a variable name (letters, digits and _, not starting with a digit)`);
+  const lines = splitLines(text);
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; ) {
+    const line = lines[i]!;
+    const m = ASSIGNMENT.exec(line.body);
+    if (!m || /^[ \t]*#/.test(line.body)) {
+      out.push(line.body + line.end);
+      i++;
+      continue;
+    }
+    const { count } = extentOf(lines, i, m[0].length);
+    if (m[2] !== name) for (let j = i; j < i + count; j++) out.push(lines[j]!.body + lines[j]!.end);
+    i += count;
+  }
+  const edited = out.join('');
+  if (parse(edited)[name] !== undefined || changedOther(text, edited, name) !== undefined) {
+    throw new DotenvEditError(`removing ${name} would change how dotenv reads the file (an unusual line?), so nothing was written`);
+  }
+  return edited;
+}
+
+/** A variable other than `name` that dotenv reads differently in `after` than in `before`, or undefined. */
+function changedOther(before: string, after: string, name: string): string | undefined {
   const old = parse(before);
   const now = parse(after);
-  if (now[name] !== value) {
+  return [...new Set([...Object.keys(old), ...Object.keys(now)])].find((n) => n !== name && old[n] !== now[n]);
+}
+
+/** The dotenv reading of `before` and `after` agree on every variable but `name`, which is `value` after. */
+function checkReadBack(before: string, after: string, name: string, value: string): void {
+  if (parse(after)[name] !== value) {
     throw new DotenvEditError(`after the edit, dotenv would not read the new key from ${name} (an unusual line?), so nothing was written: set it by hand`);
   }
-  const names = new Set([...Object.keys(old), ...Object.keys(now)]);
-  names.delete(name);
-  for (const other of names) {
-    if (old[other] !== now[other]) {
-      throw new DotenvEditError(`the edit would change how dotenv reads ${other} (a quoted value running over several lines?), so nothing was written: set ${name} by hand`);
-    }
+  const other = changedOther(before, after, name);
+  if (other !== undefined) {
+    throw new DotenvEditError(`the edit would change how dotenv reads ${other} (a quoted value running over several lines?), so nothing was written: set ${name} by hand`);
   }
 }
 

@@ -13,11 +13,13 @@
  * that watches the file itself (not its directory) or a container that bind-mounts the single file
  * keeps seeing the old one.
  */
-import { lstat, realpath, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { lstat, open, realpath, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomically } from '../config/atomic.js';
 import { withConfigLock } from '../config/lock.js';
 import { readTrustedFile, type TrustProblem } from '../config/trust.js';
+import { visible } from '../terminal/sanitize.js';
 import { DeliveryError, type Destination } from './destinations.js';
 import { DotenvEditError, setDotenvVariable } from './dotenv.js';
 
@@ -52,14 +54,14 @@ function fileRefusal(problem: TrustProblem): DeliveryError {
   const f = problem.path;
   switch (problem.code) {
     case 'not_owner':
-      return refused(`${f} belongs to another user, so keydeck does not write a key into it: fix it with \`chown $(id -u) ${f}\`, or choose another file`);
+      return refused(`${visible(f)} belongs to another user, so keydeck does not write a key into it: fix it with \`chown $(id -u) ${visible(f)}\`, or choose another file`);
     case 'group_or_other_readable':
     case 'group_or_other_writable':
       return refused(
-        `${f} can be ${problem.code === 'group_or_other_readable' ? 'read' : 'written'} by group or others, so a key written there would not be yours alone: fix it with \`chmod 600 ${f}\`, then run the command again`,
+        `${visible(f)} can be ${problem.code === 'group_or_other_readable' ? 'read' : 'written'} by group or others, so a key written there would not be yours alone: fix it with \`chmod 600 ${visible(f)}\`, then run the command again`,
       );
     default:
-      return refused(`${f} is not a regular file (a directory, a FIFO, a device?), so keydeck does not write into it: name the dotenv file itself`);
+      return refused(`${visible(f)} is not a regular file (a directory, a FIFO, a device?), so keydeck does not write into it: name the dotenv file itself`);
   }
 }
 
@@ -68,14 +70,14 @@ function fileRefusal(problem: TrustProblem): DeliveryError {
  * @throws DeliveryError `destination_refused`: the directory is missing, not a directory, someone
  *   else's, or writable by group or others; a symbolic link leads nowhere.
  */
-async function resolveTarget(d: FileDestination): Promise<string> {
+export async function resolveTarget(d: FileDestination): Promise<string> {
   let target = d.path;
   try {
     if ((await lstat(target)).isSymbolicLink()) target = await realpath(target);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && target !== d.path) throw refused(`${d.given} is a symbolic link to a file that does not exist: name the real file`);
-    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw refused(`cannot look at ${d.given}: ${code ?? 'error'}`);
+    if (code === 'ENOENT' && target !== d.path) throw refused(`${visible(d.given)} is a symbolic link to a file that does not exist: name the real file`);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw refused(`cannot look at ${visible(d.given)}: ${code ?? 'error'}`);
   }
   const dir = path.dirname(target);
   let realDir: string;
@@ -84,34 +86,54 @@ async function resolveTarget(d: FileDestination): Promise<string> {
     realDir = await realpath(dir);
     dirStats = await stat(realDir);
   } catch {
-    throw refused(`the directory ${dir} does not exist (keydeck does not create directories for a key file): create it, or name another file`);
+    throw refused(`the directory ${visible(dir)} does not exist (keydeck does not create directories for a key file): create it, or name another file`);
   }
-  if (!dirStats.isDirectory()) throw refused(`${dir} is not a directory`);
+  if (!dirStats.isDirectory()) throw refused(`${visible(dir)} is not a directory`);
   const me = uid();
   if (me !== undefined) {
     if (dirStats.uid !== me && dirStats.uid !== 0) {
-      throw refused(`the directory ${dir} belongs to another user, who could replace the key file: keydeck writes a key only into a directory of yours; choose another place`);
+      throw refused(`the directory ${visible(dir)} belongs to another user, who could replace the key file: keydeck writes a key only into a directory of yours; choose another place`);
     }
     if ((dirStats.mode & 0o022) !== 0) {
       throw refused(
-        `the directory ${dir} can be written by group or others (mode ${octal(dirStats.mode)}), who could replace the key file: fix it with \`chmod go-w ${dir}\`, or choose another place`,
+        `the directory ${visible(dir)} can be written by group or others (mode ${octal(dirStats.mode)}), who could replace the key file: fix it with \`chmod go-w ${visible(dir)}\`, or choose another place`,
       );
     }
   }
   return path.join(realDir, path.basename(target));
 }
 
-/** The file's current text (undefined when missing) and mode, after the trust checks. */
-async function readTarget(file: string): Promise<{ text?: string; mode: number }> {
+/**
+ * The file's current text (undefined when missing) and mode, after the trust checks.
+ * @throws DeliveryError `destination_refused` (not trusted, not readable)
+ */
+export async function readTarget(file: string): Promise<{ text?: string; mode: number }> {
   let read;
   try {
     read = await readTrustedFile(file, 'key file');
   } catch (err) {
-    throw refused(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+    throw refused(`cannot read ${visible(file)}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
   }
   if (read.kind === 'refused') throw fileRefusal(read.problem);
   if (read.kind === 'missing') return { mode: 0o600 };
   return { text: read.text, mode: (await stat(file)).mode & 0o777 };
+}
+
+/**
+ * Proves that a file can be created in `dir` (the atomic write's temp file is made there) by
+ * making one and removing it: permission bits say nothing to root, nor of a read-only mount.
+ * @throws DeliveryError `destination_refused` naming the directory and the system's reason
+ */
+async function probeWritable(dir: string, d: FileDestination): Promise<void> {
+  const probe = path.join(dir, `.keydeck-probe-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    const handle = await open(probe, 'wx', 0o600);
+    await handle.close();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw refused(`keydeck cannot create files in ${visible(dir)} (${code}), so ${visible(d.given)} cannot be written: choose a directory you can write to`);
+  }
+  await unlink(probe).catch(() => undefined);
 }
 
 /**
@@ -123,11 +145,12 @@ async function readTarget(file: string): Promise<{ text?: string; mode: number }
 export async function checkFileDestination(d: FileDestination): Promise<void> {
   const file = await resolveTarget(d);
   const { text } = await readTarget(file);
+  await probeWritable(path.dirname(file), d);
   try {
     // A stand-in value of the key's form: the edit is the same for the real one.
     setDotenvVariable(text ?? '', d.variable, 'sk_check');
   } catch (err) {
-    if (err instanceof DotenvEditError) throw refused(`${d.given}: ${err.message}`);
+    if (err instanceof DotenvEditError) throw refused(`${visible(d.given)}: ${err.message}`);
     throw err;
   }
 }
@@ -146,13 +169,13 @@ export async function writeKeyToFile(d: FileDestination, key: string, lockDir: s
     try {
       edit = setDotenvVariable(text ?? '', d.variable, key);
     } catch (err) {
-      if (err instanceof DotenvEditError) throw refused(`${d.given}: ${err.message}`);
+      if (err instanceof DotenvEditError) throw refused(`${visible(d.given)}: ${err.message}`);
       throw err;
     }
     try {
       await writeFileAtomically(file, edit.text, mode);
     } catch (err) {
-      throw new DeliveryError('delivery_failed', `could not write ${d.given} (${(err as NodeJS.ErrnoException).code ?? 'error'}); the file is unchanged`);
+      throw new DeliveryError('delivery_failed', `could not write ${visible(d.given)} (${(err as NodeJS.ErrnoException).code ?? 'error'}); the file is unchanged`);
     }
     const after = (await stat(file)).mode & 0o777;
     return { path: file, created: text === undefined, replacedLines: edit.replacedLines, mode: after };

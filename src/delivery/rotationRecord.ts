@@ -3,19 +3,19 @@
  * interrupted half way (keydeck killed between its steps) is found at the next start, by the TUI
  * and the command line, and finished or undone on the user's word.
  *
- * It never holds a secret: key ids, names and prefixes, the destinations as the user typed them,
- * and the stage reached. (So a successor created but not delivered everywhere before the
- * interruption cannot be delivered later: its value is gone; finishing makes a new one.) Written
+ * It never holds a secret: key ids, names, prefixes and fingerprints, the destinations as the user
+ * typed them, and the stage reached. (A successor created but not delivered everywhere before the
+ * interruption is delivered later only when a file destination holds it: its value is read back
+ * from there; otherwise finishing makes a new one.) Written
  * atomically (mode 0600) under keydeck's cross-process lock of the data dir; read as keydeck reads
  * its own files (src/config/trust.ts). A record that cannot be read is reported, never guessed at.
  *
  * ## Stages (consumption keys, `keys rotate` and the TUI's `R`)
  *
- * | stage       | what is true                                                       | finish                                        | undo |
- * |-------------|--------------------------------------------------------------------|-----------------------------------------------|------|
- * | `creating`  | the successor may have been created (its id not known yet)         | create a new successor, deliver it, delete the unfinished one found by name, handle the old key | delete the unfinished successor (found by name and time) |
- * | `created`   | the successor exists; `delivered` lists the destinations it reached | as above, the unfinished one known by id      | delete the successor |
- * | `delivered` | every destination holds the successor; the old key is untouched     | handle the old key (`oldAction`, or ask)      | delete the successor (whatever reads the destinations stops working: asked first), reactivate the old key if keydeck deactivated it |
+ * `creating` → `created` → `delivered`, then removed: the machine and its table of stages and
+ * crash points are src/operations/rotateKey.ts (recovery: src/operations/rotateRecovery.ts). The
+ * record keeps the successor's fingerprint (never its value) and each destination's progress
+ * (`targets`, ./recordSchemas.ts), with where a file's previous content is kept.
  *
  * Management keys (`mgmt-keys rotate`): `creating` → `created` (the new `mk_` exists, not stored)
  * → `stored` (stored where the old one was, checked; the old one not yet deleted). Finish after
@@ -27,19 +27,14 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomically } from '../config/atomic.js';
-import { withConfigLock } from '../config/lock.js';
-import { readTrustedFile } from '../config/trust.js';
+import { RecordFile } from '../config/recordFile.js';
+import { DestinationSchema, TargetSchema } from './recordSchemas.js';
 
 /** What happens to the old key once its successor is delivered. */
 export const OldKeyActionSchema = z.enum(['deactivate', 'delete', 'keep']);
 /** See {@link OldKeyActionSchema}. */
 export type OldKeyAction = z.infer<typeof OldKeyActionSchema>;
 
-const DestinationSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('file'), path: z.string(), variable: z.string(), given: z.string() }),
-  z.object({ kind: z.literal('command'), argv: z.array(z.string()).min(1), given: z.string() }),
-]);
 
 /** A rotation in progress. Times are ISO 8601. */
 export const RotationSchema = z.object({
@@ -52,18 +47,30 @@ export const RotationSchema = z.object({
   startedAt: z.string(),
   updatedAt: z.string(),
   stage: z.enum(['creating', 'created', 'delivered', 'stored']),
-  old: z.object({ id: z.string(), name: z.string(), keyPrefix: z.string().optional(), wasActive: z.boolean().optional() }),
-  successor: z.object({ name: z.string(), id: z.string().optional(), keyPrefix: z.string().optional() }),
+  old: z.object({
+    id: z.string(),
+    name: z.string(),
+    keyPrefix: z.string().optional(),
+    wasActive: z.boolean().optional(),
+    /** The name the old key gets once its successor, which takes its name, is delivered (`web (rotated 2026-11-28)`). */
+    rotatedName: z.string().optional(),
+  }),
+  /** `fingerprint`: the successor's (src/delivery/fingerprint.ts), so recovery can tell which destinations hold it. */
+  successor: z.object({ name: z.string(), id: z.string().optional(), keyPrefix: z.string().optional(), fingerprint: z.string().optional() }),
   /** Unfinished successors of earlier tries (ids) still to delete once a new one is delivered. */
   orphans: z.array(z.string()).default([]),
   destinations: z.array(DestinationSchema).default([]),
   /** Indexes into `destinations` that hold the current successor. */
   delivered: z.array(z.number().int().min(0)).default([]),
+  /** How far the successor got at each destination (aligned with `destinations`; ./recordSchemas.ts). */
+  targets: z.array(TargetSchema).default([]),
   /** The user's `--old`, when given. */
   oldAction: OldKeyActionSchema.optional(),
   /** When the successor reached every destination. */
   deliveredAt: z.string().optional(),
-  /** Not before this time is the old key handled (`--grace`). */
+  /** `--grace`, ms: counted from the delivery (`graceUntil` is set then). */
+  graceMs: z.number().int().min(0).optional(),
+  /** Not before this time is the old key handled (`--grace` after the delivery). */
   graceUntil: z.string().optional(),
   /** Where the management key was stored (`keychain`/`file`), for `mgmt-keys rotate`. */
   storedIn: z.string().optional(),
@@ -71,7 +78,6 @@ export const RotationSchema = z.object({
 /** See {@link RotationSchema}. */
 export type Rotation = z.infer<typeof RotationSchema>;
 
-const RecordFileSchema = z.object({ version: z.literal(1), rotations: z.array(RotationSchema) });
 
 /** Most rotations kept (unfinished ones are never dropped silently: past this, starting one is refused). */
 export const MAX_ROTATIONS = 100;
@@ -100,35 +106,22 @@ export function rotationRecordPath(dataDir: string): string {
   return path.join(dataDir, 'rotations.json');
 }
 
-async function readAll(file: string): Promise<Rotation[]> {
-  let read;
-  try {
-    read = await readTrustedFile(file, 'config file');
-  } catch (err) {
-    throw new RotationRecordError(`cannot read the rotation record ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
-  if (read.kind === 'missing') return [];
-  if (read.kind === 'refused') throw new RotationRecordError(`the rotation record: ${read.problem.sentence}`);
-  let data: unknown;
-  try {
-    data = JSON.parse(read.text);
-  } catch {
-    throw new RotationRecordError(`the rotation record ${file} is not JSON: move it away once no rotation is under way`);
-  }
-  const parsed = RecordFileSchema.safeParse(data);
-  if (!parsed.success) throw new RotationRecordError(`the rotation record ${file} is not in keydeck's format: move it away once no rotation is under way`);
-  return parsed.data.rotations;
-}
-
 /** The record of one data dir: read, and changed under the lock. */
 export class RotationRecord {
-  readonly #dir: string;
   readonly #file: string;
+  readonly #record: RecordFile<Rotation>;
 
   /** `dataDir`: keydeck's data dir (src/config/paths.ts `dataDir`). */
   constructor(dataDir: string) {
-    this.#dir = dataDir;
     this.#file = rotationRecordPath(dataDir);
+    this.#record = new RecordFile(RotationSchema, {
+      dir: dataDir,
+      file: this.#file,
+      field: 'rotations',
+      what: 'the rotation record',
+      idle: 'no rotation is under way',
+      error: (sentence) => new RotationRecordError(sentence),
+    });
   }
 
   /** The file's path. */
@@ -141,31 +134,26 @@ export class RotationRecord {
    * @throws RotationRecordError when the file is not trusted or not readable
    */
   async list(filter?: { profile: string; origin: string }): Promise<Rotation[]> {
-    const all = await readAll(this.#file);
+    const all = await this.#record.read();
     return filter ? all.filter((r) => r.profile === filter.profile && r.origin === filter.origin) : all;
   }
 
   async #change<T>(body: (all: Rotation[]) => T): Promise<T> {
-    return withConfigLock(this.#dir, async () => {
-      const all = await readAll(this.#file);
-      const result = body(all);
-      await writeFileAtomically(this.#file, `${JSON.stringify({ version: 1, rotations: all }, null, 2)}\n`, 0o600);
-      return result;
-    });
+    return this.#record.change(body);
   }
 
   /**
    * Records a new rotation (stage `creating`).
    * @throws RotationRecordError when the same old key already has an unfinished rotation, or the record is full
    */
-  async start(fields: Omit<Rotation, 'id' | 'startedAt' | 'updatedAt' | 'stage' | 'orphans' | 'delivered' | 'destinations'> & Partial<Pick<Rotation, 'orphans' | 'destinations'>>): Promise<Rotation> {
+  async start(fields: Omit<Rotation, 'id' | 'startedAt' | 'updatedAt' | 'stage' | 'orphans' | 'delivered' | 'destinations' | 'targets'> & Partial<Pick<Rotation, 'orphans' | 'destinations' | 'targets'>>): Promise<Rotation> {
     return this.#change((all) => {
       if (all.some((r) => r.old.id === fields.old.id && r.origin === fields.origin)) {
         throw new RotationRecordError(`the key "${fields.old.name}" already has an unfinished rotation: finish or undo it first`);
       }
       if (all.length >= MAX_ROTATIONS) throw new RotationRecordError(`${MAX_ROTATIONS} rotations are unfinished: finish or undo some first`);
       const now = new Date().toISOString();
-      const rotation: Rotation = RotationSchema.parse({ ...fields, id: randomUUID(), startedAt: now, updatedAt: now, stage: 'creating', orphans: fields.orphans ?? [], destinations: fields.destinations ?? [], delivered: [] });
+      const rotation: Rotation = RotationSchema.parse({ ...fields, id: randomUUID(), startedAt: now, updatedAt: now, stage: 'creating', orphans: fields.orphans ?? [], destinations: fields.destinations ?? [], targets: fields.targets ?? [], delivered: [] });
       all.push(rotation);
       return rotation;
     });

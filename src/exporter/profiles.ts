@@ -7,11 +7,22 @@
 import { ConfigError, DEFAULT_RUNAWAY_FACTOR, DEFAULT_RUNAWAY_FLOOR_USD_PER_HOUR, normalizeBaseUrl, readConfig, type KeydeckConfig } from '../config/config.js';
 import type { WatchedProfile } from './watcher.js';
 
-/** `--all-profiles`, `--profile NAME…`, or neither. */
-export type ProfileSelection = { readonly kind: 'all' } | { readonly kind: 'names'; readonly names: readonly string[] } | { readonly kind: 'current'; readonly envProfile?: string | undefined };
+/**
+ * `--all-profiles`, `--profile NAME…`, or neither; `plus`: a profile that is not in the file
+ * first (`keydeck --sandbox exporter`: the sandbox, issue 44), then those `rest` picks, if any.
+ */
+export type ProfileSelection =
+  | { readonly kind: 'all' }
+  | { readonly kind: 'names'; readonly names: readonly string[] }
+  | { readonly kind: 'current'; readonly envProfile?: string | undefined }
+  | { readonly kind: 'plus'; readonly first: WatchedProfile; readonly rest?: ProfileSelection };
 
 /** The profiles `selection` picks from `config`, in name order (a named profile absent from the file is watched without a service). */
 export function selectProfiles(config: KeydeckConfig, selection: ProfileSelection): WatchedProfile[] {
+  if (selection.kind === 'plus') {
+    const rest = selection.rest ? selectProfiles(config, selection.rest).filter((p) => p.name !== selection.first.name) : [];
+    return [selection.first, ...rest];
+  }
   const names =
     selection.kind === 'all'
       ? Object.keys(config.profiles)

@@ -8,10 +8,13 @@
  * → one step, as a Kubernetes controller reconciles. The TUI and the commands drive the same
  * machines; test/crash walks every state boundary with a kill (src/failpoints).
  *
- * Here: ./mgmtRotate.ts (`mgmt-keys rotate`, its record ./mgmtRotationRecord.ts, the places a key
- * lives ./credentialPlace.ts). The USDC top-up's machine is the top-up record itself
- * (src/billing/journalEntry.ts, verifyUsdc.ts), which both faces and src/billing's own procedures
- * drive; auto top-up will sit here, on that record.
+ * Here: ./createKey.ts (create and deliver a key, and its record ./record.ts), ./pledgeKey.ts (a
+ * pledge's key: the same machine), ./rotateKey.ts and ./rotateRecovery.ts (rotate a consumption
+ * key), ./targets.ts (delivering one key to an operation's destinations, step by step), ./creating.ts
+ * (what a failed creating call leaves); ./mgmtRotate.ts (`mgmt-keys rotate`, its record
+ * ./mgmtRotationRecord.ts, the places a key lives ./credentialPlace.ts). The USDC top-up's machine
+ * is the top-up record itself (src/billing/journalEntry.ts, verifyUsdc.ts), which both faces and
+ * src/billing's own procedures drive; auto top-up will sit here, on that record.
  *
  * May import: src/api, src/billing, src/config, src/credentials, src/delivery, src/failpoints.
  * Imported by: src/commands, src/tui and src/exporter (the faces drive them).

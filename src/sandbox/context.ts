@@ -2,6 +2,7 @@
  * Everything a sandbox's routes share: the database and its stores, the clock, the
  * authenticator, the rate limiter, cancellable delays, and the public base URL.
  */
+import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Authenticator } from './auth.js';
@@ -23,6 +24,8 @@ export type AuthHook = (request: FastifyRequest, reply: FastifyReply, done: (err
 /** The shared state of one sandbox. */
 export interface SandboxContext {
   readonly db: DatabaseSync;
+  /** The database's identity: a random id made with it, kept in `meta` (`GET /sandbox`, ./shared.ts). */
+  readonly instance: string;
   readonly meta: MetaStore;
   readonly clock: SandboxClock;
   readonly users: UserStore;
@@ -57,6 +60,8 @@ export interface SandboxContext {
   wakeAll(): void;
 }
 
+/** Meta key of the database's identity (a UUID). */
+const INSTANCE_ID = 'instance_id';
 /** Meta key of the clock offset (ms, decimal string). */
 const CLOCK_OFFSET = 'clock_offset_ms';
 
@@ -68,6 +73,11 @@ const CLOCK_OFFSET = 'clock_offset_ms';
 export function createContext(dbPath: string, options: { dialect?: Dialect; usageReadLimit?: boolean } = {}): SandboxContext {
   const db = openDatabase(dbPath);
   const meta = new MetaStore(db);
+  let instance = meta.get(INSTANCE_ID);
+  if (instance === undefined) {
+    instance = randomUUID();
+    meta.set(INSTANCE_ID, instance);
+  }
   const clock = createClock(Number(meta.get(CLOCK_OFFSET) ?? 0) || 0, (offset) => meta.set(CLOCK_OFFSET, String(offset)));
   const users = new UserStore(db);
   const keys = new KeyStore(db);
@@ -75,6 +85,7 @@ export function createContext(dbPath: string, options: { dialect?: Dialect; usag
   const sleepers = new Set<() => void>();
   return {
     db,
+    instance,
     meta,
     clock,
     users,

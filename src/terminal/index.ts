@@ -2,8 +2,7 @@
  * src/terminal: what both faces share about terminals, without Ink: the one sanitiser of
  * outside text (./sanitize.ts), OSC sequences (./osc.ts: clipboard, notifications, links), the
  * colour rule (./color.ts), the guard on what reaches stdout (./outputGuard.ts), notifications
- * (./notify.ts), the spinner, and process-level care for long-running faces (./heap.ts) and
- * name collation (./collate.ts).
+ * (./notify.ts), the spinner, and name collation (./collate.ts).
  *
  * May import: src/api and node only; never a face, src/billing or src/config.
  * Imported by: src/commands, src/tui, src/billing, src/delivery, src/exporter.

@@ -126,7 +126,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
       {bannerRows > 0 ? <Banner columns={columns} /> : null}
       <RunawayBanner columns={columns} />
       <Box height={bodyRows} width={columns} flexDirection="column" overflow="hidden">
-        {help ? <HelpOverlay columns={columns} rows={bodyRows} onClose={() => setHelp(false)} /> : null}
+        {help ? <HelpOverlay columns={columns} rows={bodyRows} scope={pane} onClose={() => setHelp(false)} /> : null}
         {!help && usageDialog ? usageDialog : null}
         {PANES.map((p) => {
           const shown = !help && !usageDialog && p.id === pane;

@@ -31,7 +31,7 @@ export const SCOPE_TITLES: Readonly<Record<Scope, string>> = {
   reveal: 'New key, shown once',
   deliver: 'Where a new key goes',
   handover: 'Rotation: the old key, once its successor is in place',
-  pending: 'An interrupted rotation',
+  pending: 'An interrupted rotation or key creation',
   help: 'This overlay',
   setupInput: 'Setup: typing a value',
   setupChoice: 'Setup: keychain unavailable',
@@ -135,8 +135,8 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'handover.later', keys: ['esc'], label: 'later', help: 'close; the rotation stays recorded and is offered again at the next start', scope: 'handover' },
 
   // An interrupted rotation (found at start).
-  { id: 'pending.finish', keys: ['f'], label: 'finish', help: 'finish it: a new successor when the first never reached its destinations, then the old key', scope: 'pending' },
-  { id: 'pending.undo', keys: ['u'], label: 'undo', help: 'undo it: delete the successor, keep the old key (asks first)', scope: 'pending', dangerous: true },
+  { id: 'pending.finish', keys: ['f'], label: 'finish', help: 'finish it: the new key read back from a file that holds it, or a new one, to every destination (then, for a rotation, the old key)', scope: 'pending' },
+  { id: 'pending.undo', keys: ['u'], label: 'undo', help: 'undo it: files put back, the new key deleted unless a command took it, an old key kept (asks first)', scope: 'pending', dangerous: true },
   { id: 'pending.later', keys: ['esc'], label: 'later', help: 'leave it recorded for now', scope: 'pending' },
 
   // Help overlay.

@@ -9,7 +9,6 @@
 import type { ReactElement } from 'react';
 import { render } from 'ink';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
-import type { Dialect } from '../sandbox/dialect.js';
 import type { TuiGlobals } from './globals.js';
 import { ConfigError, resolveProfile, sandboxDbPath } from '../config/index.js';
 import { guardedStdout } from '../terminal/outputGuard.js';
@@ -27,43 +26,6 @@ export const RENDER_OPTIONS = {
 } as const;
 
 /**
- * Starts the embedded sandbox (`--sandbox`) on the loopback port it had the last time it ran on
- * this database (`<db>.port`, a plain number beside it), or on a free port when that one is taken
- * or unknown. A stored key belongs to its service origin, port included (src/credentials/origin.ts):
- * a stable port keeps the key stored at setup, the balance history and the top-up record the same
- * service's across restarts, as they were. `dialect` (`--dialect`) shapes its answers (src/sandbox/dialect.ts).
- * @throws when the database cannot be opened or no port can be bound
- */
-async function startEmbeddedSandbox(
-  dbPath: string,
-  dialect?: Dialect,
-  chain?: { readonly rpcUrl?: string },
-): Promise<{ url: string; token: string; close(): Promise<void> }> {
-  const { startSandbox } = await import('../sandbox/index.js');
-  const { readFile, writeFile } = await import('node:fs/promises');
-  const portFile = `${dbPath}.port`;
-  let last: number | undefined;
-  try {
-    const text = (await readFile(portFile, { encoding: 'utf8', flag: 'r' })).trim();
-    if (/^\d{4,5}$/.test(text) && Number(text) >= 1024 && Number(text) <= 65535) last = Number(text);
-  } catch {
-    // never ran on this database, or unreadable: a free port
-  }
-  let running: Awaited<ReturnType<typeof startSandbox>> | undefined;
-  if (last !== undefined) {
-    try {
-      running = await startSandbox({ dbPath, host: '127.0.0.1', port: last, ...(dialect && { dialect }), ...(chain && { chain }) });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' && (error as NodeJS.ErrnoException).code !== 'EACCES') throw error;
-    }
-  }
-  running ??= await startSandbox({ dbPath, host: '127.0.0.1', port: 0, ...(dialect && { dialect }), ...(chain && { chain }) });
-  const port = new URL(running.url).port;
-  if (String(last) !== port) await writeFile(portFile, `${port}\n`, { mode: 0o600 }).catch(() => undefined);
-  return running;
-}
-
-/**
  * Runs the TUI until the user quits. Resolves once the terminal is restored; the exit code is
  * in `process.exitCode` (0 quit, 1 error, 2 bad profile/config, 129/130/143 signals).
  */
@@ -72,7 +34,16 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   if (globals.sandbox) {
     const dbPath = sandboxDbPath();
     try {
-      sandbox = await startEmbeddedSandbox(dbPath, globals.sandboxDialect, globals.sandboxChain);
+      // One sandbox per database for every keydeck process (src/sandbox/shared.ts): served here on
+      // the port of its last start, or joined when another keydeck --sandbox serves it already
+      // (and taken over when that one ends: the app stays open).
+      const { openSharedSandbox } = await import('../sandbox/shared.js');
+      sandbox = await openSharedSandbox({
+        dbPath,
+        keep: true,
+        ...(globals.sandboxDialect && { dialect: globals.sandboxDialect }),
+        ...(globals.sandboxChain && { chain: globals.sandboxChain }),
+      });
     } catch (error) {
       process.stderr.write(`keydeck: could not start the sandbox (${dbPath}): ${error instanceof Error ? error.message : String(error)}\n`);
       process.exitCode = 1;
@@ -101,6 +72,15 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     process.stderr.write(`keydeck: ${insecure}.\n`);
     process.exitCode = 2;
     return;
+  }
+
+  // A sandbox on this machine reached with --base-url (keydeck sandbox, another --sandbox) is
+  // SANDBOX, not LIVE: asked before the first frame, which wears the badge (GET /sandbox, ≤ 1.5 s;
+  // only for plain http on loopback, where the real service never is).
+  let target: 'sandbox' | 'live' = sandbox ? 'sandbox' : 'live';
+  if (!sandbox && profile.baseUrl !== undefined) {
+    const { isLocalSandbox } = await import('../api/sandboxProbe.js');
+    if (await isLocalSandbox(profile.baseUrl)) target = 'sandbox';
   }
 
   let instance: ReturnType<typeof render> | undefined;
@@ -140,7 +120,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   // it (BootFrame.tsx, session.tsx): the client, zod's schemas, the panes and node:sqlite are
   // read after the user sees keydeck, not before (issue 27). Ink's stdout has a last net under
   // it: only the sequences Ink writes get through (src/terminal/outputGuard.ts).
-  let element: ReactElement = <BootFrame target={sandbox ? 'sandbox' : 'live'} profileName={profile.name} baseUrl={profile.baseUrl} />;
+  let element: ReactElement = <BootFrame target={target} profileName={profile.name} baseUrl={profile.baseUrl} />;
   const ink = render(element, { ...RENDER_OPTIONS, stdout: guardedStdout(process.stdout) });
   instance = ink;
   // After a resize storm, one full repaint puts right what racing frames left (repaint.ts).
@@ -163,7 +143,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   import('./session.js').then(
     ({ sessionApp }) => {
       if (lifecycle.exiting) return;
-      element = sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifecycle, redraw: () => ink.clear() });
+      element = sessionApp({ globals, profile, sandbox, target, allowInsecureHttp, lifecycle, redraw: () => ink.clear() });
       ink.rerender(element);
     },
     (error: unknown) => onCrash(error),

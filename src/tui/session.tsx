@@ -28,6 +28,8 @@ export interface SessionStart {
   readonly profile: ResolvedProfile;
   /** The embedded sandbox (`--sandbox`): its URL and the demo user's session token. */
   readonly sandbox?: { readonly url: string; readonly token: string } | undefined;
+  /** SANDBOX or LIVE in the header: `sandbox` with --sandbox, or when a keydeck sandbox answers at the base URL (run.tsx). */
+  readonly target: 'sandbox' | 'live';
   /** --allow-insecure-http or KEYDECK_ALLOW_INSECURE_HTTP=1, already checked against the profile's URL. */
   readonly allowInsecureHttp: boolean;
   readonly lifecycle: Lifecycle;
@@ -39,7 +41,7 @@ export interface SessionStart {
  * Builds the app's services for one run and returns the app to render (`<App services>`).
  * Registers its own clean-ups (clients closed, history database closed) with `lifecycle`.
  */
-export function sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifecycle, redraw }: SessionStart): ReactElement {
+export function sessionApp({ globals, profile, sandbox, target, allowInsecureHttp, lifecycle, redraw }: SessionStart): ReactElement {
   /** One client (one keep-alive connection) per service and token: setup's verify and create, and the session after it, share it. */
   const clients = new Map<string, KeydeckClient>();
   /** KEYDECK_TIMEOUT_MS: the deadline of each call (ms, retries included); unset = the client's 10 s. */
@@ -77,7 +79,7 @@ export function sessionApp({ globals, profile, sandbox, allowInsecureHttp, lifec
       runawayFactor: profile.runawayFactor,
       runawayFloorUsdPerHour: profile.runawayFloorUsdPerHour,
     },
-    target: sandbox ? 'sandbox' : 'live',
+    target,
     // Once per service for the session: the USDC step's watch and each verify share the answer
     // (a local service is asked GET /sandbox/chain once, not at every step).
     chainSettings: (baseUrl) => {

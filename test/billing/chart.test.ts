@@ -22,6 +22,28 @@ function day(): BalanceSample[] {
 }
 
 describe('balance chart', () => {
+  it('puts each ▲ in the column where the line steps up, and the line reaches now (issue 44)', () => {
+    for (const width of [78, 98]) {
+      for (const window of ['1h', '24h'] as const) {
+        // Readings every 5 min for 50 min, a $25 top-up 20 min ago: one step up in the line.
+        const samples: BalanceSample[] = [];
+        for (let t = NOW - 50 * 60_000; t <= NOW; t += 5 * 60_000) samples.push({ t, remaining: t >= NOW - 20 * 60_000 ? 75 : 50, totalTopUp: t >= NOW - 20 * 60_000 ? 125 : 100 });
+        const chart = balanceChart(samples, { window, now: NOW, width, height: 6 });
+        const plot = chart.lines.slice(0, -3);
+        const marks = chart.lines.at(-1)!;
+        const up = plot.map((row) => row.indexOf('╭')).filter((i) => i >= 0);
+        expect(up, `${window} at ${width}`).toHaveLength(1);
+        expect([...marks].flatMap((c, i) => (c === '▲' ? [i] : [])), `${window} at ${width}`).toEqual(up);
+        // The row is named in words (a lone ▲ in the label column read as a top-up at the start).
+        expect(marks).toMatch(/^ *top-up +▲$/);
+        // The line's last cell is under "now".
+        const axis = chart.lines.at(-3)!;
+        expect(Math.max(...plot.map((row) => row.length))).toBe(axis.length);
+      }
+    }
+  });
+
+
   it('draws 24 h with a USD axis, time ticks to now, and the top-up marked', () => {
     const chart = balanceChart(day(), { window: '24h', now: NOW, width: 78, height: 8 });
     if (process.env.SHOW_CHART) console.log(chart.lines.join('\n'));

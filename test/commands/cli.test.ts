@@ -74,10 +74,24 @@ describe('help', () => {
       expect(seen.get(path), path).toContain('--json');
     }
     for (const path of ['keys delete', 'keys disable', 'mgmt-keys delete']) expect(seen.get(path), path).toMatch(/-y, --yes\s+do\s+not\s+ask\s+\(required\s+when\s+stdin\s+is\s+not\s+a\s+terminal\)/);
-    expect(seen.get('billing topup')).toMatch(/--method <name>[\s\S]*card_checkout,\s+card_direct\s+or\s+usdc[\s\S]*stripe_direct/);
+    expect(seen.get('billing topup')).toMatch(/--method <name>[\s\S]*usdc,\s+card_checkout\s+or\s+card_direct[\s\S]*stripe_direct/);
     expect(seen.get('billing watch')).toMatch(/--interval <seconds>[\s\S]*--alert-below <usd>/);
-    // Global options show under the groups too.
-    expect(seen.get('keys')).toMatch(/--base-url <url>[\s\S]*--profile <name>/);
+    // A command's help is about that command: its own options, then the few of the program's it
+    // reads ("Inherited options"), never the full-screen app's or the monitor's (issue 45, item 6).
+    const inheritedOf = (help: string): string[] => [.../^Inherited options:\n((?: {2}.*\n)+)/m.exec(help)?.[1]?.matchAll(/^ {2}(--[a-z-]+)/gm) ?? []].map((m) => m[1]!);
+    expect(seen.get('keys')).toMatch(/Inherited options:\n[\s\S]*--base-url <url>[\s\S]*--profile <name>/);
+    expect(inheritedOf(seen.get('keys list')!)).toEqual(['--sandbox', '--base-url', '--profile', '--allow-insecure-http', '--quiet']);
+    expect(seen.get('keys list')!.trimEnd().split('\n').length).toBeLessThan(40);
+    expect(inheritedOf(seen.get('billing verify')!)).toEqual(expect.arrayContaining(['--no-chain', '--chain-rpc', '--profile']));
+    expect(inheritedOf(seen.get('auth login')!)).toContain('--insecure-storage');
+    expect(inheritedOf(seen.get('monitor')!)).toEqual(expect.arrayContaining(['--on-low', '--on-anomaly', '--desktop-notifications']));
+    expect(inheritedOf(seen.get('sandbox')!)).toEqual([]);
+    for (const [path, help] of seen) {
+      if (path === '') continue;
+      if (!/^(monitor)$/.test(path)) expect(help, path).not.toMatch(/--on-low|--on-anomaly|--desktop-notifications/);
+      expect(inheritedOf(help).filter((flag) => ['--dialect', '--chain', '--interval', '--alert-below', '--version'].includes(flag)), path).toEqual([]);
+      expect(help, path).toMatch(/Global options: keydeck --help\nEnvironment variables: keydeck help environment\n$/);
+    }
   });
 
   it('the help command works at the top and inside a group', async () => {
@@ -98,15 +112,15 @@ describe('help', () => {
 describe('mistyped commands', () => {
   it('suggest the closest command and exit 2, at the top level and inside a group', async () => {
     const cases: [string[], string][] = [
-      [['sandbx'], "keydeck: unknown command 'sandbx'. Did you mean 'sandbox'?\n"],
-      [['bilings', 'credits'], "keydeck: unknown command 'bilings'. Did you mean 'billing'?\n"],
-      [['mgmt'], "keydeck: unknown command 'mgmt'. Did you mean 'mgmt-keys'?\n"],
-      [['kyes', 'list'], "keydeck: unknown command 'kyes'. Did you mean 'keys'?\n"],
-      [['keys', 'lst'], "keydeck: unknown command 'keys lst'. Did you mean 'keys list'?\n"],
-      [['billing', 'top-up'], "keydeck: unknown command 'billing top-up'. Did you mean 'billing topup'?\n"],
-      [['mgmt-keys', 'remove'], "keydeck: unknown command 'mgmt-keys remove'; run keydeck mgmt-keys --help for the commands.\n"],
-      [['frobnicate'], "keydeck: unknown command 'frobnicate'; run keydeck --help for the commands.\n"],
-      [['sk_AbCdEfGh1234567890abcdef'], "keydeck: unknown command 'sk_AbCdEfGh…'; run keydeck --help for the commands.\n"],
+      [['sandbx'], "keydeck: unknown command 'sandbx'.\nDid you mean 'sandbox'? See 'keydeck --help'.\n"],
+      [['bilings', 'credits'], "keydeck: unknown command 'bilings'.\nDid you mean 'billing'? See 'keydeck --help'.\n"],
+      [['mgmt'], "keydeck: unknown command 'mgmt'.\nDid you mean 'mgmt-keys'? See 'keydeck --help'.\n"],
+      [['kyes', 'list'], "keydeck: unknown command 'kyes'.\nDid you mean 'keys'? See 'keydeck --help'.\n"],
+      [['keys', 'lst'], "keydeck: unknown command 'keys lst'.\nDid you mean 'keys list'? See 'keydeck keys --help'.\n"],
+      [['billing', 'top-up'], "keydeck: unknown command 'billing top-up'.\nDid you mean 'billing topup'? See 'keydeck billing --help'.\n"],
+      [['mgmt-keys', 'remove'], "keydeck: unknown command 'mgmt-keys remove'.\nSee 'keydeck mgmt-keys --help'.\n"],
+      [['frobnicate'], "keydeck: unknown command 'frobnicate'.\nSee 'keydeck --help'.\n"],
+      [['sk_AbCdEfGh1234567890abcdef'], "keydeck: unknown command 'sk_AbCdEfGh…'.\nSee 'keydeck --help'.\n"],
     ];
     const results = await Promise.all(cases.map(([args]) => run(args)));
     results.forEach((r, i) => {
@@ -116,10 +130,25 @@ describe('mistyped commands', () => {
     });
   });
 
-  it('an unknown option gets commander’s suggestion and exit 2', async () => {
-    const r = await run(['keys', 'list', '--jsno']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/unknown option '--jsno'\n\(Did you mean --json\?\)/);
+  it('commander’s errors read as keydeck’s: what is wrong, then the suggestion line naming the command’s help; exit 2', async () => {
+    const cases: [string[], string][] = [
+      [['keys', 'list', '--jsno'], "keydeck: unknown option '--jsno'.\nDid you mean '--json'? See 'keydeck keys list --help'.\n"],
+      [['keys', 'list', '--profle', 'x'], "keydeck: unknown option '--profle'.\nDid you mean '--profile'? See 'keydeck keys list --help'.\n"],
+      [['--intervall', '5'], "keydeck: unknown option '--intervall'.\nDid you mean '--interval'? See 'keydeck --help'.\n"],
+      [['keys', 'rename', 'k1'], "keydeck: required option '--name <name>' not specified.\nSee 'keydeck keys rename --help'.\n"],
+      [['keys', 'enable'], "keydeck: missing required argument 'id'.\nSee 'keydeck keys enable --help'.\n"],
+      [['billing', 'history', '--window', '24'], "keydeck: option '--window <window>' argument '24' is invalid. Allowed choices are 1h, 6h, 24h, 7d, 30d.\nDid you mean '24h'? See 'keydeck billing history --help'.\n"],
+      [['completion', 'zhs'], "keydeck: command-argument value 'zhs' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish.\nDid you mean 'zsh'? See 'keydeck completion --help'.\n"],
+      [['keys', 'rotate', 'k1', '--grace'], "keydeck: option '--grace <duration>' argument missing.\nSee 'keydeck keys rotate --help'.\n"],
+      // What the user typed is echoed with a key value cut to its prefix.
+      [['keys', 'list', `--sk_${'A'.repeat(30)}`], `keydeck: unknown option '--sk_AAAAAAAA…'.\nSee 'keydeck keys list --help'.\n`],
+    ];
+    const results = await Promise.all(cases.map(([args]) => run(args)));
+    results.forEach((r, i) => {
+      expect(r.code, cases[i]![0].join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(cases[i]![1]);
+    });
   });
 });
 

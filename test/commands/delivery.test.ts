@@ -86,7 +86,10 @@ describe('keys create with destinations', () => {
     expect(r.stderr).toMatch(/warning: the key is not printed: stdout is not a terminal/);
     expect(r.stderr).toMatch(/warning: .*partial\.env \(KEYDECK_API_KEY\) already holds the new key/);
     const [key] = await listed(user);
-    expect(r.stderr).toContain(`keydeck: delivery_failed: the credit key "half" (id ${key!.id}) was created, but \`gh-broken secret set X\` did not take it; the key was kept; delete it with \`keydeck keys delete ${key!.id}\``);
+    expect(r.stderr).toContain(
+      `keydeck: delivery_failed: the credit key "half" (id ${key!.id}) was created, but \`gh-broken secret set X\` did not take it; it is kept and the creation stays recorded: ` +
+        '`keydeck keys create --finish half` delivers it again where it failed (its value is read back from the file that holds it), `keydeck keys create --undo half` puts back what the destinations held and deletes it',
+    );
   });
 
   it('on a terminal the key stays on screen so it is not lost, and deleting it is offered (y deletes it)', { timeout: 30_000 }, async () => {

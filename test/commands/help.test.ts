@@ -44,13 +44,13 @@ describe('keydeck help', () => {
     expect(env.stdout).toMatch(/^Environment variables keydeck reads:\n/);
   });
 
-  it('a word that is neither: one sentence with a suggestion, exit 2', async () => {
+  it('a word that is neither: what is wrong, then the suggestion line, exit 2', async () => {
     const typo = await keydeck('help', 'comands');
     expect(typo.code).toBe(2);
-    expect(typo.stderr).toBe("keydeck: no command or help topic 'comands'. Did you mean 'commands'?\n");
+    expect(typo.stderr).toBe("keydeck: no command or help topic 'comands'.\nDid you mean 'commands'? See 'keydeck --help'.\n");
     const sub = await keydeck('help', 'keys', 'lst');
     expect(sub.code).toBe(2);
-    expect(sub.stderr).toBe("keydeck: unknown command 'keys lst'. Did you mean 'keys list'?\n");
+    expect(sub.stderr).toBe("keydeck: unknown command 'keys lst'.\nDid you mean 'keys list'? See 'keydeck keys --help'.\n");
   });
 
   it('completes topics and commands after help in the shells', async () => {

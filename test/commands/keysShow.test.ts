@@ -41,7 +41,7 @@ describe('keydeck keys show', { timeout: 60_000 }, () => {
     expect(human.stdout).toMatch(inside ? /^status\s+active · in block europe, \d+ (h|min) left$/m : /^status\s+active · outside its blocks: next europe in \d+ (h|min)$/m);
     expect(human.stdout).toMatch(new RegExp(`^pledge\\s+${pledge} · blocks europe`, 'm'));
     expect(human.stdout).toMatch(/^renewal\s+with its pledge: renewed each period \(keydeck billing cancel stops it\)$/m);
-    expect(human.stdout).toMatch(/^limits\s+in its blocks only, unlimited, 1 concurrent \(the pages\)$/m);
+    expect(human.stdout).toMatch(/^limits\s+in its blocks only, unlimited, 1 concurrent \(the service’s docs\)$/m);
     expect(human.stdout).not.toMatch(/new payment/);
 
     const json = await cli.run(token, ['keys', 'show', 'pool-prod', '--json']);
@@ -71,7 +71,7 @@ describe('keydeck keys show', { timeout: 60_000 }, () => {
       sources: { requestsPerMinute: 'plans', tokensPerMinute: 'plans', concurrentRequests: 'spec' },
     });
     const human = await cli.run(token, ['keys', 'show', sub.id]);
-    expect(human.stdout).toMatch(/^limits\s+60 req\/min, 3,333 tok\/min \(\/api\/plans\); 2 concurrent \(§8\)$/m);
+    expect(human.stdout).toMatch(/^limits\s+60 req\/min, 3,333 tok\/min \(the service’s plans\); 2 concurrent \(the service’s published limits\)$/m);
     expect(human.stdout).toMatch(/^expires\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC · (29|30) days of paid time left$/m);
     // A key of the spec's model is its own subscription (the sandbox's newer dialect names it): no pledge is made up.
     expect(human.stdout).not.toMatch(/^pledge/m);

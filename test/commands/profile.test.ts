@@ -83,7 +83,8 @@ describe('shell completion', () => {
     mkdirSync(bin, { recursive: true });
     writeFileSync(path.join(bin, 'keydeck'), `#!/bin/sh\nexec "${process.execPath}" "${cliPath()}" "$@"\n`);
     chmodSync(path.join(bin, 'keydeck'), 0o755);
-    const script = (await run(['completion', 'bash'])).stdout;
+    const onPath = { PATH: `${bin}:${process.env.PATH}` };
+    const script = (await run(['completion', 'bash'], onPath)).stdout;
     // Asynchronously: the sandbox answering the key ids runs in this process.
     const complete = async (words: string[]): Promise<string[]> => {
       const r = await execFileAsync('bash', ['--norc', '-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _keydeck_complete; printf '%s\\n' "\${COMPREPLY[@]}"`], {
@@ -100,9 +101,25 @@ describe('shell completion', () => {
     expect(await complete(['keydeck', 'keys', 'list', '--j'])).toEqual(['--json']);
     expect(await complete(['keydeck', '--profile', 'alpha', 'keys', 'delete', ''])).toEqual([key.id]);
     // zsh and fish scripts call the same entry point.
-    expect((await run(['completion', 'zsh'])).stdout).toContain('keydeck __complete -- "${(@)words[2,CURRENT]}"');
-    expect((await run(['completion', 'fish'])).stdout).toContain("complete -c keydeck -f -a '(keydeck __complete --");
+    expect((await run(['completion', 'zsh'], onPath)).stdout).toContain('keydeck __complete -- "${(@)words[2,CURRENT]}"');
+    const fish = (await run(['completion', 'fish'], onPath)).stdout;
+    expect(fish).toContain('    keydeck __complete -- (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null');
+    expect(fish).toContain("complete -c keydeck -f -a '(_keydeck_complete)'");
     expect((await run(['completion', 'tcsh'])).code).toBe(2);
+  });
+
+  it('in a clone (no keydeck on PATH) the script asks the program that printed it, by its path, and says how to put keydeck on PATH', { timeout: 60_000 }, async () => {
+    const clone = await run(['completion', 'bash'], { PATH: '/usr/bin:/bin' });
+    expect(clone.code).toBe(0);
+    expect(clone.stdout).not.toMatch(/\$\(keydeck __complete/);
+    expect(clone.stdout).toContain(`'${process.execPath}' '${cliPath()}' __complete --`);
+    expect(clone.stderr).toMatch(/^warning: keydeck is not on PATH here, so the script asks this program by its path .*npm link in the clone.*alias keydeck=/);
+    // Sourced in a shell where keydeck is not a command at all, it still completes `keydeck …`.
+    const r = await execFileAsync('bash', ['--norc', '-c', `${clone.stdout}\nCOMP_WORDS=(keydeck pro); COMP_CWORD=1; _keydeck_complete; printf '%s\\n' "\${COMPREPLY[@]}"`], {
+      env: cli.home.env({ PATH: '/usr/bin:/bin' }),
+      encoding: 'utf8',
+    });
+    expect(lines(r.stdout).filter(Boolean)).toEqual(['profile']);
   });
 });
 

@@ -89,23 +89,24 @@ describe.concurrent('keys rotate', () => {
     // The application goes on after the old key is deactivated: a request with the successor after
     // the rotation ended, before it is stopped (so its counts cover the time after, too).
     const rotated = Date.now();
-    await expect.poll(async () => Date.parse((await listed(user)).find((k) => k.name === 'web-r2')?.lastUsedAt ?? '') || 0, { timeout: 10_000 }).toBeGreaterThan(rotated);
+    await expect.poll(async () => Date.parse((await listed(user)).find((k) => k.name === 'web' && k.isActive)?.lastUsedAt ?? '') || 0, { timeout: 10_000 }).toBeGreaterThan(rotated);
     const counts = await app.stop();
     expect(r.code, r.stderr).toBe(0);
     expect(counts.failed, JSON.stringify(counts.failures)).toBe(0);
     expect(counts.keys).toBe(2);
     expect(counts.ok).toBeGreaterThan(3);
     expect(r.stdout).toMatch(/^The old key was delivered by keydeck to .*\.env \(KEYDECK_API_KEY\): the successor goes there too\.$/m);
-    expect(r.stdout).toMatch(/^Rotating the key "web" \(id [^)]+\); its successor: "web-r2"\.$/m);
-    expect(r.stdout).toMatch(/^The old key "web" was last used \d+ s ago/m);
+    expect(r.stdout).toMatch(/^Rotating the key "web" \(id [^)]+\) to a successor; it takes the name "web", and the old key becomes "web \(rotated \d{4}-\d\d-\d\d\)" once it is delivered\.$/m);
+    expect(r.stdout).toMatch(/^The old key "web \(rotated \d{4}-\d\d-\d\d\)" was last used \d+ s ago/m);
     expect(r.stdout).toMatch(/^It is idle: last used \d+ s ago/m);
     // The spend figures (one usage read spent: none was kept yet).
     expect(r.stdout).toMatch(/^Usage figures of just now: the old key "?.*spent \$0\.[0-9]{2} in 24 h\.$/m);
-    expect(r.stdout).toMatch(/^Deactivated the old key "web"/m);
+    expect(r.stdout).toMatch(/^Deactivated the old key "web \(rotated \d{4}-\d\d-\d\d\)"/m);
     expect(r.stdout + r.stderr).not.toMatch(FULL_KEY);
     const keys = await listed(user);
-    expect(keys.find((k) => k.name === 'web')!.isActive).toBe(false);
-    expect(keys.find((k) => k.name === 'web-r2')!.isActive).toBe(true);
+    // The successor took the name "web"; the old key is named for its rotation.
+    expect(keys.find((k) => k.name.startsWith('web (rotated '))!.isActive).toBe(false);
+    expect(keys.find((k) => k.name === 'web')!.isActive).toBe(true);
     const newKey = /KEYDECK_API_KEY=(\S+)/.exec(readFileSync(env, 'utf8'))![1]!;
     expect(newKey).not.toBe(oldKey);
     expect(readFileSync(env, 'utf8')).toBe(`PORT=8080\nKEYDECK_API_KEY=${newKey}\n`);
@@ -113,10 +114,10 @@ describe.concurrent('keys rotate', () => {
     expect((await sb.infer(oldKey)).status).toBe(403);
     expect(record(data)).toEqual([]);
     // And the successor is remembered in turn: the next rotation needs no flags either.
-    const again = await cli.run(user, ['keys', 'rotate', 'web-r2', '--old', 'delete'], data);
+    const again = await cli.run(user, ['keys', 'rotate', 'web', '--old', 'delete'], data);
     expect(again.code, again.stderr).toBe(0);
     expect(keyIn(env)).not.toBe(newKey);
-    expect((await listed(user)).map((k) => k.name).sort()).toEqual(['web', 'web-r3']);
+    expect((await listed(user)).map((k) => [k.name.replace(/\d{4}-\d\d-\d\d/, 'DATE'), k.isActive]).sort()).toEqual([['web (rotated DATE)', false], ['web', true]]);
   });
 
   it('refuses a subscription key and says what works instead; without --old and a terminal it changes nothing', async ({ expect }) => {
@@ -133,7 +134,7 @@ describe.concurrent('keys rotate', () => {
     expect((await listed(u2)).map((k) => k.name)).toEqual(['ci']);
   });
 
-  it('a rotation killed before its successor reached the destination is named at the next start, and finished with a new successor', { timeout: 60_000 }, async ({ expect }) => {
+  it('a rotation killed before its successor reached the destination is named at the next start, and finished with the successor its file holds', { timeout: 60_000 }, async ({ expect }) => {
     const data = newDataEnv();
     const { user, env } = await userWithKey('api', data);
     const slow = path.join(root, 'slow.sh');
@@ -145,7 +146,8 @@ describe.concurrent('keys rotate', () => {
     run.kill('SIGKILL');
     await run.exited;
     expect(record(data).map((r) => r.stage)).toEqual(['created']);
-    const firstSuccessor = (await listed(user)).find((k) => k.name === 'api-r2')!;
+    const oldId = record(data)[0]!.old.id;
+    const firstSuccessor = (await listed(user)).find((k) => k.name === 'api' && k.id !== oldId)!;
 
     const next = await cli.run(user, ['keys', 'list'], data);
     expect(next.stderr).toMatch(/warning: the rotation of the key "api" \(id [^)]+\) was interrupted before its successor reached every destination .*keydeck keys rotate --finish [^`]+` or undo it with `keydeck keys rotate --undo /);
@@ -153,11 +155,13 @@ describe.concurrent('keys rotate', () => {
     // Finishing: a new successor, delivered to the same file (the slow command too, given time).
     const fin = await cli.run(user, ['keys', 'rotate', '--finish', 'api'], data);
     expect(fin.code, fin.stderr).toBe(0);
-    expect(fin.stdout).toMatch(/its value is gone \(keydeck never stores a key\)/);
-    expect(fin.stdout).toMatch(/^Deleted the old key "api"/m);
+    // The file held the first successor: its value is read back from there, and it goes on to the command.
+    expect(fin.stdout).toMatch(/^The successor "api" was read back from .*\.env \(KEYDECK_API_KEY\), which holds it/m);
+    expect(fin.stdout).toMatch(/^Deleted the old key "api \(rotated \d{4}-\d\d-\d\d\)"/m);
     const keys = await listed(user);
-    expect(keys.map((k) => k.name)).toEqual(['api-r2']);
-    expect(keys[0]!.id).not.toBe(firstSuccessor.id);
+    expect(keys.map((k) => k.name)).toEqual(['api']);
+    expect(keys[0]!.id).toBe(firstSuccessor.id);
+    expect(keys[0]!.id).not.toBe(oldId);
     const delivered = /KEYDECK_API_KEY=(\S+)/.exec(readFileSync(env, 'utf8'))![1]!;
     expect((await sb.infer(delivered)).status).toBe(200);
     expect(record(data)).toEqual([]);
@@ -168,15 +172,49 @@ describe.concurrent('keys rotate', () => {
     const { user, env, key } = await userWithKey('batch', data);
     const r = await cli.run(user, ['keys', 'rotate', 'batch', '--to-file', env, '--to-command', 'false', '--old', 'deactivate'], data);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/delivery_failed: the successor "batch-r2" \(id [^)]+\) was created, but `false` did not take it; .*the old key "batch" is untouched and still works/);
+    expect(r.stderr).toMatch(/delivery_failed: the successor "batch" \(id [^)]+\) was created, but `false` did not take it; the old key "batch" is untouched and still works/);
+    // Repro 3 of issue 42: the message names the undo that puts the file back, not a bare `keys delete`.
+    expect(r.stderr).not.toMatch(/keydeck keys delete/);
+    expect(r.stderr).toMatch(/`keydeck keys rotate --undo [^`]+` puts back what .*\.env \(KEYDECK_API_KEY\) held and deletes the successor/);
+    expect(keyIn(env)).not.toBe(key);
     expect((await sb.infer(key)).status).toBe(200);
     expect(record(data).map((x) => x.stage)).toEqual(['created']);
     const noYes = await cli.run(user, ['keys', 'rotate', '--undo', 'batch'], data);
     expect(noYes.code).toBe(2);
     const undo = await cli.run(user, ['keys', 'rotate', '--undo', 'batch', '--yes'], data);
     expect(undo.code, undo.stderr).toBe(0);
+    expect(undo.stdout).toMatch(/^Put back .*\.env \(KEYDECK_API_KEY\) as it was before\.$/m);
     expect(undo.stdout).toMatch(/^Deleted the successor /m);
     expect((await listed(user)).map((k) => [k.name, k.isActive])).toEqual([['batch', true]]);
+    // The file holds the old key again, byte for byte as before, and it works.
+    expect(readFileSync(env, 'utf8')).toBe(`PORT=8080\nKEYDECK_API_KEY=${key}\n`);
+    expect((await sb.infer(key)).status).toBe(200);
+    expect(record(data)).toEqual([]);
+  });
+
+  it('issue 46: the docs’ cron line, run three times, leaves one active key of the lineage, named as the job names it, in the file', { timeout: 60_000 }, async ({ expect }) => {
+    // The line as docs/delivery.md gives it, its grace shortened (a test does not wait 30 minutes).
+    const line = readFileSync(path.join(import.meta.dirname, '../../docs/delivery.md'), 'utf8').split('\n').find((l) => /^\S+ \S+ \S+ \S+ \S+\s+keydeck keys rotate /.test(l))!;
+    const args = line.replace(/^.*?keydeck /, '').replace(/\s*>>.*$/, '').split(/\s+/).map((a) => (a === '30m' ? '3s' : a));
+    expect(args).toEqual(['keys', 'rotate', 'ci', '--old', 'delete', '--grace', '3s']);
+    const data = newDataEnv();
+    const { user, env } = await userWithKey('ci', data);
+    const seen: string[] = [];
+    for (let run = 1; run <= 3; run++) {
+      const before = keyIn(env);
+      const job = startCli(args, cli.home.env({ KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url, ...data }));
+      // During the grace: the key in use and its predecessor, no more.
+      await job.waitForStdout(/^Waiting \d s \(--grace\)/m);
+      const during = (await listed(user)).filter((k) => k.isActive).map((k) => k.name.replace(/\d{4}-\d\d-\d\d/, 'DATE')).sort();
+      expect(during).toEqual(['ci', 'ci (rotated DATE)']);
+      expect(await job.exited, job.stderr()).toBe(0);
+      const keys = await listed(user);
+      expect(keys.map((k) => [k.name, k.isActive])).toEqual([['ci', true]]);
+      expect(keyIn(env)).not.toBe(before);
+      expect((await sb.infer(keyIn(env)!)).status).toBe(200);
+      seen.push(keys[0]!.id);
+    }
+    expect(new Set(seen).size).toBe(3);
     expect(record(data)).toEqual([]);
   });
 
@@ -190,13 +228,13 @@ describe.concurrent('keys rotate', () => {
     const r = await cli.run(user, ['keys', 'rotate', 'busy', '--to-file', path.join(root, 'other', '.env'), '--old', 'deactivate', '--wait-idle', '3s', '--idle-for', '10s'], data);
     const counts = await app.stop();
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/still_in_use: the old key "busy" was last used \d+ s ago .*after waiting 3 s, so it was left as it is; the rotation stays recorded: run `keydeck keys rotate --finish /);
+    expect(r.stderr).toMatch(/still_in_use: the old key "busy \(rotated \d{4}-\d\d-\d\d\)" was last used \d+ s ago .*after waiting 3 s, so it was left as it is; the rotation stays recorded: run `keydeck keys rotate --finish /);
     expect(counts.failed).toBe(0);
     expect((await listed(user)).find((k) => k.name === 'busy')!.isActive).toBe(true);
     expect(record(data).map((x) => x.stage)).toEqual(['delivered']);
     const keep = await cli.run(user, ['keys', 'rotate', '--finish', 'busy', '--old', 'keep'], data);
     expect(keep.code, keep.stderr).toBe(0);
-    expect(keep.stdout).toMatch(/^Kept the old key "busy" \(id [^)]+\) active, as asked/m);
+    expect(keep.stdout).toMatch(/^Kept the old key "busy \(rotated \d{4}-\d\d-\d\d\)" \(id [^)]+\) active, as asked/m);
     // The first handover read usage; this one, minutes later, spends none and says so.
     expect(keep.stdout).toMatch(/^Usage figures of just now \(no usage read spent: the last is recent; reads are rationed to 12 per 12 h\): the old key spent \$\d+\.\d{2} in 24 h/m);
     expect(record(data)).toEqual([]);

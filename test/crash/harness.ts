@@ -14,10 +14,11 @@
  * The killed run is always a process of its own (a kill in the test's thread would kill the test);
  * the recoveries may run in the thread like any one-shot run.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pLimit from 'p-limit';
+import { expect } from 'vitest';
 import { runCli, type CliResult } from '../credentials/harness.js';
 
 /** A point as src/failpoints writes it in a trace: `<name>#<n>` (`answered:createCreditKey#1`). */
@@ -155,4 +156,82 @@ export function crashTable(outcomes: readonly CrashOutcome[]): string {
     `|---|${recoveries.map(() => '---').join('|')}|`,
     ...points.map((p) => `| \`${p}\` | ${recoveries.map((r) => cell(outcomes.find((o) => o.point === p && o.recovery === r))).join(' | ')} |`),
   ].join('\n');
+}
+
+/** docs/crash-safety.md, whose marker blocks hold the walks' tables. */
+export const CRASH_DOC = path.join(import.meta.dirname, '../../docs/crash-safety.md');
+
+/** The text between `<!-- crash:NAME -->` and `<!-- /crash:NAME -->` in `doc` (trimmed). */
+export function docBlock(doc: string, name: string): string {
+  const open = `<!-- crash:${name} -->`;
+  const close = `<!-- /crash:${name} -->`;
+  const a = doc.indexOf(open);
+  const b = doc.indexOf(close);
+  if (a === -1 || b < a) throw new Error(`docs/crash-safety.md has no block ${open} … ${close}`);
+  return doc.slice(a + open.length, b).trim();
+}
+
+/**
+ * Keeps the block `name` of docs/crash-safety.md equal to `text` (a walk's table): returns the
+ * block as the doc has it, for the test to compare. With `KEYDECK_CRASH_DOCS=write` it writes
+ * `text` into the block first (under a lock file: several walks may write at once), so that
+ * `KEYDECK_CRASH_DOCS=write npx vitest run test/crash` regenerates every table.
+ */
+export async function syncDocBlock(name: string, text: string): Promise<string> {
+  if (process.env.KEYDECK_CRASH_DOCS === 'write') {
+    const lock = `${CRASH_DOC}.lock`;
+    let fd: number | undefined;
+    for (let i = 0; fd === undefined; i++) {
+      try {
+        fd = openSync(lock, 'wx');
+      } catch {
+        if (i > 200) throw new Error(`${lock} is held: remove it if no walk runs`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    try {
+      const doc = readFileSync(CRASH_DOC, 'utf8');
+      const open = `<!-- crash:${name} -->`;
+      const close = `<!-- /crash:${name} -->`;
+      writeFileSync(CRASH_DOC, `${doc.slice(0, doc.indexOf(open) + open.length)}\n${text}\n${doc.slice(doc.indexOf(close))}`);
+    } finally {
+      closeSync(fd);
+      unlinkSync(lock);
+    }
+  }
+  return docBlock(readFileSync(CRASH_DOC, 'utf8'), name);
+}
+
+/**
+ * The points a walk kills at: `chosen` (a suite keeps its cost modest: the boundaries where the
+ * world differs), or with `KEYDECK_CRASH_POINTS=all` every point traced (a thorough run by hand;
+ * its table is then printed, not compared with docs/). A chosen point the trace does not have
+ * fails the walk (the operation changed: choose again).
+ */
+export function chosenPoints(traced: readonly CrashPoint[], chosen: readonly CrashPoint[]): CrashPoint[] {
+  if (process.env.KEYDECK_CRASH_POINTS === 'all') return [...traced];
+  const missing = chosen.filter((p) => !traced.includes(p));
+  if (missing.length > 0) throw new Error(`not reached any more: ${missing.join(', ')} (traced: ${traced.join(', ')})`);
+  return traced.filter((p) => chosen.includes(p));
+}
+
+/** True when the walk ran every traced point (`KEYDECK_CRASH_POINTS=all`): its table is not docs/'s. */
+export function walkedAll(): boolean {
+  return process.env.KEYDECK_CRASH_POINTS === 'all';
+}
+
+/**
+ * Walks `scenario` ({@link walkCrashPoints}), expects no invariant broken at any point and
+ * recovery, and keeps docs/crash-safety.md's block `block` equal to the walk's table
+ * ({@link syncDocBlock}); under `KEYDECK_CRASH_POINTS=all` the table is printed instead.
+ * @returns the walk, for a suite's own checks
+ */
+export async function walkAndDocument<World>(scenario: CrashScenario<World>, block: string, options: WalkOptions = {}): Promise<{ traced: CrashPoint[]; outcomes: CrashOutcome[] }> {
+  const walk = await walkCrashPoints(scenario, options);
+  const violations = walk.outcomes.filter((o) => o.violations.length > 0).map((o) => `${o.point} / ${o.recovery}: ${o.violations.join('; ')} (${o.outcome})`);
+  expect(violations).toEqual([]);
+  const table = crashTable(walk.outcomes);
+  if (walkedAll()) console.log(`${scenario.operation}: ${walk.traced.length} points\n${table}`);
+  else expect(await syncDocBlock(block, table)).toBe(table);
+  return walk;
 }

@@ -14,13 +14,13 @@
  * stop what called it, as a process stops there; output written after it is dropped, as a process
  * writes none. `process.exitCode` set by the CLI is the run's code when it exits without calling
  * `process.exit`, and the test process's own is put back. What is the whole process's and not a
- * run's is refused to a run: V8's flags (the resident commands tune them, src/terminal/heap.ts) and
- * Node's compile cache (src/cli/main.ts).
+ * run's is refused to a run: Node's compile cache (src/cli/main.ts) and replacing the process
+ * (src/cli/startFlags.ts). (V8's flags are the whole
+ * process's too; src/ never changes them, which test/house checks.)
  *
  * Each run calls the snapshot's `program.js` (src/cli/main.ts: build the command line, parse argv),
  * which the thread loads once with the chunks it imports. So a module-level state of the CLI would
- * leak from one run to the next: src/ keeps none but memos of pure functions and the resident
- * commands' V8 tuning (docs/development.md). What a thread cannot be, the runs that need it get elsewhere: signals, a
+ * leak from one run to the next: src/ keeps none but memos of pure functions (docs/development.md). What a thread cannot be, the runs that need it get elsewhere: signals, a
  * terminal, the Node.js version check and the version's read (dist/cli.js and main.js are not run
  * here; test/build/ runs them), and the end of
  * whatever a command leaves running (a process exits over it). CI runs every CLI run as a process
@@ -35,7 +35,6 @@ import type { Socket } from 'node:net';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import v8 from 'node:v8';
 
 /** What `process.exit` throws inside a run, to stop its caller as a process stops there. */
 export class CliExit extends Error {
@@ -132,14 +131,14 @@ function install(): void {
   // A process's libuv reads $HOME for os.homedir(); this thread's would read the test process's.
   const realHomedir = os.homedir;
   os.homedir = () => runs.getStore()?.env.HOME ?? realHomedir();
-  // V8's flags are the whole process's: `keydeck monitor` and the TUI tune them at start
-  // (src/terminal/heap.ts), which would slow every later test of this worker. Refused in a run;
-  // the CLI takes a refusal as it takes a V8 without the flag (its defaults kept).
-  const realSetFlags = v8.setFlagsFromString;
-  v8.setFlagsFromString = (flags: string) => {
-    if (runs.getStore()) throw new Error(`a run in the test's thread cannot set V8's flags (${flags})`);
-    realSetFlags(flags);
-  };
+  // A resident command starts again with its V8 flags (src/cli/startFlags.ts): in a run, that would
+  // replace the test's process. Refused there, as a system without execve refuses it (the command
+  // runs on with V8's defaults).
+  const realExecve = process.execve;
+  process.execve = ((...args: Parameters<NonNullable<typeof process.execve>>) => {
+    if (runs.getStore()) throw new Error('a run in the test’s thread cannot replace the process');
+    return realExecve!.apply(process, args);
+  }) as typeof process.execve;
   // Node's compile cache (src/cli/main.ts turns it on for a one-shot command) would be this process's,
   // written to the run's snapshot at its exit, after the snapshot is gone: in a run, as if
   // NODE_DISABLE_COMPILE_CACHE were set. (The thread compiles the bundle once anyway.)

@@ -135,7 +135,7 @@ describe('--to-command', () => {
     for (const line of ['gh secret set X | tee log', 'gh > out', 'a && b', 'ls *.env']) {
       expect(() => parseCommandDestination(line), line).toThrow(/needs a shell/);
     }
-    expect(() => parseCommandDestination('vault kv put x token=$KEYDECK_TOKEN', { env: env() })).toThrow(/keydeck's own credential/);
+    expect(() => parseCommandDestination('vault kv put x token=$KEYDECK_TOKEN', { env: env() })).toThrow(/one of keydeck's secrets/);
     await expect(checkDestinations([parseCommandDestination('no-such-program-here x')])).rejects.toThrow(/not found on PATH/);
   });
 });

@@ -1,9 +1,10 @@
 /**
- * The rotation steps (src/delivery/rotation.ts) against a real sandbox, in process: no key is ever
- * deactivated without its successor having been delivered (handleOldKey refuses anything before
- * `delivered`, and a failed destination keeps the rotation before it); successors' names; a
- * rotation interrupted while creating finds its successor by name; undo reactivates what keydeck
- * deactivated.
+ * The rotation machine (src/operations/rotateKey.ts, rotateRecovery.ts) against a real sandbox, in
+ * process: no key is ever deactivated without its successor having been delivered (handleOldKey
+ * refuses anything before `delivered`, and a failed destination keeps the rotation before it);
+ * names (the successor takes the old key's name, the old one becomes `NAME (rotated DATE)`; the
+ * management key's `NAME-r2`); an inactive key is refused; a rotation interrupted while creating
+ * finds its successor by name; undo reactivates what keydeck deactivated and gives the name back.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeydeckClient } from '../../src/api/client.js';
 import { parseFileDestination } from '../../src/delivery/destinations.js';
-import { beginRotation, createSuccessor, deliverSuccessor, handleOldKey, markDelivered, restartRotation, RotationError, successorName, undoRotation } from '../../src/delivery/rotation.js';
+import { findKey, rotatedName, RotationError, successorName } from '../../src/delivery/rotation.js';
+import { beginRotation, createSuccessor, deliverSuccessor, handleOldKey, markDelivered } from '../../src/operations/rotateKey.js';
+import { resumeRotation, undoRotation } from '../../src/operations/rotateRecovery.js';
 import { RotationRecord } from '../../src/delivery/rotationRecord.js';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 
@@ -37,20 +40,40 @@ async function rig(name: string) {
 }
 
 describe('rotation steps', () => {
-  it('names successors NAME-r2, -r3… and skips names taken', () => {
+  it('names successors NAME-r2, -r3… (management keys), rotated keys NAME (rotated DATE), and skips names taken', () => {
     expect(successorName('web')).toBe('web-r2');
     expect(successorName('web-r2')).toBe('web-r3');
     expect(successorName('web', ['web-r2'])).toBe('web-r3');
     expect(successorName('x'.repeat(128)).length).toBe(128);
+    const day = new Date('2026-11-28T23:59:00Z');
+    expect(rotatedName('web', day)).toBe('web (rotated 2026-11-28)');
+    expect(rotatedName('web', day, ['web (rotated 2026-11-28)'])).toBe('web (rotated 2026-11-28, 2)');
+    expect(rotatedName('x'.repeat(128), day)).toHaveLength(128);
+  });
+
+  it('a name designates the active key among keys of that name; an inactive key is not rotated', async () => {
+    const { client, old, ctx, origin } = await rig('web');
+    await client.keys.update(old.id, { isActive: false });
+    await client.keys.createCredit({ name: 'web' });
+    const keys = await client.keys.list();
+    expect(findKey(keys, 'web').id).not.toBe(old.id);
+    const inactive = keys.find((k) => k.id === old.id)!;
+    await expect(beginRotation(ctx, { profile: 'p', origin, old: inactive, destinations: [] })).rejects.toThrow(/is not active: a rotation replaces a key in use/);
+    expect(await ctx.record.list()).toEqual([]);
   });
 
   it('never touches the old key before its successor reached every destination', async () => {
     const { client, old, ctx, origin } = await rig('api');
     const broken = parseFileDestination(path.join(root, 'no-such-dir', '.env'));
-    const rotation = await beginRotation(ctx, { profile: 'p', origin, old, successorName: 'api-r2', destinations: [broken] });
+    // Checked before anything is created (I5): nothing is recorded.
+    await expect(beginRotation(ctx, { profile: 'p', origin, old, successorName: 'api-r2', destinations: [broken] })).rejects.toThrow(/does not exist/);
+    const gone = mkdtempSync(path.join(root, 'app-'));
+    const rotation = await beginRotation(ctx, { profile: 'p', origin, old, successorName: 'api-r2', destinations: [parseFileDestination(path.join(gone, '.env'))] });
     await expect(handleOldKey(ctx, rotation, 'deactivate')).rejects.toThrow(RotationError);
     const made = await createSuccessor(ctx, rotation);
     await expect(handleOldKey(ctx, made.rotation, 'delete')).rejects.toThrow(/has not reached every destination/);
+    // The directory goes away between the check and the write: the destination fails.
+    rmSync(gone, { recursive: true, force: true });
     const { rotation: after, outcomes } = await deliverSuccessor(ctx, made.rotation, made.created.apiKey);
     expect(outcomes[0]!.ok).toBe(false);
     expect(after.stage).toBe('created');
@@ -67,7 +90,7 @@ describe('rotation steps', () => {
     const rotation = await beginRotation(ctx, { profile: 'p', origin, old, successorName: 'job-r2', destinations: [] });
     // The create reached the service, the record never heard of it (keydeck killed in between).
     const lost = await client.keys.createCredit({ name: 'job-r2' });
-    const again = await restartRotation(ctx, rotation);
+    const { rotation: again } = await resumeRotation(ctx, rotation);
     expect(again.orphans).toEqual([lost.id]);
     const made = await createSuccessor(ctx, again);
     const delivered = await markDelivered(ctx, made.rotation);

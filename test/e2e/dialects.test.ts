@@ -69,7 +69,7 @@ for (const dialect of DIALECTS) {
       expect(keys.exitCode).toBe(0);
       expect(keys.text).toContain('Standard subscription');
       expect(keys.text).not.toMatch(SK);
-      if (dialect === 'docs-v2') expect(keys.text).toMatch(/The service sent a key value in a list \(listKeys\); keydeck hid it\./);
+      if (dialect === 'docs-v2') expect(keys.text).toMatch(/The service sent 5 key values in a list \(listKeys\); keydeck hid them\./);
       else expect(keys.text).not.toContain('keydeck hid');
       // lastUsedAt is a column where the service sends it (the newer pages).
       if (dialect === 'docs-v2') expect(keys.text).toMatch(/createdAt\s+lastUsedAt/);
@@ -80,7 +80,7 @@ for (const dialect of DIALECTS) {
 
       const credits = await run(['billing', 'credits'], env);
       expect(credits.exitCode).toBe(0);
-      expect(credits.text).toMatch(/remaining\s+25\.00 USD/);
+      expect(credits.text).toMatch(/remaining\s+84\.20 USD/);
 
       const topup = await run(['billing', 'topup', '--amount', '30', '--method', 'usdc'], env);
       expect(topup.exitCode).toBe(0);
@@ -100,7 +100,7 @@ for (const dialect of DIALECTS) {
 
       const verify = await run(['billing', 'verify', '--tx', txHash, '--amount', String(paid)], env);
       expect(verify.exitCode).toBe(0);
-      expect(verify.text).toContain(`Credited ${paid.toFixed(2)} USD; the balance is now ${(25 + paid).toFixed(2)} USD.`);
+      expect(verify.text).toContain(`Credited ${paid.toFixed(2)} USD; the balance is now ${(84.2 + paid).toFixed(2)} USD.`);
     });
 
     it('the TUI shows the keys and the balance, and walks a USDC top-up to credited', { timeout: 60_000 }, async () => {
@@ -108,7 +108,7 @@ for (const dialect of DIALECTS) {
       dirs.push(dir);
       app = startApp({ args: ['--sandbox', '--dialect', dialect], env: cleanEnv(dir), columns: 100, rows: 36 });
       await walkSandboxSetup(app);
-      if (dialect === 'docs-v2') await app.waitFor('keydeck hid it');
+      if (dialect === 'docs-v2') await app.waitFor('keydeck hid them');
       expect(app.screenText()).not.toMatch(SK);
 
       app.write('3');
@@ -135,7 +135,7 @@ for (const dialect of DIALECTS) {
       await app.waitFor(`Simulated transfer of ${paid} USDC sent`);
       app.write('\r');
       await app.waitFor(`Credited $${paid.toFixed(2)}`);
-      await app.waitFor(`$${(25 + paid).toFixed(2)} left`);
+      await app.waitFor(`$${(84.2 + paid).toFixed(2)} left`);
       app.write('\r');
       app.write('q');
       expect((await app.exited).exitCode).toBe(0);

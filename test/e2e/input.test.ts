@@ -27,7 +27,7 @@ describe('keys and paste in a terminal', () => {
     const { app, sandbox } = rig;
     await waitForData(app);
     const ids: Record<string, string> = {};
-    for (const name of ['k1', 'k2', 'k3', 'k4']) ids[name] = (await sandbox.creditKey(sandbox.token, name)).id;
+    for (const name of ['k1', 'k2', 'k3', 'k4']) ids[name] = (await sandbox.creditKey(rig.account, name)).id;
     app.write('r');
     await app.waitFor('k4');
     expect(rowOf(app.screenText(), 'chaos-key')).toContain('▶'); // the reload kept the selection
@@ -40,7 +40,7 @@ describe('keys and paste in a terminal', () => {
     // The selection stays on k1 when a reload puts a new key above it, and when the sort changes.
     app.write('k'); // k2
     await app.waitFor('▶ k2');
-    await sandbox.creditKey(sandbox.token, 'k5');
+    await sandbox.creditKey(rig.account, 'k5');
     app.write('r');
     await app.waitFor((s) => rowOf(s, 'k5') !== undefined);
     expect(rowOf(app.screenText(), 'k2')).toContain('▶');
@@ -68,7 +68,7 @@ describe('keys and paste in a terminal', () => {
     await app.waitFor('▶ renamed');
 
     // Deleted elsewhere: gone from the list without r (the background reload), the nearest row selected.
-    await sandbox.call('DELETE', `/api/keys/${ids.k2!}`, { token: sandbox.token });
+    await sandbox.call('DELETE', `/api/keys/${ids.k2!}`, { token: rig.account });
     await app.waitFor((s: string) => !s.includes('renamed'), 30_000);
     // Sorted by name, "renamed" was the 6th of 7 rows: the row now at its place is selected.
     expect(app.screenText()).toContain('▶ Standard subscription');
@@ -91,7 +91,8 @@ describe('keys and paste in a terminal', () => {
     await app.waitFor('key prefix');
     await app.waitFor('$25.00 left');
     const screen = app.screenText().split('\n');
-    expect(screen[0]).toMatch(/^keydeck {2}LIVE {3}profile /);
+    // The fault proxy stands in front of a sandbox, which answers GET /sandbox through it.
+    expect(screen[0]).toMatch(/^keydeck {2}SANDBOX {3}profile /);
     expect(screen[2]).toMatch(/^ 1 Keys {2}▶2 Management keys/);
   });
 

@@ -41,13 +41,13 @@ describe('money in a terminal at 80×24', () => {
     expect(app.screenText()).toMatch(/▶ Cancel/);
     app.write('\r');
     await app.waitFor('2/3 method');
-    expect(app.screenText()).toContain('$25.00 left');
+    expect(app.screenText()).toContain('$84.20 left');
     app.write('\r');
     await app.waitFor('Charge $10.00 to the card on file?');
     app.write('\t');
     await app.waitFor(/▶ Charge \$10\.00/);
     app.write('\r');
-    await app.waitFor('$35.00 left', 20_000);
+    await app.waitFor('$94.20 left', 20_000);
   });
 
   it('the checkout link is a line of its own (no border), an OSC 8 link, and shown alone when no browser can be opened', { timeout: 90_000 }, async () => {

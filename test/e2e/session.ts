@@ -22,26 +22,28 @@ export function cleanEnv(root: string): NodeJS.ProcessEnv {
   return env;
 }
 
+/** What the demo account has left at its first start (src/sandbox/demo.ts: $125 topped up, $40.80 spent). */
+export const DEMO_BALANCE = '$84.20';
+
 /**
  * Walks `keydeck --sandbox`'s guided setup: the demo session token, then "this session only" (no
- * keychain here: the token is kept in memory); resolves on the Keys
- * pane with the demo account's subscription key and `balance` (default the demo's first $25.00)
- * on screen.
+ * keychain here: the token is kept in memory); resolves on the Keys pane with the demo account's
+ * newest key (`batch-jobs`, selected) and `balance` (default {@link DEMO_BALANCE}) on screen.
  */
-export async function walkSandboxSetup(app: PtyApp, balance = '$25.00'): Promise<void> {
+export async function walkSandboxSetup(app: PtyApp, balance = DEMO_BALANCE): Promise<void> {
   await app.waitFor('Press enter to use the sandbox’s demo session token');
   app.write('\r');
   // Where the key would go is decided before one is created; with no keychain here, "this
   // session only" keeps the session token itself in memory (no management key is created).
   await app.waitFor('Where to keep the key');
   app.write('2');
-  await app.waitFor(/Name the management key|Standard subscription/);
+  await app.waitFor(/Name the management key|batch-jobs/);
   if (app.screenText().includes('Name the management key')) {
     app.write('\r');
     await app.waitFor('I have saved it');
     app.write('y');
   }
-  await app.waitFor('Standard subscription');
+  await app.waitFor('batch-jobs');
   await app.waitFor(`${balance} left`);
 }
 

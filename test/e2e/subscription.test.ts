@@ -32,9 +32,11 @@ describe('subscription time as money', () => {
     app = rig.start({ args: ['--sandbox'], env: cleanEnv(dir), columns: 80, rows: 24 });
     await walkSandboxSetup(app);
     const url = sandboxUrl(app.screenText());
-    // Select the subscription (the demo's only key), then move the service's clock.
-    await app.waitFor('Standard subscription');
-    await advance(url, 30 * 86_400 - 11.5 * 3600);
+    // Select the demo's standard subscription (the oldest key: the last row), then move the
+    // service's clock to 11.5 h before it ends (it was bought 21 days ago, for 30 days).
+    app.write('G');
+    await app.waitFor('▶ Standard subs');
+    await advance(url, 9 * 86_400 - 11.5 * 3600);
     app.write('r');
     await app.waitFor('⚠ 11 h left');
     const screen = app.screenText();

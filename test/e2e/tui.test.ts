@@ -22,7 +22,10 @@ describe('keydeck --sandbox in a terminal', () => {
     await walkSandboxSetup(app);
     expect(app.output()).toContain('\x1b[?1049h');
 
+    // The demo account's pool pledge has no key yet: n asks which key; j, enter: a credit key.
     app.write('n');
+    await app.waitFor('a new credit key (draws on the shared balance)');
+    app.write('j\r');
     await app.waitFor('New credit key');
     app.write('\r');
     // Where it goes: shown once here (enter), as before.

@@ -2,7 +2,7 @@
  * End to end, as a new user after `npm start`: the built app (`keydeck --sandbox`) in a
  * pseudo-terminal, through the guided setup, to the Billing pane; a USDC top-up of $30 walked
  * through every step (amount, method, the deposit instruction, a simulated transfer on the
- * sandbox's chain, the hash verified), and the balance rising live from $25.00 to $55.00 in the
+ * sandbox's chain, the hash verified), and the balance rising live from $84.20 to $114.20 in the
  * pane and the header; then the journal lists it as credited, and a restart shows it again.
  */
 import { describe, expect, it } from 'vitest';
@@ -30,7 +30,7 @@ async function editAmount(target: PtyApp, keys: string, from = ''): Promise<stri
 }
 
 describe('a USDC top-up from npm start', () => {
-  it('walks amount → USDC → simulated transfer → verify, and the balance goes from $25.00 to $55.00', { timeout: 60_000 }, async () => {
+  it('walks amount → USDC → simulated transfer → verify, and the balance goes from $84.20 to $114.20', { timeout: 60_000 }, async () => {
     dir = rig.tempDir('keydeck-e2e-usdc-');
     const env = cleanEnv(dir);
     app = rig.start({ args: ['--sandbox'], env, columns: 100, rows: 30 });
@@ -53,15 +53,15 @@ describe('a USDC top-up from npm start', () => {
     expect(screen).toMatch(/To address\s+0x[0-9a-fA-F]{40}/);
     expect(screen).toContain('Base (chain id 8453)');
     expect(screen).toContain('USDC on the Base network only');
-    expect(app.screenText()).toContain('$25.00 left');
+    expect(app.screenText()).toContain('$84.20 left');
 
     app.write('s'); // the sandbox's chain "sends" the transfer and fills the hash in
     await app.waitFor(/tx hash: 0x[0-9a-f]{64}/);
     app.write('\r');
     await app.waitFor('Credited $30.00');
-    await app.waitFor('$55.00 left');
+    await app.waitFor('$114.20 left');
     app.write('\r');
-    await app.waitFor('remaining $55.00');
+    await app.waitFor('remaining $114.20');
     expect(app.screenText()).toMatch(/\$30\.00\s+USDC on Base\s+credited/);
 
     app.write('q');
@@ -69,7 +69,7 @@ describe('a USDC top-up from npm start', () => {
 
     // The journal (in the data dir) survives a restart: the credited top-up is listed again.
     app = rig.start({ args: ['--sandbox'], env, columns: 100, rows: 30 });
-    await walkSandboxSetup(app, '$55.00');
+    await walkSandboxSetup(app, '$114.20');
     app.write('3');
     await app.waitFor(/\$30\.00\s+USDC on Base\s+credited/);
   });

@@ -194,7 +194,8 @@ describe.concurrent('keydeck exporter for months', () => {
     const unknown = await runCli(['exporter', '--log-format', 'json', '--bogus'], { env });
     expect(unknown.code).toBe(2);
     const lines = unknown.stderr.trimEnd().split('\n').map((l) => JSON.parse(l) as { level: string; event: string; msg: string });
-    expect(lines[0]).toMatchObject({ level: 'error', event: 'usage', msg: "unknown option '--bogus'" });
+    expect(lines[0]).toMatchObject({ level: 'error', event: 'usage', msg: "unknown option '--bogus'." });
+    expect(lines[1]).toMatchObject({ level: 'error', event: 'usage', msg: "See 'keydeck exporter --help'." });
     const text = await runCli(['exporter', '--log-level', 'loud'], { env });
     expect(text.code).toBe(2);
     for (const line of text.stderr.trimEnd().split('\n')) expect(line).toMatch(/^time=\S+ level=error event=usage msg=".*"$/);

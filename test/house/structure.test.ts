@@ -1,6 +1,7 @@
 /**
- * The shape of the house (issue 27, item 4; DESIGN.md "Architecture"): no import circle (type
- * imports count), imports only point down the layer list, and no source file over 400 lines.
+ * The shape of the house (issue 27, item 4; docs/architecture.md): no import circle (type
+ * imports count), imports only point down the layer list, no source file over 400 lines, no V8
+ * flag changed at run time, and every rule checked here written in docs/architecture.md.
  * The import graph comes from dpdm (its TypeScript parser; dynamic `import()` included).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -27,6 +28,25 @@ function sourceFiles(dir = path.join(ROOT, 'src')): string[] {
   });
 }
 
+/** What may import what: an import from a file matching `from` of a file matching `to` breaks the rule; `why` is its line in docs/architecture.md. */
+const LAYER_RULES: ReadonlyArray<{ from: RegExp; to: RegExp; why: string }> = [
+  { from: /^src\/(?!tui\/|cli\/|cli\.ts)/, to: /^src\/tui\//, why: 'nothing imports the TUI but the command line' },
+  { from: /^src\/(?!cli\.ts|cli\/)/, to: /^src\/cli\//, why: 'only src/cli.ts imports src/cli/' },
+  { from: /^src\/api\//, to: /^src\/(?!api\/|failpoints\/)/, why: 'src/api knows HTTP and the wire format only' },
+  { from: /^src\/failpoints\//, to: /^src\/(?!failpoints\/)/, why: 'src/failpoints sits below every layer: it imports nothing of keydeck' },
+  { from: /^src\/(tui|sandbox|billing|delivery|terminal|config|credentials|api|operations)\//, to: /^src\/commands\//, why: 'the commands are a face: only the command line imports them' },
+  { from: /^src\/terminal\//, to: /^src\/(tui|commands|sandbox|billing|config|credentials|cli)\b/, why: 'src/terminal sits below both faces' },
+  { from: /^src\/delivery\//, to: /^src\/(tui|commands|sandbox|cli)\b/, why: 'src/delivery (key delivery and rotation) sits below both faces' },
+  { from: /^src\/operations\//, to: /^src\/(tui|commands|exporter|sandbox|cli|terminal)\b/, why: 'src/operations (the multi-step operations) sits below the faces that drive them' },
+  { from: /^src\/(api|config|credentials|delivery|billing|terminal|metrics)\//, to: /^src\/operations\//, why: 'the layers below the operations do not call them' },
+  { from: /^src\/sandbox\//, to: /^src\/(?!sandbox\/|api\/)/, why: 'the sandbox shares only the wire format with the client' },
+  { from: /^src\/(?!cli\.ts|cli\/|exporter\/)/, to: /^src\/exporter\//, why: 'the exporter is a face: only the command line imports it' },
+  { from: /^src\/metrics\//, to: /^src\/(tui|commands|exporter|cli|sandbox)\b/, why: 'src/metrics sits below the faces that serve it (monitor, exporter)' },
+  { from: /^src\/exporter\//, to: /^src\/(tui|commands)\//, why: 'the exporter loads no Ink and no other face' },
+  // Issue 45, item 7: a rule both faces need (a key's limits, its status words) lives below them.
+  { from: /^src\/(commands|exporter)\//, to: /^src\/tui\//, why: 'the commands and the exporter import nothing from the TUI: shared rules live below both faces' },
+];
+
 let tree: DependencyTree;
 beforeAll(async () => {
   tree = await parseDependencyTree(sourceFiles(), { cwd: ROOT, context: ROOT, transform: false, skipDynamicImports: false, tsconfig: path.join(ROOT, 'tsconfig.json') });
@@ -48,26 +68,18 @@ describe('the house', () => {
   });
 
   it('imports only point down the layers', () => {
-    const rules: Array<{ from: RegExp; to: RegExp; why: string }> = [
-      { from: /^src\/(?!tui\/|cli\/|cli\.ts)/, to: /^src\/tui\//, why: 'nothing imports the TUI but the command line' },
-      { from: /^src\/(?!cli\.ts|cli\/)/, to: /^src\/cli\//, why: 'only src/cli.ts imports src/cli/' },
-      { from: /^src\/api\//, to: /^src\/(?!api\/|failpoints\/)/, why: 'src/api knows HTTP and the wire format only' },
-      { from: /^src\/failpoints\//, to: /^src\/(?!failpoints\/)/, why: 'src/failpoints sits below every layer: it imports nothing of keydeck' },
-      { from: /^src\/(tui|sandbox|billing|delivery|terminal|config|credentials|api|operations)\//, to: /^src\/commands\//, why: 'the commands are a face: only the command line imports them' },
-      { from: /^src\/terminal\//, to: /^src\/(tui|commands|sandbox|billing|config|credentials|cli)\b/, why: 'src/terminal sits below both faces' },
-      { from: /^src\/delivery\//, to: /^src\/(tui|commands|sandbox|cli)\b/, why: 'src/delivery (key delivery and rotation) sits below both faces' },
-      { from: /^src\/operations\//, to: /^src\/(tui|commands|exporter|sandbox|cli|terminal)\b/, why: 'src/operations (the multi-step operations) sits below the faces that drive them' },
-      { from: /^src\/(api|config|credentials|delivery|billing|terminal|metrics)\//, to: /^src\/operations\//, why: 'the layers below the operations do not call them' },
-      { from: /^src\/sandbox\//, to: /^src\/(?!sandbox\/|api\/)/, why: 'the sandbox shares only the wire format with the client' },
-      { from: /^src\/(?!cli\.ts|cli\/|exporter\/)/, to: /^src\/exporter\//, why: 'the exporter is a face: only the command line imports it' },
-      { from: /^src\/metrics\//, to: /^src\/(tui|commands|exporter|cli|sandbox)\b/, why: 'src/metrics sits below the faces that serve it (monitor, exporter)' },
-      { from: /^src\/exporter\//, to: /^src\/(tui|commands)\//, why: 'the exporter loads no Ink and no other face' },
-      // Issue 45, item 7: a rule both faces need (a key's limits, its status words) lives below them.
-      { from: /^src\/(commands|exporter)\//, to: /^src\/tui\//, why: 'the commands and the exporter import nothing from the TUI: shared rules live below both faces' },
-    ];
-    const broken = edges().flatMap(([from, to]) => rules.filter((r) => r.from.test(from) && r.to.test(to)).map((r) => `${from} → ${to} (${r.why})`));
+    const broken = edges().flatMap(([from, to]) => LAYER_RULES.filter((r) => r.from.test(from) && r.to.test(to)).map((r) => `${from} → ${to} (${r.why})`));
     expect(broken).toEqual([]);
   });
+
+  it('is written down: docs/architecture.md states every rule checked here and names every folder of src/', () => {
+    const page = readFileSync(path.join(ROOT, 'docs', 'architecture.md'), 'utf8');
+    const rules = [...LAYER_RULES.map((r) => r.why), `No source file over ${MAX_LINES} lines`, 'No V8 flag changed while the program runs', 'No state at module level', 'Each folder says what lives there'];
+    expect(rules.filter((rule) => !page.includes(rule)), 'add each rule to docs/architecture.md').toEqual([]);
+    const folders = readdirSync(path.join(ROOT, 'src')).filter((d) => d !== 'types' && statSync(path.join(ROOT, 'src', d)).isDirectory());
+    expect(folders.filter((d) => !page.includes(`\`src/${d}/\``)), 'describe each folder in docs/architecture.md').toEqual([]);
+  });
+
 
   it('says at the top of each folder what lives there and what may import it (its index.ts)', () => {
     const folders = readdirSync(path.join(ROOT, 'src')).filter((d) => d !== 'types' && statSync(path.join(ROOT, 'src', d)).isDirectory());
@@ -84,6 +96,19 @@ describe('the house', () => {
         : [`src/${d}/index.ts: its first comment says what lives in src/${d}, "May import:" and "Imported by:"`];
     });
     expect(missing).toEqual([]);
+  });
+
+  it('never changes V8’s flags while the program runs (no setFlagsFromString, no gc read through node:vm)', () => {
+    // Node's documentation of v8.setFlagsFromString: "Changing settings after the VM has started may
+    // result in unpredictable behavior, including crashes and data loss". Flags, if any, are given
+    // at process start and named in docs/performance.md with their measured effect (issue 45).
+    const found = sourceFiles().flatMap((file) => {
+      const text = readFileSync(path.join(ROOT, file), 'utf8');
+      return [/setFlagsFromString/, /\brunInNewContext\(\s*['"`]gc/, /--expose-gc/]
+        .filter((pattern) => pattern.test(text))
+        .map((pattern) => `${file}: ${pattern.source}`);
+    });
+    expect(found).toEqual([]);
   });
 
   it(`has no source file over ${MAX_LINES} lines, and the files still over it do not grow`, () => {

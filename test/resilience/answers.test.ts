@@ -32,7 +32,7 @@ describe.concurrent('bad answers', () => {
     proxy.set({ kind: 'status', status: 503, count: 2 });
     // The next poll meets both 503s, then its retry passes.
     await until(() => proxy.seen.slice(seenBefore).some((r) => r.fault === 'pass' && r.path === CREDITS), 'a balance read after the burst');
-    await rig.sandbox.topUp(rig.sandbox.token, 10);
+    await rig.sandbox.topUp(rig.account, 10);
     await app.waitFor('$35.00 left', 10_000);
     const burst = proxy.seen.slice(seenBefore).filter((r) => r.fault === 'status');
     expect(burst.map((r) => r.path)).toEqual([CREDITS, CREDITS]);

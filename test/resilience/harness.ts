@@ -20,7 +20,7 @@ export const CALL_TIMEOUT_MS = 3000;
 export const POLL_SECONDS = 2;
 /** The name of the credit key every rig starts with (a second row in the Keys table). */
 export const CREDIT_KEY_NAME = 'chaos-key';
-/** The demo account's subscription key (a row; its name cut to fit 80 columns). */
+/** The account's subscription key, as the demo account's first one (a row; its name cut to fit 80 columns). */
 export const SUBSCRIPTION_KEY_NAME = 'Standard sub';
 
 /**
@@ -44,6 +44,8 @@ export function isolatedEnv(root: string, extra: Record<string, string | undefin
 export interface Upstream {
   readonly sandbox: TestSandbox;
   readonly proxy: FaultProxy;
+  /** The session token of the account keydeck manages ($25, one credit key at the start; secret). */
+  readonly account: string;
   /** The management key keydeck uses (secret: never printed by the tests). */
   readonly managementKey: string;
   /** Its id on the sandbox (to delete it "from another session"). */
@@ -61,12 +63,17 @@ export async function startUpstream(): Promise<Upstream> {
   const sandbox = await startTestSandbox();
   const proxy = await startFaultProxy(sandbox.url);
   const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-resilience-'));
-  const created = await sandbox.call<{ id: string; apiKey: string }>('POST', '/api/keys/management', { token: sandbox.token, body: { name: 'resilience' } });
+  // An account of its own as the demo account used to be: $25 and a standard subscription key (the
+  // demo account now has three weeks of history).
+  const account = await sandbox.fundedUser(25);
+  await sandbox.subscription(account, 'standard', ['europe']);
+  const created = await sandbox.call<{ id: string; apiKey: string }>('POST', '/api/keys/management', { token: account, body: { name: 'resilience' } });
   if (created.status !== 200) throw new Error(`could not create the management key: HTTP ${created.status}`);
-  await sandbox.creditKey(sandbox.token, CREDIT_KEY_NAME);
+  await sandbox.creditKey(account, CREDIT_KEY_NAME);
   return {
     sandbox,
     proxy,
+    account,
     managementKey: created.body.apiKey,
     managementKeyId: created.body.id,
     dir,

@@ -82,7 +82,7 @@ export async function runFaultScenario(t: Pick<TestContext, 'onTestFinished'>, s
   expectLastData(during);
   await scenario.during?.(rig);
   // The account changes while keydeck cannot see it: the recovery must show it.
-  await rig.sandbox.topUp(rig.sandbox.token, 10);
+  await rig.sandbox.topUp(rig.account, 10);
 
   await scenario.end(rig);
   await app.waitFor('$35.00 left', 30_000);

@@ -23,7 +23,7 @@ describe.concurrent('the credential', () => {
     await app.waitFor('online · updated');
 
     // Another session (the account's own session token, straight at the service) deletes the key.
-    const deleted = await sandbox.call('DELETE', `/api/keys/management/${rig.managementKeyId}`, { token: sandbox.token });
+    const deleted = await sandbox.call('DELETE', `/api/keys/management/${rig.managementKeyId}`, { token: rig.account });
     expect(deleted.status).toBe(200);
     // The banner wraps at spaces (never cut): the sentence is read across its lines.
     const sentence = 'KEYDECK_TOKEN was rejected: unset KEYDECK_TOKEN to use the key stored for this profile, or set a valid one, then start keydeck again.';

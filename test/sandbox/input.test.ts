@@ -165,7 +165,7 @@ describe('paths', () => {
     }
     // The targets are still there.
     expect((await sb.call('GET', '/api/keys', { token: sb.token })).body.some((k: { id: string }) => k.id === keyId)).toBe(true);
-    expect((await sb.call('GET', '/api/keys/management', { token: sb.token })).body[0].id).toBe(mkId);
+    expect((await sb.call('GET', '/api/keys/management', { token: sb.token })).body.some((k: { id: string }) => k.id === mkId)).toBe(true);
   });
 
   it('query strings are ignored', async () => {

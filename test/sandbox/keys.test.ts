@@ -20,21 +20,33 @@ afterAll(async () => {
 });
 
 describe('the demo user', () => {
-  it('starts with a $25 balance from a verified USDC top-up and one active standard subscription key', async () => {
+  it('starts as an account used for three weeks: two top-ups, keys of each kind with spend, management keys, a pledge', async () => {
     const credits = await sb.credits(sb.token);
-    expect(credits).toMatchObject({ totalTopUp: 25, remaining: 25, hasCreditKey: false, creditKeyCount: 0 });
+    // $25 + $100 topped up, $40.80 spent by the credit keys (src/sandbox/demo.ts).
+    expect(credits).toMatchObject({ totalTopUp: 125, remaining: 84.2, hasCreditKey: true, creditKeyCount: 2 });
     expect(credits.userId).toEqual(expect.any(String));
 
     const list = await sb.call('GET', '/api/keys', { token: sb.token });
     expect(list.status).toBe(200);
     const keys = ConsumptionKeyListSchema.parse(list.body);
-    expect(keys).toHaveLength(1);
-    const [key] = keys;
-    expect(key).toMatchObject({ keyPlan: 'standard', keyType: 'subscription', isActive: true, subscriptionStatus: 'active' });
-    expect(Date.parse(key!.subscriptionExpiresAt!) - Date.parse(key!.createdAt)).toBe(30 * DAY_MS);
+    expect(keys.map((k) => [k.name, k.keyType, k.isActive])).toEqual([
+      ['Standard subscription (europe)', 'subscription', true],
+      ['prod-backend', 'credit', true],
+      ['staging', 'credit', false],
+      ['Pro subscription (asia, americas)', 'subscription', true],
+      ['batch-jobs', 'credit', true],
+    ]);
+    const standard = keys[0]!;
+    expect(Date.parse(standard.subscriptionExpiresAt!) - Date.parse(standard.createdAt)).toBe(30 * DAY_MS);
+    // Created over the last three weeks, not all at once.
+    expect(Date.now() - Date.parse(standard.createdAt)).toBeGreaterThan(20 * DAY_MS);
+    expect(Date.now() - Date.parse(keys[4]!.createdAt)).toBeLessThan(4 * DAY_MS);
 
     const status = await sb.call('GET', '/api/billing/status', { token: sb.token });
-    expect(status.body.data.recentTopUps).toEqual([expect.objectContaining({ method: 'usdc', amount: 25 })]);
+    expect(status.body.data.recentTopUps).toEqual([expect.objectContaining({ method: 'usdc', amount: 100 }), expect.objectContaining({ method: 'usdc', amount: 25 })]);
+    expect(status.body.data.poolPledges).toEqual(expect.arrayContaining([expect.objectContaining({ poolSlug: 'kimi26', hasKey: false })]));
+    const managementKeys = await sb.call('GET', '/api/keys/management', { token: sb.token });
+    expect(managementKeys.body.map((k: { name: string }) => k.name)).toEqual(['ci-deploy', 'old-laptop']);
   });
 });
 

@@ -113,8 +113,11 @@ describe('a sandbox with a database file', () => {
       const sandbox = await startTestSandbox({ dbPath });
       tokens.push(sandbox.token);
       const keys = await sandbox.call('GET', '/api/keys', { token: sandbox.token });
-      expect(keys.body).toHaveLength(1);
-      expect(await sandbox.credits(sandbox.token)).toMatchObject({ totalTopUp: 25 });
+      expect(keys.body).toHaveLength(5);
+      expect(await sandbox.credits(sandbox.token)).toMatchObject({ totalTopUp: 125 });
+      expect((await sandbox.call('GET', '/api/pools', { token: sandbox.token })).status).toBe(200);
+      const pledges = (await sandbox.call('GET', '/api/billing/status', { token: sandbox.token })).body.data.poolPledges;
+      expect(pledges.filter((p: { poolSlug: string }) => p.poolSlug === 'kimi26')).toHaveLength(1);
       await sandbox.close();
     }
     expect(new Set(tokens).size).toBe(1);

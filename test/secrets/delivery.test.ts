@@ -6,14 +6,14 @@
  * (gh.secret.N), and its argv and environment (gh.argv, gh.env).
  *
  * Where each key may be: in the dotenv file that holds it now, and in the gh.secret file of the
- * command that received it; nowhere else: not in the command's argv or environment, not in any
+ * command that received it (a key whose creation was undone: nowhere); nowhere else: not in the command's argv or environment, not in any
  * other file (a log, the history, the rotation record, a temp file), not in the terminal's output
  * of any run where a destination was chosen (raw stream and final screen with scrollback, in
  * UTF-8, UTF-16 and base64), not on stderr. The session token (`KEYDECK_TOKEN`) is in no file and
  * in no child's environment. Each scanner is shown to find what it must (the keys are read from
  * the files where they belong).
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,10 +75,19 @@ describe('secrets scan of delivery and rotation', () => {
     // 1. create with both destinations; 2. rotate with both (in a terminal: what a user would see).
     await inPty('keys create', ['keys', 'create', '--name', 'web', '--to-file', dotenv, '--to-command', 'gh secret set OPENAI_API_KEY']);
     await inPty('keys rotate', ['keys', 'rotate', 'web', '--to-file', dotenv, '--to-command', 'gh secret set OPENAI_API_KEY', '--old', 'deactivate', '--yes']);
-    // 3. a command that fails after creation, stdout not a terminal: the key is not printed.
+    // 3. a command that fails after creation, stdout not a terminal: the key is not printed; the
+    // creation stays recorded, the file's previous content kept beside it (0600) until it is
+    // undone: then the file is as before, the key deleted, and the copy gone.
     const failed = await runCli(['keys', 'create', '--name', 'bad', '--to-file', `${dotenv}:BAD_KEY`, '--to-command', 'gh-fail'], { env });
     expect(failed.code).toBe(1);
     terminals.push({ what: 'keys create (failed, piped)', out: failed.stdout + failed.stderr });
+    const bad = new RegExp(`^BAD_KEY=(${KEY.source})$`, 'm').exec(readFileSync(dotenv, 'utf8'))![1]!;
+    const kept = readdirSync(dirs.app).filter((f) => f.includes('.keydeck-before-'));
+    expect(kept.map((f) => statSync(path.join(dirs.app, f)).mode & 0o777)).toEqual([0o600]);
+    const undone = await runCli(['keys', 'create', '--undo', 'bad', '--yes'], { env });
+    expect(undone.code, undone.stderr).toBe(0);
+    terminals.push({ what: 'keys create --undo', out: undone.stdout + undone.stderr });
+    expect(readdirSync(dirs.app).filter((f) => f.includes('.keydeck-before-'))).toEqual([]);
     // 4. the TUI sends a new key into the file.
     const tui = startApp({ args: [], env, columns: 100, rows: 30 });
     await tui.waitFor('n new');
@@ -104,14 +113,15 @@ describe('secrets scan of delivery and rotation', () => {
     const viaGh = secrets.map((f) => readFileSync(path.join(dirs.app, f), 'utf8'));
     const file = readFileSync(dotenv, 'utf8');
     const inFile = (v: string) => new RegExp(`^${v}=(${KEY.source})$`, 'm').exec(file)?.[1];
-    const keys = { WEB: viaGh[0]!, WEB_R2: viaGh[1]!, BAD: inFile('BAD_KEY')!, TUI: inFile('TUI_KEY')! };
+    expect(inFile('BAD_KEY')).toBeUndefined();
+    const keys = { WEB: viaGh[0]!, WEB_R2: viaGh[1]!, BAD: bad, TUI: inFile('TUI_KEY')! };
     for (const [name, value] of Object.entries(keys)) expect(value, name).toMatch(new RegExp(`^${KEY.source}$`));
     expect(new Set(Object.values(keys)).size).toBe(4);
     expect(inFile('KEYDECK_API_KEY')).toBe(keys.WEB_R2);
     const allowed: Record<string, string[]> = {
       WEB: [path.join(dirs.app, 'gh.secret.0')],
       WEB_R2: [path.join(dirs.app, 'gh.secret.1'), dotenv],
-      BAD: [dotenv],
+      BAD: [],
       TUI: [dotenv],
     };
 
@@ -124,7 +134,7 @@ describe('secrets scan of delivery and rotation', () => {
       }
       expect(foundForms(Buffer.from(t.out), SESSION), `the session token in the output of ${t.what}`).toEqual([]);
     }
-    expect(terminals[1]!.out).toMatch(/Deactivated the old key "web"/);
+    expect(terminals[1]!.out).toMatch(/Deactivated the old key "web \(rotated \d{4}-\d\d-\d\d\)"/);
 
     // Every file under the root (the command's argv and environment included).
     const leaks: string[] = [];

@@ -22,7 +22,7 @@ import { startTestSandbox as startSandboxHelpers, type TestSandbox as SandboxHel
 
 /** A sandbox running in this process (test/sandbox/helpers.ts), with what the TUI suites add. */
 export interface TestSandbox extends SandboxHelpers {
-  /** The demo user's session token ($25, one standard subscription key). */
+  /** The demo user's session token (the demo account of src/sandbox/demo.ts: $84.20 left, five keys). */
   readonly demoToken: string;
   /** A client for `token` (short timeout, no retries: tests fail fast). */
   client(token: string): KeydeckClient;

@@ -131,6 +131,50 @@ describe('Keys pane', () => {
     expect(services.clears).toEqual([]);
   });
 
+  it('a name another key has is said before anything is sent: Cancel goes back to the name, the action creates it anyway; rename too (issue 44)', async () => {
+    const token = await sb.fundedUser(25);
+    const web = await sb.creditKey(token, 'web');
+    await sb.creditKey(token, 'other');
+    const { ui } = open(token);
+    await ui.waitFor('other');
+    await ui.press('n');
+    await ui.waitFor('New credit key');
+    await ui.type('web');
+    await ui.press(KEYS.enter);
+    const asked = await ui.waitFor('A key is already named "web"');
+    expect(asked.replace(/[│\s]+/g, ' ')).toContain(`It is the credit key made ${String(web.createdAt).slice(0, 10)} (id ${web.id}).`);
+    expect(asked).toMatch(/▶ Cancel/);
+    // Cancel (focused): back to the name, nothing sent.
+    await ui.press(KEYS.enter);
+    await ui.waitFor(/name: web/);
+    expect((await sb.client(token).keys.list()).filter((k) => k.name === 'web')).toHaveLength(1);
+    await ui.press(KEYS.enter);
+    await ui.waitFor('A key is already named "web"');
+    await ui.press(KEYS.tab);
+    await ui.waitFor(/▶ Create another/);
+    await ui.press(KEYS.enter);
+    await ui.waitFor(SK);
+    await ui.press('y');
+    await ui.waitFor('gone from the screen');
+    expect((await sb.client(token).keys.list()).filter((k) => k.name === 'web')).toHaveLength(2);
+
+    // Renaming "other" to "web": asked the same way; Cancel keeps its name.
+    await ui.press('/');
+    await ui.type('other');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('▶ other');
+    await ui.press('e');
+    await ui.waitFor('Rename "other"');
+    await clearField(ui, 10);
+    await ui.type('web');
+    await ui.press(KEYS.enter);
+    await ui.waitFor(/Rename anyway/);
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Rename "other"');
+    await ui.press(KEYS.esc);
+    expect((await sb.client(token).keys.list()).map((k) => k.name).sort()).toEqual(['other', 'web', 'web']);
+  });
+
   it('ctrl-c on a key never copied asks first; ctrl-c again quits with 130; once copied it quits at once', async () => {
     const token = await sb.fundedUser(25);
     const { services, ui } = open(token);
@@ -147,7 +191,8 @@ describe('Keys pane', () => {
 
     const s2 = testServices({ store: noKeychainStore().store, baseUrl: sb.url, copyOutcome: 'clipboard' });
     const ui2 = renderApp(s2, { session: readySession(sb.url, token) });
-    await ui2.waitFor('▶');
+    // The list is read before n (the default name skips the names it holds).
+    await ui2.waitFor('▶ credit-');
     await ui2.press('n');
     await ui2.waitFor('New credit key');
     await ui2.press(KEYS.enter);

@@ -46,7 +46,7 @@ describe('Keys pane: a pledge without a key', () => {
     await u.waitFor((f) => !f.includes('has no key') && /kimi26\s+│ sub\s+│ pool\s+│ ● in block/.test(f));
     await u.press('g');
     const frame = await u.waitFor('reserved hours: in its blocks around the clock');
-    expect(frame).toContain('limits: in its blocks only, unlimited, 1 concurrent (the pages)');
+    expect(frame).toContain('limits: in its blocks only, unlimited, 1 concurrent (the service’s docs)');
   });
 
   it('a pool key outside its block: the row and the details say so and when its next block starts', async () => {
@@ -100,3 +100,31 @@ describe('Billing pane: the pools view', () => {
   });
 });
 
+
+describe('Billing pane: the pools view, every seat free', () => {
+  it('shows "10 of 10 free" whole: a column is as wide as its widest cell (issue 44)', async () => {
+    // A sandbox of its own whose one pledge (the demo account's) is cancelled and past its period
+    // end: a pledge renews unless cancelled (issue 43), and other tests here pledge seats.
+    const own = await startTestSandbox({ dialect: 'docs-v2' });
+    try {
+      const status = (await own.call('GET', '/api/billing/status', { token: own.token })).body;
+      const pledges = ((status.data ?? status).poolPledges ?? []) as Array<{ id: string }>;
+      for (const p of pledges) expect((await own.call('POST', '/api/billing/cancel', { token: own.token, body: { subscriptionId: p.id } })).status).toBe(200);
+      await own.call('POST', '/sandbox/clock', { body: { advanceSeconds: 31 * 86_400 } });
+      ui?.unmount();
+      const u = (ui = renderApp(testServices({ store: noKeychainStore().store, baseUrl: own.url }), { session: readySession(own.url, own.token), columns: 100, rows: 30 }));
+      await u.press('3');
+      await u.waitFor('Billing');
+      await u.press('p');
+      await u.waitFor(/kimi26\s+│ Kimi K2\.6/);
+      await u.press(KEYS.enter);
+      const pool = await u.waitFor('free seats by UTC hour:');
+      expect(pool).toMatch(/asia\s+│ 00:00–08:00 UTC\s+│ 10 of 10 free\s+│/);
+      expect(pool).not.toMatch(/of 10 fr…/);
+    } finally {
+      ui?.unmount();
+      ui = undefined;
+      await own.close();
+    }
+  });
+});

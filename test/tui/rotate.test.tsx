@@ -13,8 +13,11 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { BalanceHistoryStore, originOf } from '../../src/billing/historyStore.js';
 import { KeyHistory } from '../../src/billing/keyHistory.js';
 import { UsageBudget } from '../../src/billing/usageBudget.js';
-import { parseFileDestination } from '../../src/delivery/destinations.js';
-import { beginRotation, createSuccessor, deliverSuccessor } from '../../src/delivery/rotation.js';
+import { parseCommandDestination, parseFileDestination } from '../../src/delivery/destinations.js';
+import { beginRotation, createSuccessor, deliverSuccessor } from '../../src/operations/rotateKey.js';
+import { beginCreate, createStep, deliverStep } from '../../src/operations/createKey.js';
+import { OperationRecord } from '../../src/operations/record.js';
+import { DeliveryRecord } from '../../src/delivery/deliveryRecord.js';
 import { RotationRecord } from '../../src/delivery/rotationRecord.js';
 import { KEYS, type TuiHandle } from './render.js';
 import { noKeychainStore, readySession, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
@@ -116,8 +119,47 @@ describe('delivery from the Keys pane', () => {
     await ui.waitFor('Delete');
     await ui.press(KEYS.tab);
     await ui.press(KEYS.enter);
-    await ui.waitFor(/deleted ".*": it was not delivered/);
+    await ui.waitFor(/deleted the key ".*"/);
     expect(await sb.client(token).keys.list()).toEqual([]);
+  });
+});
+
+describe('an interrupted key creation at the next start (issue 42)', () => {
+  it('is offered with the rotations: f finishes it by the same machine as --finish, u undoes one (its file put back)', async () => {
+    const token = await sb.fundedUser(25);
+    const client = sb.client(token);
+    const dataDir = mkdtempSync(path.join(root, 'data-'));
+    const ctx = { client, record: new OperationRecord(dataDir), delivery: { lockDir: dataDir }, deliveries: new DeliveryRecord(dataDir), profile: 'test', origin: new URL(sb.url).origin };
+    // "a": created, then keydeck was killed before the file was written: its value is gone.
+    const envA = path.join(mkdtempSync(path.join(root, 'app-')), '.env');
+    const opA = await beginCreate(ctx, { kind: 'create', name: 'a', destinations: [parseFileDestination(envA)] });
+    const lost = await createStep(ctx, opA);
+    // "b": its file took the key, its command failed: recorded, the file holding the key.
+    const envB = path.join(mkdtempSync(path.join(root, 'app-')), '.env');
+    writeFileSync(envB, 'PORT=8080\n', { mode: 0o600 });
+    const opB = await beginCreate(ctx, { kind: 'create', name: 'b', destinations: [parseFileDestination(envB), parseCommandDestination('false')] });
+    const madeB = await createStep(ctx, opB);
+    expect((await deliverStep(ctx, madeB.op, madeB.key)).op).toBeDefined();
+
+    const ui = renderApp(testServices({ store: noKeychainStore().store, baseUrl: sb.url, dataDir }), { session: readySession(sb.url, token), columns: 100, rows: 30 });
+    await ui.waitFor('A key creation was interrupted');
+    expect(flat(ui.lastFrame() ?? '')).toContain('The creation of the key "a" stopped before the new key reached every destination');
+    await ui.press('f');
+    await ui.waitFor('created and delivered');
+    const keys = await client.keys.list();
+    expect(keys.map((k) => k.id)).not.toContain(lost.key.id);
+    expect((await sb.infer(keyIn(envA)!)).status).toBe(200);
+    await ui.press(KEYS.enter);
+    await ui.waitFor((f) => flat(f).includes('The creation of the key "b" stopped'));
+    await ui.press('u');
+    await ui.waitFor('Undo the creation of "b"?');
+    await ui.press(KEYS.tab);
+    await ui.press(KEYS.enter);
+    await ui.waitFor(/put back .*\.env \(KEYDECK_API_KEY\) as it was before/);
+    expect(readFileSync(envB, 'utf8')).toBe('PORT=8080\n');
+    expect((await client.keys.list()).map((k) => k.name)).toEqual(['a']);
+    expect(await ctx.record.list()).toEqual([]);
+    neverDrawn(ui);
   });
 });
 
@@ -130,20 +172,21 @@ describe('rotation from the Keys pane', () => {
     const { ui, dataDir } = open(token);
     await ui.waitFor('web');
     await ui.press('R');
-    await ui.waitFor('enter saves "web-r2"');
+    await ui.waitFor('enter saves "web"');
     await ui.press(KEYS.enter);
-    await ui.waitFor('Where does the successor "web-r2" go?');
+    await ui.waitFor('Where does the successor "web" go?');
     await ui.press('f');
     await ui.type(env);
     await ui.press(KEYS.enter);
     await ui.waitFor('the successor is in place');
-    await ui.waitFor('The old key "web" was never used');
+    await ui.waitFor(/The old key "web \(rotated \d{4}-\d\d-\d\d\)" was never used/);
     const successor = keyIn(env)!;
     expect(successor).not.toBe(old.apiKey);
     await ui.press('d');
-    await ui.waitFor(/deactivated the old key "web"/);
+    await ui.waitFor(/deactivated the old key "web \(rotated \d{4}-\d\d-\d\d\)"/);
+    // The successor took the name: the key in use is still "web"; the old one is named for its rotation.
     const keys = await sb.client(token).keys.list();
-    expect(keys.map((k) => [k.name, k.isActive]).sort()).toEqual([['web', false], ['web-r2', true]]);
+    expect(keys.map((k) => [k.name.replace(/\d{4}-\d\d-\d\d/, 'DATE'), k.isActive]).sort()).toEqual([['web (rotated DATE)', false], ['web', true]]);
     expect((await sb.infer(successor)).status).toBe(200);
     expect(await new RotationRecord(dataDir).list()).toEqual([]);
     neverDrawn(ui);
@@ -158,19 +201,19 @@ describe('rotation from the Keys pane', () => {
     const { ui } = open(token);
     await ui.waitFor('batch');
     await ui.press('R');
-    await ui.waitFor('enter saves "batch-r2"');
+    await ui.waitFor('enter saves "batch"');
     await ui.press(KEYS.enter);
     await ui.waitFor('Where does the successor');
     await ui.press('f');
     await ui.type(env);
     await ui.press(KEYS.enter);
-    await ui.waitFor(/The old key "batch" was last used \d+ s ago/);
+    await ui.waitFor(/The old key "batch \(rotated \d{4}-\d\d-\d\d\)" was last used \d+ s ago/);
     await ui.press('w');
     await ui.waitFor('Deactivating it once it has not been used for 60 s');
     expect((await client.keys.list()).find((k) => k.id === old.id)!.isActive).toBe(true);
     // A minute and more passes on the service's clock without a request: the next read sees it idle.
     await sb.advance(90);
-    await ui.waitFor(/deactivated the old key "batch"/, 10_000);
+    await ui.waitFor(/deactivated the old key "batch \(rotated/, 10_000);
     expect((await client.keys.list()).find((k) => k.id === old.id)!.isActive).toBe(false);
   });
 
@@ -189,7 +232,7 @@ describe('rotation from the Keys pane', () => {
     const ui = renderApp(services, { session: readySession(sb.url, token), columns: 100, rows: 30 });
     await ui.waitFor('$2.00');
     await ui.press('R');
-    await ui.waitFor('enter saves "paid-r2"');
+    await ui.waitFor('enter saves "paid"');
     await ui.press(KEYS.enter);
     await ui.waitFor('Where does the successor');
     await ui.press('f');
@@ -197,7 +240,7 @@ describe('rotation from the Keys pane', () => {
     await ui.press(KEYS.enter);
     await ui.waitFor((f) => flat(f).includes('Usage figures of just now: the old key spent $2.00 in 24 h.'));
     await ui.press('k');
-    await ui.waitFor(/kept the old key "paid"/);
+    await ui.waitFor(/kept the old key "paid \(rotated/);
   });
 
   it('R on a subscription key says why not and what works instead; nothing is created', async () => {
@@ -206,7 +249,7 @@ describe('rotation from the Keys pane', () => {
     const { ui } = open(token);
     await ui.waitFor('Standard subscription');
     await ui.press('R');
-    await ui.waitFor('Subscription keys cannot be rotated');
+    await ui.waitFor('This key cannot be rotated');
     expect(ui.lastFrame()).toMatch(/one per subscription payment/);
     await ui.press(KEYS.enter);
     expect((await sb.client(token).keys.list()).length).toBe(1);
@@ -236,7 +279,7 @@ describe('rotation from the Keys pane', () => {
     const ui = renderApp(services, { session: readySession(sb.url, token), columns: 100, rows: 30 });
     await ui.waitFor('A rotation was interrupted');
     expect(ui.lastFrame()).toContain('The rotation of "a" (successor "a-r2") stopped before its successor');
-    expect(ui.lastFrame()).toContain("Its successor's value is gone");
+    expect(flat(ui.lastFrame() ?? '')).toContain('Finishing reads its destinations first');
     expect(ui.lastFrame()).toContain('1 more after this one');
     await ui.press('u');
     await ui.waitFor('Undo the rotation of "a"?');
@@ -248,6 +291,8 @@ describe('rotation from the Keys pane', () => {
     await ui.press('k');
     await ui.waitFor(/kept the old key "b"/);
     expect((await client.keys.list()).map((k) => k.name).sort()).toEqual(['a', 'b', 'b-r2']);
+    // Undone, "a"'s successor is gone; "b"'s file holds its successor.
+    expect((await sb.infer(keyIn(env)!)).status).toBe(200);
     expect(await record.list()).toEqual([]);
   });
 });

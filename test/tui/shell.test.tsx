@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { displayWidth } from '../../src/tui/format.js';
+import { KEY_ACTIONS } from '../../src/tui/keymap.js';
 import { KEYS, type TuiHandle } from './render.js';
 import { noKeychainStore, readySession, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
 
@@ -28,9 +29,9 @@ describe('shell', () => {
   it('switches panes with 1-3 and tab, shows every binding with ?, and quits with q and ctrl-c', async () => {
     const svc = services(sb);
     ui = renderApp(svc, { session: readySession(sb.url, sb.demoToken) });
-    await ui.waitFor('Standard subscription');
+    await ui.waitFor('batch-jobs');
     expect(ui.lastFrame()).toContain('SANDBOX');
-    await ui.waitFor('$25.00 left');
+    await ui.waitFor('$84.20 left');
     // The hint bar keeps ? first and drops what does not fit whole (never a cut hint).
     const hints = lines(ui.lastFrame()).at(-1)!;
     expect(hints).toMatch(/^\? help {2}q quit {2}n new/);
@@ -39,31 +40,39 @@ describe('shell', () => {
     await ui.press('2');
     await ui.waitFor('key prefix');
     await ui.press(KEYS.tab);
-    await ui.waitFor('total top-ups $25.00');
-    expect(ui.lastFrame()).toContain('remaining $25.00');
+    await ui.waitFor('total top-ups $125.00');
+    expect(ui.lastFrame()).toContain('remaining $84.20');
     await ui.press(KEYS.tab);
-    await ui.waitFor('Standard subscription');
+    await ui.waitFor('batch-jobs');
     await ui.press(KEYS.shiftTab);
     await ui.waitFor('total top-ups');
     await ui.press('1');
-    await ui.waitFor('Standard subscription');
+    await ui.waitFor('batch-jobs');
 
+    // ? opens at the keys of the pane it is pressed on, and counts bindings, not lines (issue 44).
     await ui.press('?');
     await ui.waitFor('Key bindings');
-    expect(ui.lastFrame()).toContain('Everywhere');
-    expect(ui.lastFrame()).toContain('ctrl-c');
-    expect(ui.lastFrame()).not.toContain('Keys pane (1)');
-    // PgDn turns a whole screenful: the next page starts where the last one ended.
-    const [, first, last] = /Key bindings (\d+)–(\d+) of/.exec(ui.lastFrame())!;
-    expect(Number(first)).toBe(1);
+    const opened = ui.lastFrame();
+    const top = lines(opened).findIndex((l) => /│ Key bindings \d+–\d+ of \d+ · PgDn next page/.test(l));
+    expect(top).toBeGreaterThan(0);
+    expect(lines(opened)[top + 1]).toMatch(/│ Keys pane \(1\) +│/);
+    expect(opened).not.toContain('Everywhere');
+    const [, first, last, total] = /Key bindings (\d+)–(\d+) of (\d+)/.exec(opened)!.map(Number);
+    expect(first).toBeGreaterThan(1);
+    // Bindings, not lines: as many as the key-action table has.
+    expect(total).toBe(KEY_ACTIONS.length);
+    // PgDn turns a whole page: the next starts with the binding after the last one shown, and
+    // says which section it continues.
     await ui.press(KEYS.pgDn);
-    await ui.waitFor(`Key bindings ${Number(last) + 1}–`);
-    await ui.waitFor('Keys pane (1)');
+    await ui.waitFor(`Key bindings ${last! + 1}–`);
+    expect(lines(ui.lastFrame())[top + 1]).toMatch(/│ (.+, continued|[A-Z].*) +│/);
+    await ui.press(KEYS.pgUp);
+    await ui.waitFor(`Key bindings ${first}–`);
     // No description is cut: long ones wrap under themselves.
     expect(ui.lastFrame()).not.toMatch(/…\s*│/);
     // q closes the overlay, it does not quit.
     await ui.press('q');
-    await ui.waitFor('Standard subscription');
+    await ui.waitFor('batch-jobs');
     expect(svc.exits).toEqual([]);
     await ui.press('q');
     expect(svc.exits).toEqual([{ code: 0 }]);
@@ -90,15 +99,15 @@ describe('shell', () => {
 
   it('lays out 80×24 in full, 60×15 compact, and below that says the terminal is too small', async () => {
     ui = renderApp(services(sb), { session: readySession(sb.url, sb.demoToken), columns: 80, rows: 24 });
-    const full = await ui.waitFor('Standard subscription');
+    const full = await ui.waitFor('batch-jobs');
     expect(lines(full)).toHaveLength(24);
     expect(lines(full).every((l) => displayWidth(l) <= 80)).toBe(true);
     expect(full).toContain('plan');
     expect(full).toMatch(/╭─+╮/); // the details panel
-    expect(full).toContain('3,333 tok/min');
+    expect(full).toContain('bounded by the balance');
 
     ui.resize(60, 15);
-    const compact = await ui.waitFor((f) => lines(f).length === 15 && f.includes('Standard'));
+    const compact = await ui.waitFor((f) => lines(f).length === 15 && f.includes('batch-jobs'));
     expect(lines(compact).every((l) => displayWidth(l) <= 60)).toBe(true);
     expect(compact).not.toMatch(/╭─+╮/); // details folded into one line
     expect(compact).toMatch(/limits: (60|200) req\/min/);
@@ -126,14 +135,14 @@ describe('offline', () => {
     const sb = await startTestSandbox();
     try {
       ui = renderApp(services(sb), { session: readySession(sb.url, sb.demoToken) });
-      await ui.waitFor('Standard subscription');
+      await ui.waitFor('batch-jobs');
       await ui.waitFor('online');
       await sb.close();
       await ui.press('r');
       const frame = await ui.waitFor('Offline:');
       expect(frame).toMatch(/offline since \d\d:\d\d:\d\d/);
-      expect(frame).toContain('Standard subscription');
-      expect(frame).toContain('$25.00 left');
+      expect(frame).toContain('batch-jobs');
+      expect(frame).toContain('$84.20 left');
       expect(frame).toMatch(/Offline: showing the data from \d\d:\d\d:\d\d/);
       expect(lines(frame)).toHaveLength(24);
     } finally {

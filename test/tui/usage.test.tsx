@@ -103,6 +103,30 @@ describe('spend in the Keys pane and the Billing pane', () => {
   });
 });
 
+describe('spend the balance shows before usage is read (issue 44)', () => {
+  it('is not said to be "no spend": the spend since is not read yet, and the line says when it will be', async () => {
+    const token = await sb.fundedUser(25);
+    const key = await sb.creditKey(token, 'spender');
+    const store = historyDb();
+    const { ui } = open(token, store);
+    await ui.press('3');
+    await ui.waitFor('no spend in the last 24 h');
+    // $10 spent elsewhere: the balance (read every 2 s) shows it before usage is read again.
+    await sb.infer(key.apiKey, { sandbox_cost_usd: 10 });
+    await ui.waitFor('spent $10.00');
+    // Until the schedule (or u) reads usage again, the line says the spend is not read yet and when
+    // it will be; never "no spend" under "spent $10.00".
+    const seen = await ui.waitFor(/spend since the balance moved: not read yet · next read|spender\s+\$10\.00\s+100%/);
+    if (!seen.includes('spender ')) {
+      expect(seen).toMatch(/next read (in \d+ (min|h)|at the next balance read)/);
+      await ui.press('u');
+      await ui.waitFor(/spender\s+\$10\.00\s+100%/);
+    }
+    const both = ui.frames().filter((f) => f.includes('spent $10.00') && f.includes('no spend in the last 24 h'));
+    expect(both).toEqual([]);
+  });
+});
+
 describe('a runaway key', () => {
   it('is caught at 10× its baseline: one notification, the banner, D deactivates it (Cancel first), and its requests fail', { timeout: 40_000 }, async () => {
     const token = await sb.fundedUser(400);

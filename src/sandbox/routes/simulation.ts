@@ -1,5 +1,6 @@
 /**
- * DESIGN.md simulation endpoints: `POST /sandbox/users`, `POST /sandbox/chain/transfers` (a real
+ * DESIGN.md simulation endpoints: `GET /sandbox` (`{ sandbox: "keydeck", instance, dialect }`: a
+ * keydeck sandbox, and which database), `POST /sandbox/users`, `POST /sandbox/chain/transfers` (a real
  * token transfer when the sandbox runs on a chain, issue 25; simulated otherwise), `GET
  * /sandbox/chain` (`{ rpcUrl }`, null without a chain), `POST /sandbox/subscriptions`,
  * `POST /sandbox/clock`, `POST /sandbox/cards/decline` (issue 47).
@@ -80,6 +81,10 @@ const PLAN_LABEL: Record<SubscriptionPlan, string> = { standard: 'Standard', pro
 
 /** Registers the simulation routes; `requireAccount` authenticates `/sandbox/subscriptions` and `/sandbox/cards/decline`. */
 export function registerSimulationRoutes(app: FastifyInstance, ctx: SandboxContext, requireAccount: AuthHook): void {
+  // Who answers here (issue 44): keydeck processes join the process serving their database, and
+  // the TUI badges a service on this machine SANDBOX, only when this says so.
+  app.get('/sandbox', async () => ({ sandbox: 'keydeck', instance: ctx.instance, dialect: ctx.dialect }));
+
   app.post('/sandbox/users', async () => ({ token: ctx.users.create(ctx.clock.now()).token }));
 
   app.post('/sandbox/chain/transfers', async (request) => {

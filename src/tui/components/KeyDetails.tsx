@@ -14,8 +14,8 @@ import type { Plan, UsagePeriod } from '../../api/usageSchemas.js';
 import type { SpendRow } from '../../billing/spend.js';
 import { periodWords } from '../../billing/usageWords.js';
 import { keyStatus, paidTimeLeftMs, renewalWords, timeLeftWords } from '../../api/keyStatus.js';
-import { dateTime, expiresIn, relativeAgo, shortDate, truncateTo } from '../format.js';
-import { describeLimits, planOf } from '../../billing/keyLimits.js';
+import { dateTime, displayWidth, expiresIn, relativeAgo, shortDate, truncateTo } from '../format.js';
+import { describeLimits, planOf, withoutSources } from '../../billing/keyLimits.js';
 import { statusCell } from '../panes/keyRows.js';
 import { visible } from '../../terminal/sanitize.js';
 import { theme } from '../theme.js';
@@ -67,7 +67,9 @@ export function spendLine(usage: KeySpendDetails | undefined): string {
  * (the shared balance and its budget, or how a subscription is renewed); its limits (the service's
  * plans when they answered, §8 otherwise); its spend; how old the usage figures are.
  */
-export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpendDetails, plans?: readonly Plan[], hours?: KeyHours): string[] {
+export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpendDetails, plans?: readonly Plan[], hours?: KeyHours, width = Number.POSITIVE_INFINITY): string[] {
+  // A line with a shorter form says it whole where the long one would be cut (issue 44).
+  const fits = (long: string, short: string) => (displayWidth(long) <= width ? long : short);
   const status = statusCell(keyStatus(key, now), hours?.at);
   const sub = key.subscriptionStatus !== undefined && key.subscriptionStatus !== keyStatus(key, now) ? ` (subscription: ${key.subscriptionStatus})` : '';
   const left = paidTimeLeftMs(key, now);
@@ -88,12 +90,12 @@ export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpen
     expiry,
     key.keyType === 'credit'
       ? typeof budget === 'number'
-        ? `budget: the shared balance, max_budget $${centsText(budget)} (all top-ups) · top up: pane 3`
+        ? fits(`budget: the shared balance, max_budget $${centsText(budget)} (all top-ups) · top up: pane 3`, `budget: the shared balance, max_budget $${centsText(budget)} · top up: 3`)
         : 'spends the shared credit balance (top up on the Billing pane, 3)'
       : hours
         ? `reserved hours: ${visible(hours.text)}${hours.at.inside ? '' : ' (429 until then)'}`
         : renewal,
-    `limits: ${describeLimits(key, plans)}`,
+    fits(`limits: ${describeLimits(key, plans)}`, `limits: ${withoutSources(describeLimits(key, plans))}`),
     spendLine(usage),
     usage?.status ?? '',
   ];
@@ -123,9 +125,10 @@ export interface KeyDetailsProps {
 /** See the module comment. */
 export function KeyDetails({ item, columns, compact, now, usage, plans, hours }: KeyDetailsProps) {
   if (compact) {
-    return <Text color={theme.muted}>{item ? truncateTo(`limits: ${describeLimits(item, plans)}`, columns) : ' '}</Text>;
+    const long = item ? `limits: ${describeLimits(item, plans)}` : ' ';
+    return <Text color={theme.muted}>{truncateTo(displayWidth(long) <= columns ? long : withoutSources(long), columns)}</Text>;
   }
-  const lines = item ? keyDetailLines(item, now, usage, plans, hours) : ['no key selected', '', '', '', '', '', ''];
+  const lines = item ? keyDetailLines(item, now, usage, plans, hours, columns - 4) : ['no key selected', '', '', '', '', '', ''];
   return (
     // Plain frame and text: every style run on a line costs bytes each time a move redraws it.
     <Box flexDirection="column" borderStyle="round" paddingX={1} width={columns} height={KEY_DETAILS_ROWS}>

@@ -4,8 +4,7 @@
  * (input/keyEvents.ts) that are handled one by one, in order, each after React has committed the
  * screen state left by the one before (so `jjj` in one write is three moves, and `/ab` opens the
  * filter and types `ab` into it). Bracketed paste is on while the app runs (Ink turns it off
- * again on exit); a paste goes whole into the focused text field, never to key actions. Every
- * chunk also tells src/terminal/heap.ts that someone types (V8's optimizing compilers on for a while).
+ * again on exit); a paste goes whole into the focused text field, never to key actions.
  *
  * Components bind handlers to the table's actions for a scope with {@link useKeymap}: ctrl-c
  * always quits; while a modal scope (a dialog, the overlay, a setup step) is bound only the most
@@ -18,7 +17,6 @@ import { createContext, useCallback, useContext, useEffect, useId, useLayoutEffe
 import { useInput, usePaste } from 'ink';
 import { KEY_ACTIONS, type KeyActionDef, type KeyName, type Scope } from '../keymap.js';
 import { isTextEntryKey, keyEventsOf, type KeyEvent } from '../input/keyEvents.js';
-import { optimizeWhileTyping } from '../../terminal/heap.js';
 
 /** A bound handler. */
 export type KeyHandler = () => void;
@@ -231,11 +229,9 @@ export function KeymapProvider({ onQuit, onInterrupt, children }: KeymapProvider
   );
 
   useInput((input, key) => {
-    optimizeWhileTyping();
     enqueue(keyEventsOf(input, key).map((event) => ({ event })));
   });
   usePaste((text) => {
-    optimizeWhileTyping();
     enqueue([{ paste: text }]);
   });
 

@@ -13,7 +13,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { UsagePeriod } from '../../api/usageSchemas.js';
 import { DEFAULT_RUNAWAY, type AccountJudgement, type KeySample, type RunawaySettings } from '../../billing/runaway.js';
-import { sharePeriod, spendRows, topSpender, type SpendRow } from '../../billing/spend.js';
+import { sharePeriod, spendRows, topSpender, usageBehindBalance, type SpendRow } from '../../billing/spend.js';
 import { UsageTracker, type UsageSnapshot } from '../../billing/usageTracker.js';
 import { accountAlertSentence, keyAlertSentence } from '../../billing/usageWords.js';
 import { visible } from '../../terminal/sanitize.js';
@@ -146,7 +146,8 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
     lastChange.current = { remaining: balance.data.remaining, ...(lastChange.current.remaining !== undefined && { at: balance.updatedAt }) };
   }
   const offset = client?.serviceClockOffsetMs ?? 0;
-  const behindBalance = snapshot.at !== undefined && lastChange.current.at !== undefined && snapshot.at - offset < lastChange.current.at;
+  // Or figures that account for less spend than the balance record does (read in an earlier session).
+  const behindBalance = (snapshot.at !== undefined && lastChange.current.at !== undefined && snapshot.at - offset < lastChange.current.at) || usageBehindBalance(rows, balance.data);
 
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set());
   const [account, setAccount] = useState<AccountJudgement | undefined>(undefined);

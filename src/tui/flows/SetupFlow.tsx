@@ -215,7 +215,10 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
         where.source === 'file' ? 'warning' : 'ok',
       );
     } catch (error) {
-      const reason = error instanceof CredentialStoreError || error instanceof Error ? error.message : String(error);
+      // The store's sentence names the command line's way on (--insecure-storage): here the menu
+      // below is the way on, so that part is left out (issue 44).
+      const said = error instanceof CredentialStoreError || error instanceof Error ? error.message : String(error);
+      const reason = `${said.replace(/ To go on without a keychain, re-run with --insecure-storage[\s\S]*$/, '').replace(/\.?$/, '.')} The key is made: choose below where it goes.`;
       setStep({ step: 'storage-choice', reason });
     }
   };
@@ -326,7 +329,10 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
             rows={Math.max(8, rows - 5)}
             title={`Management key "${step.name}" created`}
             secret={step.apiKey}
-            message={['keydeck stores it next: in the OS keychain when one answers, else you choose where. Keep a copy if you want to use it elsewhere: it cannot be shown again.']}
+            message={[
+              // Where it goes was settled before it was made (issue 44: said as it is, not as a choice to come).
+              `${plan.current === 'file' ? 'keydeck stores it next in the plaintext key file, as you chose (mode 0600).' : 'keydeck stores it next in the OS keychain.'} Keep a copy if you want to use it elsewhere: it cannot be shown again.`,
+            ]}
             onAck={() => {
               setStep({ step: 'storing' });
               void store();

@@ -25,6 +25,8 @@ import { useServiceClock, useSession } from '../contexts/SessionContext.js';
 import { endedWords, keyStatus, paidTimeLost } from '../../api/keyStatus.js';
 import { useFlash } from '../contexts/StatusContext.js';
 import { CreateKeyFlow } from '../flows/delivery/CreateKeyFlow.js';
+import { NameTakenDialog } from '../components/NameTakenDialog.js';
+import { keyNamed } from '../../billing/keyNames.js';
 import { PledgeMintFlow } from '../flows/pledge/PledgeMintFlow.js';
 import { PendingRotations, usePendingRotations } from '../flows/rotate/PendingRotations.js';
 import { RotateFlow } from '../flows/rotate/RotateFlow.js';
@@ -40,7 +42,8 @@ import type { PaneProps } from './registry.js';
 
 /** Dialogs of the Keys pane. The `reveal` one holds the only copy of a new key's value. */
 export type KeysDialog =
-  | { kind: 'create'; initial: string }
+  /** `typed`: the name typed before (back from a taken name), in the field again. */
+  | { kind: 'create'; initial: string; typed?: string }
   | { kind: 'zero-balance'; remaining: number }
   | { kind: 'createFlow'; name: string }
   | { kind: 'mint' }
@@ -48,12 +51,18 @@ export type KeysDialog =
   | { kind: 'pending' }
   | { kind: 'rename'; key: ConsumptionKey }
   | { kind: 'deactivate'; key: ConsumptionKey }
-  | { kind: 'delete'; key: ConsumptionKey };
+  | { kind: 'delete'; key: ConsumptionKey }
+  /** The name asked for is another key's (issue 44): create (or rename `renaming`) anyway, or go back. */
+  | { kind: 'nameTaken'; name: string; taken: ConsumptionKey; renaming?: ConsumptionKey };
 
 /** A default name for a new credit key: `credit-YYYYMMDD-HHMM` (UTC). */
-export function defaultCreditKeyName(now: number): string {
+export function defaultCreditKeyName(now: number, keys: readonly ConsumptionKey[] = []): string {
   const iso = new Date(now).toISOString();
-  return `credit-${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 16).replace(':', '')}`;
+  const base = `credit-${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 16).replace(':', '')}`;
+  // Never a name another key has (issue 44): a second key in the same minute is numbered.
+  let name = base;
+  for (let n = 2; keyNamed(keys, name); n++) name = `${base}-${n}`;
+  return name;
 }
 
 /** The sentences shown when the balance is 0 and a credit key is asked for. */
@@ -121,7 +130,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
       setDialog({ kind: 'zero-balance', remaining: r.value.remaining });
       return;
     }
-    setDialog({ kind: 'create', initial: defaultCreditKeyName(clock()) });
+    setDialog({ kind: 'create', initial: defaultCreditKeyName(clock(), keys.data ?? EMPTY) });
   };
 
   const created = (id?: string) => {
@@ -189,11 +198,28 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
             message={['A credit key draws on the shared USD balance; its full value is shown once.']}
             label="name"
             defaultValue={dialog.initial}
+            {...(dialog.typed !== undefined && { initial: dialog.typed })}
             validate={keyNameProblem}
-            onSubmit={(name) => setDialog({ kind: 'createFlow', name })}
+            onSubmit={(name) => {
+              const taken = keyNamed(keys.data ?? EMPTY, name);
+              setDialog(taken ? { kind: 'nameTaken', name, taken } : { kind: 'createFlow', name });
+            }}
             onCancel={() => setDialog(undefined)}
           />
         );
+      case 'nameTaken': {
+        const { name, renaming } = dialog;
+        return (
+          <NameTakenDialog
+            {...area}
+            name={name}
+            taken={dialog.taken}
+            action={renaming ? 'rename' : 'create'}
+            onConfirm={() => (renaming ? void rename(renaming, name) : setDialog({ kind: 'createFlow', name }))}
+            onCancel={() => setDialog(renaming ? { kind: 'rename', key: renaming } : { kind: 'create', initial: defaultCreditKeyName(clock(), keys.data ?? EMPTY), typed: name })}
+          />
+        );
+      }
       case 'zero-balance':
         return (
           <NoticeDialog
@@ -224,6 +250,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
           <PledgeMintFlow
             {...area}
             keyless={pledges.keyless}
+            takenBy={(name) => keyNamed(keys.data ?? EMPTY, name)}
             refusal={pledges.freshRefusal}
             onCredit={() => {
               setDialog(undefined);
@@ -244,7 +271,11 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
             label="new name"
             initial={dialog.key.name}
             validate={keyNameProblem}
-            onSubmit={(name) => void rename(dialog.key, name)}
+            onSubmit={(name) => {
+              const taken = keyNamed(keys.data ?? EMPTY, name, dialog.key.id);
+              if (taken) setDialog({ kind: 'nameTaken', name, taken, renaming: dialog.key });
+              else void rename(dialog.key, name);
+            }}
             onCancel={() => setDialog(undefined)}
           />
         );

@@ -191,7 +191,8 @@ export function keyColumns(width: number, compact: boolean, sort: KeySort, spend
 
 /**
  * The display row of `key`; `selected` puts the `▶` marker in the name cell; `spend` its usage
- * figures; `hours` where it stands in its reserved blocks (pool keys whose blocks are known).
+ * figures (`—` in every spend cell without them, or when they were refused); `hours` where it
+ * stands in its reserved blocks (pool keys whose blocks are known).
  */
 export function keyRow(key: ConsumptionKey, selected: boolean, now: number, spend?: SpendRow, hours?: ReservedHours): DataRow {
   const row: Record<string, string> = {
@@ -202,7 +203,8 @@ export function keyRow(key: ConsumptionKey, selected: boolean, now: number, spen
     expires: expiryCell(key, now),
     created: shortDate(key.createdAt),
   };
-  if (spend) for (const [p, u] of Object.entries(spend.periods)) row[`spend:${p}`] = spendCell(u?.spend);
-  if (spend?.refused !== undefined) for (const p of ['24h', '7d', '30d', 'total']) row[`spend:${p}`] = '—';
+  // A key the usage read does not name (made since it, say) shows "—" (not read), never a blank cell.
+  for (const p of ['24h', '7d', '30d', 'total']) row[`spend:${p}`] = '—';
+  if (spend && spend.refused === undefined) for (const [p, u] of Object.entries(spend.periods)) row[`spend:${p}`] = spendCell(u?.spend);
   return row;
 }

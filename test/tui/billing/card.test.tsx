@@ -62,7 +62,28 @@ describe('card top-ups', () => {
       // Watched every 3 s while on screen: no key needed.
       const done = await tui.waitFor('Credited $30.00', 10_000);
       expect(done).toContain('New balance $30.00');
-      expect((await journal.list())[0]).toMatchObject({ method: 'card_checkout', state: 'credited', credited: 30, evidence: expect.stringContaining('names checkout session cs_sandbox_') });
+      expect((await journal.list())[0]).toMatchObject({ method: 'card_checkout', state: 'credited', credited: 30, evidence: expect.stringContaining('lists checkout session cs_sandbox_') });
+    } finally {
+      screen.close();
+      cleanup();
+    }
+  });
+
+  it('checkout against the sandbox: s pays the session (no browser, no card) and it is credited as a paid page is (issue 44)', async () => {
+    const { journal, cleanup } = tempJournal();
+    const screen = openBilling(sandbox, await sandbox.newUser(), { deps: recordingDeps(journal) });
+    const { tui } = screen;
+    try {
+      await tui.waitFor('remaining $0.00');
+      await startCard(tui, '20', 'c');
+      const frame = await tui.waitFor('waiting for the payment');
+      expect(frame.replace(/[│\s]+/g, ' ')).toContain('This is the sandbox: s pays it as its checkout page would, with no browser and no card.');
+      expect(frame).toContain('s pay (sandbox)');
+      await tui.press('s');
+      const done = await tui.waitFor('Credited $20.00', 10_000);
+      expect(done).toContain('New balance $20.00');
+      expect(screen.deps.opened).toEqual([]);
+      expect((await journal.list())[0]).toMatchObject({ method: 'card_checkout', state: 'credited', credited: 20, evidence: expect.stringContaining('lists checkout session cs_sandbox_') });
     } finally {
       screen.close();
       cleanup();

@@ -9,11 +9,12 @@
  */
 import { useState } from 'react';
 import type { KeylessSubscription } from '../../../billing/pledges.js';
-import { keyNameProblem } from '../../../api/schemas.js';
+import { keyNameProblem, type ConsumptionKey } from '../../../api/schemas.js';
 import { visible } from '../../../terminal/sanitize.js';
 import { Text } from 'ink';
 import { ChoiceDialog } from '../../components/ChoiceDialog.js';
 import { Dialog } from '../../components/Dialog.js';
+import { NameTakenDialog } from '../../components/NameTakenDialog.js';
 import { NoticeDialog } from '../../components/NoticeDialog.js';
 import { PromptDialog } from '../../components/PromptDialog.js';
 import { CreateKeyFlow } from '../delivery/CreateKeyFlow.js';
@@ -28,6 +29,8 @@ export interface PledgeMintFlowProps {
   readonly onCredit: () => void;
   /** The flow is over; `id` of the key created, if one was. */
   readonly onDone: (id?: string) => void;
+  /** The key that already has `name`, if one does (issue 44): asked about before anything is sent. */
+  readonly takenBy?: (name: string) => ConsumptionKey | undefined;
   readonly columns: number;
   readonly rows: number;
 }
@@ -46,7 +49,13 @@ export function defaultMintName(k: KeylessSubscription): string {
   return clean === '' ? 'subscription-key' : clean;
 }
 
-type Step = { kind: 'choose' } | { kind: 'checking' } | { kind: 'refused'; reason: string } | { kind: 'name'; sub: KeylessSubscription } | { kind: 'create'; sub: KeylessSubscription; name: string };
+type Step =
+  | { kind: 'choose' }
+  | { kind: 'checking' }
+  | { kind: 'refused'; reason: string }
+  | { kind: 'name'; sub: KeylessSubscription; initial?: string }
+  | { kind: 'taken'; sub: KeylessSubscription; name: string; taken: ConsumptionKey }
+  | { kind: 'create'; sub: KeylessSubscription; name: string };
 
 /** See the module comment. */
 export function PledgeMintFlow(props: PledgeMintFlowProps) {
@@ -87,10 +96,24 @@ export function PledgeMintFlow(props: PledgeMintFlowProps) {
           title={`Key for ${keylessLabel(step.sub)}`}
           message={['One active key per subscription: this is its key.']}
           label="name"
-          defaultValue={defaultMintName(step.sub)}
+          defaultValue={step.initial ?? defaultMintName(step.sub)}
           validate={keyNameProblem}
-          onSubmit={(name) => setStep({ kind: 'create', sub: step.sub, name })}
+          onSubmit={(name) => {
+            const taken = props.takenBy?.(name);
+            setStep(taken ? { kind: 'taken', sub: step.sub, name, taken } : { kind: 'create', sub: step.sub, name });
+          }}
           onCancel={() => props.onDone()}
+        />
+      );
+    case 'taken':
+      return (
+        <NameTakenDialog
+          {...area}
+          name={step.name}
+          taken={step.taken}
+          action="create"
+          onConfirm={() => setStep({ kind: 'create', sub: step.sub, name: step.name })}
+          onCancel={() => setStep({ kind: 'name', sub: step.sub, initial: step.name })}
         />
       );
     case 'create':

@@ -9,7 +9,8 @@ import { useEffect, useState } from 'react';
 import { Text } from 'ink';
 import { DEFAULT_IDLE_FOR_MS, describeLastUse, IDLE_POLL_MS, isIdle, lastUseOf, lastUseSentence, shortDuration, usedSince, type LastUse } from '../../../delivery/lastUse.js';
 import { oldKeySpend } from '../../../delivery/oldKeySpend.js';
-import { handleOldKey, serviceNowOf } from '../../../delivery/rotation.js';
+import { serviceNowOf } from '../../../delivery/rotation.js';
+import { handleOldKey, oldName } from '../../../operations/rotateKey.js';
 import type { OldKeyAction, Rotation } from '../../../delivery/rotationRecord.js';
 import { visible } from '../../../terminal/sanitize.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
@@ -111,7 +112,7 @@ export function HandoverDialog(props: HandoverDialogProps) {
     return (
       <ConfirmDialog
         {...area}
-        title={confirm === 'delete' ? `Delete the old key "${visible(rotation.old.name)}" for good?` : `Deactivate "${visible(rotation.old.name)}" while it is in use?`}
+        title={confirm === 'delete' ? `Delete the old key "${visible(oldName(rotation))}" for good?` : `Deactivate "${visible(oldName(rotation))}" while it is in use?`}
         message={[
           ...(use && inUse
             ? [`${use.known ? `It was ${describeLastUse(use)}` : 'Its usage figures show spend'}, after its successor was delivered: whatever still uses it fails from now on.`]
@@ -126,10 +127,10 @@ export function HandoverDialog(props: HandoverDialogProps) {
     );
   }
   const useLine = gone
-    ? `The old key "${visible(rotation.old.name)}" no longer exists (deleted elsewhere): k ends the rotation.`
+    ? `The old key "${visible(oldName(rotation))}" no longer exists (deleted elsewhere): k ends the rotation.`
     : use === undefined
       ? 'Reading when the old key was last used…'
-      : `${lastUseSentence(`The old key "${visible(rotation.old.name)}"`, use).replace(/^the/, 'The')}${inUse ? ': after the handover, so something still uses it.' : use.known ? '.' : ', so keydeck cannot tell when it goes idle.'}`;
+      : `${lastUseSentence(`the old key "${visible(oldName(rotation))}"`, use).replace(/^the/, 'The')}${inUse ? ': after the handover, so something still uses it.' : use.known ? '.' : ', so keydeck cannot tell when it goes idle.'}`;
   return (
     <Dialog title={`Rotating "${visible(rotation.old.name)}": the successor is in place`} {...area}>
       {(props.lines ?? []).map((line, i) => (

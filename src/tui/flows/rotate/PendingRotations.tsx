@@ -1,14 +1,19 @@
 /**
- * An interrupted rotation, found in the record at start (issue 26): the Keys pane offers it once,
- * when first shown: where it stopped, and `f` finish (./RotateFlow.tsx with the rotation), `u` undo
- * (asked first: the successor is deleted, the old key kept, reactivated if keydeck had
- * deactivated it), esc later (it stays recorded; the command line names it too).
+ * Interrupted operations, found in the records at start (issue 26, issue 42): rotations
+ * (src/delivery/rotationRecord.ts) and key creations (src/operations/record.ts) of this profile
+ * and service. The Keys pane offers them once, when first shown, one after the other: where each
+ * stopped, and `f` finish (./RotateFlow.tsx, or ../delivery/CreateKeyFlow.tsx, with the operation:
+ * the same machines as `--finish`), `u` undo (asked first: files put back, the new key deleted
+ * unless a command took it, an old key kept and reactivated if keydeck had deactivated it), esc
+ * later (it stays recorded; the command line names it too).
  */
 import { useEffect, useRef, useState } from 'react';
 import { Text } from 'ink';
-import { undoRotation } from '../../../delivery/rotation.js';
-import { stageWords, type Rotation } from '../../../delivery/rotationRecord.js';
 import { describeDestination } from '../../../delivery/destinations.js';
+import { stageWords, type Rotation } from '../../../delivery/rotationRecord.js';
+import { undoCreate } from '../../../operations/createKey.js';
+import type { KeyOperation } from '../../../operations/record.js';
+import { undoRotation } from '../../../operations/rotateRecovery.js';
 import { visible } from '../../../terminal/sanitize.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { Dialog } from '../../components/Dialog.js';
@@ -16,12 +21,28 @@ import { useKeymap } from '../../contexts/KeymapContext.js';
 import { useFlash } from '../../contexts/StatusContext.js';
 import { useActionRunner } from '../../hooks/useActionRunner.js';
 import { theme } from '../../theme.js';
+import { CreateKeyFlow } from '../delivery/CreateKeyFlow.js';
 import { RotateFlow } from './RotateFlow.js';
-import { useRotationContext } from './useRotationContext.js';
+import { useRotationContext, type TuiRotation } from './useRotationContext.js';
+
+/** One interrupted operation. */
+type Pending = { readonly kind: 'rotation'; readonly rotation: Rotation } | { readonly kind: 'creation'; readonly op: KeyOperation };
+
+/** The interrupted operations of the context's profile and service (rotations first; not those in progress elsewhere). */
+async function readPending(ctx: TuiRotation): Promise<Pending[]> {
+  const filter = { profile: ctx.profile, origin: ctx.origin };
+  const rotations = (await ctx.record.list(filter)).filter((r) => r.kind === 'consumption');
+  const creations = await ctx.creations.record.list(filter);
+  const all = [...rotations.map((rotation) => ({ kind: 'rotation' as const, rotation })), ...creations.map((op) => ({ kind: 'creation' as const, op }))];
+  // One that another keydeck drives now is in progress there, not interrupted.
+  const interrupted: Pending[] = [];
+  for (const p of all) if (!(await ctx.drivers.elsewhere(p.kind === 'rotation' ? p.rotation.id : p.op.id))) interrupted.push(p);
+  return interrupted;
+}
 
 /**
- * Reads the record once a rotation context exists, and calls `open` once when it holds an
- * unfinished consumption-key rotation of this profile and service and `canShow` is true.
+ * Reads the records once a context exists, and calls `open` once when they hold an interrupted
+ * operation of this profile and service and `canShow` is true.
  * @returns `available`: rotation is offered at all (a client and a data dir exist)
  */
 export function usePendingRotations(canShow: boolean, open: () => void): { available: boolean } {
@@ -30,8 +51,8 @@ export function usePendingRotations(canShow: boolean, open: () => void): { avail
   const offered = useRef(false);
   useEffect(() => {
     if (!ctx || offered.current) return;
-    void ctx.record.list({ profile: ctx.profile, origin: ctx.origin }).then(
-      (all) => setFound(all.some((r) => r.kind === 'consumption')),
+    void readPending(ctx).then(
+      (all) => setFound(all.length > 0),
       () => undefined,
     );
   }, [ctx]);
@@ -51,55 +72,67 @@ export interface PendingRotationsProps {
   readonly rows: number;
 }
 
+/** Where an interrupted creation stopped, in words. */
+function creationWords(op: KeyOperation): string {
+  if (op.stage === 'creating') return 'while the key was being created';
+  if (op.stage === 'showing') return 'while the new key was shown';
+  return 'before the new key reached every destination';
+}
+
 /** See the module comment. */
 export function PendingRotations(props: PendingRotationsProps) {
   const ctx = useRotationContext();
   const flash = useFlash({ owned: false });
   const { busy, run } = useActionRunner();
-  const [pending, setPending] = useState<Rotation[] | undefined>(undefined);
+  const [pending, setPending] = useState<Pending[] | undefined>(undefined);
   const [mode, setMode] = useState<'show' | 'finish' | 'undo'>('show');
   useEffect(() => {
     if (!ctx) return;
-    void ctx.record.list({ profile: ctx.profile, origin: ctx.origin }).then(
-      (all) => setPending(all.filter((r) => r.kind === 'consumption')),
-      (err: unknown) => {
-        flash(String((err as Error).message), 'error');
-        props.onDone();
-      },
-    );
+    void readPending(ctx).then(setPending, (err: unknown) => {
+      flash(String((err as Error).message), 'error');
+      props.onDone();
+    });
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [ctx]);
-  const rotation = pending?.[0];
+  const current = pending?.[0];
   useKeymap(
     'pending',
     { 'pending.finish': () => setMode('finish'), 'pending.undo': () => setMode('undo'), 'pending.later': () => props.onDone() },
-    { modal: true, active: mode === 'show' && rotation !== undefined && !busy },
+    { modal: true, active: mode === 'show' && current !== undefined && !busy },
   );
   useEffect(() => {
     if (pending !== undefined && pending.length === 0) props.onDone();
   }, [pending, props]);
   const area = { columns: props.columns, rows: props.rows };
-  if (!ctx || !rotation) return null;
+  if (!ctx || !current) return null;
   const next = () => {
     setMode('show');
     setPending((p) => p?.slice(1));
   };
-  if (mode === 'finish') return <RotateFlow {...area} start={{ rotation }} onDone={next} />;
-  const held = rotation.delivered.map((i) => rotation.destinations[i]).filter((d) => d !== undefined).map(describeDestination);
+  const destinations = current.kind === 'rotation' ? current.rotation.destinations : current.op.destinations;
+  const targets = current.kind === 'rotation' ? current.rotation.targets : current.op.targets;
+  const held = destinations.filter((_, i) => ['writing', 'written', 'running', 'took'].includes(targets[i]?.state ?? '')).map(describeDestination);
+  const name = current.kind === 'rotation' ? current.rotation.old.name : current.op.name;
+  if (mode === 'finish') {
+    if (current.kind === 'rotation') return <RotateFlow {...area} start={{ rotation: current.rotation }} onDone={next} />;
+    return <CreateKeyFlow {...area} name={current.op.name} resume={current.op} onDone={next} onZeroBalance={next} />;
+  }
   if (mode === 'undo') {
     return (
       <ConfirmDialog
         {...area}
-        title={`Undo the rotation of "${visible(rotation.old.name)}"?`}
+        title={current.kind === 'rotation' ? `Undo the rotation of "${visible(name)}"?` : `Undo the creation of "${visible(name)}"?`}
         message={[
-          'Its successor is deleted and the old key kept (reactivated if keydeck had deactivated it).',
-          ...(held.length > 0 ? [`${held.join(', ')} hold the successor: whatever reads them stops working.`] : []),
+          current.kind === 'rotation'
+            ? 'Its successor is deleted and the old key kept (reactivated if keydeck had deactivated it).'
+            : 'The new key is deleted.',
+          ...(held.length > 0 ? [`${held.join(', ')} may hold the new key: a file gets back what it held before; a command cannot be undone (the key is then kept).`] : []),
         ]}
         actionLabel="Undo"
         dangerous
         onConfirm={() =>
-          void run('undoing the rotation', () => undoRotation(ctx, rotation)).then((r) => {
-            if (r.ok) flash(r.value.join('; '), 'ok', 10_000);
+          void run('undoing', () => (current.kind === 'rotation' ? undoRotation(ctx, current.rotation) : undoCreate(ctx.creations, current.op))).then((r) => {
+            if (r.ok) flash(r.value.join('; ') || 'undone', 'ok', 10_000);
             next();
           })
         }
@@ -107,13 +140,18 @@ export function PendingRotations(props: PendingRotationsProps) {
       />
     );
   }
+  const startedAt = (current.kind === 'rotation' ? current.rotation.startedAt : current.op.startedAt).slice(0, 16).replace('T', ' ');
   return (
-    <Dialog title="A rotation was interrupted" {...area}>
-      <Text wrap="wrap">{`The rotation of "${visible(rotation.old.name)}" (successor "${visible(rotation.successor.name)}") stopped ${stageWords(rotation)}, on ${rotation.startedAt.slice(0, 16).replace('T', ' ')} UTC.`}</Text>
-      {rotation.stage !== 'delivered' && (
-        <Text wrap="wrap">Its successor's value is gone (keydeck never stores a key): finishing makes a new one and delivers it; the unfinished one is deleted after.</Text>
+    <Dialog title={current.kind === 'rotation' ? 'A rotation was interrupted' : 'A key creation was interrupted'} {...area}>
+      {current.kind === 'rotation' ? (
+        <Text wrap="wrap">{`The rotation of "${visible(name)}" (successor "${visible(current.rotation.successor.name)}") stopped ${stageWords(current.rotation)}, on ${startedAt} UTC.`}</Text>
+      ) : (
+        <Text wrap="wrap">{`The creation of the key "${visible(name)}" stopped ${creationWords(current.op)}, on ${startedAt} UTC.`}</Text>
       )}
-      {(pending?.length ?? 0) > 1 && <Text color={theme.muted}>{`${pending!.length - 1} more after this one.`}</Text>}
+      {((current.kind === 'rotation' && current.rotation.stage !== 'delivered') || (current.kind === 'creation' && current.op.stage !== 'showing')) && (
+        <Text wrap="wrap">Finishing reads its destinations first: a file that holds the new key gives it back; otherwise its value is gone (keydeck never stores a key), so a new one is made and delivered, and the unfinished one deleted after.</Text>
+      )}
+      {pending!.length > 1 && <Text color={theme.muted}>{`${pending!.length - 1} more after this one.`}</Text>}
       <Text color={theme.accent} wrap="wrap">
         {busy ? `${busy}…` : 'f finish it · u undo it · esc later'}
       </Text>

@@ -59,7 +59,14 @@ export function StorageChoiceStep({ reason, initial, onChoose, compact = false }
           return (
             <Box key={c.id} flexDirection="column">
               <Text inverse={on} bold={on}>{`${on ? symbols.selected : ' '} ${c.key}  ${c.label}`}</Text>
-              {compact ? null : <Text color={theme.muted} wrap="wrap">{`     ${c.detail}`}</Text>}
+              {/* Indented as a box, so a wrapped line keeps the indent (issue 44). */}
+              {compact ? null : (
+                <Box paddingLeft={5}>
+                  <Text color={theme.muted} wrap="wrap">
+                    {c.detail}
+                  </Text>
+                </Box>
+              )}
             </Box>
           );
         })}

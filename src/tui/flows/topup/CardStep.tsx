@@ -36,17 +36,20 @@ export interface CardStepProps {
   readonly onCopy: () => void;
   readonly onAbandon: () => void;
   readonly onLeave: () => void;
+  /** A sandbox: `s` pays the session as its checkout page would (issue 44). */
+  readonly onPayInSandbox?: (() => void) | undefined;
   readonly columns: number;
   readonly rows: number;
 }
 
 /** See the module comment. */
-export function CardStep({ entry, message, totalTopUp, onOpen, onCopy, onAbandon, onLeave, columns, rows }: CardStepProps) {
+export function CardStep({ entry, message, totalTopUp, onOpen, onCopy, onAbandon, onLeave, onPayInSandbox, columns, rows }: CardStepProps) {
   const given = entry.sessionUrl;
   const problem = given === undefined ? undefined : checkoutUrlProblem(given);
   const url = problem === undefined ? given : undefined;
   /** The link alone on screen (no browser here). */
   const [alone, setAlone] = useState(false);
+  const payable = onPayInSandbox !== undefined && entry.sessionId !== undefined && entry.state === 'awaiting_payment';
   useKeymap(
     'topup',
     alone
@@ -54,6 +57,7 @@ export function CardStep({ entry, message, totalTopUp, onOpen, onCopy, onAbandon
       : {
           'topup.open': url ? () => onOpen(() => setAlone(true)) : undefined,
           'topup.copyUrl': url ? onCopy : undefined,
+          'topup.payInSandbox': payable ? onPayInSandbox : undefined,
           'topup.abandon': onAbandon,
           'topup.leave': onLeave,
         },
@@ -86,6 +90,7 @@ export function CardStep({ entry, message, totalTopUp, onOpen, onCopy, onAbandon
         <Text wrap="wrap">Pay on the card processor’s checkout page: its link is below this box, on a line of its own.</Text>
       )}
       {url ? <Text wrap="wrap">o opens it in the browser · c copies the link</Text> : null}
+      {payable ? <Text color={theme.accent} wrap="wrap">This is the sandbox: s pays it as its checkout page would, with no browser and no card.</Text> : null}
       <Text> </Text>
       <Text wrap="wrap">
         {`… waiting for the payment: credited once the service’s billing status names session ${visible(entry.sessionId ?? '?')} paid (checked when the total of top-ups changes; the balance is read every ${CARD_WATCH_INTERVAL_MS / 1000} s).`}

@@ -28,8 +28,10 @@ export function DoneStep({ entry, data, remaining, onClose, columns, rows }: Don
     <Dialog title={`Top up · credited · ${methodLabel(entry.method)}`} columns={columns} rows={rows}>
       <Text color={theme.ok}>{`✓ Credited ${formatUsd(entry.credited ?? entry.amount)}`}</Text>
       {balance !== undefined ? <Text bold>{`New balance ${formatUsd(balance)}`}</Text> : null}
-      {entry.txHash ? <Text color={theme.muted} wrap="truncate">{`transaction ${entry.txHash}`}</Text> : null}
-      {entry.evidence ? <Text color={theme.muted} wrap="wrap">{`known from ${entry.evidence}`}</Text> : null}
+      {/* The hash whole, on a line of its own (never cut: issue 44); wrapped only below 66 columns. */}
+      {entry.txHash ? <Text color={theme.muted}>transaction</Text> : null}
+      {entry.txHash ? <Text color={theme.muted} wrap="wrap">{entry.txHash}</Text> : null}
+      {entry.evidence ? <Text color={theme.muted} wrap="wrap">{`Evidence: ${entry.evidence}.`}</Text> : null}
       {data !== undefined ? <Text>The service answered:</Text> : null}
       {data !== undefined ? <StatusTree lines={treeLines(data)} offset={0} rows={Math.max(1, rows - 8)} columns={Math.max(10, columns - 6)} /> : null}
       <Text color={theme.muted}>enter closes</Text>

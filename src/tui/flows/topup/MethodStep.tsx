@@ -70,7 +70,11 @@ export function MethodStep(props: MethodStepProps) {
             <Box flexShrink={0} width={LABEL_WIDTH}>
               <Text inverse={on} bold={on}>{`${on ? symbols.selected : ' '} ${METHOD_LETTERS[method]} ${label}`}</Text>
             </Box>
-            <Text color={theme.muted} wrap="wrap">{`  ${what}`}</Text>
+            <Box paddingLeft={2} flexShrink={1}>
+              <Text color={theme.muted} wrap="wrap">
+                {what}
+              </Text>
+            </Box>
           </Box>
         );
       })}

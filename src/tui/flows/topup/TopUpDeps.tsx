@@ -16,6 +16,8 @@ export interface TopUpDeps {
   readonly openUrl: (url: string) => Promise<void>;
   /** Sends a simulated USDC transfer through the sandbox at `baseUrl`; returns its hash. */
   readonly simulateTransfer: (baseUrl: string, transfer: { to: string; amount: string }) => Promise<{ txHash: string }>;
+  /** Pays a card checkout session on the sandbox at `baseUrl` (issue 44); undefined: the real request (src/api/sandbox-sim.ts). */
+  readonly payCheckout?: (baseUrl: string, sessionId: string) => Promise<void>;
   /** Rings the terminal bell; undefined: BEL written to Ink's stdout. */
   readonly bell?: () => void;
 }

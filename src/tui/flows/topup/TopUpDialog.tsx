@@ -142,6 +142,7 @@ export function TopUpDialog({ flow, remaining, totalTopUp, columns, rows }: TopU
           onCopy={() => entry.sessionUrl && checkoutUrlProblem(entry.sessionUrl) === undefined && flow.copy(entry.sessionUrl, 'checkout link')}
           onAbandon={askToClose}
           onLeave={flow.leave}
+          onPayInSandbox={flow.canSimulate ? flow.simulate : undefined}
         />
       );
     case 'usdc':

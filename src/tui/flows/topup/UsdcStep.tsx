@@ -13,7 +13,7 @@ import { Box, Text } from 'ink';
 import { BASE_CHAIN_ID, foundTransferLine, shortAddress, USDC_BASE_CONTRACT, usdcTransferUri } from '../../../billing/eip681.js';
 import { stateLabel, topUpPhase, type JournalEntry } from '../../../billing/journal.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
-import { formatUsd } from '../../format.js';
+import { displayWidth, formatUsd } from '../../format.js';
 import { TextField, useTextField } from '../../components/TextField.js';
 import { symbols, theme } from '../../theme.js';
 import { FlowMessageView } from './FlowMessageView.js';
@@ -107,13 +107,19 @@ export function UsdcStep(props: UsdcStepProps) {
   );
 
   if (mode === 'qr') {
-    const fits = qr !== undefined && qr.columns <= columns && qr.rows + 1 <= rows;
+    // The words under the code, whole (issue 44): the long form where its lines fit under the code,
+    // else the short one; the notice of a code that does not fit wraps.
+    const long = `Scan with a wallet: ${visible(amountText)} USDC (token ${USDC_BASE_CONTRACT}) on Base to ${entry.address ?? '?'} · v or esc back`;
+    const short = `Scan with a wallet: ${visible(amountText)} USDC on Base to ${entry.address ?? '?'} · v or esc back`;
+    const linesOf = (text: string) => Math.ceil(displayWidth(text) / Math.max(1, columns));
+    const caption = qr !== undefined && qr.rows + linesOf(long) <= rows ? long : short;
+    const fits = qr !== undefined && qr.columns <= columns && qr.rows + linesOf(caption) <= rows;
     return (
       <Box width={columns} height={rows} flexDirection="column" alignItems="center" justifyContent="center">
         {fits && qrRows ? <QrCode lines={qrRows} /> : null}
-        <Text wrap="truncate">
+        <Text wrap="wrap">
           {fits
-            ? `Scan with a wallet: ${visible(amountText)} USDC (token ${USDC_BASE_CONTRACT}) on Base to ${entry.address ?? '?'} · v or esc back`
+            ? caption
             : `The QR code needs ${qr?.columns ?? '?'}×${(qr?.rows ?? 0) + 1} cells; this area is ${columns}×${rows}: enlarge the terminal. v or esc back`}
         </Text>
       </Box>
@@ -145,7 +151,8 @@ export function UsdcStep(props: UsdcStepProps) {
       </Text>
       <Text wrap="truncate">{`Network       Base (chain id ${BASE_CHAIN_ID}) · token USDC ${shortAddress(USDC_BASE_CONTRACT)}`}</Text>
       <Text color={theme.warning} wrap="wrap">{`${symbols.warning} Send USDC on the Base network only: another token or network cannot be credited.`}</Text>
-      <Text wrap="truncate">{`Transaction   ${entry.txHash ?? 'not given yet'}`}</Text>
+      {/* The hash whole where it fits, else its two ends around a "…" (never cut at the end: issue 44). */}
+      <Text wrap="truncate">{`Transaction   ${entry.txHash === undefined ? 'not given yet' : 14 + entry.txHash.length <= textWidth ? entry.txHash : `${entry.txHash.slice(0, 14)}…${entry.txHash.slice(-12)}`}`}</Text>
       {'problem' in payment ? <Text color={theme.danger} wrap="wrap">{`✕ ${payment.problem}`}</Text> : null}
       {props.chain?.status !== undefined && !credited ? <Text color={theme.muted} wrap="truncate">{`On chain      ${visible(props.chain.status)}`}</Text> : null}
       {found.slice(first, first + FOUND_ROWS).map((t) => (

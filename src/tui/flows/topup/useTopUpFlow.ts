@@ -22,6 +22,7 @@ import { formatUsd } from '../../format.js';
 import { entryIdOf, isStarted, METHODS, unsavedEntry, viewForEntry, type FlowMessage, type FlowView, type UsdcMode } from './flowState.js';
 import { useTopUpDeps } from './TopUpDeps.js';
 import { useTopUpRecord } from './useTopUpRecord.js';
+import { useSandboxPayment } from './useSandboxPayment.js';
 import { normalizeTxHash, txHashProblem } from '../../../billing/input.js';
 import { chainCheckFor } from './chainVerify.js';
 import { useChainWatch, type ChainWatchView } from './useChainWatch.js';
@@ -41,7 +42,7 @@ export interface TopUpFlow {
   readonly entries: readonly JournalEntry[];
   /** The entry of the current step. */
   readonly entry?: JournalEntry;
-  /** "Simulate the transfer" is offered (a sandbox). */
+  /** "Simulate the transfer" and "pay the checkout" are offered (a sandbox). */
   readonly canSimulate: boolean;
   readonly start: () => void;
   readonly cancel: () => void;
@@ -275,32 +276,8 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
     [client, scope, ports, remember, refreshBalance, flash, setUsdc, markRejected, services.chainSettings, baseUrl],
   );
 
-  const simulate = useCallback(() => {
-    const v = viewRef.current;
-    const current = entriesRef.current.find((e) => e.id === entryIdOf(v));
-    if (v?.kind !== 'usdc' || !current?.address || !baseUrl || !canSimulate || lock.current) return;
-    const amount = current.instructedAmount ?? String(current.amount);
-    lock.current = true;
-    void (async () => {
-     try {
-      const result = await runBusy(`simulating a transfer of ${amount} USDC`, () => deps.simulateTransfer(baseUrl, { to: current.address!, amount }));
-      if (!mounted.current) return;
-      if (!result.ok) {
-        setUsdc({ message: { tone: 'error', lines: [describeFailure(result.error)] } });
-        return;
-      }
-      // Paid on-chain from now on: the hash goes into the journal before anything else.
-      await save(current.id, { txHash: result.value.txHash });
-      setUsdc({
-        mode: 'hash',
-        hashDraft: result.value.txHash,
-        message: { tone: 'info', lines: [`Simulated transfer of ${amount} USDC sent. Its hash is filled in: press enter to verify it.`] },
-      });
-     } finally {
-      lock.current = false;
-     }
-    })();
-  }, [baseUrl, canSimulate, runBusy, deps, save, setUsdc]);
+  // `s` with a sandbox: a simulated USDC transfer, or the checkout paid (./useSandboxPayment.ts).
+  const simulate = useSandboxPayment({ viewRef, entriesRef, baseUrl, canSimulate, lock, mounted, deps, runBusy, save, setView, refreshBalance });
 
   const abandon = useCallback(() => {
     const id = entryIdOf(viewRef.current);

@@ -1,13 +1,16 @@
 /**
  * The Billing pane's line chart of the balance (issue 16): a title naming the window and the
  * key that cycles it (`w`: 1h 6h 24h 7d 30d), then the chart of src/billing/chart.ts (USD axis,
- * time ticks, top-ups marked ▲) sized to the pane. Redrawn only when the history, the window,
- * the size or the minute changes.
+ * time ticks, top-ups marked ▲) sized to the pane; where a chart does not fit (fewer than
+ * {@link MIN_CHART_ROWS} lines: 80×24 with the top spenders shown), a sparkline of the same
+ * window with its range instead (issue 44), so the pane never leaves the space blank. Redrawn
+ * only when the history, the window, the size or the minute changes.
  */
 import { Box, Text } from 'ink';
 import { useMemo } from 'react';
-import { balanceChart, CHART_WINDOW_MS, CHART_WINDOWS, type ChartWindow } from '../../../billing/chart.js';
-import type { BalanceHistory } from '../../../billing/history.js';
+import { axisLabel, balanceChart, CHART_WINDOW_MS, CHART_WINDOWS, type ChartWindow } from '../../../billing/chart.js';
+import { sparkline } from '../../../billing/sparkline.js';
+import { resample, type BalanceHistory } from '../../../billing/history.js';
 import { theme } from '../../theme.js';
 
 /** Props of {@link BalanceChart}. */
@@ -17,27 +20,58 @@ export interface BalanceChartProps {
   /** Epoch ms. */
   readonly now: number;
   readonly columns: number;
-  /** Lines available (title included); below 6 nothing is drawn. */
+  /** Lines available (title included): a chart from {@link MIN_CHART_ROWS}, a sparkline from 2, nothing below. */
   readonly rows: number;
 }
 
 /** Lines a chart of `plotRows` rows takes in the pane: title, plot, axis, ticks, top-up marks. */
 export const CHART_EXTRA_ROWS = 4;
+/** Fewest lines a chart is drawn in (a plot of 2 rows); below, the sparkline. */
+export const MIN_CHART_ROWS = 6;
 
 /** See the module comment. */
 export function BalanceChart({ history, window, now, columns, rows }: BalanceChartProps) {
   const minute = Math.floor(now / 60_000);
   const chart = useMemo(
     () => {
-      if (rows < 6) return undefined;
+      if (rows < MIN_CHART_ROWS) return undefined;
       // Readings from a little before the window give the line its start.
       const samples = history.since(now - CHART_WINDOW_MS[window] * 1.25);
-      return balanceChart(samples, { window, now, width: columns, height: rows - CHART_EXTRA_ROWS });
+      const drawn = balanceChart(samples, { window, now, width: columns, height: rows - CHART_EXTRA_ROWS });
+      // Without a top-up in the window there is no row of marks: the plot takes that row too.
+      return drawn.topUps.length > 0 || drawn.lines.length === 0 ? drawn : balanceChart(samples, { window, now, width: columns, height: rows - CHART_EXTRA_ROWS + 1 });
     },
     [history, history.version, window, minute, columns, rows], // eslint-disable-line react-hooks/exhaustive-deps
   );
-  if (!chart) return null;
+  const spark = useMemo(
+    () => {
+      if (rows >= MIN_CHART_ROWS || rows < 2) return undefined;
+      const from = now - CHART_WINDOW_MS[window];
+      const values = resample(history.since(from - CHART_WINDOW_MS[window] / 4), from, now, Math.max(1, columns - 24)).filter((v): v is number => v !== undefined);
+      if (values.length === 0) return { line: '', range: '' };
+      const low = Math.min(...values);
+      const high = Math.max(...values);
+      return { line: sparkline(values, columns - 24), range: high - low < 0.005 ? `flat at ${axisLabel(high)}` : `${axisLabel(low)} – ${axisLabel(high)}` };
+    },
+    [history, history.version, window, minute, columns, rows], // eslint-disable-line react-hooks/exhaustive-deps
+  );
   const choices = CHART_WINDOWS.map((w) => (w === window ? `[${w}]` : w)).join(' ');
+  if (spark) {
+    return (
+      <Box flexDirection="column">
+        <Text color={theme.muted} wrap="truncate">{`balance, last ${window} · w ${choices}`}</Text>
+        {spark.line === '' ? (
+          <Text color={theme.muted} wrap="truncate">{'no readings in this window yet: the line fills as the balance is read'}</Text>
+        ) : (
+          <Text wrap="truncate">
+            <Text color={theme.accent}>{spark.line}</Text>
+            <Text color={theme.muted}>{` ${spark.range}`}</Text>
+          </Text>
+        )}
+      </Box>
+    );
+  }
+  if (!chart) return null;
   return (
     <Box flexDirection="column">
       <Text wrap="truncate">

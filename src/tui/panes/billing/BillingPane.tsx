@@ -28,7 +28,7 @@ import { useTopUpDeps } from '../../flows/topup/TopUpDeps.js';
 import { useTopUpFlow } from '../../flows/topup/useTopUpFlow.js';
 import type { PaneProps } from '../registry.js';
 import { nextWindow, type ChartWindow } from '../../../billing/chart.js';
-import { BalanceChart } from './BalanceChart.js';
+import { BalanceChart, MIN_CHART_ROWS } from './BalanceChart.js';
 import { BalanceSummary } from './BalanceSummary.js';
 import { PoolsView } from './PoolsView.js';
 import { RecentTopUps } from './RecentTopUps.js';
@@ -39,6 +39,7 @@ import { statusSummaryLines } from '../../../billing/statusSummary.js';
 import { TrendLines } from './TrendLines.js';
 import { useBalanceMonitor } from './useBalanceMonitor.js';
 import { TopSpenders } from './topSpenders.js';
+import { topSpenders } from '../../../billing/spend.js';
 import { useRunawaySettings, useUsage, useUsageActions } from '../../contexts/UsageContext.js';
 import { useHistorySeries } from './useHistorySeries.js';
 
@@ -136,13 +137,17 @@ export function BillingPane({ size, active }: PaneProps) {
   const bannerRows = flow.view || unfinished ? 1 : 0;
   const gap = compact ? 0 : 1;
   const spaceBelowTrend = Math.max(0, size.rows - summaryRows - trendRows - bannerRows - gap * 2);
-  // The top spenders (issue 22): a title and up to 5 keys, fewer in small panes.
-  const spenderRows = usage.available && !showStatus ? Math.min(6, Math.max(2, Math.floor(spaceBelowTrend / 3))) : 0;
+  // The top spenders (issue 22): a title and the lines it has (up to 5 keys, or the one line saying
+  // why there are none), fewer in small panes; never rows reserved and left blank (issue 44).
+  const spenderLineCount = usage.period ? Math.max(1, Math.min(5, topSpenders(usage.rows, usage.period, 5).length)) : 0;
+  const spenderRows = usage.available && !showStatus ? Math.min(1 + spenderLineCount, Math.max(2, Math.floor(spaceBelowTrend / 3))) : 0;
   const belowTrend = Math.max(0, spaceBelowTrend - (spenderRows > 0 ? spenderRows + gap : 0));
-  // The chart takes what the recent top-ups (a title and up to three rows) and the status tree leave.
+  // The chart takes what the recent top-ups (a title and up to three rows) and the status tree
+  // leave; where a chart does not fit, BalanceChart draws a sparkline in 2 lines.
   const topUpRows = Math.min(4, entries.length + 1);
   const chartRows = compact || showStatus ? 0 : Math.min(16, Math.max(0, belowTrend - topUpRows - 1));
-  const restRows = chartRows > 0 ? belowTrend - chartRows - 1 : belowTrend;
+  const drawnChartRows = chartRows >= MIN_CHART_ROWS ? chartRows : chartRows >= 2 ? 2 : 0;
+  const restRows = drawnChartRows > 0 ? belowTrend - drawnChartRows - 1 : belowTrend;
   const stale = poll.error !== undefined;
 
   return (
@@ -162,7 +167,7 @@ export function BillingPane({ size, active }: PaneProps) {
           {gap ? <Text> </Text> : null}
         </>
       ) : null}
-      {chartRows > 0 ? (
+      {chartRows >= 2 ? (
         <>
           <BalanceChart history={monitor.history} window={chartWindow} now={now} columns={size.columns - 2} rows={chartRows} />
           <Text> </Text>

@@ -17,7 +17,7 @@ import { DataTable, tableWidth, type DataColumn, type DataRow } from '../../comp
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { useSession } from '../../contexts/SessionContext.js';
 import { describeFailure } from '../../errors.js';
-import { truncateTo } from '../../format.js';
+import { displayWidth, truncateTo } from '../../format.js';
 import { useResource } from '../../hooks/useResource.js';
 import { theme } from '../../theme.js';
 import { StatusTree, treeLines, type TreeLine } from './StatusTree.js';
@@ -34,7 +34,9 @@ export interface PoolsViewProps {
  * Columns of a table fitted to `width`: the first takes what the others leave (at least 8 cells);
  * trailing columns give way while even that does not fit.
  */
-function fitted(headers: readonly string[], widths: readonly number[], width: number): DataColumn[] {
+function fitted(headers: readonly string[], given: readonly number[], width: number, cells: ReadonlyArray<readonly string[]> = []): DataColumn[] {
+  // A column is at least as wide as its widest cell (issue 44: "10 of 10 free" was cut).
+  const widths = given.map((w, i) => (i === 0 ? w : Math.max(w, ...cells.map((row) => displayWidth(visible(row[i] ?? ''))))));
   let count = headers.length;
   while (count > 2 && tableWidth([8, ...widths.slice(1, count)]) > width) count--;
   const first = Math.max(8, width - tableWidth([0, ...widths.slice(1, count)]));
@@ -89,6 +91,7 @@ export function PoolsView({ columns, rows, onClose }: PoolsViewProps) {
     const answer = pool.data;
     const one = answer && 'pool' in answer ? answer.pool : undefined;
     const facts = one ? poolFacts(one).slice(0, Math.max(1, rows - 15)) : [];
+    const blockCells = (one?.blocks ?? []).map((b) => blockRow(b, one!.annualDiscount));
     return (
       <Box flexDirection="column" width={columns} height={rows} paddingX={1}>
         {heading(`pool ${visible(open)} (GET /api/pools/:id) · esc back · r reloads`, pool.loading, pool.error)}
@@ -97,7 +100,7 @@ export function PoolsView({ columns, rows, onClose }: PoolsViewProps) {
         ))}
         {one?.blocks && one.blocks.length > 0 ? (
           <>
-            <DataTable columns={fitted(BLOCK_HEADERS, [0, 15, 12, 12, 13], width)} rows={one.blocks.map((b) => rowOf(blockRow(b, one.annualDiscount)))} />
+            <DataTable columns={fitted(BLOCK_HEADERS, [0, 15, 12, 12, 13], width, blockCells)} rows={blockCells.map(rowOf)} />
             <Text color={theme.muted}>free seats by UTC hour:</Text>
             {hourLines(one.hourSlots ?? []).map((l, i) => (
               <Text key={i}>{truncateTo(l, width)}</Text>
@@ -112,13 +115,14 @@ export function PoolsView({ columns, rows, onClose }: PoolsViewProps) {
     );
   }
   const tableRows = Math.max(1, rows - 8 - (unread.length > 0 ? Math.min(6, unread.length) : 0));
+  const poolCells = pools.map((p) => poolRow(p, true));
   const first = Math.max(0, Math.min(chosen - tableRows + 1, pools.length - tableRows));
   return (
     <Box flexDirection="column" width={columns} height={rows} paddingX={1}>
       {heading('pools (GET /api/pools) · enter opens one · esc back · r reloads', list.loading, list.error)}
       <DataTable
-        columns={fitted(POOL_HEADERS_COMPACT, [0, 14, 10, 7, 8, 10], width)}
-        rows={pools.slice(first, first + tableRows).map((p) => rowOf(poolRow(p, true)))}
+        columns={fitted(POOL_HEADERS_COMPACT, [0, 14, 10, 7, 8, 10], width, poolCells)}
+        rows={poolCells.slice(first, first + tableRows).map(rowOf)}
         selectedIndex={chosen - first}
         emptyText={list.loading || list.data === undefined ? 'loading the pools…' : 'the service lists no pools'}
         position={pools.length > tableRows ? `${chosen + 1}/${pools.length}` : undefined}

@@ -5,7 +5,7 @@
  */
 import { Box, Text } from 'ink';
 import { methodLabel, stateLabel, type JournalEntry } from '../../../billing/journal.js';
-import { dateTime, fitWidth, formatUsd } from '../../format.js';
+import { dateTime, displayWidth, fitWidth, formatUsd } from '../../format.js';
 import { symbols, theme, type ThemeColor } from '../../theme.js';
 
 function stateColor(entry: JournalEntry): ThemeColor {
@@ -21,11 +21,18 @@ function stateColor(entry: JournalEntry): ThemeColor {
   }
 }
 
-/** One row's text (without the selection mark): the amount credited once known, else the amount requested. */
-export function topUpRowText(entry: JournalEntry): string {
-  const ref = entry.txHash ? `${entry.txHash.slice(0, 10)}…` : entry.sessionId ? entry.sessionId.slice(0, 14) : entry.address ? `to ${entry.address.slice(0, 8)}…` : '';
+/**
+ * One row's text (without the selection mark) in `width` cells: the amount credited once known,
+ * else the amount requested, and the top-up's reference (its hash, checkout session or deposit
+ * address) whole when it fits, else shortened with a visible `…` (issue 44: never cut silently).
+ */
+export function topUpRowText(entry: JournalEntry, width = 80): string {
+  const full = entry.txHash ?? entry.sessionId ?? (entry.address ? `to ${entry.address}` : '');
   const why = entry.state === 'refused' || entry.state === 'verifying' ? (entry.reason ? ` (${entry.reason})` : '') : '';
-  return `${dateTime(entry.createdAt).slice(0, 16)}  ${fitWidth(formatUsd(entry.credited ?? entry.amount), 10)} ${fitWidth(methodLabel(entry.method), 13)} ${stateLabel(entry.state)}${why}  ${ref}`;
+  const head = `${dateTime(entry.createdAt).slice(0, 16)}  ${fitWidth(formatUsd(entry.credited ?? entry.amount), 10)} ${fitWidth(methodLabel(entry.method), 13)} ${stateLabel(entry.state)}${why}  `;
+  const room = Math.max(11, width - displayWidth(head));
+  const ref = displayWidth(full) <= room ? full : `${full.slice(0, Math.min(room, 18) - 1)}…`;
+  return `${head}${ref}`;
 }
 
 /** Props of {@link RecentTopUps}. */
@@ -52,7 +59,7 @@ export function RecentTopUps({ entries, selected, rows, columns }: RecentTopUpsP
         const on = start + i === selected;
         return (
           <Text key={entry.id} wrap="truncate" inverse={on} color={stateColor(entry)}>
-            {fitWidth(`${on ? symbols.selected : ' '} ${topUpRowText(entry)}`, columns)}
+            {fitWidth(`${on ? symbols.selected : ' '} ${topUpRowText(entry, columns - 2)}`, columns)}
           </Text>
         );
       })}

@@ -9,6 +9,7 @@ import { resample, type BalanceHistory, type BalanceTrend } from '../../../billi
 import { sparkline } from '../../../billing/sparkline.js';
 import { theme } from '../../theme.js';
 import { burnRatesLine, formatRunOut } from './billingFormat.js';
+import { displayWidth } from '../../format.js';
 
 /** Props of {@link TrendLines}. */
 export interface TrendLinesProps {
@@ -26,8 +27,9 @@ const SPARK_SPAN_MS = 24 * 3_600_000;
 
 /** See the module comment. */
 export function TrendLines({ history, trend, columns, compact, now }: TrendLinesProps) {
-  const burn = burnRatesLine(trend);
   const runOut = `runs out ${formatRunOut(trend.runOut)}`;
+  // Fitted whole (never a figure cut: issue 44); the compact line has the run-out after it.
+  const burn = burnRatesLine(trend, compact ? Math.max(20, columns - displayWidth(runOut) - 3) : columns);
   if (!compact) {
     // Full size: the chart below draws the balance itself.
     return (

@@ -3,7 +3,7 @@
  * run-out projections, durations, spent-so-far. Pure.
  */
 import { DAY_WINDOW_MS, LONG_WINDOW_MS, SHORT_WINDOW_MS, WEEK_WINDOW_MS, type BalanceTrend, type BurnRate, type RunOutProjection } from '../../../billing/history.js';
-import { formatUsd } from '../../format.js';
+import { displayWidth, fitWidth, formatUsd } from '../../format.js';
 
 /** Short weekday names, Sunday first (`Date.getDay()`), as `toLocaleDateString('en-US', { weekday: 'short' })` writes them. */
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
@@ -60,15 +60,31 @@ export function spentSoFar(totalTopUp: number, remaining: number): number {
 }
 
 /**
- * The burn rates of a trend on one line: "burn 15 min $1.20/h · 1 h $1.10/h · 24 h $0.90/h ·
- * 7 d $0.80/h"; a window not covered yet says "…", one covered in part says over how long.
+ * The burn rates of a trend on one line that fits `width` cells: "burn 15 min $1.20/h · 1 h
+ * $1.10/h · 24 h $0.90/h · 7 d $0.80/h". The windows the history does not cover yet share one
+ * figure (the same readings): said once, as what it is, "2 h so far $0.90/h", not once per window
+ * with "(over 2 h)" each (issue 44); "burn … (collecting)" before any. What does not fit is left
+ * out from the longest window on, whole: never a figure cut in the middle.
  */
-export function burnRatesLine(trend: BalanceTrend): string {
-  const part = (label: string, rate: BurnRate | undefined, windowMs: number) => `${label} ${rate ? formatRateOver(rate, windowMs) : '…'}`;
-  return `burn ${[
-    part('15 min', trend.short, SHORT_WINDOW_MS),
-    part('1 h', trend.long, LONG_WINDOW_MS),
-    part('24 h', trend.day, DAY_WINDOW_MS),
-    part('7 d', trend.week, WEEK_WINDOW_MS),
-  ].join(' · ')}`;
+export function burnRatesLine(trend: BalanceTrend, width = Number.POSITIVE_INFINITY): string {
+  const windows: Array<[string, BurnRate | undefined, number]> = [
+    ['15 min', trend.short, SHORT_WINDOW_MS],
+    ['1 h', trend.long, LONG_WINDOW_MS],
+    ['24 h', trend.day, DAY_WINDOW_MS],
+    ['7 d', trend.week, WEEK_WINDOW_MS],
+  ];
+  const parts: string[] = [];
+  for (const [label, rate, windowMs] of windows) {
+    if (!rate) continue;
+    if (rate.spanMs >= windowMs * 0.9) parts.push(`${label} ${formatRate(rate)}`);
+    else {
+      // This window and every longer one are read from the same readings so far.
+      parts.push(`${formatDuration(rate.spanMs)} so far ${formatRate(rate)}`);
+      break;
+    }
+  }
+  if (parts.length === 0) return 'burn … (collecting)';
+  while (parts.length > 1 && displayWidth(`burn ${parts.join(' · ')}`) > width) parts.pop();
+  const line = `burn ${parts.join(' · ')}`;
+  return displayWidth(line) <= width ? line : fitWidth(line, width);
 }

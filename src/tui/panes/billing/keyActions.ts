@@ -42,6 +42,7 @@ export const BILLING_KEY_ACTIONS: readonly KeyActionDef[] = [
   // Walk-through: card checkout.
   { id: 'topup.open', keys: ['o'], label: 'open', help: 'open the checkout page in the browser', scope: 'topup' },
   { id: 'topup.copyUrl', keys: ['c'], label: 'copy link', help: 'copy the checkout page’s address', scope: 'topup' },
+  { id: 'topup.payInSandbox', keys: ['s'], label: 'pay (sandbox)', help: 'sandbox only: pay the checkout session as the sandbox’s checkout page would, no browser and no card', scope: 'topup' },
 
   // Walk-through: USDC on Base.
   { id: 'topup.copyAddress', keys: ['c'], label: 'copy addr', help: 'copy the deposit address', scope: 'topup' },

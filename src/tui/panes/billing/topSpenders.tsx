@@ -10,7 +10,7 @@ import { Box, Text } from 'ink';
 import type { UsagePeriod } from '../../../api/usageSchemas.js';
 import { topSpenders, type SpendRow } from '../../../billing/spend.js';
 import type { BudgetState } from '../../../billing/usageBudget.js';
-import { periodWords, usageStatusLine } from '../../../billing/usageWords.js';
+import { durationWords, periodWords, usageStatusLine } from '../../../billing/usageWords.js';
 import { visible } from '../../../terminal/sanitize.js';
 import { displayWidth, fitWidth } from '../../format.js';
 import { spendCell } from '../keyRows.js';
@@ -33,10 +33,30 @@ export function spendersTitle(source: SpenderSource, now: number, demand = 'u re
   return `top spenders${source.period ? ` · ${periodWords(source.period)}` : ''} · ${status}${source.behindBalance ? ' · older than the last balance change' : ''}${source.failed ? ' · the last read failed' : ''}`;
 }
 
-/** Up to `count` lines of the top spenders at `width` cells (none without figures). */
-export function spenderLines(source: SpenderSource, count: number, width: number): string[] {
+/**
+ * When spend read before the balance last moved will be read again (issue 44): `next read in 42
+ * min · u reads now`, from the budget at `now` (service ms).
+ */
+export function nextSpendRead(budget: BudgetState | undefined, now: number): string {
+  if (!budget) return 'u reads now';
+  const auto = budget.nextAutoAt <= now ? 'at the next balance read' : `in ${durationWords(budget.nextAutoAt - now)}`;
+  return budget.left > 0 && budget.blockedUntil === undefined ? `next read ${auto} · u reads now` : `next read ${auto}`;
+}
+
+/**
+ * Up to `count` lines of the top spenders at `width` cells (none without figures). "No spend"
+ * read before the balance last moved is not said as a fact: the spend since is not read yet, and
+ * the line says when it will be (`now`: service ms).
+ */
+export function spenderLines(source: SpenderSource, count: number, width: number, now = Date.now()): string[] {
   if (!source.period || count <= 0) return [];
   const top = topSpenders(source.rows, source.period, count);
+  if (top.length === 0 && source.behindBalance) {
+    // Whole parts only: the figure of when comes before the key that reads now.
+    const parts = ['  spend since the balance moved: not read yet', ...nextSpendRead(source.budget && { ...source.budget, now }, now).split(' · ')];
+    while (parts.length > 1 && displayWidth(parts.join(' · ')) > width) parts.pop();
+    return [fitWidth(parts.join(' · '), width)];
+  }
   if (top.length === 0) return [`  no spend in the last ${periodWords(source.period)}`];
   return top.map((t) => {
     const name = visible(t.row.name) + (t.row.status === 'deleted' ? ' (deleted)' : '');
@@ -54,7 +74,7 @@ export function TopSpenders({ source, rows, columns, now }: { readonly source: S
   if (rows <= 0) return null;
   const full = spendersTitle(source, now);
   const title = displayWidth(full) <= columns ? full : fitWidth(spendersTitle({ ...source, behindBalance: false, failed: false }, now, 'u'), columns);
-  const lines = source.rows.length > 0 ? spenderLines(source, rows - 1, columns) : [];
+  const lines = source.rows.length > 0 ? spenderLines(source, rows - 1, columns, now) : [];
   return (
     <Box flexDirection="column">
       <Text color={source.behindBalance || source.failed ? theme.warning : theme.muted} wrap="truncate">

@@ -114,7 +114,7 @@ export function MonitorView({ settings, getCredits, onQuit, columns, rows = MONI
         {title !== undefined && rows > 1 ? <Text color={theme.muted}>{title}</Text> : null}
         <Text color={conn.color}>{wrapWords(poll.error === undefined ? 'reading the balance…' : conn.text, width, Math.max(1, rows - 1)).join('\n')}</Text>
         {/* With a history on disk, the trend is known before the first read. */}
-        {monitor.history.size > 1 && rows > 3 ? <Text wrap="truncate">{burnRatesLine(trend)}</Text> : null}
+        {monitor.history.size > 1 && rows > 3 ? <Text wrap="truncate">{burnRatesLine(trend, width)}</Text> : null}
         {monitor.history.size > 1 && rows > 4 ? <Text wrap="truncate">{`runs out ${formatRunOut(trend.runOut)} (last known balance)`}</Text> : null}
       </Box>
     );

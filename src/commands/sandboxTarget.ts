@@ -1,0 +1,47 @@
+/**
+ * `keydeck --sandbox <command>` (issue 44): every service-facing command runs against the same
+ * sandbox and demo account as `keydeck --sandbox` (the TUI), in the data dir: served by this
+ * process for the command's length, or joined when another keydeck process serves it (a TUI left
+ * open, say) (src/sandbox/shared.ts). The profile is `sandbox` unless `--profile` names another;
+ * the key is the one stored for the sandbox's origin (after setup), else `KEYDECK_TOKEN`, else the
+ * demo user's session token ({@link GlobalOptions.sandboxToken}, never stored).
+ */
+import { sandboxDbPath } from '../config/paths.js';
+import { ExitCode, fail, type GlobalOptions } from './output.js';
+
+/** The profile `--sandbox` uses when `--profile` names none (the TUI's too). */
+export const SANDBOX_PROFILE = 'sandbox';
+
+/**
+ * Runs `body` with `globals` pointed at the sandbox when `--sandbox` was given (its URL as the
+ * base URL, profile `sandbox` by default, its demo token as the last resort), and closes what
+ * was opened for it afterwards, also when `body` throws. Without `--sandbox`, just `body(globals)`.
+ * @throws CommandFailure exit 2 for `--sandbox` with `--base-url` (two services named), exit 1
+ *   when the sandbox cannot be started or joined (the reason, naming the database file)
+ */
+export async function withSandbox<T>(globals: GlobalOptions, body: (globals: GlobalOptions) => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
+  if (!globals.sandbox) return body(globals);
+  if (globals.baseUrl !== undefined && !globals.baseUrlFromEnv) {
+    fail(ExitCode.usage, '--sandbox and --base-url name two different services: give one of them');
+  }
+  const dbPath = sandboxDbPath(env);
+  const { openSharedSandbox } = await import('../sandbox/shared.js');
+  let sandbox: Awaited<ReturnType<typeof openSharedSandbox>>;
+  try {
+    sandbox = await openSharedSandbox({
+      dbPath,
+      keep: true,
+      ...(globals.sandbox.dialect !== undefined && { dialect: globals.sandbox.dialect }),
+      ...(globals.sandbox.chain !== undefined && { chain: globals.sandbox.chain }),
+    });
+  } catch (error) {
+    fail(ExitCode.refused, `could not start the sandbox (${dbPath}): ${error instanceof Error ? error.message : String(error)}`);
+  }
+  try {
+    // KEYDECK_BASE_URL names the usual service; --sandbox, given on this command line, wins over it.
+    const { baseUrlFromEnv: _fromEnv, ...rest } = globals;
+    return await body({ ...rest, baseUrl: sandbox.url, profile: globals.profile ?? SANDBOX_PROFILE, sandboxToken: sandbox.token });
+  } finally {
+    await sandbox.close();
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * `keydeck --sandbox <command>` (issue 44): every command works on the one demo account of the data
+ * dir, whether this command starts the sandbox or another keydeck process (a TUI left open) serves
+ * it; what one command makes, the next finds. The built CLI, a fresh home each test.
+ */
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openSharedSandbox } from '../../src/sandbox/shared.js';
+import { call } from '../sandbox/helpers.js';
+import { makeTempHome, runCli, type TempHome } from '../credentials/harness.js';
+
+const homes: TempHome[] = [];
+afterEach(() => {
+  for (const home of homes.splice(0)) home.remove();
+});
+
+/** A fresh home whose data dir (the sandbox's database) is inside it. */
+function freshHome(): { home: TempHome; env: NodeJS.ProcessEnv; dbPath: string } {
+  const home = makeTempHome();
+  homes.push(home);
+  const dataDir = path.join(home.home, 'data');
+  return { home, env: home.env({ KEYDECK_DATA_DIR: dataDir }), dbPath: path.join(dataDir, 'sandbox.db') };
+}
+
+describe('keydeck --sandbox <command>', () => {
+  it('works with nothing set up: the demo account, and the next command finds what the last one made', async () => {
+    const { env, dbPath } = freshHome();
+    const created = await runCli(['--sandbox', 'keys', 'create', '--name', 'x'], { env });
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(/Created the credit key "x"/);
+    expect(created.stderr).toBe('');
+
+    const listed = await runCli(['--sandbox', 'keys', 'list', '--json'], { env });
+    expect(listed.code, listed.stderr).toBe(0);
+    const names = (JSON.parse(listed.stdout) as Array<{ name: string }>).map((k) => k.name);
+    expect(names).toEqual(expect.arrayContaining(['x', 'prod-backend', 'batch-jobs']));
+
+    const credits = await runCli(['--sandbox', 'billing', 'credits', '--json'], { env });
+    expect(JSON.parse(credits.stdout)).toMatchObject({ totalTopUp: 125, remaining: 84.2 });
+
+    // The demo session token, never stored: auth status says where the key comes from.
+    const status = await runCli(['--sandbox', 'auth', 'status', '--json'], { env });
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ profile: 'sandbox', store: 'sandbox', tokenKind: 'session', accepted: true });
+    // Same origin each time: the port of the first start was taken again.
+    expect(statSync(`${dbPath}.port`).isFile()).toBe(true);
+    expect(JSON.parse(status.stdout).baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('joins the sandbox another keydeck process serves (a TUI left open): same origin, same account', async () => {
+    const { env, dbPath } = freshHome();
+    const open = await openSharedSandbox({ dbPath, keep: true });
+    try {
+      const created = await runCli(['--sandbox', 'keys', 'create', '--name', 'from-a-second-shell', '--json'], { env });
+      expect(created.code, created.stderr).toBe(0);
+      const seen = await call(open.url, 'GET', '/api/keys', { token: open.token });
+      expect(seen.body.map((k: { name: string }) => k.name)).toContain('from-a-second-shell');
+      const status = await runCli(['--sandbox', 'auth', 'status', '--json'], { env });
+      expect(JSON.parse(status.stdout).baseUrl).toBe(open.url);
+      expect(open.role()).toBe('serving');
+    } finally {
+      await open.close();
+    }
+  });
+
+  it('uses the management key stored for the sandbox once `--sandbox auth login` made one, and saves no profile', async () => {
+    const { env, home } = freshHome();
+    const login = await runCli(['--sandbox', '--insecure-storage', 'auth', 'login'], { env });
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stdout).toMatch(/Created the management key .* from the session token/);
+    const status = await runCli(['--sandbox', 'auth', 'status', '--json'], { env });
+    expect(JSON.parse(status.stdout)).toMatchObject({ store: 'file', tokenKind: 'management', accepted: true });
+    const listed = await runCli(['--sandbox', 'mgmt-keys', 'list', '--json'], { env });
+    expect(listed.code, listed.stderr).toBe(0);
+    // The plaintext file is said at login and in `auth status`, not on every command (issue 46).
+    expect(listed.stderr).not.toMatch(/plaintext/);
+    expect(login.stderr + status.stdout).toMatch(/plaintext|"store":"file"/);
+    // Without --sandbox, keydeck's profiles are as they were: nothing points at the sandbox.
+    const plain = await runCli(['keys', 'list'], { env });
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toMatch(/profile "default" has no base URL/);
+    expect(() => statSync(path.join(home.configDir, 'config.json'))).toThrow();
+  });
+
+  it('refuses --sandbox with --base-url (two services named), before starting anything', async () => {
+    const { env, dbPath } = freshHome();
+    const result = await runCli(['--sandbox', '--base-url', 'https://api.example.com', 'keys', 'list'], { env });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('keydeck: --sandbox and --base-url name two different services: give one of them.\n');
+    expect(() => statSync(dbPath)).toThrow();
+  });
+});
