@@ -1,10 +1,11 @@
 /** `keydeck autotopup …`: the auto top-up policy and one run of it (src/commands/autotopup.ts, issue 47). */
 import type { Command } from 'commander';
+import { SERVICE_OPTIONS } from './inherited.js';
 import { commandGroup, runScripted } from './shared.js';
 
 /** Adds `autotopup` to the program. */
 export function registerAutoTopUp(program: Command): void {
-  const group = commandGroup(program, 'autotopup', 'charge the card on file when the balance falls below a threshold, within caps: set, status, off, resume, run');
+  const group = commandGroup(program, 'autotopup', 'charge the card on file when the balance falls below a threshold, within caps: set, status, off, resume, run', SERVICE_OPTIONS);
   group
     .command('set')
     .description('set the profile’s policy (asks first: it authorises future charges to the card on file)')
