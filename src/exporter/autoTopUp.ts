@@ -10,11 +10,12 @@
  */
 import { hostOf } from '../api/baseUrl.js';
 import type { CreditBalance } from '../api/schemas.js';
-import { inScope, type TopUpJournal } from '../billing/journal.js';
+import type { TopUpJournal } from '../billing/journal.js';
 import { readConfig } from '../config/config.js';
 import type { AccountMetrics } from '../metrics/account.js';
 import { AutoTopUpMetrics } from '../metrics/autoTopUp.js';
-import { runAutoTopUp, summarize, type AutoTopUpClient } from '../operations/autoTopUp.js';
+import type { AutoTopUpClient, AutoTopUpOutcome } from '../operations/autoTopUp.js';
+import { AutoTopUpRunner } from '../operations/autoTopUpRunner.js';
 import type { Logger } from './log.js';
 import type { AutoTopUpPolicy } from '../config/autoTopUp.js';
 
@@ -49,6 +50,7 @@ export class AutoTopUpDriver {
   readonly #ctx: AutoTopUpContext;
   readonly #log: Logger;
   readonly #metrics: AutoTopUpMetrics;
+  #runner: { runner: AutoTopUpRunner; key: string } | undefined;
   #lastSaid: string | undefined;
 
   constructor(account: AccountMetrics, ctx: AutoTopUpContext, log: Logger) {
@@ -57,60 +59,75 @@ export class AutoTopUpDriver {
     this.#metrics = new AutoTopUpMetrics(account);
   }
 
+  /** The runner of `profile` (a new one when its service or card method names change). */
+  #runnerOf(profile: AutoTopUpProfile & { readonly baseUrl: string }): AutoTopUpRunner {
+    const cardMethodNames = [...new Set([profile.topUpMethods?.card_direct ?? 'card_direct', 'card_direct', 'stripe_direct'])];
+    const key = `${profile.baseUrl}\n${cardMethodNames.join(',')}`;
+    if (this.#runner?.key !== key) {
+      this.#runner = {
+        key,
+        runner: new AutoTopUpRunner({
+          journal: this.#ctx.journal,
+          scope: { host: hostOf(profile.baseUrl), profile: profile.name },
+          dataDir: this.#ctx.dataDir,
+          readPolicy: async () => (await readConfig(this.#ctx.configPath)).config.profiles[profile.name]?.autoTopUp,
+          cardMethodNames,
+        }),
+      };
+    }
+    return this.#runner.runner;
+  }
+
   /** After a balance read of `profile` with `client`: the metrics, and a run when below the threshold. Never throws. */
   async afterReading(profile: AutoTopUpProfile, client: AutoTopUpClient, credits: CreditBalance): Promise<void> {
-    const policy = profile.autoTopUp;
     const fields = { profile: profile.name, origin: profile.baseUrl };
     try {
-      if (policy === undefined || profile.baseUrl === undefined) {
+      if (profile.baseUrl === undefined) {
         this.#metrics.state(undefined);
         return;
       }
-      const scope = { host: hostOf(profile.baseUrl), profile: profile.name };
-      const records = async () => (await this.#ctx.journal.list()).filter((e) => inScope(e, scope));
-      const show = async () => this.#metrics.state(summarize(await records(), policy, client.serviceNow()));
-      if (credits.remaining >= policy.belowUsd) {
-        this.#lastSaid = undefined;
-        this.#metrics.capped(undefined);
-        await show();
-        return;
-      }
-      const outcome = await runAutoTopUp({
-        client,
-        journal: this.#ctx.journal,
-        scope,
-        dataDir: this.#ctx.dataDir,
-        readPolicy: async () => (await readConfig(this.#ctx.configPath)).config.profiles[profile.name]?.autoTopUp,
-        cardMethodNames: [...new Set([profile.topUpMethods?.card_direct ?? 'card_direct', 'card_direct', 'stripe_direct'])],
-      });
-      this.#metrics.capped(outcome.kind === 'skipped' && outcome.decision.kind === 'capped' ? outcome.decision.cap : undefined);
-      switch (outcome.kind) {
-        case 'credited':
-          this.#metrics.charged('credited');
-          this.#log.info('autotopup_charged', { ...fields, amount_usd: outcome.entry.credited ?? outcome.entry.amount, msg: outcome.sentence });
+      const step = await this.#runnerOf({ ...profile, baseUrl: profile.baseUrl }).afterReading(client, credits);
+      const outcome = step.outcome;
+      if (outcome === undefined) {
+        if (step.policy === undefined || credits.remaining >= step.policy.belowUsd) {
           this.#lastSaid = undefined;
-          break;
-        case 'failed':
-        case 'unknown':
-        case 'not_sent':
-          this.#metrics.charged(outcome.kind);
-          this.#log.warn(`autotopup_${outcome.kind}`, { ...fields, amount_usd: outcome.entry.amount, ...(outcome.kind === 'failed' && { paused: outcome.paused }), msg: outcome.sentence });
-          this.#lastSaid = undefined;
-          break;
-        case 'skipped':
-        case 'no_policy':
-          if (outcome.sentence !== this.#lastSaid) {
-            const level = outcome.kind === 'skipped' && outcome.decision.kind === 'not_needed' ? 'info' : 'warn';
-            this.#log[level]('autotopup_skipped', { ...fields, reason: outcome.kind === 'skipped' ? outcome.decision.kind : 'no_policy', msg: outcome.sentence });
-            this.#lastSaid = outcome.sentence;
-          }
-          break;
+          this.#metrics.capped(undefined);
+        }
+      } else {
+        this.#metrics.capped(outcome.kind === 'skipped' && outcome.decision.kind === 'capped' ? outcome.decision.cap : undefined);
+        this.#report(outcome, fields);
       }
-      await show();
+      this.#metrics.state(step.summary);
     } catch (error) {
       const msg = `auto top-up could not run: ${(error as Error).message}`;
       if (msg !== this.#lastSaid) this.#log.warn('autotopup_error', { ...fields, msg });
       this.#lastSaid = msg;
+    }
+  }
+
+  /** A log line for each charge and failure; a skip said once for as long as its reason stays. */
+  #report(outcome: AutoTopUpOutcome, fields: { profile: string; origin: string | undefined }): void {
+    switch (outcome.kind) {
+      case 'credited':
+        this.#metrics.charged('credited');
+        this.#log.info('autotopup_charged', { ...fields, amount_usd: outcome.entry.credited ?? outcome.entry.amount, msg: outcome.sentence });
+        this.#lastSaid = undefined;
+        break;
+      case 'failed':
+      case 'unknown':
+      case 'not_sent':
+        this.#metrics.charged(outcome.kind);
+        this.#log.warn(`autotopup_${outcome.kind}`, { ...fields, amount_usd: outcome.entry.amount, ...(outcome.kind === 'failed' && { paused: outcome.paused }), msg: outcome.sentence });
+        this.#lastSaid = undefined;
+        break;
+      case 'skipped':
+      case 'no_policy':
+        if (outcome.sentence !== this.#lastSaid) {
+          const level = outcome.kind === 'skipped' && outcome.decision.kind === 'not_needed' ? 'info' : 'warn';
+          this.#log[level]('autotopup_skipped', { ...fields, reason: outcome.kind === 'skipped' ? outcome.decision.kind : 'no_policy', msg: outcome.sentence });
+          this.#lastSaid = outcome.sentence;
+        }
+        break;
     }
   }
 }
