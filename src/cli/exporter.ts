@@ -93,7 +93,7 @@ function usageLines(program: Command, text: string): string {
 /** Adds `exporter` to the program. */
 export function registerExporter(program: Command): void {
   exporterSetupOptions(
-    inherits(program.command('exporter'), ['--allow-insecure-http', '--sandbox'])
+    inherits(program.command('exporter'), ['--allow-insecure-http', '--sandbox', '--auto-topup'])
       .description('serve every watched profile’s balance, keys and burn rates to Prometheus, with no terminal (one line per event on stderr)')
       .configureOutput({ writeErr: (text) => process.stderr.write(usageLines(program, text)) }),
   )
@@ -102,8 +102,7 @@ export function registerExporter(program: Command): void {
     .addOption(new Option('--log-format <format>', 'the log lines on stderr').choices(['logfmt', 'json']).default('logfmt'))
     .addOption(new Option('--log-level <level>', 'the least severe log lines written (debug: one line per poll)').choices(['debug', 'info', 'warn', 'error']).default('info'))
     .option('--check-config', 'check the flags, the config file and each profile’s service and credential, say what is wrong in log lines, and exit (0 clean, 1 a profile would be down, 2 it would not start)')
-    .option('--auto-topup', 'act on each profile’s auto top-up policy after each balance read (keydeck autotopup set): charge the card on file when below its threshold, within its caps')
-    .action(async (opts: ExporterCliFlags & { checkConfig?: boolean; autoTopup?: boolean }, cmd: Command) => {
+    .action(async (opts: ExporterCliFlags & { checkConfig?: boolean }, cmd: Command) => {
       const options = await exporterOptionsOf(program, cmd, opts);
       const { suggestCommand } = await import('../commands/suggest.js');
       let code: number;
@@ -136,7 +135,7 @@ export function registerExporter(program: Command): void {
           env = { ...process.env, KEYDECK_TOKEN_SANDBOX: process.env.KEYDECK_TOKEN_SANDBOX ?? sandbox.token };
         }
         const { runExporter } = await import('../exporter/run.js');
-        code = await runExporter({ ...run, autoTopUp: opts.autoTopup === true, version: program.version() ?? 'unknown' }, { env, suggest: suggestCommand });
+        code = await runExporter({ ...run, autoTopUp: cmd.optsWithGlobals<{ autoTopup?: boolean }>().autoTopup === true, version: program.version() ?? 'unknown' }, { env, suggest: suggestCommand });
         await sandbox?.close();
       }
       // Nothing of the exporter's is left running; a keychain child that hung is not waited for.

@@ -14,8 +14,8 @@ export const SERVICE_OPTIONS = ['--profile', '--base-url', '--sandbox', '--allow
 export const CHAIN_OPTIONS = ['--no-chain', '--chain-rpc'] as const;
 /** What the commands that store a management key read. */
 export const STORAGE_OPTIONS = ['--insecure-storage'] as const;
-/** What the faces left open read about telling the user (the TUI and `monitor`). */
-export const NOTIFY_OPTIONS = ['--on-low', '--on-anomaly', '--desktop-notifications'] as const;
+/** What the faces left open read about telling the user and acting on their own (the TUI and `monitor`). */
+export const NOTIFY_OPTIONS = ['--on-low', '--on-anomaly', '--desktop-notifications', '--auto-topup', '--on-auto-topup'] as const;
 
 /** The program above `cmd`. */
 function programOf(cmd: Command): Command {

@@ -13,7 +13,7 @@ export function registerMonitor(program: Command): void {
       const { runCommand, globalOptionsOf } = await import('../commands/output.js');
       const { monitorCommand } = await import('../commands/monitor.js');
       // The flags may also be parsed as the root program's (the TUI's) options: read both.
-      const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string; onLow?: string; onAnomaly?: string; desktopNotifications?: boolean }>(), ...opts };
+      const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string; onLow?: string; onAnomaly?: string; desktopNotifications?: boolean; autoTopup?: boolean; onAutoTopup?: string }>(), ...opts };
       const { withSandbox } = await import('../commands/sandboxTarget.js');
       await runCommand(() =>
         withSandbox(globalOptionsOf(cmd), (globals) => monitorCommand(globals, flags, {

@@ -50,6 +50,8 @@ export function createProgram(version: string): Command {
     .option('--on-low <command>', 'TUI and monitor: run this command line once per drop below --alert-below (figures in KEYDECK_* environment variables)')
     .option('--on-anomaly <command>', 'TUI and monitor: run this command line once per runaway key or fast-falling balance (figures in KEYDECK_* environment variables)')
     .option('--desktop-notifications', 'TUI and monitor: also show notifications on the desktop (notify-send, osascript)')
+    .option('--auto-topup', 'TUI, monitor and exporter: act on the profile’s auto top-up policy (keydeck autotopup set) after each balance read: charge the card on file below its threshold, within its caps')
+    .option('--on-auto-topup <command>', 'TUI and monitor: run this command line after each charge auto top-up makes (figures in KEYDECK_* environment variables)')
     .option('--quiet', 'no warnings on stderr (errors still); also KEYDECK_QUIET=1')
     // `--quiet` reaches every warning through the environment of this command (src/commands/output.ts).
     .hook('preAction', (root) => {

@@ -29,6 +29,9 @@ import { credentialIdOf, UsageBudget } from '../billing/usageBudget.js';
 import { UsageTracker } from '../billing/usageTracker.js';
 import { blocksOfKey, dueBlockEvents } from '../billing/pledges.js';
 import { summarizeBillingStatus } from '../api/reader.js';
+import { hostOf } from '../api/baseUrl.js';
+import { dataDir } from '../config/paths.js';
+import type { AutoTopUpFeed } from '../operations/autoTopUpRunner.js';
 import { ExitCode, fail, openSession, warn, type ExitCodeValue, type GlobalOptions, type OpenSessionOptions } from './output.js';
 
 /** How often `keydeck monitor` reads the keys and the billing status for pool keys' block ends, ms (5 min). */
@@ -48,6 +51,10 @@ export interface MonitorFlags {
   readonly onAnomaly?: string;
   /** `--metrics HOST:PORT`: serve the figures for Prometheus (src/metrics/). */
   readonly metrics?: string;
+  /** `--auto-topup`: act on the profile's auto top-up policy after each balance read (issue 47). */
+  readonly autoTopup?: boolean;
+  /** `--on-auto-topup CMD`: run after each charge auto top-up makes (src/terminal/notify.ts). */
+  readonly onAutoTopup?: string;
 }
 
 /** The live view: renders until the user leaves, resolves with the exit code. */
@@ -63,6 +70,8 @@ export type MonitorRenderer = (input: {
   /** Where the money goes (issue 22): the usage tracker (absent: the history database cannot be used). */
   readonly usage?: UsageTracker;
   readonly runaway?: RunawaySettings;
+  /** `--auto-topup` (issue 47): the line it shows, fed after each balance read. */
+  readonly autoTopUp?: Pick<AutoTopUpFeed, 'view' | 'subscribe'>;
 }) => Promise<number>;
 
 /** Dependencies of {@link monitorCommand}. */
@@ -187,6 +196,30 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       closers.push(async () => clearInterval(timer));
     }
     const notify = deps.notify ?? ((event: NotifyEvent) => notifier.notify(event));
+    // --auto-topup (issue 47): after each balance read, the policy acted on (the metrics as the exporter's with --metrics).
+    let autoTopUp: AutoTopUpFeed | undefined;
+    if (flags.autoTopup) {
+      const [{ AutoTopUpRunner, AutoTopUpFeed: Feed }, { TopUpJournal }, { readConfig }] = await Promise.all([
+        import('../operations/autoTopUpRunner.js'),
+        import('../billing/journal.js'),
+        import('../config/config.js'),
+      ]);
+      const env = deps.session?.env ?? process.env;
+      const runner = new AutoTopUpRunner({
+        journal: new TopUpJournal({ env }),
+        scope: { host: hostOf(profile.baseUrl), profile: profile.name },
+        dataDir: dataDir(env),
+        readPolicy: async () => (await readConfig(profile.configPath)).config.profiles[profile.name]?.autoTopUp,
+        cardMethodNames: [...new Set([profile.topUpMethods?.card_direct ?? 'card_direct', 'card_direct', 'stripe_direct'])],
+      });
+      autoTopUp = new Feed(runner, client, (notice) => notify({ kind: 'auto_top_up', ...notice }));
+      const read = getCredits;
+      getCredits = async (options) => {
+        const credits = await read(options);
+        void autoTopUp!.afterReading(credits);
+        return credits;
+      };
+    }
     // Pool keys' block ends (issue 23): announced once each, within 15 min of the end.
     const blockSent = new Set<string>();
     const watchBlocks = () => {
@@ -202,7 +235,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
     const blockTimer = setInterval(watchBlocks, BLOCK_WATCH_MS);
     blockTimer.unref();
     closers.push(async () => clearInterval(blockTimer));
-    const code = await deps.render({ settings, getCredits, ...(series && { series }), notify, ...(metricsUrl && { metricsUrl }), ...(usage && { usage }), runaway });
+    const code = await deps.render({ settings, getCredits, ...(series && { series }), notify, ...(metricsUrl && { metricsUrl }), ...(usage && { usage }), runaway, ...(autoTopUp && { autoTopUp }) });
     for (const sentence of [...notices, ...problems]) warn(sentence);
     return code;
   } finally {

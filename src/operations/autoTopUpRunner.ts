@@ -10,7 +10,7 @@
  * set`, `off` or `resume` in another shell take effect at the next read.
  */
 import type { CreditBalance } from '../api/schemas.js';
-import { inScope, type JournalScope, type TopUpJournal } from '../billing/journal.js';
+import { inScope, type JournalEntry, type JournalScope, type TopUpJournal } from '../billing/journal.js';
 import type { AutoTopUpPolicy } from '../config/autoTopUp.js';
 import { runAutoTopUp, summarize, type AutoTopUpClient, type AutoTopUpOutcome, type AutoTopUpSummary } from './autoTopUp.js';
 
@@ -65,4 +65,118 @@ export class AutoTopUpRunner {
       this.#running = false;
     }
   }
+}
+
+/** What a face shows of auto top-up: one line, its tone, and when it last changed (ms). */
+export interface AutoTopUpView {
+  readonly line: string;
+  readonly tone: 'muted' | 'success' | 'warning' | 'danger';
+  readonly at: number;
+}
+
+/** A charge's outcome as a notification (src/terminal/notify.ts `auto_top_up`), or undefined for a run that charged nothing. */
+export type AutoTopUpNotice = {
+  readonly outcome: 'credited' | 'failed' | 'unknown' | 'not_sent';
+  readonly amount: number;
+  readonly remaining?: number;
+  readonly paused?: boolean;
+  readonly reason?: string;
+};
+
+/**
+ * Auto top-up for a face on a terminal (the TUI, `keydeck monitor`): runs {@link AutoTopUpRunner}
+ * after each balance read it is given, keeps the line the face shows ({@link autoTopUpLine}),
+ * tells its listeners when it changes, and hands every charge to `notify` (never a silent charge).
+ */
+export class AutoTopUpFeed {
+  readonly #runner: AutoTopUpRunner;
+  readonly #client: AutoTopUpClient;
+  readonly #notify: (notice: AutoTopUpNotice, entry: JournalEntry) => void;
+  readonly #listeners = new Set<() => void>();
+  #view: AutoTopUpView | undefined;
+  #last: { outcome: AutoTopUpOutcome; at: number } | undefined;
+
+  /** `notify`: hears each charge, with its record. */
+  constructor(runner: AutoTopUpRunner, client: AutoTopUpClient, notify: (notice: AutoTopUpNotice, entry: JournalEntry) => void) {
+    this.#runner = runner;
+    this.#client = client;
+    this.#notify = notify;
+  }
+
+  /** The line to show now (undefined: no policy, or nothing read yet). */
+  get view(): AutoTopUpView | undefined {
+    return this.#view;
+  }
+
+  /** Calls `listener` whenever {@link view} changes; returns the unsubscribe. */
+  subscribe(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** After a balance read (`credits`). Never throws: a failure is the line. */
+  async afterReading(credits: CreditBalance): Promise<void> {
+    let next: AutoTopUpView | undefined;
+    const now = Date.now();
+    try {
+      const step = await this.#runner.afterReading(this.#client, credits);
+      if (step.outcome) {
+        if (step.outcome.kind !== 'skipped' || step.outcome.decision.kind !== 'not_needed') this.#last = { outcome: step.outcome, at: now };
+        const o = step.outcome;
+        if (o.kind === 'credited' || o.kind === 'failed' || o.kind === 'unknown' || o.kind === 'not_sent') {
+          this.#notify({
+            outcome: o.kind,
+            amount: o.kind === 'credited' ? (o.entry.credited ?? o.entry.amount) : o.entry.amount,
+            ...(o.entry.balance !== undefined && { remaining: o.entry.balance }),
+            ...(o.kind === 'failed' && { paused: o.paused }),
+            ...((o.kind === 'failed' || o.kind === 'not_sent') && o.entry.reason !== undefined && { reason: o.entry.reason }),
+          }, o.entry);
+        }
+      }
+      next = step.policy === undefined ? undefined : { ...autoTopUpLine(step.policy, step.summary, this.#last), at: now };
+    } catch (error) {
+      next = { line: `auto top-up could not run: ${(error as Error).message}`, tone: 'warning', at: now };
+    }
+    if (next?.line !== this.#view?.line || next?.tone !== this.#view?.tone) {
+      this.#view = next;
+      for (const listener of this.#listeners) listener();
+    }
+  }
+}
+
+/** "HH:MM" (UTC) of epoch ms `t`. */
+function hhmm(t: number): string {
+  return new Date(t).toISOString().slice(11, 16);
+}
+
+/**
+ * The one line a face shows (issue 47): the policy in short, then its state or what it last did:
+ * "auto top-up: below $20.00 → $30.00 · 03:56 UTC charged $30.00", "auto top-up PAUSED: the last 3
+ * charges failed · keydeck autotopup resume".
+ */
+export function autoTopUpLine(policy: AutoTopUpPolicy, summary: AutoTopUpSummary | undefined, last: { outcome: AutoTopUpOutcome; at: number } | undefined): Omit<AutoTopUpView, 'at'> {
+  const usd = (n: number) => `$${n.toFixed(2)}`;
+  const head = `auto top-up: below ${usd(policy.belowUsd)} → ${policy.amountUsd !== undefined ? usd(policy.amountUsd) : `up to ${usd(policy.toUsd ?? 0)}`}`;
+  if (summary?.paused) return { line: `auto top-up PAUSED: the last ${summary.failures} charges failed · keydeck autotopup resume`, tone: 'danger' };
+  if (last) {
+    const o = last.outcome;
+    const at = `${hhmm(last.at)} UTC`;
+    switch (o.kind) {
+      case 'credited':
+        return { line: `${head} · ${at} charged ${usd(o.entry.credited ?? o.entry.amount)}`, tone: 'success' };
+      case 'failed':
+        return { line: `${head} · ${at} the charge of ${usd(o.entry.amount)} failed${o.entry.reason ? `: ${o.entry.reason}` : ''}`, tone: 'danger' };
+      case 'unknown':
+        return { line: `${head} · ${at} a charge of ${usd(o.entry.amount)} was sent; its outcome is unknown (keydeck autotopup status)`, tone: 'warning' };
+      case 'not_sent':
+        return { line: `${head} · ${at} the charge was not sent${o.entry.reason ? `: ${o.entry.reason}` : ''}`, tone: 'warning' };
+      case 'skipped':
+        if (o.decision.kind === 'pending') return { line: `${head} · ${at} nothing charged: a top-up is in flight`, tone: 'warning' };
+        if (o.decision.kind === 'capped') return { line: `${head} · ${at} nothing charged: the ${o.decision.cap}'s cap is reached`, tone: 'warning' };
+        break;
+      case 'no_policy':
+        break;
+    }
+  }
+  return { line: `${head} · ${summary ? `${usd(summary.dayCapRemaining)} of today's cap left` : 'on'}`, tone: 'muted' };
 }

@@ -16,9 +16,11 @@
  *   `KEYDECK_ORIGIN`, `KEYDECK_REMAINING_USD`, `KEYDECK_THRESHOLD_USD`,
  *   `KEYDECK_TOTAL_TOP_UP_USD`): no service data is ever put into the command line. Its output
  *   is discarded (a full-screen app owns the terminal), it is killed after 30 s, and a failure is
- *   reported through `onProblem`;
+ *   reported through `onProblem`; its environment never holds keydeck's credentials ({@link withoutSecrets});
  * - for a runaway key or the balance burning, `--on-anomaly CMD`: the same way, with its figures
- *   in the environment ({@link onAnomalyEnvironment}).
+ *   in the environment ({@link onAnomalyEnvironment});
+ * - for each charge auto top-up makes (issue 47: credited, failed, outcome unknown, not sent),
+ *   `--on-auto-topup CMD`: the same way ({@link onAutoTopUpEnvironment}).
  * Never throws.
  */
 import { spawn } from 'node:child_process';
@@ -63,6 +65,19 @@ export type NotifyEvent =
       readonly baselineUsdPerHour: number;
       readonly likelyKeyId?: string;
       readonly likelyKeyName?: string;
+    }
+  /**
+   * Issue 47: a charge auto top-up made to the card on file, by outcome (`unknown`: sent, its
+   * answer lost or unclear; `not_sent`: it never reached the service); `paused` when this failure
+   * paused the policy. `reason`: the refusal in words (failed, not sent).
+   */
+  | {
+      readonly kind: 'auto_top_up';
+      readonly outcome: 'credited' | 'failed' | 'unknown' | 'not_sent';
+      readonly amount: number;
+      readonly remaining?: number;
+      readonly paused?: boolean;
+      readonly reason?: string;
     };
 
 /** Options of {@link createNotifier}. */
@@ -75,6 +90,8 @@ export interface NotifierOptions {
   readonly onLow?: string;
   /** The user's command for a runaway key or the balance burning at N× its baseline (issue 22). */
   readonly onAnomaly?: string;
+  /** The user's command for each charge auto top-up makes (issue 47). */
+  readonly onAutoTopUp?: string;
   /** Named in the texts and the command's environment. */
   readonly profile: string;
   readonly origin: string;
@@ -86,6 +103,21 @@ export interface NotifierOptions {
   readonly platform?: NodeJS.Platform;
   /** Default node:child_process spawn (tests). */
   readonly spawn?: typeof spawn;
+}
+
+/**
+ * `env` without what would hand keydeck's credentials to a hook: `KEYDECK_TOKEN` and each
+ * profile's token variable, `KEYDECK_SK`, and any variable whose value is a key (`sk_`, `mk_`,
+ * `sk-`, `mk-` and 16 more characters). A hook gets the figures, never a key.
+ */
+export function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (/^KEYDECK_(TOKEN(_|$)|SK$)/.test(name)) continue;
+    if (value !== undefined && /(^|[^A-Za-z0-9])(sk|mk)[_-][A-Za-z0-9]{16,}/.test(value)) continue;
+    out[name] = value;
+  }
+  return out;
 }
 
 /** Sends events; see the module comment. */
@@ -123,6 +155,19 @@ export function notificationText(event: NotifyEvent, profile: string): { title: 
         title: `keydeck: reserved hours ending (${profile})`,
         body: `"${event.keyName}": block ${event.block} ends in ${Math.max(1, Math.round(event.minutesLeft))} min; its requests get 429 until ${event.nextBlock !== undefined ? `${event.nextBlock} starts` : 'its next block'}`,
       };
+    case 'auto_top_up': {
+      const title =
+        event.outcome === 'credited' ? `keydeck: auto top-up charged ${usd(event.amount)} (${profile})` : event.outcome === 'failed' ? `keydeck: auto top-up failed (${profile})` : `keydeck: auto top-up not confirmed (${profile})`;
+      const body =
+        event.outcome === 'credited'
+          ? `credited${event.remaining !== undefined ? `; ${usd(event.remaining)} left` : ''}`
+          : event.outcome === 'failed'
+            ? `${usd(event.amount)} not charged${event.reason ? `: ${event.reason}` : ''}${event.paused ? '; paused after 3 failures: keydeck autotopup resume' : ''}`
+            : event.outcome === 'not_sent'
+              ? `${usd(event.amount)} not sent${event.reason ? `: ${event.reason}` : ''}`
+              : `the charge of ${usd(event.amount)} was sent, its outcome is unknown: check the card statement (keydeck autotopup status)`;
+      return { title, body };
+    }
     case 'subscription_expiring': {
       const left = event.daysLeft >= 1 ? `${Math.floor(event.daysLeft)} d` : `${Math.max(1, Math.floor(event.daysLeft * 24))} h`;
       return event.pool
@@ -172,11 +217,32 @@ export function onAnomalyEnvironment(event: Extract<NotifyEvent, { kind: 'key_ru
   };
 }
 
-/** The notification flags as both faces take them: `--desktop-notifications`, `--on-low CMD`, `--on-anomaly CMD`. */
+/**
+ * The environment of the `--on-auto-topup` command: the caller's, plus `KEYDECK_EVENT`
+ * (`auto_top_up`), `KEYDECK_PROFILE`, `KEYDECK_ORIGIN`, `KEYDECK_AUTOTOPUP_OUTCOME` (`credited`,
+ * `failed`, `unknown`, `not_sent`), `KEYDECK_AUTOTOPUP_AMOUNT_USD`, `KEYDECK_AUTOTOPUP_PAUSED`
+ * (`1` when this failure paused the policy, else `0`) and, when known, `KEYDECK_REMAINING_USD`.
+ * The refusal's words are never put there (they are the service's text).
+ */
+export function onAutoTopUpEnvironment(event: Extract<NotifyEvent, { kind: 'auto_top_up' }>, profile: string, origin: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
+    ...env,
+    KEYDECK_EVENT: 'auto_top_up',
+    KEYDECK_PROFILE: profile,
+    KEYDECK_ORIGIN: origin,
+    KEYDECK_AUTOTOPUP_OUTCOME: event.outcome,
+    KEYDECK_AUTOTOPUP_AMOUNT_USD: event.amount.toFixed(2),
+    KEYDECK_AUTOTOPUP_PAUSED: event.paused ? '1' : '0',
+    ...(event.remaining !== undefined && { KEYDECK_REMAINING_USD: event.remaining.toFixed(2) }),
+  };
+}
+
+/** The notification flags as both faces take them: `--desktop-notifications`, `--on-low CMD`, `--on-anomaly CMD`, `--on-auto-topup CMD`. */
 export interface NotifyFlags {
   readonly desktopNotifications?: boolean;
   readonly onLow?: string;
   readonly onAnomaly?: string;
+  readonly onAutoTopup?: string;
 }
 
 /**
@@ -190,6 +256,7 @@ export function createTerminalNotifier(flags: NotifyFlags, options: Pick<Notifie
     desktop: flags.desktopNotifications === true,
     ...(flags.onLow !== undefined && { onLow: flags.onLow }),
     ...(flags.onAnomaly !== undefined && { onAnomaly: flags.onAnomaly }),
+    ...(flags.onAutoTopup !== undefined && { onAutoTopUp: flags.onAutoTopup }),
   });
 }
 
@@ -224,8 +291,9 @@ export function createNotifier(options: NotifierOptions): Notifier {
     }
   };
 
-  /** Runs the user's command line `line` (flag `flag`) through their shell, the figures in `childEnv`. */
-  const runUserCommand = (flag: string, line: string, childEnv: NodeJS.ProcessEnv) => {
+  /** Runs the user's command line `line` (flag `flag`) through their shell, the figures in `childEnv` (without keydeck's secrets). */
+  const runUserCommand = (flag: string, line: string, figures: NodeJS.ProcessEnv) => {
+    const childEnv = withoutSecrets(figures);
     const [shell, args] = platform === 'win32' ? [env.ComSpec ?? 'cmd.exe', ['/d', '/s', '/c', line]] : [env.SHELL || '/bin/sh', ['-c', line]];
     try {
       const child = run(shell, args, { stdio: 'ignore', env: childEnv, shell: false });
@@ -254,6 +322,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
       if ((event.kind === 'key_runaway' || event.kind === 'account_burn') && options.onAnomaly) {
         runUserCommand('--on-anomaly', options.onAnomaly, onAnomalyEnvironment(event, options.profile, options.origin, env));
       }
+      if (event.kind === 'auto_top_up' && options.onAutoTopUp) runUserCommand('--on-auto-topup', options.onAutoTopUp, onAutoTopUpEnvironment(event, options.profile, options.origin, env));
     },
   };
 }

@@ -30,6 +30,10 @@ export interface TuiGlobals {
   readonly desktopNotifications?: boolean;
   /** --on-anomaly CMD: run once per runaway key or fast-falling balance, figures in the environment (issue 22). */
   readonly onAnomaly?: string;
+  /** --auto-topup: act on the profile's auto top-up policy after each balance read (issue 47). */
+  readonly autoTopup?: boolean;
+  /** --on-auto-topup CMD: run after each charge auto top-up makes, figures in the environment (issue 47). */
+  readonly onAutoTopup?: string;
   /** --no-chain: never read the chain (issue 25). */
   readonly noChain?: boolean;
   /** --chain-rpc URL: the chain's JSON-RPC endpoint (checked when the USDC step first reads it). */

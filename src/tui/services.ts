@@ -10,6 +10,7 @@ import type { HistorySeries } from '../billing/historyStore.js';
 import type { KeyHistory } from '../billing/keyHistory.js';
 import type { UsageBudget } from '../billing/usageBudget.js';
 import type { NotifyEvent } from '../terminal/notify.js';
+import type { AutoTopUpPolicy } from '../config/autoTopUp.js';
 
 /**
  * The part of `KeydeckClient` (src/api/client.ts) the TUI uses: its resources `keys` (§4
@@ -147,4 +148,9 @@ export interface AppServices {
   readonly chainSettings?: (baseUrl: string) => Promise<ChainSettings>;
   /** Clock (epoch ms); tests may pin it. Default Date.now. */
   readonly now?: () => number;
+  /**
+   * `--auto-topup` (issue 47): the profile's auto top-up policy, read afresh from the config file,
+   * and the card-on-file method names at its service. Absent: the TUI never charges by itself.
+   */
+  readonly autoTopUp?: { readonly readPolicy: () => Promise<AutoTopUpPolicy | undefined>; readonly cardMethodNames: readonly string[] };
 }

@@ -12,7 +12,7 @@ import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { KeyHistory } from '../billing/keyHistory.js';
 import { UsageBudget } from '../billing/usageBudget.js';
 import { KeydeckClient, type ClientNotice } from '../api/client.js';
-import { clientTimeoutFromEnv, updateConfig, type ResolvedProfile } from '../config/index.js';
+import { clientTimeoutFromEnv, readConfig, updateConfig, type ResolvedProfile } from '../config/index.js';
 import { createCredentialStore } from '../credentials/index.js';
 import { createTerminalNotifier } from '../terminal/notify.js';
 import { App } from './App.js';
@@ -136,6 +136,13 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
     notify: (event) => notifier.notify(event),
     redraw,
     exit: (code, message) => void lifecycle.exit(code, message),
+    // --auto-topup (issue 47): the policy read afresh at each balance read (another shell may set, pause or remove it).
+    ...(globals.autoTopup && {
+      autoTopUp: {
+        readPolicy: async () => (await readConfig(profile.configPath)).config.profiles[profile.name]?.autoTopUp,
+        cardMethodNames: [...new Set([profile.topUpMethods?.card_direct ?? 'card_direct', 'card_direct', 'stripe_direct'])],
+      },
+    }),
     registerSecret: (value) => lifecycle.addSecret(value),
     onClientNotice: (listener) => {
       noticeListeners.add(listener);

@@ -132,3 +132,19 @@ describe('runaway keys reach the notification channels (issue 22)', () => {
     }
   });
 });
+
+describe('the hooks never get keydeck’s credentials (issue 47)', () => {
+  it('withoutSecrets drops KEYDECK_TOKEN*, KEYDECK_SK and any value that is a key, and keeps the figures', async () => {
+    const { withoutSecrets } = await import('../../src/terminal/notify.js');
+    const kept = withoutSecrets({
+      PATH: '/bin',
+      KEYDECK_TOKEN: 'mk_abcdefghijklmnopqrstuvwx',
+      KEYDECK_TOKEN_PROD: 'sess_whatever',
+      KEYDECK_SK: 'sk_abcdefghijklmnopqrstuvwx',
+      OPENAI_API_KEY: 'sk-abcdefghijklmnopqrstuvwx',
+      KEYDECK_AUTOTOPUP_OUTCOME: 'credited',
+      KEYDECK_REMAINING_USD: '45.00',
+    });
+    expect(kept).toEqual({ PATH: '/bin', KEYDECK_AUTOTOPUP_OUTCOME: 'credited', KEYDECK_REMAINING_USD: '45.00' });
+  });
+});

@@ -70,6 +70,12 @@ export function openBilling(
     openHistory?: AppServices['openHistory'];
     /** Where the chain is read (issue 25); absent: never. */
     chainSettings?: AppServices['chainSettings'];
+    /** `--auto-topup` (issue 47): the policy and card method names; absent: the app never charges by itself. */
+    autoTopUp?: AppServices['autoTopUp'];
+    /** keydeck's data dir (auto top-up's account lock); absent: none. */
+    dataDir?: string;
+    /** Hears the app's notifications. */
+    notify?: AppServices['notify'];
   },
 ): BillingScreen {
   const store = noKeychainStore();
@@ -81,6 +87,9 @@ export function openBilling(
     profile: { ...base.profile, ...(options.alertBelowUsd !== undefined && { alertBelowUsd: options.alertBelowUsd }) },
     ...(options.openHistory && { openHistory: options.openHistory }),
     ...(options.chainSettings && { chainSettings: options.chainSettings }),
+    ...(options.autoTopUp && { autoTopUp: options.autoTopUp }),
+    ...(options.dataDir && { dataDir: options.dataDir }),
+    ...(options.notify && { notify: options.notify }),
   };
   const tui = renderTui(
     <TopUpDepsProvider deps={options.deps}>

@@ -40,6 +40,8 @@ export interface TopUpFlow {
   readonly busy?: string;
   /** The journal's top-ups of this service and profile, newest first. */
   readonly entries: readonly JournalEntry[];
+  /** Shows a record another part of this process wrote (auto top-up's charge, issue 47). */
+  readonly remember: (entry: JournalEntry) => void;
   /** The entry of the current step. */
   readonly entry?: JournalEntry;
   /** "Simulate the transfer" and "pay the checkout" are offered (a sandbox). */
@@ -308,6 +310,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
     open: open && view !== undefined,
     ...(busy !== undefined && { busy }),
     entries,
+    remember,
     ...(entry !== undefined && { entry }),
     canSimulate,
     chain,

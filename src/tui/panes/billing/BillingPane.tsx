@@ -42,6 +42,7 @@ import { TopSpenders } from './topSpenders.js';
 import { topSpenders } from '../../../billing/spend.js';
 import { useRunawaySettings, useUsage, useUsageActions } from '../../contexts/UsageContext.js';
 import { useHistorySeries } from './useHistorySeries.js';
+import { useAutoTopUp } from './useAutoTopUp.js';
 
 /**
  * The status as the documentation pages show it, summarised (subscriptions, pool pledges,
@@ -82,6 +83,7 @@ export function BillingPane({ size, active }: PaneProps) {
     onAccountBurn: reportAccountBurn,
   });
   const flow = useTopUpFlow({ active });
+  const autoTopUp = useAutoTopUp(poll, flow.remember);
   // The key rejected (401): said once per rejection through the notification channels.
   useEffect(() => {
     if (session.rejected) services.notify?.({ kind: 'key_rejected' });
@@ -134,7 +136,7 @@ export function BillingPane({ size, active }: PaneProps) {
   const summaryRows = 3;
   // Full size: the burn rates and run-out (2 lines), then the chart; compact: sparkline and one line.
   const trendRows = 2;
-  const bannerRows = flow.view || unfinished ? 1 : 0;
+  const bannerRows = (flow.view || unfinished ? 1 : 0) + (autoTopUp ? 1 : 0);
   const gap = compact ? 0 : 1;
   const spaceBelowTrend = Math.max(0, size.rows - summaryRows - trendRows - bannerRows - gap * 2);
   // The top spenders (issue 22): a title and the lines it has (up to 5 keys, or the one line saying
@@ -173,7 +175,12 @@ export function BillingPane({ size, active }: PaneProps) {
           <Text> </Text>
         </>
       ) : null}
-      {bannerRows ? (
+      {autoTopUp ? (
+        <Text color={autoTopUp.tone === 'success' ? theme.ok : autoTopUp.tone === 'muted' ? theme.muted : theme[autoTopUp.tone]} wrap="truncate">
+          {visible(autoTopUp.line)}
+        </Text>
+      ) : null}
+      {flow.view || unfinished ? (
         <Text color={theme.warning} wrap="truncate">
           {flow.view && flow.entry
             ? `⚠ top-up in progress: ${formatUsd(flow.entry.amount)} · enter resumes it`

@@ -18,12 +18,14 @@ import { trendOf } from '../../../../billing/history.js';
 import { balanceSparkline } from '../../../../billing/sparkline.js';
 import type { MonitorSettings } from '../../../../billing/settings.js';
 import type { HistorySeries } from '../../../../billing/historyStore.js';
+import type { AutoTopUpFeed, AutoTopUpView } from '../../../../operations/autoTopUpRunner.js';
 import type { NotifyEvent } from '../../../../terminal/notify.js';
 import { isUnauthorized } from '../../../errors.js';
 import { connectionState } from '../../../components/Header.js';
 import { hostLabel } from '../../../components/HeaderView.js';
 import { useKeymap } from '../../../contexts/KeymapContext.js';
-import { displayWidth, formatUsd, wrapWords } from '../../../format.js';
+import { displayWidth, formatUsd, truncateTo, wrapWords } from '../../../format.js';
+import { visible } from '../../../../terminal/sanitize.js';
 import { usePolling } from '../../../hooks/usePolling.js';
 import { useTick } from '../../../hooks/useTick.js';
 import { theme } from '../../../theme.js';
@@ -58,6 +60,8 @@ export interface MonitorViewProps {
   readonly usage?: UsageTracker;
   /** The runaway settings (issue 22). */
   readonly runaway?: RunawaySettings;
+  /** `--auto-topup` (issue 47): its line, fed after each balance read by the command (src/operations/autoTopUpRunner.ts). */
+  readonly autoTopUp?: Pick<AutoTopUpFeed, 'view' | 'subscribe'>;
 }
 
 /** See the module comment. */
@@ -70,7 +74,11 @@ function fitting(variants: readonly string[], width: number): string | undefined
 }
 
 /** See the module comment. */
-export function MonitorView({ settings, getCredits, onQuit, columns, rows = MONITOR_FULL_LAYOUT.rows, now = Date.now, bell, series, notify, usage: tracker, runaway }: MonitorViewProps) {
+export function MonitorView({ settings, getCredits, onQuit, columns, rows = MONITOR_FULL_LAYOUT.rows, now = Date.now, bell, series, notify, usage: tracker, runaway, autoTopUp: feed }: MonitorViewProps) {
+  const [auto, setAuto] = useState<AutoTopUpView | undefined>(feed?.view);
+  useEffect(() => feed?.subscribe(() => setAuto(feed.view)), [feed]);
+  const autoColor = auto === undefined ? undefined : auto.tone === 'success' ? theme.ok : auto.tone === 'muted' ? theme.muted : theme[auto.tone];
+  const autoLine = auto === undefined ? undefined : visible(auto.line);
   const poll = usePolling<CreditBalance>((signal) => getCredits({ signal }), { intervalMs: settings.intervalSeconds * 1000 });
   const [historyProblem, setHistoryProblem] = useState<string | undefined>(undefined);
   const usage = useMonitorUsage(tracker, poll, notify);
@@ -126,7 +134,7 @@ export function MonitorView({ settings, getCredits, onQuit, columns, rows = MONI
   const burn = burnRatesLine(trend);
   const full = width >= MONITOR_FULL_LAYOUT.columns && rows >= MONITOR_FULL_LAYOUT.rows;
   // What the six lines of the full layout leave: the top spenders (a title and up to 5 keys).
-  const spenderRows = Math.min(6, rows - 6 - (historyProblem ? 1 : 0) - (usage.alert ? 1 : 0));
+  const spenderRows = Math.min(6, rows - 6 - (historyProblem ? 1 : 0) - (usage.alert ? 1 : 0) - (autoLine ? 1 : 0));
   if (full) {
     const spark = balanceSparkline(monitor.history.samples(), width - 6);
     return (
@@ -144,6 +152,7 @@ export function MonitorView({ settings, getCredits, onQuit, columns, rows = MONI
         <Text wrap="wrap">{burn}</Text>
         <Text wrap="wrap">{runsOut}</Text>
         {usage.alert ? <Text color={theme.danger} wrap="wrap">{usage.alert}</Text> : null}
+        {autoLine ? <Text color={autoColor} wrap="truncate">{autoLine}</Text> : null}
         {historyProblem ? <Text color={theme.warning} wrap="wrap">{`⚠ ${historyProblem}; the history is kept in memory`}</Text> : null}
         {usage.source && spenderRows >= 2 ? <TopSpenders source={usage.source} rows={spenderRows} columns={width} now={t + usage.offsetMs} /> : null}
         <Text color={conn.color} wrap="wrap">{connText}</Text>
@@ -156,6 +165,7 @@ export function MonitorView({ settings, getCredits, onQuit, columns, rows = MONI
     ...(alert.word && displayWidth(`${remaining}  ${alert.word}`) > width ? [{ text: fitting([alert.word], width), color: alert.color }] : []),
     { text: fitting([runsOut, `runs out ${formatRunOut(trend.runOut).replace(/ \(.*\)$/, '')}`], width) },
     ...(usage.alert ? [{ text: fitting([usage.alert, usage.alertShort ?? ''], width), color: theme.danger }] : []),
+    ...(autoLine ? [{ text: fitting([autoLine, autoLine.replace(/^auto top-up: [^·]*· /, 'auto top-up: ')], width) ?? truncateTo(autoLine, width), ...(autoColor !== undefined && { color: autoColor }) }] : []),
     { text: fitting([spent], width) },
     ...(usage.topLine ? [{ text: fitting([usage.topLine, usage.topLine.replace(/ \(.*\)$/, '')], width) }] : []),
     { text: fitting([`total top-ups ${formatUsd(data.totalTopUp)}`, `top-ups ${formatUsd(data.totalTopUp)}`], width) },

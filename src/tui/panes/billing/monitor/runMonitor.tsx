@@ -11,6 +11,7 @@ import { KeymapProvider } from '../../../contexts/KeymapContext.js';
 import { MonitorView } from './MonitorView.js';
 import type { UsageTracker } from '../../../../billing/usageTracker.js';
 import type { RunawaySettings } from '../../../../billing/runaway.js';
+import type { AutoTopUpFeed } from '../../../../operations/autoTopUpRunner.js';
 
 /** Input of {@link runMonitor}. */
 export interface RunMonitorInput {
@@ -24,6 +25,8 @@ export interface RunMonitorInput {
   /** Where the money goes (issue 22): the usage tracker and the runaway settings (absent: no usage read). */
   readonly usage?: UsageTracker;
   readonly runaway?: RunawaySettings;
+  /** `--auto-topup` (issue 47): its line (src/operations/autoTopUpRunner.ts). */
+  readonly autoTopUp?: Pick<AutoTopUpFeed, 'view' | 'subscribe'>;
   /** Streams (tests); default the process's. */
   readonly stdout?: NodeJS.WriteStream;
   readonly stdin?: NodeJS.ReadStream;
@@ -33,7 +36,7 @@ function MonitorApp({ input, onQuit }: { readonly input: RunMonitorInput; readon
   const { columns, rows } = useWindowSize();
   return (
     <KeymapProvider onQuit={() => onQuit(0)} onInterrupt={() => onQuit(130)}>
-      <MonitorView settings={input.settings} getCredits={input.getCredits} onQuit={() => onQuit(0)} columns={columns} rows={rows} {...(input.series && { series: input.series })} {...(input.notify && { notify: input.notify })} {...(input.usage && { usage: input.usage })} {...(input.runaway && { runaway: input.runaway })} />
+      <MonitorView settings={input.settings} getCredits={input.getCredits} onQuit={() => onQuit(0)} columns={columns} rows={rows} {...(input.series && { series: input.series })} {...(input.notify && { notify: input.notify })} {...(input.usage && { usage: input.usage })} {...(input.runaway && { runaway: input.runaway })} {...(input.autoTopUp && { autoTopUp: input.autoTopUp })} />
     </KeymapProvider>
   );
 }

@@ -1,0 +1,97 @@
+/**
+ * `keydeck --auto-topup` in the TUI (issue 47), against the sandbox: with a policy, a balance
+ * read below the threshold is charged once; the Billing pane's line says the policy and what it
+ * did, a notification tells it, the balance is read again at once, and the charge is a row of the
+ * recent top-ups. Three declines: the line says PAUSED. Without the flag, nothing is charged.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AutoTopUpPolicy } from '../../../src/config/autoTopUp.js';
+import type { NotifyEvent } from '../../../src/terminal/notify.js';
+import { startTestSandbox, type TestSandbox } from '../harness.js';
+import { openBilling, recordingDeps, sandboxPost, spend, tempJournal } from './billingHarness.js';
+
+let sandbox: TestSandbox;
+let dataDir: string;
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+  dataDir = mkdtempSync(path.join(tmpdir(), 'keydeck-autotopup-tui-'));
+});
+afterAll(async () => {
+  await sandbox?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const POLICY: AutoTopUpPolicy = { belowUsd: 20, amountUsd: 30, maxPerDayUsd: 100, maxPerMonthUsd: 300, since: new Date(Date.now() - 60_000).toISOString() };
+const autoTopUp = { readPolicy: async () => POLICY, cardMethodNames: ['card_direct'] };
+
+describe('auto top-up in the TUI', () => {
+  it('charges once below the threshold: the line, a notification, the balance read again, a row of the recent top-ups', async () => {
+    const token = await sandbox.fundedUser(25);
+    await spend(sandbox, token, 10);
+    const { journal, cleanup } = tempJournal();
+    const notified: NotifyEvent[] = [];
+    const screen = openBilling(sandbox, token, { deps: recordingDeps(journal), autoTopUp, dataDir, notify: (e) => notified.push(e), columns: 100, rows: 30 });
+    try {
+      const frame = await screen.tui.waitFor(/auto top-up: below \$20\.00 → \$30\.00 · \d\d:\d\d UTC charged \$30\.00/);
+      await screen.tui.waitFor('remaining $45.00');
+      expect(notified).toContainEqual(expect.objectContaining({ kind: 'auto_top_up', outcome: 'credited', amount: 30 }));
+      expect(frame).not.toMatch(/auto top-up.*failed/);
+      await screen.tui.waitFor(/\$30\.00\s+card direct\s+credited/);
+      expect((await journal.list()).filter((e) => e.autoTopUp !== undefined)).toEqual([expect.objectContaining({ state: 'credited', amount: 30 })]);
+      // More reads above the threshold: no second charge.
+      await screen.tui.press('r');
+      await screen.tui.waitFor('remaining $45.00');
+      expect(await sandbox.credits(token)).toMatchObject({ totalTopUp: 55 });
+    } finally {
+      screen.close();
+      cleanup();
+    }
+  });
+
+  it('three declined charges: the line says PAUSED and nothing more is sent', async () => {
+    const token = await sandbox.fundedUser(25);
+    await spend(sandbox, token, 10);
+    await sandboxPost(sandbox, '/sandbox/cards/decline', { count: 4 }, token);
+    const { journal, cleanup } = tempJournal();
+    const notified: NotifyEvent[] = [];
+    const screen = openBilling(sandbox, token, { deps: recordingDeps(journal), autoTopUp, dataDir, notify: (e) => notified.push(e), columns: 100, rows: 30 });
+    try {
+      await screen.tui.waitFor(/charge of \$30\.00 failed/);
+      for (let i = 0; i < 3; i++) {
+        await screen.tui.press('r');
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      await screen.tui.waitFor('auto top-up PAUSED: the last 3 charges failed · keydeck autotopup resume');
+      expect(notified.filter((e) => e.kind === 'auto_top_up')).toEqual([
+        expect.objectContaining({ outcome: 'failed', paused: false }),
+        expect.objectContaining({ outcome: 'failed', paused: false }),
+        expect.objectContaining({ outcome: 'failed', paused: true }),
+      ]);
+      // The fourth decline was never used: no fourth charge was sent.
+      expect(await sandboxPost<{ declineNext: number }>(sandbox, '/sandbox/cards/decline', { count: 0 }, token)).toEqual({ declineNext: 0 });
+    } finally {
+      screen.close();
+      cleanup();
+    }
+  });
+
+  it('without --auto-topup nothing is charged, whatever the policy, and no line is drawn', async () => {
+    const token = await sandbox.fundedUser(25);
+    await spend(sandbox, token, 10);
+    const { journal, cleanup } = tempJournal();
+    const screen = openBilling(sandbox, token, { deps: recordingDeps(journal), dataDir, columns: 100, rows: 30 });
+    try {
+      await screen.tui.waitFor('remaining $15.00');
+      await screen.tui.press('r');
+      const frame = await screen.tui.waitFor('remaining $15.00');
+      expect(frame).not.toContain('auto top-up');
+      expect(await sandbox.credits(token)).toMatchObject({ totalTopUp: 25 });
+    } finally {
+      screen.close();
+      cleanup();
+    }
+  });
+});
