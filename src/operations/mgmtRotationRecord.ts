@@ -8,7 +8,7 @@
  * before the new one was created (to find a new key whose id the record never learnt), where the
  * credential lives (the store of a profile, or a token file's path), and the state reached.
  * Written atomically (mode 0600) under keydeck's cross-process lock of the data dir; read as
- * keydeck reads its own files (src/config/jsonRecord.ts). A record that cannot be read is
+ * keydeck reads its own files (src/config/recordFile.ts). A record that cannot be read is
  * reported, never guessed at.
  *
  * Management rotations were kept in the rotation record of consumption keys
@@ -18,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
-import { JsonRecordError, JsonRecordFile } from '../config/jsonRecord.js';
+import { RecordFile } from '../config/recordFile.js';
 import { RotationRecord, type Rotation } from '../delivery/rotationRecord.js';
 
 /** Where the rotated credential lives: keydeck's store for the profile, or a token file. */
@@ -90,13 +90,20 @@ function imported(r: Rotation): MgmtRotation | undefined {
 export class MgmtRotationRecord {
   readonly #dir: string;
   readonly #file: string;
-  readonly #json: JsonRecordFile<MgmtRotation>;
+  readonly #json: RecordFile<MgmtRotation>;
 
   /** `dataDir`: keydeck's data dir (src/config/paths.ts `dataDir`). */
   constructor(dataDir: string) {
     this.#dir = dataDir;
     this.#file = mgmtRotationRecordPath(dataDir);
-    this.#json = new JsonRecordFile({ dir: dataDir, file: this.#file, key: 'rotations', item: MgmtRotationSchema, what: 'the management-key rotation record' });
+    this.#json = new RecordFile(MgmtRotationSchema, {
+      dir: dataDir,
+      file: this.#file,
+      field: 'rotations',
+      what: 'the management-key rotation record',
+      idle: 'no management-key rotation is under way',
+      error: (sentence) => new MgmtRotationRecordError(sentence),
+    });
   }
 
   /** The file's path. */
@@ -104,17 +111,8 @@ export class MgmtRotationRecord {
     return this.#file;
   }
 
-  /** Runs `body`, its record errors in this record's words. */
-  async #wrap<T>(body: () => Promise<T>): Promise<T> {
-    try {
-      return await body();
-    } catch (err) {
-      throw err instanceof JsonRecordError ? new MgmtRotationRecordError(err.message) : err;
-    }
-  }
-
   async #read(): Promise<MgmtRotation[]> {
-    return this.#wrap(() => this.#json.read());
+    return this.#json.read();
   }
 
   /**
@@ -133,7 +131,7 @@ export class MgmtRotationRecord {
   }
 
   async #change<T>(body: (all: MgmtRotation[]) => T): Promise<T> {
-    return this.#wrap(() => this.#json.change(body));
+    return this.#json.change(body);
   }
 
   /**
@@ -157,18 +155,20 @@ export class MgmtRotationRecord {
    * @throws MgmtRotationRecordError when it is no longer recorded (finished or undone by another keydeck)
    */
   async update(id: string, patch: Partial<Omit<MgmtRotation, 'id' | 'profile' | 'origin' | 'target'>>): Promise<MgmtRotation> {
-    return this.#wrap(() =>
-      this.#json.update(
-        id,
-        (current) => MgmtRotationSchema.parse({ ...current, ...patch, updatedAt: new Date().toISOString() }),
-        () => new MgmtRotationRecordError('this rotation is no longer recorded: another keydeck finished or undid it'),
-      ),
-    );
+    return this.#change((all) => {
+      const i = all.findIndex((r) => r.id === id);
+      if (i === -1) throw new MgmtRotationRecordError('this rotation is no longer recorded: another keydeck finished or undid it');
+      all[i] = MgmtRotationSchema.parse({ ...all[i], ...patch, updatedAt: new Date().toISOString() });
+      return all[i]!;
+    });
   }
 
   /** Removes the rotation `id` (finished or undone); nothing when it is not there. */
   async remove(id: string): Promise<void> {
-    await this.#wrap(() => this.#json.remove(id));
+    await this.#change((all) => {
+      const i = all.findIndex((r) => r.id === id);
+      if (i !== -1) all.splice(i, 1);
+    });
   }
 
   /** Moves the `management` entries of the consumption-key record here (kept there when anything fails). */
