@@ -76,6 +76,8 @@ export function testServices(options: {
   savedBaseUrl?: string | null;
   /** keydeck's data dir (rotation record, delivery lock); absent: no delivery or rotation offered. */
   dataDir?: string;
+  /** The deadline of each call, ms (default 3,000: a fault is seen at once). */
+  timeoutMs?: number;
 }): TestServices {
   const exits: TestServices['exits'] = [];
   const copies: string[] = [];
@@ -92,7 +94,7 @@ export function testServices(options: {
     },
     target: options.target ?? 'sandbox',
     store: options.store,
-    createClient: (baseUrl, token, credential) => new KeydeckClient({ baseUrl, token, timeoutMs: 3000, retries: 0, ...(credential && { credential }) }),
+    createClient: (baseUrl, token, credential) => new KeydeckClient({ baseUrl, token, timeoutMs: options.timeoutMs ?? 3000, retries: 0, ...(credential && { credential }) }),
     ...(options.saveBaseUrl && { saveBaseUrl: options.saveBaseUrl }),
     ...(options.demoToken !== undefined && { demoToken: options.demoToken }),
     insecureStorage: options.insecureStorage ?? false,

@@ -76,10 +76,12 @@ export function openBilling(
     dataDir?: string;
     /** Hears the app's notifications. */
     notify?: AppServices['notify'];
+    /** The deadline of each call, ms (default the harness's 3,000). */
+    timeoutMs?: number;
   },
 ): BillingScreen {
   const store = noKeychainStore();
-  const base = testServices({ baseUrl: sandbox.url, store: store.store, target: options.target ?? 'sandbox', profile: options.profile ?? 'test' });
+  const base = testServices({ baseUrl: sandbox.url, store: store.store, target: options.target ?? 'sandbox', profile: options.profile ?? 'test', ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) });
   const wrap = options.wrapClient;
   const services = {
     ...base,

@@ -33,7 +33,8 @@ async function onUsdcStep(
 ): Promise<void> {
   const { journal, cleanup } = tempJournal();
   const user = await sandbox.newUser();
-  const screen = openBilling(sandbox, user, { deps: recordingDeps(journal), columns: 100, rows: 30, chainSettings });
+  // 10 s calls: three apps at once beside a chain, on a busy machine (the 3 s default timed out once in CI).
+  const screen = openBilling(sandbox, user, { deps: recordingDeps(journal), columns: 100, rows: 30, chainSettings, timeoutMs: 10_000 });
   try {
     await screen.tui.waitFor('remaining $0.00');
     const address = shownAddress(await startUsdcTopUp(screen.tui, amount))!;
