@@ -3,15 +3,14 @@
  * 42): after the kill, a rerun on the same machine, or a run of another machine with the same
  * policy, never makes a second charge for the same fall and never passes a cap; when it charges
  * nothing while the balance is still low, it says why. The table is in docs/crash-safety.md
- * (./docTables.ts says how to write it again).
+ * (./harness.ts syncDocBlock says how to write it again).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { scripted, type Scripted } from '../commands/scripted.js';
-import { crashTable, walkCrashPoints, type CrashScenario } from './harness.js';
-import { distinctWorlds, docBlock, WRITE_DOCS, writeDocBlock } from './docTables.js';
+import { crashTable, walkCrashPoints, type CrashScenario, distinctWorlds, syncDocBlock } from './harness.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -94,7 +93,6 @@ describe('auto top-up killed at each step', () => {
     expect(new Set(outcomes.map((o) => o.point)).size).toBeGreaterThanOrEqual(5);
     expect(outcomes.flatMap((o) => o.violations.map((v) => `${o.point} / ${o.recovery}: ${v}`))).toEqual([]);
     const table = crashTable(outcomes);
-    if (WRITE_DOCS) writeDocBlock('auto-topup', table);
-    else expect(docBlock('auto-topup'), 'the walk changed: KEYDECK_CRASH_DOCS=write npx vitest run test/crash (test/crash/docTables.ts)').toBe(table);
+    expect(await syncDocBlock('auto-topup', table), 'the walk changed: KEYDECK_CRASH_DOCS=write npx vitest run test/crash (test/crash/harness.ts)').toBe(table);
   }, 120_000);
 });

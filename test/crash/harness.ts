@@ -215,6 +215,20 @@ export function chosenPoints(traced: readonly CrashPoint[], chosen: readonly Cra
   return traced.filter((p) => chosen.includes(p));
 }
 
+/**
+ * The points of `traced` after which a kill can leave a world of its own: a `request:` point is
+ * reached right after the point before it with nothing done between (the request is about to be
+ * sent); the answer of a read (`reads`: operation names, `listManagementKeys`) changed nothing
+ * since its request; and a `file.renamed:` point directly followed by `store.written:` or
+ * `store.deleted` is the store's own write (the credential file renamed, then the store says so).
+ * The first point is always kept.
+ */
+export function distinctWorlds(traced: readonly CrashPoint[], reads: readonly string[] = []): CrashPoint[] {
+  const read = (p: string) => reads.some((op) => p.startsWith(`answered:${op}#`));
+  const storeWrite = (p: string | undefined) => p !== undefined && (p.startsWith('store.written:') || p.startsWith('store.deleted'));
+  return traced.filter((p, i) => i === 0 || (!p.startsWith('request:') && !(read(p) && i > 0) && !(p.startsWith('file.renamed:') && storeWrite(traced[i + 1]))));
+}
+
 /** True when the walk ran every traced point (`KEYDECK_CRASH_POINTS=all`): its table is not docs/'s. */
 export function walkedAll(): boolean {
   return process.env.KEYDECK_CRASH_POINTS === 'all';

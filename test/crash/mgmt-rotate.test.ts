@@ -11,15 +11,14 @@
  * - an undo leaves the old key in place (unless it was deleted already); a rerun ends rotated;
  * - the token file keeps its mode and its final newline.
  *
- * The tables in docs/crash-safety.md are the walks' (./docTables.ts says how to write them again).
+ * The tables in docs/crash-safety.md are the walks' (./harness.ts syncDocBlock says how to write them again).
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempHome, runCli, type CliResult, type TempHome } from '../credentials/harness.js';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
-import { crashTable, runUntilKilled, tracePoints, walkCrashPoints, type CrashOutcome, type CrashScenario } from './harness.js';
-import { distinctWorlds, docBlock, WRITE_DOCS, writeDocBlock } from './docTables.js';
+import { crashTable, runUntilKilled, tracePoints, walkCrashPoints, type CrashOutcome, type CrashScenario, distinctWorlds, syncDocBlock } from './harness.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -155,8 +154,7 @@ describe('mgmt-keys rotate killed at every step', () => {
       { title: "**`keydeck mgmt-keys rotate`** (keydeck's own key, here in the plaintext key file):", outcomes: own.outcomes },
       { title: '**`keydeck mgmt-keys rotate --token-file PATH`** (a token file another program reads):', outcomes: file.outcomes },
     ]);
-    if (WRITE_DOCS) writeDocBlock('mgmt-keys-rotate', table);
-    else expect(docBlock('mgmt-keys-rotate'), 'the walk changed: KEYDECK_CRASH_DOCS=write npx vitest run test/crash (test/crash/docTables.ts)').toBe(table);
+    expect(await syncDocBlock('mgmt-keys-rotate', table), 'the walk changed: KEYDECK_CRASH_DOCS=write npx vitest run test/crash (test/crash/harness.ts)').toBe(table);
   });
 });
 

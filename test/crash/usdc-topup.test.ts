@@ -14,7 +14,7 @@
  * - no screen invites paying twice: the TUI shows no "Send exactly" for a top-up a transfer was
  *   named for, and no "finish it" banner.
  *
- * The tables in docs/crash-safety.md are the walks' (./docTables.ts says how to write them again).
+ * The tables in docs/crash-safety.md are the walks' (./harness.ts syncDocBlock says how to write them again).
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,8 +22,7 @@ import { TopUpJournal, type JournalEntry } from '../../src/billing/journal.js';
 import { makeTempHome, runCli, type CliResult, type TempHome } from '../credentials/harness.js';
 import { startTestSandbox, type TestSandbox } from '../tui/harness.js';
 import { openBilling, recordingDeps } from '../tui/billing/billingHarness.js';
-import { crashTable, walkCrashPoints, type CrashOutcome, type CrashScenario } from './harness.js';
-import { distinctWorlds, docBlock, WRITE_DOCS, writeDocBlock } from './docTables.js';
+import { crashTable, walkCrashPoints, type CrashOutcome, type CrashScenario, distinctWorlds, syncDocBlock } from './harness.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -165,7 +164,6 @@ describe('a USDC top-up killed at every step', () => {
     const outcomes = parts.flatMap((p) => p.outcomes);
     expect(outcomes.filter((o) => o.violations.length > 0).map((o) => `${o.operation} at ${o.point}, ${o.recovery}: ${o.violations.join('; ')}`)).toEqual([]);
     const table = parts.map((p) => `${p.title}\n\n${crashTable(p.outcomes)}`).join('\n\n');
-    if (WRITE_DOCS) writeDocBlock('usdc-topup', table);
-    else expect(docBlock('usdc-topup'), 'the walk changed: KEYDECK_CRASH_DOCS=write npx vitest run test/crash (test/crash/docTables.ts)').toBe(table);
+    expect(await syncDocBlock('usdc-topup', table), 'the walk changed: KEYDECK_CRASH_DOCS=write npx vitest run test/crash (test/crash/harness.ts)').toBe(table);
   });
 });
