@@ -14,13 +14,13 @@ import { hostOf } from '../api/baseUrl.js';
 import { policySentence } from '../billing/autoTopUp.js';
 import { formatDollars } from '../billing/input.js';
 import { inScope, TopUpJournal, type JournalEntry } from '../billing/journal.js';
-import { DEFAULT_DAY_CAP_CHARGES, DEFAULT_MONTH_CAP_CHARGES, PAUSE_AFTER_FAILURES, resolveAutoTopUpPolicy, type AutoTopUpPolicy } from '../config/autoTopUp.js';
-import { updateConfig } from '../config/config.js';
+import { cardMethodNames, DEFAULT_DAY_CAP_CHARGES, DEFAULT_MONTH_CAP_CHARGES, PAUSE_AFTER_FAILURES, resolveAutoTopUpPolicy, type AutoTopUpPolicy } from '../config/autoTopUp.js';
+import { readAutoTopUpPolicy, updateConfig } from '../config/config.js';
 import { dataDir } from '../config/paths.js';
 import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
 import { autoCharges, failureStreak, runAutoTopUp, type AutoTopUpOutcome } from '../operations/autoTopUp.js';
 import { printData } from './api-command.js';
-import { confirmDestructive, ensureCanConfirm } from './confirm.js';
+import { confirmDestructive } from './confirm.js';
 import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
 
 /** Flags of `autotopup set` (commander's strings). */
@@ -53,16 +53,11 @@ function usdFlag(flag: string, text: string | undefined): number | undefined {
   return Number(text.trim());
 }
 
-/** The card-on-file method names at this profile's service: its own name for the kind, and the seed's and the pages' names. */
-export function cardMethodNames(profile: Pick<ResolvedProfile, 'topUpMethods'>): string[] {
-  return [...new Set([profile.topUpMethods?.card_direct ?? 'card_direct', 'card_direct', 'stripe_direct'])];
-}
-
 /** `keydeck autotopup set …`: checks, asks, stores the policy. Exit 0; 2 for a policy that cannot work. */
 export async function autoTopUpSet(globals: GlobalOptions, flags: AutoTopUpSetFlags, deps: AutoTopUpDeps = {}): Promise<ExitCodeValue> {
   const env = deps.env ?? process.env;
   const profile = await resolveProfile(globals, env);
-  const names = cardMethodNames(profile);
+  const names = cardMethodNames(profile.topUpMethods);
   if (flags.method !== undefined && !names.includes(flags.method)) {
     fail(ExitCode.usage, `invalid_request: --method ${flags.method.slice(0, 64)} is not a card-on-file method here: auto top-up charges the card on file (${names.join(', ')}); nothing was stored`);
   }
@@ -80,7 +75,6 @@ export async function autoTopUpSet(globals: GlobalOptions, flags: AutoTopUpSetFl
   if ('problem' in resolved) fail(ExitCode.usage, `invalid_request: ${resolved.problem}; nothing was stored`);
   const { policy } = resolved;
   const command = `keydeck autotopup set ${commandFlags(flags)}`;
-  ensureCanConfirm({ yes: flags.yes, command });
   const defaults = [flags.maxPerDay === undefined && 'the day cap', flags.maxPerMonth === undefined && 'the month cap'].filter(Boolean);
   await confirmDestructive({
     yes: flags.yes,
@@ -221,8 +215,8 @@ export async function autoTopUpRun(globals: GlobalOptions, flags: { json?: boole
     journal,
     scope: { host: hostOf(session.baseUrl), profile: session.name },
     dataDir: dataDir(env),
-    readPolicy: async () => (await resolveProfile(globals, env)).autoTopUp,
-    cardMethodNames: cardMethodNames(profile),
+    readPolicy: () => readAutoTopUpPolicy(profile.configPath, profile.name),
+    cardMethodNames: cardMethodNames(profile.topUpMethods),
   });
   if (flags.json) printData({ outcome: outcome.kind, ...('decision' in outcome && { decision: outcome.decision.kind }), sentence: outcome.sentence, ...('entry' in outcome && { topUp: outcome.entry }) });
   else printLine(outcome.sentence);

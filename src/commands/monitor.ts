@@ -199,18 +199,19 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
     // --auto-topup (issue 47): after each balance read, the policy acted on (the metrics as the exporter's with --metrics).
     let autoTopUp: AutoTopUpFeed | undefined;
     if (flags.autoTopup) {
-      const [{ AutoTopUpRunner, AutoTopUpFeed: Feed }, { TopUpJournal }, { readConfig }] = await Promise.all([
+      const [{ AutoTopUpRunner, AutoTopUpFeed: Feed }, { TopUpJournal }, { readAutoTopUpPolicy }, { cardMethodNames }] = await Promise.all([
         import('../operations/autoTopUpRunner.js'),
         import('../billing/journal.js'),
         import('../config/config.js'),
+        import('../config/autoTopUp.js'),
       ]);
       const env = deps.session?.env ?? process.env;
       const runner = new AutoTopUpRunner({
         journal: new TopUpJournal({ env }),
         scope: { host: hostOf(profile.baseUrl), profile: profile.name },
         dataDir: dataDir(env),
-        readPolicy: async () => (await readConfig(profile.configPath)).config.profiles[profile.name]?.autoTopUp,
-        cardMethodNames: [...new Set([profile.topUpMethods?.card_direct ?? 'card_direct', 'card_direct', 'stripe_direct'])],
+        readPolicy: () => readAutoTopUpPolicy(profile.configPath, profile.name),
+        cardMethodNames: cardMethodNames(profile.topUpMethods),
       });
       autoTopUp = new Feed(runner, client, (notice) => notify({ kind: 'auto_top_up', ...notice }));
       const read = getCredits;

@@ -50,6 +50,14 @@ export const AutoTopUpPolicySchema = z.strictObject({
 /** See {@link AutoTopUpPolicySchema}. */
 export type AutoTopUpPolicy = z.infer<typeof AutoTopUpPolicySchema>;
 
+/**
+ * The names the card on file may go by at a profile's service (`topUpMethods`: the profile's own):
+ * its own name for the kind, the seed's `card_direct` and the pages' `stripe_direct`.
+ */
+export function cardMethodNames(topUpMethods?: { readonly card_direct?: string | undefined }): string[] {
+  return [...new Set([topUpMethods?.card_direct ?? 'card_direct', 'card_direct', 'stripe_direct'])];
+}
+
 /** What `autotopup set` was given (USD numbers, already parsed as amounts). */
 export interface AutoTopUpRequest {
   readonly belowUsd: number;

@@ -21,7 +21,7 @@ import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomically } from './atomic.js';
-import { AutoTopUpPolicySchema } from './autoTopUp.js';
+import { AutoTopUpPolicySchema, type AutoTopUpPolicy } from './autoTopUp.js';
 import { describeJsonSyntaxError } from './json.js';
 import { withConfigLock } from './lock.js';
 import { checkTrustedDir, readTrustedFile } from './trust.js';
@@ -312,4 +312,14 @@ async function updateUnlocked(
   const next = change(copy) ?? copy;
   await writeConfig(file, next);
   return { config: next, ...(backupPath && { backupPath, brokenReason }) };
+}
+
+/**
+ * The auto top-up policy of profile `profile` in the config file `file`, read afresh (issue 47: the
+ * faces that act on it read it at each balance read, so `autotopup set`, `off` and `resume` in
+ * another shell take effect at the next one). Undefined: none.
+ * @throws ConfigError as {@link readConfig}
+ */
+export async function readAutoTopUpPolicy(file: string, profile: string): Promise<AutoTopUpPolicy | undefined> {
+  return (await readConfig(file)).config.profiles[profile]?.autoTopUp;
 }

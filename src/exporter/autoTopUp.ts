@@ -11,13 +11,13 @@
 import { hostOf } from '../api/baseUrl.js';
 import type { CreditBalance } from '../api/schemas.js';
 import type { TopUpJournal } from '../billing/journal.js';
-import { readConfig } from '../config/config.js';
+import { readAutoTopUpPolicy } from '../config/config.js';
 import type { AccountMetrics } from '../metrics/account.js';
 import { AutoTopUpMetrics } from '../metrics/autoTopUp.js';
 import type { AutoTopUpClient, AutoTopUpOutcome } from '../operations/autoTopUp.js';
 import { AutoTopUpRunner } from '../operations/autoTopUpRunner.js';
 import type { Logger } from './log.js';
-import type { AutoTopUpPolicy } from '../config/autoTopUp.js';
+import { cardMethodNames, type AutoTopUpPolicy } from '../config/autoTopUp.js';
 
 /** What auto top-up reads of a watched profile (./watcher.ts WatchedProfile). */
 export interface AutoTopUpProfile {
@@ -61,8 +61,8 @@ export class AutoTopUpDriver {
 
   /** The runner of `profile` (a new one when its service or card method names change). */
   #runnerOf(profile: AutoTopUpProfile & { readonly baseUrl: string }): AutoTopUpRunner {
-    const cardMethodNames = [...new Set([profile.topUpMethods?.card_direct ?? 'card_direct', 'card_direct', 'stripe_direct'])];
-    const key = `${profile.baseUrl}\n${cardMethodNames.join(',')}`;
+    const names = cardMethodNames(profile.topUpMethods);
+    const key = `${profile.baseUrl}\n${names.join(',')}`;
     if (this.#runner?.key !== key) {
       this.#runner = {
         key,
@@ -70,8 +70,8 @@ export class AutoTopUpDriver {
           journal: this.#ctx.journal,
           scope: { host: hostOf(profile.baseUrl), profile: profile.name },
           dataDir: this.#ctx.dataDir,
-          readPolicy: async () => (await readConfig(this.#ctx.configPath)).config.profiles[profile.name]?.autoTopUp,
-          cardMethodNames,
+          readPolicy: () => readAutoTopUpPolicy(this.#ctx.configPath, profile.name),
+          cardMethodNames: names,
         }),
       };
     }

@@ -202,6 +202,7 @@ export async function runAutoTopUp(ports: AutoTopUpPorts): Promise<AutoTopUpOutc
     const serviceNow = ports.client.serviceNow();
     const cardNames = new Set(ports.cardMethodNames);
     const reading = readRecords(records, listed, cardNames, Date.now(), serviceNow);
+    const streak = failureStreak(records, policy.since);
     const now = new Date(serviceNow);
     const decision = decideAutoTopUp({
       now,
@@ -210,10 +211,10 @@ export async function runAutoTopUp(ports: AutoTopUpPorts): Promise<AutoTopUpOutc
       pending: reading.pending,
       chargedToday: chargedSince(records, listed.finished, cardNames, reading.claimed, utcDay(now).start.getTime()),
       chargedThisMonth: chargedSince(records, listed.finished, cardNames, reading.claimed, utcMonth(now).start.getTime()),
-      failureStreak: failureStreak(records, policy.since),
+      failureStreak: streak,
     });
     if (decision.kind !== 'charge') return { kind: 'skipped', decision, sentence: decisionSentence(decision, new Date(serviceNow)) };
-    return charge(ports, policy, decision.amount, credits, serviceNow, failureStreak(records, policy.since));
+    return charge(ports, policy, decision.amount, credits, serviceNow, streak);
   });
 }
 

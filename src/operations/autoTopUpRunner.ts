@@ -10,6 +10,7 @@
  * set`, `off` or `resume` in another shell take effect at the next read.
  */
 import type { CreditBalance } from '../api/schemas.js';
+import { formatDollars } from '../billing/input.js';
 import { inScope, type JournalEntry, type JournalScope, type TopUpJournal } from '../billing/journal.js';
 import type { AutoTopUpPolicy } from '../config/autoTopUp.js';
 import { runAutoTopUp, summarize, type AutoTopUpClient, type AutoTopUpOutcome, type AutoTopUpSummary } from './autoTopUp.js';
@@ -155,7 +156,7 @@ function hhmm(t: number): string {
  * charges failed · keydeck autotopup resume".
  */
 export function autoTopUpLine(policy: AutoTopUpPolicy, summary: AutoTopUpSummary | undefined, last: { outcome: AutoTopUpOutcome; at: number } | undefined): Omit<AutoTopUpView, 'at'> {
-  const usd = (n: number) => `$${n.toFixed(2)}`;
+  const usd = formatDollars;
   const head = `auto top-up: below ${usd(policy.belowUsd)} → ${policy.amountUsd !== undefined ? usd(policy.amountUsd) : `up to ${usd(policy.toUsd ?? 0)}`}`;
   if (summary?.paused) return { line: `auto top-up PAUSED: the last ${summary.failures} charges failed · keydeck autotopup resume`, tone: 'danger' };
   if (last) {

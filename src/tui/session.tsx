@@ -12,7 +12,7 @@ import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { KeyHistory } from '../billing/keyHistory.js';
 import { UsageBudget } from '../billing/usageBudget.js';
 import { KeydeckClient, type ClientNotice } from '../api/client.js';
-import { clientTimeoutFromEnv, readConfig, updateConfig, type ResolvedProfile } from '../config/index.js';
+import { cardMethodNames, clientTimeoutFromEnv, readAutoTopUpPolicy, updateConfig, type ResolvedProfile } from '../config/index.js';
 import { createCredentialStore } from '../credentials/index.js';
 import { createTerminalNotifier } from '../terminal/notify.js';
 import { App } from './App.js';
@@ -139,8 +139,8 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
     // --auto-topup (issue 47): the policy read afresh at each balance read (another shell may set, pause or remove it).
     ...(globals.autoTopup && {
       autoTopUp: {
-        readPolicy: async () => (await readConfig(profile.configPath)).config.profiles[profile.name]?.autoTopUp,
-        cardMethodNames: [...new Set([profile.topUpMethods?.card_direct ?? 'card_direct', 'card_direct', 'stripe_direct'])],
+        readPolicy: () => readAutoTopUpPolicy(profile.configPath, profile.name),
+        cardMethodNames: cardMethodNames(profile.topUpMethods),
       },
     }),
     registerSecret: (value) => lifecycle.addSecret(value),

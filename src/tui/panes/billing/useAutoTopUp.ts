@@ -8,6 +8,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { hostOf } from '../../../api/baseUrl.js';
 import type { CreditBalance } from '../../../api/schemas.js';
+import { formatDollars } from '../../../billing/input.js';
 import type { JournalEntry } from '../../../billing/journal.js';
 import { dataDir } from '../../../config/paths.js';
 import { AutoTopUpFeed, AutoTopUpRunner, type AutoTopUpView } from '../../../operations/autoTopUpRunner.js';
@@ -42,10 +43,10 @@ export function useAutoTopUp(poll: Pick<PollState<CreditBalance>, 'data' | 'upda
       remember?.(entry);
       services.notify?.({ kind: 'auto_top_up', ...notice });
       if (notice.outcome === 'credited') {
-        flash(`auto top-up charged $${notice.amount.toFixed(2)} to the card on file`, 'ok');
+        flash(`auto top-up charged ${formatDollars(notice.amount)} to the card on file`, 'ok');
         refreshBalance();
       } else {
-        flash(notice.outcome === 'failed' ? `auto top-up: the charge of $${notice.amount.toFixed(2)} failed${notice.paused ? '; paused' : ''}` : `auto top-up: a charge of $${notice.amount.toFixed(2)} is not confirmed`, 'warning');
+        flash(notice.outcome === 'failed' ? `auto top-up: the charge of ${formatDollars(notice.amount)} failed${notice.paused ? '; paused' : ''}` : `auto top-up: a charge of ${formatDollars(notice.amount)} is not confirmed`, 'warning');
       }
     });
   }, [client, baseUrl]); // eslint-disable-line react-hooks/exhaustive-deps
