@@ -51,7 +51,7 @@ export function utcMonth(now: Date): { start: Date; next: Date } {
 }
 
 /** The charge the policy makes at `remaining` USD: the fixed amount, or up to the target (≥ the minimum). */
-export function chargeFor(policy: AutoTopUpPolicy, remaining: number): number {
+function chargeFor(policy: AutoTopUpPolicy, remaining: number): number {
   if (policy.amountUsd !== undefined) return policy.amountUsd;
   return Math.max(MIN_TOP_UP_USD, roundUpCents((policy.toUsd ?? 0) - Math.max(0, remaining)));
 }

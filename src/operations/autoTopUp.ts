@@ -34,7 +34,7 @@ import { PAUSE_AFTER_FAILURES, type AutoTopUpPolicy } from '../config/autoTopUp.
 import { withLockFile } from '../config/lock.js';
 
 /** A top-up asked for less than this long ago, still unpaid, is in flight (someone is paying it now), ms. */
-export const IN_FLIGHT_MS = 30 * 60_000;
+const IN_FLIGHT_MS = 30 * 60_000;
 
 /** The client calls the operation makes (a KeydeckClient, or a stand-in in tests). */
 export interface AutoTopUpClient extends TopUpClient {
@@ -67,7 +67,7 @@ export type AutoTopUpOutcome =
   | { readonly kind: 'not_sent'; readonly entry: JournalEntry; readonly sentence: string };
 
 /** The account's lock file: one per service and account (`userId`, else the profile). */
-export function autoTopUpLockPath(dataDir: string, host: string, account: string): string {
+function autoTopUpLockPath(dataDir: string, host: string, account: string): string {
   const id = createHash('sha256').update(`${host}\n${account}`).digest('hex').slice(0, 16);
   return path.join(dataDir, `autotopup-${id}.lock`);
 }
@@ -95,7 +95,7 @@ export function failureStreak(records: readonly JournalEntry[], since: string): 
  * before the decision on, not claimed by another record. Never a verdict (the record stays
  * `verifying`: nothing names it), only what keeps it from counting twice or blocking for ever.
  */
-export function probableLostCharge(entry: JournalEntry, finished: readonly ListedTopUp[], cardNames: ReadonlySet<string>, claimed: ReadonlySet<string>): ListedTopUp | undefined {
+function probableLostCharge(entry: JournalEntry, finished: readonly ListedTopUp[], cardNames: ReadonlySet<string>, claimed: ReadonlySet<string>): ListedTopUp | undefined {
   if (entry.state !== 'verifying' || entry.paymentId !== undefined || entry.autoTopUp === undefined) return undefined;
   const from = Date.parse(entry.autoTopUp.decidedAt) - 60_000;
   const candidates = finished.filter((t) => cardNames.has(t.method) && t.reference !== undefined && !claimed.has(t.reference) && Math.round(t.amount * 100) === Math.round(entry.amount * 100) && t.at >= from);

@@ -155,7 +155,7 @@ function hhmm(t: number): string {
  * "auto top-up: below $20.00 → $30.00 · 03:56 UTC charged $30.00", "auto top-up PAUSED: the last 3
  * charges failed · keydeck autotopup resume".
  */
-export function autoTopUpLine(policy: AutoTopUpPolicy, summary: AutoTopUpSummary | undefined, last: { outcome: AutoTopUpOutcome; at: number } | undefined): Omit<AutoTopUpView, 'at'> {
+function autoTopUpLine(policy: AutoTopUpPolicy, summary: AutoTopUpSummary | undefined, last: { outcome: AutoTopUpOutcome; at: number } | undefined): Omit<AutoTopUpView, 'at'> {
   const usd = formatDollars;
   const head = `auto top-up: below ${usd(policy.belowUsd)} → ${policy.amountUsd !== undefined ? usd(policy.amountUsd) : `up to ${usd(policy.toUsd ?? 0)}`}`;
   if (summary?.paused) return { line: `auto top-up PAUSED: the last ${summary.failures} charges failed · keydeck autotopup resume`, tone: 'danger' };
