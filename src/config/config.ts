@@ -231,7 +231,7 @@ function configInvalid(file: string, issues: readonly z.core.$ZodIssue[]): Confi
 }
 
 /**
- * Writes `config` to `file` atomically (write-file-atomic), creating the directory (mode 0700).
+ * Writes `config` to `file` atomically, following no link (./atomic.ts), creating the directory (mode 0700).
  * @throws ConfigError `config_write_failed`.
  */
 export async function writeConfig(file: string, config: KeydeckConfig): Promise<void> {
