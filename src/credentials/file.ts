@@ -7,7 +7,7 @@
 import { mkdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomically } from '../config/atomic.js';
+import { UnsafePathError, writeFileAtomically } from '../config/atomic.js';
 import { describeJsonSyntaxError } from '../config/json.js';
 import { withConfigLock } from '../config/lock.js';
 import { readTrustedFile } from '../config/trust.js';
@@ -117,6 +117,7 @@ export class CredentialFile {
       await mkdir(path.dirname(this.path), { recursive: true, mode: 0o700 });
       await writeFileAtomically(this.path, `${JSON.stringify(all, null, 2)}\n`, 0o600);
     } catch (err) {
+      if (err instanceof UnsafePathError) throw new CredentialStoreError('file_error', `cannot write the key file ${this.path}: ${err.message}.`);
       throw new CredentialStoreError(
         'file_error',
         `cannot write the key file ${this.path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): check the directory's permissions.`,
