@@ -4,7 +4,7 @@
  * destination commands of a new key (src/delivery/command.ts), which also refuse a command line
  * naming one (src/delivery/destinations.ts). Dropped:
  * - by name: `KEYDECK_TOKEN…` (`KEYDECK_TOKEN`, `KEYDECK_TOKEN_PROD`) and `KEYDECK_SK…`
- *   (`KEYDECK_SK`, `KEYDECK_SK_PROD`), whatever they hold;
+ *   (`KEYDECK_SK` and any name that begins so), whatever they hold;
  * - by value: any variable that holds a key value: `sk_`, `sk-`, `mk_` or `mk-` followed by 16
  *   or more key characters (letters, digits, `-`, `_`: `sk_live-abc_def-…` too), anywhere in it;
  * - any variable that holds one of the given secrets (the credential keydeck signs in with, a
