@@ -10,8 +10,8 @@
  * Needs root (to create files of another uid and start a process as it): skipped with a message
  * elsewhere, never in CI (CI runs as root).
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { chmodSync, chownSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { chmodSync, chownSync, copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,11 +94,12 @@ describe.runIf(AS_ROOT)('a token file in another user’s directory, rotated by 
     mkdirSync(victims, { mode: 0o700 });
     const names = ['etc-shadow', 'root-token', 'cron-job'];
     for (const n of names) writeFileSync(path.join(victims, n), `root's ${n}\n`, { mode: 0o600 });
+    const node = nodeFor(OWNER, base);
     const before = snapshot(base, tokens);
 
     // The create's answer is held 400 ms: the rotation is then between its check and its writes.
     proxy.set({ kind: 'delay', ms: 400, count: 1, only: { method: 'POST', path: '/api/keys/management' } });
-    const planter = spawn(process.execPath, ['-e', PLANTER, tokens, token, path.join(tokens, '.prod.token.keydeck-previous'), ...names.map((n) => path.join(victims, n))], {
+    const planter = spawn(node, ['-e', PLANTER, tokens, token, path.join(tokens, '.prod.token.keydeck-previous'), ...names.map((n) => path.join(victims, n))], {
       uid: OWNER,
       gid: OWNER,
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -123,6 +124,18 @@ describe.runIf(AS_ROOT)('a token file in another user’s directory, rotated by 
     }
   }, 60_000);
 });
+
+/**
+ * A Node.js that `uid` may run: the test's own, or a copy in `dir` when a directory on the way to
+ * it is closed to that user (a clone in a private directory).
+ */
+function nodeFor(uid: number, dir: string): string {
+  if (spawnSync(process.execPath, ['-e', ''], { uid, gid: uid }).status === 0) return process.execPath;
+  const copy = path.join(dir, 'node');
+  copyFileSync(process.execPath, copy);
+  chmodSync(copy, 0o755);
+  return copy;
+}
 
 /** Every entry under `root` but `skip` (not followed): path → owner, mode and content. */
 function snapshot(root: string, skip: string): Record<string, string> {
