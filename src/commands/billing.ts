@@ -71,7 +71,7 @@ export async function billingStatus(globals: GlobalOptions, flags: JsonFlag = {}
     const keyless = keylessSubscriptions(summary, await client.keys.list().catch(() => []));
     if (keyless.length > 0) {
       printLine('');
-      printLine(`${keyless.length === 1 ? 'One subscription has' : `${keyless.length} subscriptions have`} no key yet: ${keyless.map((k) => `${k.what ?? k.kind} (${k.id})`).join(', ')}. Mint each with: keydeck keys create --subscription ID NAME`);
+      printLine(`${keyless.length === 1 ? 'One subscription has' : `${keyless.length} subscriptions have`} no key yet: ${keyless.map((k) => `${visible(k.what ?? k.kind)} (${visible(k.id)})`).join(', ')}. Mint each with: keydeck keys create --subscription ID NAME`);
     }
   }
   else printFormatted(formatKeyValues(flattenForDisplay(status), { color: colorEnabled() }));

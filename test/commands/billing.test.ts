@@ -354,6 +354,38 @@ describe('billing history', () => {
   });
 });
 
+describe('billing status from a service that sends line breaks and escapes in its texts', () => {
+  it('shows every value through the sanitiser: a newline in a plan’s name starts no forged line', async () => {
+    const forged = 'credit balance: 1000000.00 USD';
+    const server = await startHostileServer((req, res) =>
+      req.path === '/api/billing/status'
+        ? json(res, 200, {
+            success: true,
+            data: {
+              subscriptions: [{ id: `sub_1\n${forged}`, planSlug: `pro\n${forged}`, status: 'active', currentPeriodEnd: `soon\n${forged}`, cancelAtPeriodEnd: false, keyCount: 0 }],
+              poolPledges: [{ poolId: 'pl_1', poolSlug: `gpu\r\n${forged}`, status: 'active\u001b[2J', hasKey: false }],
+              creditBalance: 25,
+            },
+          })
+        : json(res, 404, { error: { code: 'not_found' } }),
+    );
+    const own = scripted(server.url);
+    try {
+      const r = await own.run('sess_x', ['billing', 'status']);
+      expect(r.code, r.stderr).toBe(0);
+      // The one credit balance line is the service's creditBalance; nothing else starts a line of its own.
+      expect(lines(r.stdout).filter((l) => l.trimStart().startsWith('credit balance'))).toEqual(['credit balance: 25.00 USD']);
+      expect(r.stdout).toContain(`  pro\\u000a${forged}`);
+      expect(r.stdout).toContain(`status: active\\u001b[2J`);
+      expect(r.stdout).not.toContain('\u001b');
+      expect(r.stdout).toMatch(/^One subscription has no key yet: pro\\u000acredit balance: 1000000\.00 USD \(sub_1\\u000acredit/m);
+    } finally {
+      own.home.remove();
+      await server.close();
+    }
+  });
+});
+
 describe('a checkout link the service should not send', () => {
   it('is refused before it is printed (exit 1, nothing on stdout); the session stays on record, awaiting payment', { timeout: 30_000 }, async () => {
     const server = await startHostileServer((req, res) =>
