@@ -44,6 +44,7 @@ import { z } from 'zod';
 import { isLoopbackHost } from '../api/baseUrl.js';
 import { TopUpMethodSchema, type TopUpMethod } from '../api/schemas.js';
 import { dataDir } from '../config/paths.js';
+import { RECORD_DAMAGED } from '../config/recordDamage.js';
 
 /** State of a top-up: see the module's transition table. */
 export const TopUpStateSchema = z.enum(['awaiting_payment', 'verifying', 'credited', 'refused', 'closed']);
@@ -205,6 +206,30 @@ export class JournalError extends Error {
   constructor(message: string, file: string) {
     super(message);
     this.path = file;
+  }
+}
+
+/**
+ * The record cannot be trusted as it is on disk (damaged, emptied or removed while its summary
+ * says it held top-ups: ./journal.ts says how it is told): every charge and verify stops, and the
+ * commands exit 3. The file is left where it is. `message` is the sentence: the file, what is
+ * wrong, what it held (./journalSummary.ts) and the way out.
+ */
+export class JournalDamagedError extends JournalError {
+  override readonly name = 'JournalDamagedError';
+  /** The code of every record that cannot be read (src/config/recordDamage.ts). */
+  override readonly code = RECORD_DAMAGED;
+  /** What is wrong, in a few words ("it is not an SQLite database: its header is damaged"). */
+  readonly problem: string;
+  /** One line for a screen: the file, and that money actions are refused. */
+  readonly line: string;
+  constructor(file: string, problem: string, held: string) {
+    super(
+      `the top-up record ${file} cannot be trusted (${problem}), and is left in place; ${held}. Nothing is charged or verified until it is repaired or replaced: check those top-ups with the service first (keydeck billing status, the card statement), then keydeck billing history --accept-loss moves it aside and starts a new record.`,
+      file,
+    );
+    this.problem = problem;
+    this.line = `the top-up record ${file} cannot be trusted (${problem}): no top-up or verify until it is replaced (keydeck billing history --accept-loss)`;
   }
 }
 

@@ -13,7 +13,7 @@ import { centsText } from '../api/money.js';
 import { visible } from '../terminal/sanitize.js';
 import { say } from './keyDelivery.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
-import { askLine, canPrompt, ExitCode, fail, printLine, warn, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
+import { askLine, canPrompt, ExitCode, fail, printLine, recordExit, warn, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 import { formatUsd } from './table.js';
 
 /** Dependencies of the top-up commands: the record (default: the data dir's, as the TUI's). */
@@ -100,7 +100,7 @@ export async function verifyAndReport(
     case 'used_unconfirmed':
       return fail(ExitCode.refused, `outcome_unknown: ${lines.join(' ')}`);
     case 'not_sent':
-      if (outcome.error instanceof JournalError || !(outcome.error instanceof KeydeckApiError)) return fail(ExitCode.refused, lines.join(' '));
+      if (outcome.error instanceof JournalError || !(outcome.error instanceof KeydeckApiError)) return fail(recordExit(outcome.error), lines.join(' '));
       warn('nothing was sent: keydeck reads the total of top-ups before verifying, to recognise its own verification later.');
       throw outcome.error;
     case 'unknown':

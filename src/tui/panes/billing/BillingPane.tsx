@@ -136,7 +136,7 @@ export function BillingPane({ size, active }: PaneProps) {
   const summaryRows = 3;
   // Full size: the burn rates and run-out (2 lines), then the chart; compact: sparkline and one line.
   const trendRows = 2;
-  const bannerRows = (flow.view || unfinished ? 1 : 0) + (autoTopUp ? 1 : 0);
+  const bannerRows = (flow.view || unfinished ? 1 : 0) + (autoTopUp ? 1 : 0) + (flow.damaged !== undefined ? 1 : 0);
   const gap = compact ? 0 : 1;
   const spaceBelowTrend = Math.max(0, size.rows - summaryRows - trendRows - bannerRows - gap * 2);
   // The top spenders (issue 22): a title and the lines it has (up to 5 keys, or the one line saying
@@ -174,6 +174,11 @@ export function BillingPane({ size, active }: PaneProps) {
           <BalanceChart history={monitor.history} window={chartWindow} now={now} columns={size.columns - 2} rows={chartRows} />
           <Text> </Text>
         </>
+      ) : null}
+      {flow.damaged !== undefined ? (
+        <Text color={theme.danger} wrap="truncate">
+          {`✕ ${visible(flow.damaged)}`}
+        </Text>
       ) : null}
       {autoTopUp ? (
         <Text color={autoTopUp.tone === 'success' ? theme.ok : autoTopUp.tone === 'muted' ? theme.muted : theme[autoTopUp.tone]} wrap="truncate">
