@@ -106,6 +106,10 @@ export async function verifyAndReport(
     case 'unknown':
       warn('the top-up stays "verifying" on keydeck\'s record: run the same keydeck billing verify again; keydeck recognises its own earlier verification.');
       throw outcome.error;
+    case 'refused':
+      // What keydeck's record makes of it (which top-up, and whether it still awaits its payment), then the service's refusal.
+      warn(lines.join(' '));
+      throw outcome.error;
     default:
       throw outcome.error;
   }
@@ -175,6 +179,10 @@ export async function chooseTopUp(
       if (others.length > 0) {
         warn(`no USDC top-up of ${formatUsd(request.amount)}${request.to !== undefined ? ` to ${request.to}` : ''} awaits payment on keydeck's record (${visible(others.map(choiceText).join('; '))}): the transfer is verified on its own record`);
       }
+    }
+    if (entry && Math.round((entry.amountSent ?? entry.amount) * 100) !== Math.round(request.amount * 100)) {
+      // One instruction is one record whatever amount is tried: said, so the user knows which.
+      say(visible(`The transfer is verified for ${match.ambiguous ? 'the top-up chosen' : 'the one USDC top-up awaiting payment'}, ${choiceText(entry)}, with ${formatUsd(request.amount)} as the amount sent.`), json);
     }
     return { amount: request.amount, amountText: request.amountText ?? centsText(request.amount), ...(entry && { entryId: entry.id }), ...(entry?.address !== undefined && { depositAddress: entry.address }) };
   }

@@ -91,3 +91,31 @@ describe('a damaged top-up record with a charge in flight', () => {
     }
   }, 60_000);
 });
+
+describe('a damaged record of key operations', () => {
+  it('operations.json cut to 0 bytes, rotations.json not JSON: keys create and keys rotate exit 3, left in place, nothing created', async () => {
+    const home = makeTempHome();
+    try {
+      const token = await sb.fundedUser(25);
+      const dataDir = path.join(home.home, 'data');
+      const env = home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: token, KEYDECK_DATA_DIR: dataDir });
+      const first = await runCli(['keys', 'create', '--name', 'api'], { env });
+      expect(first.code, first.stderr).toBe(0);
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      writeFileSync(path.join(dataDir, 'operations.json'), '', { mode: 0o600 });
+      writeFileSync(path.join(dataDir, 'rotations.json'), '{"version":1,"rotations":[{"id":', { mode: 0o600 });
+
+      const create = await runCli(['keys', 'create', '--name', 'web'], { env });
+      expect(create.code).toBe(3);
+      expect(create.stderr).toContain(`operation_record: the operation record ${path.join(dataDir, 'operations.json')} cannot be read (it is empty), and is left in place; it may hold key creations under way`);
+      const rotate = await runCli(['keys', 'rotate', 'api', '--old', 'keep'], { env });
+      expect(rotate.code).toBe(3);
+      expect(rotate.stderr).toContain(`rotation_record: the rotation record ${path.join(dataDir, 'rotations.json')} cannot be read (it is not JSON), and is left in place`);
+      const names = ((await sb.call('GET', '/api/keys', { token })).body as { data?: Array<{ name: string }> } | Array<{ name: string }>);
+      expect((Array.isArray(names) ? names : names.data ?? []).map((k) => k.name).sort()).toEqual(['api']);
+      expect(statSync(path.join(dataDir, 'operations.json')).size).toBe(0);
+    } finally {
+      home.remove();
+    }
+  }, 60_000);
+});
