@@ -42,7 +42,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { writeFileAtomically } from '../config/atomic.js';
 import { isDamagedSqlite, quickCheck } from '../config/sqlite.js';
 import { failpoint } from '../failpoints/index.js';
-import { BUSY_TIMEOUT_MS, checkTrustedRecordFile, connectJournal, ROW, rowEntry, sizeOf, sqliteProblem, type Row } from './journalFile.js';
+import { BUSY_TIMEOUT_MS, checkTrustedRecordFile, connectJournal, ROW, rowEntry, sizeOf, sqliteProblem, stripUndefined, UNFINISHED_SQL, type Row } from './journalFile.js';
 import { INITIAL_STATES, inScope, isUnfinished, JournalDamagedError, JournalError, TransitionError, canMove, journalPath, legacyEntries, legacyJournalPath, type JournalEntry, type JournalPatch, type JournalScope, type NewJournalEntry } from './journalEntry.js';
 import { heldSentence, readSummary, summaryOf, summaryPath, type JournalSummary, type SummaryRead } from './journalSummary.js';
 
@@ -66,8 +66,6 @@ export interface TopUpJournalOptions {
 
 /** A patch (or a function of the current record giving one, run inside the write lock). */
 export type JournalChange = JournalPatch | ((current: JournalEntry) => JournalPatch | undefined);
-
-const UNFINISHED_SQL = `SELECT ${ROW} FROM topups WHERE state IN ('awaiting_payment', 'verifying') ORDER BY seq DESC`;
 
 /**
  * The record on disk. Opened and checked on first use (the module's "Fail closed"); each method
@@ -96,12 +94,18 @@ export class TopUpJournal {
   }
 
   /**
-   * Opens the record and checks it (the module's "Fail closed"), once until {@link close}: what a
-   * caller about to send a charge calls first.
+   * Checks the record as it is on disk now (the module's "Fail closed"), with a connection of its
+   * own (this instance's, perhaps opened hours ago in the TUI, is left as it is): what a caller
+   * about to send a charge calls first.
    * @throws JournalDamagedError when it cannot be trusted; JournalError when it cannot be opened
    */
   async check(): Promise<void> {
-    await this.#ready();
+    const probe = new TopUpJournal({ path: this.path, maxEntries: this.#max, now: this.#now });
+    try {
+      await probe.#ready();
+    } finally {
+      probe.close();
+    }
   }
 
   /** Every record, newest first. */
@@ -394,6 +398,3 @@ export class TopUpJournal {
   }
 }
 
-function stripUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}

@@ -229,7 +229,7 @@ export class JournalDamagedError extends JournalError {
   override readonly code = RECORD_DAMAGED;
   /** What is wrong, in a few words ("it is not an SQLite database: its header is damaged"). */
   readonly problem: string;
-  /** One line for a screen: the file, and that money actions are refused. */
+  /** One line for a screen: what is wrong, that money actions are refused, the way out, then the file (cut first on a narrow screen). */
   readonly line: string;
   constructor(file: string, problem: string, held: string) {
     super(
@@ -237,7 +237,7 @@ export class JournalDamagedError extends JournalError {
       file,
     );
     this.problem = problem;
-    this.line = `the top-up record ${file} cannot be trusted (${problem}): no top-up or verify until it is replaced (keydeck billing history --accept-loss)`;
+    this.line = `top-up record damaged: no top-up or verify (billing history --accept-loss) · ${problem} · ${file}`;
   }
 }
 

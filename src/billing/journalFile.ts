@@ -32,6 +32,13 @@ export interface Row {
 }
 /** The columns of a {@link Row}, for a SELECT. */
 export const ROW = 'seq, id, state, tx_hash, entry';
+/** The unfinished records' rows, newest first. */
+export const UNFINISHED_SQL = `SELECT ${ROW} FROM topups WHERE state IN ('awaiting_payment', 'verifying') ORDER BY seq DESC`;
+
+/** `value` without its fields set to undefined. */
+export function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
 
 /** Opens (creating when missing) the record at `file` in WAL mode with its schema. @throws what SQLite throws */
 export function connectJournal(file: string): DatabaseSync {
