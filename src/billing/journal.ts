@@ -19,7 +19,8 @@
  *
  * The record is what keeps a charge whose answer was lost from being made again, so a record that
  * cannot be trusted stops every charge and verify ({@link JournalDamagedError}, exit 3): it is
- * never moved aside or started afresh by itself. At each open (once per instance) it is checked:
+ * never moved aside or started afresh by itself. It is checked at each open, and on disk again
+ * before a new top-up is recorded ({@link TopUpJournal.add}, {@link TopUpJournal.check}):
  *
  * - the file as SQLite reads it: a header that is not SQLite's (SQLITE_NOTADB), a page it cannot
  *   read (SQLITE_CORRUPT), and `PRAGMA quick_check` over every page (a file cut short);
@@ -29,20 +30,18 @@
  *   a record missing, of 0 bytes (which SQLite would take for a new database), or without the
  *   unfinished top-ups the summary names, while the summary says it held some, is damaged too.
  *
- * The damaged file is left in place; `keydeck billing history --accept-loss` ({@link
- * acceptLoss}) moves it aside with its `-wal` and `-shm` and starts a new record, once the user
- * has checked at the service what the sentence says it held.
- *
+ * The damaged file is left in place; `keydeck billing history --accept-loss` (./journalLoss.ts)
+ * moves it aside and starts a new record, once the user has checked what it held at the service.
  * The states, the moves between them and the record's fields are in ./journalEntry.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { writeFileAtomically } from '../config/atomic.js';
 import { isDamagedSqlite, quickCheck } from '../config/sqlite.js';
 import { failpoint } from '../failpoints/index.js';
-import { BUSY_TIMEOUT_MS, checkTrustedRecordFile, connectJournal, ROW, rowEntry, sizeOf, sqliteProblem, stripUndefined, UNFINISHED_SQL, type Row } from './journalFile.js';
+import { BUSY_TIMEOUT_MS, checkTrustedRecordFile, connectJournal, ROW, rowEntry, ownerOnly, sizeOf, sqliteProblem, stripUndefined, UNFINISHED_SQL, type Row } from './journalFile.js';
 import { INITIAL_STATES, inScope, isUnfinished, JournalDamagedError, JournalError, TransitionError, canMove, journalPath, legacyEntries, legacyJournalPath, type JournalEntry, type JournalPatch, type JournalScope, type NewJournalEntry } from './journalEntry.js';
 import { heldSentence, readSummary, summaryOf, summaryPath, type JournalSummary, type SummaryRead } from './journalSummary.js';
 
@@ -143,11 +142,13 @@ export class TopUpJournal {
   }
 
   /**
-   * Records a new top-up (state `awaiting_payment` or `verifying`); returns it with its id and times.
-   * @throws TransitionError for another initial state
+   * Records a new top-up (state `awaiting_payment` or `verifying`); returns it with its id and
+   * times. The file is checked on disk first ({@link check}): a charge is recorded before it is sent.
+   * @throws TransitionError for another initial state; JournalDamagedError
    */
   async add(entry: NewJournalEntry): Promise<JournalEntry> {
     if (!INITIAL_STATES.includes(entry.state)) throw new TransitionError(entry.state, entry.state, this.path);
+    await this.check();
     return this.#change((db) => {
       const time = new Date(this.#now()).toISOString();
       const created: JournalEntry = { ...stripUndefined(entry), id: randomUUID(), createdAt: time, updatedAt: time };
@@ -363,13 +364,7 @@ export class TopUpJournal {
       throw this.#failure('read', error);
     }
     await this.#importLegacy(db);
-    for (const file of [this.path, `${this.path}-wal`, `${this.path}-shm`]) {
-      try {
-        if (existsSync(file)) chmodSync(file, 0o600);
-      } catch {
-        // A file system without modes: nothing more to do.
-      }
-    }
+    ownerOnly(this.path);
     return db;
   }
 
@@ -397,4 +392,3 @@ export class TopUpJournal {
     }
   }
 }
-

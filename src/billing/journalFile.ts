@@ -2,7 +2,7 @@
  * The top-up record's file (./journal.ts): its SQLite schema, opening it, the check of one row,
  * and what a damaged file is in words. The record's rules are in ./journal.ts.
  */
-import { lstatSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync } from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
 import { openSqlite } from '../config/sqlite.js';
 import { JournalEntrySchema, JournalError, stateLabel, TopUpStateSchema, type JournalEntry } from './journalEntry.js';
@@ -100,5 +100,16 @@ export function checkTrustedRecordFile(file: string): void {
   }
   if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
     throw new JournalError(`the top-up record ${file} belongs to another user: move it away.`, file);
+  }
+}
+
+/** Mode 0600 on the record at `file` and its `-wal` and `-shm`, where they exist (a file system without modes: nothing). */
+export function ownerOnly(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      if (existsSync(f)) chmodSync(f, 0o600);
+    } catch {
+      // A file system without modes: nothing more to do.
+    }
   }
 }

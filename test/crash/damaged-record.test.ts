@@ -92,6 +92,33 @@ describe('a damaged top-up record with a charge in flight', () => {
   }, 60_000);
 });
 
+describe('accepting the loss', () => {
+  it('billing history --accept-loss asks (--yes in scripts), moves the record aside, and the next top-up starts a new record', async () => {
+    const home = makeTempHome();
+    try {
+      const token = await sb.fundedUser(25);
+      const dataDir = path.join(home.home, 'data');
+      const env = home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: token, KEYDECK_DATA_DIR: dataDir });
+      expect((await runCli(['billing', 'topup', '--amount', '10', '--method', 'card_direct', '--yes'], { env })).code).toBe(0);
+      DAMAGE['the file cut to 0 bytes']!(path.join(dataDir, 'topups.db'));
+      const unasked = await runCli(['billing', 'history', '--accept-loss'], { env });
+      expect(unasked.code).toBe(2);
+      expect(unasked.stderr).toMatch(/confirmation_required: .*keydeck billing history --accept-loss --yes/);
+      const accepted = await runCli(['billing', 'history', '--accept-loss', '--yes'], { env });
+      expect(accepted.code, accepted.stderr).toBe(0);
+      expect(accepted.stdout).toMatch(/^Moved aside: \S+topups\.db\.damaged-\S+, \S+topups-summary\.json\.damaged-\S+\. The next top-up starts a new record/m);
+      const again = await runCli(['billing', 'history', '--accept-loss', '--yes'], { env });
+      expect(again.code).toBe(2);
+      expect(again.stderr).toMatch(/can be read: nothing to accept, nothing was changed/);
+      const topup = await runCli(['billing', 'topup', '--amount', '10', '--method', 'card_direct', '--yes'], { env });
+      expect(topup.code, topup.stderr).toBe(0);
+      expect((await sb.credits(token)).totalTopUp).toBe(45);
+    } finally {
+      home.remove();
+    }
+  }, 60_000);
+});
+
 describe('a damaged record of key operations', () => {
   it('operations.json cut to 0 bytes, rotations.json not JSON: keys create and keys rotate exit 3, left in place, nothing created', async () => {
     const home = makeTempHome();
