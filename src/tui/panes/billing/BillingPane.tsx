@@ -203,7 +203,7 @@ export function BillingPane({ size, active }: PaneProps) {
           <StatusTree lines={statusLines} offset={statusOffset} rows={Math.max(1, restRows - 1 - (status.error !== undefined ? 1 : 0))} columns={size.columns - 2} />
         </Box>
       ) : (
-        <RecentTopUps entries={entries} selected={chosen} rows={restRows} columns={size.columns - 2} />
+        <RecentTopUps entries={entries} selected={chosen} rows={restRows} columns={size.columns - 2} damaged={flow.damaged !== undefined} />
       )}
     </Box>
   );
