@@ -364,7 +364,7 @@ export function verifyOutcomeLines(outcome: VerifyOutcome, amount: number, hints
       ];
     case 'used_unconfirmed':
       return [
-        'The service says this hash was already used: most likely by keydeck’s earlier verification, whose answer was lost, but the balance could not be read to confirm it.',
+        `The service says this hash was already used, and keydeck cannot tell whether its own earlier verification, whose answer was lost, credited it: ${outcome.entry.reason ?? 'the balance could not be read to confirm it'}.`,
         `The top-up stays "verifying": check the balance, then ${hints.again}.`,
       ];
     case 'not_found':
