@@ -144,9 +144,14 @@ describe('billing topup and verify', () => {
     expect(instruction).toMatchObject({ chain: 'base', amount: '20' });
 
     const tx = await transfer(instruction.address, '20');
-    const mismatch = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '25']);
+    // An amount no instruction waits for, two instructions open: which one is asked (one instruction, one record).
+    const which = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '25']);
+    expect(which.code).toBe(2);
+    expect(which.stderr).toMatch(/^keydeck: 2 USDC top-ups await payment \(20\.00 USD to 0x\w{40}, requested .*; 12\.50 USD to .*\): say which with --to ADDRESS, the deposit address the transfer paid; nothing was sent\.$/m);
+    const mismatch = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '25', '--to', instruction.address]);
     expect(mismatch.code).toBe(1);
-    expect(mismatch.stderr).toMatch(/^warning: no USDC top-up of 25\.00 USD awaits payment on keydeck's record \(20\.00 USD to 0x\w{40}, requested .*; 12\.50 USD to .*\): the transfer is verified on its own record$/m);
+    expect(mismatch.stdout).toMatch(/^The transfer is verified for the one USDC top-up awaiting payment, 20\.00 USD to 0x\w{40}, requested .*, with 25\.00 USD as the amount sent\.$/m);
+    expect(mismatch.stderr).toMatch(/^warning: Refused: the amount must equal what was sent in this transaction, and it is not \$25\.00\. .* The USDC top-up of \$20\.00 to 0x\w{40} still awaits its payment/m);
     expect(mismatch.stderr).toMatch(/^keydeck: amount_mismatch: /m);
     const verified = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '20', '--json']);
     expect(verified.code, verified.stderr).toBe(0);
