@@ -277,8 +277,6 @@ describe('two processes on one data dir', () => {
       target: 'node22',
       outfile: script,
       logLevel: 'silent',
-      // write-file-atomic (the record's summary) is CommonJS and requires Node's modules.
-      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
     });
     const file = path.join(dir, 'data', 'topups.db');
     const startAt = String(Date.now() + 1500);
