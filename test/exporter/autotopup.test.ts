@@ -44,7 +44,7 @@ describe.concurrent('keydeck exporter --auto-topup', () => {
   it('charges once within two polls of a fall below the threshold, says so, counts it; pauses after three declines', { timeout: 60_000 }, async () => {
     const h = homeWithPolicy();
     const prod = await managementKey(sb, 25);
-    const exporter = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2', '--auto-topup'], { KEYDECK_TOKEN_PROD: prod.token });
+    const exporter = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2', '--auto-topup'], { KEYDECK_TOKEN_PROD: prod.token, KEYDECK_AUTOTOPUP_SETTLE_SECONDS: '0' });
     await until(async () => sample(await exporter.scrape(), 'keydeck_autotopup_paused', labels) === 0, 'the auto top-up series');
     const first = await exporter.scrape();
     expect(sample(first, 'keydeck_autotopup_cap_remaining_usd', { ...labels, cap: 'day' })).toBe(100);
