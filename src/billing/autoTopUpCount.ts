@@ -141,9 +141,9 @@ export function earlierCharge(seen: ListedTopUps, after: ListedTopUps, paymentId
   return others.sort((a, b) => (before(a, b) ? -1 : 1))[0];
 }
 
-/** A listed top-up in words: "a card_direct top-up of $30.00 (payment pi_1, asked for 03:12:04 UTC)". */
+/** A listed top-up in words: "a card_direct top-up of $30.00 (pi_1, asked for 2026-11-28 03:12:04 UTC)". */
 export function listedInWords(t: ListedTopUp): string {
-  const time = new Date(t.askedAt).toISOString().slice(11, 19);
+  const time = new Date(t.askedAt).toISOString().slice(0, 19).replace('T', ' ');
   return `a ${t.method || 'top-up'} ${t.method ? 'top-up ' : ''}of ${formatDollars(t.amount)} (${t.reference !== undefined ? `${t.reference}, ` : ''}asked for ${time} UTC)`;
 }
 

@@ -128,7 +128,7 @@ async function otherOwners(globals: GlobalOptions, env: NodeJS.ProcessEnv, profi
   return {
     since,
     lines: [
-      `The service lists ${others.length === 1 ? 'a card-on-file charge' : `${others.length} card-on-file charges`} that no record of this machine names (the latest: ${listedInWords(latest)} on ${new Date(latest.askedAt).toISOString().slice(0, 10)}): another owner charges this account's card, another machine or a person. ` +
+      `The service lists ${others.length === 1 ? 'a card-on-file charge' : `${others.length} card-on-file charges`} that no record of this machine names (the latest: ${listedInWords(latest)}): another owner charges this account's card, another machine or a person. ` +
         'If another machine runs auto top-up for this account, keep one: two at once may charge one fall of the balance twice (keydeck help topups, "Auto top-up").',
     ],
   };
@@ -201,7 +201,7 @@ export async function autoTopUpResume(globals: GlobalOptions, deps: AutoTopUpDep
     }
   }
   printLine(`Auto top-up resumed for profile "${profile.name}": earlier failures no longer count; the next run charges when the balance is below the threshold.`);
-  if (lifted) printLine(`The pause for two machines is lifted (${lifted.reason}); keep auto top-up on this machine only.`);
+  if (lifted) printLine(`The pause for two machines is lifted: keep auto top-up on this machine only. It said: ${lifted.reason}`);
   for (const e of closed) printLine(`Closed on your word: the charge of ${formatDollars(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC, whose outcome was unknown (if the service names it later, it is marked credited).`);
   return ExitCode.ok;
 }

@@ -116,10 +116,16 @@ function inFlight(records: readonly JournalEntry[], listed: ListedTopUps, cardNa
   const claimed = recordReferences(records.filter((e) => e.state === 'verifying' || e.state === 'awaiting_payment'));
   const probable = probableLostCharges(records, [...listed.finished, ...listed.pending].filter((t) => cardNames.has(t.method)));
   for (const t of probable.values()) if (t.reference) claimed.add(t.reference.toLowerCase());
+  const listedPending = new Set(listed.pending.filter((t) => t.reference !== undefined).map((t) => t.reference!.toLowerCase()));
   for (const e of records) {
     const age = now - Date.parse(e.createdAt);
     if (e.state === 'verifying') {
       if (probable.has(e.id) && listed.finished.includes(probable.get(e.id)!)) continue;
+      const ref = e.paymentId ?? probable.get(e.id)?.reference;
+      if (ref !== undefined && listedPending.has(ref.toLowerCase())) {
+        pending.push(`a card charge of ${formatDollars(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC is charged and not credited yet: the billing status lists it as pending (${ref})`);
+        continue;
+      }
       const yours = e.autoTopUp !== undefined ? ' (once the card statement shows it was not charged, keydeck autotopup resume closes it)' : '';
       pending.push(`a ${e.method === 'usdc' ? 'USDC top-up' : 'card charge'} of ${formatDollars(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC is still verifying: its outcome is unknown${yours}`);
     } else if (e.state === 'awaiting_payment' && age < IN_FLIGHT_MS) {

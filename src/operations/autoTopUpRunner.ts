@@ -164,7 +164,7 @@ function hhmm(t: number): string {
 function autoTopUpLine(policy: AutoTopUpPolicy, summary: AutoTopUpSummary | undefined, last: { outcome: AutoTopUpOutcome; at: number } | undefined): Omit<AutoTopUpView, 'at'> {
   const usd = formatDollars;
   const head = `auto top-up: below ${usd(policy.belowUsd)} → ${policy.amountUsd !== undefined ? usd(policy.amountUsd) : `up to ${usd(policy.toUsd ?? 0)}`}`;
-  if (summary?.twoMachines !== undefined) return { line: 'auto top-up PAUSED: two machines run auto top-up for this account · keep one, then keydeck autotopup resume', tone: 'danger' };
+  if (summary?.twoMachines !== undefined) return { line: 'auto top-up PAUSED: two machines run it · keep one · keydeck autotopup status', tone: 'danger' };
   if (summary?.paused) return { line: `auto top-up PAUSED: the last ${summary.failures} charges failed · keydeck autotopup resume`, tone: 'danger' };
   if (last) {
     const o = last.outcome;

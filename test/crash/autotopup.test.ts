@@ -52,8 +52,10 @@ function said(r: CliResult): string {
   if (line.startsWith('Charged $30.00')) return 'charges once';
   if (r.code === 3 && /was sent, but its answer does not say it was credited/.test(line)) return 'charges once, its credit pending (exit 3)';
   if (line.startsWith('Nothing to do')) return 'nothing to do (already credited)';
-  if (r.code === 3 && /in flight/.test(line)) return 'charges nothing: a charge in flight (exit 3)';
-  if (r.code === 3 && /it serves this fall/.test(line)) return 'charges nothing: the other machine’s charge serves the fall (exit 3)';
+  // A charge whose credit lags, made by the other machine at once, is in flight when this run first
+  // reads the status, or appears while it settles (it serves the fall): which one depends on when
+  // each process started, and both charge nothing for the same reason.
+  if (r.code === 3 && (/in flight/.test(line) || /it serves this fall/.test(line))) return 'charges nothing: a charge in flight (exit 3)';
   return `exit ${r.code}: ${line.slice(0, 60)}`;
 }
 
