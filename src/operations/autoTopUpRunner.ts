@@ -135,7 +135,7 @@ export class AutoTopUpFeed {
             ...(o.entry.balance !== undefined && { remaining: o.entry.balance }),
             ...(o.kind === 'failed' && { paused: o.paused }),
             // Another machine charged for the same fall first: this machine paused itself.
-            ...((o.kind === 'credited' || o.kind === 'unknown') && o.secondCharge !== undefined && { paused: true, reason: o.sentence }),
+            ...((o.kind === 'credited' || o.kind === 'unknown') && o.secondCharge !== undefined && { paused: true }),
             ...((o.kind === 'failed' || o.kind === 'not_sent') && o.entry.reason !== undefined && { reason: o.entry.reason }),
           }, o.entry);
         }

@@ -6,8 +6,12 @@
  * the outcome is certain; test/crash/autotopup-race.test.ts draws them from one window); when both
  * still charge, the later one pauses itself and says why, and a cap is passed by that one charge
  * at most. A card charge made by hand counts toward the caps; the pause after failures counts on
- * the service's clock, whatever the local clock says, and machines share that count.
+ * the service's clock, whatever the local clock says, and machines share that count; `autotopup
+ * set` says when the service lists card charges this machine did not make. Against a service that
+ * lists no top-ups (the real one's pages show none), the total of top-ups stands in.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFaultProxy, type FaultProxy } from '../resilience/fault-proxy.js';
@@ -153,6 +157,19 @@ describe('auto top-up counts what the service counts', { timeout: 60_000 }, () =
     expect(await sb.credits(token)).toMatchObject({ totalTopUp: 75, remaining: 10 });
   });
 
+  it('autotopup set says when the service lists card charges no record of this machine names', async () => {
+    const [a, b] = [machine(), machine()];
+    const token = await sb.fundedUser(25);
+    const byHand = await a.run(token, ['billing', 'topup', '--amount', '10', '--method', 'card_direct', '--yes']);
+    expect(byHand.code, byHand.stderr).toBe(0);
+    const POLICY = ['autotopup', 'set', '--below', '20', '--amount', '30', '--yes'];
+    const here = await a.run(token, POLICY);
+    expect(here.stdout).not.toMatch(/another owner/);
+    const there = await b.run(token, POLICY);
+    expect(there.code).toBe(0);
+    expect(there.stdout).toMatch(/^The service lists a card-on-file charge that no record of this machine names \(the latest: a card_direct top-up of \$10\.00 \(pi_sandbox_\w+, asked for \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)\): another owner charges this account's card, another machine or a person\. If another machine runs auto top-up for this account, keep one/m);
+  });
+
   it('a local clock moved back does not defeat the pause after 3 failures', async () => {
     const cli = machine();
     const token = await sb.fundedUser(25);
@@ -182,5 +199,82 @@ describe('auto top-up counts what the service counts', { timeout: 60_000 }, () =
     expect(runs[3]!.stdout).toMatch(/^Auto top-up is paused: the last 3 charges failed\. Nothing was charged/);
     // Neither machine sent a fourth charge: the service lists three declines.
     expect((await sb.call('GET', '/api/billing/status', { token })).body.data.failedTopUps).toHaveLength(3);
+  });
+});
+
+/**
+ * A service that lists no top-ups, as the real one's pages show: the sandbox behind a proxy that
+ * drops `pendingTopUps`, `recentTopUps` and `failedTopUps` from the billing status (its `Date`
+ * header kept). `statusReads` counts the status reads it answered.
+ */
+async function listless(upstream: string): Promise<{ url: string; statusReads: () => number; close(): Promise<void> }> {
+  let reads = 0;
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const answer = await fetch(`${upstream}${req.url}`, {
+        method: req.method!,
+        headers: { authorization: req.headers.authorization ?? '', 'content-type': req.headers['content-type'] ?? 'application/json' },
+        ...(chunks.length > 0 && { body: Buffer.concat(chunks) }),
+      });
+      let body = await answer.text();
+      if (req.method === 'GET' && req.url?.split('?')[0] === '/api/billing/status' && answer.ok) {
+        reads++;
+        const json = JSON.parse(body) as { data: Record<string, unknown> };
+        for (const key of ['pendingTopUps', 'recentTopUps', 'failedTopUps']) delete json.data[key];
+        body = JSON.stringify(json);
+      }
+      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json', date: answer.headers.get('date')! });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    statusReads: () => reads,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('auto top-up against a service that lists no top-ups', { timeout: 60_000 }, () => {
+  it('a rise of the total of top-ups while it settles serves the fall', async () => {
+    const service = await listless(sb.url);
+    try {
+      const cli = machine(service.url);
+      const token = await sb.fundedUser(25);
+      await set([cli], token, ['--below', '30', '--amount', '40']);
+      await spend(token, 10);
+      const before = service.statusReads();
+      const running = run(cli, token, '3');
+      // Once it has seen the fall (its first status read), someone tops up $10: still below $30.
+      while (service.statusReads() === before) await new Promise((r) => setTimeout(r, 20));
+      await sb.topUp(token, 10);
+      const r = await running;
+      expect([r.code, r.stdout]).toEqual([3, expect.stringMatching(/^Nothing charged: since the balance was seen below the threshold, the total of top-ups rose by \$10\.00: it serves this fall/)]);
+      expect(await sb.credits(token)).toMatchObject({ totalTopUp: 35, remaining: 25 });
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('two machines that both charge for one fall: the one that sees the total rise past its own charge pauses itself', async () => {
+    const service = await listless(sb.url);
+    const proxy = await startFaultProxy(service.url);
+    try {
+      const [a, b] = [machine(proxy.url), machine(proxy.url)];
+      const token = await sb.fundedUser(25);
+      await set([a, b], token, ['--below', '20', '--amount', '30', '--max-per-day', '100']);
+      await spend(token, 10);
+      slowStatus(proxy, 4);
+      const pair = await Promise.all([run(a, token), run(b, token)]);
+      expect(pair.filter(charged), pair.map((r) => r.stdout).join('\n')).toHaveLength(2);
+      const paused = pair.filter((r) => /the total of top-ups rose by \$30\.00 more than this charge, and the service does not list who made it\): two machines run auto top-up for this account: keep one\./.test(r.stdout));
+      expect(paused.length, pair.map((r) => r.stdout).join('\n')).toBeGreaterThanOrEqual(1);
+      expect(await sb.credits(token)).toMatchObject({ totalTopUp: 85 });
+    } finally {
+      await proxy.close();
+      await service.close();
+    }
   });
 });
