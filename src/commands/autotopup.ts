@@ -7,10 +7,11 @@
  * a policy that cannot work before anything is stored, and says when the service's recent card
  * charges show another owner (another machine, or a person) than this machine's record. `set` and
  * `resume` start the policy's count of failures on the service's clock. `status` reads this
- * machine's top-up record and config only (no request). `run --once` exits 0 when nothing was needed or a charge was credited,
- * 1 when the charge failed (declined or refused) or was not sent, 3 when the balance is below the
- * threshold and nothing was charged (a top-up in flight, a cap reached, paused, or a charge whose
- * outcome is unknown), 2 without a policy.
+ * machine's top-up record and config only (no request). `run --once` exits 0 when nothing was
+ * needed or a charge was credited, 1 when the charge failed (declined or refused) or was not sent,
+ * 3 when the balance is below the threshold and nothing was charged (a top-up in flight or one
+ * that appeared while it settled, a cap reached, paused, or a charge whose outcome is unknown), 2
+ * without a policy.
  */
 import { hostOf } from '../api/baseUrl.js';
 import { policySentence } from '../billing/autoTopUp.js';
@@ -107,15 +108,16 @@ export async function autoTopUpSet(globals: GlobalOptions, flags: AutoTopUpSetFl
 async function otherOwners(globals: GlobalOptions, env: NodeJS.ProcessEnv, profile: ResolvedProfile, names: readonly string[], journal: TopUpJournal): Promise<{ since?: string; lines: string[] }> {
   let status: unknown;
   let serviceNow: number;
+  let host: string;
   try {
-    const { client } = await openSession(globals, { env, pendingRotations: false, pendingCreations: false });
+    const { client, profile: session } = await openSession(globals, { env, pendingRotations: false, pendingCreations: false });
     status = await client.billing.status();
     serviceNow = client.serviceNow();
+    host = hostOf(session.baseUrl);
   } catch (error) {
     return { lines: [`keydeck could not read the service's recent card charges (${sentenceOf(error).replace(/\.$/, '')}): it cannot say whether another machine charges this account's card, and the policy's count of failures starts on this machine's clock.`] };
   }
   const listed = listedTopUps(status);
-  const host = hostOf(profile.baseUrl!);
   const records = (await journal.list()).filter((e) => sameService(e.host, host));
   const own = recordReferences(records);
   const since = countFrom(serviceNow, listed, records.filter((e) => e.profile === profile.name));

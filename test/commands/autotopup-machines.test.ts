@@ -14,6 +14,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../credentials/harness.js';
 import { startFaultProxy, type FaultProxy } from '../resilience/fault-proxy.js';
 import type { TestSandbox } from '../sandbox/helpers.js';
 import { scripted, type CliResult, type Scripted, useScriptedSandbox } from './scripted.js';
@@ -26,18 +27,24 @@ afterEach(() => {
   for (const h of homes.splice(0)) h.home.remove();
 });
 
+/** The service each machine talks to. */
+const urls = new WeakMap<Scripted, string>();
+
 /** Another machine: a home (config and data dir) of its own; its runs are processes of their own. */
 function machine(url = sb.url): Scripted {
   const cli = scripted(url, { runner: 'process' });
   homes.push(cli);
+  urls.set(cli, url);
   return cli;
 }
 
-const ONCE = ['autotopup', 'run', '--once'];
-
-/** `autotopup run --once` on `cli` with the settle wait in `settle` seconds (`MIN-MAX`). */
+/**
+ * `autotopup run --once` on `cli` with the settle wait in `settle` seconds (`MIN-MAX`), as a
+ * process; given 45 s (a run waits out its settle and the proxy's delays, on a busy machine).
+ */
 function run(cli: Scripted, token: string, settle = '0', extra: Record<string, string> = {}): Promise<CliResult> {
-  return cli.run(token, ONCE, { KEYDECK_AUTOTOPUP_SETTLE_SECONDS: settle, ...extra });
+  const env = cli.home.env({ KEYDECK_BASE_URL: urls.get(cli)!, KEYDECK_TOKEN: token, KEYDECK_AUTOTOPUP_SETTLE_SECONDS: settle, ...extra });
+  return runCli(['autotopup', 'run', '--once'], { env, runner: 'process', timeoutMs: 45_000 });
 }
 
 /** Spends `usd` of the account through a credit key. */
@@ -88,8 +95,8 @@ function slowStatus(proxy: FaultProxy, count: number): void {
   proxy.set({ kind: 'delay', ms: 2000, count, only: { method: 'GET', path: '/api/billing/status' } });
 }
 
-// Each test starts a dozen processes, some of them held 2 s by the proxy: more than the default 20 s under load.
-describe('auto top-up on two machines at once', { timeout: 60_000 }, () => {
+// Each test starts a dozen processes, some of them held 2 s by the proxy: more than the default 20 s on a busy machine.
+describe('auto top-up on two machines at once', { timeout: 120_000 }, () => {
   it('two runs that see one fall at the same moment charge it once: the later one sees the charge and does nothing', () =>
     onTwoMachines('100', false, async ({ proxy, a, b, token }) => {
       slowStatus(proxy, 2);
@@ -144,7 +151,7 @@ describe('auto top-up on two machines at once', { timeout: 60_000 }, () => {
     }));
 });
 
-describe('auto top-up counts what the service counts', { timeout: 60_000 }, () => {
+describe('auto top-up counts what the service counts', { timeout: 120_000 }, () => {
   it('a card charge made by hand on this machine counts toward the day cap', async () => {
     const cli = machine();
     const token = await sb.fundedUser(25);
@@ -237,7 +244,7 @@ async function listless(upstream: string): Promise<{ url: string; statusReads: (
   };
 }
 
-describe('auto top-up against a service that lists no top-ups', { timeout: 60_000 }, () => {
+describe('auto top-up against a service that lists no top-ups', { timeout: 120_000 }, () => {
   it('a rise of the total of top-ups while it settles serves the fall', async () => {
     const service = await listless(sb.url);
     try {

@@ -4,7 +4,7 @@
  * both at the same moment as real processes after each fall of the balance, both drawing their
  * settle wait from one window. Over 20 pairs at most one fall is charged twice, after which one of
  * the two machines is paused and says why (and charges nothing more); no UTC day's cap is passed
- * by more than one charge. The window is short here (0–1 s) so that the pairs do collide now and
+ * by more than one charge. The window is short here (0–0.5 s) so that the pairs do collide now and
  * then and the pause is walked; the default (5–30 s) makes a collision rarer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +25,7 @@ afterAll(async () => {
 const PAIRS = 20;
 const AMOUNT = 30;
 const DAY_CAP = 90;
-const SETTLE = '0-1';
+const SETTLE = '0-0.5';
 
 /** The card-on-file charges the sandbox lists (credited), with when each was made (the sandbox clock, ms). */
 async function cardCharges(token: string): Promise<Array<{ paymentId: string; at: number }>> {
@@ -44,7 +44,7 @@ describe('auto top-up: two machines started at once, 20 times', () => {
     }
     const key = await sb.creditKey(token, 'spender');
     const run = (m: Scripted): Promise<CliResult> =>
-      runCli(['autotopup', 'run', '--once'], { env: m.home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: token, KEYDECK_AUTOTOPUP_SETTLE_SECONDS: SETTLE }), runner: 'process', timeoutMs: 30_000 });
+      runCli(['autotopup', 'run', '--once'], { env: m.home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: token, KEYDECK_AUTOTOPUP_SETTLE_SECONDS: SETTLE }), runner: 'process', timeoutMs: 45_000 });
     const log: string[] = [];
     let twice = 0;
     let pausedMachine: number | undefined;

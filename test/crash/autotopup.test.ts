@@ -43,7 +43,11 @@ function writePolicy(configDir: string): void {
   writeFileSync(path.join(configDir, 'config.json'), `${JSON.stringify({ version: 1, profiles: { default: { autoTopUp } } }, null, 2)}\n`, { mode: 0o600 });
 }
 const RUN = ['autotopup', 'run', '--once'];
-/** Each machine's settle window when both start at once: apart, so which one acts first is certain. */
+/**
+ * Each machine's settle window when both start at once: apart, so that one acts and the other
+ * then finds what it did (which one acts first is not part of the table: on a busy machine the
+ * second process may start late).
+ */
 const SETTLE = { machine: '0-0.2', other: '2-2.5' } as const;
 
 /** What a run said, in the table's words. */
@@ -65,7 +69,7 @@ function envOf(world: World, cli: Scripted, settle: string): NodeJS.ProcessEnv {
 }
 
 async function runOn(world: World, cli: Scripted): Promise<string> {
-  const r = await runCli(RUN, { env: envOf(world, cli, '0') });
+  const r = await runCli(RUN, { env: envOf(world, cli, '0'), timeoutMs: 45_000 });
   world.lastWords.push(`${r.code}: ${r.stdout}${r.stderr}`);
   return said(r);
 }
@@ -107,10 +111,10 @@ function scenario(lagSeconds: number): CrashScenario<World> {
       'a run on another machine': (world) => runOn(world, world.other),
       'both machines at once': async (world) => {
         const [here, there] = await Promise.all(
-          (['machine', 'other'] as const).map((who) => runCli(RUN, { env: envOf(world, world[who], SETTLE[who]), runner: 'process' })),
+          (['machine', 'other'] as const).map((who) => runCli(RUN, { env: envOf(world, world[who], SETTLE[who]), runner: 'process', timeoutMs: 45_000 })),
         );
         for (const r of [here!, there!]) world.lastWords.push(`${r.code}: ${r.stdout}${r.stderr}`);
-        return `this one ${said(here!)}; the other ${said(there!)}`;
+        return [said(here!), said(there!)].sort().join(' / ');
       },
       'resume, then rerun': async (world) => {
         expect((await runCli(['autotopup', 'resume'], { env: envOf(world, world.machine, '0') })).code).toBe(0);
