@@ -1,17 +1,19 @@
 /**
  * Auto top-up's decision (issue 47), pure: given a profile's policy (src/config/autoTopUp.ts) and
- * what was read afresh — the balance, the top-ups in flight, the card charges of the day and the
- * month, the failures since the policy was set or resumed — whether to charge, how much, or why not.
- * The operation that reads those facts under a lock and makes the charge is
- * src/operations/autoTopUp.ts; this module only decides and words.
+ * what was read afresh — the balance, the top-ups in flight, a top-up that appeared since the fall
+ * was seen, the card charges of the day and the month, the failures since the policy was set or
+ * resumed — whether to charge, how much, or why not. The operation that reads those facts and
+ * makes the charge is src/operations/autoTopUp.ts; ./autoTopUpCount.ts counts them; this module
+ * only decides and words.
  *
  * | order | decision     | when                                                                          |
  * |-------|--------------|-------------------------------------------------------------------------------|
- * | 1     | `paused`     | {@link PAUSE_AFTER_FAILURES} charges in a row failed since `since`             |
+ * | 1     | `paused`     | {@link PAUSE_AFTER_FAILURES} charges in a row failed since `since`, or this machine's policy was paused (two machines charged for one fall) |
  * | 2     | `not_needed` | the fresh balance is at or above `belowUsd`                                   |
- * | 3     | `pending`    | a top-up of the account is in flight (asked for, neither credited nor refused) |
- * | 4     | `capped`     | the charge would pass the UTC day's or month's cap (pending charges count)    |
- * | 5     | `charge`     | otherwise: `amountUsd`, or up to `toUsd` (at least the service's minimum)     |
+ * | 3     | `served`     | a top-up appeared at the service since the fall was seen: it serves the fall  |
+ * | 4     | `pending`    | a top-up of the account is in flight (asked for, neither credited nor refused) |
+ * | 5     | `capped`     | the charge would pass the UTC day's or month's cap (pending charges count)    |
+ * | 6     | `charge`     | otherwise: `amountUsd`, or up to `toUsd` (at least the service's minimum)     |
  */
 import { chargeRange, MIN_TOP_UP_USD, PAUSE_AFTER_FAILURES, roundUpCents, type AutoTopUpPolicy } from '../config/autoTopUp.js';
 import { formatDollars } from './input.js';
@@ -29,12 +31,17 @@ export interface AutoTopUpFacts {
   readonly chargedThisMonth: number;
   /** Failed charges in a row, newest first, since the policy's `since`. */
   readonly failureStreak: number;
+  /** Why this machine's policy is paused (the policy's `paused.reason`), when it is. */
+  readonly pausedBecause?: string | undefined;
+  /** What appeared at the service since the fall was seen, in words, when something did. */
+  readonly served?: string | undefined;
 }
 
 /** What to do. */
 export type AutoTopUpDecision =
-  | { readonly kind: 'paused'; readonly failures: number }
+  | { readonly kind: 'paused'; readonly failures: number; readonly because?: string }
   | { readonly kind: 'not_needed'; readonly remaining: number; readonly belowUsd: number }
+  | { readonly kind: 'served'; readonly what: string }
   | { readonly kind: 'pending'; readonly pending: readonly string[] }
   | { readonly kind: 'capped'; readonly cap: 'day' | 'month'; readonly amount: number; readonly used: number; readonly limit: number; readonly resetsAt: Date }
   | { readonly kind: 'charge'; readonly amount: number };
@@ -59,8 +66,10 @@ function chargeFor(policy: AutoTopUpPolicy, remaining: number): number {
 /** Decides (the module's table). */
 export function decideAutoTopUp(facts: AutoTopUpFacts): AutoTopUpDecision {
   const { policy, now } = facts;
+  if (facts.pausedBecause !== undefined) return { kind: 'paused', failures: facts.failureStreak, because: facts.pausedBecause };
   if (facts.failureStreak >= PAUSE_AFTER_FAILURES) return { kind: 'paused', failures: facts.failureStreak };
   if (facts.remaining >= policy.belowUsd) return { kind: 'not_needed', remaining: facts.remaining, belowUsd: policy.belowUsd };
+  if (facts.served !== undefined) return { kind: 'served', what: facts.served };
   if (facts.pending.length > 0) return { kind: 'pending', pending: facts.pending };
   const amount = chargeFor(policy, facts.remaining);
   const cents = (usd: number) => Math.round(usd * 100);
@@ -85,9 +94,12 @@ function inWords(now: Date, then: Date): string {
 export function decisionSentence(decision: Exclude<AutoTopUpDecision, { kind: 'charge' }>, now: Date): string {
   switch (decision.kind) {
     case 'paused':
+      if (decision.because !== undefined) return `Auto top-up is paused on this machine: ${decision.because} Nothing was charged; once one machine alone runs auto top-up for this account, run there: keydeck autotopup resume`;
       return `Auto top-up is paused: the last ${decision.failures} charges failed. Nothing was charged; check the card, then run: keydeck autotopup resume`;
     case 'not_needed':
       return `Nothing to do: the balance ${formatDollars(decision.remaining)} is not below ${formatDollars(decision.belowUsd)}.`;
+    case 'served':
+      return `Nothing charged: since the balance was seen below the threshold, ${decision.what}: it serves this fall (another machine's or a person's top-up). The next run decides again.`;
     case 'pending':
       return `Nothing charged: a top-up is still in flight (${decision.pending.join('; ')}); auto top-up charges again only once it is credited or refused.`;
     case 'capped':

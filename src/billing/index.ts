@@ -12,7 +12,9 @@
  * ./spend.ts) and the runaway-key judgement (./runaway.ts); the pool subscriptions: which
  * subscriptions and pledges have no key, whether one may be minted, a key's blocks
  * (./pledges.ts) and the pools in words (./poolView.ts); a key's published limits, each figure
- * with its source (./keyLimits.ts, for the Keys pane and `keys show` alike); words for people in ./usageWords.ts
+ * with its source (./keyLimits.ts, for the Keys pane and `keys show` alike); auto top-up's decision
+ * (./autoTopUp.ts) and what it counts from the service's list of top-ups and the record
+ * (./serviceTopUps.ts, ./autoTopUpCount.ts); words for people in ./usageWords.ts
  * and ./statusSummary.ts. No terminal drawing: sentences and numbers only.
  *
  * May import: src/api, src/config, src/credentials (a credential's id), src/terminal.

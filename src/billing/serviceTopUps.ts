@@ -1,9 +1,10 @@
 /**
  * The top-ups the billing status lists (§4 `GET /api/billing/status`, body not shown), as auto
- * top-up reads them (issue 47): those still in flight, and the finished ones with their time.
- * The sandbox lists `pendingTopUps` and `recentTopUps` ({ method, status, amount, createdAt |
- * completedAt, sessionId | paymentId | txHash }); the real service's shape is unknown, so any list
- * whose key says pending or finished (as src/billing/evidence.ts reads it) is looked at, bounded
+ * top-up reads them (issue 47): those still in flight, the finished ones and the failed ones
+ * (a declined card), each with its time. The sandbox lists `pendingTopUps`, `recentTopUps` and
+ * `failedTopUps` ({ method, status, amount, createdAt, completedAt, sessionId | paymentId |
+ * txHash }); the real service's pages show no such list (docs/real-service.md), so any list whose
+ * key says pending, finished or failed (as src/billing/evidence.ts reads it) is looked at, bounded
  * in nodes and depth, and an item counts only when it carries an amount and a time. Pure.
  */
 
@@ -11,8 +12,10 @@
 export interface ListedTopUp {
   readonly method: string;
   readonly amount: number;
-  /** When it was asked for (pending) or completed (finished). */
+  /** When it was asked for (pending, failed) or completed (finished). */
   readonly at: number;
+  /** When it was asked for, when the service says (a finished item's `createdAt`); else {@link at}. */
+  readonly askedAt: number;
   /** `paymentId`, `sessionId` or `txHash`, when given. */
   readonly reference?: string;
 }
@@ -21,10 +24,15 @@ export interface ListedTopUp {
 export interface ListedTopUps {
   readonly pending: readonly ListedTopUp[];
   readonly finished: readonly ListedTopUp[];
+  /** Charges that failed (declined, refused): never money, but the service's count of failures. */
+  readonly failed: readonly ListedTopUp[];
+  /** True when the status has any list of top-ups at all (even empty): the service lists them. */
+  readonly lists: boolean;
 }
 
 const PENDING_LIST = /pending|open|unpaid|awaiting|processing/i;
 const FINISHED_LIST = /recent|complete|paid|succeeded|credited|history|past/i;
+const FAILED_LIST = /fail|declin|refus/i;
 const PENDING_WORDS = new Set(['pending', 'open', 'unpaid', 'awaiting_payment', 'processing', 'requires_payment', 'requires_payment_method', 'created']);
 const FAILED_WORDS = new Set(['failed', 'declined', 'refused', 'canceled', 'cancelled', 'expired']);
 const MAX_NODES = 5_000;
@@ -62,26 +70,34 @@ function referenceOf(item: Record<string, unknown>): string | undefined {
 export function listedTopUps(status: unknown): ListedTopUps {
   const pending: ListedTopUp[] = [];
   const finished: ListedTopUp[] = [];
+  const failed: ListedTopUp[] = [];
+  let lists = false;
   let nodes = 0;
   const visit = (value: unknown, key: string, depth: number): void => {
     if (depth > MAX_DEPTH || ++nodes > MAX_NODES) return;
     if (Array.isArray(value)) {
-      const listPending = PENDING_LIST.test(key);
-      const listFinished = !listPending && FINISHED_LIST.test(key);
+      const listFailed = FAILED_LIST.test(key);
+      const listPending = !listFailed && PENDING_LIST.test(key);
+      const listFinished = !listFailed && !listPending && FINISHED_LIST.test(key);
+      if (listFailed || listPending || listFinished) lists = true;
       for (const item of value.slice(0, MAX_ITEMS)) {
         if (++nodes > MAX_NODES) return;
-        if (!isRecord(item) || (!listPending && !listFinished)) continue;
+        if (!isRecord(item) || (!listPending && !listFinished && !listFailed)) continue;
         const amount = amountOf(item);
+        if (amount === undefined) continue;
         const method = typeof item.method === 'string' ? item.method.slice(0, 64) : '';
         const word = typeof item.status === 'string' ? item.status.toLowerCase() : undefined;
-        if (amount === undefined || (word !== undefined && FAILED_WORDS.has(word))) continue;
         const reference = referenceOf(item);
-        if (listPending || (word !== undefined && PENDING_WORDS.has(word))) {
-          const at = timeOf(item, ['createdAt', 'created_at', 'requestedAt']);
-          if (at !== undefined) pending.push({ method, amount, at, ...(reference !== undefined && { reference }) });
+        const asked = timeOf(item, ['createdAt', 'created_at', 'requestedAt']);
+        const of = (at: number): ListedTopUp => ({ method, amount, at, askedAt: asked ?? at, ...(reference !== undefined && { reference }) });
+        if (listFailed || (word !== undefined && FAILED_WORDS.has(word))) {
+          const at = asked ?? timeOf(item, ['failedAt', 'failed_at', 'completedAt', 'completed_at']);
+          if (at !== undefined) failed.push(of(at));
+        } else if (listPending || (word !== undefined && PENDING_WORDS.has(word))) {
+          if (asked !== undefined) pending.push(of(asked));
         } else {
           const at = timeOf(item, ['completedAt', 'completed_at', 'paidAt', 'paid_at', 'creditedAt', 'credited_at', 'createdAt']);
-          if (at !== undefined) finished.push({ method, amount, at, ...(reference !== undefined && { reference }) });
+          if (at !== undefined) finished.push(of(at));
         }
       }
       return;
@@ -90,5 +106,5 @@ export function listedTopUps(status: unknown): ListedTopUps {
     for (const [k, v] of Object.entries(value)) visit(v, k, depth + 1);
   };
   visit(status, '', 0);
-  return { pending, finished };
+  return { pending, finished, failed, lists };
 }

@@ -23,7 +23,7 @@ export function registerAutoTopUp(program: Command): void {
   group
     .command('status')
     .description('show the policy, whether it is paused and why, the last charge and the last failure (this machine’s record; sends nothing)')
-    .option('--json', 'print { profile, policy, paused, failuresInARow, lastCharge, lastFailure } as JSON')
+    .option('--json', 'print { profile, policy, paused, pausedBy, twoMachines, failuresInARow, lastCharge, lastFailure } as JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { autoTopUpStatus } = await import('../commands/autotopup.js');
       await runScripted(cmd, (g) => autoTopUpStatus(g, opts));
@@ -37,16 +37,16 @@ export function registerAutoTopUp(program: Command): void {
     });
   group
     .command('resume')
-    .description('resume a policy paused after failed charges (earlier failures no longer count)')
+    .description('resume a policy paused after failed charges (earlier failures no longer count), or paused on this machine because two machines ran it')
     .action(async (_opts: unknown, cmd: Command) => {
       const { autoTopUpResume } = await import('../commands/autotopup.js');
       await runScripted(cmd, (g) => autoTopUpResume(g));
     });
   group
     .command('run')
-    .description('read the balance afresh and charge once if it is below the threshold (for cron); exit 0 when nothing was needed or the charge was credited')
+    .description('read the balance afresh and charge once if it is below the threshold, after a settle wait (for cron); exit 0 when nothing was needed or the charge was credited')
     .requiredOption('--once', 'one decision and at most one charge, then exit (the only mode: long-running faces take --auto-topup)')
-    .option('--json', 'print { outcome, decision?, sentence, topUp? } as JSON')
+    .option('--json', 'print { outcome, decision?, sentence, topUp?, secondCharge? } as JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { autoTopUpRun } = await import('../commands/autotopup.js');
       await runScripted(cmd, (g) => autoTopUpRun(g, opts));

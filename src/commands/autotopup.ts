@@ -3,25 +3,30 @@
  * of a profile (src/config/autoTopUp.ts, in the config file) and one run of it
  * (src/operations/autoTopUp.ts) for cron.
  *
- * `set` asks first (it authorises future charges to the card on file; `--yes` in scripts) and
- * refuses a policy that cannot work before anything is stored. `status` reads this machine's top-up
- * record only (no request). `run --once` exits 0 when nothing was needed or a charge was credited,
- * 1 when the charge failed (declined or refused) or was not sent, 3 when the balance is below the
- * threshold and nothing was charged (a top-up in flight, a cap reached, paused, or a charge whose
- * outcome is unknown), 2 without a policy.
+ * `set` asks first (it authorises future charges to the card on file; `--yes` in scripts), refuses
+ * a policy that cannot work before anything is stored, and says when the service's recent card
+ * charges show another owner (another machine, or a person) than this machine's record. `set` and
+ * `resume` start the policy's count of failures on the service's clock. `status` reads this
+ * machine's top-up record and config only (no request). `run --once` exits 0 when nothing was
+ * needed or a charge was credited, 1 when the charge failed (declined or refused) or was not sent,
+ * 3 when the balance is below the threshold and nothing was charged (a top-up in flight or one
+ * that appeared while it settled, a cap reached, paused, or a charge whose outcome is unknown), 2
+ * without a policy.
  */
 import { hostOf } from '../api/baseUrl.js';
 import { policySentence } from '../billing/autoTopUp.js';
+import { countFrom, listedInWords, recordReferences } from '../billing/autoTopUpCount.js';
 import { formatDollars } from '../billing/input.js';
-import { inScope, TopUpJournal, type JournalEntry } from '../billing/journal.js';
-import { cardMethodNames, DEFAULT_DAY_CAP_CHARGES, DEFAULT_MONTH_CAP_CHARGES, PAUSE_AFTER_FAILURES, resolveAutoTopUpPolicy, type AutoTopUpPolicy } from '../config/autoTopUp.js';
-import { readAutoTopUpPolicy, updateConfig } from '../config/config.js';
+import { inScope, sameService, TopUpJournal, type JournalEntry } from '../billing/journal.js';
+import { listedTopUps } from '../billing/serviceTopUps.js';
+import { cardMethodNames, DEFAULT_DAY_CAP_CHARGES, DEFAULT_MONTH_CAP_CHARGES, PAUSE_AFTER_FAILURES, resolveAutoTopUpPolicy, settleBounds, type AutoTopUpPolicy } from '../config/autoTopUp.js';
+import { pauseAutoTopUpPolicy, readAutoTopUpPolicy, updateConfig } from '../config/config.js';
 import { dataDir } from '../config/paths.js';
 import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
 import { autoCharges, failureStreak, runAutoTopUp, type AutoTopUpOutcome } from '../operations/autoTopUp.js';
 import { printData } from './api-command.js';
 import { confirmDestructive } from './confirm.js';
-import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { ExitCode, exitCodeOf as errorExitCode, fail, openSession, printLine, sentenceOf, type ExitCodeValue, type GlobalOptions } from './output.js';
 
 /** Flags of `autotopup set` (commander's strings). */
 export interface AutoTopUpSetFlags {
@@ -73,7 +78,10 @@ export async function autoTopUpSet(globals: GlobalOptions, flags: AutoTopUpSetFl
     (deps.now ?? (() => new Date()))(),
   );
   if ('problem' in resolved) fail(ExitCode.usage, `invalid_request: ${resolved.problem}; nothing was stored`);
-  const { policy } = resolved;
+  const service = await otherOwners(globals, env, profile, names, deps.journal ?? new TopUpJournal({ env }));
+  for (const line of service.lines) printLine(line);
+  // The count of failures starts on the service's clock (docs/topups.md "Auto top-up").
+  const policy = service.since !== undefined ? { ...resolved.policy, since: service.since } : resolved.policy;
   const command = `keydeck autotopup set ${commandFlags(flags)}`;
   const defaults = [flags.maxPerDay === undefined && 'the day cap', flags.maxPerMonth === undefined && 'the month cap'].filter(Boolean);
   await confirmDestructive({
@@ -90,6 +98,42 @@ export async function autoTopUpSet(globals: GlobalOptions, flags: AutoTopUpSetFl
   if (defaults.length > 0) printLine(`The caps you did not give are the defaults (${DEFAULT_CAPS}); --max-per-day and --max-per-month change them.`);
   printLine('It acts only where you run it: keydeck autotopup run --once (cron), keydeck exporter --auto-topup, keydeck monitor --auto-topup, or keydeck --auto-topup.');
   return ExitCode.ok;
+}
+
+/**
+ * What `set` reads of the service: its clock, and the card-on-file charges its billing status
+ * lists that no record of this machine names (another machine's or a person's), in a sentence.
+ * A service that cannot be read is said, and the policy starts on this machine's clock.
+ */
+async function otherOwners(globals: GlobalOptions, env: NodeJS.ProcessEnv, profile: ResolvedProfile, names: readonly string[], journal: TopUpJournal): Promise<{ since?: string; lines: string[] }> {
+  let status: unknown;
+  let serviceNow: number;
+  let host: string;
+  try {
+    const { client, profile: session } = await openSession(globals, { env, pendingRotations: false, pendingCreations: false });
+    status = await client.billing.status();
+    serviceNow = client.serviceNow();
+    host = hostOf(session.baseUrl);
+  } catch (error) {
+    return { lines: [`keydeck could not read the service's recent card charges (${sentenceOf(error).replace(/\.$/, '')}): it cannot say whether another machine charges this account's card, and the policy's count of failures starts on this machine's clock.`] };
+  }
+  const listed = listedTopUps(status);
+  const records = (await journal.list()).filter((e) => sameService(e.host, host));
+  const own = recordReferences(records);
+  const since = countFrom(serviceNow, listed, records.filter((e) => e.profile === profile.name));
+  const cardNames = new Set(names);
+  const others = [...listed.finished, ...listed.pending, ...listed.failed]
+    .filter((t) => cardNames.has(t.method) && t.reference !== undefined && !own.has(t.reference.toLowerCase()))
+    .sort((a, b) => b.askedAt - a.askedAt);
+  if (others.length === 0) return { since, lines: [] };
+  const latest = others[0]!;
+  return {
+    since,
+    lines: [
+      `The service lists ${others.length === 1 ? 'a card-on-file charge' : `${others.length} card-on-file charges`} that no record of this machine names (the latest: ${listedInWords(latest)}): another owner charges this account's card, another machine or a person. ` +
+        'If another machine runs auto top-up for this account, keep one: two at once may charge one fall of the balance twice (keydeck help topups, "Auto top-up").',
+    ],
+  };
 }
 
 function commandFlags(flags: AutoTopUpSetFlags): string {
@@ -124,21 +168,34 @@ export async function autoTopUpOff(globals: GlobalOptions, deps: AutoTopUpDeps =
 }
 
 /**
- * `keydeck autotopup resume`: failures before now no longer count (a paused policy charges again),
- * and auto charges still verifying (their outcome unknown) are closed on the user's word — the
- * billing status naming one later still marks it credited (evidence beats the user's word).
+ * `keydeck autotopup resume`: failures before now (the service's clock) no longer count, a pause for
+ * two machines is lifted (a paused policy charges again), and auto charges still verifying (their
+ * outcome unknown) are closed on the user's word — the billing status naming one later still
+ * marks it credited (evidence beats the user's word). The service's clock is read first: a
+ * service that cannot be read changes nothing.
  */
 export async function autoTopUpResume(globals: GlobalOptions, deps: AutoTopUpDeps = {}): Promise<ExitCodeValue> {
   const env = deps.env ?? process.env;
   const { profile } = await policyOf(globals, env);
-  const since = (deps.now ?? (() => new Date()))().toISOString();
+  const journal = deps.journal ?? new TopUpJournal({ env });
+  let since: string;
+  try {
+    const { client, profile: session } = await openSession(globals, { env, pendingRotations: false, pendingCreations: false });
+    const listed = listedTopUps(await client.billing.status());
+    since = countFrom(client.serviceNow(), listed, (await journal.list()).filter((e) => inScope(e, { host: hostOf(session.baseUrl), profile: session.name })));
+  } catch (error) {
+    fail(errorExitCode(error), `keydeck autotopup resume counts failures from now on the service's clock, which it could not read: ${sentenceOf(error).replace(/\.$/, '')}; nothing changed`);
+  }
+  let lifted: AutoTopUpPolicy['paused'];
   await updateConfig(profile.configPath, (config) => {
     const entry = config.profiles[profile.name];
-    if (entry?.autoTopUp) entry.autoTopUp = { ...entry.autoTopUp, since };
+    if (!entry?.autoTopUp) return;
+    lifted = entry.autoTopUp.paused;
+    const { paused: _paused, ...rest } = entry.autoTopUp;
+    entry.autoTopUp = { ...rest, since };
   });
   const closed: JournalEntry[] = [];
   if (profile.baseUrl !== undefined) {
-    const journal = deps.journal ?? new TopUpJournal({ env });
     const scope = { host: hostOf(profile.baseUrl), profile: profile.name };
     for (const e of autoCharges((await journal.list()).filter((r) => inScope(r, scope) && r.state === 'verifying'))) {
       const next = await journal.update(e.id, (current) => (current.state === 'verifying' ? { state: 'closed', reason: 'closed by keydeck autotopup resume: its outcome was unknown', reasonCode: 'closed' } : undefined));
@@ -146,6 +203,7 @@ export async function autoTopUpResume(globals: GlobalOptions, deps: AutoTopUpDep
     }
   }
   printLine(`Auto top-up resumed for profile "${profile.name}": earlier failures no longer count; the next run charges when the balance is below the threshold.`);
+  if (lifted) printLine(`The pause for two machines is lifted: keep auto top-up on this machine only. It said: ${lifted.reason}`);
   for (const e of closed) printLine(`Closed on your word: the charge of ${formatDollars(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC, whose outcome was unknown (if the service names it later, it is marked credited).`);
   return ExitCode.ok;
 }
@@ -155,6 +213,10 @@ export interface AutoTopUpStatusJson {
   readonly profile: string;
   readonly policy: AutoTopUpPolicy | null;
   readonly paused: boolean;
+  /** Why it is paused: after failed charges, or on this machine because two machines charged for one fall. */
+  readonly pausedBy: 'failures' | 'two_machines' | null;
+  /** The pause for two machines (the sentence naming the other charge), when it is set. */
+  readonly twoMachines: AutoTopUpPolicy['paused'] | null;
   readonly failuresInARow: number;
   readonly lastCharge: JournalEntry | null;
   readonly lastFailure: JournalEntry | null;
@@ -171,9 +233,11 @@ export async function autoTopUpStatus(globals: GlobalOptions, flags: { json?: bo
   const streak = policy ? failureStreak(records, policy.since) : 0;
   const lastCharge = charges.find((e) => e.state === 'credited' || e.state === 'verifying') ?? null;
   const lastFailure = charges.find((e) => e.state === 'refused') ?? null;
-  const paused = streak >= PAUSE_AFTER_FAILURES;
+  const twoMachines = policy?.paused ?? null;
+  const paused = streak >= PAUSE_AFTER_FAILURES || twoMachines !== null;
   if (flags.json) {
-    printData({ profile: profile.name, policy: policy ?? null, paused, failuresInARow: streak, lastCharge, lastFailure } satisfies AutoTopUpStatusJson);
+    const pausedBy = twoMachines !== null ? 'two_machines' : paused ? 'failures' : null;
+    printData({ profile: profile.name, policy: policy ?? null, paused, pausedBy, twoMachines, failuresInARow: streak, lastCharge, lastFailure } satisfies AutoTopUpStatusJson);
     return ExitCode.ok;
   }
   if (!policy) {
@@ -181,7 +245,8 @@ export async function autoTopUpStatus(globals: GlobalOptions, flags: { json?: bo
     return ExitCode.ok;
   }
   printLine(`Auto top-up for profile "${profile.name}": ${policySentence(policy)}.`);
-  printLine(paused ? `PAUSED: the last ${streak} charges failed; nothing is charged until keydeck autotopup resume.` : `Active${streak > 0 ? ` (${streak} failed charge${streak === 1 ? '' : 's'} in a row; it pauses at ${PAUSE_AFTER_FAILURES})` : ''}.`);
+  if (twoMachines !== null) printLine(`PAUSED on this machine since ${twoMachines.at.slice(0, 16).replace('T', ' ')} UTC: ${twoMachines.reason} Nothing is charged here until keydeck autotopup resume.`);
+  else printLine(streak >= PAUSE_AFTER_FAILURES ? `PAUSED: the last ${streak} charges failed; nothing is charged until keydeck autotopup resume.` : `Active${streak > 0 ? ` (${streak} failed charge${streak === 1 ? '' : 's'} in a row; it pauses at ${PAUSE_AFTER_FAILURES})` : ''}.`);
   printLine(lastCharge ? `Last charge: ${formatDollars(lastCharge.credited ?? lastCharge.amount)} at ${lastCharge.createdAt.slice(0, 16).replace('T', ' ')} UTC, ${lastCharge.state === 'credited' ? 'credited' : 'outcome unknown (counts as in flight)'}.` : 'No charge made on this machine yet.');
   if (lastFailure) printLine(`Last failure: ${formatDollars(lastFailure.amount)} at ${lastFailure.createdAt.slice(0, 16).replace('T', ' ')} UTC: ${lastFailure.reason ?? 'refused'}.`);
   return ExitCode.ok;
@@ -208,6 +273,8 @@ export function exitCodeOf(outcome: AutoTopUpOutcome): ExitCodeValue {
 export async function autoTopUpRun(globals: GlobalOptions, flags: { json?: boolean } = {}, deps: AutoTopUpDeps = {}): Promise<ExitCodeValue> {
   const env = deps.env ?? process.env;
   const { profile } = await policyOf(globals, env);
+  const settle = settleBounds(env);
+  if ('problem' in settle) fail(ExitCode.usage, `invalid_request: ${settle.problem}; nothing was charged`);
   const { client, profile: session } = await openSession(globals, { env });
   const journal = deps.journal ?? new TopUpJournal({ env });
   const outcome = await runAutoTopUp({
@@ -216,9 +283,14 @@ export async function autoTopUpRun(globals: GlobalOptions, flags: { json?: boole
     scope: { host: hostOf(session.baseUrl), profile: session.name },
     dataDir: dataDir(env),
     readPolicy: () => readAutoTopUpPolicy(profile.configPath, profile.name),
+    pausePolicy: (pause) => pauseAutoTopUpPolicy(profile.configPath, profile.name, pause),
     cardMethodNames: cardMethodNames(profile.topUpMethods),
+    settle,
   });
-  if (flags.json) printData({ outcome: outcome.kind, ...('decision' in outcome && { decision: outcome.decision.kind }), sentence: outcome.sentence, ...('entry' in outcome && { topUp: outcome.entry }) });
+  if (flags.json) {
+    const second = outcome.kind === 'credited' || outcome.kind === 'unknown' ? outcome.secondCharge : undefined;
+    printData({ outcome: outcome.kind, ...('decision' in outcome && { decision: outcome.decision.kind }), sentence: outcome.sentence, ...('entry' in outcome && { topUp: outcome.entry }), ...(second && { secondCharge: second }) });
+  }
   else printLine(outcome.sentence);
   return exitCodeOf(outcome);
 }

@@ -25,6 +25,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'KEYDECK_TIMEOUT_MS', meaning: 'the deadline of each call to the service in ms, retries included (default 10000); commands then exit 4' },
   { name: 'KEYDECK_KEYCHAIN_TIMEOUT_MS', meaning: 'the deadline of each OS keychain call in ms (default 3000)' },
   { name: 'KEYDECK_CHAIN_RPC', meaning: 'the Base JSON-RPC endpoint USDC transfers are checked on (same as --chain-rpc; https, or http to this machine; default the profile’s chainRpc, else https://mainnet.base.org); it learns the transaction hash and the deposit address' },
+  { name: 'KEYDECK_AUTOTOPUP_SETTLE_SECONDS', meaning: 'auto top-up’s settle wait after it sees the balance below its threshold and before it charges, in seconds: MIN-MAX (random in between, drawn on each machine) or one number; default 5-30, at most 600; 0 charges at once (for tests, or one machine alone): see Auto top-up in keydeck help topups' },
   { name: 'KEYDECK_CHAIN_CHECKS', meaning: '0 (or false): never read the chain, as --no-chain; USDC transfers are judged by the service alone' },
   { name: 'NO_COLOR', meaning: 'set (non-empty): no colour, in the commands and the TUI' },
   { name: 'FORCE_COLOR', meaning: 'colour even when not a terminal (0 or false: never); wins over NO_COLOR, as in Node' },

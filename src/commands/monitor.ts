@@ -199,7 +199,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
     // --auto-topup (issue 47): after each balance read, the policy acted on (the metrics as the exporter's with --metrics).
     let autoTopUp: AutoTopUpFeed | undefined;
     if (flags.autoTopup) {
-      const [{ AutoTopUpRunner, AutoTopUpFeed: Feed }, { TopUpJournal }, { readAutoTopUpPolicy }, { cardMethodNames }] = await Promise.all([
+      const [{ AutoTopUpRunner, AutoTopUpFeed: Feed }, { TopUpJournal }, { readAutoTopUpPolicy, pauseAutoTopUpPolicy }, { cardMethodNames, settleBounds }] = await Promise.all([
         import('../operations/autoTopUpRunner.js'),
         import('../billing/journal.js'),
         import('../config/config.js'),
@@ -211,7 +211,9 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
         scope: { host: hostOf(profile.baseUrl), profile: profile.name },
         dataDir: dataDir(env),
         readPolicy: () => readAutoTopUpPolicy(profile.configPath, profile.name),
+        pausePolicy: (pause) => pauseAutoTopUpPolicy(profile.configPath, profile.name, pause),
         cardMethodNames: cardMethodNames(profile.topUpMethods),
+        settle: settleBounds(env),
       });
       autoTopUp = new Feed(runner, client, (notice) => notify({ kind: 'auto_top_up', ...notice }));
       const read = getCredits;

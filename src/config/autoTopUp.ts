@@ -10,9 +10,11 @@
  *
  * The caps are always written out (their defaults resolved when the policy is set: see
  * {@link resolveAutoTopUpPolicy}), so what the user authorised is what the file says, whatever a
- * later version's defaults. `since` is when the policy was set or last resumed: failures before
- * it do not count towards the pause. No secret, no state of a charge: those are in the top-up
- * record (src/billing/journal.ts).
+ * later version's defaults. `since` is when the policy was set or last resumed, on the service's
+ * clock (its HTTP `Date`): failures before it do not count towards the pause. `paused` is set by
+ * auto top-up itself when it finds that another machine charged the card for the same fall of
+ * the balance before this one (docs/topups.md "Auto top-up"); `resume` and `set` clear it. No
+ * secret, no state of a charge: those are in the top-up record (src/billing/journal.ts).
  */
 import { z } from 'zod';
 import { TopUpMethodNameSchema } from '../api/methodName.js';
@@ -27,6 +29,35 @@ export const DEFAULT_DAY_CAP_CHARGES = 2;
 export const DEFAULT_MONTH_CAP_CHARGES = 10;
 /** Consecutive failed charges after which the policy pauses itself until `autotopup resume`. */
 export const PAUSE_AFTER_FAILURES = 3;
+/** The environment variable of the settle wait's bounds (`MIN-MAX` or `N`, seconds). */
+export const SETTLE_ENV = 'KEYDECK_AUTOTOPUP_SETTLE_SECONDS';
+/** The settle wait's default bounds, seconds: after a fall is seen, a charge waits this long (random in between) first. */
+export const DEFAULT_SETTLE_SECONDS = { min: 5, max: 30 } as const;
+/** The longest settle wait {@link SETTLE_ENV} may ask for, seconds. */
+export const MAX_SETTLE_SECONDS = 600;
+
+/** The bounds of the settle wait, ms. */
+export interface SettleBounds {
+  readonly minMs: number;
+  readonly maxMs: number;
+}
+
+/**
+ * The settle wait's bounds from {@link SETTLE_ENV} (`5-30`: from 5 to 30 seconds; `2`: 2 seconds;
+ * `0`: no wait; decimals allowed), else {@link DEFAULT_SETTLE_SECONDS}; or the reason the value
+ * is refused (one sentence).
+ */
+export function settleBounds(env: NodeJS.ProcessEnv): SettleBounds | { problem: string } {
+  const text = env[SETTLE_ENV]?.trim();
+  if (text === undefined || text === '') return { minMs: DEFAULT_SETTLE_SECONDS.min * 1000, maxMs: DEFAULT_SETTLE_SECONDS.max * 1000 };
+  const m = /^(\d{1,3}(?:\.\d{1,3})?)(?:\s*-\s*(\d{1,3}(?:\.\d{1,3})?))?$/.exec(text);
+  const min = m ? Number(m[1]) : NaN;
+  const max = m ? Number(m[2] ?? m[1]) : NaN;
+  if (!m || min > max || max > MAX_SETTLE_SECONDS) {
+    return { problem: `${SETTLE_ENV} is seconds, MIN-MAX (such as 5-30) or one number, at most ${MAX_SETTLE_SECONDS}, not "${text.slice(0, 40)}"` };
+  }
+  return { minMs: Math.round(min * 1000), maxMs: Math.round(max * 1000) };
+}
 
 const Usd = z.number().finite().min(0).max(MAX_POLICY_USD);
 
@@ -44,8 +75,19 @@ export const AutoTopUpPolicySchema = z.strictObject({
   maxPerMonthUsd: Usd,
   /** The card-on-file method name sent (default: the profile's `topUpMethods.card_direct`, else `card_direct`). */
   method: TopUpMethodNameSchema.optional(),
-  /** ISO 8601: when the policy was set or last resumed (failures before it do not count). */
+  /** ISO 8601, the service's clock: when the policy was set or last resumed (failures before it do not count). */
   since: z.string(),
+  /** Set when this machine paused its policy (another machine charged for the same fall first); until `resume`. */
+  paused: z
+    .strictObject({
+      /** ISO 8601, the service's clock. */
+      at: z.string(),
+      /** Why, in one sentence (it names the other charge). */
+      reason: z.string().max(2000),
+      /** The other charge's reference at the service (`paymentId`), when it has one. */
+      otherCharge: z.string().max(200).optional(),
+    })
+    .optional(),
 });
 /** See {@link AutoTopUpPolicySchema}. */
 export type AutoTopUpPolicy = z.infer<typeof AutoTopUpPolicySchema>;

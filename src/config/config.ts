@@ -324,3 +324,16 @@ async function updateUnlocked(
 export async function readAutoTopUpPolicy(file: string, profile: string): Promise<AutoTopUpPolicy | undefined> {
   return (await readConfig(file)).config.profiles[profile]?.autoTopUp;
 }
+
+/**
+ * Pauses the auto top-up policy of profile `profile` in the config file `file` with `pause`
+ * (auto top-up found another machine's charge for the same fall: docs/topups.md "Auto top-up"),
+ * under the config's lock; nothing when the profile has no policy any more.
+ * @throws ConfigError as {@link updateConfig}
+ */
+export async function pauseAutoTopUpPolicy(file: string, profile: string, pause: NonNullable<AutoTopUpPolicy['paused']>): Promise<void> {
+  await updateConfig(file, (config) => {
+    const entry = config.profiles[profile];
+    if (entry?.autoTopUp) entry.autoTopUp = { ...entry.autoTopUp, paused: pause };
+  });
+}

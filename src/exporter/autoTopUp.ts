@@ -11,13 +11,13 @@
 import { hostOf } from '../api/baseUrl.js';
 import type { CreditBalance } from '../api/schemas.js';
 import type { TopUpJournal } from '../billing/journal.js';
-import { readAutoTopUpPolicy } from '../config/config.js';
+import { pauseAutoTopUpPolicy, readAutoTopUpPolicy } from '../config/config.js';
 import type { AccountMetrics } from '../metrics/account.js';
 import { AutoTopUpMetrics } from '../metrics/autoTopUp.js';
 import type { AutoTopUpClient, AutoTopUpOutcome } from '../operations/autoTopUp.js';
 import { AutoTopUpRunner } from '../operations/autoTopUpRunner.js';
 import type { Logger } from './log.js';
-import { cardMethodNames, type AutoTopUpPolicy } from '../config/autoTopUp.js';
+import { cardMethodNames, settleBounds, type AutoTopUpPolicy } from '../config/autoTopUp.js';
 
 /** What auto top-up reads of a watched profile (./watcher.ts WatchedProfile). */
 export interface AutoTopUpProfile {
@@ -33,6 +33,8 @@ export interface AutoTopUpContext {
   readonly dataDir: string;
   /** The config file the policies are read from. */
   readonly configPath: string;
+  /** The exporter's environment (`KEYDECK_AUTOTOPUP_SETTLE_SECONDS`). */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /** What the watchers are given with `--auto-topup`: a driver per profile. */
@@ -71,7 +73,9 @@ export class AutoTopUpDriver {
           scope: { host: hostOf(profile.baseUrl), profile: profile.name },
           dataDir: this.#ctx.dataDir,
           readPolicy: () => readAutoTopUpPolicy(this.#ctx.configPath, profile.name),
+          pausePolicy: (pause) => pauseAutoTopUpPolicy(this.#ctx.configPath, profile.name, pause),
           cardMethodNames: names,
+          settle: settleBounds(this.#ctx.env ?? process.env),
         }),
       };
     }
@@ -128,6 +132,10 @@ export class AutoTopUpDriver {
           this.#lastSaid = outcome.sentence;
         }
         break;
+    }
+    // Another machine charged for the same fall first: this one paused itself (keydeck_autotopup_two_machines).
+    if ((outcome.kind === 'credited' || outcome.kind === 'unknown') && outcome.secondCharge !== undefined) {
+      this.#log.warn('autotopup_two_machines', { ...fields, ...(outcome.secondCharge.reference !== undefined && { other_charge: outcome.secondCharge.reference }), msg: outcome.sentence });
     }
   }
 }

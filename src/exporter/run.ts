@@ -269,5 +269,5 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
 async function loadAutoTopUp(env: NodeJS.ProcessEnv, configPath: string, log: Logger): Promise<import('./autoTopUp.js').AutoTopUpFaces> {
   const [{ TopUpJournal }, { autoTopUpFaces }] = await Promise.all([import('../billing/journal.js'), import('./autoTopUp.js')]);
   log.info('autotopup_on', { msg: 'auto top-up acts on each watched profile with a policy (keydeck autotopup status)' });
-  return autoTopUpFaces({ journal: new TopUpJournal({ env }), dataDir: dataDir(env), configPath }, log);
+  return autoTopUpFaces({ journal: new TopUpJournal({ env }), dataDir: dataDir(env), configPath, env }, log);
 }

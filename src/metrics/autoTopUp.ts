@@ -9,6 +9,7 @@
  * | `keydeck_autotopup_paused` | | 1 while the policy is paused after failed charges in a row, else 0 |
  * | `keydeck_autotopup_cap_remaining_usd` | `cap` (`day`, `month`) | what the UTC day's and month's caps still allow, USD (auto charges on this machine's record) |
  * | `keydeck_autotopup_capped` | `cap` (`day`, `month`) | 1 while the last run charged nothing because the charge would pass that cap, else 0 |
+ * | `keydeck_autotopup_two_machines` | | 1 while this machine's policy is paused because another machine charged the card for the same fall of the balance first (two machines run auto top-up for the account), else 0 |
  */
 import { Counter, Gauge } from 'prom-client';
 import type { AccountMetrics } from './account.js';
@@ -23,6 +24,8 @@ export interface AutoTopUpGauges {
   readonly paused: boolean;
   readonly dayCapRemaining: number;
   readonly monthCapRemaining: number;
+  /** Set while this machine's policy is paused for two machines (the sentence naming the other charge). */
+  readonly twoMachines?: string | undefined;
 }
 
 /** The auto top-up metrics of one account (see the module comment). */
@@ -33,6 +36,7 @@ export class AutoTopUpMetrics {
   readonly #paused: Gauge<'profile' | 'origin'>;
   readonly #capRemaining: Gauge<'cap' | 'profile' | 'origin'>;
   readonly #capped: Gauge<'cap' | 'profile' | 'origin'>;
+  readonly #twoMachines: Gauge<'profile' | 'origin'>;
 
   constructor(account: AccountMetrics) {
     this.#account = account;
@@ -42,6 +46,7 @@ export class AutoTopUpMetrics {
     this.#paused = new Gauge({ name: 'keydeck_autotopup_paused', help: 'Whether auto top-up is paused after failed charges in a row (1), else 0', labelNames: ['profile', 'origin'], registers });
     this.#capRemaining = new Gauge({ name: 'keydeck_autotopup_cap_remaining_usd', help: 'What the UTC day’s and month’s caps of auto top-up still allow (USD)', labelNames: ['cap', 'profile', 'origin'], registers });
     this.#capped = new Gauge({ name: 'keydeck_autotopup_capped', help: 'Whether the last run of auto top-up charged nothing because of this cap (1), else 0', labelNames: ['cap', 'profile', 'origin'], registers });
+    this.#twoMachines = new Gauge({ name: 'keydeck_autotopup_two_machines', help: 'Whether auto top-up is paused on this machine because another machine charged for the same fall first (1), else 0', labelNames: ['profile', 'origin'], registers });
   }
 
   /** The policy's state now (undefined: no policy, so no series). */
@@ -51,12 +56,14 @@ export class AutoTopUpMetrics {
       this.#capRemaining.reset();
       this.#capped.reset();
       this.#charges.reset();
+      this.#twoMachines.reset();
     } else {
       for (const outcome of AUTO_TOP_UP_OUTCOMES) this.#charges.inc({ ...this.#labels, outcome }, 0);
       this.#paused.set(this.#labels, gauges.paused ? 1 : 0);
       this.#capRemaining.set({ ...this.#labels, cap: 'day' }, Math.max(0, gauges.dayCapRemaining));
       this.#capRemaining.set({ ...this.#labels, cap: 'month' }, Math.max(0, gauges.monthCapRemaining));
       for (const cap of ['day', 'month'] as const) this.#capped.set({ ...this.#labels, cap }, this.#cappedBy === cap ? 1 : 0);
+      this.#twoMachines.set(this.#labels, gauges.twoMachines !== undefined ? 1 : 0);
     }
     this.#account.changed();
   }

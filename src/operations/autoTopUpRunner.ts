@@ -12,8 +12,8 @@
 import type { CreditBalance } from '../api/schemas.js';
 import { formatDollars } from '../billing/input.js';
 import { inScope, type JournalEntry, type JournalScope, type TopUpJournal } from '../billing/journal.js';
-import type { AutoTopUpPolicy } from '../config/autoTopUp.js';
-import { runAutoTopUp, summarize, type AutoTopUpClient, type AutoTopUpOutcome, type AutoTopUpSummary } from './autoTopUp.js';
+import type { AutoTopUpPolicy, SettleBounds } from '../config/autoTopUp.js';
+import { runAutoTopUp, summarize, type AutoTopUpClient, type AutoTopUpOutcome, type AutoTopUpPause, type AutoTopUpSummary } from './autoTopUp.js';
 
 /** What a face's auto top-up works with. */
 export interface AutoTopUpRunnerOptions {
@@ -24,8 +24,12 @@ export interface AutoTopUpRunnerOptions {
   readonly dataDir: string;
   /** Reads the profile's policy afresh (undefined: none). */
   readPolicy(): Promise<AutoTopUpPolicy | undefined>;
+  /** Pauses the profile's policy on this machine (another machine charged for the same fall first). */
+  pausePolicy(pause: AutoTopUpPause): Promise<void>;
   /** The card-on-file method names at this service. */
   readonly cardMethodNames: readonly string[];
+  /** The settle wait's bounds (default: the operation's; a refused value fails each run). */
+  readonly settle?: SettleBounds | { readonly problem: string };
 }
 
 /** What one balance read led to. */
@@ -130,6 +134,8 @@ export class AutoTopUpFeed {
             amount: o.kind === 'credited' ? (o.entry.credited ?? o.entry.amount) : o.entry.amount,
             ...(o.entry.balance !== undefined && { remaining: o.entry.balance }),
             ...(o.kind === 'failed' && { paused: o.paused }),
+            // Another machine charged for the same fall first: this machine paused itself.
+            ...((o.kind === 'credited' || o.kind === 'unknown') && o.secondCharge !== undefined && { paused: true }),
             ...((o.kind === 'failed' || o.kind === 'not_sent') && o.entry.reason !== undefined && { reason: o.entry.reason }),
           }, o.entry);
         }
@@ -158,6 +164,7 @@ function hhmm(t: number): string {
 function autoTopUpLine(policy: AutoTopUpPolicy, summary: AutoTopUpSummary | undefined, last: { outcome: AutoTopUpOutcome; at: number } | undefined): Omit<AutoTopUpView, 'at'> {
   const usd = formatDollars;
   const head = `auto top-up: below ${usd(policy.belowUsd)} → ${policy.amountUsd !== undefined ? usd(policy.amountUsd) : `up to ${usd(policy.toUsd ?? 0)}`}`;
+  if (summary?.twoMachines !== undefined) return { line: 'auto top-up PAUSED: two machines run it · keep one · keydeck autotopup status', tone: 'danger' };
   if (summary?.paused) return { line: `auto top-up PAUSED: the last ${summary.failures} charges failed · keydeck autotopup resume`, tone: 'danger' };
   if (last) {
     const o = last.outcome;
@@ -173,6 +180,7 @@ function autoTopUpLine(policy: AutoTopUpPolicy, summary: AutoTopUpSummary | unde
         return { line: `${head} · ${at} the charge was not sent${o.entry.reason ? `: ${o.entry.reason}` : ''}`, tone: 'warning' };
       case 'skipped':
         if (o.decision.kind === 'pending') return { line: `${head} · ${at} nothing charged: a top-up is in flight`, tone: 'warning' };
+        if (o.decision.kind === 'served') return { line: `${head} · ${at} nothing charged: another top-up served the fall`, tone: 'warning' };
         if (o.decision.kind === 'capped') return { line: `${head} · ${at} nothing charged: the ${o.decision.cap}'s cap is reached`, tone: 'warning' };
         break;
       case 'no_policy':

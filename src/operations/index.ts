@@ -14,7 +14,8 @@
  * (what a failed creating call leaves); ./mgmtRotate.ts (`mgmt-keys rotate`, its record
  * ./mgmtRotationRecord.ts, the places a key lives ./credentialPlace.ts). The USDC top-up's machine
  * is the top-up record itself (src/billing/journalEntry.ts, verifyUsdc.ts), which both faces and
- * src/billing's own procedures drive; auto top-up will sit here, on that record.
+ * src/billing's own procedures drive; auto top-up sits here on that record (./autoTopUp.ts, its
+ * state between runs ./autoTopUpSummary.ts, and the faces' runner ./autoTopUpRunner.ts).
  *
  * May import: src/api, src/billing, src/config, src/credentials, src/delivery, src/failpoints.
  * Imported by: src/commands, src/tui and src/exporter (the faces drive them).

@@ -131,6 +131,23 @@ const MIGRATIONS: readonly string[] = [
     remaining INTEGER NOT NULL CHECK (remaining >= 0)
   ) STRICT;
   `,
+  // 6: the card on file's credit may lag (POST /sandbox/cards/delay): a lagging charge is pending
+  // until due_at; declined charges are kept, so the billing status lists every card charge's end.
+  `
+  CREATE TABLE card_delays (
+    user_id TEXT PRIMARY KEY REFERENCES users(id),
+    seconds INTEGER NOT NULL CHECK (seconds >= 0)
+  ) STRICT;
+  ALTER TABLE topups ADD COLUMN due_at INTEGER;
+  CREATE INDEX topups_due ON topups (user_id, due_at) WHERE due_at IS NOT NULL AND status = 'pending';
+  CREATE TABLE card_failures (
+    reference     TEXT PRIMARY KEY,
+    user_id       TEXT NOT NULL REFERENCES users(id),
+    amount_micros INTEGER NOT NULL,
+    created_at    INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX card_failures_by_user ON card_failures (user_id, created_at);
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -17,6 +17,7 @@ import type { CreditBalance } from '../api/schemas.js';
 import type { SandboxClock } from './clock.js';
 import { transaction } from './db.js';
 import { SandboxError } from './errors.js';
+import { CardCharges } from './cardCharges.js';
 import { isExpired, type KeyStore } from './keys.js';
 import { MAX_ACCOUNT_TOTAL_MICROS, MICROS_PER_USD, microsToDecimalString, microsToUsd } from './money.js';
 import { newDepositAddress, newOpaqueId, newTxHash } from './secrets.js';
@@ -65,11 +66,14 @@ export class Ledger {
   readonly #pendingDeposits;
   readonly #recentTopUps;
   readonly #figuresCache = new Map<string, AccountFigures>();
+  /** The card on file: its lagging credits and declines (./cardCharges.ts). */
+  readonly cards: CardCharges;
 
   constructor(db: DatabaseSync, clock: SandboxClock, keys: KeyStore) {
     this.#db = db;
     this.#clock = clock;
     this.#keys = keys;
+    this.cards = new CardCharges(db, clock, (userId, micros) => this.#raise(userId, micros));
     this.#figures = db.prepare('SELECT max_budget_micros, spend_micros, budget_user_id FROM users WHERE id = ?');
     this.#raiseBudget = db.prepare(
       'UPDATE users SET max_budget_micros = max_budget_micros + ?, budget_user_id = COALESCE(budget_user_id, ?) WHERE id = ? AND max_budget_micros + ? <= ?',
@@ -88,7 +92,7 @@ export class Ledger {
     this.#chargeKey = db.prepare('UPDATE consumption_keys SET spend_micros = spend_micros + ? WHERE id = ?');
     this.#pendingCheckouts = db.prepare(
       `SELECT reference, amount_micros, created_at FROM topups
-       WHERE user_id = ? AND status = 'pending' ORDER BY created_at DESC LIMIT 20`,
+       WHERE user_id = ? AND method = 'card_checkout' AND status = 'pending' ORDER BY created_at DESC LIMIT 20`,
     );
     this.#pendingDeposits = db.prepare(
       `SELECT d.address, d.requested_micros, d.created_at FROM deposit_addresses d
@@ -97,7 +101,7 @@ export class Ledger {
        ORDER BY d.created_at DESC LIMIT 20`,
     );
     this.#recentTopUps = db.prepare(
-      `SELECT method, amount_micros, reference, completed_at FROM topups
+      `SELECT method, amount_micros, reference, created_at, completed_at FROM topups
        WHERE user_id = ? AND status = 'succeeded' ORDER BY completed_at DESC LIMIT 10`,
     );
   }
@@ -107,6 +111,8 @@ export class Ledger {
    * ledger writes them, and it drops a user's entry before every write (see {@link #forget}).
    */
   figures(userId: string): AccountFigures {
+    // A lagging card charge now due is credited first (./cardCharges.ts).
+    this.cards.settle(userId);
     const cached = this.#figuresCache.get(userId);
     if (cached) return cached;
     const row = this.#figures.get(userId) as
@@ -255,22 +261,12 @@ export class Ledger {
   }
 
   /**
-   * `card_direct` (response not shown in §4; the sandbox's choice): the card on file is charged
-   * at once and the account credited. Returns `{ status: 'succeeded', paymentId, amount,
-   * credited, balance }` (USD numbers).
+   * `card_direct` (answer not shown in §4; ./cardCharges.ts): `{ status: 'succeeded', paymentId,
+   * amount, credited, balance }` (USD), or with a delay set `{ status: 'processing', paymentId, amount }`.
    */
-  cardDirect(
-    userId: string,
-    amountMicros: number,
-  ): { status: 'succeeded'; paymentId: string; amount: number; credited: number; balance: number } {
-    const paymentId = newOpaqueId('pi_sandbox_');
-    return transaction(this.#db, () => {
-      const now = this.#clock.now();
-      this.#insertTopUp.run(randomUUID(), userId, 'card_direct', amountMicros, 'succeeded', paymentId, now, now);
-      this.#raise(userId, amountMicros);
-      const amount = microsToUsd(amountMicros);
-      return { status: 'succeeded', paymentId, amount, credited: amount, balance: microsToUsd(this.remainingMicros(userId)) };
-    });
+  cardDirect(userId: string, amountMicros: number): Record<string, unknown> {
+    const answer = this.cards.charge(userId, amountMicros);
+    return answer.status === 'succeeded' ? { ...answer, balance: microsToUsd(this.remainingMicros(userId)) } : answer;
   }
 
   /**
@@ -308,15 +304,16 @@ export class Ledger {
    * is paid once for 30 days, so `cancelAtPeriodEnd` is true. Beside them, the sandbox's own
    * fields: `{ userId, balance: { totalTopUp, spend, remaining }, creditKeys: { total, active,
    * keys: [{ id, name, isActive, spend }] }, pendingTopUps: [{ method, status: 'pending', amount,
-   * sessionId, sessionUrl | address, chain, createdAt }], recentTopUps: [{ method, status:
-   * 'succeeded', amount, txHash | sessionId | paymentId, completedAt }] }` (the 20 newest
-   * pending, the 10 newest succeeded). `baseUrl` builds the `sessionUrl` of pending card checkouts; `names`
-   * are the method names of the sandbox's dialect.
+   * paymentId | sessionId, sessionUrl | address, chain, createdAt }], recentTopUps: [{ method,
+   * status: 'succeeded', amount, txHash | sessionId | paymentId, createdAt, completedAt }],
+   * failedTopUps: [{ method, status: 'declined', amount, paymentId, createdAt }] }` (pending: 20
+   * of each kind; the 10 newest succeeded and declined; card charges: ./cardCharges.ts). `baseUrl`
+   * builds the `sessionUrl` of pending checkouts; `names` are the dialect's method names.
    */
   status(userId: string, baseUrl: string, names: Readonly<Record<string, string>> = {}): Record<string, unknown> {
     const nameOf = (method: string): string => names[method] ?? method;
-    const now = this.#clock.now();
     const f = this.figures(userId);
+    const now = this.#clock.now();
     const keys = this.#keys.listConsumption(userId);
     const creditKeys = keys
       .filter((k) => k.key_type === 'credit')
@@ -360,10 +357,13 @@ export class Ledger {
       chain: 'base',
       createdAt: new Date(d.created_at).toISOString(),
     }));
+    const card = (status: 'pending' | 'declined') => (c: { reference: string; amountMicros: number; createdAt: number }) =>
+      ({ method: nameOf('card_direct'), status, amount: microsToUsd(c.amountMicros), paymentId: c.reference, createdAt: new Date(c.createdAt).toISOString() });
     const recentTopUps = (this.#recentTopUps.all(userId) as Array<{
       method: string;
       amount_micros: number;
       reference: string;
+      created_at: number;
       completed_at: number;
     }>).map((t) => ({
       method: nameOf(t.method),
@@ -373,6 +373,7 @@ export class Ledger {
       ...(t.method === 'usdc' && { txHash: t.reference }),
       ...(t.method === 'card_checkout' && { sessionId: t.reference }),
       ...(t.method === 'card_direct' && { paymentId: t.reference }),
+      createdAt: new Date(t.created_at).toISOString(),
       completedAt: new Date(t.completed_at).toISOString(),
     }));
     const remaining = microsToUsd(f.maxBudgetMicros - f.spendMicros);
@@ -391,8 +392,9 @@ export class Ledger {
         remaining,
       },
       creditKeys: { total: creditKeys.length, active: creditKeys.filter((k) => k.isActive).length, keys: creditKeys },
-      pendingTopUps: [...pendingCheckouts, ...pendingDeposits],
+      pendingTopUps: [...this.cards.pending(userId).map(card('pending')), ...pendingCheckouts, ...pendingDeposits],
       recentTopUps,
+      failedTopUps: this.cards.declined(userId).map(card('declined')),
     };
   }
 }

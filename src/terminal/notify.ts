@@ -70,7 +70,8 @@ export type NotifyEvent =
   /**
    * Issue 47: a charge auto top-up made to the card on file, by outcome (`unknown`: sent, its
    * answer lost or unclear; `not_sent`: it never reached the service); `paused` when this failure
-   * paused the policy. `reason`: the refusal in words (failed, not sent).
+   * paused the policy, or this charge found another machine's for the same fall (paused here).
+   * `reason`: the refusal in words (failed, not sent).
    */
   | {
       readonly kind: 'auto_top_up';
@@ -146,7 +147,7 @@ export function notificationText(event: NotifyEvent, profile: string): { title: 
         event.outcome === 'credited' ? `keydeck: auto top-up charged ${usd(event.amount)} (${profile})` : event.outcome === 'failed' ? `keydeck: auto top-up failed (${profile})` : `keydeck: auto top-up not confirmed (${profile})`;
       const body =
         event.outcome === 'credited'
-          ? `credited${event.remaining !== undefined ? `; ${usd(event.remaining)} left` : ''}`
+          ? `credited${event.remaining !== undefined ? `; ${usd(event.remaining)} left` : ''}${event.paused ? '; another machine charged for the same fall first: paused here (keydeck autotopup status)' : ''}`
           : event.outcome === 'failed'
             ? `${usd(event.amount)} not charged${event.reason ? `: ${event.reason}` : ''}${event.paused ? '; paused after 3 failures: keydeck autotopup resume' : ''}`
             : event.outcome === 'not_sent'
@@ -207,7 +208,8 @@ export function onAnomalyEnvironment(event: Extract<NotifyEvent, { kind: 'key_ru
  * The environment of the `--on-auto-topup` command: the caller's, plus `KEYDECK_EVENT`
  * (`auto_top_up`), `KEYDECK_PROFILE`, `KEYDECK_ORIGIN`, `KEYDECK_AUTOTOPUP_OUTCOME` (`credited`,
  * `failed`, `unknown`, `not_sent`), `KEYDECK_AUTOTOPUP_AMOUNT_USD`, `KEYDECK_AUTOTOPUP_PAUSED`
- * (`1` when this failure paused the policy, else `0`) and, when known, `KEYDECK_REMAINING_USD`.
+ * (`1` when this failure paused the policy, or this charge found another machine's for the same
+ * fall and paused it here, else `0`) and, when known, `KEYDECK_REMAINING_USD`.
  * The refusal's words are never put there (they are the service's text).
  */
 export function onAutoTopUpEnvironment(event: Extract<NotifyEvent, { kind: 'auto_top_up' }>, profile: string, origin: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

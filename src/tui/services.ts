@@ -10,7 +10,7 @@ import type { HistorySeries } from '../billing/historyStore.js';
 import type { KeyHistory } from '../billing/keyHistory.js';
 import type { UsageBudget } from '../billing/usageBudget.js';
 import type { NotifyEvent } from '../terminal/notify.js';
-import type { AutoTopUpPolicy } from '../config/autoTopUp.js';
+import type { AutoTopUpPolicy, SettleBounds } from '../config/autoTopUp.js';
 
 /**
  * The part of `KeydeckClient` (src/api/client.ts) the TUI uses: its resources `keys` (§4
@@ -152,5 +152,12 @@ export interface AppServices {
    * `--auto-topup` (issue 47): the profile's auto top-up policy, read afresh from the config file,
    * and the card-on-file method names at its service. Absent: the TUI never charges by itself.
    */
-  readonly autoTopUp?: { readonly readPolicy: () => Promise<AutoTopUpPolicy | undefined>; readonly cardMethodNames: readonly string[] };
+  readonly autoTopUp?: {
+    readonly readPolicy: () => Promise<AutoTopUpPolicy | undefined>;
+    /** Pauses the policy on this machine (another machine charged for the same fall first). */
+    readonly pausePolicy: (pause: NonNullable<AutoTopUpPolicy['paused']>) => Promise<void>;
+    readonly cardMethodNames: readonly string[];
+    /** The settle wait's bounds (`KEYDECK_AUTOTOPUP_SETTLE_SECONDS`; a refused value fails each run). */
+    readonly settle: SettleBounds | { readonly problem: string };
+  };
 }

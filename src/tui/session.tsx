@@ -12,7 +12,7 @@ import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { KeyHistory } from '../billing/keyHistory.js';
 import { UsageBudget } from '../billing/usageBudget.js';
 import { KeydeckClient, type ClientNotice } from '../api/client.js';
-import { cardMethodNames, clientTimeoutFromEnv, readAutoTopUpPolicy, updateConfig, type ResolvedProfile } from '../config/index.js';
+import { cardMethodNames, clientTimeoutFromEnv, pauseAutoTopUpPolicy, readAutoTopUpPolicy, settleBounds, updateConfig, type ResolvedProfile } from '../config/index.js';
 import { createCredentialStore } from '../credentials/index.js';
 import { createTerminalNotifier } from '../terminal/notify.js';
 import { App } from './App.js';
@@ -140,7 +140,9 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
     ...(globals.autoTopup && {
       autoTopUp: {
         readPolicy: () => readAutoTopUpPolicy(profile.configPath, profile.name),
+        pausePolicy: (pause) => pauseAutoTopUpPolicy(profile.configPath, profile.name, pause),
         cardMethodNames: cardMethodNames(profile.topUpMethods),
+        settle: settleBounds(process.env),
       },
     }),
     registerSecret: (value) => lifecycle.addSecret(value),

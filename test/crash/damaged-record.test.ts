@@ -63,7 +63,7 @@ describe('a damaged top-up record with a charge in flight', () => {
       expect((await sb.infer(key.apiKey, { sandbox_cost_usd: 10 })).status).toBe(200);
       writePolicy(home.configDir);
       const dataDir = path.join(home.home, 'data');
-      const direct = home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: token, KEYDECK_DATA_DIR: dataDir });
+      const direct = home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: token, KEYDECK_DATA_DIR: dataDir, KEYDECK_AUTOTOPUP_SETTLE_SECONDS: '0' });
       await runUntilKilled('request:topUp#1', ['autotopup', 'run', '--once'], { env: direct });
       // A later read of the record (the history) checkpoints it into topups.db, as any use does.
       const history = await runCli(['billing', 'history'], { env: direct });

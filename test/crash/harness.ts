@@ -87,6 +87,8 @@ export interface CrashScenario<World> {
   invariants(world: World, recovery: string): Promise<string[]>;
   /** The points to kill at, from the trace of a run to its end (default: every one). */
   points?(traced: readonly CrashPoint[]): CrashPoint[];
+  /** The exit code of the run to its end (default 0: an operation that ends otherwise, such as a charge whose credit lags, says so here). */
+  readonly tracedCode?: number;
 }
 
 /** One kill and one recovery of a walk. */
@@ -107,7 +109,8 @@ export interface WalkOptions {
 }
 
 /**
- * Walks every crash point of `scenario`: one traced run to the end (which must succeed), then for
+ * Walks every crash point of `scenario`: one traced run to the end (which must end with its
+ * `tracedCode`, 0 by default), then for
  * each point and each recovery a fresh world, a run killed there, the recovery and the invariants.
  * @throws Error when the traced run fails, or a point is not reached again
  */
@@ -117,7 +120,7 @@ export async function walkCrashPoints<World>(scenario: CrashScenario<World>, opt
   try {
     const { args, ...runOptions } = scenario.run(first);
     const { result, points } = await tracePoints(args, runOptions);
-    if (result.code !== 0) throw new Error(`${scenario.operation}: the run to trace failed (${result.code})\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+    if (result.code !== (scenario.tracedCode ?? 0)) throw new Error(`${scenario.operation}: the run to trace failed (${result.code})\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
     traced = points;
   } finally {
     await scenario.dispose?.(first);

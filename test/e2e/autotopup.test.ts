@@ -18,7 +18,7 @@ describe('keydeck monitor --auto-topup', () => {
     try {
       const dir = rig.tempDir('keydeck-e2e-autotopup-');
       const token = await sb.fundedUser(25);
-      const env = { ...cleanEnv(dir), KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: token };
+      const env = { ...cleanEnv(dir), KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: token, KEYDECK_AUTOTOPUP_SETTLE_SECONDS: '0-1' };
       const set = await runCli(['autotopup', 'set', '--below', '20', '--amount', '30', '--max-per-day', '100', '--yes'], { env });
       expect(set.code, set.stderr).toBe(0);
       const hook = path.join(dir, 'hook.env');

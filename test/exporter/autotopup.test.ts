@@ -2,7 +2,8 @@
  * `keydeck exporter --auto-topup` (issue 47) against the sandbox: a profile whose balance falls
  * below its policy's threshold is charged once within two polls, with a log line and
  * `keydeck_autotopup_charges_total`; declined charges pause the policy after three, and then
- * nothing more is sent; without the flag no charge is ever made and no auto top-up series shown.
+ * nothing more is sent; a policy paused for two machines shows `keydeck_autotopup_two_machines`;
+ * without the flag no charge is ever made and no auto top-up series shown.
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -22,13 +23,13 @@ afterAll(async () => {
   for (const h of homes) h.remove();
 });
 
-/** A home whose config has profile `prod` at the sandbox with the policy below 20, 30 a charge, 100 a day. */
-function homeWithPolicy(): TempHome {
+/** A home whose config has profile `prod` at the sandbox with the policy below 20, 30 a charge, 100 a day (and `extra`). */
+function homeWithPolicy(extra: object = {}): TempHome {
   const h = exporterHome();
   homes.push(h);
   mkdirSync(h.configDir, { recursive: true, mode: 0o700 });
   chmodSync(h.configDir, 0o700);
-  const policy = { belowUsd: 20, amountUsd: 30, maxPerDayUsd: 100, maxPerMonthUsd: 300, since: new Date(Date.now() - 60_000).toISOString() };
+  const policy = { belowUsd: 20, amountUsd: 30, maxPerDayUsd: 100, maxPerMonthUsd: 300, since: new Date(Date.now() - 60_000).toISOString(), ...extra };
   writeFileSync(path.join(h.configDir, 'config.json'), JSON.stringify({ version: 1, profiles: { prod: { baseUrl: sb.url, autoTopUp: policy } } }), { mode: 0o600 });
   return h;
 }
@@ -44,7 +45,7 @@ describe.concurrent('keydeck exporter --auto-topup', () => {
   it('charges once within two polls of a fall below the threshold, says so, counts it; pauses after three declines', { timeout: 60_000 }, async () => {
     const h = homeWithPolicy();
     const prod = await managementKey(sb, 25);
-    const exporter = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2', '--auto-topup'], { KEYDECK_TOKEN_PROD: prod.token });
+    const exporter = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2', '--auto-topup'], { KEYDECK_TOKEN_PROD: prod.token, KEYDECK_AUTOTOPUP_SETTLE_SECONDS: '0' });
     await until(async () => sample(await exporter.scrape(), 'keydeck_autotopup_paused', labels) === 0, 'the auto top-up series');
     const first = await exporter.scrape();
     expect(sample(first, 'keydeck_autotopup_cap_remaining_usd', { ...labels, cap: 'day' })).toBe(100);
@@ -71,6 +72,20 @@ describe.concurrent('keydeck exporter --auto-topup', () => {
     expect(exporter.stderr().match(/event=autotopup_failed/g)).toHaveLength(3);
     expect(exporter.stderr().match(/reason=paused/g)).toHaveLength(1);
     expect(await sb.credits(prod.session)).toMatchObject({ totalTopUp: 55, remaining: 15 });
+    exporter.signal('SIGTERM');
+    expect(await exporter.exited).toBe(0);
+  });
+
+  it('paused on this machine for two machines: keydeck_autotopup_two_machines is 1, the log says why, nothing is charged', { timeout: 30_000 }, async () => {
+    const reason = 'Another card charge for the same fall of the balance was made before this one (a card_direct top-up of $30.00 (pi_other, asked for 2026-11-28 03:12:04 UTC)): two machines run auto top-up for this account: keep one.';
+    const h = homeWithPolicy({ paused: { at: new Date().toISOString(), reason, otherCharge: 'pi_other' } });
+    const prod = await managementKey(sb, 25);
+    await spend(prod.session, 10);
+    const exporter = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2', '--auto-topup'], { KEYDECK_TOKEN_PROD: prod.token, KEYDECK_AUTOTOPUP_SETTLE_SECONDS: '0' });
+    await until(async () => sample(await exporter.scrape(), 'keydeck_autotopup_two_machines', labels) === 1, 'the two-machines gauge');
+    expect(sample(await exporter.scrape(), 'keydeck_autotopup_paused', labels)).toBe(0);
+    expect(await exporter.waitForLog(/event=autotopup_skipped .*reason=paused/)).toMatch(/two machines run auto top-up for this account: keep one/);
+    expect(await sb.credits(prod.session)).toMatchObject({ totalTopUp: 25, remaining: 15 });
     exporter.signal('SIGTERM');
     expect(await exporter.exited).toBe(0);
   });

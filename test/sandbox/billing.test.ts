@@ -1,6 +1,9 @@
 /**
  * §4 billing endpoints, §2.3–§2.6 data, §7 top-up failures, the budget model and example of §3.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CardCheckoutSessionSchema,
@@ -215,6 +218,44 @@ describe('card top-ups', () => {
     expect(await sb.credits(token)).toMatchObject({ totalTopUp: 0 });
     expect((await charge(token)).status).toBe(200);
     expect(await sb.credits(token)).toMatchObject({ totalTopUp: 10 });
+    // The declined card_direct is listed with its time; the checkout page's decline is not a card-on-file charge.
+    expect((await sb.call('GET', '/api/billing/status', { token })).body.data.failedTopUps).toEqual([
+      { method: 'card_direct', status: 'declined', amount: 10, paymentId: expect.stringMatching(/^pi_sandbox_/), createdAt: expect.any(String) },
+    ]);
+  });
+
+  it('POST /sandbox/cards/delay: a card-on-file charge is answered processing, listed pending, and credited when due on the sandbox clock, across a restart', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-card-delay-'));
+    const dbPath = path.join(dir, 'sandbox.db');
+    let lagging = await startTestSandbox({ dbPath });
+    try {
+      const token = await lagging.newUser();
+      expect((await lagging.call('POST', '/sandbox/cards/delay', { body: { seconds: 60 } })).status).toBe(401);
+      expect((await lagging.call('POST', '/sandbox/cards/delay', { token, body: { seconds: 3601 } })).status).toBe(400);
+      expect((await lagging.call('POST', '/sandbox/cards/delay', { token, body: { seconds: 60 } })).body).toEqual({ delaySeconds: 60 });
+      const answer = await lagging.call('POST', '/api/billing/topup', { token, body: { amount: 30, method: 'card_direct' } });
+      expect(answer.body.data).toEqual({ status: 'processing', paymentId: expect.stringMatching(/^pi_sandbox_/), amount: 30 });
+      const paymentId = answer.body.data.paymentId as string;
+      expect(await lagging.credits(token)).toMatchObject({ totalTopUp: 0 });
+      const pending = (await lagging.call('GET', '/api/billing/status', { token })).body.data;
+      expect(pending.pendingTopUps).toEqual([{ method: 'card_direct', status: 'pending', amount: 30, paymentId, createdAt: expect.any(String) }]);
+      expect(pending.recentTopUps).toEqual([]);
+      await lagging.close();
+      lagging = await startTestSandbox({ dbPath });
+      await lagging.advance(59);
+      expect(await lagging.credits(token)).toMatchObject({ totalTopUp: 0 });
+      await lagging.advance(2);
+      expect(await lagging.credits(token)).toMatchObject({ totalTopUp: 30, remaining: 30 });
+      const done = (await lagging.call('GET', '/api/billing/status', { token })).body.data;
+      expect(done.pendingTopUps).toEqual([]);
+      expect(done.recentTopUps).toEqual([expect.objectContaining({ method: 'card_direct', status: 'succeeded', amount: 30, paymentId })]);
+      // 0: credited at once again.
+      expect((await lagging.call('POST', '/sandbox/cards/delay', { token, body: { seconds: 0 } })).body).toEqual({ delaySeconds: 0 });
+      expect((await lagging.call('POST', '/api/billing/topup', { token, body: { amount: 10, method: 'card_direct' } })).body.data).toMatchObject({ status: 'succeeded', credited: 10, balance: 40 });
+    } finally {
+      await lagging.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

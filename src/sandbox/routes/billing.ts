@@ -80,7 +80,11 @@ export function registerBillingRoutes(app: FastifyInstance, ctx: SandboxContext,
         return ok({ sessionUrl: `${ctx.baseUrl}/sandbox/checkout/${sessionId}`, sessionId });
       }
       case 'card_direct':
-        if (ctx.declines.useOne(userId)) throw new SandboxError('card_declined', 'Your card was declined (sandbox: POST /sandbox/cards/decline). Nothing was charged.');
+        if (ctx.declines.useOne(userId)) {
+          // Listed in the billing status's failedTopUps (../cardCharges.ts), as a processor keeps a declined payment.
+          ctx.ledger.cards.recordDecline(userId, micros);
+          throw new SandboxError('card_declined', 'Your card was declined (sandbox: POST /sandbox/cards/decline). Nothing was charged.');
+        }
         return ok(ctx.ledger.cardDirect(userId, micros));
     }
   });

@@ -3,11 +3,13 @@
  * keydeck sandbox, and which database), `POST /sandbox/users`, `POST /sandbox/chain/transfers` (a real
  * token transfer when the sandbox runs on a chain, issue 25; simulated otherwise), `GET
  * /sandbox/chain` (`{ rpcUrl }`, null without a chain), `POST /sandbox/subscriptions`,
- * `POST /sandbox/clock`, `POST /sandbox/cards/decline` (issue 47).
+ * `POST /sandbox/clock`, `POST /sandbox/cards/decline` (issue 47), `POST /sandbox/cards/delay` (a
+ * card-on-file charge whose credit lags, ../cardCharges.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { KeyNameSchema } from '../../api/schemas.js';
+import { MAX_CARD_DELAY_SECONDS } from '../cardCharges.js';
 import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
 import type { SandboxContext } from '../context.js';
 import { SandboxError } from '../errors.js';
@@ -53,6 +55,15 @@ export const CardDeclineRequestSchema = z.strictObject({
   count: z.number({ error: 'count must be a whole number from 0 to 100' }).int('count must be a whole number from 0 to 100').min(0, 'count must be a whole number from 0 to 100').max(100, 'count must be a whole number from 0 to 100'),
 });
 
+/** `POST /sandbox/cards/delay` body: how long the account's next card-on-file charges take to be credited, seconds (0 to {@link MAX_CARD_DELAY_SECONDS}; 0: at once). */
+export const CardDelayRequestSchema = z.strictObject({
+  seconds: z
+    .number({ error: `seconds must be a whole number from 0 to ${MAX_CARD_DELAY_SECONDS}` })
+    .int(`seconds must be a whole number from 0 to ${MAX_CARD_DELAY_SECONDS}`)
+    .min(0, `seconds must be a whole number from 0 to ${MAX_CARD_DELAY_SECONDS}`)
+    .max(MAX_CARD_DELAY_SECONDS, `seconds must be a whole number from 0 to ${MAX_CARD_DELAY_SECONDS}`),
+});
+
 /** `POST /sandbox/clock` body. */
 export const ClockRequestSchema = z.strictObject({
   advanceSeconds: z
@@ -79,7 +90,7 @@ function transferMicros(amount: string | number): number {
 
 const PLAN_LABEL: Record<SubscriptionPlan, string> = { standard: 'Standard', pro: 'Pro' };
 
-/** Registers the simulation routes; `requireAccount` authenticates `/sandbox/subscriptions` and `/sandbox/cards/decline`. */
+/** Registers the simulation routes; `requireAccount` authenticates `/sandbox/subscriptions` and `/sandbox/cards/*`. */
 export function registerSimulationRoutes(app: FastifyInstance, ctx: SandboxContext, requireAccount: AuthHook): void {
   // Who answers here (issue 44): keydeck processes join the process serving their database, and
   // the TUI badges a service on this machine SANDBOX, only when this says so.
@@ -122,6 +133,13 @@ export function registerSimulationRoutes(app: FastifyInstance, ctx: SandboxConte
     const { count } = parseBody(CardDeclineRequestSchema, request.body);
     ctx.declines.declineNext(request.accountId, count);
     return { declineNext: ctx.declines.left(request.accountId) };
+  });
+
+  // The account's next card-on-file charges are credited `seconds` after they are made (money in flight).
+  app.post('/sandbox/cards/delay', { onRequest: requireAccount }, async (request) => {
+    const { seconds } = parseBody(CardDelayRequestSchema, request.body);
+    ctx.ledger.cards.setDelay(request.accountId, seconds);
+    return { delaySeconds: ctx.ledger.cards.delayOf(request.accountId) };
   });
 
   app.post('/sandbox/clock', async (request) => {

@@ -25,7 +25,8 @@ afterAll(async () => {
 });
 
 const POLICY: AutoTopUpPolicy = { belowUsd: 20, amountUsd: 30, maxPerDayUsd: 100, maxPerMonthUsd: 300, since: new Date(Date.now() - 60_000).toISOString() };
-const autoTopUp = { readPolicy: async () => POLICY, cardMethodNames: ['card_direct'] };
+// No settle wait: one TUI against its own account (the wait is the cross-machine suites').
+const autoTopUp = { readPolicy: async () => POLICY, pausePolicy: async () => {}, cardMethodNames: ['card_direct'], settle: { minMs: 0, maxMs: 0 } };
 
 describe('auto top-up in the TUI', () => {
   it('charges once below the threshold: the line, a notification, the balance read again, a row of the recent top-ups', async () => {

@@ -36,7 +36,9 @@ export function useAutoTopUp(poll: Pick<PollState<CreditBalance>, 'data' | 'upda
       scope: { host: hostOf(baseUrl), profile: services.profile.name },
       dataDir: services.dataDir ?? dataDir(),
       readPolicy: auto.readPolicy,
+      pausePolicy: auto.pausePolicy,
       cardMethodNames: auto.cardMethodNames,
+      settle: auto.settle,
     });
     const withClock = { billing: client.billing, serviceNow: () => Date.now() + (client.serviceClockOffsetMs ?? 0) };
     return new AutoTopUpFeed(runner, withClock, (notice, entry) => {
