@@ -22,6 +22,7 @@
  */
 import pLimit from 'p-limit';
 import { BalanceHistoryStore } from '../billing/historyStore.js';
+import { PollStates } from '../billing/pollState.js';
 import { configFilePath, dataDir } from '../config/paths.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { createCredentialStore, type CredentialStore } from '../credentials/index.js';
@@ -114,10 +115,13 @@ class Exporter {
       }
       const created = new ProfileWatcher(profile, this.#ctx);
       this.watchers.set(profile.name, created);
+      if (this.#started) this.#late.add(profile.name);
       created.start();
       added.push(profile.name);
       this.#log.info('profile_watched', { profile: profile.name, origin: created.origin });
     }
+    for (const name of removed) this.#late.delete(name);
+    this.#started = true;
     return { added, removed };
   }
 
@@ -132,12 +136,21 @@ class Exporter {
     return `ok: ${all.length} profile${all.length === 1 ? '' : 's'} watched, ${up} up or not yet polled`;
   }
 
-  /** Ready once every watched profile has been polled (`GET /readyz`). */
+  /** Profiles added by a reload (not at start): they never take readiness back. */
+  readonly #late = new Set<string>();
+  #started = false;
+
+  /**
+   * Ready once every profile watched at start has been polled (`GET /readyz`): a reload that adds a
+   * profile keeps serving the figures of those already polled (a Kubernetes pod stays in service),
+   * and says which are not polled yet.
+   */
   ready(): { ready: boolean; text: string } {
     const waiting = [...this.watchers.values()].filter((w) => !w.polled).map((w) => w.name);
-    return waiting.length === 0
-      ? { ready: true, text: `ready: every watched profile polled (${this.watchers.size})` }
-      : { ready: false, text: `not ready: not yet polled: ${waiting.slice(0, 10).join(', ')}${waiting.length > 10 ? ` and ${waiting.length - 10} more` : ''}` };
+    const names = `${waiting.slice(0, 10).join(', ')}${waiting.length > 10 ? ` and ${waiting.length - 10} more` : ''}`;
+    if (waiting.length === 0) return { ready: true, text: `ready: every watched profile polled (${this.watchers.size})` };
+    if (waiting.every((name) => this.#late.has(name))) return { ready: true, text: `ready: ${this.watchers.size - waiting.length} of ${this.watchers.size} profiles polled; added by a reload, not yet: ${names}` };
+    return { ready: false, text: `not ready: not yet polled: ${names}` };
   }
 }
 
@@ -188,6 +201,12 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
   } catch (error) {
     log.warn('history_unavailable', { msg: `the balance history is kept in memory only: ${(error as Error).message}` });
   }
+  let pollStates: PollStates | undefined;
+  try {
+    pollStates = history && new PollStates(history.database);
+  } catch (error) {
+    log.warn('history_unavailable', { msg: `the poll states are kept in memory only (alerts on them restart with the exporter): ${(error as Error).message}` });
+  }
   // Variables that would serve two watched profiles: recomputed at each reload.
   const ambiguous = new Set<string>();
   const findAmbiguous = (watched: readonly WatchedProfile[]) => {
@@ -204,6 +223,7 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
       log,
       credentials,
       history,
+      pollStates,
       timeoutMs: Math.min(clientTimeoutFromEnv(env).timeoutMs ?? EXPORTER_TIMEOUT_MS, intervalMs),
       allowInsecureHttp: options.allowInsecureHttp,
       userAgent: `keydeck-exporter/${options.version}`,

@@ -16,6 +16,7 @@ import { isAbortError, KeydeckApiError } from '../api/errors.js';
 import { downsample, WEEK_WINDOW_MS, type BalanceSample } from '../billing/history.js';
 import { HistoryRecorder } from '../billing/historyRecorder.js';
 import type { BalanceHistoryStore } from '../billing/historyStore.js';
+import { samePollState, type PollState, type PollStates } from '../billing/pollState.js';
 import { originOf } from '../credentials/origin.js';
 import { KeyHistory } from '../billing/keyHistory.js';
 import type { RunawaySettings } from '../billing/runaway.js';
@@ -59,6 +60,8 @@ export interface WatcherContext {
   readonly credentials: CredentialSources;
   /** The history database (absent: memory only). */
   readonly history?: BalanceHistoryStore | undefined;
+  /** Each profile's poll state in the history database (absent: memory only): restored at start, kept on each change. */
+  readonly pollStates?: PollStates | undefined;
   /** Deadline of each call, ms. */
   readonly timeoutMs: number;
   /** `--allow-insecure-http` (or its variable). */
@@ -102,6 +105,8 @@ export class ProfileWatcher {
   #usageProblem: string | undefined;
   #keys: readonly ConsumptionKey[] | undefined;
   #polled = false;
+  /** The poll state as last kept (a write only when it changes). */
+  #keptState: PollState | undefined;
   readonly #autoTopUp: ReturnType<AutoTopUpFaces['driver']> | undefined;
 
   constructor(profile: WatchedProfile, ctx: WatcherContext) {
@@ -140,6 +145,7 @@ export class ProfileWatcher {
       this.metrics.restore(last);
       ctx.log.info('figures_restored', { profile: profile.name, origin: this.origin, last_poll: new Date(last.t).toISOString(), age_seconds: Math.max(0, Math.round((Date.now() - last.t) / 1000)) });
     }
+    this.#restoreState();
     registerUsageMetrics(
       this.metrics,
       () => this.#usage,
@@ -149,6 +155,38 @@ export class ProfileWatcher {
 
   get name(): string {
     return this.#profile.name;
+  }
+
+  /** The poll state kept for this profile (or a new one: first attempt now), served from the first scrape. */
+  #restoreState(): void {
+    let kept: PollState | undefined;
+    try {
+      kept = this.#series ? this.#ctx.pollStates?.get(this.#series.id) : undefined;
+    } catch (error) {
+      this.#ctx.log.warn('history_error', { profile: this.name, origin: this.origin, msg: `the poll state could not be read (${(error as Error).message})` });
+    }
+    this.metrics.restoreState(kept ?? { firstAttempt: Date.now(), state: 'unknown' });
+    if (kept?.state === 'down') this.#ctx.log.info('state_restored', { profile: this.name, origin: this.origin, reason: kept.downReason, down_since: new Date(kept.downSince ?? kept.firstAttempt).toISOString() });
+    this.#keptState = kept;
+    this.#keepState();
+  }
+
+  /** Writes the poll state when it changed (a failed write is said, and tried again at the next change). */
+  #keepState(): void {
+    const now = this.metrics.pollState();
+    if (!now || !this.#series || !this.#ctx.pollStates || samePollState(this.#keptState, now)) return;
+    try {
+      this.#ctx.pollStates.set(this.#series.id, now);
+      this.#keptState = now;
+    } catch (error) {
+      this.#ctx.log.warn('history_error', { profile: this.name, origin: this.origin, msg: `the poll state could not be kept (${(error as Error).message})` });
+    }
+  }
+
+  /** The profile's entry in the config file is refused (`config_invalid`): down with the reason, never polled. */
+  invalid(msg: string): void {
+    this.#invalid = msg;
+    this.#down('config_invalid', { msg });
   }
 
   get baseUrl(): string | undefined {
@@ -191,6 +229,7 @@ export class ProfileWatcher {
       await run;
     } finally {
       this.#polled = true;
+      this.#keepState();
     }
   }
 
@@ -198,6 +237,8 @@ export class ProfileWatcher {
   get polled(): boolean {
     return this.#polled;
   }
+
+  #invalid: string | undefined;
 
   #random(): number {
     return (this.#ctx.random ?? Math.random)();
@@ -219,6 +260,10 @@ export class ProfileWatcher {
 
   async #client_(): Promise<KeydeckClient | undefined> {
     if (this.#client) return this.#client;
+    if (this.#invalid !== undefined) {
+      this.#down('config_invalid', { msg: this.#invalid });
+      return undefined;
+    }
     const baseUrl = this.#profile.baseUrl;
     if (baseUrl === undefined) {
       this.#down('no_base_url', { msg: `profile "${this.name}" names no service: set its baseUrl (keydeck --profile ${this.name} --base-url URL auth login)` });

@@ -84,7 +84,10 @@ describe.concurrent('keydeck exporter for months', () => {
       expect(sample(restored, 'keydeck_balance_remaining_usd', { profile: 'prod' })).toBe(last.remaining);
       expect(sample(restored, 'keydeck_balance_total_top_up_usd', { profile: 'prod' })).toBe(25);
       expect(sample(restored, 'keydeck_balance_restored', { profile: 'prod' })).toBe(1);
-      expect(sample(restored, 'keydeck_up', { profile: 'prod' })).toBeUndefined();
+      // keydeck_up from the first scrape: the last known state (up), and when the exporter first set out to read prod.
+      expect(sample(restored, 'keydeck_up', { profile: 'prod' })).toBe(1);
+      const firstAttempt = sample(restored, 'keydeck_first_poll_attempt_timestamp_seconds', { profile: 'prod' })!;
+      expect(firstAttempt).toBeLessThanOrEqual(Math.floor(last.t / 1000));
       const notYet = await fetch(ready);
       expect(notYet.status).toBe(503);
       expect(await notYet.text()).toBe('not ready: not yet polled: prod\n');
@@ -101,8 +104,47 @@ describe.concurrent('keydeck exporter for months', () => {
       expect(sample(down, 'keydeck_balance_restored', { profile: 'prod' })).toBe(1);
       expect(sample(down, 'keydeck_poll_duration_seconds_count', { profile: 'prod' })).toBeGreaterThanOrEqual(1);
       expect((await fetch(ready)).status).toBe(200);
+      const since = sample(down, 'keydeck_down_since_timestamp_seconds', { profile: 'prod', reason: 'unreachable' })!;
+      expect(since).toBeGreaterThan(Math.floor(last.t / 1000) - 1);
       second.signal('SIGTERM');
       expect(await second.exited).toBe(0);
+
+      // Restarted again in the middle of the outage: the outage's start and the first attempt are
+      // served from the first scrape, as they were (the alerts written on them fire on time).
+      const third = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2'], { KEYDECK_TOKEN_PROD: prod.token, KEYDECK_TIMEOUT_MS: '1500' });
+      const again = await third.scrape();
+      expect(again).toContain(`keydeck_up{profile="prod",origin="${new URL(own.url).origin}",reason="unreachable"} 0`);
+      expect(sample(again, 'keydeck_down_since_timestamp_seconds', { profile: 'prod', reason: 'unreachable' })).toBe(since);
+      expect(sample(again, 'keydeck_first_poll_attempt_timestamp_seconds', { profile: 'prod' })).toBe(firstAttempt);
+      await third.waitForLog(/event=state_restored profile=prod .*reason=unreachable down_since=\S+/);
+      third.signal('SIGTERM');
+      expect(await third.exited).toBe(0);
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
+  });
+
+  it('/readyz stays ready when a reload adds a profile not polled yet (a service that never answers)', { timeout: 30_000 }, async () => {
+    const h = home();
+    const prod = await managementKey(shared, 25);
+    const sockets: Socket[] = [];
+    const silent = createNetServer((s) => sockets.push(s));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const silentUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    try {
+      writeConfig(h, { prod: { baseUrl: shared.url } });
+      const exporter = await startExporter(h, ['--all-profiles', '--listen', '127.0.0.1:0', '--interval', '5'], { KEYDECK_TOKEN_PROD: prod.token, KEYDECK_TOKEN_SLOW: prod.token });
+      const ready = exporter.url.replace('/metrics', '/readyz');
+      await until(async () => (await fetch(ready)).status === 200, 'ready');
+      writeConfig(h, { prod: { baseUrl: shared.url }, slow: { baseUrl: silentUrl } });
+      exporter.signal('SIGHUP');
+      await exporter.waitForLog(/event=config_reloaded profiles=2 added=slow/);
+      const after = await fetch(ready);
+      expect(after.status).toBe(200);
+      expect(await after.text()).toBe('ready: 1 of 2 profiles polled; added by a reload, not yet: slow\n');
+      exporter.signal('SIGTERM');
+      expect(await exporter.exited).toBe(0);
     } finally {
       for (const s of sockets) s.destroy();
       silent.close();

@@ -32,6 +32,7 @@ interface Rule {
   readonly alert: string;
   readonly expr: string;
   readonly for?: string;
+  readonly keep_firing_for?: string;
   readonly labels?: Record<string, string>;
   readonly annotations?: Record<string, string>;
 }
@@ -102,14 +103,16 @@ describe('contrib/: what ships beside the code', () => {
     expect(promtool(['check', 'config', path.join(CONTRIB, 'prometheus', 'prometheus.yml')]).status).toBe(0);
   });
 
-  it('every rule has a for:, a severity, a summary naming the profile, and a unit test where it fires', () => {
+  it('every rule has a for: (or is written on a kept time, with keep_firing_for:), a severity, a summary naming the profile, and a unit test where it fires', () => {
     const tests = parse(readFileSync(path.join(CONTRIB, 'prometheus', 'keydeck.rules.test.yml'), 'utf8')) as {
       tests: { alert_rule_test?: { alertname: string; exp_alerts: unknown[] }[] }[];
     };
     const firing = new Set(tests.tests.flatMap((t) => (t.alert_rule_test ?? []).filter((a) => a.exp_alerts.length > 0).map((a) => a.alertname)));
     expect(rules.length).toBeGreaterThanOrEqual(7);
     for (const rule of rules) {
-      expect(rule.for, rule.alert).toMatch(/^\d+[smh]$/);
+      // A rule without a for: reads a time the exporter keeps across restarts (time() - …_timestamp_seconds).
+      if (rule.for === undefined) expect(rule.expr, rule.alert).toMatch(/time\(\) - .*_timestamp_seconds/);
+      expect(rule.for ?? rule.keep_firing_for, rule.alert).toMatch(/^\d+[smh]$/);
       expect(['warning', 'critical'], rule.alert).toContain(rule.labels?.severity);
       // Rules on an account name its profile; those on the exporter itself name the instance.
       const onAccount = /keydeck_(?!exporter_)/.test(rule.expr);
