@@ -34,7 +34,7 @@ import { serveMetrics, type MetricsServer } from '../metrics/server.js';
 import { isLoopbackHost } from '../api/baseUrl.js';
 import { ambiguousTokenVars, type CredentialSources } from './credentials.js';
 import { createLogger, type LogFormat, type LogLevel, type Logger } from './log.js';
-import { loadProfiles, type ProfileSelection } from './profiles.js';
+import { loadProfiles, type LoadedProfiles, type ProfileSelection } from './profiles.js';
 import { strayTokenDirFiles, unwatchedTokenFiles, type Suggest } from './sources.js';
 import { HISTORY_BUSY_TIMEOUT_MS, ProfileWatcher, type WatchedProfile, type WatcherContext } from './watcher.js';
 
@@ -179,12 +179,17 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
     });
   const configPath = configFilePath(env);
   let profiles: WatchedProfile[];
+  let loaded: LoadedProfiles;
   try {
-    profiles = await loadProfiles(configPath, options.selection);
+    loaded = await loadProfiles(configPath, options.selection, true);
+    profiles = loaded.profiles;
   } catch (error) {
-    log.error('config_invalid', { msg: (error as Error).message });
+    log.error('config_invalid', { msg: `${(error as Error).message} No profile can be watched: the exporter does not start.` });
     return 2;
   }
+  // At start there is no last good config: a profile refused is watched as down, the others as usual.
+  for (const [name, msg] of loaded.invalid) log.error('config_invalid_profile', { profile: name, msg: `${msg} Profile "${name}" is served as keydeck_up{reason="config_invalid"} 0 and not polled until the file is fixed and the exporter reloaded; the other profiles are watched.` });
+  tellUnknown(log, configPath, loaded.unknownFields);
   const mistyped = unwatchedTokenFiles(options.tokenFiles, profiles.map((p) => p.name), deps.suggest);
   if (mistyped.length > 0) {
     for (const msg of mistyped) log.error('token_file_unwatched', { msg });
@@ -235,6 +240,7 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
   const build = processRegistry({ version: options.version, defaults: true });
   const reloads = new ConfigReloadMetrics(build);
   reloads.loaded();
+  reloads.fields(loaded.unknownFields.length, loaded.invalid.size);
   let server: MetricsServer;
   try {
     server = await serveMetrics(options.listen, {
@@ -257,7 +263,10 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
   const reload = () => {
     reloading = reloading.then(async () => {
       try {
-        const next = await loadProfiles(configPath, options.selection);
+        const read = await loadProfiles(configPath, options.selection);
+        const next = read.profiles;
+        tellUnknown(log, configPath, read.unknownFields);
+        reloads.fields(read.unknownFields.length, 0);
         findAmbiguous(next);
         const { added, removed } = await exporter.apply(next);
         reloads.reloaded(true);
@@ -283,6 +292,11 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
     log.info('stopped', {});
   }
   return 0;
+}
+
+/** Says each field of the config file this keydeck does not know, ignored (by name, never its value). */
+function tellUnknown(log: Logger, configPath: string, fields: readonly string[]): void {
+  for (const field of fields) log.warn('config_unknown_field', { field, msg: `the config file ${configPath} has a field this keydeck does not know, "${field}": ignored (written by a newer keydeck, or a typo)` });
 }
 
 /** `--auto-topup`'s faces, its modules loaded only then (issue 47). */

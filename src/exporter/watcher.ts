@@ -43,6 +43,8 @@ export interface WatchedProfile {
   readonly topUpMethods?: Readonly<Partial<Record<'card_checkout' | 'card_direct' | 'usdc', string>>> | undefined;
   /** The profile's auto top-up policy (issue 47), acted on with `--auto-topup` only. */
   readonly autoTopUp?: AutoTopUpPolicy | undefined;
+  /** Its entry in the config file is refused (at start): why, in one sentence; it is watched as down, never polled. */
+  readonly invalid?: string | undefined;
 }
 
 /** The in-memory history of a watched profile: seven days at one reading a minute at most, thinned as on disk (~300 KB). */
@@ -145,7 +147,13 @@ export class ProfileWatcher {
       this.metrics.restore(last);
       ctx.log.info('figures_restored', { profile: profile.name, origin: this.origin, last_poll: new Date(last.t).toISOString(), age_seconds: Math.max(0, Math.round((Date.now() - last.t) / 1000)) });
     }
+    this.#invalid = profile.invalid;
     this.#restoreState();
+    // Refused in the config file: down from the first scrape, never polled.
+    if (this.#invalid !== undefined) {
+      this.#down('config_invalid', { msg: this.#invalid });
+      this.#keepState();
+    }
     registerUsageMetrics(
       this.metrics,
       () => this.#usage,
@@ -183,11 +191,6 @@ export class ProfileWatcher {
     }
   }
 
-  /** The profile's entry in the config file is refused (`config_invalid`): down with the reason, never polled. */
-  invalid(msg: string): void {
-    this.#invalid = msg;
-    this.#down('config_invalid', { msg });
-  }
 
   get baseUrl(): string | undefined {
     return this.#profile.baseUrl;
@@ -201,6 +204,7 @@ export class ProfileWatcher {
   /** Takes up changed settings of the same profile and service (the threshold). */
   update(profile: WatchedProfile): void {
     this.#profile = profile;
+    this.#invalid = profile.invalid;
     this.metrics.setAlertBelow(profile.alertBelowUsd);
   }
 
