@@ -151,6 +151,10 @@ describe.concurrent('keys rotate', () => {
 
     const next = await cli.run(user, ['keys', 'list'], data);
     expect(next.stderr).toMatch(/warning: the rotation of the key "api" \(id [^)]+\) was interrupted before its successor reached every destination .*keydeck keys rotate --finish [^`]+` or undo it with `keydeck keys rotate --undo /);
+    // Said only by the commands that touch keys: a cron job on the balance mails nothing about it.
+    const unrelated = await cli.run(user, ['billing', 'credits'], data);
+    expect(unrelated.code).toBe(0);
+    expect(unrelated.stderr).toBe('');
 
     // Finishing: a new successor, delivered to the same file (the slow command too, given time).
     const fin = await cli.run(user, ['keys', 'rotate', '--finish', 'api'], data);

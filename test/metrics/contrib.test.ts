@@ -101,6 +101,11 @@ describe('contrib/: what ships beside the code', () => {
     expect(tested.output).toContain('SUCCESS');
     expect(tested.status).toBe(0);
     expect(promtool(['check', 'config', path.join(CONTRIB, 'prometheus', 'prometheus.yml')]).status).toBe(0);
+    // The cron jobs' rules (node_exporter's textfile collector), and their unit tests.
+    expect(promtool(['check', 'rules', path.join(CONTRIB, 'prometheus', 'keydeck-cron.rules.yml')]).status).toBe(0);
+    const cron = promtool(['test', 'rules', 'keydeck-cron.rules.test.yml'], path.join(CONTRIB, 'prometheus'));
+    expect(cron.output).toContain('SUCCESS');
+    expect(cron.status).toBe(0);
   });
 
   it('every rule has a for: (or is written on a kept time, with keep_firing_for:), a severity, a summary naming the profile, and a unit test where it fires', () => {
