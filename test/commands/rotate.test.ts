@@ -141,7 +141,8 @@ describe.concurrent('keys rotate', () => {
     // Slow the first time only (killed while it runs), quick when the finish runs it again.
     writeFileSync(slow, `#!/bin/sh\ncat > /dev/null\n[ -f "${root}/slow.started" ] && exit 0\necho started > "${root}/slow.started"\nsleep 5\n`, { mode: 0o755 });
     // The file is written first, then the slow command: killed while it runs.
-    const run = startCli(['keys', 'rotate', 'api', '--to-file', env, '--to-command', slow, '--old', 'delete'], cli.home.env({ KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url, ...data }));
+    // With a 10-minute grace, which the finishing run's own --grace replaces.
+    const run = startCli(['keys', 'rotate', 'api', '--to-file', env, '--to-command', slow, '--old', 'delete', '--grace', '10m'], cli.home.env({ KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url, ...data }));
     await expect.poll(() => { try { return readFileSync(path.join(root, 'slow.started'), 'utf8'); } catch { return ''; } }, { timeout: 15_000 }).toContain('started');
     run.kill('SIGKILL');
     await run.exited;
@@ -157,8 +158,10 @@ describe.concurrent('keys rotate', () => {
     expect(unrelated.stderr).toBe('');
 
     // Finishing: a new successor, delivered to the same file (the slow command too, given time).
-    const fin = await cli.run(user, ['keys', 'rotate', '--finish', 'api'], data);
+    const finishing = Date.now();
+    const fin = await cli.run(user, ['keys', 'rotate', '--finish', 'api', '--grace', '1s'], data);
     expect(fin.code, fin.stderr).toBe(0);
+    expect(Date.now() - finishing).toBeLessThan(30_000);
     // The file held the first successor: its value is read back from there, and it goes on to the command.
     expect(fin.stdout).toMatch(/^The successor "api" was read back from .*\.env \(KEYDECK_API_KEY\), which holds it/m);
     expect(fin.stdout).toMatch(/^Deleted the old key "api \(rotated \d{4}-\d\d-\d\d\)"/m);

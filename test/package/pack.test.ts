@@ -95,6 +95,9 @@ describe('the packed package', () => {
     expect(statSync(tarball).size).toBeLessThanOrEqual(1_250_000);
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
     expect(files).toContain('package/dist/cli.js');
+    // The executable keeps its bit (issue 51: `npx keydeck` said Permission denied).
+    const listing = execFileSync('tar', ['-tvzf', tarball], { encoding: 'utf8' }).split('\n');
+    expect(listing.find((l) => l.endsWith(' package/dist/cli.js'))).toMatch(/^-rwxr-xr-x /);
     expect(files).toContain('package/dist/main.js');
     expect(files).toContain('package/LICENSE');
     expect(files).toContain('package/README.md');
