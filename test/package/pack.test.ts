@@ -126,6 +126,15 @@ describe('the packed package', () => {
     expect(page).toContain('keydeck keys create');
   });
 
+  it('installed as the unit and the Dockerfile install it (npm install --prefix DIR --omit=optional), keytar is left out', { timeout: 240_000 }, () => {
+    // npm 11 installs optional dependencies with -g whatever --omit says; a local install honours it.
+    const local = path.join(dir, 'opt-keydeck');
+    const install = spawnSync('npm', ['install', '--prefix', local, '--omit=optional', '--no-audit', '--no-fund', tarball], { cwd: dir, encoding: 'utf8', env, timeout: 200_000 });
+    expect(install.status, install.stderr).toBe(0);
+    expect(readdirSync(path.join(local, 'node_modules'))).toEqual(['keydeck']);
+    expect(execFileSync(process.execPath, [path.join(local, 'node_modules', 'keydeck', 'dist', 'cli.js'), '--version'], { env, encoding: 'utf8', timeout: 20_000 }).trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
   it('installs at most 10 packages and 10 MB', () => {
     const nodeModules = path.join(prefix, 'lib', 'node_modules');
     const packages = packagesUnder(nodeModules);
