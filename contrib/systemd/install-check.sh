@@ -26,6 +26,12 @@ cleanup() {
 trap cleanup EXIT
 cp -a "$base/." "$root/"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# This machine's own trust, as its name resolution: extra CA certificates (a TLS-inspecting egress)
+# go where Debian's ca-certificates takes them up, and Node.js is told to trust that bundle too.
+mkdir -p "$root/usr/local/share/ca-certificates"
+cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/" 2>/dev/null || true
+extra_ca=()
+[ -n "${NODE_EXTRA_CA_CERTS:-}" ] && extra_ca=(NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt)
 mount --bind /dev "$root/dev"
 mount --bind /dev/pts "$root/dev/pts"
 mount -t proc proc "$root/proc"
@@ -47,7 +53,7 @@ for line in "${lines[@]}"; do
   # The registry's keydeck is the packed one here.
   line=${line/% keydeck/ \/root\/install\/$(basename "$tarball")}
   echo "install-check: line $n: $line"
-  if ! chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive /bin/bash -c "cd /root/install && $line"; then
+  if ! chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "${extra_ca[@]}" /bin/bash -c "cd /root/install && $line"; then
     echo "install-check: line $n failed: $line" >&2
     exit 1
   fi

@@ -201,9 +201,11 @@ describe.concurrent('keys rotate', () => {
 
   it('issue 46: the docs’ cron line, run three times, leaves one active key of the lineage, named as the job names it, in the file', { timeout: 60_000 }, async ({ expect }) => {
     // The line as docs/delivery.md gives it, its grace shortened (a test does not wait 30 minutes).
-    const line = readFileSync(path.join(import.meta.dirname, '../../docs/delivery.md'), 'utf8').split('\n').find((l) => /^\S+ \S+ \S+ \S+ \S+\s+keydeck keys rotate /.test(l))!;
-    const args = line.replace(/^.*?keydeck /, '').replace(/\s*>>.*$/, '').split(/\s+/).map((a) => (a === '30m' ? '3s' : a));
-    expect(args).toEqual(['keys', 'rotate', 'ci', '--old', 'delete', '--grace', '3s']);
+    // Its textfile for node_exporter goes to a file of the test's; its stdout, sent to /dev/null there, is read here.
+    const line = readFileSync(path.join(import.meta.dirname, '../../docs/delivery.md'), 'utf8').split('\n').find((l) => /^\S+ \S+ \S+ \S+ \S+\s+keydeck (--quiet )?keys rotate /.test(l))!;
+    const prom = path.join(root, 'keydeck-rotate-ci.prom');
+    const args = line.replace(/^.*?keydeck /, '').replace(/\s*>.*$/, '').split(/\s+/).map((a) => (a === '30m' ? '3s' : a.endsWith('.prom') ? prom : a));
+    expect(args).toEqual(['--quiet', 'keys', 'rotate', 'ci', '--old', 'delete', '--grace', '3s', '--metrics-textfile', prom]);
     const data = newDataEnv();
     const { user, env } = await userWithKey('ci', data);
     const seen: string[] = [];
@@ -215,6 +217,9 @@ describe.concurrent('keys rotate', () => {
       const during = (await listed(user)).filter((k) => k.isActive).map((k) => k.name.replace(/\d{4}-\d\d-\d\d/, 'DATE')).sort();
       expect(during).toEqual(['ci', 'ci (rotated DATE)']);
       expect(await job.exited, job.stderr()).toBe(0);
+      // Quiet for cron: nothing on stderr; the run in the textfile, exit 0.
+      expect(job.stderr()).toBe('');
+      expect(readFileSync(prom, 'utf8')).toMatch(/^keydeck_cron_last_run_exit_code\{command="keys rotate",profile="default",origin="[^"]+"\} 0$/m);
       const keys = await listed(user);
       expect(keys.map((k) => [k.name, k.isActive])).toEqual([['ci', true]]);
       expect(keyIn(env)).not.toBe(before);
