@@ -38,9 +38,10 @@ const RUN = ['autotopup', 'run', '--once'];
 async function runOn(world: World, cli: Scripted): Promise<string> {
   const r = await cli.run(world.token, RUN);
   world.lastWords.push(`${r.code}: ${r.stdout}${r.stderr}`);
-  const line = r.stdout.trim();
+  // Quiet for cron: a charge on stdout, nothing when nothing was needed, the rest on stderr.
+  const line = (r.stdout.trim() || r.stderr.trim());
   if (line.startsWith('Charged $30.00')) return 'charges once';
-  if (line.startsWith('Nothing to do')) return 'nothing to do (already credited)';
+  if (line === '' && r.code === 0) return 'nothing to do (already credited)';
   if (/in flight/.test(line) && r.code === 3) return 'charges nothing: a charge in flight (exit 3)';
   return `exit ${r.code}: ${line.slice(0, 60)}`;
 }
