@@ -36,6 +36,11 @@ mount --bind /dev "$root/dev"
 mount --bind /dev/pts "$root/dev/pts"
 mount -t proc proc "$root/proc"
 
+# A Debian server runs systemd; a minbase debootstrap has none: installed first, as Debian has it.
+if [ ! -x "$root/usr/bin/systemctl" ]; then
+  chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive /bin/bash -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends systemd systemd-sysv >/dev/null'
+fi
+
 # What the lines read from their working directory: the unit, a config, one profile's token.
 work="$root/root/install"
 mkdir -p "$work"
