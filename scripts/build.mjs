@@ -19,7 +19,7 @@
 // app, the soak entry) with the same options; the build runs only when this file is the program.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -349,6 +349,8 @@ export async function buildDist(outdir, { types = false } = {}) {
     legalComments: 'none',
     logLevel: 'warning',
   });
+  // An executable: `npx keydeck` in the clone and the packed tarball (npm keeps the bit) run it directly.
+  await chmod(join(outdir, 'cli.js'), 0o755);
   if (types) {
     const require = createRequire(import.meta.url);
     const typescript = require.resolve('typescript/package.json');

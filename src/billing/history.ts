@@ -204,7 +204,7 @@ export class BalanceHistory {
 export interface BurnRate {
   /** USD spent per hour (≥ 0): the sum of the balance's drops divided by the time covered. */
   readonly usdPerHour: number;
-  /** Time the samples actually cover, ms (less than the window while the history is young). */
+  /** Time the samples actually cover, ms (at least {@link MIN_WINDOW_COVERAGE} of the window). */
   readonly spanMs: number;
   /** Samples used. */
   readonly samples: number;
@@ -212,21 +212,32 @@ export interface BurnRate {
 
 /** Shortest span a burn rate is computed over, ms: below it the rate is too noisy to show. */
 export const MIN_RATE_SPAN_MS = 30_000;
+/**
+ * Part of its window a burn rate's readings must span (three quarters): until then the window is
+ * "collecting". A rate over a shorter stretch is spend ÷ that stretch, not the window's: one $5
+ * spend 6.5 minutes after a first start would read $45.8/h as "the hour's" rate. With the
+ * readings ending at or before `now`, it also means the newest reading is at most a quarter of the
+ * window old: an outage makes the short windows collect again rather than keep a stale rate.
+ */
+export const MIN_WINDOW_COVERAGE = 0.75;
+/** Fewest readings a burn rate is computed from. */
+export const MIN_RATE_READINGS = 3;
 
 /**
  * The burn rate over the `windowMs` before `now` (epoch ms): the USD spent between consecutive
  * samples in the window, summed, per hour of the time those samples span. Between two samples
  * that both know `totalTopUp`, the spend is exact: Δ(totalTopUp − remaining) (the §2.3 "spent
  * so far"), so a top-up neither hides nor offsets spending; otherwise it is the balance's drop
- * (a rise counts as no spending). Undefined when fewer than two samples fall in the window or
- * they span less than {@link MIN_RATE_SPAN_MS}.
+ * (a rise counts as no spending). Undefined ("collecting") while fewer than
+ * {@link MIN_RATE_READINGS} samples fall in the window or they span less than
+ * {@link MIN_WINDOW_COVERAGE} of it (and never less than {@link MIN_RATE_SPAN_MS}).
  */
 export function burnRate(samples: readonly BalanceSample[], windowMs: number, now: number): BurnRate | undefined {
   const from = now - windowMs;
   const inWindow = samples.filter((s) => s.t >= from && s.t <= now);
-  if (inWindow.length < 2) return undefined;
+  if (inWindow.length < MIN_RATE_READINGS) return undefined;
   const spanMs = inWindow[inWindow.length - 1]!.t - inWindow[0]!.t;
-  if (spanMs < MIN_RATE_SPAN_MS) return undefined;
+  if (spanMs < MIN_RATE_SPAN_MS || spanMs < windowMs * MIN_WINDOW_COVERAGE) return undefined;
   // Drops are summed in integer micro-dollars so repeated float subtraction adds no noise.
   const micros = (usd: number) => Math.round(usd * 1e6);
   let dropMicros = 0;

@@ -7,6 +7,7 @@
  * only on evidence that names the top-up, ./evidence.ts, ./usedHash.ts), input rules for amounts and hashes (./input.ts), the
  * USDC instruction and its EIP-681 link (./instruction.ts, ./eip681.ts), the balance history
  * (./historyStore.ts, ./historyDb.ts, ./history.ts) with burn rates, run-out, chart and sparkline,
+ * each watched profile's poll state kept across restarts (./pollState.ts),
  * the low-balance alert (./alert.ts), spend per key with the usage read budget shared by every
  * keydeck process (./usageBudget.ts, ./usageTracker.ts, ./usageReads.ts, ./keyHistory.ts,
  * ./spend.ts) and the runaway-key judgement (./runaway.ts); the pool subscriptions: which

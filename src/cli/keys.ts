@@ -118,12 +118,16 @@ export function registerKeys(program: Command): void {
     .option('--undo', 'undo the interrupted rotation of ID|NAME (or the only one): files put back, its successor deleted unless a command took it, the old key kept (asks first)')
     .option('-y, --yes', 'do not ask: handle the old key even while it is still in use; undo without asking')
     .option('--json', 'print the outcome (old key, successor, deliveries) as JSON; without a destination it holds the successor’s apiKey')
-    .action(async (idOrName: string | undefined, opts: RotateOptionValues, cmd: Command) => {
-      const { keysRotate } = await import('../commands/keys-rotate.js');
-      await runScripted(cmd, (g) => keysRotate(g, idOrName, opts));
+    .option('--metrics-textfile <path>', TEXTFILE_HELP)
+    .action(async (idOrName: string | undefined, opts: RotateOptionValues & { metricsTextfile?: string }, cmd: Command) => {
+      const [{ keysRotate }, { withMetricsTextfile }] = await Promise.all([import('../commands/keys-rotate.js'), import('../commands/metricsTextfile.js')]);
+      await runScripted(cmd, (g) => withMetricsTextfile(opts.metricsTextfile, 'keys rotate', g, process.env, () => keysRotate(g, idOrName, opts)));
     });
   addDeliveryOptions(rotate);
 }
+
+/** The help of `--metrics-textfile` (the rotations; `autotopup run` says the same). */
+const TEXTFILE_HELP = 'write the run (its time and exit code) for node_exporter\'s textfile collector to PATH (a *.prom file, replaced atomically)';
 
 /** Adds `mgmt-keys` (management keys) to the program. */
 export function registerMgmtKeys(program: Command): void {
@@ -153,9 +157,10 @@ export function registerMgmtKeys(program: Command): void {
     .option('--finish', 'finish an interrupted rotation (a plain rerun does too)')
     .option('--undo', 'undo an interrupted rotation: the old key back where it was, the new one deleted')
     .option('--json', 'print the old and new keys (id, name, keyPrefix; never a key value) and where the new one is stored')
-    .action(async (opts: { name?: string; tokenFile?: string; finish?: boolean; undo?: boolean; json?: boolean }, cmd: Command) => {
-      const { mgmtKeysRotate } = await import('../commands/mgmt-rotate.js');
-      await runScripted(cmd, (g) => mgmtKeysRotate(g, opts));
+    .option('--metrics-textfile <path>', TEXTFILE_HELP)
+    .action(async (opts: { name?: string; tokenFile?: string; finish?: boolean; undo?: boolean; json?: boolean; metricsTextfile?: string }, cmd: Command) => {
+      const [{ mgmtKeysRotate }, { withMetricsTextfile }] = await Promise.all([import('../commands/mgmt-rotate.js'), import('../commands/metricsTextfile.js')]);
+      await runScripted(cmd, (g) => withMetricsTextfile(opts.metricsTextfile, 'mgmt-keys rotate', g, process.env, () => mgmtKeysRotate(g, opts)));
     });
   mgmtKeys
     .command('delete')

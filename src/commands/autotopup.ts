@@ -23,10 +23,11 @@ import { cardMethodNames, DEFAULT_DAY_CAP_CHARGES, DEFAULT_MONTH_CAP_CHARGES, PA
 import { pauseAutoTopUpPolicy, readAutoTopUpPolicy, updateConfig } from '../config/config.js';
 import { dataDir } from '../config/paths.js';
 import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
-import { autoCharges, failureStreak, runAutoTopUp, type AutoTopUpOutcome } from '../operations/autoTopUp.js';
+import { autoCharges, failureStreak, runAutoTopUp, summarize, type AutoTopUpOutcome } from '../operations/autoTopUp.js';
 import { printData } from './api-command.js';
 import { confirmDestructive } from './confirm.js';
-import { ExitCode, exitCodeOf as errorExitCode, fail, openSession, printLine, sentenceOf, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { withMetricsTextfile, type TextfileRun } from './metricsTextfile.js';
+import { ExitCode, exitCodeOf as errorExitCode, fail, openSession, printLine, printProblem, sentenceOf, type ExitCodeValue, type GlobalOptions } from './output.js';
 
 /** Flags of `autotopup set` (commander's strings). */
 export interface AutoTopUpSetFlags {
@@ -269,18 +270,29 @@ export function exitCodeOf(outcome: AutoTopUpOutcome): ExitCodeValue {
   }
 }
 
-/** `keydeck autotopup run --once [--json]`: one decision and at most one charge (for cron). */
-export async function autoTopUpRun(globals: GlobalOptions, flags: { json?: boolean } = {}, deps: AutoTopUpDeps = {}): Promise<ExitCodeValue> {
+/**
+ * `keydeck autotopup run --once [--json] [--metrics-textfile PATH]`: one decision and at most one
+ * charge (for cron). Quiet as cron wants it: nothing on stdout when nothing was needed, one line when
+ * a charge was credited, one line on stderr otherwise (the balance stays below its threshold, or the
+ * charge failed); `--json` prints the outcome whatever it is. `--metrics-textfile` writes the run for
+ * node_exporter's textfile collector (./metricsTextfile.ts).
+ */
+export async function autoTopUpRun(globals: GlobalOptions, flags: { json?: boolean; metricsTextfile?: string } = {}, deps: AutoTopUpDeps = {}): Promise<ExitCodeValue> {
   const env = deps.env ?? process.env;
+  return withMetricsTextfile(flags.metricsTextfile, 'autotopup run', globals, env, (run) => runOnce(globals, flags, env, deps, run));
+}
+
+async function runOnce(globals: GlobalOptions, flags: { json?: boolean }, env: NodeJS.ProcessEnv, deps: AutoTopUpDeps, run: TextfileRun | undefined): Promise<ExitCodeValue> {
   const { profile } = await policyOf(globals, env);
   const settle = settleBounds(env);
   if ('problem' in settle) fail(ExitCode.usage, `invalid_request: ${settle.problem}; nothing was charged`);
   const { client, profile: session } = await openSession(globals, { env });
   const journal = deps.journal ?? new TopUpJournal({ env });
+  const scope = { host: hostOf(session.baseUrl), profile: session.name };
   const outcome = await runAutoTopUp({
     client,
     journal,
-    scope: { host: hostOf(session.baseUrl), profile: session.name },
+    scope,
     dataDir: dataDir(env),
     readPolicy: () => readAutoTopUpPolicy(profile.configPath, profile.name),
     pausePolicy: (pause) => pauseAutoTopUpPolicy(profile.configPath, profile.name, pause),
@@ -291,6 +303,23 @@ export async function autoTopUpRun(globals: GlobalOptions, flags: { json?: boole
     const second = outcome.kind === 'credited' || outcome.kind === 'unknown' ? outcome.secondCharge : undefined;
     printData({ outcome: outcome.kind, ...('decision' in outcome && { decision: outcome.decision.kind }), sentence: outcome.sentence, ...('entry' in outcome && { topUp: outcome.entry }), ...(second && { secondCharge: second }) });
   }
-  else printLine(outcome.sentence);
+  else if (outcome.kind === 'credited') printLine(outcome.sentence);
+  else if (!(outcome.kind === 'skipped' && outcome.decision.kind === 'not_needed')) printProblem(outcome.sentence);
+  if (run) {
+    const policy = (await readAutoTopUpPolicy(profile.configPath, profile.name)) ?? profile.autoTopUp;
+    const records = (await journal.list()).filter((e) => inScope(e, scope));
+    const summary = policy ? summarize(records, policy, client.serviceNow()) : undefined;
+    const charges = { credited: 0, failed: 0, unknown: 0, not_sent: 0 };
+    for (const e of autoCharges(records)) charges[e.state === 'credited' ? 'credited' : e.state === 'refused' ? 'failed' : e.state === 'verifying' ? 'unknown' : 'not_sent']++;
+    run.textfile.autoTopUp({
+      outcome: outcome.kind,
+      decision: 'decision' in outcome ? outcome.decision.kind : undefined,
+      paused: summary?.paused ?? false,
+      capped: outcome.kind === 'skipped' && outcome.decision.kind === 'capped' ? outcome.decision.cap : undefined,
+      dayCapRemaining: summary?.dayCapRemaining ?? 0,
+      monthCapRemaining: summary?.monthCapRemaining ?? 0,
+      charges,
+    });
+  }
   return exitCodeOf(outcome);
 }

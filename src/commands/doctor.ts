@@ -88,6 +88,9 @@ export async function runDoctorChecks(globals: GlobalOptions, deps: AuthDeps = {
         ? `${configPath} parses (${names.length} profile${names.length === 1 ? '' : 's'}${names.length ? `: ${names.join(', ')}` : ''})`
         : `${configPath} does not exist yet (keydeck auth login creates it)`,
     });
+    if (read.unknown.paths.length > 0) {
+      checks.push({ name: 'config', ok: true, status: 'warn', detail: `fields this keydeck does not know, ignored (a newer keydeck's, or typos): ${read.unknown.paths.map((f) => `"${f}"`).join(', ')}` });
+    }
   } catch (err) {
     checks.push(check('config', false, sentenceOf(err)));
   }

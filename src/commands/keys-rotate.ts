@@ -43,7 +43,7 @@ function asFailure(err: unknown): never {
 }
 
 /** The options the handover and a resumed rotation need. */
-type ResumeOptions = Parameters<typeof handover>[2] & { oldAction?: Rotation['oldAction']; plan: DeliveryPlan };
+type ResumeOptions = Parameters<typeof handover>[2] & { oldAction?: Rotation['oldAction']; graceMs?: number; plan: DeliveryPlan };
 
 /**
  * `keydeck keys rotate ID|NAME [--name NEW] [--to-file …]… [--to-command …]… [--old …] [--grace D]
@@ -83,7 +83,7 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
     drivers: new OperationDrivers(dataDir(plan.env)),
   };
   const origin = originOf(session.profile.baseUrl);
-  const options: ResumeOptions = { ...handoverFlags, ...(oldAction && { oldAction }), plan };
+  const options: ResumeOptions = { ...handoverFlags, ...(oldAction && { oldAction }), ...(graceMs !== undefined && { graceMs }), plan };
   try {
     if (flags.finish || flags.undo) return await resume(ctx, session, idOrName, flags, options);
     const keys = await session.client.keys.list();
@@ -239,6 +239,11 @@ async function resume(ctx: RotationContext, session: Session, idOrName: string |
     return ExitCode.ok;
   }
   if (options.oldAction !== undefined && rotation.oldAction !== options.oldAction) rotation = await ctx.record.update(rotation.id, { oldAction: options.oldAction });
+  // A --grace given to the resuming run is the one that counts (from the delivery, when it was made).
+  if (options.graceMs !== undefined && rotation.graceMs !== options.graceMs) {
+    const deliveredAt = rotation.deliveredAt !== undefined ? Date.parse(rotation.deliveredAt) : Number.NaN;
+    rotation = await ctx.record.update(rotation.id, { graceMs: options.graceMs, ...(Number.isFinite(deliveredAt) && { graceUntil: new Date(deliveredAt + options.graceMs).toISOString() }) });
+  }
   const resumed = await resumeRotation(ctx, rotation);
   for (const s of resumed.said) say(visible(`${s[0]!.toUpperCase()}${s.slice(1)}.`), json);
   rotation = resumed.rotation;

@@ -24,6 +24,9 @@ import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalTex
 import { visible } from '../terminal/sanitize.js';
 import { plansFor, withLimits } from './keysShow.js';
 
+/** The key commands say the interrupted rotations and key creations of the profile (./output.ts openSession). */
+const KEY_WARNINGS = { pendingRotations: true, pendingCreations: true } as const;
+
 const STATUS_STYLE = { active: 'green', inactive: 'yellow', expired: 'red' } as const;
 
 /**
@@ -57,7 +60,7 @@ export function keysTable(keys: readonly ConsumptionKey[], options: { color?: bo
  * /api/plans` is read only when a legacy plan's key is listed). Exit 0.
  */
 export async function keysList(globals: GlobalOptions, flags: JsonFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
-  const { client } = await openSession(globals, deps.session);
+  const { client } = await openSession(globals, { ...deps.session, ...KEY_WARNINGS });
   const keys = await client.keys.list();
   if (flags.json) {
     printData(withLimits(keys, await plansFor(client, keys)));
@@ -126,7 +129,7 @@ export async function keysCreate(globals: GlobalOptions, flags: KeysCreateFlags,
   const subscriptionId = flags.subscription === undefined ? undefined : parseSubscriptionId(flags.subscription);
   const plan = deliveryPlanOf(flags);
   if (flags.undo) ensureCanConfirm({ yes: flags.yes, command: `keydeck keys create --undo ${name ?? ''}`.trim() });
-  const session = await openSession(globals, { ...deps.session, pendingCreations: !resuming });
+  const session = await openSession(globals, { ...deps.session, pendingRotations: true, pendingCreations: !resuming });
   return runKeysCreate(
     session,
     // A name another key has is asked about before a new key is created (not when one is taken up).
@@ -156,7 +159,7 @@ export async function keysRename(
 ): Promise<ExitCodeValue> {
   const keyId = parseKeyId(id);
   const name = parseKeyName(flags.name);
-  const { client } = await openSession(globals, deps.session);
+  const { client } = await openSession(globals, { ...deps.session, ...KEY_WARNINGS });
   await ensureNameFree(() => client.keys.list(), name, { action: 'rename', exceptId: keyId, ...(flags.allowDuplicateName && { allowDuplicate: true }) });
   const result = await byId(keyId, () => client.keys.update(keyId, { name }), () => client.keys.list(), 'keydeck keys list');
   if (flags.json) printData(result);
@@ -178,7 +181,7 @@ export async function keysSetActive(
 ): Promise<ExitCodeValue> {
   const keyId = parseKeyId(id);
   if (!isActive) ensureCanConfirm({ yes: flags.yes, command: `keydeck keys disable ${keyId}` });
-  const { client } = await openSession(globals, deps.session);
+  const { client } = await openSession(globals, { ...deps.session, ...KEY_WARNINGS });
   // The key as listed (its name, whether it is an expired subscription, its paid time left), by
   // the service's clock (the list's HTTP Date); undefined when it cannot be read.
   const key = await findQuietly(() => client.keys.list(), keyId);
@@ -218,7 +221,7 @@ export async function keysSetActive(
 export async function keysDelete(globals: GlobalOptions, id: string, flags: YesFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const keyId = parseKeyId(id);
   ensureCanConfirm({ yes: flags.yes, command: `keydeck keys delete ${keyId}` });
-  const { client } = await openSession(globals, deps.session);
+  const { client } = await openSession(globals, { ...deps.session, ...KEY_WARNINGS });
   const key = !flags.yes && canPrompt() ? await findQuietly(() => client.keys.list(), keyId) : undefined;
   const label = key !== undefined ? `the key "${visible(key.name)}" (id ${keyId})` : `the key ${keyId}`;
   const lost = key ? paidTimeLost(key, 'delete', client.serviceNow()) : undefined;

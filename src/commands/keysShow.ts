@@ -119,7 +119,7 @@ function reservedHoursJson(at: ReservedHours): Record<string, unknown> {
 export async function keysShow(globals: GlobalOptions, idOrName: string, flags: JsonFlag = {}, deps: UsageDeps = {}): Promise<ExitCodeValue> {
   const given = idOrName.trim();
   if (given === '') fail(ExitCode.usage, 'invalid_request: give the key’s id or name (keydeck keys list)');
-  const session = await openSession(globals, deps.session);
+  const session = await openSession(globals, { ...deps.session, pendingRotations: true, pendingCreations: true });
   const { client } = session;
   try {
     const keys = await client.keys.list();

@@ -37,7 +37,7 @@ export function managementKeysTable(keys: readonly ManagementKey[], options: { c
  * signed in with, when listed), or the §4 array as JSON. Exit 0.
  */
 export async function mgmtKeysList(globals: GlobalOptions, flags: JsonFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
-  const { client, credential } = await openSession(globals, deps.session);
+  const { client, credential } = await openSession(globals, { ...deps.session, pendingRotations: true });
   const keys = await client.managementKeys.list();
   if (flags.json) {
     printData(keys);
@@ -60,7 +60,7 @@ export async function mgmtKeysList(globals: GlobalOptions, flags: JsonFlag = {},
  */
 export async function mgmtKeysCreate(globals: GlobalOptions, flags: JsonFlag & { name: string }, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const name = parseKeyName(flags.name);
-  const { client } = await openSession(globals, deps.session);
+  const { client } = await openSession(globals, { ...deps.session, pendingRotations: true });
   const created = await client.managementKeys.create({ name });
   if (flags.json) {
     printData(created);
@@ -84,7 +84,7 @@ export async function mgmtKeysCreate(globals: GlobalOptions, flags: JsonFlag & {
 export async function mgmtKeysDelete(globals: GlobalOptions, id: string, flags: YesFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const keyId = parseKeyId(id);
   ensureCanConfirm({ yes: flags.yes, command: `keydeck mgmt-keys delete ${keyId}` });
-  const { client, credential, store, profile } = await openSession(globals, deps.session);
+  const { client, credential, store, profile } = await openSession(globals, { ...deps.session, pendingRotations: true });
   // Only an mk_ credential can be among the listed keys (a session token is not a management
   // key). Then the list is required: deleting keydeck's own key unnoticed would leave a dead
   // credential stored. Otherwise it only names the key in the question.

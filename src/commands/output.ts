@@ -102,6 +102,15 @@ export function printLine(text = ''): void {
 }
 
 /**
+ * Writes a sentence and a newline on stderr, sanitised as {@link printLine} does, whatever
+ * `--quiet` says: what a cron job must not keep quiet (a charge that failed, nothing charged while
+ * the balance is low), as opposed to a {@link warn}ing.
+ */
+export function printProblem(text: string): void {
+  process.stderr.write(`${visible(text, { newlines: true, maxLength: MAX_LINE_TEXT })}\n`);
+}
+
+/**
  * Writes a table or key/value block from table.ts (already sanitised cell by cell, coloured
  * perhaps) and a newline on stdout, as it is.
  */
@@ -271,14 +280,18 @@ export interface OpenSessionOptions {
   readonly spinner?: boolean;
   /** Extra client options (timeoutMs, retries, userAgent). */
   readonly client?: Omit<KeydeckClientOptions, 'baseUrl' | 'token'>;
-  /** False: no warning about interrupted rotations (`keys rotate` handles them itself). Default true. */
+  /**
+   * True: warn about interrupted rotations (the key commands; `keys rotate` handles them itself).
+   * Default false: a command that does not touch keys says nothing of them (cron mails only what
+   * concerns its job).
+   */
   readonly pendingRotations?: boolean;
   /**
    * The key of a token file to use instead of the profile's stored one (`mgmt-keys rotate
    * --token-file`): `KEYDECK_TOKEN` and the store are not read; a 401 names the file.
    */
   readonly tokenFile?: { readonly token: string; readonly path: string };
-  /** False: no warning about interrupted key creations (`keys create --finish`/`--undo` handle them). Default true. */
+  /** True: warn about interrupted key creations (the key commands; `keys create --finish`/`--undo` handle them). Default false. */
   readonly pendingCreations?: boolean;
 }
 
@@ -305,15 +318,15 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
       (globals.sandboxToken !== undefined ? { token: globals.sandboxToken, source: 'sandbox' } : undefined));
   if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store, profile));
   // The plaintext file is said at login, in `auth status` and in `doctor`, not on every command (issue 46: cron mail).
-  if (options.pendingRotations !== false) {
+  if (options.pendingRotations === true) {
     // Management-key rotations first: their record takes over those the older record still holds.
     const { pendingMgmtRotationWarnings } = await import('./pendingMgmtRotations.js');
     for (const sentence of await pendingMgmtRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
   }
-  if (options.pendingRotations !== false || options.pendingCreations !== false) {
+  if (options.pendingRotations === true || options.pendingCreations === true) {
     const { pendingRotationWarnings, pendingCreationWarnings } = await import('./pendingRotations.js');
-    if (options.pendingRotations !== false) for (const sentence of await pendingRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
-    if (options.pendingCreations !== false) for (const sentence of await pendingCreationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
+    if (options.pendingRotations === true) for (const sentence of await pendingRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
+    if (options.pendingCreations === true) for (const sentence of await pendingCreationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
   }
   // KEYDECK_TIMEOUT_MS sets the call deadline unless the caller passed its own.
   const bare = new KeydeckClient({

@@ -1,8 +1,10 @@
 /**
  * The config file `<configDir>/config.json`: profiles (base URL and display settings) and the
- * current profile, validated by zod. It never holds a secret: the schema is strict, so a field
- * it does not know (a pasted token, a typo such as `baseURL`) is an error naming the file and
- * the field, never silently ignored.
+ * current profile, validated by zod. It never holds a secret. A field keydeck does not know (one a
+ * newer keydeck wrote, a typo such as `baseURL`, a pasted token) is taken out, said by name (never
+ * by value) and kept on the next write (./unknownFields.ts): an upgrade of one keydeck never stops
+ * another sharing the file. A known field with a value keydeck refuses is an error naming the file
+ * and the field.
  *
  * Format:
  * ```json
@@ -25,6 +27,7 @@ import { AutoTopUpPolicySchema, type AutoTopUpPolicy } from './autoTopUp.js';
 import { describeJsonSyntaxError } from './json.js';
 import { withConfigLock } from './lock.js';
 import { checkTrustedDir, readTrustedFile } from './trust.js';
+import { NO_UNKNOWN_FIELDS, stripUnknownFields, withUnknownFields, type UnknownFields } from './unknownFields.js';
 
 /** Default seconds between balance polls of a profile. */
 export const DEFAULT_POLL_INTERVAL_SECONDS = 15;
@@ -159,6 +162,14 @@ export interface ReadConfigResult {
   /** False when the file (or its directory) does not exist yet: `config` is then empty. */
   readonly exists: boolean;
   readonly path: string;
+  /** The fields keydeck does not know, taken out (dotted paths: `profiles.prod.baseURL`), and their values to write back. */
+  readonly unknown: UnknownFields;
+}
+
+/** What {@link readConfigProfiles} reads: the profiles keydeck accepts, and those it refuses, each with its error. */
+export interface ReadConfigProfilesResult extends ReadConfigResult {
+  /** The profiles whose entry has a value keydeck refuses (absent from `config`), in the file's order. */
+  readonly invalid: ReadonlyMap<string, ConfigError>;
 }
 
 /**
@@ -167,13 +178,27 @@ export interface ReadConfigResult {
  *   (names the field: unknown, wrong type, out of range).
  */
 export async function readConfig(file: string): Promise<ReadConfigResult> {
+  const read = await readConfigProfiles(file);
+  const first = read.invalid.values().next();
+  if (!first.done) throw first.value;
+  return { config: read.config, exists: read.exists, path: read.path, unknown: read.unknown };
+}
+
+/**
+ * Reads the config file at `file` as {@link readConfig} does, but a profile whose entry has a
+ * value keydeck refuses is set aside with its error instead of refusing the whole file (the
+ * exporter at start: the other profiles are watched).
+ * @throws ConfigError `config_unreadable`, `config_untrusted`, `config_not_json`, or `config_invalid`
+ *   for the top level (`version`, `currentProfile`, a profile name, `profiles` not an object).
+ */
+export async function readConfigProfiles(file: string): Promise<ReadConfigProfilesResult> {
   // Trusted as ssh trusts its own (./trust.ts): the dir and the file, before a byte is read.
   const dirProblem = await checkTrustedDir(path.dirname(file));
   if (dirProblem) throw new ConfigError('config_untrusted', `${dirProblem.sentence}.`, { path: dirProblem.path });
   let text: string;
   try {
     const read = await readTrustedFile(file, 'config file');
-    if (read.kind === 'missing') return { config: emptyConfig(), exists: false, path: file };
+    if (read.kind === 'missing') return { config: emptyConfig(), exists: false, path: file, unknown: NO_UNKNOWN_FIELDS, invalid: new Map() };
     if (read.kind === 'refused') throw new ConfigError('config_untrusted', `${read.problem.sentence}.`, { path: file });
     text = read.text;
   } catch (err) {
@@ -181,9 +206,9 @@ export async function readConfig(file: string): Promise<ReadConfigResult> {
     const code = (err as NodeJS.ErrnoException).code;
     throw new ConfigError('config_unreadable', `cannot read the config file ${file} (${code ?? 'error'}): check its permissions.`, { path: file });
   }
-  let data: unknown;
+  let raw: unknown;
   try {
-    data = JSON.parse(text);
+    raw = JSON.parse(text);
   } catch (err) {
     throw new ConfigError(
       'config_not_json',
@@ -191,15 +216,24 @@ export async function readConfig(file: string): Promise<ReadConfigResult> {
       { path: file },
     );
   }
-  const parsed = ConfigFileSchema.safeParse(data);
-  if (!parsed.success) throw configInvalid(file, parsed.error.issues);
-  return { config: parsed.data, exists: true, path: file };
+  const { data, unknown } = stripUnknownFields(raw, KNOWN_FIELDS);
+  const top = ConfigFileSchema.extend({ profiles: z.record(ProfileNameSchema, z.unknown()) }).safeParse(data);
+  if (!top.success) throw configInvalid(file, top.error.issues);
+  const profiles: Record<string, ProfileConfig> = {};
+  const invalid = new Map<string, ConfigError>();
+  for (const [name, entry] of Object.entries(top.data.profiles)) {
+    const parsed = ProfileConfigSchema.safeParse(entry);
+    if (parsed.success) profiles[name] = parsed.data;
+    else invalid.set(name, configInvalid(file, parsed.error.issues.map((i) => ({ ...i, path: ['profiles', name, ...i.path] }))));
+  }
+  return { config: { ...top.data, profiles }, exists: true, path: file, unknown, invalid };
 }
 
-const KNOWN_FIELDS: Record<string, readonly string[]> = {
+const KNOWN_FIELDS = {
   top: Object.keys(ConfigFileSchema.shape),
   profile: Object.keys(ProfileConfigSchema.shape),
-};
+  topUpMethods: ['card_checkout', 'card_direct', 'usdc'],
+} as const;
 
 /** Builds the one-sentence error for the first zod issue: the file, the field, what is wrong. */
 function configInvalid(file: string, issues: readonly z.core.$ZodIssue[]): ConfigError {
@@ -207,7 +241,8 @@ function configInvalid(file: string, issues: readonly z.core.$ZodIssue[]): Confi
   const at = (issue?.path ?? []).map(String);
   if (issue?.code === 'unrecognized_keys') {
     const field = [...at, issue.keys[0] ?? ''].join('.');
-    const known = at.length === 0 ? KNOWN_FIELDS.top : KNOWN_FIELDS.profile;
+    const place = at.at(-1);
+    const known = at.length === 0 ? KNOWN_FIELDS.top : place === 'autoTopUp' ? Object.keys(AutoTopUpPolicySchema.shape) : place === 'topUpMethods' ? KNOWN_FIELDS.topUpMethods : KNOWN_FIELDS.profile;
     return new ConfigError(
       'config_invalid',
       `the config file ${file} has an unknown field "${field}" (known here: ${known?.join(', ')}): fix or remove it (keydeck's config never holds a key).`,
@@ -234,8 +269,8 @@ function configInvalid(file: string, issues: readonly z.core.$ZodIssue[]): Confi
  * Writes `config` to `file` atomically, following no link (./atomic.ts), creating the directory (mode 0700).
  * @throws ConfigError `config_write_failed`.
  */
-export async function writeConfig(file: string, config: KeydeckConfig): Promise<void> {
-  const checked = ConfigFileSchema.parse(config);
+export async function writeConfig(file: string, config: KeydeckConfig, unknown: UnknownFields = NO_UNKNOWN_FIELDS): Promise<void> {
+  const checked = withUnknownFields(ConfigFileSchema.parse(config), unknown);
   try {
     await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     await writeFileAtomically(file, `${JSON.stringify(checked, null, 2)}\n`, 0o644);
@@ -297,10 +332,11 @@ async function updateUnlocked(
   options: UpdateConfigOptions,
 ): Promise<UpdateConfigResult> {
   let current: KeydeckConfig;
+  let unknown = NO_UNKNOWN_FIELDS;
   let backupPath: string | undefined;
   let brokenReason: string | undefined;
   try {
-    current = (await readConfig(file)).config;
+    ({ config: current, unknown } = await readConfig(file));
   } catch (err) {
     const broken = err instanceof ConfigError && (err.code === 'config_not_json' || err.code === 'config_invalid');
     if (!broken || options.onBroken !== 'backup') throw err;
@@ -311,7 +347,8 @@ async function updateUnlocked(
   }
   const copy = structuredClone(current);
   const next = change(copy) ?? copy;
-  await writeConfig(file, next);
+  // The fields this keydeck does not know stay as they were (a newer keydeck's).
+  await writeConfig(file, next, unknown);
   return { config: next, ...(backupPath && { backupPath, brokenReason }) };
 }
 

@@ -22,6 +22,7 @@
  */
 import pLimit from 'p-limit';
 import { BalanceHistoryStore } from '../billing/historyStore.js';
+import { PollStates } from '../billing/pollState.js';
 import { configFilePath, dataDir } from '../config/paths.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { createCredentialStore, type CredentialStore } from '../credentials/index.js';
@@ -33,7 +34,7 @@ import { serveMetrics, type MetricsServer } from '../metrics/server.js';
 import { isLoopbackHost } from '../api/baseUrl.js';
 import { ambiguousTokenVars, type CredentialSources } from './credentials.js';
 import { createLogger, type LogFormat, type LogLevel, type Logger } from './log.js';
-import { loadProfiles, type ProfileSelection } from './profiles.js';
+import { loadProfiles, type LoadedProfiles, type ProfileSelection } from './profiles.js';
 import { strayTokenDirFiles, unwatchedTokenFiles, type Suggest } from './sources.js';
 import { HISTORY_BUSY_TIMEOUT_MS, ProfileWatcher, type WatchedProfile, type WatcherContext } from './watcher.js';
 
@@ -114,10 +115,13 @@ class Exporter {
       }
       const created = new ProfileWatcher(profile, this.#ctx);
       this.watchers.set(profile.name, created);
+      if (this.#started) this.#late.add(profile.name);
       created.start();
       added.push(profile.name);
       this.#log.info('profile_watched', { profile: profile.name, origin: created.origin });
     }
+    for (const name of removed) this.#late.delete(name);
+    this.#started = true;
     return { added, removed };
   }
 
@@ -132,12 +136,21 @@ class Exporter {
     return `ok: ${all.length} profile${all.length === 1 ? '' : 's'} watched, ${up} up or not yet polled`;
   }
 
-  /** Ready once every watched profile has been polled (`GET /readyz`). */
+  /** Profiles added by a reload (not at start): they never take readiness back. */
+  readonly #late = new Set<string>();
+  #started = false;
+
+  /**
+   * Ready once every profile watched at start has been polled (`GET /readyz`): a reload that adds a
+   * profile keeps serving the figures of those already polled (a Kubernetes pod stays in service),
+   * and says which are not polled yet.
+   */
   ready(): { ready: boolean; text: string } {
     const waiting = [...this.watchers.values()].filter((w) => !w.polled).map((w) => w.name);
-    return waiting.length === 0
-      ? { ready: true, text: `ready: every watched profile polled (${this.watchers.size})` }
-      : { ready: false, text: `not ready: not yet polled: ${waiting.slice(0, 10).join(', ')}${waiting.length > 10 ? ` and ${waiting.length - 10} more` : ''}` };
+    const names = `${waiting.slice(0, 10).join(', ')}${waiting.length > 10 ? ` and ${waiting.length - 10} more` : ''}`;
+    if (waiting.length === 0) return { ready: true, text: `ready: every watched profile polled (${this.watchers.size})` };
+    if (waiting.every((name) => this.#late.has(name))) return { ready: true, text: `ready: ${this.watchers.size - waiting.length} of ${this.watchers.size} profiles polled; added by a reload, not yet: ${names}` };
+    return { ready: false, text: `not ready: not yet polled: ${names}` };
   }
 }
 
@@ -166,12 +179,17 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
     });
   const configPath = configFilePath(env);
   let profiles: WatchedProfile[];
+  let loaded: LoadedProfiles;
   try {
-    profiles = await loadProfiles(configPath, options.selection);
+    loaded = await loadProfiles(configPath, options.selection, true);
+    profiles = loaded.profiles;
   } catch (error) {
-    log.error('config_invalid', { msg: (error as Error).message });
+    log.error('config_invalid', { msg: `${(error as Error).message} No profile can be watched: the exporter does not start.` });
     return 2;
   }
+  // At start there is no last good config: a profile refused is watched as down, the others as usual.
+  for (const [name, msg] of loaded.invalid) log.error('config_invalid_profile', { profile: name, msg: `${msg} Profile "${name}" is served as keydeck_up{reason="config_invalid"} 0 and not polled until the file is fixed and the exporter reloaded; the other profiles are watched.` });
+  tellUnknown(log, configPath, loaded.unknownFields);
   const mistyped = unwatchedTokenFiles(options.tokenFiles, profiles.map((p) => p.name), deps.suggest);
   if (mistyped.length > 0) {
     for (const msg of mistyped) log.error('token_file_unwatched', { msg });
@@ -187,6 +205,12 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
     history = BalanceHistoryStore.open({ env, busyTimeoutMs: HISTORY_BUSY_TIMEOUT_MS });
   } catch (error) {
     log.warn('history_unavailable', { msg: `the balance history is kept in memory only: ${(error as Error).message}` });
+  }
+  let pollStates: PollStates | undefined;
+  try {
+    pollStates = history && new PollStates(history.database);
+  } catch (error) {
+    log.warn('history_unavailable', { msg: `the poll states are kept in memory only (alerts on them restart with the exporter): ${(error as Error).message}` });
   }
   // Variables that would serve two watched profiles: recomputed at each reload.
   const ambiguous = new Set<string>();
@@ -204,6 +228,7 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
       log,
       credentials,
       history,
+      pollStates,
       timeoutMs: Math.min(clientTimeoutFromEnv(env).timeoutMs ?? EXPORTER_TIMEOUT_MS, intervalMs),
       allowInsecureHttp: options.allowInsecureHttp,
       userAgent: `keydeck-exporter/${options.version}`,
@@ -215,6 +240,7 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
   const build = processRegistry({ version: options.version, defaults: true });
   const reloads = new ConfigReloadMetrics(build);
   reloads.loaded();
+  reloads.fields(loaded.unknownFields.length, loaded.invalid.size);
   let server: MetricsServer;
   try {
     server = await serveMetrics(options.listen, {
@@ -237,7 +263,10 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
   const reload = () => {
     reloading = reloading.then(async () => {
       try {
-        const next = await loadProfiles(configPath, options.selection);
+        const read = await loadProfiles(configPath, options.selection);
+        const next = read.profiles;
+        tellUnknown(log, configPath, read.unknownFields);
+        reloads.fields(read.unknownFields.length, 0);
         findAmbiguous(next);
         const { added, removed } = await exporter.apply(next);
         reloads.reloaded(true);
@@ -263,6 +292,11 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
     log.info('stopped', {});
   }
   return 0;
+}
+
+/** Says each field of the config file this keydeck does not know, ignored (by name, never its value). */
+function tellUnknown(log: Logger, configPath: string, fields: readonly string[]): void {
+  for (const field of fields) log.warn('config_unknown_field', { field, msg: `the config file ${configPath} has a field this keydeck does not know, "${field}": ignored (written by a newer keydeck, or a typo)` });
 }
 
 /** `--auto-topup`'s faces, its modules loaded only then (issue 47). */

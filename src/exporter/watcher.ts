@@ -16,6 +16,7 @@ import { isAbortError, KeydeckApiError } from '../api/errors.js';
 import { downsample, WEEK_WINDOW_MS, type BalanceSample } from '../billing/history.js';
 import { HistoryRecorder } from '../billing/historyRecorder.js';
 import type { BalanceHistoryStore } from '../billing/historyStore.js';
+import { samePollState, type PollState, type PollStates } from '../billing/pollState.js';
 import { originOf } from '../credentials/origin.js';
 import { KeyHistory } from '../billing/keyHistory.js';
 import type { RunawaySettings } from '../billing/runaway.js';
@@ -42,6 +43,8 @@ export interface WatchedProfile {
   readonly topUpMethods?: Readonly<Partial<Record<'card_checkout' | 'card_direct' | 'usdc', string>>> | undefined;
   /** The profile's auto top-up policy (issue 47), acted on with `--auto-topup` only. */
   readonly autoTopUp?: AutoTopUpPolicy | undefined;
+  /** Its entry in the config file is refused (at start): why, in one sentence; it is watched as down, never polled. */
+  readonly invalid?: string | undefined;
 }
 
 /** The in-memory history of a watched profile: seven days at one reading a minute at most, thinned as on disk (~300 KB). */
@@ -59,6 +62,8 @@ export interface WatcherContext {
   readonly credentials: CredentialSources;
   /** The history database (absent: memory only). */
   readonly history?: BalanceHistoryStore | undefined;
+  /** Each profile's poll state in the history database (absent: memory only): restored at start, kept on each change. */
+  readonly pollStates?: PollStates | undefined;
   /** Deadline of each call, ms. */
   readonly timeoutMs: number;
   /** `--allow-insecure-http` (or its variable). */
@@ -102,6 +107,8 @@ export class ProfileWatcher {
   #usageProblem: string | undefined;
   #keys: readonly ConsumptionKey[] | undefined;
   #polled = false;
+  /** The poll state as last kept (a write only when it changes). */
+  #keptState: PollState | undefined;
   readonly #autoTopUp: ReturnType<AutoTopUpFaces['driver']> | undefined;
 
   constructor(profile: WatchedProfile, ctx: WatcherContext) {
@@ -140,6 +147,13 @@ export class ProfileWatcher {
       this.metrics.restore(last);
       ctx.log.info('figures_restored', { profile: profile.name, origin: this.origin, last_poll: new Date(last.t).toISOString(), age_seconds: Math.max(0, Math.round((Date.now() - last.t) / 1000)) });
     }
+    this.#invalid = profile.invalid;
+    this.#restoreState();
+    // Refused in the config file: down from the first scrape, never polled.
+    if (this.#invalid !== undefined) {
+      this.#down('config_invalid', { msg: this.#invalid });
+      this.#keepState();
+    }
     registerUsageMetrics(
       this.metrics,
       () => this.#usage,
@@ -150,6 +164,33 @@ export class ProfileWatcher {
   get name(): string {
     return this.#profile.name;
   }
+
+  /** The poll state kept for this profile (or a new one: first attempt now), served from the first scrape. */
+  #restoreState(): void {
+    let kept: PollState | undefined;
+    try {
+      kept = this.#series ? this.#ctx.pollStates?.get(this.#series.id) : undefined;
+    } catch (error) {
+      this.#ctx.log.warn('history_error', { profile: this.name, origin: this.origin, msg: `the poll state could not be read (${(error as Error).message})` });
+    }
+    this.metrics.restoreState(kept ?? { firstAttempt: Date.now(), state: 'unknown' });
+    if (kept?.state === 'down') this.#ctx.log.info('state_restored', { profile: this.name, origin: this.origin, reason: kept.downReason, down_since: new Date(kept.downSince ?? kept.firstAttempt).toISOString() });
+    this.#keptState = kept;
+    this.#keepState();
+  }
+
+  /** Writes the poll state when it changed (a failed write is said, and tried again at the next change). */
+  #keepState(): void {
+    const now = this.metrics.pollState();
+    if (!now || !this.#series || !this.#ctx.pollStates || samePollState(this.#keptState, now)) return;
+    try {
+      this.#ctx.pollStates.set(this.#series.id, now);
+      this.#keptState = now;
+    } catch (error) {
+      this.#ctx.log.warn('history_error', { profile: this.name, origin: this.origin, msg: `the poll state could not be kept (${(error as Error).message})` });
+    }
+  }
+
 
   get baseUrl(): string | undefined {
     return this.#profile.baseUrl;
@@ -163,6 +204,7 @@ export class ProfileWatcher {
   /** Takes up changed settings of the same profile and service (the threshold). */
   update(profile: WatchedProfile): void {
     this.#profile = profile;
+    this.#invalid = profile.invalid;
     this.metrics.setAlertBelow(profile.alertBelowUsd);
   }
 
@@ -191,6 +233,7 @@ export class ProfileWatcher {
       await run;
     } finally {
       this.#polled = true;
+      this.#keepState();
     }
   }
 
@@ -198,6 +241,8 @@ export class ProfileWatcher {
   get polled(): boolean {
     return this.#polled;
   }
+
+  #invalid: string | undefined;
 
   #random(): number {
     return (this.#ctx.random ?? Math.random)();
@@ -219,6 +264,10 @@ export class ProfileWatcher {
 
   async #client_(): Promise<KeydeckClient | undefined> {
     if (this.#client) return this.#client;
+    if (this.#invalid !== undefined) {
+      this.#down('config_invalid', { msg: this.#invalid });
+      return undefined;
+    }
     const baseUrl = this.#profile.baseUrl;
     if (baseUrl === undefined) {
       this.#down('no_base_url', { msg: `profile "${this.name}" names no service: set its baseUrl (keydeck --profile ${this.name} --base-url URL auth login)` });

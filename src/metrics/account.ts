@@ -10,7 +10,9 @@
  *
  * | metric | labels | what |
  * |---|---|---|
- * | `keydeck_up` | `reason` when 0 | 1: the last poll read the balance; 0: it could not ({@link DownReason}) |
+ * | `keydeck_up` | `reason` when 0 | 1: the last poll read the balance; 0: it could not ({@link DownReason}), or `not_yet_polled` (the exporter: no poll has ended, and none is on record) |
+ * | `keydeck_down_since_timestamp_seconds` | `reason` | while down: when the outage began, whatever its reasons since (the exporter restores it: the alert on it fires on time across restarts) |
+ * | `keydeck_first_poll_attempt_timestamp_seconds` | | the exporter: when it first set out to read the profile (restored; the stale alert of a profile never read) |
  * | `keydeck_balance_remaining_usd` | | §2.3 `remaining` |
  * | `keydeck_balance_total_top_up_usd` | | §2.3 `totalTopUp` |
  * | `keydeck_active_keys` | `key_type` (`credit`, `subscription`) | active §2.1 keys by `keyType` |
@@ -30,6 +32,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { KeydeckApiError, isAbortError } from '../api/errors.js';
 import type { ConsumptionKey, CreditBalance } from '../api/schemas.js';
+import type { PollState } from '../billing/pollState.js';
 import { BalanceHistory, burnRate, DAY_WINDOW_MS, LONG_WINDOW_MS, SHORT_WINDOW_MS, WEEK_WINDOW_MS, type BalanceSample } from '../billing/history.js';
 
 /** The labels of every account series. */
@@ -61,12 +64,14 @@ export const BURN_RATE_WINDOWS: readonly (readonly [label: string, ms: number])[
  * - `insecure_http`: plain http off loopback without the opt-in;
  * - `credential_missing`: no credential found for the profile at its origin;
  * - `credential_rejected`: the service answered 401 or 403;
- * - `unreachable`: no answer (network error, timeout) or a server error;
+ * - `unreachable`: no answer (network error, timeout);
+ * - `server_error`: the service answered with a 5xx status;
+ * - `config_invalid`: the profile's entry in the config file has a value keydeck refuses (the exporter at start);
  * - `rate_limited`: the service asked to wait (429);
  * - `invalid_response`: an answer keydeck cannot read;
  * - `error`: anything else.
  */
-export type DownReason = 'no_base_url' | 'insecure_http' | 'credential_missing' | 'credential_rejected' | 'unreachable' | 'rate_limited' | 'invalid_response' | 'error';
+export type DownReason = 'no_base_url' | 'insecure_http' | 'credential_missing' | 'credential_rejected' | 'unreachable' | 'server_error' | 'rate_limited' | 'invalid_response' | 'config_invalid' | 'error';
 
 /** The {@link DownReason} of a failed read (a {@link KeydeckApiError} by its code, else `error`). */
 export function downReasonOf(error: unknown): DownReason {
@@ -82,8 +87,10 @@ export function downReasonOf(error: unknown): DownReason {
       return 'rate_limited';
     case 'invalid_response':
       return 'invalid_response';
+    case 'server_error':
+      return 'server_error';
     default:
-      return error.status !== undefined && error.status >= 500 ? 'unreachable' : 'error';
+      return error.status !== undefined && error.status >= 500 ? 'server_error' : 'error';
   }
 }
 
@@ -128,12 +135,18 @@ export class AccountMetrics {
   readonly #alertBelow: Gauge<AccountLabel>;
   readonly #restored: Gauge<AccountLabel>;
   readonly #pollDuration: Histogram<AccountLabel>;
+  readonly #downSinceGauge: Gauge<'reason' | AccountLabel>;
+  readonly #firstAttemptGauge: Gauge<AccountLabel>;
   #version = 0;
   /** Sources of collect-time gauges, and the value each had when last looked at. */
   readonly #watched: { read: () => unknown; seen: unknown }[] = [];
   /** `unknown` before the first poll (no `keydeck_up` yet), `up`, or why it is down. */
   #state: 'unknown' | 'up' | DownReason = 'unknown';
   #restoredFrom: number | undefined;
+  /** Epoch ms the current outage began (while down). */
+  #downSince: number | undefined;
+  /** Epoch ms a watcher first set out to read the profile (the exporter's, restored). */
+  #firstAttempt: number | undefined;
 
   constructor(options: AccountMetricsOptions) {
     this.profile = options.profile;
@@ -184,7 +197,52 @@ export class AccountMetrics {
       buckets: [...POLL_DURATION_BUCKETS],
       registers,
     });
+    this.#downSinceGauge = new Gauge({
+      name: 'keydeck_down_since_timestamp_seconds',
+      help: 'While the balance cannot be read: when the outage began (Unix seconds), with the reason now',
+      labelNames: ['reason', ...ACCOUNT_LABELS],
+      registers,
+    });
+    this.#firstAttemptGauge = new Gauge({
+      name: 'keydeck_first_poll_attempt_timestamp_seconds',
+      help: 'When the exporter first set out to read the profile (Unix seconds, kept across restarts)',
+      labelNames: ACCOUNT_LABELS,
+      registers,
+    });
     this.setAlertBelow(options.alertBelowUsd);
+  }
+
+  /**
+   * The poll state kept across restarts (src/billing/pollState.ts), served from the first scrape:
+   * the first attempt's time, and the last known state — up, down since then for that reason, or
+   * `keydeck_up{reason="not_yet_polled"} 0` when no poll has ever ended.
+   */
+  restoreState(state: PollState): void {
+    this.#firstAttempt = state.firstAttempt;
+    this.#firstAttemptGauge.set(this.#labels, Math.floor(state.firstAttempt / 1000));
+    if (state.state === 'down') {
+      this.down((state.downReason ?? 'error') as DownReason, state.downSince ?? state.firstAttempt);
+    } else if (state.state === 'up') {
+      this.up();
+    } else {
+      this.#up.reset();
+      this.#up.set({ ...this.#labels, reason: 'not_yet_polled' }, 0);
+    }
+    this.changed();
+  }
+
+  /** The poll state to keep (undefined before {@link restoreState}: monitor keeps none). */
+  pollState(): PollState | undefined {
+    if (this.#firstAttempt === undefined) return undefined;
+    const down = this.downReason;
+    return down !== undefined
+      ? { firstAttempt: this.#firstAttempt, state: 'down', downSince: this.#downSince, downReason: down }
+      : { firstAttempt: this.#firstAttempt, state: this.#state === 'up' ? 'up' : 'unknown' };
+  }
+
+  /** Epoch ms the current outage began (undefined while up or before the first poll). */
+  get downSince(): number | undefined {
+    return this.#downSince;
   }
 
   /**
@@ -274,18 +332,25 @@ export class AccountMetrics {
     this.#state = 'up';
     this.#up.reset();
     this.#up.set(this.#labels, 1);
+    this.#downSince = undefined;
+    this.#downSinceGauge.reset();
     this.changed();
   }
 
   /**
    * The account cannot be read: `keydeck_up{reason} 0`. The balance gauges keep their last values
-   * (with their poll timestamp: Prometheus users see how old they are).
+   * (with their poll timestamp: Prometheus users see how old they are). An outage that goes on for
+   * another reason keeps its start (`keydeck_down_since_timestamp_seconds`); `since` (epoch ms,
+   * default now) is its start when the account was not down.
    */
-  down(reason: DownReason): void {
+  down(reason: DownReason, since = this.#now()): void {
     if (this.#state === reason) return;
+    if (this.downReason === undefined) this.#downSince = since;
     this.#state = reason;
     this.#up.reset();
     this.#up.set({ ...this.#labels, reason }, 0);
+    this.#downSinceGauge.reset();
+    this.#downSinceGauge.set({ ...this.#labels, reason }, Math.floor((this.#downSince ?? since) / 1000));
     this.changed();
   }
 

@@ -89,13 +89,41 @@ describe('burn rate and projection', () => {
     expect(burnRate(remainingOnly.samples(), SHORT_WINDOW_MS, remainingOnly.latest()!.t)!.usdPerHour).toBeCloseTo(59, 6);
   });
 
-  it('says nothing until the samples span enough time, and reports a young window’s span', () => {
+  it('says nothing until the samples span three quarters of the window ("collecting"), then the window’s rate', () => {
     const h = scripted(2, 10_000, (i) => 10 - i);
     expect(burnRate(h.samples(), SHORT_WINDOW_MS, h.latest()!.t)).toBeUndefined();
     const young = scripted(21, 15_000, (i) => 50 - i * 0.1);
-    const rate = burnRate(young.samples(), LONG_WINDOW_MS, young.latest()!.t)!;
-    expect(rate.spanMs).toBe(5 * MIN);
+    expect(burnRate(young.samples(), LONG_WINDOW_MS, young.latest()!.t)).toBeUndefined();
+    const covered = scripted(181, 15_000, (i) => 50 - i * 0.1);
+    const rate = burnRate(covered.samples(), LONG_WINDOW_MS, covered.latest()!.t)!;
+    expect(rate.spanMs).toBe(45 * MIN);
     expect(rate.usdPerHour).toBeCloseTo(24, 6);
+  });
+
+  it('one $5 spend 6.5 minutes after a first start: every window collecting, the run-out unknown (not $45.8/h)', () => {
+    // A poll every minute from the start; the $5 is spent between the 6th and 7th reading.
+    const h = new BalanceHistory({ minSpacingMs: 0 });
+    for (let i = 0; i <= 6; i++) h.add(T0 + i * MIN, 100, 100);
+    h.add(T0 + 6.5 * MIN, 95, 100);
+    const trend = trendOf(h, 95, T0 + 6.5 * MIN);
+    expect(trend.short).toBeUndefined();
+    expect(trend.long).toBeUndefined();
+    expect(trend.runOut).toEqual({ kind: 'unknown' });
+    // Two readings 40 s apart with no spend say "collecting", not "$0.00/h, never".
+    const two = new BalanceHistory({ minSpacingMs: 0 });
+    two.add(T0, 20, 30);
+    two.add(T0 + 40_000, 20, 30);
+    expect(trendOf(two, 20, T0 + 40_000).runOut).toEqual({ kind: 'unknown' });
+  });
+
+  it('an outage: the short windows collect again instead of keeping a stale rate', () => {
+    const h = scripted(61, MIN, (i) => 100 - i);
+    const last = h.latest()!.t;
+    expect(burnRate(h.samples(), SHORT_WINDOW_MS, last)!.usdPerHour).toBeCloseTo(60, 6);
+    // No reading for 5 minutes: the 15-minute window's readings span 10 of its 15 minutes.
+    expect(burnRate(h.samples(), SHORT_WINDOW_MS, last + 5 * MIN)).toBeUndefined();
+    // No reading for 20 minutes: the hour's too.
+    expect(burnRate(h.samples(), LONG_WINDOW_MS, last + 20 * MIN)).toBeUndefined();
   });
 
   it('an empty balance is "empty", not a time', () => {

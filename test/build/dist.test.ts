@@ -8,7 +8,7 @@
  * the clipboard fallback never worked. Here each module is imported as Node imports it.
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -117,6 +117,10 @@ describe('dist/', () => {
     expect(zod.length).toBe(1);
     // German's and Japanese's "invalid input", as esbuild writes them (non-ASCII escaped).
     expect(chunks.filter((text) => /Ung\\xFCltige Eingabe|\\u7121\\u52B9\\u306A\\u5165\\u529B/.test(text))).toEqual([]);
+  });
+
+  it('the executable keeps its executable bit after npm run build', () => {
+    expect(statSync(path.join(DIST, 'cli.js')).mode & 0o755).toBe(0o755);
   });
 
   it('the executable loads the command line (main.js): --version and --help', () => {

@@ -277,12 +277,12 @@ describe('profiles', () => {
   it('a corrupted config file: status refuses naming the file (exit 2) and leaves it; login backs it up', async () => {
     mkdirSync(home.configDir, { recursive: true });
     const configPath = path.join(home.configDir, 'config.json');
-    writeFileSync(configPath, '{ "version": 1, "profiles": { "default": { "baseURL": "http://x" } } }\n');
+    writeFileSync(configPath, '{ "version": 1, "profiles": { "default": { "baseUrl": "ftp://x" } } }\n');
     const before = readFileSync(configPath, 'utf8');
     const s = await cli(['auth', 'status']);
     expect(s.code).toBe(2);
     expect(s.stderr).toContain(configPath);
-    expect(s.stderr).toContain('"profiles.default.baseURL"');
+    expect(s.stderr).toContain('"profiles.default.baseUrl"');
     expect(readFileSync(configPath, 'utf8')).toBe(before);
 
     const r = await cli(['--insecure-storage', 'auth', 'login', '--base-url', sandbox.url, '--token-stdin'], { input: session });

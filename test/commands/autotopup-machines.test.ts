@@ -66,6 +66,9 @@ async function cardCharges(token: string): Promise<Array<{ amount: number; payme
   return [...data.recentTopUps, ...data.pendingTopUps].filter((t: { method: string }) => t.method === 'card_direct');
 }
 
+/** What a run said: a charge on stdout, the rest on stderr (quiet for cron: src/commands/autotopup.ts). */
+const said = (r: CliResult) => `${r.stdout}${r.stderr}`.trim();
+
 const charged = (r: CliResult) => r.stdout.startsWith('Charged $30.00');
 
 /**
@@ -101,9 +104,9 @@ describe('auto top-up on two machines at once', { timeout: 120_000 }, () => {
     onTwoMachines('100', false, async ({ proxy, a, b, token }) => {
       slowStatus(proxy, 2);
       const runs = await Promise.all([run(a, token, '0-0.2'), run(b, token, '3-3.5')]);
-      expect(runs.filter(charged), runs.map((r) => r.stdout).join('\n')).toHaveLength(1);
+      expect(runs.filter(charged), runs.map((r) => said(r)).join('\n')).toHaveLength(1);
       expect(runs.map((r) => r.code)).toEqual([0, 0]);
-      expect(runs.filter((r) => r.stdout.startsWith('Nothing to do: the balance $45.00'))).toHaveLength(1);
+      expect(runs.filter((r) => r.code === 0 && said(r) === ''), 'the later run, the balance back at $45.00, says nothing (quiet for cron)').toHaveLength(1);
       expect(proxy.seen.filter((r) => r.method === 'POST' && r.path === '/api/billing/topup')).toHaveLength(1);
       expect(await sb.credits(token)).toMatchObject({ totalTopUp: 55 });
     }));
@@ -112,10 +115,10 @@ describe('auto top-up on two machines at once', { timeout: 120_000 }, () => {
     onTwoMachines('60', true, async ({ proxy, a, b, token }) => {
       slowStatus(proxy, 2);
       const pair = await Promise.all([run(a, token, '0-0.2'), run(b, token, '3-3.5')]);
-      expect(pair.filter(charged), pair.map((r) => r.stdout).join('\n')).toHaveLength(1);
+      expect(pair.filter(charged), pair.map((r) => said(r)).join('\n')).toHaveLength(1);
       await spend(token, 30);
       const capped = await Promise.all([run(a, token), run(b, token)]);
-      for (const r of capped) expect([r.code, r.stdout]).toEqual([3, expect.stringMatching(/^Nothing charged: \$30\.00 would pass the day's cap \(\$60\.00 of \$60\.00 charged this UTC day\)/)]);
+      for (const r of capped) expect([r.code, said(r)]).toEqual([3, expect.stringMatching(/^Nothing charged: \$30\.00 would pass the day's cap \(\$60\.00 of \$60\.00 charged this UTC day\)/)]);
       expect((await cardCharges(token)).length).toBe(2);
       expect(await sb.credits(token)).toMatchObject({ totalTopUp: 85, remaining: 15 });
     }));
@@ -125,24 +128,24 @@ describe('auto top-up on two machines at once', { timeout: 120_000 }, () => {
       // No settle wait, and every status read slow until both have decided: both charge.
       slowStatus(proxy, 4);
       const pair = await Promise.all([run(a, token), run(b, token)]);
-      expect(pair.filter(charged), pair.map((r) => r.stdout).join('\n')).toHaveLength(2);
+      expect(pair.filter(charged), pair.map((r) => said(r)).join('\n')).toHaveLength(2);
       const charges = await cardCharges(token);
       expect(charges.map((c) => c.amount)).toEqual([30, 30, 30]);
-      const later = pair.findIndex((r) => /two machines run auto top-up for this account: keep one/.test(r.stdout));
-      expect(later, pair.map((r) => r.stdout).join('\n')).toBeGreaterThanOrEqual(0);
-      expect(pair.filter((r) => /two machines/.test(r.stdout))).toHaveLength(1);
+      const later = pair.findIndex((r) => /two machines run auto top-up for this account: keep one/.test(said(r)));
+      expect(later, pair.map((r) => said(r)).join('\n')).toBeGreaterThanOrEqual(0);
+      expect(pair.filter((r) => /two machines/.test(said(r)))).toHaveLength(1);
       const [paused, kept] = later === 0 ? [a, b] : [b, a];
-      const other = charges.map((c) => c.paymentId).find((id) => pair[later]!.stdout.includes(id));
+      const other = charges.map((c) => c.paymentId).find((id) => said(pair[later]!).includes(id));
       expect(other, 'the sentence names the other charge').toBeDefined();
-      expect(pair[later]!.stdout).toMatch(/Auto top-up is paused on this machine until keydeck autotopup resume\./);
+      expect(said(pair[later]!)).toMatch(/Auto top-up is paused on this machine until keydeck autotopup resume\./);
       // The pause holds: the later machine says why and charges nothing; the other one stops at the cap.
       await spend(token, 60);
       const status = await paused.run(token, ['autotopup', 'status']);
       expect(status.stdout).toMatch(new RegExp(`^PAUSED on this machine since .*UTC: Another card charge for the same fall of the balance was made before this one \\(.*${other}.*\\): two machines run auto top-up for this account: keep one\\.`, 'm'));
       const again = await run(paused, token);
-      expect([again.code, again.stdout]).toEqual([3, expect.stringMatching(/^Auto top-up is paused on this machine: .*keep one\. Nothing was charged/)]);
+      expect([again.code, said(again)]).toEqual([3, expect.stringMatching(/^Auto top-up is paused on this machine: .*keep one\. Nothing was charged/)]);
       const capped = await run(kept, token);
-      expect([capped.code, capped.stdout]).toEqual([3, expect.stringMatching(/would pass the day's cap \(\$90\.00 of \$60\.00 charged this UTC day\)/)]);
+      expect([capped.code, said(capped)]).toEqual([3, expect.stringMatching(/would pass the day's cap \(\$90\.00 of \$60\.00 charged this UTC day\)/)]);
       expect(await sb.credits(token)).toMatchObject({ totalTopUp: 115 });
       // resume lifts the pause (and says so).
       const resumed = await paused.run(token, ['autotopup', 'resume']);
@@ -160,7 +163,7 @@ describe('auto top-up counts what the service counts', { timeout: 120_000 }, () 
     expect(byHand.code, byHand.stderr).toBe(0);
     await spend(token, 65);
     const r = await run(cli, token);
-    expect([r.code, r.stdout]).toEqual([3, expect.stringMatching(/^Nothing charged: \$30\.00 would pass the day's cap \(\$50\.00 of \$60\.00 charged this UTC day\)/)]);
+    expect([r.code, said(r)]).toEqual([3, expect.stringMatching(/^Nothing charged: \$30\.00 would pass the day's cap \(\$50\.00 of \$60\.00 charged this UTC day\)/)]);
     expect(await sb.credits(token)).toMatchObject({ totalTopUp: 75, remaining: 10 });
   });
 
@@ -187,8 +190,8 @@ describe('auto top-up counts what the service counts', { timeout: 120_000 }, () 
     const back = { NODE_OPTIONS: `--import=${path.join(import.meta.dirname, 'fixtures', 'clock-offset.mjs')}`, TEST_CLOCK_OFFSET_MS: String(-2 * 3600_000) };
     const runs: CliResult[] = [];
     for (let i = 0; i < 6; i++) runs.push(await run(cli, token, '0', back));
-    expect(runs.map((r) => r.code), runs.map((r) => r.stdout).join('\n')).toEqual([1, 1, 1, 3, 3, 3]);
-    expect(runs[2]!.stdout).toMatch(/That is 3 failures in a row: auto top-up is paused/);
+    expect(runs.map((r) => r.code), runs.map((r) => said(r)).join('\n')).toEqual([1, 1, 1, 3, 3, 3]);
+    expect(said(runs[2]!)).toMatch(/That is 3 failures in a row: auto top-up is paused/);
     expect((await cli.run(token, ['autotopup', 'status'], back)).stdout).toMatch(/^PAUSED: the last 3 charges failed/m);
     // Three charges were sent, all declined: the service lists three.
     expect((await sb.call('GET', '/api/billing/status', { token })).body.data.failedTopUps).toHaveLength(3);
@@ -201,9 +204,9 @@ describe('auto top-up counts what the service counts', { timeout: 120_000 }, () 
     expect((await sb.call('POST', '/sandbox/cards/decline', { token, body: { count: 4 } })).status).toBe(200);
     await spend(token, 10);
     const runs = [await run(a, token), await run(b, token), await run(a, token), await run(b, token), await run(a, token)];
-    expect(runs.map((r) => r.code), runs.map((r) => r.stdout).join('\n')).toEqual([1, 1, 1, 3, 3]);
-    expect(runs[2]!.stdout).toMatch(/That is 3 failures in a row: auto top-up is paused/);
-    expect(runs[3]!.stdout).toMatch(/^Auto top-up is paused: the last 3 charges failed\. Nothing was charged/);
+    expect(runs.map((r) => r.code), runs.map((r) => said(r)).join('\n')).toEqual([1, 1, 1, 3, 3]);
+    expect(said(runs[2]!)).toMatch(/That is 3 failures in a row: auto top-up is paused/);
+    expect(said(runs[3]!)).toMatch(/^Auto top-up is paused: the last 3 charges failed\. Nothing was charged/);
     // Neither machine sent a fourth charge: the service lists three declines.
     expect((await sb.call('GET', '/api/billing/status', { token })).body.data.failedTopUps).toHaveLength(3);
   });
@@ -258,7 +261,7 @@ describe('auto top-up against a service that lists no top-ups', { timeout: 120_0
       while (service.statusReads() === before) await new Promise((r) => setTimeout(r, 20));
       await sb.topUp(token, 10);
       const r = await running;
-      expect([r.code, r.stdout]).toEqual([3, expect.stringMatching(/^Nothing charged: since the balance was seen below the threshold, the total of top-ups rose by \$10\.00: it serves this fall/)]);
+      expect([r.code, said(r)]).toEqual([3, expect.stringMatching(/^Nothing charged: since the balance was seen below the threshold, the total of top-ups rose by \$10\.00: it serves this fall/)]);
       expect(await sb.credits(token)).toMatchObject({ totalTopUp: 35, remaining: 25 });
     } finally {
       await service.close();
@@ -275,9 +278,9 @@ describe('auto top-up against a service that lists no top-ups', { timeout: 120_0
       await spend(token, 10);
       slowStatus(proxy, 4);
       const pair = await Promise.all([run(a, token), run(b, token)]);
-      expect(pair.filter(charged), pair.map((r) => r.stdout).join('\n')).toHaveLength(2);
-      const paused = pair.filter((r) => /the total of top-ups rose by \$30\.00 more than this charge, and the service does not list who made it\): two machines run auto top-up for this account: keep one\./.test(r.stdout));
-      expect(paused.length, pair.map((r) => r.stdout).join('\n')).toBeGreaterThanOrEqual(1);
+      expect(pair.filter(charged), pair.map((r) => said(r)).join('\n')).toHaveLength(2);
+      const paused = pair.filter((r) => /the total of top-ups rose by \$30\.00 more than this charge, and the service does not list who made it\): two machines run auto top-up for this account: keep one\./.test(said(r)));
+      expect(paused.length, pair.map((r) => said(r)).join('\n')).toBeGreaterThanOrEqual(1);
       expect(await sb.credits(token)).toMatchObject({ totalTopUp: 85 });
     } finally {
       await proxy.close();

@@ -141,7 +141,8 @@ describe.concurrent('keys rotate', () => {
     // Slow the first time only (killed while it runs), quick when the finish runs it again.
     writeFileSync(slow, `#!/bin/sh\ncat > /dev/null\n[ -f "${root}/slow.started" ] && exit 0\necho started > "${root}/slow.started"\nsleep 5\n`, { mode: 0o755 });
     // The file is written first, then the slow command: killed while it runs.
-    const run = startCli(['keys', 'rotate', 'api', '--to-file', env, '--to-command', slow, '--old', 'delete'], cli.home.env({ KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url, ...data }));
+    // With a 10-minute grace, which the finishing run's own --grace replaces.
+    const run = startCli(['keys', 'rotate', 'api', '--to-file', env, '--to-command', slow, '--old', 'delete', '--grace', '10m'], cli.home.env({ KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url, ...data }));
     await expect.poll(() => { try { return readFileSync(path.join(root, 'slow.started'), 'utf8'); } catch { return ''; } }, { timeout: 15_000 }).toContain('started');
     run.kill('SIGKILL');
     await run.exited;
@@ -151,10 +152,16 @@ describe.concurrent('keys rotate', () => {
 
     const next = await cli.run(user, ['keys', 'list'], data);
     expect(next.stderr).toMatch(/warning: the rotation of the key "api" \(id [^)]+\) was interrupted before its successor reached every destination .*keydeck keys rotate --finish [^`]+` or undo it with `keydeck keys rotate --undo /);
+    // Said only by the commands that touch keys: a cron job on the balance mails nothing about it.
+    const unrelated = await cli.run(user, ['billing', 'credits'], data);
+    expect(unrelated.code).toBe(0);
+    expect(unrelated.stderr).toBe('');
 
     // Finishing: a new successor, delivered to the same file (the slow command too, given time).
-    const fin = await cli.run(user, ['keys', 'rotate', '--finish', 'api'], data);
+    const finishing = Date.now();
+    const fin = await cli.run(user, ['keys', 'rotate', '--finish', 'api', '--grace', '1s'], data);
     expect(fin.code, fin.stderr).toBe(0);
+    expect(Date.now() - finishing).toBeLessThan(30_000);
     // The file held the first successor: its value is read back from there, and it goes on to the command.
     expect(fin.stdout).toMatch(/^The successor "api" was read back from .*\.env \(KEYDECK_API_KEY\), which holds it/m);
     expect(fin.stdout).toMatch(/^Deleted the old key "api \(rotated \d{4}-\d\d-\d\d\)"/m);
@@ -194,9 +201,11 @@ describe.concurrent('keys rotate', () => {
 
   it('issue 46: the docs’ cron line, run three times, leaves one active key of the lineage, named as the job names it, in the file', { timeout: 60_000 }, async ({ expect }) => {
     // The line as docs/delivery.md gives it, its grace shortened (a test does not wait 30 minutes).
-    const line = readFileSync(path.join(import.meta.dirname, '../../docs/delivery.md'), 'utf8').split('\n').find((l) => /^\S+ \S+ \S+ \S+ \S+\s+keydeck keys rotate /.test(l))!;
-    const args = line.replace(/^.*?keydeck /, '').replace(/\s*>>.*$/, '').split(/\s+/).map((a) => (a === '30m' ? '3s' : a));
-    expect(args).toEqual(['keys', 'rotate', 'ci', '--old', 'delete', '--grace', '3s']);
+    // Its textfile for node_exporter goes to a file of the test's; its stdout, sent to /dev/null there, is read here.
+    const line = readFileSync(path.join(import.meta.dirname, '../../docs/delivery.md'), 'utf8').split('\n').find((l) => /^\S+ \S+ \S+ \S+ \S+\s+keydeck (--quiet )?keys rotate /.test(l))!;
+    const prom = path.join(root, 'keydeck-rotate-ci.prom');
+    const args = line.replace(/^.*?keydeck /, '').replace(/\s*>.*$/, '').split(/\s+/).map((a) => (a === '30m' ? '3s' : a.endsWith('.prom') ? prom : a));
+    expect(args).toEqual(['--quiet', 'keys', 'rotate', 'ci', '--old', 'delete', '--grace', '3s', '--metrics-textfile', prom]);
     const data = newDataEnv();
     const { user, env } = await userWithKey('ci', data);
     const seen: string[] = [];
@@ -208,6 +217,9 @@ describe.concurrent('keys rotate', () => {
       const during = (await listed(user)).filter((k) => k.isActive).map((k) => k.name.replace(/\d{4}-\d\d-\d\d/, 'DATE')).sort();
       expect(during).toEqual(['ci', 'ci (rotated DATE)']);
       expect(await job.exited, job.stderr()).toBe(0);
+      // Quiet for cron: nothing on stderr; the run in the textfile, exit 0.
+      expect(job.stderr()).toBe('');
+      expect(readFileSync(prom, 'utf8')).toMatch(/^keydeck_cron_last_run_exit_code\{command="keys rotate",profile="default",origin="[^"]+"\} 0$/m);
       const keys = await listed(user);
       expect(keys.map((k) => [k.name, k.isActive])).toEqual([['ci', true]]);
       expect(keyIn(env)).not.toBe(before);

@@ -63,7 +63,7 @@ describe('paths', () => {
 describe('reading', () => {
   it('a missing directory is an empty config, and writing creates it', async () => {
     expect(existsSync(home.configDir)).toBe(false);
-    expect(await readConfig(file)).toEqual({ config: { version: 1, profiles: {} }, exists: false, path: file });
+    expect(await readConfig(file)).toMatchObject({ config: { version: 1, profiles: {} }, exists: false, path: file, unknown: { paths: [] } });
     await writeConfig(file, { version: 1, profiles: { default: { baseUrl: 'http://127.0.0.1:8787' } } });
     expect((await readConfig(file)).config.profiles.default?.baseUrl).toBe('http://127.0.0.1:8787');
   });
@@ -80,18 +80,29 @@ describe('reading', () => {
     expect((await configError(readConfig(file))).message).toContain('ends early or is empty');
   });
 
-  it('an unknown field is an error naming the file and the field (strict: a typo never passes silently)', async () => {
-    put({ version: 1, profiles: { default: { baseURL: 'http://x' } } });
-    const error = await configError(readConfig(file));
-    expect(error).toMatchObject({ code: 'config_invalid', path: file, field: 'profiles.default.baseURL' });
-    expect(error.message).toContain(file);
-    expect(error.message).toContain('"profiles.default.baseURL"');
-    expect(error.message).toContain('known here: baseUrl, pollIntervalSeconds, alertBelowUsd, confirmAboveUsd');
+  it('an unknown field (a newer keydeck’s, a typo) is taken out and said by name, never by value, and kept when keydeck writes the file', async () => {
+    put({ version: 1, telemetry: { on: true }, token: 'sess_secret_value_123', profiles: { default: { baseURL: 'http://x', alertBelowUsd: 5, topUpMethods: { card_direct: 'stripe_direct', paypal: 'pp' } } } });
+    const read = await readConfig(file);
+    expect(read.unknown.paths).toEqual(['telemetry', 'token', 'profiles.default.baseURL', 'profiles.default.topUpMethods.paypal']);
+    expect(read.config).toEqual({ version: 1, profiles: { default: { alertBelowUsd: 5, topUpMethods: { card_direct: 'stripe_direct' } } } });
+    expect(JSON.stringify(read.unknown.paths)).not.toContain('sess_secret_value_123');
 
-    put({ version: 1, profiles: {}, token: 'sess_secret_value_123' });
-    const top = await configError(readConfig(file));
-    expect(top.field).toBe('token');
-    expect(top.message).not.toContain('sess_secret_value_123');
+    // Another keydeck changes the file: what it does not know stays as it was.
+    await updateConfig(file, (c) => void (c.profiles.default!.confirmAboveUsd = 100));
+    const written = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    expect(written).toEqual({
+      version: 1,
+      telemetry: { on: true },
+      token: 'sess_secret_value_123',
+      profiles: { default: { alertBelowUsd: 5, confirmAboveUsd: 100, baseURL: 'http://x', topUpMethods: { card_direct: 'stripe_direct', paypal: 'pp' } } },
+    });
+  });
+
+  it('an unknown field in an auto top-up policy is an error: a charge is made only on a policy understood whole', async () => {
+    put({ version: 1, profiles: { default: { autoTopUp: { belowUsd: 5, amountUsd: 20, maxPerDayUsd: 40, maxPerMonthUsd: 200, maxPerWeekUsd: 60, since: '2026-01-01T00:00:00.000Z' } } } });
+    const error = await configError(readConfig(file));
+    expect(error).toMatchObject({ code: 'config_invalid', path: file, field: 'profiles.default.autoTopUp.maxPerWeekUsd' });
+    expect(error.message).toContain('known here: belowUsd, amountUsd, toUsd, maxPerDayUsd, maxPerMonthUsd, method, since');
   });
 
   it.each([
@@ -123,10 +134,10 @@ describe('writing over a broken file', () => {
   });
 
   it('with onBroken "backup" moves it to config.json.bak-<timestamp> first', async () => {
-    const before = put({ version: 1, profiles: { default: { colour: 'blue' } } });
+    const before = put({ version: 1, profiles: { default: { alertBelowUsd: 'ten' } } });
     const result = await updateConfig(file, (c) => void (c.profiles.default = { baseUrl: 'http://127.0.0.1:1' }), { onBroken: 'backup' });
     expect(result.backupPath).toMatch(/config\.json\.bak-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/);
-    expect(result.brokenReason).toContain('profiles.default.colour');
+    expect(result.brokenReason).toContain('profiles.default.alertBelowUsd');
     expect(readFileSync(result.backupPath!, 'utf8')).toBe(before);
     expect((await readConfig(file)).config).toEqual({ version: 1, profiles: { default: { baseUrl: 'http://127.0.0.1:1' } } });
   });

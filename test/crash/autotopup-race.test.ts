@@ -57,19 +57,19 @@ describe('auto top-up: two machines started at once, 20 times', () => {
       const now = await cardCharges(token);
       const fresh = now.filter((c) => !seen.has(c.paymentId));
       for (const c of fresh) seen.add(c.paymentId);
-      log.push(`pair ${pair + 1}: ${fresh.length} charge(s) · ${runs.map((r, i) => `${'ab'[i]} ${r.code}: ${r.stdout.trim().slice(0, 90)}`).join(' · ')}`);
+      log.push(`pair ${pair + 1}: ${fresh.length} charge(s) · ${runs.map((r, i) => `${'ab'[i]} ${r.code}: ${`${r.stdout}${r.stderr}`.trim().slice(0, 90)}`).join(' · ')}`);
       expect(fresh.length, log.join('\n')).toBeLessThanOrEqual(2);
       if (pausedMachine !== undefined) {
         // The paused machine says why, and charges nothing.
         expect(runs[pausedMachine]!.code, log.join('\n')).toBe(3);
-        expect(runs[pausedMachine]!.stdout, log.join('\n')).toMatch(/^Auto top-up is paused on this machine: .*two machines run auto top-up for this account: keep one\./);
+        expect(`${runs[pausedMachine]!.stdout}${runs[pausedMachine]!.stderr}`, log.join('\n')).toMatch(/^Auto top-up is paused on this machine: .*two machines run auto top-up for this account: keep one\./);
       }
       if (fresh.length === 2) {
         twice++;
         expect(twice, `a second fall charged twice\n${log.join('\n')}`).toBe(1);
-        pausedMachine = runs.findIndex((r) => /two machines run auto top-up for this account: keep one/.test(r.stdout));
+        pausedMachine = runs.findIndex((r) => /two machines run auto top-up for this account: keep one/.test(`${r.stdout}${r.stderr}`));
         expect(pausedMachine, log.join('\n')).toBeGreaterThanOrEqual(0);
-        expect(runs.filter((r) => /two machines run auto top-up/.test(r.stdout)), log.join('\n')).toHaveLength(1);
+        expect(runs.filter((r) => /two machines run auto top-up/.test(`${r.stdout}${r.stderr}`)), log.join('\n')).toHaveLength(1);
         const status = await machines[pausedMachine]!.run(token, ['autotopup', 'status']);
         expect(status.stdout).toMatch(/^PAUSED on this machine since .*: Another card charge for the same fall of the balance was made before this one \(.*pi_sandbox_/m);
       }
@@ -78,7 +78,7 @@ describe('auto top-up: two machines started at once, 20 times', () => {
       const today = new Date((await sb.call('GET', '/sandbox')).headers.get('date')!).toISOString().slice(0, 10);
       const charged = (await cardCharges(token)).filter((c) => new Date(c.at).toISOString().slice(0, 10) === today).length * AMOUNT;
       expect(charged, `the day's cap passed by more than one charge\n${log.join('\n')}`).toBeLessThanOrEqual(DAY_CAP + AMOUNT);
-      if (runs.some((r) => /would pass the day's cap/.test(r.stdout))) {
+      if (runs.some((r) => /would pass the day's cap/.test(`${r.stdout}${r.stderr}`))) {
         expect(charged, log.join('\n')).toBeGreaterThan(DAY_CAP - AMOUNT);
         await sb.advance(86_400);
       }

@@ -52,10 +52,11 @@ const SETTLE = { machine: '0-0.2', other: '2-2.5' } as const;
 
 /** What a run said, in the table's words. */
 function said(r: CliResult): string {
-  const line = r.stdout.trim();
+  // Quiet for cron: a charge on stdout, nothing when nothing was needed, the rest on stderr.
+  const line = r.stdout.trim() || r.stderr.trim();
   if (line.startsWith('Charged $30.00')) return 'charges once';
   if (r.code === 3 && /was sent, but its answer does not say it was credited/.test(line)) return 'charges once, its credit pending (exit 3)';
-  if (line.startsWith('Nothing to do')) return 'nothing to do (already credited)';
+  if (line === '' && r.code === 0) return 'nothing to do (already credited)';
   // A charge whose credit lags, made by the other machine at once, is in flight when this run first
   // reads the status, or appears while it settles (it serves the fall): which one depends on when
   // each process started, and both charge nothing for the same reason.

@@ -84,7 +84,10 @@ describe.concurrent('keydeck exporter for months', () => {
       expect(sample(restored, 'keydeck_balance_remaining_usd', { profile: 'prod' })).toBe(last.remaining);
       expect(sample(restored, 'keydeck_balance_total_top_up_usd', { profile: 'prod' })).toBe(25);
       expect(sample(restored, 'keydeck_balance_restored', { profile: 'prod' })).toBe(1);
-      expect(sample(restored, 'keydeck_up', { profile: 'prod' })).toBeUndefined();
+      // keydeck_up from the first scrape: the last known state (up), and when the exporter first set out to read prod.
+      expect(sample(restored, 'keydeck_up', { profile: 'prod' })).toBe(1);
+      const firstAttempt = sample(restored, 'keydeck_first_poll_attempt_timestamp_seconds', { profile: 'prod' })!;
+      expect(firstAttempt).toBeLessThanOrEqual(Math.floor(last.t / 1000));
       const notYet = await fetch(ready);
       expect(notYet.status).toBe(503);
       expect(await notYet.text()).toBe('not ready: not yet polled: prod\n');
@@ -101,12 +104,98 @@ describe.concurrent('keydeck exporter for months', () => {
       expect(sample(down, 'keydeck_balance_restored', { profile: 'prod' })).toBe(1);
       expect(sample(down, 'keydeck_poll_duration_seconds_count', { profile: 'prod' })).toBeGreaterThanOrEqual(1);
       expect((await fetch(ready)).status).toBe(200);
+      const since = sample(down, 'keydeck_down_since_timestamp_seconds', { profile: 'prod', reason: 'unreachable' })!;
+      expect(since).toBeGreaterThan(Math.floor(last.t / 1000) - 1);
       second.signal('SIGTERM');
       expect(await second.exited).toBe(0);
+
+      // Restarted again in the middle of the outage: the outage's start and the first attempt are
+      // served from the first scrape, as they were (the alerts written on them fire on time).
+      const third = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2'], { KEYDECK_TOKEN_PROD: prod.token, KEYDECK_TIMEOUT_MS: '1500' });
+      const again = await third.scrape();
+      expect(again).toContain(`keydeck_up{profile="prod",origin="${new URL(own.url).origin}",reason="unreachable"} 0`);
+      expect(sample(again, 'keydeck_down_since_timestamp_seconds', { profile: 'prod', reason: 'unreachable' })).toBe(since);
+      expect(sample(again, 'keydeck_first_poll_attempt_timestamp_seconds', { profile: 'prod' })).toBe(firstAttempt);
+      await third.waitForLog(/event=state_restored profile=prod .*reason=unreachable down_since=\S+/);
+      third.signal('SIGTERM');
+      expect(await third.exited).toBe(0);
     } finally {
       for (const s of sockets) s.destroy();
       silent.close();
     }
+  });
+
+  it('/readyz stays ready when a reload adds a profile not polled yet (a service that never answers)', { timeout: 30_000 }, async () => {
+    const h = home();
+    const prod = await managementKey(shared, 25);
+    const sockets: Socket[] = [];
+    const silent = createNetServer((s) => sockets.push(s));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const silentUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    try {
+      writeConfig(h, { prod: { baseUrl: shared.url } });
+      const exporter = await startExporter(h, ['--all-profiles', '--listen', '127.0.0.1:0', '--interval', '5'], { KEYDECK_TOKEN_PROD: prod.token, KEYDECK_TOKEN_SLOW: prod.token });
+      const ready = exporter.url.replace('/metrics', '/readyz');
+      await until(async () => (await fetch(ready)).status === 200, 'ready');
+      writeConfig(h, { prod: { baseUrl: shared.url }, slow: { baseUrl: silentUrl } });
+      exporter.signal('SIGHUP');
+      await exporter.waitForLog(/event=config_reloaded profiles=2 added=slow/);
+      const after = await fetch(ready);
+      expect(after.status).toBe(200);
+      expect(await after.text()).toBe('ready: 1 of 2 profiles polled; added by a reload, not yet: slow\n');
+      exporter.signal('SIGTERM');
+      expect(await exporter.exited).toBe(0);
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
+  });
+
+  it('a config file from a newer keydeck: unknown fields said and ignored, the exporter runs after a restart; an invalid value refused on reload, and at start only its profile down', { timeout: 60_000 }, async () => {
+    const h = home();
+    const prod = await managementKey(shared, 25);
+    const env = { KEYDECK_TOKEN_PROD: prod.token };
+    const config = { version: 1, telemetry: { enabled: false }, profiles: { prod: { baseUrl: shared.url, alertBelowUsd: 5, quietHours: '22-07' } } };
+    writeConfig(h, {}, JSON.stringify(config));
+    const flags = ['--all-profiles', '--listen', '127.0.0.1:0', '--interval', '2'];
+    const first = await startExporter(h, flags, env);
+    await until(async () => sample(await first.scrape(), 'keydeck_up', { profile: 'prod' }) === 1, 'prod up');
+    await first.waitForLog(/level=warn event=config_unknown_field field=telemetry msg=".*does not know, \\"telemetry\\": ignored/);
+    await first.waitForLog(/event=config_unknown_field field=profiles\.prod\.quietHours /);
+    expect(sample(await first.scrape(), 'keydeck_exporter_config_unknown_fields', {})).toBe(2);
+    first.signal('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    // --check-config says them and exits 0; the restarted exporter runs (it used to exit 2 and stay down).
+    const cliEnv = h.env({ KEYDECK_DATA_DIR: path.join(h.home, 'data'), ...env });
+    const checked = await runCli(['exporter', '--check-config', '--all-profiles'], { env: cliEnv });
+    expect(checked.code).toBe(0);
+    expect(checked.stderr).toMatch(/level=warn event=check check=config status=warn msg=".*\\"telemetry\\" is a field this keydeck does not know: ignored/);
+    const second = await startExporter(h, flags, env);
+    await until(async () => sample(await second.scrape(), 'keydeck_up', { profile: 'prod' }) === 1, 'prod up after the restart');
+
+    // A profile with a value keydeck refuses: the reload is refused whole, the last good config kept.
+    writeConfig(h, {}, JSON.stringify({ ...config, profiles: { ...config.profiles, bad: { baseUrl: shared.url, alertBelowUsd: 'ten' } } }));
+    second.signal('SIGHUP');
+    await second.waitForLog(/level=error event=config_rejected msg=".*profiles\.bad\.alertBelowUsd.*The last good config stays in use\."/);
+    expect(sample(await second.scrape(), 'keydeck_up', { profile: 'bad' })).toBeUndefined();
+    second.signal('SIGTERM');
+    expect(await second.exited).toBe(0);
+
+    // Started with it: prod watched as usual, bad down as config_invalid with what it breaks named; --check-config exits 1.
+    const third = await startExporter(h, flags, env);
+    const text = await until(async () => {
+      const t = await third.scrape();
+      return sample(t, 'keydeck_up', { profile: 'prod' }) === 1 ? t : undefined;
+    }, 'prod up beside the refused profile');
+    expect(text).toContain(`keydeck_up{profile="bad",origin="",reason="config_invalid"} 0`);
+    expect(sample(text, 'keydeck_exporter_config_invalid_profiles', {})).toBe(1);
+    await third.waitForLog(/level=error event=config_invalid_profile profile=bad msg=".*profiles\.bad\.alertBelowUsd.*Profile \\"bad\\" is served as keydeck_up\{reason=\\"config_invalid\\"\} 0 .*the other profiles are watched\."/);
+    third.signal('SIGTERM');
+    expect(await third.exited).toBe(0);
+    const again = await runCli(['exporter', '--check-config', '--all-profiles'], { env: cliEnv });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/level=error event=check check="profile bad" status=fail msg=".*alertBelowUsd/);
   });
 
   it('--token-dir is read again on SIGHUP: a profile added with its file, a key rotated in place; a stray file said', { timeout: 60_000 }, async () => {

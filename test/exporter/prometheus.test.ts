@@ -73,10 +73,12 @@ beforeAll(async () => {
   writeConfig(home, { alpha: { baseUrl: a.url, alertBelowUsd: 20 }, beta: { baseUrl: b.url, alertBelowUsd: 20 } });
   exporter = await startExporter(home, ['--all-profiles', '--listen', '127.0.0.1:0', '--interval', '2'], { KEYDECK_TOKEN_ALPHA: alpha.token, KEYDECK_TOKEN_BETA: beta.token });
 
-  // The shipped rules, each with `for: 0s` so that they fire at their first evaluation.
+  // The shipped rules, each with `for: 0s` (and an outage as long as it lasts) so that they fire at their first evaluation.
   const dir = path.join(home.home, 'prometheus');
   mkdirSync(path.join(dir, 'data'), { recursive: true });
-  const rules = readFileSync(path.join(ROOT, 'contrib', 'prometheus', 'keydeck.rules.yml'), 'utf8').replace(/^(\s+)for: \S+$/gm, '$1for: 0s');
+  const rules = readFileSync(path.join(ROOT, 'contrib', 'prometheus', 'keydeck.rules.yml'), 'utf8')
+    .replace(/^(\s+)for: \S+$/gm, '$1for: 0s')
+    .replace(/(keydeck_down_since_timestamp_seconds\{[^}]*\}) > \d+/g, '$1 >= 0');
   writeFileSync(path.join(dir, 'keydeck.rules.yml'), rules);
   writeFileSync(
     path.join(dir, 'prometheus.yml'),

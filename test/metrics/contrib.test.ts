@@ -32,6 +32,7 @@ interface Rule {
   readonly alert: string;
   readonly expr: string;
   readonly for?: string;
+  readonly keep_firing_for?: string;
   readonly labels?: Record<string, string>;
   readonly annotations?: Record<string, string>;
 }
@@ -100,16 +101,23 @@ describe('contrib/: what ships beside the code', () => {
     expect(tested.output).toContain('SUCCESS');
     expect(tested.status).toBe(0);
     expect(promtool(['check', 'config', path.join(CONTRIB, 'prometheus', 'prometheus.yml')]).status).toBe(0);
+    // The cron jobs' rules (node_exporter's textfile collector), and their unit tests.
+    expect(promtool(['check', 'rules', path.join(CONTRIB, 'prometheus', 'keydeck-cron.rules.yml')]).status).toBe(0);
+    const cron = promtool(['test', 'rules', 'keydeck-cron.rules.test.yml'], path.join(CONTRIB, 'prometheus'));
+    expect(cron.output).toContain('SUCCESS');
+    expect(cron.status).toBe(0);
   });
 
-  it('every rule has a for:, a severity, a summary naming the profile, and a unit test where it fires', () => {
+  it('every rule has a for: (or is written on a kept time, with keep_firing_for:), a severity, a summary naming the profile, and a unit test where it fires', () => {
     const tests = parse(readFileSync(path.join(CONTRIB, 'prometheus', 'keydeck.rules.test.yml'), 'utf8')) as {
       tests: { alert_rule_test?: { alertname: string; exp_alerts: unknown[] }[] }[];
     };
     const firing = new Set(tests.tests.flatMap((t) => (t.alert_rule_test ?? []).filter((a) => a.exp_alerts.length > 0).map((a) => a.alertname)));
     expect(rules.length).toBeGreaterThanOrEqual(7);
     for (const rule of rules) {
-      expect(rule.for, rule.alert).toMatch(/^\d+[smh]$/);
+      // A rule without a for: reads a time the exporter keeps across restarts (time() - …_timestamp_seconds).
+      if (rule.for === undefined) expect(rule.expr, rule.alert).toMatch(/time\(\) - .*_timestamp_seconds/);
+      expect(rule.for ?? rule.keep_firing_for, rule.alert).toMatch(/^\d+[smh]$/);
       expect(['warning', 'critical'], rule.alert).toContain(rule.labels?.severity);
       // Rules on an account name its profile; those on the exporter itself name the instance.
       const onAccount = /keydeck_(?!exporter_)/.test(rule.expr);
@@ -140,12 +148,15 @@ describe('contrib/: what ships beside the code', () => {
 
   it('the systemd unit verifies, is hardened by systemd-analyze security, and its command line is one the exporter takes', () => {
     const unit = readFileSync(UNIT, 'utf8');
-    const execStart = /^ExecStart=(\S+) (.*)$/m.exec(unit)!;
-    // Where `npm install -g` puts it with Debian's npm and Node's tarballs (issue 46), and the comment says where else.
-    expect(execStart[1]).toBe('/usr/local/bin/keydeck');
-    expect(unit).toContain('$(npm prefix -g)/bin');
-    expect(unit).toMatch(/^#   ExecStart=\S+\/bin\/node \S+\/keydeck\/dist\/cli\.js exporter/m);
-    const args = execStart[2]!.split(/\s+/);
+    const execStart = /^ExecStart=(\S+) (\S+) (.*)$/m.exec(unit)!;
+    // The Node.js the install section pins beside keydeck, whatever node is first on systemd's PATH (issue 51).
+    expect(execStart[1]).toBe('/opt/keydeck/node_modules/node/bin/node');
+    expect(execStart[2]).toBe('/opt/keydeck/node_modules/keydeck/dist/cli.js');
+    expect(unit).toContain('#   npm install --prefix /opt/keydeck --omit=optional --no-audit --no-fund node@24 keydeck');
+    // The config checked by the new version at every start, without ever stopping it.
+    expect(unit).toMatch(new RegExp(`^ExecStartPre=-${execStart[1]} ${execStart[2]} exporter --check-config ${execStart[3]!.replace(/^exporter /, '')}$`, 'm'));
+    for (const line of ['SystemCallErrorNumber=EPERM', 'StartLimitIntervalSec=10min', 'StartLimitBurst=5', 'Type=simple']) expect(unit).toMatch(new RegExp(`^${line}$`, 'm'));
+    const args = execStart[3]!.split(/\s+/);
     expect(args[0]).toBe('exporter');
     const flag = (name: string) => args.flatMap((a, i) => (a === name ? [args[i + 1]!] : []));
     const parsed = parseExporterFlags({ allProfiles: args.includes('--all-profiles'), listen: flag('--listen')[0], tokenFile: flag('--token-file'), tokenDir: flag('--token-dir')[0] });
@@ -169,7 +180,7 @@ describe('contrib/: what ships beside the code', () => {
     if (!analyze) return console.warn('systemd-analyze not found: the unit is not verified here');
     // verify wants the program to exist: the same unit with /bin/true in its place.
     const copy = path.join(dir, 'keydeck-exporter.service');
-    writeFileSync(copy, unit.replace('/usr/local/bin/keydeck', '/bin/true'));
+    writeFileSync(copy, unit.replaceAll('/opt/keydeck/node_modules/node/bin/node', '/bin/true'));
     const verified = spawnSync(analyze, ['verify', copy], { encoding: 'utf8', timeout: 30_000 });
     expect(`${verified.stdout}${verified.stderr}`.trim()).toBe('');
     expect(verified.status).toBe(0);

@@ -66,7 +66,8 @@ describe.skipIf(skip !== undefined)('promtool check metrics', () => {
     const accounts = hostile.map((profile, i) => new AccountMetrics({ profile, origin: `https://api${i}.example.com`, alertBelowUsd: i }));
     const t = Date.now();
     for (const [i, a] of accounts.entries()) {
-      a.reading({ remaining: 10 + i, totalTopUp: 50, hasCreditKey: true, creditKeyCount: 1, userId: null } as never, t - 120_000);
+      a.reading({ remaining: 10 + i, totalTopUp: 50, hasCreditKey: true, creditKeyCount: 1, userId: null } as never, t - 720_000);
+      a.reading({ remaining: 9.5 + i, totalTopUp: 50, hasCreditKey: true, creditKeyCount: 1, userId: null } as never, t - 360_000);
       a.reading({ remaining: 9 + i, totalTopUp: 50, hasCreditKey: true, creditKeyCount: 1, userId: null } as never, t);
       a.keys([], t);
     }
@@ -74,14 +75,14 @@ describe.skipIf(skip !== undefined)('promtool check metrics', () => {
     accounts[2]!.failure(new KeydeckApiError('network_error', 'no answer'), false);
     const text = await new Exposition().text(processRegistry({ version: '1.2.3', defaults: true }), accounts);
     expect(promtoolCheckMetrics(text)).toEqual({ status: 0, output: '' });
-    // $1 spent in the 2 minutes between the readings: $1/120 s.
+    // $1 spent in the 12 minutes the readings span (more than three quarters of the 15-minute window): $1/720 s.
     // Each metric once, every account's series under it; label values escaped (\\, \", \n), UTF-8 as is.
     expect(text.match(/^# TYPE keydeck_up gauge$/gm)).toHaveLength(1);
     expect(text).toContain('keydeck_up{profile="quo\\"te",origin="https://api1.example.com",reason="credential_rejected"} 0');
     expect(text).toContain('profile="back\\\\slash"');
     expect(text).toContain('profile="new\\nline"');
     expect(text).toContain('profile="ünïcødé ✓"');
-    expect(text).toMatch(/^keydeck_burn_rate_usd_per_second\{profile="plain",origin="[^"]+",window="15m"\} 0\.00833/m);
+    expect(text).toMatch(/^keydeck_burn_rate_usd_per_second\{profile="plain",origin="[^"]+",window="15m"\} 0\.00138/m);
     expect(text).toContain('keydeck_build_info{version="1.2.3"');
     expect(text).toContain('# TYPE process_resident_memory_bytes gauge');
   });

@@ -61,7 +61,14 @@ describe('contrib/docker/Dockerfile', () => {
     expect(from.length).toBeGreaterThanOrEqual(1);
     // Every stage on Node.js 24; the one that runs distroless (or slim).
     for (const image of from) expect(image).toMatch(/node(js)?:?24|nodejs24/);
-    expect(from.at(-1)).toMatch(/^(gcr\.io\/distroless\/nodejs24-debian1\d(:nonroot)?|node:24(-[a-z]+)?-slim)$/);
+    expect(from.at(-1)).toMatch(/^(gcr\.io\/distroless\/nodejs24-debian1\d(:nonroot)?|node:24(-[a-z]+)?-slim)@sha256:[0-9a-f]{64}$/);
+    // Every base pinned by digest (issue 51): a rebuild takes the same bytes.
+    for (const image of from) expect(image).toMatch(/@sha256:[0-9a-f]{64}$/);
+    // keytar left out for real: a local install (npm 11 installs optional dependencies globally whatever --omit says), checked in the build.
+    expect(text).toMatch(/^RUN npm install --prefix \S+ --omit=optional /m);
+    expect(text).toContain('test ! -e /opt/keydeck/node_modules/keytar');
+    // A health check the distroless image can run (no shell): Node.js asks /healthz.
+    expect(text).toMatch(/^HEALTHCHECK .*\\\n\s+CMD \["\/nodejs\/bin\/node", "-e", "fetch\('http:\/\/127\.0\.0\.1:9464\/healthz'\)/m);
     const user = [...text.matchAll(/^USER (\S+)/gm)].map((m) => m[1]!).at(-1);
     expect(user).toBeDefined();
     expect(['root', '0']).not.toContain(user);
@@ -70,7 +77,7 @@ describe('contrib/docker/Dockerfile', () => {
     const entrypoint = execForm('ENTRYPOINT');
     expect(entrypoint.slice(-2)).toEqual(['/usr/local/lib/keydeck/dist/cli.js', 'exporter']);
     const cmd = execForm('CMD');
-    const unitArgs = /^ExecStart=\S+ exporter (.*)$/m.exec(readFileSync(UNIT, 'utf8'))![1]!.split(/\s+/);
+    const unitArgs = /^ExecStart=\S+ \S+ exporter (.*)$/m.exec(readFileSync(UNIT, 'utf8'))![1]!.split(/\s+/);
     const mine = flagsOf(cmd);
     const unit = flagsOf(unitArgs);
     // The same flags as the unit, but --listen: a container's loopback is its own.

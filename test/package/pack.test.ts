@@ -95,6 +95,9 @@ describe('the packed package', () => {
     expect(statSync(tarball).size).toBeLessThanOrEqual(1_250_000);
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
     expect(files).toContain('package/dist/cli.js');
+    // The executable keeps its bit (issue 51: `npx keydeck` said Permission denied).
+    const listing = execFileSync('tar', ['-tvzf', tarball], { encoding: 'utf8' }).split('\n');
+    expect(listing.find((l) => l.endsWith(' package/dist/cli.js'))).toMatch(/^-rwxr-xr-x /);
     expect(files).toContain('package/dist/main.js');
     expect(files).toContain('package/LICENSE');
     expect(files).toContain('package/README.md');
@@ -121,6 +124,15 @@ describe('the packed package', () => {
     const page = execFileSync(keydeck, ['help', 'commands'], { env, encoding: 'utf8', timeout: 20_000 });
     expect(page).toMatch(/^Commands\n=+\n/);
     expect(page).toContain('keydeck keys create');
+  });
+
+  it('installed as the unit and the Dockerfile install it (npm install --prefix DIR --omit=optional), keytar is left out', { timeout: 240_000 }, () => {
+    // npm 11 installs optional dependencies with -g whatever --omit says; a local install honours it.
+    const local = path.join(dir, 'opt-keydeck');
+    const install = spawnSync('npm', ['install', '--prefix', local, '--omit=optional', '--no-audit', '--no-fund', tarball], { cwd: dir, encoding: 'utf8', env, timeout: 200_000 });
+    expect(install.status, install.stderr).toBe(0);
+    expect(readdirSync(path.join(local, 'node_modules')).filter((n) => !n.startsWith('.'))).toEqual(['keydeck']);
+    expect(execFileSync(process.execPath, [path.join(local, 'node_modules', 'keydeck', 'dist', 'cli.js'), '--version'], { env, encoding: 'utf8', timeout: 20_000 }).trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
   it('installs at most 10 packages and 10 MB', () => {
