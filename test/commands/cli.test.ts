@@ -136,7 +136,7 @@ describe('mistyped commands', () => {
       [['keys', 'list', '--profle', 'x'], "keydeck: unknown option '--profle'.\nDid you mean '--profile'? See 'keydeck keys list --help'.\n"],
       [['--intervall', '5'], "keydeck: unknown option '--intervall'.\nDid you mean '--interval'? See 'keydeck --help'.\n"],
       [['keys', 'rename', 'k1'], "keydeck: required option '--name <name>' not specified.\nSee 'keydeck keys rename --help'.\n"],
-      [['keys', 'enable'], "keydeck: missing required argument 'id'.\nSee 'keydeck keys enable --help'.\n"],
+      [['keys', 'enable'], "keydeck: missing required argument 'id|name'.\nSee 'keydeck keys enable --help'.\n"],
       [['billing', 'history', '--window', '24'], "keydeck: option '--window <window>' argument '24' is invalid. Allowed choices are 1h, 6h, 24h, 7d, 30d.\nDid you mean '24h'? See 'keydeck billing history --help'.\n"],
       [['completion', 'zhs'], "keydeck: command-argument value 'zhs' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish.\nDid you mean 'zsh'? See 'keydeck completion --help'.\n"],
       [['keys', 'rotate', 'k1', '--grace'], "keydeck: option '--grace <duration>' argument missing.\nSee 'keydeck keys rotate --help'.\n"],
@@ -167,10 +167,11 @@ describe('no terminal', () => {
         `keydeck: confirmation_required: stdin is not a terminal, so no confirmation can be asked and nothing was changed; to proceed run \`${commands[i]} --yes\`.\n`,
       );
     });
-    // With --yes the same command goes ahead: here it reaches the (unreachable) service.
+    // With --yes the same command goes ahead: here it reaches the (unreachable) service, whose
+    // list it reads first to find the key (by id or name).
     const yes = await cli.run('sess_x', ['keys', 'delete', 'k1', '--yes']);
     expect(yes.code).toBe(4);
-    expect(yes.stderr).toMatch(/^keydeck: network_error: .*\(nothing was sent\)/);
+    expect(yes.stderr).toMatch(/^keydeck: network_error: could not reach the service at .* to list the keys/);
   });
 
   it('keydeck without a subcommand says the TUI needs a terminal and points at the commands (exit 2)', async () => {
