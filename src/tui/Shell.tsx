@@ -115,6 +115,8 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
       'pane.prev': () => cycle(-1),
       // Not for a rejected KEYDECK_TOKEN: the variable would override the new key at the next start.
       'setup.again': session.rejected && session.info?.origin !== 'env' ? () => startSetup() : undefined,
+      // The demo account signs in by itself: its setup is there to be tried.
+      'setup.try': session.info?.origin === 'sandbox' ? () => startSetup() : undefined,
     },
     { active: !help && usageDialog === undefined },
   );

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, startSandbox, type Dialect } from '../../src/sandbox/index.js';
 import { startApp, type PtyApp } from './pty.js';
-import { cleanEnv, walkSandboxSetup } from './session.js';
+import { cleanEnv, openDemoAccount } from './session.js';
 
 let app: PtyApp | undefined;
 const dirs: string[] = [];
@@ -107,7 +107,7 @@ for (const dialect of DIALECTS) {
       const dir = mkdtempSync(path.join(tmpdir(), `keydeck-e2e-tui-${dialect}-`));
       dirs.push(dir);
       app = startApp({ args: ['--sandbox', '--dialect', dialect], env: cleanEnv(dir), columns: 100, rows: 36 });
-      await walkSandboxSetup(app);
+      await openDemoAccount(app);
       if (dialect === 'docs-v2') await app.waitFor('keydeck hid them');
       expect(app.screenText()).not.toMatch(SK);
 

@@ -66,7 +66,9 @@ for (const [columns, rows] of [
       const app: PtyApp = rig.start({ args: ['--sandbox'], env, columns, rows });
       const whole = (where: string) => expect(cutLines(app.screen()), `${where}:\n${app.screenText()}`).toEqual([]);
 
-      // Setup: the choices' descriptions keep their indent when they wrap.
+      // The demo account opens by itself; its setup (S): the choices' descriptions keep their indent when they wrap.
+      await app.waitFor('demo session token (kept in the data dir)', 20_000);
+      app.write('S');
       await app.waitFor('Press enter to use the sandbox’s demo session token', 20_000);
       app.write('\r');
       await app.waitFor('Where to keep the key');

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import type { PtyApp } from './pty.js';
-import { cleanEnv, e2eRig, walkSandboxSetup } from './session.js';
+import { cleanEnv, e2eRig, openDemoAccount } from './session.js';
 
 const rig = e2eRig();
 let app: PtyApp | undefined;
@@ -50,7 +50,7 @@ describe('80×24', () => {
   it('no screen ends a line in a cut "…", and the hint bar keeps ?', { timeout: 90_000 }, async () => {
     dir = rig.tempDir('keydeck-e2e-fit-');
     app = rig.start({ args: ['--sandbox'], env: cleanEnv(dir), columns: 80, rows: 24 });
-    await walkSandboxSetup(app);
+    await openDemoAccount(app);
     const check = (where: string) => {
       const screen = app!.screen();
       expect(cutLines(screen), `${where}:\n${screen.join('\n')}`).toEqual([]);

@@ -121,11 +121,16 @@ describe('guided setup', () => {
     expect(saved).toEqual([sb.url]);
   });
 
-  it('offers the sandbox demo token with one keystroke; quitting at the storage choice creates nothing', async () => {
+  it('the demo account signs in by itself; its setup (S) offers the demo token with one keystroke; quitting at the storage choice creates nothing', async () => {
     const { store: credentials } = store();
     const before = (await sb.client(sb.demoToken).managementKeys.list()).length;
     const services = testServices({ store: credentials, target: 'sandbox', baseUrl: sb.url, demoToken: sb.demoToken });
     ui = renderApp(services);
+    // No setup screen: the Keys pane of the demo account, and no keychain warning.
+    await ui.waitFor('batch-jobs');
+    expect(ui.lastFrame()).toContain('demo session token (kept in the data dir)');
+    expect(ui.lastFrame()).not.toMatch(/keychain|Your token/);
+    await ui.press('S');
     await ui.waitFor('Press enter to use the sandbox’s demo session token');
     expect(ui.lastFrame()).toContain('SANDBOX');
     expect(ui.lastFrame()).not.toContain('Where is the service?');

@@ -81,7 +81,8 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
       return;
     }
     let credential: ActiveCredential = { token: d.apiKey, origin: 'memory' };
-    if (origin !== 'memory') {
+    // The demo token is stored nowhere by keydeck: a key used in its place is kept for this session.
+    if (origin !== 'memory' && origin !== 'sandbox') {
       const target = originTarget(session.baseUrl, services.profile.savedBaseUrl);
       const r = await run('storing the new key', () => services.store.set(services.profile.name, d.apiKey, { ...target, insecureStorage: origin === 'file' }));
       if (!r.ok) return;
@@ -89,7 +90,7 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
     }
     setDialog({ ...d, used: true });
     signIn(session.baseUrl, credential);
-    flash(`keydeck now uses "${d.name}" (${origin === 'memory' ? 'this session only' : credential.origin})`, 'ok');
+    flash(`keydeck now uses "${d.name}" (${credential.origin === 'memory' ? 'this session only' : credential.origin})`, 'ok');
   };
 
   const acknowledge = () => {
