@@ -77,6 +77,9 @@ const TABLE: Row[] = [
   { condition: 'a self-signed certificate (a read)', message: errorFromNetwork(ctx(LIST), 'DEPTH_ZERO_SELF_SIGNED_CERT', false).message, next: /not signed by an authority this machine trusts .*did not connect: check the address, or, behind a proxy that inspects TLS, give Node its certificate authority with NODE_EXTRA_CA_CERTS=FILE\.$/, refusal: false },
   { condition: 'an expired certificate (a create)', message: errorFromNetwork(ctx(CREATE), 'CERT_HAS_EXPIRED', false).message, next: /has expired or is not valid yet \(check this machine’s clock too\).*NODE_EXTRA_CA_CERTS=FILE \(nothing was sent\)\.$/, refusal: false },
   { condition: 'a certificate for another host', message: errorFromNetwork(ctx(LIST), 'ERR_TLS_CERT_ALTNAME_INVALID', false).message, next: /is for another host name \(ERR_TLS_CERT_ALTNAME_INVALID\)/, refusal: false },
+  // https:// to a plain http service (the sandbox): the TLS handshake fails with EPROTO.
+  { condition: 'https:// to a plain http service on this machine', message: errorFromNetwork(ctx(LIST, { baseUrl: 'https://127.0.0.1:8787' }), 'EPROTO', false).message, next: /does not answer in TLS \(EPROTO\): if it is a plain http service on this machine, as the sandbox is, use http:\/\/127\.0\.0\.1:8787\.$/, refusal: false },
+  { condition: 'https:// to a plain http service elsewhere: no http advice', message: errorFromNetwork(ctx(CREATE), 'EPROTO', false).message, next: /does not answer in TLS \(EPROTO\): check the address and its port: it may be a plain http service \(nothing was sent\)\.$/, refusal: false },
 ];
 
 describe('the wording table: condition → sentence → next step', () => {

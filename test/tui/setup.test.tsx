@@ -198,4 +198,44 @@ describe('guided setup', () => {
     await ui.waitFor('the service rejected this token');
     expect(ui.lastFrame()).toContain('Your token');
   });
+
+  it('quitting to set KEYDECK_TOKEN says a session token does, and keeps the address typed; the example address is the real service’s', async () => {
+    const token = await sb.fundedUser(10);
+    const { store: credentials } = store();
+    const saved: string[] = [];
+    const services = testServices({ store: credentials, target: 'live', savedBaseUrl: null, saveBaseUrl: async (u) => void saved.push(u) });
+    ui = renderApp(services);
+    await ui.waitFor('Where is the service?');
+    // Empty (the example shows as the placeholder where there is colour): the real service's address.
+    await ui.press(KEYS.enter);
+    await ui.waitFor('type the service’s address, e.g. https://api.cheapestinference.com');
+    await ui.type(sb.url);
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Your token');
+    await ui.type(token);
+    await ui.press(KEYS.enter);
+    const choice = await ui.waitFor('Where to keep the key');
+    expect(choice).toContain('a session token or a management key: keydeck reads it from that variable');
+    await ui.press('3');
+    await expect.poll(() => services.exits.length).toBe(1);
+    expect(services.exits[0]!.message).toBe(
+      `keydeck: nothing was created or stored; the address ${sb.url} is saved in profile "test". Set KEYDECK_TOKEN to your session token or a management key (mk_…) and run keydeck again: ` +
+        'keydeck reads it on every run and never stores it (or run keydeck --insecure-storage to keep a key in a file).',
+    );
+    expect(saved).toEqual([sb.url]);
+  });
+
+  it('https:// to the plain http sandbox: the token step says to use http://', async () => {
+    const { store: credentials } = store();
+    ui = renderApp(testServices({ store: credentials, target: 'live', savedBaseUrl: null }));
+    await ui.waitFor('Where is the service?');
+    const https = sb.url.replace('http://', 'https://');
+    await ui.type(https);
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Your token');
+    await ui.type('sess_anything');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('(EPROTO)');
+    expect(ui.lastFrame().replace(/\s+/g, ' ')).toContain(`if it is a plain http service on this machine, as the sandbox is, use ${sb.url}`);
+  });
 });

@@ -15,7 +15,7 @@ export type StorageChoice = 'file' | 'session' | 'quit';
 export const STORAGE_CHOICES: ReadonlyArray<{ id: StorageChoice; key: string; label: string; detail: string }> = [
   { id: 'file', key: '1', label: 'Store it in a plaintext file', detail: 'mode 0600 in the config dir; anyone who can read your files can read it; the header warns while it is used' },
   { id: 'session', key: '2', label: 'Use it for this session only', detail: 'kept in memory, never written; gone when keydeck exits (run setup again next time)' },
-  { id: 'quit', key: '3', label: 'Quit, and set KEYDECK_TOKEN myself', detail: 'keydeck reads the key from that variable on every run and never stores it' },
+  { id: 'quit', key: '3', label: 'Quit, and set KEYDECK_TOKEN myself', detail: 'a session token or a management key: keydeck reads it from that variable on every run and never stores it' },
 ];
 
 /** Props of {@link StorageChoiceStep}. */
