@@ -19,7 +19,7 @@ import { commandGroup, runScripted } from './shared.js';
 
 /** Adds `keys` (consumption keys) to the program. */
 export function registerKeys(program: Command): void {
-  const keys = commandGroup(program, 'keys', 'consumption keys (sk_): list, create credit keys, rename, enable, disable, delete, usage', SERVICE_OPTIONS);
+  const keys = commandGroup(program, 'keys', 'consumption keys (sk_): list, show, create, rotate, rename, enable, disable, delete, usage', SERVICE_OPTIONS);
   keys
     .command('list')
     .description('list the consumption keys: id, name, keyType, keyPlan, status, expires, createdAt (never a key value)')
