@@ -5,10 +5,12 @@
  * sandbox reached with `--base-url` (not one keydeck runs itself) still starts with the setup; and
  * `--sandbox --profile nosuch` says "no such profile".
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startTestSandbox } from '../sandbox/helpers.js';
+import { ROOT } from './pty.js';
 import { startCli } from '../commands/scripted.js';
 import { cleanEnv, e2eRig, openDemoAccount } from './session.js';
 
@@ -75,3 +77,27 @@ describe('keydeck --sandbox with no keychain', () => {
     expect(path.basename(env.KEYDECK_SANDBOX_DB!)).toBe('sandbox.db');
   });
 });
+
+describe('in a clone', () => {
+  it('bin/keydeck runs the clone’s keydeck; npm start without it on PATH ends saying how to put it there', { timeout: 60_000 }, async () => {
+    const bin = path.join(ROOT, 'bin', 'keydeck');
+    const version = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 20_000 });
+    expect(version.status, version.stderr).toBe(0);
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
+    // The clone's own dist/ (not the suites' snapshot): the TUI on the demo account, then q.
+    const env = cleanEnv(rig.tempDir('keydeck-e2e-clone-'));
+    env.PATH = path.dirname(process.execPath);
+    const app = rig.start({ command: [process.execPath, path.join(ROOT, 'dist', 'cli.js'), '--sandbox'], env, columns: 200, rows: 24 });
+    await openDemoAccount(app);
+    app.write('q');
+    expect((await app.exited).exitCode).toBe(0);
+    expect(app.output()).toContain(`keydeck: in this clone, the commands keydeck names (keydeck keys list, …) run as written once its bin/ is on PATH: export PATH="${path.join(ROOT, 'bin')}:$PATH"`);
+    // With it on PATH, nothing more is said.
+    const again = rig.start({ command: [process.execPath, path.join(ROOT, 'dist', 'cli.js'), '--sandbox'], env: { ...env, PATH: `${path.join(ROOT, 'bin')}:${env.PATH}` }, columns: 200, rows: 24 });
+    await openDemoAccount(again);
+    again.write('q');
+    expect((await again.exited).exitCode).toBe(0);
+    expect(again.output()).not.toContain('in this clone');
+  });
+});
+
