@@ -53,6 +53,11 @@ describe('guided setup', () => {
     await ui.waitFor('Where to keep the key');
     expect(ui.lastFrame()).toMatch(/keychain is unavailable/i);
     expect(ui.lastFrame()).toContain('--insecure-storage');
+    // The choices' descriptions, wrapped under themselves: no line starts with the space it broke at.
+    const lines = ui.lastFrame().split('\n');
+    const details = lines.slice(lines.findIndex((l) => l.includes('1  Store it in a plaintext file'))).filter((l) => /^ {5}/.test(l));
+    expect(details.length).toBeGreaterThan(3);
+    for (const line of details) expect(line).toMatch(/^ {5}\S/);
     await ui.press('2');
 
     // Step 4: the Keys pane, with the session token in memory; no management key was made.

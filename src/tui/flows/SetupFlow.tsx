@@ -346,6 +346,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
             initial={services.insecureStorage ? 'file' : 'session'}
             onChoose={(c) => void choose(c, step.beforeCreate === true)}
             compact={mode === 'compact'}
+            columns={columns}
           />
         );
       case 'verifying':

@@ -20,7 +20,7 @@ import { useClock, useServices } from '../contexts/ServicesContext.js';
 import { useSession, useSessionActions, type ActiveCredential } from '../contexts/SessionContext.js';
 import { useFlash } from '../contexts/StatusContext.js';
 import { describeFailure } from '../errors.js';
-import { dateTime, relativeAgo, truncateTo } from '../format.js';
+import { dateTime, displayWidth, relativeAgo, shortDate, truncateTo } from '../format.js';
 import { useActionRunner } from '../hooks/useActionRunner.js';
 import { useListPane } from '../hooks/useListPane.js';
 import { useReloadWhenShown } from '../hooks/useReloadWhenShown.js';
@@ -205,8 +205,13 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
     session.info?.kind === 'management-key'
       ? `${symbols.inUse} = the key keydeck is using (${session.info.keyPrefix ?? ''})`
       : 'keydeck is using a session token, not a management key';
+  // Whole at every width (only names are cut): the dates shorter, then the creation left out.
+  const used = selected?.lastUsedAt ? relativeAgo(selected.lastUsedAt, now) : 'never';
   const detail = selected
-    ? `${selected.keyPrefix} · created ${dateTime(selected.createdAt)} · last used ${selected.lastUsedAt ? `${dateTime(selected.lastUsedAt)} (${relativeAgo(selected.lastUsedAt, now)})` : 'never'}`
+    ? ([
+        `${selected.keyPrefix} · created ${dateTime(selected.createdAt)} · last used ${selected.lastUsedAt ? `${dateTime(selected.lastUsedAt)} (${used})` : 'never'}`,
+        `${selected.keyPrefix} · created ${shortDate(selected.createdAt)} · last used ${used}`,
+      ].find((line) => displayWidth(line) <= size.columns) ?? `${selected.keyPrefix} · last used ${used}`)
     : ' ';
   return (
     <Box flexDirection="column" width={size.columns} height={size.rows}>

@@ -248,7 +248,7 @@ describe('restart', () => {
       await second.tui.waitFor('remaining $0.00');
       expect(pane).not.toContain('Top up · USDC');
       await second.tui.press(KEYS.enter);
-      const frame = await second.tui.waitFor('Top up · USDC on Base · $10.00 · awaiting payment');
+      const frame = await second.tui.waitFor('Top up · 3/3 pay · USDC on Base · $10.00 · awaiting payment');
       expect(frame).toContain(address);
       await second.tui.press('h');
       await second.tui.press(txHash);

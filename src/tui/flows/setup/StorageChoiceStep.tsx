@@ -6,6 +6,7 @@
 import { useState } from 'react';
 import { Box, Text } from 'ink';
 import { useKeymap } from '../../contexts/KeymapContext.js';
+import { wrapAll } from '../../format.js';
 import { symbols, theme } from '../../theme.js';
 
 /** The three ways on, in display order. */
@@ -27,10 +28,12 @@ export interface StorageChoiceStepProps {
   readonly onChoose: (choice: StorageChoice) => void;
   /** Compact layout: the reason is cut to two lines and the choices' details are left out. */
   readonly compact?: boolean;
+  /** Width of the step, cells (the details are wrapped to it). */
+  readonly columns: number;
 }
 
 /** See the module comment. */
-export function StorageChoiceStep({ reason, initial, onChoose, compact = false }: StorageChoiceStepProps) {
+export function StorageChoiceStep({ reason, initial, onChoose, compact = false, columns }: StorageChoiceStepProps) {
   const [index, setIndex] = useState(Math.max(0, STORAGE_CHOICES.findIndex((c) => c.id === initial)));
   const n = STORAGE_CHOICES.length;
   useKeymap(
@@ -59,14 +62,14 @@ export function StorageChoiceStep({ reason, initial, onChoose, compact = false }
           return (
             <Box key={c.id} flexDirection="column">
               <Text inverse={on} bold={on}>{`${on ? symbols.selected : ' '} ${c.key}  ${c.label}`}</Text>
-              {/* Indented as a box, so a wrapped line keeps the indent (issue 44). */}
-              {compact ? null : (
-                <Box paddingLeft={5}>
-                  <Text color={theme.muted} wrap="wrap">
-                    {c.detail}
-                  </Text>
-                </Box>
-              )}
+              {/* Indented, each wrapped line under the first: wrapped here, so no line starts with the space it was broken at. */}
+              {compact
+                ? null
+                : wrapAll(c.detail, Math.max(20, columns - 5)).map((line, j) => (
+                    <Text key={j} color={theme.muted} wrap="truncate">
+                      {`     ${line}`}
+                    </Text>
+                  ))}
             </Box>
           );
         })}
