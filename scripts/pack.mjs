@@ -20,9 +20,22 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** The fields of package.json an installed package does not use. */
 export const DEV_ONLY_FIELDS = ['scripts', 'devDependencies', 'allowScripts'];
 
-/** package.json as published: `manifest` without {@link DEV_ONLY_FIELDS}. */
+/**
+ * The Node.js an installed keydeck needs (`>=22.13`), from src/node-version.ts's `REQUIRED_NODE`,
+ * the one place it is written. The clone's own `engines` is the Node that runs npm (`>=20`): a
+ * clone runs keydeck and its tools on the Node it brings (the `node` devDependency), so npm has no
+ * reason to warn about keydeck itself there, at `npm install` or at each `npx keydeck`.
+ */
+export function requiredNode() {
+  const text = readFileSync(path.join(root, 'src', 'node-version.ts'), 'utf8');
+  const version = /export const REQUIRED_NODE = '(\d+)\.(\d+)\.(\d+)'/.exec(text);
+  if (!version) throw new Error('src/node-version.ts: no REQUIRED_NODE');
+  return `>=${version[1]}.${version[2]}${version[3] === '0' ? '' : `.${version[3]}`}`;
+}
+
+/** package.json as published: `manifest` without {@link DEV_ONLY_FIELDS}, `engines.node` the Node keydeck needs. */
 export function publishedManifest(manifest) {
-  const out = { ...manifest };
+  const out = { ...manifest, engines: { ...manifest.engines, node: requiredNode() } };
   for (const field of DEV_ONLY_FIELDS) delete out[field];
   return out;
 }

@@ -4,8 +4,8 @@
 // 1. Builds dist/ (node scripts/build.mjs).
 // 2. Runs `keydeck --sandbox` in a pseudo-terminal (@lydell/node-pty, read through @xterm/headless)
 //    on a fresh data dir, exactly as `npm start` does for a new user: the embedded sandbox creates
-//    its demo account (src/sandbox/demo.ts: three weeks of keys, spend and top-ups), the guided
-//    setup is walked with the demo session token kept for this session only (no keychain here),
+//    its demo account (src/sandbox/demo.ts: three weeks of keys, spend and top-ups), which keydeck
+//    signs in to by itself with the demo session token (no setup, no keychain),
 //    and the first screen after it is the Keys capture; then Management keys and Billing, then the
 //    USDC walk-through (usdc-topup.txt: the address step, a blank line, then the QR code view after `v`).
 // 3. Checks that no full key value or session token is in any capture (only prefixes), and
@@ -140,17 +140,11 @@ function start(run) {
 const captures = {};
 let app;
 try {
-  // What a new user sees after `npm start` and the guided setup: the demo account, Keys first.
+  // What a new user sees after `npm start`: the demo account, signed in by itself, Keys first.
   app = start('first-start');
-  await app.waitFor('Press enter to use the sandbox’s demo session token', 20_000);
-  app.write('\r');
-  await app.waitFor('Where to keep the key');
-  app.write('2'); // no keychain here: this session only
   await app.waitFor('batch-jobs', 20_000);
   const state = JSON.parse(readFileSync(path.join(dataDir, 'sandbox.db.json'), 'utf8'));
   secrets.push(state.token);
-  // The status line's "setup done" clears itself: the capture is of the screen after it.
-  await app.waitFor((screen) => !screen.includes('setup done'), 20_000);
   captures.keys = await settled(app, '▶1 Keys');
   app.write('2');
   captures['management-keys'] = await settled(app, 'ci-deploy');

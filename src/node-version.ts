@@ -11,7 +11,7 @@
  */
 export const OLD_NODE_EXIT_CODE = 5;
 
-/** The oldest Node.js keydeck runs on (package.json's `engines.node` says the same; a test checks). */
+/** The oldest Node.js keydeck runs on (the published package.json's `engines.node`, which scripts/pack.mjs writes from it). */
 export const REQUIRED_NODE = '22.13.0';
 
 /**

@@ -265,13 +265,15 @@ export { TopUpMethodNameSchema };
 /** A Base L2 transaction hash: `0x` followed by 64 hex digits. */
 export const TxHashSchema = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'txHash must be 0x followed by 64 hex digits');
 
-/** A key id as used in a path: non-empty, no slash, not a dot segment (`.`, `..`), bounded. */
+/** A key id as used in a path: non-empty, no slash, not a dot segment (`.`, `..`), not a full key value, bounded. */
 export const KeyIdSchema = z
   .string()
   .min(1, 'id must not be empty')
   .max(200, 'id is too long')
   .regex(/^[^/?#\s]+$/, 'id must not contain /, ?, # or spaces')
-  .refine((id) => id !== '.' && id !== '..', 'id must not be . or ..');
+  .refine((id) => id !== '.' && id !== '..', 'id must not be . or ..')
+  // A full key value never goes into a request's path (the message never repeats it).
+  .refine((id) => !/^(sk|mk)(_[A-Za-z0-9_-]{12,}|-[A-Za-z0-9_-]{16,})$/.test(id), 'id is a key value (sk_…, mk_…), not an id');
 
 /** §4 `POST /api/keys/credit` and `POST /api/keys/management` body. */
 export const CreateKeyRequestSchema = z.strictObject({ name: KeyNameSchema });

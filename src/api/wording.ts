@@ -13,6 +13,7 @@
  * that cannot work. Texts from the service (field names, the Location header, problems) arrive
  * here already cleaned of control characters and secrets.
  */
+import { isLoopbackHost } from './baseUrl.js';
 import type { ApiErrorCode } from './errors.js';
 
 /** Which call failed, in words for messages. */
@@ -82,6 +83,26 @@ function checkFirst(s: FailureSituation): string {
  * error code; undefined for any other transport code. The handshake fails before the request is
  * sent, so these always come with "nothing was sent" when the call would change state.
  */
+/**
+ * For an `https://` address whose TLS handshake failed as it does against a plain http server
+ * (`EPROTO`, OpenSSL's "wrong version number"): what to try. On this machine (the sandbox speaks
+ * plain http): the same address with `http://`; elsewhere only a check of the address, since no
+ * key goes over plain http to another machine without the opt-in.
+ */
+function plainHttpAnswer(baseUrl: string, code: string | undefined): string | undefined {
+  if (code !== 'EPROTO' && code !== 'ERR_SSL_WRONG_VERSION_NUMBER') return undefined;
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:') return undefined;
+  return isLoopbackHost(url.host)
+    ? `if it is a plain http service on this machine, as the sandbox is, use http://${url.host}`
+    : 'check the address and its port: it may be a plain http service';
+}
+
 function certificateProblem(code: string | undefined): string | undefined {
   switch (code) {
     case 'CERT_HAS_EXPIRED':
@@ -184,6 +205,15 @@ export const FAILURE_WORDING: { readonly [code in ApiErrorCode]: (s: FailureSitu
         sentence: `Could not ${s.op.what}: the TLS certificate of the service at ${s.baseUrl} ${certificate} (${s.transportCode}), so keydeck did not connect`,
         next: `check the address, or, behind a proxy that inspects TLS, give Node its certificate authority with NODE_EXTRA_CA_CERTS=FILE${nothingSent}`,
         headline: 'Certificate not trusted',
+        state: 'offline',
+      };
+    }
+    const plain = plainHttpAnswer(s.baseUrl, s.transportCode);
+    if (plain !== undefined) {
+      return {
+        sentence: `Could not ${s.op.what}: the service at ${s.baseUrl} does not answer in TLS (${s.transportCode})`,
+        next: `${plain}${nothingSent}`,
+        headline: 'Not a TLS service',
         state: 'offline',
       };
     }

@@ -252,7 +252,7 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
     state: 'credited',
     credited: verified.credited,
     balance: verified.balance,
-    evidence: 'the verify answer for this transaction hash',
+    evidence: 'the service’s answer to verifying this transaction hash says it was credited',
     reason: undefined,
     reasonCode: undefined,
     verifyBaselineTotalTopUp: undefined,

@@ -33,10 +33,11 @@ export function shownInput(text: string): string {
  * suggestion line, `Did you mean 'SUGGESTION'? See 'keydeck PATH --help'.` (without a suggestion,
  * only the pointer to the help of `cmd`).
  */
-export function usageErrorText(cmd: Command, sentence: string, suggestion?: string): string {
+export function usageErrorText(cmd: Command, sentence: string, suggestion?: string | readonly string[]): string {
   const path = commandPath(cmd);
   const first = /[.?!]$/.test(sentence) ? sentence : `${sentence}.`;
-  const didYouMean = suggestion === undefined ? '' : `Did you mean '${suggestion}'? `;
+  const all = suggestion === undefined ? [] : typeof suggestion === 'string' ? [suggestion] : suggestion;
+  const didYouMean = all.length === 0 ? '' : `Did you mean ${all.map((s) => `'${s}'`).join(' or ')}? `;
   return `keydeck: ${first}\n${didYouMean}See 'keydeck ${path ? `${path} ` : ''}--help'.\n`;
 }
 
@@ -44,7 +45,7 @@ export function usageErrorText(cmd: Command, sentence: string, suggestion?: stri
  * Writes {@link usageErrorText} to stderr, through the command's own `writeErr` when it has one
  * (`keydeck exporter` writes every line in its `--log-format`, issue 46), and exits 2 (bad usage).
  */
-export function failUsage(cmd: Command, sentence: string, suggestion?: string): never {
+export function failUsage(cmd: Command, sentence: string, suggestion?: string | readonly string[]): never {
   const text = usageErrorText(cmd, sentence, suggestion);
   const writeErr = cmd.configureOutput().writeErr;
   if (writeErr) writeErr(text);
@@ -56,13 +57,23 @@ export function failUsage(cmd: Command, sentence: string, suggestion?: string): 
  * An unknown subcommand `input` of `parent` (the program, or a group such as `keys`), with the
  * closest of its visible commands (and `extra` names, e.g. the manual's topics) as the suggestion:
  * `unknown command 'keys lst'.` / `Did you mean 'keys list'? See 'keydeck keys --help'.` Exits 2.
+ * Under the program, a word that is (or is close to) a command of a group is suggested with its
+ * group: `rotate` → `keys rotate` or `mgmt-keys rotate`.
  */
 export function failUnknownCommand(parent: Command, input: string, options: { extra?: readonly string[]; what?: string } = {}): never {
-  const names = [...parent.createHelp().visibleCommands(parent).map((c) => c.name()), ...(options.extra ?? [])];
+  const visible = parent.createHelp().visibleCommands(parent);
+  const names = [...visible.map((c) => c.name()), ...(options.extra ?? [])];
   const path = commandPath(parent);
   const full = (name: string): string => (path ? `${path} ${name}` : name);
   const suggestion = suggestCommand(input, names);
-  return failUsage(parent, `${options.what ?? 'unknown command'} '${full(shownInput(input))}'`, suggestion === undefined ? undefined : full(suggestion));
+  const shown = `${options.what ?? 'unknown command'} '${full(shownInput(input))}'`;
+  if (suggestion !== undefined || parent.parent) return failUsage(parent, shown, suggestion === undefined ? undefined : full(suggestion));
+  // The commands of the groups, by name: the word as one of them, else the closest.
+  const subcommands = visible.flatMap((group) => group.createHelp().visibleCommands(group).filter((c) => c.name() !== 'help').map((c) => ({ name: c.name(), path: `${group.name()} ${c.name()}` })));
+  const exact = subcommands.filter((c) => c.name === input.toLowerCase());
+  const near = suggestCommand(input, [...new Set(subcommands.map((c) => c.name))]);
+  const paths = (exact.length > 0 ? exact : subcommands.filter((c) => c.name === near)).map((c) => c.path);
+  return failUsage(parent, shown, paths.length > 0 ? paths.slice(0, 3) : undefined);
 }
 
 /**

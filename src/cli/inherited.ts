@@ -46,7 +46,7 @@ export function inherits(cmd: Command, flags: readonly string[]): Command {
 export function pointToTheRest(program: Command): void {
   const add = (cmd: Command): void => {
     if (cmd !== program && cmd.name() !== 'help' && cmd.name() !== 'environment') {
-      cmd.addHelpText('after', '\nGlobal options: keydeck --help\nEnvironment variables: keydeck help environment');
+      cmd.addHelpText('after', '\nGlobal options: keydeck help options\nEnvironment variables: keydeck help environment');
     }
     for (const sub of cmd.commands) add(sub);
   };

@@ -19,7 +19,7 @@ import { commandGroup, runScripted } from './shared.js';
 
 /** Adds `keys` (consumption keys) to the program. */
 export function registerKeys(program: Command): void {
-  const keys = commandGroup(program, 'keys', 'consumption keys (sk_): list, create credit keys, rename, enable, disable, delete, usage', SERVICE_OPTIONS);
+  const keys = commandGroup(program, 'keys', 'consumption keys (sk_): list, show, create, rotate, rename, enable, disable, delete, usage', SERVICE_OPTIONS);
   keys
     .command('list')
     .description('list the consumption keys: id, name, keyType, keyPlan, status, expires, createdAt (never a key value)')
@@ -56,18 +56,18 @@ export function registerKeys(program: Command): void {
   keys
     .command('rename')
     .description('rename a consumption key')
-    .argument('<id>', 'the key’s id (keydeck keys list)')
+    .argument('<id|name>', 'the key’s id, or its name when only one key has it (keydeck keys list)')
     .requiredOption('--name <name>', 'the new label (1–128 characters)')
     .option('--allow-duplicate-name', 'rename it even when another key has this name (without a terminal it is refused otherwise)')
     .option('--json', 'print the service’s answer as JSON (null when empty)')
-    .action(async (id: string, opts: { name: string; allowDuplicateName?: boolean; json?: boolean }, cmd: Command) => {
+    .action(async (idOrName: string, opts: { name: string; allowDuplicateName?: boolean; json?: boolean }, cmd: Command) => {
       const { keysRename } = await import('../commands/keys.js');
-      await runScripted(cmd, (g) => keysRename(g, id, opts));
+      await runScripted(cmd, (g) => keysRename(g, idOrName, opts));
     });
   keys
     .command('enable')
     .description('reactivate a disabled consumption key')
-    .argument('<id>', 'the key’s id (keydeck keys list)')
+    .argument('<id|name>', 'the key’s id, or its name when only one key has it (keydeck keys list)')
     .option('--json', 'print the service’s answer as JSON (null when empty)')
     .action(async (id: string, opts: { json?: boolean }, cmd: Command) => {
       const { keysSetActive } = await import('../commands/keys.js');
@@ -76,7 +76,7 @@ export function registerKeys(program: Command): void {
   keys
     .command('disable')
     .description('pause a consumption key: it is refused at once until enabled again (asks first)')
-    .argument('<id>', 'the key’s id (keydeck keys list)')
+    .argument('<id|name>', 'the key’s id, or its name when only one key has it (keydeck keys list)')
     .option('-y, --yes', 'do not ask (required when stdin is not a terminal)')
     .option('--json', 'print the service’s answer as JSON (null when empty)')
     .action(async (id: string, opts: { yes?: boolean; json?: boolean }, cmd: Command) => {
@@ -86,7 +86,7 @@ export function registerKeys(program: Command): void {
   keys
     .command('usage')
     .description('who spends what: each key’s spend per period and share (or one key’s spend read by read); reads are limited to 12 per 12 hours')
-    .argument('[id]', 'one key’s id: its figures, burn rates and spend read by read')
+    .argument('[id|name]', 'one key (its id, or its name when only one key has it): its figures, burn rates and spend read by read')
     .option('--period <period>', 'only this period: 24h, 7d, 30d or total (with an id: how far back the reads go; default 7d)')
     .option('--refresh', 'spend one of the 12 usage reads per 12 hours now, when one is left')
     .option('--cached', 'never spend a read: print the last figures kept, with their age')
@@ -98,7 +98,7 @@ export function registerKeys(program: Command): void {
   keys
     .command('delete')
     .description('delete a consumption key for good (asks first)')
-    .argument('<id>', 'the key’s id (keydeck keys list)')
+    .argument('<id|name>', 'the key’s id, or its name when only one key has it (keydeck keys list)')
     .option('-y, --yes', 'do not ask (required when stdin is not a terminal)')
     .option('--json', 'print the service’s answer ({ "deleted": true }) as JSON')
     .action(async (id: string, opts: { yes?: boolean; json?: boolean }, cmd: Command) => {
@@ -108,7 +108,7 @@ export function registerKeys(program: Command): void {
   const rotate = keys
     .command('rotate')
     .description('replace a credit key without downtime: create its successor (it takes the old key’s name), deliver it (--to-file, --to-command), then deactivate, delete or keep the old key')
-    .argument('[id|name]', 'the key to rotate (keydeck keys list); with --finish/--undo, the key whose rotation was interrupted')
+    .argument('[id|name]', 'the key to rotate: its id, or its name (keydeck keys list); with --finish/--undo, the key whose rotation was interrupted')
     .option('--name <name>', 'the successor’s name (default: the old key’s own, which then becomes "NAME (rotated DATE)")')
     .option('--old <action>', 'what becomes of the old key once the successor is delivered: deactivate, delete or keep (default: ask)')
     .option('--grace <duration>', 'wait this long after the delivery before handling the old key (90s, 10m, 1h30m)')
@@ -165,7 +165,7 @@ export function registerMgmtKeys(program: Command): void {
   mgmtKeys
     .command('delete')
     .description('delete a management key (asks first); deleting the one keydeck uses signs keydeck out')
-    .argument('<id>', 'the key’s id (keydeck mgmt-keys list)')
+    .argument('<id|name>', 'the management key’s id, or its name when only one has it (keydeck mgmt-keys list)')
     .option('-y, --yes', 'do not ask (required when stdin is not a terminal)')
     .option('--json', 'print the service’s answer as JSON (null when empty)')
     .action(async (id: string, opts: { yes?: boolean; json?: boolean }, cmd: Command) => {

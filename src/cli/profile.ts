@@ -117,5 +117,5 @@ export function registerShellHelpers(program: Command): void {
   environment.action(() => {
     process.stdout.write(environmentText());
   });
-  program.addHelpText('after', '\nEnvironment variables: keydeck help environment\n');
+  // The program's help (src/cli/overview.ts) names it.
 }

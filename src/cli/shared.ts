@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { GlobalOptions } from '../commands/output.js';
-import { failUnknownCommand } from './errors.js';
+import { failUnknownCommand, failUsage, shownInput } from './errors.js';
 import { inherits } from './inherited.js';
 
 /** The dialects of the sandbox's answers (src/sandbox/dialect.ts). */
@@ -41,10 +41,18 @@ export async function runLocal(body: () => Promise<number | void>): Promise<void
  */
 export function reportUnknownSubcommands(group: Command): Command {
   // `keydeck keys help list` keeps working: commander drops its implicit help command once a group has an action.
-  return group.helpCommand(true).allowExcessArguments().action(() => {
-    if (group.args.length === 0) group.help({ error: true });
-    failUnknownCommand(group, group.args[0]!);
-  });
+  // Unknown options reach the action too, so that `keys creat --name x` is said to be a mistyped
+  // command (with `keys create` suggested), not an unknown option of the group.
+  return group
+    .helpCommand(true)
+    .allowExcessArguments()
+    .allowUnknownOption()
+    .action(() => {
+      if (group.args.length === 0) group.help({ error: true });
+      const word = group.args.find((arg) => !arg.startsWith('-'));
+      if (word === undefined) failUsage(group, `unknown option '${shownInput(group.args[0]!)}'`);
+      failUnknownCommand(group, word);
+    });
 }
 
 /**

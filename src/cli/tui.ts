@@ -49,7 +49,7 @@ export function registerTuiAction(program: Command): void {
     // Ink's layout engine would load Node's fetch (undici) only to decode itself: src/tui/withoutFetch.ts.
     const { importWithoutFetch } = await import('../tui/withoutFetch.js');
     const { runTui } = await importWithoutFetch(() => import('../tui/run.js'));
-    await runTui({
+    const quitNormally = await runTuiThen(() => runTui({
       ...globals,
       ...settings,
       ...(dialect !== undefined && { sandboxDialect: dialect }),
@@ -57,6 +57,18 @@ export function registerTuiAction(program: Command): void {
       ...(chain === false && { noChain: true }),
       // With --chain anvil, --chain-rpc names the sandbox's node: keydeck asks the sandbox for it.
       ...(chain !== 'anvil' && chainRpc !== undefined && { chainRpc }),
-    });
+    }));
+    // `npm start` in a clone: how `keydeck …` runs as its hints write it (src/commands/clone.ts).
+    if (quitNormally && globals.sandbox) {
+      const { cloneHint } = await import('../commands/clone.js');
+      const hint = cloneHint();
+      if (hint !== undefined) process.stderr.write(`${hint}\n`);
+    }
   });
+}
+
+/** Runs the TUI; true when it ended with exit code 0 (the user quit). */
+async function runTuiThen(run: () => Promise<void>): Promise<boolean> {
+  await run();
+  return process.exitCode === undefined || Number(process.exitCode) === 0;
 }

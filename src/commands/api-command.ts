@@ -11,8 +11,7 @@
  * retries a GET gets), i.e. the service gave no usable answer and trying later may work.
  */
 import { KeydeckApiError, type ApiErrorCode } from '../api/errors.js';
-import { visible } from '../terminal/sanitize.js';
-import { CommandFailure, ExitCode, asSentence, exitCodeOf, fail, printJson, runCommand, type ExitCodeValue, type OpenSessionOptions } from './output.js';
+import { CommandFailure, asSentence, exitCodeOf, printJson, runCommand, type ExitCodeValue, type OpenSessionOptions } from './output.js';
 
 /** Dependencies of the `keys`, `mgmt-keys` and `billing` commands (tests and embedding). */
 export interface CommandDeps {
@@ -88,32 +87,3 @@ export function printData(value: unknown): void {
   printJson(value === undefined ? null : value);
 }
 
-/**
- * Runs a call that names one item by the `ID` argument. When the service has no such id and the
- * argument looks like a name (a listed item has it as its name, or it has no digit at all, as ids
- * do), says so: "that looks like a name: use the id (`keydeck keys list`)" (issue 19).
- * @throws CommandFailure exit 1 `not_found` in that case; otherwise what `call` threw
- */
-export async function byId<R>(
-  id: string,
-  call: () => Promise<R>,
-  list: () => Promise<ReadonlyArray<{ id: string; name: string }>>,
-  listCommand: string,
-): Promise<R> {
-  try {
-    return await call();
-  } catch (error) {
-    if (!(error instanceof KeydeckApiError) || error.code !== 'not_found') throw error;
-    let named: { id: string; name: string } | undefined;
-    try {
-      named = (await list()).find((k) => k.name === id);
-    } catch {
-      named = undefined;
-    }
-    if (!named && /\d/.test(id)) throw error;
-    fail(
-      ExitCode.refused,
-      `not_found: no key has the id "${visible(id)}": that looks like a name: use the id (\`${listCommand}\`)${named ? `; the key named "${visible(named.name)}" has the id ${visible(named.id)}` : ''}`,
-    );
-  }
-}

@@ -253,7 +253,7 @@ export async function authLogout(globals: GlobalOptions, options: { revoke?: boo
   if (options.revoke) {
     if (!stored) fail(ExitCode.refused, `no key is stored for profile "${profile.name}", so there is nothing to revoke`);
     if (tokenKind(stored.token) !== 'management') fail(ExitCode.refused, 'the stored token is not a management key, so there is nothing to revoke');
-    if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile.name));
+    if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile));
     if (stored.source === 'file' && stored.path) warn(insecureStorageWarning(stored.path));
     const prefix = keyPrefixOf(stored.token);
     const client = new KeydeckClient({

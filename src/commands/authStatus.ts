@@ -119,7 +119,7 @@ async function statusReport(
     keyPrefix: kind === 'management' ? keyPrefixOf(credential.token) : null,
   } as const;
   if (profile.baseUrl === undefined) {
-    return { report: { ...found, accepted: false, reason: `${noBaseUrlSentence(profile.name)}.` }, code: ExitCode.usage };
+    return { report: { ...found, accepted: false, reason: `${noBaseUrlSentence(profile)}.` }, code: ExitCode.usage };
   }
   try {
     const client = new KeydeckClient({

@@ -49,8 +49,11 @@ export interface AutoTopUpDeps {
 
 const USD = /^(\d{1,9})(\.\d{1,2})?$/;
 
-/** The default caps, in words. */
-const DEFAULT_CAPS = `the largest charge ${DEFAULT_DAY_CAP_CHARGES} times a day and ${DEFAULT_MONTH_CAP_CHARGES} times a month`;
+/** Each cap, its flag and its default in words. */
+const CAPS = [
+  { name: 'the day cap', flag: '--max-per-day', words: `the largest charge ${DEFAULT_DAY_CAP_CHARGES} times a day` },
+  { name: 'the month cap', flag: '--max-per-month', words: `the largest charge ${DEFAULT_MONTH_CAP_CHARGES} times a month` },
+] as const;
 
 /** A USD figure of a flag: a plain decimal with at most two decimals. Exit 2 otherwise. */
 function usdFlag(flag: string, text: string | undefined): number | undefined {
@@ -84,19 +87,26 @@ export async function autoTopUpSet(globals: GlobalOptions, flags: AutoTopUpSetFl
   // The count of failures starts on the service's clock (docs/topups.md "Auto top-up").
   const policy = service.since !== undefined ? { ...resolved.policy, since: service.since } : resolved.policy;
   const command = `keydeck autotopup set ${commandFlags(flags)}`;
-  const defaults = [flags.maxPerDay === undefined && 'the day cap', flags.maxPerMonth === undefined && 'the month cap'].filter(Boolean);
+  // Only the caps not given are said to be defaults.
+  const defaults = CAPS.filter((c) => (c.flag === '--max-per-day' ? flags.maxPerDay : flags.maxPerMonth) === undefined);
+  const both = defaults.length > 1;
   await confirmDestructive({
     yes: flags.yes,
     command,
     question:
       `Allow keydeck to charge the card on file for profile "${profile.name}" (${profile.baseUrl ?? 'no base URL yet'}) without asking: ${policySentence(policy)}?` +
-      (defaults.length > 0 ? ` (${defaults.join(' and ')} by default: ${DEFAULT_CAPS})` : ''),
+      (defaults.length > 0 ? ` (${defaults.map((c) => `${c.name} by default: ${c.words}`).join('; ')})` : ''),
   });
   await updateConfig(profile.configPath, (config) => {
     config.profiles[profile.name] = { ...(config.profiles[profile.name] ?? {}), autoTopUp: policy };
   });
   printLine(`Auto top-up is set for profile "${profile.name}": ${policySentence(policy)}.`);
-  if (defaults.length > 0) printLine(`The caps you did not give are the defaults (${DEFAULT_CAPS}); --max-per-day and --max-per-month change them.`);
+  if (defaults.length > 0) {
+    const names = defaults.map((c) => c.name).join(' and ');
+    printLine(
+      `${names[0]!.toUpperCase()}${names.slice(1)}, not given, ${both ? 'are the defaults' : 'is the default'} (${defaults.map((c) => c.words).join(' and ')}); ${defaults.map((c) => c.flag).join(' and ')} ${both ? 'change them' : 'changes it'}.`,
+    );
+  }
   printLine('It acts only where you run it: keydeck autotopup run --once (cron), keydeck exporter --auto-topup, keydeck monitor --auto-topup, or keydeck --auto-topup.');
   return ExitCode.ok;
 }

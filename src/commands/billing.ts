@@ -40,7 +40,8 @@ export function creditsBlock(credits: CreditBalance, options: { color?: boolean 
       ['totalTopUp', formatUsd(credits.totalTopUp)],
       ['hasCreditKey', credits.hasCreditKey ? 'yes' : 'no'],
       ['creditKeyCount', String(credits.creditKeyCount)],
-      ['userId', credits.userId ?? '(none until the first top-up)'],
+      // Null is the spec's "until the first top-up"; null after top-ups: the service does not send it (the older pages).
+      ['userId', credits.userId ?? (credits.totalTopUp > 0 ? '(not sent by this service)' : '(none until the first top-up)')],
     ],
     options,
   );

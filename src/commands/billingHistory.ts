@@ -123,7 +123,7 @@ export async function billingHistoryChart(globals: GlobalOptions, flags: History
   if (!window) fail(ExitCode.usage, `--window must be one of ${CHART_WINDOWS.join(', ')}`);
   const env = deps.session?.env ?? process.env;
   const profile = await resolveProfile(globals, env);
-  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile.name));
+  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile));
   const origin = originOf(profile.baseUrl);
   let store: BalanceHistoryStore;
   try {

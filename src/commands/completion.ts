@@ -7,7 +7,7 @@
  * on stderr).
  */
 import type { Command, Option } from 'commander';
-import { MANUAL_TOPICS } from './manualTopics.js';
+import { HELP_WORDS, MANUAL_TOPICS } from './manualTopics.js';
 
 /** The shells a script is printed for. */
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
@@ -149,7 +149,7 @@ export async function completeWords(program: Command, words: readonly string[], 
   return source ? sources[source]() : [];
 }
 
-/** After `keydeck help` and `path` (the words typed since): the subcommands there, and at the top also the manual's topics. */
+/** After `keydeck help` and `path` (the words typed since): the subcommands there, and at the top also the manual's topics, `options` and `topics`. */
 function helpCandidates(program: Command, path: readonly string[]): string[] {
   let cmd = program;
   for (const word of path) {
@@ -158,7 +158,7 @@ function helpCandidates(program: Command, path: readonly string[]): string[] {
     cmd = sub;
   }
   const names = visible(cmd).map((c) => c.name()).filter((n) => n !== 'help');
-  return cmd === program ? [...names, ...MANUAL_TOPICS.map((t) => t.name).filter((t) => !names.includes(t))] : names;
+  return cmd === program ? [...names, ...[...MANUAL_TOPICS.map((t) => t.name), ...HELP_WORDS].filter((t) => !names.includes(t))] : names;
 }
 
 /** Runs `promise` for at most `ms`; [] when it fails or is late. */

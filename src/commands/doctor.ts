@@ -146,7 +146,7 @@ export async function runDoctorChecks(globals: GlobalOptions, deps: AuthDeps = {
   }
 
   if (!profile?.baseUrl) {
-    const detail = profile ? noBaseUrlSentence(profile.name) : 'not checked: no profile';
+    const detail = profile ? noBaseUrlSentence(profile) : 'not checked: no profile';
     checks.push(check('service', false, detail));
     checks.push(check('accepted', false, 'not checked: no service to ask'));
     return checks;

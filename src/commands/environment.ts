@@ -30,6 +30,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'NO_COLOR', meaning: 'set (non-empty): no colour, in the commands and the TUI' },
   { name: 'FORCE_COLOR', meaning: 'colour even when not a terminal (0 or false: never); wins over NO_COLOR, as in Node' },
   { name: 'TERM', meaning: 'dumb: no colour, no spinner; the full-screen app and keydeck monitor refuse and point at the commands' },
+  { name: 'PAGER', meaning: 'the pager keydeck help TOPIC goes through on a terminal (empty or cat: none; unset: less, with LESS=FRX unless LESS is set)' },
   { name: 'CI', meaning: 'set: no spinner' },
   { name: 'TMUX, STY', meaning: 'inside tmux or GNU screen: clipboard (OSC 52) and notification sequences go through its passthrough' },
   { name: 'CREDENTIALS_DIRECTORY', meaning: 'set by systemd (LoadCredential=): keydeck exporter reads a --token-file (or a --token-dir file) inside it as systemd hands it over, without the owner-only mode check' },

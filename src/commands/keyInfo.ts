@@ -69,7 +69,7 @@ async function consumptionKey(env: NodeJS.ProcessEnv, deps: KeyInfoDeps): Promis
 export async function keyInfo(globals: GlobalOptions, flags: KeyInfoFlags = {}, deps: KeyInfoDeps = {}): Promise<ExitCodeValue> {
   const env = deps.env ?? process.env;
   const profile = await resolveProfile(globals, env);
-  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile.name));
+  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile));
   const insecure = insecureHttpProblem(profile.baseUrl, globals.allowInsecureHttp === true);
   if (insecure !== undefined) fail(ExitCode.usage, insecure);
   const sk = await consumptionKey(env, deps);

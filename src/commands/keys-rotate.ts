@@ -13,6 +13,7 @@ import { originOf } from '../credentials/index.js';
 import { DeliveryError, describeDestination } from '../delivery/destinations.js';
 import { DEFAULT_IDLE_FOR_MS, DEFAULT_WAIT_IDLE_MS } from '../delivery/lastUse.js';
 import { findKey, RotationError } from '../delivery/rotation.js';
+import { checkKeyRef } from './keyRef.js';
 import { DeliveryRecord } from '../delivery/deliveryRecord.js';
 import { RotationRecord, RotationRecordError, type Rotation } from '../delivery/rotationRecord.js';
 import { beginRotation, createSuccessor, deliverSuccessor, markDelivered, type RotationContext, type Successor } from '../operations/rotateKey.js';
@@ -53,6 +54,7 @@ type ResumeOptions = Parameters<typeof handover>[2] & { oldAction?: Rotation['ol
  */
 export async function keysRotate(globals: GlobalOptions, idOrName: string | undefined, flags: RotateFlags, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   if (flags.finish && flags.undo) fail(ExitCode.usage, 'invalid_request: --finish and --undo cannot be given together');
+  if (idOrName !== undefined) idOrName = checkKeyRef(idOrName);
   const oldAction = oldActionFlag(flags.old);
   const idleForMs = flags.idleFor !== undefined ? durationFlag('--idle-for', flags.idleFor) : DEFAULT_IDLE_FOR_MS;
   const waitIdleMs = flags.waitIdle === undefined ? undefined : flags.waitIdle === true ? DEFAULT_WAIT_IDLE_MS : durationFlag('--wait-idle', String(flags.waitIdle));

@@ -10,12 +10,13 @@
  * and need `--yes` without one. Errors and exit codes: see ./api-command.ts.
  */
 import type { ConsumptionKey } from '../api/schemas.js';
-import { byId, printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
+import { printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
+import { checkKeyRef, keyByRef } from './keyRef.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { ensureNameFree } from './nameTaken.js';
 import { endedWords, keyStatus, paidTimeLost } from '../api/keyStatus.js';
-import { parseKeyId, parseKeyName, parseSubscriptionId } from './input.js';
-import { canPrompt, ExitCode, fail, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
+import { parseKeyName, parseSubscriptionId } from './input.js';
+import { ExitCode, fail, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 import { summarizeBillingStatus } from '../api/reader.js';
 import { pledgeMintRefusal } from '../operations/pledgeKey.js';
 import { runKeysCreate } from './createKey.js';
@@ -138,99 +139,95 @@ export async function keysCreate(globals: GlobalOptions, flags: KeysCreateFlags,
   );
 }
 
-/** The listed item with `id`, or undefined when the list cannot be read or has none. */
-async function findQuietly<T extends { id: string }>(list: () => Promise<readonly T[]>, id: string): Promise<T | undefined> {
-  try {
-    return (await list()).find((k) => k.id === id);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
- * `keydeck keys rename ID --name NAME [--allow-duplicate-name] [--json]` (§4 `PUT /api/keys/:id`
- * with `name`); a name another key has is asked about first (./nameTaken.ts).
+ * `keydeck keys rename ID|NAME --name NAME [--allow-duplicate-name] [--json]` (§4 `PUT
+ * /api/keys/:id` with `name`): the key resolved first (./keyRef.ts), then a name another key has is
+ * asked about (./nameTaken.ts).
  */
 export async function keysRename(
   globals: GlobalOptions,
-  id: string,
+  idOrName: string,
   flags: JsonFlag & { name: string; allowDuplicateName?: boolean },
   deps: CommandDeps = {},
 ): Promise<ExitCodeValue> {
-  const keyId = parseKeyId(id);
+  const given = checkKeyRef(idOrName);
   const name = parseKeyName(flags.name);
   const { client } = await openSession(globals, { ...deps.session, ...KEY_WARNINGS });
-  await ensureNameFree(() => client.keys.list(), name, { action: 'rename', exceptId: keyId, ...(flags.allowDuplicateName && { allowDuplicate: true }) });
-  const result = await byId(keyId, () => client.keys.update(keyId, { name }), () => client.keys.list(), 'keydeck keys list');
+  const keys = await client.keys.list();
+  const key = keyByRef(keys, given);
+  await ensureNameFree(async () => keys, name, { action: 'rename', exceptId: key.id, ...(flags.allowDuplicateName && { allowDuplicate: true }) });
+  const result = await client.keys.update(key.id, { name });
   if (flags.json) printData(result);
-  else printLine(`Renamed the key ${keyId} to "${name}".`);
+  else printLine(`Renamed the key "${visible(key.name)}" (id ${visible(key.id)}) to "${visible(name)}".`);
   return ExitCode.ok;
 }
 
 /**
- * `keydeck keys enable ID` / `keydeck keys disable ID [--yes]` (§4 `PUT /api/keys/:id` with
- * `isActive`; §3: a disabled key is revoked at once, enabling reactivates it). `disable` asks on a
- * terminal and needs `--yes` without one (exit 2).
+ * `keydeck keys enable ID|NAME` / `keydeck keys disable ID|NAME [--yes]` (§4 `PUT /api/keys/:id`
+ * with `isActive`; §3: a disabled key is revoked at once, enabling reactivates it): the key
+ * resolved first (./keyRef.ts). `disable` asks on a terminal and needs `--yes` without one (exit 2).
  */
 export async function keysSetActive(
   globals: GlobalOptions,
-  id: string,
+  idOrName: string,
   isActive: boolean,
   flags: YesFlag = {},
   deps: CommandDeps = {},
 ): Promise<ExitCodeValue> {
-  const keyId = parseKeyId(id);
-  if (!isActive) ensureCanConfirm({ yes: flags.yes, command: `keydeck keys disable ${keyId}` });
+  const given = checkKeyRef(idOrName);
+  if (!isActive) ensureCanConfirm({ yes: flags.yes, command: `keydeck keys disable ${given}` });
   const { client } = await openSession(globals, { ...deps.session, ...KEY_WARNINGS });
   // The key as listed (its name, whether it is an expired subscription, its paid time left), by
-  // the service's clock (the list's HTTP Date); undefined when it cannot be read.
-  const key = await findQuietly(() => client.keys.list(), keyId);
+  // the service's clock (the list's HTTP Date).
+  const key = keyByRef(await client.keys.list(), given);
+  const keyId = key.id;
   const now = client.serviceNow();
-  const expired = key !== undefined && keyStatus(key, now) === 'expired';
+  const expired = keyStatus(key, now) === 'expired';
   // An ended subscription cannot be switched back on (§3): said before anything is sent, with
   // what does work, instead of the service's bare refusal.
   if (isActive && expired) {
     fail(
       ExitCode.refused,
-      `subscription_ended: the key "${visible(key.name)}" (id ${keyId}) is a subscription whose paid period has ended, so it cannot be enabled again; ${endedWords(key)}. Nothing was sent`,
+      `subscription_ended: the key "${visible(key.name)}" (id ${visible(keyId)}) is a subscription whose paid period has ended, so it cannot be enabled again; ${endedWords(key)}. Nothing was sent`,
     );
   }
-  const label = key !== undefined ? `the key "${visible(key.name)}" (id ${keyId})` : `the key ${keyId}`;
+  const label = `the key "${visible(key.name)}" (id ${visible(keyId)})`;
   if (!isActive) {
-    const lost = key ? paidTimeLost(key, 'deactivate', now) : undefined;
+    const lost = paidTimeLost(key, 'deactivate', now);
     await confirmDestructive({
       yes: flags.yes,
       question: expired
         ? `Disable ${label}? Its subscription has ended, so it cannot be enabled again.`
-        : `Disable ${label}? It stops working at once, until \`keydeck keys enable ${keyId}\`${lost ? `; ${lost}` : ''}.`,
-      command: `keydeck keys disable ${keyId}`,
+        : `Disable ${label}? It stops working at once, until \`keydeck keys enable ${visible(keyId)}\`${lost ? `; ${lost}` : ''}.`,
+      command: `keydeck keys disable ${visible(keyId)}`,
     });
   }
-  const result = await byId(keyId, () => client.keys.update(keyId, { isActive }), () => client.keys.list(), 'keydeck keys list');
+  const result = await client.keys.update(keyId, { isActive });
   if (flags.json) printData(result);
   else if (isActive) printLine(`Enabled ${label}: it works again.`);
   else if (expired) printLine(`Disabled ${label}: its subscription has ended (${endedWords(key)}).`);
-  else printLine(`Disabled ${label}: it is refused from now on; \`keydeck keys enable ${keyId}\` turns it back on.`);
+  else printLine(`Disabled ${label}: it is refused from now on; \`keydeck keys enable ${visible(keyId)}\` turns it back on.`);
   return ExitCode.ok;
 }
 
 /**
- * `keydeck keys delete ID [--yes] [--json]` (§4 `DELETE /api/keys/:id`; §3: permanent). Asks on
- * a terminal, needs `--yes` without one (exit 2). `--json` prints `{ "deleted": true }`.
+ * `keydeck keys delete ID|NAME [--yes] [--json]` (§4 `DELETE /api/keys/:id`; §3: permanent): the
+ * key resolved first (./keyRef.ts). Asks on a terminal, needs `--yes` without one (exit 2).
+ * `--json` prints `{ "deleted": true }`.
  */
-export async function keysDelete(globals: GlobalOptions, id: string, flags: YesFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
-  const keyId = parseKeyId(id);
-  ensureCanConfirm({ yes: flags.yes, command: `keydeck keys delete ${keyId}` });
+export async function keysDelete(globals: GlobalOptions, idOrName: string, flags: YesFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+  const given = checkKeyRef(idOrName);
+  ensureCanConfirm({ yes: flags.yes, command: `keydeck keys delete ${given}` });
   const { client } = await openSession(globals, { ...deps.session, ...KEY_WARNINGS });
-  const key = !flags.yes && canPrompt() ? await findQuietly(() => client.keys.list(), keyId) : undefined;
-  const label = key !== undefined ? `the key "${visible(key.name)}" (id ${keyId})` : `the key ${keyId}`;
-  const lost = key ? paidTimeLost(key, 'delete', client.serviceNow()) : undefined;
+  const key = keyByRef(await client.keys.list(), given);
+  const label = `the key "${visible(key.name)}" (id ${visible(key.id)})`;
+  const lost = paidTimeLost(key, 'delete', client.serviceNow());
   await confirmDestructive({
     yes: flags.yes,
     question: `Delete ${label}? It is revoked at once and cannot be restored${lost ? `; ${lost}` : ''}.`,
-    command: `keydeck keys delete ${keyId}`,
+    command: `keydeck keys delete ${visible(key.id)}`,
   });
-  const result = await byId(keyId, () => client.keys.delete(keyId), () => client.keys.list(), 'keydeck keys list');
+  const result = await client.keys.delete(key.id);
   if (flags.json) printData(result);
   else printLine(`Deleted ${label}.`);
   return ExitCode.ok;

@@ -32,6 +32,7 @@ import { credentialIdOf, UsageBudget } from '../billing/usageBudget.js';
 import { ageWords, periodWords } from '../billing/usageWords.js';
 import { visible } from '../terminal/sanitize.js';
 import { printData, type JsonFlag } from './api-command.js';
+import { checkKeyRef, keyByRef } from './keyRef.js';
 import { ExitCode, fail, openSession, printFormatted, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 import { colorEnabled, formatKeyValues, formatTimestamp, type Cell } from './table.js';
 import type { UsageDeps } from './usage.js';
@@ -55,19 +56,6 @@ export async function plansFor(client: Pick<KeydeckClient, 'plans'>, keys: reado
 /** The keys of a list with their published limits (`keys list --json`): each entry as sent, plus `limits`. */
 export function withLimits(keys: readonly ConsumptionKey[], plans: readonly Plan[] | undefined): Array<ConsumptionKey & { limits: Record<string, unknown> | null }> {
   return keys.map((k) => ({ ...k, limits: limitsJson(k, plans) }));
-}
-
-/**
- * The key `given` names among `keys`: by id, else by name when exactly one has it.
- * @throws CommandFailure exit 1 `not_found` (none) or `ambiguous` (several, their ids named)
- */
-export function keyNamed(keys: readonly ConsumptionKey[], given: string): ConsumptionKey {
-  const byId = keys.find((k) => k.id === given);
-  if (byId) return byId;
-  const named = keys.filter((k) => k.name === given);
-  if (named.length === 1) return named[0]!;
-  if (named.length > 1) fail(ExitCode.refused, `ambiguous: ${named.length} keys are named "${visible(given)}": name one by its id (${named.map((k) => visible(k.id)).join(', ')})`);
-  return fail(ExitCode.refused, `not_found: no consumption key has the id or name "${visible(given)}" (keydeck keys list)`);
 }
 
 /** The key's spend in the last usage answer kept for this credential (never a read spent), with its age. */
@@ -117,13 +105,12 @@ function reservedHoursJson(at: ReservedHours): Record<string, unknown> {
 
 /** `keydeck keys show ID|NAME [--json]`: see the module comment. */
 export async function keysShow(globals: GlobalOptions, idOrName: string, flags: JsonFlag = {}, deps: UsageDeps = {}): Promise<ExitCodeValue> {
-  const given = idOrName.trim();
-  if (given === '') fail(ExitCode.usage, 'invalid_request: give the key’s id or name (keydeck keys list)');
+  const given = checkKeyRef(idOrName);
   const session = await openSession(globals, { ...deps.session, pendingRotations: true, pendingCreations: true });
   const { client } = session;
   try {
     const keys = await client.keys.list();
-    const key = keyNamed(keys, given);
+    const key = keyByRef(keys, given);
     // A pool key names its pledge; a key of the spec's model may name its own id as its subscription (nothing to add).
     const named = key.keyType === 'subscription' ? subscriptionIdOf(key) : undefined;
     const pledge = named !== undefined && named !== key.id ? named : undefined;

@@ -1,14 +1,17 @@
 /**
  * `keydeck help TOPIC` (issue 27): a page of the manual (`docs/TOPIC.md`, shipped in the package
- * beside `dist/`) printed for a terminal. The Markdown is rendered plainly: headings underlined,
- * code blocks indented, inline decoration (`code`, **bold**, links, HTML) dropped, a link to
- * another page said as `keydeck help PAGE`; tables stay as they are written. The text goes
- * through the terminal sanitiser like everything else keydeck prints (src/terminal/sanitize.ts).
+ * beside `dist/`) printed for a terminal at its width. The Markdown is rendered plainly: headings
+ * underlined, code blocks indented, inline decoration (`code`, **bold**, links, HTML) dropped, a
+ * link to another page said as `keydeck help PAGE`; tables as aligned columns when they fit, else
+ * as a list (./manualLayout.ts). No line is wider than the width. The text goes through the
+ * terminal sanitiser like everything else keydeck prints (src/terminal/sanitize.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import stringWidth from 'string-width';
 import { fileURLToPath } from 'node:url';
 import { visible } from '../terminal/sanitize.js';
+import { codeLines, isAlignmentRow, KEEP, layoutTable, tableCells, wrap } from './manualLayout.js';
 import { MANUAL_TOPICS } from './manualTopics.js';
 
 /**
@@ -76,9 +79,6 @@ function withPlainLinks(markdown: string): string[] {
 /** HTML the pages use for layout (`<details>`, `<summary>`, `<b>`, `<code>`, `<br>`), dropped outside code. */
 const HTML_TAG = /<\/?(?:details|summary|b|i|em|strong|code|kbd|br|p|div|span|sub|sup|a)(?:\s[^>]*)?\/?>/gi;
 
-/** Stands for a space inside a code span while prose is wrapped, so that a span is never broken. */
-const KEEP = '\u0000';
-
 /**
  * Prose (a paragraph, a list item, a table row, a heading) without its inline Markdown; with
  * `keep`, the spaces of code spans are {@link KEEP} (put back after wrapping).
@@ -103,41 +103,22 @@ function inline(text: string, keep = false): string {
     .join('');
 }
 
-/** `text` (one line) wrapped at `width` columns; the first line after `first`, the others after `rest`. */
-function wrap(text: string, width: number, first = '', rest = ''): string[] {
-  const lines: string[] = [];
-  let line = first;
-  let empty = true;
-  // A code span wider than a line is broken at its spaces after all.
-  const words = text.split(/\s+/).flatMap((w) => ([...w].length > width - [...rest].length ? w.split(KEEP) : [w]));
-  for (const word of words.filter(Boolean)) {
-    if (!empty && [...line].length + 1 + [...word].length > width) {
-      lines.push(line);
-      line = rest;
-      empty = true;
-    }
-    line += empty ? word : ` ${word}`;
-    empty = false;
-  }
-  lines.push(line);
-  return lines;
-}
-
 /** A list item's marker (`- `, `12. `) and the indentation of its own lines. */
 const LIST_ITEM = /^(\s*)([-*+]|\d+\.)\s+/;
 
 /** Options of {@link renderManualPage}. */
 export interface RenderOptions {
-  /** Paragraphs and list items are wrapped at this many columns (tables and code are not). Default 100. */
+  /** No line is wider than this many columns (at least 40). Default 100. */
   readonly width?: number;
 }
 
 /**
  * The page's Markdown as plain text for a terminal: `#` headings underlined with `=`, `##` with
  * `-`; paragraphs and list items wrapped at `width`; code blocks indented by four spaces (as
- * written); tables as they are written; inline decoration dropped (code spans' backticks,
- * emphasis, HTML, links said as `text (keydeck help page)`); sanitised (no control or escape
- * sequence survives). Ends with one newline.
+ * written, a line wider than `width` continued after `↪`); tables as aligned columns when they
+ * fit in `width`, else one block a row (./manualLayout.ts); inline decoration dropped (code spans'
+ * backticks, emphasis, HTML, links said as `text (keydeck help page)`); sanitised (no control or
+ * escape sequence survives). Ends with one newline.
  */
 export function renderManualPage(markdown: string, options: RenderOptions = {}): string {
   const width = Math.max(40, options.width ?? 100);
@@ -150,7 +131,7 @@ export function renderManualPage(markdown: string, options: RenderOptions = {}):
     const raw = lines[i]!;
     if (/^\s*```/.test(raw)) {
       // A code block, as written (a list item's indentation kept), four spaces in.
-      for (i++; i < lines.length && !/^\s*```/.test(lines[i]!); i++) out.push(lines[i] === '' ? '' : `    ${lines[i]}`);
+      for (i++; i < lines.length && !/^\s*```/.test(lines[i]!); i++) out.push(...(lines[i] === '' ? [''] : codeLines(`    ${lines[i]}`, width)));
       continue;
     }
     if (raw.trim() === '') {
@@ -159,15 +140,24 @@ export function renderManualPage(markdown: string, options: RenderOptions = {}):
     }
     const heading = /^(#{1,6})\s+(.*)$/.exec(raw);
     if (heading) {
-      const text = inline(heading[2]!).trim();
+      const text = wrap(inline(heading[2]!).trim(), width);
       blank();
-      out.push(text);
-      if (heading[1]!.length <= 2) out.push((heading[1]!.length === 1 ? '=' : '-').repeat(Math.max(3, [...text].length)));
+      out.push(...text);
+      if (heading[1]!.length <= 2) out.push((heading[1]!.length === 1 ? '=' : '-').repeat(Math.max(3, ...text.map((l) => stringWidth(l)))));
       out.push('');
       continue;
     }
     if (raw.startsWith('|')) {
-      out.push(inline(raw).trimEnd());
+      // A table: its rows up to the first line that is not one.
+      const rows: string[][] = [];
+      for (; i < lines.length && lines[i]!.startsWith('|'); i++) {
+        if (!isAlignmentRow(lines[i]!)) rows.push(tableCells(lines[i]!).map((cell) => inline(cell, true).replace(/\\\|/g, '|').replace(/\s+/g, ' ').trim()));
+      }
+      i--;
+      const [header = [], ...body] = rows;
+      blank();
+      out.push(...layoutTable(header, body, width));
+      blank();
       continue;
     }
     // A paragraph or a list item: its lines up to a blank line, a heading, a table, a code block
@@ -184,7 +174,7 @@ export function renderManualPage(markdown: string, options: RenderOptions = {}):
     // A block that held only HTML (`<details>`, `<!-- screens:keys -->`) leaves nothing behind.
     if (text === '') continue;
     const marker = item ? `${item[1]}${item[2]} ` : '';
-    out.push(...wrap(text, width, marker, ' '.repeat(marker.length)).map((l) => l.replaceAll(KEEP, ' ')));
+    out.push(...wrap(text, width, marker, ' '.repeat(marker.length)));
   }
   // One blank line at most between blocks, none at the ends.
   const text = out.join('\n').replace(/\n{3,}/g, '\n\n').trim();

@@ -33,7 +33,13 @@ export const MANUAL_TOPICS: readonly ManualTopic[] = [
   { name: 'architecture', summary: 'the code: layers, import rules, boundaries, patterns' },
 ];
 
-/** The topics as `keydeck help` and `keydeck --help` list them: one `  name  summary` line each. */
+/**
+ * The words `keydeck help` answers besides the commands and the pages: `options` (every option of
+ * the program) and `topics` (the pages, listed).
+ */
+export const HELP_WORDS = ['options', 'topics'] as const;
+
+/** The topics as `keydeck help topics` lists them: one `  name  summary` line each. */
 export function topicList(): string {
   const width = Math.max(...MANUAL_TOPICS.map((t) => t.name.length));
   return MANUAL_TOPICS.map((t) => `  ${t.name.padEnd(width)}  ${t.summary}`).join('\n');

@@ -12,10 +12,11 @@ import { keyPrefixOf } from '../api/errors.js';
 import type { ManagementKey } from '../api/schemas.js';
 import { originTarget, TOKEN_ENV_VAR } from '../credentials/index.js';
 import { tokenKind } from '../credentials/token.js';
-import { byId, printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
+import { printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
+import { checkKeyRef, keyByRef, MANAGEMENT_KEYS } from './keyRef.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
-import { parseKeyId, parseKeyName } from './input.js';
-import { canPrompt, ExitCode, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { parseKeyName } from './input.js';
+import { ExitCode, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalText } from './table.js';
 import { visible } from '../terminal/sanitize.js';
 
@@ -76,38 +77,32 @@ export async function mgmtKeysCreate(globals: GlobalOptions, flags: JsonFlag & {
 }
 
 /**
- * `keydeck mgmt-keys delete ID [--yes] [--json]` (§4 `DELETE /api/keys/management/:id`).
- * When ID is the key keydeck is signed in with: a warning before (and in the question), and
- * after success the stored credential of the profile is removed. `--json` prints the service's
- * body (not shown in §4), or `null` when it was empty.
+ * `keydeck mgmt-keys delete ID|NAME [--yes] [--json]` (§4 `DELETE /api/keys/management/:id`): the
+ * key resolved first from the list (./keyRef.ts). When it is the key keydeck is signed in with: a
+ * warning before (and in the question), and after success the stored credential of the profile is
+ * removed. `--json` prints the service's body (not shown in §4), or `null` when it was empty.
  */
-export async function mgmtKeysDelete(globals: GlobalOptions, id: string, flags: YesFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
-  const keyId = parseKeyId(id);
-  ensureCanConfirm({ yes: flags.yes, command: `keydeck mgmt-keys delete ${keyId}` });
+export async function mgmtKeysDelete(globals: GlobalOptions, idOrName: string, flags: YesFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+  const given = checkKeyRef(idOrName, MANAGEMENT_KEYS);
+  ensureCanConfirm({ yes: flags.yes, command: `keydeck mgmt-keys delete ${given}` });
   const { client, credential, store, profile } = await openSession(globals, { ...deps.session, pendingRotations: true });
-  // Only an mk_ credential can be among the listed keys (a session token is not a management
-  // key). Then the list is required: deleting keydeck's own key unnoticed would leave a dead
-  // credential stored. Otherwise it only names the key in the question.
-  const usesKey = tokenKind(credential.token) === 'management';
-  const keys = usesKey
-    ? await client.managementKeys.list()
-    : !flags.yes && canPrompt()
-      ? await listQuietly(() => client.managementKeys.list())
-      : undefined;
-  const own = usesKey && keys ? findOwnKey(keys, credential.token) : undefined;
+  const keys = await client.managementKeys.list();
+  const key = keyByRef(keys, given, MANAGEMENT_KEYS);
+  const keyId = key.id;
+  // Only an mk_ credential can be among the listed keys (a session token is not a management key).
+  const own = tokenKind(credential.token) === 'management' ? findOwnKey(keys, credential.token) : undefined;
   const isOwn = own !== undefined && own.id === keyId;
-  const named = keys?.find((k) => k.id === keyId)?.name;
-  const label = named !== undefined ? `the management key "${visible(named)}" (id ${keyId})` : `the management key ${keyId}`;
+  const label = `the management key "${visible(key.name)}" (id ${visible(keyId)})`;
   if (isOwn) {
     const where = credential.source === 'env' ? TOKEN_ENV_VAR : `the ${credential.source === 'keychain' ? 'keychain' : 'key file'} of profile "${profile.name}"`;
-    warn(`${keyId} is the management key keydeck is signed in with (${visible(own.keyPrefix)}…, from ${where}): deleting it signs keydeck out`);
+    warn(`${visible(keyId)} is the management key keydeck is signed in with (${visible(own.keyPrefix)}…, from ${where}): deleting it signs keydeck out`);
   }
   await confirmDestructive({
     yes: flags.yes,
     question: `Delete ${label}?${isOwn ? ' keydeck is signed in with it and will be signed out.' : ''} Tools using it stop working at once.`,
-    command: `keydeck mgmt-keys delete ${keyId}`,
+    command: `keydeck mgmt-keys delete ${visible(keyId)}`,
   });
-  const result = await byId(keyId, () => client.managementKeys.delete(keyId), () => client.managementKeys.list(), 'keydeck mgmt-keys list');
+  const result = await client.managementKeys.delete(keyId);
   if (flags.json) printData(result);
   else printLine(`Deleted ${label}.`);
   if (isOwn) {
@@ -128,13 +123,4 @@ export function findOwnKey(keys: readonly ManagementKey[], token: string): Manag
   if (tokenKind(token) !== 'management') return undefined;
   const prefix = keyPrefixOf(token);
   return keys.find((k) => k.keyPrefix === prefix);
-}
-
-/** The list, or undefined when it cannot be read (the delete that follows reports the trouble). */
-async function listQuietly(list: () => Promise<ManagementKey[]>): Promise<ManagementKey[] | undefined> {
-  try {
-    return await list();
-  } catch {
-    return undefined;
-  }
 }

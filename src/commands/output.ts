@@ -22,7 +22,7 @@ import { describeApiError } from '../api/describe.js';
 import { KeydeckApiError, redactSecrets } from '../api/errors.js';
 import { ConfigError } from '../config/config.js';
 import { isRecordDamaged } from '../config/recordDamage.js';
-import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
+import { noSuchProfileSentence, resolveProfile, type ResolvedProfile } from '../config/profile.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { dataDir } from '../config/paths.js';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
@@ -304,7 +304,7 @@ export interface OpenSessionOptions {
 export async function openSession(globals: GlobalOptions, options: OpenSessionOptions = {}): Promise<Session> {
   const env = options.env ?? process.env;
   const profile = await resolveProfile(globals, env);
-  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile.name));
+  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile));
   // Before any key is read: no key goes over plain http to another machine without the opt-in.
   const insecure = insecureHttpProblem(profile.baseUrl, globals.allowInsecureHttp === true);
   if (insecure !== undefined) fail(ExitCode.usage, insecure);
@@ -348,13 +348,17 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   return { profile: { ...profile, baseUrl: profile.baseUrl }, credential, client, store };
 }
 
-/** The sentence for a profile without a base URL. */
-export function noBaseUrlSentence(profile: string): string {
-  return (
-    `profile "${profile}" has no base URL: pass --base-url URL (or set KEYDECK_BASE_URL), ` +
-    `or save one with \`keydeck auth login --base-url URL\``
-  );
+/**
+ * The sentence for a profile without a base URL: a profile the config file does not have (other
+ * than `default`, which exists before anything is saved) is "no such profile", naming how to see
+ * the others and how to create it.
+ */
+export function noBaseUrlSentence(profile: { readonly name: string; readonly inConfig?: boolean }): string {
+  if (profile.inConfig === false && profile.name !== 'default') return noSuchProfileSentence(profile.name);
+  const login = `keydeck auth login${profile.name === 'default' ? '' : ` --profile ${profile.name}`} --base-url URL`;
+  return `profile "${profile.name}" has no base URL: pass --base-url URL (or set KEYDECK_BASE_URL), or save one with \`${login}\``;
 }
+
 
 /**
  * The sentence for a profile without a key, with the keychain's reason when it could not be asked.

@@ -97,7 +97,9 @@ export interface HandoverResult {
 /**
  * Steps 4–5 for a rotation at `delivered` (see the module comment).
  * @throws CommandFailure exit 1 `still_in_use` (the bound of `--wait-idle` passed, or the key is in
- *   use without `--yes` and without a terminal): the old key is left as it is and the rotation stays recorded
+ *   use without `--yes` and without a terminal) or `idle_unknown` (`--wait-idle` where the service
+ *   sends no `lastUsedAt`, unless the old key is kept): the old key is left as it is and the
+ *   rotation stays recorded
  */
 export async function handover(
   ctx: RotationContext,
@@ -122,7 +124,14 @@ export async function handover(
   if (usage?.spending && !use.known) inUse = true;
   if (flags.waitIdle !== undefined && flags.waitIdleMs !== undefined) {
     if (!use.known) {
-      say('keydeck cannot wait until it is idle: the service does not say when a key was last used (lastUsedAt).', json);
+      // Never by guessing: without lastUsedAt nothing says the key is idle, so it is not handled.
+      if (rotation.oldAction !== 'keep') {
+        fail(
+          ExitCode.refused,
+          `idle_unknown: the service does not say when a key was last used (lastUsedAt), so --wait-idle cannot tell when the old key "${visible(oldName(rotation))}" is idle, and it was left as it is; ` +
+            `${finishHint}, without --wait-idle`,
+        );
+      }
     } else if (!isIdle(use, flags.idleForMs)) {
       say(`Waiting until it has not been used for ${shortDuration(flags.idleForMs)} (at most ${shortDuration(flags.waitIdleMs)}, --wait-idle)…`, json);
       const waited = await waitUntilIdle(ctx.client, rotation.old.id, { idleForMs: flags.idleForMs, boundMs: flags.waitIdleMs });

@@ -14,7 +14,7 @@
  * 2 bad usage (`--port` not an integer 0–65535).
  */
 import { isLoopbackHost } from '../api/baseUrl.js';
-import { dirname } from 'node:path';
+import path, { dirname } from 'node:path';
 import { sandboxDbPath } from '../config/paths.js';
 import { checkTrustedDir } from '../config/trust.js';
 
@@ -84,12 +84,18 @@ export async function runSandboxCommand(opts: SandboxCommandOptions): Promise<vo
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   const { startSandbox } = await import('../sandbox/index.js');
+  const shared = await import('../sandbox/shared.js');
+  // keydeck's own database (the demo account of keydeck --sandbox): served at its home port too,
+  // so that every keydeck process finds the demo account where it always is (src/sandbox/shared.ts).
+  const own = dbPath !== ':memory:' && path.resolve(dbPath) === path.resolve(sandboxDbPath());
+  const home = own ? await shared.homePortOf(dbPath) : undefined;
   let sandbox: Awaited<ReturnType<typeof startSandbox>>;
   try {
     sandbox = await startSandbox({
       dbPath,
       host: opts.host,
       port,
+      ...(home !== undefined && { homePort: home.port }),
       ...(opts.dialect !== undefined && { dialect: opts.dialect }),
       ...(opts.unlimitedUsageReads === true && { usageReadLimit: false }),
       ...(opts.chain === 'anvil' && { chain: opts.chainRpc !== undefined ? { rpcUrl: opts.chainRpc } : {} }),
@@ -105,11 +111,17 @@ export async function runSandboxCommand(opts: SandboxCommandOptions): Promise<vo
     return;
   }
   // keydeck --sandbox processes on the same database join this one (src/sandbox/shared.ts).
-  if (dbPath !== ':memory:') {
-    const { recordServing } = await import('../sandbox/shared.js');
-    await recordServing(dbPath, sandbox);
-  }
+  if (dbPath !== ':memory:') await shared.recordServing(dbPath, sandbox);
+  if (home !== undefined && sandbox.homeUrl !== undefined && !home.recorded) await shared.recordHomePort(dbPath, home.port);
   process.stdout.write(`sandbox listening on ${sandbox.url}\nsession token: ${sandbox.token}\n`);
+  // On stderr: the two-line stdout contract stays as it is.
+  if (home !== undefined && sandbox.homeUrl !== undefined) {
+    process.stderr.write(`keydeck --sandbox finds this demo account at ${sandbox.homeUrl}, its address for every keydeck process, served here too\n`);
+  } else if (home !== undefined && new URL(sandbox.url).port !== String(home.port)) {
+    process.stderr.write(
+      `keydeck: warning: the demo account's address http://127.0.0.1:${home.port} is taken by another program: while this runs, keydeck --sandbox uses ${sandbox.url}, where keys stored for the other address are not sent\n`,
+    );
+  }
   const exposed = offLoopbackWarning(opts.host);
   if (exposed !== undefined) process.stderr.write(`${exposed}\n`);
   // A third line only with a chain, on stderr: the two-line stdout contract stays as it is.

@@ -7,6 +7,7 @@
  * demo user's session token ({@link GlobalOptions.sandboxToken}, never stored).
  */
 import { sandboxDbPath } from '../config/paths.js';
+import { noSuchProfileSentence, resolveProfile } from '../config/profile.js';
 import { ExitCode, fail, type GlobalOptions } from './output.js';
 
 /** The profile `--sandbox` uses when `--profile` names none (the TUI's too). */
@@ -16,13 +17,18 @@ export const SANDBOX_PROFILE = 'sandbox';
  * Runs `body` with `globals` pointed at the sandbox when `--sandbox` was given (its URL as the
  * base URL, profile `sandbox` by default, its demo token as the last resort), and closes what
  * was opened for it afterwards, also when `body` throws. Without `--sandbox`, just `body(globals)`.
- * @throws CommandFailure exit 2 for `--sandbox` with `--base-url` (two services named), exit 1
+ * @throws CommandFailure exit 2 for `--sandbox` with `--base-url` (two services named) or with
+ *   `--profile` naming a profile the config file does not have, exit 1
  *   when the sandbox cannot be started or joined (the reason, naming the database file)
  */
 export async function withSandbox<T>(globals: GlobalOptions, body: (globals: GlobalOptions) => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
   if (!globals.sandbox) return body(globals);
   if (globals.baseUrl !== undefined && !globals.baseUrlFromEnv) {
     fail(ExitCode.usage, '--sandbox and --base-url name two different services: give one of them');
+  }
+  // --profile names the profile whose settings apply to the sandbox: one the config file has.
+  if (globals.profile !== undefined && globals.profile !== SANDBOX_PROFILE && !(await resolveProfile({ profile: globals.profile }, env)).inConfig) {
+    fail(ExitCode.usage, noSuchProfileSentence(globals.profile));
   }
   const dbPath = sandboxDbPath(env);
   const { openSharedSandbox } = await import('../sandbox/shared.js');

@@ -31,7 +31,7 @@ import { keepsFigures, readUsageList, type UsageRead } from '../billing/usageRea
 import { ageWords, durationWords, keyAlertSentence, periodWords, rateWords, usageStatusLine } from '../billing/usageWords.js';
 import { visible } from '../terminal/sanitize.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
-import { parseKeyId } from './input.js';
+import { checkKeyRef, keyByRef } from './keyRef.js';
 import { ExitCode, fail, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 import { colorEnabled, formatAmount, formatTable, formatTimestamp, type Cell } from './table.js';
 
@@ -89,9 +89,9 @@ export function openUsageRig(session: Session, deps: UsageDeps = {}): UsageRig {
   };
 }
 
-/** `keydeck keys usage [ID] …`: see the module comment. */
+/** `keydeck keys usage [ID|NAME] …`: see the module comment. */
 export async function keysUsage(globals: GlobalOptions, id: string | undefined, flags: UsageFlags = {}, deps: UsageDeps = {}): Promise<ExitCodeValue> {
-  const keyId = id === undefined ? undefined : parseKeyId(id);
+  const given = id === undefined ? undefined : checkKeyRef(id);
   const period = parsePeriod(flags.period);
   if (flags.refresh && flags.cached) fail(ExitCode.usage, '--refresh and --cached cannot be used together');
   const session = await openSession(globals, deps.session);
@@ -101,6 +101,9 @@ export async function keysUsage(globals: GlobalOptions, id: string | undefined, 
     // The key list names the keys (and tells deleted ones apart), the balance bounds credit spend;
     // either answer also tells the client the service's clock. Neither spends a usage read.
     const [keys, credits] = await Promise.allSettled([client.keys.list(), client.billing.credits()]);
+    // ID|NAME resolved among the listed keys before a read is spent (./keyRef.ts); a deleted key
+    // is only in the usage answer, looked up there by id or name after the read.
+    const listed = given !== undefined && keys.status === 'fulfilled' && keys.value.some((k) => k.id === given || k.name === given) ? keyByRef(keys.value, given) : undefined;
     const kept = rig.budget.kept(rig.credential, 'list');
     const mode = flags.cached ? 'kept' : flags.refresh || kept === undefined ? 'demand' : 'auto';
     const read = await readUsageList(client, { budget: rig.budget, credential: rig.credential, origin: rig.origin, mode });
@@ -117,6 +120,7 @@ export async function keysUsage(globals: GlobalOptions, id: string | undefined, 
     if (read.error !== undefined) warn(`could not read new usage (${describe(read.error)}); these are the figures of ${ageWords(read.at, read.budget.now)}`);
     else if (flags.refresh && !read.fresh) warn(`--refresh could not read now (${declinedWords(read)}); these are the figures of ${ageWords(read.at, read.budget.now)}`);
     const rows = spendRows(report, keys.status === 'fulfilled' ? keys.value : undefined, credits.status === 'fulfilled' ? credits.value.totalTopUp : undefined);
+    const keyId = given === undefined ? undefined : (listed?.id ?? keyByRef(rows, given).id);
     const code = keyId !== undefined ? oneKey(rig, read, report, rows, keyId, period, flags) : allKeys(rig, read, report, rows, period, flags);
     // A refresh that could not happen is not a success for a cron job: the old figures are printed (with their age), exit 4.
     return flags.refresh && !read.fresh && code === ExitCode.ok ? ExitCode.network : code;

@@ -74,7 +74,8 @@ export class Authenticator {
   }
 
   /**
-   * The consumption key behind an inference request. Throws `unauthorized` (see
+   * The consumption key behind an inference request (or `/v1/usage`), recording its use
+   * (`lastUsedAt`). Throws `unauthorized` (see
    * {@link resolve}) or `forbidden` for a management key or session token (§5).
    */
   consumer(header: string | undefined): ConsumptionKeyRow {
@@ -85,6 +86,8 @@ export class Authenticator {
     if (principal.kind === 'session') {
       throw new SandboxError('forbidden', 'a session token cannot be used for inference: use a consumption key (sk_)');
     }
+    // Its `lastUsedAt`: presented, whatever the answer (a refused request is a use all the same).
+    this.#keys.touchConsumption(principal.key, this.#clock.now());
     return principal.key;
   }
 }

@@ -52,8 +52,6 @@ export interface SandboxContext {
   baseUrl: string;
   /** The shape its answers take (./dialect.ts); `seed` by default. */
   readonly dialect: Dialect;
-  /** When each consumption key last served an inference request (epoch ms; in memory only). */
-  readonly keyLastUsed: Map<string, number>;
   /** Waits `ms` (a `sandbox_delay_ms`), ending early when the sandbox closes. */
   sleep(ms: number): Promise<void>;
   /** Ends every pending {@link sleep} at once (called before the server closes). */
@@ -100,7 +98,6 @@ export function createContext(dbPath: string, options: { dialect?: Dialect; usag
     usageUnavailable: { on: false },
     baseUrl: '',
     dialect: options.dialect ?? 'seed',
-    keyLastUsed: new Map(),
     sleep(ms: number) {
       return new Promise<void>((resolve) => {
         const done = () => {

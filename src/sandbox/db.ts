@@ -148,6 +148,12 @@ const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX card_failures_by_user ON card_failures (user_id, created_at);
   `,
+  // 7: when each consumption key was last presented (its \`lastUsedAt\`, as the newer keys page
+  // shows), kept across restarts; an older database takes it from its usage events.
+  `
+  ALTER TABLE consumption_keys ADD COLUMN last_used_at INTEGER;
+  UPDATE consumption_keys SET last_used_at = (SELECT MAX(t) FROM usage_events WHERE usage_events.key_id = consumption_keys.id);
+  `,
 ];
 
 /** The schema version this code writes. */

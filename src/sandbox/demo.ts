@@ -115,6 +115,8 @@ function createDemoAccount(ctx: SandboxContext): string {
       }
     }
     ctx.keys.updateConsumption(userId, credit.staging, { isActive: false });
+    // Each key was last used at its last charge (`lastUsedAt`): the others never.
+    db.prepare('UPDATE consumption_keys SET last_used_at = (SELECT MAX(t) FROM usage_events WHERE usage_events.key_id = consumption_keys.id) WHERE user_id = ?').run(userId);
 
     // Management keys (the one keydeck makes at setup comes on top).
     const ci = ctx.keys.createManagement(userId, 'ci-deploy', now).row.id;

@@ -5,9 +5,9 @@
  *
  * | dialect | envelope | money | lists | USDC instruction | method names in answers |
  * |---|---|---|---|---|---|
- * | `seed` (default) | billing only (§4) | numbers | §2.1 fields | `amount` string, as requested | `card_checkout`, `card_direct`, `usdc` |
+ * | `seed` (default) | billing only (§4) | numbers | §2.1 fields, plus the newer keys page's `lastUsedAt` | `amount` string, as requested | `card_checkout`, `card_direct`, `usdc` |
  * | `docs-v1` (older pages) | none | decimal strings (`"74.50"`); `creditKeyId` instead of `creditKeyCount`, no `userId` | §2.1 fields | `amount` a number, and half the requested amount (the older credits page answers 25 to a request of 50) | `stripe`, `stripe_direct`, `usdc` |
- * | `docs-v2` (newer pages) | every `/api/*` answer | numbers | plus `apiKey` (a key value: the reader must drop it), `lastUsedAt`, `subscriptionId` (a pool key's pledge; a seed-model subscription key's own id) | `amount` string, as requested | `stripe`, `stripe_direct`, `usdc` |
+ * | `docs-v2` (newer pages) | every `/api/*` answer | numbers | plus `apiKey` (a key value: the reader must drop it), `subscriptionId` (a pool key's pledge; a seed-model subscription key's own id) | `amount` string, as requested | `stripe`, `stripe_direct`, `usdc` |
  *
  * Every dialect accepts both the seed's method names and the pages' (`stripe`, `stripe_direct`).
  * `GET /api/billing/status` answers in the newer page's shape in every dialect (enveloped where
@@ -60,8 +60,6 @@ export function instructedMicros(dialect: Dialect, requestedMicros: number): num
 export interface ShapeLookups {
   /** The id of the account's first active credit key, or null (the older pages' `creditKeyId`). */
   creditKeyId(): string | null;
-  /** When a consumption key last served a request (epoch ms), or undefined. */
-  lastUsedAt(keyId: string): number | undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -87,11 +85,19 @@ export function shapeAnswer(dialect: Dialect, route: string, body: unknown, look
     data = olderShape(route, data, lookups);
     return data;
   }
-  data = newerShape(route, data, lookups);
+  data = newerShape(route, data);
   return { success: true, data };
 }
 
+/** A consumption key as the older keys page shows it: without the newer page's `lastUsedAt`. */
+function olderKey(entry: unknown): unknown {
+  if (!isObject(entry) || !('keyType' in entry)) return entry;
+  const { lastUsedAt: _used, ...rest } = entry;
+  return rest;
+}
+
 function olderShape(route: string, data: unknown, lookups: ShapeLookups): unknown {
+  if (/^(GET|PUT|POST) \/api\/keys(\/|$)/.test(route)) return Array.isArray(data) ? data.map(olderKey) : olderKey(data);
   if (!isObject(data)) return data;
   switch (route) {
     case 'GET /api/billing/credits': {
@@ -125,11 +131,10 @@ function olderShape(route: string, data: unknown, lookups: ShapeLookups): unknow
   }
 }
 
-function newerShape(route: string, data: unknown, lookups: ShapeLookups): unknown {
+function newerShape(route: string, data: unknown): unknown {
   if (route !== 'GET /api/keys' || !Array.isArray(data)) return data;
   return data.map((entry) => {
     if (!isObject(entry)) return entry;
-    const used = typeof entry.id === 'string' ? lookups.lastUsedAt(entry.id) : undefined;
     const subscription = entry.keyType === 'subscription';
     return {
       ...entry,
@@ -139,7 +144,6 @@ function newerShape(route: string, data: unknown, lookups: ShapeLookups): unknow
       // A pool key names its pledge; a key of the seed's model is its own subscription (the
       // billing status lists it under the same id).
       ...(subscription && typeof entry.id === 'string' && entry.subscriptionId === undefined && { subscriptionId: entry.id }),
-      lastUsedAt: used === undefined ? null : new Date(used).toISOString(),
     };
   });
 }

@@ -41,6 +41,8 @@ export interface ConsumptionKeyRow {
   created_at: number;
   /** The pool pledge a pool key was minted for (`POST /api/keys/subscription`), else null. */
   subscription_id: string | null;
+  /** When the key was last presented (an inference request or `/v1/usage`), else null (never). */
+  last_used_at: number | null;
 }
 
 /** A management key row. */
@@ -54,7 +56,7 @@ export interface ManagementKeyRow {
 }
 
 const CONSUMPTION_COLUMNS =
-  'id, user_id, name, key_plan, key_type, is_active, spend_micros, blocks, subscription_expires_at, created_at, subscription_id';
+  'id, user_id, name, key_plan, key_type, is_active, spend_micros, blocks, subscription_expires_at, created_at, subscription_id, last_used_at';
 const MANAGEMENT_COLUMNS = 'id, user_id, name, key_prefix, last_used_at, created_at';
 
 /** True when a subscription key's 30-day period has ended at time `now` (ms). */
@@ -67,7 +69,15 @@ export function isExpired(row: ConsumptionKeyRow, now: number): boolean {
  * `isActive: false` and `subscriptionStatus: 'expired'`; never carries `apiKey`.
  */
 export function consumptionKeyToWire(row: ConsumptionKeyRow, now: number): ConsumptionKey {
-  const base = { id: row.id, name: row.name, keyPlan: row.key_plan, keyType: row.key_type, createdAt: new Date(row.created_at).toISOString() };
+  const base = {
+    id: row.id,
+    name: row.name,
+    keyPlan: row.key_plan,
+    keyType: row.key_type,
+    createdAt: new Date(row.created_at).toISOString(),
+    // The newer keys page's `lastUsedAt` (null: never used); the docs-v1 dialect leaves it out.
+    lastUsedAt: row.last_used_at === null || row.last_used_at === undefined ? null : new Date(row.last_used_at).toISOString(),
+  };
   if (row.key_type !== 'subscription') return { ...base, isActive: row.is_active === 1 };
   const expired = isExpired(row, now);
   return {
@@ -106,6 +116,7 @@ export class KeyStore {
   readonly #managementByHash;
   readonly #deleteManagement;
   readonly #touchManagement;
+  readonly #touchConsumption;
   readonly #creditKeyCounts;
   readonly #extendPledgeKeys;
   /** Per-user credit key counts, computed on first read and dropped on every change of that user's keys. */
@@ -144,6 +155,7 @@ export class KeyStore {
     this.#managementByHash = db.prepare('SELECT key_hash, id, user_id FROM management_keys WHERE key_hash = ?');
     this.#deleteManagement = db.prepare('DELETE FROM management_keys WHERE id = ? AND user_id = ?');
     this.#touchManagement = db.prepare('UPDATE management_keys SET last_used_at = ? WHERE id = ?');
+    this.#touchConsumption = db.prepare('UPDATE consumption_keys SET last_used_at = ? WHERE id = ?');
     this.#extendPledgeKeys = db.prepare('UPDATE consumption_keys SET subscription_expires_at = ? WHERE subscription_id = ? AND user_id = ? AND deleted_at IS NULL');
     this.#creditKeyCounts = db.prepare(
       `SELECT COUNT(*) AS total, COALESCE(SUM(is_active), 0) AS active FROM consumption_keys
@@ -296,5 +308,16 @@ export class KeyStore {
   /** Records a use of a management key at `now` (ms): its `lastUsedAt`. */
   touchManagement(id: string, now: number): void {
     this.#touchManagement.run(now, id);
+  }
+
+  /**
+   * Records a use of `row` (a consumption key as read at authentication) at `now` (ms): its
+   * `lastUsedAt`, to the second: written (and the user's lists re-read) at most once a second
+   * per key, so a busy key costs no write per request.
+   */
+  touchConsumption(row: ConsumptionKeyRow, now: number): void {
+    if (row.last_used_at !== null && row.last_used_at !== undefined && Math.floor(row.last_used_at / 1000) === Math.floor(now / 1000)) return;
+    this.#changed(row.user_id);
+    this.#touchConsumption.run(now, row.id);
   }
 }

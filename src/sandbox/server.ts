@@ -203,7 +203,6 @@ export function createSandboxApp(ctx: SandboxContext, options: SandboxAppOptions
       const route = `${request.method} ${request.routeOptions.url ?? pathOf(request.url)}`;
       const lookups: ShapeLookups = {
         creditKeyId: () => ctx.keys.listConsumption(request.accountId).find((k) => k.key_type === 'credit' && k.is_active === 1)?.id ?? null,
-        lastUsedAt: (keyId) => ctx.keyLastUsed.get(keyId),
       };
       done(null, shapeAnswer(ctx.dialect, route, payload, lookups));
     });
@@ -236,8 +235,6 @@ export function createSandboxApp(ctx: SandboxContext, options: SandboxAppOptions
   const requireConsumer: AuthHook = (request, _reply, done) => {
     try {
       request.consumer = ctx.auth.consumer(request.headers.authorization);
-      if (ctx.keyLastUsed.size >= 100_000) ctx.keyLastUsed.clear();
-      ctx.keyLastUsed.set(request.consumer.id, ctx.clock.now());
       done();
     } catch (error) {
       done(error as Error);

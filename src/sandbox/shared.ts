@@ -7,9 +7,13 @@
  * `billing watch`) takes the port over when the serving process ends, so its service never goes.
  *
  * Beside the database:
- * - `<db>.port`: the loopback port of the last start, taken again when free (DESIGN.md: a stored
- *   credential belongs to its origin, port included, so a stable port keeps the key stored at
- *   setup usable on the next start).
+ * - `<db>.port`: the database's home, the loopback port every keydeck process knows it by (a
+ *   stored credential, the balance history, the rotation and delivery records and the top-up
+ *   record are kept per service origin, port included, so one stable origin keeps them all). Chosen
+ *   at the first start from the database's path (a port from 20000 to 29999, below every OS's
+ *   range of ephemeral ports, so no outgoing connection takes it; a free one when it is taken),
+ *   then taken again at every start. `keydeck sandbox --port 8787` on this database serves the home
+ *   port too ({@link homePortOf}), so the demo account stays where it was while it runs and after.
  * - `<db>.json` (mode 0600, this user's regular file, else ignored): `{ instance, token, url }`,
  *   the database's identity (also answered by `GET /sandbox`), the demo user's session token (the
  *   database holds it too) and where the database is served now or was last. A process that finds
@@ -17,7 +21,7 @@
  *
  * Nothing is written to the service's data by joining: a joined process only sends requests.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, open, readFile, rename, unlink } from 'node:fs/promises';
 import net from 'node:net';
@@ -92,6 +96,26 @@ function portAnswers(host: string, port: number): Promise<boolean> {
   });
 }
 
+/** The first port tried for a database never served yet: 20000–29999, from its path (and this user). */
+function firstPort(dbPath: string): number {
+  const digest = createHash('sha256').update(`${typeof process.getuid === 'function' ? process.getuid() : ''}\0${dbPath}`).digest();
+  return 20_000 + (digest.readUInt32BE(0) % 10_000);
+}
+
+/**
+ * The home port of `dbPath` (see the module comment): the one recorded, else the one its first
+ * start tries. `keydeck sandbox` serves it beside its own `--port` on keydeck's own database.
+ */
+export async function homePortOf(dbPath: string): Promise<{ readonly port: number; readonly recorded: boolean }> {
+  const recorded = await lastPort(dbPath);
+  return recorded !== undefined ? { port: recorded, recorded: true } : { port: firstPort(dbPath), recorded: false };
+}
+
+/** Records `port` as the home port of `dbPath` (best effort). */
+export async function recordHomePort(dbPath: string, port: number): Promise<void> {
+  await writePrivateFile(sandboxPortPath(dbPath), `${port}\n`).catch(() => undefined);
+}
+
 /** The port of the last start, or undefined. */
 async function lastPort(dbPath: string): Promise<number | undefined> {
   try {
@@ -150,7 +174,8 @@ async function writePrivateFile(file: string, text: string): Promise<void> {
  * other keydeck processes need to join it. Best effort: a failure only means they cannot join.
  */
 export async function recordServing(dbPath: string, running: RunningSandbox): Promise<void> {
-  const state: SandboxState = { instance: running.instance, token: running.token, url: running.url };
+  // Where keydeck processes join it: its home when it serves that too.
+  const state: SandboxState = { instance: running.instance, token: running.token, url: running.homeUrl ?? running.url };
   await writePrivateFile(sandboxStatePath(dbPath), `${JSON.stringify(state)}\n`).catch(() => undefined);
 }
 
@@ -186,7 +211,7 @@ export async function openSharedSandbox(options: SharedSandboxOptions): Promise<
   for (;;) {
     const state = await joinable(dbPath);
     if (state) return joined(state, options);
-    const port = await lastPort(dbPath);
+    const port = (await homePortOf(dbPath)).port;
     try {
       return await serve(options, port);
     } catch (error) {
@@ -204,23 +229,21 @@ export async function openSharedSandbox(options: SharedSandboxOptions): Promise<
   }
 }
 
-/** Starts serving on `port` (or a free one when it is taken or unknown); remembers the port and the state. */
-async function serve(options: SharedSandboxOptions, port: number | undefined): Promise<SharedSandbox> {
+/** Starts serving on `port` (or a free one when it is taken); remembers the port and the state. */
+async function serve(options: SharedSandboxOptions, port: number): Promise<SharedSandbox> {
   const { dbPath } = options;
   const start = (p: number) =>
     startSandbox({ dbPath, host: '127.0.0.1', port: p, ...(options.dialect && { dialect: options.dialect }), ...(options.chain && { chain: options.chain }) });
   let running: RunningSandbox | undefined;
-  if (port !== undefined) {
-    try {
-      running = await start(port);
-    } catch (error) {
-      if (!isAddressTaken(error)) throw error;
-    }
+  try {
+    running = await start(port);
+  } catch (error) {
+    if (!isAddressTaken(error)) throw error;
   }
   running ??= await start(0);
   const served = running;
-  const actual = new URL(served.url).port;
-  if (String(port) !== actual) await writePrivateFile(sandboxPortPath(dbPath), `${actual}\n`).catch(() => undefined);
+  const actual = Number(new URL(served.url).port);
+  if ((await lastPort(dbPath)) !== actual) await recordHomePort(dbPath, actual);
   await recordServing(dbPath, served);
   return {
     url: served.url,

@@ -2,6 +2,7 @@
  * Starting a sandbox server on a database: {@link startSandbox} (the library's entry, `keydeck
  * sandbox`, and ./shared.ts for `keydeck --sandbox`).
  */
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createContext } from './context.js';
 import type { Dialect } from './dialect.js';
@@ -34,6 +35,14 @@ export interface StartSandboxOptions {
    * Undefined (the default): transfers are simulated in the database (fast, no binary).
    */
   chain?: { readonly rpcUrl?: string };
+  /**
+   * A second port on 127.0.0.1 to serve the same app on: the address every keydeck process knows
+   * this database by (its home, src/sandbox/shared.ts), so that `keydeck sandbox --port 8787` on
+   * keydeck's own database leaves the demo account where it was. The links the sandbox hands out
+   * (card checkout pages) name it, so they outlive this process. When it cannot be bound (taken),
+   * only `port` is served. Undefined (the default): one port.
+   */
+  homePort?: number;
 }
 
 /** A running sandbox. */
@@ -44,6 +53,8 @@ export interface RunningSandbox {
   token: string;
   /** The database's identity (a random id made with the database; `GET /sandbox` answers it). */
   instance: string;
+  /** `http://127.0.0.1:HOME` when {@link StartSandboxOptions.homePort} was bound too. */
+  homeUrl?: string;
   /** The chain's JSON-RPC URL, when the sandbox runs on one. */
   chainRpcUrl?: string;
   /** Stops listening (pending `sandbox_delay_ms` waits end at once), stops its chain, closes the database. */
@@ -52,6 +63,18 @@ export interface RunningSandbox {
 
 function urlHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * Serves `app` on 127.0.0.1:`port` too, through Fastify's own request handler (`routing`: every
+ * hook and route as on its main port); undefined when the port cannot be bound.
+ */
+async function listenHome(app: ReturnType<typeof createSandboxApp>, port: number): Promise<Server | undefined> {
+  const server = createServer((request, reply) => app.routing(request, reply));
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(undefined));
+    server.listen({ host: '127.0.0.1', port }, () => resolve(server));
+  });
 }
 
 /**
@@ -74,17 +97,22 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
     app = createSandboxApp(ctx, { listenHost: host, ...(options.log && { log: options.log }) });
     await app.listen({ host, port: options.port ?? 0 });
     const { port } = app.server.address() as AddressInfo;
-    ctx.baseUrl = `http://${urlHost(host)}:${port}`;
+    const url = `http://${urlHost(host)}:${port}`;
+    const home = options.homePort !== undefined && !(host === '127.0.0.1' && options.homePort === port) ? await listenHome(app, options.homePort) : undefined;
+    const homeUrl = home ? `http://127.0.0.1:${options.homePort}` : undefined;
+    ctx.baseUrl = homeUrl ?? url;
     const running = app;
     let closing: Promise<void> | undefined;
     return {
-      url: ctx.baseUrl,
+      url,
       token,
       instance: ctx.instance,
+      ...(homeUrl !== undefined && { homeUrl }),
       ...(ctx.chain && { chainRpcUrl: ctx.chain.rpcUrl }),
       close() {
         closing ??= (async () => {
           try {
+            if (home) await new Promise<void>((resolve) => home.close(() => resolve()).closeAllConnections());
             await running.close();
           } finally {
             ctx.db.close();

@@ -14,7 +14,8 @@ import { PaneTabs } from './components/PaneTabs.js';
 import { StatusLine, useStatusRows } from './components/StatusLine.js';
 import { useAccountData } from './contexts/AccountDataContext.js';
 import { useBalance, useBalanceRefresh } from './contexts/BalanceContext.js';
-import { useKeymap, useQuit } from './contexts/KeymapContext.js';
+import { useHelpPage, useKeymap, useQuit } from './contexts/KeymapContext.js';
+import type { Scope } from './keymap.js';
 import { useServiceClock, useSession, useSessionActions } from './contexts/SessionContext.js';
 import { useServices } from './contexts/ServicesContext.js';
 import { useClearStatus, useFlash } from './contexts/StatusContext.js';
@@ -52,7 +53,9 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
     if (next !== pane) clearStatus();
     setPaneState(next);
   };
-  const [help, setHelp] = useState(false);
+  // The key overlay, opened at a scope's keys: the pane's, or the page `?` was pressed on (the top-up walk-through).
+  const [help, setHelp] = useState<Scope | false>(false);
+  const helpPage = useHelpPage();
   // The first frame draws the pane shown; the others mount right after it (and then stay mounted,
   // so the Billing pane's monitor runs and every pane keeps its state): keydeck's first frame
   // waits for nothing it does not show (issue 15).
@@ -97,7 +100,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
     'global',
     {
       quit,
-      help: () => setHelp(true),
+      help: () => setHelp(helpPage() ?? pane),
       refresh: session.client
         ? () => {
             refreshBalance();
@@ -115,6 +118,8 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
       'pane.prev': () => cycle(-1),
       // Not for a rejected KEYDECK_TOKEN: the variable would override the new key at the next start.
       'setup.again': session.rejected && session.info?.origin !== 'env' ? () => startSetup() : undefined,
+      // The demo account signs in by itself: its setup is there to be tried.
+      'setup.try': session.info?.origin === 'sandbox' ? () => startSetup() : undefined,
     },
     { active: !help && usageDialog === undefined },
   );
@@ -126,7 +131,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
       {bannerRows > 0 ? <Banner columns={columns} /> : null}
       <RunawayBanner columns={columns} />
       <Box height={bodyRows} width={columns} flexDirection="column" overflow="hidden">
-        {help ? <HelpOverlay columns={columns} rows={bodyRows} scope={pane} onClose={() => setHelp(false)} /> : null}
+        {help ? <HelpOverlay columns={columns} rows={bodyRows} scope={help} onClose={() => setHelp(false)} /> : null}
         {!help && usageDialog ? usageDialog : null}
         {PANES.map((p) => {
           const shown = !help && !usageDialog && p.id === pane;

@@ -52,6 +52,7 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'pane.next', keys: ['tab'], label: 'next pane', scope: 'global', hint: false },
   { id: 'pane.prev', keys: ['shift-tab'], label: 'previous pane', scope: 'global', hint: false },
   { id: 'setup.again', keys: ['S'], label: 'set up again', help: 'run the guided setup again (shown when the stored key was rejected)', scope: 'global' },
+  { id: 'setup.try', keys: ['S'], label: 'try the setup', help: 'on the sandbox’s demo account: walk the guided setup a real account goes through', scope: 'global', hint: false },
   { id: 'usage.read', keys: ['u'], label: 'read usage', help: 'spend one of the 12 usage reads the service allows per 12 hours now, when one is left (r never spends one)', scope: 'global', hint: false },
   { id: 'runaway.deactivate', keys: ['D'], label: 'deactivate runaway', help: 'deactivate the key the runaway alert names (asks first, Cancel focused)', scope: 'global', dangerous: true },
   { id: 'runaway.dismiss', keys: ['X'], label: 'dismiss alert', help: 'hide the runaway alert until its key runs away again', scope: 'global', hint: false },

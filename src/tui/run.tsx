@@ -10,7 +10,7 @@ import type { ReactElement } from 'react';
 import { render } from 'ink';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
 import type { TuiGlobals } from './globals.js';
-import { ConfigError, resolveProfile, sandboxDbPath } from '../config/index.js';
+import { ConfigError, noSuchProfileSentence, resolveProfile, sandboxDbPath } from '../config/index.js';
 import { guardedStdout } from '../terminal/outputGuard.js';
 import { BootFrame } from './BootFrame.js';
 import { createLifecycle } from './lifecycle.js';
@@ -60,6 +60,13 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   } catch (error) {
     await sandbox?.close();
     process.stderr.write(`keydeck: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  // With --sandbox, --profile names the profile whose settings apply: one the config file has.
+  if (sandbox && !profile.inConfig && profile.name !== 'sandbox') {
+    await sandbox.close();
+    process.stderr.write(`keydeck: ${noSuchProfileSentence(profile.name)}.\n`);
     process.exitCode = 2;
     return;
   }

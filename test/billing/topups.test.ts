@@ -81,7 +81,7 @@ describe('verifyUsdc: credited only on evidence that names the top-up', () => {
     const outcome = await verifyUsdc({ journal, client, scope: SCOPE }, { entryId: entry.id, txHash: HASH, amount: 25 });
     expect(outcome).toMatchObject({ kind: 'credited', credited: 25, balance: 75, byEarlierVerify: false });
     expect(client.sent).toEqual(['getCredits', 'status', 'verify 0xabab 25']);
-    expect(await journal.get(entry.id)).toMatchObject({ state: 'credited', credited: 25, balance: 75, txHash: HASH, evidence: 'the verify answer for this transaction hash' });
+    expect(await journal.get(entry.id)).toMatchObject({ state: 'credited', credited: 25, balance: 75, txHash: HASH, evidence: 'the service’s answer to verifying this transaction hash says it was credited' });
   });
 
   it('an answer lost: verifying (with the baseline kept); then tx_already_used with the total risen by its amount: credited', async () => {

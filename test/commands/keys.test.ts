@@ -19,7 +19,8 @@ async function listed(token: string) {
   return ConsumptionKeyListSchema.parse((await sb.call('GET', '/api/keys', { token })).body);
 }
 
-const HEADER = ['id', 'name', 'keyType', 'keyPlan', 'status', 'expires', 'createdAt'];
+// The sandbox sends lastUsedAt (as the newer keys page): the table shows it.
+const HEADER = ['id', 'name', 'keyType', 'keyPlan', 'status', 'expires', 'createdAt', 'lastUsedAt'];
 
 describe('keys list and create', () => {
   it('on an account without credit: an empty list both ways, and create is refused with insufficient_balance (exit 1)', async () => {
@@ -78,7 +79,7 @@ describe('keys list and create', () => {
     expect(cells(rows[0]!)).toEqual(HEADER);
     expect(rows).toHaveLength(3);
     const wide = rows.find((r) => r.includes('日本語キー'))!;
-    expect(cells(wide)).toEqual([created.id, '日本語キー', 'credit', 'credits', 'active', 'never', expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/)]);
+    expect(cells(wide)).toEqual([created.id, '日本語キー', 'credit', 'credits', 'active', 'never', expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/), 'never']);
     // Columns line up in terminal cells, wide characters included.
     const column = (line: string, text: string) => stringWidth(line.slice(0, line.indexOf(text)));
     for (const row of rows.slice(1)) {
@@ -115,7 +116,7 @@ describe('keys rename, enable, disable', () => {
       cli.run(user, ['keys', 'disable', key.id]),
     ]);
     expect(rename.code, rename.stderr).toBe(0);
-    expect(rename.stdout).toBe(`Renamed the key ${key.id} to "api v2".\n`);
+    expect(rename.stdout).toBe(`Renamed the key "api" (id ${key.id}) to "api v2".\n`);
     expect(refused.code).toBe(2);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toBe(
@@ -159,7 +160,7 @@ describe('keys delete', () => {
       cli.run(user, ['keys', 'delete', b.id, '--yes', '--json']),
     ]);
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toBe(`Deleted the key ${a.id}.\n`);
+    expect(human.stdout).toBe(`Deleted the key "a" (id ${a.id}).\n`);
     expect(json.code, json.stderr).toBe(0);
     expect(DeletedKeySchema.parse(JSON.parse(json.stdout))).toEqual({ deleted: true });
     expect(await listed(user)).toEqual([]);
@@ -167,7 +168,7 @@ describe('keys delete', () => {
     const again = await cli.run(user, ['keys', 'delete', a.id, '--yes']);
     expect(again.code).toBe(1);
     expect(again.stdout).toBe('');
-    expect(again.stderr).toMatch(/^keydeck: not_found: could not delete the key: /);
+    expect(again.stderr).toBe(`keydeck: not_found: no key has the id or name "${a.id}" (keydeck keys list); nothing was changed.\n`);
   });
 
   it('on a terminal asks y/N naming the key: the default (no) keeps it, y deletes it', { timeout: 30_000 }, async () => {
@@ -246,7 +247,7 @@ describe('failures', () => {
         ['keys', 'create', '--name', '   '],
         ['keys', 'create', '--name', 'x'.repeat(129)],
         ['keys', 'rename', 'k1', '--name', ''],
-        ['keys', 'delete', 'a/b', '--yes'],
+        ['keys', 'delete', `sk_${'A1b2'.repeat(10)}`, '--yes'],
         ['keys', 'create'],
       ].map((args) => cli.run('sess_whatever', args, { KEYDECK_BASE_URL: UNREACHABLE })),
     );
@@ -256,7 +257,8 @@ describe('failures', () => {
     }
     expect(results[0]!.stderr).toBe('keydeck: invalid_request: --name: name must not be empty.\n');
     expect(results[1]!.stderr).toMatch(/--name: name must be at most 128 characters/);
-    expect(results[3]!.stderr).toMatch(/invalid_request: ID: id must not contain \//);
+    // A key value where the id goes: refused by its prefix, never sent (nor put in a path).
+    expect(results[3]!.stderr).toBe('keydeck: invalid_request: ID|NAME: sk_A1b2A1b2… is a key value, not its id: give the key’s id or name (keydeck keys list); nothing was sent, and a key value is never put in a request’s path.\n');
     expect(results[4]!.stderr).toMatch(/invalid_request: --name: give the key’s name \(keydeck keys create NAME, or --name NAME\)/);
   });
 

@@ -107,10 +107,11 @@ describe('keydeck keys show', { timeout: 60_000 }, () => {
     const twin = await cli.run(token, ['keys', 'show', 'twin']);
     expect(twin.code).toBe(1);
     expect(twin.stderr).toMatch(/^keydeck: ambiguous: 2 keys are named "twin": name one by its id/m);
-    expect(twin.stderr).toContain(a.id);
-    expect(twin.stderr).toContain(b.id);
+    // Each candidate by id, with its status and creation date.
+    expect(twin.stderr).toContain(`${a.id} (active, created `);
+    expect(twin.stderr).toContain(`${b.id} (active, created `);
     const none = await cli.run(token, ['keys', 'show', 'nobody']);
     expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(/^keydeck: not_found: no consumption key has the id or name "nobody" \(keydeck keys list\)\.\n$/m);
+    expect(none.stderr).toMatch(/^keydeck: not_found: no key has the id or name "nobody" \(keydeck keys list\); nothing was changed\.\n$/m);
   });
 });

@@ -82,7 +82,7 @@ describe('mgmt-keys delete', () => {
       cli.run(user, ['mgmt-keys', 'delete', b.id, '--yes', '--json']),
     ]);
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toBe(`Deleted the management key ${a.id}.\n`);
+    expect(human.stdout).toBe(`Deleted the management key "a" (id ${a.id}).\n`);
     expect(human.stderr).toBe('');
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual({ deleted: true });

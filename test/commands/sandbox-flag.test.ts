@@ -3,12 +3,13 @@
  * dir, whether this command starts the sandbox or another keydeck process (a TUI left open) serves
  * it; what one command makes, the next finds. The built CLI, a fresh home each test.
  */
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openSharedSandbox } from '../../src/sandbox/shared.js';
 import { call } from '../sandbox/helpers.js';
 import { makeTempHome, runCli, type TempHome } from '../credentials/harness.js';
+import { startCli } from './scripted.js';
 
 const homes: TempHome[] = [];
 afterEach(() => {
@@ -89,5 +90,42 @@ describe('keydeck --sandbox <command>', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toBe('keydeck: --sandbox and --base-url name two different services: give one of them.\n');
     expect(() => statSync(dbPath)).toThrow();
+  });
+
+  it('keeps the demo account at its home while `keydeck sandbox` serves it on another port: a checkout link outlives that process', { timeout: 60_000 }, async () => {
+    const { env, dbPath } = freshHome();
+    const foreground = startCli(['sandbox', '--port', '0'], env);
+    let sessionUrl: string;
+    let home: string;
+    try {
+      await foreground.waitForStdout(/session token: /);
+      await foreground.waitForStderr(/finds this demo account at /);
+      const own = /sandbox listening on (\S+)/.exec(foreground.stdout())![1]!;
+      home = /finds this demo account at (http:\/\/127\.0\.0\.1:\d+)/.exec(foreground.stderr())![1]!;
+      expect(home).not.toBe(own);
+      expect(readFileSync(`${dbPath}.port`, 'utf8').trim()).toBe(new URL(home).port);
+      const status = await runCli(['--sandbox', 'auth', 'status', '--json'], { env });
+      expect(JSON.parse(status.stdout).baseUrl).toBe(home);
+      const topup = await runCli(['--sandbox', 'billing', 'topup', '--amount', '10', '--method', 'card_checkout', '--json'], { env });
+      expect(topup.code, topup.stderr).toBe(0);
+      sessionUrl = JSON.parse(topup.stdout).sessionUrl as string;
+      expect(sessionUrl.startsWith(`${home}/sandbox/checkout/`)).toBe(true);
+    } finally {
+      foreground.kill('SIGINT');
+      await foreground.exited;
+    }
+    // The foreground sandbox is gone; a keydeck process (a TUI, say) serves the database again, at its home.
+    const again = await openSharedSandbox({ dbPath, keep: true });
+    try {
+      expect(again.url).toBe(home);
+      const page = await fetch(sessionUrl);
+      expect(page.status).toBe(200);
+      const paid = await fetch(sessionUrl, { method: 'POST' });
+      expect(paid.status).toBeLessThan(400);
+      const credits = await call(again.url, 'GET', '/api/billing/credits', { token: again.token });
+      expect(credits.body.data?.totalTopUp ?? credits.body.totalTopUp).toBe(135);
+    } finally {
+      await again.close();
+    }
   });
 });

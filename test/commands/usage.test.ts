@@ -72,7 +72,7 @@ describe('keys usage', () => {
     expect(bad.stderr).toMatch(/--period must be one of 24h, 7d, 30d, total/);
     const missing = await cli.run(user, ['keys', 'usage', 'nope-1']);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/has no key with the id "nope-1"/);
+    expect(missing.stderr).toMatch(/not_found: no key has the id or name "nope-1"/);
   });
 
   it('with nothing kept and --cached: no figures, and the sentence says so; a 502 keeps the last figures with their age', async () => {

@@ -77,6 +77,9 @@ const TABLE: Row[] = [
   { condition: 'a self-signed certificate (a read)', message: errorFromNetwork(ctx(LIST), 'DEPTH_ZERO_SELF_SIGNED_CERT', false).message, next: /not signed by an authority this machine trusts .*did not connect: check the address, or, behind a proxy that inspects TLS, give Node its certificate authority with NODE_EXTRA_CA_CERTS=FILE\.$/, refusal: false },
   { condition: 'an expired certificate (a create)', message: errorFromNetwork(ctx(CREATE), 'CERT_HAS_EXPIRED', false).message, next: /has expired or is not valid yet \(check this machine’s clock too\).*NODE_EXTRA_CA_CERTS=FILE \(nothing was sent\)\.$/, refusal: false },
   { condition: 'a certificate for another host', message: errorFromNetwork(ctx(LIST), 'ERR_TLS_CERT_ALTNAME_INVALID', false).message, next: /is for another host name \(ERR_TLS_CERT_ALTNAME_INVALID\)/, refusal: false },
+  // https:// to a plain http service (the sandbox): the TLS handshake fails with EPROTO.
+  { condition: 'https:// to a plain http service on this machine', message: errorFromNetwork(ctx(LIST, { baseUrl: 'https://127.0.0.1:8787' }), 'EPROTO', false).message, next: /does not answer in TLS \(EPROTO\): if it is a plain http service on this machine, as the sandbox is, use http:\/\/127\.0\.0\.1:8787\.$/, refusal: false },
+  { condition: 'https:// to a plain http service elsewhere: no http advice', message: errorFromNetwork(ctx(CREATE), 'EPROTO', false).message, next: /does not answer in TLS \(EPROTO\): check the address and its port: it may be a plain http service \(nothing was sent\)\.$/, refusal: false },
 ];
 
 describe('the wording table: condition → sentence → next step', () => {
@@ -134,7 +137,7 @@ describe('the CLI’s next steps, against the sandbox', { timeout: 60_000 }, () 
     expect(enable.stderr).toMatch(/^keydeck: subscription_ended: .*cannot be enabled again; a new subscription payment creates a new key\. Nothing was sent\.\n$/);
   });
 
-  it('a name where an id goes: "that looks like a name: use the id (`keydeck keys list`)"', async () => {
+  it('an id or a unique name: a name is resolved, an unknown one says "no key has the id or name"', async () => {
     const user = await sb.fundedUser(25);
     const key = await sb.creditKey(user, 'prod-backend');
     const [named, dated, gone, mgmt] = await Promise.all([
@@ -143,15 +146,12 @@ describe('the CLI’s next steps, against the sandbox', { timeout: 60_000 }, () 
       cli.run(user, ['keys', 'enable', '3f2a9c1e-0000-4000-8000-000000000000']),
       cli.run(user, ['mgmt-keys', 'delete', 'laptop', '--yes']),
     ]);
-    expect(named.code).toBe(1);
-    expect(named.stderr).toBe(
-      `keydeck: not_found: no key has the id "prod-backend": that looks like a name: use the id (\`keydeck keys list\`); the key named "prod-backend" has the id ${key.id}.\n`,
-    );
-    // Digits but no such id and no such name: the plain sentence (an id that may have been deleted).
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.stdout).toBe(`Renamed the key "prod-backend" (id ${key.id}) to "x".\n`);
     expect(dated.code).toBe(1);
-    expect(dated.stderr).toMatch(/^keydeck: not_found: could not delete the key: the service has no item with that id .*list them again/);
-    expect(gone.stderr).not.toContain('looks like a name');
+    expect(dated.stderr).toBe('keydeck: not_found: no key has the id or name "credit-20261123-1714" (keydeck keys list); nothing was changed.\n');
+    expect(gone.stderr).toMatch(/^keydeck: not_found: no key has the id or name "3f2a9c1e-0000-4000-8000-000000000000"/);
     expect(mgmt.code).toBe(1);
-    expect(mgmt.stderr).toContain('that looks like a name: use the id (`keydeck mgmt-keys list`)');
+    expect(mgmt.stderr).toBe('keydeck: not_found: no management key has the id or name "laptop" (keydeck mgmt-keys list); nothing was changed.\n');
   });
 });

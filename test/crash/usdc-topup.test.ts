@@ -97,7 +97,15 @@ async function tuiStart(w: World): Promise<string> {
   const unfinished = (await journal.list()).find((e) => e.state === 'awaiting_payment' || e.state === 'verifying');
   const screen = openBilling(sb, w.token, { deps: recordingDeps(journal), profile: 'default' });
   try {
-    const frame = unfinished ? await screen.tui.waitFor('Top up · USDC on Base', 15_000) : await screen.tui.waitFor(/recent top-ups|No top-ups|remaining \$/, 15_000);
+    let frame: string;
+    if (unfinished) {
+      // A line of the pane, selected: enter takes it up (the pane is not opened over).
+      await screen.tui.waitFor(/⚠ (unfinished top-up of|top-up of .* sent, not credited yet)/, 15_000);
+      await screen.tui.press('\r');
+      frame = await screen.tui.waitFor('Top up · 3/3 pay · USDC on Base', 15_000);
+    } else {
+      frame = await screen.tui.waitFor(/recent top-ups|No top-ups|remaining \$/, 15_000);
+    }
     screens.set(w, frame);
     if (!unfinished) return 'nothing to reopen';
     if (frame.includes('its outcome is not known yet')) return 'reopens it: "verify it again, do not send again"';

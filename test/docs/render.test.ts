@@ -3,12 +3,13 @@
  * terminal text, sanitised; every page of docs/ renders. The command itself runs as the built CLI
  * in test/commands/help.test.ts.
  */
+import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { isManualTopic, readManualPage, renderManualPage } from '../../src/commands/manual.js';
 import { MANUAL_TOPICS } from '../../src/commands/manualTopics.js';
 
 describe('renderManualPage', () => {
-  it('underlines headings, wraps prose, indents code, drops inline decoration and keeps tables', () => {
+  it('underlines headings, wraps prose, indents code, drops inline decoration and aligns tables', () => {
     const text = renderManualPage(
       [
         '# The title',
@@ -55,11 +56,15 @@ describe('renderManualPage', () => {
         '- a code span that is wider than a whole', // … unless it is wider than a line
         '  line of forty columns is broken',
         '',
-        '    keydeck keys list   # `code` and **stars** stay as written here, however long the line is',
+        // A code line wider than the page is continued, at a space where one is near.
+        '    keydeck keys list   # `code` and',
+        '    ↪ **stars** stay as written here,',
+        '    ↪ however long the line is',
         '',
-        '| where | key |',
-        '|---|---|',
-        '| a|b | j |',
+        // A table that fits: aligned columns, the header underlined.
+        'where  key',
+        '-----  ---',
+        'a|b    j',
         '',
       ].join('\n'),
     );
@@ -72,13 +77,31 @@ describe('renderManualPage', () => {
   });
 });
 
+describe('tables wider than the page', () => {
+  it('become one block a row: the first cell, then the others under it, named by their column when there are more than two', () => {
+    const two = renderManualPage(['| command | does |', '|---|---|', '| `keydeck keys delete ID\\|NAME [--yes]` | deletes a key for good, after asking, unless --yes is given |'].join('\n'), { width: 40 });
+    expect(two).toBe(['keydeck keys delete ID|NAME [--yes]', '    deletes a key for good, after', '    asking, unless --yes is given', ''].join('\n'));
+    const three = renderManualPage(['| scope | key | does |', '|---|---|---|', '| Keys | `n` | a new credit key, named, then shown once to be copied |', '| | `d` | delete |'].join('\n'), { width: 40 });
+    expect(three).toBe(['Keys', '    key: n', '    does: a new credit key, named, then', '    shown once to be copied', 'd', '    does: delete', ''].join('\n'));
+  });
+});
+
 describe('the pages', () => {
+  it.each([60, 80, 100])('no page has a line wider than %i columns', (width) => {
+    for (const { name } of MANUAL_TOPICS) {
+      const wide = renderManualPage(readManualPage(name), { width })
+        .split('\n')
+        .filter((line) => stringWidth(line) > width);
+      expect(wide, name).toEqual([]);
+    }
+  });
+
   it.each(MANUAL_TOPICS.map((t) => t.name))('%s renders as plain text: its title underlined, no Markdown link or HTML left', (name) => {
     expect(isManualTopic(name)).toBe(true);
     const text = renderManualPage(readManualPage(name));
     const [title, rule] = text.split('\n');
     expect(rule).toMatch(/^=+$/);
-    expect(rule!.length).toBe([...title!].length);
+    expect(rule!.length).toBe(stringWidth(title!));
     expect(text).not.toMatch(/\]\([^)\s]*\)/);
     expect(text).not.toMatch(/^<!--|<details>|<summary>/m);
   });

@@ -1,7 +1,7 @@
 /**
  * The manual's version numbers are the package's (issue 46): every keydeck release a page names
  * ("renamed in 0.3", "since 0.2.0") is this package's version or an earlier one, every "Node.js ≥
- * X" is package.json's `engines.node`, and every Node.js major the pages (and the Dockerfile) say
+ * X" is src/node-version.ts's REQUIRED_NODE (the published package.json's `engines.node`), and every Node.js major the pages (and the Dockerfile) say
  * keydeck runs on is the pinned `node` devDependency's. An upgrade that changes either updates the
  * pages with it.
  */
@@ -9,9 +9,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { REQUIRED_NODE } from '../../src/node-version.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string; engines: { node: string }; devDependencies: Record<string, string> };
+const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
 const pages = [path.join(ROOT, 'README.md'), ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => path.join(ROOT, 'docs', f))].map((file) => ({
   file: path.relative(ROOT, file),
   text: readFileSync(file, 'utf8'),
@@ -37,8 +38,8 @@ describe('the version numbers of the manual', () => {
     expect(named.length).toBeGreaterThan(0);
   });
 
-  it('say the Node.js keydeck needs as engines.node does, and the Node it runs on as the pinned one', () => {
-    const required = pkg.engines.node.replace(/^>=\s*/, '');
+  it('say the Node.js keydeck needs as REQUIRED_NODE does, and the Node it runs on as the pinned one', () => {
+    const required = REQUIRED_NODE.replace(/\.0$/, '');
     const pinnedMajor = /(\d+)/.exec(pkg.devDependencies.node!)![1]!;
     let minimums = 0;
     for (const { file, text } of pages) {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../credentials/harness.js';
 import type { PtyApp } from './pty.js';
-import { cleanEnv, e2eRig, walkSandboxSetup } from './session.js';
+import { cleanEnv, e2eRig, openDemoAccount } from './session.js';
 
 const rig = e2eRig();
 
@@ -20,7 +20,7 @@ describe('keydeck --sandbox: the TUI and the commands share the demo account', (
     const created = await runCli(['--sandbox', 'keys', 'create', '--name', 'made-in-a-shell'], { env });
     expect(created.code, created.stderr).toBe(0);
     const app: PtyApp = rig.start({ args: ['--sandbox'], env, columns: 100, rows: 30 });
-    await walkSandboxSetup(app);
+    await openDemoAccount(app);
     await app.waitFor('made-in-a-shell');
     // And one made while the TUI is open shows after a refresh, from the same sandbox.
     const second = await runCli(['--sandbox', 'keys', 'create', '--name', 'while-it-is-open'], { env });

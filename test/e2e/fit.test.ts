@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import type { PtyApp } from './pty.js';
-import { cleanEnv, e2eRig, walkSandboxSetup } from './session.js';
+import { cleanEnv, e2eRig, openDemoAccount } from './session.js';
 
 const rig = e2eRig();
 let app: PtyApp | undefined;
@@ -26,6 +26,9 @@ describe('80×24 with the key in the plaintext file', () => {
   it('the header says where the path is instead of cutting it', { timeout: 90_000 }, async () => {
     dir = rig.tempDir('keydeck-e2e-fit-plaintext-');
     app = rig.start({ args: ['--sandbox'], env: cleanEnv(dir), columns: 80, rows: 24 });
+    // The demo account signs in by itself; its setup (S) stores a key in the plaintext file.
+    await app.waitFor('demo session token (kept in the data dir)', 20_000);
+    app.write('S');
     await app.waitFor('Press enter to use the sandbox’s demo session token');
     app.write('\r');
     await app.waitFor('Where to keep the key');
@@ -50,7 +53,7 @@ describe('80×24', () => {
   it('no screen ends a line in a cut "…", and the hint bar keeps ?', { timeout: 90_000 }, async () => {
     dir = rig.tempDir('keydeck-e2e-fit-');
     app = rig.start({ args: ['--sandbox'], env: cleanEnv(dir), columns: 80, rows: 24 });
-    await walkSandboxSetup(app);
+    await openDemoAccount(app);
     const check = (where: string) => {
       const screen = app!.screen();
       expect(cutLines(screen), `${where}:\n${screen.join('\n')}`).toEqual([]);

@@ -82,6 +82,9 @@ describe.skipIf(skipReason !== undefined)('setup stores the management key in th
   it('walks setup once, stores the mk_ in the Secret Service, and the next start needs no setup', { timeout: 90_000 }, async () => {
     expect(lookup('sandbox')).toBe('');
     app = startApp({ args: ['--sandbox'], env: env() });
+    // The demo account signs in by itself (its demo token); S walks the setup a real account goes through.
+    await app.waitFor('demo session token (kept in the data dir)', 30_000);
+    app.write('S');
     await app.waitFor('Press enter to use the sandbox’s demo session token', 30_000);
     app.write('\r');
     await app.waitFor('Name the management key');

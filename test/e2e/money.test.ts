@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PtyApp } from './pty.js';
-import { cleanEnv, e2eRig, walkSandboxSetup } from './session.js';
+import { cleanEnv, e2eRig, openDemoAccount } from './session.js';
 
 const rig = e2eRig();
 let app: PtyApp | undefined;
@@ -29,7 +29,7 @@ describe('money in a terminal at 80×24', () => {
   it('card direct: digits do nothing, enter asks with Cancel focused, only Charge charges', { timeout: 90_000 }, async () => {
     dir = rig.tempDir('keydeck-e2e-money-');
     app = rig.start({ args: ['--sandbox'], env: cleanEnv(dir), columns: 80, rows: 24 });
-    await walkSandboxSetup(app);
+    await openDemoAccount(app);
     await toMethodStep(app, '10');
     app.write('3');
     await new Promise((r) => setTimeout(r, 300));
@@ -56,7 +56,7 @@ describe('money in a terminal at 80×24', () => {
     for (const name of ['DISPLAY', 'WAYLAND_DISPLAY', 'BROWSER', 'WSL_DISTRO_NAME']) delete env[name];
     env.FORCE_HYPERLINK = '1';
     app = rig.start({ args: ['--sandbox'], env, columns: 80, rows: 24 });
-    await walkSandboxSetup(app);
+    await openDemoAccount(app);
     await toMethodStep(app, '15');
     app.write('c\r');
     const LINK = /^http:\/\/127\.0\.0\.1:\d+\/sandbox\/checkout\/[\w-]+$/;

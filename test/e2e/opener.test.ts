@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PtyApp } from './pty.js';
-import { cleanEnv, e2eRig, walkSandboxSetup } from './session.js';
+import { cleanEnv, e2eRig, openDemoAccount } from './session.js';
 
 const rig = e2eRig();
 let app: PtyApp | undefined;
@@ -45,7 +45,7 @@ describe('o on a card checkout', () => {
     env.DISPLAY = ':0';
 
     app = rig.start({ args: ['--sandbox'], env, columns: 100, rows: 30 });
-    await walkSandboxSetup(app);
+    await openDemoAccount(app);
     app.write('3');
     await app.waitFor('t starts one');
     app.write('t');

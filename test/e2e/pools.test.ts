@@ -11,7 +11,7 @@ import { BLOCK_NAMES, blockOfHour } from '../../src/api/poolBlocks.js';
 import { runCli } from '../credentials/harness.js';
 import { startTestSandbox } from '../sandbox/helpers.js';
 import type { PtyApp } from './pty.js';
-import { cleanEnv, e2eRig, walkSandboxSetup } from './session.js';
+import { cleanEnv, e2eRig, openDemoAccount } from './session.js';
 
 const rig = e2eRig();
 let app: PtyApp | undefined;
@@ -31,7 +31,7 @@ describe('pool subscriptions from a clean start', () => {
     await pre.close();
 
     app = rig.start({ args: ['--sandbox', '--dialect', 'docs-v2'], env, columns: 100, rows: 30 });
-    await walkSandboxSetup(app);
+    await openDemoAccount(app);
     await app.waitFor('⚠ 2 subscriptions have no key: kimi26, kimi26 · n mints one');
     const url = `http://${/127\.0\.0\.1:\d+/.exec(app.screenText())![0]}`;
 

@@ -66,10 +66,10 @@ describe("the README's commands", () => {
     mkdirSync(project);
     const env = userEnv(home);
 
-    // npm start: the TUI on the sandbox (the demo account is made), quit at the setup.
+    // npm start: the TUI on the sandbox (the demo account is made and signs in by itself), quit.
     const tui = rig.start({ args: ['--sandbox'], env, columns: 100, rows: 30 });
-    await tui.waitFor('Press enter to use the sandbox’s demo session token', 20_000);
-    tui.write('\x03');
+    await tui.waitFor('batch-jobs', 20_000);
+    tui.write('q');
     expect((await tui.exited).exitCode).not.toBeNull();
     expect(statSync(path.join(home, '.local', 'share', 'keydeck', 'sandbox.db')).isFile()).toBe(true);
 
@@ -117,12 +117,12 @@ describe("the README's commands", () => {
       expect(r.code, `${shown}\n${r.stdout}\n${r.stderr}`).toBe(0);
       expect(r.stderr, shown).not.toMatch(/^keydeck: /m);
     }
-    // What the lines promised: the key delivered into the project's .env, the demo account's keys listed.
+    // What the lines promised: the key delivered into the project's .env, try-me renamed by its name, the demo account's keys listed.
     expect(readFileSync(path.join(project, '.env'), 'utf8')).toMatch(/^OPENAI_API_KEY=sk_/m);
     const listed = await run(['--sandbox', 'keys', 'list', '--json'], env, project);
     // keys rotate web: the successor takes the name, the old key is renamed with its date (issue 46).
     const names = (JSON.parse(listed.stdout) as Array<{ name: string }>).map((k) => k.name);
-    expect(names).toEqual(expect.arrayContaining(['try-me', 'web', 'batch-jobs']));
+    expect(names).toEqual(expect.arrayContaining(['tried', 'web', 'batch-jobs']));
     expect(names.some((n) => /^web \(rotated \d{4}-\d\d-\d\d\)$/.test(n))).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * What the end-to-end suites share: the environment of a new user (temp config and data dirs,
- * a temp sandbox database, no keychain, not CI), and the guided setup walked with the
- * sandbox's demo session token, keeping the new management key for this session only.
+ * a temp sandbox database, no keychain, not CI), and the demo account opened (it signs in by
+ * itself with the sandbox's demo session token).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,24 +26,12 @@ export function cleanEnv(root: string): NodeJS.ProcessEnv {
 export const DEMO_BALANCE = '$84.20';
 
 /**
- * Walks `keydeck --sandbox`'s guided setup: the demo session token, then "this session only" (no
- * keychain here: the token is kept in memory); resolves on the Keys pane with the demo account's
- * newest key (`batch-jobs`, selected) and `balance` (default {@link DEMO_BALANCE}) on screen.
+ * Waits for `keydeck --sandbox` to open on the demo account: it signs in by itself (no setup, no
+ * keychain asked); resolves on the Keys pane with the demo account's newest key (`batch-jobs`,
+ * selected) and `balance` (default {@link DEMO_BALANCE}) on screen.
  */
-export async function walkSandboxSetup(app: PtyApp, balance = DEMO_BALANCE): Promise<void> {
-  await app.waitFor('Press enter to use the sandbox’s demo session token');
-  app.write('\r');
-  // Where the key would go is decided before one is created; with no keychain here, "this
-  // session only" keeps the session token itself in memory (no management key is created).
-  await app.waitFor('Where to keep the key');
-  app.write('2');
-  await app.waitFor(/Name the management key|batch-jobs/);
-  if (app.screenText().includes('Name the management key')) {
-    app.write('\r');
-    await app.waitFor('I have saved it');
-    app.write('y');
-  }
-  await app.waitFor('batch-jobs');
+export async function openDemoAccount(app: PtyApp, balance = DEMO_BALANCE): Promise<void> {
+  await app.waitFor('batch-jobs', 20_000);
   await app.waitFor(`${balance} left`);
 }
 

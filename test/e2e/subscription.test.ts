@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PtyApp } from './pty.js';
-import { cleanEnv, e2eRig, walkSandboxSetup } from './session.js';
+import { cleanEnv, e2eRig, openDemoAccount } from './session.js';
 
 const rig = e2eRig();
 let app: PtyApp | undefined;
@@ -30,7 +30,7 @@ describe('subscription time as money', () => {
   it('flags 11 h left in the row and once beside the tabs, says how to renew, names the paid time lost, and hides on/off once ended', { timeout: 90_000 }, async () => {
     dir = rig.tempDir('keydeck-e2e-sub-');
     app = rig.start({ args: ['--sandbox'], env: cleanEnv(dir), columns: 80, rows: 24 });
-    await walkSandboxSetup(app);
+    await openDemoAccount(app);
     const url = sandboxUrl(app.screenText());
     // Select the demo's standard subscription (the oldest key: the last row), then move the
     // service's clock to 11.5 h before it ends (it was bought 21 days ago, for 30 days).

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PtyApp } from './pty.js';
-import { cleanEnv, e2eRig, walkSandboxSetup } from './session.js';
+import { cleanEnv, e2eRig, openDemoAccount } from './session.js';
 
 const rig = e2eRig();
 let app: PtyApp | undefined;
@@ -19,7 +19,7 @@ describe('keydeck --sandbox in a terminal', () => {
     dir = rig.tempDir('keydeck-e2e-');
     app = rig.start({ args: ['--sandbox'], env: cleanEnv(dir), columns: 100, rows: 30 });
 
-    await walkSandboxSetup(app);
+    await openDemoAccount(app);
     expect(app.output()).toContain('\x1b[?1049h');
 
     // The demo account's pool pledge has no key yet: n asks which key; j, enter: a credit key.

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PtyApp } from './pty.js';
-import { cleanEnv, e2eRig, walkSandboxSetup } from './session.js';
+import { cleanEnv, e2eRig, openDemoAccount } from './session.js';
 
 const rig = e2eRig();
 let app: PtyApp | undefined;
@@ -34,7 +34,7 @@ describe('a USDC top-up from npm start', () => {
     dir = rig.tempDir('keydeck-e2e-usdc-');
     const env = cleanEnv(dir);
     app = rig.start({ args: ['--sandbox'], env, columns: 100, rows: 30 });
-    await walkSandboxSetup(app);
+    await openDemoAccount(app);
 
     app.write('3');
     await app.waitFor('t starts one');
@@ -69,7 +69,7 @@ describe('a USDC top-up from npm start', () => {
 
     // The journal (in the data dir) survives a restart: the credited top-up is listed again.
     app = rig.start({ args: ['--sandbox'], env, columns: 100, rows: 30 });
-    await walkSandboxSetup(app, '$114.20');
+    await openDemoAccount(app, '$114.20');
     app.write('3');
     await app.waitFor(/\$30\.00\s+USDC on Base\s+credited/);
   });

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { ERC20_ABI } from '../../src/api/chain/erc20.js';
 import { decodeQrText } from '../billing/qrDecode.js';
 import type { PtyApp } from './pty.js';
-import { cleanEnv, e2eRig, walkSandboxSetup } from './session.js';
+import { cleanEnv, e2eRig, openDemoAccount } from './session.js';
 
 const rig = e2eRig();
 
@@ -27,7 +27,7 @@ describe('a USDC top-up on the sandbox’s anvil chain', () => {
   it('decodes the QR code, pays exactly that on chain, and the watch finds and credits it with no hash typed', { timeout: 90_000 }, async () => {
     const dir = rig.tempDir('keydeck-e2e-chain-');
     const app: PtyApp = rig.start({ args: ['--sandbox', '--chain', 'anvil'], env: cleanEnv(dir), columns: 100, rows: 30 });
-    await walkSandboxSetup(app);
+    await openDemoAccount(app);
     const origin = /(127\.0\.0\.1:\d+)/.exec(app.screenText())![1]!;
 
     app.write('3');

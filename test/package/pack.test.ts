@@ -16,6 +16,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MANUAL_TOPICS } from '../../src/commands/manualTopics.js';
+import { REQUIRED_NODE } from '../../src/node-version.js';
 
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -117,7 +118,9 @@ describe('the packed package', () => {
     expect(Object.keys(manifest)).not.toContain('devDependencies');
     expect(Object.keys(manifest)).not.toContain('allowScripts');
     const own = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
-    for (const field of ['name', 'version', 'engines', 'bin', 'exports', 'optionalDependencies', 'peerDependencies']) expect(manifest[field], field).toEqual(own[field]);
+    for (const field of ['name', 'version', 'bin', 'exports', 'optionalDependencies', 'peerDependencies']) expect(manifest[field], field).toEqual(own[field]);
+    // The Node an installed keydeck needs (the clone's own engines is the Node that runs npm).
+    expect(manifest.engines).toEqual({ node: `>=${REQUIRED_NODE.replace(/\.0$/, '')}` });
   });
 
   it('the installed keydeck prints a page of the manual: keydeck help commands', () => {

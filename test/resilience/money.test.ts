@@ -118,6 +118,9 @@ describe.concurrent('money state never lies', () => {
     try {
       await again.waitFor('$50.00 left', 20_000);
       again.write('3');
+      // A line of the pane, selected; enter takes it up.
+      await again.waitFor('⚠ unfinished top-up of $25.00 · enter takes it up', 10_000);
+      again.write('\r');
       await again.waitFor('waiting for the payment', 10_000);
       await new Promise((r) => setTimeout(r, POLL_SECONDS * 1000 * 2));
       screen = again.screenText();
@@ -168,6 +171,8 @@ describe.concurrent('money state never lies', () => {
     try {
       await waitForData(again, '$55.00 left');
       again.write('3');
+      await again.waitFor('⚠ top-up of $30.00 sent, not credited yet · enter verifies it', 10_000);
+      again.write('\r');
       await again.waitFor('USDC on Base · $30.00 · verifying', 10_000);
       again.write('h');
       await again.waitFor('✓ a valid transaction hash'); // the hash on record, filled in

@@ -45,7 +45,7 @@ describe.concurrent('the credential', () => {
     await app.waitFor(/KEYDECK_TOKEN \(management key mk_\w{8}\)/, 15_000);
   });
 
-  it('keychain unavailable at the first start: the setup says why and offers the file, this session, or KEYDECK_TOKEN', { timeout: 90_000 }, async (t) => {
+  it('keychain unavailable: the demo account opens without setup; its setup (S) says why and offers the file, this session, or KEYDECK_TOKEN', { timeout: 90_000 }, async (t) => {
     const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-resilience-'));
     const app = startApp({ args: ['--sandbox'], env: isolatedEnv(dir), columns: 100, rows: 30 });
     t.onTestFinished(async () => {
@@ -54,6 +54,10 @@ describe.concurrent('the credential', () => {
       rmSync(dir, { recursive: true, force: true });
     });
 
+    // No setup, no warning: the demo account signs in by itself.
+    await app.waitFor('demo session token (kept in the data dir)', 20_000);
+    expect(app.screenText()).not.toContain('keychain');
+    app.write('S');
     await app.waitFor('Press enter to use the sandbox’s demo session token', 20_000);
     app.write('\r');
     // Where the key will go is asked before one is created.

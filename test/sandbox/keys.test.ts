@@ -101,7 +101,7 @@ describe('credit keys', () => {
 
     const list = await sb.call('GET', '/api/keys', { token });
     expect(list.body).toEqual([
-      { id: created.body.id, name: 'ci runner', keyPlan: 'credits', keyType: 'credit', isActive: true, createdAt: created.body.createdAt },
+      { id: created.body.id, name: 'ci runner', keyPlan: 'credits', lastUsedAt: null, keyType: 'credit', isActive: true, createdAt: created.body.createdAt },
     ]);
     expect(await sb.credits(token)).toMatchObject({ hasCreditKey: true, creditKeyCount: 1 });
   });

@@ -115,7 +115,10 @@ describe('secrets scan of a full keydeck session', () => {
       return { value, ackAt };
     };
 
-    // Setup: paste the session token, create and store the management key.
+    // Setup (the demo account signs in by itself; S walks the setup): paste the session token,
+    // create and store the management key.
+    await a.waitFor('demo session token (kept in the data dir)', 20_000);
+    a.write('S');
     await a.waitFor('Press enter to use the sandbox’s demo session token');
     a.write(SESSION);
     await a.waitFor(/token: \*{20,}/);

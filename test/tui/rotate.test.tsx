@@ -174,7 +174,9 @@ describe('rotation from the Keys pane', () => {
     await ui.press('R');
     await ui.waitFor('enter saves "web"');
     await ui.press(KEYS.enter);
-    await ui.waitFor('Where does the successor "web" go?');
+    // Never delivered by keydeck: said so, not "where it is used now".
+    const choose = await ui.waitFor('Where does the successor "web" go?');
+    expect(choose.replace(/[│\s]+/g, ' ')).toContain('keydeck never delivered the old key, so it does not know where it is used');
     await ui.press('f');
     await ui.type(env);
     await ui.press(KEYS.enter);

@@ -53,6 +53,11 @@ describe('guided setup', () => {
     await ui.waitFor('Where to keep the key');
     expect(ui.lastFrame()).toMatch(/keychain is unavailable/i);
     expect(ui.lastFrame()).toContain('--insecure-storage');
+    // The choices' descriptions, wrapped under themselves: no line starts with the space it broke at.
+    const lines = ui.lastFrame().split('\n');
+    const details = lines.slice(lines.findIndex((l) => l.includes('1  Store it in a plaintext file'))).filter((l) => /^ {5}/.test(l));
+    expect(details.length).toBeGreaterThan(3);
+    for (const line of details) expect(line).toMatch(/^ {5}\S/);
     await ui.press('2');
 
     // Step 4: the Keys pane, with the session token in memory; no management key was made.
@@ -121,11 +126,16 @@ describe('guided setup', () => {
     expect(saved).toEqual([sb.url]);
   });
 
-  it('offers the sandbox demo token with one keystroke; quitting at the storage choice creates nothing', async () => {
+  it('the demo account signs in by itself; its setup (S) offers the demo token with one keystroke; quitting at the storage choice creates nothing', async () => {
     const { store: credentials } = store();
     const before = (await sb.client(sb.demoToken).managementKeys.list()).length;
     const services = testServices({ store: credentials, target: 'sandbox', baseUrl: sb.url, demoToken: sb.demoToken });
     ui = renderApp(services);
+    // No setup screen: the Keys pane of the demo account, and no keychain warning.
+    await ui.waitFor('batch-jobs');
+    expect(ui.lastFrame()).toContain('demo session token (kept in the data dir)');
+    expect(ui.lastFrame()).not.toMatch(/keychain|Your token/);
+    await ui.press('S');
     await ui.waitFor('Press enter to use the sandbox’s demo session token');
     expect(ui.lastFrame()).toContain('SANDBOX');
     expect(ui.lastFrame()).not.toContain('Where is the service?');
@@ -192,5 +202,45 @@ describe('guided setup', () => {
     await ui.press(KEYS.enter);
     await ui.waitFor('the service rejected this token');
     expect(ui.lastFrame()).toContain('Your token');
+  });
+
+  it('quitting to set KEYDECK_TOKEN says a session token does, and keeps the address typed; the example address is the real service’s', async () => {
+    const token = await sb.fundedUser(10);
+    const { store: credentials } = store();
+    const saved: string[] = [];
+    const services = testServices({ store: credentials, target: 'live', savedBaseUrl: null, saveBaseUrl: async (u) => void saved.push(u) });
+    ui = renderApp(services);
+    await ui.waitFor('Where is the service?');
+    // Empty (the example shows as the placeholder where there is colour): the real service's address.
+    await ui.press(KEYS.enter);
+    await ui.waitFor('type the service’s address, e.g. https://api.cheapestinference.com');
+    await ui.type(sb.url);
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Your token');
+    await ui.type(token);
+    await ui.press(KEYS.enter);
+    const choice = await ui.waitFor('Where to keep the key');
+    expect(choice).toContain('a session token or a management key: keydeck reads it from that variable');
+    await ui.press('3');
+    await expect.poll(() => services.exits.length).toBe(1);
+    expect(services.exits[0]!.message).toBe(
+      `keydeck: nothing was created or stored; the address ${sb.url} is saved in profile "test". Set KEYDECK_TOKEN to your session token or a management key (mk_…) and run keydeck again: ` +
+        'keydeck reads it on every run and never stores it (or run keydeck --insecure-storage to keep a key in a file).',
+    );
+    expect(saved).toEqual([sb.url]);
+  });
+
+  it('https:// to the plain http sandbox: the token step says to use http://', async () => {
+    const { store: credentials } = store();
+    ui = renderApp(testServices({ store: credentials, target: 'live', savedBaseUrl: null }));
+    await ui.waitFor('Where is the service?');
+    const https = sb.url.replace('http://', 'https://');
+    await ui.type(https);
+    await ui.press(KEYS.enter);
+    await ui.waitFor('Your token');
+    await ui.type('sess_anything');
+    await ui.press(KEYS.enter);
+    await ui.waitFor('(EPROTO)');
+    expect(ui.lastFrame().replace(/\s+/g, ' ')).toContain(`if it is a plain http service on this machine, as the sandbox is, use ${sb.url}`);
   });
 });

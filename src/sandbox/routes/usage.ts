@@ -52,7 +52,7 @@ const older = (micros: number): string => {
 function entryOf(row: UsageKeyRow, sums: KeyPeriodSums, now: number, accountMaxBudgetMicros: number): Record<string, unknown> {
   const period = (p: PeriodSums, costMicros = p.costMicros) => ({ spend: microsToUsd(costMicros), requests: p.requests, tokens: p.tokens });
   const credit = row.key_type === 'credit';
-  const expired = isExpired({ ...row, user_id: '', subscription_id: null }, now);
+  const expired = isExpired({ ...row, user_id: '', subscription_id: null, last_used_at: null }, now);
   return {
     id: row.id,
     name: row.name,

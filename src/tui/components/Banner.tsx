@@ -30,6 +30,9 @@ export function bannerFor(args: {
         color: theme.danger,
       };
     }
+    if (args.origin === 'sandbox') {
+      return { text: `${symbols.warning} The sandbox's demo session token was rejected (was its database replaced?): quit (q) and start keydeck --sandbox again.`, color: theme.danger };
+    }
     const what = args.origin === 'memory' ? 'The key of this session' : 'The stored management key';
     return { text: `${symbols.warning} ${what} was rejected (revoked or deleted): press S to run the guided setup again.`, color: theme.danger };
   }

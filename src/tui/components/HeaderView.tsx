@@ -45,6 +45,8 @@ export function describeCredential(info: CredentialInfo | undefined): Credential
       return { text: `${what} (KEYDECK_TOKEN)` };
     case 'memory':
       return { text: `${what} (this session only: not stored)` };
+    case 'sandbox':
+      return { text: `demo ${what} (kept in the data dir)` };
     case 'file':
       return { text: `${what}`, warning: `stored in plaintext: ${info.path ?? 'file'}`, shorterWarnings: ['stored in plaintext (path: keydeck auth status)', 'stored in plaintext'] };
   }

@@ -86,7 +86,11 @@ export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpen
   const budget = usage?.spend?.usage.maxBudget;
   return [
     `${visible(key.name)}  ·  id ${visible(key.id)}`,
-    `${visible(key.keyType)} key · plan ${visible(key.keyPlan)} · ${status}${sub} · created ${shortDate(key.createdAt)}${lastUsed(key, now)}`,
+    // Whole at every width (only names are cut): the plan, then the date, left out before the last use is.
+    [
+      `${visible(key.keyType)} key · plan ${visible(key.keyPlan)} · ${status}${sub} · created ${shortDate(key.createdAt)}${lastUsed(key, now)}`,
+      `${visible(key.keyType)} key · ${status}${sub} · created ${shortDate(key.createdAt)}${lastUsed(key, now)}`,
+    ].find((line) => displayWidth(line) <= width) ?? `${visible(key.keyType)} key · ${status}${sub}${lastUsed(key, now)}`,
     expiry,
     key.keyType === 'credit'
       ? typeof budget === 'number'

@@ -8,7 +8,8 @@
  *
  * Components bind handlers to the table's actions for a scope with {@link useKeymap}: ctrl-c
  * always quits; while a modal scope (a dialog, the overlay, a setup step) is bound only the most
- * recent one gets keys; otherwise the pane's scope, then `list`, then `global`. A scope bound
+ * recent one gets keys (but `?` on a page of its own, the top-up walk-through or the pools view,
+ * opens the key overlay there: {@link HELP_PAGES}); otherwise the pane's scope, then `list`, then `global`. A scope bound
  * with `textEntry` gives typing and editing keys to the focused text field ({@link useTextSink},
  * components/TextField.tsx). {@link useActiveActions} gives the hint bar exactly the actions
  * that work right now.
@@ -60,7 +61,12 @@ export interface TextSink {
 /** What the input layer hands over, one at a time. */
 type InputItem = { readonly event: KeyEvent } | { readonly paste: string };
 
+/** Modal scopes that are pages of their own, where `?` opens the key overlay (at their keys). */
+const HELP_PAGES: ReadonlySet<Scope> = new Set(['topup', 'pools']);
+
 interface Registry {
+  /** The page `?` was pressed on (a scope of {@link HELP_PAGES}), while its handler runs. */
+  readonly helpPage: () => Scope | undefined;
   readonly set: (id: string, reg: Registration | undefined) => void;
   readonly setSink: (id: string, sink: { readonly sink: TextSink; readonly order: number } | undefined) => void;
   readonly update: (id: string, handlers: KeyHandlers) => void;
@@ -110,20 +116,25 @@ export function KeymapProvider({ onQuit, onInterrupt, children }: KeymapProvider
   const interruptRef = useRef(onInterrupt ?? onQuit);
   interruptRef.current = onInterrupt ?? onQuit;
 
+  const helpPageRef = useRef<Scope | undefined>(undefined);
   const active = useCallback((): ActiveAction[] => {
     const out: ActiveAction[] = [];
-    for (const reg of chooseRegistrations([...regs.current.values()])) {
+    const chosen = chooseRegistrations([...regs.current.values()]);
+    for (const reg of chosen) {
       for (const def of KEY_ACTIONS) {
         if (def.scope !== reg.scope) continue;
         const handler = reg.handlers[def.id];
         if (handler) out.push({ ...def, handler });
       }
     }
+    const help = pageHelp(chosen, [...regs.current.values()]);
+    if (help && !out.some((a) => a.keys.includes('?'))) out.unshift({ ...KEY_ACTIONS.find((a) => a.id === 'help')!, handler: help });
     return out;
   }, []);
 
   const registry = useMemo<Registry>(
     () => ({
+      helpPage: () => helpPageRef.current,
       set: (id, reg) => {
         if (reg) regs.current.set(id, reg);
         else regs.current.delete(id);
@@ -180,6 +191,15 @@ export function KeymapProvider({ onQuit, onInterrupt, children }: KeymapProvider
       if (handler) {
         handler();
         return;
+      }
+    }
+    const help = item.event.name === '?' ? pageHelp(chosen, [...regs.current.values()]) : undefined;
+    if (help) {
+      helpPageRef.current = chosen[0]!.scope;
+      try {
+        help();
+      } finally {
+        helpPageRef.current = undefined;
       }
     }
   };
@@ -254,6 +274,12 @@ function chooseRegistrations(all: Registration[]): Registration[] {
   return all.filter((r) => !r.modal).sort((a, b) => (SCOPE_RANK[a.scope] ?? 0) - (SCOPE_RANK[b.scope] ?? 0));
 }
 
+/** The overlay's handler (the global `help`) when `chosen` is a page of {@link HELP_PAGES} alone, not being typed in. */
+function pageHelp(chosen: readonly Registration[], all: readonly Registration[]): KeyHandler | undefined {
+  const page = chosen.length === 1 && chosen[0]!.modal && !chosen[0]!.textEntry && HELP_PAGES.has(chosen[0]!.scope) ? chosen[0] : undefined;
+  return page ? all.find((r) => r.scope === 'global' && !r.modal && r.handlers.help)?.handlers.help : undefined;
+}
+
 function topSink(all: ReadonlyMap<string, { readonly sink: TextSink; readonly order: number }>): TextSink | undefined {
   let top: { readonly sink: TextSink; readonly order: number } | undefined;
   for (const s of all.values()) if (!top || s.order > top.order) top = s;
@@ -321,6 +347,11 @@ export function useTextSink(sink: TextSink, active = true): void {
     });
     return () => registry.setSink(id, undefined);
   }, [registry, active, id]);
+}
+
+/** The page `?` is being pressed on (the top-up walk-through, the pools view), read by the overlay's handler to open at its keys. */
+export function useHelpPage(): () => Scope | undefined {
+  return useRegistry().helpPage;
 }
 
 /** The actions that work right now (the hint bar's content), re-rendering when they change. */

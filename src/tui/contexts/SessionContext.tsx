@@ -4,7 +4,9 @@
  * so components that only act never re-render on state changes.
  *
  * Phases: `loading` (reading the credential store) → `setup` (no credential, or asked for)
- * → `ready` (a client exists); `keychain-hung` when the keychain did not answer, so whether a key
+ * → `ready` (a client exists). The demo account of the sandbox keydeck runs itself (`--sandbox`)
+ * needs no setup: with nothing stored for it, its demo session token signs in at once (play
+ * money on this machine: no keychain is asked, nothing is written); `keychain-hung` when the keychain did not answer, so whether a key
  * is stored is unknown (never the setup then: it would invite a second key). A 401 anywhere
  * marks the session `rejected` (banner, `S`). The stored key read is the one of the service's
  * origin only (src/credentials/origin.ts).
@@ -18,8 +20,12 @@ import { credentialIdOf } from '../../billing/usageBudget.js';
 import type { AccountClient } from '../services.js';
 import { useClock, useServices } from './ServicesContext.js';
 
-/** Where the credential in use lives: the store's sources, or `memory` ("this session only"). */
-export type CredentialOrigin = 'env' | 'keychain' | 'file' | 'memory';
+/**
+ * Where the credential in use lives: the store's sources, `memory` ("this session only"), or
+ * `sandbox`: the demo session token of the sandbox keydeck itself runs (`--sandbox`), kept beside
+ * its database in the data dir (src/sandbox/shared.ts), used when nothing is stored for it.
+ */
+export type CredentialOrigin = 'env' | 'keychain' | 'file' | 'memory' | 'sandbox';
 
 /** The credential in use. `token` is secret: never render or log it. */
 export interface ActiveCredential {
@@ -142,6 +148,9 @@ export function SessionProvider({ initial, children }: SessionProviderProps) {
       if (!baseUrl) return { stored: undefined, hung: undefined };
       const stored = await services.store.get(services.profile.name, originTarget(baseUrl, services.profile.savedBaseUrl));
       if (stored) return { stored, hung: undefined };
+      // The sandbox keydeck runs itself: its demo account signs in with the demo token (a hung
+      // keychain makes no difference: no key would be created, so none can be made twice).
+      if (services.demoToken !== undefined) return { stored: { token: services.demoToken, source: 'sandbox' as const, path: undefined }, hung: undefined };
       const status = await services.store.keychainStatus();
       return { stored, hung: status.code === 'keychain_timeout' ? (status.reason ?? 'the keychain did not answer') : undefined };
     };

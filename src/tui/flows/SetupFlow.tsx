@@ -34,6 +34,7 @@ import type { LayoutMode } from '../layout.js';
 import { symbols, theme } from '../theme.js';
 import { StorageChoiceStep, type StorageChoice } from './setup/StorageChoiceStep.js';
 import { TextStep } from './setup/TextStep.js';
+import { useSaveAddress } from './setup/useSaveAddress.js';
 import { baseUrlProblem, tokenProblem, type SetupStep } from './setupSteps.js';
 
 /** Props of {@link SetupFlow}. */
@@ -102,15 +103,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
     setStep({ step: 'token' });
   };
 
-  /** Saves the address set up against in the profile (setup run with --base-url too), once a key works there. */
-  const saveUrl = async (url: string) => {
-    if (!services.saveBaseUrl || url === services.profile.savedBaseUrl) return;
-    try {
-      await services.saveBaseUrl(url);
-    } catch (error) {
-      flash(`could not save the address in the profile: ${describeFailure(error)}`, 'warning');
-    }
-  };
+  const { saveUrl, saveUrlQuietly } = useSaveAddress(flash);
 
   const submitToken = async (value: string) => {
     const token = value.trim() === '' && services.demoToken ? services.demoToken : value.trim();
@@ -227,7 +220,13 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
     if (beforeCreate) {
       // Nothing created yet: the choice decides what setup makes.
       if (choice === 'quit') {
-        services.exit(0, 'keydeck: nothing was created or stored. Set KEYDECK_TOKEN to a management key (or run keydeck --insecure-storage) and run keydeck again.');
+        // The address they typed works (the token was checked there): kept, so only the token is left to give.
+        const saved = await saveUrlQuietly(baseUrl!);
+        services.exit(
+          0,
+          `keydeck: nothing was created or stored${saved}. Set KEYDECK_TOKEN to your session token or a management key (mk_…) and run keydeck again: ` +
+            'keydeck reads it on every run and never stores it (or run keydeck --insecure-storage to keep a key in a file).',
+        );
         return;
       }
       plan.current = choice === 'file' ? 'file' : 'session';
@@ -244,11 +243,12 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
       // A key created here and not stored is deleted again; a pasted mk_ is the user's own.
       const undone = await undoCreate();
       if (choice === 'quit') {
+        const saved = await saveUrlQuietly(baseUrl!);
         services.exit(
           0,
           undone
-            ? `keydeck: ${undone}. Set KEYDECK_TOKEN to a management key and run keydeck again.`
-            : `keydeck: the management key ${keyPrefixOf(key)}… was not stored. Set KEYDECK_TOKEN to it ` +
+            ? `keydeck: ${undone}${saved}. Set KEYDECK_TOKEN to your session token or a management key (mk_…) and run keydeck again.`
+            : `keydeck: the management key ${keyPrefixOf(key)}… was not stored${saved}. Set KEYDECK_TOKEN to it ` +
                 '(for example in your shell profile: export KEYDECK_TOKEN=<the mk_ key>) and run keydeck again.',
         );
         return;
@@ -278,7 +278,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
             key="where"
             lines={['keydeck manages your account on an inference service. Which service? (the address of its API)']}
             label="base URL"
-            {...(baseUrl !== undefined ? { defaultValue: baseUrl } : { placeholder: 'e.g. https://api.example.com' })}
+            {...(baseUrl !== undefined ? { defaultValue: baseUrl } : { placeholder: 'e.g. https://api.cheapestinference.com' })}
             error={step.error}
             validate={baseUrlProblem}
             onSubmit={(v) => void submitWhere(v)}
@@ -346,6 +346,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
             initial={services.insecureStorage ? 'file' : 'session'}
             onChoose={(c) => void choose(c, step.beforeCreate === true)}
             compact={mode === 'compact'}
+            columns={columns}
           />
         );
       case 'verifying':

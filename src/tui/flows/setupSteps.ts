@@ -20,7 +20,7 @@ export type SetupStep =
 
 /** Why `value` is not a usable service URL in the setup's words, or undefined (src/api/baseUrl.ts rules). */
 export function baseUrlProblem(value: string): string | undefined {
-  if (value.trim() === '') return 'type the service’s address, e.g. https://api.example.com';
+  if (value.trim() === '') return 'type the service’s address, e.g. https://api.cheapestinference.com';
   const problem = urlProblem(value);
   return problem && `the address ${problem}`;
 }

@@ -20,7 +20,7 @@ import { useClock, useServices } from '../contexts/ServicesContext.js';
 import { useSession, useSessionActions, type ActiveCredential } from '../contexts/SessionContext.js';
 import { useFlash } from '../contexts/StatusContext.js';
 import { describeFailure } from '../errors.js';
-import { dateTime, relativeAgo, truncateTo } from '../format.js';
+import { dateTime, displayWidth, relativeAgo, shortDate, truncateTo } from '../format.js';
 import { useActionRunner } from '../hooks/useActionRunner.js';
 import { useListPane } from '../hooks/useListPane.js';
 import { useReloadWhenShown } from '../hooks/useReloadWhenShown.js';
@@ -81,7 +81,8 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
       return;
     }
     let credential: ActiveCredential = { token: d.apiKey, origin: 'memory' };
-    if (origin !== 'memory') {
+    // The demo token is stored nowhere by keydeck: a key used in its place is kept for this session.
+    if (origin !== 'memory' && origin !== 'sandbox') {
       const target = originTarget(session.baseUrl, services.profile.savedBaseUrl);
       const r = await run('storing the new key', () => services.store.set(services.profile.name, d.apiKey, { ...target, insecureStorage: origin === 'file' }));
       if (!r.ok) return;
@@ -89,7 +90,7 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
     }
     setDialog({ ...d, used: true });
     signIn(session.baseUrl, credential);
-    flash(`keydeck now uses "${d.name}" (${origin === 'memory' ? 'this session only' : credential.origin})`, 'ok');
+    flash(`keydeck now uses "${d.name}" (${credential.origin === 'memory' ? 'this session only' : credential.origin})`, 'ok');
   };
 
   const acknowledge = () => {
@@ -204,8 +205,13 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
     session.info?.kind === 'management-key'
       ? `${symbols.inUse} = the key keydeck is using (${session.info.keyPrefix ?? ''})`
       : 'keydeck is using a session token, not a management key';
+  // Whole at every width (only names are cut): the dates shorter, then the creation left out.
+  const used = selected?.lastUsedAt ? relativeAgo(selected.lastUsedAt, now) : 'never';
   const detail = selected
-    ? `${selected.keyPrefix} · created ${dateTime(selected.createdAt)} · last used ${selected.lastUsedAt ? `${dateTime(selected.lastUsedAt)} (${relativeAgo(selected.lastUsedAt, now)})` : 'never'}`
+    ? ([
+        `${selected.keyPrefix} · created ${dateTime(selected.createdAt)} · last used ${selected.lastUsedAt ? `${dateTime(selected.lastUsedAt)} (${used})` : 'never'}`,
+        `${selected.keyPrefix} · created ${shortDate(selected.createdAt)} · last used ${used}`,
+      ].find((line) => displayWidth(line) <= size.columns) ?? `${selected.keyPrefix} · last used ${used}`)
     : ' ';
   return (
     <Box flexDirection="column" width={size.columns} height={size.rows}>

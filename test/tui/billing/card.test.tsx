@@ -226,7 +226,7 @@ describe('card top-ups', () => {
 });
 
 describe('restart', () => {
-  it('reopens a USDC top-up that was paid on-chain but not credited, and finishes it', async () => {
+  it('shows a USDC top-up paid on-chain but not credited as a line of the pane, enter takes it up, and finishes it', async () => {
     const { journal, cleanup } = tempJournal();
     const token = await sandbox.newUser();
     const first = openBilling(sandbox, token, { deps: recordingDeps(journal) });
@@ -242,9 +242,14 @@ describe('restart', () => {
 
     const second = openBilling(sandbox, token, { deps: recordingDeps(journal) });
     try {
-      const frame = await second.tui.waitFor('Top up · USDC on Base · $10.00 · awaiting payment');
+      // The pane stays the pane: the unfinished top-up is a line, selected, one key away.
+      const pane = await second.tui.waitFor('⚠ unfinished top-up of $10.00 · enter takes it up');
+      expect(pane.replace(/\s+/g, ' ')).toContain('an unfinished top-up of $10.00 (USDC on Base): enter on the Billing pane (3) takes it up');
+      await second.tui.waitFor('remaining $0.00');
+      expect(pane).not.toContain('Top up · USDC');
+      await second.tui.press(KEYS.enter);
+      const frame = await second.tui.waitFor('Top up · 3/3 pay · USDC on Base · $10.00 · awaiting payment');
       expect(frame).toContain(address);
-      expect(frame).toContain('reopened the unfinished top-up of $10.00');
       await second.tui.press('h');
       await second.tui.press(txHash);
       await second.tui.waitFor('✓ a valid transaction hash');

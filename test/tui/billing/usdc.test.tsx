@@ -222,6 +222,9 @@ describe('USDC walk-through', () => {
     const screen = openBilling(sandbox, token, { deps: recordingDeps(journal) });
     const { tui } = screen;
     try {
+      // A line of the pane, selected: enter takes it up.
+      await tui.waitFor('⚠ top-up of $25.00 sent, not credited yet · enter verifies it');
+      await tui.press(KEYS.enter);
       let frame = await tui.waitFor('A transfer was named for this top-up');
       expect(frame).toContain('Amount        25 USDC');
       expect(frame).not.toContain('Send exactly');
@@ -232,7 +235,7 @@ describe('USDC walk-through', () => {
       await tui.waitFor(/amount/i);
       await tui.press(KEYS.esc);
       frame = await tui.waitFor('sent, not credited yet');
-      expect(frame).toContain('⚠ top-up of $25.00 sent, not credited yet · select it, enter verifies it');
+      expect(frame).toContain('⚠ top-up of $25.00 sent, not credited yet · enter verifies it');
       expect(frame).not.toContain('finish it');
     } finally {
       screen.close();

@@ -150,7 +150,11 @@ export function RotateFlow(props: RotateFlowProps) {
         <DestinationChooser
           {...area}
           title={`Where does the successor "${visible(step.name)}" go?`}
-          message={['Where the old key is used now: keydeck replaces it there.']}
+          message={[
+            step.previous
+              ? 'Where keydeck delivered the old key: the successor replaces it there.'
+              : 'keydeck never delivered the old key, so it does not know where it is used: choose where the successor goes, or show it once and put it in place yourself.',
+          ]}
           allowShow
           {...(step.previous && { previous: step.previous })}
           check={delivery.check}

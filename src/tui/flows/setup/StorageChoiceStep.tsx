@@ -6,6 +6,7 @@
 import { useState } from 'react';
 import { Box, Text } from 'ink';
 import { useKeymap } from '../../contexts/KeymapContext.js';
+import { wrapAll } from '../../format.js';
 import { symbols, theme } from '../../theme.js';
 
 /** The three ways on, in display order. */
@@ -15,7 +16,7 @@ export type StorageChoice = 'file' | 'session' | 'quit';
 export const STORAGE_CHOICES: ReadonlyArray<{ id: StorageChoice; key: string; label: string; detail: string }> = [
   { id: 'file', key: '1', label: 'Store it in a plaintext file', detail: 'mode 0600 in the config dir; anyone who can read your files can read it; the header warns while it is used' },
   { id: 'session', key: '2', label: 'Use it for this session only', detail: 'kept in memory, never written; gone when keydeck exits (run setup again next time)' },
-  { id: 'quit', key: '3', label: 'Quit, and set KEYDECK_TOKEN myself', detail: 'keydeck reads the key from that variable on every run and never stores it' },
+  { id: 'quit', key: '3', label: 'Quit, and set KEYDECK_TOKEN myself', detail: 'a session token or a management key: keydeck reads it from that variable on every run and never stores it' },
 ];
 
 /** Props of {@link StorageChoiceStep}. */
@@ -27,10 +28,12 @@ export interface StorageChoiceStepProps {
   readonly onChoose: (choice: StorageChoice) => void;
   /** Compact layout: the reason is cut to two lines and the choices' details are left out. */
   readonly compact?: boolean;
+  /** Width of the step, cells (the details are wrapped to it). */
+  readonly columns: number;
 }
 
 /** See the module comment. */
-export function StorageChoiceStep({ reason, initial, onChoose, compact = false }: StorageChoiceStepProps) {
+export function StorageChoiceStep({ reason, initial, onChoose, compact = false, columns }: StorageChoiceStepProps) {
   const [index, setIndex] = useState(Math.max(0, STORAGE_CHOICES.findIndex((c) => c.id === initial)));
   const n = STORAGE_CHOICES.length;
   useKeymap(
@@ -59,14 +62,14 @@ export function StorageChoiceStep({ reason, initial, onChoose, compact = false }
           return (
             <Box key={c.id} flexDirection="column">
               <Text inverse={on} bold={on}>{`${on ? symbols.selected : ' '} ${c.key}  ${c.label}`}</Text>
-              {/* Indented as a box, so a wrapped line keeps the indent (issue 44). */}
-              {compact ? null : (
-                <Box paddingLeft={5}>
-                  <Text color={theme.muted} wrap="wrap">
-                    {c.detail}
-                  </Text>
-                </Box>
-              )}
+              {/* Indented, each wrapped line under the first: wrapped here, so no line starts with the space it was broken at. */}
+              {compact
+                ? null
+                : wrapAll(c.detail, Math.max(20, columns - 5)).map((line, j) => (
+                    <Text key={j} color={theme.muted} wrap="truncate">
+                      {`     ${line}`}
+                    </Text>
+                  ))}
             </Box>
           );
         })}

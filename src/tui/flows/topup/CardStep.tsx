@@ -81,7 +81,7 @@ export function CardStep({ entry, message, totalTopUp, onOpen, onCopy, onAbandon
   const refused = problem ?? (entry.reasonCode === 'checkout_url_refused' ? `${entry.reason ?? 'The checkout link from the service was refused'}.` : undefined);
   return (
     <Box flexDirection="column" width={columns} height={rows}>
-    <Dialog title={`Top up · card checkout · ${formatUsd(entry.amount)} · ${entry.state.replace('_', ' ')}`} columns={columns} rows={Math.max(3, rows - linkRows)}>
+    <Dialog title={`Top up · 3/3 pay · card checkout · ${formatUsd(entry.amount)} · ${entry.state.replace('_', ' ')}`} columns={columns} rows={Math.max(3, rows - linkRows)}>
       {refused !== undefined ? (
         <Text color={theme.danger} wrap="wrap">{`✕ ${refused}`}</Text>
       ) : url === undefined ? (

@@ -35,7 +35,7 @@ export function DirectStep({ entry, data, message, totalTopUp, onAbandon, onLeav
   const lines = data === undefined ? [] : treeLines(data);
   const rise = unexplainedRise('card_direct', entry.baselineTotalTopUp, totalTopUp);
   return (
-    <Dialog title={`Top up · card direct · ${formatUsd(entry.amount)}`} columns={columns} rows={rows}>
+    <Dialog title={`Top up · 3/3 pay · card direct · ${formatUsd(entry.amount)}`} columns={columns} rows={rows}>
       <Text wrap="wrap">The card on file was charged. The service answered:</Text>
       {data === undefined ? (
         <Text color={theme.muted}>(the answer is not kept after a restart)</Text>

@@ -31,7 +31,7 @@ export function DoneStep({ entry, data, remaining, onClose, columns, rows }: Don
       {/* The hash whole, on a line of its own (never cut: issue 44); wrapped only below 66 columns. */}
       {entry.txHash ? <Text color={theme.muted}>transaction</Text> : null}
       {entry.txHash ? <Text color={theme.muted} wrap="wrap">{entry.txHash}</Text> : null}
-      {entry.evidence ? <Text color={theme.muted} wrap="wrap">{`Evidence: ${entry.evidence}.`}</Text> : null}
+      {entry.evidence ? <Text color={theme.muted} wrap="wrap">{`How keydeck knows: ${entry.evidence}.`}</Text> : null}
       {data !== undefined ? <Text>The service answered:</Text> : null}
       {data !== undefined ? <StatusTree lines={treeLines(data)} offset={0} rows={Math.max(1, rows - 8)} columns={Math.max(10, columns - 6)} /> : null}
       <Text color={theme.muted}>enter closes</Text>

@@ -130,7 +130,7 @@ export function UsdcStep(props: UsdcStepProps) {
   const textWidth = side ? TEXT_COLUMNS : columns - 2;
   const details = (
     <Box flexDirection="column" width={textWidth} flexShrink={0}>
-      <Text bold wrap="truncate">{`Top up · USDC on Base · ${formatUsd(entry.amount)} · ${stateLabel(entry.state)}`}</Text>
+      <Text bold wrap="truncate">{`Top up · 3/3 pay · USDC on Base · ${formatUsd(entry.amount)} · ${stateLabel(entry.state)}`}</Text>
       <Text wrap="truncate">
         {phase === 'pay' ? 'Send exactly  ' : 'Amount        '}
         <Text bold>{`${visible(amountText)} USDC`}</Text>

@@ -110,12 +110,12 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
 
   const credits: CreditBalance | undefined = balance.data;
   const ports = useMemo<TopUpPorts | undefined>(() => (client && scope ? { journal: deps.journal, client, scope } : undefined), [client, scope, deps.journal]);
+  // An unfinished top-up found at start is said, not opened: the Billing pane shows it as a line,
+  // selected, enter takes it up (the pane stays the pane).
   const onReopen = useCallback(
     (unfinished: JournalEntry) => {
       if (viewRef.current !== undefined) return;
-      setView(viewForEntry(unfinished));
-      setOpen(true);
-      flash(`reopened the unfinished top-up of ${formatUsd(unfinished.amount)} (${methodLabel(unfinished.method)}): Billing pane, 3`, 'warning');
+      flash(`an unfinished top-up of ${formatUsd(unfinished.amount)} (${methodLabel(unfinished.method)}): enter on the Billing pane (3) takes it up`, 'warning');
     },
     [flash],
   );

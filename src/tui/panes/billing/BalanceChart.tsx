@@ -3,14 +3,15 @@
  * key that cycles it (`w`: 1h 6h 24h 7d 30d), then the chart of src/billing/chart.ts (USD axis,
  * time ticks, top-ups marked ▲) sized to the pane; where a chart does not fit (fewer than
  * {@link MIN_CHART_ROWS} lines: 80×24 with the top spenders shown), a sparkline of the same
- * window with its range instead (issue 44), so the pane never leaves the space blank. Redrawn
+ * window with its range and its top-ups (`▲ 2 top-ups +$55.00`, as the chart's legend) instead
+ * (issue 44), so the pane never leaves the space blank and says what the chart would. Redrawn
  * only when the history, the window, the size or the minute changes.
  */
 import { Box, Text } from 'ink';
 import { useMemo } from 'react';
 import { axisLabel, balanceChart, CHART_WINDOW_MS, CHART_WINDOWS, type ChartWindow } from '../../../billing/chart.js';
 import { sparkline } from '../../../billing/sparkline.js';
-import { resample, type BalanceHistory } from '../../../billing/history.js';
+import { resample, topUpsIn, type BalanceHistory } from '../../../billing/history.js';
 import { theme } from '../../theme.js';
 
 /** Props of {@link BalanceChart}. */
@@ -47,11 +48,21 @@ export function BalanceChart({ history, window, now, columns, rows }: BalanceCha
     () => {
       if (rows >= MIN_CHART_ROWS || rows < 2) return undefined;
       const from = now - CHART_WINDOW_MS[window];
-      const values = resample(history.since(from - CHART_WINDOW_MS[window] / 4), from, now, Math.max(1, columns - 24)).filter((v): v is number => v !== undefined);
-      if (values.length === 0) return { line: '', range: '' };
-      const low = Math.min(...values);
-      const high = Math.max(...values);
-      return { line: sparkline(values, columns - 24), range: high - low < 0.005 ? `flat at ${axisLabel(high)}` : `${axisLabel(low)} – ${axisLabel(high)}` };
+      const samples = history.since(from - CHART_WINDOW_MS[window] / 4);
+      const values = resample(samples, from, now, Math.max(1, columns - 24)).filter((v): v is number => v !== undefined);
+      if (values.length === 0) return { line: '', range: '', legend: '' };
+      // The range and the top-ups from every reading of the window, not only the cells' last ones:
+      // a top-up within one cell's stretch of time is a rise all the same.
+      const inWindow = samples.filter((x) => x.t >= from && x.t <= now).map((x) => x.remaining);
+      const low = Math.min(...values, ...inWindow);
+      const high = Math.max(...values, ...inWindow);
+      const topUps = topUpsIn(samples.filter((x) => x.t <= now)).filter((m) => m.t > from);
+      const total = topUps.reduce((sum, m) => sum + Math.round(m.amount * 100), 0) / 100;
+      return {
+        line: sparkline(values, columns - 24),
+        range: high - low < 0.005 ? `flat at ${axisLabel(high)}` : `${axisLabel(low)} – ${axisLabel(high)}`,
+        legend: topUps.length === 0 ? '' : `▲ ${topUps.length > 1 ? `${topUps.length} top-ups` : 'top-up'} +${axisLabel(total)}`,
+      };
     },
     [history, history.version, window, minute, columns, rows], // eslint-disable-line react-hooks/exhaustive-deps
   );
@@ -59,7 +70,10 @@ export function BalanceChart({ history, window, now, columns, rows }: BalanceCha
   if (spark) {
     return (
       <Box flexDirection="column">
-        <Text color={theme.muted} wrap="truncate">{`balance, last ${window} · w ${choices}`}</Text>
+        <Text wrap="truncate">
+          <Text color={theme.muted}>{`balance, last ${window} · w ${choices}`}</Text>
+          {spark.legend ? <Text color={theme.ok}>{` · ${spark.legend}`}</Text> : null}
+        </Text>
         {spark.line === '' ? (
           <Text color={theme.muted} wrap="truncate">{'no readings in this window yet: the line fills as the balance is read'}</Text>
         ) : (

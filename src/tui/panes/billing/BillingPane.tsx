@@ -102,6 +102,11 @@ export function BillingPane({ size, active }: PaneProps) {
   const entries = flow.entries;
   const chosen = Math.min(selected, Math.max(0, entries.length - 1));
   const unfinished = entries.find((e) => isUnfinished(e.state));
+  // An unfinished top-up is selected when it appears, so that enter takes it up (one key away).
+  const unfinishedAt = unfinished ? entries.indexOf(unfinished) : -1;
+  useEffect(() => {
+    if (unfinishedAt >= 0) setSelected(unfinishedAt);
+  }, [unfinished?.id]); // eslint-disable-line react-hooks/exhaustive-deps
   const compact = size.mode === 'compact';
   const data = poll.data;
   const trend = useMemo(() => trendOf(monitor.history, data?.remaining, now), [monitor.history, monitor.history.version, data, now]); // eslint-disable-line react-hooks/exhaustive-deps
@@ -192,8 +197,8 @@ export function BillingPane({ size, active }: PaneProps) {
             : flow.view
               ? '⚠ a top-up walk-through is open · enter resumes it'
               : topUpPhase(unfinished!) === 'pay' || unfinished!.method !== 'usdc'
-                ? `⚠ unfinished top-up of ${formatUsd(unfinished!.amount)} · select it and press enter to finish it`
-                : `⚠ top-up of ${formatUsd(unfinished!.amount)} sent, not credited yet · select it, enter verifies it`}
+                ? `⚠ unfinished top-up of ${formatUsd(unfinished!.amount)} · ${chosen === unfinishedAt ? 'enter takes it up' : 'select it, enter takes it up'}`
+                : `⚠ top-up of ${formatUsd(unfinished!.amount)} sent, not credited yet · ${chosen === unfinishedAt ? 'enter verifies it' : 'select it, enter verifies it'}`}
         </Text>
       ) : null}
       {showStatus ? (
