@@ -7,9 +7,17 @@
  * (The executable, src/bin.ts, checks the Node.js version first.)
  */
 import { createRequire } from 'node:module';
-import { main } from './cli/main.js';
 
 // Beside dist/main.js: the package's own package.json (a chunk under dist/chunks/ could not say `..`).
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
-await main(version);
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  // `keydeck --version` alone, as scripts ask it: what commander prints for it (src/cli/program.ts),
+  // without loading commander and the program (~25 ms, bench/oneshot.mjs; test/commands/runner.test.ts
+  // checks it against the program's answer).
+  process.stdout.write(`${version}\n`);
+} else {
+  const { main } = await import('./cli/main.js');
+  await main(version);
+}

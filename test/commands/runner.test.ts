@@ -35,7 +35,10 @@ describe('the CLI as a child process and in the test’s thread', () => {
     await sb.call('POST', '/api/keys', { token: user, body: { name: 'parity' } });
     const env = (extra: Record<string, string | undefined> = {}) => cli.home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: user, ...extra });
     const cases: Array<[string[], NodeJS.ProcessEnv, number]> = [
+      // The executable answers these two without loading the program (src/cli.ts); the thread runs the program.
       [['--version'], env(), 0],
+      [['-V'], env(), 0],
+      [['--version', '--quiet'], env(), 0],
       [['keys', 'list', '--json'], env(), 0],
       [['billing', 'credits'], env(), 0],
       [['keys', 'frobnicate'], env(), 2],
