@@ -39,6 +39,12 @@ describe('the CLI as a child process and in the test’s thread', () => {
       [['--version'], env(), 0],
       [['-V'], env(), 0],
       [['--version', '--quiet'], env(), 0],
+      // A completion request: the executable answers from dist/completion.json, the thread from the program.
+      [['__complete', '--', 'keys', ''], env(), 0],
+      [['__complete', '--', 'help', ''], env(), 0],
+      [['__complete', '--', '--dialect', ''], env(), 0],
+      [['__complete', '--', 'keys', 'delete', ''], env(), 0],
+      [['__complete', '--', 'keys', 'list', '--'], env(), 0],
       [['keys', 'list', '--json'], env(), 0],
       [['billing', 'credits'], env(), 0],
       [['keys', 'frobnicate'], env(), 2],
