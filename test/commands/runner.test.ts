@@ -5,8 +5,8 @@
  * refusal, the network down, an exit code set without `process.exit`, stdin read and stdin never
  * read, a file in the home's data dir), both ways give the same exit code, stdout and stderr, so a
  * suite that passes one way means the same the other; and runs at once in the thread keep to
- * their own environment and output, and leave the test's own alone. CI runs every suite as
- * processes (.ci/run sets KEYDECK_TEST_CLI=process).
+ * their own environment and output, and leave the test's own alone. `npm test` and CI (.ci/run) run
+ * the suites' one-shot commands in the thread; KEYDECK_TEST_CLI=process runs them all as processes.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
