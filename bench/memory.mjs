@@ -11,7 +11,7 @@
 // which only reads) for V8's heap by space, its code statistics and process.memoryUsage() (Yoga's
 // wasm memory is among the array buffers): where the difference with the bare app lies.
 // Targets (issue 45, with V8 at its defaults: no flag changed while the program runs): monitor
-// ≤ 1.2× the bare Ink app, the TUI ≤ 1.35×, after 10 minutes and (issue 55) 8 s after the start.
+// ≤ 1.2× the bare Ink app, the TUI ≤ 1.35×, after 10 minutes and 8 s after the start.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,7 +56,7 @@ const runs = [
 ];
 for (const r of runs) {
   r.app = spawnTimed(r.script, r.args, { env: { ...env, ...probeEnv }, columns: 100, rows: 30, nodeArgs });
-  // Resident memory 8 s after the start, as a user sees it in `top` once the app has settled (issue 55).
+  // Resident memory 8 s after the start, as a user sees it in `top` once the app has settled.
   r.at8s = new Promise((resolve) => setTimeout(() => resolve(status(r.app.pid)), 8_000));
   await r.app.waitForScreen(r.ready, 30_000);
   r.samples = [];

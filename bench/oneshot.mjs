@@ -11,7 +11,7 @@
 //     sandbox on loopback (a child process, in memory), the key in KEYDECK_TOKEN.
 // CPU (user + system of the command's process, /proc/self/stat's children times) is given per run
 // beside the wall time: on a shared machine it moves less than the wall time.
-// Targets (issue 55): keys list ≤ 3× node -e 0, --version ≤ 1.3×, a completion request ≤ 1.5×.
+// Targets (docs/performance.md): keys list ≤ 3× node -e 0, --version ≤ 1.3×, a completion request ≤ 1.5×.
 // BENCH_QUICK=1: 5 rounds.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

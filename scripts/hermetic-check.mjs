@@ -1,5 +1,5 @@
 // Runs the suites from the shell of a user who has a keydeck of their own, and checks that they
-// leave it untouched (issue 55; test/global-setup.ts hermeticEnvironment, test/hermetic.test.ts).
+// leave it untouched (test/global-setup.ts hermeticEnvironment, test/hermetic.test.ts).
 // The user: HOME, XDG_CONFIG_HOME and XDG_DATA_HOME in a temp dir, KEYDECK_CONFIG_DIR and
 // KEYDECK_DATA_DIR pointing at their keydeck there, KEYDECK_BASE_URL and KEYDECK_TOKEN set, a profile and a credential (--insecure-storage) in their config, and their
 // sandbox running (`keydeck sandbox`, holding its data dir's lock, on port 8787, keydeck's

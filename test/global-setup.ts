@@ -5,7 +5,7 @@
  * during the run (a developer's `npm run build`, another run's setup) cannot pull the files from
  * under them. The snapshot (and the compile cache of the CLI run from it) is removed after the run.
  *
- * The run is hermetic (issue 55): whatever the shell that started it holds, no test reads or writes
+ * The run is hermetic: whatever the shell that started it holds, no test reads or writes
  * the user's own keydeck: {@link hermeticEnvironment} clears keydeck's variables and points HOME,
  * the XDG base dirs and the keychain's session bus away from the user's before any worker starts
  * (the workers inherit this process's environment), and test/hermetic.test.ts checks that they

@@ -1,5 +1,5 @@
 /**
- * The suite is hermetic (issue 55): run from a user's shell whose KEYDECK_CONFIG_DIR,
+ * The suite is hermetic: run from a user's shell whose KEYDECK_CONFIG_DIR,
  * KEYDECK_DATA_DIR, HOME and XDG dirs point at that user's own keydeck, no test reads or writes it.
  * test/global-setup.ts (hermeticEnvironment) makes the run's environment its own before any worker
  * starts; this checks, in a worker, what every test and every CLI run inherits. The whole suite

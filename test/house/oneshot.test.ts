@@ -1,5 +1,5 @@
 /**
- * The one-shot path stays light (issue 55, docs/performance.md "One-shot commands"): what a
+ * The one-shot path stays light (docs/performance.md, "One-shot commands"): what a
  * command in a script, a shell loop or a Tab of completion loads before it answers. The bundle is
  * built as scripts/build.mjs builds dist/ (its options and entry points, esbuild's metafile, nothing
  * written), and the static import graph of the chunks such a command loads is read from it:
