@@ -7,7 +7,8 @@
 // whole suite) in that environment. Afterwards every file of the user's keydeck must be as it was
 // (size and SHA-256; the sandbox's own database and its journal files aside: the sandbox writes
 // them itself; and vitest's own token file), the sandbox still running, and its account still the one it was.
-// Usage: node scripts/hermetic-check.mjs [vitest args…]. Exit 0: the suite passed and nothing of
+// Usage: node scripts/hermetic-check.mjs [vitest args…], or `-- COMMAND…` to run that instead of
+// vitest (`-- node scripts/count-assertions.mjs --json FILE`). Exit 0: the suite passed and nothing of
 // the user's changed; 1 otherwise (what changed is printed).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -85,10 +86,13 @@ try {
   Object.assign(env, { KEYDECK_BASE_URL: url, KEYDECK_TOKEN: token });
   const accountBefore = keydeck(['keys', 'list', '--json']);
   const before = snapshot(user);
-  console.log(`hermetic-check: the user's keydeck in ${user}, their sandbox at ${url}; running vitest ${process.argv.slice(2).join(' ')}`);
+  console.log(`hermetic-check: the user's keydeck in ${user}, their sandbox at ${url}; running ${process.argv.slice(2).join(' ') || 'vitest run'}`);
 
-  const vitest = spawnSync(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...process.argv.slice(2)], { cwd: root, env, stdio: 'inherit' });
-  if (vitest.status !== 0) result.ok = false, result.notes.push(`vitest exited ${vitest.status}`);
+  // `-- COMMAND…` runs that instead of vitest (e.g. `-- node scripts/count-assertions.mjs`), in the same environment.
+  const args = process.argv.slice(2);
+  const [command, ...rest] = args[0] === '--' ? args.slice(1) : [process.execPath, join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...args];
+  const suites = spawnSync(command, rest, { cwd: root, env, stdio: 'inherit' });
+  if (suites.status !== 0) result.ok = false, result.notes.push(`${args[0] === '--' ? args.slice(1).join(' ') : 'vitest'} exited ${suites.status}`);
 
   const after = snapshot(user);
   // The sandbox's own database, and vitest's own token (written in the user's XDG data dir by
