@@ -35,16 +35,7 @@ describe('the CLI as a child process and in the test’s thread', () => {
     await sb.call('POST', '/api/keys', { token: user, body: { name: 'parity' } });
     const env = (extra: Record<string, string | undefined> = {}) => cli.home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: user, ...extra });
     const cases: Array<[string[], NodeJS.ProcessEnv, number]> = [
-      // The executable answers these two without loading the program (src/cli.ts); the thread runs the program.
       [['--version'], env(), 0],
-      [['-V'], env(), 0],
-      [['--version', '--quiet'], env(), 0],
-      // A completion request: the executable answers from dist/completion.json, the thread from the program.
-      [['__complete', '--', 'keys', ''], env(), 0],
-      [['__complete', '--', 'help', ''], env(), 0],
-      [['__complete', '--', '--dialect', ''], env(), 0],
-      [['__complete', '--', 'keys', 'delete', ''], env(), 0],
-      [['__complete', '--', 'keys', 'list', '--'], env(), 0],
       [['keys', 'list', '--json'], env(), 0],
       [['billing', 'credits'], env(), 0],
       [['keys', 'frobnicate'], env(), 2],
@@ -59,6 +50,29 @@ describe('the CLI as a child process and in the test’s thread', () => {
       expect(inThread, `keydeck ${args.join(' ')}`).toEqual(inProcess);
     }
   });
+
+  it('gives the same answers to what the executable answers without the program (--version, completion requests)', async () => {
+    // src/cli.ts answers these from package.json and dist/completion.json; the thread runs the program.
+    const user = await sb.fundedUser(25);
+    await sb.call('POST', '/api/keys/credit', { token: user, body: { name: 'completed' } });
+    const env = cli.home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: user });
+    const cases: string[][] = [
+      ['-V'],
+      ['--version', '--quiet'],
+      ['__complete', '--', 'keys', ''],
+      ['__complete', '--', 'help', ''],
+      ['__complete', '--', '--dialect', ''],
+      ['__complete', '--', 'keys', 'delete', ''],
+      ['__complete', '--', 'keys', 'list', '--'],
+    ];
+    for (const args of cases) {
+      const { inProcess, inThread } = await both(args, env);
+      expect(inProcess.code, `keydeck ${args.join(' ')}: ${inProcess.stderr}`).toBe(0);
+      expect(inThread, `keydeck ${args.join(' ')}`).toEqual(inProcess);
+    }
+    // The key ids come from the service, both ways.
+    expect((await both(['__complete', '--', 'keys', 'delete', ''], env)).inProcess.stdout).toMatch(/\S+\n/);
+  }, 60_000);
 
   it('reads stdin to its end, and exits when stdin holds what it never reads', async () => {
     const session = await sb.newUser();
