@@ -42,6 +42,8 @@ export class NodeHttpTransport implements Transport {
       let settled = false;
       // The request may have reached the service once its connection is up (and secured, for https).
       let connected = false;
+      // The decoder of an encoded answer, stopped with the request when the attempt ends without one.
+      let decoder: Transform | undefined;
       const headers: Record<string, string> = { 'accept-encoding': ACCEPT_ENCODING, ...attempt.headers };
       if (attempt.body !== undefined) headers['content-length'] = String(Buffer.byteLength(attempt.body));
       const options = { method: attempt.method, headers, agent: https ? this.#httpsAgent : this.#httpAgent };
@@ -51,7 +53,10 @@ export class NodeHttpTransport implements Transport {
         settled = true;
         clearTimeout(timer);
         attempt.signal?.removeEventListener('abort', onAbort);
-        if (outcome.kind !== 'response') request.destroy();
+        if (outcome.kind !== 'response') {
+          request.destroy();
+          decoder?.destroy();
+        }
         resolve(outcome);
       };
       const onAbort = (): void => finish({ kind: 'aborted' });
@@ -72,6 +77,7 @@ export class NodeHttpTransport implements Transport {
         if (Number.isFinite(declared) && declared > MAX_RESPONSE_BYTES) return finish({ kind: 'too_large', status });
         const body = decoded(response, response.headers['content-encoding']);
         if (body !== response) {
+          decoder = body as Transform;
           // Encoded: the bytes on the wire are capped too, not only what they decode to.
           let received = 0;
           response.on('data', (chunk: Buffer) => {
