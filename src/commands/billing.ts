@@ -31,9 +31,6 @@ import { ExitCode, fail, openSession, printFormatted, printLine, warn, type Exit
 import { colorEnabled, flattenForDisplay, formatKeyValues, formatUsd } from './table.js';
 import { visible } from '../terminal/sanitize.js';
 
-// `billing credits` lives in ./billingCredits.ts, which loads only what a read of the balance needs.
-export { billingCredits, creditsBlock } from './billingCredits.js';
-
 /**
  * `keydeck billing status [--json]`: §4 `GET /api/billing/status`, whose body the spec does not
  * show: `--json` prints it as it came (unwrapped when enveloped, key values dropped); human mode

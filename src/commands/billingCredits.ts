@@ -1,7 +1,7 @@
 /**
  * `keydeck billing credits [--json]`: the shared USD balance record (§2.3, §4 `GET
- * /api/billing/credits`). Its own module, apart from the other `billing` commands (./billing.ts
- * re-exports it), so that a read of the balance, the command a shell loop over profiles runs,
+ * /api/billing/credits`). Its own module, apart from the other `billing` commands (./billing.ts),
+ * so that a read of the balance, the command a shell loop over profiles runs,
  * loads the client, the session and the table, nothing of the top-up record (`node:sqlite`) or
  * the chain (bench/oneshot.mjs, test/house/oneshot.test.ts). Errors and exit codes: see
  * ./api-command.ts.

@@ -1,5 +1,5 @@
 /**
- * `keydeck keys list | create | rename | enable | disable | delete`: the consumption keys
+ * `keydeck keys create | rename | enable | disable | delete` (`list` is ./keysList.ts): the consumption keys
  * (`sk_`, §2.1) through §4 `GET /api/keys`, `POST /api/keys/credit`, `PUT /api/keys/:id`,
  * `DELETE /api/keys/:id`, with the §3 transitions (pause, resume, delete).
  *
@@ -20,9 +20,6 @@ import { pledgeMintRefusal } from '../operations/pledgeKey.js';
 import { runKeysCreate } from './createKey.js';
 import { deliveryPlanOf, type DeliveryFlags } from './keyDelivery.js';
 import { visible } from '../terminal/sanitize.js';
-
-// `keys list` lives in ./keysList.ts, which loads only what a read of the list needs (bench/oneshot.mjs).
-export { keysList, keysTable } from './keysList.js';
 
 /** The flags of `keys create`: the name as `--name` or the NAME argument, and `--subscription`. */
 export interface KeysCreateFlags extends JsonFlag, DeliveryFlags {

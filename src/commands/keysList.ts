@@ -1,7 +1,7 @@
 /**
  * `keydeck keys list [--json]`: the consumption keys (§4 `GET /api/keys`) as a table, or the §4
  * array as JSON with each key's published limits. Its own module, apart from the other `keys`
- * commands (./keys.ts re-exports it), so that a read of the list loads the client, the session
+ * commands so that a read of the list loads the client, the session
  * and the table, nothing of key creation, delivery or the history database (bench/oneshot.mjs;
  * test/house/oneshot.test.ts keeps Ink, React, Fastify, node:sqlite and viem out of its imports).
  * Errors and exit codes: see ./api-command.ts.
