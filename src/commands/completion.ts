@@ -226,10 +226,7 @@ export async function runCompletion(program: CompletionCommand, words: readonly 
   const chosenProfile = at >= 0 ? words[at + 1] : undefined;
   const candidates = await completeWords(program, words.length > 0 ? words : [''], {
     // Read without the config's schema (src/config/profileNames.ts): a Tab press does not load zod.
-    profiles: async () => {
-      const [{ configProfileNames }, { configFilePath }] = await Promise.all([import('../config/profileNames.js'), import('../config/paths.js')]);
-      return configProfileNames(configFilePath());
-    },
+    profiles: async () => (await import('../config/profileNames.js')).configProfileNames(),
     keyIds: () =>
       within(
         (async () => {

@@ -6,13 +6,14 @@
  * read, is refused or is not JSON gives none. Never throws.
  */
 import path from 'node:path';
+import { configFilePath } from './paths.js';
 import { checkTrustedDir, readTrustedFile } from './trust.js';
 
 /** A profile name: 1–64 letters, digits, `.`, `_` or `-`, starting with a letter or digit (./config.ts ProfileNameSchema). */
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-/** The names of the profiles in the config file `file`, sorted; [] when there are none to give. */
-export async function configProfileNames(file: string): Promise<string[]> {
+/** The names of the profiles in the config file `file` (default: keydeck's own), sorted; [] when there are none to give. */
+export async function configProfileNames(file: string = configFilePath()): Promise<string[]> {
   try {
     if ((await checkTrustedDir(path.dirname(file))) !== undefined) return [];
     const read = await readTrustedFile(file, 'config file');

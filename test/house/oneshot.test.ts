@@ -26,7 +26,7 @@ const ONE_SHOT_MODULES = {
   'a service command (src/cli/shared.ts runScripted)': ['src/commands/output.ts', 'src/commands/api-command.ts', 'src/commands/sandboxTarget.ts'],
   'keys list': ['src/commands/keysList.ts'],
   'billing credits': ['src/commands/billingCredits.ts'],
-  'a completion request (__complete)': ['src/commands/completion.ts', 'src/config/profileNames.ts', 'src/config/paths.ts'],
+  'a completion request (__complete)': ['src/commands/completion.ts', 'src/config/profileNames.ts'],
 } as const;
 
 /** Packages the one-shot path never loads, and why. */
