@@ -20,6 +20,7 @@ const PROCESS_SUITES = [
   'test/sandbox/cli.test.ts',
   'test/config/trust.test.ts',
   'test/delivery/deliver.test.ts',
+  'test/operations/tokenFileRace.test.ts',
   // The crash-point harness (issue 42): kills the built CLI at each boundary of an operation.
   'test/crash/**',
   'test/metrics/promtool.test.ts',

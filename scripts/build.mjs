@@ -271,8 +271,8 @@ export function bundleOptions(emptyModule) {
     jsx: 'automatic',
     define: {
       'process.env.NODE_ENV': '"production"',
-      // Bundled CommonJS dependencies use __filename and __dirname (write-file-atomic names its
-      // temp files from __filename): they get the banner's, under names no module declares. (The
+      // Bundled CommonJS dependencies use __filename and __dirname: they get the banner's, under
+      // names no module declares. (The
       // banner used to declare `const __dirname` itself, which collided with the ESM modules that
       // declare their own, `open` and `clipboardy`: their chunks could not load.)
       __filename: '__keydeckFilename',

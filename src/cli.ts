@@ -8,6 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import type { CompletionCommand } from './commands/completion.js';
+import { exitQuietlyOnClosedPipe } from './terminal/closedPipe.js';
 
 // Beside dist/main.js: the package's own package.json (a chunk under dist/chunks/ could not say `..`).
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
@@ -23,6 +24,7 @@ const completionTable = (): CompletionCommand | undefined => {
 };
 const table = args[0] === '__complete' && (args[1] === '--' || args.length === 1) ? completionTable() : undefined;
 if (table !== undefined) {
+  exitQuietlyOnClosedPipe(); // as every command (src/cli/main.ts)
   // A completion request (what Tab runs): the candidates from the tree the build took from the
   // program, without loading commander and the program (bench/oneshot.mjs; src/cli/profile.ts
   // answers the same from the program itself, and test/commands/runner.test.ts compares the two).
@@ -32,6 +34,7 @@ if (table !== undefined) {
   // `keydeck --version` alone, as scripts ask it: what commander prints for it (src/cli/program.ts),
   // without loading commander and the program (~25 ms, bench/oneshot.mjs; test/commands/runner.test.ts
   // checks it against the program's answer).
+  exitQuietlyOnClosedPipe(); // as every command (src/cli/main.ts)
   process.stdout.write(`${version}\n`);
 } else {
   const { main } = await import('./cli/main.js');

@@ -2,8 +2,9 @@
  * src/billing: the account's money and spend as keydeck reasons about them, for both faces.
  *
  * What lives here: the top-up procedures and their shared record on disk (./topups.ts,
- * ./verifyUsdc.ts, ./journal.ts with its model in ./journalEntry.ts: "credited" only on evidence
- * that names the top-up, ./evidence.ts), input rules for amounts and hashes (./input.ts), the
+ * ./verifyUsdc.ts, ./journal.ts with its model in ./journalEntry.ts, its file in ./journalFile.ts,
+ * its summary in ./journalSummary.ts and the way past a damaged one in ./journalLoss.ts: "credited"
+ * only on evidence that names the top-up, ./evidence.ts, ./usedHash.ts), input rules for amounts and hashes (./input.ts), the
  * USDC instruction and its EIP-681 link (./instruction.ts, ./eip681.ts), the balance history
  * (./historyStore.ts, ./historyDb.ts, ./history.ts) with burn rates, run-out, chart and sparkline,
  * the low-balance alert (./alert.ts), spend per key with the usage read budget shared by every

@@ -15,22 +15,41 @@
  * user's own transfer made public. The issue-6 journal file (`topups.json`) is imported once, then
  * renamed `topups.json.imported`.
  *
+ * ## Fail closed
+ *
+ * The record is what keeps a charge whose answer was lost from being made again, so a record that
+ * cannot be trusted stops every charge and verify ({@link JournalDamagedError}, exit 3): it is
+ * never moved aside or started afresh by itself. It is checked at each open, and on disk again
+ * before a new top-up is recorded ({@link TopUpJournal.add}, {@link TopUpJournal.check}):
+ *
+ * - the file as SQLite reads it: a header that is not SQLite's (SQLITE_NOTADB), a page it cannot
+ *   read (SQLITE_CORRUPT), and `PRAGMA quick_check` over every page (a file cut short);
+ * - every row: its JSON in the record's schema, and its `id`, `state` and `tx_hash` columns equal
+ *   to the JSON's (a row edited by hand); a row read later is checked the same way;
+ * - against its summary (./journalSummary.ts, `topups-summary.json`, written after each change):
+ *   a record missing, of 0 bytes (which SQLite would take for a new database), or without the
+ *   unfinished top-ups the summary names, while the summary says it held some, is damaged too.
+ *
+ * The damaged file is left in place; `keydeck billing history --accept-loss` (./journalLoss.ts)
+ * moves it aside and starts a new record, once the user has checked what it held at the service.
  * The states, the moves between them and the record's fields are in ./journalEntry.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { openSqlite } from '../config/sqlite.js';
+import { writeFileAtomically } from '../config/atomic.js';
+import { isDamagedSqlite, quickCheck } from '../config/sqlite.js';
 import { failpoint } from '../failpoints/index.js';
-import { INITIAL_STATES, inScope, isUnfinished, JournalEntrySchema, JournalError, TransitionError, canMove, journalPath, legacyEntries, legacyJournalPath, type JournalEntry, type JournalPatch, type JournalScope, type NewJournalEntry } from './journalEntry.js';
+import { BUSY_TIMEOUT_MS, checkTrustedRecordFile, connectJournal, ROW, rowEntry, ownerOnly, sizeOf, sqliteProblem, stripUndefined, UNFINISHED_SQL, type Row } from './journalFile.js';
+import { INITIAL_STATES, inScope, isUnfinished, JournalDamagedError, JournalError, TransitionError, canMove, journalPath, legacyEntries, legacyJournalPath, type JournalEntry, type JournalPatch, type JournalScope, type NewJournalEntry } from './journalEntry.js';
+import { heldSentence, readSummary, summaryOf, summaryPath, type JournalSummary, type SummaryRead } from './journalSummary.js';
 
 export * from './journalEntry.js';
+export { BUSY_TIMEOUT_MS } from './journalFile.js';
 
 /** Most records kept; beyond it the oldest finished ones are dropped (never an unfinished one). */
 export const MAX_JOURNAL_ENTRIES = 10_000;
-/** How long a change waits for another process's write lock, ms. */
-export const BUSY_TIMEOUT_MS = 5_000;
 
 /** Options of {@link TopUpJournal}. */
 export interface TopUpJournalOptions {
@@ -44,46 +63,53 @@ export interface TopUpJournalOptions {
   readonly now?: () => number;
 }
 
-const SCHEMA = `
-  CREATE TABLE IF NOT EXISTS topups (
-    seq        INTEGER PRIMARY KEY AUTOINCREMENT, -- insertion order, across processes
-    id         TEXT NOT NULL UNIQUE,
-    state      TEXT NOT NULL,
-    tx_hash    TEXT,                               -- lower case
-    entry      TEXT NOT NULL                       -- the record as JSON (JournalEntrySchema)
-  ) STRICT;
-  CREATE INDEX IF NOT EXISTS topups_by_hash ON topups (tx_hash);
-  CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
-`;
-
 /** A patch (or a function of the current record giving one, run inside the write lock). */
 export type JournalChange = JournalPatch | ((current: JournalEntry) => JournalPatch | undefined);
 
 /**
- * The record on disk. Opened on first use; each method is one SQLite transaction, so it sees
- * and keeps every other process's writes. Methods reject with {@link JournalError} when the
- * database cannot be opened or written, and with {@link TransitionError} for a move the table
- * does not allow.
+ * The record on disk. Opened and checked on first use (the module's "Fail closed"); each method
+ * is one SQLite transaction, so it sees and keeps every other process's writes. Methods reject
+ * with {@link JournalDamagedError} when the record cannot be trusted, {@link JournalError} when
+ * it cannot be opened or written, and {@link TransitionError} for a move the table does not allow.
  */
 export class TopUpJournal {
   readonly path: string;
+  /** The summary beside it (./journalSummary.ts). */
+  readonly summaryPath: string;
   readonly #max: number;
   readonly #now: () => number;
   #db: DatabaseSync | undefined;
-  /** Where an unreadable database was moved, when one was. */
-  movedAside?: string;
+  #opening: Promise<DatabaseSync> | undefined;
+  /** The summary as last read or written by this instance: what a damaged record held. */
+  #held: SummaryRead = { kind: 'none' };
   /** Records imported from the issue-6 `topups.json` by this instance, when any. */
   imported?: number;
 
   constructor(options: TopUpJournalOptions = {}) {
     this.path = options.path ?? journalPath(options.env ?? process.env);
+    this.summaryPath = summaryPath(this.path);
     this.#max = options.maxEntries ?? MAX_JOURNAL_ENTRIES;
     this.#now = options.now ?? Date.now;
   }
 
+  /**
+   * Checks the record as it is on disk now (the module's "Fail closed"), with a connection of its
+   * own (this instance's, perhaps opened hours ago in the TUI, is left as it is): what a caller
+   * about to send a charge calls first.
+   * @throws JournalDamagedError when it cannot be trusted; JournalError when it cannot be opened
+   */
+  async check(): Promise<void> {
+    const probe = new TopUpJournal({ path: this.path, maxEntries: this.#max, now: this.#now });
+    try {
+      await probe.#ready();
+    } finally {
+      probe.close();
+    }
+  }
+
   /** Every record, newest first. */
   async list(): Promise<JournalEntry[]> {
-    return this.#rows('SELECT entry FROM topups ORDER BY seq DESC');
+    return this.#rows(await this.#ready(), `SELECT ${ROW} FROM topups ORDER BY seq DESC`);
   }
 
   /** Records of `scope`, newest first, at most `limit`. */
@@ -98,13 +124,13 @@ export class TopUpJournal {
 
   /** One record by id. */
   async get(id: string): Promise<JournalEntry | undefined> {
-    return this.#rows('SELECT entry FROM topups WHERE id = ?', id)[0];
+    return this.#rows(await this.#ready(), `SELECT ${ROW} FROM topups WHERE id = ?`, id)[0];
   }
 
   /** Records of `scope` verified with `txHash` (any case; its current hash, or an earlier one: `triedHashes`), newest first. */
   async withHash(txHash: string, scope: JournalScope): Promise<JournalEntry[]> {
     const hash = txHash.toLowerCase();
-    return this.#rows('SELECT entry FROM topups WHERE tx_hash = ? OR instr(entry, ?) > 0 ORDER BY seq DESC', hash, `"${hash}"`).filter(
+    return this.#rows(await this.#ready(), `SELECT ${ROW} FROM topups WHERE tx_hash = ? OR instr(entry, ?) > 0 ORDER BY seq DESC`, hash, `"${hash}"`).filter(
       (e) => inScope(e, scope) && (e.txHash?.toLowerCase() === hash || e.triedHashes?.includes(hash) === true),
     );
   }
@@ -116,12 +142,14 @@ export class TopUpJournal {
   }
 
   /**
-   * Records a new top-up (state `awaiting_payment` or `verifying`); returns it with its id and times.
-   * @throws TransitionError for another initial state
+   * Records a new top-up (state `awaiting_payment` or `verifying`); returns it with its id and
+   * times. The file is checked on disk first ({@link check}): a charge is recorded before it is sent.
+   * @throws TransitionError for another initial state; JournalDamagedError
    */
   async add(entry: NewJournalEntry): Promise<JournalEntry> {
     if (!INITIAL_STATES.includes(entry.state)) throw new TransitionError(entry.state, entry.state, this.path);
-    return this.#write((db) => {
+    await this.check();
+    return this.#change((db) => {
       const time = new Date(this.#now()).toISOString();
       const created: JournalEntry = { ...stripUndefined(entry), id: randomUUID(), createdAt: time, updatedAt: time };
       db.prepare('INSERT INTO topups (id, state, tx_hash, entry) VALUES (?, ?, ?, ?)').run(
@@ -142,9 +170,10 @@ export class TopUpJournal {
    * @throws TransitionError when the patch's state is a move the table does not allow
    */
   async update(id: string, change: JournalChange): Promise<JournalEntry | undefined> {
-    return this.#write((db) => {
-      const current = this.#parse(db.prepare('SELECT entry FROM topups WHERE id = ?').get(id) as { entry: string } | undefined);
-      if (!current) return undefined;
+    return this.#change((db) => {
+      const row = db.prepare(`SELECT ${ROW} FROM topups WHERE id = ?`).get(id) as Row | undefined;
+      if (!row) return undefined;
+      const current = this.#valid(row);
       const patch = typeof change === 'function' ? change(current) : change;
       if (!patch) return current;
       if (patch.state !== undefined && !canMove(current.state, patch.state)) throw new TransitionError(current.state, patch.state, this.path);
@@ -163,7 +192,7 @@ export class TopUpJournal {
    * @throws JournalError when the database cannot be opened or read
    */
   async dataVersion(): Promise<number> {
-    const db = this.#open();
+    const db = await this.#ready();
     try {
       return (db.prepare('PRAGMA data_version').get() as { data_version: number }).data_version;
     } catch (error) {
@@ -171,35 +200,40 @@ export class TopUpJournal {
     }
   }
 
-  /** Closes the database (reopened on the next call). */
+  /** Closes the database (reopened, and checked again, on the next call). */
   close(): void {
     this.#db?.close();
     this.#db = undefined;
+    this.#opening = undefined;
   }
 
-  #rows(sql: string, ...params: string[]): JournalEntry[] {
-    const db = this.#open();
+  #rows(db: DatabaseSync, sql: string, ...params: string[]): JournalEntry[] {
+    let rows: Row[];
     try {
-      return (db.prepare(sql).all(...params) as { entry: string }[]).map((r) => this.#parse(r)).filter((e): e is JournalEntry => e !== undefined);
+      rows = db.prepare(sql).all(...params) as unknown as Row[];
     } catch (error) {
       throw this.#failure('read', error);
     }
+    return rows.map((r) => this.#valid(r));
   }
 
-  /** A row's record, or undefined when it does not parse (kept on disk, never deleted). */
-  #parse(row: { entry: string } | undefined): JournalEntry | undefined {
-    if (!row) return undefined;
-    try {
-      const parsed = JournalEntrySchema.safeParse(JSON.parse(row.entry));
-      return parsed.success ? parsed.data : undefined;
-    } catch {
-      return undefined;
-    }
+  /** A row's record, checked (./journalFile.ts {@link rowEntry}). @throws JournalDamagedError */
+  #valid(row: Row): JournalEntry {
+    const entry = rowEntry(row);
+    if ('problem' in entry) throw this.#damaged(entry.problem);
+    return entry;
   }
 
-  /** Runs `fn` inside BEGIN IMMEDIATE … COMMIT (rolled back when it throws). */
-  #write<T>(fn: (db: DatabaseSync) => T): T {
-    const db = this.#open();
+  /** Runs `fn` in one write transaction ({@link #write}), then writes the summary. */
+  async #change<T>(fn: (db: DatabaseSync) => T): Promise<T> {
+    const { result, summary } = this.#write(await this.#ready(), fn);
+    await this.#saveSummary(summary);
+    failpoint('record.written', 'topups');
+    return result;
+  }
+
+  /** Runs `fn` inside BEGIN IMMEDIATE … COMMIT (rolled back when it throws), counting the change; returns the summary after it. */
+  #write<T>(db: DatabaseSync, fn: (db: DatabaseSync) => T): { result: T; summary: JournalSummary } {
     try {
       db.exec('BEGIN IMMEDIATE');
     } catch (error) {
@@ -207,9 +241,10 @@ export class TopUpJournal {
     }
     try {
       const result = fn(db);
+      db.exec(`INSERT INTO meta (key, value) VALUES ('generation', '1') ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`);
+      const summary = this.#summary(db);
       db.exec('COMMIT');
-      failpoint('record.written', 'topups');
-      return result;
+      return { result, summary };
     } catch (error) {
       try {
         db.exec('ROLLBACK');
@@ -218,6 +253,30 @@ export class TopUpJournal {
       }
       if (error instanceof JournalError) throw error;
       throw this.#failure('write', error);
+    }
+  }
+
+  /** The summary of the record as `db` sees it now. */
+  #summary(db: DatabaseSync): JournalSummary {
+    const unfinished = (db.prepare(UNFINISHED_SQL).all() as unknown as Row[]).map((r) => this.#valid(r));
+    const { n } = db.prepare('SELECT count(*) AS n FROM topups').get() as { n: number };
+    const generation = Number((db.prepare(`SELECT value FROM meta WHERE key = 'generation'`).get() as { value?: string } | undefined)?.value ?? 0);
+    return summaryOf(unfinished, n, generation, new Date(this.#now()).toISOString());
+  }
+
+  /**
+   * Writes `summary` unless the file holds a later one (another process's). A summary that cannot
+   * be written is tried again at the next change or open: the change itself is committed.
+   */
+  async #saveSummary(summary: JournalSummary): Promise<void> {
+    try {
+      const onDisk = await readSummary(this.summaryPath);
+      if (onDisk.kind === 'refused') return;
+      if (onDisk.kind === 'summary' && onDisk.summary.generation > summary.generation) return;
+      await writeFileAtomically(this.summaryPath, `${JSON.stringify(summary, null, 2)}\n`, 0o600);
+      this.#held = { kind: 'summary', summary };
+    } catch {
+      // A full disk, a directory made read-only: the next change or open writes it again.
     }
   }
 
@@ -232,6 +291,8 @@ export class TopUpJournal {
   }
 
   #failure(what: 'read' | 'write' | 'lock', error: unknown): JournalError {
+    if (error instanceof JournalError) return error;
+    if (isDamagedSqlite(error)) return this.#damaged(sqliteProblem(error));
     const detail = error instanceof Error ? error.message : String(error);
     if (what === 'lock' || /locked|busy/i.test(detail)) {
       return new JournalError(`the top-up record ${this.path} stayed locked by another keydeck for ${BUSY_TIMEOUT_MS / 1000} s; try again.`, this.path);
@@ -239,91 +300,95 @@ export class TopUpJournal {
     return new JournalError(`cannot ${what} the top-up record ${this.path} (${detail}): check the directory's permissions.`, this.path);
   }
 
-  #open(): DatabaseSync {
-    if (this.#db) return this.#db;
-    let db: DatabaseSync;
+  /** The error of a record that cannot be trusted: `problem`, and what the summary says it held. */
+  #damaged(problem: string): JournalDamagedError {
+    return new JournalDamagedError(this.path, problem, heldSentence(this.#held, this.summaryPath));
+  }
+
+  #ready(): Promise<DatabaseSync> {
+    if (this.#db) return Promise.resolve(this.#db);
+    this.#opening ??= this.#openChecked().then(
+      (db) => {
+        this.#db = db;
+        return db;
+      },
+      (error: unknown) => {
+        this.#opening = undefined;
+        throw error;
+      },
+    );
+    return this.#opening;
+  }
+
+  /** Opens the database and checks it against its summary (the module's "Fail closed"). */
+  async #openChecked(): Promise<DatabaseSync> {
     try {
       mkdirSync(path.dirname(this.path), { recursive: true, mode: 0o700 });
-      for (const file of [this.path, `${this.path}-wal`, `${this.path}-shm`]) this.#checkTrusted(file);
-      db = this.#connect();
     } catch (error) {
-      if (error instanceof JournalError) throw error;
-      // Never delete what may be the only record of a paid top-up: move it aside, start afresh.
-      if (existsSync(this.path) && /not a database|malformed|file is encrypted/i.test(String((error as Error).message))) {
-        const aside = `${this.path}.broken-${new Date(this.#now()).toISOString().replace(/[:.]/g, '-')}`;
-        try {
-          renameSync(this.path, aside);
-          for (const companion of ['-wal', '-shm']) if (existsSync(this.path + companion)) renameSync(this.path + companion, aside + companion);
-        } catch {
-          throw new JournalError(`the top-up record ${this.path} is not valid and cannot be moved aside: fix or move it.`, this.path);
-        }
-        this.movedAside = aside;
-        db = this.#connect();
-      } else {
-        throw this.#failure('write', error);
-      }
+      throw this.#failure('write', error);
     }
-    this.#db = db;
-    this.#importLegacy(db);
-    for (const file of [this.path, `${this.path}-wal`, `${this.path}-shm`]) {
-      try {
-        if (existsSync(file)) chmodSync(file, 0o600);
-      } catch {
-        // A file system without modes: nothing more to do.
-      }
+    for (const file of [this.path, `${this.path}-wal`, `${this.path}-shm`]) checkTrustedRecordFile(file);
+    let held: SummaryRead;
+    try {
+      held = await readSummary(this.summaryPath);
+    } catch (error) {
+      throw new JournalError(`cannot read ${this.summaryPath} (${(error as NodeJS.ErrnoException).code ?? 'error'}): check the directory's permissions.`, this.summaryPath);
     }
+    if (held.kind === 'refused') throw new JournalError(`the summary of the top-up record: ${held.sentence}`, this.summaryPath);
+    this.#held = held;
+    // A record existed: a missing or empty file is its loss, not a new record.
+    const existed = held.kind === 'unreadable' || (held.kind === 'summary' && held.summary.records > 0);
+    const main = sizeOf(this.path);
+    if (existed && main === undefined) throw this.#damaged('the file is missing');
+    if (existed && main === 0 && !sizeOf(`${this.path}-wal`)) throw this.#damaged('the file is empty (0 bytes)');
+    let db: DatabaseSync;
+    try {
+      db = connectJournal(this.path);
+    } catch (error) {
+      throw this.#failure('write', error);
+    }
+    try {
+      const found = quickCheck(db);
+      if (found !== undefined) throw this.#damaged(`SQLite finds it damaged: ${found}`);
+      const entries = this.#rows(db, `SELECT ${ROW} FROM topups ORDER BY seq DESC`);
+      if (existed && entries.length === 0) throw this.#damaged(`it holds no top-up, though its summary says it held ${held.kind === 'summary' ? held.summary.records : 'some'}`);
+      if (held.kind === 'summary') {
+        const ids = new Set(entries.map((e) => e.id));
+        const lost = held.summary.unfinished.filter((h) => !ids.has(h.id)).length;
+        if (lost > 0) throw this.#damaged(`${lost} unfinished top-up${lost === 1 ? '' : 's'} its summary names ${lost === 1 ? 'is' : 'are'} not in it`);
+      }
+      const now = this.#summary(db);
+      if ((held.kind === 'summary' && held.summary.generation !== now.generation) || (held.kind !== 'summary' && entries.length > 0)) await this.#saveSummary(now);
+    } catch (error) {
+      db.close();
+      throw this.#failure('read', error);
+    }
+    await this.#importLegacy(db);
+    ownerOnly(this.path);
     return db;
   }
 
-  /** Refuses a file ssh would not trust as its own: a link, not a regular file, someone else's. */
-  #checkTrusted(file: string): void {
-    let st;
-    try {
-      st = lstatSync(file);
-    } catch {
-      return; // Not there yet: created with mode 0600.
-    }
-    if (st.isSymbolicLink() || !st.isFile()) {
-      throw new JournalError(`the top-up record ${file} is not a regular file (a link or a directory): move it away.`, file);
-    }
-    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
-      throw new JournalError(`the top-up record ${file} belongs to another user: move it away.`, file);
-    }
-  }
-
-  #connect(): DatabaseSync {
-    return openSqlite(this.path, BUSY_TIMEOUT_MS, (db) => {
-      db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
-      db.exec('BEGIN IMMEDIATE');
-      db.exec(SCHEMA);
-      db.exec('COMMIT');
-    });
-  }
-
   /** Imports the issue-6 `topups.json` once (states `submitted` → `verifying`, `abandoned` → `closed`). */
-  #importLegacy(db: DatabaseSync): void {
+  async #importLegacy(db: DatabaseSync): Promise<void> {
     const file = legacyJournalPath(this.path);
     if (!existsSync(file)) return;
     let entries: JournalEntry[];
     try {
-      this.#checkTrusted(file);
+      checkTrustedRecordFile(file);
       entries = legacyEntries(JSON.parse(readFileSync(file, 'utf8')));
     } catch {
       return; // Unreadable: left where it is for the user; nothing is lost.
     }
     try {
-      this.#write(() => {
+      const { summary } = this.#write(db, () => {
         const insert = db.prepare('INSERT OR IGNORE INTO topups (id, state, tx_hash, entry) VALUES (?, ?, ?, ?)');
         for (const e of entries) insert.run(e.id, e.state, e.txHash?.toLowerCase() ?? null, JSON.stringify(e));
       });
       renameSync(file, `${file}.imported`);
       this.imported = entries.length;
+      await this.#saveSummary(summary);
     } catch {
       // Another process imported it first (the file is gone), or the disk refused: try next time.
     }
   }
-}
-
-function stripUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }

@@ -9,9 +9,10 @@
  * src/billing/verifyUsdc.ts); {@link update} refuses every move this table does not list
  * ({@link TransitionError}). A patch that keeps the state is always allowed.
  *
- * One instruction is one record, whatever the number of verify attempts (issue 42, I4): a verify
- * finds the record by its hash (the current one or an earlier one, `triedHashes`), else the one
- * USDC instruction of this service waiting for that amount (and deposit address, when given);
+ * One instruction is one record, whatever the number of verify attempts, hashes or amounts (issue
+ * 42, I4): a verify finds the record by its hash (the current one or an earlier one, `triedHashes`),
+ * else the one USDC instruction of this service waiting for that amount (and deposit address, when
+ * given), else, for an amount no instruction waits for, the one instruction waiting at all;
  * a new hash replaces the one that credited nothing, which is kept in `triedHashes`; the deposit
  * address stays, and with it the chain's recipient check. A record stays `awaiting_payment` only
  * while money may still arrive for it: an instruction whose address was given. A verify keydeck
@@ -27,11 +28,11 @@
  * | `refused`          | `verifying`        | the user verifies again (say, with the amount actually sent)           |
  * | `closed`           | `verifying`        | the user verifies a top-up they had closed (the transfer was made after all) |
  * | `verifying`        | `verifying`        | the answer was lost (timeout, connection, crash): outcome unknown; or another verify is sent (the first unknown verify's baseline kept) |
- * | `verifying`        | `credited`         | the verify answer for its hash; `tx_already_used` for its own hash after its own unknown verify while `totalTopUp` rose by ≥ its amount since that verify's baseline; the card charge's answer naming it credited |
+ * | `verifying`        | `credited`         | the verify answer for its hash; `tx_already_used` for its own hash after its own unknown verify, when the billing status lists the hash credited since that verify's baseline, or `totalTopUp` rose by ≥ its amount since that baseline beyond what other top-ups listed since explain (./usedHash.ts); the card charge's answer naming it credited |
  * | `awaiting_payment` | `credited`         | a service record names its checkout session (or payment) as paid       |
  * | `closed`           | `credited`         | the same evidence, after the user closed it (evidence beats the user's word) |
- * | `verifying`        | `refused`          | the service refused it for a reason about it (`amount_mismatch`; `tx_already_used` without the rule above); a record without an instruction whose verify credited nothing (`not_found`, another answered failure) |
- * | `verifying`        | `awaiting_payment` | an instruction's verify answered and credited nothing (`not_found`: not on chain yet), and no earlier verify is unresolved |
+ * | `verifying`        | `refused`          | a record without an instruction (no address) whose verify credited nothing: refused for a reason about it (`amount_mismatch`, `tx_already_used` without the rule above), `not_found`, another answered failure |
+ * | `verifying`        | `awaiting_payment` | an instruction's verify answered and credited nothing (`not_found`: not on chain yet; `amount_mismatch`: the amount tried is dropped; `tx_already_used` without the rule above: the hash paid another top-up, not this one), and no earlier verify is unresolved |
  * | `awaiting_payment` | `closed`           | the user closes it (nothing paid, or will not pay)                     |
  * | `verifying`        | `closed`           | the user closes it (after a warning: its outcome is unknown)           |
  * | `refused`          | `closed`           | the user closes it                                                     |
@@ -44,6 +45,7 @@ import { z } from 'zod';
 import { isLoopbackHost } from '../api/baseUrl.js';
 import { TopUpMethodSchema, type TopUpMethod } from '../api/schemas.js';
 import { dataDir } from '../config/paths.js';
+import { RECORD_DAMAGED } from '../config/recordDamage.js';
 
 /** State of a top-up: see the module's transition table. */
 export const TopUpStateSchema = z.enum(['awaiting_payment', 'verifying', 'credited', 'refused', 'closed']);
@@ -138,6 +140,13 @@ export const JournalEntrySchema = z.object({
    * (kept while the state stays `verifying`): the baseline of the `tx_already_used` rule.
    */
   verifyBaselineTotalTopUp: z.number().optional(),
+  /**
+   * The finished top-ups the billing status listed when that baseline was read: their references
+   * (transaction hashes, session and payment ids), lower case, at most 200. Kept with the baseline;
+   * absent when the status could not be read then. What tells a hash used before keydeck's verify
+   * from one its verify credited, and a rise of the total by another top-up (./usedHash.ts).
+   */
+  verifyBaselineListed: z.array(z.string()).optional(),
   /** The last refusal or problem, in words, and its stable code. */
   reason: z.string().optional(),
   reasonCode: z.string().optional(),
@@ -205,6 +214,30 @@ export class JournalError extends Error {
   constructor(message: string, file: string) {
     super(message);
     this.path = file;
+  }
+}
+
+/**
+ * The record cannot be trusted as it is on disk (damaged, emptied or removed while its summary
+ * says it held top-ups: ./journal.ts says how it is told): every charge and verify stops, and the
+ * commands exit 3. The file is left where it is. `message` is the sentence: the file, what is
+ * wrong, what it held (./journalSummary.ts) and the way out.
+ */
+export class JournalDamagedError extends JournalError {
+  override readonly name = 'JournalDamagedError';
+  /** The code of every record that cannot be read (src/config/recordDamage.ts). */
+  override readonly code = RECORD_DAMAGED;
+  /** What is wrong, in a few words ("it is not an SQLite database: its header is damaged"). */
+  readonly problem: string;
+  /** One line for a screen: what is wrong, that money actions are refused, the way out, then the file (cut first on a narrow screen). */
+  readonly line: string;
+  constructor(file: string, problem: string, held: string) {
+    super(
+      `the top-up record ${file} cannot be trusted (${problem}), and is left in place; ${held}. Nothing is charged or verified until it is repaired or replaced: check those top-ups with the service first (keydeck billing status, the card statement), then keydeck billing history --accept-loss moves it aside and starts a new record.`,
+      file,
+    );
+    this.problem = problem;
+    this.line = `top-up record damaged: no top-up or verify (billing history --accept-loss) · ${problem} · ${file}`;
   }
 }
 

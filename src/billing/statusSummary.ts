@@ -3,11 +3,14 @@
  * status, period end, cancel at period end, keys), pool pledges (pool, status, period end,
  * cancel at period end, key) and the credit balance. Shared by `keydeck billing status` and the
  * Billing pane; both fall back to the key/value tree of the raw answer when
- * `summarizeBillingStatus` (src/api/reader.ts) does not recognise it. Pure; the texts are the
- * service's and are sanitised by whoever writes them to a terminal.
+ * `summarizeBillingStatus` (src/api/reader.ts) does not recognise it. Pure; the lines hold the
+ * service's texts as they came (the Billing pane makes each visible), {@link summaryText} makes
+ * each key and value visible (src/terminal/sanitize.ts): a newline in a plan's name is shown as
+ * `\u000a`, never the start of another line.
  */
 import { centsText } from '../api/money.js';
 import type { BillingStatusSummary } from '../api/reader.js';
+import { visible } from '../terminal/sanitize.js';
 
 /** One line: indented by `depth`, `key` alone (a heading) or `key: value`. */
 export interface SummaryLine {
@@ -64,7 +67,10 @@ export function statusSummaryLines(summary: BillingStatusSummary, options: Summa
   return out;
 }
 
-/** The lines as plain text, two spaces per level: `  status: active`. */
+/**
+ * The lines as text for a terminal, two spaces per level (`  status: active`), each key and value
+ * made visible on its own (no control character, newline included, reaches the terminal from them).
+ */
 export function summaryText(lines: readonly SummaryLine[]): string {
-  return lines.map((l) => `${'  '.repeat(l.depth)}${l.key}${l.value !== undefined ? `: ${l.value}` : ''}`).join('\n');
+  return lines.map((l) => `${'  '.repeat(l.depth)}${visible(l.key)}${l.value !== undefined ? `: ${visible(l.value)}` : ''}`).join('\n');
 }

@@ -4,9 +4,10 @@
  * `totalTopUp` baseline) before anything is sent, then by the answer; {@link verifyOutcomeLines}
  * says the outcome. Nothing here retries: every request is sent once per call.
  */
-import type { CreditBalance, VerifiedTopUp } from '../api/schemas.js';
+import type { VerifiedTopUp } from '../api/schemas.js';
 import { formatDollars } from './input.js';
 import { MAX_TRIED_HASHES, type JournalEntry, type TopUpJournal } from './journal.js';
+import { finishedReferences, usedHashVerdict } from './usedHash.js';
 
 import { cents, codeOf, messageOf, outcomeUnknown, type TopUpPorts } from './topUpPorts.js';
 
@@ -78,7 +79,8 @@ export interface VerifyMatch {
 /**
  * The record a verify of `txHash` belongs to (I4: one instruction, one record): the record of this
  * service verified with that hash (now or before), else the one USDC instruction still open for
- * `amount` USD (any, when undefined) and `to`; several: `ambiguous`; none: a new record. A hash on
+ * `amount` USD (any, when undefined or when none waits for that amount) and `to`; several:
+ * `ambiguous`; none: a new record. A hash on
  * record only for a verify keydeck recorded on its own (no instruction: say, refused for a wrong
  * amount) gives way to the one instruction open for the amount given now.
  * @throws JournalError when the record cannot be read
@@ -86,7 +88,11 @@ export interface VerifyMatch {
 export async function recordForVerify(ports: TopUpPorts, txHash: string, amount?: number, to?: string): Promise<VerifyMatch> {
   const withHash = (await ports.journal.withHash(txHash, ports.scope))[0];
   if (withHash && (withHash.address !== undefined || withHash.state === 'credited' || amount === undefined)) return { entry: withHash };
-  const open = byAddress(openInstructions(await ports.journal.unfinished(ports.scope), { amount, to }));
+  const unfinished = await ports.journal.unfinished(ports.scope);
+  let open = byAddress(openInstructions(unfinished, { amount, to }));
+  // One instruction is one record whatever amount is tried: an amount no instruction waits for
+  // (a typo, a fee taken) goes to the one instruction waiting (to `to`, when given).
+  if (open.length === 0 && amount !== undefined) open = byAddress(openInstructions(unfinished, { to }));
   if (withHash && open.length !== 1) return { entry: withHash };
   return open.length === 1 ? { entry: open[0]! } : open.length > 1 ? { ambiguous: open } : {};
 }
@@ -151,13 +157,22 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
     return { kind: 'not_sent', error };
   }
 
-  // The baseline: totalTopUp before this verify (kept from an earlier verify whose outcome is unknown).
+  // The baseline: totalTopUp before this verify, and the finished top-ups the billing status lists
+  // (kept from an earlier verify whose outcome is unknown): what ./usedHash.ts reads if its answer is lost.
   let baseline: number | undefined;
   let baselineError: unknown;
+  let listed: string[] | undefined;
   try {
     baseline = (await client.billing.credits()).totalTopUp;
   } catch (error) {
     baselineError = error;
+  }
+  if (baseline !== undefined) {
+    try {
+      listed = finishedReferences(await client.billing.status());
+    } catch {
+      listed = undefined; // Said by its absence: a lost answer is then judged by the rise alone.
+    }
   }
 
   // On record before anything is sent.
@@ -173,6 +188,7 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
         ...(scope.profile !== undefined && { profile: scope.profile }),
         txHash,
         verifyBaselineTotalTopUp: baseline,
+        ...(listed !== undefined && { verifyBaselineListed: listed }),
         ...(request.chainEvidence !== undefined && { chainEvidence: request.chainEvidence }),
       });
     } else {
@@ -198,6 +214,7 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
           state: 'verifying',
           txHash,
           verifyBaselineTotalTopUp: kept ?? baseline,
+          verifyBaselineListed: kept !== undefined ? current.verifyBaselineListed : listed,
           ...(tried && { triedHashes: tried }),
           ...(cents(amount) !== cents(current.amount) ? { amountSent: amount } : {}),
           ...(request.chainEvidence !== undefined && { chainEvidence: request.chainEvidence }),
@@ -239,6 +256,7 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
     reason: undefined,
     reasonCode: undefined,
     verifyBaselineTotalTopUp: undefined,
+    verifyBaselineListed: undefined,
   }).catch(() => ({ ...entry!, state: 'credited' as const, credited: verified.credited, balance: verified.balance }));
   return { kind: 'credited', entry: done, credited: verified.credited, balance: verified.balance, byEarlierVerify: false };
 }
@@ -251,6 +269,9 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
 function settled(entry: JournalEntry): 'awaiting_payment' | 'refused' {
   return entry.address !== undefined ? 'awaiting_payment' : 'refused';
 }
+
+/** The record's fields of an unknown verify's baseline, dropped once its outcome is known. */
+const NO_BASELINE = { verifyBaselineTotalTopUp: undefined, verifyBaselineListed: undefined } as const;
 
 async function afterFailure(
   ports: TopUpPorts,
@@ -265,64 +286,40 @@ async function afterFailure(
     const next = await save({ reasonCode: 'outcome_unknown', reason: 'the answer to the verification was lost' });
     return { kind: 'unknown', entry: next, error };
   }
+  /** Refused for this top-up: an instruction still awaits its payment (I4), a record of its own is refused. */
+  const refusedHere = async (reason: string, patch: Parameters<TopUpJournal['update']>[1] = {}): Promise<VerifyOutcome> => {
+    const next = await save({ state: settled(entry), reasonCode: code, reason, ...NO_BASELINE, ...patch });
+    return { kind: 'refused', entry: next, code, error };
+  };
   switch (code) {
     case 'tx_already_used': {
-      if (!priorUnknown) {
-        const next = await save({ state: 'refused', reasonCode: code, reason: 'this transaction hash was already used for another top-up', verifyBaselineTotalTopUp: undefined });
-        return { kind: 'refused', entry: next, code, error };
-      }
-      // Its own earlier verify's outcome is unknown: credited only when totalTopUp rose by its amount since that verify's baseline.
-      const baseline = entry.verifyBaselineTotalTopUp;
-      let credits: CreditBalance | undefined;
-      try {
-        credits = await ports.client.billing.credits();
-      } catch {
-        credits = undefined;
-      }
-      if (baseline === undefined || credits === undefined) {
-        const next = await save({
-          reasonCode: 'used_unconfirmed',
-          reason: 'the hash was already used, most likely by keydeck’s earlier verification whose answer was lost; the balance could not be read to confirm it',
-        });
+      if (!priorUnknown) return refusedHere('this transaction hash was already used for another top-up: it does not pay this one');
+      // Its own earlier verify's outcome is unknown: ./usedHash.ts weighs the status and the balance.
+      const [credits, status] = await Promise.all([ports.client.billing.credits().catch(() => undefined), ports.client.billing.status().then((body) => ({ body }), () => undefined)]);
+      const verdict = usedHashVerdict(entry, amount, credits, status);
+      if (verdict.kind === 'elsewhere') return refusedHere(verdict.reason);
+      if (verdict.kind === 'unknown') {
+        const next = await save({ reasonCode: 'used_unconfirmed', reason: verdict.reason });
         return { kind: 'used_unconfirmed', entry: next, error };
       }
-      const rise = cents(credits.totalTopUp) - cents(baseline);
-      if (rise >= cents(amount)) {
-        const next = await save({
-          state: 'credited',
-          credited: amount,
-          balance: credits.remaining,
-          evidence: `tx_already_used for this hash after keydeck’s own earlier verification, whose answer was lost, while the total of top-ups rose by ${formatDollars(rise / 100)} (at least ${formatDollars(amount)}) since that verification`,
-          reason: undefined,
-          reasonCode: undefined,
-          verifyBaselineTotalTopUp: undefined,
-        });
-        return { kind: 'credited', entry: next, credited: amount, balance: credits.remaining, byEarlierVerify: true };
+      const next = await save({ state: 'credited', credited: verdict.credited, ...(credits && { balance: credits.remaining }), evidence: verdict.evidence, reason: undefined, reasonCode: undefined, ...NO_BASELINE });
+      return { kind: 'credited', entry: next, credited: verdict.credited, ...(credits && { balance: credits.remaining }), byEarlierVerify: true };
+    }
+    case 'amount_mismatch':
+      // The amount tried is not the transfer's: dropped, so that the next verify does not try it again.
+      if (priorUnknown) {
+        const next = await save({ reasonCode: code, reason: `the amount must equal what was sent (not ${formatDollars(amount)}); an earlier verification of this hash has no known outcome` });
+        return { kind: 'refused', entry: next, code, error };
       }
-      const next = await save({
-        state: 'refused',
-        reasonCode: code,
-        reason: `this transaction hash was already used, and the total of top-ups rose by only ${formatDollars(Math.max(0, rise) / 100)} since keydeck’s earlier verification: another top-up used it`,
-        verifyBaselineTotalTopUp: undefined,
-      });
-      return { kind: 'refused', entry: next, code, error };
-    }
-    case 'amount_mismatch': {
-      const next = await save({ state: 'refused', reasonCode: code, reason: `the amount must equal what was sent (not ${formatDollars(amount)})`, verifyBaselineTotalTopUp: undefined });
-      return { kind: 'refused', entry: next, code, error };
-    }
+      return refusedHere(`the amount must equal what was sent (not ${formatDollars(amount)})`, { amountSent: undefined });
     case 'not_found': {
       // An instruction waits for its money again; a verify recorded on its own (no address) is refused, verified again by its hash.
-      const next = await save({ state: settled(entry), reasonCode: code, reason: 'not found yet (may still be confirming)', verifyBaselineTotalTopUp: undefined });
+      const next = await save({ state: settled(entry), reasonCode: code, reason: 'not found yet (may still be confirming)', ...NO_BASELINE });
       return { kind: 'not_found', entry: next, error };
     }
     default: {
       // Answered, nothing credited by this request; an earlier unknown verify stays unresolved.
-      const next = await save(
-        priorUnknown
-          ? { reasonCode: code, reason: messageOf(error) }
-          : { state: settled(entry), reasonCode: code, reason: messageOf(error), verifyBaselineTotalTopUp: undefined },
-      );
+      const next = await save(priorUnknown ? { reasonCode: code, reason: messageOf(error) } : { state: settled(entry), reasonCode: code, reason: messageOf(error), ...NO_BASELINE });
       return { kind: 'failed', entry: next, error };
     }
   }
@@ -336,24 +333,30 @@ export interface VerifyHints {
   readonly again: string;
 }
 
+/** "The USDC top-up of $25.00 to 0x… still awaits its payment on keydeck's record: …". */
+export function stillAwaits(entry: JournalEntry): string {
+  return `The USDC top-up of ${formatDollars(entry.amount)}${entry.address !== undefined ? ` to ${entry.address}` : ''} still awaits its payment on keydeck’s record: verify the transfer that paid it when you have its hash.`;
+}
+
 /** The outcome in sentences (shared by the TUI and the commands). */
 export function verifyOutcomeLines(outcome: VerifyOutcome, amount: number, hints: VerifyHints): string[] {
   switch (outcome.kind) {
     case 'credited':
       return outcome.byEarlierVerify
-        ? [
-            `Credited ${formatDollars(outcome.credited)}: keydeck’s earlier verification of this transaction, whose answer was lost, credited it (the service now says the hash was used, and the total of top-ups rose by at least ${formatDollars(outcome.credited)} since).`,
-          ]
+        ? [`Credited ${formatDollars(outcome.credited)}: keydeck’s earlier verification of this transaction, whose answer was lost, credited it (${outcome.entry.evidence ?? 'the service now says the hash was used'}).`]
         : [`Credited ${formatDollars(outcome.credited)}${outcome.balance !== undefined ? `: the balance is ${formatDollars(outcome.balance)}` : ''}.`];
     case 'already_credited':
       return [
         `Already credited: this transaction credited ${formatDollars(outcome.entry.credited ?? outcome.entry.amount)} on ${outcome.entry.updatedAt.slice(0, 16).replace('T', ' ')} UTC (keydeck’s record). Nothing was sent.`,
       ];
-    case 'refused':
+    case 'refused': {
+      // I4: an instruction a transfer may still pay stays open, and says so.
+      const open = outcome.entry.state === 'awaiting_payment' ? [stillAwaits(outcome.entry)] : [];
       if (outcome.code === 'amount_mismatch') {
-        return [`Refused: the amount must equal what was sent in this transaction, and it is not ${formatDollars(amount)}.`, `If you sent a different amount, ${hints.amountSent}.`];
+        return [`Refused: the amount must equal what was sent in this transaction, and it is not ${formatDollars(amount)}.`, `If you sent a different amount, ${hints.amountSent}.`, ...open];
       }
-      return [`Refused: ${outcome.entry.reason ?? 'this transaction hash was already used'}; a transfer is credited once.`, 'Check the hash, or the list of top-ups.'];
+      return [`Refused: ${outcome.entry.reason ?? 'this transaction hash was already used'}; a transfer is credited once.`, 'Check the hash, or the list of top-ups.', ...open];
+    }
     case 'unknown':
       return [
         'The verification was sent but its answer was lost, so keydeck does not know whether it was credited. The top-up stays "verifying".',
@@ -361,7 +364,7 @@ export function verifyOutcomeLines(outcome: VerifyOutcome, amount: number, hints
       ];
     case 'used_unconfirmed':
       return [
-        'The service says this hash was already used: most likely by keydeck’s earlier verification, whose answer was lost, but the balance could not be read to confirm it.',
+        `The service says this hash was already used, and keydeck cannot tell whether its own earlier verification, whose answer was lost, credited it: ${outcome.entry.reason ?? 'the balance could not be read to confirm it'}.`,
         `The top-up stays "verifying": check the balance, then ${hints.again}.`,
       ];
     case 'not_found':

@@ -66,13 +66,19 @@ export function registerBilling(program: Command): void {
     .option('--json', 'print an array of { method, amount, state, createdAt, txHash?, sessionId?, credited?, address? }; with --chart the balance series')
     .option('--chart', 'draw the balance over --window from the balance history on disk, top-ups marked (sends nothing)')
     .addOption(new Option('--window <window>', 'the chart’s window').choices(['1h', '6h', '24h', '7d', '30d']))
-    .action(async (opts: { json?: boolean; chart?: boolean; window?: string }, cmd: Command) => {
-      const { billingHistory, billingHistoryChart } = await import('../commands/billingHistory.js');
+    .option('--accept-loss', 'when the record cannot be trusted (exit 3 elsewhere), move it aside and start a new one, once you have checked what it held with the service')
+    .option('-y, --yes', 'with --accept-loss: do not ask (required when stdin is not a terminal)')
+    .action(async (opts: { json?: boolean; chart?: boolean; window?: string; acceptLoss?: boolean; yes?: boolean }, cmd: Command) => {
+      const { billingAcceptLoss, billingHistory, billingHistoryChart } = await import('../commands/billingHistory.js');
       if (opts.window !== undefined && !opts.chart) {
         process.stderr.write('keydeck: --window goes with --chart.\n');
         process.exit(2);
       }
-      await runScripted(cmd, (g) => (opts.chart ? billingHistoryChart(g, opts) : billingHistory(g, opts)));
+      if ((opts.acceptLoss && (opts.chart || opts.json)) || (opts.yes && !opts.acceptLoss)) {
+        process.stderr.write('keydeck: --accept-loss goes alone (with --yes), without --chart or --json.\n');
+        process.exit(2);
+      }
+      await runScripted(cmd, (g) => (opts.acceptLoss ? billingAcceptLoss(g, opts) : opts.chart ? billingHistoryChart(g, opts) : billingHistory(g, opts)));
     });
   billing
     .command('watch')

@@ -14,6 +14,7 @@
  */
 import { enableCompileCache } from 'node:module';
 import { commandTreeOf, type CompletionCommand } from '../commands/completion.js';
+import { exitQuietlyOnClosedPipe } from '../terminal/closedPipe.js';
 import { createProgram } from './program.js';
 import { startWithFlags } from './startFlags.js';
 
@@ -27,6 +28,8 @@ const RESIDENT_COMMANDS: ReadonlySet<string> = new Set(['monitor', 'exporter']);
  * errors exit 2.
  */
 export async function main(version: string, argv: readonly string[] = process.argv): Promise<void> {
+  // `keydeck … | head -1`: a closed pipe ends any command quietly (exit 141), never a stack trace.
+  exitQuietlyOnClosedPipe();
   const program = createProgram(version);
   program.hook('preAction', (_program, action) => {
     // A resident command may start again with V8's flags for it (./startFlags.ts), before it loads anything.

@@ -30,6 +30,7 @@ import { checkTopUpMethod } from './topUpMethod.js';
 import { ExitCode, fail, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { colorEnabled, flattenForDisplay, formatKeyValues, formatUsd } from './table.js';
 import { visible } from '../terminal/sanitize.js';
+import { isRecordDamaged } from '../config/recordDamage.js';
 
 /**
  * `keydeck billing status [--json]`: §4 `GET /api/billing/status`, whose body the spec does not
@@ -48,7 +49,7 @@ export async function billingStatus(globals: GlobalOptions, flags: JsonFlag = {}
     const keyless = keylessSubscriptions(summary, await client.keys.list().catch(() => []));
     if (keyless.length > 0) {
       printLine('');
-      printLine(`${keyless.length === 1 ? 'One subscription has' : `${keyless.length} subscriptions have`} no key yet: ${keyless.map((k) => `${k.what ?? k.kind} (${k.id})`).join(', ')}. Mint each with: keydeck keys create --subscription ID NAME`);
+      printLine(`${keyless.length === 1 ? 'One subscription has' : `${keyless.length} subscriptions have`} no key yet: ${keyless.map((k) => `${visible(k.what ?? k.kind)} (${visible(k.id)})`).join(', ')}. Mint each with: keydeck keys create --subscription ID NAME`);
     }
   }
   else printFormatted(formatKeyValues(flattenForDisplay(status), { color: colorEnabled() }));
@@ -119,7 +120,8 @@ export function topUpLines(result: TopUpResult, amount: number, program = 'keyde
 
 /**
  * `keydeck billing topup --amount USD --method card_checkout|card_direct|usdc [--json]`
- * (§4 `POST /api/billing/topup`; never retried), put on the top-up record. Exit 2 for a bad
+ * (§4 `POST /api/billing/topup`; never retried), put on the top-up record. Exit 3 when the record
+ * cannot be trusted (src/billing/journal.ts, "Fail closed": nothing asked, nothing sent). Exit 2 for a bad
  * amount or a method keydeck does not know (nothing asked, nothing sent: ./topUpMethod.ts); 1 when the checkout link is refused (src/api/baseUrl.ts: nothing is
  * printed of it; the top-up stays on record). A record that cannot be written is a warning:
  * the instruction is printed all the same.
@@ -138,15 +140,30 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
     if (kind !== 'usdc') fail(ExitCode.usage, `--wait watches USDC transfers on chain, and ${flags.method} is not USDC; nothing was sent.`);
     plan = await (await import('./chainFind.js')).planWatch(globals, profile, flags.timeout, amount);
   }
+  // The record is checked before anything is asked or sent: one that cannot be trusted (damaged,
+  // emptied) may hold a charge in flight, and stops every charge (exit 3).
+  const journal = journalOf(deps);
+  try {
+    await journal.check();
+  } catch (error) {
+    journal.close();
+    // Another problem (a directory made read-only) is said after the request, as before.
+    if (isRecordDamaged(error)) throw error;
+  }
   await confirmTopUp({
     amount,
     method: kind,
     ceilingUsd: profile.confirmAboveUsd,
     ...(flags.yes !== undefined && { yes: flags.yes }),
     command: `keydeck billing topup --amount ${flags.amount} --method ${flags.method}`,
+  }).catch((error: unknown) => {
+    journal.close();
+    throw error;
   });
-  const result = await client.billing.topUp({ amount, method: flags.method });
-  const journal = journalOf(deps);
+  const result = await client.billing.topUp({ amount, method: flags.method }).catch((error: unknown) => {
+    journal.close();
+    throw error;
+  });
   let problems: readonly string[] = [];
   let entry: JournalEntry | undefined;
   let earlier: JournalEntry[] = [];

@@ -10,8 +10,12 @@ import { topUpsIn } from '../billing/history.js';
 import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { inScope, JournalError, methodLabel, stateLabel, type JournalEntry, type JournalScope } from '../billing/journal.js';
 import { resolveProfile } from '../config/profile.js';
+import { isRecordDamaged } from '../config/recordDamage.js';
+import { acceptJournalLoss } from '../billing/journalLoss.js';
+import { visible } from '../terminal/sanitize.js';
+import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { printData, type JsonFlag } from './api-command.js';
-import { ExitCode, fail, noBaseUrlSentence, printFormatted, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { ExitCode, fail, noBaseUrlSentence, printFormatted, printLine, recordExit, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { colorEnabled, formatTable, formatTimestamp, formatUsd, type Cell, type TerminalText } from './table.js';
 
 export interface HistoryFlags extends JsonFlag {
@@ -96,7 +100,7 @@ export async function billingHistory(globals: GlobalOptions, flags: HistoryFlags
   try {
     entries = await historyEntries(globals, deps);
   } catch (error) {
-    if (error instanceof JournalError) fail(ExitCode.refused, error.message);
+    if (error instanceof JournalError) fail(recordExit(error), error.message);
     throw error;
   }
   if (flags.json) printData(entries.map(historyItem));
@@ -165,3 +169,35 @@ export async function billingHistoryChart(globals: GlobalOptions, flags: History
 }
 
 /** Flags of `billing watch` (commander's strings). */
+
+/**
+ * `keydeck billing history --accept-loss [--yes]`: when the top-up record cannot be trusted
+ * (src/billing/journal.ts, "Fail closed"), moves it and its summary aside
+ * (src/billing/journalLoss.ts) so that the next top-up starts a new record, after a y/N question
+ * on a terminal (`--yes` in scripts) that repeats what it held. Sends nothing. Exit 0 when moved
+ * (the files' new paths printed); 2 when the record can be read (nothing to accept) or no
+ * question can be asked without `--yes`; 1 when the user says no or a file cannot be moved.
+ */
+export async function billingAcceptLoss(globals: GlobalOptions, flags: { readonly yes?: boolean } = {}, deps: BillingDeps = {}): Promise<ExitCodeValue> {
+  const journal = journalOf(deps);
+  let damage: string;
+  try {
+    await journal.check();
+    fail(ExitCode.usage, `the top-up record ${journal.path} can be read: nothing to accept, nothing was changed.`);
+  } catch (error) {
+    if (!isRecordDamaged(error)) throw error;
+    damage = (error as Error).message;
+  } finally {
+    journal.close();
+  }
+  const command = 'keydeck billing history --accept-loss';
+  ensureCanConfirm({ ...(flags.yes !== undefined && { yes: flags.yes }), command });
+  if (!flags.yes) {
+    process.stderr.write(`${visible(damage)}\n`);
+    await confirmDestructive({ question: 'Move it aside and start a new record? Do so only once you have checked those top-ups with the service.', command });
+  }
+  const done = await acceptJournalLoss(journal);
+  if (done.kind === 'readable') fail(ExitCode.usage, `the top-up record ${journal.path} can be read now: nothing was changed.`);
+  printLine(`Moved aside: ${done.aside.join(', ')}. The next top-up starts a new record; what the old one held is above, and stays in those files.`);
+  return ExitCode.ok;
+}

@@ -19,7 +19,7 @@ import { visible } from '../terminal/sanitize.js';
 import { printData } from './api-command.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { deliveryJson, printOutcomes, say, type DeliveryPlan } from './keyDelivery.js';
-import { askLine, canPrompt, ExitCode, fail, printLine, warn, type ExitCodeValue, type Session } from './output.js';
+import { askLine, canPrompt, ExitCode, fail, printLine, warn, type ExitCodeValue, type Session, recordExit } from './output.js';
 
 /** What `keys create` was asked. */
 export interface CreateRequest {
@@ -110,7 +110,7 @@ export async function runKeysCreate(session: Session, request: CreateRequest, ch
     }
     return await createAndDeliver(ctx, op, request);
   } catch (err) {
-    if (err instanceof OperationRecordError) fail(ExitCode.refused, `operation_record: ${err.message}`);
+    if (err instanceof OperationRecordError) fail(recordExit(err), `operation_record: ${err.message}`);
     throw err;
   } finally {
     // What is not over is interrupted from now on (another keydeck may take it up).

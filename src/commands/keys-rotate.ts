@@ -23,7 +23,7 @@ import { printData, type CommandDeps } from './api-command.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { parseKeyName } from './input.js';
 import { deliveryJson, deliveryPlanOf, printOutcomes, say, type DeliveryFlags, type DeliveryPlan } from './keyDelivery.js';
-import { askLine, canPrompt, ExitCode, fail, openSession, printLine, warn, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
+import { askLine, canPrompt, ExitCode, fail, openSession, printLine, warn, type ExitCodeValue, type GlobalOptions, type Session, recordExit } from './output.js';
 import { durationFlag, handover, oldActionFlag, type HandoverFlags } from './rotateHandover.js';
 
 /** The flags of `keys rotate`. */
@@ -37,7 +37,7 @@ export interface RotateFlags extends DeliveryFlags, HandoverFlags {
 /** A rotation error as the command's end: exit 1 with its code. */
 function asFailure(err: unknown): never {
   if (err instanceof RotationError) fail(ExitCode.refused, `${err.code}: ${err.message}`);
-  if (err instanceof RotationRecordError) fail(ExitCode.refused, `rotation_record: ${err.message}`);
+  if (err instanceof RotationRecordError) fail(recordExit(err), `rotation_record: ${err.message}`);
   if (err instanceof DeliveryError) fail(ExitCode.refused, `${err.code}: ${err.message.replace(/[.;]? nothing was created$/, '')}; no key was created`);
   throw err;
 }

@@ -27,7 +27,7 @@ import { visible } from '../terminal/sanitize.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { parseKeyName } from './input.js';
 import { say } from './keyDelivery.js';
-import { ExitCode, fail, openSession, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
+import { ExitCode, fail, openSession, type ExitCodeValue, type GlobalOptions, type Session, recordExit } from './output.js';
 
 /** Flags of `mgmt-keys rotate`. */
 export interface MgmtRotateFlags extends JsonFlag {
@@ -122,7 +122,7 @@ export async function mgmtKeysRotate(globals: GlobalOptions, flags: MgmtRotateFl
       result = await rotateManagementKey(ctx, { ...(name !== undefined && { name }) });
     }
   } catch (err) {
-    if (err instanceof MgmtRotationRecordError) fail(ExitCode.refused, `rotation_record: ${err.message}`);
+    if (err instanceof MgmtRotationRecordError) fail(recordExit(err), `rotation_record: ${err.message}`);
     if (err instanceof MgmtRotationError) fail(ExitCode.refused, `${err.code}: ${err.message}`);
     if (err instanceof CredentialPlaceError) fail(ExitCode.refused, `credential_place: ${err.message}; run \`keydeck mgmt-keys rotate --finish${flags.tokenFile !== undefined ? ` --token-file ${place.target.kind === 'token_file' ? place.target.path : ''}` : ''}\` once it is fixed`);
     throw err;

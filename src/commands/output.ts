@@ -21,6 +21,7 @@ import { KeydeckClient, type KeydeckClientOptions } from '../api/client.js';
 import { describeApiError } from '../api/describe.js';
 import { KeydeckApiError, redactSecrets } from '../api/errors.js';
 import { ConfigError } from '../config/config.js';
+import { isRecordDamaged } from '../config/recordDamage.js';
 import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { dataDir } from '../config/paths.js';
@@ -39,8 +40,13 @@ export const ExitCode = {
   refused: 1,
   /** Bad usage: a wrong flag or argument, a missing base URL or token, an invalid config file. */
   usage: 2,
-  /** `billing watch`: the balance is below its threshold. */
+  /** `billing watch`: the balance is below its threshold (`autotopup run`: and nothing was charged). */
   belowThreshold: 3,
+  /**
+   * A record keydeck trusts cannot be read as it is on disk (the top-up record, a record of key
+   * creations or rotations: src/config/recordFile.ts `RECORD_DAMAGED`): nothing was sent.
+   */
+  recordDamaged: 3,
   /** Network trouble: the service did not answer. */
   network: 4,
 } as const;
@@ -111,14 +117,20 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${escapeJsonForTerminal(JSON.stringify(value, null, 2) ?? 'null')}\n`);
 }
 
+/** The exit code of a record's error: 3 when it cannot be read as it is on disk ({@link ExitCode}`.recordDamaged`), else 1. */
+export function recordExit(error: unknown): ExitCodeValue {
+  return isRecordDamaged(error) ? ExitCode.recordDamaged : ExitCode.refused;
+}
+
 /**
- * The exit code for an error: {@link CommandFailure}'s own; network trouble 4 (`network_error`,
+ * The exit code for an error: {@link CommandFailure}'s own; 3 for a record that cannot be read; network trouble 4 (`network_error`,
  * `timeout`, and `server_error`: no usable answer, trying later may work); bad input found before
  * sending 2 (`invalid_request` without an HTTP status); else 1 (a refusal, including a 400 sent
  * by the service).
  */
 export function exitCodeOf(error: unknown): ExitCodeValue {
   if (error instanceof CommandFailure) return error.exitCode;
+  if (isRecordDamaged(error)) return ExitCode.recordDamaged;
   if (error instanceof KeydeckApiError) {
     if (error.code === 'network_error' || error.code === 'timeout' || error.code === 'server_error') return ExitCode.network;
     if (error.code === 'invalid_request') return error.status === undefined ? ExitCode.usage : ExitCode.refused;

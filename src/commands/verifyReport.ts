@@ -13,7 +13,7 @@ import { centsText } from '../api/money.js';
 import { visible } from '../terminal/sanitize.js';
 import { say } from './keyDelivery.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
-import { askLine, canPrompt, ExitCode, fail, printLine, warn, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
+import { askLine, canPrompt, ExitCode, fail, printLine, recordExit, warn, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 import { formatUsd } from './table.js';
 
 /** Dependencies of the top-up commands: the record (default: the data dir's, as the TUI's). */
@@ -100,11 +100,15 @@ export async function verifyAndReport(
     case 'used_unconfirmed':
       return fail(ExitCode.refused, `outcome_unknown: ${lines.join(' ')}`);
     case 'not_sent':
-      if (outcome.error instanceof JournalError || !(outcome.error instanceof KeydeckApiError)) return fail(ExitCode.refused, lines.join(' '));
+      if (outcome.error instanceof JournalError || !(outcome.error instanceof KeydeckApiError)) return fail(recordExit(outcome.error), lines.join(' '));
       warn('nothing was sent: keydeck reads the total of top-ups before verifying, to recognise its own verification later.');
       throw outcome.error;
     case 'unknown':
       warn('the top-up stays "verifying" on keydeck\'s record: run the same keydeck billing verify again; keydeck recognises its own earlier verification.');
+      throw outcome.error;
+    case 'refused':
+      // What keydeck's record makes of it (which top-up, and whether it still awaits its payment), then the service's refusal.
+      warn(lines.join(' '));
       throw outcome.error;
     default:
       throw outcome.error;
@@ -175,6 +179,10 @@ export async function chooseTopUp(
       if (others.length > 0) {
         warn(`no USDC top-up of ${formatUsd(request.amount)}${request.to !== undefined ? ` to ${request.to}` : ''} awaits payment on keydeck's record (${visible(others.map(choiceText).join('; '))}): the transfer is verified on its own record`);
       }
+    }
+    if (entry && Math.round((entry.amountSent ?? entry.amount) * 100) !== Math.round(request.amount * 100)) {
+      // One instruction is one record whatever amount is tried: said, so the user knows which.
+      say(visible(`The transfer is verified for ${match.ambiguous ? 'the top-up chosen' : 'the one USDC top-up awaiting payment'}, ${choiceText(entry)}, with ${formatUsd(request.amount)} as the amount sent.`), json);
     }
     return { amount: request.amount, amountText: request.amountText ?? centsText(request.amount), ...(entry && { entryId: entry.id }), ...(entry?.address !== undefined && { depositAddress: entry.address }) };
   }

@@ -20,7 +20,7 @@ import { TopUpMethodNameSchema } from '../api/methodName.js';
 import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomically } from './atomic.js';
+import { UnsafePathError, writeFileAtomically } from './atomic.js';
 import { AutoTopUpPolicySchema, type AutoTopUpPolicy } from './autoTopUp.js';
 import { describeJsonSyntaxError } from './json.js';
 import { withConfigLock } from './lock.js';
@@ -232,7 +232,7 @@ function configInvalid(file: string, issues: readonly z.core.$ZodIssue[]): Confi
 }
 
 /**
- * Writes `config` to `file` atomically (write-file-atomic), creating the directory (mode 0700).
+ * Writes `config` to `file` atomically, following no link (./atomic.ts), creating the directory (mode 0700).
  * @throws ConfigError `config_write_failed`.
  */
 export async function writeConfig(file: string, config: KeydeckConfig): Promise<void> {
@@ -241,6 +241,7 @@ export async function writeConfig(file: string, config: KeydeckConfig): Promise<
     await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     await writeFileAtomically(file, `${JSON.stringify(checked, null, 2)}\n`, 0o644);
   } catch (err) {
+    if (err instanceof UnsafePathError) throw new ConfigError('config_write_failed', `cannot write the config file ${file}: ${err.message}.`, { path: file });
     throw new ConfigError(
       'config_write_failed',
       `cannot write the config file ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): check the directory's permissions.`,

@@ -2,8 +2,9 @@
  * Profiles and the config file: paths (env-paths / `KEYDECK_CONFIG_DIR`), the zod-validated
  * `config.json`, and {@link resolveProfile}.
  *
- * What lives in src/config: paths, the config file and profiles, atomic writes, the cross-process
- * lock (./lock.ts), file trust as ssh's (./trust.ts), timeouts, opening keydeck's SQLite files
+ * What lives in src/config: paths, the config file and profiles, atomic writes that follow no link
+ * (./atomic.ts), the cross-process lock (./lock.ts), file trust as ssh's (./trust.ts, and
+ * ./strictModes.ts for every directory above a file), timeouts, opening keydeck's SQLite files
  * (./sqlite.ts). May import: src/api (base URL rules, schemas). Imported by: every layer above it.
  */
 export * from './paths.js';

@@ -3,12 +3,16 @@
  * shared by the records of multi-step operations (src/delivery/rotationRecord.ts,
  * src/operations/record.ts, src/operations/mgmtRotationRecord.ts): read as keydeck reads its own files (./trust.ts), changed only under
  * keydeck's cross-process lock of the data dir (./lock.ts), written atomically with mode 0600
- * (./atomic.ts). A file that cannot be trusted or read, or is not in the format, is reported, never
- * guessed at.
+ * (./atomic.ts). A file that cannot be trusted or read, or is not in the format (empty, cut, edited),
+ * is reported, never guessed at, and left in place: a damaged one is {@link RECORD_DAMAGED} (the
+ * commands exit 3). A missing file is an empty record: these files are only ever replaced whole
+ * (a rename), so a missing one was never written or was removed on purpose; each operation's
+ * recovery reads the service's lists before its record anyway (docs/crash-safety.md).
  */
 import { z } from 'zod';
 import { writeFileAtomically } from './atomic.js';
 import { withConfigLock } from './lock.js';
+import { RECORD_DAMAGED } from './recordDamage.js';
 import { readTrustedFile } from './trust.js';
 
 /** How a {@link RecordFile} names itself in its errors. */
@@ -23,6 +27,8 @@ export interface RecordFileOptions {
   readonly what: string;
   /** What is under way while the file matters (`no rotation is under way`). */
   readonly idle: string;
+  /** What the file may hold that matters (`rotations under way: …`), said when it cannot be read. */
+  readonly held: string;
   /** Builds the record's own error from a sentence. */
   readonly error: (sentence: string) => Error;
 }
@@ -56,11 +62,20 @@ export class RecordFile<E> {
     try {
       data = JSON.parse(read.text);
     } catch {
-      throw error(`${what} ${file} is not JSON: move it away once ${idle}`);
+      throw this.#damaged(read.text.trim() === '' ? 'it is empty' : 'it is not JSON');
     }
     const parsed = this.#schema.safeParse(data);
-    if (!parsed.success) throw error(`${what} ${file} is not in keydeck's format: move it away once ${idle}`);
+    if (!parsed.success) throw this.#damaged("it is not in keydeck's format");
     return parsed.data[field] ?? [];
+  }
+
+  /** The error of a file that cannot be read as it is: {@link RECORD_DAMAGED}, the file left in place. */
+  #damaged(problem: string): Error {
+    const { file, what, idle, held, error } = this.#options;
+    return Object.assign(
+      error(`${what} ${file} cannot be read (${problem}), and is left in place; it may hold ${held}. Nothing that depends on it is done until it is repaired, or moved away once ${idle}`),
+      { code: RECORD_DAMAGED },
+    );
   }
 
   /**

@@ -10,6 +10,7 @@
  */
 import { constants, statSync } from 'node:fs';
 import { lstat, open, stat } from 'node:fs/promises';
+import { checkDirectoryChain, UnsafePathError } from './strictModes.js';
 
 /** What a file is for: decides the modes accepted and the words of the refusal. */
 export type TrustedKind = 'config dir' | 'data dir' | 'config file' | 'key file';
@@ -17,7 +18,7 @@ export type TrustedKind = 'config dir' | 'data dir' | 'config file' | 'key file'
 /** A refusal: the path, a stable code, and one sentence. */
 export interface TrustProblem {
   readonly path: string;
-  readonly code: 'not_regular' | 'not_directory' | 'group_or_other_writable' | 'group_or_other_readable' | 'not_owner';
+  readonly code: 'not_regular' | 'not_directory' | 'group_or_other_writable' | 'group_or_other_readable' | 'not_owner' | 'unsafe_ancestor';
   readonly sentence: string;
 }
 
@@ -96,8 +97,22 @@ export function trustProblemOf(
 }
 
 /**
- * Checks the directory `dir` (when it exists) as the config dir, or as `kind`. Undefined when it
- * is fine or does not exist yet.
+ * The directories above `dir` (src/config/strictModes.ts, ssh's StrictModes): undefined when each
+ * belongs to this user or root and only its owner may write it (or it is sticky, like /tmp).
+ */
+function ancestorProblem(dir: string): TrustProblem | undefined {
+  try {
+    checkDirectoryChain(dir);
+    return undefined;
+  } catch (err) {
+    if (err instanceof UnsafePathError) return { path: err.path, code: 'unsafe_ancestor', sentence: err.message };
+    return undefined;
+  }
+}
+
+/**
+ * Checks the directory `dir` (when it exists) as the config dir, or as `kind`, and the directories
+ * above it. Undefined when it is fine or does not exist yet.
  */
 export async function checkTrustedDir(dir: string, kind: 'config dir' | 'data dir' = 'config dir'): Promise<TrustProblem | undefined> {
   let stats;
@@ -106,7 +121,7 @@ export async function checkTrustedDir(dir: string, kind: 'config dir' | 'data di
   } catch {
     return undefined;
   }
-  return trustProblemOf(dir, kind, stats);
+  return trustProblemOf(dir, kind, stats) ?? (posix() ? ancestorProblem(dir) : undefined);
 }
 
 /** {@link checkTrustedDir} without waiting (for the openers of keydeck's own databases). */
@@ -117,7 +132,7 @@ export function checkTrustedDirSync(dir: string, kind: 'config dir' | 'data dir'
   } catch {
     return undefined;
   }
-  return trustProblemOf(dir, kind, stats);
+  return trustProblemOf(dir, kind, stats) ?? (posix() ? ancestorProblem(dir) : undefined);
 }
 
 /** What {@link readTrustedFile} found. */

@@ -1,13 +1,13 @@
 /**
  * The consented fallback: `<configDir>/credentials.json`, a JSON map profile name → token,
- * mode 0600, written atomically (write-file-atomic: the temp file is created with mode 0600, so
- * the secret is never readable by others, not even for a moment). Used only when the user passed
+ * mode 0600, written atomically (src/config/atomic.ts: the temp file is created with mode 0600
+ * and follows no link, so the secret is never readable by others, not even for a moment). Used only when the user passed
  * `--insecure-storage`; the file is deleted when its last entry is removed.
  */
-import { chmod, mkdir, unlink } from 'node:fs/promises';
+import { mkdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { writeFileAtomically } from '../config/atomic.js';
+import { UnsafePathError, writeFileAtomically } from '../config/atomic.js';
 import { describeJsonSyntaxError } from '../config/json.js';
 import { withConfigLock } from '../config/lock.js';
 import { readTrustedFile } from '../config/trust.js';
@@ -116,9 +116,8 @@ export class CredentialFile {
     try {
       await mkdir(path.dirname(this.path), { recursive: true, mode: 0o700 });
       await writeFileAtomically(this.path, `${JSON.stringify(all, null, 2)}\n`, 0o600);
-      // write-file-atomic applies the mode through the process umask on open; make it exact.
-      await chmod(this.path, 0o600);
     } catch (err) {
+      if (err instanceof UnsafePathError) throw new CredentialStoreError('file_error', `cannot write the key file ${this.path}: ${err.message}.`);
       throw new CredentialStoreError(
         'file_error',
         `cannot write the key file ${this.path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): check the directory's permissions.`,

@@ -6,7 +6,8 @@
  * - Run with `node:child_process` `spawn`, never a shell; argv as ./destinations.ts split it; in a
  *   process group of its own.
  * - Standard input gets exactly the key (no newline after it), then end of file. The key is never
- *   in argv, and the child's environment is keydeck's without its secrets ({@link childEnvironment}).
+ *   in argv, and the child's environment is keydeck's without its secrets (src/terminal/secretEnv.ts, the
+ *   filter of the hooks too).
  * - Its exit status decides: 0 delivered, anything else failed. A command still running after
  *   `timeoutMs` has its whole process group sent SIGTERM, then SIGKILL two seconds later (or at
  *   once when it ended and left children), and is reported as killed.
@@ -18,7 +19,8 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import which from 'which';
 import { failpoint } from '../failpoints/index.js';
-import { DeliveryError, holdsKeyValue, isSecretVariable, type Destination } from './destinations.js';
+import { withoutSecrets } from '../terminal/secretEnv.js';
+import { DeliveryError, type Destination } from './destinations.js';
 
 /** Default bound of a destination command, ms. */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 30_000;
@@ -44,22 +46,6 @@ export interface CommandDelivery {
   readonly outputHidden: boolean;
   /** True when the output was longer than {@link MAX_OUTPUT_CHARS} and was cut. */
   readonly truncated: boolean;
-}
-
-/**
- * The environment a destination command gets: keydeck's, without keydeck's secrets
- * (`KEYDECK_TOKEN`, `KEYDECK_TOKEN_<PROFILE>`, `KEYDECK_SK`…: ./destinations.ts
- * `isSecretVariable`), without any variable whose value holds a key value, and without any whose
- * value is one of `secrets` (the credential keydeck signs in with, whatever its form).
- */
-export function childEnvironment(env: NodeJS.ProcessEnv, secrets: readonly string[] = []): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  const hidden = secrets.filter((s) => s.length >= 8);
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || isSecretVariable(name) || holdsKeyValue(value) || hidden.some((s) => value.includes(s))) continue;
-    out[name] = value;
-  }
-  return out;
 }
 
 /**
@@ -98,7 +84,7 @@ export function runKeyCommand(d: CommandDestination, key: string, options: { env
     // and every process it started, not the command alone.
     const group = process.platform !== 'win32';
     const child = spawn(d.argv[0]!, d.argv.slice(1), {
-      env: childEnvironment(options.env ?? process.env, options.secrets),
+      env: withoutSecrets(options.env ?? process.env, options.secrets),
       stdio: ['pipe', 'pipe', 'pipe'],
       shell: false,
       windowsHide: true,

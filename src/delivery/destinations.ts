@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse as shellParse } from 'shell-quote';
 import { visible } from '../terminal/sanitize.js';
+import { holdsKeyValue, isSecretVariable } from '../terminal/secretEnv.js';
 import { VARIABLE_NAME } from './dotenv.js';
 
 /** The variable `--to-file PATH` writes when no `:VAR` is given. */
@@ -87,30 +88,13 @@ export function parseFileDestination(spec: string, options: { cwd?: string; env?
   return { kind: 'file', path: absolute, variable: named ? tail : DEFAULT_VARIABLE, given };
 }
 
-/**
- * True for a variable keydeck treats as a secret of its own, never expanded into a child's argv
- * nor passed in its environment: `KEYDECK_TOKEN` and its per-profile forms (`KEYDECK_TOKEN_PROD`),
- * `KEYDECK_SK` and its forms.
- */
-export function isSecretVariable(name: string): boolean {
-  return /^KEYDECK_(TOKEN|SK)(_|$)/.test(name);
-}
-
-/** A full key value (`sk_`/`sk-`/`mk_`/`mk-` and 16 more key characters) anywhere in a text. */
-const KEY_VALUE_IN_TEXT = /(?:^|[^A-Za-z0-9])(?:sk|mk)[-_][A-Za-z0-9_-]{16,}/;
-
-/** True when `value` holds a full key value (see {@link KEY_VALUE_IN_TEXT}). */
-export function holdsKeyValue(value: string): boolean {
-  return KEY_VALUE_IN_TEXT.test(value);
-}
-
 /** `$NAME` or `${NAME}` references in a command line, quoted or not (a shell named in it would expand them). */
 const VARIABLE_REFERENCE = /\$\{?([A-Za-z_][A-Za-z0-9_]*)/g;
 
 /**
  * Parses `--to-command 'CMD ARGS'` into argv as a shell would split it (see the module comment).
  * Refused before any key exists: a command line that names one of keydeck's secrets
- * ({@link isSecretVariable}, even quoted, for the `sh -c` it may be handed to), that expands a
+ * (src/terminal/secretEnv.ts `isSecretVariable`, even quoted, for the `sh -c` it may be handed to), that expands a
  * variable holding a key value, or that holds a key value itself: argv is visible to every user
  * of the machine (`ps`).
  * @throws DeliveryError `invalid_destination`: empty, a shell operator, a glob, a secret named.

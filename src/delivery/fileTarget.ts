@@ -2,8 +2,11 @@
  * `--to-file PATH[:VAR]`: the key written into a dotenv file (issue 26), trusted as keydeck trusts
  * its own files (src/config/trust.ts, as ssh does): the file must be a regular file of this user
  * that group and others can neither read nor write (else the `chmod` that fixes it is named), and
- * its directory must be this user's (or root's) and not writable by group or others (another user
- * could swap the file). A symbolic link is followed and its target checked the same way.
+ * its directory, and every directory above it, must be this user's (or root's) and not writable by
+ * group or others (src/config/strictModes.ts: another user could swap the file or a directory on
+ * the way). A symbolic link named as the file is resolved once, when the directory holding it
+ * passes the same check, and its target is checked the same way; the write itself follows no link
+ * (src/config/atomic.ts).
  *
  * A missing file is created with mode 0600; an existing one keeps its mode and has only the
  * variable's assignment replaced (./dotenv.ts). The write is atomic (a temp file in the same
@@ -16,8 +19,9 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, open, realpath, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomically } from '../config/atomic.js';
+import { UnsafePathError, writeFileAtomically } from '../config/atomic.js';
 import { withConfigLock } from '../config/lock.js';
+import { checkDirectoryChain } from '../config/strictModes.js';
 import { readTrustedFile, type TrustProblem } from '../config/trust.js';
 import { visible } from '../terminal/sanitize.js';
 import { DeliveryError, type Destination } from './destinations.js';
@@ -66,41 +70,47 @@ function fileRefusal(problem: TrustProblem): DeliveryError {
 }
 
 /**
- * The real path the key would be written to, after checking its directory (see the module comment).
+ * The directory `dir` checked with every directory above it (src/config/strictModes.ts); its real path.
+ * @throws DeliveryError `destination_refused` naming the directory at fault, or that it is missing
+ */
+function trustedDir(dir: string): string {
+  try {
+    return checkDirectoryChain(dir).dir;
+  } catch (err) {
+    if (err instanceof UnsafePathError) throw refused(visible(err.message));
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      throw refused(`the directory ${visible(dir)} does not exist (keydeck does not create directories for a key file): create it, or name another file`);
+    }
+    throw refused(`cannot look at the directory ${visible(dir)}: ${code ?? 'error'}`);
+  }
+}
+
+/**
+ * The real path the key would be written to, after checking its directory and those above it
+ * (see the module comment).
  * @throws DeliveryError `destination_refused`: the directory is missing, not a directory, someone
- *   else's, or writable by group or others; a symbolic link leads nowhere.
+ *   else's, or writable by group or others, or one above it is; a symbolic link leads nowhere.
  */
 export async function resolveTarget(d: FileDestination): Promise<string> {
   let target = d.path;
+  let st;
   try {
-    if ((await lstat(target)).isSymbolicLink()) target = await realpath(target);
+    st = await lstat(target);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && target !== d.path) throw refused(`${visible(d.given)} is a symbolic link to a file that does not exist: name the real file`);
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw refused(`cannot look at ${visible(d.given)}: ${code ?? 'error'}`);
   }
-  const dir = path.dirname(target);
-  let realDir: string;
-  let dirStats;
-  try {
-    realDir = await realpath(dir);
-    dirStats = await stat(realDir);
-  } catch {
-    throw refused(`the directory ${visible(dir)} does not exist (keydeck does not create directories for a key file): create it, or name another file`);
-  }
-  if (!dirStats.isDirectory()) throw refused(`${visible(dir)} is not a directory`);
-  const me = uid();
-  if (me !== undefined) {
-    if (dirStats.uid !== me && dirStats.uid !== 0) {
-      throw refused(`the directory ${visible(dir)} belongs to another user, who could replace the key file: keydeck writes a key only into a directory of yours; choose another place`);
-    }
-    if ((dirStats.mode & 0o022) !== 0) {
-      throw refused(
-        `the directory ${visible(dir)} can be written by group or others (mode ${octal(dirStats.mode)}), who could replace the key file: fix it with \`chmod go-w ${visible(dir)}\`, or choose another place`,
-      );
+  if (st?.isSymbolicLink()) {
+    // The link is followed only when nobody else could have put it there.
+    trustedDir(path.dirname(target));
+    try {
+      target = await realpath(target);
+    } catch {
+      throw refused(`${visible(d.given)} is a symbolic link to a file that does not exist: name the real file`);
     }
   }
-  return path.join(realDir, path.basename(target));
+  return path.join(trustedDir(path.dirname(target)), path.basename(target));
 }
 
 /**
@@ -175,6 +185,7 @@ export async function writeKeyToFile(d: FileDestination, key: string, lockDir: s
     try {
       await writeFileAtomically(file, edit.text, mode);
     } catch (err) {
+      if (err instanceof UnsafePathError) throw refused(`${visible(err.message)}; the file is unchanged`);
       throw new DeliveryError('delivery_failed', `could not write ${visible(d.given)} (${(err as NodeJS.ErrnoException).code ?? 'error'}); the file is unchanged`);
     }
     const after = (await stat(file)).mode & 0o777;

@@ -120,6 +120,7 @@ export class RotationRecord {
       field: 'rotations',
       what: 'the rotation record',
       idle: 'no rotation is under way',
+      held: 'rotations under way (a new key made at the service, the old one not yet retired, and where each was delivered)',
       error: (sentence) => new RotationRecordError(sentence),
     });
   }

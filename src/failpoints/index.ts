@@ -19,7 +19,7 @@
  * | `file.renamed:<file name>`   | an atomic write's rename is done (a destination, a record, config) |
  * | `command.spawned:<program>`  | a destination command was started                                  |
  * | `command.exited:<program>`   | a destination command ended, before keydeck acted on its status    |
- * | `record.written:<record>`    | a record in SQLite was committed (`topups`)                        |
+ * | `record.written:<record>`    | a record in SQLite was committed, its summary written (`topups`)   |
  *
  * `<operation>` is the client's operation name (`createCreditKey`); `<file name>` the last part
  * of the path (`.env`, `rotations.json`), `<program>` the last part of argv[0].

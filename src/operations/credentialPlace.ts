@@ -14,14 +14,20 @@
  * A token file keeps its owner and mode across the write (a temp file in its directory, renamed
  * over it: src/config/atomic.ts); it is trusted as the exporter trusts it (src/config/trust.ts:
  * this user's or root's, no access for group or others), and root may rotate a service user's
- * file (root's cron, the exporter's user). A copy systemd handed over
+ * file (root's cron, the exporter's user). No link is followed, at the token file's name, the
+ * backup's or the temporary file's, and its directory and those above are checked as ssh's
+ * StrictModes does (src/config/strictModes.ts). Root on a directory of another user (the
+ * exporter's `tokens/`, theirs) reads and writes there as that user: the token file must be
+ * theirs, the files written are theirs, and every directory above must be root's, else the
+ * rotation is refused before anything is created (`sudo -u` that user instead). A copy systemd handed over
  * (`$CREDENTIALS_DIRECTORY`, read-only) is refused: the file to rotate is the one its
  * `LoadCredential=` names.
  */
 import { constants } from 'node:fs';
-import { access, lstat, open, stat, unlink } from 'node:fs/promises';
+import { access, lstat, open, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomically } from '../config/atomic.js';
+import { checkDirectoryChain, UnsafePathError, type TrustedDirectory } from '../config/strictModes.js';
 import { trustProblemOf } from '../config/trust.js';
 import { checkCredentialToken, credentialAccount, type CredentialStore, type OriginTarget } from '../credentials/index.js';
 import type { CredentialTarget } from './mgmtRotationRecord.js';
@@ -130,19 +136,44 @@ export function tokenFileBackupPath(file: string): string {
 }
 
 /**
+ * The token file's directory, checked (src/config/strictModes.ts; root may act there as its owner).
+ * @throws CredentialPlaceError naming the directory at fault; the fs error when it cannot be looked at
+ */
+function tokenDirectory(file: string): TrustedDirectory {
+  try {
+    return checkDirectoryChain(path.dirname(file), { asOwner: true });
+  } catch (err) {
+    if (err instanceof UnsafePathError) throw new CredentialPlaceError(err.message);
+    throw err;
+  }
+}
+
+/**
  * Reads the key file `file` as ssh trusts its own (src/config/trust.ts: a regular file, no access
  * for group or others, this user's or root's), except that root may read another user's file:
- * the token file of a service user (`nobody`, `keydeck`), rotated by root's cron. Opened
- * non-blocking and checked on the descriptor. Undefined when missing.
+ * the token file of a service user (`nobody`, `keydeck`), rotated by root's cron. Its directory
+ * is checked first ({@link tokenDirectory}); in a directory of another user, the file must be
+ * that user's. Opened non-blocking and without following a link (`O_NOFOLLOW`), checked on the
+ * descriptor. Undefined when missing.
  * @throws CredentialPlaceError when it is not trusted; the Node error when it cannot be read
  */
 async function readOwnKeyFile(file: string): Promise<string | undefined> {
-  let handle;
+  let dir: TrustedDirectory;
   try {
-    handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    dir = tokenDirectory(file);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw err;
+  }
+  const at = path.join(dir.dir, path.basename(file));
+  let handle;
+  try {
+    handle = await open(at, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (code === 'ELOOP') throw new CredentialPlaceError(`${file} is a symbolic link: keydeck reads no key through a link; name the file itself`);
     throw err;
   }
   try {
@@ -150,10 +181,16 @@ async function readOwnKeyFile(file: string): Promise<string | undefined> {
     const me = typeof process.getuid === 'function' ? process.getuid() : undefined;
     const problem = trustProblemOf(file, 'key file', st, me === 0 ? st.uid : me);
     if (problem) throw new CredentialPlaceError(problem.sentence);
+    if (dir.actAs && st.uid !== dir.actAs.uid) throw new CredentialPlaceError(foreignInOwnersDir(file, st.uid, dir.actAs.uid));
     return await handle.readFile('utf8');
   } finally {
     await handle.close();
   }
+}
+
+/** The refusal of a file that is not its directory owner's, when root acts as that owner. */
+function foreignInOwnersDir(file: string, uid: number, owner: number): string {
+  return `${file} belongs to uid ${uid}, but its directory to uid ${owner}, who could have put it there: in another user's directory keydeck (as root) reads and writes only that user's files; \`chown ${owner} ${file}\` if it is theirs`;
 }
 
 /** True when `file` is inside `dir`. */
@@ -190,17 +227,19 @@ export function tokenFilePlace(file: string, env: NodeJS.ProcessEnv = process.en
   };
   /** The token file's mode and owner, which every write keeps. */
   const owner = async () => {
+    let st;
     try {
-      const st = await stat(target);
-      return { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
+      st = await lstat(target);
     } catch (err) {
       throw new CredentialPlaceError(`the token file ${target} cannot be read (${sentenceOf(err)})`);
     }
+    if (!st.isFile()) throw new CredentialPlaceError(`the token file ${target} is not a regular file (a link?): keydeck writes no key through a link`);
+    return { mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
   };
   const writeAs = async (at: string, token: string, what: string): Promise<void> => {
     const { mode, uid, gid } = await owner();
     try {
-      await writeFileAtomically(at, `${token}${newline ? '\n' : ''}`, mode, { chown: { uid, gid } });
+      await writeFileAtomically(at, `${token}${newline ? '\n' : ''}`, mode, { chown: { uid, gid }, asDirectoryOwner: true });
     } catch (err) {
       throw new CredentialPlaceError(`${what} ${at} cannot be written (${sentenceOf(err)})`);
     }
@@ -232,10 +271,12 @@ export function tokenFilePlace(file: string, env: NodeJS.ProcessEnv = process.en
           `the token file ${target} is systemd's read-only copy (in $CREDENTIALS_DIRECTORY): rotate the file its LoadCredential= line names, then restart the unit`,
         );
       }
+      const dir = tokenDirectory(target);
       const st = await lstat(target).catch((err: unknown) => {
         throw new CredentialPlaceError(`the token file ${target} cannot be read (${sentenceOf(err)})`);
       });
       if (!st.isFile()) throw new CredentialPlaceError(`the token file ${target} is not a regular file (a link?): give the file itself`);
+      if (dir.actAs && st.uid !== dir.actAs.uid) throw new CredentialPlaceError(foreignInOwnersDir(target, st.uid, dir.actAs.uid));
       const me = typeof process.getuid === 'function' ? process.getuid() : undefined;
       if (me !== undefined && me !== 0 && st.uid !== me) {
         throw new CredentialPlaceError(`the token file ${target} belongs to uid ${st.uid}, and only root can write a file that keeps another user as its owner: run the rotation as that user or as root`);

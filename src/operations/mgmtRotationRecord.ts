@@ -102,6 +102,7 @@ export class MgmtRotationRecord {
       field: 'rotations',
       what: 'the management-key rotation record',
       idle: 'no management-key rotation is under way',
+      held: 'management-key rotations under way (a new management key made at the service, the old one not yet revoked)',
       error: (sentence) => new MgmtRotationRecordError(sentence),
     });
   }

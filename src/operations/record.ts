@@ -70,6 +70,7 @@ export class OperationRecord {
       field: 'operations',
       what: 'the operation record',
       idle: 'no key creation is under way',
+      held: 'key creations under way (a key made at the service and not yet delivered, or to be deleted)',
       error: (sentence) => new OperationRecordError(sentence),
     });
   }

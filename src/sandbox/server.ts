@@ -4,6 +4,7 @@
  * log line, and the routes of §4 plus the simulation endpoints.
  */
 import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { isLoopbackHost } from '../api/baseUrl.js';
 import { redactSecrets } from '../api/errors.js';
 import type { ConsumptionKeyRow } from './keys.js';
 import type { AuthHook, SandboxContext } from './context.js';
@@ -38,9 +39,22 @@ export interface SandboxAppOptions {
    * redacted; never a header, key or token).
    */
   log?: (line: string) => void;
+  /**
+   * The address it listens on (default `127.0.0.1`). On this machine's loopback (127.0.0.0/8,
+   * `::1`, `localhost`) it answers only requests whose `Host` names this machine the same way
+   * (any port): a web page whose name was made to point at 127.0.0.1 (DNS rebinding) sends its
+   * own name, and gets 403. Listening beyond loopback (`0.0.0.0`), it answers any `Host`.
+   */
+  listenHost?: string;
 }
 
 export type { AuthHook };
+
+/** True when the sandbox listening on `host` answers only requests addressed to this machine. */
+function guardsHost(host: string | undefined): boolean {
+  if (host === undefined) return true;
+  return isLoopbackHost(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+}
 
 /** True for paths whose responses use the billing envelope (§4). */
 function isBillingPath(url: string): boolean {
@@ -142,6 +156,24 @@ export function createSandboxApp(ctx: SandboxContext, options: SandboxAppOptions
     }
     return undefined;
   });
+
+  // On loopback, only requests addressed to this machine (see SandboxAppOptions.listenHost). A
+  // request without Host (HTTP/1.0; Node refuses HTTP/1.1 without one) comes from no browser.
+  if (guardsHost(options.listenHost)) {
+    app.addHook('onRequest', async (request, reply) => {
+      const host = request.headers.host;
+      if (host === undefined || isLoopbackHost(host)) return undefined;
+      return sendError(
+        request,
+        reply,
+        new SandboxError(
+          'forbidden',
+          'the sandbox listens on this machine only and answers requests addressed to it (Host: localhost, 127.0.0.1 or [::1]); this one named another host, as a web page reaching it by DNS rebinding would',
+          { field: 'host' },
+        ),
+      );
+    });
+  }
 
   // Pledges whose period ended renew (unless cancelled) before anything reads them (issue 43).
   app.addHook('onRequest', (_request, _reply, done) => {

@@ -17,9 +17,10 @@
  *
  * Nothing is written to the service's data by joining: a joined process only sends requests.
  */
-import { lstat, readFile, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { lstat, open, readFile, rename, unlink } from 'node:fs/promises';
 import net from 'node:net';
-import writeFileAtomic from 'write-file-atomic';
 import { probeSandbox } from '../api/sandboxProbe.js';
 import type { Dialect } from './dialect.js';
 import { startSandbox, type RunningSandbox } from './start.js';
@@ -122,12 +123,35 @@ export async function readSandboxState(dbPath: string): Promise<SandboxState | u
 }
 
 /**
+ * Writes `text` to `file` (mode 0600) through a temporary file created with `O_EXCL|O_NOFOLLOW`
+ * beside it, renamed over it: no link at either name is followed. The directory is keydeck's data
+ * dir, which the caller checked (src/config/strictModes.ts); the sandbox imports nothing of
+ * src/config, so this is its own three steps.
+ */
+async function writePrivateFile(file: string, text: string): Promise<void> {
+  const temp = `${file}.${randomBytes(12).toString('hex')}.tmp`;
+  const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
+  try {
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
  * Records that `running` serves `dbPath` (the state file, mode 0600, written atomically): what
  * other keydeck processes need to join it. Best effort: a failure only means they cannot join.
  */
 export async function recordServing(dbPath: string, running: RunningSandbox): Promise<void> {
   const state: SandboxState = { instance: running.instance, token: running.token, url: running.url };
-  await writeFileAtomic(sandboxStatePath(dbPath), `${JSON.stringify(state)}\n`, { mode: 0o600 }).catch(() => undefined);
+  await writePrivateFile(sandboxStatePath(dbPath), `${JSON.stringify(state)}\n`).catch(() => undefined);
 }
 
 /** The same database served elsewhere: the state's URL, when `GET /sandbox` there answers its instance. */
@@ -196,7 +220,7 @@ async function serve(options: SharedSandboxOptions, port: number | undefined): P
   running ??= await start(0);
   const served = running;
   const actual = new URL(served.url).port;
-  if (String(port) !== actual) await writeFile(sandboxPortPath(dbPath), `${actual}\n`, { mode: 0o600 }).catch(() => undefined);
+  if (String(port) !== actual) await writePrivateFile(sandboxPortPath(dbPath), `${actual}\n`).catch(() => undefined);
   await recordServing(dbPath, served);
   return {
     url: served.url,

@@ -71,7 +71,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
       ctx.chain = await startSandboxChain(options.chain);
     }
     const token = ensureDemoUser(ctx);
-    app = createSandboxApp(ctx, options.log ? { log: options.log } : {});
+    app = createSandboxApp(ctx, { listenHost: host, ...(options.log && { log: options.log }) });
     await app.listen({ host, port: options.port ?? 0 });
     const { port } = app.server.address() as AddressInfo;
     ctx.baseUrl = `http://${urlHost(host)}:${port}`;

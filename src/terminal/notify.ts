@@ -16,7 +16,7 @@
  *   `KEYDECK_ORIGIN`, `KEYDECK_REMAINING_USD`, `KEYDECK_THRESHOLD_USD`,
  *   `KEYDECK_TOTAL_TOP_UP_USD`): no service data is ever put into the command line. Its output
  *   is discarded (a full-screen app owns the terminal), it is killed after 30 s, and a failure is
- *   reported through `onProblem`; its environment never holds keydeck's credentials ({@link withoutSecrets});
+ *   reported through `onProblem`; its environment never holds keydeck's credentials (./secretEnv.ts, the filter of the destination commands too);
  * - for a runaway key or the balance burning, `--on-anomaly CMD`: the same way, with its figures
  *   in the environment ({@link onAnomalyEnvironment});
  * - for each charge auto top-up makes (issue 47: credited, failed, outcome unknown, not sent),
@@ -24,6 +24,7 @@
  * Never throws.
  */
 import { spawn } from 'node:child_process';
+import { withoutSecrets } from './secretEnv.js';
 import { centsText } from '../api/money.js';
 import { notificationProtocolOf, notificationSequence } from './osc.js';
 import { escapeMarkup, flatText, plainId, visible } from './sanitize.js';
@@ -103,21 +104,6 @@ export interface NotifierOptions {
   readonly platform?: NodeJS.Platform;
   /** Default node:child_process spawn (tests). */
   readonly spawn?: typeof spawn;
-}
-
-/**
- * `env` without what would hand keydeck's credentials to a hook: `KEYDECK_TOKEN` and each
- * profile's token variable, `KEYDECK_SK`, and any variable whose value is a key (`sk_`, `mk_`,
- * `sk-`, `mk-` and 16 more characters). A hook gets the figures, never a key.
- */
-export function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (/^KEYDECK_(TOKEN(_|$)|SK$)/.test(name)) continue;
-    if (value !== undefined && /(^|[^A-Za-z0-9])(sk|mk)[_-][A-Za-z0-9]{16,}/.test(value)) continue;
-    out[name] = value;
-  }
-  return out;
 }
 
 /** Sends events; see the module comment. */

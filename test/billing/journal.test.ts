@@ -16,6 +16,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   canMove,
   hostOf,
+  JournalDamagedError,
   journalPath,
   sameService,
   TopUpJournal,
@@ -175,15 +176,14 @@ describe('TopUpJournal', () => {
     expect(await new TopUpJournal({ path: path.join(dir, 'topups.db') }).list()).toHaveLength(3);
   });
 
-  it('moves a database that is not one aside instead of overwriting it', async () => {
+  it('refuses a database that is not one, leaves it in place and writes nothing (fail closed)', async () => {
     const file = path.join(dir, 'topups.db');
-    await writeFile(file, 'this is not a database, but it may be the only record of a payment'.repeat(40), 'utf8');
+    const text = 'this is not a database, but it may be the only record of a payment'.repeat(40);
+    await writeFile(file, text, 'utf8');
     const journal = new TopUpJournal({ path: file });
-    expect(await journal.list()).toEqual([]);
-    expect(journal.movedAside).toMatch(/topups\.db\.broken-/);
-    expect(await readFile(journal.movedAside!, 'utf8')).toContain('only record of a payment');
-    await journal.add(usdc(25));
-    expect(await journal.list()).toHaveLength(1);
+    await expect(journal.list()).rejects.toThrow(JournalDamagedError);
+    await expect(journal.add(usdc(25))).rejects.toThrow(/cannot be trusted \(it is not an SQLite database: its header is damaged\), and is left in place/);
+    expect(await readFile(file, 'utf8')).toBe(text);
   });
 
   it('refuses a record that is a link or not a regular file, and writes nothing through it', async () => {

@@ -15,6 +15,7 @@ import { directChargeEvidence, paymentEvidence, unexplainedRise } from '../../sr
 import { parseUsdAmount, txHashProblem } from '../../src/billing/input.js';
 import { TopUpJournal, type JournalEntry } from '../../src/billing/journal.js';
 import { checkCardPayments, recordForVerify, recordTopUp, verifyUsdc, type TopUpClient, type TopUpPorts } from '../../src/billing/topups.js';
+import { usedHashVerdict } from '../../src/billing/usedHash.js';
 
 const HASH = `0x${'ab'.repeat(32)}`;
 const SCOPE = { host: 'api.example.com', profile: 'default' };
@@ -79,7 +80,7 @@ describe('verifyUsdc: credited only on evidence that names the top-up', () => {
     const client = scriptedClient({ totals: [50], verify: [{ credited: 25, balance: 75 }] });
     const outcome = await verifyUsdc({ journal, client, scope: SCOPE }, { entryId: entry.id, txHash: HASH, amount: 25 });
     expect(outcome).toMatchObject({ kind: 'credited', credited: 25, balance: 75, byEarlierVerify: false });
-    expect(client.sent).toEqual(['getCredits', 'verify 0xabab 25']);
+    expect(client.sent).toEqual(['getCredits', 'status', 'verify 0xabab 25']);
     expect(await journal.get(entry.id)).toMatchObject({ state: 'credited', credited: 25, balance: 75, txHash: HASH, evidence: 'the verify answer for this transaction hash' });
   });
 
@@ -117,18 +118,25 @@ describe('verifyUsdc: credited only on evidence that names the top-up', () => {
     expect((await journal.get(entry.id))!.state).toBe('verifying');
   });
 
-  it('tx_already_used without an earlier unknown verify of its own: refused', async () => {
+  it('tx_already_used without an earlier unknown verify of its own: refused for this top-up, an instruction still awaits its payment', async () => {
     const entry = await usdcAwaiting();
     const outcome = await verifyUsdc({ journal, client: scriptedClient({ totals: [50], verify: [refusedWith('tx_already_used')] }), scope: SCOPE }, { entryId: entry.id, txHash: HASH, amount: 25 });
     expect(outcome.kind).toBe('refused');
-    expect((await journal.get(entry.id))!).toMatchObject({ state: 'refused', reasonCode: 'tx_already_used' });
+    expect((await journal.get(entry.id))!).toMatchObject({ state: 'awaiting_payment', reasonCode: 'tx_already_used', reason: 'this transaction hash was already used for another top-up: it does not pay this one' });
+    // A verify keydeck recorded on its own (no instruction open): refused.
+    await journal.update(entry.id, { state: 'closed' });
+    const bare = await verifyUsdc({ journal, client: scriptedClient({ totals: [50], verify: [refusedWith('tx_already_used')] }), scope: SCOPE }, { txHash: `0x${'cd'.repeat(32)}`, amount: 40 });
+    expect(bare.kind === 'refused' && bare.entry).toMatchObject({ state: 'refused', reasonCode: 'tx_already_used' });
   });
 
-  it('amount_mismatch: refused; verified again with the amount sent: credited', async () => {
+  it('amount_mismatch: refused, the instruction still awaits payment, the amount tried dropped; verified again with the amount sent: credited', async () => {
     const entry = await usdcAwaiting(20);
-    const client = scriptedClient({ totals: [0, 0], verify: [refusedWith('amount_mismatch'), { credited: 19.5, balance: 19.5 }] });
+    const client = scriptedClient({ totals: [0, 0, 0], verify: [refusedWith('amount_mismatch'), refusedWith('amount_mismatch'), { credited: 19.5, balance: 19.5 }] });
     expect((await verifyUsdc({ journal, client, scope: SCOPE }, { entryId: entry.id, txHash: HASH, amount: 20 })).kind).toBe('refused');
-    expect((await journal.get(entry.id))!.state).toBe('refused');
+    expect((await journal.get(entry.id))!.state).toBe('awaiting_payment');
+    expect((await verifyUsdc({ journal, client, scope: SCOPE }, { entryId: entry.id, txHash: HASH, amount: 19 })).kind).toBe('refused');
+    expect((await journal.get(entry.id))!).toMatchObject({ state: 'awaiting_payment', reasonCode: 'amount_mismatch' });
+    expect((await journal.get(entry.id))!).not.toHaveProperty('amountSent');
     expect(await verifyUsdc({ journal, client, scope: SCOPE }, { entryId: entry.id, txHash: HASH, amount: 19.5 })).toMatchObject({ kind: 'credited', credited: 19.5 });
     expect(await journal.get(entry.id)).toMatchObject({ state: 'credited', amountSent: 19.5, credited: 19.5 });
   });
@@ -212,7 +220,7 @@ describe('one instruction is one record, whatever the number of verifies (issue 
     const other = await verifyUsdc(ports, { txHash: B, amount: 25 });
     expect(other.kind).toBe('not_sent');
     expect(String((other as { error: Error }).error.message)).toMatch(new RegExp(`sent for verification with ${A}, .*verify ${A} again first`));
-    expect(client.sent).toEqual(['getCredits']);
+    expect(client.sent).toEqual(['getCredits', 'status']);
     expect((await journal.get(entry.id))!).toMatchObject({ state: 'verifying', txHash: A });
   });
 
@@ -329,5 +337,32 @@ describe('the checkout link rule', () => {
     expect(checkoutUrlProblem(42)).toMatch(/it is empty/);
     expect(isLoopbackHost('127.0.0.2:80')).toBe(true);
     expect(isLoopbackHost('localhost.example.com')).toBe(false);
+  });
+});
+
+describe('tx_already_used after keydeck’s own verify whose answer was lost: credited only on evidence naming it (src/billing/usedHash.ts)', () => {
+  const credits = (totalTopUp: number): CreditBalance => ({ totalTopUp, remaining: totalTopUp, hasCreditKey: true, creditKeyCount: 1, userId: 'u' });
+  const status = (...items: Array<{ ref: string; amount: number }>) => ({ body: { recentTopUps: items.map((i) => ({ method: 'usdc', status: 'succeeded', amount: i.amount, txHash: i.ref, completedAt: '2026-11-28T03:00:00.000Z' })) } });
+  const entry = (before?: string[]) => ({ txHash: HASH, verifyBaselineTotalTopUp: 50, ...(before && { verifyBaselineListed: before }) });
+
+  it('the status listed the hash before keydeck’s verify was sent: another top-up used it, whatever the total did', () => {
+    expect(usedHashVerdict(entry([HASH]), 25, credits(105), status({ ref: HASH, amount: 25 }))).toMatchObject({ kind: 'elsewhere', reason: expect.stringMatching(/credited before keydeck’s verification was sent/) });
+  });
+
+  it('the status lists it now and did not then: credited, for the amount it names', () => {
+    expect(usedHashVerdict(entry([]), 25, credits(50), status({ ref: HASH, amount: 24.5 }))).toMatchObject({ kind: 'credited', credited: 24.5 });
+  });
+
+  it('a rise another listed top-up explains (an unrelated $30 card charge) is not this one', () => {
+    const card = { body: { recentTopUps: [{ method: 'card_direct', status: 'succeeded', amount: 30, paymentId: 'pay_1', completedAt: '2026-11-28T03:00:00.000Z' }] } };
+    expect(usedHashVerdict(entry([]), 25, credits(80), card)).toMatchObject({ kind: 'unknown', reason: expect.stringMatching(/other top-ups the billing status lists since explain \$30\.00/) });
+    expect(usedHashVerdict(entry([]), 25, credits(105), card)).toMatchObject({ kind: 'credited', credited: 25 });
+    expect(usedHashVerdict(entry([]), 25, credits(60), card)).toMatchObject({ kind: 'elsewhere' });
+  });
+
+  it('without the baseline’s listing (a record from before): the rise alone, as before; without the balance: unknown', () => {
+    expect(usedHashVerdict(entry(), 25, credits(80), undefined)).toMatchObject({ kind: 'credited', credited: 25 });
+    expect(usedHashVerdict(entry([]), 25, credits(80), undefined)).toMatchObject({ kind: 'unknown' });
+    expect(usedHashVerdict(entry([]), 25, undefined, status())).toMatchObject({ kind: 'unknown' });
   });
 });

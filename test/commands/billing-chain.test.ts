@@ -44,7 +44,8 @@ describe('billing verify on a real chain', () => {
     const credited = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '24.50']);
     expect(credited.code, credited.stderr).toBe(0);
     expect(credited.stderr).toMatch(/^chain: the chain shows 24\.50 USDC from 0xf39F…2266 to 0x\w{4}…\w{4} in block \d+ \(\d+ confirmations?\)$/m);
-    expect(credited.stdout).toBe('Credited 24.50 USD; the balance is now 24.50 USD.\n');
+    // On the instruction's record (one instruction, one record), said so.
+    expect(credited.stdout).toMatch(/^The transfer is verified for the one USDC top-up awaiting payment, 25\.00 USD to 0x\w{40}, requested .*, with 24\.50 USD as the amount sent\.\nCredited 24\.50 USD; the balance is now 24\.50 USD\.\n$/);
     // Credited on keydeck's record: said as such; the chain is not asked about it, nor the user.
     const again = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '25']);
     expect(again.code).toBe(1);
@@ -82,8 +83,9 @@ describe('billing verify on a real chain', () => {
 
   it('--no-chain and an unreachable RPC: the service’s verdict alone, said in one line', async () => {
     const user = await sb.newUser();
-    const tx = await sb.transfer(await instruction(user, '10'), '10');
-    const down = await cli.run(user, ['--chain-rpc', 'http://127.0.0.1:9', 'billing', 'verify', '--tx', tx, '--amount', '12']);
+    const address = await instruction(user, '10');
+    const tx = await sb.transfer(address, '10');
+    const down = await cli.run(user, ['--chain-rpc', 'http://127.0.0.1:9', 'billing', 'verify', '--tx', tx, '--amount', '12', '--to', address]);
     expect(down.stderr).toMatch(/^warning: the chain could not be read at 127\.0\.0\.1:9 \(it cannot be reached\): going on with the service's verdict alone$/m);
     expect(down.stderr).toMatch(/^keydeck: amount_mismatch: /m);
     const off = await cli.run(user, ['--no-chain', 'billing', 'verify', '--tx', tx, '--amount', '10']);

@@ -144,9 +144,14 @@ describe('billing topup and verify', () => {
     expect(instruction).toMatchObject({ chain: 'base', amount: '20' });
 
     const tx = await transfer(instruction.address, '20');
-    const mismatch = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '25']);
+    // An amount no instruction waits for, two instructions open: which one is asked (one instruction, one record).
+    const which = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '25']);
+    expect(which.code).toBe(2);
+    expect(which.stderr).toMatch(/^keydeck: 2 USDC top-ups await payment \(20\.00 USD to 0x\w{40}, requested .*; 12\.50 USD to .*\): say which with --to ADDRESS, the deposit address the transfer paid; nothing was sent\.$/m);
+    const mismatch = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '25', '--to', instruction.address]);
     expect(mismatch.code).toBe(1);
-    expect(mismatch.stderr).toMatch(/^warning: no USDC top-up of 25\.00 USD awaits payment on keydeck's record \(20\.00 USD to 0x\w{40}, requested .*; 12\.50 USD to .*\): the transfer is verified on its own record$/m);
+    expect(mismatch.stdout).toMatch(/^The transfer is verified for the one USDC top-up awaiting payment, 20\.00 USD to 0x\w{40}, requested .*, with 25\.00 USD as the amount sent\.$/m);
+    expect(mismatch.stderr).toMatch(/^warning: Refused: the amount must equal what was sent in this transaction, and it is not \$25\.00\. .* The USDC top-up of \$20\.00 to 0x\w{40} still awaits its payment/m);
     expect(mismatch.stderr).toMatch(/^keydeck: amount_mismatch: /m);
     const verified = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '20', '--json']);
     expect(verified.code, verified.stderr).toBe(0);
@@ -350,6 +355,38 @@ describe('billing history', () => {
       expect(rows[2]).toMatch(new RegExp(`10\\.00 USD\\s+card checkout\\s+awaiting payment\\s+${sessionId}`));
     } finally {
       own.home.remove();
+    }
+  });
+});
+
+describe('billing status from a service that sends line breaks and escapes in its texts', () => {
+  it('shows every value through the sanitiser: a newline in a plan’s name starts no forged line', async () => {
+    const forged = 'credit balance: 1000000.00 USD';
+    const server = await startHostileServer((req, res) =>
+      req.path === '/api/billing/status'
+        ? json(res, 200, {
+            success: true,
+            data: {
+              subscriptions: [{ id: `sub_1\n${forged}`, planSlug: `pro\n${forged}`, status: 'active', currentPeriodEnd: `soon\n${forged}`, cancelAtPeriodEnd: false, keyCount: 0 }],
+              poolPledges: [{ poolId: 'pl_1', poolSlug: `gpu\r\n${forged}`, status: 'active\u001b[2J', hasKey: false }],
+              creditBalance: 25,
+            },
+          })
+        : json(res, 404, { error: { code: 'not_found' } }),
+    );
+    const own = scripted(server.url);
+    try {
+      const r = await own.run('sess_x', ['billing', 'status']);
+      expect(r.code, r.stderr).toBe(0);
+      // The one credit balance line is the service's creditBalance; nothing else starts a line of its own.
+      expect(lines(r.stdout).filter((l) => l.trimStart().startsWith('credit balance'))).toEqual(['credit balance: 25.00 USD']);
+      expect(r.stdout).toContain(`  pro\\u000a${forged}`);
+      expect(r.stdout).toContain(`status: active\\u001b[2J`);
+      expect(r.stdout).not.toContain('\u001b');
+      expect(r.stdout).toMatch(/^One subscription has no key yet: pro\\u000acredit balance: 1000000\.00 USD \(sub_1\\u000acredit/m);
+    } finally {
+      own.home.remove();
+      await server.close();
     }
   });
 });

@@ -8,7 +8,7 @@
  * key of a token file in place, keeping owner and mode, and refuses what it cannot do before
  * anything is created.
  */
-import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ManagementKeyListSchema } from '../../src/api/schemas.js';
@@ -155,6 +155,62 @@ describe('mgmt-keys rotate --token-file (issue 46, item 3)', () => {
 
     const r4 = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', path.join(cli.home.home, 'missing')], env);
     expect([r4.code, r4.stderr]).toEqual([2, expect.stringMatching(/--token-file: .*missing does not exist/)]);
+  });
+
+  // The race itself (links planted while the rotation writes) is test/operations/tokenFileRace.test.ts.
+  it.runIf(process.getuid?.() === 0)('as root in the exporter user’s directory (contrib’s layout): writes there as that user, the file stays theirs', async () => {
+    const tokens = path.join(mkdtempSync(path.join(cli.home.home, 'etc-')), 'tokens');
+    mkdirSync(tokens, { mode: 0o700 });
+    chownSync(tokens, 65534, 65534);
+    const { file, key, session } = await tokenFile({ dir: tokens });
+    chownSync(file, 65534, 65534);
+    const r = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', file], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8').trim()).not.toBe(key);
+    const st = statSync(file);
+    expect([st.mode & 0o777, st.uid, st.gid]).toEqual([0o600, 65534, 65534]);
+    expect(readdirSync(tokens)).toEqual(['prod']);
+    expect((await listed(session)).map((k) => k.name)).toEqual(['exporter-r2']);
+  });
+
+  it.runIf(process.getuid?.() === 0)('is refused before anything is created where a link could be followed: a link at its name, a directory others may write, one above it of the file’s owner, a file not the directory owner’s', async () => {
+    const etc = mkdtempSync(path.join(cli.home.home, 'etc-'));
+    // A link at the token file's name, to a key file elsewhere.
+    const real = await tokenFile();
+    const linked = path.join(etc, 'linked');
+    symlinkSync(real.file, linked);
+    const r1 = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', linked], env);
+    expect([r1.code, r1.stderr]).toEqual([1, expect.stringMatching(/linked is a symbolic link: keydeck reads no key through a link; name the file itself/)]);
+    expect((await listed(real.session)).map((k) => k.name)).toEqual(['exporter']);
+
+    // A directory above it that group or others may write.
+    const shared = path.join(etc, 'shared');
+    mkdirSync(path.join(shared, 'tokens'), { recursive: true, mode: 0o700 });
+    chmodSync(shared, 0o775);
+    const a = await tokenFile({ dir: path.join(shared, 'tokens') });
+    const r2 = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', a.file], env);
+    expect([r2.code, r2.stderr]).toEqual([1, expect.stringMatching(/the directory .*shared can be written by group or others \(mode 0775\), who could move .*tokens away and put a link in its place: fix it with `chmod go-w .*shared`.*nothing was created/)]);
+    expect((await listed(a.session)).map((k) => k.name)).toEqual(['exporter']);
+
+    // Root in nobody's directory under a directory nobody owns too: nobody could move it away.
+    const theirs = path.join(etc, 'home-nobody');
+    mkdirSync(path.join(theirs, 'tokens'), { recursive: true, mode: 0o700 });
+    chownSync(theirs, 65534, 65534);
+    chownSync(path.join(theirs, 'tokens'), 65534, 65534);
+    const b = await tokenFile({ dir: path.join(theirs, 'tokens') });
+    chownSync(b.file, 65534, 65534);
+    const r3 = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', b.file], env);
+    expect([r3.code, r3.stderr]).toEqual([1, expect.stringMatching(/the directory .*home-nobody belongs to uid 65534, who could move .*tokens away .*every directory above belongs to root \(run keydeck as that user instead: sudo -u '#65534' keydeck …\)/)]);
+    expect((await listed(b.session)).map((k) => k.name)).toEqual(['exporter']);
+
+    // Root's file in nobody's directory: not nobody's to rotate, nor root's to trust there.
+    const tokens = path.join(etc, 'tokens');
+    mkdirSync(tokens, { mode: 0o700 });
+    chownSync(tokens, 65534, 65534);
+    const c = await tokenFile({ dir: tokens });
+    const r4 = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', c.file], env);
+    expect([r4.code, r4.stderr]).toEqual([1, expect.stringMatching(/prod belongs to uid 0, but its directory to uid 65534, who could have put it there/)]);
+    expect((await listed(c.session)).map((k) => k.name)).toEqual(['exporter']);
   });
 });
 

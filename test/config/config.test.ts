@@ -3,7 +3,7 @@
  * fields (each error names the file and the field, never a value), backups before overwriting a
  * broken file, two profiles, and the precedence of flags, environment and `currentProfile`.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -140,6 +140,19 @@ describe('writing over a broken file', () => {
       profiles: { work: { baseUrl: 'https://a.example', alertBelowUsd: 5 }, home: { pollIntervalSeconds: 30 } },
     });
     expect(readdirSync(home.configDir).filter((f) => f !== '.keydeck.lock')).toEqual(['config.json']);
+  });
+
+  it('a config.json that is a link is read through it, never written through it: saving says so and changes nothing', async () => {
+    const dotfiles = path.join(home.home, 'dotfiles');
+    mkdirSync(dotfiles, { mode: 0o700 });
+    const real = path.join(dotfiles, 'keydeck.json');
+    writeFileSync(real, JSON.stringify({ version: 1, profiles: { work: { baseUrl: 'https://a.example' } } }), { mode: 0o600 });
+    mkdirSync(home.configDir, { recursive: true, mode: 0o700 });
+    symlinkSync(real, file);
+    expect((await readConfig(file)).config.profiles.work?.baseUrl).toBe('https://a.example');
+    const error = await configError(updateConfig(file, (c) => void (c.profiles.home = { pollIntervalSeconds: 30 })));
+    expect(error.message).toMatch(/config\.json is a symbolic link: keydeck writes no file through a link/);
+    expect(JSON.parse(readFileSync(real, 'utf8'))).toEqual({ version: 1, profiles: { work: { baseUrl: 'https://a.example' } } });
   });
 });
 

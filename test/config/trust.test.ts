@@ -74,6 +74,21 @@ describe.runIf(posix)('file trust', () => {
     expect((await runCli(['keys', 'list'], { env: home.env({ KEYDECK_DATA_DIR: dataDir }) })).code).toBe(0);
   });
 
+  it('refuses a data dir under a directory others may write (ssh’s StrictModes: every directory above too)', async () => {
+    await login();
+    const shared = path.join(home.home, 'shared');
+    const dataDir = path.join(shared, 'data');
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    chmodSync(shared, 0o777);
+    const r = await runCli(['keys', 'list'], { env: home.env({ KEYDECK_DATA_DIR: dataDir }) });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`the directory ${shared} can be written by group or others (mode 0777), who could move ${dataDir} away and put a link in its place: fix it with \`chmod go-w ${shared}\``);
+    const { openHistoryDatabase } = await import('../../src/billing/historyDb.js');
+    expect(() => openHistoryDatabase(path.join(dataDir, 'history.db'))).toThrow(/the directory .*shared can be written by group or others/);
+    chmodSync(shared, 0o755);
+    expect((await runCli(['keys', 'list'], { env: home.env({ KEYDECK_DATA_DIR: dataDir }) })).code).toBe(0);
+  });
+
   it('refuses a key file readable by others', async () => {
     await login();
     chmodSync(keyFile, 0o644);

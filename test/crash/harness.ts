@@ -219,14 +219,16 @@ export function chosenPoints(traced: readonly CrashPoint[], chosen: readonly Cra
  * The points of `traced` after which a kill can leave a world of its own: a `request:` point is
  * reached right after the point before it with nothing done between (the request is about to be
  * sent); the answer of a read (`reads`: operation names, `listManagementKeys`) changed nothing
- * since its request; and a `file.renamed:` point directly followed by `store.written:` or
- * `store.deleted` is the store's own write (the credential file renamed, then the store says so).
+ * since its request; a `file.renamed:` point directly followed by `store.written:` or
+ * `store.deleted` is the store's own write (the credential file renamed, then the store says so);
+ * and one directly followed by `record.written:` is the record's (the top-up record's summary,
+ * written between its commit and the point that says so: src/billing/journal.ts).
  * The first point is always kept.
  */
 export function distinctWorlds(traced: readonly CrashPoint[], reads: readonly string[] = []): CrashPoint[] {
   const read = (p: string) => reads.some((op) => p.startsWith(`answered:${op}#`));
-  const storeWrite = (p: string | undefined) => p !== undefined && (p.startsWith('store.written:') || p.startsWith('store.deleted'));
-  return traced.filter((p, i) => i === 0 || (!p.startsWith('request:') && !(read(p) && i > 0) && !(p.startsWith('file.renamed:') && storeWrite(traced[i + 1]))));
+  const ownWrite = (p: string | undefined) => p !== undefined && (p.startsWith('store.written:') || p.startsWith('store.deleted') || p.startsWith('record.written:'));
+  return traced.filter((p, i) => i === 0 || (!p.startsWith('request:') && !(read(p) && i > 0) && !(p.startsWith('file.renamed:') && ownWrite(traced[i + 1]))));
 }
 
 /** True when the walk ran every traced point (`KEYDECK_CRASH_POINTS=all`): its table is not docs/'s. */

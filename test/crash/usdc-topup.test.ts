@@ -123,7 +123,7 @@ function scenario(kind: 'instruction' | 'verify'): CrashScenario<World> {
       'the TUI’s next start': tuiStart,
     },
     // Each step, but before its first request (the world before the run).
-    points: (traced) => distinctWorlds(traced, ['getCredits']).filter((p) => !p.startsWith('request:')),
+    points: (traced) => distinctWorlds(traced, ['getCredits', 'getBillingStatus']).filter((p) => !p.startsWith('request:')),
     async invariants(w, recovery) {
       const broken: string[] = [];
       const list = await records(w);

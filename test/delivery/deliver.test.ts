@@ -67,6 +67,44 @@ describe('--to-file', () => {
     expect(readFileSync(readable, 'utf8')).toBe('A=1\n');
   });
 
+  it('checks every directory above the file too (ssh’s StrictModes): one others may write is refused, a sticky one (/tmp) only when the entry in it is not yours', async () => {
+    const check = (spec: string) => checkDestinations([parseFileDestination(spec)]).then(() => 'ok', (e: DeliveryError) => `${e.code}: ${e.message}`);
+    // The directory itself is the user's and closed; the one above it is open to all.
+    const above = dir('above', 0o777);
+    const inside = path.join(above, 'app');
+    mkdirSync(inside, { mode: 0o700 });
+    expect(await check(path.join(inside, '.env'))).toMatch(/^destination_refused: the directory .*above can be written by group or others \(mode 0777\), who could move .*app away and put a link in its place: fix it with `chmod go-w .*above`/);
+    // Higher up, group-writable: refused the same way.
+    const group = dir('group', 0o770);
+    mkdirSync(path.join(group, 'a', 'b'), { recursive: true, mode: 0o700 });
+    expect(await check(path.join(group, 'a', 'b', '.env'))).toMatch(/the directory .*group can be written by group or others \(mode 0770\)/);
+    // Sticky and open to all, like /tmp: the user's own directory in it is fine.
+    const sticky = dir('sticky', 0o1777);
+    mkdirSync(path.join(sticky, 'mine'), { mode: 0o700 });
+    expect(await check(path.join(sticky, 'mine', '.env'))).toBe('ok');
+    // A link in a directory others may write is not followed.
+    const linkDir = dir('linkdir', 0o777);
+    const real = path.join(dir('realdir'), 'real.env');
+    writeFileSync(real, 'A=1\n', { mode: 0o600 });
+    symlinkSync(real, path.join(linkDir, '.env'));
+    expect(await check(path.join(linkDir, '.env'))).toMatch(/the directory .*linkdir can be written by group or others/);
+    const [o] = await deliverKey(KEY, [parseFileDestination(path.join(linkDir, '.env'))], { lockDir });
+    expect(o!.ok).toBe(false);
+    expect(readFileSync(real, 'utf8')).toBe('A=1\n');
+  });
+
+  it.runIf(process.getuid?.() === 0)('refuses a directory under one of another user’s, or theirs in a sticky directory', async () => {
+    const check = (spec: string) => checkDestinations([parseFileDestination(spec)]).then(() => 'ok', (e: DeliveryError) => `${e.code}: ${e.message}`);
+    const theirs = dir('their-home', 0o755);
+    chownSync(theirs, 65534, 65534);
+    mkdirSync(path.join(theirs, 'app'), { mode: 0o700 });
+    expect(await check(path.join(theirs, 'app', '.env'))).toMatch(/the directory .*their-home belongs to uid 65534, who could move .*app away and put a link in its place: keydeck writes only where every directory above belongs to you or root/);
+    const sticky = dir('sticky-shared', 0o1777);
+    mkdirSync(path.join(sticky, 'nobodys', 'app'), { recursive: true, mode: 0o755 });
+    chownSync(path.join(sticky, 'nobodys'), 65534, 65534);
+    expect(await check(path.join(sticky, 'nobodys', 'app', '.env'))).toMatch(/nobodys belongs to uid 65534/);
+  });
+
   it.runIf(process.getuid?.() === 0)('refuses a file or a directory that belongs to another user', async () => {
     const d = dir('theirs');
     const f = path.join(d, '.env');

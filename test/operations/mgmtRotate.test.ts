@@ -141,7 +141,8 @@ describe('the record of management-key rotations', () => {
   it('refuses a file it cannot trust or read, naming it, and changes nothing', async () => {
     const record = new MgmtRotationRecord(dir);
     writeFileSync(record.path, 'not json', { mode: 0o600 });
-    await expect(record.list()).rejects.toThrow(new RegExp(`^the management-key rotation record ${record.path} is not JSON: move it away`));
+    await expect(record.list()).rejects.toThrow(new RegExp(`^the management-key rotation record ${record.path} cannot be read \\(it is not JSON\\), and is left in place; it may hold management-key rotations under way`));
+    await expect(record.list()).rejects.toMatchObject({ code: 'record_damaged' });
     writeFileSync(record.path, JSON.stringify({ version: 1, rotations: [{ id: 'x' }] }), { mode: 0o600 });
     await expect(record.start({ profile: 'p', origin: 'o', target: { kind: 'store' }, old: { id: 'a', name: 'a', keyPrefix: 'mk_aaaaaaaa' }, successor: { name: 'b' } })).rejects.toThrow(/is not in keydeck's format/);
     chmodSync(record.path, 0o666);

@@ -128,3 +128,45 @@ describe('the log and the Authorization header', () => {
     expect(JSON.parse(body)).toMatchObject({ error: { code: 'invalid_request', field: 'authorization' } });
   });
 });
+
+describe('the Host header (a web page reaching the sandbox by DNS rebinding)', () => {
+  /** `method path` with `host` as the Host header, straight to the sandbox at `base`. */
+  const send = (base: string, method: string, route: string, host: string, body?: unknown) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(`${base}${route}`, { method, headers: { host, ...(body !== undefined && { 'content-type': 'application/json' }) } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on('error', reject);
+      req.end(body === undefined ? undefined : JSON.stringify(body));
+    });
+
+  it('on loopback, answers only a Host that names this machine: another gets 403 with a sentence, and moves nothing', async () => {
+    const port = new URL(sb.url).port;
+    const offset = async () => (await call<{ offsetSeconds: number }>(sb.url, 'POST', '/sandbox/clock', { body: { advanceSeconds: 0 } })).body.offsetSeconds;
+    const before = await offset();
+    for (const host of [`rebind.evil.example:${port}`, `127.0.0.1.evil.example:${port}`, 'evil.example']) {
+      const moved = await send(sb.url, 'POST', '/sandbox/clock', host, { advanceSeconds: 86_400 });
+      expect(moved.status, host).toBe(403);
+      expect(JSON.parse(moved.body)).toEqual({
+        error: { code: 'forbidden', field: 'host', message: expect.stringMatching(/^the sandbox listens on this machine only and answers requests addressed to it \(Host: localhost, 127\.0\.0\.1 or \[::1\]\)/) },
+      });
+      expect((await send(sb.url, 'POST', '/sandbox/users', host)).status).toBe(403);
+    }
+    expect(await offset()).toBe(before);
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST`, `[::1]:${port}`, '127.0.0.2']) {
+      expect((await send(sb.url, 'GET', '/sandbox', host)).status, host).toBe(200);
+    }
+  });
+
+  it('listening beyond loopback (--host 0.0.0.0, said on stderr), answers any Host', async () => {
+    const open = await startSandbox({ port: 0, host: '0.0.0.0' });
+    try {
+      const base = `http://127.0.0.1:${new URL(open.url).port}`;
+      expect((await send(base, 'GET', '/sandbox', 'build-01.lan:8787')).status).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+});

@@ -134,8 +134,8 @@ describe('runaway keys reach the notification channels (issue 22)', () => {
 });
 
 describe('the hooks never get keydeck’s credentials (issue 47)', () => {
-  it('withoutSecrets drops KEYDECK_TOKEN*, KEYDECK_SK and any value that is a key, and keeps the figures', async () => {
-    const { withoutSecrets } = await import('../../src/terminal/notify.js');
+  it('withoutSecrets drops KEYDECK_TOKEN*, KEYDECK_SK* and any value that is a key, and keeps the figures', async () => {
+    const { withoutSecrets } = await import('../../src/terminal/secretEnv.js');
     const kept = withoutSecrets({
       PATH: '/bin',
       KEYDECK_TOKEN: 'mk_abcdefghijklmnopqrstuvwx',
@@ -146,5 +146,51 @@ describe('the hooks never get keydeck’s credentials (issue 47)', () => {
       KEYDECK_REMAINING_USD: '45.00',
     });
     expect(kept).toEqual({ PATH: '/bin', KEYDECK_AUTOTOPUP_OUTCOME: 'credited', KEYDECK_REMAINING_USD: '45.00' });
+  });
+
+  it('an --on-low hook and a destination command get the same environment: one filter, the wider one', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-hookenv-'));
+    const secrets = {
+      KEYDECK_TOKEN: 'sess_whatever',
+      KEYDECK_TOKEN_PROD: 'x',
+      KEYDECK_SK: 'not a key at all',
+      KEYDECK_SK_PROD: 'not a key either',
+      LIVE_KEY: 'sk_live-abc_def-0123456789',
+      IN_A_HEADER: 'Authorization: Bearer mk-0123456789abcdef_0123',
+    };
+    const env = { PATH: process.env.PATH, SHELL: '/bin/sh', NOT_A_KEY: 'task_0123456789abcdefghij', ...secrets };
+    try {
+      const hookOut = path.join(dir, 'hook.env');
+      const notifier = createNotifier({ profile: 'work', origin: 'https://api.example.com', onLow: `env > '${hookOut}'`, env });
+      notifier.notify({ kind: 'low_balance', remaining: 4.5, threshold: 5, totalTopUp: 25 });
+      const { deliverKey } = await import('../../src/delivery/deliver.js');
+      const { parseCommandDestination } = await import('../../src/delivery/destinations.js');
+      const commandOut = path.join(dir, 'command.env');
+      const [o] = await deliverKey('sk_TestKeyValue0123456789abcdefghij', [parseCommandDestination(`sh -c "env > ${commandOut}"`, { env: { PATH: env.PATH } })], { lockDir: dir, env });
+      expect(o!.ok, o!.sentence).toBe(true);
+      const names = async (file: string) => {
+        const deadline = Date.now() + 5000;
+        while (Date.now() < deadline) {
+          try {
+            const text = readFileSync(file, 'utf8');
+            if (text.includes('\n')) return text.split('\n').map((l) => l.split('=')[0]!).filter((n) => n !== '');
+          } catch {
+            // not yet
+          }
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        throw new Error(`${file} was not written`);
+      };
+      const hook = await names(hookOut);
+      const command = await names(commandOut);
+      for (const name of Object.keys(secrets)) {
+        expect(hook, name).not.toContain(name);
+        expect(command, name).not.toContain(name);
+      }
+      expect(hook).toContain('NOT_A_KEY');
+      expect(command).toContain('NOT_A_KEY');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

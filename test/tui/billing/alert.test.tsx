@@ -115,4 +115,42 @@ describe('billing status', () => {
     }
   });
 
+  it('s shows the service’s texts through the sanitiser: a newline in a plan’s name starts no forged line', async () => {
+    const token = await sandbox.fundedUser(25);
+    const { journal, cleanup } = tempJournal();
+    const forged = 'credit balance: 1000000.00 USD';
+    const screen = openBilling(sandbox, token, {
+      deps: recordingDeps(journal),
+      rows: 40,
+      columns: 120,
+      wrapClient: (client) =>
+        ({
+          keys: client.keys,
+          managementKeys: client.managementKeys,
+          billing: {
+            methodNames: client.billing.methodNames,
+            credits: (o) => client.billing.credits(o),
+            topUp: (i, o) => client.billing.topUp(i, o),
+            verifyTopUp: (i, o) => client.billing.verifyTopUp(i, o),
+            cancel: (id, o) => client.billing.cancel(id, o),
+            status: async () => ({
+              subscriptions: [{ id: 'sub_1', planSlug: `pro\n${forged}`, status: `active\u001b[2J`, keyCount: 1 }],
+              creditBalance: 25,
+            }),
+          },
+        }),
+    });
+    const { tui } = screen;
+    try {
+      await tui.waitFor('remaining $25.00');
+      await tui.press('s');
+      const frame = await tui.waitFor('credit balance: 25.00 USD');
+      expect(frame).toContain(`pro\\u000a${forged}`);
+      expect(frame).toContain('status: active\\u001b[2J');
+      expect(frame.split('\n').filter((l) => l.trimStart().startsWith('credit balance'))).toEqual([expect.stringMatching(/^\s*credit balance: 25\.00 USD/)]);
+    } finally {
+      screen.close();
+      cleanup();
+    }
+  });
 });

@@ -97,7 +97,9 @@ describe('USDC walk-through', () => {
       await tui.press(KEYS.enter);
       let frame = await tui.waitFor('Refused: the amount must equal what was sent');
       expect(frame).toContain('press e');
-      expect((await journal.list())[0]).toMatchObject({ state: 'refused', reasonCode: 'amount_mismatch', txHash: hash });
+      // Refused for this amount only: the instruction still awaits its payment (one instruction, one record).
+      expect(frame.replace(/[│\s]+/g, ' ')).toContain('still awaits its payment');
+      expect((await journal.list())[0]).toMatchObject({ state: 'awaiting_payment', reasonCode: 'amount_mismatch', txHash: hash });
       await tui.press('e');
       await tui.waitFor('amount you sent, USD:');
       // A transfer that can never be credited says so, and what to do.
@@ -156,7 +158,9 @@ describe('USDC walk-through', () => {
       await tui.waitFor('✓ a valid transaction hash');
       await tui.press(KEYS.enter);
       frame = await tui.waitFor('this transaction hash was already used');
-      expect((await journal.list())[0]).toMatchObject({ state: 'refused', reasonCode: 'tx_already_used' });
+      // Another top-up's transfer: refused for this one, which still awaits its payment.
+      expect(frame.replace(/[│\s]+/g, ' ')).toContain('still awaits its payment');
+      expect((await journal.list())[0]).toMatchObject({ state: 'awaiting_payment', reasonCode: 'tx_already_used' });
 
       // A hash unknown to the chain: not found yet, the top-up stays open, nothing retried.
       await tui.press('h');

@@ -40,6 +40,8 @@ export interface TopUpFlow {
   readonly busy?: string;
   /** The journal's top-ups of this service and profile, newest first. */
   readonly entries: readonly JournalEntry[];
+  /** The record cannot be trusted: its one line; no top-up is started and nothing is charged or verified (./useTopUpRecord.ts). */
+  readonly damaged?: string;
   /** Shows a record another part of this process wrote (auto top-up's charge, issue 47). */
   readonly remember: (entry: JournalEntry) => void;
   /** The entry of the current step. */
@@ -121,7 +123,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
     const v = viewRef.current;
     if (entryIdOf(v) === entry.id) setView({ kind: 'done', entryId: entry.id, ...(v?.kind === 'direct' && v.data !== undefined && { data: v.data }) });
   }, []);
-  const { entries, entriesRef, remember, save } = useTopUpRecord({ scope, ports, credits, onReopen, onCardCredited });
+  const { entries, entriesRef, remember, save, damaged, noteDamage } = useTopUpRecord({ scope, ports, credits, onReopen, onCardCredited });
 
   // While a card payment is awaited on screen, read the balance every few seconds.
   const entry = useMemo(() => entries.find((e) => e.id === entryIdOf(view)), [entries, view]);
@@ -175,6 +177,12 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
           setView({ kind: 'method', amount, cursor: METHODS.indexOf(method), message: { tone: 'error', lines: [describeFailure(before.error), 'Nothing was requested.'] } });
           return;
         }
+        // The record first: one that cannot be trusted may hold a charge in flight (src/billing/journal.ts, "Fail closed").
+        const record = await runBusy('reading the top-up record', () => deps.journal.check());
+        if (!record.ok && noteDamage(record.error)) {
+          setView({ kind: 'method', amount, cursor: METHODS.indexOf(method), message: { tone: 'error', lines: [describeFailure(record.error), 'Nothing was requested.'] } });
+          return;
+        }
         const result = await runBusy(`requesting a ${methodLabel(method)} top-up of ${formatUsd(amount)}`, () => client.billing.topUp({ amount, method }));
         if (!result.ok) {
           const unknown = (result.error as { outcomeUnknown?: unknown }).outcomeUnknown === true;
@@ -214,7 +222,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
        }
       })();
     },
-    [client, scope, runBusy, deps.journal, flash, remember, refreshBalance],
+    [client, scope, runBusy, deps.journal, flash, remember, refreshBalance, noteDamage],
   );
 
   const verify = useCallback(
@@ -258,6 +266,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
           if (mounted.current) setBusy(undefined);
         });
         if ('error' in outcome && isUnauthorized(outcome.error)) markRejected();
+        if ('error' in outcome) noteDamage(outcome.error);
         if (!mounted.current) return;
         if (outcome.entry) remember(outcome.entry);
         refreshBalance();
@@ -275,7 +284,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
        }
       })();
     },
-    [client, scope, ports, remember, refreshBalance, flash, setUsdc, markRejected, services.chainSettings, baseUrl],
+    [client, scope, ports, remember, refreshBalance, flash, setUsdc, markRejected, services.chainSettings, baseUrl, noteDamage],
   );
 
   // `s` with a sandbox: a simulated USDC transfer, or the checkout paid (./useSandboxPayment.ts).
@@ -310,11 +319,16 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
     open: open && view !== undefined,
     ...(busy !== undefined && { busy }),
     entries,
+    ...(damaged !== undefined && { damaged }),
     remember,
     ...(entry !== undefined && { entry }),
     canSimulate,
     chain,
     start: () => {
+      if (damaged !== undefined) {
+        flash(damaged, 'error');
+        return;
+      }
       setView({ kind: 'amount' });
       setOpen(true);
     },

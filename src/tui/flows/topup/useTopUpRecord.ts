@@ -5,11 +5,13 @@
  * and said when the disk refuses); card top-ups credited only when the billing status names them
  * paid (read when `totalTopUp` changes; each one handed to `onCardCredited`); the list read again
  * at a balance read when another keydeck process has written to the record since (its data
- * version), since they share it.
+ * version), since they share it. A record that cannot be trusted (src/billing/journal.ts, "Fail
+ * closed") is kept as one line, `damaged`, that the pane shows and the money actions obey.
  */
 import { useCallback, useEffect, useRef, useState, type MutableRefObject } from 'react';
 import type { CreditBalance } from '../../../api/schemas.js';
-import { isUnfinished, methodLabel, TransitionError, type JournalEntry, type JournalPatch, type JournalScope } from '../../../billing/journal.js';
+import { isUnfinished, JournalDamagedError, methodLabel, TransitionError, type JournalEntry, type JournalPatch, type JournalScope } from '../../../billing/journal.js';
+import { isRecordDamaged } from '../../../config/recordDamage.js';
 import { awaitsCardEvidence, checkCardPayments, type TopUpPorts } from '../../../billing/topups.js';
 import { useFlash } from '../../contexts/StatusContext.js';
 import { describeFailure } from '../../errors.js';
@@ -31,6 +33,14 @@ export interface TopUpRecord {
   readonly remember: (entry: JournalEntry) => void;
   /** Writes a change; when the disk refuses, keeps it in memory and says so. Resolves with the record as now shown. */
   readonly save: (id: string, patch: JournalPatch) => Promise<JournalEntry | undefined>;
+  /**
+   * The record cannot be trusted (src/billing/journal.ts, "Fail closed"): its one line (the file,
+   * and that no top-up or verify is made). Set at the first read that finds it so, kept until the
+   * pane is mounted again.
+   */
+  readonly damaged?: string;
+  /** Says the record cannot be trusted when `error` is that ({@link damaged}); returns whether it was. */
+  readonly noteDamage: (error: unknown) => boolean;
 }
 
 /** See the module comment. `ports` and `scope` undefined: no session yet (nothing is read). */
@@ -54,6 +64,13 @@ export function useTopUpRecord(options: {
     },
     [],
   );
+  const [damaged, setDamaged] = useState<string | undefined>(undefined);
+  const noteDamage = useCallback((error: unknown): boolean => {
+    if (!isRecordDamaged(error)) return false;
+    const line = error instanceof JournalDamagedError ? error.line : describeFailure(error);
+    if (mounted.current) setDamaged(line);
+    return true;
+  }, []);
 
   /** Puts `entry` into the list (replacing the one with its id), newest first. */
   const remember = useCallback((entry: JournalEntry) => {
@@ -72,13 +89,14 @@ export function useTopUpRecord(options: {
           flash(error.message, 'error');
           return current;
         }
+        noteDamage(error);
         flash(`${describeFailure(error)} The top-up is kept in memory only: note its details.`, 'warning');
       }
       next ??= current ? { ...current, ...patch, updatedAt: new Date().toISOString() } : undefined;
       if (next && mounted.current) remember(next);
       return next;
     },
-    [deps.journal, flash, remember],
+    [deps.journal, flash, remember, noteDamage],
   );
 
   // The record's data version when it was last read (see the rereading below).
@@ -97,16 +115,16 @@ export function useTopUpRecord(options: {
         setEntries(list);
         const unfinished = list.find((e) => isUnfinished(e.state));
         if (unfinished) onReopen(unfinished);
-        if (deps.journal.movedAside) flash(`the top-up journal was unreadable and was moved to ${deps.journal.movedAside}`, 'warning');
       },
       (error: unknown) => {
-        if (!cancelled) flash(describeFailure(error), 'warning');
+        if (cancelled) return;
+        if (!noteDamage(error)) flash(describeFailure(error), 'warning');
       },
     );
     return () => {
       cancelled = true;
     };
-  }, [scope, deps.journal, flash, onReopen]);
+  }, [scope, deps.journal, flash, onReopen, noteDamage]);
 
   // Card top-ups: credited only when the billing status names them paid. It is read when
   // totalTopUp changes (a payment raises it) and once at the first balance; one read at a time.
@@ -164,11 +182,11 @@ export function useTopUpRecord(options: {
       });
     };
     reread()
-      .catch(() => undefined)
+      .catch((error: unknown) => noteDamage(error))
       .finally(() => {
         rereading.current = false;
       });
-  }, [credits, scope, deps.journal]);
+  }, [credits, scope, deps.journal, noteDamage]);
 
-  return { entries, entriesRef, remember, save };
+  return { entries, entriesRef, remember, save, ...(damaged !== undefined && { damaged }), noteDamage };
 }

@@ -136,7 +136,7 @@ export function BillingPane({ size, active }: PaneProps) {
   const summaryRows = 3;
   // Full size: the burn rates and run-out (2 lines), then the chart; compact: sparkline and one line.
   const trendRows = 2;
-  const bannerRows = (flow.view || unfinished ? 1 : 0) + (autoTopUp ? 1 : 0);
+  const bannerRows = (flow.view || unfinished ? 1 : 0) + (autoTopUp ? 1 : 0) + (flow.damaged !== undefined ? 1 : 0);
   const gap = compact ? 0 : 1;
   const spaceBelowTrend = Math.max(0, size.rows - summaryRows - trendRows - bannerRows - gap * 2);
   // The top spenders (issue 22): a title and the lines it has (up to 5 keys, or the one line saying
@@ -175,6 +175,11 @@ export function BillingPane({ size, active }: PaneProps) {
           <Text> </Text>
         </>
       ) : null}
+      {flow.damaged !== undefined ? (
+        <Text color={theme.danger} wrap="truncate">
+          {`✕ ${visible(flow.damaged)}`}
+        </Text>
+      ) : null}
       {autoTopUp ? (
         <Text color={autoTopUp.tone === 'success' ? theme.ok : autoTopUp.tone === 'muted' ? theme.muted : theme[autoTopUp.tone]} wrap="truncate">
           {visible(autoTopUp.line)}
@@ -198,7 +203,7 @@ export function BillingPane({ size, active }: PaneProps) {
           <StatusTree lines={statusLines} offset={statusOffset} rows={Math.max(1, restRows - 1 - (status.error !== undefined ? 1 : 0))} columns={size.columns - 2} />
         </Box>
       ) : (
-        <RecentTopUps entries={entries} selected={chosen} rows={restRows} columns={size.columns - 2} />
+        <RecentTopUps entries={entries} selected={chosen} rows={restRows} columns={size.columns - 2} damaged={flow.damaged !== undefined} />
       )}
     </Box>
   );

@@ -41,11 +41,14 @@ export interface RecentTopUpsProps {
   readonly selected: number;
   readonly rows: number;
   readonly columns: number;
+  /** The record cannot be trusted (the pane's line says why): no list, and no invitation to start one. */
+  readonly damaged?: boolean;
 }
 
 /** See the module comment. Draws at most `rows` lines (a title and the rows around the selection). */
-export function RecentTopUps({ entries, selected, rows, columns }: RecentTopUpsProps) {
+export function RecentTopUps({ entries, selected, rows, columns, damaged }: RecentTopUpsProps) {
   if (rows <= 0) return null;
+  if (damaged && entries.length === 0) return <Text color={theme.muted}>the top-ups recorded on this machine cannot be read</Text>;
   if (entries.length === 0) {
     return <Text color={theme.muted}>no top-ups recorded on this machine yet · t starts one</Text>;
   }
