@@ -85,7 +85,7 @@ if (writeReadme && !QUICK && failed.length === 0) {
     const kept = lines.filter((line) => /^\| [a-z]/.test(line) && !line.startsWith('| benchmark |') && !ran.has(line.split('|')[1].trim()));
     const byBench = (line) => line.split('|')[1].trim();
     const all = [...kept, ...rows].sort((a, b) => byBench(a).localeCompare(byBench(b)));
-    const before = lines.filter((line) => /^Machine: /.test(line) || /^The .* rows are from/.test(line));
+    const before = lines.filter((line) => line.trim() !== '' && !line.startsWith('|'));
     const stamp = `The ${[...ran].join(', ')} rows are from \`node bench/run.mjs ${filters.join(' ')}\`: ${machineAtStart} (at the start); ${machine().replace(/.*; /, '')} at the end.`;
     text = ['| benchmark | figure | value | target | result |', '|---|---|---|---|---|', ...all, '', ...before.map((l) => l.trimEnd()).filter(Boolean), stamp].join('\n');
   }
