@@ -5,7 +5,8 @@
 // this prints ONE summary of every figure with its target and whether it was met, as a Markdown
 // table (docs/performance.md), with the machine line.
 // Usage: npm run bench               (all)
-//        npm run bench -- --readme   (all, then the summary replaces docs/performance.md's <!-- bench --> block)
+//        npm run bench -- --readme   (all, then the summary replaces docs/performance.md's <!-- bench --> block;
+//                                     with names, only those benchmarks' rows are replaced)
 //        npm run bench -- startup    (only those whose file name contains "startup")
 //        BENCH_QUICK=1 npm run bench (shorter runs: a smoke test of the benchmarks)
 // Exit code: 1 when a benchmark failed to run (a missed target is reported, not an error).
@@ -69,12 +70,26 @@ const summary = [
 ].join('\n');
 console.log(`\n== summary${QUICK ? ' (BENCH_QUICK=1: shortened runs)' : ''} ==\n`);
 console.log(summary);
-if (writeReadme && filters.length === 0 && !QUICK && failed.length === 0) {
+if (writeReadme && !QUICK && failed.length === 0) {
   const pagePath = join(root, 'docs', 'performance.md');
   const page = readFileSync(pagePath, 'utf8');
-  const block = /(<!-- bench -->\n)[\s\S]*?(<!-- \/bench -->)/;
-  if (!block.test(page)) throw new Error('docs/performance.md has no <!-- bench --> block');
-  writeFileSync(pagePath, page.replace(block, (_, open, close) => `${open}${summary}\n${close}`));
+  const block = /(<!-- bench -->\n)([\s\S]*?)(<!-- \/bench -->)/;
+  const found = block.exec(page);
+  if (!found) throw new Error('docs/performance.md has no <!-- bench --> block');
+  let text = summary;
+  if (filters.length > 0) {
+    // Only some benchmarks ran: their rows replace theirs in the block, the others' rows stay, and
+    // the machine line says which rows come from this run.
+    const ran = new Set(benches.map((f) => basename(f, '.mjs')));
+    const lines = found[2].split('\n');
+    const kept = lines.filter((line) => /^\| [a-z]/.test(line) && !line.startsWith('| benchmark |') && !ran.has(line.split('|')[1].trim()));
+    const byBench = (line) => line.split('|')[1].trim();
+    const all = [...kept, ...rows].sort((a, b) => byBench(a).localeCompare(byBench(b)));
+    const before = lines.filter((line) => line.trim() !== '' && !line.startsWith('|'));
+    const stamp = `The ${[...ran].join(', ')} rows are from \`node bench/run.mjs ${filters.join(' ')}\`: ${machineAtStart} (at the start); ${machine().replace(/.*; /, '')} at the end.`;
+    text = ['| benchmark | figure | value | target | result |', '|---|---|---|---|---|', ...all, '', ...before.map((l) => l.trimEnd()).filter(Boolean), stamp].join('\n');
+  }
+  writeFileSync(pagePath, page.replace(block, (_, open, _old, close) => `${open}${text}\n${close}`));
   console.log('\nupdated docs/performance.md');
 }
 if (failed.length) {

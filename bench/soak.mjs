@@ -45,7 +45,7 @@ const POLLS = QUICK ? 500 : (24 * 3600) / FASTEST_INTERVAL_S;
 const WARMUP_POLLS = QUICK ? 300 : 1_000;
 const IDLE_S = QUICK ? 15 : 60;
 const IDLE_WINDOWS = QUICK ? 1 : 3;
-const SHELL = (s) => /keydeck\s+LIVE/.test(s) && s.includes('Standard subscr');
+const SHELL = (s) => /keydeck\s+(?:LIVE|SANDBOX)/.test(s) && s.includes('Standard subscr');
 
 /** esbuild plugin: the two minimum poll intervals, lowered (see the header). */
 const lowerMinimums = {

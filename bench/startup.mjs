@@ -8,7 +8,7 @@
 //     not, so the ratio is printed against both;
 //   - keydeck (`node dist/cli.js`, config and data in a temp dir) with its key in KEYDECK_TOKEN
 //     and KEYDECK_BASE_URL pointing at a sandbox started separately (a child process, in memory):
-//     the frame is complete when the header (`keydeck  LIVE`) and the pane tabs (`1 Keys …
+//     the frame is complete when the header (`keydeck  SANDBOX`, the badge of a sandbox; LIVE elsewhere) and the pane tabs (`1 Keys …
 //     3 Billing`) are drawn; "time to data" is when the Keys table shows the demo user's key
 //     (GET /api/keys answered and drawn);
 //   - keydeck with its key in the OS keychain, the way a user runs it after `keydeck auth login`:
@@ -27,7 +27,7 @@ import { createInterface } from 'node:readline';
 import { atMost, benchEnv, bundle, CLI, createManagementKey, keydeckRenderOptions, median, QUICK, report, ROOT, round, spawnTimed, startSandboxProcess } from './fixtures/harness.mjs';
 
 const RUNS = QUICK ? 3 : 10;
-const FRAME = (s) => /keydeck\s+LIVE/.test(s) && /1 Keys/.test(s) && /3 Billing/.test(s);
+const FRAME = (s) => /keydeck\s+(?:LIVE|SANDBOX)/.test(s) && /1 Keys/.test(s) && /3 Billing/.test(s);
 const DATA = (s) => s.includes('Standard subscr'); // the demo user's subscription key, in the Keys table
 const HELLO = (s) => s.includes('hello from a bare Ink app');
 

@@ -108,16 +108,17 @@ const usageStore = m.BalanceHistoryStore.open({ path: join(dir, 'tui-history.db'
 const firstFrame = async (withUsage) => {
   const t0 = performance.now();
   const ui = m.openKeysPane({ baseUrl: live.url, token, configDir: join(dir, 'config'), ...(withUsage && { store: usageStore }) });
-  // The list read (its place in the bottom border: 1/1001), and with usage the spend figures:
+  // The list read (its place in the bottom border: 1/1005, the 1,000 keys and the demo account's
+  // own), and with usage the spend figures:
   // each frame is looked at as it is written (not on a timer), so both are timed alike.
-  const ready = (f) => /\d\/1001/.test(f) && (!withUsage || /\$\d+\.\d\d │/.test(f));
+  const ready = (f) => /\d\/10\d\d ─/.test(f) && (!withUsage || /\$\d+\.\d\d │/.test(f));
   let seen = 0;
   let ms;
   for (const deadline = performance.now() + 30_000; ms === undefined; ) {
     const frames = ui.frames();
     for (; seen < frames.length; seen++) if (ready(frames[seen])) ms = performance.now() - t0;
     if (ms === undefined) {
-      if (performance.now() > deadline) throw new Error('the Keys pane never showed the list');
+      if (performance.now() > deadline) throw new Error(`the Keys pane never showed the list; its last frame:\n${frames.at(-1) ?? '(none)'}`);
       await new Promise((r) => setImmediate(r));
     }
   }

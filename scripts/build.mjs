@@ -6,6 +6,7 @@
 //                    in the test's own thread (not an export of the package);
 //   dist/index.js, dist/sandbox.js   the library entries (`keydeck`, `keydeck/sandbox`);
 //   dist/chunks/     what they share and what they load lazily (non-TUI commands never load Ink);
+//   dist/completion.json  the command tree a completion request reads (src/cli.ts), from the program;
 //   dist/types/      `.d.ts` of the library entries (`npm run build` and `prepare` only).
 // NODE_ENV is production (React's production build, smaller and faster to start);
 // react-devtools-core is aliased to an empty module (ink imports it only when DEV is set).
@@ -336,6 +337,10 @@ export async function buildDist(outdir, { types = false } = {}) {
   const empty = join(outdir, '.empty.js');
   await writeFile(empty, 'export default {};\n');
   await build({ ...bundleOptions(empty), entryPoints: ENTRY_POINTS, outdir });
+  // The command tree a completion request reads without loading the program (src/cli.ts), from the
+  // program just built (src/cli/main.ts completionTable), in a process of its own.
+  const tree = execFileSync(process.execPath, ['--input-type=module', '-e', 'const { completionTable } = await import(process.argv[1]); process.stdout.write(JSON.stringify(completionTable()));', pathToFileURL(join(outdir, 'program.js')).href], { encoding: 'utf8' });
+  await writeFile(join(outdir, 'completion.json'), `${tree}\n`);
   // The guard: no banner, no bundle but its one pure import, syntax every Node.js from 14 on reads.
   await build({
     absWorkingDir: root,

@@ -5,6 +5,13 @@
  * during the run (a developer's `npm run build`, another run's setup) cannot pull the files from
  * under them. The snapshot (and the compile cache of the CLI run from it) is removed after the run.
  *
+ * The run is hermetic: whatever the shell that started it holds, no test reads or writes
+ * the user's own keydeck: {@link hermeticEnvironment} clears keydeck's variables and points HOME,
+ * the XDG base dirs and the keychain's session bus away from the user's before any worker starts
+ * (the workers inherit this process's environment), and test/hermetic.test.ts checks that they
+ * did; `node scripts/hermetic-check.mjs` runs the whole suite from a user's shell holding a
+ * running sandbox and checks that it left that user's keydeck untouched.
+ *
  * The snapshot used to be taken by each test file's worker and removed on its process's `exit`,
  * which vitest's workers do not reach: every `npm test` left some thirty 5 MB copies in the OS temp
  * dir (2.9 GB after a day of runs here), and ~20 MB of compile-cache entries keyed by their paths.
@@ -38,7 +45,40 @@ function snapshotCli(root: string, dir: string): string {
   return cli;
 }
 
+/**
+ * keydeck's variables a test run keeps: the ones that steer the suites themselves (the CLI's
+ * runner, the CPU probe, the crash walks, the screens' fixed clock and seed), never one that points
+ * keydeck at a config, a data dir, a service or a credential.
+ */
+const TEST_CONTROL = /^KEYDECK_(TEST_|CRASH_|SCREENS_|BENCH_)/;
+
+/**
+ * Makes this process's environment (and so every worker's, and every CLI run's that copies it)
+ * the run's own: every other KEYDECK_* variable removed (KEYDECK_CONFIG_DIR, KEYDECK_DATA_DIR,
+ * KEYDECK_TOKEN, KEYDECK_BASE_URL, KEYDECK_PROFILE, …), HOME a new directory of the run with the
+ * XDG base dirs under it, no session bus (DBUS_SESSION_BUS_ADDRESS: the user's keychain; the
+ * keychain suites start their own), no DISPLAY. npm's cache stays where it was (the packaging
+ * suites install from it; it is npm's, not keydeck's). Returns the run's home, removed after the run.
+ */
+function hermeticEnvironment(): string {
+  const env = process.env;
+  for (const name of Object.keys(env)) if (name.startsWith('KEYDECK_') && !TEST_CONTROL.test(name)) delete env[name];
+  if (env.npm_config_cache === undefined && env.HOME !== undefined) env.npm_config_cache = path.join(env.HOME, '.npm');
+  const home = mkdtempSync(path.join(tmpdir(), 'keydeck-test-run-home-'));
+  Object.assign(env, {
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, '.config'),
+    XDG_DATA_HOME: path.join(home, '.local', 'share'),
+    XDG_STATE_HOME: path.join(home, '.local', 'state'),
+    XDG_CACHE_HOME: path.join(home, '.cache'),
+    KEYDECK_TEST_RUN_HOME: home,
+  });
+  for (const name of ['DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'DISPLAY', 'WAYLAND_DISPLAY']) delete env[name];
+  return home;
+}
+
 export default function setup(project: TestProject): () => void {
+  const home = hermeticEnvironment();
   const root = fileURLToPath(new URL('..', import.meta.url));
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
   const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-cli-'));
@@ -55,5 +95,8 @@ export default function setup(project: TestProject): () => void {
   // too (some 1,500 entries of node_modules a run, written as they exit, never read again), and,
   // as they exit while the directory is removed, left it half removed in the OS temp dir.
   project.provide('cliCompileCache', path.join(dir, 'compile-cache'));
-  return () => rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+  return () => {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+    rmSync(home, { recursive: true, force: true, maxRetries: 5 });
+  };
 }

@@ -45,7 +45,8 @@ import {
   type ParsedBody,
 } from './failures.js';
 import { failpoint } from '../failpoints/index.js';
-import { HttpTransport, MAX_RESPONSE_BYTES } from './http.js';
+import { HttpTransport, MAX_RESPONSE_BYTES, type Transport, type TransportName } from './http.js';
+import { NodeHttpTransport } from './nodeHttp.js';
 import { readAnswer } from './reader.js';
 import { attachSalvage } from './salvage.js';
 import { backoffDelayMs, minBackoffDelayMs, parseRetryAfterMs } from './retry.js';
@@ -94,6 +95,7 @@ export interface ApiCoreOptions {
   allowInsecureHttp?: boolean;
   credential?: CredentialDescription;
   onNotice?: (notice: ClientNotice) => void;
+  transport?: TransportName;
 }
 
 /** How a 2xx body is read: a §2 schema (reader rules of ./reader.ts), or accepted as it comes. */
@@ -127,12 +129,12 @@ export class ApiCore {
   readonly #credential: CredentialDescription | undefined;
   readonly #onNotice: ((notice: ClientNotice) => void) | undefined;
   readonly #noticed = new Set<ClientNotice['kind']>();
-  readonly #transport = new HttpTransport();
+  readonly #transport: Transport;
   #clockOffsetMs: number | undefined;
 
   /**
    * @throws KeydeckApiError `invalid_request` (with `field`: `baseUrl`, `token`, `timeoutMs`,
-   *   `retries` or `userAgent`) when an option is unusable; the message never holds the token.
+   *   `retries`, `userAgent` or `transport`) when an option is unusable; the message never holds the token.
    */
   constructor(options: ApiCoreOptions) {
     this.baseUrl = checkedBaseUrl(options.baseUrl);
@@ -161,6 +163,10 @@ export class ApiCore {
     if (insecure !== undefined) throw new KeydeckApiError('invalid_request', `${insecure}.`, { field: 'baseUrl' });
     this.#onNotice = options.onNotice;
     this.#credential = options.credential;
+    if (options.transport !== undefined && options.transport !== 'got' && options.transport !== 'node:http') {
+      throw new KeydeckApiError('invalid_request', 'transport must be "got" or "node:http".', { field: 'transport' });
+    }
+    this.#transport = options.transport === 'node:http' ? new NodeHttpTransport() : new HttpTransport();
   }
 
   /** See `KeydeckClient.serviceClockOffsetMs`. */

@@ -44,7 +44,21 @@ export type HttpOutcome =
 export const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 /** Connection-level failures that happen before a single byte of the request could be sent. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL']);
+export const NOT_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL']);
+
+/**
+ * What sends one attempt: {@link HttpTransport} (got) or `NodeHttpTransport` (./nodeHttp.ts,
+ * Node's own `node:http`), with the same contract: `send` never throws, follows no redirect,
+ * retries nothing, caps the body at {@link MAX_RESPONSE_BYTES} and the attempt at `timeoutMs`.
+ */
+export interface Transport {
+  send(attempt: HttpAttempt): Promise<HttpOutcome>;
+  /** Destroys the idle keep-alive sockets; later attempts open new ones. */
+  close(): void;
+}
+
+/** The transports a client can send through (`KeydeckClientOptions.transport`). */
+export type TransportName = 'got' | 'node:http';
 
 /**
  * Sends attempts through one pair of keep-alive agents, so a client that polls for hours
@@ -52,7 +66,7 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETU
  * Call {@link HttpTransport.close} to drop the idle sockets at once (idle sockets never keep
  * the process alive anyway: Node unreferences them).
  */
-export class HttpTransport {
+export class HttpTransport implements Transport {
   readonly #httpAgent = new http.Agent({ keepAlive: true });
   #httpsAgent: HttpsAgent | undefined;
   #got: Promise<Got> | undefined;

@@ -22,6 +22,7 @@
  */
 import { centsText, groupThousands } from '../api/money.js';
 import type { ConsumptionKey } from '../api/schemas.js';
+import type { KeydeckClient } from '../api/client.js';
 import type { Plan } from '../api/usageSchemas.js';
 
 /**
@@ -189,4 +190,23 @@ export function needsPlans(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>): bo
 /** A {@link describeLimits} line without its sources in brackets (at most 68 characters: an 80-column details panel). */
 export function withoutSources(line: string): string {
   return line.replace(/ \([^()]*\)/g, '');
+}
+
+/**
+ * The service's plans (`GET /api/plans`) when one of `keys` needs them for its limits (a legacy
+ * plan's key); undefined when none does or the plans cannot be read (the limits then come from
+ * the pages and §8, and say so).
+ */
+export async function plansFor(client: Pick<KeydeckClient, 'plans'>, keys: readonly ConsumptionKey[]): Promise<Plan[] | undefined> {
+  if (!keys.some(needsPlans)) return undefined;
+  try {
+    return await client.plans.list();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The keys of a list with their published limits (`keys list --json`): each entry as sent, plus `limits`. */
+export function withLimits(keys: readonly ConsumptionKey[], plans: readonly Plan[] | undefined): Array<ConsumptionKey & { limits: Record<string, unknown> | null }> {
+  return keys.map((k) => ({ ...k, limits: limitsJson(k, plans) }));
 }

@@ -11,7 +11,7 @@ export function registerBilling(program: Command): void {
     .description('show the balance: remaining, totalTopUp, hasCreditKey, creditKeyCount, userId')
     .option('--json', 'print the service’s balance record as JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
-      const { billingCredits } = await import('../commands/billing.js');
+      const { billingCredits } = await import('../commands/billingCredits.js');
       await runScripted(cmd, (g) => billingCredits(g, opts));
     });
   billing

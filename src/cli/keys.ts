@@ -25,7 +25,7 @@ export function registerKeys(program: Command): void {
     .description('list the consumption keys: id, name, keyType, keyPlan, status, expires, createdAt (never a key value)')
     .option('--json', 'print the service’s array of keys as JSON, each with its published limits (limits)')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
-      const { keysList } = await import('../commands/keys.js');
+      const { keysList } = await import('../commands/keysList.js');
       await runScripted(cmd, (g) => keysList(g, opts));
     });
   keys

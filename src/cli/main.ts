@@ -13,6 +13,7 @@
  * left open for hours pays that all along to save a few tens of ms once.
  */
 import { enableCompileCache } from 'node:module';
+import { commandTreeOf, type CompletionCommand } from '../commands/completion.js';
 import { exitQuietlyOnClosedPipe } from '../terminal/closedPipe.js';
 import { createProgram } from './program.js';
 import { startWithFlags } from './startFlags.js';
@@ -36,4 +37,13 @@ export async function main(version: string, argv: readonly string[] = process.ar
     if (!RESIDENT_COMMANDS.has(action.name())) enableCompileCache();
   });
   await program.parseAsync(argv);
+}
+
+/**
+ * The command tree completion reads (src/commands/completion.ts), from the program itself: the
+ * build writes it into dist/completion.json (scripts/build.mjs), so that a completion request
+ * answers without loading commander and the program (src/cli.ts).
+ */
+export function completionTable(): CompletionCommand {
+  return commandTreeOf(createProgram('0.0.0'));
 }

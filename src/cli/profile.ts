@@ -84,31 +84,9 @@ export function registerShellHelpers(program: Command): void {
     .helpOption(false)
     .allowUnknownOption()
     .action(async (words: string[]) => {
-      const { completeWords, within } = await import('../commands/completion.js');
-      const { profileNames } = await import('../commands/profile.js');
-      const at = words.indexOf('--profile');
-      const chosenProfile = at >= 0 ? words[at + 1] : undefined;
-      const candidates = await completeWords(program, words.length > 0 ? words : [''], {
-        profiles: () => profileNames(),
-        keyIds: () =>
-          within(
-            (async () => {
-              const { openSession } = await import('../commands/output.js');
-              const { client } = await openSession(
-                { ...(chosenProfile && { profile: chosenProfile }), ...(program.opts().baseUrl && { baseUrl: program.opts().baseUrl as string }) },
-                { spinner: false, client: { timeoutMs: 2000, retries: 0 } },
-              );
-              try {
-                return (await client.keys.list()).map((k) => k.id);
-              } finally {
-                client.close();
-              }
-            })(),
-            2000,
-          ),
-      });
-      process.stdout.write(candidates.length > 0 ? `${candidates.join('\n')}\n` : '');
-      process.exit(0);
+      // The same as src/cli.ts answers from dist/completion.json without loading the program.
+      const { commandTreeOf, runCompletion } = await import('../commands/completion.js');
+      await runCompletion(commandTreeOf(program), words, program.opts().baseUrl as string | undefined);
     });
 
   // `keydeck help environment`: a help topic, not a command.

@@ -9,10 +9,10 @@
  * Amounts are checked before anything is sent (≥ 10 USD, ≤ 2 decimals, plain decimal text;
  * `--tx` is `0x` + 64 hex): exit 2. Errors and exit codes: see ./api-command.ts.
  *
- * `history` is in ./billingHistory.ts, `watch` in ./billingWatch.ts.
+ * `credits` is in ./billingCredits.ts, `history` in ./billingHistory.ts, `watch` in ./billingWatch.ts.
  */
 import type { TopUpResult } from '../api/client.js';
-import type { CreditBalance, TopUpMethod } from '../api/schemas.js';
+import type { TopUpMethod } from '../api/schemas.js';
 import { keylessSubscriptions } from '../billing/pledges.js';
 import { summarizeBillingStatus } from '../api/reader.js';
 import { instructionDiffersSentence } from '../billing/instruction.js';
@@ -28,33 +28,9 @@ import { confirmTopUp } from './confirm.js';
 import { parseAmount, parseTxHash } from './input.js';
 import { checkTopUpMethod } from './topUpMethod.js';
 import { ExitCode, fail, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
-import { colorEnabled, flattenForDisplay, formatKeyValues, formatUsd, type TerminalText } from './table.js';
+import { colorEnabled, flattenForDisplay, formatKeyValues, formatUsd } from './table.js';
 import { visible } from '../terminal/sanitize.js';
 import { isRecordDamaged } from '../config/recordDamage.js';
-
-/** The §2.3 record as `label  value` lines, with the spec's field names. */
-export function creditsBlock(credits: CreditBalance, options: { color?: boolean } = {}): TerminalText {
-  return formatKeyValues(
-    [
-      ['remaining', formatUsd(credits.remaining)],
-      ['totalTopUp', formatUsd(credits.totalTopUp)],
-      ['hasCreditKey', credits.hasCreditKey ? 'yes' : 'no'],
-      ['creditKeyCount', String(credits.creditKeyCount)],
-      // Null is the spec's "until the first top-up"; null after top-ups: the service does not send it (the older pages).
-      ['userId', credits.userId ?? (credits.totalTopUp > 0 ? '(not sent by this service)' : '(none until the first top-up)')],
-    ],
-    options,
-  );
-}
-
-/** `keydeck billing credits [--json]`: the balance record (§2.3). Exit 0. */
-export async function billingCredits(globals: GlobalOptions, flags: JsonFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
-  const { client } = await openSession(globals, deps.session);
-  const credits = await client.billing.credits();
-  if (flags.json) printData(credits);
-  else printFormatted(creditsBlock(credits, { color: colorEnabled() }));
-  return ExitCode.ok;
-}
 
 /**
  * `keydeck billing status [--json]`: §4 `GET /api/billing/status`, whose body the spec does not

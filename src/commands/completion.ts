@@ -6,8 +6,48 @@
  * the service, with a 2 s limit and silently nothing on failure (no spinner, no prompt, nothing
  * on stderr).
  */
-import type { Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { HELP_WORDS, MANUAL_TOPICS } from './manualTopics.js';
+
+/**
+ * The command line as completion sees it: the visible commands and options of commander's tree
+ * (src/cli/program.ts), as plain data. {@link commandTreeOf} makes it from the program; the build
+ * writes it into dist/completion.json (scripts/build.mjs), which a completion request reads
+ * without loading commander and the program (src/cli.ts: a Tab press waits for it).
+ */
+export interface CompletionCommand {
+  readonly name: string;
+  readonly aliases: readonly string[];
+  readonly options: readonly CompletionOption[];
+  readonly commands: readonly CompletionCommand[];
+}
+
+/** An option of a {@link CompletionCommand}. */
+export interface CompletionOption {
+  readonly long?: string;
+  readonly short?: string;
+  /** It takes a value (`--profile NAME`), so the next word is that value. */
+  readonly takesValue: boolean;
+  /** The values it accepts, when commander knows them (`--dialect`). */
+  readonly choices?: readonly string[];
+}
+
+/** The visible commands and options of `cmd` (commander's), as a {@link CompletionCommand}. */
+export function commandTreeOf(cmd: Command): CompletionCommand {
+  return {
+    name: cmd.name(),
+    aliases: cmd.aliases(),
+    options: cmd.options
+      .filter((o) => !o.hidden)
+      .map((o) => ({
+        ...(o.long !== undefined && { long: o.long }),
+        ...(o.short !== undefined && { short: o.short }),
+        takesValue: o.required || o.optional,
+        ...(o.argChoices !== undefined && { choices: [...o.argChoices] }),
+      })),
+    commands: cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && !c.name().startsWith('_')).map(commandTreeOf),
+  };
+}
 
 /** The shells a script is printed for. */
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
@@ -100,12 +140,12 @@ const POSITIONAL: Readonly<Record<string, keyof CompletionSources>> = {
 /** Options whose value is completed from a source. */
 const OPTION_VALUES: Readonly<Record<string, keyof CompletionSources>> = { '--profile': 'profiles' };
 
-function visible(cmd: Command): Command[] {
-  return cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && !c.name().startsWith('_'));
+function visible(cmd: CompletionCommand): readonly CompletionCommand[] {
+  return cmd.commands;
 }
 
-function optionsOf(chain: readonly Command[]): Option[] {
-  return chain.flatMap((c) => c.options.filter((o) => !o.hidden));
+function optionsOf(chain: readonly CompletionCommand[]): CompletionOption[] {
+  return chain.flatMap((c) => c.options);
 }
 
 /**
@@ -114,11 +154,11 @@ function optionsOf(chain: readonly Command[]): Option[] {
  * values (choices, profile names) and positional values (profile names, key ids). Not yet
  * filtered by the typed prefix beyond the obvious (the shells filter).
  */
-export async function completeWords(program: Command, words: readonly string[], sources: CompletionSources): Promise<string[]> {
+export async function completeWords(program: CompletionCommand, words: readonly string[], sources: CompletionSources): Promise<string[]> {
   const typed = words.at(-1) ?? '';
   const before = words.slice(0, -1);
-  const chain: Command[] = [program];
-  let expectingValueOf: Option | undefined;
+  const chain: CompletionCommand[] = [program];
+  let expectingValueOf: CompletionOption | undefined;
   for (const [i, word] of before.entries()) {
     if (expectingValueOf) {
       expectingValueOf = undefined;
@@ -126,38 +166,38 @@ export async function completeWords(program: Command, words: readonly string[], 
     }
     if (word.startsWith('-')) {
       const option = optionsOf(chain).find((o) => o.long === word || o.short === word);
-      if (option && (option.required || option.optional) && !word.includes('=')) expectingValueOf = option;
+      if (option && option.takesValue && !word.includes('=')) expectingValueOf = option;
       continue;
     }
     // `keydeck help WORDS…`: the words are a command path, or a topic of the manual.
     if (chain.length === 1 && word === 'help') return helpCandidates(program, before.slice(i + 1));
-    const sub = visible(chain.at(-1)!).find((c) => c.name() === word || c.aliases().includes(word));
+    const sub = visible(chain.at(-1)!).find((c) => c.name === word || c.aliases.includes(word));
     if (sub) chain.push(sub);
   }
   if (expectingValueOf) {
-    if (expectingValueOf.argChoices) return [...expectingValueOf.argChoices];
+    if (expectingValueOf.choices) return [...expectingValueOf.choices];
     const source = OPTION_VALUES[expectingValueOf.long ?? ''];
     return source ? sources[source]() : [];
   }
   if (typed.startsWith('-')) {
     return optionsOf(chain).flatMap((o) => (o.long ? [o.long] : o.short ? [o.short] : []));
   }
-  const subs = visible(chain.at(-1)!).map((c) => c.name());
+  const subs = visible(chain.at(-1)!).map((c) => c.name);
   if (subs.length > 0) return subs;
-  const path = chain.slice(1).map((c) => c.name()).join(' ');
+  const path = chain.slice(1).map((c) => c.name).join(' ');
   const source = POSITIONAL[path];
   return source ? sources[source]() : [];
 }
 
 /** After `keydeck help` and `path` (the words typed since): the subcommands there, and at the top also the manual's topics, `options` and `topics`. */
-function helpCandidates(program: Command, path: readonly string[]): string[] {
+function helpCandidates(program: CompletionCommand, path: readonly string[]): string[] {
   let cmd = program;
   for (const word of path) {
-    const sub = visible(cmd).find((c) => c.name() === word || c.aliases().includes(word));
+    const sub = visible(cmd).find((c) => c.name === word || c.aliases.includes(word));
     if (!sub) return [];
     cmd = sub;
   }
-  const names = visible(cmd).map((c) => c.name()).filter((n) => n !== 'help');
+  const names = visible(cmd).map((c) => c.name).filter((n) => n !== 'help');
   return cmd === program ? [...names, ...[...MANUAL_TOPICS.map((t) => t.name), ...HELP_WORDS].filter((t) => !names.includes(t))] : names;
 }
 
@@ -171,4 +211,39 @@ export async function within(promise: Promise<string[]>, ms: number): Promise<st
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * A completion request (`keydeck __complete -- WORDS…`, what the scripts above run on Tab): prints
+ * the candidates for the last of `words`, one a line, and exits 0, whatever happens. `program` is
+ * the command tree (from the program, or dist/completion.json); `baseUrl` the `--base-url` or
+ * KEYDECK_BASE_URL in force. Profile names are read from the config file, key ids from the
+ * service (2 s at most); each only when the words call for it, so a command name or an option
+ * loads neither the config nor the client.
+ */
+export async function runCompletion(program: CompletionCommand, words: readonly string[], baseUrl: string | undefined): Promise<never> {
+  const at = words.indexOf('--profile');
+  const chosenProfile = at >= 0 ? words[at + 1] : undefined;
+  const candidates = await completeWords(program, words.length > 0 ? words : [''], {
+    // Read without the config's schema (src/config/profileNames.ts): a Tab press does not load zod.
+    profiles: async () => (await import('../config/profileNames.js')).configProfileNames(),
+    keyIds: () =>
+      within(
+        (async () => {
+          const { openSession } = await import('./output.js');
+          const { client } = await openSession(
+            { ...(chosenProfile && { profile: chosenProfile }), ...(baseUrl && { baseUrl }) },
+            { spinner: false, client: { timeoutMs: 2000, retries: 0 } },
+          );
+          try {
+            return (await client.keys.list()).map((k) => k.id);
+          } finally {
+            client.close();
+          }
+        })(),
+        2000,
+      ),
+  });
+  process.stdout.write(candidates.length > 0 ? `${candidates.join('\n')}\n` : '');
+  process.exit(0);
 }

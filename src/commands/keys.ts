@@ -1,5 +1,5 @@
 /**
- * `keydeck keys list | create | rename | enable | disable | delete`: the consumption keys
+ * `keydeck keys create | rename | enable | disable | delete` (`list` is ./keysList.ts): the consumption keys
  * (`sk_`, §2.1) through §4 `GET /api/keys`, `POST /api/keys/credit`, `PUT /api/keys/:id`,
  * `DELETE /api/keys/:id`, with the §3 transitions (pause, resume, delete).
  *
@@ -16,62 +16,15 @@ import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { ensureNameFree } from './nameTaken.js';
 import { endedWords, keyStatus, paidTimeLost } from '../api/keyStatus.js';
 import { parseKeyName, parseSubscriptionId } from './input.js';
-import { ExitCode, fail, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
+import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 import { summarizeBillingStatus } from '../api/reader.js';
 import { pledgeMintRefusal } from '../operations/pledgeKey.js';
 import { runKeysCreate } from './createKey.js';
 import { deliveryPlanOf, type DeliveryFlags } from './keyDelivery.js';
-import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalText } from './table.js';
 import { visible } from '../terminal/sanitize.js';
-import { plansFor, withLimits } from './keysShow.js';
 
 /** The key commands say the interrupted rotations and key creations of the profile (./output.ts openSession). */
 const KEY_WARNINGS = { pendingRotations: true, pendingCreations: true } as const;
-
-const STATUS_STYLE = { active: 'green', inactive: 'yellow', expired: 'red' } as const;
-
-/**
- * The `keys list` table: id, name, keyType, keyPlan, status (active/inactive/expired), expires
- * (the subscription's end; `never` for a credit key, §2.1), createdAt, and lastUsedAt when the
- * service sends it on any key (the newer documentation pages do; `never` for null). No key value (§5).
- */
-export function keysTable(keys: readonly ConsumptionKey[], options: { color?: boolean; now?: number } = {}): TerminalText {
-  const withLastUsed = keys.some((k) => k.lastUsedAt !== undefined);
-  const rows: Cell[][] = keys.map((k) => {
-    const status = keyStatus(k, options.now);
-    return [
-      k.id,
-      k.name,
-      k.keyType,
-      k.keyPlan,
-      { text: status, style: STATUS_STYLE[status] },
-      k.subscriptionExpiresAt ? formatTimestamp(k.subscriptionExpiresAt) : k.keyType === 'credit' ? 'never' : '—',
-      formatTimestamp(k.createdAt),
-      ...(withLastUsed ? [k.lastUsedAt === undefined ? '—' : formatTimestamp(k.lastUsedAt, 'never')] : []),
-    ];
-  });
-  const headers = ['id', 'name', 'keyType', 'keyPlan', 'status', 'expires', 'createdAt', ...(withLastUsed ? ['lastUsedAt'] : [])];
-  return formatTable(headers, rows, { color: options.color ?? false });
-}
-
-/**
- * `keydeck keys list [--json]`: the table, or the §4 array as JSON, each entry with its published
- * `limits` (src/billing/keyLimits.ts: `{ requestsPerMinute, tokensPerMinute, concurrentRequests,
- * onlyInBlocks, boundedByBalance, source, sources }`, null when none are published; `GET
- * /api/plans` is read only when a legacy plan's key is listed). Exit 0.
- */
-export async function keysList(globals: GlobalOptions, flags: JsonFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
-  const { client } = await openSession(globals, { ...deps.session, ...KEY_WARNINGS });
-  const keys = await client.keys.list();
-  if (flags.json) {
-    printData(withLimits(keys, await plansFor(client, keys)));
-  } else if (keys.length === 0) {
-    printLine('No consumption keys yet. Create a credit key with: keydeck keys create --name NAME');
-  } else {
-    printFormatted(keysTable(keys, { color: colorEnabled() }));
-  }
-  return ExitCode.ok;
-}
 
 /** The flags of `keys create`: the name as `--name` or the NAME argument, and `--subscription`. */
 export interface KeysCreateFlags extends JsonFlag, DeliveryFlags {

@@ -17,15 +17,14 @@
  * Exit codes: 0 shown; 1 no key has that id or name, or several have that name (their ids are
  * named); 2 bad usage; 4 network.
  */
-import type { KeydeckClient } from '../api/client.js';
 import { isPoolKey, keyStatus, paidTimeLeftMs, renewalWords, timeLeftWords } from '../api/keyStatus.js';
 import { centsText } from '../api/money.js';
 import { reservedHoursAt, reservedHoursText, type ReservedHours } from '../api/poolBlocks.js';
 import { summarizeBillingStatus } from '../api/reader.js';
 import type { ConsumptionKey } from '../api/schemas.js';
-import { UsageListSchema, USAGE_PERIODS, type Plan } from '../api/usageSchemas.js';
+import { UsageListSchema, USAGE_PERIODS } from '../api/usageSchemas.js';
 import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
-import { describeLimits, limitsJson, needsPlans, planOf } from '../billing/keyLimits.js';
+import { describeLimits, planOf, plansFor, withLimits } from '../billing/keyLimits.js';
 import { blocksOfKey, subscriptionIdOf } from '../billing/pledges.js';
 import { spendRows, type SpendRow } from '../billing/spend.js';
 import { credentialIdOf, UsageBudget } from '../billing/usageBudget.js';
@@ -40,22 +39,6 @@ import type { UsageDeps } from './usage.js';
 const STATUS_STYLE = { active: 'green', inactive: 'yellow', expired: 'red' } as const;
 
 /**
- * The service's plans (`GET /api/plans`) when one of `keys` needs them for its limits (a legacy
- * plan's key); undefined when none does or the plans cannot be read (the limits then come from
- * the pages and §8, and say so).
- */
-export async function plansFor(client: Pick<KeydeckClient, 'plans'>, keys: readonly ConsumptionKey[]): Promise<Plan[] | undefined> {
-  if (!keys.some(needsPlans)) return undefined;
-  try {
-    return await client.plans.list();
-  } catch {
-    return undefined;
-  }
-}
-
-/** The keys of a list with their published limits (`keys list --json`): each entry as sent, plus `limits`. */
-export function withLimits(keys: readonly ConsumptionKey[], plans: readonly Plan[] | undefined): Array<ConsumptionKey & { limits: Record<string, unknown> | null }> {
-  return keys.map((k) => ({ ...k, limits: limitsJson(k, plans) }));
 }
 
 /** The key's spend in the last usage answer kept for this credential (never a read spent), with its age. */

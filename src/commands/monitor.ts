@@ -111,7 +111,8 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
   const { profile, client, credential } = await openSession(globals, {
     ...deps.session,
     spinner: false,
-    client: { ...deps.session?.client, onNotice: (notice) => notices.push(notice.message) },
+    // got, as the TUI and the exporter: the client of a process that polls for hours.
+    client: { ...deps.session?.client, transport: 'got', onNotice: (notice) => notices.push(notice.message) },
   });
   const isKey = tokenKind(credential.token) === 'management';
   const alertBelowUsd = parsed.value.alertBelowUsd ?? profile.alertBelowUsd;

@@ -334,6 +334,9 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
     ...(profile.topUpMethods !== undefined && { methodNames: profile.topUpMethods }),
     // Said once per command on stderr, so stdout stays clean for --json.
     onNotice: (notice) => warn(notice.message),
+    // Node's own HTTP client: a command sends a few requests and exits, and got costs ~30 ms to
+    // load (src/api/nodeHttp.ts); the monitor, left open for hours, asks for got.
+    transport: 'node:http',
     ...options.client,
     baseUrl: profile.baseUrl,
     token: credential.token,

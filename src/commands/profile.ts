@@ -54,15 +54,6 @@ function summaries(config: KeydeckConfig): ProfileSummary[] {
     }));
 }
 
-/** The profile names of the config file (sorted), for shell completion. Never throws: [] on a broken file. */
-export async function profileNames(env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
-  try {
-    return Object.keys((await readConfig(configFilePath(env))).config.profiles).sort();
-  } catch {
-    return [];
-  }
-}
-
 /** Says when KEYDECK_PROFILE overrides the file's current profile. */
 function envOverrideNote(env: NodeJS.ProcessEnv): void {
   const chosen = env.KEYDECK_PROFILE?.trim();

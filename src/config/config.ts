@@ -26,6 +26,7 @@ import { UnsafePathError, writeFileAtomically } from './atomic.js';
 import { AutoTopUpPolicySchema, type AutoTopUpPolicy } from './autoTopUp.js';
 import { describeJsonSyntaxError } from './json.js';
 import { withConfigLock } from './lock.js';
+import { PROFILE_NAME } from './profileNames.js';
 import { checkTrustedDir, readTrustedFile } from './trust.js';
 import { NO_UNKNOWN_FIELDS, stripUnknownFields, withUnknownFields, type UnknownFields } from './unknownFields.js';
 
@@ -49,7 +50,7 @@ export const DEFAULT_RUNAWAY_FLOOR_USD_PER_HOUR = 1;
 /** A profile name: 1–64 of letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
 export const ProfileNameSchema = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a profile name is 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+  .regex(PROFILE_NAME, 'a profile name is 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit');
 
 /** One profile's settings. Every field is optional; none is secret. */
 export const ProfileConfigSchema = z.strictObject({

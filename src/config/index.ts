@@ -13,3 +13,4 @@ export * from './profile.js';
 export * from './json.js';
 export * from './timeout.js';
 export * from './autoTopUp.js';
+export * from './profileNames.js';

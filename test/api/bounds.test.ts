@@ -4,6 +4,7 @@
  * count over 10 s); a body past 32 MiB is refused as `invalid_response` whether its length is
  * declared or not; `keys list` prints 150,000 keys.
  */
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
 import { KeydeckClient } from '../../src/api/client.js';
 import { MAX_RESPONSE_BYTES } from '../../src/api/http.js';
@@ -55,7 +56,12 @@ describe.concurrent('Retry-After', () => {
   }, 30_000);
 });
 
-describe.concurrent('response size', () => {
+/** 33 MiB of spaces, gzipped (~33 KB), made once for both transports (compressing it takes ~0.5 s). */
+let bomb: Buffer | undefined;
+const gzipBomb = (): Buffer => (bomb ??= gzipSync(Buffer.alloc(MAX_RESPONSE_BYTES + 1024 * 1024, 0x20)));
+
+// Over both transports of the client (src/api/http.ts, got; src/api/nodeHttp.ts, Node's own).
+describe.concurrent.each(['got', 'node:http'] as const)('response size (over %s)', (transport) => {
   for (const declared of [true, false]) {
     it(`refuses a body past ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB (${declared ? 'declared' : 'chunked'}) as invalid_response`, async () => {
       const server = await serve((_req, res) => {
@@ -73,12 +79,26 @@ describe.concurrent('response size', () => {
         res.on('error', () => undefined);
         more();
       });
-      const client = new KeydeckClient({ baseUrl: server.url, token: TOKEN, timeoutMs: 20_000, retries: 0 });
+      const client = new KeydeckClient({ baseUrl: server.url, token: TOKEN, timeoutMs: 20_000, retries: 0, transport });
       const error = await client.keys.list().catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'invalid_response' });
       expect((error as Error).message).toContain('larger than 32 MB');
     });
   }
+
+  it(`refuses a gzip answer that decodes past ${MAX_RESPONSE_BYTES / 1024 / 1024} MiB as invalid_response`, { timeout: 60_000 }, async () => {
+    // 33 MiB of spaces in about 33 KB on the wire: the cap counts what the answer decodes to.
+    const bomb = gzipBomb();
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': bomb.length });
+      res.end(bomb);
+    });
+    // Decoding 32 MiB takes a second here, many under a load of 30: the deadline is not what is tested.
+    const client = new KeydeckClient({ baseUrl: server.url, token: TOKEN, timeoutMs: 55_000, retries: 0, transport });
+    const error = await client.keys.list().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'invalid_response' });
+    expect((error as Error).message).toContain('larger than 32 MB');
+  });
 });
 
 describe.concurrent('many keys', () => {

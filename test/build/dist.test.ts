@@ -90,8 +90,9 @@ describe('dist/', () => {
   it('the TUI draws its first frame before the API client, node:sqlite and the panes load (they come with the app, right after)', { timeout: 60_000 }, () => {
     // The chunk of src/tui/run.tsx and the one of src/tui/session.tsx, as the command line's chunk
     // (src/cli/tui.ts, with src/cli/main.ts) and it name them.
-    const names = readdirSync(path.join(DIST, 'chunks'));
-    const runs = names.flatMap((f) => /importWithoutFetch\(\(\)=>import\("\.\/(run-[A-Z0-9]+\.js)"\)\)/.exec(readFileSync(path.join(DIST, 'chunks', f), 'utf8'))?.[1] ?? []);
+    // (The program is dist/program.js, which dist/main.js loads unless it answers `--version` itself.)
+    const names = ['program.js', ...readdirSync(path.join(DIST, 'chunks')).map((f) => path.join('chunks', f))];
+    const runs = names.flatMap((f) => /importWithoutFetch\(\(\)=>import\("\.\/(?:chunks\/)?(run-[A-Z0-9]+\.js)"\)\)/.exec(readFileSync(path.join(DIST, f), 'utf8'))?.[1] ?? []);
     expect(runs).toHaveLength(1);
     const run = `chunks/${runs[0]}`;
     const session = /import\("\.\/(session-[A-Z0-9]+\.js)"\)/.exec(readFileSync(path.join(DIST, run), 'utf8'))?.[1];

@@ -55,7 +55,8 @@ describe.concurrent('a closed pipe on stdout', () => {
     expect([r.code, r.signal]).toEqual([141, null]);
   });
 
-  for (const args of [['keys', 'list'], ['billing', 'credits', '--json'], ['help', 'commands'], ['billing', 'status']]) {
+  // `--version` and a completion request are answered by the executable without the program (src/cli.ts).
+  for (const args of [['keys', 'list'], ['billing', 'credits', '--json'], ['help', 'commands'], ['billing', 'status'], ['--version'], ['__complete', '--', 'keys', '']]) {
     it(`ends \`keydeck ${args.join(' ')}\` quietly: no stack trace, exit 0 or 141`, { timeout: 30_000 }, async () => {
       const r = await withClosedStdout(cli, args, await sb.fundedUser(25));
       expect(r.stderr).toBe('');

@@ -5,8 +5,8 @@
  * refusal, the network down, an exit code set without `process.exit`, stdin read and stdin never
  * read, a file in the home's data dir), both ways give the same exit code, stdout and stderr, so a
  * suite that passes one way means the same the other; and runs at once in the thread keep to
- * their own environment and output, and leave the test's own alone. CI runs every suite as
- * processes (.ci/run sets KEYDECK_TEST_CLI=process).
+ * their own environment and output, and leave the test's own alone. `npm test` and CI (.ci/run) run
+ * the suites' one-shot commands in the thread; KEYDECK_TEST_CLI=process runs them all as processes.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -50,6 +50,29 @@ describe('the CLI as a child process and in the test’s thread', () => {
       expect(inThread, `keydeck ${args.join(' ')}`).toEqual(inProcess);
     }
   });
+
+  it('gives the same answers to what the executable answers without the program (--version, completion requests)', async () => {
+    // src/cli.ts answers these from package.json and dist/completion.json; the thread runs the program.
+    const user = await sb.fundedUser(25);
+    await sb.call('POST', '/api/keys/credit', { token: user, body: { name: 'completed' } });
+    const env = cli.home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: user });
+    const cases: string[][] = [
+      ['-V'],
+      ['--version', '--quiet'],
+      ['__complete', '--', 'keys', ''],
+      ['__complete', '--', 'help', ''],
+      ['__complete', '--', '--dialect', ''],
+      ['__complete', '--', 'keys', 'delete', ''],
+      ['__complete', '--', 'keys', 'list', '--'],
+    ];
+    for (const args of cases) {
+      const { inProcess, inThread } = await both(args, env);
+      expect(inProcess.code, `keydeck ${args.join(' ')}: ${inProcess.stderr}`).toBe(0);
+      expect(inThread, `keydeck ${args.join(' ')}`).toEqual(inProcess);
+    }
+    // The key ids come from the service, both ways.
+    expect((await both(['__complete', '--', 'keys', 'delete', ''], env)).inProcess.stdout).toMatch(/\S+\n/);
+  }, 60_000);
 
   it('reads stdin to its end, and exits when stdin holds what it never reads', async () => {
     const session = await sb.newUser();

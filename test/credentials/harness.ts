@@ -73,9 +73,9 @@ export interface CliResult {
 }
 
 /**
- * How {@link runCli} starts the built CLI. `process` (KEYDECK_TEST_CLI=process, what .ci/run sets):
- * `node cli.js …args`, a child process, exactly as a user's shell does. `thread` (the default, the
- * edit-test loop of `npm test`): the run's snapshot of dist/ in the test's own thread, with its own
+ * How {@link runCli} starts the built CLI. `process` (KEYDECK_TEST_CLI=process):
+ * `node cli.js …args`, a child process, exactly as a user's shell does. `thread` (the default, for
+ * `npm test` and CI alike): the run's snapshot of dist/ in the test's own thread, with its own
  * `process.env`, argv, stdin, stdout, stderr and exit code (test/credentials/thread.ts). A process
  * costs ~225 ms of CPU for a one-shot command (exec, Node's bootstrap, loading ~50 modules of
  * dist/); a run in the thread costs the command's own work, ~7 ms on average, its modules loaded

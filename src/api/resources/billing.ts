@@ -9,7 +9,6 @@ import type { ApiCore, CallOptions } from '../core.js';
 import { KeydeckApiError } from '../errors.js';
 import type { OperationInfo } from '../failures.js';
 import { microsToUsd, parseUsdMicros, usdToMicros } from '../money.js';
-import { CancelSubscriptionRequestSchema } from '../poolSchemas.js';
 import {
   CardCheckoutSessionSchema,
   CreditBalanceSchema,
@@ -114,6 +113,7 @@ export class BillingResource {
    *   subscription), others; never retried; `outcomeUnknown` when the connection failed after sending
    */
   async cancel(subscriptionId: string, options?: CallOptions): Promise<unknown> {
+    const { CancelSubscriptionRequestSchema } = await import('../poolSchemas.js'); // built on use
     const body = this.#core.parseInput(CancelSubscriptionRequestSchema, { subscriptionId });
     return this.#core.call({ op: OPS.cancel, method: 'POST', path: '/api/billing/cancel', body, read: { schema: null } }, options);
   }

@@ -6,7 +6,7 @@
  */
 import type { ApiCore, CallOptions } from '../core.js';
 import type { OperationInfo } from '../failures.js';
-import { CreateSubscriptionKeyRequestSchema, CreatedSubscriptionKeySchema, type CreatedSubscriptionKey } from '../poolSchemas.js';
+import type { CreatedSubscriptionKey } from '../poolSchemas.js';
 import {
   ConsumptionKeyListSchema,
   CreateKeyRequestSchema,
@@ -69,6 +69,8 @@ export class KeysResource {
    *   never retried; `outcomeUnknown` when the connection failed after sending
    */
   async createSubscription(input: { name: string; subscriptionId: string }, options?: CallOptions): Promise<CreatedSubscriptionKey> {
+    // Loaded on use (../poolSchemas.ts is built for the calls that need it).
+    const { CreateSubscriptionKeyRequestSchema, CreatedSubscriptionKeySchema } = await import('../poolSchemas.js');
     const body = this.#core.parseInput(CreateSubscriptionKeyRequestSchema, input);
     return this.#core.call(
       { op: OPS.createSubscription, method: 'POST', path: '/api/keys/subscription', body, read: { schema: CreatedSubscriptionKeySchema, creates: true } },

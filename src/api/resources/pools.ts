@@ -14,7 +14,7 @@
  */
 import type { ApiCore, CallOptions } from '../core.js';
 import type { OperationInfo } from '../failures.js';
-import { PoolAnswerSchema, PoolListSchema, type PoolAnswer, type PoolList } from '../poolSchemas.js';
+import type { PoolAnswer, PoolList } from '../poolSchemas.js';
 import { KeyIdSchema } from '../schemas.js';
 
 const OPS = {
@@ -36,6 +36,7 @@ export class PoolsResource {
    * @throws KeydeckApiError (retried on network errors, timeouts, 5xx, 429)
    */
   async list(options?: CallOptions): Promise<PoolList> {
+    const { PoolListSchema } = await import('../poolSchemas.js'); // built on use
     return this.#core.call({ op: OPS.list, method: 'GET', path: '/api/pools', read: { schema: PoolListSchema } }, options);
   }
 
@@ -46,6 +47,7 @@ export class PoolsResource {
    */
   async get(idOrSlug: string, options?: CallOptions): Promise<PoolAnswer> {
     const id = this.#core.parseInput(KeyIdSchema, idOrSlug, 'id');
+    const { PoolAnswerSchema } = await import('../poolSchemas.js'); // built on use
     return this.#core.call({ op: OPS.get, method: 'GET', path: `/api/pools/${encodeURIComponent(id)}`, read: { schema: PoolAnswerSchema } }, options);
   }
 }

@@ -16,16 +16,11 @@
 import type { ApiCore, CallOptions } from '../core.js';
 import type { OperationInfo } from '../failures.js';
 import { KeyIdSchema } from '../schemas.js';
-import {
-  KeyInfoSchema,
-  KeyUsageAnswerSchema,
-  PlanListSchema,
-  UsageListSchema,
-  type KeyInfo,
-  type KeyUsage,
-  type Plan,
-  type UsageReport,
-} from '../usageSchemas.js';
+// Built when a call needs them (a dynamic import): a command that lists keys does not pay for them.
+import type { KeyInfo, KeyUsage, Plan, UsageReport } from '../usageSchemas.js';
+
+/** ../usageSchemas.ts, loaded on the first call that reads a usage or plans answer. */
+const usageSchemas = () => import('../usageSchemas.js');
 
 const OPS = {
   list: { name: 'listUsage', what: 'read the usage of the keys', changesState: false },
@@ -52,6 +47,7 @@ export class UsageResource {
    *   data temporarily unavailable), `invalid_response` naming the field of a shape it does not read, others
    */
   async list(options?: CallOptions): Promise<UsageReport> {
+    const { UsageListSchema } = await usageSchemas();
     return this.#core.call({ op: OPS.list, method: 'GET', path: '/api/usage', read: { schema: UsageListSchema }, retries: 0 }, options);
   }
 
@@ -62,6 +58,7 @@ export class UsageResource {
    */
   async get(keyId: string, options?: CallOptions): Promise<KeyUsage> {
     const id = this.#core.parseInput(KeyIdSchema, keyId, 'id');
+    const { KeyUsageAnswerSchema } = await usageSchemas();
     return this.#core.call({ op: OPS.get, method: 'GET', path: `/api/usage/${encodeURIComponent(id)}`, read: { schema: KeyUsageAnswerSchema }, retries: 0 }, options);
   }
 
@@ -73,6 +70,7 @@ export class UsageResource {
    *   `not_found` (404), `rate_limited` (429), `server_error` (502), others
    */
   async keyInfo(options?: CallOptions): Promise<KeyInfo> {
+    const { KeyInfoSchema } = await usageSchemas();
     return this.#core.call({ op: OPS.keyInfo, method: 'GET', path: '/v1/usage', read: { schema: KeyInfoSchema }, retries: 0 }, options);
   }
 }
@@ -93,6 +91,7 @@ export class PlansResource {
    * @throws KeydeckApiError
    */
   async list(options?: CallOptions): Promise<Plan[]> {
+    const { PlanListSchema } = await usageSchemas();
     return this.#core.call({ op: OPS.plans, method: 'GET', path: '/api/plans', read: { schema: PlanListSchema }, anonymous: true }, options);
   }
 }

@@ -1,0 +1,97 @@
+/**
+ * The one-shot path stays light (docs/performance.md, "One-shot commands"): what a
+ * command in a script, a shell loop or a Tab of completion loads before it answers. The bundle is
+ * built as scripts/build.mjs builds dist/ (its options and entry points, esbuild's metafile, nothing
+ * written), and the static import graph of the chunks such a command loads is read from it:
+ * dist/main.js, the program (src/cli/main.ts), what every service command runs through
+ * (src/cli/shared.ts: output, api-command, sandboxTarget), and the commands themselves (`keys list`,
+ * `billing credits`, a completion request). None of those chunks may hold Ink, React, Fastify,
+ * viem or got (the commands send through Node's own HTTP client, src/api/nodeHttp.ts), nor import
+ * `node:sqlite`. What they need beyond that loads on use, by a dynamic `import()`.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Metafile } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: a JavaScript module without declarations
+import { bundleOptions, ENTRY_POINTS } from '../../scripts/build.mjs';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The modules whose chunks a one-shot command loads (each is the entry of a chunk: loaded by `import()`). */
+const ONE_SHOT_MODULES = {
+  'the program (every command)': ['src/cli/main.ts'],
+  'a service command (src/cli/shared.ts runScripted)': ['src/commands/output.ts', 'src/commands/api-command.ts', 'src/commands/sandboxTarget.ts'],
+  'keys list': ['src/commands/keysList.ts'],
+  'billing credits': ['src/commands/billingCredits.ts'],
+  'a completion request (__complete)': ['src/commands/completion.ts', 'src/config/profileNames.ts'],
+} as const;
+
+/** Packages the one-shot path never loads, and why. */
+const FORBIDDEN_PACKAGES: ReadonlyArray<[RegExp, string]> = [
+  [/node_modules\/(ink|ink-table|@alcalzone\/ink-table|ink-testing-library)\//, 'Ink (the TUI)'],
+  [/node_modules\/(react|react-reconciler|scheduler)\//, 'React (the TUI)'],
+  [/node_modules\/yoga-layout\//, "Yoga (Ink's layout)"],
+  [/node_modules\/(fastify|@fastify\/[^/]+)\//, 'Fastify (the sandbox server)'],
+  [/node_modules\/(viem|ox|abitype|@noble\/[^/]+)\//, 'viem (the chain reader)'],
+  [/node_modules\/got\//, "got (the resident faces' HTTP client)"],
+];
+/** Node built-ins the one-shot path never imports statically. */
+const FORBIDDEN_BUILTINS = ['node:sqlite', 'sqlite'];
+
+let metafile: Metafile;
+let dir: string;
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'keydeck-oneshot-graph-'));
+  const empty = path.join(dir, 'empty.js');
+  writeFileSync(empty, 'export default {};\n');
+  const entryPoints = { main: (ENTRY_POINTS as Record<string, string>).main! };
+  metafile = (await build({ ...bundleOptions(empty), absWorkingDir: ROOT, entryPoints, outdir: path.join(dir, 'out'), metafile: true, write: false })).metafile!;
+}, 60_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** The output chunk whose entry is `source` (a module loaded by `import()`), or dist/main.js. */
+function chunkOf(source: string): string {
+  const found = Object.entries(metafile.outputs).find(([, o]) => o.entryPoint === source);
+  if (!found) throw new Error(`${source} is not loaded by an import() in the bundle: update ONE_SHOT_MODULES`);
+  return found[0];
+}
+
+/** Every chunk `start` loads through static imports (itself included). */
+function staticClosure(start: string): Set<string> {
+  const seen = new Set<string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const chunk = queue.pop()!;
+    if (seen.has(chunk)) continue;
+    seen.add(chunk);
+    for (const i of metafile.outputs[chunk]!.imports) if (i.kind === 'import-statement' && !i.external) queue.push(i.path);
+  }
+  return seen;
+}
+
+describe('the one-shot path', () => {
+  const main = () => Object.keys(metafile.outputs).find((o) => /(^|\/)main\.js$/.test(o))!;
+
+  for (const [what, modules] of Object.entries(ONE_SHOT_MODULES)) {
+    it(`${what}: no Ink, React, Fastify, viem, got or node:sqlite among its static imports`, () => {
+      const chunks = new Set([...staticClosure(main()), ...modules.flatMap((m) => [...staticClosure(chunkOf(m))])]);
+      const inputs = [...chunks].flatMap((c) => Object.keys(metafile.outputs[c]!.inputs));
+      const packages = FORBIDDEN_PACKAGES.flatMap(([pattern, why]) => inputs.filter((i) => pattern.test(i)).map((i) => `${why}: ${i}`));
+      const builtins = [...chunks].flatMap((c) => metafile.outputs[c]!.imports.filter((i) => i.external && i.kind === 'import-statement' && FORBIDDEN_BUILTINS.includes(i.path)).map((i) => `${i.path} in ${c}`));
+      expect([...new Set(packages)].slice(0, 10)).toEqual([]);
+      expect(builtins).toEqual([]);
+      // Sanity: the graph is the real one (each module is in it, with the bundle's own entry).
+      for (const m of [...modules, 'src/cli.ts']) expect(inputs).toContain(m);
+    });
+  }
+
+  it('does not load the program for `keydeck --version` or a completion request (src/cli.ts answers them), nor zod for profile names', () => {
+    for (const start of [main(), ...ONE_SHOT_MODULES['a completion request (__complete)'].map(chunkOf)]) {
+      const inputs = [...staticClosure(start)].flatMap((c) => Object.keys(metafile.outputs[c]!.inputs));
+      expect(inputs.filter((i) => i.includes('node_modules/commander/') || i.startsWith('src/cli/') || i.startsWith('node_modules/zod/'))).toEqual([]);
+    }
+  });
+});
