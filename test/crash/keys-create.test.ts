@@ -1,5 +1,5 @@
 /**
- * The crash-point walk of create-and-deliver (issue 42; src/operations/createKey.ts): `keys create
+ * The crash-point walk of create-and-deliver (src/operations/createKey.ts): `keys create
  * web --to-file .env --to-command take.sh` killed (SIGKILL) at each boundary it passes, then
  * recovered by `keys create --finish web`, by the same command again, and by `keys create --undo
  * web --yes`; the invariants checked against the sandbox and the files after each. The outcomes
@@ -27,10 +27,11 @@ afterAll(async () => {
 const BEFORE = 'PORT=8080\n';
 
 /**
- * The points walked (of the 16 the run passes; KEYDECK_CRASH_POINTS=all walks them all): recorded
- * with nothing sent, the key made but its answer never read, the key recorded, the file's previous
+ * The points walked (KEYDECK_CRASH_POINTS=all walks every one the run passes): recorded with
+ * nothing sent, the key made but its answer never read, the key recorded, the file's previous
  * content kept, the file written (its record still saying `writing`), the command started and
- * ended (its record saying `running`), and the operation ended.
+ * ended (its record saying `running`), the key recorded `delivered` (its copies not yet removed),
+ * and the operation ended.
  */
 const CHOSEN = [
   'file.renamed:operations.json#1',
@@ -41,6 +42,7 @@ const CHOSEN = [
   'command.spawned:take.sh#1',
   'command.exited:take.sh#1',
   'file.renamed:operations.json#7',
+  'file.renamed:operations.json#8',
 ];
 
 const scenario: CrashScenario<KeyWorld> = {

@@ -53,9 +53,10 @@ async function prepare(): Promise<PledgeWorld> {
 /**
  * The points walked (KEYDECK_CRASH_POINTS=all walks every one): recorded with nothing sent, the
  * key minted but its answer never read (its value lost: the replacement must still be minted),
- * the file written (its record still `writing`), and the operation ended.
+ * the file written (its record still `writing`), the key recorded `delivered`, and the operation
+ * ended.
  */
-const CHOSEN = ['file.renamed:operations.json#1', 'answered:createSubscriptionKey#1', 'file.renamed:.env#1', 'file.renamed:operations.json#5'];
+const CHOSEN = ['file.renamed:operations.json#1', 'answered:createSubscriptionKey#1', 'file.renamed:.env#1', 'file.renamed:operations.json#5', 'file.renamed:operations.json#6'];
 
 const scenario: CrashScenario<PledgeWorld> = {
   operation: 'keys create --subscription --to-file',
