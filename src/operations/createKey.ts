@@ -12,7 +12,8 @@
  * | `creating`  | the create request may have been sent: a key may exist, its value unknown     | keys of that name made since are lost (their value never reached the record): a new key is made, the lost ones deleted once it is delivered | keys of that name made since are deleted |
  * | `created`   | the key exists (id, fingerprint); each destination `pending`, `writing` (its previous content kept beside it), `written`, `running`, `took` or `failed` | the value is read back from a file that holds it (by fingerprint) and delivered to the rest; when none holds it the key is lost: a new one, as above | every file that holds the key gets back what it held before; the key is deleted, unless a command took it (it is kept, and the command named) |
  * | `showing`   | no destination: the key is on the screen (or in `--json`)                     | whether it was seen cannot be known: the key is named with the command that deletes it | the key is deleted |
- * | `delivered` | every destination holds the key, or the user has it                           | where it went remembered (`deliveries.json`), the lost keys deleted, the copies of previous content removed, the entry removed | as `created` |
+ * | `delivered` | every destination holds the key, or the user has it                           | where it went remembered (`deliveries.json`), the lost keys deleted, then `ending` | as `created` |
+ * | `ending`    | done: the copies of previous content are being removed                         | the copies removed, the entry removed | the same: nothing can be undone once a copy is gone |
  *
  * Crash points: the kit's (`create.<step>`, walked in process) and the process's (src/failpoints:
  * the record's writes `file.renamed:operations.json`, the create request and its answer
@@ -128,6 +129,14 @@ export const createKeyMachine: Machine<KeyOperation, KeyOperationContext, Create
 
   async next(ctx, op, memo): Promise<Next<KeyOperation, CreateOutcome>> {
     const done = (): CreateOutcome => ({ kind: 'done', key: memo.key, outcomes: [...memo.outcomes.values()] });
+    if (op.state === 'ending') {
+      // Its copies of previous content are being removed: nothing can be undone, it ends.
+      if (memo.mode === 'undo' && !memo.done.has('complete')) {
+        memo.done.add('complete');
+        emit(ctx, { type: 'complete', kind: op.kind, name: op.name });
+      }
+      return { step: endStep(ctx.record, op, memo, done) };
+    }
     if (memo.mode === 'undo') {
       return mintUndoNext(CONFIG, ctx, op, memo, () => {
         if (memo.emitted === 0) emit(ctx, { type: 'nothing_to_undo', name: op.name });

@@ -36,6 +36,8 @@ export interface PlaceRef {
  * differ by operation (`the key` / `the successor`).
  */
 export type OperationEvent =
+  /** A new operation was recorded (its id: the face lets go of it when it closes). */
+  | { readonly type: 'begun'; readonly kind: OperationKind; readonly id: string }
   /** A new key was made. */
   | { readonly type: 'minted'; readonly kind: OperationKind; readonly key: KeyRef; readonly destinations: number }
   /** The creating answer could not be fully read, but held the key's value (I2): going on with it. */
@@ -60,6 +62,8 @@ export type OperationEvent =
   | { readonly type: 'deleted'; readonly kind: OperationKind; readonly key: KeyRef; readonly ok: boolean }
   /** Undo: an earlier key whose value was lost was deleted, or kept (a command may hold it). */
   | { readonly type: 'earlier'; readonly kind: OperationKind; readonly id: string; readonly deleted: boolean }
+  /** Taken up (or undone) while its copies of previous content were being removed: it had ended, nothing can be undone. */
+  | { readonly type: 'complete'; readonly kind: OperationKind; readonly name: string }
   /** Nothing of the operation was left to undo. */
   | { readonly type: 'nothing_to_undo'; readonly name: string }
   /** Rotation recorded: the old key, its successor's name, and the old key's name once it is delivered (when the successor takes its name). */

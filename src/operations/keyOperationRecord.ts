@@ -12,6 +12,7 @@
  * | `created`  | `creating`           | taken up, its value gone (no file holds it): a new key is made |
  * | `created`  | `delivered`          | every destination holds it |
  * | `showing`  | `delivered`          | the user has it (printed, or acknowledged in the TUI), or it was named when taken up |
+ * | `delivered` | `ending`            | where it went remembered, the lost keys deleted: the copies of previous content are removed next, and nothing can be undone from here |
  * | any        | (ended)              | delivered and cleaned up, refused before anything was made, or undone |
  */
 import path from 'node:path';
@@ -20,7 +21,7 @@ import { DestinationSchema, TargetSchema } from '../delivery/recordSchemas.js';
 import { MachineRecord, renamedFields, type RecordSpec } from './record.js';
 
 /** The states of a key creation (the module's table). */
-export const KeyOperationStateSchema = z.enum(['creating', 'created', 'showing', 'delivered']);
+export const KeyOperationStateSchema = z.enum(['creating', 'created', 'showing', 'delivered', 'ending']);
 /** See {@link KeyOperationStateSchema}. */
 export type KeyOperationState = z.infer<typeof KeyOperationStateSchema>;
 
@@ -66,7 +67,8 @@ export const KEY_OPERATION_TRANSITIONS: Readonly<Record<KeyOperationState, reado
   creating: ['created', 'showing'],
   created: ['creating', 'delivered'],
   showing: ['delivered'],
-  delivered: [],
+  delivered: ['ending'],
+  ending: [],
 };
 
 /** The record of key creations of `dataDir`. */

@@ -88,17 +88,23 @@ export interface Ended<Out> {
 
 /** One step: at most one effect, then what it records (the operation as recorded, or its end). */
 export interface Step<Op> {
-  /** The step's name in the kit's failpoints (`mint`, `write:0`). */
+  /** The step's name (`mint`, `write:0`, `delete-lost:ID`): a drive does a named step once. */
   readonly name: string;
+  /** Its name in the kit's failpoints when not `name` (steps per key id are counted: `delete-lost#2`). */
+  readonly point?: string;
   /** The effect; its result goes to `commit`. Absent: a step that only records. */
   readonly effect?: () => Promise<unknown>;
   /** The record write after the effect; absent: the effect changes nothing recorded. */
   readonly commit?: (result: unknown) => Promise<Op | Ended<unknown>>;
 }
 
-/** Builds a {@link Step} whose `commit` gets what `effect` returned. */
+/**
+ * Builds a {@link Step} whose `commit` gets what `effect` returned. A name `kind:ID` (a step per
+ * key) is `kind` in the failpoints, so that their names do not depend on the service's ids.
+ */
 export function step<Op, R>(name: string, effect: (() => Promise<R>) | undefined, commit?: (result: R) => Promise<Op | Ended<unknown>>): Step<Op> {
-  return { name, ...(effect && { effect }), ...(commit && { commit: commit as (result: unknown) => Promise<Op | Ended<unknown>> }) };
+  const perKey = /^([a-z-]+):(?!\d+$)/.exec(name);
+  return { name, ...(perKey && { point: perKey[1]! }), ...(effect && { effect }), ...(commit && { commit: commit as (result: unknown) => Promise<Op | Ended<unknown>> }) };
 }
 
 /** What a machine returns each turn: the next step, or its outcome (the drive stops there). */
@@ -173,11 +179,29 @@ export async function drive<Op extends { readonly id: string }, Ctx extends KitC
 ): Promise<Out> {
   const memo = machine.memo(mode, input);
   const point = (name: string) => ctx.failpoints?.reach(`${machine.name}.${name}`);
+  try {
+    return await loop(machine, ctx, start, memo, point);
+  } catch (err) {
+    // Stopped by the kit's failpoint: the face ends there as a killed process would, which drops its locks.
+    if (err instanceof OperationError && err.code === 'crashed') ctx.drivers?.releaseAll();
+    throw err;
+  }
+}
+
+/** The loop of {@link drive}. */
+async function loop<Op extends { readonly id: string }, Ctx extends KitContext, Plan, Input, Memo extends DriveMemo<Input>, Out>(
+  machine: Machine<Op, Ctx, Plan, Input, Memo, Out>,
+  ctx: Ctx,
+  start: DriveStart<Op, Plan>,
+  memo: Memo,
+  point: (name: string) => void,
+): Promise<Out> {
   let op: Op;
   if ('plan' in start) {
     const begun = await machine.begin(ctx, start.plan, memo);
     if ('stop' in begun) return begun.stop;
     op = begun;
+    emit(ctx, { type: 'begun', kind: machine.kind, id: op.id });
     point('begin:recorded');
   } else {
     op = start.op;
@@ -187,23 +211,26 @@ export async function drive<Op extends { readonly id: string }, Ctx extends KitC
     const next = await machine.next(ctx, op, memo);
     if ('stop' in next) return next.stop;
     const { name, effect, commit } = next.step;
+    const at = next.step.point ?? name;
     let result: unknown;
     if (effect) {
       result = await effect();
       memo.forget();
       memo.done.add(name);
-      point(name);
+      point(at);
     }
     if (!commit) continue;
     const after = await commit(result);
     memo.done.add(name);
     if (isEnded(after)) {
       ctx.drivers?.release(op.id, true);
-      point(`${name}:recorded`);
+      point(`${at}:recorded`);
       return after.ended as Out;
     }
+    const recorded = after !== op;
     op = after;
-    point(`${name}:recorded`);
+    // A commit that wrote nothing (the same operation back) is no point of its own.
+    if (recorded) point(`${at}:recorded`);
   }
 }
 

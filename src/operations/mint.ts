@@ -21,7 +21,7 @@ import { salvagedKeyOf } from '../api/salvage.js';
 import type { ConsumptionKey } from '../api/schemas.js';
 import type { DeliveryOptions, DeliveryOutcome } from '../delivery/deliver.js';
 import type { DeliveryRecord } from '../delivery/deliveryRecord.js';
-import type { Destination } from '../delivery/destinations.js';
+import { samePlaces, type Destination } from '../delivery/destinations.js';
 import { keyFingerprint } from '../delivery/fingerprint.js';
 import type { TargetState } from '../delivery/recordSchemas.js';
 import type { OperationKind } from './events.js';
@@ -237,8 +237,12 @@ export async function mintNext<Op extends MintOp, Ctx extends MintContext>(cfg: 
   if (ctx.deliveries && current.id !== undefined && op.destinations.length > 0 && !memo.done.has('remember')) {
     const deliveries = ctx.deliveries;
     const which = { profile: op.profile, origin: op.origin, keyId: current.id };
-    // Remembered so that the next rotation goes to the same places; a failure costs only that.
-    return { step: step('remember', () => deliveries.remember(which, op.destinations, current.fingerprint).catch(() => undefined)) };
+    const known = await deliveries.entry(which);
+    // Remembered so that the next rotation goes to the same places (a failure costs only that); once is enough.
+    if (!known || known.fingerprint !== current.fingerprint || !samePlaces(known.destinations, op.destinations)) {
+      return { step: step('remember', () => deliveries.remember(which, op.destinations, current.fingerprint).catch(() => undefined)) };
+    }
+    memo.done.add('remember');
   }
   const lost = op.lost.find((id) => !memo.done.has(`delete-lost:${id}`));
   if (lost !== undefined) {
@@ -317,9 +321,12 @@ export async function mintUndoNext<Op extends MintOp, Ctx extends MintContext, O
 
 /**
  * The last steps of an operation: the copies of previous content removed (but `keep`), then its
- * record's entry removed; the drive's outcome is `outcome()`.
+ * record's entry removed; the drive's outcome is `outcome()`. Going forward (not an undo), the
+ * operation is recorded `ending` first: once a copy is gone its destination cannot be put back, so
+ * from there a finish and an undo both end it.
  */
 export function endStep<Op extends MintOp, Out>(record: MachineRecord<Op, Op['state']>, op: Op, memo: DriveMemo<unknown>, outcome: () => Out, keep: readonly string[] = []): Step<Op> {
+  if (memo.mode !== 'undo' && op.state !== 'ending') return step('ending', undefined, () => record.update(op.id, patchOf<Op>({ state: 'ending' })));
   if (!memo.done.has('drop-backups') && op.targets.some((t) => t.backup !== undefined && !keep.includes(t.backup))) {
     return step('drop-backups', () => dropBackups(op.targets, keep));
   }

@@ -16,7 +16,8 @@
  * | `creating`  | the successor may have been created (id and value unknown)                 | successors found by name and time are lost: a new one is created and delivered, the lost ones deleted once it is | successors found by name and time are deleted |
  * | `created`   | the successor exists (id, fingerprint); each destination `pending`, `writing` (its previous content kept beside it), `written`, `running`, `took` or `failed` | its value read back from a file that holds it, delivered to the rest; none holds it: lost, as above | every file holding the successor gets back what it held (the old key); the successor deleted, unless a command took it (kept, renamed `NAME (kept after undo)`, the command named) |
  * | `delivered` | every destination holds the successor; the grace, the last use and the old key's fate (`--old`) are next | the old key renamed (when the successor took its name), then the handover: the face's word on the old key (deactivate, delete or keep), then it is done | as `created`; the old key's name put back, and the old key reactivated if keydeck had deactivated it; once the old key was deleted, the rotation is complete |
- * | (ended)     | the old key handled, the copies of previous content removed                |                                     |      |
+ * | `ending`    | the old key handled; the copies of previous content are being removed      | the copies removed, the entry removed | the same: nothing can be undone once a copy is gone |
+ * | (ended)     | the copies of previous content removed                                     |                                     |      |
  *
  * Crash points: the kit's (`rotate.<step>`) and the process's (src/failpoints: the record's writes
  * `file.renamed:rotations.json`, the create, each copy and file write, each command, the delivery
@@ -72,15 +73,15 @@ export type RotateOutcome =
   | MintStop<Rotation>
   /** The successor is in place: the face decides the old key's fate (grace, last use), then drives on with `handOver` (`key`: the successor, when made or read back in this drive). */
   | { readonly kind: 'handover'; readonly op: Rotation; readonly key?: NewKey | undefined }
-  /** Over: the old key handled (`gone`: it no longer existed). */
-  | { readonly kind: 'done'; readonly op: Rotation; readonly action: OldKeyAction; readonly gone: boolean }
+  /** Over: the old key handled (`action`, unless it was handled by an earlier run; `gone`: it no longer existed). */
+  | { readonly kind: 'done'; readonly op: Rotation; readonly action?: OldKeyAction | undefined; readonly gone: boolean }
   /** Undone; or, the old key deleted already, complete. */
   | { readonly kind: 'undone' }
   | { readonly kind: 'complete' };
 
 /** The old key's name as the service lists it once its successor is delivered (`web (rotated 2026-11-28)`, or its own). */
 export function oldName(rotation: Rotation): string {
-  return rotation.state === 'delivered' ? (rotation.old.rotatedName ?? rotation.old.name) : rotation.old.name;
+  return rotation.state === 'delivered' || rotation.state === 'ending' ? (rotation.old.rotatedName ?? rotation.old.name) : rotation.old.name;
 }
 
 /** `NAME (kept after undo)`, at most 128 characters. */
@@ -184,6 +185,14 @@ export const rotateKeyMachine: Machine<Rotation, RotationContext, RotationPlan, 
   },
 
   async next(ctx, op, memo): Promise<Next<Rotation, RotateOutcome>> {
+    if (op.state === 'ending') {
+      // The old key was handled; its copies of previous content are being removed: nothing can be undone, it ends.
+      if (memo.mode === 'undo' && !memo.done.has('complete')) {
+        memo.done.add('complete');
+        emit(ctx, { type: 'complete', kind: 'rotate', name: op.old.name });
+      }
+      return { step: endStep(ctx.record, op, memo, () => ({ kind: 'done', op, action: memo.input.handOver, gone: memo.done.has('old-gone') }) as const) };
+    }
     if (memo.mode === 'undo') {
       const { listed } = await undoListing(CONFIG, ctx, op, memo);
       if (!listed.some((k) => k.id === op.old.id)) {

@@ -11,6 +11,7 @@
  * | `creating` | `created`   | the successor was made |
  * | `created`  | `creating`  | taken up, its value gone (no file holds it): a new successor is made |
  * | `created`  | `delivered` | every destination holds it (or the user put the key shown in place) |
+ * | `delivered` | `ending`   | the old key handled: the copies of previous content are removed next, and nothing can be undone from here |
  * | any        | (ended)     | the old key handled, refused before anything was made, or undone |
  *
  * No key is ever deactivated or deleted before its successor reached `delivered`. Entries of
@@ -28,7 +29,7 @@ export const OldKeyActionSchema = z.enum(['deactivate', 'delete', 'keep']);
 export type OldKeyAction = z.infer<typeof OldKeyActionSchema>;
 
 /** The states of a rotation (the module's table; `stored` only in an older keydeck's management entries). */
-export const RotationStateSchema = z.enum(['creating', 'created', 'delivered', 'stored']);
+export const RotationStateSchema = z.enum(['creating', 'created', 'delivered', 'ending', 'stored']);
 /** See {@link RotationStateSchema}. */
 export type RotationState = z.infer<typeof RotationStateSchema>;
 
@@ -87,7 +88,8 @@ export function rotationRecordPath(dataDir: string): string {
 export const ROTATION_TRANSITIONS: Readonly<Record<RotationState, readonly RotationState[]>> = {
   creating: ['created'],
   created: ['creating', 'delivered'],
-  delivered: [],
+  delivered: ['ending'],
+  ending: [],
   stored: [],
 };
 

@@ -41,6 +41,8 @@ const successorLost = 'its successor never reached every destination, and its va
 export function eventPhrases(event: OperationEvent, face: Face): string[] {
   const e = event;
   switch (e.type) {
+    case 'begun':
+      return [];
     case 'minted':
       if (e.kind === 'mgmt-rotate') return [`Created the management key "${e.key.name}" (${e.key.keyPrefix}…).`];
       if (e.kind === 'rotate') return face === 'cli' ? [`Created the successor "${e.key.name}" (id ${e.key.id ?? 'unknown'}).`] : [];
@@ -79,6 +81,8 @@ export function eventPhrases(event: OperationEvent, face: Face): string[] {
       const which = e.kind === 'rotate' ? 'successor' : 'key';
       return [e.deleted ? `deleted the earlier ${which} ${e.id}, whose value was lost` : `kept the earlier ${which} ${e.id}, whose value was lost: a command may hold it; ${deleteIt(e.id, face)} once nothing ${e.kind === 'rotate' ? 'uses' : 'needs'} it`];
     }
+    case 'complete':
+      return [`the ${e.kind === 'rotate' ? 'rotation' : 'creation'} of "${e.name}" had ended (its copies of previous content were being removed): nothing is left to undo`];
     case 'nothing_to_undo':
       return [face === 'cli' ? `Undone: nothing of "${e.name}" was left to undo.` : 'undone'];
     case 'rotation_started':
@@ -268,7 +272,8 @@ function stoppedWhere(u: UnfinishedView): string {
   if (u.kind === 'creation') {
     if (u.op.state === 'creating') return 'while the key was being created';
     if (u.op.state === 'showing') return 'while the new key was shown';
-    if (u.op.state === 'delivered') return 'after the new key reached every destination, before its copies were cleaned up';
+    if (u.op.state === 'delivered') return 'after the new key reached every destination, before it was cleaned up';
+    if (u.op.state === 'ending') return 'once it was done, while its copies of previous content were being removed';
     return 'before the new key reached every destination';
   }
   if (u.kind === 'mgmt') {
@@ -284,6 +289,8 @@ function stoppedWhere(u: UnfinishedView): string {
       return management ? 'after the new management key was created, before it was stored' : 'before its successor reached every destination';
     case 'delivered':
       return 'after its successor was delivered, before the old key was handled';
+    case 'ending':
+      return 'once the old key was handled, while its copies of previous content were being removed';
     default:
       return 'after the new management key was stored, before the old one was deleted';
   }

@@ -80,7 +80,11 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
 
   /** Drives the machine, its events as the dialog's lines (a new key said on the status line). */
   const driveWith = async (labelWords: string, start: { op: KeyOperation } | { plan: CreatePlan }, mode: 'run' | 'finish', lines: string[]) => {
-    const emit = (e: OperationEvent) => (e.type === 'minted' ? flash(statusWords(e), 'ok') : lines.push(...eventLines(e)));
+    const emit = (e: OperationEvent) => {
+      if (e.type === 'begun') driven.current = e.id;
+      else if (e.type === 'minted') flash(statusWords(e), 'ok');
+      else lines.push(...eventLines(e));
+    };
     return run(labelWords, () => drive(createKeyMachine, { ...ops!.creations, emit }, start, mode, {}), { quiet: true });
   };
 

@@ -131,7 +131,7 @@ export function PendingRotations(props: PendingRotationsProps) {
   return (
     <Dialog title={current.kind === 'rotation' ? 'A rotation was interrupted' : 'A key creation was interrupted'} {...area}>
       <Text wrap="wrap">{visible(unfinishedWords(current.kind === 'rotation' ? { kind: 'rotation', op: current.rotation } : { kind: 'creation', op: current.op }, 'tui'))}</Text>
-      {((current.kind === 'rotation' && current.rotation.state !== 'delivered') || (current.kind === 'creation' && current.op.state !== 'showing' && current.op.state !== 'delivered')) && (
+      {['creating', 'created'].includes(current.kind === 'rotation' ? current.rotation.state : current.op.state) && (
         <Text wrap="wrap">Finishing reads its destinations first: a file that holds the new key gives it back; otherwise its value is gone (keydeck never stores a key), so a new one is made and delivered, and the unfinished one deleted after.</Text>
       )}
       {pending!.length > 1 && <Text color={theme.muted}>{`${pending!.length - 1} more after this one.`}</Text>}

@@ -79,7 +79,10 @@ export function RotateFlow(props: RotateFlowProps) {
     if (!ops) return props.onDone();
     setStep({ kind: 'working', label: labelWords });
     const lines = [...before];
-    const emit = (e: OperationEvent) => lines.push(...eventLines(e));
+    const emit = (e: OperationEvent) => {
+      if (e.type === 'begun') driven.current = e.id;
+      else lines.push(...eventLines(e));
+    };
     const r = await run(labelWords, () => drive(rotateKeyMachine, { ...ops.rotations, emit }, start, mode, input), { quiet: true });
     if (!r.ok) return fail(r.error);
     settle(r.value, lines);
