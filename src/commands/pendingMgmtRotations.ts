@@ -5,7 +5,8 @@
  * words of src/operations/wording.ts. Read before the consumption-key record
  * (./pendingRotations.ts): it takes over the management entries an earlier keydeck kept there.
  */
-import { unfinishedMgmtRotations, unfinishedWords } from '../operations/index.js';
+import { unfinishedMgmtRotations } from '../operations/queries.js';
+import { unfinishedWords } from '../operations/wording.js';
 import { visible } from '../terminal/sanitize.js';
 
 /** The sentences for the unfinished management-key rotations of `profile` at `origin` (a record that cannot be read: one sentence saying so). */

@@ -4,7 +4,8 @@
  * (src/operations/queries.ts) is named on stderr with the two commands that finish or undo it, in
  * the words of src/operations/wording.ts.
  */
-import { unfinishedCreations, unfinishedRotations, unfinishedWords } from '../operations/index.js';
+import { unfinishedCreations, unfinishedRotations } from '../operations/queries.js';
+import { unfinishedWords } from '../operations/wording.js';
 import { visible } from '../terminal/sanitize.js';
 
 /** The sentences for the unfinished rotations of `profile` at `origin` (a record that cannot be read: one sentence saying so). */

@@ -44,12 +44,12 @@ function operationImports(file: string): string[] {
  */
 const NOT_ON_THE_KIT = ['autoTopUp', 'autoTopUpRunner'];
 
-/** What the faces may import of src/operations: its entry, its wording table, its event types. */
-const FACE_MAY_IMPORT = ['index', 'wording', 'events', ...NOT_ON_THE_KIT];
+/** What the faces may import of src/operations: its entry, its read-only queries, its wording table, its event types. */
+const FACE_MAY_IMPORT = ['index', 'queries', 'wording', 'events', ...NOT_ON_THE_KIT];
 
 /** The rules, as docs/architecture.md states them. */
 const RULES = {
-  faces: 'no file under `src/tui/` or `src/commands/` runs an operation\'s steps: of `src/operations/` they import only its entry (`index.ts`), its wording table (`wording.ts`) and its event types (`events.ts`)',
+  faces: 'no file under `src/tui/` or `src/commands/` runs an operation\'s steps: of `src/operations/` they import only its entry (`index.ts`), its read-only queries (`queries.ts`), its wording table (`wording.ts`) and its event types (`events.ts`)',
   entry: 'the entry of `src/operations/` exports no step: of `mint.ts` and `targets.ts` only types, of `kit.ts` only `drive`, `OperationError` and `stepFailpointsFrom`',
   records: 'every record of an operation is the kit\'s (`MachineRecord`, with its table of moves): no other module of `src/operations/` reads or writes a record file itself',
   commands: 'below the faces, only the wording table of the operations names a keydeck command: no string of `src/operations/`, `src/delivery/` or `src/credentials/` does',
