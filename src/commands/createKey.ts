@@ -138,6 +138,7 @@ async function takeUp(ctx: KeyOperationContext, op: KeyOperation, json: boolean)
 
 /** After a failed create: when the creation is still recorded, the key may exist; the two ways out are named. */
 async function mayExist(ctx: KeyOperationContext, name: string, subscriptionId: string | undefined): Promise<void> {
+  // An unreadable record says nothing more here: the failure itself is said next.
   if ((await ctx.record.list().catch(() => [])).some((o) => o.name === name && o.subscriptionId === subscriptionId && o.state === 'creating')) {
     warn(`the key "${visible(name)}" may have been created: \`${visible(createCommand(name, 'finish'))}\` finds it and puts a new one in its place (its value is not known), \`${visible(createCommand(name, 'undo'))}\` deletes it`);
   }

@@ -164,6 +164,7 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
 
 /** After a failed create: when the rotation is still recorded, the successor may exist; the two ways out are named. */
 async function mayExist(ctx: RotationContext, oldId: string): Promise<void> {
+  // An unreadable record says nothing more here: the failure itself is said next.
   if ((await ctx.record.list().catch(() => [])).some((r) => r.old.id === oldId && r.state === 'creating')) {
     warn(`the successor may have been created: \`keydeck keys rotate --finish ${oldId}\` finds it and goes on with a new one, \`keydeck keys rotate --undo ${oldId}\` deletes it; the old key is untouched`);
   }

@@ -166,6 +166,7 @@ function mintStep<Op extends MintOp, Ctx extends MintContext>(cfg: MintConfig<Op
         }
         let id = salvaged.id;
         if (id === undefined) {
+          // A list that cannot be read leaves the id unknown: the warning says so.
           const found = madeBy(cfg, op, await ctx.client.keys.list().catch(() => []));
           if (found.length === 1) id = found[0]!.id;
         }

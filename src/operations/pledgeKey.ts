@@ -40,6 +40,7 @@ export function pledgeMine(op: Pick<KeyOperation, 'name' | 'subscriptionId'>, ke
  * @throws OperationError `mint_refused` (nothing was sent)
  */
 export async function pledgeMintCheck(ctx: PledgeContext, subscriptionId: string, own: readonly string[]): Promise<void> {
+  // Unreadable, each is left out of the check: the service then decides (its refusal is a failure of its own).
   const [status, keys] = await Promise.all([ctx.client.billing?.status().catch(() => undefined), ctx.client.keys.list().catch(() => [])]);
   const refusal = mintRefusalOf(
     subscriptionId,

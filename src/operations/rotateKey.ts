@@ -109,6 +109,7 @@ const CONFIG: MintConfig<Rotation, RotationContext> = {
   deliveredPatch: (op) => ({ deliveredAt: new Date().toISOString(), ...(op.graceMs !== undefined && { graceUntil: new Date(Date.now() + op.graceMs).toISOString() }) }),
   async keepOnUndo(ctx, op, id) {
     const name = keptName(op.successor.name);
+    // The rename only tells the kept key apart; refused, the key is kept and named all the same.
     if (name !== op.successor.name) await ctx.client.keys.update(id, { name }).catch(() => undefined);
     return name;
   },
@@ -224,6 +225,7 @@ export const rotateKeyMachine: Machine<Rotation, RotationContext, RotationPlan, 
     if (cleanup) return 'stop' in cleanup ? { stop: cleanup.stop } : cleanup;
     const to = op.old.rotatedName;
     if (to !== undefined && !memo.done.has('rename-old')) {
+      // Unreadable, the names are left for the finish: the handover still runs.
       const old = (await listedKeys(ctx, memo).catch(() => [])).find((k) => k.id === op.old.id);
       if (old && old.name !== to) {
         return {

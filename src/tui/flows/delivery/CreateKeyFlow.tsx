@@ -138,6 +138,7 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
       return props.onDone(s.created.id);
     }
     flash('the full key is gone from the screen; the list shows its name only', 'ok');
+    // The key is with the user: a failure to clear the record leaves it `showing`, named at the next start.
     if (ops) void drive(createKeyMachine, ops.creations, { op: s.op }, 'run', { shown: true }).catch(() => undefined);
     props.onDone(s.created.id);
   };
