@@ -132,7 +132,7 @@ export function recordsLeft(w: KeyWorld): string[] {
     const p = path.join(w.dataDir, file);
     if (!existsSync(p)) continue;
     const entries = (JSON.parse(readFileSync(p, 'utf8')) as Record<string, unknown[]>)[field] ?? [];
-    for (const e of entries) left.push(`${file}: ${(e as { stage?: string }).stage ?? '?'}`);
+    for (const e of entries) left.push(`${file}: ${(e as { state?: string }).state ?? '?'}`);
   }
   return left;
 }
