@@ -62,6 +62,12 @@ export interface KeydeckClientOptions {
    * the service sent in an answer that does not create them, dropped unseen.
    */
   onNotice?: (notice: ClientNotice) => void;
+  /**
+   * Set for a read-only profile (src/config/profileMarks.ts): every POST, PUT and DELETE is refused
+   * before anything is sent, a `read_only` KeydeckApiError whose sentence gives this clause as the
+   * reason (`the profile "prod" is read-only (readOnly in …)`). Reads are sent as usual.
+   */
+  readOnly?: string;
 }
 
 /**

@@ -25,6 +25,7 @@ import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { parseKeyName } from './input.js';
 import { deliveryJson, deliveryPlanOf, printOutcomes, say, type DeliveryFlags, type DeliveryPlan } from './keyDelivery.js';
 import { askLine, canPrompt, ExitCode, fail, openSession, printLine, warn, type ExitCodeValue, type GlobalOptions, type Session, recordExit } from './output.js';
+import { ensureCanChange } from './changeGuard.js';
 import { durationFlag, handover, oldActionFlag, type HandoverFlags } from './rotateHandover.js';
 
 /** The flags of `keys rotate`. */
@@ -54,6 +55,7 @@ type ResumeOptions = Parameters<typeof handover>[2] & { oldAction?: Rotation['ol
  */
 export async function keysRotate(globals: GlobalOptions, idOrName: string | undefined, flags: RotateFlags, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   if (flags.finish && flags.undo) fail(ExitCode.usage, 'invalid_request: --finish and --undo cannot be given together');
+  await ensureCanChange(globals, 'rotate a key', deps.session?.env);
   if (idOrName !== undefined) idOrName = checkKeyRef(idOrName);
   const oldAction = oldActionFlag(flags.old);
   const idleForMs = flags.idleFor !== undefined ? durationFlag('--idle-for', flags.idleFor) : DEFAULT_IDLE_FOR_MS;
