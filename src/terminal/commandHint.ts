@@ -44,6 +44,8 @@ export function commandHint(command: string, flags: readonly string[] = runHintF
 /**
  * `text` with `flags` (default the run's) added to every hint of a service command in it that does
  * not have them yet, outside quoted text: `run keydeck keys list` → `run keydeck --sandbox keys list`.
+ * A hint that names a service itself (`keydeck auth login --profile x --base-url URL`: how to make
+ * a profile for another service) is left as it is: `--sandbox` and `--base-url` do not go together.
  */
 export function withHintFlags(text: string, flags: readonly string[] = runHintFlags()): string {
   if (flags.length === 0 || !text.includes('keydeck')) return text;
@@ -52,7 +54,10 @@ export function withHintFlags(text: string, flags: readonly string[] = runHintFl
     .map((part, i) =>
       i % 2 === 1
         ? part
-        : part.replace(HINT, (match: string, given: string) => {
+        : part.replace(HINT, (match: string, given: string, at: number, whole: string) => {
+            // A hint that names its own service (`… --base-url URL`) is about another one: as it is.
+            const rest = /^[^`;)\n]*/.exec(whole.slice(at + match.length))![0];
+            if (/(^|\s)--base-url(\s|=|$)/.test(`${given} ${rest}`)) return match;
             const missing = flags.filter((flag) => !new RegExp(`(^|\\s)${flag}(\\s|=|$)`).test(given));
             return missing.length === 0 ? match : `keydeck ${missing.join(' ')}${match.slice('keydeck'.length)}`;
           }),

@@ -25,6 +25,8 @@ describe('withHintFlags', () => {
       'run `keydeck --sandbox keys list`',
       'Deleted the key "keydeck keys list" (id k_1).',
       'the keydeck keyring',
+      // A hint about another service: --sandbox and --base-url do not go together.
+      'no such profile "x": `keydeck auth login --profile x --base-url URL` creates it',
     ]) {
       expect(withHintFlags(text, SANDBOX)).toBe(text);
     }
