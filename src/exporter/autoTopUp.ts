@@ -12,6 +12,7 @@ import { hostOf } from '../api/baseUrl.js';
 import type { CreditBalance } from '../api/schemas.js';
 import type { TopUpJournal } from '../billing/journal.js';
 import { pauseAutoTopUpPolicy, readAutoTopUpPolicy } from '../config/config.js';
+import { readOnlyReason, readOnlyRefusal } from '../config/profileMarks.js';
 import type { AccountMetrics } from '../metrics/account.js';
 import { AutoTopUpMetrics } from '../metrics/autoTopUp.js';
 import type { AutoTopUpClient, AutoTopUpOutcome } from '../operations/autoTopUp.js';
@@ -25,6 +26,8 @@ export interface AutoTopUpProfile {
   readonly baseUrl?: string | undefined;
   readonly topUpMethods?: Readonly<Partial<Record<'card_checkout' | 'card_direct' | 'usdc', string>>> | undefined;
   readonly autoTopUp?: AutoTopUpPolicy | undefined;
+  /** Marked `readOnly` (src/config/profileMarks.ts): never charged; said once in the log. */
+  readonly readOnly?: boolean | undefined;
 }
 
 /** What every profile's auto top-up shares (absent without `--auto-topup`). */
@@ -88,6 +91,14 @@ export class AutoTopUpDriver {
     try {
       if (profile.baseUrl === undefined) {
         this.#metrics.state(undefined);
+        return;
+      }
+      // A read-only profile is never charged (the one check of src/config/profileMarks.ts); said once.
+      if (profile.readOnly === true) {
+        this.#metrics.state(undefined);
+        const msg = readOnlyRefusal(readOnlyReason({ name: profile.name, readOnly: { by: 'profile' }, configPath: this.#ctx.configPath })!, 'act on auto top-up');
+        if (msg !== this.#lastSaid) this.#log.info('autotopup_skipped', { ...fields, reason: 'read_only', msg });
+        this.#lastSaid = msg;
         return;
       }
       const step = await this.#runnerOf({ ...profile, baseUrl: profile.baseUrl }).afterReading(client, credits);
