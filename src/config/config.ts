@@ -12,7 +12,8 @@
  *   "profiles": { "default": { "baseUrl": "https://…", "pollIntervalSeconds": 15, "alertBelowUsd": 5, "confirmAboveUsd": 500,
  *     "runawayFactor": 5, "runawayFloorUsdPerHour": 1, "chainRpc": "https://mainnet.base.org", "chainChecks": true,
  *     "topUpMethods": { "card_checkout": "stripe", "card_direct": "stripe_direct" },
- *     "autoTopUp": { "belowUsd": 20, "amountUsd": 30, "maxPerDayUsd": 60, "maxPerMonthUsd": 300, "since": "…" } } } }
+ *     "autoTopUp": { "belowUsd": 20, "amountUsd": 30, "maxPerDayUsd": 60, "maxPerMonthUsd": 300, "since": "…" },
+ *     "guardrails": { "appliedAt": "…", "rules": [{ "name": "web", "budget": { "limitUsd": 5, "period": "day", "action": "disable" } }] } } } }
  * ```
  * A broken file is never overwritten without a backup (`config.json.bak-<timestamp>`).
  */
@@ -24,6 +25,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { UnsafePathError, writeFileAtomically } from './atomic.js';
 import { AutoTopUpPolicySchema, type AutoTopUpPolicy } from './autoTopUp.js';
+import { GuardrailsSchema } from './guardrailRules.js';
 import { describeJsonSyntaxError } from './json.js';
 import { withConfigLock } from './lock.js';
 import { PROFILE_NAME } from './profileNames.js';
@@ -87,6 +89,8 @@ export const ProfileConfigSchema = z.strictObject({
   chainChecks: z.boolean().optional(),
   /** The auto top-up policy (issue 47, ./autoTopUp.ts): absent, none. */
   autoTopUp: AutoTopUpPolicySchema.optional(),
+  /** The per-key guardrails `keydeck apply` stored (./guardrailRules.ts): absent, none. */
+  guardrails: GuardrailsSchema.optional(),
 });
 export type ProfileConfig = z.infer<typeof ProfileConfigSchema>;
 

@@ -13,4 +13,5 @@ export * from './profile.js';
 export * from './json.js';
 export * from './timeout.js';
 export * from './autoTopUp.js';
+export * from './guardrailRules.js';
 export * from './profileNames.js';
