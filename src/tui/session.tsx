@@ -78,6 +78,7 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
       confirmAboveUsd: profile.confirmAboveUsd,
       runawayFactor: profile.runawayFactor,
       runawayFloorUsdPerHour: profile.runawayFloorUsdPerHour,
+      ...(profile.guardrails !== undefined && { guardrails: profile.guardrails.rules }),
     },
     target,
     // Once per service for the session: the USDC step's watch and each verify share the answer
