@@ -37,7 +37,7 @@ const patterns = new Map<string, RegExp>();
 export function matchesName(pattern: string, name: string): boolean {
   let re = patterns.get(pattern);
   if (!re) {
-    re = new RegExp(`^${[...pattern].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[\\^$.+()[\]{}|/-]/g, '\\$&'))).join('')}$`, 'su');
+    re = new RegExp(`^${[...pattern].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[\\^$.+()[\]{}|]/g, '\\$&'))).join('')}$`, 'su');
     if (patterns.size < 1000) patterns.set(pattern, re);
   }
   return re.test(name);

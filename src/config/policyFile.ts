@@ -50,7 +50,7 @@ export class PolicyFileError extends Error {
 }
 
 /** `90d`, `12h`, `2w`: a duration with its unit, in seconds (at least a minute). */
-const Duration = z.string().transform((text, ctx) => {
+const Duration = z.string({ error: 'must be a duration with its unit, such as 90d, 12h or 2w' }).transform((text, ctx) => {
   const ms = /[a-z]/i.test(text) ? parseDuration(text.trim()) : null;
   const seconds = ms === null || ms === undefined ? Number.NaN : Math.round(ms / 1000);
   if (!Number.isFinite(seconds) || seconds < 60 || seconds > MAX_RULE_SECONDS) {
@@ -173,7 +173,7 @@ export function parsePolicy(text: string, file: string): Omit<PolicyFile, 'path'
   const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
-    const at = e.linePos?.[0];
+    const at = lines.linePos(e.pos[0]);
     throw new PolicyFileError('policy_invalid', `${file}${at ? `:${at.line}:${at.col}` : ''}: not YAML or JSON (${e.code.toLowerCase().replace(/_/g, ' ')})`);
   }
   const raw = doc.toJS({ maxAliasCount: 100 }) as unknown;
