@@ -15,6 +15,7 @@ import {
   guardrailContext,
   keyOperationContext,
   OperationDrivers,
+  OperationError,
   rotationContext,
   stepFailpointsFrom,
   type AppliedChange,
@@ -25,7 +26,7 @@ import {
 import { onGuardrailEnvironment, runUserHook } from '../terminal/notify.js';
 import { visible } from '../terminal/sanitize.js';
 import { printData, type CommandDeps } from './api-command.js';
-import { deliveryJson, renderEvent } from './keyDelivery.js';
+import { deliveryJson, operationFailure, renderEvent } from './keyDelivery.js';
 import { askLine, canPrompt, ExitCode, fail, printLine, printProblem, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { changeLine, guardrailWords, openPolicyRun, planJson, planText, type PolicyFlags, type PolicyRun } from './policy.js';
 import { ensureCanConfirm } from './confirm.js';
@@ -66,6 +67,9 @@ export async function policyApply(globals: GlobalOptions, flags: ApplyFlags, dep
       if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was changed');
     }
     return await make(run, flags, drivers, canShow);
+  } catch (err) {
+    // Stopped by the kit's failpoint (crash walks): said as every operation says it.
+    return err instanceof OperationError ? operationFailure(err) : Promise.reject(err);
   } finally {
     drivers.releaseAll();
     run.close();

@@ -15,7 +15,7 @@ import type { AutoTopUpPolicy } from '../config/autoTopUp.js';
 import { originOf } from '../credentials/index.js';
 import { DeliveryRecord } from '../delivery/deliveryRecord.js';
 import { describeDestination, type Destination } from '../delivery/destinations.js';
-import { destinationsOf as declaredDestinations, guardrailEntries, guardrailWords, planPolicy, unfinishedCreations, type GuardrailFigures, type PolicyChange, type PolicyNote, type PolicyPlan } from '../operations/index.js';
+import { destinationsOf as declaredDestinations, guardrailEntries, guardrailWords, planPolicy, unfinishedCreations, unfinishedRotations, type GuardrailFigures, type PolicyChange, type PolicyNote, type PolicyPlan } from '../operations/index.js';
 import { visible } from '../terminal/sanitize.js';
 import type { CommandDeps } from './api-command.js';
 import { ExitCode, fail, openSession, type GlobalOptions, type Session } from './output.js';
@@ -88,6 +88,7 @@ export async function openPolicyRun(globals: GlobalOptions, flags: PolicyFlags, 
       scope,
       figures,
       creations: await unfinishedCreations(dir, scope),
+      rotations: await unfinishedRotations(dir, scope, { all: true }),
       entries: await guardrailEntries(dir, scope),
       recalled,
     });
@@ -139,6 +140,7 @@ export function changeLine(c: PolicyChange): string {
       const d = c.decision;
       const why = d.budget ? `${usd(d.budget.spentUsd)} of its ${usd(d.budget.rule.limitUsd)} budget` : d.deadline ? (d.deadline.kind === 'age' ? 'older than its maxAge' : 'past its expiresIn') : 'its period ended';
       if (d.change === 'enable') return `+ enable ${name(d.key.name)}: its guardrail's period ended`;
+      if (d.change === 'rotate' && d.entry?.state === 'rotating') return `~ finish the rotation of ${name(d.key.name)} (${why}; interrupted)`;
       if (d.change === 'rotate') return `~ rotate ${name(d.key.name)}: ${why}; its successor → ${(d.input.destinations ?? []).map(describeDestination).join(', ')}, the old key deactivated`;
       return `- disable ${name(d.key.name)}: ${why}${d.budget ? `; back at ${d.plan.periodEnd?.slice(0, 16).replace('T', ' ')} UTC` : ''}`;
     }

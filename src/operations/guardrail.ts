@@ -110,7 +110,7 @@ function keyStep(ctx: GuardrailContext, op: GuardrailEntry, memo: GuardrailMemo,
   });
 }
 
-/** The rotation of `key` to `destinations`, driven to its end; its outcome in the guardrail's words. */
+/** The rotation of `key` to `destinations` (or the one under way taken up), driven to its end; its outcome in the guardrail's words. */
 async function rotate(rctx: RotationContext, key: ConsumptionKey, keys: readonly ConsumptionKey[], destinations: readonly Destination[]): Promise<{ ok: true; successor: string } | { ok: false }> {
   const pending = pendingRotationOf((await rctx.record.list({ profile: rctx.profile, origin: rctx.origin })).filter((r) => r.kind === 'consumption'), keys, key.id);
   let outcome: RotateOutcome = pending
@@ -188,12 +188,16 @@ export const guardrailMachine: Machine<GuardrailEntry, GuardrailContext, Guardra
   },
 };
 
-/** `rotating`: the rotation, or its fallback when it cannot be made. */
-function rotatingNext(ctx: GuardrailContext, op: GuardrailEntry, memo: GuardrailMemo, key: ConsumptionKey, keys: readonly ConsumptionKey[], over: boolean): Next<GuardrailEntry, GuardrailOutcome> {
+/** `rotating`: the rotation (one under way taken up first), or its fallback when it cannot be made. */
+async function rotatingNext(ctx: GuardrailContext, op: GuardrailEntry, memo: GuardrailMemo, key: ConsumptionKey, keys: readonly ConsumptionKey[], over: boolean): Promise<Next<GuardrailEntry, GuardrailOutcome>> {
   const input = memo.input;
-  if (over || op.said.includes('rotated') || !key.isActive) return { step: endStep(ctx, op) };
+  if (op.said.includes('rotated')) return { step: endStep(ctx, op) };
+  const rctx = ctx.rotation;
+  // A rotation of the key under way (this entry's, interrupted) is finished whatever else holds.
+  const pending = rctx && (await memo.observe('rotation', async () => pendingRotationOf((await rctx.record.list({ profile: rctx.profile, origin: rctx.origin })).filter((r) => r.kind === 'consumption'), keys, key.id)));
+  if (!pending && (over || !key.isActive)) return { step: endStep(ctx, op) };
   const destinations = input.destinations ?? [];
-  if (!ctx.rotation || destinations.length === 0) {
+  if (!pending && (!rctx || destinations.length === 0)) {
     // Nowhere to put a successor: a budget disables the key instead (the next turn, from
     // `watching` at the limit), `maxAge` flags it.
     const fallback = op.rule === 'budget' ? 'disable' : 'flag';
@@ -206,8 +210,7 @@ function rotatingNext(ctx: GuardrailContext, op: GuardrailEntry, memo: Guardrail
       }),
     };
   }
-  if (memo.done.has('rotate')) return { stop: { kind: 'idle', entry: op } };
-  const rctx = ctx.rotation;
+  if (memo.done.has('rotate') || !rctx) return { stop: { kind: 'idle', entry: op } };
   return {
     step: step('rotate', () => rotate(rctx, key, keys, destinations), async (result) => {
       const r = result as Awaited<ReturnType<typeof rotate>>;

@@ -62,7 +62,8 @@ export function expected(entry: GuardrailEntry | undefined, plan: GuardrailPlan,
   if (state === 'enabling' || (state === 'disabled' && over && reenable)) return !key.isActive ? { change: 'enable', says: ['enabled'] } : { says: [] };
   if (over || state === 'overridden' || state === 'disabled') return { says: state === 'disabled' && key.isActive ? ['overridden'] : [] };
   if (state === 'disabling') return key.isActive ? { change: 'disable', says: ['disabled'] } : { says: [] };
-  if (state === 'rotating') return key.isActive ? { change: (input.destinations ?? []).length > 0 ? 'rotate' : plan.rule === 'budget' ? 'disable' : undefined, says: [] } : { says: [] };
+  // An interrupted rotation is taken up whatever the key's state now (it is in the rotation's record).
+  if (state === 'rotating') return { change: 'rotate', says: [] };
   if (!key.isActive) return { says: [] };
   const says = (input.crossed ?? []).map(String).filter((t) => !said.includes(t));
   if (input.warning && !input.atLimit && !said.includes('warning')) says.push('warning');

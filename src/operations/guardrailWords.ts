@@ -44,7 +44,7 @@ export function guardrailPhrase(n: GuardrailNotice): string {
     case 'overridden':
       return `${key} was enabled again by hand: its guardrail leaves it alone until ${utcWords(n.until)}`;
     case 'rotated':
-      return `rotated ${key} (${n.rule === 'age' ? deadline(n, true) : `it spent ${spent(n)}`}): its successor "${n.successor ?? n.key.name}" is in place, the old key deactivated`;
+      return `rotated ${key} (${n.rule === 'age' ? `older than its maxAge since ${utcWords(n.until)}` : `it spent ${spent(n)}`}): its successor "${n.successor ?? n.key.name}" is in place, the old key deactivated`;
     case 'rotate_failed':
       return `the rotation of ${key} did not reach every destination: the old key still works, and the rotation stays recorded`;
     case 'no_destination':

@@ -22,6 +22,7 @@ import { DeliveryError, parseCommandDestination, parseFileDestination, type Dest
 import type { GuardrailEntry } from './guardrailRecord.js';
 import { guardrailDecisions, type GuardrailDecision, type GuardrailFigures } from './guardrailPass.js';
 import type { KeyOperation } from './keyOperationRecord.js';
+import type { Rotation } from './rotationRecord.js';
 
 /** One change of a plan. */
 export type PolicyChange =
@@ -96,6 +97,8 @@ export interface PolicyWorld {
   readonly entries: readonly GuardrailEntry[];
   /** Where keydeck delivered a key (a rotation of a key the file gives no destination). */
   readonly recalled?: ReadonlyMap<string, readonly Destination[]>;
+  /** The unfinished rotations of consumption keys (a successor shares its old key's name until it is handed over). */
+  readonly rotations?: readonly Rotation[];
 }
 
 /** The rules a policy file declares: its keys (by name), then its patterns, in its order. */
@@ -126,9 +129,15 @@ export function destinationsOf(file: PolicyFile, name: string, env: NodeJS.Proce
   return (key?.to ?? []).map((d) => ('file' in d ? parseFileDestination(d.file, { cwd: file.dir, env }) : parseCommandDestination(d.command, { env })));
 }
 
-/** The key of the service that a declared `name` is: the one active key of that name, else its newest inactive one. */
-function found(keys: readonly ConsumptionKey[], name: string, now: number): { key?: ConsumptionKey; ambiguous?: ConsumptionKey[] } {
+/**
+ * The key of the service that a declared `name` is: the old key of a rotation under way (its
+ * successor, made and not yet handed over, has the same name), else the one active key of that
+ * name, else its newest inactive one.
+ */
+function found(keys: readonly ConsumptionKey[], name: string, now: number, rotations: readonly Rotation[]): { key?: ConsumptionKey; ambiguous?: ConsumptionKey[] } {
   const named = keys.filter((k) => k.name === name && keyStatus(k, now) !== 'expired');
+  const rotating = named.find((k) => rotations.some((r) => r.old.id === k.id));
+  if (rotating) return { key: rotating };
   const active = named.filter((k) => k.isActive);
   if (active.length > 1) return { ambiguous: active };
   if (active.length === 1) return { key: active[0]! };
@@ -172,7 +181,7 @@ export function planPolicy(file: PolicyFile, world: PolicyWorld, now = new Date(
       changes.push({ kind: 'finish', name: declared.name, op: creation });
       continue;
     }
-    const { key, ambiguous } = found(keys, declared.name, world.figures.now);
+    const { key, ambiguous } = found(keys, declared.name, world.figures.now, world.rotations ?? []);
     if (ambiguous) {
       problems.push({ name: declared.name, sentence: `${ambiguous.length} active keys are named "${declared.name}" (${ambiguous.map((k) => k.id).join(', ')}): keydeck cannot tell which one the file declares; rename or delete the others` });
       continue;
