@@ -100,9 +100,9 @@ export class GuardrailDriver {
       });
       const pass = await runGuardrailPass(ctx, figures, async (key) => (await deliveries.recall({ ...scope, keyId: key.id })) ?? []);
       for (const f of pass.failed) this.#log.warn('guardrail_failed', { ...fields, key_name: f.name, msg: f.error instanceof Error ? f.error.message : String(f.error) });
+      // The record says which keys a guardrail has off (the watcher's key list is a minute old at most).
       const entries = await guardrailEntries(dataDir, scope);
-      const listed = figures.keys;
-      const disabled = listed.filter((k) => !k.isActive && guardrailMark(entries, k.id) !== undefined);
+      const disabled = [...new Map(entries.filter((e) => guardrailMark(entries, e.keyId) !== undefined).map((e) => [e.keyId, { id: e.keyId, name: e.keyName }])).values()];
       this.#metrics.budgets(
         guardrailViews(figures).flatMap((v) => (v.budget ? [{ id: v.key.id, name: v.key.name, budget: v.budget }] : [])),
         disabled,
