@@ -29,9 +29,9 @@ export interface KeyBudgets {
   readonly markOf: (key: ConsumptionKey) => GuardrailMark | undefined;
 }
 
-/** The budget cell of a row: `███░░ 64%`, `off: budget` for a key a guardrail disabled, '' without a budget. */
+/** The budget cell of a row: `███░░ 64%`, `off:budget` for a key a guardrail disabled (`off:expiry`, `off:age`), '' without a budget. */
 export function budgetCell(view: BudgetView | undefined, mark: GuardrailMark | undefined): string {
-  if (mark) return mark.reason === 'budget' ? 'off: budget' : mark.reason === 'expiry' ? 'off: expiry' : 'off: age';
+  if (mark) return `off:${mark.reason === 'budget' ? 'budget' : mark.reason}`;
   if (!view) return '';
   return `${budgetBar(view.ratio, 5)} ${percentWords(view.ratio).replace(' ', '')}`;
 }
@@ -59,14 +59,16 @@ function tightBudget(view: BudgetView): string {
  * deadline near or passed. The longest form that fits `width` cells.
  */
 export function budgetLine(view: BudgetView | undefined, due: readonly DeadlineView[], mark: GuardrailMark | undefined, now: number, width = Number.POSITIVE_INFINITY): string | undefined {
-  const off = mark && `disabled by its ${mark.reason === 'budget' ? 'budget' : mark.reason === 'expiry' ? 'expiresIn' : 'maxAge'}${mark.until !== null ? ` until ${utcTime(Date.parse(mark.until))} (space enables it now)` : ''}`;
+  const rule = mark && (mark.reason === 'budget' ? 'budget' : mark.reason === 'expiry' ? 'expiresIn' : 'maxAge');
+  const off = mark && `disabled by its ${rule}${mark.until !== null ? ` until ${utcTime(Date.parse(mark.until))} (space enables it now)` : ''}`;
+  const tightOff = mark && `off by its ${rule}${mark.until !== null ? ` till ${utcTime(Date.parse(mark.until)).slice(5)}` : ''} · space enables it`;
   const near = due.filter((d) => d.state !== 'ok').map((d) => deadlineWords(d, now));
   if (!off && !view && near.length === 0) return undefined;
   const forms = [
     [off, view && budgetWords(view, now), ...near],
     [off, view && shortBudget(view, now), ...near],
     [off ?? (view && shortBudget(view, now)), ...near],
-    [off ?? (view && tightBudget(view)), ...near],
+    [tightOff ?? (view && tightBudget(view)), ...near],
   ].map((parts) => `budget: ${parts.filter((p): p is string => p !== undefined).join(' · ')}`);
   return forms.find((f) => displayWidth(f) <= width) ?? forms[forms.length - 1];
 }
