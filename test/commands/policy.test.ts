@@ -76,6 +76,10 @@ describe('a budget that disables', () => {
       const listed = JSON.parse((await w.run(['keys', 'list', '--json'])).stdout).find((k: { name: string }) => k.name === 'web');
       expect(listed).toMatchObject({ isActive: false, guardrail: { reason: 'budget', limitUsd: 5, period: 'day', until: new Date(midnight).toISOString() } });
       expect(await w.works(key)).toBe(false);
+      const shown = await w.run(['keys', 'show', 'web']);
+      expect(shown.stdout).toMatch(/^guardrail\s+disabled by its budget until \d{4}-\d\d-\d\d 00:00 UTC \(keydeck keys enable \S+ brings it back now\)$/m);
+      expect(shown.stdout).toMatch(/^guardrail\s+budget: \$6\.00 of \$5\.00 today \(120 %\); at the limit it disables the key until the period ends; resets/m);
+      expect(JSON.parse((await w.run(['keys', 'show', 'web', '--json'])).stdout)).toMatchObject({ guardrail: { reason: 'budget' }, details: { guardrail: { budget: { limitUsd: 5, spentUsd: 6, ratio: 1.2 } } } });
       // Again the same day: nothing more is said or done.
       await w.sb.advance(2 * 3600);
       expect((await w.run(['apply', '--once', ...hook])).stdout).toBe('');
