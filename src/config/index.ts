@@ -5,7 +5,8 @@
  * What lives in src/config: paths, the config file and profiles, atomic writes that follow no link
  * (./atomic.ts), the cross-process lock (./lock.ts), file trust as ssh's (./trust.ts, and
  * ./strictModes.ts for every directory above a file), timeouts, opening keydeck's SQLite files
- * (./sqlite.ts). May import: src/api (base URL rules, schemas). Imported by: every layer above it.
+ * (./sqlite.ts); the policy file (./policyFile.ts), the guardrails stored from it
+ * (./guardrailRules.ts), and the one question every change asks first (./profileChanges.ts). May import: src/api (base URL rules, schemas). Imported by: every layer above it.
  */
 export * from './paths.js';
 export * from './config.js';
