@@ -112,10 +112,12 @@ export function guardrailDecisions(f: GuardrailFigures, entries: readonly Guardr
   // The entries no rule names now (a period that ended, a rule taken away, a key deleted): each driven once more.
   for (const entry of entries) {
     if (out.some((d) => d.entry?.id === entry.id)) continue;
-    const key = f.keys.find((k) => k.id === entry.keyId) ?? { id: entry.keyId, name: entry.keyName, isActive: false, keyType: 'credit', keyPlan: '', createdAt: entry.startedAt };
+    const listed = f.keys.find((k) => k.id === entry.keyId);
+    const key = listed ?? ({ id: entry.keyId, name: entry.keyName, isActive: false, keyType: 'credit', keyPlan: '', createdAt: entry.startedAt } as ConsumptionKey);
     const plan: GuardrailPlan = { keyId: entry.keyId, keyName: entry.keyName, rule: entry.rule, periodStart: entry.periodStart, action: entry.action, reenable: entry.reenable, ...(entry.periodEnd !== undefined && { periodEnd: entry.periodEnd }) };
     const input: GuardrailInput = { now: f.now };
-    out.push({ key: key as ConsumptionKey, plan, input, entry, ...expected(entry, plan, input, key as ConsumptionKey) });
+    // A key no longer listed (deleted): its entry only ends.
+    out.push({ key, plan, input, entry, ...(listed ? expected(entry, plan, input, key) : { says: [] }) });
   }
   return out;
 }

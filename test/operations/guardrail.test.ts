@@ -17,7 +17,7 @@ import { DeliveryRecord } from '../../src/delivery/deliveryRecord.js';
 import type { GuardrailNotice } from '../../src/operations/events.js';
 import { guardrailContext } from '../../src/operations/guardrail.js';
 import { guardrailRecord } from '../../src/operations/guardrailRecord.js';
-import { runGuardrailPass, type GuardrailFigures } from '../../src/operations/guardrailPass.js';
+import { guardrailDecisions, runGuardrailPass, type GuardrailFigures } from '../../src/operations/guardrailPass.js';
 import { OperationDrivers } from '../../src/operations/drivers.js';
 import { rotationContext } from '../../src/operations/rotateKey.js';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
@@ -107,6 +107,20 @@ describe('a budget that disables', () => {
     // The next period forgets it: the key is judged afresh.
     await runGuardrailPass(w.ctx(), await figures(w.client, rules, { web: 0 }, Date.parse('2026-05-11T00:01:00Z')));
     expect(await guardrailRecord(w.dataDir).list()).toEqual([]);
+  });
+
+  it('forgets a key deleted while disabled: no change is planned, its entry ends', async () => {
+    const w = await world();
+    const key = await sb.creditKey(w.token, 'web');
+    const now = Date.parse('2026-05-10T10:00:00Z');
+    await runGuardrailPass(w.ctx(), await figures(w.client, rules, { web: 6 }, now));
+    await w.client.keys.delete(key.id);
+    const later = await figures(w.client, rules, {}, Date.parse('2026-05-11T00:01:00Z'));
+    const decisions = guardrailDecisions(later, await guardrailRecord(w.dataDir).list(), { profile: 'p', origin: w.origin });
+    expect(decisions.map((d) => [d.key.id, d.change, d.says])).toEqual([[key.id, undefined, []]]);
+    await runGuardrailPass(w.ctx(), later);
+    expect(await guardrailRecord(w.dataDir).list()).toEqual([]);
+    expect(said(w.told)).toEqual(['web threshold 0.8', 'web threshold 0.95', 'web disabled']);
   });
 
   it('with reenable: false, keeps the key disabled when the period ends', async () => {
