@@ -27,6 +27,7 @@ const PROCESS_SUITES = [
   'test/metrics/contrib.test.ts',
   'test/exporter/exporter.test.ts',
   'test/exporter/autotopup.test.ts',
+  'test/exporter/guardrails.test.ts',
   'test/exporter/prometheus.test.ts',
   'test/exporter/longrun.test.ts',
   'test/exporter/setup.test.ts',

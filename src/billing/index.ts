@@ -14,7 +14,9 @@
  * subscriptions and pledges have no key, whether one may be minted, a key's blocks
  * (./pledges.ts), the pools in words (./poolView.ts) and cancelling a renewal (./renewals.ts); a key's published limits, each figure
  * with its source (./keyLimits.ts, for the Keys pane and `keys show` alike); auto top-up's decision
- * (./autoTopUp.ts) and what it counts from the service's list of top-ups and the record
+ * (./autoTopUp.ts) and what it counts from the service's list of top-ups and the record; a key's
+ * guardrails as figures and words: its budget's period and spend, the soft cap's worst case, its
+ * deadlines (./guardrails.ts, ./guardrailWords.ts)
  * (./serviceTopUps.ts, ./autoTopUpCount.ts); words for people in ./usageWords.ts
  * and ./statusSummary.ts. No terminal drawing: sentences and numbers only.
  *

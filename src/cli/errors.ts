@@ -43,14 +43,16 @@ export function usageErrorText(cmd: Command, sentence: string, suggestion?: stri
 
 /**
  * Writes {@link usageErrorText} to stderr, through the command's own `writeErr` when it has one
- * (`keydeck exporter` writes every line in its `--log-format`, issue 46), and exits 2 (bad usage).
+ * (`keydeck exporter` writes every line in its `--log-format`, issue 46), and exits 2 (bad usage;
+ * 1 for `plan`, whose 2 means changes).
  */
 export function failUsage(cmd: Command, sentence: string, suggestion?: string | readonly string[]): never {
   const text = usageErrorText(cmd, sentence, suggestion);
   const writeErr = cmd.configureOutput().writeErr;
   if (writeErr) writeErr(text);
   else process.stderr.write(text);
-  return process.exit(2);
+  // `plan` exits 2 for changes (terraform's -detailed-exitcode): its usage errors are 1, as its other errors.
+  return process.exit(commandPath(cmd) === 'plan' ? 1 : 2);
 }
 
 /**

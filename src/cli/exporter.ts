@@ -101,8 +101,14 @@ export function registerExporter(program: Command): void {
     .option('--interval <seconds>', 'seconds between each profile’s balance polls (at least 2; default 60)')
     .addOption(new Option('--log-format <format>', 'the log lines on stderr').choices(['logfmt', 'json']).default('logfmt'))
     .addOption(new Option('--log-level <level>', 'the least severe log lines written (debug: one line per poll)').choices(['debug', 'info', 'warn', 'error']).default('info'))
+    .option('--enforce', 'act on each watched profile’s guardrails (keydeck apply stores them) after each poll: budgets, expiry, rotation (docs/guardrails.md)')
+    .option('--on-guardrail <command>', 'with --enforce: run this command line for each thing a guardrail says or does (figures in KEYDECK_* environment variables)')
     .option('--check-config', 'check the flags, the config file and each profile’s service and credential, say what is wrong in log lines, and exit (0 clean, 1 a profile would be down, 2 it would not start)')
-    .action(async (opts: ExporterCliFlags & { checkConfig?: boolean }, cmd: Command) => {
+    .action(async (opts: ExporterCliFlags & { checkConfig?: boolean; enforce?: boolean; onGuardrail?: string }, cmd: Command) => {
+      if (opts.onGuardrail !== undefined && opts.enforce !== true) {
+        const { failUsage } = await import('./errors.js');
+        failUsage(cmd, '--on-guardrail needs --enforce (the exporter says guardrails only while it acts on them)');
+      }
       const options = await exporterOptionsOf(program, cmd, opts);
       const { suggestCommand } = await import('../commands/suggest.js');
       let code: number;
@@ -141,7 +147,8 @@ export function registerExporter(program: Command): void {
           process.exit(3);
         }
         const { runExporter } = await import('../exporter/run.js');
-        code = await runExporter({ ...run, autoTopUp: cmd.optsWithGlobals<{ autoTopup?: boolean }>().autoTopup === true, version: program.version() ?? 'unknown' }, { env, suggest: suggestCommand });
+        const enforce = { enforce: opts.enforce === true, ...(opts.onGuardrail !== undefined && { onGuardrail: opts.onGuardrail }) };
+        code = await runExporter({ ...run, ...enforce, autoTopUp: cmd.optsWithGlobals<{ autoTopup?: boolean }>().autoTopup === true, version: program.version() ?? 'unknown' }, { env, suggest: suggestCommand });
         await sandbox?.close();
       }
       // Nothing of the exporter's is left running; a keychain child that hung is not waited for.

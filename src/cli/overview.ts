@@ -17,15 +17,17 @@ export const OVERVIEW_GROUPS: ReadonlyArray<{ readonly title: string; readonly l
     title: 'KEYS AND MONEY',
     lines: [
       [['keys', 'list, show, create, rotate, rename, enable/disable, delete, usage']],
-      [['mgmt-keys', 'list, create, rotate, delete management keys']],
+      [['mgmt-keys', 'list, create, rotate, delete mk_'], ['autotopup', 'card top-ups, capped']],
       [['billing', 'credits, status, topup, verify, history, watch, cancel']],
-      [['autotopup', 'charge the card on file below a threshold, within caps']],
       [['key-info', 'a consumption key’s own budget'], ['pools', 'pool seats, prices']],
     ],
   },
   {
-    title: 'WATCH',
-    lines: [[['monitor', 'the live balance in a few lines'], ['exporter', 'Prometheus metrics']]],
+    title: 'WATCH AND GUARD',
+    lines: [
+      [['monitor', 'the live balance in a few lines'], ['exporter', 'Prometheus metrics']],
+      [['plan', 'the account as a file: a plan'], ['apply', 'make it so, for cron']],
+    ],
   },
   {
     title: 'SET UP',

@@ -20,6 +20,7 @@ import { registerHelp } from './help.js';
 import { pointToTheRest } from './inherited.js';
 import { registerKeys, registerMgmtKeys } from './keys.js';
 import { registerMonitor } from './monitor.js';
+import { registerPolicy } from './policy.js';
 import { registerPools } from './pools.js';
 import { registerProfile, registerShellHelpers } from './profile.js';
 import { registerSandbox } from './sandbox.js';
@@ -67,6 +68,7 @@ export function createProgram(version: string): Command {
   registerKeyInfo(program);
   registerBilling(program);
   registerAutoTopUp(program);
+  registerPolicy(program);
   registerPools(program);
   registerProfile(program);
   registerShellHelpers(program);

@@ -16,13 +16,24 @@ export type DialectName = (typeof DIALECTS)[number];
 /**
  * Runs a service-facing command with the global options of `cmd` (with `--sandbox`, pointed at
  * the sandbox: src/commands/sandboxTarget.ts); API errors become one sentence naming the error
- * code on stderr and exit 1/2/4 (src/commands/api-command.ts).
+ * code on stderr and exit 1/2/4 (src/commands/api-command.ts). `usageExit`: the exit code of a
+ * usage error instead of 2, for a command whose 2 means something else (`plan`: changes).
  */
-export async function runScripted(cmd: Command, body: (globals: GlobalOptions) => Promise<number>): Promise<void> {
-  const { globalOptionsOf } = await import('../commands/output.js');
-  const { runApiCommand } = await import('../commands/api-command.js');
+export async function runScripted(cmd: Command, body: (globals: GlobalOptions) => Promise<number>, options: { readonly usageExit?: 1 } = {}): Promise<void> {
+  const { globalOptionsOf, CommandFailure, exitCodeOf, sentenceOf } = await import('../commands/output.js');
+  const { runApiCommand, asCommandFailure } = await import('../commands/api-command.js');
   const { withSandbox } = await import('../commands/sandboxTarget.js');
-  await withHints(cmd, () => runApiCommand(() => withSandbox(globalOptionsOf(cmd), body)));
+  await withHints(cmd, () =>
+    runApiCommand(async () => {
+      try {
+        return await withSandbox(globalOptionsOf(cmd), body);
+      } catch (error) {
+        const failure = asCommandFailure(error);
+        if (options.usageExit !== undefined && exitCodeOf(failure) === 2) throw new CommandFailure(options.usageExit, sentenceOf(failure));
+        throw failure;
+      }
+    }),
+  );
 }
 
 /**

@@ -28,6 +28,12 @@ import { describeLimits, planOf, plansFor, withLimits } from '../billing/keyLimi
 import { blocksOfKey, subscriptionIdOf } from '../billing/pledges.js';
 import { spendRows, type SpendRow } from '../billing/spend.js';
 import { credentialIdOf, UsageBudget } from '../billing/usageBudget.js';
+import { budgetOf, budgetView, deadlines, namedRule } from '../billing/guardrails.js';
+import { budgetWords, deadlineWords } from '../billing/guardrailWords.js';
+import { KeyHistory } from '../billing/keyHistory.js';
+import type { KeySample } from '../billing/runaway.js';
+import { dataDir } from '../config/paths.js';
+import { guardrailEntries, guardrailMark, type GuardrailMark } from '../operations/queries.js';
 import { ageWords, periodWords } from '../billing/usageWords.js';
 import { visible } from '../terminal/sanitize.js';
 import { printData, type JsonFlag } from './api-command.js';
@@ -47,6 +53,9 @@ interface KeptSpend {
   /** When the answer was read (service clock, ms) and now on that clock. */
   readonly at: number;
   readonly now: number;
+  /** The key's earlier reads (its period's start, its rate) and when the schedule reads next. */
+  readonly samples: readonly KeySample[];
+  readonly nextReadAt?: number;
 }
 
 function keptSpend(session: Session, keys: readonly ConsumptionKey[], keyId: string, deps: UsageDeps): KeptSpend | undefined {
@@ -63,10 +72,36 @@ function keptSpend(session: Session, keys: readonly ConsumptionKey[], keyId: str
     const report = kept === undefined ? undefined : UsageListSchema.safeParse(kept.body);
     if (!kept || !report?.success) return undefined;
     const row = spendRows(report.data, keys).find((r) => r.id === keyId);
-    return { ...(row && { row }), at: kept.t, now: budget.now(origin, session.client.serviceClockOffsetMs) };
+    const now = budget.now(origin, session.client.serviceClockOffsetMs);
+    const samples = new KeyHistory(store.database, store.series(session.profile.name, origin).id).samples(keyId, now - 32 * 86_400_000);
+    return { ...(row && { row }), at: kept.t, now, samples, nextReadAt: budget.state(credentialIdOf(origin, session.credential.token), now).nextAutoAt };
   } finally {
     store.close();
   }
+}
+
+/**
+ * The key's guardrails (docs/guardrails.md): the mark of a guardrail that disabled it (the record),
+ * its budget and deadlines under the profile's rules, as lines and as `--json`'s `details.guardrail`.
+ */
+async function guardrailOf(session: Session, key: ConsumptionKey, spend: KeptSpend | undefined, now: number): Promise<{ lines: string[]; mark?: GuardrailMark; json?: Record<string, unknown> }> {
+  let mark: GuardrailMark | undefined;
+  try {
+    mark = key.isActive ? undefined : guardrailMark(await guardrailEntries(dataDir(), { profile: session.profile.name, origin: originOf(session.profile.baseUrl) }), key.id);
+  } catch {
+    // An unreadable record marks nothing here (`keys list` says the same).
+  }
+  const rules = session.profile.guardrails?.rules ?? [];
+  const rule = budgetOf(rules, key.name);
+  const view = rule && budgetView(rule, { usage: spend?.row?.usage, samples: spend?.samples ?? [], at: spend?.at, now, nextReadAt: spend?.nextReadAt });
+  const due = deadlines(namedRule(rules, key.name), key, now);
+  const lines = [
+    ...(mark ? [`disabled by its ${mark.reason === 'budget' ? 'budget' : mark.reason === 'expiry' ? 'expiresIn' : 'maxAge'}${mark.until !== null ? ` until ${formatTimestamp(mark.until)} (keydeck keys enable ${visible(key.id)} brings it back now)` : ''}`] : []),
+    ...(view ? [`budget: ${budgetWords(view, now)}`] : []),
+    ...due.map((d) => deadlineWords(d, now)),
+  ];
+  const json = view || due.length > 0 ? { ...(view && { budget: { limitUsd: view.rule.limitUsd, period: view.rule.period, action: view.rule.action, spentUsd: view.spentUsd ?? null, ratio: view.ratio ?? null, resetsAt: new Date(view.end).toISOString(), overshootUsd: view.overshootUsd ?? null } }), deadlines: due.map((d) => ({ kind: d.kind, dueAt: new Date(d.dueAt).toISOString(), state: d.state, action: d.action })) } : undefined;
+  return { lines, ...(mark && { mark }), ...(json && { json }) };
 }
 
 /** The spend line: each period's figure, and the answer's age; or why there is none. */
@@ -109,6 +144,7 @@ export async function keysShow(globals: GlobalOptions, idOrName: string, flags: 
     const plan = planOf(key, plans);
     const renewal = key.keyType === 'subscription' ? renewalWords(key, plan?.priceUsd !== undefined ? `$${centsText(plan.priceUsd)}` : undefined, cancelled) : undefined;
     const hours = blocks ? reservedHoursText(blocks, now) : undefined;
+    const guard = await guardrailOf(session, key, spend, now);
     if (flags.json) {
       const at = blocks ? reservedHoursAt(blocks, now) : undefined;
       printData({
@@ -122,7 +158,9 @@ export async function keysShow(globals: GlobalOptions, idOrName: string, flags: 
           ...(blocks !== undefined && { blocks }),
           ...(at !== undefined && { reservedHours: reservedHoursJson(at) }),
           ...(spend?.row && spend.row.refused === undefined && { spend: { asOf: new Date(spend.at).toISOString(), periods: spend.row.periods } }),
+          ...(guard.json && { guardrail: guard.json }),
         },
+        ...(guard.mark && { guardrail: guard.mark }),
       });
       return ExitCode.ok;
     }
@@ -142,6 +180,7 @@ export async function keysShow(globals: GlobalOptions, idOrName: string, flags: 
       ...(pledge !== undefined ? [[isPoolKey(key) ? 'pledge' : 'subscription', `${pledge}${blocks ? ` · blocks ${blocks.join(', ')} (UTC: asia 00–08, europe 08–16, americas 16–24)` : ''}`] as [string, Cell]] : []),
       ['limits', describeLimits(key, plans)],
       ['spend', key.keyType === 'credit' ? `${spendWords(spend)}; draws on the shared credit balance` : spendWords(spend)],
+      ...guard.lines.map((line): [string, Cell] => ['guardrail', line]),
     ];
     printFormatted(formatKeyValues(pairs, { color: colorEnabled() }));
     return ExitCode.ok;

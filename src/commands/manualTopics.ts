@@ -20,6 +20,7 @@ export const MANUAL_TOPICS: readonly ManualTopic[] = [
   { name: 'credentials', summary: 'signing in, where the key lives, profiles, config file' },
   { name: 'topups', summary: 'the Billing pane, top-ups, balance history and chart' },
   { name: 'spend', summary: 'spend per key, the usage read budget, runaway alerts' },
+  { name: 'guardrails', summary: 'budgets per key, keys by rule, plan and apply a policy file' },
   { name: 'monitoring', summary: 'keydeck monitor, notifications, metrics, the exporter' },
   { name: 'delivery', summary: 'new keys into dotenv files or commands; key rotation' },
   { name: 'real-service', summary: 'using keydeck with CheapestInference' },

@@ -13,7 +13,8 @@
  *   "profiles": { "default": { "baseUrl": "https://…", "pollIntervalSeconds": 15, "alertBelowUsd": 5, "confirmAboveUsd": 500,
  *     "runawayFactor": 5, "runawayFloorUsdPerHour": 1, "chainRpc": "https://mainnet.base.org", "chainChecks": true,
  *     "topUpMethods": { "card_checkout": "stripe", "card_direct": "stripe_direct" },
- *     "autoTopUp": { "belowUsd": 20, "amountUsd": 30, "maxPerDayUsd": 60, "maxPerMonthUsd": 300, "since": "…" } } } }
+ *     "autoTopUp": { "belowUsd": 20, "amountUsd": 30, "maxPerDayUsd": 60, "maxPerMonthUsd": 300, "since": "…" },
+ *     "guardrails": { "appliedAt": "…", "rules": [{ "name": "web", "budget": { "limitUsd": 5, "period": "day", "action": "disable" } }] } } } }
  * ```
  * A broken file is never overwritten without a backup (`config.json.bak-<timestamp>`).
  */
@@ -25,6 +26,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { UnsafePathError, writeFileAtomically } from './atomic.js';
 import { AutoTopUpPolicySchema, type AutoTopUpPolicy } from './autoTopUp.js';
+import { GuardrailsSchema } from './guardrailRules.js';
 import { describeJsonSyntaxError } from './json.js';
 import { withConfigLock } from './lock.js';
 import { PROFILE_NAME } from './profileNames.js';
@@ -77,21 +79,20 @@ export const ProfileConfigSchema = z.strictObject({
   topUpMethods: z
     .strictObject({ card_checkout: TopUpMethodNameSchema.optional(), card_direct: TopUpMethodNameSchema.optional(), usdc: TopUpMethodNameSchema.optional() })
     .optional(),
-  /**
-   * The JSON-RPC endpoint of Base that USDC transfers are checked on (issue 25): https, or http
-   * to this machine only. Default Base's public endpoint (https://mainnet.base.org).
-   */
+  /** The JSON-RPC endpoint of Base that USDC transfers are checked on: https, or http to this machine only (default https://mainnet.base.org). */
   chainRpc: z.string().refine((value) => chainRpcProblem(value) === undefined, {
     message: 'must be an https:// URL (plain http:// only to this machine) without a user name or password',
   }).optional(),
   /** false: never read the chain (no RPC learns the hash or the deposit address). Default true. */
   chainChecks: z.boolean().optional(),
-  /** The auto top-up policy (issue 47, ./autoTopUp.ts): absent, none. */
+  /** The auto top-up policy (./autoTopUp.ts): absent, none. */
   autoTopUp: AutoTopUpPolicySchema.optional(),
   /** true: keydeck changes nothing on this account (./profileMarks.ts): every create, change, delete, top-up and verify is refused. */
   readOnly: z.boolean().optional(),
   /** true: deleting or deactivating a key asks for its name to be typed (`--confirm-name NAME` with `--yes`). */
   protected: z.boolean().optional(),
+  /** The per-key guardrails `keydeck apply` stored (./guardrailRules.ts): absent, none. */
+  guardrails: GuardrailsSchema.optional(),
 });
 export type ProfileConfig = z.infer<typeof ProfileConfigSchema>;
 

@@ -7,7 +7,8 @@
  * What lives in src/config: paths, the config file and profiles, atomic writes that follow no link
  * (./atomic.ts), the cross-process lock (./lock.ts), file trust as ssh's (./trust.ts, and
  * ./strictModes.ts for every directory above a file), timeouts, opening keydeck's SQLite files
- * (./sqlite.ts). May import: src/api (base URL rules, schemas). Imported by: every layer above it.
+ * (./sqlite.ts); the policy file (./policyFile.ts), the guardrails stored from it
+ * (./guardrailRules.ts), and the one read-only check every change asks first (./profileMarks.ts). May import: src/api (base URL rules, schemas). Imported by: every layer above it.
  */
 export * from './paths.js';
 export * from './config.js';
@@ -17,4 +18,5 @@ export * from './profileMarks.js';
 export * from './json.js';
 export * from './timeout.js';
 export * from './autoTopUp.js';
+export * from './guardrailRules.js';
 export * from './profileNames.js';

@@ -23,6 +23,7 @@ import { chooseProfile, type ProfileChoice, type ProfileSource } from './profile
 import type { ReadOnlyMark } from './profileMarks.js';
 import { checkTrustedDir } from './trust.js';
 import type { AutoTopUpPolicy } from './autoTopUp.js';
+import type { Guardrails } from './guardrailRules.js';
 
 /** The settings a command runs with. Units: seconds, USD. */
 export interface ResolvedProfile {
@@ -52,6 +53,8 @@ export interface ResolvedProfile {
   readonly chainChecks: boolean;
   /** The auto top-up policy (issue 47), when the profile sets one. */
   readonly autoTopUp?: AutoTopUpPolicy;
+  /** The per-key guardrails `keydeck apply` stored, when there are any. */
+  readonly guardrails?: Guardrails;
   /** The config file the profile was read from (it may not exist yet). */
   readonly configPath: string;
   /** True when the config file has an entry for this profile. */
@@ -131,6 +134,7 @@ export function resolveFromConfig(
     ...(entry?.chainRpc !== undefined && { chainRpc: entry.chainRpc.trim() }),
     chainChecks: entry?.chainChecks ?? true,
     ...(entry?.autoTopUp !== undefined && { autoTopUp: entry.autoTopUp }),
+    ...(entry?.guardrails !== undefined && { guardrails: entry.guardrails }),
     configPath,
     inConfig: entry !== undefined,
     chosenBy,

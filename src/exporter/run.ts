@@ -15,6 +15,7 @@
  * - Restores each profile's last reading from the history at start (./watcher.ts), so a restart
  *   during an outage keeps serving the last poll time and balance (`keydeck_balance_restored 1`).
  * - `GET /readyz` answers 503 until every watched profile has been polled once.
+ * - `--enforce`: the guardrails `keydeck apply` stored act after each poll (./guardrails.ts).
  *
  * Exit codes: 0 stopped by a signal; 2 bad usage, an unreadable or invalid config file at start,
  * a `--token-file` for a profile not watched, or the address cannot be listened on (in use, not
@@ -66,6 +67,9 @@ export interface ExporterOptions {
   readonly allowInsecureHttp: boolean;
   /** `--auto-topup` (issue 47): act on each profile's auto top-up policy after each balance read. */
   readonly autoTopUp?: boolean | undefined;
+  /** `--enforce`: act on each profile's guardrails after each poll (./guardrails.ts); `--on-guardrail CMD` hears them. */
+  readonly enforce?: boolean | undefined;
+  readonly onGuardrail?: string | undefined;
   /** keydeck's version (build info, User-Agent). */
   readonly version: string;
 }
@@ -206,6 +210,8 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
   } catch (error) {
     log.warn('history_unavailable', { msg: `the balance history is kept in memory only: ${(error as Error).message}` });
   }
+  // Acting on guardrails needs the usage record (reads and their per-key history): without it, none.
+  if (options.enforce && !history) log.error('guardrails_off', { msg: 'the guardrails are not enforced: they need the usage history (history.db), which cannot be opened' });
   let pollStates: PollStates | undefined;
   try {
     pollStates = history && new PollStates(history.database);
@@ -233,6 +239,7 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
       allowInsecureHttp: options.allowInsecureHttp,
       userAgent: `keydeck-exporter/${options.version}`,
       ...(options.autoTopUp && { autoTopUp: await loadAutoTopUp(env, configPath, log) }),
+      ...(options.enforce && history && { guardrails: await loadGuardrails(env, configPath, history, options.onGuardrail, log) }),
     },
     log,
   );
@@ -304,4 +311,11 @@ async function loadAutoTopUp(env: NodeJS.ProcessEnv, configPath: string, log: Lo
   const [{ TopUpJournal }, { autoTopUpFaces }] = await Promise.all([import('../billing/journal.js'), import('./autoTopUp.js')]);
   log.info('autotopup_on', { msg: 'auto top-up acts on each watched profile with a policy (keydeck autotopup status)' });
   return autoTopUpFaces({ journal: new TopUpJournal({ env }), dataDir: dataDir(env), configPath, env }, log);
+}
+
+/** `--enforce`'s faces, its modules loaded only then. */
+async function loadGuardrails(env: NodeJS.ProcessEnv, configPath: string, history: BalanceHistoryStore, onGuardrail: string | undefined, log: Logger): Promise<import('./guardrails.js').GuardrailFaces> {
+  const { guardrailFaces } = await import('./guardrails.js');
+  log.info('guardrails_on', { msg: 'the guardrails keydeck apply stored act on each watched profile after each poll (docs/guardrails.md)' });
+  return guardrailFaces({ dataDir: dataDir(env), configPath, history, env, ...(onGuardrail !== undefined && { onGuardrail }) }, log);
 }

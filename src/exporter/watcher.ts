@@ -28,6 +28,7 @@ import { registerUsageMetrics } from '../metrics/usage.js';
 import { findCredential, type CredentialSources } from './credentials.js';
 import type { AutoTopUpPolicy } from '../config/autoTopUp.js';
 import type { AutoTopUpFaces } from './autoTopUp.js';
+import type { GuardrailFaces } from './guardrails.js';
 import type { Logger } from './log.js';
 
 /** A profile as the exporter watches it (from the config file). */
@@ -76,6 +77,8 @@ export interface WatcherContext {
   readonly random?: () => number;
   /** `--auto-topup` (issue 47): makes each profile's auto top-up (loaded only then); absent, none. */
   readonly autoTopUp?: AutoTopUpFaces | undefined;
+  /** `--enforce`: each profile's guardrails after each poll (./guardrails.ts); absent, none. */
+  readonly guardrails?: GuardrailFaces | undefined;
 }
 
 /** The origin label of `baseUrl` ('' without one, or when it is not a URL). */
@@ -112,6 +115,7 @@ export class ProfileWatcher {
   /** The poll state as last kept (a write only when it changes). */
   #keptState: PollState | undefined;
   readonly #autoTopUp: ReturnType<AutoTopUpFaces['driver']> | undefined;
+  readonly #guardrails: ReturnType<GuardrailFaces['driver']> | undefined;
 
   constructor(profile: WatchedProfile, ctx: WatcherContext) {
     this.#profile = profile;
@@ -145,6 +149,7 @@ export class ProfileWatcher {
     this.#series = series;
     this.metrics = new AccountMetrics({ profile: profile.name, origin: this.origin, history: this.#recorder.history, alertBelowUsd: profile.alertBelowUsd });
     this.#autoTopUp = ctx.autoTopUp?.driver(this.metrics);
+    this.#guardrails = ctx.guardrails?.driver(this.metrics, series);
     if (last) {
       this.metrics.restore(last);
       ctx.log.info('figures_restored', { profile: profile.name, origin: this.origin, last_poll: new Date(last.t).toISOString(), age_seconds: Math.max(0, Math.round((Date.now() - last.t) / 1000)) });
@@ -192,7 +197,6 @@ export class ProfileWatcher {
       this.#ctx.log.warn('history_error', { profile: this.name, origin: this.origin, msg: `the poll state could not be kept (${(error as Error).message})` });
     }
   }
-
 
   get baseUrl(): string | undefined {
     return this.#profile.baseUrl;
@@ -362,6 +366,7 @@ export class ProfileWatcher {
       }
     }
     await this.#refreshUsage(signal);
+    if (!this.#stopped) await this.#guardrails?.afterUsage(this.#profile, client, this.#usage, this.#keys);
   }
 
   /**

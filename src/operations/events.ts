@@ -11,7 +11,7 @@ import type { DeliveryOutcome } from '../delivery/deliver.js';
 import type { Destination } from '../delivery/destinations.js';
 
 /** Which operation an event or a failure is about. */
-export type OperationKind = 'create' | 'pledge' | 'rotate' | 'mgmt-rotate';
+export type OperationKind = 'create' | 'pledge' | 'rotate' | 'mgmt-rotate' | 'guardrail';
 
 /** A key as events name it (never its value). */
 export interface KeyRef {
@@ -29,6 +29,32 @@ export interface PlaceRef {
   readonly own: boolean;
   /** What a write kept, after `where`: ` (mode 0600, as before)`. */
   readonly kept: string;
+}
+
+/**
+ * What a guardrail tells (./guardrail.ts, docs/guardrails.md), once each per key, rule and period:
+ * a threshold reached (`threshold`), the limit reached with `warn` (`limit`) or a deadline with
+ * `flag` (`flagged`), the key disabled, re-enabled, enabled again by a person (`overridden`),
+ * rotated (`rotated`, `rotate_failed`), not rotated for want of a destination (`no_destination`),
+ * a deadline near (`warning`). Figures USD, times ISO 8601 (the service's clock).
+ */
+export interface GuardrailNotice {
+  readonly what: 'threshold' | 'limit' | 'flagged' | 'disabled' | 'enabled' | 'overridden' | 'rotated' | 'rotate_failed' | 'no_destination' | 'warning';
+  /** `budget`, `expiry` (`expiresIn`), `age` (`maxAge`). */
+  readonly rule: 'budget' | 'expiry' | 'age';
+  readonly key: KeyRef & { readonly id: string };
+  readonly action: 'warn' | 'disable' | 'rotate' | 'flag';
+  /** `threshold`: the fraction of the limit reached. */
+  readonly threshold?: number;
+  readonly period?: 'day' | 'week' | 'month';
+  readonly limitUsd?: number;
+  readonly spentUsd?: number;
+  /** The soft cap's worst case (src/billing/guardrails.ts BudgetView.overshootUsd). */
+  readonly overshootUsd?: number;
+  /** When the period ends (a disabled key comes back then, unless told otherwise), or when the deadline passes. */
+  readonly until?: string;
+  /** `rotated`: the successor's name. */
+  readonly successor?: string;
 }
 
 /**
@@ -91,6 +117,8 @@ export type OperationEvent =
   /** Management-key rotation taken up before the new key was stored: lost new keys deleted, another made. */
   | { readonly type: 'interrupted_unstored'; readonly old: string; readonly deleted: readonly string[] }
   /** Management-key rotation undone or ended without both keys. */
+  /** A guardrail told something (./guardrail.ts): the face says it, the `--on-guardrail` hook hears it. */
+  | { readonly type: 'guardrail'; readonly notice: GuardrailNotice }
   | { readonly type: 'mgmt_undone'; readonly how: 'unstored' | 'put_back' | 'already_deleted' | 'kept_both' | 'mismatch'; readonly old: KeyRef; readonly place: PlaceRef; readonly deleted: readonly string[]; readonly holds?: string | undefined; readonly newKey?: string | undefined; readonly oldListed?: boolean };
 
 /**
@@ -121,6 +149,8 @@ export type OperationFailure =
   | { readonly code: 'check_failed'; readonly problem: string; readonly rolledBack: boolean; readonly place: PlaceRef; readonly holds?: string }
   /** `own_key`: a step was to delete the key in the place; `no_key`: the place holds no management key now. */
   | { readonly code: 'rotation_mismatch'; readonly reason: 'own_key' | 'no_key'; readonly place: PlaceRef; readonly keyPrefix?: string }
+  /** The key's rule already has an entry for this period (another keydeck recorded it first). */
+  | { readonly code: 'guardrail_recorded'; readonly name: string }
   /** The kit's failpoint stopped the drive (crash walks only). */
   | { readonly code: 'crashed'; readonly point: string };
 

@@ -7,7 +7,10 @@
  * pledge's key and rotate a consumption key (./createKey.ts, ./pledgeKey.ts, ./rotateKey.ts:
  * configurations of the mint-and-deliver sub-machine ./mint.ts, ./targets.ts), rotate a
  * management key (./mgmtRotate.ts, the places a key lives ./credentialPlace.ts). Their records:
- * ./keyOperationRecord.ts, ./rotationRecord.ts, ./mgmtRotationRecord.ts; the locks of the
+ * ./keyOperationRecord.ts, ./rotationRecord.ts, ./mgmtRotationRecord.ts. The guardrails: a
+ * machine per key, rule and period (./guardrail.ts, its record ./guardrailRecord.ts, its words
+ * ./guardrailWords.ts) driven by one pass over the account (./guardrailPass.ts); the account as a
+ * file: ./policyPlan.ts (`plan`), ./applyPolicy.ts (`apply`). The locks of the
  * operations a face drives: ./drivers.ts. Auto top-up (./autoTopUp.ts, ./autoTopUpRunner.ts)
  * sits on the top-up record (src/billing/journal.ts; its state between runs ./autoTopUpSummary.ts)
  * and is not on the kit yet. test/crash walks
@@ -32,5 +35,11 @@ export type { NewKey } from './mint.js';
 export type { KeyOperation } from './keyOperationRecord.js';
 export { OldKeyActionSchema, type OldKeyAction, type Rotation } from './rotationRecord.js';
 export { MgmtRotationRecord, type MgmtRotation } from './mgmtRotationRecord.js';
-export { drivenNow, holdersOf, pendingRotationOf, rotationRefusal, unfinishedCreations, unfinishedMgmtRotations, unfinishedRotations, type Scope, type Unfinished } from './queries.js';
-export { createCommand, destinationsWords, eventPhrases, eventWords, failureLine, failureWords, sentence, statusWords, unfinishedWords, type Face, type FailureWords } from './wording.js';
+export { guardrailContext, guardrailMachine, type GuardrailContext, type GuardrailInput, type GuardrailOutcome, type GuardrailPlan } from './guardrail.js';
+export type { GuardrailEntry } from './guardrailRecord.js';
+export { guardrailDecisions, runGuardrailPass, type GuardrailDecision, type GuardrailFigures, type GuardrailPassResult } from './guardrailPass.js';
+export { destinationsOf, governedByPattern, guardrailViews, planPolicy, rulesOf, type KeyGuardrailView, type PolicyChange, type PolicyNote, type PolicyPlan, type PolicyProblem, type PolicyWorld } from './policyPlan.js';
+export { applyPolicy, type AppliedChange, type ApplyContext, type ApplyResult } from './applyPolicy.js';
+export { drivenNow, guardrailEntries, guardrailMark, type GuardrailMark, holdersOf, pendingRotationOf, rotationRefusal, unfinishedCreations, unfinishedMgmtRotations, unfinishedRotations, type Scope, type Unfinished } from './queries.js';
+export { createCommand, destinationsWords, eventPhrases, eventWords, failureLine, failureWords, guardrailWords, sentence, statusWords, unfinishedWords, type Face, type FailureWords } from './wording.js';
+export type { GuardrailNotice } from './events.js';

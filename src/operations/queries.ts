@@ -10,6 +10,7 @@ import type { Destination } from '../delivery/destinations.js';
 import type { TargetState } from '../delivery/recordSchemas.js';
 import { drivenElsewhere, type OperationDrivers } from './drivers.js';
 import type { OperationFailure } from './events.js';
+import { guardrailRecord, type GuardrailEntry } from './guardrailRecord.js';
 import { keyOperationRecord, type KeyOperation } from './keyOperationRecord.js';
 import { MgmtRotationRecord, type MgmtRotation } from './mgmtRotationRecord.js';
 import { rotationRecord, type Rotation } from './rotationRecord.js';
@@ -82,3 +83,37 @@ export function holdersOf(op: { readonly destinations: readonly Destination[]; r
 
 /** An unfinished operation a face names (./wording.ts `unfinishedWords` words it). */
 export type Unfinished = { readonly kind: 'rotation'; readonly op: Rotation } | { readonly kind: 'creation'; readonly op: KeyOperation } | { readonly kind: 'mgmt'; readonly op: MgmtRotation };
+
+/**
+ * The guardrail record's entries of `scope` in `dataDir` (./guardrailRecord.ts): which keys a
+ * guardrail disabled, and until when.
+ * @throws OperationError `record`
+ */
+export function guardrailEntries(dataDir: string, scope: Scope): Promise<GuardrailEntry[]> {
+  return guardrailRecord(dataDir).list(scope);
+}
+
+/** A key a guardrail disabled, as the faces mark it (`keys list --json`'s `guardrail`). ISO 8601 times. */
+export interface GuardrailMark {
+  /** `budget` (its limit reached), `expiry` (`expiresIn` passed). */
+  readonly reason: 'budget' | 'expiry' | 'age';
+  readonly limitUsd?: number;
+  readonly period?: 'day' | 'week' | 'month';
+  /** When it comes back (the period's end), or null: it stays disabled (`reenable: false`, an expiry). */
+  readonly until: string | null;
+  /** Since when (the period's start, or the deadline). */
+  readonly since: string;
+}
+
+/** The mark of the key `keyId` among `entries`: a guardrail has it disabled (or is disabling it); undefined otherwise. */
+export function guardrailMark(entries: readonly GuardrailEntry[], keyId: string): GuardrailMark | undefined {
+  const e = entries.find((x) => x.keyId === keyId && (x.state === 'disabled' || x.state === 'disabling'));
+  if (!e) return undefined;
+  return {
+    reason: e.rule,
+    ...(e.limitUsd !== undefined && { limitUsd: e.limitUsd }),
+    ...(e.period !== undefined && { period: e.period }),
+    until: e.rule === 'budget' && e.reenable && e.periodEnd !== undefined ? e.periodEnd : null,
+    since: e.periodStart,
+  };
+}

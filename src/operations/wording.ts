@@ -11,7 +11,8 @@
  * sentence (also the error's message), and the next step by face.
  */
 import { describeDestination, type Destination } from '../delivery/destinations.js';
-import type { KeyRef, OperationEvent, OperationFailure, OperationKind } from './events.js';
+import type { GuardrailNotice, KeyRef, OperationEvent, OperationFailure, OperationKind } from './events.js';
+import { guardrailPhrase } from './guardrailWords.js';
 
 /** Which face words it. */
 export type Face = 'cli' | 'tui';
@@ -115,7 +116,19 @@ export function eventPhrases(event: OperationEvent, face: Face): string[] {
       return [`The rotation of "${e.old}" was interrupted before the new key was stored: ${unstored(e.deleted)}, and another one is made.`];
     case 'mgmt_undone':
       return [mgmtUndone(e, face)];
+    case 'guardrail':
+      return [guardrailWords(e.notice, face)];
   }
+}
+
+/** A guardrail's notice with its next step in the face's words (a command, or the Keys pane's key). */
+export function guardrailWords(n: GuardrailNotice, face: Face): string {
+  const phrase = guardrailPhrase(n);
+  const id = n.key.id;
+  if (n.what === 'disabled' && n.rule === 'budget') return `${phrase}; ${face === 'cli' ? `\`keydeck keys enable ${id}\`` : 'space on the Keys pane'} brings it back now, and wins until then`;
+  if (n.what === 'rotate_failed') return `${phrase}: ${face === 'cli' ? `\`keydeck keys rotate --finish ${id}\`` : 'R on the Keys pane'} takes it up`;
+  if (n.what === 'flagged' && n.rule === 'age') return `${phrase}; ${face === 'cli' ? `\`keydeck keys rotate ${id} --to-file …\`` : 'R on the Keys pane'} rotates it`;
+  return phrase;
 }
 
 /** What a face says for `event`, as sentences (see {@link eventPhrases}). */
@@ -173,8 +186,8 @@ export interface FailureWords {
 }
 
 /** The record's code in a command's words: `operation_record` (key creations) or `rotation_record`. */
-const recordCode = (kind: OperationKind) => (kind === 'create' || kind === 'pledge' ? 'operation_record' : 'rotation_record');
-const what = (kind: OperationKind) => (kind === 'create' || kind === 'pledge' ? 'key creation' : 'rotation');
+const recordCode = (kind: OperationKind) => (kind === 'create' || kind === 'pledge' ? 'operation_record' : kind === 'guardrail' ? 'guardrail_record' : 'rotation_record');
+const what = (kind: OperationKind) => (kind === 'create' || kind === 'pledge' ? 'key creation' : kind === 'guardrail' ? 'guardrail action' : 'rotation');
 
 /** The row of `failure` for `face` (see the module comment). */
 export function failureWords(failure: OperationFailure, face: Face): FailureWords {
@@ -199,6 +212,7 @@ export function failureWords(failure: OperationFailure, face: Face): FailureWord
     case 'too_many':
       return row(recordCode(f.kind), `${f.most} ${what(f.kind)}s are unfinished: finish or undo some first`);
     case 'in_progress':
+      if (f.kind === 'guardrail') return row(f.code, `the guardrail of "${f.name}" is acting in another keydeck (an exporter, a cron job): it is left to it`);
       return f.kind === 'create' || f.kind === 'pledge'
         ? row('operation_in_progress', `the creation of "${f.name}" is in progress in another keydeck (another shell, the TUI): let it end first`)
         : row(f.code, `the rotation of "${f.name}" is in progress in another keydeck (another shell, the TUI, a cron job): let it end first`);
@@ -232,6 +246,8 @@ export function failureWords(failure: OperationFailure, face: Face): FailureWord
       return f.reason === 'own_key'
         ? row(f.code, `${f.place.where} holds the key ${f.keyPrefix}… this step was to delete: keydeck never deletes the key it signs in with`)
         : row(f.code, `${f.place.where} holds no management key now`, 'sign in again (`keydeck auth login`), then take the rotation up again', ': ');
+    case 'guardrail_recorded':
+      return row(f.code, `another keydeck is acting on the guardrail of "${f.name}" for this period: it is left to it`);
     case 'crashed':
       return row(f.code, `stopped at the kit's failpoint ${f.point} (a crash test)`);
   }

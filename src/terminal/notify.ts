@@ -20,7 +20,9 @@
  * - for a runaway key or the balance burning, `--on-anomaly CMD`: the same way, with its figures
  *   in the environment ({@link onAnomalyEnvironment});
  * - for each charge auto top-up makes (issue 47: credited, failed, outcome unknown, not sent),
- *   `--on-auto-topup CMD`: the same way ({@link onAutoTopUpEnvironment}).
+ *   `--on-auto-topup CMD`: the same way ({@link onAutoTopUpEnvironment});
+ * - for what a guardrail says or does (`apply`, `exporter --enforce`), `--on-guardrail CMD`: the
+ *   same way, awaited ({@link runUserHook}, {@link onGuardrailEnvironment}).
  * Never throws.
  */
 import { spawn } from 'node:child_process';
@@ -225,6 +227,97 @@ export function onAutoTopUpEnvironment(event: Extract<NotifyEvent, { kind: 'auto
   };
 }
 
+/**
+ * A guardrail's notice as the `--on-guardrail` command hears it (src/operations/events.ts
+ * GuardrailNotice has these fields). Figures USD, times ISO 8601.
+ */
+export interface GuardrailHookNotice {
+  readonly what: string;
+  readonly rule: string;
+  readonly action: string;
+  readonly key: { readonly id: string; readonly name: string };
+  readonly threshold?: number | undefined;
+  readonly period?: string | undefined;
+  readonly limitUsd?: number | undefined;
+  readonly spentUsd?: number | undefined;
+  readonly overshootUsd?: number | undefined;
+  readonly until?: string | undefined;
+  readonly successor?: string | undefined;
+}
+
+/**
+ * The environment of the `--on-guardrail` command (docs/guardrails.md): the caller's, plus
+ * `KEYDECK_EVENT` (`guardrail`), `KEYDECK_GUARDRAIL` (what happened: `threshold`, `limit`,
+ * `disabled`, `enabled`, `overridden`, `rotated`, `rotate_failed`, `no_destination`, `warning`,
+ * `flagged`), `KEYDECK_GUARDRAIL_RULE` (`budget`, `expiry`, `age`), `KEYDECK_GUARDRAIL_ACTION`
+ * (`warn`, `disable`, `rotate`, `flag`), `KEYDECK_PROFILE`, `KEYDECK_ORIGIN`, `KEYDECK_KEY_ID` (a
+ * plain id only, else `KEYDECK_KEY_ID_VISIBLE`), `KEYDECK_KEY_NAME`, and when known
+ * `KEYDECK_THRESHOLD` (a fraction: `0.8`), `KEYDECK_PERIOD`, `KEYDECK_LIMIT_USD`,
+ * `KEYDECK_SPENT_USD`, `KEYDECK_OVERSHOOT_USD`, `KEYDECK_UNTIL`, `KEYDECK_SUCCESSOR_NAME`.
+ * Never a key value.
+ */
+export function onGuardrailEnvironment(notice: GuardrailHookNotice, profile: string, origin: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const id = notice.key.id;
+  return {
+    ...env,
+    KEYDECK_EVENT: 'guardrail',
+    KEYDECK_GUARDRAIL: notice.what,
+    KEYDECK_GUARDRAIL_RULE: notice.rule,
+    KEYDECK_GUARDRAIL_ACTION: notice.action,
+    KEYDECK_PROFILE: profile,
+    KEYDECK_ORIGIN: origin,
+    ...(plainId(id) !== undefined ? { KEYDECK_KEY_ID: id } : { KEYDECK_KEY_ID_VISIBLE: visible(id, { maxLength: 200 }) }),
+    KEYDECK_KEY_NAME: visible(notice.key.name, { maxLength: 256 }),
+    ...(notice.threshold !== undefined && { KEYDECK_THRESHOLD: String(notice.threshold) }),
+    ...(notice.period !== undefined && { KEYDECK_PERIOD: notice.period }),
+    ...(notice.limitUsd !== undefined && { KEYDECK_LIMIT_USD: notice.limitUsd.toFixed(2) }),
+    ...(notice.spentUsd !== undefined && { KEYDECK_SPENT_USD: centsText(notice.spentUsd) }),
+    ...(notice.overshootUsd !== undefined && { KEYDECK_OVERSHOOT_USD: centsText(notice.overshootUsd) }),
+    ...(notice.until !== undefined && { KEYDECK_UNTIL: notice.until }),
+    ...(notice.successor !== undefined && { KEYDECK_SUCCESSOR_NAME: visible(notice.successor, { maxLength: 256 }) }),
+  };
+}
+
+/** Options of {@link runUserHook}. */
+export interface UserHookOptions {
+  /** Default process.env (the shell). */
+  readonly env?: NodeJS.ProcessEnv;
+  readonly platform?: NodeJS.Platform;
+  readonly spawn?: typeof spawn;
+  /** Killed after this long, ms (default 30 s). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Runs the user's command line `line` (the flag `flag` gave it) through their shell as the
+ * notifier's commands run (its output discarded, killed after 30 s), with `figures` as its
+ * environment less keydeck's secrets (./secretEnv.ts), and waits for it to end.
+ * @returns undefined when it exited 0, else one sentence (it could not run, it failed)
+ */
+export function runUserHook(flag: string, line: string, figures: NodeJS.ProcessEnv, options: UserHookOptions = {}): Promise<string | undefined> {
+  const env = options.env ?? process.env;
+  const platform = options.platform ?? process.platform;
+  const run = options.spawn ?? spawn;
+  const [shell, args] = platform === 'win32' ? [env.ComSpec ?? 'cmd.exe', ['/d', '/s', '/c', line]] : [env.SHELL || '/bin/sh', ['-c', line]];
+  return new Promise((resolve) => {
+    try {
+      const child = run(shell, args, { stdio: 'ignore', env: withoutSecrets(figures), shell: false });
+      const timer = setTimeout(() => child.kill('SIGTERM'), options.timeoutMs ?? 30_000);
+      timer.unref();
+      child.on('error', (error) => {
+        clearTimeout(timer);
+        resolve(`${flag} could not run: ${error.message}`);
+      });
+      child.on('exit', (code, signal) => {
+        clearTimeout(timer);
+        resolve(code === 0 ? undefined : `${flag} exited ${signal ? `on ${signal}` : `with ${code}`}`);
+      });
+    } catch (error) {
+      resolve(`${flag} could not run: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
+}
+
 /** The notification flags as both faces take them: `--desktop-notifications`, `--on-low CMD`, `--on-anomaly CMD`, `--on-auto-topup CMD`. */
 export interface NotifyFlags {
   readonly desktopNotifications?: boolean;
@@ -281,20 +374,9 @@ export function createNotifier(options: NotifierOptions): Notifier {
 
   /** Runs the user's command line `line` (flag `flag`) through their shell, the figures in `childEnv` (without keydeck's secrets). */
   const runUserCommand = (flag: string, line: string, figures: NodeJS.ProcessEnv) => {
-    const childEnv = withoutSecrets(figures);
-    const [shell, args] = platform === 'win32' ? [env.ComSpec ?? 'cmd.exe', ['/d', '/s', '/c', line]] : [env.SHELL || '/bin/sh', ['-c', line]];
-    try {
-      const child = run(shell, args, { stdio: 'ignore', env: childEnv, shell: false });
-      const timer = setTimeout(() => child.kill('SIGTERM'), 30_000);
-      timer.unref();
-      child.on('error', (error) => problem(`${flag} could not run: ${error.message}`));
-      child.on('exit', (code, signal) => {
-        clearTimeout(timer);
-        if (code !== 0) problem(`${flag} exited ${signal ? `on ${signal}` : `with ${code}`}`);
-      });
-    } catch (error) {
-      problem(`${flag} could not run: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    void runUserHook(flag, line, figures, { env, platform, spawn: run }).then((sentence) => {
+      if (sentence !== undefined) problem(sentence);
+    });
   };
 
   return {

@@ -33,6 +33,8 @@ export interface AccountClient {
   readonly serviceClockOffsetMs?: number | undefined;
 }
 
+import type { KeyRule } from '../config/guardrailRules.js';
+
 /** The public members of a class as a structural type, so a stand-in needs none of its private fields. */
 type Surface<T> = Pick<T, keyof T>;
 
@@ -64,6 +66,8 @@ export interface TuiProfile {
   readonly readOnly?: string;
   /** True when deleting or deactivating a key asks for its name to be typed (the profile's `protected`). */
   readonly protected?: boolean;
+  /** The per-key guardrails `keydeck apply` stored (src/config/guardrailRules.ts): shown on the Keys pane. */
+  readonly guardrails?: readonly KeyRule[];
 }
 
 /** What the usage views need on disk (issue 22): the shared read budget and this profile's per-key history. */

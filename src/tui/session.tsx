@@ -83,6 +83,7 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
       runawayFloorUsdPerHour: profile.runawayFloorUsdPerHour,
       ...(readOnly !== undefined && { readOnly }),
       ...(profile.protected && { protected: true }),
+      ...(profile.guardrails !== undefined && { guardrails: profile.guardrails.rules }),
     },
     target,
     // Once per service for the session: the USDC step's watch and each verify share the answer

@@ -162,9 +162,12 @@ describe('a read-only profile', () => {
     ['autotopup', 'run', '--once'],
     ['--auto-topup', 'monitor'],
     ['auth', 'logout', '--revoke'],
+    // Refused before the policy file is read: it need not exist.
+    ['apply', '--yes', '--file', '/nonexistent/keydeck.policy.yaml'],
+    ['apply', '--once', '--file', '/nonexistent/keydeck.policy.yaml'],
   ];
 
-  it('refuses keys delete --yes, billing topup, autotopup set and every other change with exit 3, one sentence, nothing sent', async () => {
+  it('refuses keys delete --yes, billing topup, autotopup set, apply and every other change with exit 3, one sentence, nothing sent', async () => {
     const key = await sb.creditKey(prodToken, 'keep-me');
     expect((await run(['profile', 'set', 'prod', '--read-only'])).stdout).toBe('profile "prod" is read-only now\n');
     expect(config().profiles.prod).toMatchObject({ readOnly: true });

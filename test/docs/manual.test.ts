@@ -136,10 +136,13 @@ describe('the manual (docs/)', () => {
     expect([...listed].sort()).toEqual(ENVIRONMENT_VARIABLES.map((v) => v.name).sort());
   });
 
-  it('names every variable keydeck gives --on-low and --on-anomaly commands', () => {
+  it('names every variable keydeck gives --on-low, --on-anomaly and --on-guardrail commands', () => {
     const given = new Set(readFileSync(path.join(ROOT, 'src/terminal/notify.ts'), 'utf8').match(/KEYDECK_[A-Z_]+/g));
-    const pages = page(PAGES.metrics) + page('spend.md');
-    expect([...given].filter((v) => !pages.includes(`\`${v}\``)), 'add these to docs/monitoring.md (--on-low) or docs/spend.md (--on-anomaly)').toEqual([]);
+    const pages = page(PAGES.metrics) + page('spend.md') + page('guardrails.md');
+    expect([...given].filter((v) => !pages.includes(`\`${v}\``)), 'add these to docs/monitoring.md (--on-low), docs/spend.md (--on-anomaly) or docs/guardrails.md (--on-guardrail)').toEqual([]);
+    // Each page names its hook's own: every variable of the guardrail hook on docs/guardrails.md.
+    const guardrail = readFileSync(path.join(ROOT, 'src/terminal/notify.ts'), 'utf8').split('export function onGuardrailEnvironment')[1]!.split('\n}\n')[0]!.match(/KEYDECK_[A-Z_]+/g) ?? [];
+    expect(guardrail.filter((v) => !page('guardrails.md').includes(`\`${v}\``))).toEqual([]);
   });
 
   it('lists every endpoint the sandbox adds to the interface (/sandbox/…, /v1/…)', () => {

@@ -73,8 +73,9 @@ beforeAll(async () => {
   let stop = () => {};
   let url = '';
   const done = runExporter(
-    // --auto-topup with a policy: its series are served too (the balance stays above the threshold).
-    { ...flags.options, autoTopUp: true, version: '0.0.0-test' },
+    // --auto-topup with a policy: its series are served too (the balance stays above the threshold);
+    // --enforce: the guardrails' families too.
+    { ...flags.options, autoTopUp: true, enforce: true, version: '0.0.0-test' },
     {
       env,
       store: createCredentialStore({ env, loadKeytar: () => Promise.reject(new Error('no keychain here')) }),

@@ -15,6 +15,7 @@ import { DriveMemo, drive, OperationError, step, stepFailpointsFrom, type KitCon
 import { MGMT_ROTATION_TRANSITIONS, MgmtRotationRecord } from '../../src/operations/mgmtRotationRecord.js';
 import { canMove, MachineRecord } from '../../src/operations/record.js';
 import { rotationRecord, ROTATION_TRANSITIONS } from '../../src/operations/rotationRecord.js';
+import { GUARDRAIL_TRANSITIONS, guardrailRecord } from '../../src/operations/guardrailRecord.js';
 
 let dir: string;
 beforeEach(() => {
@@ -33,6 +34,11 @@ describe('the records of the operations', () => {
         table: MGMT_ROTATION_TRANSITIONS,
         start: async () => new MgmtRotationRecord(dir).start({ ...FROM, profile: `p${Math.random()}`, target: { kind: 'store' }, old: { id: 'a', name: 'a', keyPrefix: 'mk_aaaaaaaa' }, successor: { name: 'b' } }),
         record: () => new MgmtRotationRecord(dir),
+      },
+      {
+        table: GUARDRAIL_TRANSITIONS,
+        start: async () => guardrailRecord(dir).start({ ...FROM, keyId: `k${Math.random()}`, keyName: 'web', rule: 'budget', periodStart: '2026-05-10T00:00:00.000Z', action: 'disable', reenable: true, said: [] }),
+        record: () => guardrailRecord(dir),
       },
     ] as const;
     for (const { table, start, record } of tables) {

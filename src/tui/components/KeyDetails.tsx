@@ -65,9 +65,10 @@ export function spendLine(usage: KeySpendDetails | undefined): string {
  * The seven text lines of the details of `key` at `now` (epoch ms, the service's clock): name and
  * id; type, plan (and its price from `GET /api/plans`), status, dates; expiry; what its money is
  * (the shared balance and its budget, or how a subscription is renewed); its limits (the service's
- * plans when they answered, §8 otherwise); its spend; how old the usage figures are.
+ * plans when they answered, §8 otherwise); its spend; how old the usage figures are. A key a
+ * guardrail governs (`budgetLine`, docs/guardrails.md) has its budget where its money is said.
  */
-export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpendDetails, plans?: readonly Plan[], hours?: KeyHours, width = Number.POSITIVE_INFINITY): string[] {
+export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpendDetails, plans?: readonly Plan[], hours?: KeyHours, width = Number.POSITIVE_INFINITY, budgetLine?: string): string[] {
   // A line with a shorter form says it whole where the long one would be cut (issue 44).
   const fits = (long: string, short: string) => (displayWidth(long) <= width ? long : short);
   const status = statusCell(keyStatus(key, now), hours?.at);
@@ -92,13 +93,14 @@ export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpen
       `${visible(key.keyType)} key · ${status}${sub} · created ${shortDate(key.createdAt)}${lastUsed(key, now)}`,
     ].find((line) => displayWidth(line) <= width) ?? `${visible(key.keyType)} key · ${status}${sub}${lastUsed(key, now)}`,
     expiry,
-    key.keyType === 'credit'
+    budgetLine ??
+    (key.keyType === 'credit'
       ? typeof budget === 'number'
         ? fits(`budget: the shared balance, max_budget $${centsText(budget)} (all top-ups) · top up: pane 3`, `budget: the shared balance, max_budget $${centsText(budget)} · top up: 3`)
         : 'spends the shared credit balance (top up on the Billing pane, 3)'
       : hours
         ? `reserved hours: ${visible(hours.text)}${hours.at.inside ? '' : ' (429 until then)'}`
-        : renewal,
+        : renewal),
     fits(`limits: ${describeLimits(key, plans)}`, `limits: ${withoutSources(describeLimits(key, plans))}`),
     spendLine(usage),
     usage?.status ?? '',
@@ -124,15 +126,17 @@ export interface KeyDetailsProps {
   readonly plans?: readonly Plan[] | undefined;
   /** Where a pool key stands in its reserved blocks, when the service says its blocks. */
   readonly hours?: KeyHours | undefined;
+  /** Its guardrails in one line (../panes/keyBudget.ts), in place of what its money is. */
+  readonly budget?: string | undefined;
 }
 
 /** See the module comment. */
-export function KeyDetails({ item, columns, compact, now, usage, plans, hours }: KeyDetailsProps) {
+export function KeyDetails({ item, columns, compact, now, usage, plans, hours, budget }: KeyDetailsProps) {
   if (compact) {
     const long = item ? `limits: ${describeLimits(item, plans)}` : ' ';
     return <Text color={theme.muted}>{truncateTo(displayWidth(long) <= columns ? long : withoutSources(long), columns)}</Text>;
   }
-  const lines = item ? keyDetailLines(item, now, usage, plans, hours, columns - 4) : ['no key selected', '', '', '', '', '', ''];
+  const lines = item ? keyDetailLines(item, now, usage, plans, hours, columns - 4, budget) : ['no key selected', '', '', '', '', '', ''];
   return (
     // Plain frame and text: every style run on a line costs bytes each time a move redraws it.
     <Box flexDirection="column" borderStyle="round" paddingX={1} width={columns} height={KEY_DETAILS_ROWS}>

@@ -39,6 +39,7 @@ import { theme } from '../theme.js';
 import { KEY_SORTS, SORT_LABELS, keyColumns, keyRow, nextSort, sortKeys, spendColumnsFor, type KeySort } from './keyRows.js';
 import { keylessNotice, usePledges } from './keyPledges.js';
 import { useKeySpend } from './keySpend.js';
+import { budgetCell, budgetLine, useKeyBudgets } from './keyBudget.js';
 import type { PaneProps } from './registry.js';
 
 /** Dialogs of the Keys pane. The `reveal` one holds the only copy of a new key's value. */
@@ -108,6 +109,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   const rotation = usePendingRotations(active && !dialog && guard.readOnly === undefined, () => setDialog({ kind: 'pending' }));
 
   const spend = useKeySpend();
+  const budgets = useKeyBudgets();
   // The spend only re-sorts while sorting by it: a new usage answer costs the other sorts nothing.
   const spendOf = sort === 'spend' ? spend.spendOf : undefined;
   const sorted = useMemo(() => (keys.data ? sortKeys(keys.data, sort, clock(), spendOf) : EMPTY), [keys.data, sort, clock, spendOf]);
@@ -341,9 +343,9 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
       <ListTable
         list={list}
         total={sorted.length}
-        columns={keyColumns(size.columns, compact, sort, spendPeriods)}
+        columns={keyColumns(size.columns, compact, sort, spendPeriods, budgets.any)}
         width={size.columns}
-        rowOf={(k, isSelected) => keyRow(k, isSelected, now, spend.rowOf(k.id), pledges.hoursOf(k, now))}
+        rowOf={(k, isSelected) => ({ ...keyRow(k, isSelected, now, spend.rowOf(k.id), pledges.hoursOf(k, now)), ...(budgets.any && { budget: budgetCell(budgets.budgetOf(k, now), budgets.markOf(k)) }) })}
         statusColor={(k) => STATUS_COLORS[keyStatus(k, now)]}
         emptyText={listEmptyText(
           keys,
@@ -359,6 +361,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
         compact={compact}
         now={now}
         usage={selected && !compact ? spend.detailsOf(selected.id, now) : undefined}
+        budget={selected && !compact && budgets.any ? budgetLine(budgets.budgetOf(selected, now), budgets.deadlinesOf(selected, now), budgets.markOf(selected), now, size.columns - 4) : undefined}
         plans={plans.data}
         hours={hoursOf(selected, now)}
       />

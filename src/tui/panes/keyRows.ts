@@ -137,6 +137,9 @@ export function subscriptionNotice(keys: readonly ConsumptionKey[] | undefined, 
   return compact ? `${symbols.warning} sub ends in ${shortTimeLeft(soonest.leftMs)}` : `${symbols.warning} subscription ends in ${timeLeftWords(soonest.leftMs)}`;
 }
 
+/** Width of the budget column: a bar of 5 cells and a percentage (`███░░ 64%`). */
+const BUDGET_COLUMN_WIDTH = 10;
+
 /** Width of a spend column: room for `$9999.99` (larger amounts shorten: `$12.3k`). */
 const SPEND_WIDTH = 8;
 
@@ -164,25 +167,29 @@ export function spendColumnsFor(width: number, compact: boolean, given: readonly
 /**
  * Table columns of the Keys pane for a terminal `width` cells wide; `spend` are the spend
  * periods shown (see {@link spendColumnsFor}): with them, `plan` and `created` give way below 120
- * and 100 columns (the details show both).
+ * and 100 columns (the details show both); `budget`: a rule governs some key (./keyBudget.ts).
  */
-export function keyColumns(width: number, compact: boolean, sort: KeySort, spend: readonly UsagePeriod[] = []): DataColumn[] {
+export function keyColumns(width: number, compact: boolean, sort: KeySort, spend: readonly UsagePeriod[] = [], budget = false): DataColumn[] {
   const arrow = (s: KeySort, title: string) => (s === sort ? `${title} ↓` : title);
+  // With budgets (docs/guardrails.md), their bar after the status; the type gives way below 100 columns (the details say it).
+  const budgetCols: DataColumn[] = budget ? [{ key: 'budget', title: 'budget', width: BUDGET_COLUMN_WIDTH }] : [];
   const spendCols: DataColumn[] = spend.map((p, i) => ({ key: `spend:${p}`, title: i === 0 ? arrow('spend', periodWords(p)) : periodWords(p), width: SPEND_WIDTH, align: 'right' }));
   const withSpend = spend.length > 0;
   const fixed: DataColumn[] = compact
     ? [
-        ...(withSpend ? [] : [{ key: 'type', title: 'type', width: 6 }]),
+        ...(withSpend || budget ? [] : [{ key: 'type', title: 'type', width: 6 }]),
         { key: 'status', title: arrow('status', 'status'), width: 10 },
+        ...budgetCols,
         { key: 'expires', title: arrow('expiry', 'expires'), width: EXPIRES_WIDTH },
         ...spendCols,
       ]
     : [
-        { key: 'type', title: 'type', width: 6 },
-        ...(withSpend && width < 120 ? [] : [{ key: 'plan', title: 'plan', width: 8 }]),
+        ...(budget && width < 100 ? [] : [{ key: 'type', title: 'type', width: 6 }]),
+        ...((withSpend || budget) && width < 120 ? [] : [{ key: 'plan', title: 'plan', width: 8 }]),
         { key: 'status', title: arrow('status', 'status'), width: 10 },
+        ...budgetCols,
         { key: 'expires', title: arrow('expiry', 'expires'), width: EXPIRES_WIDTH },
-        ...(withSpend && width < 100 ? [] : [{ key: 'created', title: arrow('created', 'created'), width: 10 }]),
+        ...((withSpend || budget) && width < 100 ? [] : [{ key: 'created', title: arrow('created', 'created'), width: 10 }]),
         ...spendCols,
       ];
   const nameWidth = Math.max(8, width - tableWidth([0, ...fixed.map((c) => c.width)]));
