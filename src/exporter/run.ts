@@ -36,7 +36,7 @@ import { ambiguousTokenVars, type CredentialSources } from './credentials.js';
 import { createLogger, type LogFormat, type LogLevel, type Logger } from './log.js';
 import { loadProfiles, type LoadedProfiles, type ProfileSelection } from './profiles.js';
 import { strayTokenDirFiles, unwatchedTokenFiles, type Suggest } from './sources.js';
-import { HISTORY_BUSY_TIMEOUT_MS, ProfileWatcher, type WatchedProfile, type WatcherContext } from './watcher.js';
+import { HISTORY_BUSY_TIMEOUT_MS, ProfileWatcher, type WatchedProfile, type WatcherContext } from './profile.js';
 
 /**
  * The default port: 9464, the port the Prometheus wiki's port allocations list for the
