@@ -4,7 +4,8 @@
  * profile's poll schedule, ./profiles.ts and ./options.ts what to watch, ./credentials.ts where
  * each profile's key comes from (never argv), ./log.ts its log lines.
  *
- * May import: src/api, src/billing, src/config, src/credentials, src/metrics, src/terminal;
+ * May import: src/watcher (each profile's account watcher), src/operations, src/api, src/billing,
+ * src/config, src/credentials, src/metrics, src/terminal;
  * never src/tui or src/commands (the house test enforces it).
  * Imported by: src/cli only.
  */

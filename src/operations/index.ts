@@ -18,6 +18,7 @@
  * state between runs ./autoTopUpSummary.ts, and the faces' runner ./autoTopUpRunner.ts).
  *
  * May import: src/api, src/billing, src/config, src/credentials, src/delivery, src/failpoints.
- * Imported by: src/commands, src/tui and src/exporter (the faces drive them).
+ * Imported by: src/commands, src/tui and src/exporter (the faces drive them), and src/watcher
+ * (auto top-up's runner, after each balance read).
  */
 export {};

@@ -108,7 +108,7 @@ export class AccountWatcher {
   start(): void {
     if (this.#running || this.#stopped.signal.aborted) return;
     this.#running = true;
-    if (typeof this.#o.history === 'function') this.#later(() => this.#openHistory());
+    this.#openHistory();
     const first = this.#o.firstDelayMs ?? 0;
     if (first > 0) this.#timer = setTimeout(() => this.#poll(), first);
     else this.#poll();
@@ -262,8 +262,12 @@ export class AccountWatcher {
     if (typeof open !== 'function') return;
     let recorder: HistoryRecorder;
     try {
-      recorder = open((problem) => this.#emit({ kind: 'history_failed', problem }));
+      recorder = open((problem) => {
+        this.#set({ trend: { ...this.#snapshot.trend, problem } });
+        this.#emit({ kind: 'history_failed', problem });
+      });
     } catch (error) {
+      this.#set({ trend: { ...this.#snapshot.trend, openError: error } });
       this.#emit({ kind: 'history_unavailable', error });
       return;
     }
@@ -271,7 +275,7 @@ export class AccountWatcher {
     const last = this.#recorder.history.latest();
     if (last && last.t > (recorder.history.latest()?.t ?? Number.NEGATIVE_INFINITY)) recorder.record(last.t, last.remaining, last.totalTopUp);
     this.#recorder = recorder;
-    this.#set({ trend: { history: recorder.history, version: recorder.history.version } });
+    this.#set({ trend: { ...this.#snapshot.trend, history: recorder.history, version: recorder.history.version } });
   }
 
   async #run(signal: AbortSignal): Promise<void> {
@@ -316,7 +320,7 @@ export class AccountWatcher {
     this.#set({
       unavailable: undefined,
       poll: { data: credits, updatedAt: at, error: undefined, failingSince: undefined, failures: 0, inFlight: false, nextAt: at + this.#nextDelayMs },
-      ...((trend.history !== history || trend.version !== history.version) && { trend: { history, version: history.version } }),
+      ...((trend.history !== history || trend.version !== history.version) && { trend: { ...trend, history, version: history.version } }),
     });
     this.#emit({ kind: 'balance', credits, at, durationMs: took() });
     for (const event of told) this.#emit(event);

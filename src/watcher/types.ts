@@ -84,6 +84,10 @@ export interface UsageSlice {
 export interface TrendSlice {
   readonly history: BalanceHistory;
   readonly version: number;
+  /** The last problem of the history on disk, in src/billing/historyRecorder.ts's words, when one was met. */
+  readonly problem?: string;
+  /** Why the history could not be opened on disk (it is kept in memory only). */
+  readonly openError?: unknown;
 }
 
 /** What auto top-up last did after a reading (`--auto-topup` only). */
@@ -165,8 +169,8 @@ export interface AccountWatcherOptions {
   readonly firstDelayMs?: number;
   /**
    * The balance history: a recorder (src/billing/historyRecorder.ts), or a function that opens one
-   * (called once, on a task of its own after `start()`, with what hears its failures; it may throw:
-   * said as `history_unavailable`, and the history kept in memory). Absent: memory only.
+   * (called once, by `start()`, with what hears its failures; it may throw: said as
+   * `history_unavailable`, and the history kept in memory). Absent: memory only.
    */
   readonly history?: HistoryRecorder | ((onError: (problem: string) => void) => HistoryRecorder);
   /** The low-balance threshold, USD (absent: no `low_balance` event). */
