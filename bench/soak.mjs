@@ -1,7 +1,7 @@
 // Monitor soak benchmark (not a test): what hours of balance polling cost, in two parts.
 //
 // 1. A day of polls at the fastest interval (43,200 at 2 s), run at a tiny interval with the app's
-//    clock moved on 2 s a poll (issue 45). keydeck never polls faster than every 2 s (the account
+//    clock moved on 2 s a poll. keydeck never polls faster than every 2 s (the account
 //    watcher's MIN_POLL_INTERVAL_MS, --interval's MIN_INTERVAL_SECONDS), so a day of polls would take a
 //    day. Instead of driving the AccountWatcher class alone in-process (which would leave out React,
 //    Ink's frames, the header, the Billing pane's history and the HTTP client's sockets), this

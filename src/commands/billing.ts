@@ -121,7 +121,7 @@ export function topUpLines(result: TopUpResult, amount: number, program = 'keyde
 
 /**
  * `keydeck billing topup --amount USD --method card_checkout|card_direct|usdc [--json]`
- * (§4 `POST /api/billing/topup`; never retried), through the one top-up procedure the TUI uses
+ * (`POST /api/billing/topup`; never retried), through the one top-up procedure the TUI uses
  * (src/billing/topUpRequest.ts): the `totalTopUp` baseline read first; a card-on-file charge on the
  * top-up record (`verifying`) before it is sent, never sent when it cannot be recorded (exit 1);
  * an instruction on record, with its baseline, before it is printed. Exit 3 when the record

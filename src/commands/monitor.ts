@@ -74,7 +74,7 @@ export type MonitorRenderer = (input: {
   readonly notify?: (event: NotifyEvent) => void;
   /** With `--metrics`: where the figures are served. */
   readonly metricsUrl?: string;
-  /** `--auto-topup` (issue 47): the line it shows, fed with what each run after a balance read did. */
+  /** `--auto-topup`: the line it shows, fed with what each run after a balance read did. */
   readonly autoTopUp?: Pick<AutoTopUpFeed, 'view' | 'subscribe'>;
 }) => Promise<number>;
 
@@ -181,7 +181,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       keysEveryMs = Math.min(KEYS_EVERY_MS, BLOCK_WATCH_MS);
       metrics = served;
     }
-    // --auto-topup (issue 47): the watcher runs the policy after each balance read; its line here.
+    // --auto-topup: the watcher runs the policy after each balance read; its line here.
     let autoTopUp: AutoTopUpFeed | undefined;
     let runner: AutoTopUpRunner | undefined;
     if (flags.autoTopup) {

@@ -76,7 +76,15 @@ describe('the house', () => {
 
   it('is written down: docs/architecture.md states every rule checked here and names every folder of src/', () => {
     const page = readFileSync(path.join(ROOT, 'docs', 'architecture.md'), 'utf8');
-    const rules = [...LAYER_RULES.map((r) => r.why), `No source file over ${MAX_LINES} lines`, 'No V8 flag changed while the program runs', 'No state at module level', 'Each folder says what lives there'];
+    const rules = [
+      ...LAYER_RULES.map((r) => r.why),
+      `No source file over ${MAX_LINES} lines`,
+      'No V8 flag changed while the program runs',
+      'No state at module level',
+      'Each folder says what lives there',
+      'One poll loop',
+      'One top-up procedure',
+    ];
     expect(rules.filter((rule) => !page.includes(rule)), 'add each rule to docs/architecture.md').toEqual([]);
     const folders = readdirSync(path.join(ROOT, 'src')).filter((d) => d !== 'types' && statSync(path.join(ROOT, 'src', d)).isDirectory());
     expect(folders.filter((d) => !page.includes(`\`src/${d}/\``)), 'describe each folder in docs/architecture.md').toEqual([]);
@@ -111,6 +119,19 @@ describe('the house', () => {
         .map((pattern) => `${file}: ${pattern.source}`);
     });
     expect(found).toEqual([]);
+  });
+
+  it('has one poll loop: the faces read the balance again and again only through the account watcher', () => {
+    // The one-shot reads of the balance a face makes (a credential checked, a credit key's zero-balance
+    // check, a command that prints it once): anything else that reads it belongs in src/watcher.
+    const oneShot = ['src/tui/flows/SetupFlow.tsx', 'src/tui/panes/KeysPane.tsx', 'src/exporter/check.ts', 'src/commands/billingCredits.ts', 'src/commands/usage.ts'];
+    const readers = sourceFiles().filter((file) => /^src\/(tui|commands|exporter)\//.test(file) && /\.credits\(/.test(readFileSync(path.join(ROOT, file), 'utf8')));
+    expect(readers.filter((file) => !oneShot.includes(file)), 'read the balance through src/watcher/accountWatcher.ts').toEqual([]);
+  });
+
+  it('has one top-up procedure: a top-up is sent only by src/billing/topUpRequest.ts, or by auto top-up', () => {
+    const senders = sourceFiles().filter((file) => !/^src\/(api|sandbox)\//.test(file) && /\.topUp\(/.test(readFileSync(path.join(ROOT, file), 'utf8')));
+    expect(senders.sort(), 'a face asks src/billing/topUpRequest.ts requestTopUp, never the client').toEqual(['src/billing/topUpRequest.ts', 'src/operations/autoTopUp.ts']);
   });
 
   it(`has no source file over ${MAX_LINES} lines, and the files still over it do not grow`, () => {

@@ -54,7 +54,7 @@ export interface MonitorViewProps {
   readonly bell?: () => void;
   /** Notifications: the low-balance crossing, top-ups credited, the key rejected (once per rejection), runaway keys. */
   readonly notify?: (event: NotifyEvent) => void;
-  /** `--auto-topup` (issue 47): its line, fed by the command with what the watcher's runs did (src/operations/autoTopUpRunner.ts). */
+  /** `--auto-topup`: its line, fed by the command with what the watcher's runs did (src/operations/autoTopUpRunner.ts). */
   readonly autoTopUp?: Pick<AutoTopUpFeed, 'view' | 'subscribe'>;
 }
 

@@ -1,5 +1,5 @@
 /**
- * `keydeck monitor`'s view of usage (issue 22): the account watcher's usage (asked after every
+ * `keydeck monitor`'s view of usage: the account watcher's usage (asked after every
  * balance poll: a read is spent only when the budget's schedule says so), its top spenders, the runaway alert line
  * (the monitor cannot deactivate: it names the command that does), and the balance alert between
  * usage reads (once per episode, the likely key named as such).
