@@ -69,18 +69,30 @@ export function keylessSubscriptions(summary: BillingStatusSummary | undefined, 
  * another shape): only the key list is checked, and the service decides.
  */
 export function mintRefusal(id: string, summary: BillingStatusSummary | undefined, keys: readonly ConsumptionKey[] = []): string | undefined {
+  return mintRefusalOf(id, summary, keys)?.sentence;
+}
+
+/** Why a mint is refused, as {@link mintRefusalOf} gives it: a stable code and src/billing's sentence. */
+export interface MintRefusalWords {
+  /** `pledge_has_key`: only the billing status's `hasKey: true` says so (no active key is listed). */
+  readonly code: 'subscription_has_key' | 'pledge_has_key' | 'subscription_not_active' | 'subscription_unknown';
+  readonly sentence: string;
+}
+
+/** {@link mintRefusal} with its code. */
+export function mintRefusalOf(id: string, summary: BillingStatusSummary | undefined, keys: readonly ConsumptionKey[] = []): MintRefusalWords | undefined {
   const active = activeKeyOf(id, keys);
-  if (active) return `subscription ${id} already has an active key, "${active.name}" (id ${active.id}): one active key per subscription; deactivate or delete it first`;
+  if (active) return { code: 'subscription_has_key', sentence: `subscription ${id} already has an active key, "${active.name}" (id ${active.id}): one active key per subscription; deactivate or delete it first` };
   if (!summary) return undefined;
   const pledge = summary.poolPledges.find((p) => p.id === id);
   if (pledge) {
-    if (!entitles(pledge.status)) return `the pool pledge ${id} is ${pledge.status}, not active`;
-    if (pledge.hasKey === true) return `the pool pledge ${id} already has its key (the billing status says hasKey: true): one active key per subscription; deactivate or delete it first`;
+    if (!entitles(pledge.status)) return { code: 'subscription_not_active', sentence: `the pool pledge ${id} is ${pledge.status}, not active` };
+    if (pledge.hasKey === true) return { code: 'pledge_has_key', sentence: `the pool pledge ${id} already has its key (the billing status says hasKey: true): one active key per subscription; deactivate or delete it first` };
     return undefined;
   }
   const sub = summary.subscriptions.find((s) => s.id === id);
-  if (sub) return entitles(sub.status) ? undefined : `the subscription ${id} is ${sub.status}, not active`;
-  return `the billing status lists no subscription or pool pledge with id ${id} (keydeck billing status shows them)`;
+  if (sub) return entitles(sub.status) ? undefined : { code: 'subscription_not_active', sentence: `the subscription ${id} is ${sub.status}, not active` };
+  return { code: 'subscription_unknown', sentence: `the billing status lists no subscription or pool pledge with id ${id} (keydeck billing status shows them)` };
 }
 
 /**

@@ -37,6 +37,7 @@ import {
   askSecret,
   canPrompt,
   ExitCode,
+  cliSignIn,
   fail,
   insecureStorageWarning,
   noBaseUrlSentence,
@@ -261,7 +262,7 @@ export async function authLogout(globals: GlobalOptions, options: { revoke?: boo
       baseUrl: profile.baseUrl,
       token: stored.token,
       ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }),
-      credential: describeCredential(stored.token, stored.source, profile.name),
+      credential: describeCredential(stored.token, stored.source, profile.name, cliSignIn(profile.name)),
     });
     try {
       const mine = (await client.managementKeys.list()).find((k) => k.keyPrefix === prefix);

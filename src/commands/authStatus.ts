@@ -15,6 +15,7 @@ import {
   ExitCode,
   exitCodeOf,
   insecureStorageWarning,
+  cliSignIn,
   noBaseUrlSentence,
   noCredentialSentence,
   printJson,
@@ -126,7 +127,7 @@ async function statusReport(
       ...clientTimeoutFromEnv(env),
       baseUrl: profile.baseUrl,
       token: credential.token,
-      credential: describeCredential(credential.token, credential.source, profile.name),
+      credential: describeCredential(credential.token, credential.source, profile.name, cliSignIn(profile.name)),
       ...(allowInsecureHttp && { allowInsecureHttp }),
     });
     const keys = await client.managementKeys.list();

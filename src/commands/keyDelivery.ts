@@ -1,17 +1,20 @@
 /**
- * The command line's face of key delivery (issue 26, src/delivery/): the `--to-file`,
- * `--to-command` and `--command-timeout` flags of `keys create` and `keys rotate` turned into
- * destinations (checked before any key exists by the operations, src/operations/), and each
- * outcome said in one line (a command's output under it, sanitised, or withheld when it held the
- * key). What happens when a destination fails is the operations' faces' (./createKey.ts,
- * ./keys-rotate.ts).
+ * The command line's face of key delivery and of the key operations' events (src/delivery/,
+ * src/operations/): the `--to-file`, `--to-command` and `--command-timeout` flags of `keys create`
+ * and `keys rotate` turned into destinations (checked before any key exists by the operations),
+ * each outcome said in one line (a command's output under it, sanitised, or withheld when it held
+ * the key), every other event and failure of an operation said in the words of
+ * src/operations/wording.ts. What happens when a destination fails is the operations' faces'
+ * (./createKey.ts, ./keys-rotate.ts).
  */
 import { dataDir } from '../config/paths.js';
 import type { DeliveryOutcome } from '../delivery/deliver.js';
 import { DeliveryError, parseDestinations, type Destination } from '../delivery/destinations.js';
 import { DEFAULT_COMMAND_TIMEOUT_MS } from '../delivery/command.js';
+import { eventPhrases, eventWords, failureLine, failureWords, OperationError, type OperationEvent } from '../operations/index.js';
 import { visible } from '../terminal/sanitize.js';
-import { ExitCode, fail, printLine } from './output.js';
+import { ExitCode, fail, printLine, warn } from './output.js';
+import { isRecordDamaged } from '../config/recordDamage.js';
 
 /** The delivery flags as commander gives them. */
 export interface DeliveryFlags {
@@ -88,4 +91,28 @@ export function deliveryJson(o: DeliveryOutcome): Record<string, unknown> {
     sentence: o.sentence,
     ...(c && { exitCode: c.exitCode, timedOut: c.timedOut, output: c.outputHidden ? null : c.output }),
   };
+}
+
+/** Says one event of an operation (src/operations/events.ts): a warning on stderr, or lines (stderr under `--json`). */
+export function renderEvent(event: OperationEvent, json: boolean): void {
+  if (event.type === 'delivery') return printOutcomes([event.outcome], json);
+  if (event.type === 'salvaged') {
+    for (const phrase of eventPhrases(event, 'cli')) warn(visible(phrase));
+    return;
+  }
+  for (const line of eventWords(event, 'cli')) say(visible(line), json);
+}
+
+/**
+ * An operation's failure as the command's end: exit 1 (2 for a usage error) with the wording
+ * table's code and words; any other error is thrown again.
+ * @throws CommandFailure
+ */
+export function operationFailure(err: unknown): never {
+  if (err instanceof OperationError) {
+    const w = failureWords(err.failure, 'cli');
+    // A record that cannot be read (src/config/recordFile.ts) fails closed: exit 3, as every record keydeck trusts.
+    fail(isRecordDamaged(err) ? ExitCode.recordDamaged : w.usage ? ExitCode.usage : ExitCode.refused, visible(`${w.code}: ${failureLine(err.failure, 'cli')}`));
+  }
+  throw err;
 }

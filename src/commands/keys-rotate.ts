@@ -1,31 +1,47 @@
 /**
- * `keydeck keys rotate ID|NAME` (issue 26): replaces a credit key without downtime, by the steps of
- * src/delivery/rotation.ts. The successor (`--name`, default `NAME-r2`…) is created and delivered
- * with the same destinations as `keys create` (`--to-file`, `--to-command`; without one it is
- * shown once on the terminal, or in `--json`); then ./rotateHandover.ts waits `--grace`, shows the
- * old key's last use, waits for it to go idle (`--wait-idle`), and deactivates, deletes or keeps it
- * (`--old`, else asked). `--finish` / `--undo` take up a rotation that was interrupted (the record
- * in the data dir, src/delivery/rotationRecord.ts). Subscription keys are refused with what works
- * instead. Exit codes: ./api-command.ts; `still_in_use` and `delivery_failed` are 1.
+ * `keydeck keys rotate ID|NAME`: replaces a credit key without downtime, by the machine of
+ * src/operations/rotateKey.ts. The successor (`--name`, default the old key's name, the old key
+ * then renamed `NAME (rotated DATE)`) is created and delivered with the same destinations as
+ * `keys create` (`--to-file`, `--to-command`; without one it is shown once on the terminal, or in
+ * `--json`); then ./rotateHandover.ts waits `--grace`, shows the old key's last use, waits for it
+ * to go idle (`--wait-idle`), and the old key is deactivated, deleted or kept (`--old`, else
+ * asked). `--finish` / `--undo` take up a rotation that was interrupted (its record in the data
+ * dir). Subscription keys are refused with what works instead. Exit codes: ./api-command.ts;
+ * `still_in_use` and `delivery_failed` are 1. The machine runs every step (`drive`); this face
+ * picks the rotation, renders its events (src/operations/wording.ts) and asks the user.
  */
 import { dataDir } from '../config/paths.js';
 import { originOf } from '../credentials/index.js';
 import { DeliveryError, describeDestination } from '../delivery/destinations.js';
 import { DEFAULT_IDLE_FOR_MS, DEFAULT_WAIT_IDLE_MS } from '../delivery/lastUse.js';
 import { findKey, RotationError } from '../delivery/rotation.js';
-import { checkKeyRef } from './keyRef.js';
 import { DeliveryRecord } from '../delivery/deliveryRecord.js';
-import { RotationRecord, RotationRecordError, type Rotation } from '../delivery/rotationRecord.js';
-import { beginRotation, createSuccessor, deliverSuccessor, markDelivered, type RotationContext, type Successor } from '../operations/rotateKey.js';
-import { OperationDrivers } from '../operations/drivers.js';
-import { pendingRotationOf, resumeRotation, undoRotation } from '../operations/rotateRecovery.js';
+import {
+  destinationsWords,
+  drive,
+  drivenNow,
+  eventPhrases,
+  holdersOf,
+  OperationDrivers,
+  pendingRotationOf,
+  rotateKeyMachine,
+  rotationContext,
+  stepFailpointsFrom,
+  unfinishedRotations,
+  type NewKey,
+  type OperationEvent,
+  type Rotation,
+  type RotateOutcome,
+  type RotationContext,
+} from '../operations/index.js';
 import { visible } from '../terminal/sanitize.js';
+import { checkKeyRef } from './keyRef.js';
 import { printData, type CommandDeps } from './api-command.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { parseKeyName } from './input.js';
-import { deliveryJson, deliveryPlanOf, printOutcomes, say, type DeliveryFlags, type DeliveryPlan } from './keyDelivery.js';
-import { askLine, canPrompt, ExitCode, fail, openSession, printLine, warn, type ExitCodeValue, type GlobalOptions, type Session, recordExit } from './output.js';
-import { durationFlag, handover, oldActionFlag, type HandoverFlags } from './rotateHandover.js';
+import { deliveryJson, deliveryPlanOf, operationFailure, renderEvent, say, type DeliveryFlags } from './keyDelivery.js';
+import { askLine, canPrompt, ExitCode, fail, openSession, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { durationFlag, handover, oldActionFlag, type HandoverFlags, type HandoverOptions } from './rotateHandover.js';
 
 /** The flags of `keys rotate`. */
 export interface RotateFlags extends DeliveryFlags, HandoverFlags {
@@ -35,16 +51,26 @@ export interface RotateFlags extends DeliveryFlags, HandoverFlags {
   readonly undo?: boolean;
 }
 
-/** A rotation error as the command's end: exit 1 with its code. */
+/** A rotation's failure as the command's end: exit 1 (2 for usage) with its code. */
 function asFailure(err: unknown): never {
-  if (err instanceof RotationError) fail(ExitCode.refused, `${err.code}: ${err.message}`);
-  if (err instanceof RotationRecordError) fail(recordExit(err), `rotation_record: ${err.message}`);
+  if (err instanceof RotationError) fail(ExitCode.refused, `${err.code}: ${err.message}${err.code === 'not_found' ? ' (keydeck keys list)' : ''}`);
   if (err instanceof DeliveryError) fail(ExitCode.refused, `${err.code}: ${err.message.replace(/[.;]? nothing was created$/, '')}; no key was created`);
-  throw err;
+  return operationFailure(err);
 }
 
-/** The options the handover and a resumed rotation need. */
-type ResumeOptions = Parameters<typeof handover>[2] & { oldAction?: Rotation['oldAction']; graceMs?: number; plan: DeliveryPlan };
+/** What one run of the command keeps while the machine runs: the successor shown or delivered, for `--json`. */
+interface Run {
+  readonly ctx: RotationContext;
+  readonly json: boolean;
+  readonly options: HandoverOptions;
+  readonly yes: boolean;
+  /** The successor, once made or read back in this run (its value only for `--json` when shown). */
+  key?: NewKey;
+  shownKey: boolean;
+  /** The successor reached its destinations in this run (the handover says it is in place). */
+  deliveredHere: boolean;
+  deliveries: ReturnType<typeof deliveryJson>[];
+}
 
 /**
  * `keydeck keys rotate ID|NAME [--name NEW] [--to-file …]… [--to-command …]… [--old …] [--grace D]
@@ -70,55 +96,66 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
   const successorFlag = flags.name !== undefined ? parseKeyName(flags.name) : undefined;
   // A new rotation still names the other unfinished ones; --finish / --undo handle them itself.
   const session = await openSession(globals, { ...deps.session, pendingRotations: !flags.finish && !flags.undo });
-  const handoverFlags = {
-    ...flags,
-    idleForMs,
-    ...(waitIdleMs !== undefined && { waitIdleMs }),
-    usage: async (keyId: string, deliveredAt: number) => (await import('./rotateUsage.js')).oldKeyUsage(session, keyId, deliveredAt),
-  };
-  const deliveries = new DeliveryRecord(dataDir(plan.env));
-  const ctx: RotationContext = {
-    client: session.client,
-    record: new RotationRecord(dataDir(plan.env)),
-    delivery: { lockDir: plan.lockDir, env: plan.env, commandTimeoutMs: plan.commandTimeoutMs, secrets: [session.credential.token] },
-    deliveries,
-    drivers: new OperationDrivers(dataDir(plan.env)),
-  };
+  const json = flags.json === true;
+  const dir = dataDir(plan.env);
+  const deliveries = new DeliveryRecord(dir);
   const origin = originOf(session.profile.baseUrl);
-  const options: ResumeOptions = { ...handoverFlags, ...(oldAction && { oldAction }), ...(graceMs !== undefined && { graceMs }), plan };
+  let remembered: ReturnType<typeof describeDestination>[] | undefined;
+  const run: Run = {
+    ctx: rotationContext({
+      dataDir: dir,
+      client: session.client,
+      delivery: { lockDir: plan.lockDir, env: plan.env, commandTimeoutMs: plan.commandTimeoutMs, secrets: [session.credential.token] },
+      deliveries,
+      drivers: new OperationDrivers(dir),
+      profile: session.profile.name,
+      origin,
+      failpoints: stepFailpointsFrom(plan.env),
+      emit: (event) => {
+        if (event.type === 'rotation_started' && remembered) say(`The old key was delivered by keydeck to ${remembered.join(', ')}: the successor goes there too.`, json);
+        if (event.type === 'delivery') {
+          run.deliveredHere = true;
+          run.deliveries.push(deliveryJson(event.outcome));
+        }
+        renderEvent(event, json);
+      },
+    }),
+    json,
+    yes: flags.yes === true,
+    options: { ...flags, idleForMs, ...(waitIdleMs !== undefined && { waitIdleMs }), usage: async (keyId: string, deliveredAt: number) => (await import('./rotateUsage.js')).oldKeyUsage(session, keyId, deliveredAt) },
+    shownKey: false,
+    deliveredHere: false,
+    deliveries: [],
+  };
+  const { ctx } = run;
   try {
-    if (flags.finish || flags.undo) return await resume(ctx, session, idOrName, flags, options);
+    if (flags.finish || flags.undo) return await resume(run, idOrName, flags, oldAction, graceMs);
     const keys = await session.client.keys.list();
-    const pending = (await ctx.record.list({ profile: session.profile.name, origin })).filter((r) => r.kind === 'consumption');
+    const pending = await unfinishedRotations(dir, { profile: ctx.profile, origin }, { all: true });
     const unfinished = pendingRotationOf(pending, keys, idOrName!);
     if (unfinished) {
-      say(`The rotation of "${visible(unfinished.old.name)}" started ${unfinished.startedAt.slice(0, 16).replace('T', ' ')} UTC is unfinished: this run finishes it.`, flags.json === true);
-      return await resume(ctx, session, unfinished.old.id, { ...flags, finish: true }, options);
+      say(`The rotation of "${visible(unfinished.old.name)}" started ${unfinished.startedAt.slice(0, 16).replace('T', ' ')} UTC is unfinished: this run finishes it.`, json);
+      return await resume(run, unfinished.old.id, { ...flags, finish: true }, oldAction, graceMs);
     }
     const old = findKey(keys, idOrName!);
     // Without destination flags: where the old key was delivered, when keydeck did it.
-    const remembered = plan.destinations.length === 0 ? await deliveries.recall({ profile: session.profile.name, origin, keyId: old.id }) : undefined;
-    const destinations = remembered ?? plan.destinations;
-    if (destinations.length === 0 && !flags.json && !process.stdout.isTTY) {
+    const recalled = plan.destinations.length === 0 ? await deliveries.recall({ profile: ctx.profile, origin, keyId: old.id }) : undefined;
+    remembered = recalled?.map(describeDestination);
+    const destinations = recalled ?? plan.destinations;
+    if (destinations.length === 0 && !json && !process.stdout.isTTY) {
       fail(
         ExitCode.usage,
         `invalid_request: keydeck does not know where "${visible(old.name)}" is used and stdout is not a terminal, so the new key would be lost: pass --to-file or --to-command (or --json); nothing was changed`,
       );
     }
-    const rotation = await beginRotation(ctx, {
-      profile: session.profile.name,
-      origin,
-      old,
-      ...(successorFlag !== undefined && { successorName: successorFlag }),
-      taken: keys.map((k) => k.name),
-      destinations,
-      ...(oldAction && { oldAction }),
-      ...(graceMs !== undefined && { graceMs }),
-    });
-    if (remembered) say(`The old key was delivered by keydeck to ${remembered.map(describeDestination).join(', ')}: the successor goes there too.`, flags.json === true);
-    const renames = rotation.old.rotatedName !== undefined ? `; it takes the name "${visible(rotation.successor.name)}", and the old key becomes "${visible(rotation.old.rotatedName)}" once it is delivered` : ` "${visible(rotation.successor.name)}"`;
-    say(`Rotating the key "${visible(old.name)}" (id ${visible(old.id)}) to a successor${renames}.`, flags.json === true);
-    return await createAndHandOver(ctx, rotation, options);
+    let outcome: RotateOutcome;
+    try {
+      outcome = await drive(rotateKeyMachine, ctx, { plan: { old, successorName: successorFlag, taken: keys.map((k) => k.name), destinations, oldAction, graceMs } }, 'run', {});
+    } catch (err) {
+      await mayExist(ctx, old.id);
+      throw err;
+    }
+    return await settle(run, outcome);
   } catch (err) {
     return asFailure(err);
   } finally {
@@ -127,57 +164,54 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
   }
 }
 
-/** Steps from `creating`: create, deliver (or show), hand over. */
-async function createAndHandOver(ctx: RotationContext, rotation: Rotation, flags: ResumeOptions): Promise<ExitCodeValue> {
-  let made;
-  try {
-    made = await createSuccessor(ctx, rotation);
-  } catch (err) {
-    // The successor may exist (the answer was lost or could not be read): the rotation stays recorded.
-    if ((await ctx.record.list().catch(() => [])).some((r) => r.id === rotation.id)) {
-      warn(`the successor may have been created: \`keydeck keys rotate --finish ${rotation.old.id}\` finds it and goes on with a new one, \`keydeck keys rotate --undo ${rotation.old.id}\` deletes it; the old key is untouched`);
-    }
-    throw err;
+/** After a failed create: when the rotation is still recorded, the successor may exist; the two ways out are named. */
+async function mayExist(ctx: RotationContext, oldId: string): Promise<void> {
+  // An unreadable record says nothing more here: the failure itself is said next.
+  if ((await ctx.record.list().catch(() => [])).some((r) => r.old.id === oldId && r.state === 'creating')) {
+    warn(`the successor may have been created: \`keydeck keys rotate --finish ${oldId}\` finds it and goes on with a new one, \`keydeck keys rotate --undo ${oldId}\` deletes it; the old key is untouched`);
   }
-  for (const w of made.warnings) warn(w);
-  say(`Created the successor "${visible(made.created.name)}" (id ${visible(made.created.id ?? 'unknown')}).`, flags.json === true);
-  return deliverAndHandOver(ctx, made.rotation, made.created, flags);
 }
 
-/** Steps from `created` with the successor's value: deliver (or show), then hand over. */
-async function deliverAndHandOver(ctx: RotationContext, rotation: Rotation, created: Successor, flags: ResumeOptions): Promise<ExitCodeValue> {
-  const json = flags.json === true;
-  let current = rotation;
-  let shownKey = false;
-  let deliveries: ReturnType<typeof deliveryJson>[] = [];
-  if (current.destinations.length > 0) {
-    const delivered = await deliverSuccessor(ctx, current, created.apiKey);
-    printOutcomes(delivered.outcomes, json);
-    deliveries = delivered.outcomes.map(deliveryJson);
-    if (delivered.rotation.stage !== 'delivered') await undeliveredSuccessor(ctx, delivered.rotation, created, flags);
-    current = delivered.rotation;
-  } else {
-    if (!json) {
-      printLine('');
-      printLine(`  ${visible(created.apiKey)}`);
-      printLine('');
-      printLine('This is the only time the new key is shown: put it where the old one is used.');
-      if (canPrompt()) await askLine('Press enter once the new key is in place (the old key is left as it is until then). ');
-      else printLine('The old key is handled now, as --old says.');
+/** What the command does once the machine stopped: show the successor, say a failure, or hand over. */
+async function settle(run: Run, outcome: RotateOutcome): Promise<ExitCodeValue> {
+  const { ctx, json } = run;
+  switch (outcome.kind) {
+    case 'reveal':
+      run.key = outcome.key;
+      if (!json) {
+        printLine('');
+        printLine(`  ${visible(outcome.key.apiKey)}`);
+        printLine('');
+        printLine('This is the only time the new key is shown: put it where the old one is used.');
+        if (canPrompt()) await askLine('Press enter once the new key is in place (the old key is left as it is until then). ');
+        else printLine('The old key is handled now, as --old says.');
+      }
+      run.shownKey = json;
+      run.deliveredHere = true;
+      return settle(run, await drive(rotateKeyMachine, ctx, { op: outcome.op }, 'run', { shown: true }));
+    case 'undelivered':
+      run.key = outcome.key;
+      return undelivered(run, outcome);
+    case 'handover': {
+      const op = outcome.op;
+      run.key = outcome.key ?? run.key;
+      if (run.deliveredHere && op.old.rotatedName !== undefined) say(`The successor "${visible(op.successor.name)}" is in place; the old key is named "${visible(op.old.rotatedName)}" now.`, json);
+      const result = await handover(ctx.client, op, run.options);
+      await drive(rotateKeyMachine, ctx, { op }, 'finish', { handOver: result.action });
+      if (json && run.deliveredHere) {
+        printData({
+          old: { id: op.old.id, name: op.old.rotatedName ?? op.old.name, action: result.action, lastUsedAt: result.lastUse.known ? (result.lastUse.at === null ? null : new Date(result.lastUse.at).toISOString()) : undefined },
+          successor: { ...(run.key?.answer ?? { name: op.successor.name, ...(op.successor.id !== undefined && { id: op.successor.id }) }), ...(run.shownKey && run.key && { apiKey: run.key.apiKey }) },
+          deliveries: run.deliveries,
+        });
+      }
+      return ExitCode.ok;
     }
-    shownKey = json;
-    current = await markDelivered(ctx, current);
+    case 'done':
+    case 'undone':
+    case 'complete':
+      return ExitCode.ok;
   }
-  if (current.old.rotatedName !== undefined) say(`The successor "${visible(current.successor.name)}" is in place; the old key is named "${visible(current.old.rotatedName)}" now.`, json);
-  const result = await handover(ctx, current, flags);
-  if (json) {
-    printData({
-      old: { id: current.old.id, name: current.old.rotatedName ?? current.old.name, action: result.action, lastUsedAt: result.lastUse.known ? (result.lastUse.at === null ? null : new Date(result.lastUse.at).toISOString()) : undefined },
-      successor: { ...created.answer, ...(shownKey && { apiKey: created.apiKey }) },
-      deliveries,
-    });
-  }
-  return ExitCode.ok;
 }
 
 /**
@@ -185,43 +219,47 @@ async function deliverAndHandOver(ctx: RotationContext, rotation: Rotation, crea
  * printed to a terminal (so it is not lost), undoing is offered there, and the ways out are named.
  * @throws CommandFailure exit 1 `delivery_failed`
  */
-async function undeliveredSuccessor(ctx: RotationContext, rotation: Rotation, created: Successor, flags: ResumeOptions): Promise<never> {
-  const label = `the successor "${visible(created.name)}" (id ${visible(created.id ?? 'unknown')})`;
-  const failed = rotation.destinations.filter((_, i) => rotation.targets[i]?.state === 'failed').map(describeDestination);
-  const holders = rotation.destinations.filter((_, i) => rotation.targets[i]?.state === 'written' || rotation.targets[i]?.state === 'took').map(describeDestination);
+async function undelivered(run: Run, outcome: Extract<RotateOutcome, { kind: 'undelivered' }>): Promise<never> {
+  const { op: rotation, key } = outcome;
+  const label = `the successor "${visible(key.name)}" (id ${visible(key.id ?? 'unknown')})`;
+  const failed = destinationsWords(rotation.destinations.filter((_, i) => rotation.targets[i]?.state === 'failed'));
+  const holders = destinationsWords(rotation.destinations.filter((_, i) => rotation.targets[i]?.state === 'written' || rotation.targets[i]?.state === 'took'));
+  const holderCount = rotation.destinations.filter((_, i) => rotation.targets[i]?.state === 'written' || rotation.targets[i]?.state === 'took').length;
   const fileHolds = rotation.destinations.some((d, i) => d.kind === 'file' && rotation.targets[i]?.state === 'written');
-  if (process.stdout.isTTY && flags.json !== true) {
+  if (process.stdout.isTTY && !run.json) {
     printLine('');
     printLine('The successor could not be delivered everywhere; so that it is not lost, here it is (the only time it is shown):');
     printLine('');
-    printLine(`  ${visible(created.apiKey)}`);
+    printLine(`  ${visible(key.apiKey)}`);
     printLine('');
   }
-  if (holders.length > 0) warn(`${holders.join(', ')} already ${holders.length === 1 ? 'holds' : 'hold'} the successor`);
+  if (holderCount > 0) warn(`${holders} already ${holderCount === 1 ? 'holds' : 'hold'} the successor`);
   const target = rotation.old.id;
-  if (canPrompt() && !flags.yes) {
-    const back = holders.length > 0 ? ` ${holders.join(', ')} get back what they held before (the old key).` : '';
+  if (canPrompt() && !run.yes) {
+    const back = holderCount > 0 ? ` ${holders} get back what they held before (the old key).` : '';
     if (/^y(es)?$/i.test(await askLine(`Undo the rotation: delete ${label} and keep the old key?${back} [y/N] `))) {
-      const said = await undoRotation(ctx, rotation);
-      fail(ExitCode.refused, `delivery_failed: ${failed.join(', ')} did not take ${label}; the rotation was undone (${said.join('; ')})`);
+      const said: OperationEvent[] = [];
+      await drive(rotateKeyMachine, { ...run.ctx, emit: (e) => said.push(e) }, { op: rotation }, 'undo', {});
+      fail(ExitCode.refused, `delivery_failed: ${failed} did not take ${label}; the rotation was undone (${said.flatMap((e) => eventPhrases(e, 'cli').map((p) => visible(p))).join('; ')})`);
     }
   }
   const finish = fileHolds ? 'delivers it again where it failed (its value is read back from the file that holds it)' : 'makes a new successor and delivers it';
   fail(
     ExitCode.refused,
-    `delivery_failed: ${label} was created, but ${failed.join(', ')} did not take it; the old key "${visible(rotation.old.name)}" is untouched and still works, and the rotation stays recorded: ` +
-      `\`keydeck keys rotate --finish ${target}\` ${finish}, \`keydeck keys rotate --undo ${target}\` ${holders.length > 0 ? `puts back what ${holders.join(', ')} held and ` : ''}deletes the successor`,
+    `delivery_failed: ${label} was created, but ${failed} did not take it; the old key "${visible(rotation.old.name)}" is untouched and still works, and the rotation stays recorded: ` +
+      `\`keydeck keys rotate --finish ${target}\` ${finish}, \`keydeck keys rotate --undo ${target}\` ${holderCount > 0 ? `puts back what ${holders} held and ` : ''}deletes the successor`,
   );
 }
 
 /** `--finish` / `--undo` (or a rerun): the rotation of `idOrName` (or the only one of this profile) taken up. */
-async function resume(ctx: RotationContext, session: Session, idOrName: string | undefined, flags: RotateFlags, options: ResumeOptions): Promise<ExitCodeValue> {
-  const json = flags.json === true;
-  const recorded = (await ctx.record.list({ profile: session.profile.name, origin: originOf(session.profile.baseUrl) })).filter((r) => r.kind === 'consumption');
+async function resume(run: Run, idOrName: string | undefined, flags: RotateFlags, oldAction: Rotation['oldAction'], graceMs: number | undefined): Promise<ExitCodeValue> {
+  const { ctx, json } = run;
+  const dir = ctx.delivery.lockDir;
+  const recorded = await unfinishedRotations(dir, { profile: ctx.profile, origin: ctx.origin }, { all: true });
   // Those another keydeck drives now are in progress, not interrupted: only a named one is said so.
   const pending: Rotation[] = [];
-  for (const r of recorded) if (idOrName !== undefined || !(await ctx.drivers!.elsewhere(r.id))) pending.push(r);
-  const matching = idOrName === undefined ? pending : [pendingRotationOf(pending, await session.client.keys.list(), idOrName)].filter((r) => r !== undefined);
+  for (const r of recorded) if (idOrName !== undefined || !(await drivenNow(dir, r.id, ctx.drivers))) pending.push(r);
+  const matching = idOrName === undefined ? pending : [pendingRotationOf(pending, await ctx.client.keys.list(), idOrName)].filter((r) => r !== undefined);
   if (matching.length === 0) {
     say(idOrName === undefined ? 'No unfinished rotation for this profile and service.' : `No unfinished rotation of "${visible(idOrName)}".`, json);
     return ExitCode.ok;
@@ -229,36 +267,23 @@ async function resume(ctx: RotationContext, session: Session, idOrName: string |
   if (matching.length > 1) {
     fail(ExitCode.usage, `invalid_request: ${matching.length} rotations are unfinished (${matching.map((r) => `"${r.old.name}" ${r.old.id}`).join(', ')}): name one (keydeck keys rotate --${flags.undo ? 'undo' : 'finish'} ID)`);
   }
-  let rotation = matching[0]!;
+  const rotation = matching[0]!;
   if (flags.undo) {
-    const held = rotation.destinations.filter((_, i) => ['written', 'took', 'running', 'writing'].includes(rotation.targets[i]?.state ?? '')).map(describeDestination);
+    const held = destinationsWords(holdersOf(rotation));
     await confirmDestructive({
       yes: flags.yes,
-      question: `Undo the rotation of "${rotation.old.name}": put back what its destinations held, delete its successor and keep the old key?${held.length > 0 ? ` (${held.join(', ')} may hold the successor.)` : ''}`,
+      question: `Undo the rotation of "${rotation.old.name}": put back what its destinations held, delete its successor and keep the old key?${held !== '' ? ` (${held} may hold the successor.)` : ''}`,
       command: `keydeck keys rotate --undo ${rotation.old.id}`,
     });
-    for (const s of await undoRotation(ctx, rotation)) say(visible(`${s[0]!.toUpperCase()}${s.slice(1)}.`), json);
+    await drive(rotateKeyMachine, ctx, { op: rotation }, 'undo', {});
     return ExitCode.ok;
   }
-  if (options.oldAction !== undefined && rotation.oldAction !== options.oldAction) rotation = await ctx.record.update(rotation.id, { oldAction: options.oldAction });
-  // A --grace given to the resuming run is the one that counts (from the delivery, when it was made).
-  if (options.graceMs !== undefined && rotation.graceMs !== options.graceMs) {
-    const deliveredAt = rotation.deliveredAt !== undefined ? Date.parse(rotation.deliveredAt) : Number.NaN;
-    rotation = await ctx.record.update(rotation.id, { graceMs: options.graceMs, ...(Number.isFinite(deliveredAt) && { graceUntil: new Date(deliveredAt + options.graceMs).toISOString() }) });
+  let outcome: RotateOutcome;
+  try {
+    outcome = await drive(rotateKeyMachine, ctx, { op: rotation }, 'finish', { plannedOld: oldAction, plannedGrace: graceMs, canShow: json || process.stdout.isTTY === true });
+  } catch (err) {
+    await mayExist(ctx, rotation.old.id);
+    throw err;
   }
-  const resumed = await resumeRotation(ctx, rotation);
-  for (const s of resumed.said) say(visible(`${s[0]!.toUpperCase()}${s.slice(1)}.`), json);
-  rotation = resumed.rotation;
-  if (rotation.stage === 'delivered') {
-    say(`Finishing the rotation of "${visible(rotation.old.name)}": its successor "${visible(rotation.successor.name)}" was delivered.`, json);
-    await handover(ctx, rotation, options);
-    return ExitCode.ok;
-  }
-  if (resumed.key) {
-    say(`Finishing the rotation of "${visible(rotation.old.name)}".`, json);
-    return deliverAndHandOver(ctx, rotation, resumed.key, options);
-  }
-  say(`Finishing the rotation of "${visible(rotation.old.name)}" with a new successor.`, json);
-  if (rotation.destinations.length === 0 && !json && !process.stdout.isTTY) fail(ExitCode.usage, 'invalid_request: this rotation has no destination and stdout is not a terminal: run it on a terminal');
-  return createAndHandOver(ctx, rotation, options);
+  return settle(run, outcome);
 }

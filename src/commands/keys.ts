@@ -18,8 +18,6 @@ import { paidTimeLost } from '../api/keyStatus.js';
 import { reactivationRefusal } from '../billing/keyRefusals.js';
 import { parseKeyName, parseSubscriptionId } from './input.js';
 import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
-import { summarizeBillingStatus } from '../api/reader.js';
-import { pledgeMintRefusal } from '../operations/pledgeKey.js';
 import { runKeysCreate } from './createKey.js';
 import { deliveryPlanOf, type DeliveryFlags } from './keyDelivery.js';
 import { visible } from '../terminal/sanitize.js';
@@ -44,28 +42,14 @@ export interface KeysCreateFlags extends JsonFlag, DeliveryFlags {
 }
 
 /**
- * Before minting the key of subscription `id`: reads the billing status and the key list and
- * refuses (exit 1 `subscription_has_key`, or `subscription_not_active`/`subscription_unknown`,
- * "nothing was sent") when src/operations/pledgeKey.ts `pledgeMintRefusal` finds a reason
- * (leaving out `own`: keys of this operation whose value was lost). A status or list that cannot
- * be read does not stop it: the service then decides.
- */
-async function checkMintable(client: Session['client'], id: string, own: readonly string[] = []): Promise<void> {
-  const [status, keys] = await Promise.all([client.billing.status().catch(() => undefined), client.keys.list().catch(() => [])]);
-  const reason = pledgeMintRefusal(id, summarizeBillingStatus(status), keys, own);
-  if (reason === undefined) return;
-  const code = /active key|has its key/.test(reason) ? 'subscription_has_key' : /not active/.test(reason) ? 'subscription_not_active' : 'subscription_unknown';
-  fail(ExitCode.refused, `${code}: ${visible(reason)}; nothing was sent`);
-}
-
-/**
  * `keydeck keys create NAME | --name NAME [--subscription ID] [--to-file PATH[:VAR]]…
  * [--to-command 'CMD']… [--allow-duplicate-name] [--json]`, or `--finish [NAME]` / `--undo [NAME]
  * [--yes]`: a name another key has is asked about first, or refused without a terminal
  * (./nameTaken.ts); then creates a credit key (§4 `POST /api/keys/credit`; needs a balance above
  * 0, else `insufficient_balance`, exit 1), or with `--subscription ID` mints the one active key of
  * that subscription or pool pledge (`POST /api/keys/subscription`, issue 23; refused before sending
- * when it already has one, see {@link checkMintable}), as the persisted machine of
+ * when it already has one: exit 1 `subscription_has_key`, `subscription_not_active` or
+ * `subscription_unknown`, "nothing was sent"), as the persisted machine of
  * src/operations/createKey.ts (./createKey.ts). Without a destination it prints the full `sk_`
  * value once (`--json`: the created object); with destinations (issue 26) they are checked first
  * (nothing is created when one cannot take a key, exit 1), the key goes to each of them and never
@@ -89,7 +73,6 @@ export async function keysCreate(globals: GlobalOptions, flags: KeysCreateFlags,
     session,
     // A name another key has is asked about before a new key is created (not when one is taken up).
     { ...(name !== undefined && { name }), ...(subscriptionId !== undefined && { subscriptionId }), plan, finish: flags.finish === true, undo: flags.undo === true, yes: flags.yes === true, json: flags.json === true, allowDuplicateName: flags.allowDuplicateName === true },
-    (id, own) => checkMintable(session.client, id, own),
   );
 }
 

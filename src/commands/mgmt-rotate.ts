@@ -1,13 +1,14 @@
 /**
- * `keydeck mgmt-keys rotate [--name NAME] [--token-file PATH] [--finish | --undo] [--json]`
- * (issues 26, 42, 46): replaces a management key where it lives — the one keydeck itself uses (the
+ * `keydeck mgmt-keys rotate [--name NAME] [--token-file PATH] [--finish | --undo] [--json]`:
+ * replaces a management key where it lives — the one keydeck itself uses (the
  * keychain, or the plaintext file of `--insecure-storage`), or with `--token-file PATH` the key in a
  * token file another program reads (the exporter's), written back where it was read, atomically,
  * with its owner and mode. The new `mk_` is created (§4 `POST /api/keys/management`), stored, read
  * back, checked against the service (`GET /api/keys/management` with it), and only then is the old
- * one deleted. The steps are the state machine of src/operations/mgmtRotate.ts (its table names
- * every crash point); an interrupted rotation is named at the next start and taken up by
- * `--finish`, `--undo` or a plain rerun (which finishes it). Neither key is ever printed.
+ * one deleted. The steps are the machine of src/operations/mgmtRotate.ts (its table names every
+ * crash point), which this face drives and whose events it says (src/operations/wording.ts); an
+ * interrupted rotation is named at the next start and taken up by `--finish`, `--undo` or a plain
+ * rerun (which finishes it). Neither key is ever printed.
  *
  * Not possible in place, and said so: a key given in `KEYDECK_TOKEN` (keydeck does not know where
  * the variable is set), a session token (not a management key), and a token file holding the key
@@ -20,14 +21,24 @@ import { dataDir } from '../config/paths.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { describeCredential, originOf, originTarget, TOKEN_ENV_VAR } from '../credentials/index.js';
 import { tokenKind } from '../credentials/token.js';
-import { CredentialPlaceError, storePlace, tokenFilePlace, type CredentialPlace } from '../operations/credentialPlace.js';
-import { MgmtRotationError, resumeManagementRotation, rotateManagementKey, type MgmtRotationContext, type MgmtRotationResult } from '../operations/mgmtRotate.js';
-import { MgmtRotationRecord, MgmtRotationRecordError } from '../operations/mgmtRotationRecord.js';
+import {
+  CredentialPlaceError,
+  MgmtRotationRecord,
+  OperationDrivers,
+  resumeManagementRotation,
+  rotateManagementKey,
+  stepFailpointsFrom,
+  storePlace,
+  tokenFilePlace,
+  type CredentialPlace,
+  type MgmtRotationContext,
+  type MgmtRotationResult,
+} from '../operations/index.js';
 import { visible } from '../terminal/sanitize.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { parseKeyName } from './input.js';
-import { say } from './keyDelivery.js';
-import { ExitCode, fail, openSession, type ExitCodeValue, type GlobalOptions, type Session, recordExit } from './output.js';
+import { operationFailure, renderEvent, say } from './keyDelivery.js';
+import { cliSignIn, ExitCode, fail, openSession, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 
 /** Flags of `mgmt-keys rotate`. */
 export interface MgmtRotateFlags extends JsonFlag {
@@ -101,9 +112,11 @@ export async function mgmtKeysRotate(globals: GlobalOptions, flags: MgmtRotateFl
         credential:
           place.target.kind === 'token_file'
             ? { label: `the management key ${keyPrefixOf(token)} in the token file ${place.target.path}`, whenRejected: `put a valid management key in ${place.target.path}` }
-            : describeCredential(token, session.credential.source, profile.name),
+            : describeCredential(token, session.credential.source, profile.name, cliSignIn(profile.name)),
       }).managementKeys,
-    say: (line) => say(visible(line), json),
+    drivers: new OperationDrivers(dataDir(env)),
+    failpoints: stepFailpointsFrom(env),
+    emit: (event) => renderEvent(event, json),
   };
   let result: MgmtRotationResult;
   try {
@@ -114,18 +127,18 @@ export async function mgmtKeysRotate(globals: GlobalOptions, flags: MgmtRotateFl
         if (json) printData(null);
         return ExitCode.ok;
       }
-      result = await resumeManagementRotation(ctx, pending, flags.undo ? 'undo' : 'finish', { ...(name !== undefined && { name }) });
+      result = await resumeManagementRotation(ctx, pending, flags.undo ? 'undo' : 'finish', { name });
     } else if (pending) {
       say(visible(`An earlier rotation of "${pending.old.name}" was interrupted (${pending.startedAt.slice(0, 16).replace('T', ' ')} UTC): finishing it.`), json);
-      result = await resumeManagementRotation(ctx, pending, 'finish', { ...(name !== undefined && { name }) });
+      result = await resumeManagementRotation(ctx, pending, 'finish', { name });
     } else {
-      result = await rotateManagementKey(ctx, { ...(name !== undefined && { name }) });
+      result = await rotateManagementKey(ctx, { name });
     }
   } catch (err) {
-    if (err instanceof MgmtRotationRecordError) fail(recordExit(err), `rotation_record: ${err.message}`);
-    if (err instanceof MgmtRotationError) fail(ExitCode.refused, `${err.code}: ${err.message}`);
     if (err instanceof CredentialPlaceError) fail(ExitCode.refused, `credential_place: ${err.message}; run \`keydeck mgmt-keys rotate --finish${flags.tokenFile !== undefined ? ` --token-file ${place.target.kind === 'token_file' ? place.target.path : ''}` : ''}\` once it is fixed`);
-    throw err;
+    return operationFailure(err);
+  } finally {
+    ctx.drivers?.releaseAll();
   }
   if (result.kind === 'rotated' && place.target.kind === 'token_file') {
     say(`Programs that read ${place.target.path} when they start still hold the old key, deleted now: reload them (keydeck exporter reads its token files again on SIGHUP).`, json);

@@ -71,6 +71,11 @@ export function fail(code: ExitCodeValue, sentence: string): never {
   throw new CommandFailure(code, sentence);
 }
 
+/** A command's next step when the stored credential of `profile` is rejected (src/credentials/describe.ts). */
+export function cliSignIn(profile: string): string {
+  return `sign in again: keydeck auth login${profile === 'default' ? '' : ` --profile ${profile}`}`;
+}
+
 /** The variable that silences warnings (as `--quiet` does, which sets it for the command). */
 export const QUIET_ENV = 'KEYDECK_QUIET';
 
@@ -344,7 +349,7 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
     // Every 401/403 names the credential and where it came from (a rejected KEYDECK_TOKEN says so).
     credential: fromFile
       ? { label: `the management key ${credential.token.slice(0, 11)} in the token file ${fromFile.path}`, whenRejected: `put a valid management key in ${fromFile.path}` }
-      : describeCredential(credential.token, credential.source, profile.name),
+      : describeCredential(credential.token, credential.source, profile.name, cliSignIn(profile.name)),
   });
   // A call that takes longer than ~300 ms shows a spinner on stderr (a terminal only).
   const client = options.spinner === false ? bare : withActivity(bare, createActivity({ env }), `waiting for ${new URL(profile.baseUrl).host}`);

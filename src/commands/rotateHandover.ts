@@ -1,16 +1,16 @@
 /**
- * The handover of `keydeck keys rotate` (issue 26, steps 4–5 of src/delivery/rotation.ts): once the
- * successor is delivered, the grace period (`--grace`), the old key's last use (`lastUsedAt`),
- * the wait until it is idle (`--wait-idle`, bounded), and what becomes of it (`--old`, else asked).
- * A key still in use after the successor was delivered is not deactivated or deleted without the
- * user's word (a terminal's answer, or `--yes`). Stopping keydeck anywhere here leaves the
- * rotation recorded at `delivered`: `--finish` takes it up again.
+ * The handover of `keydeck keys rotate`: once the successor is delivered, the grace period
+ * (`--grace`), the old key's last use (`lastUsedAt`), the wait until it is idle (`--wait-idle`,
+ * bounded), and what becomes of it (`--old`, else asked): the user's word, which ./keys-rotate.ts
+ * gives the machine (src/operations/rotateKey.ts). A key still in use after the successor was
+ * delivered is not deactivated or deleted without the user's word (a terminal's answer, or
+ * `--yes`). Stopping keydeck anywhere here leaves the rotation recorded at `delivered`:
+ * `--finish` takes it up again. Nothing here changes the world: it reads and waits.
  */
 import parseDuration from 'parse-duration';
 import { describeLastUse, isIdle, lastUseOf, lastUseSentence, shortDuration, usedSince, waitUntilIdle, type LastUse } from '../delivery/lastUse.js';
-import { serviceNowOf } from '../delivery/rotation.js';
-import { handleOldKey, oldName, type RotationContext } from '../operations/rotateKey.js';
-import { OldKeyActionSchema, type OldKeyAction, type Rotation } from '../delivery/rotationRecord.js';
+import { serviceNowOf, type RotationClient } from '../delivery/rotation.js';
+import { oldName, OldKeyActionSchema, sentence, type OldKeyAction, type Rotation } from '../operations/index.js';
 import { visible } from '../terminal/sanitize.js';
 import { say } from './keyDelivery.js';
 import type { OldKeyUsage } from './rotateUsage.js';
@@ -58,17 +58,12 @@ export function oldActionFlag(text: string | undefined): OldKeyAction | undefine
   return parsed.data;
 }
 
-/** `text` with its first letter in capitals. */
-function capitalised(text: string): string {
-  return `${text[0]!.toUpperCase()}${text.slice(1)}`;
-}
-
 /** Asks what to do with the old key on the terminal: `deactivate`, `delete` or `keep` (enter keeps it). */
 async function askOldAction(rotation: Rotation, use: LastUse): Promise<OldKeyAction> {
   for (;;) {
     const answer = (
       await askLine(
-        `The successor is in place. ${capitalised(lastUseSentence(`the old key "${oldName(rotation)}"`, use))}. ` +
+        `The successor is in place. ${sentence(lastUseSentence(`the old key "${oldName(rotation)}"`, use))} ` +
           'Deactivate it (reversible), delete it (permanent) or keep it? [deactivate/delete/KEEP] ',
       )
     ).toLowerCase();
@@ -87,37 +82,35 @@ async function waitGrace(rotation: Rotation, json: boolean): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, left));
 }
 
-/** What {@link handover} did, for `--json`. */
+/** What {@link handover} decided, for the machine and `--json`. */
 export interface HandoverResult {
   readonly action: OldKeyAction;
-  readonly sentence: string;
   readonly lastUse: LastUse;
 }
 
+/** The handover's options: its flags, and the old key's usage figures. */
+export type HandoverOptions = HandoverFlags & { idleForMs: number; waitIdleMs?: number; usage?: (keyId: string, deliveredAt: number) => Promise<OldKeyUsage> };
+
 /**
- * Steps 4–5 for a rotation at `delivered` (see the module comment).
+ * The user's word on the old key of a rotation at `delivered` (see the module comment).
  * @throws CommandFailure exit 1 `still_in_use` (the bound of `--wait-idle` passed, or the key is in
  *   use without `--yes` and without a terminal) or `idle_unknown` (`--wait-idle` where the service
  *   sends no `lastUsedAt`, unless the old key is kept): the old key is left as it is and the
  *   rotation stays recorded
  */
-export async function handover(
-  ctx: RotationContext,
-  rotation: Rotation,
-  flags: HandoverFlags & { idleForMs: number; waitIdleMs?: number; usage?: (keyId: string, deliveredAt: number) => Promise<OldKeyUsage> },
-): Promise<HandoverResult> {
+export async function handover(client: RotationClient, rotation: Rotation, flags: HandoverOptions): Promise<HandoverResult> {
   const json = flags.json === true;
   const finishHint = `the rotation stays recorded: run \`keydeck keys rotate --finish ${rotation.old.id}\` once whatever uses it has switched`;
   await waitGrace(rotation, json);
   const read = async (): Promise<LastUse> => {
-    const key = (await ctx.client.keys.list()).find((k) => k.id === rotation.old.id);
-    return key ? lastUseOf(key, serviceNowOf(ctx.client)) : { known: false };
+    const key = (await client.keys.list()).find((k) => k.id === rotation.old.id);
+    return key ? lastUseOf(key, serviceNowOf(client)) : { known: false };
   };
   let use = await read();
-  say(`${capitalised(lastUseSentence(`the old key "${visible(oldName(rotation))}"`, use))}.`, json);
+  say(sentence(lastUseSentence(`the old key "${visible(oldName(rotation))}"`, use)), json);
   const deliveredAt = rotation.deliveredAt ? Date.parse(rotation.deliveredAt) : Date.now();
   let inUse = usedSince(use, deliveredAt) && !isIdle(use, flags.idleForMs);
-  // The spend figures (issue 22), where the service has them: context, and the only evidence of
+  // The spend figures (src/billing/usageReads.ts), where the service has them: context, and the only evidence of
   // use when the service does not send lastUsedAt.
   const usage = await flags.usage?.(rotation.old.id, deliveredAt);
   for (const line of usage?.lines ?? []) say(line, json);
@@ -134,7 +127,7 @@ export async function handover(
       }
     } else if (!isIdle(use, flags.idleForMs)) {
       say(`Waiting until it has not been used for ${shortDuration(flags.idleForMs)} (at most ${shortDuration(flags.waitIdleMs)}, --wait-idle)…`, json);
-      const waited = await waitUntilIdle(ctx.client, rotation.old.id, { idleForMs: flags.idleForMs, boundMs: flags.waitIdleMs });
+      const waited = await waitUntilIdle(client, rotation.old.id, { idleForMs: flags.idleForMs, boundMs: flags.waitIdleMs });
       use = waited.lastUse;
       if (!waited.idle) {
         fail(ExitCode.refused, `still_in_use: the old key "${visible(oldName(rotation))}" was ${describeLastUse(use)}, after waiting ${shortDuration(flags.waitIdleMs)}, so it was left as it is; ${finishHint}`);
@@ -155,8 +148,5 @@ export async function handover(
       fail(ExitCode.refused, `still_in_use: ${use.known ? `the old key "${visible(oldName(rotation))}" was ${describeLastUse(use)}` : `the usage figures show the old key "${visible(oldName(rotation))}" spending`}, after the successor was delivered, so it was left as it is (--wait-idle waits until it stops, --yes goes ahead anyway); ${finishHint}`);
     }
   }
-  const sentence = await handleOldKey(ctx, rotation, action);
-  const hint = action === 'deactivate' ? ` (\`keydeck keys enable ${rotation.old.id}\`)` : '';
-  say(`${capitalised(sentence)}${hint}.`, json);
-  return { action, sentence, lastUse: use };
+  return { action, lastUse: use };
 }

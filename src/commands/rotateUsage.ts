@@ -10,6 +10,7 @@
 import { keepsFigures, readUsageList } from '../billing/usageReads.js';
 import { nextReadWords } from '../billing/usageWords.js';
 import { oldKeySpend } from '../delivery/oldKeySpend.js';
+import { sentence } from '../operations/index.js';
 import { CommandFailure, type Session } from './output.js';
 import { openUsageRig } from './usage.js';
 
@@ -42,7 +43,7 @@ export async function oldKeyUsage(session: Session, keyId: string, deliveredAt: 
     if (!read.data || read.at === undefined) return { lines: [`Usage figures: none yet${notSpent}.`], spending: false };
     const entry = read.data.keys.find((k) => k.id === keyId);
     const spend = oldKeySpend({ periods: entry?.periods, samples: rig.keyHistory.samples(keyId), at: read.at, now: read.budget.now, deliveredAt, note: notSpent });
-    return { lines: [`${spend.line[0]!.toUpperCase()}${spend.line.slice(1)}.`], spending: spend.spending };
+    return { lines: [sentence(spend.line)], spending: spend.spending };
   } catch (err) {
     return { lines: [`Usage figures: could not be read (${err instanceof Error ? err.message : String(err)}).`], spending: false };
   } finally {

@@ -1,7 +1,7 @@
 /**
  * A list of entries kept in one JSON file of keydeck's data dir (`{ "version": 1, "<field>": [...] }`),
- * shared by the records of multi-step operations (src/delivery/rotationRecord.ts,
- * src/operations/record.ts, src/operations/mgmtRotationRecord.ts): read as keydeck reads its own files (./trust.ts), changed only under
+ * shared by the records of multi-step operations (src/operations/record.ts, the kit's record of
+ * every key operation): read as keydeck reads its own files (./trust.ts), changed only under
  * keydeck's cross-process lock of the data dir (./lock.ts), written atomically with mode 0600
  * (./atomic.ts). A file that cannot be trusted or read, or is not in the format (empty, cut, edited),
  * is reported, never guessed at, and left in place: a damaged one is {@link RECORD_DAMAGED} (the

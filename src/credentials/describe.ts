@@ -1,7 +1,9 @@
 /**
- * Words for the credential in use, never the secret (issue 19): where it came from and what it
- * is, for every failure that concerns it, and what to do when the service rejects it. A rejected
- * `KEYDECK_TOKEN` must never lead to a setup whose result the variable would override again.
+ * Words for the credential in use, never the secret: where it came from and what it is, for every
+ * failure that concerns it, and what to do when the service rejects it. A rejected
+ * `KEYDECK_TOKEN` must never lead to a setup whose result the variable would override again. How
+ * to sign in again is the face's own (a command names `keydeck auth login`, the TUI its guided
+ * setup): the caller gives it.
  */
 import { TOKEN_ENV_VAR } from './env.js';
 import type { CredentialSource } from './store.js';
@@ -27,13 +29,13 @@ function prefixOf(token: string): string | undefined {
 }
 
 /**
- * Describes the credential `token` from `origin` for profile `profile`. `face` words the
- * advice for the CLI (`keydeck auth login`) or the TUI (`press S`).
+ * Describes the credential `token` from `origin` for profile `profile`; `signIn` is the face's
+ * next step when a stored credential is rejected (`sign in again: keydeck auth login`).
  */
-export function describeCredential(token: string, origin: CredentialOrigin, profile: string, face: 'cli' | 'tui' = 'cli'): CredentialWords {
+export function describeCredential(token: string, origin: CredentialOrigin, profile: string, signIn: string): CredentialWords {
   const prefix = prefixOf(token);
   const what = prefix ? `management key ${prefix}` : 'session token';
-  const login = face === 'cli' ? `sign in again: keydeck auth login${profile === 'default' ? '' : ` --profile ${profile}`}` : 'press S to run the guided setup again';
+  const login = signIn;
   switch (origin) {
     case 'env':
       return {

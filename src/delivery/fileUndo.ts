@@ -92,6 +92,8 @@ export async function fileHolds(d: FileDestination, fingerprint: string, target?
 export interface FileRestore {
   /** The file no longer holds the operation's key (put back, or it held another value already). */
   readonly released: boolean;
+  /** The file held the operation's key when looked at (something was put back, or could not be). */
+  readonly held: boolean;
   /** One sentence, never a value from the file. */
   readonly sentence: string;
 }
@@ -108,24 +110,24 @@ export async function restoreFile(d: FileDestination, before: FileBefore, finger
       const { text, mode } = await readTarget(before.target);
       const value = text === undefined ? undefined : readDotenvVariable(text, d.variable);
       if (text === undefined || value === undefined || keyFingerprint(value) !== fingerprint) {
-        return { released: true, sentence: `${name} does not hold the new key (any more): left as it is` };
+        return { released: true, held: false, sentence: `${name} does not hold the new key (any more): left as it is` };
       }
       let previous = '';
       if (before.backup !== undefined) {
         try {
           previous = await readFile(before.backup, 'utf8');
         } catch {
-          return { released: false, sentence: `${name} holds the new key, and the copy of its previous content (${visible(before.backup)}) is gone: set ${d.variable} there by hand` };
+          return { released: false, held: true, sentence: `${name} holds the new key, and the copy of its previous content (${visible(before.backup)}) is gone: set ${d.variable} there by hand` };
         }
       }
       // Exactly what keydeck wrote, nothing else changed since: the previous bytes come back.
       if (setDotenvVariable(previous, d.variable, value).text === text) {
         if (before.backup === undefined) {
           await unlink(before.target);
-          return { released: true, sentence: `removed ${name}: keydeck had created it` };
+          return { released: true, held: true, sentence: `removed ${name}: keydeck had created it` };
         }
         await writeFileAtomically(before.target, previous, mode);
-        return { released: true, sentence: `put back ${name} as it was before` };
+        return { released: true, held: true, sentence: `put back ${name} as it was before` };
       }
       const old = readDotenvVariable(previous, d.variable);
       let edited: string;
@@ -133,13 +135,13 @@ export async function restoreFile(d: FileDestination, before: FileBefore, finger
         edited = old !== undefined ? setDotenvVariable(text, d.variable, old).text : removeDotenvVariable(text, d.variable);
       } catch {
         const where = before.backup === undefined ? 'it did not exist before' : `its previous content is in ${visible(before.backup)}`;
-        return { released: false, sentence: `${name} changed since keydeck wrote it and ${d.variable} could not be set back safely: ${where}` };
+        return { released: false, held: true, sentence: `${name} changed since keydeck wrote it and ${d.variable} could not be set back safely: ${where}` };
       }
       await writeFileAtomically(before.target, edited, mode);
-      return { released: true, sentence: `${old !== undefined ? 'set' : 'removed'} ${d.variable} in ${visible(d.given)} ${old !== undefined ? 'back to its previous value' : ''} (the file's other changes since are kept)`.replace('  (', ' (') };
+      return { released: true, held: true, sentence: `${old !== undefined ? 'set' : 'removed'} ${d.variable} in ${visible(d.given)} ${old !== undefined ? 'back to its previous value' : ''} (the file's other changes since are kept)`.replace('  (', ' (') };
     });
   } catch (err) {
-    return { released: false, sentence: `${name} could not be put back: ${(err as Error).message}` };
+    return { released: false, held: true, sentence: `${name} could not be put back: ${(err as Error).message}` };
   }
 }
 

@@ -1,8 +1,8 @@
 /**
- * The parts of keydeck's operation records that concern destinations (issue 42), shared by the
- * rotation record (./rotationRecord.ts), the delivery record (./deliveryRecord.ts) and the record
- * of src/operations: a destination as the user named it, and how far one operation got with it.
- * Never a key value.
+ * The parts of keydeck's operation records that concern destinations, shared by the records of
+ * src/operations (keyOperationRecord.ts, rotationRecord.ts) and the delivery record
+ * (./deliveryRecord.ts): a destination as the user named it, and how far one operation got with
+ * it. Never a key value.
  */
 import { z } from 'zod';
 

@@ -1,9 +1,9 @@
 /**
- * What rotations of both kinds share (issue 26, issue 46): the refusal of the rotation itself and
- * of a subscription key, successors' names (`mgmt-keys rotate`'s `NAME-r2`; a consumption key's
- * successor takes the old key's name and the old key becomes `NAME (rotated DATE)`), and which key
- * a name designates. The consumption-key rotation itself is the machine of
- * src/operations/rotateKey.ts.
+ * What rotations of both kinds share: successors' names (`mgmt-keys rotate`'s `NAME-r2`; a
+ * consumption key's successor takes the old key's name and the old key becomes
+ * `NAME (rotated DATE)`), and which key a name designates. The rotations themselves are the
+ * machines of src/operations/rotateKey.ts and mgmtRotate.ts, whose refusals are worded by
+ * src/operations/wording.ts.
  */
 import type { KeysResource } from '../api/client.js';
 import { keyStatus } from '../api/keyStatus.js';
@@ -23,29 +23,14 @@ export function serviceNowOf(client: Pick<RotationClient, 'serviceClockOffsetMs'
   return Date.now() + (client.serviceClockOffsetMs ?? 0);
 }
 
-/** A refusal of the rotation itself (the old key cannot be rotated, or the record says no). */
+/** No key, or more than one, has the id or name given ({@link findKey}). */
 export class RotationError extends Error {
   override readonly name = 'RotationError';
-  readonly code: 'not_found' | 'ambiguous' | 'subscription_key' | 'key_inactive' | 'rotation_pending' | 'in_progress' | 'not_delivered' | 'old_key_deleted';
+  readonly code: 'not_found' | 'ambiguous';
   constructor(code: RotationError['code'], message: string) {
     super(message);
     this.code = code;
   }
-}
-
-/**
- * Why a subscription key is not rotated, and what works instead (§3: exactly one key is created
- * per subscription payment; keydeck cannot create another). `face` picks how the next steps are
- * named: commands (`keydeck keys disable ID`) or the TUI's keys.
- */
-export function subscriptionRefusal(key: Pick<ConsumptionKey, 'id' | 'name'>, face: 'cli' | 'tui' = 'cli'): string {
-  const disable = face === 'cli' ? `\`keydeck keys disable ${key.id}\`` : 'space on the Keys pane';
-  const credit = face === 'cli' ? '`keydeck keys create --name NAME --to-file …`' : 'n on the Keys pane';
-  return (
-    `"${key.name}" is a subscription key, and those cannot be rotated: the service creates exactly one per subscription payment (§3), so keydeck cannot make its successor. ` +
-    `What works instead: the next subscription payment creates a new key; put it in place, then disable this one (${disable}). ` +
-    `To stop a leaked one at once, disable it now, or replace it with a credit key (${credit})`
-  );
 }
 
 /**
@@ -93,5 +78,5 @@ export function findKey(keys: readonly ConsumptionKey[], idOrName: string): Cons
   const pick = active.length > 0 ? active : named;
   if (pick.length === 1) return pick[0]!;
   if (pick.length > 1) throw new RotationError('ambiguous', `${pick.length} ${active.length > 0 ? 'active ' : ''}keys are named "${idOrName}": name one by its id (${pick.map((k) => k.id).join(', ')})`);
-  throw new RotationError('not_found', `no key has the id or name "${idOrName}" (keydeck keys list)`);
+  throw new RotationError('not_found', `no key has the id or name "${idOrName}"`);
 }

@@ -1,206 +1,89 @@
 /**
- * Create and deliver a key (issue 26, issue 42): `keys create [--to-file …] [--to-command …]`, the
- * TUI's `n`, and a pledge's key (`--subscription`, ./pledgeKey.ts, the same machine with what
- * differs there), as a persisted state machine. Every destination is checked before anything is
- * created (I5); the record (./record.ts, `operations.json`) is written before each effect; each
- * destination's progress is in its `targets` (./targets.ts). The command line (`--finish`,
- * `--undo`, a plain rerun of the same command) and the TUI's next start drive the same steps.
+ * Create and deliver a key: `keys create [--to-file …] [--to-command …]`, the TUI's `n`, and a
+ * pledge's key (`keys create --subscription`, ./pledgeKey.ts: the same machine with what differs
+ * there), a machine of the kit (./kit.ts) on the record ./keyOperationRecord.ts
+ * (`operations.json`), made of the mint-and-deliver sub-machine (./mint.ts). Every destination is
+ * checked before anything is created (I5). The command line (`--finish`, `--undo`, a plain rerun
+ * of the same command) and the TUI's next start drive it the same way.
  *
- * | stage       | what is true                                                                 | finish, rerun, the TUI's next start | undo |
+ * | state       | what is true                                                                 | finish, rerun, the TUI's next start | undo |
  * |-------------|------------------------------------------------------------------------------|-------------------------------------|------|
  * | (none)      | the destinations were checked; nothing exists yet                            | —                                    | —    |
  * | `creating`  | the create request may have been sent: a key may exist, its value unknown     | keys of that name made since are lost (their value never reached the record): a new key is made, the lost ones deleted once it is delivered | keys of that name made since are deleted |
  * | `created`   | the key exists (id, fingerprint); each destination `pending`, `writing` (its previous content kept beside it), `written`, `running`, `took` or `failed` | the value is read back from a file that holds it (by fingerprint) and delivered to the rest; when none holds it the key is lost: a new one, as above | every file that holds the key gets back what it held before; the key is deleted, unless a command took it (it is kept, and the command named) |
  * | `showing`   | no destination: the key is on the screen (or in `--json`)                     | whether it was seen cannot be known: the key is named with the command that deletes it | the key is deleted |
- * | (ended)     | every destination holds the key; where it went is remembered (`deliveries.json`), the lost keys deleted, the copies of previous content removed | | |
+ * | `delivered` | every destination holds the key, or the user has it                           | where it went remembered (`deliveries.json`), the lost keys deleted, then `ending` | as `created` |
+ * | `ending`    | done: the copies of previous content are being removed                         | the copies removed, the entry removed | the same: nothing can be undone once a copy is gone |
  *
- * Crash points (src/failpoints): the record's writes (`file.renamed:operations.json`), the create
- * request and its answer (`request:`/`answered:createCreditKey`, `…createSubscriptionKey`), each
- * copy and file write (`file.renamed:<name>.keydeck-before`, `file.renamed:<name>`), each command
- * (`command.spawned:`/`command.exited:<program>`), and the delivery record
- * (`file.renamed:deliveries.json`). docs/crash-safety.md has the table the harness walks.
- *
- * A creating answer that cannot be fully read but holds the key value (src/api/salvage.ts) goes on
- * with that value and a warning naming what was unexpected (I2). Nothing here holds a key value
- * beyond the call that delivers or returns it.
+ * Crash points: the kit's (`create.<step>`, walked in process) and the process's (src/failpoints:
+ * the record's writes `file.renamed:operations.json`, the create request and its answer
+ * `request:`/`answered:createCreditKey`, each copy and file write, each command, the delivery
+ * record). docs/crash-safety.md has the tables the walks write.
  */
-import type { KeysResource } from '../api/client.js';
-import { KeydeckApiError } from '../api/errors.js';
-import { salvagedKeyOf } from '../api/salvage.js';
-import { checkDestinations, type DeliveryOptions, type DeliveryOutcome } from '../delivery/deliver.js';
-import type { DeliveryRecord } from '../delivery/deliveryRecord.js';
-import { describeDestination, samePlaces, type Destination } from '../delivery/destinations.js';
-import { keyFingerprint } from '../delivery/fingerprint.js';
-import { mayHaveCreated, salvageWarning, untouched } from './creating.js';
-import { activeLost, keysMadeBy } from './pledgeKey.js';
-import type { OperationDrivers } from './drivers.js';
-import { OperationRecordError, type KeyOperation, type OperationRecord } from './record.js';
-import { allDelivered, deliverTargets, dropBackups, pendingTargets, resetTargets, undoTargets, valueFromFiles } from './targets.js';
+import { checkDestinations, type DeliveryOutcome } from '../delivery/deliver.js';
+import { samePlaces, type Destination } from '../delivery/destinations.js';
+import { FOUND_BY_NAME_WINDOW_MS, emit, step, type DriveMode, type Machine, type Next } from './kit.js';
+import { keyOperationRecord, type KeyOperation, type KeyOperationRecord, type KeyOperationState } from './keyOperationRecord.js';
+import { endStep, mintNext, mintUndoNext, listedKeys, MintMemo, type MintConfig, type MintContext, type MintInput, type MintStop, type NewKey } from './mint.js';
+import { pledgeBeforeMint, pledgeMine, pledgeMintCheck } from './pledgeKey.js';
+import { pendingTargets, valueFromFiles } from './targets.js';
 
-/** How long before an operation's start a key found by name counts as its own, ms (clock skew, slow answers). */
-export const FOUND_BY_NAME_WINDOW_MS = 10 * 60_000;
-
-/** What the steps work with. */
-export interface KeyOperationContext {
-  readonly client: { readonly keys: Pick<KeysResource, 'list' | 'createCredit' | 'createSubscription' | 'update' | 'delete'> };
-  readonly record: OperationRecord;
-  readonly delivery: DeliveryOptions;
-  /** Where keys were delivered: remembered there once delivered (best effort). */
-  readonly deliveries?: DeliveryRecord;
+/** What a key creation works with. */
+export interface KeyOperationContext extends MintContext {
+  readonly client: MintContext['client'] & { readonly billing?: { status(): Promise<unknown> } };
+  readonly record: KeyOperationRecord;
   readonly profile: string;
   /** The service origin. */
   readonly origin: string;
-  /** The operations this context drives (./drivers.ts); absent: no locking (a test of the steps alone). */
-  readonly drivers?: OperationDrivers;
-}
-
-/** A key just created: its value for the one call that delivers or shows it. */
-export interface NewKey {
-  /** Undefined only when an answer that could not be read had no id and the list did not tell. */
-  readonly id: string | undefined;
-  readonly name: string;
-  readonly apiKey: string;
-  /** What the service said of it, without the value (for `--json`). */
-  readonly answer: Record<string, unknown>;
 }
 
 /** What to create. */
 export interface CreatePlan {
   readonly kind: KeyOperation['kind'];
   readonly name: string;
-  readonly subscriptionId?: string;
+  readonly subscriptionId?: string | undefined;
   readonly destinations: readonly Destination[];
 }
 
-/**
- * Checks every destination (I5) and records the operation (`creating`).
- * @throws DeliveryError `destination_refused`; OperationRecordError when one of that name is unfinished
- */
-export async function beginCreate(ctx: KeyOperationContext, plan: CreatePlan): Promise<KeyOperation> {
-  await checkDestinations(plan.destinations, { ...(ctx.delivery.env && { env: ctx.delivery.env }) });
-  const op = await ctx.record.start({
-    kind: plan.kind,
-    profile: ctx.profile,
-    origin: ctx.origin,
-    name: plan.name,
-    ...(plan.subscriptionId !== undefined && { subscriptionId: plan.subscriptionId }),
-    destinations: plan.destinations.map((d) => (d.kind === 'command' ? { ...d, argv: [...d.argv] } : { ...d })),
-    targets: pendingTargets(plan.destinations),
-  });
-  await ctx.drivers?.take(op.id);
-  return op;
+/** The face's word to a key creation (./mint.ts MintInput), and its question before a new one is recorded. */
+export interface CreateInput extends MintInput {
+  /** Asked once the plan is checked, before it is recorded (a name another key has); throws to stop. */
+  readonly confirmName?: () => Promise<void>;
 }
 
-/**
- * Takes operation `op` for this context before a finish or an undo.
- * @throws OperationRecordError when another keydeck drives it now (it is in progress, not interrupted)
- */
-async function takeUp(ctx: KeyOperationContext, op: KeyOperation): Promise<void> {
-  if (ctx.drivers && !(await ctx.drivers.take(op.id))) {
-    throw new OperationRecordError(`the creation of the key "${op.name}" is in progress in another keydeck (another shell, the TUI): let it end first`);
-  }
-}
+/** How a drive of a key creation ended. */
+export type CreateOutcome =
+  | MintStop<KeyOperation>
+  /** Over: the key delivered everywhere (or shown and kept), or named when taken up; nothing recorded. */
+  | { readonly kind: 'done'; readonly key?: NewKey | undefined; readonly outcomes: readonly DeliveryOutcome[] }
+  /** The same command ran to its end before: nothing was created. */
+  | { readonly kind: 'already_done'; readonly id: string; readonly at: string }
+  /** Undone. */
+  | { readonly kind: 'undone' };
 
-/**
- * Creates the key of an operation at `creating` (a pledge's lost keys deactivated first) and
- * records it (`created`, or `showing` without destinations).
- * @returns the operation as recorded, the key, and warnings (an answer read only in part)
- * @throws KeydeckApiError from the create (a refusal removes a fresh operation from the record;
- *   an unknown outcome leaves it at `creating` for the finish)
- */
-export async function createStep(ctx: KeyOperationContext, op: KeyOperation): Promise<{ op: KeyOperation; key: NewKey; warnings: string[] }> {
-  const warnings: string[] = [];
-  if (op.kind === 'pledge' && op.lost.length > 0) {
-    for (const k of activeLost(op, await ctx.client.keys.list())) await ctx.client.keys.update(k.id, { isActive: false });
-  }
-  let key: NewKey;
-  try {
-    const made =
-      op.kind === 'pledge' && op.subscriptionId !== undefined
-        ? await ctx.client.keys.createSubscription({ name: op.name, subscriptionId: op.subscriptionId })
-        : await ctx.client.keys.createCredit({ name: op.name });
-    const { apiKey, ...answer } = made;
-    key = { id: made.id, name: typeof made.name === 'string' ? made.name : op.name, apiKey, answer };
-  } catch (err) {
-    const salvaged = salvagedKeyOf(err);
-    if (!salvaged) {
-      // A key may exist all the same: the record stays at `creating` for the finish to find it.
-      if (!mayHaveCreated(err) && untouched(op.lost, op.targets)) {
-        await ctx.record.remove(op.id);
-        ctx.drivers?.release(op.id, true);
-      }
-      throw err;
-    }
-    let id = salvaged.id;
-    if (id === undefined) {
-      const made = keysMadeBy(op, await ctx.client.keys.list().catch(() => []), FOUND_BY_NAME_WINDOW_MS);
-      if (made.length === 1) id = made[0]!.id;
-    }
-    warnings.push(salvageWarning(err, salvaged, 'the key', id !== undefined));
-    key = { id, name: salvaged.name ?? op.name, apiKey: salvaged.apiKey, answer: { ...(id !== undefined && { id }), name: salvaged.name ?? op.name } };
-  }
-  const next = await ctx.record.update(op.id, {
-    stage: op.destinations.length > 0 ? 'created' : 'showing',
-    key: { ...(key.id !== undefined && { id: key.id }), fingerprint: keyFingerprint(key.apiKey) },
-    targets: resetTargets(op.targets),
-  });
-  return { op: next, key, warnings };
-}
-
-/**
- * Delivers the key of an operation at `created` to every destination that does not hold it yet;
- * once all do, the operation ends ({@link endCreate}).
- * @returns the outcomes, and the operation when it is still recorded (a destination failed)
- */
-export async function deliverStep(ctx: KeyOperationContext, op: KeyOperation, key: NewKey): Promise<{ op?: KeyOperation; outcomes: DeliveryOutcome[] }> {
-  let current = op;
-  const io = {
-    operationId: op.id,
-    destinations: op.destinations,
-    delivery: ctx.delivery,
-    save: async (targets: KeyOperation['targets']) => {
-      current = await ctx.record.update(op.id, { targets });
-    },
-  };
-  const { targets, outcomes } = await deliverTargets(io, key.apiKey, op.targets);
-  if (!allDelivered(targets, op.destinations)) return { op: current, outcomes };
-  await endCreate(ctx, current);
-  return { outcomes };
-}
-
-/** Deletes a consumption key; true when it is gone (also when it already was). */
-async function deleteQuietly(ctx: KeyOperationContext, id: string): Promise<boolean> {
-  try {
-    await ctx.client.keys.delete(id);
-    return true;
-  } catch (err) {
-    return err instanceof KeydeckApiError && err.code === 'not_found';
-  }
-}
-
-/**
- * Ends an operation whose key is delivered everywhere, or was shown (and acknowledged, in the TUI):
- * where it went is remembered, the lost keys deleted, the copies of previous content removed, the
- * record's entry removed.
- */
-export async function endCreate(ctx: KeyOperationContext, op: KeyOperation): Promise<void> {
-  if (ctx.deliveries && op.key.id !== undefined && op.destinations.length > 0) {
-    await ctx.deliveries.remember({ profile: op.profile, origin: op.origin, keyId: op.key.id }, op.destinations, op.key.fingerprint).catch(() => undefined);
-  }
-  for (const id of op.lost) await deleteQuietly(ctx, id);
-  await dropBackups(op.targets);
-  await ctx.record.remove(op.id);
-  ctx.drivers?.release(op.id, true);
-}
+/** The sub-machine configured for a credit key or a pledge's key. */
+const CONFIG: MintConfig<KeyOperation, KeyOperationContext> = {
+  kind: 'create',
+  record: (ctx) => ctx.record,
+  newKey: (op) => ({ name: op.name, id: op.key.id, fingerprint: op.key.fingerprint }),
+  withNewKey: (_op, key) => ({ key: { ...(key.id !== undefined && { id: key.id }), ...(key.fingerprint !== undefined && { fingerprint: key.fingerprint }) } }),
+  mint: (ctx, op) =>
+    op.kind === 'pledge' && op.subscriptionId !== undefined
+      ? ctx.client.keys.createSubscription({ name: op.name, subscriptionId: op.subscriptionId })
+      : ctx.client.keys.createCredit({ name: op.name }),
+  mine: (op, k) => (op.kind === 'pledge' ? pledgeMine(op, k) : k.name === op.name),
+  mintedState: (op): KeyOperationState => (op.destinations.length > 0 ? 'created' : 'showing'),
+  beforeMint: (ctx, op, memo) => (op.kind === 'pledge' ? pledgeBeforeMint(ctx, op, memo) : Promise.resolve(undefined)),
+};
 
 /**
  * The key a finished run of the same command made (a rerun after keydeck was killed once the
  * operation had ended: its record is gone, the world is not): an active key of that name that
  * keydeck delivered to exactly these destinations, which a file destination holds (by
- * fingerprint) or, without a file, that was delivered less than {@link FOUND_BY_NAME_WINDOW_MS}
- * ago. Undefined when there is none (then the command makes a key). Never throws.
+ * fingerprint) or, without a file, that was delivered less than the found-by-name window ago.
+ * Undefined when there is none (then a key is made). Never throws.
  */
-export async function alreadyDone(ctx: KeyOperationContext, plan: CreatePlan): Promise<{ id: string; at: string } | undefined> {
+async function alreadyDone(ctx: KeyOperationContext, plan: CreatePlan): Promise<{ id: string; at: string } | undefined> {
   if (!ctx.deliveries || plan.destinations.length === 0) return undefined;
   try {
     for (const k of (await ctx.client.keys.list()).filter((k) => k.name === plan.name && k.isActive)) {
@@ -216,76 +99,68 @@ export async function alreadyDone(ctx: KeyOperationContext, plan: CreatePlan): P
   return undefined;
 }
 
-/** Where {@link resumeCreate} leaves an interrupted operation. */
-export type Resumed =
-  /** Go on: with `key`, deliver it ({@link deliverStep}); without, create a new one ({@link createStep}). */
-  | { readonly ended: false; readonly op: KeyOperation; readonly key?: NewKey; readonly said: string[] }
-  /** Nothing is left to do (a key that was being shown). */
-  | { readonly ended: true; readonly said: string[] };
+/** The machine (see the module comment). */
+export const createKeyMachine: Machine<KeyOperation, KeyOperationContext, CreatePlan, CreateInput, MintMemo<CreateInput>, CreateOutcome> = {
+  name: 'create',
+  kind: 'create',
+  memo: (mode: DriveMode, input: CreateInput) => new MintMemo(mode, input),
+  label: (op) => op.name,
 
-/**
- * Takes up an interrupted operation (finish, rerun, the TUI's next start), reading the world first:
- * the service's key list and each file destination (see the stage table).
- * @throws KeydeckApiError from the list; OperationRecordError (also when another keydeck drives it now)
- */
-export async function resumeCreate(ctx: KeyOperationContext, op: KeyOperation): Promise<Resumed> {
-  await takeUp(ctx, op);
-  const keys = await ctx.client.keys.list();
-  const label = (id: string) => `"${keys.find((k) => k.id === id)?.name ?? op.name}" (id ${id})`;
-  if (op.stage === 'showing') {
-    const listed = op.key.id !== undefined && keys.some((k) => k.id === op.key.id);
-    const said = listed
-      ? [`the key ${label(op.key.id!)} was being shown when keydeck stopped; if its value was not kept, delete it: keydeck keys delete ${op.key.id}`]
-      : [`the key "${op.name}" that was being shown no longer exists`];
-    await endCreate(ctx, op);
-    return { ended: true, said };
-  }
-  if (op.stage === 'created') {
-    const listed = op.key.id === undefined || keys.some((k) => k.id === op.key.id);
-    const value = listed ? await valueFromFiles(op.destinations, op.targets, op.key.fingerprint) : undefined;
-    if (value !== undefined) {
-      const from = op.destinations.find((d, i) => d.kind === 'file' && op.targets[i]?.state !== 'pending');
-      const answer = keys.find((k) => k.id === op.key.id) ?? { name: op.name };
-      return { ended: false, op, key: { id: op.key.id, name: op.name, apiKey: value, answer: { ...answer } }, said: [`the key "${op.name}" was read back from ${from ? describeDestination(from) : 'its file'}, which holds it`] };
+  async begin(ctx, plan, memo) {
+    const done = await alreadyDone(ctx, plan);
+    if (done) return { stop: { kind: 'already_done', ...done } };
+    if (plan.kind === 'pledge' && plan.subscriptionId !== undefined) await pledgeMintCheck(ctx, plan.subscriptionId, []);
+    await memo.input.confirmName?.();
+    await checkDestinations(plan.destinations, { ...(ctx.delivery.env && { env: ctx.delivery.env }) });
+    const op = await ctx.record.start({
+      kind: plan.kind,
+      profile: ctx.profile,
+      origin: ctx.origin,
+      name: plan.name,
+      ...(plan.subscriptionId !== undefined && { subscriptionId: plan.subscriptionId }),
+      key: {},
+      lost: [],
+      destinations: plan.destinations.map((d) => (d.kind === 'command' ? { ...d, argv: [...d.argv] } : { ...d })),
+      targets: pendingTargets(plan.destinations),
+    });
+    await ctx.drivers?.take(op.id);
+    return op;
+  },
+
+  async next(ctx, op, memo): Promise<Next<KeyOperation, CreateOutcome>> {
+    const done = (): CreateOutcome => ({ kind: 'done', key: memo.key, outcomes: [...memo.outcomes.values()] });
+    if (op.state === 'ending') {
+      // Its copies of previous content are being removed: nothing can be undone, it ends.
+      if (memo.mode === 'undo' && !memo.done.has('complete')) {
+        memo.done.add('complete');
+        emit(ctx, { type: 'complete', kind: op.kind, name: op.name });
+      }
+      return { step: endStep(ctx.record, op, memo, done) };
     }
-    const lost = op.key.id !== undefined && listed ? [op.key.id] : [];
-    const next = await ctx.record.update(op.id, { stage: 'creating', key: {}, lost: [...new Set([...op.lost, ...lost])], targets: resetTargets(op.targets) });
-    const said = lost.length > 0 ? [`the value of the key ${label(lost[0]!)} is gone (keydeck never stores a key, and no file destination holds it): a new key is made, and the lost one deleted once that is delivered`] : [];
-    return { ended: false, op: next, said };
-  }
-  const made = keysMadeBy(op, keys, FOUND_BY_NAME_WINDOW_MS).map((k) => k.id);
-  const next = made.length > 0 ? await ctx.record.update(op.id, { lost: [...new Set([...op.lost, ...made])] }) : op;
-  const said = made.map((id) => `the key ${label(id)} was created, but its value never reached keydeck: a new key is made, and this one deleted once that is delivered`);
-  return { ended: false, op: next, said };
+    if (memo.mode === 'undo') {
+      return mintUndoNext(CONFIG, ctx, op, memo, () => {
+        if (memo.emitted === 0) emit(ctx, { type: 'nothing_to_undo', name: op.name });
+        return { kind: 'undone' } as const;
+      });
+    }
+    if (op.state === 'showing') {
+      if (!memo.input.shown) {
+        if (memo.key) return { stop: { kind: 'reveal', op, key: memo.key } };
+        // Taken up: whether it was seen cannot be known; it is named, with how to delete it.
+        const listed = op.key.id !== undefined && (await listedKeys(ctx, memo)).some((k) => k.id === op.key.id);
+        emit(ctx, { type: 'shown_unknown', key: { id: op.key.id, name: op.name }, listed });
+      }
+      return { step: step('delivered', undefined, () => ctx.record.update(op.id, { state: 'delivered' })) };
+    }
+    const mint = await mintNext(CONFIG, ctx, op, memo);
+    if (mint) return 'stop' in mint ? { stop: mint.stop } : mint;
+    return { step: endStep(ctx.record, op, memo, done) };
+  },
+};
+
+/** The context of a key creation in `dataDir` (the record there). */
+export function keyOperationContext(fields: Omit<KeyOperationContext, 'record'> & { readonly dataDir: string }): KeyOperationContext {
+  const { dataDir, ...rest } = fields;
+  return { ...rest, record: keyOperationRecord(dataDir) };
 }
 
-/**
- * Undoes an interrupted (or failed) operation: each file that holds its key gets back what it held
- * before; the key and the lost ones are deleted, except a key a command took or may have taken
- * (kept, and named with the command: a command cannot be undone).
- * @returns sentences saying what was done
- */
-export async function undoCreate(ctx: KeyOperationContext, op: KeyOperation): Promise<string[]> {
-  await takeUp(ctx, op);
-  const keys = await ctx.client.keys.list();
-  const listed = (id: string) => keys.some((k) => k.id === id);
-  const current = op.key.id !== undefined ? [op.key.id] : op.stage === 'creating' ? keysMadeBy(op, keys, FOUND_BY_NAME_WINDOW_MS).map((k) => k.id) : [];
-  const undone = await undoTargets(op.destinations, op.targets, op.key.fingerprint, ctx.delivery.lockDir);
-  const said = [...undone.said];
-  const ran = op.destinations.some((d, i) => d.kind === 'command' && op.targets[i]?.ran === true);
-  for (const id of current.filter(listed)) {
-    if (undone.holders.length > 0) {
-      said.push(`kept the key "${op.name}" (id ${id}): ${undone.holders.map(describeDestination).join(', ')} ${undone.holders.length === 1 ? 'holds' : 'hold'} it; delete it with keydeck keys delete ${id} once nothing needs it`);
-    } else {
-      said.push((await deleteQuietly(ctx, id)) ? `deleted the key "${op.name}" (id ${id})` : `could not delete the key ${id}: delete it with keydeck keys delete ${id}`);
-    }
-  }
-  for (const id of op.lost.filter(listed)) {
-    if (ran) said.push(`kept the earlier key ${id}, whose value was lost: a command may hold it; delete it with keydeck keys delete ${id} once nothing needs it`);
-    else if (await deleteQuietly(ctx, id)) said.push(`deleted the earlier key ${id}, whose value was lost`);
-  }
-  await dropBackups(op.targets, undone.keptBackups);
-  await ctx.record.remove(op.id);
-  ctx.drivers?.release(op.id, true);
-  return said;
-}

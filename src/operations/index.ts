@@ -1,24 +1,37 @@
 /**
- * src/operations: keydeck's multi-step operations as persisted state machines (issue 42;
- * DESIGN.md "Boundaries"): create and deliver a key, rotate a consumption key, rotate a management
- * key, a USDC top-up from instruction to verify, a pledge's key (and auto top-up, issue 47). Each
- * module names its states and crash points in one table (its doc comment, and docs/crash-safety.md),
- * writes its state before each effect, and recovers by reading the world (the service's lists, the
- * stored credential's prefix, each destination's content) before its own record: observe → decide
- * → one step, as a Kubernetes controller reconciles. The TUI and the commands drive the same
- * machines; test/crash walks every state boundary with a kill (src/failpoints).
+ * src/operations: keydeck's multi-step operations as machines of one kit (./kit.ts): a record
+ * with a declared table of states and moves that every update is checked against (./record.ts),
+ * one loop `drive(machine, ctx, start, mode)` that observes the world each turn, picks the next
+ * step and performs its one effect, typed events and coded failures (./events.ts) worded by the
+ * faces through one wording table (./wording.ts). The machines: create and deliver a key, a
+ * pledge's key and rotate a consumption key (./createKey.ts, ./pledgeKey.ts, ./rotateKey.ts:
+ * configurations of the mint-and-deliver sub-machine ./mint.ts, ./targets.ts), rotate a
+ * management key (./mgmtRotate.ts, the places a key lives ./credentialPlace.ts). Their records:
+ * ./keyOperationRecord.ts, ./rotationRecord.ts, ./mgmtRotationRecord.ts; the locks of the
+ * operations a face drives: ./drivers.ts. Auto top-up (./autoTopUp.ts, ./autoTopUpRunner.ts)
+ * sits on the top-up record (src/billing/journal.ts; its state between runs ./autoTopUpSummary.ts)
+ * and is not on the kit yet. test/crash walks
+ * every machine's steps (the kit's failpoints, in process) and every boundary of the process
+ * (src/failpoints, SIGKILL).
  *
- * Here: ./createKey.ts (create and deliver a key, and its record ./record.ts), ./pledgeKey.ts (a
- * pledge's key: the same machine), ./rotateKey.ts and ./rotateRecovery.ts (rotate a consumption
- * key), ./targets.ts (delivering one key to an operation's destinations, step by step), ./creating.ts
- * (what a failed creating call leaves); ./mgmtRotate.ts (`mgmt-keys rotate`, its record
- * ./mgmtRotationRecord.ts, the places a key lives ./credentialPlace.ts). The USDC top-up's machine
- * is the top-up record itself (src/billing/journalEntry.ts, verifyUsdc.ts), which both faces and
- * src/billing's own procedures drive; auto top-up sits here on that record (./autoTopUp.ts, its
- * state between runs ./autoTopUpSummary.ts, and the faces' runner ./autoTopUpRunner.ts).
+ * This file is what the faces may import of the key operations: the drive entry points, the
+ * read-only queries (./queries.ts), the contexts, the wording table and the types. A face never
+ * runs a machine's steps itself (test/house checks it).
  *
  * May import: src/api, src/billing, src/config, src/credentials, src/delivery, src/failpoints.
  * Imported by: src/commands, src/tui and src/exporter (the faces drive them), and src/watcher
  * (auto top-up's runner, after each balance read).
  */
-export {};
+export { drive, OperationError, stepFailpointsFrom, type DriveMode, type StepFailpoints } from './kit.js';
+export type { KeyRef, OperationEvent, OperationFailure, OperationKind, PlaceRef } from './events.js';
+export { createKeyMachine, keyOperationContext, type CreateInput, type CreateOutcome, type CreatePlan, type KeyOperationContext } from './createKey.js';
+export { oldName, rotateKeyMachine, rotationContext, type RotateInput, type RotateOutcome, type RotationContext, type RotationPlan } from './rotateKey.js';
+export { resumeManagementRotation, rotateManagementKey, type MgmtRotateInput, type MgmtRotationContext, type MgmtRotationResult } from './mgmtRotate.js';
+export { CredentialPlaceError, storePlace, tokenFilePlace, type CredentialPlace } from './credentialPlace.js';
+export { OperationDrivers } from './drivers.js';
+export type { NewKey } from './mint.js';
+export type { KeyOperation } from './keyOperationRecord.js';
+export { OldKeyActionSchema, type OldKeyAction, type Rotation } from './rotationRecord.js';
+export { MgmtRotationRecord, type MgmtRotation } from './mgmtRotationRecord.js';
+export { drivenNow, holdersOf, pendingRotationOf, rotationRefusal, unfinishedCreations, unfinishedMgmtRotations, unfinishedRotations, type Scope, type Unfinished } from './queries.js';
+export { createCommand, destinationsWords, eventPhrases, eventWords, failureLine, failureWords, sentence, statusWords, unfinishedWords, type Face, type FailureWords } from './wording.js';

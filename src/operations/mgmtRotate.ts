@@ -1,12 +1,12 @@
 /**
- * `mgmt-keys rotate` as a persisted state machine (issues 26, 42; `--token-file`: issue 46): the
- * management key in a place (./credentialPlace.ts: keydeck's store for a profile, or a token file)
- * is replaced by a new one, and the old one is deleted, so that a kill at any step leaves a state
- * that `--finish`, `--undo` or a plain rerun takes up. Its state is written to the record
- * (./mgmtRotationRecord.ts) before each effect; the old key is kept in the place's backup until
- * the end, so an undo can always put it back. Recovery reads the world first — the key in the
- * place and in its backup (by prefix), the service's list of management keys — and the record
- * only for what the world cannot say (which keys are this rotation's).
+ * `mgmt-keys rotate` as a machine of the kit (./kit.ts): the management key in a place
+ * (./credentialPlace.ts: keydeck's store for a profile, or a token file) is replaced by a new one,
+ * and the old one is deleted, so that a kill at any step leaves a state that `--finish`, `--undo`
+ * or a plain rerun takes up. Its state is written to the record (./mgmtRotationRecord.ts) before
+ * each effect; the old key is kept in the place's backup until the end, so an undo can always put
+ * it back. Taken up, it reads the world first — the key in the place and in its backup (by
+ * prefix), the service's list of management keys — and the record only for what the world cannot
+ * say (which keys are this rotation's).
  *
  * ## States and crash points
  *
@@ -20,19 +20,21 @@
  *
  * The invariant (I1): keydeck never deletes or deactivates the key in the place. The old key is
  * deleted only once the place gives the new key back and the service accepts it; a new key only
- * while the place holds the old one; every deletion checks the place first ({@link deleteKey}).
- * Neither key is ever printed.
+ * while the place holds the old one; every deletion checks the place first. Neither key is ever
+ * printed.
  */
 import { KeydeckApiError, keyPrefixOf } from '../api/errors.js';
-import type { CreatedManagementKey, ManagementKey } from '../api/schemas.js';
 import type { ManagementKeysResource } from '../api/client.js';
+import type { ManagementKey } from '../api/schemas.js';
 import { tokenKind } from '../credentials/index.js';
 import { successorName } from '../delivery/rotation.js';
 import type { CredentialPlace } from './credentialPlace.js';
+import type { KeyRef, PlaceRef } from './events.js';
+import { drive, DriveMemo, emit, keysMadeBy, OperationError, step, type DriveMode, type KitContext, type Machine, type Next, type Step } from './kit.js';
 import type { MgmtRotation, MgmtRotationRecord } from './mgmtRotationRecord.js';
 
 /** What the machine works with. */
-export interface MgmtRotationContext {
+export interface MgmtRotationContext extends KitContext {
   readonly record: MgmtRotationRecord;
   readonly place: CredentialPlace;
   readonly profile: string;
@@ -40,151 +42,48 @@ export interface MgmtRotationContext {
   readonly origin: string;
   /** The management-key endpoints of the service, called with `token` (the old key, the new one, or the kept one). */
   keysWith(token: string): Pick<ManagementKeysResource, 'list' | 'create' | 'delete'>;
-  /** One line of progress for the user (no secret in it). */
-  say(line: string): void;
 }
 
-/** A key of the rotation as the result names it. */
-export interface RotatedKey {
-  readonly id?: string | undefined;
-  readonly name: string;
-  readonly keyPrefix?: string | undefined;
-}
-
-/** How a run of the machine ended. */
+/** How a drive of the machine ended. */
 export type MgmtRotationResult =
   /** The place holds the new key, the service accepts it, the old key is deleted. */
-  | { readonly kind: 'rotated'; readonly old: RotatedKey; readonly new: RotatedKey; readonly where: string }
+  | { readonly kind: 'rotated'; readonly old: KeyRef; readonly new: KeyRef; readonly where: string }
   /** The place holds the old key again (or still), the new one is deleted. */
-  | { readonly kind: 'undone'; readonly old: RotatedKey; readonly deleted: readonly string[]; readonly where: string }
+  | { readonly kind: 'undone'; readonly old: KeyRef; readonly deleted: readonly string[]; readonly where: string }
   /** The record is dropped; both keys stay (said why). */
-  | { readonly kind: 'kept_both'; readonly old: RotatedKey; readonly new: RotatedKey; readonly where: string };
+  | { readonly kind: 'kept_both'; readonly old: KeyRef; readonly new: KeyRef; readonly where: string };
 
-/** Why the machine stopped: a stable `code` and one sentence (never a key value). */
-export class MgmtRotationError extends Error {
-  override readonly name = 'MgmtRotationError';
-  readonly code: 'no_credential' | 'cannot_rotate' | 'not_found' | 'store_failed' | 'check_failed' | 'rotation_mismatch';
-  constructor(code: MgmtRotationError['code'], message: string) {
-    super(message);
-    this.code = code;
-  }
+/** The face's word: the new key's name when one is made (default: the old one's with `-r2`, `-r3`…). */
+export interface MgmtRotateInput {
+  readonly name?: string | undefined;
 }
 
-/** How long before a rotation's start a new key found by name counts as its own (no `before` list: imported entries), ms. */
-const FOUND_BY_NAME_WINDOW_MS = 10 * 60_000;
+/** Where a drive is (see the module's table). */
+type Phase = 'fresh' | 'stored' | 'undo-stored' | 'unstored' | 'mismatch' | 'rollback';
+
+/** One drive's memory: the keys it holds (never recorded), where it is, what the last effects gave. */
+class MgmtMemo extends DriveMemo<MgmtRotateInput> {
+  phase?: Phase;
+  oldToken?: string | undefined;
+  newToken?: string | undefined;
+  /** The new keys of this rotation to delete in this phase (found once). */
+  lost?: string[];
+  /** The listing those ids were found in (for each deletion's check of the place). */
+  listed?: ManagementKey[];
+  storeError?: string;
+  checked?: ManagementKey[];
+  checkError?: unknown;
+  /** Why a rollback runs: it ends by throwing this. */
+  rollback?: OperationError;
+}
 
 const prefixOf = (token: string | undefined): string | undefined => (token === undefined ? undefined : keyPrefixOf(token));
 const rejected = (err: unknown): boolean => err instanceof KeydeckApiError && (err.code === 'unauthorized' || err.code === 'forbidden');
-const notFound = (err: unknown): boolean => err instanceof KeydeckApiError && err.code === 'not_found';
-const outcomeUnknown = (err: unknown): boolean => err instanceof KeydeckApiError && err.outcomeUnknown === true;
+const problemOf = (err: unknown): string => (err instanceof Error ? err.message : String(err)).replace(/\.$/, '');
 
-/**
- * Deletes the management key `id` with `token`, after checking that the place does not hold it
- * (I1: `listed` is a fresh list, which gives each key's prefix). A key already gone is fine.
- */
-async function deleteKey(ctx: MgmtRotationContext, token: string, id: string, listed: readonly ManagementKey[]): Promise<void> {
-  const inPlace = prefixOf(await ctx.place.read());
-  const key = listed.find((k) => k.id === id);
-  if (key && inPlace !== undefined && key.keyPrefix === inPlace) {
-    throw new MgmtRotationError('rotation_mismatch', `${ctx.place.describe()} holds the key ${inPlace}… this step was to delete: keydeck never deletes the key it signs in with`);
-  }
-  try {
-    await ctx.keysWith(token).delete(id);
-  } catch (err) {
-    if (!notFound(err)) throw err;
-  }
-}
-
-/**
- * Starts a rotation of the key in `ctx.place` and runs it to its end. `name`: the new key's
- * name (default: the old one's with `-r2`, `-r3`…).
- * @throws MgmtRotationError; KeydeckApiError from the service (a create refused: nothing kept;
- *   an answer lost: the rotation stays recorded for `--finish`/`--undo`); MgmtRotationRecordError
- */
-export async function rotateManagementKey(ctx: MgmtRotationContext, options: { readonly name?: string } = {}): Promise<MgmtRotationResult> {
-  const token = await ctx.place.read();
-  if (token === undefined) throw new MgmtRotationError('no_credential', `${ctx.place.describe()} holds no key`);
-  if (tokenKind(token) !== 'management') throw new MgmtRotationError('cannot_rotate', `${ctx.place.describe()} holds a session token, not a management key: \`keydeck auth login\` makes one`);
-  const keys = await ctx.keysWith(token).list();
-  const own = keys.find((k) => k.keyPrefix === keyPrefixOf(token));
-  if (!own) throw new MgmtRotationError('not_found', `the service lists no management key ${keyPrefixOf(token)}…, so keydeck cannot tell which key to replace`);
-  try {
-    await ctx.place.preflight();
-  } catch (err) {
-    throw new MgmtRotationError('cannot_rotate', `${(err as Error).message}; nothing was created`);
-  }
-  const name = options.name ?? successorName(own.name, keys.map((k) => k.name));
-  const rotation = await ctx.record.start({
-    profile: ctx.profile,
-    origin: ctx.origin,
-    target: ctx.place.target,
-    old: { id: own.id, name: own.name, keyPrefix: own.keyPrefix },
-    successor: { name },
-    before: keys.map((k) => k.id),
-  });
-  return fromCreating(ctx, rotation, token);
-}
-
-/** From `creating`: create the new key, keep the old one in the backup, store the new one, then check and delete the old. */
-async function fromCreating(ctx: MgmtRotationContext, rotation: MgmtRotation, oldToken: string): Promise<MgmtRotationResult> {
-  let created: CreatedManagementKey;
-  try {
-    created = await ctx.keysWith(oldToken).create({ name: rotation.successor.name });
-  } catch (err) {
-    // Refused: nothing was made. Lost in transit: the key may exist; the record finds it later.
-    if (!outcomeUnknown(err)) await ctx.record.remove(rotation.id);
-    throw err;
-  }
-  const current = await ctx.record.update(rotation.id, { state: 'created', successor: { name: created.name, id: created.id, keyPrefix: created.keyPrefix } });
-  ctx.say(`Created the management key "${created.name}" (${created.keyPrefix}…).`);
-  try {
-    await ctx.place.writeBackup(oldToken);
-    await ctx.place.write(created.apiKey);
-  } catch (err) {
-    await rollBack(ctx, current, oldToken);
-    throw new MgmtRotationError('store_failed', `the new management key could not be stored (${(err as Error).message.replace(/\.$/, '')}); it was deleted again, and ${ctx.place.describe()} keeps ${keyPrefixOf(oldToken)}…`);
-  }
-  const stored = await ctx.record.update(rotation.id, { state: 'stored' });
-  ctx.say(`Stored it in ${ctx.place.describe()}${ctx.place.keptOnWrite}.`);
-  return checkAndDeleteOld(ctx, stored, created.apiKey, oldToken);
-}
-
-/** Puts `oldToken` back in the place (when it is not there), deletes the new key, drops the backup and the record. */
-async function rollBack(ctx: MgmtRotationContext, rotation: MgmtRotation, oldToken: string): Promise<void> {
-  if ((await ctx.place.read()) !== oldToken) await ctx.place.write(oldToken);
-  const listed = await ctx.keysWith(oldToken).list();
-  for (const id of successorsOf(rotation, listed, oldToken)) await deleteKey(ctx, oldToken, id, listed);
-  await ctx.place.dropBackup();
-  await ctx.record.remove(rotation.id);
-}
-
-/**
- * From `stored`: the new key in place is checked against the service (an authenticated read),
- * then the old key is deleted, the backup removed and the rotation ends. A new key the service
- * rejects is rolled back to `oldToken` when known (the old key still listed).
- */
-async function checkAndDeleteOld(ctx: MgmtRotationContext, rotation: MgmtRotation, newToken: string, oldToken: string | undefined): Promise<MgmtRotationResult> {
-  let listed: ManagementKey[];
-  try {
-    listed = await ctx.keysWith(newToken).list();
-  } catch (err) {
-    if (rejected(err) && oldToken !== undefined) {
-      await rollBack(ctx, rotation, oldToken);
-      throw new MgmtRotationError('check_failed', `the service did not accept the new key (${(err as Error).message.replace(/\.$/, '')}); ${ctx.place.describe()} holds the old key ${keyPrefixOf(oldToken)}… again, and the new one was deleted`);
-    }
-    throw new MgmtRotationError(
-      'check_failed',
-      `the service does not accept the new key yet (${(err as Error).message.replace(/\.$/, '')}); the old key was not deleted: \`keydeck mgmt-keys rotate --finish\` checks again, \`--undo\` puts the old key back`,
-    );
-  }
-  ctx.say('The service accepts it.');
-  if (listed.some((k) => k.id === rotation.old.id)) await deleteKey(ctx, newToken, rotation.old.id, listed);
-  await ctx.place.dropBackup();
-  await ctx.record.remove(rotation.id);
-  const fresh = listed.find((k) => k.keyPrefix === keyPrefixOf(newToken));
-  const holder = ctx.place.target.kind === 'store' ? 'keydeck now uses' : `${ctx.place.describe()} holds`;
-  ctx.say(`Deleted the old management key "${rotation.old.name}" (${rotation.old.keyPrefix}…): ${holder} ${keyPrefixOf(newToken)}….`);
-  return { kind: 'rotated', old: rotation.old, new: { id: fresh?.id ?? rotation.successor.id, name: fresh?.name ?? rotation.successor.name, keyPrefix: keyPrefixOf(newToken) }, where: ctx.place.describe() };
+/** The place in events' words. */
+function placeRef(ctx: MgmtRotationContext): PlaceRef {
+  return { where: ctx.place.describe(), own: ctx.place.target.kind === 'store', kept: ctx.place.keptOnWrite };
 }
 
 /**
@@ -193,87 +92,292 @@ async function checkAndDeleteOld(ctx: MgmtRotationContext, rotation: MgmtRotatio
  */
 function successorsOf(rotation: MgmtRotation, listed: readonly ManagementKey[], inPlace: string | undefined): string[] {
   const held = prefixOf(inPlace);
-  const since = Date.parse(rotation.startedAt) - FOUND_BY_NAME_WINDOW_MS;
-  const mine = (k: ManagementKey): boolean =>
+  const mine =
     rotation.successor.id !== undefined
-      ? k.id === rotation.successor.id
-      : k.name === rotation.successor.name && k.id !== rotation.old.id && (rotation.before ? !rotation.before.includes(k.id) : Date.parse(k.createdAt) >= since);
-  return listed.filter((k) => mine(k) && k.keyPrefix !== held).map((k) => k.id);
+      ? listed.filter((k) => k.id === rotation.successor.id)
+      : keysMadeBy(listed, { startedAt: rotation.startedAt, before: rotation.before, known: [rotation.old.id] }, (k) => k.name === rotation.successor.name);
+  return mine.filter((k) => k.keyPrefix !== held).map((k) => k.id);
+}
+
+/** Deletes the management key `id` with `token`, after checking that the place does not hold it (I1). A key already gone is fine. */
+function deleteStep(ctx: MgmtRotationContext, token: string, id: string, listed: readonly ManagementKey[]): Step<MgmtRotation> {
+  return step(`delete:${id}`, async () => {
+    const inPlace = prefixOf(await ctx.place.read());
+    const key = listed.find((k) => k.id === id);
+    if (key && inPlace !== undefined && key.keyPrefix === inPlace) throw new OperationError({ code: 'rotation_mismatch', reason: 'own_key', place: placeRef(ctx), keyPrefix: inPlace });
+    try {
+      await ctx.keysWith(token).delete(id);
+    } catch (err) {
+      if (!(err instanceof KeydeckApiError) || err.code !== 'not_found') throw err;
+    }
+  });
+}
+
+/** The steps that delete `memo.lost` (found once with `token`), then drop the backup; undefined once done. */
+async function cleanNext(ctx: MgmtRotationContext, op: MgmtRotation, memo: MgmtMemo, token: string): Promise<Step<MgmtRotation> | undefined> {
+  if (memo.lost === undefined) {
+    memo.listed = await ctx.keysWith(token).list();
+    memo.lost = successorsOf(op, memo.listed, token);
+  }
+  const id = memo.lost.find((x) => !memo.done.has(`delete:${x}`));
+  if (id !== undefined) return deleteStep(ctx, token, id, memo.listed ?? []);
+  if (!memo.done.has('drop-backup')) return step('drop-backup', () => ctx.place.dropBackup());
+  return undefined;
+}
+
+/** The last step: the record's entry removed, then `then()` (the outcome, said). */
+function endStep(ctx: MgmtRotationContext, op: MgmtRotation, then: () => MgmtRotationResult): Step<MgmtRotation> {
+  return step<MgmtRotation, unknown>('end', undefined, async () => {
+    await ctx.record.remove(op.id);
+    return { ended: then() };
+  });
+}
+
+/** Goes to `phase`: what the last one found and did is forgotten (its deletions, its backup dropped). */
+function newPhase(memo: MgmtMemo, phase: Phase): void {
+  memo.phase = phase;
+  memo.lost = undefined;
+  memo.listed = undefined;
+  memo.done.delete('drop-backup');
+  memo.done.delete('put-back');
+}
+
+/** Rolls back (the old key put back, the new one deleted), then fails with `failure`. */
+function enterRollback(memo: MgmtMemo, failure: OperationError): void {
+  newPhase(memo, 'rollback');
+  memo.rollback = failure;
+}
+
+/** What the place holds when taken up decides the phase (the module's table). */
+async function takeUp(ctx: MgmtRotationContext, op: MgmtRotation, memo: MgmtMemo): Promise<Phase> {
+  const inPlace = await ctx.place.read();
+  const kept = await ctx.place.readBackup();
+  const holds = prefixOf(inPlace);
+  memo.oldToken = kept !== undefined && keyPrefixOf(kept) === op.old.keyPrefix ? kept : undefined;
+  if (inPlace !== undefined && holds === op.successor.keyPrefix) {
+    emit(ctx, { type: 'interrupted_stored', old: op.old.name, place: placeRef(ctx), holds: holds! });
+    memo.newToken = inPlace;
+    return memo.mode === 'finish' ? 'stored' : 'undo-stored';
+  }
+  if (inPlace !== undefined && holds === op.old.keyPrefix) {
+    memo.oldToken = inPlace;
+    return 'unstored';
+  }
+  if (inPlace === undefined || tokenKind(inPlace) !== 'management') throw new OperationError({ code: 'rotation_mismatch', reason: 'no_key', place: placeRef(ctx) });
+  memo.newToken = inPlace;
+  return 'mismatch';
+}
+
+/** The machine (see the module comment). */
+export const mgmtRotateMachine: Machine<MgmtRotation, MgmtRotationContext, MgmtRotateInput, MgmtRotateInput, MgmtMemo, MgmtRotationResult> = {
+  name: 'mgmt-rotate',
+  kind: 'mgmt-rotate',
+  memo: (mode: DriveMode, input: MgmtRotateInput) => new MgmtMemo(mode, input),
+  label: (op) => op.old.name,
+
+  async begin(ctx, plan, memo) {
+    const token = await ctx.place.read();
+    if (token === undefined) throw new OperationError({ code: 'no_credential', place: placeRef(ctx) });
+    if (tokenKind(token) !== 'management') throw new OperationError({ code: 'cannot_rotate', reason: 'session_token', place: placeRef(ctx) });
+    const keys = await ctx.keysWith(token).list();
+    const own = keys.find((k) => k.keyPrefix === keyPrefixOf(token));
+    if (!own) throw new OperationError({ code: 'not_found', keyPrefix: keyPrefixOf(token) });
+    try {
+      await ctx.place.preflight();
+    } catch (err) {
+      throw new OperationError({ code: 'cannot_rotate', reason: 'place', place: placeRef(ctx), sentence: problemOf(err) });
+    }
+    const name = plan.name ?? successorName(own.name, keys.map((k) => k.name));
+    const rotation = await ctx.record.start({ profile: ctx.profile, origin: ctx.origin, target: ctx.place.target, old: { id: own.id, name: own.name, keyPrefix: own.keyPrefix }, successor: { name }, before: keys.map((k) => k.id) });
+    await ctx.drivers?.take(rotation.id);
+    memo.oldToken = token;
+    memo.phase = 'fresh';
+    return rotation;
+  },
+
+  async next(ctx, op, memo): Promise<Next<MgmtRotation, MgmtRotationResult>> {
+    memo.phase ??= await takeUp(ctx, op, memo);
+    const where = ctx.place.describe();
+    const place = placeRef(ctx);
+    switch (memo.phase) {
+      case 'fresh':
+        if (op.state !== 'creating' && memo.storeError !== undefined) {
+          enterRollback(memo, new OperationError({ code: 'store_failed', problem: memo.storeError, place, holds: keyPrefixOf(memo.oldToken!) }));
+          return mgmtRotateMachine.next(ctx, op, memo);
+        }
+        return { step: freshStep(ctx, op, memo) };
+      case 'rollback': {
+        const old = memo.oldToken!;
+        if (!memo.done.has('put-back') && (await ctx.place.read()) !== old) return { step: step('put-back', () => ctx.place.write(old)) };
+        const clean = await cleanNext(ctx, op, memo, old);
+        if (clean) return { step: clean };
+        const failure = memo.rollback!;
+        return {
+          step: step('end', undefined, async () => {
+            await ctx.record.remove(op.id);
+            ctx.drivers?.release(op.id, true);
+            throw failure;
+          }),
+        };
+      }
+      case 'stored': {
+        const fresh = memo.newToken!;
+        if (op.state === 'created') return { step: step('stored', undefined, () => ctx.record.update(op.id, { state: 'stored' })) };
+        if (memo.checked === undefined && memo.checkError === undefined) {
+          return {
+            step: step('check', async () => {
+              try {
+                memo.checked = await ctx.keysWith(fresh).list();
+              } catch (err) {
+                memo.checkError = err;
+              }
+            }),
+          };
+        }
+        if (memo.checkError !== undefined) {
+          const problem = problemOf(memo.checkError);
+          if (rejected(memo.checkError) && memo.oldToken !== undefined) {
+            enterRollback(memo, new OperationError({ code: 'check_failed', problem, rolledBack: true, place, holds: keyPrefixOf(memo.oldToken) }));
+            return mgmtRotateMachine.next(ctx, op, memo);
+          }
+          throw new OperationError({ code: 'check_failed', problem, rolledBack: false, place });
+        }
+        const listed = memo.checked!;
+        if (!memo.done.has('accepted')) {
+          memo.done.add('accepted');
+          emit(ctx, { type: 'accepted' });
+        }
+        if (!memo.done.has(`delete:${op.old.id}`) && listed.some((k) => k.id === op.old.id)) return { step: deleteStep(ctx, fresh, op.old.id, listed) };
+        if (!memo.done.has('drop-backup')) return { step: step('drop-backup', () => ctx.place.dropBackup()) };
+        const made = listed.find((k) => k.keyPrefix === keyPrefixOf(fresh));
+        return {
+          step: endStep(ctx, op, () => {
+            emit(ctx, { type: 'old_deleted', old: op.old, holds: keyPrefixOf(fresh), place });
+            return { kind: 'rotated', old: op.old, new: { id: made?.id ?? op.successor.id, name: made?.name ?? op.successor.name, keyPrefix: keyPrefixOf(fresh) }, where };
+          }),
+        };
+      }
+      case 'undo-stored': {
+        const fresh = memo.newToken!;
+        const newKey = { ...op.successor, keyPrefix: keyPrefixOf(fresh) };
+        // Read with the new key before the old one is put back (it is deleted after).
+        if (!memo.done.has('put-back') && !(await memo.observe('listed', () => ctx.keysWith(fresh).list())).some((k) => k.id === op.old.id)) {
+          // The old key is deleted already: the rotation reached its end but for its bookkeeping.
+          if (!memo.done.has('drop-backup')) return { step: step('drop-backup', () => ctx.place.dropBackup()) };
+          return { step: endStep(ctx, op, () => (emit(ctx, { type: 'mgmt_undone', how: 'already_deleted', old: op.old, place, deleted: [], newKey: newKey.keyPrefix }), { kind: 'rotated', old: op.old, new: newKey, where })) };
+        }
+        const old = memo.oldToken;
+        if (old === undefined) return { step: endStep(ctx, op, () => (emit(ctx, { type: 'mgmt_undone', how: 'kept_both', old: op.old, place, deleted: [], newKey: newKey.keyPrefix }), { kind: 'kept_both', old: op.old, new: newKey, where })) };
+        if (!memo.done.has('put-back')) return { step: step('put-back', () => ctx.place.write(old)) };
+        const clean = await cleanNext(ctx, op, memo, old);
+        if (clean) return { step: clean };
+        const deleted = memo.lost ?? [];
+        return { step: endStep(ctx, op, () => (emit(ctx, { type: 'mgmt_undone', how: 'put_back', old: op.old, place, deleted, holds: keyPrefixOf(old), newKey: newKey.keyPrefix }), { kind: 'undone', old: op.old, deleted, where })) };
+      }
+      case 'unstored': {
+        const old = memo.oldToken!;
+        const clean = await cleanNext(ctx, op, memo, old);
+        if (clean) return { step: clean };
+        const deleted = memo.lost ?? [];
+        if (memo.mode === 'undo') return { step: endStep(ctx, op, () => (emit(ctx, { type: 'mgmt_undone', how: 'unstored', old: op.old, place, deleted, holds: keyPrefixOf(old) }), { kind: 'undone', old: op.old, deleted, where })) };
+        const before = (memo.listed ?? []).filter((k) => !deleted.includes(k.id)).map((k) => k.id);
+        return {
+          step: step('again', undefined, async () => {
+            emit(ctx, { type: 'interrupted_unstored', old: op.old.name, deleted });
+            const again = await ctx.record.update(op.id, { state: 'creating', successor: { name: memo.input.name ?? op.successor.name }, before });
+            newPhase(memo, 'fresh');
+            return again;
+          }),
+        };
+      }
+      case 'mismatch': {
+        const inPlace = memo.newToken!;
+        const clean = await cleanNext(ctx, op, memo, inPlace);
+        if (clean) return { step: clean };
+        const deleted = memo.lost ?? [];
+        const oldListed = (memo.listed ?? []).some((k) => k.id === op.old.id);
+        return { step: endStep(ctx, op, () => (emit(ctx, { type: 'mgmt_undone', how: 'mismatch', old: op.old, place, deleted, holds: keyPrefixOf(inPlace), oldListed }), { kind: 'undone', old: op.old, deleted, where })) };
+      }
+    }
+  },
+};
+
+/** From `creating` (with the old key in hand): create the new key, keep the old one in the backup, store the new one. */
+function freshStep(ctx: MgmtRotationContext, op: MgmtRotation, memo: MgmtMemo): Step<MgmtRotation> {
+  const old = memo.oldToken!;
+  if (op.state === 'creating') {
+    return step<MgmtRotation, { made?: Awaited<ReturnType<ManagementKeysResource['create']>>; err?: unknown }>(
+      'mint',
+      async () => {
+        try {
+          return { made: await ctx.keysWith(old).create({ name: op.successor.name }) };
+        } catch (err) {
+          return { err };
+        }
+      },
+      async ({ made, err }) => {
+        if (!made) {
+          // Refused: nothing was made. Lost in transit: the key may exist; the record finds it later.
+          if (!(err instanceof KeydeckApiError && err.outcomeUnknown === true)) {
+            await ctx.record.remove(op.id);
+            ctx.drivers?.release(op.id, true);
+          }
+          throw err;
+        }
+        memo.newToken = made.apiKey;
+        const next = await ctx.record.update(op.id, { state: 'created', successor: { name: made.name, id: made.id, keyPrefix: made.keyPrefix } });
+        emit(ctx, { type: 'minted', kind: 'mgmt-rotate', key: { id: made.id, name: made.name, keyPrefix: made.keyPrefix }, destinations: 0 });
+        return next;
+      },
+    );
+  }
+  const fresh = memo.newToken!;
+  const guarded = (name: string, write: () => Promise<void>) =>
+    step<MgmtRotation, boolean>(name, async () => {
+      try {
+        await write();
+        return true;
+      } catch (err) {
+        memo.storeError = problemOf(err);
+        return false;
+      }
+    });
+  if (!memo.done.has('keep-old')) return guarded('keep-old', () => ctx.place.writeBackup(old));
+  return step<MgmtRotation, boolean>(
+    'store',
+    async () => {
+      try {
+        await ctx.place.write(fresh);
+        return true;
+      } catch (err) {
+        memo.storeError = problemOf(err);
+        return false;
+      }
+    },
+    async (ok) => {
+      if (!ok) return op;
+      const stored = await ctx.record.update(op.id, { state: 'stored' });
+      emit(ctx, { type: 'stored', place: placeRef(ctx) });
+      memo.phase = 'stored';
+      return stored;
+    },
+  );
+}
+
+/**
+ * Starts a rotation of the key in `ctx.place` and runs it to its end (see the module comment).
+ * @throws OperationError; KeydeckApiError from the service (a create refused: nothing kept; an
+ *   answer lost: the rotation stays recorded for `--finish`/`--undo`)
+ */
+export function rotateManagementKey(ctx: MgmtRotationContext, input: MgmtRotateInput = {}): Promise<MgmtRotationResult> {
+  return drive(mgmtRotateMachine, ctx, { plan: input }, 'run', input);
 }
 
 /**
  * Takes up the interrupted `rotation`: `finish` (also a plain rerun) brings it to its end, `undo`
- * back to the old key, each from what the place, its backup and the service say now (the table
- * of the module comment). `name`: the new key's name when a new one must be made.
- * @throws MgmtRotationError; KeydeckApiError; MgmtRotationRecordError
+ * back to the old key, each from what the place, its backup and the service say now.
+ * @throws OperationError; KeydeckApiError
  */
-export async function resumeManagementRotation(ctx: MgmtRotationContext, rotation: MgmtRotation, mode: 'finish' | 'undo', options: { readonly name?: string } = {}): Promise<MgmtRotationResult> {
-  const inPlace = await ctx.place.read();
-  const kept = await ctx.place.readBackup();
-  const keptOld = kept !== undefined && keyPrefixOf(kept) === rotation.old.keyPrefix ? kept : undefined;
-  const holds = prefixOf(inPlace);
-  if (inPlace !== undefined && holds === rotation.successor.keyPrefix) {
-    ctx.say(`The rotation of "${rotation.old.name}" was interrupted after ${ctx.place.describe()} took the new key ${holds}….`);
-    return mode === 'finish' ? checkAndDeleteOld(ctx, rotation, inPlace, keptOld) : undoStored(ctx, rotation, inPlace, keptOld);
-  }
-  if (inPlace !== undefined && holds === rotation.old.keyPrefix) {
-    const listed = await ctx.keysWith(inPlace).list();
-    const lost = successorsOf(rotation, listed, inPlace);
-    for (const id of lost) await deleteKey(ctx, inPlace, id, listed);
-    await ctx.place.dropBackup();
-    const deleted = lost.length > 0 ? `the new key ${lost.join(', ')}, never stored, is deleted (its value is gone)` : 'no new key was made';
-    if (mode === 'undo') {
-      await ctx.record.remove(rotation.id);
-      ctx.say(`Undone: ${deleted}; ${ctx.place.describe()} keeps ${holds}….`);
-      return { kind: 'undone', old: rotation.old, deleted: lost, where: ctx.place.describe() };
-    }
-    ctx.say(`The rotation of "${rotation.old.name}" was interrupted before the new key was stored: ${deleted}, and another one is made.`);
-    const again = await ctx.record.update(rotation.id, { state: 'creating', successor: { name: options.name ?? rotation.successor.name }, before: listed.filter((k) => !lost.includes(k.id)).map((k) => k.id) });
-    return fromCreating(ctx, again, inPlace);
-  }
-  return mismatch(ctx, rotation, inPlace);
-}
-
-/** `--undo` with the new key in place: the old key is put back from the backup and checked, then the new key deleted. */
-async function undoStored(ctx: MgmtRotationContext, rotation: MgmtRotation, newToken: string, oldToken: string | undefined): Promise<MgmtRotationResult> {
-  const listed = await ctx.keysWith(newToken).list();
-  if (!listed.some((k) => k.id === rotation.old.id)) {
-    // The old key is deleted already: the rotation reached its end but for its bookkeeping.
-    await ctx.place.dropBackup();
-    await ctx.record.remove(rotation.id);
-    ctx.say(`Nothing to undo: the old key "${rotation.old.name}" (${rotation.old.keyPrefix}…) was deleted already; ${ctx.place.describe()} holds the new key ${keyPrefixOf(newToken)}….`);
-    return { kind: 'rotated', old: rotation.old, new: { ...rotation.successor, keyPrefix: keyPrefixOf(newToken) }, where: ctx.place.describe() };
-  }
-  if (oldToken === undefined) {
-    await ctx.record.remove(rotation.id);
-    ctx.say(
-      `The old key's copy is gone, so keydeck cannot put it back: ${ctx.place.describe()} keeps the new key ${keyPrefixOf(newToken)}…, and the old "${rotation.old.name}" stays on the service (\`keydeck mgmt-keys delete ${rotation.old.id}\` when nothing uses it).`,
-    );
-    return { kind: 'kept_both', old: rotation.old, new: { ...rotation.successor, keyPrefix: keyPrefixOf(newToken) }, where: ctx.place.describe() };
-  }
-  await ctx.place.write(oldToken);
-  const again = await ctx.keysWith(oldToken).list();
-  const lost = successorsOf(rotation, again, oldToken);
-  for (const id of lost) await deleteKey(ctx, oldToken, id, again);
-  await ctx.place.dropBackup();
-  await ctx.record.remove(rotation.id);
-  ctx.say(`Undone: ${ctx.place.describe()} holds the old key ${keyPrefixOf(oldToken)}… again (the service accepts it), and the new key ${keyPrefixOf(newToken)}… is deleted.`);
-  return { kind: 'undone', old: rotation.old, deleted: lost, where: ctx.place.describe() };
-}
-
-/** The place holds neither key of the rotation (a login since, or nothing): the unstored new key is deleted, the old one left, the record dropped. */
-async function mismatch(ctx: MgmtRotationContext, rotation: MgmtRotation, inPlace: string | undefined): Promise<MgmtRotationResult> {
-  if (inPlace === undefined || tokenKind(inPlace) !== 'management') {
-    throw new MgmtRotationError('rotation_mismatch', `${ctx.place.describe()} holds no management key now: sign in again (\`keydeck auth login\`), then take the rotation up again`);
-  }
-  const listed = await ctx.keysWith(inPlace).list();
-  const lost = successorsOf(rotation, listed, inPlace);
-  for (const id of lost) await deleteKey(ctx, inPlace, id, listed);
-  await ctx.place.dropBackup();
-  await ctx.record.remove(rotation.id);
-  const oldListed = listed.some((k) => k.id === rotation.old.id);
-  ctx.say(
-    `${ctx.place.describe()} holds ${keyPrefixOf(inPlace)}…, neither key of this rotation (it changed since): ${lost.length > 0 ? 'the new key, held nowhere, is deleted' : 'no new key is left'}${oldListed ? `; the old "${rotation.old.name}" stays on the service (\`keydeck mgmt-keys delete ${rotation.old.id}\` when nothing uses it)` : ''}.`,
-  );
-  return { kind: 'undone', old: rotation.old, deleted: lost, where: ctx.place.describe() };
+export function resumeManagementRotation(ctx: MgmtRotationContext, rotation: MgmtRotation, mode: 'finish' | 'undo', input: MgmtRotateInput = {}): Promise<MgmtRotationResult> {
+  return drive(mgmtRotateMachine, ctx, { op: rotation }, mode, input);
 }

@@ -1,131 +1,158 @@
 /**
- * The record of unfinished key creations (issue 42): `<data dir>/operations.json`, one entry per
- * `keys create` (with or without destinations, the TUI's `n`) and per pledge's key (`keys create
- * --subscription`) under way, written before each step (./createKey.ts has the table of states).
- * Never a key value: names, ids, the key's fingerprint (src/delivery/fingerprint.ts), the
- * destinations as the user named them and how far each got. Written atomically (mode 0600) under
- * keydeck's cross-process lock of the data dir, read as keydeck reads its own files
- * (src/config/trust.ts); a record that cannot be read is reported, never guessed at.
+ * The kit's record (./kit.ts): the unfinished operations of one kind, one JSON file of the data
+ * dir (src/config/recordFile.ts: read as keydeck reads its own files, changed under the
+ * cross-process lock, written atomically with mode 0600; a file that cannot be read is reported,
+ * never guessed at). Each entry has a `state`, and the record declares the moves between states:
+ * every update is checked against that table (an entry may stay in its state; it may end, its
+ * entry removed, from any state); a move the table does not list is refused (`bad_transition`)
+ * and nothing is written. Never a key value.
  *
- * Rotations keep their own record (src/delivery/rotationRecord.ts, shared with `mgmt-keys rotate`).
+ * The records: ./keyOperationRecord.ts (`operations.json`: key creations and pledges' keys),
+ * ./rotationRecord.ts (`rotations.json`), ./mgmtRotationRecord.ts (`mgmt-rotations.json`).
  */
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { z } from 'zod';
 import { RecordFile } from '../config/recordFile.js';
-import { DestinationSchema, TargetSchema } from '../delivery/recordSchemas.js';
+import type { OperationFailure, OperationKind } from './events.js';
+import { OperationError } from './kit.js';
 
-/** One key creation under way. Times are ISO 8601. */
-export const KeyOperationSchema = z.object({
-  /** keydeck's own id of the operation. */
-  id: z.string().min(1),
-  /** `create`: a credit key; `pledge`: the key of a subscription or pool pledge. */
-  kind: z.enum(['create', 'pledge']),
-  profile: z.string(),
-  /** The service origin the key belongs to. */
-  origin: z.string(),
-  startedAt: z.string(),
-  updatedAt: z.string(),
-  /** The key's name as asked. */
-  name: z.string(),
-  /** `pledge`: the subscription or pledge id. */
-  subscriptionId: z.string().optional(),
-  /** See ./createKey.ts. */
-  stage: z.enum(['creating', 'created', 'showing']),
-  /** The key created (once known): its id and fingerprint. */
-  key: z.object({ id: z.string().optional(), fingerprint: z.string().optional() }).default({}),
-  /** Keys this operation created whose value was lost: deleted once a new one is delivered. */
-  lost: z.array(z.string()).default([]),
-  destinations: z.array(DestinationSchema).default([]),
-  targets: z.array(TargetSchema).default([]),
-});
-/** See {@link KeyOperationSchema}. */
-export type KeyOperation = z.infer<typeof KeyOperationSchema>;
-
-
-/** Most operations kept (unfinished ones are never dropped: past this, starting one is refused). */
-export const MAX_OPERATIONS = 100;
-
-/** A record that cannot be trusted or read, or a change it refuses: one sentence. */
-export class OperationRecordError extends Error {
-  override readonly name = 'OperationRecordError';
+/** The fields every entry has. Times are ISO 8601. */
+export interface RecordedOperation<S extends string = string> {
+  /** keydeck's own id of the operation (not the service's). */
+  readonly id: string;
+  readonly profile: string;
+  /** The service origin (`https://api.example.com`). */
+  readonly origin: string;
+  readonly startedAt: string;
+  readonly updatedAt: string;
+  readonly state: S;
 }
 
-/** `<dataDir>/operations.json`. */
-export function operationRecordPath(dataDir: string): string {
-  return path.join(dataDir, 'operations.json');
+/** One record's declaration. */
+export interface RecordSpec<Op extends RecordedOperation<S>, S extends string> {
+  readonly kind: OperationKind;
+  /** An entry (reading an older keydeck's entries too). */
+  readonly schema: z.ZodType<Op>;
+  /** The state a new entry starts in. */
+  readonly initial: S;
+  /** The moves between states (`from → to[]`); staying and ending are always allowed. */
+  readonly transitions: Readonly<Record<S, readonly S[]>>;
+  /** The file, its array's field, and its words for RecordFile's errors. */
+  readonly file: string;
+  readonly field: string;
+  readonly what: string;
+  readonly idle: string;
+  /** What the file may hold, said when it cannot be read (src/config/recordFile.ts: it fails closed). */
+  readonly held: string;
+  /** Most unfinished entries (past this, starting one is refused: unfinished ones are never dropped). */
+  readonly most?: number;
+  /** The unfinished entry a new one would clash with, as the failure to throw; undefined when none. */
+  conflict?(all: readonly Op[], fields: NewOperation<Op>): OperationFailure | undefined;
 }
 
-/** The record of one data dir. */
-export class OperationRecord {
-  readonly #file: string;
-  readonly #record: RecordFile<KeyOperation>;
+/** What {@link MachineRecord.start} is given: the entry without what the record sets. */
+export type NewOperation<Op> = Omit<Op, 'id' | 'startedAt' | 'updatedAt' | 'state'>;
+
+/** A patch of an entry (its id, profile and origin never change). */
+export type OperationPatch<Op> = Partial<Omit<Op, 'id' | 'profile' | 'origin' | 'startedAt' | 'updatedAt'>>;
+
+/** True when the table `transitions` allows `from → to` (or they are equal). */
+export function canMove<S extends string>(transitions: Readonly<Record<S, readonly S[]>>, from: S, to: S): boolean {
+  return from === to || (transitions[from] ?? []).includes(to);
+}
+
+/**
+ * Renames an older keydeck's fields in a raw entry (`stage` → `state`, `orphans` → `lost`), for
+ * the schemas' `z.preprocess`.
+ */
+export function renamedFields(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  const { stage, orphans, ...rest } = raw as Record<string, unknown>;
+  return { ...rest, ...(rest.state === undefined && stage !== undefined && { state: stage }), ...(rest.lost === undefined && orphans !== undefined && { lost: orphans }) };
+}
+
+/** The record of one data dir (see the module comment). */
+export class MachineRecord<Op extends RecordedOperation<S>, S extends string> {
+  readonly #spec: RecordSpec<Op, S>;
+  readonly #file: RecordFile<Op>;
 
   /** `dataDir`: keydeck's data dir (src/config/paths.ts `dataDir`). */
-  constructor(dataDir: string) {
-    this.#file = operationRecordPath(dataDir);
-    this.#record = new RecordFile(KeyOperationSchema, {
+  constructor(dataDir: string, spec: RecordSpec<Op, S>) {
+    this.#spec = spec;
+    this.#file = new RecordFile(spec.schema, {
       dir: dataDir,
-      file: this.#file,
-      field: 'operations',
-      what: 'the operation record',
-      idle: 'no key creation is under way',
-      held: 'key creations under way (a key made at the service and not yet delivered, or to be deleted)',
-      error: (sentence) => new OperationRecordError(sentence),
+      file: spec.file,
+      field: spec.field,
+      what: spec.what,
+      idle: spec.idle,
+      held: spec.held,
+      error: (sentence) => new OperationError({ code: 'record', kind: spec.kind, sentence }),
     });
   }
 
   /** The file's path. */
   get path(): string {
-    return this.#file;
+    return this.#spec.file;
+  }
+
+  /** The declared moves (for tests and the docs). */
+  get transitions(): Readonly<Record<S, readonly S[]>> {
+    return this.#spec.transitions;
   }
 
   /**
-   * Every unfinished operation, or those of one profile at one origin.
-   * @throws OperationRecordError when the file is not trusted or not readable
+   * Every unfinished entry, or those of one profile at one origin.
+   * @throws OperationError `record` when the file is not trusted or not readable
    */
-  async list(filter?: { profile: string; origin: string }): Promise<KeyOperation[]> {
-    const all = await this.#record.read();
+  async list(filter?: { readonly profile: string; readonly origin: string }): Promise<Op[]> {
+    const all = await this.#file.read();
     return filter ? all.filter((o) => o.profile === filter.profile && o.origin === filter.origin) : all;
   }
 
-  async #change<T>(body: (all: KeyOperation[]) => T): Promise<T> {
-    return this.#record.change(body);
-  }
-
   /**
-   * Records a new operation (stage `creating`).
-   * @throws OperationRecordError when one of the same name (and subscription) is unfinished, or the record is full
+   * Records a new entry in the initial state.
+   * @throws OperationError: the spec's conflict, `too_many`, `record`
    */
-  async start(fields: Pick<KeyOperation, 'kind' | 'profile' | 'origin' | 'name' | 'destinations' | 'targets'> & Partial<Pick<KeyOperation, 'subscriptionId'>>): Promise<KeyOperation> {
-    return this.#change((all) => {
-      const same = all.find((o) => o.profile === fields.profile && o.origin === fields.origin && o.name === fields.name && o.subscriptionId === fields.subscriptionId);
-      if (same) throw new OperationRecordError(`the creation of the key "${fields.name}" was interrupted earlier: finish or undo it first`);
-      if (all.length >= MAX_OPERATIONS) throw new OperationRecordError(`${MAX_OPERATIONS} key creations are unfinished: finish or undo some first`);
+  async start(fields: NewOperation<Op>): Promise<Op> {
+    return this.#file.change((all) => {
+      const clash = this.#spec.conflict?.(all, fields);
+      if (clash) throw new OperationError(clash);
+      const most = this.#spec.most;
+      if (most !== undefined && all.length >= most) throw new OperationError({ code: 'too_many', kind: this.#spec.kind, most });
       const now = new Date().toISOString();
-      const op = KeyOperationSchema.parse({ ...fields, id: randomUUID(), startedAt: now, updatedAt: now, stage: 'creating', key: {}, lost: [] });
+      const op = this.#spec.schema.parse({ ...fields, id: randomUUID(), startedAt: now, updatedAt: now, state: this.#spec.initial });
       all.push(op);
       return op;
     });
   }
 
   /**
-   * Applies `patch` to the operation `id` and returns it as recorded.
-   * @throws OperationRecordError when it is no longer recorded (finished or undone elsewhere)
+   * Applies `patch` to the entry `id` and returns it as recorded, when the table allows its move.
+   * @throws OperationError `no_longer_recorded` (finished or undone elsewhere), `bad_transition`, `record`
    */
-  async update(id: string, patch: Partial<Omit<KeyOperation, 'id' | 'startedAt' | 'kind'>>): Promise<KeyOperation> {
-    return this.#change((all) => {
+  async update(id: string, patch: OperationPatch<Op>): Promise<Op> {
+    return this.#file.change((all) => {
       const i = all.findIndex((o) => o.id === id);
-      if (i === -1) throw new OperationRecordError('this key creation is no longer recorded: another keydeck finished or undid it');
-      const next = KeyOperationSchema.parse({ ...all[i], ...patch, updatedAt: new Date().toISOString() });
+      if (i === -1) throw new OperationError({ code: 'no_longer_recorded', kind: this.#spec.kind });
+      const from = all[i]!.state;
+      const to = (patch as { state?: S }).state ?? from;
+      if (!canMove(this.#spec.transitions, from, to)) throw new OperationError({ code: 'bad_transition', kind: this.#spec.kind, from, to });
+      const next = this.#spec.schema.parse({ ...all[i], ...patch, updatedAt: new Date().toISOString() });
       all[i] = next;
       return next;
     });
   }
 
-  /** Removes the operation `id` (finished or undone); nothing when it is not there. */
+  /** Adds `entries` as they are, but those whose id is recorded already (an older keydeck's entries moved here). */
+  async adopt(entries: readonly Op[]): Promise<void> {
+    await this.#file.change((all) => {
+      for (const entry of entries) if (!all.some((e) => e.id === entry.id)) all.push(entry);
+    });
+  }
+
+  /** Removes the entry `id` (the operation ended or was undone); nothing when it is not there. */
   async remove(id: string): Promise<void> {
-    await this.#change((all) => {
+    await this.#file.change((all) => {
       const i = all.findIndex((o) => o.id === id);
       if (i !== -1) all.splice(i, 1);
     });

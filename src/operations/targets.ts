@@ -1,14 +1,20 @@
 /**
- * Delivering one key to an operation's destinations with a record of each step (issue 42), shared
- * by every operation that creates a key (./createKey.ts, ./pledgeKey.ts, ./rotateKey.ts). Each
- * destination's state (src/delivery/recordSchemas.ts `TargetSchema`) is saved before and after its
- * effect: a file's previous content is copied beside it (src/delivery/fileUndo.ts) before the key
+ * The destinations' steps of the mint-and-deliver sub-machine (./mint.ts): each destination's
+ * progress (src/delivery/recordSchemas.ts `TargetSchema`) is recorded before and after its
+ * effect. A file's previous content is copied beside it (src/delivery/fileUndo.ts) before the key
  * is written, a command is recorded `running` before it starts. Recovery reads the world first:
  * whether a file holds the key is read from the file (by fingerprint), and the key's value itself
  * is read back from a file that holds it ({@link valueFromFiles}) when the process that had it died.
  *
- * Files go first, then commands (./destinations.ts orders them so): once a command has run, every
- * file holds the key, so its value survives a kill whenever a file destination was named.
+ * | target state | file: next step                                     | command: next step |
+ * |--------------|-----------------------------------------------------|--------------------|
+ * | `pending`, `failed` | `plan:i`: record `writing` with where its content goes | `start:i`: record `running` |
+ * | `writing`    | `keep:i`: copy its content aside (once), then `write:i`: write the key, record `written` or `failed` | — |
+ * | `running`    | —                                                   | `run:i`: run it, record `took` or `failed` |
+ * | `written`, `took` | nothing (a file is read to check it holds the key) | nothing |
+ *
+ * Files go first, then commands (src/delivery/destinations.ts orders them so): once a command has
+ * run, every file holds the key, so its value survives a kill whenever a file destination was named.
  */
 import { deliverOne, type DeliveryOptions, type DeliveryOutcome } from '../delivery/deliver.js';
 import { describeDestination, type Destination } from '../delivery/destinations.js';
@@ -16,15 +22,25 @@ import { fileHolds, planBackup, readFileKey, removeBackup, restoreFile, writeBac
 import { keyFingerprint } from '../delivery/fingerprint.js';
 import { DeliveryError } from '../delivery/destinations.js';
 import type { TargetState } from '../delivery/recordSchemas.js';
+import { emit, step, type KitContext, type Step } from './kit.js';
 
-/** What {@link deliverTargets} needs. */
-export interface TargetsIo {
-  /** The operation's id (names the copies of previous content). */
-  readonly operationId: string;
-  readonly destinations: readonly Destination[];
-  readonly delivery: DeliveryOptions;
-  /** Saves the targets in the operation's record (before and after each effect). */
-  save(targets: TargetState[]): Promise<void>;
+/** What the destinations' steps work with. */
+export interface TargetsIo<Op> {
+  readonly ctx: KitContext & { readonly delivery: DeliveryOptions };
+  /** The operation as recorded (its id names the copies of previous content). */
+  readonly op: Op & { readonly id: string; readonly destinations: readonly Destination[]; readonly targets: readonly TargetState[] };
+  /** Records `targets` (the operation as recorded after). */
+  save(targets: TargetState[]): Promise<Op>;
+}
+
+/** What one drive remembers of the destinations (./mint.ts MintMemo). */
+export interface TargetsMemo {
+  /** Steps done in this drive (./kit.ts DriveMemo). */
+  readonly done: ReadonlySet<string>;
+  /** The outcome of each destination tried in this drive, by index. */
+  readonly outcomes: Map<number, DeliveryOutcome>;
+  /** A copy of previous content that could not be made, by index. */
+  readonly keepFailed: Map<number, string>;
 }
 
 /** Fresh targets for `destinations` (all `pending`). */
@@ -41,116 +57,140 @@ export function resetTargets(targets: readonly TargetState[]): TargetState[] {
   return targets.map((t) => ({ ...t, state: 'pending' as const }));
 }
 
-/**
- * Delivers `key` to every destination that does not hold it yet (see the module comment).
- * Never throws for a destination's failure (an outcome says it); throws what `save` throws.
- * @returns the targets as saved last, and one outcome per destination
- */
-export async function deliverTargets(io: TargetsIo, key: string, targets: readonly TargetState[]): Promise<{ targets: TargetState[]; outcomes: DeliveryOutcome[] }> {
-  const fingerprint = keyFingerprint(key);
-  const now = [...targets];
-  const outcomes: DeliveryOutcome[] = [];
-  const set = async (i: number, next: TargetState) => {
-    now[i] = next;
-    await io.save([...now]);
-  };
-  for (const [i, d] of io.destinations.entries()) {
-    const t = now[i] ?? { state: 'pending' };
-    if (d.kind === 'file') {
-      if (t.state === 'written' && (await fileHolds(d, fingerprint, t.target))) {
-        outcomes.push({ destination: d, ok: true, sentence: `${describeDestination(d)} holds it already` });
-        continue;
-      }
-      let before = t.target !== undefined ? { target: t.target, ...(t.backup !== undefined && { backup: t.backup }) } : undefined;
-      try {
-        before ??= await planBackup(d, io.operationId);
-      } catch (err) {
-        outcomes.push({ destination: d, ok: false, sentence: err instanceof DeliveryError ? err.message : `${describeDestination(d)}: ${(err as Error).message}` });
-        await set(i, { ...t, state: 'failed' });
-        continue;
-      }
-      await set(i, { ...t, state: 'writing', target: before.target, ...(before.backup !== undefined && { backup: before.backup }) });
-      try {
-        await writeBackup(before, io.delivery.lockDir);
-      } catch (err) {
-        outcomes.push({ destination: d, ok: false, sentence: `${describeDestination(d)}: its content could not be copied aside first (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}), so the key was not written` });
-        await set(i, { ...now[i]!, state: 'failed' });
-        continue;
-      }
-      const outcome = await deliverOne(key, d, io.delivery);
-      outcomes.push(outcome);
-      await set(i, { ...now[i]!, state: outcome.ok ? 'written' : 'failed' });
-      continue;
-    }
-    if (t.state === 'took') {
-      outcomes.push({ destination: d, ok: true, sentence: `${describeDestination(d)} took it already` });
-      continue;
-    }
-    await set(i, { ...t, state: 'running', ran: true });
-    const outcome = await deliverOne(key, d, io.delivery);
-    outcomes.push(outcome);
-    await set(i, { ...now[i]!, state: outcome.ok ? 'took' : 'failed' });
-  }
-  return { targets: now, outcomes };
-}
-
 /** True when every destination holds the key (`written` or `took`). */
 export function allDelivered(targets: readonly TargetState[], destinations: readonly Destination[]): boolean {
   return destinations.every((_, i) => targets[i]?.state === 'written' || targets[i]?.state === 'took');
 }
 
+/** `targets` with `i` replaced. */
+function withTarget(targets: readonly TargetState[], i: number, next: TargetState): TargetState[] {
+  const all = [...targets];
+  all[i] = next;
+  return all;
+}
+
 /**
- * The key of `fingerprint` as a file destination holds it (the world keeps it where the process
- * that had it died), or undefined when none does.
+ * The next step that delivers `key` to a destination not tried in this drive, or undefined when
+ * each was tried (or holds it already). Never throws for a destination's failure (its outcome
+ * says it, and its target is `failed`); throws what the record throws.
  */
-export async function valueFromFiles(destinations: readonly Destination[], targets: readonly TargetState[], fingerprint: string | undefined): Promise<string | undefined> {
-  if (fingerprint === undefined) return undefined;
-  for (const [i, d] of destinations.entries()) {
-    if (d.kind !== 'file') continue;
-    const value = await readFileKey(d, targets[i]?.target);
-    if (value !== undefined && keyFingerprint(value) === fingerprint) return value;
+export async function nextTargetStep<Op>(io: TargetsIo<Op>, memo: TargetsMemo, key: string): Promise<Step<Op> | undefined> {
+  const { op, ctx } = io;
+  const fingerprint = keyFingerprint(key);
+  const settle = (i: number, outcome: DeliveryOutcome) => {
+    memo.outcomes.set(i, outcome);
+    emit(ctx, { type: 'delivery', outcome });
+  };
+  for (const [i, d] of op.destinations.entries()) {
+    if (memo.outcomes.has(i)) continue;
+    const t = op.targets[i] ?? { state: 'pending' };
+    if (d.kind === 'file') {
+      if (t.state === 'written' && (await fileHolds(d, fingerprint, t.target))) {
+        settle(i, { destination: d, ok: true, sentence: `${describeDestination(d)} holds it already` });
+        continue;
+      }
+      if (t.state !== 'writing') {
+        let before = t.target !== undefined ? { target: t.target, ...(t.backup !== undefined && { backup: t.backup }) } : undefined;
+        try {
+          before ??= await planBackup(d, op.id);
+        } catch (err) {
+          const sentence = err instanceof DeliveryError ? err.message : `${describeDestination(d)}: ${(err as Error).message}`;
+          return step(`plan:${i}`, undefined, async () => {
+            settle(i, { destination: d, ok: false, sentence });
+            return io.save(withTarget(op.targets, i, { ...t, state: 'failed' }));
+          });
+        }
+        const planned = before;
+        return step(`plan:${i}`, undefined, async () => io.save(withTarget(op.targets, i, { ...t, state: 'writing', target: planned.target, ...(planned.backup !== undefined && { backup: planned.backup }) })));
+      }
+      const failedCopy = memo.keepFailed.get(i);
+      if (failedCopy !== undefined) {
+        return step(`keep-failed:${i}`, undefined, async () => {
+          settle(i, { destination: d, ok: false, sentence: `${describeDestination(d)}: its content could not be copied aside first (${failedCopy}), so the key was not written` });
+          return io.save(withTarget(op.targets, i, { ...t, state: 'failed' }));
+        });
+      }
+      if (t.target !== undefined && t.backup !== undefined && !memo.done.has(`keep:${i}`)) {
+        const before = { target: t.target, backup: t.backup };
+        return step(`keep:${i}`, async () => {
+          try {
+            await writeBackup(before, ctx.delivery.lockDir);
+          } catch (err) {
+            memo.keepFailed.set(i, (err as NodeJS.ErrnoException).code ?? (err as Error).message);
+          }
+        });
+      }
+      return step(`write:${i}`, () => deliverOne(key, d, ctx.delivery), async (outcome: DeliveryOutcome) => {
+        settle(i, outcome);
+        return io.save(withTarget(op.targets, i, { ...t, state: outcome.ok ? 'written' : 'failed' }));
+      });
+    }
+    if (t.state === 'took') {
+      settle(i, { destination: d, ok: true, sentence: `${describeDestination(d)} took it already` });
+      continue;
+    }
+    if (t.state !== 'running') return step(`start:${i}`, undefined, async () => io.save(withTarget(op.targets, i, { ...t, state: 'running', ran: true })));
+    return step(`run:${i}`, () => deliverOne(key, d, ctx.delivery), async (outcome: DeliveryOutcome) => {
+      settle(i, outcome);
+      return io.save(withTarget(op.targets, i, { ...t, state: outcome.ok ? 'took' : 'failed' }));
+    });
   }
   return undefined;
 }
 
-/** What {@link undoTargets} did. */
-export interface TargetsUndo {
-  /** Sentences for the user, one per destination touched. */
-  readonly said: string[];
+/**
+ * The key of `fingerprint` as a file destination holds it (the world keeps it where the process
+ * that had it died), with that destination; undefined when none does.
+ */
+export async function valueFromFiles(destinations: readonly Destination[], targets: readonly TargetState[], fingerprint: string | undefined): Promise<{ value: string; from: Destination } | undefined> {
+  if (fingerprint === undefined) return undefined;
+  for (const [i, d] of destinations.entries()) {
+    if (d.kind !== 'file') continue;
+    const value = await readFileKey(d, targets[i]?.target);
+    if (value !== undefined && keyFingerprint(value) === fingerprint) return { value, from: d };
+  }
+  return undefined;
+}
+
+/** What the undo of the destinations found (one drive; ./mint.ts MintMemo). */
+export interface TargetsUndoMemo {
+  /** Steps done in this drive (./kit.ts DriveMemo). */
+  readonly done: Set<string>;
   /** The destinations that may still hold the key (a command that ran, a file that could not be put back). */
   readonly holders: Destination[];
-  /** The copies of previous content still kept (their file could not be put back). */
+  /** The copies of previous content kept (their file could not be put back). */
   readonly keptBackups: string[];
 }
 
 /**
- * Undoes the deliveries of the key of `fingerprint`: each file that holds it gets back what it
- * held before (src/delivery/fileUndo.ts `restoreFile`); a command that ran cannot be undone and is
- * named as a holder. Never throws.
+ * The next step that undoes a delivery of the key of `fingerprint`, or undefined once each was
+ * undone: each file that holds it gets back what it held before (src/delivery/fileUndo.ts
+ * `restoreFile`); a command that ran cannot be undone and is named as a holder. Never throws.
  */
-export async function undoTargets(destinations: readonly Destination[], targets: readonly TargetState[], fingerprint: string | undefined, lockDir: string): Promise<TargetsUndo> {
-  const said: string[] = [];
-  const holders: Destination[] = [];
-  const keptBackups: string[] = [];
-  for (const [i, d] of destinations.entries()) {
-    const t = targets[i];
-    if (!t) continue;
+export function nextUndoTargetStep<Op>(ctx: KitContext & { readonly delivery: DeliveryOptions }, op: { readonly destinations: readonly Destination[]; readonly targets: readonly TargetState[] }, fingerprint: string | undefined, memo: TargetsUndoMemo): Step<Op> | undefined {
+  for (const [i, d] of op.destinations.entries()) {
+    const t = op.targets[i];
+    if (!t || memo.done.has(`restore:${i}`)) continue;
     if (d.kind === 'command') {
+      memo.done.add(`restore:${i}`);
       if (t.state === 'running' || t.state === 'took' || (t.ran === true && t.state !== 'failed')) {
-        holders.push(d);
-        said.push(`${describeDestination(d)} ${t.state === 'took' ? 'took' : 'may have taken'} the new key, and a command cannot be undone`);
+        memo.holders.push(d);
+        emit(ctx, { type: 'command_holds', destination: d, took: t.state === 'took' });
       }
       continue;
     }
     if (t.target === undefined || fingerprint === undefined) continue;
-    const restored = await restoreFile(d, { target: t.target, ...(t.backup !== undefined && { backup: t.backup }) }, fingerprint, lockDir);
-    if (!restored.sentence.includes('does not hold the new key')) said.push(restored.sentence);
-    if (!restored.released) {
-      holders.push(d);
-      if (t.backup !== undefined) keptBackups.push(t.backup);
-    }
+    const before = { target: t.target, ...(t.backup !== undefined && { backup: t.backup }) };
+    return step(`restore:${i}`, async () => {
+      const restored = await restoreFile(d, before, fingerprint, ctx.delivery.lockDir);
+      if (restored.held) emit(ctx, { type: 'restored', destination: d, sentence: restored.sentence });
+      if (!restored.released) {
+        memo.holders.push(d);
+        if (t.backup !== undefined) memo.keptBackups.push(t.backup);
+      }
+    });
   }
-  return { said, holders, keptBackups };
+  return undefined;
 }
 
 /** Removes the copies of previous content of `targets`, except `keep`. */

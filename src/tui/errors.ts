@@ -5,6 +5,8 @@
 import { describeApiError } from '../api/describe.js';
 import { KeydeckApiError, isAbortError } from '../api/errors.js';
 import { failureWords } from '../api/wording.js';
+import type { OperationFailure } from '../operations/events.js';
+import { failureLine } from '../operations/wording.js';
 
 export { isAbortError };
 
@@ -43,7 +45,10 @@ export function connectionProblemWords(error: unknown): { headline: string; stat
   return words.headline !== undefined && words.state !== undefined ? { headline: words.headline, state: words.state } : undefined;
 }
 
-/** One sentence for any failure, with no secret in it. */
+/** One sentence for any failure, with no secret in it (an operation's in the TUI's words of src/operations/wording.ts). */
 export function describeFailure(error: unknown): string {
+  // An operation's failure (src/operations/kit.ts OperationError), read by its shape: the status line does not load the machines.
+  const failure = error instanceof Error && error.name === 'OperationError' ? (error as Error & { failure?: OperationFailure }).failure : undefined;
+  if (failure) return failureLine(failure, 'tui');
   return describeApiError(error);
 }

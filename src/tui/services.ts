@@ -3,6 +3,7 @@
  * profile, the credential store, a client factory, the clipboard, and the app's exit site.
  * run.tsx builds the real one; tests build one around an in-process sandbox.
  */
+import type { StepFailpoints } from '../operations/index.js';
 import type { ChainSettings } from '../billing/chainSettings.js';
 import type { BillingResource, CredentialDescription, KeysResource, ManagementKeysResource, PlansResource, PoolsResource, UsageResource } from '../api/client.js';
 import type { CredentialStore } from '../credentials/store.js';
@@ -135,11 +136,13 @@ export interface AppServices {
    */
   readonly notify?: (event: NotifyEvent) => void;
   /**
-   * keydeck's data dir (src/config/paths.ts): the record of unfinished rotations and the lock of
-   * the dotenv files a new key is written into (src/delivery/). Absent: a new key can only be shown
-   * (no delivery, no rotation).
+   * keydeck's data dir (src/config/paths.ts: there is always one): the records of unfinished key
+   * creations and rotations, the delivery record, and the lock of the dotenv files a new key is
+   * written into (src/operations/, src/delivery/).
    */
-  readonly dataDir?: string;
+  readonly dataDir: string;
+  /** The kit's failpoints (src/operations/kit.ts): keydeck's own crash walks only; absent in every real session. */
+  readonly failpoints?: StepFailpoints;
   /**
    * Where the chain is read for the service at `baseUrl` (src/billing/chainSettings.ts, issue 25):
    * the USDC step's checks before verify and its watch of the deposit address. Absent: the chain

@@ -52,6 +52,6 @@ describe('sk- and mk- are key formats', () => {
     expect(tokenKind(MK_DASH)).toBe('management');
     expect(tokenKind(SK_DASH)).toBe('consumption');
     expect(() => checkCredentialToken(SK_DASH, 'KEYDECK_TOKEN')).toThrow(/KEYDECK_TOKEN is a consumption key/);
-    expect(describeCredential(MK_DASH, 'env', 'default').label).toBe(`KEYDECK_TOKEN (management key ${MK_DASH.slice(0, 11)})`);
+    expect(describeCredential(MK_DASH, 'env', 'default', 'sign in again').label).toBe(`KEYDECK_TOKEN (management key ${MK_DASH.slice(0, 11)})`);
   });
 });

@@ -12,7 +12,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync
 import path from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ManagementKeyListSchema } from '../../src/api/schemas.js';
-import { RotationRecord } from '../../src/delivery/rotationRecord.js';
+import { rotationRecord } from '../../src/operations/rotationRecord.js';
 import { MgmtRotationRecord } from '../../src/operations/mgmtRotationRecord.js';
 import { runCli } from '../credentials/harness.js';
 import type { TestSandbox } from '../sandbox/helpers.js';
@@ -76,9 +76,12 @@ describe('mgmt-keys rotate', () => {
     const [own] = await listed(mk);
     // What a kill between "created" and "stored" left with the earlier record: a new key nowhere stored.
     const lost = (await sb.call('POST', '/api/keys/management', { token: mk, body: { name: 'ops-r2' } })).body as { id: string; keyPrefix: string };
-    const legacy = new RotationRecord(env.KEYDECK_DATA_DIR!);
-    const r0 = await legacy.start({ kind: 'management', profile: 'default', origin: new URL(sb.url).origin, old: { id: own!.id, name: 'ops', keyPrefix: own!.keyPrefix }, successor: { name: 'ops-r2' } });
-    await legacy.update(r0.id, { stage: 'created', successor: { name: 'ops-r2', id: lost.id, keyPrefix: lost.keyPrefix } });
+    // The entry as an earlier keydeck wrote it (its `stage`, `orphans` and `delivered` fields).
+    mkdirSync(env.KEYDECK_DATA_DIR!, { recursive: true, mode: 0o700 });
+    const at = new Date().toISOString();
+    const entry = { id: 'legacy-1', kind: 'management', profile: 'default', origin: new URL(sb.url).origin, startedAt: at, updatedAt: at, stage: 'created', old: { id: own!.id, name: 'ops', keyPrefix: own!.keyPrefix }, successor: { name: 'ops-r2', id: lost.id, keyPrefix: lost.keyPrefix }, orphans: [], destinations: [], delivered: [], targets: [] };
+    writeFileSync(path.join(env.KEYDECK_DATA_DIR!, 'rotations.json'), `${JSON.stringify({ version: 1, rotations: [entry] })}\n`, { mode: 0o600 });
+    const legacy = rotationRecord(env.KEYDECK_DATA_DIR!);
 
     const list = await cli.run(undefined, ['mgmt-keys', 'list'], env);
     expect(list.stderr).toMatch(/warning: the rotation of the management key "ops" .* was interrupted after the new management key was created .*keydeck mgmt-keys rotate --finish` or undo it with `keydeck mgmt-keys rotate --undo`/);

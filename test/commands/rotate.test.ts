@@ -39,7 +39,7 @@ const newDataEnv = (): DataEnv => ({ KEYDECK_DATA_DIR: mkdtempSync(path.join(roo
 /** The rotation record in `data`. */
 const record = (data: DataEnv) => {
   try {
-    return JSON.parse(readFileSync(path.join(data.KEYDECK_DATA_DIR, 'rotations.json'), 'utf8')).rotations as Array<{ stage: string; old: { id: string } }>;
+    return JSON.parse(readFileSync(path.join(data.KEYDECK_DATA_DIR, 'rotations.json'), 'utf8')).rotations as Array<{ state: string; old: { id: string } }>;
   } catch {
     return [];
   }
@@ -146,7 +146,7 @@ describe.concurrent('keys rotate', () => {
     await expect.poll(() => { try { return readFileSync(path.join(root, 'slow.started'), 'utf8'); } catch { return ''; } }, { timeout: 15_000 }).toContain('started');
     run.kill('SIGKILL');
     await run.exited;
-    expect(record(data).map((r) => r.stage)).toEqual(['created']);
+    expect(record(data).map((r) => r.state)).toEqual(['created']);
     const oldId = record(data)[0]!.old.id;
     const firstSuccessor = (await listed(user)).find((k) => k.name === 'api' && k.id !== oldId)!;
 
@@ -185,7 +185,7 @@ describe.concurrent('keys rotate', () => {
     expect(r.stderr).toMatch(/`keydeck keys rotate --undo [^`]+` puts back what .*\.env \(KEYDECK_API_KEY\) held and deletes the successor/);
     expect(keyIn(env)).not.toBe(key);
     expect((await sb.infer(key)).status).toBe(200);
-    expect(record(data).map((x) => x.stage)).toEqual(['created']);
+    expect(record(data).map((x) => x.state)).toEqual(['created']);
     const noYes = await cli.run(user, ['keys', 'rotate', '--undo', 'batch'], data);
     expect(noYes.code).toBe(2);
     const undo = await cli.run(user, ['keys', 'rotate', '--undo', 'batch', '--yes'], data);
@@ -243,7 +243,7 @@ describe.concurrent('keys rotate', () => {
     expect(r.stderr).toMatch(/still_in_use: the old key "busy \(rotated \d{4}-\d\d-\d\d\)" was last used \d+ s ago .*after waiting 3 s, so it was left as it is; the rotation stays recorded: run `keydeck keys rotate --finish /);
     expect(counts.failed).toBe(0);
     expect((await listed(user)).find((k) => k.name === 'busy')!.isActive).toBe(true);
-    expect(record(data).map((x) => x.stage)).toEqual(['delivered']);
+    expect(record(data).map((x) => x.state)).toEqual(['delivered']);
     const keep = await cli.run(user, ['keys', 'rotate', '--finish', 'busy', '--old', 'keep'], data);
     expect(keep.code, keep.stderr).toBe(0);
     expect(keep.stdout).toMatch(/^Kept the old key "busy \(rotated \d{4}-\d\d-\d\d\)" \(id [^)]+\) active, as asked/m);

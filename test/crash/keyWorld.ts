@@ -66,9 +66,23 @@ export async function settle(w: KeyWorld): Promise<void> {
   const deadline = Date.now() + 5000;
   for (;;) {
     const pids = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
-    if (pids.every((p) => !existsSync(`/proc/${p}`)) || Date.now() > deadline) return;
+    // A run just spawned may not have written its pid yet (a busy machine): it is found by its command line too.
+    if ((pids.every((p) => !existsSync(`/proc/${p}`)) && !commandRunning(w.take)) || Date.now() > deadline) return;
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** True while a process runs `script` (its path on its command line), as the killed keydeck's command may. */
+function commandRunning(script: string): boolean {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(script)) return true;
+    } catch {
+      // The process ended while it was looked at.
+    }
+  }
+  return false;
 }
 
 /** Runs a recovery (`keydeck …args`) in the test's thread after the world settled; keeps its output in `w.said`. */
@@ -132,7 +146,7 @@ export function recordsLeft(w: KeyWorld): string[] {
     const p = path.join(w.dataDir, file);
     if (!existsSync(p)) continue;
     const entries = (JSON.parse(readFileSync(p, 'utf8')) as Record<string, unknown[]>)[field] ?? [];
-    for (const e of entries) left.push(`${file}: ${(e as { stage?: string }).stage ?? '?'}`);
+    for (const e of entries) left.push(`${file}: ${(e as { state?: string }).state ?? '?'}`);
   }
   return left;
 }

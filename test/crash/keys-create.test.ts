@@ -1,5 +1,5 @@
 /**
- * The crash-point walk of create-and-deliver (issue 42; src/operations/createKey.ts): `keys create
+ * The crash-point walk of create-and-deliver (src/operations/createKey.ts): `keys create
  * web --to-file .env --to-command take.sh` killed (SIGKILL) at each boundary it passes, then
  * recovered by `keys create --finish web`, by the same command again, and by `keys create --undo
  * web --yes`; the invariants checked against the sandbox and the files after each. The outcomes
@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { chosenPoints, walkAndDocument, type CrashScenario } from './harness.js';
+import { inThread, walkStepsAndDocument } from './steps.js';
 import { commonInvariants, disposeKeyWorld, fileText, keyIdOf, keysOf, makeKeyWorld, recover, takenKey, worldSummary, type KeyWorld } from './keyWorld.js';
 
 let sb: TestSandbox;
@@ -27,10 +28,11 @@ afterAll(async () => {
 const BEFORE = 'PORT=8080\n';
 
 /**
- * The points walked (of the 16 the run passes; KEYDECK_CRASH_POINTS=all walks them all): recorded
- * with nothing sent, the key made but its answer never read, the key recorded, the file's previous
+ * The points walked (KEYDECK_CRASH_POINTS=all walks every one the run passes): recorded with
+ * nothing sent, the key made but its answer never read, the key recorded, the file's previous
  * content kept, the file written (its record still saying `writing`), the command started and
- * ended (its record saying `running`), and the operation ended.
+ * ended (its record saying `running`), the key recorded `delivered`, then `ending` (its copies
+ * being removed), and the operation ended.
  */
 const CHOSEN = [
   'file.renamed:operations.json#1',
@@ -41,6 +43,8 @@ const CHOSEN = [
   'command.spawned:take.sh#1',
   'command.exited:take.sh#1',
   'file.renamed:operations.json#7',
+  'file.renamed:operations.json#8',
+  'file.renamed:operations.json#9',
 ];
 
 const scenario: CrashScenario<KeyWorld> = {
@@ -59,7 +63,8 @@ const scenario: CrashScenario<KeyWorld> = {
     // Killed before the creation was recorded: nothing happened, and nothing is to finish or undo.
     if (recovery !== 'rerun' && /No unfinished creation/.test(w.said) && active.length === 0 && fileText(w) === BEFORE) return broken;
     // Killed once the operation had ended: there is nothing to undo, and a rerun has nothing to do.
-    const ended = /No unfinished creation|created and delivered to these destinations already/.test(w.said);
+    // Stopped once the operation had ended (or was ending: its copies being removed): nothing is left to undo.
+    const ended = /No unfinished creation|created and delivered to these destinations already|had ended \(its copies of previous content were being removed\)/.test(w.said);
     if (recovery === '--undo' && !ended) {
       if (fileText(w) !== BEFORE) broken.push('I3: undo did not put the file back as it was');
       // A key is left only when the command took it (or may have): kept and named.
@@ -79,5 +84,11 @@ const scenario: CrashScenario<KeyWorld> = {
 describe('crash points of keys create --to-file --to-command', () => {
   it('every kill, recovered by --finish, a rerun and --undo, keeps the invariants; the table is in docs/', { timeout: 240_000 }, async () => {
     await walkAndDocument(scenario, 'keys-create');
+  });
+});
+
+describe('the kit\'s steps of keys create --to-file --to-command, walked in process', () => {
+  it('every stop, recovered by --finish, a rerun and --undo, keeps the invariants; the table is in docs/', { timeout: 240_000 }, async () => {
+    await walkStepsAndDocument(inThread(scenario), 'keys-create-steps');
   });
 });

@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempHome, runCli, type CliResult, type TempHome } from '../credentials/harness.js';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { crashTable, runUntilKilled, tracePoints, walkCrashPoints, type CrashOutcome, type CrashScenario, distinctWorlds, syncDocBlock } from './harness.js';
+import { inThread, walkStepPoints } from './steps.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -158,7 +159,20 @@ describe('mgmt-keys rotate killed at every step', () => {
   });
 });
 
-describe('issue 42, item 1: killed after the new key was stored, before its record said so', () => {
+describe('mgmt-keys rotate stopped at every step of the kit, in process', () => {
+  it('keeps I1 and leaves one working key, whatever step it stops at and however it is taken up; docs/crash-safety.md has the table', { timeout: 240_000 }, async () => {
+    const [own, file] = await Promise.all([walkStepPoints(inThread(scenario(false)), { concurrency: 2 }), walkStepPoints(inThread(scenario(true)), { concurrency: 2 })]);
+    const outcomes = [...own.outcomes, ...file.outcomes];
+    expect(outcomes.filter((o) => o.violations.length > 0).map((o) => `${o.operation} at ${o.point}, ${o.recovery}: ${o.violations.join('; ')}`)).toEqual([]);
+    const table = tables([
+      { title: "**`keydeck mgmt-keys rotate`** (keydeck's own key, here in the plaintext key file):", outcomes: own.outcomes },
+      { title: '**`keydeck mgmt-keys rotate --token-file PATH`** (a token file another program reads):', outcomes: file.outcomes },
+    ]);
+    expect(await syncDocBlock('mgmt-keys-rotate-steps', table), 'the walk changed: KEYDECK_CRASH_DOCS=write npx vitest run test/crash (test/crash/harness.ts)').toBe(table);
+  });
+});
+
+describe('killed after the new key was stored, before its record said so', () => {
   /** The point after the new key was written to the store: the last store write of a traced rotation. */
   async function storedPoint(): Promise<string> {
     const w = await freshWorld(false);

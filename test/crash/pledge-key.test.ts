@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { chosenPoints, walkAndDocument, type CrashScenario } from './harness.js';
+import { inThread, walkStepsAndDocument } from './steps.js';
 import { commonInvariants, disposeKeyWorld, fileKey, fileText, keyIdOf, keysOf, makeKeyWorld, recover, worldSummary, type KeyWorld } from './keyWorld.js';
 
 let root: string;
@@ -53,9 +54,10 @@ async function prepare(): Promise<PledgeWorld> {
 /**
  * The points walked (KEYDECK_CRASH_POINTS=all walks every one): recorded with nothing sent, the
  * key minted but its answer never read (its value lost: the replacement must still be minted),
- * the file written (its record still `writing`), and the operation ended.
+ * the file written (its record still `writing`), the key recorded `delivered`, then `ending`, and
+ * the operation ended.
  */
-const CHOSEN = ['file.renamed:operations.json#1', 'answered:createSubscriptionKey#1', 'file.renamed:.env#1', 'file.renamed:operations.json#5'];
+const CHOSEN = ['file.renamed:operations.json#1', 'answered:createSubscriptionKey#1', 'file.renamed:.env#1', 'file.renamed:operations.json#5', 'file.renamed:operations.json#6', 'file.renamed:operations.json#7'];
 
 const scenario: CrashScenario<PledgeWorld> = {
   operation: 'keys create --subscription --to-file',
@@ -75,7 +77,8 @@ const scenario: CrashScenario<PledgeWorld> = {
     const active = (await keysOf(w)).filter((k) => k.isActive);
     // Killed before the creation was recorded: nothing happened, and nothing is to finish or undo.
     if (recovery !== 'rerun' && /No unfinished creation/.test(w.said) && active.length === 0 && fileText(w) === w.envBefore) return broken;
-    const ended = /No unfinished creation|created and delivered to these destinations already/.test(w.said);
+    // Stopped once the operation had ended (or was ending: its copies being removed): nothing is left to undo.
+    const ended = /No unfinished creation|created and delivered to these destinations already|had ended \(its copies of previous content were being removed\)/.test(w.said);
     if (recovery === '--undo' && !ended) {
       if (fileText(w) !== w.envBefore) broken.push('I3: undo did not put the file back as it was');
       if (active.length !== 0) broken.push(`undo left ${active.length} active keys of the pledge`);
@@ -92,5 +95,11 @@ const scenario: CrashScenario<PledgeWorld> = {
 describe('crash points of keys create --subscription --to-file', () => {
   it('every kill, recovered by --finish, a rerun and --undo, keeps the invariants; the table is in docs/', { timeout: 240_000 }, async () => {
     await walkAndDocument(scenario, 'pledge-key');
+  });
+});
+
+describe('the kit\'s steps of keys create --subscription --to-file, walked in process', () => {
+  it('every stop, recovered by --finish, a rerun and --undo, keeps the invariants; the table is in docs/', { timeout: 240000 }, async () => {
+    await walkStepsAndDocument(inThread(scenario), 'pledge-key-steps');
   });
 });

@@ -43,7 +43,7 @@ describe('putting a dotenv file back', () => {
     expect(readFileSync(before.backup!, 'utf8')).toBe(text);
     expect(await fileHolds(d, keyFingerprint(KEY))).toBe(true);
     const r = await restoreFile(d, before, keyFingerprint(KEY), dir);
-    expect(r).toEqual({ released: true, sentence: expect.stringMatching(/^put back .*\.env \(KEYDECK_API_KEY\) as it was before$/) });
+    expect(r).toEqual({ released: true, held: true, sentence: expect.stringMatching(/^put back .*\.env \(KEYDECK_API_KEY\) as it was before$/) });
     expect(readFileSync(file, 'utf8')).toBe(text);
   });
 

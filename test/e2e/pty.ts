@@ -68,7 +68,6 @@ export function startApp(options: StartAppOptions = {}): PtyApp {
     out += d;
     term.write(d);
   });
-  const exited = new Promise<{ exitCode: number; signal?: number | undefined }>((resolve) => pty.onExit((e) => resolve(e)));
   const screen = () => {
     const buf = term.buffer.active;
     const lines: string[] = [];
@@ -76,6 +75,13 @@ export function startApp(options: StartAppOptions = {}): PtyApp {
     return lines;
   };
   const flush = () => new Promise<void>((r) => term.write('', () => r()));
+  // Exited once the terminal has drawn all the process wrote: xterm parses what it is given
+  // asynchronously, and on a busy machine the last output is still queued when the exit arrives.
+  const exited = new Promise<{ exitCode: number; signal?: number | undefined }>((resolve) =>
+    pty.onExit((e) => {
+      setTimeout(() => void flush().then(() => resolve(e)), 20);
+    }),
+  );
   return {
     pty,
     output: () => out,

@@ -66,7 +66,8 @@ registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loade
     let text = await until(async () => {
       const t = await exporter.scrape();
       const polled = sample(t, 'keydeck_active_keys', { profile: 'dev', key_type: 'credit' }) === 1 && sample(t, 'keydeck_up', { profile: 'prod' }) === 1;
-      return polled && sample(t, 'keydeck_up', { profile: 'nokey' }) === 0 ? t : undefined;
+      // keydeck_up is served from the first scrape ("not_yet_polled"): wait for nokey's own poll.
+      return polled && t.includes('keydeck_up{profile="nokey",') && t.includes('reason="credential_missing"') ? t : undefined;
     }, 'both profiles polled');
     expect(sample(text, 'keydeck_balance_remaining_usd', { profile: 'prod', origin: origin(a.url) })).toBe((await a.credits(prod.session)).remaining);
     expect(sample(text, 'keydeck_balance_remaining_usd', { profile: 'dev', origin: origin(b.url) })).toBe(40);

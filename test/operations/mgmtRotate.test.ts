@@ -11,7 +11,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeydeckApiError } from '../../src/api/errors.js';
 import type { CredentialPlace } from '../../src/operations/credentialPlace.js';
-import { MgmtRotationError, resumeManagementRotation, rotateManagementKey, type MgmtRotationContext } from '../../src/operations/mgmtRotate.js';
+import { OperationError } from '../../src/operations/kit.js';
+import { resumeManagementRotation, rotateManagementKey, type MgmtRotationContext } from '../../src/operations/mgmtRotate.js';
+import { eventWords } from '../../src/operations/wording.js';
 import { MgmtRotationRecord } from '../../src/operations/mgmtRotationRecord.js';
 
 let dir: string;
@@ -77,7 +79,7 @@ function place(initial: string, options: { failWrite?: number } = {}): Credentia
 
 function context(svc: ReturnType<typeof service>, where: CredentialPlace): MgmtRotationContext & { lines: string[]; record: MgmtRotationRecord } {
   const lines: string[] = [];
-  return { record: new MgmtRotationRecord(dir), place: where, profile: 'default', origin: 'https://api.example.com', keysWith: svc.keysWith as MgmtRotationContext['keysWith'], say: (l) => lines.push(l), lines };
+  return { record: new MgmtRotationRecord(dir), place: where, profile: 'default', origin: 'https://api.example.com', keysWith: svc.keysWith as MgmtRotationContext['keysWith'], emit: (e) => lines.push(...eventWords(e, 'cli')), lines };
 }
 
 describe('mgmt-keys rotate when the service or the place fails', () => {
@@ -97,7 +99,7 @@ describe('mgmt-keys rotate when the service or the place fails', () => {
     const where = place(svc.first, { failWrite: 1 });
     const ctx = context(svc, where);
     const err = await rotateManagementKey(ctx).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(MgmtRotationError);
+    expect(err).toBeInstanceOf(OperationError);
     expect(err).toMatchObject({ code: 'store_failed', message: expect.stringMatching(/could not be stored \(disk full \(scripted\)\); it was deleted again, and the test place keeps mk_00000001…/) });
     expect(where.key).toBe(svc.first);
     expect([...svc.keys.keys()]).toEqual([svc.first]);
@@ -126,7 +128,8 @@ describe('mgmt-keys rotate when the service or the place fails', () => {
     const ctx = context(svc, where);
     const rotation = await ctx.record.start({ profile: 'default', origin: ctx.origin, target: where.target, old: { id: 'id-1', name: 'cron', keyPrefix: svc.first.slice(0, 11) }, successor: { name: 'cron-r2' }, before: ['id-1'] });
     const fresh = svc.add('cron-r2');
-    await ctx.record.update(rotation.id, { state: 'stored', successor: { name: 'cron-r2', id: 'id-2', keyPrefix: fresh.slice(0, 11) } });
+    await ctx.record.update(rotation.id, { state: 'created', successor: { name: 'cron-r2', id: 'id-2', keyPrefix: fresh.slice(0, 11) } });
+    await ctx.record.update(rotation.id, { state: 'stored' });
     where.key = fresh;
     const result = await resumeManagementRotation(ctx, (await ctx.record.list())[0]!, 'undo');
     expect(result.kind).toBe('kept_both');

@@ -59,6 +59,17 @@ export interface TestServices extends AppServices {
   readonly redraws: { count: number };
 }
 
+/** A data dir of its own, removed when the test ends (keydeck always has one: src/config/paths.ts). */
+function freshDataDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-tui-data-'));
+  try {
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  } catch {
+    // Built outside a test (a suite's beforeAll): the OS's temp dir keeps it.
+  }
+  return dir;
+}
+
 /** Builds {@link TestServices}. */
 export function testServices(options: {
   baseUrl?: string;
@@ -74,7 +85,7 @@ export function testServices(options: {
   saveBaseUrl?: (url: string) => Promise<void>;
   /** The profile's own saved base URL; default `baseUrl` (null: none saved, as with --base-url on a new profile). */
   savedBaseUrl?: string | null;
-  /** keydeck's data dir (rotation record, delivery lock); absent: no delivery or rotation offered. */
+  /** keydeck's data dir (the operations' records, the delivery lock); absent: a fresh temp dir (keydeck always has one). */
   dataDir?: string;
   /** The deadline of each call, ms (default 3,000: a fault is seen at once). */
   timeoutMs?: number;
@@ -99,7 +110,7 @@ export function testServices(options: {
     ...(options.demoToken !== undefined && { demoToken: options.demoToken }),
     insecureStorage: options.insecureStorage ?? false,
     hostname: 'testhost',
-    ...(options.dataDir !== undefined && { dataDir: options.dataDir }),
+    dataDir: options.dataDir ?? freshDataDir(),
     copy: async (text) => {
       copies.push(text);
       return options.copyOutcome ?? 'failed';

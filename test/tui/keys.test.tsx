@@ -45,6 +45,9 @@ describe('Keys pane', () => {
     await ui.type('web');
     await ui.waitFor(/name: web/);
     await ui.press(KEYS.enter);
+    // keydeck always has a data dir: where the new key goes is asked first; enter shows it once.
+    await ui.waitFor('Where should the new key');
+    await ui.press(KEYS.enter);
     await ui.waitFor(SK);
     await ui.press(KEYS.esc);
     await ui.waitFor('press y once you have saved the key');
@@ -65,6 +68,9 @@ describe('Keys pane', () => {
     await ui.waitFor('New credit key');
     await clearField(ui, 40);
     await ui.type('ci-runner');
+    await ui.press(KEYS.enter);
+    // keydeck always has a data dir: where the new key goes is asked first; enter shows it once.
+    await ui.waitFor('Where should the new key');
     await ui.press(KEYS.enter);
     const reveal = await ui.waitFor(SK);
     const secret = SK.exec(reveal)![0];
@@ -107,6 +113,9 @@ describe('Keys pane', () => {
       await ui.waitFor('no keys yet');
       await ui.press('n');
       await ui.waitFor('New credit key');
+      await ui.press(KEYS.enter);
+      // keydeck always has a data dir: where the new key goes is asked first; enter shows it once.
+      await ui.waitFor('Where should the new key');
       await ui.press(KEYS.enter);
       return { services, secret: SK.exec(await ui.waitFor(SK))![0] };
     };
@@ -153,6 +162,9 @@ describe('Keys pane', () => {
     await ui.press(KEYS.tab);
     await ui.waitFor(/▶ Create another/);
     await ui.press(KEYS.enter);
+    // keydeck always has a data dir: where the new key goes is asked first; enter shows it once.
+    await ui.waitFor('Where should the new key');
+    await ui.press(KEYS.enter);
     await ui.waitFor(SK);
     await ui.press('y');
     await ui.waitFor('gone from the screen');
@@ -182,6 +194,9 @@ describe('Keys pane', () => {
     await ui.press('n');
     await ui.waitFor('New credit key');
     await ui.press(KEYS.enter);
+    // keydeck always has a data dir: where the new key goes is asked first; enter shows it once.
+    await ui.waitFor('Where should the new key');
+    await ui.press(KEYS.enter);
     await ui.waitFor(SK);
     await ui.press(KEYS.ctrlC);
     await ui.waitFor('never copied');
@@ -195,6 +210,9 @@ describe('Keys pane', () => {
     await ui2.waitFor('▶ credit-');
     await ui2.press('n');
     await ui2.waitFor('New credit key');
+    await ui2.press(KEYS.enter);
+    // keydeck always has a data dir: where the new key goes is asked first; enter shows it once.
+    await ui2.waitFor('Where should the new key');
     await ui2.press(KEYS.enter);
     await ui2.waitFor(SK);
     await ui2.press('c');

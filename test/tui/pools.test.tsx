@@ -38,6 +38,9 @@ describe('Keys pane: a pledge without a key', () => {
     await u.press(KEYS.enter);
     await u.waitFor('enter saves "kimi26"');
     await u.press(KEYS.enter);
+    // keydeck always has a data dir: where the new key goes is asked first; enter shows it once.
+    await u.waitFor('Where should the new key');
+    await u.press(KEYS.enter);
     const revealed = await u.waitFor(SK);
     expect(revealed).toContain('Subscription key "kimi26" created');
     await u.press('y');

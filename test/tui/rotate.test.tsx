@@ -14,11 +14,9 @@ import { BalanceHistoryStore, originOf } from '../../src/billing/historyStore.js
 import { KeyHistory } from '../../src/billing/keyHistory.js';
 import { UsageBudget } from '../../src/billing/usageBudget.js';
 import { parseCommandDestination, parseFileDestination } from '../../src/delivery/destinations.js';
-import { beginRotation, createSuccessor, deliverSuccessor } from '../../src/operations/rotateKey.js';
-import { beginCreate, createStep, deliverStep } from '../../src/operations/createKey.js';
-import { OperationRecord } from '../../src/operations/record.js';
+import { createKeyMachine, drive, keyOperationContext, rotateKeyMachine, rotationContext, type StepFailpoints } from '../../src/operations/index.js';
+import { rotationRecord } from '../../src/operations/rotationRecord.js';
 import { DeliveryRecord } from '../../src/delivery/deliveryRecord.js';
-import { RotationRecord } from '../../src/delivery/rotationRecord.js';
 import { KEYS, type TuiHandle } from './render.js';
 import { noKeychainStore, readySession, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
 
@@ -46,6 +44,12 @@ const keyIn = (file: string, variable = 'KEYDECK_API_KEY') => new RegExp(`^${var
 /** A frame as one line of words (a dialog's wrapped lines joined). */
 const flat = (frame: string) => frame.replace(/[│\s]+/g, ' ');
 const neverDrawn = (ui: TuiHandle) => expect(ui.frames().some((f) => SK.test(f))).toBe(false);
+/** The kit's failpoints stopping a drive at `point`, as a kill there would. */
+const killedAt = (point: string): StepFailpoints => ({
+  reach: (name) => {
+    if (name === point) throw new Error('killed');
+  },
+});
 
 async function createInto(ui: TuiHandle, keyChoice: string, destination: string) {
   await ui.press('n');
@@ -129,17 +133,16 @@ describe('an interrupted key creation at the next start (issue 42)', () => {
     const token = await sb.fundedUser(25);
     const client = sb.client(token);
     const dataDir = mkdtempSync(path.join(root, 'data-'));
-    const ctx = { client, record: new OperationRecord(dataDir), delivery: { lockDir: dataDir }, deliveries: new DeliveryRecord(dataDir), profile: 'test', origin: new URL(sb.url).origin };
+    const ctx = keyOperationContext({ dataDir, client, delivery: { lockDir: dataDir }, deliveries: new DeliveryRecord(dataDir), profile: 'test', origin: new URL(sb.url).origin });
     // "a": created, then keydeck was killed before the file was written: its value is gone.
     const envA = path.join(mkdtempSync(path.join(root, 'app-')), '.env');
-    const opA = await beginCreate(ctx, { kind: 'create', name: 'a', destinations: [parseFileDestination(envA)] });
-    const lost = await createStep(ctx, opA);
+    await expect(drive(createKeyMachine, { ...ctx, failpoints: killedAt('create.mint:recorded') }, { plan: { kind: 'create', name: 'a', destinations: [parseFileDestination(envA)] } }, 'run', {})).rejects.toThrow('killed');
+    const lost = (await ctx.record.list()).find((o) => o.name === 'a')!;
     // "b": its file took the key, its command failed: recorded, the file holding the key.
     const envB = path.join(mkdtempSync(path.join(root, 'app-')), '.env');
     writeFileSync(envB, 'PORT=8080\n', { mode: 0o600 });
-    const opB = await beginCreate(ctx, { kind: 'create', name: 'b', destinations: [parseFileDestination(envB), parseCommandDestination('false')] });
-    const madeB = await createStep(ctx, opB);
-    expect((await deliverStep(ctx, madeB.op, madeB.key)).op).toBeDefined();
+    const b = await drive(createKeyMachine, ctx, { plan: { kind: 'create', name: 'b', destinations: [parseFileDestination(envB), parseCommandDestination('false')] } }, 'run', {});
+    expect(b.kind).toBe('undelivered');
 
     const ui = renderApp(testServices({ store: noKeychainStore().store, baseUrl: sb.url, dataDir }), { session: readySession(sb.url, token), columns: 100, rows: 30 });
     await ui.waitFor('A key creation was interrupted');
@@ -190,7 +193,7 @@ describe('rotation from the Keys pane', () => {
     const keys = await sb.client(token).keys.list();
     expect(keys.map((k) => [k.name.replace(/\d{4}-\d\d-\d\d/, 'DATE'), k.isActive]).sort()).toEqual([['web (rotated DATE)', false], ['web', true]]);
     expect((await sb.infer(successor)).status).toBe(200);
-    expect(await new RotationRecord(dataDir).list()).toEqual([]);
+    expect(await rotationRecord(dataDir).list()).toEqual([]);
     neverDrawn(ui);
   });
 
@@ -264,18 +267,14 @@ describe('rotation from the Keys pane', () => {
     const a = await client.keys.createCredit({ name: 'a' });
     const b = await client.keys.createCredit({ name: 'b' });
     const dataDir = mkdtempSync(path.join(root, 'data-'));
-    const record = new RotationRecord(dataDir);
-    const ctx = { client, record, delivery: { lockDir: dataDir } };
-    const origin = new URL(sb.url).origin;
+    const record = rotationRecord(dataDir);
+    const ctx = rotationContext({ dataDir, client, delivery: { lockDir: dataDir }, profile: 'test', origin: new URL(sb.url).origin });
     const keys = await client.keys.list();
     // "a": interrupted after its successor was created (never delivered).
-    const ra = await beginRotation(ctx, { profile: 'test', origin, old: keys.find((k) => k.id === a.id)!, successorName: 'a-r2', destinations: [] });
-    await createSuccessor(ctx, ra);
+    await expect(drive(rotateKeyMachine, { ...ctx, failpoints: killedAt('rotate.mint:recorded') }, { plan: { old: keys.find((k) => k.id === a.id)!, successorName: 'a-r2', destinations: [] } }, 'run', {})).rejects.toThrow('killed');
     // "b": interrupted after its successor was delivered into a file.
     const env = path.join(mkdtempSync(path.join(root, 'app-')), '.env');
-    const rb = await beginRotation(ctx, { profile: 'test', origin, old: keys.find((k) => k.id === b.id)!, successorName: 'b-r2', destinations: [parseFileDestination(env)] });
-    const made = await createSuccessor(ctx, rb);
-    await deliverSuccessor(ctx, made.rotation, made.created.apiKey);
+    await expect(drive(rotateKeyMachine, { ...ctx, failpoints: killedAt('rotate.delivered:recorded') }, { plan: { old: keys.find((k) => k.id === b.id)!, successorName: 'b-r2', destinations: [parseFileDestination(env)] } }, 'run', {})).rejects.toThrow('killed');
 
     const services = testServices({ store: noKeychainStore().store, baseUrl: sb.url, dataDir });
     const ui = renderApp(services, { session: readySession(sb.url, token), columns: 100, rows: 30 });

@@ -179,7 +179,7 @@ export function SessionProvider({ initial, children }: SessionProviderProps) {
   const token = state.credential?.token;
   const origin = state.credential?.origin;
   const client = useMemo(
-    () => (token && origin && state.baseUrl ? services.createClient(state.baseUrl, token, describeCredential(token, origin, services.profile.name, 'tui')) : undefined),
+    () => (token && origin && state.baseUrl ? services.createClient(state.baseUrl, token, describeCredential(token, origin, services.profile.name, 'press S to run the guided setup again')) : undefined),
     [services, token, origin, state.baseUrl],
   );
   const info = useMemo(() => (state.credential ? credentialInfo(state.credential) : undefined), [state.credential]);

@@ -1,30 +1,30 @@
 /**
- * Creating a credit key from the Keys pane (issue 26), or minting the key of a subscription or
- * pool pledge (`subscription`, issue 23: `POST /api/keys/subscription`), by the machine of
+ * Creating a credit key from the Keys pane, or minting the key of a subscription or pool pledge
+ * (`subscription`: `POST /api/keys/subscription`), by driving the machine of
  * src/operations/createKey.ts (the same as `keys create`; recorded in the data dir, so a kill half
  * way is offered at the next start, ../rotate/PendingRotations.tsx, which opens this flow with
  * `resume`). Where it goes is asked first (./DestinationChooser.tsx). With a destination chosen,
  * the key is created and delivered and never shown: a notice lists the outcomes. Shown instead,
- * it stays in the one-time reveal until acknowledged, and `f` / `x` there deliver it too. When a
- * destination fails after creation the key is revealed so it is not lost, with the failures, `y`
- * keeps it (the creation stays recorded for its finish) and `D` undoes it (the files put back,
- * the key deleted): never an orphan without a word. Without a data dir the key is only shown.
+ * it stays in the one-time reveal until acknowledged (then the machine ends the operation), and
+ * `f` / `x` there deliver it too. When a destination fails after creation the key is revealed so
+ * it is not lost, with the failures, `y` keeps it (the creation stays recorded for its finish)
+ * and `D` undoes it (the files put back, the key deleted): never an orphan without a word. The
+ * flow renders the machine's events; it runs none of its steps.
  */
 import { useEffect, useRef, useState } from 'react';
 import { Text } from 'ink';
 import type { Destination } from '../../../delivery/destinations.js';
-import { beginCreate, createStep, deliverStep, endCreate, resumeCreate, undoCreate, type NewKey } from '../../../operations/createKey.js';
-import type { KeyOperation } from '../../../operations/record.js';
+import { createKeyMachine, drive, statusWords, type CreateOutcome, type CreatePlan, type KeyOperation, type NewKey, type OperationEvent } from '../../../operations/index.js';
 import { visible } from '../../../terminal/sanitize.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { Dialog } from '../../components/Dialog.js';
 import { NoticeDialog } from '../../components/NoticeDialog.js';
 import { RevealDialog } from '../../components/RevealDialog.js';
-import { useSession } from '../../contexts/SessionContext.js';
 import { useFlash } from '../../contexts/StatusContext.js';
 import { describeFailure, errorCode } from '../../errors.js';
 import { useActionRunner } from '../../hooks/useActionRunner.js';
-import { useRotationContext } from '../rotate/useRotationContext.js';
+import { eventLines } from '../eventLines.js';
+import { useKeyOperations } from '../useKeyOperations.js';
 import { DestinationChooser } from './DestinationChooser.js';
 import { outcomeLines, useKeyDelivery } from './useKeyDelivery.js';
 
@@ -48,98 +48,85 @@ type Step =
   | { kind: 'choose' }
   | { kind: 'working'; label: string }
   | { kind: 'notice'; lines: string[] }
-  | { kind: 'reveal'; created: NewKey; op?: KeyOperation; lines: string[]; failed: boolean }
-  | { kind: 'revealDeliver'; created: NewKey; op?: KeyOperation; lines: string[]; failed: boolean; mode: 'file' | 'command' }
-  | { kind: 'confirmDelete'; created: NewKey; op?: KeyOperation; lines: string[] }
+  | { kind: 'reveal'; created: NewKey; op: KeyOperation; lines: string[]; failed: boolean }
+  | { kind: 'revealDeliver'; created: NewKey; op: KeyOperation; lines: string[]; failed: boolean; mode: 'file' | 'command' }
+  | { kind: 'confirmDelete'; created: NewKey; op: KeyOperation; lines: string[] }
   | { kind: 'delivered'; created: NewKey; lines: string[] };
 
 /** See the module comment. */
 export function CreateKeyFlow(props: CreateKeyFlowProps) {
-  const { client } = useSession();
-  const ctx = useRotationContext()?.creations;
+  const ops = useKeyOperations();
   const flash = useFlash({ owned: false });
   const delivery = useKeyDelivery();
   const { run } = useActionRunner();
-  const [step, setStep] = useState<Step>(delivery.dataDir && !props.resume ? { kind: 'choose' } : { kind: 'working', label: props.resume ? 'finishing' : 'creating' });
+  const [step, setStep] = useState<Step>(props.resume ? { kind: 'working', label: 'finishing' } : { kind: 'choose' });
   // The operation this flow drives: let go when the flow closes (unfinished, it is interrupted then).
   const driven = useRef<string | undefined>(props.resume?.id);
   useEffect(() => () => {
-    if (driven.current !== undefined) ctx?.drivers?.release(driven.current);
-  }, [ctx]);
+    if (driven.current !== undefined) ops?.drivers.release(driven.current);
+  }, [ops]);
   const area = { columns: props.columns, rows: props.rows };
   const label = (c: NewKey) => `"${visible(c.name)}"`;
   const sub = props.subscription ?? (props.resume?.subscriptionId !== undefined ? { id: props.resume.subscriptionId, label: props.resume.subscriptionId } : undefined);
   const what = sub ? 'subscription key' : 'credit key';
   const What = sub ? 'Subscription key' : 'Credit key';
 
-  /** A failure of the create: the zero-balance notice, or the service's words. */
+  /** A failure: the zero-balance notice, or the failure's words. */
   const failed = (error: unknown) => {
     if (!sub && errorCode(error) === 'insufficient_balance') return props.onZeroBalance();
     flash(describeFailure(error), 'error', 10_000);
     return props.onDone();
   };
 
-  /** Delivers (or reveals) a key whose operation is at `created` / `showing`. */
-  const deliver = async (op: KeyOperation, created: NewKey, before: string[]) => {
-    if (op.destinations.length === 0) return setStep({ kind: 'reveal', created, op, lines: before, failed: false });
-    setStep({ kind: 'working', label: 'delivering the key' });
-    const r = await run('delivering the key', () => deliverStep(ctx!, op, created), { quiet: true });
-    if (!r.ok) return failed(r.error);
-    const lines = [...before, ...outcomeLines(r.value.outcomes)];
-    if (r.value.op === undefined) setStep({ kind: 'delivered', created, lines });
-    else setStep({ kind: 'reveal', created, op: r.value.op, lines, failed: true });
+  /** Drives the machine, its events as the dialog's lines (a new key said on the status line). */
+  const driveWith = async (labelWords: string, start: { op: KeyOperation } | { plan: CreatePlan }, mode: 'run' | 'finish', lines: string[]) => {
+    const emit = (e: OperationEvent) => {
+      if (e.type === 'begun') driven.current = e.id;
+      else if (e.type === 'minted') flash(statusWords(e), 'ok');
+      else lines.push(...eventLines(e));
+    };
+    return run(labelWords, () => drive(createKeyMachine, { ...ops!.creations, emit }, start, mode, {}), { quiet: true });
   };
 
-  /** Creates the key of an operation at `creating`, then delivers or reveals it. */
-  const createFrom = async (op: KeyOperation, before: string[]) => {
-    setStep({ kind: 'working', label: `creating the ${what} "${op.name}"` });
-    const r = await run(`creating the ${what} "${op.name}"`, () => createStep(ctx!, op), { quiet: true });
-    if (!r.ok) return failed(r.error);
-    flash(`created the ${what} "${r.value.key.name}"`, 'ok');
-    await deliver(r.value.op, r.value.key, [...before, ...r.value.warnings.map((w) => `! ${visible(w)}`)]);
+  /** What the flow shows once the machine stopped. */
+  const settle = (outcome: CreateOutcome, lines: string[]) => {
+    switch (outcome.kind) {
+      case 'reveal':
+        driven.current = outcome.op.id;
+        return setStep({ kind: 'reveal', created: outcome.key, op: outcome.op, lines, failed: false });
+      case 'undelivered':
+        driven.current = outcome.op.id;
+        return setStep({ kind: 'reveal', created: outcome.key, op: outcome.op, lines, failed: true });
+      case 'done':
+        if (outcome.key && outcome.outcomes.length > 0) return setStep({ kind: 'delivered', created: outcome.key, lines });
+        return setStep({ kind: 'notice', lines });
+      case 'already_done':
+        return setStep({ kind: 'notice', lines: [...lines, `The key "${visible(props.name)}" (id ${visible(outcome.id)}) was created and delivered to these destinations already: nothing was created.`] });
+      case 'undone':
+        return props.onDone();
+    }
   };
 
   const create = async (destinations: readonly Destination[] | 'show') => {
-    if (!client) return props.onDone();
-    if (!ctx) {
-      // No data dir: no record, no delivery; the key is only shown.
-      setStep({ kind: 'working', label: `creating the ${what} "${props.name}"` });
-      const r = await run(
-        `creating the ${what} "${props.name}"`,
-        async (): Promise<NewKey> => {
-          const made = sub ? await client.keys.createSubscription({ name: props.name, subscriptionId: sub.id }) : await client.keys.createCredit({ name: props.name });
-          const { apiKey, ...answer } = made;
-          return { id: made.id, name: typeof made.name === 'string' ? made.name : props.name, apiKey, answer };
-        },
-        { quiet: true },
-      );
-      if (!r.ok) return failed(r.error);
-      return setStep({ kind: 'reveal', created: r.value, lines: [], failed: false });
-    }
-    let op: KeyOperation;
-    try {
-      op = await beginCreate(ctx, { kind: sub ? 'pledge' : 'create', name: props.name, ...(sub && { subscriptionId: sub.id }), destinations: destinations === 'show' ? [] : destinations });
-    } catch (err) {
-      return failed(err);
-    }
-    driven.current = op.id;
-    await createFrom(op, []);
+    if (!ops) return props.onDone();
+    setStep({ kind: 'working', label: `creating the ${what} "${props.name}"` });
+    const lines: string[] = [];
+    const plan: CreatePlan = { kind: sub ? 'pledge' : 'create', name: props.name, subscriptionId: sub?.id, destinations: destinations === 'show' ? [] : destinations };
+    const r = await driveWith(`creating the ${what} "${props.name}"`, { plan }, 'run', lines);
+    if (!r.ok) return failed(r.error);
+    settle(r.value, lines);
   };
 
-  /** Finishing an interrupted creation: the world read first (src/operations/createKey.ts). */
+  /** Finishing an interrupted creation: the machine reads the world first. */
   const resume = async (op: KeyOperation) => {
-    const r = await run('finishing the key creation', () => resumeCreate(ctx!, op), { quiet: true });
+    const lines: string[] = [];
+    const r = await driveWith('finishing the key creation', { op }, 'finish', lines);
     if (!r.ok) return failed(r.error);
-    const lines = r.value.said.map((s) => visible(`${s[0]!.toUpperCase()}${s.slice(1)}.`));
-    if (r.value.ended) return setStep({ kind: 'notice', lines });
-    if (r.value.key) return deliver(r.value.op, r.value.key, lines);
-    await createFrom(r.value.op, lines);
+    settle(r.value, lines);
   };
 
   useEffect(() => {
-    if (props.resume && ctx) void resume(props.resume);
-    // Without a data dir nothing but the reveal is offered: create at once.
-    else if (!delivery.dataDir) void create('show');
+    if (props.resume && ops) void resume(props.resume);
     // Once, when the flow opens.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
@@ -147,11 +134,12 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
   /** The reveal acknowledged: a shown key's operation ends; a failed one stays recorded. */
   const acknowledged = (s: Extract<Step, { kind: 'reveal' }>) => {
     if (s.failed) {
-      flash(`the creation of "${s.created.name}" stays recorded: finish or undo it at the next start (or keydeck keys create --finish)`, 'warning', 10_000);
+      flash(`the creation of "${s.created.name}" stays recorded: finish or undo it at the next start`, 'warning', 10_000);
       return props.onDone(s.created.id);
     }
     flash('the full key is gone from the screen; the list shows its name only', 'ok');
-    if (s.op && ctx) void endCreate(ctx, s.op).catch(() => undefined);
+    // The key is with the user: a failure to clear the record leaves it `showing`, named at the next start.
+    if (ops) void drive(createKeyMachine, ops.creations, { op: s.op }, 'run', { shown: true }).catch(() => undefined);
     props.onDone(s.created.id);
   };
 
@@ -186,7 +174,7 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
         />
       );
     case 'revealDeliver': {
-      const back = (lines: string[]) => setStep({ kind: 'reveal', created: step.created, ...(step.op && { op: step.op }), lines, failed: step.failed });
+      const back = (lines: string[]) => setStep({ kind: 'reveal', created: step.created, op: step.op, lines, failed: step.failed });
       return (
         <DestinationChooser
           {...area}
@@ -214,18 +202,13 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
           actionLabel="Delete"
           dangerous
           onConfirm={() => {
-            const { op, created } = step;
-            const undo = async (): Promise<string[]> => {
-              if (op && ctx) return undoCreate(ctx, op);
-              await client!.keys.delete(created.id!);
-              return [`deleted "${created.name}": it was not delivered`];
-            };
-            void run(`deleting "${created.name}"`, undo).then((r) => {
-              if (r.ok) flash(r.value.join('; '), 'ok', 10_000);
+            const said: OperationEvent[] = [];
+            void run(`deleting "${step.created.name}"`, () => drive(createKeyMachine, { ...ops!.creations, emit: (e) => said.push(e) }, { op: step.op }, 'undo', {})).then((r) => {
+              if (r.ok) flash(said.map(statusWords).join('; '), 'ok', 10_000);
               props.onDone();
             });
           }}
-          onCancel={() => setStep({ kind: 'reveal', created: step.created, ...(step.op && { op: step.op }), lines: step.lines, failed: true })}
+          onCancel={() => setStep({ kind: 'reveal', created: step.created, op: step.op, lines: step.lines, failed: true })}
         />
       );
     case 'reveal':
@@ -240,9 +223,9 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
               ? 'Not delivered everywhere: so it is not lost, here it is. Deliver it again (f, x), keep it (y) or delete it (D).'
               : 'Store it where your application reads it (f, x send it there). keydeck keeps only its name.',
           ]}
-          onToFile={delivery.dataDir ? () => setStep({ ...step, kind: 'revealDeliver', mode: 'file' }) : undefined}
-          onToCommand={delivery.dataDir ? () => setStep({ ...step, kind: 'revealDeliver', mode: 'command' }) : undefined}
-          {...(step.failed && step.created.id !== undefined && { onDeleteKey: () => setStep({ kind: 'confirmDelete', created: step.created, ...(step.op && { op: step.op }), lines: step.lines }) })}
+          onToFile={() => setStep({ ...step, kind: 'revealDeliver', mode: 'file' })}
+          onToCommand={() => setStep({ ...step, kind: 'revealDeliver', mode: 'command' })}
+          {...(step.failed && step.created.id !== undefined && { onDeleteKey: () => setStep({ kind: 'confirmDelete', created: step.created, op: step.op, lines: step.lines }) })}
           onAck={() => acknowledged(step)}
         />
       );

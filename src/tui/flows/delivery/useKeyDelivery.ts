@@ -1,7 +1,8 @@
 /**
- * The TUI's access to key delivery (src/delivery/): whether it is offered (the app knows its data
- * dir), checking a destination before a key exists, delivering a key, and the outcomes as lines
- * for a dialog (command output sanitised, withheld when it held the key, at most a few lines).
+ * The TUI's access to key delivery (src/delivery/) outside an operation's steps: checking a
+ * destination before a key exists, delivering a key already shown (it stays on screen), where a
+ * key went, and the outcomes as lines for a dialog (command output sanitised, withheld when it
+ * held the key, at most a few lines).
  */
 import { useMemo } from 'react';
 import { checkDestinations, deliverKey, type DeliveryOutcome } from '../../../delivery/deliver.js';
@@ -13,8 +14,6 @@ import { useSession } from '../../contexts/SessionContext.js';
 
 /** What {@link useKeyDelivery} gives. */
 export interface KeyDelivery {
-  /** The app's data dir (the rotation record and the delivery lock live there); undefined: delivery is not offered. */
-  readonly dataDir: string | undefined;
   /** Checks a destination before the key is created; rejects with a DeliveryError (one sentence). */
   readonly check: (d: Destination) => Promise<void>;
   /** Delivers `key` to each destination; never rejects for a destination's failure. */
@@ -30,16 +29,15 @@ export function useKeyDelivery(): KeyDelivery {
   const { dataDir, profile } = useServices();
   const { baseUrl } = useSession();
   return useMemo(() => {
-    const record = dataDir ? new DeliveryRecord(dataDir) : undefined;
+    const record = new DeliveryRecord(dataDir);
     const which = (keyId: string) => ({ profile: profile.name, origin: baseUrl ? new URL(baseUrl).origin : '', keyId });
     return {
-      dataDir,
       check: (d: Destination) => checkDestinations([d]),
-      deliver: (key: string, destinations: readonly Destination[]) => deliverKey(key, destinations, { lockDir: dataDir ?? '.' }),
+      deliver: (key: string, destinations: readonly Destination[]) => deliverKey(key, destinations, { lockDir: dataDir }),
       remember: async (keyId: string, outcomes: readonly DeliveryOutcome[]) => {
-        await record?.remember(which(keyId), outcomes.filter((o) => o.ok).map((o) => o.destination)).catch(() => undefined);
+        await record.remember(which(keyId), outcomes.filter((o) => o.ok).map((o) => o.destination)).catch(() => undefined);
       },
-      recall: async (keyId: string) => record?.recall(which(keyId)),
+      recall: async (keyId: string) => record.recall(which(keyId)),
     };
   }, [dataDir, profile.name, baseUrl]);
 }

@@ -1,17 +1,17 @@
 /**
- * The handover of a rotation in the TUI (issue 26): the successor is in place; the old key's last
- * use (`lastUsedAt`, read every {@link IDLE_POLL_MS}) is shown live, and the user decides: `d`
+ * The handover of a rotation in the TUI: the successor is in place; the old key's last use
+ * (`lastUsedAt`, read every {@link IDLE_POLL_MS}) is shown live, and the user decides: `d`
  * deactivate it (asked again while it is still in use after the handover), `w` deactivate it once
  * it has been idle for a minute, `x` delete it (asked first), `k` keep it, esc later (the
- * rotation stays recorded and is offered again at the next start).
+ * rotation stays recorded and is offered again at the next start). The decision goes to the
+ * machine (src/operations/rotateKey.ts), which handles the old key and ends the rotation.
  */
 import { useEffect, useState } from 'react';
 import { Text } from 'ink';
 import { DEFAULT_IDLE_FOR_MS, describeLastUse, IDLE_POLL_MS, isIdle, lastUseOf, lastUseSentence, shortDuration, usedSince, type LastUse } from '../../../delivery/lastUse.js';
 import { oldKeySpend } from '../../../delivery/oldKeySpend.js';
 import { serviceNowOf } from '../../../delivery/rotation.js';
-import { handleOldKey, oldName } from '../../../operations/rotateKey.js';
-import type { OldKeyAction, Rotation } from '../../../delivery/rotationRecord.js';
+import { drive, oldName, rotateKeyMachine, sentence, statusWords, type OldKeyAction, type OperationEvent, type Rotation, type RotationContext } from '../../../operations/index.js';
 import { visible } from '../../../terminal/sanitize.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { Dialog } from '../../components/Dialog.js';
@@ -20,11 +20,11 @@ import { useFlash } from '../../contexts/StatusContext.js';
 import { useUsage } from '../../contexts/UsageContext.js';
 import { useActionRunner } from '../../hooks/useActionRunner.js';
 import { theme } from '../../theme.js';
-import type { TuiRotation } from './useRotationContext.js';
+
 
 /** Props of {@link HandoverDialog}. */
 export interface HandoverDialogProps {
-  readonly ctx: TuiRotation;
+  readonly ctx: RotationContext;
   /** A rotation at `delivered`. */
   readonly rotation: Rotation;
   /** Lines about the delivery, shown first. */
@@ -46,7 +46,7 @@ export function HandoverDialog(props: HandoverDialogProps) {
   const [waiting, setWaiting] = useState(false);
   const [confirm, setConfirm] = useState<OldKeyAction | undefined>(undefined);
   const deliveredAt = rotation.deliveredAt ? Date.parse(rotation.deliveredAt) : Date.now();
-  // The spend figures (issue 22) as the app last read them: no read is spent for the handover.
+  // The spend figures as the app last read them (src/delivery/oldKeySpend.ts): no read is spent for the handover.
   const usage = useUsage();
   const spend =
     usage.available && usage.snapshot.report && usage.snapshot.at !== undefined
@@ -57,9 +57,13 @@ export function HandoverDialog(props: HandoverDialogProps) {
   const act = async (action: OldKeyAction) => {
     setConfirm(undefined);
     setWaiting(false);
-    const r = await run(`${action === 'keep' ? 'keeping' : action === 'delete' ? 'deleting' : 'deactivating'} the old key`, () => handleOldKey(ctx, rotation, action));
+    const said: OperationEvent[] = [];
+    const r = await run(`${action === 'keep' ? 'keeping' : action === 'delete' ? 'deleting' : 'deactivating'} the old key`, () =>
+      drive(rotateKeyMachine, { ...ctx, emit: (e) => said.push(e) }, { op: rotation }, 'finish', { handOver: action }),
+    );
     if (r.ok) {
-      flash(gone ? `the rotation of "${rotation.old.name}" is done: the old key no longer exists` : r.value, 'ok', 10_000);
+      // The old key was no longer listed (deleted elsewhere): the rotation is done all the same.
+      flash(said.map((e) => statusWords(e.type === 'old_handled' ? { ...e, gone: e.gone || gone } : e)).join('; '), 'ok', 10_000);
       props.onDone();
     }
   };
@@ -130,7 +134,7 @@ export function HandoverDialog(props: HandoverDialogProps) {
     ? `The old key "${visible(oldName(rotation))}" no longer exists (deleted elsewhere): k ends the rotation.`
     : use === undefined
       ? 'Reading when the old key was last used…'
-      : `${lastUseSentence(`the old key "${visible(oldName(rotation))}"`, use).replace(/^the/, 'The')}${inUse ? ': after the handover, so something still uses it.' : use.known ? '.' : ', so keydeck cannot tell when it goes idle.'}`;
+      : sentence(`${lastUseSentence(`the old key "${visible(oldName(rotation))}"`, use)}${inUse ? ': after the handover, so something still uses it' : use.known ? '' : ', so keydeck cannot tell when it goes idle'}`);
   return (
     <Dialog title={`Rotating "${visible(rotation.old.name)}": the successor is in place`} {...area}>
       {(props.lines ?? []).map((line, i) => (
@@ -141,7 +145,7 @@ export function HandoverDialog(props: HandoverDialogProps) {
       <Text color={inUse ? theme.warning : undefined} wrap="wrap">
         {useLine}
       </Text>
-      {spend && <Text wrap="wrap">{`${spend.line[0]!.toUpperCase()}${spend.line.slice(1)}${spend.spending ? ': it spent after the handover.' : '.'}`}</Text>}
+      {spend && <Text wrap="wrap">{sentence(`${spend.line}${spend.spending ? ': it spent after the handover' : ''}`)}</Text>}
       {waiting && <Text color={theme.accent} wrap="wrap">{`Deactivating it once it has not been used for ${shortDuration(DEFAULT_IDLE_FOR_MS)}… (esc stops waiting)`}</Text>}
       <Text color={theme.accent} wrap="wrap">
         {busy ? `${busy}…` : `d deactivate it · ${use?.known ? 'w when idle · ' : ''}x delete it · k keep it · esc later`}

@@ -1,7 +1,6 @@
 /**
- * Interrupted operations, found in the records at start (issue 26, issue 42): rotations
- * (src/delivery/rotationRecord.ts) and key creations (src/operations/record.ts) of this profile
- * and service. The Keys pane offers them once, when first shown, one after the other: where each
+ * Interrupted operations, found in the records at start (src/operations/queries.ts): rotations
+ * and key creations of this profile and service. The Keys pane offers them once, when first shown, one after the other: where each
  * stopped, and `f` finish (./RotateFlow.tsx, or ../delivery/CreateKeyFlow.tsx, with the operation:
  * the same machines as `--finish`), `u` undo (asked first: files put back, the new key deleted
  * unless a command took it, an old key kept and reactivated if keydeck had deactivated it), esc
@@ -9,11 +8,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { Text } from 'ink';
-import { describeDestination } from '../../../delivery/destinations.js';
-import { stageWords, type Rotation } from '../../../delivery/rotationRecord.js';
-import { undoCreate } from '../../../operations/createKey.js';
-import type { KeyOperation } from '../../../operations/record.js';
-import { undoRotation } from '../../../operations/rotateRecovery.js';
+import { createKeyMachine, destinationsWords, drive, holdersOf, rotateKeyMachine, statusWords, unfinishedCreations, unfinishedRotations, unfinishedWords, type KeyOperation, type OperationEvent, type Rotation } from '../../../operations/index.js';
 import { visible } from '../../../terminal/sanitize.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { Dialog } from '../../components/Dialog.js';
@@ -23,21 +18,18 @@ import { useActionRunner } from '../../hooks/useActionRunner.js';
 import { theme } from '../../theme.js';
 import { CreateKeyFlow } from '../delivery/CreateKeyFlow.js';
 import { RotateFlow } from './RotateFlow.js';
-import { useRotationContext, type TuiRotation } from './useRotationContext.js';
+import { useKeyOperations, type TuiOperations } from '../useKeyOperations.js';
 
 /** One interrupted operation. */
 type Pending = { readonly kind: 'rotation'; readonly rotation: Rotation } | { readonly kind: 'creation'; readonly op: KeyOperation };
 
 /** The interrupted operations of the context's profile and service (rotations first; not those in progress elsewhere). */
-async function readPending(ctx: TuiRotation): Promise<Pending[]> {
-  const filter = { profile: ctx.profile, origin: ctx.origin };
-  const rotations = (await ctx.record.list(filter)).filter((r) => r.kind === 'consumption');
-  const creations = await ctx.creations.record.list(filter);
-  const all = [...rotations.map((rotation) => ({ kind: 'rotation' as const, rotation })), ...creations.map((op) => ({ kind: 'creation' as const, op }))];
+async function readPending(ops: TuiOperations): Promise<Pending[]> {
+  const scope = { profile: ops.profile, origin: ops.origin };
   // One that another keydeck drives now is in progress there, not interrupted.
-  const interrupted: Pending[] = [];
-  for (const p of all) if (!(await ctx.drivers.elsewhere(p.kind === 'rotation' ? p.rotation.id : p.op.id))) interrupted.push(p);
-  return interrupted;
+  const rotations = await unfinishedRotations(ops.dataDir, scope, { drivers: ops.drivers });
+  const creations = await unfinishedCreations(ops.dataDir, scope, { drivers: ops.drivers });
+  return [...rotations.map((rotation) => ({ kind: 'rotation' as const, rotation })), ...creations.map((op) => ({ kind: 'creation' as const, op }))];
 }
 
 /**
@@ -46,7 +38,7 @@ async function readPending(ctx: TuiRotation): Promise<Pending[]> {
  * @returns `available`: rotation is offered at all (a client and a data dir exist)
  */
 export function usePendingRotations(canShow: boolean, open: () => void): { available: boolean } {
-  const ctx = useRotationContext();
+  const ctx = useKeyOperations();
   const [found, setFound] = useState(false);
   const offered = useRef(false);
   useEffect(() => {
@@ -72,16 +64,9 @@ export interface PendingRotationsProps {
   readonly rows: number;
 }
 
-/** Where an interrupted creation stopped, in words. */
-function creationWords(op: KeyOperation): string {
-  if (op.stage === 'creating') return 'while the key was being created';
-  if (op.stage === 'showing') return 'while the new key was shown';
-  return 'before the new key reached every destination';
-}
-
 /** See the module comment. */
 export function PendingRotations(props: PendingRotationsProps) {
-  const ctx = useRotationContext();
+  const ctx = useKeyOperations();
   const flash = useFlash({ owned: false });
   const { busy, run } = useActionRunner();
   const [pending, setPending] = useState<Pending[] | undefined>(undefined);
@@ -109,9 +94,7 @@ export function PendingRotations(props: PendingRotationsProps) {
     setMode('show');
     setPending((p) => p?.slice(1));
   };
-  const destinations = current.kind === 'rotation' ? current.rotation.destinations : current.op.destinations;
-  const targets = current.kind === 'rotation' ? current.rotation.targets : current.op.targets;
-  const held = destinations.filter((_, i) => ['writing', 'written', 'running', 'took'].includes(targets[i]?.state ?? '')).map(describeDestination);
+  const held = destinationsWords(holdersOf(current.kind === 'rotation' ? current.rotation : current.op));
   const name = current.kind === 'rotation' ? current.rotation.old.name : current.op.name;
   if (mode === 'finish') {
     if (current.kind === 'rotation') return <RotateFlow {...area} start={{ rotation: current.rotation }} onDone={next} />;
@@ -126,29 +109,29 @@ export function PendingRotations(props: PendingRotationsProps) {
           current.kind === 'rotation'
             ? 'Its successor is deleted and the old key kept (reactivated if keydeck had deactivated it).'
             : 'The new key is deleted.',
-          ...(held.length > 0 ? [`${held.join(', ')} may hold the new key: a file gets back what it held before; a command cannot be undone (the key is then kept).`] : []),
+          ...(held !== '' ? [`${visible(held)} may hold the new key: a file gets back what it held before; a command cannot be undone (the key is then kept).`] : []),
         ]}
         actionLabel="Undo"
         dangerous
-        onConfirm={() =>
-          void run('undoing', () => (current.kind === 'rotation' ? undoRotation(ctx, current.rotation) : undoCreate(ctx.creations, current.op))).then((r) => {
-            if (r.ok) flash(r.value.join('; ') || 'undone', 'ok', 10_000);
+        onConfirm={() => {
+          const said: OperationEvent[] = [];
+          const emit = (e: OperationEvent) => said.push(e);
+          void run('undoing', async () => {
+            if (current.kind === 'rotation') await drive(rotateKeyMachine, { ...ctx.rotations, emit }, { op: current.rotation }, 'undo', {});
+            else await drive(createKeyMachine, { ...ctx.creations, emit }, { op: current.op }, 'undo', {});
+          }).then((r) => {
+            if (r.ok) flash(visible(said.map(statusWords).join('; ')) || 'undone', 'ok', 10_000);
             next();
-          })
-        }
+          });
+        }}
         onCancel={() => setMode('show')}
       />
     );
   }
-  const startedAt = (current.kind === 'rotation' ? current.rotation.startedAt : current.op.startedAt).slice(0, 16).replace('T', ' ');
   return (
     <Dialog title={current.kind === 'rotation' ? 'A rotation was interrupted' : 'A key creation was interrupted'} {...area}>
-      {current.kind === 'rotation' ? (
-        <Text wrap="wrap">{`The rotation of "${visible(name)}" (successor "${visible(current.rotation.successor.name)}") stopped ${stageWords(current.rotation)}, on ${startedAt} UTC.`}</Text>
-      ) : (
-        <Text wrap="wrap">{`The creation of the key "${visible(name)}" stopped ${creationWords(current.op)}, on ${startedAt} UTC.`}</Text>
-      )}
-      {((current.kind === 'rotation' && current.rotation.stage !== 'delivered') || (current.kind === 'creation' && current.op.stage !== 'showing')) && (
+      <Text wrap="wrap">{visible(unfinishedWords(current.kind === 'rotation' ? { kind: 'rotation', op: current.rotation } : { kind: 'creation', op: current.op }, 'tui'))}</Text>
+      {['creating', 'created'].includes(current.kind === 'rotation' ? current.rotation.state : current.op.state) && (
         <Text wrap="wrap">Finishing reads its destinations first: a file that holds the new key gives it back; otherwise its value is gone (keydeck never stores a key), so a new one is made and delivered, and the unfinished one deleted after.</Text>
       )}
       {pending!.length > 1 && <Text color={theme.muted}>{`${pending!.length - 1} more after this one.`}</Text>}

@@ -1,24 +1,20 @@
 /**
- * `R` on the Keys pane (issue 26): rotating a credit key, by the machine of
+ * `R` on the Keys pane: rotating a credit key by driving the machine of
  * src/operations/rotateKey.ts (the same as `keys rotate`). The successor's name is asked (default
- * the old key's own: it takes the name, and the old key becomes `NAME (rotated DATE)`), then where it goes
- * (./../delivery/DestinationChooser.tsx; shown once instead, it is put in place by the user, who
- * says so with `y`); it is created and delivered; then ./HandoverDialog.tsx hands over from the old
- * key. A failed destination reveals the successor (so it is not lost) with `D` to delete it; the
- * old key is untouched; `D` undoes the rotation (the files put back). A subscription key, or one
- * not active, is refused with what works instead. The same flow finishes an interrupted rotation
- * (`start.rotation`, src/operations/rotateRecovery.ts): the successor read back from a file that
- * holds it, or a new one, to the recorded destinations; else straight to the handover.
+ * the old key's own: it takes the name, and the old key becomes `NAME (rotated DATE)`), then where
+ * it goes (../delivery/DestinationChooser.tsx; shown once instead, it is put in place by the user,
+ * who says so with `y`); it is created and delivered; then ./HandoverDialog.tsx hands over from
+ * the old key. A failed destination reveals the successor (so it is not lost) with `D` to delete
+ * it; the old key is untouched; `D` undoes the rotation (the files put back). A subscription key,
+ * or one not active, is refused with what works instead. The same flow finishes an interrupted
+ * rotation (`start.rotation`): the machine reads the world first. The flow renders the machine's
+ * events; it runs none of its steps.
  */
 import { useEffect, useRef, useState } from 'react';
 import { Text } from 'ink';
 import { keyNameProblem, type ConsumptionKey } from '../../../api/schemas.js';
-import { keyStatus } from '../../../api/keyStatus.js';
 import type { Destination } from '../../../delivery/destinations.js';
-import { subscriptionRefusal } from '../../../delivery/rotation.js';
-import { beginRotation, createSuccessor, deliverSuccessor, markDelivered, type Successor } from '../../../operations/rotateKey.js';
-import { resumeRotation, undoRotation } from '../../../operations/rotateRecovery.js';
-import type { Rotation } from '../../../delivery/rotationRecord.js';
+import { drive, failureLine, rotateKeyMachine, rotationRefusal, sentence, statusWords, type NewKey, type OperationEvent, type Rotation, type RotateOutcome, type RotationPlan } from '../../../operations/index.js';
 import { visible } from '../../../terminal/sanitize.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { Dialog } from '../../components/Dialog.js';
@@ -27,11 +23,13 @@ import { PromptDialog } from '../../components/PromptDialog.js';
 import { RevealDialog } from '../../components/RevealDialog.js';
 import { useAccountData } from '../../contexts/AccountDataContext.js';
 import { useFlash } from '../../contexts/StatusContext.js';
+import { describeFailure } from '../../errors.js';
 import { useActionRunner } from '../../hooks/useActionRunner.js';
 import { DestinationChooser } from '../delivery/DestinationChooser.js';
-import { outcomeLines, useKeyDelivery } from '../delivery/useKeyDelivery.js';
+import { useKeyDelivery } from '../delivery/useKeyDelivery.js';
+import { eventLines } from '../eventLines.js';
+import { useKeyOperations } from '../useKeyOperations.js';
 import { HandoverDialog } from './HandoverDialog.js';
-import { useRotationContext } from './useRotationContext.js';
 
 /** Props of {@link RotateFlow}. */
 export interface RotateFlowProps {
@@ -48,82 +46,75 @@ type Step =
   | { kind: 'name' }
   | { kind: 'choose'; name: string; previous?: Destination[] }
   | { kind: 'working'; label: string }
-  | { kind: 'reveal'; rotation: Rotation; created: Successor; lines: string[]; failed: boolean }
-  | { kind: 'confirmDelete'; rotation: Rotation; created: Successor; lines: string[] }
+  | { kind: 'reveal'; rotation: Rotation; created: NewKey; lines: string[]; failed: boolean }
+  | { kind: 'confirmDelete'; rotation: Rotation; created: NewKey; lines: string[] }
   | { kind: 'handover'; rotation: Rotation; lines: string[] };
 
 /** See the module comment. */
 export function RotateFlow(props: RotateFlowProps) {
-  const ctx = useRotationContext();
+  const ops = useKeyOperations();
   const { keys } = useAccountData();
   const flash = useFlash({ owned: false });
   const delivery = useKeyDelivery();
   const { run } = useActionRunner();
   const initial = (): Step => {
     if ('rotation' in props.start) return { kind: 'working', label: 'finishing the rotation' };
-    if (props.start.key.keyType === 'subscription') return { kind: 'refused', message: `${subscriptionRefusal(props.start.key, 'tui')}.` };
-    if (keyStatus(props.start.key) !== 'active') return { kind: 'refused', message: `"${props.start.key.name}" is not active: a rotation replaces a key in use, and nothing uses this one. Rotate the active key of its lineage.` };
-    return { kind: 'name' };
+    const refusal = rotationRefusal(props.start.key);
+    return refusal ? { kind: 'refused', message: sentence(failureLine(refusal, 'tui')) } : { kind: 'name' };
   };
   const [step, setStep] = useState<Step>(initial);
   // The rotation this flow drives: let go when the flow closes (unfinished, it is interrupted then).
   const driven = useRef<string | undefined>('rotation' in props.start ? props.start.rotation.id : undefined);
   useEffect(() => () => {
-    if (driven.current !== undefined) ctx?.drivers.release(driven.current);
-  }, [ctx]);
+    if (driven.current !== undefined) ops?.drivers.release(driven.current);
+  }, [ops]);
   const area = { columns: props.columns, rows: props.rows };
   const fail = (error: unknown) => {
-    flash(error instanceof Error ? error.message : String(error), 'error', 10_000);
+    flash(describeFailure(error), 'error', 10_000);
     props.onDone();
   };
 
-  /** Delivers `created` (a rotation at `created`), or reveals it without destinations. */
-  const deliver = async (rotation: Rotation, created: Successor, before: string[] = []) => {
-    if (!ctx) return props.onDone();
-    if (rotation.destinations.length === 0) return setStep({ kind: 'reveal', rotation, created, lines: before, failed: false });
-    setStep({ kind: 'working', label: 'delivering the successor' });
-    const { rotation: next, outcomes } = await deliverSuccessor(ctx, rotation, created.apiKey);
-    const lines = [...before, ...outcomeLines(outcomes)];
-    if (next.stage === 'delivered') setStep({ kind: 'handover', rotation: next, lines });
-    else setStep({ kind: 'reveal', rotation: next, created, lines, failed: true });
+  /** Drives the machine, its events as the dialog's lines; then shows where it stopped. */
+  const driveFrom = async (labelWords: string, start: { op: Rotation } | { plan: RotationPlan }, mode: 'run' | 'finish', input: { shown?: boolean }, before: string[] = []) => {
+    if (!ops) return props.onDone();
+    setStep({ kind: 'working', label: labelWords });
+    const lines = [...before];
+    const emit = (e: OperationEvent) => {
+      if (e.type === 'begun') driven.current = e.id;
+      else lines.push(...eventLines(e));
+    };
+    const r = await run(labelWords, () => drive(rotateKeyMachine, { ...ops.rotations, emit }, start, mode, input), { quiet: true });
+    if (!r.ok) return fail(r.error);
+    settle(r.value, lines);
   };
 
-  /** Steps from `creating`: create, then deliver. */
-  const createAndDeliver = async (rotation: Rotation, before: string[] = []) => {
-    if (!ctx) return props.onDone();
-    setStep({ kind: 'working', label: `creating the successor "${rotation.successor.name}"` });
-    const made = await run('creating the successor', () => createSuccessor(ctx, rotation), { quiet: true });
-    if (!made.ok) return fail(made.error);
-    await deliver(made.value.rotation, made.value.created, [...before, ...made.value.warnings.map((w) => `! ${visible(w)}`)]);
-  };
-
-  const begin = async (name: string, destinations: readonly Destination[] | 'show') => {
-    if (!ctx || !('key' in props.start)) return;
-    try {
-      const rotation = await beginRotation(ctx, {
-        profile: ctx.profile,
-        origin: ctx.origin,
-        old: props.start.key,
-        successorName: name,
-        taken: (keys.data ?? []).map((k) => k.name),
-        destinations: destinations === 'show' ? [] : destinations,
-      });
-      driven.current = rotation.id;
-      await createAndDeliver(rotation);
-    } catch (err) {
-      fail(err);
+  const settle = (outcome: RotateOutcome, lines: string[]) => {
+    switch (outcome.kind) {
+      case 'reveal':
+      case 'undelivered':
+        driven.current = outcome.op.id;
+        return setStep({ kind: 'reveal', rotation: outcome.op, created: outcome.key, lines, failed: outcome.kind === 'undelivered' });
+      case 'handover':
+        driven.current = outcome.op.id;
+        return setStep({ kind: 'handover', rotation: outcome.op, lines });
+      default:
+        return props.onDone();
     }
   };
 
+  const begin = (name: string, destinations: readonly Destination[] | 'show') => {
+    if (!('key' in props.start)) return;
+    void driveFrom(
+      `creating the successor "${name}"`,
+      { plan: { old: props.start.key, successorName: name, taken: (keys.data ?? []).map((k) => k.name), destinations: destinations === 'show' ? [] : destinations } },
+      'run',
+      {},
+    );
+  };
+
   useEffect(() => {
-    if (!ctx || !('rotation' in props.start)) return;
-    // Finishing an interrupted rotation: the world read first (src/operations/rotateRecovery.ts).
-    void resumeRotation(ctx, props.start.rotation).then(async ({ rotation, key, said }) => {
-      const lines = said.map((s) => visible(`${s[0]!.toUpperCase()}${s.slice(1)}.`));
-      if (rotation.stage === 'delivered') return setStep({ kind: 'handover', rotation, lines });
-      if (key) return deliver(rotation, key, lines);
-      return createAndDeliver(rotation, lines);
-    }, fail);
+    // Finishing an interrupted rotation: the machine reads the world first.
+    if ('rotation' in props.start) void driveFrom('finishing the rotation', { op: props.start.rotation }, 'finish', {});
     // Once, when the flow opens to finish a rotation.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
@@ -158,7 +149,7 @@ export function RotateFlow(props: RotateFlowProps) {
           allowShow
           {...(step.previous && { previous: step.previous })}
           check={delivery.check}
-          onChoose={(d) => void begin(step.name, d)}
+          onChoose={(d) => begin(step.name, d)}
           onCancel={() => props.onDone()}
         />
       );
@@ -176,12 +167,13 @@ export function RotateFlow(props: RotateFlowProps) {
           message={['The rotation is undone: the files that took the successor get back what they held, the successor is deleted (unless a command took it), the old key stays as it is.']}
           actionLabel="Delete"
           dangerous
-          onConfirm={() =>
-            void run('undoing the rotation', () => undoRotation(ctx!, step.rotation)).then((r) => {
-              if (r.ok) flash(r.value.join('; '), 'ok', 10_000);
+          onConfirm={() => {
+            const said: OperationEvent[] = [];
+            void run('undoing the rotation', () => drive(rotateKeyMachine, { ...ops!.rotations, emit: (e) => said.push(e) }, { op: step.rotation }, 'undo', {})).then((r) => {
+              if (r.ok) flash(said.map(statusWords).join('; '), 'ok', 10_000);
               props.onDone();
-            })
-          }
+            });
+          }}
           onCancel={() => setStep({ kind: 'reveal', rotation: step.rotation, created: step.created, lines: step.lines, failed: true })}
         />
       );
@@ -194,8 +186,8 @@ export function RotateFlow(props: RotateFlowProps) {
           message={[
             ...step.lines,
             step.failed
-              ? `Not delivered everywhere, so "${step.rotation.old.name}" is untouched. So that it is not lost, here it is: y keeps it (the rotation stays recorded), D deletes it.`
-              : `Put it where "${step.rotation.old.name}" is used now, then press y: the old key is handled next.`,
+              ? `Not delivered everywhere, so "${visible(step.rotation.old.name)}" is untouched. So that it is not lost, here it is: y keeps it (the rotation stays recorded), D deletes it.`
+              : `Put it where "${visible(step.rotation.old.name)}" is used now, then press y: the old key is handled next.`,
           ]}
           {...(step.failed && { onDeleteKey: () => setStep({ kind: 'confirmDelete', rotation: step.rotation, created: step.created, lines: step.lines }) })}
           onAck={() => {
@@ -203,11 +195,11 @@ export function RotateFlow(props: RotateFlowProps) {
               flash(`the rotation of "${step.rotation.old.name}" stays recorded: finish or undo it at the next start`, 'warning', 10_000);
               return props.onDone(step.created.id);
             }
-            void markDelivered(ctx!, step.rotation).then((rotation) => setStep({ kind: 'handover', rotation, lines: [] }), fail);
+            void driveFrom('the successor is in place', { op: step.rotation }, 'run', { shown: true });
           }}
         />
       );
     case 'handover':
-      return <HandoverDialog {...area} ctx={ctx!} rotation={step.rotation} lines={step.lines} onDone={() => props.onDone(step.rotation.successor.id)} />;
+      return <HandoverDialog {...area} ctx={ops!.rotations} rotation={step.rotation} lines={step.lines} onDone={() => props.onDone(step.rotation.successor.id)} />;
   }
 }

@@ -1,0 +1,144 @@
+/**
+ * The operations' kit (src/operations/kit.ts, record.ts; docs/architecture.md "The operations'
+ * kit"): every record checks each update against its table of moves and writes nothing when the
+ * table refuses it; an older keydeck's entries (`stage`, `orphans`) are read as `state`, `lost`;
+ * `drive` performs one effect per step, its record write after, and its failpoints (armed by
+ * `KEYDECK_STEP_FAILPOINT`, traced by `KEYDECK_STEP_FAILPOINT_TRACE`) stop it where a kill would,
+ * the record as it was written.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { keyOperationRecord, KEY_OPERATION_TRANSITIONS } from '../../src/operations/keyOperationRecord.js';
+import { DriveMemo, drive, OperationError, step, stepFailpointsFrom, type KitContext, type Machine } from '../../src/operations/kit.js';
+import { MGMT_ROTATION_TRANSITIONS, MgmtRotationRecord } from '../../src/operations/mgmtRotationRecord.js';
+import { canMove, MachineRecord } from '../../src/operations/record.js';
+import { rotationRecord, ROTATION_TRANSITIONS } from '../../src/operations/rotationRecord.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'keydeck-kit-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const FROM = { profile: 'p', origin: 'https://api.example.com' };
+
+describe('the records of the operations', () => {
+  it('each checks every move against its table: a move it lists is written, any other refused with nothing written', async () => {
+    const tables = [
+      { table: KEY_OPERATION_TRANSITIONS, start: async () => keyOperationRecord(dir).start({ ...FROM, kind: 'create', name: `k${Math.random()}`, key: {}, lost: [], destinations: [], targets: [] }), record: () => keyOperationRecord(dir) },
+      { table: ROTATION_TRANSITIONS, start: async () => rotationRecord(dir).start({ ...FROM, kind: 'consumption', old: { id: `o${Math.random()}`, name: 'web' }, successor: { name: 'web' }, lost: [], destinations: [], targets: [] }), record: () => rotationRecord(dir) },
+      {
+        table: MGMT_ROTATION_TRANSITIONS,
+        start: async () => new MgmtRotationRecord(dir).start({ ...FROM, profile: `p${Math.random()}`, target: { kind: 'store' }, old: { id: 'a', name: 'a', keyPrefix: 'mk_aaaaaaaa' }, successor: { name: 'b' } }),
+        record: () => new MgmtRotationRecord(dir),
+      },
+    ] as const;
+    for (const { table, start, record } of tables) {
+      const states = Object.keys(table);
+      for (const from of states) {
+        for (const to of states) {
+          const op = await start();
+          // Walk to `from` by moves the table lists (each state is reached from the first).
+          const path = routeTo(table as Record<string, readonly string[]>, op.state, from);
+          if (!path) continue;
+          const r = record() as unknown as MachineRecord<{ id: string; state: string; profile: string; origin: string; startedAt: string; updatedAt: string }, string>;
+          for (const s of path) await r.update(op.id, { state: s });
+          const before = readFileSync(r.path, 'utf8');
+          const move = r.update(op.id, { state: to });
+          if (canMove(table as Record<string, readonly string[]>, from, to)) expect((await move).state, `${from} → ${to}`).toBe(to);
+          else {
+            await expect(move, `${from} → ${to}`).rejects.toMatchObject({ code: 'bad_transition' });
+            expect(readFileSync(r.path, 'utf8')).toBe(before);
+          }
+          await r.remove(op.id);
+        }
+      }
+    }
+  });
+
+  it('reads the entries an older keydeck wrote (`stage`, `orphans`) as `state` and `lost`', async () => {
+    const at = new Date().toISOString();
+    writeFileSync(
+      path.join(dir, 'rotations.json'),
+      JSON.stringify({ version: 1, rotations: [{ id: 'r1', kind: 'consumption', ...FROM, startedAt: at, updatedAt: at, stage: 'created', old: { id: 'o', name: 'web' }, successor: { name: 'web', id: 's' }, orphans: ['x'], delivered: [0], destinations: [], targets: [] }] }),
+      { mode: 0o600 },
+    );
+    const [r] = await rotationRecord(dir).list();
+    expect(r).toMatchObject({ state: 'created', lost: ['x'] });
+    // Written back in the current shape.
+    await rotationRecord(dir).update('r1', { state: 'delivered' });
+    const raw = JSON.parse(readFileSync(path.join(dir, 'rotations.json'), 'utf8')).rotations[0];
+    expect(raw).toMatchObject({ state: 'delivered', lost: ['x'] });
+    expect(raw.stage).toBeUndefined();
+  });
+});
+
+/** The states to pass through from `from` to `to` by the table's moves (breadth first), or undefined. */
+function routeTo(table: Record<string, readonly string[]>, from: string, to: string): string[] | undefined {
+  const queue: Array<{ at: string; path: string[] }> = [{ at: from, path: [] }];
+  const seen = new Set([from]);
+  while (queue.length > 0) {
+    const { at, path } = queue.shift()!;
+    if (at === to) return path;
+    for (const next of table[at] ?? []) {
+      if (seen.has(next)) continue;
+      seen.add(next);
+      queue.push({ at: next, path: [...path, next] });
+    }
+  }
+  return undefined;
+}
+
+/** A machine of two steps over the rotation record: one effect each (a counter), then its record write. */
+type Toy = { readonly id: string; readonly state: string };
+function counting(effects: string[]): Machine<Toy, KitContext & { record: ReturnType<typeof rotationRecord> }, null, object, DriveMemo<object>, string> {
+  return {
+    name: 'toy',
+    kind: 'rotate',
+    memo: (mode, input) => new DriveMemo(mode, input),
+    label: () => 'toy',
+    async begin(ctx) {
+      return ctx.record.start({ ...FROM, kind: 'consumption', old: { id: 'o', name: 'web' }, successor: { name: 'web' }, lost: [], destinations: [], targets: [] });
+    },
+    async next(ctx, op) {
+      if (op.state === 'creating') return { step: step('make', async () => effects.push('make'), () => ctx.record.update(op.id, { state: 'created' })) };
+      if (op.state === 'created') return { step: step('hand', async () => effects.push('hand'), () => ctx.record.update(op.id, { state: 'delivered' })) };
+      return { step: step<Toy, unknown>('end', undefined, async () => (await ctx.record.remove(op.id), { ended: 'done' })) };
+    },
+  };
+}
+
+describe('drive', () => {
+  it('performs one effect per step, then its record write; its failpoints trace each, and one armed stops it there with the record as written', async () => {
+    const trace = path.join(dir, 'trace');
+    const effects: string[] = [];
+    const record = rotationRecord(dir);
+    expect(await drive(counting(effects), { record, failpoints: stepFailpointsFrom({ KEYDECK_STEP_FAILPOINT_TRACE: trace }) }, { plan: null }, 'run', {})).toBe('done');
+    expect(readFileSync(trace, 'utf8').split('\n').filter(Boolean)).toEqual(['toy.begin:recorded#1', 'toy.make#1', 'toy.make:recorded#1', 'toy.hand#1', 'toy.hand:recorded#1', 'toy.end:recorded#1']);
+    expect(effects).toEqual(['make', 'hand']);
+    expect(await record.list()).toEqual([]);
+
+    // Stopped once the second effect was done, its result not yet recorded.
+    const stopped: string[] = [];
+    const err = await drive(counting(stopped), { record, failpoints: stepFailpointsFrom({ KEYDECK_STEP_FAILPOINT: 'toy.hand#1' }) }, { plan: null }, 'run', {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OperationError);
+    expect(err).toMatchObject({ code: 'crashed' });
+    expect(stopped).toEqual(['make', 'hand']);
+    expect((await record.list()).map((r) => r.state)).toEqual(['created']);
+  });
+
+  it('refuses to take up an operation another keydeck drives now (`in_progress`)', async () => {
+    const { OperationDrivers } = await import('../../src/operations/drivers.js');
+    const record = rotationRecord(dir);
+    const op = await record.start({ ...FROM, kind: 'consumption', old: { id: 'o', name: 'web' }, successor: { name: 'web' }, lost: [], destinations: [], targets: [] });
+    const elsewhere = new OperationDrivers(dir);
+    expect(await elsewhere.take(op.id)).toBe(true);
+    try {
+      await expect(drive(counting([]), { record, drivers: new OperationDrivers(dir) }, { op }, 'finish', {})).rejects.toMatchObject({ code: 'in_progress' });
+    } finally {
+      elsewhere.releaseAll();
+    }
+  });
+});
