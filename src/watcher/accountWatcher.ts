@@ -278,7 +278,14 @@ export class AccountWatcher {
     this.#set({ trend: { ...this.#snapshot.trend, history: recorder.history, version: recorder.history.version } });
   }
 
+  /** One poll within the shared limit, when there is one: the connection (a credential looked up) and the reads. */
   async #run(signal: AbortSignal): Promise<void> {
+    const poll = () => this.#steps(signal);
+    await (this.#o.limit ? this.#o.limit(poll) : poll());
+  }
+
+  async #steps(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
     const connection = await this.#connect();
     if (signal.aborted) return;
     if ('unavailable' in connection) {
@@ -287,12 +294,6 @@ export class AccountWatcher {
       this.#emit({ kind: 'unavailable', ...connection });
       return;
     }
-    const steps = () => this.#steps(connection, signal);
-    await (this.#o.limit ? this.#o.limit(steps) : steps());
-  }
-
-  async #steps(connection: WatchConnection, signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return;
     const { client } = connection;
     const started = performance.now();
     const took = () => Math.round(performance.now() - started);

@@ -183,7 +183,7 @@ export interface AccountWatcherOptions {
   readonly statusEveryMs?: number | undefined;
   /** Auto top-up after each balance read (`--auto-topup`). Absent: never. */
   readonly autoTopUp?: WatcherAutoTopUp | undefined;
-  /** Runs a poll's reads within a limit shared by several watchers (the exporter's). Default: at once. */
+  /** Runs each poll (its connection and reads) within a limit shared by several watchers (the exporter's). Default: at once. */
   readonly limit?: <T>(task: () => Promise<T>) => Promise<T>;
   /** Random in [0, 1) (tests). Default Math.random. */
   readonly random?: () => number;

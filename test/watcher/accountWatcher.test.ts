@@ -295,6 +295,32 @@ describe('AccountWatcher: several accounts at once', () => {
     await Promise.all([a.stop(), b.stop()]);
   });
 
+  it('polls within a limit shared by several watchers: a credential looked up counts as part of the poll', async () => {
+    const limit = (await import('p-limit')).default(1);
+    let inside = 0;
+    let most = 0;
+    const lookups: string[] = [];
+    const watch = (name: string) =>
+      new AccountWatcher({
+        connect: async () => {
+          inside++;
+          most = Math.max(most, inside);
+          lookups.push(name);
+          await new Promise((r) => setTimeout(r, 30));
+          inside--;
+          return { client: { billing: { credits: async () => credits(1) } } };
+        },
+        intervalMs: 60_000,
+        limit,
+      });
+    const all = ['a', 'b', 'c'].map(watch);
+    for (const w of all) w.start();
+    await vi.waitFor(() => expect(all.every((w) => w.snapshot.poll.data !== undefined)).toBe(true));
+    expect(lookups.sort()).toEqual(['a', 'b', 'c']);
+    expect(most).toBe(1);
+    await Promise.all(all.map((w) => w.stop()));
+  });
+
   it('changes only the slice that changed: a reading leaves the usage, keys and status slices as they were', async () => {
     const client: WatcherClient = { billing: { credits: async () => credits(3) } };
     const w = new AccountWatcher({ connect: () => ({ client }), intervalMs: 60_000 });
