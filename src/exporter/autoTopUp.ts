@@ -19,7 +19,7 @@ import { AutoTopUpRunner, type AutoTopUpStep } from '../operations/autoTopUpRunn
 import type { Logger } from './log.js';
 import { cardMethodNames, settleBounds, type AutoTopUpPolicy } from '../config/autoTopUp.js';
 
-/** What auto top-up reads of a watched profile (./watcher.ts WatchedProfile). */
+/** What auto top-up reads of a watched profile (./profile.ts WatchedProfile). */
 export interface AutoTopUpProfile {
   readonly name: string;
   readonly baseUrl?: string | undefined;

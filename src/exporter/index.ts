@@ -1,7 +1,7 @@
 /**
  * src/exporter: `keydeck exporter` (issue 24), the headless face for Prometheus: no Ink, no
- * React, no terminal. ./run.ts is the process (HTTP face, signals, reload), ./watcher.ts one
- * profile's poll schedule, ./profiles.ts and ./options.ts what to watch, ./credentials.ts where
+ * React, no terminal. ./run.ts is the process (HTTP face, signals, reload), ./profile.ts one
+ * profile (its account watcher, src/watcher, and what the exporter makes of it), ./profiles.ts and ./options.ts what to watch, ./credentials.ts where
  * each profile's key comes from (never argv), ./log.ts its log lines.
  *
  * May import: src/watcher (each profile's account watcher), src/operations, src/api, src/billing,
