@@ -30,7 +30,8 @@
 import { isAbortError } from '../api/errors.js';
 import { HistoryRecorder } from '../billing/historyRecorder.js';
 import type { UsageSnapshot, UsageTracker } from '../billing/usageTracker.js';
-import type { AutoTopUpClient } from '../operations/autoTopUp.js';
+import type { CreditBalance } from '../api/schemas.js';
+import { AutoTopUpRun } from './autoTopUpRun.js';
 import { ReadingAlerts } from './readingAlerts.js';
 import { DEFAULT_JITTER, defaultMaxBackoffMs, nextDelayMs, retryAfterOf } from './schedule.js';
 import type { AccountEvent, AccountSnapshot, AccountWatcherOptions, Unavailable, WatchConnection } from './types.js';
@@ -59,13 +60,14 @@ export class AccountWatcher {
   readonly #usage: WatchedUsage;
   #lastKeysAt = Number.NEGATIVE_INFINITY;
   #lastStatusAt = Number.NEGATIVE_INFINITY;
-  #autoRun: Promise<void> | undefined;
+  readonly #autoTopUp: AutoTopUpRun | undefined;
   #stopping: Promise<void> | undefined;
 
   constructor(options: AccountWatcherOptions) {
     this.#o = options;
     this.#now = options.now ?? Date.now;
     this.#alerts = new ReadingAlerts(options.alertBelowUsd, options.runaway);
+    this.#autoTopUp = options.autoTopUp && new AutoTopUpRun(options.autoTopUp);
     this.#usage = new WatchedUsage(
       () => this.#snapshot.usage,
       (usage) => this.#set({ usage }),
@@ -164,7 +166,7 @@ export class AccountWatcher {
     this.#refreshQueued = false;
     this.#stopping = (async () => {
       await this.#current;
-      await this.#autoRun;
+      await this.#autoTopUp?.idle();
       this.reconnect();
     })();
     return this.#stopping;
@@ -196,9 +198,14 @@ export class AccountWatcher {
     this.#nextDelayMs = undefined;
     // Not announced on its own (no frame just to say "in flight"): seen with the next change.
     this.#snapshot = { ...this.#snapshot, poll: { ...this.#snapshot.poll, inFlight: true, nextAt: undefined } };
-    // #run handles what its reads throw; a listener's failure ends this poll's steps, and the
-    // schedule goes on (a face's bug never stops the polling).
-    const run = this.#run(controller.signal).catch(() => undefined);
+    // #run handles what its reads throw. What else gets here is a listener's failure (a face's
+    // bug): it is thrown again where nothing catches it, as it would be without the watcher, and
+    // the schedule goes on.
+    const run = this.#run(controller.signal).catch((error: unknown) => {
+      queueMicrotask(() => {
+        throw error;
+      });
+    });
     this.#current = run;
     void run.then(() => this.#ended(controller));
   }
@@ -331,55 +338,48 @@ export class AccountWatcher {
     if (!signal.aborted) await this.#usage.refresh('auto', signal);
   }
 
+  /** The key list, when asked for and due (`keysEveryMs`); a failure is tried again at the next poll. */
   async #readKeys({ client }: WatchConnection, signal: AbortSignal): Promise<void> {
     const every = this.#o.keysEveryMs;
     if (every === undefined || !client.keys || signal.aborted || this.#now() - this.#lastKeysAt < every) return;
+    let keys;
     try {
-      const keys = await client.keys.list({ signal });
-      if (signal.aborted) return;
-      const at = (this.#lastKeysAt = this.#now());
-      this.#set({ keys: { data: keys, at } });
-      this.#emit({ kind: 'keys', keys, at });
+      keys = await client.keys.list({ signal });
     } catch (error) {
       if (signal.aborted || isAbortError(error)) return;
       this.#set({ keys: { ...this.#snapshot.keys, error } });
-      this.#emit({ kind: 'keys_failed', error });
+      return this.#emit({ kind: 'keys_failed', error });
     }
+    if (signal.aborted) return;
+    const at = (this.#lastKeysAt = this.#now());
+    this.#set({ keys: { data: keys, at } });
+    this.#emit({ kind: 'keys', keys, at });
   }
 
+  /** The billing status, when asked for and due (`statusEveryMs`); a failure is tried again at the next poll. */
   async #readStatus({ client }: WatchConnection, signal: AbortSignal): Promise<void> {
     const every = this.#o.statusEveryMs;
     const read = client.billing.status?.bind(client.billing);
     if (every === undefined || !read || signal.aborted || this.#now() - this.#lastStatusAt < every) return;
+    let status: unknown;
     try {
-      const status = await read({ signal });
-      if (signal.aborted) return;
-      const at = (this.#lastStatusAt = this.#now());
-      this.#set({ status: { data: status, at } });
-      this.#emit({ kind: 'status', status, at });
+      status = await read({ signal });
     } catch (error) {
       if (signal.aborted || isAbortError(error)) return;
       this.#set({ status: { ...this.#snapshot.status, error } });
-      this.#emit({ kind: 'status_failed', error });
+      return this.#emit({ kind: 'status_failed', error });
     }
+    if (signal.aborted) return;
+    const at = (this.#lastStatusAt = this.#now());
+    this.#set({ status: { data: status, at } });
+    this.#emit({ kind: 'status', status, at });
   }
 
-  /** Auto top-up on a task of its own after a reading; one run at a time (a reading during a run is not acted on). */
-  #runAutoTopUp(connection: WatchConnection, credits: NonNullable<AccountSnapshot['poll']['data']>): void {
-    const auto = this.#o.autoTopUp;
-    if (!auto || this.#autoRun) return;
-    const client = auto.clientOf ? auto.clientOf(connection.client) : (connection.client as unknown as AutoTopUpClient);
-    this.#autoRun = (async () => {
-      try {
-        const step = await auto.runner.afterReading(client, credits);
-        this.#set({ autoTopUp: { step, at: this.#now() } });
-        this.#emit({ kind: 'auto_top_up', step, credits });
-      } catch (error) {
-        this.#set({ autoTopUp: { error, at: this.#now() } });
-        this.#emit({ kind: 'auto_top_up_failed', error });
-      } finally {
-        this.#autoRun = undefined;
-      }
-    })();
+  /** Auto top-up on a task of its own after a reading (./autoTopUpRun.ts). */
+  #runAutoTopUp(connection: WatchConnection, credits: CreditBalance): void {
+    this.#autoTopUp?.start(connection.client, credits, (done) => {
+      this.#set({ autoTopUp: { ...done, at: this.#now() } });
+      this.#emit('step' in done ? { kind: 'auto_top_up', step: done.step, credits } : { kind: 'auto_top_up_failed', error: done.error });
+    });
   }
 }

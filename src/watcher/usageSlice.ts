@@ -68,21 +68,23 @@ export class WatchedUsage {
     const tracker = this.#tracker;
     if (!tracker || this.#busy) return tracker?.snapshot ?? this.#slice().snapshot;
     this.#busy = true;
+    let read: Awaited<ReturnType<UsageTracker['refresh']>>;
     try {
-      const { snapshot, alerts } = await tracker.refresh(mode, signal);
-      if (tracker !== this.#tracker) return snapshot;
-      this.#set({ snapshot });
-      this.#emit({ kind: 'usage', snapshot, alerts });
-      return snapshot;
+      read = await tracker.refresh(mode, signal);
     } catch (error) {
+      this.#busy = false;
       if (signal.aborted || isAbortError(error)) return tracker.snapshot;
       const snapshot = { ...tracker.snapshot, error };
       if (tracker === this.#tracker) this.#set({ snapshot });
       this.#emit({ kind: 'usage_failed', error });
       return snapshot;
-    } finally {
-      this.#busy = false;
     }
+    this.#busy = false;
+    const { snapshot, alerts } = read;
+    if (tracker !== this.#tracker) return snapshot;
+    this.#set({ snapshot });
+    this.#emit({ kind: 'usage', snapshot, alerts });
+    return snapshot;
   }
 
   #set(patch: Partial<UsageSlice>): void {
