@@ -108,7 +108,7 @@ export function BalanceProvider({ children }: { readonly children?: ReactNode })
       autoTopUp,
     });
     return { watcher, usageRig: () => rig };
-  }, [client]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [client, baseUrl, credentialId, services, settings, deps.journal, clock]);
   const watcher = account?.watcher;
   useEffect(() => {
     if (!watcher) return;

@@ -6,7 +6,7 @@
  * once. Mounted with the Billing pane, which stays mounted while hidden: it is heard whichever pane
  * is shown.
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { formatDollars } from '../../../billing/input.js';
 import type { JournalEntry } from '../../../billing/journal.js';
 import { AutoTopUpFeed, type AutoTopUpView } from '../../../operations/autoTopUpRunner.js';
@@ -21,11 +21,14 @@ export function useAutoTopUp(remember?: (entry: JournalEntry) => void): AutoTopU
   const flash = useFlash({ owned: false });
   const refreshBalance = useBalanceRefresh();
   const watcher = useAccountWatcher()?.watcher;
+  // The latest `remember` (the walk-through's, whose identity may change) hears each charge.
+  const rememberRef = useRef(remember);
+  rememberRef.current = remember;
   const feed = useMemo(
     () =>
       services.autoTopUp && watcher
         ? new AutoTopUpFeed((notice, entry) => {
-            remember?.(entry);
+            rememberRef.current?.(entry);
             services.notify?.({ kind: 'auto_top_up', ...notice });
             if (notice.outcome === 'credited') {
               flash(`auto top-up charged ${formatDollars(notice.amount)} to the card on file`, 'ok');
@@ -35,7 +38,7 @@ export function useAutoTopUp(remember?: (entry: JournalEntry) => void): AutoTopU
             }
           })
         : undefined,
-    [watcher], // eslint-disable-line react-hooks/exhaustive-deps
+    [watcher, services, flash, refreshBalance],
   );
   const [view, setView] = useState<AutoTopUpView | undefined>(undefined);
   useEffect(() => {
