@@ -69,6 +69,12 @@ export interface KeydeckClientOptions {
    * commands, src/commands/output.ts). The same guarantees either way (src/api/nodeHttp.ts).
    */
   transport?: TransportName;
+  /**
+   * Set for a read-only profile (src/config/profileMarks.ts): every POST, PUT and DELETE is refused
+   * before anything is sent, a `read_only` KeydeckApiError whose sentence gives this clause as the
+   * reason (`the profile "prod" is read-only (readOnly in …)`). Reads are sent as usual.
+   */
+  readOnly?: string;
 }
 
 /**

@@ -22,6 +22,7 @@
  *   surfaced at once with `retryAfterMs`). POST, PUT and DELETE are sent once: when their
  *   connection fails or times out after sending, or the service answers 5xx, the error has
  *   `outcomeUnknown: true` and says what to check before trying again.
+ * - A client built `readOnly` refuses every POST, PUT and DELETE before sending (`read_only`).
  * - Cancelling through `{ signal }` rejects with a plain `AbortError` (see `isAbortError`), not a
  *   KeydeckApiError. Cancelling a POST/PUT/DELETE after it was sent leaves its outcome unknown.
  * - No error text (message, stack, `JSON.stringify`) ever holds the token or a key value.
@@ -35,6 +36,7 @@ import { createAbortError, KeydeckApiError } from './errors.js';
 import {
   errorFromInvalidResponse,
   errorFromNetwork,
+  errorFromReadOnly,
   errorFromRedirect,
   errorFromResponse,
   errorFromTimeout,
@@ -96,6 +98,8 @@ export interface ApiCoreOptions {
   credential?: CredentialDescription;
   onNotice?: (notice: ClientNotice) => void;
   transport?: TransportName;
+  /** Set: every POST, PUT and DELETE is refused before sending (`read_only`), this clause saying why. */
+  readOnly?: string;
 }
 
 /** How a 2xx body is read: a §2 schema (reader rules of ./reader.ts), or accepted as it comes. */
@@ -128,6 +132,7 @@ export class ApiCore {
   readonly #userAgent: string;
   readonly #credential: CredentialDescription | undefined;
   readonly #onNotice: ((notice: ClientNotice) => void) | undefined;
+  readonly #readOnly: string | undefined;
   readonly #noticed = new Set<ClientNotice['kind']>();
   readonly #transport: Transport;
   #clockOffsetMs: number | undefined;
@@ -167,6 +172,7 @@ export class ApiCore {
       throw new KeydeckApiError('invalid_request', 'transport must be "got" or "node:http".', { field: 'transport' });
     }
     this.#transport = options.transport === 'node:http' ? new NodeHttpTransport() : new HttpTransport();
+    this.#readOnly = options.readOnly;
   }
 
   /** See `KeydeckClient.serviceClockOffsetMs`. */
@@ -225,6 +231,8 @@ export class ApiCore {
       timeoutMs: this.#timeoutMs,
       ...(this.#credential !== undefined && { credential: this.#credential }),
     };
+    // The last line of a read-only profile (src/config/profileMarks.ts): no change leaves this client.
+    if (this.#readOnly !== undefined && spec.method !== 'GET') throw errorFromReadOnly(ctx, this.#readOnly);
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#userAgent };
     if (spec.anonymous !== true) headers.authorization = `Bearer ${this.#token}`;
     const text = spec.body === undefined ? undefined : JSON.stringify(spec.body);

@@ -17,8 +17,12 @@ export const SERVICE_ERROR_CODES = [
   'server_error',
 ] as const;
 
-/** Every failure the client reports, by stable code: the service's ({@link SERVICE_ERROR_CODES}) plus the client's own transport and parsing ones. */
-export const API_ERROR_CODES = [...SERVICE_ERROR_CODES, 'network_error', 'timeout', 'invalid_response'] as const;
+/**
+ * Every failure the client reports, by stable code: the service's ({@link SERVICE_ERROR_CODES})
+ * plus the client's own transport and parsing ones, and `read_only`: a change refused before
+ * sending by a client built read-only (./client.ts `readOnly`).
+ */
+export const API_ERROR_CODES = [...SERVICE_ERROR_CODES, 'network_error', 'timeout', 'invalid_response', 'read_only'] as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
 
 /** True when `value` is one of {@link API_ERROR_CODES}. */

@@ -168,6 +168,11 @@ export function errorFromRedirect(ctx: FailureContext, status: number, headers: 
   return makeError(ctx, 'invalid_response', `${failureSentence(failureWords('invalid_response', { ...situationOf(ctx), status, redirectTo }))}.`, { status });
 }
 
+/** The error for a change a read-only client refuses before sending (`reason`: why it is read-only). */
+export function errorFromReadOnly(ctx: FailureContext, reason: string): KeydeckApiError {
+  return makeError(ctx, 'read_only', `${failureSentence(failureWords('read_only', { ...situationOf(ctx), readOnly: reason }))}.`);
+}
+
 /** The error for a call that got no complete answer within the deadline. */
 export function errorFromTimeout(ctx: FailureContext, possiblySent: boolean): KeydeckApiError {
   const words = failureWords('timeout', { ...situationOf(ctx), possiblySent });

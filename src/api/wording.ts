@@ -56,6 +56,8 @@ export interface FailureSituation {
   readonly redirectTo?: string;
   /** `invalid_response`: what is wrong with the answer (cleaned). */
   readonly problem?: string;
+  /** `read_only`: why the client changes nothing (`the profile "prod" is read-only (readOnly in …)`). */
+  readonly readOnly?: string;
 }
 
 /** One row's words. */
@@ -224,6 +226,8 @@ export const FAILURE_WORDING: { readonly [code in ApiErrorCode]: (s: FailureSitu
       state: 'offline',
     };
   },
+  // A client built read-only (src/config/profileMarks.ts): refused before anything is sent.
+  read_only: (s) => ({ sentence: `Did not ${s.op.what}: ${s.readOnly ?? 'this client is read-only'}`, join: '; ', next: 'nothing was sent' }),
   invalid_response: (s) => {
     const words = { headline: 'The service’s answers are unreadable', state: 'bad answers' };
     if (s.redirectTo !== undefined) {

@@ -12,7 +12,7 @@
  * keydeck process (./usageBudget.ts, ./usageTracker.ts, ./usageReads.ts, ./keyHistory.ts,
  * ./spend.ts) and the runaway-key judgement (./runaway.ts); the pool subscriptions: which
  * subscriptions and pledges have no key, whether one may be minted, a key's blocks
- * (./pledges.ts) and the pools in words (./poolView.ts); a key's published limits, each figure
+ * (./pledges.ts), the pools in words (./poolView.ts) and cancelling a renewal (./renewals.ts); a key's published limits, each figure
  * with its source (./keyLimits.ts, for the Keys pane and `keys show` alike); auto top-up's decision
  * (./autoTopUp.ts) and what it counts from the service's list of top-ups and the record
  * (./serviceTopUps.ts, ./autoTopUpCount.ts); words for people in ./usageWords.ts

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { exporterSetupOptions, type ExporterCliFlags } from './exporter.js';
 import { inherits, SERVICE_OPTIONS, STORAGE_OPTIONS } from './inherited.js';
+import { withHints } from './shared.js';
 
 /** Adds `auth` and `doctor` to the program. */
 export function registerAuth(program: Command): void {
@@ -14,17 +15,17 @@ export function registerAuth(program: Command): void {
       const { runCommand, globalOptionsOf } = await import('../commands/output.js');
       const { withSandbox } = await import('../commands/sandboxTarget.js');
       const { authLogin } = await import('../commands/auth.js');
-      await runCommand(() => withSandbox(globalOptionsOf(cmd), (g) => authLogin(g, opts)));
+      await withHints(cmd, () => runCommand(() => withSandbox(globalOptionsOf(cmd), (g) => authLogin(g, opts))));
     });
   auth
     .command('status')
-    .description('show the profile, its base URL, where its key is stored (never the key) and whether the service accepts it')
-    .option('--json', 'print { profile, baseUrl, store, keyPrefix, accepted, reason? } as JSON')
+    .description('show the profile and which rule chose it (--profile, KEYDECK_PROFILE, a .keydeck file, profileRules, the default), its marks, its base URL, where its key is stored (never the key) and whether the service accepts it')
+    .option('--json', 'print { profile, chosenBy, readOnly, protected, baseUrl, store, keyPrefix, accepted, reason? } as JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { runCommand, globalOptionsOf } = await import('../commands/output.js');
       const { withSandbox } = await import('../commands/sandboxTarget.js');
       const { authStatus } = await import('../commands/authStatus.js');
-      await runCommand(() => withSandbox(globalOptionsOf(cmd), (g) => authStatus(g, opts)));
+      await withHints(cmd, () => runCommand(() => withSandbox(globalOptionsOf(cmd), (g) => authStatus(g, opts))));
     });
   auth
     .command('logout')
@@ -34,7 +35,7 @@ export function registerAuth(program: Command): void {
       const { runCommand, globalOptionsOf } = await import('../commands/output.js');
       const { withSandbox } = await import('../commands/sandboxTarget.js');
       const { authLogout } = await import('../commands/auth.js');
-      await runCommand(() => withSandbox(globalOptionsOf(cmd), (g) => authLogout(g, opts)));
+      await withHints(cmd, () => runCommand(() => withSandbox(globalOptionsOf(cmd), (g) => authLogout(g, opts))));
     });
   exporterSetupOptions(
     inherits(program.command('doctor'), SERVICE_OPTIONS)
@@ -45,12 +46,12 @@ export function registerAuth(program: Command): void {
     const { runCommand, globalOptionsOf, fail, ExitCode } = await import('../commands/output.js');
     const { doctor, printChecks } = await import('../commands/doctor.js');
     if (!opts.exporter) {
-      await runCommand(async () => {
+      await withHints(cmd, () => runCommand(async () => {
         const stray = ['listen', 'allProfiles', 'tokenFile', 'tokenDir'].filter((k) => opts[k as keyof typeof opts] !== undefined);
         if (stray.length > 0) fail(ExitCode.usage, 'the exporter’s flags (--listen, --all-profiles, --token-file, --token-dir) check an exporter’s setup: add --exporter');
         const { withSandbox } = await import('../commands/sandboxTarget.js');
         return withSandbox(globalOptionsOf(cmd), (g) => doctor(g, opts));
-      });
+      }));
       return;
     }
     const { exporterOptionsOf } = await import('./exporter.js');

@@ -134,6 +134,12 @@ export function registerExporter(program: Command): void {
           run = { ...run, selection: { kind: 'plus', first: { name: 'sandbox', baseUrl: sandbox.url }, ...(explicit && { rest: run.selection }) } };
           env = { ...process.env, KEYDECK_TOKEN_SANDBOX: process.env.KEYDECK_TOKEN_SANDBOX ?? sandbox.token };
         }
+        // --read-only with --auto-topup asks for two opposite things: refused before anything starts (exit 3).
+        if (cmd.optsWithGlobals<{ readOnly?: boolean; autoTopup?: boolean }>().readOnly === true && cmd.optsWithGlobals<{ autoTopup?: boolean }>().autoTopup === true) {
+          await sandbox?.close();
+          process.stderr.write('keydeck: read_only: --read-only was given, so keydeck does not act on auto top-up (--auto-topup); nothing was sent.\n');
+          process.exit(3);
+        }
         const { runExporter } = await import('../exporter/run.js');
         code = await runExporter({ ...run, autoTopUp: cmd.optsWithGlobals<{ autoTopup?: boolean }>().autoTopup === true, version: program.version() ?? 'unknown' }, { env, suggest: suggestCommand });
         await sandbox?.close();

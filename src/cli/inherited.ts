@@ -8,8 +8,8 @@
  */
 import { Help, type Command, type Option } from 'commander';
 
-/** What every command that talks to the service reads: which profile, which service (or the sandbox's demo account), plain http off this machine, and whether warnings are said. */
-export const SERVICE_OPTIONS = ['--profile', '--base-url', '--sandbox', '--allow-insecure-http', '--quiet'] as const;
+/** What every command that talks to the service reads: which profile, which service (or the sandbox's demo account), whether it may change anything, plain http off this machine, and whether warnings are said. */
+export const SERVICE_OPTIONS = ['--profile', '--base-url', '--sandbox', '--read-only', '--allow-insecure-http', '--quiet'] as const;
 /** What the commands that check a USDC transfer on chain read (`billing topup --wait`, `billing verify`). */
 export const CHAIN_OPTIONS = ['--no-chain', '--chain-rpc'] as const;
 /** What the commands that store a management key read. */

@@ -78,8 +78,9 @@ export function registerKeys(program: Command): void {
     .description('pause a consumption key: it is refused at once until enabled again (asks first)')
     .argument('<id|name>', 'the key’s id, or its name when only one key has it (keydeck keys list)')
     .option('-y, --yes', 'do not ask (required when stdin is not a terminal)')
+    .option('--confirm-name <name>', 'the key’s name, to confirm without a question (required with --yes on a profile marked protected)')
     .option('--json', 'print the service’s answer as JSON (null when empty)')
-    .action(async (id: string, opts: { yes?: boolean; json?: boolean }, cmd: Command) => {
+    .action(async (id: string, opts: { yes?: boolean; confirmName?: string; json?: boolean }, cmd: Command) => {
       const { keysSetActive } = await import('../commands/keys.js');
       await runScripted(cmd, (g) => keysSetActive(g, id, false, opts));
     });
@@ -100,8 +101,9 @@ export function registerKeys(program: Command): void {
     .description('delete a consumption key for good (asks first)')
     .argument('<id|name>', 'the key’s id, or its name when only one key has it (keydeck keys list)')
     .option('-y, --yes', 'do not ask (required when stdin is not a terminal)')
+    .option('--confirm-name <name>', 'the key’s name, to confirm without a question (required with --yes on a profile marked protected)')
     .option('--json', 'print the service’s answer ({ "deleted": true }) as JSON')
-    .action(async (id: string, opts: { yes?: boolean; json?: boolean }, cmd: Command) => {
+    .action(async (id: string, opts: { yes?: boolean; confirmName?: string; json?: boolean }, cmd: Command) => {
       const { keysDelete } = await import('../commands/keys.js');
       await runScripted(cmd, (g) => keysDelete(g, id, opts));
     });
@@ -167,8 +169,9 @@ export function registerMgmtKeys(program: Command): void {
     .description('delete a management key (asks first); deleting the one keydeck uses signs keydeck out')
     .argument('<id|name>', 'the management key’s id, or its name when only one has it (keydeck mgmt-keys list)')
     .option('-y, --yes', 'do not ask (required when stdin is not a terminal)')
+    .option('--confirm-name <name>', 'the key’s name, to confirm without a question (required with --yes on a profile marked protected)')
     .option('--json', 'print the service’s answer as JSON (null when empty)')
-    .action(async (id: string, opts: { yes?: boolean; json?: boolean }, cmd: Command) => {
+    .action(async (id: string, opts: { yes?: boolean; confirmName?: string; json?: boolean }, cmd: Command) => {
       const { mgmtKeysDelete } = await import('../commands/mgmt-keys.js');
       await runScripted(cmd, (g) => mgmtKeysDelete(g, id, opts));
     });

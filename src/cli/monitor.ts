@@ -1,6 +1,7 @@
 /** `keydeck monitor`: the live balance in a few lines (src/commands/monitor.ts, src/tui/panes/billing/monitor/). */
 import type { Command } from 'commander';
 import { inherits, NOTIFY_OPTIONS, SERVICE_OPTIONS } from './inherited.js';
+import { withHints } from './shared.js';
 
 /** Adds `monitor` to the program. */
 export function registerMonitor(program: Command): void {
@@ -15,7 +16,7 @@ export function registerMonitor(program: Command): void {
       // The flags may also be parsed as the root program's (the TUI's) options: read both.
       const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string; onLow?: string; onAnomaly?: string; desktopNotifications?: boolean; autoTopup?: boolean; onAutoTopup?: string }>(), ...opts };
       const { withSandbox } = await import('../commands/sandboxTarget.js');
-      await runCommand(() =>
+      await withHints(cmd, () => runCommand(() =>
         withSandbox(globalOptionsOf(cmd), (globals) => monitorCommand(globals, flags, {
           version: program.version() ?? 'unknown',
           // Ink loads only once the flags, the terminal and the key have been checked.
@@ -24,6 +25,6 @@ export function registerMonitor(program: Command): void {
             return (await importWithoutFetch(() => import('../tui/panes/billing/monitor/runMonitor.js'))).runMonitor(input);
           },
         })),
-      );
+      ));
     });
 }

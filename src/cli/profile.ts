@@ -13,8 +13,8 @@ export function registerProfile(program: Command): void {
   const profile = commandGroup(program, 'profile', 'see, add, switch and remove profiles (the config file) without editing it', []);
   profile
     .command('list')
-    .description('list the profiles: * current, name, baseUrl, poll interval, alert threshold')
-    .option('--json', 'print { current, configPath, profiles: [{ name, current, baseUrl, pollIntervalSeconds, alertBelowUsd }] }')
+    .description('list the profiles: * current, name, baseUrl, poll interval, alert threshold, marks (read-only, protected)')
+    .option('--json', 'print { current, configPath, profiles: [{ name, current, baseUrl, origin, pollIntervalSeconds, alertBelowUsd, readOnly, protected }] }')
     .action(async (opts: { json?: boolean }) => {
       const { profileList } = await import('../commands/profile.js');
       await runLocal(() => profileList(opts));
@@ -52,6 +52,20 @@ export function registerProfile(program: Command): void {
       const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string }>(), ...opts };
       const settings = { ...(flags.interval !== undefined && { interval: flags.interval }), ...(flags.alertBelow !== undefined && { alertBelow: flags.alertBelow }), ...(opts.use && { use: true }) };
       await runLocal(() => (baseUrl === undefined ? fail(ExitCode.usage, 'profile add needs --base-url URL') : profileAdd(name, { ...settings, baseUrl })));
+    });
+  profile
+    .command('set')
+    .description('mark a profile: read-only (keydeck changes nothing on its account) or protected (a delete or a deactivation asks for the key’s name typed)')
+    .argument('<name>', 'an existing profile (keydeck profile list)')
+    .option('--read-only', 'mark it read-only: every create, change, delete, top-up and verify is refused (exit 3)')
+    .option('--no-read-only', 'lift the read-only mark')
+    .option('--protected', 'mark it protected: deleting or deactivating a key asks for its name typed (--confirm-name NAME in scripts)')
+    .option('--no-protected', 'lift the protected mark')
+    .action(async (name: string, _opts: unknown, cmd: Command) => {
+      const { profileSet } = await import('../commands/profile.js');
+      // --read-only is also the program's own option (this run changes nothing): here it names the mark either way.
+      const marks = cmd.optsWithGlobals<{ readOnly?: boolean; protected?: boolean }>();
+      await runLocal(() => profileSet(name, { ...(marks.readOnly !== undefined && { readOnly: marks.readOnly }), ...(marks.protected !== undefined && { protected: marks.protected }) }));
     });
   profile
     .command('remove')

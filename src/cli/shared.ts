@@ -22,7 +22,19 @@ export async function runScripted(cmd: Command, body: (globals: GlobalOptions) =
   const { globalOptionsOf } = await import('../commands/output.js');
   const { runApiCommand } = await import('../commands/api-command.js');
   const { withSandbox } = await import('../commands/sandboxTarget.js');
-  await runApiCommand(() => withSandbox(globalOptionsOf(cmd), body));
+  await withHints(cmd, () => runApiCommand(() => withSandbox(globalOptionsOf(cmd), body)));
+}
+
+/**
+ * Runs `fn` (a command's whole run, its last words included) with the run's hint flags: under
+ * `--sandbox`, every command hint it prints carries the flag (src/terminal/commandHint.ts).
+ */
+export async function withHints<T>(cmd: Command, fn: () => Promise<T>): Promise<T> {
+  let root = cmd;
+  while (root.parent) root = root.parent;
+  if (root.opts<{ sandbox?: boolean }>().sandbox !== true) return fn();
+  const { withRunFlags } = await import('../terminal/commandHint.js');
+  return withRunFlags(['--sandbox'], fn);
 }
 
 /**

@@ -51,6 +51,7 @@ export function registerTuiAction(program: Command): void {
     const { runTui } = await importWithoutFetch(() => import('../tui/run.js'));
     const quitNormally = await runTuiThen(() => runTui({
       ...globals,
+      ...(program.getOptionValueSource('profile') === 'env' && { profileSource: 'env' as const }),
       ...settings,
       ...(dialect !== undefined && { sandboxDialect: dialect }),
       ...(chain === 'anvil' && { sandboxChain: chainRpc !== undefined ? { rpcUrl: chainRpc } : {} }),

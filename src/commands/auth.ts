@@ -20,6 +20,7 @@ import { ConfigError, emptyConfig, normalizeBaseUrl, readConfig, updateConfig, t
 import { configFilePath } from '../config/paths.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { resolveFromConfig, resolveProfile } from '../config/profile.js';
+import { ensureWritable, readOnlyReason } from '../config/profileMarks.js';
 import {
   createCredentialStore,
   credentialAccount,
@@ -131,6 +132,9 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
   }
   const token = checkCredentialToken(raw, 'the token');
   const kind = tokenKind(token);
+  // A session token makes keydeck create a management key: a change, refused on a read-only
+  // profile before anything is sent (a management key signs in without one).
+  if (kind !== 'management') ensureWritable(profile, 'create a management key from a session token (give an existing management key, mk_…, instead)');
   // The key is stored for this service's origin; a key stored before keys were kept per origin
   // belongs to the profile's saved base URL (src/credentials/origin.ts).
   const savedBaseUrl = config.profiles[profile.name]?.baseUrl;
@@ -154,7 +158,8 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
   const previous = await storedQuietly(store, profile.name, target);
 
   // 4. Verify the token, and with a session token create the management key.
-  const client = new KeydeckClient({ ...clientTimeoutFromEnv(env), baseUrl, token, ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }) });
+  const readOnly = readOnlyReason(profile);
+  const client = new KeydeckClient({ ...clientTimeoutFromEnv(env), baseUrl, token, ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }), ...(readOnly !== undefined && { readOnly }) });
   const existing = await client.managementKeys.list();
   let managementKey: string;
   let created: { id: string; name: string; keyPrefix: string } | undefined;
@@ -188,6 +193,7 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
   // 6. Save the profile (never a secret). Not with --sandbox: its address is the running sandbox's,
   // found again at each start (the key stored for it is found by its origin), and the profile
   // keydeck uses without --sandbox stays what it was.
+  let defaultProfile = config.currentProfile ?? 'default';
   if (globals.sandboxToken === undefined) {
     // --base-url and a prompted URL are saved; KEYDECK_BASE_URL only fills a profile that has none.
     const saveUrl = !(globals.baseUrlFromEnv && config.profiles[profile.name]?.baseUrl !== undefined);
@@ -197,11 +203,14 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
         const entry = c.profiles[profile.name] ?? {};
         if (saveUrl) entry.baseUrl = baseUrl;
         c.profiles[profile.name] = entry;
-        if (!configExists) c.currentProfile ??= profile.name;
+        // The first login records the default it used, never another: no command changes the
+        // default as a side effect (only `keydeck profile use` does).
+        if (!configExists && profile.chosenBy.rule === 'default') c.currentProfile ??= profile.name;
       },
       { onBroken: brokenConfig ? 'backup' : 'throw' },
     );
     if (update.backupPath) warn(`moved the unreadable config file to ${update.backupPath} and wrote a new ${configPath}`);
+    defaultProfile = update.config.currentProfile ?? 'default';
   }
 
   // 7. Say what happened, never the key.
@@ -225,6 +234,10 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
     );
   }
   if (env[TOKEN_ENV_VAR]?.trim()) warn(`${TOKEN_ENV_VAR} is set and overrides the stored key until it is unset`);
+  // Logging in never changes the default: say how this profile is used when it is not the default.
+  if (globals.sandboxToken === undefined && profile.name !== defaultProfile && (profile.chosenBy.rule === 'flag' || profile.chosenBy.rule === 'env')) {
+    printLine(`The default profile is still "${defaultProfile}": use this one with --profile ${profile.name} (or KEYDECK_PROFILE, or a .keydeck file in a directory), or make it the default with \`keydeck profile use ${profile.name}\`.`);
+  }
   return ExitCode.ok;
 }
 
@@ -252,6 +265,7 @@ export async function authLogout(globals: GlobalOptions, options: { revoke?: boo
   const stored = await store.get(profile.name, { ...target, ignoreEnv: true });
 
   if (options.revoke) {
+    ensureWritable(profile, 'delete the management key on the service (keydeck auth logout without --revoke forgets it here only)');
     if (!stored) fail(ExitCode.refused, `no key is stored for profile "${profile.name}", so there is nothing to revoke`);
     if (tokenKind(stored.token) !== 'management') fail(ExitCode.refused, 'the stored token is not a management key, so there is nothing to revoke');
     if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile));
@@ -263,6 +277,7 @@ export async function authLogout(globals: GlobalOptions, options: { revoke?: boo
       token: stored.token,
       ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }),
       credential: describeCredential(stored.token, stored.source, profile.name, cliSignIn(profile.name)),
+      ...(readOnlyReason(profile) !== undefined && { readOnly: readOnlyReason(profile)! }),
     });
     try {
       const mine = (await client.managementKeys.list()).find((k) => k.keyPrefix === prefix);

@@ -1,11 +1,15 @@
 /**
- * `keydeck auth status`: the profile, its base URL, where its key comes from (never the key), its
- * `keyPrefix`, and whether the service accepts it (`GET /api/keys/management`, §4, §5).
+ * `keydeck auth status`: the profile and which rule chose it (--profile, KEYDECK_PROFILE, a
+ * `.keydeck` file, profileRules, the default: src/config/profileChoice.ts), its marks (read-only,
+ * protected), its base URL, where its key comes from (never the key), its `keyPrefix`, and whether
+ * the service accepts it (`GET /api/keys/management`, §4, §5).
  */
 import { KeydeckClient } from '../api/client.js';
 import { KeydeckApiError, keyPrefixOf } from '../api/errors.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
+import { describeChoice, type ProfileChoice } from '../config/profileChoice.js';
+import type { ReadOnlyMark } from '../config/profileMarks.js';
 import { createCredentialStore, credentialAccount, describeCredential, keychainBackendName, originOf, originTarget, TOKEN_ENV_VAR } from '../credentials/index.js';
 import { CredentialStoreError, type CredentialSource, type CredentialStore } from '../credentials/store.js';
 import { tokenKind, type TokenKind } from '../credentials/token.js';
@@ -30,6 +34,16 @@ import {
 /** The report of `keydeck auth status --json`. */
 export interface AuthStatusReport {
   readonly profile: string;
+  /**
+   * The rule that chose the profile (src/config/profileChoice.ts): `{ rule: "flag" }` (--profile),
+   * `"sandbox"`, `"env"` (KEYDECK_PROFILE), `{ rule: "file", path }` (a .keydeck file),
+   * `{ rule: "profileRules", path, configPath }`, `{ rule: "currentProfile", configPath }`, `"default"`.
+   */
+  readonly chosenBy: ProfileChoice;
+  /** Set when nothing may be changed on the account: `{ by: "profile" }` (its readOnly) or `{ by: "flag" }` (--read-only). */
+  readonly readOnly: ReadOnlyMark | null;
+  /** Marked protected: a delete or a deactivation asks for the key's name typed. */
+  readonly protected: boolean;
   /** The base URL in use, or null when none is configured. */
   readonly baseUrl: string | null;
   /**
@@ -64,6 +78,9 @@ export async function authStatus(globals: GlobalOptions, options: { json?: boole
     printJson(report);
   } else {
     printLine(`profile   ${report.profile}`);
+    printLine(`chosen by ${describeChoice(report.chosenBy)}`);
+    const marks = [...(report.readOnly ? [`read-only${report.readOnly.by === 'flag' ? ' (--read-only)' : ''}: keydeck changes nothing on this account`] : []), ...(report.protected ? ['protected: a delete or a deactivation asks for the key’s name'] : [])];
+    if (marks.length > 0) printLine(`marks     ${marks.join('; ')}`);
     printLine(`base URL  ${report.baseUrl ?? '(none)'}`);
     printLine(`key       ${report.keyPrefix ? `${report.keyPrefix}…` : report.tokenKind === 'session' ? 'a session token' : '(none)'}${report.keyName ? ` ("${visible(report.keyName)}")` : ''}`);
     printLine(`from      ${describeSource(report, keychainBackendName(process.platform), profile.baseUrl !== undefined ? credentialAccount(profile.name, originOf(profile.baseUrl)) : profile.name)}`);
@@ -95,7 +112,7 @@ async function statusReport(
   allowInsecureHttp: boolean,
   sandboxToken?: string,
 ): Promise<{ report: AuthStatusReport; code: ExitCodeValue }> {
-  const base = { profile: profile.name, baseUrl: profile.baseUrl ?? null };
+  const base = { profile: profile.name, chosenBy: profile.chosenBy, readOnly: profile.readOnly ?? null, protected: profile.protected, baseUrl: profile.baseUrl ?? null };
   let credential: SessionCredential | undefined;
   try {
     credential = await store.get(profile.name, profile.baseUrl !== undefined ? originTarget(profile.baseUrl, profile.savedBaseUrl) : {});

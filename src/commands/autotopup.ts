@@ -28,6 +28,7 @@ import { printData } from './api-command.js';
 import { confirmDestructive } from './confirm.js';
 import { withMetricsTextfile, type TextfileRun } from './metricsTextfile.js';
 import { ExitCode, exitCodeOf as errorExitCode, fail, openSession, printLine, printProblem, sentenceOf, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { ensureCanChange } from './changeGuard.js';
 
 /** Flags of `autotopup set` (commander's strings). */
 export interface AutoTopUpSetFlags {
@@ -65,7 +66,8 @@ function usdFlag(flag: string, text: string | undefined): number | undefined {
 /** `keydeck autotopup set …`: checks, asks, stores the policy. Exit 0; 2 for a policy that cannot work. */
 export async function autoTopUpSet(globals: GlobalOptions, flags: AutoTopUpSetFlags, deps: AutoTopUpDeps = {}): Promise<ExitCodeValue> {
   const env = deps.env ?? process.env;
-  const profile = await resolveProfile(globals, env);
+  // A policy authorises charges: refused on a read-only profile before anything is asked.
+  const profile = await ensureCanChange(globals, 'set an auto top-up policy', env);
   const names = cardMethodNames(profile.topUpMethods);
   if (flags.method !== undefined && !names.includes(flags.method)) {
     fail(ExitCode.usage, `invalid_request: --method ${flags.method.slice(0, 64)} is not a card-on-file method here: auto top-up charges the card on file (${names.join(', ')}); nothing was stored`);
@@ -293,6 +295,7 @@ export async function autoTopUpRun(globals: GlobalOptions, flags: { json?: boole
 }
 
 async function runOnce(globals: GlobalOptions, flags: { json?: boolean }, env: NodeJS.ProcessEnv, deps: AutoTopUpDeps, run: TextfileRun | undefined): Promise<ExitCodeValue> {
+  await ensureCanChange(globals, 'run auto top-up', env);
   const { profile } = await policyOf(globals, env);
   const settle = settleBounds(env);
   if ('problem' in settle) fail(ExitCode.usage, `invalid_request: ${settle.problem}; nothing was charged`);

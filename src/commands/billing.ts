@@ -23,13 +23,13 @@ import { messageOf, openInstructions, topUpNotes } from '../billing/topups.js';
 import { requestTopUp } from '../billing/topUpRequest.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { chooseTopUp, journalOf, verifyAndReport, type BillingDeps, type VerifyFlags } from './verifyReport.js';
-import { toChecksumAddress } from '../billing/eip681.js';
 import type { WatchPlan } from './chainFind.js';
 import { confirmTopUp } from './confirm.js';
-import { parseAmount, parseTxHash } from './input.js';
+import { parseAmount, parseDepositAddress, parseTxHash } from './input.js';
 import { checkTopUpMethod } from './topUpMethod.js';
 import { ExitCode, fail, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { colorEnabled, flattenForDisplay, formatKeyValues, formatUsd } from './table.js';
+import { ensureCanChange } from './changeGuard.js';
 import { visible } from '../terminal/sanitize.js';
 import { isRecordDamaged } from '../config/recordDamage.js';
 
@@ -134,6 +134,7 @@ export function topUpLines(result: TopUpResult, amount: number, program = 'keyde
  * `confirmation_required` (./confirm.ts {@link confirmTopUp}).
  */
 export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, deps: BillingDeps = {}): Promise<ExitCodeValue> {
+  await ensureCanChange(globals, 'top up', deps.session?.env);
   const amount = parseAmount(flags.amount);
   const { client, profile } = await openSession(globals, deps.session);
   // An unknown method is refused before anything is asked or sent (issue 44: `--method card`).
@@ -238,6 +239,7 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
  * terminal, and without one is exit 1 `chain_mismatch` unless `--yes`.
  */
 export async function billingVerify(globals: GlobalOptions, flags: VerifyFlags, deps: BillingDeps = {}): Promise<ExitCodeValue> {
+  await ensureCanChange(globals, 'verify a top-up', deps.session?.env);
   if (flags.find) {
     if (flags.tx !== undefined) fail(ExitCode.usage, '--find looks for the transfer on chain: give it without --tx; nothing was sent.');
     const { billingFind } = await import('./chainFind.js');
@@ -258,15 +260,6 @@ export async function billingVerify(globals: GlobalOptions, flags: VerifyFlags, 
     throw error;
   }
   return verifyAndReport(globals, session, journal, { txHash, ...chosen }, flags);
-}
-
-/** `--to`: a deposit address, `0x` + 40 hex (its checksum checked when mixed-case). @throws CommandFailure exit 2 */
-function parseDepositAddress(text: string): string {
-  try {
-    return toChecksumAddress(text);
-  } catch (error) {
-    return fail(ExitCode.usage, `--to: ${(error as Error).message.replace(/\.$/, '')}; nothing was sent.`);
-  }
 }
 
 /** Flags of `billing history`. Another view (a chart, say) is one more flag here and one more branch in {@link billingHistory}. */

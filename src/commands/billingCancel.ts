@@ -20,18 +20,17 @@
  * `--json`: `{ "answer": <the service's answer, or null when nothing was sent>, "subscription":
  * <the entry as the billing status lists it afterwards, or null> }`.
  */
-import { summarizeBillingStatus, unwrapEnvelope, type StatusPoolPledge, type StatusSubscription } from '../api/reader.js';
-import { visible } from '../terminal/sanitize.js';
+import { summarizeBillingStatus, unwrapEnvelope } from '../api/reader.js';
+import { cancelOutcome, cancelQuestion, cancelRefusal, findRenewal, renewalWords, type Renewal } from '../billing/renewals.js';
 import { printData, type CommandDeps, type YesFlag } from './api-command.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { parseSubscriptionId } from './input.js';
 import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
+import { ensureCanChange } from './changeGuard.js';
 import { formatTimestamp } from './table.js';
 
 /** A subscription or pledge as the status lists it: its summary and its entry as sent. */
-interface Listed {
-  readonly kind: 'subscription' | 'pledge';
-  readonly summary: StatusSubscription | StatusPoolPledge;
+interface Listed extends Renewal {
   readonly raw: unknown;
 }
 
@@ -47,70 +46,45 @@ async function find(client: Session['client'], id: string): Promise<{ readable: 
   if (!summary) return { readable: false };
   const value = unwrapEnvelope(status).value as Record<string, unknown>;
   const rawOf = (list: unknown) => (Array.isArray(list) ? list.find((e) => typeof e === 'object' && e !== null && (e as { id?: unknown }).id === id) : undefined) ?? null;
-  const pledge = summary.poolPledges.find((p) => p.id === id);
-  if (pledge) return { readable: true, listed: { kind: 'pledge', summary: pledge, raw: rawOf(value.poolPledges) } };
-  const sub = summary.subscriptions.find((s) => s.id === id);
-  if (sub) return { readable: true, listed: { kind: 'subscription', summary: sub, raw: rawOf(value.subscriptions) } };
-  return { readable: true };
-}
-
-/** `pool pledge kimi26 (europe)` / `subscription pro`: what it is, in words (service text made visible). */
-function what(listed: Listed | undefined, id: string): string {
-  if (!listed) return `subscription ${id}`;
-  if (listed.kind === 'pledge') {
-    const p = listed.summary as StatusPoolPledge;
-    return visible(`pool pledge ${p.pool ?? id}${p.blocks && p.blocks.length > 0 ? ` (${p.blocks.join(', ')})` : ''}, id ${id}`);
-  }
-  const s = listed.summary as StatusSubscription;
-  return visible(`subscription${s.plan ? ` ${s.plan}` : ''}, id ${id}`);
-}
-
-/** True for a status that still runs (`active`, `trialing`, `past_due`, or none said). */
-function running(status: string | undefined): boolean {
-  return status === undefined || ['active', 'trialing', 'past_due'].includes(status);
+  const found = findRenewal(summary, id);
+  if (!found) return { readable: true };
+  return { readable: true, listed: { ...found, raw: rawOf(found.kind === 'pledge' ? value.poolPledges : value.subscriptions) } };
 }
 
 /** `keydeck billing cancel SUBSCRIPTION_ID [--yes] [--json]`: see the module comment. */
 export async function billingCancel(globals: GlobalOptions, subscriptionId: string, flags: YesFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const id = parseSubscriptionId(subscriptionId, 'SUBSCRIPTION_ID');
   const command = `keydeck billing cancel ${id}`;
+  await ensureCanChange(globals, 'cancel a renewal', deps.session?.env);
   ensureCanConfirm({ yes: flags.yes, command });
   const { client } = await openSession(globals, deps.session);
   try {
     const before = await find(client, id);
     const listed = before.listed;
-    if (before.readable && !listed) {
-      fail(ExitCode.refused, `subscription_unknown: the billing status lists no subscription or pool pledge with id ${visible(id)} (keydeck billing status shows them); nothing was sent`);
-    }
     const ends = listed?.summary.currentPeriodEnd;
-    if (listed && !running(listed.summary.status)) {
-      fail(ExitCode.refused, `subscription_not_active: the ${what(listed, id)} is ${visible(listed.summary.status ?? '')}, so it has no renewal to cancel; nothing was sent`);
-    }
-    if (listed?.summary.cancelAtPeriodEnd === true) {
-      if (flags.json) printData({ answer: null, subscription: listed.raw });
-      else printLine(`The ${what(listed, id)} already ends at its period end${ends ? ` (${formatTimestamp(ends)})` : ''}: its renewal was cancelled before. Nothing was sent.`);
+    const refusal = cancelRefusal(listed, id, before.readable);
+    if (refusal?.code === 'already') {
+      if (flags.json) printData({ answer: null, subscription: listed!.raw });
+      else printLine(`The ${renewalWords(listed, id)} already ends at its period end${ends ? ` (${formatTimestamp(ends)})` : ''}: its renewal was cancelled before. Nothing was sent.`);
       return ExitCode.ok;
     }
-    const keys = listed?.kind === 'pledge' ? 'its key stops working then (a new pledge mints a new one)' : 'its keys stop working then';
-    await confirmDestructive({
-      yes: flags.yes,
-      question: `Cancel the renewal of the ${what(listed, id)}? It stays active until ${ends ? formatTimestamp(ends) : 'the end of its current period'} and is not renewed; ${keys}.`,
-      command,
-    });
+    if (refusal !== undefined) fail(ExitCode.refused, `${refusal.code}: ${refusal.sentence}`);
+    await confirmDestructive({ yes: flags.yes, question: cancelQuestion(listed, id, formatTimestamp), command });
     const answer = await client.billing.cancel(id);
     const after = await find(client, id);
     if (flags.json) {
       printData({ answer: answer ?? null, subscription: after.listed?.raw ?? null });
     }
-    if (after.listed?.summary.cancelAtPeriodEnd === true) {
-      const until = after.listed.summary.currentPeriodEnd ?? ends;
-      if (!flags.json) printLine(`Cancelled the renewal of the ${what(after.listed, id)}: it stays active until ${until ? formatTimestamp(until) : 'the end of its current period'}, then ends.`);
+    const outcome = cancelOutcome(after.listed);
+    if (outcome === 'confirmed') {
+      const until = after.listed!.summary.currentPeriodEnd ?? ends;
+      if (!flags.json) printLine(`Cancelled the renewal of the ${renewalWords(after.listed, id)}: it stays active until ${until ? formatTimestamp(until) : 'the end of its current period'}, then ends.`);
       return ExitCode.ok;
     }
-    if (after.listed?.summary.cancelAtPeriodEnd === false) {
-      fail(ExitCode.refused, `not_confirmed: the service accepted the cancel, but its billing status still says the ${what(after.listed, id)} renews at its period end; check \`keydeck billing status\` (and the service's dashboard) before relying on it`);
+    if (outcome === 'disagrees') {
+      fail(ExitCode.refused, `not_confirmed: the service accepted the cancel, but its billing status still says the ${renewalWords(after.listed, id)} renews at its period end; check \`keydeck billing status\` (and the service's dashboard) before relying on it`);
     }
-    if (!flags.json) printLine(`The service accepted the cancel of the ${what(listed, id)}; its billing status does not say it yet: \`keydeck billing status\` shows "cancel at period end: yes" once it does.`);
+    if (!flags.json) printLine(`The service accepted the cancel of the ${renewalWords(listed, id)}; its billing status does not say it yet: \`keydeck billing status\` shows "cancel at period end: yes" once it does.`);
     return ExitCode.ok;
   } finally {
     client.close();

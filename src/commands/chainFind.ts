@@ -15,7 +15,7 @@ import { shortDuration } from '../delivery/lastUse.js';
 import { visible } from '../terminal/sanitize.js';
 import { chainSettingsOf, type ChainProfile } from './chainCheck.js';
 import { journalOf, verifyAndReport, type BillingDeps, type VerifyFlags, type VerifyOutputFlags, type VerifySession } from './verifyReport.js';
-import { parseAmount } from './input.js';
+import { parseAmount, parseDepositAddress } from './input.js';
 import { askLine, canPrompt, ExitCode, fail, openSession, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { formatAmount } from './table.js';
 
@@ -49,28 +49,33 @@ export async function planWatch(globals: GlobalOptions, profile: ChainProfile, t
 }
 
 /**
- * `keydeck billing verify --find [--amount USD] [--timeout SECONDS] [--yes] [--json]`: the USDC
- * top-up awaiting payment on record (the one of `--amount` when several), watched until a transfer
- * arrives or the timeout. Exit codes as `billing verify`; exit 2 when no such top-up is on record
- * or several match; exit 1 `not_seen` when nothing arrived in time (nothing was sent).
+ * `keydeck billing verify --find [--amount USD] [--to ADDRESS] [--timeout SECONDS] [--yes] [--json]`:
+ * the USDC top-up awaiting payment on record (the one of `--amount` and of the deposit address
+ * `--to` when several), watched until a transfer arrives or the timeout. Exit codes as `billing
+ * verify`; exit 2 when no such top-up is on record or several match; exit 1 `not_seen` when
+ * nothing arrived in time (nothing was sent).
  */
 export async function billingFind(globals: GlobalOptions, flags: VerifyFlags, deps: BillingDeps = {}): Promise<ExitCodeValue> {
   const amount = flags.amount !== undefined ? parseAmount(flags.amount, '--amount', 'transfer') : undefined;
+  const to = flags.to !== undefined ? parseDepositAddress(flags.to) : undefined;
   const session = await openSession(globals, deps.session);
   const journal = journalOf(deps);
   let waiting: JournalEntry[];
   try {
-    waiting = awaitingUsdc(await journal.unfinished({ host: hostOf(session.profile.baseUrl), profile: session.profile.name }), amount).filter((e) => e.address !== undefined);
+    waiting = awaitingUsdc(await journal.unfinished({ host: hostOf(session.profile.baseUrl), profile: session.profile.name }), amount).filter(
+      (e) => e.address !== undefined && (to === undefined || e.address.toLowerCase() === to.toLowerCase()),
+    );
   } finally {
     // Read once; the watch reopens it when it needs it.
     journal.close();
   }
   if (waiting.length === 0) {
-    fail(ExitCode.usage, `no USDC top-up${amount !== undefined ? ` of ${formatAmount(amount)} USD` : ''} awaits payment on keydeck's record for this profile: start one with keydeck billing topup --method usdc --amount USD --wait, or verify a transfer by its hash with --tx.`);
+    const which = `${amount !== undefined ? ` of ${formatAmount(amount)} USD` : ''}${to !== undefined ? ` to ${to}` : ''}`;
+    fail(ExitCode.usage, `no USDC top-up${which} awaits payment on keydeck's record for this profile: start one with keydeck billing topup --method usdc --amount USD --wait, or verify a transfer by its hash with --tx.`);
   }
   if (waiting.length > 1) {
     const list = waiting.map((e) => `${formatAmount(e.amountSent ?? e.amount)} USD to ${e.address}`).join('; ');
-    fail(ExitCode.usage, `several USDC top-ups await payment (${visible(list)}): say which with --amount.`);
+    fail(ExitCode.usage, `several USDC top-ups await payment (${visible(list)}): say which with ${amount === undefined ? '--amount or ' : ''}--to ADDRESS.`);
   }
   const entry = waiting[0]!;
   const plan = await planWatch(globals, session.profile, flags.timeout, entry.amountSent ?? entry.amount);

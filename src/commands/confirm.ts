@@ -2,9 +2,12 @@
  * Confirmation of destructive commands (`keys delete`, `keys disable`, `mgmt-keys delete`):
  * with `--yes` nothing is asked; on a terminal a y/N question on stderr (default no); without a
  * terminal (stdin or stderr not a TTY) the command refuses with exit 2 and names `--yes`, so a
- * script never waits for an answer nobody gives.
+ * script never waits for an answer nobody gives. On a profile marked `protected`
+ * (src/config/profileMarks.ts) a delete or a deactivation asks for the key's name typed instead,
+ * and a script gives it with `--confirm-name NAME` beside `--yes`.
  */
 import { dollarsText } from '../api/money.js';
+import { confirmsName, visible } from '../terminal/sanitize.js';
 import { askLine, canPrompt, ExitCode, fail } from './output.js';
 
 /** Options of {@link confirmDestructive}. */
@@ -43,6 +46,55 @@ export async function confirmDestructive(options: ConfirmOptions): Promise<void>
   ensureCanConfirm(options);
   const answer = await askLine(`${options.question} [y/N] `);
   if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was changed');
+}
+
+/** What {@link confirmKeyChange} needs: the question, and the profile's `protected` mark (src/config/profileMarks.ts). */
+export interface KeyChangeConfirmation extends ConfirmOptions {
+  /** `--confirm-name NAME`: the key's name, given by a script; when given it must match, whatever the profile. */
+  readonly confirmName?: string;
+  /** The profile is marked `protected`: the key's name must be typed (or given with `--confirm-name`). */
+  readonly protected: boolean;
+  /** The profile's name, for the refusal. */
+  readonly profile: string;
+}
+
+/**
+ * Refuses early, before any request, when a delete or a deactivation could not be confirmed: as
+ * {@link ensureCanConfirm}, and on a protected profile without a terminal, `--yes` alone is not
+ * enough: it needs `--confirm-name NAME` (a script names the key it means, so an id that points at
+ * another key deletes nothing).
+ * @throws CommandFailure exit 2 `confirmation_required`
+ */
+export function ensureCanConfirmKeyChange(c: Pick<KeyChangeConfirmation, 'yes' | 'command' | 'interactive' | 'confirmName' | 'protected' | 'profile'>): void {
+  if (c.confirmName !== undefined) return;
+  const interactive = c.interactive ?? canPrompt();
+  if (c.protected && !interactive) {
+    fail(
+      ExitCode.usage,
+      `confirmation_required: the profile "${c.profile}" is protected, so a delete or a deactivation needs the key's name: add --confirm-name NAME (with --yes); nothing was changed`,
+    );
+  }
+  ensureCanConfirm(c);
+}
+
+/**
+ * Confirms a delete or a deactivation of the key named `name`: `--confirm-name` must match it
+ * (then nothing is asked); on a protected profile the name is typed on the terminal, as GitHub asks
+ * for a repository's (`--yes` does not skip it); otherwise as {@link confirmDestructive}.
+ * @throws CommandFailure exit 1 `name_mismatch` (the name given or typed is not the key's) or
+ *   `cancelled`; exit 2 as {@link ensureCanConfirmKeyChange}
+ */
+export async function confirmKeyChange(c: KeyChangeConfirmation & { readonly name: string; readonly ask?: (question: string) => Promise<string> }): Promise<void> {
+  if (c.confirmName !== undefined) {
+    if (!confirmsName(c.confirmName, c.name)) {
+      fail(ExitCode.refused, `name_mismatch: --confirm-name "${visible(c.confirmName)}" is not the name of that key ("${visible(c.name)}"); nothing was changed`);
+    }
+    return;
+  }
+  if (!c.protected) return confirmDestructive(c);
+  ensureCanConfirmKeyChange(c);
+  const typed = await (c.ask ?? askLine)(`${c.question} The profile "${c.profile}" is protected: type the key's name to confirm (${visible(c.name)}): `);
+  if (!confirmsName(typed, c.name)) fail(ExitCode.refused, 'cancelled: the name typed is not the key’s; nothing was changed');
 }
 
 /** What {@link confirmTopUp} needs to know about the top-up and the profile. */

@@ -15,7 +15,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'KEYDECK_TOKEN_<PROFILE>', meaning: 'keydeck exporter only: the session token or mk_ key of profile PROFILE (its name upper-cased, "." and "-" as "_": prod-eu is KEYDECK_TOKEN_PROD_EU), before the stored one; never stored' },
   { name: 'KEYDECK_SK', meaning: 'keydeck key-info only: the consumption key (sk_) whose own budget to read (else stdin); never stored, never echoed, never taken from the command line' },
   { name: 'KEYDECK_BASE_URL', meaning: 'the service’s base URL (same as --base-url)' },
-  { name: 'KEYDECK_PROFILE', meaning: 'the profile to use (same as --profile; default: the config file’s current profile, else default)' },
+  { name: 'KEYDECK_PROFILE', meaning: 'the profile to use (same as --profile); without either, a .keydeck file in the working directory or above it, else the config file’s profileRules, else its current profile, else default: keydeck auth status says which rule chose it' },
   { name: 'KEYDECK_ALLOW_INSECURE_HTTP', meaning: '1 (or true, yes): send the key over plain http:// to a host outside this machine (same as --allow-insecure-http); without it keydeck refuses' },
   { name: 'KEYDECK_CONFIG_DIR', meaning: 'where the config file and the fallback key file live (default: the platform’s config dir)' },
   { name: 'KEYDECK_DATA_DIR', meaning: 'where keydeck keeps its data, never a secret: the top-up record topups.db, the balance history history.db (also the per-key spend history and the shared record of usage reads), the sandbox database sandbox.db (default: the platform’s data dir, ~/.local/share/keydeck on Linux)' },

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { SubscriptionIdSchema } from '../api/poolSchemas.js';
 import { KeyIdSchema, KeyNameSchema } from '../api/schemas.js';
 import { normalizeTxHash, parseUsdAmount, txHashProblem, type AmountPurpose } from '../billing/input.js';
+import { toChecksumAddress } from '../billing/eip681.js';
 import { ExitCode, fail } from './output.js';
 
 /** The first issue's message of a failed zod parse. */
@@ -63,4 +64,13 @@ export function parseAmount(text: string, flag = '--amount', purpose: AmountPurp
     fail(ExitCode.usage, `invalid_request: ${flag}: ${parsed.reason}${got}`);
   }
   return parsed.amount;
+}
+
+/** `--to`: a deposit address, `0x` + 40 hex (its checksum checked when mixed-case). @throws CommandFailure exit 2 */
+export function parseDepositAddress(text: string): string {
+  try {
+    return toChecksumAddress(text);
+  } catch (error) {
+    return fail(ExitCode.usage, `--to: ${(error as Error).message.replace(/\.$/, '')}; nothing was sent.`);
+  }
 }

@@ -42,6 +42,7 @@ import { parseKeyName } from './input.js';
 import { deliveryJson, deliveryPlanOf, operationFailure, renderEvent, say, type DeliveryFlags } from './keyDelivery.js';
 import { askLine, canPrompt, ExitCode, fail, openSession, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { durationFlag, handover, oldActionFlag, type HandoverFlags, type HandoverOptions } from './rotateHandover.js';
+import { ensureCanChange } from './changeGuard.js';
 
 /** The flags of `keys rotate`. */
 export interface RotateFlags extends DeliveryFlags, HandoverFlags {
@@ -80,6 +81,7 @@ interface Run {
  */
 export async function keysRotate(globals: GlobalOptions, idOrName: string | undefined, flags: RotateFlags, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   if (flags.finish && flags.undo) fail(ExitCode.usage, 'invalid_request: --finish and --undo cannot be given together');
+  await ensureCanChange(globals, 'rotate a key', deps.session?.env);
   if (idOrName !== undefined) idOrName = checkKeyRef(idOrName);
   const oldAction = oldActionFlag(flags.old);
   const idleForMs = flags.idleFor !== undefined ? durationFlag('--idle-for', flags.idleFor) : DEFAULT_IDLE_FOR_MS;

@@ -12,15 +12,22 @@
 import type { ConsumptionKey } from '../api/schemas.js';
 import { printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
 import { checkKeyRef, keyByRef } from './keyRef.js';
-import { confirmDestructive, ensureCanConfirm } from './confirm.js';
+import { confirmKeyChange, ensureCanConfirm, ensureCanConfirmKeyChange } from './confirm.js';
 import { ensureNameFree } from './nameTaken.js';
 import { paidTimeLost } from '../api/keyStatus.js';
 import { reactivationRefusal } from '../billing/keyRefusals.js';
 import { parseKeyName, parseSubscriptionId } from './input.js';
 import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
+import { ensureCanChange } from './changeGuard.js';
 import { runKeysCreate } from './createKey.js';
 import { deliveryPlanOf, type DeliveryFlags } from './keyDelivery.js';
 import { visible } from '../terminal/sanitize.js';
+
+/** `--yes` and `--confirm-name NAME` of a delete or a deactivation (./confirm.ts `confirmKeyChange`). */
+export interface ConfirmNameFlags extends YesFlag {
+  /** The key's name, as a script confirms it (required with `--yes` on a protected profile). */
+  readonly confirmName?: string;
+}
 
 /** The key commands say the interrupted rotations and key creations of the profile (./output.ts openSession). */
 const KEY_WARNINGS = { pendingRotations: true, pendingCreations: true } as const;
@@ -63,6 +70,7 @@ export async function keysCreate(globals: GlobalOptions, flags: KeysCreateFlags,
   }
   if (flags.finish && flags.undo) fail(ExitCode.usage, 'invalid_request: --finish and --undo cannot be given together');
   const resuming = flags.finish === true || flags.undo === true;
+  await ensureCanChange(globals, flags.undo ? 'undo a key creation' : flags.finish ? 'finish a key creation' : 'create a key', deps.session?.env);
   if (flags.name === undefined && !resuming) fail(ExitCode.usage, 'invalid_request: --name: give the key’s name (keydeck keys create NAME, or --name NAME)');
   const name = flags.name === undefined ? undefined : resuming ? flags.name : parseKeyName(flags.name);
   const subscriptionId = flags.subscription === undefined ? undefined : parseSubscriptionId(flags.subscription);
@@ -89,6 +97,7 @@ export async function keysRename(
 ): Promise<ExitCodeValue> {
   const given = checkKeyRef(idOrName);
   const name = parseKeyName(flags.name);
+  await ensureCanChange(globals, 'rename a key', deps.session?.env);
   const { client } = await openSession(globals, { ...deps.session, ...KEY_WARNINGS });
   const keys = await client.keys.list();
   const key = keyByRef(keys, given);
@@ -108,11 +117,13 @@ export async function keysSetActive(
   globals: GlobalOptions,
   idOrName: string,
   isActive: boolean,
-  flags: YesFlag = {},
+  flags: ConfirmNameFlags = {},
   deps: CommandDeps = {},
 ): Promise<ExitCodeValue> {
   const given = checkKeyRef(idOrName);
-  if (!isActive) ensureCanConfirm({ yes: flags.yes, command: `keydeck keys disable ${given}` });
+  const marked = await ensureCanChange(globals, isActive ? 'enable a key' : 'disable a key', deps.session?.env);
+  const confirm = { yes: flags.yes, ...(flags.confirmName !== undefined && { confirmName: flags.confirmName }), protected: marked.protected, profile: marked.name };
+  if (!isActive) ensureCanConfirmKeyChange({ ...confirm, command: `keydeck keys disable ${given}` });
   const { client } = await openSession(globals, { ...deps.session, ...KEY_WARNINGS });
   // The key as listed (its name, whether it is an expired subscription, its paid time left), by
   // the service's clock (the list's HTTP Date).
@@ -132,8 +143,9 @@ export async function keysSetActive(
   const label = `the key "${visible(key.name)}" (id ${visible(keyId)})`;
   if (!isActive) {
     const lost = paidTimeLost(key, 'deactivate', now);
-    await confirmDestructive({
-      yes: flags.yes,
+    await confirmKeyChange({
+      ...confirm,
+      name: key.name,
       question: expired
         ? `Disable ${label}? Its subscription has ended, so it cannot be enabled again.`
         : `Disable ${label}? It stops working at once, until \`keydeck keys enable ${visible(keyId)}\`${lost ? `; ${lost}` : ''}.`,
@@ -153,15 +165,19 @@ export async function keysSetActive(
  * key resolved first (./keyRef.ts). Asks on a terminal, needs `--yes` without one (exit 2).
  * `--json` prints `{ "deleted": true }`.
  */
-export async function keysDelete(globals: GlobalOptions, idOrName: string, flags: YesFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+export async function keysDelete(globals: GlobalOptions, idOrName: string, flags: ConfirmNameFlags = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const given = checkKeyRef(idOrName);
-  ensureCanConfirm({ yes: flags.yes, command: `keydeck keys delete ${given}` });
+  // Read-only first (exit 3, whatever --yes says), then what a confirmation needs, before anything is sent.
+  const marked = await ensureCanChange(globals, 'delete a key', deps.session?.env);
+  const confirm = { yes: flags.yes, ...(flags.confirmName !== undefined && { confirmName: flags.confirmName }), protected: marked.protected, profile: marked.name };
+  ensureCanConfirmKeyChange({ ...confirm, command: `keydeck keys delete ${given}` });
   const { client } = await openSession(globals, { ...deps.session, ...KEY_WARNINGS });
   const key = keyByRef(await client.keys.list(), given);
   const label = `the key "${visible(key.name)}" (id ${visible(key.id)})`;
   const lost = paidTimeLost(key, 'delete', client.serviceNow());
-  await confirmDestructive({
-    yes: flags.yes,
+  await confirmKeyChange({
+    ...confirm,
+    name: key.name,
     question: `Delete ${label}? It is revoked at once and cannot be restored${lost ? `; ${lost}` : ''}.`,
     command: `keydeck keys delete ${visible(key.id)}`,
   });

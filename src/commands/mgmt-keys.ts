@@ -14,9 +14,10 @@ import { originTarget, TOKEN_ENV_VAR } from '../credentials/index.js';
 import { tokenKind } from '../credentials/token.js';
 import { printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
 import { checkKeyRef, keyByRef, MANAGEMENT_KEYS } from './keyRef.js';
-import { confirmDestructive, ensureCanConfirm } from './confirm.js';
+import { confirmKeyChange, ensureCanConfirmKeyChange } from './confirm.js';
 import { parseKeyName } from './input.js';
 import { ExitCode, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { ensureCanChange } from './changeGuard.js';
 import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalText } from './table.js';
 import { visible } from '../terminal/sanitize.js';
 
@@ -61,6 +62,7 @@ export async function mgmtKeysList(globals: GlobalOptions, flags: JsonFlag = {},
  */
 export async function mgmtKeysCreate(globals: GlobalOptions, flags: JsonFlag & { name: string }, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const name = parseKeyName(flags.name);
+  await ensureCanChange(globals, 'create a management key', deps.session?.env);
   const { client } = await openSession(globals, { ...deps.session, pendingRotations: true });
   const created = await client.managementKeys.create({ name });
   if (flags.json) {
@@ -82,9 +84,11 @@ export async function mgmtKeysCreate(globals: GlobalOptions, flags: JsonFlag & {
  * warning before (and in the question), and after success the stored credential of the profile is
  * removed. `--json` prints the service's body (not shown in §4), or `null` when it was empty.
  */
-export async function mgmtKeysDelete(globals: GlobalOptions, idOrName: string, flags: YesFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
+export async function mgmtKeysDelete(globals: GlobalOptions, idOrName: string, flags: YesFlag & { confirmName?: string } = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const given = checkKeyRef(idOrName, MANAGEMENT_KEYS);
-  ensureCanConfirm({ yes: flags.yes, command: `keydeck mgmt-keys delete ${given}` });
+  const marked = await ensureCanChange(globals, 'delete a management key', deps.session?.env);
+  const confirm = { yes: flags.yes, ...(flags.confirmName !== undefined && { confirmName: flags.confirmName }), protected: marked.protected, profile: marked.name };
+  ensureCanConfirmKeyChange({ ...confirm, command: `keydeck mgmt-keys delete ${given}` });
   const { client, credential, store, profile } = await openSession(globals, { ...deps.session, pendingRotations: true });
   const keys = await client.managementKeys.list();
   const key = keyByRef(keys, given, MANAGEMENT_KEYS);
@@ -97,8 +101,9 @@ export async function mgmtKeysDelete(globals: GlobalOptions, idOrName: string, f
     const where = credential.source === 'env' ? TOKEN_ENV_VAR : `the ${credential.source === 'keychain' ? 'keychain' : 'key file'} of profile "${profile.name}"`;
     warn(`${visible(keyId)} is the management key keydeck is signed in with (${visible(own.keyPrefix)}…, from ${where}): deleting it signs keydeck out`);
   }
-  await confirmDestructive({
-    yes: flags.yes,
+  await confirmKeyChange({
+    ...confirm,
+    name: key.name,
     question: `Delete ${label}?${isOwn ? ' keydeck is signed in with it and will be signed out.' : ''} Tools using it stop working at once.`,
     command: `keydeck mgmt-keys delete ${visible(keyId)}`,
   });

@@ -39,6 +39,7 @@ import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { parseKeyName } from './input.js';
 import { operationFailure, renderEvent, say } from './keyDelivery.js';
 import { cliSignIn, ExitCode, fail, openSession, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
+import { ensureCanChange } from './changeGuard.js';
 
 /** Flags of `mgmt-keys rotate`. */
 export interface MgmtRotateFlags extends JsonFlag {
@@ -92,6 +93,7 @@ async function open(globals: GlobalOptions, flags: MgmtRotateFlags, deps: Comman
 /** `mgmt-keys rotate`: see the module comment. */
 export async function mgmtKeysRotate(globals: GlobalOptions, flags: MgmtRotateFlags = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   if (flags.finish && flags.undo) fail(ExitCode.usage, 'invalid_request: --finish and --undo cannot be given together');
+  await ensureCanChange(globals, 'rotate a management key', deps.session?.env);
   const name = flags.name !== undefined ? parseKeyName(flags.name) : undefined;
   const env = deps.session?.env ?? process.env;
   const json = flags.json === true;

@@ -36,6 +36,7 @@ import { HistoryRecorder } from '../billing/historyRecorder.js';
 import { AccountWatcher } from '../watcher/accountWatcher.js';
 import { pollIntervalMs } from '../watcher/schedule.js';
 import { ExitCode, fail, openSession, warn, type ExitCodeValue, type GlobalOptions, type OpenSessionOptions } from './output.js';
+import { ensureCanChange } from './changeGuard.js';
 
 /** How often `keydeck monitor` reads the keys and the billing status for pool keys' block ends, ms (5 min). */
 export const BLOCK_WATCH_MS = 5 * 60_000;
@@ -101,6 +102,8 @@ export interface MonitorDeps {
 export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags, deps: MonitorDeps): Promise<ExitCodeValue | number> {
   const parsed = parseWatchFlags(flags);
   if (!parsed.ok) fail(ExitCode.usage, parsed.reason);
+  // --auto-topup charges the card by itself: refused on a read-only profile (exit 3) before anything is drawn.
+  if (flags.autoTopup) await ensureCanChange(globals, 'act on auto top-up (--auto-topup)', deps.session?.env);
   const metricsAt = flags.metrics === undefined ? undefined : parseMetricsAddress(flags.metrics);
   if (flags.metrics !== undefined && !metricsAt) fail(ExitCode.usage, '--metrics must be PORT, :PORT or HOST:PORT, such as 127.0.0.1:9464');
   const terminal = deps.isTerminal ?? Boolean(process.stdin.isTTY && process.stdout.isTTY);

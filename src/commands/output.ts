@@ -1,6 +1,7 @@
 /**
  * Shared helpers of the scriptable commands (`auth`, `doctor`, `keys`, `mgmt-keys`, `billing`):
- * exit codes, one-line errors on stderr, warnings, JSON output, the session (resolved profile +
+ * exit codes, one-line errors on stderr, warnings (each sentence's command hints carry the run's
+ * `--sandbox`: src/terminal/commandHint.ts), JSON output, the session (resolved profile +
  * credential + API client) a command works with, and the two terminal prompts (plain, masked).
  *
  * Usage in a command's action (src/cli.ts):
@@ -22,7 +23,9 @@ import { describeApiError } from '../api/describe.js';
 import { KeydeckApiError, redactSecrets } from '../api/errors.js';
 import { ConfigError } from '../config/config.js';
 import { isRecordDamaged } from '../config/recordDamage.js';
-import { noSuchProfileSentence, resolveProfile, type ResolvedProfile } from '../config/profile.js';
+import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
+import { noBaseUrlSentence, noCredentialSentence } from './sessionWords.js';
+import { isReadOnlyError, readOnlyReason } from '../config/profileMarks.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { dataDir } from '../config/paths.js';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
@@ -30,6 +33,7 @@ import { createCredentialStore, describeCredential, originOf, originTarget } fro
 import { createActivity, withActivity } from '../terminal/spinner.js';
 import { CredentialStoreError, type CredentialStore, type StoredCredential } from '../credentials/store.js';
 import { escapeJsonForTerminal, visible } from '../terminal/sanitize.js';
+import { withHintFlags } from '../terminal/commandHint.js';
 import type { TerminalText } from './table.js';
 
 /** Exit codes shared by every command (src/cli.ts). */
@@ -47,6 +51,8 @@ export const ExitCode = {
    * creations or rotations: src/config/recordFile.ts `RECORD_DAMAGED`): nothing was sent.
    */
   recordDamaged: 3,
+  /** The profile is read-only (src/config/profileMarks.ts): refused before anything was asked or sent, whatever `--yes` says. */
+  readOnly: 3,
   /** Network trouble: the service did not answer. */
   network: 4,
 } as const;
@@ -90,7 +96,7 @@ export function quietFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
  */
 export function warn(text: string): void {
   if (quietFromEnv()) return;
-  process.stderr.write(`warning: ${visible(text.trim())}\n`);
+  process.stderr.write(`warning: ${visible(withHintFlags(text.trim()))}\n`);
 }
 
 /** Longest text {@link printLine} writes (code units); more ends with `…`. */
@@ -103,7 +109,7 @@ const MAX_LINE_TEXT = 65_536;
  * them shows as `\u000a` instead of starting a line.
  */
 export function printLine(text = ''): void {
-  process.stdout.write(`${visible(text, { newlines: true, maxLength: MAX_LINE_TEXT })}\n`);
+  process.stdout.write(`${visible(withHintFlags(text), { newlines: true, maxLength: MAX_LINE_TEXT })}\n`);
 }
 
 /**
@@ -112,7 +118,7 @@ export function printLine(text = ''): void {
  * the balance is low), as opposed to a {@link warn}ing.
  */
 export function printProblem(text: string): void {
-  process.stderr.write(`${visible(text, { newlines: true, maxLength: MAX_LINE_TEXT })}\n`);
+  process.stderr.write(`${visible(withHintFlags(text), { newlines: true, maxLength: MAX_LINE_TEXT })}\n`);
 }
 
 /**
@@ -145,7 +151,9 @@ export function recordExit(error: unknown): ExitCodeValue {
 export function exitCodeOf(error: unknown): ExitCodeValue {
   if (error instanceof CommandFailure) return error.exitCode;
   if (isRecordDamaged(error)) return ExitCode.recordDamaged;
+  if (isReadOnlyError(error)) return ExitCode.readOnly;
   if (error instanceof KeydeckApiError) {
+    if (error.code === 'read_only') return ExitCode.readOnly;
     if (error.code === 'network_error' || error.code === 'timeout' || error.code === 'server_error') return ExitCode.network;
     if (error.code === 'invalid_request') return error.status === undefined ? ExitCode.usage : ExitCode.refused;
     return ExitCode.refused;
@@ -159,7 +167,7 @@ export function exitCodeOf(error: unknown): ExitCodeValue {
 
 /** One sentence for any error, ending with a period, secrets redacted. */
 export function sentenceOf(error: unknown): string {
-  if (error instanceof CommandFailure || error instanceof ConfigError || error instanceof CredentialStoreError) {
+  if (error instanceof CommandFailure || error instanceof ConfigError || error instanceof CredentialStoreError || isReadOnlyError(error)) {
     return asSentence(redactSecrets(error.message));
   }
   return asSentence(describeApiError(error));
@@ -180,7 +188,7 @@ export async function runCommand(body: () => Promise<ExitCodeValue | number | vo
   try {
     code = (await body()) ?? ExitCode.ok;
   } catch (error) {
-    process.stderr.write(`keydeck: ${visible(sentenceOf(error), { maxLength: MAX_LINE_TEXT })}\n`);
+    process.stderr.write(`keydeck: ${visible(withHintFlags(sentenceOf(error)), { maxLength: MAX_LINE_TEXT })}\n`);
     code = exitCodeOf(error);
   }
   // A pipe is written asynchronously: let what was printed (150,000 keys, say) reach it first.
@@ -213,6 +221,10 @@ export interface GlobalOptions {
   readonly baseUrlFromEnv?: boolean;
   /** `--profile` / `KEYDECK_PROFILE`. */
   readonly profile?: string;
+  /** Where `profile` came from: `env` (KEYDECK_PROFILE), `sandbox` (`--sandbox`'s own); absent: the flag. */
+  readonly profileSource?: 'env' | 'sandbox';
+  /** `--read-only`: change nothing on the account in this run (src/config/profileMarks.ts). */
+  readonly readOnly?: boolean;
   /** `--insecure-storage`. */
   readonly insecureStorage?: boolean;
   /** `--allow-insecure-http` or `KEYDECK_ALLOW_INSECURE_HTTP=1`: a key may go over plain http off loopback. */
@@ -242,6 +254,8 @@ export function globalOptionsOf(command: Command): GlobalOptions {
     ...(typeof all.baseUrl === 'string' && { baseUrl: all.baseUrl }),
     ...(root.getOptionValueSource('baseUrl') === 'env' && { baseUrlFromEnv: true }),
     ...(typeof all.profile === 'string' && { profile: all.profile }),
+    ...(typeof all.profile === 'string' && root.getOptionValueSource('profile') === 'env' && { profileSource: 'env' as const }),
+    ...(all.readOnly === true && { readOnly: true }),
     ...(all.insecureStorage === true && { insecureStorage: true }),
     ...((all.allowInsecureHttp === true || insecureHttpFromEnv()) && { allowInsecureHttp: true }),
     ...(all.chain === false && { noChain: true }),
@@ -346,6 +360,7 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
     baseUrl: profile.baseUrl,
     token: credential.token,
     ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }),
+    ...(readOnlyReason(profile) !== undefined && { readOnly: readOnlyReason(profile)! }), // the last line: src/config/profileMarks.ts
     // Every 401/403 names the credential and where it came from (a rejected KEYDECK_TOKEN says so).
     credential: fromFile
       ? { label: `the management key ${credential.token.slice(0, 11)} in the token file ${fromFile.path}`, whenRejected: `put a valid management key in ${fromFile.path}` }
@@ -356,39 +371,8 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   return { profile: { ...profile, baseUrl: profile.baseUrl }, credential, client, store };
 }
 
-/**
- * The sentence for a profile without a base URL: a profile the config file does not have (other
- * than `default`, which exists before anything is saved) is "no such profile", naming how to see
- * the others and how to create it.
- */
-export function noBaseUrlSentence(profile: { readonly name: string; readonly inConfig?: boolean }): string {
-  if (profile.inConfig === false && profile.name !== 'default') return noSuchProfileSentence(profile.name);
-  const login = `keydeck auth login${profile.name === 'default' ? '' : ` --profile ${profile.name}`} --base-url URL`;
-  return `profile "${profile.name}" has no base URL: pass --base-url URL (or set KEYDECK_BASE_URL), or save one with \`${login}\``;
-}
-
-
-/**
- * The sentence for a profile without a key, with the keychain's reason when it could not be asked.
- * When the base URL is another service than the profile's saved one, it says that keys are kept
- * per service and how to get one for this service.
- */
-export async function noCredentialSentence(
-  profile: string,
-  store: CredentialStore,
-  where: { readonly baseUrl?: string; readonly savedBaseUrl?: string } = {},
-  options: { readonly keychainReason?: boolean } = {},
-): Promise<string> {
-  const status = options.keychainReason === false ? { available: true } : await store.keychainStatus();
-  const why = status.available ? '' : `; the keychain could not be asked: ${(status as { reason?: string }).reason}`;
-  if (where.baseUrl !== undefined && where.savedBaseUrl !== undefined && originOf(where.baseUrl) !== originOf(where.savedBaseUrl)) {
-    return (
-      `no key for profile "${profile}" at ${originOf(where.baseUrl)} (its stored key belongs to ${originOf(where.savedBaseUrl)}, and keydeck ` +
-      `sends a key only to the service it was made for): run \`keydeck auth login --base-url ${where.baseUrl}\`, or set KEYDECK_TOKEN${why}`
-    );
-  }
-  return `no key for profile "${profile}"${where.baseUrl !== undefined ? ` at ${originOf(where.baseUrl)}` : ''}: run \`keydeck auth login\`, or set KEYDECK_TOKEN${why}`;
-}
+// ---- the sentences of a session that cannot open: ./sessionWords.ts ----
+export { noBaseUrlSentence, noCredentialSentence };
 
 // ---- prompts (stderr, so stdout stays clean for --json): ./prompt.ts ----
 export { askLine, askSecret, canPrompt, readStdin } from './prompt.js';

@@ -1,6 +1,7 @@
 /**
- * `keydeck profile list | show [NAME] | use NAME | add NAME --base-url URL | remove NAME`
- * (issue 16): see and switch profiles without editing `config.json`. Every change is a
+ * `keydeck profile list | show [NAME] | use NAME | add NAME --base-url URL | set NAME --read-only…
+ * | remove NAME` (issue 16): see, switch and mark profiles without editing `config.json`. Only
+ * `use`, `add --use` and the removal of the current profile change the default (`currentProfile`). Every change is a
  * read-modify-write of the config file through `updateConfig` (atomic write; the file is never
  * overwritten while broken). Nothing here touches the service; `show` asks the credential store
  * where the profile's key is (never the key: its prefix at most).
@@ -10,7 +11,7 @@
  */
 import { keyPrefixOf } from '../api/errors.js';
 import { parseAlertBelow, parseIntervalSeconds } from '../billing/settings.js';
-import { checkProfileName, configFilePath, DEFAULT_POLL_INTERVAL_SECONDS, normalizeBaseUrl, readConfig, updateConfig, type KeydeckConfig } from '../config/index.js';
+import { checkProfileName, chooseProfile, configFilePath, DEFAULT_POLL_INTERVAL_SECONDS, describeChoice, listProfiles, normalizeBaseUrl, readConfig, updateConfig, type KeydeckConfig } from '../config/index.js';
 import { createCredentialStore } from '../credentials/index.js';
 import type { CredentialStore } from '../credentials/store.js';
 import { tokenKind } from '../credentials/token.js';
@@ -34,6 +35,12 @@ export interface ProfileSummary {
   readonly pollIntervalSeconds: number;
   /** Low-balance threshold, USD. */
   readonly alertBelowUsd?: number;
+  /** The service's origin (`https://host[:port]`), when the profile has a base URL. */
+  readonly origin?: string;
+  /** Marked read-only: keydeck changes nothing on this account (src/config/profileMarks.ts). */
+  readonly readOnly: boolean;
+  /** Marked protected: a delete or a deactivation asks for the key's name typed. */
+  readonly protected: boolean;
 }
 
 /** The current profile's name as the config file says it (`currentProfile`, else `default`). */
@@ -42,16 +49,26 @@ function currentOf(config: KeydeckConfig): string {
 }
 
 function summaries(config: KeydeckConfig): ProfileSummary[] {
-  const current = currentOf(config);
-  return Object.entries(config.profiles)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, p]) => ({
-      name,
-      current: name === current,
+  // Every profile with its origin and marks: src/config/profileMarks.ts's one listing.
+  return listProfiles(config).map((listed) => {
+    const p = config.profiles[listed.name]!;
+    return {
+      name: listed.name,
+      current: listed.isDefault,
       ...(p.baseUrl !== undefined && { baseUrl: p.baseUrl }),
+      ...(listed.origin !== undefined && { origin: listed.origin }),
       pollIntervalSeconds: p.pollIntervalSeconds ?? DEFAULT_POLL_INTERVAL_SECONDS,
       ...(p.alertBelowUsd !== undefined && { alertBelowUsd: p.alertBelowUsd }),
-    }));
+      readOnly: listed.readOnly,
+      protected: listed.protected,
+    };
+  });
+}
+
+/** `read-only, protected`, `read-only`, …; `—` for neither. */
+function marksText(p: Pick<ProfileSummary, 'readOnly' | 'protected'>): string {
+  const marks = [...(p.readOnly ? ['read-only'] : []), ...(p.protected ? ['protected'] : [])];
+  return marks.length > 0 ? marks.join(', ') : '—';
 }
 
 /** Says when KEYDECK_PROFILE overrides the file's current profile. */
@@ -80,8 +97,9 @@ export async function profileList(flags: { json?: boolean } = {}, deps: ProfileD
     p.baseUrl ?? '(none)',
     `${p.pollIntervalSeconds} s`,
     p.alertBelowUsd !== undefined ? `${p.alertBelowUsd.toFixed(2)} USD` : '—',
+    marksText(p),
   ]);
-  printLine(formatTable(['', 'name', 'baseUrl', 'interval', 'alertBelow'], rows, { color: colorEnabled() }));
+  printLine(formatTable(['', 'name', 'baseUrl', 'interval', 'alertBelow', 'marks'], rows, { color: colorEnabled() }));
   envOverrideNote(env);
   return ExitCode.ok;
 }
@@ -91,7 +109,9 @@ export async function profileShow(name: string | undefined, flags: { json?: bool
   const env = deps.env ?? process.env;
   const file = configFilePath(env);
   const { config } = await readConfig(file);
-  const chosen = checkProfileName(name ?? (env.KEYDECK_PROFILE?.trim() || currentOf(config)));
+  // Without a name: the profile that applies here, by the same rules as every command (src/config/profileChoice.ts).
+  const choice = name === undefined ? chooseProfile(config, file, {}, env) : undefined;
+  const chosen = checkProfileName(name ?? choice!.name);
   const summary = summaries(config).find((p) => p.name === chosen);
   if (!summary && name !== undefined) fail(ExitCode.refused, unknownProfile(chosen, config));
   const store = deps.store ?? createCredentialStore({ env });
@@ -99,18 +119,20 @@ export async function profileShow(name: string | undefined, flags: { json?: bool
   const key = stored
     ? { store: stored.source, ...(stored.path !== undefined && { path: stored.path }), ...(tokenKind(stored.token) === 'management' && { keyPrefix: keyPrefixOf(stored.token) }) }
     : undefined;
-  const shown = summary ?? { name: chosen, current: chosen === currentOf(config), pollIntervalSeconds: DEFAULT_POLL_INTERVAL_SECONDS };
+  const shown = summary ?? { name: chosen, current: chosen === currentOf(config), pollIntervalSeconds: DEFAULT_POLL_INTERVAL_SECONDS, readOnly: false, protected: false };
   if (flags.json) {
-    printJson({ ...shown, inConfig: summary !== undefined, configPath: file, key: key ?? null });
+    printJson({ ...shown, inConfig: summary !== undefined, configPath: file, ...(choice && { chosenBy: choice.chosenBy }), key: key ?? null });
     return ExitCode.ok;
   }
   printLine(
     formatKeyValues(
       [
         ['profile', `${shown.name}${shown.current ? ' (current)' : ''}${summary ? '' : ' (not in the config file yet)'}`],
+        ...(choice ? [['chosen by', describeChoice(choice.chosenBy)] as [string, string]] : []),
         ['baseUrl', shown.baseUrl ?? '(none: pass --base-url or run keydeck profile add)'],
         ['pollIntervalSeconds', String(shown.pollIntervalSeconds)],
         ['alertBelowUsd', shown.alertBelowUsd !== undefined ? shown.alertBelowUsd.toFixed(2) : '(none)'],
+        ['marks', marksText(shown)],
         ['key', key ? `${'keyPrefix' in key ? `${key.keyPrefix} ` : ''}in ${key.store}${key.path ? ` (${key.path})` : ''}` : '(none stored: keydeck auth login)'],
         ['config', file],
       ],
@@ -175,6 +197,38 @@ export async function profileAdd(name: string, flags: ProfileAddFlags, deps: Pro
     if (flags.use) config.currentProfile = name;
   });
   printLine(`added profile "${name}" (${baseUrl})${flags.use ? ', now the current one' : ''}; sign in with: keydeck --profile ${name} auth login`);
+  return ExitCode.ok;
+}
+
+/** The marks `profile set` changes; an absent one stays as it is. */
+export interface ProfileMarksFlags {
+  readonly readOnly?: boolean;
+  readonly protected?: boolean;
+}
+
+/**
+ * `keydeck profile set NAME [--read-only | --no-read-only] [--protected | --no-protected]`: marks
+ * the profile (src/config/profileMarks.ts) in the config file. A false mark is removed from the
+ * file, not written as false. Nothing is sent.
+ */
+export async function profileSet(name: string, flags: ProfileMarksFlags, deps: ProfileDeps = {}): Promise<ExitCodeValue> {
+  const env = deps.env ?? process.env;
+  checkProfileName(name);
+  if (flags.readOnly === undefined && flags.protected === undefined) {
+    fail(ExitCode.usage, 'profile set needs a mark: --read-only or --no-read-only, --protected or --no-protected');
+  }
+  let marks = { readOnly: false, protected: false };
+  await updateConfig(configFilePath(env), (config) => {
+    const entry = config.profiles[name];
+    if (!entry) fail(ExitCode.refused, unknownProfile(name, config));
+    for (const mark of ['readOnly', 'protected'] as const) {
+      if (flags[mark] === true) entry[mark] = true;
+      else if (flags[mark] === false) delete entry[mark];
+    }
+    marks = { readOnly: entry.readOnly === true, protected: entry.protected === true };
+  });
+  const said = marksText(marks);
+  printLine(`profile "${name}" is ${said === '—' ? 'neither read-only nor protected' : said} now`);
   return ExitCode.ok;
 }
 

@@ -8,7 +8,7 @@
  */
 import { sandboxDbPath } from '../config/paths.js';
 import { noSuchProfileSentence, resolveProfile } from '../config/profile.js';
-import { ExitCode, fail, type GlobalOptions } from './output.js';
+import { ExitCode, fail, warn, type GlobalOptions } from './output.js';
 
 /** The profile `--sandbox` uses when `--profile` names none (the TUI's too). */
 export const SANDBOX_PROFILE = 'sandbox';
@@ -31,7 +31,7 @@ export async function withSandbox<T>(globals: GlobalOptions, body: (globals: Glo
     fail(ExitCode.usage, noSuchProfileSentence(globals.profile));
   }
   const dbPath = sandboxDbPath(env);
-  const { openSharedSandbox } = await import('../sandbox/shared.js');
+  const { openSharedSandbox, joinedDialectNotice } = await import('../sandbox/shared.js');
   let sandbox: Awaited<ReturnType<typeof openSharedSandbox>>;
   try {
     sandbox = await openSharedSandbox({
@@ -43,10 +43,14 @@ export async function withSandbox<T>(globals: GlobalOptions, body: (globals: Glo
   } catch (error) {
     fail(ExitCode.refused, `could not start the sandbox (${dbPath}): ${error instanceof Error ? error.message : String(error)}`);
   }
+  // A sandbox another process serves keeps its own dialect: said, so that answers in another shape surprise nobody.
+  const notice = joinedDialectNotice(sandbox, globals.sandbox.dialect);
+  if (notice !== undefined) warn(notice);
   try {
     // KEYDECK_BASE_URL names the usual service; --sandbox, given on this command line, wins over it.
     const { baseUrlFromEnv: _fromEnv, ...rest } = globals;
-    return await body({ ...rest, baseUrl: sandbox.url, profile: globals.profile ?? SANDBOX_PROFILE, sandboxToken: sandbox.token });
+    const profile = globals.profile !== undefined ? { profile: globals.profile } : { profile: SANDBOX_PROFILE, profileSource: 'sandbox' as const };
+    return await body({ ...rest, baseUrl: sandbox.url, ...profile, sandboxToken: sandbox.token });
   } finally {
     await sandbox.close();
   }

@@ -9,6 +9,7 @@
  * Format:
  * ```json
  * { "version": 1, "currentProfile": "default",
+ *   "profileRules": [{ "path": "~/clients/acme", "profile": "acme" }],
  *   "profiles": { "default": { "baseUrl": "https://…", "pollIntervalSeconds": 15, "alertBelowUsd": 5, "confirmAboveUsd": 500,
  *     "runawayFactor": 5, "runawayFloorUsdPerHour": 1, "chainRpc": "https://mainnet.base.org", "chainChecks": true,
  *     "topUpMethods": { "card_checkout": "stripe", "card_direct": "stripe_direct" },
@@ -87,13 +88,31 @@ export const ProfileConfigSchema = z.strictObject({
   chainChecks: z.boolean().optional(),
   /** The auto top-up policy (issue 47, ./autoTopUp.ts): absent, none. */
   autoTopUp: AutoTopUpPolicySchema.optional(),
+  /** true: keydeck changes nothing on this account (./profileMarks.ts): every create, change, delete, top-up and verify is refused. */
+  readOnly: z.boolean().optional(),
+  /** true: deleting or deactivating a key asks for its name to be typed (`--confirm-name NAME` with `--yes`). */
+  protected: z.boolean().optional(),
 });
 export type ProfileConfig = z.infer<typeof ProfileConfigSchema>;
+
+/**
+ * One rule of `profileRules` (./profileChoice.ts): below the directory `path` (absolute, or `~/…`),
+ * keydeck uses `profile` unless `--profile`, `KEYDECK_PROFILE` or a `.keydeck` file says otherwise.
+ */
+export const ProfileRuleSchema = z.strictObject({
+  path: z.string().refine((value) => value.startsWith('/') || value === '~' || value.startsWith('~/') || /^[A-Za-z]:[\\/]/.test(value), {
+    message: 'must be an absolute directory (or start with ~/)',
+  }),
+  profile: ProfileNameSchema,
+});
+export type ProfileRule = z.infer<typeof ProfileRuleSchema>;
 
 /** The whole file. `version` is 1; `currentProfile` defaults to `default` when absent. */
 export const ConfigFileSchema = z.strictObject({
   version: z.literal(1),
   currentProfile: ProfileNameSchema.optional(),
+  /** Which profile applies below which directory (./profileChoice.ts); the longest matching path wins. */
+  profileRules: z.array(ProfileRuleSchema).max(1000).optional(),
   profiles: z.record(ProfileNameSchema, ProfileConfigSchema),
 });
 export type KeydeckConfig = z.infer<typeof ConfigFileSchema>;
@@ -114,7 +133,9 @@ export type ConfigErrorCode =
   /** The config dir or file is not what it claims, belongs to another user, or is writable by group or others (./trust.ts). */
   | 'config_untrusted'
   /** The data dir is not a directory, belongs to another user, or is writable by group or others (./trust.ts; issue 43). */
-  | 'data_untrusted';
+  | 'data_untrusted'
+  /** A `.keydeck` file or a `profileRules` entry names a profile the config file does not have (./profileChoice.ts). */
+  | 'no_such_profile';
 
 /**
  * A config problem. `message` is one sentence naming the file (and the field when there is one),

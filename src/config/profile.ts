@@ -1,22 +1,26 @@
 /**
  * Profile resolution: which profile a command uses and with which settings.
  *
- * Precedence: the profile name is `--profile`, else `KEYDECK_PROFILE`, else the config file's
- * `currentProfile`, else `default`. The base URL is `--base-url`, else `KEYDECK_BASE_URL`,
- * else the profile's `baseUrl` (none on first use with the real service: the caller asks for it).
+ * Precedence: the profile name is `--profile`, else `KEYDECK_PROFILE`, else a directory rule (a
+ * `.keydeck` file, else `profileRules`), else the config file's `currentProfile`, else `default`
+ * (./profileChoice.ts, which also says which rule chose it). The base URL is `--base-url`, else
+ * `KEYDECK_BASE_URL`, else the profile's `baseUrl` (none on first use with the real service: the
+ * caller asks for it). The marks: `readOnly` (the profile's, or `--read-only`) and `protected`
+ * (./profileMarks.ts).
  */
 import {
   DEFAULT_CONFIRM_ABOVE_USD,
   DEFAULT_POLL_INTERVAL_SECONDS,
   DEFAULT_RUNAWAY_FACTOR,
   DEFAULT_RUNAWAY_FLOOR_USD_PER_HOUR,
-  checkProfileName,
   ConfigError,
   normalizeBaseUrl,
   readConfig,
   type KeydeckConfig,
 } from './config.js';
 import { configFilePath, dataDir } from './paths.js';
+import { chooseProfile, type ProfileChoice, type ProfileSource } from './profileChoice.js';
+import type { ReadOnlyMark } from './profileMarks.js';
 import { checkTrustedDir } from './trust.js';
 import type { AutoTopUpPolicy } from './autoTopUp.js';
 
@@ -52,14 +56,26 @@ export interface ResolvedProfile {
   readonly configPath: string;
   /** True when the config file has an entry for this profile. */
   readonly inConfig: boolean;
+  /** The rule that chose this profile (./profileChoice.ts). */
+  readonly chosenBy: ProfileChoice;
+  /** Set when keydeck must change nothing on this account: the profile's `readOnly`, or `--read-only` (./profileMarks.ts). */
+  readonly readOnly?: ReadOnlyMark;
+  /** True when deleting or deactivating a key asks for its name to be typed (the profile's `protected`). */
+  readonly protected: boolean;
 }
 
 /** Command-line inputs of {@link resolveProfile} (commander's global options). */
 export interface ProfileOverrides {
   /** `--profile` (commander already falls back to `KEYDECK_PROFILE`). */
   readonly profile?: string;
+  /** Where `profile` came from (default `flag`): `env` when commander filled it from `KEYDECK_PROFILE`, `sandbox` for `--sandbox`'s own. */
+  readonly profileSource?: ProfileSource;
   /** `--base-url` (commander already falls back to `KEYDECK_BASE_URL`). */
   readonly baseUrl?: string;
+  /** `--read-only`: the profile is read-only for this run, whatever its config says. */
+  readonly readOnly?: boolean;
+  /** The directory the directory rules are looked up from (default `process.cwd()`). */
+  readonly cwd?: string;
 }
 
 /**
@@ -85,7 +101,10 @@ export async function resolveProfile(
 
 /**
  * The pure part of {@link resolveProfile}: the same rules applied to an already-read config.
- * @throws ConfigError `invalid_profile_name`, `invalid_base_url`.
+ * It reads the directories from the working directory up for a `.keydeck` file (./profileChoice.ts)
+ * when neither `--profile` nor `KEYDECK_PROFILE` chose the profile.
+ * @throws ConfigError `invalid_profile_name`, `invalid_base_url`; `config_untrusted` and
+ *   `no_such_profile` from a directory rule (./profileChoice.ts).
  */
 export function resolveFromConfig(
   config: KeydeckConfig,
@@ -93,8 +112,9 @@ export function resolveFromConfig(
   overrides: ProfileOverrides = {},
   env: NodeJS.ProcessEnv = process.env,
 ): ResolvedProfile {
-  const name = checkProfileName(nonEmpty(overrides.profile) ?? nonEmpty(env.KEYDECK_PROFILE) ?? config.currentProfile ?? 'default');
+  const { name, chosenBy } = chooseProfile(config, configPath, { profile: overrides.profile, source: overrides.profileSource, cwd: overrides.cwd }, env);
   const entry = config.profiles[name];
+  const readOnly: ReadOnlyMark | undefined = overrides.readOnly === true ? { by: 'flag' } : entry?.readOnly === true ? { by: 'profile' } : undefined;
   const flagUrl = nonEmpty(overrides.baseUrl) ?? nonEmpty(env.KEYDECK_BASE_URL);
   const savedBaseUrl = entry?.baseUrl !== undefined ? normalizeBaseUrl(entry.baseUrl) : undefined;
   const baseUrl = flagUrl !== undefined ? normalizeBaseUrl(flagUrl) : savedBaseUrl;
@@ -113,6 +133,9 @@ export function resolveFromConfig(
     ...(entry?.autoTopUp !== undefined && { autoTopUp: entry.autoTopUp }),
     configPath,
     inConfig: entry !== undefined,
+    chosenBy,
+    ...(readOnly !== undefined && { readOnly }),
+    protected: entry?.protected === true,
   };
 }
 

@@ -5,7 +5,8 @@
  * user could replace the top-up record, the usage history or the sandbox's database in it), `credentials.json` must not be
  * readable or writable by them, each must belong to the user running keydeck, and each must be
  * what it claims (a directory, a regular file): a FIFO, a device or a directory in a file's place
- * is refused at once, never opened for a blocking read. Every refusal is one sentence naming the
+ * is refused at once, never opened for a blocking read. A `.keydeck` file (the profile a directory
+ * uses: ./profileChoice.ts) is trusted as the config file is. Every refusal is one sentence naming the
  * file and the `chmod` (or what else) that fixes it. Skipped on Windows (no POSIX modes).
  */
 import { constants, statSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { lstat, open, stat } from 'node:fs/promises';
 import { checkDirectoryChain, UnsafePathError } from './strictModes.js';
 
 /** What a file is for: decides the modes accepted and the words of the refusal. */
-export type TrustedKind = 'config dir' | 'data dir' | 'config file' | 'key file';
+export type TrustedKind = 'config dir' | 'data dir' | 'config file' | 'key file' | 'profile file';
 
 /** A refusal: the path, a stable code, and one sentence. */
 export interface TrustProblem {
@@ -28,9 +29,10 @@ const FORBIDDEN_BITS: Readonly<Record<TrustedKind, number>> = {
   'data dir': 0o022,
   'config file': 0o022,
   'key file': 0o077,
+  'profile file': 0o022,
 };
 
-const CHMOD: Readonly<Record<TrustedKind, string>> = { 'config dir': '700', 'data dir': '700', 'config file': '600', 'key file': '600' };
+const CHMOD: Readonly<Record<TrustedKind, string>> = { 'config dir': '700', 'data dir': '700', 'config file': '600', 'key file': '600', 'profile file': '644' };
 
 /** What another user could do with a file of each kind they could write. */
 const HARM: Readonly<Record<TrustedKind, string>> = {
@@ -38,6 +40,7 @@ const HARM: Readonly<Record<TrustedKind, string>> = {
   'config file': 'another user could point keydeck at their server and receive the key',
   'data dir': 'another user could replace the records keydeck keeps in it (the top-up record, the usage history, the sandbox’s database)',
   'key file': 'anyone who can read it can manage the account',
+  'profile file': 'another user could choose which of your profiles keydeck uses in this directory',
 };
 
 /** True for the kinds that are directories. */

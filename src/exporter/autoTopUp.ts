@@ -12,6 +12,7 @@ import { hostOf } from '../api/baseUrl.js';
 import type { CreditBalance } from '../api/schemas.js';
 import type { TopUpJournal } from '../billing/journal.js';
 import { pauseAutoTopUpPolicy, readAutoTopUpPolicy } from '../config/config.js';
+import { readOnlyReason, readOnlyRefusal } from '../config/profileMarks.js';
 import type { AccountMetrics } from '../metrics/account.js';
 import { AutoTopUpMetrics } from '../metrics/autoTopUp.js';
 import type { AutoTopUpOutcome } from '../operations/autoTopUp.js';
@@ -25,6 +26,8 @@ export interface AutoTopUpProfile {
   readonly baseUrl?: string | undefined;
   readonly topUpMethods?: Readonly<Partial<Record<'card_checkout' | 'card_direct' | 'usdc', string>>> | undefined;
   readonly autoTopUp?: AutoTopUpPolicy | undefined;
+  /** Marked `readOnly` (src/config/profileMarks.ts): never charged; said once in the log. */
+  readonly readOnly?: boolean | undefined;
 }
 
 /** What every profile's auto top-up shares (absent without `--auto-topup`). */
@@ -68,7 +71,8 @@ export class AutoTopUpDriver {
    */
   runnerOf(profile: AutoTopUpProfile): Pick<AutoTopUpRunner, 'afterReading'> {
     const baseUrl = profile.baseUrl;
-    if (baseUrl === undefined) return { afterReading: async () => ({}) };
+    // No service, or a read-only profile (never charged: {@link report} says why): nothing runs.
+    if (baseUrl === undefined || profile.readOnly === true) return { afterReading: async () => ({}) };
     const names = cardMethodNames(profile.topUpMethods);
     const key = `${baseUrl}\n${names.join(',')}`;
     if (this.#runner?.key !== key) {
@@ -90,6 +94,14 @@ export class AutoTopUpDriver {
 
   /** What a run after a balance read of `profile` (`credits`) did: the metrics, and a log line for each charge and failure. */
   report(profile: AutoTopUpProfile, step: AutoTopUpStep, credits: CreditBalance): void {
+    // A read-only profile is never charged (the one check of src/config/profileMarks.ts); said once.
+    if (profile.readOnly === true) {
+      this.#metrics.state(undefined);
+      const msg = readOnlyRefusal(readOnlyReason({ name: profile.name, readOnly: { by: 'profile' }, configPath: this.#ctx.configPath })!, 'act on auto top-up');
+      if (msg !== this.#lastSaid) this.#log.info('autotopup_skipped', { profile: profile.name, origin: profile.baseUrl, reason: 'read_only', msg });
+      this.#lastSaid = msg;
+      return;
+    }
     const outcome = step.outcome;
     if (outcome === undefined) {
       if (step.policy === undefined || credits.remaining >= step.policy.belowUsd) {

@@ -47,6 +47,8 @@ export interface WatchedProfile {
   readonly topUpMethods?: Readonly<Partial<Record<'card_checkout' | 'card_direct' | 'usdc', string>>> | undefined;
   /** The profile's auto top-up policy (issue 47), acted on with `--auto-topup` only. */
   readonly autoTopUp?: AutoTopUpPolicy | undefined;
+  /** The profile is marked `readOnly` (src/config/profileMarks.ts): auto top-up never charges it. */
+  readonly readOnly?: boolean | undefined;
   /** Its entry in the config file is refused (at start): why, in one sentence; it is watched as down, never polled. */
   readonly invalid?: string | undefined;
 }

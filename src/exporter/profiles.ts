@@ -50,6 +50,7 @@ export function selectProfiles(config: KeydeckConfig, selection: ProfileSelectio
       runaway: { factor: entry?.runawayFactor ?? DEFAULT_RUNAWAY_FACTOR, floorUsdPerHour: entry?.runawayFloorUsdPerHour ?? DEFAULT_RUNAWAY_FLOOR_USD_PER_HOUR },
       topUpMethods: entry?.topUpMethods,
       autoTopUp: entry?.autoTopUp,
+      ...(entry?.readOnly === true && { readOnly: true }),
     };
   });
 }

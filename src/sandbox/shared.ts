@@ -39,6 +39,11 @@ export interface SharedSandbox {
   role(): 'serving' | 'joined';
   /** The chain's JSON-RPC URL, when this process started the sandbox on one. */
   readonly chainRpcUrl?: string;
+  /**
+   * The shape of the answers of the sandbox joined (`GET /sandbox`'s `dialect`), when this process
+   * joined another's: a `dialect` asked for here does not change it (the caller says so).
+   */
+  readonly joinedDialect?: string;
   /** Stops serving (or stops watching the other process); the database is closed. */
   close(): Promise<void>;
 }
@@ -179,12 +184,12 @@ export async function recordServing(dbPath: string, running: RunningSandbox): Pr
   await writePrivateFile(sandboxStatePath(dbPath), `${JSON.stringify(state)}\n`).catch(() => undefined);
 }
 
-/** The same database served elsewhere: the state's URL, when `GET /sandbox` there answers its instance. */
-async function joinable(dbPath: string): Promise<SandboxState | undefined> {
+/** The same database served elsewhere: the state's URL, when `GET /sandbox` there answers its instance (with its dialect). */
+async function joinable(dbPath: string): Promise<(SandboxState & { readonly dialect: string }) | undefined> {
   const state = await readSandboxState(dbPath);
   if (!state) return undefined;
   const identity = await probeSandbox(state.url);
-  return identity?.instance === state.instance ? state : undefined;
+  return identity?.instance === state.instance ? { ...state, dialect: identity.dialect } : undefined;
 }
 
 function isLocked(error: unknown): boolean {
@@ -197,6 +202,18 @@ function isAddressTaken(error: unknown): boolean {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The sentence for a process that asked for `asked` (`--dialect`) and joined a sandbox answering
+ * in another dialect (`sandbox.joinedDialect`); undefined when nothing was asked, or it is the same.
+ */
+export function joinedDialectNotice(sandbox: Pick<SharedSandbox, 'joinedDialect' | 'url'>, asked: string | undefined): string | undefined {
+  if (asked === undefined || sandbox.joinedDialect === undefined || sandbox.joinedDialect === asked) return undefined;
+  return (
+    `--dialect ${asked} was not applied: this process joined the sandbox another keydeck process serves at ${sandbox.url}, which answers in the ${sandbox.joinedDialect} dialect; ` +
+    `to use ${asked}, stop that process first (or set KEYDECK_SANDBOX_DB to another file)`
+  );
+}
 
 /**
  * Serves `dbPath` on 127.0.0.1 at the port of its last start when free (else a free port, then
@@ -259,7 +276,7 @@ async function serve(options: SharedSandboxOptions, port: number): Promise<Share
  * {@link KEEP_INTERVAL_MS} that its port still answers, and when it no longer does, serves the
  * database on that port itself (the other process has ended and released the database).
  */
-function joined(state: SandboxState, options: SharedSandboxOptions): SharedSandbox {
+function joined(state: SandboxState & { readonly dialect: string }, options: SharedSandboxOptions): SharedSandbox {
   let own: RunningSandbox | undefined;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -287,6 +304,7 @@ function joined(state: SandboxState, options: SharedSandboxOptions): SharedSandb
   return {
     url: state.url,
     token: state.token,
+    joinedDialect: state.dialect,
     role: () => (own ? 'serving' : 'joined'),
     async close() {
       closed = true;

@@ -4,7 +4,8 @@
  * colour rule (./color.ts), the guard on what reaches stdout (./outputGuard.ts), notifications
  * (./notify.ts), the one filter of keydeck's secrets out of a child's environment
  * (./secretEnv.ts: hooks and destination commands), a closed pipe ending a command quietly
- * (./closedPipe.ts), the spinner, and name collation (./collate.ts).
+ * (./closedPipe.ts), the spinner, name collation (./collate.ts), and command hints that carry
+ * the run's `--sandbox` (./commandHint.ts).
  *
  * May import: src/api and node only; never a face, src/billing or src/config.
  * Imported by: src/cli, src/commands, src/tui, src/billing, src/delivery, src/exporter.

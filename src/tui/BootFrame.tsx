@@ -20,10 +20,12 @@ export interface BootFrameProps {
   readonly profileName: string;
   /** The profile's base URL; absent: "no service set" (the guided setup asks for it). */
   readonly baseUrl?: string | undefined;
+  /** The profile is read-only: the header's `RO` badge. */
+  readonly readOnly?: boolean;
 }
 
 /** See the module comment. */
-export function BootFrame({ target, profileName, baseUrl }: BootFrameProps) {
+export function BootFrame({ target, profileName, baseUrl, readOnly }: BootFrameProps) {
   const { columns, rows } = useWindowSize();
   const mode = layoutModeFor(columns, rows);
   if (mode === 'too-small') return null;
@@ -39,6 +41,7 @@ export function BootFrame({ target, profileName, baseUrl }: BootFrameProps) {
         credential={describeCredential(undefined)}
         connection={CONNECTING}
         balance={BALANCE_UNKNOWN}
+        readOnly={readOnly === true}
       />
       <PaneTabs panes={PANE_TABS} active="keys" compact={compact} columns={columns} />
     </Box>

@@ -12,6 +12,10 @@ export interface TuiGlobals {
   readonly baseUrl?: string;
   /** --profile / KEYDECK_PROFILE. */
   readonly profile?: string;
+  /** `env` when commander took `profile` from KEYDECK_PROFILE (auth status and the header say which rule chose it). */
+  readonly profileSource?: 'env';
+  /** --read-only: change nothing on the account in this run (src/config/profileMarks.ts). */
+  readonly readOnly?: boolean;
   /** --insecure-storage: setup pre-selects the plaintext file when the keychain is unavailable. */
   readonly insecureStorage?: boolean;
   /** --allow-insecure-http (or KEYDECK_ALLOW_INSECURE_HTTP=1): a key may go over plain http off loopback. */

@@ -95,7 +95,7 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'confirm.cancel', keys: ['esc'], label: 'cancel', scope: 'confirm' },
 
   // Typed confirmation.
-  { id: 'typed.submit', keys: ['enter'], label: 'delete', help: 'delete (only when the typed name matches)', scope: 'typeToConfirm', dangerous: true },
+  { id: 'typed.submit', keys: ['enter'], label: 'confirm', help: 'delete, or on a protected profile deactivate (only when the typed name matches)', scope: 'typeToConfirm', dangerous: true },
   { id: 'typed.cancel', keys: ['esc'], label: 'cancel', scope: 'typeToConfirm' },
 
   // Notice.

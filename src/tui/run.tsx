@@ -10,7 +10,7 @@ import type { ReactElement } from 'react';
 import { render } from 'ink';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
 import type { TuiGlobals } from './globals.js';
-import { ConfigError, noSuchProfileSentence, resolveProfile, sandboxDbPath } from '../config/index.js';
+import { ConfigError, noSuchProfileSentence, readOnlySentence, resolveProfile, sandboxDbPath } from '../config/index.js';
 import { guardedStdout } from '../terminal/outputGuard.js';
 import { BootFrame } from './BootFrame.js';
 import { createLifecycle } from './lifecycle.js';
@@ -30,20 +30,24 @@ export const RENDER_OPTIONS = {
  * in `process.exitCode` (0 quit, 1 error, 2 bad profile/config, 129/130/143 signals).
  */
 export async function runTui(globals: TuiGlobals): Promise<void> {
-  let sandbox: { url: string; token: string; close(): Promise<void> } | undefined;
+  let sandbox: { url: string; token: string; joinedDialect?: string; close(): Promise<void> } | undefined;
+  /** Said on the status line once the app is up (the screen is the app's by then). */
+  const startNotices: string[] = [];
   if (globals.sandbox) {
     const dbPath = sandboxDbPath();
     try {
       // One sandbox per database for every keydeck process (src/sandbox/shared.ts): served here on
       // the port of its last start, or joined when another keydeck --sandbox serves it already
       // (and taken over when that one ends: the app stays open).
-      const { openSharedSandbox } = await import('../sandbox/shared.js');
-      sandbox = await openSharedSandbox({
+      const shared = await import('../sandbox/shared.js');
+      sandbox = await shared.openSharedSandbox({
         dbPath,
         keep: true,
         ...(globals.sandboxDialect && { dialect: globals.sandboxDialect }),
         ...(globals.sandboxChain && { chain: globals.sandboxChain }),
       });
+      const notice = shared.joinedDialectNotice(sandbox, globals.sandboxDialect);
+      if (notice !== undefined) startNotices.push(`${notice}.`);
     } catch (error) {
       process.stderr.write(`keydeck: could not start the sandbox (${dbPath}): ${error instanceof Error ? error.message : String(error)}\n`);
       process.exitCode = 1;
@@ -54,8 +58,10 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   let profile;
   try {
     profile = await resolveProfile({
-      ...((globals.profile ?? (sandbox ? 'sandbox' : undefined)) !== undefined && { profile: globals.profile ?? 'sandbox' }),
+      ...(globals.profile !== undefined && { profile: globals.profile, ...(globals.profileSource !== undefined && { profileSource: globals.profileSource }) }),
+      ...(globals.profile === undefined && sandbox && { profile: 'sandbox', profileSource: 'sandbox' as const }),
       ...((sandbox?.url ?? globals.baseUrl) !== undefined && { baseUrl: sandbox?.url ?? globals.baseUrl }),
+      ...(globals.readOnly === true && { readOnly: true }),
     });
   } catch (error) {
     await sandbox?.close();
@@ -68,6 +74,14 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     await sandbox.close();
     process.stderr.write(`keydeck: ${noSuchProfileSentence(profile.name)}.\n`);
     process.exitCode = 2;
+    return;
+  }
+
+  // --auto-topup charges the card by itself: refused on a read-only profile before anything is drawn (exit 3).
+  if (globals.autoTopup && profile.readOnly !== undefined) {
+    await sandbox?.close();
+    process.stderr.write(`keydeck: ${readOnlySentence(profile, 'act on auto top-up (--auto-topup)')}.\n`);
+    process.exitCode = 3;
     return;
   }
 
@@ -127,7 +141,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   // it (BootFrame.tsx, session.tsx): the client, zod's schemas, the panes and node:sqlite are
   // read after the user sees keydeck, not before (issue 27). Ink's stdout has a last net under
   // it: only the sequences Ink writes get through (src/terminal/outputGuard.ts).
-  let element: ReactElement = <BootFrame target={target} profileName={profile.name} baseUrl={profile.baseUrl} />;
+  let element: ReactElement = <BootFrame target={target} profileName={profile.name} baseUrl={profile.baseUrl} readOnly={profile.readOnly !== undefined} />;
   const ink = render(element, { ...RENDER_OPTIONS, stdout: guardedStdout(process.stdout) });
   instance = ink;
   // After a resize storm, one full repaint puts right what racing frames left (repaint.ts).
@@ -150,7 +164,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   import('./session.js').then(
     ({ sessionApp }) => {
       if (lifecycle.exiting) return;
-      element = sessionApp({ globals, profile, sandbox, target, allowInsecureHttp, lifecycle, redraw: () => ink.clear() });
+      element = sessionApp({ globals, profile, sandbox, target, allowInsecureHttp, lifecycle, redraw: () => ink.clear(), notices: startNotices });
       ink.rerender(element);
     },
     (error: unknown) => onCrash(error),

@@ -56,6 +56,14 @@ export interface TuiProfile {
   readonly runawayFactor?: number;
   /** The least rate that can be a runaway, USD/hour (default 1). */
   readonly runawayFloorUsdPerHour?: number;
+  /**
+   * Set when the profile is read-only (its `readOnly`, or `--read-only`; src/config/profileMarks.ts):
+   * why, as a clause (`the profile "prod" is read-only (readOnly in …)`). Every change is then
+   * refused with a status line before any dialog, and the clients refuse every change before sending.
+   */
+  readonly readOnly?: string;
+  /** True when deleting or deactivating a key asks for its name to be typed (the profile's `protected`). */
+  readonly protected?: boolean;
 }
 
 /** What the usage views need on disk (issue 22): the shared read budget and this profile's per-key history. */

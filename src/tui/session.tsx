@@ -12,7 +12,7 @@ import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { KeyHistory } from '../billing/keyHistory.js';
 import { UsageBudget } from '../billing/usageBudget.js';
 import { KeydeckClient, type ClientNotice } from '../api/client.js';
-import { cardMethodNames, clientTimeoutFromEnv, pauseAutoTopUpPolicy, readAutoTopUpPolicy, settleBounds, updateConfig, type ResolvedProfile } from '../config/index.js';
+import { cardMethodNames, clientTimeoutFromEnv, pauseAutoTopUpPolicy, readAutoTopUpPolicy, readOnlyReason, settleBounds, updateConfig, type ResolvedProfile } from '../config/index.js';
 import { createCredentialStore } from '../credentials/index.js';
 import { createTerminalNotifier } from '../terminal/notify.js';
 import { App } from './App.js';
@@ -35,13 +35,15 @@ export interface SessionStart {
   readonly lifecycle: Lifecycle;
   /** Clears Ink's last frame so that the next one is drawn whole (AppServices `redraw`). */
   readonly redraw: () => void;
+  /** Sentences of the start (a sandbox joined in another dialect), said once on the status line. */
+  readonly notices?: readonly string[];
 }
 
 /**
  * Builds the app's services for one run and returns the app to render (`<App services>`).
  * Registers its own clean-ups (clients closed, history database closed) with `lifecycle`.
  */
-export function sessionApp({ globals, profile, sandbox, target, allowInsecureHttp, lifecycle, redraw }: SessionStart): ReactElement {
+export function sessionApp({ globals, profile, sandbox, target, allowInsecureHttp, lifecycle, redraw, notices = [] }: SessionStart): ReactElement {
   /** One client (one keep-alive connection) per service and token: setup's verify and create, and the session after it, share it. */
   const clients = new Map<string, KeydeckClient>();
   /** KEYDECK_TIMEOUT_MS: the deadline of each call (ms, retries included); unset = the client's 10 s. */
@@ -51,7 +53,8 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
   });
   /** Notices of the clients (key values hidden), for the status line; kept until the shell listens. */
   const noticeListeners = new Set<(message: string) => void>();
-  const unheardNotices: string[] = [];
+  const unheardNotices: string[] = [...notices];
+  const readOnly = readOnlyReason(profile);
   const onNotice = (notice: ClientNotice) => {
     if (noticeListeners.size === 0) unheardNotices.push(notice.message);
     for (const listener of noticeListeners) listener(notice.message);
@@ -78,6 +81,8 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
       confirmAboveUsd: profile.confirmAboveUsd,
       runawayFactor: profile.runawayFactor,
       runawayFloorUsdPerHour: profile.runawayFloorUsdPerHour,
+      ...(readOnly !== undefined && { readOnly }),
+      ...(profile.protected && { protected: true }),
     },
     target,
     // Once per service for the session: the USDC step's watch and each verify share the answer
@@ -105,6 +110,8 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
           token,
           allowInsecureHttp,
           ...(credential && { credential }),
+          // A read-only profile's clients refuse every change before sending: the last line behind each action's own check.
+          ...(readOnly !== undefined && { readOnly }),
         });
         clients.set(key, client);
       }

@@ -158,6 +158,9 @@ describe('KEYDECK_TOKEN', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
       profile: 'default',
+      chosenBy: { rule: 'default' },
+      readOnly: null,
+      protected: false,
       baseUrl: sandbox.url,
       store: 'env',
       tokenKind: 'management',

@@ -146,4 +146,27 @@ describe('billing verify on a real chain', () => {
     expect(several.stderr).toContain(`keydeck billing verify --tx ${b} --amount 10.00`);
     expect((await sb.credits(user)).totalTopUp).toBe(20);
   });
+
+  it('verify --find honours --to: of two top-ups of one amount, the one whose deposit address it names', async () => {
+    const user = await sb.newUser();
+    const cli = scripted(sb.url);
+    onTestFinished(() => cli.home.remove());
+    const first = await instruction(user, '12', cli);
+    const second = await instruction(user, '12', cli);
+    expect(second).not.toBe(first);
+    // Both await 12 USD: --amount cannot say which, --to can.
+    const ambiguous = await cli.run(user, ['billing', 'verify', '--find', '--amount', '12', '--timeout', '5']);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toMatch(/several USDC top-ups await payment \(12\.00 USD to 0x\w{40}; 12\.00 USD to 0x\w{40}\): say which with --to ADDRESS\./);
+    const tx = await sb.transfer(second, '12');
+    const found = await cli.run(user, ['billing', 'verify', '--find', '--to', second.toLowerCase(), '--timeout', '30']);
+    expect(found.code, found.stderr).toBe(0);
+    expect(found.stderr.toLowerCase()).toContain(`watching ${second.toLowerCase()} for usdc on base`);
+    expect(found.stderr).toContain(tx);
+    expect((await sb.credits(user)).totalTopUp).toBe(12);
+    // The first still awaits payment; an address no top-up awaits is said so.
+    const other = await cli.run(user, ['billing', 'verify', '--find', '--to', `0x${'1'.repeat(40)}`]);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/no USDC top-up to 0x1{40} awaits payment on keydeck's record/);
+  });
 });

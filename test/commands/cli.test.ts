@@ -93,7 +93,7 @@ describe('help', () => {
     // reads ("Inherited options"), never the full-screen app's or the monitor's (issue 45, item 6).
     const inheritedOf = (help: string): string[] => [.../^Inherited options:\n((?: {2}.*\n)+)/m.exec(help)?.[1]?.matchAll(/^ {2}(--[a-z-]+)/gm) ?? []].map((m) => m[1]!);
     expect(seen.get('keys')).toMatch(/Inherited options:\n[\s\S]*--base-url <url>[\s\S]*--profile <name>/);
-    expect(inheritedOf(seen.get('keys list')!)).toEqual(['--sandbox', '--base-url', '--profile', '--allow-insecure-http', '--quiet']);
+    expect(inheritedOf(seen.get('keys list')!)).toEqual(['--sandbox', '--base-url', '--profile', '--read-only', '--allow-insecure-http', '--quiet']);
     expect(seen.get('keys list')!.trimEnd().split('\n').length).toBeLessThan(40);
     expect(inheritedOf(seen.get('billing verify')!)).toEqual(expect.arrayContaining(['--no-chain', '--chain-rpc', '--profile']));
     expect(inheritedOf(seen.get('auth login')!)).toContain('--insecure-storage');

@@ -38,9 +38,9 @@ describe('keydeck profile', () => {
 
     const list = await run(['profile', 'list']);
     expect(lines(list.stdout)).toEqual([
-      '   name  baseUrl                  interval  alertBelow',
-      `   dev   ${sandbox.url.padEnd(23)}  5 s       —`,
-      '*  work  https://api.example.com  15 s      5.00 USD',
+      '   name  baseUrl                  interval  alertBelow  marks',
+      `   dev   ${sandbox.url.padEnd(23)}  5 s       —           —`,
+      '*  work  https://api.example.com  15 s      5.00 USD    —',
     ]);
 
     // Refusals: an existing name, an unknown profile, a bad URL, no URL.
@@ -94,7 +94,7 @@ describe('shell completion', () => {
       return lines(r.stdout).filter(Boolean).sort();
     };
     expect(await complete(['keydeck', 'pro'])).toEqual(['profile']);
-    expect(await complete(['keydeck', 'profile', ''])).toEqual(['add', 'list', 'remove', 'show', 'use']);
+    expect(await complete(['keydeck', 'profile', ''])).toEqual(['add', 'list', 'remove', 'set', 'show', 'use']);
     expect(await complete(['keydeck', 'profile', 'use', ''])).toEqual(expect.arrayContaining(['alpha', 'beta']));
     expect(await complete(['keydeck', '--profile', 'b'])).toEqual(['beta']);
     expect(await complete(['keydeck', 'billing', 'history', '--window', ''])).toEqual(['1h', '24h', '30d', '6h', '7d']);

@@ -84,6 +84,38 @@ describe('keydeck --sandbox <command>', () => {
     expect(() => statSync(path.join(home.configDir, 'config.json'))).toThrow();
   });
 
+  it('every hint a command prints under --sandbox carries the flag', async () => {
+    const { env } = freshHome();
+    const confirm = await runCli(['--sandbox', 'keys', 'delete', 'prod-backend'], { env });
+    expect(confirm.code).toBe(2);
+    expect(confirm.stderr).toContain('to proceed run `keydeck --sandbox keys delete prod-backend --yes`.');
+    const accept = await runCli(['--sandbox', 'billing', 'history', '--accept-loss'], { env });
+    expect(accept.stderr).not.toMatch(/keydeck (?!--sandbox)(keys|billing|auth|mgmt-keys|autotopup) /);
+    const empty = await runCli(['--sandbox', '--profile', 'sandbox', 'autotopup', 'status'], { env });
+    expect(empty.code, empty.stderr).toBe(0);
+    expect(empty.stdout).toMatch(/keydeck --sandbox (--profile sandbox )?autotopup set/);
+    expect(empty.stdout).not.toMatch(/keydeck (?!--sandbox)(keys|billing|auth|mgmt-keys|autotopup) /);
+    // Without --sandbox, the same hint as before.
+    const plain = await runCli(['--base-url', 'http://127.0.0.1:9', 'keys', 'delete', 'x'], { env });
+    expect(plain.stderr).toContain('to proceed run `keydeck keys delete x --yes`.');
+  });
+
+  it('says so when it joins a sandbox another process serves in another dialect than --dialect asks', async () => {
+    const { env, dbPath } = freshHome();
+    const open = await openSharedSandbox({ dbPath, keep: true, dialect: 'seed' });
+    try {
+      const other = await runCli(['--sandbox', '--dialect', 'docs-v1', 'billing', 'credits'], { env });
+      expect(other.code, other.stderr).toBe(0);
+      expect(other.stderr).toBe(
+        `warning: --dialect docs-v1 was not applied: this process joined the sandbox another keydeck process serves at ${open.url}, which answers in the seed dialect; to use docs-v1, stop that process first (or set KEYDECK_SANDBOX_DB to another file)\n`,
+      );
+      const same = await runCli(['--sandbox', '--dialect', 'seed', 'billing', 'credits'], { env });
+      expect(same.stderr).toBe('');
+    } finally {
+      await open.close();
+    }
+  });
+
   it('refuses --sandbox with --base-url (two services named), before starting anything', async () => {
     const { env, dbPath } = freshHome();
     const result = await runCli(['--sandbox', '--base-url', 'https://api.example.com', 'keys', 'list'], { env });

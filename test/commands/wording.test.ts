@@ -10,6 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   errorFromNetwork,
+  errorFromReadOnly,
   errorFromResponse,
   errorFromTimeout,
   parseBody,
@@ -80,6 +81,8 @@ const TABLE: Row[] = [
   // https:// to a plain http service (the sandbox): the TLS handshake fails with EPROTO.
   { condition: 'https:// to a plain http service on this machine', message: errorFromNetwork(ctx(LIST, { baseUrl: 'https://127.0.0.1:8787' }), 'EPROTO', false).message, next: /does not answer in TLS \(EPROTO\): if it is a plain http service on this machine, as the sandbox is, use http:\/\/127\.0\.0\.1:8787\.$/, refusal: false },
   { condition: 'https:// to a plain http service elsewhere: no http advice', message: errorFromNetwork(ctx(CREATE), 'EPROTO', false).message, next: /does not answer in TLS \(EPROTO\): check the address and its port: it may be a plain http service \(nothing was sent\)\.$/, refusal: false },
+  // A read-only profile's client (src/config/profileMarks.ts): refused before sending, the reason named.
+  { condition: 'a change through the client of a read-only profile', message: errorFromReadOnly(ctx(CREATE), 'the profile "prod" is read-only (readOnly in /c/config.json)').message, next: /^Did not create the credit key: the profile "prod" is read-only \(readOnly in \/c\/config\.json\); nothing was sent\.$/, refusal: true },
 ];
 
 describe('the wording table: condition → sentence → next step', () => {

@@ -193,6 +193,8 @@ describe('resolveProfile', () => {
       chainChecks: true,
       configPath: file,
       inConfig: true,
+      chosenBy: { rule: 'currentProfile', configPath: file },
+      protected: false,
     });
     expect(await resolveProfile({ profile: 'home' }, env)).toMatchObject({ name: 'home', baseUrl: 'https://home.example', pollIntervalSeconds: 15 });
     expect(await resolveProfile({}, { ...env, KEYDECK_PROFILE: 'home' })).toMatchObject({ name: 'home' });
@@ -206,7 +208,7 @@ describe('resolveProfile', () => {
 
   it('an unknown profile has no base URL and the defaults', async () => {
     const p = await resolveProfile({ profile: 'new' }, env);
-    expect(p).toEqual({ name: 'new', pollIntervalSeconds: 15, confirmAboveUsd: 500, runawayFactor: 5, runawayFloorUsdPerHour: 1, chainChecks: true, configPath: file, inConfig: false });
+    expect(p).toEqual({ name: 'new', pollIntervalSeconds: 15, confirmAboveUsd: 500, runawayFactor: 5, runawayFloorUsdPerHour: 1, chainChecks: true, configPath: file, inConfig: false, chosenBy: { rule: 'flag' }, protected: false });
   });
 
   it('with no file at all the profile is `default`', async () => {

@@ -100,6 +100,8 @@ export interface RunCliOptions {
   readonly timeoutMs?: number;
   /** Default {@link CLI_RUNNER}. */
   readonly runner?: CliRunner;
+  /** The working directory (default the test process's). */
+  readonly cwd?: string;
 }
 
 /**
@@ -119,6 +121,7 @@ async function runInThread(args: readonly string[], options: RunCliOptions): Pro
   const started = performance.now();
   const result = await runCliInThread(args, {
     env: options.env,
+    cwd: options.cwd,
     input: options.input ?? '',
     cli: cliPath(),
     timeoutMs: options.timeoutMs ?? 15_000,
@@ -135,7 +138,7 @@ function timedOut(args: readonly string[], options: RunCliOptions, stdout: strin
 function runCliInProcess(args: readonly string[], options: RunCliOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [cliPath(), ...args], { env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliPath(), ...args], { env: options.env, stdio: ['pipe', 'pipe', 'pipe'], ...(options.cwd !== undefined && { cwd: options.cwd }) });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -7,7 +7,7 @@
  * sandbox's side included (docs/development.md).
  *
  * What a run has of its own, a process has of its own too, and the CLI reads it from `process`:
- * `process.env`, `process.argv`, stdin, stdout, stderr, `process.exit` and `os.homedir()`. While a
+ * `process.env`, `process.argv`, stdin, stdout, stderr, `process.exit`, `process.cwd()` and `os.homedir()`. While a
  * run is under way those answer from the run's {@link AsyncLocalStorage} store, so runs at once in
  * one thread (the concurrent suites) each see their own, and the test's code (outside any run)
  * sees the real ones. `process.exit(code)` ends the run with `code` and throws {@link CliExit} to
@@ -47,6 +47,8 @@ export class CliExit extends Error {
 /** One run's own `process`: its environment, argv, streams and how it ended. */
 interface RunState {
   readonly env: Record<string, string>;
+  /** The run's working directory (`process.cwd()`), when it has its own. */
+  readonly cwd?: string | undefined;
   readonly argv: string[];
   readonly stdin: Readable;
   readonly stdout: Writable;
@@ -128,6 +130,9 @@ function install(): void {
     if (run.exited === undefined) run.exited = code === undefined || code === null ? exitCodeSetBy(run) : Number(code);
     throw new CliExit(run.exited);
   } as typeof process.exit;
+  // A process has its own working directory (a `.keydeck` file is looked up from it): a run may too.
+  const realCwd = process.cwd.bind(process);
+  process.cwd = () => runs.getStore()?.cwd ?? realCwd();
   // A process's libuv reads $HOME for os.homedir(); this thread's would read the test process's.
   const realHomedir = os.homedir;
   os.homedir = () => runs.getStore()?.env.HOME ?? realHomedir();
@@ -181,6 +186,8 @@ function commandLineOf(cli: string): Promise<CommandLine> {
 export interface ThreadRunOptions {
   /** The CLI's whole environment. */
   readonly env: NodeJS.ProcessEnv;
+  /** The run's working directory (default the test process's). */
+  readonly cwd?: string | undefined;
   /** stdin's whole content; stdin is at its end once read. */
   readonly input: string;
   /** The run's snapshot of dist/cli.js; the command line of its `program.js` is run. */
@@ -220,6 +227,7 @@ export async function runCliInThread(args: readonly string[], options: ThreadRun
   const stderr = new Capture(ended);
   const run: RunState = {
     env,
+    cwd: options.cwd,
     argv: [process.execPath, options.cli, ...args],
     stdin: Readable.from(options.input ? [Buffer.from(options.input)] : [], { objectMode: false }),
     stdout,

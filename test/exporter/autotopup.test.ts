@@ -8,7 +8,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TempHome } from '../credentials/harness.js';
+import { runCli, type TempHome } from '../credentials/harness.js';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { exporterHome, killAll, managementKey, sample, startExporter, until } from './rig.js';
 
@@ -23,14 +23,14 @@ afterAll(async () => {
   for (const h of homes) h.remove();
 });
 
-/** A home whose config has profile `prod` at the sandbox with the policy below 20, 30 a charge, 100 a day (and `extra`). */
-function homeWithPolicy(extra: object = {}): TempHome {
+/** A home whose config has profile `prod` at the sandbox with the policy below 20, 30 a charge, 100 a day (and `extra`; `marks`: the profile's own fields). */
+function homeWithPolicy(extra: object = {}, marks: object = {}): TempHome {
   const h = exporterHome();
   homes.push(h);
   mkdirSync(h.configDir, { recursive: true, mode: 0o700 });
   chmodSync(h.configDir, 0o700);
   const policy = { belowUsd: 20, amountUsd: 30, maxPerDayUsd: 100, maxPerMonthUsd: 300, since: new Date(Date.now() - 60_000).toISOString(), ...extra };
-  writeFileSync(path.join(h.configDir, 'config.json'), JSON.stringify({ version: 1, profiles: { prod: { baseUrl: sb.url, autoTopUp: policy } } }), { mode: 0o600 });
+  writeFileSync(path.join(h.configDir, 'config.json'), JSON.stringify({ version: 1, profiles: { prod: { baseUrl: sb.url, autoTopUp: policy, ...marks } } }), { mode: 0o600 });
   return h;
 }
 
@@ -74,6 +74,23 @@ describe.concurrent('keydeck exporter --auto-topup', () => {
     expect(await sb.credits(prod.session)).toMatchObject({ totalTopUp: 55, remaining: 15 });
     exporter.signal('SIGTERM');
     expect(await exporter.exited).toBe(0);
+  });
+
+  it('a read-only profile is never charged: said once in the log; --read-only with --auto-topup does not start', { timeout: 30_000 }, async () => {
+    const h = homeWithPolicy({}, { readOnly: true });
+    const prod = await managementKey(sb, 25);
+    await spend(prod.session, 10);
+    const exporter = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2', '--auto-topup'], { KEYDECK_TOKEN_PROD: prod.token, KEYDECK_AUTOTOPUP_SETTLE_SECONDS: '0' });
+    expect(await exporter.waitForLog(/event=autotopup_skipped .*reason=read_only/)).toMatch(/the profile \\?"prod\\?" is read-only .*so keydeck does not act on auto top-up; nothing was sent/);
+    await new Promise((r) => setTimeout(r, 4500));
+    expect(exporter.stderr().match(/reason=read_only/g)).toHaveLength(1);
+    expect(exporter.stderr()).not.toMatch(/event=autotopup_charged/);
+    expect(await sb.credits(prod.session)).toMatchObject({ totalTopUp: 25, remaining: 15 });
+    exporter.signal('SIGTERM');
+    expect(await exporter.exited).toBe(0);
+    const refused = await runCli(['--read-only', 'exporter', '--profile', 'prod', '--listen', '127.0.0.1:0', '--auto-topup'], { env: h.env({ KEYDECK_DATA_DIR: path.join(h.home, 'data') }) });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toBe('keydeck: read_only: --read-only was given, so keydeck does not act on auto top-up (--auto-topup); nothing was sent.\n');
   });
 
   it('paused on this machine for two machines: keydeck_autotopup_two_machines is 1, the log says why, nothing is charged', { timeout: 30_000 }, async () => {

@@ -1,5 +1,5 @@
 /**
- * The header: SANDBOX or LIVE, profile, the service's host, the management key in use (prefix
+ * The header: SANDBOX or LIVE (and RO for a read-only profile), profile, the service's host, the management key in use (prefix
  * only; a warning when it lives in the plaintext file or only in memory), the live remaining
  * balance (§2.3 `remaining`, USD) and the connection state (online · updated N s ago /
  * offline since … / service failing since … / bad answers since … / rate limited / key
@@ -69,6 +69,7 @@ export function Header({ columns, compact }: HeaderProps) {
       credential={describeCredential(session.info)}
       connection={connectionState(poll, session.rejected, clock(), HEADER_AGE_STEP_SECONDS)}
       balance={balanceText(poll.data, profile.alertBelowUsd)}
+      readOnly={profile.readOnly !== undefined}
     />
   );
 }

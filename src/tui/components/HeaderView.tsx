@@ -1,5 +1,6 @@
 /**
- * What the header draws, from words already chosen: the pure half of {@link Header}
+ * What the header draws, from words already chosen (an `RO` badge beside SANDBOX or LIVE for a
+ * read-only profile): the pure half of {@link Header}
  * (components/Header.tsx), which reads the session, the balance poll and the clock and hands
  * their words here. The frame drawn while the app loads (src/tui/BootFrame.tsx) draws the same
  * view with the words of the first frame (no key yet, balance …, connecting…), so the two
@@ -64,12 +65,16 @@ export interface HeaderViewProps {
   readonly credential: CredentialWordsForHeader;
   readonly connection: HeaderWords;
   readonly balance: HeaderWords;
+  /** The profile is read-only (its `readOnly`, or `--read-only`): an `RO` badge beside SANDBOX or LIVE. */
+  readonly readOnly?: boolean;
 }
 
 /** The header's lines (two in the full layout, one in the compact one). */
-export function HeaderView({ columns, compact, target, profileName, host, credential: cred, connection: conn, balance: bal }: HeaderViewProps) {
+export function HeaderView({ columns, compact, target, profileName, host, credential: cred, connection: conn, balance: bal, readOnly }: HeaderViewProps) {
   const badge = target === 'sandbox' ? 'SANDBOX' : 'LIVE';
   const badgeColor = target === 'sandbox' ? theme.sandbox : theme.live;
+  // Read-only (src/config/profileMarks.ts): said beside the badge, in both layouts, before the profile's name.
+  const ro = readOnly ? <Text bold inverse>{' RO '}</Text> : null;
   // The plaintext file's path when the line holds it whole; else a shorter warning that says
   // where the path is (issue 19: no line ends in a cut `…`).
   const credRoom = columns - displayWidth(conn.text) - 1;
@@ -82,6 +87,7 @@ export function HeaderView({ columns, compact, target, profileName, host, creden
         <Box flexGrow={1} flexShrink={1}>
           <Text wrap="truncate">
             <Text bold color={badgeColor} inverse>{` ${badge} `}</Text>
+            {ro}
             {` ${profileName}@${host} · ${cred.text}${cred.warning ? ` ${symbols.warning}` : ''}`}
           </Text>
         </Box>
@@ -99,6 +105,8 @@ export function HeaderView({ columns, compact, target, profileName, host, creden
           <Text wrap="truncate">
             <Text bold>keydeck </Text>
             <Text bold color={badgeColor} inverse>{` ${badge} `}</Text>
+            {ro ? <Text> </Text> : null}
+            {ro}
             {`  profile ${profileName} · ${host}`}
           </Text>
         </Box>

@@ -1,5 +1,6 @@
 /**
- * Confirmation for what cannot be undone: the user types the name as shown (its visible form,
+ * Confirmation for what cannot be undone (and, on a protected profile, a deactivation): the user
+ * types the name as shown (its visible form,
  * src/terminal/sanitize.ts, so a name of invisible or control characters can be typed too);
  * enter then goes ahead (and does nothing while the text differs); esc cancels.
  */
@@ -21,6 +22,8 @@ export interface TypeToConfirmDialogProps {
    * key's prefix, created and last used: issue 19).
    */
   readonly details?: readonly string[];
+  /** What enter does once the name matches, after "enter ": default `deletes it for good`. */
+  readonly action?: string;
   readonly onConfirm: () => void;
   readonly onCancel: () => void;
   readonly columns: number;
@@ -59,7 +62,7 @@ export function TypeToConfirmDialog(props: TypeToConfirmDialogProps) {
         <TextField field={field} />
       </Box>
       <Text color={matches ? theme.danger : theme.muted} wrap="wrap">
-        {matches ? 'enter deletes it for good · esc cancels' : 'the name does not match yet · esc cancels'}
+        {matches ? `enter ${props.action ?? 'deletes it for good'} · esc cancels` : 'the name does not match yet · esc cancels'}
       </Text>
     </Dialog>
   );

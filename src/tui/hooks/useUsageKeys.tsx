@@ -17,6 +17,8 @@ import { useFlash } from '../contexts/StatusContext.js';
 import { useUsage, useUsageActions, type RunawayAlert } from '../contexts/UsageContext.js';
 import { describeFailure } from '../errors.js';
 import { useActionRunner } from './useActionRunner.js';
+import { guarded, useChangeGuard } from './useChangeGuard.js';
+import { TypeToConfirmDialog } from '../components/TypeToConfirmDialog.js';
 
 /** See the module comment. `active`: no overlay or dialog of the shell is open. */
 export function useUsageKeys(options: { readonly active: boolean; readonly columns: number; readonly rows: number }): ReactNode | undefined {
@@ -30,6 +32,8 @@ export function useUsageKeys(options: { readonly active: boolean; readonly colum
   const { busy, run } = useActionRunner();
   const [confirming, setConfirming] = useState<RunawayAlert | undefined>(undefined);
   const alert = usage.alerts[usage.alerts.length - 1];
+  // Read-only and protected profiles (src/config/profileMarks.ts).
+  const guard = useChangeGuard();
 
   const read = async () => {
     const after = await readNow();
@@ -56,7 +60,7 @@ export function useUsageKeys(options: { readonly active: boolean; readonly colum
     'global',
     {
       'usage.read': usage.available && !usage.reading ? () => void read() : undefined,
-      'runaway.deactivate': alert?.keyId !== undefined && !busy ? () => setConfirming(alert) : undefined,
+      'runaway.deactivate': guarded(guard, 'deactivate a key', alert?.keyId !== undefined && !busy ? () => setConfirming(alert) : undefined),
       'runaway.dismiss': alert ? () => dismiss(alert.id) : undefined,
     },
     { active: options.active && confirming === undefined },
@@ -65,16 +69,32 @@ export function useUsageKeys(options: { readonly active: boolean; readonly colum
   if (!confirming) return undefined;
   const key = keys.data?.find((k) => k.id === confirming.keyId);
   const lost = key ? paidTimeLost(key, 'deactivate', clock()) : undefined;
+  const message = [
+    `${confirming.text}.`,
+    'It is revoked at once: every request made with it fails until you reactivate it (space on the Keys pane).',
+    ...(lost ? [`${lost[0]!.toUpperCase()}${lost.slice(1)}.`] : []),
+  ];
+  // A protected profile asks for the key's name typed.
+  if (guard.protected) {
+    return (
+      <TypeToConfirmDialog
+        columns={options.columns}
+        rows={options.rows}
+        title={`Deactivate "${confirming.keyName}"?`}
+        message={message}
+        expected={confirming.keyName ?? key?.name ?? ''}
+        action="deactivates it"
+        onConfirm={() => void deactivate(confirming)}
+        onCancel={() => setConfirming(undefined)}
+      />
+    );
+  }
   return (
     <ConfirmDialog
       columns={options.columns}
       rows={options.rows}
       title={`Deactivate "${confirming.keyName}"?`}
-      message={[
-        `${confirming.text}.`,
-        'It is revoked at once: every request made with it fails until you reactivate it (space on the Keys pane).',
-        ...(lost ? [`${lost[0]!.toUpperCase()}${lost.slice(1)}.`] : []),
-      ]}
+      message={message}
       actionLabel="Deactivate"
       dangerous
       onConfirm={() => void deactivate(confirming)}

@@ -33,6 +33,7 @@ import { PendingRotations, usePendingRotations } from '../flows/rotate/PendingRo
 import { RotateFlow } from '../flows/rotate/RotateFlow.js';
 import { formatUsd } from '../format.js';
 import { useActionRunner } from '../hooks/useActionRunner.js';
+import { guarded, useChangeGuard } from '../hooks/useChangeGuard.js';
 import { useListPane } from '../hooks/useListPane.js';
 import { useReloadWhenShown } from '../hooks/useReloadWhenShown.js';
 import { theme } from '../theme.js';
@@ -102,8 +103,10 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   const [sort, setSort] = useState<KeySort>(KEY_SORTS[0]);
   const [dialog, setDialog] = useState<KeysDialog | undefined>(undefined);
   const compact = size.mode === 'compact';
-  // An interrupted rotation in the record is offered once, when the pane is first shown.
-  const rotation = usePendingRotations(active && !dialog, () => setDialog({ kind: 'pending' }));
+  // Read-only and protected profiles (src/config/profileMarks.ts): each change asks first.
+  const guard = useChangeGuard();
+  // An interrupted rotation in the record is offered once, when the pane is first shown (not on a read-only profile: it could only be refused).
+  const rotation = usePendingRotations(active && !dialog && guard.readOnly === undefined, () => setDialog({ kind: 'pending' }));
 
   const spend = useKeySpend();
   // The spend only re-sorts while sorting by it: a new usage answer costs the other sorts nothing.
@@ -171,17 +174,20 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   useKeymap(
     'keys',
     {
-      'keys.create': startCreate,
-      'keys.rename': selected ? () => setDialog({ kind: 'rename', key: selected }) : undefined,
+      'keys.create': guarded(guard, 'create a key', startCreate),
+      'keys.rename': guarded(guard, 'rename a key', selected ? () => setDialog({ kind: 'rename', key: selected }) : undefined),
       // An ended subscription cannot be switched back on (the service refuses it): on/off is not
       // offered (not in the hint bar); space still says why (keys.toggleExpired).
-      'keys.toggle':
+      'keys.toggle': guarded(
+        guard,
+        selected?.isActive ? 'deactivate a key' : 'reactivate a key',
         selected && !ended
           ? () => (selected.isActive ? setDialog({ kind: 'deactivate', key: selected }) : void setActive(selected, true))
           : undefined,
+      ),
       'keys.toggleExpired': selected && ended ? () => flash(expiredKeyMessage(selected), 'warning', 10_000) : undefined,
-      'keys.delete': selected ? () => setDialog({ kind: 'delete', key: selected }) : undefined,
-      'keys.rotate': selected && rotation.available ? () => setDialog({ kind: 'rotate', key: selected }) : undefined,
+      'keys.delete': guarded(guard, 'delete a key', selected ? () => setDialog({ kind: 'delete', key: selected }) : undefined),
+      'keys.rotate': guarded(guard, 'rotate a key', selected && rotation.available ? () => setDialog({ kind: 'rotate', key: selected }) : undefined),
       'keys.sort': () => {
         const s = nextSort(sort);
         setSort(s);
@@ -284,6 +290,23 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
           />
         );
       case 'deactivate':
+        // A protected profile asks for the name typed, as a delete does.
+        if (guard.protected) {
+          return (
+            <TypeToConfirmDialog
+              {...area}
+              title={`Deactivate "${dialog.key.name}"?`}
+              message={[
+                'The profile is protected. The key is revoked at once: every request made with it fails until you reactivate it (space).',
+                ...withPaidTime(paidTimeLost(dialog.key, 'deactivate', clock())),
+              ]}
+              expected={dialog.key.name}
+              action="deactivates it"
+              onConfirm={() => void setActive(dialog.key, false)}
+              onCancel={() => setDialog(undefined)}
+            />
+          );
+        }
         return (
           <ConfirmDialog
             {...area}

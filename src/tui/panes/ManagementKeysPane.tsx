@@ -22,6 +22,7 @@ import { useFlash } from '../contexts/StatusContext.js';
 import { describeFailure } from '../errors.js';
 import { dateTime, displayWidth, relativeAgo, shortDate, truncateTo } from '../format.js';
 import { useActionRunner } from '../hooks/useActionRunner.js';
+import { guarded, useChangeGuard } from '../hooks/useChangeGuard.js';
 import { useListPane } from '../hooks/useListPane.js';
 import { useReloadWhenShown } from '../hooks/useReloadWhenShown.js';
 import { symbols, theme } from '../theme.js';
@@ -133,17 +134,23 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
     startSetup(note);
   };
 
+  // Read-only profiles (src/config/profileMarks.ts): each change asks first. (A delete asks for the name typed on every profile.)
+  const guard = useChangeGuard();
   useKeymap(
     'mgmt',
     {
-      'mgmt.create': client
-        ? () =>
-            setDialog({
-              kind: 'create',
-              initial: managementKeyName({ host: services.hostname, profile: services.profile.name, now: clock() }, (managementKeys.data ?? []).map((k) => k.name)),
-            })
-        : undefined,
-      'mgmt.delete': selected ? () => setDialog({ kind: 'delete', key: selected, inUse: isInUse(selected) }) : undefined,
+      'mgmt.create': guarded(
+        guard,
+        'create a management key',
+        client
+          ? () =>
+              setDialog({
+                kind: 'create',
+                initial: managementKeyName({ host: services.hostname, profile: services.profile.name, now: clock() }, (managementKeys.data ?? []).map((k) => k.name)),
+              })
+          : undefined,
+      ),
+      'mgmt.delete': guarded(guard, 'delete a management key', selected ? () => setDialog({ kind: 'delete', key: selected, inUse: isInUse(selected) }) : undefined),
     },
     { active: active && !dialog && !busy && !list.filtering },
   );

@@ -3,8 +3,9 @@
  * the low-balance alert (a word and the bell, once per crossing), the trend (sparkline, burn
  * rate over 15 min and 1 h, projected run-out), the top spenders with their share of the
  * account's spend (issue 22), the recent top-ups of the local journal, the
- * `GET /api/billing/status` tree (`s`), the top-up walk-through (`t`), and the pools view
- * (`p`, issue 23: ./PoolsView.tsx, read-only).
+ * `GET /api/billing/status` tree (`s`; `c` there cancels a renewal, as `keydeck billing cancel`:
+ * ../../flows/CancelRenewalFlow.tsx), the top-up walk-through (`t`), and the pools view (`p`,
+ * issue 23: ./PoolsView.tsx; `c` there cancels the renewal of a pledge in the selected pool).
  *
  * The pane stays mounted while hidden (the shell's contract), so the history, the bell, card
  * payment watching and a walk-through in progress carry on while another pane is shown.
@@ -43,6 +44,8 @@ import { TopSpenders } from './topSpenders.js';
 import { topSpenders } from '../../../billing/spend.js';
 import { useUsage } from '../../contexts/UsageContext.js';
 import { useAutoTopUp } from './useAutoTopUp.js';
+import { CancelRenewalFlow } from '../../flows/CancelRenewalFlow.js';
+import { guarded, useChangeGuard } from '../../hooks/useChangeGuard.js';
 
 /**
  * The status as the documentation pages show it, summarised (subscriptions, pool pledges,
@@ -86,6 +89,9 @@ export function BillingPane({ size, active }: PaneProps) {
   }, [session.rejected]); // eslint-disable-line react-hooks/exhaustive-deps
   const [showStatus, setShowStatus] = useState(false);
   const [showPools, setShowPools] = useState(false);
+  // `c` (status view or pools view): the renewal cancel, in place of the pane; `pool`: that pool's pledges only.
+  const [cancelling, setCancelling] = useState<{ pool?: string } | undefined>(undefined);
+  const guard = useChangeGuard();
   const [selected, setSelected] = useState(0);
   const [statusOffset, setStatusOffset] = useState(0);
   useTick(active ? 5000 : undefined);
@@ -108,12 +114,13 @@ export function BillingPane({ size, active }: PaneProps) {
   const trend = useMemo(() => trendOf(history, data?.remaining, now), [history, historyVersion, data, now]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const [chartWindow, setChartWindow] = useState<ChartWindow>('24h');
-  const paneKeys = active && !flow.open && !showPools;
+  const paneKeys = active && !flow.open && !showPools && !cancelling;
   useKeymap(
     'billing',
     {
-      'billing.topup': client ? flow.start : undefined,
-      'billing.resume': entries.length > 0 || flow.view ? () => flow.resume(flow.view ? undefined : (entries[chosen]?.id ?? unfinished?.id)) : undefined,
+      'billing.topup': guarded(guard, 'top up', client ? flow.start : undefined),
+      'billing.resume': guarded(guard, 'take up a top-up', entries.length > 0 || flow.view ? () => flow.resume(flow.view ? undefined : (entries[chosen]?.id ?? unfinished?.id)) : undefined),
+      'billing.cancel': guarded(guard, 'cancel a renewal', showStatus && client ? () => setCancelling({}) : undefined),
       'billing.status': () => {
         setShowStatus((s) => !s);
         setStatusOffset(0);
@@ -131,7 +138,31 @@ export function BillingPane({ size, active }: PaneProps) {
   );
 
   if (!active) return null;
-  if (showPools) return <PoolsView columns={size.columns} rows={size.rows} onClose={() => setShowPools(false)} />;
+  if (cancelling) {
+    return (
+      <CancelRenewalFlow
+        columns={size.columns}
+        rows={size.rows}
+        pool={cancelling.pool}
+        onClose={(changed) => {
+          setCancelling(undefined);
+          if (changed && showStatus) void status.reload();
+        }}
+      />
+    );
+  }
+  if (showPools) {
+    return (
+      <PoolsView
+        columns={size.columns}
+        rows={size.rows}
+        onClose={() => setShowPools(false)}
+        onCancelRenewal={(pool) => {
+          if (guard.allows('cancel a renewal')) setCancelling({ pool });
+        }}
+      />
+    );
+  }
   if (flow.open) return <TopUpDialog flow={flow} remaining={data?.remaining} totalTopUp={data?.totalTopUp} columns={size.columns} rows={size.rows} />;
 
   const summaryRows = 3;
@@ -199,7 +230,7 @@ export function BillingPane({ size, active }: PaneProps) {
       ) : null}
       {showStatus ? (
         <Box flexDirection="column">
-          <Text color={theme.muted} wrap="truncate">{`billing status (GET /api/billing/status)${status.loading ? ' · loading…' : ''} · s hides · r reloads`}</Text>
+          <Text color={theme.muted} wrap="truncate">{`billing status (GET /api/billing/status)${status.loading ? ' · loading…' : ''} · s hides · r reloads · c cancels a renewal`}</Text>
           {status.error !== undefined ? <Text color={theme.danger} wrap="wrap">{`✕ ${describeFailure(status.error)}`}</Text> : null}
           <StatusTree lines={statusLines} offset={statusOffset} rows={Math.max(1, restRows - 1 - (status.error !== undefined ? 1 : 0))} columns={size.columns - 2} />
         </Box>

@@ -5,7 +5,8 @@
  * monthly and yearly price) and its hour slots' availability hour by hour. What keydeck cannot
  * read is shown as a tree, never an error. Subscribing is not offered: the view says how to
  * (src/billing/poolView.ts `SUBSCRIBE_HINT`). Keys (scope `pools`): j/k move, enter opens,
- * esc goes back (to the list, then to the pane), r reads again.
+ * esc goes back (to the list, then to the pane), r reads again, c cancels the renewal of a
+ * pledge in the selected pool (../../flows/CancelRenewalFlow.tsx).
  */
 import { useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
@@ -28,6 +29,8 @@ export interface PoolsViewProps {
   readonly rows: number;
   /** Back to the Billing pane. */
   readonly onClose: () => void;
+  /** `c`: cancel the renewal of a pledge in this pool (its slug or id); absent: not offered. */
+  readonly onCancelRenewal?: (pool: string) => void;
 }
 
 /**
@@ -59,7 +62,7 @@ export function hourLines(slots: readonly HourSlot[]): string[] {
 }
 
 /** See the module comment. */
-export function PoolsView({ columns, rows, onClose }: PoolsViewProps) {
+export function PoolsView({ columns, rows, onClose, onCancelRenewal }: PoolsViewProps) {
   const { client } = useSession();
   const list = useResource<PoolList>((signal) => client!.pools!.list({ signal }), { key: client, enabled: client?.pools !== undefined });
   const [at, setAt] = useState(0);
@@ -74,6 +77,7 @@ export function PoolsView({ columns, rows, onClose }: PoolsViewProps) {
       'pools.up': open ? undefined : () => setAt((i) => Math.max(0, i - 1)),
       'pools.open': !open && pools[chosen] ? () => setOpen(pools[chosen]!.slug ?? pools[chosen]!.id) : undefined,
       'pools.back': () => (open ? setOpen(undefined) : onClose()),
+      'pools.cancel': onCancelRenewal && (open ?? pools[chosen]) ? () => onCancelRenewal(open ?? (pools[chosen]!.slug ?? pools[chosen]!.id)) : undefined,
       'pools.reload': () => void (open ? pool.reload() : list.reload()),
     },
     { modal: true },

@@ -1,0 +1,122 @@
+/**
+ * The marks a profile carries (docs/credentials.md "Read-only and protected profiles"):
+ *
+ * - `readOnly` (the profile's `readOnly: true`, or `--read-only` for one run): keydeck changes
+ *   nothing on that account. Every change (create, rename, enable, disable, delete, rotate, top-up,
+ *   verify, cancel, auto top-up, and any later one such as guardrail changes) calls
+ *   {@link ensureWritable} at the entry of its command or TUI action, before any question; the
+ *   refusal is one sentence naming why, exit 3 for a command (`--yes` does not pass it), a status
+ *   line in the TUI. The API client built for such a profile refuses POST, PUT and DELETE before
+ *   sending as a last line (src/api/core.ts `readOnly`), with {@link readOnlyReason}'s words.
+ * - `protected`: deleting or deactivating a key asks for its name to be typed, as GitHub asks for
+ *   a repository's; a script's `--yes` must come with `--confirm-name NAME`.
+ *
+ * {@link listProfiles} lists every profile of the config file with its service origin, its marks,
+ * and whether it is the default: what a view of every account at once starts from.
+ */
+import { normalizeBaseUrl as normalizeUrl } from '../api/baseUrl.js';
+import type { KeydeckConfig } from './config.js';
+
+/** Why a profile is read-only: its config entry (`profile`) or `--read-only` (`flag`). */
+export interface ReadOnlyMark {
+  readonly by: 'profile' | 'flag';
+}
+
+/** What {@link ensureWritable} reads of a profile (src/config/profile.ts `ResolvedProfile` has it). */
+export interface MarkedProfile {
+  readonly name: string;
+  readonly readOnly?: ReadOnlyMark | undefined;
+  /** The config file, named in the sentence of a profile marked there. */
+  readonly configPath?: string | undefined;
+}
+
+/**
+ * A change refused because the profile is read-only. `message` is one sentence: what was not
+ * done, why, and that nothing was sent. Commands exit 3 with it (src/commands/output.ts).
+ */
+export class ReadOnlyError extends Error {
+  override readonly name = 'ReadOnlyError';
+  readonly code = 'read_only' as const;
+  readonly profile: string;
+  readonly action: string;
+  constructor(profile: string, action: string, message: string) {
+    super(message);
+    this.profile = profile;
+    this.action = action;
+  }
+}
+
+/**
+ * Why `profile` is read-only, as a clause (`the profile "prod" is read-only (readOnly in
+ * /c/config.json)`, `--read-only was given`); undefined when it is not. The API client's refusal
+ * uses the same words.
+ */
+export function readOnlyReason(profile: MarkedProfile): string | undefined {
+  if (profile.readOnly === undefined) return undefined;
+  if (profile.readOnly.by === 'flag') return `--read-only was given for profile "${profile.name}"`;
+  return `the profile "${profile.name}" is read-only (readOnly in ${profile.configPath ?? 'the config file'})`;
+}
+
+/**
+ * The refusal of `action` (an infinitive: `delete a key`) for `reason` ({@link readOnlyReason}), as
+ * the TUI's status line and the commands say it: `the profile "prod" is read-only (…), so keydeck
+ * does not delete a key; nothing was sent` (no final period).
+ */
+export function readOnlyRefusal(reason: string, action: string): string {
+  return `${reason}, so keydeck does not ${action}; nothing was sent`;
+}
+
+/** The commands' sentence refusing `action` on `profile` (`read_only: …`, how to lift it), without the final period. */
+export function readOnlySentence(profile: MarkedProfile, action: string): string {
+  const reason = readOnlyReason(profile) ?? `the profile "${profile.name}" is read-only`;
+  const undo = profile.readOnly?.by === 'flag' ? 'run it without --read-only' : `unmark it first with \`keydeck profile set ${profile.name} --no-read-only\``;
+  return `read_only: ${readOnlyRefusal(reason, action)} (${undo})`;
+}
+
+/**
+ * The one check every change makes before anything is asked or sent.
+ * @throws ReadOnlyError when `profile` is read-only
+ */
+export function ensureWritable(profile: MarkedProfile, action: string): void {
+  if (profile.readOnly !== undefined) throw new ReadOnlyError(profile.name, action, readOnlySentence(profile, action));
+}
+
+/** True for a {@link ReadOnlyError} (from any copy of this module). */
+export function isReadOnlyError(error: unknown): error is ReadOnlyError {
+  return error instanceof ReadOnlyError || (error instanceof Error && error.name === 'ReadOnlyError' && (error as { code?: unknown }).code === 'read_only');
+}
+
+/** One profile of the config file as {@link listProfiles} lists it. */
+export interface ProfileListing {
+  readonly name: string;
+  /** The saved base URL, normalised; undefined when none (or a refused one). */
+  readonly baseUrl?: string;
+  /** `https://host[:port]`: the service's origin (what stored keys are kept by); undefined without a base URL. */
+  readonly origin?: string;
+  readonly readOnly: boolean;
+  readonly protected: boolean;
+  /** True for the default profile (`currentProfile`, else `default`). */
+  readonly isDefault: boolean;
+}
+
+/** Every profile of `config`, in name order, with its origin, marks and whether it is the default. */
+export function listProfiles(config: KeydeckConfig): ProfileListing[] {
+  const current = config.currentProfile ?? 'default';
+  return Object.entries(config.profiles)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, entry]) => {
+      let baseUrl: string | undefined;
+      try {
+        baseUrl = entry.baseUrl !== undefined ? normalizeUrl(entry.baseUrl) : undefined;
+      } catch {
+        baseUrl = undefined;
+      }
+      return {
+        name,
+        ...(baseUrl !== undefined && { baseUrl, origin: new URL(baseUrl).origin }),
+        readOnly: entry.readOnly === true,
+        protected: entry.protected === true,
+        isDefault: name === current,
+      };
+    });
+}
