@@ -1,9 +1,9 @@
 // Monitor soak benchmark (not a test): what hours of balance polling cost, in two parts.
 //
 // 1. A day of polls at the fastest interval (43,200 at 2 s), run at a tiny interval with the app's
-//    clock moved on 2 s a poll (issue 45). keydeck never polls faster than every 2 s (usePolling's
-//    MIN_POLL_INTERVAL_MS, --interval's MIN_INTERVAL_SECONDS), so a day of polls would take a
-//    day. Instead of driving the Poller class alone in-process (which would leave out React,
+//    clock moved on 2 s a poll. keydeck never polls faster than every 2 s (the account
+//    watcher's MIN_POLL_INTERVAL_MS, --interval's MIN_INTERVAL_SECONDS), so a day of polls would take a
+//    day. Instead of driving the AccountWatcher class alone in-process (which would leave out React,
 //    Ink's frames, the header, the Billing pane's history and the HTTP client's sockets), this
 //    runs the whole app, as a user does: src/cli.ts bundled with keydeck's own esbuild options,
 //    the only change being those two minimums lowered at bundle time (an esbuild plugin that
@@ -52,7 +52,7 @@ const lowerMinimums = {
   name: 'keydeck-soak-lower-minimum-interval',
   setup(build) {
     const patches = [
-      [/src\/tui\/hooks\/usePolling\.ts$/, 'export const MIN_POLL_INTERVAL_MS = 2000;', 'export const MIN_POLL_INTERVAL_MS = 1;'],
+      [/src\/watcher\/schedule\.ts$/, 'export const MIN_POLL_INTERVAL_MS = 2000;', 'export const MIN_POLL_INTERVAL_MS = 1;'],
       // The command-line minimum (billing/settings.ts reads it from config.ts).
       [/src\/config\/config\.ts$/, 'export const MIN_POLL_INTERVAL_SECONDS = 2;', 'export const MIN_POLL_INTERVAL_SECONDS = 0.001;'],
     ];

@@ -21,6 +21,6 @@
  * and ./statusSummary.ts. No terminal drawing: sentences and numbers only.
  *
  * May import: src/api, src/config, src/credentials (a credential's id), src/terminal.
- * Imported by: src/commands, src/tui, src/delivery, src/metrics, src/exporter.
+ * Imported by: src/commands, src/tui, src/delivery, src/metrics, src/exporter, src/watcher, src/operations.
  */
 export {};

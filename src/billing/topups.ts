@@ -2,9 +2,10 @@
  * The top-up procedures shared by the TUI and the commands (issue 13), so both write the same
  * record (src/billing/journal.ts) the same way and claim the same things:
  *
- * - {@link recordTopUp}: a `POST /api/billing/topup` answer on record (checkout link checked,
- *   USDC address checksummed and the instruction's own amount recorded, a card-on-file charge
- *   credited only when its answer says so);
+ * - {@link recordTopUp} and {@link answerOnRecord}: a `POST /api/billing/topup` answer on record
+ *   (checkout link checked, USDC address checksummed and the instruction's own amount recorded, a
+ *   card-on-file charge credited only when its answer says so), for the one top-up procedure that
+ *   sends it (./topUpRequest.ts);
  * - {@link verifyUsdc} (./verifyUsdc.ts, re-exported here): `POST /api/billing/verify-topup` for one hash, the record moved to
  *   `verifying` (with the `totalTopUp` baseline) before anything is sent, then by the answer;
  * - {@link checkCardPayments}: `GET /api/billing/status` read for records that name the pending
@@ -88,25 +89,38 @@ export async function recordTopUp(
       ...(problem === undefined ? { sessionUrl: result.data.sessionUrl } : { reasonCode: 'checkout_url_refused', reason: problem.replace(/\.$/, '') }),
     });
   }
-  let entry = await journal.add(fields);
-  if (result.method === 'card_direct') {
-    const said = directChargeEvidence(result.data);
-    if (said.paymentId !== undefined) entry = (await journal.update(entry.id, { paymentId: said.paymentId })) ?? entry;
-    if (said.credited) {
-      entry =
-        (await journal.update(entry.id, {
-          state: 'credited',
-          credited: said.amount ?? amount,
-          ...(said.balance !== undefined && { balance: said.balance }),
-          evidence: 'the answer to this card charge says it was credited',
-        })) ?? entry;
-    } else {
-      problems.push(
-        'The card charge was sent, but its answer does not say that it was credited: the top-up stays "verifying" until the service names it. Check the billing status and the card statement.',
-      );
-    }
-  }
+  const entry = await journal.add(fields);
+  if (result.method === 'card_direct') return answerOnRecord(journal, entry, amount, result);
   return { entry, problems, notes: topUpNotes(amount, result) };
+}
+
+/**
+ * Puts a card-on-file charge's answer `result` on its record `entry` (written `verifying` before
+ * the request was sent: ./topUpRequest.ts): the payment's id when the answer gives one, and
+ * `credited` when it names the charge credited (a paid `status` or a numeric `credited`);
+ * otherwise it stays `verifying`, and a problem says so. An answer of another method changes nothing.
+ * @throws JournalError when the record cannot be written
+ */
+export async function answerOnRecord(journal: TopUpJournal, entry: JournalEntry, amount: number, result: TopUpResult): Promise<RecordedTopUp> {
+  const problems: string[] = [];
+  if (result.method !== 'card_direct') return { entry, problems, notes: topUpNotes(amount, result) };
+  const said = directChargeEvidence(result.data);
+  let now = entry;
+  if (said.paymentId !== undefined) now = (await journal.update(now.id, { paymentId: said.paymentId })) ?? now;
+  if (said.credited) {
+    now =
+      (await journal.update(now.id, {
+        state: 'credited',
+        credited: said.amount ?? amount,
+        ...(said.balance !== undefined && { balance: said.balance }),
+        evidence: 'the answer to this card charge says it was credited',
+      })) ?? now;
+  } else {
+    problems.push(
+      'The card charge was sent, but its answer does not say that it was credited: the top-up stays "verifying" until the service names it. Check the billing status and the card statement.',
+    );
+  }
+  return { entry: now, problems, notes: topUpNotes(amount, result) };
 }
 
 /** True for a record whose card payment the billing status may name. */

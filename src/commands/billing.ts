@@ -19,7 +19,8 @@ import { instructionDiffersSentence } from '../billing/instruction.js';
 import { statusSummaryLines, summaryText } from '../billing/statusSummary.js';
 import { hostOf } from '../api/baseUrl.js';
 import { topUpPhase, type JournalEntry } from '../billing/journal.js';
-import { openInstructions, recordTopUp, topUpNotes } from '../billing/topups.js';
+import { messageOf, openInstructions, topUpNotes } from '../billing/topups.js';
+import { requestTopUp } from '../billing/topUpRequest.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { chooseTopUp, journalOf, verifyAndReport, type BillingDeps, type VerifyFlags } from './verifyReport.js';
 import type { WatchPlan } from './chainFind.js';
@@ -120,7 +121,10 @@ export function topUpLines(result: TopUpResult, amount: number, program = 'keyde
 
 /**
  * `keydeck billing topup --amount USD --method card_checkout|card_direct|usdc [--json]`
- * (§4 `POST /api/billing/topup`; never retried), put on the top-up record. Exit 3 when the record
+ * (`POST /api/billing/topup`; never retried), through the one top-up procedure the TUI uses
+ * (src/billing/topUpRequest.ts): the `totalTopUp` baseline read first; a card-on-file charge on the
+ * top-up record (`verifying`) before it is sent, never sent when it cannot be recorded (exit 1);
+ * an instruction on record, with its baseline, before it is printed. Exit 3 when the record
  * cannot be trusted (src/billing/journal.ts, "Fail closed": nothing asked, nothing sent). Exit 2 for a bad
  * amount or a method keydeck does not know (nothing asked, nothing sent: ./topUpMethod.ts); 1 when the checkout link is refused (src/api/baseUrl.ts: nothing is
  * printed of it; the top-up stays on record). A record that cannot be written is a warning:
@@ -148,7 +152,8 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
     await journal.check();
   } catch (error) {
     journal.close();
-    // Another problem (a directory made read-only) is said after the request, as before.
+    // Another problem (a directory made read-only) stops a card charge before it is sent (it must
+    // be on record first); an instruction is asked for, and said not to be on record, as before.
     if (isRecordDamaged(error)) throw error;
   }
   await confirmTopUp({
@@ -161,18 +166,34 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
     journal.close();
     throw error;
   });
-  const result = await client.billing.topUp({ amount, method: flags.method }).catch((error: unknown) => {
+  const scope = { host: hostOf(profile.baseUrl), profile: profile.name };
+  // The one top-up procedure (src/billing/topUpRequest.ts): a charge on record before it is sent.
+  const outcome = await requestTopUp({ journal, client, scope }, { amount, kind, method: flags.method }).catch((error: unknown) => {
     journal.close();
     throw error;
   });
-  let problems: readonly string[] = [];
-  let entry: JournalEntry | undefined;
+  if (outcome.kind === 'not_requested' && outcome.step === 'record' && !isRecordDamaged(outcome.error)) {
+    journal.close();
+    fail(ExitCode.refused, `${messageOf(outcome.error)}; nothing was charged: a card charge is put on keydeck's record before it is sent`);
+  }
+  if (outcome.kind !== 'answered') {
+    if (outcome.kind === 'failed' && outcome.recordError !== undefined) warn(`${messageOf(outcome.recordError)}. The charge stays on keydeck's record as verifying: check the billing status and the card statement.`);
+    journal.close();
+    throw outcome.error;
+  }
+  const { result, problems } = outcome;
+  const entry: JournalEntry | undefined = outcome.entry;
   let earlier: JournalEntry[] = [];
   try {
-    const scope = { host: hostOf(profile.baseUrl), profile: profile.name };
-    ({ entry, problems } = await recordTopUp(journal, scope, amount, result));
+    if (outcome.recordError !== undefined) {
+      warn(
+        entry
+          ? `${messageOf(outcome.recordError)}. The charge is on keydeck's record as verifying, without its answer: keep what is printed below.`
+          : `${outcome.recordError instanceof Error ? outcome.recordError.message : String(outcome.recordError)} This top-up is not on keydeck's record: keep what is printed below.`,
+      );
+    }
     // A USDC instruction no transfer was named for yet (a run killed before it printed one, say): named, so one is paid, not both.
-    if (result.method === 'usdc') earlier = openInstructions(await journal.unfinished(scope)).filter((e) => e.id !== entry?.id && topUpPhase(e) === 'pay');
+    if (result.method === 'usdc' && entry) earlier = openInstructions(await journal.unfinished(scope)).filter((e) => e.id !== entry.id && topUpPhase(e) === 'pay');
   } catch (error) {
     warn(`${error instanceof Error ? error.message : String(error)} This top-up is not on keydeck's record: keep what is printed below.`);
   } finally {

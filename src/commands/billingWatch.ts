@@ -1,5 +1,5 @@
 /**
- * `watch` polls the balance and prints one line per change (`<ISO time> remaining … totalTopUp …`);
+ * `watch` polls the balance (through the account watcher every face uses: src/watcher) and prints one line per change (`<ISO time> remaining … totalTopUp …`);
  * it runs until ctrl-c (SIGINT: exit 130) or SIGTERM (exit 0), or exits 3 as soon as `remaining` is below
  * `--alert-below` (or the profile's `alertBelowUsd`). A failing first read ends it (exit 4 for
  * network trouble, 1 for a refusal): a watch that never worked is a setup error. Later, network
@@ -7,11 +7,9 @@
  * print one line on stderr (once per distinct problem) and the watch keeps polling; any other
  * refusal (the key was deleted: `unauthorized`) ends it with exit 1, since polling cannot recover.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { isAbortError, KeydeckApiError, type ApiErrorCode } from '../api/errors.js';
-import { clampTimerMs } from '../api/retry.js';
+import { KeydeckApiError, type ApiErrorCode } from '../api/errors.js';
 import { type CreditBalance } from '../api/schemas.js';
-import { LowBalanceAlarm } from '../billing/alert.js';
+import { AccountWatcher } from '../watcher/accountWatcher.js';
 import { HistoryRecorder } from '../billing/historyRecorder.js';
 import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { parseWatchFlags } from '../billing/settings.js';
@@ -78,7 +76,6 @@ export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {
   const { client, profile } = await openSession(globals, deps.session);
   const intervalMs = (parsed.value.intervalSeconds ?? profile.pollIntervalSeconds) * 1000;
   const threshold = parsed.value.alertBelowUsd ?? profile.alertBelowUsd;
-  const alarm = new LowBalanceAlarm(threshold);
   const now = deps.now ?? Date.now;
   // Every reading joins the balance history on disk (issue 16), as the TUI's and the monitor's do.
   let store: BalanceHistoryStore | undefined;
@@ -93,46 +90,43 @@ export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {
     seed: false,
     onError: (sentence) => process.stderr.write(`keydeck: ${sentence}.\n`),
   });
+  // The one poll loop of every face (src/watcher/accountWatcher.ts): the interval with a jitter,
+  // longer while the service fails, never before a 429's Retry-After.
+  const watcher = new AccountWatcher({ connect: () => ({ client }), intervalMs, history: recorder, alertBelowUsd: threshold, now });
   const interrupt = deps.signal ? undefined : signalOnInterrupt();
   const signal = deps.signal ?? interrupt!.signal;
   let last: string | undefined;
   let lastProblem: string | undefined;
-  let first = true;
+  let read = false;
   try {
-    while (!signal.aborted) {
-      let credits: CreditBalance | undefined;
-      try {
-        credits = await client.billing.credits({ signal });
-      } catch (error) {
-        if (isAbortError(error)) break;
-        if (first || !(error instanceof KeydeckApiError) || !TRANSIENT_CODES.has(error.code)) throw error;
-        const sentence = apiErrorSentence(error);
-        if (sentence !== lastProblem) process.stderr.write(`${isoSeconds(now())} keydeck: ${visible(sentence)} Still watching.\n`);
-        lastProblem = sentence;
-      }
-      first = false;
-      if (credits) {
-        lastProblem = undefined;
-        recorder.record(now(), credits.remaining, credits.totalTopUp);
-        const key = `${credits.remaining}|${credits.totalTopUp}`;
-        if (key !== last) printLine(watchLine(now(), credits));
-        last = key;
-        if (alarm.observe(credits.remaining)) {
-          process.stderr.write(
-            `keydeck: below_threshold: the remaining balance ${formatUsd(credits.remaining)} is below ${formatUsd(threshold!)}.\n`,
-          );
-          return ExitCode.belowThreshold;
+    return await new Promise<ExitCodeValue | 130>((resolve, reject) => {
+      // ctrl-c ends the watch as shells expect (128 + SIGINT); SIGTERM is a normal stop.
+      const stop = () => resolve(interrupt?.interrupted ? 130 : ExitCode.ok);
+      if (signal.aborted) return stop();
+      signal.addEventListener('abort', stop, { once: true });
+      watcher.on((event) => {
+        if (event.kind === 'balance') {
+          read = true;
+          lastProblem = undefined;
+          const key = `${event.credits.remaining}|${event.credits.totalTopUp}`;
+          if (key !== last) printLine(watchLine(now(), event.credits));
+          last = key;
+        } else if (event.kind === 'low_balance') {
+          process.stderr.write(`keydeck: below_threshold: the remaining balance ${formatUsd(event.remaining)} is below ${formatUsd(event.threshold)}.\n`);
+          resolve(ExitCode.belowThreshold);
+        } else if (event.kind === 'failure') {
+          const { error } = event;
+          // A watch that never worked is a setup error; a refusal polling cannot get past ends it.
+          if (!read || !(error instanceof KeydeckApiError) || !TRANSIENT_CODES.has(error.code)) return reject(error);
+          const sentence = apiErrorSentence(error);
+          if (sentence !== lastProblem) process.stderr.write(`${isoSeconds(now())} keydeck: ${visible(sentence)} Still watching.\n`);
+          lastProblem = sentence;
         }
-      }
-      try {
-        await sleep(clampTimerMs(intervalMs), undefined, { signal });
-      } catch {
-        break;
-      }
-    }
-    // ctrl-c ends the watch as shells expect (128 + SIGINT); SIGTERM is a normal stop.
-    return interrupt?.interrupted ? 130 : ExitCode.ok;
+      });
+      watcher.start();
+    });
   } finally {
+    await watcher.stop();
     interrupt?.dispose();
     store?.close();
     client.close();

@@ -4,8 +4,8 @@
  * ./output.ts, tables of ./table.ts. Every text from outside goes through src/terminal's
  * sanitiser before it is printed.
  *
- * May import: src/api, src/billing, src/config, src/credentials, src/delivery, src/metrics,
- * src/terminal, src/sandbox (`keydeck sandbox`); never src/tui (the monitor's Ink face is imported from src/cli).
+ * May import: src/watcher (monitor's account watcher), src/operations, src/api, src/billing,
+ * src/config, src/credentials, src/delivery, src/metrics, src/terminal, src/sandbox (`keydeck sandbox`); never src/tui (the monitor's Ink face is imported from src/cli).
  * Imported by: src/cli only (the house test enforces it).
  */
 export {};

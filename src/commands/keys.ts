@@ -14,7 +14,8 @@ import { printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-
 import { checkKeyRef, keyByRef } from './keyRef.js';
 import { confirmKeyChange, ensureCanConfirm, ensureCanConfirmKeyChange } from './confirm.js';
 import { ensureNameFree } from './nameTaken.js';
-import { endedWords, keyStatus, paidTimeLost } from '../api/keyStatus.js';
+import { paidTimeLost } from '../api/keyStatus.js';
+import { reactivationRefusal } from '../billing/keyRefusals.js';
 import { parseKeyName, parseSubscriptionId } from './input.js';
 import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 import { ensureCanChange } from './changeGuard.js';
@@ -129,13 +130,14 @@ export async function keysSetActive(
   const key = keyByRef(await client.keys.list(), given);
   const keyId = key.id;
   const now = client.serviceNow();
-  const expired = keyStatus(key, now) === 'expired';
-  // An ended subscription cannot be switched back on (§3): said before anything is sent, with
-  // what does work, instead of the service's bare refusal.
-  if (isActive && expired) {
+  const ended = reactivationRefusal(key, now);
+  const expired = ended !== undefined;
+  // An ended subscription cannot be switched back on (src/billing/keyRefusals.ts): said before
+  // anything is sent, with what does work, instead of the service's bare refusal.
+  if (isActive && ended) {
     fail(
       ExitCode.refused,
-      `subscription_ended: the key "${visible(key.name)}" (id ${visible(keyId)}) is a subscription whose paid period has ended, so it cannot be enabled again; ${endedWords(key)}. Nothing was sent`,
+      `${ended.code}: the key "${visible(key.name)}" (id ${visible(keyId)}) is a subscription whose paid period has ended, so it cannot be enabled again; ${ended.ended}. Nothing was sent`,
     );
   }
   const label = `the key "${visible(key.name)}" (id ${visible(keyId)})`;
@@ -153,7 +155,7 @@ export async function keysSetActive(
   const result = await client.keys.update(keyId, { isActive });
   if (flags.json) printData(result);
   else if (isActive) printLine(`Enabled ${label}: it works again.`);
-  else if (expired) printLine(`Disabled ${label}: its subscription has ended (${endedWords(key)}).`);
+  else if (ended) printLine(`Disabled ${label}: its subscription has ended (${ended.ended}).`);
   else printLine(`Disabled ${label}: it is refused from now on; \`keydeck keys enable ${visible(keyId)}\` turns it back on.`);
   return ExitCode.ok;
 }

@@ -4,18 +4,18 @@
  * without the full screen, for a tmux pane or a corner of the screen; `q` or ctrl-c leaves.
  *
  * This module resolves what the monitor needs (profile, credential, client, `--interval`,
- * `--alert-below`); the live view itself is an Ink component of the TUI layer, handed in by
- * src/cli.ts as `render` (commands never import the TUI).
+ * `--alert-below`) and starts the profile's account watcher (src/watcher/accountWatcher.ts: the
+ * one poll loop the TUI and the exporter use too); the live view itself is an Ink component of the
+ * TUI layer, handed in by src/cli.ts as `render` (commands never import the TUI).
  *
  * A pool key's reserved block about to end is announced once through the notifier (issue 23):
- * the keys and the billing status are read every {@link BLOCK_WATCH_MS} for that (src/billing/
- * pledges.ts `dueBlockEvents`); a failed read is skipped (the balance line says what fails).
+ * the watcher reads the keys and the billing status every {@link BLOCK_WATCH_MS} for that
+ * (src/billing/pledges.ts `dueBlockEvents`); a failed read is skipped (the balance line says what fails).
  *
  * Exit codes: 0 after `q`; 2 bad usage (a bad flag, no terminal, no base URL); 1 no key.
  */
 import { parseWatchFlags, type MonitorSettings } from '../billing/settings.js';
 import { tokenKind } from '../credentials/token.js';
-import type { CreditBalance } from '../api/schemas.js';
 import { keyPrefixOf } from '../api/errors.js';
 import { BalanceHistoryStore, originOf, type HistorySeries } from '../billing/historyStore.js';
 import { createTerminalNotifier, type NotifyEvent } from '../terminal/notify.js';
@@ -31,7 +31,10 @@ import { blocksOfKey, dueBlockEvents } from '../billing/pledges.js';
 import { summarizeBillingStatus } from '../api/reader.js';
 import { hostOf } from '../api/baseUrl.js';
 import { dataDir } from '../config/paths.js';
-import type { AutoTopUpFeed } from '../operations/autoTopUpRunner.js';
+import type { AutoTopUpFeed, AutoTopUpRunner } from '../operations/autoTopUpRunner.js';
+import { HistoryRecorder } from '../billing/historyRecorder.js';
+import { AccountWatcher } from '../watcher/accountWatcher.js';
+import { pollIntervalMs } from '../watcher/schedule.js';
 import { ExitCode, fail, openSession, warn, type ExitCodeValue, type GlobalOptions, type OpenSessionOptions } from './output.js';
 import { ensureCanChange } from './changeGuard.js';
 
@@ -61,17 +64,18 @@ export interface MonitorFlags {
 /** The live view: renders until the user leaves, resolves with the exit code. */
 export type MonitorRenderer = (input: {
   readonly settings: MonitorSettings;
-  readonly getCredits: (options: { signal: AbortSignal }) => Promise<CreditBalance>;
-  /** The balance history of this profile and origin on disk (absent: kept in memory only). */
-  readonly series?: HistorySeries;
+  /**
+   * The account watcher of the profile (src/watcher/accountWatcher.ts), started: the balance every
+   * `--interval`, its history (on disk when the history database can be used), usage within the
+   * shared read budget, the key list and billing status every few minutes (pool keys' block ends),
+   * auto top-up with `--auto-topup`. Stopped by the command once the view resolves.
+   */
+  readonly watcher: AccountWatcher;
   /** Notifications: the low-balance crossing, top-ups credited, the key rejected. */
   readonly notify?: (event: NotifyEvent) => void;
   /** With `--metrics`: where the figures are served. */
   readonly metricsUrl?: string;
-  /** Where the money goes (issue 22): the usage tracker (absent: the history database cannot be used). */
-  readonly usage?: UsageTracker;
-  readonly runaway?: RunawaySettings;
-  /** `--auto-topup` (issue 47): the line it shows, fed after each balance read. */
+  /** `--auto-topup`: the line it shows, fed with what each run after a balance read did. */
   readonly autoTopUp?: Pick<AutoTopUpFeed, 'view' | 'subscribe'>;
 }) => Promise<number>;
 
@@ -142,16 +146,12 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       store && series
         ? new UsageTracker({ client, budget: new UsageBudget(store.database), credential: credentialIdOf(origin, credential.token), origin, keyHistory: new KeyHistory(store.database, series.id), settings: runaway })
         : undefined;
-    try {
-      // The kept answer at once: the first frame shows the top spenders without spending a read.
-      usage?.load();
-    } catch {
-      // The record cannot be read: the first refresh says why.
-    }
     const problems: string[] = [];
     const notifier = createTerminalNotifier(flags, { profile: profile.name, origin: originOf(profile.baseUrl), onProblem: (sentence) => problems.push(sentence) });
-    let getCredits = (options: { signal: AbortSignal }) => client.billing.credits(options);
+    const notify = deps.notify ?? ((event: NotifyEvent) => notifier.notify(event));
     let metricsUrl: string | undefined;
+    let keysEveryMs = BLOCK_WATCH_MS;
+    let metrics: import('../metrics/account.js').AccountMetrics | undefined;
     if (metricsAt) {
       // The Prometheus side (prom-client, an HTTP server) loads only with --metrics.
       const [{ AccountMetrics, KEYS_EVERY_MS }, { Exposition }, { processRegistry }, { serveMetrics }, { registerUsageMetrics }] = await Promise.all([
@@ -167,50 +167,35 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       } catch {
         // The monitor reports history problems; the rates then start from the next reads.
       }
-      const metrics = new AccountMetrics({ profile: profile.name, origin: originOf(profile.baseUrl), alertBelowUsd, ...(seed && { seed }) });
+      const served = new AccountMetrics({ profile: profile.name, origin: originOf(profile.baseUrl), alertBelowUsd, ...(seed && { seed }) });
       const exposition = new Exposition();
       const build = processRegistry({ version: deps.version ?? 'unknown' });
-      let served: MetricsServer;
+      let server: MetricsServer;
       try {
-        served = await serveMetrics(metricsAt, { metrics: () => exposition.text(build, [metrics]) });
+        server = await serveMetrics(metricsAt, { metrics: () => exposition.text(build, [served]) });
       } catch (error) {
         fail(ExitCode.refused, `cannot serve metrics on ${flags.metrics}: ${error instanceof Error ? error.message : String(error)}`);
       }
-      closers.push(() => served.close());
-      metricsUrl = served.url;
-      if (usage) registerUsageMetrics(metrics, () => usage);
-      process.stderr.write(`keydeck: metrics at ${served.url}\n`);
+      closers.push(() => server.close());
+      metricsUrl = server.url;
+      if (usage) registerUsageMetrics(served, () => usage);
+      process.stderr.write(`keydeck: metrics at ${server.url}\n`);
       if (!isLoopbackHost(metricsAt.host)) warn(`the metrics are served beyond this machine (${metricsAt.host}): anyone who reaches it sees the balance`);
-      getCredits = async (options) => {
-        try {
-          const credits = await client.billing.credits(options);
-          metrics.reading(credits);
-          return credits;
-        } catch (error) {
-          metrics.failure(error);
-          throw error;
-        }
-      };
-      const readKeys = () => {
-        client.keys.list().then((list) => metrics.keys(list), (error: unknown) => metrics.failure(error, false));
-      };
-      readKeys();
-      const timer = setInterval(readKeys, KEYS_EVERY_MS);
-      timer.unref();
-      closers.push(async () => clearInterval(timer));
+      keysEveryMs = Math.min(KEYS_EVERY_MS, BLOCK_WATCH_MS);
+      metrics = served;
     }
-    const notify = deps.notify ?? ((event: NotifyEvent) => notifier.notify(event));
-    // --auto-topup (issue 47): after each balance read, the policy acted on (the metrics as the exporter's with --metrics).
+    // --auto-topup: the watcher runs the policy after each balance read; its line here.
     let autoTopUp: AutoTopUpFeed | undefined;
+    let runner: AutoTopUpRunner | undefined;
     if (flags.autoTopup) {
-      const [{ AutoTopUpRunner, AutoTopUpFeed: Feed }, { TopUpJournal }, { readAutoTopUpPolicy, pauseAutoTopUpPolicy }, { cardMethodNames, settleBounds }] = await Promise.all([
+      const [{ AutoTopUpRunner: Runner, AutoTopUpFeed: Feed }, { TopUpJournal }, { readAutoTopUpPolicy, pauseAutoTopUpPolicy }, { cardMethodNames, settleBounds }] = await Promise.all([
         import('../operations/autoTopUpRunner.js'),
         import('../billing/journal.js'),
         import('../config/config.js'),
         import('../config/autoTopUp.js'),
       ]);
       const env = deps.session?.env ?? process.env;
-      const runner = new AutoTopUpRunner({
+      runner = new Runner({
         journal: new TopUpJournal({ env }),
         scope: { host: hostOf(profile.baseUrl), profile: profile.name },
         dataDir: dataDir(env),
@@ -219,34 +204,42 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
         cardMethodNames: cardMethodNames(profile.topUpMethods),
         settle: settleBounds(env),
       });
-      autoTopUp = new Feed(runner, client, (notice) => notify({ kind: 'auto_top_up', ...notice }));
-      const read = getCredits;
-      getCredits = async (options) => {
-        const credits = await read(options);
-        void autoTopUp!.afterReading(credits);
-        return credits;
-      };
+      autoTopUp = new Feed((notice) => notify({ kind: 'auto_top_up', ...notice }));
     }
+    // The one poll loop: the balance every --interval, the key list and billing status every few
+    // minutes (pool keys' block ends; the key list every minute with --metrics).
+    const watcher = new AccountWatcher({
+      connect: () => ({ client, ...(usage && { usage }) }),
+      intervalMs: pollIntervalMs(settings.intervalSeconds),
+      history: (onError) => new HistoryRecorder({ series, now: Date.now(), onError }),
+      alertBelowUsd,
+      runaway,
+      keysEveryMs,
+      statusEveryMs: BLOCK_WATCH_MS,
+      ...(runner && { autoTopUp: { runner } }),
+    });
     // Pool keys' block ends (issue 23): announced once each, within 15 min of the end.
     const blockSent = new Set<string>();
-    const watchBlocks = () => {
-      Promise.all([client.keys.list(), client.billing.status()]).then(
-        ([keys, status]) => {
-          const summary = summarizeBillingStatus(status);
-          for (const event of dueBlockEvents(keys, (k) => blocksOfKey(k, summary), client.serviceNow(), blockSent)) notify(event);
-        },
-        () => undefined,
-      );
-    };
-    watchBlocks();
-    const blockTimer = setInterval(watchBlocks, BLOCK_WATCH_MS);
-    blockTimer.unref();
-    closers.push(async () => clearInterval(blockTimer));
-    const code = await deps.render({ settings, getCredits, ...(series && { series }), notify, ...(metricsUrl && { metricsUrl }), ...(usage && { usage }), runaway, ...(autoTopUp && { autoTopUp }) });
+    watcher.on((event) => {
+      if (event.kind === 'balance') metrics?.reading(event.credits);
+      else if (event.kind === 'failure') metrics?.failure(event.error);
+      else if (event.kind === 'keys') metrics?.keys(event.keys);
+      else if (event.kind === 'keys_failed') metrics?.failure(event.error, false);
+      else if (event.kind === 'auto_top_up') autoTopUp?.took(event.step);
+      else if (event.kind === 'auto_top_up_failed') autoTopUp?.failed(event.error);
+      else if (event.kind === 'status') {
+        const keys = watcher.snapshot.keys.data;
+        const summary = summarizeBillingStatus(event.status);
+        if (keys) for (const due of dueBlockEvents(keys, (k) => blocksOfKey(k, summary), client.serviceNow(), blockSent)) notify(due);
+      }
+    });
+    watcher.start();
+    closers.push(() => watcher.stop());
+    const code = await deps.render({ settings, watcher, notify, ...(metricsUrl && { metricsUrl }), ...(autoTopUp && { autoTopUp }) });
     for (const sentence of [...notices, ...problems]) warn(sentence);
     return code;
   } finally {
-    for (const close of closers) await close();
+    for (const close of closers.reverse()) await close();
     store?.close();
     client.close();
   }

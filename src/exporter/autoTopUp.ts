@@ -1,9 +1,9 @@
 /**
  * `keydeck exporter --auto-topup` (issue 47): after each balance read of a watched profile with a
- * policy, the policy's state as metrics (src/metrics/autoTopUp.ts) and, when the balance read is
- * below the threshold, one run of auto top-up (src/operations/autoTopUp.ts: it reads everything
- * again under the account's lock and charges at most once). Every charge and every failure is a
- * log line; a run that charges nothing for the same reason as the last one is logged once.
+ * policy, the profile's account watcher runs auto top-up's runner (src/operations/autoTopUp.ts: it
+ * reads everything again under the account's lock and charges at most once); here, the policy's
+ * state as metrics (src/metrics/autoTopUp.ts), and a log line for every charge and every failure;
+ * a run that charges nothing for the same reason as the last one is logged once.
  *
  * The policy is the profile's in the config file as of the last load (start or SIGHUP); the run
  * itself reads the file again, so `keydeck autotopup off` stops it at once.
@@ -15,12 +15,12 @@ import { pauseAutoTopUpPolicy, readAutoTopUpPolicy } from '../config/config.js';
 import { readOnlyReason, readOnlyRefusal } from '../config/profileMarks.js';
 import type { AccountMetrics } from '../metrics/account.js';
 import { AutoTopUpMetrics } from '../metrics/autoTopUp.js';
-import type { AutoTopUpClient, AutoTopUpOutcome } from '../operations/autoTopUp.js';
-import { AutoTopUpRunner } from '../operations/autoTopUpRunner.js';
+import type { AutoTopUpOutcome } from '../operations/autoTopUp.js';
+import { AutoTopUpRunner, type AutoTopUpStep } from '../operations/autoTopUpRunner.js';
 import type { Logger } from './log.js';
 import { cardMethodNames, settleBounds, type AutoTopUpPolicy } from '../config/autoTopUp.js';
 
-/** What auto top-up reads of a watched profile (./watcher.ts WatchedProfile). */
+/** What auto top-up reads of a watched profile (./profile.ts WatchedProfile). */
 export interface AutoTopUpProfile {
   readonly name: string;
   readonly baseUrl?: string | undefined;
@@ -64,16 +64,23 @@ export class AutoTopUpDriver {
     this.#metrics = new AutoTopUpMetrics(account);
   }
 
-  /** The runner of `profile` (a new one when its service or card method names change). */
-  #runnerOf(profile: AutoTopUpProfile & { readonly baseUrl: string }): AutoTopUpRunner {
+  /**
+   * The runner of `profile` (a new one when its service or card method names change): the
+   * account watcher runs it after each balance read (src/watcher/accountWatcher.ts), and hands
+   * what it did to {@link report} or {@link failed}. A profile without a service runs nothing.
+   */
+  runnerOf(profile: AutoTopUpProfile): Pick<AutoTopUpRunner, 'afterReading'> {
+    const baseUrl = profile.baseUrl;
+    // No service, or a read-only profile (never charged: {@link report} says why): nothing runs.
+    if (baseUrl === undefined || profile.readOnly === true) return { afterReading: async () => ({}) };
     const names = cardMethodNames(profile.topUpMethods);
-    const key = `${profile.baseUrl}\n${names.join(',')}`;
+    const key = `${baseUrl}\n${names.join(',')}`;
     if (this.#runner?.key !== key) {
       this.#runner = {
         key,
         runner: new AutoTopUpRunner({
           journal: this.#ctx.journal,
-          scope: { host: hostOf(profile.baseUrl), profile: profile.name },
+          scope: { host: hostOf(baseUrl), profile: profile.name },
           dataDir: this.#ctx.dataDir,
           readPolicy: () => readAutoTopUpPolicy(this.#ctx.configPath, profile.name),
           pausePolicy: (pause) => pauseAutoTopUpPolicy(this.#ctx.configPath, profile.name, pause),
@@ -85,39 +92,34 @@ export class AutoTopUpDriver {
     return this.#runner.runner;
   }
 
-  /** After a balance read of `profile` with `client`: the metrics, and a run when below the threshold. Never throws. */
-  async afterReading(profile: AutoTopUpProfile, client: AutoTopUpClient, credits: CreditBalance): Promise<void> {
-    const fields = { profile: profile.name, origin: profile.baseUrl };
-    try {
-      if (profile.baseUrl === undefined) {
-        this.#metrics.state(undefined);
-        return;
-      }
-      // A read-only profile is never charged (the one check of src/config/profileMarks.ts); said once.
-      if (profile.readOnly === true) {
-        this.#metrics.state(undefined);
-        const msg = readOnlyRefusal(readOnlyReason({ name: profile.name, readOnly: { by: 'profile' }, configPath: this.#ctx.configPath })!, 'act on auto top-up');
-        if (msg !== this.#lastSaid) this.#log.info('autotopup_skipped', { ...fields, reason: 'read_only', msg });
-        this.#lastSaid = msg;
-        return;
-      }
-      const step = await this.#runnerOf({ ...profile, baseUrl: profile.baseUrl }).afterReading(client, credits);
-      const outcome = step.outcome;
-      if (outcome === undefined) {
-        if (step.policy === undefined || credits.remaining >= step.policy.belowUsd) {
-          this.#lastSaid = undefined;
-          this.#metrics.capped(undefined);
-        }
-      } else {
-        this.#metrics.capped(outcome.kind === 'skipped' && outcome.decision.kind === 'capped' ? outcome.decision.cap : undefined);
-        this.#report(outcome, fields);
-      }
-      this.#metrics.state(step.summary);
-    } catch (error) {
-      const msg = `auto top-up could not run: ${(error as Error).message}`;
-      if (msg !== this.#lastSaid) this.#log.warn('autotopup_error', { ...fields, msg });
+  /** What a run after a balance read of `profile` (`credits`) did: the metrics, and a log line for each charge and failure. */
+  report(profile: AutoTopUpProfile, step: AutoTopUpStep, credits: CreditBalance): void {
+    // A read-only profile is never charged (the one check of src/config/profileMarks.ts); said once.
+    if (profile.readOnly === true) {
+      this.#metrics.state(undefined);
+      const msg = readOnlyRefusal(readOnlyReason({ name: profile.name, readOnly: { by: 'profile' }, configPath: this.#ctx.configPath })!, 'act on auto top-up');
+      if (msg !== this.#lastSaid) this.#log.info('autotopup_skipped', { profile: profile.name, origin: profile.baseUrl, reason: 'read_only', msg });
       this.#lastSaid = msg;
+      return;
     }
+    const outcome = step.outcome;
+    if (outcome === undefined) {
+      if (step.policy === undefined || credits.remaining >= step.policy.belowUsd) {
+        this.#lastSaid = undefined;
+        this.#metrics.capped(undefined);
+      }
+    } else {
+      this.#metrics.capped(outcome.kind === 'skipped' && outcome.decision.kind === 'capped' ? outcome.decision.cap : undefined);
+      this.#report(outcome, { profile: profile.name, origin: profile.baseUrl });
+    }
+    this.#metrics.state(step.summary);
+  }
+
+  /** A run that could not be made (the balance or status unreadable, the record unwritable, the lock held): said once while it lasts. */
+  failed(profile: AutoTopUpProfile, error: unknown): void {
+    const msg = `auto top-up could not run: ${(error as Error).message}`;
+    if (msg !== this.#lastSaid) this.#log.warn('autotopup_error', { profile: profile.name, origin: profile.baseUrl, msg });
+    this.#lastSaid = msg;
   }
 
   /** A log line for each charge and failure; a skip said once for as long as its reason stays. */

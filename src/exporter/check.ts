@@ -21,7 +21,7 @@ import { ambiguousTokenVars, findCredential, type FoundCredential } from './cred
 import { loadProfiles } from './profiles.js';
 import { EXPORTER_TIMEOUT_MS, type ExporterOptions } from './run.js';
 import { strayTokenDirFiles, unwatchedTokenFiles, type Suggest } from './sources.js';
-import type { WatchedProfile } from './watcher.js';
+import type { WatchedProfile } from './profile.js';
 
 /** One line of the report. */
 export interface SetupCheck {

@@ -5,7 +5,7 @@
  * `currentProfile`, else `default`). Each profile's service is its `baseUrl` in the file.
  */
 import { ConfigError, DEFAULT_RUNAWAY_FACTOR, DEFAULT_RUNAWAY_FLOOR_USD_PER_HOUR, normalizeBaseUrl, readConfigProfiles, type KeydeckConfig } from '../config/config.js';
-import type { WatchedProfile } from './watcher.js';
+import type { WatchedProfile } from './profile.js';
 
 /**
  * `--all-profiles`, `--profile NAME…`, or neither; `plus`: a profile that is not in the file

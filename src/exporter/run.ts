@@ -5,14 +5,14 @@
  * - Serves `GET /metrics` (every watched profile's series, labelled `profile` and `origin`, plus
  *   the build info and the process metrics) and `GET /healthz` on `--listen` (default
  *   127.0.0.1:{@link DEFAULT_EXPORTER_PORT}). A scrape answers the last values at once; polls run
- *   on their own schedules (./watcher.ts), at most {@link MAX_CONCURRENT_POLLS} at a time.
+ *   on their own schedules (./profile.ts: each profile an account watcher, src/watcher), at most {@link MAX_CONCURRENT_POLLS} at a time.
  * - SIGHUP re-reads the config file: profiles added or removed (with `--all-profiles`), settings
  *   taken up, credentials looked up again. A config edited to nonsense is refused with the reason
  *   in the log, and the last good one kept.
  * - SIGTERM and SIGINT stop it cleanly (polls abandoned, the server closed, the history closed): exit 0.
  * - Logs one line per event on stderr (./log.ts), never a secret; prints nothing on stdout. Every
  *   line is in the chosen `--log-format`, the errors that stop it at start too.
- * - Restores each profile's last reading from the history at start (./watcher.ts), so a restart
+ * - Restores each profile's last reading from the history at start (./profile.ts), so a restart
  *   during an outage keeps serving the last poll time and balance (`keydeck_balance_restored 1`).
  * - `GET /readyz` answers 503 until every watched profile has been polled once.
  * - `--enforce`: the guardrails `keydeck apply` stored act after each poll (./guardrails.ts).
@@ -37,7 +37,7 @@ import { ambiguousTokenVars, type CredentialSources } from './credentials.js';
 import { createLogger, type LogFormat, type LogLevel, type Logger } from './log.js';
 import { loadProfiles, type LoadedProfiles, type ProfileSelection } from './profiles.js';
 import { strayTokenDirFiles, unwatchedTokenFiles, type Suggest } from './sources.js';
-import { HISTORY_BUSY_TIMEOUT_MS, ProfileWatcher, type WatchedProfile, type WatcherContext } from './watcher.js';
+import { HISTORY_BUSY_TIMEOUT_MS, ProfileWatcher, type WatchedProfile, type WatcherContext } from './profile.js';
 
 /**
  * The default port: 9464, the port the Prometheus wiki's port allocations list for the

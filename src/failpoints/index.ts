@@ -36,16 +36,56 @@
  * With neither set (every real run), a failpoint costs one read of the environment. Names are
  * made of what keydeck itself chose (operation names, file and program base names): control
  * characters are replaced, so a trace line is always one line.
+ *
+ * ## Halting in-process (for tests only)
+ *
+ * A face that runs in a test's own thread (the TUI, rendered there) cannot be killed without the
+ * test. With `KEYDECK_FAILPOINT_ACTION=halt` beside `KEYDECK_FAILPOINT`, the armed point halts
+ * instead: the call throws {@link FailpointHalt}, and so does every failpoint this thread reaches
+ * after it, until {@link resetFailpoints}. So no request leaves after the point and no record is
+ * committed past the next boundary: the world a kill there leaves, as far as the operation under
+ * way goes. Code that handles failures lets a halt go through ({@link isFailpointHalt}) instead of
+ * recording it as one.
  */
 import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * How often each boundary was reached in this process (for `#<n>`). The one state at module level
- * in src/ outside memos: it is only touched while a test armed failpoints, which it does only in
- * runs of the CLI as a process of their own (test/crash/harness.ts refuses the in-thread runner).
+ * How often each boundary was reached in this process (for `#<n>`), and the point that halted it
+ * (`halted`). The one state at module level in src/ outside memos: it is only touched while a test
+ * armed failpoints, which it does only in runs of the CLI as a process of their own
+ * (test/crash/harness.ts refuses the in-thread runner), or for a walk in the test's own thread,
+ * which resets it ({@link resetFailpoints}).
  */
 const reached = new Map<string, number>();
+const halt: { halted: string | undefined } = { halted: undefined };
+
+/** What an armed failpoint throws when told to halt instead of kill (see the module comment). */
+export class FailpointHalt extends Error {
+  override readonly name = 'FailpointHalt';
+  /** The point that halted the thread (`<name>#<n>`). */
+  readonly point: string;
+  constructor(point: string) {
+    super(`halted at the failpoint ${point}`);
+    this.point = point;
+  }
+}
+
+/** True when `error` is a failpoint's halt (an in-process crash walk): never to be handled as a failure. */
+export function isFailpointHalt(error: unknown): boolean {
+  return error instanceof FailpointHalt;
+}
+
+/** The point this thread halted at, if it did (a walk waits for it). */
+export function haltedAt(): string | undefined {
+  return halt.halted;
+}
+
+/** Forgets the counts and the halt (before each run of an in-process walk). */
+export function resetFailpoints(): void {
+  reached.clear();
+  halt.halted = undefined;
+}
 
 /** A failpoint's name: `kind` and, when given, `:detail`, control characters replaced. */
 function nameOf(kind: string, detail?: string): string {
@@ -56,18 +96,26 @@ function nameOf(kind: string, detail?: string): string {
 /**
  * Marks the boundary `kind` (`detail`: what it concerns, see the table above). Does nothing
  * unless `KEYDECK_FAILPOINT` or `KEYDECK_FAILPOINT_TRACE` is set; then records it in the trace
- * and, when it is the armed one, kills the process (SIGKILL: this call never returns then).
+ * and, when it is the armed one, kills the process (SIGKILL: this call never returns then), or
+ * halts the thread (`KEYDECK_FAILPOINT_ACTION=halt`: see the module comment).
+ * @throws FailpointHalt at the armed point when told to halt, and at every point after it
  */
 export function failpoint(kind: FailpointKind, detail?: string): void {
   const armed = process.env.KEYDECK_FAILPOINT;
   const trace = process.env.KEYDECK_FAILPOINT_TRACE;
   if (!armed && !trace) return;
+  if (halt.halted !== undefined) throw new FailpointHalt(halt.halted);
   const name = nameOf(kind, detail);
   const n = (reached.get(name) ?? 0) + 1;
   reached.set(name, n);
   const here = `${name}#${n}`;
   if (trace) appendFileSync(trace, `${here}\n`);
-  if (armed && (armed === here || (n === 1 && armed === name))) process.kill(process.pid, 'SIGKILL');
+  if (!armed || !(armed === here || (n === 1 && armed === name))) return;
+  if (process.env.KEYDECK_FAILPOINT_ACTION === 'halt') {
+    halt.halted = here;
+    throw new FailpointHalt(here);
+  }
+  process.kill(process.pid, 'SIGKILL');
 }
 
 /** The kinds of boundary (the table of the module docstring). */

@@ -1,8 +1,9 @@
 /**
  * Auto top-up in a face that reads the balance again and again (issue 47): `keydeck exporter
- * --auto-topup`, `keydeck monitor --auto-topup` and the TUI's `--auto-topup`. After each balance
- * read it gives the policy's state from this machine's record (for the metrics, the Billing pane's
- * line) and, when the balance read is below the threshold, runs the operation once
+ * --auto-topup`, `keydeck monitor --auto-topup` and the TUI's `--auto-topup`, each through its
+ * account watcher (src/watcher), which calls the runner after each balance read. It gives the
+ * policy's state from this machine's record (for the metrics, the Billing pane's line) and, when
+ * the balance read is below the threshold, runs the operation once
  * (./autoTopUp.ts: it reads everything again under the account's lock and charges at most once).
  * One run at a time: a read that arrives while a run is under way is not acted on.
  *
@@ -89,22 +90,19 @@ export type AutoTopUpNotice = {
 };
 
 /**
- * Auto top-up for a face on a terminal (the TUI, `keydeck monitor`): runs {@link AutoTopUpRunner}
- * after each balance read it is given, keeps the line the face shows ({@link autoTopUpLine}),
- * tells its listeners when it changes, and hands every charge to `notify` (never a silent charge).
+ * Auto top-up's line for a face on a terminal (the TUI, `keydeck monitor`): takes what each run of
+ * {@link AutoTopUpRunner} did (the account watcher, src/watcher, runs it after each balance read),
+ * keeps the line the face shows ({@link autoTopUpLine}), tells its listeners when it changes, and
+ * hands every charge to `notify` (never a silent charge).
  */
 export class AutoTopUpFeed {
-  readonly #runner: AutoTopUpRunner;
-  readonly #client: AutoTopUpClient;
   readonly #notify: (notice: AutoTopUpNotice, entry: JournalEntry) => void;
   readonly #listeners = new Set<() => void>();
   #view: AutoTopUpView | undefined;
   #last: { outcome: AutoTopUpOutcome; at: number } | undefined;
 
   /** `notify`: hears each charge, with its record. */
-  constructor(runner: AutoTopUpRunner, client: AutoTopUpClient, notify: (notice: AutoTopUpNotice, entry: JournalEntry) => void) {
-    this.#runner = runner;
-    this.#client = client;
+  constructor(notify: (notice: AutoTopUpNotice, entry: JournalEntry) => void) {
     this.#notify = notify;
   }
 
@@ -119,35 +117,36 @@ export class AutoTopUpFeed {
     return () => this.#listeners.delete(listener);
   }
 
-  /** After a balance read (`credits`). Never throws: a failure is the line. */
-  async afterReading(credits: CreditBalance): Promise<void> {
-    let next: AutoTopUpView | undefined;
+  /** What a run after a balance read did. Never throws. */
+  took(step: AutoTopUpStep): void {
     const now = Date.now();
-    try {
-      const step = await this.#runner.afterReading(this.#client, credits);
-      if (step.outcome) {
-        if (step.outcome.kind !== 'skipped' || step.outcome.decision.kind !== 'not_needed') this.#last = { outcome: step.outcome, at: now };
-        const o = step.outcome;
-        if (o.kind === 'credited' || o.kind === 'failed' || o.kind === 'unknown' || o.kind === 'not_sent') {
-          this.#notify({
-            outcome: o.kind,
-            amount: o.kind === 'credited' ? (o.entry.credited ?? o.entry.amount) : o.entry.amount,
-            ...(o.entry.balance !== undefined && { remaining: o.entry.balance }),
-            ...(o.kind === 'failed' && { paused: o.paused }),
-            // Another machine charged for the same fall first: this machine paused itself.
-            ...((o.kind === 'credited' || o.kind === 'unknown') && o.secondCharge !== undefined && { paused: true }),
-            ...((o.kind === 'failed' || o.kind === 'not_sent') && o.entry.reason !== undefined && { reason: o.entry.reason }),
-          }, o.entry);
-        }
+    if (step.outcome) {
+      if (step.outcome.kind !== 'skipped' || step.outcome.decision.kind !== 'not_needed') this.#last = { outcome: step.outcome, at: now };
+      const o = step.outcome;
+      if (o.kind === 'credited' || o.kind === 'failed' || o.kind === 'unknown' || o.kind === 'not_sent') {
+        this.#notify({
+          outcome: o.kind,
+          amount: o.kind === 'credited' ? (o.entry.credited ?? o.entry.amount) : o.entry.amount,
+          ...(o.entry.balance !== undefined && { remaining: o.entry.balance }),
+          ...(o.kind === 'failed' && { paused: o.paused }),
+          // Another machine charged for the same fall first: this machine paused itself.
+          ...((o.kind === 'credited' || o.kind === 'unknown') && o.secondCharge !== undefined && { paused: true }),
+          ...((o.kind === 'failed' || o.kind === 'not_sent') && o.entry.reason !== undefined && { reason: o.entry.reason }),
+        }, o.entry);
       }
-      next = step.policy === undefined ? undefined : { ...autoTopUpLine(step.policy, step.summary, this.#last), at: now };
-    } catch (error) {
-      next = { line: `auto top-up could not run: ${(error as Error).message}`, tone: 'warning', at: now };
     }
-    if (next?.line !== this.#view?.line || next?.tone !== this.#view?.tone) {
-      this.#view = next;
-      for (const listener of this.#listeners) listener();
-    }
+    this.#show(step.policy === undefined ? undefined : { ...autoTopUpLine(step.policy, step.summary, this.#last), at: now });
+  }
+
+  /** A run that could not be made (nothing was charged): the line says why. */
+  failed(error: unknown): void {
+    this.#show({ line: `auto top-up could not run: ${(error as Error).message}`, tone: 'warning', at: Date.now() });
+  }
+
+  #show(next: AutoTopUpView | undefined): void {
+    if (next?.line === this.#view?.line && next?.tone === this.#view?.tone) return;
+    this.#view = next;
+    for (const listener of this.#listeners) listener();
   }
 }
 

@@ -22,7 +22,8 @@
  * runs a machine's steps itself (test/house checks it).
  *
  * May import: src/api, src/billing, src/config, src/credentials, src/delivery, src/failpoints.
- * Imported by: src/commands, src/tui and src/exporter (the faces drive them).
+ * Imported by: src/commands, src/tui and src/exporter (the faces drive them), and src/watcher
+ * (auto top-up's runner, after each balance read).
  */
 export { drive, OperationError, stepFailpointsFrom, type DriveMode, type StepFailpoints } from './kit.js';
 export type { KeyRef, OperationEvent, OperationFailure, OperationKind, PlaceRef } from './events.js';

@@ -8,8 +8,8 @@
  * It talks to the service only through src/api and writes outside text only through
  * src/terminal's sanitiser.
  *
- * May import: everything below the faces (api, billing, config, credentials, delivery, terminal)
- * and src/sandbox (the embedded sandbox of `keydeck --sandbox`, imported lazily).
+ * May import: everything below the faces (watcher, operations, api, billing, config, credentials,
+ * delivery, terminal) and src/sandbox (the embedded sandbox of `keydeck --sandbox`, imported lazily).
  * Imported by: src/cli only (nothing else imports the TUI; the house test enforces it).
  */
 export {};

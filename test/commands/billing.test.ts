@@ -393,10 +393,13 @@ describe('billing status from a service that sends line breaks and escapes in it
 
 describe('a checkout link the service should not send', () => {
   it('is refused before it is printed (exit 1, nothing on stdout); the session stays on record, awaiting payment', { timeout: 30_000 }, async () => {
+    // The balance read first (the top-up's baseline), then the top-up's answer with a link to refuse.
     const server = await startHostileServer((req, res) =>
       req.path === '/api/billing/topup'
         ? json(res, 200, { success: true, data: { sessionId: 'cs_evil', sessionUrl: 'http://checkout.evil.example/pay' } })
-        : json(res, 404, { error: { code: 'not_found' } }),
+        : req.path === '/api/billing/credits'
+          ? json(res, 200, { success: true, data: { totalTopUp: 0, remaining: 0, hasCreditKey: false, creditKeyCount: 0 } })
+          : json(res, 404, { error: { code: 'not_found' } }),
     );
     const own = scripted(server.url);
     try {

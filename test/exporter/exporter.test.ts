@@ -221,6 +221,41 @@ registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loade
     store.close();
   });
 
+  it('honours a 429: polls the profile again no sooner than its Retry-After asks, and the next reading brings it back up', { timeout: 60_000 }, async () => {
+    const h = home();
+    // A service that answers every balance read with 429 and Retry-After: 6 until told otherwise.
+    const reads: number[] = [];
+    let limited = true;
+    const server = (await import('node:http')).createServer((req, res) => {
+      if (req.url?.startsWith('/api/billing/credits')) reads.push(performance.now());
+      if (limited) {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '6' });
+        res.end(JSON.stringify({ success: false, error: 'rate limited' }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ success: true, data: { remaining: 12, totalTopUp: 20, hasCreditKey: true, creditKeyCount: 1 } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      writeConfig(h, { busy: { baseUrl: url } });
+      const exporter = await startExporter(h, ['--profile', 'busy', '--listen', '127.0.0.1:0', '--interval', '2'], { KEYDECK_TOKEN_BUSY: 'mk_ratelimited000000000' });
+      await until(() => reads.length >= 3 || undefined, 'three balance reads', 30_000);
+      // The interval is 2 s; the service asked for 6 s each time: no read came sooner.
+      const gaps = reads.slice(1).map((t, i) => t - reads[i]!);
+      expect(Math.min(...gaps), `gaps ${gaps.map((g) => Math.round(g)).join(', ')} ms`).toBeGreaterThanOrEqual(5900);
+      expect(sample(await exporter.scrape(), 'keydeck_up', { profile: 'busy' })).toBe(0);
+      limited = false;
+      await until(async () => sample(await exporter.scrape(), 'keydeck_up', { profile: 'busy' }) === 1 || undefined, 'up again', 25_000);
+      exporter.signal('SIGTERM');
+      expect(await exporter.exited).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   // Last and alone, once the others have ended: it times scrapes, which the others' exporters
   // starting beside it would slow (1.4 s once in CI).
   it('a service that never answers delays no other profile and no scrape', { timeout: 30_000, concurrent: false }, async () => {

@@ -34,11 +34,13 @@ const LAYER_RULES: ReadonlyArray<{ from: RegExp; to: RegExp; why: string }> = [
   { from: /^src\/(?!cli\.ts|cli\/)/, to: /^src\/cli\//, why: 'only src/cli.ts imports src/cli/' },
   { from: /^src\/api\//, to: /^src\/(?!api\/|failpoints\/)/, why: 'src/api knows HTTP and the wire format only' },
   { from: /^src\/failpoints\//, to: /^src\/(?!failpoints\/)/, why: 'src/failpoints sits below every layer: it imports nothing of keydeck' },
-  { from: /^src\/(tui|sandbox|billing|delivery|terminal|config|credentials|api|operations)\//, to: /^src\/commands\//, why: 'the commands are a face: only the command line imports them' },
+  { from: /^src\/(tui|sandbox|billing|delivery|terminal|config|credentials|api|operations|watcher)\//, to: /^src\/commands\//, why: 'the commands are a face: only the command line imports them' },
   { from: /^src\/terminal\//, to: /^src\/(tui|commands|sandbox|billing|config|credentials|cli)\b/, why: 'src/terminal sits below both faces' },
   { from: /^src\/delivery\//, to: /^src\/(tui|commands|sandbox|cli)\b/, why: 'src/delivery (key delivery and rotation) sits below both faces' },
   { from: /^src\/operations\//, to: /^src\/(tui|commands|exporter|sandbox|cli|terminal)\b/, why: 'src/operations (the multi-step operations) sits below the faces that drive them' },
   { from: /^src\/(api|config|credentials|delivery|billing|terminal|metrics)\//, to: /^src\/operations\//, why: 'the layers below the operations do not call them' },
+  { from: /^src\/watcher\//, to: /^src\/(tui|commands|exporter|cli|sandbox|terminal|metrics)\b/, why: 'src/watcher (the account watcher) sits below the faces that subscribe to it' },
+  { from: /^src\/(api|config|credentials|delivery|billing|terminal|metrics|operations)\//, to: /^src\/watcher\//, why: 'the layers below the account watcher do not call it' },
   { from: /^src\/sandbox\//, to: /^src\/(?!sandbox\/|api\/)/, why: 'the sandbox shares only the wire format with the client' },
   { from: /^src\/(?!cli\.ts|cli\/|exporter\/)/, to: /^src\/exporter\//, why: 'the exporter is a face: only the command line imports it' },
   { from: /^src\/metrics\//, to: /^src\/(tui|commands|exporter|cli|sandbox)\b/, why: 'src/metrics sits below the faces that serve it (monitor, exporter)' },
@@ -74,7 +76,15 @@ describe('the house', () => {
 
   it('is written down: docs/architecture.md states every rule checked here and names every folder of src/', () => {
     const page = readFileSync(path.join(ROOT, 'docs', 'architecture.md'), 'utf8');
-    const rules = [...LAYER_RULES.map((r) => r.why), `No source file over ${MAX_LINES} lines`, 'No V8 flag changed while the program runs', 'No state at module level', 'Each folder says what lives there'];
+    const rules = [
+      ...LAYER_RULES.map((r) => r.why),
+      `No source file over ${MAX_LINES} lines`,
+      'No V8 flag changed while the program runs',
+      'No state at module level',
+      'Each folder says what lives there',
+      'One poll loop',
+      'One top-up procedure',
+    ];
     expect(rules.filter((rule) => !page.includes(rule)), 'add each rule to docs/architecture.md').toEqual([]);
     const folders = readdirSync(path.join(ROOT, 'src')).filter((d) => d !== 'types' && statSync(path.join(ROOT, 'src', d)).isDirectory());
     expect(folders.filter((d) => !page.includes(`\`src/${d}/\``)), 'describe each folder in docs/architecture.md').toEqual([]);
@@ -109,6 +119,19 @@ describe('the house', () => {
         .map((pattern) => `${file}: ${pattern.source}`);
     });
     expect(found).toEqual([]);
+  });
+
+  it('has one poll loop: the faces read the balance again and again only through the account watcher', () => {
+    // The one-shot reads of the balance a face makes (a credential checked, a credit key's zero-balance
+    // check, a command that prints it once): anything else that reads it belongs in src/watcher.
+    const oneShot = ['src/tui/flows/SetupFlow.tsx', 'src/tui/panes/KeysPane.tsx', 'src/exporter/check.ts', 'src/commands/billingCredits.ts', 'src/commands/usage.ts'];
+    const readers = sourceFiles().filter((file) => /^src\/(tui|commands|exporter)\//.test(file) && /\.credits\(/.test(readFileSync(path.join(ROOT, file), 'utf8')));
+    expect(readers.filter((file) => !oneShot.includes(file)), 'read the balance through src/watcher/accountWatcher.ts').toEqual([]);
+  });
+
+  it('has one top-up procedure: a top-up is sent only by src/billing/topUpRequest.ts, or by auto top-up', () => {
+    const senders = sourceFiles().filter((file) => !/^src\/(api|sandbox)\//.test(file) && /\.topUp\(/.test(readFileSync(path.join(ROOT, file), 'utf8')));
+    expect(senders.sort(), 'a face asks src/billing/topUpRequest.ts requestTopUp, never the client').toEqual(['src/billing/topUpRequest.ts', 'src/operations/autoTopUp.ts']);
   });
 
   it(`has no source file over ${MAX_LINES} lines, and the files still over it do not grow`, () => {

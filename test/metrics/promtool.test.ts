@@ -44,9 +44,9 @@ describe.skipIf(skip !== undefined)('promtool check metrics', () => {
         isTerminal: true,
         version: '0.0.0-test',
         session: { env: { KEYDECK_TOKEN: token, KEYDECK_CONFIG_DIR: dir, KEYDECK_DATA_DIR: dir } },
-        render: async ({ getCredits, metricsUrl }) => {
-          const signal = new AbortController().signal;
-          await getCredits({ signal });
+        render: async ({ watcher, metricsUrl }) => {
+          // The watcher's first reading.
+          for (let i = 0; i < 100 && watcher.snapshot.poll.data === undefined; i++) await new Promise((r) => setTimeout(r, 50));
           for (let i = 0; i < 100 && !scraped.includes('keydeck_subscription_expiry_timestamp_seconds{'); i++) {
             scraped = await (await fetch(metricsUrl!)).text();
             await new Promise((r) => setTimeout(r, 50));

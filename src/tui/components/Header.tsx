@@ -12,7 +12,7 @@ import { useSession } from '../contexts/SessionContext.js';
 import { connectionProblemWords, isUnauthorized, errorCode } from '../errors.js';
 import { clockTime, formatUsd, updatedAgo } from '../format.js';
 import { useAge } from '../hooks/useAge.js';
-import type { PollState } from '../hooks/poller.js';
+import type { PollState } from '../../watcher/types.js';
 import type { CreditBalance } from '../../api/schemas.js';
 import { symbols, theme } from '../theme.js';
 import { BALANCE_UNKNOWN, CONNECTING, describeCredential, HeaderView, hostLabel, type HeaderWords } from './HeaderView.js';

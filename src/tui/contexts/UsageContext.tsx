@@ -3,24 +3,26 @@
  * budget of 12 per 12 hours, or kept by another keydeck), joined with the key list and the
  * balance (src/billing/spend.ts), its age and the reads left, and the runaway alerts: a key
  * caught by its own judgement (once per episode, across processes) and, between usage reads, the
- * balance falling at N× its baseline (reported by the Billing pane's monitor, which holds the
- * balance history), with the key that spent most at the last read named as the likely cause.
+ * balance falling at N× its baseline (judged by the account watcher after each reading, on the
+ * balance history it keeps), with the key that spent most at the last read named as the likely cause.
  *
- * The usage record opens after the first frame. A read is asked of the schedule on every
- * successful balance poll (cheap: src/billing/usageBudget.ts decides); `u` spends one on demand;
- * `r` never does. State and actions are two contexts (the Gemini CLI pattern).
+ * The account watcher (./BalanceContext.tsx) opens the usage record after the first frame, and asks
+ * the schedule for a read after every successful balance poll (cheap: src/billing/usageBudget.ts
+ * decides); `u` spends one on demand; `r` never does. State and actions are two contexts (the
+ * Gemini CLI pattern).
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { UsagePeriod } from '../../api/usageSchemas.js';
-import { DEFAULT_RUNAWAY, type AccountJudgement, type KeySample, type RunawaySettings } from '../../billing/runaway.js';
+import type { AccountJudgement, KeySample } from '../../billing/runaway.js';
 import { sharePeriod, spendRows, topSpender, usageBehindBalance, type SpendRow } from '../../billing/spend.js';
-import { UsageTracker, type UsageSnapshot } from '../../billing/usageTracker.js';
+import type { UsageSnapshot } from '../../billing/usageTracker.js';
 import { accountAlertSentence, keyAlertSentence } from '../../billing/usageWords.js';
 import { visible } from '../../terminal/sanitize.js';
-import { useUsageTracker } from '../hooks/useUsageTracker.js';
-import type { UsageRig } from '../services.js';
+import { NO_USAGE } from '../../watcher/usageSlice.js';
+import { useWatcherEvents, useWatcherSlice } from '../hooks/useAccountWatcher.js';
+import { alertEvent } from '../hooks/usageAlerts.js';
 import { useAccountData } from './AccountDataContext.js';
-import { useBalance } from './BalanceContext.js';
+import { useAccountWatcher, useBalance } from './BalanceContext.js';
 import { useClock, useServices } from './ServicesContext.js';
 import { useSession } from './SessionContext.js';
 import { useFlash } from './StatusContext.js';
@@ -63,7 +65,7 @@ export interface UsageActions {
   readonly readNow: () => Promise<UsageSnapshot>;
   /** Hides an alert (`X`) until its episode starts again. */
   readonly dismiss: (id: string) => void;
-  /** The Billing pane's monitor: the balance's judgement after each reading (undefined: calm). */
+  /** The balance's judgement after a reading (undefined: calm); the account watcher's are taken up by the provider itself. */
   readonly reportAccountBurn: (judgement: AccountJudgement | undefined) => void;
 }
 
@@ -71,14 +73,7 @@ const EMPTY_VIEW: UsageView = { available: false, snapshot: { episodes: new Map(
 const StateContext = createContext<UsageView>(EMPTY_VIEW);
 const ActionsContext = createContext<UsageActions>({ readNow: async () => EMPTY_VIEW.snapshot, dismiss: () => {}, reportAccountBurn: () => {} });
 
-/** The runaway settings of the profile. */
-export function useRunawaySettings(): RunawaySettings {
-  const { profile } = useServices();
-  return useMemo(
-    () => ({ factor: profile.runawayFactor ?? DEFAULT_RUNAWAY.factor, floorUsdPerHour: profile.runawayFloorUsdPerHour ?? DEFAULT_RUNAWAY.floorUsdPerHour }),
-    [profile.runawayFactor, profile.runawayFloorUsdPerHour],
-  );
-}
+export { useRunawaySettings } from './BalanceContext.js';
 
 /** See the module comment. Inside AccountDataProvider and BalanceProvider. */
 export function UsageProvider({ children }: { readonly children?: ReactNode }) {
@@ -88,53 +83,15 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
   const balance = useBalance();
   const flash = useFlash();
   const clock = useClock();
-  const settings = useRunawaySettings();
+  const watched = useAccountWatcher();
+  const watcher = watched?.watcher;
   const client = session.client;
-  const credentialId = session.credentialId;
-  const [usage, setUsage] = useState<{ readonly rig: UsageRig; readonly tracker: UsageTracker } | undefined>(undefined);
-  useEffect(() => {
-    const { openUsage } = services;
-    const baseUrl = session.baseUrl;
-    setUsage(undefined);
-    if (!openUsage || baseUrl === undefined || !client?.usage || !credentialId) return;
-    const resource = client.usage;
-    // In a task of its own: the first frame and the first requests (the key list, the balance) go
-    // first; the record is opened and the kept answer read in one step (one state change, one frame).
-    const timer = setTimeout(() => {
-      try {
-        const rig = openUsage(baseUrl);
-        const tracker = new UsageTracker({
-          client: {
-            usage: resource,
-            get serviceClockOffsetMs() {
-              return client.serviceClockOffsetMs;
-            },
-          },
-          budget: rig.budget,
-          keyHistory: rig.keyHistory,
-          credential: credentialId,
-          origin: new URL(baseUrl).origin,
-          settings,
-        });
-        try {
-          tracker.load();
-        } catch {
-          // The record cannot be read: the first refresh says why.
-        }
-        setUsage({ rig, tracker });
-      } catch (error) {
-        flash(`usage is not read: keydeck's shared record of usage reads cannot be used (${error instanceof Error ? error.message : String(error)})`, 'warning');
-      }
-    }, 0);
-    return () => clearTimeout(timer);
-  }, [services, session.baseUrl, client, credentialId, settings, flash]);
-  const rig = usage?.rig;
-  const tracker = usage?.tracker;
+  const usage = useWatcherSlice(watcher, (s) => s.usage, NO_USAGE);
+  const rig = usage.available ? watched?.usageRig() : undefined;
 
   const keyList = keys.data;
   const names = useCallback((id: string) => keyList?.find((k) => k.id === id)?.name, [keyList]);
-  const tracked = useUsageTracker(tracker, balance.updatedAt, { notify: services.notify, names });
-  const { snapshot } = tracked;
+  const { snapshot } = usage;
   const rows = useMemo(() => (snapshot.report ? spendRows(snapshot.report, keyList, balance.data?.totalTopUp) : []), [snapshot.report, keyList, balance.data?.totalTopUp]);
   const byId = useMemo(() => new Map(rows.map((r) => [r.id, r])), [rows]);
   const period = snapshot.report ? sharePeriod(snapshot.report.periods) : undefined;
@@ -167,6 +124,16 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
     },
     [services, likely],
   );
+
+  useWatcherEvents(watcher, (event) => {
+    // Every runaway episode this process starts is told once, with the key list's name.
+    if (event.kind === 'usage') for (const alert of event.alerts) services.notify?.(alertEvent(alert, names(alert.keyId) ?? alert.name ?? alert.keyId));
+    // Between usage reads: is the balance falling at N× its own baseline?
+    else if (event.kind === 'account_burn') reportAccountBurn(event.judgement);
+    else if (event.kind === 'usage_unavailable') {
+      flash(`usage is not read: keydeck's shared record of usage reads cannot be used (${event.error instanceof Error ? event.error.message : String(event.error)})`, 'warning');
+    }
+  });
 
   const active = useCallback((id: string) => keyList === undefined || keyList.some((k) => k.id === id && k.isActive), [keyList]);
   const alerts = useMemo(() => {
@@ -212,10 +179,11 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
     [rig, snapshot.at],
   );
   const view = useMemo<UsageView>(
-    () => ({ available: tracker !== undefined, snapshot, rows, byId, ...(period && { period }), reading: tracked.reading, behindBalance, alerts, samplesOf }),
-    [tracker, snapshot, rows, byId, period, tracked.reading, behindBalance, alerts, samplesOf],
+    () => ({ available: usage.available, snapshot, rows, byId, ...(period && { period }), reading: usage.reading, behindBalance, alerts, samplesOf }),
+    [usage.available, snapshot, rows, byId, period, usage.reading, behindBalance, alerts, samplesOf],
   );
-  const actions = useMemo<UsageActions>(() => ({ readNow: tracked.readNow, dismiss, reportAccountBurn }), [tracked.readNow, dismiss, reportAccountBurn]);
+  const readNow = useCallback(async () => (watcher ? watcher.readUsage() : EMPTY_VIEW.snapshot), [watcher]);
+  const actions = useMemo<UsageActions>(() => ({ readNow, dismiss, reportAccountBurn }), [readNow, dismiss, reportAccountBurn]);
   return (
     <ActionsContext.Provider value={actions}>
       <StateContext.Provider value={view}>{children}</StateContext.Provider>

@@ -23,6 +23,7 @@ import { useBalance, useBalanceRefresh } from '../contexts/BalanceContext.js';
 import { useKeymap } from '../contexts/KeymapContext.js';
 import { useServiceClock, useSession } from '../contexts/SessionContext.js';
 import { endedWords, keyStatus, paidTimeLost } from '../../api/keyStatus.js';
+import { creditKeyRefusal, reactivationRefusal } from '../../billing/keyRefusals.js';
 import { useFlash } from '../contexts/StatusContext.js';
 import { CreateKeyFlow } from '../flows/delivery/CreateKeyFlow.js';
 import { NameTakenDialog } from '../components/NameTakenDialog.js';
@@ -131,8 +132,9 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
     if (!client) return;
     const r = await run('checking the balance', () => client.billing.credits());
     if (!r.ok) return;
-    if (r.value.remaining <= 0) {
-      setDialog({ kind: 'zero-balance', remaining: r.value.remaining });
+    const refused = creditKeyRefusal(r.value);
+    if (refused) {
+      setDialog({ kind: 'zero-balance', remaining: refused.remaining });
       return;
     }
     setDialog({ kind: 'create', initial: defaultCreditKeyName(clock(), keys.data ?? EMPTY) });
@@ -169,6 +171,8 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
     reloadAll();
   };
 
+  // An ended subscription cannot be switched back on (src/billing/keyRefusals.ts).
+  const ended = selected ? reactivationRefusal(selected, now) : undefined;
   useKeymap(
     'keys',
     {
@@ -179,11 +183,11 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
       'keys.toggle': guarded(
         guard,
         selected?.isActive ? 'deactivate a key' : 'reactivate a key',
-        selected && keyStatus(selected, now) !== 'expired'
+        selected && !ended
           ? () => (selected.isActive ? setDialog({ kind: 'deactivate', key: selected }) : void setActive(selected, true))
           : undefined,
       ),
-      'keys.toggleExpired': selected && keyStatus(selected, now) === 'expired' ? () => flash(expiredKeyMessage(selected), 'warning', 10_000) : undefined,
+      'keys.toggleExpired': selected && ended ? () => flash(expiredKeyMessage(selected), 'warning', 10_000) : undefined,
       'keys.delete': guarded(guard, 'delete a key', selected ? () => setDialog({ kind: 'delete', key: selected }) : undefined),
       'keys.rotate': guarded(guard, 'rotate a key', selected && rotation.available ? () => setDialog({ kind: 'rotate', key: selected }) : undefined),
       'keys.sort': () => {

@@ -11,6 +11,9 @@ import type { MonitorSettings } from '../../../src/billing/settings.js';
 import { monitorCommand } from '../../../src/commands/monitor.js';
 import { CommandFailure } from '../../../src/commands/output.js';
 import { runMonitor } from '../../../src/tui/panes/billing/monitor/runMonitor.js';
+import { HistoryRecorder } from '../../../src/billing/historyRecorder.js';
+import { AccountWatcher } from '../../../src/watcher/accountWatcher.js';
+import { pollIntervalMs } from '../../../src/watcher/schedule.js';
 import { runCli } from '../../credentials/harness.js';
 import { startTestSandbox, type TestSandbox } from '../harness.js';
 import { FakeStdin, FakeStdout } from '../render.js';
@@ -40,6 +43,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // eslint-disable-next-line no-control-regex
 const plain = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 
+/** The watcher's reading once `test` holds of it (the next one it takes after `watcher.refresh()`, say). */
+async function reading(watcher: AccountWatcher, test: (remaining: number) => boolean = () => true): Promise<number> {
+  await until(() => watcher.snapshot.poll.data !== undefined && test(watcher.snapshot.poll.data.remaining), 'a reading');
+  return watcher.snapshot.poll.data!.remaining;
+}
+
 async function until(test: () => boolean, what: string, timeoutMs = 8000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!test()) {
@@ -55,9 +64,11 @@ describe('the monitor view', () => {
     const stdout = new StreamStdout(100, 30);
     const stdin = new FakeStdin();
     const settings: MonitorSettings = { baseUrl: sandbox.url, profileName: 'test', intervalSeconds: 2, alertBelowUsd: 20, credentialLabel: 'session token (env)' };
+    const watcher = new AccountWatcher({ connect: () => ({ client }), intervalMs: pollIntervalMs(settings.intervalSeconds), alertBelowUsd: settings.alertBelowUsd });
+    watcher.start();
     const done = runMonitor({
       settings,
-      getCredits: (o) => client.billing.credits(o),
+      watcher,
       stdout: stdout as unknown as NodeJS.WriteStream,
       stdin: stdin as unknown as NodeJS.ReadStream,
     });
@@ -83,6 +94,7 @@ describe('the monitor view', () => {
       stdin.write('q');
     }
     expect(await done).toBe(0);
+    await watcher.stop();
     // Inline: never the alternate screen.
     expect(stdout.frames.join('')).not.toContain('\x1b[?1049h');
     client.close();
@@ -117,8 +129,8 @@ describe('keydeck monitor (command)', () => {
       {
         isTerminal: true,
         session: { env: { KEYDECK_TOKEN: token, KEYDECK_CONFIG_DIR: configDir, KEYDECK_DATA_DIR: configDir } },
-        render: async ({ settings, getCredits }) => {
-          seen = { settings, remaining: (await getCredits({ signal: new AbortController().signal })).remaining };
+        render: async ({ settings, watcher }) => {
+          seen = { settings, remaining: await reading(watcher) };
           return 0;
         },
       },
@@ -153,11 +165,11 @@ describe('keydeck monitor --metrics', () => {
       {
         isTerminal: true,
         session: { env: { KEYDECK_TOKEN: token, KEYDECK_CONFIG_DIR: configDir, KEYDECK_DATA_DIR: configDir } },
-        render: async ({ getCredits, metricsUrl }) => {
-          const signal = new AbortController().signal;
-          await getCredits({ signal });
+        render: async ({ watcher, metricsUrl }) => {
+          await reading(watcher);
           await spend(sandbox, token, 2);
-          await getCredits({ signal });
+          watcher.refresh();
+          await reading(watcher, (remaining) => remaining === 23);
           notFound = (await fetch(metricsUrl!.replace('/metrics', '/other'))).status;
           // The key list is read in the background: scrape until it is in.
           for (let i = 0; i < 50; i++) {
@@ -200,11 +212,13 @@ describe('the monitor with a history on disk', () => {
     const stdout = new StreamStdout(100, 30);
     const stdin = new FakeStdin();
     const settings: MonitorSettings = { baseUrl: 'https://api.example.com', profileName: 'test', intervalSeconds: 60, credentialLabel: 'session token (env)' };
+    // A read that never answers: whatever shows comes from the history.
+    const silent = { billing: { credits: ({ signal }: { signal?: AbortSignal } = {}) => new Promise<never>((_, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted')))) } };
+    const watcher = new AccountWatcher({ connect: () => ({ client: silent }), intervalMs: pollIntervalMs(settings.intervalSeconds), history: (onError) => new HistoryRecorder({ series, onError }) });
+    watcher.start();
     const done = runMonitor({
       settings,
-      // A read that never answers: whatever shows comes from the history.
-      getCredits: ({ signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
-      series,
+      watcher,
       stdout: stdout as unknown as NodeJS.WriteStream,
       stdin: stdin as unknown as NodeJS.ReadStream,
     });
@@ -216,6 +230,7 @@ describe('the monitor with a history on disk', () => {
     } finally {
       stdin.write('q');
       await done;
+      await watcher.stop();
       store.close();
     }
   });

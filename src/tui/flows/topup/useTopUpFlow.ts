@@ -12,7 +12,8 @@ import { canSimulateTransfers } from '../../../api/sandbox-sim.js';
 import type { CreditBalance, TopUpMethod } from '../../../api/schemas.js';
 import { checkoutUrlProblem } from '../../../api/baseUrl.js';
 import { hostOf, isUnfinished, methodLabel, type JournalEntry, type JournalScope } from '../../../billing/journal.js';
-import { recordTopUp, topUpNotes, verifyOutcomeLines, verifyUsdc, type TopUpPorts } from '../../../billing/topups.js';
+import { verifyOutcomeLines, verifyUsdc, type TopUpPorts } from '../../../billing/topups.js';
+import { requestTopUp, type TopUpStep } from '../../../billing/topUpRequest.js';
 import { useBalance, useBalanceRefresh } from '../../contexts/BalanceContext.js';
 import { useServices } from '../../contexts/ServicesContext.js';
 import { useSession, useSessionActions } from '../../contexts/SessionContext.js';
@@ -171,37 +172,40 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
       setView({ kind: 'requesting', amount, method });
       void (async () => {
        try {
-        // The baseline: totalTopUp before paying (card top-ups are credited once it rose by the amount).
-        const before = await runBusy('reading the balance', () => client.billing.credits());
-        if (!before.ok) {
-          setView({ kind: 'method', amount, cursor: METHODS.indexOf(method), message: { tone: 'error', lines: [describeFailure(before.error), 'Nothing was requested.'] } });
+        // The one top-up procedure (src/billing/topUpRequest.ts): the record checked, the
+        // totalTopUp baseline read, a card charge on record before it is sent, the answer recorded.
+        const labels: Record<TopUpStep, string> = {
+          checking_record: 'reading the top-up record',
+          reading_balance: 'reading the balance',
+          recording: 'putting the charge on the top-up record',
+          requesting: `requesting a ${methodLabel(method)} top-up of ${formatUsd(amount)}`,
+        };
+        const done = await runBusy(labels.checking_record, () => requestTopUp({ journal: deps.journal, client, scope }, { amount, kind: method }, (step) => mounted.current && setBusy(labels[step])));
+        // Only a failpoint's halt (an in-process crash walk) is thrown: the flow stops where it is.
+        if (!done.ok) return;
+        const outcome = done.value;
+        if (outcome.kind === 'not_requested') {
+          if (isUnauthorized(outcome.error)) markRejected();
+          noteDamage(outcome.error);
+          setView({ kind: 'method', amount, cursor: METHODS.indexOf(method), message: { tone: 'error', lines: [describeFailure(outcome.error), 'Nothing was requested.'] } });
           return;
         }
-        // The record first: one that cannot be trusted may hold a charge in flight (src/billing/journal.ts, "Fail closed").
-        const record = await runBusy('reading the top-up record', () => deps.journal.check());
-        if (!record.ok && noteDamage(record.error)) {
-          setView({ kind: 'method', amount, cursor: METHODS.indexOf(method), message: { tone: 'error', lines: [describeFailure(record.error), 'Nothing was requested.'] } });
-          return;
-        }
-        const result = await runBusy(`requesting a ${methodLabel(method)} top-up of ${formatUsd(amount)}`, () => client.billing.topUp({ amount, method }));
-        if (!result.ok) {
-          const unknown = (result.error as { outcomeUnknown?: unknown }).outcomeUnknown === true;
-          const lines = [describeFailure(result.error)];
-          if (unknown) lines.push('Check the billing status (s on the Billing pane) before trying again.');
+        if (outcome.kind === 'failed') {
+          if (isUnauthorized(outcome.error)) markRejected();
+          if (outcome.entry) remember(outcome.entry);
+          const lines = [describeFailure(outcome.error)];
+          if (outcome.outcomeUnknown) lines.push('Check the billing status (s on the Billing pane) before trying again.');
           setView({ kind: 'method', amount, cursor: METHODS.indexOf(method), message: { tone: 'error', lines } });
           return;
         }
+        const r = outcome.result;
         let created: JournalEntry;
-        let problems: readonly string[] = [];
+        const { problems, notes } = outcome;
+        if (outcome.recordError !== undefined || !outcome.entry) {
+          created = outcome.entry ?? unsavedEntry(amount, method, scope, r);
+          flash(`${describeFailure(outcome.recordError)} The top-up is kept in memory only: note its details.`, 'warning');
+        } else created = outcome.entry;
         // What the user must read: the instruction's amount when it is not the one requested (req. 4 of issue 18).
-        let notes: readonly string[] = topUpNotes(amount, result.value);
-        try {
-          ({ entry: created, problems, notes } = await recordTopUp(deps.journal, scope, amount, result.value, before.value.totalTopUp));
-        } catch (error) {
-          created = unsavedEntry(amount, method, scope, result.value);
-          flash(`${describeFailure(error)} The top-up is kept in memory only: note its details.`, 'warning');
-        }
-        const r = result.value;
         const message: FlowMessage | undefined =
           problems.length > 0
             ? { tone: r.method === 'card_direct' ? 'warning' : 'error', lines: [...problems, ...notes] }
@@ -222,7 +226,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
        }
       })();
     },
-    [client, scope, runBusy, deps.journal, flash, remember, refreshBalance, noteDamage],
+    [client, scope, runBusy, deps.journal, flash, remember, refreshBalance, noteDamage, markRejected],
   );
 
   const verify = useCallback(

@@ -12,9 +12,9 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
-import { trendOf } from '../../../billing/history.js';
+import { BalanceHistory, trendOf } from '../../../billing/history.js';
 import { isUnfinished, topUpPhase } from '../../../billing/journal.js';
-import { useBalance, useBalanceRefresh } from '../../contexts/BalanceContext.js';
+import { useAccountWatcher, useBalance, useBalanceRefresh } from '../../contexts/BalanceContext.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { useClock, useServices } from '../../contexts/ServicesContext.js';
 import { useSession } from '../../contexts/SessionContext.js';
@@ -38,11 +38,11 @@ import { summarizeBillingStatus } from '../../../api/reader.js';
 import { visible } from '../../../terminal/sanitize.js';
 import { statusSummaryLines } from '../../../billing/statusSummary.js';
 import { TrendLines } from './TrendLines.js';
-import { useBalanceMonitor } from './useBalanceMonitor.js';
+import { useBalanceAlerts } from './useBalanceAlerts.js';
+import { useWatcherEvents, useWatcherSlice } from '../../hooks/useAccountWatcher.js';
 import { TopSpenders } from './topSpenders.js';
 import { topSpenders } from '../../../billing/spend.js';
-import { useRunawaySettings, useUsage, useUsageActions } from '../../contexts/UsageContext.js';
-import { useHistorySeries } from './useHistorySeries.js';
+import { useUsage } from '../../contexts/UsageContext.js';
 import { useAutoTopUp } from './useAutoTopUp.js';
 import { CancelRenewalFlow } from '../../flows/CancelRenewalFlow.js';
 import { guarded, useChangeGuard } from '../../hooks/useChangeGuard.js';
@@ -71,22 +71,18 @@ export function BillingPane({ size, active }: PaneProps) {
   const deps = useTopUpDeps();
   const alertBelowUsd = services.profile.alertBelowUsd;
   const flash = useFlash();
-  const history = useHistorySeries(session.baseUrl);
   const usage = useUsage();
-  const { reportAccountBurn } = useUsageActions();
-  const runaway = useRunawaySettings();
-  const monitor = useBalanceMonitor(poll, {
-    alertBelowUsd,
-    ...(deps.bell && { bell: deps.bell }),
-    series: history.series,
-    ...(services.notify && { notify: services.notify }),
-    onHistoryError: (sentence) => flash(`${sentence}; the history is kept in memory`, 'warning'),
-    now: clock,
-    runaway,
-    onAccountBurn: reportAccountBurn,
+  // The balance history the account watcher keeps (seeded from the history database once it opens).
+  const watcher = useAccountWatcher()?.watcher;
+  const noTrend = useMemo(() => ({ history: new BalanceHistory(), version: 0 }), []);
+  const { history, version: historyVersion } = useWatcherSlice(watcher, (s) => s.trend, noTrend);
+  useBalanceAlerts(watcher, { bell: deps.bell, notify: services.notify });
+  useWatcherEvents(watcher, (event) => {
+    if (event.kind === 'history_failed') flash(`${event.problem}; the history is kept in memory`, 'warning');
+    else if (event.kind === 'history_unavailable') flash(`balance history not kept: ${event.error instanceof Error ? event.error.message : String(event.error)}`, 'warning');
   });
   const flow = useTopUpFlow({ active });
-  const autoTopUp = useAutoTopUp(poll, flow.remember);
+  const autoTopUp = useAutoTopUp(flow.remember);
   // The key rejected (401): said once per rejection through the notification channels.
   useEffect(() => {
     if (session.rejected) services.notify?.({ kind: 'key_rejected' });
@@ -115,7 +111,7 @@ export function BillingPane({ size, active }: PaneProps) {
   }, [unfinished?.id]); // eslint-disable-line react-hooks/exhaustive-deps
   const compact = size.mode === 'compact';
   const data = poll.data;
-  const trend = useMemo(() => trendOf(monitor.history, data?.remaining, now), [monitor.history, monitor.history.version, data, now]); // eslint-disable-line react-hooks/exhaustive-deps
+  const trend = useMemo(() => trendOf(history, data?.remaining, now), [history, historyVersion, data, now]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const [chartWindow, setChartWindow] = useState<ChartWindow>('24h');
   const paneKeys = active && !flow.open && !showPools && !cancelling;
@@ -192,7 +188,7 @@ export function BillingPane({ size, active }: PaneProps) {
     <Box flexDirection="column" width={size.columns} height={size.rows} paddingX={1}>
       <BalanceSummary data={data} updatedAt={poll.updatedAt} stale={stale} alertBelowUsd={alertBelowUsd} now={now} columns={size.columns - 2} big={!compact} />
       {gap ? <Text> </Text> : null}
-      <TrendLines history={monitor.history} trend={trend} columns={size.columns - 2} compact={compact} now={now} />
+      <TrendLines history={history} trend={trend} columns={size.columns - 2} compact={compact} now={now} />
       {gap ? <Text> </Text> : null}
       {spenderRows > 0 ? (
         <>
@@ -207,7 +203,7 @@ export function BillingPane({ size, active }: PaneProps) {
       ) : null}
       {chartRows >= 2 ? (
         <>
-          <BalanceChart history={monitor.history} window={chartWindow} now={now} columns={size.columns - 2} rows={chartRows} />
+          <BalanceChart history={history} window={chartWindow} now={now} columns={size.columns - 2} rows={chartRows} />
           <Text> </Text>
         </>
       ) : null}

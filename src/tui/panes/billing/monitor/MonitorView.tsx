@@ -2,8 +2,8 @@
  * `keydeck monitor`'s few lines (issue 6): the live §2.3 figures without the full screen, for
  * a tmux pane or a corner of the screen: remaining (with the low-balance word), total top-ups,
  * spent, credit keys, the sparkline, the burn rates and the run-out projection, and the
- * connection state. Polls through the shell's {@link usePolling} (interval ≥ 2 s, jitter,
- * backoff, one request in flight) and rings the bell once per crossing of the threshold.
+ * connection state. Shows the account watcher the command started (src/watcher: interval ≥ 2 s,
+ * jitter, backoff, one request in flight) and rings the bell once per crossing of the threshold.
  * `q` or ctrl-c leaves (through the key-action table's `quit` row), `r` polls now.
  *
  * It fits its pane and never cuts a figure (issue 19): from 80 columns and 8 rows the figures
@@ -13,11 +13,9 @@
  */
 import { Box, Text } from 'ink';
 import { useEffect, useMemo, useState } from 'react';
-import type { CreditBalance } from '../../../../api/schemas.js';
 import { trendOf } from '../../../../billing/history.js';
 import { balanceSparkline } from '../../../../billing/sparkline.js';
 import type { MonitorSettings } from '../../../../billing/settings.js';
-import type { HistorySeries } from '../../../../billing/historyStore.js';
 import type { AutoTopUpFeed, AutoTopUpView } from '../../../../operations/autoTopUpRunner.js';
 import type { NotifyEvent } from '../../../../terminal/notify.js';
 import { isUnauthorized } from '../../../errors.js';
@@ -26,22 +24,24 @@ import { hostLabel } from '../../../components/HeaderView.js';
 import { useKeymap } from '../../../contexts/KeymapContext.js';
 import { displayWidth, formatUsd, truncateTo, wrapWords } from '../../../format.js';
 import { visible } from '../../../../terminal/sanitize.js';
-import { usePolling } from '../../../hooks/usePolling.js';
+import { useWatcherSlice } from '../../../hooks/useAccountWatcher.js';
+import type { AccountWatcher } from '../../../../watcher/accountWatcher.js';
 import { useTick } from '../../../hooks/useTick.js';
 import { theme } from '../../../theme.js';
 import { balanceAlert } from '../BalanceSummary.js';
 import { burnRatesLine, formatRunOut, spentSoFar } from '../billingFormat.js';
-import { useBalanceMonitor } from '../useBalanceMonitor.js';
-import type { UsageTracker } from '../../../../billing/usageTracker.js';
-import type { RunawaySettings } from '../../../../billing/runaway.js';
+import { useBalanceAlerts } from '../useBalanceAlerts.js';
 import { useMonitorUsage } from './useMonitorUsage.js';
 import { TopSpenders } from '../topSpenders.js';
 
 /** Props of {@link MonitorView}. */
 export interface MonitorViewProps {
   readonly settings: MonitorSettings;
-  /** Reads the balance (KeydeckClient.getCredits). */
-  readonly getCredits: (options: { signal: AbortSignal }) => Promise<CreditBalance>;
+  /**
+   * The account watcher the monitor shows (src/watcher/accountWatcher.ts, started by its owner):
+   * its balance, history (seeded from the disk, every reading kept), usage and what the readings tell.
+   */
+  readonly watcher: AccountWatcher;
   /** Asks the monitor to end (q). */
   readonly onQuit: () => void;
   /** Width in cells. */
@@ -52,15 +52,9 @@ export interface MonitorViewProps {
   readonly now?: () => number;
   /** Rings the bell (default BEL to stdout). */
   readonly bell?: () => void;
-  /** The balance history on disk: seeds the trend at start and keeps every reading (absent: memory only). */
-  readonly series?: HistorySeries;
   /** Notifications: the low-balance crossing, top-ups credited, the key rejected (once per rejection), runaway keys. */
   readonly notify?: (event: NotifyEvent) => void;
-  /** Where the money goes (issue 22): the usage tracker of this profile (absent: no usage is read). */
-  readonly usage?: UsageTracker;
-  /** The runaway settings (issue 22). */
-  readonly runaway?: RunawaySettings;
-  /** `--auto-topup` (issue 47): its line, fed after each balance read by the command (src/operations/autoTopUpRunner.ts). */
+  /** `--auto-topup`: its line, fed by the command with what the watcher's runs did (src/operations/autoTopUpRunner.ts). */
   readonly autoTopUp?: Pick<AutoTopUpFeed, 'view' | 'subscribe'>;
 }
 
@@ -74,33 +68,25 @@ function fitting(variants: readonly string[], width: number): string | undefined
 }
 
 /** See the module comment. */
-export function MonitorView({ settings, getCredits, onQuit, columns, rows = MONITOR_FULL_LAYOUT.rows, now = Date.now, bell, series, notify, usage: tracker, runaway, autoTopUp: feed }: MonitorViewProps) {
+export function MonitorView({ settings, watcher, onQuit, columns, rows = MONITOR_FULL_LAYOUT.rows, now = Date.now, bell, notify, autoTopUp: feed }: MonitorViewProps) {
   const [auto, setAuto] = useState<AutoTopUpView | undefined>(feed?.view);
   useEffect(() => feed?.subscribe(() => setAuto(feed.view)), [feed]);
   const autoColor = auto === undefined ? undefined : auto.tone === 'success' ? theme.ok : auto.tone === 'muted' ? theme.muted : theme[auto.tone];
   const autoLine = auto === undefined ? undefined : visible(auto.line);
-  const poll = usePolling<CreditBalance>((signal) => getCredits({ signal }), { intervalMs: settings.intervalSeconds * 1000 });
-  const [historyProblem, setHistoryProblem] = useState<string | undefined>(undefined);
-  const usage = useMonitorUsage(tracker, poll, notify);
-  const monitor = useBalanceMonitor(poll, {
-    alertBelowUsd: settings.alertBelowUsd,
-    ...(bell && { bell }),
-    series,
-    onHistoryError: setHistoryProblem,
-    now,
-    ...(notify && { notify }),
-    ...(runaway && { runaway }),
-    onAccountBurn: usage.reportAccountBurn,
-  });
+  const poll = useWatcherSlice(watcher, (s) => s.poll, watcher.snapshot.poll);
+  const { history, version: historyVersion, problem: historyProblem } = useWatcherSlice(watcher, (s) => s.trend, watcher.snapshot.trend);
+  const usage = useMonitorUsage(watcher, poll, notify);
+  useBalanceAlerts(watcher, { bell, notify });
+  const hasUsage = useWatcherSlice(watcher, (s) => s.usage.available, false);
   const rejected = poll.error !== undefined && isUnauthorized(poll.error);
   useEffect(() => {
     if (rejected) notify?.({ kind: 'key_rejected' });
   }, [rejected]); // eslint-disable-line react-hooks/exhaustive-deps
-  useKeymap('global', { quit: onQuit, refresh: poll.refresh, ...(tracker && { 'usage.read': usage.readNow }) });
+  useKeymap('global', { quit: onQuit, refresh: () => watcher.refresh(), ...(hasUsage && { 'usage.read': usage.readNow }) });
   useTick(5000);
   const t = now();
   const data = poll.data;
-  const trend = useMemo(() => trendOf(monitor.history, data?.remaining, t), [monitor.history, monitor.history.version, data, t]); // eslint-disable-line react-hooks/exhaustive-deps
+  const trend = useMemo(() => trendOf(history, data?.remaining, t), [history, historyVersion, data, t]); // eslint-disable-line react-hooks/exhaustive-deps
   const conn = connectionState(poll, false, t);
   const width = Math.max(10, columns);
   const host = `${settings.profileName}@${hostLabel(settings.baseUrl)}`;
@@ -122,8 +108,8 @@ export function MonitorView({ settings, getCredits, onQuit, columns, rows = MONI
         {title !== undefined && rows > 1 ? <Text color={theme.muted}>{title}</Text> : null}
         <Text color={conn.color}>{wrapWords(poll.error === undefined ? 'reading the balance…' : conn.text, width, Math.max(1, rows - 1)).join('\n')}</Text>
         {/* With a history on disk, the trend is known before the first read. */}
-        {monitor.history.size > 1 && rows > 3 ? <Text wrap="truncate">{burnRatesLine(trend, width)}</Text> : null}
-        {monitor.history.size > 1 && rows > 4 ? <Text wrap="truncate">{`runs out ${formatRunOut(trend.runOut)} (last known balance)`}</Text> : null}
+        {history.size > 1 && rows > 3 ? <Text wrap="truncate">{burnRatesLine(trend, width)}</Text> : null}
+        {history.size > 1 && rows > 4 ? <Text wrap="truncate">{`runs out ${formatRunOut(trend.runOut)} (last known balance)`}</Text> : null}
       </Box>
     );
   }
@@ -136,7 +122,7 @@ export function MonitorView({ settings, getCredits, onQuit, columns, rows = MONI
   // What the six lines of the full layout leave: the top spenders (a title and up to 5 keys).
   const spenderRows = Math.min(6, rows - 6 - (historyProblem ? 1 : 0) - (usage.alert ? 1 : 0) - (autoLine ? 1 : 0));
   if (full) {
-    const spark = balanceSparkline(monitor.history.samples(), width - 6);
+    const spark = balanceSparkline(history.samples(), width - 6);
     return (
       <Box flexDirection="column" width={width}>
         {title !== undefined ? <Text color={theme.muted}>{title}</Text> : null}

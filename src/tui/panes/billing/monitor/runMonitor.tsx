@@ -3,28 +3,20 @@
  * where they were drawn) until `q` (exit 0), ctrl-c or SIGINT (130) or SIGTERM (143); resolves with the exit code.
  */
 import { render, useWindowSize } from 'ink';
-import type { CreditBalance } from '../../../../api/schemas.js';
 import type { MonitorSettings } from '../../../../billing/settings.js';
-import type { HistorySeries } from '../../../../billing/historyStore.js';
+import type { AccountWatcher } from '../../../../watcher/accountWatcher.js';
 import type { NotifyEvent } from '../../../../terminal/notify.js';
 import { KeymapProvider } from '../../../contexts/KeymapContext.js';
 import { MonitorView } from './MonitorView.js';
-import type { UsageTracker } from '../../../../billing/usageTracker.js';
-import type { RunawaySettings } from '../../../../billing/runaway.js';
 import type { AutoTopUpFeed } from '../../../../operations/autoTopUpRunner.js';
 
 /** Input of {@link runMonitor}. */
 export interface RunMonitorInput {
   readonly settings: MonitorSettings;
-  /** Reads the balance (KeydeckClient.getCredits). */
-  readonly getCredits: (options: { signal: AbortSignal }) => Promise<CreditBalance>;
-  /** The balance history on disk (absent: memory only). */
-  readonly series?: HistorySeries;
+  /** The account watcher to show (src/watcher/accountWatcher.ts), started by the caller. */
+  readonly watcher: AccountWatcher;
   /** Notifications (src/terminal/notify.ts). */
   readonly notify?: (event: NotifyEvent) => void;
-  /** Where the money goes (issue 22): the usage tracker and the runaway settings (absent: no usage read). */
-  readonly usage?: UsageTracker;
-  readonly runaway?: RunawaySettings;
   /** `--auto-topup` (issue 47): its line (src/operations/autoTopUpRunner.ts). */
   readonly autoTopUp?: Pick<AutoTopUpFeed, 'view' | 'subscribe'>;
   /** Streams (tests); default the process's. */
@@ -36,7 +28,7 @@ function MonitorApp({ input, onQuit }: { readonly input: RunMonitorInput; readon
   const { columns, rows } = useWindowSize();
   return (
     <KeymapProvider onQuit={() => onQuit(0)} onInterrupt={() => onQuit(130)}>
-      <MonitorView settings={input.settings} getCredits={input.getCredits} onQuit={() => onQuit(0)} columns={columns} rows={rows} {...(input.series && { series: input.series })} {...(input.notify && { notify: input.notify })} {...(input.usage && { usage: input.usage })} {...(input.runaway && { runaway: input.runaway })} {...(input.autoTopUp && { autoTopUp: input.autoTopUp })} />
+      <MonitorView settings={input.settings} watcher={input.watcher} onQuit={() => onQuit(0)} columns={columns} rows={rows} {...(input.notify && { notify: input.notify })} {...(input.autoTopUp && { autoTopUp: input.autoTopUp })} />
     </KeymapProvider>
   );
 }

@@ -1,6 +1,6 @@
 /**
- * `keydeck monitor`'s view of usage (issue 22): the tracker asked on every balance poll (a read
- * is spent only when the budget's schedule says so), its top spenders, the runaway alert line
+ * `keydeck monitor`'s view of usage: the account watcher's usage (asked after every
+ * balance poll: a read is spent only when the budget's schedule says so), its top spenders, the runaway alert line
  * (the monitor cannot deactivate: it names the command that does), and the balance alert between
  * usage reads (once per episode, the likely key named as such).
  */
@@ -9,12 +9,14 @@ import type { CreditBalance } from '../../../../api/schemas.js';
 import type { AccountJudgement } from '../../../../billing/runaway.js';
 import { sharePeriod, spendRows, topSpenders } from '../../../../billing/spend.js';
 import type { Episode } from '../../../../billing/keyHistory.js';
-import type { UsageTracker } from '../../../../billing/usageTracker.js';
 import { keyAlertSentence, periodWords } from '../../../../billing/usageWords.js';
 import type { NotifyEvent } from '../../../../terminal/notify.js';
 import { MAX_NAME_WIDTH, plainId, visible } from '../../../../terminal/sanitize.js';
-import type { PollState } from '../../../hooks/poller.js';
-import { useUsageTracker } from '../../../hooks/useUsageTracker.js';
+import type { AccountWatcher } from '../../../../watcher/accountWatcher.js';
+import type { PollState } from '../../../../watcher/types.js';
+import { NO_USAGE } from '../../../../watcher/usageSlice.js';
+import { useWatcherEvents, useWatcherSlice } from '../../../hooks/useAccountWatcher.js';
+import { alertEvent } from '../../../hooks/usageAlerts.js';
 import { spendCell } from '../../keyRows.js';
 import type { SpenderSource } from '../topSpenders.js';
 
@@ -31,7 +33,6 @@ export interface MonitorUsage {
   /** The small layout's line: `top batch $12.40 (62% of 24 h)`. */
   readonly topLine?: string;
   readonly readNow: () => void;
-  readonly reportAccountBurn: (judgement: AccountJudgement | undefined) => void;
 }
 
 /**
@@ -60,10 +61,10 @@ export function runawayLines(episode: Pick<Episode, 'keyId' | 'kind' | 'usdPerHo
   return { alert: `${alertShort} · ${disableHint(episode.keyId)}`, alertShort };
 }
 
-/** See the module comment. */
-export function useMonitorUsage(tracker: UsageTracker | undefined, poll: Pick<PollState<CreditBalance>, 'data' | 'updatedAt'>, notify?: (event: NotifyEvent) => void): MonitorUsage {
-  const tracked = useUsageTracker(tracker, poll.updatedAt, { notify });
-  const { snapshot } = tracked;
+/** See the module comment. `watcher`: the monitor's account watcher; `poll`: its balance slice. */
+export function useMonitorUsage(watcher: AccountWatcher | undefined, poll: Pick<PollState<CreditBalance>, 'data' | 'updatedAt'>, notify?: (event: NotifyEvent) => void): MonitorUsage {
+  const usage = useWatcherSlice(watcher, (s) => s.usage, NO_USAGE);
+  const { snapshot } = usage;
   const rows = useMemo(() => (snapshot.report ? spendRows(snapshot.report, undefined, poll.data?.totalTopUp) : []), [snapshot.report, poll.data?.totalTopUp]);
   const period = snapshot.report ? sharePeriod(snapshot.report.periods) : undefined;
   const top = period ? topSpenders(rows, period, 1)[0] : undefined;
@@ -83,15 +84,20 @@ export function useMonitorUsage(tracker: UsageTracker | undefined, poll: Pick<Po
     },
     [notify],
   );
+  useWatcherEvents(watcher, (event) => {
+    // Every runaway episode this process starts is told once.
+    if (event.kind === 'usage') for (const alert of event.alerts) notify?.(alertEvent(alert, alert.name ?? alert.keyId));
+    // Between usage reads: is the balance falling at N× its own baseline?
+    else if (event.kind === 'account_burn') reportAccountBurn(event.judgement);
+  });
   const episodes = [...snapshot.episodes.values()];
   const newest = episodes[episodes.length - 1];
   const lines = newest ? runawayLines(newest, rows.find((r) => r.id === newest.keyId)?.name) : undefined;
   return {
-    ...(tracker && { source: { rows, period, at: snapshot.at, budget: snapshot.budget, failed: snapshot.error !== undefined } }),
-    offsetMs: tracker?.clockOffsetMs ?? 0,
+    ...(usage.available && { source: { rows, period, at: snapshot.at, budget: snapshot.budget, failed: snapshot.error !== undefined } }),
+    offsetMs: watcher?.usageTracker?.clockOffsetMs ?? 0,
     ...(lines && { alert: lines.alert, alertShort: lines.alertShort }),
     ...(top && period && { topLine: `top ${visible(top.row.name)} ${spendCell(top.spend)} (${Math.round(top.share * 100)}% of ${periodWords(period)})` }),
-    readNow: () => void tracked.readNow(),
-    reportAccountBurn,
+    readNow: () => void watcher?.readUsage(),
   };
 }

@@ -1,10 +1,13 @@
 /**
- * One watched profile of the exporter (issue 24): its metrics (src/metrics/account.ts), its
- * balance history (history.db, shared with a TUI or monitor open on the same profile: every
- * reading written through, WAL, a short busy timeout), and its own poll schedule: the balance
- * every interval and the key list every {@link KEYS_EVERY_MS}, each poll jittered by ±10 % and run
- * through the exporter's shared concurrency limit, so one slow service holds at most one slot and
- * never delays another profile's figures nor a scrape (a scrape reads the last values).
+ * One watched profile of the exporter: an account watcher (src/watcher/accountWatcher.ts, the
+ * poll loop every face shares) and what the exporter makes of its events: the profile's metrics
+ * (src/metrics/account.ts), its log lines and its poll state kept in history.db. The watcher reads
+ * the balance every interval (jittered by ±10 %, backing off while the service fails, never before
+ * a 429's `Retry-After`), the key list every {@link KEYS_EVERY_MS}, and usage within the shared
+ * budget, each poll through the exporter's shared concurrency limit, so one slow service holds at
+ * most one slot and never delays another profile's figures nor a scrape (a scrape reads the last
+ * values). Its balance history is history.db's, shared with a TUI or monitor open on the same
+ * profile: every reading written through, WAL, a short busy timeout.
  *
  * The credential is looked up (./credentials.ts) before the first poll and again after the
  * service refused it (someone may have logged in again), never on every poll: the keychain is
@@ -12,7 +15,7 @@
  */
 import { KeydeckClient } from '../api/client.js';
 import { insecureHttpProblem } from '../api/baseUrl.js';
-import { isAbortError, KeydeckApiError } from '../api/errors.js';
+import { KeydeckApiError } from '../api/errors.js';
 import { downsample, WEEK_WINDOW_MS, type BalanceSample } from '../billing/history.js';
 import { HistoryRecorder } from '../billing/historyRecorder.js';
 import type { BalanceHistoryStore } from '../billing/historyStore.js';
@@ -22,12 +25,13 @@ import { KeyHistory } from '../billing/keyHistory.js';
 import type { RunawaySettings } from '../billing/runaway.js';
 import { credentialIdOf, UsageBudget } from '../billing/usageBudget.js';
 import { UsageTracker } from '../billing/usageTracker.js';
-import type { ConsumptionKey } from '../api/schemas.js';
 import { AccountMetrics, KEYS_EVERY_MS, type DownReason } from '../metrics/account.js';
 import { registerUsageMetrics } from '../metrics/usage.js';
 import { findCredential, type CredentialSources } from './credentials.js';
 import type { AutoTopUpPolicy } from '../config/autoTopUp.js';
-import type { AutoTopUpFaces } from './autoTopUp.js';
+import type { AutoTopUpDriver, AutoTopUpFaces } from './autoTopUp.js';
+import { AccountWatcher } from '../watcher/accountWatcher.js';
+import type { AccountEvent, Unavailable, WatchConnection } from '../watcher/types.js';
 import type { GuardrailFaces } from './guardrails.js';
 import type { Logger } from './log.js';
 
@@ -97,25 +101,21 @@ export class ProfileWatcher {
   readonly origin: string;
   #profile: WatchedProfile;
   readonly #ctx: WatcherContext;
-  readonly #recorder: HistoryRecorder;
-  #client: KeydeckClient | undefined;
+  readonly #watcher: AccountWatcher;
   #credentialWhere: string | undefined;
-  #timer: NodeJS.Timeout | undefined;
-  #abort = new AbortController();
-  #stopped = false;
-  #lastKeysAt = Number.NEGATIVE_INFINITY;
-  #polling: Promise<void> | undefined;
   /** The profile's history series (absent: no database). */
   readonly #series: import('../billing/historyStore.js').HistorySeries | undefined;
-  /** Where the money goes: reads through the shared budget (absent without a database or before a credential). */
-  #usage: UsageTracker | undefined;
   #usageProblem: string | undefined;
-  #keys: readonly ConsumptionKey[] | undefined;
   #polled = false;
+  #invalid: string | undefined;
   /** The poll state as last kept (a write only when it changes). */
   #keptState: PollState | undefined;
-  readonly #autoTopUp: ReturnType<AutoTopUpFaces['driver']> | undefined;
+  readonly #autoTopUp: AutoTopUpDriver | undefined;
   readonly #guardrails: ReturnType<GuardrailFaces['driver']> | undefined;
+  /** The client of the connection open now (the guardrails' pass acts through it). */
+  #client: KeydeckClient | undefined;
+  /** The guardrails' pass under way: one at a time, awaited by {@link stop}. */
+  #guardrailPass: Promise<void> | undefined;
 
   constructor(profile: WatchedProfile, ctx: WatcherContext) {
     this.#profile = profile;
@@ -127,7 +127,7 @@ export class ProfileWatcher {
     } catch (error) {
       ctx.log.warn('history_unavailable', { profile: profile.name, origin: this.origin, msg: (error as Error).message });
     }
-    this.#recorder = new HistoryRecorder({
+    const recorder = new HistoryRecorder({
       series,
       seed: false,
       history: HISTORY,
@@ -139,7 +139,7 @@ export class ProfileWatcher {
       try {
         const now = Date.now();
         const week = series.load(now - WEEK_WINDOW_MS);
-        for (const s of downsample(week, now)) this.#recorder.history.add(s.t, s.remaining, s.totalTopUp);
+        for (const s of downsample(week, now)) recorder.history.add(s.t, s.remaining, s.totalTopUp);
         // The last reading, however old (an outage of more than a week still says since when).
         last = week.at(-1) ?? series.load(0).at(-1);
       } catch (error) {
@@ -147,7 +147,7 @@ export class ProfileWatcher {
       }
     }
     this.#series = series;
-    this.metrics = new AccountMetrics({ profile: profile.name, origin: this.origin, history: this.#recorder.history, alertBelowUsd: profile.alertBelowUsd });
+    this.metrics = new AccountMetrics({ profile: profile.name, origin: this.origin, history: recorder.history, alertBelowUsd: profile.alertBelowUsd });
     this.#autoTopUp = ctx.autoTopUp?.driver(this.metrics);
     this.#guardrails = ctx.guardrails?.driver(this.metrics, series);
     if (last) {
@@ -161,15 +161,33 @@ export class ProfileWatcher {
       this.#down('config_invalid', { msg: this.#invalid });
       this.#keepState();
     }
+    const random = ctx.random ?? Math.random;
+    const driver = this.#autoTopUp;
+    this.#watcher = new AccountWatcher({
+      connect: () => this.#connect(),
+      intervalMs: ctx.intervalMs,
+      // The first poll within the first interval (at most 5 s), spread by jitter.
+      firstDelayMs: random() * Math.min(ctx.intervalMs, 5000),
+      random,
+      history: recorder,
+      keysEveryMs: KEYS_EVERY_MS,
+      limit: ctx.limit,
+      ...(driver && { autoTopUp: { runner: { afterReading: (client, credits) => driver.runnerOf(this.#profile).afterReading(client, credits) } } }),
+    });
+    this.#watcher.on((event) => this.#take(event));
     registerUsageMetrics(
       this.metrics,
-      () => this.#usage,
-      () => this.#keys,
+      () => this.#watcher.usageTracker,
+      () => this.#watcher.snapshot.keys.data,
     );
   }
 
   get name(): string {
     return this.#profile.name;
+  }
+
+  get baseUrl(): string | undefined {
+    return this.#profile.baseUrl;
   }
 
   /** The poll state kept for this profile (or a new one: first attempt now), served from the first scrape. */
@@ -198,13 +216,9 @@ export class ProfileWatcher {
     }
   }
 
-  get baseUrl(): string | undefined {
-    return this.#profile.baseUrl;
-  }
-
   /** Starts polling: the first poll within the first interval (at most 5 s), spread by jitter. */
   start(): void {
-    this.#schedule(this.#random() * Math.min(this.#ctx.intervalMs, 5000));
+    this.#watcher.start();
   }
 
   /** Takes up changed settings of the same profile and service (the threshold). */
@@ -216,49 +230,33 @@ export class ProfileWatcher {
 
   /** Looks the credential up again before the next poll (SIGHUP: a token file or login may have changed). */
   forgetCredential(): void {
-    this.#client?.close();
-    this.#client = undefined;
-    this.#usage = undefined;
+    this.#watcher.reconnect();
   }
 
-  /** Stops polling, abandons a poll under way, closes the client. */
+  /** Stops polling, abandons a poll under way (a charge of auto top-up under way ends first), closes the client. */
   async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#abort.abort();
-    await this.#polling?.catch(() => undefined);
-    this.forgetCredential();
+    await this.#watcher.stop();
+    await this.#guardrailPass;
   }
 
-  /** One poll now (tests; the schedule calls it). */
-  async poll(): Promise<void> {
-    if (this.#stopped) return;
-    const run = this.#ctx.limit(() => this.#poll());
-    this.#polling = run;
-    try {
-      await run;
-    } finally {
-      this.#polled = true;
-      this.#keepState();
-    }
+  /**
+   * With `--enforce`, the guardrails' pass after each poll (./guardrails.ts: it acts only on what
+   * the last usage read and the key list tell, and never throws): one at a time, a poll that ends
+   * while one is under way adds none.
+   */
+  #enforce(): void {
+    const client = this.#client;
+    if (!this.#guardrails || !client || this.#guardrailPass) return;
+    this.#guardrailPass = this.#guardrails
+      .afterUsage(this.#profile, client, this.#watcher.usageTracker, this.#watcher.snapshot.keys.data)
+      .finally(() => {
+        this.#guardrailPass = undefined;
+      });
   }
 
   /** True once a poll has ended (read, failed, or found no service or credential): `/readyz`. */
   get polled(): boolean {
     return this.#polled;
-  }
-
-  #invalid: string | undefined;
-
-  #random(): number {
-    return (this.#ctx.random ?? Math.random)();
-  }
-
-  #schedule(delayMs: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      void this.poll().finally(() => this.#schedule(this.#ctx.intervalMs * (0.9 + 0.2 * this.#random())));
-    }, delayMs);
   }
 
   /** Down for a reason found before any call (no URL, no credential): told once per change. */
@@ -268,29 +266,17 @@ export class ProfileWatcher {
     if (was !== reason) this.#ctx.log.warn('profile_down', { profile: this.name, origin: this.origin, reason, ...fields });
   }
 
-  async #client_(): Promise<KeydeckClient | undefined> {
-    if (this.#client) return this.#client;
-    if (this.#invalid !== undefined) {
-      this.#down('config_invalid', { msg: this.#invalid });
-      return undefined;
-    }
+  /** The client of the profile's credential, and its usage tracker; or why there is none now. */
+  async #connect(): Promise<WatchConnection | Unavailable> {
+    if (this.#invalid !== undefined) return { unavailable: 'config_invalid', detail: this.#invalid };
     const baseUrl = this.#profile.baseUrl;
-    if (baseUrl === undefined) {
-      this.#down('no_base_url', { msg: `profile "${this.name}" names no service: set its baseUrl (keydeck --profile ${this.name} --base-url URL auth login)` });
-      return undefined;
-    }
+    if (baseUrl === undefined) return { unavailable: 'no_base_url', detail: `profile "${this.name}" names no service: set its baseUrl (keydeck --profile ${this.name} --base-url URL auth login)` };
     const insecure = insecureHttpProblem(baseUrl, this.#ctx.allowInsecureHttp);
-    if (insecure !== undefined) {
-      this.#down('insecure_http', { msg: insecure });
-      return undefined;
-    }
+    if (insecure !== undefined) return { unavailable: 'insecure_http', detail: insecure };
     const found = await findCredential(this.name, baseUrl, baseUrl, this.#ctx.credentials);
-    if (!found.ok) {
-      this.#down('credential_missing', { msg: found.sentence });
-      return undefined;
-    }
+    if (!found.ok) return { unavailable: 'credential_missing', detail: found.sentence };
     this.#credentialWhere = found.place;
-    this.#client = new KeydeckClient({
+    const client = new KeydeckClient({
       baseUrl,
       token: found.token,
       timeoutMs: this.#ctx.timeoutMs,
@@ -301,92 +287,90 @@ export class ProfileWatcher {
       credential: { label: `the credential of profile "${this.name}" (${found.place === 'env' ? found.where : found.place})` },
     });
     const db = this.#ctx.history;
-    if (db && this.#series) {
-      // The usage read budget is per credential: the one record in history.db, shared with every keydeck process of this user.
-      this.#usage = new UsageTracker({
-        client: this.#client,
-        budget: new UsageBudget(db.database),
-        credential: credentialIdOf(this.origin, found.token),
-        origin: this.origin,
-        keyHistory: new KeyHistory(db.database, this.#series.id),
-        ...(this.#profile.runaway && { settings: this.#profile.runaway }),
-      });
-      try {
-        this.#usage.load();
-      } catch (error) {
-        this.#usageFailed(error);
-      }
-    }
-    return this.#client;
-  }
-
-  async #poll(): Promise<void> {
-    if (this.#stopped) return;
-    const client = await this.#client_();
-    if (!client || this.#stopped) return;
-    const signal = this.#abort.signal;
-    const started = performance.now();
-    const took = () => {
-      const seconds = (performance.now() - started) / 1000;
-      this.metrics.pollDuration(seconds);
-      return Math.round(seconds * 1000);
+    // The usage read budget is per credential: the one record in history.db, shared with every keydeck process of this user.
+    const usage =
+      db && this.#series
+        ? new UsageTracker({
+            client,
+            budget: new UsageBudget(db.database),
+            credential: credentialIdOf(this.origin, found.token),
+            origin: this.origin,
+            keyHistory: new KeyHistory(db.database, this.#series.id),
+            ...(this.#profile.runaway && { settings: this.#profile.runaway }),
+          })
+        : undefined;
+    this.#client = client;
+    return {
+      client,
+      ...(usage && { usage }),
+      close: () => {
+        if (this.#client === client) this.#client = undefined;
+        client.close();
+      },
     };
-    try {
-      const credits = await client.billing.credits({ signal });
-      const t = Date.now();
-      const ms = took();
-      this.#recorder.record(t, credits.remaining, credits.totalTopUp);
-      const wasDown = this.metrics.downReason;
-      this.metrics.reading(credits, t);
-      this.#ctx.log.debug('poll', { profile: this.name, origin: this.origin, result: 'ok', duration_ms: ms });
-      if (wasDown !== undefined) this.#ctx.log.info('profile_up', { profile: this.name, origin: this.origin, credential: this.#credentialWhere });
-      await this.#autoTopUp?.afterReading(this.#profile, client, credits);
-    } catch (error) {
-      if (isAbortError(error) || this.#stopped) return;
-      const ms = took();
-      const was = this.metrics.downReason;
-      this.metrics.failure(error);
-      this.#ctx.log.debug('poll', { profile: this.name, origin: this.origin, result: error instanceof KeydeckApiError ? error.code : 'error', duration_ms: ms });
-      const reason = this.metrics.downReason ?? 'error';
-      const code = error instanceof KeydeckApiError ? error.code : 'error';
-      if (was !== reason) this.#ctx.log.warn('profile_down', { profile: this.name, origin: this.origin, reason, code, msg: error instanceof Error ? error.message : String(error) });
-      // Refused: look the credential up again next time (a new login, a new token file).
-      if (reason === 'credential_rejected') this.forgetCredential();
-      return;
-    }
-    if (Date.now() - this.#lastKeysAt >= KEYS_EVERY_MS) {
-      try {
-        const keys = await client.keys.list({ signal });
-        this.#lastKeysAt = Date.now();
-        this.#keys = keys;
-        this.metrics.keys(keys, this.#lastKeysAt);
-      } catch (error) {
-        if (isAbortError(error) || this.#stopped) return;
-        this.metrics.failure(error, false);
-      }
-    }
-    await this.#refreshUsage(signal);
-    if (!this.#stopped) await this.#guardrails?.afterUsage(this.#profile, client, this.#usage, this.#keys);
   }
 
-  /**
-   * Per-key spend: a usage read only when the shared schedule allows one (`auto`: at most 10 of
-   * the 12 per 12 hours, 72 minutes apart, the other 2 kept for a user's own reads), else the
-   * freshest answer another keydeck kept. A failure never makes the profile down.
-   */
-  async #refreshUsage(signal: AbortSignal): Promise<void> {
-    const usage = this.#usage;
-    if (!usage) return;
-    try {
-      const { snapshot } = await usage.refresh('auto', signal);
-      const problem = snapshot.error === undefined ? undefined : snapshot.error instanceof KeydeckApiError ? snapshot.error.code : 'error';
-      if (problem !== this.#usageProblem && problem !== undefined) {
-        this.#ctx.log.warn('usage_read_failed', { profile: this.name, origin: this.origin, code: problem, msg: snapshot.error instanceof Error ? snapshot.error.message : String(snapshot.error) });
+  /** What the exporter makes of each of the watcher's events: metrics, log lines, the poll state kept. */
+  #take(event: AccountEvent): void {
+    const fields = { profile: this.name, origin: this.origin };
+    switch (event.kind) {
+      case 'unavailable':
+        this.#down(event.unavailable as DownReason, { msg: event.detail });
+        break;
+      case 'balance': {
+        this.metrics.pollDuration(event.durationMs / 1000);
+        const wasDown = this.metrics.downReason;
+        this.metrics.reading(event.credits, event.at);
+        this.#ctx.log.debug('poll', { ...fields, result: 'ok', duration_ms: event.durationMs });
+        if (wasDown !== undefined) this.#ctx.log.info('profile_up', { ...fields, credential: this.#credentialWhere });
+        break;
       }
-      this.#usageProblem = problem;
-    } catch (error) {
-      if (isAbortError(error) || this.#stopped) return;
-      this.#usageFailed(error);
+      case 'failure': {
+        const { error } = event;
+        this.metrics.pollDuration(event.durationMs / 1000);
+        const was = this.metrics.downReason;
+        this.metrics.failure(error);
+        const code = error instanceof KeydeckApiError ? error.code : 'error';
+        this.#ctx.log.debug('poll', { ...fields, result: code, duration_ms: event.durationMs });
+        const reason = this.metrics.downReason ?? 'error';
+        if (was !== reason) this.#ctx.log.warn('profile_down', { ...fields, reason, code, msg: error instanceof Error ? error.message : String(error) });
+        // Refused: look the credential up again next time (a new login, a new token file).
+        if (reason === 'credential_rejected') this.#watcher.reconnect();
+        break;
+      }
+      case 'keys':
+        this.metrics.keys(event.keys, event.at);
+        break;
+      case 'keys_failed':
+        this.metrics.failure(event.error, false);
+        break;
+      case 'usage': {
+        // A failure never makes the profile down; each distinct one is said once.
+        const { error } = event.snapshot;
+        const problem = error === undefined ? undefined : error instanceof KeydeckApiError ? error.code : 'error';
+        if (problem !== this.#usageProblem && problem !== undefined) {
+          this.#ctx.log.warn('usage_read_failed', { ...fields, code: problem, msg: error instanceof Error ? error.message : String(error) });
+        }
+        this.#usageProblem = problem;
+        break;
+      }
+      case 'usage_failed':
+      case 'usage_unavailable':
+        this.#usageFailed(event.error);
+        break;
+      case 'auto_top_up':
+        this.#autoTopUp?.report(this.#profile, event.step, event.credits);
+        break;
+      case 'auto_top_up_failed':
+        this.#autoTopUp?.failed(this.#profile, event.error);
+        break;
+      case 'polled':
+        this.#polled = true;
+        this.#keepState();
+        this.#enforce();
+        break;
+      default:
+        break;
     }
   }
 

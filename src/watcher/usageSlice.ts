@@ -1,0 +1,96 @@
+/**
+ * Usage in an account watcher: the credential's usage tracker (src/billing/usageTracker.ts: reads
+ * within the shared usage read budget), one refresh at a time, and the usage slice replaced only
+ * when what it shows changes ({@link sameUsage}), so a screen is drawn again only for that.
+ */
+import { isAbortError } from '../api/errors.js';
+import type { UsageSnapshot, UsageTracker } from '../billing/usageTracker.js';
+import type { AccountEvent, UsageSlice } from './types.js';
+
+/**
+ * True when two usage snapshots show the same: the figures and their time, the budget to the
+ * minute, the failure, why a read was declined, and the open runaway episodes.
+ */
+export function sameUsage(a: UsageSnapshot, b: UsageSnapshot): boolean {
+  const minute = (t: number | undefined) => (t === undefined ? undefined : Math.floor(t / 60_000));
+  return (
+    a.report === b.report &&
+    a.at === b.at &&
+    a.budget?.left === b.budget?.left &&
+    minute(a.budget?.nextAt) === minute(b.budget?.nextAt) &&
+    minute(a.budget?.blockedUntil) === minute(b.budget?.blockedUntil) &&
+    a.error === b.error &&
+    a.declined === b.declined &&
+    [...a.episodes.keys()].join() === [...b.episodes.keys()].join()
+  );
+}
+
+/** The usage slice before any tracker. */
+export const NO_USAGE: UsageSlice = { available: false, snapshot: { episodes: new Map() }, reading: false };
+
+/** A watcher's usage (see the module comment); `slice()` and `publish()` are the watcher's. */
+export class WatchedUsage {
+  #tracker: UsageTracker | undefined;
+  #busy = false;
+  readonly #slice: () => UsageSlice;
+  readonly #publish: (slice: UsageSlice) => void;
+  readonly #emit: (event: AccountEvent) => void;
+
+  constructor(slice: () => UsageSlice, publish: (slice: UsageSlice) => void, emit: (event: AccountEvent) => void) {
+    this.#slice = slice;
+    this.#publish = publish;
+    this.#emit = emit;
+  }
+
+  get tracker(): UsageTracker | undefined {
+    return this.#tracker;
+  }
+
+  /** Takes `tracker` up, its kept answer loaded at once (no read spent); undefined lets it go. */
+  take(tracker: UsageTracker | undefined): void {
+    this.#tracker = tracker;
+    if (!tracker) return;
+    try {
+      tracker.load();
+    } catch {
+      // The record cannot be read now: the first refresh says why (its snapshot's error).
+    }
+    this.#set({ available: true, snapshot: tracker.snapshot });
+  }
+
+  /** Says a read on demand is under way (or over). */
+  reading(reading: boolean): void {
+    this.#set({ reading });
+  }
+
+  /** One refresh (a read spent only when `mode` and the shared budget allow one), unless one is under way. */
+  async refresh(mode: 'auto' | 'demand', signal: AbortSignal): Promise<UsageSnapshot> {
+    const tracker = this.#tracker;
+    if (!tracker || this.#busy) return tracker?.snapshot ?? this.#slice().snapshot;
+    this.#busy = true;
+    let read: Awaited<ReturnType<UsageTracker['refresh']>>;
+    try {
+      read = await tracker.refresh(mode, signal);
+    } catch (error) {
+      this.#busy = false;
+      if (signal.aborted || isAbortError(error)) return tracker.snapshot;
+      const snapshot = { ...tracker.snapshot, error };
+      if (tracker === this.#tracker) this.#set({ snapshot });
+      this.#emit({ kind: 'usage_failed', error });
+      return snapshot;
+    }
+    this.#busy = false;
+    const { snapshot, alerts } = read;
+    if (tracker !== this.#tracker) return snapshot;
+    this.#set({ snapshot });
+    this.#emit({ kind: 'usage', snapshot, alerts });
+    return snapshot;
+  }
+
+  #set(patch: Partial<UsageSlice>): void {
+    const before = this.#slice();
+    const next = { ...before, ...patch };
+    if (next.reading === before.reading && next.available === before.available && sameUsage(before.snapshot, next.snapshot)) return;
+    this.#publish(next);
+  }
+}
