@@ -7,6 +7,7 @@
  * Rules checked on every row: a refusal from the service never gets network or address advice;
  * durations under a second are in ms (never "0 s"); no advice names an action that cannot work.
  */
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
   errorFromNetwork,
@@ -120,8 +121,17 @@ describe('the CLI’s next steps, against the sandbox', { timeout: 60_000 }, () 
   });
 
   it('KEYDECK_TIMEOUT_MS=1 is said in ms, never "0 s"', async () => {
-    const r = await cli.run(await sb.fundedUser(0), ['keys', 'list'], { KEYDECK_TIMEOUT_MS: '1' });
-    expect(r.code).toBe(4);
+    // A loopback server that accepts and never answers: the sandbox itself may answer within 1 ms.
+    const silent = net.createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as net.AddressInfo;
+    let r;
+    try {
+      r = await cli.run(await sb.fundedUser(0), ['keys', 'list'], { KEYDECK_TIMEOUT_MS: '1', KEYDECK_BASE_URL: `http://127.0.0.1:${port}` });
+    } finally {
+      silent.close();
+    }
+    expect(r.code, r.stderr).toBe(4);
     expect(r.stderr).toMatch(/^keydeck: timeout: the service did not answer within 1 ms/);
     expect(r.stderr).not.toMatch(/within 0 s/);
   });
