@@ -16,7 +16,7 @@ import { periodWords } from '../../billing/usageWords.js';
 import { keyStatus, paidTimeLeftMs, renewalWords, timeLeftWords } from '../../api/keyStatus.js';
 import { dateTime, displayWidth, expiresIn, relativeAgo, shortDate, truncateTo } from '../format.js';
 import { describeLimits, planOf, withoutSources } from '../../billing/keyLimits.js';
-import { statusCell } from '../panes/keyRows.js';
+import { statusCell } from '../panes/keys/keyRows.js';
 import { visible } from '../../terminal/sanitize.js';
 import { theme } from '../theme.js';
 
@@ -126,7 +126,7 @@ export interface KeyDetailsProps {
   readonly plans?: readonly Plan[] | undefined;
   /** Where a pool key stands in its reserved blocks, when the service says its blocks. */
   readonly hours?: KeyHours | undefined;
-  /** Its guardrails in one line (../panes/keyBudget.ts), in place of what its money is. */
+  /** Its guardrails in one line (../panes/keys/keyBudget.ts), in place of what its money is. */
   readonly budget?: string | undefined;
 }
 

@@ -8,16 +8,16 @@
  * guardrails and acts on none (`apply --once`, `exporter --enforce` do).
  */
 import { useEffect, useMemo, useState } from 'react';
-import type { ConsumptionKey } from '../../api/schemas.js';
-import { centsText } from '../../api/money.js';
-import { budgetBar, budgetWords, deadlineWords, percentWords, periodWords, spanWords, utcTime } from '../../billing/guardrailWords.js';
-import { budgetOf, budgetView, deadlines, namedRule, type BudgetView, type DeadlineView } from '../../billing/guardrails.js';
-import { guardrailEntries, guardrailMark, type GuardrailEntry, type GuardrailMark } from '../../operations/index.js';
-import { useAccountData } from '../contexts/AccountDataContext.js';
-import { useServices } from '../contexts/ServicesContext.js';
-import { useSession } from '../contexts/SessionContext.js';
-import { useUsage } from '../contexts/UsageContext.js';
-import { displayWidth } from '../format.js';
+import type { ConsumptionKey } from '../../../api/schemas.js';
+import { centsText } from '../../../api/money.js';
+import { budgetBar, budgetWords, deadlineWords, percentWords, periodWords, spanWords, utcTime } from '../../../billing/guardrailWords.js';
+import { budgetOf, budgetView, deadlines, namedRule, type BudgetView, type DeadlineView } from '../../../billing/guardrails.js';
+import { guardrailEntries, guardrailMark, type GuardrailEntry, type GuardrailMark } from '../../../operations/index.js';
+import { useAccountData } from '../../contexts/AccountDataContext.js';
+import { useServices } from '../../contexts/ServicesContext.js';
+import { useSession } from '../../contexts/SessionContext.js';
+import { useUsage } from '../../contexts/UsageContext.js';
+import { displayWidth } from '../../format.js';
 
 /** The Keys pane's view of the guardrails. */
 export interface KeyBudgets {
