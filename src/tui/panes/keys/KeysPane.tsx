@@ -31,7 +31,6 @@ import { keyNamed } from '../../../billing/keyNames.js';
 import { PledgeMintFlow } from '../../flows/pledge/PledgeMintFlow.js';
 import { PendingRotations, usePendingRotations } from '../../flows/rotate/PendingRotations.js';
 import { RotateFlow } from '../../flows/rotate/RotateFlow.js';
-import { formatUsd } from '../../format.js';
 import { useActionRunner } from '../../hooks/useActionRunner.js';
 import { guarded, useChangeGuard } from '../../hooks/useChangeGuard.js';
 import { useListPane } from '../../hooks/useListPane.js';
@@ -42,6 +41,7 @@ import { keylessNotice, usePledges } from './keyPledges.js';
 import { useKeySpend } from './keySpend.js';
 import { budgetCell, budgetLine, useKeyBudgets } from './keyBudget.js';
 import type { PaneProps } from '../registry.js';
+import { formatUsd } from '../../../api/money.js';
 
 /** Dialogs of the Keys pane. The `reveal` one holds the only copy of a new key's value. */
 export type KeysDialog =
