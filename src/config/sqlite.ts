@@ -51,7 +51,7 @@ const pause = new Int32Array(new SharedArrayBuffer(4));
  * @throws whatever `new DatabaseSync` or `setup` throws: at once for anything but a lock, after
  *   `timeoutMs` for a lock (the last error).
  */
-export function openSqlite(file: string, timeoutMs: number, setup: (db: DatabaseSync) => void): DatabaseSync {
+function openSqlite(file: string, timeoutMs: number, setup: (db: DatabaseSync) => void): DatabaseSync {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const db = new DatabaseSync(file, { timeout: timeoutMs });
