@@ -191,7 +191,7 @@ export function openDatabase(path: string): DatabaseSync {
       // Exclusive locking: one sandbox owns the file (its in-memory caches and rate windows assume
       // it), and reads skip the per-statement file locking and shared-memory index (faster).
       before: 'PRAGMA locking_mode = EXCLUSIVE;',
-      // A bounded WAL (issue 43, item 9): once checkpointed, the log is cut back to 4 MiB (SQLite
+      // A bounded WAL (test/sandbox/wal.test.ts): once checkpointed, the log is cut back to 4 MiB (SQLite
       // otherwise keeps the largest size it ever reached), and a log left large by an earlier run
       // is checkpointed and cut at once.
       after: `PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}; PRAGMA wal_checkpoint(TRUNCATE);`,
