@@ -102,17 +102,29 @@ export function groupThousands(value: number | string): string {
 }
 
 /**
- * A USD amount as a person reads it: `$1,234.50`, `-$0.01`; to the cent, cut toward −∞ like
- * {@link centsText} (a balance is never shown higher than it is). The same text as
- * `Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' })` of the cut amount, without
- * loading ICU's locale data.
+ * keydeck's one money formatter: a USD amount as a person reads it, `$1,234.50`, `-$0.01`; to the
+ * cent, cut toward −∞ like {@link centsText} (a balance is never shown higher than it is: `0.999`
+ * → `$0.99`). The same text as `Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' })`
+ * of the cut amount, without loading ICU's locale data. Every face writes money with it, but for
+ * its named variants: {@link formatUsdCode} (the commands' lines a script reads) and
+ * {@link centsText} (an amount to type back: `--amount 25.00`).
  */
-export function dollarsText(usd: number): string {
+export function formatUsd(usd: number): string {
   if (!Number.isFinite(usd)) return String(usd);
   const text = centsText(usd);
   const negative = text.startsWith('-');
   const [whole, cents] = (negative ? text.slice(1) : text).split('.');
   return `${negative ? '-' : ''}$${groupThousands(Number(whole))}.${cents}`;
+}
+
+/**
+ * {@link formatUsd}'s variant for the commands' lines (docs/commands.md: `billing credits`,
+ * `billing watch`, `billing history`, a verify's answer): `1234.5` → `"1234.50 USD"`, the
+ * figure as {@link centsText} writes it (no sign, no separators: what a script reads), then the
+ * currency's code.
+ */
+export function formatUsdCode(usd: number): string {
+  return `${centsText(usd)} USD`;
 }
 
 /** A USD amount cut to the cent (toward −∞), as a number: `74.509` → `74.5`. */

@@ -16,7 +16,7 @@
  * | 6     | `charge`     | otherwise: `amountUsd`, or up to `toUsd` (at least the service's minimum)     |
  */
 import { chargeRange, MIN_TOP_UP_USD, PAUSE_AFTER_FAILURES, roundUpCents, type AutoTopUpPolicy } from '../config/autoTopUp.js';
-import { formatDollars } from './input.js';
+import { formatUsd } from '../api/money.js';
 
 /** What was read afresh for one decision. Amounts in USD. */
 export interface AutoTopUpFacts {
@@ -97,15 +97,15 @@ export function decisionSentence(decision: Exclude<AutoTopUpDecision, { kind: 'c
       if (decision.because !== undefined) return `Auto top-up is paused on this machine: ${decision.because} Nothing was charged; once one machine alone runs auto top-up for this account, run there: keydeck autotopup resume`;
       return `Auto top-up is paused: the last ${decision.failures} charges failed. Nothing was charged; check the card, then run: keydeck autotopup resume`;
     case 'not_needed':
-      return `Nothing to do: the balance ${formatDollars(decision.remaining)} is not below ${formatDollars(decision.belowUsd)}.`;
+      return `Nothing to do: the balance ${formatUsd(decision.remaining)} is not below ${formatUsd(decision.belowUsd)}.`;
     case 'served':
       return `Nothing charged: since the balance was seen below the threshold, ${decision.what}: it serves this fall (another machine's or a person's top-up). The next run decides again.`;
     case 'pending':
       return `Nothing charged: a top-up is still in flight (${decision.pending.join('; ')}); auto top-up charges again only once it is credited or refused.`;
     case 'capped':
       return (
-        `Nothing charged: ${formatDollars(decision.amount)} would pass the ${decision.cap === 'day' ? 'day' : 'month'}'s cap ` +
-        `(${formatDollars(decision.used)} of ${formatDollars(decision.limit)} charged this ${decision.cap === 'day' ? 'UTC day' : 'UTC month'}); ` +
+        `Nothing charged: ${formatUsd(decision.amount)} would pass the ${decision.cap === 'day' ? 'day' : 'month'}'s cap ` +
+        `(${formatUsd(decision.used)} of ${formatUsd(decision.limit)} charged this ${decision.cap === 'day' ? 'UTC day' : 'UTC month'}); ` +
         `it resets at ${decision.resetsAt.toISOString().replace(/\.000Z$/, 'Z')} (${inWords(now, decision.resetsAt)}).`
       );
   }
@@ -113,7 +113,7 @@ export function decisionSentence(decision: Exclude<AutoTopUpDecision, { kind: 'c
 
 /** The policy in words: "below $20.00, charge $30.00 (at most $60.00 a day, $300.00 a month)". */
 export function policySentence(policy: AutoTopUpPolicy): string {
-  const charge = policy.amountUsd !== undefined ? `charge ${formatDollars(policy.amountUsd)}` : `charge up to ${formatDollars(policy.toUsd ?? 0)}`;
+  const charge = policy.amountUsd !== undefined ? `charge ${formatUsd(policy.amountUsd)}` : `charge up to ${formatUsd(policy.toUsd ?? 0)}`;
   const { least } = chargeRange(policy);
-  return `below ${formatDollars(policy.belowUsd)}, ${charge} to the card on file${policy.amountUsd === undefined ? ` (at least ${formatDollars(least)})` : ''}; at most ${formatDollars(policy.maxPerDayUsd)} a day and ${formatDollars(policy.maxPerMonthUsd)} a month (UTC)`;
+  return `below ${formatUsd(policy.belowUsd)}, ${charge} to the card on file${policy.amountUsd === undefined ? ` (at least ${formatUsd(least)})` : ''}; at most ${formatUsd(policy.maxPerDayUsd)} a day and ${formatUsd(policy.maxPerMonthUsd)} a month (UTC)`;
 }

@@ -16,9 +16,9 @@
  *
  * Times are ms since the epoch on the service's clock.
  */
-import { formatDollars } from './input.js';
 import type { JournalEntry } from './journal.js';
 import type { ListedTopUp, ListedTopUps } from './serviceTopUps.js';
+import { formatUsd } from '../api/money.js';
 
 /** The name of a listed top-up: its reference (case-blind), else its method, amount and time. */
 function keyOf(t: ListedTopUp): string {
@@ -144,7 +144,7 @@ export function earlierCharge(seen: ListedTopUps, after: ListedTopUps, paymentId
 /** A listed top-up in words: "a card_direct top-up of $30.00 (pi_1, asked for 2026-11-28 03:12:04 UTC)". */
 export function listedInWords(t: ListedTopUp): string {
   const time = new Date(t.askedAt).toISOString().slice(0, 19).replace('T', ' ');
-  return `a ${t.method || 'top-up'} ${t.method ? 'top-up ' : ''}of ${formatDollars(t.amount)} (${t.reference !== undefined ? `${t.reference}, ` : ''}asked for ${time} UTC)`;
+  return `a ${t.method || 'top-up'} ${t.method ? 'top-up ' : ''}of ${formatUsd(t.amount)} (${t.reference !== undefined ? `${t.reference}, ` : ''}asked for ${time} UTC)`;
 }
 
 /**

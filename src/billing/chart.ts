@@ -10,7 +10,7 @@
  * not running) carries the last one. Everything fits `width` cells; `height` is the rows of
  * the plot itself (the axis, ticks and markers add three).
  */
-import { dollarsText } from '../api/money.js';
+import { formatUsd } from '../api/money.js';
 import asciichart from 'asciichart';
 import { cellOf, resample, topUpsIn, type BalanceSample, type TopUpMark } from './history.js';
 
@@ -59,7 +59,7 @@ export interface Chart {
 
 /** "$1,234.56"-style axis label (two decimals, thousands separated, to the nearest cent). */
 export function axisLabel(usd: number): string {
-  return dollarsText(Math.round(usd * 100) / 100);
+  return formatUsd(Math.round(usd * 100) / 100);
 }
 
 /** "45m", "6h", "3d": a duration for the time axis. */

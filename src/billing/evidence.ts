@@ -1,3 +1,4 @@
+import { formatUsd } from '../api/money.js';
 /**
  * What the service's answers say about one top-up, read only when recognisable (issue 13,
  * req. 1). Pure.
@@ -13,7 +14,6 @@
  *
  * A rise of `totalTopUp` is never evidence: {@link unexplainedRise} only words it.
  */
-import { formatDollars } from './input.js';
 
 /** What a status says about one top-up. */
 export type PaymentEvidence =
@@ -140,5 +140,5 @@ export function unexplainedRise(method: 'card_checkout' | 'card_direct', baselin
   if (rise <= 0) return undefined;
   const what = method === 'card_checkout' ? 'this checkout' : 'this card charge';
   const check = method === 'card_checkout' ? 'confirm on the checkout page' : 'confirm with the card statement or the service';
-  return `The total of top-ups rose by ${formatDollars(rise / 100)} since ${what} started: ${what} or another payment; ${check}. It is not marked credited until the service names it.`;
+  return `The total of top-ups rose by ${formatUsd(rise / 100)} since ${what} started: ${what} or another payment; ${check}. It is not marked credited until the service names it.`;
 }

@@ -4,11 +4,11 @@
  * beside the limit, its deadlines. Figures from ./guardrails.ts; amounts to the cent, cut. Names
  * are the caller's to sanitise.
  */
-import { centsText } from '../api/money.js';
+import { formatUsd } from '../api/money.js';
 import type { BudgetAction, BudgetPeriod, BudgetRule } from '../config/guardrailRules.js';
 import type { BudgetView, DeadlineView } from './guardrails.js';
 
-const usd = (n: number) => `$${centsText(n)}`;
+const usd = (n: number) => formatUsd(n);
 
 /** `today`, `this week`, `this month`. */
 export function periodWords(period: BudgetPeriod): string {

@@ -10,17 +10,15 @@
  *   credential belongs to, and the accounts whose reads the service was seen to count together;
  * - `anomalies`: runaway-key episodes, so one episode is told once (./keyHistory.ts).
  *
- * Mode 0600 in a 0700 directory; a path that is a symbolic link, not a regular file or owned by
- * someone else is refused. A file that is not a database is moved aside
+ * Mode 0600 in a 0700 directory; a path that is a symbolic link, not a regular file, owned by
+ * someone else or writable by others is refused (src/config/trust.ts). A file that is not a database is moved aside
  * (`history.db.broken-<timestamp>`) and a fresh one starts. Nothing secret is stored: no token,
  * no key value (credentials are named by a one-way hash), only figures, names and ids.
  */
-import { chmodSync, lstatSync, mkdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { dataDir } from '../config/paths.js';
-import { openSqlite } from '../config/sqlite.js';
-import { checkTrustedDirSync } from '../config/trust.js';
+import { openStore } from '../config/sqlite.js';
 
 /** Stable codes of {@link HistoryStoreError}. */
 export type HistoryStoreErrorCode = 'history_unsafe_path' | 'history_unavailable';
@@ -132,94 +130,30 @@ export const HISTORY_SCHEMA_VERSION = MIGRATIONS.length;
 
 /**
  * Opens (creating when needed) the history database at `file`, migrated to
- * {@link HISTORY_SCHEMA_VERSION}.
- * @throws HistoryStoreError `history_unsafe_path` (a symbolic link, not a regular file, or not
- *   owned by this user) or `history_unavailable` (cannot be created or opened, or is from a newer keydeck).
+ * {@link HISTORY_SCHEMA_VERSION}, through the one opener of keydeck's SQLite files
+ * (src/config/sqlite.ts `openStore`). A file that is not a database is moved aside and a fresh
+ * one started: the history is a cache.
+ * @throws HistoryStoreError `history_unsafe_path` (a symbolic link, not a regular file, someone
+ *   else's or writable by others, or in a directory others may change) or `history_unavailable`
+ *   (cannot be created or opened, or is from a newer keydeck).
  */
 export function openHistoryDatabase(file: string, busyTimeoutMs = 2000): DatabaseSync {
-  checkPath(file);
-  // Its directory is trusted as the config dir is (issue 43): no one else may write there.
-  const dirProblem = checkTrustedDirSync(path.dirname(file), 'data dir');
-  if (dirProblem) throw new HistoryStoreError('history_unsafe_path', dirProblem.sentence, file);
   try {
-    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    return openStore({
+      file,
+      kind: 'balance history',
+      busyTimeoutMs,
+      migrations: MIGRATIONS,
+      // A new file gets incremental auto-vacuum before its first table (it cannot be set later
+      // without a VACUUM).
+      before: 'PRAGMA auto_vacuum = INCREMENTAL',
+      damaged: 'move aside',
+      refuse: (problem) => new HistoryStoreError('history_unsafe_path', problem.sentence, file),
+    });
   } catch (error) {
-    throw new HistoryStoreError('history_unavailable', `cannot create the directory of the balance history ${file} (${codeOf(error)})`, file);
+    if (error instanceof HistoryStoreError) throw error;
+    throw new HistoryStoreError('history_unavailable', `cannot open the balance history ${file} (${messageOf(error)})`, file);
   }
-  let db: DatabaseSync;
-  try {
-    db = openDatabase(file, busyTimeoutMs);
-  } catch (error) {
-    if (!isNotADatabase(error)) {
-      throw new HistoryStoreError('history_unavailable', `cannot open the balance history ${file} (${messageOf(error)})`, file);
-    }
-    // Not a database: keep it for inspection, start a fresh one.
-    const aside = `${file}.broken-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    try {
-      renameSync(file, aside);
-      db = openDatabase(file, busyTimeoutMs);
-    } catch (again) {
-      throw new HistoryStoreError('history_unavailable', `cannot open the balance history ${file} (${messageOf(again)})`, file);
-    }
-  }
-  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
-    try {
-      chmodSync(f, 0o600);
-    } catch {
-      // -wal and -shm may not exist yet; the directory is 0700 anyway.
-    }
-  }
-  return db;
-}
-
-function openDatabase(file: string, busyTimeoutMs: number): DatabaseSync {
-  return openSqlite(file, busyTimeoutMs, (db) => {
-    // A new file gets incremental auto-vacuum before its first table (it cannot be set later
-    // without a VACUUM); WAL lets readers and one writer of several processes work at once.
-    db.exec('PRAGMA auto_vacuum = INCREMENTAL');
-    db.exec('PRAGMA journal_mode = WAL');
-    db.exec('PRAGMA synchronous = NORMAL');
-    const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
-    if (version > HISTORY_SCHEMA_VERSION) throw new Error(`it has schema version ${version}, newer than this keydeck (${HISTORY_SCHEMA_VERSION})`);
-    for (let v = version; v < HISTORY_SCHEMA_VERSION; v++) {
-      db.exec('BEGIN IMMEDIATE');
-      try {
-        // Another process may have migrated meanwhile: read the version again under the lock.
-        const now = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
-        if (now === v) db.exec(`${MIGRATIONS[v]!}\nPRAGMA user_version = ${v + 1};`);
-        db.exec('COMMIT');
-      } catch (error) {
-        db.exec('ROLLBACK');
-        throw error;
-      }
-    }
-  });
-}
-
-/** Refuses a path ssh would not trust for its own files: a link, not a regular file, someone else's. */
-function checkPath(file: string): void {
-  let st;
-  try {
-    st = lstatSync(file);
-  } catch {
-    return; // Does not exist yet: it is created with mode 0600.
-  }
-  if (st.isSymbolicLink() || !st.isFile()) {
-    throw new HistoryStoreError('history_unsafe_path', `the balance history ${file} is not a regular file (a link or a directory): move it away`, file);
-  }
-  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
-    throw new HistoryStoreError('history_unsafe_path', `the balance history ${file} belongs to another user: move it away`, file);
-  }
-}
-
-function isNotADatabase(error: unknown): boolean {
-  const e = error as { errcode?: number; message?: string };
-  // SQLITE_NOTADB (26) and SQLITE_CORRUPT (11).
-  return e?.errcode === 26 || e?.errcode === 11 || /not a database|malformed/i.test(e?.message ?? '');
-}
-
-function codeOf(error: unknown): string {
-  return (error as NodeJS.ErrnoException)?.code ?? messageOf(error);
 }
 
 function messageOf(error: unknown): string {

@@ -11,7 +11,7 @@
  * A hash is `0x` + 64 hex digits; a longer one is refused with its count ("65 of 64 hex
  * digits"), never cut to 64.
  */
-import { dollarsText, floorToCents, groupThousands } from '../api/money.js';
+import { floorToCents, groupThousands } from '../api/money.js';
 import { MAX_TOP_UP_USD, MIN_TOP_UP_USD, TopUpAmountSchema, TxHashSchema } from '../api/schemas.js';
 
 /** What an amount is for: a new top-up, or a USDC transfer already sent (to verify). */
@@ -96,12 +96,4 @@ export function txHashProblem(text: string): string | undefined {
     return `${digits.length} of ${TX_HASH_DIGITS} hex digits: ${extra} too many; copy the hash again, whole and once (keydeck never cuts one)`;
   }
   return TxHashSchema.safeParse(t).success ? undefined : 'not a transaction hash';
-}
-
-/**
- * `usd` for a sentence of the billing domain shared by the TUI and the commands: `$1,234.50`;
- * to the cent, cut toward −∞ (a balance is never shown higher than it is: src/api/money.ts).
- */
-export function formatDollars(usd: number): string {
-  return dollarsText(usd);
 }

@@ -4,13 +4,21 @@
  */
 import { chmodSync, existsSync, lstatSync } from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
-import { openSqlite } from '../config/sqlite.js';
+import { openStore } from '../config/sqlite.js';
+import { checkTrustedFileSync, type TrustProblem } from '../config/trust.js';
 import { JournalEntrySchema, JournalError, stateLabel, TopUpStateSchema, type JournalEntry } from './journalEntry.js';
 
 /** How long a change waits for another process's write lock, ms. */
 export const BUSY_TIMEOUT_MS = 5_000;
 
-const SCHEMA = `
+/**
+ * The record's migrations (src/config/sqlite.ts `openStore`): index i brings `user_version` i to
+ * i + 1. Append only. The first is the schema the record had before it was versioned, written
+ * `IF NOT EXISTS`: a record of an earlier keydeck (version 0, its tables there) only gets its
+ * version; an earlier keydeck still opens a record of version 1 (it reads no version).
+ */
+const MIGRATIONS: readonly string[] = [
+  `
   CREATE TABLE IF NOT EXISTS topups (
     seq        INTEGER PRIMARY KEY AUTOINCREMENT, -- insertion order, across processes
     id         TEXT NOT NULL UNIQUE,
@@ -20,7 +28,8 @@ const SCHEMA = `
   ) STRICT;
   CREATE INDEX IF NOT EXISTS topups_by_hash ON topups (tx_hash);
   CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT; -- 'generation': changes committed
-`;
+  `,
+];
 
 /** A row as stored: its columns beside the record's JSON. */
 export interface Row {
@@ -40,14 +49,18 @@ export function stripUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-/** Opens (creating when missing) the record at `file` in WAL mode with its schema. @throws what SQLite throws */
+/**
+ * Opens (creating when missing) the record at `file`, migrated, through the one opener of
+ * keydeck's SQLite files (src/config/sqlite.ts `openStore`); a damaged file is thrown, never moved.
+ * @throws JournalError for a file or directory it may not trust; what SQLite throws
+ */
 export function connectJournal(file: string): DatabaseSync {
-  return openSqlite(file, BUSY_TIMEOUT_MS, (db) => {
-    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
-    db.exec('BEGIN IMMEDIATE');
-    db.exec(SCHEMA);
-    db.exec('COMMIT');
-  });
+  return openStore({ file, kind: 'top-up record', busyTimeoutMs: BUSY_TIMEOUT_MS, migrations: MIGRATIONS, refuse: (problem) => refusal(problem) });
+}
+
+/** The record's error for a file it may not trust: the sentence of src/config/trust.ts. */
+function refusal(problem: TrustProblem): JournalError {
+  return new JournalError(`${problem.sentence}.`, problem.path);
 }
 
 /**
@@ -84,23 +97,13 @@ export function sqliteProblem(error: unknown): string {
 }
 
 /**
- * Refuses a file of the record ssh would not trust as its own: a link, not a regular file,
- * someone else's. A missing file is fine (created with mode 0600).
+ * Refuses a file of the record ssh would not trust as its own (src/config/trust.ts): a link, not
+ * a regular file, someone else's, writable by others. A missing file is fine (created with mode 0600).
  * @throws JournalError naming `file`
  */
 export function checkTrustedRecordFile(file: string): void {
-  let st;
-  try {
-    st = lstatSync(file);
-  } catch {
-    return;
-  }
-  if (st.isSymbolicLink() || !st.isFile()) {
-    throw new JournalError(`the top-up record ${file} is not a regular file (a link or a directory): move it away.`, file);
-  }
-  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
-    throw new JournalError(`the top-up record ${file} belongs to another user: move it away.`, file);
-  }
+  const problem = checkTrustedFileSync(file, 'top-up record');
+  if (problem) throw refusal(problem);
 }
 
 /** Mode 0600 on the record at `file` and its `-wal` and `-shm`, where they exist (a file system without modes: nothing). */

@@ -20,9 +20,9 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { readTrustedFile } from '../config/trust.js';
-import { formatDollars } from './input.js';
 import { TopUpMethodSchema } from '../api/schemas.js';
 import { methodLabel, stateLabel, TopUpStateSchema, type JournalEntry } from './journalEntry.js';
+import { formatUsd } from '../api/money.js';
 
 /** Most unfinished top-ups a summary names (the record never drops one; past this they are counted). */
 export const MAX_SUMMARY_UNFINISHED = 50;
@@ -129,7 +129,7 @@ function minute(iso: string): string {
 /** One unfinished top-up in words: "a card charge of $30.00 (auto top-up) recorded 2026-11-28 03:56 UTC, verifying: its outcome is unknown". */
 export function heldWords(held: HeldTopUp): string {
   const what =
-    held.method === 'card_direct' ? `a card charge of ${formatDollars(held.amount)}${held.autoTopUp ? ' (auto top-up)' : ''}` : `a ${methodLabel(held.method)} top-up of ${formatDollars(held.amount)}`;
+    held.method === 'card_direct' ? `a card charge of ${formatUsd(held.amount)}${held.autoTopUp ? ' (auto top-up)' : ''}` : `a ${methodLabel(held.method)} top-up of ${formatUsd(held.amount)}`;
   const ref = held.txHash ? `, transaction ${held.txHash}` : held.address ? ` to ${held.address}` : held.sessionId ? `, session ${held.sessionId}` : held.paymentId ? `, payment ${held.paymentId}` : '';
   const state = held.state === 'verifying' ? 'verifying: its outcome is unknown' : stateLabel(held.state);
   return `${what}${ref} recorded ${minute(held.createdAt)}, ${state}`;

@@ -20,7 +20,7 @@
  * newer billing page says it now answers an empty list). Pro's `keyPlan` value is not shown in the
  * spec: `pro` is assumed.
  */
-import { centsText, groupThousands } from '../api/money.js';
+import { groupThousands, formatUsd } from '../api/money.js';
 import type { ConsumptionKey } from '../api/schemas.js';
 import type { KeydeckClient } from '../api/client.js';
 import type { Plan } from '../api/usageSchemas.js';
@@ -131,7 +131,7 @@ function figureWords(l: KeyLimits, figure: LimitFigure): string | undefined {
     case 'concurrentRequests':
       return l.concurrentRequests === undefined ? undefined : `${l.concurrentRequests} concurrent`;
     case 'budgetPer8HoursUsd':
-      return l.budgetPer8HoursUsd === undefined ? undefined : `$${centsText(l.budgetPer8HoursUsd)}/8h`;
+      return l.budgetPer8HoursUsd === undefined ? undefined : `${formatUsd(l.budgetPer8HoursUsd)}/8h`;
     case 'onlyInBlocks':
       return l.onlyInBlocks ? 'in its blocks only, unlimited' : undefined;
     case 'boundedByBalance':

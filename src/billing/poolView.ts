@@ -5,13 +5,13 @@
  * seat). Pure; texts are the service's and are sanitised by whoever writes them to a terminal.
  * Prices are read exactly (src/api/money.ts) and shown to the cent, cut toward −∞.
  */
-import { centsText, parseUsdMicros } from '../api/money.js';
+import { parseUsdMicros, formatUsd } from '../api/money.js';
 import { BLOCK_HOURS, blockStartHour } from '../api/poolBlocks.js';
 import type { Pool, PoolBlock } from '../api/poolSchemas.js';
 
 /** `$39.00/mo` for a monthly USD amount; `—` when unknown. */
 export function monthlyText(usd: number | undefined): string {
-  return usd === undefined ? '—' : `$${centsText(usd)}/mo`;
+  return usd === undefined ? '—' : `${formatUsd(usd)}/mo`;
 }
 
 /** `15 % off yearly`; `—` when not sent. */
@@ -40,7 +40,7 @@ export function seatsText(pool: Pick<Pool, 'totalSlots' | 'pledgedSlots'>): stri
  */
 export function poolRow(pool: Pool, compact = false): [string, string, string, string, string, string] {
   const seats = compact ? `${pool.pledgedSlots ?? '?'}/${pool.totalSlots ?? '?'}` : seatsText(pool);
-  const price = pool.minMonthlyUsd === undefined ? '—' : compact ? `$${centsText(pool.minMonthlyUsd)}` : `from ${monthlyText(pool.minMonthlyUsd)}`;
+  const price = pool.minMonthlyUsd === undefined ? '—' : compact ? formatUsd(pool.minMonthlyUsd) : `from ${monthlyText(pool.minMonthlyUsd)}`;
   const annual = compact ? (pool.annualDiscount === undefined ? '—' : `${Math.round(pool.annualDiscount * 1000) / 10} %`) : discountText(pool.annualDiscount);
   return [pool.slug ?? pool.id, pool.modelName ?? pool.modelId ?? '—', pool.status ?? '—', seats, price, annual];
 }
@@ -64,7 +64,7 @@ export function blockRow(block: PoolBlock, annualDiscount: number | undefined): 
     blockHoursText(block.name),
     `${block.availableSeats} of ${block.seats} free`,
     monthlyText(block.monthlyUsd),
-    block.monthlyUsd === undefined ? '—' : `$${centsText(yearlyUsd(block.monthlyUsd, annualDiscount ?? 0))}/yr`,
+    block.monthlyUsd === undefined ? '—' : `${formatUsd(yearlyUsd(block.monthlyUsd, annualDiscount ?? 0))}/yr`,
   ];
 }
 

@@ -12,7 +12,7 @@
  *   not refused.
  */
 import { compareNames } from '../terminal/collate.js';
-import { centsText } from '../api/money.js';
+import { formatUsd } from '../api/money.js';
 import { USAGE_PERIODS, type KeyUsage, type PeriodUsage, type UsagePeriod, type UsageReport } from '../api/usageSchemas.js';
 
 /** One key's spend as shown. */
@@ -46,7 +46,7 @@ export function spendRows(report: UsageReport, keys?: ReadonlyArray<{ id: string
       for (const p of USAGE_PERIODS) {
         const spend = usage.periods[p]?.spend;
         if (spend !== undefined && Math.round(spend * 100) > Math.round(totalTopUp * 100)) {
-          refused = `${name}: its ${p === 'total' ? 'all-time' : p} spend ($${centsText(spend)}) is larger than the account's total top-ups ($${centsText(totalTopUp)}), so keydeck shows no figures for this key`;
+          refused = `${name}: its ${p === 'total' ? 'all-time' : p} spend (${formatUsd(spend)}) is larger than the account's total top-ups (${formatUsd(totalTopUp)}), so keydeck shows no figures for this key`;
           break;
         }
       }

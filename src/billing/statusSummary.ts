@@ -8,7 +8,7 @@
  * each key and value visible (src/terminal/sanitize.ts): a newline in a plan's name is shown as
  * `\u000a`, never the start of another line.
  */
-import { centsText } from '../api/money.js';
+import { formatUsdCode } from '../api/money.js';
 import type { BillingStatusSummary } from '../api/reader.js';
 import { visible } from '../terminal/sanitize.js';
 
@@ -63,7 +63,7 @@ export function statusSummaryLines(summary: BillingStatusSummary, options: Summa
     const hint = p.hasKey === false && p.id !== undefined && options.mintHint ? ` — ${options.mintHint(p.id)}` : '';
     out.push({ depth: 2, key: 'has a key', value: `${yesNo(p.hasKey)}${hint}` });
   }
-  if (summary.creditBalance !== undefined) out.push({ depth: 0, key: 'credit balance', value: `${centsText(summary.creditBalance)} USD` });
+  if (summary.creditBalance !== undefined) out.push({ depth: 0, key: 'credit balance', value: formatUsdCode(summary.creditBalance) });
   return out;
 }
 

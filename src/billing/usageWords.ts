@@ -4,7 +4,7 @@
  * when the next is allowed, why a refresh did not read, and the runaway alerts. Pure; amounts cut
  * to the cent (src/api/money.ts), never rounded up.
  */
-import { centsText } from '../api/money.js';
+import { formatUsd } from '../api/money.js';
 import type { UsagePeriod } from '../api/usageSchemas.js';
 import type { KeyJudgement, AccountJudgement } from './runaway.js';
 import { READS_PER_WINDOW, type BudgetState } from './usageBudget.js';
@@ -70,7 +70,7 @@ export function refreshWaitSentence(at: number | undefined, state: BudgetState):
 
 /** A rate: `$5.00/h` (cut to the cent; below a cent `<$0.01/h`). */
 export function rateWords(usdPerHour: number): string {
-  return usdPerHour > 0 && usdPerHour < 0.01 ? '<$0.01/h' : `$${centsText(usdPerHour)}/h`;
+  return usdPerHour > 0 && usdPerHour < 0.01 ? '<$0.01/h' : `${formatUsd(usdPerHour)}/h`;
 }
 
 /** A period's name for people: `24 h`, `7 d`, `30 d`, `all time`. */

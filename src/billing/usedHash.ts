@@ -22,9 +22,9 @@
  * old from new and are not counted.
  */
 import type { CreditBalance } from '../api/schemas.js';
-import { formatDollars } from './input.js';
 import type { JournalEntry } from './journalEntry.js';
 import { listedTopUps } from './serviceTopUps.js';
+import { formatUsd } from '../api/money.js';
 
 /** Most references kept from the baseline's status. */
 export const MAX_BASELINE_LISTED = 200;
@@ -77,22 +77,22 @@ export function usedHashVerdict(
   if (rise < cents(amount)) {
     return {
       kind: 'elsewhere',
-      reason: `this transaction hash was already used, and the total of top-ups rose by only ${formatDollars(Math.max(0, rise) / 100)} since keydeck’s earlier verification: another top-up used it, not this one`,
+      reason: `this transaction hash was already used, and the total of top-ups rose by only ${formatUsd(Math.max(0, rise) / 100)} since keydeck’s earlier verification: another top-up used it, not this one`,
     };
   }
   if (before !== undefined && listed === undefined) {
-    return { kind: 'unknown', reason: `the hash was already used and the total of top-ups rose by ${formatDollars(rise / 100)} since keydeck’s earlier verification, but the billing status could not be read to tell whether another top-up explains it` };
+    return { kind: 'unknown', reason: `the hash was already used and the total of top-ups rose by ${formatUsd(rise / 100)} since keydeck’s earlier verification, but the billing status could not be read to tell whether another top-up explains it` };
   }
   const others = before === undefined ? 0 : (listed ?? []).filter((t) => t.reference !== undefined && t.reference.toLowerCase() !== hash && !before.includes(t.reference.toLowerCase())).reduce((sum, t) => sum + cents(t.amount), 0);
   if (rise - others >= cents(amount)) {
     return {
       kind: 'credited',
       credited: amount,
-      evidence: `tx_already_used for this hash after keydeck’s own earlier verification, whose answer was lost, while the total of top-ups rose by ${formatDollars(rise / 100)} (at least ${formatDollars(amount)}${others > 0 ? `, beyond the ${formatDollars(others / 100)} of other top-ups listed since` : ''}) since that verification`,
+      evidence: `tx_already_used for this hash after keydeck’s own earlier verification, whose answer was lost, while the total of top-ups rose by ${formatUsd(rise / 100)} (at least ${formatUsd(amount)}${others > 0 ? `, beyond the ${formatUsd(others / 100)} of other top-ups listed since` : ''}) since that verification`,
     };
   }
   return {
     kind: 'unknown',
-    reason: `the hash was already used and the total of top-ups rose by ${formatDollars(rise / 100)} since keydeck’s earlier verification, but other top-ups the billing status lists since explain ${formatDollars(others / 100)} of it: keydeck cannot tell whether its verification credited this one`,
+    reason: `the hash was already used and the total of top-ups rose by ${formatUsd(rise / 100)} since keydeck’s earlier verification, but other top-ups the billing status lists since explain ${formatUsd(others / 100)} of it: keydeck cannot tell whether its verification credited this one`,
   };
 }

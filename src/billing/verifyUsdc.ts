@@ -5,11 +5,11 @@
  * says the outcome. Nothing here retries: every request is sent once per call.
  */
 import type { VerifiedTopUp } from '../api/schemas.js';
-import { formatDollars } from './input.js';
 import { MAX_TRIED_HASHES, type JournalEntry, type TopUpJournal } from './journal.js';
 import { finishedReferences, usedHashVerdict } from './usedHash.js';
 
 import { cents, codeOf, messageOf, outcomeUnknown, type TopUpPorts } from './topUpPorts.js';
+import { formatUsd } from '../api/money.js';
 
 /** How a verification ended. Every kind but `not_sent` and `already_credited` sent one request. */
 export type VerifyOutcome =
@@ -308,10 +308,10 @@ async function afterFailure(
     case 'amount_mismatch':
       // The amount tried is not the transfer's: dropped, so that the next verify does not try it again.
       if (priorUnknown) {
-        const next = await save({ reasonCode: code, reason: `the amount must equal what was sent (not ${formatDollars(amount)}); an earlier verification of this hash has no known outcome` });
+        const next = await save({ reasonCode: code, reason: `the amount must equal what was sent (not ${formatUsd(amount)}); an earlier verification of this hash has no known outcome` });
         return { kind: 'refused', entry: next, code, error };
       }
-      return refusedHere(`the amount must equal what was sent (not ${formatDollars(amount)})`, { amountSent: undefined });
+      return refusedHere(`the amount must equal what was sent (not ${formatUsd(amount)})`, { amountSent: undefined });
     case 'not_found': {
       // An instruction waits for its money again; a verify recorded on its own (no address) is refused, verified again by its hash.
       const next = await save({ state: settled(entry), reasonCode: code, reason: 'not found yet (may still be confirming)', ...NO_BASELINE });
@@ -335,7 +335,7 @@ export interface VerifyHints {
 
 /** "The USDC top-up of $25.00 to 0x… still awaits its payment on keydeck's record: …". */
 export function stillAwaits(entry: JournalEntry): string {
-  return `The USDC top-up of ${formatDollars(entry.amount)}${entry.address !== undefined ? ` to ${entry.address}` : ''} still awaits its payment on keydeck’s record: verify the transfer that paid it when you have its hash.`;
+  return `The USDC top-up of ${formatUsd(entry.amount)}${entry.address !== undefined ? ` to ${entry.address}` : ''} still awaits its payment on keydeck’s record: verify the transfer that paid it when you have its hash.`;
 }
 
 /** The outcome in sentences (shared by the TUI and the commands). */
@@ -343,17 +343,17 @@ export function verifyOutcomeLines(outcome: VerifyOutcome, amount: number, hints
   switch (outcome.kind) {
     case 'credited':
       return outcome.byEarlierVerify
-        ? [`Credited ${formatDollars(outcome.credited)}: keydeck’s earlier verification of this transaction, whose answer was lost, credited it (${outcome.entry.evidence ?? 'the service now says the hash was used'}).`]
-        : [`Credited ${formatDollars(outcome.credited)}${outcome.balance !== undefined ? `: the balance is ${formatDollars(outcome.balance)}` : ''}.`];
+        ? [`Credited ${formatUsd(outcome.credited)}: keydeck’s earlier verification of this transaction, whose answer was lost, credited it (${outcome.entry.evidence ?? 'the service now says the hash was used'}).`]
+        : [`Credited ${formatUsd(outcome.credited)}${outcome.balance !== undefined ? `: the balance is ${formatUsd(outcome.balance)}` : ''}.`];
     case 'already_credited':
       return [
-        `Already credited: this transaction credited ${formatDollars(outcome.entry.credited ?? outcome.entry.amount)} on ${outcome.entry.updatedAt.slice(0, 16).replace('T', ' ')} UTC (keydeck’s record). Nothing was sent.`,
+        `Already credited: this transaction credited ${formatUsd(outcome.entry.credited ?? outcome.entry.amount)} on ${outcome.entry.updatedAt.slice(0, 16).replace('T', ' ')} UTC (keydeck’s record). Nothing was sent.`,
       ];
     case 'refused': {
       // I4: an instruction a transfer may still pay stays open, and says so.
       const open = outcome.entry.state === 'awaiting_payment' ? [stillAwaits(outcome.entry)] : [];
       if (outcome.code === 'amount_mismatch') {
-        return [`Refused: the amount must equal what was sent in this transaction, and it is not ${formatDollars(amount)}.`, `If you sent a different amount, ${hints.amountSent}.`, ...open];
+        return [`Refused: the amount must equal what was sent in this transaction, and it is not ${formatUsd(amount)}.`, `If you sent a different amount, ${hints.amountSent}.`, ...open];
       }
       return [`Refused: ${outcome.entry.reason ?? 'this transaction hash was already used'}; a transfer is credited once.`, 'Check the hash, or the list of top-ups.', ...open];
     }

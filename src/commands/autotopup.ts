@@ -16,7 +16,6 @@
 import { hostOf } from '../api/baseUrl.js';
 import { policySentence } from '../billing/autoTopUp.js';
 import { countFrom, listedInWords, recordReferences } from '../billing/autoTopUpCount.js';
-import { formatDollars } from '../billing/input.js';
 import { inScope, sameService, TopUpJournal, type JournalEntry } from '../billing/journal.js';
 import { listedTopUps } from '../billing/serviceTopUps.js';
 import { cardMethodNames, DEFAULT_DAY_CAP_CHARGES, DEFAULT_MONTH_CAP_CHARGES, PAUSE_AFTER_FAILURES, resolveAutoTopUpPolicy, settleBounds, type AutoTopUpPolicy } from '../config/autoTopUp.js';
@@ -29,6 +28,7 @@ import { confirmDestructive } from './confirm.js';
 import { withMetricsTextfile, type TextfileRun } from './metricsTextfile.js';
 import { ExitCode, exitCodeOf as errorExitCode, fail, openSession, printLine, printProblem, sentenceOf, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { ensureCanChange } from './changeGuard.js';
+import { formatUsd } from '../api/money.js';
 
 /** Flags of `autotopup set` (commander's strings). */
 export interface AutoTopUpSetFlags {
@@ -217,7 +217,7 @@ export async function autoTopUpResume(globals: GlobalOptions, deps: AutoTopUpDep
   }
   printLine(`Auto top-up resumed for profile "${profile.name}": earlier failures no longer count; the next run charges when the balance is below the threshold.`);
   if (lifted) printLine(`The pause for two machines is lifted: keep auto top-up on this machine only. It said: ${lifted.reason}`);
-  for (const e of closed) printLine(`Closed on your word: the charge of ${formatDollars(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC, whose outcome was unknown (if the service names it later, it is marked credited).`);
+  for (const e of closed) printLine(`Closed on your word: the charge of ${formatUsd(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC, whose outcome was unknown (if the service names it later, it is marked credited).`);
   return ExitCode.ok;
 }
 
@@ -260,8 +260,8 @@ export async function autoTopUpStatus(globals: GlobalOptions, flags: { json?: bo
   printLine(`Auto top-up for profile "${profile.name}": ${policySentence(policy)}.`);
   if (twoMachines !== null) printLine(`PAUSED on this machine since ${twoMachines.at.slice(0, 16).replace('T', ' ')} UTC: ${twoMachines.reason} Nothing is charged here until keydeck autotopup resume.`);
   else printLine(streak >= PAUSE_AFTER_FAILURES ? `PAUSED: the last ${streak} charges failed; nothing is charged until keydeck autotopup resume.` : `Active${streak > 0 ? ` (${streak} failed charge${streak === 1 ? '' : 's'} in a row; it pauses at ${PAUSE_AFTER_FAILURES})` : ''}.`);
-  printLine(lastCharge ? `Last charge: ${formatDollars(lastCharge.credited ?? lastCharge.amount)} at ${lastCharge.createdAt.slice(0, 16).replace('T', ' ')} UTC, ${lastCharge.state === 'credited' ? 'credited' : 'outcome unknown (counts as in flight)'}.` : 'No charge made on this machine yet.');
-  if (lastFailure) printLine(`Last failure: ${formatDollars(lastFailure.amount)} at ${lastFailure.createdAt.slice(0, 16).replace('T', ' ')} UTC: ${lastFailure.reason ?? 'refused'}.`);
+  printLine(lastCharge ? `Last charge: ${formatUsd(lastCharge.credited ?? lastCharge.amount)} at ${lastCharge.createdAt.slice(0, 16).replace('T', ' ')} UTC, ${lastCharge.state === 'credited' ? 'credited' : 'outcome unknown (counts as in flight)'}.` : 'No charge made on this machine yet.');
+  if (lastFailure) printLine(`Last failure: ${formatUsd(lastFailure.amount)} at ${lastFailure.createdAt.slice(0, 16).replace('T', ' ')} UTC: ${lastFailure.reason ?? 'refused'}.`);
   return ExitCode.ok;
 }
 

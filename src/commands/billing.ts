@@ -28,10 +28,11 @@ import { confirmTopUp } from './confirm.js';
 import { parseAmount, parseDepositAddress, parseTxHash } from './input.js';
 import { checkTopUpMethod } from './topUpMethod.js';
 import { ExitCode, fail, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
-import { colorEnabled, flattenForDisplay, formatKeyValues, formatUsd } from './table.js';
+import { colorEnabled, flattenForDisplay, formatKeyValues } from './table.js';
 import { ensureCanChange } from './changeGuard.js';
 import { visible } from '../terminal/sanitize.js';
 import { isRecordDamaged } from '../config/recordDamage.js';
+import { formatUsdCode } from '../api/money.js';
 
 /**
  * `keydeck billing status [--json]`: §4 `GET /api/billing/status`, whose body the spec does not
@@ -84,7 +85,7 @@ export function topUpLines(result: TopUpResult, amount: number, program = 'keyde
   switch (result.method) {
     case 'card_checkout':
       return [
-        `Pay ${formatUsd(amount)} by card on the checkout page:`,
+        `Pay ${formatUsdCode(amount)} by card on the checkout page:`,
         '',
         `  ${visible(result.data.sessionUrl)}`,
         '',
@@ -115,7 +116,7 @@ export function topUpLines(result: TopUpResult, amount: number, program = 'keyde
       ];
     }
     default:
-      return [`Top-up of ${formatUsd(amount)} by ${visible(result.wireMethod)}; the service answered:`, formatKeyValues(flattenForDisplay(result.data)).replace(/^/gm, '  ')];
+      return [`Top-up of ${formatUsdCode(amount)} by ${visible(result.wireMethod)}; the service answered:`, formatKeyValues(flattenForDisplay(result.data)).replace(/^/gm, '  ')];
   }
 }
 
@@ -213,7 +214,7 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
   }
   for (const problem of problems) warn(problem);
   if (earlier.length > 0) {
-    const list = earlier.map((e) => `${formatUsd(e.amount)} to ${e.address}, requested ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC`).join('; ');
+    const list = earlier.map((e) => `${formatUsdCode(e.amount)} to ${e.address}, requested ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC`).join('; ');
     warn(`an earlier USDC top-up still awaits payment (${list}); this is another one, with its own deposit address: pay only the one you mean`);
   }
   if (plan && result.method === 'usdc' && entry !== undefined) {

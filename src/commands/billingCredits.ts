@@ -9,14 +9,15 @@
 import type { CreditBalance } from '../api/schemas.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { ExitCode, openSession, printFormatted, type ExitCodeValue, type GlobalOptions } from './output.js';
-import { colorEnabled, formatKeyValues, formatUsd, type TerminalText } from './table.js';
+import { colorEnabled, formatKeyValues, type TerminalText } from './table.js';
+import { formatUsdCode } from '../api/money.js';
 
 /** The §2.3 record as `label  value` lines, with the spec's field names. */
 export function creditsBlock(credits: CreditBalance, options: { color?: boolean } = {}): TerminalText {
   return formatKeyValues(
     [
-      ['remaining', formatUsd(credits.remaining)],
-      ['totalTopUp', formatUsd(credits.totalTopUp)],
+      ['remaining', formatUsdCode(credits.remaining)],
+      ['totalTopUp', formatUsdCode(credits.totalTopUp)],
       ['hasCreditKey', credits.hasCreditKey ? 'yes' : 'no'],
       ['creditKeyCount', String(credits.creditKeyCount)],
       // Null is the spec's "until the first top-up"; null after top-ups: the service does not send it (the older pages).

@@ -16,7 +16,8 @@ import { visible } from '../terminal/sanitize.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { printData, type JsonFlag } from './api-command.js';
 import { ExitCode, fail, noBaseUrlSentence, printFormatted, printLine, recordExit, type ExitCodeValue, type GlobalOptions } from './output.js';
-import { colorEnabled, formatTable, formatTimestamp, formatUsd, type Cell, type TerminalText } from './table.js';
+import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalText } from './table.js';
+import { formatUsdCode } from '../api/money.js';
 
 export interface HistoryFlags extends JsonFlag {
   /** Draw the balance over `window` from the balance history instead of listing top-ups (issue 16). */
@@ -66,7 +67,7 @@ export function historyTable(entries: readonly JournalEntry[], options: { color?
     ['CREATED', 'AMOUNT', 'METHOD', 'STATE', 'REFERENCE', 'NOTE'],
     entries.map((e) => [
       formatTimestamp(e.createdAt),
-      formatUsd(e.credited ?? e.amount),
+      formatUsdCode(e.credited ?? e.amount),
       methodLabel(e.method),
       stateCell(e),
       e.txHash ?? e.sessionId ?? e.paymentId ?? (e.address ? `to ${e.address}` : ''),

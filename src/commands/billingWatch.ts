@@ -15,8 +15,9 @@ import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { parseWatchFlags } from '../billing/settings.js';
 import { apiErrorSentence, NETWORK_ERROR_CODES, type CommandDeps } from './api-command.js';
 import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
-import { formatUsd, isoSeconds } from './table.js';
+import { isoSeconds } from './table.js';
 import { visible } from '../terminal/sanitize.js';
+import { formatUsdCode } from '../api/money.js';
 
 export interface WatchFlags {
   /** Seconds between reads (≥ 2; default the profile's pollIntervalSeconds, 15). */
@@ -38,7 +39,7 @@ const TRANSIENT_CODES: ReadonlySet<ApiErrorCode> = new Set<ApiErrorCode>([...NET
 
 /** One `billing watch` line: `<ISO time> remaining 25.00 USD totalTopUp 50.00 USD`. */
 export function watchLine(t: number, credits: Pick<CreditBalance, 'remaining' | 'totalTopUp'>): string {
-  return `${isoSeconds(t)} remaining ${formatUsd(credits.remaining)} totalTopUp ${formatUsd(credits.totalTopUp)}`;
+  return `${isoSeconds(t)} remaining ${formatUsdCode(credits.remaining)} totalTopUp ${formatUsdCode(credits.totalTopUp)}`;
 }
 
 /** A signal aborted on the first SIGINT or SIGTERM (the handlers are removed by `dispose`); `interrupted` after SIGINT. */
@@ -112,7 +113,7 @@ export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {
           if (key !== last) printLine(watchLine(now(), event.credits));
           last = key;
         } else if (event.kind === 'low_balance') {
-          process.stderr.write(`keydeck: below_threshold: the remaining balance ${formatUsd(event.remaining)} is below ${formatUsd(event.threshold)}.\n`);
+          process.stderr.write(`keydeck: below_threshold: the remaining balance ${formatUsdCode(event.remaining)} is below ${formatUsdCode(event.threshold)}.\n`);
           resolve(ExitCode.belowThreshold);
         } else if (event.kind === 'failure') {
           const { error } = event;

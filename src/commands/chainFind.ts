@@ -17,7 +17,7 @@ import { chainSettingsOf, type ChainProfile } from './chainCheck.js';
 import { journalOf, verifyAndReport, type BillingDeps, type VerifyFlags, type VerifyOutputFlags, type VerifySession } from './verifyReport.js';
 import { parseAmount, parseDepositAddress } from './input.js';
 import { askLine, canPrompt, ExitCode, fail, openSession, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
-import { formatAmount } from './table.js';
+import { centsText } from '../api/money.js';
 
 /** Default of `--timeout`, seconds. */
 const DEFAULT_WATCH_SECONDS = 900;
@@ -43,7 +43,7 @@ export async function planWatch(globals: GlobalOptions, profile: ChainProfile, t
   }
   const settings = await chainSettingsOf(globals, profile);
   if (!settings.enabled) {
-    fail(ExitCode.usage, `the chain is not read (${settings.why}), so the transfer cannot be found: verify it by its hash with keydeck billing verify --tx HASH --amount ${amount !== undefined ? formatAmount(amount) : 'USD'}; nothing was sent.`);
+    fail(ExitCode.usage, `the chain is not read (${settings.why}), so the transfer cannot be found: verify it by its hash with keydeck billing verify --tx HASH --amount ${amount !== undefined ? centsText(amount) : 'USD'}; nothing was sent.`);
   }
   return { timeoutSeconds, settings };
 }
@@ -70,11 +70,11 @@ export async function billingFind(globals: GlobalOptions, flags: VerifyFlags, de
     journal.close();
   }
   if (waiting.length === 0) {
-    const which = `${amount !== undefined ? ` of ${formatAmount(amount)} USD` : ''}${to !== undefined ? ` to ${to}` : ''}`;
+    const which = `${amount !== undefined ? ` of ${centsText(amount)} USD` : ''}${to !== undefined ? ` to ${to}` : ''}`;
     fail(ExitCode.usage, `no USDC top-up${which} awaits payment on keydeck's record for this profile: start one with keydeck billing topup --method usdc --amount USD --wait, or verify a transfer by its hash with --tx.`);
   }
   if (waiting.length > 1) {
-    const list = waiting.map((e) => `${formatAmount(e.amountSent ?? e.amount)} USD to ${e.address}`).join('; ');
+    const list = waiting.map((e) => `${centsText(e.amountSent ?? e.amount)} USD to ${e.address}`).join('; ');
     fail(ExitCode.usage, `several USDC top-ups await payment (${visible(list)}): say which with ${amount === undefined ? '--amount or ' : ''}--to ADDRESS.`);
   }
   const entry = waiting[0]!;
@@ -129,7 +129,7 @@ async function watchUntilFound({ globals, session, journal, entry, plan, flags }
         let chosen = fresh[0]!;
         if (fresh.length > 1) {
           if (!canPrompt()) {
-            const lines = fresh.map((t) => `keydeck billing verify --tx ${t.txHash} --amount ${formatAmount(amount)}`).join('; ');
+            const lines = fresh.map((t) => `keydeck billing verify --tx ${t.txHash} --amount ${centsText(amount)}`).join('; ');
             fail(ExitCode.refused, `several_transfers: ${fresh.length} USDC transfers reached ${address}; nothing was sent. Verify the one that pays this top-up: ${lines}`);
           }
           const answer = await askLine(`Which one pays this top-up? [1-${fresh.length}] `);
@@ -138,7 +138,7 @@ async function watchUntilFound({ globals, session, journal, entry, plan, flags }
           chosen = fresh[index]!;
         }
         // The settings found above go with it: the verify does not ask the service again where the chain is.
-        const target = { txHash: chosen.txHash, amount, amountText: formatAmount(amount), entryId: entry.id, depositAddress: address };
+        const target = { txHash: chosen.txHash, amount, amountText: centsText(amount), entryId: entry.id, depositAddress: address };
         return verifyAndReport(globals, session, journal, target, { ...flags, chain: settings });
       }
     }

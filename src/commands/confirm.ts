@@ -6,7 +6,7 @@
  * (src/config/profileMarks.ts) a delete or a deactivation asks for the key's name typed instead,
  * and a script gives it with `--confirm-name NAME` beside `--yes`.
  */
-import { dollarsText } from '../api/money.js';
+import { formatUsd } from '../api/money.js';
 import { confirmsName, visible } from '../terminal/sanitize.js';
 import { askLine, canPrompt, ExitCode, fail } from './output.js';
 
@@ -114,11 +114,6 @@ export interface TopUpConfirmation {
   readonly ask?: (question: string) => Promise<string>;
 }
 
-/** `$1,234.50`: an amount as the confirmation questions write it. */
-export function dollars(usd: number): string {
-  return dollarsText(usd);
-}
-
 /** True when `billing topup` must ask before sending: a card-on-file charge, or an amount above the ceiling. */
 export function topUpNeedsConfirmation(c: Pick<TopUpConfirmation, 'amount' | 'method' | 'ceilingUsd'>): boolean {
   return c.method === 'card_direct' || Math.round(c.amount * 100) > Math.round(c.ceilingUsd * 100);
@@ -138,13 +133,13 @@ export async function confirmTopUp(c: TopUpConfirmation): Promise<void> {
   const ask = c.ask ?? askLine;
   if (Math.round(c.amount * 100) > Math.round(c.ceilingUsd * 100)) {
     const again = (await ask(
-      `${dollars(c.amount)} is above this profile's top-up ceiling of ${dollars(c.ceilingUsd)} (confirmAboveUsd). Type the amount again to confirm: `,
+      `${formatUsd(c.amount)} is above this profile's top-up ceiling of ${formatUsd(c.ceilingUsd)} (confirmAboveUsd). Type the amount again to confirm: `,
     )).replace(/^\$/, '').replace(/,/g, '');
     const cents = /^\d+(\.\d{1,2})?$/.test(again) ? Math.round(Number(again) * 100) : undefined;
-    if (cents !== Math.round(c.amount * 100)) fail(ExitCode.refused, `cancelled: the amount typed again does not match ${dollars(c.amount)}; nothing was requested`);
+    if (cents !== Math.round(c.amount * 100)) fail(ExitCode.refused, `cancelled: the amount typed again does not match ${formatUsd(c.amount)}; nothing was requested`);
   }
   if (c.method === 'card_direct') {
-    const answer = await ask(`Charge ${dollars(c.amount)} to the card on file? [y/N] `);
+    const answer = await ask(`Charge ${formatUsd(c.amount)} to the card on file? [y/N] `);
     if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was charged');
   }
 }

@@ -18,7 +18,7 @@
  * Exit codes: 0 printed; 1 refused (401 unknown key, 403 deactivated, 404 deleted, a 429 and
  * nothing kept); 2 bad usage (no key, not an `sk_`); 4 network.
  */
-import { groupThousands } from '../api/money.js';
+import { formatUsd, groupThousands } from '../api/money.js';
 import { insecureHttpProblem } from '../api/baseUrl.js';
 import { KeydeckClient } from '../api/client.js';
 import { keyPrefixOf } from '../api/errors.js';
@@ -32,7 +32,7 @@ import { resolveProfile } from '../config/profile.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { printData, type JsonFlag } from './api-command.js';
 import { askSecret, canPrompt, ExitCode, fail, noBaseUrlSentence, printFormatted, readStdin, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
-import { colorEnabled, formatAmount, formatKeyValues, formatTimestamp, type Cell } from './table.js';
+import { colorEnabled, formatKeyValues, formatTimestamp, type Cell } from './table.js';
 
 /** Flags of `key-info`. */
 export interface KeyInfoFlags extends JsonFlag {
@@ -120,7 +120,7 @@ export async function keyInfo(globals: GlobalOptions, flags: KeyInfoFlags = {}, 
   }
 }
 
-const money = (n: number | null | undefined): string | undefined => (n === null || n === undefined ? undefined : `$${formatAmount(n)}`);
+const money = (n: number | null | undefined): string | undefined => (n === null || n === undefined ? undefined : formatUsd(n));
 
 /** The human block of `key-info`: key, budget, resets, rate limits, plan, balance, the figures' age. */
 export function keyInfoPairs(info: KeyInfo, prefix: string, status: string): Array<[string, Cell]> {

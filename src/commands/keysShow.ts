@@ -18,7 +18,7 @@
  * named); 2 bad usage; 4 network.
  */
 import { isPoolKey, keyStatus, paidTimeLeftMs, renewalWords, timeLeftWords } from '../api/keyStatus.js';
-import { centsText } from '../api/money.js';
+import { formatUsd } from '../api/money.js';
 import { reservedHoursAt, reservedHoursText, type ReservedHours } from '../api/poolBlocks.js';
 import { summarizeBillingStatus } from '../api/reader.js';
 import type { ConsumptionKey } from '../api/schemas.js';
@@ -111,7 +111,7 @@ function spendWords(spend: KeptSpend | undefined): string {
   const age = `as of ${ageWords(spend.at, spend.now)}`;
   if (!row) return `not in the last usage answer (${age})`;
   if (row.refused !== undefined) return row.refused;
-  const figures = USAGE_PERIODS.filter((p) => row.periods[p] !== undefined).map((p) => `${periodWords(p)} $${centsText(row.periods[p]!.spend)}`);
+  const figures = USAGE_PERIODS.filter((p) => row.periods[p] !== undefined).map((p) => `${periodWords(p)} ${formatUsd(row.periods[p]!.spend)}`);
   return figures.length === 0 ? `no figures in the last usage answer (${age})` : `${figures.join(' · ')} (${age})`;
 }
 
@@ -142,7 +142,7 @@ export async function keysShow(globals: GlobalOptions, idOrName: string, flags: 
     const state = keyStatus(key, now);
     const left = paidTimeLeftMs(key, now);
     const plan = planOf(key, plans);
-    const renewal = key.keyType === 'subscription' ? renewalWords(key, plan?.priceUsd !== undefined ? `$${centsText(plan.priceUsd)}` : undefined, cancelled) : undefined;
+    const renewal = key.keyType === 'subscription' ? renewalWords(key, plan?.priceUsd !== undefined ? formatUsd(plan.priceUsd) : undefined, cancelled) : undefined;
     const hours = blocks ? reservedHoursText(blocks, now) : undefined;
     const guard = await guardrailOf(session, key, spend, now);
     if (flags.json) {

@@ -8,7 +8,7 @@
 import type { ConsumptionKey } from '../api/schemas.js';
 import { budgetWords, deadlineWords } from '../billing/guardrailWords.js';
 import { UsageTracker } from '../billing/usageTracker.js';
-import { centsText } from '../api/money.js';
+import { formatUsd } from '../api/money.js';
 import { dataDir } from '../config/paths.js';
 import { DEFAULT_POLICY_FILE, PolicyFileError, readPolicyFile, type PolicyFile } from '../config/policyFile.js';
 import type { AutoTopUpPolicy } from '../config/autoTopUp.js';
@@ -114,7 +114,7 @@ export async function openPolicyRun(globals: GlobalOptions, flags: PolicyFlags, 
   }
 }
 
-const usd = (n: number | undefined) => (n === undefined ? 'none' : `$${centsText(n)}`);
+const usd = (n: number | undefined) => (n === undefined ? 'none' : formatUsd(n));
 
 /** An auto top-up policy in a few words. */
 function autoTopUpWords(p: AutoTopUpPolicy | undefined): string {

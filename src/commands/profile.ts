@@ -10,6 +10,7 @@
  * base URL, interval or threshold; an invalid config file).
  */
 import { keyPrefixOf } from '../api/errors.js';
+import { centsText, formatUsdCode } from '../api/money.js';
 import { parseAlertBelow, parseIntervalSeconds } from '../billing/settings.js';
 import { checkProfileName, chooseProfile, configFilePath, DEFAULT_POLL_INTERVAL_SECONDS, describeChoice, listProfiles, normalizeBaseUrl, readConfig, updateConfig, type KeydeckConfig } from '../config/index.js';
 import { createCredentialStore } from '../credentials/index.js';
@@ -96,7 +97,7 @@ export async function profileList(flags: { json?: boolean } = {}, deps: ProfileD
     p.name,
     p.baseUrl ?? '(none)',
     `${p.pollIntervalSeconds} s`,
-    p.alertBelowUsd !== undefined ? `${p.alertBelowUsd.toFixed(2)} USD` : '—',
+    p.alertBelowUsd !== undefined ? formatUsdCode(p.alertBelowUsd) : '—',
     marksText(p),
   ]);
   printLine(formatTable(['', 'name', 'baseUrl', 'interval', 'alertBelow', 'marks'], rows, { color: colorEnabled() }));
@@ -131,7 +132,7 @@ export async function profileShow(name: string | undefined, flags: { json?: bool
         ...(choice ? [['chosen by', describeChoice(choice.chosenBy)] as [string, string]] : []),
         ['baseUrl', shown.baseUrl ?? '(none: pass --base-url or run keydeck profile add)'],
         ['pollIntervalSeconds', String(shown.pollIntervalSeconds)],
-        ['alertBelowUsd', shown.alertBelowUsd !== undefined ? shown.alertBelowUsd.toFixed(2) : '(none)'],
+        ['alertBelowUsd', shown.alertBelowUsd !== undefined ? centsText(shown.alertBelowUsd) : '(none)'],
         ['marks', marksText(shown)],
         ['key', key ? `${'keyPrefix' in key ? `${key.keyPrefix} ` : ''}in ${key.store}${key.path ? ` (${key.path})` : ''}` : '(none stored: keydeck auth login)'],
         ['config', file],

@@ -108,20 +108,6 @@ export function formatKeyValues(pairs: readonly (readonly [string, Cell])[], opt
 }
 
 /**
- * A USD amount for people, to the cent, cut toward −∞ (never rounded up: a balance of 24.999
- * shows `24.99`), from the exact µUSD the reader parsed (src/api/money.ts). No currency sign
- * (callers add ` USD`).
- */
-export function formatAmount(usd: number): string {
-  return centsText(usd);
-}
-
-/** `formatAmount(usd) + ' USD'`. */
-export function formatUsd(usd: number): string {
-  return `${formatAmount(usd)} USD`;
-}
-
-/**
  * An ISO 8601 timestamp for people: `2025-11-21 14:03 UTC`; `fallback` when absent; the raw
  * text when it does not parse.
  */

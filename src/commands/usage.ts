@@ -33,7 +33,8 @@ import { visible } from '../terminal/sanitize.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { checkKeyRef, keyByRef } from './keyRef.js';
 import { ExitCode, fail, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
-import { colorEnabled, formatAmount, formatTable, formatTimestamp, type Cell } from './table.js';
+import { colorEnabled, formatTable, formatTimestamp, type Cell } from './table.js';
+import { formatUsd } from '../api/money.js';
 
 /** Flags of `keys usage`. */
 export interface UsageFlags extends JsonFlag {
@@ -150,7 +151,7 @@ function describe(error: unknown): string {
 }
 
 /** The figures of a key as printed: `$1.20`, or `—` when not given. */
-const usd = (n: number | undefined): string => (n === undefined ? '—' : `$${formatAmount(n)}`);
+const usd = (n: number | undefined): string => (n === undefined ? '—' : formatUsd(n));
 
 /** Each row's runaway judgement of its newest samples (none without history). */
 function judgements(rig: UsageRig, at: number): Map<string, KeyJudgement> {
@@ -264,7 +265,7 @@ function oneKey(rig: UsageRig, read: UsageRead<UsageReport>, report: UsageReport
     const prev = i > 0 ? samples[i - 1] : undefined;
     const hours = prev ? (s.t - prev.t) / 3_600_000 : 0;
     const delta = prev ? Math.max(0, s.cum - prev.cum) : undefined;
-    lines.push([formatTimestamp(new Date(s.t).toISOString()), usd(s.cum), delta === undefined ? '—' : `+$${formatAmount(delta)}`, delta === undefined || hours <= 0 ? '—' : rateWords(delta / hours)]);
+    lines.push([formatTimestamp(new Date(s.t).toISOString()), usd(s.cum), delta === undefined ? '—' : `+${formatUsd(delta)}`, delta === undefined || hours <= 0 ? '—' : rateWords(delta / hours)]);
   }
   printFormatted(formatTable(['read at', 'cumulative', 'since previous', 'rate'], lines, { color: colorEnabled() }));
   return ExitCode.ok;

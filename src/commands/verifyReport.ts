@@ -9,12 +9,11 @@ import { KeydeckApiError } from '../api/errors.js';
 import type { ChainSettings } from '../billing/chainSettings.js';
 import { JournalError, TopUpJournal, type JournalEntry } from '../billing/journal.js';
 import { openInstructions, recordForVerify, verifyOnRecord, verifyOutcomeLines, verifyUsdc, type VerifyOutcome } from '../billing/topups.js';
-import { centsText } from '../api/money.js';
+import { centsText, formatUsdCode } from '../api/money.js';
 import { visible } from '../terminal/sanitize.js';
 import { say } from './keyDelivery.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { askLine, canPrompt, ExitCode, fail, printLine, recordExit, warn, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
-import { formatUsd } from './table.js';
 
 /** Dependencies of the top-up commands: the record (default: the data dir's, as the TUI's). */
 export interface BillingDeps extends CommandDeps {
@@ -92,8 +91,8 @@ export async function verifyAndReport(
   switch (outcome.kind) {
     case 'credited':
       if (flags.json) printData({ credited: outcome.credited, ...(outcome.balance !== undefined && { balance: outcome.balance }) });
-      else if (outcome.byEarlierVerify) printLine(`${lines[0]}${outcome.balance !== undefined ? ` The balance is now ${formatUsd(outcome.balance)}.` : ''}`);
-      else printLine(`Credited ${formatUsd(outcome.credited)}${outcome.balance !== undefined ? `; the balance is now ${formatUsd(outcome.balance)}` : ''}.`);
+      else if (outcome.byEarlierVerify) printLine(`${lines[0]}${outcome.balance !== undefined ? ` The balance is now ${formatUsdCode(outcome.balance)}.` : ''}`);
+      else printLine(`Credited ${formatUsdCode(outcome.credited)}${outcome.balance !== undefined ? `; the balance is now ${formatUsdCode(outcome.balance)}` : ''}.`);
       return ExitCode.ok;
     case 'already_credited':
       return fail(ExitCode.refused, `already_credited: ${lines[0]}`);
@@ -144,7 +143,7 @@ export interface ChosenTopUp {
 
 /** A top-up in a list of choices: `$25.00 to 0x5aAe…, requested 2026-11-28 03:12 UTC`. */
 function choiceText(e: JournalEntry): string {
-  return `${formatUsd(e.amountSent ?? e.amount)} to ${e.address ?? '?'}, requested ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC`;
+  return `${formatUsdCode(e.amountSent ?? e.amount)} to ${e.address ?? '?'}, requested ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 /**
@@ -177,12 +176,12 @@ export async function chooseTopUp(
     if (!entry) {
       const others = openInstructions(await ports.journal.unfinished(ports.scope));
       if (others.length > 0) {
-        warn(`no USDC top-up of ${formatUsd(request.amount)}${request.to !== undefined ? ` to ${request.to}` : ''} awaits payment on keydeck's record (${visible(others.map(choiceText).join('; '))}): the transfer is verified on its own record`);
+        warn(`no USDC top-up of ${formatUsdCode(request.amount)}${request.to !== undefined ? ` to ${request.to}` : ''} awaits payment on keydeck's record (${visible(others.map(choiceText).join('; '))}): the transfer is verified on its own record`);
       }
     }
     if (entry && Math.round((entry.amountSent ?? entry.amount) * 100) !== Math.round(request.amount * 100)) {
       // One instruction is one record whatever amount is tried: said, so the user knows which.
-      say(visible(`The transfer is verified for ${match.ambiguous ? 'the top-up chosen' : 'the one USDC top-up awaiting payment'}, ${choiceText(entry)}, with ${formatUsd(request.amount)} as the amount sent.`), json);
+      say(visible(`The transfer is verified for ${match.ambiguous ? 'the top-up chosen' : 'the one USDC top-up awaiting payment'}, ${choiceText(entry)}, with ${formatUsdCode(request.amount)} as the amount sent.`), json);
     }
     return { amount: request.amount, amountText: request.amountText ?? centsText(request.amount), ...(entry && { entryId: entry.id }), ...(entry?.address !== undefined && { depositAddress: entry.address }) };
   }
@@ -191,6 +190,6 @@ export async function chooseTopUp(
   const hash = request.txHash.toLowerCase();
   const before = match.entry?.txHash?.toLowerCase() === hash || match.entry?.triedHashes?.includes(hash) === true;
   const why = match.ambiguous ? 'the top-up chosen' : before ? 'the top-up this transaction was verified for before' : 'the one USDC top-up awaiting payment';
-  say(visible(`No --amount given: ${why} is ${choiceText(entry)}; verifying the transfer for ${formatUsd(amount)}.`), json);
+  say(visible(`No --amount given: ${why} is ${choiceText(entry)}; verifying the transfer for ${formatUsdCode(amount)}.`), json);
   return { entryId: entry.id, amount, amountText: centsText(amount), ...(entry.address !== undefined && { depositAddress: entry.address }) };
 }

@@ -9,12 +9,18 @@
  * uses: ./profileChoice.ts) is trusted as the config file is. Every refusal is one sentence naming the
  * file and the `chmod` (or what else) that fixes it. Skipped on Windows (no POSIX modes).
  */
-import { constants, statSync } from 'node:fs';
+import { constants, lstatSync, statSync } from 'node:fs';
 import { lstat, open, stat } from 'node:fs/promises';
 import { checkDirectoryChain, UnsafePathError } from './strictModes.js';
 
-/** What a file is for: decides the modes accepted and the words of the refusal. */
-export type TrustedKind = 'config dir' | 'data dir' | 'config file' | 'key file' | 'profile file';
+/**
+ * What a file is for: decides the modes accepted and the words of the refusal. The last three are
+ * keydeck's SQLite files (./sqlite.ts `openStore`), named as their stores name themselves.
+ */
+export type TrustedKind = 'config dir' | 'data dir' | 'config file' | 'key file' | 'profile file' | StoreKind;
+
+/** keydeck's SQLite files, by what they hold: the top-up record, the balance history, the sandbox's database. */
+export type StoreKind = 'top-up record' | 'balance history' | 'sandbox database';
 
 /** A refusal: the path, a stable code, and one sentence. */
 export interface TrustProblem {
@@ -30,9 +36,21 @@ const FORBIDDEN_BITS: Readonly<Record<TrustedKind, number>> = {
   'config file': 0o022,
   'key file': 0o077,
   'profile file': 0o022,
+  'top-up record': 0o022,
+  'balance history': 0o022,
+  'sandbox database': 0o022,
 };
 
-const CHMOD: Readonly<Record<TrustedKind, string>> = { 'config dir': '700', 'data dir': '700', 'config file': '600', 'key file': '600', 'profile file': '644' };
+const CHMOD: Readonly<Record<TrustedKind, string>> = {
+  'config dir': '700',
+  'data dir': '700',
+  'config file': '600',
+  'key file': '600',
+  'profile file': '644',
+  'top-up record': '600',
+  'balance history': '600',
+  'sandbox database': '600',
+};
 
 /** What another user could do with a file of each kind they could write. */
 const HARM: Readonly<Record<TrustedKind, string>> = {
@@ -41,7 +59,13 @@ const HARM: Readonly<Record<TrustedKind, string>> = {
   'data dir': 'another user could replace the records keydeck keeps in it (the top-up record, the usage history, the sandbox’s database)',
   'key file': 'anyone who can read it can manage the account',
   'profile file': 'another user could choose which of your profiles keydeck uses in this directory',
+  'top-up record': 'another user could change the records keydeck keeps in it',
+  'balance history': 'another user could change the records keydeck keeps in it',
+  'sandbox database': 'another user could change the records keydeck keeps in it',
 };
+
+/** True for the kinds of keydeck's SQLite files (opened through ./sqlite.ts, never read as text). */
+const isStoreKind = (kind: TrustedKind): kind is StoreKind => kind === 'top-up record' || kind === 'balance history' || kind === 'sandbox database';
 
 /** True for the kinds that are directories. */
 const isDirKind = (kind: TrustedKind): boolean => kind === 'config dir' || kind === 'data dir';
@@ -73,7 +97,9 @@ export function trustProblemOf(
       sentence:
         isDirKind(kind)
           ? `the ${kind} ${file} is not a directory: move it away (keydeck creates the directory itself)`
-          : `the ${kind} ${file} is not a regular file (a FIFO, a device or a directory?): keydeck does not read it; move it away`,
+          : isStoreKind(kind)
+            ? `the ${kind} ${file} is not a regular file (a link or a directory): move it away`
+            : `the ${kind} ${file} is not a regular file (a FIFO, a device or a directory?): keydeck does not read it; move it away`,
     };
   }
   if (uid === undefined) return undefined;
@@ -138,6 +164,21 @@ export function checkTrustedDirSync(dir: string, kind: 'config dir' | 'data dir'
   return trustProblemOf(dir, kind, stats) ?? (posix() ? ancestorProblem(dir) : undefined);
 }
 
+/**
+ * Checks the file `file` as a `kind` without opening it (for keydeck's SQLite files, which SQLite
+ * opens itself: ./sqlite.ts): the entry at that name, not what a link there points to, so a link
+ * is refused. Undefined when it may be trusted or does not exist yet.
+ */
+export function checkTrustedFileSync(file: string, kind: StoreKind): TrustProblem | undefined {
+  let stats;
+  try {
+    stats = lstatSync(file);
+  } catch {
+    return undefined;
+  }
+  return trustProblemOf(file, kind, stats);
+}
+
 /** What {@link readTrustedFile} found. */
 export type TrustedRead = { kind: 'missing' } | { kind: 'text'; text: string } | { kind: 'refused'; problem: TrustProblem };
 
@@ -147,7 +188,7 @@ export type TrustedRead = { kind: 'missing' } | { kind: 'text'; text: string } |
  * is a regular file with trusted modes. A missing file (or missing directory) is `missing`.
  * @throws the Node error when it exists but cannot be opened or read (EACCES, EIO…)
  */
-export async function readTrustedFile(file: string, kind: Exclude<TrustedKind, 'config dir'>): Promise<TrustedRead> {
+export async function readTrustedFile(file: string, kind: Exclude<TrustedKind, 'config dir' | StoreKind>): Promise<TrustedRead> {
   let handle;
   try {
     handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));

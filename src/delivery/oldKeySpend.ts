@@ -6,7 +6,7 @@
  */
 import { USAGE_PERIODS, type PeriodUsage, type UsagePeriod } from '../api/usageSchemas.js';
 import { keyBurnRate, type KeySample } from '../billing/runaway.js';
-import { centsText } from '../api/money.js';
+import { formatUsd } from '../api/money.js';
 import { ageWords, periodWords, rateWords } from '../billing/usageWords.js';
 
 /** Longest interval the rate is taken over, ms. */
@@ -35,7 +35,7 @@ export function oldKeySpend(input: {
   const head = `usage figures of ${ageWords(input.at, input.now)}${input.note ?? ''}`;
   if (!input.periods) return { line: `${head}: the old key is not in them`, spending: false };
   const period = USAGE_PERIODS.find((p) => input.periods![p] !== undefined);
-  const spent = period ? `spent $${centsText(input.periods[period]!.spend)} in ${periodWords(period)}` : 'has no spend figure';
+  const spent = period ? `spent ${formatUsd(input.periods[period]!.spend)} in ${periodWords(period)}` : 'has no spend figure';
   const rate = keyBurnRate(input.samples, RATE_WINDOW_MS);
   const last = input.samples.at(-1);
   const spending = rate !== undefined && rate > 0 && last !== undefined && last.t > input.deliveredAt;

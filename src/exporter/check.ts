@@ -10,6 +10,7 @@
  */
 import { createServer } from 'node:net';
 import { insecureHttpProblem } from '../api/baseUrl.js';
+import { formatUsd } from '../api/money.js';
 import { KeydeckClient } from '../api/client.js';
 import { keyPrefixOf } from '../api/errors.js';
 import { BalanceHistoryStore } from '../billing/historyStore.js';
@@ -96,7 +97,7 @@ async function checkProfile(profile: WatchedProfile, options: Omit<ExporterOptio
   });
   try {
     const credits = await client.billing.credits();
-    return { name, status: 'ok', detail: `${words}: the balance reads $${credits.remaining.toFixed(2)}` };
+    return { name, status: 'ok', detail: `${words}: the balance reads ${formatUsd(credits.remaining)}` };
   } catch (error) {
     return { name, status: 'fail', detail: `${words}: the balance cannot be read (${error instanceof Error ? error.message : String(error)})` };
   } finally {

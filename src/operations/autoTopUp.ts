@@ -35,12 +35,12 @@ import type { CreditBalance } from '../api/schemas.js';
 import { decideAutoTopUp, decisionSentence, utcDay, utcMonth, type AutoTopUpDecision } from '../billing/autoTopUp.js';
 import { appearedSince, chargedSince, earlierCharge, listedFailureStreak, listedInWords, probableLostCharges, recordFailureStreak, recordReferences } from '../billing/autoTopUpCount.js';
 import { directChargeEvidence } from '../billing/evidence.js';
-import { formatDollars } from '../billing/input.js';
 import { inScope, type JournalEntry, type JournalScope, type TopUpJournal } from '../billing/journal.js';
 import { listedTopUps, type ListedTopUps } from '../billing/serviceTopUps.js';
 import { checkCardPayments, codeOf, messageOf, outcomeUnknown, type TopUpClient } from '../billing/topups.js';
 import { DEFAULT_SETTLE_SECONDS, PAUSE_AFTER_FAILURES, type AutoTopUpPolicy, type SettleBounds } from '../config/autoTopUp.js';
 import { withLockFile } from '../config/lock.js';
+import { formatUsd } from '../api/money.js';
 
 export { autoCharges, recordFailureStreak as failureStreak } from '../billing/autoTopUpCount.js';
 export { summarize, type AutoTopUpSummary } from './autoTopUpSummary.js';
@@ -123,18 +123,18 @@ function inFlight(records: readonly JournalEntry[], listed: ListedTopUps, cardNa
       if (probable.has(e.id) && listed.finished.includes(probable.get(e.id)!)) continue;
       const ref = e.paymentId ?? probable.get(e.id)?.reference;
       if (ref !== undefined && listedPending.has(ref.toLowerCase())) {
-        pending.push(`a card charge of ${formatDollars(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC is charged and not credited yet: the billing status lists it as pending (${ref})`);
+        pending.push(`a card charge of ${formatUsd(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC is charged and not credited yet: the billing status lists it as pending (${ref})`);
         continue;
       }
       const yours = e.autoTopUp !== undefined ? ' (once the card statement shows it was not charged, keydeck autotopup resume closes it)' : '';
-      pending.push(`a ${e.method === 'usdc' ? 'USDC top-up' : 'card charge'} of ${formatDollars(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC is still verifying: its outcome is unknown${yours}`);
+      pending.push(`a ${e.method === 'usdc' ? 'USDC top-up' : 'card charge'} of ${formatUsd(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC is still verifying: its outcome is unknown${yours}`);
     } else if (e.state === 'awaiting_payment' && age < IN_FLIGHT_MS) {
-      pending.push(`a ${e.method === 'usdc' ? 'USDC top-up' : 'card checkout'} of ${formatDollars(e.amount)} asked for ${Math.max(1, Math.round(age / 60_000))} min ago is awaiting payment`);
+      pending.push(`a ${e.method === 'usdc' ? 'USDC top-up' : 'card checkout'} of ${formatUsd(e.amount)} asked for ${Math.max(1, Math.round(age / 60_000))} min ago is awaiting payment`);
     }
   }
   for (const t of listed.pending) {
     if (t.reference && claimed.has(t.reference.toLowerCase())) continue;
-    if (serviceNow - t.at < IN_FLIGHT_MS) pending.push(`the billing status lists a pending ${t.method || 'top-up'} of ${formatDollars(t.amount)}`);
+    if (serviceNow - t.at < IN_FLIGHT_MS) pending.push(`the billing status lists a pending ${t.method || 'top-up'} of ${formatUsd(t.amount)}`);
   }
   return pending;
 }
@@ -195,7 +195,7 @@ export async function runAutoTopUp(ports: AutoTopUpPorts): Promise<AutoTopUpOutc
       chargedThisMonth: chargedSince(mine, listed, cardNames, utcMonth(now).start.getTime()),
       failureStreak: streak,
       pausedBecause: policy.paused?.reason,
-      served: appeared.length > 0 ? `the service lists ${appeared.map(listedInWords).join(' and ')}` : rise > 0 ? `the total of top-ups rose by ${formatDollars(rise)}` : undefined,
+      served: appeared.length > 0 ? `the service lists ${appeared.map(listedInWords).join(' and ')}` : rise > 0 ? `the total of top-ups rose by ${formatUsd(rise)}` : undefined,
     });
     if (decision.kind !== 'charge') return skip(decision);
     const outcome = await charge(ports, policy, decision.amount, credits, serviceNow, streak);
@@ -215,7 +215,7 @@ async function charge(ports: AutoTopUpPorts, policy: AutoTopUpPolicy, amount: nu
     baselineTotalTopUp: credits.totalTopUp,
     autoTopUp: { decidedAt: new Date(serviceNow).toISOString(), remaining: credits.remaining, belowUsd: policy.belowUsd },
   });
-  const what = `the auto top-up charge of ${formatDollars(amount)} (balance ${formatDollars(credits.remaining)}, below ${formatDollars(policy.belowUsd)})`;
+  const what = `the auto top-up charge of ${formatUsd(amount)} (balance ${formatUsd(credits.remaining)}, below ${formatUsd(policy.belowUsd)})`;
   let result: { data: unknown };
   try {
     result = await ports.client.billing.topUp({ amount, method: policy.method ?? 'card_direct' });
@@ -243,7 +243,7 @@ async function charge(ports: AutoTopUpPorts, policy: AutoTopUpPolicy, amount: nu
   if (said.paymentId !== undefined) entry = (await journal.update(entry.id, { paymentId: said.paymentId })) ?? entry;
   if (said.credited) {
     entry = (await journal.update(entry.id, { state: 'credited', credited: said.amount ?? amount, ...(said.balance !== undefined && { balance: said.balance }), evidence: 'the answer to this card charge says it was credited' })) ?? entry;
-    return { kind: 'credited', entry, sentence: `Charged ${formatDollars(entry.credited ?? amount)} to the card on file: ${what} was credited${said.balance !== undefined ? `; the balance is ${formatDollars(said.balance)}` : ''}.` };
+    return { kind: 'credited', entry, sentence: `Charged ${formatUsd(entry.credited ?? amount)} to the card on file: ${what} was credited${said.balance !== undefined ? `; the balance is ${formatUsd(said.balance)}` : ''}.` };
   }
   entry = (await journal.update(entry.id, { reason: 'the answer does not say that it was credited', reasonCode: 'unconfirmed' })) ?? entry;
   return { kind: 'unknown', entry, sentence: `${capital(what)} was sent, but its answer does not say it was credited: it counts as pending until the billing status names it.` };
@@ -273,7 +273,7 @@ async function afterCharge(ports: AutoTopUpPorts, fall: FallSeen, outcome: Extra
     } else if (!after.lists && outcome.kind === 'credited') {
       const total = (await ports.client.billing.credits()).totalTopUp;
       const rise = Math.round((total - fall.totalTopUp - (outcome.entry.credited ?? outcome.entry.amount)) * 100) / 100;
-      if (rise > 0) second = { other: `the total of top-ups rose by ${formatDollars(rise)} more than this charge, and the service does not list who made it` };
+      if (rise > 0) second = { other: `the total of top-ups rose by ${formatUsd(rise)} more than this charge, and the service does not list who made it` };
     }
   } catch (error) {
     return { ...outcome, sentence: `${outcome.sentence} (keydeck could not read the billing status again to check that no other machine charged for the same fall: ${messageOf(error)}.)` };

@@ -11,10 +11,10 @@
  * set`, `off` or `resume` in another shell take effect at the next read.
  */
 import type { CreditBalance } from '../api/schemas.js';
-import { formatDollars } from '../billing/input.js';
 import { inScope, type JournalEntry, type JournalScope, type TopUpJournal } from '../billing/journal.js';
 import type { AutoTopUpPolicy, SettleBounds } from '../config/autoTopUp.js';
 import { runAutoTopUp, summarize, type AutoTopUpClient, type AutoTopUpOutcome, type AutoTopUpPause, type AutoTopUpSummary } from './autoTopUp.js';
+import { formatUsd } from '../api/money.js';
 
 /** What a face's auto top-up works with. */
 export interface AutoTopUpRunnerOptions {
@@ -161,7 +161,7 @@ function hhmm(t: number): string {
  * charges failed · keydeck autotopup resume".
  */
 function autoTopUpLine(policy: AutoTopUpPolicy, summary: AutoTopUpSummary | undefined, last: { outcome: AutoTopUpOutcome; at: number } | undefined): Omit<AutoTopUpView, 'at'> {
-  const usd = formatDollars;
+  const usd = formatUsd;
   const head = `auto top-up: below ${usd(policy.belowUsd)} → ${policy.amountUsd !== undefined ? usd(policy.amountUsd) : `up to ${usd(policy.toUsd ?? 0)}`}`;
   if (summary?.twoMachines !== undefined) return { line: 'auto top-up PAUSED: two machines run it · keep one · keydeck autotopup status', tone: 'danger' };
   if (summary?.paused) return { line: `auto top-up PAUSED: the last ${summary.failures} charges failed · keydeck autotopup resume`, tone: 'danger' };

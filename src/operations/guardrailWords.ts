@@ -3,10 +3,10 @@
  * (./wording.ts) makes each face's: it adds the command or key that undoes or finishes a change.
  * Names come raw (each face sanitises the line it writes). Amounts to the cent, cut.
  */
-import { centsText } from '../api/money.js';
+import { formatUsd } from '../api/money.js';
 import type { GuardrailNotice } from './events.js';
 
-const usd = (n: number | undefined) => (n === undefined ? '?' : `$${centsText(n)}`);
+const usd = (n: number | undefined) => (n === undefined ? '?' : formatUsd(n));
 /** `2026-06-02 00:00 UTC`. */
 export const utcWords = (iso: string | undefined) => (iso === undefined ? 'later' : `${iso.slice(0, 16).replace('T', ' ')} UTC`);
 /** `today`, `this week`, `this month`. */

@@ -1,6 +1,7 @@
 /**
  * The sandbox's database: `node:sqlite` (DatabaseSync) in WAL mode, schema versioned with
- * `PRAGMA user_version` and migrated forward on open.
+ * `PRAGMA user_version` and migrated forward on open, opened as keydeck opens its own SQLite
+ * files (src/config/sqlite.ts).
  *
  * Money columns are integers in µUSD; timestamps are integers in epoch ms of the sandbox clock.
  * Key columns hold SHA-256 hashes only (and the display prefix of management keys): the file
@@ -8,9 +9,8 @@
  * foreground command prints the same token on every restart, DESIGN.md); created users' session
  * tokens are stored as hashes only.
  */
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { NewerSchemaError, openStore } from '../config/sqlite.js';
 
 /** Ordered migrations: index i brings the schema from version i to i + 1. */
 const MIGRATIONS: readonly string[] = [
@@ -173,57 +173,37 @@ export function returning<T>(statement: StatementSync, ...params: SQLInputValue[
 }
 
 /**
- * Opens (creating if needed) the database at `path` (`':memory:'` for a throw-away one), sets
- * WAL mode with exclusive locking (one process at a time), and migrates it to
- * {@link SCHEMA_VERSION}. A file database is made readable by its owner only (mode 0600).
+ * Opens (creating if needed) the database at `path` (`':memory:'` for a throw-away one) through
+ * the one opener of keydeck's SQLite files (src/config/sqlite.ts `openStore`: the file and its
+ * directory trusted as keydeck's own, mode 0600, WAL), with exclusive locking (one process at a
+ * time), and migrates it to {@link SCHEMA_VERSION}.
  * Throws when the file is from a newer keydeck (higher user_version), is in use by another
- * sandbox ("database is locked"), or cannot be opened.
+ * sandbox ("database is locked"), may not be trusted (someone else's, a link, writable by
+ * others), or cannot be opened.
  */
 export function openDatabase(path: string): DatabaseSync {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const db = new DatabaseSync(path, { enableForeignKeyConstraints: true, timeout: 500 });
   try {
-    // Exclusive locking: one sandbox owns the file (its in-memory caches and rate windows assume
-    // it), and reads skip the per-statement file locking and shared-memory index (faster).
-    db.exec('PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
-    // A bounded WAL (issue 43, item 9): once checkpointed, the log is cut back to 4 MiB (SQLite
-    // otherwise keeps the largest size it ever reached), and a log left large by an earlier run
-    // is checkpointed and cut at once.
-    db.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}; PRAGMA wal_checkpoint(TRUNCATE);`);
-    migrate(db);
+    return openStore({
+      file: path,
+      kind: 'sandbox database',
+      busyTimeoutMs: 500,
+      migrations: MIGRATIONS,
+      // Exclusive locking: one sandbox owns the file (its in-memory caches and rate windows assume
+      // it), and reads skip the per-statement file locking and shared-memory index (faster).
+      before: 'PRAGMA locking_mode = EXCLUSIVE;',
+      // A bounded WAL (test/sandbox/wal.test.ts): once checkpointed, the log is cut back to 4 MiB (SQLite
+      // otherwise keeps the largest size it ever reached), and a log left large by an earlier run
+      // is checkpointed and cut at once.
+      after: `PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}; PRAGMA wal_checkpoint(TRUNCATE);`,
+    });
   } catch (error) {
-    db.close();
+    if (error instanceof NewerSchemaError) {
+      throw new Error(`the sandbox database has schema version ${error.found}, newer than this keydeck (${error.known})`, { cause: error });
+    }
     if (error instanceof Error && /locked|busy/i.test(error.message)) {
       throw new Error(`${path} is locked: another running sandbox is using it (stop it, or use another --db)`, { cause: error });
     }
     throw error;
-  }
-  if (path !== ':memory:') restrictToOwner(path);
-  return db;
-}
-
-function migrate(db: DatabaseSync): void {
-  const row = db.prepare('PRAGMA user_version').get() as { user_version: number };
-  const current = row.user_version;
-  if (current > SCHEMA_VERSION) {
-    throw new Error(`the sandbox database has schema version ${current}, newer than this keydeck (${SCHEMA_VERSION})`);
-  }
-  for (let version = current; version < SCHEMA_VERSION; version++) {
-    transaction(db, () => {
-      db.exec(MIGRATIONS[version]!);
-      db.exec(`PRAGMA user_version = ${version + 1}`);
-    });
-  }
-}
-
-/** chmod 0600 on the database file and its WAL companions that exist (best effort). */
-function restrictToOwner(path: string): void {
-  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
-    try {
-      if (existsSync(file)) chmodSync(file, 0o600);
-    } catch {
-      // A file system without modes (or a file owned by someone else): nothing more to do.
-    }
   }
 }
 

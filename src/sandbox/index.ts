@@ -6,7 +6,8 @@
  * What lives in src/sandbox: the server (Fastify routes in ./routes/, the sqlite store in ./db.ts
  * and its tables' modules, the dialects of ./dialect.ts, the clock; ./start.ts starts one, ./shared.ts
  * shares one database's server between keydeck processes). May import: src/api (the wire
- * schemas, money, and the chain reader of src/api/chain) only. Imported by: src/commands (`keydeck sandbox`) and src/tui
+ * schemas, money, and the chain reader of src/api/chain) and src/config/sqlite.ts (the one opener of
+ * keydeck's SQLite files) only. Imported by: src/commands (`keydeck sandbox`) and src/tui
  * (`keydeck --sandbox`), lazily; the library entry `keydeck/sandbox`.
  */
 export { BODY_LIMIT_BYTES } from './server.js';

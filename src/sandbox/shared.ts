@@ -155,7 +155,7 @@ export async function readSandboxState(dbPath: string): Promise<SandboxState | u
  * Writes `text` to `file` (mode 0600) through a temporary file created with `O_EXCL|O_NOFOLLOW`
  * beside it, renamed over it: no link at either name is followed. The directory is keydeck's data
  * dir, which the caller checked (src/config/strictModes.ts); the sandbox imports nothing of
- * src/config, so this is its own three steps.
+ * src/config but its SQLite opener, so this is its own three steps.
  */
 async function writePrivateFile(file: string, text: string): Promise<void> {
   const temp = `${file}.${randomBytes(12).toString('hex')}.tmp`;

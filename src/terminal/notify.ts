@@ -27,7 +27,7 @@
  */
 import { spawn } from 'node:child_process';
 import { withoutSecrets } from './secretEnv.js';
-import { centsText } from '../api/money.js';
+import { centsText, formatUsd } from '../api/money.js';
 import { notificationProtocolOf, notificationSequence } from './osc.js';
 import { escapeMarkup, flatText, plainId, visible } from './sanitize.js';
 
@@ -115,7 +115,7 @@ export interface Notifier {
 }
 
 /** USD to the cent, cut (a balance is never said higher than it is). */
-const usd = (n: number): string => `$${centsText(n)}`;
+const usd = (n: number): string => formatUsd(n);
 
 /** Title and body of an event, in words. */
 export function notificationText(event: NotifyEvent, profile: string): { title: string; body: string } {
@@ -173,9 +173,9 @@ export function onLowEnvironment(event: Extract<NotifyEvent, { kind: 'low_balanc
     KEYDECK_EVENT: 'low_balance',
     KEYDECK_PROFILE: profile,
     KEYDECK_ORIGIN: origin,
-    KEYDECK_REMAINING_USD: event.remaining.toFixed(2),
-    KEYDECK_THRESHOLD_USD: event.threshold.toFixed(2),
-    ...(event.totalTopUp !== undefined && { KEYDECK_TOTAL_TOP_UP_USD: event.totalTopUp.toFixed(2) }),
+    KEYDECK_REMAINING_USD: centsText(event.remaining),
+    KEYDECK_THRESHOLD_USD: centsText(event.threshold),
+    ...(event.totalTopUp !== undefined && { KEYDECK_TOTAL_TOP_UP_USD: centsText(event.totalTopUp) }),
   };
 }
 
@@ -221,9 +221,9 @@ export function onAutoTopUpEnvironment(event: Extract<NotifyEvent, { kind: 'auto
     KEYDECK_PROFILE: profile,
     KEYDECK_ORIGIN: origin,
     KEYDECK_AUTOTOPUP_OUTCOME: event.outcome,
-    KEYDECK_AUTOTOPUP_AMOUNT_USD: event.amount.toFixed(2),
+    KEYDECK_AUTOTOPUP_AMOUNT_USD: centsText(event.amount),
     KEYDECK_AUTOTOPUP_PAUSED: event.paused ? '1' : '0',
-    ...(event.remaining !== undefined && { KEYDECK_REMAINING_USD: event.remaining.toFixed(2) }),
+    ...(event.remaining !== undefined && { KEYDECK_REMAINING_USD: centsText(event.remaining) }),
   };
 }
 
@@ -270,7 +270,7 @@ export function onGuardrailEnvironment(notice: GuardrailHookNotice, profile: str
     KEYDECK_KEY_NAME: visible(notice.key.name, { maxLength: 256 }),
     ...(notice.threshold !== undefined && { KEYDECK_THRESHOLD: String(notice.threshold) }),
     ...(notice.period !== undefined && { KEYDECK_PERIOD: notice.period }),
-    ...(notice.limitUsd !== undefined && { KEYDECK_LIMIT_USD: notice.limitUsd.toFixed(2) }),
+    ...(notice.limitUsd !== undefined && { KEYDECK_LIMIT_USD: centsText(notice.limitUsd) }),
     ...(notice.spentUsd !== undefined && { KEYDECK_SPENT_USD: centsText(notice.spentUsd) }),
     ...(notice.overshootUsd !== undefined && { KEYDECK_OVERSHOOT_USD: centsText(notice.overshootUsd) }),
     ...(notice.until !== undefined && { KEYDECK_UNTIL: notice.until }),

@@ -1,19 +1,9 @@
 /**
- * Pure text formatting for the TUI: money (USD), relative times, dates, and fitting text to a
+ * Pure text formatting for the TUI (money is src/api/money.ts `formatUsd`): relative times, dates, and fitting text to a
  * display width (by terminal cells, via string-width, so wide characters line up).
  */
 import fastStringWidth from './fastStringWidth.js';
 import cliTruncate from 'cli-truncate';
-import { dollarsText } from '../api/money.js';
-
-/**
- * `25` → `"$25.00"`; USD to the cent with thousands separators, cut toward −∞ from the exact
- * µUSD the reader parsed (src/api/money.ts): a balance is never shown higher than it is
- * (`0.999` → `"$0.99"`).
- */
-export function formatUsd(amount: number): string {
-  return dollarsText(amount);
-}
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { KeydeckClient, type ClientNotice } from '../../src/api/client.js';
 import { KeydeckApiError } from '../../src/api/errors.js';
 import { parseBody } from '../../src/api/failures.js';
-import { centsText, dollarsText, groupThousands, parseUsdMicros } from '../../src/api/money.js';
+import { centsText, formatUsd, groupThousands, parseUsdMicros } from '../../src/api/money.js';
 import { readAnswer, summarizeBillingStatus } from '../../src/api/reader.js';
 import {
   ConsumptionKeyListSchema,
@@ -74,9 +74,9 @@ describe('reader table: money as a number or a decimal string, exactly', () => {
 
   it('writes dollars as Intl.NumberFormat en-US currency does, cut to the cent, without loading ICU', () => {
     const intl = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
-    for (const usd of [0, 0.29, 7, 74.5, 999.99, 1000, 1234.56, 25_000, 1_234_567.89, -0.01, -1234.5]) expect(dollarsText(usd)).toBe(intl.format(usd));
-    expect(dollarsText(0.999999)).toBe('$0.99');
-    expect(dollarsText(-0.001)).toBe('-$0.01');
+    for (const usd of [0, 0.29, 7, 74.5, 999.99, 1000, 1234.56, 25_000, 1_234_567.89, -0.01, -1234.5]) expect(formatUsd(usd)).toBe(intl.format(usd));
+    expect(formatUsd(0.999999)).toBe('$0.99');
+    expect(formatUsd(-0.001)).toBe('-$0.01');
     for (const n of [0, 7, 999, 1000, 12_345, 1_000_000, -4200]) expect(groupThousands(n)).toBe(n.toLocaleString('en-US'));
   });
 

@@ -107,7 +107,7 @@ describe('spend rows', () => {
       ['sub', 'listed'],
       ['bad', 'listed'],
     ]);
-    expect(rows[3]!.refused).toBe("big: its 24h spend ($1000.00) is larger than the account's total top-ups ($100.00), so keydeck shows no figures for this key");
+    expect(rows[3]!.refused).toBe("big: its 24h spend ($1,000.00) is larger than the account's total top-ups ($100.00), so keydeck shows no figures for this key");
     expect(rows[4]!.refused).toBeUndefined();
     expect(sharePeriod(report.periods)).toBe('24h');
     expect(accountSpend(rows, '24h')).toBe(1004.5);

@@ -16,7 +16,7 @@ import { periodBounds } from '../../src/billing/guardrails.js';
 import { UsageBudget } from '../../src/billing/usageBudget.js';
 import type { KeyRule } from '../../src/config/guardrailRules.js';
 import { guardrailRecord } from '../../src/operations/guardrailRecord.js';
-import { budgetCell, budgetLine } from '../../src/tui/panes/keyBudget.js';
+import { budgetCell, budgetLine } from '../../src/tui/panes/keys/keyBudget.js';
 import { noKeychainStore, readySession, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
 
 let sb: TestSandbox;

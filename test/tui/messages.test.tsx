@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEYS } from './render.js';
 import { noKeychainStore, readySession, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
-import { expiredKeyMessage } from '../../src/tui/panes/KeysPane.js';
+import { expiredKeyMessage } from '../../src/tui/panes/keys/KeysPane.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {

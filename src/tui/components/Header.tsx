@@ -10,12 +10,13 @@ import { useBalance } from '../contexts/BalanceContext.js';
 import { useClock, useServices } from '../contexts/ServicesContext.js';
 import { useSession } from '../contexts/SessionContext.js';
 import { connectionProblemWords, isUnauthorized, errorCode } from '../errors.js';
-import { clockTime, formatUsd, updatedAgo } from '../format.js';
+import { clockTime, updatedAgo } from '../format.js';
 import { useAge } from '../hooks/useAge.js';
 import type { PollState } from '../../watcher/types.js';
 import type { CreditBalance } from '../../api/schemas.js';
 import { symbols, theme } from '../theme.js';
 import { BALANCE_UNKNOWN, CONNECTING, describeCredential, HeaderView, hostLabel, type HeaderWords } from './HeaderView.js';
+import { formatUsd } from '../../api/money.js';
 
 /** The connection state in words, with its symbol and colour; the age in steps of `stepSeconds`. */
 export function connectionState(poll: PollState<CreditBalance>, rejected: boolean, now: number, stepSeconds = 5): HeaderWords {

@@ -9,14 +9,14 @@
 import { Box, Text } from 'ink';
 import type { ReservedHours } from '../../api/poolBlocks.js';
 import type { ConsumptionKey } from '../../api/schemas.js';
-import { centsText } from '../../api/money.js';
+import { formatUsd } from '../../api/money.js';
 import type { Plan, UsagePeriod } from '../../api/usageSchemas.js';
 import type { SpendRow } from '../../billing/spend.js';
 import { periodWords } from '../../billing/usageWords.js';
 import { keyStatus, paidTimeLeftMs, renewalWords, timeLeftWords } from '../../api/keyStatus.js';
 import { dateTime, displayWidth, expiresIn, relativeAgo, shortDate, truncateTo } from '../format.js';
 import { describeLimits, planOf, withoutSources } from '../../billing/keyLimits.js';
-import { statusCell } from '../panes/keyRows.js';
+import { statusCell } from '../panes/keys/keyRows.js';
 import { visible } from '../../terminal/sanitize.js';
 import { theme } from '../theme.js';
 
@@ -56,7 +56,7 @@ export function spendLine(usage: KeySpendDetails | undefined): string {
   const row = usage.spend;
   if (row?.refused !== undefined) return `spend: ${row.refused}`;
   if (!row || usage.periods.length === 0) return 'spend: not in the last usage answer';
-  const figures = usage.periods.map((p) => `${periodWords(p)} $${centsText(row.periods[p]?.spend ?? 0)}`).join(' · ');
+  const figures = usage.periods.map((p) => `${periodWords(p)} ${formatUsd(row.periods[p]?.spend ?? 0)}`).join(' · ');
   const share = usage.share !== undefined && usage.period ? ` · ${Math.round(usage.share * 100)}% of ${periodWords(usage.period)}` : '';
   return `spend: ${figures}${share}${usage.spark ? `  ${usage.spark}` : ''}`;
 }
@@ -83,7 +83,7 @@ export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpen
           ? `expires ${dateTime(key.subscriptionExpiresAt)} (${expiresIn(key.subscriptionExpiresAt, now)})`
           : `ends ${dateTime(key.subscriptionExpiresAt)} · ${timeLeftWords(left)} of paid time left`;
   const plan = planOf(key, plans);
-  const renewal = `renewal: ${renewalWords(key, plan?.priceUsd !== undefined ? `$${centsText(plan.priceUsd)}` : undefined)}`;
+  const renewal = `renewal: ${renewalWords(key, plan?.priceUsd !== undefined ? formatUsd(plan.priceUsd) : undefined)}`;
   const budget = usage?.spend?.usage.maxBudget;
   return [
     `${visible(key.name)}  ·  id ${visible(key.id)}`,
@@ -96,7 +96,7 @@ export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpen
     budgetLine ??
     (key.keyType === 'credit'
       ? typeof budget === 'number'
-        ? fits(`budget: the shared balance, max_budget $${centsText(budget)} (all top-ups) · top up: pane 3`, `budget: the shared balance, max_budget $${centsText(budget)} · top up: 3`)
+        ? fits(`budget: the shared balance, max_budget ${formatUsd(budget)} (all top-ups) · top up: pane 3`, `budget: the shared balance, max_budget ${formatUsd(budget)} · top up: 3`)
         : 'spends the shared credit balance (top up on the Billing pane, 3)'
       : hours
         ? `reserved hours: ${visible(hours.text)}${hours.at.inside ? '' : ' (429 until then)'}`
@@ -126,7 +126,7 @@ export interface KeyDetailsProps {
   readonly plans?: readonly Plan[] | undefined;
   /** Where a pool key stands in its reserved blocks, when the service says its blocks. */
   readonly hours?: KeyHours | undefined;
-  /** Its guardrails in one line (../panes/keyBudget.ts), in place of what its money is. */
+  /** Its guardrails in one line (../panes/keys/keyBudget.ts), in place of what its money is. */
   readonly budget?: string | undefined;
 }
 

@@ -11,7 +11,7 @@ import type { ConsumptionKey } from '../../api/schemas.js';
 import type { NotifyEvent } from '../../terminal/notify.js';
 import { isPoolKey, paidTimeLeftMs } from '../../api/keyStatus.js';
 import { dueBlockEvents } from '../../billing/pledges.js';
-import { endsSoon } from '../panes/keyRows.js';
+import { endsSoon } from '../panes/keys/keyRows.js';
 
 const DAY_MS = 86_400_000;
 

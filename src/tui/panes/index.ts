@@ -1,8 +1,8 @@
 /** The shell's panes in tab order (see registry.ts for the contract). */
 import { memo } from 'react';
 import { BillingPane } from './billing/BillingPane.js';
-import { KeysPane } from './KeysPane.js';
-import { ManagementKeysPane } from './ManagementKeysPane.js';
+import { KeysPane } from './keys/KeysPane.js';
+import { ManagementKeysPane } from './managementKeys/ManagementKeysPane.js';
 import { PANE_TABS, type PaneDef } from './registry.js';
 
 export type { PaneDef, PaneId, PaneProps, PaneTab } from './registry.js';

@@ -17,13 +17,14 @@ import { unexplainedRise } from '../../../billing/evidence.js';
 import type { JournalEntry } from '../../../billing/journal.js';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
-import { displayWidth, formatUsd } from '../../format.js';
+import { displayWidth } from '../../format.js';
 import { hyperlink, supportsHyperlinks } from '../../hyperlink.js';
 import { symbols, theme } from '../../theme.js';
 import { visible } from '../../../terminal/sanitize.js';
 import { CARD_WATCH_INTERVAL_MS } from './useTopUpFlow.js';
 import { FlowMessageView } from './FlowMessageView.js';
 import type { FlowMessage } from './flowState.js';
+import { formatUsd } from '../../../api/money.js';
 
 /** Props of {@link CardStep}. */
 export interface CardStepProps {

@@ -8,7 +8,7 @@
 import type { JournalEntry } from '../../../billing/journal.js';
 import { methodLabel } from '../../../billing/journal.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
-import { formatUsd } from '../../format.js';
+import { formatUsd } from '../../../api/money.js';
 
 /** Props of {@link CloseTopUpDialog}. */
 export interface CloseTopUpDialogProps {

@@ -4,7 +4,7 @@
  * is focused first; esc cancels (back to the method step).
  */
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
-import { formatUsd } from '../../format.js';
+import { formatUsd } from '../../../api/money.js';
 
 /** Props of {@link ConfirmChargeDialog}. */
 export interface ConfirmChargeDialogProps {

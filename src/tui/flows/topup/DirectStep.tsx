@@ -9,11 +9,11 @@ import { unexplainedRise } from '../../../billing/evidence.js';
 import type { JournalEntry } from '../../../billing/journal.js';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
-import { formatUsd } from '../../format.js';
 import { theme } from '../../theme.js';
 import { StatusTree, treeLines } from '../../panes/billing/StatusTree.js';
 import { FlowMessageView } from './FlowMessageView.js';
 import type { FlowMessage } from './flowState.js';
+import { formatUsd } from '../../../api/money.js';
 
 /** Props of {@link DirectStep}. */
 export interface DirectStepProps {

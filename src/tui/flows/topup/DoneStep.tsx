@@ -4,9 +4,9 @@ import type { JournalEntry } from '../../../billing/journal.js';
 import { methodLabel } from '../../../billing/journal.js';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
-import { formatUsd } from '../../format.js';
 import { theme } from '../../theme.js';
 import { StatusTree, treeLines } from '../../panes/billing/StatusTree.js';
+import { formatUsd } from '../../../api/money.js';
 
 /** Props of {@link DoneStep}. */
 export interface DoneStepProps {

@@ -8,10 +8,10 @@ import { Box, Text } from 'ink';
 import type { TopUpMethod } from '../../../api/schemas.js';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
-import { formatUsd } from '../../format.js';
 import { symbols, theme } from '../../theme.js';
 import { METHODS, type FlowMessage } from './flowState.js';
 import { FlowMessageView } from './FlowMessageView.js';
+import { formatUsd } from '../../../api/money.js';
 
 const DESCRIPTIONS: Record<TopUpMethod, [string, string]> = {
   usdc: ['USDC on Base', 'send USDC from a wallet, then verify the transfer'],

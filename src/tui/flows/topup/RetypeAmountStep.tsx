@@ -8,10 +8,10 @@ import { Box, Text } from 'ink';
 import { Dialog } from '../../components/Dialog.js';
 import { TextField, useTextField } from '../../components/TextField.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
-import { formatUsd } from '../../format.js';
 import { theme } from '../../theme.js';
 import { cents } from './flowState.js';
 import { parseUsdAmount } from '../../../billing/input.js';
+import { formatUsd } from '../../../api/money.js';
 
 /** Props of {@link RetypeAmountStep}. */
 export interface RetypeAmountStepProps {

@@ -12,7 +12,6 @@ import { RetypeAmountStep } from './RetypeAmountStep.js';
 import { Text } from 'ink';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
-import { formatUsd } from '../../format.js';
 import { theme } from '../../theme.js';
 import { methodLabel } from '../../../billing/journal.js';
 import { checkoutUrlProblem } from '../../../api/baseUrl.js';
@@ -23,6 +22,7 @@ import { DoneStep } from './DoneStep.js';
 import { MethodStep } from './MethodStep.js';
 import { UsdcStep } from './UsdcStep.js';
 import type { TopUpFlow } from './useTopUpFlow.js';
+import { formatUsd } from '../../../api/money.js';
 
 /** Props of {@link TopUpDialog}. */
 export interface TopUpDialogProps {

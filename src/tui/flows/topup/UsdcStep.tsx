@@ -13,7 +13,7 @@ import { Box, Text } from 'ink';
 import { BASE_CHAIN_ID, foundTransferLine, shortAddress, USDC_BASE_CONTRACT, usdcTransferUri } from '../../../billing/eip681.js';
 import { stateLabel, topUpPhase, type JournalEntry } from '../../../billing/journal.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
-import { displayWidth, formatUsd } from '../../format.js';
+import { displayWidth } from '../../format.js';
 import { TextField, useTextField } from '../../components/TextField.js';
 import { symbols, theme } from '../../theme.js';
 import { FlowMessageView } from './FlowMessageView.js';
@@ -21,6 +21,7 @@ import type { FlowMessage, UsdcMode } from './flowState.js';
 import { QrCode, qrCodeLines } from './QrCode.js';
 import { parseUsdAmount, txHashProblem } from '../../../billing/input.js';
 import type { ChainWatchView } from './useChainWatch.js';
+import { formatUsd } from '../../../api/money.js';
 
 /** Props of {@link UsdcStep}. */
 export interface UsdcStepProps {

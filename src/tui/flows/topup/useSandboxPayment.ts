@@ -9,9 +9,9 @@
 import { useCallback, type MutableRefObject } from 'react';
 import type { JournalEntry } from '../../../billing/journal.js';
 import { describeFailure } from '../../errors.js';
-import { formatUsd } from '../../format.js';
 import { entryIdOf, type FlowMessage, type FlowView } from './flowState.js';
 import type { TopUpDeps } from './TopUpDeps.js';
+import { formatUsd } from '../../../api/money.js';
 
 /** What {@link useSandboxPayment} works with (the walk-through's own state, ./useTopUpFlow.ts). */
 export interface SandboxPaymentInputs {

@@ -19,7 +19,6 @@ import { useServices } from '../../contexts/ServicesContext.js';
 import { useSession, useSessionActions } from '../../contexts/SessionContext.js';
 import { useFlash } from '../../contexts/StatusContext.js';
 import { describeFailure, isUnauthorized } from '../../errors.js';
-import { formatUsd } from '../../format.js';
 import { entryIdOf, isStarted, METHODS, unsavedEntry, viewForEntry, type FlowMessage, type FlowView, type UsdcMode } from './flowState.js';
 import { useTopUpDeps } from './TopUpDeps.js';
 import { useTopUpRecord } from './useTopUpRecord.js';
@@ -27,6 +26,7 @@ import { useSandboxPayment } from './useSandboxPayment.js';
 import { normalizeTxHash, txHashProblem } from '../../../billing/input.js';
 import { chainCheckFor } from './chainVerify.js';
 import { useChainWatch, type ChainWatchView } from './useChainWatch.js';
+import { formatUsd } from '../../../api/money.js';
 
 /** How often the balance is read while a card payment is awaited on screen, ms. */
 export const CARD_WATCH_INTERVAL_MS = 3_000;

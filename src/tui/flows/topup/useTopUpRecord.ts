@@ -15,8 +15,8 @@ import { isRecordDamaged } from '../../../config/recordDamage.js';
 import { awaitsCardEvidence, checkCardPayments, type TopUpPorts } from '../../../billing/topups.js';
 import { useFlash } from '../../contexts/StatusContext.js';
 import { describeFailure } from '../../errors.js';
-import { formatUsd } from '../../format.js';
 import { useTopUpDeps } from './TopUpDeps.js';
+import { formatUsd } from '../../../api/money.js';
 
 /** Records by `createdAt` (ISO 8601 UTC text, which sorts as it reads), newest first. */
 function byNewest(a: JournalEntry, b: JournalEntry): number {

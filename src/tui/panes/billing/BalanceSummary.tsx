@@ -5,11 +5,12 @@
  */
 import { Box, Text } from 'ink';
 import type { CreditBalance } from '../../../api/schemas.js';
-import { formatUsd, updatedAgo } from '../../format.js';
+import { updatedAgo } from '../../format.js';
 import { symbols, theme, type ThemeColor } from '../../theme.js';
 import { BigAmount, bigTextWidth } from './BigAmount.js';
 import { spentSoFar } from './billingFormat.js';
 import { isBelowThreshold } from '../../../billing/alert.js';
+import { formatUsd } from '../../../api/money.js';
 
 /** The balance's alert word and colour: EMPTY, LOW (below $X), or nothing. */
 export function balanceAlert(remaining: number, alertBelowUsd: number | undefined): { word?: string; color: ThemeColor } {

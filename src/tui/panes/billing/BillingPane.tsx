@@ -20,7 +20,6 @@ import { useClock, useServices } from '../../contexts/ServicesContext.js';
 import { useSession } from '../../contexts/SessionContext.js';
 import { useFlash } from '../../contexts/StatusContext.js';
 import { describeFailure } from '../../errors.js';
-import { formatUsd } from '../../format.js';
 import { useResource } from '../../hooks/useResource.js';
 import { useTick } from '../../hooks/useTick.js';
 import { theme } from '../../theme.js';
@@ -46,6 +45,7 @@ import { useUsage } from '../../contexts/UsageContext.js';
 import { useAutoTopUp } from './useAutoTopUp.js';
 import { CancelRenewalFlow } from '../../flows/CancelRenewalFlow.js';
 import { guarded, useChangeGuard } from '../../hooks/useChangeGuard.js';
+import { formatUsd } from '../../../api/money.js';
 
 /**
  * The status as the documentation pages show it, summarised (subscriptions, pool pledges,

@@ -5,8 +5,9 @@
  */
 import { Box, Text } from 'ink';
 import { methodLabel, stateLabel, type JournalEntry } from '../../../billing/journal.js';
-import { dateTime, displayWidth, fitWidth, formatUsd } from '../../format.js';
+import { dateTime, displayWidth, fitWidth } from '../../format.js';
 import { symbols, theme, type ThemeColor } from '../../theme.js';
+import { formatUsd } from '../../../api/money.js';
 
 function stateColor(entry: JournalEntry): ThemeColor {
   switch (entry.state) {

@@ -3,7 +3,8 @@
  * run-out projections, durations, spent-so-far. Pure.
  */
 import { DAY_WINDOW_MS, LONG_WINDOW_MS, SHORT_WINDOW_MS, WEEK_WINDOW_MS, type BalanceTrend, type BurnRate, type RunOutProjection } from '../../../billing/history.js';
-import { displayWidth, fitWidth, formatUsd } from '../../format.js';
+import { displayWidth, fitWidth } from '../../format.js';
+import { formatUsd } from '../../../api/money.js';
 
 /** Short weekday names, Sunday first (`Date.getDay()`), as `toLocaleDateString('en-US', { weekday: 'short' })` writes them. */
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;

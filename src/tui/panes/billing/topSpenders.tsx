@@ -13,7 +13,7 @@ import type { BudgetState } from '../../../billing/usageBudget.js';
 import { durationWords, periodWords, usageStatusLine } from '../../../billing/usageWords.js';
 import { visible } from '../../../terminal/sanitize.js';
 import { displayWidth, fitWidth } from '../../format.js';
-import { spendCell } from '../keyRows.js';
+import { spendCell } from '../keys/keyRows.js';
 import { theme } from '../../theme.js';
 
 /** What the lines are drawn from. */

@@ -7,13 +7,13 @@
  * is shown.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { formatDollars } from '../../../billing/input.js';
 import type { JournalEntry } from '../../../billing/journal.js';
 import { AutoTopUpFeed, type AutoTopUpView } from '../../../operations/autoTopUpRunner.js';
 import { useAccountWatcher, useBalanceRefresh } from '../../contexts/BalanceContext.js';
 import { useServices } from '../../contexts/ServicesContext.js';
 import { useFlash } from '../../contexts/StatusContext.js';
 import { useWatcherEvents } from '../../hooks/useAccountWatcher.js';
+import { formatUsd } from '../../../api/money.js';
 
 /** The line to show (undefined: no `--auto-topup`, no policy, or nothing read yet). `remember`: shows a charge's record in the list. */
 export function useAutoTopUp(remember?: (entry: JournalEntry) => void): AutoTopUpView | undefined {
@@ -31,10 +31,10 @@ export function useAutoTopUp(remember?: (entry: JournalEntry) => void): AutoTopU
             rememberRef.current?.(entry);
             services.notify?.({ kind: 'auto_top_up', ...notice });
             if (notice.outcome === 'credited') {
-              flash(`auto top-up charged ${formatDollars(notice.amount)} to the card on file`, 'ok');
+              flash(`auto top-up charged ${formatUsd(notice.amount)} to the card on file`, 'ok');
               refreshBalance();
             } else {
-              flash(notice.outcome === 'failed' ? `auto top-up: the charge of ${formatDollars(notice.amount)} failed${notice.paused ? '; paused' : ''}` : `auto top-up: a charge of ${formatDollars(notice.amount)} is not confirmed`, 'warning');
+              flash(notice.outcome === 'failed' ? `auto top-up: the charge of ${formatUsd(notice.amount)} failed${notice.paused ? '; paused' : ''}` : `auto top-up: a charge of ${formatUsd(notice.amount)} is not confirmed`, 'warning');
             }
           })
         : undefined,

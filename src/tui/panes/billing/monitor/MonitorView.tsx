@@ -22,7 +22,7 @@ import { isUnauthorized } from '../../../errors.js';
 import { connectionState } from '../../../components/Header.js';
 import { hostLabel } from '../../../components/HeaderView.js';
 import { useKeymap } from '../../../contexts/KeymapContext.js';
-import { displayWidth, formatUsd, truncateTo, wrapWords } from '../../../format.js';
+import { displayWidth, truncateTo, wrapWords } from '../../../format.js';
 import { visible } from '../../../../terminal/sanitize.js';
 import { useWatcherSlice } from '../../../hooks/useAccountWatcher.js';
 import type { AccountWatcher } from '../../../../watcher/accountWatcher.js';
@@ -33,6 +33,7 @@ import { burnRatesLine, formatRunOut, spentSoFar } from '../billingFormat.js';
 import { useBalanceAlerts } from '../useBalanceAlerts.js';
 import { useMonitorUsage } from './useMonitorUsage.js';
 import { TopSpenders } from '../topSpenders.js';
+import { formatUsd } from '../../../../api/money.js';
 
 /** Props of {@link MonitorView}. */
 export interface MonitorViewProps {

@@ -17,7 +17,7 @@ import type { PollState } from '../../../../watcher/types.js';
 import { NO_USAGE } from '../../../../watcher/usageSlice.js';
 import { useWatcherEvents, useWatcherSlice } from '../../../hooks/useAccountWatcher.js';
 import { alertEvent } from '../../../hooks/usageAlerts.js';
-import { spendCell } from '../../keyRows.js';
+import { spendCell } from '../../keys/keyRows.js';
 import type { SpenderSource } from '../topSpenders.js';
 
 /** What the monitor draws of usage. */

@@ -5,13 +5,13 @@
  * figures are, how many reads are left and when the next is allowed.
  */
 import { useCallback, useMemo } from 'react';
-import type { UsagePeriod } from '../../api/usageSchemas.js';
-import { intervalRate } from '../../billing/runaway.js';
-import { SPARK_BARS } from '../../billing/sparkline.js';
-import { accountSpend, type SpendRow } from '../../billing/spend.js';
-import { usageStatusLine } from '../../billing/usageWords.js';
-import type { KeySpendDetails } from '../components/KeyDetails.js';
-import { useUsage } from '../contexts/UsageContext.js';
+import type { UsagePeriod } from '../../../api/usageSchemas.js';
+import { intervalRate } from '../../../billing/runaway.js';
+import { SPARK_BARS } from '../../../billing/sparkline.js';
+import { accountSpend, type SpendRow } from '../../../billing/spend.js';
+import { usageStatusLine } from '../../../billing/usageWords.js';
+import type { KeySpendDetails } from '../../components/KeyDetails.js';
+import { useUsage } from '../../contexts/UsageContext.js';
 
 /** Width of the bars of a key's spend in its details, cells. */
 const SPARK_CELLS = 14;

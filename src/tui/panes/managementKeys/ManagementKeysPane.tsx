@@ -7,27 +7,27 @@
  */
 import { useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
-import { keyNameProblem, type ManagementKey } from '../../api/schemas.js';
-import { managementKeyName } from '../../credentials/keyName.js';
-import { originTarget } from '../../credentials/origin.js';
-import { ListTable, listEmptyText } from '../components/ListTable.js';
-import { PromptDialog } from '../components/PromptDialog.js';
-import { RevealDialog } from '../components/RevealDialog.js';
-import { TypeToConfirmDialog } from '../components/TypeToConfirmDialog.js';
-import { useAccountData } from '../contexts/AccountDataContext.js';
-import { useKeymap } from '../contexts/KeymapContext.js';
-import { useClock, useServices } from '../contexts/ServicesContext.js';
-import { useSession, useSessionActions, type ActiveCredential } from '../contexts/SessionContext.js';
-import { useFlash } from '../contexts/StatusContext.js';
-import { describeFailure } from '../errors.js';
-import { dateTime, displayWidth, relativeAgo, shortDate, truncateTo } from '../format.js';
-import { useActionRunner } from '../hooks/useActionRunner.js';
-import { guarded, useChangeGuard } from '../hooks/useChangeGuard.js';
-import { useListPane } from '../hooks/useListPane.js';
-import { useReloadWhenShown } from '../hooks/useReloadWhenShown.js';
-import { symbols, theme } from '../theme.js';
+import { keyNameProblem, type ManagementKey } from '../../../api/schemas.js';
+import { managementKeyName } from '../../../credentials/keyName.js';
+import { originTarget } from '../../../credentials/origin.js';
+import { ListTable, listEmptyText } from '../../components/ListTable.js';
+import { PromptDialog } from '../../components/PromptDialog.js';
+import { RevealDialog } from '../../components/RevealDialog.js';
+import { TypeToConfirmDialog } from '../../components/TypeToConfirmDialog.js';
+import { useAccountData } from '../../contexts/AccountDataContext.js';
+import { useKeymap } from '../../contexts/KeymapContext.js';
+import { useClock, useServices } from '../../contexts/ServicesContext.js';
+import { useSession, useSessionActions, type ActiveCredential } from '../../contexts/SessionContext.js';
+import { useFlash } from '../../contexts/StatusContext.js';
+import { describeFailure } from '../../errors.js';
+import { dateTime, displayWidth, relativeAgo, shortDate, truncateTo } from '../../format.js';
+import { useActionRunner } from '../../hooks/useActionRunner.js';
+import { guarded, useChangeGuard } from '../../hooks/useChangeGuard.js';
+import { useListPane } from '../../hooks/useListPane.js';
+import { useReloadWhenShown } from '../../hooks/useReloadWhenShown.js';
+import { symbols, theme } from '../../theme.js';
 import { managementColumns, managementRow, sortManagementKeys } from './mgmtRows.js';
-import type { PaneProps } from './registry.js';
+import type { PaneProps } from '../registry.js';
 
 /** Dialogs of the pane. `reveal` holds the only copy of a new key's value. */
 export type ManagementDialog =

@@ -7,13 +7,13 @@
  * blocks the service does not say gets no reserved-hours status.
  */
 import { useMemo } from 'react';
-import { reservedHoursAt, reservedHoursText, type ReservedHours } from '../../api/poolBlocks.js';
-import type { ConsumptionKey } from '../../api/schemas.js';
-import { blocksOfKey, keylessSubscriptions, mintRefusal, type KeylessSubscription } from '../../billing/pledges.js';
-import { visible } from '../../terminal/sanitize.js';
-import { summarizeBillingStatus } from '../../api/reader.js';
-import { useAccountData } from '../contexts/AccountDataContext.js';
-import { useSession } from '../contexts/SessionContext.js';
+import { reservedHoursAt, reservedHoursText, type ReservedHours } from '../../../api/poolBlocks.js';
+import type { ConsumptionKey } from '../../../api/schemas.js';
+import { blocksOfKey, keylessSubscriptions, mintRefusal, type KeylessSubscription } from '../../../billing/pledges.js';
+import { visible } from '../../../terminal/sanitize.js';
+import { summarizeBillingStatus } from '../../../api/reader.js';
+import { useAccountData } from '../../contexts/AccountDataContext.js';
+import { useSession } from '../../contexts/SessionContext.js';
 
 /** What {@link usePledges} gives the pane. */
 export interface Pledges {

@@ -1,11 +1,11 @@
 /**
  * Pure helpers of the Management keys pane (§2.2): sort, columns, display row.
  */
-import type { ManagementKey } from '../../api/schemas.js';
-import type { DataColumn, DataRow } from '../components/DataTable.js';
-import { tableWidth } from '../components/DataTable.js';
-import { newestFirst, relativeAgo, shortDate } from '../format.js';
-import { symbols } from '../theme.js';
+import type { ManagementKey } from '../../../api/schemas.js';
+import type { DataColumn, DataRow } from '../../components/DataTable.js';
+import { tableWidth } from '../../components/DataTable.js';
+import { newestFirst, relativeAgo, shortDate } from '../../format.js';
+import { symbols } from '../../theme.js';
 
 
 /** Newest first ({@link newestFirst}). */

@@ -2,18 +2,18 @@
  * Pure helpers of the Keys pane: the sort orders of consumption keys (§2.1), their table
  * columns fitted to the terminal width, and the display row of one key.
  */
-import type { ReservedHours } from '../../api/poolBlocks.js';
-import { compareNames } from '../../terminal/collate.js';
-import type { ConsumptionKey } from '../../api/schemas.js';
-import { centsText } from '../../api/money.js';
-import type { UsagePeriod } from '../../api/usageSchemas.js';
-import type { SpendRow } from '../../billing/spend.js';
-import { periodWords } from '../../billing/usageWords.js';
-import type { DataColumn, DataRow } from '../components/DataTable.js';
-import { tableWidth } from '../components/DataTable.js';
-import { expiresIn, newestFirst, parseTime, shortDate } from '../format.js';
-import { EXPIRY_WARNING_MS, keyStatus, paidTimeLeftMs, timeLeftWords, type KeyStatus } from '../../api/keyStatus.js';
-import { symbols } from '../theme.js';
+import type { ReservedHours } from '../../../api/poolBlocks.js';
+import { compareNames } from '../../../terminal/collate.js';
+import type { ConsumptionKey } from '../../../api/schemas.js';
+import { centsText } from '../../../api/money.js';
+import type { UsagePeriod } from '../../../api/usageSchemas.js';
+import type { SpendRow } from '../../../billing/spend.js';
+import { periodWords } from '../../../billing/usageWords.js';
+import type { DataColumn, DataRow } from '../../components/DataTable.js';
+import { tableWidth } from '../../components/DataTable.js';
+import { expiresIn, newestFirst, parseTime, shortDate } from '../../format.js';
+import { EXPIRY_WARNING_MS, keyStatus, paidTimeLeftMs, timeLeftWords, type KeyStatus } from '../../../api/keyStatus.js';
+import { symbols } from '../../theme.js';
 
 /** Sort orders cycled by `s`, in order. */
 export const KEY_SORTS = ['created', 'name', 'status', 'expiry', 'spend'] as const;

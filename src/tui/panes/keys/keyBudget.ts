@@ -8,16 +8,16 @@
  * guardrails and acts on none (`apply --once`, `exporter --enforce` do).
  */
 import { useEffect, useMemo, useState } from 'react';
-import type { ConsumptionKey } from '../../api/schemas.js';
-import { centsText } from '../../api/money.js';
-import { budgetBar, budgetWords, deadlineWords, percentWords, periodWords, spanWords, utcTime } from '../../billing/guardrailWords.js';
-import { budgetOf, budgetView, deadlines, namedRule, type BudgetView, type DeadlineView } from '../../billing/guardrails.js';
-import { guardrailEntries, guardrailMark, type GuardrailEntry, type GuardrailMark } from '../../operations/index.js';
-import { useAccountData } from '../contexts/AccountDataContext.js';
-import { useServices } from '../contexts/ServicesContext.js';
-import { useSession } from '../contexts/SessionContext.js';
-import { useUsage } from '../contexts/UsageContext.js';
-import { displayWidth } from '../format.js';
+import type { ConsumptionKey } from '../../../api/schemas.js';
+import { formatUsd } from '../../../api/money.js';
+import { budgetBar, budgetWords, deadlineWords, percentWords, periodWords, spanWords, utcTime } from '../../../billing/guardrailWords.js';
+import { budgetOf, budgetView, deadlines, namedRule, type BudgetView, type DeadlineView } from '../../../billing/guardrails.js';
+import { guardrailEntries, guardrailMark, type GuardrailEntry, type GuardrailMark } from '../../../operations/index.js';
+import { useAccountData } from '../../contexts/AccountDataContext.js';
+import { useServices } from '../../contexts/ServicesContext.js';
+import { useSession } from '../../contexts/SessionContext.js';
+import { useUsage } from '../../contexts/UsageContext.js';
+import { displayWidth } from '../../format.js';
 
 /** The Keys pane's view of the guardrails. */
 export interface KeyBudgets {
@@ -38,18 +38,18 @@ export function budgetCell(view: BudgetView | undefined, mark: GuardrailMark | u
 
 /** The short form of a budget: `$3.20 of $5.00 today (64 %) · disables at the limit until 00:00 UTC · +$0.80 by the next read`. */
 function shortBudget(view: BudgetView, now: number): string {
-  const spent = view.spentUsd === undefined ? `limit $${centsText(view.rule.limitUsd)} ${periodWords(view.rule.period)}, no figures yet` : `$${centsText(view.spentUsd)} of $${centsText(view.rule.limitUsd)} ${periodWords(view.rule.period)} (${percentWords(view.ratio)})`;
+  const spent = view.spentUsd === undefined ? `limit ${formatUsd(view.rule.limitUsd)} ${periodWords(view.rule.period)}, no figures yet` : `${formatUsd(view.spentUsd)} of ${formatUsd(view.rule.limitUsd)} ${periodWords(view.rule.period)} (${percentWords(view.ratio)})`;
   const at = view.rule.action === 'disable' ? `disables at the limit${view.rule.reenable === false ? '' : ` until ${utcTime(view.end).slice(11)}`}` : view.rule.action === 'rotate' ? 'rotates at the limit' : 'warns at the limit';
-  const over = view.overshootUsd !== undefined && view.nextReadAt !== undefined ? ` · +$${centsText(view.overshootUsd)} by the next read${view.nextReadAt > now ? ` (${spanWords(view.nextReadAt - now)})` : ''}` : '';
+  const over = view.overshootUsd !== undefined && view.nextReadAt !== undefined ? ` · +${formatUsd(view.overshootUsd)} by the next read${view.nextReadAt > now ? ` (${spanWords(view.nextReadAt - now)})` : ''}` : '';
   return `${spent} · ${at}${over}`;
 }
 
 /** The tightest form: `$4.50/$5.00 today · off at limit till 00:00 · +$0.27 by next read`. */
 function tightBudget(view: BudgetView): string {
-  const spent = `${view.spentUsd === undefined ? '—' : `$${centsText(view.spentUsd)}`}/$${centsText(view.rule.limitUsd)} ${periodWords(view.rule.period)}`;
+  const spent = `${view.spentUsd === undefined ? '—' : formatUsd(view.spentUsd)}/${formatUsd(view.rule.limitUsd)} ${periodWords(view.rule.period)}`;
   const back = view.rule.period === 'day' ? utcTime(view.end).slice(11, 16) : utcTime(view.end).slice(5, 10);
   const at = view.rule.action === 'disable' ? `off at limit${view.rule.reenable === false ? '' : ` till ${back}`}` : `${view.rule.action === 'warn' ? 'warns' : 'rotates'} at limit`;
-  return `${spent} · ${at}${view.overshootUsd !== undefined ? ` · +$${centsText(view.overshootUsd)} by next read` : ''}`;
+  return `${spent} · ${at}${view.overshootUsd !== undefined ? ` · +${formatUsd(view.overshootUsd)} by next read` : ''}`;
 }
 
 /**
