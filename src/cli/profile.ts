@@ -17,7 +17,7 @@ export function registerProfile(program: Command): void {
     .option('--json', 'print { current, configPath, profiles: [{ name, current, baseUrl, origin, pollIntervalSeconds, alertBelowUsd, readOnly, protected }] }')
     .action(async (opts: { json?: boolean }) => {
       const { profileList } = await import('../commands/profile.js');
-      await runLocal(() => profileList(opts));
+      await runLocal(() => profileList(opts), { json: opts.json === true });
     });
   inherits(profile.command('show'), ['--profile'])
     .description('show a profile (default the current one): settings and where its key is stored (never the key)')
@@ -26,7 +26,7 @@ export function registerProfile(program: Command): void {
     .action(async (name: string | undefined, opts: { json?: boolean }, cmd: Command) => {
       const { globalOptionsOf } = await import('../commands/output.js');
       const { profileShow } = await import('../commands/profile.js');
-      await runLocal(() => profileShow(name ?? globalOptionsOf(cmd).profile, opts));
+      await runLocal(() => profileShow(name ?? globalOptionsOf(cmd).profile, opts), { json: opts.json === true });
     });
   profile
     .command('use')

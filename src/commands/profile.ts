@@ -113,7 +113,7 @@ export async function profileShow(name: string | undefined, flags: { json?: bool
   const choice = name === undefined ? chooseProfile(config, file, {}, env) : undefined;
   const chosen = checkProfileName(name ?? choice!.name);
   const summary = summaries(config).find((p) => p.name === chosen);
-  if (!summary && name !== undefined) fail(ExitCode.refused, unknownProfile(chosen, config));
+  if (!summary && name !== undefined) fail(ExitCode.refused, unknownProfile(chosen, config), 'no_such_profile');
   const store = deps.store ?? createCredentialStore({ env });
   const stored = await store.get(chosen, { ignoreEnv: true });
   const key = stored
@@ -153,7 +153,7 @@ export async function profileUse(name: string, deps: ProfileDeps = {}): Promise<
   checkProfileName(name);
   const file = configFilePath(env);
   await updateConfig(file, (config) => {
-    if (!config.profiles[name]) fail(ExitCode.refused, unknownProfile(name, config));
+    if (!config.profiles[name]) fail(ExitCode.refused, unknownProfile(name, config), 'no_such_profile');
     config.currentProfile = name;
   });
   printLine(`now using profile "${name}"`);
@@ -220,7 +220,7 @@ export async function profileSet(name: string, flags: ProfileMarksFlags, deps: P
   let marks = { readOnly: false, protected: false };
   await updateConfig(configFilePath(env), (config) => {
     const entry = config.profiles[name];
-    if (!entry) fail(ExitCode.refused, unknownProfile(name, config));
+    if (!entry) fail(ExitCode.refused, unknownProfile(name, config), 'no_such_profile');
     for (const mark of ['readOnly', 'protected'] as const) {
       if (flags[mark] === true) entry[mark] = true;
       else if (flags[mark] === false) delete entry[mark];
@@ -241,7 +241,7 @@ export async function profileRemove(name: string, deps: ProfileDeps = {}): Promi
   checkProfileName(name);
   let wasCurrent = false;
   await updateConfig(configFilePath(env), (config) => {
-    if (!config.profiles[name]) fail(ExitCode.refused, unknownProfile(name, config));
+    if (!config.profiles[name]) fail(ExitCode.refused, unknownProfile(name, config), 'no_such_profile');
     delete config.profiles[name];
     if (config.currentProfile === name) {
       wasCurrent = true;
