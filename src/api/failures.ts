@@ -37,7 +37,7 @@ export function parseBody(text: string): ParsedBody {
   if (text.trim() === '') return { kind: 'empty' };
   try {
     return { kind: 'json', value: JSON.parse(text) as unknown };
-  } catch {
+  } catch { // not JSON: kept as text, read as such
     return { kind: 'text', text };
   }
 }

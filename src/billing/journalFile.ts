@@ -71,7 +71,7 @@ export function rowEntry(row: Row): JournalEntry | { readonly problem: string } 
 export function sizeOf(file: string): number | undefined {
   try {
     return lstatSync(file).size;
-  } catch {
+  } catch { // no file (or no access): no size to say
     return undefined;
   }
 }
@@ -92,7 +92,7 @@ export function checkTrustedRecordFile(file: string): void {
   let st;
   try {
     st = lstatSync(file);
-  } catch {
+  } catch { // does not exist yet: created 0600 when first written
     return;
   }
   if (st.isSymbolicLink() || !st.isFile()) {

@@ -257,7 +257,7 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
     reasonCode: undefined,
     verifyBaselineTotalTopUp: undefined,
     verifyBaselineListed: undefined,
-  }).catch(() => ({ ...entry!, state: 'credited' as const, credited: verified.credited, balance: verified.balance }));
+  }).catch(() => ({ ...entry!, state: 'credited' as const, credited: verified.credited, balance: verified.balance })); // the service's answer is the evidence; a record left verifying is settled by the next verify
   return { kind: 'credited', entry: done, credited: verified.credited, balance: verified.balance, byEarlierVerify: false };
 }
 

@@ -245,7 +245,7 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
 async function storedQuietly(store: CredentialStore, profile: string, target: OriginTarget): Promise<StoredCredential | undefined> {
   try {
     return await store.get(profile, { ...target, ignoreEnv: true });
-  } catch {
+  } catch { // a store that cannot be read holds nothing this check can use
     return undefined;
   }
 }

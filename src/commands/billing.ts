@@ -47,7 +47,7 @@ export async function billingStatus(globals: GlobalOptions, flags: JsonFlag = {}
   if (flags.json) printData(status);
   else if (summary) {
     printLine(summaryText(statusSummaryLines(summary, { mintHint: (id) => `mint it: keydeck keys create --subscription ${id} NAME` })));
-    const keyless = keylessSubscriptions(summary, await client.keys.list().catch(() => []));
+    const keyless = keylessSubscriptions(summary, await client.keys.list().catch(() => [])); // keys unreadable: the summary above stands, keyless ones unnamed
     if (keyless.length > 0) {
       printLine('');
       printLine(`${keyless.length === 1 ? 'One subscription has' : `${keyless.length} subscriptions have`} no key yet: ${keyless.map((k) => `${visible(k.what ?? k.kind)} (${visible(k.id)})`).join(', ')}. Mint each with: keydeck keys create --subscription ID NAME`);

@@ -123,7 +123,7 @@ async function watchUntilFound({ globals, session, journal, entry, plan, flags }
     } else {
       lastProblem = '';
       const fresh = [];
-      for (const t of polled.transfers) if (!(await journal.creditedWithHash(t.txHash, scope).catch(() => undefined))) fresh.push(t);
+      for (const t of polled.transfers) if (!(await journal.creditedWithHash(t.txHash, scope).catch(() => undefined))) fresh.push(t); // record unreadable: offered, and the verify reads the record again and stops there
       if (fresh.length > 0) {
         for (const [i, t] of fresh.entries()) process.stderr.write(`${fresh.length > 1 ? `${i + 1}. ` : 'Found: '}${foundTransferLine(t)}\n`);
         let chosen = fresh[0]!;

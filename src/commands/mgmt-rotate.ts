@@ -68,7 +68,7 @@ async function open(globals: GlobalOptions, flags: MgmtRotateFlags, deps: Comman
     if (token === undefined) fail(ExitCode.usage, `--token-file: ${file} does not exist`);
     const session = await openSession(globals, { ...deps.session, pendingRotations: false, tokenFile: { token, path: file } });
     const { profile, store } = session;
-    const stored = await store.get(profile.name, { ...originTarget(profile.baseUrl, profile.savedBaseUrl), ignoreEnv: true }).catch(() => undefined);
+    const stored = await store.get(profile.name, { ...originTarget(profile.baseUrl, profile.savedBaseUrl), ignoreEnv: true }).catch(() => undefined); // no stored key readable: nothing to compare the token file with
     if (stored && tokenKind(token) === 'management' && keyPrefixOf(stored.token) === keyPrefixOf(token)) {
       fail(
         ExitCode.refused,

@@ -121,7 +121,7 @@ export async function checkTrustedDir(dir: string, kind: 'config dir' | 'data di
   let stats;
   try {
     stats = await stat(dir);
-  } catch {
+  } catch { // does not exist yet: nothing to distrust
     return undefined;
   }
   return trustProblemOf(dir, kind, stats) ?? (posix() ? ancestorProblem(dir) : undefined);
@@ -132,7 +132,7 @@ export function checkTrustedDirSync(dir: string, kind: 'config dir' | 'data dir'
   let stats;
   try {
     stats = statSync(dir);
-  } catch {
+  } catch { // does not exist yet: nothing to distrust
     return undefined;
   }
   return trustProblemOf(dir, kind, stats) ?? (posix() ? ancestorProblem(dir) : undefined);

@@ -97,7 +97,7 @@ async function boundedFetch(input: string | URL | Request, init?: RequestInit): 
   const response = await fetch(input, { ...init, redirect: 'error' });
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > MAX_RPC_ANSWER_BYTES) {
-    await response.body?.cancel().catch(() => {});
+    await response.body?.cancel().catch(() => {}); // the answer is refused anyway; a body that will not cancel changes nothing
     throw new AnswerTooLargeError();
   }
   const chunks: Uint8Array[] = [];
@@ -109,7 +109,7 @@ async function boundedFetch(input: string | URL | Request, init?: RequestInit): 
       if (done) break;
       size += value.byteLength;
       if (size > MAX_RPC_ANSWER_BYTES) {
-        await reader.cancel().catch(() => {});
+        await reader.cancel().catch(() => {}); // the answer is refused anyway; a body that will not cancel changes nothing
         throw new AnswerTooLargeError();
       }
       chunks.push(value);
