@@ -48,7 +48,7 @@ export function registerAuth(program: Command): void {
     if (!opts.exporter) {
       await withHints(cmd, () => runCommand(async () => {
         const stray = ['listen', 'allProfiles', 'tokenFile', 'tokenDir'].filter((k) => opts[k as keyof typeof opts] !== undefined);
-        if (stray.length > 0) fail(ExitCode.usage, 'the exporter’s flags (--listen, --all-profiles, --token-file, --token-dir) check an exporter’s setup: add --exporter');
+        if (stray.length > 0) fail(ExitCode.usage, 'the exporter’s flags (--listen, --all-profiles, --token-file, --token-dir) check an exporter’s setup: add --exporter', 'usage');
         const { withSandbox } = await import('../commands/sandboxTarget.js');
         return withSandbox(globalOptionsOf(cmd), (g) => doctor(g, opts));
       }, { json: opts.json === true }));

@@ -76,7 +76,7 @@ export function registerBilling(program: Command): void {
         : undefined;
       if (misuse !== undefined) {
         const { fail, ExitCode } = await import('../commands/output.js');
-        await runLocal(() => fail(ExitCode.usage, misuse), { json: opts.json === true });
+        await runLocal(() => fail(ExitCode.usage, misuse, 'usage'), { json: opts.json === true });
       }
       await runScripted(cmd, (g) => (opts.acceptLoss ? billingAcceptLoss(g, opts) : opts.chart ? billingHistoryChart(g, opts) : billingHistory(g, opts)));
     });

@@ -51,7 +51,7 @@ export function registerProfile(program: Command): void {
       const baseUrl = globalOptionsOf(cmd).baseUrl;
       const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string }>(), ...opts };
       const settings = { ...(flags.interval !== undefined && { interval: flags.interval }), ...(flags.alertBelow !== undefined && { alertBelow: flags.alertBelow }), ...(opts.use && { use: true }) };
-      await runLocal(() => (baseUrl === undefined ? fail(ExitCode.usage, 'profile add needs --base-url URL') : profileAdd(name, { ...settings, baseUrl })));
+      await runLocal(() => (baseUrl === undefined ? fail(ExitCode.usage, 'profile add needs --base-url URL', 'usage') : profileAdd(name, { ...settings, baseUrl })));
     });
   profile
     .command('set')

@@ -247,10 +247,10 @@ export interface OpenSessionOptions {
 export async function openSession(globals: GlobalOptions, options: OpenSessionOptions = {}): Promise<Session> {
   const env = options.env ?? process.env;
   const profile = await resolveProfile(globals, env);
-  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile));
+  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile), 'no_base_url');
   // Before any key is read: no key goes over plain http to another machine without the opt-in.
   const insecure = insecureHttpProblem(profile.baseUrl, globals.allowInsecureHttp === true);
-  if (insecure !== undefined) fail(ExitCode.usage, insecure);
+  if (insecure !== undefined) fail(ExitCode.usage, insecure, 'insecure_http');
   const store = options.store ?? createCredentialStore({ env });
   // Only the key stored for this service's origin (src/credentials/origin.ts), or the token file's;
   // with --sandbox, the demo account's token when none is stored.
@@ -259,7 +259,7 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
     ? { token: fromFile.token, source: 'file', path: fromFile.path }
     : ((await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl))) ??
       (globals.sandboxToken !== undefined ? { token: globals.sandboxToken, source: 'sandbox' } : undefined));
-  if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store, profile));
+  if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store, profile), 'no_credential');
   // The plaintext file is said at login, in `auth status` and in `doctor`, not on every command (issue 46: cron mail).
   if (options.pendingRotations === true) {
     // Management-key rotations first: their record takes over those the older record still holds.

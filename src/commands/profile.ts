@@ -179,16 +179,16 @@ export async function profileAdd(name: string, flags: ProfileAddFlags, deps: Pro
   let alertBelowUsd: number | undefined;
   if (flags.interval !== undefined) {
     const parsed = parseIntervalSeconds(flags.interval);
-    if (!parsed.ok) fail(ExitCode.usage, parsed.reason);
+    if (!parsed.ok) fail(ExitCode.usage, parsed.reason, 'usage');
     pollIntervalSeconds = parsed.value;
   }
   if (flags.alertBelow !== undefined) {
     const parsed = parseAlertBelow(flags.alertBelow);
-    if (!parsed.ok) fail(ExitCode.usage, parsed.reason);
+    if (!parsed.ok) fail(ExitCode.usage, parsed.reason, 'usage');
     alertBelowUsd = parsed.value;
   }
   await updateConfig(configFilePath(env), (config) => {
-    if (config.profiles[name]) fail(ExitCode.refused, `profile "${name}" already exists (${config.profiles[name]!.baseUrl ?? 'no base URL'}): remove it first, or pick another name`);
+    if (config.profiles[name]) fail(ExitCode.refused, `profile "${name}" already exists (${config.profiles[name]!.baseUrl ?? 'no base URL'}): remove it first, or pick another name`, 'profile_exists');
     config.profiles[name] = {
       baseUrl,
       ...(pollIntervalSeconds !== undefined && { pollIntervalSeconds }),
@@ -215,7 +215,7 @@ export async function profileSet(name: string, flags: ProfileMarksFlags, deps: P
   const env = deps.env ?? process.env;
   checkProfileName(name);
   if (flags.readOnly === undefined && flags.protected === undefined) {
-    fail(ExitCode.usage, 'profile set needs a mark: --read-only or --no-read-only, --protected or --no-protected');
+    fail(ExitCode.usage, 'profile set needs a mark: --read-only or --no-read-only, --protected or --no-protected', 'usage');
   }
   let marks = { readOnly: false, protected: false };
   await updateConfig(configFilePath(env), (config) => {

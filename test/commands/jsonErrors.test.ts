@@ -40,7 +40,7 @@ const CASES: Readonly<Record<string, Case>> = {
   'mgmt-keys create': { args: ['mgmt-keys', 'create', '--name', 'ci', '--json'], code: 'network_error', exit: 4 },
   'mgmt-keys rotate': { args: ['mgmt-keys', 'rotate', '--yes', '--json'], code: 'usage', exit: 2 },
   'mgmt-keys delete': { args: ['mgmt-keys', 'delete', 'ci', '--yes', '--json'], code: 'network_error', exit: 4 },
-  'key-info': { args: ['key-info', '--json'], code: 'usage', exit: 2 },
+  'key-info': { args: ['key-info', '--json'], code: 'no_consumption_key', exit: 2 },
   'billing credits': { args: ['billing', 'credits', '--json'], code: 'network_error', exit: 4 },
   'billing status': { args: ['billing', 'status', '--json'], code: 'network_error', exit: 4 },
   'billing cancel': { args: ['billing', 'cancel', 'sub_1', '--yes', '--json'], code: 'network_error', exit: 4 },

@@ -6,128 +6,21 @@
  * (positions kept), so a `catch` in a string or a comment does not count and a brace in one does
  * not end a block.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** Every .ts/.tsx file under src/, relative to the root. */
-function sourceFiles(dir = path.join(ROOT, 'src')): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) return sourceFiles(full);
-    return /\.tsx?$/.test(name) && !name.endsWith('.d.ts') ? [path.relative(ROOT, full)] : [];
-  });
-}
-
-/**
- * `text` with every comment, string, template text and regular expression literal replaced by
- * spaces (line breaks kept), so that what is left is code, at the same positions. A template's
- * `${…}` stays code. A `/` starts a regular expression where an expression may start.
- */
-export function codeOnly(text: string): string {
-  const out = text.split('');
-  const blank = (from: number, to: number): void => {
-    for (let k = from; k < to; k++) if (out[k] !== '\n') out[k] = ' ';
-  };
-  /** Open braces of each `${` in the templates we are in (a stack): a `}` at depth 0 closes it. */
-  const templates: number[] = [];
-  let i = 0;
-  let lastCode = '';
-  const regexMayStart = (): boolean => lastCode === '' || /[(,=:[!&|?{};+\-*%<>~^]$/.test(lastCode) || /\b(return|typeof|case|do|else|in|of|void|yield|await)$/.test(lastCode);
-  const readTemplateText = (from: number): number => {
-    // From inside a template's text to its end (`) or to a `${`; returns the index after it.
-    let j = from;
-    while (j < text.length) {
-      if (text[j] === '\\') j += 2;
-      else if (text[j] === '`') {
-        blank(from, j);
-        return j + 1;
-      } else if (text[j] === '$' && text[j + 1] === '{') {
-        blank(from, j);
-        templates.push(0);
-        return j + 2;
-      } else j++;
-    }
-    blank(from, j);
-    return j;
-  };
-  while (i < text.length) {
-    const c = text[i]!;
-    const next = text[i + 1];
-    if (c === '/' && next === '/') {
-      const end = text.indexOf('\n', i);
-      const stop = end === -1 ? text.length : end;
-      blank(i, stop);
-      i = stop;
-    } else if (c === '/' && next === '*') {
-      const end = text.indexOf('*/', i + 2);
-      const stop = end === -1 ? text.length : end + 2;
-      blank(i, stop);
-      i = stop;
-    } else if (c === '"' || c === "'") {
-      let j = i + 1;
-      while (j < text.length && text[j] !== c && text[j] !== '\n') j += text[j] === '\\' ? 2 : 1;
-      blank(i + 1, j);
-      i = j + 1;
-      lastCode = 'x';
-    } else if (c === '`') {
-      i = readTemplateText(i + 1);
-      lastCode = 'x';
-    } else if (c === '/' && regexMayStart()) {
-      let j = i + 1;
-      let inClass = false;
-      while (j < text.length && text[j] !== '\n') {
-        if (text[j] === '\\') j += 2;
-        else if (text[j] === '[') (inClass = true), j++;
-        else if (text[j] === ']') (inClass = false), j++;
-        else if (text[j] === '/' && !inClass) break;
-        else j++;
-      }
-      blank(i + 1, j);
-      i = j + 1;
-      lastCode = 'x';
-    } else if (templates.length > 0 && c === '{') {
-      templates[templates.length - 1]!++;
-      i++;
-      lastCode = c;
-    } else if (templates.length > 0 && c === '}') {
-      if (templates[templates.length - 1] === 0) {
-        templates.pop();
-        i = readTemplateText(i + 1);
-        lastCode = 'x';
-      } else {
-        templates[templates.length - 1]!--;
-        i++;
-        lastCode = c;
-      }
-    } else {
-      if (!/\s/.test(c)) lastCode = /[\w$]/.test(c) ? (/[\w$]$/.test(lastCode) ? lastCode + c : c) : c;
-      i++;
-    }
-  }
-  return out.join('');
-}
-
-/** The index of the bracket closing the one at `open` (`{` or `(`) in code. */
-function closing(code: string, open: number): number {
-  const pair: Record<string, string> = { '{': '}', '(': ')' };
-  const want = pair[code[open]!]!;
-  let depth = 0;
-  for (let j = open; j < code.length; j++) {
-    if (code[j] === code[open]) depth++;
-    else if (code[j] === want && --depth === 0) return j;
-  }
-  return code.length;
-}
+import { closing, codeOnly, ROOT, sourceFiles } from './source.js';
 
 /** `file:line: the line` of each catch in `text` that drops its error without a comment saying why. */
-export function silentCatches(file: string, text: string): string[] {
+function silentCatches(file: string, text: string): string[] {
   const code = codeOnly(text);
   const lines = text.split('\n');
-  const lineOf = (index: number): number => text.slice(0, index).split('\n').length - 1;
+  const starts = [0, ...[...text.matchAll(/\n/g)].map((m) => m.index + 1)];
+  const lineOf = (index: number): number => {
+    let line = 0;
+    while (line + 1 < starts.length && starts[line + 1]! <= index) line++;
+    return line;
+  };
   const commented = (line: number): boolean => [line - 1, line, line + 1].some((n) => /\/\/|\/\*/.test(lines[n] ?? ''));
   const drops = (body: string, name: string | undefined): boolean => !/\bthrow\b/.test(body) && (name === undefined || !new RegExp(`(?<![\\w$.])${name.replace(/\$/g, '\\$')}(?![\\w$])`).test(body));
   const found: string[] = [];
