@@ -58,7 +58,7 @@ export function failUsage(cmd: Command, sentence: string, suggestion?: string | 
 
 /**
  * True when `cmd` has a `--json` option and the command line gave it: its usage error is then
- * {@link usageErrorJson} on stdout (docs/commands.md, "Exit codes").
+ * {@link usageErrorJson} on stdout (docs/commands.md, "Errors under `--json`").
  */
 function asksForJson(cmd: Command): boolean {
   let root = cmd;

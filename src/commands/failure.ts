@@ -1,7 +1,7 @@
 /**
  * How a command fails: the exit codes shared by every command, {@link CommandFailure} (a
  * {@link KeydeckError} with its exit code), the exit code and the one sentence of any error, and
- * its `--json` form (docs/commands.md, "Exit codes"). Re-exported by ./output.ts, where a command
+ * its `--json` form (docs/commands.md, "Errors under `--json`"). Re-exported by ./output.ts, where a command
  * finds them.
  */
 import { describeApiError } from '../api/describe.js';

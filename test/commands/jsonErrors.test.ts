@@ -1,5 +1,5 @@
 /**
- * `--json` failures (docs/commands.md, "Exit codes"): every command that accepts `--json` is run
+ * `--json` failures (docs/commands.md, "Errors under `--json`"): every command that accepts `--json` is run
  * into a failure (the cheapest one per command: an address where nothing listens, a consumption
  * key as the credential, a bad argument, a config file that is not JSON) and prints ONE JSON
  * document on stdout, `{ "error": { code, message, …facts } }`, its exit code unchanged, and no
