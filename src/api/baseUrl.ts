@@ -14,7 +14,7 @@ export function baseUrlProblem(value: string): string | undefined {
   let url: URL;
   try {
     url = new URL(value.trim());
-  } catch {
+  } catch { // not a URL: the problem is the answer
     return 'is not a valid URL';
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must start with http:// or https://';
@@ -37,7 +37,7 @@ export function normalizeBaseUrl(value: string): string {
 export function hostOf(baseUrl: string): string {
   try {
     return new URL(baseUrl).host;
-  } catch {
+  } catch { // not a URL: shown as it was given
     return baseUrl;
   }
 }
@@ -71,7 +71,7 @@ export function insecureHttpProblem(baseUrl: string, allowInsecureHttp = false):
   let url: URL;
   try {
     url = new URL(baseUrl);
-  } catch {
+  } catch { // not a URL: refused where it is parsed (baseUrlProblem), not here
     return undefined;
   }
   if (url.protocol !== 'http:' || allowInsecureHttp || isLoopbackHost(url.host)) return undefined;
@@ -101,7 +101,7 @@ export function checkoutUrlProblem(value: unknown): string | undefined {
   let url: URL;
   try {
     url = new URL(value);
-  } catch {
+  } catch { // not a URL: refused below in words
     return refuse('it is not a URL');
   }
   if (url.username !== '' || url.password !== '') return refuse('it contains a user name or password');

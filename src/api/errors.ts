@@ -1,6 +1,7 @@
 /**
  * The one typed error of the API client, and secret redaction shared by every layer.
  */
+import { KeydeckError, type ExitClass } from '../errors/index.js';
 
 /** The codes a service may send in an error body (DESIGN.md error codes). */
 export const SERVICE_ERROR_CODES = [
@@ -49,16 +50,28 @@ export interface KeydeckApiErrorOptions {
    * "Offline".
    */
   transportCode?: string;
+  /** True when it is known that the request never reached the service (refused before sending, a connection never made). */
+  nothingSent?: boolean;
+}
+
+/** The exit class of an API error's code (src/errors `ExitClass`). */
+function exitClassOf(code: ApiErrorCode, status: number | undefined): ExitClass {
+  if (code === 'read_only') return 'stopped';
+  if (code === 'network_error' || code === 'timeout' || code === 'server_error') return 'network';
+  if (code === 'invalid_request' && status === undefined) return 'usage';
+  return 'refused';
 }
 
 /**
  * A failure of a call to the service. `code` is stable (see {@link API_ERROR_CODES});
  * `message` is one human sentence with no secret in it (already redacted).
- * `JSON.stringify(error)` gives `{ name, code, message, status?, retryAfterMs?, field? }`.
+ * `JSON.stringify(error)` gives `{ name, code, message, status?, retryAfterMs?, field? }`. A
+ * {@link KeydeckError}: `possiblySent` is `outcomeUnknown`; `nothingSent` a refusal before sending
+ * (`read_only`, an `invalid_request` without status) or a connection never made.
  */
-export class KeydeckApiError extends Error {
+export class KeydeckApiError extends KeydeckError {
   override readonly name = 'KeydeckApiError';
-  readonly code: ApiErrorCode;
+  override readonly code: ApiErrorCode;
   readonly status?: number;
   readonly retryAfterMs?: number;
   readonly field?: string;
@@ -67,13 +80,28 @@ export class KeydeckApiError extends Error {
   readonly transportCode?: string;
 
   constructor(code: ApiErrorCode, message: string, options: KeydeckApiErrorOptions = {}) {
-    super(redactSecrets(message));
+    super(code, redactSecrets(message), {
+      exitClass: exitClassOf(code, options.status),
+      possiblySent: options.outcomeUnknown === true,
+      nothingSent: options.nothingSent === true || code === 'read_only' || (code === 'invalid_request' && options.status === undefined),
+    });
     this.code = code;
     if (options.status !== undefined) this.status = options.status;
     if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
     if (options.field !== undefined) this.field = options.field;
     if (options.outcomeUnknown) this.outcomeUnknown = true;
     if (options.transportCode !== undefined) this.transportCode = options.transportCode;
+  }
+
+  /** The facts of `--json`'s error object: status, retryAfterMs, field, transportCode, what was sent. */
+  override facts(): Record<string, unknown> {
+    return {
+      ...(this.status !== undefined && { status: this.status }),
+      ...(this.retryAfterMs !== undefined && { retryAfterMs: this.retryAfterMs }),
+      ...(this.field !== undefined && { field: this.field }),
+      ...(this.transportCode !== undefined && { transportCode: this.transportCode }),
+      ...super.facts(),
+    };
   }
 
   toJSON(): Record<string, unknown> {

@@ -37,7 +37,7 @@ export function parseBody(text: string): ParsedBody {
   if (text.trim() === '') return { kind: 'empty' };
   try {
     return { kind: 'json', value: JSON.parse(text) as unknown };
-  } catch {
+  } catch { // not JSON: kept as text, read as such
     return { kind: 'text', text };
   }
 }
@@ -176,13 +176,13 @@ export function errorFromReadOnly(ctx: FailureContext, reason: string): KeydeckA
 /** The error for a call that got no complete answer within the deadline. */
 export function errorFromTimeout(ctx: FailureContext, possiblySent: boolean): KeydeckApiError {
   const words = failureWords('timeout', { ...situationOf(ctx), possiblySent });
-  return makeError(ctx, 'timeout', `${failureSentence(words)}.`, words.outcomeUnknown === true ? { outcomeUnknown: true } : {});
+  return makeError(ctx, 'timeout', `${failureSentence(words)}.`, words.outcomeUnknown === true ? { outcomeUnknown: true } : possiblySent ? {} : { nothingSent: true });
 }
 
 /** The error for a connection that failed (`code` is Node's: ECONNREFUSED, ECONNRESET, …). */
 export function errorFromNetwork(ctx: FailureContext, code: string, possiblySent: boolean): KeydeckApiError {
   const words = failureWords('network_error', { ...situationOf(ctx), possiblySent, transportCode: code });
-  return makeError(ctx, 'network_error', `${failureSentence(words)}.`, { transportCode: code, ...(words.outcomeUnknown === true && { outcomeUnknown: true }) });
+  return makeError(ctx, 'network_error', `${failureSentence(words)}.`, { transportCode: code, ...(words.outcomeUnknown === true && { outcomeUnknown: true }), ...(!possiblySent && { nothingSent: true }) });
 }
 
 /**

@@ -96,7 +96,7 @@ function plainHttpAnswer(baseUrl: string, code: string | undefined): string | un
   let url: URL;
   try {
     url = new URL(baseUrl);
-  } catch {
+  } catch { // not a URL: no advice about its certificate
     return undefined;
   }
   if (url.protocol !== 'https:') return undefined;

@@ -8,6 +8,7 @@
 import { hostOf, isLoopbackHost } from '../api/baseUrl.js';
 import { BASE_PUBLIC_RPC, chainRpcProblem } from '../api/chain/rpcUrl.js';
 import { readSandboxChain, type SandboxChainInfo } from '../api/sandbox-sim.js';
+import { KeydeckError } from '../errors/index.js';
 
 /** Where the chain is read, or why it is not. */
 export type ChainSettings =
@@ -29,11 +30,11 @@ export interface ChainInputs {
   readonly askSandbox?: (baseUrl: string) => Promise<SandboxChainInfo | undefined>;
 }
 
-/** The chain RPC URL is not usable. */
-export class ChainSettingsError extends Error {
+/** The chain RPC URL is not usable: code `invalid_chain_rpc`, bad usage. */
+export class ChainSettingsError extends KeydeckError {
+  override readonly name = 'ChainSettingsError';
   constructor(message: string) {
-    super(message);
-    this.name = 'ChainSettingsError';
+    super('invalid_chain_rpc', message, { exitClass: 'usage', nothingSent: true });
   }
 }
 

@@ -14,6 +14,7 @@ import type { FoundTransfer } from '../api/chain/reader.js';
 import { groupThousands } from '../api/money.js';
 
 import { BASE_CHAIN_ID, USDC_BASE_CONTRACT, USDC_DECIMALS } from '../api/chain/rpcUrl.js';
+import { KeydeckError } from '../errors/index.js';
 
 /** USDC's contract on Base mainnet, the chain id and USDC's decimals: one definition, in src/api/chain/rpcUrl.ts. */
 export { BASE_CHAIN_ID, USDC_BASE_CONTRACT, USDC_DECIMALS };
@@ -22,11 +23,11 @@ export { BASE_CHAIN_ID, USDC_BASE_CONTRACT, USDC_DECIMALS };
 export type PaymentRequestErrorCode = 'invalid_address' | 'bad_checksum' | 'invalid_amount';
 
 /** An address or amount that cannot go into a payment request; `message` is one sentence. */
-export class PaymentRequestError extends Error {
+export class PaymentRequestError extends KeydeckError {
   override readonly name = 'PaymentRequestError';
-  readonly code: PaymentRequestErrorCode;
+  override readonly code: PaymentRequestErrorCode;
   constructor(code: PaymentRequestErrorCode, message: string) {
-    super(message);
+    super(code, message);
     this.code = code;
   }
 }

@@ -19,17 +19,18 @@ import path from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { dataDir } from '../config/paths.js';
 import { openStore } from '../config/sqlite.js';
+import { KeydeckError } from '../errors/index.js';
 
 /** Stable codes of {@link HistoryStoreError}. */
 export type HistoryStoreErrorCode = 'history_unsafe_path' | 'history_unavailable';
 
 /** The history database cannot be used; `message` is one sentence naming the file. */
-export class HistoryStoreError extends Error {
+export class HistoryStoreError extends KeydeckError {
   override readonly name = 'HistoryStoreError';
-  readonly code: HistoryStoreErrorCode;
+  override readonly code: HistoryStoreErrorCode;
   readonly path: string;
   constructor(code: HistoryStoreErrorCode, message: string, file: string) {
-    super(message);
+    super(code, message);
     this.code = code;
     this.path = file;
   }

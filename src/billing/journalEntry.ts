@@ -46,6 +46,7 @@ import { isLoopbackHost } from '../api/baseUrl.js';
 import { TopUpMethodSchema, type TopUpMethod } from '../api/schemas.js';
 import { dataDir } from '../config/paths.js';
 import { RECORD_DAMAGED } from '../config/recordDamage.js';
+import { KeydeckError } from '../errors/index.js';
 
 /** State of a top-up: see the module's transition table. */
 export const TopUpStateSchema = z.enum(['awaiting_payment', 'verifying', 'credited', 'refused', 'closed']);
@@ -206,13 +207,17 @@ export function inScope(entry: JournalEntry, scope: JournalScope): boolean {
   return entry.profile === undefined || scope.profile === undefined || entry.profile === scope.profile;
 }
 
-/** A record problem (unwritable data dir, database locked too long, …); `message` is one sentence naming the file. */
-export class JournalError extends Error {
+/**
+ * A record problem (unwritable data dir, database locked too long, …); `message` is one sentence
+ * naming the file. Codes: `journal_write_failed`, and its subclasses' `record_damaged`,
+ * `invalid_transition`.
+ */
+export class JournalError extends KeydeckError {
   override readonly name: string = 'JournalError';
-  readonly code: string = 'journal_write_failed';
+  override readonly code: string = 'journal_write_failed';
   readonly path: string;
   constructor(message: string, file: string) {
-    super(message);
+    super('journal_write_failed', message);
     this.path = file;
   }
 }

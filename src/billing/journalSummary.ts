@@ -89,7 +89,7 @@ export async function readSummary(file: string): Promise<SummaryRead> {
   let data: unknown;
   try {
     data = JSON.parse(read.text);
-  } catch {
+  } catch { // not JSON: said as unreadable, the record then fails closed
     return { kind: 'unreadable', problem: read.text.length === 0 ? 'it is empty' : 'it is not JSON' };
   }
   const parsed = JournalSummarySchema.safeParse(data);

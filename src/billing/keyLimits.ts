@@ -201,7 +201,7 @@ export async function plansFor(client: Pick<KeydeckClient, 'plans'>, keys: reado
   if (!keys.some(needsPlans)) return undefined;
   try {
     return await client.plans.list();
-  } catch {
+  } catch { // plans unreadable: the limits come from the pages, and say so
     return undefined;
   }
 }

@@ -307,7 +307,7 @@ export class UsageBudget {
     if (!row) return undefined;
     try {
       return { t: row.t, body: JSON.parse(row.body) as unknown };
-    } catch {
+    } catch { // a cached body that is not JSON is no cache: read again
       return undefined;
     }
   }

@@ -10,6 +10,7 @@ import { finishedReferences, usedHashVerdict } from './usedHash.js';
 
 import { cents, codeOf, messageOf, outcomeUnknown, type TopUpPorts } from './topUpPorts.js';
 import { formatUsd } from '../api/money.js';
+import { KeydeckError } from '../errors/index.js';
 
 /** How a verification ended. Every kind but `not_sent` and `already_credited` sent one request. */
 export type VerifyOutcome =
@@ -150,7 +151,7 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
     const onRecord = await verifyOnRecord(ports, request);
     if (onRecord.credited) return { kind: 'already_credited', entry: onRecord.credited };
     if (onRecord.ambiguous) {
-      return { kind: 'not_sent', error: new Error(`${onRecord.ambiguous.length} USDC top-ups of this amount await payment: say which one this transfer paid (its deposit address)`) };
+      return { kind: 'not_sent', error: new KeydeckError('several_topups', `${onRecord.ambiguous.length} USDC top-ups of this amount await payment: say which one this transfer paid (its deposit address)`) };
     }
     entry = onRecord.entry;
   } catch (error) {
@@ -220,13 +221,13 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
           ...(request.chainEvidence !== undefined && { chainEvidence: request.chainEvidence }),
         };
       });
-      if (!updated) return { kind: 'not_sent', error: new Error('the top-up is no longer on record') };
+      if (!updated) return { kind: 'not_sent', error: new KeydeckError('not_on_record', 'the top-up is no longer on record') };
       if (updated.state === 'credited') return { kind: 'already_credited', entry: updated };
       if (pendingHash !== undefined) {
         return {
           kind: 'not_sent',
           entry: updated,
-          error: new Error(`this top-up was sent for verification with ${pendingHash}, and that verification's outcome is not known yet: verify ${pendingHash} again first`),
+          error: new KeydeckError('verify_pending', `this top-up was sent for verification with ${pendingHash}, and that verification's outcome is not known yet: verify ${pendingHash} again first`),
         };
       }
       if (missingBaseline) return { kind: 'not_sent', entry: updated, error: baselineError };
@@ -257,7 +258,7 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
     reasonCode: undefined,
     verifyBaselineTotalTopUp: undefined,
     verifyBaselineListed: undefined,
-  }).catch(() => ({ ...entry!, state: 'credited' as const, credited: verified.credited, balance: verified.balance }));
+  }).catch(() => ({ ...entry!, state: 'credited' as const, credited: verified.credited, balance: verified.balance })); // the service's answer is the evidence; a record left verifying is settled by the next verify
   return { kind: 'credited', entry: done, credited: verified.credited, balance: verified.balance, byEarlierVerify: false };
 }
 

@@ -25,7 +25,7 @@ export function registerAuth(program: Command): void {
       const { runCommand, globalOptionsOf } = await import('../commands/output.js');
       const { withSandbox } = await import('../commands/sandboxTarget.js');
       const { authStatus } = await import('../commands/authStatus.js');
-      await withHints(cmd, () => runCommand(() => withSandbox(globalOptionsOf(cmd), (g) => authStatus(g, opts))));
+      await withHints(cmd, () => runCommand(() => withSandbox(globalOptionsOf(cmd), (g) => authStatus(g, opts)), { json: opts.json === true }));
     });
   auth
     .command('logout')
@@ -48,16 +48,16 @@ export function registerAuth(program: Command): void {
     if (!opts.exporter) {
       await withHints(cmd, () => runCommand(async () => {
         const stray = ['listen', 'allProfiles', 'tokenFile', 'tokenDir'].filter((k) => opts[k as keyof typeof opts] !== undefined);
-        if (stray.length > 0) fail(ExitCode.usage, 'the exporter’s flags (--listen, --all-profiles, --token-file, --token-dir) check an exporter’s setup: add --exporter');
+        if (stray.length > 0) fail(ExitCode.usage, 'the exporter’s flags (--listen, --all-profiles, --token-file, --token-dir) check an exporter’s setup: add --exporter', 'usage');
         const { withSandbox } = await import('../commands/sandboxTarget.js');
         return withSandbox(globalOptionsOf(cmd), (g) => doctor(g, opts));
-      }));
+      }, { json: opts.json === true }));
       return;
     }
     const { exporterOptionsOf } = await import('./exporter.js');
     const options = await exporterOptionsOf(program, cmd, opts, 'text');
     const { checkExporterSetup } = await import('../exporter/check.js');
     const { suggestCommand } = await import('../commands/suggest.js');
-    await runCommand(async () => (printChecks(await checkExporterSetup(options, { online: true, suggest: suggestCommand }), opts.json) ? ExitCode.ok : ExitCode.refused));
+    await runCommand(async () => (printChecks(await checkExporterSetup(options, { online: true, suggest: suggestCommand }), opts.json) ? ExitCode.ok : ExitCode.refused), { json: opts.json === true });
   });
 }

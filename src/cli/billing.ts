@@ -1,7 +1,7 @@
 /** `keydeck billing …`: balance, status, top-ups, history, watch (src/commands/billing.ts). */
 import { Option, type Command } from 'commander';
 import { CHAIN_OPTIONS, inherits, SERVICE_OPTIONS } from './inherited.js';
-import { commandGroup, runScripted } from './shared.js';
+import { commandGroup, runLocal, runScripted } from './shared.js';
 
 /** Adds `billing` to the program. */
 export function registerBilling(program: Command): void {
@@ -70,13 +70,13 @@ export function registerBilling(program: Command): void {
     .option('-y, --yes', 'with --accept-loss: do not ask (required when stdin is not a terminal)')
     .action(async (opts: { json?: boolean; chart?: boolean; window?: string; acceptLoss?: boolean; yes?: boolean }, cmd: Command) => {
       const { billingAcceptLoss, billingHistory, billingHistoryChart } = await import('../commands/billingHistory.js');
-      if (opts.window !== undefined && !opts.chart) {
-        process.stderr.write('keydeck: --window goes with --chart.\n');
-        process.exit(2);
-      }
-      if ((opts.acceptLoss && (opts.chart || opts.json)) || (opts.yes && !opts.acceptLoss)) {
-        process.stderr.write('keydeck: --accept-loss goes alone (with --yes), without --chart or --json.\n');
-        process.exit(2);
+      const misuse =
+        opts.window !== undefined && !opts.chart ? '--window goes with --chart.'
+        : (opts.acceptLoss && (opts.chart || opts.json)) || (opts.yes && !opts.acceptLoss) ? '--accept-loss goes alone (with --yes), without --chart or --json.'
+        : undefined;
+      if (misuse !== undefined) {
+        const { fail, ExitCode } = await import('../commands/output.js');
+        await runLocal(() => fail(ExitCode.usage, misuse, 'usage'), { json: opts.json === true });
       }
       await runScripted(cmd, (g) => (opts.acceptLoss ? billingAcceptLoss(g, opts) : opts.chart ? billingHistoryChart(g, opts) : billingHistory(g, opts)));
     });

@@ -49,10 +49,28 @@ export function usageErrorText(cmd: Command, sentence: string, suggestion?: stri
 export function failUsage(cmd: Command, sentence: string, suggestion?: string | readonly string[]): never {
   const text = usageErrorText(cmd, sentence, suggestion);
   const writeErr = cmd.configureOutput().writeErr;
-  if (writeErr) writeErr(text);
+  if (asksForJson(cmd)) process.stdout.write(`${JSON.stringify(usageErrorJson(text), null, 2)}\n`);
+  else if (writeErr) writeErr(text);
   else process.stderr.write(text);
   // `plan` exits 2 for changes (terraform's -detailed-exitcode): its usage errors are 1, as its other errors.
   return process.exit(commandPath(cmd) === 'plan' ? 1 : 2);
+}
+
+/**
+ * True when `cmd` has a `--json` option and the command line gave it: its usage error is then
+ * {@link usageErrorJson} on stdout (docs/commands.md, "Errors under `--json`").
+ */
+function asksForJson(cmd: Command): boolean {
+  let root = cmd;
+  while (root.parent) root = root.parent;
+  const args = (root as Command & { rawArgs?: readonly string[] }).rawArgs ?? [];
+  return cmd.options.some((option) => option.long === '--json') && args.includes('--json');
+}
+
+/** A usage error's two lines as `--json`'s error object: code `usage`, the first line its message, the second its `help`. */
+export function usageErrorJson(text: string): { error: { code: 'usage'; message: string; help: string } } {
+  const [first = '', second = ''] = text.split('\n');
+  return { error: { code: 'usage', message: first.replace(/^keydeck: /, ''), help: second } };
 }
 
 /**

@@ -17,7 +17,7 @@ export function registerProfile(program: Command): void {
     .option('--json', 'print { current, configPath, profiles: [{ name, current, baseUrl, origin, pollIntervalSeconds, alertBelowUsd, readOnly, protected }] }')
     .action(async (opts: { json?: boolean }) => {
       const { profileList } = await import('../commands/profile.js');
-      await runLocal(() => profileList(opts));
+      await runLocal(() => profileList(opts), { json: opts.json === true });
     });
   inherits(profile.command('show'), ['--profile'])
     .description('show a profile (default the current one): settings and where its key is stored (never the key)')
@@ -26,7 +26,7 @@ export function registerProfile(program: Command): void {
     .action(async (name: string | undefined, opts: { json?: boolean }, cmd: Command) => {
       const { globalOptionsOf } = await import('../commands/output.js');
       const { profileShow } = await import('../commands/profile.js');
-      await runLocal(() => profileShow(name ?? globalOptionsOf(cmd).profile, opts));
+      await runLocal(() => profileShow(name ?? globalOptionsOf(cmd).profile, opts), { json: opts.json === true });
     });
   profile
     .command('use')
@@ -51,7 +51,7 @@ export function registerProfile(program: Command): void {
       const baseUrl = globalOptionsOf(cmd).baseUrl;
       const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string }>(), ...opts };
       const settings = { ...(flags.interval !== undefined && { interval: flags.interval }), ...(flags.alertBelow !== undefined && { alertBelow: flags.alertBelow }), ...(opts.use && { use: true }) };
-      await runLocal(() => (baseUrl === undefined ? fail(ExitCode.usage, 'profile add needs --base-url URL') : profileAdd(name, { ...settings, baseUrl })));
+      await runLocal(() => (baseUrl === undefined ? fail(ExitCode.usage, 'profile add needs --base-url URL', 'usage') : profileAdd(name, { ...settings, baseUrl })));
     });
   profile
     .command('set')

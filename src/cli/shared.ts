@@ -16,7 +16,8 @@ export type DialectName = (typeof DIALECTS)[number];
 /**
  * Runs a service-facing command with the global options of `cmd` (with `--sandbox`, pointed at
  * the sandbox: src/commands/sandboxTarget.ts); API errors become one sentence naming the error
- * code on stderr and exit 1/2/4 (src/commands/api-command.ts). `usageExit`: the exit code of a
+ * code on stderr and exit 1/2/4 (src/commands/api-command.ts); with `--json`, the one JSON error
+ * on stdout instead (src/commands/failure.ts `jsonErrorOf`). `usageExit`: the exit code of a
  * usage error instead of 2, for a command whose 2 means something else (`plan`: changes).
  */
 export async function runScripted(cmd: Command, body: (globals: GlobalOptions) => Promise<number>, options: { readonly usageExit?: 1 } = {}): Promise<void> {
@@ -29,10 +30,10 @@ export async function runScripted(cmd: Command, body: (globals: GlobalOptions) =
         return await withSandbox(globalOptionsOf(cmd), body);
       } catch (error) {
         const failure = asCommandFailure(error);
-        if (options.usageExit !== undefined && exitCodeOf(failure) === 2) throw new CommandFailure(options.usageExit, sentenceOf(failure));
+        if (options.usageExit !== undefined && exitCodeOf(failure) === 2) throw new CommandFailure(options.usageExit, sentenceOf(failure), { cause: failure });
         throw failure;
       }
-    }),
+    }, { json: cmd.opts<{ json?: boolean }>().json === true }),
   );
 }
 
@@ -50,11 +51,12 @@ export async function withHints<T>(cmd: Command, fn: () => Promise<T>): Promise<
 
 /**
  * Runs a local command (no service call) with `runCommand`'s exit handling
- * (src/commands/output.ts): its exit code, or one sentence on stderr and exit 1/2.
+ * (src/commands/output.ts): its exit code, or one sentence on stderr (`json`: the JSON error on
+ * stdout) and exit 1/2.
  */
-export async function runLocal(body: () => Promise<number | void>): Promise<void> {
+export async function runLocal(body: () => Promise<number | void>, options: { readonly json?: boolean } = {}): Promise<void> {
   const { runCommand } = await import('../commands/output.js');
-  await runCommand(body);
+  await runCommand(body, options);
 }
 
 /**

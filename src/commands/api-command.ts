@@ -11,7 +11,7 @@
  * retries a GET gets), i.e. the service gave no usable answer and trying later may work.
  */
 import { KeydeckApiError, type ApiErrorCode } from '../api/errors.js';
-import { CommandFailure, asSentence, exitCodeOf, printJson, runCommand, type ExitCodeValue, type OpenSessionOptions } from './output.js';
+import { CommandFailure, asSentence, exitCodeOf, printJson, runCommand, type ExitCodeValue, type OpenSessionOptions, type RunCommandOptions } from './output.js';
 
 /** Dependencies of the `keys`, `mgmt-keys` and `billing` commands (tests and embedding). */
 export interface CommandDeps {
@@ -61,22 +61,23 @@ export function apiErrorSentence(error: KeydeckApiError): string {
 
 /** Turns a {@link KeydeckApiError} into the {@link CommandFailure} the commands end with; other errors pass through. */
 export function asCommandFailure(error: unknown): unknown {
-  return error instanceof KeydeckApiError ? new CommandFailure(apiExitCode(error), apiErrorSentence(error)) : error;
+  return error instanceof KeydeckApiError ? new CommandFailure(apiExitCode(error), apiErrorSentence(error), { cause: error }) : error;
 }
 
 /**
  * {@link runCommand} for the service-facing commands: API errors are reported by
  * {@link apiErrorSentence} with {@link apiExitCode}; everything else as runCommand does
- * (config, credential store, {@link CommandFailure}). Ends the process; never returns.
+ * (config, credential store, {@link CommandFailure}); `options.json`: as JSON on stdout. Ends the
+ * process; never returns.
  */
-export function runApiCommand(body: () => Promise<ExitCodeValue | number | void>): Promise<never> {
+export function runApiCommand(body: () => Promise<ExitCodeValue | number | void>, options: RunCommandOptions = {}): Promise<never> {
   return runCommand(async () => {
     try {
       return await body();
     } catch (error) {
       throw asCommandFailure(error);
     }
-  });
+  }, options);
 }
 
 /**

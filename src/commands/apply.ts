@@ -64,7 +64,7 @@ export async function policyApply(globals: GlobalOptions, flags: ApplyFlags, dep
     if (run.plan.changes.length > 0 && !flags.yes && !unattended) {
       ensureCanConfirm({ yes: flags.yes, command: `keydeck apply${flags.file !== undefined ? ` --file ${flags.file}` : ''}` });
       const answer = await askLine(`\nApply ${run.plan.changes.length === 1 ? 'this change' : `these ${run.plan.changes.length} changes`}? [y/N] `);
-      if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was changed');
+      if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was changed', 'cancelled');
     }
     return await make(run, flags, drivers, canShow);
   } catch (err) {

@@ -245,7 +245,7 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
 async function storedQuietly(store: CredentialStore, profile: string, target: OriginTarget): Promise<StoredCredential | undefined> {
   try {
     return await store.get(profile, { ...target, ignoreEnv: true });
-  } catch {
+  } catch { // a store that cannot be read holds nothing this check can use
     return undefined;
   }
 }
@@ -266,9 +266,9 @@ export async function authLogout(globals: GlobalOptions, options: { revoke?: boo
 
   if (options.revoke) {
     ensureWritable(profile, 'delete the management key on the service (keydeck auth logout without --revoke forgets it here only)');
-    if (!stored) fail(ExitCode.refused, `no key is stored for profile "${profile.name}", so there is nothing to revoke`);
-    if (tokenKind(stored.token) !== 'management') fail(ExitCode.refused, 'the stored token is not a management key, so there is nothing to revoke');
-    if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile));
+    if (!stored) fail(ExitCode.refused, `no key is stored for profile "${profile.name}", so there is nothing to revoke`, 'nothing_to_revoke');
+    if (tokenKind(stored.token) !== 'management') fail(ExitCode.refused, 'the stored token is not a management key, so there is nothing to revoke', 'nothing_to_revoke');
+    if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile), 'no_base_url');
     if (stored.source === 'file' && stored.path) warn(insecureStorageWarning(stored.path));
     const prefix = keyPrefixOf(stored.token);
     const client = new KeydeckClient({

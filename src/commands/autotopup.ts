@@ -162,7 +162,7 @@ function commandFlags(flags: AutoTopUpSetFlags): string {
 /** The policy of the profile, or exit 2 naming `autotopup set`. */
 async function policyOf(globals: GlobalOptions, env: NodeJS.ProcessEnv): Promise<{ profile: ResolvedProfile; policy: AutoTopUpPolicy }> {
   const profile = await resolveProfile(globals, env);
-  if (profile.autoTopUp === undefined) fail(ExitCode.usage, `no auto top-up policy is set for profile "${profile.name}": keydeck autotopup set --below USD --amount USD`);
+  if (profile.autoTopUp === undefined) fail(ExitCode.usage, `no auto top-up policy is set for profile "${profile.name}": keydeck autotopup set --below USD --amount USD`, 'no_policy');
   return { profile, policy: profile.autoTopUp };
 }
 

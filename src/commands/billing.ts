@@ -48,7 +48,7 @@ export async function billingStatus(globals: GlobalOptions, flags: JsonFlag = {}
   if (flags.json) printData(status);
   else if (summary) {
     printLine(summaryText(statusSummaryLines(summary, { mintHint: (id) => `mint it: keydeck keys create --subscription ${id} NAME` })));
-    const keyless = keylessSubscriptions(summary, await client.keys.list().catch(() => []));
+    const keyless = keylessSubscriptions(summary, await client.keys.list().catch(() => [])); // keys unreadable: the summary above stands, keyless ones unnamed
     if (keyless.length > 0) {
       printLine('');
       printLine(`${keyless.length === 1 ? 'One subscription has' : `${keyless.length} subscriptions have`} no key yet: ${keyless.map((k) => `${visible(k.what ?? k.kind)} (${visible(k.id)})`).join(', ')}. Mint each with: keydeck keys create --subscription ID NAME`);
@@ -143,7 +143,7 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
   // --wait: its flags and where the chain is read are settled before anything is sent (issue 25).
   let plan: WatchPlan | undefined;
   if (flags.wait) {
-    if (kind !== 'usdc') fail(ExitCode.usage, `--wait watches USDC transfers on chain, and ${flags.method} is not USDC; nothing was sent.`);
+    if (kind !== 'usdc') fail(ExitCode.usage, `--wait watches USDC transfers on chain, and ${flags.method} is not USDC; nothing was sent.`, 'usage');
     plan = await (await import('./chainFind.js')).planWatch(globals, profile, flags.timeout, amount);
   }
   // The record is checked before anything is asked or sent: one that cannot be trusted (damaged,
@@ -175,7 +175,7 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
   });
   if (outcome.kind === 'not_requested' && outcome.step === 'record' && !isRecordDamaged(outcome.error)) {
     journal.close();
-    fail(ExitCode.refused, `${messageOf(outcome.error)}; nothing was charged: a card charge is put on keydeck's record before it is sent`);
+    fail(ExitCode.refused, `${messageOf(outcome.error)}; nothing was charged: a card charge is put on keydeck's record before it is sent`, 'not_sent');
   }
   if (outcome.kind !== 'answered') {
     if (outcome.kind === 'failed' && outcome.recordError !== undefined) warn(`${messageOf(outcome.recordError)}. The charge stays on keydeck's record as verifying: check the billing status and the card statement.`);
@@ -201,7 +201,7 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
     journal.close();
   }
   if (result.method === 'card_checkout' && problems.length > 0) {
-    fail(ExitCode.refused, `${problems.join(' ')} (session ${visible(result.data.sessionId)} is on record as awaiting payment.)`);
+    fail(ExitCode.refused, `${problems.join(' ')} (session ${visible(result.data.sessionId)} is on record as awaiting payment.)`, 'checkout_refused');
   }
   if (flags.json) {
     printData(result.data);
@@ -242,11 +242,11 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
 export async function billingVerify(globals: GlobalOptions, flags: VerifyFlags, deps: BillingDeps = {}): Promise<ExitCodeValue> {
   await ensureCanChange(globals, 'verify a top-up', deps.session?.env);
   if (flags.find) {
-    if (flags.tx !== undefined) fail(ExitCode.usage, '--find looks for the transfer on chain: give it without --tx; nothing was sent.');
+    if (flags.tx !== undefined) fail(ExitCode.usage, '--find looks for the transfer on chain: give it without --tx; nothing was sent.', 'usage');
     const { billingFind } = await import('./chainFind.js');
     return billingFind(globals, flags, deps);
   }
-  if (flags.tx === undefined) fail(ExitCode.usage, 'give --tx HASH (and --amount USD), or --find to look for the transfer on chain; nothing was sent.');
+  if (flags.tx === undefined) fail(ExitCode.usage, 'give --tx HASH (and --amount USD), or --find to look for the transfer on chain; nothing was sent.', 'usage');
   const txHash = parseTxHash(flags.tx);
   const amount = flags.amount !== undefined ? parseAmount(flags.amount, '--amount', 'transfer') : undefined;
   const to = flags.to !== undefined ? parseDepositAddress(flags.to) : undefined;

@@ -39,7 +39,7 @@ async function find(client: Session['client'], id: string): Promise<{ readable: 
   let status: unknown;
   try {
     status = await client.billing.status();
-  } catch {
+  } catch { // status unreadable: said so by the caller, nothing sent
     return { readable: false };
   }
   const summary = summarizeBillingStatus(status);

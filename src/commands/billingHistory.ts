@@ -121,16 +121,16 @@ export async function billingHistory(globals: GlobalOptions, flags: HistoryFlags
  */
 export async function billingHistoryChart(globals: GlobalOptions, flags: HistoryFlags = {}, deps: BillingDeps & { now?: () => number; columns?: number } = {}): Promise<ExitCodeValue> {
   const window = flags.window === undefined ? '24h' : parseWindow(flags.window);
-  if (!window) fail(ExitCode.usage, `--window must be one of ${CHART_WINDOWS.join(', ')}`);
+  if (!window) fail(ExitCode.usage, `--window must be one of ${CHART_WINDOWS.join(', ')}`, 'usage');
   const env = deps.session?.env ?? process.env;
   const profile = await resolveProfile(globals, env);
-  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile));
+  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile), 'no_base_url');
   const origin = originOf(profile.baseUrl);
   let store: BalanceHistoryStore;
   try {
     store = BalanceHistoryStore.open({ env });
   } catch (error) {
-    fail(ExitCode.refused, error instanceof Error ? error.message : String(error));
+    fail(ExitCode.refused, error instanceof Error ? error.message : String(error), 'history_unavailable');
   }
   try {
     const now = (deps.now ?? Date.now)();
@@ -184,7 +184,7 @@ export async function billingAcceptLoss(globals: GlobalOptions, flags: { readonl
   let damage: string;
   try {
     await journal.check();
-    fail(ExitCode.usage, `the top-up record ${journal.path} can be read: nothing to accept, nothing was changed.`);
+    fail(ExitCode.usage, `the top-up record ${journal.path} can be read: nothing to accept, nothing was changed.`, 'record_readable');
   } catch (error) {
     if (!isRecordDamaged(error)) throw error;
     damage = (error as Error).message;
@@ -198,7 +198,7 @@ export async function billingAcceptLoss(globals: GlobalOptions, flags: { readonl
     await confirmDestructive({ question: 'Move it aside and start a new record? Do so only once you have checked those top-ups with the service.', command });
   }
   const done = await acceptJournalLoss(journal);
-  if (done.kind === 'readable') fail(ExitCode.usage, `the top-up record ${journal.path} can be read now: nothing was changed.`);
+  if (done.kind === 'readable') fail(ExitCode.usage, `the top-up record ${journal.path} can be read now: nothing was changed.`, 'record_readable');
   printLine(`Moved aside: ${done.aside.join(', ')}. The next top-up starts a new record; what the old one held is above, and stays in those files.`);
   return ExitCode.ok;
 }

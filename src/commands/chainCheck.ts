@@ -61,7 +61,7 @@ export async function checkBeforeVerify(
       warn(`chain: ${check.sentence}`);
       if (options.yes) return check.evidence;
       const answer = await askLine('Send the verify to the service anyway? It may know better. [y/N] ');
-      if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was sent');
+      if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was sent', 'cancelled');
       return check.evidence;
     }
   }

@@ -38,12 +38,12 @@ export interface WatchPlan {
 export async function planWatch(globals: GlobalOptions, profile: ChainProfile, timeout: string | undefined, amount: number | undefined): Promise<WatchPlan> {
   let timeoutSeconds = DEFAULT_WATCH_SECONDS;
   if (timeout !== undefined) {
-    if (!/^\d{1,6}$/.test(timeout.trim()) || Number(timeout) < 1) fail(ExitCode.usage, '--timeout: a whole number of seconds, at least 1; nothing was sent.');
+    if (!/^\d{1,6}$/.test(timeout.trim()) || Number(timeout) < 1) fail(ExitCode.usage, '--timeout: a whole number of seconds, at least 1; nothing was sent.', 'usage');
     timeoutSeconds = Number(timeout);
   }
   const settings = await chainSettingsOf(globals, profile);
   if (!settings.enabled) {
-    fail(ExitCode.usage, `the chain is not read (${settings.why}), so the transfer cannot be found: verify it by its hash with keydeck billing verify --tx HASH --amount ${amount !== undefined ? centsText(amount) : 'USD'}; nothing was sent.`);
+    fail(ExitCode.usage, `the chain is not read (${settings.why}), so the transfer cannot be found: verify it by its hash with keydeck billing verify --tx HASH --amount ${amount !== undefined ? centsText(amount) : 'USD'}; nothing was sent.`, 'chain_off');
   }
   return { timeoutSeconds, settings };
 }
@@ -71,11 +71,11 @@ export async function billingFind(globals: GlobalOptions, flags: VerifyFlags, de
   }
   if (waiting.length === 0) {
     const which = `${amount !== undefined ? ` of ${centsText(amount)} USD` : ''}${to !== undefined ? ` to ${to}` : ''}`;
-    fail(ExitCode.usage, `no USDC top-up${which} awaits payment on keydeck's record for this profile: start one with keydeck billing topup --method usdc --amount USD --wait, or verify a transfer by its hash with --tx.`);
+    fail(ExitCode.usage, `no USDC top-up${which} awaits payment on keydeck's record for this profile: start one with keydeck billing topup --method usdc --amount USD --wait, or verify a transfer by its hash with --tx.`, 'no_topup_awaiting');
   }
   if (waiting.length > 1) {
     const list = waiting.map((e) => `${centsText(e.amountSent ?? e.amount)} USD to ${e.address}`).join('; ');
-    fail(ExitCode.usage, `several USDC top-ups await payment (${visible(list)}): say which with ${amount === undefined ? '--amount or ' : ''}--to ADDRESS.`);
+    fail(ExitCode.usage, `several USDC top-ups await payment (${visible(list)}): say which with ${amount === undefined ? '--amount or ' : ''}--to ADDRESS.`, 'several_topups');
   }
   const entry = waiting[0]!;
   const plan = await planWatch(globals, session.profile, flags.timeout, entry.amountSent ?? entry.amount);
@@ -123,7 +123,7 @@ async function watchUntilFound({ globals, session, journal, entry, plan, flags }
     } else {
       lastProblem = '';
       const fresh = [];
-      for (const t of polled.transfers) if (!(await journal.creditedWithHash(t.txHash, scope).catch(() => undefined))) fresh.push(t);
+      for (const t of polled.transfers) if (!(await journal.creditedWithHash(t.txHash, scope).catch(() => undefined))) fresh.push(t); // record unreadable: offered, and the verify reads the record again and stops there
       if (fresh.length > 0) {
         for (const [i, t] of fresh.entries()) process.stderr.write(`${fresh.length > 1 ? `${i + 1}. ` : 'Found: '}${foundTransferLine(t)}\n`);
         let chosen = fresh[0]!;
@@ -134,7 +134,7 @@ async function watchUntilFound({ globals, session, journal, entry, plan, flags }
           }
           const answer = await askLine(`Which one pays this top-up? [1-${fresh.length}] `);
           const index = Number(answer) - 1;
-          if (!Number.isInteger(index) || index < 0 || index >= fresh.length) fail(ExitCode.refused, 'cancelled: nothing was sent');
+          if (!Number.isInteger(index) || index < 0 || index >= fresh.length) fail(ExitCode.refused, 'cancelled: nothing was sent', 'cancelled');
           chosen = fresh[index]!;
         }
         // The settings found above go with it: the verify does not ask the service again where the chain is.

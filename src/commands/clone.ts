@@ -25,7 +25,7 @@ function keydeckOnPath(env: NodeJS.ProcessEnv): boolean {
     try {
       accessSync(path.join(dir, process.platform === 'win32' ? 'keydeck.cmd' : 'keydeck'), constants.X_OK);
       return true;
-    } catch {
+    } catch { // not there or not executable: not a keydeck
       return false;
     }
   });

@@ -206,7 +206,7 @@ export async function within(promise: Promise<string[]>, ms: number): Promise<st
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([promise, new Promise<string[]>((resolve) => (timer = setTimeout(() => resolve([]), ms)))]);
-  } catch {
+  } catch { // a completion never fails the shell: no words
     return [];
   } finally {
     clearTimeout(timer);

@@ -45,7 +45,7 @@ export async function confirmDestructive(options: ConfirmOptions): Promise<void>
   if (options.yes) return;
   ensureCanConfirm(options);
   const answer = await askLine(`${options.question} [y/N] `);
-  if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was changed');
+  if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was changed', 'cancelled');
 }
 
 /** What {@link confirmKeyChange} needs: the question, and the profile's `protected` mark (src/config/profileMarks.ts). */
@@ -94,7 +94,7 @@ export async function confirmKeyChange(c: KeyChangeConfirmation & { readonly nam
   if (!c.protected) return confirmDestructive(c);
   ensureCanConfirmKeyChange(c);
   const typed = await (c.ask ?? askLine)(`${c.question} The profile "${c.profile}" is protected: type the key's name to confirm (${visible(c.name)}): `);
-  if (!confirmsName(typed, c.name)) fail(ExitCode.refused, 'cancelled: the name typed is not the key’s; nothing was changed');
+  if (!confirmsName(typed, c.name)) fail(ExitCode.refused, 'cancelled: the name typed is not the key’s; nothing was changed', 'cancelled');
 }
 
 /** What {@link confirmTopUp} needs to know about the top-up and the profile. */
@@ -136,10 +136,10 @@ export async function confirmTopUp(c: TopUpConfirmation): Promise<void> {
       `${formatUsd(c.amount)} is above this profile's top-up ceiling of ${formatUsd(c.ceilingUsd)} (confirmAboveUsd). Type the amount again to confirm: `,
     )).replace(/^\$/, '').replace(/,/g, '');
     const cents = /^\d+(\.\d{1,2})?$/.test(again) ? Math.round(Number(again) * 100) : undefined;
-    if (cents !== Math.round(c.amount * 100)) fail(ExitCode.refused, `cancelled: the amount typed again does not match ${formatUsd(c.amount)}; nothing was requested`);
+    if (cents !== Math.round(c.amount * 100)) fail(ExitCode.refused, `cancelled: the amount typed again does not match ${formatUsd(c.amount)}; nothing was requested`, 'cancelled');
   }
   if (c.method === 'card_direct') {
     const answer = await ask(`Charge ${formatUsd(c.amount)} to the card on file? [y/N] `);
-    if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was charged');
+    if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was charged', 'cancelled');
   }
 }

@@ -71,6 +71,6 @@ export function parseDepositAddress(text: string): string {
   try {
     return toChecksumAddress(text);
   } catch (error) {
-    return fail(ExitCode.usage, `--to: ${(error as Error).message.replace(/\.$/, '')}; nothing was sent.`);
+    return fail(ExitCode.usage, `--to: ${(error as Error).message.replace(/\.$/, '')}; nothing was sent.`, 'invalid_request');
   }
 }

@@ -53,14 +53,14 @@ async function consumptionKey(env: NodeJS.ProcessEnv, deps: KeyInfoDeps): Promis
   if (raw === undefined || raw.trim() === '') {
     if (deps.readKey) raw = await deps.readKey();
     else if (canPrompt()) raw = await askSecret('Consumption key (sk_…), input hidden: ');
-    else if (process.stdin.isTTY) fail(ExitCode.usage, 'no consumption key: set KEYDECK_SK or pipe the key on stdin (it is never taken from the command line)');
+    else if (process.stdin.isTTY) fail(ExitCode.usage, 'no consumption key: set KEYDECK_SK or pipe the key on stdin (it is never taken from the command line)', 'no_consumption_key');
     else raw = (await readStdin()).split(/\r?\n/)[0] ?? '';
   }
   const key = raw.trim();
-  if (key === '') fail(ExitCode.usage, 'no consumption key: set KEYDECK_SK or pipe the key on stdin (it is never taken from the command line)');
+  if (key === '') fail(ExitCode.usage, 'no consumption key: set KEYDECK_SK or pipe the key on stdin (it is never taken from the command line)', 'no_consumption_key');
   if (!ConsumptionKeyValueSchema.safeParse(key).success) {
     // Never echoed: only what it starts like.
-    fail(ExitCode.usage, `that is not a consumption key (sk_… or sk-…): it starts with "${/^[A-Za-z]{1,4}[_-]/.exec(key)?.[0] ?? key.slice(0, 2).replace(/[^A-Za-z0-9]/g, '?')}"; key-info takes the sk_ key an application uses`);
+    fail(ExitCode.usage, `that is not a consumption key (sk_… or sk-…): it starts with "${/^[A-Za-z]{1,4}[_-]/.exec(key)?.[0] ?? key.slice(0, 2).replace(/[^A-Za-z0-9]/g, '?')}"; key-info takes the sk_ key an application uses`, 'not_consumption_key');
   }
   return key;
 }
@@ -69,16 +69,16 @@ async function consumptionKey(env: NodeJS.ProcessEnv, deps: KeyInfoDeps): Promis
 export async function keyInfo(globals: GlobalOptions, flags: KeyInfoFlags = {}, deps: KeyInfoDeps = {}): Promise<ExitCodeValue> {
   const env = deps.env ?? process.env;
   const profile = await resolveProfile(globals, env);
-  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile));
+  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile), 'no_base_url');
   const insecure = insecureHttpProblem(profile.baseUrl, globals.allowInsecureHttp === true);
-  if (insecure !== undefined) fail(ExitCode.usage, insecure);
+  if (insecure !== undefined) fail(ExitCode.usage, insecure, 'insecure_http');
   const sk = await consumptionKey(env, deps);
   const prefix = keyPrefixOf(sk);
   let store: BalanceHistoryStore;
   try {
     store = deps.openHistory ? deps.openHistory() : BalanceHistoryStore.open({ env });
   } catch (error) {
-    fail(ExitCode.refused, `usage reads need keydeck's shared record of reads, which cannot be used: ${error instanceof Error ? error.message : String(error)}`);
+    fail(ExitCode.refused, `usage reads need keydeck's shared record of reads, which cannot be used: ${error instanceof Error ? error.message : String(error)}`, 'usage_record_unavailable');
   }
   const client = new KeydeckClient({
     ...clientTimeoutFromEnv(env),
@@ -95,7 +95,7 @@ export async function keyInfo(globals: GlobalOptions, flags: KeyInfoFlags = {}, 
     const waitWords = s.blockedUntil !== undefined ? `the service asked to wait: the next read is allowed in ${durationWords(s.blockedUntil - s.now)}` : undefined;
     if (read.data === undefined || read.at === undefined) {
       if (read.error !== undefined) throw read.error;
-      fail(ExitCode.refused, waitWords ? `rate_limited: nothing is kept for ${prefix}… yet and ${waitWords}` : `not_kept: nothing is kept for ${prefix}… yet: run keydeck key-info without --cached to read it`);
+      fail(ExitCode.refused, waitWords ? `rate_limited: nothing is kept for ${prefix}… yet and ${waitWords}` : `not_kept: nothing is kept for ${prefix}… yet: run keydeck key-info without --cached to read it`, waitWords ? 'rate_limited' : 'not_kept');
     }
     if (read.error !== undefined) warn(`could not read new figures (${read.error instanceof Error ? read.error.message : String(read.error)}); these are from ${ageWords(read.at, s.now)}`);
     if (flags.json) {

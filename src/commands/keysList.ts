@@ -70,7 +70,7 @@ async function guardrailMarks(profile: string, baseUrl: string, env: NodeJS.Proc
       if (mark) out.set(e.keyId, mark);
     }
     return out;
-  } catch {
+  } catch { // a guardrail record that cannot be read marks nothing; keys list still lists
     return new Map();
   }
 }

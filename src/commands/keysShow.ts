@@ -62,7 +62,7 @@ function keptSpend(session: Session, keys: readonly ConsumptionKey[], keyId: str
   let store: BalanceHistoryStore;
   try {
     store = deps.openHistory ? deps.openHistory() : BalanceHistoryStore.open({ env: deps.session?.env ?? process.env });
-  } catch {
+  } catch { // no balance history here: the key is shown without its spend
     return undefined;
   }
   try {
@@ -132,7 +132,7 @@ export async function keysShow(globals: GlobalOptions, idOrName: string, flags: 
     // A pool key names its pledge; a key of the spec's model may name its own id as its subscription (nothing to add).
     const named = key.keyType === 'subscription' ? subscriptionIdOf(key) : undefined;
     const pledge = named !== undefined && named !== key.id ? named : undefined;
-    const [plans, status] = await Promise.all([plansFor(client, [key]), pledge !== undefined || isPoolKey(key) ? client.billing.status().catch(() => undefined) : undefined]);
+    const [plans, status] = await Promise.all([plansFor(client, [key]), pledge !== undefined || isPoolKey(key) ? client.billing.status().catch(() => undefined) : undefined]); // status unreadable: the key is shown without its pledge
     const now = client.serviceNow();
     const summary = summarizeBillingStatus(status);
     const blocks = key.keyType === 'subscription' ? blocksOfKey(key, summary) : undefined;

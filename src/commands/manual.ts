@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { visible } from '../terminal/sanitize.js';
 import { codeLines, isAlignmentRow, KEEP, layoutTable, tableCells, wrap } from './manualLayout.js';
 import { MANUAL_TOPICS } from './manualTopics.js';
+import { KeydeckError } from '../errors/index.js';
 
 /**
  * The manual's folder: `docs/` beside the package's `package.json`, found from this module's
@@ -21,7 +22,7 @@ import { MANUAL_TOPICS } from './manualTopics.js';
 export function manualDir(from: string = fileURLToPath(import.meta.url)): string {
   for (let dir = path.dirname(from); ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, 'package.json')) && existsSync(path.join(dir, 'docs'))) return path.join(dir, 'docs');
-    if (path.dirname(dir) === dir) throw new Error('the manual (docs/) is not installed beside keydeck');
+    if (path.dirname(dir) === dir) throw new KeydeckError('manual_missing', 'the manual (docs/) is not installed beside keydeck');
   }
 }
 
@@ -32,7 +33,7 @@ export function isManualTopic(name: string): boolean {
 
 /** The Markdown of the page `name` (one of MANUAL_TOPICS). Throws when the file cannot be read. */
 export function readManualPage(name: string, dir: string = manualDir()): string {
-  if (!isManualTopic(name)) throw new Error(`no help topic ${name}`);
+  if (!isManualTopic(name)) throw new KeydeckError('no_such_topic', `no help topic ${name}`);
   return readFileSync(path.join(dir, `${name}.md`), 'utf8');
 }
 

@@ -55,7 +55,7 @@ async function open(globals: GlobalOptions, flags: MgmtRotateFlags, deps: Comman
   const env = deps.session?.env ?? process.env;
   if (flags.tokenFile !== undefined) {
     if (flags.tokenFile.trim() === '' || /^(mk_|sk_)/.test(flags.tokenFile)) {
-      fail(ExitCode.usage, '--token-file takes the path of a file holding the key, never the key itself');
+      fail(ExitCode.usage, '--token-file takes the path of a file holding the key, never the key itself', 'usage');
     }
     const file = path.resolve(flags.tokenFile);
     const place = tokenFilePlace(file, env);
@@ -65,10 +65,10 @@ async function open(globals: GlobalOptions, flags: MgmtRotateFlags, deps: Comman
     } catch (err) {
       fail(ExitCode.refused, `cannot_rotate: ${(err as Error).message}; nothing was created`);
     }
-    if (token === undefined) fail(ExitCode.usage, `--token-file: ${file} does not exist`);
+    if (token === undefined) fail(ExitCode.usage, `--token-file: ${file} does not exist`, 'token_file_missing');
     const session = await openSession(globals, { ...deps.session, pendingRotations: false, tokenFile: { token, path: file } });
     const { profile, store } = session;
-    const stored = await store.get(profile.name, { ...originTarget(profile.baseUrl, profile.savedBaseUrl), ignoreEnv: true }).catch(() => undefined);
+    const stored = await store.get(profile.name, { ...originTarget(profile.baseUrl, profile.savedBaseUrl), ignoreEnv: true }).catch(() => undefined); // no stored key readable: nothing to compare the token file with
     if (stored && tokenKind(token) === 'management' && keyPrefixOf(stored.token) === keyPrefixOf(token)) {
       fail(
         ExitCode.refused,

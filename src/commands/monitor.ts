@@ -101,17 +101,17 @@ export interface MonitorDeps {
  */
 export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags, deps: MonitorDeps): Promise<ExitCodeValue | number> {
   const parsed = parseWatchFlags(flags);
-  if (!parsed.ok) fail(ExitCode.usage, parsed.reason);
+  if (!parsed.ok) fail(ExitCode.usage, parsed.reason, 'usage');
   // --auto-topup charges the card by itself: refused on a read-only profile (exit 3) before anything is drawn.
   if (flags.autoTopup) await ensureCanChange(globals, 'act on auto top-up (--auto-topup)', deps.session?.env);
   const metricsAt = flags.metrics === undefined ? undefined : parseMetricsAddress(flags.metrics);
-  if (flags.metrics !== undefined && !metricsAt) fail(ExitCode.usage, '--metrics must be PORT, :PORT or HOST:PORT, such as 127.0.0.1:9464');
+  if (flags.metrics !== undefined && !metricsAt) fail(ExitCode.usage, '--metrics must be PORT, :PORT or HOST:PORT, such as 127.0.0.1:9464', 'usage');
   const terminal = deps.isTerminal ?? Boolean(process.stdin.isTTY && process.stdout.isTTY);
   if (!terminal) {
-    fail(ExitCode.usage, 'keydeck monitor draws live lines and needs a terminal; in a script use `keydeck billing` commands with --json');
+    fail(ExitCode.usage, 'keydeck monitor draws live lines and needs a terminal; in a script use `keydeck billing` commands with --json', 'needs_terminal');
   }
   if ((deps.session?.env ?? process.env).TERM === 'dumb') {
-    fail(ExitCode.usage, 'keydeck monitor redraws its lines and needs a capable terminal (TERM=dumb cannot move the cursor); use `keydeck billing watch` instead');
+    fail(ExitCode.usage, 'keydeck monitor redraws its lines and needs a capable terminal (TERM=dumb cannot move the cursor); use `keydeck billing watch` instead', 'needs_terminal');
   }
   // What the reader hid (key values in a list) is said after the live view, not across it.
   const notices: string[] = [];
@@ -174,7 +174,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       try {
         server = await serveMetrics(metricsAt, { metrics: () => exposition.text(build, [served]) });
       } catch (error) {
-        fail(ExitCode.refused, `cannot serve metrics on ${flags.metrics}: ${error instanceof Error ? error.message : String(error)}`);
+        fail(ExitCode.refused, `cannot serve metrics on ${flags.metrics}: ${error instanceof Error ? error.message : String(error)}`, 'metrics_unavailable');
       }
       closers.push(() => server.close());
       metricsUrl = server.url;

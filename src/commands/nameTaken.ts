@@ -46,5 +46,5 @@ export async function ensureNameFree(list: () => Promise<readonly ConsumptionKey
   }
   warn(clash);
   const answer = await askLine(`${check.action === 'create' ? 'Create another key' : 'Rename it anyway'} named "${visible(name)}"? [y/N] `);
-  if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, `cancelled: ${nothing}`);
+  if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, `cancelled: ${nothing}`, 'cancelled');
 }

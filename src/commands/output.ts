@@ -19,63 +19,21 @@
  */
 import type { Command } from 'commander';
 import { KeydeckClient, type KeydeckClientOptions } from '../api/client.js';
-import { describeApiError } from '../api/describe.js';
-import { KeydeckApiError, redactSecrets } from '../api/errors.js';
-import { ConfigError } from '../config/config.js';
-import { isRecordDamaged } from '../config/recordDamage.js';
 import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
 import { noBaseUrlSentence, noCredentialSentence } from './sessionWords.js';
-import { isReadOnlyError, readOnlyReason } from '../config/profileMarks.js';
+import { readOnlyReason } from '../config/profileMarks.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { dataDir } from '../config/paths.js';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
 import { createCredentialStore, describeCredential, originOf, originTarget } from '../credentials/index.js';
 import { createActivity, withActivity } from '../terminal/spinner.js';
-import { CredentialStoreError, type CredentialStore, type StoredCredential } from '../credentials/store.js';
+import { type CredentialStore, type StoredCredential } from '../credentials/store.js';
 import { escapeJsonForTerminal, visible } from '../terminal/sanitize.js';
 import { withHintFlags } from '../terminal/commandHint.js';
 import type { TerminalText } from './table.js';
+import { ExitCode, exitCodeOf, fail, jsonErrorOf, sentenceOf, type ExitCodeValue } from './failure.js';
 
-/** Exit codes shared by every command (src/cli.ts). */
-export const ExitCode = {
-  /** Done. */
-  ok: 0,
-  /** Refused by the service or the credential store (or a check failed). */
-  refused: 1,
-  /** Bad usage: a wrong flag or argument, a missing base URL or token, an invalid config file. */
-  usage: 2,
-  /** `billing watch`: the balance is below its threshold (`autotopup run`: and nothing was charged). */
-  belowThreshold: 3,
-  /**
-   * A record keydeck trusts cannot be read as it is on disk (the top-up record, a record of key
-   * creations or rotations: src/config/recordFile.ts `RECORD_DAMAGED`): nothing was sent.
-   */
-  recordDamaged: 3,
-  /** The profile is read-only (src/config/profileMarks.ts): refused before anything was asked or sent, whatever `--yes` says. */
-  readOnly: 3,
-  /** Network trouble: the service did not answer. */
-  network: 4,
-} as const;
-/** One of {@link ExitCode}'s values. */
-export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
-
-/** A deliberate end of a command with an exit code and one sentence for stderr (see {@link fail}). */
-export class CommandFailure extends Error {
-  override readonly name = 'CommandFailure';
-  readonly exitCode: ExitCodeValue;
-  constructor(exitCode: ExitCodeValue, sentence: string) {
-    super(sentence);
-    this.exitCode = exitCode;
-  }
-}
-
-/**
- * Ends the command: throws a {@link CommandFailure} that {@link runCommand} turns into
- * `keydeck: <sentence>` on stderr and exit `code`. The sentence must hold no secret.
- */
-export function fail(code: ExitCodeValue, sentence: string): never {
-  throw new CommandFailure(code, sentence);
-}
+export { ExitCode, CommandFailure, fail, recordExit, exitCodeOf, jsonErrorOf, sentenceOf, asSentence, type ExitCodeValue } from './failure.js';
 
 /** A command's next step when the stored credential of `profile` is rejected (src/credentials/describe.ts). */
 export function cliSignIn(profile: string): string {
@@ -137,58 +95,24 @@ export function printJson(value: unknown): void {
   process.stdout.write(`${escapeJsonForTerminal(JSON.stringify(value, null, 2) ?? 'null')}\n`);
 }
 
-/** The exit code of a record's error: 3 when it cannot be read as it is on disk ({@link ExitCode}`.recordDamaged`), else 1. */
-export function recordExit(error: unknown): ExitCodeValue {
-  return isRecordDamaged(error) ? ExitCode.recordDamaged : ExitCode.refused;
-}
-
-/**
- * The exit code for an error: {@link CommandFailure}'s own; 3 for a record that cannot be read; network trouble 4 (`network_error`,
- * `timeout`, and `server_error`: no usable answer, trying later may work); bad input found before
- * sending 2 (`invalid_request` without an HTTP status); else 1 (a refusal, including a 400 sent
- * by the service).
- */
-export function exitCodeOf(error: unknown): ExitCodeValue {
-  if (error instanceof CommandFailure) return error.exitCode;
-  if (isRecordDamaged(error)) return ExitCode.recordDamaged;
-  if (isReadOnlyError(error)) return ExitCode.readOnly;
-  if (error instanceof KeydeckApiError) {
-    if (error.code === 'read_only') return ExitCode.readOnly;
-    if (error.code === 'network_error' || error.code === 'timeout' || error.code === 'server_error') return ExitCode.network;
-    if (error.code === 'invalid_request') return error.status === undefined ? ExitCode.usage : ExitCode.refused;
-    return ExitCode.refused;
-  }
-  if (error instanceof ConfigError) return error.code === 'config_write_failed' || error.code === 'config_untrusted' || error.code === 'data_untrusted' ? ExitCode.refused : ExitCode.usage;
-  if (error instanceof CredentialStoreError) {
-    return error.code === 'consumption_key' || error.code === 'invalid_token' ? ExitCode.usage : ExitCode.refused;
-  }
-  return ExitCode.refused;
-}
-
-/** One sentence for any error, ending with a period, secrets redacted. */
-export function sentenceOf(error: unknown): string {
-  if (error instanceof CommandFailure || error instanceof ConfigError || error instanceof CredentialStoreError || isReadOnlyError(error)) {
-    return asSentence(redactSecrets(error.message));
-  }
-  return asSentence(describeApiError(error));
-}
-
-/** `text` trimmed, ending with `.`, `!` or `?`. */
-export function asSentence(text: string): string {
-  const t = text.trim();
-  return /[.!?]$/.test(t) ? t : `${t}.`;
+/** Options of {@link runCommand}. */
+export interface RunCommandOptions {
+  /** The command runs with `--json`: a failure is {@link jsonErrorOf} on stdout, nothing of it on stderr. */
+  readonly json?: boolean;
 }
 
 /**
  * Runs a command body and ends the process: exit with the code it returns (default 0), or on a
- * throw write `keydeck: <sentence>` on stderr and exit with {@link exitCodeOf}. Never returns.
+ * throw write `keydeck: <sentence>` on stderr (with `json`: the one JSON error object on stdout,
+ * docs/commands.md) and exit with {@link exitCodeOf}. Never returns.
  */
-export async function runCommand(body: () => Promise<ExitCodeValue | number | void>): Promise<never> {
+export async function runCommand(body: () => Promise<ExitCodeValue | number | void>, options: RunCommandOptions = {}): Promise<never> {
   let code: number;
   try {
     code = (await body()) ?? ExitCode.ok;
   } catch (error) {
-    process.stderr.write(`keydeck: ${visible(withHintFlags(sentenceOf(error)), { maxLength: MAX_LINE_TEXT })}\n`);
+    if (options.json === true) printJson(jsonErrorOf(error));
+    else process.stderr.write(`keydeck: ${visible(withHintFlags(sentenceOf(error)), { maxLength: MAX_LINE_TEXT })}\n`);
     code = exitCodeOf(error);
   }
   // A pipe is written asynchronously: let what was printed (150,000 keys, say) reach it first.
@@ -323,10 +247,10 @@ export interface OpenSessionOptions {
 export async function openSession(globals: GlobalOptions, options: OpenSessionOptions = {}): Promise<Session> {
   const env = options.env ?? process.env;
   const profile = await resolveProfile(globals, env);
-  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile));
+  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile), 'no_base_url');
   // Before any key is read: no key goes over plain http to another machine without the opt-in.
   const insecure = insecureHttpProblem(profile.baseUrl, globals.allowInsecureHttp === true);
-  if (insecure !== undefined) fail(ExitCode.usage, insecure);
+  if (insecure !== undefined) fail(ExitCode.usage, insecure, 'insecure_http');
   const store = options.store ?? createCredentialStore({ env });
   // Only the key stored for this service's origin (src/credentials/origin.ts), or the token file's;
   // with --sandbox, the demo account's token when none is stored.
@@ -335,7 +259,7 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
     ? { token: fromFile.token, source: 'file', path: fromFile.path }
     : ((await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl))) ??
       (globals.sandboxToken !== undefined ? { token: globals.sandboxToken, source: 'sandbox' } : undefined));
-  if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store, profile));
+  if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store, profile), 'no_credential');
   // The plaintext file is said at login, in `auth status` and in `doctor`, not on every command (issue 46: cron mail).
   if (options.pendingRotations === true) {
     // Management-key rotations first: their record takes over those the older record still holds.

@@ -114,7 +114,7 @@ export async function profileShow(name: string | undefined, flags: { json?: bool
   const choice = name === undefined ? chooseProfile(config, file, {}, env) : undefined;
   const chosen = checkProfileName(name ?? choice!.name);
   const summary = summaries(config).find((p) => p.name === chosen);
-  if (!summary && name !== undefined) fail(ExitCode.refused, unknownProfile(chosen, config));
+  if (!summary && name !== undefined) fail(ExitCode.refused, unknownProfile(chosen, config), 'no_such_profile');
   const store = deps.store ?? createCredentialStore({ env });
   const stored = await store.get(chosen, { ignoreEnv: true });
   const key = stored
@@ -154,7 +154,7 @@ export async function profileUse(name: string, deps: ProfileDeps = {}): Promise<
   checkProfileName(name);
   const file = configFilePath(env);
   await updateConfig(file, (config) => {
-    if (!config.profiles[name]) fail(ExitCode.refused, unknownProfile(name, config));
+    if (!config.profiles[name]) fail(ExitCode.refused, unknownProfile(name, config), 'no_such_profile');
     config.currentProfile = name;
   });
   printLine(`now using profile "${name}"`);
@@ -180,16 +180,16 @@ export async function profileAdd(name: string, flags: ProfileAddFlags, deps: Pro
   let alertBelowUsd: number | undefined;
   if (flags.interval !== undefined) {
     const parsed = parseIntervalSeconds(flags.interval);
-    if (!parsed.ok) fail(ExitCode.usage, parsed.reason);
+    if (!parsed.ok) fail(ExitCode.usage, parsed.reason, 'usage');
     pollIntervalSeconds = parsed.value;
   }
   if (flags.alertBelow !== undefined) {
     const parsed = parseAlertBelow(flags.alertBelow);
-    if (!parsed.ok) fail(ExitCode.usage, parsed.reason);
+    if (!parsed.ok) fail(ExitCode.usage, parsed.reason, 'usage');
     alertBelowUsd = parsed.value;
   }
   await updateConfig(configFilePath(env), (config) => {
-    if (config.profiles[name]) fail(ExitCode.refused, `profile "${name}" already exists (${config.profiles[name]!.baseUrl ?? 'no base URL'}): remove it first, or pick another name`);
+    if (config.profiles[name]) fail(ExitCode.refused, `profile "${name}" already exists (${config.profiles[name]!.baseUrl ?? 'no base URL'}): remove it first, or pick another name`, 'profile_exists');
     config.profiles[name] = {
       baseUrl,
       ...(pollIntervalSeconds !== undefined && { pollIntervalSeconds }),
@@ -216,12 +216,12 @@ export async function profileSet(name: string, flags: ProfileMarksFlags, deps: P
   const env = deps.env ?? process.env;
   checkProfileName(name);
   if (flags.readOnly === undefined && flags.protected === undefined) {
-    fail(ExitCode.usage, 'profile set needs a mark: --read-only or --no-read-only, --protected or --no-protected');
+    fail(ExitCode.usage, 'profile set needs a mark: --read-only or --no-read-only, --protected or --no-protected', 'usage');
   }
   let marks = { readOnly: false, protected: false };
   await updateConfig(configFilePath(env), (config) => {
     const entry = config.profiles[name];
-    if (!entry) fail(ExitCode.refused, unknownProfile(name, config));
+    if (!entry) fail(ExitCode.refused, unknownProfile(name, config), 'no_such_profile');
     for (const mark of ['readOnly', 'protected'] as const) {
       if (flags[mark] === true) entry[mark] = true;
       else if (flags[mark] === false) delete entry[mark];
@@ -242,7 +242,7 @@ export async function profileRemove(name: string, deps: ProfileDeps = {}): Promi
   checkProfileName(name);
   let wasCurrent = false;
   await updateConfig(configFilePath(env), (config) => {
-    if (!config.profiles[name]) fail(ExitCode.refused, unknownProfile(name, config));
+    if (!config.profiles[name]) fail(ExitCode.refused, unknownProfile(name, config), 'no_such_profile');
     delete config.profiles[name];
     if (config.currentProfile === name) {
       wasCurrent = true;

@@ -24,11 +24,11 @@ export const SANDBOX_PROFILE = 'sandbox';
 export async function withSandbox<T>(globals: GlobalOptions, body: (globals: GlobalOptions) => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
   if (!globals.sandbox) return body(globals);
   if (globals.baseUrl !== undefined && !globals.baseUrlFromEnv) {
-    fail(ExitCode.usage, '--sandbox and --base-url name two different services: give one of them');
+    fail(ExitCode.usage, '--sandbox and --base-url name two different services: give one of them', 'usage');
   }
   // --profile names the profile whose settings apply to the sandbox: one the config file has.
   if (globals.profile !== undefined && globals.profile !== SANDBOX_PROFILE && !(await resolveProfile({ profile: globals.profile }, env)).inConfig) {
-    fail(ExitCode.usage, noSuchProfileSentence(globals.profile));
+    fail(ExitCode.usage, noSuchProfileSentence(globals.profile), 'no_such_profile');
   }
   const dbPath = sandboxDbPath(env);
   const { openSharedSandbox, joinedDialectNotice } = await import('../sandbox/shared.js');
@@ -41,7 +41,7 @@ export async function withSandbox<T>(globals: GlobalOptions, body: (globals: Glo
       ...(globals.sandbox.chain !== undefined && { chain: globals.sandbox.chain }),
     });
   } catch (error) {
-    fail(ExitCode.refused, `could not start the sandbox (${dbPath}): ${error instanceof Error ? error.message : String(error)}`);
+    fail(ExitCode.refused, `could not start the sandbox (${dbPath}): ${error instanceof Error ? error.message : String(error)}`, 'sandbox_unavailable');
   }
   // A sandbox another process serves keeps its own dialect: said, so that answers in another shape surprise nobody.
   const notice = joinedDialectNotice(sandbox, globals.sandbox.dialect);

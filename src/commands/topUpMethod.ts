@@ -53,7 +53,7 @@ function nearMisses(input: string, names: readonly string[]): string[] {
  */
 export function checkTopUpMethod(method: string, profileNames: Readonly<Partial<Record<TopUpMethod, string>>> = {}): TopUpMethod {
   const named = TopUpMethodNameSchema.safeParse(method);
-  if (!named.success) fail(ExitCode.usage, `--method: ${named.error.issues[0]?.message ?? 'invalid method name'}; nothing was sent.`);
+  if (!named.success) fail(ExitCode.usage, `--method: ${named.error.issues[0]?.message ?? 'invalid method name'}; nothing was sent.`, 'usage');
   const kind = topUpKindOf(method, profileNames);
   if (kind !== undefined) return kind;
   const known = knownTopUpMethods(profileNames);
@@ -61,5 +61,5 @@ export function checkTopUpMethod(method: string, profileNames: Readonly<Partial<
   const near = nearMisses(method, known.map((k) => k.name));
   const list = known.map((k) => describe(k.name)).join(', ');
   const guess = near.length > 0 ? ` Did you mean ${near.map(describe).join(' or ')}?` : '';
-  fail(ExitCode.usage, `--method ${method}: keydeck knows no such top-up method.${guess} The methods are ${list}. Nothing was asked or sent`);
+  fail(ExitCode.usage, `--method ${method}: keydeck knows no such top-up method.${guess} The methods are ${list}. Nothing was asked or sent`, 'unknown_method');
 }

@@ -53,7 +53,7 @@ export function parsePeriod(text: string | undefined): UsagePeriod | undefined {
   if (text === undefined) return undefined;
   const t = text.trim().toLowerCase();
   const period = t === 'all' ? 'total' : (USAGE_PERIODS as readonly string[]).includes(t) ? (t as UsagePeriod) : undefined;
-  if (!period) fail(ExitCode.usage, `--period must be one of 24h, 7d, 30d, total (got "${visible(text.slice(0, 20))}")`);
+  if (!period) fail(ExitCode.usage, `--period must be one of 24h, 7d, 30d, total (got "${visible(text.slice(0, 20))}")`, 'usage');
   return period;
 }
 
@@ -77,7 +77,7 @@ export function openUsageRig(session: Session, deps: UsageDeps = {}): UsageRig {
   try {
     store = deps.openHistory ? deps.openHistory() : BalanceHistoryStore.open({ env: deps.session?.env ?? process.env });
   } catch (error) {
-    fail(ExitCode.refused, `usage reads need keydeck's shared record of reads (the service allows 12 per 12 hours), which cannot be used: ${error instanceof Error ? error.message : String(error)}`);
+    fail(ExitCode.refused, `usage reads need keydeck's shared record of reads (the service allows 12 per 12 hours), which cannot be used: ${error instanceof Error ? error.message : String(error)}`, 'usage_record_unavailable');
   }
   const origin = originOf(session.profile.baseUrl);
   return {
@@ -94,7 +94,7 @@ export function openUsageRig(session: Session, deps: UsageDeps = {}): UsageRig {
 export async function keysUsage(globals: GlobalOptions, id: string | undefined, flags: UsageFlags = {}, deps: UsageDeps = {}): Promise<ExitCodeValue> {
   const given = id === undefined ? undefined : checkKeyRef(id);
   const period = parsePeriod(flags.period);
-  if (flags.refresh && flags.cached) fail(ExitCode.usage, '--refresh and --cached cannot be used together');
+  if (flags.refresh && flags.cached) fail(ExitCode.usage, '--refresh and --cached cannot be used together', 'usage');
   const session = await openSession(globals, deps.session);
   const rig = openUsageRig(session, deps);
   try {

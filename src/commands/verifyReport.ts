@@ -164,12 +164,12 @@ export async function chooseTopUp(
     const list = match.ambiguous;
     if (!canPrompt()) {
       const how = request.amount === undefined ? 'with --amount (and --to ADDRESS, the deposit address the transfer paid, when two have the same amount)' : 'with --to ADDRESS, the deposit address the transfer paid';
-      fail(ExitCode.usage, `${list.length} USDC top-ups await payment (${visible(list.map(choiceText).join('; '))}): say which ${how}; nothing was sent.`);
+      fail(ExitCode.usage, `${list.length} USDC top-ups await payment (${visible(list.map(choiceText).join('; '))}): say which ${how}; nothing was sent.`, 'several_topups');
     }
     process.stderr.write(`${list.length} USDC top-ups await payment:\n${list.map((e, i) => `  ${i + 1}  ${visible(choiceText(e))}\n`).join('')}`);
     const answer = await askLine(`Which one did this transfer pay? [1-${list.length}] `);
     const i = /^\d+$/.test(answer) ? Number(answer) : 0;
-    if (i < 1 || i > list.length) fail(ExitCode.refused, 'cancelled: nothing was sent');
+    if (i < 1 || i > list.length) fail(ExitCode.refused, 'cancelled: nothing was sent', 'cancelled');
     entry = list[i - 1]!;
   }
   if (request.amount !== undefined) {
@@ -185,7 +185,7 @@ export async function chooseTopUp(
     }
     return { amount: request.amount, amountText: request.amountText ?? centsText(request.amount), ...(entry && { entryId: entry.id }), ...(entry?.address !== undefined && { depositAddress: entry.address }) };
   }
-  if (!entry) fail(ExitCode.usage, "give --amount USD, the amount the transfer sent: no USDC top-up awaits payment on keydeck's record for this service; nothing was sent.");
+  if (!entry) fail(ExitCode.usage, "give --amount USD, the amount the transfer sent: no USDC top-up awaits payment on keydeck's record for this service; nothing was sent.", 'no_topup_awaiting');
   const amount = entry.amountSent ?? entry.amount;
   const hash = request.txHash.toLowerCase();
   const before = match.entry?.txHash?.toLowerCase() === hash || match.entry?.triedHashes?.includes(hash) === true;

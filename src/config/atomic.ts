@@ -105,7 +105,7 @@ export async function writeFileAtomically(file: string, data: string, mode: numb
     refuseUnlessRegular(target, await lstatOrUndefined(target));
     await rename(temp, target);
   } catch (err) {
-    await unlink(temp).catch(() => undefined);
+    await unlink(temp).catch(() => undefined); // the temp file may be gone; the first error is the one thrown
     throw err;
   }
   failpoint('file.renamed', options.failpointDetail ?? fileDetail(file));

@@ -32,6 +32,7 @@ import { withConfigLock } from './lock.js';
 import { PROFILE_NAME } from './profileNames.js';
 import { checkTrustedDir, readTrustedFile } from './trust.js';
 import { NO_UNKNOWN_FIELDS, stripUnknownFields, withUnknownFields, type UnknownFields } from './unknownFields.js';
+import { KeydeckError } from '../errors/index.js';
 
 /** Default seconds between balance polls of a profile. */
 export const DEFAULT_POLL_INTERVAL_SECONDS = 15;
@@ -142,13 +143,13 @@ export type ConfigErrorCode =
  * A config problem. `message` is one sentence naming the file (and the field when there is one),
  * never a field's value. `path` is the file; `field` the dotted path of the field at fault.
  */
-export class ConfigError extends Error {
+export class ConfigError extends KeydeckError {
   override readonly name = 'ConfigError';
-  readonly code: ConfigErrorCode;
+  override readonly code: ConfigErrorCode;
   readonly path?: string;
   readonly field?: string;
   constructor(code: ConfigErrorCode, message: string, details: { path?: string; field?: string } = {}) {
-    super(message);
+    super(code, message, { exitClass: code === 'config_write_failed' || code === 'config_untrusted' || code === 'data_untrusted' ? 'refused' : 'usage' });
     this.code = code;
     if (details.path !== undefined) this.path = details.path;
     if (details.field !== undefined) this.field = details.field;

@@ -33,12 +33,12 @@ export async function tryHold(file: string): Promise<HeldLock | undefined> {
   let db: DatabaseSync;
   try {
     db = new Database(file, { timeout: 0 });
-  } catch {
+  } catch { // cannot open the lock file: nobody is known to hold it
     return undefined;
   }
   try {
     db.exec('BEGIN EXCLUSIVE');
-  } catch {
+  } catch { // busy: held by another process, which is the answer
     db.close();
     return undefined;
   }

@@ -8,6 +8,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { KeydeckError } from '../errors/index.js';
 
 /** The lock file of the config dir `dir`. */
 export function lockFilePath(dir: string): string {
@@ -65,7 +66,7 @@ async function holdLock<T>(file: string, body: () => Promise<T>, timeoutMs: numb
     db = new DatabaseSync(file, { timeout: timeoutMs });
     db.exec('BEGIN EXCLUSIVE');
   } catch (err) {
-    throw new Error(`could not lock ${file} (${(err as Error).message}): another keydeck holds it (writing the config or a record); try again`, { cause: err });
+    throw new KeydeckError('lock_busy', `could not lock ${file} (${(err as Error).message}): another keydeck holds it (writing the config or a record); try again`, { cause: err, nothingSent: true });
   }
   try {
     return await body();

@@ -33,6 +33,7 @@ import { KeyNameSchema } from '../api/schemas.js';
 import { MAX_POLICY_USD } from './autoTopUp.js';
 import { BUDGET_ACTIONS, BUDGET_PERIODS, MAX_BUDGET_USD, MAX_RULE_SECONDS } from './guardrailRules.js';
 import { checkTrustedDir, readTrustedFile } from './trust.js';
+import { KeydeckError } from '../errors/index.js';
 
 /** The policy file's name when none is given, looked for in the current directory. */
 export const DEFAULT_POLICY_FILE = 'keydeck.policy.yaml';
@@ -40,11 +41,11 @@ export const DEFAULT_POLICY_FILE = 'keydeck.policy.yaml';
 export const MAX_POLICY_BYTES = 1024 * 1024;
 
 /** Why a policy file cannot be used: `policy_missing`, `policy_untrusted`, `policy_invalid` (its sentence names the line). */
-export class PolicyFileError extends Error {
+export class PolicyFileError extends KeydeckError {
   override readonly name = 'PolicyFileError';
-  readonly code: 'policy_missing' | 'policy_untrusted' | 'policy_invalid';
+  override readonly code: 'policy_missing' | 'policy_untrusted' | 'policy_invalid';
   constructor(code: PolicyFileError['code'], message: string) {
-    super(message);
+    super(code, message);
     this.code = code;
   }
 }

@@ -89,7 +89,7 @@ export function chooseProfile(
 function safeCwd(): string | undefined {
   try {
     return process.cwd();
-  } catch {
+  } catch { // the working directory is gone: no .keydeck file to look for
     return undefined;
   }
 }
@@ -207,7 +207,7 @@ function ruleDirs(written: string, env: NodeJS.ProcessEnv): string[] {
   try {
     const real = realpathSync(dir);
     return real === dir ? [dir] : [dir, real];
-  } catch {
+  } catch { // no real path (gone): the directory as given
     return [dir];
   }
 }

@@ -16,6 +16,7 @@
  */
 import { normalizeBaseUrl as normalizeUrl } from '../api/baseUrl.js';
 import type { KeydeckConfig } from './config.js';
+import { KeydeckError } from '../errors/index.js';
 
 /** Why a profile is read-only: its config entry (`profile`) or `--read-only` (`flag`). */
 export interface ReadOnlyMark {
@@ -34,13 +35,13 @@ export interface MarkedProfile {
  * A change refused because the profile is read-only. `message` is one sentence: what was not
  * done, why, and that nothing was sent. Commands exit 3 with it (src/commands/output.ts).
  */
-export class ReadOnlyError extends Error {
+export class ReadOnlyError extends KeydeckError {
   override readonly name = 'ReadOnlyError';
-  readonly code = 'read_only' as const;
+  override readonly code = 'read_only' as const;
   readonly profile: string;
   readonly action: string;
   constructor(profile: string, action: string, message: string) {
-    super(message);
+    super('read_only', message, { exitClass: 'stopped', nothingSent: true });
     this.profile = profile;
     this.action = action;
   }
@@ -108,7 +109,7 @@ export function listProfiles(config: KeydeckConfig): ProfileListing[] {
       let baseUrl: string | undefined;
       try {
         baseUrl = entry.baseUrl !== undefined ? normalizeUrl(entry.baseUrl) : undefined;
-      } catch {
+      } catch { // a bad base URL is said where the profile is used
         baseUrl = undefined;
       }
       return {

@@ -31,6 +31,7 @@
 import { chmodSync, closeSync, constants, mkdirSync, openSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { KeydeckError } from '../errors/index.js';
 import { checkTrustedDirSync, checkTrustedFileSync, type StoreKind, type TrustProblem } from './trust.js';
 
 /** SQLite's result codes for a lock held elsewhere: SQLITE_BUSY (5) and SQLITE_LOCKED (6). */
@@ -89,14 +90,14 @@ export function quickCheck(db: DatabaseSync): string | undefined {
 }
 
 /** A store's file is from a newer keydeck: its schema version is above the last migration this one knows. */
-export class NewerSchemaError extends Error {
+export class NewerSchemaError extends KeydeckError {
   override readonly name = 'NewerSchemaError';
   /** The file's `user_version`. */
   readonly found: number;
   /** The version this keydeck writes (its number of migrations). */
   readonly known: number;
   constructor(found: number, known: number) {
-    super(`it has schema version ${found}, newer than this keydeck (${known})`);
+    super('schema_newer', `it has schema version ${found}, newer than this keydeck (${known})`, { exitClass: 'stopped' });
     this.found = found;
     this.known = known;
   }

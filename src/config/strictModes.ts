@@ -22,14 +22,15 @@
  */
 import { lstatSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
+import { KeydeckError } from '../errors/index.js';
 
-/** A directory refused (one sentence naming it and the fix), or a path that cannot be trusted. */
-export class UnsafePathError extends Error {
+/** A directory refused (one sentence naming it and the fix), or a path that cannot be trusted: code `unsafe_path`. */
+export class UnsafePathError extends KeydeckError {
   override readonly name = 'UnsafePathError';
   /** The directory (or entry) at fault. */
   readonly path: string;
   constructor(at: string, sentence: string) {
-    super(sentence);
+    super('unsafe_path', sentence, { exitClass: 'refused' });
     this.path = at;
   }
 }

@@ -147,7 +147,7 @@ export async function checkTrustedDir(dir: string, kind: 'config dir' | 'data di
   let stats;
   try {
     stats = await stat(dir);
-  } catch {
+  } catch { // does not exist yet: nothing to distrust
     return undefined;
   }
   return trustProblemOf(dir, kind, stats) ?? (posix() ? ancestorProblem(dir) : undefined);
@@ -158,7 +158,7 @@ export function checkTrustedDirSync(dir: string, kind: 'config dir' | 'data dir'
   let stats;
   try {
     stats = statSync(dir);
-  } catch {
+  } catch { // does not exist yet: nothing to distrust
     return undefined;
   }
   return trustProblemOf(dir, kind, stats) ?? (posix() ? ancestorProblem(dir) : undefined);
@@ -173,7 +173,7 @@ export function checkTrustedFileSync(file: string, kind: StoreKind): TrustProble
   let stats;
   try {
     stats = lstatSync(file);
-  } catch {
+  } catch { // does not exist yet (or cannot be read): the opener creates it 0600, or fails on open
     return undefined;
   }
   return trustProblemOf(file, kind, stats);

@@ -151,7 +151,7 @@ export function createCredentialStore(options: CredentialStoreOptions = {}): Cre
         }
         await file.set(account!, value);
         failpoint('store.written', 'file');
-        for (const old of older) await file.delete(old).catch(() => false);
+        for (const old of older) await file.delete(old).catch(() => false); // a stale copy left is retried by the next store; the key is stored
         return { source: 'file' as const, path: file.path };
       }
       failpoint('store.written', 'keychain');
@@ -164,7 +164,7 @@ export function createCredentialStore(options: CredentialStoreOptions = {}): Cre
           // A broken fallback file is reported where it is read; the keychain copy is what counts.
         }
       }
-      for (const old of older) await keychain.delete(old).catch(() => false);
+      for (const old of older) await keychain.delete(old).catch(() => false); // a stale copy left is retried by the next store; the key is stored
       return { source: 'keychain' as const };
     },
 

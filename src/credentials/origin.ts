@@ -35,7 +35,7 @@ export function originTarget(baseUrl: string, savedBaseUrl: string | undefined):
   let legacy = false;
   try {
     legacy = savedBaseUrl !== undefined && originOf(savedBaseUrl) === origin;
-  } catch {
+  } catch { // a saved base URL that is not a URL is no legacy match
     legacy = false;
   }
   return { origin, legacy };

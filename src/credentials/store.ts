@@ -7,6 +7,7 @@
  * Nothing here knows HTTP. Nothing secret is written to disk unless the caller passes
  * `insecureStorage: true`.
  */
+import { KeydeckError } from '../errors/index.js';
 
 /** Where a credential came from: exactly these words in `keydeck auth status --json` (`store`). */
 export type CredentialSource = 'env' | 'keychain' | 'file';
@@ -98,11 +99,11 @@ export type CredentialStoreErrorCode =
  * A failure of the store. `message` is one sentence a user can act on; when storing failed
  * for lack of a keychain it names the two ways on: `--insecure-storage` or `KEYDECK_TOKEN`.
  */
-export class CredentialStoreError extends Error {
+export class CredentialStoreError extends KeydeckError {
   override readonly name = 'CredentialStoreError';
-  readonly code: CredentialStoreErrorCode;
+  override readonly code: CredentialStoreErrorCode;
   constructor(code: CredentialStoreErrorCode, message: string) {
-    super(message);
+    super(code, message, { exitClass: code === 'consumption_key' || code === 'invalid_token' ? 'usage' : 'refused' });
     this.code = code;
   }
 }

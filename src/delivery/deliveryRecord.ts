@@ -61,7 +61,7 @@ export class DeliveryRecord {
       if (read.kind !== 'text') return [];
       const parsed = FileSchema.safeParse(JSON.parse(read.text));
       return parsed.success ? parsed.data.keys : [];
-    } catch {
+    } catch { // a record that cannot be read remembers no destination
       return [];
     }
   }

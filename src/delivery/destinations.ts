@@ -16,6 +16,7 @@ import { parse as shellParse } from 'shell-quote';
 import { visible } from '../terminal/sanitize.js';
 import { holdsKeyValue, isSecretVariable } from '../terminal/secretEnv.js';
 import { VARIABLE_NAME } from './dotenv.js';
+import { KeydeckError } from '../errors/index.js';
 
 /** The variable `--to-file PATH` writes when no `:VAR` is given. */
 export const DEFAULT_VARIABLE = 'KEYDECK_API_KEY';
@@ -49,11 +50,11 @@ export type DeliveryErrorCode =
   | 'delivery_failed';
 
 /** A destination problem: one sentence without any secret. */
-export class DeliveryError extends Error {
+export class DeliveryError extends KeydeckError {
   override readonly name = 'DeliveryError';
-  readonly code: DeliveryErrorCode;
+  override readonly code: DeliveryErrorCode;
   constructor(code: DeliveryErrorCode, message: string) {
-    super(message);
+    super(code, message);
     this.code = code;
   }
 }

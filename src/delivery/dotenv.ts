@@ -13,6 +13,7 @@
  * one a reader takes, it gets the new key. Pure: no I/O.
  */
 import { parse } from 'dotenv';
+import { KeydeckError } from '../errors/index.js';
 
 /** A variable name keydeck writes: a letter or `_`, then letters, digits, `_` (POSIX shell names). */
 export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -27,9 +28,12 @@ export interface DotenvEdit {
   readonly appended: boolean;
 }
 
-/** Why {@link setDotenvVariable} refused: one sentence, never a value from the file. */
-export class DotenvEditError extends Error {
+/** Why {@link setDotenvVariable} refused: one sentence, never a value from the file; code `dotenv_refused`. */
+export class DotenvEditError extends KeydeckError {
   override readonly name = 'DotenvEditError';
+  constructor(message: string) {
+    super('dotenv_refused', message);
+  }
 }
 
 /** One physical line and its terminator (`\n`, `\r\n`, `\r`, or `''` for a last line without one). */

@@ -143,7 +143,7 @@ async function probeWritable(dir: string, d: FileDestination): Promise<void> {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     throw refused(`keydeck cannot create files in ${visible(dir)} (${code}), so ${visible(d.given)} cannot be written: choose a directory you can write to`);
   }
-  await unlink(probe).catch(() => undefined);
+  await unlink(probe).catch(() => undefined); // the probe file may be gone already; writing worked
 }
 
 /**

@@ -50,7 +50,7 @@ async function exists(file: string): Promise<boolean> {
   try {
     await stat(file);
     return true;
-  } catch {
+  } catch { // no such file (or no access): not there
     return false;
   }
 }
@@ -77,7 +77,7 @@ export async function readFileKey(d: FileDestination, target?: string): Promise<
   try {
     const { text } = await readTarget(target ?? (await resolveTarget(d)));
     return text === undefined ? undefined : readDotenvVariable(text, d.variable);
-  } catch {
+  } catch { // unreadable: nothing known to be there
     return undefined;
   }
 }
@@ -116,7 +116,7 @@ export async function restoreFile(d: FileDestination, before: FileBefore, finger
       if (before.backup !== undefined) {
         try {
           previous = await readFile(before.backup, 'utf8');
-        } catch {
+        } catch { // the backup is gone: said in the sentence returned
           return { released: false, held: true, sentence: `${name} holds the new key, and the copy of its previous content (${visible(before.backup)}) is gone: set ${d.variable} there by hand` };
         }
       }
@@ -133,7 +133,7 @@ export async function restoreFile(d: FileDestination, before: FileBefore, finger
       let edited: string;
       try {
         edited = old !== undefined ? setDotenvVariable(text, d.variable, old).text : removeDotenvVariable(text, d.variable);
-      } catch {
+      } catch { // the file changed: said in the sentence returned
         const where = before.backup === undefined ? 'it did not exist before' : `its previous content is in ${visible(before.backup)}`;
         return { released: false, held: true, sentence: `${name} changed since keydeck wrote it and ${d.variable} could not be set back safely: ${where}` };
       }
@@ -148,5 +148,5 @@ export async function restoreFile(d: FileDestination, before: FileBefore, finger
 /** Removes a copy made by {@link writeBackup} (the operation ended); nothing when it is gone. */
 export async function removeBackup(backup: string | undefined): Promise<void> {
   if (backup === undefined) return;
-  await unlink(backup).catch(() => undefined);
+  await unlink(backup).catch(() => undefined); // already gone: nothing to remove
 }

@@ -8,6 +8,7 @@
 import type { KeysResource } from '../api/client.js';
 import { keyStatus } from '../api/keyStatus.js';
 import { MAX_NAME_LENGTH, type ConsumptionKey } from '../api/schemas.js';
+import { KeydeckError } from '../errors/index.js';
 
 /**
  * The part of the API client a rotation uses (a `KeydeckClient`, or the TUI's `AccountClient`):
@@ -24,11 +25,11 @@ export function serviceNowOf(client: Pick<RotationClient, 'serviceClockOffsetMs'
 }
 
 /** No key, or more than one, has the id or name given ({@link findKey}). */
-export class RotationError extends Error {
+export class RotationError extends KeydeckError {
   override readonly name = 'RotationError';
-  readonly code: 'not_found' | 'ambiguous';
+  override readonly code: 'not_found' | 'ambiguous';
   constructor(code: RotationError['code'], message: string) {
-    super(message);
+    super(code, message);
     this.code = code;
   }
 }

@@ -90,7 +90,7 @@ function originLabel(baseUrl: string | undefined): string {
   if (baseUrl === undefined) return '';
   try {
     return originOf(baseUrl);
-  } catch {
+  } catch { // not a URL: no origin label
     return '';
   }
 }

@@ -31,10 +31,14 @@ import { checkDirectoryChain, UnsafePathError, type TrustedDirectory } from '../
 import { trustProblemOf } from '../config/trust.js';
 import { checkCredentialToken, credentialAccount, type CredentialStore, type OriginTarget } from '../credentials/index.js';
 import type { CredentialTarget } from './mgmtRotationRecord.js';
+import { KeydeckError } from '../errors/index.js';
 
-/** A place refused or failing: one sentence naming it (never the key). */
-export class CredentialPlaceError extends Error {
+/** A place refused or failing: one sentence naming it (never the key); code `credential_place_failed`. */
+export class CredentialPlaceError extends KeydeckError {
   override readonly name = 'CredentialPlaceError';
+  constructor(message: string) {
+    super('credential_place_failed', message);
+  }
 }
 
 /** A place that holds a management key (see the module comment). */

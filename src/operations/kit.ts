@@ -25,17 +25,18 @@ import { KeydeckApiError } from '../api/errors.js';
 import type { OperationDrivers } from './drivers.js';
 import type { OperationEvent, OperationFailure, OperationKind } from './events.js';
 import { failureSentence } from './wording.js';
+import { KeydeckError } from '../errors/index.js';
 
 /** See the module comment. */
 export type DriveMode = 'run' | 'finish' | 'undo';
 
 /** A drive's failure: a stable `code` and its facts (`failure`); `message` is the wording table's sentence. */
-export class OperationError extends Error {
+export class OperationError extends KeydeckError {
   override readonly name = 'OperationError';
-  readonly code: OperationFailure['code'];
+  override readonly code: OperationFailure['code'];
   readonly failure: OperationFailure;
   constructor(failure: OperationFailure) {
-    super(failureSentence(failure));
+    super(failure.code, failureSentence(failure));
     this.code = failure.code;
     this.failure = failure;
   }

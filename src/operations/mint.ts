@@ -241,7 +241,7 @@ export async function mintNext<Op extends MintOp, Ctx extends MintContext>(cfg: 
     const known = await deliveries.entry(which);
     // Remembered so that the next rotation goes to the same places (a failure costs only that); once is enough.
     if (!known || known.fingerprint !== current.fingerprint || !samePlaces(known.destinations, op.destinations)) {
-      return { step: step('remember', () => deliveries.remember(which, op.destinations, current.fingerprint).catch(() => undefined)) };
+      return { step: step('remember', () => deliveries.remember(which, op.destinations, current.fingerprint).catch(() => undefined)) }; // remembered for the next rotation only; a failure costs only that
     }
     memo.done.add('remember');
   }

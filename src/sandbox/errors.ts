@@ -4,6 +4,7 @@
  */
 
 import type { SERVICE_ERROR_CODES } from '../api/errors.js';
+import { KeydeckError } from '../errors/index.js';
 
 /** Error codes the sandbox sends: the service's (DESIGN.md "Error bodies"; `server_error` for bugs). */
 export type SandboxErrorCode = (typeof SERVICE_ERROR_CODES)[number];
@@ -37,15 +38,15 @@ export interface SandboxErrorOptions {
  * A refusal with a stable code. Thrown anywhere below a route handler; never carries a secret
  * in its message (messages are written by the sandbox, never echo a token).
  */
-export class SandboxError extends Error {
+export class SandboxError extends KeydeckError {
   override readonly name = 'SandboxError';
-  readonly code: SandboxErrorCode;
+  override readonly code: SandboxErrorCode;
   readonly status: number;
   readonly field?: string;
   readonly retryAfterSeconds?: number;
 
   constructor(code: SandboxErrorCode, message: string, options: SandboxErrorOptions = {}) {
-    super(message);
+    super(code, message);
     this.code = code;
     this.status = options.status ?? STATUS_OF[code];
     if (options.field !== undefined) this.field = options.field;

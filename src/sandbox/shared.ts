@@ -118,7 +118,7 @@ export async function homePortOf(dbPath: string): Promise<{ readonly port: numbe
 
 /** Records `port` as the home port of `dbPath` (best effort). */
 export async function recordHomePort(dbPath: string, port: number): Promise<void> {
-  await writePrivateFile(sandboxPortPath(dbPath), `${port}\n`).catch(() => undefined);
+  await writePrivateFile(sandboxPortPath(dbPath), `${port}\n`).catch(() => undefined); // best effort: the next start picks a port
 }
 
 /** The port of the last start, or undefined. */
@@ -146,7 +146,7 @@ export async function readSandboxState(dbPath: string): Promise<SandboxState | u
     const value = JSON.parse(await readFile(file, 'utf8')) as Partial<SandboxState> | null;
     if (typeof value?.instance !== 'string' || typeof value.token !== 'string' || typeof value.url !== 'string') return undefined;
     return { instance: value.instance, token: value.token, url: value.url };
-  } catch {
+  } catch { // no readable state: not running
     return undefined;
   }
 }
@@ -169,7 +169,7 @@ async function writePrivateFile(file: string, text: string): Promise<void> {
     }
     await rename(temp, file);
   } catch (error) {
-    await unlink(temp).catch(() => undefined);
+    await unlink(temp).catch(() => undefined); // the temp file may be gone; the first error is the one thrown
     throw error;
   }
 }
@@ -181,7 +181,7 @@ async function writePrivateFile(file: string, text: string): Promise<void> {
 export async function recordServing(dbPath: string, running: RunningSandbox): Promise<void> {
   // Where keydeck processes join it: its home when it serves that too.
   const state: SandboxState = { instance: running.instance, token: running.token, url: running.homeUrl ?? running.url };
-  await writePrivateFile(sandboxStatePath(dbPath), `${JSON.stringify(state)}\n`).catch(() => undefined);
+  await writePrivateFile(sandboxStatePath(dbPath), `${JSON.stringify(state)}\n`).catch(() => undefined); // best effort: other processes start their own sandbox
 }
 
 /** The same database served elsewhere: the state's URL, when `GET /sandbox` there answers its instance (with its dialect). */

@@ -123,7 +123,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<R
       },
     };
   } catch (error) {
-    await app?.close().catch(() => {});
+    await app?.close().catch(() => {}); // closing after a failed start: the start's error is the one thrown
     ctx.db.close();
     await ctx.chain?.close();
     throw error;

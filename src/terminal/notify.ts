@@ -367,7 +367,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
       const child = run(cmd, args as string[], { stdio: 'ignore', shell: false });
       child.on('error', () => problem(`no desktop notification: ${cmd} is not available`));
       child.unref();
-    } catch {
+    } catch { // said by problem(): no notifier on this machine
       problem(`no desktop notification: ${cmd} is not available`);
     }
   };

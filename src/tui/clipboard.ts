@@ -32,7 +32,7 @@ export async function copyText(text: string, out: NodeJS.WritableStream = proces
       }),
     ]).finally(() => clearTimeout(timer));
     return 'clipboard';
-  } catch {
+  } catch { // no clipboard program: OSC 52 if it was sent, else said as failed
     return sent ? 'osc52' : 'failed';
   }
 }
@@ -66,7 +66,7 @@ export async function clearCopied(
     try {
       out.write(osc52(''));
       return true;
-    } catch {
+    } catch { // the terminal is gone: nothing to clear
       return false;
     }
   };

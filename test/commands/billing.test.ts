@@ -405,10 +405,20 @@ describe('a checkout link the service should not send', () => {
     try {
       for (const args of [[], ['--json']]) {
         const r = await own.run('sess_x', ['billing', 'topup', '--amount', '10', '--method', 'card_checkout', ...args]);
+        const refusal = /^The checkout link from the service was refused \(it is plain http:\/\/ to another machine, not https:\/\/\): nothing was shown, copied or opened/;
         expect(r.code).toBe(1);
-        expect(r.stdout).toBe('');
-        expect(r.stderr).toMatch(/^keydeck: The checkout link from the service was refused \(it is plain http:\/\/ to another machine, not https:\/\/\): nothing was shown, copied or opened/);
         expect(r.stderr).not.toContain('evil.example');
+        expect(r.stdout).not.toContain('evil.example');
+        if (args.length === 0) {
+          expect(r.stdout).toBe('');
+          expect(r.stderr.replace(/^keydeck: /, '')).toMatch(refusal);
+        } else {
+          // Under --json the refusal is the one JSON document on stdout (docs/commands.md).
+          const { error } = JSON.parse(r.stdout) as { error: { code: string; message: string } };
+          expect(error.code).toBe('checkout_refused');
+          expect(error.message).toMatch(refusal);
+          expect(r.stderr).not.toMatch(/^keydeck: /m);
+        }
       }
       const list = JSON.parse((await own.run(undefined, ['billing', 'history', '--json'])).stdout) as unknown[];
       expect(list).toEqual([

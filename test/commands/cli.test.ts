@@ -174,11 +174,16 @@ describe('no terminal', () => {
     ]);
     const commands = ['keydeck keys delete k1', 'keydeck keys disable k1', 'keydeck mgmt-keys delete m1'];
     results.forEach((r, i) => {
+      const sentence = `confirmation_required: stdin is not a terminal, so no confirmation can be asked and nothing was changed; to proceed run \`${commands[i]} --yes\`.`;
       expect(r.code).toBe(2);
+      // Under --json the failure is the one JSON document on stdout (docs/commands.md).
+      if (i === 1) {
+        expect(r.stderr).toBe('');
+        expect(JSON.parse(r.stdout)).toEqual({ error: { code: 'confirmation_required', message: sentence } });
+        return;
+      }
       expect(r.stdout).toBe('');
-      expect(r.stderr).toBe(
-        `keydeck: confirmation_required: stdin is not a terminal, so no confirmation can be asked and nothing was changed; to proceed run \`${commands[i]} --yes\`.\n`,
-      );
+      expect(r.stderr).toBe(`keydeck: ${sentence}\n`);
     });
     // With --yes the same command goes ahead: here it reaches the (unreachable) service, whose
     // list it reads first to find the key (by id or name).

@@ -268,18 +268,22 @@ describe('failures', () => {
       cli.run('sess_not_a_token', ['keys', 'list', '--json']),
       cli.run(undefined, ['keys', 'list']),
     ]);
+    // Under --json the failure is the one JSON document on stdout, nothing on stderr (docs/commands.md).
+    const errorOf = (r: { stdout: string }) => (JSON.parse(r.stdout) as { error: { code: string; message: string; status?: number } }).error;
     expect(down.code).toBe(4);
-    expect(down.stdout).toBe('');
-    expect(down.stderr).toMatch(/^keydeck: network_error: could not reach the service at http:\/\/127\.0\.0\.1:9 .*ECONNREFUSED.*\n$/);
+    expect(down.stderr).toBe('');
+    expect(errorOf(down)).toMatchObject({ code: 'network_error', transportCode: 'ECONNREFUSED', nothingSent: true });
+    expect(errorOf(down).message).toMatch(/^network_error: could not reach the service at http:\/\/127\.0\.0\.1:9 .*ECONNREFUSED/);
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toBe('');
+    expect(errorOf(refused)).toMatchObject({ code: 'unauthorized', status: 401 });
     // The rejected credential is named, with where it came from and what to do (never `auth login`,
     // whose stored key KEYDECK_TOKEN would override again).
-    expect(refused.stderr.startsWith(
-      'keydeck: unauthorized: the service did not accept the credential in use, KEYDECK_TOKEN (session token), to list the keys: it may be mistyped, expired or deleted; unset KEYDECK_TOKEN to use the key stored for profile "default", or set a valid one',
+    expect(errorOf(refused).message.startsWith(
+      'unauthorized: the service did not accept the credential in use, KEYDECK_TOKEN (session token), to list the keys: it may be mistyped, expired or deleted; unset KEYDECK_TOKEN to use the key stored for profile "default", or set a valid one',
     )).toBe(true);
-    expect(refused.stderr).not.toContain('auth login');
-    expect(refused.stderr).not.toContain('sess_not_a_token');
+    expect(refused.stdout).not.toContain('auth login');
+    expect(refused.stdout).not.toContain('sess_not_a_token');
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/no key for profile "default" at http:\/\/127\.0\.0\.1:\d+: run `keydeck auth login`, or set KEYDECK_TOKEN/);
   });
@@ -297,10 +301,13 @@ describe('failures', () => {
       // (The creation, of unknown outcome, stays recorded: a list that starts after it may name it first.)
       expect(list.stderr).toMatch(/^keydeck: server_error: the service failed to list the keys \(HTTP 503\).*down for maintenance/m);
       expect(create.code).toBe(4);
-      expect(create.stdout).toBe('');
       // The list read to check the name failed too: said, and the create is sent all the same.
       expect(create.stderr).toMatch(/^warning: could not read the keys to check whether another key is named "ci" \(.*\); going on$/m);
-      expect(create.stderr).toMatch(/^keydeck: server_error: .*whether it took effect is unknown: list the keys before trying again/m);
+      // Under --json the failure is the JSON document on stdout: possibly sent, never retried.
+      const { error } = JSON.parse(create.stdout) as { error: { code: string; message: string; possiblySent?: boolean } };
+      expect(error).toMatchObject({ code: 'server_error', status: 503, possiblySent: true });
+      expect(error.message).toMatch(/^server_error: .*whether it took effect is unknown: list the keys before trying again/);
+      expect(create.stderr).not.toMatch(/^keydeck: /m);
       // The creation stays recorded (issue 42): its finish or undo is named.
       expect(create.stderr).toMatch(/^warning: the key "ci" may have been created: `keydeck keys create --finish ci` finds it/m);
       expect(failing.requests.filter((r) => r.method === 'POST')).toHaveLength(1);

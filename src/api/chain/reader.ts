@@ -15,6 +15,7 @@ import { createClient, getAddress, http, isAddress, parseEventLogs, type Client 
 import { getBlockNumber, getChainId, getLogs, getTransaction, getTransactionReceipt } from 'viem/actions';
 import { ERC20_ABI } from './erc20.js';
 import { confirmationsAt, USDC_BASE_CONTRACT } from './rpcUrl.js';
+import { KeydeckError } from '../../errors/index.js';
 
 /** A transaction hash, `0x` + 64 hex. */
 export type Hash = `0x${string}`;
@@ -67,24 +68,24 @@ export interface FoundTransfer extends TransferLog {
 /** Why the chain could not be read (never the RPC's own words). */
 export type ChainUnavailableReason = 'timeout' | 'unreachable' | 'too_large' | 'http_status' | 'invalid_answer';
 
-/** The RPC could not answer usably: keydeck goes on without the chain's word. */
-export class ChainUnavailableError extends Error {
+/** The RPC could not answer usably (code `chain_unavailable`): keydeck goes on without the chain's word. */
+export class ChainUnavailableError extends KeydeckError {
+  override readonly name = 'ChainUnavailableError';
   readonly reason: ChainUnavailableReason;
   /** The HTTP status, for `http_status`. */
   readonly status?: number;
   constructor(reason: ChainUnavailableReason, status?: number) {
-    super(`chain RPC unavailable: ${reason}${status !== undefined ? ` ${status}` : ''}`);
-    this.name = 'ChainUnavailableError';
+    super('chain_unavailable', `chain RPC unavailable: ${reason}${status !== undefined ? ` ${status}` : ''}`, { exitClass: 'network' });
     this.reason = reason;
     if (status !== undefined) this.status = status;
   }
 }
 
-/** Raised by {@link boundedFetch} for an answer over the size bound. */
-class AnswerTooLargeError extends Error {
+/** Raised by {@link boundedFetch} for an answer over the size bound (code `answer_too_large`). */
+class AnswerTooLargeError extends KeydeckError {
+  override readonly name = 'AnswerTooLargeError';
   constructor() {
-    super('answer too large');
-    this.name = 'AnswerTooLargeError';
+    super('answer_too_large', 'answer too large');
   }
 }
 
@@ -96,7 +97,7 @@ async function boundedFetch(input: string | URL | Request, init?: RequestInit): 
   const response = await fetch(input, { ...init, redirect: 'error' });
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > MAX_RPC_ANSWER_BYTES) {
-    await response.body?.cancel().catch(() => {});
+    await response.body?.cancel().catch(() => {}); // the answer is refused anyway; a body that will not cancel changes nothing
     throw new AnswerTooLargeError();
   }
   const chunks: Uint8Array[] = [];
@@ -108,7 +109,7 @@ async function boundedFetch(input: string | URL | Request, init?: RequestInit): 
       if (done) break;
       size += value.byteLength;
       if (size > MAX_RPC_ANSWER_BYTES) {
-        await reader.cancel().catch(() => {});
+        await reader.cancel().catch(() => {}); // the answer is refused anyway; a body that will not cancel changes nothing
         throw new AnswerTooLargeError();
       }
       chunks.push(value);

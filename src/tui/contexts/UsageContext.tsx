@@ -172,7 +172,7 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
       if (!rig || snapshot.at === undefined) return [];
       try {
         return rig.keyHistory.samples(keyId, snapshot.at - 7 * 86_400_000);
-      } catch {
+      } catch { // history unreadable: no spend samples to draw
         return [];
       }
     },

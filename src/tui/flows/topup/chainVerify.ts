@@ -19,7 +19,7 @@ export async function chainCheckFor(
   ports: TopUpPorts,
   expected: ExpectedTransfer & { readonly entryId: string },
 ): Promise<ChainCheck> {
-  const onRecord = await verifyOnRecord(ports, expected).catch(() => undefined);
+  const onRecord = await verifyOnRecord(ports, expected).catch(() => undefined); // record unreadable: the chain is read, and the verify reads the record again
   if (onRecord?.credited) return { kind: 'off', why: 'credited on keydeck\'s record' };
   try {
     const settings = await settingsOf(baseUrl);

@@ -87,7 +87,7 @@ export function useKeyBudgets(): KeyBudgets {
     let live = true;
     guardrailEntries(services.dataDir, { profile: services.profile.name, origin: new URL(baseUrl).origin })
       .then((e) => live && setEntries(e))
-      .catch(() => live && setEntries([]));
+      .catch(() => live && setEntries([])); // a guardrail record that cannot be read shows no budget entries
     return () => {
       live = false;
     };

@@ -49,7 +49,7 @@ export function usePledges(): Pledges {
         void keys.reload();
         void billingStatus.reload();
         if (!client) return mintRefusal(id, summary, list ?? []);
-        const [freshKeys, status] = await Promise.all([client.keys.list().catch(() => list ?? []), client.billing.status().catch(() => undefined)]);
+        const [freshKeys, status] = await Promise.all([client.keys.list().catch(() => list ?? []), client.billing.status().catch(() => undefined)]); // unreadable: decided on the lists already shown
         return mintRefusal(id, status === undefined ? summary : summarizeBillingStatus(status), freshKeys);
       },
       blocksOf,
