@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { expect } from 'vitest';
+import { isBoundary } from '../../src/failpoints/index.js';
 import { runCli, type CliResult } from '../credentials/harness.js';
 
 /** A point as src/failpoints writes it in a trace: `<name>#<n>` (`answered:createCreditKey#1`). */
@@ -49,7 +50,8 @@ export async function tracePoints(args: readonly string[], options: CrashRunOpti
     } catch {
       // No boundary reached.
     }
-    return { result, points: text.split('\n').filter(Boolean) };
+    // The operations' steps are walked in process (./steps.ts); a SIGKILL walk keeps the process's own boundaries.
+    return { result, points: text.split('\n').filter((p) => p !== '' && isBoundary(p)) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -14,12 +14,12 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { DeliveryRecord } from '../../src/delivery/deliveryRecord.js';
 import { parseCommandDestination, parseFileDestination } from '../../src/delivery/destinations.js';
 import { keyFingerprint } from '../../src/delivery/fingerprint.js';
-import { stepFailpointsFrom } from '../../src/operations/kit.js';
+import { failpointsFrom } from '../../src/failpoints/index.js';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { KEYS, type TuiHandle } from '../tui/render.js';
 import { noKeychainStore, readySession, renderApp, testServices } from '../tui/harness.js';
 import { commonInvariants, disposeKeyWorld, fileKey, fileText, keyIdOf, keysOf, makeKeyWorld, recover, settle, takenKey, worldSummary, type KeyWorld } from './keyWorld.js';
-import { walkStepsAndDocument, type StepPoints, type StepScenario } from './steps.js';
+import { stepEnv, walkStepsAndDocument, type StepPoints, type StepScenario } from './steps.js';
 
 let sb: TestSandbox;
 let root: string;
@@ -38,7 +38,7 @@ const STOPPED = "stopped at the kit's failpoint";
 
 /** The app on the world's account and data dir, as the `default` profile (the commands' own). */
 function open(w: KeyWorld, points: StepPoints = {}): TuiHandle {
-  const failpoints = stepFailpointsFrom({ ...(points.trace && { KEYDECK_STEP_FAILPOINT_TRACE: points.trace }), ...(points.armed && { KEYDECK_STEP_FAILPOINT: points.armed }) });
+  const failpoints = failpointsFrom(stepEnv(points));
   const services = { ...testServices({ store: noKeychainStore().store, baseUrl: sb.url, dataDir: w.dataDir, profile: 'default' }), ...(failpoints && { failpoints }) };
   return renderApp(services, { session: readySession(sb.url, w.token), columns: 120, rows: 40 });
 }
