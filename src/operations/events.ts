@@ -11,7 +11,7 @@ import type { DeliveryOutcome } from '../delivery/deliver.js';
 import type { Destination } from '../delivery/destinations.js';
 
 /** Which operation an event or a failure is about. */
-export type OperationKind = 'create' | 'pledge' | 'rotate' | 'mgmt-rotate' | 'guardrail' | 'autotopup';
+export type OperationKind = 'create' | 'pledge' | 'rotate' | 'mgmt-rotate' | 'guardrail' | 'autotopup' | 'topup' | 'verify';
 
 /** A key as events name it (never its value). */
 export interface KeyRef {

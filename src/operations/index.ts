@@ -13,7 +13,7 @@
  * file: ./policyPlan.ts (`plan`), ./applyPolicy.ts (`apply`). The locks of the
  * operations a face drives: ./drivers.ts. Auto top-up (./autoTopUp.ts, driven after each balance
  * read by ./autoTopUpRunner.ts, its words ./wordingAutoTopUp.ts) and a person's top-up
- * (./topUp.ts) are machines whose record is the top-up record (src/billing/journal.ts, with its
+ * (./topUp.ts) and a USDC verify (./verify.ts) are machines whose record is the top-up record (src/billing/journal.ts, with its
  * declared moves; auto top-up's state between runs ./autoTopUpSummary.ts). test/crash walks
  * every machine's steps (the kit's failpoints, in process) and every boundary of the process
  * (src/failpoints, SIGKILL).
@@ -49,3 +49,5 @@ export type { GuardrailNotice } from './events.js';
 export { autoCharges, failureStreak, runAutoTopUp, summarize, type AutoTopUpClient, type AutoTopUpOutcome, type AutoTopUpPause, type AutoTopUpSummary } from './autoTopUp.js';
 export { AutoTopUpFeed, AutoTopUpRunner, type AutoTopUpNotice, type AutoTopUpStep, type AutoTopUpView } from './autoTopUpRunner.js';
 export { autoTopUpLine, autoTopUpSentence } from './wordingAutoTopUp.js';
+export { verifyUsdc, type VerifyPorts } from './verify.js';
+export { requestTopUp, type TopUpRequest, type TopUpRequestClient, type TopUpRequestOutcome, type TopUpRequestPorts, type TopUpStep } from './topUp.js';
