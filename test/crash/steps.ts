@@ -37,6 +37,8 @@ export function stepEnv(points: StepPoints): Record<string, string> {
 
 /** One operation walked by {@link walkStepPoints} (a {@link CrashScenario} whose run is in process). */
 export interface StepScenario<World> extends Omit<CrashScenario<World>, 'run' | 'points'> {
+  /** The points to stop at, from the trace (default: every one; a variant of a walk keeps the worlds it adds). */
+  points?(traced: readonly string[]): string[];
   /**
    * Runs the operation in `world`, in process, with the kit's failpoints `points`, until it ends or
    * is stopped. @returns `stopped`: the armed point was reached
@@ -93,7 +95,8 @@ export async function walkStepPoints<World>(scenario: StepScenario<World>, optio
   }
   if (traced.length === 0) throw new Error(`${scenario.operation}: the traced run reached no point of the kit`);
   const limit = pLimit(options.concurrency ?? 3);
-  const jobs = traced.flatMap((point) =>
+  const points = scenario.points ? scenario.points(traced) : traced;
+  const jobs = points.flatMap((point) =>
     Object.entries(scenario.recoveries).map(([recovery, recover]) =>
       limit(async (): Promise<CrashOutcome> => {
         const world = await scenario.prepare();

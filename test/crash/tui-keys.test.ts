@@ -10,7 +10,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryRecord } from '../../src/delivery/deliveryRecord.js';
 import { parseCommandDestination, parseFileDestination } from '../../src/delivery/destinations.js';
 import { keyFingerprint } from '../../src/delivery/fingerprint.js';
@@ -211,7 +211,25 @@ const rotateScenario: StepScenario<KeyWorld & { oldKey: string }> = {
   },
 };
 
+/**
+ * `n` with no data dir given (no `KEYDECK_DATA_DIR`: keydeck's default under the home, the TUI's
+ * and the command line's alike), stopped where a record is to be taken up by the other face: the
+ * key made, the key delivered, the creation ending.
+ */
+const defaultDirScenario: StepScenario<KeyWorld> = {
+  ...createScenario,
+  operation: "the TUI's n to a dotenv file, no data dir given",
+  prepare: async () => makeKeyWorld(sb, root, await sb.fundedUser(25), 'PORT=8080\n', { defaultDataDir: true }),
+  recoveries: { "next start: f": createScenario.recoveries["next start: f"]!, '--finish': createScenario.recoveries['--finish']! },
+  points: (traced) => traced.filter((p) => ['create.mint:recorded#1', 'create.write:0:recorded#1', 'create.ending:recorded#1'].includes(p)),
+};
+
 describe("the TUI's n and R stopped at every step of the kit, in process", () => {
+  it("n with no data dir given: the TUI's next start and --finish take it up from the same default dir; the table is in docs/", { timeout: 300_000 }, async () => {
+    const walk = await walkStepsAndDocument(defaultDirScenario, 'tui-create-default-dir', { concurrency: 2 });
+    expect(walk.outcomes.length).toBe(6);
+  });
+
   it("n: every stop, recovered by the TUI's next start (f, u) and by --finish, keeps the invariants; the table is in docs/", { timeout: 300_000 }, async () => {
     await walkStepsAndDocument(createScenario, 'tui-create-steps', { concurrency: 2 });
   });
