@@ -111,6 +111,11 @@ export function decisionSentence(decision: Exclude<AutoTopUpDecision, { kind: 'c
   }
 }
 
+/** Why a machine paused its own policy: another machine charged for the same fall first (`other`, in words). */
+export function twoMachinesReason(other: string): string {
+  return `Another card charge for the same fall of the balance was made before this one (${other}): two machines run auto top-up for this account: keep one.`;
+}
+
 /** The policy in words: "below $20.00, charge $30.00 (at most $60.00 a day, $300.00 a month)". */
 export function policySentence(policy: AutoTopUpPolicy): string {
   const charge = policy.amountUsd !== undefined ? `charge ${formatUsd(policy.amountUsd)}` : `charge up to ${formatUsd(policy.toUsd ?? 0)}`;

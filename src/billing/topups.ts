@@ -5,7 +5,7 @@
  * - {@link recordTopUp} and {@link answerOnRecord}: a `POST /api/billing/topup` answer on record
  *   (checkout link checked, USDC address checksummed and the instruction's own amount recorded, a
  *   card-on-file charge credited only when its answer says so), for the one top-up procedure that
- *   sends it (./topUpRequest.ts);
+ *   sends it (src/operations/topUp.ts);
  * - {@link verifyUsdc} (./verifyUsdc.ts, re-exported here): `POST /api/billing/verify-topup` for one hash, the record moved to
  *   `verifying` (with the `totalTopUp` baseline) before anything is sent, then by the answer;
  * - {@link checkCardPayments}: `GET /api/billing/status` read for records that name the pending
@@ -96,7 +96,7 @@ export async function recordTopUp(
 
 /**
  * Puts a card-on-file charge's answer `result` on its record `entry` (written `verifying` before
- * the request was sent: ./topUpRequest.ts): the payment's id when the answer gives one, and
+ * the request was sent: src/operations/topUp.ts): the payment's id when the answer gives one, and
  * `credited` when it names the charge credited (a paid `status` or a numeric `credited`);
  * otherwise it stays `verifying`, and a problem says so. An answer of another method changes nothing.
  * @throws JournalError when the record cannot be written

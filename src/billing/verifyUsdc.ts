@@ -1,8 +1,9 @@
 /**
  * `POST /api/billing/verify-topup` for one USDC transfer (§2.6, issue 13), shared by the TUI and
- * `keydeck billing verify`: {@link verifyUsdc} moves the record to `verifying` (with the
- * `totalTopUp` baseline) before anything is sent, then by the answer; {@link verifyOutcomeLines}
- * says the outcome. Nothing here retries: every request is sent once per call.
+ * `keydeck billing verify`, driven by the machine `verify` (src/operations/verify.ts):
+ * {@link recordVerify} moves the record to `verifying` (with the `totalTopUp` baseline) before
+ * anything is sent, {@link verifyAnswerOnRecord} by the answer; {@link verifyOutcomeLines} says the
+ * outcome. Nothing here sends the verify nor retries.
  */
 import type { VerifiedTopUp } from '../api/schemas.js';
 import { MAX_TRIED_HASHES, type JournalEntry, type TopUpJournal } from './journal.js';
@@ -122,7 +123,7 @@ export type VerifyOnRecord =
 
 /**
  * Looks `request` up on keydeck's record, as {@link verifyUsdc} does first: the chain is read
- * before a verify (issue 25) only when this says the verify would be sent.
+ * before a verify only when this says the verify would be sent.
  * @throws JournalError when the record cannot be read
  */
 export async function verifyOnRecord(ports: TopUpPorts, request: Pick<VerifyRequest, 'entryId' | 'txHash' | 'amount'>): Promise<VerifyOnRecord> {
@@ -135,27 +136,33 @@ export async function verifyOnRecord(ports: TopUpPorts, request: Pick<VerifyRequ
   return { ...(entry && { entry }), ...(match.ambiguous && { ambiguous: match.ambiguous }) };
 }
 
+/** A verify on record, ready to be sent: its record (`verifying`, with the hash and its baseline) and whether an earlier verify of the same hash has no known outcome. */
+export interface VerifyOnItsWay {
+  readonly entry: JournalEntry;
+  readonly priorUnknown: boolean;
+}
+
 /**
- * Verifies the USDC transfer `txHash` of `amount` USD once and moves its record by the
- * module's table (src/billing/journal.ts): the record goes to `verifying` with the hash and the
- * `totalTopUp` baseline before the request is sent (a crash or a lost answer leaves it there);
- * a hash already credited on record is never sent again. Never throws for the service's or the
- * record's failures: they are outcomes.
+ * The first step of a verify (src/operations/verify.ts drives them): looks the request up on
+ * record, reads the `totalTopUp` baseline, and moves the record to `verifying` with the hash and
+ * that baseline (or makes one) before anything is sent; a hash already credited on record is
+ * never sent again. Never throws for the service's or the record's failures: they are outcomes
+ * (`outcome`: nothing is to be sent).
  */
-export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Promise<VerifyOutcome> {
+export async function recordVerify(ports: TopUpPorts, request: VerifyRequest): Promise<VerifyOnItsWay | { readonly outcome: VerifyOutcome }> {
   const { journal, client, scope } = ports;
   const txHash = request.txHash.trim().toLowerCase();
   const amount = request.amount;
   let entry: JournalEntry | undefined;
   try {
     const onRecord = await verifyOnRecord(ports, request);
-    if (onRecord.credited) return { kind: 'already_credited', entry: onRecord.credited };
+    if (onRecord.credited) return { outcome: { kind: 'already_credited', entry: onRecord.credited } };
     if (onRecord.ambiguous) {
-      return { kind: 'not_sent', error: new KeydeckError('several_topups', `${onRecord.ambiguous.length} USDC top-ups of this amount await payment: say which one this transfer paid (its deposit address)`) };
+      return { outcome: { kind: 'not_sent', error: new KeydeckError('several_topups', `${onRecord.ambiguous.length} USDC top-ups of this amount await payment: say which one this transfer paid (its deposit address)`) } };
     }
     entry = onRecord.entry;
   } catch (error) {
-    return { kind: 'not_sent', error };
+    return { outcome: { kind: 'not_sent', error } };
   }
 
   // The baseline: totalTopUp before this verify, and the finished top-ups the billing status lists
@@ -180,7 +187,7 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
   let priorUnknown = false;
   try {
     if (!entry) {
-      if (baseline === undefined) return { kind: 'not_sent', error: baselineError };
+      if (baseline === undefined) return { outcome: { kind: 'not_sent', error: baselineError } };
       entry = await journal.add({
         amount,
         method: 'usdc',
@@ -221,34 +228,42 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
           ...(request.chainEvidence !== undefined && { chainEvidence: request.chainEvidence }),
         };
       });
-      if (!updated) return { kind: 'not_sent', error: new KeydeckError('not_on_record', 'the top-up is no longer on record') };
-      if (updated.state === 'credited') return { kind: 'already_credited', entry: updated };
+      if (!updated) return { outcome: { kind: 'not_sent', error: new KeydeckError('not_on_record', 'the top-up is no longer on record') } };
+      if (updated.state === 'credited') return { outcome: { kind: 'already_credited', entry: updated } };
       if (pendingHash !== undefined) {
         return {
-          kind: 'not_sent',
-          entry: updated,
-          error: new KeydeckError('verify_pending', `this top-up was sent for verification with ${pendingHash}, and that verification's outcome is not known yet: verify ${pendingHash} again first`),
+          outcome: {
+            kind: 'not_sent',
+            entry: updated,
+            error: new KeydeckError('verify_pending', `this top-up was sent for verification with ${pendingHash}, and that verification's outcome is not known yet: verify ${pendingHash} again first`),
+          },
         };
       }
-      if (missingBaseline) return { kind: 'not_sent', entry: updated, error: baselineError };
+      if (missingBaseline) return { outcome: { kind: 'not_sent', entry: updated, error: baselineError } };
       entry = updated;
     }
   } catch (error) {
-    return { kind: 'not_sent', ...(entry && { entry }), error };
+    return { outcome: { kind: 'not_sent', ...(entry && { entry }), error } };
   }
-  const id = entry.id;
-  const save = async (patch: Parameters<TopUpJournal['update']>[1]): Promise<JournalEntry> => (await journal.update(id, patch)) ?? entry!;
+  return { entry, priorUnknown };
+}
 
-  let verified: VerifiedTopUp;
-  try {
-    verified = await client.billing.verifyTopUp({ txHash, amount });
-  } catch (error) {
+/**
+ * The last step of a verify: its answer (`sent`: the service's, or the error of the one request)
+ * on record, by the module's table, and the outcome. Never throws for the service's or the
+ * record's failures.
+ */
+export async function verifyAnswerOnRecord(ports: TopUpPorts, sending: VerifyOnItsWay, amount: number, sent: { readonly verified: VerifiedTopUp } | { readonly error: unknown }): Promise<VerifyOutcome> {
+  const { entry, priorUnknown } = sending;
+  const save = async (patch: Parameters<TopUpJournal['update']>[1]): Promise<JournalEntry> => (await ports.journal.update(entry.id, patch)) ?? entry;
+  if ('error' in sent) {
     try {
-      return await afterFailure(ports, entry, error, amount, priorUnknown, save);
+      return await afterFailure(ports, entry, sent.error, amount, priorUnknown, save);
     } catch (recordError) {
       return { kind: 'not_sent', entry, error: recordError };
     }
   }
+  const { verified } = sent;
   const done = await save({
     state: 'credited',
     credited: verified.credited,
@@ -258,7 +273,7 @@ export async function verifyUsdc(ports: TopUpPorts, request: VerifyRequest): Pro
     reasonCode: undefined,
     verifyBaselineTotalTopUp: undefined,
     verifyBaselineListed: undefined,
-  }).catch(() => ({ ...entry!, state: 'credited' as const, credited: verified.credited, balance: verified.balance })); // the service's answer is the evidence; a record left verifying is settled by the next verify
+  }).catch(() => ({ ...entry, state: 'credited' as const, credited: verified.credited, balance: verified.balance })); // the service's answer is the evidence; a record left verifying is settled by the next verify
   return { kind: 'credited', entry: done, credited: verified.credited, balance: verified.balance, byEarlierVerify: false };
 }
 

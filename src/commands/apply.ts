@@ -17,7 +17,7 @@ import {
   OperationDrivers,
   OperationError,
   rotationContext,
-  stepFailpointsFrom,
+  failpointsFrom,
   type AppliedChange,
   type GuardrailNotice,
   type NewKey,
@@ -82,7 +82,7 @@ async function make(run: PolicyRun, flags: ApplyFlags, drivers: OperationDrivers
   const env = process.env;
   const { session, dataDir, scope } = run;
   const delivery = { lockDir: dataDir, env, secrets: [session.credential.token] };
-  const failpoints = stepFailpointsFrom(env);
+  const failpoints = failpointsFrom(env);
   const deliveries = new DeliveryRecord(dataDir);
   const notices: GuardrailNotice[] = [];
   const shown: NewKey[] = [];

@@ -22,8 +22,9 @@ import { cardMethodNames, DEFAULT_DAY_CAP_CHARGES, DEFAULT_MONTH_CAP_CHARGES, PA
 import { pauseAutoTopUpPolicy, readAutoTopUpPolicy, updateConfig } from '../config/config.js';
 import { dataDir } from '../config/paths.js';
 import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
-import { autoCharges, failureStreak, runAutoTopUp, summarize, type AutoTopUpOutcome } from '../operations/autoTopUp.js';
+import { autoCharges, autoTopUpSentence, failpointsFrom, failureStreak, runAutoTopUp, summarize, type AutoTopUpOutcome } from '../operations/index.js';
 import { printData } from './api-command.js';
+import { operationFailure } from './keyDelivery.js';
 import { confirmDestructive } from './confirm.js';
 import { withMetricsTextfile, type TextfileRun } from './metricsTextfile.js';
 import { ExitCode, exitCodeOf as errorExitCode, fail, openSession, printLine, printProblem, sentenceOf, type ExitCodeValue, type GlobalOptions } from './output.js';
@@ -311,13 +312,15 @@ async function runOnce(globals: GlobalOptions, flags: { json?: boolean }, env: N
     pausePolicy: (pause) => pauseAutoTopUpPolicy(profile.configPath, profile.name, pause),
     cardMethodNames: cardMethodNames(profile.topUpMethods),
     settle,
-  });
+    failpoints: failpointsFrom(env),
+  }).catch(operationFailure);
+  const said = autoTopUpSentence(outcome);
   if (flags.json) {
     const second = outcome.kind === 'credited' || outcome.kind === 'unknown' ? outcome.secondCharge : undefined;
-    printData({ outcome: outcome.kind, ...('decision' in outcome && { decision: outcome.decision.kind }), sentence: outcome.sentence, ...('entry' in outcome && { topUp: outcome.entry }), ...(second && { secondCharge: second }) });
+    printData({ outcome: outcome.kind, ...('decision' in outcome && { decision: outcome.decision.kind }), sentence: said, ...('entry' in outcome && { topUp: outcome.entry }), ...(second && { secondCharge: second }) });
   }
-  else if (outcome.kind === 'credited') printLine(outcome.sentence);
-  else if (!(outcome.kind === 'skipped' && outcome.decision.kind === 'not_needed')) printProblem(outcome.sentence);
+  else if (outcome.kind === 'credited') printLine(said);
+  else if (!(outcome.kind === 'skipped' && outcome.decision.kind === 'not_needed')) printProblem(said);
   if (run) {
     const policy = (await readAutoTopUpPolicy(profile.configPath, profile.name)) ?? profile.autoTopUp;
     const records = (await journal.list()).filter((e) => inScope(e, scope));

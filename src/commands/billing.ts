@@ -20,7 +20,8 @@ import { statusSummaryLines, summaryText } from '../billing/statusSummary.js';
 import { hostOf } from '../api/baseUrl.js';
 import { topUpPhase, type JournalEntry } from '../billing/journal.js';
 import { messageOf, openInstructions, topUpNotes } from '../billing/topups.js';
-import { requestTopUp } from '../billing/topUpRequest.js';
+import { failpointsFrom, requestTopUp } from '../operations/index.js';
+import { operationFailure } from './keyDelivery.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { chooseTopUp, journalOf, verifyAndReport, type BillingDeps, type VerifyFlags } from './verifyReport.js';
 import type { WatchPlan } from './chainFind.js';
@@ -123,7 +124,7 @@ export function topUpLines(result: TopUpResult, amount: number, program = 'keyde
 /**
  * `keydeck billing topup --amount USD --method card_checkout|card_direct|usdc [--json]`
  * (`POST /api/billing/topup`; never retried), through the one top-up procedure the TUI uses
- * (src/billing/topUpRequest.ts): the `totalTopUp` baseline read first; a card-on-file charge on the
+ * (src/operations/topUp.ts): the `totalTopUp` baseline read first; a card-on-file charge on the
  * top-up record (`verifying`) before it is sent, never sent when it cannot be recorded (exit 1);
  * an instruction on record, with its baseline, before it is printed. Exit 3 when the record
  * cannot be trusted (src/billing/journal.ts, "Fail closed": nothing asked, nothing sent). Exit 2 for a bad
@@ -168,10 +169,11 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
     throw error;
   });
   const scope = { host: hostOf(profile.baseUrl), profile: profile.name };
-  // The one top-up procedure (src/billing/topUpRequest.ts): a charge on record before it is sent.
-  const outcome = await requestTopUp({ journal, client, scope }, { amount, kind, method: flags.method }).catch((error: unknown) => {
+  // The one top-up procedure (src/operations/topUp.ts): a charge on record before it is sent.
+  const failpoints = failpointsFrom(deps.session?.env ?? process.env);
+  const outcome = await requestTopUp({ journal, client, scope, failpoints }, { amount, kind, method: flags.method }).catch((error: unknown) => {
     journal.close();
-    throw error;
+    return operationFailure(error);
   });
   if (outcome.kind === 'not_requested' && outcome.step === 'record' && !isRecordDamaged(outcome.error)) {
     journal.close();

@@ -23,7 +23,7 @@ import {
   eventPhrases,
   keyOperationContext,
   OperationDrivers,
-  stepFailpointsFrom,
+  failpointsFrom,
   unfinishedCreations,
   type CreateOutcome,
   type KeyOperation,
@@ -59,7 +59,7 @@ export function operationContext(session: Session, plan: DeliveryPlan, json: boo
     profile: session.profile.name,
     origin: originOf(session.profile.baseUrl),
     drivers: new OperationDrivers(dataDir(plan.env)),
-    failpoints: stepFailpointsFrom(plan.env),
+    failpoints: failpointsFrom(plan.env),
     emit: (event) => renderEvent(event, json),
   });
 }

@@ -35,11 +35,9 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'TMUX, STY', meaning: 'inside tmux or GNU screen: clipboard (OSC 52) and notification sequences go through its passthrough' },
   { name: 'CREDENTIALS_DIRECTORY', meaning: 'set by systemd (LoadCredential=): keydeck exporter reads a --token-file (or a --token-dir file) inside it as systemd hands it over, without the owner-only mode check' },
   { name: 'DBUS_SESSION_BUS_ADDRESS', meaning: 'unset on Linux: no keychain is tried (the key is then stored only with --insecure-storage)' },
-  { name: 'KEYDECK_FAILPOINT', meaning: 'for keydeck’s own crash tests (test/crash): NAME#N kills keydeck (SIGKILL) the N-th time it reaches the boundary NAME (src/failpoints); never set it otherwise' },
-  { name: 'KEYDECK_FAILPOINT_TRACE', meaning: 'for keydeck’s own crash tests: a file each boundary keydeck reaches is appended to, one NAME#N a line' },
-  { name: 'KEYDECK_FAILPOINT_ACTION', meaning: 'for keydeck’s own crash tests: halt makes the armed boundary stop the operation under way in the test’s own thread instead of killing the process (src/failpoints)' },
-  { name: 'KEYDECK_STEP_FAILPOINT', meaning: 'for keydeck’s own crash tests (test/crash): POINT#N stops an operation the N-th time it reaches the step POINT of its machine (src/operations/kit.ts), as a kill there would; never set it otherwise' },
-  { name: 'KEYDECK_STEP_FAILPOINT_TRACE', meaning: 'for keydeck’s own crash tests: a file each step point an operation reaches is appended to, one POINT#N a line' },
+  { name: 'KEYDECK_FAILPOINT', meaning: 'for keydeck’s own crash tests (test/crash): NAME#N acts the N-th time keydeck reaches the named point NAME: a boundary of the process (src/failpoints) or a step of an operation (MACHINE.STEP, src/operations/kit.ts); never set it otherwise' },
+  { name: 'KEYDECK_FAILPOINT_TRACE', meaning: 'for keydeck’s own crash tests: a file each named point keydeck reaches (boundaries and steps) is appended to, one NAME#N a line' },
+  { name: 'KEYDECK_FAILPOINT_ACTION', meaning: 'for keydeck’s own crash tests: kill (the default) kills keydeck (SIGKILL) at the armed point; halt stops the operation under way in the test’s own thread instead (src/failpoints)' },
   { name: 'NODE_DISABLE_COMPILE_CACHE', meaning: '1: Node does not keep keydeck’s compiled code between runs (slower start)' },
 ];
 

@@ -26,7 +26,7 @@ import {
   pendingRotationOf,
   rotateKeyMachine,
   rotationContext,
-  stepFailpointsFrom,
+  failpointsFrom,
   unfinishedRotations,
   type NewKey,
   type OperationEvent,
@@ -112,7 +112,7 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
       drivers: new OperationDrivers(dir),
       profile: session.profile.name,
       origin,
-      failpoints: stepFailpointsFrom(plan.env),
+      failpoints: failpointsFrom(plan.env),
       emit: (event) => {
         if (event.type === 'rotation_started' && remembered) say(`The old key was delivered by keydeck to ${remembered.join(', ')}: the successor goes there too.`, json);
         if (event.type === 'delivery') {

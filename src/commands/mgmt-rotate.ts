@@ -27,7 +27,7 @@ import {
   OperationDrivers,
   resumeManagementRotation,
   rotateManagementKey,
-  stepFailpointsFrom,
+  failpointsFrom,
   storePlace,
   tokenFilePlace,
   type CredentialPlace,
@@ -117,7 +117,7 @@ export async function mgmtKeysRotate(globals: GlobalOptions, flags: MgmtRotateFl
             : describeCredential(token, session.credential.source, profile.name, cliSignIn(profile.name)),
       }).managementKeys,
     drivers: new OperationDrivers(dataDir(env)),
-    failpoints: stepFailpointsFrom(env),
+    failpoints: failpointsFrom(env),
     emit: (event) => renderEvent(event, json),
   };
   let result: MgmtRotationResult;

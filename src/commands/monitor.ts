@@ -31,7 +31,7 @@ import { blocksOfKey, dueBlockEvents } from '../billing/pledges.js';
 import { summarizeBillingStatus } from '../api/reader.js';
 import { hostOf } from '../api/baseUrl.js';
 import { dataDir } from '../config/paths.js';
-import type { AutoTopUpFeed, AutoTopUpRunner } from '../operations/autoTopUpRunner.js';
+import type { AutoTopUpFeed, AutoTopUpRunner } from '../operations/index.js';
 import { HistoryRecorder } from '../billing/historyRecorder.js';
 import { AccountWatcher } from '../watcher/accountWatcher.js';
 import { pollIntervalMs } from '../watcher/schedule.js';
@@ -189,7 +189,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
     let runner: AutoTopUpRunner | undefined;
     if (flags.autoTopup) {
       const [{ AutoTopUpRunner: Runner, AutoTopUpFeed: Feed }, { TopUpJournal }, { readAutoTopUpPolicy, pauseAutoTopUpPolicy }, { cardMethodNames, settleBounds }] = await Promise.all([
-        import('../operations/autoTopUpRunner.js'),
+        import('../operations/index.js'),
         import('../billing/journal.js'),
         import('../config/config.js'),
         import('../config/autoTopUp.js'),

@@ -8,7 +8,9 @@ import { hostOf } from '../api/baseUrl.js';
 import { KeydeckApiError } from '../api/errors.js';
 import type { ChainSettings } from '../billing/chainSettings.js';
 import { JournalError, TopUpJournal, type JournalEntry } from '../billing/journal.js';
-import { openInstructions, recordForVerify, verifyOnRecord, verifyOutcomeLines, verifyUsdc, type VerifyOutcome } from '../billing/topups.js';
+import { openInstructions, recordForVerify, verifyOnRecord, verifyOutcomeLines, type VerifyOutcome } from '../billing/topups.js';
+import { failpointsFrom, verifyUsdc } from '../operations/index.js';
+import { operationFailure } from './keyDelivery.js';
 import { centsText, formatUsdCode } from '../api/money.js';
 import { visible } from '../terminal/sanitize.js';
 import { say } from './keyDelivery.js';
@@ -65,7 +67,7 @@ export async function verifyAndReport(
   const { txHash, amount } = target;
   let outcome: VerifyOutcome;
   try {
-    const ports = { journal, client, scope: { host: hostOf(profile.baseUrl), profile: profile.name } };
+    const ports = { journal, client, scope: { host: hostOf(profile.baseUrl), profile: profile.name }, failpoints: failpointsFrom(process.env) };
     // What the record says first: the record's deposit address, and whether a verify would be
     // sent at all (a hash credited on record is not: then the chain is not read, nothing is asked).
     const onRecord = await verifyOnRecord(ports, { txHash, amount, ...(target.entryId !== undefined && { entryId: target.entryId }) }).catch(() => undefined);
@@ -83,7 +85,7 @@ export async function verifyAndReport(
         { ...(flags.yes && { yes: true }), command: `keydeck billing verify --tx ${txHash} --amount ${target.amountText}` },
       );
     }
-    outcome = await verifyUsdc(ports, { txHash, amount, ...(entryId !== undefined && { entryId }), ...(chainEvidence && { chainEvidence }) });
+    outcome = await verifyUsdc(ports, { txHash, amount, ...(entryId !== undefined && { entryId }), ...(chainEvidence && { chainEvidence }) }).catch(operationFailure);
   } finally {
     journal.close();
   }

@@ -15,8 +15,7 @@ import { pauseAutoTopUpPolicy, readAutoTopUpPolicy } from '../config/config.js';
 import { readOnlyReason, readOnlyRefusal } from '../config/profileMarks.js';
 import type { AccountMetrics } from '../metrics/account.js';
 import { AutoTopUpMetrics } from '../metrics/autoTopUp.js';
-import type { AutoTopUpOutcome } from '../operations/autoTopUp.js';
-import { AutoTopUpRunner, type AutoTopUpStep } from '../operations/autoTopUpRunner.js';
+import { AutoTopUpRunner, autoTopUpSentence, type AutoTopUpOutcome, type AutoTopUpStep } from '../operations/index.js';
 import type { Logger } from './log.js';
 import { cardMethodNames, settleBounds, type AutoTopUpPolicy } from '../config/autoTopUp.js';
 
@@ -127,28 +126,28 @@ export class AutoTopUpDriver {
     switch (outcome.kind) {
       case 'credited':
         this.#metrics.charged('credited');
-        this.#log.info('autotopup_charged', { ...fields, amount_usd: outcome.entry.credited ?? outcome.entry.amount, msg: outcome.sentence });
+        this.#log.info('autotopup_charged', { ...fields, amount_usd: outcome.entry.credited ?? outcome.entry.amount, msg: autoTopUpSentence(outcome) });
         this.#lastSaid = undefined;
         break;
       case 'failed':
       case 'unknown':
       case 'not_sent':
         this.#metrics.charged(outcome.kind);
-        this.#log.warn(`autotopup_${outcome.kind}`, { ...fields, amount_usd: outcome.entry.amount, ...(outcome.kind === 'failed' && { paused: outcome.paused }), msg: outcome.sentence });
+        this.#log.warn(`autotopup_${outcome.kind}`, { ...fields, amount_usd: outcome.entry.amount, ...(outcome.kind === 'failed' && { paused: outcome.paused }), msg: autoTopUpSentence(outcome) });
         this.#lastSaid = undefined;
         break;
       case 'skipped':
       case 'no_policy':
-        if (outcome.sentence !== this.#lastSaid) {
+        if (autoTopUpSentence(outcome) !== this.#lastSaid) {
           const level = outcome.kind === 'skipped' && outcome.decision.kind === 'not_needed' ? 'info' : 'warn';
-          this.#log[level]('autotopup_skipped', { ...fields, reason: outcome.kind === 'skipped' ? outcome.decision.kind : 'no_policy', msg: outcome.sentence });
-          this.#lastSaid = outcome.sentence;
+          this.#log[level]('autotopup_skipped', { ...fields, reason: outcome.kind === 'skipped' ? outcome.decision.kind : 'no_policy', msg: autoTopUpSentence(outcome) });
+          this.#lastSaid = autoTopUpSentence(outcome);
         }
         break;
     }
     // Another machine charged for the same fall first: this one paused itself (keydeck_autotopup_two_machines).
     if ((outcome.kind === 'credited' || outcome.kind === 'unknown') && outcome.secondCharge !== undefined) {
-      this.#log.warn('autotopup_two_machines', { ...fields, ...(outcome.secondCharge.reference !== undefined && { other_charge: outcome.secondCharge.reference }), msg: outcome.sentence });
+      this.#log.warn('autotopup_two_machines', { ...fields, ...(outcome.secondCharge.reference !== undefined && { other_charge: outcome.secondCharge.reference }), msg: autoTopUpSentence(outcome) });
     }
   }
 }

@@ -37,6 +37,17 @@
  * made of what keydeck itself chose (operation names, file and program base names): control
  * characters are replaced, so a trace line is always one line.
  *
+ * ## The steps of the operations: the same points, counted per context
+ *
+ * The machines of src/operations name a point at each step of their loop (`<machine>.<step>`
+ * once a step's effect is done, `<machine>.<step>:recorded` after its record write:
+ * src/operations/kit.ts). They are armed, traced and acted on by the same three variables, read
+ * from the environment of the context that drives the machine (one command run, one TUI session:
+ * {@link failpointsFrom}) and counted there, so that walks in one thread do not count each
+ * other's points. `kill` (the default) kills the process there; `halt` stops the drive with a
+ * {@link FailpointHalt} that no step catches (the kit turns it into its `crashed` failure), as a
+ * kill there would leave the operation.
+ *
  * ## Halting in-process (for tests only)
  *
  * A face that runs in a test's own thread (the TUI, rendered there) cannot be killed without the
@@ -117,6 +128,47 @@ export function failpoint(kind: FailpointKind, detail?: string): void {
   }
   process.kill(process.pid, 'SIGKILL');
 }
+
+/** One context's named points (see the module comment): `reach` is called at each. */
+export interface Failpoints {
+  /**
+   * Marks the point `name`: traced, and at the armed one killed (`kill`) or halted.
+   * @throws FailpointHalt at the armed point when told to halt
+   */
+  reach(name: string): void;
+}
+
+/**
+ * The failpoints of one context, armed by its environment `env` (`KEYDECK_FAILPOINT`,
+ * `KEYDECK_FAILPOINT_TRACE`, `KEYDECK_FAILPOINT_ACTION`: the module comment), counted in the
+ * context (nothing at module level). Undefined when none is set (every real run).
+ */
+export function failpointsFrom(env: NodeJS.ProcessEnv): Failpoints | undefined {
+  const armed = env.KEYDECK_FAILPOINT;
+  const trace = env.KEYDECK_FAILPOINT_TRACE;
+  if (!armed && !trace) return undefined;
+  const halts = env.KEYDECK_FAILPOINT_ACTION === 'halt';
+  const counts = new Map<string, number>();
+  return {
+    reach(point) {
+      const name = nameOf(point);
+      const n = (counts.get(name) ?? 0) + 1;
+      counts.set(name, n);
+      const here = `${name}#${n}`;
+      if (trace) appendFileSync(trace, `${here}\n`);
+      if (!armed || !(armed === here || (n === 1 && armed === name))) return;
+      if (halts) throw new FailpointHalt(here);
+      process.kill(process.pid, 'SIGKILL');
+    },
+  };
+}
+
+/** True when a traced point is a boundary of the process (the table above), not an operation's step. */
+export function isBoundary(point: string): boolean {
+  return BOUNDARY_KINDS.some((kind) => point === kind || point.startsWith(`${kind}:`) || point.startsWith(`${kind}#`));
+}
+
+const BOUNDARY_KINDS: readonly FailpointKind[] = ['request', 'answered', 'store.written', 'store.deleted', 'file.renamed', 'command.spawned', 'command.exited', 'record.written'];
 
 /** The kinds of boundary (the table of the module docstring). */
 export type FailpointKind =

@@ -1,9 +1,13 @@
 /**
- * Auto top-up as an operation (issue 47): when a profile's policy (src/config/autoTopUp.ts) says
- * so, charge the card on file once for one fall of the balance — never above a cap, never
- * silently — and, across machines, what the service allows (docs/topups.md "Auto top-up"): it has
- * no idempotency key and credits a card charge at once, so no lock on one machine makes two
- * machines exactly once. What keydeck does instead is below.
+ * Auto top-up as an operation of the kit (./kit.ts): when a profile's policy
+ * (src/config/autoTopUp.ts) says so, charge the card on file once for one fall of the balance —
+ * never above a cap, never silently — and, across machines, what the service allows
+ * (docs/topups.md "Auto top-up"): it has no idempotency key and credits a card charge at once, so
+ * no lock on one machine makes two machines exactly once. What keydeck does instead is below.
+ *
+ * Its record is the top-up record (src/billing/journal.ts: one SQLite record shared by every
+ * keydeck process, whose declared moves `TRANSITIONS` every update is checked against); the
+ * machine `autotopup` is driven by {@link drive} under the account's lock, each step one effect.
  *
  * ## Steps, their states and crash points
  *
@@ -12,12 +16,12 @@
  * | 1    | read the policy, the balance and this machine's record; paused, or not below the threshold: done | nothing changed                                 |
  * | 2    | a fall seen: read the billing status (what it lists now), then the settle wait: random, bounded, drawn afresh on each machine ({@link AutoTopUpPorts.settle}) | nothing changed |
  * | 3    | take the account's lock on this machine (`<data dir>/autotopup-<account>.lock`)         | nothing changed; the OS drops the lock with the process   |
- * | 4    | inside it, read afresh: the policy, the balance, the billing status, the top-up record; settle card charges the status names | nothing changed but records the status names credited |
+ * | 4    | the drive begins: inside the lock, read afresh the policy, the balance, the billing status, the top-up record; settle card charges the status names | nothing changed but records the status names credited |
  * | 5    | decide (src/billing/autoTopUp.ts): paused, not needed, served (a top-up appeared since step 2), pending, capped (every card charge the service lists counts, whoever made it), or charge | nothing changed |
- * | 6    | record the charge, `verifying`, before it is sent (`record.written:topups`)             | a record in flight: every later run here sees a pending top-up and charges nothing until the status names it or the user closes it |
- * | 7    | send `POST /api/billing/topup` once, never retried (`request:`/`answered:topUp`)          | the same: the charge's outcome is unknown, never assumed  |
- * | 8    | record the answer: credited, refused (a failure), still verifying (sent, its answer unclear or lost), or closed (never sent) | — |
- * | 9    | sent: read the billing status again; another card charge for the same fall asked for before this one (another machine's) pauses this machine's policy, naming it (`file.renamed:config.json`) | the charge on record; the other machine's too: the next run here charges nothing until the balance falls again |
+ * | 6    | record the charge, `verifying`, before it is sent (`record.written:topups`, `autotopup.begin:recorded`) | a record in flight: every later run here sees a pending top-up and charges nothing until the status names it or the user closes it |
+ * | 7    | step `charge`: send `POST /api/billing/topup` once, never retried (`request:`/`answered:topUp`, `autotopup.charge`) | the same: the charge's outcome is unknown, never assumed |
+ * | 8    | its commit: the answer on record: credited, refused (a failure), still verifying (sent, its answer unclear or lost), or closed (never sent) (`autotopup.charge:recorded`) | — |
+ * | 9    | sent: observe the billing status again; another card charge for the same fall asked for before this one (another machine's) makes step `pause` pause this machine's policy, naming it (`file.renamed:config.json`, `autotopup.pause`) | the charge on record; the other machine's too: the next run here charges nothing until the balance falls again |
  *
  * The lock keeps two processes of this machine from deciding at once. Two machines are kept apart
  * by what the service shows: the settle wait makes two machines that saw one fall at once read
@@ -26,27 +30,30 @@
  * the later one, which pauses itself, so one fall is charged twice at most once per pair of
  * machines. A cap is checked at step 5 against the service's own list of card charges, so one
  * machine never passes it and two in a race pass it by at most the one charge in flight.
+ *
+ * A charge is never driven again (`finish`): money is never sent twice. One left `verifying` by a
+ * crash is what every later run observes as in flight (step 4) until the billing status names it.
+ * What a run did is data ({@link AutoTopUpOutcome}); the faces word it through the wording table
+ * (./wordingAutoTopUp.ts).
  */
 import { createHash, randomInt } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CreditBalance } from '../api/schemas.js';
-import { decideAutoTopUp, decisionSentence, utcDay, utcMonth, type AutoTopUpDecision } from '../billing/autoTopUp.js';
-import { appearedSince, chargedSince, earlierCharge, listedFailureStreak, listedInWords, probableLostCharges, recordFailureStreak, recordReferences } from '../billing/autoTopUpCount.js';
+import { decideAutoTopUp, twoMachinesReason, utcDay, utcMonth, type AutoTopUpDecision } from '../billing/autoTopUp.js';
+import { appearedSince, chargedSince, earlierCharge, inFlight, listedFailureStreak, listedInWords, recordFailureStreak, recordReferences } from '../billing/autoTopUpCount.js';
 import { directChargeEvidence } from '../billing/evidence.js';
-import { inScope, type JournalEntry, type JournalScope, type TopUpJournal } from '../billing/journal.js';
+import { formatUsd } from '../api/money.js';
+import { inScope, type JournalEntry, type JournalPatch, type JournalScope, type TopUpJournal } from '../billing/journal.js';
 import { listedTopUps, type ListedTopUps } from '../billing/serviceTopUps.js';
 import { checkCardPayments, codeOf, messageOf, outcomeUnknown, type TopUpClient } from '../billing/topups.js';
 import { DEFAULT_SETTLE_SECONDS, PAUSE_AFTER_FAILURES, type AutoTopUpPolicy, type SettleBounds } from '../config/autoTopUp.js';
 import { withLockFile } from '../config/lock.js';
-import { formatUsd } from '../api/money.js';
+import { DriveMemo, drive, OperationError, step, type KitContext, type Machine, type Next } from './kit.js';
 
 export { autoCharges, recordFailureStreak as failureStreak } from '../billing/autoTopUpCount.js';
 export { summarize, type AutoTopUpSummary } from './autoTopUpSummary.js';
-
-/** A top-up asked for less than this long ago, still unpaid, is in flight (someone is paying it now), ms. */
-const IN_FLIGHT_MS = 30 * 60_000;
 
 /** The client calls the operation makes (a KeydeckClient, or a stand-in in tests). */
 export interface AutoTopUpClient extends TopUpClient {
@@ -59,7 +66,7 @@ export interface AutoTopUpClient extends TopUpClient {
 export type AutoTopUpPause = NonNullable<AutoTopUpPolicy['paused']>;
 
 /** What the operation reads and writes. */
-export interface AutoTopUpPorts {
+export interface AutoTopUpPorts extends Pick<KitContext, 'failpoints' | 'emit'> {
   readonly client: AutoTopUpClient;
   readonly journal: TopUpJournal;
   /** The profile's records (host and profile). */
@@ -87,14 +94,36 @@ export interface SecondCharge {
   readonly reference?: string;
 }
 
-/** What one run did. `sentence` is what the user reads (the command's line, the pane's, the log's). */
+/** The charge a run decided, USD: its amount, the balance it was decided at, the policy's threshold. */
+export interface AutoTopUpCharge {
+  readonly amount: number;
+  readonly remaining: number;
+  readonly belowUsd: number;
+}
+
+/** What the check after a charge found (step 9): another machine's charge, or a check that could not be made. */
+interface AfterCheck {
+  /** Another machine's charge for the same fall (this machine pauses itself). */
+  readonly secondCharge?: SecondCharge;
+  /** Why the billing status could not be read again (the check was not made). */
+  readonly checkFailed?: string;
+  /** Why the pause could not be written, when it could not. */
+  readonly pauseFailed?: string;
+}
+
+/**
+ * What one run did: data, worded by the faces through the wording table
+ * (./wordingAutoTopUp.ts `autoTopUpSentence`). `at`: the service's clock when decided, ms.
+ * `reason` of an `unknown` charge: why its outcome is unknown (absent: its answer does not say it
+ * was credited).
+ */
 export type AutoTopUpOutcome =
-  | { readonly kind: 'no_policy'; readonly sentence: string }
-  | { readonly kind: 'skipped'; readonly decision: Exclude<AutoTopUpDecision, { kind: 'charge' }>; readonly sentence: string }
-  | { readonly kind: 'credited'; readonly entry: JournalEntry; readonly sentence: string; readonly secondCharge?: SecondCharge }
-  | { readonly kind: 'unknown'; readonly entry: JournalEntry; readonly sentence: string; readonly secondCharge?: SecondCharge }
-  | { readonly kind: 'failed'; readonly entry: JournalEntry; readonly paused: boolean; readonly sentence: string }
-  | { readonly kind: 'not_sent'; readonly entry: JournalEntry; readonly sentence: string };
+  | { readonly kind: 'no_policy' }
+  | { readonly kind: 'skipped'; readonly decision: Exclude<AutoTopUpDecision, { kind: 'charge' }>; readonly at: number }
+  | ({ readonly kind: 'credited'; readonly entry: JournalEntry; readonly charge: AutoTopUpCharge } & AfterCheck)
+  | ({ readonly kind: 'unknown'; readonly entry: JournalEntry; readonly charge: AutoTopUpCharge; readonly reason?: string } & AfterCheck)
+  | { readonly kind: 'failed'; readonly entry: JournalEntry; readonly charge: AutoTopUpCharge; readonly paused: boolean; readonly reason: string }
+  | { readonly kind: 'not_sent'; readonly entry: JournalEntry; readonly charge: AutoTopUpCharge; readonly reason: string };
 
 /** What was read when the fall was seen (step 2). */
 interface FallSeen {
@@ -108,37 +137,6 @@ function autoTopUpLockPath(dataDir: string, host: string, account: string): stri
   return path.join(dataDir, `autotopup-${id}.lock`);
 }
 
-/** What blocks a charge, in words: records in flight, and the status's unpaid top-ups of the last {@link IN_FLIGHT_MS}. */
-function inFlight(records: readonly JournalEntry[], listed: ListedTopUps, cardNames: ReadonlySet<string>, now: number, serviceNow: number): string[] {
-  const pending: string[] = [];
-  // A listed pending top-up is said once: by the record in flight that names it, else by itself
-  // (a record closed on the user's word, or refused, never hides what the service still lists).
-  const claimed = recordReferences(records.filter((e) => e.state === 'verifying' || e.state === 'awaiting_payment'));
-  const probable = probableLostCharges(records, [...listed.finished, ...listed.pending].filter((t) => cardNames.has(t.method)));
-  for (const t of probable.values()) if (t.reference) claimed.add(t.reference.toLowerCase());
-  const listedPending = new Set(listed.pending.filter((t) => t.reference !== undefined).map((t) => t.reference!.toLowerCase()));
-  for (const e of records) {
-    const age = now - Date.parse(e.createdAt);
-    if (e.state === 'verifying') {
-      if (probable.has(e.id) && listed.finished.includes(probable.get(e.id)!)) continue;
-      const ref = e.paymentId ?? probable.get(e.id)?.reference;
-      if (ref !== undefined && listedPending.has(ref.toLowerCase())) {
-        pending.push(`a card charge of ${formatUsd(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC is charged and not credited yet: the billing status lists it as pending (${ref})`);
-        continue;
-      }
-      const yours = e.autoTopUp !== undefined ? ' (once the card statement shows it was not charged, keydeck autotopup resume closes it)' : '';
-      pending.push(`a ${e.method === 'usdc' ? 'USDC top-up' : 'card charge'} of ${formatUsd(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC is still verifying: its outcome is unknown${yours}`);
-    } else if (e.state === 'awaiting_payment' && age < IN_FLIGHT_MS) {
-      pending.push(`a ${e.method === 'usdc' ? 'USDC top-up' : 'card checkout'} of ${formatUsd(e.amount)} asked for ${Math.max(1, Math.round(age / 60_000))} min ago is awaiting payment`);
-    }
-  }
-  for (const t of listed.pending) {
-    if (t.reference && claimed.has(t.reference.toLowerCase())) continue;
-    if (serviceNow - t.at < IN_FLIGHT_MS) pending.push(`the billing status lists a pending ${t.method || 'top-up'} of ${formatUsd(t.amount)}`);
-  }
-  return pending;
-}
-
 /** The settle wait, ms: random between the bounds, drawn afresh (so two machines draw apart). */
 function settleWait(bounds: SettleBounds | undefined): number {
   const { minMs, maxMs } = bounds ?? { minMs: DEFAULT_SETTLE_SECONDS.min * 1000, maxMs: DEFAULT_SETTLE_SECONDS.max * 1000 };
@@ -146,22 +144,23 @@ function settleWait(bounds: SettleBounds | undefined): number {
 }
 
 /**
- * One run: settles, decides under the account's lock, charges at most once and checks afterwards
- * (the module's table).
- * @throws KeydeckApiError when the balance or the status cannot be read (nothing was charged);
- *   JournalError when the record cannot be written before the charge (nothing was charged);
- *   Error `could not lock …` when another keydeck held the account's lock too long.
+ * One run: steps 1–3 (a quick look, the settle wait, the account's lock), then the machine
+ * `autotopup` driven under the lock (steps 4–9: the module's table).
+ * @throws OperationError `autotopup_settle` (a refused settle bound) or `crashed` (a failpoint's
+ *   halt: crash walks only); KeydeckApiError when the balance or the status cannot be read
+ *   (nothing was charged); JournalError when the record cannot be written before the charge
+ *   (nothing was charged); Error `could not lock …` when another keydeck held the account's lock
+ *   too long.
  */
 export async function runAutoTopUp(ports: AutoTopUpPorts): Promise<AutoTopUpOutcome> {
-  const noPolicy = { kind: 'no_policy', sentence: 'No auto top-up policy is set for this profile: keydeck autotopup set --below USD --amount USD' } as const;
-  if (ports.settle !== undefined && 'problem' in ports.settle) throw new Error(`${ports.settle.problem}; nothing was charged`);
+  if (ports.settle !== undefined && 'problem' in ports.settle) throw new OperationError({ code: 'autotopup_settle', problem: ports.settle.problem });
   const seen = await ports.readPolicy();
-  if (seen === undefined) return noPolicy;
+  if (seen === undefined) return { kind: 'no_policy' };
   const cardNames = new Set(ports.cardMethodNames);
   const first = await ports.client.billing.credits();
   const records = async () => (await ports.journal.list()).filter((e) => inScope(e, ports.scope));
   // Step 1: a paused policy, or a balance not below the threshold, is done without waiting.
-  const skip = (decision: Exclude<AutoTopUpDecision, { kind: 'charge' }>): AutoTopUpOutcome => ({ kind: 'skipped', decision, sentence: decisionSentence(decision, new Date(ports.client.serviceNow())) });
+  const skip = (decision: Exclude<AutoTopUpDecision, { kind: 'charge' }>): AutoTopUpOutcome => ({ kind: 'skipped', decision, at: ports.client.serviceNow() });
   const quick = (failureStreak: number) =>
     decideAutoTopUp({ now: new Date(ports.client.serviceNow()), policy: seen, remaining: first.remaining, pending: [], chargedToday: 0, chargedThisMonth: 0, failureStreak, pausedBecause: seen.paused?.reason });
   const before = quick(recordFailureStreak(await records(), seen.since));
@@ -173,9 +172,46 @@ export async function runAutoTopUp(ports: AutoTopUpPorts): Promise<AutoTopUpOutc
   await sleep(settleWait(ports.settle as SettleBounds | undefined));
   const lock = autoTopUpLockPath(ports.dataDir, ports.scope.host, first.userId ?? `profile:${ports.scope.profile ?? ''}`);
   await mkdir(ports.dataDir, { recursive: true, mode: 0o700 });
-  return withLockFile(lock, async () => {
+  // Step 3: the account's lock; steps 4–9: the machine, driven inside it.
+  const ctx: AutoTopUpContext = { ports, failpoints: ports.failpoints, emit: ports.emit };
+  return withLockFile(lock, () => drive(autoTopUpMachine, ctx, { plan: { fall } }, 'run', undefined));
+}
+
+/** The machine's context: the kit's, and the ports. */
+interface AutoTopUpContext extends KitContext {
+  readonly ports: AutoTopUpPorts;
+}
+
+/** What one drive of the machine knows besides its record (never recorded). */
+class AutoTopUpMemo extends DriveMemo<undefined> {
+  fall: FallSeen | undefined;
+  policy: AutoTopUpPolicy | undefined;
+  charge: AutoTopUpCharge | undefined;
+  streak = 0;
+  /** What the charge step's commit made of the answer. */
+  outcome: AutoTopUpOutcome | undefined;
+  /** What step 9 observed. */
+  after: AfterCheck | undefined;
+}
+
+/** What the charge step's effect got: the answer, or the error. */
+type Sent = { readonly data: unknown } | { readonly error: unknown };
+
+/** The machine (the module's table, steps 4–9). Its record is the top-up record; its operation a card charge's entry. */
+const autoTopUpMachine: Machine<JournalEntry, AutoTopUpContext, { readonly fall: FallSeen }, undefined, AutoTopUpMemo, AutoTopUpOutcome> = {
+  name: 'autotopup',
+  kind: 'autotopup',
+  memo: (mode, input) => new AutoTopUpMemo(mode, input),
+  label: () => 'auto top-up',
+
+  // Steps 4–6: observe afresh under the lock, decide, and record the charge before it is sent.
+  async begin(ctx, plan, memo) {
+    const { ports } = ctx;
+    memo.fall = plan.fall;
     const policy = await ports.readPolicy();
-    if (policy === undefined) return noPolicy;
+    if (policy === undefined) return { stop: { kind: 'no_policy' } };
+    const cardNames = new Set(ports.cardMethodNames);
+    const records = async () => (await ports.journal.list()).filter((e) => inScope(e, ports.scope));
     const credits = await ports.client.billing.credits();
     const listed = listedTopUps(await ports.client.billing.status());
     let mine = await records();
@@ -184,8 +220,8 @@ export async function runAutoTopUp(ports: AutoTopUpPorts): Promise<AutoTopUpOutc
     const serviceNow = ports.client.serviceNow();
     const streak = Math.max(recordFailureStreak(mine, policy.since), listedFailureStreak(listed, cardNames, policy.since));
     const now = new Date(serviceNow);
-    const appeared = appearedSince(fall.listed, listed);
-    const rise = Math.round((credits.totalTopUp - fall.totalTopUp) * 100) / 100;
+    const appeared = appearedSince(plan.fall.listed, listed);
+    const rise = Math.round((credits.totalTopUp - plan.fall.totalTopUp) * 100) / 100;
     const decision = decideAutoTopUp({
       now,
       policy,
@@ -197,98 +233,126 @@ export async function runAutoTopUp(ports: AutoTopUpPorts): Promise<AutoTopUpOutc
       pausedBecause: policy.paused?.reason,
       served: appeared.length > 0 ? `the service lists ${appeared.map(listedInWords).join(' and ')}` : rise > 0 ? `the total of top-ups rose by ${formatUsd(rise)}` : undefined,
     });
-    if (decision.kind !== 'charge') return skip(decision);
-    const outcome = await charge(ports, policy, decision.amount, credits, serviceNow, streak);
-    return outcome.kind === 'credited' || outcome.kind === 'unknown' ? afterCharge(ports, fall, outcome) : outcome;
-  });
-}
+    if (decision.kind !== 'charge') return { stop: { kind: 'skipped', decision, at: serviceNow } };
+    memo.policy = policy;
+    memo.streak = streak;
+    memo.charge = { amount: decision.amount, remaining: credits.remaining, belowUsd: policy.belowUsd };
+    return recordCharge(ports, memo.charge, credits, serviceNow);
+  },
 
-/** Steps 6–8: the record first, then the one request, then its answer on record. */
-async function charge(ports: AutoTopUpPorts, policy: AutoTopUpPolicy, amount: number, credits: CreditBalance, serviceNow: number, streak: number): Promise<AutoTopUpOutcome> {
+  async next(ctx, entry, memo): Promise<Next<JournalEntry, AutoTopUpOutcome>> {
+    const { ports } = ctx;
+    const policy = memo.policy!;
+    const charge = memo.charge!;
+    // Steps 7–8: the one request, never retried; its answer on record.
+    if (!memo.done.has('charge')) {
+      return {
+        step: step<JournalEntry, Sent>(
+          'charge',
+          async () => {
+            try {
+              return { data: (await ports.client.billing.topUp({ amount: charge.amount, method: policy.method ?? 'card_direct' })).data };
+            } catch (error) {
+              return { error };
+            }
+          },
+          async (sent) => {
+            const answered = answerOf(sent, charge, memo.streak);
+            const recorded = (await ports.journal.update(entry.id, answered.patch)) ?? entry;
+            memo.outcome = answered.outcome(recorded);
+            return recorded;
+          },
+        ),
+      };
+    }
+    const outcome = memo.outcome!;
+    if (outcome.kind !== 'credited' && outcome.kind !== 'unknown') return { stop: outcome };
+    // Step 9: the billing status observed again; another machine's charge for the same fall pauses this one.
+    memo.after ??= await secondChargeAfter(ports, memo.fall!, outcome);
+    const second = memo.after.secondCharge;
+    if (second === undefined || memo.after.checkFailed !== undefined) return { stop: { ...outcome, ...memo.after } };
+    if (!memo.done.has('pause')) {
+      return {
+        step: step<JournalEntry, string | undefined>('pause', async () => {
+          try {
+            await ports.pausePolicy({ at: new Date(ports.client.serviceNow()).toISOString(), reason: twoMachinesReason(second.other), ...(second.reference !== undefined && { otherCharge: second.reference }) });
+            return undefined;
+          } catch (error) {
+            // The charge is made and said: a pause that cannot be written is said beside it.
+            return messageOf(error);
+          }
+        }, async (failed) => {
+          if (failed !== undefined) memo.after = { ...memo.after, pauseFailed: failed };
+          return entry;
+        }),
+      };
+    }
+    return { stop: { ...outcome, ...memo.after } };
+  },
+};
+
+/** Step 6: the charge on record, `verifying`, with its baseline and the decision's facts. */
+async function recordCharge(ports: AutoTopUpPorts, charge: AutoTopUpCharge, credits: CreditBalance, serviceNow: number): Promise<JournalEntry> {
   const { journal, scope } = ports;
-  let entry = await journal.add({
-    amount,
+  return journal.add({
+    amount: charge.amount,
     method: 'card_direct',
     state: 'verifying',
     host: scope.host,
     ...(scope.profile !== undefined && { profile: scope.profile }),
     baselineTotalTopUp: credits.totalTopUp,
-    autoTopUp: { decidedAt: new Date(serviceNow).toISOString(), remaining: credits.remaining, belowUsd: policy.belowUsd },
+    autoTopUp: { decidedAt: new Date(serviceNow).toISOString(), remaining: credits.remaining, belowUsd: charge.belowUsd },
   });
-  const what = `the auto top-up charge of ${formatUsd(amount)} (balance ${formatUsd(credits.remaining)}, below ${formatUsd(policy.belowUsd)})`;
-  let result: { data: unknown };
-  try {
-    result = await ports.client.billing.topUp({ amount, method: policy.method ?? 'card_direct' });
-  } catch (error) {
-    const reason = messageOf(error);
-    if (outcomeUnknown(error)) {
-      entry = (await journal.update(entry.id, { reason, reasonCode: codeOf(error) })) ?? entry;
-      return { kind: 'unknown', entry, sentence: `${capital(what)} was sent, but its outcome is unknown (${reason}). It counts as pending: no other charge is made until the billing status names it or you close it (keydeck billing history); check the card statement.` };
-    }
-    if ((error as { status?: unknown }).status === undefined) {
-      // Never reached the service (refused connection, bad address, invalid input): not a charge.
-      entry = (await journal.update(entry.id, { state: 'closed', reason: `never sent: ${reason}`, reasonCode: 'not_sent' })) ?? entry;
-      return { kind: 'not_sent', entry, sentence: `${capital(what)} was not sent: ${reason}. Nothing was charged.` };
-    }
-    entry = (await journal.update(entry.id, { state: 'refused', reason, reasonCode: codeOf(error) })) ?? entry;
-    const paused = streak + 1 >= PAUSE_AFTER_FAILURES;
-    return {
-      kind: 'failed',
-      entry,
-      paused,
-      sentence: `${capital(what)} failed: ${reason}.${paused ? ` That is ${PAUSE_AFTER_FAILURES} failures in a row: auto top-up is paused until keydeck autotopup resume.` : ' The next run tries again.'}`,
-    };
-  }
-  const said = directChargeEvidence(result.data);
-  if (said.paymentId !== undefined) entry = (await journal.update(entry.id, { paymentId: said.paymentId })) ?? entry;
-  if (said.credited) {
-    entry = (await journal.update(entry.id, { state: 'credited', credited: said.amount ?? amount, ...(said.balance !== undefined && { balance: said.balance }), evidence: 'the answer to this card charge says it was credited' })) ?? entry;
-    return { kind: 'credited', entry, sentence: `Charged ${formatUsd(entry.credited ?? amount)} to the card on file: ${what} was credited${said.balance !== undefined ? `; the balance is ${formatUsd(said.balance)}` : ''}.` };
-  }
-  entry = (await journal.update(entry.id, { reason: 'the answer does not say that it was credited', reasonCode: 'unconfirmed' })) ?? entry;
-  return { kind: 'unknown', entry, sentence: `${capital(what)} was sent, but its answer does not say it was credited: it counts as pending until the billing status names it.` };
 }
 
-/** The sentence of a pause for a second charge: it names the other charge. */
-function twoMachinesSentence(other: string): string {
-  return `another card charge for the same fall of the balance was made before this one (${other}): two machines run auto top-up for this account: keep one.`;
+/**
+ * Step 8: what the answer (or the failure) puts on record, and the run's outcome with the entry as
+ * recorded: outcome unknown (still `verifying`), never sent (`closed`), refused (`refused`),
+ * credited when the answer says so, else still `verifying` (`unconfirmed`).
+ */
+function answerOf(sent: Sent, charge: AutoTopUpCharge, streak: number): { patch: JournalPatch; outcome: (entry: JournalEntry) => AutoTopUpOutcome } {
+  if ('error' in sent) {
+    const { error } = sent;
+    const reason = messageOf(error);
+    if (outcomeUnknown(error)) return { patch: { reason, reasonCode: codeOf(error) }, outcome: (entry) => ({ kind: 'unknown', entry, charge, reason }) };
+    // Never reached the service (refused connection, bad address, invalid input): not a charge.
+    if ((error as { status?: unknown }).status === undefined) return { patch: { state: 'closed', reason: `never sent: ${reason}`, reasonCode: 'not_sent' }, outcome: (entry) => ({ kind: 'not_sent', entry, charge, reason }) };
+    const paused = streak + 1 >= PAUSE_AFTER_FAILURES;
+    return { patch: { state: 'refused', reason, reasonCode: codeOf(error) }, outcome: (entry) => ({ kind: 'failed', entry, charge, paused, reason }) };
+  }
+  const said = directChargeEvidence(sent.data);
+  const paymentId = said.paymentId !== undefined ? { paymentId: said.paymentId } : {};
+  if (said.credited) {
+    return {
+      patch: { ...paymentId, state: 'credited', credited: said.amount ?? charge.amount, ...(said.balance !== undefined && { balance: said.balance }), evidence: 'the answer to this card charge says it was credited' },
+      outcome: (entry) => ({ kind: 'credited', entry, charge }),
+    };
+  }
+  return { patch: { ...paymentId, reason: 'the answer does not say that it was credited', reasonCode: 'unconfirmed' }, outcome: (entry) => ({ kind: 'unknown', entry, charge }) };
 }
 
 /**
  * Step 9: the billing status read again after a charge that was sent. Another card charge for the
  * same fall asked for before this one (listed since the fall was seen, on no record of this
- * machine) makes this machine the later: it pauses its own policy, naming the other charge. Where
- * the service lists no top-ups, a rise of the total beyond this charge's credit is that other
- * charge, unordered: each machine that sees it pauses. A check that cannot be made is said.
+ * machine) makes this machine the later. Where the service lists no top-ups, a rise of the total
+ * beyond this charge's credit is that other charge, unordered: each machine that sees it pauses.
+ * A check that cannot be made is said.
  */
-async function afterCharge(ports: AutoTopUpPorts, fall: FallSeen, outcome: Extract<AutoTopUpOutcome, { kind: 'credited' | 'unknown' }>): Promise<AutoTopUpOutcome> {
+async function secondChargeAfter(ports: AutoTopUpPorts, fall: FallSeen, outcome: Extract<AutoTopUpOutcome, { kind: 'credited' | 'unknown' }>): Promise<AfterCheck> {
   const cardNames = new Set(ports.cardMethodNames);
-  let second: SecondCharge | undefined;
   try {
     const after = listedTopUps(await ports.client.billing.status());
     if (after.lists && outcome.entry.paymentId !== undefined) {
       const own = recordReferences((await ports.journal.list()).filter((e) => inScope(e, ports.scope)));
       const other = earlierCharge(fall.listed, after, outcome.entry.paymentId, own, cardNames);
-      if (other) second = { other: listedInWords(other), ...(other.reference !== undefined && { reference: other.reference }) };
+      if (other) return { secondCharge: { other: listedInWords(other), ...(other.reference !== undefined && { reference: other.reference }) } };
     } else if (!after.lists && outcome.kind === 'credited') {
       const total = (await ports.client.billing.credits()).totalTopUp;
       const rise = Math.round((total - fall.totalTopUp - (outcome.entry.credited ?? outcome.entry.amount)) * 100) / 100;
-      if (rise > 0) second = { other: `the total of top-ups rose by ${formatUsd(rise)} more than this charge, and the service does not list who made it` };
+      if (rise > 0) return { secondCharge: { other: `the total of top-ups rose by ${formatUsd(rise)} more than this charge, and the service does not list who made it` } };
     }
+    return {};
   } catch (error) {
-    return { ...outcome, sentence: `${outcome.sentence} (keydeck could not read the billing status again to check that no other machine charged for the same fall: ${messageOf(error)}.)` };
+    return { checkFailed: messageOf(error) };
   }
-  if (second === undefined) return outcome;
-  const reason = capital(twoMachinesSentence(second.other));
-  try {
-    await ports.pausePolicy({ at: new Date(ports.client.serviceNow()).toISOString(), reason, ...(second.reference !== undefined && { otherCharge: second.reference }) });
-  } catch (error) {
-    // The charge is made and said: a pause that cannot be written is said beside it.
-    return { ...outcome, secondCharge: second, sentence: `${outcome.sentence} ${reason} keydeck could not pause auto top-up on this machine (${messageOf(error)}): turn it off here (keydeck autotopup off).` };
-  }
-  return { ...outcome, secondCharge: second, sentence: `${outcome.sentence} ${reason} Auto top-up is paused on this machine until keydeck autotopup resume.` };
-}
-
-function capital(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -1,5 +1,5 @@
 /**
- * Auto top-up in a face that reads the balance again and again (issue 47): `keydeck exporter
+ * Auto top-up in a face that reads the balance again and again: `keydeck exporter
  * --auto-topup`, `keydeck monitor --auto-topup` and the TUI's `--auto-topup`, each through its
  * account watcher (src/watcher), which calls the runner after each balance read. It gives the
  * policy's state from this machine's record (for the metrics, the Billing pane's line) and, when
@@ -13,8 +13,9 @@
 import type { CreditBalance } from '../api/schemas.js';
 import { inScope, type JournalEntry, type JournalScope, type TopUpJournal } from '../billing/journal.js';
 import type { AutoTopUpPolicy, SettleBounds } from '../config/autoTopUp.js';
+import type { Failpoints } from '../failpoints/index.js';
 import { runAutoTopUp, summarize, type AutoTopUpClient, type AutoTopUpOutcome, type AutoTopUpPause, type AutoTopUpSummary } from './autoTopUp.js';
-import { formatUsd } from '../api/money.js';
+import { autoTopUpFailedLine, autoTopUpLine, type AutoTopUpLine } from './wordingAutoTopUp.js';
 
 /** What a face's auto top-up works with. */
 export interface AutoTopUpRunnerOptions {
@@ -31,6 +32,8 @@ export interface AutoTopUpRunnerOptions {
   readonly cardMethodNames: readonly string[];
   /** The settle wait's bounds (default: the operation's; a refused value fails each run). */
   readonly settle?: SettleBounds | { readonly problem: string };
+  /** The failpoints of the machine's steps (src/failpoints `failpointsFrom`: crash walks only). */
+  readonly failpoints?: Failpoints | undefined;
 }
 
 /** What one balance read led to. */
@@ -74,9 +77,7 @@ export class AutoTopUpRunner {
 }
 
 /** What a face shows of auto top-up: one line, its tone, and when it last changed (ms). */
-export interface AutoTopUpView {
-  readonly line: string;
-  readonly tone: 'muted' | 'success' | 'warning' | 'danger';
+export interface AutoTopUpView extends AutoTopUpLine {
   readonly at: number;
 }
 
@@ -92,7 +93,7 @@ export type AutoTopUpNotice = {
 /**
  * Auto top-up's line for a face on a terminal (the TUI, `keydeck monitor`): takes what each run of
  * {@link AutoTopUpRunner} did (the account watcher, src/watcher, runs it after each balance read),
- * keeps the line the face shows ({@link autoTopUpLine}), tells its listeners when it changes, and
+ * keeps the line the face shows (the wording table's `autoTopUpLine`), tells its listeners when it changes, and
  * hands every charge to `notify` (never a silent charge).
  */
 export class AutoTopUpFeed {
@@ -140,7 +141,7 @@ export class AutoTopUpFeed {
 
   /** A run that could not be made (nothing was charged): the line says why. */
   failed(error: unknown): void {
-    this.#show({ line: `auto top-up could not run: ${(error as Error).message}`, tone: 'warning', at: Date.now() });
+    this.#show({ line: autoTopUpFailedLine((error as Error).message), tone: 'warning', at: Date.now() });
   }
 
   #show(next: AutoTopUpView | undefined): void {
@@ -148,43 +149,4 @@ export class AutoTopUpFeed {
     this.#view = next;
     for (const listener of this.#listeners) listener();
   }
-}
-
-/** "HH:MM" (UTC) of epoch ms `t`. */
-function hhmm(t: number): string {
-  return new Date(t).toISOString().slice(11, 16);
-}
-
-/**
- * The one line a face shows (issue 47): the policy in short, then its state or what it last did:
- * "auto top-up: below $20.00 → $30.00 · 03:56 UTC charged $30.00", "auto top-up PAUSED: the last 3
- * charges failed · keydeck autotopup resume".
- */
-function autoTopUpLine(policy: AutoTopUpPolicy, summary: AutoTopUpSummary | undefined, last: { outcome: AutoTopUpOutcome; at: number } | undefined): Omit<AutoTopUpView, 'at'> {
-  const usd = formatUsd;
-  const head = `auto top-up: below ${usd(policy.belowUsd)} → ${policy.amountUsd !== undefined ? usd(policy.amountUsd) : `up to ${usd(policy.toUsd ?? 0)}`}`;
-  if (summary?.twoMachines !== undefined) return { line: 'auto top-up PAUSED: two machines run it · keep one · keydeck autotopup status', tone: 'danger' };
-  if (summary?.paused) return { line: `auto top-up PAUSED: the last ${summary.failures} charges failed · keydeck autotopup resume`, tone: 'danger' };
-  if (last) {
-    const o = last.outcome;
-    const at = `${hhmm(last.at)} UTC`;
-    switch (o.kind) {
-      case 'credited':
-        return { line: `${head} · ${at} charged ${usd(o.entry.credited ?? o.entry.amount)}`, tone: 'success' };
-      case 'failed':
-        return { line: `${head} · ${at} the charge of ${usd(o.entry.amount)} failed${o.entry.reason ? `: ${o.entry.reason}` : ''}`, tone: 'danger' };
-      case 'unknown':
-        return { line: `${head} · ${at} a charge of ${usd(o.entry.amount)} was sent; its outcome is unknown (keydeck autotopup status)`, tone: 'warning' };
-      case 'not_sent':
-        return { line: `${head} · ${at} the charge was not sent${o.entry.reason ? `: ${o.entry.reason}` : ''}`, tone: 'warning' };
-      case 'skipped':
-        if (o.decision.kind === 'pending') return { line: `${head} · ${at} nothing charged: a top-up is in flight`, tone: 'warning' };
-        if (o.decision.kind === 'served') return { line: `${head} · ${at} nothing charged: another top-up served the fall`, tone: 'warning' };
-        if (o.decision.kind === 'capped') return { line: `${head} · ${at} nothing charged: the ${o.decision.cap}'s cap is reached`, tone: 'warning' };
-        break;
-      case 'no_policy':
-        break;
-    }
-  }
-  return { line: `${head} · ${summary ? `${usd(summary.dayCapRemaining)} of today's cap left` : 'on'}`, tone: 'muted' };
 }

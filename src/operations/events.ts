@@ -11,7 +11,7 @@ import type { DeliveryOutcome } from '../delivery/deliver.js';
 import type { Destination } from '../delivery/destinations.js';
 
 /** Which operation an event or a failure is about. */
-export type OperationKind = 'create' | 'pledge' | 'rotate' | 'mgmt-rotate' | 'guardrail';
+export type OperationKind = 'create' | 'pledge' | 'rotate' | 'mgmt-rotate' | 'guardrail' | 'autotopup' | 'topup' | 'verify';
 
 /** A key as events name it (never its value). */
 export interface KeyRef {
@@ -152,7 +152,9 @@ export type OperationFailure =
   /** The key's rule already has an entry for this period (another keydeck recorded it first). */
   | { readonly code: 'guardrail_recorded'; readonly name: string }
   /** The kit's failpoint stopped the drive (crash walks only). */
-  | { readonly code: 'crashed'; readonly point: string };
+  | { readonly code: 'crashed'; readonly point: string }
+  /** Auto top-up's settle wait refused (`KEYDECK_AUTOTOPUP_SETTLE_SECONDS`): no run is made, nothing charged. */
+  | { readonly code: 'autotopup_settle'; readonly problem: string };
 
 /** Why a pledge's key must not be minted now (src/billing/pledges.ts `mintRefusalOf`). */
 export interface MintRefusal {

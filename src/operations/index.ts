@@ -11,9 +11,10 @@
  * machine per key, rule and period (./guardrail.ts, its record ./guardrailRecord.ts, its words
  * ./guardrailWords.ts) driven by one pass over the account (./guardrailPass.ts); the account as a
  * file: ./policyPlan.ts (`plan`), ./applyPolicy.ts (`apply`). The locks of the
- * operations a face drives: ./drivers.ts. Auto top-up (./autoTopUp.ts, ./autoTopUpRunner.ts)
- * sits on the top-up record (src/billing/journal.ts; its state between runs ./autoTopUpSummary.ts)
- * and is not on the kit yet. test/crash walks
+ * operations a face drives: ./drivers.ts. Auto top-up (./autoTopUp.ts, driven after each balance
+ * read by ./autoTopUpRunner.ts, its words ./wordingAutoTopUp.ts) and a person's top-up
+ * (./topUp.ts) and a USDC verify (./verify.ts) are machines whose record is the top-up record (src/billing/journal.ts, with its
+ * declared moves; auto top-up's state between runs ./autoTopUpSummary.ts). test/crash walks
  * every machine's steps (the kit's failpoints, in process) and every boundary of the process
  * (src/failpoints, SIGKILL).
  *
@@ -25,7 +26,8 @@
  * Imported by: src/commands, src/tui and src/exporter (the faces drive them), and src/watcher
  * (auto top-up's runner, after each balance read).
  */
-export { drive, OperationError, stepFailpointsFrom, type DriveMode, type StepFailpoints } from './kit.js';
+export { drive, OperationError, type DriveMode } from './kit.js';
+export { failpointsFrom, type Failpoints } from '../failpoints/index.js';
 export type { KeyRef, OperationEvent, OperationFailure, OperationKind, PlaceRef } from './events.js';
 export { createKeyMachine, keyOperationContext, type CreateInput, type CreateOutcome, type CreatePlan, type KeyOperationContext } from './createKey.js';
 export { oldName, rotateKeyMachine, rotationContext, type RotateInput, type RotateOutcome, type RotationContext, type RotationPlan } from './rotateKey.js';
@@ -44,3 +46,8 @@ export { applyPolicy, type AppliedChange, type ApplyContext, type ApplyResult } 
 export { drivenNow, guardrailEntries, guardrailMark, type GuardrailMark, holdersOf, pendingRotationOf, rotationRefusal, unfinishedCreations, unfinishedMgmtRotations, unfinishedRotations, type Scope, type Unfinished } from './queries.js';
 export { createCommand, destinationsWords, eventPhrases, eventWords, failureLine, failureWords, guardrailWords, sentence, statusWords, unfinishedWords, type Face, type FailureWords } from './wording.js';
 export type { GuardrailNotice } from './events.js';
+export { autoCharges, failureStreak, runAutoTopUp, summarize, type AutoTopUpClient, type AutoTopUpOutcome, type AutoTopUpPause, type AutoTopUpSummary } from './autoTopUp.js';
+export { AutoTopUpFeed, AutoTopUpRunner, type AutoTopUpNotice, type AutoTopUpStep, type AutoTopUpView } from './autoTopUpRunner.js';
+export { autoTopUpLine, autoTopUpSentence } from './wordingAutoTopUp.js';
+export { verifyUsdc, type VerifyPorts } from './verify.js';
+export { requestTopUp, type TopUpRequest, type TopUpRequestClient, type TopUpRequestOutcome, type TopUpRequestPorts, type TopUpStep } from './topUp.js';

@@ -16,12 +16,13 @@
  *
  * Events and failures are data (./events.ts), worded by the faces through ./wording.ts. The loop's
  * named points (`<machine>.<step>` once a step's effect is done, its result not yet recorded;
- * `<machine>.<step>:recorded` after its record write) are the kit's failpoints: the in-process
- * crash walks (test/crash/kit*.test.ts) stop a drive there ({@link StepFailpoints}); the
- * process's own boundaries (src/failpoints) are those of the SIGKILL walks.
+ * `<machine>.<step>:recorded` after its record write) are failpoints of src/failpoints, armed by
+ * the context's own environment (`failpointsFrom`): the in-process crash walks (test/crash) halt
+ * a drive there (an {@link OperationError} `crashed` that no step catches), a process run is
+ * killed there; the process's other boundaries (src/failpoints) are those of the SIGKILL walks.
  */
-import { appendFileSync } from 'node:fs';
 import { KeydeckApiError } from '../api/errors.js';
+import { isFailpointHalt, type FailpointHalt, type Failpoints } from '../failpoints/index.js';
 import type { OperationDrivers } from './drivers.js';
 import type { OperationEvent, OperationFailure, OperationKind } from './events.js';
 import { failureSentence } from './wording.js';
@@ -42,44 +43,14 @@ export class OperationError extends KeydeckError {
   }
 }
 
-/** The kit's failpoints of one context (see the module comment): `reach` is called at each point. */
-export interface StepFailpoints {
-  /** Marks the point `name`; throws {@link OperationError} `crashed` when it is the armed one. */
-  reach(name: string): void;
-}
-
-/**
- * The kit's failpoints armed by the environment, for keydeck's own crash walks (test/crash):
- * `KEYDECK_STEP_FAILPOINT=<point>#<n>` stops the drive the n-th time it reaches `<point>` (an
- * {@link OperationError} `crashed` that nothing catches: the face ends as a killed process would,
- * its locks released); `KEYDECK_STEP_FAILPOINT_TRACE=<file>` appends each point reached, one
- * `<point>#<n>` a line. Undefined when neither is set (every real run). Counted per context
- * (one command run, one TUI session): nothing at module level.
- */
-export function stepFailpointsFrom(env: NodeJS.ProcessEnv): StepFailpoints | undefined {
-  const armed = env.KEYDECK_STEP_FAILPOINT;
-  const trace = env.KEYDECK_STEP_FAILPOINT_TRACE;
-  if (!armed && !trace) return undefined;
-  const reached = new Map<string, number>();
-  return {
-    reach(name) {
-      const n = (reached.get(name) ?? 0) + 1;
-      reached.set(name, n);
-      const here = `${name}#${n}`;
-      if (trace) appendFileSync(trace, `${here}\n`);
-      if (armed === here) throw new OperationError({ code: 'crashed', point: here });
-    },
-  };
-}
-
 /** What every machine's context has. */
 export interface KitContext {
   /** The operations this context drives (locked for it); absent: no locking (a test of one machine alone). */
   readonly drivers?: OperationDrivers | undefined;
   /** Where the events go (the face words them); absent: nowhere. */
   readonly emit?: ((event: OperationEvent) => void) | undefined;
-  /** The kit's failpoints (tests only). */
-  readonly failpoints?: StepFailpoints | undefined;
+  /** The context's failpoints (src/failpoints `failpointsFrom`: crash walks only). */
+  readonly failpoints?: Failpoints | undefined;
 }
 
 /** How a step ends the operation: its entry removed from the record, and the machine's outcome. */
@@ -179,11 +150,18 @@ export async function drive<Op extends { readonly id: string }, Ctx extends KitC
   input: Input,
 ): Promise<Out> {
   const memo = machine.memo(mode, input);
-  const point = (name: string) => ctx.failpoints?.reach(`${machine.name}.${name}`);
+  const point = (name: string) => {
+    try {
+      ctx.failpoints?.reach(`${machine.name}.${name}`);
+    } catch (err) {
+      if (isFailpointHalt(err)) throw new OperationError({ code: 'crashed', point: (err as FailpointHalt).point });
+      throw err;
+    }
+  };
   try {
     return await loop(machine, ctx, start, memo, point);
   } catch (err) {
-    // Stopped by the kit's failpoint: the face ends there as a killed process would, which drops its locks.
+    // Halted at a failpoint: the face ends there as a killed process would, which drops its locks.
     if (err instanceof OperationError && err.code === 'crashed') ctx.drivers?.releaseAll();
     throw err;
   }

@@ -250,6 +250,8 @@ export function failureWords(failure: OperationFailure, face: Face): FailureWord
       return row(f.code, `another keydeck is acting on the guardrail of "${f.name}" for this period: it is left to it`);
     case 'crashed':
       return row(f.code, `stopped at the kit's failpoint ${f.point} (a crash test)`);
+    case 'autotopup_settle':
+      return row(f.code, `${f.problem}; nothing was charged`);
   }
 }
 

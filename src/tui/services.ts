@@ -3,7 +3,7 @@
  * profile, the credential store, a client factory, the clipboard, and the app's exit site.
  * run.tsx builds the real one; tests build one around an in-process sandbox.
  */
-import type { StepFailpoints } from '../operations/index.js';
+import type { Failpoints } from '../operations/index.js';
 import type { ChainSettings } from '../billing/chainSettings.js';
 import type { BillingResource, CredentialDescription, KeysResource, ManagementKeysResource, PlansResource, PoolsResource, UsageResource } from '../api/client.js';
 import type { CredentialStore } from '../credentials/store.js';
@@ -153,8 +153,8 @@ export interface AppServices {
    * written into (src/operations/, src/delivery/).
    */
   readonly dataDir: string;
-  /** The kit's failpoints (src/operations/kit.ts): keydeck's own crash walks only; absent in every real session. */
-  readonly failpoints?: StepFailpoints;
+  /** The failpoints of the operations' steps (src/failpoints `failpointsFrom`): keydeck's own crash walks only; absent in every real session. */
+  readonly failpoints?: Failpoints;
   /**
    * Where the chain is read for the service at `baseUrl` (src/billing/chainSettings.ts, issue 25):
    * the USDC step's checks before verify and its watch of the deposit address. Absent: the chain

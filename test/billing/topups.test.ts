@@ -14,7 +14,8 @@ import type { CreditBalance, VerifiedTopUp } from '../../src/api/schemas.js';
 import { directChargeEvidence, paymentEvidence, unexplainedRise } from '../../src/billing/evidence.js';
 import { parseUsdAmount, txHashProblem } from '../../src/billing/input.js';
 import { TopUpJournal, type JournalEntry } from '../../src/billing/journal.js';
-import { checkCardPayments, recordForVerify, recordTopUp, verifyUsdc, type TopUpClient, type TopUpPorts } from '../../src/billing/topups.js';
+import { checkCardPayments, recordForVerify, recordTopUp, type TopUpClient, type TopUpPorts } from '../../src/billing/topups.js';
+import { verifyUsdc } from '../../src/operations/verify.js';
 import { usedHashVerdict } from '../../src/billing/usedHash.js';
 
 const HASH = `0x${'ab'.repeat(32)}`;

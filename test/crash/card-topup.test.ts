@@ -1,8 +1,9 @@
 /**
- * A card-on-file charge killed at every step (the one top-up procedure, src/billing/topUpRequest.ts):
- * `keydeck billing topup --method card_direct` killed with SIGKILL at each boundary it passes, and
- * the TUI's top-up (rendered in this thread, through the walk-through's keys) halted at each one by
- * src/failpoints; then `billing history` and the TUI's next start. Checked after each: no card
+ * A card-on-file charge killed at every step (the one top-up procedure, src/operations/topUp.ts):
+ * `keydeck billing topup --method card_direct` killed with SIGKILL at each boundary it passes, then
+ * it and the TUI's top-up (rendered in this thread, through the walk-through's keys) stopped at
+ * each step of the machine `topup` in process (./steps.ts); then `billing history` and the TUI's
+ * next start. Checked after each: no card
  * charge the service made is missing from the record (each one is on record, verifying or
  * credited), and nothing is on record as credited that the service did not credit. The tables in
  * docs/crash-safety.md are the walks' (./harness.ts syncDocBlock says how to write them again).
@@ -14,7 +15,11 @@ import { makeTempHome, runCli, type TempHome } from '../credentials/harness.js';
 import { startTestSandbox, type TestSandbox } from '../tui/harness.js';
 import { openBilling, recordingDeps } from '../tui/billing/billingHarness.js';
 import { KEYS } from '../tui/render.js';
-import { crashTable, distinctWorlds, syncDocBlock, walkCrashPoints, walkInProcess, walkedAll, type CrashOutcome } from './harness.js';
+import { failpointsFrom } from '../../src/failpoints/index.js';
+import { crashTable, distinctWorlds, syncDocBlock, walkCrashPoints, walkedAll, type CrashOutcome } from './harness.js';
+import { inThread, stepEnv, walkStepsAndDocument } from './steps.js';
+
+const STOPPED = "stopped at the kit's failpoint";
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -121,42 +126,46 @@ describe('a card-on-file charge killed at every step', () => {
     await document('card-topup', outcomes);
   });
 
-  it('the TUI’s top-up (t, 25, d, Charge), halted in this thread: the same', { timeout: 240_000 }, async () => {
-    const { outcomes, traced } = await walkInProcess<World>({
-      operation: 'the TUI’s top-up',
-      prepare: freshWorld,
-      dispose: (w) => w.home.remove(),
-      start(w) {
-        const journal = new TopUpJournal({ env: w.env });
-        const screen = openBilling(sb, w.token, { deps: recordingDeps(journal), profile: 'default' });
-        const { tui } = screen;
-        const done = (async () => {
-          await tui.waitFor('remaining $0.00', 15_000);
-          await tui.press('t');
-          await tui.waitFor('1/3 amount');
-          await tui.type('25');
-          await tui.press(KEYS.enter);
-          await tui.waitFor('2/3 method');
-          await tui.press('d', KEYS.enter);
-          await tui.waitFor('to the card on file?');
-          await tui.press(KEYS.tab, KEYS.enter);
-          await tui.waitFor('Credited $25.00', 15_000);
-        })();
-        return {
-          done,
-          stop: () => {
+  it('billing topup --method card_direct stopped at every step of its machine, in process: the same; docs/ has the table', { timeout: 180_000 }, async () => {
+    const { traced } = await walkStepsAndDocument(inThread<World>({ operation: 'billing topup --method card_direct (the kit\'s steps)', prepare: freshWorld, dispose: (w) => w.home.remove(), run: (w) => ({ args: ARGS, env: w.env }), recoveries, invariants: (w) => invariants(w) }), 'card-topup-steps');
+    expect(traced).toEqual(['topup.begin:recorded#1', 'topup.request#1', 'topup.request:recorded#1']);
+  });
+
+  it('the TUI’s top-up (t, 25, d, Charge) stopped at every step of its machine, in this thread: the same', { timeout: 240_000 }, async () => {
+    const { traced } = await walkStepsAndDocument<World>(
+      {
+        operation: 'the TUI’s top-up',
+        prepare: freshWorld,
+        dispose: (w) => w.home.remove(),
+        async run(w, points) {
+          const journal = new TopUpJournal({ env: w.env });
+          const failpoints = failpointsFrom(stepEnv(points));
+          const screen = openBilling(sb, w.token, { deps: recordingDeps(journal), profile: 'default', ...(failpoints && { failpoints }) });
+          const { tui } = screen;
+          try {
+            await tui.waitFor('remaining $0.00', 15_000);
+            await tui.press('t');
+            await tui.waitFor('1/3 amount');
+            await tui.type('25');
+            await tui.press(KEYS.enter);
+            await tui.waitFor('2/3 method');
+            await tui.press('d', KEYS.enter);
+            await tui.waitFor('to the card on file?');
+            await tui.press(KEYS.tab, KEYS.enter);
+            const end = await tui.waitFor((f) => f.includes('Credited $25.00') || f.replace(/[│\s]+/g, ' ').includes(STOPPED), 15_000);
+            return { stopped: end.replace(/[│\s]+/g, ' ').includes(STOPPED), said: tui.frames().join('\n') };
+          } finally {
             screen.close();
             journal.close();
-          },
-        };
+          }
+        },
+        recoveries,
+        invariants: (w) => invariants(w),
       },
-      recoveries,
-      points: topUpPoints,
-      invariants,
-    });
-    expect(traced).toContain('answered:topUp#1');
-    expect(outcomes.filter((o) => o.violations.length > 0).map((o) => `${o.point}, ${o.recovery}: ${o.violations.join('; ')} (${o.outcome})`)).toEqual([]);
-    await document('tui-card-topup', outcomes);
+      'tui-card-topup',
+      { concurrency: 2 },
+    );
+    expect(traced).toEqual(['topup.begin:recorded#1', 'topup.request#1', 'topup.request:recorded#1']);
   });
 });
 

@@ -12,15 +12,16 @@
  * time without a change here; a point no longer reached fails the walk (the trace is stale).
  *
  * The killed run is always a process of its own (a kill in the test's thread would kill the test);
- * the recoveries may run in the thread like any one-shot run. A face that runs in the test's own
- * thread (the TUI, rendered there) is walked by {@link walkInProcess}: halted at each point instead
- * of killed (src/failpoints, `KEYDECK_FAILPOINT_ACTION=halt`), then taken down and recovered.
+ * the recoveries may run in the thread like any one-shot run. Every operation and face (the TUI,
+ * rendered in the test's thread, included) is also stopped in process at each step of its machine
+ * (./steps.ts: the same failpoints, `KEYDECK_FAILPOINT_ACTION=halt`).
  */
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { expect } from 'vitest';
+import { isBoundary } from '../../src/failpoints/index.js';
 import { runCli, type CliResult } from '../credentials/harness.js';
 
 /** A point as src/failpoints writes it in a trace: `<name>#<n>` (`answered:createCreditKey#1`). */
@@ -49,7 +50,8 @@ export async function tracePoints(args: readonly string[], options: CrashRunOpti
     } catch {
       // No boundary reached.
     }
-    return { result, points: text.split('\n').filter(Boolean) };
+    // The operations' steps are walked in process (./steps.ts); a SIGKILL walk keeps the process's own boundaries.
+    return { result, points: text.split('\n').filter((p) => p !== '' && isBoundary(p)) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -146,91 +148,6 @@ export async function walkCrashPoints<World>(scenario: CrashScenario<World>, opt
     ),
   );
   return { traced, outcomes: await Promise.all(jobs) };
-}
-
-/**
- * One operation walked in the test's own thread: a face that runs here (the TUI, rendered in the
- * test), which a kill would take down with the test. Each point halts it instead (src/failpoints,
- * `KEYDECK_FAILPOINT_ACTION=halt`): the failpoint throws, and so does every later one, so no
- * request leaves and no record is committed after the point, as after a kill there; the face is
- * then taken down (`stop`) and recovered as in {@link CrashScenario}.
- */
-export interface InProcessScenario<World> extends Omit<CrashScenario<World>, 'run' | 'tracedCode'> {
-  /** Starts the operation in `world`: `done` resolves once it has ended (it may never, once halted); `stop` takes the face down. */
-  start(world: World): { readonly done: Promise<void>; stop(): void };
-}
-
-/** How long a halted face is left before it is taken down and the halt lifted, ms (what it had under way meets the halt). */
-const HALT_GRACE_MS = 300;
-
-/**
- * Walks `scenario` in this thread ({@link InProcessScenario}), one point and recovery at a time
- * (the arming is the process's environment): a traced run to its end first, then for each point and
- * recovery a fresh world, the operation halted there, the recovery and the invariants.
- * @throws Error when the traced run fails, or a point is not reached again
- */
-export async function walkInProcess<World>(scenario: InProcessScenario<World>): Promise<{ traced: CrashPoint[]; outcomes: CrashOutcome[] }> {
-  const failpoints = await import('../../src/failpoints/index.js');
-  const env = process.env;
-  const arm = (vars: Record<string, string>) => {
-    failpoints.resetFailpoints();
-    Object.assign(env, vars);
-  };
-  const disarm = () => {
-    delete env.KEYDECK_FAILPOINT;
-    delete env.KEYDECK_FAILPOINT_ACTION;
-    delete env.KEYDECK_FAILPOINT_TRACE;
-    failpoints.resetFailpoints();
-  };
-  const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-trace-'));
-  const trace = path.join(dir, 'trace');
-  let traced: CrashPoint[];
-  const first = await scenario.prepare();
-  try {
-    arm({ KEYDECK_FAILPOINT_TRACE: trace });
-    const run = scenario.start(first);
-    try {
-      await run.done;
-    } finally {
-      run.stop();
-      disarm();
-    }
-    traced = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-    await scenario.dispose?.(first);
-  }
-  const points = scenario.points ? scenario.points(traced) : traced;
-  const outcomes: CrashOutcome[] = [];
-  for (const point of points) {
-    for (const [recovery, recover] of Object.entries(scenario.recoveries)) {
-      const world = await scenario.prepare();
-      try {
-        arm({ KEYDECK_FAILPOINT: point, KEYDECK_FAILPOINT_ACTION: 'halt' });
-        const run = scenario.start(world);
-        // A halted run never ends: what it waits for is swallowed once it is taken down.
-        run.done.catch(() => undefined);
-        const halted = await Promise.race([
-          run.done.then(() => false),
-          (async () => {
-            for (let i = 0; i < 600 && failpoints.haltedAt() === undefined; i++) await new Promise((r) => setTimeout(r, 50));
-            return failpoints.haltedAt() !== undefined;
-          })(),
-        ]);
-        run.stop();
-        await new Promise((r) => setTimeout(r, HALT_GRACE_MS));
-        disarm();
-        if (!halted) throw new Error(`${scenario.operation}: was to halt at ${point} but did not`);
-        const outcome = await recover(world);
-        const violations = await scenario.invariants(world, recovery);
-        outcomes.push({ operation: scenario.operation, point, recovery, outcome, violations });
-      } finally {
-        disarm();
-        await scenario.dispose?.(world);
-      }
-    }
-  }
-  return { traced, outcomes };
 }
 
 /**

@@ -35,11 +35,16 @@ export interface KeyWorld {
   existing: string[];
 }
 
-/** Makes a world under `root` for `token`; `envBefore` is the dotenv file's content (written 0600). */
-export function makeKeyWorld(sb: TestSandbox, root: string, token: string, envBefore: string): KeyWorld {
+/**
+ * Makes a world under `root` for `token`; `envBefore` is the dotenv file's content (written 0600).
+ * `defaultDataDir`: no `KEYDECK_DATA_DIR` is given; keydeck's data dir is its default under the
+ * world's home (`$XDG_DATA_HOME/keydeck`, src/config/paths.ts).
+ */
+export function makeKeyWorld(sb: TestSandbox, root: string, token: string, envBefore: string, options: { readonly defaultDataDir?: boolean } = {}): KeyWorld {
   const dir = mkdtempSync(path.join(root, 'world-'));
   const home = makeTempHome();
-  const dataDir = path.join(dir, 'data');
+  const xdgData = path.join(home.home, '.local', 'share');
+  const dataDir = options.defaultDataDir ? path.join(xdgData, 'keydeck') : path.join(dir, 'data');
   const app = path.join(dir, 'app');
   mkdirSync(app, { mode: 0o700 });
   const envFile = path.join(app, '.env');
@@ -47,7 +52,7 @@ export function makeKeyWorld(sb: TestSandbox, root: string, token: string, envBe
   const taken = path.join(dir, 'taken');
   const take = path.join(dir, 'take.sh');
   writeFileSync(take, `#!/bin/sh\necho $$ >> "${dir}/pids"\ncat > "${taken}.tmp" && mv "${taken}.tmp" "${taken}"\n`, { mode: 0o755 });
-  const cliEnv = home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: token, KEYDECK_DATA_DIR: dataDir });
+  const cliEnv = home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: token, ...(options.defaultDataDir ? { XDG_DATA_HOME: xdgData } : { KEYDECK_DATA_DIR: dataDir }) });
   return { sb, token, home, dataDir, app, envFile, envBefore, take, taken, cliEnv, said: '', existing: [] };
 }
 

@@ -5,7 +5,8 @@
  * process, then recovered each way a user would and checked against the same invariants as the
  * SIGKILL walks (./harness.ts, ./keyWorld.ts). A stop is an OperationError `crashed` thrown by the
  * loop itself, where no step catches it: the face ends there as a killed process would (its locks
- * released). The commands run in the test's thread (KEYDECK_STEP_FAILPOINT, whatever runner the
+ * released). The commands run in the test's thread (`KEYDECK_FAILPOINT` in the run's own environment, with `KEYDECK_FAILPOINT_ACTION=halt`: src/failpoints
+ * `failpointsFrom`; whatever runner the
  * suite uses otherwise), the TUI in ink-testing-library (its services' `failpoints`).
  *
  * Every point a traced run passes is walked (they are cheap in process); the SIGKILL walks keep
@@ -16,6 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { expect } from 'vitest';
+import { isBoundary } from '../../src/failpoints/index.js';
 import { runCli } from '../credentials/harness.js';
 import { crashTable, syncDocBlock, walkedAll, type CrashOutcome, type CrashScenario } from './harness.js';
 
@@ -25,8 +27,18 @@ export interface StepPoints {
   readonly armed?: string;
 }
 
+/**
+ * The environment that arms `points` in one context (src/failpoints `failpointsFrom`): the armed
+ * point halts the drive in this thread instead of killing it.
+ */
+export function stepEnv(points: StepPoints): Record<string, string> {
+  return { ...(points.trace && { KEYDECK_FAILPOINT_TRACE: points.trace }), ...(points.armed && { KEYDECK_FAILPOINT: points.armed, KEYDECK_FAILPOINT_ACTION: 'halt' }) };
+}
+
 /** One operation walked by {@link walkStepPoints} (a {@link CrashScenario} whose run is in process). */
 export interface StepScenario<World> extends Omit<CrashScenario<World>, 'run' | 'points'> {
+  /** The points to stop at, from the trace (default: every one; a variant of a walk keeps the worlds it adds). */
+  points?(traced: readonly string[]): string[];
   /**
    * Runs the operation in `world`, in process, with the kit's failpoints `points`, until it ends or
    * is stopped. @returns `stopped`: the armed point was reached
@@ -44,7 +56,7 @@ export function inThread<World>(scenario: CrashScenario<World>): StepScenario<Wo
       const r = await runCli(args, {
         runner: 'thread',
         ...(input !== undefined && { input }),
-        env: { ...env, ...(points.trace && { KEYDECK_STEP_FAILPOINT_TRACE: points.trace }), ...(points.armed && { KEYDECK_STEP_FAILPOINT: points.armed }) },
+        env: { ...env, ...stepEnv(points) },
       });
       const said = `${r.stdout}\n${r.stderr}`;
       if (!points.armed && r.code !== 0) throw new Error(`${scenario.operation}: the run to trace failed (${r.code})\n${said}`);
@@ -72,7 +84,9 @@ export async function walkStepPoints<World>(scenario: StepScenario<World>, optio
       } catch {
         // No point reached.
       }
-      traced = text.split('\n').filter(Boolean);
+      // The process's boundaries reach the same trace (the run's environment arms both), counted per
+      // process, not per run: the steps are walked here, the boundaries by the SIGKILL walks.
+      traced = text.split('\n').filter((p) => p !== '' && !isBoundary(p));
     } finally {
       await scenario.dispose?.(first);
     }
@@ -81,7 +95,8 @@ export async function walkStepPoints<World>(scenario: StepScenario<World>, optio
   }
   if (traced.length === 0) throw new Error(`${scenario.operation}: the traced run reached no point of the kit`);
   const limit = pLimit(options.concurrency ?? 3);
-  const jobs = traced.flatMap((point) =>
+  const points = scenario.points ? scenario.points(traced) : traced;
+  const jobs = points.flatMap((point) =>
     Object.entries(scenario.recoveries).map(([recovery, recover]) =>
       limit(async (): Promise<CrashOutcome> => {
         const world = await scenario.prepare();

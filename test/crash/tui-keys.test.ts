@@ -10,16 +10,16 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeliveryRecord } from '../../src/delivery/deliveryRecord.js';
 import { parseCommandDestination, parseFileDestination } from '../../src/delivery/destinations.js';
 import { keyFingerprint } from '../../src/delivery/fingerprint.js';
-import { stepFailpointsFrom } from '../../src/operations/kit.js';
+import { failpointsFrom } from '../../src/failpoints/index.js';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { KEYS, type TuiHandle } from '../tui/render.js';
 import { noKeychainStore, readySession, renderApp, testServices } from '../tui/harness.js';
 import { commonInvariants, disposeKeyWorld, fileKey, fileText, keyIdOf, keysOf, makeKeyWorld, recover, settle, takenKey, worldSummary, type KeyWorld } from './keyWorld.js';
-import { walkStepsAndDocument, type StepPoints, type StepScenario } from './steps.js';
+import { stepEnv, walkStepsAndDocument, type StepPoints, type StepScenario } from './steps.js';
 
 let sb: TestSandbox;
 let root: string;
@@ -38,7 +38,7 @@ const STOPPED = "stopped at the kit's failpoint";
 
 /** The app on the world's account and data dir, as the `default` profile (the commands' own). */
 function open(w: KeyWorld, points: StepPoints = {}): TuiHandle {
-  const failpoints = stepFailpointsFrom({ ...(points.trace && { KEYDECK_STEP_FAILPOINT_TRACE: points.trace }), ...(points.armed && { KEYDECK_STEP_FAILPOINT: points.armed }) });
+  const failpoints = failpointsFrom(stepEnv(points));
   const services = { ...testServices({ store: noKeychainStore().store, baseUrl: sb.url, dataDir: w.dataDir, profile: 'default' }), ...(failpoints && { failpoints }) };
   return renderApp(services, { session: readySession(sb.url, w.token), columns: 120, rows: 40 });
 }
@@ -211,7 +211,25 @@ const rotateScenario: StepScenario<KeyWorld & { oldKey: string }> = {
   },
 };
 
+/**
+ * `n` with no data dir given (no `KEYDECK_DATA_DIR`: keydeck's default under the home, the TUI's
+ * and the command line's alike), stopped where a record is to be taken up by the other face: the
+ * key made, the key delivered, the creation ending.
+ */
+const defaultDirScenario: StepScenario<KeyWorld> = {
+  ...createScenario,
+  operation: "the TUI's n to a dotenv file, no data dir given",
+  prepare: async () => makeKeyWorld(sb, root, await sb.fundedUser(25), 'PORT=8080\n', { defaultDataDir: true }),
+  recoveries: { "next start: f": createScenario.recoveries["next start: f"]!, '--finish': createScenario.recoveries['--finish']! },
+  points: (traced) => traced.filter((p) => ['create.mint:recorded#1', 'create.write:0:recorded#1', 'create.ending:recorded#1'].includes(p)),
+};
+
 describe("the TUI's n and R stopped at every step of the kit, in process", () => {
+  it("n with no data dir given: the TUI's next start and --finish take it up from the same default dir; the table is in docs/", { timeout: 300_000 }, async () => {
+    const walk = await walkStepsAndDocument(defaultDirScenario, 'tui-create-default-dir', { concurrency: 2 });
+    expect(walk.outcomes.length).toBe(6);
+  });
+
   it("n: every stop, recovered by the TUI's next start (f, u) and by --finish, keeps the invariants; the table is in docs/", { timeout: 300_000 }, async () => {
     await walkStepsAndDocument(createScenario, 'tui-create-steps', { concurrency: 2 });
   });

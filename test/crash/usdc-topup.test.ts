@@ -22,7 +22,13 @@ import { TopUpJournal, type JournalEntry } from '../../src/billing/journal.js';
 import { makeTempHome, runCli, type CliResult, type TempHome } from '../credentials/harness.js';
 import { startTestSandbox, type TestSandbox } from '../tui/harness.js';
 import { openBilling, recordingDeps } from '../tui/billing/billingHarness.js';
+import { failpointsFrom } from '../../src/failpoints/index.js';
+import { KEYS } from '../tui/render.js';
 import { crashTable, walkCrashPoints, type CrashOutcome, type CrashScenario, distinctWorlds, syncDocBlock } from './harness.js';
+import { inThread, stepEnv, walkStepPoints, walkStepsAndDocument } from './steps.js';
+
+const STOPPED = "stopped at the kit's failpoint";
+const flat = (frame: string) => frame.replace(/[│\s]+/g, ' ');
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -173,5 +179,85 @@ describe('a USDC top-up killed at every step', () => {
     expect(outcomes.filter((o) => o.violations.length > 0).map((o) => `${o.operation} at ${o.point}, ${o.recovery}: ${o.violations.join('; ')}`)).toEqual([]);
     const table = parts.map((p) => `${p.title}\n\n${crashTable(p.outcomes)}`).join('\n\n');
     expect(await syncDocBlock('usdc-topup', table), 'the walk changed: KEYDECK_CRASH_DOCS=write npx vitest run test/crash (test/crash/harness.ts)').toBe(table);
+  });
+});
+
+describe('a USDC top-up stopped at every step of its machines, in process', () => {
+  it('billing topup --method usdc and billing verify --tx: I4 whatever step it stops at; docs/ has the table', { timeout: 240_000 }, async () => {
+    const parts: Array<{ title: string; outcomes: readonly CrashOutcome[] }> = [];
+    for (const [kind, title] of [
+      ['instruction', '**`keydeck billing topup --amount 25 --method usdc`** (the machine `topup`):'],
+      ['verify', '**`keydeck billing verify --tx HASH`** (the machine `verify`):'],
+    ] as const) {
+      const { traced, outcomes } = await walkStepPoints(inThread(scenario(kind)));
+      expect(traced).toEqual(kind === 'instruction' ? ['topup.begin:recorded#1', 'topup.request#1', 'topup.request:recorded#1'] : ['verify.begin:recorded#1', 'verify.verify#1', 'verify.verify:recorded#1']);
+      parts.push({ title, outcomes });
+    }
+    const outcomes = parts.flatMap((p) => p.outcomes);
+    expect(outcomes.filter((o) => o.violations.length > 0).map((o) => `${o.operation} at ${o.point}, ${o.recovery}: ${o.violations.join('; ')}`)).toEqual([]);
+    const table = parts.map((p) => `${p.title}\n\n${crashTable(p.outcomes)}`).join('\n\n');
+    expect(await syncDocBlock('usdc-topup-steps', table), 'the walk changed: KEYDECK_CRASH_DOCS=write npx vitest run test/crash (test/crash/harness.ts)').toBe(table);
+  });
+
+  it('the TUI’s USDC top-up (t, 25, USDC, the transfer, h, its hash): the same', { timeout: 240_000 }, async () => {
+    const { traced } = await walkStepsAndDocument<World & { sent?: string }>(
+      {
+        operation: 'the TUI’s USDC top-up',
+        prepare: () => freshWorld(false),
+        dispose: (w) => w.home.remove(),
+        async run(w, points) {
+          const journal = new TopUpJournal({ env: w.env });
+          const failpoints = failpointsFrom(stepEnv(points));
+          const screen = openBilling(sb, w.token, { deps: recordingDeps(journal), profile: 'default', ...(failpoints && { failpoints }) });
+          const { tui } = screen;
+          const ended = (f: string) => f.includes('Credited $25.00') || flat(f).includes(STOPPED);
+          try {
+            await tui.waitFor('remaining $0.00', 15_000);
+            await tui.press('t');
+            await tui.waitFor('1/3 amount');
+            await tui.type('25');
+            await tui.press(KEYS.enter);
+            await tui.waitFor('2/3 method');
+            await tui.press(KEYS.enter);
+            let end = await tui.waitFor((f) => f.includes('To address') || ended(f), 15_000);
+            if (!ended(end)) {
+              const address = /0x[0-9a-fA-F]{40}/.exec(end)![0];
+              const hash = await sb.transfer(address, '25');
+              Object.assign(w, { address, tx: hash });
+              await tui.press('h');
+              await tui.waitFor('tx hash:');
+              await tui.press(hash);
+              await tui.waitFor('✓ a valid transaction hash');
+              await tui.press(KEYS.enter);
+              end = await tui.waitFor(ended, 15_000);
+            }
+            return { stopped: flat(end).includes(STOPPED), said: tui.frames().join('\n') };
+          } finally {
+            screen.close();
+            journal.close();
+          }
+        },
+        recoveries: { 'billing history': history, 'the TUI’s next start': tuiStart },
+        async invariants(w) {
+          // I4, as for the commands: one instruction one record with its deposit address, nothing
+          // credited twice, money credited never left awaiting payment, no screen inviting to pay twice.
+          const broken: string[] = [];
+          const list = await records(w);
+          const { totalTopUp } = await sb.credits(w.token);
+          if (totalTopUp > 25) broken.push(`credited twice: the total of top-ups is ${totalTopUp}`);
+          if (list.length > 1) broken.push(`${list.length} records for one instruction`);
+          const [entry] = list;
+          if (entry && entry.address === undefined) broken.push('a record without its deposit address');
+          // Stopped once it was on record and before it was shown: none was shown, none paid.
+          if (entry?.address !== undefined && w.address !== undefined && entry.address.toLowerCase() !== w.address.toLowerCase()) broken.push('the record is not the instruction shown (its deposit address)');
+          if (totalTopUp === 25 && entry?.state === 'awaiting_payment') broken.push('credited by the service, still awaiting payment');
+          if (entry?.txHash !== undefined && screens.get(w)?.includes('Send exactly')) broken.push('the TUI invites paying again ("Send exactly")');
+          return broken;
+        },
+      },
+      'tui-usdc-topup',
+      { concurrency: 2 },
+    );
+    expect(traced).toEqual(['topup.begin:recorded#1', 'topup.request#1', 'topup.request:recorded#1', 'verify.begin:recorded#1', 'verify.verify#1', 'verify.verify:recorded#1']);
   });
 });

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeydeckClient } from '../../src/api/client.js';
 import { parseFileDestination, type Destination } from '../../src/delivery/destinations.js';
 import { findKey, rotatedName, successorName } from '../../src/delivery/rotation.js';
-import { drive, type OperationEvent, type StepFailpoints } from '../../src/operations/index.js';
+import { drive, type OperationEvent, type Failpoints } from '../../src/operations/index.js';
 import { rotateKeyMachine, rotationContext, type RotationContext } from '../../src/operations/rotateKey.js';
 import type { Rotation } from '../../src/operations/rotationRecord.js';
 import { eventPhrases } from '../../src/operations/wording.js';
@@ -43,7 +43,7 @@ async function rig(name: string) {
 }
 
 /** The kit's failpoints calling `at` once `point` is reached (a kill there, or a change of the world). */
-function when(point: string, at: () => void): StepFailpoints {
+function when(point: string, at: () => void): Failpoints {
   return { reach: (name) => name === point && at() };
 }
 

@@ -130,9 +130,9 @@ describe('the house', () => {
     expect(readers.filter((file) => !oneShot.includes(file)), 'read the balance through src/watcher/accountWatcher.ts').toEqual([]);
   });
 
-  it('has one top-up procedure: a top-up is sent only by src/billing/topUpRequest.ts, or by auto top-up', () => {
+  it('has one top-up procedure: a top-up is sent only by src/operations/topUp.ts, or by auto top-up', () => {
     const senders = sourceFiles().filter((file) => !/^src\/(api|sandbox)\//.test(file) && /\.topUp\(/.test(readFileSync(path.join(ROOT, file), 'utf8')));
-    expect(senders.sort(), 'a face asks src/billing/topUpRequest.ts requestTopUp, never the client').toEqual(['src/billing/topUpRequest.ts', 'src/operations/autoTopUp.ts']);
+    expect(senders.sort(), 'a face asks src/operations/topUp.ts requestTopUp, never the client').toEqual(['src/operations/autoTopUp.ts', 'src/operations/topUp.ts']);
   });
 
   it(`has no source file over ${MAX_LINES} lines, and the files still over it do not grow`, () => {

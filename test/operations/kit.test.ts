@@ -3,7 +3,7 @@
  * kit"): every record checks each update against its table of moves and writes nothing when the
  * table refuses it; an older keydeck's entries (`stage`, `orphans`) are read as `state`, `lost`;
  * `drive` performs one effect per step, its record write after, and its failpoints (armed by
- * `KEYDECK_STEP_FAILPOINT`, traced by `KEYDECK_STEP_FAILPOINT_TRACE`) stop it where a kill would,
+ * `KEYDECK_FAILPOINT` with `KEYDECK_FAILPOINT_ACTION=halt`, traced by `KEYDECK_FAILPOINT_TRACE`) stop it where a kill would,
  * the record as it was written.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { keyOperationRecord, KEY_OPERATION_TRANSITIONS } from '../../src/operations/keyOperationRecord.js';
-import { DriveMemo, drive, OperationError, step, stepFailpointsFrom, type KitContext, type Machine } from '../../src/operations/kit.js';
+import { failpointsFrom } from '../../src/failpoints/index.js';
+import { DriveMemo, drive, OperationError, step, type KitContext, type Machine } from '../../src/operations/kit.js';
 import { MGMT_ROTATION_TRANSITIONS, MgmtRotationRecord } from '../../src/operations/mgmtRotationRecord.js';
 import { canMove, MachineRecord } from '../../src/operations/record.js';
 import { rotationRecord, ROTATION_TRANSITIONS } from '../../src/operations/rotationRecord.js';
@@ -121,14 +122,14 @@ describe('drive', () => {
     const trace = path.join(dir, 'trace');
     const effects: string[] = [];
     const record = rotationRecord(dir);
-    expect(await drive(counting(effects), { record, failpoints: stepFailpointsFrom({ KEYDECK_STEP_FAILPOINT_TRACE: trace }) }, { plan: null }, 'run', {})).toBe('done');
+    expect(await drive(counting(effects), { record, failpoints: failpointsFrom({ KEYDECK_FAILPOINT_TRACE: trace }) }, { plan: null }, 'run', {})).toBe('done');
     expect(readFileSync(trace, 'utf8').split('\n').filter(Boolean)).toEqual(['toy.begin:recorded#1', 'toy.make#1', 'toy.make:recorded#1', 'toy.hand#1', 'toy.hand:recorded#1', 'toy.end:recorded#1']);
     expect(effects).toEqual(['make', 'hand']);
     expect(await record.list()).toEqual([]);
 
     // Stopped once the second effect was done, its result not yet recorded.
     const stopped: string[] = [];
-    const err = await drive(counting(stopped), { record, failpoints: stepFailpointsFrom({ KEYDECK_STEP_FAILPOINT: 'toy.hand#1' }) }, { plan: null }, 'run', {}).catch((e: unknown) => e);
+    const err = await drive(counting(stopped), { record, failpoints: failpointsFrom({ KEYDECK_FAILPOINT: 'toy.hand#1', KEYDECK_FAILPOINT_ACTION: 'halt' }) }, { plan: null }, 'run', {}).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OperationError);
     expect(err).toMatchObject({ code: 'crashed' });
     expect(stopped).toEqual(['make', 'hand']);

@@ -14,7 +14,7 @@ import { BalanceHistoryStore, originOf } from '../../src/billing/historyStore.js
 import { KeyHistory } from '../../src/billing/keyHistory.js';
 import { UsageBudget } from '../../src/billing/usageBudget.js';
 import { parseCommandDestination, parseFileDestination } from '../../src/delivery/destinations.js';
-import { createKeyMachine, drive, keyOperationContext, rotateKeyMachine, rotationContext, type StepFailpoints } from '../../src/operations/index.js';
+import { createKeyMachine, drive, keyOperationContext, rotateKeyMachine, rotationContext, type Failpoints } from '../../src/operations/index.js';
 import { rotationRecord } from '../../src/operations/rotationRecord.js';
 import { DeliveryRecord } from '../../src/delivery/deliveryRecord.js';
 import { KEYS, type TuiHandle } from './render.js';
@@ -45,7 +45,7 @@ const keyIn = (file: string, variable = 'KEYDECK_API_KEY') => new RegExp(`^${var
 const flat = (frame: string) => frame.replace(/[│\s]+/g, ' ');
 const neverDrawn = (ui: TuiHandle) => expect(ui.frames().some((f) => SK.test(f))).toBe(false);
 /** The kit's failpoints stopping a drive at `point`, as a kill there would. */
-const killedAt = (point: string): StepFailpoints => ({
+const killedAt = (point: string): Failpoints => ({
   reach: (name) => {
     if (name === point) throw new Error('killed');
   },

@@ -16,7 +16,7 @@ import { HistoryRecorder } from '../../billing/historyRecorder.js';
 import { DEFAULT_RUNAWAY, type RunawaySettings } from '../../billing/runaway.js';
 import { UsageTracker } from '../../billing/usageTracker.js';
 import { dataDir } from '../../config/paths.js';
-import { AutoTopUpRunner } from '../../operations/autoTopUpRunner.js';
+import { AutoTopUpRunner } from '../../operations/index.js';
 import { AccountWatcher } from '../../watcher/accountWatcher.js';
 import { pollIntervalMs } from '../../watcher/schedule.js';
 import type { PollState, WatcherAutoTopUp } from '../../watcher/types.js';
@@ -95,6 +95,7 @@ export function BalanceProvider({ children }: { readonly children?: ReactNode })
               pausePolicy: auto.pausePolicy,
               cardMethodNames: auto.cardMethodNames,
               settle: auto.settle,
+              failpoints: services.failpoints,
             }),
             clientOf: () => ({ billing: client.billing, serviceNow: () => Date.now() + (client.serviceClockOffsetMs ?? 0) }),
           }

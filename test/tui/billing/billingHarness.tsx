@@ -76,6 +76,8 @@ export function openBilling(
     dataDir?: string;
     /** Hears the app's notifications. */
     notify?: AppServices['notify'];
+    /** The failpoints of the operations' steps (src/failpoints `failpointsFrom`): the crash walks. */
+    failpoints?: AppServices['failpoints'];
     /** The deadline of each call, ms (default the harness's 3,000). */
     timeoutMs?: number;
   },
@@ -92,6 +94,7 @@ export function openBilling(
     ...(options.autoTopUp && { autoTopUp: options.autoTopUp }),
     ...(options.dataDir && { dataDir: options.dataDir }),
     ...(options.notify && { notify: options.notify }),
+    ...(options.failpoints && { failpoints: options.failpoints }),
   };
   const tui = renderTui(
     <TopUpDepsProvider deps={options.deps}>

@@ -12,8 +12,8 @@ import { canSimulateTransfers } from '../../../api/sandbox-sim.js';
 import type { CreditBalance, TopUpMethod } from '../../../api/schemas.js';
 import { checkoutUrlProblem } from '../../../api/baseUrl.js';
 import { hostOf, isUnfinished, methodLabel, type JournalEntry, type JournalScope } from '../../../billing/journal.js';
-import { verifyOutcomeLines, verifyUsdc, type TopUpPorts } from '../../../billing/topups.js';
-import { requestTopUp, type TopUpStep } from '../../../billing/topUpRequest.js';
+import { verifyOutcomeLines, type VerifyOutcome } from '../../../billing/topups.js';
+import { failureLine, OperationError, requestTopUp, verifyUsdc, type TopUpStep, type VerifyPorts } from '../../../operations/index.js';
 import { useBalance, useBalanceRefresh } from '../../contexts/BalanceContext.js';
 import { useServices } from '../../contexts/ServicesContext.js';
 import { useSession, useSessionActions } from '../../contexts/SessionContext.js';
@@ -110,7 +110,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
   const mismatch = useRef<{ readonly txHash: string; readonly evidence?: JournalEntry['chainEvidence'] }>(undefined);
 
   const credits: CreditBalance | undefined = balance.data;
-  const ports = useMemo<TopUpPorts | undefined>(() => (client && scope ? { journal: deps.journal, client, scope } : undefined), [client, scope, deps.journal]);
+  const ports = useMemo<VerifyPorts | undefined>(() => (client && scope ? { journal: deps.journal, client, scope, failpoints: services.failpoints } : undefined), [client, scope, deps.journal, services.failpoints]);
   // An unfinished top-up found at start is said, not opened: the Billing pane shows it as a line,
   // selected, enter takes it up (the pane stays the pane).
   const onReopen = useCallback(
@@ -172,7 +172,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
       setView({ kind: 'requesting', amount, method });
       void (async () => {
        try {
-        // The one top-up procedure (src/billing/topUpRequest.ts): the record checked, the
+        // The one top-up procedure (src/operations/topUp.ts): the record checked, the
         // totalTopUp baseline read, a card charge on record before it is sent, the answer recorded.
         const labels: Record<TopUpStep, string> = {
           checking_record: 'reading the top-up record',
@@ -180,9 +180,12 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
           recording: 'putting the charge on the top-up record',
           requesting: `requesting a ${methodLabel(method)} top-up of ${formatUsd(amount)}`,
         };
-        const done = await runBusy(labels.checking_record, () => requestTopUp({ journal: deps.journal, client, scope }, { amount, kind: method }, (step) => mounted.current && setBusy(labels[step])));
-        // Only a failpoint's halt (an in-process crash walk) is thrown: the flow stops where it is.
-        if (!done.ok) return;
+        const done = await runBusy(labels.checking_record, () => requestTopUp({ journal: deps.journal, client, scope, failpoints: services.failpoints }, { amount, kind: method }, (step) => mounted.current && setBusy(labels[step])));
+        // Only a failpoint's halt (an in-process crash walk) is thrown: the flow stops there, saying so at a step (`crashed`).
+        if (!done.ok) {
+          if (done.error instanceof OperationError && mounted.current) setView({ kind: 'method', amount, cursor: METHODS.indexOf(method), message: { tone: 'error', lines: [failureLine(done.error.failure, 'tui')] } });
+          return;
+        }
         const outcome = done.value;
         if (outcome.kind === 'not_requested') {
           if (isUnauthorized(outcome.error)) markRejected();
@@ -226,7 +229,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
        }
       })();
     },
-    [client, scope, runBusy, deps.journal, flash, remember, refreshBalance, noteDamage, markRejected],
+    [client, scope, runBusy, deps.journal, flash, remember, refreshBalance, noteDamage, markRejected, services.failpoints],
   );
 
   const verify = useCallback(
@@ -264,9 +267,9 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
           if (check.kind === 'passed' || check.kind === 'unavailable') chainLine = `The chain: ${check.sentence}.`;
           if (check.kind === 'passed') chainEvidence = check.evidence;
         }
-        setBusy(`verifying the transfer for ${formatUsd(amount)}`);
-        // The shared procedure: on record as verifying (with the totalTopUp baseline) before it is sent.
-        const outcome = await verifyUsdc(ports, { entryId: current.id, txHash, amount, ...(chainEvidence && { chainEvidence }) }).finally(() => {
+        setBusy(`verifying the transfer for ${formatUsd(amount)}`); // on record as verifying, with its baseline, before it is sent
+        // A stop at one of its steps (the kit's `crashed`: crash walks only) is said as nothing sent.
+        const outcome: VerifyOutcome = await verifyUsdc(ports, { entryId: current.id, txHash, amount, ...(chainEvidence && { chainEvidence }) }).catch((error: unknown) => ({ kind: 'not_sent', error }) as const).finally(() => {
           if (mounted.current) setBusy(undefined);
         });
         if ('error' in outcome && isUnauthorized(outcome.error)) markRejected();

@@ -8,7 +8,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { JournalEntry } from '../../../billing/journal.js';
-import { AutoTopUpFeed, type AutoTopUpView } from '../../../operations/autoTopUpRunner.js';
+import { AutoTopUpFeed, type AutoTopUpView } from '../../../operations/index.js';
 import { useAccountWatcher, useBalanceRefresh } from '../../contexts/BalanceContext.js';
 import { useServices } from '../../contexts/ServicesContext.js';
 import { useFlash } from '../../contexts/StatusContext.js';

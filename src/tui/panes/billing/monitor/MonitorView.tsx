@@ -16,7 +16,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { trendOf } from '../../../../billing/history.js';
 import { balanceSparkline } from '../../../../billing/sparkline.js';
 import type { MonitorSettings } from '../../../../billing/settings.js';
-import type { AutoTopUpFeed, AutoTopUpView } from '../../../../operations/autoTopUpRunner.js';
+import type { AutoTopUpFeed, AutoTopUpView } from '../../../../operations/index.js';
 import type { NotifyEvent } from '../../../../terminal/notify.js';
 import { isUnauthorized } from '../../../errors.js';
 import { connectionState } from '../../../components/Header.js';

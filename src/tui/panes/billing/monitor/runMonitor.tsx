@@ -8,7 +8,7 @@ import type { AccountWatcher } from '../../../../watcher/accountWatcher.js';
 import type { NotifyEvent } from '../../../../terminal/notify.js';
 import { KeymapProvider } from '../../../contexts/KeymapContext.js';
 import { MonitorView } from './MonitorView.js';
-import type { AutoTopUpFeed } from '../../../../operations/autoTopUpRunner.js';
+import type { AutoTopUpFeed } from '../../../../operations/index.js';
 
 /** Input of {@link runMonitor}. */
 export interface RunMonitorInput {

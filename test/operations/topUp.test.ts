@@ -1,5 +1,5 @@
 /**
- * The one top-up procedure of the TUI and `billing topup` (src/billing/topUpRequest.ts), step by
+ * The one top-up procedure of the TUI and `billing topup` (src/operations/topUp.ts), step by
  * step against a scripted client and a real top-up record: a card charge is on record, verifying
  * with its totalTopUp baseline, before its request is sent, and the answer (or the failure) is put
  * on that same record; an instruction is recorded with its baseline once answered; nothing is sent
@@ -14,7 +14,7 @@ import type { TopUpResult } from '../../src/api/client.js';
 import { KeydeckApiError } from '../../src/api/errors.js';
 import type { CreditBalance } from '../../src/api/schemas.js';
 import { TopUpJournal, type JournalEntry } from '../../src/billing/journal.js';
-import { requestTopUp, type TopUpRequestClient, type TopUpStep } from '../../src/billing/topUpRequest.js';
+import { requestTopUp, type TopUpRequestClient, type TopUpStep } from '../../src/operations/topUp.js';
 
 const SCOPE = { host: 'api.example.com', profile: 'default' };
 
