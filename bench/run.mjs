@@ -48,6 +48,21 @@ for (const file of benches) {
 /** A Markdown table cell (pipes escaped). */
 const cell = (v) => String(v).replaceAll('|', '\\|');
 const rows = [];
+// The runtime figures of the start-up and memory budgets (docs/performance.md, "The runtime
+// budget"), in that table's order: [benchmark, what the figure's name starts with, the row's words].
+const BUDGET = [
+  ['oneshot', 'keydeck keys list --json (loopback sandbox) ÷ node -e 0 (medians', '`keydeck keys list --json`, loopback sandbox, ÷ `node -e 0`'],
+  ['oneshot', 'keydeck --version ÷ node -e 0 (medians', '`keydeck --version` ÷ `node -e 0`'],
+  ['oneshot', "completion: keydeck __complete -- keys '' ÷ node -e 0 (medians", 'a completion request (the command tree) ÷ `node -e 0`'],
+  ['oneshot', "completion: keydeck __complete -- --profile '' ÷ node -e 0 (medians", 'a completion request (profile names) ÷ `node -e 0`'],
+  ['memory', 'keydeck TUI ÷ bare Ink app, 8 s after the start', 'TUI resident memory ÷ bare Ink hello, 100×30, after 8 s'],
+  ['memory', 'keydeck TUI ÷ bare Ink app (after', 'TUI resident memory ÷ bare Ink after 10 min at a 2 s interval'],
+  ['soak', 'resident memory after GC: growth', 'TUI resident memory growth over a day of polls after the first 1,000'],
+  ['soak', 'CPU while idle at the default interval', 'idle CPU of the TUI at the default interval'],
+  ['usage', 'parse a usage answer of', 'parsing a usage answer of 10,000 keys'],
+  ['usage', 'first frame with spend columns ÷ without', 'the spend columns ÷ the Keys pane’s first frame without'],
+];
+const budget = BUDGET.map(([bench, start, words]) => ({ bench, start, words, row: undefined }));
 for (const file of benches) {
   const json = join(reports, `${basename(file, '.mjs')}.json`);
   if (!existsSync(json)) {
@@ -59,12 +74,25 @@ for (const file of benches) {
     const value = typeof f.value === 'number' ? `${f.value}${f.unit ? ` ${f.unit}` : ''}` : f.value;
     const result = f.pass === undefined ? '' : f.pass ? 'pass' : '**missed**';
     rows.push(`| ${bench} | ${cell(f.figure)} | ${cell(value)} | ${cell(f.target ?? '')} | ${result} |`);
+    for (const b of budget) if (b.bench === bench && f.figure.startsWith(b.start)) b.row = `| ${cell(b.words)} | ${cell(value)} | ${cell(f.target ?? '')} | ${result} |`;
   }
 }
+const ran = new Set(benches.map((f) => basename(f, '.mjs')));
+const budgetTable = budget.some((b) => ran.has(b.bench))
+  ? [
+      '',
+      'The runtime budget, from the rows above (the same run):',
+      '',
+      '| figure | value | target | result |',
+      '|---|---|---|---|',
+      ...budget.filter((b) => ran.has(b.bench)).map((b) => b.row ?? `| ${cell(b.words)} | (not measured: ${b.bench} did not finish) | | |`),
+    ]
+  : [];
 const summary = [
   '| benchmark | figure | value | target | result |',
   '|---|---|---|---|---|',
   ...rows,
+  ...budgetTable,
   '',
   `Machine: ${machineAtStart} (at the start); ${machine().replace(/.*; /, '')} at the end.`,
 ].join('\n');
@@ -82,12 +110,14 @@ if (writeReadme && !QUICK && failed.length === 0) {
     // the machine line says which rows come from this run.
     const ran = new Set(benches.map((f) => basename(f, '.mjs')));
     const lines = found[2].split('\n');
-    const kept = lines.filter((line) => /^\| [a-z]/.test(line) && !line.startsWith('| benchmark |') && !ran.has(line.split('|')[1].trim()));
+    // Rows of the other benchmarks only (the runtime budget's table is written by a whole run).
+    const all = new Set(readdirSync(here).filter((f) => f.endsWith('.mjs') && f !== self).map((f) => basename(f, '.mjs')));
+    const kept = lines.filter((line) => /^\| [a-z]/.test(line) && all.has(line.split('|')[1].trim()) && !ran.has(line.split('|')[1].trim()));
     const byBench = (line) => line.split('|')[1].trim();
-    const all = [...kept, ...rows].sort((a, b) => byBench(a).localeCompare(byBench(b)));
-    const before = lines.filter((line) => line.trim() !== '' && !line.startsWith('|'));
+    const merged = [...kept, ...rows].sort((a, b) => byBench(a).localeCompare(byBench(b)));
+    const before = lines.filter((line) => line.trim() !== '' && !line.startsWith('|') && !line.startsWith('The runtime budget'));
     const stamp = `The ${[...ran].join(', ')} rows are from \`node bench/run.mjs ${filters.join(' ')}\`: ${machineAtStart} (at the start); ${machine().replace(/.*; /, '')} at the end.`;
-    text = ['| benchmark | figure | value | target | result |', '|---|---|---|---|---|', ...all, '', ...before.map((l) => l.trimEnd()).filter(Boolean), stamp].join('\n');
+    text = ['| benchmark | figure | value | target | result |', '|---|---|---|---|---|', ...merged, '', ...before.map((l) => l.trimEnd()).filter(Boolean), stamp].join('\n');
   }
   writeFileSync(pagePath, page.replace(block, (_, open, _old, close) => `${open}${text}\n${close}`));
   console.log('\nupdated docs/performance.md');

@@ -13,7 +13,7 @@ import { HintBar } from './components/HintBar.js';
 import { PaneTabs } from './components/PaneTabs.js';
 import { StatusLine, useStatusRows } from './components/StatusLine.js';
 import { useAccountData } from './contexts/AccountDataContext.js';
-import { useBalance, useBalanceRefresh } from './contexts/BalanceContext.js';
+import { useBalanceRefresh, usePollSucceeded } from './contexts/BalanceContext.js';
 import { useHelpPage, useKeymap, useQuit } from './contexts/KeymapContext.js';
 import type { Scope } from './keymap.js';
 import { useServiceClock, useSession, useSessionActions } from './contexts/SessionContext.js';
@@ -81,8 +81,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
   useSubscriptionNotifications(keys.data, serviceNow, notify);
   // A pool key's reserved block about to end (issue 23), checked at each balance poll.
   const pledges = usePledges();
-  const polledAt = useBalance().updatedAt;
-  useBlockNotifications(keys.data, pledges.blocksOf, serviceNow, notify, polledAt);
+  usePollSucceeded(useBlockNotifications(keys.data, pledges.blocksOf, serviceNow, notify));
   // What the reader hid (key values in a list) is said once, on the status line.
   useEffect(() => onClientNotice?.((message) => flash(message, 'warning', 10_000)), [onClientNotice, flash]);
   const cycle = (delta: number) => setPane(PANES[(index + delta + PANES.length) % PANES.length]!.id);

@@ -7,7 +7,7 @@
  * a small terminal still says what is wrong; nothing when all is well.
  */
 import { Text } from 'ink';
-import { useBalance } from '../contexts/BalanceContext.js';
+import { useBalanceSelect } from '../contexts/BalanceContext.js';
 import { useClock } from '../contexts/ServicesContext.js';
 import { useSession } from '../contexts/SessionContext.js';
 import { connectionProblemWords, describeFailure, errorCode, isUnauthorized } from '../errors.js';
@@ -51,9 +51,12 @@ export const BANNER_MAX_LINES = 3;
 /** The banner's lines at `columns` (empty when there is nothing to say). */
 function useBannerLines(columns: number): { lines: string[]; color?: ThemeColor } {
   const session = useSession();
-  const poll = useBalance();
-  const now = useClock()();
-  const banner = bannerFor({ rejected: session.rejected, origin: session.info?.origin, error: poll.error, updatedAt: poll.updatedAt, nextAt: poll.nextAt, now });
+  const clock = useClock();
+  // Picked at each poll: a poll that changes nothing of it (all is well) re-renders nothing.
+  const banner = useBalanceSelect(
+    (poll) => bannerFor({ rejected: session.rejected, origin: session.info?.origin, error: poll.error, updatedAt: poll.updatedAt, nextAt: poll.nextAt, now: clock() }),
+    (a, b) => a === b || (a !== undefined && b !== undefined && a.text === b.text && a.color === b.color),
+  );
   if (!banner) return { lines: [] };
   return { lines: wrapWords(banner.text, columns, BANNER_MAX_LINES), color: banner.color };
 }

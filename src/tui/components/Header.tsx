@@ -5,8 +5,9 @@
  * offline since … / service failing since … / bad answers since … / rate limited / key
  * rejected). Two lines in the full layout, one in the compact one.
  */
+import { useRef } from 'react';
 import { isBelowThreshold } from '../../billing/alert.js';
-import { useBalance } from '../contexts/BalanceContext.js';
+import { useBalanceSelect } from '../contexts/BalanceContext.js';
 import { useClock, useServices } from '../contexts/ServicesContext.js';
 import { useSession } from '../contexts/SessionContext.js';
 import { connectionProblemWords, isUnauthorized, errorCode } from '../errors.js';
@@ -45,6 +46,11 @@ export function balanceText(data: CreditBalance | undefined, alertBelowUsd: numb
 /** Granularity of the header's "updated N s ago", seconds. */
 export const HEADER_AGE_STEP_SECONDS = 15;
 
+/** The same words (a poll that changes none of them costs no frame). */
+function sameHeaderWords(a: { readonly connection: HeaderWords; readonly balance: HeaderWords }, b: { readonly connection: HeaderWords; readonly balance: HeaderWords }): boolean {
+  return a.connection.text === b.connection.text && a.connection.color === b.connection.color && a.balance.text === b.balance.text && a.balance.color === b.balance.color;
+}
+
 /** Props of {@link Header}. */
 export interface HeaderProps {
   readonly columns: number;
@@ -56,10 +62,20 @@ export function Header({ columns, compact }: HeaderProps) {
   const clock = useClock();
   const { target, profile } = useServices();
   const session = useSession();
-  const poll = useBalance();
+  // The words the header shows, picked at each poll: a poll that changes none of them draws no
+  // frame. The age is counted from the latest poll, whether or not it changed the words.
+  const latest = useRef<number | undefined>(undefined);
+  const words = useBalanceSelect(
+    (poll) => ({
+      updatedAt: (latest.current = poll.updatedAt),
+      connection: connectionState(poll, session.rejected, clock(), HEADER_AGE_STEP_SECONDS),
+      balance: balanceText(poll.data, profile.alertBelowUsd),
+    }),
+    sameHeaderWords,
+  );
   // Redrawn when the age text changes (15-second steps), not on a fixed tick: an idle
   // monitor then draws about one frame per poll.
-  useAge(poll.updatedAt, clock, HEADER_AGE_STEP_SECONDS);
+  useAge(latest.current ?? words.updatedAt, clock, HEADER_AGE_STEP_SECONDS);
   return (
     <HeaderView
       columns={columns}
@@ -68,8 +84,8 @@ export function Header({ columns, compact }: HeaderProps) {
       profileName={profile.name}
       host={hostLabel(session.baseUrl)}
       credential={describeCredential(session.info)}
-      connection={connectionState(poll, session.rejected, clock(), HEADER_AGE_STEP_SECONDS)}
-      balance={balanceText(poll.data, profile.alertBelowUsd)}
+      connection={words.connection}
+      balance={words.balance}
       readOnly={profile.readOnly !== undefined}
     />
   );

@@ -10,14 +10,14 @@
  * while the service was down, a burst of failures) ends by itself instead of leaving "could not
  * load the keys" on screen until the user presses `r`.
  */
-import { createContext, useContext, useEffect, useMemo, useRef, type ReactNode } from 'react';
+import { createContext, useContext, useMemo, useRef, type ReactNode } from 'react';
 import type { ConsumptionKey, ManagementKey } from '../../api/schemas.js';
 import { summarizeBillingStatus, type BillingStatusSummary } from '../../api/reader.js';
 import type { Plan } from '../../api/usageSchemas.js';
 import { visibleRecord } from '../../terminal/sanitize.js';
 import { isUnauthorized } from '../errors.js';
 import { useResource, type Resource } from '../hooks/useResource.js';
-import { useBalance } from './BalanceContext.js';
+import { usePollSucceeded } from './BalanceContext.js';
 import { useSession, useSessionActions } from './SessionContext.js';
 
 /** The lists of the account. */
@@ -85,13 +85,10 @@ function displayList<T extends { id: string }>(items: readonly T[]): T[] {
  * per successful poll (the poll interval bounds the rate while only the list keeps failing).
  */
 function useRetryAfterRecovery(...lists: ReadonlyArray<Resource<unknown>>): void {
-  const { updatedAt } = useBalance();
-  useEffect(() => {
-    if (updatedAt === undefined) return;
+  // Heard as an event, not a render: a poll re-renders nothing here.
+  usePollSucceeded(() => {
     for (const list of lists) if (list.error !== undefined && !list.loading) void list.reload();
-    // Runs once per successful poll; the lists are read as they are then.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [updatedAt]);
+  });
 }
 
 /** The lists are read again on every this-many successful balance polls (15 s × 4 = every minute by default). */
@@ -99,16 +96,13 @@ export const LIST_RELOAD_EVERY_POLLS = 4;
 
 /** Reloads `lists` (those not loading) on every {@link LIST_RELOAD_EVERY_POLLS}th successful balance poll. */
 function useBackgroundReload(...lists: ReadonlyArray<Resource<unknown>>): void {
-  const { updatedAt } = useBalance();
   const polls = useRef(0);
-  useEffect(() => {
-    if (updatedAt === undefined) return;
+  usePollSucceeded(() => {
     polls.current += 1;
     if (polls.current % LIST_RELOAD_EVERY_POLLS !== 0) return;
-    for (const list of lists) if (!list.loading) void list.reload();
-    // Runs once per successful poll; the lists are read as they are then.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [updatedAt]);
+    // Quiet: a list found unchanged re-renders nothing.
+    for (const list of lists) if (!list.loading) void list.reload({ quiet: true });
+  });
 }
 
 /** The account's lists. */

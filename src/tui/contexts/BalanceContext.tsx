@@ -8,8 +8,15 @@
  * action that changes money or keys calls {@link useBalanceRefresh}'s `refresh()`; the usage views,
  * the Billing pane and auto top-up's line read the watcher's other slices and events through
  * {@link useAccountWatcher}. A 401 marks the session rejected.
+ *
+ * Each poll changes the watcher's `poll` slice (`updatedAt` at least), and each React commit makes
+ * Ink draw the whole frame again (about 3 MB of garbage at 100×30), though a poll that finds the
+ * same balance changes nothing on screen. So the provider itself does not re-render per poll: a
+ * component reads the part of the poll it shows with {@link useBalanceSelect}, and commits only
+ * when that part changes; what must happen at each successful poll listens with
+ * {@link usePollSucceeded}, without a render (docs/performance.md, "The TUI's memory").
  */
-import { createContext, useContext, useEffect, useMemo, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useMemo, useRef, useSyncExternalStore, type ReactNode } from 'react';
 import { hostOf } from '../../api/baseUrl.js';
 import type { CreditBalance } from '../../api/schemas.js';
 import { HistoryRecorder } from '../../billing/historyRecorder.js';
@@ -22,7 +29,7 @@ import { pollIntervalMs } from '../../watcher/schedule.js';
 import type { PollState, WatcherAutoTopUp } from '../../watcher/types.js';
 import { isUnauthorized } from '../errors.js';
 import { useTopUpDeps } from '../flows/topup/TopUpDeps.js';
-import { useWatcherEvents, useWatcherSlice } from '../hooks/useAccountWatcher.js';
+import { useWatcherEvents } from '../hooks/useAccountWatcher.js';
 import type { UsageRig } from '../services.js';
 import { useClock, useServices } from './ServicesContext.js';
 import { useSession, useSessionActions } from './SessionContext.js';
@@ -40,7 +47,8 @@ export interface WatchedAccount {
 }
 
 const EMPTY: PollState<CreditBalance> = { failures: 0, inFlight: false };
-const BalanceStateContext = createContext<PollingResult<CreditBalance> | undefined>(undefined);
+/** Set by the provider (its value never changes): {@link useBalance} outside one is a bug. */
+const BalanceStateContext = createContext<boolean>(false);
 const BalanceRefreshContext = createContext<() => void>(() => {});
 const AccountContext = createContext<WatchedAccount | undefined>(undefined);
 
@@ -120,26 +128,82 @@ export function BalanceProvider({ children }: { readonly children?: ReactNode })
     if (event.kind === 'balance') markAccepted();
     else if (event.kind === 'failure' && isUnauthorized(event.error)) markRejected();
   });
-  const poll = useWatcherSlice(watcher, (s) => s.poll, EMPTY);
   const refresh = useMemo(() => () => watcher?.refresh(), [watcher]);
-  const value = useMemo(() => ({ ...poll, refresh }), [poll, refresh]);
   return (
     <AccountContext.Provider value={account}>
       <BalanceRefreshContext.Provider value={refresh}>
-        <BalanceStateContext.Provider value={value}>{children}</BalanceStateContext.Provider>
+        <BalanceStateContext.Provider value={true}>{children}</BalanceStateContext.Provider>
       </BalanceRefreshContext.Provider>
     </AccountContext.Provider>
   );
 }
 
+function noSubscribe(): () => void {
+  return () => {};
+}
+
+const UNSET: unique symbol = Symbol('unset');
+
 /**
- * The polled balance: `data` (the credit balance record, USD; kept while polls fail), `updatedAt`
- * (epoch ms), `error`, `failingSince`, `failures`, `inFlight`, `nextAt`, `refresh()`.
+ * The part `select` picks of the polled balance ({@link PollState}: `data`, the credit balance
+ * record, USD; `updatedAt`, epoch ms; `error`, `failingSince`, `failures`, `inFlight`, `nextAt`).
+ * The calling component re-renders only when the part changes by `isEqual` (Object.is unless
+ * given; the part kept is then the earlier one), so a poll that changes nothing it shows costs no
+ * frame. `select` may read the clock (an age in steps): the part is picked again at each poll and
+ * each render. With `live` false the component is not re-rendered by polls at all (a pane not
+ * shown), and reads the part as it is when it renders. Must be inside {@link BalanceProvider}.
  */
-export function useBalance(): PollingResult<CreditBalance> {
-  const v = useContext(BalanceStateContext);
-  if (!v) throw new Error('useBalance needs <BalanceProvider>');
-  return v;
+export function useBalanceSelect<T>(select: (poll: PollState<CreditBalance>) => T, isEqual: (a: T, b: T) => boolean = Object.is, live = true): T {
+  if (!useContext(BalanceStateContext)) throw new Error('useBalance needs <BalanceProvider>');
+  const watcher = useContext(AccountContext)?.watcher;
+  const last = useRef<T | typeof UNSET>(UNSET);
+  const selectRef = useRef(select);
+  selectRef.current = select;
+  const equalRef = useRef(isEqual);
+  equalRef.current = isEqual;
+  const subscribe = watcher && live ? watcher.subscribe : noSubscribe;
+  return useSyncExternalStore(subscribe, () => {
+    const next = selectRef.current(watcher ? watcher.snapshot.poll : EMPTY);
+    const before = last.current;
+    if (before !== UNSET && equalRef.current(before, next)) return before;
+    last.current = next;
+    return next;
+  });
+}
+
+/** The same credit balance record field by field (a poll parses a new object each time). */
+export function sameCredits(a: CreditBalance | undefined, b: CreditBalance | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((k) => Object.is((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/** The credit balance record (USD; kept while polls fail), the same object while its fields stay the same. */
+export function useCredits(live = true): CreditBalance | undefined {
+  return useBalanceSelect((poll) => poll.data, sameCredits, live);
+}
+
+/**
+ * Calls `listener` with the time (epoch ms) of each successful balance poll, while mounted,
+ * without re-rendering the caller (the latest `listener` is called).
+ */
+export function usePollSucceeded(listener: (at: number) => void): void {
+  const watcher = useContext(AccountContext)?.watcher;
+  useWatcherEvents(watcher, (event) => {
+    if (event.kind === 'balance') listener(event.at);
+  });
+}
+
+/**
+ * The whole polled balance (see {@link useBalanceSelect}) and `refresh()`: the caller re-renders
+ * at every change of it, each poll included. `live` as in {@link useBalanceSelect}.
+ */
+export function useBalance(live = true): PollingResult<CreditBalance> {
+  const poll = useBalanceSelect((p) => p, Object.is, live);
+  const refresh = useContext(BalanceRefreshContext);
+  return useMemo(() => ({ ...poll, refresh }), [poll, refresh]);
 }
 
 /** Polls the balance now (stable identity; re-renders only when the watcher is replaced). */

@@ -13,7 +13,7 @@
  */
 import { tokenKind } from '../../credentials/token.js';
 import { describeCredential } from '../../credentials/describe.js';
-import { createContext, useCallback, useContext, useEffect, useMemo, useReducer, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useReducer, useRef, type ReactNode } from 'react';
 import { keyPrefixOf } from '../../api/errors.js';
 import { originOf, originTarget } from '../../credentials/origin.js';
 import { credentialIdOf } from '../../billing/usageBudget.js';
@@ -200,12 +200,22 @@ export function SessionProvider({ initial, children }: SessionProviderProps) {
     [state.phase, state.rejected, state.baseUrl, state.notice, state.keychainReason, info, client, credentialId],
   );
 
+  // `accepted` changes nothing unless the credential was rejected: no render (and no frame) for it at every poll.
+  const rejectedRef = useRef(state.rejected);
+  rejectedRef.current = state.rejected;
   const actions = useMemo<SessionActions>(
     () => ({
       signIn: (baseUrl, credential) => dispatch({ type: 'signIn', baseUrl, credential }),
       startSetup: (notice) => dispatch(notice === undefined ? { type: 'setup' } : { type: 'setup', notice }),
-      markRejected: () => dispatch({ type: 'rejected' }),
-      markAccepted: () => dispatch({ type: 'accepted' }),
+      markRejected: () => {
+        rejectedRef.current = true;
+        dispatch({ type: 'rejected' });
+      },
+      markAccepted: () => {
+        if (!rejectedRef.current) return;
+        rejectedRef.current = false;
+        dispatch({ type: 'accepted' });
+      },
       retryKeychain: () => {
         services.store.resetKeychain?.();
         dispatch({ type: 'retry' });

@@ -22,7 +22,7 @@ import { NO_USAGE } from '../../watcher/usageSlice.js';
 import { useWatcherEvents, useWatcherSlice } from '../hooks/useAccountWatcher.js';
 import { alertEvent } from '../hooks/usageAlerts.js';
 import { useAccountData } from './AccountDataContext.js';
-import { useAccountWatcher, useBalance } from './BalanceContext.js';
+import { useAccountWatcher, useBalanceSelect, useCredits } from './BalanceContext.js';
 import { useClock, useServices } from './ServicesContext.js';
 import { useSession } from './SessionContext.js';
 import { useFlash } from './StatusContext.js';
@@ -80,7 +80,9 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
   const services = useServices();
   const session = useSession();
   const { keys } = useAccountData();
-  const balance = useBalance();
+  // The balance's fields, the same object while they stay the same: a poll that finds the same
+  // balance re-renders nothing here.
+  const credits = useCredits();
   const flash = useFlash();
   const clock = useClock();
   const watched = useAccountWatcher();
@@ -92,19 +94,24 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
   const keyList = keys.data;
   const names = useCallback((id: string) => keyList?.find((k) => k.id === id)?.name, [keyList]);
   const { snapshot } = usage;
-  const rows = useMemo(() => (snapshot.report ? spendRows(snapshot.report, keyList, balance.data?.totalTopUp) : []), [snapshot.report, keyList, balance.data?.totalTopUp]);
+  const rows = useMemo(() => (snapshot.report ? spendRows(snapshot.report, keyList, credits?.totalTopUp) : []), [snapshot.report, keyList, credits?.totalTopUp]);
   const byId = useMemo(() => new Map(rows.map((r) => [r.id, r])), [rows]);
   const period = snapshot.report ? sharePeriod(snapshot.report.periods) : undefined;
 
   // When the balance last changed (this machine's clock): figures read before it are marked.
+  // The poll that brought the remaining balance shown (its `updatedAt` kept while it stays the same).
+  const reading = useBalanceSelect(
+    (poll) => ({ remaining: poll.data?.remaining, updatedAt: poll.updatedAt }),
+    (a, b) => a.remaining === b.remaining && (a.updatedAt === undefined) === (b.updatedAt === undefined),
+  );
   const lastChange = useRef<{ remaining?: number; at?: number }>({});
-  if (balance.data && balance.updatedAt !== undefined && balance.data.remaining !== lastChange.current.remaining) {
+  if (reading.remaining !== undefined && reading.updatedAt !== undefined && reading.remaining !== lastChange.current.remaining) {
     // The first reading tells no change (when it last changed before keydeck started is unknown).
-    lastChange.current = { remaining: balance.data.remaining, ...(lastChange.current.remaining !== undefined && { at: balance.updatedAt }) };
+    lastChange.current = { remaining: reading.remaining, ...(lastChange.current.remaining !== undefined && { at: reading.updatedAt }) };
   }
   const offset = client?.serviceClockOffsetMs ?? 0;
   // Or figures that account for less spend than the balance record does (read in an earlier session).
-  const behindBalance = (snapshot.at !== undefined && lastChange.current.at !== undefined && snapshot.at - offset < lastChange.current.at) || usageBehindBalance(rows, balance.data);
+  const behindBalance = (snapshot.at !== undefined && lastChange.current.at !== undefined && snapshot.at - offset < lastChange.current.at) || usageBehindBalance(rows, credits);
 
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set());
   const [account, setAccount] = useState<AccountJudgement | undefined>(undefined);

@@ -15,12 +15,14 @@ function noSubscribe(): () => void {
 
 /**
  * The slice `select` picks of `watcher`'s snapshot (`fallback` without a watcher). `select` must
- * return a part of the snapshot as it is (a slice, or a field of one), never a new object.
+ * return a part of the snapshot as it is (a slice, or a field of one), never a new object. With
+ * `live` false the caller is not re-rendered by the watcher (a pane not shown): it reads the
+ * slice as it is when it renders for another reason.
  */
-export function useWatcherSlice<T>(watcher: AccountWatcher | undefined, select: (snapshot: AccountSnapshot) => T, fallback: T): T {
+export function useWatcherSlice<T>(watcher: AccountWatcher | undefined, select: (snapshot: AccountSnapshot) => T, fallback: T, live = true): T {
   const selectRef = useRef(select);
   selectRef.current = select;
-  return useSyncExternalStore(watcher ? watcher.subscribe : noSubscribe, () => (watcher ? selectRef.current(watcher.snapshot) : fallback));
+  return useSyncExternalStore(watcher && live ? watcher.subscribe : noSubscribe, () => (watcher ? selectRef.current(watcher.snapshot) : fallback));
 }
 
 /** Hears each event of `watcher` while mounted (the latest `listener` is called). */

@@ -17,9 +17,19 @@ export interface ResourceState<T> {
   readonly loading: boolean;
 }
 
+/** Options of one {@link Resource} `reload()`. */
+export interface ReloadOptions {
+  /**
+   * A reload in the background: `loading` is not set, and an answer the same as the data held
+   * (the same JSON) changes nothing (`updatedAt` stays): no render, so no frame, for a list
+   * read again and found unchanged.
+   */
+  readonly quiet?: boolean;
+}
+
 /** {@link ResourceState} plus `reload()`, which resolves once the list is read (true) or failed (false). */
 export interface Resource<T> extends ResourceState<T> {
-  readonly reload: () => Promise<boolean>;
+  readonly reload: (options?: ReloadOptions) => Promise<boolean>;
 }
 
 /** Options of {@link useResource}. */
@@ -44,15 +54,27 @@ export function useResource<T>(fetcher: (signal: AbortSignal) => Promise<T>, opt
   const controllerRef = useRef<AbortController | undefined>(undefined);
   const enabled = options.enabled ?? true;
 
-  const reload = useCallback(async (): Promise<boolean> => {
+  // The JSON of the data held, made on a quiet reload's first comparison (undefined: not made yet).
+  const heldJson = useRef<{ readonly data: unknown; readonly json: string } | undefined>(undefined);
+  const reload = useCallback(async (options?: ReloadOptions): Promise<boolean> => {
     controllerRef.current?.abort();
     const controller = new AbortController();
     controllerRef.current = controller;
-    setState((s) => (s.loading ? s : { ...s, loading: true }));
+    const quiet = options?.quiet === true;
+    if (!quiet) setState((s) => (s.loading ? s : { ...s, loading: true }));
     try {
       const data = await fetchRef.current(controller.signal);
       if (controller.signal.aborted) return false;
-      setState({ data, updatedAt: Date.now(), loading: false });
+      if (quiet) {
+        const json = JSON.stringify(data);
+        // The same state back when nothing changed: React then renders nothing.
+        setState((s) => {
+          if (s.data === undefined || s.error !== undefined || s.loading) return { data, updatedAt: Date.now(), loading: false };
+          const before = heldJson.current?.data === s.data ? heldJson.current.json : JSON.stringify(s.data);
+          heldJson.current = { data: s.data, json: before };
+          return json === before ? s : { data, updatedAt: Date.now(), loading: false };
+        });
+      } else setState({ data, updatedAt: Date.now(), loading: false });
       optsRef.current.onSuccess?.();
       return true;
     } catch (error) {

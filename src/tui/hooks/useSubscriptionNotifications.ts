@@ -6,7 +6,7 @@
  * 15 minutes (and the next reserved block does not follow at once), a
  * `block_ending` notification goes out once per key and block end (src/billing/pledges.ts).
  */
-import { useEffect, useRef } from 'react';
+import { useCallback, useEffect, useRef } from 'react';
 import type { ConsumptionKey } from '../../api/schemas.js';
 import type { NotifyEvent } from '../../terminal/notify.js';
 import { isPoolKey, paidTimeLeftMs } from '../../api/keyStatus.js';
@@ -38,17 +38,25 @@ export function useSubscriptionNotifications(keys: readonly ConsumptionKey[] | u
   }, [keys, now, notify]);
 }
 
-/** Sends {@link dueBlockEvents} through `notify` whenever `keys` change or `tick` moves (each balance poll). */
+/**
+ * Sends {@link dueBlockEvents} through `notify` whenever `keys` change, and returns the check
+ * itself (stable; it reads the latest arguments), for the caller to run at each balance poll
+ * (src/tui/contexts/BalanceContext.tsx `usePollSucceeded`: no render for it).
+ */
 export function useBlockNotifications(
   keys: readonly ConsumptionKey[] | undefined,
   blocksOf: (key: ConsumptionKey) => readonly string[] | undefined,
   now: () => number,
   notify: ((event: NotifyEvent) => void) | undefined,
-  tick: unknown,
-): void {
+): () => void {
   const sent = useRef(new Set<string>());
-  useEffect(() => {
+  const args = useRef({ keys, blocksOf, now, notify });
+  args.current = { keys, blocksOf, now, notify };
+  const check = useCallback(() => {
+    const { keys, blocksOf, now, notify } = args.current;
     if (!notify) return;
     for (const event of dueBlockEvents(keys, blocksOf, now(), sent.current)) notify(event);
-  }, [keys, blocksOf, now, notify, tick]);
+  }, []);
+  useEffect(check, [keys, blocksOf, now, notify, check]);
+  return check;
 }

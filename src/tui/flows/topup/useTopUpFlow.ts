@@ -14,7 +14,7 @@ import { checkoutUrlProblem } from '../../../api/baseUrl.js';
 import { hostOf, isUnfinished, methodLabel, type JournalEntry, type JournalScope } from '../../../billing/journal.js';
 import { verifyOutcomeLines, type VerifyOutcome } from '../../../billing/topups.js';
 import { failureLine, OperationError, requestTopUp, verifyUsdc, type TopUpStep, type VerifyPorts } from '../../../operations/index.js';
-import { useBalance, useBalanceRefresh } from '../../contexts/BalanceContext.js';
+import { useBalanceRefresh, useCredits } from '../../contexts/BalanceContext.js';
 import { useServices } from '../../contexts/ServicesContext.js';
 import { useSession, useSessionActions } from '../../contexts/SessionContext.js';
 import { useFlash } from '../../contexts/StatusContext.js';
@@ -81,7 +81,6 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
   const services = useServices();
   const session = useSession();
   const { markRejected } = useSessionActions();
-  const balance = useBalance();
   const refreshBalance = useBalanceRefresh();
   const flash = useFlash();
   const deps = useTopUpDeps();
@@ -109,7 +108,8 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
   const lock = useRef(false);
   const mismatch = useRef<{ readonly txHash: string; readonly evidence?: JournalEntry['chainEvidence'] }>(undefined);
 
-  const credits: CreditBalance | undefined = balance.data;
+  // The same object while its fields stay the same: a poll that finds the same balance re-renders nothing.
+  const credits: CreditBalance | undefined = useCredits();
   const ports = useMemo<VerifyPorts | undefined>(() => (client && scope ? { journal: deps.journal, client, scope, failpoints: services.failpoints } : undefined), [client, scope, deps.journal, services.failpoints]);
   // An unfinished top-up found at start is said, not opened: the Billing pane shows it as a line,
   // selected, enter takes it up (the pane stays the pane).

@@ -14,6 +14,7 @@ import { isUnfinished, JournalDamagedError, methodLabel, TransitionError, type J
 import { isRecordDamaged } from '../../../config/recordDamage.js';
 import { awaitsCardEvidence, checkCardPayments, type TopUpPorts } from '../../../billing/topups.js';
 import { useFlash } from '../../contexts/StatusContext.js';
+import { usePollSucceeded } from '../../contexts/BalanceContext.js';
 import { describeFailure } from '../../errors.js';
 import { useTopUpDeps } from './TopUpDeps.js';
 import { formatUsd } from '../../../api/money.js';
@@ -163,8 +164,10 @@ export function useTopUpRecord(options: {
   // memory). One read at a time; an unreadable record leaves the list shown, and the next balance
   // read tries again.
   const rereading = useRef(false);
-  useEffect(() => {
-    if (!credits || !scope || seenVersion.current === undefined || rereading.current) return;
+  // Heard as the poll's event (src/tui/contexts/BalanceContext.tsx `usePollSucceeded`): a poll
+  // that finds the same balance re-renders nothing, and still re-reads the record.
+  usePollSucceeded(() => {
+    if (!scope || seenVersion.current === undefined || rereading.current) return;
     rereading.current = true;
     const reread = async () => {
       const version = await deps.journal.dataVersion();
@@ -186,7 +189,7 @@ export function useTopUpRecord(options: {
       .finally(() => {
         rereading.current = false;
       });
-  }, [credits, scope, deps.journal, noteDamage]);
+  });
 
   return { entries, entriesRef, remember, save, ...(damaged !== undefined && { damaged }), noteDamage };
 }

@@ -66,7 +66,8 @@ export function BillingPane({ size, active }: PaneProps) {
   const services = useServices();
   const clock = useClock();
   const session = useSession();
-  const poll = useBalance();
+  // Read live while shown; a hidden pane is not re-rendered by polls (each commit is a frame).
+  const poll = useBalance(active);
   const refreshBalance = useBalanceRefresh();
   const deps = useTopUpDeps();
   const alertBelowUsd = services.profile.alertBelowUsd;
@@ -75,7 +76,7 @@ export function BillingPane({ size, active }: PaneProps) {
   // The balance history the account watcher keeps (seeded from the history database once it opens).
   const watcher = useAccountWatcher()?.watcher;
   const noTrend = useMemo(() => ({ history: new BalanceHistory(), version: 0 }), []);
-  const { history, version: historyVersion } = useWatcherSlice(watcher, (s) => s.trend, noTrend);
+  const { history, version: historyVersion } = useWatcherSlice(watcher, (s) => s.trend, noTrend, active);
   useBalanceAlerts(watcher, { bell: deps.bell, notify: services.notify });
   useWatcherEvents(watcher, (event) => {
     if (event.kind === 'history_failed') flash(`${event.problem}; the history is kept in memory`, 'warning');

@@ -19,7 +19,7 @@ import { NoticeDialog } from '../../components/NoticeDialog.js';
 import { PromptDialog } from '../../components/PromptDialog.js';
 import { TypeToConfirmDialog } from '../../components/TypeToConfirmDialog.js';
 import { useAccountData } from '../../contexts/AccountDataContext.js';
-import { useBalance, useBalanceRefresh } from '../../contexts/BalanceContext.js';
+import { useBalanceRefresh, useBalanceSelect } from '../../contexts/BalanceContext.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { useServiceClock, useSession } from '../../contexts/SessionContext.js';
 import { endedWords, keyStatus, paidTimeLost } from '../../../api/keyStatus.js';
@@ -98,7 +98,8 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   const hoursOf = detailsHours(pledges);
   useReloadWhenShown(keys, active);
   const refreshBalance = useBalanceRefresh();
-  const balance = useBalance();
+  // Only whether the balance is spent shows here (the empty list's hint): no render per poll.
+  const balanceSpent = useBalanceSelect((poll) => poll.data !== undefined && poll.data.remaining <= 0);
   const flash = useFlash();
   const { busy, run } = useActionRunner();
   const [sort, setSort] = useState<KeySort>(KEY_SORTS[0]);
@@ -354,7 +355,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
         emptyText={listEmptyText(
           keys,
           'the keys',
-          balance.data !== undefined && balance.data.remaining <= 0
+          balanceSpent
             ? 'no keys yet; balance $0: top up first (3, then t), then press n'
             : 'no keys yet: press n to create a credit key',
         )}

@@ -7,13 +7,14 @@
  * guardrail disabled is the guardrail record's, read again with the key list. The TUI shows the
  * guardrails and acts on none (`apply --once`, `exporter --enforce` do).
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ConsumptionKey } from '../../../api/schemas.js';
 import { formatUsd } from '../../../api/money.js';
 import { budgetBar, budgetWords, deadlineWords, percentWords, periodWords, spanWords, utcTime } from '../../../billing/guardrailWords.js';
 import { budgetOf, budgetView, deadlines, namedRule, type BudgetView, type DeadlineView } from '../../../billing/guardrails.js';
 import { guardrailEntries, guardrailMark, type GuardrailEntry, type GuardrailMark } from '../../../operations/index.js';
-import { useAccountData } from '../../contexts/AccountDataContext.js';
+import { LIST_RELOAD_EVERY_POLLS, useAccountData } from '../../contexts/AccountDataContext.js';
+import { usePollSucceeded } from '../../contexts/BalanceContext.js';
 import { useServices } from '../../contexts/ServicesContext.js';
 import { useSession } from '../../contexts/SessionContext.js';
 import { useUsage } from '../../contexts/UsageContext.js';
@@ -81,17 +82,27 @@ export function useKeyBudgets(): KeyBudgets {
   const usage = useUsage();
   const rules = services.profile.guardrails;
   const [entries, setEntries] = useState<readonly GuardrailEntry[]>([]);
-  // Read again with each key list: a guardrail of another keydeck (cron, an exporter) acts meanwhile.
-  useEffect(() => {
-    if (!rules || baseUrl === undefined) return;
+  // Read again with each key list, and with each background read of the lists (every
+  // LIST_RELOAD_EVERY_POLLS-th poll, which leaves an unchanged list as it was): a guardrail of
+  // another keydeck (cron, an exporter) acts meanwhile. Kept as it was when read the same (no frame).
+  const read = useRef<() => () => void>(() => () => {});
+  read.current = () => {
+    if (!rules || baseUrl === undefined) return () => {};
     let live = true;
+    const keep = (e: readonly GuardrailEntry[]) => live && setEntries((held) => (JSON.stringify(held) === JSON.stringify(e) ? held : e));
     guardrailEntries(services.dataDir, { profile: services.profile.name, origin: new URL(baseUrl).origin })
-      .then((e) => live && setEntries(e))
-      .catch(() => live && setEntries([])); // a guardrail record that cannot be read shows no budget entries
+      .then(keep)
+      .catch(() => keep([])); // a guardrail record that cannot be read shows no budget entries
     return () => {
       live = false;
     };
-  }, [rules, baseUrl, services, keys.data]);
+  };
+  useEffect(() => read.current(), [rules, baseUrl, services, keys.data]);
+  const polls = useRef(0);
+  usePollSucceeded(() => {
+    polls.current += 1;
+    if (polls.current % LIST_RELOAD_EVERY_POLLS === 0) read.current();
+  });
   const { snapshot, samplesOf } = usage;
   return useMemo(() => {
     const byId = new Map((snapshot.report?.keys ?? []).map((k) => [k.id, k]));
