@@ -114,6 +114,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
       'pane.keys': () => setPane('keys'),
       'pane.mgmt': () => setPane('mgmt'),
       'pane.billing': () => setPane('billing'),
+      'pane.accounts': () => setPane('accounts'),
       'pane.next': () => cycle(1),
       'pane.prev': () => cycle(-1),
       // Not for a rejected KEYDECK_TOKEN: the variable would override the new key at the next start.
