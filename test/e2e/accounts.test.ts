@@ -65,4 +65,26 @@ describe('the Accounts pane in a terminal', () => {
       expect((await app.exited).exitCode).toBe(0);
     });
   }
+
+  it('keydeck monitor --all-profiles: the same rows inline at 80×24, q leaves them on screen', { timeout: 60_000 }, async () => {
+    const env = await fourProfiles();
+    const app = rig.start({ args: ['monitor', '--all-profiles'], env, columns: 80, rows: 24 });
+    await app.waitFor((s) => /•alpha .*\$84\.20 .*up/.test(s) && /beta RO .*\$84\.20/.test(s) && /gamma P .*down/.test(s) && /↳ offline since .*ECONNREFUSED/.test(s) && /nokey .*no key/.test(s), 10_000);
+    const screen = app.screen();
+    expect(screen[0]).toBe('keydeck monitor · 4 profiles · r reads now · q quits');
+    // Down first, then the accounts with figures, the one without a key last.
+    const at = (name: string) => screen.findIndex((l) => l.includes(` ${name} `) || l.includes(`•${name} `));
+    expect([at('gamma'), at('alpha'), at('beta'), at('nokey')]).toEqual([...[at('gamma'), at('alpha'), at('beta'), at('nokey')]].sort((a, b) => a - b));
+    for (const line of screen) expect(line.length).toBeLessThanOrEqual(80);
+    app.write('q');
+    expect((await app.exited).exitCode).toBe(0);
+    expect(app.screenText()).toContain('gamma P');
+  });
+
+  it('keydeck monitor --all-profiles refuses a flag of one account (exit 2) before reading anything', { timeout: 30_000 }, async () => {
+    const env = await fourProfiles();
+    const app = rig.start({ args: ['monitor', '--all-profiles', '--auto-topup'], env, columns: 100, rows: 30 });
+    expect((await app.exited).exitCode).toBe(2);
+    expect(app.screenText().replace(/\s*\n\s*/g, ' ')).toContain('--all-profiles only reads every account; --auto-topup is for one account (keydeck monitor) or for keydeck exporter --all-profiles');
+  });
 });
