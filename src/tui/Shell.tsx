@@ -1,7 +1,7 @@
 /**
  * The main screen: header, pane tabs, banner (when something lasts: offline, key rejected),
  * the active pane (all panes stay mounted, hidden when not active), the status line and the
- * hint bar. Binds the `global` scope: panes (1-3, tab, shift-tab), r, ?, q, and S when the key
+ * hint bar. Binds the `global` scope: panes (1-3, 0, tab, shift-tab), r, ?, q, and S when the key
  * was rejected.
  */
 import { useEffect, useMemo, useState } from 'react';

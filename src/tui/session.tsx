@@ -1,7 +1,9 @@
 /**
  * The app's half of the TUI's start (src/tui/run.tsx draws the first frame, then loads this): the
  * services the app runs on (API clients per service and key, the credential store, the balance
- * history database, notifications, the clipboard) and the app itself. Everything heavy the first
+ * history database, notifications, the clipboard) and the app itself, inside what runs around it
+ * (./accounts/AccountsRoot.tsx: every profile's watcher, and the profile the app shows, each
+ * profile's services built when it is first shown). Everything heavy the first
  * frame does not need lives behind this module: got and zod's schemas (the client), node:sqlite
  * (the history), the panes. Loaded once per run, right after the first frame.
  */
@@ -41,7 +43,7 @@ export interface SessionStart {
 }
 
 /**
- * Builds the app's services for one run and returns the app to render (`<App services>`).
+ * Builds the app's services for one run and returns the app to render (`<AccountsRoot>` around `<App services>`).
  * Registers its own clean-ups (clients closed, history database closed) with `lifecycle`.
  */
 export function sessionApp({ globals, profile, sandbox, target, allowInsecureHttp, lifecycle, redraw, notices = [] }: SessionStart): ReactElement {
