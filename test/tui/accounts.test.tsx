@@ -139,6 +139,22 @@ describe('the rows', () => {
     for (const line of frame.split('\n')) expect(line.length).toBeLessThanOrEqual(60);
   });
 
+  it('say a guardrail budget at its limit from the last usage read', async () => {
+    const config = configOf();
+    (config.profiles.alpha as Record<string, unknown>).guardrails = { appliedAt: '2026-01-01T00:00:00Z', rules: [{ match: 'ci-*', budget: { limitUsd: 10, period: 'month', action: 'warn' } }] };
+    const profile = resolveFromConfig(config, '/c.json', { profile: 'alpha' }, {});
+    const watcher = new AccountWatcher({ connect: () => ({ unavailable: 'no_credential' }), intervalMs: 60_000 });
+    const now = Date.now();
+    const keys = [
+      { id: 'k1', name: 'ci-1', isActive: true, periods: { total: { spend: 12 } } },
+      { id: 'k2', name: 'ci-2', isActive: true, periods: { total: { spend: 1 } } },
+      { id: 'k3', name: 'web', isActive: true, periods: { total: { spend: 50 } } },
+    ];
+    const snapshot = { ...watcher.snapshot, usage: { available: true, reading: false, snapshot: { report: { keys, periods: ['total'], raw: {} }, at: now, episodes: new Map() } } } as unknown as typeof watcher.snapshot;
+    expect(accountRow(profile, snapshot, now).alerts).toEqual(['1 at limit']);
+    expect(accountRow(resolveFromConfig(configOf(), '/c.json', { profile: 'alpha' }, {}), snapshot, now).alerts).toEqual([]);
+  });
+
   it('most urgent first: down, runs out soonest, alerts, then name', () => {
     const base = { host: 'h', autoTopUp: 'off', readOnly: false, protected: false } as const;
     const rows = byAttention([

@@ -8,6 +8,7 @@
 import { isBelowThreshold } from '../../billing/alert.js';
 import { trendOf, type RunOutProjection } from '../../billing/history.js';
 import { judgeAccount } from '../../billing/runaway.js';
+import { budgetOf, budgetView } from '../../billing/guardrails.js';
 import { visible } from '../../terminal/sanitize.js';
 import type { ResolvedProfile } from '../../config/profile.js';
 import type { AccountSnapshot } from '../../watcher/types.js';
@@ -36,7 +37,7 @@ export interface AccountRow {
   readonly updatedAt?: number;
   /** `on`, `paused` or `off` (the profile's policy; the row only reads it). */
   readonly autoTopUp: 'on' | 'paused' | 'off';
-  /** The alerts, most urgent first: `empty`, `low`, `burn ×N`, `N runaway` (keys). */
+  /** The alerts, most urgent first: `empty`, `low`, `burn ×N`, `N runaway` (keys), `N at limit` / `N near limit` (guardrail budgets). */
   readonly alerts: readonly string[];
   readonly readOnly: boolean;
   readonly protected: boolean;
@@ -54,6 +55,8 @@ export function accountRow(profile: ResolvedProfile, snapshot: AccountSnapshot, 
   if (burn) alerts.push(`burn ×${Math.round(burn.usdPerHour / Math.max(burn.baselineUsdPerHour, 0.01))}`);
   const runaways = usage.snapshot.episodes.size;
   if (runaways > 0) alerts.push(`${runaways} runaway`);
+  const guardrail = guardrailAlert(profile, usage.snapshot, now);
+  if (guardrail) alerts.push(guardrail);
   let state: AccountState;
   let reason: string | undefined;
   if (unavailable) {
@@ -80,6 +83,26 @@ export function accountRow(profile: ResolvedProfile, snapshot: AccountSnapshot, 
     readOnly: profile.readOnly !== undefined,
     protected: profile.protected,
   };
+}
+
+/**
+ * The guardrails' alert of an account (the budget rules `keydeck apply` stored, src/billing/guardrails.ts),
+ * judged on the last usage read alone: `N at limit`, else `N near limit` (a threshold crossed); none
+ * without rules or a usage read. The guardrails act elsewhere (`apply --once`, `exporter --enforce`).
+ */
+function guardrailAlert(profile: ResolvedProfile, usage: AccountSnapshot['usage']['snapshot'], now: number): string | undefined {
+  const rules = profile.guardrails?.rules;
+  if (!rules || rules.length === 0 || !usage.report) return undefined;
+  let atLimit = 0;
+  let near = 0;
+  for (const key of usage.report.keys) {
+    const rule = key.name !== undefined && key.isActive !== false ? budgetOf(rules, key.name) : undefined;
+    if (!rule) continue;
+    const view = budgetView(rule, { usage: key, samples: [], at: usage.at, now });
+    if (view.atLimit) atLimit++;
+    else if (view.crossed.length > 0) near++;
+  }
+  return atLimit > 0 ? `${atLimit} at limit` : near > 0 ? `${near} near limit` : undefined;
 }
 
 /** How soon a row runs out, ms (0: empty; Infinity: never or unknown). */
