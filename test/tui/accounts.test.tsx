@@ -18,6 +18,7 @@ import { allProfiles, watchProfiles, type ProfileWatch } from '../../src/watcher
 import { AccountWatcher } from '../../src/watcher/accountWatcher.js';
 import { noKeychainStore, readySession, startTestSandbox, tempJournal, testServices, type TestSandbox } from './harness.js';
 import { KEYS, renderTui } from './render.js';
+import { startHostileServer, raw } from '../api/hostile-server.js';
 
 let live: TestSandbox;
 let stoppedUrl: string;
@@ -117,6 +118,35 @@ describe('the Accounts pane', () => {
       expect(opened).toEqual([]);
     } finally {
       await done();
+    }
+  });
+});
+
+describe('a slow service', () => {
+  it('holds only its own row: the others show figures while it waits, then it is down', { timeout: 20_000 }, async () => {
+    const silent = await startHostileServer(() => {});
+    const garbled = await startHostileServer((_req, res) => raw(res, 500, 'boom \u001b]52;c;aGk=\u0007 \u202egone'));
+    try {
+      const { store } = noKeychainStore();
+      for (const url of [live.url, silent.url, garbled.url]) await store.set(url === live.url ? 'alpha' : url === silent.url ? 'slow' : 'weird', live.demoToken, { origin: new URL(url).origin, insecureStorage: true });
+      const config = { version: 1, currentProfile: 'alpha', profiles: { alpha: { baseUrl: live.url }, slow: { baseUrl: silent.url }, weird: { baseUrl: garbled.url } } } as KeydeckConfig;
+      const start = resolveFromConfig(config, '/c.json', { profile: 'alpha' }, {});
+      const watches = watchProfiles({ profiles: allProfiles(config, '/c.json', start), store, timeoutMs: 4000 });
+      for (const w of watches) w.watcher.start();
+      const opened: string[] = [];
+      const { ui, done } = renderAccounts(watches, store, 100, 30, opened);
+      try {
+        // alpha's figures while slow has not answered: the client's deadline holds slow's row only.
+        const frame = await ui.waitFor((f) => /•alpha .*\$84\.20 .*up/.test(f) && /slow .*waiting/.test(f), 3000);
+        expect(frame).not.toMatch(/[\u001b\u0007\u202e]/);
+        await ui.waitFor((f) => /slow .*down/.test(f) && /weird .*down/.test(f), 10_000);
+        expect(ui.lastFrame()).not.toMatch(/[\u001b\u0007\u202e]/);
+      } finally {
+        await done();
+      }
+    } finally {
+      await silent.close();
+      await garbled.close();
     }
   });
 });
