@@ -61,7 +61,7 @@ function renderAccounts(watches: ProfileWatch[], store: ReturnType<typeof noKeyc
   const services = testServices({ baseUrl: live.url, store, profile: 'alpha' });
   const ui = renderTui(
     <TopUpDepsProvider deps={{ ...defaultTopUpDeps(), journal }}>
-      <AccountsContext.Provider value={{ watches, current: 'alpha', open: (name) => opened.push(name) }}>
+      <AccountsContext.Provider value={{ watches, current: 'alpha', want: () => {}, open: (name) => opened.push(name) }}>
         <App services={services} initialSession={readySession(live.url, live.demoToken)} initialPane="accounts" />
       </AccountsContext.Provider>
     </TopUpDepsProvider>,
@@ -79,14 +79,13 @@ function renderAccounts(watches: ProfileWatch[], store: ReturnType<typeof noKeyc
 
 describe('the Accounts pane', () => {
   for (const [columns, rows] of [[100, 30], [80, 24]] as const) {
-    it(`at ${columns}×${rows}: every profile in one screen within 3 s, the stopped one down with its reason`, { timeout: 20_000 }, async () => {
+    it(`at ${columns}×${rows}: every profile in one screen, the stopped one down with its reason`, { timeout: 20_000 }, async () => {
       const { watches, store } = await watched();
       const opened: string[] = [];
       const { ui, done } = renderAccounts(watches, store, columns, rows, opened);
       try {
-        const started = Date.now();
-        const frame = await ui.waitFor((f) => f.includes('$84.20') && /gamma P.*down/.test(f) && /nokey.*no key/.test(f) && (f.match(/\$84\.20/g) ?? []).length >= 3, 3000);
-        expect(Date.now() - started).toBeLessThan(3000);
+        // The time to every row is the pty test's (test/e2e/accounts.test.ts, the built app); here, what the rows say.
+        const frame = await ui.waitFor((f) => f.includes('$84.20') && /gamma P.*down/.test(f) && /nokey.*no key/.test(f) && (f.match(/\$84\.20/g) ?? []).length >= 3, 10_000);
         const lines = frame.split('\n');
         expect(lines.length).toBeLessThanOrEqual(rows);
         for (const line of lines) expect(line.length).toBeLessThanOrEqual(columns);
@@ -112,7 +111,7 @@ describe('the Accounts pane', () => {
     const opened: string[] = [];
     const { ui, done } = renderAccounts(watches, store, 100, 30, opened);
     try {
-      await ui.waitFor('▶•alpha', 3000);
+      await ui.waitFor('▶•alpha', 10_000);
       await ui.press(KEYS.enter);
       await ui.waitFor('▶1 Keys');
       expect(opened).toEqual([]);
@@ -123,7 +122,7 @@ describe('the Accounts pane', () => {
 });
 
 describe('a slow service', () => {
-  it('holds only its own row: the others show figures while it waits, then it is down', { timeout: 20_000 }, async () => {
+  it('holds only its own row: the others show figures while it waits, then it is down', { timeout: 40_000 }, async () => {
     const silent = await startHostileServer(() => {});
     const garbled = await startHostileServer((_req, res) => raw(res, 500, 'boom \u001b]52;c;aGk=\u0007 \u202egone'));
     try {
@@ -131,15 +130,15 @@ describe('a slow service', () => {
       for (const url of [live.url, silent.url, garbled.url]) await store.set(url === live.url ? 'alpha' : url === silent.url ? 'slow' : 'weird', live.demoToken, { origin: new URL(url).origin, insecureStorage: true });
       const config = { version: 1, currentProfile: 'alpha', profiles: { alpha: { baseUrl: live.url }, slow: { baseUrl: silent.url }, weird: { baseUrl: garbled.url } } } as KeydeckConfig;
       const start = resolveFromConfig(config, '/c.json', { profile: 'alpha' }, {});
-      const watches = watchProfiles({ profiles: allProfiles(config, '/c.json', start), store, timeoutMs: 4000 });
+      const watches = watchProfiles({ profiles: allProfiles(config, '/c.json', start), store, timeoutMs: 8000 });
       for (const w of watches) w.watcher.start();
       const opened: string[] = [];
       const { ui, done } = renderAccounts(watches, store, 100, 30, opened);
       try {
         // alpha's figures while slow has not answered: the client's deadline holds slow's row only.
-        const frame = await ui.waitFor((f) => /•alpha .*\$84\.20 .*up/.test(f) && /slow .*waiting/.test(f), 3000);
+        const frame = await ui.waitFor((f) => /•alpha .*\$84\.20 .*up/.test(f) && /slow .*waiting/.test(f), 8000);
         expect(frame).not.toMatch(/[\u001b\u0007\u202e]/);
-        await ui.waitFor((f) => /slow .*down/.test(f) && /weird .*down/.test(f), 10_000);
+        await ui.waitFor((f) => /slow .*down/.test(f) && /weird .*down/.test(f), 20_000);
         expect(ui.lastFrame()).not.toMatch(/[\u001b\u0007\u202e]/);
       } finally {
         await done();

@@ -6,7 +6,7 @@
  * pane), `r` reads every balance now.
  */
 import { Box, Text } from 'ink';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useKeymap } from '../contexts/KeymapContext.js';
 import { useClock } from '../contexts/ServicesContext.js';
 import type { PaneProps } from '../panes/registry.js';
@@ -25,6 +25,11 @@ export function AccountsPane({ size, active, goTo }: PaneProps) {
   const accounts = useAccounts();
   const clock = useClock();
   const rows = useAccountRows(accounts?.watches ?? NO_WATCHES, clock);
+  // The other accounts are read from the first time the pane is shown on.
+  const want = accounts?.want;
+  useEffect(() => {
+    if (active) want?.();
+  }, [active, want]);
   const [selected, setSelected] = useState<string | undefined>(undefined);
   const index = Math.max(0, rows.findIndex((r) => r.name === (selected ?? accounts?.current)));
   const chosen = rows[index]?.name;

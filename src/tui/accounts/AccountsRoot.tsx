@@ -1,7 +1,8 @@
 /**
  * What runs around the app (src/tui/session.tsx renders it): every profile's account watcher
- * (src/watcher/profileWatchers.ts), started once after the first frame and kept for the whole run,
- * and the profile the app shows. Opening another profile from the Accounts pane starts the app
+ * (src/watcher/profileWatchers.ts), started when the Accounts pane is first shown (a run that never
+ * shows it reads no other account, nor its own twice) and kept for the rest of the run, and the
+ * profile the app shows. Opening another profile from the Accounts pane starts the app
  * again on that profile (its own services, session, watcher and panes: nothing of the previous
  * account is carried over), while the watchers of every profile run on.
  */
@@ -30,7 +31,9 @@ export function AccountsRoot({ start, servicesFor, targetOf, watchAll }: Account
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [current, setCurrent] = useState<ResolvedProfile>(start);
   const [opened, setOpened] = useState(false);
+  const [wanted, setWanted] = useState(false);
   useEffect(() => {
+    if (!wanted) return;
     let made: ProfileWatch[] = [];
     let gone = false;
     void watchAll().then(
@@ -46,13 +49,14 @@ export function AccountsRoot({ start, servicesFor, targetOf, watchAll }: Account
       gone = true;
       for (const w of made) void w.watcher.stop();
     };
-  }, [watchAll]);
+  }, [watchAll, wanted]);
   const services = useMemo(() => servicesFor(current), [servicesFor, current]);
   const value = useMemo(
     (): AccountsValue => ({
       watches,
       current: current.name,
       problem,
+      want: () => setWanted(true),
       open: (name) => {
         const found = watches.find((w) => w.profile.name === name);
         if (!found) return;
