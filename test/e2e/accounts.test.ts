@@ -1,8 +1,9 @@
 /**
  * End to end, the built app in a pseudo-terminal with three profiles on two real sandboxes, one of
  * them stopped (and a fourth profile with no stored credential): `0` shows the Accounts pane with
- * every profile in one screen within 3 s of start at 100×30 and 80×24, the stopped one down with
- * its reason; enter on another profile switches the other panes (and the header) to it.
+ * every profile in one screen at 100×30 and 80×24, the stopped one down with its reason; enter on
+ * another profile switches the other panes (and the header) to it. The time to every row (3 s at
+ * most) is measured by bench/accounts.mjs, not here.
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -41,17 +42,14 @@ async function fourProfiles(): Promise<NodeJS.ProcessEnv> {
 
 describe('the Accounts pane in a terminal', () => {
   for (const [columns, rows] of [[100, 30], [80, 24]] as const) {
-    it(`at ${columns}×${rows}: every profile within 3 s, the stopped one down; enter switches`, { timeout: 60_000 }, async () => {
+    it(`at ${columns}×${rows}: every profile in one screen, the stopped one down; enter switches`, { timeout: 60_000 }, async () => {
       const env = await fourProfiles();
-      const started = Date.now();
       const app = rig.start({ args: [], env, columns, rows });
       await app.waitFor('profile alpha', 20_000);
       app.write('0');
       const all = (s: string) => /alpha .*\$84\.20/.test(s) && /beta RO .*\$84\.20/.test(s) && /gamma P .*down/.test(s) && /nokey .*no key/.test(s) && /↳ offline since .*ECONNREFUSED/.test(s);
-      await app.waitFor(all, 10_000);
-      const tookMs = Date.now() - started;
-      process.stderr.write(`accounts e2e ${columns}x${rows}: every row shown ${tookMs} ms after start\n`);
-      expect(tookMs).toBeLessThan(3000);
+      await app.waitFor(all, 15_000);
+      // The time to every row (target 3 s) is bench/accounts.mjs's figure; here, what the screen says.
       const screen = app.screen();
       expect(screen.length).toBeLessThanOrEqual(rows);
       for (const line of screen) expect(line.length).toBeLessThanOrEqual(columns);

@@ -79,13 +79,13 @@ function renderAccounts(watches: ProfileWatch[], store: ReturnType<typeof noKeyc
 
 describe('the Accounts pane', () => {
   for (const [columns, rows] of [[100, 30], [80, 24]] as const) {
-    it(`at ${columns}×${rows}: every profile in one screen, the stopped one down with its reason`, { timeout: 20_000 }, async () => {
+    it(`at ${columns}×${rows}: every profile in one screen, the stopped one down with its reason`, { timeout: 40_000 }, async () => {
       const { watches, store } = await watched();
       const opened: string[] = [];
       const { ui, done } = renderAccounts(watches, store, columns, rows, opened);
       try {
         // The time to every row is the pty test's (test/e2e/accounts.test.ts, the built app); here, what the rows say.
-        const frame = await ui.waitFor((f) => f.includes('$84.20') && /gamma P.*down/.test(f) && /nokey.*no key/.test(f) && (f.match(/\$84\.20/g) ?? []).length >= 3, 10_000);
+        const frame = await ui.waitFor((f) => f.includes('$84.20') && /gamma P.*down/.test(f) && /nokey.*no key/.test(f) && (f.match(/\$84\.20/g) ?? []).length >= 3, 20_000);
         const lines = frame.split('\n');
         expect(lines.length).toBeLessThanOrEqual(rows);
         for (const line of lines) expect(line.length).toBeLessThanOrEqual(columns);
@@ -106,12 +106,12 @@ describe('the Accounts pane', () => {
     });
   }
 
-  it('enter on the account already shown goes to its Keys pane', { timeout: 20_000 }, async () => {
+  it('enter on the account already shown goes to its Keys pane', { timeout: 40_000 }, async () => {
     const { watches, store } = await watched();
     const opened: string[] = [];
     const { ui, done } = renderAccounts(watches, store, 100, 30, opened);
     try {
-      await ui.waitFor('▶•alpha', 10_000);
+      await ui.waitFor('▶•alpha', 20_000);
       await ui.press(KEYS.enter);
       await ui.waitFor('▶1 Keys');
       expect(opened).toEqual([]);

@@ -9,11 +9,11 @@ import type { ProfileWatch } from '../../watcher/profileWatchers.js';
 
 /** See the module comment. */
 export interface AccountsValue {
-  /** One watcher per profile, started (empty until {@link want} is called, and while the config file is read). */
+  /** One watcher per profile (empty while the config file is read); the shown profile's starts at {@link want}. */
   readonly watches: readonly ProfileWatch[];
   /** The profile the other panes show. */
   readonly current: string;
-  /** Starts the watchers (the pane calls it when it is first shown); idempotent. */
+  /** Starts the watcher of the profile shown too (the pane calls it when it is first shown); idempotent. */
   readonly want: () => void;
   /** Shows profile `name`'s account in the other panes (the app starts again on it, on its Keys pane). */
   readonly open: (name: string) => void;

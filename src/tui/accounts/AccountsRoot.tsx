@@ -1,8 +1,9 @@
 /**
  * What runs around the app (src/tui/session.tsx renders it): every profile's account watcher
- * (src/watcher/profileWatchers.ts), started when the Accounts pane is first shown (a run that never
- * shows it reads no other account, nor its own twice) and kept for the rest of the run, and the
- * profile the app shows. Opening another profile from the Accounts pane starts the app
+ * (src/watcher/profileWatchers.ts), and the profile the app shows. The other profiles' watchers start
+ * once the config file is read, after the first frame; the watcher of the profile shown starts when
+ * the Accounts pane is first shown (until then the app's own watcher is the only one reading it: a
+ * run on a single profile that never shows the pane reads nothing twice). Each runs on for the run. Opening another profile from the Accounts pane starts the app
  * again on that profile (its own services, session, watcher and panes: nothing of the previous
  * account is carried over), while the watchers of every profile run on.
  */
@@ -33,14 +34,12 @@ export function AccountsRoot({ start, servicesFor, targetOf, watchAll }: Account
   const [opened, setOpened] = useState(false);
   const [wanted, setWanted] = useState(false);
   useEffect(() => {
-    if (!wanted) return;
     let made: ProfileWatch[] = [];
     let gone = false;
     void watchAll().then(
       (list) => {
         if (gone) return;
         made = list;
-        for (const w of list) w.watcher.start();
         setWatches(list);
       },
       (error: unknown) => !gone && setProblem(error instanceof Error ? error.message : String(error)),
@@ -49,7 +48,12 @@ export function AccountsRoot({ start, servicesFor, targetOf, watchAll }: Account
       gone = true;
       for (const w of made) void w.watcher.stop();
     };
-  }, [watchAll, wanted]);
+  }, [watchAll]);
+  // The other profiles are read from the start; the one the app shows (its own watcher reads it)
+  // only once the pane is shown. Idempotent: a watcher started stays started.
+  useEffect(() => {
+    for (const w of watches) if (wanted || w.profile.name !== current.name) w.watcher.start();
+  }, [watches, wanted, current]);
   const services = useMemo(() => servicesFor(current), [servicesFor, current]);
   const value = useMemo(
     (): AccountsValue => ({
