@@ -121,6 +121,25 @@ describe('the Accounts pane', () => {
   });
 });
 
+describe('a profile without a credential', () => {
+  it('is said on the status line, not opened (its setup would have no way back)', { timeout: 40_000 }, async () => {
+    const { watches, store } = await watched();
+    const opened: string[] = [];
+    const { ui, done } = renderAccounts(watches, store, 100, 30, opened);
+    try {
+      await ui.waitFor(/nokey .*no key/, 20_000);
+      // The profile without a credential is last whatever the others say: j past the end stays on it.
+      await ui.press('j', 'j', 'j', 'j');
+      await ui.waitFor('▶ nokey');
+      await ui.press(KEYS.enter);
+      await ui.waitFor('profile "nokey" has no stored credential: store one with keydeck --profile nokey auth login');
+      expect(opened).toEqual([]);
+    } finally {
+      await done();
+    }
+  });
+});
+
 describe('a slow service', () => {
   it('holds only its own row: the others show figures while it waits, then it is down', { timeout: 40_000 }, async () => {
     const silent = await startHostileServer(() => {});

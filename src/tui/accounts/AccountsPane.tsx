@@ -3,12 +3,14 @@
  * first, each read by its own account watcher on its own schedule (src/watcher/profileWatchers.ts),
  * so a slow or stopped service shows "down" on its own row while the others show figures. `j`/`k`
  * move, enter opens the selected profile's account in the other panes (the same one: its Keys
- * pane), `r` reads every balance now.
+ * pane; one with no stored credential or no address is said on the status line instead), `r`
+ * reads every balance now.
  */
 import { Box, Text } from 'ink';
 import { useEffect, useState } from 'react';
 import { useKeymap } from '../contexts/KeymapContext.js';
 import { useClock } from '../contexts/ServicesContext.js';
+import { useFlash } from '../contexts/StatusContext.js';
 import type { PaneProps } from '../panes/registry.js';
 import { theme } from '../theme.js';
 import { truncateTo } from '../format.js';
@@ -33,6 +35,15 @@ export function AccountsPane({ size, active, goTo }: PaneProps) {
   const [selected, setSelected] = useState<string | undefined>(undefined);
   const index = Math.max(0, rows.findIndex((r) => r.name === (selected ?? accounts?.current)));
   const chosen = rows[index]?.name;
+  const flash = useFlash();
+  /** Opens `name` in the other panes; a profile with no credential or no address is said, not opened (its setup has no way back here). */
+  const open = (name: string) => {
+    const row = rows.find((r) => r.name === name);
+    if (row?.state === 'no_key') return flash(`profile "${name}" has no stored credential: store one with keydeck --profile ${name} auth login, or start keydeck --profile ${name}`, 'warning', 10_000);
+    if (row?.state === 'no_address') return flash(`profile "${name}" has no service address: start keydeck --profile ${name} to set it up`, 'warning', 10_000);
+    if (name === accounts?.current) goTo('keys');
+    else accounts?.open(name);
+  };
   const move = (delta: number) => {
     const next = rows[Math.min(rows.length - 1, Math.max(0, index + delta))];
     if (next) setSelected(next.name);
@@ -42,7 +53,7 @@ export function AccountsPane({ size, active, goTo }: PaneProps) {
     {
       'accounts.down': () => move(1),
       'accounts.up': () => move(-1),
-      'accounts.open': accounts && chosen !== undefined ? () => (chosen === accounts.current ? goTo('keys') : accounts.open(chosen)) : undefined,
+      'accounts.open': accounts && chosen !== undefined ? () => open(chosen) : undefined,
       'accounts.refresh': accounts ? () => accounts.watches.forEach((w) => w.watcher.refresh()) : undefined,
     },
     { active },
