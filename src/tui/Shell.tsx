@@ -1,7 +1,7 @@
 /**
  * The main screen: header, pane tabs, banner (when something lasts: offline, key rejected),
  * the active pane (all panes stay mounted, hidden when not active), the status line and the
- * hint bar. Binds the `global` scope: panes (1-3, tab, shift-tab), r, ?, q, and S when the key
+ * hint bar. Binds the `global` scope: panes (1-3, 0, tab, shift-tab), r, ?, q, and S when the key
  * was rejected.
  */
 import { useEffect, useMemo, useState } from 'react';
@@ -113,6 +113,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
       'pane.keys': () => setPane('keys'),
       'pane.mgmt': () => setPane('mgmt'),
       'pane.billing': () => setPane('billing'),
+      'pane.accounts': () => setPane('accounts'),
       'pane.next': () => cycle(1),
       'pane.prev': () => cycle(-1),
       // Not for a rejected KEYDECK_TOKEN: the variable would override the new key at the next start.

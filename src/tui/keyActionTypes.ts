@@ -11,6 +11,7 @@ export type Scope =
   | 'keys'
   | 'mgmt'
   | 'billing'
+  | 'accounts'
   | 'topup'
   | 'filter'
   | 'prompt'

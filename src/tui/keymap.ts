@@ -10,6 +10,7 @@
  */
 import type { KeyActionDef, KeyName, Scope } from './keyActionTypes.js';
 import { BILLING_KEY_ACTIONS } from './panes/billing/keyActions.js';
+import { ACCOUNTS_KEY_ACTIONS } from './accounts/keyActions.js';
 
 export type { KeyActionDef, KeyName, Scope } from './keyActionTypes.js';
 
@@ -20,6 +21,7 @@ export const SCOPE_TITLES: Readonly<Record<Scope, string>> = {
   keys: 'Keys pane (1)',
   mgmt: 'Management keys pane (2)',
   billing: 'Billing pane (3)',
+  accounts: 'Accounts pane (0)',
   topup: 'Top-up walk-through (t on the Billing pane)',
   filter: 'Filtering (after /)',
   prompt: 'Name prompt',
@@ -49,6 +51,7 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'pane.keys', keys: ['1'], label: 'keys', help: 'Keys pane (consumption keys)', scope: 'global', hint: false },
   { id: 'pane.mgmt', keys: ['2'], label: 'mgmt keys', help: 'Management keys pane', scope: 'global', hint: false },
   { id: 'pane.billing', keys: ['3'], label: 'billing', help: 'Billing pane', scope: 'global', hint: false },
+  { id: 'pane.accounts', keys: ['0'], label: 'accounts', help: 'Accounts pane: every profile’s account at a glance', scope: 'global', hint: false },
   { id: 'pane.next', keys: ['tab'], label: 'next pane', scope: 'global', hint: false },
   { id: 'pane.prev', keys: ['shift-tab'], label: 'previous pane', scope: 'global', hint: false },
   { id: 'setup.again', keys: ['S'], label: 'set up again', help: 'run the guided setup again (shown when the stored key was rejected)', scope: 'global' },
@@ -149,6 +152,9 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
 
   // Billing pane (3) and the top-up walk-through.
   ...BILLING_KEY_ACTIONS,
+
+  // Accounts pane (0).
+  ...ACCOUNTS_KEY_ACTIONS,
 
   // Setup.
   { id: 'setup.submit', keys: ['enter'], label: 'continue', scope: 'setupInput' },

@@ -26,7 +26,7 @@ describe('shell', () => {
     await sb.close();
   });
 
-  it('switches panes with 1-3 and tab, shows every binding with ?, and quits with q and ctrl-c', async () => {
+  it('switches panes with 1-3, 0 and tab, shows every binding with ?, and quits with q and ctrl-c', async () => {
     const svc = services(sb);
     ui = renderApp(svc, { session: readySession(sb.url, sb.demoToken) });
     await ui.waitFor('batch-jobs');
@@ -43,7 +43,11 @@ describe('shell', () => {
     await ui.waitFor('total top-ups $125.00');
     expect(ui.lastFrame()).toContain('remaining $84.20');
     await ui.press(KEYS.tab);
+    await ui.waitFor('▶0 Accounts');
+    await ui.press(KEYS.tab);
     await ui.waitFor('batch-jobs');
+    await ui.press(KEYS.shiftTab);
+    await ui.waitFor('▶0 Accounts');
     await ui.press(KEYS.shiftTab);
     await ui.waitFor('total top-ups');
     await ui.press('1');

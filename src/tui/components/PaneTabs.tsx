@@ -1,7 +1,8 @@
 /**
  * The pane tabs line: `1 Keys  2 Management keys  3 Billing`, the active one marked with `▶`
  * and inverse video (and never by colour alone); at its right end, once for the whole app, the
- * warning of a subscription about to end (`⚠ subscription ends in 11 h`, issue 19).
+ * warning of a subscription about to end (`⚠ subscription ends in 11 h`, issue 19), with the short
+ * titles when the full ones leave it no room.
  */
 import { Box, Text } from 'ink';
 import type { PaneTab } from '../panes/registry.js';
@@ -20,15 +21,18 @@ export interface PaneTabsProps {
 
 /** One line of pane tabs. */
 export function PaneTabs({ panes, active, compact, notice, columns }: PaneTabsProps) {
-  const tabsWidth = panes.reduce((w, p) => w + 4 + (compact ? p.shortTitle : p.title).length, 0) + panes.length - 1;
-  const showNotice = notice !== undefined && columns !== undefined && tabsWidth + 2 + notice.length <= columns;
+  const tabsWidth = (short: boolean) => panes.reduce((w, p) => w + 4 + (short ? p.shortTitle : p.title).length, 0) + panes.length - 1;
+  const fits = (short: boolean) => notice !== undefined && columns !== undefined && tabsWidth(short) + 2 + notice.length <= columns;
+  // The short titles make room for the notice when the full ones leave none.
+  const short = compact || (!fits(false) && fits(true));
+  const showNotice = fits(short);
   return (
     <Box {...(columns !== undefined && { width: columns })}>
       <Box flexGrow={1}>
       <Text wrap="truncate">
         {panes.map((p, i) => {
           const on = p.id === active;
-          const title = compact ? p.shortTitle : p.title;
+          const title = short ? p.shortTitle : p.title;
           return (
             <Text key={p.id}>
               {i > 0 ? ' ' : ''}

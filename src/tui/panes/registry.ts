@@ -1,5 +1,6 @@
 /**
- * The panes of the shell, in tab order: `1` Keys, `2` Management keys, `3` Billing. Each pane
+ * The panes of the shell, in tab order: `1` Keys, `2` Management keys, `3` Billing, `0` Accounts
+ * (every profile's account: src/tui/accounts/). Each pane
  * is a component receiving {@link PaneProps}; every pane stays mounted (hidden when not
  * active) so its cursor, filter and any walk-through in progress survive a switch.
  */
@@ -17,13 +18,13 @@ export interface PaneProps {
 }
 
 /** Pane ids. */
-export type PaneId = 'keys' | 'mgmt' | 'billing';
+export type PaneId = 'keys' | 'mgmt' | 'billing' | 'accounts';
 
 /** One pane's tab: what the tabs line shows of it (src/tui/components/PaneTabs.tsx). */
 export interface PaneTab {
   readonly id: PaneId;
   /** The key that shows it. */
-  readonly key: '1' | '2' | '3';
+  readonly key: '1' | '2' | '3' | '0';
   readonly title: string;
   /** Title in the compact layout. */
   readonly shortTitle: string;
@@ -33,10 +34,11 @@ export interface PaneTab {
  * The tabs in order. Kept apart from the pane components (panes/index.ts) so that the frame drawn
  * while they load (src/tui/BootFrame.tsx) shows the same tabs line without loading them.
  */
-export const PANE_TABS: readonly [PaneTab, PaneTab, PaneTab] = [
+export const PANE_TABS: readonly [PaneTab, PaneTab, PaneTab, PaneTab] = [
   { id: 'keys', key: '1', title: 'Keys', shortTitle: 'Keys' },
   { id: 'mgmt', key: '2', title: 'Management keys', shortTitle: 'Mgmt' },
   { id: 'billing', key: '3', title: 'Billing', shortTitle: 'Billing' },
+  { id: 'accounts', key: '0', title: 'Accounts', shortTitle: 'Accts' },
 ];
 
 /** One pane of the shell: its tab and its component. */
