@@ -358,7 +358,7 @@ export async function buildDist(outdir, { types = false } = {}) {
   await chmod(join(outdir, 'cli.js'), 0o755);
   if (types) {
     const require = createRequire(import.meta.url);
-    const typescript = require.resolve('typescript/package.json');
+    const typescript = require.resolve('typescript7/package.json');
     const tsc = join(dirname(typescript), require(typescript).bin.tsc);
     // Emitted incrementally into a cache of their own (tsc keeps what it knows of the sources
     // there), then copied: `dist/` is emptied above, and tsc does not look whether the files it

@@ -49,7 +49,7 @@ function bytesUnder(p: string): number {
 function packagesUnder(nodeModules: string): string[] {
   const found: string[] = [];
   const walk = (nm: string) => {
-    let names: string[] = [];
+    let names: string[];
     try {
       names = readdirSync(nm);
     } catch {
@@ -211,9 +211,9 @@ describe('the packed package', () => {
     ].join('\n'));
     const require = (id: string) => path.join(ROOT, 'node_modules', id);
     try {
-      execFileSync(process.execPath, [path.join(require('typescript'), 'bin', 'tsc'), '-p', consumer], { encoding: 'utf8', timeout: 60_000 });
+      execFileSync(process.execPath, [path.join(require('typescript7'), 'bin', 'tsc'), '-p', consumer], { encoding: 'utf8', timeout: 60_000 });
     } catch (e) {
-      throw new Error(`tsc found errors:\n${(e as { stdout?: string }).stdout ?? String(e)}`);
+      throw new Error(`tsc found errors:\n${(e as { stdout?: string }).stdout ?? String(e)}`, { cause: e });
     }
   });
 });
