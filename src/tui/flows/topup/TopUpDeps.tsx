@@ -6,7 +6,7 @@
  */
 import { createContext, useContext, type ReactNode } from 'react';
 import { simulateUsdcTransfer } from '../../../api/sandbox-sim.js';
-import { TopUpJournal } from '../../../billing/journal.js';
+import { journalPath, TopUpJournal } from '../../../billing/journal.js';
 
 /** See the module comment. */
 export interface TopUpDeps {
@@ -35,10 +35,15 @@ export function noBrowserReason(env: NodeJS.ProcessEnv = process.env, platform: 
 
 let defaults: TopUpDeps | undefined;
 
-/** The real dependencies, created once per process. */
+/**
+ * The real dependencies, made again when the journal's file (from the data dir of this run's
+ * environment) is not the one they were made for: the command line runs several times in one
+ * process in the suites, each run with its own environment.
+ */
 export function defaultTopUpDeps(): TopUpDeps {
-  defaults ??= {
-    journal: new TopUpJournal(),
+  const path = journalPath(process.env);
+  if (defaults?.journal.path !== path) defaults = {
+    journal: new TopUpJournal({ path }),
     openUrl: async (url) => {
       const why = noBrowserReason();
       if (why !== undefined) throw new Error(why);
