@@ -20,7 +20,7 @@
 // Target: keydeck's first complete frame ≤ 1.15 × the bare Ink app's (medians, same run; issue 27, was 1.3).
 // BENCH_QUICK=1: 3 rounds.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';

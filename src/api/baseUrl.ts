@@ -96,7 +96,6 @@ export function checkoutUrlProblem(value: unknown): string | undefined {
   const refuse = (why: string) => `The checkout link from the service was refused (${why}): nothing was shown, copied or opened; pay from the service's own website, or check the base URL.`;
   if (typeof value !== 'string' || value === '') return refuse('it is empty');
   if (value.length > MAX_CHECKOUT_URL_LENGTH) return refuse(`it is longer than ${MAX_CHECKOUT_URL_LENGTH} characters`);
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0020\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/.test(value)) return refuse('it contains spaces or control characters');
   let url: URL;
   try {

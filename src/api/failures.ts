@@ -94,7 +94,6 @@ export function makeError(ctx: FailureContext, code: ApiErrorCode, message: stri
 
 /** Text from the service, made safe to print: no control characters, short, no secret. */
 function clean(text: string, token: string, max = 200): string {
-  // eslint-disable-next-line no-control-regex
   const flat = text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ').replace(/\s+/g, ' ').trim();
   const redacted = redactSecrets(flat, [token]);
   return redacted.length > max ? `${redacted.slice(0, max - 1)}…` : redacted;

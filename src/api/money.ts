@@ -115,11 +115,6 @@ export function dollarsText(usd: number): string {
   return `${negative ? '-' : ''}$${groupThousands(Number(whole))}.${cents}`;
 }
 
-/** A USD amount cut to the cent (toward −∞), as a number: `74.509` → `74.5`. */
-export function floorToCents(usd: number): number {
-  return Math.floor(usdToMicros(usd) / 10_000) / 100;
-}
-
 /**
  * The canonical decimal text of a µUSD amount: at least the digits given, trailing zeros of the
  * fraction dropped (`25000000` → `"25"`, `25500000` → `"25.5"`). Used where the seed has a string

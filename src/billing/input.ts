@@ -11,7 +11,7 @@
  * A hash is `0x` + 64 hex digits; a longer one is refused with its count ("65 of 64 hex
  * digits"), never cut to 64.
  */
-import { dollarsText, floorToCents, groupThousands } from '../api/money.js';
+import { dollarsText, groupThousands } from '../api/money.js';
 import { MAX_TOP_UP_USD, MIN_TOP_UP_USD, TopUpAmountSchema, TxHashSchema } from '../api/schemas.js';
 
 /** What an amount is for: a new top-up, or a USDC transfer already sent (to verify). */

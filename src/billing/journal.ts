@@ -46,7 +46,6 @@ import { INITIAL_STATES, inScope, isUnfinished, JournalDamagedError, JournalErro
 import { heldSentence, readSummary, summaryOf, summaryPath, type JournalSummary, type SummaryRead } from './journalSummary.js';
 
 export * from './journalEntry.js';
-export { BUSY_TIMEOUT_MS } from './journalFile.js';
 
 /** Most records kept; beyond it the oldest finished ones are dropped (never an unfinished one). */
 export const MAX_JOURNAL_ENTRIES = 10_000;

@@ -118,8 +118,3 @@ export function topSpender(rows: readonly SpendRow[], period: UsagePeriod): Spen
   }
   return best;
 }
-
-/** The spend of `row` over `period`, USD, for sorting: refused and missing figures sort last (−1). */
-export function spendOf(row: SpendRow | undefined, period: UsagePeriod): number {
-  return row?.periods[period]?.spend ?? -1;
-}

@@ -45,7 +45,7 @@ export const AUTO_READS_PER_WINDOW = 10;
 /** Time between scheduled reads, ms (72 minutes: ten reads spread over 12 hours). */
 export const AUTO_SPACING_MS = WINDOW_MS / AUTO_READS_PER_WINDOW;
 /** Longest wait a `Retry-After` imposes, ms (the window: by then the service's count has freed a read). */
-export const MAX_BLOCK_MS = WINDOW_MS;
+const MAX_BLOCK_MS = WINDOW_MS;
 /** Calls recorded this far ahead of now are from a clock that went back, and are dropped, ms. */
 const FUTURE_SLACK_MS = 60_000;
 

@@ -7,7 +7,7 @@
  */
 import { isAbortError, KeydeckApiError } from '../api/errors.js';
 import type { KeydeckClient } from '../api/client.js';
-import { KeyInfoSchema, KeyUsageAnswerSchema, UsageListSchema, type KeyInfo, type KeyUsage, type UsageReport } from '../api/usageSchemas.js';
+import { KeyInfoSchema, UsageListSchema, type KeyInfo, type UsageReport } from '../api/usageSchemas.js';
 import { declineReason, type BudgetState, type ReadMode, type UsageBudget } from './usageBudget.js';
 
 /** What a usage read gave: figures (new or kept) with their time, and the budget after it. */
@@ -173,18 +173,6 @@ export function readUsageList(client: UsageClient, options: UsageListReadOptions
     account: accountOf(client),
     toKeep: (report) => report.raw,
     fromKept: parse(UsageListSchema),
-  });
-}
-
-/** `GET /api/usage/:keyId` through the same budget. */
-export function readKeyUsage(client: UsageClient, keyId: string, options: UsageReadOptions): Promise<UsageRead<KeyUsage>> {
-  return spendUsageRead({
-    ...options,
-    kind: `key:${keyId}`,
-    call: (signal) => client.usage.get(keyId, signal ? { signal } : undefined),
-    clockOffsetMs: () => client.serviceClockOffsetMs,
-    account: accountOf(client),
-    fromKept: parse(KeyUsageAnswerSchema),
   });
 }
 

@@ -10,7 +10,6 @@ import type { KeyJudgement, AccountJudgement } from './runaway.js';
 import { READS_PER_WINDOW, type BudgetState } from './usageBudget.js';
 
 const MIN = 60_000;
-const HOUR = 60 * MIN;
 
 /** A duration for people: `40 s`, `12 min`, `1 h 12 min`, `3 d 4 h`. */
 export function durationWords(ms: number): string {

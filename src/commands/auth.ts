@@ -15,7 +15,7 @@ import { hostname } from 'node:os';
 import { KeydeckClient } from '../api/client.js';
 import { describeApiError } from '../api/describe.js';
 import { KeydeckApiError, keyPrefixOf } from '../api/errors.js';
-import { MAX_NAME_LENGTH, type ManagementKey } from '../api/schemas.js';
+import type { ManagementKey } from '../api/schemas.js';
 import { ConfigError, emptyConfig, normalizeBaseUrl, readConfig, updateConfig, type KeydeckConfig } from '../config/config.js';
 import { configFilePath } from '../config/paths.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';

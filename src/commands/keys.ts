@@ -9,7 +9,6 @@
  * Input is checked before anything is sent (exit 2); `delete` and `disable` ask on a terminal
  * and need `--yes` without one. Errors and exit codes: see ./api-command.ts.
  */
-import type { ConsumptionKey } from '../api/schemas.js';
 import { printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
 import { checkKeyRef, keyByRef } from './keyRef.js';
 import { confirmKeyChange, ensureCanConfirm, ensureCanConfirmKeyChange } from './confirm.js';
@@ -17,7 +16,7 @@ import { ensureNameFree } from './nameTaken.js';
 import { paidTimeLost } from '../api/keyStatus.js';
 import { reactivationRefusal } from '../billing/keyRefusals.js';
 import { parseKeyName, parseSubscriptionId } from './input.js';
-import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
+import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { ensureCanChange } from './changeGuard.js';
 import { runKeysCreate } from './createKey.js';
 import { deliveryPlanOf, type DeliveryFlags } from './keyDelivery.js';

@@ -38,7 +38,7 @@ import { ageWords, periodWords } from '../billing/usageWords.js';
 import { visible } from '../terminal/sanitize.js';
 import { printData, type JsonFlag } from './api-command.js';
 import { checkKeyRef, keyByRef } from './keyRef.js';
-import { ExitCode, fail, openSession, printFormatted, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
+import { ExitCode, openSession, printFormatted, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 import { colorEnabled, formatKeyValues, formatTimestamp, type Cell } from './table.js';
 import type { UsageDeps } from './usage.js';
 

@@ -17,7 +17,7 @@
 import { parseWatchFlags, type MonitorSettings } from '../billing/settings.js';
 import { tokenKind } from '../credentials/token.js';
 import { keyPrefixOf } from '../api/errors.js';
-import { BalanceHistoryStore, originOf, type HistorySeries } from '../billing/historyStore.js';
+import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { createTerminalNotifier, type NotifyEvent } from '../terminal/notify.js';
 import { isLoopbackHost } from '../api/baseUrl.js';
 import { WEEK_WINDOW_MS } from '../billing/history.js';

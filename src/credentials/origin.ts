@@ -32,7 +32,7 @@ export function originOf(baseUrl: string): string {
  */
 export function originTarget(baseUrl: string, savedBaseUrl: string | undefined): OriginTarget {
   const origin = originOf(baseUrl);
-  let legacy = false;
+  let legacy: boolean;
   try {
     legacy = savedBaseUrl !== undefined && originOf(savedBaseUrl) === origin;
   } catch {

@@ -41,14 +41,6 @@ export interface FileDelivery {
 
 type FileDestination = Extract<Destination, { kind: 'file' }>;
 
-function octal(mode: number): string {
-  return `0${(mode & 0o777).toString(8).padStart(3, '0')}`;
-}
-
-function uid(): number | undefined {
-  return process.platform === 'win32' || typeof process.getuid !== 'function' ? undefined : process.getuid();
-}
-
 function refused(sentence: string): DeliveryError {
   return new DeliveryError('destination_refused', sentence);
 }

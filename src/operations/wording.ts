@@ -28,10 +28,6 @@ const unstored = (deleted: readonly string[]) => (deleted.length > 0 ? `the new 
 export function sentence(phrase: string): string {
   return phrase === '' ? phrase : `${phrase[0]!.toUpperCase()}${phrase.slice(1)}${/[.…!?:]$/.test(phrase) ? '' : '.'}`;
 }
-/** `the credit key` / `the subscription key` / `the successor`. */
-function theKey(kind: OperationKind): string {
-  return kind === 'rotate' ? 'the successor' : kind === 'pledge' ? 'the subscription key' : 'the key';
-}
 const successorLost = 'its successor never reached every destination, and its value is gone (keydeck never stores a key, and no file destination holds it): a new successor is made and delivered; the unfinished one is deleted once that is done';
 
 /**

@@ -48,8 +48,6 @@ export interface SandboxAppOptions {
   listenHost?: string;
 }
 
-export type { AuthHook };
-
 /** True when the sandbox listening on `host` answers only requests addressed to this machine. */
 function guardsHost(host: string | undefined): boolean {
   if (host === undefined) return true;

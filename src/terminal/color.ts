@@ -26,8 +26,3 @@ export function shouldColorize(stream: ColorStream = process.stdout, env: NodeJS
   if (!stream.isTTY) return false;
   return typeof stream.getColorDepth === 'function' ? stream.getColorDepth(env) > 2 : depthOf(env) > 2;
 }
-
-/** True when `TERM` is `dumb`: no cursor movement, no full screen, no colour. */
-export function isDumbTerminal(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.TERM === 'dumb';
-}

@@ -15,7 +15,6 @@
  */
 
 /** An escape or control sequence, or one of the characters removed outright. */
-// eslint-disable-next-line no-control-regex
 const SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|$)|[^[\]PX^_])|[\u0080-\u009f\u061c\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|[\u0000-\u0006\u000b\u000c\u000e-\u001a\u001c-\u001f\u007f]/g;
 /** CSI final bytes Ink writes (cursor, erase, scroll, SGR, private modes, save/restore). */
 const ALLOWED_CSI_FINAL = /[A-HJKSTfmhlsu]$/;

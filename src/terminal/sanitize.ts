@@ -101,11 +101,6 @@ export function hasUnsafeChars(text: string): boolean {
   return UNSAFE.test(text);
 }
 
-/** Width in terminal cells of text that is already safe (as {@link visible} returns it). */
-export function cellWidth(text: string): number {
-  return stringWidth(text);
-}
-
 /** Safe `text` cut to at most `width` cells, ending with `…` when cut. */
 export function truncateCells(text: string, width: number): string {
   if (width <= 0) return '';

@@ -130,7 +130,7 @@ describe('dist/', () => {
     expect(version.stdout.trim()).toBe(pkg.version);
     expect(version.status).toBe(0);
     const help = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8', timeout: 20_000 });
-    expect(help.stdout).toMatch(/^USAGE\n  keydeck /m);
+    expect(help.stdout).toMatch(/^USAGE\n {2}keydeck /m);
     expect(help.status).toBe(0);
   });
 

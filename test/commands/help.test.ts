@@ -54,7 +54,7 @@ describe('keydeck help', () => {
     expect(page.stderr).toBe('');
     expect(page.stdout).toMatch(/^Commands\n=+\n/);
     // A table too wide for the page: one block a row, the command first.
-    expect(page.stdout).toMatch(/^keydeck keys create --name NAME .*\n(  .*\n)*    a credit key \(the balance must be above 0/m);
+    expect(page.stdout).toMatch(/^keydeck keys create --name NAME .*\n( {2}.*\n)* {4}a credit key \(the balance must be above 0/m);
     expect(page.stdout).not.toMatch(/^\|/m);
     for (const line of page.stdout.split('\n')) expect(stringWidth(line), line).toBeLessThanOrEqual(100);
     expect(page.stdout).toContain('(keydeck help delivery)');

@@ -4,7 +4,6 @@
  * cut "…" and the hint bar keeps `?`; `keydeck monitor` at 40×6 and 60×8 reflows to one figure a
  * line (remaining, runs out, spend first) and never cuts a figure.
  */
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import type { PtyApp } from './pty.js';

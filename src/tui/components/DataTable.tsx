@@ -20,7 +20,7 @@ import { memo, type ReactNode } from 'react';
 import chalk from 'chalk';
 import { Box, Text } from 'ink';
 import { Table, type TableProps } from 'ink-table';
-import { displayWidth, fitWidth } from '../format.js';
+import { fitWidth } from '../format.js';
 import { theme, type ThemeColor } from '../theme.js';
 
 /** A column: `key` into the row, `title` in the heading, `width` of its content in cells (without padding). */

@@ -90,7 +90,7 @@ function useRetryAfterRecovery(...lists: ReadonlyArray<Resource<unknown>>): void
     if (updatedAt === undefined) return;
     for (const list of lists) if (list.error !== undefined && !list.loading) void list.reload();
     // Runs once per successful poll; the lists are read as they are then.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- runs once per successful poll; the lists are read as they are then
   }, [updatedAt]);
 }
 
@@ -107,7 +107,7 @@ function useBackgroundReload(...lists: ReadonlyArray<Resource<unknown>>): void {
     if (polls.current % LIST_RELOAD_EVERY_POLLS !== 0) return;
     for (const list of lists) if (!list.loading) void list.reload();
     // Runs once per successful poll; the lists are read as they are then.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- runs once per successful poll; the lists are read as they are then
   }, [updatedAt]);
 }
 

@@ -173,7 +173,7 @@ export function SessionProvider({ initial, children }: SessionProviderProps) {
     return () => {
       cancelled = true;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs at start, and on a retry after a hung keychain
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- runs at start, and on a retry after a hung keychain
   }, [state.phase]);
 
   const token = state.credential?.token;

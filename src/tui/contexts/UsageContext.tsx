@@ -73,8 +73,6 @@ const EMPTY_VIEW: UsageView = { available: false, snapshot: { episodes: new Map(
 const StateContext = createContext<UsageView>(EMPTY_VIEW);
 const ActionsContext = createContext<UsageActions>({ readNow: async () => EMPTY_VIEW.snapshot, dismiss: () => {}, reportAccountBurn: () => {} });
 
-export { useRunawaySettings } from './BalanceContext.js';
-
 /** See the module comment. Inside AccountDataProvider and BalanceProvider. */
 export function UsageProvider({ children }: { readonly children?: ReactNode }) {
   const services = useServices();

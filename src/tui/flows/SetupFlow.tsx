@@ -90,7 +90,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
     return () => {
       cancelled = true;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per address
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- once per address
   }, [baseUrl]);
 
   const clientFor = (token: string) => services.createClient(baseUrl!, token);

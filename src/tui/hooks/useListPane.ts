@@ -109,6 +109,6 @@ export function useListPane<T extends ListItem>({ items, bodyRows, active }: Use
       setFilter,
       selectId: cursor.selectId,
     }),
-    [rows, cursor, selected, filter, filterField, filtering, filterLine, visible],
+    [rows, cursor, selected, filter, filterField, filtering, filterLine, visible, setFilter],
   );
 }

@@ -74,7 +74,7 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
   };
 
   /** Makes the revealed key the one keydeck uses, stored the way the current one is. */
-  const useForKeydeck = async (d: Extract<ManagementDialog, { kind: 'reveal' }>) => {
+  const adoptForKeydeck = async (d: Extract<ManagementDialog, { kind: 'reveal' }>) => {
     const origin = session.info?.origin;
     if (!session.baseUrl || !origin) return;
     if (origin === 'env') {
@@ -178,7 +178,7 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
             title={`Management key "${dialog.name}" created`}
             secret={dialog.apiKey}
             message={[dialog.used ? 'keydeck now uses this key.' : 'Press u to make it the key keydeck uses (stored the same way as the current one).']}
-            {...(!dialog.used && { onUse: () => void useForKeydeck(dialog), useLabel: 'use it for keydeck' })}
+            {...(!dialog.used && { onUse: () => void adoptForKeydeck(dialog), useLabel: 'use it for keydeck' })}
             onAck={acknowledge}
           />
         );

@@ -5,7 +5,7 @@ import { KeysPane } from './KeysPane.js';
 import { ManagementKeysPane } from './ManagementKeysPane.js';
 import { PANE_TABS, type PaneDef } from './registry.js';
 
-export type { PaneDef, PaneId, PaneProps, PaneTab } from './registry.js';
+export type { PaneDef, PaneId } from './registry.js';
 
 /**
  * `1` Keys, `2` Management keys, `3` Billing. Memoised: every pane stays mounted, and the shell

@@ -138,11 +138,6 @@ export async function spend(sandbox: TestSandbox, token: string, usd: number): P
   await sandboxPost(sandbox, '/v1/chat/completions', { messages: [{ role: 'user', content: 'hi' }], sandbox_cost_usd: usd }, sk);
 }
 
-/** Types `text` into the focused field and waits for Ink to process it. */
-export async function typeText(tui: TuiHandle, text: string): Promise<void> {
-  await tui.type(text);
-}
-
 /** Walks the USDC top-up of `amount` (type, choose USDC) up to the deposit step. */
 export async function startUsdcTopUp(tui: TuiHandle, amount: string): Promise<string> {
   await tui.press('t');

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BalanceHistoryStore, HistoryStoreError, originOf } from '../../../src/billing/historyStore.js';
+import { BalanceHistoryStore, originOf } from '../../../src/billing/historyStore.js';
 import type { BalanceSample } from '../../../src/billing/history.js';
 import { startTestSandbox, type TestSandbox } from '../harness.js';
 import { openBilling, recordingDeps, tempJournal } from './billingHarness.js';

@@ -84,9 +84,9 @@ describe.concurrent('the USDC step on chain', () => {
     onUsdcStep('10', async ({ tui, user, address }) => {
       await sandbox.transfer(address, '7');
       await sandbox.transfer(address, '10');
-      await tui.waitFor(/› found +7\.00 USDC[\s\S]*  found +10\.00 USDC/, 15_000);
+      await tui.waitFor(/› found +7\.00 USDC[\s\S]* {2}found +10\.00 USDC/, 15_000);
       await tui.press('\t');
-      await tui.waitFor(/  found +7\.00 USDC[\s\S]*› found +10\.00 USDC/);
+      await tui.waitFor(/ {2}found +7\.00 USDC[\s\S]*› found +10\.00 USDC/);
       await tui.press('f');
       await tui.waitFor('✓ Credited $10.00', 15_000);
       expect(await totalTopUp(user)).toBe(10);

@@ -65,7 +65,8 @@ export function UsdcStep(props: UsdcStepProps) {
   const { entry, mode, columns, rows } = props;
   const amountText = entry.instructedAmount ?? String(entry.amount);
   // The checksum (keccak) and the QR symbol are computed once per address and amount, not per render.
-  const payment = useMemo(() => paymentUriOf(entry), [entry.address, entry.instructedAmount, entry.amount]); // eslint-disable-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- once per address and amount: the entry is a new object at each read of the record
+  const payment = useMemo(() => paymentUriOf(entry), [entry.address, entry.instructedAmount, entry.amount]);
   const qrRows = useMemo(() => ('uri' in payment ? qrCodeLines(payment.uri) : undefined), [payment]);
   const qr = qrRows && { columns: qrRows[0]?.length ?? 0, rows: qrRows.length };
   const idle = props.busy === undefined;

@@ -288,7 +288,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
        }
       })();
     },
-    [client, scope, ports, remember, refreshBalance, flash, setUsdc, markRejected, services.chainSettings, baseUrl, noteDamage],
+    [client, scope, ports, entriesRef, remember, refreshBalance, flash, setUsdc, markRejected, services.chainSettings, baseUrl, noteDamage],
   );
 
   // `s` with a sandbox: a simulated USDC transfer, or the checkout paid (./useSandboxPayment.ts).
@@ -316,7 +316,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
     if (!target) return;
     setView(viewForEntry(target));
     setOpen(true);
-  }, []);
+  }, [entriesRef]);
 
   return {
     ...(view !== undefined && { view }),

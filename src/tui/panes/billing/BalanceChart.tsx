@@ -42,7 +42,8 @@ export function BalanceChart({ history, window, now, columns, rows }: BalanceCha
       // Without a top-up in the window there is no row of marks: the plot takes that row too.
       return drawn.topUps.length > 0 || drawn.lines.length === 0 ? drawn : balanceChart(samples, { window, now, width: columns, height: rows - CHART_EXTRA_ROWS + 1 });
     },
-    [history, history.version, window, minute, columns, rows], // eslint-disable-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- history is a mutable store: its version says when it changed; the clock is read once a minute (minute)
+    [history, history.version, window, minute, columns, rows],
   );
   const spark = useMemo(
     () => {
@@ -64,7 +65,8 @@ export function BalanceChart({ history, window, now, columns, rows }: BalanceCha
         legend: topUps.length === 0 ? '' : `▲ ${topUps.length > 1 ? `${topUps.length} top-ups` : 'top-up'} +${axisLabel(total)}`,
       };
     },
-    [history, history.version, window, minute, columns, rows], // eslint-disable-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- history is a mutable store: its version says when it changed; the clock is read once a minute (minute)
+    [history, history.version, window, minute, columns, rows],
   );
   const choices = CHART_WINDOWS.map((w) => (w === window ? `[${w}]` : w)).join(' ');
   if (spark) {

@@ -86,7 +86,8 @@ export function BillingPane({ size, active }: PaneProps) {
   // The key rejected (401): said once per rejection through the notification channels.
   useEffect(() => {
     if (session.rejected) services.notify?.({ kind: 'key_rejected' });
-  }, [session.rejected]); // eslint-disable-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- said once per rejection
+  }, [session.rejected]);
   const [showStatus, setShowStatus] = useState(false);
   const [showPools, setShowPools] = useState(false);
   // `c` (status view or pools view): the renewal cancel, in place of the pane; `pool`: that pool's pledges only.
@@ -108,10 +109,12 @@ export function BillingPane({ size, active }: PaneProps) {
   const unfinishedAt = unfinished ? entries.indexOf(unfinished) : -1;
   useEffect(() => {
     if (unfinishedAt >= 0) setSelected(unfinishedAt);
-  }, [unfinished?.id]); // eslint-disable-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- selected when an unfinished top-up appears (its id), not each time the list moves
+  }, [unfinished?.id]);
   const compact = size.mode === 'compact';
   const data = poll.data;
-  const trend = useMemo(() => trendOf(history, data?.remaining, now), [history, historyVersion, data, now]); // eslint-disable-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- history is a mutable store: its version says when it changed
+  const trend = useMemo(() => trendOf(history, data?.remaining, now), [history, historyVersion, data, now]);
 
   const [chartWindow, setChartWindow] = useState<ChartWindow>('24h');
   const paneKeys = active && !flow.open && !showPools && !cancelling;

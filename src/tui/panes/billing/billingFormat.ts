@@ -26,16 +26,6 @@ export function formatRate(rate: BurnRate | undefined): string {
   return `${formatUsd(rate.usdPerHour)}/h`;
 }
 
-/**
- * A burn rate with its window: "$1.20/h" when the samples cover the window, else
- * "$1.20/h (over 4 min)" so a young history is not mistaken for a full window.
- */
-export function formatRateOver(rate: BurnRate | undefined, windowMs: number): string {
-  if (!rate) return '… (collecting)';
-  const partial = rate.spanMs < windowMs * 0.9;
-  return partial ? `${formatRate(rate)} (over ${formatDuration(rate.spanMs)})` : formatRate(rate);
-}
-
 /** "never (flat or rising)", "now (empty)", "… (collecting)", or "in 3 h 20 min (Sat 14:03)" in local time. */
 export function formatRunOut(projection: RunOutProjection): string {
   switch (projection.kind) {

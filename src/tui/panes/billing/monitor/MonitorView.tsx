@@ -81,12 +81,14 @@ export function MonitorView({ settings, watcher, onQuit, columns, rows = MONITOR
   const rejected = poll.error !== undefined && isUnauthorized(poll.error);
   useEffect(() => {
     if (rejected) notify?.({ kind: 'key_rejected' });
-  }, [rejected]); // eslint-disable-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- said once per rejection
+  }, [rejected]);
   useKeymap('global', { quit: onQuit, refresh: () => watcher.refresh(), ...(hasUsage && { 'usage.read': usage.readNow }) });
   useTick(5000);
   const t = now();
   const data = poll.data;
-  const trend = useMemo(() => trendOf(history, data?.remaining, t), [history, historyVersion, data, t]); // eslint-disable-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- history is a mutable store: its version says when it changed
+  const trend = useMemo(() => trendOf(history, data?.remaining, t), [history, historyVersion, data, t]);
   const conn = connectionState(poll, false, t);
   const width = Math.max(10, columns);
   const host = `${settings.profileName}@${hostLabel(settings.baseUrl)}`;
