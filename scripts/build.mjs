@@ -160,7 +160,7 @@ export const englishOnlyZodLocalesPlugin = {
  * aggregator (`cluster`): keydeck pushes nothing and runs no cluster. `https` alone is about
  * 8 MB of resident memory (TLS, certificates; `node -e "require('https')"` beside a bare node),
  * paid by `keydeck exporter` for the whole of its life though every profile it watches may be
- * http on loopback (issue 45, item 4). Here the index gets those two on first use instead
+ * http on loopback. Here the index gets those two on first use instead
  * (`require` inside a getter: esbuild still bundles them, their module bodies run when read).
  * The build fails if the index no longer has those lines.
  */

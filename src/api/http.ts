@@ -37,7 +37,7 @@ export type HttpOutcome =
   | { kind: 'too_large'; status: number };
 
 /**
- * Largest response body read, in bytes (32 MiB): far above any answer of §4 (a list of 150,000
+ * Largest response body read, in bytes (32 MiB): far above any answer of the service's endpoints (a list of 150,000
  * keys is about 30 MB less than that, see test/api/bounds.test.ts), far below what would take a
  * terminal app's memory into gigabytes.
  */

@@ -1,5 +1,5 @@
 /**
- * The one place that decides whether a usage read may be spent (issue 22, DESIGN.md: "one place
+ * The one place that decides whether a usage read may be spent (docs/topups.md: "one place
  * decides whether a read may be spent"). The service allows 12 usage reads per 12 hours
  * (https://cheapestinference-docs.pages.dev/api/usage, "Rate limited to 12 requests per 12 hours");
  * every keydeck process of the user (the TUI, `monitor`, commands, an exporter) asks here first,
@@ -9,7 +9,7 @@
  *
  * - Per credential and origin: a credential is named by a one-way hash of the origin and the
  *   token ({@link credentialIdOf}); the token itself is never stored.
- * - Or per account, once learnt (issue 43, item 7): the pages say 12 reads per 12 hours, not
+ * - Or per account, once learnt: the pages say 12 reads per 12 hours, not
  *   whose. When the service answers 429 to a read this record allowed, the limit is taken to be
  *   the account's: the credential's account (the service's `userId`, named by a one-way hash,
  *   {@link accountIdOf}, linked with {@link UsageBudget.link}) is marked shared

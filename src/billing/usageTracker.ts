@@ -1,5 +1,5 @@
 /**
- * The usage a running keydeck works with (issue 22): the last usage answer (read through the
+ * The usage a running keydeck works with: the last usage answer (read through the
  * one budget, ./usageReads.ts, or kept by another process), its per-key history
  * (./keyHistory.ts), and the runaway judgements of each new answer (./runaway.ts), episodes
  * started once across processes. Shared by the TUI and `monitor`; `keys usage` uses its pieces.

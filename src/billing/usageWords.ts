@@ -1,5 +1,5 @@
 /**
- * How keydeck says what it knows about usage (issue 22), the same on every screen and in every
+ * How keydeck says what it knows about usage, the same on every screen and in every
  * command: how old the figures are, how many reads of the service's 12 per 12 hours are left and
  * when the next is allowed, why a refresh did not read, and the runaway alerts. Pure; amounts cut
  * to the cent (src/api/money.ts), never rounded up.

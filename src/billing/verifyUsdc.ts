@@ -1,5 +1,5 @@
 /**
- * `POST /api/billing/verify-topup` for one USDC transfer (§2.6, issue 13), shared by the TUI and
+ * `POST /api/billing/verify-topup` for one USDC transfer, shared by the TUI and
  * `keydeck billing verify`: {@link verifyUsdc} moves the record to `verifying` (with the
  * `totalTopUp` baseline) before anything is sent, then by the answer; {@link verifyOutcomeLines}
  * says the outcome. Nothing here retries: every request is sent once per call.
@@ -38,7 +38,7 @@ export interface VerifyRequest {
   readonly txHash: string;
   /** USD sent in the transfer (checked by the caller). */
   readonly amount: number;
-  /** What the chain showed about this transfer (issue 25), kept on the record. */
+  /** What the chain showed about this transfer, kept on the record. */
   readonly chainEvidence?: JournalEntry['chainEvidence'];
 }
 
@@ -51,7 +51,7 @@ export function awaitingUsdc(entries: readonly JournalEntry[], amount?: number):
 }
 
 /**
- * The USDC instructions of `entries` a transfer may still pay (issue 42, I4): a deposit address
+ * The USDC instructions of `entries` a transfer may still pay (I4): a deposit address
  * was given and nothing is credited yet (`awaiting_payment`, or `verifying`: {@link verifyUsdc}
  * then refuses another hash until that verify's outcome is known). Of `amount` USD (the amount
  * sent, when the record has one) and to the address `to` (any case), when given.
@@ -121,7 +121,7 @@ export type VerifyOnRecord =
 
 /**
  * Looks `request` up on keydeck's record, as {@link verifyUsdc} does first: the chain is read
- * before a verify (issue 25) only when this says the verify would be sent.
+ * before a verify only when this says the verify would be sent.
  * @throws JournalError when the record cannot be read
  */
 export async function verifyOnRecord(ports: TopUpPorts, request: Pick<VerifyRequest, 'entryId' | 'txHash' | 'amount'>): Promise<VerifyOnRecord> {

@@ -1,5 +1,5 @@
 /**
- * `keydeck keys show ID|NAME [--json]` (issue 43, item 4): one consumption key as the Keys pane's
+ * `keydeck keys show ID|NAME [--json]`: one consumption key as the Keys pane's
  * details panel shows it, for scripts and people without the full-screen app: its status, expiry
  * and paid time, plan, how its time goes on, a pool key's pledge and reserved blocks (where it
  * stands in them now), its published limits with where each figure comes from

@@ -1,5 +1,5 @@
 /**
- * `--to-file PATH[:VAR]`: the key written into a dotenv file (issue 26), trusted as keydeck trusts
+ * `--to-file PATH[:VAR]`: the key written into a dotenv file, trusted as keydeck trusts
  * its own files (src/config/trust.ts, as ssh does): the file must be a regular file of this user
  * that group and others can neither read nor write (else the `chmod` that fixes it is named), and
  * its directory, and every directory above it, must be this user's (or root's) and not writable by

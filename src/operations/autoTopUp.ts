@@ -1,5 +1,5 @@
 /**
- * Auto top-up as an operation (issue 47): when a profile's policy (src/config/autoTopUp.ts) says
+ * Auto top-up as an operation: when a profile's policy (src/config/autoTopUp.ts) says
  * so, charge the card on file once for one fall of the balance — never above a cap, never
  * silently — and, across machines, what the service allows (docs/topups.md "Auto top-up"): it has
  * no idempotency key and credits a card charge at once, so no lock on one machine makes two

@@ -1,5 +1,5 @@
 /**
- * Auto top-up in a face that reads the balance again and again (issue 47): `keydeck exporter
+ * Auto top-up in a face that reads the balance again and again: `keydeck exporter
  * --auto-topup`, `keydeck monitor --auto-topup` and the TUI's `--auto-topup`, each through its
  * account watcher (src/watcher), which calls the runner after each balance read. It gives the
  * policy's state from this machine's record (for the metrics, the Billing pane's line) and, when
@@ -156,7 +156,7 @@ function hhmm(t: number): string {
 }
 
 /**
- * The one line a face shows (issue 47): the policy in short, then its state or what it last did:
+ * The one line a face shows: the policy in short, then its state or what it last did:
  * "auto top-up: below $20.00 → $30.00 · 03:56 UTC charged $30.00", "auto top-up PAUSED: the last 3
  * charges failed · keydeck autotopup resume".
  */

@@ -1,5 +1,5 @@
 /**
- * Auto top-up's state between runs (issue 47), from this machine's record and policy alone, no
+ * Auto top-up's state between runs, from this machine's record and policy alone, no
  * request: what the faces show (the Billing pane's and the monitor's line, the exporter's metrics)
  * and `keydeck autotopup status` says. A run reads the service's own lists as well
  * (./autoTopUp.ts); this is what this machine knows.

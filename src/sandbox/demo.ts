@@ -1,5 +1,5 @@
 /**
- * The demo user (issue 44): created on a database's first start with an account a first run can
+ * The demo user: created on a database's first start with an account a first run can
  * show, as if it had been used for three weeks, and the same session token on every later start
  * with the same database (kept in `meta`). What `npm start` shows and what the README's screens
  * are captured from (scripts/screens.mjs):

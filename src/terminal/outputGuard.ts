@@ -7,7 +7,7 @@
  * and private modes (so no device-status or window report request: nothing is typed back on the
  * user's input line). Kept: text, `\n`, `\r`, `\t`, BEL (the low-balance bell), and CSI with final
  * bytes A–H, J, K, S, T, f, m, h, l, s, u; and the OSC 8 hyperlinks keydeck itself writes
- * (issue 19: the checkout link), only for a URL registered with {@link allowHyperlink} after it
+ * (the checkout link), only for a URL registered with {@link allowHyperlink} after it
  * passed its checks, in the exact form `ESC ] 8 ; ; URL BEL`, and the closing `ESC ] 8 ; ; BEL`.
  * The wrapper changes nothing but `write`. keydeck's own other sequences (OSC 52 clipboard,
  * notifications) go to `process.stdout` itself, outside this guard (src/tui/clipboard.ts); only

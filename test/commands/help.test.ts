@@ -1,5 +1,5 @@
 /**
- * `keydeck help` as the built CLI (issue 27): the topics beside commander's help, a page of the
+ * `keydeck help` as the built CLI: the topics beside commander's help, a page of the
  * manual as plain text, a command's help as commander gives it, `help environment` as before, and a
  * word that is neither said with exit 2. Rendering itself: test/docs/render.test.ts.
  */

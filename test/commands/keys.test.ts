@@ -193,7 +193,7 @@ describe('keys delete', () => {
   });
 });
 
-describe('a name another key has (issue 44)', () => {
+describe('a name another key has', () => {
   it('is refused in a script before anything is created, naming the key that has it, unless --allow-duplicate-name; rename too', async () => {
     const user = await sb.fundedUser(25);
     const web = await sb.creditKey(user, 'web');
@@ -301,7 +301,7 @@ describe('failures', () => {
       // The list read to check the name failed too: said, and the create is sent all the same.
       expect(create.stderr).toMatch(/^warning: could not read the keys to check whether another key is named "ci" \(.*\); going on$/m);
       expect(create.stderr).toMatch(/^keydeck: server_error: .*whether it took effect is unknown: list the keys before trying again/m);
-      // The creation stays recorded (issue 42): its finish or undo is named.
+      // The creation stays recorded: its finish or undo is named.
       expect(create.stderr).toMatch(/^warning: the key "ci" may have been created: `keydeck keys create --finish ci` finds it/m);
       expect(failing.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
       expect(failing.requests.filter((r) => r.method === 'GET').length).toBeGreaterThan(1);

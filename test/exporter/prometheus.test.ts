@@ -1,5 +1,5 @@
 /**
- * A real Prometheus scrapes a real `keydeck exporter` (issue 24): Prometheus (the Debian package
+ * A real Prometheus scrapes a real `keydeck exporter`: Prometheus (the Debian package
  * `prometheus`; .ci/run installs it) scrapes the built exporter every second and evaluates the
  * shipped alert rules every second (their `for:` set to 0 here; promtool's unit tests cover the
  * real ones: test/metrics/contrib.test.ts). The exporter watches two profiles against two

@@ -1,6 +1,6 @@
 /**
- * Issue 43, item 8: a hostile service's key id and name through every way out that the tests of
- * issue 14 did not cover, each through the one sanitiser (src/terminal/sanitize.ts):
+ * A hostile service's key id and name through every way out that the tests of
+ * the first sanitiser did not cover, each through the one sanitiser (src/terminal/sanitize.ts):
  * - the screen: `keydeck monitor`'s runaway line invites the user to copy `keydeck keys disable
  *   ID`: concealed text (`ESC[8m`), an OSC 8 link, a newline or a leading `-` in the id would be a
  *   copy-paste injection: only a plain id is written there;

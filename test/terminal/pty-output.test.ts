@@ -1,5 +1,5 @@
 /**
- * Issue 14 §1 and §8, at the last step: the built app in a pseudo-terminal against a hostile
+ * At the last step: the built app in a pseudo-terminal against a hostile
  * server; the bytes the app writes to the terminal (every frame, every pane, the details, an
  * error, the billing status) carry no OSC (title, clipboard, hyperlink), no device query, no C1
  * or bidi control, no zero-width character; the title payload is shown as text.

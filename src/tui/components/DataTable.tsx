@@ -1,6 +1,6 @@
 /**
  * A table for a window of rows: ink-table (the ESM fork `@alcalzone/ink-table`) extended where
- * it falls short (DESIGN.md, Library notes). A subclass of its `Table` keeps its frame (top
+ * it falls short (Library notes). A subclass of its `Table` keeps its frame (top
  * border, heading, separator, bottom border: its row builders and Header/Skeleton slots) and
  * overrides `getColumns`, `getHeadings` and `render`:
  * - only the rows it is given are rendered (the caller passes the visible window);

@@ -1,7 +1,7 @@
 /**
  * The pane tabs line: `1 Keys  2 Management keys  3 Billing`, the active one marked with `▶`
  * and inverse video (and never by colour alone); at its right end, once for the whole app, the
- * warning of a subscription about to end (`⚠ subscription ends in 11 h`, issue 19).
+ * warning of a subscription about to end (`⚠ subscription ends in 11 h`).
  */
 import { Box, Text } from 'ink';
 import type { PaneTab } from '../panes/registry.js';

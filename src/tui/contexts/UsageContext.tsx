@@ -1,5 +1,5 @@
 /**
- * Where the money goes, for the whole TUI (issue 22): the last usage answer (read through the one
+ * Where the money goes, for the whole TUI: the last usage answer (read through the one
  * budget of 12 per 12 hours, or kept by another keydeck), joined with the key list and the
  * balance (src/billing/spend.ts), its age and the reads left, and the runaway alerts: a key
  * caught by its own judgement (once per episode, across processes) and, between usage reads, the

@@ -1,5 +1,5 @@
 /**
- * The Billing pane with a balance history on disk (issue 16): a restarted keydeck shows the
+ * The Billing pane with a balance history on disk: a restarted keydeck shows the
  * burn rates and the run-out projection in its first frames, from the history, and keeps every
  * new reading; a history that cannot be opened is said once and the pane works from memory.
  */

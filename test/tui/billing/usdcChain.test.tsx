@@ -1,5 +1,5 @@
 /**
- * The USDC step on a real chain (issue 25): against a sandbox on anvil, the deposit address is
+ * The USDC step on a real chain: against a sandbox on anvil, the deposit address is
  * watched and a transfer found there is verified with `f` (no hash typed); a short transfer is
  * said in the chain's words and nothing is sent until `y`; several transfers are listed and `tab`
  * selects the next.

@@ -16,7 +16,7 @@ export interface TopUpDeps {
   readonly openUrl: (url: string) => Promise<void>;
   /** Sends a simulated USDC transfer through the sandbox at `baseUrl`; returns its hash. */
   readonly simulateTransfer: (baseUrl: string, transfer: { to: string; amount: string }) => Promise<{ txHash: string }>;
-  /** Pays a card checkout session on the sandbox at `baseUrl` (issue 44); undefined: the real request (src/api/sandbox-sim.ts). */
+  /** Pays a card checkout session on the sandbox at `baseUrl`; undefined: the real request (src/api/sandbox-sim.ts). */
   readonly payCheckout?: (baseUrl: string, sessionId: string) => Promise<void>;
   /** Rings the terminal bell; undefined: BEL written to Ink's stdout. */
   readonly bell?: () => void;
@@ -25,7 +25,7 @@ export interface TopUpDeps {
 /**
  * Why no browser can be opened on this machine, or undefined when one may be: on Linux (not WSL)
  * with no graphical session (`DISPLAY`, `WAYLAND_DISPLAY`) and no `BROWSER` set (a server over
- * ssh, a container), xdg-open has nothing to open the page with and fails silently (issue 19).
+ * ssh, a container), xdg-open has nothing to open the page with and fails silently.
  */
 export function noBrowserReason(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | undefined {
   if (platform !== 'linux' || env.BROWSER || env.WSL_DISTRO_NAME) return undefined;

@@ -1,10 +1,10 @@
 /**
- * The Billing pane's line chart of the balance (issue 16): a title naming the window and the
+ * The Billing pane's line chart of the balance: a title naming the window and the
  * key that cycles it (`w`: 1h 6h 24h 7d 30d), then the chart of src/billing/chart.ts (USD axis,
  * time ticks, top-ups marked ▲) sized to the pane; where a chart does not fit (fewer than
  * {@link MIN_CHART_ROWS} lines: 80×24 with the top spenders shown), a sparkline of the same
  * window with its range and its top-ups (`▲ 2 top-ups +$55.00`, as the chart's legend) instead
- * (issue 44), so the pane never leaves the space blank and says what the chart would. Redrawn
+ *, so the pane never leaves the space blank and says what the chart would. Redrawn
  * only when the history, the window, the size or the minute changes.
  */
 import { Box, Text } from 'ink';

@@ -53,7 +53,7 @@ export function spentSoFar(totalTopUp: number, remaining: number): number {
  * The burn rates of a trend on one line that fits `width` cells: "burn 15 min $1.20/h · 1 h
  * $1.10/h · 24 h $0.90/h · 7 d $0.80/h". The windows the history does not cover yet share one
  * figure (the same readings): said once, as what it is, "50 min so far $0.90/h", not once per window
- * with "(over 2 h)" each (issue 44); "burn … (collecting)" before any. What does not fit is left
+ * with "(over 2 h)" each; "burn … (collecting)" before any. What does not fit is left
  * out from the longest window on, whole: never a figure cut in the middle.
  */
 export function burnRatesLine(trend: BalanceTrend, width = Number.POSITIVE_INFINITY): string {

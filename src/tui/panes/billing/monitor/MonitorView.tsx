@@ -1,12 +1,12 @@
 /**
- * `keydeck monitor`'s few lines (issue 6): the live §2.3 figures without the full screen, for
+ * `keydeck monitor`'s few lines: the live the credit balance record figures without the full screen, for
  * a tmux pane or a corner of the screen: remaining (with the low-balance word), total top-ups,
  * spent, credit keys, the sparkline, the burn rates and the run-out projection, and the
  * connection state. Shows the account watcher the command started (src/watcher: interval ≥ 2 s,
  * jitter, backoff, one request in flight) and rings the bell once per crossing of the threshold.
  * `q` or ctrl-c leaves (through the key-action table's `quit` row), `r` polls now.
  *
- * It fits its pane and never cuts a figure (issue 19): from 80 columns and 8 rows the figures
+ * It fits its pane and never cuts a figure: from 80 columns and 8 rows the figures
  * share lines; below that it reflows to one figure a line, most important first (remaining,
  * runs out, spend, then the rest) and shows as many as the rows hold. A line that would not fit
  * whole is shortened by dropping parts (the title) or left out, never cut with "…".
