@@ -21,7 +21,7 @@ const PROCESS_SUITES = [
   'test/config/trust.test.ts',
   'test/delivery/deliver.test.ts',
   'test/operations/tokenFileRace.test.ts',
-  // The crash-point harness (issue 42): kills the built CLI at each boundary of an operation.
+  // The crash-point harness: kills the built CLI at each boundary of an operation.
   'test/crash/**',
   'test/metrics/promtool.test.ts',
   'test/metrics/contrib.test.ts',
@@ -32,7 +32,7 @@ const PROCESS_SUITES = [
   'test/exporter/longrun.test.ts',
   'test/exporter/setup.test.ts',
   'test/package/docker.test.ts',
-  // A local anvil chain (issue 25), and solc-js (235 MB, kept out of the quick project's shared workers).
+  // A local anvil chain, and solc-js (235 MB, kept out of the quick project's shared workers).
   'test/chain/bytecode.test.ts',
   'test/chain/reader.test.ts',
   'test/chain/checks.test.ts',

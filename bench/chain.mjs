@@ -1,4 +1,4 @@
-// USDC on chain (issue 25), against a real anvil chain behind a counting JSON-RPC proxy:
+// USDC on chain, against a real anvil chain behind a counting JSON-RPC proxy:
 // HTTP round trips (and JSON-RPC calls) per check of one hash, the time of one check, the rate of
 // `eth_getLogs` of the deposit watch when polled as fast as it lets itself be, and the bytes of the
 // chain reader (viem) on the static start graph of the built app (it must load lazily, never at

@@ -1,4 +1,4 @@
-// Exporter scale benchmark (issue 24): one `keydeck exporter` (the built CLI, unchanged) watching
+// Exporter scale benchmark: one `keydeck exporter` (the built CLI, unchanged) watching
 // N profiles against one sandbox (in a child process), each profile its own user and credential
 // (KEYDECK_TOKEN_<PROFILE>), at the default 60 s interval; balance, key list and usage read by
 // every profile as in production.
@@ -10,7 +10,7 @@
 //   is stricter than "idle between polls"), divided by N and the window, as % of one core.
 // - Scrape: GET /metrics over loopback, 200 times one after another, p50 and p95.
 // - First round: the time from start until every profile has been read once.
-// Targets: one profile ≤ 70 MB resident (issue 45; MB = 10^6 bytes, as every figure here); at 100
+// Targets: one profile ≤ 70 MB resident (MB = 10^6 bytes, as every figure here); at 100
 // profiles ≤ 1 MB per profile, ≤ 0.1 % of a core per profile, scrape p95 ≤ 20 ms.
 // Then 1,000 profiles (the same figures, no target) to say how far it goes.
 // BENCH_QUICK=1: 20 and 100 profiles, 20 s CPU windows.
@@ -140,7 +140,7 @@ await sleep(Math.min(CPU_WINDOW_S, 20) * 1000);
 const emptyCpuPct = ((cpuMsOf(empty.child.pid) - cpuEmpty0) / (performance.now() - tEmpty)) * 100;
 await empty.stop();
 
-// One profile, polled (issue 45: ≤ 70 MB): the exporter as most run it.
+// One profile, polled (≤ 70 MB): the exporter as most run it.
 const one = await start(1);
 await firstRound(one, 1);
 await sleep(5000);

@@ -1,4 +1,4 @@
-// The balance history of issue 16: the database after 30 days of polling every 15 s (readings
+// The balance history: the database after 30 days of polling every 15 s (readings
 // written through src/billing/historyStore.ts in simulated time, the retention applied every
 // simulated hour as a running keydeck does every 10 minutes), what the Billing pane computes
 // before its first frame with that history (seeding the in-memory history from the database,

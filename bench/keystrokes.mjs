@@ -14,7 +14,7 @@
 //     first 14 moves stay inside the window and the rest scroll.
 //   - keydeck's CPU time per move (/proc, user + system), less sensitive to machine load than
 //     the wall-clock figures.
-// Targets (issue 45): keydeck's CPU time per move ≤ 0.8× the bare Ink list's and its key → frame
+// Targets: keydeck's CPU time per move ≤ 0.8× the bare Ink list's and its key → frame
 // p95 ≤ the bare list's, both in the same run; ≤ 2 KB per move (p95, each kind of move).
 // Then the same 200 moves in a bare Ink app drawing the same screen (bench/fixtures/list.tsx,
 // keydeck's Ink options, the same build): the floor Ink itself sets on this machine.

@@ -1,4 +1,4 @@
-// Memory benchmark (issue 27 item 5): the cost of leaving keydeck open. Three processes side by
+// Memory benchmark: the cost of leaving keydeck open. Three processes side by
 // side in one run, each in a 100×30 pseudo-terminal: the bare Ink "hello" app (bench/fixtures/
 // hello.tsx, bundled the same way as keydeck), `keydeck monitor --interval 2` and the TUI with
 // `--interval 2`, both against one sandbox (in a child process) with an account of 20 credit keys
@@ -10,7 +10,7 @@
 // At the end, each process is asked (SIGUSR2, a probe loaded with --import into all three alike,
 // which only reads) for V8's heap by space, its code statistics and process.memoryUsage() (Yoga's
 // wasm memory is among the array buffers): where the difference with the bare app lies.
-// Targets (issue 45, with V8 at its defaults: no flag changed while the program runs): monitor
+// Targets (with V8 at its defaults: no flag changed while the program runs): monitor
 // ≤ 1.2× the bare Ink app, the TUI ≤ 1.35×, after 10 minutes and 8 s after the start.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -40,7 +40,7 @@ import { atMost, benchEnv, bundle, CLI, cpuMsOf, createManagementKey, median, QU
 
 /** keydeck's fastest interval (s): each poll moves the app's clock on by this much. */
 const FASTEST_INTERVAL_S = 2;
-/** A day of polls at the fastest interval (issue 45): 43,200. */
+/** A day of polls at the fastest interval: 43,200. */
 const POLLS = QUICK ? 500 : (24 * 3600) / FASTEST_INTERVAL_S;
 const WARMUP_POLLS = QUICK ? 300 : 1_000;
 const IDLE_S = QUICK ? 15 : 60;

@@ -17,10 +17,10 @@
 //     time to data include the keychain read (keytar's child process, a D-Bus round trip). Left
 //     out, with the reason printed, when dbus-run-session or gnome-keyring-daemon is missing.
 // Each round runs the four one after another, so all see the same machine load.
-// Target: keydeck's first complete frame ≤ 1.15 × the bare Ink app's (medians, same run; issue 27, was 1.3).
+// Target: keydeck's first complete frame ≤ 1.15 × the bare Ink app's (medians, same run; was 1.3).
 // BENCH_QUICK=1: 3 rounds.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';

@@ -1,4 +1,4 @@
-// Where the money goes (issue 22): parsing a usage answer of 10,000 keys through the tolerant
+// Where the money goes: parsing a usage answer of 10,000 keys through the tolerant
 // reader (src/api/usageSchemas.ts), history.db after 30 days of 12 usage reads a day for 1,000
 // keys (src/billing/keyHistory.ts: samples and the retention a running keydeck applies, the last
 // answer kept by the budget), and the Keys pane of the real app (in process, the test suites' fake

@@ -160,7 +160,7 @@ export const englishOnlyZodLocalesPlugin = {
  * aggregator (`cluster`): keydeck pushes nothing and runs no cluster. `https` alone is about
  * 8 MB of resident memory (TLS, certificates; `node -e "require('https')"` beside a bare node),
  * paid by `keydeck exporter` for the whole of its life though every profile it watches may be
- * http on loopback (issue 45, item 4). Here the index gets those two on first use instead
+ * http on loopback. Here the index gets those two on first use instead
  * (`require` inside a getter: esbuild still bundles them, their module bodies run when read).
  * The build fails if the index no longer has those lines.
  */
@@ -358,7 +358,7 @@ export async function buildDist(outdir, { types = false } = {}) {
   await chmod(join(outdir, 'cli.js'), 0o755);
   if (types) {
     const require = createRequire(import.meta.url);
-    const typescript = require.resolve('typescript/package.json');
+    const typescript = require.resolve('typescript7/package.json');
     const tsc = join(dirname(typescript), require(typescript).bin.tsc);
     // Emitted incrementally into a cache of their own (tsc keeps what it knows of the sources
     // there), then copied: `dist/` is emptied above, and tsc does not look whether the files it

@@ -7,7 +7,7 @@
 /**
  * The exit code on a Node.js too old: 5, which systemd names `NOTINSTALLED` (the LSB code for "the
  * program is not installed": the runtime it needs is not), so that a unit lists it in
- * `RestartPreventExitStatus=` and stops instead of restarting for ever (issue 46).
+ * `RestartPreventExitStatus=` and stops instead of restarting for ever.
  */
 export const OLD_NODE_EXIT_CODE = 5;
 

@@ -71,6 +71,7 @@ beforeAll(() => {
 afterEach(() => {
   tests++;
 });
+// eslint-disable-next-line no-empty-pattern -- vitest reads what a hook uses from its first parameter's destructuring: this one uses nothing
 afterAll(({}, suite) => {
   const out = process.env.KEYDECK_TEST_COUNT;
   if (!out) return;

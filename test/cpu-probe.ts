@@ -32,6 +32,7 @@ beforeAll(() => {
   started = { cpu: process.cpuUsage(), children: childrenCpuMs(), at: performance.now(), starts: cliStarts() };
 });
 
+// eslint-disable-next-line no-empty-pattern -- vitest reads what a hook uses from its first parameter's destructuring: this one uses nothing
 afterAll(({}, suite) => {
   const out = process.env.KEYDECK_TEST_CPU;
   if (!out || !started) return;

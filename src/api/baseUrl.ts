@@ -2,7 +2,7 @@
  * The service's base URL, one set of rules for the client, the config file, the guided setup
  * and the journal: an absolute http(s) URL without credentials, query or fragment, kept with its
  * path prefix (`/v2`) and without trailing slashes; and beside it the rule for the card
- * checkout link the service sends (§2.4 `sessionUrl`, {@link checkoutUrlProblem}). Pure.
+ * checkout link the service sends (the card checkout session `sessionUrl`, {@link checkoutUrlProblem}). Pure.
  */
 
 /**
@@ -85,7 +85,7 @@ export function insecureHttpProblem(baseUrl: string, allowInsecureHttp = false):
 export const MAX_CHECKOUT_URL_LENGTH = 2048;
 
 /**
- * Why a card checkout link from the service (§2.4 `sessionUrl`) must not be shown, copied or
+ * Why a card checkout link from the service (the card checkout session `sessionUrl`) must not be shown, copied or
  * opened, as one sentence, or undefined when it may: an absolute `https:` URL, or `http:` on a
  * loopback host (the sandbox), without user name or password, at most
  * {@link MAX_CHECKOUT_URL_LENGTH} characters, with no control or space characters. Pure; the
@@ -96,7 +96,6 @@ export function checkoutUrlProblem(value: unknown): string | undefined {
   const refuse = (why: string) => `The checkout link from the service was refused (${why}): nothing was shown, copied or opened; pay from the service's own website, or check the base URL.`;
   if (typeof value !== 'string' || value === '') return refuse('it is empty');
   if (value.length > MAX_CHECKOUT_URL_LENGTH) return refuse(`it is longer than ${MAX_CHECKOUT_URL_LENGTH} characters`);
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0020\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/.test(value)) return refuse('it contains spaces or control characters');
   let url: URL;
   try {

@@ -1,10 +1,10 @@
 /**
- * The API client of the service interface (seed/service-interface.md §4), one resource per
+ * The API client of the service interface (the service's endpoints), one resource per
  * namespace as the Stripe and OpenAI Node SDKs do: `client.keys` (consumption keys),
  * `client.managementKeys`, `client.billing` (balance, status, top-ups), `client.usage` (spend per
  * key, a consumption key's own view) and `client.plans`. Each resource lives in
  * ./resources/ and sends through one request core (./core.ts: deadline, retries, bounds, the
- * tolerant reader, failure wording); every response is parsed by a zod schema of §2, every failure
+ * tolerant reader, failure wording); every response is parsed by a zod schema of the service's resources, every failure
  * is one {@link KeydeckApiError}. New endpoints get a resource of their own here.
  *
  * What lives in src/api: HTTP and the wire format, nothing about terminals. It imports nothing
@@ -33,7 +33,7 @@ export type { PoolsResource } from './resources/pools.js';
 export interface KeydeckClientOptions {
   /** The service's base address (`https://…` or `http://…`), with or without a trailing slash. */
   baseUrl: string;
-  /** A session token or a management key `mk_…` (§5), sent as `Authorization: Bearer`. */
+  /** A session token or a management key `mk_…`, sent as `Authorization: Bearer`. */
   token: string;
   /** Deadline of each call, retries and waits included, in ms. Default 10,000. */
   timeoutMs?: number;
@@ -47,7 +47,7 @@ export interface KeydeckClientOptions {
    */
   allowInsecureHttp?: boolean;
   /**
-   * Names the credential in failures (issue 19): `label` (where it came from, never the secret:
+   * Names the credential in failures: `label` (where it came from, never the secret:
    * `KEYDECK_TOKEN (management key mk_12345678)`) goes into every 401/403 sentence, and
    * `whenRejected` replaces the generic next step of a 401 (`unset KEYDECK_TOKEN to use …`).
    */
@@ -78,7 +78,7 @@ export interface KeydeckClientOptions {
 }
 
 /**
- * Client of the account API (§4). One instance per credential; it keeps one keep-alive
+ * Client of the account API. One instance per credential; it keeps one keep-alive
  * connection pool, so a monitor that polls for hours reuses one socket. Every method of every
  * resource takes an optional last argument `CallOptions` (`{ signal }`) and rejects with a
  * {@link KeydeckApiError} (or an `AbortError` when cancelled).
@@ -91,17 +91,17 @@ export interface KeydeckClientOptions {
 export class KeydeckClient {
   /** The base address in use, normalized (no trailing slash). */
   readonly baseUrl: string;
-  /** §4 consumption keys: `list`, `createCredit`, `update`, `delete`. */
+  /** The service's endpoints for consumption keys: `list`, `createCredit`, `update`, `delete`. */
   readonly keys: KeysResource;
-  /** §4 management keys: `list`, `create`, `delete`. */
+  /** The service's endpoints for management keys: `list`, `create`, `delete`. */
   readonly managementKeys: ManagementKeysResource;
-  /** §4 billing: `credits`, `status`, `topUp`, `verifyTopUp`. */
+  /** The service's endpoints for billing: `credits`, `status`, `topUp`, `verifyTopUp`. */
   readonly billing: BillingResource;
-  /** Usage (issue 22): `list` (`GET /api/usage`), `get(keyId)`, `keyInfo` (`GET /v1/usage` with an `sk_`). */
+  /** Usage: `list` (`GET /api/usage`), `get(keyId)`, `keyInfo` (`GET /v1/usage` with an `sk_`). */
   readonly usage: UsageResource;
-  /** Plans (issue 22): `list` (`GET /api/plans`, public). */
+  /** Plans: `list` (`GET /api/plans`, public). */
   readonly plans: PlansResource;
-  /** Pools (issue 23): `list` (`GET /api/pools`), `get(idOrSlug)`; read-only. */
+  /** Pools: `list` (`GET /api/pools`), `get(idOrSlug)`; read-only. */
   readonly pools: PoolsResource;
   readonly #core: ApiCore;
 
@@ -122,9 +122,9 @@ export class KeydeckClient {
 
   /**
    * The service's clock minus this machine's, in ms, from the HTTP `Date` header of the last
-   * answer that had one (RFC 9110 §6.6.1; one-second resolution); undefined before any answer.
+   * answer that had one (RFC 9110 the service interface; one-second resolution); undefined before any answer.
    * Times the service decides (a subscription's `expiresAt`) are reckoned with
-   * `Date.now() + serviceClockOffsetMs` (issue 19). Bounded to ±10 years (a nonsense header is ignored).
+   * `Date.now() + serviceClockOffsetMs`. Bounded to ±10 years (a nonsense header is ignored).
    */
   get serviceClockOffsetMs(): number | undefined {
     return this.#core.serviceClockOffsetMs;
@@ -148,7 +148,7 @@ export const REAL_SERVICE_ORIGIN = 'https://api.cheapestinference.com';
  * The top-up method names sent by default to `baseUrl`'s service: for the real service's origin
  * ({@link REAL_SERVICE_ORIGIN}) its documented card names, `stripe` (checkout page) and
  * `stripe_direct` (card on file) (https://cheapestinference-docs.pages.dev/api/credits/); the
- * seed's names (§4) for any other service (the sandbox accepts both).
+ * seed's names for any other service (the sandbox accepts both).
  */
 export function defaultMethodNames(baseUrl: string): Readonly<Record<TopUpMethod, string>> {
   let origin: string | undefined;

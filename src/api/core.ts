@@ -3,7 +3,7 @@
  * keep-alive connection pool, one deadline and retry policy, one reader, one failure wording.
  *
  * Behaviour of every call:
- * - `Authorization: Bearer <token>` (a session token or an `mk_` key, §5; an `sk_` for the `/v1/*`
+ * - `Authorization: Bearer <token>` (a session token or an `mk_` key, an `sk_` for the `/v1/*`
  *   endpoints that take one) on every request that is not public.
  * - Input is validated with the request schemas of ./schemas.ts before anything is sent
  *   (`invalid_request` with `field`, no request made): {@link ApiCore.parseInput}.
@@ -102,7 +102,7 @@ export interface ApiCoreOptions {
   readOnly?: string;
 }
 
-/** How a 2xx body is read: a §2 schema (reader rules of ./reader.ts), or accepted as it comes. */
+/** How a 2xx body is read: a the service's resources schema (reader rules of ./reader.ts), or accepted as it comes. */
 export type Reader<T> = { schema: z.ZodType<T> | null; creates?: boolean };
 
 /** One call as a resource describes it. */

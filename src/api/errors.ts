@@ -3,7 +3,7 @@
  */
 import { KeydeckError, type ExitClass } from '../errors/index.js';
 
-/** The codes a service may send in an error body (DESIGN.md error codes). */
+/** The codes a service may send in an error body (docs/real-service.md error codes). */
 export const SERVICE_ERROR_CODES = [
   'unauthorized',
   'forbidden',
@@ -145,7 +145,7 @@ const BEARER = /(Bearer\s+)[^\s"',;]+/gi;
 
 /**
  * Returns `text` with every secret replaced: key values shaped like `sk_…`/`mk_…` (or `sk-…`/
- * `mk-…`) become their first 8 characters after the prefix followed by `…` (the `keyPrefix` form of §2.2),
+ * `mk-…`) become their first 8 characters after the prefix followed by `…` (the `keyPrefix` form of the management key's fields),
  * Bearer credentials become `Bearer [redacted]`, and each string in `extra` (a session token,
  * say) becomes `[redacted]`. Safe on any text; used for every error message and log line.
  */
@@ -162,7 +162,7 @@ export function redactSecrets(text: string, extra: readonly string[] = []): stri
   return out;
 }
 
-/** The display prefix of a full key: `mk_` + 8 characters (§2.2 `keyPrefix`), or `sk_` + 8 (`sk-`, `mk-` likewise). */
+/** The display prefix of a full key: `mk_` + 8 characters (the management key's fields `keyPrefix`), or `sk_` + 8 (`sk-`, `mk-` likewise). */
 export function keyPrefixOf(key: string): string {
   return key.slice(0, 11);
 }

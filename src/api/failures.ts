@@ -2,7 +2,7 @@
  * Turns everything that can go wrong in a call into one {@link KeydeckApiError} with a stable
  * code and one human sentence (what went wrong, what to do). Error bodies are trusted for
  * nothing: a code of ours is taken from any error shape the pages and the seed show
- * ({@link serviceErrorInfo}), else the HTTP status decides (§7 shows no error shapes); the
+ * ({@link serviceErrorInfo}), else the HTTP status decides (the service's errors shows no error shapes); the
  * service's own sentence, when it sent one, is quoted beside keydeck's. Every text that came from
  * the service is cleaned of control characters, shortened and redacted (the token and any key
  * value) before it reaches a message.
@@ -42,7 +42,7 @@ export function parseBody(text: string): ParsedBody {
   }
 }
 
-/** The error facts a body may carry in one of the DESIGN.md shapes (all optional). */
+/** The error facts a body may carry in one of the docs/real-service.md shapes (all optional). */
 export interface ServiceErrorInfo {
   code?: ApiErrorCode;
   message?: string;
@@ -51,12 +51,12 @@ export interface ServiceErrorInfo {
 
 /**
  * Reads the error facts of every error shape the pages and the seed show, bare or inside
- * `{ success: false, … }` (issue 43, item 2):
+ * `{ success: false, … }`:
  *
  * | shape | code | the service's own words |
  * |---|---|---|
  * | `{ error: "<sentence>" }` (the pages) | when the text is one of ours (`{ error: "not_found" }`) | the text, when it is not a code |
- * | `{ error: { code, message, field } }` (DESIGN.md, the sandbox) | `code` | `message` |
+ * | `{ error: { code, message, field } }` (the sandbox) | `code` | `message` |
  * | `{ error: { message } }` | — | `message` |
  * | `{ message }`, `{ code, message }` | `code` | `message` |
  * | `{ error: "<code>", message }` | `error` | `message` |
@@ -94,7 +94,6 @@ export function makeError(ctx: FailureContext, code: ApiErrorCode, message: stri
 
 /** Text from the service, made safe to print: no control characters, short, no secret. */
 function clean(text: string, token: string, max = 200): string {
-  // eslint-disable-next-line no-control-regex
   const flat = text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ').replace(/\s+/g, ' ').trim();
   const redacted = redactSecrets(flat, [token]);
   return redacted.length > max ? `${redacted.slice(0, max - 1)}…` : redacted;
@@ -147,7 +146,7 @@ export function errorFromResponse(
     ...(field !== undefined && { field }),
     ...(retryAfterMs !== undefined && { retryAfter: formatWait(retryAfterMs) }),
   });
-  // The service's own sentence, cleaned and bounded, beside keydeck's (issue 43, item 2).
+  // The service's own sentence, cleaned and bounded, beside keydeck's.
   const sentence = info.message !== undefined ? failureSentenceQuoting(words, clean(info.message, ctx.token), status >= 400 && status < 500) : failureSentence(words);
   return makeError(ctx, code, `${sentence}.`, {
     status,
@@ -186,7 +185,7 @@ export function errorFromNetwork(ctx: FailureContext, code: string, possiblySent
 }
 
 /**
- * The error for a successful status whose body is not what §2 documents. `field` is the path of
+ * The error for a successful status whose body is not what the service's resources documents. `field` is the path of
  * the first wrong field (`[2].id`, `data.remaining`), or undefined when the whole body is wrong.
  */
 export function errorFromInvalidResponse(ctx: FailureContext, status: number, rawField: string | undefined, rawProblem: string): KeydeckApiError {

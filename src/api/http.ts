@@ -37,7 +37,7 @@ export type HttpOutcome =
   | { kind: 'too_large'; status: number };
 
 /**
- * Largest response body read, in bytes (32 MiB): far above any answer of §4 (a list of 150,000
+ * Largest response body read, in bytes (32 MiB): far above any answer of the service's endpoints (a list of 150,000
  * keys is about 30 MB less than that, see test/api/bounds.test.ts), far below what would take a
  * terminal app's memory into gigabytes.
  */
@@ -103,8 +103,9 @@ export class HttpTransport implements Transport {
         signal: attempt.signal ? AbortSignal.any([attempt.signal, bound.signal]) : bound.signal,
       });
       // Bounded in bytes: a declared length above the cap is refused before the body is read, an
-      // undeclared one as soon as the cap is passed.
-      request.on('response', (response: http.IncomingMessage) => {
+      // undeclared one as soon as the cap is passed. (`on` returns the request itself, awaited below:
+      // `void` only says so.)
+      void request.on('response', (response: http.IncomingMessage) => {
         const declared = Number(response.headers['content-length']);
         if (Number.isFinite(declared) && declared > MAX_RESPONSE_BYTES) {
           tooLarge = response.statusCode ?? 0;
@@ -112,8 +113,8 @@ export class HttpTransport implements Transport {
         }
       });
       let status = 0;
-      request.on('response', (response: http.IncomingMessage) => (status = response.statusCode ?? 0));
-      request.on('downloadProgress', (progress: { transferred: number }) => {
+      void request.on('response', (response: http.IncomingMessage) => (status = response.statusCode ?? 0));
+      void request.on('downloadProgress', (progress: { transferred: number }) => {
         if (progress.transferred > MAX_RESPONSE_BYTES && tooLarge === undefined) {
           tooLarge = status;
           bound.abort();

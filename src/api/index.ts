@@ -1,5 +1,5 @@
 /**
- * src/api: the service's interface as a TypeScript client (seed §4, and the real service's
+ * src/api: the service's interface as a TypeScript client (seed the service's endpoints, and the real service's
  * documented answers: usage, plans, pools). HTTP and the wire format, nothing about terminals.
  *
  * What lives here: the client (./client.ts `KeydeckClient`, one namespace per resource in

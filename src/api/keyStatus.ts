@@ -1,5 +1,5 @@
 /**
- * The one status rule of a consumption key (§2.1, §3), shared by the TUI and the commands.
+ * The one status rule of a consumption key, shared by the TUI and the commands.
  */
 import type { ConsumptionKey } from './schemas.js';
 
@@ -21,7 +21,7 @@ export function keyStatus(
   return key.isActive ? 'active' : 'inactive';
 }
 
-/** A subscription key this close to its end is flagged (issue 19): 3 days, in ms. */
+/** A subscription key this close to its end is flagged: 3 days, in ms. */
 export const EXPIRY_WARNING_MS = 3 * 86_400_000;
 
 /**
@@ -57,7 +57,7 @@ export function timeLeftWords(ms: number): string {
 /**
  * True for a key minted from a pool pledge (`keyPlan: pool`, the newer keys page and the Per-Key
  * Plans page): its paid time is its pledge's, and a deleted key is minted again from the pledge.
- * The other subscription keys follow the spec's model (§3: one key per payment, 30 days).
+ * The other subscription keys follow the spec's model (one key per payment, 30 days).
  */
 export function isPoolKey(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>): boolean {
   return key.keyType === 'subscription' && key.keyPlan === 'pool';
@@ -71,8 +71,8 @@ function pledgeOf(key: object): string | undefined {
 
 /**
  * What deleting or deactivating `key` costs in paid time, as a clause for a confirmation, or
- * undefined when nothing paid is left (credit keys, expired). The spec's subscription key (§3):
- * `29 days of paid time are lost (…; a new payment creates a new key)`. A pool key (issue 43, item
+ * undefined when nothing paid is left (credit keys, expired). The spec's subscription key:
+ * `29 days of paid time are lost (…; a new payment creates a new key)`. A pool key (item
  * 5): its pledge keeps the paid time, and a new key is minted from the pledge.
  */
 export function paidTimeLost(
@@ -96,7 +96,7 @@ export function paidTimeLost(
 
 /**
  * How a subscription key's paid time goes on, as a clause: the spec's subscription key is not
- * extended (§3: a new payment creates a new key; `priceUsd` a month when the service's plans say
+ * extended (a new payment creates a new key; `priceUsd` a month when the service's plans say
  * it); a pool key's time is its pledge's, which renews each period unless its renewal was
  * cancelled (`cancelAtPeriodEnd`, from the billing status, when known: `keydeck billing cancel`
  * stops it).

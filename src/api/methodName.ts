@@ -1,5 +1,5 @@
 /**
- * The schema of a top-up `method` name as sent on the wire (§4 `POST /api/billing/topup`), on its
+ * The schema of a top-up `method` name as sent on the wire (the service's endpoints `POST /api/billing/topup`), on its
  * own so that the config (src/config/config.ts, a profile's `topUpMethods`) checks it without
  * loading every schema of the API (src/api/schemas.ts re-exports it).
  */

@@ -1,5 +1,5 @@
 /**
- * Money as the service sends it, read exactly: a USD amount arrives as a JSON number (§2.3, §2.6)
+ * Money as the service sends it, read exactly: a USD amount arrives as a JSON number
  * or as a decimal string (the older documentation pages: `"remaining": "74.50"`), and a
  * real-time balance may carry sub-cent digits. Every amount is parsed from its decimal digits
  * into an integer count of micro-USD (µUSD, 10⁻⁶ USD) — never through `parseFloat` — and shown
@@ -91,7 +91,7 @@ export function centsText(usd: number): string {
 /**
  * The digits of a whole number with a comma every three (`1234567` → `"1,234,567"`, `-1200` →
  * `"-1,200"`): what `toLocaleString('en-US')` gives, without loading ICU's locale data (about 7 MB
- * of resident memory in a process that stays open; issue 27). Non-integers keep their fraction as
+ * of resident memory in a process that stays open). Non-integers keep their fraction as
  * `String()` writes it. `value` may also be a string of digits (a bigint's, beyond 2^53).
  */
 export function groupThousands(value: number | string): string {
@@ -127,15 +127,10 @@ export function formatUsdCode(usd: number): string {
   return `${centsText(usd)} USD`;
 }
 
-/** A USD amount cut to the cent (toward −∞), as a number: `74.509` → `74.5`. */
-export function floorToCents(usd: number): number {
-  return Math.floor(usdToMicros(usd) / 10_000) / 100;
-}
-
 /**
  * The canonical decimal text of a µUSD amount: at least the digits given, trailing zeros of the
  * fraction dropped (`25000000` → `"25"`, `25500000` → `"25.5"`). Used where the seed has a string
- * (§2.5 `amount`).
+ * (the USDC payment instruction `amount`).
  */
 export function microsToDecimal(micros: number): string {
   const sign = micros < 0 ? '-' : '';

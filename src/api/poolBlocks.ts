@@ -1,6 +1,6 @@
 /**
  * The daily reserved-hour blocks of a pool subscription, as the service documents them
- * (seed §1: "1 to 3 daily 8-hour UTC blocks … `asia`, `europe` and `americas`"; the hours are the
+ * (seed the service's description: "1 to 3 daily 8-hour UTC blocks … `asia`, `europe` and `americas`"; the hours are the
  * Management API page's table, https://cheapestinference-docs.pages.dev/guides/management-api/:
  * `asia` 00:00–08:00, `europe` 08:00–16:00, `americas` 16:00–24:00 UTC). A pool key works only
  * inside its blocks; outside them its requests get 429

@@ -1,5 +1,5 @@
 /**
- * Wire readers of the pool subscriptions (issue 23), by the one tolerant reader's rules
+ * Wire readers of the pool subscriptions, by the one tolerant reader's rules
  * (./reader.ts; its table names each accepted form and its page):
  *
  * - `GET /api/pools`: the pools ({@link PoolListSchema} → {@link PoolList}), as the Unlimited

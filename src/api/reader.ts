@@ -1,5 +1,5 @@
 /**
- * The tolerant reader: the one place where an answer of the service becomes data (DESIGN.md
+ * The tolerant reader: the one place where an answer of the service becomes data (docs/real-service.md
  * "Boundaries": service answer → memory). The seed (seed/service-interface.md) is the contract;
  * what the real service's public documentation pages show it sending is accepted too, because a
  * tool for that service must read it. Anything outside these rules is `invalid_response` naming
@@ -33,25 +33,25 @@
  *
  * | field | accepted forms | source |
  * |---|---|---|
- * | the body of every endpoint | bare JSON, or the envelope `{ "success": true, "data": … }` (its `data` is read; `success: false` is an error whatever the status) | seed §4 (billing enveloped, keys bare); older credits page (billing bare); newer keys page (`GET /api/keys` enveloped) |
- * | `totalTopUp`, `remaining` (§2.3), `credited`, `balance` (§2.6), `creditBalance` (status) | a JSON number or a decimal string (`"74.50"`), read exactly into µUSD (./money.ts), shown to the cent cut toward −∞ | seed §2.3, §2.6 (numbers); older credits page (`"remaining": "74.50"`, `"balance": "75.00"`); status pages (`"creditBalance": "25.00"` and `25.00`) |
- * | `creditKeyCount` (§2.3) | a whole number; when missing, `creditKeyId` stands in: a string → 1, null → 0 | seed §2.3; older credits page (`"creditKeyId": "clx3ghi..."`) |
- * | `userId` (§2.3) | a string or null; missing → null | seed §2.3; older credits page (not shown) |
- * | `amount` of a USDC instruction (§2.5) | a decimal string (kept as sent) or a number (turned into its decimal); above 0; may differ from the amount requested | seed §2.5 (string); older credits page (`25` for a request of 50); newer credits page (`"50"`) |
- * | `keyPlan` (§2.1) | any string (`standard`, `credits`, `pool`, …) | seed §2.1; newer keys page (`"pool"`) |
+ * | the body of every endpoint | bare JSON, or the envelope `{ "success": true, "data": … }` (its `data` is read; `success: false` is an error whatever the status) | seed the service's endpoints (billing enveloped, keys bare); older credits page (billing bare); newer keys page (`GET /api/keys` enveloped) |
+ * | `totalTopUp`, `remaining`, `credited`, `balance`, `creditBalance` (status) | a JSON number or a decimal string (`"74.50"`), read exactly into µUSD (./money.ts), shown to the cent cut toward −∞ | seed the credit balance record, the verified top-up result (numbers); older credits page (`"remaining": "74.50"`, `"balance": "75.00"`); status pages (`"creditBalance": "25.00"` and `25.00`) |
+ * | `creditKeyCount` | a whole number; when missing, `creditKeyId` stands in: a string → 1, null → 0 | seed the credit balance record; older credits page (`"creditKeyId": "clx3ghi..."`) |
+ * | `userId` | a string or null; missing → null | seed the credit balance record; older credits page (not shown) |
+ * | `amount` of a USDC instruction | a decimal string (kept as sent) or a number (turned into its decimal); above 0; may differ from the amount requested | seed the USDC payment instruction (string); older credits page (`25` for a request of 50); newer credits page (`"50"`) |
+ * | `keyPlan` | any string (`standard`, `credits`, `pool`, …) | seed the consumption key's fields; newer keys page (`"pool"`) |
  * | `lastUsedAt` of a consumption key | an ISO 8601 string, null, or missing | newer keys page |
- * | `subscriptionId` and any other field not in §2 | kept as sent (for `--json` and the status tree) | newer keys page; both status pages |
- * | a key value (`apiKey`, or a full `sk_`/`mk_` value) in any answer but the one creating that key | dropped, counted, reported once by the caller | newer keys page (`"apiKey": "sk-..."` on every list entry); seed §2.1, §5 (never returned by list) |
+ * | `subscriptionId` and any other field not in the service's resources | kept as sent (for `--json` and the status tree) | newer keys page; both status pages |
+ * | a key value (`apiKey`, or a full `sk_`/`mk_` value) in any answer but the one creating that key | dropped, counted, reported once by the caller | newer keys page (`"apiKey": "sk-..."` on every list entry); seed the consumption key's fields, the service's authentication (never returned by list) |
  * | `GET /api/usage` (./usageSchemas.ts `UsageListSchema`) | an array of key entries (newer usage page: enveloped, `id` and `name` shown), or an object with a `keys` (`byKey`, `perKey`, `usage`) array and optional `startDate`/`endDate` (older usage page: no body shown; **assumed**). A wrong entry (not an object, no `id`/`keyId`) is `invalid_response` naming it (`data[3].id`); a wrong figure refuses only that key (`refused`, a sentence). The older form's one figure per key belongs to its range's period (24 h, 7 d or 30 d within 10 %, else all time) | newer and older usage pages |
- * | a key's spend per period (**assumed**: the newer page says "4 time periods" and is cut before them) | an object `usage`, `periods`, `spend` or `stats` whose fields are period names (`24h`/`day`/`today`/`last24h`, `7d`/`week`, `30d`/`month`, `total`/`all`/`allTime`/`lifetime`; case, `_`, `-` ignored) holding an amount, or `{ spend \| cost \| spent \| amount: amount, requests?, tokens? (or input + output tokens) }`; or flat fields `spend24h`, `spend_7d`, `cost30d`, `totalSpend`; or §2.1's `spend` (all time). Amounts are numbers or decimal strings read exactly; negative or not a number → that key refused | newer usage page ("4 time periods"); seed §2.1 (`spend`, `max_budget`) |
- * | a key's other usage fields (**assumed**) | `name`/`keyName`, `keyType`/`type`, `keyPlan`, `isActive`, `max_budget`/`maxBudget` (amount or null), `subscription: { planSlug \| plan, status, expiresAt \| currentPeriodEnd }` or §2.1's `subscriptionStatus`/`subscriptionExpiresAt`; anything else kept in `raw` for `--json` | newer usage page ("subscription info"); seed §2.1 |
+ * | a key's spend per period (**assumed**: the newer page says "4 time periods" and is cut before them) | an object `usage`, `periods`, `spend` or `stats` whose fields are period names (`24h`/`day`/`today`/`last24h`, `7d`/`week`, `30d`/`month`, `total`/`all`/`allTime`/`lifetime`; case, `_`, `-` ignored) holding an amount, or `{ spend \| cost \| spent \| amount: amount, requests?, tokens? (or input + output tokens) }`; or flat fields `spend24h`, `spend_7d`, `cost30d`, `totalSpend`; or the consumption key's fields's `spend` (all time). Amounts are numbers or decimal strings read exactly; negative or not a number → that key refused | newer usage page ("4 time periods"); seed the consumption key's fields (`spend`, `max_budget`) |
+ * | a key's other usage fields (**assumed**) | `name`/`keyName`, `keyType`/`type`, `keyPlan`, `isActive`, `max_budget`/`maxBudget` (amount or null), `subscription: { planSlug \| plan, status, expiresAt \| currentPeriodEnd }` or the consumption key's fields's `subscriptionStatus`/`subscriptionExpiresAt`; anything else kept in `raw` for `--json` | newer usage page ("subscription info"); seed the consumption key's fields |
  * | `GET /api/usage/:keyId` (`KeyUsageAnswerSchema`; no body shown, **assumed**) | one entry as above, bare or enveloped, or a one-entry list | older usage page |
  * | `GET /v1/usage` (`KeyInfoSchema`) | `{ budget: { spent, limit \| null, duration, resets_at }, rate_limits: { rpm, tpm }, plan: { slug \| null, status, expires_at }, credits: { balance }, key: { name, type, created_at } }`, bare or enveloped; each part may be missing or null; money numbers or decimal strings | middle and newer usage pages |
  * | `GET /api/plans` (`PlanListSchema`) | an array of `{ slug, name, priceUsdc: "20", rateLimits: { tpm_limit, rpm_limit } }`, bare (shown) or enveloped; the price also as `priceUsd`/`price` and the limits as `rpm`/`tpm` (**assumed**); the price is read as USD a month (**assumed** from https://docs.cheapestinference.com/guides/management-api: "$20/mo") | older usage page |
- * | `GET /api/billing/status` | any JSON; {@link summarizeBillingStatus} reads `subscriptions[]` (planSlug, status, currentPeriodEnd, cancelAtPeriodEnd, keyCount, keys[]), `poolPledges[]` (poolSlug, poolId, status, currentPeriodEnd, cancelAtPeriodEnd, hasKey, and `blocks`: an array of block names, **assumed**, the sandbox sends it) and `creditBalance`; other shapes stay a tree | seed §4 (not shown); older and newer status pages |
+ * | `GET /api/billing/status` | any JSON; {@link summarizeBillingStatus} reads `subscriptions[]` (planSlug, status, currentPeriodEnd, cancelAtPeriodEnd, keyCount, keys[]), `poolPledges[]` (poolSlug, poolId, status, currentPeriodEnd, cancelAtPeriodEnd, hasKey, and `blocks`: an array of block names, **assumed**, the sandbox sends it) and `creditBalance`; other shapes stay a tree | seed the service's endpoints (not shown); older and newer status pages |
  * | `GET /api/pools` (./poolSchemas.ts `PoolListSchema`) | a list of pools, bare or enveloped (or an object with a `pools` list, **assumed**); each pool read field by field (`id` or `slug` needed; `modelId`, `modelName`, `description`, `infraSpec`, `status` any text, `totalSlots`, `pledgedSlots`, `minPricePerDay` a USD amount read as a month's price per seat, `manualProvisioning`, `annualDiscount` 0–1); a field of another type is left out and named, an entry without id/slug or an answer that is no list is kept whole and shown as a tree, never `invalid_response` | https://docs.cheapestinference.com/api/unlimited-subscriptions/ (`minPricePerDay: "39.00"`, `annualDiscount: 0.15`), https://docs.cheapestinference.com/api/gpu-boosts (`infraSpec`, `pledgedSlots`), https://cheapestinference-docs.pages.dev/api/gpu-boosts/ |
  * | `GET /api/pools/:id` (`PoolAnswerSchema`) | one pool as above with `hourSlots[]` (`hour` 0–23, `slotIndex`, `pricePerDay` a month's USD share of one hour, `status` any text: `available` counts as free); blocks derived by hour (asia 0–7, europe 8–15, americas 16–23, ./poolBlocks.ts); bare, enveloped or a one-entry list | the same pages |
- * | every optional field of every object above (**the pages' generations differ**: the newer billing page sends `"subscriptionExpiresAt": null`, the newer keys page is cut before a credit key's entry) | null, read as "not set" (`nullAsUnset` in ./schemas.ts: left out before the schema reads the object); where null has a meaning of its own it keeps it (`lastUsedAt: null`: never used; `creditKeyId: null`: no credit key; `max_budget: null`: no cap). One null never fails a list | newer billing page; issue 43 |
+ * | every optional field of every object above (**the pages' generations differ**: the newer billing page sends `"subscriptionExpiresAt": null`, the newer keys page is cut before a credit key's entry) | null, read as "not set" (`nullAsUnset` in ./schemas.ts: left out before the schema reads the object); where null has a meaning of its own it keeps it (`lastUsedAt: null`: never used; `creditKeyId: null`: no credit key; `max_budget: null`: no cap). One null never fails a list | newer billing page |
  * | `POST /api/keys/subscription` (`CreatedSubscriptionKeySchema`) | an object with `id` and the full `apiKey` (`sk_…`, kept: the creating answer); every other field optional and kept | https://cheapestinference-docs.pages.dev/guides/per-key-plans/ (request); https://docs.cheapestinference.com/guides/management-api (answer begins `{ "id": …`); not shown further |
  *
  * src/api knows no terminals: nothing here writes anywhere; the caller is told what was hidden.
@@ -109,7 +109,7 @@ function looksLikeKey(v: string): boolean {
 /**
  * Drops every key value from an answer: fields named like `apiKey` (any value) and any text
  * that is a full `sk_`/`mk_` value (except in `name`, `keyPrefix` and `id`). With `keepTopLevel`
- * (the answer that creates a key, §3) the top-level `apiKey` is kept: that is the one time the
+ * (the answer that creates a key) the top-level `apiKey` is kept: that is the one time the
  * key is shown.
  */
 export function dropKeyValues(value: unknown, keepTopLevel = false): DroppedKeyValues {
@@ -205,7 +205,7 @@ export type ReadResult<T> =
 
 /** How {@link readAnswer} reads one endpoint's 2xx body. */
 export interface AnswerRule<T> {
-  /** The §2 schema of the data, or null for a body the seed does not show (read as it comes). */
+  /** The service's resources schema of the data, or null for a body the seed does not show (read as it comes). */
   schema: z.ZodType<T> | null;
   /** True for the answer that creates a key: its own top-level `apiKey` is kept. */
   creates?: boolean;
@@ -287,7 +287,7 @@ const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : 
 
 /** Entries of an array field that must hold objects only; null when it does not. */
 function objectsOf(value: unknown): Record<string, unknown>[] | null | undefined {
-  // Null is "not set", as for every optional field (issue 43).
+  // Null is "not set", as for every optional field.
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value) || !value.every(isObject)) return null;
   return value;

@@ -46,7 +46,7 @@ export function clampTimerMs(ms: number): number {
 }
 
 /**
- * Parses a `Retry-After` header value (RFC 9110 §10.2.3): delay-seconds (`"120"`) or an HTTP date.
+ * Parses a `Retry-After` header value (RFC 9110 the service interface): delay-seconds (`"120"`) or an HTTP date.
  * Returns the wait in ms (0 for a date in the past), at most {@link MAX_RETRY_AFTER_MS}, or
  * undefined when absent or unparseable.
  */

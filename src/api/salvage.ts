@@ -1,5 +1,5 @@
 /**
- * A creating answer keydeck cannot fully read still holds the key (issue 42, I2): when the answer
+ * A creating answer keydeck cannot fully read still holds the key (I2): when the answer
  * of `POST /api/keys/credit` (or another that creates a key) fails its schema — an `sk-…` value,
  * `keyType`, `isActive` or `createdAt` missing — the key exists on the service and its one-time
  * value is in that answer. The client's `invalid_response` error then carries what was found

@@ -1,10 +1,10 @@
 /**
- * The sandbox's chain simulation (DESIGN.md sandbox contract, beyond §4): `POST
+ * The sandbox's chain simulation (docs/sandbox-service.md sandbox contract, beyond the service's endpoints): `POST
  * /sandbox/chain/transfers { to, amount }` → `{ txHash }`, a simulated USDC transfer on Base to
  * a deposit address, so the USDC top-up walk-through can be completed end to end without real
  * money. Only for a sandbox: see {@link canSimulateTransfers}. And `GET /sandbox/chain` (issue
  * 25): where a sandbox started with `--chain anvil` runs its chain ({@link readSandboxChain});
- * `POST /sandbox/checkout/:sessionId` pays a card checkout (issue 44, {@link payCheckoutInSandbox}).
+ * `POST /sandbox/checkout/:sessionId` pays a card checkout ({@link payCheckoutInSandbox}).
  */
 import { isLoopbackHost, normalizeBaseUrl } from './baseUrl.js';
 import { z } from 'zod';
@@ -94,9 +94,9 @@ async function postOnce(
 const PAY_CHECKOUT_OP = { name: 'payCheckout', what: 'pay the checkout session in the sandbox', check: 'look at the billing status', changesState: true } as const;
 
 /**
- * Pays the card checkout session `sessionId` on the sandbox at `baseUrl` (DESIGN.md: `POST
+ * Pays the card checkout session `sessionId` on the sandbox at `baseUrl` (`POST
  * /sandbox/checkout/:sessionId`, what the hosted page's Pay button sends), so a card top-up can be
- * walked without a browser or a card (issue 44). The address is built from `baseUrl`, never taken
+ * walked without a browser or a card. The address is built from `baseUrl`, never taken
  * from the service's `sessionUrl`. Sent once, never retried; the sandbox pays a session once.
  * Only for a sandbox: see {@link canSimulateTransfers}.
  * @throws KeydeckApiError `not_found` (not a sandbox, or no such session), `network_error` /

@@ -1,9 +1,9 @@
 /**
- * Wire-format schemas of the service interface (seed/service-interface.md §2, §4).
+ * Wire-format schemas of the service interface (the service's resources).
  *
  * One source of truth for field names: the client parses every response with these, and the
  * sandbox validates its request bodies with the request schemas below. Response objects are
- * "loose": unknown extra fields are kept, never fatal (the real service may send more than §2
+ * "loose": unknown extra fields are kept, never fatal (the real service may send more than the service's resources
  * shows). Amounts are USD numbers; timestamps are ISO 8601 strings.
  */
 import { z } from 'zod';
@@ -15,7 +15,7 @@ const isoTimestamp = z.string().min(1);
 
 /**
  * `schema` (an object of an answer) reading null as "not set" for every optional field that does
- * not itself give null a meaning (issue 43, item 1: the newer billing page sends
+ * not itself give null a meaning (the newer billing page sends
  * `"subscriptionExpiresAt": null`, and one null must never break a whole list): such a field sent
  * as null is left out before the schema reads the object, as if it had not been sent. A field
  * whose null means something (`lastUsedAt: null`, never used) keeps its null. The output type is
@@ -38,7 +38,7 @@ export function nullAsUnset<S extends z.ZodObject>(schema: S) {
 }
 
 /**
- * A USD amount in an answer: a JSON number (§2.3, §2.6) or a decimal string (the older
+ * A USD amount in an answer: a JSON number or a decimal string (the older
  * documentation pages), read exactly into µUSD by ./money.ts and carried as the USD number
  * `micros / 1e6`. Anything else is an issue naming the field.
  */
@@ -51,7 +51,7 @@ export const UsdAmountSchema = z.union([z.number(), z.string()], { error: 'must 
   return microsToUsd(micros);
 });
 
-/** §2.1 Consumption key as listed by `GET /api/keys` (never carries `apiKey`). */
+/** The consumption key's fields Consumption key as listed by `GET /api/keys` (never carries `apiKey`). */
 export const ConsumptionKeySchema = nullAsUnset(z.looseObject({
   id: z.string().min(1),
   name: z.string(),
@@ -62,27 +62,27 @@ export const ConsumptionKeySchema = nullAsUnset(z.looseObject({
   isActive: z.boolean(),
   /** Subscription keys only. Seen value: `active`. */
   subscriptionStatus: z.string().optional(),
-  /** Subscription keys only: 30 days after the key's start (§2.1, §8). */
+  /** Subscription keys only: 30 days after the key's start. */
   subscriptionExpiresAt: isoTimestamp.optional(),
   createdAt: isoTimestamp,
-  /** Not in §2.1; the newer documentation pages list it on consumption keys. Null: never used. */
+  /** Not in the consumption key's fields; the newer documentation pages list it on consumption keys. Null: never used. */
   lastUsedAt: isoTimestamp.nullable().optional(),
 }));
 export type ConsumptionKey = z.infer<typeof ConsumptionKeySchema>;
 
-/** §4 `GET /api/keys`: an array of §2.1 keys. */
+/** The service's endpoints `GET /api/keys`: an array of the consumption key's fields keys. */
 export const ConsumptionKeyListSchema = z.array(ConsumptionKeySchema);
 
 /**
- * A full consumption key value: `sk_` (§2.1) or `sk-` (the newer keys page shows `"sk-..."`)
+ * A full consumption key value: `sk_` or `sk-` (the newer keys page shows `"sk-..."`)
  * followed by at least one character.
  */
 export const ConsumptionKeyValueSchema = z.string().regex(/^sk[_-][A-Za-z0-9_-]+$/, 'must be an sk_ (or sk-) key');
-/** A full management key value: `mk_` (§2.2), or `mk-` as the newer pages write keys, followed by at least eight characters. */
+/** A full management key value: `mk_`, or `mk-` as the newer pages write keys, followed by at least eight characters. */
 export const ManagementKeyValueSchema = z.string().regex(/^mk[_-][A-Za-z0-9_-]{8,}$/, 'must be an mk_ (or mk-) key');
 
 /**
- * §4 `POST /api/keys/credit` response: the created credit key with its full `apiKey`,
+ * The service's endpoints `POST /api/keys/credit` response: the created credit key with its full `apiKey`,
  * returned only this once. `keyPlan` is not listed for this response, so it is optional.
  */
 export const CreatedConsumptionKeySchema = nullAsUnset(
@@ -98,11 +98,11 @@ export const CreatedConsumptionKeySchema = nullAsUnset(
 );
 export type CreatedConsumptionKey = z.infer<typeof CreatedConsumptionKeySchema>;
 
-/** §4 `DELETE /api/keys/:id` response. */
+/** The service's endpoints `DELETE /api/keys/:id` response. */
 export const DeletedKeySchema = z.looseObject({ deleted: z.literal(true) });
 export type DeletedKey = z.infer<typeof DeletedKeySchema>;
 
-/** §2.2 Management key as listed by `GET /api/keys/management` (never carries `apiKey`). */
+/** The management key's fields Management key as listed by `GET /api/keys/management` (never carries `apiKey`). */
 export const ManagementKeySchema = nullAsUnset(
   z.looseObject({
     id: z.string().min(1),
@@ -117,10 +117,10 @@ export const ManagementKeySchema = nullAsUnset(
 );
 export type ManagementKey = z.infer<typeof ManagementKeySchema>;
 
-/** §4 `GET /api/keys/management`: an array of §2.2 keys. */
+/** The service's endpoints `GET /api/keys/management`: an array of the management key's fields keys. */
 export const ManagementKeyListSchema = z.array(ManagementKeySchema);
 
-/** §4 `POST /api/keys/management` response: `apiKey` is the full key, shown once. */
+/** The service's endpoints `POST /api/keys/management` response: `apiKey` is the full key, shown once. */
 export const CreatedManagementKeySchema = z.looseObject({
   id: z.string().min(1),
   name: z.string(),
@@ -130,7 +130,7 @@ export const CreatedManagementKeySchema = z.looseObject({
 export type CreatedManagementKey = z.infer<typeof CreatedManagementKeySchema>;
 
 /**
- * §2.3 Credit balance record (data of `GET /api/billing/credits`). Money as a number or a decimal
+ * The credit balance record Credit balance record (data of `GET /api/billing/credits`). Money as a number or a decimal
  * string (USD); `creditKeyCount` may be missing when the older pages' `creditKeyId` (the id of
  * the one credit key, or null) stands in for it: 1 with an id, 0 without; `userId` may be missing
  * (the older pages do not show it): null then.
@@ -162,20 +162,20 @@ export const CreditBalanceSchema = nullAsUnset(
   });
 export type CreditBalance = z.infer<typeof CreditBalanceSchema>;
 
-/** §2.4 Card checkout session (data of a `card_checkout` top-up). */
+/** The card checkout session Card checkout session (data of a `card_checkout` top-up). */
 export const CardCheckoutSessionSchema = z.looseObject({
   sessionUrl: z.string().min(1),
   sessionId: z.string().min(1),
 });
 export type CardCheckoutSession = z.infer<typeof CardCheckoutSessionSchema>;
 
-/** §2.5 USDC payment instruction (data of a `usdc` top-up). `amount` is a string. */
+/** The USDC payment instruction USDC payment instruction (data of a `usdc` top-up). `amount` is a string. */
 export const UsdcPaymentInstructionSchema = z.looseObject({
   address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address'),
   /** Network name; the seen value is `base`. */
   chain: z.string(),
   /**
-   * The amount to send, USD, as a decimal string: a string as sent (§2.5, the newer pages'
+   * The amount to send, USD, as a decimal string: a string as sent (the newer pages'
    * `"50"`) or a number turned into its decimal (the older pages' `25`). Above 0.
    */
   amount: z.union([z.string(), z.number()], { error: 'must be an amount (a decimal string or a number)' }).transform((value, ctx) => {
@@ -189,7 +189,7 @@ export const UsdcPaymentInstructionSchema = z.looseObject({
 });
 export type UsdcPaymentInstruction = z.infer<typeof UsdcPaymentInstructionSchema>;
 
-/** §2.6 Verified top-up result. USD numbers. */
+/** The verified top-up result Verified top-up result. USD numbers. */
 export const VerifiedTopUpSchema = z.looseObject({
   /** USD credited (a number, or a decimal string). */
   credited: UsdAmountSchema,
@@ -198,7 +198,7 @@ export const VerifiedTopUpSchema = z.looseObject({
 });
 export type VerifiedTopUp = z.infer<typeof VerifiedTopUpSchema>;
 
-/** §4 billing envelope: `{ success, data }`; `success: false` is an error whatever the status. */
+/** The service's endpoints for billing envelope: `{ success, data }`; `success: false` is an error whatever the status. */
 export const BillingEnvelopeSchema = z.looseObject({
   success: z.boolean(),
   data: z.unknown().optional(),
@@ -206,8 +206,8 @@ export const BillingEnvelopeSchema = z.looseObject({
 });
 
 /**
- * The error body shape of DESIGN.md (`{ error: { code, message } }`, also inside the billing
- * envelope). The real service's shape is not shown (§7): parsed only when present.
+ * The error body shape of docs/real-service.md (`{ error: { code, message } }`, also inside the billing
+ * envelope). The real service's shape is not shown: parsed only when present.
  */
 export const ErrorBodySchema = z.looseObject({
   error: z.looseObject({ code: z.string(), message: z.string().optional() }),
@@ -218,7 +218,7 @@ export const ErrorBodySchema = z.looseObject({
 
 /** Longest key name accepted, in characters. */
 export const MAX_NAME_LENGTH = 128;
-/** Minimum top-up, USD (§4, §8). */
+/** Minimum top-up, USD. */
 export const MIN_TOP_UP_USD = 10;
 /** Largest amount keydeck will send in one top-up, USD (a sanity bound; the spec sets none). */
 export const MAX_TOP_UP_USD = 1_000_000;
@@ -230,7 +230,7 @@ export const KeyNameSchema = z
   .min(1, 'name must not be empty')
   .max(MAX_NAME_LENGTH, `name must be at most ${MAX_NAME_LENGTH} characters`)
   // No C0/C1 control, DEL, bidi override, zero-width or other invisible format character, no line
-  // separator (issue 14): a name is shown on terminals and must look like what it is.
+  // separator: a name is shown on terminals and must look like what it is.
   .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u, 'name must not contain control, direction or invisible characters');
 
 /** Why `value` is refused as a key name ({@link KeyNameSchema}'s first message), or undefined. */
@@ -245,7 +245,7 @@ export function hasAtMostTwoDecimals(value: number): boolean {
   return Math.abs(cents - Math.round(cents)) < 1e-6;
 }
 
-/** A top-up amount in USD: finite, ≥ 10, ≤ 1,000,000, at most two decimals (§4, §8). */
+/** A top-up amount in USD: finite, ≥ 10, ≤ 1,000,000, at most two decimals. */
 export const TopUpAmountSchema = z
   .number({ error: 'amount must be a number' })
   .refine(Number.isFinite, 'amount must be a finite number')
@@ -254,7 +254,7 @@ export const TopUpAmountSchema = z
   .refine(hasAtMostTwoDecimals, 'amount must have at most two decimals');
 
 /**
- * §4 top-up `method` kinds, by the seed's names. The names sent on the wire for the card kinds are
+ * The service's endpoints top-up `method` kinds, by the seed's names. The names sent on the wire for the card kinds are
  * a profile setting (the documentation pages call them `stripe` and `stripe_direct`).
  */
 export const TopUpMethodSchema = z.enum(['card_checkout', 'card_direct', 'usdc']);
@@ -275,16 +275,16 @@ export const KeyIdSchema = z
   // A full key value never goes into a request's path (the message never repeats it).
   .refine((id) => !/^(sk|mk)(_[A-Za-z0-9_-]{12,}|-[A-Za-z0-9_-]{16,})$/.test(id), 'id is a key value (sk_…, mk_…), not an id');
 
-/** §4 `POST /api/keys/credit` and `POST /api/keys/management` body. */
+/** The service's endpoints `POST /api/keys/credit` and `POST /api/keys/management` body. */
 export const CreateKeyRequestSchema = z.strictObject({ name: KeyNameSchema });
-/** §4 `PUT /api/keys/:id` body: `name` and/or `isActive`. */
+/** The service's endpoints `PUT /api/keys/:id` body: `name` and/or `isActive`. */
 export const UpdateKeyRequestSchema = z
   .strictObject({ name: KeyNameSchema.optional(), isActive: z.boolean().optional() })
   .refine((b) => b.name !== undefined || b.isActive !== undefined, 'give name or isActive');
 export type UpdateKeyRequest = z.infer<typeof UpdateKeyRequestSchema>;
-/** §4 `POST /api/billing/topup` body. */
+/** The service's endpoints `POST /api/billing/topup` body. */
 export const TopUpRequestSchema = z.strictObject({ amount: TopUpAmountSchema, method: TopUpMethodNameSchema });
 export type TopUpRequest = z.infer<typeof TopUpRequestSchema>;
-/** §4 `POST /api/billing/verify-topup` body. */
+/** The service's endpoints `POST /api/billing/verify-topup` body. */
 export const VerifyTopUpRequestSchema = z.strictObject({ txHash: TxHashSchema, amount: TopUpAmountSchema });
 export type VerifyTopUpRequest = z.infer<typeof VerifyTopUpRequestSchema>;

@@ -1,5 +1,5 @@
 /**
- * Wire schemas of the usage endpoints (issue 22), read by the one tolerant reader's rules
+ * Wire schemas of the usage endpoints, read by the one tolerant reader's rules
  * (./reader.ts; its table names each accepted form, its page and what was assumed):
  *
  * - `GET /api/usage` (session token or `mk_`): every key with its spend over the periods the
@@ -76,7 +76,7 @@ export interface PeriodUsage {
 
 /** One key's usage, as read. */
 export interface KeyUsage {
-  /** The key's id (§2.1 `id`; `keyId` on the older aggregated form). */
+  /** The key's id (the consumption key's fields `id`; `keyId` on the older aggregated form). */
   readonly id: string;
   readonly name?: string;
   readonly keyType?: string;
@@ -84,7 +84,7 @@ export interface KeyUsage {
   readonly isActive?: boolean;
   /** Spend by period; empty when {@link refused}. */
   readonly periods: Partial<Record<UsagePeriod, PeriodUsage>>;
-  /** §2.1 `max_budget` of the key, USD; null: unlimited; undefined: not sent. */
+  /** The consumption key's fields `max_budget` of the key, USD; null: unlimited; undefined: not sent. */
   readonly maxBudget?: number | null;
   /** Subscription info, when sent. */
   readonly subscription?: { readonly plan?: string; readonly status?: string; readonly expiresAt?: string };
@@ -185,7 +185,7 @@ export function readKeyUsage(entry: unknown): { ok: true; key: KeyUsage } | { ok
     const period = flatPeriodOf(name);
     if (period) take(period, entry[name], name);
   }
-  // §2.1 tracks each credit key's `spend` (cumulative): the all-time figure when nothing else gives one.
+  // The consumption key's fields tracks each credit key's `spend` (cumulative): the all-time figure when nothing else gives one.
   // The entry's own counts (`requests`, `tokens`) go with it (the older aggregated form).
   if (entry.spend !== undefined && !isObject(entry.spend)) take('total', entry, 'spend');
   let maxBudget: number | null | undefined;

@@ -1,5 +1,5 @@
 /**
- * The one wording table of keydeck's failures (issue 27, item 3): for every error code a call can
+ * The one wording table of keydeck's failures: for every error code a call can
  * end with, by context (which operation, whether it changes state, whether the service named the
  * code, what it sent), the sentence a user reads and the next step it names. The client builds
  * every KeydeckApiError's message from it (./failures.ts), so the commands (stderr) and the TUI
@@ -256,7 +256,7 @@ export function failureSentence(words: FailureWords): string {
 
 /**
  * The sentence with the service's own words (`said`, already cleaned and bounded) beside
- * keydeck's (issue 43, item 2). A refusal whose sentence names no reason (`inline`: a 4xx whose
+ * keydeck's. A refusal whose sentence names no reason (`inline`: a 4xx whose
  * sentence has no colon) takes them as its reason, before the next step: "The service refused
  * the request to create the credit key as invalid: “Credit balance must be greater than 0 to
  * create a credit key”; correct it and try again". Any other keeps its sentence and next step

@@ -1,5 +1,5 @@
 /**
- * Low-balance alert (issue 6): a threshold in USD (`--alert-below`, profile `alertBelowUsd`).
+ * Low-balance alert: a threshold in USD (`--alert-below`, profile `alertBelowUsd`).
  * The balance is "low" while `remaining < threshold`. The alert fires once per downward
  * crossing, not on every poll: after firing it is disarmed until the balance is back at or
  * above the threshold (a top-up), which re-arms it.

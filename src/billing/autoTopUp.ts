@@ -1,5 +1,5 @@
 /**
- * Auto top-up's decision (issue 47), pure: given a profile's policy (src/config/autoTopUp.ts) and
+ * Auto top-up's decision, pure: given a profile's policy (src/config/autoTopUp.ts) and
  * what was read afresh — the balance, the top-ups in flight, a top-up that appeared since the fall
  * was seen, the card charges of the day and the month, the failures since the policy was set or
  * resumed — whether to charge, how much, or why not. The operation that reads those facts and
@@ -22,7 +22,7 @@ import { formatUsd } from '../api/money.js';
 export interface AutoTopUpFacts {
   readonly now: Date;
   readonly policy: AutoTopUpPolicy;
-  /** The account's `remaining` (§2.3), read just now. */
+  /** The account's `remaining`, read just now. */
   readonly remaining: number;
   /** Each top-up in flight, in words ("a card charge of $30.00 sent at 03:12, its outcome unknown"). */
   readonly pending: readonly string[];

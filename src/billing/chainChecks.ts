@@ -1,8 +1,8 @@
 /**
- * Checks before verify (issue 25, item 2): what Base shows about a USDC transfer, compared with
+ * Checks before verify: what Base shows about a USDC transfer, compared with
  * the top-up it is meant to pay, each mismatch as one sentence that says what the chain shows and
  * what to do. The chain's word improves the sentences and never the verdict: "credited" still
- * needs the service's verify answer (issue 13's rule), so a passed check only lets keydeck send
+ * needs the service's verify answer (src/billing/evidence.ts), so a passed check only lets keydeck send
  * the verify without asking.
  *
  * {@link checkTransfer} is pure; {@link checkTransaction} loads the reader (viem) lazily and

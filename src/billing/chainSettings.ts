@@ -1,5 +1,5 @@
 /**
- * Where keydeck reads the chain (issue 25): `--no-chain` > `--chain-rpc URL` > `KEYDECK_CHAIN_RPC`
+ * Where keydeck reads the chain: `--no-chain` > `--chain-rpc URL` > `KEYDECK_CHAIN_RPC`
  * > the profile's `chainRpc` > a local sandbox's own chain > Base's public endpoint; and off when
  * the profile says `chainChecks: false`, `KEYDECK_CHAIN_CHECKS=0`, or the service is a local
  * sandbox without a chain (its simulated transfers are on no chain at all). What the RPC learns:

@@ -1,5 +1,5 @@
 /**
- * The deposit address watched (issue 25, item 3): USDC transfers to one address, read with
+ * The deposit address watched: USDC transfers to one address, read with
  * `eth_getLogs` from about the instruction's block on, at most once per {@link WATCH_INTERVAL_MS}
  * (the caller's loop waits that long between polls). Found transfers are kept across polls, so
  * the window can move forward; a chain that cannot be read is a sentence, never an exception.
@@ -8,7 +8,7 @@ import type { ChainReader, FoundTransfer } from '../api/chain/reader.js';
 import { confirmationsAt } from '../api/chain/rpcUrl.js';
 import { unavailableSentence } from './chainChecks.js';
 
-/** Least time between two polls of one watch, ms (issue 25: one `eth_getLogs` per 4 s at most). */
+/** Least time between two polls of one watch, ms (one `eth_getLogs` per 4 s at most). */
 export const WATCH_INTERVAL_MS = 4_000;
 /** Base produces a block every 2 s: how far back the instruction's time lies, in blocks. */
 const BASE_BLOCK_MS = 2_000;

@@ -1,5 +1,5 @@
 /**
- * A line chart of the balance (§2.3 `remaining`, USD) over a window (issue 16), drawn with
+ * A line chart of the balance (the credit balance record `remaining`, USD) over a window, drawn with
  * asciichart: a labelled USD axis on the left, the line, a time axis underneath with ticks
  * relative to now (`-24h … now`), and a row that marks each top-up (a rise of `totalTopUp`)
  * with `▲` under the stretch of time it happened in. Shared by the Billing pane and
@@ -100,7 +100,7 @@ export function balanceChart(samples: readonly BalanceSample[], options: ChartOp
   // asciichart draws the move from one value to the next in the column of the first: each column
   // would show the cell after it, and the line would stop a column short of "now". Led by a copy
   // of its first value, column c shows the move into cell c, under the same time as its tick and
-  // its top-up mark (issue 44), and a lone value (the first reading, in the last column) gets its cell.
+  // its top-up mark, and a lone value (the first reading, in the last column) gets its cell.
   const series = [values[first]!, ...(values.slice(first) as number[])];
   const plot = asciichart.plot(series, {
     // asciichart draws height + 1 rows.

@@ -1,5 +1,5 @@
 /**
- * The USDC-on-Base payment request of a USDC top-up (§2.5): EIP-55 checksummed addresses, USD
+ * The USDC-on-Base payment request of a USDC top-up: EIP-55 checksummed addresses, USD
  * amounts in USDC's 6-decimal base units (integer arithmetic only), and the EIP-681 URI a phone
  * wallet scans from the QR code:
  *
@@ -107,7 +107,7 @@ export function shortAddress(address: string): string {
 
 /** Input of {@link usdcTransferUri}. */
 export interface UsdcTransferRequest {
-  /** The deposit address of §2.5 (`0x` + 40 hex; checksummed here). */
+  /** The deposit address of the USDC payment instruction (`0x` + 40 hex; checksummed here). */
   readonly address: string;
   /** The amount in USD (= USDC), a number or decimal string with at most 6 decimals. */
   readonly amount: number | string;

@@ -1,15 +1,15 @@
 import { formatUsd } from '../api/money.js';
 /**
- * What the service's answers say about one top-up, read only when recognisable (issue 13,
+ * What the service's answers say about one top-up, read only when recognisable (
  * req. 1). Pure.
  *
- * - {@link paymentEvidence}: `GET /api/billing/status` (§4: "response body: not shown"). The
+ * - {@link paymentEvidence}: `GET /api/billing/status` ("response body: not shown"). The
  *   sandbox lists `pendingTopUps` and `recentTopUps` whose items name a checkout `sessionId` (or
  *   a card `paymentId`) with a `status`; the real service's shape is unknown, so the body is
  *   searched (bounded) for an object naming the top-up, and its words are read: `paid` only from
  *   an explicit paid status (`paid`, `succeeded`, `complete(d)`, `credited`), or from a list of
  *   finished top-ups whose item carries a completion time. Anything else says nothing.
- * - {@link directChargeEvidence}: the answer to a card-on-file charge (data not shown in §4),
+ * - {@link directChargeEvidence}: the answer to a card-on-file charge (data not shown in the service's endpoints),
  *   credited only when it says so for this charge (`status` paid, or a numeric `credited`).
  *
  * A rise of `totalTopUp` is never evidence: {@link unexplainedRise} only words it.
@@ -26,7 +26,7 @@ export type PaymentEvidence =
 
 /** What names a card top-up at the service. */
 export interface PaymentReference {
-  /** §2.4 checkout session id. */
+  /** The card checkout session checkout session id. */
   readonly sessionId?: string | undefined;
   /** A card-on-file payment's id, when its answer gave one. */
   readonly paymentId?: string | undefined;
@@ -74,7 +74,7 @@ export function paymentEvidence(status: unknown, ref: PaymentReference): Payment
   };
   const classify = (item: Record<string, unknown>, listKey: string, what: string): void => {
     const word = firstString(item, STATUS_FIELDS)?.toLowerCase();
-    // A sentence a user reads (issue 44): "the billing status lists checkout session cs_1 as succeeded (in recentTopUps)".
+    // A sentence a user reads: "the billing status lists checkout session cs_1 as succeeded (in recentTopUps)".
     const where = (state: string) => `the billing status lists ${what} as ${state}${listKey ? ` (in ${listKey})` : ''}`;
     const amount = typeof item.amount === 'number' && Number.isFinite(item.amount) && item.amount > 0 ? item.amount : undefined;
     if (word !== undefined && PAID.has(word)) paid = { kind: 'paid', where: where(word), ...(amount !== undefined && { amount }) };

@@ -1,5 +1,5 @@
 /**
- * The balance over time (§2.3 `remaining`, USD), kept in a bounded ring buffer, and what is
+ * The balance over time (the credit balance record `remaining`, USD), kept in a bounded ring buffer, and what is
  * read from it: the burn rate in USD/hour over a window, and the projected time the balance
  * runs out at that rate. Pure logic, no timers, no I/O: the TUI's Billing pane and
  * `keydeck monitor` feed it one sample per successful poll.
@@ -13,7 +13,7 @@
 export interface BalanceSample {
   readonly t: number;
   readonly remaining: number;
-  /** §2.3 `totalTopUp` at the same time: with it, spending is exact across top-ups. */
+  /** The credit balance record `totalTopUp` at the same time: with it, spending is exact across top-ups. */
   readonly totalTopUp?: number;
 }
 
@@ -46,11 +46,11 @@ export const DAY_WINDOW_MS = 24 * LONG_WINDOW_MS;
 export const WEEK_WINDOW_MS = 7 * DAY_WINDOW_MS;
 
 /**
- * Retention of the balance history (issue 16), shared by the database (historyStore.ts) and the
+ * Retention of the balance history, shared by the database (historyStore.ts) and the
  * in-memory buffer: every reading for the last 48 h; older ones thinned to the last reading of
  * each 5-minute bucket, and past 30 days to the last of each hour; nothing older than
  * {@link MAX_HISTORY_AGE_MS}. Keeping a bucket's *last* reading keeps spending exact: spent
- * (`totalTopUp − remaining`, §3) is cumulative, so the spend between any two kept readings is
+ * (`totalTopUp − remaining`) is cumulative, so the spend between any two kept readings is
  * the same as before thinning, and so is the rise of `totalTopUp` (the top-ups).
  */
 export const RETENTION_TIERS: readonly { readonly olderThanMs: number; readonly bucketMs: number }[] = [
@@ -226,7 +226,7 @@ export const MIN_RATE_READINGS = 3;
 /**
  * The burn rate over the `windowMs` before `now` (epoch ms): the USD spent between consecutive
  * samples in the window, summed, per hour of the time those samples span. Between two samples
- * that both know `totalTopUp`, the spend is exact: Δ(totalTopUp − remaining) (the §2.3 "spent
+ * that both know `totalTopUp`, the spend is exact: Δ(totalTopUp − remaining) (the credit balance record "spent
  * so far"), so a top-up neither hides nor offsets spending; otherwise it is the balance's drop
  * (a rise counts as no spending). Undefined ("collecting") while fewer than
  * {@link MIN_RATE_READINGS} samples fall in the window or they span less than
@@ -313,7 +313,7 @@ export function trendOf(history: BalanceHistory, remaining: number | undefined, 
   };
 }
 
-/** A rise of `totalTopUp` between two readings: a top-up credited (§2.3), USD. */
+/** A rise of `totalTopUp` between two readings: a top-up credited, USD. */
 export interface TopUpMark {
   /** Epoch ms of the first reading that shows it. */
   readonly t: number;

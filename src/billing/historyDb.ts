@@ -1,5 +1,5 @@
 /**
- * The file `history.db` (issues 16, 22): where it is, how it is opened safely, and its schema.
+ * The file `history.db`: where it is, how it is opened safely, and its schema.
  * One `node:sqlite` database in WAL mode with a busy timeout, shared by every keydeck process of
  * the user (the TUI, `monitor`, commands), holding:
  * - `series`, `readings`: the balance history per profile and origin (./historyStore.ts);
@@ -61,7 +61,7 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (series, t)
   ) WITHOUT ROWID;
   `,
-  // 2 (issue 22): per-key usage samples, the usage read budget, runaway episodes.
+  // 2: per-key usage samples, the usage read budget, runaway episodes.
   `
   CREATE TABLE usage_keys (
     id INTEGER PRIMARY KEY,
@@ -110,7 +110,7 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (key, started_at)
   ) WITHOUT ROWID;
   `,
-  // 3 (issue 43): the usage read limit learnt to be the account's, not the credential's.
+  // 3: the usage read limit learnt to be the account's, not the credential's.
   `
   CREATE TABLE usage_accounts (
     credential TEXT PRIMARY KEY, -- one-way hash of origin and token

@@ -1,5 +1,5 @@
 /**
- * The balance history a running keydeck works with (issue 16): the in-memory
+ * The balance history a running keydeck works with: the in-memory
  * {@link BalanceHistory} (what the trend, the rates and the chart read, synchronously) seeded
  * from the database at start, and every new reading written through to it. Shared by the TUI's
  * Billing pane, `keydeck monitor` and `keydeck billing watch`. Without a series (no database:

@@ -1,6 +1,6 @@
 /**
- * The balance history on disk (issue 16): every balance reading (§2.3 `remaining` and
- * `totalTopUp`, USD; spent derived as `totalTopUp − remaining`, the §3 budget model) kept per
+ * The balance history on disk: every balance reading (the credit balance record `remaining` and
+ * `totalTopUp`, USD; spent derived as `totalTopUp − remaining`, the service's states and transitions budget model) kept per
  * profile and service origin, so that a restarted keydeck or `keydeck monitor` shows the trend,
  * the burn rates and the run-out projection at once, and `keydeck billing history --chart` can
  * draw days of it.

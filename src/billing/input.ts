@@ -1,17 +1,17 @@
 /**
- * Input that means money, read one way for the TUI and the commands (issue 13, req. 4): a USD
+ * Input that means money, read one way for the TUI and the commands: a USD
  * amount and a transaction hash, each refused with the reason in words. Pure.
  *
  * The amount rule (the stricter of the two the tool had): a plain decimal, digits with optionally
  * `.` and one or two more digits (`10`, `10.5`, `12.50`). Refused: `$` (in a shell `--amount $250`
  * becomes `50`), a trailing or leading dot (`25.`, `.5`), signs, exponents, thousands separators,
  * more than two decimals; then at least {@link MIN_TOP_UP_USD} and at most {@link MAX_TOP_UP_USD}
- * (§4, §8). So the amount sent is exactly the amount typed.
+ *. So the amount sent is exactly the amount typed.
  *
  * A hash is `0x` + 64 hex digits; a longer one is refused with its count ("65 of 64 hex
  * digits"), never cut to 64.
  */
-import { floorToCents, groupThousands } from '../api/money.js';
+import { groupThousands } from '../api/money.js';
 import { MAX_TOP_UP_USD, MIN_TOP_UP_USD, TopUpAmountSchema, TxHashSchema } from '../api/schemas.js';
 
 /** What an amount is for: a new top-up, or a USDC transfer already sent (to verify). */

@@ -1,5 +1,5 @@
 /**
- * A USDC payment instruction (§2.5) is what the user must send: the service may name another
+ * A USDC payment instruction is what the user must send: the service may name another
  * amount than the one requested (the older documentation page answers `"amount": 25` to a
  * request of 50: https://cheapestinference-docs.pages.dev/api/credits). keydeck then says so in
  * one sentence and uses the instruction's amount for the QR code, the top-up record and the

@@ -1,5 +1,5 @@
 /**
- * The top-up record (issues 6, 13): one local record of every top-up keydeck starts or verifies,
+ * The top-up record: one local record of every top-up keydeck starts or verifies,
  * shared by the TUI and the commands (`keydeck billing topup | verify | history`). It is what lets
  * a user finish a top-up that was paid but not yet credited (the worst thing that can happen here)
  * after a restart or a lost connection, and what stops keydeck from submitting a hash it already
@@ -46,7 +46,6 @@ import { INITIAL_STATES, inScope, isUnfinished, JournalDamagedError, JournalErro
 import { heldSentence, readSummary, summaryOf, summaryPath, type JournalSummary, type SummaryRead } from './journalSummary.js';
 
 export * from './journalEntry.js';
-export { BUSY_TIMEOUT_MS } from './journalFile.js';
 
 /** Most records kept; beyond it the oldest finished ones are dropped (never an unfinished one). */
 export const MAX_JOURNAL_ENTRIES = 10_000;

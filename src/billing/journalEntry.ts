@@ -1,5 +1,5 @@
 /**
- * A top-up record's model (issues 6, 13): its states and the moves between them, its fields
+ * A top-up record's model: its states and the moves between them, its fields
  * (zod), the scope a query is about, the errors of the record, the labels for humans. The record
  * on disk is ./journal.ts (which re-exports this module).
  *
@@ -120,12 +120,12 @@ export const JournalEntrySchema = z.object({
   host: z.string(),
   /** The keydeck profile the top-up was made with. */
   profile: z.string().optional(),
-  /** USDC: the deposit address (EIP-55) and chain of §2.5. */
+  /** USDC: the deposit address (EIP-55) and chain of the USDC payment instruction. */
   address: z.string().optional(),
   chain: z.string().optional(),
-  /** USDC: the amount string of §2.5 as the service sent it. */
+  /** USDC: the amount string of the USDC payment instruction as the service sent it. */
   instructedAmount: z.string().optional(),
-  /** Card checkout: §2.4 session id and hosted page URL (to reopen it after a restart). */
+  /** Card checkout: the card checkout session session id and hosted page URL (to reopen it after a restart). */
   sessionId: z.string().optional(),
   sessionUrl: z.string().optional(),
   /** Card on file: the payment's id when the service's answer gave one. */
@@ -156,10 +156,10 @@ export const JournalEntrySchema = z.object({
   balance: z.number().optional(),
   /** What named it credited, in words ("the verify answer", "the billing status names session …"). */
   evidence: z.string().optional(),
-  /** USDC: what the chain showed when keydeck checked the transfer (issue 25). Beside the service's answers; never a verdict. */
+  /** USDC: what the chain showed when keydeck checked the transfer. Beside the service's answers; never a verdict. */
   chainEvidence: ChainEvidenceSchema.optional(),
   /**
-   * A card-on-file charge auto top-up made (issue 47): when it decided (ISO 8601, the service's
+   * A card-on-file charge auto top-up made: when it decided (ISO 8601, the service's
    * clock), the balance it read (USD) and the policy's threshold (USD). Absent on a top-up a person asked for.
    */
   autoTopUp: z.object({ decidedAt: z.string(), remaining: z.number(), belowUsd: z.number() }).optional(),
@@ -286,7 +286,7 @@ export function methodLabel(method: TopUpMethod): string {
 }
 
 /**
- * What a top-up asks of the user now (issue 42, I4: nothing ever invites paying twice), shared by
+ * What a top-up asks of the user now (I4: nothing ever invites paying twice), shared by
  * the Billing pane and the walk-through: `pay` only for a USDC instruction no transfer was named
  * for yet; `verify` once a transaction hash was given and credited nothing known (not found yet,
  * refused), or for a card top-up awaiting its payment; `verifying` while a verify or a charge

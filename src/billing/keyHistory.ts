@@ -1,5 +1,5 @@
 /**
- * Spend per key over time (issue 22): each usage answer becomes one sample per key in
+ * Spend per key over time: each usage answer becomes one sample per key in
  * `history.db` (./historyDb.ts `key_samples`), per profile and origin (the balance history's
  * series), so that a key's spend over days, its sparkline, its burn rates and its own baseline
  * (./runaway.ts) build up from the 12 reads a day the service allows. Runaway episodes are kept

@@ -1,22 +1,22 @@
 /**
  * The published limits of a consumption key, each figure with where it comes from: domain
  * knowledge shared by both faces (the Keys pane's details, `keydeck keys show`, `keys list
- * --json`), so the TUI and the commands say the same figures (issue 43, item 4; issue 45, item 7).
+ * --json`), so the TUI and the commands say the same figures.
  *
- * Where each figure comes from, the service's word first (issue 43, item 5):
+ * Where each figure comes from, the service's word first:
  *
  * | key | figure | sources, first that has it |
  * |---|---|---|
- * | credit (`keyType: credit`) | 60 requests a minute, no token limit, bounded by the shared balance | the keys page (both generations: "60 RPM rate limit"); §8 says the same |
- * | pool (`keyPlan: pool`) | unlimited inside its reserved blocks, 429 outside, 1 concurrent request | the newer keys page and the Per-Key Plans page (§8 says 2 concurrent for pool subscriptions) |
- * | legacy `standard` | requests and tokens a minute | the service's `GET /api/plans` when it lists the plan; else the older Management API page (200 a minute, a budget of $0.22 per 8 hours) for the requests; §8 (3,333 tokens a minute) for the tokens |
- * | legacy `pro` | the same | `GET /api/plans`; else the Management API page (400 a minute, $0.67 per 8 hours); §8 (13,333 tokens a minute) |
- * | legacy plans | 2 concurrent requests | §8 ("pool subscriptions allow 2 concurrent requests per key": the seed's subscription keys are its time-block keys) |
+ * | credit (`keyType: credit`) | 60 requests a minute, no token limit, bounded by the shared balance | the keys page (both generations: "60 RPM rate limit"); the service's limits says the same |
+ * | pool (`keyPlan: pool`) | unlimited inside its reserved blocks, 429 outside, 1 concurrent request | the newer keys page and the Per-Key Plans page (the service's limits says 2 concurrent for pool subscriptions) |
+ * | legacy `standard` | requests and tokens a minute | the service's `GET /api/plans` when it lists the plan; else the older Management API page (200 a minute, a budget of $0.22 per 8 hours) for the requests; the service's limits (3,333 tokens a minute) for the tokens |
+ * | legacy `pro` | the same | `GET /api/plans`; else the Management API page (400 a minute, $0.67 per 8 hours); the service's limits (13,333 tokens a minute) |
+ * | legacy plans | 2 concurrent requests | the service's limits ("pool subscriptions allow 2 concurrent requests per key": the seed's subscription keys are its time-block keys) |
  *
  * Pages: https://docs.cheapestinference.com/api/keys, https://cheapestinference-docs.pages.dev/api/keys/,
  * https://cheapestinference-docs.pages.dev/guides/per-key-plans/, the older
  * https://docs.cheapestinference.com/guides/management-api/ (its plan table: Plan, Billing, Price,
- * RPM, Budget per 8h), and `GET /api/plans` (the older usage page's example has §8's figures; the
+ * RPM, Budget per 8h), and `GET /api/plans` (the older usage page's example has the service's limits's figures; the
  * newer billing page says it now answers an empty list). Pro's `keyPlan` value is not shown in the
  * spec: `pro` is assumed.
  */
@@ -27,7 +27,7 @@ import type { Plan } from '../api/usageSchemas.js';
 
 /**
  * Where a figure comes from: the service's own `GET /api/plans` answer (`plans`), the service's
- * documentation pages (`pages`), or the spec's §8 table (`spec`).
+ * documentation pages (`pages`), or the spec's the service's limits table (`spec`).
  */
 export type LimitsSource = 'plans' | 'pages' | 'spec';
 
@@ -44,7 +44,7 @@ export interface KeyLimits {
   readonly concurrentRequests?: number;
   /** USD a legacy plan's key may spend per 8 hours (the Management API page); undefined otherwise. */
   readonly budgetPer8HoursUsd?: number;
-  /** Credit keys: bounded by the shared USD balance (§2.1, §8). */
+  /** Credit keys: bounded by the shared USD balance. */
   readonly boundedByBalance: boolean;
   /** A pool key: no rate or budget cap inside its reserved blocks, 429 outside them. */
   readonly onlyInBlocks?: boolean;
@@ -59,7 +59,7 @@ export function planOf(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>, plans: 
   return key.keyType === 'subscription' ? plans?.find((p) => p.slug === key.keyPlan) : undefined;
 }
 
-/** §8's figures of the legacy plans (Pro's `keyPlan` assumed `pro`). */
+/** The service's limits's figures of the legacy plans (Pro's `keyPlan` assumed `pro`). */
 const SPEC_PLANS: Readonly<Record<string, { rpm: number; tpm: number }>> = { standard: { rpm: 60, tpm: 3333 }, pro: { rpm: 200, tpm: 13333 } };
 /** The older Management API page's plan table: requests a minute and USD per 8 hours. */
 const PAGES_PLANS: Readonly<Record<string, { rpm: number; budgetPer8HoursUsd: number }>> = {
@@ -118,7 +118,7 @@ export function limitsOf(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>, plans
 }
 
 /** How a source is said beside its figures. */
-// Words a user reads (issue 44): where the figures come from, never the spec's section numbers.
+// Words a user reads: where the figures come from, never the spec's section numbers.
 export const SOURCE_TEXT: Readonly<Record<LimitsSource, string>> = { plans: 'the service’s plans', pages: 'the service’s docs', spec: 'the service’s published limits' };
 
 /** A figure in words, short enough for an 80-column details panel. */
@@ -195,7 +195,7 @@ export function withoutSources(line: string): string {
 /**
  * The service's plans (`GET /api/plans`) when one of `keys` needs them for its limits (a legacy
  * plan's key); undefined when none does or the plans cannot be read (the limits then come from
- * the pages and §8, and say so).
+ * the pages and the service's limits, and say so).
  */
 export async function plansFor(client: Pick<KeydeckClient, 'plans'>, keys: readonly ConsumptionKey[]): Promise<Plan[] | undefined> {
   if (!keys.some(needsPlans)) return undefined;

@@ -1,5 +1,5 @@
 /**
- * Key names taken (issue 44): two consumption keys with one name are allowed by the service, but
+ * Key names taken: two consumption keys with one name are allowed by the service, but
  * every later command that names a key by its name (`keydeck keys rotate web`) then fails as
  * ambiguous. The create and rename paths of both faces ask {@link keyNamed} before anything is
  * sent, and say who has the name with {@link takenByWords}.

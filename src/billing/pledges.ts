@@ -1,8 +1,8 @@
 /**
  * Subscriptions and pool pledges without their key, and whether a key may be minted for one
- * (issue 23): shared by `keydeck keys create --subscription`, `billing status` and the Keys pane.
+ *: shared by `keydeck keys create --subscription`, `billing status` and the Keys pane.
  * Pure functions over what the service said: the billing status as summarised by
- * `summarizeBillingStatus` (src/api/reader.ts) and the key list (§2.1, with the newer pages'
+ * `summarizeBillingStatus` (src/api/reader.ts) and the key list (with the newer pages'
  * `subscriptionId`). The rule is the Per-Key Plans page's "one active key per subscription"
  * (https://cheapestinference-docs.pages.dev/guides/per-key-plans/). Texts are the service's and are
  * sanitised by whoever writes them to a terminal.

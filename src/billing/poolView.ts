@@ -1,5 +1,5 @@
 /**
- * The pools (issue 23) in words, shared by `keydeck pools` and the TUI's pools view: one row per
+ * The pools in words, shared by `keydeck pools` and the TUI's pools view: one row per
  * pool (model, status, seats, the lowest monthly price of a seat and the annual discount) and
  * one row per block of a pool (its UTC hours, seats free of all, monthly and yearly price of a
  * seat). Pure; texts are the service's and are sanitised by whoever writes them to a terminal.

@@ -1,5 +1,5 @@
 /**
- * Runaway keys (issue 22): pure judgements over a key's spend samples (one per usage read,
+ * Runaway keys: pure judgements over a key's spend samples (one per usage read,
  * ./keyHistory.ts) and over the balance history (./history.ts). No I/O, no clock of its own.
  *
  * - A key's **rate** since the previous read is the rise of its cumulative spend over the time

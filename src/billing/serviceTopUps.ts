@@ -1,6 +1,6 @@
 /**
- * The top-ups the billing status lists (§4 `GET /api/billing/status`, body not shown), as auto
- * top-up reads them (issue 47): those still in flight, the finished ones and the failed ones
+ * The top-ups the billing status lists (the service's endpoints `GET /api/billing/status`, body not shown), as auto
+ * top-up reads them: those still in flight, the finished ones and the failed ones
  * (a declined card), each with its time. The sandbox lists `pendingTopUps`, `recentTopUps` and
  * `failedTopUps` ({ method, status, amount, createdAt, completedAt, sessionId | paymentId |
  * txHash }); the real service's pages show no such list (docs/real-service.md), so any list whose

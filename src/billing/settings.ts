@@ -1,5 +1,5 @@
 /**
- * The monitor's settings (issue 6): the poll interval in seconds (`--interval`, profile
+ * The monitor's settings: the poll interval in seconds (`--interval`, profile
  * `pollIntervalSeconds`; never below 2) and the low-balance threshold in USD (`--alert-below`,
  * profile `alertBelowUsd`), parsed from command-line text with the reason in words. Pure.
  */

@@ -1,10 +1,10 @@
 /**
- * Who spends what (issue 22): a usage answer (./usageReads.ts) joined with the key list (§2.1)
- * and the balance (§2.3), as the Keys pane, the Billing pane, `monitor`, `keys usage` and the
+ * Who spends what: a usage answer (./usageReads.ts) joined with the key list
+ * and the balance, as the Keys pane, the Billing pane, `monitor`, `keys usage` and the
  * metrics show it. Pure.
  *
  * - A key id in the usage that the key list lacks is a deleted key (its spend still counts: the
- *   service keeps a deleted key's spend, DESIGN.md's budget model).
+ *   service keeps a deleted key's spend, docs/topups.md's budget model).
  * - A credit key's spend larger than the account's total top-ups is refused for that key with a
  *   sentence (a credit key cannot spend money that was never topped up); a subscription key's is
  *   not compared (its use is paid by its subscription, not the balance).
@@ -31,7 +31,7 @@ export interface SpendRow {
 }
 
 /**
- * The rows of `report` (its order), named from `keys` when given (the §2.1 list), with the
+ * The rows of `report` (its order), named from `keys` when given (the consumption key's fields list), with the
  * refusals above; `totalTopUp` (USD) is the account's, when known.
  */
 export function spendRows(report: UsageReport, keys?: ReadonlyArray<{ id: string; name: string; keyType?: string }>, totalTopUp?: number): SpendRow[] {
@@ -56,9 +56,9 @@ export function spendRows(report: UsageReport, keys?: ReadonlyArray<{ id: string
 }
 
 /**
- * True when the usage read tells less spend than the balance does (issue 44): the credit keys'
+ * True when the usage read tells less spend than the balance does: the credit keys'
  * all-time spend in `rows` is more than a cent below what the balance record says was spent
- * (`totalTopUp − remaining`, §2.3). The figures then predate spend that the balance already shows
+ * (`totalTopUp − remaining`). The figures then predate spend that the balance already shows
  * (read in an earlier session, say), and "no spend" must not be said as a fact. False when the
  * report has no all-time figures or no balance is known.
  */
@@ -117,9 +117,4 @@ export function topSpender(rows: readonly SpendRow[], period: UsagePeriod): Spen
     }
   }
   return best;
-}
-
-/** The spend of `row` over `period`, USD, for sorting: refused and missing figures sort last (−1). */
-export function spendOf(row: SpendRow | undefined, period: UsagePeriod): number {
-  return row?.periods[period]?.spend ?? -1;
 }

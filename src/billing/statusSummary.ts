@@ -37,7 +37,7 @@ export interface SummaryOptions {
 /**
  * The summary as lines: `subscriptions (N)` with one block per subscription (its plan as the
  * heading), `pool pledges (N)` likewise (the pool's slug; its id, blocks and whether it has its
- * key, with `mintHint` when it has none: issue 23), then `credit balance: 25.00 USD` (to the
+ * key, with `mintHint` when it has none), then `credit balance: 25.00 USD` (to the
  * cent, never rounded up) when the service sent one.
  */
 export function statusSummaryLines(summary: BillingStatusSummary, options: SummaryOptions = {}): SummaryLine[] {

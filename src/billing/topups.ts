@@ -1,5 +1,5 @@
 /**
- * The top-up procedures shared by the TUI and the commands (issue 13), so both write the same
+ * The top-up procedures shared by the TUI and the commands, so both write the same
  * record (src/billing/journal.ts) the same way and claim the same things:
  *
  * - {@link recordTopUp} and {@link answerOnRecord}: a `POST /api/billing/topup` answer on record

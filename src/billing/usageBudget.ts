@@ -1,5 +1,5 @@
 /**
- * The one place that decides whether a usage read may be spent (issue 22, DESIGN.md: "one place
+ * The one place that decides whether a usage read may be spent (docs/topups.md: "one place
  * decides whether a read may be spent"). The service allows 12 usage reads per 12 hours
  * (https://cheapestinference-docs.pages.dev/api/usage, "Rate limited to 12 requests per 12 hours");
  * every keydeck process of the user (the TUI, `monitor`, commands, an exporter) asks here first,
@@ -9,7 +9,7 @@
  *
  * - Per credential and origin: a credential is named by a one-way hash of the origin and the
  *   token ({@link credentialIdOf}); the token itself is never stored.
- * - Or per account, once learnt (issue 43, item 7): the pages say 12 reads per 12 hours, not
+ * - Or per account, once learnt: the pages say 12 reads per 12 hours, not
  *   whose. When the service answers 429 to a read this record allowed, the limit is taken to be
  *   the account's: the credential's account (the service's `userId`, named by a one-way hash,
  *   {@link accountIdOf}, linked with {@link UsageBudget.link}) is marked shared
@@ -45,7 +45,7 @@ export const AUTO_READS_PER_WINDOW = 10;
 /** Time between scheduled reads, ms (72 minutes: ten reads spread over 12 hours). */
 export const AUTO_SPACING_MS = WINDOW_MS / AUTO_READS_PER_WINDOW;
 /** Longest wait a `Retry-After` imposes, ms (the window: by then the service's count has freed a read). */
-export const MAX_BLOCK_MS = WINDOW_MS;
+const MAX_BLOCK_MS = WINDOW_MS;
 /** Calls recorded this far ahead of now are from a clock that went back, and are dropped, ms. */
 const FUTURE_SLACK_MS = 60_000;
 

@@ -1,5 +1,5 @@
 /**
- * Reading usage through the budget (issue 22): every usage read of keydeck goes through
+ * Reading usage through the budget: every usage read of keydeck goes through
  * {@link spendUsageRead}, which asks the one budget (./usageBudget.ts) first, sends the call once
  * (the client never retries it), keeps the answer with its time, honours a 429, and otherwise
  * gives the last kept answer with its age. Shared by the TUI, `monitor`, `keys usage` and
@@ -7,7 +7,7 @@
  */
 import { isAbortError, KeydeckApiError } from '../api/errors.js';
 import type { KeydeckClient } from '../api/client.js';
-import { KeyInfoSchema, KeyUsageAnswerSchema, UsageListSchema, type KeyInfo, type KeyUsage, type UsageReport } from '../api/usageSchemas.js';
+import { KeyInfoSchema, UsageListSchema, type KeyInfo, type UsageReport } from '../api/usageSchemas.js';
 import { declineReason, type BudgetState, type ReadMode, type UsageBudget } from './usageBudget.js';
 
 /** What a usage read gave: figures (new or kept) with their time, and the budget after it. */
@@ -56,7 +56,7 @@ export interface UsageReadSpec<T> {
    * The service's `userId` of this credential's account (one `GET /api/billing/credits`), asked
    * only when needed: to link the credential to its account when some account's reads are known
    * to be counted together at this origin, and when a 429 answers a read this record allowed
-   * (issue 43, item 7). Undefined: the limit is never learnt shared for this credential.
+   *. Undefined: the limit is never learnt shared for this credential.
    */
   readonly account?: () => Promise<string | null | undefined>;
 }
@@ -112,7 +112,7 @@ export async function spendUsageRead<T>(spec: UsageReadSpec<T>): Promise<UsageRe
     const at = budget.now(origin, spec.clockOffsetMs());
     const limited = error instanceof KeydeckApiError && error.code === 'rate_limited';
     // A 429 to a read this record allowed: the service counts more reads than this credential's
-    // own, so they are taken to be its account's (issue 43, item 7).
+    // own, so they are taken to be its account's.
     if (limited && metered && (await linkAccount(spec, at))) budget.learnShared(credential, origin, at);
     const state = limited ? budget.rateLimited(credential, origin, (error as KeydeckApiError).retryAfterMs, at, metered) : budget.state(credential, at);
     return { ...keptAnswer(), fresh: false, budget: state, error };
@@ -176,22 +176,10 @@ export function readUsageList(client: UsageClient, options: UsageListReadOptions
   });
 }
 
-/** `GET /api/usage/:keyId` through the same budget. */
-export function readKeyUsage(client: UsageClient, keyId: string, options: UsageReadOptions): Promise<UsageRead<KeyUsage>> {
-  return spendUsageRead({
-    ...options,
-    kind: `key:${keyId}`,
-    call: (signal) => client.usage.get(keyId, signal ? { signal } : undefined),
-    clockOffsetMs: () => client.serviceClockOffsetMs,
-    account: accountOf(client),
-    fromKept: parse(KeyUsageAnswerSchema),
-  });
-}
-
 /**
  * `GET /v1/usage` (a client whose token is an `sk_`): no page says it counts against the 12 reads
  * per 12 hours, so no local budget is spent; the service's own 429 and `Retry-After` are
- * followed (issue 43, item 7), and the last answer is kept.
+ * followed, and the last answer is kept.
  */
 export function readKeyInfo(client: UsageClient, options: UsageReadOptions): Promise<UsageRead<KeyInfo>> {
   return spendUsageRead({

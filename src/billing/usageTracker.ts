@@ -1,5 +1,5 @@
 /**
- * The usage a running keydeck works with (issue 22): the last usage answer (read through the
+ * The usage a running keydeck works with: the last usage answer (read through the
  * one budget, ./usageReads.ts, or kept by another process), its per-key history
  * (./keyHistory.ts), and the runaway judgements of each new answer (./runaway.ts), episodes
  * started once across processes. Shared by the TUI and `monitor`; `keys usage` uses its pieces.
@@ -8,7 +8,7 @@
  * when the schedule (or the user, `demand`) may, and a newer answer kept by another process is
  * taken up and judged without spending one.
  */
-import { UsageListSchema, type KeyUsage, type UsageReport } from '../api/usageSchemas.js';
+import { UsageListSchema, type UsageReport } from '../api/usageSchemas.js';
 import type { KeyHistory, Episode } from './keyHistory.js';
 import { DEFAULT_RUNAWAY, judgeKey, type KeyJudgement, type RunawaySettings } from './runaway.js';
 import type { BudgetState, ReadMode, UsageBudget } from './usageBudget.js';
@@ -155,9 +155,4 @@ export class UsageTracker {
 function readKeptList(body: unknown): UsageReport | undefined {
   const r = UsageListSchema.safeParse(body);
   return r.success ? r.data : undefined;
-}
-
-/** The key of `report` with `id`, or undefined. */
-export function keyOf(report: UsageReport | undefined, id: string): KeyUsage | undefined {
-  return report?.keys.find((k) => k.id === id);
 }

@@ -1,5 +1,5 @@
 /**
- * How keydeck says what it knows about usage (issue 22), the same on every screen and in every
+ * How keydeck says what it knows about usage, the same on every screen and in every
  * command: how old the figures are, how many reads of the service's 12 per 12 hours are left and
  * when the next is allowed, why a refresh did not read, and the runaway alerts. Pure; amounts cut
  * to the cent (src/api/money.ts), never rounded up.
@@ -10,7 +10,6 @@ import type { KeyJudgement, AccountJudgement } from './runaway.js';
 import { READS_PER_WINDOW, type BudgetState } from './usageBudget.js';
 
 const MIN = 60_000;
-const HOUR = 60 * MIN;
 
 /** A duration for people: `40 s`, `12 min`, `1 h 12 min`, `3 d 4 h`. */
 export function durationWords(ms: number): string {

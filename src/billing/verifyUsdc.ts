@@ -1,5 +1,5 @@
 /**
- * `POST /api/billing/verify-topup` for one USDC transfer (§2.6, issue 13), shared by the TUI and
+ * `POST /api/billing/verify-topup` for one USDC transfer, shared by the TUI and
  * `keydeck billing verify`, driven by the machine `verify` (src/operations/verify.ts):
  * {@link recordVerify} moves the record to `verifying` (with the `totalTopUp` baseline) before
  * anything is sent, {@link verifyAnswerOnRecord} by the answer; {@link verifyOutcomeLines} says the
@@ -40,7 +40,7 @@ export interface VerifyRequest {
   readonly txHash: string;
   /** USD sent in the transfer (checked by the caller). */
   readonly amount: number;
-  /** What the chain showed about this transfer (issue 25), kept on the record. */
+  /** What the chain showed about this transfer, kept on the record. */
   readonly chainEvidence?: JournalEntry['chainEvidence'];
 }
 
@@ -53,7 +53,7 @@ export function awaitingUsdc(entries: readonly JournalEntry[], amount?: number):
 }
 
 /**
- * The USDC instructions of `entries` a transfer may still pay (issue 42, I4): a deposit address
+ * The USDC instructions of `entries` a transfer may still pay (I4): a deposit address
  * was given and nothing is credited yet (`awaiting_payment`, or `verifying`: {@link verifyUsdc}
  * then refuses another hash until that verify's outcome is known). Of `amount` USD (the amount
  * sent, when the record has one) and to the address `to` (any case), when given.

@@ -1,4 +1,4 @@
-/** `keydeck autotopup …`: the auto top-up policy and one run of it (src/commands/autotopup.ts, issue 47). */
+/** `keydeck autotopup …`: the auto top-up policy and one run of it (src/commands/autotopup.ts). */
 import type { Command } from 'commander';
 import { SERVICE_OPTIONS } from './inherited.js';
 import { commandGroup, runScripted } from './shared.js';

@@ -1,5 +1,5 @@
 /**
- * The delivery flags shared by `keys create` and `keys rotate` (issue 26; bodies in
+ * The delivery flags shared by `keys create` and `keys rotate` (bodies in
  * src/commands/keyDelivery.ts): where a new key goes instead of the terminal.
  */
 import type { Command } from 'commander';

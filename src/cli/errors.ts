@@ -1,5 +1,5 @@
 /**
- * One style for every usage error of the command line (issue 44, item 9), keydeck's own (an
+ * One style for every usage error of the command line, keydeck's own (an
  * unknown command, `keydeck help` of no topic) and commander's (an unknown option, a missing
  * argument, a choice not offered), always two lines on stderr and exit 2:
  *
@@ -43,7 +43,7 @@ export function usageErrorText(cmd: Command, sentence: string, suggestion?: stri
 
 /**
  * Writes {@link usageErrorText} to stderr, through the command's own `writeErr` when it has one
- * (`keydeck exporter` writes every line in its `--log-format`, issue 46), and exits 2 (bad usage;
+ * (`keydeck exporter` writes every line in its `--log-format`), and exits 2 (bad usage;
  * 1 for `plan`, whose 2 means changes).
  */
 export function failUsage(cmd: Command, sentence: string, suggestion?: string | readonly string[]): never {

@@ -74,7 +74,7 @@ function askedLogFormat(rawArgs: readonly string[]): 'json' | 'logfmt' {
 
 /**
  * commander's own usage errors for `exporter` (an unknown option, a missing value) as log lines in
- * the asked `--log-format`, as every line the exporter writes (issue 46). Written without the log
+ * the asked `--log-format`, as every line the exporter writes. Written without the log
  * module (defining the program loads nothing but commander): `event=usage`, the text JSON-quoted
  * (a valid logfmt value), one line per line of commander's.
  */
@@ -121,7 +121,7 @@ export function registerExporter(program: Command): void {
         code = setupExitCode(checks);
         log[code === 0 ? 'info' : 'error']('check_done', { result: code === 0 ? 'clean' : code === 1 ? 'profiles_down' : 'would_not_start' });
       } else {
-        // --sandbox (issue 44): the sandbox of the data dir is watched too, as profile "sandbox" (the
+        // --sandbox: the sandbox of the data dir is watched too, as profile "sandbox" (the
         // only one unless --all-profiles or --profile name others), served or joined for as long as
         // the exporter runs; its key is KEYDECK_TOKEN_SANDBOX, else the demo session token.
         let run = options;

@@ -1,5 +1,5 @@
 /**
- * `keydeck help [TOPIC|COMMAND…]` (issue 27): commander's help of a command (`keydeck help keys
+ * `keydeck help [TOPIC|COMMAND…]`: commander's help of a command (`keydeck help keys
  * create`, as commander's own help command does), a page of the manual (`keydeck help commands`,
  * src/commands/manual.ts, for the terminal's width and through the pager: src/commands/pager.ts),
  * or, without a word, the program's one-screen overview (./overview.ts, also `keydeck --help`).

@@ -1,5 +1,5 @@
 /**
- * A command's help is about that command (issue 45, item 6): its own options, then under
+ * A command's help is about that command: its own options, then under
  * "Inherited options:" the few options of the program that it reads (gh's "inherited flags"),
  * not every option of the full-screen app and the monitor. The program's own help
  * (`keydeck --help`), `keydeck help environment` and the manual (docs/commands.md) keep the rest.

@@ -1,4 +1,4 @@
-/** `keydeck pools [ID]` (src/commands/pools.ts): the service's pools, read-only (issue 23). */
+/** `keydeck pools [ID]` (src/commands/pools.ts): the service's pools, read-only. */
 import type { Command } from 'commander';
 import { inherits, SERVICE_OPTIONS } from './inherited.js';
 import { runScripted } from './shared.js';

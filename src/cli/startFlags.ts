@@ -1,5 +1,5 @@
 /**
- * V8's flags for the commands left open for hours, given at process start (issue 45, item 1):
+ * V8's flags for the commands left open for hours, given at process start:
  * never changed while the program runs (Node's documentation of changing them after start: "may
  * result in unpredictable behavior, including crashes and data loss"). A command named in
  * {@link START_FLAGS} starts again in the same process, with those flags before the script, by

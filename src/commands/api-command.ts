@@ -4,7 +4,7 @@
  *
  *   keydeck: insufficient_balance: could not create the credit key: the credit balance is 0; top up first (keydeck billing topup --amount USD --method card_checkout|usdc).
  *
- * Exit codes (issue 7): 0 done; 1 refused by the service (any error status, including a 400 the
+ * Exit codes: 0 done; 1 refused by the service (any error status, including a 400 the
  * service sends, `rate_limited` and `invalid_response`); 2 bad usage (input refused before
  * anything was sent, a missing `--yes` without a terminal); 3 `billing watch` below its
  * threshold; 4 network trouble: `network_error`, `timeout` and `server_error` (HTTP 5xx after the

@@ -1,6 +1,6 @@
 /**
  * `keydeck auth login | status | logout`: from a session token to a management key that lives in
- * the OS keychain (§1, §2.2, §4 management-key endpoints, §5 authentication).
+ * the OS keychain (the service's endpoints management-key endpoints, the service's authentication authentication).
  *
  * - login: takes a session token or an `mk_` key (`--token-stdin`, else a masked prompt), verifies
  *   it (`GET /api/keys/management`), and with a session token creates a management key
@@ -15,7 +15,7 @@ import { hostname } from 'node:os';
 import { KeydeckClient } from '../api/client.js';
 import { describeApiError } from '../api/describe.js';
 import { KeydeckApiError, keyPrefixOf } from '../api/errors.js';
-import { MAX_NAME_LENGTH, type ManagementKey } from '../api/schemas.js';
+import type { ManagementKey } from '../api/schemas.js';
 import { ConfigError, emptyConfig, normalizeBaseUrl, readConfig, updateConfig, type KeydeckConfig } from '../config/config.js';
 import { configFilePath } from '../config/paths.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
@@ -168,7 +168,7 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
     managementKey = token;
     known = existing.find((k) => k.keyPrefix === keyPrefixOf(token));
   } else {
-    // A meaningful, unique default (issue 19): keydeck@<host> <profile> <date>, numbered when taken.
+    // A meaningful, unique default: keydeck@<host> <profile> <date>, numbered when taken.
     const keyName = (options.name ?? defaultKeyName(profile.name, Date.now(), existing.map((k) => k.name))).trim();
     const result = await client.managementKeys.create({ name: keyName });
     managementKey = result.apiKey;

@@ -2,7 +2,7 @@
  * `keydeck auth status`: the profile and which rule chose it (--profile, KEYDECK_PROFILE, a
  * `.keydeck` file, profileRules, the default: src/config/profileChoice.ts), its marks (read-only,
  * protected), its base URL, where its key comes from (never the key), its `keyPrefix`, and whether
- * the service accepts it (`GET /api/keys/management`, §4, §5).
+ * the service accepts it (`GET /api/keys/management`).
  */
 import { KeydeckClient } from '../api/client.js';
 import { KeydeckApiError, keyPrefixOf } from '../api/errors.js';
@@ -55,7 +55,7 @@ export interface AuthStatusReport {
   readonly path?: string;
   /** `management` (`mk_`) or `session` (a session token in `KEYDECK_TOKEN`); null when no key. */
   readonly tokenKind: Exclude<TokenKind, 'consumption'> | null;
-  /** `mk_` + 8 characters (§2.2), or null (no key, or a session token). */
+  /** `mk_` + 8 characters, or null (no key, or a session token). */
   readonly keyPrefix: string | null;
   /** The management key's name on the service, when it was found in the list. */
   readonly keyName?: string;

@@ -1,5 +1,5 @@
 /**
- * `keydeck autotopup set | status | off | resume | run --once` (issue 47): the auto top-up policy
+ * `keydeck autotopup set | status | off | resume | run --once`: the auto top-up policy
  * of a profile (src/config/autoTopUp.ts, in the config file) and one run of it
  * (src/operations/autoTopUp.ts) for cron.
  *

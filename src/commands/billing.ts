@@ -1,6 +1,6 @@
 /**
  * `keydeck billing credits | status | topup | verify | history | watch`: the shared USD credit
- * balance (§2.3) and its top-ups (§2.4–§2.6) through §4 `GET /api/billing/credits`,
+ * balance and its top-ups through the service's endpoints `GET /api/billing/credits`,
  * `GET /api/billing/status`, `POST /api/billing/topup`, `POST /api/billing/verify-topup`.
  * `topup` and `verify` write the same local top-up record as the TUI (src/billing/journal.ts,
  * through src/billing/topups.ts); `history` lists it (no request is sent).
@@ -36,7 +36,7 @@ import { isRecordDamaged } from '../config/recordDamage.js';
 import { formatUsdCode } from '../api/money.js';
 
 /**
- * `keydeck billing status [--json]`: §4 `GET /api/billing/status`, whose body the spec does not
+ * `keydeck billing status [--json]`: the service's endpoints `GET /api/billing/status`, whose body the spec does not
  * show: `--json` prints it as it came (unwrapped when enveloped, key values dropped); human mode
  * shows the documentation pages' shape as a summary (subscriptions, pool pledges, credit
  * balance: src/billing/statusSummary.ts), and any other shape flattened into `path  value`
@@ -71,16 +71,16 @@ export interface TopUpFlags extends JsonFlag {
   readonly method: TopUpMethod | (string & {});
   /** `--yes`: no confirmation for a card-on-file charge or an amount above the ceiling. */
   readonly yes?: boolean;
-  /** `--wait` (USDC): watch the deposit address on chain and verify what arrives (issue 25). */
+  /** `--wait` (USDC): watch the deposit address on chain and verify what arrives. */
   readonly wait?: boolean;
   /** `--timeout SECONDS` with `--wait`: how long to watch (default 900). */
   readonly timeout?: string;
 }
 
 /**
- * Human lines for a top-up's result (§2.4 session, §2.5 instruction, or the unshown card_direct
+ * Human lines for a top-up's result (the card checkout session session, the USDC payment instruction instruction, or the unshown card_direct
  * data); `program` starts the commands they name (`keydeck --sandbox` with `--sandbox`), and
- * `sandbox` adds how to pay without a wallet or a card there (issue 44).
+ * `sandbox` adds how to pay without a wallet or a card there.
  */
 export function topUpLines(result: TopUpResult, amount: number, program = 'keydeck', sandbox?: { readonly url: string }): string[] {
   switch (result.method) {
@@ -139,9 +139,9 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
   await ensureCanChange(globals, 'top up', deps.session?.env);
   const amount = parseAmount(flags.amount);
   const { client, profile } = await openSession(globals, deps.session);
-  // An unknown method is refused before anything is asked or sent (issue 44: `--method card`).
+  // An unknown method is refused before anything is asked or sent (`--method card`).
   const kind = checkTopUpMethod(flags.method, profile.topUpMethods);
-  // --wait: its flags and where the chain is read are settled before anything is sent (issue 25).
+  // --wait: its flags and where the chain is read are settled before anything is sent.
   let plan: WatchPlan | undefined;
   if (flags.wait) {
     if (kind !== 'usdc') fail(ExitCode.usage, `--wait watches USDC transfers on chain, and ${flags.method} is not USDC; nothing was sent.`, 'usage');
@@ -220,7 +220,7 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
     warn(`an earlier USDC top-up still awaits payment (${list}); this is another one, with its own deposit address: pay only the one you mean`);
   }
   if (plan && result.method === 'usdc' && entry !== undefined) {
-    // Watch the deposit address on chain and verify what arrives (issue 25): no hash to copy.
+    // Watch the deposit address on chain and verify what arrives: no hash to copy.
     const { watchAndVerify } = await import('./chainFind.js');
     return watchAndVerify({ globals, session: { client, profile }, journal, entry, plan, flags: { ...(flags.json && { json: true }) } });
   }
@@ -228,8 +228,8 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
 }
 
 /**
- * `keydeck billing verify --tx HASH [--amount USD] [--to ADDRESS] [--json]` (§4 `POST
- * /api/billing/verify-topup`; §2.6 result), through the procedure the TUI uses
+ * `keydeck billing verify --tx HASH [--amount USD] [--to ADDRESS] [--json]` (the service's endpoints `POST
+ * /api/billing/verify-topup`; the verified top-up result result), through the procedure the TUI uses
  * (src/billing/topups.ts): the record (the one verified with this hash before, else the one USDC
  * instruction open for this amount and address, else a new one: one instruction is one record) is
  * `verifying` with the `totalTopUp` baseline before the request is sent; a hash already credited
@@ -238,7 +238,7 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
  * lost); 2 for a bad hash or amount (nothing sent; a transfer that can never be credited says so);
  * 1 for `amount_mismatch`, `tx_already_used`, `not_found`, `already_credited` and other refusals;
  * 4 when the answer was lost (the record stays `verifying`: run it again). Before anything is
- * sent, the chain is read and checked (./chainCheck.ts, issue 25): a mismatch is asked about on a
+ * sent, the chain is read and checked (./chainCheck.ts): a mismatch is asked about on a
  * terminal, and without one is exit 1 `chain_mismatch` unless `--yes`.
  */
 export async function billingVerify(globals: GlobalOptions, flags: VerifyFlags, deps: BillingDeps = {}): Promise<ExitCodeValue> {

@@ -1,5 +1,5 @@
 /**
- * `keydeck billing cancel SUBSCRIPTION_ID [--yes] [--json]` (issue 43, item 6): stops the renewal
+ * `keydeck billing cancel SUBSCRIPTION_ID [--yes] [--json]`: stops the renewal
  * of a subscription or pool pledge, `POST /api/billing/cancel` `{ subscriptionId }` (the older
  * billing page, https://docs.cheapestinference.com/api/billing: "Cancels a specific subscription.
  * It stays active until the current billing period ends"). What money it touches is the next

@@ -1,5 +1,5 @@
 /**
- * `keydeck billing credits [--json]`: the shared USD balance record (§2.3, §4 `GET
+ * `keydeck billing credits [--json]`: the shared USD balance record (the service's endpoints `GET
  * /api/billing/credits`). Its own module, apart from the other `billing` commands (./billing.ts),
  * so that a read of the balance, the command a shell loop over profiles runs,
  * loads the client, the session and the table, nothing of the top-up record (`node:sqlite`) or
@@ -12,7 +12,7 @@ import { ExitCode, openSession, printFormatted, type ExitCodeValue, type GlobalO
 import { colorEnabled, formatKeyValues, type TerminalText } from './table.js';
 import { formatUsdCode } from '../api/money.js';
 
-/** The §2.3 record as `label  value` lines, with the spec's field names. */
+/** The credit balance record record as `label  value` lines, with the spec's field names. */
 export function creditsBlock(credits: CreditBalance, options: { color?: boolean } = {}): TerminalText {
   return formatKeyValues(
     [
@@ -27,7 +27,7 @@ export function creditsBlock(credits: CreditBalance, options: { color?: boolean 
   );
 }
 
-/** `keydeck billing credits [--json]`: the balance record (§2.3). Exit 0. */
+/** `keydeck billing credits [--json]`: the balance record. Exit 0. */
 export async function billingCredits(globals: GlobalOptions, flags: JsonFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const { client } = await openSession(globals, deps.session);
   const credits = await client.billing.credits();

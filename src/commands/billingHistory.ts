@@ -20,7 +20,7 @@ import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalTex
 import { formatUsdCode } from '../api/money.js';
 
 export interface HistoryFlags extends JsonFlag {
-  /** Draw the balance over `window` from the balance history instead of listing top-ups (issue 16). */
+  /** Draw the balance over `window` from the balance history instead of listing top-ups. */
   readonly chart?: boolean;
   /** `1h`, `6h`, `24h` (default), `7d`, `30d`: the chart's window. */
   readonly window?: string;
@@ -111,12 +111,12 @@ export async function billingHistory(globals: GlobalOptions, flags: HistoryFlags
 }
 
 /**
- * `keydeck billing history --chart [--window 24h] [--json]` (issue 16): the balance of this
+ * `keydeck billing history --chart [--window 24h] [--json]`: the balance of this
  * profile at its service origin over the window, from the balance history on disk (what the
  * TUI, `keydeck monitor` and `billing watch` read; nothing is sent): a line chart as wide as the
  * terminal (80 columns in a pipe) with the top-ups marked, or with `--json` the series:
  * `{ profile, origin, window, from, to, readings: [{ t, remaining, totalTopUp, spent }], topUps: [{ t, amount }] }`
- * (times ISO 8601, amounts USD; `spent` is `totalTopUp − remaining`, §3). Exit 2 for a bad
+ * (times ISO 8601, amounts USD; `spent` is `totalTopUp − remaining`). Exit 2 for a bad
  * window or no base URL, 1 when the history cannot be opened.
  */
 export async function billingHistoryChart(globals: GlobalOptions, flags: HistoryFlags = {}, deps: BillingDeps & { now?: () => number; columns?: number } = {}): Promise<ExitCodeValue> {

@@ -78,7 +78,7 @@ export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {
   const intervalMs = (parsed.value.intervalSeconds ?? profile.pollIntervalSeconds) * 1000;
   const threshold = parsed.value.alertBelowUsd ?? profile.alertBelowUsd;
   const now = deps.now ?? Date.now;
-  // Every reading joins the balance history on disk (issue 16), as the TUI's and the monitor's do.
+  // Every reading joins the balance history on disk, as the TUI's and the monitor's do.
   let store: BalanceHistoryStore | undefined;
   try {
     store = BalanceHistoryStore.open({ env: deps.session?.env ?? process.env });

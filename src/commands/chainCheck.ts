@@ -1,5 +1,5 @@
 /**
- * The chain's word before `keydeck billing verify` sends anything (issue 25, item 2): where the
+ * The chain's word before `keydeck billing verify` sends anything: where the
  * chain is read (src/billing/chainSettings.ts), what it shows (src/billing/chainChecks.ts), and
  * what the command does with it: a passed check is one line on stderr and the verify is sent; a
  * failed one is its sentence, then a y/N question on a terminal (the service may know better) or,

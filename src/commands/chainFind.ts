@@ -1,5 +1,5 @@
 /**
- * No hash to copy (issue 25, item 3): `keydeck billing verify --find` and `keydeck billing topup
+ * No hash to copy: `keydeck billing verify --find` and `keydeck billing topup
  * --method usdc --wait` watch the deposit address of a USDC top-up on keydeck's record for USDC
  * transfers (src/billing/chainWatch.ts: one `eth_getLogs` per 4 s at most), list what arrives
  * (amount, sender, hash, confirmations; a transfer already credited on record is never offered),

@@ -1,5 +1,5 @@
 /**
- * Shell completion (issue 16): `keydeck completion bash|zsh|fish` prints a small script for the
+ * Shell completion: `keydeck completion bash|zsh|fish` prints a small script for the
  * shell; the script asks keydeck itself for the candidates (`keydeck __complete -- WORDS…`, as
  * cobra's `__complete`), so the command tree (commander's) is the one source of truth. Profile
  * names come from the config file (cheap); key ids for `keys rename|enable|disable|delete` from

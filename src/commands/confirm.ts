@@ -120,7 +120,7 @@ export function topUpNeedsConfirmation(c: Pick<TopUpConfirmation, 'amount' | 'me
 }
 
 /**
- * Confirms a money action of `billing topup` (issue 19): a card-on-file charge asks
+ * Confirms a money action of `billing topup`: a card-on-file charge asks
  * `Charge $10.00 to the card on file? [y/N]` (default no); an amount above the profile's ceiling
  * must be typed again. With `--yes` nothing is asked; without a terminal and without `--yes` it
  * refuses before anything is sent.

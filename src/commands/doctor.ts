@@ -4,9 +4,9 @@
  *
  * Checks, in order: the keychain backend (a write probe, so a locked keyring shows), the config
  * file (parses), where the key comes from, whether the service answers, whether it accepts the
- * key (`GET /api/keys/management`, §4/§5). A check that cannot run because an earlier one failed
+ * key (`GET /api/keys/management`). A check that cannot run because an earlier one failed
  * says so and fails too. No keychain is a warning, not a failure, when the key in use comes from
- * a fallback that works (the plaintext file the user chose, or KEYDECK_TOKEN): issues 44, 46.
+ * a fallback that works (the plaintext file the user chose, or KEYDECK_TOKEN).
  * Nothing secret is printed. `keydeck doctor --exporter` checks an exporter's setup instead
  * (src/exporter/check.ts, printed by {@link printChecks}).
  */
@@ -128,7 +128,7 @@ export async function runDoctorChecks(globals: GlobalOptions, deps: AuthDeps = {
         checks.push(check('key', true, `profile "${profile.name}": ${what} from ${from}`));
         if (credential.source === 'file' && credential.path) warn(insecureStorageWarning(credential.path));
       } else if (globals.sandboxToken !== undefined) {
-        // keydeck --sandbox doctor with nothing stored: the commands use the demo token (issue 44).
+        // keydeck --sandbox doctor with nothing stored: the commands use the demo token.
         credential = { token: globals.sandboxToken, source: 'env' };
         checks.push(check('key', true, `profile "${profile.name}": the sandbox’s demo session token (never stored)`));
       } else {

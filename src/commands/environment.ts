@@ -1,5 +1,5 @@
 /**
- * Every environment variable keydeck reads (issue 16): `keydeck help environment` prints this
+ * Every environment variable keydeck reads: `keydeck help environment` prints this
  * list, and the manual's page docs/environment.md says the same (test/docs/manual.test.ts keeps them equal).
  */
 

@@ -53,7 +53,7 @@ export function parseTxHash(text: string): string {
 
 /**
  * A USD amount (`--amount`) by the rule the TUI uses (src/billing/input.ts): a plain decimal
- * (`10`, `10.5`, `12.50`), ≥ 10 and ≤ 1,000,000 (§4, §8). `purpose` `transfer` (a USDC transfer
+ * (`10`, `10.5`, `12.50`), ≥ 10 and ≤ 1,000,000. `purpose` `transfer` (a USDC transfer
  * already sent) says when such a transfer can never be credited, and what to do. Exit 2 otherwise.
  * @returns the amount in USD
  */

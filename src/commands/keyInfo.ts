@@ -1,5 +1,5 @@
 /**
- * `keydeck key-info [--cached] [--json]` (issue 22): a consumption key's own view, for people who
+ * `keydeck key-info [--cached] [--json]`: a consumption key's own view, for people who
  * hold only an `sk_` (an app's on-call): `GET /v1/usage` with the key as the Bearer
  * (https://docs.cheapestinference.com/api/usage): its budget spent and limit, when it resets, its
  * rate limits, its plan, the account's balance.
@@ -11,7 +11,7 @@
  * origin is the profile's (or `--base-url`), as for every command.
  *
  * No page says `GET /v1/usage` counts against the 12 usage reads per 12 hours, so keydeck keeps
- * no budget of its own for it (issue 43, item 7): it follows the service's own 429 and
+ * no budget of its own for it: it follows the service's own 429 and
  * `Retry-After` (no read until then; 60 s without one), and prints the last answer kept, with its
  * age, while it waits (or with `--cached`). The key may be `sk_…` or `sk-…` (the newer keys page).
  *
@@ -136,7 +136,7 @@ export function keyInfoPairs(info: KeyInfo, prefix: string, status: string): Arr
   }
   const r = info.rate_limits;
   if (r) {
-    // A pool key (issue 23): no request cap (`rpm: null`) inside its reserved blocks.
+    // A pool key: no request cap (`rpm: null`) inside its reserved blocks.
     const rpm = r.rpm !== undefined && r.rpm !== null ? `${r.rpm} requests/min` : r.rpm === null && info.plan?.slug === 'pool' ? 'no request limit in its blocks (429 outside them), 1 concurrent request' : undefined;
     const parts = [rpm, r.tpm !== undefined && r.tpm !== null ? `${groupThousands(r.tpm)} tokens/min` : 'no token limit'].filter(Boolean);
     pairs.push(['rate limits', parts.join(' · ')]);

@@ -1,15 +1,14 @@
 /**
  * `keydeck keys create | rename | enable | disable | delete` (`list` is ./keysList.ts): the consumption keys
- * (`sk_`, §2.1) through §4 `GET /api/keys`, `POST /api/keys/credit`, `PUT /api/keys/:id`,
- * `DELETE /api/keys/:id`, with the §3 transitions (pause, resume, delete).
+ * (`sk_`) through the service's endpoints `GET /api/keys`, `POST /api/keys/credit`, `PUT /api/keys/:id`,
+ * `DELETE /api/keys/:id`, with the service's states and transitions transitions (pause, resume, delete).
  *
  * Human output is a table or one sentence on stdout; `--json` prints exactly the service's data
- * as one JSON document (for `rename`/`enable`/`disable`, whose response §4 does not show: what
+ * as one JSON document (for `rename`/`enable`/`disable`, whose response the service's endpoints does not show: what
  * came back, or `null` when the body was empty). `create` shows the full `sk_` value this once.
  * Input is checked before anything is sent (exit 2); `delete` and `disable` ask on a terminal
  * and need `--yes` without one. Errors and exit codes: see ./api-command.ts.
  */
-import type { ConsumptionKey } from '../api/schemas.js';
 import { printData, type CommandDeps, type JsonFlag, type YesFlag } from './api-command.js';
 import { checkKeyRef, keyByRef } from './keyRef.js';
 import { confirmKeyChange, ensureCanConfirm, ensureCanConfirmKeyChange } from './confirm.js';
@@ -17,7 +16,7 @@ import { ensureNameFree } from './nameTaken.js';
 import { paidTimeLost } from '../api/keyStatus.js';
 import { reactivationRefusal } from '../billing/keyRefusals.js';
 import { parseKeyName, parseSubscriptionId } from './input.js';
-import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
+import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { ensureCanChange } from './changeGuard.js';
 import { runKeysCreate } from './createKey.js';
 import { deliveryPlanOf, type DeliveryFlags } from './keyDelivery.js';
@@ -37,11 +36,11 @@ export interface KeysCreateFlags extends JsonFlag, DeliveryFlags {
   readonly name?: string;
   /** The NAME argument, when given (to refuse two different names). */
   readonly positionalName?: string;
-  /** `--subscription ID`: mint the key of that subscription or pool pledge (issue 23). */
+  /** `--subscription ID`: mint the key of that subscription or pool pledge. */
   readonly subscription?: string;
   /** `--allow-duplicate-name`: create it even when another key has the name (./nameTaken.ts). */
   readonly allowDuplicateName?: boolean;
-  /** `--finish [NAME]`: take up an interrupted creation (issue 42). */
+  /** `--finish [NAME]`: take up an interrupted creation. */
   readonly finish?: boolean;
   /** `--undo [NAME]`: give up an interrupted creation: destinations put back, the key deleted. */
   readonly undo?: boolean;
@@ -52,13 +51,13 @@ export interface KeysCreateFlags extends JsonFlag, DeliveryFlags {
  * `keydeck keys create NAME | --name NAME [--subscription ID] [--to-file PATH[:VAR]]…
  * [--to-command 'CMD']… [--allow-duplicate-name] [--json]`, or `--finish [NAME]` / `--undo [NAME]
  * [--yes]`: a name another key has is asked about first, or refused without a terminal
- * (./nameTaken.ts); then creates a credit key (§4 `POST /api/keys/credit`; needs a balance above
+ * (./nameTaken.ts); then creates a credit key (the service's endpoints `POST /api/keys/credit`; needs a balance above
  * 0, else `insufficient_balance`, exit 1), or with `--subscription ID` mints the one active key of
- * that subscription or pool pledge (`POST /api/keys/subscription`, issue 23; refused before sending
+ * that subscription or pool pledge (`POST /api/keys/subscription`, refused before sending
  * when it already has one: exit 1 `subscription_has_key`, `subscription_not_active` or
  * `subscription_unknown`, "nothing was sent"), as the persisted machine of
  * src/operations/createKey.ts (./createKey.ts). Without a destination it prints the full `sk_`
- * value once (`--json`: the created object); with destinations (issue 26) they are checked first
+ * value once (`--json`: the created object); with destinations they are checked first
  * (nothing is created when one cannot take a key, exit 1), the key goes to each of them and never
  * to the terminal, and
  * `--json` prints the created object without `apiKey` plus `deliveries`; a failed destination
@@ -85,7 +84,7 @@ export async function keysCreate(globals: GlobalOptions, flags: KeysCreateFlags,
 }
 
 /**
- * `keydeck keys rename ID|NAME --name NAME [--allow-duplicate-name] [--json]` (§4 `PUT
+ * `keydeck keys rename ID|NAME --name NAME [--allow-duplicate-name] [--json]` (the service's endpoints `PUT
  * /api/keys/:id` with `name`): the key resolved first (./keyRef.ts), then a name another key has is
  * asked about (./nameTaken.ts).
  */
@@ -109,8 +108,8 @@ export async function keysRename(
 }
 
 /**
- * `keydeck keys enable ID|NAME` / `keydeck keys disable ID|NAME [--yes]` (§4 `PUT /api/keys/:id`
- * with `isActive`; §3: a disabled key is revoked at once, enabling reactivates it): the key
+ * `keydeck keys enable ID|NAME` / `keydeck keys disable ID|NAME [--yes]` (the service's endpoints `PUT /api/keys/:id`
+ * with `isActive`; the service's states and transitions: a disabled key is revoked at once, enabling reactivates it): the key
  * resolved first (./keyRef.ts). `disable` asks on a terminal and needs `--yes` without one (exit 2).
  */
 export async function keysSetActive(
@@ -126,7 +125,7 @@ export async function keysSetActive(
   if (!isActive) ensureCanConfirmKeyChange({ ...confirm, command: `keydeck keys disable ${given}` });
   const { client } = await openSession(globals, { ...deps.session, ...KEY_WARNINGS });
   // The key as listed (its name, whether it is an expired subscription, its paid time left), by
-  // the service's clock (the list's HTTP Date).
+  // The service's clock (the list's HTTP Date).
   const key = keyByRef(await client.keys.list(), given);
   const keyId = key.id;
   const now = client.serviceNow();
@@ -161,7 +160,7 @@ export async function keysSetActive(
 }
 
 /**
- * `keydeck keys delete ID|NAME [--yes] [--json]` (§4 `DELETE /api/keys/:id`; §3: permanent): the
+ * `keydeck keys delete ID|NAME [--yes] [--json]` (the service's endpoints `DELETE /api/keys/:id`; the service's states and transitions: permanent): the
  * key resolved first (./keyRef.ts). Asks on a terminal, needs `--yes` without one (exit 2).
  * `--json` prints `{ "deleted": true }`.
  */

@@ -1,5 +1,5 @@
 /**
- * `keydeck keys list [--json]`: the consumption keys (§4 `GET /api/keys`) as a table, or the §4
+ * `keydeck keys list [--json]`: the consumption keys (the service's endpoints `GET /api/keys`) as a table, or the service's endpoints
  * array as JSON with each key's published limits. Its own module, apart from the other `keys`
  * commands so that a read of the list loads the client, the session
  * and the table, nothing of key creation, delivery or the history database (bench/oneshot.mjs;
@@ -22,8 +22,8 @@ const STATUS_STYLE = { active: 'green', inactive: 'yellow', expired: 'red' } as 
 
 /**
  * The `keys list` table: id, name, keyType, keyPlan, status (active/inactive/expired), expires
- * (the subscription's end; `never` for a credit key, §2.1), createdAt, and lastUsedAt when the
- * service sends it on any key (the newer documentation pages do; `never` for null). No key value (§5).
+ * (the subscription's end; `never` for a credit key), createdAt, and lastUsedAt when the
+ * service sends it on any key (the newer documentation pages do; `never` for null). No key value.
  */
 export function keysTable(keys: readonly ConsumptionKey[], options: { color?: boolean; now?: number; marks?: ReadonlyMap<string, GuardrailMark> } = {}): TerminalText {
   const withLastUsed = keys.some((k) => k.lastUsedAt !== undefined);
@@ -76,7 +76,7 @@ async function guardrailMarks(profile: string, baseUrl: string, env: NodeJS.Proc
 }
 
 /**
- * `keydeck keys list [--json]`: the table, or the §4 array as JSON, each entry with its published
+ * `keydeck keys list [--json]`: the table, or the service's endpoints array as JSON, each entry with its published
  * `limits` (src/billing/keyLimits.ts: `{ requestsPerMinute, tokensPerMinute, concurrentRequests,
  * onlyInBlocks, boundedByBalance, source, sources }`, null when none are published; `GET
  * /api/plans` is read only when a legacy plan's key is listed) and, for a key a guardrail disabled,

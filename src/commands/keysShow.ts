@@ -1,5 +1,5 @@
 /**
- * `keydeck keys show ID|NAME [--json]` (issue 43, item 4): one consumption key as the Keys pane's
+ * `keydeck keys show ID|NAME [--json]`: one consumption key as the Keys pane's
  * details panel shows it, for scripts and people without the full-screen app: its status, expiry
  * and paid time, plan, how its time goes on, a pool key's pledge and reserved blocks (where it
  * stands in them now), its published limits with where each figure comes from
@@ -38,7 +38,7 @@ import { ageWords, periodWords } from '../billing/usageWords.js';
 import { visible } from '../terminal/sanitize.js';
 import { printData, type JsonFlag } from './api-command.js';
 import { checkKeyRef, keyByRef } from './keyRef.js';
-import { ExitCode, fail, openSession, printFormatted, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
+import { ExitCode, openSession, printFormatted, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 import { colorEnabled, formatKeyValues, formatTimestamp, type Cell } from './table.js';
 import type { UsageDeps } from './usage.js';
 

@@ -1,5 +1,5 @@
 /**
- * `keydeck help TOPIC` (issue 27): a page of the manual (`docs/TOPIC.md`, shipped in the package
+ * `keydeck help TOPIC`: a page of the manual (`docs/TOPIC.md`, shipped in the package
  * beside `dist/`) printed for a terminal at its width. The Markdown is rendered plainly: headings
  * underlined, code blocks indented, inline decoration (`code`, **bold**, links, HTML) dropped, a
  * link to another page said as `keydeck help PAGE`; tables as aligned columns when they fit, else

@@ -1,5 +1,5 @@
 /**
- * The pages of keydeck's manual (issue 27): each is `docs/<name>.md` in the repository and the
+ * The pages of keydeck's manual: each is `docs/<name>.md` in the repository and the
  * package, and `keydeck help <name>` prints it in the terminal (./manual.ts). Plain data, so that
  * the command line can list the topics in its help without loading anything.
  *

@@ -1,5 +1,5 @@
 /**
- * `keydeck mgmt-keys list | create | delete`: the management keys (`mk_`, §2.2) through §4
+ * `keydeck mgmt-keys list | create | delete`: the management keys (`mk_`) through the service's endpoints
  * `GET /api/keys/management`, `POST /api/keys/management`, `DELETE /api/keys/management/:id`.
  *
  * `create` shows the full `mk_` value this once. `delete` asks on a terminal and needs `--yes`
@@ -36,7 +36,7 @@ export function managementKeysTable(keys: readonly ManagementKey[], options: { c
 
 /**
  * `keydeck mgmt-keys list [--json]`: the table (followed by a line naming the key keydeck is
- * signed in with, when listed), or the §4 array as JSON. Exit 0.
+ * signed in with, when listed), or the service's endpoints array as JSON. Exit 0.
  */
 export async function mgmtKeysList(globals: GlobalOptions, flags: JsonFlag = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const { client, credential } = await openSession(globals, { ...deps.session, pendingRotations: true });
@@ -56,7 +56,7 @@ export async function mgmtKeysList(globals: GlobalOptions, flags: JsonFlag = {},
 }
 
 /**
- * `keydeck mgmt-keys create --name NAME [--json]` (§4 `POST /api/keys/management`). Prints the
+ * `keydeck mgmt-keys create --name NAME [--json]` (the service's endpoints `POST /api/keys/management`). Prints the
  * full `mk_` value once: a short block in human mode, the created object with `--json`.
  * keydeck keeps using its own credential; the new key is for other tools (or `KEYDECK_TOKEN`).
  */
@@ -79,10 +79,10 @@ export async function mgmtKeysCreate(globals: GlobalOptions, flags: JsonFlag & {
 }
 
 /**
- * `keydeck mgmt-keys delete ID|NAME [--yes] [--json]` (§4 `DELETE /api/keys/management/:id`): the
+ * `keydeck mgmt-keys delete ID|NAME [--yes] [--json]` (the service's endpoints `DELETE /api/keys/management/:id`): the
  * key resolved first from the list (./keyRef.ts). When it is the key keydeck is signed in with: a
  * warning before (and in the question), and after success the stored credential of the profile is
- * removed. `--json` prints the service's body (not shown in §4), or `null` when it was empty.
+ * removed. `--json` prints the service's body (not shown in the service's endpoints), or `null` when it was empty.
  */
 export async function mgmtKeysDelete(globals: GlobalOptions, idOrName: string, flags: YesFlag & { confirmName?: string } = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const given = checkKeyRef(idOrName, MANAGEMENT_KEYS);

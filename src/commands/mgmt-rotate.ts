@@ -3,7 +3,7 @@
  * replaces a management key where it lives — the one keydeck itself uses (the
  * keychain, or the plaintext file of `--insecure-storage`), or with `--token-file PATH` the key in a
  * token file another program reads (the exporter's), written back where it was read, atomically,
- * with its owner and mode. The new `mk_` is created (§4 `POST /api/keys/management`), stored, read
+ * with its owner and mode. The new `mk_` is created (the service's endpoints `POST /api/keys/management`), stored, read
  * back, checked against the service (`GET /api/keys/management` with it), and only then is the old
  * one deleted. The steps are the machine of src/operations/mgmtRotate.ts (its table names every
  * crash point), which this face drives and whose events it says (src/operations/wording.ts); an

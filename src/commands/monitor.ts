@@ -1,5 +1,5 @@
 /**
- * `keydeck monitor`: the live balance figures of issue 6 (§2.3 remaining, total top-ups, spent,
+ * `keydeck monitor`: the live balance figures (the credit balance record remaining, total top-ups, spent,
  * credit keys, sparkline, burn rate, run-out projection, connection state) in a few lines
  * without the full screen, for a tmux pane or a corner of the screen; `q` or ctrl-c leaves.
  *
@@ -8,7 +8,7 @@
  * one poll loop the TUI and the exporter use too); the live view itself is an Ink component of the
  * TUI layer, handed in by src/cli.ts as `render` (commands never import the TUI).
  *
- * A pool key's reserved block about to end is announced once through the notifier (issue 23):
+ * A pool key's reserved block about to end is announced once through the notifier:
  * the watcher reads the keys and the billing status every {@link BLOCK_WATCH_MS} for that
  * (src/billing/pledges.ts `dueBlockEvents`); a failed read is skipped (the balance line says what fails).
  *
@@ -17,7 +17,7 @@
 import { parseWatchFlags, type MonitorSettings } from '../billing/settings.js';
 import { tokenKind } from '../credentials/token.js';
 import { keyPrefixOf } from '../api/errors.js';
-import { BalanceHistoryStore, originOf, type HistorySeries } from '../billing/historyStore.js';
+import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { createTerminalNotifier, type NotifyEvent } from '../terminal/notify.js';
 import { isLoopbackHost } from '../api/baseUrl.js';
 import { WEEK_WINDOW_MS } from '../billing/history.js';
@@ -55,7 +55,7 @@ export interface MonitorFlags {
   readonly onAnomaly?: string;
   /** `--metrics HOST:PORT`: serve the figures for Prometheus (src/metrics/). */
   readonly metrics?: string;
-  /** `--auto-topup`: act on the profile's auto top-up policy after each balance read (issue 47). */
+  /** `--auto-topup`: act on the profile's auto top-up policy after each balance read. */
   readonly autoTopup?: boolean;
   /** `--on-auto-topup CMD`: run after each charge auto top-up makes (src/terminal/notify.ts). */
   readonly onAutoTopup?: string;
@@ -141,7 +141,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
     const series = store?.series(profile.name, originOf(profile.baseUrl));
     const origin = originOf(profile.baseUrl);
     const runaway: RunawaySettings = { factor: profile.runawayFactor, floorUsdPerHour: profile.runawayFloorUsdPerHour };
-    // Where the money goes (issue 22): reads through the one budget shared with every keydeck.
+    // Where the money goes: reads through the one budget shared with every keydeck.
     const usage =
       store && series
         ? new UsageTracker({ client, budget: new UsageBudget(store.database), credential: credentialIdOf(origin, credential.token), origin, keyHistory: new KeyHistory(store.database, series.id), settings: runaway })
@@ -218,7 +218,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       statusEveryMs: BLOCK_WATCH_MS,
       ...(runner && { autoTopUp: { runner } }),
     });
-    // Pool keys' block ends (issue 23): announced once each, within 15 min of the end.
+    // Pool keys' block ends: announced once each, within 15 min of the end.
     const blockSent = new Set<string>();
     watcher.on((event) => {
       if (event.kind === 'balance') metrics?.reading(event.credits);

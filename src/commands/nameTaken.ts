@@ -1,5 +1,5 @@
 /**
- * The command line's side of a taken key name (issue 44, src/billing/keyNames.ts): before `keys
+ * The command line's side of a taken key name (src/billing/keyNames.ts): before `keys
  * create` or `keys rename` sends anything, a name another key already has is said (naming that
  * key) and asked about on a terminal, or refused in a script unless `--allow-duplicate-name`.
  */

@@ -33,7 +33,7 @@ import { withHintFlags } from '../terminal/commandHint.js';
 import type { TerminalText } from './table.js';
 import { ExitCode, exitCodeOf, fail, jsonErrorOf, sentenceOf, type ExitCodeValue } from './failure.js';
 
-export { ExitCode, CommandFailure, fail, recordExit, exitCodeOf, jsonErrorOf, sentenceOf, asSentence, type ExitCodeValue } from './failure.js';
+export { ExitCode, CommandFailure, fail, recordExit, exitCodeOf, sentenceOf, asSentence, type ExitCodeValue } from './failure.js';
 
 /** A command's next step when the stored credential of `profile` is rejected (src/credentials/describe.ts). */
 export function cliSignIn(profile: string): string {
@@ -43,7 +43,7 @@ export function cliSignIn(profile: string): string {
 /** The variable that silences warnings (as `--quiet` does, which sets it for the command). */
 export const QUIET_ENV = 'KEYDECK_QUIET';
 
-/** True when warnings are silenced: `--quiet`, or `KEYDECK_QUIET` set to 1, true or yes (issue 46). */
+/** True when warnings are silenced: `--quiet`, or `KEYDECK_QUIET` set to 1, true or yes. */
 export function quietFromEnv(env: NodeJS.ProcessEnv = process.env): boolean {
   return /^(1|true|yes)$/i.test((env[QUIET_ENV] ?? '').trim());
 }
@@ -153,7 +153,7 @@ export interface GlobalOptions {
   readonly insecureStorage?: boolean;
   /** `--allow-insecure-http` or `KEYDECK_ALLOW_INSECURE_HTTP=1`: a key may go over plain http off loopback. */
   readonly allowInsecureHttp?: boolean;
-  /** `--no-chain`: never read the chain (issue 25). */
+  /** `--no-chain`: never read the chain. */
   readonly noChain?: boolean;
   /** `--chain-rpc URL`: the chain's JSON-RPC endpoint for this command. */
   readonly chainRpc?: string;
@@ -260,7 +260,7 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
     : ((await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl))) ??
       (globals.sandboxToken !== undefined ? { token: globals.sandboxToken, source: 'sandbox' } : undefined));
   if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store, profile), 'no_credential');
-  // The plaintext file is said at login, in `auth status` and in `doctor`, not on every command (issue 46: cron mail).
+  // The plaintext file is said at login, in `auth status` and in `doctor`, not on every command (cron mail).
   if (options.pendingRotations === true) {
     // Management-key rotations first: their record takes over those the older record still holds.
     const { pendingMgmtRotationWarnings } = await import('./pendingMgmtRotations.js');

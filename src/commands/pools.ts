@@ -1,5 +1,5 @@
 /**
- * `keydeck pools [ID] [--json]` (issue 23): the service's pools, read-only (`GET /api/pools`,
+ * `keydeck pools [ID] [--json]`: the service's pools, read-only (`GET /api/pools`,
  * `GET /api/pools/:id`; https://docs.cheapestinference.com/api/unlimited-subscriptions/). Without
  * ID a table (pool, model, status, seats, lowest monthly price of a seat, annual discount); with
  * ID (UUID or slug) the pool's facts and its blocks (UTC hours, free seats, monthly and yearly

@@ -1,6 +1,6 @@
 /**
  * `keydeck profile list | show [NAME] | use NAME | add NAME --base-url URL | set NAME --read-only…
- * | remove NAME` (issue 16): see, switch and mark profiles without editing `config.json`. Only
+ * | remove NAME`: see, switch and mark profiles without editing `config.json`. Only
  * `use`, `add --use` and the removal of the current profile change the default (`currentProfile`). Every change is a
  * read-modify-write of the config file through `updateConfig` (atomic write; the file is never
  * overwritten while broken). Nothing here touches the service; `show` asks the credential store

@@ -1,5 +1,5 @@
 /**
- * The old key's spend at the handover of `keys rotate` (issue 26 with issue 22's figures): its
+ * The old key's spend at the handover of `keys rotate` (the figures of the usage record): its
  * spend over the shortest period the service gives and its spend rate between the last reads of
  * the per-key history. Usage reads are rationed (12 per 12 hours, src/billing/usageBudget.ts): a
  * read is spent only when the schedule would spend one (`auto`); otherwise the kept figures are

@@ -1,14 +1,14 @@
 /**
  * `keydeck sandbox [--host 127.0.0.1] [--port 8787] [--db PATH] [--dialect seed|docs-v1|docs-v2] [--unlimited-usage-reads]
  * [--chain anvil [--chain-rpc URL]]`: runs the sandbox server in the
- * foreground (DESIGN.md command-line contract). Prints exactly two lines on stdout,
+ * foreground (docs/sandbox-service.md command-line contract). Prints exactly two lines on stdout,
  * `sandbox listening on http://HOST:PORT` and `session token: <token>`, logs one line per
  * request on stderr (method, path, status, ms; never a header, key or token), and on SIGINT or
  * SIGTERM closes the server and the database and exits 0.
  *
  * The sandbox is for this machine: its `/sandbox/*` routes (users, the clock, the usage switch,
  * the checkout page, simulated transfers) take no credential. Bound to an address other than
- * loopback (`--host 0.0.0.0`), it says so on stderr once it listens (issue 43, item 9).
+ * loopback (`--host 0.0.0.0`), it says so on stderr once it listens.
  *
  * Exit codes: 0 stopped by a signal, 1 the sandbox could not start (database or address),
  * 2 bad usage (`--port` not an integer 0–65535).
@@ -44,7 +44,7 @@ export interface SandboxCommandOptions {
   dialect?: 'seed' | 'docs-v1' | 'docs-v2';
   /** `--unlimited-usage-reads`: lift the 12-per-12-hours limit of usage reads (load tests, benchmarks). */
   unlimitedUsageReads?: boolean;
-  /** `--chain anvil`: USDC transfers on a real local chain (issue 25). */
+  /** `--chain anvil`: USDC transfers on a real local chain. */
   chain?: 'anvil';
   /** `--chain-rpc URL` with `--chain anvil`: that node instead of a new anvil. */
   chainRpc?: string;
@@ -64,7 +64,7 @@ export async function runSandboxCommand(opts: SandboxCommandOptions): Promise<vo
     return;
   }
   const dbPath = opts.db ?? sandboxDbPath();
-  // The default database lives in the data dir: trusted as the config dir is (issue 43).
+  // The default database lives in the data dir: trusted as the config dir is.
   const dirProblem = opts.db === undefined ? await checkTrustedDir(dirname(dbPath), 'data dir') : undefined;
   if (dirProblem) {
     process.stderr.write(`keydeck: could not start the sandbox: ${dirProblem.sentence}\n`);

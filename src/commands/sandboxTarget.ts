@@ -1,5 +1,5 @@
 /**
- * `keydeck --sandbox <command>` (issue 44): every service-facing command runs against the same
+ * `keydeck --sandbox <command>`: every service-facing command runs against the same
  * sandbox and demo account as `keydeck --sandbox` (the TUI), in the data dir: served by this
  * process for the command's length, or joined when another keydeck process serves it (a TUI left
  * open, say) (src/sandbox/shared.ts). The profile is `sandbox` unless `--profile` names another;

@@ -7,7 +7,6 @@
 import { styleText } from 'node:util';
 import { shouldColorize, type ColorStream } from '../terminal/color.js';
 import stringWidth from 'string-width';
-import { centsText } from '../api/money.js';
 import { visible } from '../terminal/sanitize.js';
 
 /**
@@ -124,7 +123,7 @@ export function isoSeconds(t: number): string {
 }
 
 /**
- * Flattens a JSON value whose shape is not documented (§4 `billing status`, `card_direct` data)
+ * Flattens a JSON value whose shape is not documented (the service's endpoints `billing status`, `card_direct` data)
  * into `[path, value]` pairs for {@link formatKeyValues}: `balance.remaining`, `keys[0].name`.
  * Scalars print as JSON would, strings without quotes; empty arrays/objects as `[]`/`{}`.
  */

@@ -1,5 +1,5 @@
 /**
- * `billing topup --method NAME` (issue 44): which names keydeck sends, checked before anything is
+ * `billing topup --method NAME`: which names keydeck sends, checked before anything is
  * asked or sent. A name is known when it is a kind's own (the spec's `usdc`, `card_checkout`,
  * `card_direct`), a name the profile declares for a kind (`topUpMethods`), or the real service's
  * documentation pages' (`stripe`, `stripe_direct`); any other is refused with the names there

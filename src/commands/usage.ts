@@ -1,5 +1,5 @@
 /**
- * `keydeck keys usage [ID] [--period 24h|7d|30d|total] [--refresh | --cached] [--json]` (issue 22):
+ * `keydeck keys usage [ID] [--period 24h|7d|30d|total] [--refresh | --cached] [--json]`:
  * who spends what. Without an id: every key's spend over the periods the service gives, its share
  * of the account's spend, deleted keys and refused figures said as such. With an id: that key's
  * figures, its burn rates and its spend read by read from the per-key history.
@@ -17,7 +17,7 @@
  *
  * Exit codes: 0 figures printed (perhaps old: said); 1 none kept and none can be read (the
  * sentence says when the next read is allowed), or the service refused; 2 bad usage; 4 network,
- * or `--refresh` could not read now (issue 46: the kept figures are printed, with their age, and
+ * or `--refresh` could not read now (the kept figures are printed, with their age, and
  * a cron job still knows they are not fresh).
  */
 import { KeydeckApiError } from '../api/errors.js';

@@ -1,6 +1,6 @@
 /**
  * The verify of one USDC transfer as the commands run it (`billing verify --tx`, `--find`, `billing
- * topup --wait`): the chain checks (./chainCheck.ts, issue 25), then `POST
+ * topup --wait`): the chain checks (./chainCheck.ts), then `POST
  * /api/billing/verify-topup` through the record's procedure (src/billing/verifyUsdc.ts), then the
  * outcome printed with its exit code. Shared by ./billing.ts and ./chainFind.ts.
  */
@@ -73,7 +73,7 @@ export async function verifyAndReport(
     const onRecord = await verifyOnRecord(ports, { txHash, amount, ...(target.entryId !== undefined && { entryId: target.entryId }) }).catch(() => undefined);
     const entryId = target.entryId ?? onRecord?.entry?.id;
     const depositAddress = target.depositAddress ?? onRecord?.entry?.address;
-    // The chain's word (issue 25). The settings are resolved in any case: an unusable --chain-rpc
+    // The chain's word. The settings are resolved in any case: an unusable --chain-rpc
     // is said whatever the record holds.
     const { chainSettingsOf, checkBeforeVerify } = await import('./chainCheck.js');
     const settings = flags.chain ?? (await chainSettingsOf(globals, profile));
@@ -125,9 +125,9 @@ export interface VerifyFlags extends JsonFlag {
   readonly amount?: string;
   /** The deposit address the transfer paid: picks the top-up when several await the same amount. */
   readonly to?: string;
-  /** Send the verify even when the chain shows a mismatch (issue 25), without asking. */
+  /** Send the verify even when the chain shows a mismatch, without asking. */
   readonly yes?: boolean;
-  /** `--find`: watch the awaiting top-up's deposit address on chain instead of a hash (issue 25). */
+  /** `--find`: watch the awaiting top-up's deposit address on chain instead of a hash. */
   readonly find?: boolean;
   /** `--timeout SECONDS` with `--find` (default 900). */
   readonly timeout?: string;
@@ -149,7 +149,7 @@ function choiceText(e: JournalEntry): string {
 }
 
 /**
- * The record and the amount of `billing verify --tx` (issue 44, item 7; issue 42, I4): the record
+ * The record and the amount of `billing verify --tx` : the record
  * verified with this hash before, else the one USDC instruction still open for `amount` (any
  * amount when not given) and `to`. Without `--amount` the amount is that record's, and said so.
  * Several fit: asked on a terminal; else exit 2 naming them and the flag that picks one.

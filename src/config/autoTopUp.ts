@@ -1,5 +1,5 @@
 /**
- * The auto top-up policy of a profile (issue 47), kept in the config file under the profile's
+ * The auto top-up policy of a profile, kept in the config file under the profile's
  * `autoTopUp`: when the balance falls below `belowUsd`, charge the card on file `amountUsd` (or up
  * to `toUsd`), never more than `maxPerDayUsd` in a UTC day nor `maxPerMonthUsd` in a UTC month.
  *
@@ -19,7 +19,7 @@
 import { z } from 'zod';
 import { TopUpMethodNameSchema } from '../api/methodName.js';
 
-/** The service's smallest top-up, USD (§4, §8). */
+/** The service's smallest top-up, USD. */
 export const MIN_TOP_UP_USD = 10;
 /** The largest amount, threshold or cap a policy may name, USD (a typo guard, not a service rule). */
 export const MAX_POLICY_USD = 100_000;

@@ -42,13 +42,13 @@ export const MIN_POLL_INTERVAL_SECONDS = 2;
 export const MAX_POLL_INTERVAL_SECONDS = 86_400;
 /**
  * Default per-profile ceiling for top-ups, USD: an amount above it must be typed again to
- * confirm (issue 19). A profile sets its own with `confirmAboveUsd`.
+ * confirm. A profile sets its own with `confirmAboveUsd`.
  */
 export const DEFAULT_CONFIRM_ABOVE_USD = 500;
 
-/** Default of a profile's `runawayFactor`: a key spending 5× its own 7-day median is a runaway (issue 22). */
+/** Default of a profile's `runawayFactor`: a key spending 5× its own 7-day median is a runaway. */
 export const DEFAULT_RUNAWAY_FACTOR = 5;
-/** Default of a profile's `runawayFloorUsdPerHour`: below $1/h nothing is a runaway (issue 22). */
+/** Default of a profile's `runawayFloorUsdPerHour`: below $1/h nothing is a runaway. */
 export const DEFAULT_RUNAWAY_FLOOR_USD_PER_HOUR = 1;
 
 /** A profile name: 1–64 of letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
@@ -134,7 +134,7 @@ export type ConfigErrorCode =
   | 'config_write_failed'
   /** The config dir or file is not what it claims, belongs to another user, or is writable by group or others (./trust.ts). */
   | 'config_untrusted'
-  /** The data dir is not a directory, belongs to another user, or is writable by group or others (./trust.ts; issue 43). */
+  /** The data dir is not a directory, belongs to another user, or is writable by group or others (./trust.ts). */
   | 'data_untrusted'
   /** A `.keydeck` file or a `profileRules` entry names a profile the config file does not have (./profileChoice.ts). */
   | 'no_such_profile';
@@ -377,7 +377,7 @@ async function updateUnlocked(
 }
 
 /**
- * The auto top-up policy of profile `profile` in the config file `file`, read afresh (issue 47: the
+ * The auto top-up policy of profile `profile` in the config file `file`, read afresh (the
  * faces that act on it read it at each balance read, so `autotopup set`, `off` and `resume` in
  * another shell take effect at the next one). Undefined: none.
  * @throws ConfigError as {@link readConfig}

@@ -1,5 +1,5 @@
 /**
- * A lock held for as long as one process drives one multi-step operation (issue 42), so that
+ * A lock held for as long as one process drives one multi-step operation, so that
  * another keydeck (a second shell, the TUI beside a cron job) tells an operation in progress from
  * one that was interrupted: an operation recorded but not locked is interrupted. Built like
  * ./lock.ts on node:sqlite: the lock is an exclusive transaction on a small file, taken without

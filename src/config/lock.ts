@@ -1,6 +1,6 @@
 /**
  * A cross-process lock around every read-modify-write of the config file and the plaintext key
- * file (DESIGN.md "Boundaries": local files). Built on node:sqlite (no new dependency): the lock
+ * file (docs/architecture.md, "Boundaries": local files). Built on node:sqlite (no new dependency): the lock
  * is an exclusive transaction on `<configDir>/.keydeck.lock`, an SQLite database used for nothing
  * else. SQLite's file locks are the operating system's (fcntl on POSIX, LockFileEx on Windows),
  * so a process that dies releases its lock at once: no stale lock files, no lock-breaking by age.
@@ -32,7 +32,7 @@ export async function withConfigLock<T>(dir: string, body: () => Promise<T>, tim
 /**
  * Runs `body` while holding the lock `file` (an SQLite file used for nothing else, as the config
  * dir's: see the module comment; its directory must exist), and releases it however `body` ends.
- * For a lock of one thing rather than of a dir (auto top-up's lock of one account, issue 47).
+ * For a lock of one thing rather than of a dir (auto top-up's lock of one account).
  * @throws Error `could not lock …` naming the file when another process held it past `timeoutMs`;
  *   whatever `body` throws.
  */

@@ -43,15 +43,15 @@ export interface ResolvedProfile {
   readonly confirmAboveUsd: number;
   /** The top-up method names by kind, when the profile sets any (`topUpMethods`; default the seed's). */
   readonly topUpMethods?: Readonly<Partial<Record<'card_checkout' | 'card_direct' | 'usdc', string>>>;
-  /** A key spending this many times its own 7-day median is a runaway (default 5; issue 22). */
+  /** A key spending this many times its own 7-day median is a runaway (default 5). */
   readonly runawayFactor: number;
   /** The least rate that can be a runaway, USD/hour (default 1). */
   readonly runawayFloorUsdPerHour: number;
-  /** The profile's chain RPC URL (`chainRpc`; issue 25), when it sets one. */
+  /** The profile's chain RPC URL (`chainRpc`), when it sets one. */
   readonly chainRpc?: string;
   /** False when the profile turned the chain checks off (`chainChecks: false`); default true. */
   readonly chainChecks: boolean;
-  /** The auto top-up policy (issue 47), when the profile sets one. */
+  /** The auto top-up policy, when the profile sets one. */
   readonly autoTopUp?: AutoTopUpPolicy;
   /** The per-key guardrails `keydeck apply` stored, when there are any. */
   readonly guardrails?: Guardrails;

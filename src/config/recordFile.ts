@@ -49,7 +49,7 @@ export class RecordFile<E> {
    * @throws the record's error when the file is not trusted, not readable or not in the format
    */
   async read(): Promise<E[]> {
-    const { file, what, idle, error, field } = this.#options;
+    const { file, what, error, field } = this.#options;
     let read;
     try {
       read = await readTrustedFile(file, 'config file');

@@ -1,7 +1,7 @@
 /**
- * Local files trusted the way ssh trusts its own (DESIGN.md "Boundaries": local files → keydeck):
+ * Local files trusted the way ssh trusts its own (docs/architecture.md, "Boundaries": local files → keydeck):
  * the config dir and `config.json` must not be writable by group or others (another local user
- * could point `baseUrl` at their server and receive the key), nor the data dir (issue 43: another
+ * could point `baseUrl` at their server and receive the key), nor the data dir (another
  * user could replace the top-up record, the usage history or the sandbox's database in it), `credentials.json` must not be
  * readable or writable by them, each must belong to the user running keydeck, and each must be
  * what it claims (a directory, a regular file): a FIFO, a device or a directory in a file's place

@@ -110,7 +110,7 @@ export function createCredentialStore(options: CredentialStoreOptions = {}): Cre
       }
       const accounts = accountsOf(profile, getOptions);
       for (const account of accounts) {
-        let fromKeychain: string | null = null;
+        let fromKeychain: string | null;
         try {
           fromKeychain = await keychain.get(account);
         } catch (err) {

@@ -1,11 +1,11 @@
 /**
- * The names keydeck gives the management keys it creates (issue 19): meaningful and unique, so
+ * The names keydeck gives the management keys it creates: meaningful and unique, so
  * the keys of several setups, machines and profiles can be told apart in any list:
  * `keydeck@<host> <profile> <YYYY-MM-DD>`, with ` (2)`, ` (3)`… when that name is already taken.
  * The user may edit it (setup's name step, `auth login --name`).
  */
 
-/** Longest key name the service accepts (§2.2, 1–128 characters). */
+/** Longest key name the service accepts (1–128 characters). */
 const MAX_NAME = 128;
 
 /** What a default name is made of. */

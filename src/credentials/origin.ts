@@ -1,5 +1,5 @@
 /**
- * Which service a stored key belongs to (DESIGN.md "Boundaries": credential → network). A key is
+ * Which service a stored key belongs to (docs/architecture.md, "Boundaries": credential → network). A key is
  * stored per profile and per service origin (scheme, host, port), as `gh` stores a token per
  * host: keychain account and file entry `<profile>@<origin>`, e.g. `default@https://api.example.com`.
  * A key is only ever read back for the origin it was stored for, so `--base-url` naming another
@@ -32,7 +32,7 @@ export function originOf(baseUrl: string): string {
  */
 export function originTarget(baseUrl: string, savedBaseUrl: string | undefined): OriginTarget {
   const origin = originOf(baseUrl);
-  let legacy = false;
+  let legacy: boolean;
   try {
     legacy = savedBaseUrl !== undefined && originOf(savedBaseUrl) === origin;
   } catch { // a saved base URL that is not a URL is no legacy match

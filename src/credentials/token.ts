@@ -1,5 +1,5 @@
 /**
- * What kind of token keydeck was given (§1, §5): a management key `mk_…`, a consumption key
+ * What kind of token keydeck was given: a management key `mk_…`, a consumption key
  * `sk_…` (inference only: refused as keydeck's credential), or anything else, which is taken as
  * a session token. Tokens are never echoed in the sentences below.
  */

@@ -1,5 +1,5 @@
 /**
- * `--to-command 'CMD ARGS'`: the key handed to a program on its standard input only (issue 26):
+ * `--to-command 'CMD ARGS'`: the key handed to a program on its standard input only:
  * `gh secret set NAME`, `kubectl create secret generic NAME --from-file=key=/dev/stdin`,
  * `pass insert -m NAME`, `vault kv put PATH key=-`, `op item create …`.
  *

@@ -1,5 +1,5 @@
 /**
- * Delivering one new key to every destination the user named (issue 26), shared by
+ * Delivering one new key to every destination the user named, shared by
  * `keys create`, `keys rotate` and the TUI: {@link checkDestinations} before the key is created
  * (so no key is made that cannot be delivered), then {@link deliverKey} once it exists. Each
  * destination gets one {@link DeliveryOutcome}, in the order given; one failing does not stop

@@ -1,5 +1,5 @@
 /**
- * Where each key was delivered (issue 26: a rotation "delivers it with the same destinations"):
+ * Where each key was delivered (a rotation "delivers it with the same destinations"):
  * `<data dir>/deliveries.json` remembers, per profile, service origin and key id, the destinations
  * that took the key (dotenv paths and variables, command lines as typed), so that `keys rotate`
  * without destination flags, and the TUI's `R`, deliver the successor to the same places, and the

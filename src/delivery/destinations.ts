@@ -1,5 +1,5 @@
 /**
- * Where a new key goes instead of the screen (issue 26): a dotenv file (`--to-file PATH[:VAR]`)
+ * Where a new key goes instead of the screen: a dotenv file (`--to-file PATH[:VAR]`)
  * or a command that reads it on its standard input (`--to-command 'CMD ARGS'`). This module
  * parses what the user typed into a {@link Destination} and describes one in words; the writers
  * are ./fileTarget.ts and ./command.ts. Nothing here touches the disk or runs anything.

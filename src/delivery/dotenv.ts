@@ -1,5 +1,5 @@
 /**
- * Setting one variable in a dotenv file's text (issue 26, `--to-file PATH[:VAR]`), keeping every
+ * Setting one variable in a dotenv file's text (`--to-file PATH[:VAR]`), keeping every
  * other byte of the user's file as it was: other lines, comments, blank lines, the line ends
  * (LF or CRLF), a missing final newline. Reading is the `dotenv` package's parser (what the
  * applications that read the file use); the edit is checked against it before anything is written:

@@ -1,5 +1,5 @@
 /**
- * `--to-file PATH[:VAR]`: the key written into a dotenv file (issue 26), trusted as keydeck trusts
+ * `--to-file PATH[:VAR]`: the key written into a dotenv file, trusted as keydeck trusts
  * its own files (src/config/trust.ts, as ssh does): the file must be a regular file of this user
  * that group and others can neither read nor write (else the `chmod` that fixes it is named), and
  * its directory, and every directory above it, must be this user's (or root's) and not writable by
@@ -40,14 +40,6 @@ export interface FileDelivery {
 }
 
 type FileDestination = Extract<Destination, { kind: 'file' }>;
-
-function octal(mode: number): string {
-  return `0${(mode & 0o777).toString(8).padStart(3, '0')}`;
-}
-
-function uid(): number | undefined {
-  return process.platform === 'win32' || typeof process.getuid !== 'function' ? undefined : process.getuid();
-}
 
 function refused(sentence: string): DeliveryError {
   return new DeliveryError('destination_refused', sentence);

@@ -1,5 +1,5 @@
 /**
- * What a dotenv destination held before keydeck wrote a key into it, and putting it back (issue 42,
+ * What a dotenv destination held before keydeck wrote a key into it, and putting it back (
  * I3): before the first write of an operation, the file's content is copied beside it
  * (`<file>.keydeck-before-<operation>`, mode 0600, written atomically) — or, for a file that did
  * not exist, nothing is copied and the record says so. Undo reads the file first: only when it

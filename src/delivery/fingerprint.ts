@@ -1,5 +1,5 @@
 /**
- * A key's fingerprint (issue 42): what an operation's record keeps of a key it created instead of
+ * A key's fingerprint: what an operation's record keeps of a key it created instead of
  * the key, so that recovery can tell whether a destination holds that key by reading it, without
  * keydeck ever storing the key. SHA-256 of the value: a key is 40 random characters or more
  * (about 238 bits), far beyond a search, so its digest says nothing of it.

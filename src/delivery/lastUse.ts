@@ -1,5 +1,5 @@
 /**
- * Is the old key still used? (issue 26, step 4 of a rotation.) The evidence is the key's
+ * Is the old key still used? (step 4 of a rotation.) The evidence is the key's
  * `lastUsedAt` on `GET /api/keys` (the newer documentation pages show it on list entries; the
  * seed does not, and then keydeck says it cannot tell). A key counts as idle once it has not been
  * used for `idleForMs` by the service's clock (this machine's corrected by the client's

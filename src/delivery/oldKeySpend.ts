@@ -1,5 +1,5 @@
 /**
- * The old key's spend at a rotation's handover, in words (issue 26 with issue 22's figures), for
+ * The old key's spend at a rotation's handover, in words (the figures of the usage record), for
  * the command line and the TUI alike: its spend over the shortest period the usage answer gives,
  * its rate between the last reads of the per-key history, and whether it spent in an interval that
  * ends after the successor was delivered (then it is still in use). Pure.

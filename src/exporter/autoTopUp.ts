@@ -1,5 +1,5 @@
 /**
- * `keydeck exporter --auto-topup` (issue 47): after each balance read of a watched profile with a
+ * `keydeck exporter --auto-topup`: after each balance read of a watched profile with a
  * policy, the profile's account watcher runs auto top-up's runner (src/operations/autoTopUp.ts: it
  * reads everything again under the account's lock and charges at most once); here, the policy's
  * state as metrics (src/metrics/autoTopUp.ts), and a log line for every charge and every failure;

@@ -1,5 +1,5 @@
 /**
- * Whether the exporter would run clean with these flags (issue 46): `keydeck exporter
+ * Whether the exporter would run clean with these flags: `keydeck exporter
  * --check-config` (offline: the flags, the config file, each profile's service and credential) and
  * `keydeck doctor --exporter` (the same, plus one authenticated read per profile, the history
  * database and the listen address). Never throws for a failed check; nothing secret in a detail

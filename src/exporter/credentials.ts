@@ -1,5 +1,5 @@
 /**
- * Where the exporter finds each profile's credential (issues 24, 46), first found wins:
+ * Where the exporter finds each profile's credential, first found wins:
  * 1. `--token-file PROFILE=PATH`: a file holding the token (a session token or `mk_` key), for
  *    systemd's `LoadCredential=` (`--token-file prod=%d/prod`). A file inside
  *    `$CREDENTIALS_DIRECTORY` is trusted as systemd hands it over (only the unit's user and root

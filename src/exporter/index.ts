@@ -1,5 +1,5 @@
 /**
- * src/exporter: `keydeck exporter` (issue 24), the headless face for Prometheus: no Ink, no
+ * src/exporter: `keydeck exporter`, the headless face for Prometheus: no Ink, no
  * React, no terminal. ./run.ts is the process (HTTP face, signals, reload), ./profile.ts one
  * profile (its account watcher, src/watcher, and what the exporter makes of it), ./profiles.ts and
  * ./options.ts what to watch, ./credentials.ts where each profile's key comes from (never argv),

@@ -1,5 +1,5 @@
 /**
- * The exporter's log (issue 24): one line per event on stderr, in logfmt
+ * The exporter's log: one line per event on stderr, in logfmt
  * (`time=… level=info event=profile_down profile=prod reason=unreachable msg="…"`, as Prometheus'
  * own programs write) or JSON lines (`--log-format json`). Events are changes (a profile down or up
  * again, the config reloaded or refused, a profile added or removed), not every poll. Values are

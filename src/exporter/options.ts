@@ -1,5 +1,5 @@
 /**
- * The flags of `keydeck exporter` (issues 24, 46), checked before anything is read or listened on.
+ * The flags of `keydeck exporter`, checked before anything is read or listened on.
  * Every problem is one sentence for a usage error (exit 2), written in the chosen `--log-format`
  * when that flag itself is good (the answer carries it).
  */

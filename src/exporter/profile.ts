@@ -46,7 +46,7 @@ export interface WatchedProfile {
   readonly runaway?: RunawaySettings | undefined;
   /** The profile's top-up method names (the client's; auto top-up's card-on-file name). */
   readonly topUpMethods?: Readonly<Partial<Record<'card_checkout' | 'card_direct' | 'usdc', string>>> | undefined;
-  /** The profile's auto top-up policy (issue 47), acted on with `--auto-topup` only. */
+  /** The profile's auto top-up policy, acted on with `--auto-topup` only. */
   readonly autoTopUp?: AutoTopUpPolicy | undefined;
   /** The profile is marked `readOnly` (src/config/profileMarks.ts): auto top-up never charges it. */
   readonly readOnly?: boolean | undefined;
@@ -79,7 +79,7 @@ export interface WatcherContext {
   readonly userAgent: string;
   /** Random in [0, 1) (tests). Default Math.random. */
   readonly random?: () => number;
-  /** `--auto-topup` (issue 47): makes each profile's auto top-up (loaded only then); absent, none. */
+  /** `--auto-topup`: makes each profile's auto top-up (loaded only then); absent, none. */
   readonly autoTopUp?: AutoTopUpFaces | undefined;
   /** `--enforce`: each profile's guardrails after each poll (./guardrails.ts); absent, none. */
   readonly guardrails?: GuardrailFaces | undefined;

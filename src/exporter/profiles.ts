@@ -1,5 +1,5 @@
 /**
- * Which profiles the exporter watches (issue 24), read from the config file (src/config/) at
+ * Which profiles the exporter watches, read from the config file (src/config/) at
  * start and again on SIGHUP: `--all-profiles` (every profile of the file, following it as it
  * changes), the `--profile NAME` list, or else the current profile (`KEYDECK_PROFILE`, the file's
  * `currentProfile`, else `default`). Each profile's service is its `baseUrl` in the file.
@@ -9,7 +9,7 @@ import type { WatchedProfile } from './profile.js';
 
 /**
  * `--all-profiles`, `--profile NAME…`, or neither; `plus`: a profile that is not in the file
- * first (`keydeck --sandbox exporter`: the sandbox, issue 44), then those `rest` picks, if any.
+ * first (`keydeck --sandbox exporter`: the sandbox), then those `rest` picks, if any.
  */
 export type ProfileSelection =
   | { readonly kind: 'all' }

@@ -1,5 +1,5 @@
 /**
- * `keydeck exporter` (issue 24): a long-running process with no terminal and without Ink or
+ * `keydeck exporter`: a long-running process with no terminal and without Ink or
  * React loaded, that watches many profiles and serves their figures to Prometheus.
  *
  * - Serves `GET /metrics` (every watched profile's series, labelled `profile` and `origin`, plus
@@ -65,7 +65,7 @@ export interface ExporterOptions {
   /** `--log-level` (default `info`). */
   readonly logLevel?: LogLevel | undefined;
   readonly allowInsecureHttp: boolean;
-  /** `--auto-topup` (issue 47): act on each profile's auto top-up policy after each balance read. */
+  /** `--auto-topup`: act on each profile's auto top-up policy after each balance read. */
   readonly autoTopUp?: boolean | undefined;
   /** `--enforce`: act on each profile's guardrails after each poll (./guardrails.ts); `--on-guardrail CMD` hears them. */
   readonly enforce?: boolean | undefined;
@@ -306,7 +306,7 @@ function tellUnknown(log: Logger, configPath: string, fields: readonly string[])
   for (const field of fields) log.warn('config_unknown_field', { field, msg: `the config file ${configPath} has a field this keydeck does not know, "${field}": ignored (written by a newer keydeck, or a typo)` });
 }
 
-/** `--auto-topup`'s faces, its modules loaded only then (issue 47). */
+/** `--auto-topup`'s faces, its modules loaded only then. */
 async function loadAutoTopUp(env: NodeJS.ProcessEnv, configPath: string, log: Logger): Promise<import('./autoTopUp.js').AutoTopUpFaces> {
   const [{ TopUpJournal }, { autoTopUpFaces }] = await Promise.all([import('../billing/journal.js'), import('./autoTopUp.js')]);
   log.info('autotopup_on', { msg: 'auto top-up acts on each watched profile with a policy (keydeck autotopup status)' });

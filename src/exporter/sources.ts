@@ -1,5 +1,5 @@
 /**
- * Token sources that name no watched profile (issue 46): a `--token-file acc=…` for a profile the
+ * Token sources that name no watched profile: a `--token-file acc=…` for a profile the
  * exporter does not watch is a typo whose real profile would sit at `credential_missing`, so it is
  * refused at start (exit 2) with "did you mean"; a file of the `--token-dir` that no watched
  * profile reads is told in the log (the directory may hold tokens for other selections).

@@ -1,7 +1,7 @@
 /**
  * Failpoints: the named boundaries of keydeck's own process where the crash-point harness
  * (test/crash/) kills it, to prove that every multi-step operation survives a kill at any step
- * (issue 42). The idea and the word are those of FreeBSD's fail(9), etcd's gofail and TiKV's
+ *. The idea and the word are those of FreeBSD's fail(9), etcd's gofail and TiKV's
  * fail-rs: a call at each boundary that does nothing unless a test armed it from outside.
  *
  * What lives in src/failpoints: {@link failpoint} and the names of the boundaries. May import:

@@ -1,5 +1,5 @@
 /**
- * One account's figures as Prometheus metrics (issues 16, 24): a prom-client `Registry` per
+ * One account's figures as Prometheus metrics: a prom-client `Registry` per
  * profile and service origin, every series labelled `profile` and `origin` (the registry's
  * default labels), fed by whoever polls the service: `keydeck monitor --metrics` (one profile)
  * and `keydeck exporter` (many; src/exporter/), which serve it through ./server.ts.
@@ -13,16 +13,16 @@
  * | `keydeck_up` | `reason` when 0 | 1: the last poll read the balance; 0: it could not ({@link DownReason}), or `not_yet_polled` (the exporter: no poll has ended, and none is on record) |
  * | `keydeck_down_since_timestamp_seconds` | `reason` | while down: when the outage began, whatever its reasons since (the exporter restores it: the alert on it fires on time across restarts) |
  * | `keydeck_first_poll_attempt_timestamp_seconds` | | the exporter: when it first set out to read the profile (restored; the stale alert of a profile never read) |
- * | `keydeck_balance_remaining_usd` | | §2.3 `remaining` |
- * | `keydeck_balance_total_top_up_usd` | | §2.3 `totalTopUp` |
- * | `keydeck_active_keys` | `key_type` (`credit`, `subscription`) | active §2.1 keys by `keyType` |
+ * | `keydeck_balance_remaining_usd` | | the credit balance record `remaining` |
+ * | `keydeck_balance_total_top_up_usd` | | the credit balance record `totalTopUp` |
+ * | `keydeck_active_keys` | `key_type` (`credit`, `subscription`) | active the consumption key's fields keys by `keyType` |
  * | `keydeck_subscription_expiry_timestamp_seconds` | | the nearest `subscriptionExpiresAt` of an active subscription key (absent without one) |
- * | `keydeck_burn_rate_usd_per_second` | `window` (`15m`, `1h`, `24h`, `7d`) | spend per second over the window as of the last reading (§3: top-ups are not spending; absent until the window has enough readings) |
+ * | `keydeck_burn_rate_usd_per_second` | `window` (`15m`, `1h`, `24h`, `7d`) | spend per second over the window as of the last reading (top-ups are not spending; absent until the window has enough readings) |
  * | `keydeck_last_successful_poll_timestamp_seconds` | | when the balance was last read |
  * | `keydeck_keys_last_successful_poll_timestamp_seconds` | | when the key list was last read |
  * | `keydeck_poll_errors_total` | `code` | failed reads by the client's error code |
  * | `keydeck_balance_alert_below_usd` | | the profile's `alertBelowUsd` (absent when it sets none): the alert rules' per-profile threshold |
- * | `keydeck_balance_restored` | | 1 while the balance and its poll time are the last reading of the history, restored at start (issue 46); 0 once this process has read the balance itself |
+ * | `keydeck_balance_restored` | | 1 while the balance and its poll time are the last reading of the history, restored at start; 0 once this process has read the balance itself |
  * | `keydeck_poll_duration_seconds` | | histogram of the balance polls' durations, failed ones included |
  *
  * Before the first reading the balance gauges are absent (not 0: nothing is known). The burn rates
@@ -160,12 +160,12 @@ export class AccountMetrics {
     this.registry.setDefaultLabels(this.#labels);
     const registers = [this.registry];
     this.#up = new Gauge({ name: 'keydeck_up', help: 'Whether the last poll read the balance (1), else 0 with the reason', labelNames: ['reason', ...ACCOUNT_LABELS], registers });
-    this.#remaining = new Gauge({ name: 'keydeck_balance_remaining_usd', help: 'Remaining credit balance (USD, §2.3 remaining)', labelNames: ACCOUNT_LABELS, registers });
-    this.#totalTopUp = new Gauge({ name: 'keydeck_balance_total_top_up_usd', help: 'Sum of all top-ups (USD, §2.3 totalTopUp)', labelNames: ACCOUNT_LABELS, registers });
-    this.#activeKeys = new Gauge({ name: 'keydeck_active_keys', help: 'Active consumption keys by keyType (§2.1)', labelNames: ['key_type', ...ACCOUNT_LABELS], registers });
+    this.#remaining = new Gauge({ name: 'keydeck_balance_remaining_usd', help: 'Remaining credit balance (USD, `remaining` of the credit balance)', labelNames: ACCOUNT_LABELS, registers });
+    this.#totalTopUp = new Gauge({ name: 'keydeck_balance_total_top_up_usd', help: 'Sum of all top-ups (USD, `totalTopUp` of the credit balance)', labelNames: ACCOUNT_LABELS, registers });
+    this.#activeKeys = new Gauge({ name: 'keydeck_active_keys', help: 'Active consumption keys by keyType', labelNames: ['key_type', ...ACCOUNT_LABELS], registers });
     this.#expiry = new Gauge({
       name: 'keydeck_subscription_expiry_timestamp_seconds',
-      help: 'When the first active subscription key ends (Unix seconds, §2.1 subscriptionExpiresAt)',
+      help: 'When the first active subscription key ends (Unix seconds, the key’s `subscriptionExpiresAt`)',
       labelNames: ACCOUNT_LABELS,
       registers,
     });
@@ -298,7 +298,7 @@ export class AccountMetrics {
   /**
    * The last reading of the history (`sample`, another run's or a TUI's), served at start as the
    * balance, its poll time and the burn rates as of then, with `keydeck_balance_restored 1` until
-   * this process reads the balance itself (issue 46: a restart during an outage keeps the stale
+   * this process reads the balance itself (a restart during an outage keeps the stale
    * and low-balance alerts firing). Says nothing about `keydeck_up`: nothing is known of now.
    */
   restore(sample: BalanceSample): void {
@@ -366,7 +366,7 @@ export class AccountMetrics {
     if (affectsUp) this.down(downReasonOf(error));
   }
 
-  /** The key list (§2.1) read at epoch ms `t`: active keys by type, the nearest subscription end. */
+  /** The key list read at epoch ms `t`: active keys by type, the nearest subscription end. */
   keys(list: readonly ConsumptionKey[], t = this.#now()): void {
     const active = list.filter((k) => k.isActive);
     this.#activeKeys.set({ ...this.#labels, key_type: 'credit' }, active.filter((k) => k.keyType === 'credit').length);

@@ -1,5 +1,5 @@
 /**
- * Auto top-up as metrics (issue 47), on an account's registry (./account.ts: labelled `profile`
+ * Auto top-up as metrics, on an account's registry (./account.ts: labelled `profile`
  * and `origin`), exported by the faces that were told to act (`keydeck exporter --auto-topup`,
  * `keydeck monitor --auto-topup --metrics`) and only while the profile has a policy:
  *

@@ -1,5 +1,5 @@
 /**
- * The exporter's own config reloads as metrics (issue 46), on the process registry
+ * The exporter's own config reloads as metrics, on the process registry
  * (./process.ts: no `profile` or `origin`, they describe the process), named as Prometheus and
  * Alertmanager name theirs (`prometheus_config_last_reload_successful`…):
  *

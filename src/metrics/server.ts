@@ -1,9 +1,9 @@
 /**
- * The HTTP face of the metrics (issues 16, 24), shared by `keydeck monitor --metrics` and
+ * The HTTP face of the metrics, shared by `keydeck monitor --metrics` and
  * `keydeck exporter`: `GET /metrics` answers the exposition (./exposition.ts), `GET /healthz`
  * says whether the process is alive and serving (200 and one line: liveness), `GET /readyz`
  * whether its figures are worth scraping yet (200, else 503 until every profile has been polled
- * once: readiness, issue 46), `GET /` names them; any other path is 404 and any other method 405. `HEAD` is answered as `GET` without a body. Nothing
+ * once: readiness), `GET /` names them; any other path is 404 and any other method 405. `HEAD` is answered as `GET` without a body. Nothing
  * secret is ever in an answer: figures, profile names and origins only.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

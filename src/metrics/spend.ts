@@ -1,5 +1,5 @@
 /**
- * Where the money goes, as Prometheus metrics (issue 22): per-key spend gauges, the age of the
+ * Where the money goes, as Prometheus metrics: per-key spend gauges, the age of the
  * usage figures, the usage reads left, and the runaway keys, written as collect-time gauges over
  * any prom-client `Registry` (`monitor --metrics` today, the exporter's registry when it has one).
  *

@@ -1,5 +1,5 @@
 /**
- * Where the money goes on an account's registry (issues 22, 24): the spend gauges of ./spend.ts
+ * Where the money goes on an account's registry: the spend gauges of ./spend.ts
  * fed by a UsageTracker (src/billing/usageTracker.ts: reads through the one 12-per-12-hours
  * budget shared by every keydeck process), the same way for `keydeck monitor --metrics` and
  * `keydeck exporter`. The account's text is written afresh whenever the tracker's snapshot

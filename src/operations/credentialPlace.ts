@@ -1,5 +1,5 @@
 /**
- * Where a management key that `mgmt-keys rotate` replaces lives (issue 42; issue 46, item 3):
+ * Where a management key that `mgmt-keys rotate` replaces lives:
  * keydeck's own store for a profile (the OS keychain, or the consented plaintext file), or a token
  * file that another program reads (the exporter's `--token-file`). Each place is read and written
  * as a whole (an atomic write, read back), and keeps the key it replaces in a backup beside it

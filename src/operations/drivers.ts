@@ -1,5 +1,5 @@
 /**
- * Which operations a face drives right now (issue 42): each operation it starts or takes up is
+ * Which operations a face drives right now: each operation it starts or takes up is
  * locked for it (src/config/heldLock.ts) until the operation ends or the face lets go, so that
  * another keydeck tells an operation in progress from an interrupted one (recorded, not locked),
  * never offers to finish or undo one under way, and never takes it up twice. One set per face's

@@ -23,7 +23,7 @@ import type { ConsumptionKey } from '../api/schemas.js';
 import type { Destination } from '../delivery/destinations.js';
 import type { GuardrailNotice } from './events.js';
 import { DriveMemo, drive, emit, step, type DriveMode, type KitContext, type Machine, type Next, type Step } from './kit.js';
-import { guardrailRecord, samePeriod, type GuardrailEntry, type GuardrailRecord, type GuardrailRuleKind } from './guardrailRecord.js';
+import { guardrailRecord, samePeriod, type GuardrailEntry, type GuardrailRecord } from './guardrailRecord.js';
 import { pendingRotationOf } from './queries.js';
 import { rotateKeyMachine, type RotateOutcome, type RotationContext } from './rotateKey.js';
 
@@ -235,5 +235,3 @@ export function guardrailContext(fields: Omit<GuardrailContext, 'record'> & { re
   return { ...rest, record: guardrailRecord(dataDir) };
 }
 
-/** Which rule kinds the machine knows (for the faces' words). */
-export type { GuardrailRuleKind };

@@ -28,8 +28,6 @@ export type GuardrailState = z.infer<typeof GuardrailStateSchema>;
 
 /** Which rule an entry is about. */
 export const GuardrailRuleKindSchema = z.enum(['budget', 'expiry', 'age']);
-/** See {@link GuardrailRuleKindSchema}. */
-export type GuardrailRuleKind = z.infer<typeof GuardrailRuleKindSchema>;
 
 /** One key's rule in one period. Times are ISO 8601 (the service's clock for the period). */
 export const GuardrailEntrySchema = z.object({

@@ -28,10 +28,6 @@ const unstored = (deleted: readonly string[]) => (deleted.length > 0 ? `the new 
 export function sentence(phrase: string): string {
   return phrase === '' ? phrase : `${phrase[0]!.toUpperCase()}${phrase.slice(1)}${/[.…!?:]$/.test(phrase) ? '' : '.'}`;
 }
-/** `the credit key` / `the subscription key` / `the successor`. */
-function theKey(kind: OperationKind): string {
-  return kind === 'rotate' ? 'the successor' : kind === 'pledge' ? 'the subscription key' : 'the key';
-}
 const successorLost = 'its successor never reached every destination, and its value is gone (keydeck never stores a key, and no file destination holds it): a new successor is made and delivered; the unfinished one is deleted once that is done';
 
 /**
@@ -197,7 +193,7 @@ export function failureWords(failure: OperationFailure, face: Face): FailureWord
     case 'subscription_key': {
       const disable = face === 'cli' ? `\`keydeck keys disable ${f.key.id}\`` : 'space on the Keys pane';
       const credit = face === 'cli' ? '`keydeck keys create --name NAME --to-file …`' : 'n on the Keys pane';
-      return row(f.code, `"${f.key.name}" is a subscription key, and those cannot be rotated: the service creates exactly one per subscription payment (§3), so keydeck cannot make its successor`, `What works instead: the next subscription payment creates a new key; put it in place, then disable this one (${disable}). To stop a leaked one at once, disable it now, or replace it with a credit key (${credit})`, '. ');
+      return row(f.code, `"${f.key.name}" is a subscription key, and those cannot be rotated: the service creates exactly one per subscription payment, so keydeck cannot make its successor`, `What works instead: the next subscription payment creates a new key; put it in place, then disable this one (${disable}). To stop a leaked one at once, disable it now, or replace it with a credit key (${credit})`, '. ');
     }
     case 'key_inactive':
       return face === 'cli'

@@ -1,5 +1,5 @@
 /**
- * §5 authentication: `Authorization: Bearer <token>` where the token is a session token or an
+ * The service's authentication authentication: `Authorization: Bearer <token>` where the token is a session token or an
  * `mk_` management key on `/api/*` (and `/sandbox/subscriptions`), and an `sk_` consumption key
  * on `/v1/chat/completions`. A missing, malformed, unknown or deleted credential is 401
  * `unauthorized`; a known credential of the wrong kind is 403 `forbidden`.
@@ -76,7 +76,7 @@ export class Authenticator {
   /**
    * The consumption key behind an inference request (or `/v1/usage`), recording its use
    * (`lastUsedAt`). Throws `unauthorized` (see
-   * {@link resolve}) or `forbidden` for a management key or session token (§5).
+   * {@link resolve}) or `forbidden` for a management key or session token.
    */
   consumer(header: string | undefined): ConsumptionKeyRow {
     const principal = this.resolve(header);

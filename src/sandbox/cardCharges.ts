@@ -1,5 +1,5 @@
 /**
- * The card on file (`card_direct`, §4 top-up; its answer is not shown there, so what it does is the
+ * The card on file (`card_direct`, the service's endpoints top-up; its answer is not shown there, so what it does is the
  * sandbox's choice), and the billing status's record of it:
  *
  * - charged and credited at once: `{ status: 'succeeded', paymentId, amount, credited, balance }`;

@@ -1,5 +1,5 @@
 /**
- * Card declines asked for by `POST /sandbox/cards/decline` (issue 47): the next N card charges of
+ * Card declines asked for by `POST /sandbox/cards/decline`: the next N card charges of
  * an account (a `card_direct` top-up, a checkout page's Pay) fail as a card processor's decline.
  * Kept in the sandbox database (`card_declines`), per account.
  */

@@ -31,20 +31,20 @@ export interface SandboxContext {
   readonly users: UserStore;
   readonly keys: KeyStore;
   readonly ledger: Ledger;
-  /** Card charges to decline (`POST /sandbox/cards/decline`, issue 47). */
+  /** Card charges to decline (`POST /sandbox/cards/decline`). */
   readonly declines: CardDeclines;
   readonly auth: Authenticator;
   readonly limiter: RateLimiter;
-  /** Pool pledges and the pools' wire shapes (issue 23). */
+  /** Pool pledges and the pools' wire shapes. */
   readonly pools: PoolStore;
-  /** Usage events (issue 22): what the usage endpoints sum. */
+  /** Usage events: what the usage endpoints sum. */
   readonly usage: UsageStore;
   /** The 12-per-12-hours limit of usage reads per credential, and their count. */
   readonly usageReads: UsageReadLimiter;
   /** While `on`, usage reads answer 502 (`POST /sandbox/usage/unavailable`). */
   readonly usageUnavailable: { on: boolean };
   /**
-   * The real chain its USDC transfers go over (`--chain anvil`, issue 25); undefined: transfers
+   * The real chain its USDC transfers go over (`--chain anvil`); undefined: transfers
    * are simulated in the database (the default). Set once the chain is up.
    */
   chain?: SandboxChain;

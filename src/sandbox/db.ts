@@ -6,7 +6,7 @@
  * Money columns are integers in µUSD; timestamps are integers in epoch ms of the sandbox clock.
  * Key columns hold SHA-256 hashes only (and the display prefix of management keys): the file
  * never contains a full `sk_` or `mk_` value. It does hold the demo user's session token (the
- * foreground command prints the same token on every restart, DESIGN.md); created users' session
+ * foreground command prints the same token on every restart); created users' session
  * tokens are stored as hashes only.
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
@@ -22,7 +22,7 @@ const MIGRATIONS: readonly string[] = [
 
   CREATE TABLE users (
     id                TEXT PRIMARY KEY,
-    budget_user_id    TEXT,                       -- §2.3 userId: null until the first top-up
+    budget_user_id    TEXT,                       -- the credit balance record userId: null until the first top-up
     max_budget_micros INTEGER NOT NULL DEFAULT 0, -- sum of top-ups (totalTopUp)
     spend_micros      INTEGER NOT NULL DEFAULT 0, -- sum of the credit keys' spend
     created_at        INTEGER NOT NULL
@@ -62,7 +62,7 @@ const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX management_keys_by_user ON management_keys (user_id);
 
-  CREATE TABLE deposit_addresses (            -- one per USDC payment instruction (§2.5)
+  CREATE TABLE deposit_addresses (            -- one per USDC payment instruction
     address          TEXT PRIMARY KEY,        -- lower-case 0x + 40 hex
     user_id          TEXT NOT NULL REFERENCES users(id),
     requested_micros INTEGER NOT NULL,
@@ -90,7 +90,7 @@ const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX topups_by_user ON topups (user_id, status, created_at);
   `,
-  // 2: usage events (issue 22): every served inference request, for GET /api/usage and /v1/usage.
+  // 2: usage events: every served inference request, for GET /api/usage and /v1/usage.
   `
   CREATE TABLE usage_events (
     user_id     TEXT NOT NULL,
@@ -102,7 +102,7 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX usage_events_by_user ON usage_events (user_id, t);
   CREATE INDEX usage_events_by_key ON usage_events (key_id, t);
   `,
-  // 3: pool pledges (issue 23): a pool subscription without its key until
+  // 3: pool pledges: a pool subscription without its key until
   // POST /api/keys/subscription mints one (subscription_id links the key to its pledge).
   `
   CREATE TABLE pool_pledges (
@@ -118,12 +118,12 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE consumption_keys ADD COLUMN subscription_id TEXT;
   CREATE INDEX consumption_keys_by_subscription ON consumption_keys (subscription_id) WHERE subscription_id IS NOT NULL;
   `,
-  // 4: a pledge renews each period unless its renewal is cancelled (POST /api/billing/cancel, issue 43).
+  // 4: a pledge renews each period unless its renewal is cancelled (POST /api/billing/cancel).
   `
   ALTER TABLE pool_pledges ADD COLUMN cancel_at_period_end INTEGER NOT NULL DEFAULT 0;
   CREATE INDEX pool_pledges_renewing ON pool_pledges (period_end) WHERE cancel_at_period_end = 0;
   `,
-  // 5: card declines (issue 47): POST /sandbox/cards/decline makes the next N card charges of an
+  // 5: card declines: POST /sandbox/cards/decline makes the next N card charges of an
   // account fail as a processor's decline.
   `
   CREATE TABLE card_declines (
@@ -166,7 +166,7 @@ export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
  * The first row of an `INSERT/UPDATE … RETURNING` statement, the statement run to its end. Not
  * `statement.get()`: stepped once and reset, such a write commits without SQLite's WAL hook, so
  * the automatic checkpoint never runs and the WAL grows without bound (127 MB after 5,000 key
- * creations, issue 43). Returns undefined when no row was written.
+ * creations). Returns undefined when no row was written.
  */
 export function returning<T>(statement: StatementSync, ...params: SQLInputValue[]): T | undefined {
   return statement.all(...params)[0] as T | undefined;

@@ -1,5 +1,5 @@
 /**
- * The demo user (issue 44): created on a database's first start with an account a first run can
+ * The demo user: created on a database's first start with an account a first run can
  * show, as if it had been used for three weeks, and the same session token on every later start
  * with the same database (kept in `meta`). What `npm start` shows and what the README's screens
  * are captured from (scripts/screens.mjs):
@@ -29,8 +29,6 @@ const DAY = 24 * HOUR;
 
 /** The demo account's top-ups, USD, oldest first. */
 export const DEMO_TOP_UPS_USD = [25, 100] as const;
-/** What the demo account's credit keys have spent, USD (see the module comment). */
-export const DEMO_SPEND_USD = 40.8;
 
 /** A charge of the demo's history: `times` requests of `usd` each to `key`, the first `ago` ms before now, then one an hour. */
 interface DemoCharge {

@@ -5,8 +5,8 @@
  *
  * | dialect | envelope | money | lists | USDC instruction | method names in answers |
  * |---|---|---|---|---|---|
- * | `seed` (default) | billing only (§4) | numbers | §2.1 fields, plus the newer keys page's `lastUsedAt` | `amount` string, as requested | `card_checkout`, `card_direct`, `usdc` |
- * | `docs-v1` (older pages) | none | decimal strings (`"74.50"`); `creditKeyId` instead of `creditKeyCount`, no `userId` | §2.1 fields | `amount` a number, and half the requested amount (the older credits page answers 25 to a request of 50) | `stripe`, `stripe_direct`, `usdc` |
+ * | `seed` (default) | billing only | numbers | the consumption key's fields fields, plus the newer keys page's `lastUsedAt` | `amount` string, as requested | `card_checkout`, `card_direct`, `usdc` |
+ * | `docs-v1` (older pages) | none | decimal strings (`"74.50"`); `creditKeyId` instead of `creditKeyCount`, no `userId` | the consumption key's fields fields | `amount` a number, and half the requested amount (the older credits page answers 25 to a request of 50) | `stripe`, `stripe_direct`, `usdc` |
  * | `docs-v2` (newer pages) | every `/api/*` answer | numbers | plus `apiKey` (a key value: the reader must drop it), `subscriptionId` (a pool key's pledge; a seed-model subscription key's own id) | `amount` string, as requested | `stripe`, `stripe_direct`, `usdc` |
  *
  * Every dialect accepts both the seed's method names and the pages' (`stripe`, `stripe_direct`).

@@ -1,15 +1,15 @@
 /**
- * The sandbox's one error type, rendered by the server's error handler as the DESIGN.md error
+ * The sandbox's one error type, rendered by the server's error handler as the docs/sandbox-service.md error
  * body `{ "error": { "code", "message" } }` (inside `{ "success": false, … }` on billing paths).
  */
 
 import type { SERVICE_ERROR_CODES } from '../api/errors.js';
 import { KeydeckError } from '../errors/index.js';
 
-/** Error codes the sandbox sends: the service's (DESIGN.md "Error bodies"; `server_error` for bugs). */
+/** Error codes the sandbox sends: the service's (docs/sandbox-service.md "Error bodies"; `server_error` for bugs). */
 export type SandboxErrorCode = (typeof SERVICE_ERROR_CODES)[number];
 
-/** HTTP status of each code (DESIGN.md); `invalid_request` may also be sent as 413 or 415. */
+/** HTTP status of each code; `invalid_request` may also be sent as 413 or 415. */
 export const STATUS_OF: Readonly<Record<SandboxErrorCode, number>> = {
   unauthorized: 401,
   forbidden: 403,
@@ -53,7 +53,7 @@ export class SandboxError extends KeydeckError {
     if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
-  /** The DESIGN.md error object: `{ code, message, field? }`. */
+  /** The docs/sandbox-service.md error object: `{ code, message, field? }`. */
   body(): { code: SandboxErrorCode; message: string; field?: string } {
     return { code: this.code, message: this.message, ...(this.field !== undefined && { field: this.field }) };
   }

@@ -1,7 +1,7 @@
 /**
  * The sandbox server's public entry (`keydeck/sandbox`, built to dist/sandbox.js): a faithful
- * local implementation of the service interface (§4 endpoints with §3, §5, §7, §8 behaviour)
- * plus DESIGN.md's simulation endpoints, on Fastify and `node:sqlite`.
+ * local implementation of the service interface (the service's endpoints endpoints with the service's states and transitions, the service's limits behaviour)
+ * plus docs/sandbox-service.md's simulation endpoints, on Fastify and `node:sqlite`.
  *
  * What lives in src/sandbox: the server (Fastify routes in ./routes/, the sqlite store in ./db.ts
  * and its tables' modules, the dialects of ./dialect.ts, the clock; ./start.ts starts one, ./shared.ts

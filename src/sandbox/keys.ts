@@ -1,11 +1,11 @@
 /**
- * Consumption keys (§2.1) and management keys (§2.2): creation, listing, update, deletion,
+ * Consumption keys and management keys: creation, listing, update, deletion,
  * lookup by presented value, and their wire form.
  *
  * Only SHA-256 hashes of key values are stored (plus the `mk_` display prefix); a presented
  * value is looked up by hash (unique index) and confirmed with `timingSafeEqual`.
  * Consumption keys are soft-deleted: a deleted credit key's spend still counts in the account's
- * spend (DESIGN.md budget model), but the key is gone from every list and refused at once.
+ * spend (docs/sandbox-service.md budget model), but the key is gone from every list and refused at once.
  */
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
@@ -21,10 +21,10 @@ import {
 
 /** Subscription plans the sandbox sells (`keyPlan` of a subscription key). */
 export type SubscriptionPlan = 'standard' | 'pro';
-/** Daily 8-hour UTC blocks of a pool subscription (§1). */
+/** Daily 8-hour UTC blocks of a pool subscription. */
 export type SubscriptionBlock = 'asia' | 'europe' | 'americas';
 
-/** Length of a subscription period, ms (30 days, §2.1, §8). */
+/** Length of a subscription period, ms (30 days). */
 export const SUBSCRIPTION_PERIOD_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** A consumption key row (timestamps epoch ms of the sandbox clock, money µUSD). */
@@ -65,7 +65,7 @@ export function isExpired(row: ConsumptionKeyRow, now: number): boolean {
 }
 
 /**
- * The §2.1 wire object of a key at time `now`. An expired subscription key shows
+ * The consumption key's fields wire object of a key at time `now`. An expired subscription key shows
  * `isActive: false` and `subscriptionStatus: 'expired'`; never carries `apiKey`.
  */
 export function consumptionKeyToWire(row: ConsumptionKeyRow, now: number): ConsumptionKey {
@@ -90,7 +90,7 @@ export function consumptionKeyToWire(row: ConsumptionKeyRow, now: number): Consu
   };
 }
 
-/** The §2.2 wire object of a management key (`lastUsedAt` null until first use). */
+/** The management key's fields wire object of a management key (`lastUsedAt` null until first use). */
 export function managementKeyToWire(row: ManagementKeyRow): ManagementKey {
   return {
     id: row.id,
@@ -179,7 +179,7 @@ export class KeyStore {
 
   /**
    * The user's credit keys that are not deleted (`total`) and of those the active ones
-   * (`active`, §2.3 creditKeyCount). Cached in memory: only this store writes keys, and every
+   * (`active`, the credit balance record creditKeyCount). Cached in memory: only this store writes keys, and every
    * write of a user's keys drops that user's entry.
    */
   creditKeyCounts(userId: string): { total: number; active: number } {
@@ -203,7 +203,7 @@ export class KeyStore {
   }
 
   /**
-   * Creates an active subscription key of `plan` for `blocks`, valid 30 days from `now` (§3
+   * Creates an active subscription key of `plan` for `blocks`, valid 30 days from `now` (the service's states and transitions
    * first row); returns the row and the full value (once).
    */
   createSubscription(
@@ -241,7 +241,7 @@ export class KeyStore {
   }
 
   /**
-   * A pledge renewed (issue 43): its keys (not deleted) run to its new period end `periodEnd`
+   * A pledge renewed: its keys (not deleted) run to its new period end `periodEnd`
    * (epoch ms), as its first key was minted to run to the first.
    */
   extendPledgeKeys(userId: string, pledgeId: string, periodEnd: number): void {
@@ -275,7 +275,7 @@ export class KeyStore {
     if (change.isActive !== undefined) this.#setActive.run(change.isActive ? 1 : 0, id, userId);
   }
 
-  /** Deletes one of the user's keys for good (§3); false when it is not theirs or already gone. */
+  /** Deletes one of the user's keys for good; false when it is not theirs or already gone. */
   deleteConsumption(userId: string, id: string, now: number): boolean {
     this.#changed(userId);
     return Number(this.#softDelete.run(now, id, userId).changes) > 0;

@@ -1,9 +1,9 @@
 /**
- * The account's money (DESIGN.md budget model, §2.3–§2.6, §3, §7): top-ups by USDC and card,
+ * The account's money (docs/sandbox-service.md budget model): top-ups by USDC and card,
  * the simulated Base chain, and inference charges. All amounts are integers in µUSD.
  *
  * - `max_budget` of an account = sum of its top-ups (= `totalTopUp`); a top-up raises it and
- *   leaves `spend` unchanged (§3).
+ *   leaves `spend` unchanged.
  * - `spend` of an account = sum of its credit keys' spend (kept denormalised in `users`,
  *   updated in the same transaction as the key's own `spend_micros`).
  * - `remaining` = max_budget − spend. A credit key may serve while spend < max_budget; a charge
@@ -28,7 +28,7 @@ export interface AccountFigures {
   maxBudgetMicros: number;
   /** Sum of the credit keys' spend. */
   spendMicros: number;
-  /** §2.3 `userId`: null until the first top-up. */
+  /** The credit balance record `userId`: null until the first top-up. */
   budgetUserId: string | null;
 }
 
@@ -43,7 +43,7 @@ export interface CheckoutSession {
 /** Most accounts whose figures are kept in memory. */
 const FIGURES_CACHE_SIZE = 10_000;
 
-/** Message of every refused verification whose transaction this user cannot see (§7, no leak). */
+/** Message of every refused verification whose transaction this user cannot see (no leak). */
 const TX_NOT_FOUND = 'transaction not found: it may still be confirming, or it did not pay one of your deposit addresses';
 
 /** Money operations over one database and one clock. Prepared statements are made once. */
@@ -140,7 +140,7 @@ export class Ledger {
     return f.maxBudgetMicros - f.spendMicros;
   }
 
-  /** §2.3 credit balance record, USD numbers. */
+  /** The credit balance record credit balance record, USD numbers. */
   credits(userId: string): CreditBalance {
     const f = this.figures(userId);
     const counts = this.#keys.creditKeyCounts(userId);
@@ -167,7 +167,7 @@ export class Ledger {
   }
 
   /**
-   * §2.5: a USDC payment instruction with a fresh deposit address on `base` that belongs to
+   * A USDC payment instruction with a fresh deposit address on `base` that belongs to
    * `userId`. `amount` is the requested amount as a decimal string ("25", "25.5").
    */
   usdcInstruction(userId: string, amountMicros: number): { address: string; chain: 'base'; amount: string } {
@@ -193,14 +193,14 @@ export class Ledger {
     return this.#transferByHash.get(txHash.toLowerCase()) !== undefined;
   }
 
-  /** Records a transfer read from the sandbox's real chain (issue 25) for {@link verifyUsdc}; once per hash. */
+  /** Records a transfer read from the sandbox's real chain for {@link verifyUsdc}; once per hash. */
   recordChainTransfer(txHash: string, toAddress: string, amountMicros: number): void {
     if (this.hasTransfer(txHash)) return;
     this.#insertTransfer.run(txHash.toLowerCase(), toAddress.toLowerCase(), amountMicros, this.#clock.now());
   }
 
   /**
-   * §4 verify-topup: credits the transfer `txHash` once, only to the user whose deposit address
+   * The service's endpoints verify-topup: credits the transfer `txHash` once, only to the user whose deposit address
    * it paid, only for the exact amount sent. Returns USD `{ credited, balance }`.
    * Throws SandboxError `not_found` (unknown hash, or not to one of this user's addresses:
    * the same answer, so nothing leaks), `tx_already_used` (credited before), `amount_mismatch`
@@ -228,7 +228,7 @@ export class Ledger {
     });
   }
 
-  /** §2.4: opens a pending card checkout session for `amountMicros`; returns its id. */
+  /** Opens a pending card checkout session for `amountMicros`; returns its id. */
   createCheckout(userId: string, amountMicros: number): string {
     const sessionId = newOpaqueId('cs_sandbox_');
     const now = this.#clock.now();
@@ -261,7 +261,7 @@ export class Ledger {
   }
 
   /**
-   * `card_direct` (answer not shown in §4; ./cardCharges.ts): `{ status: 'succeeded', paymentId,
+   * `card_direct` (answer not shown in the service's endpoints; ./cardCharges.ts): `{ status: 'succeeded', paymentId,
    * amount, credited, balance }` (USD), or with a delay set `{ status: 'processing', paymentId, amount }`.
    */
   cardDirect(userId: string, amountMicros: number): Record<string, unknown> {
@@ -272,7 +272,7 @@ export class Ledger {
   /**
    * Checks and charges an inference request of `costMicros` to credit key `keyId` of `userId`
    * in one synchronous step (nothing else can run between the check and the write): refused
-   * with SandboxError `budget_exceeded` (402) when the account's spend ≥ max_budget (§3, §7).
+   * with SandboxError `budget_exceeded` (402) when the account's spend ≥ max_budget.
    * Returns the account's remaining µUSD after the charge.
    */
   charge(userId: string, keyId: string, costMicros: number): number {
@@ -294,7 +294,7 @@ export class Ledger {
   }
 
   /**
-   * Data of `GET /api/billing/status` (not shown in §4): the newer documentation page's shape
+   * Data of `GET /api/billing/status` (not shown in the service's endpoints): the newer documentation page's shape
    * (https://cheapestinference-docs.pages.dev/api/billing/), USD numbers —
    * `{ subscriptions: [{ id, planSlug, status, currentPeriodEnd, cancelAtPeriodEnd, keyCount,
    * keys: [{ id, name }] }], poolPledges: [{ id, poolId, poolSlug, status, currentPeriodEnd,

@@ -1,5 +1,5 @@
 /**
- * §8 limits of the stand-in inference endpoint, per key, on the sandbox clock:
+ * The service's limits limits of the stand-in inference endpoint, per key, on the sandbox clock:
  * requests per minute and tokens per minute over a sliding 60-second window, and concurrent
  * requests of pool subscription keys. Refusals are SandboxError `rate_limited` (429) with the
  * seconds to wait (`Retry-After`). State lives in memory (a restart forgets the windows).
@@ -7,7 +7,7 @@
 import type { ConsumptionKeyRow } from './keys.js';
 import { SandboxError } from './errors.js';
 
-/** The limits of one key (§8). */
+/** The limits of one key. */
 export interface KeyLimits {
   /** Requests per minute. */
   requestsPerMinute: number;
@@ -21,7 +21,7 @@ export interface KeyLimits {
 export const RATE_WINDOW_MS = 60_000;
 
 /**
- * §8 table: credit 60 rpm; standard 60 rpm and 3,333 tpm; pro 200 rpm and 13,333 tpm; pool
+ * The service's limits table: credit 60 rpm; standard 60 rpm and 3,333 tpm; pro 200 rpm and 13,333 tpm; pool
  * subscriptions 2 concurrent. `pool`: a pool key as the current pages describe it (unlimited
  * inside its blocks, 1 concurrent request: https://cheapestinference-docs.pages.dev/guides/per-key-plans/).
  */

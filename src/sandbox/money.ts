@@ -24,7 +24,7 @@ export function microsToUsd(micros: number): number {
 
 /**
  * µUSD → a plain decimal string without trailing zeros: 25_000_000 → "25",
- * 25_500_000 → "25.5", 10_050_000 → "10.05" (the §2.5 `amount` string).
+ * 25_500_000 → "25.5", 10_050_000 → "10.05" (the USDC payment instruction `amount` string).
  */
 export function microsToDecimalString(micros: number): string {
   const sign = micros < 0 ? '-' : '';

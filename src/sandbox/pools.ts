@@ -1,5 +1,5 @@
 /**
- * The sandbox's pools and pool pledges (issue 23), as the service's current pages describe them:
+ * The sandbox's pools and pool pledges, as the service's current pages describe them:
  * a pool runs one model and sells seats in daily 8-hour UTC blocks (`asia` 00–08, `europe` 08–16,
  * `americas` 16–24; $39, $49 and $45 a month per seat, 15 % off yearly: the Management API page,
  * https://cheapestinference-docs.pages.dev/guides/management-api/); a pledge (a pool subscription)
@@ -87,8 +87,8 @@ function hourCents(pool: SandboxPool, hour: number): number {
 
 /**
  * True when a consumption key is a pool key whose blocks the sandbox enforces: one minted for a
- * pledge (`keyPlan` `pool`). A subscription key of the seed's model (one per payment, §3) keeps
- * §8's limits; its blocks are recorded, not enforced.
+ * pledge (`keyPlan` `pool`). A subscription key of the seed's model (one per payment) keeps
+ * The service's limits's limits; its blocks are recorded, not enforced.
  */
 export function isPoolKey(key: Pick<ConsumptionKeyRow, 'key_type' | 'key_plan' | 'blocks'>): boolean {
   return key.key_type === 'subscription' && key.key_plan === 'pool' && Boolean(key.blocks);

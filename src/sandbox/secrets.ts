@@ -2,7 +2,7 @@
  * Key and token values, their hashes, and the other random identifiers of the sandbox.
  *
  * Full key values exist only in the response that creates them: the database keeps the SHA-256
- * hash (and, for `mk_` keys, the display prefix of §2.2), looks a presented value up by hash and
+ * hash (and, for `mk_` keys, the display prefix of the management key's fields), looks a presented value up by hash and
  * confirms it with `crypto.timingSafeEqual`.
  */
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -25,17 +25,17 @@ export function randomBase62(length: number): string {
 /** Characters after the `sk_` / `mk_` prefix of a key value. */
 export const KEY_BODY_LENGTH = 40;
 
-/** A new consumption key value: `sk_` + 40 base62 characters (§2.1). */
+/** A new consumption key value: `sk_` + 40 base62 characters. */
 export function newConsumptionKeyValue(): string {
   return `sk_${randomBase62(KEY_BODY_LENGTH)}`;
 }
 
-/** A new management key value: `mk_` + 40 base62 characters (§2.2). */
+/** A new management key value: `mk_` + 40 base62 characters. */
 export function newManagementKeyValue(): string {
   return `mk_${randomBase62(KEY_BODY_LENGTH)}`;
 }
 
-/** A new session token: `sess_` + 40 base62 characters (the sandbox's "auth token" of §5). */
+/** A new session token: `sess_` + 40 base62 characters (the sandbox's "auth token" of the service's authentication). */
 export function newSessionToken(): string {
   return `sess_${randomBase62(KEY_BODY_LENGTH)}`;
 }

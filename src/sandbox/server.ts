@@ -1,7 +1,7 @@
 /**
- * The sandbox's Fastify app: body parsing and limits, authentication hooks, the DESIGN.md
+ * The sandbox's Fastify app: body parsing and limits, authentication hooks, the docs/sandbox-service.md
  * error bodies (inside the `{ success: false }` envelope on `/api/billing/*`), the per-request
- * log line, and the routes of §4 plus the simulation endpoints.
+ * log line, and the routes of the service's endpoints plus the simulation endpoints.
  */
 import fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { isLoopbackHost } from '../api/baseUrl.js';
@@ -48,15 +48,13 @@ export interface SandboxAppOptions {
   listenHost?: string;
 }
 
-export type { AuthHook };
-
 /** True when the sandbox listening on `host` answers only requests addressed to this machine. */
 function guardsHost(host: string | undefined): boolean {
   if (host === undefined) return true;
   return isLoopbackHost(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
 }
 
-/** True for paths whose responses use the billing envelope (§4). */
+/** True for paths whose responses use the billing envelope. */
 function isBillingPath(url: string): boolean {
   return url.startsWith('/api/billing/') || url === '/api/billing';
 }
@@ -66,7 +64,7 @@ function pathOf(url: string): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
-/** Sends a SandboxError as the DESIGN.md error body (enveloped on billing paths). */
+/** Sends a SandboxError as the docs/sandbox-service.md error body (enveloped on billing paths). */
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: SandboxError): FastifyReply {
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   const body = isBillingPath(request.url) ? { success: false, error: error.body() } : { error: error.body() };
@@ -100,7 +98,7 @@ function toSandboxError(error: unknown): SandboxError {
 
 /**
  * Builds the sandbox app over a context (see `createContext`); the caller listens and closes.
- * Routes: §4 (`/api/keys*`, `/api/billing/*`), DESIGN.md simulation endpoints (`/sandbox/*`)
+ * Routes: the service's endpoints (`/api/keys*`, `/api/billing/*`), docs/sandbox-service.md simulation endpoints (`/sandbox/*`)
  * and the stand-in `POST /v1/chat/completions`.
  */
 export function createSandboxApp(ctx: SandboxContext, options: SandboxAppOptions = {}): FastifyInstance {
@@ -175,7 +173,7 @@ export function createSandboxApp(ctx: SandboxContext, options: SandboxAppOptions
     });
   }
 
-  // Pledges whose period ended renew (unless cancelled) before anything reads them (issue 43).
+  // Pledges whose period ended renew (unless cancelled) before anything reads them.
   app.addHook('onRequest', (_request, _reply, done) => {
     ctx.pools.renewDue(ctx.clock.now(), ctx.keys);
     done();
@@ -187,14 +185,14 @@ export function createSandboxApp(ctx: SandboxContext, options: SandboxAppOptions
   });
 
   // Every answer's HTTP Date header follows the simulated clock (POST /sandbox/clock), as a real
-  // service's follows its own: clients reckon subscription time left by it (issue 19).
+  // service's follows its own: clients reckon subscription time left by it.
   app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('date', new Date(ctx.clock.now()).toUTCString());
     done(null, payload);
   });
 
   if (ctx.dialect !== 'seed') {
-    // Answers of /api/* in the dialect's shape (./dialect.ts); errors keep the DESIGN.md bodies.
+    // Answers of /api/* in the dialect's shape (./dialect.ts); errors keep the docs/sandbox-service.md bodies.
     app.addHook('preSerialization', (request, reply, payload, done) => {
       if (reply.statusCode >= 300 || !request.url.startsWith('/api/')) {
         done(null, payload);

@@ -1,5 +1,5 @@
 /**
- * One sandbox per database for every keydeck process (issue 44): `keydeck --sandbox` (the TUI)
+ * One sandbox per database for every keydeck process: `keydeck --sandbox` (the TUI)
  * and `keydeck --sandbox keys …` (a command) use the same demo account, at the same origin, at
  * the same time. One process serves the database (its connection holds SQLite's exclusive lock,
  * ./db.ts: the sandbox's in-memory caches and rate windows assume one server); every other process

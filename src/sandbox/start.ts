@@ -30,7 +30,7 @@ export interface StartSandboxOptions {
    */
   usageReadLimit?: boolean;
   /**
-   * Run USDC transfers over a real chain (issue 25): `{}` starts anvil (chain id 8453, the
+   * Run USDC transfers over a real chain: `{}` starts anvil (chain id 8453, the
    * sandbox USDC at the native USDC address, a funded payer); `{ rpcUrl }` uses that node instead.
    * Undefined (the default): transfers are simulated in the database (fast, no binary).
    */

@@ -1,5 +1,5 @@
 /**
- * Usage in the sandbox (issue 22): every served inference request is a usage event (time on the
+ * Usage in the sandbox: every served inference request is a usage event (time on the
  * sandbox clock, key, cost, tokens), and the usage endpoints sum them over the periods of the
  * real service's usage page (24 h, 7 d, 30 d, all time) or a date range (the older page's
  * aggregated form). Moving the sandbox clock (`POST /sandbox/clock`) moves the periods.
@@ -120,7 +120,7 @@ export function emptySums(): KeyPeriodSums {
 /**
  * The 12-per-12-hours limit of usage reads, per credential (a hash of the presented token), on
  * the sandbox clock; and the count of every usage read seen (served or refused), for
- * `GET /sandbox/usage/calls`. In memory (a restart forgets the windows, as the rate limits of §8).
+ * `GET /sandbox/usage/calls`. In memory (a restart forgets the windows, as the rate limits of the service's limits).
  */
 export class UsageReadLimiter {
   readonly #enabled: boolean;

@@ -1,5 +1,5 @@
 /**
- * Users and their session tokens (§5 "auth token"). A session token is stored as its SHA-256
+ * Users and their session tokens (the service's authentication "auth token"). A session token is stored as its SHA-256
  * hash only; the demo user's token is additionally kept in `meta` by the caller (index.ts).
  */
 import { randomUUID } from 'node:crypto';

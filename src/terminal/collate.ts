@@ -2,7 +2,7 @@
  * Names in the order a person expects: case and accents aside, numbers by value (`key-9` before
  * `key-10`), through `Intl.Collator('en', { sensitivity: 'base', numeric: true })`. The collator is
  * made on the first comparison that needs it: ICU's collation data costs about 3 MB of resident
- * memory (issue 27, bench/memory.mjs), and the paths that stay open (the monitor, a list sorted by
+ * memory (bench/memory.mjs), and the paths that stay open (the monitor, a list sorted by
  * creation with no ties) never need it.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The one colour rule of keydeck, for the commands and the TUI alike (issue 16): the rule of
+ * The one colour rule of keydeck, for the commands and the TUI alike: the rule of
  * Node's `util.styleText(…, { validateStream: true })`. `FORCE_COLOR` set: colour unless it
  * says `0`/`false` (it beats `NO_COLOR`, as in Node); else colour only on a terminal whose
  * colour depth is above 2, which rules out `NO_COLOR` (non-empty), `NODE_DISABLE_COLORS` and
@@ -25,9 +25,4 @@ export function shouldColorize(stream: ColorStream = process.stdout, env: NodeJS
   }
   if (!stream.isTTY) return false;
   return typeof stream.getColorDepth === 'function' ? stream.getColorDepth(env) > 2 : depthOf(env) > 2;
-}
-
-/** True when `TERM` is `dumb`: no cursor movement, no full screen, no colour. */
-export function isDumbTerminal(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.TERM === 'dumb';
 }

@@ -1,8 +1,8 @@
 /**
- * Notifications that reach the operator (issue 16): `notify(event)` for the low-balance
+ * Notifications that reach the operator: `notify(event)` for the low-balance
  * crossing, a top-up credited (`top_up_credited`: a rise of the account's `totalTopUp`, worded
- * as that rise, since it names no particular top-up), the key rejected, (issue 19) a
- * subscription within 3 days of its end, once per key, and (issue 22) a runaway key
+ * as that rise, since it names no particular top-up), the key rejected, a
+ * subscription within 3 days of its end, once per key, and a runaway key
  * (`key_runaway`) or the balance falling at N× its baseline (`account_burn`, the likely key named as such). Amounts are said to the cent, cut, never
  * rounded up. Each event goes to:
  * - the terminal: OSC 9, OSC 777 or OSC 99, whichever the terminal speaks, wrapped in the
@@ -19,7 +19,7 @@
  *   reported through `onProblem`; its environment never holds keydeck's credentials (./secretEnv.ts, the filter of the destination commands too);
  * - for a runaway key or the balance burning, `--on-anomaly CMD`: the same way, with its figures
  *   in the environment ({@link onAnomalyEnvironment});
- * - for each charge auto top-up makes (issue 47: credited, failed, outcome unknown, not sent),
+ * - for each charge auto top-up makes (credited, failed, outcome unknown, not sent),
  *   `--on-auto-topup CMD`: the same way ({@link onAutoTopUpEnvironment});
  * - for what a guardrail says or does (`apply`, `exporter --enforce`), `--on-guardrail CMD`: the
  *   same way, awaited ({@link runUserHook}, {@link onGuardrailEnvironment}).
@@ -37,17 +37,17 @@ export type NotifyEvent =
   | { readonly kind: 'top_up_credited'; readonly amount: number; readonly remaining: number; readonly totalTopUp: number }
   | { readonly kind: 'key_rejected'; readonly detail?: string }
   /**
-   * Issue 19: a subscription key within 3 days of its end; `pool` for a key minted from a pool
-   * pledge (issue 43: its time is the pledge's, which renews unless cancelled).
+   * A subscription key within 3 days of its end; `pool` for a key minted from a pool
+   * pledge (its time is the pledge's, which renews unless cancelled).
    */
   | { readonly kind: 'subscription_expiring'; readonly keyName: string; readonly expiresAt: string; readonly daysLeft: number; readonly pool?: boolean }
   /**
-   * Issue 23: a pool key's reserved block ends soon (`minutesLeft`); its requests get 429 until
+   * A pool key's reserved block ends soon (`minutesLeft`); its requests get 429 until
    * `nextBlock` starts (absent: none known). Told once per key and block end.
    */
   | { readonly kind: 'block_ending'; readonly keyName: string; readonly block: string; readonly minutesLeft: number; readonly nextBlock?: string }
   /**
-   * Issue 22: a key spending at N× its own baseline (`runaway`), or spending again after 7 days
+   * A key spending at N× its own baseline (`runaway`), or spending again after 7 days
    * without (`dormant`); USD/hour. Told once per key per episode.
    */
   | {
@@ -59,7 +59,7 @@ export type NotifyEvent =
       readonly baselineUsdPerHour?: number;
     }
   /**
-   * Issue 22, between usage reads: the balance falling at N× its own baseline (USD/hour); the key
+   * Between usage reads: the balance falling at N× its own baseline (USD/hour); the key
    * that spent most at the last usage read is named as the likely cause, not as a fact.
    */
   | {
@@ -70,7 +70,7 @@ export type NotifyEvent =
       readonly likelyKeyName?: string;
     }
   /**
-   * Issue 47: a charge auto top-up made to the card on file, by outcome (`unknown`: sent, its
+   * A charge auto top-up made to the card on file, by outcome (`unknown`: sent, its
    * answer lost or unclear; `not_sent`: it never reached the service); `paused` when this failure
    * paused the policy, or this charge found another machine's for the same fall (paused here).
    * `reason`: the refusal in words (failed, not sent).
@@ -92,9 +92,9 @@ export interface NotifierOptions {
   readonly desktop?: boolean;
   /** The user's command for the low-balance crossing. */
   readonly onLow?: string;
-  /** The user's command for a runaway key or the balance burning at N× its baseline (issue 22). */
+  /** The user's command for a runaway key or the balance burning at N× its baseline. */
   readonly onAnomaly?: string;
-  /** The user's command for each charge auto top-up makes (issue 47). */
+  /** The user's command for each charge auto top-up makes. */
   readonly onAutoTopUp?: string;
   /** Named in the texts and the command's environment. */
   readonly profile: string;
@@ -123,7 +123,7 @@ export function notificationText(event: NotifyEvent, profile: string): { title: 
     case 'low_balance':
       return { title: `keydeck: balance low (${profile})`, body: `${usd(event.remaining)} left, below ${usd(event.threshold)}` };
     case 'top_up_credited':
-      // A rise of totalTopUp names no top-up (issue 13): it is said as what it is, never as a
+      // A rise of totalTopUp names no top-up: it is said as what it is, never as a
       // particular top-up of keydeck's credited.
       return { title: `keydeck: the total of top-ups rose (${profile})`, body: `+${usd(event.amount)}; ${usd(event.remaining)} left` };
     case 'key_rejected':

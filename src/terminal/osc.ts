@@ -1,5 +1,5 @@
 /**
- * Operating System Command sequences keydeck writes to the terminal (issue 16): OSC 52 (set
+ * Operating System Command sequences keydeck writes to the terminal: OSC 52 (set
  * the clipboard) and the desktop-notification OSCs (9, 777, 99), each wrapped for the
  * multiplexer in between: inside tmux (`TMUX` set) in its DCS passthrough (`ESC P tmux; …
  * ESC \`, every ESC doubled; tmux ≥ 3.3 needs `set -g allow-passthrough on`), inside GNU screen

@@ -7,7 +7,7 @@
  * and private modes (so no device-status or window report request: nothing is typed back on the
  * user's input line). Kept: text, `\n`, `\r`, `\t`, BEL (the low-balance bell), and CSI with final
  * bytes A–H, J, K, S, T, f, m, h, l, s, u; and the OSC 8 hyperlinks keydeck itself writes
- * (issue 19: the checkout link), only for a URL registered with {@link allowHyperlink} after it
+ * (the checkout link), only for a URL registered with {@link allowHyperlink} after it
  * passed its checks, in the exact form `ESC ] 8 ; ; URL BEL`, and the closing `ESC ] 8 ; ; BEL`.
  * The wrapper changes nothing but `write`. keydeck's own other sequences (OSC 52 clipboard,
  * notifications) go to `process.stdout` itself, outside this guard (src/tui/clipboard.ts); only
@@ -15,7 +15,6 @@
  */
 
 /** An escape or control sequence, or one of the characters removed outright. */
-// eslint-disable-next-line no-control-regex
 const SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|$)|[^[\]PX^_])|[\u0080-\u009f\u061c\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|[\u0000-\u0006\u000b\u000c\u000e-\u001a\u001c-\u001f\u007f]/g;
 /** CSI final bytes Ink writes (cursor, erase, scroll, SGR, private modes, save/restore). */
 const ALLOWED_CSI_FINAL = /[A-HJKSTfmhlsu]$/;

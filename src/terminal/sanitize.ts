@@ -1,6 +1,6 @@
 /**
  * The one sanitiser between text keydeck did not write (the service's answers, local files) and
- * a terminal (DESIGN.md "Boundaries": service data → any terminal). Shared by the TUI and the
+ * a terminal (docs/architecture.md, "Boundaries": service data → any terminal). Shared by the TUI and the
  * commands; pure, no I/O, no terminal state. src/api does not use it (it knows no terminals).
  *
  * What it guarantees for the text it returns:
@@ -101,11 +101,6 @@ export function hasUnsafeChars(text: string): boolean {
   return UNSAFE.test(text);
 }
 
-/** Width in terminal cells of text that is already safe (as {@link visible} returns it). */
-export function cellWidth(text: string): number {
-  return stringWidth(text);
-}
-
 /** Safe `text` cut to at most `width` cells, ending with `…` when cut. */
 export function truncateCells(text: string, width: number): string {
   if (width <= 0) return '';
@@ -157,7 +152,7 @@ export function visibleRecord<T extends object>(record: T, options: { readonly e
 
 /**
  * A service id fit to be written into a command line the user is invited to copy, or into a
- * hook's environment (issue 43, item 8): letters, digits, `_` and `-` only, not starting with `-`
+ * hook's environment: letters, digits, `_` and `-` only, not starting with `-`
  * (an id read as an option), 1–200 characters. Undefined for any other id: the caller then says
  * so instead of writing it (`visible` shows it for people, never for pasting).
  */

@@ -1,5 +1,5 @@
 /**
- * The commands' activity spinner (issue 16): while a call to the service has taken longer than
+ * The commands' activity spinner: while a call to the service has taken longer than
  * {@link SPINNER_DELAY_MS}, a spinner turns on stderr (yocto-spinner), only when stderr is a
  * terminal that can move the cursor (not `TERM=dumb`, not CI), so pipes, `--json` and logs get
  * nothing. Overlapping calls share one spinner. It is erased before anything else is written

@@ -48,7 +48,7 @@ export function shellChromeRows(mode: Exclude<LayoutMode, 'too-small'>): number 
 export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps) {
   const [pane, setPaneState] = useState<PaneId>(initialPane);
   const clearStatus = useClearStatus();
-  /** Shows pane `next`; the message of the pane left goes with it (issue 19). */
+  /** Shows pane `next`; the message of the pane left goes with it. */
   const setPane = (next: PaneId) => {
     if (next !== pane) clearStatus();
     setPaneState(next);
@@ -58,7 +58,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
   const helpPage = useHelpPage();
   // The first frame draws the pane shown; the others mount right after it (and then stay mounted,
   // so the Billing pane's monitor runs and every pane keeps its state): keydeck's first frame
-  // waits for nothing it does not show (issue 15).
+  // waits for nothing it does not show.
   const [othersMounted, setOthersMounted] = useState(false);
   useEffect(() => setOthersMounted(true), []);
   const session = useSession();
@@ -79,7 +79,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
   const index = PANES.findIndex((p) => p.id === pane);
   const { onClientNotice, notify } = useServices();
   useSubscriptionNotifications(keys.data, serviceNow, notify);
-  // A pool key's reserved block about to end (issue 23), checked at each balance poll.
+  // A pool key's reserved block about to end, checked at each balance poll.
   const pledges = usePledges();
   usePollSucceeded(useBlockNotifications(keys.data, pledges.blocksOf, serviceNow, notify));
   // What the reader hid (key values in a list) is said once, on the status line.

@@ -4,7 +4,7 @@
  * success cannot be observed, and the user is told so), then the system clipboard through clipboardy
  * (loaded only when used; fails on a headless machine). Never throws.
  *
- * And clearing it once the key is acknowledged (issue 43, item 9): the system clipboard is
+ * And clearing it once the key is acknowledged: the system clipboard is
  * emptied only while it still holds the key (something copied since is left alone); the
  * terminal's clipboard, which cannot be read, is asked to clear with an empty OSC 52 when the key
  * may still be there. What happened is said ({@link ClearOutcome}).

@@ -27,7 +27,7 @@ export function isUnauthorized(error: unknown): boolean {
  * - `headline`: "Offline" (the connection failed), "Certificate not trusted" (TLS refused the
  *   service's certificate), "Offline (no answer in time)" (timeout),
  *   "The service is failing (HTTP 503)" (5xx), "The service's answers are unreadable" (a body
- *   that is not what §2 documents, e.g. malformed JSON);
+ *   that is not what the service's resources documents, e.g. malformed JSON);
  * - `state`: "offline", "service failing" or "bad answers" (followed by "since HH:MM:SS").
  * Undefined for every other error (rate limits and 401 have their own words).
  */

@@ -127,7 +127,6 @@ function wrapLines(text: string, width: number, longWord: 'break' | 'cut'): stri
       continue;
     }
     if (line !== '') lines.push(line);
-    line = '';
     let rest = word;
     if (longWord === 'cut' && displayWidth(rest) > width) rest = truncateTo(rest, width);
     while (displayWidth(rest) > width) {

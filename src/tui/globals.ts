@@ -32,13 +32,13 @@ export interface TuiGlobals {
   readonly onLow?: string;
   /** --desktop-notifications: also notify on the desktop (notify-send, osascript). */
   readonly desktopNotifications?: boolean;
-  /** --on-anomaly CMD: run once per runaway key or fast-falling balance, figures in the environment (issue 22). */
+  /** --on-anomaly CMD: run once per runaway key or fast-falling balance, figures in the environment. */
   readonly onAnomaly?: string;
-  /** --auto-topup: act on the profile's auto top-up policy after each balance read (issue 47). */
+  /** --auto-topup: act on the profile's auto top-up policy after each balance read. */
   readonly autoTopup?: boolean;
-  /** --on-auto-topup CMD: run after each charge auto top-up makes, figures in the environment (issue 47). */
+  /** --on-auto-topup CMD: run after each charge auto top-up makes, figures in the environment. */
   readonly onAutoTopup?: string;
-  /** --no-chain: never read the chain (issue 25). */
+  /** --no-chain: never read the chain. */
   readonly noChain?: boolean;
   /** --chain-rpc URL: the chain's JSON-RPC endpoint (checked when the USDC step first reads it). */
   readonly chainRpc?: string;

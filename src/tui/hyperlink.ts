@@ -1,5 +1,5 @@
 /**
- * OSC 8 hyperlinks (issue 19): the checkout link is written as a link the terminal can open with
+ * OSC 8 hyperlinks: the checkout link is written as a link the terminal can open with
  * a click, where the terminal is known to support them; elsewhere as plain text (never an escape
  * a terminal would print). `FORCE_HYPERLINK=1` turns them on, `FORCE_HYPERLINK=0` off.
  */

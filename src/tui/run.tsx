@@ -139,7 +139,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
   }
   // The first frame (header and tabs) is drawn with Ink alone, then the app loads and replaces
   // it (BootFrame.tsx, session.tsx): the client, zod's schemas, the panes and node:sqlite are
-  // read after the user sees keydeck, not before (issue 27). Ink's stdout has a last net under
+  // read after the user sees keydeck, not before. Ink's stdout has a last net under
   // it: only the sequences Ink writes get through (src/terminal/outputGuard.ts).
   let element: ReactElement = <BootFrame target={target} profileName={profile.name} baseUrl={profile.baseUrl} readOnly={profile.readOnly !== undefined} />;
   const ink = render(element, { ...RENDER_OPTIONS, stdout: guardedStdout(process.stdout) });

@@ -14,7 +14,7 @@ import type { NotifyEvent } from '../terminal/notify.js';
 import type { AutoTopUpPolicy, SettleBounds } from '../config/autoTopUp.js';
 
 /**
- * The part of `KeydeckClient` (src/api/client.ts) the TUI uses: its resources `keys` (§4
+ * The part of `KeydeckClient` (src/api/client.ts) the TUI uses: its resources `keys` (the service's endpoints
  * consumption keys), `managementKeys` and `billing` (credits, status, top-up, verify). Every
  * method rejects with a KeydeckApiError (`code`, `status`, `retryAfterMs`, `outcomeUnknown`). A
  * type only: no run-time import of the client.
@@ -23,11 +23,11 @@ export interface AccountClient {
   readonly keys: Surface<KeysResource>;
   readonly managementKeys: Surface<ManagementKeysResource>;
   readonly billing: Surface<BillingResource>;
-  /** Usage (issue 22): `list`, `get`, `keyInfo`; absent in fakes that do not read usage. */
+  /** Usage: `list`, `get`, `keyInfo`; absent in fakes that do not read usage. */
   readonly usage?: Surface<UsageResource>;
-  /** Plans (issue 22): `list` (public); absent in fakes. */
+  /** Plans: `list` (public); absent in fakes. */
   readonly plans?: Surface<PlansResource>;
-  /** Pools (issue 23): `list`, `get`; absent in fakes. */
+  /** Pools: `list`, `get`; absent in fakes. */
   readonly pools?: Surface<PoolsResource>;
   /** The service's clock minus this machine's, ms (from the HTTP Date header; undefined before an answer or in fakes). */
   readonly serviceClockOffsetMs?: number | undefined;
@@ -54,7 +54,7 @@ export interface TuiProfile {
   readonly alertBelowUsd?: number;
   /** Top-up ceiling, USD: a larger amount must be typed again to confirm (default 500, config.ts). */
   readonly confirmAboveUsd?: number;
-  /** A key at this many times its own 7-day median is a runaway (default 5; issue 22). */
+  /** A key at this many times its own 7-day median is a runaway (default 5). */
   readonly runawayFactor?: number;
   /** The least rate that can be a runaway, USD/hour (default 1). */
   readonly runawayFloorUsdPerHour?: number;
@@ -70,7 +70,7 @@ export interface TuiProfile {
   readonly guardrails?: readonly KeyRule[];
 }
 
-/** What the usage views need on disk (issue 22): the shared read budget and this profile's per-key history. */
+/** What the usage views need on disk: the shared read budget and this profile's per-key history. */
 export interface UsageRig {
   readonly budget: UsageBudget;
   readonly keyHistory: KeyHistory;
@@ -94,7 +94,7 @@ export interface AppServices {
   readonly store: CredentialStore;
   /**
    * Builds a client for `baseUrl` with `token` (a session token or an mk_ key); `credential`
-   * names it in the client's 401/403 sentences (issue 19).
+   * names it in the client's 401/403 sentences.
    */
   readonly createClient: (baseUrl: string, token: string, credential?: CredentialDescription) => AccountClient;
   /** Saves the base URL typed in setup to the profile (absent with --sandbox: never saved). */
@@ -110,7 +110,7 @@ export interface AppServices {
   /** Copies `text` (OSC 52, then the system clipboard). Never throws. */
   readonly copy: (text: string) => Promise<CopyOutcome>;
   /**
-   * Clears a copied key from where `copy` put it (`via`), once it is acknowledged (issue 43).
+   * Clears a copied key from where `copy` put it (`via`), once it is acknowledged.
    * Never throws. Absent: nothing is cleared, and the reveal says the key stays in the clipboard.
    */
   readonly clearCopied?: (secret: string, via: 'clipboard' | 'osc52') => Promise<ClearOutcome>;
@@ -136,7 +136,7 @@ export interface AppServices {
   readonly openHistory?: (baseUrl: string) => HistorySeries;
   /**
    * The usage read budget and the per-key history of this profile at `baseUrl`'s origin, in the
-   * history database (issue 22); absent: no usage is read (tests without a database).
+   * history database; absent: no usage is read (tests without a database).
    * @throws HistoryStoreError when the database cannot be used (usage is then not read: the
    *   budget of 12 reads per 12 hours could not be kept across processes)
    */
@@ -156,7 +156,7 @@ export interface AppServices {
   /** The failpoints of the operations' steps (src/failpoints `failpointsFrom`): keydeck's own crash walks only; absent in every real session. */
   readonly failpoints?: Failpoints;
   /**
-   * Where the chain is read for the service at `baseUrl` (src/billing/chainSettings.ts, issue 25):
+   * Where the chain is read for the service at `baseUrl` (src/billing/chainSettings.ts):
    * the USDC step's checks before verify and its watch of the deposit address. Absent: the chain
    * is never read (tests without one).
    */
@@ -164,7 +164,7 @@ export interface AppServices {
   /** Clock (epoch ms); tests may pin it. Default Date.now. */
   readonly now?: () => number;
   /**
-   * `--auto-topup` (issue 47): the profile's auto top-up policy, read afresh from the config file,
+   * `--auto-topup`: the profile's auto top-up policy, read afresh from the config file,
    * and the card-on-file method names at its service. Absent: the TUI never charges by itself.
    */
   readonly autoTopUp?: {

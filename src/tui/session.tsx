@@ -151,7 +151,7 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
       notify: (event) => notifier.notify(event),
       redraw,
       exit: (code, message) => void lifecycle.exit(code, message),
-      // --auto-topup (issue 47): the policy read afresh at each balance read (another shell may set, pause or remove it).
+      // --auto-topup: the policy read afresh at each balance read (another shell may set, pause or remove it).
       ...(globals.autoTopup && isStart && {
         autoTopUp: {
           readPolicy: () => readAutoTopUpPolicy(profile.configPath, profile.name),

@@ -33,9 +33,6 @@ import type { Unavailable, WatchConnection } from './types.js';
 /** How long a profile found without a credential is not asked about again, ms (the keychain is a child process). */
 export const MISSING_CREDENTIAL_RECHECK_MS = 60_000;
 
-/** The `unavailable` codes of these watchers (./types.ts `Unavailable`). */
-export type ProfileUnavailable = 'no_base_url' | 'no_credential' | 'credential_error' | 'client_error';
-
 /** One profile and its watcher. */
 export interface ProfileWatch {
   readonly profile: ResolvedProfile;

@@ -1,5 +1,5 @@
 /**
- * Issue 14 §4: every wait and every answer is bounded. A 429 with a Retry-After past Node's timer
+ * Every wait and every answer is bounded. A 429 with a Retry-After past Node's timer
  * limit (24.8 days) is waited as one hour, and said so, in the client and in the TUI (request
  * count over 10 s); a body past 32 MiB is refused as `invalid_response` whether its length is
  * declared or not; `keys list` prints 150,000 keys.

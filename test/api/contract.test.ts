@@ -1,7 +1,7 @@
 /**
  * Contract tests of the API client over real HTTP against the sandbox on loopback, in each of
  * its dialects (seed, and the two generations of the real service's documentation pages:
- * src/sandbox/dialect.ts): every method of §4, and every error code the sandbox can produce.
+ * src/sandbox/dialect.ts): every method of the service's endpoints, and every error code the sandbox can produce.
  * Codes the client's own surface cannot provoke (the client validates input before sending;
  * rate limits and budgets apply only to inference) are checked by feeding the sandbox's real
  * error responses to the client's mapping.
@@ -86,12 +86,12 @@ function contract(dialect: Dialect): void {
     await sandbox?.close();
   });
 
-  describe('keys (§2.1, §4)', () => {
+  describe('keys', () => {
     it('lists the demo subscription key without any key value', async () => {
       const keys = await client.keys.list();
       expect(keys.length).toBeGreaterThanOrEqual(1);
       const sub = keys.find((k) => k.keyType === 'subscription');
-      // The demo's key of the seed's model (one per payment); pool keys (`keyPlan: "pool"`) are minted for a pledge (issue 23).
+      // The demo's key of the seed's model (one per payment); pool keys (`keyPlan: "pool"`) are minted for a pledge.
       expect(sub).toMatchObject({ keyPlan: 'standard', isActive: true, subscriptionStatus: 'active' });
       expect(typeof sub?.subscriptionExpiresAt).toBe('string');
       expect(JSON.stringify(keys)).not.toMatch(/sk_[A-Za-z0-9]{12,}/);
@@ -137,7 +137,7 @@ function contract(dialect: Dialect): void {
     });
   });
 
-  describe('management keys (§2.2, §4, §5)', () => {
+  describe('management keys', () => {
     it('creates a management key that authorizes /api/*, lists it by prefix, deletes it', async () => {
       const created = await client.managementKeys.create({ name: 'laptop' });
       expect(created.apiKey).toMatch(/^mk_[A-Za-z0-9_-]{8,}/);
@@ -178,7 +178,7 @@ function contract(dialect: Dialect): void {
     });
   });
 
-  describe('billing (§2.3–§2.6, §4)', () => {
+  describe('billing', () => {
     it('reads the credit balance of the demo account', async () => {
       const credits = await (await newUser()).billing.credits();
       expect(credits).toMatchObject({ totalTopUp: 0, remaining: 0, hasCreditKey: false, creditKeyCount: 0, userId: null });
@@ -199,7 +199,7 @@ function contract(dialect: Dialect): void {
         expect.objectContaining({ status: 'active', cancelAtPeriodEnd: true }),
         expect.objectContaining({ status: 'active', cancelAtPeriodEnd: true }),
       ]);
-      // The demo also holds a pool pledge without its key (issue 23; in every dialect since issue 44).
+      // The demo also holds a pool pledge without its key (in every dialect since the pools came).
       if (dialect !== 'docs-v1') expect(pledged?.slice(2)).toEqual([expect.objectContaining({ pool: 'kimi26', hasKey: false, blocks: ['asia', 'europe', 'americas'] })]);
       else expect(pledged).toHaveLength(3);
     });
@@ -228,7 +228,7 @@ function contract(dialect: Dialect): void {
       const { txHash } = await simulate<{ txHash: string }>('/sandbox/chain/transfers', { to: result.data.address, amount: result.data.amount });
       expect(await c.billing.verifyTopUp({ txHash, amount: paid })).toMatchObject({ credited: paid, balance: paid });
       expect(await c.billing.credits()).toMatchObject({ totalTopUp: paid, remaining: paid });
-      // Credit keys can now be created (§3).
+      // Credit keys can now be created.
       expect((await c.keys.createCredit({ name: 'now funded' })).keyType).toBe('credit');
     });
 
@@ -272,7 +272,7 @@ function contract(dialect: Dialect): void {
       expect(result.data).toEqual(expect.any(Object));
     });
 
-    it('shows inference spend of a credit key in the shared balance (§2.1 budget model)', async () => {
+    it('shows inference spend of a credit key in the shared balance (the budget model)', async () => {
       const c = await newUser();
       const { txHash, paid } = await usdcTransfer(c, 20);
       await c.billing.verifyTopUp({ txHash, amount: paid });
@@ -320,7 +320,7 @@ function contract(dialect: Dialect): void {
       const spent = await mapped('/v1/chat/completions', infer(0.01));
       expect([spent.code, spent.status]).toEqual(['budget_exceeded', 402]);
 
-      // A standard subscription key allows 60 requests per minute (§8).
+      // A standard subscription key allows 60 requests per minute.
       const { apiKey: subKey } = await simulate<{ apiKey: string }>('/sandbox/subscriptions', { plan: 'standard', blocks: ['asia'] }, sandbox.token);
       const tiny: RequestInit = {
         method: 'POST',

@@ -55,7 +55,7 @@ function over(transport: TransportName) {
   return { clientOf, serve };
 }
 /** Over got, for the suites that send nothing. */
-const { clientOf, serve } = over('got');
+const { serve } = over('got');
 
 /** Awaits a rejection and returns it as a KeydeckApiError (fails the test otherwise). */
 async function failure(promise: Promise<unknown>): Promise<KeydeckApiError> {
@@ -226,7 +226,7 @@ describe.concurrent.each(TRANSPORTS)('state-changing calls are sent once (over %
 });
 
 describe.concurrent.each(TRANSPORTS)('response bodies (over %s)', (transport) => {
-  const { clientOf, serve } = over(transport);
+  const { serve } = over(transport);
   it('asks for compressed answers and reads gzip, deflate and br alike', async () => {
     const encoders = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync } as const;
     const { s, c } = await serve((req, res, n) => {
@@ -346,7 +346,7 @@ describe.concurrent.each(TRANSPORTS)('response bodies (over %s)', (transport) =>
 });
 
 describe.concurrent.each(TRANSPORTS)('error mapping (over %s)', (transport) => {
-  const { clientOf, serve } = over(transport);
+  const { serve } = over(transport);
   const byStatus: Array<[number, string]> = [
     [400, 'invalid_request'],
     [401, 'unauthorized'],
@@ -472,7 +472,7 @@ describe.concurrent('input is validated before anything is sent', () => {
 });
 
 describe.concurrent.each(TRANSPORTS)('cancellation (over %s)', (transport) => {
-  const { clientOf, serve } = over(transport);
+  const { serve } = over(transport);
   it('rejects with a plain AbortError and stops waiting', async () => {
     const controller = new AbortController();
     // Never answers; the caller cancels once the request has arrived.

@@ -111,7 +111,7 @@ export async function refusedUrl(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
-/** A §2.1 consumption key as the service lists it. */
+/** A the consumption key's fields consumption key as the service lists it. */
 export function consumptionKey(id: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     id,
@@ -124,7 +124,7 @@ export function consumptionKey(id: string, extra: Record<string, unknown> = {}):
   };
 }
 
-/** A §2.3 credit balance in the billing envelope. */
+/** A the credit balance record credit balance in the billing envelope. */
 export function creditsEnvelope(data: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     success: true,

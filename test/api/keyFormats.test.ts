@@ -1,5 +1,5 @@
 /**
- * Issue 43, item 3: `sk-`/`mk-` (the newer keys page shows key values as `"sk-..."`) are key
+ * Item 3: `sk-`/`mk-` (the newer keys page shows key values as `"sk-..."`) are key
  * formats wherever keydeck reads, validates, scans for or redacts a key value: the creating
  * answer's schema keeps an `sk-` key, the credential check refuses an `sk-` as keydeck's
  * credential and takes an `mk-` as a management key, redaction cuts `sk-…`/`mk-…` to their

@@ -1,5 +1,5 @@
 /**
- * Issue 43, item 1: the tolerant reader accepts null for every optional field of every documented
+ * The tolerant reader accepts null for every optional field of every documented
  * object, as "not set" (a field whose null has a meaning, `lastUsedAt: null` "never used", keeps
  * it). For each object the pages and the seed document: every optional field set to null one at a
  * time, then all at once, in the generation's own shape (bare or enveloped); each reads, and the
@@ -89,7 +89,7 @@ const DOCUMENTED: readonly Documented[] = [
     meaningfulNull: ['lastUsedAt', 'subscriptionId', 'apiKey'],
   },
   {
-    object: 'the created credit key (seed §4)',
+    object: 'the created credit key (the keys endpoint)',
     example: { id: 'k1', name: 'ci', keyType: 'credit', keyPlan: 'credits', apiKey: FULL_SK, isActive: true, createdAt: '2026-01-20T14:30:00.000Z' },
     optional: ['keyPlan'],
     read: via({ schema: CreatedConsumptionKeySchema, creates: true }),
@@ -101,7 +101,7 @@ const DOCUMENTED: readonly Documented[] = [
     read: via({ schema: CreatedSubscriptionKeySchema, creates: true }),
   },
   {
-    object: 'a management key (seed §2.2)',
+    object: 'a management key (its fields)',
     example: [{ id: 'm1', name: 'laptop', keyPrefix: 'mk_abcdefgh', isActive: true, lastUsedAt: '2026-01-20T08:00:00.000Z', createdAt: '2026-01-15T10:00:00.000Z' }],
     optional: ['0.lastUsedAt'],
     read: via({ schema: ManagementKeyListSchema }),

@@ -1,5 +1,5 @@
 /**
- * `client.pools` and `client.keys.createSubscription` (issue 23) over HTTP: against the sandbox
+ * `client.pools` and `client.keys.createSubscription` over HTTP: against the sandbox
  * in the docs-v2 dialect (the pages' shapes), and against a hostile server for odd shapes (kept
  * and shown as a tree, never a failed call), a subscription id refused before sending, and a POST
  * that is never retried. Also the top-up method names by origin.

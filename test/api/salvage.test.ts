@@ -1,5 +1,5 @@
 /**
- * A creating answer keydeck cannot fully read still holds the key (issue 42 I2, src/api/salvage.ts):
+ * A creating answer keydeck cannot fully read still holds the key (src/api/salvage.ts):
  * the client's `invalid_response` error carries the value found in any field — an `sk-…` value, a
  * value under another name, in the `{ success, data }` envelope — with the id and name when sent;
  * and the error's message, JSON and inspection never show it. A list answer's key values stay

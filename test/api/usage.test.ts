@@ -1,5 +1,5 @@
 /**
- * `client.usage` and `client.plans` (issue 22): the reader's usage rows against the example
+ * `client.usage` and `client.plans`: the reader's usage rows against the example
  * bodies of the real service's usage pages (./docs-examples.ts), the client over HTTP against the
  * sandbox in every dialect, and against a hostile server: a usage read is sent once (never
  * retried, a 429's Retry-After surfaced), plans go without the token, key values are dropped,

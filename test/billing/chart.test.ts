@@ -1,5 +1,5 @@
 /**
- * The balance chart (issue 16): axes, labels and ticks within the width, the line where the
+ * The balance chart: axes, labels and ticks within the width, the line where the
  * readings are, top-ups marked under the stretch they happened in, blank before the first
  * reading, readable at the Billing pane's 80×24 size.
  */
@@ -22,7 +22,7 @@ function day(): BalanceSample[] {
 }
 
 describe('balance chart', () => {
-  it('puts each ▲ in the column where the line steps up, and the line reaches now (issue 44)', () => {
+  it('puts each ▲ in the column where the line steps up, and the line reaches now', () => {
     for (const width of [78, 98]) {
       for (const window of ['1h', '24h'] as const) {
         // Readings every 5 min for 50 min, a $25 top-up 20 min ago: one step up in the line.

@@ -38,7 +38,7 @@ describe('EIP-55', () => {
 describe('USDC amounts', () => {
   it('converts with integers only', () => {
     expect(toBaseUnits(10.01)).toBe(10_010_000n);
-    expect(toBaseUnits(0.1 + 0.2 === 0.3 ? 0.3 : 0.3)).toBe(300_000n);
+    expect(toBaseUnits(0.3)).toBe(300_000n);
     expect(toBaseUnits('25')).toBe(25_000_000n);
     expect(toBaseUnits('19.99')).toBe(19_990_000n);
     expect(toBaseUnits(1_000_000)).toBe(1_000_000_000_000n);

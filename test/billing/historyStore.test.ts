@@ -1,5 +1,5 @@
 /**
- * The balance history on disk (issue 16): readings kept per profile and origin, retention (full
+ * The balance history on disk: readings kept per profile and origin, retention (full
  * resolution 48 h, then thinned) that keeps spending and top-ups exact, a bounded file, a seeded
  * recorder that knows the trend at once, unsafe and broken files, two connections at once.
  */

@@ -1,6 +1,6 @@
 /**
- * A key's published limits (src/billing/keyLimits.ts, issue 43 items 4 and 5): each figure with
- * its source, the service's word first (its `GET /api/plans`, then its pages, then §8), one line
+ * A key's published limits (src/billing/keyLimits.ts): each figure with
+ * its source, the service's word first (its `GET /api/plans`, then its pages, then the service's limits), one line
  * that fits the 80-column details panel, and the JSON of `keys list --json` / `keys show --json`.
  */
 import { describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ const pro = { keyType: 'subscription', keyPlan: 'pro' };
 const plans = PlanListSchema.parse(pagePlans);
 
 describe('a key’s limits, each figure with its source', () => {
-  it('legacy plans without the service’s plans: the Management API page’s rates and budget, §8’s tokens and concurrency', () => {
+  it('legacy plans without the service’s plans: the Management API page’s rates and budget, the service’s limits’ tokens and concurrency', () => {
     expect(limitsOf(standard)).toMatchObject({
       requestsPerMinute: 200,
       budgetPer8HoursUsd: 0.22,
@@ -66,7 +66,7 @@ describe('a key’s limits, each figure with its source', () => {
   });
 });
 
-describe('a key’s status words (issue 43, item 5: the pool key is minted again from its pledge)', () => {
+describe('a key’s status words (the pool key is minted again from its pledge)', () => {
   const now = Date.parse('2026-11-01T00:00:00Z');
   const ends = '2026-11-30T00:00:00Z';
   const spec = { keyType: 'subscription', keyPlan: 'standard', subscriptionStatus: 'active', subscriptionExpiresAt: ends };

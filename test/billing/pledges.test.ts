@@ -1,5 +1,5 @@
 /**
- * src/billing/pledges.ts (issue 23): which subscriptions and pool pledges have no key, why a key
+ * src/billing/pledges.ts: which subscriptions and pool pledges have no key, why a key
  * may not be minted (one active key per subscription), a key's blocks by its `subscriptionId`,
  * and a block's end announced once per key and end.
  */

@@ -1,5 +1,5 @@
 /**
- * Runaway keys (issue 22): the pure judgements (a key's rate against its own 7-day median, the
+ * Runaway keys: the pure judgements (a key's rate against its own 7-day median, the
  * floor, a dormant key waking, the balance burning at N× its own baseline), the per-key history
  * in history.db (samples per read, retention, the 20 MB bound's unit of account), and the tracker
  * against the sandbox: a key made to spend 10× faster than its baseline (the sandbox clock moved

@@ -1,5 +1,5 @@
 /**
- * The money-state rules of issue 13, unit by unit: what the billing status and a card charge's
+ * The money-state rules, unit by unit: what the billing status and a card charge's
  * answer say about one top-up (read only when recognisable); the verify procedure shared by the
  * TUI and the commands, outcome by outcome, against a scripted client (what it sends, what the
  * record says after); one amount rule and one hash check; the checkout link rule.
@@ -181,7 +181,7 @@ describe('verifyUsdc: credited only on evidence that names the top-up', () => {
   });
 });
 
-describe('one instruction is one record, whatever the number of verifies (issue 42, I4)', () => {
+describe('one instruction is one record, whatever the number of verifies', () => {
   const A = `0x${'a1'.repeat(32)}`;
   const B = `0x${'b2'.repeat(32)}`;
 

@@ -1,5 +1,5 @@
 /**
- * The usage read budget (issue 22): the pure rules (12 per 12 hours, the schedule's spacing and
+ * The usage read budget: the pure rules (12 per 12 hours, the schedule's spacing and
  * reserve, a 429's wait), the shared record across connections (claims on the service's clock,
  * answers kept with their time, the token never stored), reads through it against the sandbox
  * (a failure keeps the last figures, a 429 is honoured), and real processes at once against a
@@ -85,7 +85,7 @@ describe('the shared record', () => {
   });
 });
 
-describe('the limit learnt to be the account’s (issue 43, item 7)', () => {
+describe('the limit learnt to be the account’s', () => {
   const origin = 'https://api.example.com';
   const credA = credentialIdOf(origin, 'mk_AAAAAAAAAAAAAAAAAAAAAAAA');
   const credB = credentialIdOf(origin, 'mk_BBBBBBBBBBBBBBBBBBBBBBBB');

@@ -1,7 +1,7 @@
 /**
- * The build as it ships (issue 12): every file of `dist/` loads, the `keydeck` executable
+ * The build as it ships: every file of `dist/` loads, the `keydeck` executable
  * guards the Node.js version before anything that needs a newer one is loaded, and the build's
- * lazy stand-ins keep what they stand for unloaded (issue 27).
+ * lazy stand-ins keep what they stand for unloaded.
  *
  * A bundling mistake (two declarations of one name in a chunk, a missing import) hides behind the
  * stubs of other suites: `open` and `clipboardy` lived in chunks that could not load, so `o` and
@@ -130,7 +130,7 @@ describe('dist/', () => {
     expect(version.stdout.trim()).toBe(pkg.version);
     expect(version.status).toBe(0);
     const help = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8', timeout: 20_000 });
-    expect(help.stdout).toMatch(/^USAGE\n  keydeck /m);
+    expect(help.stdout).toMatch(/^USAGE\n {2}keydeck /m);
     expect(help.status).toBe(0);
   });
 
@@ -196,7 +196,7 @@ describe('the Node.js version guard', () => {
         expect(r.stderr).toContain('22.13.0');
         expect(r.stderr).not.toMatch(/\n\s+at |SyntaxError|node:internal/);
       }
-      // The exporter's line is a log line in its --log-format, as every line it writes (issue 46).
+      // The exporter's line is a log line in its --log-format, as every line it writes.
       const logfmt = spawnSync(bin, [CLI, 'exporter', '--all-profiles'], { encoding: 'utf8', timeout: 20_000 });
       expect(logfmt.status).toBe(OLD_NODE_EXIT_CODE);
       expect(logfmt.stderr).toMatch(/^time=\S+ level=error event=node_too_old msg="keydeck needs Node\.js 22\.13\.0 or newer, .*"\n$/);

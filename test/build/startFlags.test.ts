@@ -1,5 +1,5 @@
 /**
- * The resident commands' V8 flags, given at process start (src/cli/startFlags.ts, issue 45):
+ * The resident commands' V8 flags, given at process start (src/cli/startFlags.ts):
  * `keydeck exporter` starts again in the same process with them (process.execve: the pid its
  * supervisor knows stays the one that serves), keeps the node options it was started with, and
  * serves as before; where the system offers no execve it runs on with V8's defaults.

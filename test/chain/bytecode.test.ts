@@ -1,6 +1,6 @@
 /**
  * The sandbox's USDC bytecode (src/sandbox/chain/sandboxUsdc.ts) is the committed Solidity's: a
- * fresh solc-js compile with the script's settings gives the same bytes (issue 25, item 5).
+ * fresh solc-js compile with the script's settings gives the same bytes.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Checks before verify (issue 25, item 2), each mistake made real on a local anvil chain: ETH
+ * Checks before verify, each mistake made real on a local anvil chain: ETH
  * instead of USDC, a look-alike token, the wrong recipient, a short amount, a reverted transfer, a
  * pending one (mining paused), a hash from another chain; and the RPC down, slow, failing,
  * enormous or hostile: one line, never raw text from the RPC.
@@ -177,7 +177,7 @@ describe('an RPC that cannot be trusted', () => {
     expect(JSON.stringify(result)).not.toMatch(/EVIL|\\u001b|\u202e/);
   });
 
-  it('a receipt in a block after the head the same answer gave: not a valid answer, never a confirmation (issue 42, item 8)', async () => {
+  it('a receipt in a block after the head the same answer gave: not a valid answer, never a confirmation', async () => {
     const pad = (a: string) => `0x${a.slice(2).toLowerCase().padStart(64, '0')}`;
     const url = await rpc((body, res) => {
       const calls = Array.isArray(body) ? body : [body];

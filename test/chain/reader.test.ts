@@ -1,5 +1,5 @@
 /**
- * The chain reader against a real anvil node (issue 25): what it reads of a USDC transfer, a
+ * The chain reader against a real anvil node: what it reads of a USDC transfer, a
  * pending one, an unknown hash, and the watch's `eth_getLogs`; the sandbox chain's own USDC.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

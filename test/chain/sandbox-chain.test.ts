@@ -1,5 +1,5 @@
 /**
- * The sandbox on a real chain (issue 25, item 5): `POST /sandbox/chain/transfers` makes a token
+ * The sandbox on a real chain: `POST /sandbox/chain/transfers` makes a token
  * transfer on anvil, and verify-topup reads its receipt, refusing what the real service would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

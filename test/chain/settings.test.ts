@@ -1,4 +1,4 @@
-/** Where the chain is read (issue 25): flag > env > profile > a local sandbox's chain > Base's public endpoint; off when asked. */
+/** Where the chain is read: flag > env > profile > a local sandbox's chain > Base's public endpoint; off when asked. */
 import { describe, expect, it } from 'vitest';
 import { chainRpcProblem } from '../../src/api/chain/rpcUrl.js';
 import { ChainSettingsError, resolveChainSettings, type ChainInputs } from '../../src/billing/chainSettings.js';

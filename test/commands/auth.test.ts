@@ -65,7 +65,7 @@ describe('auth login without a keychain', () => {
     expect(r.code, r.stderr).toBe(0);
     const keys = await managementKeys(sandbox.url, session);
     expect(keys).toHaveLength(1);
-    // A meaningful, unique name: host, profile and date (issue 19).
+    // A meaningful, unique name: host, profile and date.
     const defaultName = `keydeck@${hostname()} default ${new Date().toISOString().slice(0, 10)}`;
     expect(keys[0]?.name).toBe(defaultName);
     const prefix = keys[0]!.keyPrefix;
@@ -76,7 +76,7 @@ describe('auth login without a keychain', () => {
 
     expect(statSync(credentialsFile).mode & 0o777).toBe(0o600);
     const stored = storedKeys();
-    // Keys are stored per profile and service origin (issue 14).
+    // Keys are stored per profile and service origin.
     expect(Object.keys(stored)).toEqual([account('default')]);
     expect(stored[account('default')]?.startsWith(prefix)).toBe(true);
     expect(r.stdout + r.stderr).not.toContain(stored[account('default')]);
@@ -91,7 +91,7 @@ describe('auth login without a keychain', () => {
     expect(s.stderr.trim()).toBe(`warning: using the management key stored in plaintext at ${credentialsFile} (--insecure-storage)`);
     expect(s.stdout).not.toContain(stored[account('default')]);
 
-    // Said at login, in auth status and in doctor; not by every command a cron job runs (issue 46).
+    // Said at login, in auth status and in doctor; not by every command a cron job runs.
     const list = await cli(['keys', 'list', '--json']);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stderr).toBe('');

@@ -6,7 +6,7 @@
  * the outcome is certain; test/crash/autotopup-race.test.ts draws them from one window); when both
  * still charge, the later one pauses itself and says why, and a cap is passed by that one charge
  * at most. A card charge made by hand counts toward the caps; the pause after failures counts on
- * the service's clock, whatever the local clock says, and machines share that count; `autotopup
+ * The service's clock, whatever the local clock says, and machines share that count; `autotopup
  * set` says when the service lists card charges this machine did not make. Against a service that
  * lists no top-ups (the real one's pages show none), the total of top-ups stands in.
  */

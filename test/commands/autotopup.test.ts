@@ -1,5 +1,5 @@
 /**
- * `keydeck autotopup` (issue 47) as the built CLI against the sandbox: a policy charges the card on
+ * `keydeck autotopup` as the built CLI against the sandbox: a policy charges the card on
  * file once for one fall of the balance, whatever the number of runs at once or machines; a cap
  * stops a charge and says which and when it resets; three declines pause the policy and a fourth
  * run sends nothing; a policy that cannot work is refused before anything is stored.

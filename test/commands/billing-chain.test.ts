@@ -1,5 +1,5 @@
 /**
- * `keydeck billing verify` and `billing topup --wait` with the chain's word (issue 25), as the
+ * `keydeck billing verify` and `billing topup --wait` with the chain's word, as the
  * built CLI against a sandbox on a real anvil chain: a mismatch is its sentence and nothing is
  * sent without `--yes`; a matching transfer is verified; `--find` and `--wait` find the transfer
  * without a hash; `--no-chain` and an unreachable RPC leave the service's verdict alone.
@@ -64,7 +64,7 @@ describe('billing verify on a real chain', () => {
     expect(unknown.stderr).toMatch(/chain_mismatch: no transaction with this hash on Base: was it sent on another network\?/);
   });
 
-  it('a second verify of the instruction keeps its deposit address and the chain’s recipient check (issue 42, item 4)', async () => {
+  it('a second verify of the instruction keeps its deposit address and the chain’s recipient check', async () => {
     // A home of its own: the record is the machine's, and other tests leave instructions of 10 USD.
     const own = scripted(sb.url);
     onTestFinished(() => own.home.remove());

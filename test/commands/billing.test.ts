@@ -269,7 +269,7 @@ describe('money is confirmed', () => {
   });
 });
 
-describe('one USDC instruction is one record (issue 42, item 4; issue 44, item 7)', () => {
+describe('one USDC instruction is one record', () => {
   const unknownHash = () => `0x${[...Array(64)].map(() => '0123456789abcdef'[Math.floor(Math.random() * 16)]).join('')}`;
 
   it('two verifies with hashes the service does not know, then the right one: one record, credited, its deposit address kept; nothing awaits payment', { timeout: 30_000 }, async () => {

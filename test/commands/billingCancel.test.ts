@@ -1,5 +1,5 @@
 /**
- * `keydeck billing cancel SUBSCRIPTION_ID [--yes] [--json]` (issue 43, item 6), the built CLI
+ * `keydeck billing cancel SUBSCRIPTION_ID [--yes] [--json]`, the built CLI
  * against the sandbox in the newer and the older pages' dialects: the cancel is sent once and the
  * status then says `cancel at period end: yes`; without `--yes` and a terminal nothing is sent;
  * an id the status does not list, and one already cancelled, send nothing. Against a local server

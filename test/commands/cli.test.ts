@@ -90,7 +90,7 @@ describe('help', () => {
     expect(seen.get('billing topup')).toMatch(/--method <name>[\s\S]*usdc,\s+card_checkout\s+or\s+card_direct[\s\S]*stripe_direct/);
     expect(seen.get('billing watch')).toMatch(/--interval <seconds>[\s\S]*--alert-below <usd>/);
     // A command's help is about that command: its own options, then the few of the program's it
-    // reads ("Inherited options"), never the full-screen app's or the monitor's (issue 45, item 6).
+    // reads ("Inherited options"), never the full-screen app's or the monitor's.
     const inheritedOf = (help: string): string[] => [.../^Inherited options:\n((?: {2}.*\n)+)/m.exec(help)?.[1]?.matchAll(/^ {2}(--[a-z-]+)/gm) ?? []].map((m) => m[1]!);
     expect(seen.get('keys')).toMatch(/Inherited options:\n[\s\S]*--base-url <url>[\s\S]*--profile <name>/);
     expect(inheritedOf(seen.get('keys list')!)).toEqual(['--sandbox', '--base-url', '--profile', '--read-only', '--allow-insecure-http', '--quiet']);

@@ -1,5 +1,5 @@
 /**
- * `keydeck keys create --to-file … --to-command …` (issue 26) as the built CLI against the sandbox:
+ * `keydeck keys create --to-file … --to-command …` as the built CLI against the sandbox:
  * the key lands in a dotenv file (0600) and in a `gh` stand-in (a shell script that stores its
  * stdin) and never in the terminal's output; a destination that cannot take a key stops the
  * command before anything is created; one that fails after creation leaves no orphan unsaid (the

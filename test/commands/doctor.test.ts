@@ -2,8 +2,8 @@
  * `keydeck doctor` run as the built CLI with no D-Bus session, against the sandbox: one line per
  * check with `ok`/`warn`/`fail`, exit 1 when any fails, each failure saying exactly why; no
  * keychain beside a fallback that works (the plaintext file chosen, KEYDECK_TOKEN) is a warning and
- * exits 0 (issues 44, 46). The passing run with a real keychain is in test/credentials/keychain.test.ts.
- * `keydeck doctor --exporter` (issue 46) is in test/exporter/setup.test.ts.
+ * exits 0. The passing run with a real keychain is in test/credentials/keychain.test.ts.
+ * `keydeck doctor --exporter` is in test/exporter/setup.test.ts.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

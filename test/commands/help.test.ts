@@ -1,5 +1,5 @@
 /**
- * `keydeck help` as the built CLI (issue 27): the topics beside commander's help, a page of the
+ * `keydeck help` as the built CLI: the topics beside commander's help, a page of the
  * manual as plain text, a command's help as commander gives it, `help environment` as before, and a
  * word that is neither said with exit 2. Rendering itself: test/docs/render.test.ts.
  */
@@ -54,7 +54,7 @@ describe('keydeck help', () => {
     expect(page.stderr).toBe('');
     expect(page.stdout).toMatch(/^Commands\n=+\n/);
     // A table too wide for the page: one block a row, the command first.
-    expect(page.stdout).toMatch(/^keydeck keys create --name NAME .*\n(  .*\n)*    a credit key \(the balance must be above 0/m);
+    expect(page.stdout).toMatch(/^keydeck keys create --name NAME .*\n( {2}.*\n)* {4}a credit key \(the balance must be above 0/m);
     expect(page.stdout).not.toMatch(/^\|/m);
     for (const line of page.stdout.split('\n')) expect(stringWidth(line), line).toBeLessThanOrEqual(100);
     expect(page.stdout).toContain('(keydeck help delivery)');

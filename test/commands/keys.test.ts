@@ -193,7 +193,7 @@ describe('keys delete', () => {
   });
 });
 
-describe('a name another key has (issue 44)', () => {
+describe('a name another key has', () => {
   it('is refused in a script before anything is created, naming the key that has it, unless --allow-duplicate-name; rename too', async () => {
     const user = await sb.fundedUser(25);
     const web = await sb.creditKey(user, 'web');
@@ -308,7 +308,7 @@ describe('failures', () => {
       expect(error).toMatchObject({ code: 'server_error', status: 503, possiblySent: true });
       expect(error.message).toMatch(/^server_error: .*whether it took effect is unknown: list the keys before trying again/);
       expect(create.stderr).not.toMatch(/^keydeck: /m);
-      // The creation stays recorded (issue 42): its finish or undo is named.
+      // The creation stays recorded: its finish or undo is named.
       expect(create.stderr).toMatch(/^warning: the key "ci" may have been created: `keydeck keys create --finish ci` finds it/m);
       expect(failing.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
       expect(failing.requests.filter((r) => r.method === 'GET').length).toBeGreaterThan(1);

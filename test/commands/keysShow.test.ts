@@ -1,8 +1,8 @@
 /**
- * `keydeck keys show ID|NAME [--json]` and the `limits` of `keys list --json` (issue 43, item 4),
+ * `keydeck keys show ID|NAME [--json]` and the `limits` of `keys list --json`,
  * the built CLI against the sandbox in the newer pages' dialect: a pool key (its pledge, its
  * blocks, where it stands in them, its limits per the pages), a legacy plan's key (its limits per
- * the service's own `GET /api/plans`), a credit key (its spend from the last usage answer kept,
+ * The service's own `GET /api/plans`), a credit key (its spend from the last usage answer kept,
  * no read spent), a name two keys share, and a name no key has.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,7 +56,7 @@ describe('keydeck keys show', { timeout: 60_000 }, () => {
     expect(doc).not.toHaveProperty('apiKey');
   });
 
-  it('a legacy plan’s key: its limits per the service’s own GET /api/plans, §8 for the rest; by id as by name', async () => {
+  it('a legacy plan’s key: its limits per the service’s own GET /api/plans, the service’s limits for the rest; by id as by name', async () => {
     const token = await sb.newUser();
     const sub = await sb.subscription(token, 'standard');
     const r = await cli.run(token, ['keys', 'show', sub.id, '--json']);

@@ -116,7 +116,7 @@ describe('mgmt-keys delete', () => {
       const deleteOther = await home.run(undefined, ['mgmt-keys', 'delete', other.id, '--yes']);
       expect(deleteOther.code, deleteOther.stderr).toBe(0);
       expect(deleteOther.stderr).not.toContain('signs keydeck out');
-      // Stored per profile and service origin (issue 14).
+      // Stored per profile and service origin.
       const account = `default@${new URL(sb.url).origin}`;
       expect(Object.keys(JSON.parse(readFileSync(credentials, 'utf8')) as object)).toEqual([account]);
 

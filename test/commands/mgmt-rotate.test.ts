@@ -1,5 +1,5 @@
 /**
- * `keydeck mgmt-keys rotate` (issue 26) as the built CLI against the sandbox, with the key in the
+ * `keydeck mgmt-keys rotate` as the built CLI against the sandbox, with the key in the
  * plaintext file (no keychain here; test/credentials/keychain.test.ts rotates one in the real
  * keychain): the new key is stored where the old one was (mode 0600), accepted by the service,
  * and the old one deleted; never printed. A key from KEYDECK_TOKEN cannot be rotated in place (said
@@ -97,7 +97,7 @@ describe('mgmt-keys rotate', () => {
   });
 });
 
-describe('mgmt-keys rotate --token-file (issue 46, item 3)', () => {
+describe('mgmt-keys rotate --token-file', () => {
   /** A token file holding a new management key of a fresh account: `{ file, key, session }`. */
   async function tokenFile(options: { mode?: number; newline?: boolean; dir?: string } = {}) {
     const session = await sb.fundedUser(0);

@@ -1,5 +1,5 @@
 /**
- * `keydeck monitor` announces a pool key's reserved block about to end (issue 23): against the
+ * `keydeck monitor` announces a pool key's reserved block about to end: against the
  * sandbox with its clock moved to 10 minutes before the end of the block a minted pool key holds,
  * one `block_ending` event goes out (the live view itself is a stand-in here).
  */

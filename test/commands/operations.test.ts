@@ -1,5 +1,5 @@
 /**
- * Issue 42's repros for the key operations (src/operations/), as the built CLI against the
+ * The repros for the key operations (src/operations/), as the built CLI against the
  * sandbox: a rotation killed while its command runs is undone without leaving the file a deleted
  * key (2); a destination keydeck cannot write stops the command before any key exists (5); a
  * creating answer keydeck cannot fully read still delivers the key it holds, with a warning, and a
@@ -75,7 +75,7 @@ async function rewritingProxy(upstream: string, method: string, pathname: string
   };
 }
 
-describe('issue 42: the key operations keep their promise', () => {
+describe('the key operations keep their promise', () => {
   it('repro 2: a rotation killed while its command runs is undone: the file holds the old key again, the successor the command may hold is kept and named', { timeout: 60_000 }, async () => {
     const token = await sb.fundedUser(25);
     const old = await sb.creditKey(token, 'api');

@@ -1,5 +1,5 @@
 /**
- * Pool subscriptions from the command line (issue 23), the built CLI against the sandbox in the
+ * Pool subscriptions from the command line, the built CLI against the sandbox in the
  * docs-v2 dialect: `keydeck pools [ID]`, `billing status` naming a pledge without a key, and
  * `keys create --subscription ID NAME` (shown once, or delivered to a file; a second attempt
  * refused before sending, with the reason; a bad id refused before anything is sent).

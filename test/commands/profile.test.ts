@@ -1,5 +1,5 @@
 /**
- * The conventions of issue 16 as the built CLI: `profile list|show|use|add|remove`, shell
+ * The conventions as the built CLI: `profile list|show|use|add|remove`, shell
  * completion run by a real bash (profile names from the config, key ids from the service),
  * `keydeck help environment` saying what docs/environment.md says, and TERM=dumb for the TUI.
  */
@@ -192,7 +192,7 @@ describe('keydeck billing history --chart', () => {
     expect(json.readings.at(-1)!.spent).toBeCloseTo(json.readings.at(-1)!.totalTopUp - json.readings.at(-1)!.remaining, 6);
     expect(json.topUps).toEqual([{ t: expect.any(String), amount: 20 }]);
 
-    // Without --chart: the top-up list of the local record (issue 13's mode) is still there.
+    // Without --chart: the top-up list of the local record (the mode without --chart) is still there.
     const list = await cli.run(undefined, ['billing', 'history'], env);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/No top-ups on record/);

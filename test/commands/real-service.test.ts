@@ -40,9 +40,9 @@ function answer(req: SeenRequest): unknown {
 
 beforeAll(async () => {
   server = await startHostileServer((req, res) => {
-    // Not a sandbox: keydeck's probe for a sandbox chain (a loopback service, issue 25) is 404 here.
+    // Not a sandbox: keydeck's probe for a sandbox chain (a loopback service) is 404 here.
     if (req.path === '/sandbox/chain') return json(res, 404, { error: { code: 'not_found', message: 'no such route' } });
-    // The pages' error shape: one sentence (issue 43, item 2).
+    // The pages' error shape: one sentence.
     if (req.path === '/api/keys/credit') return json(res, 400, { error: 'Credit balance must be greater than 0 to create a credit key' });
     const body = answer(req);
     if (body === undefined) json(res, 400, { error: { code: 'invalid_request', message: 'method: unknown top-up method', field: 'method' } });

@@ -1,5 +1,5 @@
 /**
- * `keydeck keys rotate` (issue 26) as the built CLI against the sandbox in the dialect of the newer
+ * `keydeck keys rotate` as the built CLI against the sandbox in the dialect of the newer
  * documentation pages (lists carry `lastUsedAt`): a running application stand-in
  * (test/delivery/fixtures/standin-app.mjs) uses the old key until it re-reads its dotenv file, and
  * not one of its requests fails while the key is replaced; a subscription key is refused with what
@@ -126,7 +126,7 @@ describe.concurrent('keys rotate', () => {
     const sub = await sb.subscription(user, 'standard', ['europe']);
     const r = await cli.run(user, ['keys', 'rotate', sub.id, '--to-file', path.join(root, 'sub.env'), '--old', 'keep'], data);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^keydeck: subscription_key: .* is a subscription key, and those cannot be rotated: .*one per subscription payment .*keydeck keys disable /m);
+    expect(r.stderr).toMatch(/^keydeck: subscription_key: .* is a subscription key, and those cannot be rotated: .*one per subscription payment\b.*keydeck keys disable /m);
     const { user: u2 } = await userWithKey('ci', data);
     const noOld = await cli.run(u2, ['keys', 'rotate', 'ci', '--to-file', path.join(root, 'x.env')], data);
     expect(noOld.code).toBe(2);
@@ -180,7 +180,7 @@ describe.concurrent('keys rotate', () => {
     const r = await cli.run(user, ['keys', 'rotate', 'batch', '--to-file', env, '--to-command', 'false', '--old', 'deactivate'], data);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/delivery_failed: the successor "batch" \(id [^)]+\) was created, but `false` did not take it; the old key "batch" is untouched and still works/);
-    // Repro 3 of issue 42: the message names the undo that puts the file back, not a bare `keys delete`.
+    // Repro 3: the message names the undo that puts the file back, not a bare `keys delete`.
     expect(r.stderr).not.toMatch(/keydeck keys delete/);
     expect(r.stderr).toMatch(/`keydeck keys rotate --undo [^`]+` puts back what .*\.env \(KEYDECK_API_KEY\) held and deletes the successor/);
     expect(keyIn(env)).not.toBe(key);
@@ -199,7 +199,7 @@ describe.concurrent('keys rotate', () => {
     expect(record(data)).toEqual([]);
   });
 
-  it('issue 46: the docs’ cron line, run three times, leaves one active key of the lineage, named as the job names it, in the file', { timeout: 60_000 }, async ({ expect }) => {
+  it('the docs’ cron line, run three times, leaves one active key of the lineage, named as the job names it, in the file', { timeout: 60_000 }, async ({ expect }) => {
     // The line as docs/delivery.md gives it, its grace shortened (a test does not wait 30 minutes).
     // Its textfile for node_exporter goes to a file of the test's; its stdout, sent to /dev/null there, is read here.
     const line = readFileSync(path.join(import.meta.dirname, '../../docs/delivery.md'), 'utf8').split('\n').find((l) => /^\S+ \S+ \S+ \S+ \S+\s+keydeck (--quiet )?keys rotate /.test(l))!;

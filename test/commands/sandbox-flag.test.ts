@@ -1,5 +1,5 @@
 /**
- * `keydeck --sandbox <command>` (issue 44): every command works on the one demo account of the data
+ * `keydeck --sandbox <command>`: every command works on the one demo account of the data
  * dir, whether this command starts the sandbox or another keydeck process (a TUI left open) serves
  * it; what one command makes, the next finds. The built CLI, a fresh home each test.
  */
@@ -74,7 +74,7 @@ describe('keydeck --sandbox <command>', () => {
     expect(JSON.parse(status.stdout)).toMatchObject({ store: 'file', tokenKind: 'management', accepted: true });
     const listed = await runCli(['--sandbox', 'mgmt-keys', 'list', '--json'], { env });
     expect(listed.code, listed.stderr).toBe(0);
-    // The plaintext file is said at login and in `auth status`, not on every command (issue 46).
+    // The plaintext file is said at login and in `auth status`, not on every command.
     expect(listed.stderr).not.toMatch(/plaintext/);
     expect(login.stderr + status.stdout).toMatch(/plaintext|"store":"file"/);
     // Without --sandbox, keydeck's profiles are as they were: nothing points at the sandbox.

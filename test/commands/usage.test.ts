@@ -1,5 +1,5 @@
 /**
- * `keydeck keys usage` and `keydeck key-info` (issue 22), run as the built CLI against the
+ * `keydeck keys usage` and `keydeck key-info`, run as the built CLI against the
  * sandbox: the table with shares and deleted keys, `--json` keeping the service's figures apart
  * from keydeck's, one key's spend read by read, the budget said and never exceeded (two command
  * loops at once: 12 calls counted by the sandbox), and a consumption key's own view from stdin or
@@ -85,7 +85,7 @@ describe('keys usage', () => {
     try {
       // Without --refresh the kept figures are the answer: exit 0.
       expect((await cli.run(user, ['keys', 'usage'])).code).toBe(0);
-      // A refresh that could not happen is not a success for a cron job: the figures, their age, exit 4 (issue 46).
+      // A refresh that could not happen is not a success for a cron job: the figures, their age, exit 4.
       const kept = await cli.run(user, ['keys', 'usage', '--refresh']);
       expect(kept.code, kept.stderr).toBe(4);
       expect(kept.stderr).toMatch(/could not read new usage \(server_error: .*\); these are the figures of just now/);
@@ -110,7 +110,7 @@ describe('keys usage', () => {
     const after = (await sb.call('GET', '/sandbox/usage/calls')).body.allTime;
     expect(after.served - before.served).toBe(12);
     expect(after.refused - before.refused).toBe(0);
-    // Twelve refreshes happened (exit 0); the two that could not (no read left) exit 4, with the kept figures (issue 46).
+    // Twelve refreshes happened (exit 0); the two that could not (no read left) exit 4, with the kept figures.
     expect(all.filter((r) => r.code === 0)).toHaveLength(12);
     const declined = all.filter((r) => r.code === 4);
     expect(declined).toHaveLength(2);
@@ -159,7 +159,7 @@ describe('key-info', () => {
   });
 });
 
-describe('key-info against the real service’s edges (issue 43)', () => {
+describe('key-info against the real service’s edges', () => {
   it('reads an sk- key (the newer keys page’s form), by its prefix only; follows the service’s own 429 and Retry-After, never a budget of its own', { timeout: 60_000 }, async () => {
     const SK = `sk-${'Ab3'.repeat(16)}`;
     let limited = false;

@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { openSharedSandbox } from '../../src/sandbox/shared.js';
 import { call, startTestSandbox } from '../sandbox/helpers.js';
 import { makeTempHome, runCli } from '../credentials/harness.js';

@@ -1,5 +1,5 @@
 /**
- * The wording audit of issue 19, over the one wording table of issue 27 (src/api/wording.ts, used
+ * The wording audit, over the one wording table (src/api/wording.ts, used
  * by the CLI and the TUI alike): every failure sentence gives the right next step. A table of
  * conditions → the sentence the client writes → the next step it must name, for every error code
  * of the wording table; and the built CLI against the sandbox for the cases users met: a refused
@@ -55,7 +55,7 @@ const TABLE: Row[] = [
   { condition: '404 in the service’s words, not by id', message: errorFromResponse(ctx(LIST), 404, body('not_found'), undefined).message, next: /not found/, refusal: true },
   { condition: 'a bare 404 (no error body: wrong address?)', message: errorFromResponse(ctx(LIST), 404, parseBody('<html>nope</html>'), undefined).message, next: /check that the base URL https:\/\/api\.example\.com points at the service/, refusal: false },
   { condition: '400 with a field', message: errorFromResponse(ctx(CREATE), 400, parseBody(JSON.stringify({ error: { code: 'invalid_request', message: 'bad', field: 'name' } })), undefined).message, next: /\(field name\): “bad”; correct it and try again/, refusal: true },
-  // Issue 43, item 2: the service's own sentence, in every error shape the pages and the seed show.
+  // The service's own sentence, in every error shape the pages and the seed show.
   { condition: '400 { error: "<sentence>" } (the pages)', message: errorFromResponse(ctx(CREATE), 400, shape({ error: CREDIT_ZERO }), undefined).message, next: new RegExp(`^The service refused the request to create the credit key as invalid: “${CREDIT_ZERO}”; correct it and try again\\.$`), refusal: true },
   { condition: '400 { error: { message } }', message: errorFromResponse(ctx(CREATE), 400, shape({ error: { message: CREDIT_ZERO } }), undefined).message, next: new RegExp(`as invalid: “${CREDIT_ZERO}”; correct it and try again`), refusal: true },
   { condition: '400 { message }', message: errorFromResponse(ctx(CREATE), 400, shape({ message: CREDIT_ZERO }), undefined).message, next: new RegExp(`as invalid: “${CREDIT_ZERO}”; correct it and try again`), refusal: true },

@@ -1,7 +1,7 @@
 /**
- * Issue 14 §5: local files trusted the way ssh trusts its own, and one cross-process lock around
- * every read-modify-write. The built CLI against a sandbox: a config file or dir (or the data dir,
- * issue 43) writable by others, a key file readable by others, a FIFO in place of either (refused at once, no hang);
+ * Local files trusted the way ssh trusts its own, and one cross-process lock around
+ * every read-modify-write. The built CLI against a sandbox: a config file or dir (or the data dir)
+ * writable by others, a key file readable by others, a FIFO in place of either (refused at once, no hang);
  * `doctor` reports each; eight concurrent logins keep eight profiles and eight keys.
  */
 import { execFileSync } from 'node:child_process';
@@ -59,7 +59,7 @@ describe.runIf(posix)('file trust', () => {
     chmodSync(home.configDir, 0o700);
   });
 
-  it('refuses a data dir writable by others, as the config dir (issue 43): the commands and the balance history alike', async () => {
+  it('refuses a data dir writable by others, as the config dir: the commands and the balance history alike', async () => {
     await login();
     const dataDir = path.join(home.home, 'data');
     mkdirSync(dataDir, { recursive: true });

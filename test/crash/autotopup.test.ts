@@ -1,5 +1,5 @@
 /**
- * Auto top-up killed at each of its steps (issue 47 item 8, on the crash-point harness of issue
+ * Auto top-up killed at each of its steps (on the crash-point harness of issue
  * 42): after the kill, a rerun on the same machine, a run of another machine with the same
  * policy, both machines started at once (real processes, each with its own settle window), or a
  * resume and a rerun never make a second charge for the same fall and never pass a cap; when they

@@ -1,5 +1,5 @@
 /**
- * The crash-point harness (issue 42): kills the built CLI (SIGKILL) at each boundary of its own
+ * The crash-point harness: kills the built CLI (SIGKILL) at each boundary of its own
  * process that a multi-step operation passes — a request sent or answered, a credential stored, a
  * file renamed, a command started or ended, a record committed (src/failpoints) — then recovers
  * the way a user would (`--finish`, `--undo`, a plain rerun, the TUI's next start) and checks the

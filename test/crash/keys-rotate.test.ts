@@ -1,5 +1,5 @@
 /**
- * The crash-point walk of `keys rotate` (issue 42; src/operations/rotateKey.ts): the key "web", in
+ * The crash-point walk of `keys rotate` (src/operations/rotateKey.ts): the key "web", in
  * the application's dotenv file, rotated with `--to-file .env --to-command take.sh --old delete`
  * and killed (SIGKILL) at each chosen boundary, then recovered by `keys rotate --finish web`, by
  * the same command again (as cron would run it), and by `keys rotate --undo web --yes`; the
@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { chosenPoints, walkAndDocument, type CrashScenario } from './harness.js';
 import { inThread, walkStepsAndDocument } from './steps.js';

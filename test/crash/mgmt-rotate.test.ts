@@ -1,5 +1,5 @@
 /**
- * `mgmt-keys rotate` killed at every step (issue 42, item 1; the machine of
+ * `mgmt-keys rotate` killed at every step (the machine of
  * src/operations/mgmtRotate.ts): the built CLI is killed with SIGKILL at each boundary it passes,
  * then taken up with `--finish`, `--undo` and a plain rerun, and the invariants are checked against
  * the sandbox and the files:

@@ -1,5 +1,5 @@
 /**
- * The crash-point walk of a pledge's key (issue 42; src/operations/pledgeKey.ts): `keys create
+ * The crash-point walk of a pledge's key (src/operations/pledgeKey.ts): `keys create
  * --subscription PLEDGE pool-key --to-file .env` for a pool pledge without a key, killed (SIGKILL)
  * at each chosen boundary, then recovered by `--finish`, by the same command again and by
  * `--undo --yes`. Beyond the shared invariants: the pledge ends with exactly one active key after
@@ -9,14 +9,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { chosenPoints, walkAndDocument, type CrashScenario } from './harness.js';
 import { inThread, walkStepsAndDocument } from './steps.js';
 import { commonInvariants, disposeKeyWorld, fileKey, fileText, keyIdOf, keysOf, makeKeyWorld, recover, worldSummary, type KeyWorld } from './keyWorld.js';
 
 let root: string;
-/** The sandbox the worlds share while its pool has seats (the newer pages' dialect: pool pledges, issue 23). */
+/** The sandbox the worlds share while its pool has seats (the newer pages' dialect: pool pledges). */
 let shared: TestSandbox;
 beforeAll(async () => {
   root = mkdtempSync(path.join(tmpdir(), 'keydeck-crash-pledge-'));

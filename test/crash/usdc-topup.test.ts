@@ -1,8 +1,8 @@
 /**
- * A USDC top-up killed at every step (issue 42, item 4, I4; the machine over the top-up record of
+ * A USDC top-up killed at every step (I4; the machine over the top-up record of
  * src/billing/journalEntry.ts and verifyUsdc.ts): the instruction (`billing topup --method usdc`)
  * and its verify (`billing verify --tx HASH`, here the second verify of the instruction, after one
- * with a hash the service did not know, and without `--amount`: issue 44, item 7) are each killed
+ * with a hash the service did not know, and without `--amount`) are each killed
  * with SIGKILL at every boundary they pass, then taken up by a plain rerun, by the next `billing
  * history` and by the TUI's next start (rendered in this thread on the Billing pane), and I4 is
  * checked against the sandbox's balance and the record:

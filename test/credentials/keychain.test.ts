@@ -169,7 +169,7 @@ describe('the real keychain (gnome-keyring in dbus-run-session)', () => {
     expect(await managementKeys(sandbox.url, session)).toEqual([]);
   });
 
-  it.skipIf(noKeyring !== undefined)('mgmt-keys rotate replaces the key in the keychain: the new one stored and accepted, the old one deleted (issue 26)', async () => {
+  it.skipIf(noKeyring !== undefined)('mgmt-keys rotate replaces the key in the keychain: the new one stored and accepted, the old one deleted', async () => {
     const [login, before, rotate, after, status] = await inSession({
       keyring: 'unlock',
       steps: [
@@ -257,7 +257,7 @@ describe('a hung D-Bus', () => {
     expect(login.ms).toBeLessThan(10_000);
   });
 
-  it('auth logout that cannot reach the keychain says so and exits non-zero, never "no key was stored" (issue 14)', async () => {
+  it('auth logout that cannot reach the keychain says so and exits non-zero, never "no key was stored"', async () => {
     const socketPath = path.join(home.home, 'hung-bus.sock');
     server = createServer((s) => void sockets.push(s)); // accepts, never answers
     await new Promise<void>((r) => server!.listen(socketPath, r));

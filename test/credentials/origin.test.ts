@@ -1,5 +1,5 @@
 /**
- * Issue 14 §2–§3: a stored key belongs to the service origin it was made for, and no key goes
+ * A stored key belongs to the service origin it was made for, and no key goes
  * over plain http off loopback without the opt-in. The built CLI logs in against a sandbox
  * (plaintext store, no keychain), then is pointed at a recording listener on another port: the
  * listener must never see the stored key, and keydeck must say it has no key for that service

@@ -70,7 +70,7 @@ describe('without a D-Bus session', () => {
     expect(await s.get('other')).toBeUndefined();
   });
 
-  it('refuses a loosened file (readable by others) for reading and writing, naming the chmod (issue 14)', async () => {
+  it('refuses a loosened file (readable by others) for reading and writing, naming the chmod', async () => {
     const s = store();
     await s.set('default', MK, { insecureStorage: true });
     chmodSync(file, 0o644);

@@ -1,5 +1,5 @@
 /**
- * A dotenv destination put back (src/delivery/fileUndo.ts, issue 42 I3): the previous content kept
+ * A dotenv destination put back (src/delivery/fileUndo.ts): the previous content kept
  * beside the file (0600) before the first write, and given back byte for byte when nothing else
  * changed since keydeck wrote; only the variable set back (or removed) when someone changed other
  * lines since; a file keydeck created removed; a file that no longer holds the key left alone.

@@ -1,5 +1,5 @@
 /**
- * The manual's drift test (issue 27, item 1): every command and flag of the argv parser, every
+ * The manual's drift test: every command and flag of the argv parser, every
  * key of the TUI's key-action table, every environment variable of `keydeck help environment`
  * and every metric name the metrics code defines is on its page of `docs/`, and every relative
  * link of README.md and docs/ points at a file (and heading) that exists. Keep it green by

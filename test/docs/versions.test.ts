@@ -1,5 +1,5 @@
 /**
- * The manual's version numbers are the package's (issue 46): every keydeck release a page names
+ * The manual's version numbers are the package's: every keydeck release a page names
  * ("renamed in 0.3", "since 0.2.0") is this package's version or an earlier one, every "Node.js ≥
  * X" is src/node-version.ts's REQUIRED_NODE (the published package.json's `engines.node`), and every Node.js major the pages (and the Dockerfile) say
  * keydeck runs on is the pinned `node` devDependency's. An upgrade that changes either updates the

@@ -1,5 +1,5 @@
 /**
- * `keydeck monitor --auto-topup` in a pseudo-terminal (issue 47), as an operator leaves it in a
+ * `keydeck monitor --auto-topup` in a pseudo-terminal, as an operator leaves it in a
  * tmux pane: a policy set with `keydeck autotopup set`, the balance falls below it, the monitor's
  * next read charges the card once, its line says so, and `--on-auto-topup` runs with the figures.
  */

@@ -41,7 +41,6 @@ async function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ text: stri
     length = app.output().length;
     await new Promise((r) => setTimeout(r, 50));
   }
-  // eslint-disable-next-line no-control-regex
   const text = app.output().replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
   app = undefined;
   return { text, exitCode };

@@ -1,5 +1,5 @@
 /**
- * A new user's first hour (issue 44), the built app in a pseudo-terminal: what a command made with
+ * A new user's first hour, the built app in a pseudo-terminal: what a command made with
  * `keydeck --sandbox …` is in the next `keydeck --sandbox`, and a sandbox on this machine reached
  * with `--base-url` wears the SANDBOX badge (a service that is not one stays LIVE).
  */

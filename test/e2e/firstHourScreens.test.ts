@@ -1,5 +1,5 @@
 /**
- * A new user's first hour on screen (issue 44), the built app in a pseudo-terminal at 80×24 and
+ * A new user's first hour on screen, the built app in a pseudo-terminal at 80×24 and
  * 100×30, `keydeck --sandbox` on a fresh data dir with two hours of balance history: the setup's
  * wrapped lines keep their indent; the Keys pane's lines (and a new key's spend cells) are whole;
  * the Billing pane draws its chart with no rows left blank and its burn rates whole; `?` opens at

@@ -1,10 +1,9 @@
 /**
- * End to end (issue 19, req. 7): everything fits, in a pseudo-terminal. At 80×24 the TUI's
+ * End to end: everything fits, in a pseudo-terminal. At 80×24 the TUI's
  * screens (Keys, Management keys, Billing, the top-up method step, help) never end a line in a
  * cut "…" and the hint bar keeps `?`; `keydeck monitor` at 40×6 and 60×8 reflows to one figure a
  * line (remaining, runs out, spend first) and never cuts a figure.
  */
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import type { PtyApp } from './pty.js';
@@ -78,7 +77,7 @@ describe('80×24', () => {
     app.write('\x1b');
     await app.waitFor('t starts one');
     app.write('?');
-    // Opened at the Billing pane's keys (issue 44).
+    // Opened at the Billing pane's keys.
     await app.waitFor(/Key bindings \d+–\d+ of \d+[\s\S]*Billing pane \(3\)/);
     expect(cutLines(app.screen()), app.screenText()).toEqual([]);
     // PgDn turns a page, and the page says which section it continues.

@@ -1,5 +1,5 @@
 /**
- * End to end (issue 19, req. 1 and 5), the built app in a pseudo-terminal at 80×24 against its
+ * End to end, the built app in a pseudo-terminal at 80×24 against its
  * embedded sandbox: a card-on-file charge is never one key (digits do nothing on the method step;
  * enter asks "Charge $10.00 to the card on file?" with Cancel focused); the checkout link comes out
  * whole, on a line of its own with no border, as an OSC 8 hyperlink when asked for, and `o` on a

@@ -1,5 +1,5 @@
 /**
- * The real browser opener (issue 12): `o` on a card checkout opens the checkout page through the
+ * The real browser opener: `o` on a card checkout opens the checkout page through the
  * bundled `open` package, which runs `xdg-open` on Linux. A fake `xdg-open` first on PATH records
  * the argument it was given; the app is the built one, in a pseudo-terminal, against its embedded
  * sandbox. (The `open` chunk of the bundle used to fail to load, and every other test stubs the

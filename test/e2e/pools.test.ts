@@ -1,5 +1,5 @@
 /**
- * End to end (issue 23, "Done when"): `keydeck --sandbox --dialect docs-v2` in a pseudo-terminal
+ * End to end ("Done when"): `keydeck --sandbox --dialect docs-v2` in a pseudo-terminal
  * and the built CLI beside it, on one sandbox database. The demo account holds two pool pledges
  * without a key: the Keys pane names them, `n` mints one's key in the TUI (shown once), the CLI
  * mints the other's (`keys create --subscription`) and `keydeck pools` lists the sandbox's pools;

@@ -1,5 +1,5 @@
 /**
- * The README's commands as a new user runs them (issue 44): a fresh HOME (nothing in the
+ * The README's commands as a new user runs them: a fresh HOME (nothing in the
  * environment but what a shell has), `npm start` first (the TUI creates the demo account; the
  * user quits at the setup), then every `keydeck …` line of the README's command blocks, in order,
  * with `--sandbox` as the README says, each a process of its own in a project directory of its
@@ -120,7 +120,7 @@ describe("the README's commands", () => {
     // What the lines promised: the key delivered into the project's .env, try-me renamed by its name, the demo account's keys listed.
     expect(readFileSync(path.join(project, '.env'), 'utf8')).toMatch(/^OPENAI_API_KEY=sk_/m);
     const listed = await run(['--sandbox', 'keys', 'list', '--json'], env, project);
-    // keys rotate web: the successor takes the name, the old key is renamed with its date (issue 46).
+    // keys rotate web: the successor takes the name, the old key is renamed with its date.
     const names = (JSON.parse(listed.stdout) as Array<{ name: string }>).map((k) => k.name);
     expect(names).toEqual(expect.arrayContaining(['tried', 'web', 'batch-jobs']));
     expect(names.some((n) => /^web \(rotated \d{4}-\d\d-\d\d\)$/.test(n))).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * End to end (issue 22), the built app in pseudo-terminals against a sandbox: an account with
+ * End to end, the built app in pseudo-terminals against a sandbox: an account with
  * several keys spending at different rates shows who spends what in the Keys pane, the Billing
  * pane and `keydeck monitor`; a key made to spend 10× faster than its baseline (the sandbox clock
  * moved to give it one) raises the alert, the banner deactivates it, and its requests then fail;
@@ -107,7 +107,7 @@ describe('where the money goes', () => {
       expect(counted.served).toBeLessThanOrEqual(12);
       expect(counted.refused).toBe(0);
       expect(counted.served).toBe(12);
-      // A refresh that found no read left exits 4, with the kept figures (issue 46); the others 0.
+      // A refresh that found no read left exits 4, with the kept figures; the others 0.
       expect(results.every((r) => r.code === 0 || r.code === 4)).toBe(true);
       expect(results.at(-1)!.code).toBe(4);
       expect(results.at(-1)!.stdout).toMatch(/no read left of 12 per 12 h · next in 1[12] h/);

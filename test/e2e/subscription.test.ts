@@ -1,5 +1,5 @@
 /**
- * End to end (issue 19, req. 2): subscription time shown as money, in a pseudo-terminal against
+ * End to end: subscription time shown as money, in a pseudo-terminal against
  * `keydeck --sandbox` with the sandbox's clock moved (`POST /sandbox/clock`). The demo account's
  * standard subscription, 11½ hours before its end by the service's clock (this machine's clock
  * still says 30 days: keydeck reckons by the service's HTTP Date): flagged in its row and once

@@ -1,5 +1,5 @@
 /**
- * End to end on a real chain (issue 25), as a user of `keydeck --sandbox --chain anvil`: the
+ * End to end on a real chain, as a user of `keydeck --sandbox --chain anvil`: the
  * built app in a pseudo-terminal, a USDC top-up of $25; its QR code is read off the screen and
  * decoded, exactly that payment is sent on the sandbox's anvil chain as a wallet would (the token,
  * chain id, recipient and amount of the EIP-681 request), the watch finds it, and `f` credits it:
@@ -62,13 +62,13 @@ describe('a USDC top-up on the sandbox’s anvil chain', () => {
     await wallet.writeContract({ address: getAddress(token!), abi: ERC20_ABI, functionName: 'transfer', args: [getAddress(to!), 7_000_000n], chain: null });
     const hash = await wallet.writeContract({ address: getAddress(token!), abi: ERC20_ABI, functionName: 'transfer', args: [getAddress(to!), BigInt(units!)], chain: null });
 
-    await app.waitFor(/› found +7\.00 USDC[\s\S]*  found +25\.00 USDC from 0xf39F…2266/, 20_000);
+    await app.waitFor(/› found +7\.00 USDC[\s\S]* {2}found +25\.00 USDC from 0xf39F…2266/, 20_000);
     expect(app.screenText()).toContain(`${hash.slice(0, 6)}…${hash.slice(-4)}`);
     // Keys in one read (key repeat, ssh): three tabs then f act in order: the second transfer is verified.
     app.write('\t\t\tf');
     await app.waitFor('Credited $25.00', 20_000);
     await app.waitFor('$109.20 left');
-    // The hash was never typed; the credited dialog shows it whole (issue 44: never cut).
+    // The hash was never typed; the credited dialog shows it whole (never cut).
     expect(app.screenText()).toContain(hash);
 
     app.write('\r');

@@ -1,5 +1,5 @@
 /**
- * `keydeck exporter --auto-topup` (issue 47) against the sandbox: a profile whose balance falls
+ * `keydeck exporter --auto-topup` against the sandbox: a profile whose balance falls
  * below its policy's threshold is charged once within two polls, with a log line and
  * `keydeck_autotopup_charges_total`; declined charges pause the policy after three, and then
  * nothing more is sent; a policy paused for two machines shows `keydeck_autotopup_two_machines`;

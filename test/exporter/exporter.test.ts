@@ -1,5 +1,5 @@
 /**
- * `keydeck exporter` as its users run it (issue 24): the built CLI in a new session with no
+ * `keydeck exporter` as its users run it: the built CLI in a new session with no
  * terminal (setsid, stdin /dev/null), watching profiles of a config file against sandboxes on
  * loopback. It serves each profile's figures with `profile` and `origin` labels (promtool finds
  * nothing), loads no Ink or React, never writes a secret, takes up a SIGHUP (profiles added and
@@ -163,7 +163,7 @@ registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loade
       tuiWrites++;
     }, 100);
     try {
-      // Its own first poll (the poll time and balance restored from the history are there at once: issue 46).
+      // Its own first poll (the poll time and balance restored from the history are there at once).
       const text = await until(async () => {
         const t = await exporter.scrape();
         return sample(t, 'keydeck_up', { profile: 'prod' }) === 1 ? t : undefined;

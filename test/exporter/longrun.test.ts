@@ -1,5 +1,5 @@
 /**
- * `keydeck exporter` as an SRE runs it for months (issue 46), the built CLI detached from any
+ * `keydeck exporter` as an SRE runs it for months, the built CLI detached from any
  * terminal against sandboxes on loopback: restarted during an outage it still serves the profile's
  * last poll time and balance (restored from history.db, `keydeck_balance_restored 1`) while
  * `/readyz` says 503 until the first poll ends; a `--token-dir` is read again on SIGHUP (a profile

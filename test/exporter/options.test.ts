@@ -1,5 +1,5 @@
 /**
- * The exporter's pure parts (issue 24): its flags, its log lines, the per-profile token
+ * The exporter's pure parts: its flags, its log lines, the per-profile token
  * variables and files, and which profiles it picks from the config.
  */
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

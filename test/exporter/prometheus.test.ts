@@ -1,5 +1,5 @@
 /**
- * A real Prometheus scrapes a real `keydeck exporter` (issue 24): Prometheus (the Debian package
+ * A real Prometheus scrapes a real `keydeck exporter`: Prometheus (the Debian package
  * `prometheus`; .ci/run installs it) scrapes the built exporter every second and evaluates the
  * shipped alert rules every second (their `for:` set to 0 here; promtool's unit tests cover the
  * real ones: test/metrics/contrib.test.ts). The exporter watches two profiles against two
@@ -10,7 +10,7 @@
  * `reason="credential_rejected"` and fires KeydeckCredentialRejected for it alone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Whether an exporter would run clean (issue 46), as an SRE asks before `systemctl start`: `keydeck
+ * Whether an exporter would run clean, as an SRE asks before `systemctl start`: `keydeck
  * exporter --check-config` (offline, in log lines: 0 clean, 1 a profile would be down, 2 it would
  * not start) and `keydeck doctor --exporter` with the exporter's own flags (each profile's token file
  * by owner, mode and key shape, one authenticated read per profile, the history, the listen

@@ -76,8 +76,14 @@ export function codeOnly(text: string): string {
       let inClass = false;
       while (j < text.length && text[j] !== '\n') {
         if (text[j] === '\\') j += 2;
-        else if (text[j] === '[') (inClass = true), j++;
-        else if (text[j] === ']') (inClass = false), j++;
+        else if (text[j] === '[') {
+          inClass = true;
+          j++;
+        }
+        else if (text[j] === ']') {
+          inClass = false;
+          j++;
+        }
         else if (text[j] === '/' && !inClass) break;
         else j++;
       }

@@ -1,5 +1,5 @@
 /**
- * The shape of the house (issue 27, item 4; docs/architecture.md): no import circle (type
+ * The shape of the house (docs/architecture.md): no import circle (type
  * imports count), imports only point down the layer list, no source file over 400 lines, no V8
  * flag changed at run time, and every rule checked here written in docs/architecture.md.
  * The import graph comes from dpdm (its TypeScript parser; dynamic `import()` included).
@@ -46,7 +46,7 @@ const LAYER_RULES: ReadonlyArray<{ from: RegExp; to: RegExp; why: string }> = [
   { from: /^src\/(?!cli\.ts|cli\/|exporter\/)/, to: /^src\/exporter\//, why: 'the exporter is a face: only the command line imports it' },
   { from: /^src\/metrics\//, to: /^src\/(tui|commands|exporter|cli|sandbox)\b/, why: 'src/metrics sits below the faces that serve it (monitor, exporter)' },
   { from: /^src\/exporter\//, to: /^src\/(tui|commands)\//, why: 'the exporter loads no Ink and no other face' },
-  // Issue 45, item 7: a rule both faces need (a key's limits, its status words) lives below them.
+  // A rule both faces need (a key's limits, its status words) lives below them.
   { from: /^src\/(commands|exporter)\//, to: /^src\/tui\//, why: 'the commands and the exporter import nothing from the TUI: shared rules live below both faces' },
 ];
 
@@ -96,7 +96,7 @@ describe('the house', () => {
     const folders = readdirSync(path.join(ROOT, 'src')).filter((d) => d !== 'types' && statSync(path.join(ROOT, 'src', d)).isDirectory());
     const missing = folders.flatMap((d) => {
       const entry = path.join(ROOT, 'src', d, 'index.ts');
-      let head = '';
+      let head: string;
       try {
         head = /^\/\*\*[\s\S]*?\*\//.exec(readFileSync(entry, 'utf8'))?.[0] ?? '';
       } catch {
@@ -112,7 +112,7 @@ describe('the house', () => {
   it('never changes V8’s flags while the program runs (no setFlagsFromString, no gc read through node:vm)', () => {
     // Node's documentation of v8.setFlagsFromString: "Changing settings after the VM has started may
     // result in unpredictable behavior, including crashes and data loss". Flags, if any, are given
-    // at process start and named in docs/performance.md with their measured effect (issue 45).
+    // at process start and named in docs/performance.md with their measured effect.
     const found = sourceFiles().flatMap((file) => {
       const text = readFileSync(path.join(ROOT, file), 'utf8');
       return [/setFlagsFromString/, /\brunInNewContext\(\s*['"`]gc/, /--expose-gc/]

@@ -1,5 +1,5 @@
 /**
- * One account's metrics as Prometheus reads them when the service fails (issue 51): an HTTP 5xx is
+ * One account's metrics as Prometheus reads them when the service fails: an HTTP 5xx is
  * `keydeck_up{reason="server_error"} 0`, not `unreachable` (a refused connection), and an outage
  * keeps its start in `keydeck_down_since_timestamp_seconds` whatever its reasons since, so the
  * ProfileDown rule counts from the outage's start; the client is the real one over HTTP against a

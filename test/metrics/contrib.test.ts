@@ -1,5 +1,5 @@
 /**
- * What ships in contrib/ beside the code (issue 24), checked by Prometheus' and systemd's own
+ * What ships in contrib/ beside the code, checked by Prometheus' and systemd's own
  * tools: the alert rules load (`promtool check rules`) and pass their unit tests (`promtool test
  * rules`), every rule has a `for:`, a severity and a summary naming the profile and is tested
  * firing; every metric a rule or a Grafana query reads is one the exporter really serves (its
@@ -150,7 +150,7 @@ describe('contrib/: what ships beside the code', () => {
   it('the systemd unit verifies, is hardened by systemd-analyze security, and its command line is one the exporter takes', () => {
     const unit = readFileSync(UNIT, 'utf8');
     const execStart = /^ExecStart=(\S+) (\S+) (.*)$/m.exec(unit)!;
-    // The Node.js the install section pins beside keydeck, whatever node is first on systemd's PATH (issue 51).
+    // The Node.js the install section pins beside keydeck, whatever node is first on systemd's PATH.
     expect(execStart[1]).toBe('/opt/keydeck/node_modules/node/bin/node');
     expect(execStart[2]).toBe('/opt/keydeck/node_modules/keydeck/dist/cli.js');
     expect(unit).toContain('#   npm install --prefix /opt/keydeck --omit=optional --no-audit --no-fund node@24 keydeck');
@@ -162,7 +162,7 @@ describe('contrib/: what ships beside the code', () => {
     const flag = (name: string) => args.flatMap((a, i) => (a === name ? [args[i + 1]!] : []));
     const parsed = parseExporterFlags({ allProfiles: args.includes('--all-profiles'), listen: flag('--listen')[0], tokenFile: flag('--token-file'), tokenDir: flag('--token-dir')[0] });
     expect(parsed.ok).toBe(true);
-    // Each profile's key read from a directory again on each reload (issue 46): no LoadCredential=,
+    // Each profile's key read from a directory again on each reload: no LoadCredential=,
     // which copies once at start; the unit's own user owns the files; the alert says reload.
     expect(flag('--token-dir')).toEqual(['/etc/keydeck-exporter/tokens']);
     expect(unit).not.toMatch(/^LoadCredential=/m);

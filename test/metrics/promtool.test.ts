@@ -1,5 +1,5 @@
 /**
- * `promtool check metrics` finds nothing in keydeck's metrics (issue 24): the output of
+ * `promtool check metrics` finds nothing in keydeck's metrics: the output of
  * `keydeck monitor --metrics` against a sandbox, and of many accounts merged into one exposition
  * (what the exporter serves), hostile names included: quotes, backslashes, newlines and non-ASCII
  * in label values come out escaped as the text format requires, and Prometheus' parser reads

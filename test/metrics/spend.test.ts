@@ -1,5 +1,5 @@
 /**
- * The per-key metrics (issue 22): spend gauges by key id and name, the label set bounded (the 50
+ * The per-key metrics: spend gauges by key id and name, the label set bounded (the 50
  * biggest spenders over the share period, the rest summed as `other`), the usage figures' age,
  * the reads left, and the keys in a runaway episode; promtool-style names in base units.
  */

@@ -1,5 +1,5 @@
 /**
- * contrib/docker/Dockerfile (issue 46): a Node.js 24 base (distroless, or slim), a non-root user,
+ * contrib/docker/Dockerfile: a Node.js 24 base (distroless, or slim), a non-root user,
  * and the flags of the systemd unit (but listening on the container's every interface), checked
  * here on every run. Where a container engine answers (docker or podman), the image is built from
  * the packed tarball and run against a sandbox on this machine's loopback (host network), scraped
@@ -62,7 +62,7 @@ describe('contrib/docker/Dockerfile', () => {
     // Every stage on Node.js 24; the one that runs distroless (or slim).
     for (const image of from) expect(image).toMatch(/node(js)?:?24|nodejs24/);
     expect(from.at(-1)).toMatch(/^(gcr\.io\/distroless\/nodejs24-debian1\d(:nonroot)?|node:24(-[a-z]+)?-slim)@sha256:[0-9a-f]{64}$/);
-    // Every base pinned by digest (issue 51): a rebuild takes the same bytes.
+    // Every base pinned by digest: a rebuild takes the same bytes.
     for (const image of from) expect(image).toMatch(/@sha256:[0-9a-f]{64}$/);
     // keytar left out for real: a local install (npm 11 installs optional dependencies globally whatever --omit says), checked in the build.
     expect(text).toMatch(/^RUN npm install --prefix \S+ --omit=optional /m);

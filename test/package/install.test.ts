@@ -1,5 +1,5 @@
 /**
- * The exporter's systemd unit as its install section says to install it (issue 51): each line of
+ * The exporter's systemd unit as its install section says to install it: each line of
  * the section run as root in a fresh Debian 12 chroot by contrib/systemd/install-check.sh, then
  * `systemd-analyze verify` on the installed unit and the program of its ExecStart= printing the
  * version. It needs root, a debootstrap of Debian 12 (`debootstrap --variant=minbase bookworm DIR`,

@@ -1,5 +1,5 @@
 /**
- * The published package (issue 12), as a user gets it: `npm run pack`, the tarball installed into a
+ * The published package, as a user gets it: `npm run pack`, the tarball installed into a
  * temporary global prefix (`npm install -g --prefix`), then the installed `keydeck` run: its
  * `--version`, `keydeck sandbox` (its two lines, then SIGTERM) and one command against that
  * sandbox. The package must stay lean: a tarball of at most 1 MB, and an install of at most 10
@@ -49,7 +49,7 @@ function bytesUnder(p: string): number {
 function packagesUnder(nodeModules: string): string[] {
   const found: string[] = [];
   const walk = (nm: string) => {
-    let names: string[] = [];
+    let names: string[];
     try {
       names = readdirSync(nm);
     } catch {
@@ -89,8 +89,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the packed package', () => {
   it('is a tarball of at most 1.35 MB with dist/, README and LICENSE, no src/ and no source maps', () => {
-    // 1 MB until issue 25: the chain reader (viem, with its tree-shakable actions only) adds about
-    // 110 KB compressed, in chunks loaded only on the USDC paths. 1.15 MB until issues 42-47 (the
+    // 1 MB until the USDC step on chain: the chain reader (viem, with its tree-shakable actions only) adds about
+    // 110 KB compressed, in chunks loaded only on the USDC paths. 1.15 MB until (the
     // operations, keys show, billing cancel, auto top-up, the shared sandbox, the manual's new
     // pages): 1.153 MB measured after them. 1.25 MB until the guardrails: the policy file's YAML
     // parser (the yaml package, 45 KB compressed, in a chunk only plan and apply load) and their
@@ -99,7 +99,7 @@ describe('the packed package', () => {
     expect(statSync(tarball).size).toBeLessThanOrEqual(1_350_000);
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
     expect(files).toContain('package/dist/cli.js');
-    // The executable keeps its bit (issue 51: `npx keydeck` said Permission denied).
+    // The executable keeps its bit (`npx keydeck` said Permission denied).
     const listing = execFileSync('tar', ['-tvzf', tarball], { encoding: 'utf8' }).split('\n');
     expect(listing.find((l) => l.endsWith(' package/dist/cli.js'))).toMatch(/^-rwxr-xr-x /);
     expect(files).toContain('package/dist/main.js');
@@ -112,7 +112,7 @@ describe('the packed package', () => {
     expect(files.filter((f) => f.startsWith('package/docs/')).sort()).toEqual(MANUAL_TOPICS.map((t) => `package/docs/${t.name}.md`).sort());
   });
 
-  it('installs without asking to allow keydeck’s own scripts: the packed package.json has no scripts and no devDependencies (issue 46)', () => {
+  it('installs without asking to allow keydeck’s own scripts: the packed package.json has no scripts and no devDependencies', () => {
     // npm lists the install scripts it skipped for a tarball, `prepare` among them: the clone's build, which could not run there.
     expect(installWarnings).not.toMatch(/keydeck@[\d.]+ \(prepare/);
     expect(installWarnings).not.toContain('prepare');
@@ -211,9 +211,9 @@ describe('the packed package', () => {
     ].join('\n'));
     const require = (id: string) => path.join(ROOT, 'node_modules', id);
     try {
-      execFileSync(process.execPath, [path.join(require('typescript'), 'bin', 'tsc'), '-p', consumer], { encoding: 'utf8', timeout: 60_000 });
+      execFileSync(process.execPath, [path.join(require('typescript7'), 'bin', 'tsc'), '-p', consumer], { encoding: 'utf8', timeout: 60_000 });
     } catch (e) {
-      throw new Error(`tsc found errors:\n${(e as { stdout?: string }).stdout ?? String(e)}`);
+      throw new Error(`tsc found errors:\n${(e as { stdout?: string }).stdout ?? String(e)}`, { cause: e });
     }
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The two untruths of issue 13, reproduced as a user meets them: the built app in a real
+ * The two untruths, reproduced as a user meets them: the built app in a real
  * terminal against the sandbox, the fault proxy between them, and the scriptable commands in a
  * second "shell" on the same data dir.
  *

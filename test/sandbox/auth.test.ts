@@ -1,6 +1,6 @@
 /**
- * §5 authentication: session tokens and mk_ keys on every /api/* endpoint, sk_ keys only for
- * inference; the DESIGN.md codes 401 unauthorized and 403 forbidden.
+ * The service's authentication authentication: session tokens and mk_ keys on every /api/* endpoint, sk_ keys only for
+ * inference; the docs/sandbox-service.md codes 401 unauthorized and 403 forbidden.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from './helpers.js';
@@ -17,7 +17,7 @@ afterAll(async () => {
   await sb.close();
 });
 
-/** Every /api/* endpoint of §4 with a body that would be valid. */
+/** Every /api/* endpoint of the service's endpoints with a body that would be valid. */
 const API_ENDPOINTS: Array<{ method: string; path: string; body?: unknown }> = [
   { method: 'GET', path: '/api/keys' },
   { method: 'POST', path: '/api/keys/credit', body: { name: 'x' } },
@@ -81,7 +81,7 @@ describe('/api/* endpoints', () => {
 describe('POST /v1/chat/completions', () => {
   const body = { messages: [{ role: 'user', content: 'hi' }] };
 
-  it('is refused with 403 forbidden for a management key (§5, §7) and for a session token', async () => {
+  it('is refused with 403 forbidden for a management key and for a session token', async () => {
     for (const token of [mk, sb.token]) {
       const reply = await sb.call('POST', '/v1/chat/completions', { token, body });
       expect(reply.status).toBe(403);

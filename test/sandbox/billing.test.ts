@@ -1,5 +1,5 @@
 /**
- * §4 billing endpoints, §2.3–§2.6 data, §7 top-up failures, the budget model and example of §3.
+ * The service's endpoints for billing endpoints, the credit balance record–the verified top-up result data, the service's errors top-up failures, the budget model and example of the service's states and transitions.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,7 +39,7 @@ function verify(token: string, txHash: string, amount: number) {
   return sb.call('POST', '/api/billing/verify-topup', { token, body: { txHash, amount } });
 }
 
-describe('USDC top-up (§2.5, §2.6)', () => {
+describe('USDC top-up', () => {
   it('gives a fresh deposit address on base per instruction, with the amount as a string', async () => {
     const token = await sb.newUser();
     const a = await instruction(token, 25);
@@ -110,7 +110,7 @@ describe('USDC top-up (§2.5, §2.6)', () => {
   });
 });
 
-describe('top-up amounts and methods (§4, §7, §8)', () => {
+describe('top-up amounts and methods', () => {
   it('refuses an amount below 10 USD, more than two decimals, a non-number, a bad method; 10 is accepted', async () => {
     const token = await sb.newUser();
     const cases: Array<[unknown, string]> = [
@@ -259,8 +259,8 @@ describe('card top-ups', () => {
   });
 });
 
-describe('budget model (§2.1, §3, §7)', () => {
-  it('the §3 example: top-up 50, spend 20, top-up 25 → totalTopUp 75, spend 20, remaining 55', async () => {
+describe('budget model', () => {
+  it('the service’s states and transitions example: top-up 50, spend 20, top-up 25 → totalTopUp 75, spend 20, remaining 55', async () => {
     const token = await sb.newUser();
     await sb.topUp(token, 50);
     const key = await sb.creditKey(token);
@@ -287,7 +287,7 @@ describe('budget model (§2.1, §3, §7)', () => {
       expect(refused.status).toBe(402);
       expect(refused.body.error.code).toBe('budget_exceeded');
     }
-    // §7: no credit key while the balance is 0.
+    // No credit key while the balance is 0.
     const noKey = await sb.call('POST', '/api/keys/credit', { token, body: { name: 'c' } });
     expect(noKey.status).toBe(402);
     expect(noKey.body.error.code).toBe('insufficient_balance');

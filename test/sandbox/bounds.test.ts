@@ -1,5 +1,5 @@
 /**
- * Issue 14 §7: the sandbox refuses names with control, direction or invisible characters (400,
+ * The sandbox refuses names with control, direction or invisible characters (400,
  * field named), keeps its clock offset and account totals bounded (4xx beyond, never a 500, also
  * after a restart), redacts every token shape from its log, and refuses two Authorization headers.
  */

@@ -1,5 +1,5 @@
 /**
- * The sandbox's `POST /api/billing/cancel` `{ subscriptionId }` (issue 43, item 6; the older
+ * The sandbox's `POST /api/billing/cancel` `{ subscriptionId }` (the older
  * billing page) and the renewal it stops: a pool pledge renews at its period end, its key running
  * on with it, unless its renewal was cancelled; then it ends at that period end and its key with
  * it. A subscription key of the spec's model (paid once) already ends: answered the same. Unknown

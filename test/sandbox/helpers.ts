@@ -66,7 +66,7 @@ export interface TestSandbox {
   infer(apiKey: string, extra?: Record<string, unknown>): Promise<Reply>;
   /** Moves the sandbox clock forward. */
   advance(seconds: number): Promise<void>;
-  /** §2.3 credits data of `token`'s account. */
+  /** The credit balance record credits data of `token`'s account. */
   credits(token: string): Promise<{ totalTopUp: number; remaining: number; hasCreditKey: boolean; creditKeyCount: number; userId: string | null }>;
 }
 

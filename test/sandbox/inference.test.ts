@@ -1,5 +1,5 @@
 /**
- * The stand-in inference endpoint: §8 limits (requests and tokens per minute, pool concurrency,
+ * The stand-in inference endpoint: the service's limits limits (requests and tokens per minute, pool concurrency,
  * 429 with Retry-After), subscription expiry after 30 days on the sandbox clock, charges, and
  * request validation.
  */
@@ -46,7 +46,7 @@ async function fundedCreditKey(amount = 50): Promise<{ token: string; apiKey: st
   return { token, apiKey: key.apiKey, id: key.id };
 }
 
-describe('§8 requests per minute', () => {
+describe('the service’s limits requests per minute', () => {
   it('credit keys: 60 per minute, then 429 with Retry-After (not charged); the window reopens a minute later', async () => {
     const { token, apiKey } = await fundedCreditKey(50);
     const replies = await Promise.all(Array.from({ length: 60 }, () => sb.infer(apiKey, { sandbox_cost_usd: 0.01 })));
@@ -85,7 +85,7 @@ describe('§8 requests per minute', () => {
   });
 });
 
-describe('§8 tokens per minute', () => {
+describe('the service’s limits tokens per minute', () => {
   it('standard: 3,333 tokens per minute; Retry-After until enough tokens leave the window', async () => {
     const token = await sb.newUser();
     const key = await sb.subscription(token, 'standard');
@@ -138,7 +138,7 @@ describe('§8 tokens per minute', () => {
   });
 });
 
-describe('§8 pool concurrency', () => {
+describe('the service’s limits pool concurrency', () => {
   it('a subscription key serves 2 requests at once; a third concurrent one is 429 with Retry-After', async () => {
     const token = await sb.newUser();
     const key = await sb.subscription(token, 'pro');
@@ -213,7 +213,7 @@ describe('charges and answers', () => {
   });
 });
 
-describe('subscription expiry (§3, §8: 30 days)', () => {
+describe('subscription expiry (30 days)', () => {
   it('refuses the key once its 30-day period ends and lists it as expired; other keys are unaffected', async () => {
     const token = await sb.newUser();
     await sb.topUp(token, 10);

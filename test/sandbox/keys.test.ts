@@ -1,5 +1,5 @@
 /**
- * §3 transitions and §4 key endpoints over HTTP: subscription and credit key creation,
+ * The service's states and transitions transitions and the service's endpoints key endpoints over HTTP: subscription and credit key creation,
  * deactivation and reactivation, deletion, management keys, and isolation between users.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,7 +50,7 @@ describe('the demo user', () => {
   });
 });
 
-describe('subscription payment (§3 first row)', () => {
+describe('subscription payment (the service’s states and transitions first row)', () => {
   it('creates exactly one active 30-day key per payment; several coexist; apiKey is shown once', async () => {
     const token = await sb.newUser();
     const first = await sb.call('POST', '/sandbox/subscriptions', { token, body: { plan: 'standard', blocks: ['asia'] } });
@@ -116,7 +116,7 @@ describe('credit keys', () => {
   });
 });
 
-describe('PUT /api/keys/:id (§3 deactivate, reactivate, rename)', () => {
+describe('PUT /api/keys/:id (the service’s states and transitions deactivate, reactivate, rename)', () => {
   it('revokes at once with isActive false and reactivates with isActive true', async () => {
     const token = await sb.newUser();
     await sb.topUp(token, 10);
@@ -127,7 +127,7 @@ describe('PUT /api/keys/:id (§3 deactivate, reactivate, rename)', () => {
     expect(off.status).toBe(200);
     expect(off.body).toMatchObject({ id: key.id, name: 'toggle', isActive: false, keyType: 'credit' });
     expect(off.body).not.toHaveProperty('apiKey');
-    // 403 as the usage page's "Key is deactivated" (issue 22): known, and refused.
+    // 403 as the usage page's "Key is deactivated": known, and refused.
     const refused = await sb.infer(key.apiKey);
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('forbidden');
@@ -159,7 +159,7 @@ describe('PUT /api/keys/:id (§3 deactivate, reactivate, rename)', () => {
   });
 });
 
-describe('DELETE /api/keys/:id (§3 permanent)', () => {
+describe('DELETE /api/keys/:id (the service’s states and transitions permanent)', () => {
   it('answers { deleted: true }, the key is gone from the list and refused at once; a second delete is 404', async () => {
     const token = await sb.newUser();
     await sb.topUp(token, 10);

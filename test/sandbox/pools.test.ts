@@ -1,5 +1,5 @@
 /**
- * The sandbox's pool subscriptions (issue 23), over HTTP: pools and their hour slots, a pledge
+ * The sandbox's pool subscriptions, over HTTP: pools and their hour slots, a pledge
  * without a key in the billing status, `POST /api/keys/subscription` (one active key per
  * subscription), and a pool key's reserved blocks on the sandbox clock (429 outside with
  * Retry-After, 1 concurrent request inside).

@@ -1,5 +1,5 @@
 /**
- * One sandbox per database for every keydeck process (src/sandbox/shared.ts, issue 44): the first
+ * One sandbox per database for every keydeck process (src/sandbox/shared.ts): the first
  * serves on the port of its last start, the next joins it (same URL, same demo token), one left
  * open takes the port over when the serving one ends, and a port taken by another program is
  * given up for a free one. Real servers on loopback; the two "processes" are two callers here,

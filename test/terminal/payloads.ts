@@ -33,7 +33,6 @@ export const HOSTILE_NAME = `evil${Object.values(PAYLOADS).join('')}`;
  * The characters that must never reach a terminal from service data: C0 except `\n` (and `\r`,
  * which some writers add), DEL, C1, bidi controls, and the invisible format characters.
  */
-// eslint-disable-next-line no-control-regex
 export const FORBIDDEN = /[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/u;
 
 /** The forbidden characters found in `text`, as escapes (empty when clean). */

@@ -1,5 +1,5 @@
 /**
- * Issue 14 §1 and §8, at the last step: the built app in a pseudo-terminal against a hostile
+ * At the last step: the built app in a pseudo-terminal against a hostile
  * server; the bytes the app writes to the terminal (every frame, every pane, the details, an
  * error, the billing status) carry no OSC (title, clipboard, hyperlink), no device query, no C1
  * or bidi control, no zero-width character; the title payload is shown as text.
@@ -34,7 +34,6 @@ afterAll(async () => {
 });
 
 /** OSC, DCS/APC/PM/SOS, device queries, C1, bidi and zero-width characters in raw output. */
-// eslint-disable-next-line no-control-regex
 const FORBIDDEN_BYTES = /\u001b[\]PX^_]|\u001b\[[0-9;?]*[nc]|[\u0080-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/u;
 
 describe('the built TUI against a hostile service', () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 14 §1: a hostile service's strings never reach the terminal raw through the TUI. The
+ * A hostile service's strings never reach the terminal raw through the TUI. The
  * app runs against a local server whose key names, plans, prefixes and billing status carry
  * escape payloads (./payloads.ts); the test asserts on every frame Ink wrote, and that a key
  * named only with invisible characters can still be deleted by typing what the screen shows.

@@ -1,5 +1,5 @@
 /**
- * Clearing a copied key once it is acknowledged (issue 43, item 9; src/tui/clipboard.ts): the
+ * Clearing a copied key once it is acknowledged (src/tui/clipboard.ts): the
  * system clipboard is emptied only while it still holds the key, the terminal's clipboard (which
  * cannot be read) is asked to clear with an empty OSC 52; on this headless machine the real
  * system clipboard cannot be reached, and that path ends in the OSC 52 request.

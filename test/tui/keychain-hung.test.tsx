@@ -1,5 +1,5 @@
 /**
- * Issue 14 §6: a keychain that does not answer at start is named, not hidden: the TUI says so and
+ * A keychain that does not answer at start is named, not hidden: the TUI says so and
  * offers what works (r asks again, KEYDECK_TOKEN, --insecure-storage), never the guided setup as
  * if nothing were stored; once the keychain answers, `r` signs in with the key stored there.
  */

@@ -104,7 +104,7 @@ describe('Keys pane', () => {
     expect(listed.map((k) => k.name)).toEqual(['ci-runner']);
   });
 
-  it('a copied key is cleared from the clipboard once acknowledged, and the status line says where it stays (issue 43)', async () => {
+  it('a copied key is cleared from the clipboard once acknowledged, and the status line says where it stays', async () => {
     /** A new credit key shown once, with services whose copy and clearing give these outcomes. */
     const reveal = async (copyOutcome: 'clipboard' | 'osc52', clearOutcome?: 'cleared' | 'changed' | 'osc52') => {
       const token = await sb.fundedUser(25);
@@ -140,7 +140,7 @@ describe('Keys pane', () => {
     expect(services.clears).toEqual([]);
   });
 
-  it('a name another key has is said before anything is sent: Cancel goes back to the name, the action creates it anyway; rename too (issue 44)', async () => {
+  it('a name another key has is said before anything is sent: Cancel goes back to the name, the action creates it anyway; rename too', async () => {
     const token = await sb.fundedUser(25);
     const web = await sb.creditKey(token, 'web');
     await sb.creditKey(token, 'other');

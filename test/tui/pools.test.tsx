@@ -1,5 +1,5 @@
 /**
- * Pool subscriptions in the TUI (issue 23), against the sandbox in the docs-v2 dialect: the Keys
+ * Pool subscriptions in the TUI, against the sandbox in the docs-v2 dialect: the Keys
  * pane names a pledge without a key and `n` mints it (shown once), a pool key's row and details
  * say where it stands in its reserved blocks (inside, or outside with the next block), its limits
  * come with their source, and the Billing pane's pools view lists the pools and one pool's blocks.
@@ -105,9 +105,9 @@ describe('Billing pane: the pools view', () => {
 
 
 describe('Billing pane: the pools view, every seat free', () => {
-  it('shows "10 of 10 free" whole: a column is as wide as its widest cell (issue 44)', async () => {
+  it('shows "10 of 10 free" whole: a column is as wide as its widest cell', async () => {
     // A sandbox of its own whose one pledge (the demo account's) is cancelled and past its period
-    // end: a pledge renews unless cancelled (issue 43), and other tests here pledge seats.
+    // end: a pledge renews unless cancelled, and other tests here pledge seats.
     const own = await startTestSandbox({ dialect: 'docs-v2' });
     try {
       const status = (await own.call('GET', '/api/billing/status', { token: own.token })).body;

@@ -21,7 +21,6 @@ export class FakeStdout extends EventEmitter {
     super();
   }
   write = (chunk: string): boolean => {
-    // eslint-disable-next-line no-control-regex
     if (/^\x1b\[\?[\d;]+[hl]$/.test(chunk)) this.modes.push(chunk);
     else this.frames.push(chunk);
     return true;

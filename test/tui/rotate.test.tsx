@@ -1,5 +1,5 @@
 /**
- * Delivery and rotation in the TUI (issue 26), against a real sandbox answering as the newer
+ * Delivery and rotation in the TUI, against a real sandbox answering as the newer
  * documentation pages (lists carry `lastUsedAt`): a new key sent to a dotenv file is never drawn;
  * a key shown once can still be sent (f) while it stays on screen; a command that fails after
  * creation reveals the key and offers to delete it (D); `R` rotates a credit key (successor
@@ -128,7 +128,7 @@ describe('delivery from the Keys pane', () => {
   });
 });
 
-describe('an interrupted key creation at the next start (issue 42)', () => {
+describe('an interrupted key creation at the next start', () => {
   it('is offered with the rotations: f finishes it by the same machine as --finish, u undoes one (its file put back)', async () => {
     const token = await sb.fundedUser(25);
     const client = sb.client(token);

@@ -53,7 +53,7 @@ describe('shell', () => {
     await ui.press('1');
     await ui.waitFor('batch-jobs');
 
-    // ? opens at the keys of the pane it is pressed on, and counts bindings, not lines (issue 44).
+    // ? opens at the keys of the pane it is pressed on, and counts bindings, not lines.
     await ui.press('?');
     await ui.waitFor('Key bindings');
     const opened = ui.lastFrame();

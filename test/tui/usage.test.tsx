@@ -1,5 +1,5 @@
 /**
- * Where the money goes, in the TUI (issue 22), against a real sandbox and a real history.db: the
+ * Where the money goes, in the TUI, against a real sandbox and a real history.db: the
  * Keys pane's spend columns at 80 columns (24 h and 30 d; more at 120), the spend sort, the
  * details' spend, budget, limits from the service's plans and the figures' age; the Billing
  * pane's top spenders with shares (a deleted key said so); `u` spends a read, `r` never does and
@@ -103,7 +103,7 @@ describe('spend in the Keys pane and the Billing pane', () => {
   });
 });
 
-describe('spend the balance shows before usage is read (issue 44)', () => {
+describe('spend the balance shows before usage is read', () => {
   it('is not said to be "no spend": the spend since is not read yet, and the line says when it will be', async () => {
     const token = await sb.fundedUser(25);
     const key = await sb.creditKey(token, 'spender');

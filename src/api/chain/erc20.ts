@@ -1,4 +1,4 @@
-/** The ERC-20 functions and event keydeck reads or (in the sandbox and the tests) calls, as viem's ABI (issue 25). */
+/** The ERC-20 functions and event keydeck reads or (in the sandbox and the tests) calls, as viem's ABI. */
 import { parseAbi } from 'viem';
 
 /** `Transfer`, `transfer`, `balanceOf` and the sandbox USDC's open `mint`. */

@@ -1,5 +1,5 @@
 /**
- * The chain reader (issue 25): what Base's JSON-RPC says about one transaction and about the USDC
+ * The chain reader: what Base's JSON-RPC says about one transaction and about the USDC
  * transfers to a deposit address, read with viem (its public client, its ABI decoding; no
  * hand-written RPC or ABI code). Loaded lazily (a dynamic import from the verify and watch paths),
  * never on the start path. The RPC is untrusted like the service: each answer is bounded in size
@@ -183,7 +183,7 @@ export class ChainReader {
       if (receipt.status === 'rejected') return { kind: 'pending', chainId: chainId.value, from };
       const r = receipt.value;
       if (typeof r.blockNumber !== 'bigint' || (r.status !== 'success' && r.status !== 'reverted')) throw new ChainUnavailableError('invalid_answer');
-      // A receipt in a block after the head the same answer gave is no confirmation: the answer is not valid (issue 42).
+      // A receipt in a block after the head the same answer gave is no confirmation: the answer is not valid.
       if (r.blockNumber > head.value) throw new ChainUnavailableError('invalid_answer');
       const logs = parseEventLogs({ abi: ERC20_ABI, logs: r.logs, eventName: 'Transfer' });
       const transfers = logs.map((log) => ({ token: address(log.address), from: address(log.args.from), to: address(log.args.to), value: log.args.value }));

@@ -1,5 +1,5 @@
 /**
- * The chain's JSON-RPC endpoint (issue 25): Base's public endpoint by default, and the one rule an
+ * The chain's JSON-RPC endpoint: Base's public endpoint by default, and the one rule an
  * endpoint must meet: https, or http only to this machine (an RPC learns the transaction hash and
  * the deposit address; on plain http off loopback anyone on the path learns them and may forge the
  * answer). Also Base's facts the reader and the watch share (chain id, USDC's address, how

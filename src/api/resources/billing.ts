@@ -1,5 +1,5 @@
 /**
- * `client.billing`: the credit balance and top-ups of §4 (`/api/billing/…`): the balance record,
+ * `client.billing`: the credit balance and top-ups of the service's endpoints (`/api/billing/…`): the balance record,
  * the status, starting a top-up, verifying a USDC transfer. Every method takes an optional last
  * argument `CallOptions` and rejects with a KeydeckApiError (or an `AbortError` when cancelled);
  * see src/api/core.ts for the policy.
@@ -32,7 +32,7 @@ const OPS = {
   cancel: { name: 'cancelSubscription', what: 'cancel the subscription’s renewal', check: 'check the billing status', changesState: true, byId: true },
 } satisfies Record<string, OperationInfo>;
 
-/** The seed's wire names of the top-up kinds (§4). */
+/** The seed's wire names of the top-up kinds. */
 export const SEED_METHOD_NAMES: Readonly<Record<TopUpMethod, string>> = { card_checkout: 'card_checkout', card_direct: 'card_direct', usdc: 'usdc' };
 
 /** The documentation pages' names of the card kinds (https://cheapestinference-docs.pages.dev/api/credits/). */
@@ -52,9 +52,9 @@ export function topUpKindOf(name: string, names: Readonly<Partial<Record<TopUpMe
 
 /**
  * Result of {@link BillingResource.topUp}, discriminated by the `method` that was requested:
- * `card_checkout` → §2.4 session (open `sessionUrl` to pay), `usdc` → §2.5 instruction (send
+ * `card_checkout` → the card checkout session session (open `sessionUrl` to pay), `usdc` → the USDC payment instruction instruction (send
  * `amount` USDC to `address` on `chain`, then call `verifyTopUp`), `card_direct` → whatever the
- * service sends (its data is not shown in §4).
+ * service sends (its data is not shown in the service's endpoints).
  */
 export type TopUpResult = (
   | { method: 'card_checkout'; data: CardCheckoutSession }
@@ -72,7 +72,7 @@ export type TopUpResult = (
   wireMethod: string;
 };
 
-/** The account's credit balance (§2.3) and its top-ups (§2.4–§2.6). */
+/** The account's credit balance and its top-ups. */
 export class BillingResource {
   readonly #core: ApiCore;
   /** The wire names of the top-up kinds in use (the profile's setting, else the seed's). */
@@ -85,7 +85,7 @@ export class BillingResource {
   }
 
   /**
-   * §4 `GET /api/billing/credits`: the credit balance record (§2.3), USD amounts, real-time.
+   * The service's endpoints `GET /api/billing/credits`: the credit balance record, USD amounts, real-time.
    * @throws KeydeckApiError (retried on network errors, timeouts, 5xx, 429)
    */
   async credits(options?: CallOptions): Promise<CreditBalance> {
@@ -93,7 +93,7 @@ export class BillingResource {
   }
 
   /**
-   * §4 `GET /api/billing/status` (body not shown): when the body is an envelope its `data` is
+   * The service's endpoints `GET /api/billing/status` (body not shown): when the body is an envelope its `data` is
    * returned (`success: false` is an error); otherwise the parsed JSON, the text, or undefined;
    * key values dropped. `summarizeBillingStatus` (../reader.ts) reads the documented shapes.
    * @throws KeydeckApiError (retried on network errors, timeouts, 5xx, 429)
@@ -119,11 +119,11 @@ export class BillingResource {
   }
 
   /**
-   * §4 `POST /api/billing/topup`: starts a top-up of `amount` USD (≥ 10, ≤ 2 decimals).
+   * The service's endpoints `POST /api/billing/topup`: starts a top-up of `amount` USD (≥ 10, ≤ 2 decimals).
    * `method` is a kind by the seed's name (`card_checkout`, `card_direct`, `usdc`), sent as the
    * wire name of {@link methodNames}, or any other name, sent as given (its answer is read by its
    * shape: a session, an instruction, or anything else).
-   * @returns a {@link TopUpResult} tagged with the kind: §2.4 session, §2.5 instruction (with the
+   * @returns a {@link TopUpResult} tagged with the kind: the card checkout session session, the USDC payment instruction instruction (with the
    *   instruction's own amount, which may differ from the one requested), or the unshown
    *   `card_direct` data as it arrives
    * @throws KeydeckApiError `invalid_request` (bad amount/method, nothing sent; or the service
@@ -166,9 +166,9 @@ export class BillingResource {
   }
 
   /**
-   * §4 `POST /api/billing/verify-topup`: credits a USDC transfer (`txHash` `0x` + 64 hex) of
+   * The service's endpoints `POST /api/billing/verify-topup`: credits a USDC transfer (`txHash` `0x` + 64 hex) of
    * `amount` USD, which must match the amount sent.
-   * @returns §2.6 `{ credited, balance }` in USD
+   * @returns the verified top-up result `{ credited, balance }` in USD
    * @throws KeydeckApiError `invalid_request` (nothing sent), `amount_mismatch`, `tx_already_used`,
    *   others; never retried; `outcomeUnknown` when the connection failed after sending
    */

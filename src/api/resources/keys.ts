@@ -1,5 +1,5 @@
 /**
- * `client.keys`: the consumption keys of §4 (`/api/keys…`): list, create a credit key, mint the
+ * `client.keys`: the consumption keys of the service's endpoints (`/api/keys…`): list, create a credit key, mint the
  * key of a subscription (`POST /api/keys/subscription`, the Per-Key Plans page,
  * https://cheapestinference-docs.pages.dev/guides/per-key-plans/), rename or pause/resume, delete. Every method takes an optional last argument `CallOptions` and rejects
  * with a KeydeckApiError (or an `AbortError` when cancelled); see src/api/core.ts for the policy.
@@ -27,7 +27,7 @@ const OPS = {
   delete: { name: 'deleteKey', what: 'delete the key', check: 'list the keys', changesState: true, byId: true },
 } satisfies Record<string, OperationInfo>;
 
-/** The consumption keys (§2.1) of the account. */
+/** The consumption keys of the account. */
 export class KeysResource {
   readonly #core: ApiCore;
 
@@ -37,7 +37,7 @@ export class KeysResource {
   }
 
   /**
-   * §4 `GET /api/keys`: the user's consumption keys (§2.1), subscription and credit, never with `apiKey`.
+   * The service's endpoints `GET /api/keys`: the user's consumption keys, subscription and credit, never with `apiKey`.
    * @throws KeydeckApiError (retried on network errors, timeouts, 5xx, 429)
    */
   async list(options?: CallOptions): Promise<ConsumptionKey[]> {
@@ -45,7 +45,7 @@ export class KeysResource {
   }
 
   /**
-   * §4 `POST /api/keys/credit`: creates a credit key (§3: needs a credit balance above 0).
+   * The service's endpoints `POST /api/keys/credit`: creates a credit key (needs a credit balance above 0).
    * The result carries the full `apiKey` (`sk_…`), returned only this once.
    * @throws KeydeckApiError `invalid_request` (bad name, nothing sent), `insufficient_balance`
    *   (balance 0), others; never retried; `outcomeUnknown` when the connection failed after sending.
@@ -79,8 +79,8 @@ export class KeysResource {
   }
 
   /**
-   * §4 `PUT /api/keys/:id`: renames (`name`) and/or pauses or resumes (`isActive`, §3) a consumption key.
-   * @returns the body as sent by the service (not shown in §4): parsed JSON, text, or undefined when empty
+   * The service's endpoints `PUT /api/keys/:id`: renames (`name`) and/or pauses or resumes (`isActive`) a consumption key.
+   * @returns the body as sent by the service (not shown in the service's endpoints): parsed JSON, text, or undefined when empty
    * @throws KeydeckApiError `invalid_request` (bad id or patch, nothing sent), `not_found`, others; never retried
    */
   async update(id: string, patch: { name?: string; isActive?: boolean }, options?: CallOptions): Promise<unknown> {
@@ -90,7 +90,7 @@ export class KeysResource {
   }
 
   /**
-   * §4 `DELETE /api/keys/:id`: deletes a consumption key for good (§3: it is revoked).
+   * The service's endpoints `DELETE /api/keys/:id`: deletes a consumption key for good (it is revoked).
    * @returns `{ deleted: true }`
    * @throws KeydeckApiError `invalid_request` (bad id, nothing sent), `not_found`, others; never retried
    */

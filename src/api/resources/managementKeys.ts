@@ -1,5 +1,5 @@
 /**
- * `client.managementKeys`: the management keys of §4 (`/api/keys/management…`): list, create,
+ * `client.managementKeys`: the management keys of the service's endpoints (`/api/keys/management…`): list, create,
  * delete. Every method takes an optional last argument `CallOptions` and rejects with a
  * KeydeckApiError (or an `AbortError` when cancelled); see src/api/core.ts for the policy.
  */
@@ -20,7 +20,7 @@ const OPS = {
   delete: { name: 'deleteManagementKey', what: 'delete the management key', check: 'list the management keys', changesState: true, byId: true },
 } satisfies Record<string, OperationInfo>;
 
-/** The management keys (§2.2) of the account. */
+/** The management keys of the account. */
 export class ManagementKeysResource {
   readonly #core: ApiCore;
 
@@ -30,7 +30,7 @@ export class ManagementKeysResource {
   }
 
   /**
-   * §4 `GET /api/keys/management`: the management keys (§2.2), with `keyPrefix`, never `apiKey`.
+   * The service's endpoints `GET /api/keys/management`: the management keys, with `keyPrefix`, never `apiKey`.
    * @throws KeydeckApiError (retried on network errors, timeouts, 5xx, 429)
    */
   async list(options?: CallOptions): Promise<ManagementKey[]> {
@@ -38,7 +38,7 @@ export class ManagementKeysResource {
   }
 
   /**
-   * §4 `POST /api/keys/management`: creates a management key; the result's `apiKey` (`mk_…`) is
+   * The service's endpoints `POST /api/keys/management`: creates a management key; the result's `apiKey` (`mk_…`) is
    * the full key, returned only this once.
    * @throws KeydeckApiError `invalid_request` (bad name, nothing sent), others; never retried
    */
@@ -51,8 +51,8 @@ export class ManagementKeysResource {
   }
 
   /**
-   * §4 `DELETE /api/keys/management/:id`: deletes a management key.
-   * @returns the body as sent (not shown in §4): parsed JSON, text, or undefined when empty
+   * The service's endpoints `DELETE /api/keys/management/:id`: deletes a management key.
+   * @returns the body as sent (not shown in the service's endpoints): parsed JSON, text, or undefined when empty
    * @throws KeydeckApiError `invalid_request` (bad id, nothing sent), `not_found`, others; never retried
    */
   async delete(id: string, options?: CallOptions): Promise<unknown> {

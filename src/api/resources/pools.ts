@@ -1,6 +1,6 @@
 /**
  * `client.pools`: the pools of the service's pool (time-block) subscriptions, read-only
- * (issue 23), as the Unlimited Subscriptions page documents them
+ *, as the Unlimited Subscriptions page documents them
  * (https://docs.cheapestinference.com/api/unlimited-subscriptions/, and its earlier form, the GPU
  * Boosts page https://docs.cheapestinference.com/api/gpu-boosts):
  * - `pools.list()`: `GET /api/pools`, every pool not in draft (model, status, seats, prices);

@@ -1,5 +1,5 @@
 /**
- * `client.usage` and `client.plans`: where the money goes (issue 22), as the real service's
+ * `client.usage` and `client.plans`: where the money goes, as the real service's
  * usage page documents it (https://cheapestinference-docs.pages.dev/api/usage, both generations,
  * and https://docs.cheapestinference.com/api/usage):
  * - `usage.list()`: `GET /api/usage`, every key's spend over the periods the service gives;

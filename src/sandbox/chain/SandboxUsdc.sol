@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The sandbox's USDC on its local chain (issue 25): an ERC-20 with 6 decimals, placed by
+// The sandbox's USDC on its local chain: an ERC-20 with 6 decimals, placed by
 // `anvil_setCode` at the native USDC address on Base so that keydeck's chain reader and the
 // sandbox's verify-topup read it exactly as they read Circle's contract. Storage layout: slot 0
 // balances, slot 1 allowances, slot 2 totalSupply. `mint` is open to anyone: it is a sandbox.

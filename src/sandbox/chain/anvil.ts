@@ -1,5 +1,5 @@
 /**
- * The sandbox on a real chain (issue 25, item 5): a local anvil node (the binary inside the
+ * The sandbox on a real chain: a local anvil node (the binary inside the
  * `@foundry-rs/anvil` devDependency, else `anvil` on PATH) on loopback with Base's chain id 8453,
  * the sandbox's USDC (./SandboxUsdc.sol, 6 decimals) placed at the native USDC address with
  * `anvil_setCode`, and a funded payer (anvil's first unlocked account). `--chain-rpc URL` points

@@ -1,10 +1,10 @@
 /**
- * §4 billing endpoints, in the `{ success, data }` envelope (reshaped by the dialect, ../dialect.ts): `POST /api/billing/topup`,
+ * The service's endpoints for billing endpoints, in the `{ success, data }` envelope (reshaped by the dialect, ../dialect.ts): `POST /api/billing/topup`,
  * `POST /api/billing/verify-topup`, `GET /api/billing/credits`, `GET /api/billing/status`; and the
- * older billing page's `POST /api/billing/cancel` `{ subscriptionId }` (issue 43; its answer is not
+ * older billing page's `POST /api/billing/cancel` `{ subscriptionId }` (its answer is not
  * shown there): a pool pledge stops renewing and stays active until its period end, answered
  * `{ subscriptionId, status, currentPeriodEnd, cancelAtPeriodEnd: true }`; a subscription key of
- * the spec's model (paid once for 30 days, §3) already ends then and is answered the same; an
+ * the spec's model (paid once for 30 days) already ends then and is answered the same; an
  * unknown id is 404, an ended pledge 400. Every dialect has subscriptions, so every dialect
  * answers it.
  */
@@ -19,13 +19,13 @@ import type { AuthHook } from '../context.js';
 import { parseBody } from '../validate.js';
 import { BASE_CHAIN_ID, USDC_BASE_CONTRACT } from '../../api/chain/rpcUrl.js';
 
-/** The §4 success envelope. */
+/** The service's endpoints success envelope. */
 function ok<T>(data: T): { success: true; data: T } {
   return { success: true, data };
 }
 
 /**
- * On a real chain (issue 25): reads `txHash`'s receipt and records its USDC transfer to one of
+ * On a real chain: reads `txHash`'s receipt and records its USDC transfer to one of
  * `userId`'s deposit addresses, so that the ledger judges it. What the real service refuses is
  * refused here: another chain, pending, reverted, another token, another recipient → nothing is
  * recorded (the verify answers `not_found`); the amount is the ledger's check. A chain that
@@ -46,13 +46,13 @@ async function readChainTransfer(ctx: SandboxContext, userId: string, txHash: st
   ctx.ledger.recordChainTransfer(txHash, paid[0]!.to, Number(units));
 }
 
-/** Registers the billing routes; `requireAccount` authenticates (§5). */
+/** Registers the billing routes; `requireAccount` authenticates. */
 export function registerBillingRoutes(app: FastifyInstance, ctx: SandboxContext, requireAccount: AuthHook): void {
   app.get('/api/billing/credits', { onRequest: requireAccount }, async (request) => ok(ctx.ledger.credits(request.accountId)));
 
   app.get('/api/billing/status', { onRequest: requireAccount }, async (request) => {
     const status = ctx.ledger.status(request.accountId, ctx.baseUrl, methodNames(ctx.dialect));
-    // Pool pledges of the pages' model (issue 23): after the time-block keys of the seed's model.
+    // Pool pledges of the pages' model: after the time-block keys of the seed's model.
     const now = ctx.clock.now();
     const keys = ctx.keys.listConsumption(request.accountId);
     const pledges = ctx.pools.list(request.accountId).map((p) => ctx.pools.pledgeWire(p, keys, now));

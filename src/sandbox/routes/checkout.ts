@@ -1,5 +1,5 @@
 /**
- * The hosted card checkout page of §2.4 (`sessionUrl`): `GET /sandbox/checkout/:sessionId`
+ * The hosted card checkout page of the card checkout session (`sessionUrl`): `GET /sandbox/checkout/:sessionId`
  * shows the amount and a Pay button (an HTML form); `POST` to the same URL pays once and
  * credits the account (a second POST credits nothing). No authentication: the session id is
  * the capability, as on a real processor's hosted page.

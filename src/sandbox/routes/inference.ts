@@ -1,8 +1,8 @@
 /**
- * The stand-in inference endpoint of DESIGN.md: `POST /v1/chat/completions` with an `sk_` key.
+ * The stand-in inference endpoint of docs/sandbox-service.md: `POST /v1/chat/completions` with an `sk_` key.
  * Answers a canned completion (OpenAI-shaped), charges credit keys (`sandbox_cost_usd`, default
- * {@link DEFAULT_COST_USD}), holds the answer `sandbox_delay_ms`, and enforces §3/§7 (inactive,
- * expired, over budget) and §8 (rpm, tokens/min, concurrency).
+ * {@link DEFAULT_COST_USD}), holds the answer `sandbox_delay_ms`, and enforces the service's states and transitions/the service's errors (inactive,
+ * expired, over budget) and the service's limits (rpm, tokens/min, concurrency).
  *
  * Order of checks: credential (401/403) → body (400) → key state (403 deactivated, 401 expired) → limits (429/400) →
  * budget (402) → admit and charge, all in one synchronous step after the body is read, so
@@ -33,7 +33,7 @@ export function estimateTokens(text: string): number {
 }
 
 /**
- * Tokens a request counts against a tokens-per-minute limit (§8): the messages' estimate plus
+ * Tokens a request counts against a tokens-per-minute limit: the messages' estimate plus
  * `max_tokens` when given, else the canned answer's estimate.
  */
 export function estimateRequestTokens(messages: ReadonlyArray<{ content: string }>, maxTokens?: number): number {
@@ -70,7 +70,7 @@ export const ChatCompletionRequestSchema = z.looseObject({
     .optional(),
 });
 
-/** Registers the inference route; `requireConsumer` authenticates an `sk_` key (§5). */
+/** Registers the inference route; `requireConsumer` authenticates an `sk_` key. */
 export function registerInferenceRoutes(app: FastifyInstance, ctx: SandboxContext, requireConsumer: AuthHook): void {
   app.post('/v1/chat/completions', { onRequest: requireConsumer }, async (request) => {
     const body = parseBody(ChatCompletionRequestSchema, request.body);
@@ -80,7 +80,7 @@ export function registerInferenceRoutes(app: FastifyInstance, ctx: SandboxContex
     if (!key) throw new SandboxError('unauthorized', 'invalid credentials: the token is unknown, revoked or deleted');
     const now = ctx.clock.now();
     if (key.is_active !== 1) {
-      // 403 as the usage page's "403 Key is deactivated" (issue 22): the key is known, and refused.
+      // 403 as the usage page's "403 Key is deactivated": the key is known, and refused.
       throw new SandboxError('forbidden', 'this key is deactivated: reactivate it (PUT /api/keys/:id with isActive true) to use it');
     }
     if (isExpired(key, now)) {
@@ -89,7 +89,7 @@ export function registerInferenceRoutes(app: FastifyInstance, ctx: SandboxContex
         `this subscription key expired at ${new Date(key.subscription_expires_at!).toISOString()}: its 30-day period has ended`,
       );
     }
-    // A pool key (issue 23): 429 outside its reserved blocks, then 1 concurrent request, no rpm/tpm.
+    // A pool key: 429 outside its reserved blocks, then 1 concurrent request, no rpm/tpm.
     const pool = isPoolKey(key);
     if (pool) checkReservedHours(key, now);
     const tokens = estimateRequestTokens(body.messages, body.max_tokens);
@@ -101,7 +101,7 @@ export function registerInferenceRoutes(app: FastifyInstance, ctx: SandboxContex
       chargedMicros = costMicros;
       remainingMicros = ctx.ledger.charge(key.user_id, key.id, chargedMicros);
     }
-    // A usage event for GET /api/usage and /v1/usage (issue 22): a subscription key's cost is
+    // A usage event for GET /api/usage and /v1/usage: a subscription key's cost is
     // tracked as its spend, not charged to the balance.
     ctx.usage.record(key.user_id, key.id, now, costMicros, tokens);
     const release = ctx.limiter.admit(key.id, tokens, now);

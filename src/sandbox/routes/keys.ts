@@ -1,6 +1,6 @@
 /**
- * §4 consumption key endpoints (bare JSON): `GET /api/keys`, `POST /api/keys/credit`,
- * `PUT /api/keys/:id`, `DELETE /api/keys/:id`; transitions of §3.
+ * The service's endpoints consumption key endpoints (bare JSON): `GET /api/keys`, `POST /api/keys/credit`,
+ * `PUT /api/keys/:id`, `DELETE /api/keys/:id`; transitions of the service's states and transitions.
  */
 import type { FastifyInstance } from 'fastify';
 import { CreateKeyRequestSchema, KeyIdSchema, UpdateKeyRequestSchema } from '../../api/schemas.js';
@@ -54,7 +54,7 @@ class KeyListCache {
   }
 }
 
-/** Registers the consumption key routes; `requireAccount` authenticates (§5). */
+/** Registers the consumption key routes; `requireAccount` authenticates. */
 export function registerKeyRoutes(app: FastifyInstance, ctx: SandboxContext, requireAccount: AuthHook): void {
   const listCache = new KeyListCache();
   app.get('/api/keys', { onRequest: requireAccount }, async (request, reply) => {
@@ -69,7 +69,7 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: SandboxContext, req
   app.post('/api/keys/credit', { onRequest: requireAccount }, async (request) => {
     const { name } = parseBody(CreateKeyRequestSchema, request.body);
     const userId = request.accountId;
-    // Check and create in one synchronous step (§3: credit balance > 0 required).
+    // Check and create in one synchronous step (credit balance > 0 required).
     if (ctx.ledger.remainingMicros(userId) <= 0) {
       throw new SandboxError('insufficient_balance', 'a credit key needs a credit balance above 0: top up first');
     }

@@ -1,7 +1,7 @@
 /**
- * §4 management key endpoints (bare JSON): `GET /api/keys/management`,
+ * The service's endpoints management key endpoints (bare JSON): `GET /api/keys/management`,
  * `POST /api/keys/management`, `DELETE /api/keys/management/:id` (the sandbox answers
- * `{ "deleted": true }`; not shown in §4). A deleted key stops working at once.
+ * `{ "deleted": true }`; not shown in the service's endpoints). A deleted key stops working at once.
  */
 import type { FastifyInstance } from 'fastify';
 import { CreateKeyRequestSchema } from '../../api/schemas.js';
@@ -11,7 +11,7 @@ import type { AuthHook } from '../context.js';
 import { parseBody } from '../validate.js';
 import { keyNotFound, parseKeyId } from './keys.js';
 
-/** Registers the management key routes; `requireAccount` authenticates (§5). */
+/** Registers the management key routes; `requireAccount` authenticates. */
 export function registerManagementRoutes(app: FastifyInstance, ctx: SandboxContext, requireAccount: AuthHook): void {
   app.get('/api/keys/management', { onRequest: requireAccount }, async (request) =>
     ctx.keys.listManagement(request.accountId).map(managementKeyToWire),

@@ -1,5 +1,5 @@
 /**
- * Pool subscriptions (issue 23): `GET /api/pools`, `GET /api/pools/:id` (UUID or slug) and
+ * Pool subscriptions: `GET /api/pools`, `GET /api/pools/:id` (UUID or slug) and
  * `POST /api/keys/subscription` `{ name, subscriptionId }`, which mints the one active key of a
  * pool pledge (../pools.ts; pages: https://docs.cheapestinference.com/api/unlimited-subscriptions/,
  * https://cheapestinference-docs.pages.dev/guides/per-key-plans/). Answers are bare here and
@@ -7,7 +7,7 @@
  *
  * Refusals: an unknown subscription id 404; a subscription that already has an active key 409
  * (`invalid_request`, field `subscriptionId`, naming the key); an ended one 400; a key of the
- * seed's model (one key per payment, §3) 409 too, as it is its subscription's key.
+ * seed's model (one key per payment) 409 too, as it is its subscription's key.
  */
 import type { FastifyInstance } from 'fastify';
 import { CreateSubscriptionKeyRequestSchema } from '../../api/poolSchemas.js';
@@ -18,7 +18,7 @@ import { findPool, SANDBOX_POOLS } from '../pools.js';
 import { parseBody } from '../validate.js';
 import { parseKeyId } from './keys.js';
 
-/** Registers the pool routes; `requireAccount` authenticates (§5). */
+/** Registers the pool routes; `requireAccount` authenticates. */
 export function registerPoolRoutes(app: FastifyInstance, ctx: SandboxContext, requireAccount: AuthHook): void {
   app.get('/api/pools', { onRequest: requireAccount }, async () => {
     const now = ctx.clock.now();

@@ -1,9 +1,9 @@
 /**
- * DESIGN.md simulation endpoints: `GET /sandbox` (`{ sandbox: "keydeck", instance, dialect }`: a
+ * docs/sandbox-service.md simulation endpoints: `GET /sandbox` (`{ sandbox: "keydeck", instance, dialect }`: a
  * keydeck sandbox, and which database), `POST /sandbox/users`, `POST /sandbox/chain/transfers` (a real
- * token transfer when the sandbox runs on a chain, issue 25; simulated otherwise), `GET
+ * token transfer when the sandbox runs on a chain, simulated otherwise), `GET
  * /sandbox/chain` (`{ rpcUrl }`, null without a chain), `POST /sandbox/subscriptions`,
- * `POST /sandbox/clock`, `POST /sandbox/cards/decline` (issue 47), `POST /sandbox/cards/delay` (a
+ * `POST /sandbox/clock`, `POST /sandbox/cards/decline`, `POST /sandbox/cards/delay` (a
  * card-on-file charge whose credit lags, ../cardCharges.ts).
  */
 import type { FastifyInstance } from 'fastify';
@@ -20,13 +20,13 @@ import type { AuthHook } from '../context.js';
 import { parseBody } from '../validate.js';
 import { USDC_BASE_CONTRACT } from '../../api/chain/rpcUrl.js';
 
-/** Pool subscription blocks (§1). */
+/** Pool subscription blocks. */
 export const SUBSCRIPTION_BLOCKS = ['asia', 'europe', 'americas'] as const;
 
 /**
  * `POST /sandbox/subscriptions` body: 1–3 distinct blocks and either a `plan` (the seed's model:
  * one key per payment, returned with its `apiKey`; an optional key `name`) or a `pool` (id or
- * slug: the pages' model, a pool pledge without a key, issue 23).
+ * slug: the pages' model, a pool pledge without a key).
  */
 export const SubscriptionRequestSchema = z.strictObject({
   plan: z.enum(['standard', 'pro'], { error: 'plan must be standard or pro' }).optional(),
@@ -92,7 +92,7 @@ const PLAN_LABEL: Record<SubscriptionPlan, string> = { standard: 'Standard', pro
 
 /** Registers the simulation routes; `requireAccount` authenticates `/sandbox/subscriptions` and `/sandbox/cards/*`. */
 export function registerSimulationRoutes(app: FastifyInstance, ctx: SandboxContext, requireAccount: AuthHook): void {
-  // Who answers here (issue 44): keydeck processes join the process serving their database, and
+  // Who answers here: keydeck processes join the process serving their database, and
   // the TUI badges a service on this machine SANDBOX, only when this says so.
   app.get('/sandbox', async () => ({ sandbox: 'keydeck', instance: ctx.instance, dialect: ctx.dialect }));
 
@@ -101,7 +101,7 @@ export function registerSimulationRoutes(app: FastifyInstance, ctx: SandboxConte
   app.post('/sandbox/chain/transfers', async (request) => {
     const { to, amount } = parseBody(TransferRequestSchema, request.body);
     const micros = transferMicros(amount);
-    // On a real chain (issue 25): a token transfer from the funded payer (USDC's 6 decimals are µUSD).
+    // On a real chain: a token transfer from the funded payer (USDC's 6 decimals are µUSD).
     if (ctx.chain) return { txHash: await ctx.chain.transfer(to as `0x${string}`, BigInt(micros)) };
     return { txHash: ctx.ledger.recordTransfer(to, micros) };
   });
@@ -128,7 +128,7 @@ export function registerSimulationRoutes(app: FastifyInstance, ctx: SandboxConte
     return { ...consumptionKeyToWire(row, now), apiKey, blocks };
   });
 
-  // Issue 47: the next N card charges of the account (card on file, checkout page) are declined.
+  // The next N card charges of the account (card on file, checkout page) are declined.
   app.post('/sandbox/cards/decline', { onRequest: requireAccount }, async (request) => {
     const { count } = parseBody(CardDeclineRequestSchema, request.body);
     ctx.declines.declineNext(request.accountId, count);

@@ -1,5 +1,5 @@
 /**
- * The usage endpoints of the real service's usage page (issue 22), fed by the usage events the
+ * The usage endpoints of the real service's usage page, fed by the usage events the
  * inference route records (../usage.ts), on the sandbox clock:
  *
  * | method, path | auth | answer |
@@ -7,13 +7,13 @@
  * | `GET /api/usage` | session token or `mk_` | seed and `docs-v2`: `{ success, data: [entry] }` (the newer page's envelope; entry below); `docs-v1`: the older page's aggregated form `{ startDate, endDate, totalSpend, totalRequests, totalTokens, keys: [{ keyId, name, spend, requests, tokens }] }` over `?startDate=&endDate=` (default the last 30 days), money as decimal strings |
  * | `GET /api/usage/:keyId` | session token or `mk_` | one entry (seed, `docs-v2`: enveloped); `docs-v1`: `{ keyId, name, startDate, endDate, spend, requests, tokens }`; 404 for another user's or an unknown key |
  * | `GET /v1/usage` | `sk_` | the page's `{ budget, rate_limits, plan, credits, key }`, for credit and subscription keys; 403 for a deactivated key, 404 for a deleted one |
- * | `GET /api/plans` | none | `[{ slug, name, priceUsdc, rateLimits: { tpm_limit, rpm_limit } }]` with §8's limits (standard 60 rpm / 3,333 tpm, pro 200 / 13,333) |
+ * | `GET /api/plans` | none | `[{ slug, name, priceUsdc, rateLimits: { tpm_limit, rpm_limit } }]` with the service's limits's limits (standard 60 rpm / 3,333 tpm, pro 200 / 13,333) |
  * | `GET /sandbox/usage/calls` | none | every usage read seen: `{ windowSeconds, served, refused, allTime }` |
  * | `POST /sandbox/usage/unavailable` `{ "unavailable": true }` | none | usage reads answer 502 "usage data temporarily unavailable" until turned off |
  *
  * An entry (keydeck's assumption of the newer page's cut example): `{ id, name, keyType, keyPlan,
  * isActive, createdAt, usage: { 24h|7d|30d|total: { spend, requests, tokens } }, maxBudget,
- * subscription: { planSlug, status, expiresAt } | null }` (a credit key's `total` is its §2.1
+ * subscription: { planSlug, status, expiresAt } | null }` (a credit key's `total` is its the consumption key's fields
  * `spend`, its `maxBudget` the account's max_budget; a key deleted in the last 30 days is still
  * listed, `isActive: false`, with `deletedAt`). Every usage read (the three `GET`s but plans)
  * counts against the 12-per-12-hours limit of its credential (429 with `Retry-After`).
@@ -31,7 +31,7 @@ import { emptySums, PERIODS, type KeyPeriodSums, type PeriodSums, type UsageKeyR
 import { parseBody } from '../validate.js';
 import { keyNotFound, parseKeyId } from './keys.js';
 
-/** The plans of `GET /api/plans`: the service's slugs and prices, §8's limits. */
+/** The plans of `GET /api/plans`: the service's slugs and prices, the service's limits's limits. */
 export function plansAnswer(): Array<Record<string, unknown>> {
   const plan = (slug: 'standard' | 'pro', name: string, priceUsdc: string) => ({
     slug,
@@ -65,7 +65,7 @@ function entryOf(row: UsageKeyRow, sums: KeyPeriodSums, now: number, accountMaxB
       '24h': period(sums['24h']),
       '7d': period(sums['7d']),
       '30d': period(sums['30d']),
-      // A credit key's all-time spend is its §2.1 `spend` (the ledger's own figure).
+      // A credit key's all-time spend is its the consumption key's fields `spend` (the ledger's own figure).
       total: period(sums.total, credit ? Math.max(row.spend_micros, sums.total.costMicros) : sums.total.costMicros),
     },
     maxBudget: credit ? microsToUsd(accountMaxBudgetMicros) : null,
@@ -83,7 +83,7 @@ function dateParam(value: unknown, field: string, fallback: number): number {
 
 const UnavailableSchema = z.strictObject({ unavailable: z.boolean({ error: 'unavailable must be true or false' }) });
 
-/** Registers the usage routes; `requireAccount` authenticates `/api/usage*` (§5). */
+/** Registers the usage routes; `requireAccount` authenticates `/api/usage*`. */
 export function registerUsageRoutes(app: FastifyInstance, ctx: SandboxContext, requireAccount: AuthHook): void {
   /** Counts a usage read of this request's credential (429 past the limit), then the 502 switch. */
   const spendRead = (request: FastifyRequest) => {

@@ -1,7 +1,7 @@
 /**
  * The banner under the tabs, for conditions that last: the stored key rejected (401: offer
  * setup with `S`), a rejected `KEYDECK_TOKEN` (say so and what to do; never offer a setup whose
- * key the variable would override again, issue 19), offline or the service failing (the last
+ * key the variable would override again), offline or the service failing (the last
  * data stays on screen), rate limited. Wrapped at spaces to at most {@link BANNER_MAX_LINES}
  * lines: it starts with the cause in a few words (offline, HTTP 503, unreadable answers) so that
  * a small terminal still says what is wrong; nothing when all is well.

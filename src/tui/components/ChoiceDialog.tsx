@@ -1,7 +1,7 @@
 /**
  * A dialog that offers a few choices, one per line, the first selected: j/k or the arrows move,
  * enter chooses, esc cancels (scope `pick` of the key-action table). Used by the Keys pane's `n`
- * when a subscription or pool pledge has no key (issue 23): mint its key, or a new credit key.
+ * when a subscription or pool pledge has no key: mint its key, or a new credit key.
  */
 import { useState } from 'react';
 import { Box, Text } from 'ink';

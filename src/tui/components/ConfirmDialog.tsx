@@ -1,5 +1,5 @@
 /**
- * A yes/no confirmation whose Cancel button is focused first (DESIGN.md key conventions):
+ * A yes/no confirmation whose Cancel button is focused first (docs/tui.md key conventions):
  * tab / ← → move between the buttons, enter presses the focused one, esc cancels.
  */
 import { useState } from 'react';

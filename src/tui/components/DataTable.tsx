@@ -1,6 +1,6 @@
 /**
  * A table for a window of rows: ink-table (the ESM fork `@alcalzone/ink-table`) extended where
- * it falls short (DESIGN.md, Library notes). A subclass of its `Table` keeps its frame (top
+ * it falls short (Library notes). A subclass of its `Table` keeps its frame (top
  * border, heading, separator, bottom border: its row builders and Header/Skeleton slots) and
  * overrides `getColumns`, `getHeadings` and `render`:
  * - only the rows it is given are rendered (the caller passes the visible window);
@@ -20,7 +20,7 @@ import { memo, type ReactNode } from 'react';
 import chalk from 'chalk';
 import { Box, Text } from 'ink';
 import { Table, type TableProps } from 'ink-table';
-import { displayWidth, fitWidth } from '../format.js';
+import { fitWidth } from '../format.js';
 import { theme, type ThemeColor } from '../theme.js';
 
 /** A column: `key` into the row, `title` in the heading, `width` of its content in cells (without padding). */

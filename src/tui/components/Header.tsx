@@ -1,7 +1,7 @@
 /**
  * The header: SANDBOX or LIVE (and RO for a read-only profile), profile, the service's host, the management key in use (prefix
  * only; a warning when it lives in the plaintext file or only in memory), the live remaining
- * balance (§2.3 `remaining`, USD) and the connection state (online · updated N s ago /
+ * balance (the credit balance record `remaining`, USD) and the connection state (online · updated N s ago /
  * offline since … / service failing since … / bad answers since … / rate limited / key
  * rejected). Two lines in the full layout, one in the compact one.
  */

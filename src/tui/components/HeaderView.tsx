@@ -76,7 +76,7 @@ export function HeaderView({ columns, compact, target, profileName, host, creden
   // Read-only (src/config/profileMarks.ts): said beside the badge, in both layouts, before the profile's name.
   const ro = readOnly ? <Text bold inverse>{' RO '}</Text> : null;
   // The plaintext file's path when the line holds it whole; else a shorter warning that says
-  // where the path is (issue 19: no line ends in a cut `…`).
+  // where the path is (no line ends in a cut `…`).
   const credRoom = columns - displayWidth(conn.text) - 1;
   const fits = (w: string) => displayWidth(`${cred.text}  ${symbols.warning} ${w}`) <= credRoom;
   const warning = cred.warning === undefined ? undefined : [cred.warning, ...(cred.shorterWarnings ?? [])].find(fits) ?? cred.shorterWarnings?.at(-1) ?? cred.warning;

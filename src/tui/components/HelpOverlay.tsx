@@ -1,8 +1,8 @@
 /**
  * The `?` overlay: every binding of the key-action table, grouped by where it works, dangerous
- * ones marked `!`. It opens at the section of the pane it was asked from (issue 44), counts
+ * ones marked `!`. It opens at the section of the pane it was asked from, counts
  * bindings (not lines), keeps each binding whole (keys too wide for their column get a line of
- * their own, descriptions wrap under themselves: never cut, issue 19), and a page that starts
+ * their own, descriptions wrap under themselves: never cut), and a page that starts
  * inside a section says which (`Keys pane (1), continued`). PgDn / space and PgUp turn a page
  * (at a binding's first line), j/k scroll a line; esc, ? or q closes it.
  */

@@ -1,6 +1,6 @@
 /**
  * The one-line hint bar: the keys that work right now (from the key-action table, through the
- * bound handlers), so it never disagrees with what the keys do. It never cuts a hint (issue 19):
+ * bound handlers), so it never disagrees with what the keys do. It never cuts a hint:
  * when the line is too narrow, lower-priority hints are left out whole; `?` (which lists them
  * all) is always kept.
  */

@@ -1,9 +1,9 @@
 /**
- * The details of the selected consumption key: every §2.1 field (never `apiKey`: the reader drops
+ * The details of the selected consumption key: every the consumption key's fields field (never `apiKey`: the reader drops
  * it from lists), `lastUsedAt` where the service sends it, its limits (src/billing/keyLimits.ts), and what its money
  * means: a subscription's paid time left and how it goes on (src/api/keyStatus.ts `renewalWords`:
  * the spec's key is not extended; a pool key's time is its pledge's), or for a pool key whose blocks are known where it
- * stands in its reserved hours (issue 23), a credit key's shared balance. Full layout: a bordered box of 5 lines (7 with the border); compact
+ * stands in its reserved hours, a credit key's shared balance. Full layout: a bordered box of 5 lines (7 with the border); compact
  * layout: the limits on one line.
  */
 import { Box, Text } from 'ink';
@@ -23,7 +23,7 @@ import { theme } from '../theme.js';
 /** Lines of the full details panel (7 lines of text and the border). */
 export const KEY_DETAILS_ROWS = 9;
 
-/** What the usage views add to a key's details (issue 22). */
+/** What the usage views add to a key's details. */
 export interface KeySpendDetails {
   /** The key's figures in the last usage answer (absent: not in it, or none read yet). */
   readonly spend?: SpendRow;
@@ -65,11 +65,11 @@ export function spendLine(usage: KeySpendDetails | undefined): string {
  * The seven text lines of the details of `key` at `now` (epoch ms, the service's clock): name and
  * id; type, plan (and its price from `GET /api/plans`), status, dates; expiry; what its money is
  * (the shared balance and its budget, or how a subscription is renewed); its limits (the service's
- * plans when they answered, §8 otherwise); its spend; how old the usage figures are. A key a
+ * plans when they answered, the service's limits otherwise); its spend; how old the usage figures are. A key a
  * guardrail governs (`budgetLine`, docs/guardrails.md) has its budget where its money is said.
  */
 export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpendDetails, plans?: readonly Plan[], hours?: KeyHours, width = Number.POSITIVE_INFINITY, budgetLine?: string): string[] {
-  // A line with a shorter form says it whole where the long one would be cut (issue 44).
+  // A line with a shorter form says it whole where the long one would be cut.
   const fits = (long: string, short: string) => (displayWidth(long) <= width ? long : short);
   const status = statusCell(keyStatus(key, now), hours?.at);
   const sub = key.subscriptionStatus !== undefined && key.subscriptionStatus !== keyStatus(key, now) ? ` (subscription: ${key.subscriptionStatus})` : '';
@@ -107,7 +107,7 @@ export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpen
   ];
 }
 
-/** Where a pool key stands in its reserved blocks (issue 23): the phrase and the position. */
+/** Where a pool key stands in its reserved blocks: the phrase and the position. */
 export interface KeyHours {
   /** `in block europe, 3 h left` / `outside its blocks: next asia in 5 h`. */
   readonly text: string;
@@ -120,7 +120,7 @@ export interface KeyDetailsProps {
   readonly columns: number;
   readonly compact: boolean;
   readonly now: number;
-  /** The key's spend and the usage figures' age (issue 22). */
+  /** The key's spend and the usage figures' age. */
   readonly usage?: KeySpendDetails | undefined;
   /** The service's plans (`GET /api/plans`), when they answered. */
   readonly plans?: readonly Plan[] | undefined;

@@ -1,5 +1,5 @@
 /**
- * A key name another key already has (issue 44, src/billing/keyNames.ts): says which key has it
+ * A key name another key already has (src/billing/keyNames.ts): says which key has it
  * and why two keys with one name are trouble, before anything is sent. Cancel (focused first)
  * goes back to the name; the action creates or renames anyway.
  */

@@ -1,7 +1,7 @@
 /**
  * The pane tabs line: `1 Keys  2 Management keys  3 Billing`, the active one marked with `▶`
  * and inverse video (and never by colour alone); at its right end, once for the whole app, the
- * warning of a subscription about to end (`⚠ subscription ends in 11 h`, issue 19), with the short
+ * warning of a subscription about to end (`⚠ subscription ends in 11 h`), with the short
  * titles when the full ones leave it no room.
  */
 import { Box, Text } from 'ink';

@@ -15,7 +15,7 @@ export interface PromptDialogProps {
   readonly label: string;
   readonly initial?: string;
   /**
-   * A default (issue 19): shown as the field's placeholder while it is empty, and submitted when
+   * A default: shown as the field's placeholder while it is empty, and submitted when
    * enter is pressed on an empty field; the first key typed starts a new value (never appends).
    */
   readonly defaultValue?: string;

@@ -1,5 +1,5 @@
 /**
- * The one-time reveal of a new key (§2.1 `apiKey` / §2.2 `apiKey`, returned only at creation):
+ * The one-time reveal of a new key (the consumption key's fields `apiKey` / the management key's fields `apiKey`, returned only at creation):
  * the full value, `c` to copy it (OSC 52, then the system clipboard), and an explicit `y` "I have
  * saved it". On `y` the caller drops the value from its state (`onAck`) and this dialog then
  * has the whole screen redrawn (`services.redraw`), so the key is gone from the screen, the
@@ -31,7 +31,7 @@ export interface RevealDialogProps {
   /** Optional extra action bound to `u` (e.g. "use this key for keydeck"). */
   readonly onUse?: () => void;
   readonly useLabel?: string;
-  /** Optional: `f` delivers the key into a dotenv file, `x` to a command (issue 26); the key stays until `y`. */
+  /** Optional: `f` delivers the key into a dotenv file, `x` to a command; the key stays until `y`. */
   readonly onToFile?: () => void;
   readonly onToCommand?: () => void;
   /** Optional, after a failed delivery: `D` deletes the new key instead of keeping it. */
@@ -53,7 +53,7 @@ export function copyOutcomeText(outcome: 'clipboard' | 'osc52' | 'failed', env: 
   return { text: 'copy failed, select the text', tone: 'warning' };
 }
 
-/** Status-line sentence once a copied key is acknowledged (issue 43): where it was cleared, or that it may stay. */
+/** Status-line sentence once a copied key is acknowledged: where it was cleared, or that it may stay. */
 export function clearOutcomeText(outcome: ClearOutcome | 'not_cleared'): { text: string; tone: 'ok' | 'warning' } {
   switch (outcome) {
     case 'cleared':

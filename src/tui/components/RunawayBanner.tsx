@@ -1,5 +1,5 @@
 /**
- * The runaway alert under the tabs (issue 22): the newest alert of the usage context, naming the
+ * The runaway alert under the tabs: the newest alert of the usage context, naming the
  * key and its rate (or the balance's rate and the likely key, worded as likely), with the keys that
  * act on it: `D` deactivates the key (the confirm dialog, Cancel first), `X` hides the alert until
  * its key runs away again. Wrapped to at most {@link RUNAWAY_BANNER_MAX_LINES} lines, never cut.

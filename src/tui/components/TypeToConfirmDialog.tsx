@@ -19,7 +19,7 @@ export interface TypeToConfirmDialogProps {
   readonly expected: string;
   /**
    * What tells this item apart from others of the same name, shown beside the name (a management
-   * key's prefix, created and last used: issue 19).
+   * key's prefix, created and last used).
    */
   readonly details?: readonly string[];
   /** What enter does once the name matches, after "enter ": default `deletes it for good`. */

@@ -1,6 +1,6 @@
 /**
  * The account's lists, loaded once per session and kept while the user switches panes:
- * consumption keys (§2.1, `GET /api/keys`) and management keys (§2.2,
+ * consumption keys (`GET /api/keys`) and management keys (the management key's fields,
  * `GET /api/keys/management`). Reloaded by `r`, after every action (the lists are read back
  * from the service rather than guessed), when a list pane is shown (hooks/useReloadWhenShown.ts)
  * and in the background every {@link LIST_RELOAD_EVERY_POLLS}th successful balance poll (so a
@@ -25,14 +25,14 @@ export interface AccountData {
   readonly keys: Resource<ConsumptionKey[]>;
   readonly managementKeys: Resource<ManagementKey[]>;
   /**
-   * The service's plans (`GET /api/plans`, public; issue 22), read once per session: their rates
-   * win over §8's in the key details, and a subscription's price is shown. No data when it does not answer.
+   * The service's plans (`GET /api/plans`, public), read once per session: their rates
+   * win over the service's limits's in the key details, and a subscription's price is shown. No data when it does not answer.
    */
   readonly plans: Resource<Plan[]>;
   /**
    * The billing status as the pages document it (`summarizeBillingStatus`; null for another
    * shape), for the subscriptions and pool pledges without a key and the blocks of pool keys
-   * (issue 23). Read with the keys, in the background too.
+   *. Read with the keys, in the background too.
    */
   readonly billingStatus: Resource<BillingStatusSummary | null>;
 }

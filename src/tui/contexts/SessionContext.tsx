@@ -106,7 +106,7 @@ export interface SessionView {
   readonly keychainReason?: string;
   /** The client of the credential in use (phase `ready`). */
   readonly client?: AccountClient;
-  /** The credential's name in the shared record of usage reads (a one-way hash of origin and token; issue 22). */
+  /** The credential's name in the shared record of usage reads (a one-way hash of origin and token). */
   readonly credentialId?: string;
 }
 
@@ -173,7 +173,7 @@ export function SessionProvider({ initial, children }: SessionProviderProps) {
     return () => {
       cancelled = true;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs at start, and on a retry after a hung keychain
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- runs at start, and on a retry after a hung keychain
   }, [state.phase]);
 
   const token = state.credential?.token;
@@ -183,7 +183,7 @@ export function SessionProvider({ initial, children }: SessionProviderProps) {
     [services, token, origin, state.baseUrl],
   );
   const info = useMemo(() => (state.credential ? credentialInfo(state.credential) : undefined), [state.credential]);
-  // The credential's name in the shared record of usage reads: a one-way hash, never the token (issue 22).
+  // The credential's name in the shared record of usage reads: a one-way hash, never the token.
   const credentialId = useMemo(() => (token && state.baseUrl ? credentialIdOf(originOf(state.baseUrl), token) : undefined), [token, state.baseUrl]);
 
   const view = useMemo<SessionView>(
@@ -240,7 +240,7 @@ export function useSession(): SessionView {
 
 /**
  * The service's clock (epoch ms): the app's clock corrected by the offset the client read from
- * the service's HTTP `Date` headers (issue 19). Subscription time left is reckoned by it, so a
+ * The service's HTTP `Date` headers. Subscription time left is reckoned by it, so a
  * machine whose clock is off never shows paid time that the service has already ended.
  */
 export function useServiceClock(): () => number {

@@ -2,7 +2,7 @@
  * The status line's transient message: set by any action's outcome, cleared by itself after a
  * few seconds. State and the `flash` action are published through separate contexts.
  *
- * A message belongs to its screen (issue 19): a message is owned by the component that flashed
+ * A message belongs to its screen: a message is owned by the component that flashed
  * it (a dialog, a setup step, the shell) and is cleared when that component closes; a component
  * that is gone posts nothing (a late answer never reaches another screen); switching panes clears
  * the message ({@link useClearStatus}).

@@ -1,5 +1,5 @@
 /**
- * Where the money goes, for the whole TUI (issue 22): the last usage answer (read through the one
+ * Where the money goes, for the whole TUI: the last usage answer (read through the one
  * budget of 12 per 12 hours, or kept by another keydeck), joined with the key list and the
  * balance (src/billing/spend.ts), its age and the reads left, and the runaway alerts: a key
  * caught by its own judgement (once per episode, across processes) and, between usage reads, the
@@ -72,8 +72,6 @@ export interface UsageActions {
 const EMPTY_VIEW: UsageView = { available: false, snapshot: { episodes: new Map() }, rows: [], byId: new Map(), reading: false, behindBalance: false, alerts: [], samplesOf: () => [] };
 const StateContext = createContext<UsageView>(EMPTY_VIEW);
 const ActionsContext = createContext<UsageActions>({ readNow: async () => EMPTY_VIEW.snapshot, dismiss: () => {}, reportAccountBurn: () => {} });
-
-export { useRunawaySettings } from './BalanceContext.js';
 
 /** See the module comment. Inside AccountDataProvider and BalanceProvider. */
 export function UsageProvider({ children }: { readonly children?: ReactNode }) {

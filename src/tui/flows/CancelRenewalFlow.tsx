@@ -67,7 +67,8 @@ export function CancelRenewalFlow({ columns, rows, pool, onClose }: CancelRenewa
     return () => {
       live = false;
     };
-  }, []); // eslint-disable-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the flow opens
+  }, []);
 
   const send = async (renewal: Renewal) => {
     setChosen(undefined);

@@ -90,7 +90,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
     return () => {
       cancelled = true;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per address
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- once per address
   }, [baseUrl]);
 
   const clientFor = (token: string) => services.createClient(baseUrl!, token);
@@ -123,7 +123,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
       return;
     }
     sessionToken.current = token;
-    // The new key's default name: meaningful and unique among the account's keys (issue 19).
+    // The new key's default name: meaningful and unique among the account's keys.
     const taken = await clientFor(token)
       .managementKeys.list()
       .then((list) => list.map((k) => k.name), () => [] as string[]);
@@ -209,7 +209,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
       );
     } catch (error) {
       // The store's sentence names the command line's way on (--insecure-storage): here the menu
-      // below is the way on, so that part is left out (issue 44).
+      // below is the way on, so that part is left out.
       const said = error instanceof CredentialStoreError || error instanceof Error ? error.message : String(error);
       const reason = `${said.replace(/ To go on without a keychain, re-run with --insecure-storage[\s\S]*$/, '').replace(/\.?$/, '.')} The key is made: choose below where it goes.`;
       setStep({ step: 'storage-choice', reason });
@@ -330,7 +330,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
             title={`Management key "${step.name}" created`}
             secret={step.apiKey}
             message={[
-              // Where it goes was settled before it was made (issue 44: said as it is, not as a choice to come).
+              // Where it goes was settled before it was made (said as it is, not as a choice to come).
               `${plan.current === 'file' ? 'keydeck stores it next in the plaintext key file, as you chose (mode 0600).' : 'keydeck stores it next in the OS keychain.'} Keep a copy if you want to use it elsewhere: it cannot be shown again.`,
             ]}
             onAck={() => {

@@ -105,9 +105,11 @@ export function useListCursor(rows: readonly { readonly id: string }[], visible:
     rerender();
   }, []);
 
+  const { cursor, offset } = view;
   return useMemo(
     () => ({
-      ...view,
+      cursor,
+      offset,
       moveBy,
       moveTo,
       selectId,
@@ -116,6 +118,6 @@ export function useListCursor(rows: readonly { readonly id: string }[], visible:
       pageDown: () => moveBy(Math.max(1, dims.current.visible - 1)),
       pageUp: () => moveBy(-Math.max(1, dims.current.visible - 1)),
     }),
-    [view.cursor, view.offset, moveBy, moveTo, selectId],
+    [cursor, offset, moveBy, moveTo, selectId],
   );
 }

@@ -9,7 +9,7 @@ import { useKeymap } from '../contexts/KeymapContext.js';
 import { TABLE_CHROME_ROWS } from '../layout.js';
 import { useListCursor, type ListCursor } from './useListCursor.js';
 
-/** What a list pane lists: keys of either kind (§2.1, §2.2), found by `id`, filtered by `name`. */
+/** What a list pane lists: keys of either kind, found by `id`, filtered by `name`. */
 export interface ListItem {
   readonly id: string;
   readonly name: string;
@@ -109,6 +109,6 @@ export function useListPane<T extends ListItem>({ items, bodyRows, active }: Use
       setFilter,
       selectId: cursor.selectId,
     }),
-    [rows, cursor, selected, filter, filterField, filtering, filterLine, visible],
+    [rows, cursor, selected, filter, filterField, filtering, filterLine, visible, setFilter],
   );
 }

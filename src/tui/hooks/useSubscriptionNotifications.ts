@@ -1,8 +1,8 @@
 /**
- * Issue 19 req. 2 through issue 16's channels: when a subscription key comes within 3 days of
+ * Through the notification channels (src/terminal/notify.ts): when a subscription key comes within 3 days of
  * its end (by the service's clock, as the row's `⚠ 11 h left`), a `subscription_expiring`
  * notification goes out once per key for the life of the process (terminal OSC, the desktop when
- * asked; src/terminal/notify.ts). Issue 23: when a pool key's reserved block ends within
+ * asked; src/terminal/notify.ts). When a pool key's reserved block ends within
  * 15 minutes (and the next reserved block does not follow at once), a
  * `block_ending` notification goes out once per key and block end (src/billing/pledges.ts).
  */

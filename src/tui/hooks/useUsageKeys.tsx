@@ -1,5 +1,5 @@
 /**
- * The usage keys of the whole TUI (issue 22), bound in the `global` scope: `u` spends a usage read
+ * The usage keys of the whole TUI, bound in the `global` scope: `u` spends a usage read
  * now (when one is left: else it says when the next is allowed), `D` deactivates the key the
  * runaway alert names (the confirm dialog, Cancel focused first; after it the key's requests fail:
  * 403 from the service), `X` hides the alert. Returns the dialog while it is open (the shell draws

@@ -1,5 +1,5 @@
 /**
- * Terminal input → key events (the "terminal → key events" boundary of DESIGN.md). Ink 8 splits
+ * Terminal input → key events (the "terminal → key events" boundary of docs/tui.md). Ink 8 splits
  * a chunk from stdin at escape sequences and at backspace / ctrl-c bytes, but hands a run of
  * plain characters over as one `useInput` call (`jjj`, `ab\r`, `x\x15`): {@link keyEventsOf}
  * turns each such call into one event per key, in order, so every key of a chunk counts.

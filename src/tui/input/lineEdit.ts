@@ -67,7 +67,6 @@ export function insertText(state: LineState, text: string): LineState {
     .replace(/(?:\r\n|\r|\n)+$/u, '')
     .replace(/\r\n|\r|\n/gu, ' ')
     .replace(/\t/gu, ' ')
-    // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u001f\u007f-\u009f]/gu, '');
   if (clean === '') return state;
   const chars = [...state.value];

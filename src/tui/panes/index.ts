@@ -6,7 +6,7 @@ import { KeysPane } from './keys/KeysPane.js';
 import { ManagementKeysPane } from './managementKeys/ManagementKeysPane.js';
 import { PANE_TABS, type PaneDef } from './registry.js';
 
-export type { PaneDef, PaneId, PaneProps, PaneTab } from './registry.js';
+export type { PaneDef, PaneId } from './registry.js';
 
 /**
  * `1` Keys, `2` Management keys, `3` Billing, `0` Accounts. Memoised: every pane stays mounted, and the shell

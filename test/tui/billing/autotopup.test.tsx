@@ -1,5 +1,5 @@
 /**
- * `keydeck --auto-topup` in the TUI (issue 47), against the sandbox: with a policy, a balance
+ * `keydeck --auto-topup` in the TUI, against the sandbox: with a policy, a balance
  * read below the threshold is charged once; the Billing pane's line says the policy and what it
  * did, a notification tells it, the balance is read again at once, and the charge is a row of the
  * recent top-ups. Three declines: the line says PAUSED. Without the flag, nothing is charged.

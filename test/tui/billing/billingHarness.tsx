@@ -68,9 +68,9 @@ export function openBilling(
     /** Changes the client the app gets (e.g. to answer one endpoint differently). */
     wrapClient?: (client: AccountClient) => AccountClient;
     openHistory?: AppServices['openHistory'];
-    /** Where the chain is read (issue 25); absent: never. */
+    /** Where the chain is read; absent: never. */
     chainSettings?: AppServices['chainSettings'];
-    /** `--auto-topup` (issue 47): the policy and card method names; absent: the app never charges by itself. */
+    /** `--auto-topup`: the policy and card method names; absent: the app never charges by itself. */
     autoTopUp?: AppServices['autoTopUp'];
     /** keydeck's data dir (auto top-up's account lock); absent: none. */
     dataDir?: string;
@@ -139,11 +139,6 @@ export async function spend(sandbox: TestSandbox, token: string, usd: number): P
     creditKeys.set(token, sk);
   }
   await sandboxPost(sandbox, '/v1/chat/completions', { messages: [{ role: 'user', content: 'hi' }], sandbox_cost_usd: usd }, sk);
-}
-
-/** Types `text` into the focused field and waits for Ink to process it. */
-export async function typeText(tui: TuiHandle, text: string): Promise<void> {
-  await tui.type(text);
 }
 
 /** Walks the USDC top-up of `amount` (type, choose USDC) up to the deposit step. */

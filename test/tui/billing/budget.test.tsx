@@ -1,5 +1,5 @@
 /**
- * The §3 budget example seen on screen, for a fresh user: top-up 50 (USDC walk-through with a
+ * The service's states and transitions budget example seen on screen, for a fresh user: top-up 50 (USDC walk-through with a
  * simulated transfer), spend 20 through the sandbox's inference endpoint, top-up 25 → remaining
  * 55 (total top-ups 75, spent 20), in the pane and in the header.
  */
@@ -16,7 +16,7 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-describe('the §3 budget example on screen', () => {
+describe('the service’s states and transitions budget example on screen', () => {
   it('top-up 50, spend 20, top-up 25 → remaining $55.00', async () => {
     const token = await sandbox.newUser();
     const { journal, cleanup } = tempJournal();

@@ -69,7 +69,7 @@ describe('card top-ups', () => {
     }
   });
 
-  it('checkout against the sandbox: s pays the session (no browser, no card) and it is credited as a paid page is (issue 44)', async () => {
+  it('checkout against the sandbox: s pays the session (no browser, no card) and it is credited as a paid page is', async () => {
     const { journal, cleanup } = tempJournal();
     const screen = openBilling(sandbox, await sandbox.newUser(), { deps: recordingDeps(journal) });
     const { tui } = screen;

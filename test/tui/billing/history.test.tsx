@@ -1,5 +1,5 @@
 /**
- * The Billing pane with a balance history on disk (issue 16): a restarted keydeck shows the
+ * The Billing pane with a balance history on disk: a restarted keydeck shows the
  * burn rates and the run-out projection in its first frames, from the history, and keeps every
  * new reading; a history that cannot be opened is said once and the pane works from memory.
  */
@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BalanceHistoryStore, HistoryStoreError, originOf } from '../../../src/billing/historyStore.js';
+import { BalanceHistoryStore, originOf } from '../../../src/billing/historyStore.js';
 import type { BalanceSample } from '../../../src/billing/history.js';
 import { startTestSandbox, type TestSandbox } from '../harness.js';
 import { openBilling, recordingDeps, tempJournal } from './billingHarness.js';

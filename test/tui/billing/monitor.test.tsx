@@ -40,7 +40,6 @@ class StreamStdout extends FakeStdout {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-// eslint-disable-next-line no-control-regex
 const plain = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 
 /** The watcher's reading once `test` holds of it (the next one it takes after `watcher.refresh()`, say). */

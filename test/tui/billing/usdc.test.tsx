@@ -211,7 +211,7 @@ describe('USDC walk-through', () => {
     }
   });
 
-  it('never invites paying twice: a top-up a transfer was named for reopens as "verify it", with no "Send exactly" (issue 42, I4)', async () => {
+  it('never invites paying twice: a top-up a transfer was named for reopens as "verify it", with no "Send exactly"', async () => {
     const { journal, cleanup } = tempJournal();
     const token = await sandbox.newUser();
     const address = toChecksumAddress(await sandbox.usdcInstruction(token, 25));

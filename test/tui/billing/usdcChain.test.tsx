@@ -1,5 +1,5 @@
 /**
- * The USDC step on a real chain (issue 25): against a sandbox on anvil, the deposit address is
+ * The USDC step on a real chain: against a sandbox on anvil, the deposit address is
  * watched and a transfer found there is verified with `f` (no hash typed); a short transfer is
  * said in the chain's words and nothing is sent until `y`; several transfers are listed and `tab`
  * selects the next.
@@ -84,9 +84,9 @@ describe.concurrent('the USDC step on chain', () => {
     onUsdcStep('10', async ({ tui, user, address }) => {
       await sandbox.transfer(address, '7');
       await sandbox.transfer(address, '10');
-      await tui.waitFor(/› found +7\.00 USDC[\s\S]*  found +10\.00 USDC/, 15_000);
+      await tui.waitFor(/› found +7\.00 USDC[\s\S]* {2}found +10\.00 USDC/, 15_000);
       await tui.press('\t');
-      await tui.waitFor(/  found +7\.00 USDC[\s\S]*› found +10\.00 USDC/);
+      await tui.waitFor(/ {2}found +7\.00 USDC[\s\S]*› found +10\.00 USDC/);
       await tui.press('f');
       await tui.waitFor('✓ Credited $10.00', 15_000);
       expect(await totalTopUp(user)).toBe(10);

@@ -128,7 +128,7 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
   useEffect(() => {
     if (props.resume && ops) void resume(props.resume);
     // Once, when the flow opens.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the flow opens
   }, []);
 
   /** The reveal acknowledged: a shown key's operation ends; a failed one stays recorded. */

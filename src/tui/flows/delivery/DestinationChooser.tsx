@@ -1,5 +1,5 @@
 /**
- * Where a new key goes (issue 26), asked before it is created (or from the one-time reveal):
+ * Where a new key goes, asked before it is created (or from the one-time reveal):
  * `enter` shows it once here as before, `f` writes it into a dotenv file (`PATH[:VAR]`), `x` gives
  * it to a command on its standard input (no shell). The typed destination is parsed as it is
  * typed and checked before anything is created (the file's and directory's trust, the program on

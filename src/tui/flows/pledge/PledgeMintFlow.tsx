@@ -1,6 +1,6 @@
 /**
  * Minting the key of a subscription or pool pledge that has none, from the Keys pane's `n`
- * (issue 23): which one (or a new credit key instead) is chosen first, then the key's name, then
+ *: which one (or a new credit key instead) is chosen first, then the key's name, then
  * the same creation and delivery flow as a credit key (../delivery/CreateKeyFlow.tsx: where it
  * goes, shown once until acknowledged, `POST /api/keys/subscription` sent once). Before the name
  * is asked, src/billing/pledges.ts `mintRefusal` is consulted again on lists read afresh (`refusal`):
@@ -29,7 +29,7 @@ export interface PledgeMintFlowProps {
   readonly onCredit: () => void;
   /** The flow is over; `id` of the key created, if one was. */
   readonly onDone: (id?: string) => void;
-  /** The key that already has `name`, if one does (issue 44): asked about before anything is sent. */
+  /** The key that already has `name`, if one does: asked about before anything is sent. */
   readonly takenBy?: (name: string) => ConsumptionKey | undefined;
   readonly columns: number;
   readonly rows: number;

@@ -92,7 +92,7 @@ export function HandoverDialog(props: HandoverDialogProps) {
   useEffect(() => {
     if (waiting && use !== undefined && isIdle(use, DEFAULT_IDLE_FOR_MS) && !busy) void act('deactivate');
     // act is recreated each render; the reads drive this.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- act is recreated each render; the reads (waiting, use) drive this
   }, [waiting, use]);
 
   useKeymap(

@@ -77,7 +77,7 @@ export function PendingRotations(props: PendingRotationsProps) {
       flash(String((err as Error).message), 'error');
       props.onDone();
     });
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- read once per context; flash and onDone as they are then
   }, [ctx]);
   const current = pending?.[0];
   useKeymap(

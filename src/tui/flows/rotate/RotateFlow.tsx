@@ -116,7 +116,7 @@ export function RotateFlow(props: RotateFlowProps) {
     // Finishing an interrupted rotation: the machine reads the world first.
     if ('rotation' in props.start) void driveFrom('finishing the rotation', { op: props.start.rotation }, 'finish', {});
     // Once, when the flow opens to finish a rotation.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the flow opens to finish a rotation
   }, []);
 
   const old = 'key' in props.start ? props.start.key : undefined;

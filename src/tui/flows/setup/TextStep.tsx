@@ -17,7 +17,7 @@ export interface TextStepProps {
   /** Shows `*` instead of the characters (tokens). */
   readonly masked?: boolean;
   readonly placeholder?: string;
-  /** A default (issue 19): the placeholder while the field is empty, and the value enter submits then. */
+  /** A default: the placeholder while the field is empty, and the value enter submits then. */
   readonly defaultValue?: string;
   /** An error from the last attempt (e.g. the service rejected the token). */
   readonly error?: string | undefined;

@@ -1,12 +1,12 @@
 /**
- * Step 3, card checkout (§2.4): the hosted page's `sessionUrl` (shown, opened with `o` and
+ * Step 3, card checkout: the hosted page's `sessionUrl` (shown, opened with `o` and
  * copied with `c` only when the link rule of src/api/baseUrl.ts accepts it); then the wait: the
  * top-up is credited only when the service's billing status names this session paid. A rise of
  * the total of top-ups that nothing names is shown as what it is. esc leaves the walk-through
  * while the wait goes on (enter on the Billing pane resumes it); `x` closes a top-up that will not
  * be paid.
  *
- * The link comes out whole (issue 19): it is drawn below the dialog's box, on a line of its own
+ * The link comes out whole: it is drawn below the dialog's box, on a line of its own
  * with no border or padding (a mouse selection takes nothing else), as an OSC 8 hyperlink where
  * the terminal supports one; when `o` finds no browser the link is shown alone.
  */
@@ -37,7 +37,7 @@ export interface CardStepProps {
   readonly onCopy: () => void;
   readonly onAbandon: () => void;
   readonly onLeave: () => void;
-  /** A sandbox: `s` pays the session as its checkout page would (issue 44). */
+  /** A sandbox: `s` pays the session as its checkout page would. */
   readonly onPayInSandbox?: (() => void) | undefined;
   readonly columns: number;
   readonly rows: number;

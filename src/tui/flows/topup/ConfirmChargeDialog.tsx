@@ -1,5 +1,5 @@
 /**
- * The confirmation before a card-on-file charge (issue 19, §4 `method: card_direct`): the card is
+ * The confirmation before a card-on-file charge (the service's endpoints `method: card_direct`): the card is
  * charged the moment the request is sent, so the method step never sends it on one key. Cancel
  * is focused first; esc cancels (back to the method step).
  */

@@ -1,4 +1,4 @@
-/** The walk-through's last step: what was credited and the new balance (§2.6); enter closes. */
+/** The walk-through's last step: what was credited and the new balance; enter closes. */
 import { Text } from 'ink';
 import type { JournalEntry } from '../../../billing/journal.js';
 import { methodLabel } from '../../../billing/journal.js';
@@ -28,7 +28,7 @@ export function DoneStep({ entry, data, remaining, onClose, columns, rows }: Don
     <Dialog title={`Top up · credited · ${methodLabel(entry.method)}`} columns={columns} rows={rows}>
       <Text color={theme.ok}>{`✓ Credited ${formatUsd(entry.credited ?? entry.amount)}`}</Text>
       {balance !== undefined ? <Text bold>{`New balance ${formatUsd(balance)}`}</Text> : null}
-      {/* The hash whole, on a line of its own (never cut: issue 44); wrapped only below 66 columns. */}
+      {/* The hash whole, on a line of its own (never cut); wrapped only below 66 columns. */}
       {entry.txHash ? <Text color={theme.muted}>transaction</Text> : null}
       {entry.txHash ? <Text color={theme.muted} wrap="wrap">{entry.txHash}</Text> : null}
       {entry.evidence ? <Text color={theme.muted} wrap="wrap">{`How keydeck knows: ${entry.evidence}.`}</Text> : null}

@@ -1,8 +1,8 @@
 /**
- * Step 2 of the top-up walk-through: the method (§4 `method`): USDC on Base, card checkout, or
+ * Step 2 of the top-up walk-through: the method (the service's endpoints `method`): USDC on Base, card checkout, or
  * card direct. The arrows, j/k or a method's letter (u, c, d) select; only enter goes on (a card
  * direct charge is confirmed first by the dialog); esc goes back to the amount. No digits: they
- * switch panes elsewhere, so a habit of "3" must never pick a money action (issue 19).
+ * switch panes elsewhere, so a habit of "3" must never pick a money action.
  */
 import { Box, Text } from 'ink';
 import type { TopUpMethod } from '../../../api/schemas.js';

@@ -1,5 +1,5 @@
 /**
- * Between the amount and the method (issue 19): an amount above the profile's ceiling
+ * Between the amount and the method: an amount above the profile's ceiling
  * (`confirmAboveUsd`, default $500) must be typed again, so a slip of the finger (an extra zero)
  * never reaches a payment. enter continues once the two match; esc goes back to the amount.
  */

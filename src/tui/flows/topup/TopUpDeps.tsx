@@ -6,7 +6,7 @@
  */
 import { createContext, useContext, type ReactNode } from 'react';
 import { simulateUsdcTransfer } from '../../../api/sandbox-sim.js';
-import { TopUpJournal } from '../../../billing/journal.js';
+import { journalPath, TopUpJournal } from '../../../billing/journal.js';
 
 /** See the module comment. */
 export interface TopUpDeps {
@@ -16,7 +16,7 @@ export interface TopUpDeps {
   readonly openUrl: (url: string) => Promise<void>;
   /** Sends a simulated USDC transfer through the sandbox at `baseUrl`; returns its hash. */
   readonly simulateTransfer: (baseUrl: string, transfer: { to: string; amount: string }) => Promise<{ txHash: string }>;
-  /** Pays a card checkout session on the sandbox at `baseUrl` (issue 44); undefined: the real request (src/api/sandbox-sim.ts). */
+  /** Pays a card checkout session on the sandbox at `baseUrl`; undefined: the real request (src/api/sandbox-sim.ts). */
   readonly payCheckout?: (baseUrl: string, sessionId: string) => Promise<void>;
   /** Rings the terminal bell; undefined: BEL written to Ink's stdout. */
   readonly bell?: () => void;
@@ -25,7 +25,7 @@ export interface TopUpDeps {
 /**
  * Why no browser can be opened on this machine, or undefined when one may be: on Linux (not WSL)
  * with no graphical session (`DISPLAY`, `WAYLAND_DISPLAY`) and no `BROWSER` set (a server over
- * ssh, a container), xdg-open has nothing to open the page with and fails silently (issue 19).
+ * ssh, a container), xdg-open has nothing to open the page with and fails silently.
  */
 export function noBrowserReason(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string | undefined {
   if (platform !== 'linux' || env.BROWSER || env.WSL_DISTRO_NAME) return undefined;
@@ -35,10 +35,15 @@ export function noBrowserReason(env: NodeJS.ProcessEnv = process.env, platform: 
 
 let defaults: TopUpDeps | undefined;
 
-/** The real dependencies, created once per process. */
+/**
+ * The real dependencies, made again when the journal's file (from the data dir of this run's
+ * environment) is not the one they were made for: the command line runs several times in one
+ * process in the suites, each run with its own environment.
+ */
 export function defaultTopUpDeps(): TopUpDeps {
-  defaults ??= {
-    journal: new TopUpJournal(),
+  const path = journalPath(process.env);
+  if (defaults?.journal.path !== path) defaults = {
+    journal: new TopUpJournal({ path }),
     openUrl: async (url) => {
       const why = noBrowserReason();
       if (why !== undefined) throw new Error(why);

@@ -41,7 +41,7 @@ export function TopUpDialog({ flow, remaining, totalTopUp, columns, rows }: TopU
   const area = { columns, rows };
   // `x` in any step asks first; the confirmation replaces the step until answered.
   const [closing, setClosing] = useState<string | undefined>(undefined);
-  // Money is confirmed (issue 19): an amount above the ceiling is typed again; a card-on-file
+  // Money is confirmed: an amount above the ceiling is typed again; a card-on-file
   // charge asks "Charge $X to the card on file?" with Cancel focused.
   const [retyping, setRetyping] = useState<number | undefined>(undefined);
   const [charging, setCharging] = useState<number | undefined>(undefined);

@@ -1,9 +1,9 @@
 /**
- * Step 3, USDC on Base (§2.5, §4 verify-topup): the deposit address (full, EIP-55), the chain,
+ * Step 3, USDC on Base (the service's endpoints verify-topup): the deposit address (full, EIP-55), the chain,
  * the exact amount, a warning to send USDC on Base only, and a QR code of the EIP-681 payment
  * request; `c` copies the address, `a` the amount. Then the transaction hash is pasted (checked
  * as `0x` + 64 hex while typed) and verified with the same amount; each refusal is explained.
- * With a sandbox, `s` simulates the transfer. Where the chain is read (issue 25) the deposit
+ * With a sandbox, `s` simulates the transfer. Where the chain is read the deposit
  * address is watched: transfers found there are listed and `f` verifies the selected one (`tab`
  * selects the next); a mismatch the chain shows before a verify is asked about (`y` sends anyway).
  */
@@ -34,7 +34,7 @@ export interface UsdcStepProps {
   readonly onMode: (mode: UsdcMode) => void;
   readonly onCopy: (text: string, what: string) => void;
   readonly onVerify: (hash: string) => void;
-  /** What the chain shows at the deposit address (issue 25); absent: not read. */
+  /** What the chain shows at the deposit address; absent: not read. */
   readonly chain?: ChainWatchView;
   /** After a mismatch the chain showed: send the verify of the hash all the same. */
   readonly onSendAnyway?: () => void;
@@ -66,13 +66,14 @@ export function UsdcStep(props: UsdcStepProps) {
   const { entry, mode, columns, rows } = props;
   const amountText = entry.instructedAmount ?? String(entry.amount);
   // The checksum (keccak) and the QR symbol are computed once per address and amount, not per render.
-  const payment = useMemo(() => paymentUriOf(entry), [entry.address, entry.instructedAmount, entry.amount]); // eslint-disable-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- once per address and amount: the entry is a new object at each read of the record
+  const payment = useMemo(() => paymentUriOf(entry), [entry.address, entry.instructedAmount, entry.amount]);
   const qrRows = useMemo(() => ('uri' in payment ? qrCodeLines(payment.uri) : undefined), [payment]);
   const qr = qrRows && { columns: qrRows[0]?.length ?? 0, rows: qrRows.length };
   const idle = props.busy === undefined;
   const main = mode === 'main' && idle;
   const credited = entry.state === 'credited';
-  // Nothing invites paying twice once a transfer was named for it (issue 42, I4).
+  // Nothing invites paying twice once a transfer was named for it (I4).
   const phase = topUpPhase(entry);
   const found = props.chain?.transfers ?? [];
   // The selection is a transfer, not a place in the list: when the watch adds or drops one, the
@@ -108,7 +109,7 @@ export function UsdcStep(props: UsdcStepProps) {
   );
 
   if (mode === 'qr') {
-    // The words under the code, whole (issue 44): the long form where its lines fit under the code,
+    // The words under the code, whole: the long form where its lines fit under the code,
     // else the short one; the notice of a code that does not fit wraps.
     const long = `Scan with a wallet: ${visible(amountText)} USDC (token ${USDC_BASE_CONTRACT}) on Base to ${entry.address ?? '?'} · v or esc back`;
     const short = `Scan with a wallet: ${visible(amountText)} USDC on Base to ${entry.address ?? '?'} · v or esc back`;
@@ -152,7 +153,7 @@ export function UsdcStep(props: UsdcStepProps) {
       </Text>
       <Text wrap="truncate">{`Network       Base (chain id ${BASE_CHAIN_ID}) · token USDC ${shortAddress(USDC_BASE_CONTRACT)}`}</Text>
       <Text color={theme.warning} wrap="wrap">{`${symbols.warning} Send USDC on the Base network only: another token or network cannot be credited.`}</Text>
-      {/* The hash whole where it fits, else its two ends around a "…" (never cut at the end: issue 44). */}
+      {/* The hash whole where it fits, else its two ends around a "…" (never cut at the end). */}
       <Text wrap="truncate">{`Transaction   ${entry.txHash === undefined ? 'not given yet' : 14 + entry.txHash.length <= textWidth ? entry.txHash : `${entry.txHash.slice(0, 14)}…${entry.txHash.slice(-12)}`}`}</Text>
       {'problem' in payment ? <Text color={theme.danger} wrap="wrap">{`✕ ${payment.problem}`}</Text> : null}
       {props.chain?.status !== undefined && !credited ? <Text color={theme.muted} wrap="truncate">{`On chain      ${visible(props.chain.status)}`}</Text> : null}

@@ -1,5 +1,5 @@
 /**
- * The USDC step's checks before verify (issue 25, item 2): keydeck's record first (a verify it
+ * The USDC step's checks before verify: keydeck's record first (a verify it
  * would not send is not checked), then the chain settings of the shell, then
  * src/billing/chainChecks.ts (loaded only here). Never throws: settings that cannot be used are an
  * `unavailable` sentence, and the service's verdict decides.

@@ -1,6 +1,6 @@
 /**
- * The state of the top-up walk-through (issue 6), pure: which step is on screen, and how a
- * record is reopened. When a top-up counts as credited is decided in src/billing/ (issue 13).
+ * The state of the top-up walk-through, pure: which step is on screen, and how a
+ * record is reopened. When a top-up counts as credited is decided in src/billing/.
  */
 import type { TopUpMethod } from '../../../api/schemas.js';
 import type { TopUpResult } from '../../../api/client.js';

@@ -1,5 +1,5 @@
 /**
- * The deposit address watched while the USDC step is on screen (issue 25, item 3): USDC transfers
+ * The deposit address watched while the USDC step is on screen: USDC transfers
  * to it, read with `eth_getLogs` at most once per 4 s (src/billing/chainWatch.ts), listed with
  * their amount, sender, hash and confirmations so one can be verified without a pasted hash. A
  * transfer already credited on keydeck's record is never offered. The chain reader is loaded only

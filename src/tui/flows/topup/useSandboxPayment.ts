@@ -1,7 +1,7 @@
 /**
  * The walk-through's sandbox shortcuts (`s`): with a sandbox behind the session, the USDC step
  * sends a simulated transfer to the deposit address (its hash filled in, ready to verify), and the
- * card checkout step pays the session as the sandbox's checkout page would (issue 44: no browser,
+ * card checkout step pays the session as the sandbox's checkout page would (no browser,
  * no card). Either is sent once per key press, never retried; nothing is credited here: the USDC
  * transfer is verified as any other, and the checkout is credited once the billing status names it
  * paid, as a real payment is.

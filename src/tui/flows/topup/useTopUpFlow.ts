@@ -1,5 +1,5 @@
 /**
- * The behaviour of the top-up walk-through (issues 6, 13): amount → method → the method's step,
+ * The behaviour of the top-up walk-through: amount → method → the method's step,
  * every top-up on the shared record (src/billing/journal.ts, through src/billing/topups.ts, the
  * same procedures as the commands), USDC transfers verified once per user request (never retried
  * by itself), card top-ups credited only when the service's billing status names them paid (read
@@ -43,7 +43,7 @@ export interface TopUpFlow {
   readonly entries: readonly JournalEntry[];
   /** The record cannot be trusted: its one line; no top-up is started and nothing is charged or verified (./useTopUpRecord.ts). */
   readonly damaged?: string;
-  /** Shows a record another part of this process wrote (auto top-up's charge, issue 47). */
+  /** Shows a record another part of this process wrote (auto top-up's charge). */
   readonly remember: (entry: JournalEntry) => void;
   /** The entry of the current step. */
   readonly entry?: JournalEntry;
@@ -62,7 +62,7 @@ export interface TopUpFlow {
   readonly setUsdcMode: (mode: UsdcMode) => void;
   /** Verifies the transaction `hashText` (after the chain checks, unless `skipChecks`: the user said send anyway). */
   readonly verify: (hashText: string, options?: { readonly skipChecks?: boolean }) => void;
-  /** What the chain shows at the deposit address (issue 25). */
+  /** What the chain shows at the deposit address. */
   readonly chain: ChainWatchView;
   readonly setAmountSent: (amount: number) => void;
   readonly simulate: () => void;
@@ -208,7 +208,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
           created = outcome.entry ?? unsavedEntry(amount, method, scope, r);
           flash(`${describeFailure(outcome.recordError)} The top-up is kept in memory only: note its details.`, 'warning');
         } else created = outcome.entry;
-        // What the user must read: the instruction's amount when it is not the one requested (req. 4 of issue 18).
+        // What the user must read: the instruction's amount when it is not the one requested .
         const message: FlowMessage | undefined =
           problems.length > 0
             ? { tone: r.method === 'card_direct' ? 'warning' : 'error', lines: [...problems, ...notes] }
@@ -249,7 +249,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
       setUsdc({ mode: 'main', hashDraft: txHash, message: undefined });
       void (async () => {
        try {
-        // The chain's word first (issue 25): a mismatch is asked about; it never credits by itself.
+        // The chain's word first: a mismatch is asked about; it never credits by itself.
         const settingsOf = services.chainSettings;
         let chainLine: string | undefined;
         // Sent anyway: what the chain showed of this hash is kept on the record all the same.
@@ -291,7 +291,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
        }
       })();
     },
-    [client, scope, ports, remember, refreshBalance, flash, setUsdc, markRejected, services.chainSettings, baseUrl, noteDamage],
+    [client, scope, ports, entriesRef, remember, refreshBalance, flash, setUsdc, markRejected, services.chainSettings, baseUrl, noteDamage],
   );
 
   // `s` with a sandbox: a simulated USDC transfer, or the checkout paid (./useSandboxPayment.ts).
@@ -319,7 +319,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
     if (!target) return;
     setView(viewForEntry(target));
     setOpen(true);
-  }, []);
+  }, [entriesRef]);
 
   return {
     ...(view !== undefined && { view }),

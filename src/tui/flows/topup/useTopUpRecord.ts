@@ -1,6 +1,6 @@
 /**
- * The top-up walk-through's view of the shared top-up record (src/billing/journal.ts, issues 6
- * and 13): the records of this service and profile, newest first, loaded at mount (the newest
+ * The top-up walk-through's view of the shared top-up record (src/billing/journal.ts): the
+ * records of this service and profile, newest first, loaded at mount (the newest
  * unfinished one handed to `onReopen`, after a restart); changes written through (kept in memory
  * and said when the disk refuses); card top-ups credited only when the billing status names them
  * paid (read when `totalTopUp` changes; each one handed to `onCardCredited`); the list read again

@@ -1,10 +1,10 @@
 /**
- * The Billing pane's line chart of the balance (issue 16): a title naming the window and the
+ * The Billing pane's line chart of the balance: a title naming the window and the
  * key that cycles it (`w`: 1h 6h 24h 7d 30d), then the chart of src/billing/chart.ts (USD axis,
  * time ticks, top-ups marked ▲) sized to the pane; where a chart does not fit (fewer than
  * {@link MIN_CHART_ROWS} lines: 80×24 with the top spenders shown), a sparkline of the same
  * window with its range and its top-ups (`▲ 2 top-ups +$55.00`, as the chart's legend) instead
- * (issue 44), so the pane never leaves the space blank and says what the chart would. Redrawn
+ *, so the pane never leaves the space blank and says what the chart would. Redrawn
  * only when the history, the window, the size or the minute changes.
  */
 import { Box, Text } from 'ink';
@@ -42,7 +42,8 @@ export function BalanceChart({ history, window, now, columns, rows }: BalanceCha
       // Without a top-up in the window there is no row of marks: the plot takes that row too.
       return drawn.topUps.length > 0 || drawn.lines.length === 0 ? drawn : balanceChart(samples, { window, now, width: columns, height: rows - CHART_EXTRA_ROWS + 1 });
     },
-    [history, history.version, window, minute, columns, rows], // eslint-disable-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- history is a mutable store: its version says when it changed; the clock is read once a minute (minute)
+    [history, history.version, window, minute, columns, rows],
   );
   const spark = useMemo(
     () => {
@@ -64,7 +65,8 @@ export function BalanceChart({ history, window, now, columns, rows }: BalanceCha
         legend: topUps.length === 0 ? '' : `▲ ${topUps.length > 1 ? `${topUps.length} top-ups` : 'top-up'} +${axisLabel(total)}`,
       };
     },
-    [history, history.version, window, minute, columns, rows], // eslint-disable-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- history is a mutable store: its version says when it changed; the clock is read once a minute (minute)
+    [history, history.version, window, minute, columns, rows],
   );
   const choices = CHART_WINDOWS.map((w) => (w === window ? `[${w}]` : w)).join(' ');
   if (spark) {

@@ -1,5 +1,5 @@
 /**
- * The §2.3 balance record on the Billing pane: `remaining` large (and as text), with the
+ * The credit balance record balance record on the Billing pane: `remaining` large (and as text), with the
  * low-balance word when below the threshold (never colour alone), `totalTopUp`, spent so far
  * (`totalTopUp − remaining`), the active credit keys, and how old the figure is.
  */

@@ -1,11 +1,11 @@
 /**
- * The Billing pane (`3`, issue 6): the §2.3 balance record with the remaining balance large,
+ * The Billing pane (`3`): the credit balance record balance record with the remaining balance large,
  * the low-balance alert (a word and the bell, once per crossing), the trend (sparkline, burn
  * rate over 15 min and 1 h, projected run-out), the top spenders with their share of the
- * account's spend (issue 22), the recent top-ups of the local journal, the
+ * account's spend, the recent top-ups of the local journal, the
  * `GET /api/billing/status` tree (`s`; `c` there cancels a renewal, as `keydeck billing cancel`:
  * ../../flows/CancelRenewalFlow.tsx), the top-up walk-through (`t`), and the pools view (`p`,
- * issue 23: ./PoolsView.tsx; `c` there cancels the renewal of a pledge in the selected pool).
+ * ./PoolsView.tsx; `c` there cancels the renewal of a pledge in the selected pool).
  *
  * The pane stays mounted while hidden (the shell's contract), so the history, the bell, card
  * payment watching and a walk-through in progress carry on while another pane is shown.
@@ -87,7 +87,8 @@ export function BillingPane({ size, active }: PaneProps) {
   // The key rejected (401): said once per rejection through the notification channels.
   useEffect(() => {
     if (session.rejected) services.notify?.({ kind: 'key_rejected' });
-  }, [session.rejected]); // eslint-disable-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- said once per rejection
+  }, [session.rejected]);
   const [showStatus, setShowStatus] = useState(false);
   const [showPools, setShowPools] = useState(false);
   // `c` (status view or pools view): the renewal cancel, in place of the pane; `pool`: that pool's pledges only.
@@ -109,10 +110,12 @@ export function BillingPane({ size, active }: PaneProps) {
   const unfinishedAt = unfinished ? entries.indexOf(unfinished) : -1;
   useEffect(() => {
     if (unfinishedAt >= 0) setSelected(unfinishedAt);
-  }, [unfinished?.id]); // eslint-disable-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- selected when an unfinished top-up appears (its id), not each time the list moves
+  }, [unfinished?.id]);
   const compact = size.mode === 'compact';
   const data = poll.data;
-  const trend = useMemo(() => trendOf(history, data?.remaining, now), [history, historyVersion, data, now]); // eslint-disable-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- history is a mutable store: its version says when it changed
+  const trend = useMemo(() => trendOf(history, data?.remaining, now), [history, historyVersion, data, now]);
 
   const [chartWindow, setChartWindow] = useState<ChartWindow>('24h');
   const paneKeys = active && !flow.open && !showPools && !cancelling;
@@ -172,8 +175,8 @@ export function BillingPane({ size, active }: PaneProps) {
   const bannerRows = (flow.view || unfinished ? 1 : 0) + (autoTopUp ? 1 : 0) + (flow.damaged !== undefined ? 1 : 0);
   const gap = compact ? 0 : 1;
   const spaceBelowTrend = Math.max(0, size.rows - summaryRows - trendRows - bannerRows - gap * 2);
-  // The top spenders (issue 22): a title and the lines it has (up to 5 keys, or the one line saying
-  // why there are none), fewer in small panes; never rows reserved and left blank (issue 44).
+  // The top spenders: a title and the lines it has (up to 5 keys, or the one line saying
+  // why there are none), fewer in small panes; never rows reserved and left blank.
   const spenderLineCount = usage.period ? Math.max(1, Math.min(5, topSpenders(usage.rows, usage.period, 5).length)) : 0;
   const spenderRows = usage.available && !showStatus ? Math.min(1 + spenderLineCount, Math.max(2, Math.floor(spaceBelowTrend / 3))) : 0;
   const belowTrend = Math.max(0, spaceBelowTrend - (spenderRows > 0 ? spenderRows + gap : 0));

@@ -1,5 +1,5 @@
 /**
- * The pools view of the Billing pane (`p`, issue 23), read-only: the service's pools
+ * The pools view of the Billing pane (`p`), read-only: the service's pools
  * (`GET /api/pools`: model, status, seats, lowest monthly price of a seat, annual discount) and,
  * on enter, one pool (`GET /api/pools/:id`): its facts, its blocks (UTC hours, free seats,
  * monthly and yearly price) and its hour slots' availability hour by hour. What keydeck cannot
@@ -38,7 +38,7 @@ export interface PoolsViewProps {
  * trailing columns give way while even that does not fit.
  */
 function fitted(headers: readonly string[], given: readonly number[], width: number, cells: ReadonlyArray<readonly string[]> = []): DataColumn[] {
-  // A column is at least as wide as its widest cell (issue 44: "10 of 10 free" was cut).
+  // A column is at least as wide as its widest cell ("10 of 10 free" was cut).
   const widths = given.map((w, i) => (i === 0 ? w : Math.max(w, ...cells.map((row) => displayWidth(visible(row[i] ?? ''))))));
   let count = headers.length;
   while (count > 2 && tableWidth([8, ...widths.slice(1, count)]) > width) count--;

@@ -25,7 +25,7 @@ function stateColor(entry: JournalEntry): ThemeColor {
 /**
  * One row's text (without the selection mark) in `width` cells: the amount credited once known,
  * else the amount requested, and the top-up's reference (its hash, checkout session or deposit
- * address) whole when it fits, else shortened with a visible `…` (issue 44: never cut silently).
+ * address) whole when it fits, else shortened with a visible `…` (never cut silently).
  */
 export function topUpRowText(entry: JournalEntry, width = 80): string {
   const full = entry.txHash ?? entry.sessionId ?? (entry.address ? `to ${entry.address}` : '');

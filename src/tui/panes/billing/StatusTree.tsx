@@ -1,5 +1,5 @@
 /**
- * `GET /api/billing/status` (§4: body not shown) as a readable key/value tree of whatever it
+ * `GET /api/billing/status` (body not shown) as a readable key/value tree of whatever it
  * returns: objects as `key: value` lines indented by depth, arrays as numbered items, scalars
  * as they are. {@link treeLines} is pure; {@link StatusTree} draws a window of its lines.
  */

@@ -28,7 +28,7 @@ const SPARK_SPAN_MS = 24 * 3_600_000;
 /** See the module comment. */
 export function TrendLines({ history, trend, columns, compact, now }: TrendLinesProps) {
   const runOut = `runs out ${formatRunOut(trend.runOut)}`;
-  // Fitted whole (never a figure cut: issue 44); the compact line has the run-out after it.
+  // Fitted whole (never a figure cut); the compact line has the run-out after it.
   const burn = burnRatesLine(trend, compact ? Math.max(20, columns - displayWidth(runOut) - 3) : columns);
   if (!compact) {
     // Full size: the chart below draws the balance itself.

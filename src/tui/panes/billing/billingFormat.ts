@@ -27,16 +27,6 @@ export function formatRate(rate: BurnRate | undefined): string {
   return `${formatUsd(rate.usdPerHour)}/h`;
 }
 
-/**
- * A burn rate with its window: "$1.20/h" when the samples cover the window, else
- * "$1.20/h (over 4 min)" so a young history is not mistaken for a full window.
- */
-export function formatRateOver(rate: BurnRate | undefined, windowMs: number): string {
-  if (!rate) return '… (collecting)';
-  const partial = rate.spanMs < windowMs * 0.9;
-  return partial ? `${formatRate(rate)} (over ${formatDuration(rate.spanMs)})` : formatRate(rate);
-}
-
 /** "never (flat or rising)", "now (empty)", "… (collecting)", or "in 3 h 20 min (Sat 14:03)" in local time. */
 export function formatRunOut(projection: RunOutProjection): string {
   switch (projection.kind) {
@@ -64,7 +54,7 @@ export function spentSoFar(totalTopUp: number, remaining: number): number {
  * The burn rates of a trend on one line that fits `width` cells: "burn 15 min $1.20/h · 1 h
  * $1.10/h · 24 h $0.90/h · 7 d $0.80/h". The windows the history does not cover yet share one
  * figure (the same readings): said once, as what it is, "50 min so far $0.90/h", not once per window
- * with "(over 2 h)" each (issue 44); "burn … (collecting)" before any. What does not fit is left
+ * with "(over 2 h)" each; "burn … (collecting)" before any. What does not fit is left
  * out from the longest window on, whole: never a figure cut in the middle.
  */
 export function burnRatesLine(trend: BalanceTrend, width = Number.POSITIVE_INFINITY): string {

@@ -1,5 +1,5 @@
 /**
- * The top spenders (issue 22), for the Billing pane and `keydeck monitor`: the keys that spent
+ * The top spenders, for the Billing pane and `keydeck monitor`: the keys that spent
  * most over the share period (24 h when the service gives it), each with its spend, its share of
  * the account's spend and a bar, under a title that says how old the figures are, how many usage
  * reads are left and when the next is allowed (and when the figures are older than the last
@@ -34,7 +34,7 @@ export function spendersTitle(source: SpenderSource, now: number, demand = 'u re
 }
 
 /**
- * When spend read before the balance last moved will be read again (issue 44): `next read in 42
+ * When spend read before the balance last moved will be read again: `next read in 42
  * min · u reads now`, from the budget at `now` (service ms).
  */
 export function nextSpendRead(budget: BudgetState | undefined, now: number): string {

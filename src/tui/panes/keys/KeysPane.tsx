@@ -1,10 +1,10 @@
 /**
- * The Keys pane (§2.1 consumption keys): a table of the visible window of keys (name, type,
+ * The Keys pane (the consumption key's fields consumption keys): a table of the visible window of keys (name, type,
  * plan, status, expiry, created; with usage, spend columns: 24 h and 30 d at 80 columns, more
- * when wider, issue 22), the details, limits and spend of the selected one, and the
+ * when wider), the details, limits and spend of the selected one, and the
  * actions create (`n`, balance checked first), rename (`e`), activate/deactivate (`space`;
  * deactivation confirmed), delete (`d`; the name typed). Each action reports its outcome and
- * the list is read back from the service. Pool subscriptions (issue 23, ./keyPledges.ts): a line
+ * the list is read back from the service. Pool subscriptions (./keyPledges.ts): a line
  * above the table names the subscriptions and pool pledges without a key, `n` then offers to
  * mint one's key first (../flows/pledge/PledgeMintFlow.tsx), and a pool key whose blocks are
  * known says in its row and details where it stands in its reserved hours.
@@ -55,14 +55,14 @@ export type KeysDialog =
   | { kind: 'rename'; key: ConsumptionKey }
   | { kind: 'deactivate'; key: ConsumptionKey }
   | { kind: 'delete'; key: ConsumptionKey }
-  /** The name asked for is another key's (issue 44): create (or rename `renaming`) anyway, or go back. */
+  /** The name asked for is another key's: create (or rename `renaming`) anyway, or go back. */
   | { kind: 'nameTaken'; name: string; taken: ConsumptionKey; renaming?: ConsumptionKey };
 
 /** A default name for a new credit key: `credit-YYYYMMDD-HHMM` (UTC). */
 export function defaultCreditKeyName(now: number, keys: readonly ConsumptionKey[] = []): string {
   const iso = new Date(now).toISOString();
   const base = `credit-${iso.slice(0, 10).replaceAll('-', '')}-${iso.slice(11, 16).replace(':', '')}`;
-  // Never a name another key has (issue 44): a second key in the same minute is numbered.
+  // Never a name another key has: a second key in the same minute is numbered.
   let name = base;
   for (let n = 2; keyNamed(keys, name); n++) name = `${base}-${n}`;
   return name;
@@ -77,7 +77,7 @@ export function zeroBalanceMessage(remaining: number): string[] {
 }
 
 /**
- * Why an expired subscription key is not switched back on (§3: the service refuses it; keydeck
+ * Why an expired subscription key is not switched back on (the service refuses it; keydeck
  * does not send the request).
  */
 export function expiredKeyMessage(key: Pick<ConsumptionKey, 'name' | 'keyType' | 'keyPlan'>): string {
@@ -87,7 +87,7 @@ export function expiredKeyMessage(key: Pick<ConsumptionKey, 'name' | 'keyType' |
 
 /** See the module comment. */
 export function KeysPane({ size, active, goTo }: PaneProps) {
-  // Subscription time is reckoned by the service's clock (its HTTP Date, issue 19): a key's state
+  // Subscription time is reckoned by the service's clock (its HTTP Date): a key's state
   // and its relative times come from the same clock.
   const clock = useServiceClock();
   const now = clock();
@@ -126,7 +126,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
     refreshBalance();
   }, [keys, billingStatus, refreshBalance]);
 
-  // `n`: a subscription or pool pledge without a key is offered first (issue 23).
+  // `n`: a subscription or pool pledge without a key is offered first.
   const startCreate = () => (pledges.keyless.length > 0 ? setDialog({ kind: 'mint' }) : void startCredit());
 
   const startCredit = async () => {

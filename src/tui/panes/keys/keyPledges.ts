@@ -1,5 +1,5 @@
 /**
- * What the Keys pane knows of the account's subscriptions (issue 23), from the billing status the
+ * What the Keys pane knows of the account's subscriptions, from the billing status the
  * account data keeps (contexts/AccountDataContext.tsx `billingStatus`) and the key list: the
  * subscriptions and pool pledges without a key (src/billing/pledges.ts), why one may not get a
  * key now, the reserved blocks of a subscription key and where it stands in them at a time, and

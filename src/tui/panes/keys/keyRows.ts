@@ -1,5 +1,5 @@
 /**
- * Pure helpers of the Keys pane: the sort orders of consumption keys (§2.1), their table
+ * Pure helpers of the Keys pane: the sort orders of consumption keys, their table
  * columns fitted to the terminal width, and the display row of one key.
  */
 import type { ReservedHours } from '../../../api/poolBlocks.js';
@@ -68,7 +68,7 @@ export function sortKeys(keys: readonly ConsumptionKey[], sort: KeySort, now: nu
 
 /**
  * The status cell: a symbol and a word. An active pool key whose reserved blocks are known
- * (`hours`, issue 23) says `● in block` or `○ outside` (its requests get 429 until its next block).
+ * (`hours`) says `● in block` or `○ outside` (its requests get 429 until its next block).
  */
 export function statusCell(status: KeyStatus, hours?: ReservedHours): string {
   if (status === 'active' && hours) return hours.inside ? `${symbols.active} in block` : `${symbols.inactive} outside`;
@@ -87,7 +87,7 @@ const EXPIRES_WIDTH = 11;
 
 /**
  * True when `key` is a subscription within {@link EXPIRY_WARNING_MS} (3 days) of its end at `now`
- * (the service's clock) and not yet ended: its paid time is about to run out (issue 19).
+ * (the service's clock) and not yet ended: its paid time is about to run out.
  */
 export function endsSoon(key: ConsumptionKey, now: number): boolean {
   const left = paidTimeLeftMs(key, now);

@@ -1,5 +1,5 @@
 /**
- * What the Keys pane shows of usage (issue 22), from the usage context: each key's spend row (the
+ * What the Keys pane shows of usage, from the usage context: each key's spend row (the
  * spend columns), the spend to sort by (the share period, 24 h when given), and the selected key's
  * details: figures, share, the bars of its spend read by read, and the line that says how old the
  * figures are, how many reads are left and when the next is allowed.

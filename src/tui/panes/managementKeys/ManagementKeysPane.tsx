@@ -1,5 +1,5 @@
 /**
- * The Management keys pane (§2.2): name, key prefix, status, last used (relative), created; the
+ * The Management keys pane: name, key prefix, status, last used (relative), created; the
  * key keydeck itself uses is marked `◆`. `n` creates one (shown once, copy, and `u` to make it
  * the key keydeck uses, stored the same way as the current one); `d` deletes after the name is
  * typed; deleting the key in use warns first, then clears the stored credential and returns
@@ -74,7 +74,7 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
   };
 
   /** Makes the revealed key the one keydeck uses, stored the way the current one is. */
-  const useForKeydeck = async (d: Extract<ManagementDialog, { kind: 'reveal' }>) => {
+  const adoptForKeydeck = async (d: Extract<ManagementDialog, { kind: 'reveal' }>) => {
     const origin = session.info?.origin;
     if (!session.baseUrl || !origin) return;
     if (origin === 'env') {
@@ -114,7 +114,7 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
     }
     const origin = session.info?.origin;
     if (origin === 'env') {
-      // No setup: KEYDECK_TOKEN would override whatever it stored at the next start (issue 19
+      // No setup: KEYDECK_TOKEN would override whatever it stored at the next start (
       // req. 3). The session is marked rejected, and its banner says to unset the variable.
       markRejected();
       flash(`deleted the management key KEYDECK_TOKEN holds ("${key.name}", ${key.keyPrefix}): unset KEYDECK_TOKEN to use the key stored for this profile, or set it to a valid key`, 'warning', 30_000);
@@ -178,7 +178,7 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
             title={`Management key "${dialog.name}" created`}
             secret={dialog.apiKey}
             message={[dialog.used ? 'keydeck now uses this key.' : 'Press u to make it the key keydeck uses (stored the same way as the current one).']}
-            {...(!dialog.used && { onUse: () => void useForKeydeck(dialog), useLabel: 'use it for keydeck' })}
+            {...(!dialog.used && { onUse: () => void adoptForKeydeck(dialog), useLabel: 'use it for keydeck' })}
             onAck={acknowledge}
           />
         );

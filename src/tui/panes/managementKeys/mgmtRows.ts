@@ -1,5 +1,5 @@
 /**
- * Pure helpers of the Management keys pane (§2.2): sort, columns, display row.
+ * Pure helpers of the Management keys pane: sort, columns, display row.
  */
 import type { ManagementKey } from '../../../api/schemas.js';
 import type { DataColumn, DataRow } from '../../components/DataTable.js';

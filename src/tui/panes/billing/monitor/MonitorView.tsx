@@ -1,12 +1,12 @@
 /**
- * `keydeck monitor`'s few lines (issue 6): the live §2.3 figures without the full screen, for
+ * `keydeck monitor`'s few lines: the live the credit balance record figures without the full screen, for
  * a tmux pane or a corner of the screen: remaining (with the low-balance word), total top-ups,
  * spent, credit keys, the sparkline, the burn rates and the run-out projection, and the
  * connection state. Shows the account watcher the command started (src/watcher: interval ≥ 2 s,
  * jitter, backoff, one request in flight) and rings the bell once per crossing of the threshold.
  * `q` or ctrl-c leaves (through the key-action table's `quit` row), `r` polls now.
  *
- * It fits its pane and never cuts a figure (issue 19): from 80 columns and 8 rows the figures
+ * It fits its pane and never cuts a figure: from 80 columns and 8 rows the figures
  * share lines; below that it reflows to one figure a line, most important first (remaining,
  * runs out, spend, then the rest) and shows as many as the rows hold. A line that would not fit
  * whole is shortened by dropping parts (the title) or left out, never cut with "…".
@@ -82,12 +82,14 @@ export function MonitorView({ settings, watcher, onQuit, columns, rows = MONITOR
   const rejected = poll.error !== undefined && isUnauthorized(poll.error);
   useEffect(() => {
     if (rejected) notify?.({ kind: 'key_rejected' });
-  }, [rejected]); // eslint-disable-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- said once per rejection
+  }, [rejected]);
   useKeymap('global', { quit: onQuit, refresh: () => watcher.refresh(), ...(hasUsage && { 'usage.read': usage.readNow }) });
   useTick(5000);
   const t = now();
   const data = poll.data;
-  const trend = useMemo(() => trendOf(history, data?.remaining, t), [history, historyVersion, data, t]); // eslint-disable-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- history is a mutable store: its version says when it changed
+  const trend = useMemo(() => trendOf(history, data?.remaining, t), [history, historyVersion, data, t]);
   const conn = connectionState(poll, false, t);
   const width = Math.max(10, columns);
   const host = `${settings.profileName}@${hostLabel(settings.baseUrl)}`;

@@ -17,7 +17,7 @@ export interface RunMonitorInput {
   readonly watcher: AccountWatcher;
   /** Notifications (src/terminal/notify.ts). */
   readonly notify?: (event: NotifyEvent) => void;
-  /** `--auto-topup` (issue 47): its line (src/operations/autoTopUpRunner.ts). */
+  /** `--auto-topup`: its line (src/operations/autoTopUpRunner.ts). */
   readonly autoTopUp?: Pick<AutoTopUpFeed, 'view' | 'subscribe'>;
   /** Streams (tests); default the process's. */
   readonly stdout?: NodeJS.WriteStream;
