@@ -9,7 +9,7 @@
  * mint one's key first (../flows/pledge/PledgeMintFlow.tsx), and a pool key whose blocks are
  * known says in its row and details where it stands in its reserved hours.
  */
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
 import { keyNameProblem, type ConsumptionKey } from '../../api/schemas.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
@@ -128,8 +128,15 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   // `n`: a subscription or pool pledge without a key is offered first (issue 23).
   const startCreate = () => (pledges.keyless.length > 0 ? setDialog({ kind: 'mint' }) : void startCredit());
 
+  // `n` pressed while the stored key is still being read (no client yet): said, and acted on once
+  // there is one, never dropped.
+  const [createWaiting, setCreateWaiting] = useState(false);
   const startCredit = async () => {
-    if (!client) return;
+    if (!client) {
+      setCreateWaiting(true);
+      flash('connecting: the new key opens once connected', 'info', 60_000);
+      return;
+    }
     const r = await run('checking the balance', () => client.billing.credits());
     if (!r.ok) return;
     const refused = creditKeyRefusal(r.value);
@@ -139,6 +146,13 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
     }
     setDialog({ kind: 'create', initial: defaultCreditKeyName(clock(), keys.data ?? EMPTY) });
   };
+
+  useEffect(() => {
+    if (!createWaiting || !client) return;
+    setCreateWaiting(false);
+    void startCredit();
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the client arrives
+  }, [createWaiting, client]);
 
   const created = (id?: string) => {
     setDialog(undefined);
