@@ -9,7 +9,7 @@
  * mint one's key first (../flows/pledge/PledgeMintFlow.tsx), and a pool key whose blocks are
  * known says in its row and details where it stands in its reserved hours.
  */
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
 import { keyNameProblem, type ConsumptionKey } from '../../api/schemas.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
@@ -33,6 +33,7 @@ import { PendingRotations, usePendingRotations } from '../flows/rotate/PendingRo
 import { RotateFlow } from '../flows/rotate/RotateFlow.js';
 import { formatUsd } from '../format.js';
 import { useActionRunner } from '../hooks/useActionRunner.js';
+import { useWhenReady } from '../hooks/useWhenReady.js';
 import { guarded, useChangeGuard } from '../hooks/useChangeGuard.js';
 import { useListPane } from '../hooks/useListPane.js';
 import { useReloadWhenShown } from '../hooks/useReloadWhenShown.js';
@@ -125,18 +126,13 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
     refreshBalance();
   }, [keys, billingStatus, refreshBalance]);
 
-  // `n`: a subscription or pool pledge without a key is offered first (issue 23).
-  const startCreate = () => (pledges.keyless.length > 0 ? setDialog({ kind: 'mint' }) : void startCredit());
+  // `n`: a subscription or pool pledge without a key is offered first (issue 23). Pressed while the
+  // stored key is still being read (no client yet), it is said, and acted on once there is one.
+  const askCredit = useWhenReady(client !== undefined, () => void startCredit(), () => flash('connecting: the new key opens once connected', 'info', 60_000));
+  const startCreate = () => (pledges.keyless.length > 0 ? setDialog({ kind: 'mint' }) : askCredit());
 
-  // `n` pressed while the stored key is still being read (no client yet): said, and acted on once
-  // there is one, never dropped.
-  const [createWaiting, setCreateWaiting] = useState(false);
   const startCredit = async () => {
-    if (!client) {
-      setCreateWaiting(true);
-      flash('connecting: the new key opens once connected', 'info', 60_000);
-      return;
-    }
+    if (!client) return;
     const r = await run('checking the balance', () => client.billing.credits());
     if (!r.ok) return;
     const refused = creditKeyRefusal(r.value);
@@ -146,13 +142,6 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
     }
     setDialog({ kind: 'create', initial: defaultCreditKeyName(clock(), keys.data ?? EMPTY) });
   };
-
-  useEffect(() => {
-    if (!createWaiting || !client) return;
-    setCreateWaiting(false);
-    void startCredit();
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the client arrives
-  }, [createWaiting, client]);
 
   const created = (id?: string) => {
     setDialog(undefined);
