@@ -285,7 +285,8 @@ describe('Keys pane', () => {
     await ui.press('n');
     await ui.waitFor('connecting: the new key opens once connected');
     answer();
-    await ui.waitFor('New credit key');
+    const dialog = await ui.waitFor('New credit key');
+    expect(dialog).toMatch(/enter saves "credit-\d{8}-\d{4}"/);
     ui.unmount();
   });
 
