@@ -79,7 +79,10 @@ describe.concurrent('keydeck exporter for months', () => {
     const silent = createNetServer((s) => (cut ? s.destroy() : sockets.push(s)));
     await new Promise<void>((resolve) => silent.listen(port, '127.0.0.1', resolve));
     try {
-      const second = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2'], { KEYDECK_TOKEN_PROD: prod.token });
+      // A long interval and deadline (a call's deadline is at most the interval): the poll ends when
+      // the test cuts it, never on its own before the first scrape, however busy the machine.
+      const held = ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '60'];
+      const second = await startExporter(h, held, { KEYDECK_TOKEN_PROD: prod.token, KEYDECK_TIMEOUT_MS: '60000' });
       const ready = second.url.replace('/metrics', '/readyz');
       // At once, before any poll of this run has ended: the figures of the last reading, marked as restored.
       const restored = await second.scrape();
@@ -120,7 +123,7 @@ describe.concurrent('keydeck exporter for months', () => {
       // Restarted again in the middle of the outage: the outage's start and the first attempt are
       // served from the first scrape, as they were (the alerts written on them fire on time).
       cut = false;
-      const third = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2'], { KEYDECK_TOKEN_PROD: prod.token });
+      const third = await startExporter(h, held, { KEYDECK_TOKEN_PROD: prod.token, KEYDECK_TIMEOUT_MS: '60000' });
       const again = await third.scrape();
       expect(again).toContain(`keydeck_up{profile="prod",origin="${new URL(own.url).origin}",reason="unreachable"} 0`);
       expect(sample(again, 'keydeck_down_since_timestamp_seconds', { profile: 'prod', reason: 'unreachable' })).toBe(since);
