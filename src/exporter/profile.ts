@@ -323,6 +323,8 @@ export class ProfileWatcher {
         this.metrics.reading(event.credits, event.at);
         this.#ctx.log.debug('poll', { ...fields, result: 'ok', duration_ms: event.durationMs });
         if (wasDown !== undefined) this.#ctx.log.info('profile_up', { ...fields, credential: this.#credentialWhere });
+        // Kept now, not only once the poll's other reads end: a stop in between keeps it too.
+        this.#keepState();
         break;
       }
       case 'failure': {
@@ -336,6 +338,7 @@ export class ProfileWatcher {
         if (was !== reason) this.#ctx.log.warn('profile_down', { ...fields, reason, code, msg: error instanceof Error ? error.message : String(error) });
         // Refused: look the credential up again next time (a new login, a new token file).
         if (reason === 'credential_rejected') this.#watcher.reconnect();
+        this.#keepState();
         break;
       }
       case 'keys':

@@ -309,6 +309,7 @@ export class AccountWatcher {
       credits = await client.billing.credits({ signal });
     } catch (error) {
       if (signal.aborted || isAbortError(error)) return;
+      if (this.#replaced(connection)) return;
       const now = this.#now();
       const before = this.#snapshot.poll;
       const failures = before.failures + 1;
@@ -318,7 +319,7 @@ export class AccountWatcher {
       this.#emit({ kind: 'failure', error, failures, failingSince, durationMs: took() });
       return;
     }
-    if (signal.aborted) return;
+    if (signal.aborted || this.#replaced(connection)) return;
     const at = this.#now();
     this.#nextDelayMs = this.#delay(0);
     this.#recorder.record(at, credits.remaining, credits.totalTopUp);
@@ -338,15 +339,28 @@ export class AccountWatcher {
     if (!signal.aborted) await this.#usage.refresh('auto', signal);
   }
 
+  /**
+   * True when `connection` was let go while a read through it was under way (`reconnect()`: a
+   * token file rotated, a login): what that read found is the old credential's, neither a failure
+   * of the profile (the old key may be deleted by now) nor a reading of the credential in use, so
+   * it is dropped and the poll made again at once with the new one.
+   */
+  #replaced(connection: WatchConnection): boolean {
+    if (this.#connection === connection) return false;
+    this.#refreshQueued = this.#running;
+    return true;
+  }
+
   /** The key list, when asked for and due (`keysEveryMs`); a failure is tried again at the next poll. */
-  async #readKeys({ client }: WatchConnection, signal: AbortSignal): Promise<void> {
+  async #readKeys(connection: WatchConnection, signal: AbortSignal): Promise<void> {
+    const { client } = connection;
     const every = this.#o.keysEveryMs;
     if (every === undefined || !client.keys || signal.aborted || this.#now() - this.#lastKeysAt < every) return;
     let keys;
     try {
       keys = await client.keys.list({ signal });
     } catch (error) {
-      if (signal.aborted || isAbortError(error)) return;
+      if (signal.aborted || isAbortError(error) || this.#connection !== connection) return;
       this.#set({ keys: { ...this.#snapshot.keys, error } });
       return this.#emit({ kind: 'keys_failed', error });
     }
@@ -357,7 +371,8 @@ export class AccountWatcher {
   }
 
   /** The billing status, when asked for and due (`statusEveryMs`); a failure is tried again at the next poll. */
-  async #readStatus({ client }: WatchConnection, signal: AbortSignal): Promise<void> {
+  async #readStatus(connection: WatchConnection, signal: AbortSignal): Promise<void> {
+    const { client } = connection;
     const every = this.#o.statusEveryMs;
     const read = client.billing.status?.bind(client.billing);
     if (every === undefined || !read || signal.aborted || this.#now() - this.#lastStatusAt < every) return;
@@ -365,7 +380,7 @@ export class AccountWatcher {
     try {
       status = await read({ signal });
     } catch (error) {
-      if (signal.aborted || isAbortError(error)) return;
+      if (signal.aborted || isAbortError(error) || this.#connection !== connection) return;
       this.#set({ status: { ...this.#snapshot.status, error } });
       return this.#emit({ kind: 'status_failed', error });
     }

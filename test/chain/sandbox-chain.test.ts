@@ -40,4 +40,16 @@ describe('the sandbox with --chain anvil', () => {
     expect((await verify(payer, `0x${'77'.repeat(32)}`, 10)).body.error.code).toBe('not_found');
     expect((await verify(other, tx, 10)).status).toBe(200);
   });
+
+  it('makes transfers asked for at once, each its own transaction, each credited', async () => {
+    // The payer's transactions are numbered by the node: sends at once used to get the same nonce,
+    // and all but one failed with HTTP 500 (the USDC step's concurrent tests, on a busy machine).
+    const user = await sb.newUser();
+    const amounts = [10, 11, 12, 13, 14, 15, 16, 17];
+    const addresses = await Promise.all(amounts.map((amount) => sb.usdcInstruction(user, amount)));
+    const hashes = await Promise.all(amounts.map((amount, i) => sb.transfer(addresses[i]!, String(amount))));
+    expect(new Set(hashes).size).toBe(amounts.length);
+    for (const [i, amount] of amounts.entries()) expect((await verify(user, hashes[i]!, amount)).status).toBe(200);
+    expect((await sb.credits(user)).totalTopUp).toBe(108);
+  });
 });

@@ -51,7 +51,10 @@ afterAll(() => {
 
 /** The user's environment: a clean one (no key stored) on the private bus with the unlocked keyring. */
 function env(): NodeJS.ProcessEnv {
-  return { ...cleanEnv(path.join(dir, 'user')), DBUS_SESSION_BUS_ADDRESS: bus!.address, HOME: dir };
+  // Each keychain call is a child process of keydeck's (src/credentials/keychain.ts), limited to
+  // 3 s by default: on a busy machine its start alone took longer, and setup then said the keychain
+  // did not answer. What a hung keychain does is test/tui/keychain-hung.test.tsx's; here, storing.
+  return { ...cleanEnv(path.join(dir, 'user')), DBUS_SESSION_BUS_ADDRESS: bus!.address, HOME: dir, KEYDECK_KEYCHAIN_TIMEOUT_MS: '30000' };
 }
 
 /**

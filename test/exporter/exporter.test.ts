@@ -172,6 +172,10 @@ registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loade
       expect(sample(text, 'keydeck_burn_rate_usd_per_second', { profile: 'prod', window: '1h' })).toBeCloseTo(1 / 3600, 5);
       const polledAt = Date.now();
       await until(() => series.load(polledAt).some((r) => r.remaining === 25), 'a reading of the exporter on disk');
+      // Both writing at once: the TUI's writes go on beside the exporter's (counted, not timed: a
+      // first poll early in its jitter left too few of them on a busy machine).
+      const exporterWrote = tuiWrites;
+      await until(() => tuiWrites > Math.max(5, exporterWrote), 'the TUI writing beside the exporter');
       expect(tuiWrites).toBeGreaterThan(5);
     } finally {
       clearInterval(writer);

@@ -70,13 +70,19 @@ describe.concurrent('keydeck exporter for months', () => {
     expect(readings.length).toBeGreaterThan(0);
     const last = readings.at(-1)!;
 
-    // The outage: the service's port accepts connections and never answers.
+    // The outage: the service's port accepts connections and never answers, until the test ends
+    // the poll (`cut`: every connection reset, as a service falling over): what is checked before
+    // that is checked while the poll is surely in flight, whatever the machine's load.
     await own.close();
     const sockets: Socket[] = [];
-    const silent = createNetServer((s) => sockets.push(s));
+    let cut = false;
+    const silent = createNetServer((s) => (cut ? s.destroy() : sockets.push(s)));
     await new Promise<void>((resolve) => silent.listen(port, '127.0.0.1', resolve));
     try {
-      const second = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2'], { KEYDECK_TOKEN_PROD: prod.token, KEYDECK_TIMEOUT_MS: '1500' });
+      // A long interval and deadline (a call's deadline is at most the interval): the poll ends when
+      // the test cuts it, never on its own before the first scrape, however busy the machine.
+      const held = ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '60'];
+      const second = await startExporter(h, held, { KEYDECK_TOKEN_PROD: prod.token, KEYDECK_TIMEOUT_MS: '60000' });
       const ready = second.url.replace('/metrics', '/readyz');
       // At once, before any poll of this run has ended: the figures of the last reading, marked as restored.
       const restored = await second.scrape();
@@ -93,7 +99,12 @@ describe.concurrent('keydeck exporter for months', () => {
       expect(await notYet.text()).toBe('not ready: not yet polled: prod\n');
       expect((await fetch(second.url.replace('/metrics', '/healthz'))).status).toBe(200);
       await second.waitForLog(/event=figures_restored profile=prod .*last_poll=\S+ age_seconds=\d+/);
-      // The poll times out: down, and the restored figures stay (the stale and low-balance alerts keep their series).
+      // The poll is under way (held by the silent service) and still not ready; then it fails:
+      // down, and the restored figures stay (the stale and low-balance alerts keep their series).
+      await until(() => sockets.length > 0, 'the poll under way');
+      expect((await fetch(ready)).status).toBe(503);
+      cut = true;
+      for (const s of sockets.splice(0)) s.destroy();
       const down = await until(async () => {
         const t = await second.scrape();
         return sample(t, 'keydeck_up', { profile: 'prod' }) === 0 ? t : undefined;
@@ -111,7 +122,8 @@ describe.concurrent('keydeck exporter for months', () => {
 
       // Restarted again in the middle of the outage: the outage's start and the first attempt are
       // served from the first scrape, as they were (the alerts written on them fire on time).
-      const third = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2'], { KEYDECK_TOKEN_PROD: prod.token, KEYDECK_TIMEOUT_MS: '1500' });
+      cut = false;
+      const third = await startExporter(h, held, { KEYDECK_TOKEN_PROD: prod.token, KEYDECK_TIMEOUT_MS: '60000' });
       const again = await third.scrape();
       expect(again).toContain(`keydeck_up{profile="prod",origin="${new URL(own.url).origin}",reason="unreachable"} 0`);
       expect(sample(again, 'keydeck_down_since_timestamp_seconds', { profile: 'prod', reason: 'unreachable' })).toBe(since);

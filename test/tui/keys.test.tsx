@@ -273,6 +273,23 @@ describe('Keys pane', () => {
     expect(created.id).toBeTruthy();
   });
 
+  it('n pressed while the stored key is still being read is said, and opens the new key once connected: never dropped', async () => {
+    const token = await sb.fundedUser(25);
+    const s = noKeychainStore();
+    let answer: () => void = () => undefined;
+    const read = new Promise<void>((resolve) => (answer = resolve));
+    // The store answers late (a slow keychain): the Keys pane is up, its n offered, no client yet.
+    const store = { ...s.store, get: async () => (await read, { token, source: 'env' as const }) };
+    ui = renderApp(testServices({ store, baseUrl: sb.url }), { columns: 100, rows: 30 });
+    await ui.waitFor('n new');
+    await ui.press('n');
+    await ui.waitFor('connecting: the new key opens once connected');
+    answer();
+    const dialog = await ui.waitFor('New credit key');
+    expect(dialog).toMatch(/enter saves "credit-\d{8}-\d{4}"/);
+    ui.unmount();
+  });
+
   it('refuses to create a credit key at a zero balance, explaining the top-up, without sending the request', async () => {
     const token = await sb.newUser();
     const { ui } = open(token);

@@ -176,6 +176,44 @@ describe('AccountWatcher: the balance poll', () => {
   });
 });
 
+describe('AccountWatcher: a credential replaced during a poll', () => {
+  it('drops what a read with the old credential found (a refusal is no failure) and polls again at once with the new one', async () => {
+    const old = controlledClient();
+    const next = controlledClient();
+    const clients = [old.client, next.client];
+    const events: AccountEvent[] = [];
+    const w = new AccountWatcher({ connect: () => ({ client: clients.shift()! }), intervalMs: 60_000 });
+    w.on((e) => events.push(e));
+    w.start();
+    await tick();
+    expect(old.calls).toHaveLength(1);
+    // A token file rotated (SIGHUP), then the old key deleted while its read was in flight.
+    w.reconnect();
+    old.calls[0]!.reject(new KeydeckApiError('unauthorized', 'The key was refused.', { status: 401 }));
+    await tick();
+    await tick();
+    expect(events.map((e) => e.kind)).not.toContain('failure');
+    expect(w.snapshot.poll.failures).toBe(0);
+    expect(next.calls).toHaveLength(1);
+    next.calls[0]!.resolve(credits(7));
+    await tick();
+    expect(w.snapshot.poll.data?.remaining).toBe(7);
+    // A reading through the old credential, ended after the swap, is not taken either.
+    const third = controlledClient();
+    clients.push(third.client);
+    w.refresh();
+    await tick();
+    expect(next.calls).toHaveLength(2);
+    w.reconnect();
+    next.calls[1]!.resolve(credits(1));
+    await tick();
+    await tick();
+    expect(w.snapshot.poll.data?.remaining).toBe(7);
+    expect(third.calls).toHaveLength(1);
+    await w.stop();
+  });
+});
+
 describe('AccountWatcher: the steps after a reading', () => {
   it('reads the keys and the status only when due, and what a reading tells as events', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });

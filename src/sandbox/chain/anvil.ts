@@ -129,13 +129,20 @@ export async function startSandboxChain(options: SandboxChainOptions = {}): Prom
       const minted = await writeContract(wallet, { address: USDC_BASE_CONTRACT, abi: ERC20_ABI, functionName: 'mint', args: [SANDBOX_PAYER, PAYER_USDC_UNITS], chain: null });
       await waitForTransactionReceipt(wallet, { hash: minted, timeout: 15_000 });
     }
+    /** The last send of {@link SandboxChain.transfer}: the next waits for it. */
+    let sends: Promise<unknown> = Promise.resolve();
     return {
       rpcUrl,
       chainId: actualChainId,
       payer: SANDBOX_PAYER,
       reader,
       async transfer(to, units) {
-        const hash = await writeContract(wallet, { address: USDC_BASE_CONTRACT, abi: ERC20_ABI, functionName: 'transfer', args: [getAddress(to.toLowerCase()), units], chain: null });
+        // One send at a time: the node numbers the payer's transactions itself (eth_sendTransaction
+        // without a nonce), and two sends at once can be given the same nonce, the second refused
+        // ("nonce too low"). The receipts are awaited concurrently.
+        const send = sends.then(() => writeContract(wallet, { address: USDC_BASE_CONTRACT, abi: ERC20_ABI, functionName: 'transfer', args: [getAddress(to.toLowerCase()), units], chain: null }));
+        sends = send.catch(() => undefined);
+        const hash = await send;
         const receipt = await waitForTransactionReceipt(wallet, { hash, timeout: 15_000 });
         if (receipt.status !== 'success') throw new Error('the sandbox USDC transfer reverted');
         return hash;

@@ -32,6 +32,7 @@ import { PledgeMintFlow } from '../../flows/pledge/PledgeMintFlow.js';
 import { PendingRotations, usePendingRotations } from '../../flows/rotate/PendingRotations.js';
 import { RotateFlow } from '../../flows/rotate/RotateFlow.js';
 import { useActionRunner } from '../../hooks/useActionRunner.js';
+import { useWhenReady } from '../../hooks/useWhenReady.js';
 import { guarded, useChangeGuard } from '../../hooks/useChangeGuard.js';
 import { useListPane } from '../../hooks/useListPane.js';
 import { useReloadWhenShown } from '../../hooks/useReloadWhenShown.js';
@@ -126,8 +127,10 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
     refreshBalance();
   }, [keys, billingStatus, refreshBalance]);
 
-  // `n`: a subscription or pool pledge without a key is offered first.
-  const startCreate = () => (pledges.keyless.length > 0 ? setDialog({ kind: 'mint' }) : void startCredit());
+  // `n`: a subscription or pool pledge without a key is offered first. Pressed while the
+  // stored key is still being read (no client yet), it is said, and acted on once there is one.
+  const askCredit = useWhenReady(client !== undefined, () => void startCredit(), () => flash('connecting: the new key opens once connected', 'info', 60_000));
+  const startCreate = () => (pledges.keyless.length > 0 ? setDialog({ kind: 'mint' }) : askCredit());
 
   const startCredit = async () => {
     if (!client) return;
