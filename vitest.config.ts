@@ -48,7 +48,12 @@ export default defineConfig({
     // Where the CLI runs keep their compile cache (test/compile-cache.ts); with `npm run test:cpu`
     // (scripts/suite-cpu.mjs), what each file costs in CPU time.
     // With `npm run test:count` (scripts/count-assertions.mjs), how many tests and assertions each file ran.
-    setupFiles: ['test/compile-cache.ts', 'test/react-production.ts', ...(process.env.KEYDECK_TEST_CPU ? ['test/cpu-probe.ts'] : []), ...(process.env.KEYDECK_TEST_COUNT ? ['test/assertion-count.ts'] : [])],
+    setupFiles: [
+      'test/compile-cache.ts',
+      'test/react-production.ts',
+      ...(process.env.KEYDECK_TEST_CPU ? ['test/cpu-probe.ts'] : []),
+      ...(process.env.KEYDECK_TEST_COUNT ? ['test/assertion-count.ts'] : []),
+    ],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // Four files at once on this 2-core machine: most suites wait (on servers, pseudo-terminals,

@@ -28,9 +28,21 @@ mkdirSync(env.KEYDECK_CONFIG_DIR, { recursive: true, mode: 0o700 });
 chmodSync(env.KEYDECK_CONFIG_DIR, 0o700);
 const configFile = join(env.KEYDECK_CONFIG_DIR, 'config.json');
 const writeConfig = (readOnly) =>
-  writeFileSync(configFile, JSON.stringify({ version: 1, currentProfile: 'alpha', profiles: { alpha: { baseUrl: live.url }, beta: { baseUrl: live.url, readOnly }, gamma: { baseUrl: other.url, protected: true }, nokey: { baseUrl: other.url } } }), { mode: 0o600 });
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      version: 1,
+      currentProfile: 'alpha',
+      profiles: { alpha: { baseUrl: live.url }, beta: { baseUrl: live.url, readOnly }, gamma: { baseUrl: other.url, protected: true }, nokey: { baseUrl: other.url } },
+    }),
+    { mode: 0o600 },
+  );
 writeConfig(false);
-for (const [profile, token] of [['alpha', live.token], ['beta', live.token], ['gamma', other.token]]) {
+for (const [profile, token] of [
+  ['alpha', live.token],
+  ['beta', live.token],
+  ['gamma', other.token],
+]) {
   const login = spawnSync(process.execPath, [CLI, '--profile', profile, '--insecure-storage', 'auth', 'login', '--token-stdin'], { env, input: `${token}\n`, encoding: 'utf8' });
   if (login.status !== 0) throw new Error(`auth login of ${profile} failed: ${login.stderr}`);
 }

@@ -22,7 +22,23 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { atMost, benchEnv, bundle, CLI, cpuMsOf, createManagementKey, median, quantile, QUICK, report, round, ROOT, keydeckRenderOptions, spawnTimed, startSandboxProcess } from './fixtures/harness.mjs';
+import {
+  atMost,
+  benchEnv,
+  bundle,
+  CLI,
+  cpuMsOf,
+  createManagementKey,
+  median,
+  quantile,
+  QUICK,
+  report,
+  round,
+  ROOT,
+  keydeckRenderOptions,
+  spawnTimed,
+  startSandboxProcess,
+} from './fixtures/harness.mjs';
 
 const KEYS = QUICK ? 1_000 : 10_000;
 const MOVES = QUICK ? 50 : 200;
@@ -58,7 +74,7 @@ async function measureMoves(app) {
     // and fills the spend columns a second or two after the table is drawn; bench/startup.mjs
     // measures that as "Keys table filled").
     const quietBy = performance.now() + 30_000;
-    for (let seen = -1; seen !== app.chunks.length && performance.now() < quietBy; ) {
+    for (let seen = -1; seen !== app.chunks.length && performance.now() < quietBy;) {
       seen = app.chunks.length;
       await new Promise((r) => setTimeout(r, QUIET_START_MS));
     }
@@ -111,8 +127,7 @@ await bare.waitForScreen((s) => selectedName(s) !== undefined, 30_000);
 const floor = await measureMoves(bare);
 const { latencies, inWindow, scrolling, cpuPerMove } = keydeck;
 
-const bytesFigure = (name, values) =>
-  values.length === 0 ? { figure: `${name}: none`, value: '—' } : atMost(`${name} (${values.length} moves), p95`, quantile(values, 0.95), 2048, 'B');
+const bytesFigure = (name, values) => (values.length === 0 ? { figure: `${name}: none`, value: '—' } : atMost(`${name} (${values.length} moves), p95`, quantile(values, 0.95), 2048, 'B'));
 const all = [...inWindow, ...scrolling];
 report(
   'keystrokes',

@@ -97,10 +97,14 @@ for (const r of runs) {
   if (r.probe) {
     const mb = (bytes) => round(bytes / 2 ** 20, 1);
     const { spaces, code, usage } = r.probe;
-    const space = (name) => spaces[name] ? `${mb(spaces[name].size)} (${mb(spaces[name].used)})` : '—';
+    const space = (name) => (spaces[name] ? `${mb(spaces[name].size)} (${mb(spaces[name].used)})` : '—');
     figures.push({
       figure: `${r.name}: V8 heap by space at the end, MB (used): new / old / code / trusted / large object / other`,
-      value: `${space('new_space')} / ${space('old_space')} / ${space('code_space')} / ${space('trusted_space')} / ${space('large_object_space')} / ${mb(Object.entries(spaces).filter(([n]) => !['new_space', 'old_space', 'code_space', 'trusted_space', 'large_object_space'].includes(n)).reduce((a, [, s]) => a + s.size, 0))}`,
+      value: `${space('new_space')} / ${space('old_space')} / ${space('code_space')} / ${space('trusted_space')} / ${space('large_object_space')} / ${mb(
+        Object.entries(spaces)
+          .filter(([n]) => !['new_space', 'old_space', 'code_space', 'trusted_space', 'large_object_space'].includes(n))
+          .reduce((a, [, s]) => a + s.size, 0),
+      )}`,
     });
     figures.push({
       figure: `${r.name}: bytecode and metadata / compiled code / script sources / array buffers / external memory (Yoga's wasm memory among it), MB`,

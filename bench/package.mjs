@@ -68,7 +68,11 @@ const installed = measure(join(prefix, 'lib', 'node_modules'));
 
 report('package', `Package: fresh clone, npm start, tarball and global install (machine's node ${machineNode})`, [
   { figure: "fresh clone: npm ci on the machine's node (warm npm cache)", value: round(installMs / 1000, 1), unit: 's' },
-  { figure: `npm start → first frame of the setup (median of ${starts.length}, ${Math.round(Math.min(...starts))}–${Math.round(Math.max(...starts))} ms)`, value: round(median(starts), 0), unit: 'ms' },
+  {
+    figure: `npm start → first frame of the setup (median of ${starts.length}, ${Math.round(Math.min(...starts))}–${Math.round(Math.max(...starts))} ms)`,
+    value: round(median(starts), 0),
+    unit: 'ms',
+  },
   atMost('tarball size (1 MB until the chain reader)', round(statSync(tarball).size / 1e6, 2), 1.15, 'MB'),
   { figure: 'global install of the tarball (keytar from the registry)', value: round(globalMs / 1000, 1), unit: 's' },
   atMost('global install: packages', installed.packages, 10),

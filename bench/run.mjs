@@ -111,7 +111,11 @@ if (writeReadme && !QUICK && failed.length === 0) {
     const ran = new Set(benches.map((f) => basename(f, '.mjs')));
     const lines = found[2].split('\n');
     // Rows of the other benchmarks only (the runtime budget's table is written by a whole run).
-    const all = new Set(readdirSync(here).filter((f) => f.endsWith('.mjs') && f !== self).map((f) => basename(f, '.mjs')));
+    const all = new Set(
+      readdirSync(here)
+        .filter((f) => f.endsWith('.mjs') && f !== self)
+        .map((f) => basename(f, '.mjs')),
+    );
     const kept = lines.filter((line) => /^\| [a-z]/.test(line) && all.has(line.split('|')[1].trim()) && !ran.has(line.split('|')[1].trim()));
     const byBench = (line) => line.split('|')[1].trim();
     const merged = [...kept, ...rows].sort((a, b) => byBench(a).localeCompare(byBench(b)));
@@ -119,7 +123,10 @@ if (writeReadme && !QUICK && failed.length === 0) {
     const stamp = `The ${[...ran].join(', ')} rows are from \`node bench/run.mjs ${filters.join(' ')}\`: ${machineAtStart} (at the start); ${machine().replace(/.*; /, '')} at the end.`;
     text = ['| benchmark | figure | value | target | result |', '|---|---|---|---|---|', ...merged, '', ...before.map((l) => l.trimEnd()).filter(Boolean), stamp].join('\n');
   }
-  writeFileSync(pagePath, page.replace(block, (_, open, _old, close) => `${open}${text}\n${close}`));
+  writeFileSync(
+    pagePath,
+    page.replace(block, (_, open, _old, close) => `${open}${text}\n${close}`),
+  );
   console.log('\nupdated docs/performance.md');
 }
 if (failed.length) {

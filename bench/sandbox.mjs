@@ -94,10 +94,10 @@ if (process.argv[2] === '--serve') {
   const figures = [];
   for (const [i, r] of results.entries()) {
     const failed = r.failures > 0 ? ` (${r.failures} failed)` : '';
-    figures.push(
-      i === 0 ? atLeast(`${r.label}: requests/s${failed}`, r.rps, 5000, 'req/s') : { figure: `${r.label}: requests/s${failed}`, value: r.rps, unit: 'req/s' },
-      { figure: `${r.label}: latency p50 / p99`, value: `${r.p50} / ${r.p99} ms` },
-    );
+    figures.push(i === 0 ? atLeast(`${r.label}: requests/s${failed}`, r.rps, 5000, 'req/s') : { figure: `${r.label}: requests/s${failed}`, value: r.rps, unit: 'req/s' }, {
+      figure: `${r.label}: latency p50 / p99`,
+      value: `${r.p50} / ${r.p99} ms`,
+    });
   }
   figures.push({ figure: 'startSandbox() in memory (median of 9, after a warm-up start)', value: round(startMedianMs), unit: 'ms' });
   report('sandbox', `sandbox: autocannon, ${CONNECTIONS} connections, ${DURATION_S} s per endpoint, the server in a child process`, figures);

@@ -172,14 +172,25 @@ try {
   }
   const polls = end.polls - base.polls;
   const mb = (bytes) => round(bytes / 2 ** 20, 2);
-  const count = (list) => Object.entries(list.reduce((m, r) => ({ ...m, [r]: (m[r] ?? 0) + 1 }), {})).map(([k, v]) => `${k} ${v}`).join(', ');
+  const count = (list) =>
+    Object.entries(list.reduce((m, r) => ({ ...m, [r]: (m[r] ?? 0) + 1 }), {}))
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
   figures.push(
-    { figure: `balance polls at --interval 0.001, the app's clock moved on ${FASTEST_INTERVAL_S} s a poll, after ${WARMUP_POLLS} warm-up polls`, value: polls, unit: `(${round((polls * FASTEST_INTERVAL_S) / 3600, 1)} h) in ${soakSeconds.toFixed(1)} s` },
+    {
+      figure: `balance polls at --interval 0.001, the app's clock moved on ${FASTEST_INTERVAL_S} s a poll, after ${WARMUP_POLLS} warm-up polls`,
+      value: polls,
+      unit: `(${round((polls * FASTEST_INTERVAL_S) / 3600, 1)} h) in ${soakSeconds.toFixed(1)} s`,
+    },
     { figure: `resident memory after GC: first frame → baseline (${WARMUP_POLLS} polls) → end`, value: `${mb(first.rss)} → ${mb(base.rss)} → ${mb(end.rss)} MB` },
     atMost('resident memory after GC: growth', mb(end.rss - base.rss), 2, 'MB'),
     { figure: 'V8 heap used after GC: baseline → end', value: `${mb(base.heapUsed)} → ${mb(end.heapUsed)} MB` },
     { figure: 'active handles at baseline', value: base.handles, unit: `(${count(base.resources)})` },
-    { ...atMost('active handles at the end (target: ≤ baseline)', end.handles, base.handles), target: `≤ ${base.handles} (baseline)`, unit: `(${count(end.resources)}; at most ${maxHandles} during the soak)` },
+    {
+      ...atMost('active handles at the end (target: ≤ baseline)', end.handles, base.handles),
+      target: `≤ ${base.handles} (baseline)`,
+      unit: `(${count(end.resources)}; at most ${maxHandles} during the soak)`,
+    },
   );
 
   // ---- 2. idle CPU at the default interval ----
@@ -207,4 +218,8 @@ try {
   await sandbox.close();
   rmSync(dir, { recursive: true, force: true });
 }
-report('soak', `monitor soak: ${POLLS.toLocaleString('en-US')} polls (${round((POLLS * FASTEST_INTERVAL_S) / 3600, 1)} h of the app's clock) at a tiny interval; CPU over ${IDLE_WINDOWS} × ${IDLE_S} s idle`, figures);
+report(
+  'soak',
+  `monitor soak: ${POLLS.toLocaleString('en-US')} polls (${round((POLLS * FASTEST_INTERVAL_S) / 3600, 1)} h of the app's clock) at a tiny interval; CPU over ${IDLE_WINDOWS} × ${IDLE_S} s idle`,
+  figures,
+);

@@ -31,7 +31,6 @@ const FRAME = (s) => /keydeck\s+(?:LIVE|SANDBOX)/.test(s) && /1 Keys/.test(s) &&
 const DATA = (s) => s.includes('Standard subscr'); // the demo user's subscription key, in the Keys table
 const HELLO = (s) => s.includes('hello from a bare Ink app');
 
-
 /**
  * Starts a private keychain (see the header); resolves with `{ bus, close() }`, or with
  * `{ skipped: reason }` when this machine cannot run one.
@@ -141,10 +140,7 @@ const figures = [
   figure('keydeck: spawn → Keys table filled (KEYDECK_TOKEN)', token.data),
 ];
 if (keychainEnv) {
-  figures.push(
-    figure('keydeck: spawn → first complete frame (key read from the keychain)', keychain.frame),
-    figure('keydeck: spawn → Keys table filled (keychain read included)', keychain.data),
-  );
+  figures.push(figure('keydeck: spawn → first complete frame (key read from the keychain)', keychain.frame), figure('keydeck: spawn → Keys table filled (keychain read included)', keychain.data));
 } else {
   figures.push({ figure: 'keydeck with the key in the keychain', value: `not measured: ${keyring.skipped}` });
 }

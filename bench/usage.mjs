@@ -39,7 +39,16 @@ const KEYS = 10_000;
 const period = (i, f) => ({ spend: Math.round(i * f * 100) / 1e4, requests: i * f, tokens: i * f * 400 });
 const body = JSON.stringify({
   success: true,
-  data: Array.from({ length: KEYS }, (_, i) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, name: `key-${i}`, keyType: 'credit', keyPlan: 'credits', isActive: true, usage: { '24h': period(i, 1), '7d': period(i, 7), '30d': period(i, 30), total: period(i, 90) }, maxBudget: 1000, subscription: null })),
+  data: Array.from({ length: KEYS }, (_, i) => ({
+    id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    name: `key-${i}`,
+    keyType: 'credit',
+    keyPlan: 'credits',
+    isActive: true,
+    usage: { '24h': period(i, 1), '7d': period(i, 7), '30d': period(i, 30), total: period(i, 90) },
+    maxBudget: 1000,
+    subscription: null,
+  })),
 });
 const parses = [];
 for (let i = 0; i < (QUICK ? 5 : 21); i++) {
@@ -63,7 +72,15 @@ let report1k;
 const writeStarted = performance.now();
 for (let r = 0; r < days * 12; r++) {
   const t = start + r * (DAY / 12);
-  report1k = { keys: Array.from({ length: 1000 }, (_, i) => ({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, name: `key-${i}`, periods: { '24h': { spend: (i % 50) / 10 }, total: { spend: r * (i % 50) + i } } })), periods: ['24h', 'total'], raw: null };
+  report1k = {
+    keys: Array.from({ length: 1000 }, (_, i) => ({
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      name: `key-${i}`,
+      periods: { '24h': { spend: (i % 50) / 10 }, total: { spend: r * (i % 50) + i } },
+    })),
+    periods: ['24h', 'total'],
+    raw: null,
+  };
   history.record(report1k, t);
 }
 budget.keep('bench', 'list', now, JSON.parse(body).data.slice(0, 1000));
@@ -114,7 +131,7 @@ const firstFrame = async (withUsage) => {
   const ready = (f) => /\d\/10\d\d ─/.test(f) && (!withUsage || /\$\d+\.\d\d │/.test(f));
   let seen = 0;
   let ms;
-  for (const deadline = performance.now() + 30_000; ms === undefined; ) {
+  for (const deadline = performance.now() + 30_000; ms === undefined;) {
     const frames = ui.frames();
     for (; seen < frames.length; seen++) if (ready(frames[seen])) ms = performance.now() - t0;
     if (ms === undefined) {
@@ -147,7 +164,7 @@ const keyToFrame = async (sortPresses) => {
     const t0 = performance.now();
     ui.stdin.write('j');
     // A press that draws nothing would spin here for ever (it did once, 16 min at a full core): bounded.
-    for (const deadline = performance.now() + 5_000; ui.frames().length === before; ) {
+    for (const deadline = performance.now() + 5_000; ui.frames().length === before;) {
       if (performance.now() > deadline) throw new Error(`j (press ${i + 1}) drew no frame within 5 s`);
       await new Promise((r) => setImmediate(r));
     }

@@ -169,7 +169,10 @@ export const lazyPromClientExtrasPlugin = {
   setup(build) {
     build.onLoad({ filter: /[\\/]node_modules[\\/]prom-client[\\/]index\.js$/ }, async (args) => {
       let contents = await readFile(args.path, 'utf8');
-      for (const [name, module] of [['Pushgateway', './lib/pushgateway'], ['AggregatorRegistry', './lib/cluster']]) {
+      for (const [name, module] of [
+        ['Pushgateway', './lib/pushgateway'],
+        ['AggregatorRegistry', './lib/cluster'],
+      ]) {
         const line = `exports.${name} = require('${module}');`;
         if (!contents.includes(line)) throw new Error(`${args.path}: no \`${line}\`; see lazyPromClientExtrasPlugin in scripts/build.mjs`);
         contents = contents.replace(line, `Object.defineProperty(exports, '${name}', { enumerable: true, get: () => require('${module}') });`);
@@ -234,7 +237,9 @@ export const lazyHttp2Plugin = {
         "let real; const load = () => (real ??= require('node:http2'));",
         `const atLoad = ${JSON.stringify(HTTP2_CONSTANTS_AT_LOAD)};`,
         'const constants = new Proxy(atLoad, { get: (known, name) => (Object.hasOwn(known, name) ? known[name] : load().constants[name]) });',
-        ...HTTP2_NAMES_USED_BY_GOT.map((name) => `Object.defineProperty(exports, ${JSON.stringify(name)}, { enumerable: true, get: () => ${name === 'constants' ? 'constants' : `load()[${JSON.stringify(name)}]`} });`),
+        ...HTTP2_NAMES_USED_BY_GOT.map(
+          (name) => `Object.defineProperty(exports, ${JSON.stringify(name)}, { enumerable: true, get: () => ${name === 'constants' ? 'constants' : `load()[${JSON.stringify(name)}]`} });`,
+        ),
       ].join('\n'),
     }));
     // got's own files, read once here: checked against the lists above, then handed to esbuild.
@@ -339,7 +344,16 @@ export async function buildDist(outdir, { types = false } = {}) {
   await build({ ...bundleOptions(empty), entryPoints: ENTRY_POINTS, outdir });
   // The command tree a completion request reads without loading the program (src/cli.ts), from the
   // program just built (src/cli/main.ts completionTable), in a process of its own.
-  const tree = execFileSync(process.execPath, ['--input-type=module', '-e', 'const { completionTable } = await import(process.argv[1]); process.stdout.write(JSON.stringify(completionTable()));', pathToFileURL(join(outdir, 'program.js')).href], { encoding: 'utf8' });
+  const tree = execFileSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      'const { completionTable } = await import(process.argv[1]); process.stdout.write(JSON.stringify(completionTable()));',
+      pathToFileURL(join(outdir, 'program.js')).href,
+    ],
+    { encoding: 'utf8' },
+  );
   await writeFile(join(outdir, 'completion.json'), `${tree}\n`);
   // The guard: no banner, no bundle but its one pure import, syntax every Node.js from 14 on reads.
   await build({
@@ -368,7 +382,11 @@ export async function buildDist(outdir, { types = false } = {}) {
     // removed or no longer imported since, which tsc never deletes.
     const cache = join(TYPES_CACHE, 'types');
     const entries = ['index.d.ts', join('sandbox', 'index.d.ts')];
-    const emit = () => execFileSync(process.execPath, [tsc, '-p', 'tsconfig.types.json', '--outDir', cache, '--incremental', '--tsBuildInfoFile', join(TYPES_CACHE, 'types.tsbuildinfo')], { cwd: root, stdio: 'inherit' });
+    const emit = () =>
+      execFileSync(process.execPath, [tsc, '-p', 'tsconfig.types.json', '--outDir', cache, '--incremental', '--tsBuildInfoFile', join(TYPES_CACHE, 'types.tsbuildinfo')], {
+        cwd: root,
+        stdio: 'inherit',
+      });
     emit();
     let files;
     try {

@@ -92,16 +92,32 @@ try {
   const args = process.argv.slice(2);
   const [command, ...rest] = args[0] === '--' ? args.slice(1) : [process.execPath, join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...args];
   const suites = spawnSync(command, rest, { cwd: root, env, stdio: 'inherit' });
-  if (suites.status !== 0) { result.ok = false; result.notes.push(`${args[0] === '--' ? args.slice(1).join(' ') : 'vitest'} exited ${suites.status}`); }
+  if (suites.status !== 0) {
+    result.ok = false;
+    result.notes.push(`${args[0] === '--' ? args.slice(1).join(' ') : 'vitest'} exited ${suites.status}`);
+  }
 
   const after = snapshot(user);
   // The sandbox's own database, and vitest's own token (written in the user's XDG data dir by
   // vitest itself as it starts, before the suites' set-up: not a test's doing).
   const ownWrites = /(^|\/)sandbox\.db(-wal|-shm|-journal)?$|^home\/\.local\/share\/vitest\//;
-  for (const [file, was] of before) if (!ownWrites.test(file) && after.get(file) !== was) { result.ok = false; result.notes.push(`changed or removed: ${file}`); }
-  for (const file of after.keys()) if (!before.has(file) && !ownWrites.test(file)) { result.ok = false; result.notes.push(`added: ${file}`); }
-  if (sandbox.exitCode !== null) { result.ok = false; result.notes.push(`the user's sandbox exited (${sandbox.exitCode})`); }
-  else if (keydeck(['keys', 'list', '--json']) !== accountBefore) { result.ok = false; result.notes.push("the user's sandbox account changed"); }
+  for (const [file, was] of before)
+    if (!ownWrites.test(file) && after.get(file) !== was) {
+      result.ok = false;
+      result.notes.push(`changed or removed: ${file}`);
+    }
+  for (const file of after.keys())
+    if (!before.has(file) && !ownWrites.test(file)) {
+      result.ok = false;
+      result.notes.push(`added: ${file}`);
+    }
+  if (sandbox.exitCode !== null) {
+    result.ok = false;
+    result.notes.push(`the user's sandbox exited (${sandbox.exitCode})`);
+  } else if (keydeck(['keys', 'list', '--json']) !== accountBefore) {
+    result.ok = false;
+    result.notes.push("the user's sandbox account changed");
+  }
 } finally {
   sandbox.kill('SIGTERM');
   await sandboxExited;

@@ -69,6 +69,6 @@ export function pack({ destination = process.cwd(), build = true } = {}) {
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const at = args.indexOf('--pack-destination');
-  const destination = at >= 0 ? args[at + 1] : process.env.INIT_CWD ?? process.cwd();
+  const destination = at >= 0 ? args[at + 1] : (process.env.INIT_CWD ?? process.cwd());
   process.stdout.write(`${pack({ destination, build: !args.includes('--no-build') })}\n`);
 }

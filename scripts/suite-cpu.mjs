@@ -47,10 +47,14 @@ const wallS = (performance.now() - started) / 1000;
 
 let rows = [];
 try {
-  rows = readFileSync(out, 'utf8').trim().split('\n').filter(Boolean).map((line) => {
-    const [file, project, self, children, wall, thread, proc, pty] = line.split('\t');
-    return { file, project, self: Number(self), children: Number(children), wall: Number(wall), starts: [Number(thread), Number(proc), Number(pty)] };
-  });
+  rows = readFileSync(out, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [file, project, self, children, wall, thread, proc, pty] = line.split('\t');
+      return { file, project, self: Number(self), children: Number(children), wall: Number(wall), starts: [Number(thread), Number(proc), Number(pty)] };
+    });
 } catch {
   console.error('suite-cpu: no file reported its CPU time');
 }

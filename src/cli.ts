@@ -18,7 +18,8 @@ const args = process.argv.slice(2);
 const completionTable = (): CompletionCommand | undefined => {
   try {
     return createRequire(import.meta.url)('./completion.json') as CompletionCommand;
-  } catch { // no completion table (a build without it): the program answers instead
+  } catch {
+    // no completion table (a build without it): the program answers instead
     return undefined;
   }
 };

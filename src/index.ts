@@ -8,16 +8,7 @@
 export * from './api/schemas.js';
 export * from './api/errors.js';
 export { KeydeckClient, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS, DEFAULT_USER_AGENT, SEED_METHOD_NAMES, topUpKindOf } from './api/client.js';
-export type {
-  KeydeckClientOptions,
-  CallOptions,
-  ClientNotice,
-  CredentialDescription,
-  TopUpResult,
-  KeysResource,
-  ManagementKeysResource,
-  BillingResource,
-} from './api/client.js';
+export type { KeydeckClientOptions, CallOptions, ClientNotice, CredentialDescription, TopUpResult, KeysResource, ManagementKeysResource, BillingResource } from './api/client.js';
 export { summarizeBillingStatus, type BillingStatusSummary, type StatusPoolPledge, type StatusSubscription } from './api/reader.js';
 export { centsText, parseUsdMicros } from './api/money.js';
 export { describeApiError } from './api/describe.js';

@@ -14,7 +14,8 @@ export function baseUrlProblem(value: string): string | undefined {
   let url: URL;
   try {
     url = new URL(value.trim());
-  } catch { // not a URL: the problem is the answer
+  } catch {
+    // not a URL: the problem is the answer
     return 'is not a valid URL';
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must start with http:// or https://';
@@ -37,7 +38,8 @@ export function normalizeBaseUrl(value: string): string {
 export function hostOf(baseUrl: string): string {
   try {
     return new URL(baseUrl).host;
-  } catch { // not a URL: shown as it was given
+  } catch {
+    // not a URL: shown as it was given
     return baseUrl;
   }
 }
@@ -71,14 +73,12 @@ export function insecureHttpProblem(baseUrl: string, allowInsecureHttp = false):
   let url: URL;
   try {
     url = new URL(baseUrl);
-  } catch { // not a URL: refused where it is parsed (baseUrlProblem), not here
+  } catch {
+    // not a URL: refused where it is parsed (baseUrlProblem), not here
     return undefined;
   }
   if (url.protocol !== 'http:' || allowInsecureHttp || isLoopbackHost(url.host)) return undefined;
-  return (
-    `keydeck does not send a key over plain http:// to ${url.host}, where anyone on the way can read it: ` +
-    `use https://, or opt in with ${INSECURE_HTTP_FLAG} (or ${INSECURE_HTTP_ENV}=1)`
-  );
+  return `keydeck does not send a key over plain http:// to ${url.host}, where anyone on the way can read it: ` + `use https://, or opt in with ${INSECURE_HTTP_FLAG} (or ${INSECURE_HTTP_ENV}=1)`;
 }
 
 /** Longest checkout link keydeck shows, copies or opens, in characters. */
@@ -100,7 +100,8 @@ export function checkoutUrlProblem(value: unknown): string | undefined {
   let url: URL;
   try {
     url = new URL(value);
-  } catch { // not a URL: refused below in words
+  } catch {
+    // not a URL: refused below in words
     return refuse('it is not a URL');
   }
   if (url.username !== '' || url.password !== '') return refuse('it contains a user name or password');

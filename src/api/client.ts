@@ -154,7 +154,8 @@ export function defaultMethodNames(baseUrl: string): Readonly<Record<TopUpMethod
   let origin: string | undefined;
   try {
     origin = new URL(baseUrl).origin;
-  } catch { // not a URL: the seed's method names, as for any other service
+  } catch {
+    // not a URL: the seed's method names, as for any other service
     origin = undefined;
   }
   return origin === REAL_SERVICE_ORIGIN ? { card_checkout: 'stripe', card_direct: 'stripe_direct', usdc: 'usdc' } : SEED_METHOD_NAMES;

@@ -37,7 +37,8 @@ export function parseBody(text: string): ParsedBody {
   if (text.trim() === '') return { kind: 'empty' };
   try {
     return { kind: 'json', value: JSON.parse(text) as unknown };
-  } catch { // not JSON: kept as text, read as such
+  } catch {
+    // not JSON: kept as text, read as such
     return { kind: 'text', text };
   }
 }
@@ -94,7 +95,10 @@ export function makeError(ctx: FailureContext, code: ApiErrorCode, message: stri
 
 /** Text from the service, made safe to print: no control characters, short, no secret. */
 function clean(text: string, token: string, max = 200): string {
-  const flat = text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ').replace(/\s+/g, ' ').trim();
+  const flat = text
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   const redacted = redactSecrets(flat, [token]);
   return redacted.length > max ? `${redacted.slice(0, max - 1)}…` : redacted;
 }
@@ -129,12 +133,7 @@ export function codeForStatus(status: number): ApiErrorCode {
  * (./wording.ts); a 5xx to a state-changing call is reported with `outcomeUnknown` (a gateway may
  * have forwarded it before failing).
  */
-export function errorFromResponse(
-  ctx: FailureContext,
-  status: number,
-  body: ParsedBody,
-  retryAfterMs: number | undefined,
-): KeydeckApiError {
+export function errorFromResponse(ctx: FailureContext, status: number, body: ParsedBody, retryAfterMs: number | undefined): KeydeckApiError {
   const info = serviceErrorInfo(body);
   const code = info.code ?? codeForStatus(status);
   // The field name comes from the service: cleaned before it enters the sentence, like its message.
@@ -181,7 +180,11 @@ export function errorFromTimeout(ctx: FailureContext, possiblySent: boolean): Ke
 /** The error for a connection that failed (`code` is Node's: ECONNREFUSED, ECONNRESET, …). */
 export function errorFromNetwork(ctx: FailureContext, code: string, possiblySent: boolean): KeydeckApiError {
   const words = failureWords('network_error', { ...situationOf(ctx), possiblySent, transportCode: code });
-  return makeError(ctx, 'network_error', `${failureSentence(words)}.`, { transportCode: code, ...(words.outcomeUnknown === true && { outcomeUnknown: true }), ...(!possiblySent && { nothingSent: true }) });
+  return makeError(ctx, 'network_error', `${failureSentence(words)}.`, {
+    transportCode: code,
+    ...(words.outcomeUnknown === true && { outcomeUnknown: true }),
+    ...(!possiblySent && { nothingSent: true }),
+  });
 }
 
 /**

@@ -127,9 +127,7 @@ export class HttpTransport implements Transport {
       if (attempt.signal?.aborted) return { kind: 'aborted' };
       const { code, name, timings } = describeGotError(error);
       const https = attempt.url.startsWith('https:');
-      const possiblySent = timings
-        ? timings.connect !== undefined && (!https || timings.secureConnect !== undefined) && !NOT_SENT_CODES.has(code)
-        : !NOT_SENT_CODES.has(code);
+      const possiblySent = timings ? timings.connect !== undefined && (!https || timings.secureConnect !== undefined) && !NOT_SENT_CODES.has(code) : !NOT_SENT_CODES.has(code);
       if (name === 'TimeoutError' || code === 'ETIMEDOUT') return { kind: 'timeout', possiblySent };
       return { kind: 'network', possiblySent, code };
     }

@@ -11,10 +11,7 @@ export type KeyStatus = 'active' | 'inactive' | 'expired';
  * period (`subscriptionStatus: 'expired'`, or `subscriptionExpiresAt` ≤ now) cannot be switched
  * back on, whatever `isActive` says; otherwise `isActive` decides.
  */
-export function keyStatus(
-  key: Pick<ConsumptionKey, 'isActive' | 'subscriptionStatus' | 'subscriptionExpiresAt'>,
-  now: number = Date.now(),
-): KeyStatus {
+export function keyStatus(key: Pick<ConsumptionKey, 'isActive' | 'subscriptionStatus' | 'subscriptionExpiresAt'>, now: number = Date.now()): KeyStatus {
   if (key.subscriptionStatus === 'expired') return 'expired';
   const expires = key.subscriptionExpiresAt ? Date.parse(key.subscriptionExpiresAt) : Number.NaN;
   if (!Number.isNaN(expires) && expires <= now) return 'expired';
@@ -29,10 +26,7 @@ export const EXPIRY_WARNING_MS = 3 * 86_400_000;
  * `KeydeckClient.serviceNow`), in ms; 0 once expired; undefined for a credit key or a
  * subscription without a readable `subscriptionExpiresAt`.
  */
-export function paidTimeLeftMs(
-  key: Pick<ConsumptionKey, 'keyType' | 'subscriptionStatus' | 'subscriptionExpiresAt'>,
-  now: number = Date.now(),
-): number | undefined {
+export function paidTimeLeftMs(key: Pick<ConsumptionKey, 'keyType' | 'subscriptionStatus' | 'subscriptionExpiresAt'>, now: number = Date.now()): number | undefined {
   if (key.keyType !== 'subscription') return undefined;
   if (key.subscriptionStatus === 'expired') return 0;
   const expires = key.subscriptionExpiresAt ? Date.parse(key.subscriptionExpiresAt) : Number.NaN;
@@ -89,9 +83,7 @@ export function paidTimeLost(
       ? `its pledge${pledge ? ` ${pledge}` : ''} keeps its ${words} of paid time, and a new key can be minted from it`
       : `its pledge's ${words} of paid time keep running out while it is off`;
   }
-  return action === 'delete'
-    ? `${words} of paid time are lost (a subscription is not refunded; a new payment creates a new key)`
-    : `its ${words} of paid time keep running out while it is off`;
+  return action === 'delete' ? `${words} of paid time are lost (a subscription is not refunded; a new payment creates a new key)` : `its ${words} of paid time keep running out while it is off`;
 }
 
 /**

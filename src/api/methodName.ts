@@ -6,6 +6,4 @@
 import { z } from 'zod';
 
 /** A top-up `method` name as sent on the wire: any 1–64 letters, digits, `_`, `-`, `.`. */
-export const TopUpMethodNameSchema = z
-  .string({ error: 'method must be a text' })
-  .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'method must be 1–64 letters, digits, "_", "-" or "."');
+export const TopUpMethodNameSchema = z.string({ error: 'method must be a text' }).regex(/^[A-Za-z0-9_.-]{1,64}$/, 'method must be 1–64 letters, digits, "_", "-" or "."');

@@ -42,9 +42,7 @@ export function blockOfHour(hour: number): BlockName {
  * - `outside`: its requests get 429 now; `block` is the next reserved one and `startsAt` its start.
  * Undefined when `blocks` holds no documented block name (nothing is guessed).
  */
-export type ReservedHours =
-  | { readonly inside: true; readonly block: BlockName; readonly endsAt: number }
-  | { readonly inside: false; readonly block: BlockName; readonly startsAt: number };
+export type ReservedHours = { readonly inside: true; readonly block: BlockName; readonly endsAt: number } | { readonly inside: false; readonly block: BlockName; readonly startsAt: number };
 
 /** See {@link ReservedHours}. Unknown names in `blocks` are ignored here (shown as given elsewhere). */
 export function reservedHoursAt(blocks: readonly string[], now: number): ReservedHours | undefined {

@@ -273,15 +273,17 @@ export const CancelSubscriptionRequestSchema = z.strictObject({ subscriptionId: 
  * full `apiKey` (`sk_…`), returned only this once; `keyType`, `keyPlan`, `isActive`, `createdAt`
  * and the rest as sent, when sent.
  */
-export const CreatedSubscriptionKeySchema = nullAsUnset(z.looseObject({
-  id: z.string().min(1),
-  name: z.string().optional(),
-  keyType: z.string().optional(),
-  keyPlan: z.string().optional(),
-  apiKey: ConsumptionKeyValueSchema,
-  isActive: z.boolean().optional(),
-  subscriptionId: z.string().optional(),
-  subscriptionExpiresAt: z.string().optional(),
-  createdAt: z.string().optional(),
-}));
+export const CreatedSubscriptionKeySchema = nullAsUnset(
+  z.looseObject({
+    id: z.string().min(1),
+    name: z.string().optional(),
+    keyType: z.string().optional(),
+    keyPlan: z.string().optional(),
+    apiKey: ConsumptionKeyValueSchema,
+    isActive: z.boolean().optional(),
+    subscriptionId: z.string().optional(),
+    subscriptionExpiresAt: z.string().optional(),
+    createdAt: z.string().optional(),
+  }),
+);
 export type CreatedSubscriptionKey = z.infer<typeof CreatedSubscriptionKeySchema>;

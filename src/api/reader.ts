@@ -199,9 +199,7 @@ export function unwrapEnvelope(value: unknown): Unwrapped {
 }
 
 /** Result of {@link readAnswer}. */
-export type ReadResult<T> =
-  | { ok: true; data: T; hiddenKeyValues: number }
-  | { ok: false; field: string | undefined; problem: string };
+export type ReadResult<T> = { ok: true; data: T; hiddenKeyValues: number } | { ok: false; field: string | undefined; problem: string };
 
 /** How {@link readAnswer} reads one endpoint's 2xx body. */
 export interface AnswerRule<T> {

@@ -25,7 +25,8 @@ export function canSimulateTransfers(baseUrl: string, startedSandbox = false): b
   if (startedSandbox) return true;
   try {
     return isLoopbackHost(new URL(baseUrl).host);
-  } catch { // not a URL: not a sandbox either
+  } catch {
+    // not a URL: not a sandbox either
     return false;
   }
 }
@@ -133,7 +134,8 @@ export async function readSandboxChain(baseUrl: string): Promise<SandboxChainInf
     if (rpcUrl === null) return { rpcUrl: null };
     if (typeof rpcUrl === 'string' && chainRpcProblem(rpcUrl) === undefined && isLoopbackHost(new URL(rpcUrl).host)) return { rpcUrl };
     return undefined;
-  } catch { // no sandbox chain to read: the caller goes on without one
+  } catch {
+    // no sandbox chain to read: the caller goes on without one
     return undefined;
   } finally {
     transport.close();

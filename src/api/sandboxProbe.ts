@@ -32,7 +32,8 @@ export function probeSandbox(baseUrl: string, timeoutMs = PROBE_TIMEOUT_MS): Pro
     let url: URL;
     try {
       url = new URL(`${baseUrl.replace(/\/+$/, '')}/sandbox`);
-    } catch { // not a URL: no sandbox there
+    } catch {
+      // not a URL: no sandbox there
       resolve(undefined);
       return;
     }
@@ -52,7 +53,8 @@ export function probeSandbox(baseUrl: string, timeoutMs = PROBE_TIMEOUT_MS): Pro
           const body = JSON.parse(text) as Partial<SandboxIdentity> | null;
           const ok = response.statusCode === 200 && body?.sandbox === 'keydeck' && typeof body.instance === 'string' && typeof body.dialect === 'string';
           resolve(ok ? { sandbox: 'keydeck', instance: body.instance!, dialect: body.dialect! } : undefined);
-        } catch { // an answer that is not the sandbox's: no sandbox there
+        } catch {
+          // an answer that is not the sandbox's: no sandbox there
           resolve(undefined);
         }
       });
@@ -72,7 +74,8 @@ export async function isLocalSandbox(baseUrl: string, timeoutMs = PROBE_TIMEOUT_
   try {
     const url = new URL(baseUrl);
     if (url.protocol !== 'http:' || !isLoopbackHost(url.host)) return false;
-  } catch { // not a URL: no sandbox there
+  } catch {
+    // not a URL: no sandbox there
     return false;
   }
   return (await probeSandbox(baseUrl, timeoutMs)) !== undefined;

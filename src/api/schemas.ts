@@ -52,22 +52,24 @@ export const UsdAmountSchema = z.union([z.number(), z.string()], { error: 'must 
 });
 
 /** The consumption key's fields Consumption key as listed by `GET /api/keys` (never carries `apiKey`). */
-export const ConsumptionKeySchema = nullAsUnset(z.looseObject({
-  id: z.string().min(1),
-  name: z.string(),
-  /** Seen values: `standard`, `credits`; the Pro tier's value is not shown, so any string. */
-  keyPlan: z.string(),
-  /** `subscription` or `credit`; kept a string so an unknown future type is not fatal. */
-  keyType: z.string(),
-  isActive: z.boolean(),
-  /** Subscription keys only. Seen value: `active`. */
-  subscriptionStatus: z.string().optional(),
-  /** Subscription keys only: 30 days after the key's start. */
-  subscriptionExpiresAt: isoTimestamp.optional(),
-  createdAt: isoTimestamp,
-  /** Not in the consumption key's fields; the newer documentation pages list it on consumption keys. Null: never used. */
-  lastUsedAt: isoTimestamp.nullable().optional(),
-}));
+export const ConsumptionKeySchema = nullAsUnset(
+  z.looseObject({
+    id: z.string().min(1),
+    name: z.string(),
+    /** Seen values: `standard`, `credits`; the Pro tier's value is not shown, so any string. */
+    keyPlan: z.string(),
+    /** `subscription` or `credit`; kept a string so an unknown future type is not fatal. */
+    keyType: z.string(),
+    isActive: z.boolean(),
+    /** Subscription keys only. Seen value: `active`. */
+    subscriptionStatus: z.string().optional(),
+    /** Subscription keys only: 30 days after the key's start. */
+    subscriptionExpiresAt: isoTimestamp.optional(),
+    createdAt: isoTimestamp,
+    /** Not in the consumption key's fields; the newer documentation pages list it on consumption keys. Null: never used. */
+    lastUsedAt: isoTimestamp.nullable().optional(),
+  }),
+);
 export type ConsumptionKey = z.infer<typeof ConsumptionKeySchema>;
 
 /** The service's endpoints `GET /api/keys`: an array of the consumption key's fields keys. */
@@ -150,16 +152,16 @@ export const CreditBalanceSchema = nullAsUnset(
     userId: z.string().nullable().optional(),
   }),
 ).transform((record, ctx) => {
-    let creditKeyCount = record.creditKeyCount;
-    if (creditKeyCount === undefined) {
-      if (record.creditKeyId === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['creditKeyCount'], message: 'must be a number (or creditKeyId must be present)' });
-        return z.NEVER;
-      }
-      creditKeyCount = record.creditKeyId === null ? 0 : 1;
+  let creditKeyCount = record.creditKeyCount;
+  if (creditKeyCount === undefined) {
+    if (record.creditKeyId === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['creditKeyCount'], message: 'must be a number (or creditKeyId must be present)' });
+      return z.NEVER;
     }
-    return { ...record, creditKeyCount, userId: record.userId ?? null };
-  });
+    creditKeyCount = record.creditKeyId === null ? 0 : 1;
+  }
+  return { ...record, creditKeyCount, userId: record.userId ?? null };
+});
 export type CreditBalance = z.infer<typeof CreditBalanceSchema>;
 
 /** The card checkout session Card checkout session (data of a `card_checkout` top-up). */

@@ -30,10 +30,31 @@ export const PERIOD_MS: Readonly<Record<Exclude<UsagePeriod, 'total'>, number>> 
  * says "4 time periods" without naming them; these are the usual spellings).
  */
 const PERIOD_ALIASES: Readonly<Record<string, UsagePeriod>> = {
-  '24h': '24h', '1d': '24h', day: '24h', daily: '24h', today: '24h', last24h: '24h', last24hours: '24h', lastday: '24h',
-  '7d': '7d', week: '7d', weekly: '7d', last7d: '7d', last7days: '7d', lastweek: '7d',
-  '30d': '30d', month: '30d', monthly: '30d', last30d: '30d', last30days: '30d', lastmonth: '30d',
-  total: 'total', all: 'total', alltime: 'total', lifetime: 'total', overall: 'total',
+  '24h': '24h',
+  '1d': '24h',
+  day: '24h',
+  daily: '24h',
+  today: '24h',
+  last24h: '24h',
+  last24hours: '24h',
+  lastday: '24h',
+  '7d': '7d',
+  week: '7d',
+  weekly: '7d',
+  last7d: '7d',
+  last7days: '7d',
+  lastweek: '7d',
+  '30d': '30d',
+  month: '30d',
+  monthly: '30d',
+  last30d: '30d',
+  last30days: '30d',
+  lastmonth: '30d',
+  total: 'total',
+  all: 'total',
+  alltime: 'total',
+  lifetime: 'total',
+  overall: 'total',
 };
 
 /** Names already looked up (the same few repeat in every entry). */
@@ -322,10 +343,7 @@ export const KeyInfoSchema = z.looseObject({
     .nullable()
     .optional(),
   rate_limits: z.looseObject({ rpm: Limit, tpm: Limit }).nullable().optional(),
-  plan: z
-    .looseObject({ slug: z.string().nullable().optional(), status: z.string().nullable().optional(), expires_at: z.string().nullable().optional() })
-    .nullable()
-    .optional(),
+  plan: z.looseObject({ slug: z.string().nullable().optional(), status: z.string().nullable().optional(), expires_at: z.string().nullable().optional() }).nullable().optional(),
   credits: z.looseObject({ balance: Usd.nullable().optional() }).nullable().optional(),
   key: nullAsUnset(z.looseObject({ name: z.string().optional(), type: z.string().optional(), created_at: z.string().nullable().optional() }))
     .nullable()
@@ -350,16 +368,16 @@ export const PlanSchema = nullAsUnset(
     rateLimits: z.looseObject({ rpm_limit: Limit, tpm_limit: Limit, rpm: Limit, tpm: Limit }).nullable().optional(),
   }),
 ).transform((p) => {
-    const priceUsd = p.priceUsdc ?? p.priceUsd ?? p.price;
-    const rpm = p.rateLimits?.rpm_limit ?? p.rateLimits?.rpm ?? undefined;
-    const tpm = p.rateLimits?.tpm_limit ?? p.rateLimits?.tpm ?? undefined;
-    return {
-      ...p,
-      ...(priceUsd !== undefined && { priceUsd }),
-      ...(rpm !== undefined && rpm !== null && { requestsPerMinute: rpm }),
-      ...(tpm !== undefined && tpm !== null && { tokensPerMinute: tpm }),
-    };
-  });
+  const priceUsd = p.priceUsdc ?? p.priceUsd ?? p.price;
+  const rpm = p.rateLimits?.rpm_limit ?? p.rateLimits?.rpm ?? undefined;
+  const tpm = p.rateLimits?.tpm_limit ?? p.rateLimits?.tpm ?? undefined;
+  return {
+    ...p,
+    ...(priceUsd !== undefined && { priceUsd }),
+    ...(rpm !== undefined && rpm !== null && { requestsPerMinute: rpm }),
+    ...(tpm !== undefined && tpm !== null && { tokensPerMinute: tpm }),
+  };
+});
 /** A plan: the service's fields, plus `priceUsd` (USD a month), `requestsPerMinute`, `tokensPerMinute` when given. */
 export type Plan = z.infer<typeof PlanSchema>;
 

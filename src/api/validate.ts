@@ -36,8 +36,7 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, token
   const issue = result.error.issues[0];
   const field = (issue ? issueField(issue, []) : undefined) ?? name;
   const detail = issue?.message ?? 'invalid input';
-  const sentence =
-    field === undefined || detail.startsWith(field) ? `Nothing was sent: ${detail}.` : `Nothing was sent: ${field} is invalid (${detail}).`;
+  const sentence = field === undefined || detail.startsWith(field) ? `Nothing was sent: ${detail}.` : `Nothing was sent: ${field} is invalid (${detail}).`;
   return throwInvalid(redactSecrets(sentence, [token]), field);
 }
 

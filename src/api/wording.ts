@@ -96,13 +96,12 @@ function plainHttpAnswer(baseUrl: string, code: string | undefined): string | un
   let url: URL;
   try {
     url = new URL(baseUrl);
-  } catch { // not a URL: no advice about its certificate
+  } catch {
+    // not a URL: no advice about its certificate
     return undefined;
   }
   if (url.protocol !== 'https:') return undefined;
-  return isLoopbackHost(url.host)
-    ? `if it is a plain http service on this machine, as the sandbox is, use http://${url.host}`
-    : 'check the address and its port: it may be a plain http service';
+  return isLoopbackHost(url.host) ? `if it is a plain http service on this machine, as the sandbox is, use http://${url.host}` : 'check the address and its port: it may be a plain http service';
 }
 
 function certificateProblem(code: string | undefined): string | undefined {
@@ -146,7 +145,10 @@ export const FAILURE_WORDING: { readonly [code in ApiErrorCode]: (s: FailureSitu
     // only a bare 404 (no error body of ours) suggests a wrong base URL.
     if (s.op.byId) return { sentence: `Could not ${s.op.what}: the service has no item with that id (it may have been deleted already)`, join: '; ', next: 'list them again' };
     if (s.op.name === 'verifyTopUp') {
-      return { sentence: `Could not ${s.op.what}: the service does not know this transaction yet (it may still be confirming on the chain)`, next: 'wait a minute, then verify again with the same hash' };
+      return {
+        sentence: `Could not ${s.op.what}: the service does not know this transaction yet (it may still be confirming on the chain)`,
+        next: 'wait a minute, then verify again with the same hash',
+      };
     }
     if (s.namedByService) return { sentence: `Could not ${s.op.what}: the service answered that it was not found`, next: '' };
     return { sentence: `Could not ${s.op.what}: the service answered "not found" without saying why`, join: '; ', next: `check that the base URL ${s.baseUrl} points at the service` };
@@ -240,7 +242,12 @@ export const FAILURE_WORDING: { readonly [code in ApiErrorCode]: (s: FailureSitu
     const where = s.field !== undefined ? ` (field ${s.field}: ${s.problem ?? 'unexpected'})` : ` (${s.problem ?? 'unexpected'})`;
     return s.op.changesState
       ? { ...words, sentence: `The service's answer to the request to ${s.op.what} is not what keydeck expects${where}`, join: '; ', next: `it probably took effect: ${checkFirst(s)}` }
-      : { ...words, sentence: `The service's answer to the request to ${s.op.what} is not what keydeck expects${where}`, join: '; ', next: 'the service may have changed its format: report this if it persists' };
+      : {
+          ...words,
+          sentence: `The service's answer to the request to ${s.op.what} is not what keydeck expects${where}`,
+          join: '; ',
+          next: 'the service may have changed its format: report this if it persists',
+        };
   },
 };
 

@@ -94,7 +94,8 @@ function inWords(now: Date, then: Date): string {
 export function decisionSentence(decision: Exclude<AutoTopUpDecision, { kind: 'charge' }>, now: Date): string {
   switch (decision.kind) {
     case 'paused':
-      if (decision.because !== undefined) return `Auto top-up is paused on this machine: ${decision.because} Nothing was charged; once one machine alone runs auto top-up for this account, run there: keydeck autotopup resume`;
+      if (decision.because !== undefined)
+        return `Auto top-up is paused on this machine: ${decision.because} Nothing was charged; once one machine alone runs auto top-up for this account, run there: keydeck autotopup resume`;
       return `Auto top-up is paused: the last ${decision.failures} charges failed. Nothing was charged; check the card, then run: keydeck autotopup resume`;
     case 'not_needed':
       return `Nothing to do: the balance ${formatUsd(decision.remaining)} is not below ${formatUsd(decision.belowUsd)}.`;

@@ -155,7 +155,13 @@ export function listedInWords(t: ListedTopUp): string {
  * read it up to a second behind: a failure after `since` must count whichever run saw it.
  */
 export function countFrom(serviceNow: number, listed: ListedTopUps, records: readonly JournalEntry[]): string {
-  const failed = listed.failed.map((t) => t.askedAt).concat(autoCharges(records).filter((e) => e.state === 'refused').map(recordTime));
+  const failed = listed.failed
+    .map((t) => t.askedAt)
+    .concat(
+      autoCharges(records)
+        .filter((e) => e.state === 'refused')
+        .map(recordTime),
+    );
   // A time further ahead than the clock's resolution is not believed (it would keep every later failure from counting).
   return new Date(Math.max(serviceNow - 1_000, ...failed.filter((t) => Number.isFinite(t) && t <= serviceNow + 2_000).map((t) => t + 1))).toISOString();
 }
@@ -169,7 +175,10 @@ export function inFlight(records: readonly JournalEntry[], listed: ListedTopUps,
   // A listed pending top-up is said once: by the record in flight that names it, else by itself
   // (a record closed on the user's word, or refused, never hides what the service still lists).
   const claimed = recordReferences(records.filter((e) => e.state === 'verifying' || e.state === 'awaiting_payment'));
-  const probable = probableLostCharges(records, [...listed.finished, ...listed.pending].filter((t) => cardNames.has(t.method)));
+  const probable = probableLostCharges(
+    records,
+    [...listed.finished, ...listed.pending].filter((t) => cardNames.has(t.method)),
+  );
   for (const t of probable.values()) if (t.reference) claimed.add(t.reference.toLowerCase());
   const listedPending = new Set(listed.pending.filter((t) => t.reference !== undefined).map((t) => t.reference!.toLowerCase()));
   for (const e of records) {
@@ -178,11 +187,15 @@ export function inFlight(records: readonly JournalEntry[], listed: ListedTopUps,
       if (probable.has(e.id) && listed.finished.includes(probable.get(e.id)!)) continue;
       const ref = e.paymentId ?? probable.get(e.id)?.reference;
       if (ref !== undefined && listedPending.has(ref.toLowerCase())) {
-        pending.push(`a card charge of ${formatUsd(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC is charged and not credited yet: the billing status lists it as pending (${ref})`);
+        pending.push(
+          `a card charge of ${formatUsd(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC is charged and not credited yet: the billing status lists it as pending (${ref})`,
+        );
         continue;
       }
       const yours = e.autoTopUp !== undefined ? ' (once the card statement shows it was not charged, keydeck autotopup resume closes it)' : '';
-      pending.push(`a ${e.method === 'usdc' ? 'USDC top-up' : 'card charge'} of ${formatUsd(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC is still verifying: its outcome is unknown${yours}`);
+      pending.push(
+        `a ${e.method === 'usdc' ? 'USDC top-up' : 'card charge'} of ${formatUsd(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC is still verifying: its outcome is unknown${yours}`,
+      );
     } else if (e.state === 'awaiting_payment' && age < IN_FLIGHT_MS) {
       pending.push(`a ${e.method === 'usdc' ? 'USDC top-up' : 'card checkout'} of ${formatUsd(e.amount)} asked for ${Math.max(1, Math.round(age / 60_000))} min ago is awaiting payment`);
     }

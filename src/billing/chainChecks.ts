@@ -16,16 +16,7 @@ import { shortAddress, toBaseUnits, usdcText } from './eip681.js';
 import type { ChainEvidence } from './journalEntry.js';
 
 /** Why a transfer does not pay the top-up, as a stable code. */
-export type ChainProblemCode =
-  | 'not_found'
-  | 'pending'
-  | 'reverted'
-  | 'wrong_chain'
-  | 'eth_not_usdc'
-  | 'wrong_token'
-  | 'no_transfer'
-  | 'wrong_recipient'
-  | 'amount_differs';
+export type ChainProblemCode = 'not_found' | 'pending' | 'reverted' | 'wrong_chain' | 'eth_not_usdc' | 'wrong_token' | 'no_transfer' | 'wrong_recipient' | 'amount_differs';
 
 /** What the chain showed about one transfer (the record's `chainEvidence`, ./journalEntry.ts). */
 export type { ChainEvidence };

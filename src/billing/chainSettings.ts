@@ -12,8 +12,7 @@ import { KeydeckError } from '../errors/index.js';
 
 /** Where the chain is read, or why it is not. */
 export type ChainSettings =
-  | { readonly enabled: true; readonly rpcUrl: string; readonly source: 'flag' | 'env' | 'profile' | 'sandbox' | 'default' }
-  | { readonly enabled: false; readonly why: string };
+  { readonly enabled: true; readonly rpcUrl: string; readonly source: 'flag' | 'env' | 'profile' | 'sandbox' | 'default' } | { readonly enabled: false; readonly why: string };
 
 /** The inputs of {@link resolveChainSettings}. */
 export interface ChainInputs {

@@ -17,9 +17,7 @@ const MARGIN_BLOCKS = 150n;
 const REORG_BLOCKS = 20n;
 
 /** One poll's result. */
-export type WatchPoll =
-  | { readonly kind: 'ok'; readonly transfers: readonly FoundTransfer[] }
-  | { readonly kind: 'unavailable'; readonly sentence: string };
+export type WatchPoll = { readonly kind: 'ok'; readonly transfers: readonly FoundTransfer[] } | { readonly kind: 'unavailable'; readonly sentence: string };
 
 /** Watches one deposit address (see the module comment). */
 export class DepositWatch {

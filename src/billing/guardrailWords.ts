@@ -67,7 +67,10 @@ export function overshootWords(view: BudgetView, now: number): string | undefine
  * resets 2026-06-02 00:00 UTC; up to $0.80 more before the next usage read (in 1 h 12 min)`.
  */
 export function budgetWords(view: BudgetView, now: number): string {
-  const spent = view.spentUsd === undefined ? `no figures yet, limit ${usd(view.rule.limitUsd)} ${periodWords(view.rule.period)}` : `${usd(view.spentUsd)} of ${usd(view.rule.limitUsd)} ${periodWords(view.rule.period)} (${percentWords(view.ratio)})`;
+  const spent =
+    view.spentUsd === undefined
+      ? `no figures yet, limit ${usd(view.rule.limitUsd)} ${periodWords(view.rule.period)}`
+      : `${usd(view.spentUsd)} of ${usd(view.rule.limitUsd)} ${periodWords(view.rule.period)} (${percentWords(view.ratio)})`;
   const over = overshootWords(view, now);
   return [spent, `at the limit it ${atLimitWords(view.rule)}`, `resets ${utcTime(view.end)}`, ...(over ? [over] : [])].join('; ');
 }

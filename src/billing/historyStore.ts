@@ -184,9 +184,7 @@ export class HistorySeries {
         const cutoff = Math.floor(now - tier.olderThanMs);
         deleted += Number(
           this.#db
-            .prepare(
-              'DELETE FROM readings WHERE series = ?1 AND t < ?2 AND t NOT IN (SELECT MAX(t) FROM readings WHERE series = ?1 AND t < ?2 GROUP BY t / CAST(?3 AS INTEGER))',
-            )
+            .prepare('DELETE FROM readings WHERE series = ?1 AND t < ?2 AND t NOT IN (SELECT MAX(t) FROM readings WHERE series = ?1 AND t < ?2 GROUP BY t / CAST(?3 AS INTEGER))')
             .run(this.#id, cutoff, tier.bucketMs).changes,
         );
       }

@@ -42,7 +42,22 @@ import { writeFileAtomically } from '../config/atomic.js';
 import { isDamagedSqlite, quickCheck } from '../config/sqlite.js';
 import { failpoint } from '../failpoints/index.js';
 import { BUSY_TIMEOUT_MS, checkTrustedRecordFile, connectJournal, ROW, rowEntry, ownerOnly, sizeOf, sqliteProblem, stripUndefined, UNFINISHED_SQL, type Row } from './journalFile.js';
-import { INITIAL_STATES, inScope, isUnfinished, JournalDamagedError, JournalError, TransitionError, canMove, journalPath, legacyEntries, legacyJournalPath, type JournalEntry, type JournalPatch, type JournalScope, type NewJournalEntry } from './journalEntry.js';
+import {
+  INITIAL_STATES,
+  inScope,
+  isUnfinished,
+  JournalDamagedError,
+  JournalError,
+  TransitionError,
+  canMove,
+  journalPath,
+  legacyEntries,
+  legacyJournalPath,
+  type JournalEntry,
+  type JournalPatch,
+  type JournalScope,
+  type NewJournalEntry,
+} from './journalEntry.js';
 import { heldSentence, readSummary, summaryOf, summaryPath, type JournalSummary, type SummaryRead } from './journalSummary.js';
 
 export * from './journalEntry.js';
@@ -151,12 +166,7 @@ export class TopUpJournal {
     return this.#change((db) => {
       const time = new Date(this.#now()).toISOString();
       const created: JournalEntry = { ...stripUndefined(entry), id: randomUUID(), createdAt: time, updatedAt: time };
-      db.prepare('INSERT INTO topups (id, state, tx_hash, entry) VALUES (?, ?, ?, ?)').run(
-        created.id,
-        created.state,
-        created.txHash?.toLowerCase() ?? null,
-        JSON.stringify(created),
-      );
+      db.prepare('INSERT INTO topups (id, state, tx_hash, entry) VALUES (?, ?, ?, ?)').run(created.id, created.state, created.txHash?.toLowerCase() ?? null, JSON.stringify(created));
       this.#bound(db);
       return created;
     });
@@ -284,9 +294,7 @@ export class TopUpJournal {
     const { n } = db.prepare('SELECT count(*) AS n FROM topups').get() as { n: number };
     const excess = n - this.#max;
     if (excess <= 0) return;
-    db.prepare(
-      `DELETE FROM topups WHERE seq IN (SELECT seq FROM topups WHERE state NOT IN ('awaiting_payment', 'verifying') ORDER BY seq LIMIT ?)`,
-    ).run(excess);
+    db.prepare(`DELETE FROM topups WHERE seq IN (SELECT seq FROM topups WHERE state NOT IN ('awaiting_payment', 'verifying') ORDER BY seq LIMIT ?)`).run(excess);
   }
 
   #failure(what: 'read' | 'write' | 'lock', error: unknown): JournalError {

@@ -84,7 +84,8 @@ export function rowEntry(row: Row): JournalEntry | { readonly problem: string } 
 export function sizeOf(file: string): number | undefined {
   try {
     return lstatSync(file).size;
-  } catch { // no file (or no access): no size to say
+  } catch {
+    // no file (or no access): no size to say
     return undefined;
   }
 }

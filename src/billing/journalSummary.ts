@@ -89,7 +89,8 @@ export async function readSummary(file: string): Promise<SummaryRead> {
   let data: unknown;
   try {
     data = JSON.parse(read.text);
-  } catch { // not JSON: said as unreadable, the record then fails closed
+  } catch {
+    // not JSON: said as unreadable, the record then fails closed
     return { kind: 'unreadable', problem: read.text.length === 0 ? 'it is empty' : 'it is not JSON' };
   }
   const parsed = JournalSummarySchema.safeParse(data);
@@ -130,7 +131,15 @@ function minute(iso: string): string {
 export function heldWords(held: HeldTopUp): string {
   const what =
     held.method === 'card_direct' ? `a card charge of ${formatUsd(held.amount)}${held.autoTopUp ? ' (auto top-up)' : ''}` : `a ${methodLabel(held.method)} top-up of ${formatUsd(held.amount)}`;
-  const ref = held.txHash ? `, transaction ${held.txHash}` : held.address ? ` to ${held.address}` : held.sessionId ? `, session ${held.sessionId}` : held.paymentId ? `, payment ${held.paymentId}` : '';
+  const ref = held.txHash
+    ? `, transaction ${held.txHash}`
+    : held.address
+      ? ` to ${held.address}`
+      : held.sessionId
+        ? `, session ${held.sessionId}`
+        : held.paymentId
+          ? `, payment ${held.paymentId}`
+          : '';
   const state = held.state === 'verifying' ? 'verifying: its outcome is unknown' : stateLabel(held.state);
   return `${what}${ref} recorded ${minute(held.createdAt)}, ${state}`;
 }

@@ -68,9 +68,7 @@ export class KeyHistory {
     this.#db = db;
     this.#series = seriesId;
     this.#keyId = db.prepare('SELECT id FROM usage_keys WHERE series = ? AND key_id = ?');
-    this.#addKey = db.prepare(
-      'INSERT INTO usage_keys (series, key_id, name) VALUES (?, ?, ?) ON CONFLICT (series, key_id) DO UPDATE SET name = COALESCE(excluded.name, usage_keys.name) RETURNING id',
-    );
+    this.#addKey = db.prepare('INSERT INTO usage_keys (series, key_id, name) VALUES (?, ?, ?) ON CONFLICT (series, key_id) DO UPDATE SET name = COALESCE(excluded.name, usage_keys.name) RETURNING id');
     this.#insert = db.prepare('INSERT OR REPLACE INTO key_samples (key, t, cum, d1) VALUES (?, ?, ?, ?)');
     this.#samples = db.prepare('SELECT s.t, s.cum, s.d1 FROM key_samples s JOIN usage_keys k ON k.id = s.key WHERE k.series = ? AND k.key_id = ? AND s.t >= ? ORDER BY s.t');
     this.#all = db.prepare('SELECT k.key_id, s.t, s.cum, s.d1 FROM key_samples s JOIN usage_keys k ON k.id = s.key WHERE k.series = ? AND s.t >= ? ORDER BY k.id, s.t');
@@ -140,11 +138,25 @@ export class KeyHistory {
 
   /** The episodes not yet ended, by key id. */
   openEpisodes(): Map<string, Episode> {
-    const rows = this.#open.all(this.#series) as Array<{ key_id: string; kind: 'runaway' | 'dormant'; started_at: number; last_at: number; usd_per_hour: number; baseline_usd_per_hour: number | null }>;
+    const rows = this.#open.all(this.#series) as Array<{
+      key_id: string;
+      kind: 'runaway' | 'dormant';
+      started_at: number;
+      last_at: number;
+      usd_per_hour: number;
+      baseline_usd_per_hour: number | null;
+    }>;
     return new Map(
       rows.map((r) => [
         r.key_id,
-        { keyId: r.key_id, kind: r.kind, startedAt: r.started_at, lastAt: r.last_at, usdPerHour: r.usd_per_hour, ...(r.baseline_usd_per_hour !== null && { baselineUsdPerHour: r.baseline_usd_per_hour }) },
+        {
+          keyId: r.key_id,
+          kind: r.kind,
+          startedAt: r.started_at,
+          lastAt: r.last_at,
+          usdPerHour: r.usd_per_hour,
+          ...(r.baseline_usd_per_hour !== null && { baselineUsdPerHour: r.baseline_usd_per_hour }),
+        },
       ]),
     );
   }

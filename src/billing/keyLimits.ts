@@ -104,8 +104,7 @@ export function limitsOf(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>, plans
   const plan = planOf(key, plans);
   const spec = SPEC_PLANS[key.keyPlan];
   const pages = PAGES_PLANS[key.keyPlan];
-  const rpm: [number, LimitsSource] | undefined =
-    plan?.requestsPerMinute !== undefined ? [plan.requestsPerMinute, 'plans'] : pages ? [pages.rpm, 'pages'] : spec ? [spec.rpm, 'spec'] : undefined;
+  const rpm: [number, LimitsSource] | undefined = plan?.requestsPerMinute !== undefined ? [plan.requestsPerMinute, 'plans'] : pages ? [pages.rpm, 'pages'] : spec ? [spec.rpm, 'spec'] : undefined;
   const tpm: [number, LimitsSource] | undefined = plan?.tokensPerMinute !== undefined ? [plan.tokensPerMinute, 'plans'] : spec ? [spec.tpm, 'spec'] : undefined;
   if (rpm === undefined && tpm === undefined) return undefined;
   return withSources({
@@ -201,7 +200,8 @@ export async function plansFor(client: Pick<KeydeckClient, 'plans'>, keys: reado
   if (!keys.some(needsPlans)) return undefined;
   try {
     return await client.plans.list();
-  } catch { // plans unreadable: the limits come from the pages, and say so
+  } catch {
+    // plans unreadable: the limits come from the pages, and say so
     return undefined;
   }
 }

@@ -31,9 +31,6 @@ export function creditKeyRefusal(balance: Pick<CreditBalance, 'remaining'>): Zer
  * Why `key` is not switched back on at `now` (epoch ms, the service's clock: its state and its
  * end from one clock); undefined: it may be.
  */
-export function reactivationRefusal(
-  key: Pick<ConsumptionKey, 'keyType' | 'keyPlan' | 'isActive' | 'subscriptionStatus' | 'subscriptionExpiresAt'>,
-  now: number,
-): SubscriptionEndedRefusal | undefined {
+export function reactivationRefusal(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan' | 'isActive' | 'subscriptionStatus' | 'subscriptionExpiresAt'>, now: number): SubscriptionEndedRefusal | undefined {
   return keyStatus(key, now) === 'expired' ? { code: 'subscription_ended', ended: endedWords(key) } : undefined;
 }

@@ -52,11 +52,24 @@ export function keylessSubscriptions(summary: BillingStatusSummary | undefined, 
   const out: KeylessSubscription[] = [];
   for (const p of summary.poolPledges) {
     if (p.id === undefined || p.hasKey !== false || !entitles(p.status) || activeKeyOf(p.id, keys)) continue;
-    out.push({ id: p.id, kind: 'pledge', ...(p.pool !== undefined && { what: p.pool }), ...(p.blocks && { blocks: p.blocks }), ...(p.status !== undefined && { status: p.status }), ...(p.currentPeriodEnd !== undefined && { currentPeriodEnd: p.currentPeriodEnd }) });
+    out.push({
+      id: p.id,
+      kind: 'pledge',
+      ...(p.pool !== undefined && { what: p.pool }),
+      ...(p.blocks && { blocks: p.blocks }),
+      ...(p.status !== undefined && { status: p.status }),
+      ...(p.currentPeriodEnd !== undefined && { currentPeriodEnd: p.currentPeriodEnd }),
+    });
   }
   for (const s of summary.subscriptions) {
     if (s.id === undefined || s.keyCount !== 0 || !entitles(s.status) || activeKeyOf(s.id, keys)) continue;
-    out.push({ id: s.id, kind: 'subscription', ...(s.plan !== undefined && { what: s.plan }), ...(s.status !== undefined && { status: s.status }), ...(s.currentPeriodEnd !== undefined && { currentPeriodEnd: s.currentPeriodEnd }) });
+    out.push({
+      id: s.id,
+      kind: 'subscription',
+      ...(s.plan !== undefined && { what: s.plan }),
+      ...(s.status !== undefined && { status: s.status }),
+      ...(s.currentPeriodEnd !== undefined && { currentPeriodEnd: s.currentPeriodEnd }),
+    });
   }
   return out;
 }
@@ -82,12 +95,17 @@ export interface MintRefusalWords {
 /** {@link mintRefusal} with its code. */
 export function mintRefusalOf(id: string, summary: BillingStatusSummary | undefined, keys: readonly ConsumptionKey[] = []): MintRefusalWords | undefined {
   const active = activeKeyOf(id, keys);
-  if (active) return { code: 'subscription_has_key', sentence: `subscription ${id} already has an active key, "${active.name}" (id ${active.id}): one active key per subscription; deactivate or delete it first` };
+  if (active)
+    return {
+      code: 'subscription_has_key',
+      sentence: `subscription ${id} already has an active key, "${active.name}" (id ${active.id}): one active key per subscription; deactivate or delete it first`,
+    };
   if (!summary) return undefined;
   const pledge = summary.poolPledges.find((p) => p.id === id);
   if (pledge) {
     if (!entitles(pledge.status)) return { code: 'subscription_not_active', sentence: `the pool pledge ${id} is ${pledge.status}, not active` };
-    if (pledge.hasKey === true) return { code: 'pledge_has_key', sentence: `the pool pledge ${id} already has its key (the billing status says hasKey: true): one active key per subscription; deactivate or delete it first` };
+    if (pledge.hasKey === true)
+      return { code: 'pledge_has_key', sentence: `the pool pledge ${id} already has its key (the billing status says hasKey: true): one active key per subscription; deactivate or delete it first` };
     return undefined;
   }
   const sub = summary.subscriptions.find((s) => s.id === id);
@@ -114,12 +132,7 @@ export const BLOCK_END_NOTICE_MS = 15 * 60_000;
  * The `block_ending` events due at `now` for the active pool keys whose blocks `blocksOf` knows,
  * leaving out the key-and-end pairs in `already` (which it then adds to). Pure.
  */
-export function dueBlockEvents(
-  keys: readonly ConsumptionKey[] | undefined,
-  blocksOf: (key: ConsumptionKey) => readonly string[] | undefined,
-  now: number,
-  already: Set<string>,
-): NotifyEvent[] {
+export function dueBlockEvents(keys: readonly ConsumptionKey[] | undefined, blocksOf: (key: ConsumptionKey) => readonly string[] | undefined, now: number, already: Set<string>): NotifyEvent[] {
   const events: NotifyEvent[] = [];
   for (const key of keys ?? []) {
     if (!key.isActive) continue;

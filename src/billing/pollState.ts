@@ -62,7 +62,13 @@ export class PollStates {
    * @throws Error from node:sqlite (`database is locked` after the busy timeout, disk full).
    */
   set(seriesId: number, state: PollState): void {
-    this.#put.run(seriesId, Math.round(state.firstAttempt), state.state, state.state === 'down' && state.downSince !== undefined ? Math.round(state.downSince) : null, state.state === 'down' ? (state.downReason ?? null) : null);
+    this.#put.run(
+      seriesId,
+      Math.round(state.firstAttempt),
+      state.state,
+      state.state === 'down' && state.downSince !== undefined ? Math.round(state.downSince) : null,
+      state.state === 'down' ? (state.downReason ?? null) : null,
+    );
   }
 }
 

@@ -56,7 +56,11 @@ export function renewalWords(renewal: Pick<Renewal, 'kind' | 'summary'> | undefi
  * or undefined when it can; `already` when its renewal was cancelled before (nothing to send).
  * `listed` false: the status could not be read, so the service decides.
  */
-export function cancelRefusal(renewal: Renewal | undefined, id: string, listed: boolean): { readonly code: 'subscription_unknown' | 'subscription_not_active' | 'already'; readonly sentence: string } | undefined {
+export function cancelRefusal(
+  renewal: Renewal | undefined,
+  id: string,
+  listed: boolean,
+): { readonly code: 'subscription_unknown' | 'subscription_not_active' | 'already'; readonly sentence: string } | undefined {
   if (listed && !renewal) {
     return { code: 'subscription_unknown', sentence: `the billing status lists no subscription or pool pledge with id ${visible(id)} (keydeck billing status shows them); nothing was sent` };
   }
@@ -64,7 +68,8 @@ export function cancelRefusal(renewal: Renewal | undefined, id: string, listed: 
   if (!isRunning(renewal.summary.status)) {
     return { code: 'subscription_not_active', sentence: `the ${renewalWords(renewal, id)} is ${visible(renewal.summary.status ?? '')}, so it has no renewal to cancel; nothing was sent` };
   }
-  if (renewal.summary.cancelAtPeriodEnd === true) return { code: 'already', sentence: `the ${renewalWords(renewal, id)} already ends at its period end: its renewal was cancelled before; nothing was sent` };
+  if (renewal.summary.cancelAtPeriodEnd === true)
+    return { code: 'already', sentence: `the ${renewalWords(renewal, id)} already ends at its period end: its renewal was cancelled before; nothing was sent` };
   return undefined;
 }
 

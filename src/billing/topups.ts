@@ -54,13 +54,7 @@ export function topUpNotes(amount: number, result: TopUpResult): string[] {
  * `baselineTotalTopUp` (USD), when read before the request, is kept to show a rise later.
  * @throws JournalError when the record cannot be written
  */
-export async function recordTopUp(
-  journal: TopUpJournal,
-  scope: JournalScope,
-  amount: number,
-  result: TopUpResult,
-  baselineTotalTopUp?: number,
-): Promise<RecordedTopUp> {
+export async function recordTopUp(journal: TopUpJournal, scope: JournalScope, amount: number, result: TopUpResult, baselineTotalTopUp?: number): Promise<RecordedTopUp> {
   const problems: string[] = [];
   const fields: NewJournalEntry = {
     amount,
@@ -143,9 +137,7 @@ export async function checkCardPayments(ports: TopUpPorts, candidates: readonly 
     const said = paymentEvidence(status, { sessionId: entry.sessionId, paymentId: entry.paymentId });
     if (said.kind !== 'paid') continue;
     const next = await ports.journal.update(entry.id, (current) =>
-      current.state === 'credited'
-        ? undefined
-        : { state: 'credited', credited: said.amount ?? current.amount, evidence: said.where, reason: undefined, reasonCode: undefined },
+      current.state === 'credited' ? undefined : { state: 'credited', credited: said.amount ?? current.amount, evidence: said.where, reason: undefined, reasonCode: undefined },
     );
     if (next) changed.push(next);
   }

@@ -73,9 +73,7 @@ export interface BudgetState {
 }
 
 /** The result of {@link UsageBudget.claim}: granted (the read is recorded), or why not. */
-export type Claim =
-  | { readonly granted: true; readonly state: BudgetState }
-  | { readonly granted: false; readonly reason: 'recent' | 'exhausted' | 'blocked'; readonly state: BudgetState };
+export type Claim = { readonly granted: true; readonly state: BudgetState } | { readonly granted: false; readonly reason: 'recent' | 'exhausted' | 'blocked'; readonly state: BudgetState };
 
 /** The name of a credential at an origin in the record: SHA-256 of both, 32 hex digits (never the token). */
 export function credentialIdOf(origin: string, token: string): string {
@@ -162,9 +160,7 @@ export class UsageBudget {
     this.#prune = db.prepare('DELETE FROM usage_calls WHERE credential = ? AND (t <= ? OR t > ?)');
     this.#insertCall = db.prepare('INSERT INTO usage_calls (credential, t, kind) VALUES (?, ?, ?)');
     this.#blocked = db.prepare('SELECT blocked_until FROM usage_state WHERE credential = ?');
-    this.#setBlocked = db.prepare(
-      'INSERT INTO usage_state (credential, origin, blocked_until) VALUES (?, ?, ?) ON CONFLICT (credential) DO UPDATE SET blocked_until = excluded.blocked_until',
-    );
+    this.#setBlocked = db.prepare('INSERT INTO usage_state (credential, origin, blocked_until) VALUES (?, ?, ?) ON CONFLICT (credential) DO UPDATE SET blocked_until = excluded.blocked_until');
     this.#answer = db.prepare('SELECT t, body FROM usage_answers WHERE credential = ? AND kind = ?');
     this.#answerTime = db.prepare('SELECT t FROM usage_answers WHERE credential = ? AND kind = ?');
     this.#keep = db.prepare(
@@ -307,7 +303,8 @@ export class UsageBudget {
     if (!row) return undefined;
     try {
       return { t: row.t, body: JSON.parse(row.body) as unknown };
-    } catch { // a cached body that is not JSON is no cache: read again
+    } catch {
+      // a cached body that is not JSON is no cache: read again
       return undefined;
     }
   }

@@ -68,7 +68,8 @@ async function linkAccount(spec: Pick<UsageReadSpec<unknown>, 'budget' | 'creden
   let userId: string | null | undefined;
   try {
     userId = await spec.account();
-  } catch { // account unknown for now: linked on a later read
+  } catch {
+    // account unknown for now: linked on a later read
     return false;
   }
   if (typeof userId !== 'string' || userId === '') return false;

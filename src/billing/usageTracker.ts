@@ -138,7 +138,13 @@ export class UsageTracker {
         if (!own || own[own.length - 1]!.t !== Math.floor(at / 1000) * 1000) continue;
         const judgement = judgeKey(own, this.#o.settings ?? DEFAULT_RUNAWAY);
         if (judgement) {
-          const started = history.startEpisode({ keyId: key.id, kind: judgement.kind, startedAt: at, usdPerHour: judgement.usdPerHour, ...(judgement.baselineUsdPerHour !== undefined && { baselineUsdPerHour: judgement.baselineUsdPerHour }) });
+          const started = history.startEpisode({
+            keyId: key.id,
+            kind: judgement.kind,
+            startedAt: at,
+            usdPerHour: judgement.usdPerHour,
+            ...(judgement.baselineUsdPerHour !== undefined && { baselineUsdPerHour: judgement.baselineUsdPerHour }),
+          });
           if (started) alerts.push({ keyId: key.id, ...(key.name !== undefined && { name: key.name }), judgement });
         } else if (open.has(key.id)) {
           history.endEpisode(key.id, at);

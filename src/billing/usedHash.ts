@@ -38,9 +38,7 @@ export function finishedReferences(status: unknown): string[] {
 
 /** What the hash's use means for this top-up. `reason` and `evidence` are sentences without a final period. */
 export type UsedHashVerdict =
-  | { readonly kind: 'credited'; readonly credited: number; readonly evidence: string }
-  | { readonly kind: 'elsewhere'; readonly reason: string }
-  | { readonly kind: 'unknown'; readonly reason: string };
+  { readonly kind: 'credited'; readonly credited: number; readonly evidence: string } | { readonly kind: 'elsewhere'; readonly reason: string } | { readonly kind: 'unknown'; readonly reason: string };
 
 const cents = (usd: number) => Math.round(usd * 100);
 
@@ -81,9 +79,15 @@ export function usedHashVerdict(
     };
   }
   if (before !== undefined && listed === undefined) {
-    return { kind: 'unknown', reason: `the hash was already used and the total of top-ups rose by ${formatUsd(rise / 100)} since keydeck’s earlier verification, but the billing status could not be read to tell whether another top-up explains it` };
+    return {
+      kind: 'unknown',
+      reason: `the hash was already used and the total of top-ups rose by ${formatUsd(rise / 100)} since keydeck’s earlier verification, but the billing status could not be read to tell whether another top-up explains it`,
+    };
   }
-  const others = before === undefined ? 0 : (listed ?? []).filter((t) => t.reference !== undefined && t.reference.toLowerCase() !== hash && !before.includes(t.reference.toLowerCase())).reduce((sum, t) => sum + cents(t.amount), 0);
+  const others =
+    before === undefined
+      ? 0
+      : (listed ?? []).filter((t) => t.reference !== undefined && t.reference.toLowerCase() !== hash && !before.includes(t.reference.toLowerCase())).reduce((sum, t) => sum + cents(t.amount), 0);
   if (rise - others >= cents(amount)) {
     return {
       kind: 'credited',

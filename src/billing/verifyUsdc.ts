@@ -158,7 +158,12 @@ export async function recordVerify(ports: TopUpPorts, request: VerifyRequest): P
     const onRecord = await verifyOnRecord(ports, request);
     if (onRecord.credited) return { outcome: { kind: 'already_credited', entry: onRecord.credited } };
     if (onRecord.ambiguous) {
-      return { outcome: { kind: 'not_sent', error: new KeydeckError('several_topups', `${onRecord.ambiguous.length} USDC top-ups of this amount await payment: say which one this transfer paid (its deposit address)`) } };
+      return {
+        outcome: {
+          kind: 'not_sent',
+          error: new KeydeckError('several_topups', `${onRecord.ambiguous.length} USDC top-ups of this amount await payment: say which one this transfer paid (its deposit address)`),
+        },
+      };
     }
     entry = onRecord.entry;
   } catch (error) {
@@ -253,7 +258,12 @@ export async function recordVerify(ports: TopUpPorts, request: VerifyRequest): P
  * on record, by the module's table, and the outcome. Never throws for the service's or the
  * record's failures.
  */
-export async function verifyAnswerOnRecord(ports: TopUpPorts, sending: VerifyOnItsWay, amount: number, sent: { readonly verified: VerifiedTopUp } | { readonly error: unknown }): Promise<VerifyOutcome> {
+export async function verifyAnswerOnRecord(
+  ports: TopUpPorts,
+  sending: VerifyOnItsWay,
+  amount: number,
+  sent: { readonly verified: VerifiedTopUp } | { readonly error: unknown },
+): Promise<VerifyOutcome> {
   const { entry, priorUnknown } = sending;
   const save = async (patch: Parameters<TopUpJournal['update']>[1]): Promise<JournalEntry> => (await ports.journal.update(entry.id, patch)) ?? entry;
   if ('error' in sent) {
@@ -311,14 +321,28 @@ async function afterFailure(
     case 'tx_already_used': {
       if (!priorUnknown) return refusedHere('this transaction hash was already used for another top-up: it does not pay this one');
       // Its own earlier verify's outcome is unknown: ./usedHash.ts weighs the status and the balance.
-      const [credits, status] = await Promise.all([ports.client.billing.credits().catch(() => undefined), ports.client.billing.status().then((body) => ({ body }), () => undefined)]);
+      const [credits, status] = await Promise.all([
+        ports.client.billing.credits().catch(() => undefined), // a balance not read is weighed as unknown by ./usedHash.ts
+        ports.client.billing.status().then(
+          (body) => ({ body }),
+          () => undefined,
+        ),
+      ]);
       const verdict = usedHashVerdict(entry, amount, credits, status);
       if (verdict.kind === 'elsewhere') return refusedHere(verdict.reason);
       if (verdict.kind === 'unknown') {
         const next = await save({ reasonCode: 'used_unconfirmed', reason: verdict.reason });
         return { kind: 'used_unconfirmed', entry: next, error };
       }
-      const next = await save({ state: 'credited', credited: verdict.credited, ...(credits && { balance: credits.remaining }), evidence: verdict.evidence, reason: undefined, reasonCode: undefined, ...NO_BASELINE });
+      const next = await save({
+        state: 'credited',
+        credited: verdict.credited,
+        ...(credits && { balance: credits.remaining }),
+        evidence: verdict.evidence,
+        reason: undefined,
+        reasonCode: undefined,
+        ...NO_BASELINE,
+      });
       return { kind: 'credited', entry: next, credited: verdict.credited, ...(credits && { balance: credits.remaining }), byEarlierVerify: true };
     }
     case 'amount_mismatch':
@@ -359,7 +383,9 @@ export function verifyOutcomeLines(outcome: VerifyOutcome, amount: number, hints
   switch (outcome.kind) {
     case 'credited':
       return outcome.byEarlierVerify
-        ? [`Credited ${formatUsd(outcome.credited)}: keydeck’s earlier verification of this transaction, whose answer was lost, credited it (${outcome.entry.evidence ?? 'the service now says the hash was used'}).`]
+        ? [
+            `Credited ${formatUsd(outcome.credited)}: keydeck’s earlier verification of this transaction, whose answer was lost, credited it (${outcome.entry.evidence ?? 'the service now says the hash was used'}).`,
+          ]
         : [`Credited ${formatUsd(outcome.credited)}${outcome.balance !== undefined ? `: the balance is ${formatUsd(outcome.balance)}` : ''}.`];
     case 'already_credited':
       return [

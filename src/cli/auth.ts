@@ -19,7 +19,9 @@ export function registerAuth(program: Command): void {
     });
   auth
     .command('status')
-    .description('show the profile and which rule chose it (--profile, KEYDECK_PROFILE, a .keydeck file, profileRules, the default), its marks, its base URL, where its key is stored (never the key) and whether the service accepts it')
+    .description(
+      'show the profile and which rule chose it (--profile, KEYDECK_PROFILE, a .keydeck file, profileRules, the default), its marks, its base URL, where its key is stored (never the key) and whether the service accepts it',
+    )
     .option('--json', 'print { profile, chosenBy, readOnly, protected, baseUrl, store, keyPrefix, accepted, reason? } as JSON')
     .action(async (opts: { json?: boolean }, cmd: Command) => {
       const { runCommand, globalOptionsOf } = await import('../commands/output.js');
@@ -41,17 +43,25 @@ export function registerAuth(program: Command): void {
     inherits(program.command('doctor'), SERVICE_OPTIONS)
       .description('check the keychain, the config file, the key and the service; exit 1 when a check fails (a warning alone exits 0)')
       .option('--json', 'print { ok, checks: [{ name, ok, status, detail }] } as JSON (status ok, warn or fail)')
-      .option('--exporter', 'check an exporter’s setup instead, with the exporter’s own flags: the config, each profile’s token (owner, mode, key shape) and one read of its balance, the history, the listen address'),
+      .option(
+        '--exporter',
+        'check an exporter’s setup instead, with the exporter’s own flags: the config, each profile’s token (owner, mode, key shape) and one read of its balance, the history, the listen address',
+      ),
   ).action(async (opts: ExporterCliFlags & { json?: boolean; exporter?: boolean }, cmd: Command) => {
     const { runCommand, globalOptionsOf, fail, ExitCode } = await import('../commands/output.js');
     const { doctor, printChecks } = await import('../commands/doctor.js');
     if (!opts.exporter) {
-      await withHints(cmd, () => runCommand(async () => {
-        const stray = ['listen', 'allProfiles', 'tokenFile', 'tokenDir'].filter((k) => opts[k as keyof typeof opts] !== undefined);
-        if (stray.length > 0) fail(ExitCode.usage, 'the exporter’s flags (--listen, --all-profiles, --token-file, --token-dir) check an exporter’s setup: add --exporter', 'usage');
-        const { withSandbox } = await import('../commands/sandboxTarget.js');
-        return withSandbox(globalOptionsOf(cmd), (g) => doctor(g, opts));
-      }, { json: opts.json === true }));
+      await withHints(cmd, () =>
+        runCommand(
+          async () => {
+            const stray = ['listen', 'allProfiles', 'tokenFile', 'tokenDir'].filter((k) => opts[k as keyof typeof opts] !== undefined);
+            if (stray.length > 0) fail(ExitCode.usage, 'the exporter’s flags (--listen, --all-profiles, --token-file, --token-dir) check an exporter’s setup: add --exporter', 'usage');
+            const { withSandbox } = await import('../commands/sandboxTarget.js');
+            return withSandbox(globalOptionsOf(cmd), (g) => doctor(g, opts));
+          },
+          { json: opts.json === true },
+        ),
+      );
       return;
     }
     const { exporterOptionsOf } = await import('./exporter.js');

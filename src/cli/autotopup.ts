@@ -47,7 +47,7 @@ export function registerAutoTopUp(program: Command): void {
     .description('read the balance afresh and charge once if it is below the threshold, after a settle wait (for cron); exit 0 when nothing was needed or the charge was credited')
     .requiredOption('--once', 'one decision and at most one charge, then exit (the only mode: long-running faces take --auto-topup)')
     .option('--json', 'print { outcome, decision?, sentence, topUp?, secondCharge? } as JSON')
-    .option('--metrics-textfile <path>', 'write the run for node_exporter\'s textfile collector to PATH (a *.prom file, replaced atomically)')
+    .option('--metrics-textfile <path>', "write the run for node_exporter's textfile collector to PATH (a *.prom file, replaced atomically)")
     .action(async (opts: { json?: boolean; metricsTextfile?: string }, cmd: Command) => {
       const { autoTopUpRun } = await import('../commands/autotopup.js');
       await runScripted(cmd, (g) => autoTopUpRun(g, opts));

@@ -50,7 +50,10 @@ export function registerBilling(program: Command): void {
   inherits(billing.command('verify'), [...SERVICE_OPTIONS, ...CHAIN_OPTIONS])
     .description('credit a USDC transfer by its transaction hash, after checking it on chain (--no-chain: the service alone)')
     .option('--tx <hash>', 'the Base transaction hash, 0x followed by 64 hex digits')
-    .option('--amount <usd>', 'the USD amount sent, exactly as in the top-up instruction (default: the amount of the one USDC top-up awaiting payment; with --find: which top-up, when several await payment)')
+    .option(
+      '--amount <usd>',
+      'the USD amount sent, exactly as in the top-up instruction (default: the amount of the one USDC top-up awaiting payment; with --find: which top-up, when several await payment)',
+    )
     .option('--to <address>', 'the deposit address the transfer paid: which top-up, when several await the same amount')
     .option('--find', 'no hash: watch the deposit address of the USDC top-up awaiting payment and verify the transfer that arrives')
     .option('--timeout <seconds>', 'with --find: how long to watch (default 900)')
@@ -71,9 +74,11 @@ export function registerBilling(program: Command): void {
     .action(async (opts: { json?: boolean; chart?: boolean; window?: string; acceptLoss?: boolean; yes?: boolean }, cmd: Command) => {
       const { billingAcceptLoss, billingHistory, billingHistoryChart } = await import('../commands/billingHistory.js');
       const misuse =
-        opts.window !== undefined && !opts.chart ? '--window goes with --chart.'
-        : (opts.acceptLoss && (opts.chart || opts.json)) || (opts.yes && !opts.acceptLoss) ? '--accept-loss goes alone (with --yes), without --chart or --json.'
-        : undefined;
+        opts.window !== undefined && !opts.chart
+          ? '--window goes with --chart.'
+          : (opts.acceptLoss && (opts.chart || opts.json)) || (opts.yes && !opts.acceptLoss)
+            ? '--accept-loss goes alone (with --yes), without --chart or --json.'
+            : undefined;
       if (misuse !== undefined) {
         const { fail, ExitCode } = await import('../commands/output.js');
         await runLocal(() => fail(ExitCode.usage, misuse, 'usage'), { json: opts.json === true });

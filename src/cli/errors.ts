@@ -25,7 +25,9 @@ export function commandPath(cmd: Command): string {
 
 /** What the user typed, fit to be echoed: a key value as its prefix, no control character, at most 60 characters. */
 export function shownInput(text: string): string {
-  return redactSecrets(text).replace(/[\u0000-\u001f\u007f-\u009f]/g, '?').slice(0, 60);
+  return redactSecrets(text)
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
+    .slice(0, 60);
 }
 
 /**
@@ -89,7 +91,13 @@ export function failUnknownCommand(parent: Command, input: string, options: { ex
   const shown = `${options.what ?? 'unknown command'} '${full(shownInput(input))}'`;
   if (suggestion !== undefined || parent.parent) return failUsage(parent, shown, suggestion === undefined ? undefined : full(suggestion));
   // The commands of the groups, by name: the word as one of them, else the closest.
-  const subcommands = visible.flatMap((group) => group.createHelp().visibleCommands(group).filter((c) => c.name() !== 'help').map((c) => ({ name: c.name(), path: `${group.name()} ${c.name()}` })));
+  const subcommands = visible.flatMap((group) =>
+    group
+      .createHelp()
+      .visibleCommands(group)
+      .filter((c) => c.name() !== 'help')
+      .map((c) => ({ name: c.name(), path: `${group.name()} ${c.name()}` })),
+  );
   const exact = subcommands.filter((c) => c.name === input.toLowerCase());
   const near = suggestCommand(input, [...new Set(subcommands.map((c) => c.name))]);
   const paths = (exact.length > 0 ? exact : subcommands.filter((c) => c.name === near)).map((c) => c.path);
@@ -104,7 +112,11 @@ export function failUnknownCommand(parent: Command, input: string, options: { ex
  */
 export function fromCommanderMessage(message: string): { sentence: string; suggestion?: string } {
   const text = message.replace(/^error: /, '');
-  const shown = (t: string): string => redactSecrets(t).replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, '?').slice(0, 400).trim();
+  const shown = (t: string): string =>
+    redactSecrets(t)
+      .replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, '?')
+      .slice(0, 400)
+      .trim();
   const match = /\n\(Did you mean (?:one of )?([^,?]+)[^)]*\)\s*$/.exec(text);
   if (match) return { sentence: shown(text.slice(0, match.index)), suggestion: match[1]!.trim() };
   // A value not among an option's or argument's choices: the closest choice, if one is close.

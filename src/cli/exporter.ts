@@ -103,7 +103,10 @@ export function registerExporter(program: Command): void {
     .addOption(new Option('--log-level <level>', 'the least severe log lines written (debug: one line per poll)').choices(['debug', 'info', 'warn', 'error']).default('info'))
     .option('--enforce', 'act on each watched profile’s guardrails (keydeck apply stores them) after each poll: budgets, expiry, rotation (docs/guardrails.md)')
     .option('--on-guardrail <command>', 'with --enforce: run this command line for each thing a guardrail says or does (figures in KEYDECK_* environment variables)')
-    .option('--check-config', 'check the flags, the config file and each profile’s service and credential, say what is wrong in log lines, and exit (0 clean, 1 a profile would be down, 2 it would not start)')
+    .option(
+      '--check-config',
+      'check the flags, the config file and each profile’s service and credential, say what is wrong in log lines, and exit (0 clean, 1 a profile would be down, 2 it would not start)',
+    )
     .action(async (opts: ExporterCliFlags & { checkConfig?: boolean; enforce?: boolean; onGuardrail?: string }, cmd: Command) => {
       if (opts.onGuardrail !== undefined && opts.enforce !== true) {
         const { failUsage } = await import('./errors.js');
@@ -148,7 +151,10 @@ export function registerExporter(program: Command): void {
         }
         const { runExporter } = await import('../exporter/run.js');
         const enforce = { enforce: opts.enforce === true, ...(opts.onGuardrail !== undefined && { onGuardrail: opts.onGuardrail }) };
-        code = await runExporter({ ...run, ...enforce, autoTopUp: cmd.optsWithGlobals<{ autoTopup?: boolean }>().autoTopup === true, version: program.version() ?? 'unknown' }, { env, suggest: suggestCommand });
+        code = await runExporter(
+          { ...run, ...enforce, autoTopUp: cmd.optsWithGlobals<{ autoTopup?: boolean }>().autoTopup === true, version: program.version() ?? 'unknown' },
+          { env, suggest: suggestCommand },
+        );
         await sandbox?.close();
       }
       // Nothing of the exporter's is left running; a keychain child that hung is not waited for.

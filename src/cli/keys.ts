@@ -48,10 +48,16 @@ export function registerKeys(program: Command): void {
     .option('--undo', 'undo the interrupted creation of NAME (or the only one): put back what its files held, delete the key unless a command took it (asks first)')
     .option('-y, --yes', 'undo without asking')
     .option('--json', 'print the created key (with apiKey) as JSON')
-    .action(async (name: string | undefined, opts: { name?: string; subscription?: string; allowDuplicateName?: boolean; finish?: boolean; undo?: boolean; yes?: boolean; json?: boolean } & DeliveryOptionValues, cmd: Command) => {
-      const { keysCreate } = await import('../commands/keys.js');
-      await runScripted(cmd, (g) => keysCreate(g, { ...opts, name: opts.name ?? name, positionalName: name }));
-    });
+    .action(
+      async (
+        name: string | undefined,
+        opts: { name?: string; subscription?: string; allowDuplicateName?: boolean; finish?: boolean; undo?: boolean; yes?: boolean; json?: boolean } & DeliveryOptionValues,
+        cmd: Command,
+      ) => {
+        const { keysCreate } = await import('../commands/keys.js');
+        await runScripted(cmd, (g) => keysCreate(g, { ...opts, name: opts.name ?? name, positionalName: name }));
+      },
+    );
   addDeliveryOptions(keys.commands.find((c) => c.name() === 'create')!);
   keys
     .command('rename')
@@ -129,7 +135,7 @@ export function registerKeys(program: Command): void {
 }
 
 /** The help of `--metrics-textfile` (the rotations; `autotopup run` says the same). */
-const TEXTFILE_HELP = 'write the run (its time and exit code) for node_exporter\'s textfile collector to PATH (a *.prom file, replaced atomically)';
+const TEXTFILE_HELP = "write the run (its time and exit code) for node_exporter's textfile collector to PATH (a *.prom file, replaced atomically)";
 
 /** Adds `mgmt-keys` (management keys) to the program. */
 export function registerMgmtKeys(program: Command): void {

@@ -17,29 +17,40 @@ export function registerMonitor(program: Command): void {
         const { monitorAllProfiles } = await import('../commands/monitorAll.js');
         const flags = { ...cmd.optsWithGlobals<{ onLow?: string; onAnomaly?: string; desktopNotifications?: boolean; autoTopup?: boolean; onAutoTopup?: string }>(), ...opts };
         const { withSandbox } = await import('../commands/sandboxTarget.js');
-        await withHints(cmd, () => runCommand(() =>
-          withSandbox(globalOptionsOf(cmd), (globals) => monitorAllProfiles(globals, flags, {
-            renderAll: async (input) => {
-              const { importWithoutFetch } = await import('../tui/withoutFetch.js');
-              return (await importWithoutFetch(() => import('../tui/accounts/runAccountsMonitor.js'))).runAccountsMonitor(input);
-            },
-          })),
-        ));
+        await withHints(cmd, () =>
+          runCommand(() =>
+            withSandbox(globalOptionsOf(cmd), (globals) =>
+              monitorAllProfiles(globals, flags, {
+                renderAll: async (input) => {
+                  const { importWithoutFetch } = await import('../tui/withoutFetch.js');
+                  return (await importWithoutFetch(() => import('../tui/accounts/runAccountsMonitor.js'))).runAccountsMonitor(input);
+                },
+              }),
+            ),
+          ),
+        );
         return;
       }
       const { monitorCommand } = await import('../commands/monitor.js');
       // The flags may also be parsed as the root program's (the TUI's) options: read both.
-      const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string; onLow?: string; onAnomaly?: string; desktopNotifications?: boolean; autoTopup?: boolean; onAutoTopup?: string }>(), ...opts };
+      const flags = {
+        ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string; onLow?: string; onAnomaly?: string; desktopNotifications?: boolean; autoTopup?: boolean; onAutoTopup?: string }>(),
+        ...opts,
+      };
       const { withSandbox } = await import('../commands/sandboxTarget.js');
-      await withHints(cmd, () => runCommand(() =>
-        withSandbox(globalOptionsOf(cmd), (globals) => monitorCommand(globals, flags, {
-          version: program.version() ?? 'unknown',
-          // Ink loads only once the flags, the terminal and the key have been checked.
-          render: async (input) => {
-            const { importWithoutFetch } = await import('../tui/withoutFetch.js');
-            return (await importWithoutFetch(() => import('../tui/panes/billing/monitor/runMonitor.js'))).runMonitor(input);
-          },
-        })),
-      ));
+      await withHints(cmd, () =>
+        runCommand(() =>
+          withSandbox(globalOptionsOf(cmd), (globals) =>
+            monitorCommand(globals, flags, {
+              version: program.version() ?? 'unknown',
+              // Ink loads only once the flags, the terminal and the key have been checked.
+              render: async (input) => {
+                const { importWithoutFetch } = await import('../tui/withoutFetch.js');
+                return (await importWithoutFetch(() => import('../tui/panes/billing/monitor/runMonitor.js'))).runMonitor(input);
+              },
+            }),
+          ),
+        ),
+      );
     });
 }

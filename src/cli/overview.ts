@@ -17,24 +17,45 @@ export const OVERVIEW_GROUPS: ReadonlyArray<{ readonly title: string; readonly l
     title: 'KEYS AND MONEY',
     lines: [
       [['keys', 'list, show, create, rotate, rename, enable/disable, delete, usage']],
-      [['mgmt-keys', 'list, create, rotate, delete mk_'], ['autotopup', 'card top-ups, capped']],
+      [
+        ['mgmt-keys', 'list, create, rotate, delete mk_'],
+        ['autotopup', 'card top-ups, capped'],
+      ],
       [['billing', 'credits, status, topup, verify, history, watch, cancel']],
-      [['key-info', 'a consumption key’s own budget'], ['pools', 'pool seats, prices']],
+      [
+        ['key-info', 'a consumption key’s own budget'],
+        ['pools', 'pool seats, prices'],
+      ],
     ],
   },
   {
     title: 'WATCH AND GUARD',
     lines: [
-      [['monitor', 'the live balance in a few lines'], ['exporter', 'Prometheus metrics']],
-      [['plan', 'the account as a file: a plan'], ['apply', 'make it so, for cron']],
+      [
+        ['monitor', 'the live balance in a few lines'],
+        ['exporter', 'Prometheus metrics'],
+      ],
+      [
+        ['plan', 'the account as a file: a plan'],
+        ['apply', 'make it so, for cron'],
+      ],
     ],
   },
   {
     title: 'SET UP',
     lines: [
-      [['auth', 'sign in, status, sign out'], ['doctor', 'check it all']],
-      [['profile', 'see, add, switch, remove'], ['sandbox', 'the local sandbox']],
-      [['completion', 'shell completion scripts'], ['help', 'this, or a topic']],
+      [
+        ['auth', 'sign in, status, sign out'],
+        ['doctor', 'check it all'],
+      ],
+      [
+        ['profile', 'see, add, switch, remove'],
+        ['sandbox', 'the local sandbox'],
+      ],
+      [
+        ['completion', 'shell completion scripts'],
+        ['help', 'this, or a topic'],
+      ],
     ],
   },
 ];

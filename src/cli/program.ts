@@ -37,13 +37,17 @@ export function createProgram(version: string): Command {
     .description("A terminal manager for an inference service's account: keys, management keys, balance and top-ups.")
     .version(version, '-V, --version')
     .showSuggestionAfterError(true)
-    .option('--sandbox', 'use the sandbox\'s demo account in the data dir, for the TUI and every command alike: started on its loopback port, or the one another keydeck runs')
+    .option('--sandbox', "use the sandbox's demo account in the data dir, for the TUI and every command alike: started on its loopback port, or the one another keydeck runs")
     .addOption(new Option('--dialect <name>', 'with --sandbox: the shape of the sandbox’s answers (seed, docs-v1, docs-v2)').choices(DIALECTS))
     .addOption(new Option('--chain <node>', 'with --sandbox: run its USDC transfers on a real local chain (anvil, from the devDependencies)').choices(['anvil']))
     .option('--no-chain', 'never read the chain: USDC transfers are judged by the service alone (also KEYDECK_CHAIN_CHECKS=0)')
     .option('--chain-rpc <url>', 'read USDC transfers through this Base JSON-RPC endpoint (https, or http to this machine; also KEYDECK_CHAIN_RPC)')
     .addOption(new Option('--base-url <url>', 'use that service instead of the profile’s').env('KEYDECK_BASE_URL'))
-    .addOption(new Option('--profile <name>', 'the profile to use (else KEYDECK_PROFILE, a .keydeck file or profileRules for this directory, else the default: keydeck auth status says which)').env('KEYDECK_PROFILE'))
+    .addOption(
+      new Option('--profile <name>', 'the profile to use (else KEYDECK_PROFILE, a .keydeck file or profileRules for this directory, else the default: keydeck auth status says which)').env(
+        'KEYDECK_PROFILE',
+      ),
+    )
     .option('--read-only', 'change nothing on the account in this run, as a profile marked readOnly: every create, change, delete, top-up and verify is refused (exit 3)')
     .option('--insecure-storage', 'store the management key in a file (mode 0600) when no keychain is available')
     .option('--allow-insecure-http', 'send the key over plain http:// to a host outside this machine (also KEYDECK_ALLOW_INSECURE_HTTP=1)')
@@ -52,7 +56,10 @@ export function createProgram(version: string): Command {
     .option('--on-low <command>', 'TUI and monitor: run this command line once per drop below --alert-below (figures in KEYDECK_* environment variables)')
     .option('--on-anomaly <command>', 'TUI and monitor: run this command line once per runaway key or fast-falling balance (figures in KEYDECK_* environment variables)')
     .option('--desktop-notifications', 'TUI and monitor: also show notifications on the desktop (notify-send, osascript)')
-    .option('--auto-topup', 'TUI, monitor and exporter: act on the profile’s auto top-up policy (keydeck autotopup set) after each balance read: charge the card on file below its threshold, within its caps')
+    .option(
+      '--auto-topup',
+      'TUI, monitor and exporter: act on the profile’s auto top-up policy (keydeck autotopup set) after each balance read: charge the card on file below its threshold, within its caps',
+    )
     .option('--on-auto-topup <command>', 'TUI and monitor: run this command line after each charge auto top-up makes (figures in KEYDECK_* environment variables)')
     .option('--quiet', 'no warnings on stderr (errors still); also KEYDECK_QUIET=1')
     // `--quiet` reaches every warning through the environment of this command (src/commands/output.ts).

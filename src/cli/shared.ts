@@ -25,15 +25,18 @@ export async function runScripted(cmd: Command, body: (globals: GlobalOptions) =
   const { runApiCommand, asCommandFailure } = await import('../commands/api-command.js');
   const { withSandbox } = await import('../commands/sandboxTarget.js');
   await withHints(cmd, () =>
-    runApiCommand(async () => {
-      try {
-        return await withSandbox(globalOptionsOf(cmd), body);
-      } catch (error) {
-        const failure = asCommandFailure(error);
-        if (options.usageExit !== undefined && exitCodeOf(failure) === 2) throw new CommandFailure(options.usageExit, sentenceOf(failure), { cause: failure });
-        throw failure;
-      }
-    }, { json: cmd.opts<{ json?: boolean }>().json === true }),
+    runApiCommand(
+      async () => {
+        try {
+          return await withSandbox(globalOptionsOf(cmd), body);
+        } catch (error) {
+          const failure = asCommandFailure(error);
+          if (options.usageExit !== undefined && exitCodeOf(failure) === 2) throw new CommandFailure(options.usageExit, sentenceOf(failure), { cause: failure });
+          throw failure;
+        }
+      },
+      { json: cmd.opts<{ json?: boolean }>().json === true },
+    ),
   );
 }
 

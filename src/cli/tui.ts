@@ -49,16 +49,18 @@ export function registerTuiAction(program: Command): void {
     // Ink's layout engine would load Node's fetch (undici) only to decode itself: src/tui/withoutFetch.ts.
     const { importWithoutFetch } = await import('../tui/withoutFetch.js');
     const { runTui } = await importWithoutFetch(() => import('../tui/run.js'));
-    const quitNormally = await runTuiThen(() => runTui({
-      ...globals,
-      ...(program.getOptionValueSource('profile') === 'env' && { profileSource: 'env' as const }),
-      ...settings,
-      ...(dialect !== undefined && { sandboxDialect: dialect }),
-      ...(chain === 'anvil' && { sandboxChain: chainRpc !== undefined ? { rpcUrl: chainRpc } : {} }),
-      ...(chain === false && { noChain: true }),
-      // With --chain anvil, --chain-rpc names the sandbox's node: keydeck asks the sandbox for it.
-      ...(chain !== 'anvil' && chainRpc !== undefined && { chainRpc }),
-    }));
+    const quitNormally = await runTuiThen(() =>
+      runTui({
+        ...globals,
+        ...(program.getOptionValueSource('profile') === 'env' && { profileSource: 'env' as const }),
+        ...settings,
+        ...(dialect !== undefined && { sandboxDialect: dialect }),
+        ...(chain === 'anvil' && { sandboxChain: chainRpc !== undefined ? { rpcUrl: chainRpc } : {} }),
+        ...(chain === false && { noChain: true }),
+        // With --chain anvil, --chain-rpc names the sandbox's node: keydeck asks the sandbox for it.
+        ...(chain !== 'anvil' && chainRpc !== undefined && { chainRpc }),
+      }),
+    );
     // `npm start` in a clone: how `keydeck …` runs as its hints write it (src/commands/clone.ts).
     if (quitNormally && globals.sandbox) {
       const { cloneHint } = await import('../commands/clone.js');

@@ -13,7 +13,9 @@ export function registerKeyInfo(program: Command): void {
     .allowExcessArguments(true)
     .action(async (opts: { cached?: boolean; json?: boolean }, cmd: Command) => {
       if (cmd.args.length > 0) {
-        process.stderr.write('keydeck: key-info never takes the key on the command line (other users of the machine see it, and the shell keeps it in its history): set KEYDECK_SK or pipe it on stdin, and remove it from your shell history.\n');
+        process.stderr.write(
+          'keydeck: key-info never takes the key on the command line (other users of the machine see it, and the shell keeps it in its history): set KEYDECK_SK or pipe it on stdin, and remove it from your shell history.\n',
+        );
         process.exit(2);
       }
       const { keyInfo } = await import('../commands/keyInfo.js');

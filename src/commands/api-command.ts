@@ -87,4 +87,3 @@ export function runApiCommand(body: () => Promise<ExitCodeValue | number | void>
 export function printData(value: unknown): void {
   printJson(value === undefined ? null : value);
 }
-

@@ -53,7 +53,12 @@ export async function policyApply(globals: GlobalOptions, flags: ApplyFlags, dep
     const unshown = run.plan.changes.filter((c) => c.kind === 'create' && c.destinations.length === 0);
     const problems = [
       ...run.plan.problems.map((p) => p.sentence),
-      ...(canShow ? [] : unshown.map((c) => `"${'name' in c ? c.name : ''}" would be created without a destination (no \`to\` in the file), and stdout is not a terminal to show it once: give it a destination, or run apply on a terminal (or with --json)`)),
+      ...(canShow
+        ? []
+        : unshown.map(
+            (c) =>
+              `"${'name' in c ? c.name : ''}" would be created without a destination (no \`to\` in the file), and stdout is not a terminal to show it once: give it a destination, or run apply on a terminal (or with --json)`,
+          )),
     ];
     if (!unattended && !json) for (const line of planText(run)) printLine(line);
     if (problems.length > 0) {

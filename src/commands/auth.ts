@@ -21,15 +21,7 @@ import { configFilePath } from '../config/paths.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { resolveFromConfig, resolveProfile } from '../config/profile.js';
 import { ensureWritable, readOnlyReason } from '../config/profileMarks.js';
-import {
-  createCredentialStore,
-  credentialAccount,
-  describeCredential,
-  managementKeyName,
-  originTarget,
-  TOKEN_ENV_VAR,
-  type OriginTarget,
-} from '../credentials/index.js';
+import { createCredentialStore, credentialAccount, describeCredential, managementKeyName, originTarget, TOKEN_ENV_VAR, type OriginTarget } from '../credentials/index.js';
 import { type CredentialSource, type CredentialStore, type StoredCredential } from '../credentials/store.js';
 import { checkCredentialToken, tokenKind } from '../credentials/token.js';
 import { visible } from '../terminal/sanitize.js';
@@ -125,10 +117,7 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
     // keydeck --sandbox auth login in a script: the demo account's session token.
     raw = globals.sandboxToken;
   } else {
-    fail(
-      ExitCode.usage,
-      'no token given and no terminal to ask for one: pipe it with --token-stdin (e.g. `printf %s "$TOKEN" | keydeck auth login --token-stdin`)',
-    );
+    fail(ExitCode.usage, 'no token given and no terminal to ask for one: pipe it with --token-stdin (e.g. `printf %s "$TOKEN" | keydeck auth login --token-stdin`)', 'usage');
   }
   const token = checkCredentialToken(raw, 'the token');
   const kind = tokenKind(token);
@@ -159,7 +148,13 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
 
   // 4. Verify the token, and with a session token create the management key.
   const readOnly = readOnlyReason(profile);
-  const client = new KeydeckClient({ ...clientTimeoutFromEnv(env), baseUrl, token, ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }), ...(readOnly !== undefined && { readOnly }) });
+  const client = new KeydeckClient({
+    ...clientTimeoutFromEnv(env),
+    baseUrl,
+    token,
+    ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }),
+    ...(readOnly !== undefined && { readOnly }),
+  });
   const existing = await client.managementKeys.list();
   let managementKey: string;
   let created: { id: string; name: string; keyPrefix: string } | undefined;
@@ -169,7 +164,14 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
     known = existing.find((k) => k.keyPrefix === keyPrefixOf(token));
   } else {
     // A meaningful, unique default: keydeck@<host> <profile> <date>, numbered when taken.
-    const keyName = (options.name ?? defaultKeyName(profile.name, Date.now(), existing.map((k) => k.name))).trim();
+    const keyName = (
+      options.name ??
+      defaultKeyName(
+        profile.name,
+        Date.now(),
+        existing.map((k) => k.name),
+      )
+    ).trim();
     const result = await client.managementKeys.create({ name: keyName });
     managementKey = result.apiKey;
     created = { id: result.id, name: result.name, keyPrefix: result.keyPrefix };
@@ -228,15 +230,14 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
     warn(`the management key is stored in plaintext at ${stored.path} (--insecure-storage): anyone who can read that file can manage the account`);
   }
   if (previous && previous.token !== managementKey) {
-    warn(
-      `this replaced the previously stored key ${keyPrefixOf(previous.token)}…, which stays valid on the service: ` +
-        'delete it with keydeck mgmt-keys if it is no longer needed',
-    );
+    warn(`this replaced the previously stored key ${keyPrefixOf(previous.token)}…, which stays valid on the service: ` + 'delete it with keydeck mgmt-keys if it is no longer needed');
   }
   if (env[TOKEN_ENV_VAR]?.trim()) warn(`${TOKEN_ENV_VAR} is set and overrides the stored key until it is unset`);
   // Logging in never changes the default: say how this profile is used when it is not the default.
   if (globals.sandboxToken === undefined && profile.name !== defaultProfile && (profile.chosenBy.rule === 'flag' || profile.chosenBy.rule === 'env')) {
-    printLine(`The default profile is still "${defaultProfile}": use this one with --profile ${profile.name} (or KEYDECK_PROFILE, or a .keydeck file in a directory), or make it the default with \`keydeck profile use ${profile.name}\`.`);
+    printLine(
+      `The default profile is still "${defaultProfile}": use this one with --profile ${profile.name} (or KEYDECK_PROFILE, or a .keydeck file in a directory), or make it the default with \`keydeck profile use ${profile.name}\`.`,
+    );
   }
   return ExitCode.ok;
 }
@@ -245,7 +246,8 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
 async function storedQuietly(store: CredentialStore, profile: string, target: OriginTarget): Promise<StoredCredential | undefined> {
   try {
     return await store.get(profile, { ...target, ignoreEnv: true });
-  } catch { // a store that cannot be read holds nothing this check can use
+  } catch {
+    // a store that cannot be read holds nothing this check can use
     return undefined;
   }
 }

@@ -79,7 +79,10 @@ export async function authStatus(globals: GlobalOptions, options: { json?: boole
   } else {
     printLine(`profile   ${report.profile}`);
     printLine(`chosen by ${describeChoice(report.chosenBy)}`);
-    const marks = [...(report.readOnly ? [`read-only${report.readOnly.by === 'flag' ? ' (--read-only)' : ''}: keydeck changes nothing on this account`] : []), ...(report.protected ? ['protected: a delete or a deactivation asks for the key’s name'] : [])];
+    const marks = [
+      ...(report.readOnly ? [`read-only${report.readOnly.by === 'flag' ? ' (--read-only)' : ''}: keydeck changes nothing on this account`] : []),
+      ...(report.protected ? ['protected: a delete or a deactivation asks for the key’s name'] : []),
+    ];
     if (marks.length > 0) printLine(`marks     ${marks.join('; ')}`);
     printLine(`base URL  ${report.baseUrl ?? '(none)'}`);
     printLine(`key       ${report.keyPrefix ? `${report.keyPrefix}…` : report.tokenKind === 'session' ? 'a session token' : '(none)'}${report.keyName ? ` ("${visible(report.keyName)}")` : ''}`);

@@ -129,12 +129,20 @@ async function otherOwners(globals: GlobalOptions, env: NodeJS.ProcessEnv, profi
     serviceNow = client.serviceNow();
     host = hostOf(session.baseUrl);
   } catch (error) {
-    return { lines: [`keydeck could not read the service's recent card charges (${sentenceOf(error).replace(/\.$/, '')}): it cannot say whether another machine charges this account's card, and the policy's count of failures starts on this machine's clock.`] };
+    return {
+      lines: [
+        `keydeck could not read the service's recent card charges (${sentenceOf(error).replace(/\.$/, '')}): it cannot say whether another machine charges this account's card, and the policy's count of failures starts on this machine's clock.`,
+      ],
+    };
   }
   const listed = listedTopUps(status);
   const records = (await journal.list()).filter((e) => sameService(e.host, host));
   const own = recordReferences(records);
-  const since = countFrom(serviceNow, listed, records.filter((e) => e.profile === profile.name));
+  const since = countFrom(
+    serviceNow,
+    listed,
+    records.filter((e) => e.profile === profile.name),
+  );
   const cardNames = new Set(names);
   const others = [...listed.finished, ...listed.pending, ...listed.failed]
     .filter((t) => cardNames.has(t.method) && t.reference !== undefined && !own.has(t.reference.toLowerCase()))
@@ -196,7 +204,11 @@ export async function autoTopUpResume(globals: GlobalOptions, deps: AutoTopUpDep
   try {
     const { client, profile: session } = await openSession(globals, { env, pendingRotations: false, pendingCreations: false });
     const listed = listedTopUps(await client.billing.status());
-    since = countFrom(client.serviceNow(), listed, (await journal.list()).filter((e) => inScope(e, { host: hostOf(session.baseUrl), profile: session.name })));
+    since = countFrom(
+      client.serviceNow(),
+      listed,
+      (await journal.list()).filter((e) => inScope(e, { host: hostOf(session.baseUrl), profile: session.name })),
+    );
   } catch (error) {
     fail(errorExitCode(error), `keydeck autotopup resume counts failures from now on the service's clock, which it could not read: ${sentenceOf(error).replace(/\.$/, '')}; nothing changed`);
   }
@@ -212,13 +224,18 @@ export async function autoTopUpResume(globals: GlobalOptions, deps: AutoTopUpDep
   if (profile.baseUrl !== undefined) {
     const scope = { host: hostOf(profile.baseUrl), profile: profile.name };
     for (const e of autoCharges((await journal.list()).filter((r) => inScope(r, scope) && r.state === 'verifying'))) {
-      const next = await journal.update(e.id, (current) => (current.state === 'verifying' ? { state: 'closed', reason: 'closed by keydeck autotopup resume: its outcome was unknown', reasonCode: 'closed' } : undefined));
+      const next = await journal.update(e.id, (current) =>
+        current.state === 'verifying' ? { state: 'closed', reason: 'closed by keydeck autotopup resume: its outcome was unknown', reasonCode: 'closed' } : undefined,
+      );
       if (next) closed.push(next);
     }
   }
   printLine(`Auto top-up resumed for profile "${profile.name}": earlier failures no longer count; the next run charges when the balance is below the threshold.`);
   if (lifted) printLine(`The pause for two machines is lifted: keep auto top-up on this machine only. It said: ${lifted.reason}`);
-  for (const e of closed) printLine(`Closed on your word: the charge of ${formatUsd(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC, whose outcome was unknown (if the service names it later, it is marked credited).`);
+  for (const e of closed)
+    printLine(
+      `Closed on your word: the charge of ${formatUsd(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC, whose outcome was unknown (if the service names it later, it is marked credited).`,
+    );
   return ExitCode.ok;
 }
 
@@ -259,9 +276,19 @@ export async function autoTopUpStatus(globals: GlobalOptions, flags: { json?: bo
     return ExitCode.ok;
   }
   printLine(`Auto top-up for profile "${profile.name}": ${policySentence(policy)}.`);
-  if (twoMachines !== null) printLine(`PAUSED on this machine since ${twoMachines.at.slice(0, 16).replace('T', ' ')} UTC: ${twoMachines.reason} Nothing is charged here until keydeck autotopup resume.`);
-  else printLine(streak >= PAUSE_AFTER_FAILURES ? `PAUSED: the last ${streak} charges failed; nothing is charged until keydeck autotopup resume.` : `Active${streak > 0 ? ` (${streak} failed charge${streak === 1 ? '' : 's'} in a row; it pauses at ${PAUSE_AFTER_FAILURES})` : ''}.`);
-  printLine(lastCharge ? `Last charge: ${formatUsd(lastCharge.credited ?? lastCharge.amount)} at ${lastCharge.createdAt.slice(0, 16).replace('T', ' ')} UTC, ${lastCharge.state === 'credited' ? 'credited' : 'outcome unknown (counts as in flight)'}.` : 'No charge made on this machine yet.');
+  if (twoMachines !== null)
+    printLine(`PAUSED on this machine since ${twoMachines.at.slice(0, 16).replace('T', ' ')} UTC: ${twoMachines.reason} Nothing is charged here until keydeck autotopup resume.`);
+  else
+    printLine(
+      streak >= PAUSE_AFTER_FAILURES
+        ? `PAUSED: the last ${streak} charges failed; nothing is charged until keydeck autotopup resume.`
+        : `Active${streak > 0 ? ` (${streak} failed charge${streak === 1 ? '' : 's'} in a row; it pauses at ${PAUSE_AFTER_FAILURES})` : ''}.`,
+    );
+  printLine(
+    lastCharge
+      ? `Last charge: ${formatUsd(lastCharge.credited ?? lastCharge.amount)} at ${lastCharge.createdAt.slice(0, 16).replace('T', ' ')} UTC, ${lastCharge.state === 'credited' ? 'credited' : 'outcome unknown (counts as in flight)'}.`
+      : 'No charge made on this machine yet.',
+  );
   if (lastFailure) printLine(`Last failure: ${formatUsd(lastFailure.amount)} at ${lastFailure.createdAt.slice(0, 16).replace('T', ' ')} UTC: ${lastFailure.reason ?? 'refused'}.`);
   return ExitCode.ok;
 }
@@ -317,9 +344,14 @@ async function runOnce(globals: GlobalOptions, flags: { json?: boolean }, env: N
   const said = autoTopUpSentence(outcome);
   if (flags.json) {
     const second = outcome.kind === 'credited' || outcome.kind === 'unknown' ? outcome.secondCharge : undefined;
-    printData({ outcome: outcome.kind, ...('decision' in outcome && { decision: outcome.decision.kind }), sentence: said, ...('entry' in outcome && { topUp: outcome.entry }), ...(second && { secondCharge: second }) });
-  }
-  else if (outcome.kind === 'credited') printLine(said);
+    printData({
+      outcome: outcome.kind,
+      ...('decision' in outcome && { decision: outcome.decision.kind }),
+      sentence: said,
+      ...('entry' in outcome && { topUp: outcome.entry }),
+      ...(second && { secondCharge: second }),
+    });
+  } else if (outcome.kind === 'credited') printLine(said);
   else if (!(outcome.kind === 'skipped' && outcome.decision.kind === 'not_needed')) printProblem(said);
   if (run) {
     const policy = (await readAutoTopUpPolicy(profile.configPath, profile.name)) ?? profile.autoTopUp;

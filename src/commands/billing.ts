@@ -52,10 +52,11 @@ export async function billingStatus(globals: GlobalOptions, flags: JsonFlag = {}
     const keyless = keylessSubscriptions(summary, await client.keys.list().catch(() => [])); // keys unreadable: the summary above stands, keyless ones unnamed
     if (keyless.length > 0) {
       printLine('');
-      printLine(`${keyless.length === 1 ? 'One subscription has' : `${keyless.length} subscriptions have`} no key yet: ${keyless.map((k) => `${visible(k.what ?? k.kind)} (${visible(k.id)})`).join(', ')}. Mint each with: keydeck keys create --subscription ID NAME`);
+      printLine(
+        `${keyless.length === 1 ? 'One subscription has' : `${keyless.length} subscriptions have`} no key yet: ${keyless.map((k) => `${visible(k.what ?? k.kind)} (${visible(k.id)})`).join(', ')}. Mint each with: keydeck keys create --subscription ID NAME`,
+      );
     }
-  }
-  else printFormatted(formatKeyValues(flattenForDisplay(status), { color: colorEnabled() }));
+  } else printFormatted(formatKeyValues(flattenForDisplay(status), { color: colorEnabled() }));
   return ExitCode.ok;
 }
 
@@ -91,7 +92,12 @@ export function topUpLines(result: TopUpResult, amount: number, program = 'keyde
         `  ${visible(result.data.sessionUrl)}`,
         '',
         `The balance is credited once the payment completes (session ${visible(result.data.sessionId)}); check it with: ${program} billing credits`,
-        ...(sandbox ? ['', `This is the sandbox, no card is charged: while a sandbox runs (${program} open), the page's Pay button pays it; so does s in ${program}'s top-up (enter on the Billing pane resumes it).`] : []),
+        ...(sandbox
+          ? [
+              '',
+              `This is the sandbox, no card is charged: while a sandbox runs (${program} open), the page's Pay button pays it; so does s in ${program}'s top-up (enter on the Billing pane resumes it).`,
+            ]
+          : []),
       ];
     case 'usdc': {
       const { address, chain, amount: exact } = result.data;
@@ -180,7 +186,8 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
     fail(ExitCode.refused, `${messageOf(outcome.error)}; nothing was charged: a card charge is put on keydeck's record before it is sent`, 'not_sent');
   }
   if (outcome.kind !== 'answered') {
-    if (outcome.kind === 'failed' && outcome.recordError !== undefined) warn(`${messageOf(outcome.recordError)}. The charge stays on keydeck's record as verifying: check the billing status and the card statement.`);
+    if (outcome.kind === 'failed' && outcome.recordError !== undefined)
+      warn(`${messageOf(outcome.recordError)}. The charge stays on keydeck's record as verifying: check the billing status and the card statement.`);
     journal.close();
     throw outcome.error;
   }

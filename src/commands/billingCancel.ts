@@ -39,7 +39,8 @@ async function find(client: Session['client'], id: string): Promise<{ readable: 
   let status: unknown;
   try {
     status = await client.billing.status();
-  } catch { // status unreadable: said so by the caller, nothing sent
+  } catch {
+    // status unreadable: said so by the caller, nothing sent
     return { readable: false };
   }
   const summary = summarizeBillingStatus(status);
@@ -78,13 +79,20 @@ export async function billingCancel(globals: GlobalOptions, subscriptionId: stri
     const outcome = cancelOutcome(after.listed);
     if (outcome === 'confirmed') {
       const until = after.listed!.summary.currentPeriodEnd ?? ends;
-      if (!flags.json) printLine(`Cancelled the renewal of the ${renewalWords(after.listed, id)}: it stays active until ${until ? formatTimestamp(until) : 'the end of its current period'}, then ends.`);
+      if (!flags.json)
+        printLine(`Cancelled the renewal of the ${renewalWords(after.listed, id)}: it stays active until ${until ? formatTimestamp(until) : 'the end of its current period'}, then ends.`);
       return ExitCode.ok;
     }
     if (outcome === 'disagrees') {
-      fail(ExitCode.refused, `not_confirmed: the service accepted the cancel, but its billing status still says the ${renewalWords(after.listed, id)} renews at its period end; check \`keydeck billing status\` (and the service's dashboard) before relying on it`);
+      fail(
+        ExitCode.refused,
+        `not_confirmed: the service accepted the cancel, but its billing status still says the ${renewalWords(after.listed, id)} renews at its period end; check \`keydeck billing status\` (and the service's dashboard) before relying on it`,
+      );
     }
-    if (!flags.json) printLine(`The service accepted the cancel of the ${renewalWords(listed, id)}; its billing status does not say it yet: \`keydeck billing status\` shows "cancel at period end: yes" once it does.`);
+    if (!flags.json)
+      printLine(
+        `The service accepted the cancel of the ${renewalWords(listed, id)}; its billing status does not say it yet: \`keydeck billing status\` shows "cancel at period end: yes" once it does.`,
+      );
     return ExitCode.ok;
   } finally {
     client.close();

@@ -71,7 +71,9 @@ export function historyTable(entries: readonly JournalEntry[], options: { color?
       methodLabel(e.method),
       stateCell(e),
       e.txHash ?? e.sessionId ?? e.paymentId ?? (e.address ? `to ${e.address}` : ''),
-      e.state === 'credited' ? '' : (e.reason ?? (e.state === 'verifying' ? (e.method === 'usdc' ? 'its verify has no known outcome: run the same billing verify again' : 'its outcome is not known yet') : '')),
+      e.state === 'credited'
+        ? ''
+        : (e.reason ?? (e.state === 'verifying' ? (e.method === 'usdc' ? 'its verify has no known outcome: run the same billing verify again' : 'its outcome is not known yet') : '')),
     ]),
     options,
   );
@@ -150,7 +152,9 @@ export async function billingHistoryChart(globals: GlobalOptions, flags: History
           remaining: s.remaining,
           ...(s.totalTopUp !== undefined && { totalTopUp: s.totalTopUp, spent: Math.round((s.totalTopUp - s.remaining) * 1e6) / 1e6 }),
         })),
-        topUps: topUpsIn(samples).filter((m) => m.t > from).map((m) => ({ t: new Date(m.t).toISOString(), amount: m.amount })),
+        topUps: topUpsIn(samples)
+          .filter((m) => m.t > from)
+          .map((m) => ({ t: new Date(m.t).toISOString(), amount: m.amount })),
       });
       return ExitCode.ok;
     }

@@ -38,11 +38,7 @@ export async function chainSettingsOf(globals: GlobalOptions, profile: ChainProf
  * @throws CommandFailure exit 1 `chain_mismatch` when a check failed and the user did not confirm
  *   (nothing was sent).
  */
-export async function checkBeforeVerify(
-  settings: ChainSettings,
-  expected: ExpectedTransfer,
-  options: { readonly yes?: boolean; readonly command: string },
-): Promise<ChainEvidence | undefined> {
+export async function checkBeforeVerify(settings: ChainSettings, expected: ExpectedTransfer, options: { readonly yes?: boolean; readonly command: string }): Promise<ChainEvidence | undefined> {
   const { checkTransaction } = await import('../billing/chainChecks.js');
   const check = await checkTransaction(settings, expected);
   switch (check.kind) {

@@ -43,7 +43,11 @@ export async function planWatch(globals: GlobalOptions, profile: ChainProfile, t
   }
   const settings = await chainSettingsOf(globals, profile);
   if (!settings.enabled) {
-    fail(ExitCode.usage, `the chain is not read (${settings.why}), so the transfer cannot be found: verify it by its hash with keydeck billing verify --tx HASH --amount ${amount !== undefined ? centsText(amount) : 'USD'}; nothing was sent.`, 'chain_off');
+    fail(
+      ExitCode.usage,
+      `the chain is not read (${settings.why}), so the transfer cannot be found: verify it by its hash with keydeck billing verify --tx HASH --amount ${amount !== undefined ? centsText(amount) : 'USD'}; nothing was sent.`,
+      'chain_off',
+    );
   }
   return { timeoutSeconds, settings };
 }
@@ -71,7 +75,11 @@ export async function billingFind(globals: GlobalOptions, flags: VerifyFlags, de
   }
   if (waiting.length === 0) {
     const which = `${amount !== undefined ? ` of ${centsText(amount)} USD` : ''}${to !== undefined ? ` to ${to}` : ''}`;
-    fail(ExitCode.usage, `no USDC top-up${which} awaits payment on keydeck's record for this profile: start one with keydeck billing topup --method usdc --amount USD --wait, or verify a transfer by its hash with --tx.`, 'no_topup_awaiting');
+    fail(
+      ExitCode.usage,
+      `no USDC top-up${which} awaits payment on keydeck's record for this profile: start one with keydeck billing topup --method usdc --amount USD --wait, or verify a transfer by its hash with --tx.`,
+      'no_topup_awaiting',
+    );
   }
   if (waiting.length > 1) {
     const list = waiting.map((e) => `${centsText(e.amountSent ?? e.amount)} USD to ${e.address}`).join('; ');
@@ -112,7 +120,9 @@ async function watchUntilFound({ globals, session, journal, entry, plan, flags }
   const { DepositWatch, WATCH_INTERVAL_MS } = await import('../billing/chainWatch.js');
   const watch = new DepositWatch(settings.rpcUrl, address, Date.parse(entry.createdAt));
   const deadline = Date.now() + timeoutSeconds * 1000;
-  process.stderr.write(`Watching ${address} for USDC on Base through ${rpcHostOf(settings.rpcUrl)} (every ${WATCH_INTERVAL_MS / 1000} s, up to ${shortDuration(timeoutSeconds * 1000)}; ctrl-c stops, nothing is sent until a transfer arrives)\n`);
+  process.stderr.write(
+    `Watching ${address} for USDC on Base through ${rpcHostOf(settings.rpcUrl)} (every ${WATCH_INTERVAL_MS / 1000} s, up to ${shortDuration(timeoutSeconds * 1000)}; ctrl-c stops, nothing is sent until a transfer arrives)\n`,
+  );
   let lastProblem = '';
   // The watch paces itself: each poll comes at least WATCH_INTERVAL_MS after the one before.
   for (;;) {

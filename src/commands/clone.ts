@@ -25,7 +25,8 @@ function keydeckOnPath(env: NodeJS.ProcessEnv): boolean {
     try {
       accessSync(path.join(dir, process.platform === 'win32' ? 'keydeck.cmd' : 'keydeck'), constants.X_OK);
       return true;
-    } catch { // not there or not executable: not a keydeck
+    } catch {
+      // not there or not executable: not a keydeck
       return false;
     }
   });

@@ -184,7 +184,10 @@ export async function completeWords(program: CompletionCommand, words: readonly 
   }
   const subs = visible(chain.at(-1)!).map((c) => c.name);
   if (subs.length > 0) return subs;
-  const path = chain.slice(1).map((c) => c.name).join(' ');
+  const path = chain
+    .slice(1)
+    .map((c) => c.name)
+    .join(' ');
   const source = POSITIONAL[path];
   return source ? sources[source]() : [];
 }
@@ -197,7 +200,9 @@ function helpCandidates(program: CompletionCommand, path: readonly string[]): st
     if (!sub) return [];
     cmd = sub;
   }
-  const names = visible(cmd).map((c) => c.name).filter((n) => n !== 'help');
+  const names = visible(cmd)
+    .map((c) => c.name)
+    .filter((n) => n !== 'help');
   return cmd === program ? [...names, ...[...MANUAL_TOPICS.map((t) => t.name), ...HELP_WORDS].filter((t) => !names.includes(t))] : names;
 }
 
@@ -206,7 +211,8 @@ export async function within(promise: Promise<string[]>, ms: number): Promise<st
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([promise, new Promise<string[]>((resolve) => (timer = setTimeout(() => resolve([]), ms)))]);
-  } catch { // a completion never fails the shell: no words
+  } catch {
+    // a completion never fails the shell: no words
     return [];
   } finally {
     clearTimeout(timer);
@@ -231,10 +237,7 @@ export async function runCompletion(program: CompletionCommand, words: readonly 
       within(
         (async () => {
           const { openSession } = await import('./output.js');
-          const { client } = await openSession(
-            { ...(chosenProfile && { profile: chosenProfile }), ...(baseUrl && { baseUrl }) },
-            { spinner: false, client: { timeoutMs: 2000, retries: 0 } },
-          );
+          const { client } = await openSession({ ...(chosenProfile && { profile: chosenProfile }), ...(baseUrl && { baseUrl }) }, { spinner: false, client: { timeoutMs: 2000, retries: 0 } });
           try {
             return (await client.keys.list()).map((k) => k.id);
           } finally {

@@ -29,10 +29,7 @@ export interface ConfirmOptions {
  */
 export function ensureCanConfirm(options: Pick<ConfirmOptions, 'yes' | 'command' | 'interactive'>): void {
   if (options.yes || (options.interactive ?? canPrompt())) return;
-  fail(
-    ExitCode.usage,
-    `confirmation_required: stdin is not a terminal, so no confirmation can be asked and nothing was changed; to proceed run \`${options.command} --yes\``,
-  );
+  fail(ExitCode.usage, `confirmation_required: stdin is not a terminal, so no confirmation can be asked and nothing was changed; to proceed run \`${options.command} --yes\``);
 }
 
 /**
@@ -132,9 +129,9 @@ export async function confirmTopUp(c: TopUpConfirmation): Promise<void> {
   ensureCanConfirm(c);
   const ask = c.ask ?? askLine;
   if (Math.round(c.amount * 100) > Math.round(c.ceilingUsd * 100)) {
-    const again = (await ask(
-      `${formatUsd(c.amount)} is above this profile's top-up ceiling of ${formatUsd(c.ceilingUsd)} (confirmAboveUsd). Type the amount again to confirm: `,
-    )).replace(/^\$/, '').replace(/,/g, '');
+    const again = (await ask(`${formatUsd(c.amount)} is above this profile's top-up ceiling of ${formatUsd(c.ceilingUsd)} (confirmAboveUsd). Type the amount again to confirm: `))
+      .replace(/^\$/, '')
+      .replace(/,/g, '');
     const cents = /^\d+(\.\d{1,2})?$/.test(again) ? Math.round(Number(again) * 100) : undefined;
     if (cents !== Math.round(c.amount * 100)) fail(ExitCode.refused, `cancelled: the amount typed again does not match ${formatUsd(c.amount)}; nothing was requested`, 'cancelled');
   }

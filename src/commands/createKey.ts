@@ -65,7 +65,8 @@ export function operationContext(session: Session, plan: DeliveryPlan, json: boo
 }
 
 /** The `keys create` words for an operation: `the credit key "web" (id 12)`. */
-const label = (kind: KeyOperation['kind'], name: string, id: string | undefined) => `${kind === 'pledge' ? 'the subscription key' : 'the credit key'} "${visible(name)}" (id ${visible(id ?? 'unknown')})`;
+const label = (kind: KeyOperation['kind'], name: string, id: string | undefined) =>
+  `${kind === 'pledge' ? 'the subscription key' : 'the credit key'} "${visible(name)}" (id ${visible(id ?? 'unknown')})`;
 
 /** Runs `keys create` in `session` (see the module comment). */
 export async function runKeysCreate(session: Session, request: CreateRequest): Promise<ExitCodeValue> {
@@ -87,7 +88,11 @@ export async function runKeysCreate(session: Session, request: CreateRequest): P
         say(request.name === undefined ? 'No unfinished key creation for this profile and service.' : `No unfinished creation of the key "${visible(request.name)}".`, json);
         return ExitCode.ok;
       }
-      if (matching.length > 1) fail(ExitCode.usage, `invalid_request: ${matching.length} key creations are unfinished (${matching.map((o) => `"${o.name}"`).join(', ')}): name one (keydeck keys create --${request.undo ? 'undo' : 'finish'} NAME)`);
+      if (matching.length > 1)
+        fail(
+          ExitCode.usage,
+          `invalid_request: ${matching.length} key creations are unfinished (${matching.map((o) => `"${o.name}"`).join(', ')}): name one (keydeck keys create --${request.undo ? 'undo' : 'finish'} NAME)`,
+        );
       const op = matching[0]!;
       if (request.undo) {
         ensureCanConfirm({ yes: request.yes, command: createCommand(op.name, 'undo') });
@@ -100,7 +105,10 @@ export async function runKeysCreate(session: Session, request: CreateRequest): P
     const same = pending.find((o) => o.name === request.name && o.subscriptionId === request.subscriptionId);
     if (same) {
       if (!samePlaces(same.destinations, request.plan.destinations)) {
-        fail(ExitCode.refused, `operation_pending: the creation of "${visible(same.name)}" was interrupted earlier with other destinations: \`${createCommand(same.name, 'finish')}\` or \`${createCommand(same.name, 'undo')}\` first`);
+        fail(
+          ExitCode.refused,
+          `operation_pending: the creation of "${visible(same.name)}" was interrupted earlier with other destinations: \`${createCommand(same.name, 'finish')}\` or \`${createCommand(same.name, 'undo')}\` first`,
+        );
       }
       say(`The creation of "${visible(same.name)}" was interrupted earlier: taking it up.`, json);
       return await settle(ctx, await takeUp(ctx, same, json), request);
@@ -140,7 +148,9 @@ async function takeUp(ctx: KeyOperationContext, op: KeyOperation, json: boolean)
 async function mayExist(ctx: KeyOperationContext, name: string, subscriptionId: string | undefined): Promise<void> {
   // An unreadable record says nothing more here: the failure itself is said next.
   if ((await ctx.record.list().catch(() => [])).some((o) => o.name === name && o.subscriptionId === subscriptionId && o.state === 'creating')) {
-    warn(`the key "${visible(name)}" may have been created: \`${visible(createCommand(name, 'finish'))}\` finds it and puts a new one in its place (its value is not known), \`${visible(createCommand(name, 'undo'))}\` deletes it`);
+    warn(
+      `the key "${visible(name)}" may have been created: \`${visible(createCommand(name, 'finish'))}\` finds it and puts a new one in its place (its value is not known), \`${visible(createCommand(name, 'undo'))}\` deletes it`,
+    );
   }
 }
 
@@ -213,10 +223,15 @@ async function undelivered(ctx: KeyOperationContext, outcome: Extract<CreateOutc
       await drive(createKeyMachine, { ...ctx, emit: (e) => undoEvents.push(e) }, { op }, 'undo', {});
       const deleted = undoEvents.some((e) => e.type === 'deleted' && e.ok);
       const said = undoEvents.flatMap((e) => (e.type === 'nothing_to_undo' ? [] : eventPhrases(e, 'cli').map((p) => visible(p))));
-      fail(ExitCode.refused, `delivery_failed: ${what} was created, but ${failed} did not take it; ${deleted ? 'the key was deleted again' : 'undone'}${said.length > 0 ? ` (${said.join('; ')})` : ''}`);
+      fail(
+        ExitCode.refused,
+        `delivery_failed: ${what} was created, but ${failed} did not take it; ${deleted ? 'the key was deleted again' : 'undone'}${said.length > 0 ? ` (${said.join('; ')})` : ''}`,
+      );
     }
   }
-  const finish = fileHolds ? 'delivers it again where it failed (its value is read back from the file that holds it)' : 'makes a new key and delivers it (this one is deleted once that is done: its value is not kept)';
+  const finish = fileHolds
+    ? 'delivers it again where it failed (its value is read back from the file that holds it)'
+    : 'makes a new key and delivers it (this one is deleted once that is done: its value is not kept)';
   fail(
     ExitCode.refused,
     `delivery_failed: ${what} was created, but ${failed} did not take it; it is kept and the creation stays recorded: ` +

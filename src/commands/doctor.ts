@@ -23,7 +23,6 @@ import { tokenKind } from '../credentials/token.js';
 import type { AuthDeps } from './auth.js';
 import { ExitCode, warn, insecureStorageWarning, noBaseUrlSentence, noCredentialSentence, printJson, printLine, sentenceOf, type ExitCodeValue, type GlobalOptions } from './output.js';
 
-
 /** The doctor's deadline for asking the service, ms, unless KEYDECK_TIMEOUT_MS says otherwise (a check should answer fast). */
 const DOCTOR_TIMEOUT_MS = 5000;
 /** One line of the doctor's report. */
@@ -67,11 +66,7 @@ export async function runDoctorChecks(globals: GlobalOptions, deps: AuthDeps = {
 
   const keychain = await store.keychainStatus({ write: true });
   checks.push(
-    check(
-      'keychain',
-      keychain.available,
-      keychain.available ? `${keychain.backend} answers (read and write probe: ${Math.round(keychain.probeMs)} ms)` : `${keychain.backend}: ${keychain.reason}`,
-    ),
+    check('keychain', keychain.available, keychain.available ? `${keychain.backend} answers (read and write probe: ${Math.round(keychain.probeMs)} ms)` : `${keychain.backend}: ${keychain.reason}`),
   );
 
   const configPath = configFilePath(env);
@@ -89,7 +84,12 @@ export async function runDoctorChecks(globals: GlobalOptions, deps: AuthDeps = {
         : `${configPath} does not exist yet (keydeck auth login creates it)`,
     });
     if (read.unknown.paths.length > 0) {
-      checks.push({ name: 'config', ok: true, status: 'warn', detail: `fields this keydeck does not know, ignored (a newer keydeck's, or typos): ${read.unknown.paths.map((f) => `"${f}"`).join(', ')}` });
+      checks.push({
+        name: 'config',
+        ok: true,
+        status: 'warn',
+        detail: `fields this keydeck does not know, ignored (a newer keydeck's, or typos): ${read.unknown.paths.map((f) => `"${f}"`).join(', ')}`,
+      });
     }
   } catch (err) {
     checks.push(check('config', false, sentenceOf(err)));
@@ -141,7 +141,8 @@ export async function runDoctorChecks(globals: GlobalOptions, deps: AuthDeps = {
 
   // No keychain is only a warning while the key in use comes from a fallback that works.
   if (!keychain.available && (credential?.source === 'file' || credential?.source === 'env')) {
-    const fallback = credential.source === 'file' ? `the key is read from the plaintext file you chose (${credential.path ?? 'credentials.json'}, --insecure-storage)` : `the key comes from ${TOKEN_ENV_VAR}`;
+    const fallback =
+      credential.source === 'file' ? `the key is read from the plaintext file you chose (${credential.path ?? 'credentials.json'}, --insecure-storage)` : `the key comes from ${TOKEN_ENV_VAR}`;
     checks[0] = { name: 'keychain', ok: true, status: 'warn', detail: `${fallback}, which works without a keychain; ${keychain.backend}: ${keychain.reason}` };
   }
 
@@ -157,7 +158,9 @@ export async function runDoctorChecks(globals: GlobalOptions, deps: AuthDeps = {
       baseUrl,
       token: credential?.token ?? PROBE_TOKEN,
       ...(globals.allowInsecureHttp === true && { allowInsecureHttp: true }),
-      retries: 0, timeoutMs: requestTimeoutFromEnv(env) ?? DOCTOR_TIMEOUT_MS }).managementKeys.list();
+      retries: 0,
+      timeoutMs: requestTimeoutFromEnv(env) ?? DOCTOR_TIMEOUT_MS,
+    }).managementKeys.list();
     checks.push(check('service', true, `${baseUrl} answers`));
     checks.push(check('accepted', true, 'the service accepts the key'));
   } catch (err) {

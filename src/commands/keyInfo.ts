@@ -60,7 +60,11 @@ async function consumptionKey(env: NodeJS.ProcessEnv, deps: KeyInfoDeps): Promis
   if (key === '') fail(ExitCode.usage, 'no consumption key: set KEYDECK_SK or pipe the key on stdin (it is never taken from the command line)', 'no_consumption_key');
   if (!ConsumptionKeyValueSchema.safeParse(key).success) {
     // Never echoed: only what it starts like.
-    fail(ExitCode.usage, `that is not a consumption key (sk_… or sk-…): it starts with "${/^[A-Za-z]{1,4}[_-]/.exec(key)?.[0] ?? key.slice(0, 2).replace(/[^A-Za-z0-9]/g, '?')}"; key-info takes the sk_ key an application uses`, 'not_consumption_key');
+    fail(
+      ExitCode.usage,
+      `that is not a consumption key (sk_… or sk-…): it starts with "${/^[A-Za-z]{1,4}[_-]/.exec(key)?.[0] ?? key.slice(0, 2).replace(/[^A-Za-z0-9]/g, '?')}"; key-info takes the sk_ key an application uses`,
+      'not_consumption_key',
+    );
   }
   return key;
 }
@@ -95,7 +99,11 @@ export async function keyInfo(globals: GlobalOptions, flags: KeyInfoFlags = {}, 
     const waitWords = s.blockedUntil !== undefined ? `the service asked to wait: the next read is allowed in ${durationWords(s.blockedUntil - s.now)}` : undefined;
     if (read.data === undefined || read.at === undefined) {
       if (read.error !== undefined) throw read.error;
-      fail(ExitCode.refused, waitWords ? `rate_limited: nothing is kept for ${prefix}… yet and ${waitWords}` : `not_kept: nothing is kept for ${prefix}… yet: run keydeck key-info without --cached to read it`, waitWords ? 'rate_limited' : 'not_kept');
+      fail(
+        ExitCode.refused,
+        waitWords ? `rate_limited: nothing is kept for ${prefix}… yet and ${waitWords}` : `not_kept: nothing is kept for ${prefix}… yet: run keydeck key-info without --cached to read it`,
+        waitWords ? 'rate_limited' : 'not_kept',
+      );
     }
     if (read.error !== undefined) warn(`could not read new figures (${read.error instanceof Error ? read.error.message : String(read.error)}); these are from ${ageWords(read.at, s.now)}`);
     if (flags.json) {
@@ -137,12 +145,18 @@ export function keyInfoPairs(info: KeyInfo, prefix: string, status: string): Arr
   const r = info.rate_limits;
   if (r) {
     // A pool key: no request cap (`rpm: null`) inside its reserved blocks.
-    const rpm = r.rpm !== undefined && r.rpm !== null ? `${r.rpm} requests/min` : r.rpm === null && info.plan?.slug === 'pool' ? 'no request limit in its blocks (429 outside them), 1 concurrent request' : undefined;
+    const rpm =
+      r.rpm !== undefined && r.rpm !== null
+        ? `${r.rpm} requests/min`
+        : r.rpm === null && info.plan?.slug === 'pool'
+          ? 'no request limit in its blocks (429 outside them), 1 concurrent request'
+          : undefined;
     const parts = [rpm, r.tpm !== undefined && r.tpm !== null ? `${groupThousands(r.tpm)} tokens/min` : 'no token limit'].filter(Boolean);
     pairs.push(['rate limits', parts.join(' · ')]);
   }
   const p = info.plan;
-  if (p) pairs.push(['plan', p.slug ? `${p.slug}${p.status ? ` (${p.status}${p.expires_at ? `, expires ${formatTimestamp(p.expires_at)}` : ''})` : ''}` : 'none (a credit key: bounded by the balance)']);
+  if (p)
+    pairs.push(['plan', p.slug ? `${p.slug}${p.status ? ` (${p.status}${p.expires_at ? `, expires ${formatTimestamp(p.expires_at)}` : ''})` : ''}` : 'none (a credit key: bounded by the balance)']);
   const balance = money(info.credits?.balance);
   if (balance) pairs.push(['balance', `${balance} (the account's credit balance)`]);
   pairs.push(['figures', status]);

@@ -78,10 +78,7 @@ export function keyByRef<T extends KeyLike>(keys: readonly T[], given: string, k
   const pick = preferred.length > 0 ? preferred : named;
   if (pick.length === 1) return pick[0]!;
   if (pick.length > 1) {
-    fail(
-      ExitCode.refused,
-      `ambiguous: ${pick.length} ${kind.noun}s are named "${visible(given)}": name one by its id: ${pick.map(candidate).join('; ')}; nothing was changed`,
-    );
+    fail(ExitCode.refused, `ambiguous: ${pick.length} ${kind.noun}s are named "${visible(given)}": name one by its id: ${pick.map(candidate).join('; ')}; nothing was changed`, 'ambiguous');
   }
-  return fail(ExitCode.refused, `not_found: no ${kind.noun} has the id or name "${visible(given)}" (${kind.listCommand}); nothing was changed`);
+  return fail(ExitCode.refused, `not_found: no ${kind.noun} has the id or name "${visible(given)}" (${kind.listCommand}); nothing was changed`, 'not_found');
 }

@@ -124,7 +124,12 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
     }),
     json,
     yes: flags.yes === true,
-    options: { ...flags, idleForMs, ...(waitIdleMs !== undefined && { waitIdleMs }), usage: async (keyId: string, deliveredAt: number) => (await import('./rotateUsage.js')).oldKeyUsage(session, keyId, deliveredAt) },
+    options: {
+      ...flags,
+      idleForMs,
+      ...(waitIdleMs !== undefined && { waitIdleMs }),
+      usage: async (keyId: string, deliveredAt: number) => (await import('./rotateUsage.js')).oldKeyUsage(session, keyId, deliveredAt),
+    },
     shownKey: false,
     deliveredHere: false,
     deliveries: [],
@@ -170,7 +175,9 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
 async function mayExist(ctx: RotationContext, oldId: string): Promise<void> {
   // An unreadable record says nothing more here: the failure itself is said next.
   if ((await ctx.record.list().catch(() => [])).some((r) => r.old.id === oldId && r.state === 'creating')) {
-    warn(`the successor may have been created: \`keydeck keys rotate --finish ${oldId}\` finds it and goes on with a new one, \`keydeck keys rotate --undo ${oldId}\` deletes it; the old key is untouched`);
+    warn(
+      `the successor may have been created: \`keydeck keys rotate --finish ${oldId}\` finds it and goes on with a new one, \`keydeck keys rotate --undo ${oldId}\` deletes it; the old key is untouched`,
+    );
   }
 }
 
@@ -202,7 +209,12 @@ async function settle(run: Run, outcome: RotateOutcome): Promise<ExitCodeValue> 
       await drive(rotateKeyMachine, ctx, { op }, 'finish', { handOver: result.action });
       if (json && run.deliveredHere) {
         printData({
-          old: { id: op.old.id, name: op.old.rotatedName ?? op.old.name, action: result.action, lastUsedAt: result.lastUse.known ? (result.lastUse.at === null ? null : new Date(result.lastUse.at).toISOString()) : undefined },
+          old: {
+            id: op.old.id,
+            name: op.old.rotatedName ?? op.old.name,
+            action: result.action,
+            lastUsedAt: result.lastUse.known ? (result.lastUse.at === null ? null : new Date(result.lastUse.at).toISOString()) : undefined,
+          },
           successor: { ...(run.key?.answer ?? { name: op.successor.name, ...(op.successor.id !== undefined && { id: op.successor.id }) }), ...(run.shownKey && run.key && { apiKey: run.key.apiKey }) },
           deliveries: run.deliveries,
         });
@@ -267,7 +279,10 @@ async function resume(run: Run, idOrName: string | undefined, flags: RotateFlags
     return ExitCode.ok;
   }
   if (matching.length > 1) {
-    fail(ExitCode.usage, `invalid_request: ${matching.length} rotations are unfinished (${matching.map((r) => `"${r.old.name}" ${r.old.id}`).join(', ')}): name one (keydeck keys rotate --${flags.undo ? 'undo' : 'finish'} ID)`);
+    fail(
+      ExitCode.usage,
+      `invalid_request: ${matching.length} rotations are unfinished (${matching.map((r) => `"${r.old.name}" ${r.old.id}`).join(', ')}): name one (keydeck keys rotate --${flags.undo ? 'undo' : 'finish'} ID)`,
+    );
   }
   const rotation = matching[0]!;
   if (flags.undo) {

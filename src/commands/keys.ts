@@ -79,7 +79,16 @@ export async function keysCreate(globals: GlobalOptions, flags: KeysCreateFlags,
   return runKeysCreate(
     session,
     // A name another key has is asked about before a new key is created (not when one is taken up).
-    { ...(name !== undefined && { name }), ...(subscriptionId !== undefined && { subscriptionId }), plan, finish: flags.finish === true, undo: flags.undo === true, yes: flags.yes === true, json: flags.json === true, allowDuplicateName: flags.allowDuplicateName === true },
+    {
+      ...(name !== undefined && { name }),
+      ...(subscriptionId !== undefined && { subscriptionId }),
+      plan,
+      finish: flags.finish === true,
+      undo: flags.undo === true,
+      yes: flags.yes === true,
+      json: flags.json === true,
+      allowDuplicateName: flags.allowDuplicateName === true,
+    },
   );
 }
 
@@ -88,12 +97,7 @@ export async function keysCreate(globals: GlobalOptions, flags: KeysCreateFlags,
  * /api/keys/:id` with `name`): the key resolved first (./keyRef.ts), then a name another key has is
  * asked about (./nameTaken.ts).
  */
-export async function keysRename(
-  globals: GlobalOptions,
-  idOrName: string,
-  flags: JsonFlag & { name: string; allowDuplicateName?: boolean },
-  deps: CommandDeps = {},
-): Promise<ExitCodeValue> {
+export async function keysRename(globals: GlobalOptions, idOrName: string, flags: JsonFlag & { name: string; allowDuplicateName?: boolean }, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const given = checkKeyRef(idOrName);
   const name = parseKeyName(flags.name);
   await ensureCanChange(globals, 'rename a key', deps.session?.env);
@@ -112,13 +116,7 @@ export async function keysRename(
  * with `isActive`; the service's states and transitions: a disabled key is revoked at once, enabling reactivates it): the key
  * resolved first (./keyRef.ts). `disable` asks on a terminal and needs `--yes` without one (exit 2).
  */
-export async function keysSetActive(
-  globals: GlobalOptions,
-  idOrName: string,
-  isActive: boolean,
-  flags: ConfirmNameFlags = {},
-  deps: CommandDeps = {},
-): Promise<ExitCodeValue> {
+export async function keysSetActive(globals: GlobalOptions, idOrName: string, isActive: boolean, flags: ConfirmNameFlags = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   const given = checkKeyRef(idOrName);
   const marked = await ensureCanChange(globals, isActive ? 'enable a key' : 'disable a key', deps.session?.env);
   const confirm = { yes: flags.yes, ...(flags.confirmName !== undefined && { confirmName: flags.confirmName }), protected: marked.protected, profile: marked.name };

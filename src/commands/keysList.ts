@@ -70,7 +70,8 @@ async function guardrailMarks(profile: string, baseUrl: string, env: NodeJS.Proc
       if (mark) out.set(e.keyId, mark);
     }
     return out;
-  } catch { // a guardrail record that cannot be read marks nothing; keys list still lists
+  } catch {
+    // a guardrail record that cannot be read marks nothing; keys list still lists
     return new Map();
   }
 }

@@ -62,7 +62,8 @@ function keptSpend(session: Session, keys: readonly ConsumptionKey[], keyId: str
   let store: BalanceHistoryStore;
   try {
     store = deps.openHistory ? deps.openHistory() : BalanceHistoryStore.open({ env: deps.session?.env ?? process.env });
-  } catch { // no balance history here: the key is shown without its spend
+  } catch {
+    // no balance history here: the key is shown without its spend
     return undefined;
   }
   try {
@@ -96,11 +97,31 @@ async function guardrailOf(session: Session, key: ConsumptionKey, spend: KeptSpe
   const view = rule && budgetView(rule, { usage: spend?.row?.usage, samples: spend?.samples ?? [], at: spend?.at, now, nextReadAt: spend?.nextReadAt });
   const due = deadlines(namedRule(rules, key.name), key, now);
   const lines = [
-    ...(mark ? [`disabled by its ${mark.reason === 'budget' ? 'budget' : mark.reason === 'expiry' ? 'expiresIn' : 'maxAge'}${mark.until !== null ? ` until ${formatTimestamp(mark.until)} (keydeck keys enable ${visible(key.id)} brings it back now)` : ''}`] : []),
+    ...(mark
+      ? [
+          `disabled by its ${mark.reason === 'budget' ? 'budget' : mark.reason === 'expiry' ? 'expiresIn' : 'maxAge'}${mark.until !== null ? ` until ${formatTimestamp(mark.until)} (keydeck keys enable ${visible(key.id)} brings it back now)` : ''}`,
+        ]
+      : []),
     ...(view ? [`budget: ${budgetWords(view, now)}`] : []),
     ...due.map((d) => deadlineWords(d, now)),
   ];
-  const json = view || due.length > 0 ? { ...(view && { budget: { limitUsd: view.rule.limitUsd, period: view.rule.period, action: view.rule.action, spentUsd: view.spentUsd ?? null, ratio: view.ratio ?? null, resetsAt: new Date(view.end).toISOString(), overshootUsd: view.overshootUsd ?? null } }), deadlines: due.map((d) => ({ kind: d.kind, dueAt: new Date(d.dueAt).toISOString(), state: d.state, action: d.action })) } : undefined;
+  const json =
+    view || due.length > 0
+      ? {
+          ...(view && {
+            budget: {
+              limitUsd: view.rule.limitUsd,
+              period: view.rule.period,
+              action: view.rule.action,
+              spentUsd: view.spentUsd ?? null,
+              ratio: view.ratio ?? null,
+              resetsAt: new Date(view.end).toISOString(),
+              overshootUsd: view.overshootUsd ?? null,
+            },
+          }),
+          deadlines: due.map((d) => ({ kind: d.kind, dueAt: new Date(d.dueAt).toISOString(), state: d.state, action: d.action })),
+        }
+      : undefined;
   return { lines, ...(mark && { mark }), ...(json && { json }) };
 }
 
@@ -168,7 +189,13 @@ export async function keysShow(globals: GlobalOptions, idOrName: string, flags: 
       ['name', key.name],
       ['id', key.id],
       ['type', `${key.keyType} key · plan ${key.keyPlan}`],
-      ['status', { text: `${state}${hours !== undefined && state === 'active' ? ` · ${hours}` : ''}${key.subscriptionStatus !== undefined && key.subscriptionStatus !== state ? ` (subscription: ${key.subscriptionStatus})` : ''}`, style: STATUS_STYLE[state] }],
+      [
+        'status',
+        {
+          text: `${state}${hours !== undefined && state === 'active' ? ` · ${hours}` : ''}${key.subscriptionStatus !== undefined && key.subscriptionStatus !== state ? ` (subscription: ${key.subscriptionStatus})` : ''}`,
+          style: STATUS_STYLE[state],
+        },
+      ],
       ['created', `${formatTimestamp(key.createdAt)}${key.lastUsedAt === undefined ? '' : ` · last used ${formatTimestamp(key.lastUsedAt, 'never')}`}`],
       [
         'expires',
@@ -177,7 +204,9 @@ export async function keysShow(globals: GlobalOptions, idOrName: string, flags: 
           : `${formatTimestamp(key.subscriptionExpiresAt)}${state === 'expired' ? ' (ended)' : left !== undefined ? ` · ${timeLeftWords(left)} of paid time left` : ''}`,
       ],
       ...(renewal !== undefined ? [['renewal', renewal] as [string, Cell]] : []),
-      ...(pledge !== undefined ? [[isPoolKey(key) ? 'pledge' : 'subscription', `${pledge}${blocks ? ` · blocks ${blocks.join(', ')} (UTC: asia 00–08, europe 08–16, americas 16–24)` : ''}`] as [string, Cell]] : []),
+      ...(pledge !== undefined
+        ? [[isPoolKey(key) ? 'pledge' : 'subscription', `${pledge}${blocks ? ` · blocks ${blocks.join(', ')} (UTC: asia 00–08, europe 08–16, americas 16–24)` : ''}`] as [string, Cell]]
+        : []),
       ['limits', describeLimits(key, plans)],
       ['spend', key.keyType === 'credit' ? `${spendWords(spend)}; draws on the shared credit balance` : spendWords(spend)],
       ...guard.lines.map((line): [string, Cell] => ['guardrail', line]),

@@ -178,6 +178,9 @@ export function renderManualPage(markdown: string, options: RenderOptions = {}):
     out.push(...wrap(text, width, marker, ' '.repeat(marker.length)));
   }
   // One blank line at most between blocks, none at the ends.
-  const text = out.join('\n').replace(/\n{3,}/g, '\n\n').trim();
+  const text = out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
   return `${visible(text, { newlines: true, maxLength: text.length })}\n`;
 }

@@ -126,7 +126,9 @@ export function layoutTable(header: readonly string[], rows: readonly (readonly 
   const total = widths.reduce((a, b) => a + b, 0) + 2 * (columns - 1);
   if (total <= width) {
     const line = (cells: readonly string[]) =>
-      Array.from({ length: columns }, (_, i) => (i === columns - 1 ? plain(cells[i]) : plain(cells[i]) + ' '.repeat(widths[i]! - stringWidth(plain(cells[i]))))).join('  ').trimEnd();
+      Array.from({ length: columns }, (_, i) => (i === columns - 1 ? plain(cells[i]) : plain(cells[i]) + ' '.repeat(widths[i]! - stringWidth(plain(cells[i])))))
+        .join('  ')
+        .trimEnd();
     return [line(header), widths.map((w) => '-'.repeat(Math.max(1, w))).join('  '), ...rows.map(line)];
   }
   const out: string[] = [];

@@ -137,7 +137,11 @@ export async function mgmtKeysRotate(globals: GlobalOptions, flags: MgmtRotateFl
       result = await rotateManagementKey(ctx, { name });
     }
   } catch (err) {
-    if (err instanceof CredentialPlaceError) fail(ExitCode.refused, `credential_place: ${err.message}; run \`keydeck mgmt-keys rotate --finish${flags.tokenFile !== undefined ? ` --token-file ${place.target.kind === 'token_file' ? place.target.path : ''}` : ''}\` once it is fixed`);
+    if (err instanceof CredentialPlaceError)
+      fail(
+        ExitCode.refused,
+        `credential_place: ${err.message}; run \`keydeck mgmt-keys rotate --finish${flags.tokenFile !== undefined ? ` --token-file ${place.target.kind === 'token_file' ? place.target.path : ''}` : ''}\` once it is fixed`,
+      );
     return operationFailure(err);
   } finally {
     ctx.drivers?.releaseAll();

@@ -144,7 +144,14 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
     // Where the money goes: reads through the one budget shared with every keydeck.
     const usage =
       store && series
-        ? new UsageTracker({ client, budget: new UsageBudget(store.database), credential: credentialIdOf(origin, credential.token), origin, keyHistory: new KeyHistory(store.database, series.id), settings: runaway })
+        ? new UsageTracker({
+            client,
+            budget: new UsageBudget(store.database),
+            credential: credentialIdOf(origin, credential.token),
+            origin,
+            keyHistory: new KeyHistory(store.database, series.id),
+            settings: runaway,
+          })
         : undefined;
     const problems: string[] = [];
     const notifier = createTerminalNotifier(flags, { profile: profile.name, origin: originOf(profile.baseUrl), onProblem: (sentence) => problems.push(sentence) });

@@ -58,7 +58,8 @@ export async function monitorAllProfiles(globals: GlobalOptions, flags: MonitorF
   if (single) fail(ExitCode.usage, `--all-profiles only reads every account; ${single[0]} is for one account (keydeck monitor) or for keydeck exporter --all-profiles`, 'usage');
   const env = deps.env ?? process.env;
   const terminal = deps.isTerminal ?? Boolean(process.stdin.isTTY && process.stdout.isTTY);
-  if (!terminal || env.TERM === 'dumb') fail(ExitCode.usage, 'keydeck monitor --all-profiles redraws its table and needs a capable terminal; in a script use `keydeck billing credits --json` per profile', 'needs_terminal');
+  if (!terminal || env.TERM === 'dumb')
+    fail(ExitCode.usage, 'keydeck monitor --all-profiles redraws its table and needs a capable terminal; in a script use `keydeck billing credits --json` per profile', 'needs_terminal');
   const start = await resolveProfile({ profile: globals.profile, profileSource: globals.profileSource, baseUrl: globals.baseUrl, readOnly: globals.readOnly }, env);
   const { config } = await readConfig(start.configPath);
   const profiles = allProfiles(config, start.configPath, start).map((p) => ({

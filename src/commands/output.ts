@@ -257,8 +257,7 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   const fromFile = options.tokenFile;
   const credential: SessionCredential | undefined = fromFile
     ? { token: fromFile.token, source: 'file', path: fromFile.path }
-    : ((await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl))) ??
-      (globals.sandboxToken !== undefined ? { token: globals.sandboxToken, source: 'sandbox' } : undefined));
+    : ((await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl))) ?? (globals.sandboxToken !== undefined ? { token: globals.sandboxToken, source: 'sandbox' } : undefined));
   if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store, profile), 'no_credential');
   // The plaintext file is said at login, in `auth status` and in `doctor`, not on every command (cron mail).
   if (options.pendingRotations === true) {

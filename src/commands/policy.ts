@@ -15,7 +15,18 @@ import type { AutoTopUpPolicy } from '../config/autoTopUp.js';
 import { originOf } from '../credentials/index.js';
 import { DeliveryRecord } from '../delivery/deliveryRecord.js';
 import { describeDestination, type Destination } from '../delivery/destinations.js';
-import { destinationsOf as declaredDestinations, guardrailEntries, guardrailWords, planPolicy, unfinishedCreations, unfinishedRotations, type GuardrailFigures, type PolicyChange, type PolicyNote, type PolicyPlan } from '../operations/index.js';
+import {
+  destinationsOf as declaredDestinations,
+  guardrailEntries,
+  guardrailWords,
+  planPolicy,
+  unfinishedCreations,
+  unfinishedRotations,
+  type GuardrailFigures,
+  type PolicyChange,
+  type PolicyNote,
+  type PolicyPlan,
+} from '../operations/index.js';
 import { visible } from '../terminal/sanitize.js';
 import type { CommandDeps } from './api-command.js';
 import { ExitCode, fail, openSession, type GlobalOptions, type Session } from './output.js';
@@ -138,7 +149,13 @@ export function changeLine(c: PolicyChange): string {
       return `~ auto top-up: ${autoTopUpWords(c.to)} (was ${autoTopUpWords(c.from)})`;
     case 'guardrail': {
       const d = c.decision;
-      const why = d.budget ? `${usd(d.budget.spentUsd)} of its ${usd(d.budget.rule.limitUsd)} budget` : d.deadline ? (d.deadline.kind === 'age' ? 'older than its maxAge' : 'past its expiresIn') : 'its period ended';
+      const why = d.budget
+        ? `${usd(d.budget.spentUsd)} of its ${usd(d.budget.rule.limitUsd)} budget`
+        : d.deadline
+          ? d.deadline.kind === 'age'
+            ? 'older than its maxAge'
+            : 'past its expiresIn'
+          : 'its period ended';
       if (d.change === 'enable') return `+ enable ${name(d.key.name)}: its guardrail's period ended`;
       if (d.change === 'rotate' && d.entry?.state === 'rotating') return `~ finish the rotation of ${name(d.key.name)} (${why}; interrupted)`;
       if (d.change === 'rotate') return `~ rotate ${name(d.key.name)}: ${why}; its successor → ${(d.input.destinations ?? []).map(describeDestination).join(', ')}, the old key deactivated`;
@@ -191,12 +208,26 @@ export function planJson(run: PolicyRun): Record<string, unknown> {
     file: run.file.path,
     profile: run.scope.profile,
     origin: run.scope.origin,
-    changes: plan.changes.map((c) => ({ kind: c.kind === 'guardrail' ? c.decision.change : c.kind, ...('name' in c && { name: c.name }), ...(c.kind === 'guardrail' && { name: c.decision.key.name, id: c.decision.key.id, rule: c.decision.plan.rule }), text: changeLine(c) })),
+    changes: plan.changes.map((c) => ({
+      kind: c.kind === 'guardrail' ? c.decision.change : c.kind,
+      ...('name' in c && { name: c.name }),
+      ...(c.kind === 'guardrail' && { name: c.decision.key.name, id: c.decision.key.id, rule: c.decision.plan.rule }),
+      text: changeLine(c),
+    })),
     guardrails: plan.views.map((v) => ({
       id: v.key.id,
       name: v.key.name,
       ...(v.budget && {
-        budget: { limitUsd: v.budget.rule.limitUsd, period: v.budget.rule.period, action: v.budget.rule.action, spentUsd: v.budget.spentUsd ?? null, ratio: v.budget.ratio ?? null, resetsAt: new Date(v.budget.end).toISOString(), overshootUsd: v.budget.overshootUsd ?? null, nextReadAt: v.budget.nextReadAt === undefined ? null : new Date(v.budget.nextReadAt).toISOString() },
+        budget: {
+          limitUsd: v.budget.rule.limitUsd,
+          period: v.budget.rule.period,
+          action: v.budget.rule.action,
+          spentUsd: v.budget.spentUsd ?? null,
+          ratio: v.budget.ratio ?? null,
+          resetsAt: new Date(v.budget.end).toISOString(),
+          overshootUsd: v.budget.overshootUsd ?? null,
+          nextReadAt: v.budget.nextReadAt === undefined ? null : new Date(v.budget.nextReadAt).toISOString(),
+        },
       }),
       deadlines: v.deadlines.map((d) => ({ kind: d.kind, dueAt: new Date(d.dueAt).toISOString(), state: d.state, action: d.action })),
     })),

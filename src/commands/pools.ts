@@ -35,7 +35,14 @@ export async function poolsCommand(globals: GlobalOptions, id: string | undefine
       return ExitCode.ok;
     }
     if (list.pools.length === 0 && list.unread.length === 0) printLine('The service lists no pools.');
-    if (list.pools.length > 0) printFormatted(formatTable(POOL_HEADERS, list.pools.map((p) => poolRow(p)), { color }));
+    if (list.pools.length > 0)
+      printFormatted(
+        formatTable(
+          POOL_HEADERS,
+          list.pools.map((p) => poolRow(p)),
+          { color },
+        ),
+      );
     printUnread(list.unread);
     printLine('');
     printLine(`One pool’s blocks and free seats: keydeck pools ID. ${SUBSCRIBE_HINT}.`);
@@ -54,7 +61,14 @@ export async function poolsCommand(globals: GlobalOptions, id: string | undefine
   printFormatted(formatKeyValues(poolFacts(pool), { color }));
   printLine('');
   if (pool.blocks === undefined || pool.blocks.length === 0) printLine('The service sent no hour slots for this pool, so its blocks are not known.');
-  else printFormatted(formatTable(BLOCK_HEADERS, pool.blocks.map((b) => blockRow(b, pool.annualDiscount)), { color }));
+  else
+    printFormatted(
+      formatTable(
+        BLOCK_HEADERS,
+        pool.blocks.map((b) => blockRow(b, pool.annualDiscount)),
+        { color },
+      ),
+    );
   printLine('');
   printLine(`${SUBSCRIBE_HINT}.`);
   return ExitCode.ok;

@@ -12,7 +12,18 @@
 import { keyPrefixOf } from '../api/errors.js';
 import { centsText, formatUsdCode } from '../api/money.js';
 import { parseAlertBelow, parseIntervalSeconds } from '../billing/settings.js';
-import { checkProfileName, chooseProfile, configFilePath, DEFAULT_POLL_INTERVAL_SECONDS, describeChoice, listProfiles, normalizeBaseUrl, readConfig, updateConfig, type KeydeckConfig } from '../config/index.js';
+import {
+  checkProfileName,
+  chooseProfile,
+  configFilePath,
+  DEFAULT_POLL_INTERVAL_SECONDS,
+  describeChoice,
+  listProfiles,
+  normalizeBaseUrl,
+  readConfig,
+  updateConfig,
+  type KeydeckConfig,
+} from '../config/index.js';
 import { createCredentialStore } from '../credentials/index.js';
 import type { CredentialStore } from '../credentials/store.js';
 import { tokenKind } from '../credentials/token.js';

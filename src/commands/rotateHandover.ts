@@ -130,7 +130,10 @@ export async function handover(client: RotationClient, rotation: Rotation, flags
       const waited = await waitUntilIdle(client, rotation.old.id, { idleForMs: flags.idleForMs, boundMs: flags.waitIdleMs });
       use = waited.lastUse;
       if (!waited.idle) {
-        fail(ExitCode.refused, `still_in_use: the old key "${visible(oldName(rotation))}" was ${describeLastUse(use)}, after waiting ${shortDuration(flags.waitIdleMs)}, so it was left as it is; ${finishHint}`);
+        fail(
+          ExitCode.refused,
+          `still_in_use: the old key "${visible(oldName(rotation))}" was ${describeLastUse(use)}, after waiting ${shortDuration(flags.waitIdleMs)}, so it was left as it is; ${finishHint}`,
+        );
       }
       say(`It is idle: ${describeLastUse(use)}.`, json);
       inUse = false;
@@ -145,7 +148,10 @@ export async function handover(client: RotationClient, rotation: Rotation, flags
   if (inUse && action !== 'keep' && !flags.yes) {
     const question = `The old key is still in use: ${use.known ? `it was ${describeLastUse(use)}` : 'its usage figures show spend'}, after the successor was delivered. ${action === 'delete' ? 'Delete' : 'Deactivate'} it anyway? [y/N] `;
     if (!canPrompt() || !/^y(es)?$/i.test(await askLine(question))) {
-      fail(ExitCode.refused, `still_in_use: ${use.known ? `the old key "${visible(oldName(rotation))}" was ${describeLastUse(use)}` : `the usage figures show the old key "${visible(oldName(rotation))}" spending`}, after the successor was delivered, so it was left as it is (--wait-idle waits until it stops, --yes goes ahead anyway); ${finishHint}`);
+      fail(
+        ExitCode.refused,
+        `still_in_use: ${use.known ? `the old key "${visible(oldName(rotation))}" was ${describeLastUse(use)}` : `the usage figures show the old key "${visible(oldName(rotation))}" spending`}, after the successor was delivered, so it was left as it is (--wait-idle waits until it stops, --yes goes ahead anyway); ${finishHint}`,
+      );
     }
   }
   return { action, lastUse: use };

@@ -102,8 +102,7 @@ export async function runSandboxCommand(opts: SandboxCommandOptions): Promise<vo
       log: (line) => process.stderr.write(`${line}\n`),
     });
   } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `${opts.host}:${port} is already in use (try --port 0)` : (error as Error).message;
+    const reason = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `${opts.host}:${port} is already in use (try --port 0)` : (error as Error).message;
     process.stderr.write(`keydeck: could not start the sandbox: ${reason}\n`);
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);

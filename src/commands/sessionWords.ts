@@ -17,7 +17,6 @@ export function noBaseUrlSentence(profile: { readonly name: string; readonly inC
   return `profile "${profile.name}" has no base URL: pass --base-url URL (or set KEYDECK_BASE_URL), or save one with \`${login}\``;
 }
 
-
 /**
  * The sentence for a profile without a key, with the keychain's reason when it could not be asked.
  * When the base URL is another service than the profile's saved one, it says that keys are kept

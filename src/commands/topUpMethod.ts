@@ -58,7 +58,10 @@ export function checkTopUpMethod(method: string, profileNames: Readonly<Partial<
   if (kind !== undefined) return kind;
   const known = knownTopUpMethods(profileNames);
   const describe = (name: string) => `${name} (${KIND_WORDS[known.find((k) => k.name === name)!.kind]})`;
-  const near = nearMisses(method, known.map((k) => k.name));
+  const near = nearMisses(
+    method,
+    known.map((k) => k.name),
+  );
   const list = known.map((k) => describe(k.name)).join(', ');
   const guess = near.length > 0 ? ` Did you mean ${near.map(describe).join(' or ')}?` : '';
   fail(ExitCode.usage, `--method ${method}: keydeck knows no such top-up method.${guess} The methods are ${list}. Nothing was asked or sent`, 'unknown_method');

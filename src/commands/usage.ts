@@ -77,7 +77,11 @@ export function openUsageRig(session: Session, deps: UsageDeps = {}): UsageRig {
   try {
     store = deps.openHistory ? deps.openHistory() : BalanceHistoryStore.open({ env: deps.session?.env ?? process.env });
   } catch (error) {
-    fail(ExitCode.refused, `usage reads need keydeck's shared record of reads (the service allows 12 per 12 hours), which cannot be used: ${error instanceof Error ? error.message : String(error)}`, 'usage_record_unavailable');
+    fail(
+      ExitCode.refused,
+      `usage reads need keydeck's shared record of reads (the service allows 12 per 12 hours), which cannot be used: ${error instanceof Error ? error.message : String(error)}`,
+      'usage_record_unavailable',
+    );
   }
   const origin = originOf(session.profile.baseUrl);
   return {
@@ -135,7 +139,10 @@ export async function keysUsage(globals: GlobalOptions, id: string | undefined, 
 function failWithout(read: UsageRead<UsageReport>): never {
   if (read.error !== undefined) throw read.error;
   const s = read.budget;
-  const when = s.blockedUntil !== undefined ? `the service asked to wait: the next read is allowed in ${durationWords(s.blockedUntil - s.now)}` : `the next read is allowed ${s.nextAt <= s.now ? 'now' : `in ${durationWords(s.nextAt - s.now)}`}`;
+  const when =
+    s.blockedUntil !== undefined
+      ? `the service asked to wait: the next read is allowed in ${durationWords(s.blockedUntil - s.now)}`
+      : `the next read is allowed ${s.nextAt <= s.now ? 'now' : `in ${durationWords(s.nextAt - s.now)}`}`;
   fail(ExitCode.refused, `usage_budget: no usage figures are kept for this key and service yet, and no read can be spent (${s.used} of 12 spent in the last 12 hours): ${when}`);
 }
 
@@ -168,7 +175,13 @@ function judgements(rig: UsageRig, at: number): Map<string, KeyJudgement> {
 }
 
 function budgetJson(s: BudgetState) {
-  return { readsLeft: s.left, readsPerTwelveHours: 12, nextReadAt: new Date(s.nextAt).toISOString(), nextScheduledReadAt: new Date(s.nextAutoAt).toISOString(), ...(s.blockedUntil !== undefined && { waitUntil: new Date(s.blockedUntil).toISOString() }) };
+  return {
+    readsLeft: s.left,
+    readsPerTwelveHours: 12,
+    nextReadAt: new Date(s.nextAt).toISOString(),
+    nextScheduledReadAt: new Date(s.nextAutoAt).toISOString(),
+    ...(s.blockedUntil !== undefined && { waitUntil: new Date(s.blockedUntil).toISOString() }),
+  };
 }
 
 function allKeys(rig: UsageRig, read: UsageRead<UsageReport>, report: UsageReport, rows: SpendRow[], period: UsagePeriod | undefined, flags: UsageFlags): ExitCodeValue {
@@ -244,7 +257,14 @@ function oneKey(rig: UsageRig, read: UsageRead<UsageReport>, report: UsageReport
         ageSeconds: Math.max(0, Math.round((read.budget.now - at) / 1000)),
         fresh: read.fresh,
         budget: budgetJson(read.budget),
-        key: { id: row.id, name: row.name, status: row.status, ...(row.refused !== undefined && { refused: row.refused }), periods: row.periods, ...(shareOf !== undefined && share && { share: Math.round(shareOf * 10_000) / 10_000, sharePeriod: share }) },
+        key: {
+          id: row.id,
+          name: row.name,
+          status: row.status,
+          ...(row.refused !== undefined && { refused: row.refused }),
+          periods: row.periods,
+          ...(shareOf !== undefined && share && { share: Math.round(shareOf * 10_000) / 10_000, sharePeriod: share }),
+        },
         burnRatesUsdPerHour: { ...(rates['24h'] !== undefined && { '24h': rates['24h'] }), ...(rates['7d'] !== undefined && { '7d': rates['7d'] }) },
         samples: samples.map((s) => ({ at: new Date(s.t).toISOString(), cumulativeUsd: s.cum, ...(s.d1 !== undefined && { last24hUsd: s.d1 }) })),
       },
@@ -253,8 +273,13 @@ function oneKey(rig: UsageRig, read: UsageRead<UsageReport>, report: UsageReport
   }
   printLine(`${row.status === 'deleted' ? `${row.name} (deleted)` : row.name} (id ${keyId}) · ${usageStatusLine(at, read.budget)}`);
   if (row.refused !== undefined) printLine(row.refused);
-  else printLine(`spend: ${report.periods.map((p) => `${periodWords(p)} ${usd(row.periods[p]?.spend)}`).join(' · ')}${shareOf !== undefined && share ? ` · ${Math.round(shareOf * 100)}% of the account's ${periodWords(share)} spend` : ''}`);
-  printLine(`rate: ${rates['24h'] !== undefined ? `${rateWords(rates['24h'])} over 24 h` : 'not known over 24 h'} · ${rates['7d'] !== undefined ? `${rateWords(rates['7d'])} over 7 d` : 'not known over 7 d'} (from ${all.length} read${all.length === 1 ? '' : 's'} kept)`);
+  else
+    printLine(
+      `spend: ${report.periods.map((p) => `${periodWords(p)} ${usd(row.periods[p]?.spend)}`).join(' · ')}${shareOf !== undefined && share ? ` · ${Math.round(shareOf * 100)}% of the account's ${periodWords(share)} spend` : ''}`,
+    );
+  printLine(
+    `rate: ${rates['24h'] !== undefined ? `${rateWords(rates['24h'])} over 24 h` : 'not known over 24 h'} · ${rates['7d'] !== undefined ? `${rateWords(rates['7d'])} over 7 d` : 'not known over 7 d'} (from ${all.length} read${all.length === 1 ? '' : 's'} kept)`,
+  );
   if (samples.length === 0) {
     printLine('No reads of this key are kept yet: its spend over time builds up from each usage read.');
     return ExitCode.ok;

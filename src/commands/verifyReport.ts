@@ -116,7 +116,6 @@ export async function verifyAndReport(
   }
 }
 
-
 /** Flags of `billing verify`. */
 export interface VerifyFlags extends JsonFlag {
   /** `0x` + 64 hex (required without `--find`). */
@@ -165,7 +164,10 @@ export async function chooseTopUp(
   if (match.ambiguous) {
     const list = match.ambiguous;
     if (!canPrompt()) {
-      const how = request.amount === undefined ? 'with --amount (and --to ADDRESS, the deposit address the transfer paid, when two have the same amount)' : 'with --to ADDRESS, the deposit address the transfer paid';
+      const how =
+        request.amount === undefined
+          ? 'with --amount (and --to ADDRESS, the deposit address the transfer paid, when two have the same amount)'
+          : 'with --to ADDRESS, the deposit address the transfer paid';
       fail(ExitCode.usage, `${list.length} USDC top-ups await payment (${visible(list.map(choiceText).join('; '))}): say which ${how}; nothing was sent.`, 'several_topups');
     }
     process.stderr.write(`${list.length} USDC top-ups await payment:\n${list.map((e, i) => `  ${i + 1}  ${visible(choiceText(e))}\n`).join('')}`);
@@ -178,14 +180,26 @@ export async function chooseTopUp(
     if (!entry) {
       const others = openInstructions(await ports.journal.unfinished(ports.scope));
       if (others.length > 0) {
-        warn(`no USDC top-up of ${formatUsdCode(request.amount)}${request.to !== undefined ? ` to ${request.to}` : ''} awaits payment on keydeck's record (${visible(others.map(choiceText).join('; '))}): the transfer is verified on its own record`);
+        warn(
+          `no USDC top-up of ${formatUsdCode(request.amount)}${request.to !== undefined ? ` to ${request.to}` : ''} awaits payment on keydeck's record (${visible(others.map(choiceText).join('; '))}): the transfer is verified on its own record`,
+        );
       }
     }
     if (entry && Math.round((entry.amountSent ?? entry.amount) * 100) !== Math.round(request.amount * 100)) {
       // One instruction is one record whatever amount is tried: said, so the user knows which.
-      say(visible(`The transfer is verified for ${match.ambiguous ? 'the top-up chosen' : 'the one USDC top-up awaiting payment'}, ${choiceText(entry)}, with ${formatUsdCode(request.amount)} as the amount sent.`), json);
+      say(
+        visible(
+          `The transfer is verified for ${match.ambiguous ? 'the top-up chosen' : 'the one USDC top-up awaiting payment'}, ${choiceText(entry)}, with ${formatUsdCode(request.amount)} as the amount sent.`,
+        ),
+        json,
+      );
     }
-    return { amount: request.amount, amountText: request.amountText ?? centsText(request.amount), ...(entry && { entryId: entry.id }), ...(entry?.address !== undefined && { depositAddress: entry.address }) };
+    return {
+      amount: request.amount,
+      amountText: request.amountText ?? centsText(request.amount),
+      ...(entry && { entryId: entry.id }),
+      ...(entry?.address !== undefined && { depositAddress: entry.address }),
+    };
   }
   if (!entry) fail(ExitCode.usage, "give --amount USD, the amount the transfer sent: no USDC top-up awaits payment on keydeck's record for this service; nothing was sent.", 'no_topup_awaiting');
   const amount = entry.amountSent ?? entry.amount;

@@ -134,7 +134,13 @@ const hasCents = (usd: number) => Math.abs(Math.round(usd * 100) - usd * 100) < 
 export function resolveAutoTopUpPolicy(request: AutoTopUpRequest, now: Date): { policy: AutoTopUpPolicy } | { problem: string } {
   const { belowUsd, amountUsd, toUsd } = request;
   if ((amountUsd === undefined) === (toUsd === undefined)) return { problem: 'give either --amount USD (a fixed charge) or --to USD (a target balance), not both' };
-  for (const [flag, value] of [['--below', belowUsd], ['--amount', amountUsd], ['--to', toUsd], ['--max-per-day', request.maxPerDayUsd], ['--max-per-month', request.maxPerMonthUsd]] as const) {
+  for (const [flag, value] of [
+    ['--below', belowUsd],
+    ['--amount', amountUsd],
+    ['--to', toUsd],
+    ['--max-per-day', request.maxPerDayUsd],
+    ['--max-per-month', request.maxPerMonthUsd],
+  ] as const) {
     if (value === undefined) continue;
     if (!Number.isFinite(value) || value < 0 || value > MAX_POLICY_USD) return { problem: `${flag} must be an amount from 0 to ${MAX_POLICY_USD} USD` };
     if (!hasCents(value)) return { problem: `${flag} has more than two decimals: amounts are USD to the cent` };

@@ -52,16 +52,17 @@ export const DEFAULT_RUNAWAY_FACTOR = 5;
 export const DEFAULT_RUNAWAY_FLOOR_USD_PER_HOUR = 1;
 
 /** A profile name: 1–64 of letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
-export const ProfileNameSchema = z
-  .string()
-  .regex(PROFILE_NAME, 'a profile name is 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+export const ProfileNameSchema = z.string().regex(PROFILE_NAME, 'a profile name is 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit');
 
 /** One profile's settings. Every field is optional; none is secret. */
 export const ProfileConfigSchema = z.strictObject({
   /** The service's base URL (http or https, no credentials in it). */
-  baseUrl: z.string().refine((value) => baseUrlProblem(value) === undefined, {
-    message: 'must be an http:// or https:// URL without a user name, password, query or fragment',
-  }).optional(),
+  baseUrl: z
+    .string()
+    .refine((value) => baseUrlProblem(value) === undefined, {
+      message: 'must be an http:// or https:// URL without a user name, password, query or fragment',
+    })
+    .optional(),
   /** Seconds between balance polls in the TUI (≥ 2; default 15). */
   pollIntervalSeconds: z.number().min(MIN_POLL_INTERVAL_SECONDS).max(MAX_POLL_INTERVAL_SECONDS).optional(),
   /** Low-balance threshold in USD: the monitor warns when `remaining` drops below it. */
@@ -77,13 +78,14 @@ export const ProfileConfigSchema = z.strictObject({
    * `card_direct`, `usdc`). The real service's documentation pages name the card kinds `stripe`
    * and `stripe_direct`: `{ "card_checkout": "stripe", "card_direct": "stripe_direct" }`.
    */
-  topUpMethods: z
-    .strictObject({ card_checkout: TopUpMethodNameSchema.optional(), card_direct: TopUpMethodNameSchema.optional(), usdc: TopUpMethodNameSchema.optional() })
-    .optional(),
+  topUpMethods: z.strictObject({ card_checkout: TopUpMethodNameSchema.optional(), card_direct: TopUpMethodNameSchema.optional(), usdc: TopUpMethodNameSchema.optional() }).optional(),
   /** The JSON-RPC endpoint of Base that USDC transfers are checked on: https, or http to this machine only (default https://mainnet.base.org). */
-  chainRpc: z.string().refine((value) => chainRpcProblem(value) === undefined, {
-    message: 'must be an https:// URL (plain http:// only to this machine) without a user name or password',
-  }).optional(),
+  chainRpc: z
+    .string()
+    .refine((value) => chainRpcProblem(value) === undefined, {
+      message: 'must be an https:// URL (plain http:// only to this machine) without a user name or password',
+    })
+    .optional(),
   /** false: never read the chain (no RPC learns the hash or the deposit address). Default true. */
   chainChecks: z.boolean().optional(),
   /** The auto top-up policy (./autoTopUp.ts): absent, none. */
@@ -172,10 +174,7 @@ export function normalizeBaseUrl(input: string): string {
  */
 export function checkProfileName(name: string): string {
   if (!ProfileNameSchema.safeParse(name).success) {
-    throw new ConfigError(
-      'invalid_profile_name',
-      `"${name.slice(0, 64)}" is not a valid profile name: use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit.`,
-    );
+    throw new ConfigError('invalid_profile_name', `"${name.slice(0, 64)}" is not a valid profile name: use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit.`);
   }
   return name;
 }
@@ -234,11 +233,7 @@ export async function readConfigProfiles(file: string): Promise<ReadConfigProfil
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new ConfigError(
-      'config_not_json',
-      `the config file ${file} is not valid JSON (${describeJsonSyntaxError(err)}): fix it, or move it away to start over.`,
-      { path: file },
-    );
+    throw new ConfigError('config_not_json', `the config file ${file} is not valid JSON (${describeJsonSyntaxError(err)}): fix it, or move it away to start over.`, { path: file });
   }
   const { data, unknown } = stripUnknownFields(raw, KNOWN_FIELDS);
   const top = ConfigFileSchema.extend({ profiles: z.record(ProfileNameSchema, z.unknown()) }).safeParse(data);
@@ -248,7 +243,14 @@ export async function readConfigProfiles(file: string): Promise<ReadConfigProfil
   for (const [name, entry] of Object.entries(top.data.profiles)) {
     const parsed = ProfileConfigSchema.safeParse(entry);
     if (parsed.success) profiles[name] = parsed.data;
-    else invalid.set(name, configInvalid(file, parsed.error.issues.map((i) => ({ ...i, path: ['profiles', name, ...i.path] }))));
+    else
+      invalid.set(
+        name,
+        configInvalid(
+          file,
+          parsed.error.issues.map((i) => ({ ...i, path: ['profiles', name, ...i.path] })),
+        ),
+      );
   }
   return { config: { ...top.data, profiles }, exists: true, path: file, unknown, invalid };
 }
@@ -267,19 +269,14 @@ function configInvalid(file: string, issues: readonly z.core.$ZodIssue[]): Confi
     const field = [...at, issue.keys[0] ?? ''].join('.');
     const place = at.at(-1);
     const known = at.length === 0 ? KNOWN_FIELDS.top : place === 'autoTopUp' ? Object.keys(AutoTopUpPolicySchema.shape) : place === 'topUpMethods' ? KNOWN_FIELDS.topUpMethods : KNOWN_FIELDS.profile;
-    return new ConfigError(
-      'config_invalid',
-      `the config file ${file} has an unknown field "${field}" (known here: ${known?.join(', ')}): fix or remove it (keydeck's config never holds a key).`,
-      { path: file, field },
-    );
+    return new ConfigError('config_invalid', `the config file ${file} has an unknown field "${field}" (known here: ${known?.join(', ')}): fix or remove it (keydeck's config never holds a key).`, {
+      path: file,
+      field,
+    });
   }
   if (issue?.code === 'invalid_key') {
     const field = at.join('.');
-    return new ConfigError(
-      'config_invalid',
-      `the config file ${file} has an invalid profile name at "${field}": use 1–64 letters, digits, ".", "_" or "-".`,
-      { path: file, field },
-    );
+    return new ConfigError('config_invalid', `the config file ${file} has an invalid profile name at "${field}": use 1–64 letters, digits, ".", "_" or "-".`, { path: file, field });
   }
   const field = at.length > 0 ? at.join('.') : '(top level)';
   const what = (issue?.message ?? 'invalid').replace(/^Invalid input: /, '');
@@ -300,11 +297,9 @@ export async function writeConfig(file: string, config: KeydeckConfig, unknown: 
     await writeFileAtomically(file, `${JSON.stringify(checked, null, 2)}\n`, 0o644);
   } catch (err) {
     if (err instanceof UnsafePathError) throw new ConfigError('config_write_failed', `cannot write the config file ${file}: ${err.message}.`, { path: file });
-    throw new ConfigError(
-      'config_write_failed',
-      `cannot write the config file ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): check the directory's permissions.`,
-      { path: file },
-    );
+    throw new ConfigError('config_write_failed', `cannot write the config file ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): check the directory's permissions.`, {
+      path: file,
+    });
   }
 }
 
@@ -334,11 +329,7 @@ export interface UpdateConfigResult {
  * @throws ConfigError from {@link readConfig} (with `onBroken: 'throw'`) or {@link writeConfig};
  *   `config_write_failed` when the lock cannot be had.
  */
-export async function updateConfig(
-  file: string,
-  change: (config: KeydeckConfig) => KeydeckConfig | void,
-  options: UpdateConfigOptions = {},
-): Promise<UpdateConfigResult> {
+export async function updateConfig(file: string, change: (config: KeydeckConfig) => KeydeckConfig | void, options: UpdateConfigOptions = {}): Promise<UpdateConfigResult> {
   // The dir is checked before the lock file is created in it.
   const dirProblem = await checkTrustedDir(path.dirname(file));
   if (dirProblem) throw new ConfigError('config_untrusted', `${dirProblem.sentence}.`, { path: dirProblem.path });
@@ -350,11 +341,7 @@ export async function updateConfig(
   }
 }
 
-async function updateUnlocked(
-  file: string,
-  change: (config: KeydeckConfig) => KeydeckConfig | void,
-  options: UpdateConfigOptions,
-): Promise<UpdateConfigResult> {
+async function updateUnlocked(file: string, change: (config: KeydeckConfig) => KeydeckConfig | void, options: UpdateConfigOptions): Promise<UpdateConfigResult> {
   let current: KeydeckConfig;
   let unknown = NO_UNKNOWN_FIELDS;
   let backupPath: string | undefined;

@@ -33,12 +33,14 @@ export async function tryHold(file: string): Promise<HeldLock | undefined> {
   let db: DatabaseSync;
   try {
     db = new Database(file, { timeout: 0 });
-  } catch { // cannot open the lock file: nobody is known to hold it
+  } catch {
+    // cannot open the lock file: nobody is known to hold it
     return undefined;
   }
   try {
     db.exec('BEGIN EXCLUSIVE');
-  } catch { // busy: held by another process, which is the answer
+  } catch {
+    // busy: held by another process, which is the answer
     db.close();
     return undefined;
   }

@@ -116,7 +116,8 @@ const PolicySchema = z
     policy.keys.forEach((k, i) => {
       if (seen.has(k.name)) ctx.addIssue({ code: 'custom', path: ['keys', i, 'name'], message: `"${k.name}" is named twice: a name declares one key` });
       seen.add(k.name);
-      if (k.expiresIn !== undefined && k.type !== 'credit') ctx.addIssue({ code: 'custom', path: ['keys', i, 'expiresIn'], message: 'only a credit key expires by rule (a subscription key ends with its subscription)' });
+      if (k.expiresIn !== undefined && k.type !== 'credit')
+        ctx.addIssue({ code: 'custom', path: ['keys', i, 'expiresIn'], message: 'only a credit key expires by rule (a subscription key ends with its subscription)' });
     });
   });
 
@@ -207,7 +208,11 @@ export function parsePolicy(text: string, file: string): Omit<PolicyFile, 'path'
 export async function readPolicyFile(file: string, cwd = process.cwd()): Promise<PolicyFile> {
   const full = path.resolve(cwd, file);
   const dirProblem = await checkTrustedDir(path.dirname(full));
-  if (dirProblem) throw new PolicyFileError('policy_untrusted', `${dirProblem.sentence.replace(/^the config dir /, 'the directory of the policy file ')} (the policy file says where keys go and which commands take them)`);
+  if (dirProblem)
+    throw new PolicyFileError(
+      'policy_untrusted',
+      `${dirProblem.sentence.replace(/^the config dir /, 'the directory of the policy file ')} (the policy file says where keys go and which commands take them)`,
+    );
   let read;
   try {
     read = await readTrustedFile(full, 'config file');
@@ -215,7 +220,8 @@ export async function readPolicyFile(file: string, cwd = process.cwd()): Promise
     throw new PolicyFileError('policy_missing', `the policy file ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
   if (read.kind === 'missing') throw new PolicyFileError('policy_missing', `no policy file ${file}: write one (docs/guardrails.md) or name it with --file`);
-  if (read.kind === 'refused') throw new PolicyFileError('policy_untrusted', `${read.problem.sentence.replace(/^the config file /, 'the policy file ')} (it says where keys go and which commands take them)`);
+  if (read.kind === 'refused')
+    throw new PolicyFileError('policy_untrusted', `${read.problem.sentence.replace(/^the config file /, 'the policy file ')} (it says where keys go and which commands take them)`);
   if (Buffer.byteLength(read.text) > MAX_POLICY_BYTES) throw new PolicyFileError('policy_invalid', `the policy file ${file} is larger than ${MAX_POLICY_BYTES} bytes`);
   return { path: full, dir: path.dirname(full), ...parsePolicy(read.text, file) };
 }

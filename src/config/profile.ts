@@ -91,10 +91,7 @@ export interface ProfileOverrides {
  *   the profile name is invalid, or the base URL is not an http(s) URL; `config_untrusted` or
  *   `data_untrusted` when the config dir or file, or the data dir, is writable by others (./trust.ts).
  */
-export async function resolveProfile(
-  overrides: ProfileOverrides = {},
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<ResolvedProfile> {
+export async function resolveProfile(overrides: ProfileOverrides = {}, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedProfile> {
   const configPath = configFilePath(env);
   const { config } = await readConfig(configPath);
   const dataProblem = await checkTrustedDir(dataDir(env), 'data dir');
@@ -109,12 +106,7 @@ export async function resolveProfile(
  * @throws ConfigError `invalid_profile_name`, `invalid_base_url`; `config_untrusted` and
  *   `no_such_profile` from a directory rule (./profileChoice.ts).
  */
-export function resolveFromConfig(
-  config: KeydeckConfig,
-  configPath: string,
-  overrides: ProfileOverrides = {},
-  env: NodeJS.ProcessEnv = process.env,
-): ResolvedProfile {
+export function resolveFromConfig(config: KeydeckConfig, configPath: string, overrides: ProfileOverrides = {}, env: NodeJS.ProcessEnv = process.env): ResolvedProfile {
   const { name, chosenBy } = chooseProfile(config, configPath, { profile: overrides.profile, source: overrides.profileSource, cwd: overrides.cwd }, env);
   const entry = config.profiles[name];
   const readOnly: ReadOnlyMark | undefined = overrides.readOnly === true ? { by: 'flag' } : entry?.readOnly === true ? { by: 'profile' } : undefined;

@@ -62,12 +62,7 @@ export interface ChoiceInputs {
  *   fault), `config_untrusted` (a `.keydeck` file or a directory above it that others could
  *   change), `no_such_profile` (a directory rule naming a profile the config file does not have)
  */
-export function chooseProfile(
-  config: KeydeckConfig,
-  configPath: string,
-  inputs: ChoiceInputs = {},
-  env: NodeJS.ProcessEnv = process.env,
-): { readonly name: string; readonly chosenBy: ProfileChoice } {
+export function chooseProfile(config: KeydeckConfig, configPath: string, inputs: ChoiceInputs = {}, env: NodeJS.ProcessEnv = process.env): { readonly name: string; readonly chosenBy: ProfileChoice } {
   const given = nonEmpty(inputs.profile);
   if (given !== undefined) return { name: checkProfileName(given), chosenBy: { rule: inputs.source ?? 'flag' } };
   const fromEnv = nonEmpty(env.KEYDECK_PROFILE);
@@ -89,7 +84,8 @@ export function chooseProfile(
 function safeCwd(): string | undefined {
   try {
     return process.cwd();
-  } catch { // the working directory is gone: no .keydeck file to look for
+  } catch {
+    // the working directory is gone: no .keydeck file to look for
     return undefined;
   }
 }
@@ -207,7 +203,8 @@ function ruleDirs(written: string, env: NodeJS.ProcessEnv): string[] {
   try {
     const real = realpathSync(dir);
     return real === dir ? [dir] : [dir, real];
-  } catch { // no real path (gone): the directory as given
+  } catch {
+    // no real path (gone): the directory as given
     return [dir];
   }
 }

@@ -109,7 +109,8 @@ export function listProfiles(config: KeydeckConfig): ProfileListing[] {
       let baseUrl: string | undefined;
       try {
         baseUrl = entry.baseUrl !== undefined ? normalizeUrl(entry.baseUrl) : undefined;
-      } catch { // a bad base URL is said where the profile is used
+      } catch {
+        // a bad base URL is said where the profile is used
         baseUrl = undefined;
       }
       return {

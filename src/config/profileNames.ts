@@ -20,8 +20,11 @@ export async function configProfileNames(file: string = configFilePath()): Promi
     if (read.kind !== 'text') return [];
     const profiles = (JSON.parse(read.text) as { profiles?: unknown } | null)?.profiles;
     if (typeof profiles !== 'object' || profiles === null || Array.isArray(profiles)) return [];
-    return Object.keys(profiles).filter((name) => PROFILE_NAME.test(name)).sort();
-  } catch { // a config that cannot be read names no profile to complete
+    return Object.keys(profiles)
+      .filter((name) => PROFILE_NAME.test(name))
+      .sort();
+  } catch {
+    // a config that cannot be read names no profile to complete
     return [];
   }
 }

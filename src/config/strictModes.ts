@@ -67,7 +67,10 @@ function prefixes(abs: string): string[] {
   const root = path.parse(abs).root;
   const out = [root];
   let at = root;
-  for (const part of abs.slice(root.length).split(path.sep).filter((p) => p !== '')) {
+  for (const part of abs
+    .slice(root.length)
+    .split(path.sep)
+    .filter((p) => p !== '')) {
     at = path.join(at, part);
     out.push(at);
   }

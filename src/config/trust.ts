@@ -94,12 +94,11 @@ export function trustProblemOf(
     return {
       path: file,
       code: isDirKind(kind) ? 'not_directory' : 'not_regular',
-      sentence:
-        isDirKind(kind)
-          ? `the ${kind} ${file} is not a directory: move it away (keydeck creates the directory itself)`
-          : isStoreKind(kind)
-            ? `the ${kind} ${file} is not a regular file (a link or a directory): move it away`
-            : `the ${kind} ${file} is not a regular file (a FIFO, a device or a directory?): keydeck does not read it; move it away`,
+      sentence: isDirKind(kind)
+        ? `the ${kind} ${file} is not a directory: move it away (keydeck creates the directory itself)`
+        : isStoreKind(kind)
+          ? `the ${kind} ${file} is not a regular file (a link or a directory): move it away`
+          : `the ${kind} ${file} is not a regular file (a FIFO, a device or a directory?): keydeck does not read it; move it away`,
     };
   }
   if (uid === undefined) return undefined;
@@ -147,7 +146,8 @@ export async function checkTrustedDir(dir: string, kind: 'config dir' | 'data di
   let stats;
   try {
     stats = await stat(dir);
-  } catch { // does not exist yet: nothing to distrust
+  } catch {
+    // does not exist yet: nothing to distrust
     return undefined;
   }
   return trustProblemOf(dir, kind, stats) ?? (posix() ? ancestorProblem(dir) : undefined);
@@ -158,7 +158,8 @@ export function checkTrustedDirSync(dir: string, kind: 'config dir' | 'data dir'
   let stats;
   try {
     stats = statSync(dir);
-  } catch { // does not exist yet: nothing to distrust
+  } catch {
+    // does not exist yet: nothing to distrust
     return undefined;
   }
   return trustProblemOf(dir, kind, stats) ?? (posix() ? ancestorProblem(dir) : undefined);
@@ -173,7 +174,8 @@ export function checkTrustedFileSync(file: string, kind: StoreKind): TrustProble
   let stats;
   try {
     stats = lstatSync(file);
-  } catch { // does not exist yet (or cannot be read): the opener creates it 0600, or fails on open
+  } catch {
+    // does not exist yet (or cannot be read): the opener creates it 0600, or fails on open
     return undefined;
   }
   return trustProblemOf(file, kind, stats);

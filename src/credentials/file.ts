@@ -43,10 +43,7 @@ export class CredentialFile {
     try {
       data = JSON.parse(text);
     } catch (err) {
-      throw new CredentialStoreError(
-        'file_error',
-        `the key file ${this.path} is not valid JSON (${describeJsonSyntaxError(err)}): delete it and log in again.`,
-      );
+      throw new CredentialStoreError('file_error', `the key file ${this.path} is not valid JSON (${describeJsonSyntaxError(err)}): delete it and log in again.`);
     }
     const parsed = FileSchema.safeParse(data);
     if (!parsed.success) {
@@ -118,10 +115,7 @@ export class CredentialFile {
       await writeFileAtomically(this.path, `${JSON.stringify(all, null, 2)}\n`, 0o600);
     } catch (err) {
       if (err instanceof UnsafePathError) throw new CredentialStoreError('file_error', `cannot write the key file ${this.path}: ${err.message}.`);
-      throw new CredentialStoreError(
-        'file_error',
-        `cannot write the key file ${this.path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): check the directory's permissions.`,
-      );
+      throw new CredentialStoreError('file_error', `cannot write the key file ${this.path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}): check the directory's permissions.`);
     }
   }
 }

@@ -39,15 +39,7 @@ export { describeCredential, type CredentialOrigin, type CredentialWords } from 
 export { managementKeyName, type KeyNameParts } from './keyName.js';
 export { CredentialFile } from './file.js';
 export { credentialAccount, originOf, originTarget, type OriginTarget } from './origin.js';
-export {
-  DEFAULT_KEYCHAIN_TIMEOUT_MS,
-  KEYCHAIN_SERVICE,
-  Keychain,
-  describeKeychainError,
-  keychainBackendName,
-  keychainPreflight,
-  type KeytarLike,
-} from './keychain.js';
+export { DEFAULT_KEYCHAIN_TIMEOUT_MS, KEYCHAIN_SERVICE, Keychain, describeKeychainError, keychainBackendName, keychainPreflight, type KeytarLike } from './keychain.js';
 export { checkCredentialToken, consumptionKeyRefusal, tokenKind, type TokenKind } from './token.js';
 
 /** Options of {@link createCredentialStore}. */
@@ -120,7 +112,11 @@ export function createCredentialStore(options: CredentialStoreOptions = {}): Cre
         }
         if (fromKeychain) {
           const token = checkCredentialToken(fromKeychain, `the key stored in the keychain for profile "${profile}"`);
-          if (account !== accounts[0]) await migrate(() => keychain.set(accounts[0]!, token), () => keychain.delete(account));
+          if (account !== accounts[0])
+            await migrate(
+              () => keychain.set(accounts[0]!, token),
+              () => keychain.delete(account),
+            );
           return { token, source: 'keychain' };
         }
       }
@@ -128,7 +124,11 @@ export function createCredentialStore(options: CredentialStoreOptions = {}): Cre
         const fromFile = await file.get(account);
         if (fromFile) {
           const token = checkCredentialToken(fromFile, `the key stored in ${file.path} for profile "${profile}"`);
-          if (account !== accounts[0]) await migrate(() => file.set(accounts[0]!, token), () => file.delete(account));
+          if (account !== accounts[0])
+            await migrate(
+              () => file.set(accounts[0]!, token),
+              () => file.delete(account),
+            );
           return { token, source: 'file', path: file.path };
         }
       }
@@ -197,4 +197,3 @@ export function createCredentialStore(options: CredentialStoreOptions = {}): Cre
     },
   };
 }
-

@@ -87,7 +87,8 @@ export function startChildKeytar(modulePath: string, env: NodeJS.ProcessEnv): Ch
       let reply: { id: number; value?: unknown; error?: string };
       try {
         reply = JSON.parse(line) as typeof reply;
-      } catch { // not a reply line: the child's request times out on its own
+      } catch {
+        // not a reply line: the child's request times out on its own
         continue;
       }
       const p = pending.get(reply.id);

@@ -35,7 +35,8 @@ export function originTarget(baseUrl: string, savedBaseUrl: string | undefined):
   let legacy: boolean;
   try {
     legacy = savedBaseUrl !== undefined && originOf(savedBaseUrl) === origin;
-  } catch { // a saved base URL that is not a URL is no legacy match
+  } catch {
+    // a saved base URL that is not a URL is no legacy match
     legacy = false;
   }
   return { origin, legacy };

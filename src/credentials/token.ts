@@ -33,8 +33,5 @@ export function checkCredentialToken(token: string, where = 'the token'): string
 
 /** The sentence refusing an `sk_…` offered as keydeck's credential. */
 export function consumptionKeyRefusal(where = 'the token'): string {
-  return (
-    `${where} is a consumption key (sk_…), which only authorizes inference requests; ` +
-    'keydeck manages the account and needs a management key (mk_…) or a session token.'
-  );
+  return `${where} is a consumption key (sk_…), which only authorizes inference requests; ` + 'keydeck manages the account and needs a management key (mk_…) or a session token.';
 }

@@ -57,10 +57,7 @@ export async function checkCommandDestination(d: CommandDestination, env: NodeJS
   const program = d.argv[0]!;
   const found = await which(program, { path: env.PATH ?? '', nothrow: true });
   if (found === null) {
-    throw new DeliveryError(
-      'destination_refused',
-      program.includes('/') ? `${program} is not an executable file` : `${program} was not found on PATH (is it installed?); nothing was created`,
-    );
+    throw new DeliveryError('destination_refused', program.includes('/') ? `${program} is not an executable file` : `${program} was not found on PATH (is it installed?); nothing was created`);
   }
 }
 

@@ -19,7 +19,6 @@ import type { Destination } from './destinations.js';
 /** Most keys remembered. */
 export const MAX_DELIVERY_ENTRIES = 1_000;
 
-
 const EntrySchema = z.object({
   profile: z.string(),
   origin: z.string(),
@@ -61,7 +60,8 @@ export class DeliveryRecord {
       if (read.kind !== 'text') return [];
       const parsed = FileSchema.safeParse(JSON.parse(read.text));
       return parsed.success ? parsed.data.keys : [];
-    } catch { // a record that cannot be read remembers no destination
+    } catch {
+      // a record that cannot be read remembers no destination
       return [];
     }
   }

@@ -107,7 +107,10 @@ export function parseCommandDestination(line: string, options: { env?: NodeJS.Pr
     throw new DeliveryError('invalid_destination', `--to-command: $${named} is one of keydeck's secrets and is never put on a command line (nor in the command's environment); nothing was created`);
   }
   if (holdsKeyValue(line)) {
-    throw new DeliveryError('invalid_destination', '--to-command: the command line holds a key value, which every user of the machine could read (ps): the new key reaches the command on its standard input only; nothing was created');
+    throw new DeliveryError(
+      'invalid_destination',
+      '--to-command: the command line holds a key value, which every user of the machine could read (ps): the new key reaches the command on its standard input only; nothing was created',
+    );
   }
   const keyVariables: string[] = [];
   const entries = shellParse(line, (name: string) => {
@@ -116,7 +119,10 @@ export function parseCommandDestination(line: string, options: { env?: NodeJS.Pr
     return value;
   });
   if (keyVariables.length > 0) {
-    throw new DeliveryError('invalid_destination', `--to-command: $${keyVariables[0]} holds a key value, which would be on the command line for every user of the machine to read (ps); nothing was created`);
+    throw new DeliveryError(
+      'invalid_destination',
+      `--to-command: $${keyVariables[0]} holds a key value, which would be on the command line for every user of the machine to read (ps); nothing was created`,
+    );
   }
   const argv: string[] = [];
   for (const entry of entries) {
@@ -129,10 +135,10 @@ export function parseCommandDestination(line: string, options: { env?: NodeJS.Pr
     throw new DeliveryError(
       'invalid_destination',
       `--to-command: "${op}" needs a shell, and keydeck runs the command without one (the key goes to its standard input only); ` +
-        'put the pipeline or redirection in a script and name the script, or write it out: sh -c \'…\'',
+        "put the pipeline or redirection in a script and name the script, or write it out: sh -c '…'",
     );
   }
-  if (argv.length === 0 || argv[0] === '') throw new DeliveryError('invalid_destination', '--to-command needs a command (e.g. --to-command \'gh secret set OPENAI_API_KEY\')');
+  if (argv.length === 0 || argv[0] === '') throw new DeliveryError('invalid_destination', "--to-command needs a command (e.g. --to-command 'gh secret set OPENAI_API_KEY')");
   return { kind: 'command', argv, given: line.trim() };
 }
 

@@ -100,7 +100,7 @@ export function setDotenvVariable(text: string, name: string, value: string): Do
   const lines = splitLines(text);
   const out: string[] = [];
   const replacedLines: number[] = [];
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     const line = lines[i]!;
     const m = ASSIGNMENT.exec(line.body);
     if (!m || /^[ \t]*#/.test(line.body)) {
@@ -142,7 +142,7 @@ export function removeDotenvVariable(text: string, name: string): string {
   if (!VARIABLE_NAME.test(name)) throw new DotenvEditError(`"${name}" is not a variable name (letters, digits and _, not starting with a digit)`);
   const lines = splitLines(text);
   const out: string[] = [];
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     const line = lines[i]!;
     const m = ASSIGNMENT.exec(line.body);
     if (!m || /^[ \t]*#/.test(line.body)) {

@@ -50,7 +50,8 @@ async function exists(file: string): Promise<boolean> {
   try {
     await stat(file);
     return true;
-  } catch { // no such file (or no access): not there
+  } catch {
+    // no such file (or no access): not there
     return false;
   }
 }
@@ -77,7 +78,8 @@ export async function readFileKey(d: FileDestination, target?: string): Promise<
   try {
     const { text } = await readTarget(target ?? (await resolveTarget(d)));
     return text === undefined ? undefined : readDotenvVariable(text, d.variable);
-  } catch { // unreadable: nothing known to be there
+  } catch {
+    // unreadable: nothing known to be there
     return undefined;
   }
 }
@@ -116,7 +118,8 @@ export async function restoreFile(d: FileDestination, before: FileBefore, finger
       if (before.backup !== undefined) {
         try {
           previous = await readFile(before.backup, 'utf8');
-        } catch { // the backup is gone: said in the sentence returned
+        } catch {
+          // the backup is gone: said in the sentence returned
           return { released: false, held: true, sentence: `${name} holds the new key, and the copy of its previous content (${visible(before.backup)}) is gone: set ${d.variable} there by hand` };
         }
       }
@@ -133,12 +136,21 @@ export async function restoreFile(d: FileDestination, before: FileBefore, finger
       let edited: string;
       try {
         edited = old !== undefined ? setDotenvVariable(text, d.variable, old).text : removeDotenvVariable(text, d.variable);
-      } catch { // the file changed: said in the sentence returned
+      } catch {
+        // the file changed: said in the sentence returned
         const where = before.backup === undefined ? 'it did not exist before' : `its previous content is in ${visible(before.backup)}`;
         return { released: false, held: true, sentence: `${name} changed since keydeck wrote it and ${d.variable} could not be set back safely: ${where}` };
       }
       await writeFileAtomically(before.target, edited, mode);
-      return { released: true, held: true, sentence: `${old !== undefined ? 'set' : 'removed'} ${d.variable} in ${visible(d.given)} ${old !== undefined ? 'back to its previous value' : ''} (the file's other changes since are kept)`.replace('  (', ' (') };
+      return {
+        released: true,
+        held: true,
+        sentence:
+          `${old !== undefined ? 'set' : 'removed'} ${d.variable} in ${visible(d.given)} ${old !== undefined ? 'back to its previous value' : ''} (the file's other changes since are kept)`.replace(
+            '  (',
+            ' (',
+          ),
+      };
     });
   } catch (err) {
     return { released: false, held: true, sentence: `${name} could not be put back: ${(err as Error).message}` };

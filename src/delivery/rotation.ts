@@ -78,6 +78,7 @@ export function findKey(keys: readonly ConsumptionKey[], idOrName: string): Cons
   const active = named.filter((k) => keyStatus(k) === 'active');
   const pick = active.length > 0 ? active : named;
   if (pick.length === 1) return pick[0]!;
-  if (pick.length > 1) throw new RotationError('ambiguous', `${pick.length} ${active.length > 0 ? 'active ' : ''}keys are named "${idOrName}": name one by its id (${pick.map((k) => k.id).join(', ')})`);
+  if (pick.length > 1)
+    throw new RotationError('ambiguous', `${pick.length} ${active.length > 0 ? 'active ' : ''}keys are named "${idOrName}": name one by its id (${pick.map((k) => k.id).join(', ')})`);
   throw new RotationError('not_found', `no key has the id or name "${idOrName}"`);
 }

@@ -76,9 +76,16 @@ function tryListen(address: MetricsAddress): Promise<SetupCheck> {
   });
 }
 
-async function checkProfile(profile: WatchedProfile, options: Omit<ExporterOptions, 'version'>, sources: Parameters<typeof findCredential>[3], online: boolean, env: NodeJS.ProcessEnv): Promise<SetupCheck> {
+async function checkProfile(
+  profile: WatchedProfile,
+  options: Omit<ExporterOptions, 'version'>,
+  sources: Parameters<typeof findCredential>[3],
+  online: boolean,
+  env: NodeJS.ProcessEnv,
+): Promise<SetupCheck> {
   const name = `profile ${profile.name}`;
-  if (profile.invalid !== undefined) return { name, status: 'fail', detail: `${profile.invalid} The exporter would watch it as down (config_invalid) and the other profiles as usual; a reload refuses the file until it is fixed.` };
+  if (profile.invalid !== undefined)
+    return { name, status: 'fail', detail: `${profile.invalid} The exporter would watch it as down (config_invalid) and the other profiles as usual; a reload refuses the file until it is fixed.` };
   if (profile.baseUrl === undefined) return { name, status: 'fail', detail: `names no service: set its baseUrl (keydeck --profile ${profile.name} --base-url URL auth login)` };
   const insecure = insecureHttpProblem(profile.baseUrl, options.allowInsecureHttp);
   if (insecure !== undefined) return { name, status: 'fail', detail: insecure };
@@ -124,7 +131,12 @@ export async function checkExporterSetup(options: Omit<ExporterOptions, 'version
       ? { name: 'config', status: 'warn', detail: `${configPath} has no profile to watch: add one (keydeck --profile NAME auth login)` }
       : { name: 'config', status: 'ok', detail: `${configPath}: ${profiles.length} profile${profiles.length === 1 ? '' : 's'} watched (${names.join(', ')})` },
   );
-  for (const field of unknownFields) checks.push({ name: 'config', status: 'warn', detail: `"${field}" is a field this keydeck does not know: ignored (written by a newer keydeck, or a typo); a reload takes the file up all the same` });
+  for (const field of unknownFields)
+    checks.push({
+      name: 'config',
+      status: 'warn',
+      detail: `"${field}" is a field this keydeck does not know: ignored (written by a newer keydeck, or a typo); a reload takes the file up all the same`,
+    });
   for (const detail of unwatchedTokenFiles(options.tokenFiles, names, deps.suggest)) checks.push({ name: 'token-file', status: 'fail', fatal: true, detail });
   for (const detail of await strayTokenDirFiles(options.tokenDir, names, deps.suggest)) checks.push({ name: 'token-dir', status: 'warn', detail });
   if (env.KEYDECK_TOKEN) checks.push({ name: 'environment', status: 'warn', detail: 'KEYDECK_TOKEN names no profile and is not used by the exporter' });

@@ -31,9 +31,7 @@ export function tokenEnvVar(profile: string): string {
 export type CredentialPlace = 'token_file' | 'env' | 'keychain' | 'file';
 
 /** A credential found, or why none was. */
-export type FoundCredential =
-  | { readonly ok: true; readonly token: string; readonly place: CredentialPlace; readonly where: string }
-  | { readonly ok: false; readonly sentence: string };
+export type FoundCredential = { readonly ok: true; readonly token: string; readonly place: CredentialPlace; readonly where: string } | { readonly ok: false; readonly sentence: string };
 
 /** What {@link findCredential} looks in. */
 export interface CredentialSources {

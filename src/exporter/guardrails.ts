@@ -66,7 +66,12 @@ export class GuardrailDriver {
    * watcher's tracker (its last figures), `keys` its last key list. Never throws: a problem is
    * one log line, said again only when it changes.
    */
-  async afterUsage(profile: { readonly name: string; readonly baseUrl?: string | undefined; readonly readOnly?: boolean | undefined }, client: KeydeckClient, usage: Pick<UsageTracker, 'snapshot' | 'clockOffsetMs'> | undefined, keys: readonly ConsumptionKey[] | undefined): Promise<void> {
+  async afterUsage(
+    profile: { readonly name: string; readonly baseUrl?: string | undefined; readonly readOnly?: boolean | undefined },
+    client: KeydeckClient,
+    usage: Pick<UsageTracker, 'snapshot' | 'clockOffsetMs'> | undefined,
+    keys: readonly ConsumptionKey[] | undefined,
+  ): Promise<void> {
     const origin = profile.baseUrl === undefined ? '' : new URL(profile.baseUrl).origin;
     const fields = { profile: profile.name, origin };
     const drivers = new OperationDrivers(this.#ctx.dataDir);
@@ -77,7 +82,15 @@ export class GuardrailDriver {
       const now = Date.now() + (usage?.clockOffsetMs ?? 0);
       const samples = this.#history?.allSince(now - SAMPLES_MS) ?? new Map();
       const snapshot = usage?.snapshot;
-      const figures = { rules, keys: keys ?? (await client.keys.list()), report: snapshot?.report, at: snapshot?.at, samplesOf: (id: string) => samples.get(id) ?? [], now, nextReadAt: snapshot?.budget?.nextAutoAt };
+      const figures = {
+        rules,
+        keys: keys ?? (await client.keys.list()),
+        report: snapshot?.report,
+        at: snapshot?.at,
+        samplesOf: (id: string) => samples.get(id) ?? [],
+        now,
+        nextReadAt: snapshot?.budget?.nextAutoAt,
+      };
       const env = this.#ctx.env;
       const dataDir = this.#ctx.dataDir;
       const deliveries = new DeliveryRecord(dataDir);

@@ -61,7 +61,8 @@ export function parseExporterFlags(flags: ExporterFlags, cwd = process.cwd()): E
     const eq = spec.indexOf('=');
     const profile = eq > 0 ? spec.slice(0, eq) : '';
     const file = eq > 0 ? spec.slice(eq + 1) : '';
-    if (profile === '' || file === '') return fail('--token-file must be PROFILE=PATH, such as prod=/run/credentials/keydeck-exporter.service/prod (the token itself is never given on the command line)');
+    if (profile === '' || file === '')
+      return fail('--token-file must be PROFILE=PATH, such as prod=/run/credentials/keydeck-exporter.service/prod (the token itself is never given on the command line)');
     try {
       checkProfileName(profile);
     } catch (error) {

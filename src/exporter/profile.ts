@@ -90,7 +90,8 @@ function originLabel(baseUrl: string | undefined): string {
   if (baseUrl === undefined) return '';
   try {
     return originOf(baseUrl);
-  } catch { // not a URL: no origin label
+  } catch {
+    // not a URL: no origin label
     return '';
   }
 }
@@ -199,7 +200,8 @@ export class ProfileWatcher {
       this.#ctx.log.warn('history_error', { profile: this.name, origin: this.origin, msg: `the poll state could not be read (${(error as Error).message})` });
     }
     this.metrics.restoreState(kept ?? { firstAttempt: Date.now(), state: 'unknown' });
-    if (kept?.state === 'down') this.#ctx.log.info('state_restored', { profile: this.name, origin: this.origin, reason: kept.downReason, down_since: new Date(kept.downSince ?? kept.firstAttempt).toISOString() });
+    if (kept?.state === 'down')
+      this.#ctx.log.info('state_restored', { profile: this.name, origin: this.origin, reason: kept.downReason, down_since: new Date(kept.downSince ?? kept.firstAttempt).toISOString() });
     this.#keptState = kept;
     this.#keepState();
   }
@@ -247,11 +249,9 @@ export class ProfileWatcher {
   #enforce(): void {
     const client = this.#client;
     if (!this.#guardrails || !client || this.#guardrailPass) return;
-    this.#guardrailPass = this.#guardrails
-      .afterUsage(this.#profile, client, this.#watcher.usageTracker, this.#watcher.snapshot.keys.data)
-      .finally(() => {
-        this.#guardrailPass = undefined;
-      });
+    this.#guardrailPass = this.#guardrails.afterUsage(this.#profile, client, this.#watcher.usageTracker, this.#watcher.snapshot.keys.data).finally(() => {
+      this.#guardrailPass = undefined;
+    });
   }
 
   /** True once a poll has ended (read, failed, or found no service or credential): `/readyz`. */

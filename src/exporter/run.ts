@@ -153,7 +153,8 @@ class Exporter {
     const waiting = [...this.watchers.values()].filter((w) => !w.polled).map((w) => w.name);
     const names = `${waiting.slice(0, 10).join(', ')}${waiting.length > 10 ? ` and ${waiting.length - 10} more` : ''}`;
     if (waiting.length === 0) return { ready: true, text: `ready: every watched profile polled (${this.watchers.size})` };
-    if (waiting.every((name) => this.#late.has(name))) return { ready: true, text: `ready: ${this.watchers.size - waiting.length} of ${this.watchers.size} profiles polled; added by a reload, not yet: ${names}` };
+    if (waiting.every((name) => this.#late.has(name)))
+      return { ready: true, text: `ready: ${this.watchers.size - waiting.length} of ${this.watchers.size} profiles polled; added by a reload, not yet: ${names}` };
     return { ready: false, text: `not ready: not yet polled: ${names}` };
   }
 }
@@ -192,16 +193,29 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
     return 2;
   }
   // At start there is no last good config: a profile refused is watched as down, the others as usual.
-  for (const [name, msg] of loaded.invalid) log.error('config_invalid_profile', { profile: name, msg: `${msg} Profile "${name}" is served as keydeck_up{reason="config_invalid"} 0 and not polled until the file is fixed and the exporter reloaded; the other profiles are watched.` });
+  for (const [name, msg] of loaded.invalid)
+    log.error('config_invalid_profile', {
+      profile: name,
+      msg: `${msg} Profile "${name}" is served as keydeck_up{reason="config_invalid"} 0 and not polled until the file is fixed and the exporter reloaded; the other profiles are watched.`,
+    });
   tellUnknown(log, configPath, loaded.unknownFields);
-  const mistyped = unwatchedTokenFiles(options.tokenFiles, profiles.map((p) => p.name), deps.suggest);
+  const mistyped = unwatchedTokenFiles(
+    options.tokenFiles,
+    profiles.map((p) => p.name),
+    deps.suggest,
+  );
   if (mistyped.length > 0) {
     for (const msg of mistyped) log.error('token_file_unwatched', { msg });
     return 2;
   }
   if (env.KEYDECK_TOKEN) log.warn('token_ignored', { msg: 'KEYDECK_TOKEN names no profile and is not used by the exporter: give each profile its own KEYDECK_TOKEN_<PROFILE> or --token-file' });
   const tellStray = async (watched: readonly WatchedProfile[]) => {
-    for (const msg of await strayTokenDirFiles(options.tokenDir, watched.map((p) => p.name), deps.suggest)) log.warn('token_dir_unused', { msg });
+    for (const msg of await strayTokenDirFiles(
+      options.tokenDir,
+      watched.map((p) => p.name),
+      deps.suggest,
+    ))
+      log.warn('token_dir_unused', { msg });
   };
   await tellStray(profiles);
   let history: BalanceHistoryStore | undefined;
@@ -251,7 +265,11 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
   let server: MetricsServer;
   try {
     server = await serveMetrics(options.listen, {
-      metrics: () => exposition.text(build, [...exporter.watchers.values()].map((w) => w.metrics)),
+      metrics: () =>
+        exposition.text(
+          build,
+          [...exporter.watchers.values()].map((w) => w.metrics),
+        ),
       health: () => exporter.health(),
       ready: () => exporter.ready(),
     });
@@ -261,7 +279,8 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
     return 2;
   }
   log.info('listening', { url: server.url, profiles: profiles.length, interval_seconds: options.intervalSeconds, version: options.version });
-  if (!isLoopbackHost(options.listen.host)) log.warn('listening_beyond_loopback', { msg: `anyone who reaches ${formatAddress(server.address)} sees every watched account's balance: restrict it with a firewall` });
+  if (!isLoopbackHost(options.listen.host))
+    log.warn('listening_beyond_loopback', { msg: `anyone who reaches ${formatAddress(server.address)} sees every watched account's balance: restrict it with a firewall` });
   if (profiles.length === 0) log.warn('no_profiles', { msg: `the config file ${configPath} has no profile to watch: add one (keydeck --profile NAME auth login) and send SIGHUP` });
   await exporter.apply(profiles);
   deps.onListening?.(server.url);
@@ -279,7 +298,12 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
         reloads.reloaded(true);
         log.info('config_reloaded', { profiles: next.length, added: added.join(',') || undefined, removed: removed.join(',') || undefined });
         // Not fatal once running: the profile may have been taken out of the config on purpose.
-        for (const msg of unwatchedTokenFiles(options.tokenFiles, next.map((p) => p.name), deps.suggest)) log.warn('token_file_unwatched', { msg });
+        for (const msg of unwatchedTokenFiles(
+          options.tokenFiles,
+          next.map((p) => p.name),
+          deps.suggest,
+        ))
+          log.warn('token_file_unwatched', { msg });
         await tellStray(next);
       } catch (error) {
         reloads.reloaded(false);
@@ -303,7 +327,8 @@ export async function runExporter(options: ExporterOptions, deps: ExporterDeps =
 
 /** Says each field of the config file this keydeck does not know, ignored (by name, never its value). */
 function tellUnknown(log: Logger, configPath: string, fields: readonly string[]): void {
-  for (const field of fields) log.warn('config_unknown_field', { field, msg: `the config file ${configPath} has a field this keydeck does not know, "${field}": ignored (written by a newer keydeck, or a typo)` });
+  for (const field of fields)
+    log.warn('config_unknown_field', { field, msg: `the config file ${configPath} has a field this keydeck does not know, "${field}": ignored (written by a newer keydeck, or a typo)` });
 }
 
 /** `--auto-topup`'s faces, its modules loaded only then. */
@@ -314,7 +339,13 @@ async function loadAutoTopUp(env: NodeJS.ProcessEnv, configPath: string, log: Lo
 }
 
 /** `--enforce`'s faces, its modules loaded only then. */
-async function loadGuardrails(env: NodeJS.ProcessEnv, configPath: string, history: BalanceHistoryStore, onGuardrail: string | undefined, log: Logger): Promise<import('./guardrails.js').GuardrailFaces> {
+async function loadGuardrails(
+  env: NodeJS.ProcessEnv,
+  configPath: string,
+  history: BalanceHistoryStore,
+  onGuardrail: string | undefined,
+  log: Logger,
+): Promise<import('./guardrails.js').GuardrailFaces> {
   const { guardrailFaces } = await import('./guardrails.js');
   log.info('guardrails_on', { msg: 'the guardrails keydeck apply stored act on each watched profile after each poll (docs/guardrails.md)' });
   return guardrailFaces({ dataDir: dataDir(env), configPath, history, env, ...(onGuardrail !== undefined && { onGuardrail }) }, log);

@@ -171,15 +171,7 @@ export function isBoundary(point: string): boolean {
 const BOUNDARY_KINDS: readonly FailpointKind[] = ['request', 'answered', 'store.written', 'store.deleted', 'file.renamed', 'command.spawned', 'command.exited', 'record.written'];
 
 /** The kinds of boundary (the table of the module docstring). */
-export type FailpointKind =
-  | 'request'
-  | 'answered'
-  | 'store.written'
-  | 'store.deleted'
-  | 'file.renamed'
-  | 'command.spawned'
-  | 'command.exited'
-  | 'record.written';
+export type FailpointKind = 'request' | 'answered' | 'store.written' | 'store.deleted' | 'file.renamed' | 'command.spawned' | 'command.exited' | 'record.written';
 
 /** `file.renamed`'s detail for a path: its last part. */
 export function fileDetail(file: string): string {

@@ -71,7 +71,8 @@ export const BURN_RATE_WINDOWS: readonly (readonly [label: string, ms: number])[
  * - `invalid_response`: an answer keydeck cannot read;
  * - `error`: anything else.
  */
-export type DownReason = 'no_base_url' | 'insecure_http' | 'credential_missing' | 'credential_rejected' | 'unreachable' | 'server_error' | 'rate_limited' | 'invalid_response' | 'config_invalid' | 'error';
+export type DownReason =
+  'no_base_url' | 'insecure_http' | 'credential_missing' | 'credential_rejected' | 'unreachable' | 'server_error' | 'rate_limited' | 'invalid_response' | 'config_invalid' | 'error';
 
 /** The {@link DownReason} of a failed read (a {@link KeydeckApiError} by its code, else `error`). */
 export function downReasonOf(error: unknown): DownReason {

@@ -44,9 +44,24 @@ export class AutoTopUpMetrics {
     const registers = [account.registry];
     this.#charges = new Counter({ name: 'keydeck_autotopup_charges_total', help: 'Charges auto top-up made to the card on file, by outcome', labelNames: ['outcome', 'profile', 'origin'], registers });
     this.#paused = new Gauge({ name: 'keydeck_autotopup_paused', help: 'Whether auto top-up is paused after failed charges in a row (1), else 0', labelNames: ['profile', 'origin'], registers });
-    this.#capRemaining = new Gauge({ name: 'keydeck_autotopup_cap_remaining_usd', help: 'What the UTC day’s and month’s caps of auto top-up still allow (USD)', labelNames: ['cap', 'profile', 'origin'], registers });
-    this.#capped = new Gauge({ name: 'keydeck_autotopup_capped', help: 'Whether the last run of auto top-up charged nothing because of this cap (1), else 0', labelNames: ['cap', 'profile', 'origin'], registers });
-    this.#twoMachines = new Gauge({ name: 'keydeck_autotopup_two_machines', help: 'Whether auto top-up is paused on this machine because another machine charged for the same fall first (1), else 0', labelNames: ['profile', 'origin'], registers });
+    this.#capRemaining = new Gauge({
+      name: 'keydeck_autotopup_cap_remaining_usd',
+      help: 'What the UTC day’s and month’s caps of auto top-up still allow (USD)',
+      labelNames: ['cap', 'profile', 'origin'],
+      registers,
+    });
+    this.#capped = new Gauge({
+      name: 'keydeck_autotopup_capped',
+      help: 'Whether the last run of auto top-up charged nothing because of this cap (1), else 0',
+      labelNames: ['cap', 'profile', 'origin'],
+      registers,
+    });
+    this.#twoMachines = new Gauge({
+      name: 'keydeck_autotopup_two_machines',
+      help: 'Whether auto top-up is paused on this machine because another machine charged for the same fall first (1), else 0',
+      labelNames: ['profile', 'origin'],
+      registers,
+    });
   }
 
   /** The policy's state now (undefined: no policy, so no series). */

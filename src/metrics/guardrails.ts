@@ -52,7 +52,12 @@ export class GuardrailMetrics {
     this.#ratio = new Gauge({ name: 'keydeck_key_budget_used_ratio', help: 'Spend of each governed key in its budget period over its limit (1: at the limit)', labelNames: keyed, registers });
     this.#limit = new Gauge({ name: 'keydeck_key_budget_limit_usd', help: 'The limit of each governed key’s budget (USD per period)', labelNames: keyed, registers });
     this.#reset = new Gauge({ name: 'keydeck_key_budget_reset_timestamp_seconds', help: 'When each governed key’s budget period ends (UTC)', labelNames: keyed, registers });
-    this.#overshoot = new Gauge({ name: 'keydeck_key_budget_overshoot_usd', help: 'What each governed key can spend at its rate before the next usage read (USD): the soft cap’s worst case', labelNames: keyed, registers });
+    this.#overshoot = new Gauge({
+      name: 'keydeck_key_budget_overshoot_usd',
+      help: 'What each governed key can spend at its rate before the next usage read (USD): the soft cap’s worst case',
+      labelNames: keyed,
+      registers,
+    });
     this.#disabled = new Gauge({ name: 'keydeck_key_guardrail_disabled', help: 'Keys a guardrail has disabled now (1 each)', labelNames: ['key_id', 'key_name', 'profile', 'origin'], registers });
     this.#actions = new Counter({ name: 'keydeck_key_guardrail_action_total', help: 'What the guardrails said or did, by action', labelNames: ['action', 'profile', 'origin'], registers });
     for (const action of GUARDRAIL_ACTIONS) this.#actions.inc({ ...this.#labels, action }, 0);

@@ -62,8 +62,7 @@ export async function serveMetrics(address: MetricsAddress, handlers: MetricsHan
 function answer(req: IncomingMessage, res: ServerResponse, handlers: MetricsHandlers): void {
   const path = (req.url ?? '/').split('?')[0];
   const head = req.method === 'HEAD';
-  const text = (status: number, body: string, headers: Record<string, string> = {}) =>
-    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers }).end(head ? undefined : body);
+  const text = (status: number, body: string, headers: Record<string, string> = {}) => res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers }).end(head ? undefined : body);
   if (path !== '/metrics' && path !== '/healthz' && path !== '/readyz' && path !== '/') {
     text(404, 'not found: GET /metrics, /healthz or /readyz\n');
     return;
@@ -77,8 +76,7 @@ function answer(req: IncomingMessage, res: ServerResponse, handlers: MetricsHand
   else if (path === '/readyz') {
     const state = handlers.ready?.() ?? { ready: true, text: handlers.health?.() ?? 'ok' };
     text(state.ready ? 200 : 503, `${state.text}\n`);
-  }
-  else {
+  } else {
     handlers.metrics().then(
       (body) => res.writeHead(200, { 'content-type': EXPOSITION_CONTENT_TYPE }).end(head ? undefined : body),
       () => text(500, 'the metrics could not be written\n'),

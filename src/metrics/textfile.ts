@@ -64,7 +64,10 @@ export class CronTextfile {
 
   /** What an auto top-up run did, and the policy's state after it. */
   autoTopUp(figures: AutoTopUpRunFigures): void {
-    this.#gauge('keydeck_autotopup_last_run', 'What the last run of auto top-up did (1), by outcome and decision', ['outcome', 'decision']).set({ ...this.#labels, outcome: figures.outcome, decision: figures.decision ?? '' }, 1);
+    this.#gauge('keydeck_autotopup_last_run', 'What the last run of auto top-up did (1), by outcome and decision', ['outcome', 'decision']).set(
+      { ...this.#labels, outcome: figures.outcome, decision: figures.decision ?? '' },
+      1,
+    );
     this.#gauge('keydeck_autotopup_paused', 'Whether auto top-up is paused after failed charges in a row (1), else 0').set(this.#labels, figures.paused ? 1 : 0);
     const capped = this.#gauge('keydeck_autotopup_capped', 'Whether the last run of auto top-up charged nothing because of this cap (1), else 0', ['cap']);
     const remaining = this.#gauge('keydeck_autotopup_cap_remaining_usd', 'What the UTC day’s and month’s caps of auto top-up still allow (USD)', ['cap']);
@@ -73,7 +76,12 @@ export class CronTextfile {
       remaining.set({ ...this.#labels, cap }, Math.max(0, cap === 'day' ? figures.dayCapRemaining : figures.monthCapRemaining));
     }
     // A gauge: the file states the record's count (a counter is the exporter's own, keydeck_autotopup_charges_total).
-    const charges = new Gauge({ name: 'keydeck_autotopup_recorded_charges', help: 'Auto charges in this machine’s top-up record, by outcome', labelNames: ['outcome', 'command', 'profile', 'origin'], registers: [this.registry] });
+    const charges = new Gauge({
+      name: 'keydeck_autotopup_recorded_charges',
+      help: 'Auto charges in this machine’s top-up record, by outcome',
+      labelNames: ['outcome', 'command', 'profile', 'origin'],
+      registers: [this.registry],
+    });
     for (const outcome of AUTO_TOP_UP_OUTCOMES) charges.set({ ...this.#labels, outcome }, figures.charges[outcome]);
   }
 

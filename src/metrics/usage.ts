@@ -26,7 +26,10 @@ export function registerUsageMetrics(
     if (!usage || !snap?.report) return undefined;
     const list = keys();
     return {
-      rows: spendRows(snap.report, list?.map((k) => ({ id: k.id, name: k.name, keyType: k.keyType }))),
+      rows: spendRows(
+        snap.report,
+        list?.map((k) => ({ id: k.id, name: k.name, keyType: k.keyType })),
+      ),
       period: sharePeriod(snap.report.periods),
       at: snap.at,
       budget: snap.budget,

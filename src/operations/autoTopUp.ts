@@ -162,7 +162,16 @@ export async function runAutoTopUp(ports: AutoTopUpPorts): Promise<AutoTopUpOutc
   // Step 1: a paused policy, or a balance not below the threshold, is done without waiting.
   const skip = (decision: Exclude<AutoTopUpDecision, { kind: 'charge' }>): AutoTopUpOutcome => ({ kind: 'skipped', decision, at: ports.client.serviceNow() });
   const quick = (failureStreak: number) =>
-    decideAutoTopUp({ now: new Date(ports.client.serviceNow()), policy: seen, remaining: first.remaining, pending: [], chargedToday: 0, chargedThisMonth: 0, failureStreak, pausedBecause: seen.paused?.reason });
+    decideAutoTopUp({
+      now: new Date(ports.client.serviceNow()),
+      policy: seen,
+      remaining: first.remaining,
+      pending: [],
+      chargedToday: 0,
+      chargedThisMonth: 0,
+      failureStreak,
+      pausedBecause: seen.paused?.reason,
+    });
   const before = quick(recordFailureStreak(await records(), seen.since));
   if (before.kind === 'paused' || before.kind === 'not_needed') return skip(before);
   // Step 2: the fall is seen; what the service lists now (paused by the failures it lists?), then the settle wait.
@@ -216,7 +225,15 @@ const autoTopUpMachine: Machine<JournalEntry, AutoTopUpContext, { readonly fall:
     const listed = listedTopUps(await ports.client.billing.status());
     let mine = await records();
     // Card charges the status names paid are settled first: they are no longer in flight.
-    if ((await checkCardPayments(ports, mine.filter((e) => e.state !== 'credited'))).length > 0) mine = await records();
+    if (
+      (
+        await checkCardPayments(
+          ports,
+          mine.filter((e) => e.state !== 'credited'),
+        )
+      ).length > 0
+    )
+      mine = await records();
     const serviceNow = ports.client.serviceNow();
     const streak = Math.max(recordFailureStreak(mine, policy.since), listedFailureStreak(listed, cardNames, policy.since));
     const now = new Date(serviceNow);
@@ -273,18 +290,26 @@ const autoTopUpMachine: Machine<JournalEntry, AutoTopUpContext, { readonly fall:
     if (second === undefined || memo.after.checkFailed !== undefined) return { stop: { ...outcome, ...memo.after } };
     if (!memo.done.has('pause')) {
       return {
-        step: step<JournalEntry, string | undefined>('pause', async () => {
-          try {
-            await ports.pausePolicy({ at: new Date(ports.client.serviceNow()).toISOString(), reason: twoMachinesReason(second.other), ...(second.reference !== undefined && { otherCharge: second.reference }) });
-            return undefined;
-          } catch (error) {
-            // The charge is made and said: a pause that cannot be written is said beside it.
-            return messageOf(error);
-          }
-        }, async (failed) => {
-          if (failed !== undefined) memo.after = { ...memo.after, pauseFailed: failed };
-          return entry;
-        }),
+        step: step<JournalEntry, string | undefined>(
+          'pause',
+          async () => {
+            try {
+              await ports.pausePolicy({
+                at: new Date(ports.client.serviceNow()).toISOString(),
+                reason: twoMachinesReason(second.other),
+                ...(second.reference !== undefined && { otherCharge: second.reference }),
+              });
+              return undefined;
+            } catch (error) {
+              // The charge is made and said: a pause that cannot be written is said beside it.
+              return messageOf(error);
+            }
+          },
+          async (failed) => {
+            if (failed !== undefined) memo.after = { ...memo.after, pauseFailed: failed };
+            return entry;
+          },
+        ),
       };
     }
     return { stop: { ...outcome, ...memo.after } };
@@ -316,7 +341,8 @@ function answerOf(sent: Sent, charge: AutoTopUpCharge, streak: number): { patch:
     const reason = messageOf(error);
     if (outcomeUnknown(error)) return { patch: { reason, reasonCode: codeOf(error) }, outcome: (entry) => ({ kind: 'unknown', entry, charge, reason }) };
     // Never reached the service (refused connection, bad address, invalid input): not a charge.
-    if ((error as { status?: unknown }).status === undefined) return { patch: { state: 'closed', reason: `never sent: ${reason}`, reasonCode: 'not_sent' }, outcome: (entry) => ({ kind: 'not_sent', entry, charge, reason }) };
+    if ((error as { status?: unknown }).status === undefined)
+      return { patch: { state: 'closed', reason: `never sent: ${reason}`, reasonCode: 'not_sent' }, outcome: (entry) => ({ kind: 'not_sent', entry, charge, reason }) };
     const paused = streak + 1 >= PAUSE_AFTER_FAILURES;
     return { patch: { state: 'refused', reason, reasonCode: codeOf(error) }, outcome: (entry) => ({ kind: 'failed', entry, charge, paused, reason }) };
   }
@@ -324,7 +350,13 @@ function answerOf(sent: Sent, charge: AutoTopUpCharge, streak: number): { patch:
   const paymentId = said.paymentId !== undefined ? { paymentId: said.paymentId } : {};
   if (said.credited) {
     return {
-      patch: { ...paymentId, state: 'credited', credited: said.amount ?? charge.amount, ...(said.balance !== undefined && { balance: said.balance }), evidence: 'the answer to this card charge says it was credited' },
+      patch: {
+        ...paymentId,
+        state: 'credited',
+        credited: said.amount ?? charge.amount,
+        ...(said.balance !== undefined && { balance: said.balance }),
+        evidence: 'the answer to this card charge says it was credited',
+      },
       outcome: (entry) => ({ kind: 'credited', entry, charge }),
     };
   }

@@ -125,15 +125,18 @@ export class AutoTopUpFeed {
       if (step.outcome.kind !== 'skipped' || step.outcome.decision.kind !== 'not_needed') this.#last = { outcome: step.outcome, at: now };
       const o = step.outcome;
       if (o.kind === 'credited' || o.kind === 'failed' || o.kind === 'unknown' || o.kind === 'not_sent') {
-        this.#notify({
-          outcome: o.kind,
-          amount: o.kind === 'credited' ? (o.entry.credited ?? o.entry.amount) : o.entry.amount,
-          ...(o.entry.balance !== undefined && { remaining: o.entry.balance }),
-          ...(o.kind === 'failed' && { paused: o.paused }),
-          // Another machine charged for the same fall first: this machine paused itself.
-          ...((o.kind === 'credited' || o.kind === 'unknown') && o.secondCharge !== undefined && { paused: true }),
-          ...((o.kind === 'failed' || o.kind === 'not_sent') && o.entry.reason !== undefined && { reason: o.entry.reason }),
-        }, o.entry);
+        this.#notify(
+          {
+            outcome: o.kind,
+            amount: o.kind === 'credited' ? (o.entry.credited ?? o.entry.amount) : o.entry.amount,
+            ...(o.entry.balance !== undefined && { remaining: o.entry.balance }),
+            ...(o.kind === 'failed' && { paused: o.paused }),
+            // Another machine charged for the same fall first: this machine paused itself.
+            ...((o.kind === 'credited' || o.kind === 'unknown') && o.secondCharge !== undefined && { paused: true }),
+            ...((o.kind === 'failed' || o.kind === 'not_sent') && o.entry.reason !== undefined && { reason: o.entry.reason }),
+          },
+          o.entry,
+        );
       }
     }
     this.#show(step.policy === undefined ? undefined : { ...autoTopUpLine(step.policy, step.summary, this.#last), at: now });

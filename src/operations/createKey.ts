@@ -90,7 +90,10 @@ async function alreadyDone(ctx: KeyOperationContext, plan: CreatePlan): Promise<
       const entry = await ctx.deliveries.entry({ profile: ctx.profile, origin: ctx.origin, keyId: k.id });
       if (!entry || !samePlaces(entry.destinations, plan.destinations)) continue;
       const file = plan.destinations.find((d) => d.kind === 'file');
-      const held = file !== undefined ? entry.fingerprint !== undefined && (await valueFromFiles([file], [{ state: 'written' }], entry.fingerprint)) !== undefined : Date.now() - Date.parse(entry.at) < FOUND_BY_NAME_WINDOW_MS;
+      const held =
+        file !== undefined
+          ? entry.fingerprint !== undefined && (await valueFromFiles([file], [{ state: 'written' }], entry.fingerprint)) !== undefined
+          : Date.now() - Date.parse(entry.at) < FOUND_BY_NAME_WINDOW_MS;
       if (held) return { id: k.id, at: entry.at };
     }
   } catch {
@@ -163,4 +166,3 @@ export function keyOperationContext(fields: Omit<KeyOperationContext, 'record'> 
   const { dataDir, ...rest } = fields;
   return { ...rest, record: keyOperationRecord(dataDir) };
 }
-

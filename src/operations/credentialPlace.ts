@@ -106,10 +106,7 @@ export function storePlace(store: CredentialStore, profile: string, origin: Orig
   const backupTarget: OriginTarget = { origin: origin.origin, legacy: false };
   return {
     target: { kind: 'store', storedIn: where },
-    describe: () =>
-      where === 'keychain'
-        ? `the keychain (account "${credentialAccount(profile, origin.origin)}")`
-        : `the plaintext key file${filePath ? ` ${filePath}` : ''}`,
+    describe: () => (where === 'keychain' ? `the keychain (account "${credentialAccount(profile, origin.origin)}")` : `the plaintext key file${filePath ? ` ${filePath}` : ''}`),
     get keptOnWrite() {
       return where === 'file' ? ' (mode 0600, as before)' : '';
     },
@@ -271,9 +268,7 @@ export function tokenFilePlace(file: string, env: NodeJS.ProcessEnv = process.en
     },
     async preflight() {
       if (inside(env.CREDENTIALS_DIRECTORY, target)) {
-        throw new CredentialPlaceError(
-          `the token file ${target} is systemd's read-only copy (in $CREDENTIALS_DIRECTORY): rotate the file its LoadCredential= line names, then restart the unit`,
-        );
+        throw new CredentialPlaceError(`the token file ${target} is systemd's read-only copy (in $CREDENTIALS_DIRECTORY): rotate the file its LoadCredential= line names, then restart the unit`);
       }
       const dir = tokenDirectory(target);
       const st = await lstat(target).catch((err: unknown) => {
@@ -283,7 +278,9 @@ export function tokenFilePlace(file: string, env: NodeJS.ProcessEnv = process.en
       if (dir.actAs && st.uid !== dir.actAs.uid) throw new CredentialPlaceError(foreignInOwnersDir(target, st.uid, dir.actAs.uid));
       const me = typeof process.getuid === 'function' ? process.getuid() : undefined;
       if (me !== undefined && me !== 0 && st.uid !== me) {
-        throw new CredentialPlaceError(`the token file ${target} belongs to uid ${st.uid}, and only root can write a file that keeps another user as its owner: run the rotation as that user or as root`);
+        throw new CredentialPlaceError(
+          `the token file ${target} belongs to uid ${st.uid}, and only root can write a file that keeps another user as its owner: run the rotation as that user or as root`,
+        );
       }
       try {
         await access(path.dirname(target), constants.W_OK | constants.X_OK);

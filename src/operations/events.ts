@@ -119,7 +119,16 @@ export type OperationEvent =
   /** Management-key rotation undone or ended without both keys. */
   /** A guardrail told something (./guardrail.ts): the face says it, the `--on-guardrail` hook hears it. */
   | { readonly type: 'guardrail'; readonly notice: GuardrailNotice }
-  | { readonly type: 'mgmt_undone'; readonly how: 'unstored' | 'put_back' | 'already_deleted' | 'kept_both' | 'mismatch'; readonly old: KeyRef; readonly place: PlaceRef; readonly deleted: readonly string[]; readonly holds?: string | undefined; readonly newKey?: string | undefined; readonly oldListed?: boolean };
+  | {
+      readonly type: 'mgmt_undone';
+      readonly how: 'unstored' | 'put_back' | 'already_deleted' | 'kept_both' | 'mismatch';
+      readonly old: KeyRef;
+      readonly place: PlaceRef;
+      readonly deleted: readonly string[];
+      readonly holds?: string | undefined;
+      readonly newKey?: string | undefined;
+      readonly oldListed?: boolean;
+    };
 
 /**
  * Why a drive stopped (the `failure` of ./kit.ts OperationError): a stable code and its facts.

@@ -85,7 +85,15 @@ function notice(op: GuardrailEntry, input: GuardrailInput, what: GuardrailNotice
 }
 
 /** A step that records `said` (and a state) before the notices are told, and queues them. */
-function sayStep(ctx: GuardrailContext, op: GuardrailEntry, memo: GuardrailMemo, name: string, said: readonly string[], notices: readonly GuardrailNotice[], patch: Partial<GuardrailEntry> = {}): Step<GuardrailEntry> {
+function sayStep(
+  ctx: GuardrailContext,
+  op: GuardrailEntry,
+  memo: GuardrailMemo,
+  name: string,
+  said: readonly string[],
+  notices: readonly GuardrailNotice[],
+  patch: Partial<GuardrailEntry> = {},
+): Step<GuardrailEntry> {
   return step(name, undefined, async () => {
     const next = await ctx.record.update(op.id, { ...patch, said: [...new Set([...op.said, ...said])] });
     memo.tells.push(...notices);
@@ -103,16 +111,24 @@ function endStep(ctx: GuardrailContext, op: GuardrailEntry): Step<GuardrailEntry
 
 /** Sets the key active or not, as a step whose commit records `patch` and queues `told`. */
 function keyStep(ctx: GuardrailContext, op: GuardrailEntry, memo: GuardrailMemo, active: boolean, patch: Partial<GuardrailEntry>, told: GuardrailNotice): Step<GuardrailEntry> {
-  return step(active ? 'enable' : 'disable', () => ctx.client.keys.update(op.keyId, { isActive: active }), async () => {
-    const next = await ctx.record.update(op.id, { ...patch, said: [...new Set([...op.said, told.what])] });
-    memo.tells.push(told);
-    return next;
-  });
+  return step(
+    active ? 'enable' : 'disable',
+    () => ctx.client.keys.update(op.keyId, { isActive: active }),
+    async () => {
+      const next = await ctx.record.update(op.id, { ...patch, said: [...new Set([...op.said, told.what])] });
+      memo.tells.push(told);
+      return next;
+    },
+  );
 }
 
 /** The rotation of `key` to `destinations` (or the one under way taken up), driven to its end; its outcome in the guardrail's words. */
 async function rotate(rctx: RotationContext, key: ConsumptionKey, keys: readonly ConsumptionKey[], destinations: readonly Destination[]): Promise<{ ok: true; successor: string } | { ok: false }> {
-  const pending = pendingRotationOf((await rctx.record.list({ profile: rctx.profile, origin: rctx.origin })).filter((r) => r.kind === 'consumption'), keys, key.id);
+  const pending = pendingRotationOf(
+    (await rctx.record.list({ profile: rctx.profile, origin: rctx.origin })).filter((r) => r.kind === 'consumption'),
+    keys,
+    key.id,
+  );
   let outcome: RotateOutcome = pending
     ? await drive(rotateKeyMachine, rctx, { op: pending }, 'finish', { plannedOld: 'deactivate', canShow: false })
     : await drive(rotateKeyMachine, rctx, { plan: { old: key, taken: keys.map((k) => k.name), destinations, oldAction: 'deactivate' } }, 'run', { canShow: false });
@@ -172,7 +188,17 @@ export const guardrailMachine: Machine<GuardrailEntry, GuardrailContext, Guardra
     }
     if (over || !active) return over ? { step: endStep(ctx, op) } : idle;
     const crossed = (input.crossed ?? []).filter((t) => !op.said.includes(String(t)));
-    if (crossed.length > 0) return { step: sayStep(ctx, op, memo, 'thresholds', crossed.map(String), crossed.map((t) => notice(op, input, 'threshold', { threshold: t }))) };
+    if (crossed.length > 0)
+      return {
+        step: sayStep(
+          ctx,
+          op,
+          memo,
+          'thresholds',
+          crossed.map(String),
+          crossed.map((t) => notice(op, input, 'threshold', { threshold: t })),
+        ),
+      };
     if (input.warning && !input.atLimit && !op.said.includes('warning')) return { step: sayStep(ctx, op, memo, 'warning', ['warning'], [notice(op, input, 'warning')]) };
     if (!input.atLimit || op.said.includes('limit')) return idle;
     switch (op.action) {
@@ -189,12 +215,27 @@ export const guardrailMachine: Machine<GuardrailEntry, GuardrailContext, Guardra
 };
 
 /** `rotating`: the rotation (one under way taken up first), or its fallback when it cannot be made. */
-async function rotatingNext(ctx: GuardrailContext, op: GuardrailEntry, memo: GuardrailMemo, key: ConsumptionKey, keys: readonly ConsumptionKey[], over: boolean): Promise<Next<GuardrailEntry, GuardrailOutcome>> {
+async function rotatingNext(
+  ctx: GuardrailContext,
+  op: GuardrailEntry,
+  memo: GuardrailMemo,
+  key: ConsumptionKey,
+  keys: readonly ConsumptionKey[],
+  over: boolean,
+): Promise<Next<GuardrailEntry, GuardrailOutcome>> {
   const input = memo.input;
   if (op.said.includes('rotated')) return { step: endStep(ctx, op) };
   const rctx = ctx.rotation;
   // A rotation of the key under way (this entry's, interrupted) is finished whatever else holds.
-  const pending = rctx && (await memo.observe('rotation', async () => pendingRotationOf((await rctx.record.list({ profile: rctx.profile, origin: rctx.origin })).filter((r) => r.kind === 'consumption'), keys, key.id)));
+  const pending =
+    rctx &&
+    (await memo.observe('rotation', async () =>
+      pendingRotationOf(
+        (await rctx.record.list({ profile: rctx.profile, origin: rctx.origin })).filter((r) => r.kind === 'consumption'),
+        keys,
+        key.id,
+      ),
+    ));
   if (!pending && (over || !key.isActive)) return { step: endStep(ctx, op) };
   const destinations = input.destinations ?? [];
   if (!pending && (!rctx || destinations.length === 0)) {
@@ -212,15 +253,19 @@ async function rotatingNext(ctx: GuardrailContext, op: GuardrailEntry, memo: Gua
   }
   if (memo.done.has('rotate') || !rctx) return { stop: { kind: 'idle', entry: op } };
   return {
-    step: step('rotate', () => rotate(rctx, key, keys, destinations), async (result) => {
-      const r = result as Awaited<ReturnType<typeof rotate>>;
-      const told = notice(op, input, r.ok ? 'rotated' : 'rotate_failed', r.ok ? { successor: r.successor } : {});
-      // A rotation that failed stays recorded (its own record): the next drive takes it up; it is said once.
-      if (!r.ok && op.said.includes('rotate_failed')) return op;
-      const next = await ctx.record.update(op.id, { said: [...new Set([...op.said, r.ok ? 'rotated' : 'rotate_failed'])] });
-      memo.tells.push(told);
-      return next;
-    }),
+    step: step(
+      'rotate',
+      () => rotate(rctx, key, keys, destinations),
+      async (result) => {
+        const r = result as Awaited<ReturnType<typeof rotate>>;
+        const told = notice(op, input, r.ok ? 'rotated' : 'rotate_failed', r.ok ? { successor: r.successor } : {});
+        // A rotation that failed stays recorded (its own record): the next drive takes it up; it is said once.
+        if (!r.ok && op.said.includes('rotate_failed')) return op;
+        const next = await ctx.record.update(op.id, { said: [...new Set([...op.said, r.ok ? 'rotated' : 'rotate_failed'])] });
+        memo.tells.push(told);
+        return next;
+      },
+    ),
   };
 }
 
@@ -234,4 +279,3 @@ export function guardrailContext(fields: Omit<GuardrailContext, 'record'> & { re
   const { dataDir, ...rest } = fields;
   return { ...rest, record: guardrailRecord(dataDir) };
 }
-

@@ -79,7 +79,12 @@ export function expected(entry: GuardrailEntry | undefined, plan: GuardrailPlan,
  * (a rotation). Entries whose key or rule no decision names (a period that ended) come as
  * decisions of their own. Pure.
  */
-export function guardrailDecisions(f: GuardrailFigures, entries: readonly GuardrailEntry[], scope: { profile: string; origin: string }, destinationsOf: (key: ConsumptionKey) => readonly Destination[] = () => []): GuardrailDecision[] {
+export function guardrailDecisions(
+  f: GuardrailFigures,
+  entries: readonly GuardrailEntry[],
+  scope: { profile: string; origin: string },
+  destinationsOf: (key: ConsumptionKey) => readonly Destination[] = () => [],
+): GuardrailDecision[] {
   const out: GuardrailDecision[] = [];
   const byId = new Map((f.report?.keys ?? []).map((k) => [k.id, k]));
   const decide = (key: ConsumptionKey, plan: GuardrailPlan, input: GuardrailInput, extra: Pick<GuardrailDecision, 'budget' | 'deadline'>) => {
@@ -92,7 +97,17 @@ export function guardrailDecisions(f: GuardrailFigures, entries: readonly Guardr
     const rule = budgetOf(f.rules, key.name);
     if (rule) {
       const view = budgetView(rule, { usage: byId.get(key.id), samples: f.samplesOf(key.id), at: f.at, now: f.now, nextReadAt: f.nextReadAt, thresholds: f.thresholds });
-      const plan: GuardrailPlan = { keyId: key.id, keyName: key.name, rule: 'budget', period: rule.period, periodStart: iso(view.start), periodEnd: iso(view.end), limitUsd: rule.limitUsd, action: rule.action, reenable: rule.reenable ?? true };
+      const plan: GuardrailPlan = {
+        keyId: key.id,
+        keyName: key.name,
+        rule: 'budget',
+        period: rule.period,
+        periodStart: iso(view.start),
+        periodEnd: iso(view.end),
+        limitUsd: rule.limitUsd,
+        action: rule.action,
+        reenable: rule.reenable ?? true,
+      };
       const input: GuardrailInput = {
         now: f.now,
         crossed: view.crossed,
@@ -105,7 +120,13 @@ export function guardrailDecisions(f: GuardrailFigures, entries: readonly Guardr
     }
     for (const d of deadlines(namedRule(f.rules, key.name), key, f.now)) {
       const plan: GuardrailPlan = { keyId: key.id, keyName: key.name, rule: d.kind, periodStart: iso(d.dueAt), action: d.action, reenable: false };
-      const input: GuardrailInput = { now: f.now, warning: d.state === 'warning', atLimit: d.state === 'due', dueAt: iso(d.dueAt), ...(d.action === 'rotate' && { destinations: destinationsOf(key) }) };
+      const input: GuardrailInput = {
+        now: f.now,
+        warning: d.state === 'warning',
+        atLimit: d.state === 'due',
+        dueAt: iso(d.dueAt),
+        ...(d.action === 'rotate' && { destinations: destinationsOf(key) }),
+      };
       decide(key, plan, input, { deadline: d });
     }
   }
@@ -114,7 +135,15 @@ export function guardrailDecisions(f: GuardrailFigures, entries: readonly Guardr
     if (out.some((d) => d.entry?.id === entry.id)) continue;
     const listed = f.keys.find((k) => k.id === entry.keyId);
     const key = listed ?? ({ id: entry.keyId, name: entry.keyName, isActive: false, keyType: 'credit', keyPlan: '', createdAt: entry.startedAt } as ConsumptionKey);
-    const plan: GuardrailPlan = { keyId: entry.keyId, keyName: entry.keyName, rule: entry.rule, periodStart: entry.periodStart, action: entry.action, reenable: entry.reenable, ...(entry.periodEnd !== undefined && { periodEnd: entry.periodEnd }) };
+    const plan: GuardrailPlan = {
+      keyId: entry.keyId,
+      keyName: entry.keyName,
+      rule: entry.rule,
+      periodStart: entry.periodStart,
+      action: entry.action,
+      reenable: entry.reenable,
+      ...(entry.periodEnd !== undefined && { periodEnd: entry.periodEnd }),
+    };
     const input: GuardrailInput = { now: f.now };
     // A key no longer listed (deleted): its entry only ends.
     out.push({ key, plan, input, entry, ...(listed ? expected(entry, plan, input, key) : { says: [] }) });

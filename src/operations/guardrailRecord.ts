@@ -80,7 +80,10 @@ export const GUARDRAIL_TRANSITIONS: Readonly<Record<GuardrailState, readonly Gua
 export type GuardrailRecord = MachineRecord<GuardrailEntry, GuardrailState>;
 
 /** True when `a` and `b` are the same key's same rule in the same period. */
-export function samePeriod(a: Pick<GuardrailEntry, 'profile' | 'origin' | 'keyId' | 'rule' | 'periodStart'>, b: Pick<GuardrailEntry, 'profile' | 'origin' | 'keyId' | 'rule' | 'periodStart'>): boolean {
+export function samePeriod(
+  a: Pick<GuardrailEntry, 'profile' | 'origin' | 'keyId' | 'rule' | 'periodStart'>,
+  b: Pick<GuardrailEntry, 'profile' | 'origin' | 'keyId' | 'rule' | 'periodStart'>,
+): boolean {
   return a.profile === b.profile && a.origin === b.origin && a.keyId === b.keyId && a.rule === b.rule && a.periodStart === b.periodStart;
 }
 

@@ -41,10 +41,48 @@ export { MgmtRotationRecord, type MgmtRotation } from './mgmtRotationRecord.js';
 export { guardrailContext, guardrailMachine, type GuardrailContext, type GuardrailInput, type GuardrailOutcome, type GuardrailPlan } from './guardrail.js';
 export type { GuardrailEntry } from './guardrailRecord.js';
 export { guardrailDecisions, runGuardrailPass, type GuardrailDecision, type GuardrailFigures, type GuardrailPassResult } from './guardrailPass.js';
-export { destinationsOf, governedByPattern, guardrailViews, planPolicy, rulesOf, type KeyGuardrailView, type PolicyChange, type PolicyNote, type PolicyPlan, type PolicyProblem, type PolicyWorld } from './policyPlan.js';
+export {
+  destinationsOf,
+  governedByPattern,
+  guardrailViews,
+  planPolicy,
+  rulesOf,
+  type KeyGuardrailView,
+  type PolicyChange,
+  type PolicyNote,
+  type PolicyPlan,
+  type PolicyProblem,
+  type PolicyWorld,
+} from './policyPlan.js';
 export { applyPolicy, type AppliedChange, type ApplyContext, type ApplyResult } from './applyPolicy.js';
-export { drivenNow, guardrailEntries, guardrailMark, type GuardrailMark, holdersOf, pendingRotationOf, rotationRefusal, unfinishedCreations, unfinishedMgmtRotations, unfinishedRotations, type Scope, type Unfinished } from './queries.js';
-export { createCommand, destinationsWords, eventPhrases, eventWords, failureLine, failureWords, guardrailWords, sentence, statusWords, unfinishedWords, type Face, type FailureWords } from './wording.js';
+export {
+  drivenNow,
+  guardrailEntries,
+  guardrailMark,
+  type GuardrailMark,
+  holdersOf,
+  pendingRotationOf,
+  rotationRefusal,
+  unfinishedCreations,
+  unfinishedMgmtRotations,
+  unfinishedRotations,
+  type Scope,
+  type Unfinished,
+} from './queries.js';
+export {
+  createCommand,
+  destinationsWords,
+  eventPhrases,
+  eventWords,
+  failureLine,
+  failureWords,
+  guardrailWords,
+  sentence,
+  statusWords,
+  unfinishedWords,
+  type Face,
+  type FailureWords,
+} from './wording.js';
 export type { GuardrailNotice } from './events.js';
 export { autoCharges, failureStreak, runAutoTopUp, summarize, type AutoTopUpClient, type AutoTopUpOutcome, type AutoTopUpPause, type AutoTopUpSummary } from './autoTopUp.js';
 export { AutoTopUpFeed, AutoTopUpRunner, type AutoTopUpNotice, type AutoTopUpStep, type AutoTopUpView } from './autoTopUpRunner.js';

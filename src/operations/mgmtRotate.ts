@@ -187,8 +187,20 @@ export const mgmtRotateMachine: Machine<MgmtRotation, MgmtRotationContext, MgmtR
     } catch (err) {
       throw new OperationError({ code: 'cannot_rotate', reason: 'place', place: placeRef(ctx), sentence: problemOf(err) });
     }
-    const name = plan.name ?? successorName(own.name, keys.map((k) => k.name));
-    const rotation = await ctx.record.start({ profile: ctx.profile, origin: ctx.origin, target: ctx.place.target, old: { id: own.id, name: own.name, keyPrefix: own.keyPrefix }, successor: { name }, before: keys.map((k) => k.id) });
+    const name =
+      plan.name ??
+      successorName(
+        own.name,
+        keys.map((k) => k.name),
+      );
+    const rotation = await ctx.record.start({
+      profile: ctx.profile,
+      origin: ctx.origin,
+      target: ctx.place.target,
+      old: { id: own.id, name: own.name, keyPrefix: own.keyPrefix },
+      successor: { name },
+      before: keys.map((k) => k.id),
+    });
     await ctx.drivers?.take(rotation.id);
     memo.oldToken = token;
     memo.phase = 'fresh';
@@ -264,22 +276,47 @@ export const mgmtRotateMachine: Machine<MgmtRotation, MgmtRotationContext, MgmtR
         if (!memo.done.has('put-back') && !(await memo.observe('listed', () => ctx.keysWith(fresh).list())).some((k) => k.id === op.old.id)) {
           // The old key is deleted already: the rotation reached its end but for its bookkeeping.
           if (!memo.done.has('drop-backup')) return { step: step('drop-backup', () => ctx.place.dropBackup()) };
-          return { step: endStep(ctx, op, () => (emit(ctx, { type: 'mgmt_undone', how: 'already_deleted', old: op.old, place, deleted: [], newKey: newKey.keyPrefix }), { kind: 'rotated', old: op.old, new: newKey, where })) };
+          return {
+            step: endStep(
+              ctx,
+              op,
+              () => (emit(ctx, { type: 'mgmt_undone', how: 'already_deleted', old: op.old, place, deleted: [], newKey: newKey.keyPrefix }), { kind: 'rotated', old: op.old, new: newKey, where }),
+            ),
+          };
         }
         const old = memo.oldToken;
-        if (old === undefined) return { step: endStep(ctx, op, () => (emit(ctx, { type: 'mgmt_undone', how: 'kept_both', old: op.old, place, deleted: [], newKey: newKey.keyPrefix }), { kind: 'kept_both', old: op.old, new: newKey, where })) };
+        if (old === undefined)
+          return {
+            step: endStep(
+              ctx,
+              op,
+              () => (emit(ctx, { type: 'mgmt_undone', how: 'kept_both', old: op.old, place, deleted: [], newKey: newKey.keyPrefix }), { kind: 'kept_both', old: op.old, new: newKey, where }),
+            ),
+          };
         if (!memo.done.has('put-back')) return { step: step('put-back', () => ctx.place.write(old)) };
         const clean = await cleanNext(ctx, op, memo, old);
         if (clean) return { step: clean };
         const deleted = memo.lost ?? [];
-        return { step: endStep(ctx, op, () => (emit(ctx, { type: 'mgmt_undone', how: 'put_back', old: op.old, place, deleted, holds: keyPrefixOf(old), newKey: newKey.keyPrefix }), { kind: 'undone', old: op.old, deleted, where })) };
+        return {
+          step: endStep(
+            ctx,
+            op,
+            () => (
+              emit(ctx, { type: 'mgmt_undone', how: 'put_back', old: op.old, place, deleted, holds: keyPrefixOf(old), newKey: newKey.keyPrefix }),
+              { kind: 'undone', old: op.old, deleted, where }
+            ),
+          ),
+        };
       }
       case 'unstored': {
         const old = memo.oldToken!;
         const clean = await cleanNext(ctx, op, memo, old);
         if (clean) return { step: clean };
         const deleted = memo.lost ?? [];
-        if (memo.mode === 'undo') return { step: endStep(ctx, op, () => (emit(ctx, { type: 'mgmt_undone', how: 'unstored', old: op.old, place, deleted, holds: keyPrefixOf(old) }), { kind: 'undone', old: op.old, deleted, where })) };
+        if (memo.mode === 'undo')
+          return {
+            step: endStep(ctx, op, () => (emit(ctx, { type: 'mgmt_undone', how: 'unstored', old: op.old, place, deleted, holds: keyPrefixOf(old) }), { kind: 'undone', old: op.old, deleted, where })),
+          };
         const before = (memo.listed ?? []).filter((k) => !deleted.includes(k.id)).map((k) => k.id);
         return {
           step: step('again', undefined, async () => {
@@ -296,7 +333,13 @@ export const mgmtRotateMachine: Machine<MgmtRotation, MgmtRotationContext, MgmtR
         if (clean) return { step: clean };
         const deleted = memo.lost ?? [];
         const oldListed = (memo.listed ?? []).some((k) => k.id === op.old.id);
-        return { step: endStep(ctx, op, () => (emit(ctx, { type: 'mgmt_undone', how: 'mismatch', old: op.old, place, deleted, holds: keyPrefixOf(inPlace), oldListed }), { kind: 'undone', old: op.old, deleted, where })) };
+        return {
+          step: endStep(
+            ctx,
+            op,
+            () => (emit(ctx, { type: 'mgmt_undone', how: 'mismatch', old: op.old, place, deleted, holds: keyPrefixOf(inPlace), oldListed }), { kind: 'undone', old: op.old, deleted, where }),
+          ),
+        };
       }
     }
   },

@@ -174,7 +174,10 @@ function mintStep<Op extends MintOp, Ctx extends MintContext>(cfg: MintConfig<Op
         key = { id, name: salvaged.name ?? name, apiKey: salvaged.apiKey, answer: { ...(id !== undefined && { id }), name: salvaged.name ?? name } };
       }
       memo.key = key;
-      const next = await record.update(op.id, patchOf<Op>({ state: cfg.mintedState(op), ...cfg.withNewKey(op, { ...(key.id !== undefined && { id: key.id }), fingerprint: keyFingerprint(key.apiKey) }), targets: resetTargets(op.targets) }));
+      const next = await record.update(
+        op.id,
+        patchOf<Op>({ state: cfg.mintedState(op), ...cfg.withNewKey(op, { ...(key.id !== undefined && { id: key.id }), fingerprint: keyFingerprint(key.apiKey) }), targets: resetTargets(op.targets) }),
+      );
       say(ctx, memo, { type: 'minted', kind: cfg.kind, key: { id: key.id, name: key.name }, destinations: op.destinations.length });
       return next;
     },
@@ -248,8 +251,10 @@ export async function mintNext<Op extends MintOp, Ctx extends MintContext>(cfg: 
   const lost = op.lost.find((id) => !memo.done.has(`delete-lost:${id}`));
   if (lost !== undefined) {
     return {
-      step: step(`delete-lost:${lost}`, () => deleteQuietly(() => ctx.client.keys.delete(lost)), async (gone: boolean) =>
-        gone ? record.update(op.id, patchOf<Op>({ lost: op.lost.filter((id) => id !== lost) })) : op,
+      step: step(
+        `delete-lost:${lost}`,
+        () => deleteQuietly(() => ctx.client.keys.delete(lost)),
+        async (gone: boolean) => (gone ? record.update(op.id, patchOf<Op>({ lost: op.lost.filter((id) => id !== lost) })) : op),
       ),
     };
   }
@@ -299,7 +304,9 @@ export async function mintUndoNext<Op extends MintOp, Ctx extends MintContext, O
       say(ctx, memo, { type: 'kept', kind: cfg.kind, key: { id, name: current.name }, holders });
       continue;
     }
-    return { step: step(`undo-key:${id}`, async () => say(ctx, memo, { type: 'deleted', kind: cfg.kind, key: { id, name: current.name }, ok: await deleteQuietly(() => ctx.client.keys.delete(id)) })) };
+    return {
+      step: step(`undo-key:${id}`, async () => say(ctx, memo, { type: 'deleted', kind: cfg.kind, key: { id, name: current.name }, ok: await deleteQuietly(() => ctx.client.keys.delete(id)) })),
+    };
   }
   const ran = op.destinations.some((d, i) => d.kind === 'command' && op.targets[i]?.ran === true);
   for (const id of op.lost.filter(isListed)) {

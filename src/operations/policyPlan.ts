@@ -105,7 +105,13 @@ export interface PolicyWorld {
 export function rulesOf(file: PolicyFile, now: Date): Guardrails {
   const thresholds = file.account.thresholds;
   const budget = (b: PolicyFile['keys'][number]['budget']) =>
-    b && { limitUsd: b.limit, period: b.period, ...((b.thresholds ?? thresholds) !== undefined && { thresholds: [...(b.thresholds ?? thresholds)!] }), action: b.action, ...(b.reenable !== undefined && { reenable: b.reenable }) };
+    b && {
+      limitUsd: b.limit,
+      period: b.period,
+      ...((b.thresholds ?? thresholds) !== undefined && { thresholds: [...(b.thresholds ?? thresholds)!] }),
+      action: b.action,
+      ...(b.reenable !== undefined && { reenable: b.reenable }),
+    };
   const rules: KeyRule[] = [
     ...file.keys.map((k) => ({
       name: k.name,
@@ -151,7 +157,9 @@ function declaredAutoTopUp(file: PolicyFile, now: Date): { off: true } | { polic
   if (a === undefined) return undefined;
   if (a === 'off' || a === false) return { off: true };
   const r = resolveAutoTopUpPolicy({ belowUsd: a.below, amountUsd: a.amount, toUsd: a.to, maxPerDayUsd: a.maxPerDay, maxPerMonthUsd: a.maxPerMonth, method: a.method }, now);
-  return 'problem' in r ? { problem: `account.autoTopUp: ${r.problem.replace(/--(below|amount|to|max-per-day|max-per-month)\b/g, (_, f: string) => f.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase()))}` } : { policy: r.policy };
+  return 'problem' in r
+    ? { problem: `account.autoTopUp: ${r.problem.replace(/--(below|amount|to|max-per-day|max-per-month)\b/g, (_, f: string) => f.replace(/-(\w)/g, (_m, c: string) => c.toUpperCase()))}` }
+    : { policy: r.policy };
 }
 
 /** The same auto top-up settings (when it was set, and a pause, aside). */
@@ -183,7 +191,10 @@ export function planPolicy(file: PolicyFile, world: PolicyWorld, now = new Date(
     }
     const { key, ambiguous } = found(keys, declared.name, world.figures.now, world.rotations ?? []);
     if (ambiguous) {
-      problems.push({ name: declared.name, sentence: `${ambiguous.length} active keys are named "${declared.name}" (${ambiguous.map((k) => k.id).join(', ')}): keydeck cannot tell which one the file declares; rename or delete the others` });
+      problems.push({
+        name: declared.name,
+        sentence: `${ambiguous.length} active keys are named "${declared.name}" (${ambiguous.map((k) => k.id).join(', ')}): keydeck cannot tell which one the file declares; rename or delete the others`,
+      });
       continue;
     }
     if (key) {
@@ -194,7 +205,8 @@ export function planPolicy(file: PolicyFile, world: PolicyWorld, now = new Date(
   }
   const rules = rulesOf(file, now);
   if (!sameRules(world.profile.guardrails, rules)) changes.push({ kind: 'rules', ...(world.profile.guardrails && { from: world.profile.guardrails }), to: rules });
-  if (file.account.alertBelow !== undefined && file.account.alertBelow !== world.profile.alertBelowUsd) changes.push({ kind: 'alert_below', from: world.profile.alertBelowUsd, to: file.account.alertBelow });
+  if (file.account.alertBelow !== undefined && file.account.alertBelow !== world.profile.alertBelowUsd)
+    changes.push({ kind: 'alert_below', from: world.profile.alertBelowUsd, to: file.account.alertBelow });
   const auto = declaredAutoTopUp(file, now);
   if (auto && 'problem' in auto) problems.push({ name: 'account', sentence: auto.problem });
   if (auto && 'off' in auto && world.profile.autoTopUp) changes.push({ kind: 'auto_top_up', from: world.profile.autoTopUp });
@@ -204,7 +216,9 @@ export function planPolicy(file: PolicyFile, world: PolicyWorld, now = new Date(
     const own = destinations.get(key.name) ?? [];
     return own.length > 0 ? own : (world.recalled?.get(key.id) ?? []);
   };
-  for (const d of guardrailDecisions({ ...world.figures, rules: rules.rules, thresholds: file.account.thresholds }, world.entries, world.scope, (k) => (managed.get(k.name)?.id === k.id || !file.keys.some((f) => f.name === k.name) ? successorGoes(k) : []))) {
+  for (const d of guardrailDecisions({ ...world.figures, rules: rules.rules, thresholds: file.account.thresholds }, world.entries, world.scope, (k) =>
+    managed.get(k.name)?.id === k.id || !file.keys.some((f) => f.name === k.name) ? successorGoes(k) : [],
+  )) {
     if (d.change) changes.push({ kind: 'guardrail', decision: d });
     else if (d.says.length > 0) notes.push({ kind: 'says', decision: d });
   }

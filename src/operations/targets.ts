@@ -101,7 +101,9 @@ export async function nextTargetStep<Op>(io: TargetsIo<Op>, memo: TargetsMemo, k
           });
         }
         const planned = before;
-        return step(`plan:${i}`, undefined, async () => io.save(withTarget(op.targets, i, { ...t, state: 'writing', target: planned.target, ...(planned.backup !== undefined && { backup: planned.backup }) })));
+        return step(`plan:${i}`, undefined, async () =>
+          io.save(withTarget(op.targets, i, { ...t, state: 'writing', target: planned.target, ...(planned.backup !== undefined && { backup: planned.backup }) })),
+        );
       }
       const failedCopy = memo.keepFailed.get(i);
       if (failedCopy !== undefined) {
@@ -120,20 +122,28 @@ export async function nextTargetStep<Op>(io: TargetsIo<Op>, memo: TargetsMemo, k
           }
         });
       }
-      return step(`write:${i}`, () => deliverOne(key, d, ctx.delivery), async (outcome: DeliveryOutcome) => {
-        settle(i, outcome);
-        return io.save(withTarget(op.targets, i, { ...t, state: outcome.ok ? 'written' : 'failed' }));
-      });
+      return step(
+        `write:${i}`,
+        () => deliverOne(key, d, ctx.delivery),
+        async (outcome: DeliveryOutcome) => {
+          settle(i, outcome);
+          return io.save(withTarget(op.targets, i, { ...t, state: outcome.ok ? 'written' : 'failed' }));
+        },
+      );
     }
     if (t.state === 'took') {
       settle(i, { destination: d, ok: true, sentence: `${describeDestination(d)} took it already` });
       continue;
     }
     if (t.state !== 'running') return step(`start:${i}`, undefined, async () => io.save(withTarget(op.targets, i, { ...t, state: 'running', ran: true })));
-    return step(`run:${i}`, () => deliverOne(key, d, ctx.delivery), async (outcome: DeliveryOutcome) => {
-      settle(i, outcome);
-      return io.save(withTarget(op.targets, i, { ...t, state: outcome.ok ? 'took' : 'failed' }));
-    });
+    return step(
+      `run:${i}`,
+      () => deliverOne(key, d, ctx.delivery),
+      async (outcome: DeliveryOutcome) => {
+        settle(i, outcome);
+        return io.save(withTarget(op.targets, i, { ...t, state: outcome.ok ? 'took' : 'failed' }));
+      },
+    );
   }
   return undefined;
 }
@@ -142,7 +152,11 @@ export async function nextTargetStep<Op>(io: TargetsIo<Op>, memo: TargetsMemo, k
  * The key of `fingerprint` as a file destination holds it (the world keeps it where the process
  * that had it died), with that destination; undefined when none does.
  */
-export async function valueFromFiles(destinations: readonly Destination[], targets: readonly TargetState[], fingerprint: string | undefined): Promise<{ value: string; from: Destination } | undefined> {
+export async function valueFromFiles(
+  destinations: readonly Destination[],
+  targets: readonly TargetState[],
+  fingerprint: string | undefined,
+): Promise<{ value: string; from: Destination } | undefined> {
   if (fingerprint === undefined) return undefined;
   for (const [i, d] of destinations.entries()) {
     if (d.kind !== 'file') continue;
@@ -167,7 +181,12 @@ export interface TargetsUndoMemo {
  * undone: each file that holds it gets back what it held before (src/delivery/fileUndo.ts
  * `restoreFile`); a command that ran cannot be undone and is named as a holder. Never throws.
  */
-export function nextUndoTargetStep<Op>(ctx: KitContext & { readonly delivery: DeliveryOptions }, op: { readonly destinations: readonly Destination[]; readonly targets: readonly TargetState[] }, fingerprint: string | undefined, memo: TargetsUndoMemo): Step<Op> | undefined {
+export function nextUndoTargetStep<Op>(
+  ctx: KitContext & { readonly delivery: DeliveryOptions },
+  op: { readonly destinations: readonly Destination[]; readonly targets: readonly TargetState[] },
+  fingerprint: string | undefined,
+  memo: TargetsUndoMemo,
+): Step<Op> | undefined {
   for (const [i, d] of op.destinations.entries()) {
     const t = op.targets[i];
     if (!t || memo.done.has(`restore:${i}`)) continue;

@@ -20,7 +20,8 @@ export type Face = 'cli' | 'tui';
 /** `"web" (id 12)`, or `"web"` without an id. */
 const named = (k: KeyRef) => `"${k.name}"${k.id !== undefined ? ` (id ${k.id})` : ''}`;
 /** How a face says "delete the key `id`". */
-const deleteIt = (id: string | undefined, face: Face, tick = false) => (face === 'tui' ? 'delete it on the Keys pane (d)' : tick ? `delete it with \`keydeck keys delete ${id}\`` : `delete it with keydeck keys delete ${id}`);
+const deleteIt = (id: string | undefined, face: Face, tick = false) =>
+  face === 'tui' ? 'delete it on the Keys pane (d)' : tick ? `delete it with \`keydeck keys delete ${id}\`` : `delete it with keydeck keys delete ${id}`;
 const holdWord = (n: number) => (n === 1 ? 'holds' : 'hold');
 /** `the new key … never stored…` of a management rotation taken up. */
 const unstored = (deleted: readonly string[]) => (deleted.length > 0 ? `the new key ${deleted.join(', ')}, never stored, is deleted (its value is gone)` : 'no new key was made');
@@ -28,7 +29,8 @@ const unstored = (deleted: readonly string[]) => (deleted.length > 0 ? `the new 
 export function sentence(phrase: string): string {
   return phrase === '' ? phrase : `${phrase[0]!.toUpperCase()}${phrase.slice(1)}${/[.…!?:]$/.test(phrase) ? '' : '.'}`;
 }
-const successorLost = 'its successor never reached every destination, and its value is gone (keydeck never stores a key, and no file destination holds it): a new successor is made and delivered; the unfinished one is deleted once that is done';
+const successorLost =
+  'its successor never reached every destination, and its value is gone (keydeck never stores a key, and no file destination holds it): a new successor is made and delivered; the unfinished one is deleted once that is done';
 
 /**
  * What a face says for `event`, as phrases (none: that face does not say it): {@link eventWords}
@@ -54,13 +56,23 @@ export function eventPhrases(event: OperationEvent, face: Face): string[] {
       return e.keys.map((k) => `the key ${named(k)} was created, but its value never reached keydeck: a new key is made, and this one deleted once that is delivered`);
     case 'read_back': {
       const from = e.from ? describeDestination(e.from) : 'its file';
-      return [e.kind === 'rotate' ? `the successor "${e.key.name}" was read back from ${from}, which holds it: it goes to the other destinations` : `the key "${e.key.name}" was read back from ${from}, which holds it`];
+      return [
+        e.kind === 'rotate'
+          ? `the successor "${e.key.name}" was read back from ${from}, which holds it: it goes to the other destinations`
+          : `the key "${e.key.name}" was read back from ${from}, which holds it`,
+      ];
     }
     case 'value_lost':
       if (e.kind === 'rotate') return [successorLost];
-      return e.key ? [`the value of the key ${named(e.key)} is gone (keydeck never stores a key, and no file destination holds it): a new key is made, and the lost one deleted once that is delivered`] : [];
+      return e.key
+        ? [`the value of the key ${named(e.key)} is gone (keydeck never stores a key, and no file destination holds it): a new key is made, and the lost one deleted once that is delivered`]
+        : [];
     case 'shown_unknown':
-      return [e.listed ? `the key ${named(e.key)} was being shown when keydeck stopped; if its value was not kept, ${face === 'tui' ? deleteIt(e.key.id, face) : `delete it: keydeck keys delete ${e.key.id}`}` : `the key "${e.key.name}" that was being shown no longer exists`];
+      return [
+        e.listed
+          ? `the key ${named(e.key)} was being shown when keydeck stopped; if its value was not kept, ${face === 'tui' ? deleteIt(e.key.id, face) : `delete it: keydeck keys delete ${e.key.id}`}`
+          : `the key "${e.key.name}" that was being shown no longer exists`,
+      ];
     case 'delivery':
       return [];
     case 'restored':
@@ -76,7 +88,11 @@ export function eventPhrases(event: OperationEvent, face: Face): string[] {
       return [e.ok ? `deleted the key ${named(e.key)}` : `could not delete the key ${e.key.id}: ${deleteIt(e.key.id, face)}`];
     case 'earlier': {
       const which = e.kind === 'rotate' ? 'successor' : 'key';
-      return [e.deleted ? `deleted the earlier ${which} ${e.id}, whose value was lost` : `kept the earlier ${which} ${e.id}, whose value was lost: a command may hold it; ${deleteIt(e.id, face)} once nothing ${e.kind === 'rotate' ? 'uses' : 'needs'} it`];
+      return [
+        e.deleted
+          ? `deleted the earlier ${which} ${e.id}, whose value was lost`
+          : `kept the earlier ${which} ${e.id}, whose value was lost: a command may hold it; ${deleteIt(e.id, face)} once nothing ${e.kind === 'rotate' ? 'uses' : 'needs'} it`,
+      ];
     }
     case 'complete':
       return [`the ${e.kind === 'rotate' ? 'rotation' : 'creation'} of "${e.name}" had ended (its copies of previous content were being removed): nothing is left to undo`];
@@ -84,7 +100,9 @@ export function eventPhrases(event: OperationEvent, face: Face): string[] {
       return [face === 'cli' ? `Undone: nothing of "${e.name}" was left to undo.` : 'undone'];
     case 'rotation_started':
       if (face !== 'cli') return [];
-      return [`Rotating the key ${named(e.old)} to a successor${e.rotatedName !== undefined ? `; it takes the name "${e.successor}", and the old key becomes "${e.rotatedName}" once it is delivered` : ` "${e.successor}"`}.`];
+      return [
+        `Rotating the key ${named(e.old)} to a successor${e.rotatedName !== undefined ? `; it takes the name "${e.successor}", and the old key becomes "${e.rotatedName}" once it is delivered` : ` "${e.successor}"`}.`,
+      ];
     case 'taking_up':
       if (face !== 'cli') return [];
       if (e.how === 'new') return [`Finishing the rotation of "${e.name}" with a new successor.`];
@@ -135,14 +153,16 @@ export function eventWords(event: OperationEvent, face: Face): string[] {
 /** The old key's fate at the end of a rotation, as a phrase. */
 function oldHandled(e: Extract<OperationEvent, { type: 'old_handled' }>): string {
   const label = `the old key ${named(e.key)}`;
-  if (e.action === 'deactivate') return e.gone ? `${label} no longer exists (deleted elsewhere), so there was nothing to deactivate` : `deactivated ${label}: it is refused from now on until reactivated`;
+  if (e.action === 'deactivate')
+    return e.gone ? `${label} no longer exists (deleted elsewhere), so there was nothing to deactivate` : `deactivated ${label}: it is refused from now on until reactivated`;
   if (e.action === 'delete') return `deleted ${label} for good`;
   return `kept ${label} active, as asked: both keys work until you disable it`;
 }
 
 /** What a management rotation undone (or ended without both keys) left. */
 function mgmtUndone(e: Extract<OperationEvent, { type: 'mgmt_undone' }>, face: Face): string {
-  const stays = (id: string | undefined) => `the old "${e.old.name}" stays on the service (${face === 'cli' ? `\`keydeck mgmt-keys delete ${id}\`` : 'd on the Management keys pane'} when nothing uses it)`;
+  const stays = (id: string | undefined) =>
+    `the old "${e.old.name}" stays on the service (${face === 'cli' ? `\`keydeck mgmt-keys delete ${id}\`` : 'd on the Management keys pane'} when nothing uses it)`;
   switch (e.how) {
     case 'unstored':
       return `Undone: ${unstored(e.deleted)}; ${e.place.where} keeps ${e.holds}….`;
@@ -193,7 +213,12 @@ export function failureWords(failure: OperationFailure, face: Face): FailureWord
     case 'subscription_key': {
       const disable = face === 'cli' ? `\`keydeck keys disable ${f.key.id}\`` : 'space on the Keys pane';
       const credit = face === 'cli' ? '`keydeck keys create --name NAME --to-file …`' : 'n on the Keys pane';
-      return row(f.code, `"${f.key.name}" is a subscription key, and those cannot be rotated: the service creates exactly one per subscription payment, so keydeck cannot make its successor`, `What works instead: the next subscription payment creates a new key; put it in place, then disable this one (${disable}). To stop a leaked one at once, disable it now, or replace it with a credit key (${credit})`, '. ');
+      return row(
+        f.code,
+        `"${f.key.name}" is a subscription key, and those cannot be rotated: the service creates exactly one per subscription payment, so keydeck cannot make its successor`,
+        `What works instead: the next subscription payment creates a new key; put it in place, then disable this one (${disable}). To stop a leaked one at once, disable it now, or replace it with a credit key (${credit})`,
+        '. ',
+      );
     }
     case 'key_inactive':
       return face === 'cli'
@@ -223,13 +248,21 @@ export function failureWords(failure: OperationFailure, face: Face): FailureWord
     case 'cannot_show':
       return f.kind === 'rotate'
         ? row('invalid_request', 'this rotation has no destination and stdout is not a terminal: run it on a terminal', '', '; ', true)
-        : row('invalid_request', `the new key "${f.name}" would be shown, and stdout is not a terminal`, `run \`${createCommand(f.name, 'finish')}\` on a terminal (or with --json), or \`${createCommand(f.name, 'undo')}\``, ': ', true);
+        : row(
+            'invalid_request',
+            `the new key "${f.name}" would be shown, and stdout is not a terminal`,
+            `run \`${createCommand(f.name, 'finish')}\` on a terminal (or with --json), or \`${createCommand(f.name, 'undo')}\``,
+            ': ',
+            true,
+          );
     case 'mint_refused':
       return row(f.refusal.code === 'pledge_has_key' ? 'subscription_has_key' : f.refusal.code, face === 'cli' ? `${f.refusal.sentence}; nothing was sent` : f.refusal.sentence);
     case 'no_credential':
       return row(f.code, `${f.place.where} holds no key`);
     case 'cannot_rotate':
-      return f.reason === 'session_token' ? row(f.code, `${f.place.where} holds a session token, not a management key`, '`keydeck auth login` makes one', ': ') : row(f.code, `${f.sentence}; nothing was created`);
+      return f.reason === 'session_token'
+        ? row(f.code, `${f.place.where} holds a session token, not a management key`, '`keydeck auth login` makes one', ': ')
+        : row(f.code, `${f.sentence}; nothing was created`);
     case 'not_found':
       return row(f.code, `the service lists no management key ${f.keyPrefix}…, so keydeck cannot tell which key to replace`);
     case 'store_failed':
@@ -237,7 +270,12 @@ export function failureWords(failure: OperationFailure, face: Face): FailureWord
     case 'check_failed':
       return f.rolledBack
         ? row(f.code, `the service did not accept the new key (${f.problem}); ${f.place.where} holds the old key ${f.holds}… again, and the new one was deleted`)
-        : row(f.code, `the service does not accept the new key yet (${f.problem}); the old key was not deleted`, '`keydeck mgmt-keys rotate --finish` checks again, `--undo` puts the old key back', ': ');
+        : row(
+            f.code,
+            `the service does not accept the new key yet (${f.problem}); the old key was not deleted`,
+            '`keydeck mgmt-keys rotate --finish` checks again, `--undo` puts the old key back',
+            ': ',
+          );
     case 'rotation_mismatch':
       return f.reason === 'own_key'
         ? row(f.code, `${f.place.where} holds the key ${f.keyPrefix}… this step was to delete: keydeck never deletes the key it signs in with`)
@@ -278,8 +316,25 @@ export function destinationsWords(destinations: readonly Destination[]): string 
  */
 export type UnfinishedView =
   | { readonly kind: 'creation'; readonly op: { readonly kind: 'create' | 'pledge'; readonly name: string; readonly state: string; readonly startedAt: string } }
-  | { readonly kind: 'rotation'; readonly op: { readonly kind: 'consumption' | 'management'; readonly state: string; readonly startedAt: string; readonly old: { readonly id: string; readonly name: string }; readonly successor: { readonly name: string } } }
-  | { readonly kind: 'mgmt'; readonly op: { readonly state: string; readonly startedAt: string; readonly old: { readonly id: string; readonly name: string }; readonly target: { readonly kind: 'store' } | { readonly kind: 'token_file'; readonly path: string } } };
+  | {
+      readonly kind: 'rotation';
+      readonly op: {
+        readonly kind: 'consumption' | 'management';
+        readonly state: string;
+        readonly startedAt: string;
+        readonly old: { readonly id: string; readonly name: string };
+        readonly successor: { readonly name: string };
+      };
+    }
+  | {
+      readonly kind: 'mgmt';
+      readonly op: {
+        readonly state: string;
+        readonly startedAt: string;
+        readonly old: { readonly id: string; readonly name: string };
+        readonly target: { readonly kind: 'store' } | { readonly kind: 'token_file'; readonly path: string };
+      };
+    };
 
 /** Where `u` stopped, as a phrase (`while its successor was being created`). */
 function stoppedWhere(u: UnfinishedView): string {

@@ -10,10 +10,7 @@ import type { ConsumptionKeyRow, KeyStore } from './keys.js';
 import type { UserStore } from './users.js';
 
 /** Who a request is from. */
-export type Principal =
-  | { kind: 'session'; userId: string }
-  | { kind: 'management'; userId: string; keyId: string }
-  | { kind: 'consumption'; key: ConsumptionKeyRow };
+export type Principal = { kind: 'session'; userId: string } | { kind: 'management'; userId: string; keyId: string } | { kind: 'consumption'; key: ConsumptionKeyRow };
 
 /** Longest credential looked up, characters (longer ones are simply unknown). */
 const MAX_TOKEN_LENGTH = 256;
@@ -64,10 +61,7 @@ export class Authenticator {
   account(header: string | undefined): { userId: string } {
     const principal = this.resolve(header);
     if (principal.kind === 'consumption') {
-      throw new SandboxError(
-        'forbidden',
-        'a consumption key (sk_) cannot manage the account: use a session token or a management key (mk_)',
-      );
+      throw new SandboxError('forbidden', 'a consumption key (sk_) cannot manage the account: use a session token or a management key (mk_)');
     }
     if (principal.kind === 'management') this.#keys.touchManagement(principal.keyId, this.#clock.now());
     return { userId: principal.userId };

@@ -131,11 +131,19 @@ export class CardCharges {
 
   /** `userId`'s charges whose credit lags, newest first (at most 20). */
   pending(userId: string): ListedCardCharge[] {
-    return (this.#pending.all(userId) as Array<{ reference: string; amount_micros: number; created_at: number }>).map((r) => ({ reference: r.reference, amountMicros: r.amount_micros, createdAt: r.created_at }));
+    return (this.#pending.all(userId) as Array<{ reference: string; amount_micros: number; created_at: number }>).map((r) => ({
+      reference: r.reference,
+      amountMicros: r.amount_micros,
+      createdAt: r.created_at,
+    }));
   }
 
   /** `userId`'s declined charges, newest first (at most 10). */
   declined(userId: string): ListedCardCharge[] {
-    return (this.#failures.all(userId) as Array<{ reference: string; amount_micros: number; created_at: number }>).map((r) => ({ reference: r.reference, amountMicros: r.amount_micros, createdAt: r.created_at }));
+    return (this.#failures.all(userId) as Array<{ reference: string; amount_micros: number; created_at: number }>).map((r) => ({
+      reference: r.reference,
+      amountMicros: r.amount_micros,
+      createdAt: r.created_at,
+    }));
   }
 }

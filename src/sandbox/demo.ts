@@ -78,7 +78,10 @@ function createDemoAccount(ctx: SandboxContext): string {
     db.prepare('UPDATE sessions SET created_at = ? WHERE user_id = ?').run(now - 21 * DAY, userId);
 
     // Two verified USDC top-ups.
-    for (const [usd, ago] of [[DEMO_TOP_UPS_USD[0], 21 * DAY], [DEMO_TOP_UPS_USD[1], 16 * DAY]] as const) {
+    for (const [usd, ago] of [
+      [DEMO_TOP_UPS_USD[0], 21 * DAY],
+      [DEMO_TOP_UPS_USD[1], 16 * DAY],
+    ] as const) {
       const micros = centsUsdToMicros(usd);
       const { address } = ctx.ledger.usdcInstruction(userId, micros);
       const txHash = ctx.ledger.recordTransfer(address, micros);

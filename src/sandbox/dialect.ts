@@ -45,9 +45,7 @@ export function methodKind(name: string): TopUpMethod | undefined {
 
 /** The names a dialect uses for the kinds in its own answers (pending and recent top-ups, refusals). */
 export function methodNames(dialect: Dialect): Readonly<Record<TopUpMethod, string>> {
-  return dialect === 'seed'
-    ? { card_checkout: 'card_checkout', card_direct: 'card_direct', usdc: 'usdc' }
-    : { card_checkout: 'stripe', card_direct: 'stripe_direct', usdc: 'usdc' };
+  return dialect === 'seed' ? { card_checkout: 'card_checkout', card_direct: 'card_direct', usdc: 'usdc' } : { card_checkout: 'stripe', card_direct: 'stripe_direct', usdc: 'usdc' };
 }
 
 /** The USDC amount a dialect's instruction names for a request of `requestedMicros` (µUSD). */

@@ -12,12 +12,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { returning } from './db.js';
 import { keyPrefixOf } from '../api/errors.js';
 import type { ConsumptionKey, ManagementKey } from '../api/schemas.js';
-import {
-  hashesEqual,
-  hashSecret,
-  newConsumptionKeyValue,
-  newManagementKeyValue,
-} from './secrets.js';
+import { hashesEqual, hashSecret, newConsumptionKeyValue, newManagementKeyValue } from './secrets.js';
 
 /** Subscription plans the sandbox sells (`keyPlan` of a subscription key). */
 export type SubscriptionPlan = 'standard' | 'pro';
@@ -55,8 +50,7 @@ export interface ManagementKeyRow {
   created_at: number;
 }
 
-const CONSUMPTION_COLUMNS =
-  'id, user_id, name, key_plan, key_type, is_active, spend_micros, blocks, subscription_expires_at, created_at, subscription_id, last_used_at';
+const CONSUMPTION_COLUMNS = 'id, user_id, name, key_plan, key_type, is_active, spend_micros, blocks, subscription_expires_at, created_at, subscription_id, last_used_at';
 const MANAGEMENT_COLUMNS = 'id, user_id, name, key_prefix, last_used_at, created_at';
 
 /** True when a subscription key's 30-day period has ended at time `now` (ms). */
@@ -129,29 +123,17 @@ export class KeyStore {
       `INSERT INTO consumption_keys (id, user_id, name, key_plan, key_type, key_hash, is_active, blocks, subscription_expires_at, created_at, subscription_id)
        VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?) RETURNING ${CONSUMPTION_COLUMNS}`,
     );
-    this.#listConsumption = db.prepare(
-      `SELECT ${CONSUMPTION_COLUMNS} FROM consumption_keys WHERE user_id = ? AND deleted_at IS NULL ORDER BY rowid`,
-    );
-    this.#getConsumption = db.prepare(
-      `SELECT ${CONSUMPTION_COLUMNS} FROM consumption_keys WHERE id = ? AND user_id = ? AND deleted_at IS NULL`,
-    );
-    this.#consumptionByHash = db.prepare(
-      `SELECT key_hash, ${CONSUMPTION_COLUMNS} FROM consumption_keys WHERE key_hash = ? AND deleted_at IS NULL`,
-    );
+    this.#listConsumption = db.prepare(`SELECT ${CONSUMPTION_COLUMNS} FROM consumption_keys WHERE user_id = ? AND deleted_at IS NULL ORDER BY rowid`);
+    this.#getConsumption = db.prepare(`SELECT ${CONSUMPTION_COLUMNS} FROM consumption_keys WHERE id = ? AND user_id = ? AND deleted_at IS NULL`);
+    this.#consumptionByHash = db.prepare(`SELECT key_hash, ${CONSUMPTION_COLUMNS} FROM consumption_keys WHERE key_hash = ? AND deleted_at IS NULL`);
     this.#setName = db.prepare('UPDATE consumption_keys SET name = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL');
-    this.#setActive = db.prepare(
-      'UPDATE consumption_keys SET is_active = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL',
-    );
-    this.#softDelete = db.prepare(
-      'UPDATE consumption_keys SET deleted_at = ?, is_active = 0 WHERE id = ? AND user_id = ? AND deleted_at IS NULL',
-    );
+    this.#setActive = db.prepare('UPDATE consumption_keys SET is_active = ? WHERE id = ? AND user_id = ? AND deleted_at IS NULL');
+    this.#softDelete = db.prepare('UPDATE consumption_keys SET deleted_at = ?, is_active = 0 WHERE id = ? AND user_id = ? AND deleted_at IS NULL');
     this.#insertManagement = db.prepare(
       `INSERT INTO management_keys (id, user_id, name, key_prefix, key_hash, created_at)
        VALUES (?, ?, ?, ?, ?, ?) RETURNING ${MANAGEMENT_COLUMNS}`,
     );
-    this.#listManagement = db.prepare(
-      `SELECT ${MANAGEMENT_COLUMNS} FROM management_keys WHERE user_id = ? ORDER BY rowid`,
-    );
+    this.#listManagement = db.prepare(`SELECT ${MANAGEMENT_COLUMNS} FROM management_keys WHERE user_id = ? ORDER BY rowid`);
     this.#managementByHash = db.prepare('SELECT key_hash, id, user_id FROM management_keys WHERE key_hash = ?');
     this.#deleteManagement = db.prepare('DELETE FROM management_keys WHERE id = ? AND user_id = ?');
     this.#touchManagement = db.prepare('UPDATE management_keys SET last_used_at = ? WHERE id = ?');
@@ -196,9 +178,7 @@ export class KeyStore {
   createCredit(userId: string, name: string, now: number): { row: ConsumptionKeyRow; apiKey: string } {
     const apiKey = newConsumptionKeyValue();
     this.#changed(userId);
-    const row = returning<ConsumptionKeyRow>(
-      this.#insertConsumption, randomUUID(), userId, name, 'credits', 'credit', hashSecret(apiKey), null, null, now, null,
-    )!;
+    const row = returning<ConsumptionKeyRow>(this.#insertConsumption, randomUUID(), userId, name, 'credits', 'credit', hashSecret(apiKey), null, null, now, null)!;
     return { row, apiKey };
   }
 
@@ -206,18 +186,10 @@ export class KeyStore {
    * Creates an active subscription key of `plan` for `blocks`, valid 30 days from `now` (the service's states and transitions
    * first row); returns the row and the full value (once).
    */
-  createSubscription(
-    userId: string,
-    plan: SubscriptionPlan,
-    blocks: readonly SubscriptionBlock[],
-    name: string,
-    now: number,
-  ): { row: ConsumptionKeyRow; apiKey: string } {
+  createSubscription(userId: string, plan: SubscriptionPlan, blocks: readonly SubscriptionBlock[], name: string, now: number): { row: ConsumptionKeyRow; apiKey: string } {
     const apiKey = newConsumptionKeyValue();
     this.#changed(userId);
-    const row = returning<ConsumptionKeyRow>(
-      this.#insertConsumption, randomUUID(), userId, name, plan, 'subscription', hashSecret(apiKey), blocks.join(','), now + SUBSCRIPTION_PERIOD_MS, now, null,
-    )!;
+    const row = returning<ConsumptionKeyRow>(this.#insertConsumption, randomUUID(), userId, name, plan, 'subscription', hashSecret(apiKey), blocks.join(','), now + SUBSCRIPTION_PERIOD_MS, now, null)!;
     return { row, apiKey };
   }
 
@@ -226,17 +198,10 @@ export class KeyStore {
    * ends; returns the row and the full value (once). The caller checks that the pledge has no
    * active key (one per subscription).
    */
-  createPoolKey(
-    userId: string,
-    pledge: { id: string; blocks: string; period_end: number },
-    name: string,
-    now: number,
-  ): { row: ConsumptionKeyRow; apiKey: string } {
+  createPoolKey(userId: string, pledge: { id: string; blocks: string; period_end: number }, name: string, now: number): { row: ConsumptionKeyRow; apiKey: string } {
     const apiKey = newConsumptionKeyValue();
     this.#changed(userId);
-    const row = returning<ConsumptionKeyRow>(
-      this.#insertConsumption, randomUUID(), userId, name, 'pool', 'subscription', hashSecret(apiKey), pledge.blocks, pledge.period_end, now, pledge.id,
-    )!;
+    const row = returning<ConsumptionKeyRow>(this.#insertConsumption, randomUUID(), userId, name, 'pool', 'subscription', hashSecret(apiKey), pledge.blocks, pledge.period_end, now, pledge.id)!;
     return { row, apiKey };
   }
 

@@ -75,9 +75,7 @@ export class Ledger {
     this.#keys = keys;
     this.cards = new CardCharges(db, clock, (userId, micros) => this.#raise(userId, micros));
     this.#figures = db.prepare('SELECT max_budget_micros, spend_micros, budget_user_id FROM users WHERE id = ?');
-    this.#raiseBudget = db.prepare(
-      'UPDATE users SET max_budget_micros = max_budget_micros + ?, budget_user_id = COALESCE(budget_user_id, ?) WHERE id = ? AND max_budget_micros + ? <= ?',
-    );
+    this.#raiseBudget = db.prepare('UPDATE users SET max_budget_micros = max_budget_micros + ?, budget_user_id = COALESCE(budget_user_id, ?) WHERE id = ? AND max_budget_micros + ? <= ?');
     this.#insertTopUp = db.prepare(
       `INSERT INTO topups (id, user_id, method, amount_micros, status, reference, created_at, completed_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -115,9 +113,7 @@ export class Ledger {
     this.cards.settle(userId);
     const cached = this.#figuresCache.get(userId);
     if (cached) return cached;
-    const row = this.#figures.get(userId) as
-      | { max_budget_micros: number; spend_micros: number; budget_user_id: string | null }
-      | undefined;
+    const row = this.#figures.get(userId) as { max_budget_micros: number; spend_micros: number; budget_user_id: string | null } | undefined;
     if (!row) return { maxBudgetMicros: 0, spendMicros: 0, budgetUserId: null };
     const figures = {
       maxBudgetMicros: row.max_budget_micros,
@@ -238,9 +234,7 @@ export class Ledger {
 
   /** A checkout session by id, or undefined. */
   checkout(sessionId: string): CheckoutSession | undefined {
-    const row = this.#topUpByReference.get(sessionId) as
-      | { user_id: string; amount_micros: number; status: 'pending' | 'succeeded' }
-      | undefined;
+    const row = this.#topUpByReference.get(sessionId) as { user_id: string; amount_micros: number; status: 'pending' | 'succeeded' } | undefined;
     if (!row || !sessionId.startsWith('cs_')) return undefined;
     return { sessionId, userId: row.user_id, amountMicros: row.amount_micros, status: row.status };
   }
@@ -315,9 +309,7 @@ export class Ledger {
     const f = this.figures(userId);
     const now = this.#clock.now();
     const keys = this.#keys.listConsumption(userId);
-    const creditKeys = keys
-      .filter((k) => k.key_type === 'credit')
-      .map((k) => ({ id: k.id, name: k.name, isActive: k.is_active === 1, spend: microsToUsd(k.spend_micros) }));
+    const creditKeys = keys.filter((k) => k.key_type === 'credit').map((k) => ({ id: k.id, name: k.name, isActive: k.is_active === 1, spend: microsToUsd(k.spend_micros) }));
     const subscriptionKeys = keys.filter((k) => k.key_type === 'subscription' && !k.subscription_id); // pool keys: with their pledge
     const period = (k: (typeof keys)[number]) => {
       const expired = isExpired(k, now);
@@ -327,17 +319,17 @@ export class Ledger {
         cancelAtPeriodEnd: true,
       };
     };
-    const subscriptions = subscriptionKeys
-      .filter((k) => !k.blocks)
-      .map((k) => ({ id: k.id, planSlug: k.key_plan, ...period(k), keyCount: 1, keys: [{ id: k.id, name: k.name }] }));
+    const subscriptions = subscriptionKeys.filter((k) => !k.blocks).map((k) => ({ id: k.id, planSlug: k.key_plan, ...period(k), keyCount: 1, keys: [{ id: k.id, name: k.name }] }));
     const poolPledges = subscriptionKeys
       .filter((k) => k.blocks)
       .map((k) => ({ id: k.id, poolId: 'pool_sandbox', poolSlug: k.blocks!.split(',').join('+'), ...period(k), hasKey: true, plan: k.key_plan, keys: [{ id: k.id, name: k.name }] }));
-    const pendingCheckouts = (this.#pendingCheckouts.all(userId) as Array<{
-      reference: string;
-      amount_micros: number;
-      created_at: number;
-    }>).map((p) => ({
+    const pendingCheckouts = (
+      this.#pendingCheckouts.all(userId) as Array<{
+        reference: string;
+        amount_micros: number;
+        created_at: number;
+      }>
+    ).map((p) => ({
       method: nameOf('card_checkout'),
       status: 'pending',
       amount: microsToUsd(p.amount_micros),
@@ -345,11 +337,13 @@ export class Ledger {
       sessionUrl: `${baseUrl}/sandbox/checkout/${p.reference}`,
       createdAt: new Date(p.created_at).toISOString(),
     }));
-    const pendingDeposits = (this.#pendingDeposits.all(userId) as Array<{
-      address: string;
-      requested_micros: number;
-      created_at: number;
-    }>).map((d) => ({
+    const pendingDeposits = (
+      this.#pendingDeposits.all(userId) as Array<{
+        address: string;
+        requested_micros: number;
+        created_at: number;
+      }>
+    ).map((d) => ({
       method: nameOf('usdc'),
       status: 'pending',
       amount: microsToUsd(d.requested_micros),
@@ -357,15 +351,22 @@ export class Ledger {
       chain: 'base',
       createdAt: new Date(d.created_at).toISOString(),
     }));
-    const card = (status: 'pending' | 'declined') => (c: { reference: string; amountMicros: number; createdAt: number }) =>
-      ({ method: nameOf('card_direct'), status, amount: microsToUsd(c.amountMicros), paymentId: c.reference, createdAt: new Date(c.createdAt).toISOString() });
-    const recentTopUps = (this.#recentTopUps.all(userId) as Array<{
-      method: string;
-      amount_micros: number;
-      reference: string;
-      created_at: number;
-      completed_at: number;
-    }>).map((t) => ({
+    const card = (status: 'pending' | 'declined') => (c: { reference: string; amountMicros: number; createdAt: number }) => ({
+      method: nameOf('card_direct'),
+      status,
+      amount: microsToUsd(c.amountMicros),
+      paymentId: c.reference,
+      createdAt: new Date(c.createdAt).toISOString(),
+    });
+    const recentTopUps = (
+      this.#recentTopUps.all(userId) as Array<{
+        method: string;
+        amount_micros: number;
+        reference: string;
+        created_at: number;
+        completed_at: number;
+      }>
+    ).map((t) => ({
       method: nameOf(t.method),
       status: 'succeeded',
       amount: microsToUsd(t.amount_micros),

@@ -94,11 +94,7 @@ export class RateLimiter {
     const tpm = limits.tokensPerMinute;
     if (tpm === null) return;
     if (tokens > tpm) {
-      throw new SandboxError(
-        'invalid_request',
-        `messages: this request needs about ${tokens} tokens, more than this key's ${tpm} tokens per minute`,
-        { field: 'messages' },
-      );
+      throw new SandboxError('invalid_request', `messages: this request needs about ${tokens} tokens, more than this key's ${tpm} tokens per minute`, { field: 'messages' });
     }
     let used = 0;
     for (const entry of w.tokens) used += entry.count;

@@ -30,7 +30,9 @@ export function microsToDecimalString(micros: number): string {
   const sign = micros < 0 ? '-' : '';
   const abs = Math.abs(micros);
   const whole = Math.floor(abs / MICROS_PER_USD);
-  const frac = String(abs % MICROS_PER_USD).padStart(6, '0').replace(/0+$/, '');
+  const frac = String(abs % MICROS_PER_USD)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   return frac ? `${sign}${whole}.${frac}` : `${sign}${whole}`;
 }
 

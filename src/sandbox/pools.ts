@@ -103,11 +103,9 @@ export function checkReservedHours(key: Pick<ConsumptionKeyRow, 'blocks'>, now: 
   const at = reservedHoursAt(blocks, now);
   if (at === undefined || at.inside) return;
   const seconds = Math.max(1, Math.ceil((at.startsAt - now) / 1000));
-  throw new SandboxError(
-    'rate_limited',
-    `this pool key works only in its reserved blocks (${blocks.join(', ')}, UTC); its next block, ${at.block}, starts at ${new Date(at.startsAt).toISOString()}`,
-    { retryAfterSeconds: seconds },
-  );
+  throw new SandboxError('rate_limited', `this pool key works only in its reserved blocks (${blocks.join(', ')}, UTC); its next block, ${at.block}, starts at ${new Date(at.startsAt).toISOString()}`, {
+    retryAfterSeconds: seconds,
+  });
 }
 
 /**
@@ -129,9 +127,7 @@ export class PoolStore {
   #nextDueAt: number | undefined;
 
   constructor(db: DatabaseSync) {
-    this.#insert = db.prepare(
-      'INSERT INTO pool_pledges (id, user_id, pool_id, blocks, period_end, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
-    );
+    this.#insert = db.prepare('INSERT INTO pool_pledges (id, user_id, pool_id, blocks, period_end, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *');
     this.#list = db.prepare('SELECT * FROM pool_pledges WHERE user_id = ? ORDER BY created_at, rowid');
     this.#get = db.prepare('SELECT * FROM pool_pledges WHERE id = ? AND user_id = ?');
     this.#activeByPool = db.prepare('SELECT blocks FROM pool_pledges WHERE pool_id = ? AND period_end > ?');

@@ -215,11 +215,7 @@ export function createSandboxApp(ctx: SandboxContext, options: SandboxAppOptions
   });
 
   app.setNotFoundHandler((request, reply) => {
-    sendError(
-      request,
-      reply,
-      new SandboxError('not_found', `no such endpoint: ${request.method} ${redactLogSecrets(redactSecrets(pathOf(request.url)))}`),
-    );
+    sendError(request, reply, new SandboxError('not_found', `no such endpoint: ${request.method} ${redactLogSecrets(redactSecrets(pathOf(request.url)))}`));
   });
 
   const requireAccount: AuthHook = (request, _reply, done) => {

@@ -103,7 +103,9 @@ function portAnswers(host: string, port: number): Promise<boolean> {
 
 /** The first port tried for a database never served yet: 20000–29999, from its path (and this user). */
 function firstPort(dbPath: string): number {
-  const digest = createHash('sha256').update(`${typeof process.getuid === 'function' ? process.getuid() : ''}\0${dbPath}`).digest();
+  const digest = createHash('sha256')
+    .update(`${typeof process.getuid === 'function' ? process.getuid() : ''}\0${dbPath}`)
+    .digest();
   return 20_000 + (digest.readUInt32BE(0) % 10_000);
 }
 
@@ -146,7 +148,8 @@ export async function readSandboxState(dbPath: string): Promise<SandboxState | u
     const value = JSON.parse(await readFile(file, 'utf8')) as Partial<SandboxState> | null;
     if (typeof value?.instance !== 'string' || typeof value.token !== 'string' || typeof value.url !== 'string') return undefined;
     return { instance: value.instance, token: value.token, url: value.url };
-  } catch { // no readable state: not running
+  } catch {
+    // no readable state: not running
     return undefined;
   }
 }
@@ -249,8 +252,7 @@ export async function openSharedSandbox(options: SharedSandboxOptions): Promise<
 /** Starts serving on `port` (or a free one when it is taken); remembers the port and the state. */
 async function serve(options: SharedSandboxOptions, port: number): Promise<SharedSandbox> {
   const { dbPath } = options;
-  const start = (p: number) =>
-    startSandbox({ dbPath, host: '127.0.0.1', port: p, ...(options.dialect && { dialect: options.dialect }), ...(options.chain && { chain: options.chain }) });
+  const start = (p: number) => startSandbox({ dbPath, host: '127.0.0.1', port: p, ...(options.dialect && { dialect: options.dialect }), ...(options.chain && { chain: options.chain }) });
   let running: RunningSandbox | undefined;
   try {
     running = await start(port);

@@ -70,9 +70,7 @@ export class UsageStore {
       `SELECT key_id AS k, ${sum(2, 'd')}, ${sum(3, 'w')}, ${sum(4, 'm')}, SUM(cost_micros) AS tc, COUNT(*) AS tr, SUM(tokens) AS tn
        FROM usage_events WHERE user_id = ?1 AND t <= ?5 GROUP BY key_id`,
     );
-    this.#range = db.prepare(
-      'SELECT key_id AS k, SUM(cost_micros) AS c, COUNT(*) AS r, SUM(tokens) AS n FROM usage_events WHERE user_id = ? AND t >= ? AND t <= ? GROUP BY key_id',
-    );
+    this.#range = db.prepare('SELECT key_id AS k, SUM(cost_micros) AS c, COUNT(*) AS r, SUM(tokens) AS n FROM usage_events WHERE user_id = ? AND t >= ? AND t <= ? GROUP BY key_id');
     this.#keys = db.prepare(
       `SELECT id, name, key_plan, key_type, is_active, spend_micros, blocks, subscription_expires_at, created_at, deleted_at
        FROM consumption_keys WHERE user_id = ? AND (deleted_at IS NULL OR deleted_at > ?) ORDER BY rowid`,

@@ -23,10 +23,6 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown, what = 
   const field = issue.path.length ? issue.path.map(String).join('.') : 'body';
   const top = issue.path[0];
   const missing = top !== undefined && (body as Record<PropertyKey, unknown>)[top as PropertyKey] === undefined;
-  const message = missing
-    ? `${field} is required`
-    : issue.message.startsWith(field)
-      ? issue.message
-      : `${field}: ${issue.message}`;
+  const message = missing ? `${field} is required` : issue.message.startsWith(field) ? issue.message : `${field}: ${issue.message}`;
   throw new SandboxError('invalid_request', message, { field });
 }

@@ -129,7 +129,10 @@ export function notificationText(event: NotifyEvent, profile: string): { title: 
     case 'key_rejected':
       return { title: `keydeck: key rejected (${profile})`, body: event.detail ?? 'the service refused keydeck’s key: sign in again (keydeck auth login)' };
     case 'key_runaway': {
-      const x = event.baselineUsdPerHour !== undefined && event.baselineUsdPerHour > 0 ? `, ${Math.round((event.usdPerHour / event.baselineUsdPerHour) * 10) / 10}× its usual ${usd(event.baselineUsdPerHour)}/h` : '';
+      const x =
+        event.baselineUsdPerHour !== undefined && event.baselineUsdPerHour > 0
+          ? `, ${Math.round((event.usdPerHour / event.baselineUsdPerHour) * 10) / 10}× its usual ${usd(event.baselineUsdPerHour)}/h`
+          : '';
       return event.anomaly === 'dormant'
         ? { title: `keydeck: a dormant key is spending (${profile})`, body: `"${event.keyName}" spends ${usd(event.usdPerHour)}/h after 7 days without` }
         : { title: `keydeck: runaway key (${profile})`, body: `"${event.keyName}" spends ${usd(event.usdPerHour)}/h${x}` };
@@ -146,7 +149,11 @@ export function notificationText(event: NotifyEvent, profile: string): { title: 
       };
     case 'auto_top_up': {
       const title =
-        event.outcome === 'credited' ? `keydeck: auto top-up charged ${usd(event.amount)} (${profile})` : event.outcome === 'failed' ? `keydeck: auto top-up failed (${profile})` : `keydeck: auto top-up not confirmed (${profile})`;
+        event.outcome === 'credited'
+          ? `keydeck: auto top-up charged ${usd(event.amount)} (${profile})`
+          : event.outcome === 'failed'
+            ? `keydeck: auto top-up failed (${profile})`
+            : `keydeck: auto top-up not confirmed (${profile})`;
       const body =
         event.outcome === 'credited'
           ? `credited${event.remaining !== undefined ? `; ${usd(event.remaining)} left` : ''}${event.paused ? '; another machine charged for the same fall first: paused here (keydeck autotopup status)' : ''}`
@@ -160,7 +167,10 @@ export function notificationText(event: NotifyEvent, profile: string): { title: 
     case 'subscription_expiring': {
       const left = event.daysLeft >= 1 ? `${Math.floor(event.daysLeft)} d` : `${Math.max(1, Math.floor(event.daysLeft * 24))} h`;
       return event.pool
-        ? { title: `keydeck: pledge period ending (${profile})`, body: `"${event.keyName}": its pledge's period ends in ${left} (${event.expiresAt}); it renews unless cancelled (keydeck billing status)` }
+        ? {
+            title: `keydeck: pledge period ending (${profile})`,
+            body: `"${event.keyName}": its pledge's period ends in ${left} (${event.expiresAt}); it renews unless cancelled (keydeck billing status)`,
+          }
         : { title: `keydeck: subscription expiring (${profile})`, body: `"${event.keyName}" expires in ${left} (${event.expiresAt}): a new payment creates a new key` };
     }
   }
@@ -367,7 +377,8 @@ export function createNotifier(options: NotifierOptions): Notifier {
       const child = run(cmd, args as string[], { stdio: 'ignore', shell: false });
       child.on('error', () => problem(`no desktop notification: ${cmd} is not available`));
       child.unref();
-    } catch { // said by problem(): no notifier on this machine
+    } catch {
+      // said by problem(): no notifier on this machine
       problem(`no desktop notification: ${cmd} is not available`);
     }
   };

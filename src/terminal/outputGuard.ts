@@ -15,7 +15,8 @@
  */
 
 /** An escape or control sequence, or one of the characters removed outright. */
-const SEQUENCE = /\u001b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|$)|[^[\]PX^_])|[\u0080-\u009f\u061c\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|[\u0000-\u0006\u000b\u000c\u000e-\u001a\u001c-\u001f\u007f]/g;
+const SEQUENCE =
+  /\u001b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][\s\S]*?(?:\u0007|\u001b\\|$)|[^[\]PX^_])|[\u0080-\u009f\u061c\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|[\u0000-\u0006\u000b\u000c\u000e-\u001a\u001c-\u001f\u007f]/g;
 /** CSI final bytes Ink writes (cursor, erase, scroll, SGR, private modes, save/restore). */
 const ALLOWED_CSI_FINAL = /[A-HJKSTfmhlsu]$/;
 
@@ -61,10 +62,7 @@ const CURSOR_HOME = '\u001b[H';
  */
 export function guardedStdout(stream: NodeJS.WriteStream): NodeJS.WriteStream {
   const write = (chunk: unknown, ...rest: unknown[]): boolean =>
-    (stream.write as (...args: unknown[]) => boolean)(
-      typeof chunk === 'string' ? guardTerminalOutput(chunk).replace(ENTER_ALTERNATE_SCREEN, ENTER_ALTERNATE_SCREEN + CURSOR_HOME) : chunk,
-      ...rest,
-    );
+    (stream.write as (...args: unknown[]) => boolean)(typeof chunk === 'string' ? guardTerminalOutput(chunk).replace(ENTER_ALTERNATE_SCREEN, ENTER_ALTERNATE_SCREEN + CURSOR_HOME) : chunk, ...rest);
   return new Proxy(stream, {
     get(target, property) {
       if (property === 'write') return write;

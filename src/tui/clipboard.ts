@@ -32,7 +32,8 @@ export async function copyText(text: string, out: NodeJS.WritableStream = proces
       }),
     ]).finally(() => clearTimeout(timer));
     return 'clipboard';
-  } catch { // no clipboard program: OSC 52 if it was sent, else said as failed
+  } catch {
+    // no clipboard program: OSC 52 if it was sent, else said as failed
     return sent ? 'osc52' : 'failed';
   }
 }
@@ -66,7 +67,8 @@ export async function clearCopied(
     try {
       out.write(osc52(''));
       return true;
-    } catch { // the terminal is gone: nothing to clear
+    } catch {
+      // the terminal is gone: nothing to clear
       return false;
     }
   };

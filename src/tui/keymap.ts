@@ -56,7 +56,14 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'pane.prev', keys: ['shift-tab'], label: 'previous pane', scope: 'global', hint: false },
   { id: 'setup.again', keys: ['S'], label: 'set up again', help: 'run the guided setup again (shown when the stored key was rejected)', scope: 'global' },
   { id: 'setup.try', keys: ['S'], label: 'try the setup', help: 'on the sandbox’s demo account: walk the guided setup a real account goes through', scope: 'global', hint: false },
-  { id: 'usage.read', keys: ['u'], label: 'read usage', help: 'spend one of the 12 usage reads the service allows per 12 hours now, when one is left (r never spends one)', scope: 'global', hint: false },
+  {
+    id: 'usage.read',
+    keys: ['u'],
+    label: 'read usage',
+    help: 'spend one of the 12 usage reads the service allows per 12 hours now, when one is left (r never spends one)',
+    scope: 'global',
+    hint: false,
+  },
   { id: 'runaway.deactivate', keys: ['D'], label: 'deactivate runaway', help: 'deactivate the key the runaway alert names (asks first, Cancel focused)', scope: 'global', dangerous: true },
   { id: 'runaway.dismiss', keys: ['X'], label: 'dismiss alert', help: 'hide the runaway alert until its key runs away again', scope: 'global', hint: false },
 
@@ -139,7 +146,13 @@ export const KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'handover.later', keys: ['esc'], label: 'later', help: 'close; the rotation stays recorded and is offered again at the next start', scope: 'handover' },
 
   // An interrupted rotation (found at start).
-  { id: 'pending.finish', keys: ['f'], label: 'finish', help: 'finish it: the new key read back from a file that holds it, or a new one, to every destination (then, for a rotation, the old key)', scope: 'pending' },
+  {
+    id: 'pending.finish',
+    keys: ['f'],
+    label: 'finish',
+    help: 'finish it: the new key read back from a file that holds it, or a new one, to every destination (then, for a rotation, the old key)',
+    scope: 'pending',
+  },
   { id: 'pending.undo', keys: ['u'], label: 'undo', help: 'undo it: files put back, the new key deleted unless a command took it, an old key kept (asks first)', scope: 'pending', dangerous: true },
   { id: 'pending.later', keys: ['esc'], label: 'later', help: 'leave it recorded for now', scope: 'pending' },
 

@@ -98,9 +98,7 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
       chainSettings: (baseUrl) => {
         let settings = chainSettingsByUrl.get(baseUrl);
         if (!settings) {
-          settings = import('../billing/chainSettings.js').then(({ resolveChainSettings }) =>
-            resolveChainSettings({ noChain: globals.noChain, chainRpc: globals.chainRpc, profile, baseUrl }),
-          );
+          settings = import('../billing/chainSettings.js').then(({ resolveChainSettings }) => resolveChainSettings({ noChain: globals.noChain, chainRpc: globals.chainRpc, profile, baseUrl }));
           chainSettingsByUrl.set(baseUrl, settings);
         }
         return settings;
@@ -152,14 +150,15 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
       redraw,
       exit: (code, message) => void lifecycle.exit(code, message),
       // --auto-topup: the policy read afresh at each balance read (another shell may set, pause or remove it).
-      ...(globals.autoTopup && isStart && {
-        autoTopUp: {
-          readPolicy: () => readAutoTopUpPolicy(profile.configPath, profile.name),
-          pausePolicy: (pause) => pauseAutoTopUpPolicy(profile.configPath, profile.name, pause),
-          cardMethodNames: cardMethodNames(profile.topUpMethods),
-          settle: settleBounds(process.env),
-        },
-      }),
+      ...(globals.autoTopup &&
+        isStart && {
+          autoTopUp: {
+            readPolicy: () => readAutoTopUpPolicy(profile.configPath, profile.name),
+            pausePolicy: (pause) => pauseAutoTopUpPolicy(profile.configPath, profile.name, pause),
+            cardMethodNames: cardMethodNames(profile.topUpMethods),
+            settle: settleBounds(process.env),
+          },
+        }),
       registerSecret: (value) => lifecycle.addSecret(value),
       onClientNotice: (listener) => {
         noticeListeners.add(listener);
@@ -181,7 +180,8 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
       history: () => {
         try {
           return (historyStore ??= BalanceHistoryStore.open());
-        } catch { // no balance history for the other accounts: their rows show no burn rate, the app's own store says why
+        } catch {
+          // no balance history for the other accounts: their rows show no burn rate, the app's own store says why
           return undefined;
         }
       },

@@ -74,7 +74,8 @@ export function allProfiles(config: KeydeckConfig, configPath: string, first?: R
     if (listing.name === first?.name) return [first];
     try {
       return [resolveFromConfig(config, configPath, { profile: listing.name }, env)];
-    } catch { // a profile that does not resolve is left out of the view; `keydeck profile list` names it
+    } catch {
+      // a profile that does not resolve is left out of the view; `keydeck profile list` names it
       return [];
     }
   });
@@ -86,7 +87,8 @@ function originOrUndefined(baseUrl: string | undefined): string | undefined {
   if (baseUrl === undefined) return undefined;
   try {
     return originOf(baseUrl);
-  } catch { // not a URL: the profile has no origin, its row says no base URL
+  } catch {
+    // not a URL: the profile has no origin, its row says no base URL
     return undefined;
   }
 }

@@ -195,10 +195,7 @@ function contract(dialect: Dialect): void {
       expect(summary?.creditBalance).toBe((await client.billing.credits()).remaining);
       // The demo's two time-block subscriptions: pool pledges on the newer page, subscriptions on the older.
       const pledged = dialect === 'docs-v1' ? summary?.subscriptions : summary?.poolPledges;
-      expect(pledged?.slice(0, 2)).toEqual([
-        expect.objectContaining({ status: 'active', cancelAtPeriodEnd: true }),
-        expect.objectContaining({ status: 'active', cancelAtPeriodEnd: true }),
-      ]);
+      expect(pledged?.slice(0, 2)).toEqual([expect.objectContaining({ status: 'active', cancelAtPeriodEnd: true }), expect.objectContaining({ status: 'active', cancelAtPeriodEnd: true })]);
       // The demo also holds a pool pledge without its key (in every dialect since the pools came).
       if (dialect !== 'docs-v1') expect(pledged?.slice(2)).toEqual([expect.objectContaining({ pool: 'kimi26', hasKey: false, blocks: ['asia', 'europe', 'americas'] })]);
       else expect(pledged).toHaveLength(3);
@@ -287,54 +284,55 @@ function contract(dialect: Dialect): void {
     });
   });
 
-  if (dialect === 'seed') describe("the sandbox's other error responses map to the same codes", () => {
-    /** Sends a raw request and maps its real response with the client's own mapping. */
-    async function mapped(path: string, init: RequestInit): Promise<KeydeckApiError> {
-      const res = await fetch(`${sandbox.url}${path}`, init);
-      expect(res.ok).toBe(false);
-      const body = parseBody(await res.text());
-      const ctx = { op: { name: 'raw', what: 'call the sandbox', changesState: true }, token: sandbox.token, baseUrl: sandbox.url, timeoutMs: 10_000 };
-      return errorFromResponse(ctx, res.status, body, parseRetryAfterMs(res.headers.get('retry-after') ?? undefined));
-    }
-
-    it('invalid_request (which the client refuses before sending) names the field', async () => {
-      const e = await mapped('/api/billing/topup', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${sandbox.token}` },
-        body: JSON.stringify({ amount: 5, method: 'usdc' }),
-      });
-      expect([e.code, e.status, e.field]).toEqual(['invalid_request', 400, 'amount']);
-    });
-
-    it('budget_exceeded and rate_limited (inference only) carry their codes and Retry-After', async () => {
-      const c = await newUser();
-      const funded = await usdcTransfer(c, 10);
-      await c.billing.verifyTopUp({ txHash: funded.txHash, amount: funded.paid });
-      const { apiKey } = await c.keys.createCredit({ name: 'burner' });
-      const infer = (cost: number): RequestInit => ({
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
-        body: JSON.stringify({ model: 'any', messages: [{ role: 'user', content: 'hi' }], sandbox_cost_usd: cost }),
-      });
-      expect((await fetch(`${sandbox.url}/v1/chat/completions`, infer(10))).status).toBe(200);
-      const spent = await mapped('/v1/chat/completions', infer(0.01));
-      expect([spent.code, spent.status]).toEqual(['budget_exceeded', 402]);
-
-      // A standard subscription key allows 60 requests per minute.
-      const { apiKey: subKey } = await simulate<{ apiKey: string }>('/sandbox/subscriptions', { plan: 'standard', blocks: ['asia'] }, sandbox.token);
-      const tiny: RequestInit = {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${subKey}` },
-        body: JSON.stringify({ model: 'any', messages: [{ role: 'user', content: 'x' }], max_tokens: 1 }),
-      };
-      let limited: KeydeckApiError | undefined;
-      for (let i = 0; i < 70 && !limited; i++) {
-        const res = await fetch(`${sandbox.url}/v1/chat/completions`, tiny);
-        if (res.status === 429) limited = await mapped('/v1/chat/completions', tiny);
-        else await res.arrayBuffer();
+  if (dialect === 'seed')
+    describe("the sandbox's other error responses map to the same codes", () => {
+      /** Sends a raw request and maps its real response with the client's own mapping. */
+      async function mapped(path: string, init: RequestInit): Promise<KeydeckApiError> {
+        const res = await fetch(`${sandbox.url}${path}`, init);
+        expect(res.ok).toBe(false);
+        const body = parseBody(await res.text());
+        const ctx = { op: { name: 'raw', what: 'call the sandbox', changesState: true }, token: sandbox.token, baseUrl: sandbox.url, timeoutMs: 10_000 };
+        return errorFromResponse(ctx, res.status, body, parseRetryAfterMs(res.headers.get('retry-after') ?? undefined));
       }
-      expect(limited?.code).toBe('rate_limited');
-      expect(limited?.retryAfterMs).toBeGreaterThan(0);
+
+      it('invalid_request (which the client refuses before sending) names the field', async () => {
+        const e = await mapped('/api/billing/topup', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${sandbox.token}` },
+          body: JSON.stringify({ amount: 5, method: 'usdc' }),
+        });
+        expect([e.code, e.status, e.field]).toEqual(['invalid_request', 400, 'amount']);
+      });
+
+      it('budget_exceeded and rate_limited (inference only) carry their codes and Retry-After', async () => {
+        const c = await newUser();
+        const funded = await usdcTransfer(c, 10);
+        await c.billing.verifyTopUp({ txHash: funded.txHash, amount: funded.paid });
+        const { apiKey } = await c.keys.createCredit({ name: 'burner' });
+        const infer = (cost: number): RequestInit => ({
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+          body: JSON.stringify({ model: 'any', messages: [{ role: 'user', content: 'hi' }], sandbox_cost_usd: cost }),
+        });
+        expect((await fetch(`${sandbox.url}/v1/chat/completions`, infer(10))).status).toBe(200);
+        const spent = await mapped('/v1/chat/completions', infer(0.01));
+        expect([spent.code, spent.status]).toEqual(['budget_exceeded', 402]);
+
+        // A standard subscription key allows 60 requests per minute.
+        const { apiKey: subKey } = await simulate<{ apiKey: string }>('/sandbox/subscriptions', { plan: 'standard', blocks: ['asia'] }, sandbox.token);
+        const tiny: RequestInit = {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${subKey}` },
+          body: JSON.stringify({ model: 'any', messages: [{ role: 'user', content: 'x' }], max_tokens: 1 }),
+        };
+        let limited: KeydeckApiError | undefined;
+        for (let i = 0; i < 70 && !limited; i++) {
+          const res = await fetch(`${sandbox.url}/v1/chat/completions`, tiny);
+          if (res.status === 429) limited = await mapped('/v1/chat/completions', tiny);
+          else await res.arrayBuffer();
+        }
+        expect(limited?.code).toBe('rate_limited');
+        expect(limited?.retryAfterMs).toBeGreaterThan(0);
+      });
     });
-  });
 }

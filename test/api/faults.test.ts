@@ -10,17 +10,7 @@ import { KeydeckClient } from '../../src/api/client.js';
 import { describeApiError } from '../../src/api/describe.js';
 import { isAbortError, KeydeckApiError } from '../../src/api/errors.js';
 import type { TransportName } from '../../src/api/http.js';
-import {
-  consumptionKey,
-  creditsEnvelope,
-  json,
-  raw,
-  refusedUrl,
-  reset,
-  type HostileServer,
-  type Script,
-  useHostileServers,
-} from './hostile-server.js';
+import { consumptionKey, creditsEnvelope, json, raw, refusedUrl, reset, type HostileServer, type Script, useHostileServers } from './hostile-server.js';
 
 const TOKEN = 'sess_Zq8XvT3kLm9Pw2Rn7Yb4';
 const TX = `0x${'ab'.repeat(32)}`;
@@ -72,7 +62,7 @@ function loopLag(): { stop(): number } {
   return {
     stop() {
       h.disable();
-      return h.count === 0 ? 0 : Math.max(0, (h.count * (h.mean / 1e6 - resolution)));
+      return h.count === 0 ? 0 : Math.max(0, h.count * (h.mean / 1e6 - resolution));
     },
   };
 }
@@ -129,8 +119,7 @@ describe.concurrent.each(TRANSPORTS)('retries of GET (over %s)', (transport) => 
 
   it('waits a short Retry-After given as an HTTP date', async () => {
     const { s, c } = await serve(
-      (_req, res, n) =>
-        n === 0 ? json(res, 503, {}, { 'retry-after': new Date(Date.now() + 2_000).toUTCString() }) : json(res, 200, { success: true, data: { plan: 'x' } }),
+      (_req, res, n) => (n === 0 ? json(res, 503, {}, { 'retry-after': new Date(Date.now() + 2_000).toUTCString() }) : json(res, 200, { success: true, data: { plan: 'x' } })),
       { timeoutMs: 8_000 },
     );
     const started = Date.now();
@@ -165,9 +154,12 @@ describe.concurrent.each(TRANSPORTS)('retries of GET (over %s)', (transport) => 
   });
 
   it('reports timeout when the service is slower than the deadline', async () => {
-    const { s, c } = await serve(() => {
-      /* never answers */
-    }, { timeoutMs: 800 });
+    const { s, c } = await serve(
+      () => {
+        /* never answers */
+      },
+      { timeoutMs: 800 },
+    );
     const started = Date.now();
     const lag = loopLag();
     const e = await failure(c.keys.list());
@@ -229,9 +221,12 @@ describe.concurrent.each(TRANSPORTS)('state-changing calls are sent once (over %
   });
 
   it('reports a POST slower than the deadline as timeout with outcome unknown, sent once', async () => {
-    const { s, c } = await serve(() => {
-      /* never answers */
-    }, { timeoutMs: 800 });
+    const { s, c } = await serve(
+      () => {
+        /* never answers */
+      },
+      { timeoutMs: 800 },
+    );
     const e = await failure(c.billing.topUp({ amount: 10, method: 'usdc' }));
     expect(e.code).toBe('timeout');
     expect(e.outcomeUnknown).toBe(true);
@@ -289,9 +284,7 @@ describe.concurrent.each(TRANSPORTS)('response bodies (over %s)', (transport) =>
 
   it('keeps unknown extra fields', async () => {
     const { c } = await serve((req, res) =>
-      req.path === '/api/keys'
-        ? json(res, 200, [consumptionKey('k1', { spend: 1.25, labels: { team: 'ml' } })])
-        : json(res, 200, { ...creditsEnvelope({ currency: 'USD' }), requestId: 'r1' }),
+      req.path === '/api/keys' ? json(res, 200, [consumptionKey('k1', { spend: 1.25, labels: { team: 'ml' } })]) : json(res, 200, { ...creditsEnvelope({ currency: 'USD' }), requestId: 'r1' }),
     );
     const [key] = await c.keys.list();
     expect(key).toMatchObject({ id: 'k1', spend: 1.25, labels: { team: 'ml' } });
@@ -299,11 +292,7 @@ describe.concurrent.each(TRANSPORTS)('response bodies (over %s)', (transport) =>
   });
 
   it('treats success: false with status 200 as an error, by its code when it has one', async () => {
-    const { c } = await serve((_req, res, n) =>
-      n === 0
-        ? json(res, 200, { success: false, error: { code: 'insufficient_balance', message: 'no money' } })
-        : json(res, 200, { success: false }),
-    );
+    const { c } = await serve((_req, res, n) => (n === 0 ? json(res, 200, { success: false, error: { code: 'insufficient_balance', message: 'no money' } }) : json(res, 200, { success: false })));
     const coded = await failure(c.billing.credits());
     expect(coded.code).toBe('insufficient_balance');
     expect(coded.message).toContain('no money');

@@ -28,7 +28,10 @@ describe('sk- and mk- are key formats', () => {
   });
 
   it('the creating answers keep an sk- / mk- key (the one time it is shown)', () => {
-    const credit = readAnswer({ schema: CreatedConsumptionKeySchema, creates: true }, wire({ id: 'k', name: 'n', keyType: 'credit', apiKey: SK_DASH, isActive: true, createdAt: '2026-01-01T00:00:00Z' }));
+    const credit = readAnswer(
+      { schema: CreatedConsumptionKeySchema, creates: true },
+      wire({ id: 'k', name: 'n', keyType: 'credit', apiKey: SK_DASH, isActive: true, createdAt: '2026-01-01T00:00:00Z' }),
+    );
     expect(credit.ok && credit.data.apiKey).toBe(SK_DASH);
     const sub = readAnswer({ schema: CreatedSubscriptionKeySchema, creates: true }, wire({ success: true, data: { id: 'k', apiKey: SK_DASH } }));
     expect(sub.ok && sub.data.apiKey).toBe(SK_DASH);
@@ -37,7 +40,10 @@ describe('sk- and mk- are key formats', () => {
   });
 
   it('a list’s sk- value is dropped and counted, wherever it is', () => {
-    const r = readAnswer({ schema: ConsumptionKeyListSchema }, wire([{ id: 'k', name: 'n', keyPlan: 'credits', keyType: 'credit', isActive: true, createdAt: '2026-01-01T00:00:00Z', apiKey: SK_DASH, note: SK_DASH }]));
+    const r = readAnswer(
+      { schema: ConsumptionKeyListSchema },
+      wire([{ id: 'k', name: 'n', keyPlan: 'credits', keyType: 'credit', isActive: true, createdAt: '2026-01-01T00:00:00Z', apiKey: SK_DASH, note: SK_DASH }]),
+    );
     expect(r.ok && r.hiddenKeyValues).toBe(2);
     expect(JSON.stringify(r.ok && r.data)).not.toContain(SK_DASH);
   });

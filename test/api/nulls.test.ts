@@ -10,12 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBody } from '../../src/api/failures.js';
 import { CreatedSubscriptionKeySchema, PoolListSchema, type PoolList } from '../../src/api/poolSchemas.js';
 import { readAnswer, summarizeBillingStatus, unwrapEnvelope, type AnswerRule } from '../../src/api/reader.js';
-import {
-  ConsumptionKeyListSchema,
-  CreatedConsumptionKeySchema,
-  CreditBalanceSchema,
-  ManagementKeyListSchema,
-} from '../../src/api/schemas.js';
+import { ConsumptionKeyListSchema, CreatedConsumptionKeySchema, CreditBalanceSchema, ManagementKeyListSchema } from '../../src/api/schemas.js';
 import { KeyInfoSchema, PlanListSchema, UsageListSchema, type UsageReport } from '../../src/api/usageSchemas.js';
 import { keyInfo, newer, newerKeyList, newerStatus, newerUsageAssumed, older, olderKeyList, olderStatus, plans } from './docs-examples.js';
 import { json, startHostileServer, type HostileServer } from './hostile-server.js';
@@ -64,14 +59,26 @@ interface Documented {
   readonly standIn?: Readonly<Record<string, (nulledPaths: readonly string[]) => unknown>>;
 }
 
-const via = <T>(rule: AnswerRule<T>) => (body: unknown) => {
-  const r = readAnswer(rule, wire(body));
-  return r.ok ? { ok: true, data: r.data } : { ok: false };
-};
+const via =
+  <T>(rule: AnswerRule<T>) =>
+  (body: unknown) => {
+    const r = readAnswer(rule, wire(body));
+    return r.ok ? { ok: true, data: r.data } : { ok: false };
+  };
 const unenvelope = (p: string) => p.replace(/^data\./, '');
 
 const fullKey = { ...newerKeyList.data[0]!, apiKey: 'sk-...' };
-const fullCredit = { id: 'clx2def...', name: 'client_42', keyPlan: 'credits', keyType: 'credit', isActive: true, createdAt: '2026-01-20T14:30:00.000Z', subscriptionStatus: 'active', subscriptionExpiresAt: '2026-02-15T10:00:00.000Z', lastUsedAt: '2026-01-20T08:00:00.000Z' };
+const fullCredit = {
+  id: 'clx2def...',
+  name: 'client_42',
+  keyPlan: 'credits',
+  keyType: 'credit',
+  isActive: true,
+  createdAt: '2026-01-20T14:30:00.000Z',
+  subscriptionStatus: 'active',
+  subscriptionExpiresAt: '2026-02-15T10:00:00.000Z',
+  lastUsedAt: '2026-01-20T08:00:00.000Z',
+};
 
 const DOCUMENTED: readonly Documented[] = [
   {
@@ -83,7 +90,16 @@ const DOCUMENTED: readonly Documented[] = [
   {
     object: 'a consumption key in the newer list (enveloped, apiKey, subscriptionId, lastUsedAt)',
     example: { success: true, data: [fullKey, fullCredit] },
-    optional: ['data.0.subscriptionStatus', 'data.0.subscriptionExpiresAt', 'data.0.lastUsedAt', 'data.0.apiKey', 'data.0.subscriptionId', 'data.1.subscriptionStatus', 'data.1.subscriptionExpiresAt', 'data.1.lastUsedAt'],
+    optional: [
+      'data.0.subscriptionStatus',
+      'data.0.subscriptionExpiresAt',
+      'data.0.lastUsedAt',
+      'data.0.apiKey',
+      'data.0.subscriptionId',
+      'data.1.subscriptionStatus',
+      'data.1.subscriptionExpiresAt',
+      'data.1.lastUsedAt',
+    ],
     read: via({ schema: ConsumptionKeyListSchema }),
     readPath: unenvelope,
     meaningfulNull: ['lastUsedAt', 'subscriptionId', 'apiKey'],
@@ -96,7 +112,17 @@ const DOCUMENTED: readonly Documented[] = [
   },
   {
     object: 'the created subscription key (Per-Key Plans page)',
-    example: { id: 'k2', name: 'prod', keyType: 'subscription', keyPlan: 'pool', apiKey: FULL_SK, isActive: true, subscriptionId: 'pledge_uuid', subscriptionExpiresAt: '2026-05-23T15:55:16.220Z', createdAt: '2026-01-20T14:30:00.000Z' },
+    example: {
+      id: 'k2',
+      name: 'prod',
+      keyType: 'subscription',
+      keyPlan: 'pool',
+      apiKey: FULL_SK,
+      isActive: true,
+      subscriptionId: 'pledge_uuid',
+      subscriptionExpiresAt: '2026-05-23T15:55:16.220Z',
+      createdAt: '2026-01-20T14:30:00.000Z',
+    },
     optional: ['name', 'keyType', 'keyPlan', 'isActive', 'subscriptionId', 'subscriptionExpiresAt', 'createdAt'],
     read: via({ schema: CreatedSubscriptionKeySchema, creates: true }),
   },
@@ -148,7 +174,23 @@ const DOCUMENTED: readonly Documented[] = [
       'key.created_at',
     ],
     read: via({ schema: KeyInfoSchema }),
-    meaningfulNull: ['budget', 'budget.limit', 'budget.duration', 'budget.resets_at', 'rate_limits', 'rate_limits.rpm', 'rate_limits.tpm', 'plan', 'plan.slug', 'plan.status', 'plan.expires_at', 'credits', 'credits.balance', 'key', 'key.created_at'],
+    meaningfulNull: [
+      'budget',
+      'budget.limit',
+      'budget.duration',
+      'budget.resets_at',
+      'rate_limits',
+      'rate_limits.rpm',
+      'rate_limits.tpm',
+      'plan',
+      'plan.slug',
+      'plan.status',
+      'plan.expires_at',
+      'credits',
+      'credits.balance',
+      'key',
+      'key.created_at',
+    ],
   },
   {
     object: 'GET /api/plans (the older usage page)',
@@ -191,7 +233,19 @@ describe('null is "not set" in every optional field of every documented object',
   });
 
   describe('GET /api/usage (the newer page, completed as keydeck assumes)', () => {
-    const optional = ['data.0.keyType', 'data.0.keyPlan', 'data.0.isActive', 'data.0.usage', 'data.0.usage.24h', 'data.0.usage.7d.requests', 'data.0.usage.30d.tokens', 'data.0.subscription', 'data.0.subscription.status', 'data.0.subscription.expiresAt', 'data.1.usage.total'];
+    const optional = [
+      'data.0.keyType',
+      'data.0.keyPlan',
+      'data.0.isActive',
+      'data.0.usage',
+      'data.0.usage.24h',
+      'data.0.usage.7d.requests',
+      'data.0.usage.30d.tokens',
+      'data.0.subscription',
+      'data.0.subscription.status',
+      'data.0.subscription.expiresAt',
+      'data.1.usage.total',
+    ];
     it.each(variants(optional))('%s set to null', (_label, paths) => {
       const r = readAnswer({ schema: UsageListSchema }, wire(nulled(newerUsageAssumed, paths)));
       expect(r.ok).toBe(true);
@@ -203,8 +257,32 @@ describe('null is "not set" in every optional field of every documented object',
   });
 
   describe('GET /api/pools (the Unlimited Subscriptions page)', () => {
-    const pool = { id: 'pool_uuid', slug: 'minimax-m3', modelId: 'MiniMax-M3', modelName: 'MiniMax M3', description: 'Dedicated', infraSpec: '8× H100', status: 'active', totalSlots: 10, pledgedSlots: 2, minPricePerDay: '39.00', manualProvisioning: false, annualDiscount: 0.15 };
-    const optional = ['data.0.modelId', 'data.0.modelName', 'data.0.description', 'data.0.infraSpec', 'data.0.status', 'data.0.totalSlots', 'data.0.pledgedSlots', 'data.0.minPricePerDay', 'data.0.manualProvisioning', 'data.0.annualDiscount'];
+    const pool = {
+      id: 'pool_uuid',
+      slug: 'minimax-m3',
+      modelId: 'MiniMax-M3',
+      modelName: 'MiniMax M3',
+      description: 'Dedicated',
+      infraSpec: '8× H100',
+      status: 'active',
+      totalSlots: 10,
+      pledgedSlots: 2,
+      minPricePerDay: '39.00',
+      manualProvisioning: false,
+      annualDiscount: 0.15,
+    };
+    const optional = [
+      'data.0.modelId',
+      'data.0.modelName',
+      'data.0.description',
+      'data.0.infraSpec',
+      'data.0.status',
+      'data.0.totalSlots',
+      'data.0.pledgedSlots',
+      'data.0.minPricePerDay',
+      'data.0.manualProvisioning',
+      'data.0.annualDiscount',
+    ];
     it.each(variants(optional))('%s set to null', (_label, paths) => {
       const r = readAnswer({ schema: PoolListSchema }, wire(nulled({ success: true, data: [pool] }, paths)));
       const list = (r as { data: PoolList }).data;
@@ -214,8 +292,31 @@ describe('null is "not set" in every optional field of every documented object',
   });
 
   describe('GET /api/billing/status (both pages)', () => {
-    const olderOptional = ['subscriptions.0.id', 'subscriptions.0.planSlug', 'subscriptions.0.status', 'subscriptions.0.currentPeriodEnd', 'subscriptions.0.cancelAtPeriodEnd', 'subscriptions.0.keyCount', 'subscriptions.0.keys', 'creditBalance', 'legacySubscriptionKeys'];
-    const newerOptional = ['data.subscriptions', 'data.poolPledges.0.poolId', 'data.poolPledges.0.poolSlug', 'data.poolPledges.0.status', 'data.poolPledges.0.currentPeriodEnd', 'data.poolPledges.0.cancelAtPeriodEnd', 'data.poolPledges.0.hasKey', 'data.plan', 'data.status', 'data.creditBalance', 'data.stripeCustomerId', 'data.subscriptionExpiresAt'];
+    const olderOptional = [
+      'subscriptions.0.id',
+      'subscriptions.0.planSlug',
+      'subscriptions.0.status',
+      'subscriptions.0.currentPeriodEnd',
+      'subscriptions.0.cancelAtPeriodEnd',
+      'subscriptions.0.keyCount',
+      'subscriptions.0.keys',
+      'creditBalance',
+      'legacySubscriptionKeys',
+    ];
+    const newerOptional = [
+      'data.subscriptions',
+      'data.poolPledges.0.poolId',
+      'data.poolPledges.0.poolSlug',
+      'data.poolPledges.0.status',
+      'data.poolPledges.0.currentPeriodEnd',
+      'data.poolPledges.0.cancelAtPeriodEnd',
+      'data.poolPledges.0.hasKey',
+      'data.plan',
+      'data.status',
+      'data.creditBalance',
+      'data.stripeCustomerId',
+      'data.subscriptionExpiresAt',
+    ];
     it.each([...variants(olderOptional).map(([l, p]) => [`older: ${l}`, olderStatus, p] as const), ...variants(newerOptional).map(([l, p]) => [`newer: ${l}`, newerStatus, p] as const)])(
       '%s set to null: summarised, not shown as a tree',
       (_label, status, paths) => {
@@ -232,7 +333,11 @@ describe('the commands against a service whose list has nulls', { timeout: 60_00
   let cli: Scripted;
   beforeAll(async () => {
     server = await startHostileServer((req, res) => {
-      if (req.path === '/api/keys') return json(res, 200, { success: true, data: [nulled(fullKey, ['subscriptionStatus', 'subscriptionExpiresAt', 'lastUsedAt']), nulled(fullCredit, ['subscriptionStatus', 'subscriptionExpiresAt'])] });
+      if (req.path === '/api/keys')
+        return json(res, 200, {
+          success: true,
+          data: [nulled(fullKey, ['subscriptionStatus', 'subscriptionExpiresAt', 'lastUsedAt']), nulled(fullCredit, ['subscriptionStatus', 'subscriptionExpiresAt'])],
+        });
       return json(res, 404, { error: 'not found' });
     });
     cli = scripted(server.url);

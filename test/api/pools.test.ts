@@ -87,17 +87,22 @@ describe('against a hostile server', () => {
   afterAll(async () => server?.close());
 
   it('keeps what it cannot read: entries and wrong fields shown, never a failed call; key values dropped', async () => {
-    answer = () => [200, { success: true, data: [
-      { id: 'p1', slug: 'ok', modelId: 'M', status: 'brand-new', totalSlots: 'ten', minPricePerDay: '27.00', apiKey: 'sk_live_abcdefghijklmnopqrstuvwxyz' },
-      42,
-      { modelId: 'no id' },
-    ] }];
+    answer = () => [
+      200,
+      {
+        success: true,
+        data: [{ id: 'p1', slug: 'ok', modelId: 'M', status: 'brand-new', totalSlots: 'ten', minPricePerDay: '27.00', apiKey: 'sk_live_abcdefghijklmnopqrstuvwxyz' }, 42, { modelId: 'no id' }],
+      },
+    ];
     const c = clientOf(server.url);
     const list = await c.pools.list();
     expect(list.pools).toHaveLength(1);
     expect(list.pools[0]).toMatchObject({ id: 'p1', status: 'brand-new', minMonthlyUsd: 27, problems: ['totalSlots'] });
     expect(JSON.stringify(list)).not.toContain('sk_live');
-    expect(list.unread.map((u) => [u.index, u.problem])).toEqual([[1, 'not an object'], [2, 'it has no id or slug']]);
+    expect(list.unread.map((u) => [u.index, u.problem])).toEqual([
+      [1, 'not an object'],
+      [2, 'it has no id or slug'],
+    ]);
     answer = () => [200, { pools: 'none today' }];
     expect((await c.pools.list()).unread).toEqual([{ problem: 'the answer is not a list of pools', value: { pools: 'none today' } }]);
     answer = () => [200, 'nothing'];

@@ -11,14 +11,7 @@ import { KeydeckApiError } from '../../src/api/errors.js';
 import { parseBody } from '../../src/api/failures.js';
 import { centsText, formatUsd, groupThousands, parseUsdMicros } from '../../src/api/money.js';
 import { readAnswer, summarizeBillingStatus } from '../../src/api/reader.js';
-import {
-  ConsumptionKeyListSchema,
-  CreatedConsumptionKeySchema,
-  CreditBalanceSchema,
-  ManagementKeyListSchema,
-  UsdcPaymentInstructionSchema,
-  VerifiedTopUpSchema,
-} from '../../src/api/schemas.js';
+import { ConsumptionKeyListSchema, CreatedConsumptionKeySchema, CreditBalanceSchema, ManagementKeyListSchema, UsdcPaymentInstructionSchema, VerifiedTopUpSchema } from '../../src/api/schemas.js';
 import { ADDRESS, newer, newerKeyList, newerStatus, older, olderKeyList, olderStatus } from './docs-examples.js';
 import { startHostileServer, type HostileServer } from './hostile-server.js';
 
@@ -152,9 +145,7 @@ describe('reader table: key values', () => {
 describe('reader table: billing status', () => {
   it('summarises the older page: subscriptions with plan, status, period end, cancel flag, keys; balance as a string', () => {
     expect(summarizeBillingStatus(olderStatus)).toEqual({
-      subscriptions: [
-        { id: 'uuid', plan: 'pro', status: 'active', currentPeriodEnd: '2026-03-05T10:00:00.000Z', cancelAtPeriodEnd: false, keyCount: 2, keys: [{ id: 'key_uuid', name: 'prod-api' }] },
-      ],
+      subscriptions: [{ id: 'uuid', plan: 'pro', status: 'active', currentPeriodEnd: '2026-03-05T10:00:00.000Z', cancelAtPeriodEnd: false, keyCount: 2, keys: [{ id: 'key_uuid', name: 'prod-api' }] }],
       poolPledges: [],
       creditBalance: 25,
     });

@@ -20,8 +20,17 @@ const wire = (value: unknown) => parseBody(JSON.stringify(value));
 describe('reader table: the usage pages’ bodies', () => {
   it('reads GET /v1/usage as both pages show it', () => {
     const r = readAnswer({ schema: KeyInfoSchema }, wire(keyInfo));
-    expect(r.ok && r.data).toMatchObject({ budget: { spent: 1.23, limit: 10, duration: '30d' }, rate_limits: { rpm: 60, tpm: 3333 }, plan: { slug: 'standard' }, credits: { balance: 5 }, key: { name: 'prod-key', type: 'subscription' } });
-    const credit = readAnswer({ schema: KeyInfoSchema }, wire({ ...keyInfo, budget: { spent: '0.10', limit: null }, plan: { slug: null, status: null, expires_at: null }, credits: { balance: '4.999999' } }));
+    expect(r.ok && r.data).toMatchObject({
+      budget: { spent: 1.23, limit: 10, duration: '30d' },
+      rate_limits: { rpm: 60, tpm: 3333 },
+      plan: { slug: 'standard' },
+      credits: { balance: 5 },
+      key: { name: 'prod-key', type: 'subscription' },
+    });
+    const credit = readAnswer(
+      { schema: KeyInfoSchema },
+      wire({ ...keyInfo, budget: { spent: '0.10', limit: null }, plan: { slug: null, status: null, expires_at: null }, credits: { balance: '4.999999' } }),
+    );
     expect(credit.ok && credit.data).toMatchObject({ budget: { spent: 0.1, limit: null }, credits: { balance: 4.999999 } });
     expect(readAnswer({ schema: KeyInfoSchema }, wire({ ...keyInfo, budget: { spent: -1 } }))).toMatchObject({ ok: false, field: 'budget.spent' });
   });
@@ -59,7 +68,11 @@ describe('reader table: the usage pages’ bodies', () => {
 
   it('reads the assumed older aggregated answer: one figure per key, for its range’s period', () => {
     const r = readAnswer({ schema: UsageListSchema }, wire(olderUsageAssumed));
-    expect(r.ok && r.data).toMatchObject({ periods: ['30d'], range: { startDate: olderUsageAssumed.startDate }, keys: [{ id: 'clx1abc...', periods: { '30d': { spend: 4, requests: 900, tokens: 410_000 } } }, { id: 'clx2def...' }] });
+    expect(r.ok && r.data).toMatchObject({
+      periods: ['30d'],
+      range: { startDate: olderUsageAssumed.startDate },
+      keys: [{ id: 'clx1abc...', periods: { '30d': { spend: 4, requests: 900, tokens: 410_000 } } }, { id: 'clx2def...' }],
+    });
     expect(periodOfRange({ startDate: '2026-01-01', endDate: '2026-01-02' })).toBe('24h');
     expect(periodOfRange({ startDate: '2026-01-01', endDate: '2026-01-08' })).toBe('7d');
     expect(periodOfRange({ startDate: '2025-01-01', endDate: '2026-01-08' })).toBe('total');
@@ -67,7 +80,14 @@ describe('reader table: the usage pages’ bodies', () => {
   });
 
   it('accepts the usual spellings of periods and flat fields', () => {
-    const r = readAnswer({ schema: UsageListSchema }, wire([{ id: 'a', periods: { today: '0.5', last_7_days: 1, Monthly: { cost: 2 }, allTime: { spent: '9' } } }, { id: 'b', spend24h: 0.25, spend_30d: 1, totalSpend: '3.5' }, { id: 'c', spend: 7, max_budget: '50.00' }]));
+    const r = readAnswer(
+      { schema: UsageListSchema },
+      wire([
+        { id: 'a', periods: { today: '0.5', last_7_days: 1, Monthly: { cost: 2 }, allTime: { spent: '9' } } },
+        { id: 'b', spend24h: 0.25, spend_30d: 1, totalSpend: '3.5' },
+        { id: 'c', spend: 7, max_budget: '50.00' },
+      ]),
+    );
     expect(r.ok && r.data.keys.map((k) => k.periods)).toEqual([
       { '24h': { spend: 0.5 }, '7d': { spend: 1 }, '30d': { spend: 2 }, total: { spend: 9 } },
       { '24h': { spend: 0.25 }, '30d': { spend: 1 }, total: { spend: 3.5 } },
@@ -77,7 +97,17 @@ describe('reader table: the usage pages’ bodies', () => {
   });
 
   it('refuses only the key whose spend is negative or not a number, with a sentence', () => {
-    const r = readAnswer({ schema: UsageListSchema }, wire({ success: true, data: [{ id: 'ok', usage: { '24h': 1 } }, { id: 'neg', name: 'minus', usage: { '24h': -0.5 } }, { id: 'nan', usage: { '7d': { spend: 'lots' } } }] }));
+    const r = readAnswer(
+      { schema: UsageListSchema },
+      wire({
+        success: true,
+        data: [
+          { id: 'ok', usage: { '24h': 1 } },
+          { id: 'neg', name: 'minus', usage: { '24h': -0.5 } },
+          { id: 'nan', usage: { '7d': { spend: 'lots' } } },
+        ],
+      }),
+    );
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.data.keys[0]!.periods['24h']!.spend).toBe(1);
@@ -106,8 +136,18 @@ describe.each(DIALECTS)('the client against the sandbox (%s)', (dialect: Dialect
   });
 
   it('reads every key’s usage, one key’s, a consumption key’s own view, and the plans', async () => {
-    const sub = (await (await fetch(`${sandbox.url}/sandbox/subscriptions`, { method: 'POST', headers: { authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ plan: 'pro', blocks: ['asia'] }) })).json()) as { id: string; apiKey: string };
-    await fetch(`${sandbox.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${sub.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], sandbox_cost_usd: 0.4 }) });
+    const sub = (await (
+      await fetch(`${sandbox.url}/sandbox/subscriptions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sandbox.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ plan: 'pro', blocks: ['asia'] }),
+      })
+    ).json()) as { id: string; apiKey: string };
+    await fetch(`${sandbox.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sub.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], sandbox_cost_usd: 0.4 }),
+    });
     const report = await client.usage.list();
     const entry = report.keys.find((k) => k.id === sub.id)!;
     if (dialect === 'docs-v1') {
@@ -135,7 +175,11 @@ describe.each(DIALECTS)('the client against the sandbox (%s)', (dialect: Dialect
 
 describe('the client against a hostile server', () => {
   it('sends a usage read once: a 5xx or a 429 is never retried, and the 429’s wait is surfaced', async () => {
-    const server = await startHostileServer((req, res, n) => (n === 0 ? json(res, 502, { error: { code: 'server_error', message: 'usage data temporarily unavailable' } }) : json(res, 429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '3600' })));
+    const server = await startHostileServer((req, res, n) =>
+      n === 0
+        ? json(res, 502, { error: { code: 'server_error', message: 'usage data temporarily unavailable' } })
+        : json(res, 429, { error: { code: 'rate_limited', message: 'slow down' } }, { 'retry-after': '3600' }),
+    );
     const client = new KeydeckClient({ baseUrl: server.url, token: 'mk_0123456789abcdef' });
     try {
       const first = await client.usage.list().catch((e: unknown) => e);

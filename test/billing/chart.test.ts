@@ -33,7 +33,10 @@ describe('balance chart', () => {
         const marks = chart.lines.at(-1)!;
         const up = plot.map((row) => row.indexOf('╭')).filter((i) => i >= 0);
         expect(up, `${window} at ${width}`).toHaveLength(1);
-        expect([...marks].flatMap((c, i) => (c === '▲' ? [i] : [])), `${window} at ${width}`).toEqual(up);
+        expect(
+          [...marks].flatMap((c, i) => (c === '▲' ? [i] : [])),
+          `${window} at ${width}`,
+        ).toEqual(up);
         // The row is named in words (a lone ▲ in the label column read as a top-up at the start).
         expect(marks).toMatch(/^ *top-up +▲$/);
         // The line's last cell is under "now".
@@ -42,7 +45,6 @@ describe('balance chart', () => {
       }
     }
   });
-
 
   it('draws 24 h with a USD axis, time ticks to now, and the top-up marked', () => {
     const chart = balanceChart(day(), { window: '24h', now: NOW, width: 78, height: 8 });

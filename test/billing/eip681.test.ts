@@ -4,15 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decodeQrText } from './qrDecode.js';
-import {
-  BASE_CHAIN_ID,
-  fromBaseUnits,
-  PaymentRequestError,
-  toBaseUnits,
-  toChecksumAddress,
-  USDC_BASE_CONTRACT,
-  usdcTransferUri,
-} from '../../src/billing/eip681.js';
+import { BASE_CHAIN_ID, fromBaseUnits, PaymentRequestError, toBaseUnits, toChecksumAddress, USDC_BASE_CONTRACT, usdcTransferUri } from '../../src/billing/eip681.js';
 import { qrLines } from '../../src/tui/flows/topup/qr.js';
 
 describe('EIP-55', () => {
@@ -52,9 +44,7 @@ describe('USDC amounts', () => {
 describe('EIP-681 URI', () => {
   it('is a USDC transfer on Base mainnet to the checksummed address, in 6-decimal units', () => {
     const uri = usdcTransferUri({ address: '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359', amount: 10.01 });
-    expect(uri).toBe(
-      `ethereum:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913@${BASE_CHAIN_ID}/transfer?address=0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359&uint256=10010000`,
-    );
+    expect(uri).toBe(`ethereum:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913@${BASE_CHAIN_ID}/transfer?address=0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359&uint256=10010000`);
   });
 });
 

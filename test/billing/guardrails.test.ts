@@ -33,7 +33,7 @@ describe('which rule governs a key', () => {
     { match: 'ci-*', budget: { limitUsd: 20, period: 'week', action: 'warn' } },
     { match: '*', budget: { limitUsd: 100, period: 'month', action: 'warn' } },
   ];
-  it('its own budget first, then the first pattern that matches, in the file\'s order', () => {
+  it("its own budget first, then the first pattern that matches, in the file's order", () => {
     expect(budgetOf(rules, 'web')?.limitUsd).toBe(5);
     expect(budgetOf(rules, 'ci-nightly')?.limitUsd).toBe(20);
     expect(budgetOf(rules, 'batch')?.limitUsd).toBe(100);
@@ -74,7 +74,7 @@ describe('spendInPeriod', () => {
 
 describe('budgetView', () => {
   const rule = { limitUsd: 5, period: 'day' as const, action: 'disable' as const };
-  it('says the thresholds reached and the limit, and the soft cap\'s worst case before the next read', () => {
+  it("says the thresholds reached and the limit, and the soft cap's worst case before the next read", () => {
     const at = t('2026-03-04T10:00:00Z');
     const samples = [
       { t: t('2026-03-04T08:00:00Z'), cum: 2 },
@@ -88,10 +88,12 @@ describe('budgetView', () => {
     expect(view.usdPerHour).toBeCloseTo(1.1);
     expect(view.overshootUsd).toBe(1.32);
     expect(view.end).toBe(t('2026-03-05T00:00:00Z'));
-    expect(budgetWords(view, at + 60_000)).toBe('$4.20 of $5.00 today (84 %); at the limit it disables the key until the period ends; resets 2026-03-05 00:00 UTC; up to $1.32 more before the next usage read (in 1 h 11 min)');
+    expect(budgetWords(view, at + 60_000)).toBe(
+      '$4.20 of $5.00 today (84 %); at the limit it disables the key until the period ends; resets 2026-03-05 00:00 UTC; up to $1.32 more before the next usage read (in 1 h 11 min)',
+    );
     expect(overshootWords({ ...view, overshootUsd: undefined } as never, at)).toBeUndefined();
   });
-  it('takes the rule\'s thresholds, else the account\'s, else 80 % and 95 %', () => {
+  it("takes the rule's thresholds, else the account's, else 80 % and 95 %", () => {
     const at = t('2026-03-04T10:00:00Z');
     const f = { usage: usage({ '24h': 6 }), samples: [], at, now: at };
     expect(budgetView(rule, f).crossed).toEqual([0.8, 0.95]);
@@ -103,7 +105,7 @@ describe('budgetView', () => {
 
 describe('deadlines', () => {
   const key = { createdAt: '2026-01-01T00:00:00Z', keyType: 'credit' };
-  it('passes maxAge and expiresIn from the key\'s creation, warned before', () => {
+  it("passes maxAge and expiresIn from the key's creation, warned before", () => {
     const rule: KeyRule = { name: 'web', maxAgeSeconds: 90 * 86_400, expiresInSeconds: 30 * 86_400, warnBeforeSeconds: 3 * 86_400 };
     const [age, expiry] = deadlines(rule, key, t('2026-01-29T00:00:00Z'));
     expect(age).toMatchObject({ kind: 'age', state: 'ok', action: 'rotate', dueAt: t('2026-04-01T00:00:00Z') });

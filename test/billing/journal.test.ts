@@ -158,10 +158,7 @@ describe('TopUpJournal', () => {
       host: 'api.example.com',
       ...extra,
     });
-    await writeFile(
-      legacy,
-      JSON.stringify({ version: 1, entries: [old('a', 'submitted', { outcomeUnknown: true, txHash: `0x${'c'.repeat(64)}` }), old('b', 'abandoned'), old('c', 'credited')] }),
-    );
+    await writeFile(legacy, JSON.stringify({ version: 1, entries: [old('a', 'submitted', { outcomeUnknown: true, txHash: `0x${'c'.repeat(64)}` }), old('b', 'abandoned'), old('c', 'credited')] }));
     const journal = new TopUpJournal({ path: path.join(dir, 'topups.db') });
     const list = await journal.list();
     expect(list.map((e) => [e.id, e.state])).toEqual([

@@ -25,7 +25,14 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const charge: NewJournalEntry = { amount: 30, method: 'card_direct', state: 'verifying', host: 'api.example.com', profile: 'default', autoTopUp: { decidedAt: '2026-11-28T03:56:00.000Z', remaining: 10, belowUsd: 20 } };
+const charge: NewJournalEntry = {
+  amount: 30,
+  method: 'card_direct',
+  state: 'verifying',
+  host: 'api.example.com',
+  profile: 'default',
+  autoTopUp: { decidedAt: '2026-11-28T03:56:00.000Z', remaining: 10, belowUsd: 20 },
+};
 
 /** A record holding a credited USDC top-up, then a card charge still verifying (padded so the file has pages to cut). */
 async function recordWithChargeInFlight(): Promise<JournalEntry> {
@@ -96,11 +103,11 @@ describe('a damaged top-up record with a charge in flight', () => {
   it("one row's JSON edited, or its state column: refused, naming the row", async () => {
     const inFlight = await recordWithChargeInFlight();
     const db = new DatabaseSync(file);
-    db.prepare("UPDATE topups SET entry = replace(entry, '\"amount\":30', '\"amount\":\"30\"') WHERE id = ?").run(inFlight.id);
+    db.prepare('UPDATE topups SET entry = replace(entry, \'"amount":30\', \'"amount":"30"\') WHERE id = ?').run(inFlight.id);
     db.close();
     await expectRefused(/its top-up #13 \(verifying\) is not as keydeck wrote it: it was changed outside keydeck/);
     const again = new DatabaseSync(file);
-    again.prepare("UPDATE topups SET entry = replace(entry, '\"amount\":\"30\"', '\"amount\":30'), state = 'closed' WHERE id = ?").run(inFlight.id);
+    again.prepare('UPDATE topups SET entry = replace(entry, \'"amount":"30"\', \'"amount":30\'), state = \'closed\' WHERE id = ?').run(inFlight.id);
     again.close();
     await expectRefused(/its top-up #13 \(closed\) is not as keydeck wrote it/);
   });

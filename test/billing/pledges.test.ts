@@ -23,7 +23,10 @@ const summary: BillingStatusSummary = {
 
 describe('pledges', () => {
   it('names the running ones without a key, unless a listed active key names them', () => {
-    expect(keylessSubscriptions(summary).map((k) => [k.kind, k.id])).toEqual([['pledge', 'p1'], ['subscription', 'sub1']]);
+    expect(keylessSubscriptions(summary).map((k) => [k.kind, k.id])).toEqual([
+      ['pledge', 'p1'],
+      ['subscription', 'sub1'],
+    ]);
     expect(keylessSubscriptions(summary, [key('k1', { subscriptionId: 'p1' })]).map((k) => k.id)).toEqual(['sub1']);
     expect(keylessSubscriptions(undefined)).toEqual([]);
   });

@@ -38,4 +38,3 @@ export function decodeQrText(lines: readonly string[], lightDrawn: boolean): str
   }
   return jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data;
 }
-

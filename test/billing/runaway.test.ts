@@ -44,7 +44,13 @@ describe('judging a key', () => {
     expect(judgeKey([...small, { t: s.t + 2 * HOUR, cum: s.cum + 2 * 0.5 }])).toBeUndefined();
     expect(judgeKey([...small, { t: s.t + 2 * HOUR, cum: s.cum + 2 * 0.5 }], { factor: 5, floorUsdPerHour: 0.25 })).toMatchObject({ kind: 'runaway' });
     // Too little history: no baseline, no judgement.
-    expect(judgeKey([{ t: T0, cum: 0 }, { t: T0 + HOUR, cum: 0.5 }, { t: T0 + 2 * HOUR, cum: 50 }])).toBeUndefined();
+    expect(
+      judgeKey([
+        { t: T0, cum: 0 },
+        { t: T0 + HOUR, cum: 0.5 },
+        { t: T0 + 2 * HOUR, cum: 50 },
+      ]),
+    ).toBeUndefined();
   });
 
   it('catches a key dormant for 7 days that starts spending, at any rate', () => {
@@ -98,7 +104,17 @@ describe('spend rows', () => {
     raw: null,
   };
   it('names keys from the list, marks deleted ones, refuses a credit key’s spend above the total top-ups', () => {
-    const rows = spendRows(report, [{ id: 'a', name: 'alpha' }, { id: 'b', name: 'beta' }, { id: 'big', name: 'big' }, { id: 'sub', name: 'sub', keyType: 'subscription' }, { id: 'bad', name: 'bad' }], 100);
+    const rows = spendRows(
+      report,
+      [
+        { id: 'a', name: 'alpha' },
+        { id: 'b', name: 'beta' },
+        { id: 'big', name: 'big' },
+        { id: 'sub', name: 'sub', keyType: 'subscription' },
+        { id: 'bad', name: 'bad' },
+      ],
+      100,
+    );
     expect(rows.map((r) => [r.name, r.status])).toEqual([
       ['alpha', 'listed'],
       ['beta', 'listed'],
@@ -132,7 +148,14 @@ describe('the per-key history', () => {
     const store = BalanceHistoryStore.open({ path: path.join(dir, 'history.db') });
     try {
       const history = new KeyHistory(store.database, store.series('default', 'https://api.example.com').id);
-      const report = (cum: number): UsageReport => ({ keys: [{ id: 'k', name: 'job', periods: { '24h': { spend: 1 }, total: { spend: cum } } }, { id: 'r', periods: {}, refused: 'x' }], periods: ['24h', 'total'], raw: null });
+      const report = (cum: number): UsageReport => ({
+        keys: [
+          { id: 'k', name: 'job', periods: { '24h': { spend: 1 }, total: { spend: cum } } },
+          { id: 'r', periods: {}, refused: 'x' },
+        ],
+        periods: ['24h', 'total'],
+        raw: null,
+      });
       for (let i = 0; i < 40 * 12; i++) history.record(report(i), T0 + i * 2 * HOUR);
       const now = T0 + 40 * DAY;
       history.compact(now);
@@ -162,7 +185,14 @@ describe('the tracker against the sandbox', () => {
     const clients = stores.map(() => new KeydeckClient({ baseUrl: sb.url, token }));
     const origin = originOf(sb.url);
     const trackers = stores.map(
-      (s, i) => new UsageTracker({ client: clients[i]!, budget: new UsageBudget(s.database), credential: credentialIdOf(origin, token), origin, keyHistory: new KeyHistory(s.database, s.series('default', origin).id) }),
+      (s, i) =>
+        new UsageTracker({
+          client: clients[i]!,
+          budget: new UsageBudget(s.database),
+          credential: credentialIdOf(origin, token),
+          origin,
+          keyHistory: new KeyHistory(s.database, s.series('default', origin).id),
+        }),
     );
     try {
       // A day of reads every 2 hours (sandbox clock): $1 per 2 h on "steady", a cent on "calm".

@@ -82,7 +82,13 @@ describe('verifyUsdc: credited only on evidence that names the top-up', () => {
     const outcome = await verifyUsdc({ journal, client, scope: SCOPE }, { entryId: entry.id, txHash: HASH, amount: 25 });
     expect(outcome).toMatchObject({ kind: 'credited', credited: 25, balance: 75, byEarlierVerify: false });
     expect(client.sent).toEqual(['getCredits', 'status', 'verify 0xabab 25']);
-    expect(await journal.get(entry.id)).toMatchObject({ state: 'credited', credited: 25, balance: 75, txHash: HASH, evidence: 'the service’s answer to verifying this transaction hash says it was credited' });
+    expect(await journal.get(entry.id)).toMatchObject({
+      state: 'credited',
+      credited: 25,
+      balance: 75,
+      txHash: HASH,
+      evidence: 'the service’s answer to verifying this transaction hash says it was credited',
+    });
   });
 
   it('an answer lost: verifying (with the baseline kept); then tx_already_used with the total risen by its amount: credited', async () => {
@@ -123,7 +129,11 @@ describe('verifyUsdc: credited only on evidence that names the top-up', () => {
     const entry = await usdcAwaiting();
     const outcome = await verifyUsdc({ journal, client: scriptedClient({ totals: [50], verify: [refusedWith('tx_already_used')] }), scope: SCOPE }, { entryId: entry.id, txHash: HASH, amount: 25 });
     expect(outcome.kind).toBe('refused');
-    expect((await journal.get(entry.id))!).toMatchObject({ state: 'awaiting_payment', reasonCode: 'tx_already_used', reason: 'this transaction hash was already used for another top-up: it does not pay this one' });
+    expect((await journal.get(entry.id))!).toMatchObject({
+      state: 'awaiting_payment',
+      reasonCode: 'tx_already_used',
+      reason: 'this transaction hash was already used for another top-up: it does not pay this one',
+    });
     // A verify keydeck recorded on its own (no instruction open): refused.
     await journal.update(entry.id, { state: 'closed' });
     const bare = await verifyUsdc({ journal, client: scriptedClient({ totals: [50], verify: [refusedWith('tx_already_used')] }), scope: SCOPE }, { txHash: `0x${'cd'.repeat(32)}`, amount: 40 });
@@ -170,7 +180,13 @@ describe('verifyUsdc: credited only on evidence that names the top-up', () => {
 
   it('from the command line: finds the record by hash, else the one USDC top-up awaiting this amount, else records a new one', async () => {
     const waiting = await usdcAwaiting(25);
-    const client = scriptedClient({ totals: [0, 0], verify: [{ credited: 25, balance: 25 }, { credited: 40, balance: 65 }] });
+    const client = scriptedClient({
+      totals: [0, 0],
+      verify: [
+        { credited: 25, balance: 25 },
+        { credited: 40, balance: 65 },
+      ],
+    });
     await verifyUsdc({ journal, client, scope: SCOPE }, { txHash: HASH, amount: 25 });
     expect((await journal.get(waiting.id))!.state).toBe('credited');
     const other = `0x${'ef'.repeat(32)}`;
@@ -228,7 +244,13 @@ describe('one instruction is one record, whatever the number of verifies', () =>
   it('several instructions of the amount: none is picked (the command asks), unless they share one address (the newest); a closed top-up can be verified again', async () => {
     const one = await usdcAwaiting();
     const other = await usdcAwaiting(25, '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359');
-    const client = scriptedClient({ totals: [0, 0, 0], verify: [{ credited: 25, balance: 25 }, { credited: 25, balance: 50 }] });
+    const client = scriptedClient({
+      totals: [0, 0, 0],
+      verify: [
+        { credited: 25, balance: 25 },
+        { credited: 25, balance: 50 },
+      ],
+    });
     const ports = { journal, client, scope: SCOPE };
     expect(await recordForVerify(ports, A, 25)).toEqual({ ambiguous: [other, one] });
     expect((await verifyUsdc(ports, { txHash: A, amount: 25 })).kind).toBe('not_sent');
@@ -242,11 +264,15 @@ describe('one instruction is one record, whatever the number of verifies', () =>
 });
 
 describe('card top-ups: credited only when the service names them', () => {
-  const checkout = (sessionUrl = 'https://pay.example.com/c/cs_1') => recordTopUp(journal, SCOPE, 15, { method: 'card_checkout', wireMethod: 'card_checkout', data: { sessionId: 'cs_1', sessionUrl } }, 100);
+  const checkout = (sessionUrl = 'https://pay.example.com/c/cs_1') =>
+    recordTopUp(journal, SCOPE, 15, { method: 'card_checkout', wireMethod: 'card_checkout', data: { sessionId: 'cs_1', sessionUrl } }, 100);
 
   it('the sandbox’s status: pending keeps it waiting; naming the session succeeded credits it, with the amount it names', async () => {
     const { entry } = await checkout();
-    const pending = { pendingTopUps: [{ method: 'card_checkout', status: 'pending', amount: 15, sessionId: 'cs_1' }], recentTopUps: [{ method: 'usdc', status: 'succeeded', amount: 15, txHash: HASH }] };
+    const pending = {
+      pendingTopUps: [{ method: 'card_checkout', status: 'pending', amount: 15, sessionId: 'cs_1' }],
+      recentTopUps: [{ method: 'usdc', status: 'succeeded', amount: 15, txHash: HASH }],
+    };
     expect(await checkCardPayments({ journal, client: scriptedClient({ totals: [], verify: [], status: pending }), scope: SCOPE }, [entry])).toEqual([]);
     expect((await journal.get(entry.id))!.state).toBe('awaiting_payment');
     const paid = { pendingTopUps: [], recentTopUps: [{ method: 'card_checkout', status: 'succeeded', amount: 15, sessionId: 'cs_1', completedAt: '2026-01-01T00:00:00Z' }] };
@@ -332,7 +358,17 @@ describe('the checkout link rule', () => {
     for (const ok of ['https://checkout.example.com/c/cs_1', 'http://127.0.0.1:8787/sandbox/checkout/cs_1', 'http://127.9.8.7/x', 'http://localhost:3000/x', 'http://[::1]:8080/x']) {
       expect(checkoutUrlProblem(ok), ok).toBeUndefined();
     }
-    for (const bad of ['http://checkout.example.com/c', 'javascript:alert(1)', 'file:///etc/passwd', 'https://user:pw@example.com/', 'not a url', '', 'https://example.com/\u001b[2J', `https://example.com/${'a'.repeat(3000)}`, 'http://128.0.0.1/x']) {
+    for (const bad of [
+      'http://checkout.example.com/c',
+      'javascript:alert(1)',
+      'file:///etc/passwd',
+      'https://user:pw@example.com/',
+      'not a url',
+      '',
+      'https://example.com/\u001b[2J',
+      `https://example.com/${'a'.repeat(3000)}`,
+      'http://128.0.0.1/x',
+    ]) {
       expect(checkoutUrlProblem(bad), bad).toMatch(/^The checkout link from the service was refused \(.+\): nothing was shown, copied or opened/);
     }
     expect(checkoutUrlProblem(42)).toMatch(/it is empty/);
@@ -343,11 +379,16 @@ describe('the checkout link rule', () => {
 
 describe('tx_already_used after keydeck’s own verify whose answer was lost: credited only on evidence naming it (src/billing/usedHash.ts)', () => {
   const credits = (totalTopUp: number): CreditBalance => ({ totalTopUp, remaining: totalTopUp, hasCreditKey: true, creditKeyCount: 1, userId: 'u' });
-  const status = (...items: Array<{ ref: string; amount: number }>) => ({ body: { recentTopUps: items.map((i) => ({ method: 'usdc', status: 'succeeded', amount: i.amount, txHash: i.ref, completedAt: '2026-11-28T03:00:00.000Z' })) } });
+  const status = (...items: Array<{ ref: string; amount: number }>) => ({
+    body: { recentTopUps: items.map((i) => ({ method: 'usdc', status: 'succeeded', amount: i.amount, txHash: i.ref, completedAt: '2026-11-28T03:00:00.000Z' })) },
+  });
   const entry = (before?: string[]) => ({ txHash: HASH, verifyBaselineTotalTopUp: 50, ...(before && { verifyBaselineListed: before }) });
 
   it('the status listed the hash before keydeck’s verify was sent: another top-up used it, whatever the total did', () => {
-    expect(usedHashVerdict(entry([HASH]), 25, credits(105), status({ ref: HASH, amount: 25 }))).toMatchObject({ kind: 'elsewhere', reason: expect.stringMatching(/credited before keydeck’s verification was sent/) });
+    expect(usedHashVerdict(entry([HASH]), 25, credits(105), status({ ref: HASH, amount: 25 }))).toMatchObject({
+      kind: 'elsewhere',
+      reason: expect.stringMatching(/credited before keydeck’s verification was sent/),
+    });
   });
 
   it('the status lists it now and did not then: credited, for the amount it names', () => {

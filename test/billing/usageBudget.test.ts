@@ -231,7 +231,9 @@ describe('real processes at once', () => {
       const startAt = String(Date.now() + 1500);
       const run = promisify(execFile);
       const results = await Promise.all(
-        ['demand', 'demand', 'auto'].map((mode) => run(process.execPath, [script, file, sb.url, token, mode, '10', startAt], { timeout: 50_000, cwd: fileURLToPath(new URL('../..', import.meta.url)) })),
+        ['demand', 'demand', 'auto'].map((mode) =>
+          run(process.execPath, [script, file, sb.url, token, mode, '10', startAt], { timeout: 50_000, cwd: fileURLToPath(new URL('../..', import.meta.url)) }),
+        ),
       );
       const tallies = results.map((r) => JSON.parse(r.stdout) as { fresh: number; declined: number; failed: number });
       expect(tallies.reduce((n, t) => n + t.fresh, 0)).toBe(12);

@@ -24,8 +24,12 @@ const DIST = path.dirname(CLI);
 
 /** Every JavaScript file of dist/ but the executable and main.js (they run the command line when loaded). */
 function importableFiles(): string[] {
-  const top = readdirSync(DIST).filter((f) => f.endsWith('.js') && f !== 'cli.js' && f !== 'main.js').map((f) => path.join(DIST, f));
-  const chunks = readdirSync(path.join(DIST, 'chunks')).filter((f) => f.endsWith('.js')).map((f) => path.join(DIST, 'chunks', f));
+  const top = readdirSync(DIST)
+    .filter((f) => f.endsWith('.js') && f !== 'cli.js' && f !== 'main.js')
+    .map((f) => path.join(DIST, f));
+  const chunks = readdirSync(path.join(DIST, 'chunks'))
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => path.join(DIST, 'chunks', f));
   return [...top, ...chunks];
 }
 
@@ -80,7 +84,12 @@ describe('dist/', () => {
         const credits = await client.billing.credits();
         process.stdout.write(JSON.stringify({ remaining: credits.remaining, http2: process.moduleLoadList.filter((m) => /http2/.test(m)) }));`;
       // Not execFileSync: the sandbox answers from this process's event loop.
-      const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', program], { cwd: ROOT, encoding: 'utf8', timeout: 30_000, env: { ...process.env, SANDBOX_URL: sandbox.url, SANDBOX_TOKEN: token } });
+      const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', program], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 30_000,
+        env: { ...process.env, SANDBOX_URL: sandbox.url, SANDBOX_TOKEN: token },
+      });
       expect(JSON.parse(stdout)).toEqual({ remaining: 25, http2: [] });
     } finally {
       await sandbox.close();
@@ -108,7 +117,12 @@ describe('dist/', () => {
       const { sessionApp } = await import(${JSON.stringify('file://')} + process.argv[2]);
       process.stdout.write(JSON.stringify({ atFirstFrame, withTheApp: loaded().sort(), exports: [typeof runTui, typeof sessionApp] }));
       process.exit(0);`;
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', program, path.join(DIST, run), path.join(DIST, 'chunks', session!)], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1', DEV: '' } });
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', program, path.join(DIST, run), path.join(DIST, 'chunks', session!)], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, NO_COLOR: '1', DEV: '' },
+    });
     expect(JSON.parse(out)).toEqual({ atFirstFrame: [], withTheApp: ['http', 'sqlite'], exports: ['function', 'function'] });
   });
 
@@ -184,26 +198,29 @@ describe('the Node.js version guard', () => {
   });
 
   const old = oldNodes();
-  it.skipIf(old.length === 0)(`on an older Node (${old.map((o) => `${o.bin} ${o.version}`).join(', ') || 'none on this machine'}) keydeck says so in one line and exits 5, which a systemd unit does not restart on`, () => {
-    expect(OLD_NODE_EXIT_CODE).toBe(5);
-    for (const { bin, version } of old) {
-      for (const args of [['--version'], ['--help'], ['--sandbox'], ['keys', 'list']]) {
-        const r = spawnSync(bin, [CLI, ...args], { encoding: 'utf8', timeout: 20_000 });
-        expect(r.status, `${bin} ${args.join(' ')}`).toBe(OLD_NODE_EXIT_CODE);
-        expect(r.stdout).toBe('');
-        expect(r.stderr).toBe(`${oldNodeSentence(version)}\n`);
-        expect(r.stderr).toContain(`Node.js ${version}`);
-        expect(r.stderr).toContain('22.13.0');
-        expect(r.stderr).not.toMatch(/\n\s+at |SyntaxError|node:internal/);
+  it.skipIf(old.length === 0)(
+    `on an older Node (${old.map((o) => `${o.bin} ${o.version}`).join(', ') || 'none on this machine'}) keydeck says so in one line and exits 5, which a systemd unit does not restart on`,
+    () => {
+      expect(OLD_NODE_EXIT_CODE).toBe(5);
+      for (const { bin, version } of old) {
+        for (const args of [['--version'], ['--help'], ['--sandbox'], ['keys', 'list']]) {
+          const r = spawnSync(bin, [CLI, ...args], { encoding: 'utf8', timeout: 20_000 });
+          expect(r.status, `${bin} ${args.join(' ')}`).toBe(OLD_NODE_EXIT_CODE);
+          expect(r.stdout).toBe('');
+          expect(r.stderr).toBe(`${oldNodeSentence(version)}\n`);
+          expect(r.stderr).toContain(`Node.js ${version}`);
+          expect(r.stderr).toContain('22.13.0');
+          expect(r.stderr).not.toMatch(/\n\s+at |SyntaxError|node:internal/);
+        }
+        // The exporter's line is a log line in its --log-format, as every line it writes.
+        const logfmt = spawnSync(bin, [CLI, 'exporter', '--all-profiles'], { encoding: 'utf8', timeout: 20_000 });
+        expect(logfmt.status).toBe(OLD_NODE_EXIT_CODE);
+        expect(logfmt.stderr).toMatch(/^time=\S+ level=error event=node_too_old msg="keydeck needs Node\.js 22\.13\.0 or newer, .*"\n$/);
+        const json = spawnSync(bin, [CLI, 'exporter', '--log-format', 'json'], { encoding: 'utf8', timeout: 20_000 });
+        expect(json.status).toBe(OLD_NODE_EXIT_CODE);
+        expect(JSON.parse(json.stderr)).toMatchObject({ level: 'error', event: 'node_too_old', msg: oldNodeSentence(version) });
       }
-      // The exporter's line is a log line in its --log-format, as every line it writes.
-      const logfmt = spawnSync(bin, [CLI, 'exporter', '--all-profiles'], { encoding: 'utf8', timeout: 20_000 });
-      expect(logfmt.status).toBe(OLD_NODE_EXIT_CODE);
-      expect(logfmt.stderr).toMatch(/^time=\S+ level=error event=node_too_old msg="keydeck needs Node\.js 22\.13\.0 or newer, .*"\n$/);
-      const json = spawnSync(bin, [CLI, 'exporter', '--log-format', 'json'], { encoding: 'utf8', timeout: 20_000 });
-      expect(json.status).toBe(OLD_NODE_EXIT_CODE);
-      expect(JSON.parse(json.stderr)).toMatchObject({ level: 'error', event: 'node_too_old', msg: oldNodeSentence(version) });
-    }
-  });
+    },
+  );
   if (old.length === 0) console.log('the old-Node guard test is skipped: no Node.js older than 22.13 on this machine');
 });

@@ -51,7 +51,9 @@ describe('the chain checks on anvil', () => {
     const hash = await base.transfer(DEPOSIT, 25_000_000n);
     const result = await check(base.rpcUrl, hash);
     expect(result).toMatchObject({ kind: 'passed', evidence: { txHash: hash.toLowerCase(), amount: '25.00', from: SANDBOX_PAYER, confirmations: 1 } });
-    expect(result.kind === 'passed' && result.sentence).toMatch(new RegExp(`^the chain shows 25\\.00 USDC from 0xf39F…2266 to ${shortAddress(DEPOSIT).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in block \\d+ \\(1 confirmation\\)$`));
+    expect(result.kind === 'passed' && result.sentence).toMatch(
+      new RegExp(`^the chain shows 25\\.00 USDC from 0xf39F…2266 to ${shortAddress(DEPOSIT).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} in block \\d+ \\(1 confirmation\\)$`),
+    );
   });
 
   it('says ETH moved, not USDC', async () => {
@@ -88,7 +90,17 @@ describe('the chain checks on anvil', () => {
 
   it('says a reverted transfer moved no USDC', async () => {
     // No USDC on this account: the transfer reverts; the gas is given so that it is mined anyway.
-    const hash = await mined(base, await wallet(base, EMPTY_PAYER).writeContract({ address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', abi: ERC20_ABI, functionName: 'transfer', args: [DEPOSIT, 25_000_000n], chain: null, gas: 100_000n }));
+    const hash = await mined(
+      base,
+      await wallet(base, EMPTY_PAYER).writeContract({
+        address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+        abi: ERC20_ABI,
+        functionName: 'transfer',
+        args: [DEPOSIT, 25_000_000n],
+        chain: null,
+        gas: 100_000n,
+      }),
+    );
     expect(await check(base.rpcUrl, hash)).toMatchObject({ kind: 'problem', code: 'reverted', sentence: expect.stringMatching(/^reverted: no USDC moved/) });
   });
 
@@ -106,7 +118,11 @@ describe('the chain checks on anvil', () => {
 
   it('does not find on Base a hash from another chain, and names a non-Base RPC', async () => {
     const hash = await mainnet.transfer(DEPOSIT, 25_000_000n);
-    expect(await check(base.rpcUrl, hash)).toMatchObject({ kind: 'problem', code: 'not_found', sentence: expect.stringMatching(/^no transaction with this hash on Base: was it sent on another network\?/) });
+    expect(await check(base.rpcUrl, hash)).toMatchObject({
+      kind: 'problem',
+      code: 'not_found',
+      sentence: expect.stringMatching(/^no transaction with this hash on Base: was it sent on another network\?/),
+    });
     expect(await check(mainnet.rpcUrl, hash)).toMatchObject({ kind: 'problem', code: 'wrong_chain', sentence: expect.stringMatching(/^the chain RPC serves chain id 1, not Base \(8453\)/) });
   });
 });
@@ -167,7 +183,19 @@ describe('an RPC that cannot be trusted', () => {
         if (method === 'eth_chainId') return '0x2105';
         if (method === 'eth_blockNumber') return '0x10';
         if (method === 'eth_getTransactionByHash') return { hash: HASH, from: `${ESC}[2J\u202eEVIL`, to: DEPOSIT, value: '0x0', blockNumber: '0x1', nonce: '0x0', gas: '0x1', input: '0x' };
-        return { transactionHash: HASH, blockNumber: '0x1', status: '0x1', logs: [], from: `${ESC}[31m`, to: DEPOSIT, gasUsed: '0x1', cumulativeGasUsed: '0x1', effectiveGasPrice: '0x1', logsBloom: '0x', type: '0x0' };
+        return {
+          transactionHash: HASH,
+          blockNumber: '0x1',
+          status: '0x1',
+          logs: [],
+          from: `${ESC}[31m`,
+          to: DEPOSIT,
+          gasUsed: '0x1',
+          cumulativeGasUsed: '0x1',
+          effectiveGasPrice: '0x1',
+          logsBloom: '0x',
+          type: '0x0',
+        };
       };
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(calls.map((c: { id: number; method: string }) => ({ jsonrpc: '2.0', id: c.id, result: result(c.method) }))));
@@ -195,7 +223,20 @@ describe('an RPC that cannot be trusted', () => {
           removed: false,
           ...common,
         };
-        return { transactionHash: HASH, status: '0x1', logs: [log], from: SANDBOX_PAYER, to: USDC_BASE_CONTRACT, gasUsed: '0x1', cumulativeGasUsed: '0x1', effectiveGasPrice: '0x1', logsBloom: `0x${'0'.repeat(512)}`, type: '0x0', contractAddress: null, ...common };
+        return {
+          transactionHash: HASH,
+          status: '0x1',
+          logs: [log],
+          from: SANDBOX_PAYER,
+          to: USDC_BASE_CONTRACT,
+          gasUsed: '0x1',
+          cumulativeGasUsed: '0x1',
+          effectiveGasPrice: '0x1',
+          logsBloom: `0x${'0'.repeat(512)}`,
+          type: '0x0',
+          contractAddress: null,
+          ...common,
+        };
       };
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(calls.map((c: { id: number; method: string }) => ({ jsonrpc: '2.0', id: c.id, result: result(c.method) }))));

@@ -106,7 +106,10 @@ describe('auto top-up on two machines at once', { timeout: 120_000 }, () => {
       const runs = await Promise.all([run(a, token, '0-0.2'), run(b, token, '3-3.5')]);
       expect(runs.filter(charged), runs.map((r) => said(r)).join('\n')).toHaveLength(1);
       expect(runs.map((r) => r.code)).toEqual([0, 0]);
-      expect(runs.filter((r) => r.code === 0 && said(r) === ''), 'the later run, the balance back at $45.00, says nothing (quiet for cron)').toHaveLength(1);
+      expect(
+        runs.filter((r) => r.code === 0 && said(r) === ''),
+        'the later run, the balance back at $45.00, says nothing (quiet for cron)',
+      ).toHaveLength(1);
       expect(proxy.seen.filter((r) => r.method === 'POST' && r.path === '/api/billing/topup')).toHaveLength(1);
       expect(await sb.credits(token)).toMatchObject({ totalTopUp: 55 });
     }));
@@ -141,7 +144,12 @@ describe('auto top-up on two machines at once', { timeout: 120_000 }, () => {
       // The pause holds: the later machine says why and charges nothing; the other one stops at the cap.
       await spend(token, 60);
       const status = await paused.run(token, ['autotopup', 'status']);
-      expect(status.stdout).toMatch(new RegExp(`^PAUSED on this machine since .*UTC: Another card charge for the same fall of the balance was made before this one \\(.*${other}.*\\): two machines run auto top-up for this account: keep one\\.`, 'm'));
+      expect(status.stdout).toMatch(
+        new RegExp(
+          `^PAUSED on this machine since .*UTC: Another card charge for the same fall of the balance was made before this one \\(.*${other}.*\\): two machines run auto top-up for this account: keep one\\.`,
+          'm',
+        ),
+      );
       const again = await run(paused, token);
       expect([again.code, said(again)]).toEqual([3, expect.stringMatching(/^Auto top-up is paused on this machine: .*keep one\. Nothing was charged/)]);
       const capped = await run(kept, token);
@@ -177,7 +185,9 @@ describe('auto top-up counts what the service counts', { timeout: 120_000 }, () 
     expect(here.stdout).not.toMatch(/another owner/);
     const there = await b.run(token, POLICY);
     expect(there.code).toBe(0);
-    expect(there.stdout).toMatch(/^The service lists a card-on-file charge that no record of this machine names \(the latest: a card_direct top-up of \$10\.00 \(pi_sandbox_\w+, asked for \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)\): another owner charges this account's card, another machine or a person\. If another machine runs auto top-up for this account, keep one/m);
+    expect(there.stdout).toMatch(
+      /^The service lists a card-on-file charge that no record of this machine names \(the latest: a card_direct top-up of \$10\.00 \(pi_sandbox_\w+, asked for \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)\): another owner charges this account's card, another machine or a person\. If another machine runs auto top-up for this account, keep one/m,
+    );
   });
 
   it('a local clock moved back does not defeat the pause after 3 failures', async () => {
@@ -190,7 +200,10 @@ describe('auto top-up counts what the service counts', { timeout: 120_000 }, () 
     const back = { NODE_OPTIONS: `--import=${path.join(import.meta.dirname, 'fixtures', 'clock-offset.mjs')}`, TEST_CLOCK_OFFSET_MS: String(-2 * 3600_000) };
     const runs: CliResult[] = [];
     for (let i = 0; i < 6; i++) runs.push(await run(cli, token, '0', back));
-    expect(runs.map((r) => r.code), runs.map((r) => said(r)).join('\n')).toEqual([1, 1, 1, 3, 3, 3]);
+    expect(
+      runs.map((r) => r.code),
+      runs.map((r) => said(r)).join('\n'),
+    ).toEqual([1, 1, 1, 3, 3, 3]);
     expect(said(runs[2]!)).toMatch(/That is 3 failures in a row: auto top-up is paused/);
     expect((await cli.run(token, ['autotopup', 'status'], back)).stdout).toMatch(/^PAUSED: the last 3 charges failed/m);
     // Three charges were sent, all declined: the service lists three.
@@ -204,7 +217,10 @@ describe('auto top-up counts what the service counts', { timeout: 120_000 }, () 
     expect((await sb.call('POST', '/sandbox/cards/decline', { token, body: { count: 4 } })).status).toBe(200);
     await spend(token, 10);
     const runs = [await run(a, token), await run(b, token), await run(a, token), await run(b, token), await run(a, token)];
-    expect(runs.map((r) => r.code), runs.map((r) => said(r)).join('\n')).toEqual([1, 1, 1, 3, 3]);
+    expect(
+      runs.map((r) => r.code),
+      runs.map((r) => said(r)).join('\n'),
+    ).toEqual([1, 1, 1, 3, 3]);
     expect(said(runs[2]!)).toMatch(/That is 3 failures in a row: auto top-up is paused/);
     expect(said(runs[3]!)).toMatch(/^Auto top-up is paused: the last 3 charges failed\. Nothing was charged/);
     // Neither machine sent a fourth charge: the service lists three declines.
@@ -279,7 +295,9 @@ describe('auto top-up against a service that lists no top-ups', { timeout: 120_0
       slowStatus(proxy, 4);
       const pair = await Promise.all([run(a, token), run(b, token)]);
       expect(pair.filter(charged), pair.map((r) => said(r)).join('\n')).toHaveLength(2);
-      const paused = pair.filter((r) => /the total of top-ups rose by \$30\.00 more than this charge, and the service does not list who made it\): two machines run auto top-up for this account: keep one\./.test(said(r)));
+      const paused = pair.filter((r) =>
+        /the total of top-ups rose by \$30\.00 more than this charge, and the service does not list who made it\): two machines run auto top-up for this account: keep one\./.test(said(r)),
+      );
       expect(paused.length, pair.map((r) => said(r)).join('\n')).toBeGreaterThanOrEqual(1);
       expect(await sb.credits(token)).toMatchObject({ totalTopUp: 85 });
     } finally {

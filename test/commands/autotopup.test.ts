@@ -59,7 +59,12 @@ describe('keydeck autotopup', () => {
     expect((await cli.run(token, ['autotopup', 'run', '--once'])).stdout).toBe('');
     expect(await sb.credits(token)).toMatchObject({ totalTopUp: 55, remaining: 45 });
     const status = JSON.parse((await cli.run(token, ['autotopup', 'status', '--json'])).stdout);
-    expect(status).toMatchObject({ paused: false, failuresInARow: 0, lastCharge: { amount: 30, state: 'credited', method: 'card_direct', autoTopUp: { remaining: 15, belowUsd: 20 } }, lastFailure: null });
+    expect(status).toMatchObject({
+      paused: false,
+      failuresInARow: 0,
+      lastCharge: { amount: 30, state: 'credited', method: 'card_direct', autoTopUp: { remaining: 15, belowUsd: 20 } },
+      lastFailure: null,
+    });
   });
 
   it('two runs at once, and a second machine 3 s later, still charge once for one fall', async () => {
@@ -109,7 +114,13 @@ describe('keydeck autotopup', () => {
     expect(text).toContain(`keydeck_autotopup_cap_remaining_usd{command="autotopup run",profile="default",origin="${origin}",cap="day"} 10`);
     if (!noPromtool) {
       expect(promtoolCheckMetrics(text)).toEqual({ status: 0, output: '' });
-      const fired = textfileAlerts(text, RULES, 'KeydeckAutoTopUpCapReached', [{ alertname: 'KeydeckAutoTopUpCapReached', severity: 'warning', command: 'autotopup run', profile: 'default', origin, cap: 'day' }], dir);
+      const fired = textfileAlerts(
+        text,
+        RULES,
+        'KeydeckAutoTopUpCapReached',
+        [{ alertname: 'KeydeckAutoTopUpCapReached', severity: 'warning', command: 'autotopup run', profile: 'default', origin, cap: 'day' }],
+        dir,
+      );
       expect(fired.output).toContain('SUCCESS');
       expect(textfileAlerts(text, RULES, 'KeydeckCronJobFailed', [], dir).output).toContain('SUCCESS');
     }

@@ -45,7 +45,9 @@ describe('billing verify on a real chain', () => {
     expect(credited.code, credited.stderr).toBe(0);
     expect(credited.stderr).toMatch(/^chain: the chain shows 24\.50 USDC from 0xf39F…2266 to 0x\w{4}…\w{4} in block \d+ \(\d+ confirmations?\)$/m);
     // On the instruction's record (one instruction, one record), said so.
-    expect(credited.stdout).toMatch(/^The transfer is verified for the one USDC top-up awaiting payment, 25\.00 USD to 0x\w{40}, requested .*, with 24\.50 USD as the amount sent\.\nCredited 24\.50 USD; the balance is now 24\.50 USD\.\n$/);
+    expect(credited.stdout).toMatch(
+      /^The transfer is verified for the one USDC top-up awaiting payment, 25\.00 USD to 0x\w{40}, requested .*, with 24\.50 USD as the amount sent\.\nCredited 24\.50 USD; the balance is now 24\.50 USD\.\n$/,
+    );
     // Credited on keydeck's record: said as such; the chain is not asked about it, nor the user.
     const again = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '25']);
     expect(again.code).toBe(1);
@@ -78,7 +80,9 @@ describe('billing verify on a real chain', () => {
     const second = await own.run(user, ['billing', 'verify', '--tx', elsewhere]);
     expect(second.code).toBe(1);
     expect(second.stdout).toMatch(/^No --amount given: the one USDC top-up awaiting payment is 10\.00 USD to 0x\w{40}/m);
-    expect(second.stderr.toLowerCase()).toContain(`chain_mismatch: usdc went to 0x0000…dead, not to the deposit address ${address.slice(0, 6)}…${address.slice(-4)}: it cannot be credited to this top-up`.toLowerCase());
+    expect(second.stderr.toLowerCase()).toContain(
+      `chain_mismatch: usdc went to 0x0000…dead, not to the deposit address ${address.slice(0, 6)}…${address.slice(-4)}: it cannot be credited to this top-up`.toLowerCase(),
+    );
   });
 
   it('--no-chain and an unreachable RPC: the service’s verdict alone, said in one line', async () => {

@@ -8,12 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  CardCheckoutSessionSchema,
-  CreditBalanceSchema,
-  UsdcPaymentInstructionSchema,
-  VerifiedTopUpSchema,
-} from '../../src/api/schemas.js';
+import { CardCheckoutSessionSchema, CreditBalanceSchema, UsdcPaymentInstructionSchema, VerifiedTopUpSchema } from '../../src/api/schemas.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { call, type TestSandbox } from '../sandbox/helpers.js';
 import { startApp } from '../e2e/pty.js';
@@ -47,13 +42,7 @@ describe('billing credits and status', () => {
     }
     const credits = CreditBalanceSchema.parse(JSON.parse(json.stdout));
     expect(credits).toEqual(await sb.credits(user));
-    expect(lines(human.stdout)).toEqual([
-      'remaining       25.00 USD',
-      'totalTopUp      25.00 USD',
-      'hasCreditKey    no',
-      'creditKeyCount  0',
-      `userId          ${credits.userId}`,
-    ]);
+    expect(lines(human.stdout)).toEqual(['remaining       25.00 USD', 'totalTopUp      25.00 USD', 'hasCreditKey    no', 'creditKeyCount  0', `userId          ${credits.userId}`]);
     const direct = await sb.call('GET', '/api/billing/status', { token: user });
     expect(JSON.parse(statusJson.stdout)).toEqual(direct.body.data);
     // The documented shape (the newer status page) reads as a summary.
@@ -147,11 +136,15 @@ describe('billing topup and verify', () => {
     // An amount no instruction waits for, two instructions open: which one is asked (one instruction, one record).
     const which = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '25']);
     expect(which.code).toBe(2);
-    expect(which.stderr).toMatch(/^keydeck: 2 USDC top-ups await payment \(20\.00 USD to 0x\w{40}, requested .*; 12\.50 USD to .*\): say which with --to ADDRESS, the deposit address the transfer paid; nothing was sent\.$/m);
+    expect(which.stderr).toMatch(
+      /^keydeck: 2 USDC top-ups await payment \(20\.00 USD to 0x\w{40}, requested .*; 12\.50 USD to .*\): say which with --to ADDRESS, the deposit address the transfer paid; nothing was sent\.$/m,
+    );
     const mismatch = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '25', '--to', instruction.address]);
     expect(mismatch.code).toBe(1);
     expect(mismatch.stdout).toMatch(/^The transfer is verified for the one USDC top-up awaiting payment, 20\.00 USD to 0x\w{40}, requested .*, with 25\.00 USD as the amount sent\.$/m);
-    expect(mismatch.stderr).toMatch(/^warning: Refused: the amount must equal what was sent in this transaction, and it is not \$25\.00\. .* The USDC top-up of \$20\.00 to 0x\w{40} still awaits its payment/m);
+    expect(mismatch.stderr).toMatch(
+      /^warning: Refused: the amount must equal what was sent in this transaction, and it is not \$25\.00\. .* The USDC top-up of \$20\.00 to 0x\w{40} still awaits its payment/m,
+    );
     expect(mismatch.stderr).toMatch(/^keydeck: amount_mismatch: /m);
     const verified = await cli.run(user, ['billing', 'verify', '--tx', tx, '--amount', '20', '--json']);
     expect(verified.code, verified.stderr).toBe(0);
@@ -211,7 +204,9 @@ describe('money is confirmed', () => {
       expect(r.stdout).toBe('');
       // Never the card question, never the --yes line.
       expect(r.stderr).not.toMatch(/Charge|--yes|confirmation_required/);
-      expect(r.stderr).toMatch(/The methods are usdc \(USDC on Base\), card_checkout \(a card checkout page\), card_direct \(the card on file\), stripe \(a card checkout page\), stripe_direct \(the card on file\)\. Nothing was asked or sent\.\n$/);
+      expect(r.stderr).toMatch(
+        /The methods are usdc \(USDC on Base\), card_checkout \(a card checkout page\), card_direct \(the card on file\), stripe \(a card checkout page\), stripe_direct \(the card on file\)\. Nothing was asked or sent\.\n$/,
+      );
     }
     expect(bitcoin.stderr).toMatch(/^keydeck: --method bitcoin: keydeck knows no such top-up method\. The methods are/);
     expect(card.stderr).toMatch(/^keydeck: --method card: keydeck knows no such top-up method\. Did you mean card_checkout \(a card checkout page\) or card_direct \(the card on file\)\?/);
@@ -283,13 +278,17 @@ describe('one USDC instruction is one record', () => {
       // Without --amount: the one top-up awaiting payment gives it, and says so.
       const second = await own.run(user, ['billing', 'verify', '--tx', unknownHash()]);
       expect(second.code).toBe(1);
-      expect(second.stdout).toMatch(new RegExp(`^No --amount given: the one USDC top-up awaiting payment is 25\\.00 USD to ${address}, requested .* UTC; verifying the transfer for 25\\.00 USD\\.$`, 'im'));
+      expect(second.stdout).toMatch(
+        new RegExp(`^No --amount given: the one USDC top-up awaiting payment is 25\\.00 USD to ${address}, requested .* UTC; verifying the transfer for 25\\.00 USD\\.$`, 'im'),
+      );
       const tx = await transfer(address, '25');
       const right = await own.run(user, ['billing', 'verify', '--tx', tx]);
       expect(right.code, right.stderr).toBe(0);
       expect(right.stdout).toMatch(/^Credited 25\.00 USD; the balance is now 25\.00 USD\.$/m);
       const items = JSON.parse((await own.run(undefined, ['billing', 'history', '--json'])).stdout) as Array<Record<string, unknown>>;
-      expect(items).toEqual([{ method: 'usdc', amount: 25, state: 'credited', createdAt: expect.any(String), txHash: tx, credited: 25, address: expect.stringMatching(new RegExp(`^${address}$`, 'i')) }]);
+      expect(items).toEqual([
+        { method: 'usdc', amount: 25, state: 'credited', createdAt: expect.any(String), txHash: tx, credited: 25, address: expect.stringMatching(new RegExp(`^${address}$`, 'i')) },
+      ]);
       expect(lines((await own.run(undefined, ['billing', 'history'])).stdout)).toHaveLength(2);
     } finally {
       own.home.remove();
@@ -301,13 +300,18 @@ describe('one USDC instruction is one record', () => {
     try {
       const user = await sb.fundedUser(0);
       const none = await own.run(user, ['billing', 'verify', '--tx', unknownHash()]);
-      expect([none.code, none.stderr]).toEqual([2, expect.stringMatching(/^keydeck: give --amount USD, the amount the transfer sent: no USDC top-up awaits payment on keydeck's record for this service; nothing was sent\.$/m)]);
+      expect([none.code, none.stderr]).toEqual([
+        2,
+        expect.stringMatching(/^keydeck: give --amount USD, the amount the transfer sent: no USDC top-up awaits payment on keydeck's record for this service; nothing was sent\.$/m),
+      ]);
       const a = UsdcPaymentInstructionSchema.parse(JSON.parse((await own.run(user, ['billing', 'topup', '--amount', '25', '--method', 'usdc', '--json'])).stdout));
       const b = UsdcPaymentInstructionSchema.parse(JSON.parse((await own.run(user, ['billing', 'topup', '--amount', '25', '--method', 'usdc', '--json'])).stdout));
       const tx = await transfer(b.address, '25');
       const several = await own.run(user, ['billing', 'verify', '--tx', tx]);
       expect(several.code).toBe(2);
-      expect(several.stderr).toMatch(/^keydeck: 2 USDC top-ups await payment \(25\.00 USD to 0x\w{40}, requested .*; 25\.00 USD to 0x\w{40}, requested .*\): say which with --amount \(and --to ADDRESS, the deposit address the transfer paid, when two have the same amount\); nothing was sent\.$/m);
+      expect(several.stderr).toMatch(
+        /^keydeck: 2 USDC top-ups await payment \(25\.00 USD to 0x\w{40}, requested .*; 25\.00 USD to 0x\w{40}, requested .*\): say which with --amount \(and --to ADDRESS, the deposit address the transfer paid, when two have the same amount\); nothing was sent\.$/m,
+      );
       const same = await own.run(user, ['billing', 'verify', '--tx', tx, '--amount', '25']);
       expect([same.code, same.stderr]).toEqual([2, expect.stringMatching(/say which with --to ADDRESS, the deposit address the transfer paid; nothing was sent\.$/m)]);
       const picked = await own.run(user, ['billing', 'verify', '--tx', tx, '--to', b.address.toLowerCase()]);

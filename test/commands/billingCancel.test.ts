@@ -38,7 +38,9 @@ for (const dialect of ['docs-v2', 'docs-v1'] as const) {
       expect(before.stdout).toContain('cancel at period end: no');
       const r = await cli.run(token, ['billing', 'cancel', id, '--yes']);
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toMatch(new RegExp(`^Cancelled the renewal of the (pool pledge kimi26 \\(europe\\)|subscription kimi26), id ${id}: it stays active until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC, then ends\\.\\n$`));
+      expect(r.stdout).toMatch(
+        new RegExp(`^Cancelled the renewal of the (pool pledge kimi26 \\(europe\\)|subscription kimi26), id ${id}: it stays active until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC, then ends\\.\\n$`),
+      );
       const after = await cli.run(token, ['billing', 'status']);
       expect(after.stdout).toContain('cancel at period end: yes');
       // Its key says so too.
@@ -54,7 +56,9 @@ for (const dialect of ['docs-v2', 'docs-v1'] as const) {
       const { token, id } = await pledged();
       const unasked = await cli.run(token, ['billing', 'cancel', id]);
       expect(unasked.code).toBe(2);
-      expect(unasked.stderr).toContain(`confirmation_required: stdin is not a terminal, so no confirmation can be asked and nothing was changed; to proceed run \`keydeck billing cancel ${id} --yes\``);
+      expect(unasked.stderr).toContain(
+        `confirmation_required: stdin is not a terminal, so no confirmation can be asked and nothing was changed; to proceed run \`keydeck billing cancel ${id} --yes\``,
+      );
       expect((await cli.run(token, ['billing', 'status'])).stdout).toContain('cancel at period end: no');
       const unknown = await cli.run(token, ['billing', 'cancel', 'pledge-that-is-not-there', '--yes']);
       expect(unknown.code).toBe(1);

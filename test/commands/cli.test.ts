@@ -91,7 +91,7 @@ describe('help', () => {
     expect(seen.get('billing watch')).toMatch(/--interval <seconds>[\s\S]*--alert-below <usd>/);
     // A command's help is about that command: its own options, then the few of the program's it
     // reads ("Inherited options"), never the full-screen app's or the monitor's.
-    const inheritedOf = (help: string): string[] => [.../^Inherited options:\n((?: {2}.*\n)+)/m.exec(help)?.[1]?.matchAll(/^ {2}(--[a-z-]+)/gm) ?? []].map((m) => m[1]!);
+    const inheritedOf = (help: string): string[] => [...(/^Inherited options:\n((?: {2}.*\n)+)/m.exec(help)?.[1]?.matchAll(/^ {2}(--[a-z-]+)/gm) ?? [])].map((m) => m[1]!);
     expect(seen.get('keys')).toMatch(/Inherited options:\n[\s\S]*--base-url <url>[\s\S]*--profile <name>/);
     expect(inheritedOf(seen.get('keys list')!)).toEqual(['--sandbox', '--base-url', '--profile', '--read-only', '--allow-insecure-http', '--quiet']);
     expect(seen.get('keys list')!.trimEnd().split('\n').length).toBeLessThan(40);
@@ -102,7 +102,10 @@ describe('help', () => {
     for (const [path, help] of seen) {
       if (path === '') continue;
       if (!/^(monitor)$/.test(path)) expect(help, path).not.toMatch(/--on-low|--on-anomaly|--desktop-notifications/);
-      expect(inheritedOf(help).filter((flag) => ['--dialect', '--chain', '--interval', '--alert-below', '--version'].includes(flag)), path).toEqual([]);
+      expect(
+        inheritedOf(help).filter((flag) => ['--dialect', '--chain', '--interval', '--alert-below', '--version'].includes(flag)),
+        path,
+      ).toEqual([]);
       expect(help, path).toMatch(/Global options: keydeck help options\nEnvironment variables: keydeck help environment\n$/);
     }
   });
@@ -150,7 +153,10 @@ describe('mistyped commands', () => {
       [['--intervall', '5'], "keydeck: unknown option '--intervall'.\nDid you mean '--interval'? See 'keydeck --help'.\n"],
       [['keys', 'rename', 'k1'], "keydeck: required option '--name <name>' not specified.\nSee 'keydeck keys rename --help'.\n"],
       [['keys', 'enable'], "keydeck: missing required argument 'id|name'.\nSee 'keydeck keys enable --help'.\n"],
-      [['billing', 'history', '--window', '24'], "keydeck: option '--window <window>' argument '24' is invalid. Allowed choices are 1h, 6h, 24h, 7d, 30d.\nDid you mean '24h'? See 'keydeck billing history --help'.\n"],
+      [
+        ['billing', 'history', '--window', '24'],
+        "keydeck: option '--window <window>' argument '24' is invalid. Allowed choices are 1h, 6h, 24h, 7d, 30d.\nDid you mean '24h'? See 'keydeck billing history --help'.\n",
+      ],
       [['completion', 'zhs'], "keydeck: command-argument value 'zhs' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish.\nDid you mean 'zsh'? See 'keydeck completion --help'.\n"],
       [['keys', 'rotate', 'k1', '--grace'], "keydeck: option '--grace <duration>' argument missing.\nSee 'keydeck keys rotate --help'.\n"],
       // What the user typed is echoed with a key value cut to its prefix.
@@ -167,11 +173,7 @@ describe('mistyped commands', () => {
 
 describe('no terminal', () => {
   it('destructive commands refuse without --yes before contacting the service (exit 2, naming --yes)', async () => {
-    const results = await Promise.all([
-      cli.run('sess_x', ['keys', 'delete', 'k1']),
-      cli.run('sess_x', ['keys', 'disable', 'k1', '--json']),
-      cli.run('sess_x', ['mgmt-keys', 'delete', 'm1']),
-    ]);
+    const results = await Promise.all([cli.run('sess_x', ['keys', 'delete', 'k1']), cli.run('sess_x', ['keys', 'disable', 'k1', '--json']), cli.run('sess_x', ['mgmt-keys', 'delete', 'm1'])]);
     const commands = ['keydeck keys delete k1', 'keydeck keys disable k1', 'keydeck mgmt-keys delete m1'];
     results.forEach((r, i) => {
       const sentence = `confirmation_required: stdin is not a terminal, so no confirmation can be asked and nothing was changed; to proceed run \`${commands[i]} --yes\`.`;

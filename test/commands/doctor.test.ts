@@ -48,7 +48,7 @@ describe('keydeck doctor without a keychain', () => {
     expect(r.stdout).not.toContain(mk.apiKey);
   });
 
-  it('--json gives { ok, checks } with each check\'s status', async () => {
+  it("--json gives { ok, checks } with each check's status", async () => {
     const r = await runCli(['doctor', '--json', '--base-url', sandbox.url], { env: home.env({ KEYDECK_TOKEN: mk.apiKey }) });
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as { ok: boolean; checks: Array<{ name: string; ok: boolean; status: string; detail: string }> };

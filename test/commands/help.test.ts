@@ -28,7 +28,10 @@ describe('keydeck help', () => {
     for (const line of lines) expect(stringWidth(line), line).toBeLessThanOrEqual(80);
     // Every visible command of the program is in a group, with a few words.
     const program = createProgram('0.0.0');
-    const names = program.createHelp().visibleCommands(program).map((c) => c.name());
+    const names = program
+      .createHelp()
+      .visibleCommands(program)
+      .map((c) => c.name());
     expect(overviewCommands().sort()).toEqual([...names].sort());
     for (const name of names) expect(help.stdout, name).toMatch(new RegExp(`(^|  )${name} {2,}\\S`, 'm'));
     // The keys line names rotate (and show).

@@ -31,8 +31,25 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'keydeck-https-'));
   execFileSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', '/CN=keydeck test', '-addext', 'subjectAltName=IP:127.0.0.1',
-      '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=keydeck test',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      path.join(dir, 'key.pem'),
+      '-out',
+      path.join(dir, 'cert.pem'),
+    ],
     { stdio: 'ignore' },
   );
   endpoint = await startFaultProxy(sb.url, { tls: { key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) } });
@@ -73,7 +90,9 @@ describe.skipIf(!hasOpenssl)('the built CLI over HTTPS', () => {
     for (const r of [read, create]) {
       expect(r.code).not.toBe(0);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(/the TLS certificate of the service at https:\/\/127\.0\.0\.1:\d+ is not signed by an authority this machine trusts \(DEPTH_ZERO_SELF_SIGNED_CERT\), so keydeck did not connect: .*NODE_EXTRA_CA_CERTS=FILE/);
+      expect(r.stderr).toMatch(
+        /the TLS certificate of the service at https:\/\/127\.0\.0\.1:\d+ is not signed by an authority this machine trusts \(DEPTH_ZERO_SELF_SIGNED_CERT\), so keydeck did not connect: .*NODE_EXTRA_CA_CERTS=FILE/,
+      );
       expect(r.stderr).not.toMatch(/network connection|\n\s+at /);
     }
     // A create that never connected says so: no "unknown outcome", nothing to check first.

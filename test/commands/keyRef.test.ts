@@ -97,7 +97,9 @@ describe('a key value where the id goes', () => {
     );
     for (const r of runs) {
       expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toMatch(/^keydeck: invalid_request: ID\|NAME: (sk_Zq9xZq9x|sk-Lm3nLm3n|mk_Pw7yPw7y)… is a key value, not its id: give the (management )?key’s id or name \(keydeck (mgmt-)?keys list\); nothing was sent/);
+      expect(r.stderr).toMatch(
+        /^keydeck: invalid_request: ID\|NAME: (sk_Zq9xZq9x|sk-Lm3nLm3n|mk_Pw7yPw7y)… is a key value, not its id: give the (management )?key’s id or name \(keydeck (mgmt-)?keys list\); nothing was sent/,
+      );
       for (const value of [sk, mk, dashed]) expect(r.stdout + r.stderr).not.toContain(value.slice(11));
     }
   });

@@ -25,11 +25,7 @@ const HEADER = ['id', 'name', 'keyType', 'keyPlan', 'status', 'expires', 'create
 describe('keys list and create', () => {
   it('on an account without credit: an empty list both ways, and create is refused with insufficient_balance (exit 1)', async () => {
     const user = await sb.fundedUser(0);
-    const [human, json, create] = await Promise.all([
-      cli.run(user, ['keys', 'list']),
-      cli.run(user, ['keys', 'list', '--json']),
-      cli.run(user, ['keys', 'create', '--name', 'ci']),
-    ]);
+    const [human, json, create] = await Promise.all([cli.run(user, ['keys', 'list']), cli.run(user, ['keys', 'list', '--json']), cli.run(user, ['keys', 'create', '--name', 'ci'])]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/No consumption keys yet.*keydeck keys create --name NAME/);
     expect(human.stderr).toBe('');
@@ -44,10 +40,7 @@ describe('keys list and create', () => {
 
   it('create shows the sk_ value exactly once (human block or the created JSON); list shows the keys, never the value', async () => {
     const user = await sb.fundedUser(25);
-    const [human, json] = await Promise.all([
-      cli.run(user, ['keys', 'create', '--name', 'ci deploy']),
-      cli.run(user, ['keys', 'create', '--name', '日本語キー', '--json']),
-    ]);
+    const [human, json] = await Promise.all([cli.run(user, ['keys', 'create', '--name', 'ci deploy']), cli.run(user, ['keys', 'create', '--name', '日本語キー', '--json'])]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stderr).toBe('');
     const shown = human.stdout.match(/sk_[A-Za-z0-9_-]+/g) ?? [];
@@ -111,10 +104,7 @@ describe('keys rename, enable, disable', () => {
   it('rename and enable/disable in both modes; disable without a terminal needs --yes and changes nothing', async () => {
     const user = await sb.fundedUser(25);
     const key = await sb.creditKey(user, 'api');
-    const [rename, refused] = await Promise.all([
-      cli.run(user, ['keys', 'rename', key.id, '--name', 'api v2']),
-      cli.run(user, ['keys', 'disable', key.id]),
-    ]);
+    const [rename, refused] = await Promise.all([cli.run(user, ['keys', 'rename', key.id, '--name', 'api v2']), cli.run(user, ['keys', 'disable', key.id])]);
     expect(rename.code, rename.stderr).toBe(0);
     expect(rename.stdout).toBe(`Renamed the key "api" (id ${key.id}) to "api v2".\n`);
     expect(refused.code).toBe(2);
@@ -129,10 +119,7 @@ describe('keys rename, enable, disable', () => {
     expect(ConsumptionKeySchema.parse(JSON.parse(disabled.stdout))).toMatchObject({ id: key.id, isActive: false });
     expect((await sb.infer(key.apiKey)).status).toBe(403);
 
-    const [enabled, renamed] = await Promise.all([
-      cli.run(user, ['keys', 'enable', key.id]),
-      cli.run(user, ['keys', 'rename', key.id, '--name', 'api v3', '--json']),
-    ]);
+    const [enabled, renamed] = await Promise.all([cli.run(user, ['keys', 'enable', key.id]), cli.run(user, ['keys', 'rename', key.id, '--name', 'api v3', '--json'])]);
     expect(enabled.code, enabled.stderr).toBe(0);
     // Named as listed (a rename may race it: either name).
     expect(enabled.stdout).toMatch(new RegExp(`^Enabled the key "api v[23]" \\(id ${key.id}\\): it works again\\.\n$`));
@@ -155,10 +142,7 @@ describe('keys delete', () => {
     expect(refused.stderr).toMatch(/confirmation_required: .*`keydeck keys delete .* --yes`/);
     expect(await listed(user)).toHaveLength(2);
 
-    const [human, json] = await Promise.all([
-      cli.run(user, ['keys', 'delete', a.id, '--yes']),
-      cli.run(user, ['keys', 'delete', b.id, '--yes', '--json']),
-    ]);
+    const [human, json] = await Promise.all([cli.run(user, ['keys', 'delete', a.id, '--yes']), cli.run(user, ['keys', 'delete', b.id, '--yes', '--json'])]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toBe(`Deleted the key "a" (id ${a.id}).\n`);
     expect(json.code, json.stderr).toBe(0);
@@ -258,7 +242,9 @@ describe('failures', () => {
     expect(results[0]!.stderr).toBe('keydeck: invalid_request: --name: name must not be empty.\n');
     expect(results[1]!.stderr).toMatch(/--name: name must be at most 128 characters/);
     // A key value where the id goes: refused by its prefix, never sent (nor put in a path).
-    expect(results[3]!.stderr).toBe('keydeck: invalid_request: ID|NAME: sk_A1b2A1b2… is a key value, not its id: give the key’s id or name (keydeck keys list); nothing was sent, and a key value is never put in a request’s path.\n');
+    expect(results[3]!.stderr).toBe(
+      'keydeck: invalid_request: ID|NAME: sk_A1b2A1b2… is a key value, not its id: give the key’s id or name (keydeck keys list); nothing was sent, and a key value is never put in a request’s path.\n',
+    );
     expect(results[4]!.stderr).toMatch(/invalid_request: --name: give the key’s name \(keydeck keys create NAME, or --name NAME\)/);
   });
 
@@ -279,9 +265,11 @@ describe('failures', () => {
     expect(errorOf(refused)).toMatchObject({ code: 'unauthorized', status: 401 });
     // The rejected credential is named, with where it came from and what to do (never `auth login`,
     // whose stored key KEYDECK_TOKEN would override again).
-    expect(errorOf(refused).message.startsWith(
-      'unauthorized: the service did not accept the credential in use, KEYDECK_TOKEN (session token), to list the keys: it may be mistyped, expired or deleted; unset KEYDECK_TOKEN to use the key stored for profile "default", or set a valid one',
-    )).toBe(true);
+    expect(
+      errorOf(refused).message.startsWith(
+        'unauthorized: the service did not accept the credential in use, KEYDECK_TOKEN (session token), to list the keys: it may be mistyped, expired or deleted; unset KEYDECK_TOKEN to use the key stored for profile "default", or set a valid one',
+      ),
+    ).toBe(true);
     expect(refused.stdout).not.toContain('auth login');
     expect(refused.stdout).not.toContain('sess_not_a_token');
     expect(none.code).toBe(1);

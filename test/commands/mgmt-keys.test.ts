@@ -30,10 +30,7 @@ describe('mgmt-keys list and create', () => {
     expect(empty.code, empty.stderr).toBe(0);
     expect(empty.stdout).toMatch(/^No management keys yet\./);
 
-    const [human, json] = await Promise.all([
-      cli.run(user, ['mgmt-keys', 'create', '--name', 'ci']),
-      cli.run(user, ['mgmt-keys', 'create', '--name', 'deploy bot', '--json']),
-    ]);
+    const [human, json] = await Promise.all([cli.run(user, ['mgmt-keys', 'create', '--name', 'ci']), cli.run(user, ['mgmt-keys', 'create', '--name', 'deploy bot', '--json'])]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stderr).toBe('');
     const shown = human.stdout.match(/mk_[A-Za-z0-9_-]{12,}/g) ?? [];
@@ -77,10 +74,7 @@ describe('mgmt-keys delete', () => {
     expect(refused.stderr).toContain(`\`keydeck mgmt-keys delete ${a.id} --yes\``);
     expect(await listed(user)).toHaveLength(2);
 
-    const [human, json] = await Promise.all([
-      cli.run(user, ['mgmt-keys', 'delete', a.id, '--yes']),
-      cli.run(user, ['mgmt-keys', 'delete', b.id, '--yes', '--json']),
-    ]);
+    const [human, json] = await Promise.all([cli.run(user, ['mgmt-keys', 'delete', a.id, '--yes']), cli.run(user, ['mgmt-keys', 'delete', b.id, '--yes', '--json'])]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toBe(`Deleted the management key "a" (id ${a.id}).\n`);
     expect(human.stderr).toBe('');

@@ -79,12 +79,28 @@ describe('mgmt-keys rotate', () => {
     // The entry as an earlier keydeck wrote it (its `stage`, `orphans` and `delivered` fields).
     mkdirSync(env.KEYDECK_DATA_DIR!, { recursive: true, mode: 0o700 });
     const at = new Date().toISOString();
-    const entry = { id: 'legacy-1', kind: 'management', profile: 'default', origin: new URL(sb.url).origin, startedAt: at, updatedAt: at, stage: 'created', old: { id: own!.id, name: 'ops', keyPrefix: own!.keyPrefix }, successor: { name: 'ops-r2', id: lost.id, keyPrefix: lost.keyPrefix }, orphans: [], destinations: [], delivered: [], targets: [] };
+    const entry = {
+      id: 'legacy-1',
+      kind: 'management',
+      profile: 'default',
+      origin: new URL(sb.url).origin,
+      startedAt: at,
+      updatedAt: at,
+      stage: 'created',
+      old: { id: own!.id, name: 'ops', keyPrefix: own!.keyPrefix },
+      successor: { name: 'ops-r2', id: lost.id, keyPrefix: lost.keyPrefix },
+      orphans: [],
+      destinations: [],
+      delivered: [],
+      targets: [],
+    };
     writeFileSync(path.join(env.KEYDECK_DATA_DIR!, 'rotations.json'), `${JSON.stringify({ version: 1, rotations: [entry] })}\n`, { mode: 0o600 });
     const legacy = rotationRecord(env.KEYDECK_DATA_DIR!);
 
     const list = await cli.run(undefined, ['mgmt-keys', 'list'], env);
-    expect(list.stderr).toMatch(/warning: the rotation of the management key "ops" .* was interrupted after the new management key was created .*keydeck mgmt-keys rotate --finish` or undo it with `keydeck mgmt-keys rotate --undo`/);
+    expect(list.stderr).toMatch(
+      /warning: the rotation of the management key "ops" .* was interrupted after the new management key was created .*keydeck mgmt-keys rotate --finish` or undo it with `keydeck mgmt-keys rotate --undo`/,
+    );
     expect(await legacy.list()).toEqual([]);
     const fin = await cli.run(undefined, ['mgmt-keys', 'rotate', '--finish'], env);
     expect(fin.code, fin.stderr).toBe(0);
@@ -138,7 +154,9 @@ describe('mgmt-keys rotate --token-file', () => {
     const copy = await tokenFile({ dir: systemd });
     const r1 = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', copy.file], { ...env, CREDENTIALS_DIRECTORY: systemd });
     expect(r1.code).toBe(1);
-    expect(r1.stderr).toMatch(/^keydeck: cannot_rotate: the token file .* is systemd's read-only copy \(in \$CREDENTIALS_DIRECTORY\): rotate the file its LoadCredential= line names.*; nothing was created\.$/m);
+    expect(r1.stderr).toMatch(
+      /^keydeck: cannot_rotate: the token file .* is systemd's read-only copy \(in \$CREDENTIALS_DIRECTORY\): rotate the file its LoadCredential= line names.*; nothing was created\.$/m,
+    );
     expect((await listed(copy.session)).map((k) => k.name)).toEqual(['exporter']);
 
     const open = await tokenFile({ mode: 0o640 });
@@ -176,45 +194,58 @@ describe('mgmt-keys rotate --token-file', () => {
     expect((await listed(session)).map((k) => k.name)).toEqual(['exporter-r2']);
   });
 
-  it.runIf(process.getuid?.() === 0)('is refused before anything is created where a link could be followed: a link at its name, a directory others may write, one above it of the file’s owner, a file not the directory owner’s', async () => {
-    const etc = mkdtempSync(path.join(cli.home.home, 'etc-'));
-    // A link at the token file's name, to a key file elsewhere.
-    const real = await tokenFile();
-    const linked = path.join(etc, 'linked');
-    symlinkSync(real.file, linked);
-    const r1 = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', linked], env);
-    expect([r1.code, r1.stderr]).toEqual([1, expect.stringMatching(/linked is a symbolic link: keydeck reads no key through a link; name the file itself/)]);
-    expect((await listed(real.session)).map((k) => k.name)).toEqual(['exporter']);
+  it.runIf(process.getuid?.() === 0)(
+    'is refused before anything is created where a link could be followed: a link at its name, a directory others may write, one above it of the file’s owner, a file not the directory owner’s',
+    async () => {
+      const etc = mkdtempSync(path.join(cli.home.home, 'etc-'));
+      // A link at the token file's name, to a key file elsewhere.
+      const real = await tokenFile();
+      const linked = path.join(etc, 'linked');
+      symlinkSync(real.file, linked);
+      const r1 = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', linked], env);
+      expect([r1.code, r1.stderr]).toEqual([1, expect.stringMatching(/linked is a symbolic link: keydeck reads no key through a link; name the file itself/)]);
+      expect((await listed(real.session)).map((k) => k.name)).toEqual(['exporter']);
 
-    // A directory above it that group or others may write.
-    const shared = path.join(etc, 'shared');
-    mkdirSync(path.join(shared, 'tokens'), { recursive: true, mode: 0o700 });
-    chmodSync(shared, 0o775);
-    const a = await tokenFile({ dir: path.join(shared, 'tokens') });
-    const r2 = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', a.file], env);
-    expect([r2.code, r2.stderr]).toEqual([1, expect.stringMatching(/the directory .*shared can be written by group or others \(mode 0775\), who could move .*tokens away and put a link in its place: fix it with `chmod go-w .*shared`.*nothing was created/)]);
-    expect((await listed(a.session)).map((k) => k.name)).toEqual(['exporter']);
+      // A directory above it that group or others may write.
+      const shared = path.join(etc, 'shared');
+      mkdirSync(path.join(shared, 'tokens'), { recursive: true, mode: 0o700 });
+      chmodSync(shared, 0o775);
+      const a = await tokenFile({ dir: path.join(shared, 'tokens') });
+      const r2 = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', a.file], env);
+      expect([r2.code, r2.stderr]).toEqual([
+        1,
+        expect.stringMatching(
+          /the directory .*shared can be written by group or others \(mode 0775\), who could move .*tokens away and put a link in its place: fix it with `chmod go-w .*shared`.*nothing was created/,
+        ),
+      ]);
+      expect((await listed(a.session)).map((k) => k.name)).toEqual(['exporter']);
 
-    // Root in nobody's directory under a directory nobody owns too: nobody could move it away.
-    const theirs = path.join(etc, 'home-nobody');
-    mkdirSync(path.join(theirs, 'tokens'), { recursive: true, mode: 0o700 });
-    chownSync(theirs, 65534, 65534);
-    chownSync(path.join(theirs, 'tokens'), 65534, 65534);
-    const b = await tokenFile({ dir: path.join(theirs, 'tokens') });
-    chownSync(b.file, 65534, 65534);
-    const r3 = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', b.file], env);
-    expect([r3.code, r3.stderr]).toEqual([1, expect.stringMatching(/the directory .*home-nobody belongs to uid 65534, who could move .*tokens away .*every directory above belongs to root \(run keydeck as that user instead: sudo -u '#65534' keydeck …\)/)]);
-    expect((await listed(b.session)).map((k) => k.name)).toEqual(['exporter']);
+      // Root in nobody's directory under a directory nobody owns too: nobody could move it away.
+      const theirs = path.join(etc, 'home-nobody');
+      mkdirSync(path.join(theirs, 'tokens'), { recursive: true, mode: 0o700 });
+      chownSync(theirs, 65534, 65534);
+      chownSync(path.join(theirs, 'tokens'), 65534, 65534);
+      const b = await tokenFile({ dir: path.join(theirs, 'tokens') });
+      chownSync(b.file, 65534, 65534);
+      const r3 = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', b.file], env);
+      expect([r3.code, r3.stderr]).toEqual([
+        1,
+        expect.stringMatching(
+          /the directory .*home-nobody belongs to uid 65534, who could move .*tokens away .*every directory above belongs to root \(run keydeck as that user instead: sudo -u '#65534' keydeck …\)/,
+        ),
+      ]);
+      expect((await listed(b.session)).map((k) => k.name)).toEqual(['exporter']);
 
-    // Root's file in nobody's directory: not nobody's to rotate, nor root's to trust there.
-    const tokens = path.join(etc, 'tokens');
-    mkdirSync(tokens, { mode: 0o700 });
-    chownSync(tokens, 65534, 65534);
-    const c = await tokenFile({ dir: tokens });
-    const r4 = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', c.file], env);
-    expect([r4.code, r4.stderr]).toEqual([1, expect.stringMatching(/prod belongs to uid 0, but its directory to uid 65534, who could have put it there/)]);
-    expect((await listed(c.session)).map((k) => k.name)).toEqual(['exporter']);
-  });
+      // Root's file in nobody's directory: not nobody's to rotate, nor root's to trust there.
+      const tokens = path.join(etc, 'tokens');
+      mkdirSync(tokens, { mode: 0o700 });
+      chownSync(tokens, 65534, 65534);
+      const c = await tokenFile({ dir: tokens });
+      const r4 = await cli.run(undefined, ['mgmt-keys', 'rotate', '--token-file', c.file], env);
+      expect([r4.code, r4.stderr]).toEqual([1, expect.stringMatching(/prod belongs to uid 0, but its directory to uid 65534, who could have put it there/)]);
+      expect((await listed(c.session)).map((k) => k.name)).toEqual(['exporter']);
+    },
+  );
 });
 
 /** `keydeck auth login --token-stdin --insecure-storage` with `token` (a session token makes a key named `name`). */

@@ -106,7 +106,10 @@ describe('the key operations keep their promise', () => {
     const slow = path.join(app, 'slow.sh');
     writeFileSync(slow, `#!/bin/sh\ncat > /dev/null\necho started > "${app}/started"\nsleep 30\n`, { mode: 0o755 });
     const data = { KEYDECK_DATA_DIR: dir('data') };
-    const running = startCli(['keys', 'create', 'web', '--to-file', path.join(app, '.env'), '--to-command', slow, '--command-timeout', '60'], cli.home.env({ KEYDECK_TOKEN: token, KEYDECK_BASE_URL: sb.url, ...data }));
+    const running = startCli(
+      ['keys', 'create', 'web', '--to-file', path.join(app, '.env'), '--to-command', slow, '--command-timeout', '60'],
+      cli.home.env({ KEYDECK_TOKEN: token, KEYDECK_BASE_URL: sb.url, ...data }),
+    );
     try {
       await expect.poll(() => existsSync(path.join(app, 'started')), { timeout: 15_000 }).toBe(true);
       const [list, finish] = await Promise.all([cli.run(token, ['keys', 'list'], data), cli.run(token, ['keys', 'create', '--finish', 'web'], data)]);
@@ -128,7 +131,9 @@ describe('the key operations keep their promise', () => {
     const readOnly = path.join('/proc/self', 'app.env');
     const [a, b] = await Promise.all([cli.run(token, ['keys', 'create', 'web', '--to-file', readOnly]), cli.run(token, ['keys', 'create', 'web', '--to-file', path.join(file, '.env')])]);
     expect([a.code, b.code]).toEqual([1, 1]);
-    expect(a.stderr).toMatch(/destination_refused: keydeck cannot create files in \/proc\/\d+ \(\w+\), so \/proc\/self\/app\.env cannot be written: choose a directory you can write to; no key was created/);
+    expect(a.stderr).toMatch(
+      /destination_refused: keydeck cannot create files in \/proc\/\d+ \(\w+\), so \/proc\/self\/app\.env cannot be written: choose a directory you can write to; no key was created/,
+    );
     expect(b.stderr).toMatch(/destination_refused: .*regular\.txt.*; no key was created/);
     await sb.creditKey(token, 'old');
     const r = await cli.run(token, ['keys', 'rotate', 'old', '--to-file', readOnly, '--old', 'delete']);
@@ -196,7 +201,12 @@ describe('the key operations keep their promise', () => {
     const dump = path.join(app, 'dump.sh');
     writeFileSync(dump, `#!/bin/sh\ncat > /dev/null\nenv > "${app}/env"\nprintf '%s\\n' "$@" > "${app}/argv"\n`, { mode: 0o755 });
     const other = 'sk_AnotherKeyOfTheUsers0123456789abcdef';
-    const r = await cli.run(token, ['keys', 'create', 'web', '--to-command', `${dump} --label x`], { KEYDECK_TOKEN_PROD: 'mk_prodProfileKey0123456789', KEYDECK_SK: other, MY_OPENAI: other, KEYDECK_DATA_DIR: dir('data') });
+    const r = await cli.run(token, ['keys', 'create', 'web', '--to-command', `${dump} --label x`], {
+      KEYDECK_TOKEN_PROD: 'mk_prodProfileKey0123456789',
+      KEYDECK_SK: other,
+      MY_OPENAI: other,
+      KEYDECK_DATA_DIR: dir('data'),
+    });
     expect(r.code, r.stderr).toBe(0);
     const childEnv = readFileSync(path.join(app, 'env'), 'utf8');
     expect(childEnv).not.toMatch(/^KEYDECK_TOKEN/m);

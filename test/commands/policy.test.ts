@@ -32,7 +32,8 @@ async function world(policy: string) {
   const file = path.join(app, 'keydeck.policy.yaml');
   writeFileSync(file, policy, { mode: 0o600 });
   const env = home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: token, KEYDECK_DATA_DIR: path.join(home.home, 'data') });
-  const run = (args: string[], runner?: 'process'): Promise<CliResult> => runCli([...args, ...(['plan', 'apply'].includes(args[0]!) ? ['--file', file] : [])], { env, timeoutMs: 60_000, ...(runner && { runner }) });
+  const run = (args: string[], runner?: 'process'): Promise<CliResult> =>
+    runCli([...args, ...(['plan', 'apply'].includes(args[0]!) ? ['--file', file] : [])], { env, timeoutMs: 60_000, ...(runner && { runner }) });
   const keys = async () => {
     const r = await sb.call('GET', '/api/keys', { token });
     return r.body as Array<{ id: string; name: string; isActive: boolean }>;
@@ -71,7 +72,9 @@ describe('a budget that disables', () => {
       await w.sb.advance(2 * 3600);
       const once = await w.run(['apply', '--once', ...hook]);
       expect(once.code, once.stderr).toBe(0);
-      expect(once.stdout).toMatch(/^disabled "web": it spent \$6\.00 of its \$5\.00 budget today; it comes back at \d{4}-\d\d-\d\d 00:00 UTC; `keydeck keys enable \S+` brings it back now, and wins until then$/m);
+      expect(once.stdout).toMatch(
+        /^disabled "web": it spent \$6\.00 of its \$5\.00 budget today; it comes back at \d{4}-\d\d-\d\d 00:00 UTC; `keydeck keys enable \S+` brings it back now, and wins until then$/m,
+      );
       expect(readFileSync(hookLog, 'utf8')).toBe('threshold 0.8 6.00\nthreshold 0.95 6.00\ndisabled  6.00\n');
       const listed = JSON.parse((await w.run(['keys', 'list', '--json'])).stdout).find((k: { name: string }) => k.name === 'web');
       expect(listed).toMatchObject({ isActive: false, guardrail: { reason: 'budget', limitUsd: 5, period: 'day', until: new Date(midnight).toISOString() } });
@@ -79,7 +82,10 @@ describe('a budget that disables', () => {
       const shown = await w.run(['keys', 'show', 'web']);
       expect(shown.stdout).toMatch(/^guardrail\s+disabled by its budget until \d{4}-\d\d-\d\d 00:00 UTC \(keydeck keys enable \S+ brings it back now\)$/m);
       expect(shown.stdout).toMatch(/^guardrail\s+budget: \$6\.00 of \$5\.00 today \(120 %\); at the limit it disables the key until the period ends; resets/m);
-      expect(JSON.parse((await w.run(['keys', 'show', 'web', '--json'])).stdout)).toMatchObject({ guardrail: { reason: 'budget' }, details: { guardrail: { budget: { limitUsd: 5, spentUsd: 6, ratio: 1.2 } } } });
+      expect(JSON.parse((await w.run(['keys', 'show', 'web', '--json'])).stdout)).toMatchObject({
+        guardrail: { reason: 'budget' },
+        details: { guardrail: { budget: { limitUsd: 5, spentUsd: 6, ratio: 1.2 } } },
+      });
       // Again the same day: nothing more is said or done.
       await w.sb.advance(2 * 3600);
       expect((await w.run(['apply', '--once', ...hook])).stdout).toBe('');
@@ -189,4 +195,3 @@ describe('the account as a file', () => {
     }
   });
 });
-

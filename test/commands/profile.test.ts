@@ -87,10 +87,14 @@ describe('shell completion', () => {
     const script = (await run(['completion', 'bash'], onPath)).stdout;
     // Asynchronously: the sandbox answering the key ids runs in this process.
     const complete = async (words: string[]): Promise<string[]> => {
-      const r = await execFileAsync('bash', ['--norc', '-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _keydeck_complete; printf '%s\\n' "\${COMPREPLY[@]}"`], {
-        env: cli.home.env({ PATH: `${bin}:${process.env.PATH}`, KEYDECK_BASE_URL: undefined, KEYDECK_TOKEN: token }),
-        encoding: 'utf8',
-      });
+      const r = await execFileAsync(
+        'bash',
+        ['--norc', '-c', `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _keydeck_complete; printf '%s\\n' "\${COMPREPLY[@]}"`],
+        {
+          env: cli.home.env({ PATH: `${bin}:${process.env.PATH}`, KEYDECK_BASE_URL: undefined, KEYDECK_TOKEN: token }),
+          encoding: 'utf8',
+        },
+      );
       return lines(r.stdout).filter(Boolean).sort();
     };
     expect(await complete(['keydeck', 'pro'])).toEqual(['profile']);

@@ -37,7 +37,10 @@ beforeAll(async () => {
   prodToken = await sb.fundedUser(40);
   devToken = await sb.fundedUser(20);
   // Two accounts on one service, each signed in from its session token (a management key each).
-  for (const [profile, token] of [['default', devToken], ['prod', prodToken]] as const) {
+  for (const [profile, token] of [
+    ['default', devToken],
+    ['prod', prodToken],
+  ] as const) {
     const r = await run(['--insecure-storage', '--profile', profile, 'auth', 'login', '--base-url', sb.url, '--token-stdin'], { input: token });
     expect(r.code, r.stderr).toBe(0);
   }
@@ -88,12 +91,18 @@ describe('which profile applies', () => {
     const before = apiRequests().length;
     const writable = await run(['keys', 'list'], { cwd: dir });
     expect(writable.code).toBe(1);
-    expect(writable.stderr).toMatch(new RegExp(`^keydeck: the profile file ${file} is writable by group or others \\(mode 0666\\): another user could choose which of your profiles keydeck uses in this directory, so keydeck does not use it; fix it with \`chmod 644 ${file}\`\\.\\n$`));
+    expect(writable.stderr).toMatch(
+      new RegExp(
+        `^keydeck: the profile file ${file} is writable by group or others \\(mode 0666\\): another user could choose which of your profiles keydeck uses in this directory, so keydeck does not use it; fix it with \`chmod 644 ${file}\`\\.\\n$`,
+      ),
+    );
     chmodSync(file, 0o644);
     writeFileSync(file, 'staging\n');
     const unknown = await run(['keys', 'list'], { cwd: dir });
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/^keydeck: the file .*\.keydeck chooses the profile "staging", which .*config\.json does not have: add it with `keydeck profile add staging --base-url URL`, or choose another with --profile NAME\.\n$/);
+    expect(unknown.stderr).toMatch(
+      /^keydeck: the file .*\.keydeck chooses the profile "staging", which .*config\.json does not have: add it with `keydeck profile add staging --base-url URL`, or choose another with --profile NAME\.\n$/,
+    );
     expect(apiRequests().length).toBe(before);
   });
 
@@ -103,7 +112,16 @@ describe('which profile applies', () => {
     mkdirSync(path.join(base, 'acme-old'), { recursive: true });
     const file = path.join(home.configDir, 'config.json');
     const c = config();
-    writeFileSync(file, JSON.stringify({ ...c, profileRules: [{ path: '~/clients', profile: 'default' }, { path: '~/clients/acme', profile: 'prod' }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...c,
+        profileRules: [
+          { path: '~/clients', profile: 'default' },
+          { path: '~/clients/acme', profile: 'prod' },
+        ],
+      }),
+    );
     try {
       expect(JSON.parse((await run(['auth', 'status', '--json'], { cwd: path.join(base, 'acme', 'api') })).stdout)).toMatchObject({
         profile: 'prod',
@@ -129,7 +147,13 @@ describe('which profile applies', () => {
       const file = path.join(fresh.configDir, 'config.json');
       const written = () => JSON.parse(readFileSync(file, 'utf8')) as { currentProfile?: string };
       expect(written().currentProfile).toBeUndefined();
-      for (const args of [['--profile', 'work', 'keys', 'list'], ['--profile', 'work', 'auth', 'status'], ['profile', 'show', 'work'], ['profile', 'list'], ['--profile', 'work', 'billing', 'credits']]) {
+      for (const args of [
+        ['--profile', 'work', 'keys', 'list'],
+        ['--profile', 'work', 'auth', 'status'],
+        ['profile', 'show', 'work'],
+        ['profile', 'list'],
+        ['--profile', 'work', 'billing', 'credits'],
+      ]) {
         expect((await runCli(args, { env: env(), cwd: fresh.home })).code).toBeLessThan(2);
         expect(written().currentProfile).toBeUndefined();
       }
@@ -175,7 +199,11 @@ describe('a read-only profile', () => {
     for (const args of changes(key.id)) {
       const r = await run(['--profile', 'prod', ...args]);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(3);
-      expect(r.stderr).toMatch(new RegExp(`^keydeck: read_only: the profile "prod" is read-only \\(readOnly in ${home.configDir}/config\\.json\\), so keydeck does not [^;]+; nothing was sent \\(unmark it first with \`keydeck profile set prod --no-read-only\`\\)\\.\\n$`));
+      expect(r.stderr).toMatch(
+        new RegExp(
+          `^keydeck: read_only: the profile "prod" is read-only \\(readOnly in ${home.configDir}/config\\.json\\), so keydeck does not [^;]+; nothing was sent \\(unmark it first with \`keydeck profile set prod --no-read-only\`\\)\\.\\n$`,
+        ),
+      );
     }
     expect(apiRequests().slice(before)).toEqual([]);
     // Reading goes on.
@@ -205,12 +233,18 @@ describe('a protected profile', () => {
       const before = apiRequests().length;
       const alone = await run(['--profile', 'prod', 'keys', 'delete', key.id, '--yes']);
       expect(alone.code).toBe(2);
-      expect(alone.stderr).toBe('keydeck: confirmation_required: the profile "prod" is protected, so a delete or a deactivation needs the key\'s name: add --confirm-name NAME (with --yes); nothing was changed.\n');
+      expect(alone.stderr).toBe(
+        'keydeck: confirmation_required: the profile "prod" is protected, so a delete or a deactivation needs the key\'s name: add --confirm-name NAME (with --yes); nothing was changed.\n',
+      );
       expect(apiRequests().slice(before)).toEqual([]);
       const wrong = await run(['--profile', 'prod', 'keys', 'disable', key.id, '--yes', '--confirm-name', 'prod-ap']);
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toBe('keydeck: name_mismatch: --confirm-name "prod-ap" is not the name of that key ("prod-api"); nothing was changed.\n');
-      expect(apiRequests().slice(before).filter((l) => !l.startsWith('GET '))).toEqual([]);
+      expect(
+        apiRequests()
+          .slice(before)
+          .filter((l) => !l.startsWith('GET ')),
+      ).toEqual([]);
       const right = await run(['--profile', 'prod', 'keys', 'delete', key.id, '--yes', '--confirm-name', 'prod-api']);
       expect(right.code, right.stderr).toBe(0);
       expect(right.stdout).toBe(`Deleted the key "prod-api" (id ${key.id}).\n`);

@@ -76,7 +76,10 @@ describe('keydeck against the documented answers of the real service', () => {
 
   it('never prints the key values a list carries, --json included, and says so once on stderr', async () => {
     generation = 'newer';
-    for (const args of [['keys', 'list'], ['keys', 'list', '--json']]) {
+    for (const args of [
+      ['keys', 'list'],
+      ['keys', 'list', '--json'],
+    ]) {
       const r = await cli.run(TOKEN, args);
       expect(r.code).toBe(0);
       expect(r.stdout).not.toContain('apiKey');
@@ -96,11 +99,31 @@ describe('keydeck against the documented answers of the real service', () => {
   it('summarises the documented billing status, and shows any other shape as a tree', async () => {
     let r = await cli.run(TOKEN, ['billing', 'status']);
     expect(r.stdout).toContain(
-      ['subscriptions (1)', '  pro', '    status: active', '    period ends: 2026-03-05 10:00 UTC', '    cancel at period end: no', '    keys: prod-api (2 in all)', 'pool pledges: none', 'credit balance: 25.00 USD'].join('\n'),
+      [
+        'subscriptions (1)',
+        '  pro',
+        '    status: active',
+        '    period ends: 2026-03-05 10:00 UTC',
+        '    cancel at period end: no',
+        '    keys: prod-api (2 in all)',
+        'pool pledges: none',
+        'credit balance: 25.00 USD',
+      ].join('\n'),
     );
     status = newerStatus;
     r = await cli.run(TOKEN, ['billing', 'status']);
-    expect(r.stdout).toContain(['subscriptions: none', 'pool pledges (1)', '  kimi26', '    id: pledge_uuid', '    status: active', '    period ends: 2026-05-23 15:55 UTC', '    cancel at period end: yes', '    has a key: yes'].join('\n'));
+    expect(r.stdout).toContain(
+      [
+        'subscriptions: none',
+        'pool pledges (1)',
+        '  kimi26',
+        '    id: pledge_uuid',
+        '    status: active',
+        '    period ends: 2026-05-23 15:55 UTC',
+        '    cancel at period end: yes',
+        '    has a key: yes',
+      ].join('\n'),
+    );
     expect(JSON.parse((await cli.run(TOKEN, ['billing', 'status', '--json'])).stdout)).toMatchObject({ stripeCustomerId: 'cus_xxx', plan: null });
     status = { plan: 'enterprise', limits: { rpm: 600 } };
     r = await cli.run(TOKEN, ['billing', 'status']);
@@ -134,11 +157,9 @@ describe('keydeck against the documented answers of the real service', () => {
     expect((await cli.run(TOKEN, ['billing', 'topup', '--amount', '50', '--method', 'stripe'])).code).toBe(0);
 
     mkdirSync(cli.home.configDir, { recursive: true });
-    writeFileSync(
-      path.join(cli.home.configDir, 'config.json'),
-      JSON.stringify({ version: 1, profiles: { default: { topUpMethods: { card_checkout: 'stripe', card_direct: 'stripe_direct' } } } }),
-      { mode: 0o600 },
-    );
+    writeFileSync(path.join(cli.home.configDir, 'config.json'), JSON.stringify({ version: 1, profiles: { default: { topUpMethods: { card_checkout: 'stripe', card_direct: 'stripe_direct' } } } }), {
+      mode: 0o600,
+    });
     const named = await cli.run(TOKEN, ['billing', 'topup', '--amount', '50', '--method', 'card_checkout']);
     expect(named.code, named.stderr).toBe(0);
     expect(named.stdout).toContain('checkout.stripe.com');

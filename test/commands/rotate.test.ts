@@ -117,7 +117,10 @@ describe.concurrent('keys rotate', () => {
     const again = await cli.run(user, ['keys', 'rotate', 'web', '--old', 'delete'], data);
     expect(again.code, again.stderr).toBe(0);
     expect(keyIn(env)).not.toBe(newKey);
-    expect((await listed(user)).map((k) => [k.name.replace(/\d{4}-\d\d-\d\d/, 'DATE'), k.isActive]).sort()).toEqual([['web (rotated DATE)', false], ['web', true]]);
+    expect((await listed(user)).map((k) => [k.name.replace(/\d{4}-\d\d-\d\d/, 'DATE'), k.isActive]).sort()).toEqual([
+      ['web (rotated DATE)', false],
+      ['web', true],
+    ]);
   });
 
   it('refuses a subscription key and says what works instead; without --old and a terminal it changes nothing', async ({ expect }) => {
@@ -142,8 +145,22 @@ describe.concurrent('keys rotate', () => {
     writeFileSync(slow, `#!/bin/sh\ncat > /dev/null\n[ -f "${root}/slow.started" ] && exit 0\necho started > "${root}/slow.started"\nsleep 5\n`, { mode: 0o755 });
     // The file is written first, then the slow command: killed while it runs.
     // With a 10-minute grace, which the finishing run's own --grace replaces.
-    const run = startCli(['keys', 'rotate', 'api', '--to-file', env, '--to-command', slow, '--old', 'delete', '--grace', '10m'], cli.home.env({ KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url, ...data }));
-    await expect.poll(() => { try { return readFileSync(path.join(root, 'slow.started'), 'utf8'); } catch { return ''; } }, { timeout: 15_000 }).toContain('started');
+    const run = startCli(
+      ['keys', 'rotate', 'api', '--to-file', env, '--to-command', slow, '--old', 'delete', '--grace', '10m'],
+      cli.home.env({ KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url, ...data }),
+    );
+    await expect
+      .poll(
+        () => {
+          try {
+            return readFileSync(path.join(root, 'slow.started'), 'utf8');
+          } catch {
+            return '';
+          }
+        },
+        { timeout: 15_000 },
+      )
+      .toContain('started');
     run.kill('SIGKILL');
     await run.exited;
     expect(record(data).map((r) => r.state)).toEqual(['created']);
@@ -151,7 +168,9 @@ describe.concurrent('keys rotate', () => {
     const firstSuccessor = (await listed(user)).find((k) => k.name === 'api' && k.id !== oldId)!;
 
     const next = await cli.run(user, ['keys', 'list'], data);
-    expect(next.stderr).toMatch(/warning: the rotation of the key "api" \(id [^)]+\) was interrupted before its successor reached every destination .*keydeck keys rotate --finish [^`]+` or undo it with `keydeck keys rotate --undo /);
+    expect(next.stderr).toMatch(
+      /warning: the rotation of the key "api" \(id [^)]+\) was interrupted before its successor reached every destination .*keydeck keys rotate --finish [^`]+` or undo it with `keydeck keys rotate --undo /,
+    );
     // Said only by the commands that touch keys: a cron job on the balance mails nothing about it.
     const unrelated = await cli.run(user, ['billing', 'credits'], data);
     expect(unrelated.code).toBe(0);
@@ -202,9 +221,15 @@ describe.concurrent('keys rotate', () => {
   it('the docs’ cron line, run three times, leaves one active key of the lineage, named as the job names it, in the file', { timeout: 60_000 }, async ({ expect }) => {
     // The line as docs/delivery.md gives it, its grace shortened (a test does not wait 30 minutes).
     // Its textfile for node_exporter goes to a file of the test's; its stdout, sent to /dev/null there, is read here.
-    const line = readFileSync(path.join(import.meta.dirname, '../../docs/delivery.md'), 'utf8').split('\n').find((l) => /^\S+ \S+ \S+ \S+ \S+\s+keydeck (--quiet )?keys rotate /.test(l))!;
+    const line = readFileSync(path.join(import.meta.dirname, '../../docs/delivery.md'), 'utf8')
+      .split('\n')
+      .find((l) => /^\S+ \S+ \S+ \S+ \S+\s+keydeck (--quiet )?keys rotate /.test(l))!;
     const prom = path.join(root, 'keydeck-rotate-ci.prom');
-    const args = line.replace(/^.*?keydeck /, '').replace(/\s*>.*$/, '').split(/\s+/).map((a) => (a === '30m' ? '3s' : a.endsWith('.prom') ? prom : a));
+    const args = line
+      .replace(/^.*?keydeck /, '')
+      .replace(/\s*>.*$/, '')
+      .split(/\s+/)
+      .map((a) => (a === '30m' ? '3s' : a.endsWith('.prom') ? prom : a));
     expect(args).toEqual(['--quiet', 'keys', 'rotate', 'ci', '--old', 'delete', '--grace', '3s', '--metrics-textfile', prom]);
     const data = newDataEnv();
     const { user, env } = await userWithKey('ci', data);
@@ -214,7 +239,10 @@ describe.concurrent('keys rotate', () => {
       const job = startCli(args, cli.home.env({ KEYDECK_TOKEN: user, KEYDECK_BASE_URL: sb.url, ...data }));
       // During the grace: the key in use and its predecessor, no more.
       await job.waitForStdout(/^Waiting \d s \(--grace\)/m);
-      const during = (await listed(user)).filter((k) => k.isActive).map((k) => k.name.replace(/\d{4}-\d\d-\d\d/, 'DATE')).sort();
+      const during = (await listed(user))
+        .filter((k) => k.isActive)
+        .map((k) => k.name.replace(/\d{4}-\d\d-\d\d/, 'DATE'))
+        .sort();
       expect(during).toEqual(['ci', 'ci (rotated DATE)']);
       expect(await job.exited, job.stderr()).toBe(0);
       // Quiet for cron: nothing on stderr; the run in the textfile, exit 0.
@@ -240,7 +268,9 @@ describe.concurrent('keys rotate', () => {
     const r = await cli.run(user, ['keys', 'rotate', 'busy', '--to-file', path.join(root, 'other', '.env'), '--old', 'deactivate', '--wait-idle', '3s', '--idle-for', '10s'], data);
     const counts = await app.stop();
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/still_in_use: the old key "busy \(rotated \d{4}-\d\d-\d\d\)" was last used \d+ s ago .*after waiting 3 s, so it was left as it is; the rotation stays recorded: run `keydeck keys rotate --finish /);
+    expect(r.stderr).toMatch(
+      /still_in_use: the old key "busy \(rotated \d{4}-\d\d-\d\d\)" was last used \d+ s ago .*after waiting 3 s, so it was left as it is; the rotation stays recorded: run `keydeck keys rotate --finish /,
+    );
     expect(counts.failed).toBe(0);
     expect((await listed(user)).find((k) => k.name === 'busy')!.isActive).toBe(true);
     expect(record(data).map((x) => x.state)).toEqual(['delivered']);

@@ -110,17 +110,22 @@ describe('the CLI as a child process and in the test’s thread', () => {
   });
 
   it('runs at once in the thread each see their own environment, input and output, and leave the test’s own alone', async () => {
-    const users = await Promise.all(['ana', 'bo', 'cy', 'di'].map(async (name) => {
-      const token = await sb.fundedUser(10);
-      await sb.creditKey(token, `key-of-${name}`);
-      return { name, token };
-    }));
+    const users = await Promise.all(
+      ['ana', 'bo', 'cy', 'di'].map(async (name) => {
+        const token = await sb.fundedUser(10);
+        await sb.creditKey(token, `key-of-${name}`);
+        return { name, token };
+      }),
+    );
     const tokenBefore = process.env.KEYDECK_TOKEN;
     const stdoutBefore = process.stdout;
     const runs = users.flatMap(({ name, token }) => [
       runCli(['keys', 'list', '--json'], { env: cli.home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: token }), runner: 'thread' }).then((r) => ({ name, r })),
       // One refused, one usage error, at the same time.
-      runCli(['keys', 'create', '--name', name], { env: cli.home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: 'mk_NotAKeyOfThisAccount0000' }), runner: 'thread' }).then((r) => ({ name: 'refused', r })),
+      runCli(['keys', 'create', '--name', name], { env: cli.home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: 'mk_NotAKeyOfThisAccount0000' }), runner: 'thread' }).then((r) => ({
+        name: 'refused',
+        r,
+      })),
       runCli(['keys', name], { env: cli.home.env(), runner: 'thread' }).then((r) => ({ name: 'usage', r })),
     ]);
     for (const { name, r } of await Promise.all(runs)) {

@@ -31,8 +31,7 @@ export interface Scripted {
  */
 export function scripted(baseUrl: string, options: { runner?: CliRunner } = {}): Scripted {
   const home = makeTempHome();
-  const envFor = (token: string | undefined, extra: Record<string, string | undefined> = {}) =>
-    home.env({ KEYDECK_BASE_URL: baseUrl, ...(token !== undefined && { KEYDECK_TOKEN: token }), ...extra });
+  const envFor = (token: string | undefined, extra: Record<string, string | undefined> = {}) => home.env({ KEYDECK_BASE_URL: baseUrl, ...(token !== undefined && { KEYDECK_TOKEN: token }), ...extra });
   return {
     home,
     run: (token, args, extra) => runCli(args, { env: envFor(token, extra), ...(options.runner && { runner: options.runner }) }),

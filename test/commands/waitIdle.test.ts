@@ -57,7 +57,9 @@ describe.concurrent('keys rotate --wait-idle', () => {
       writeFileSync(target, '', { mode: 0o600 });
       const rotated = await runCli(['keys', 'rotate', 'web', '--to-file', `${target}:OPENAI_API_KEY`, '--old', 'deactivate', '--wait-idle', '30s'], { env });
       expect(rotated.code).toBe(1);
-      expect(rotated.stderr).toMatch(/idle_unknown: the service does not say when a key was last used \(lastUsedAt\), so --wait-idle cannot tell when the old key "web \(rotated [^"]+\)" is idle, and it was left as it is; the rotation stays recorded: run `keydeck keys rotate --finish [^`]+` once whatever uses it has switched, without --wait-idle/);
+      expect(rotated.stderr).toMatch(
+        /idle_unknown: the service does not say when a key was last used \(lastUsedAt\), so --wait-idle cannot tell when the old key "web \(rotated [^"]+\)" is idle, and it was left as it is; the rotation stays recorded: run `keydeck keys rotate --finish [^`]+` once whatever uses it has switched, without --wait-idle/,
+      );
       const keys = (await call(sandbox.url, 'GET', '/api/keys', { token: sandbox.token })).body as Array<{ name: string; isActive: boolean }>;
       expect(keys.find((k) => k.name.startsWith('web (rotated '))?.isActive).toBe(true);
     } finally {

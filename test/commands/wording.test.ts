@@ -9,15 +9,7 @@
  */
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
-import {
-  errorFromNetwork,
-  errorFromReadOnly,
-  errorFromResponse,
-  errorFromTimeout,
-  parseBody,
-  type FailureContext,
-  type OperationInfo,
-} from '../../src/api/failures.js';
+import { errorFromNetwork, errorFromReadOnly, errorFromResponse, errorFromTimeout, parseBody, type FailureContext, type OperationInfo } from '../../src/api/failures.js';
 import { connectionProblemWords } from '../../src/tui/errors.js';
 import { type TestSandbox } from '../sandbox/helpers.js';
 import { type Scripted, useScriptedSandbox } from './scripted.js';
@@ -47,43 +39,168 @@ interface Row {
 }
 
 const TABLE: Row[] = [
-  { condition: '401, credential from KEYDECK_TOKEN', message: errorFromResponse(ctx(LIST, { credential: ENV }), 401, body('unauthorized'), undefined).message, next: /KEYDECK_TOKEN \(management key mk_12345678\).*unset KEYDECK_TOKEN to use the key stored for profile "default", or set a valid one/, refusal: true },
-  { condition: '401, stored key', message: errorFromResponse(ctx(LIST, { credential: { label: 'the management key mk_12345678 stored in the keychain for profile "default"', whenRejected: 'sign in again: keydeck auth login' } }), 401, body('unauthorized'), undefined).message, next: /stored in the keychain.*keydeck auth login/, refusal: true },
-  { condition: '403 (a consumption key)', message: errorFromResponse(ctx(LIST, { credential: ENV }), 403, body('forbidden'), undefined).message, next: /KEYDECK_TOKEN.*use a session token or a management key/, refusal: true },
+  {
+    condition: '401, credential from KEYDECK_TOKEN',
+    message: errorFromResponse(ctx(LIST, { credential: ENV }), 401, body('unauthorized'), undefined).message,
+    next: /KEYDECK_TOKEN \(management key mk_12345678\).*unset KEYDECK_TOKEN to use the key stored for profile "default", or set a valid one/,
+    refusal: true,
+  },
+  {
+    condition: '401, stored key',
+    message: errorFromResponse(
+      ctx(LIST, { credential: { label: 'the management key mk_12345678 stored in the keychain for profile "default"', whenRejected: 'sign in again: keydeck auth login' } }),
+      401,
+      body('unauthorized'),
+      undefined,
+    ).message,
+    next: /stored in the keychain.*keydeck auth login/,
+    refusal: true,
+  },
+  {
+    condition: '403 (a consumption key)',
+    message: errorFromResponse(ctx(LIST, { credential: ENV }), 403, body('forbidden'), undefined).message,
+    next: /KEYDECK_TOKEN.*use a session token or a management key/,
+    refusal: true,
+  },
   { condition: '404 of an id', message: errorFromResponse(ctx(RENAME), 404, body('not_found'), undefined).message, next: /no item with that id.*list them again/, refusal: true },
-  { condition: '404 of a verify (transfer unknown)', message: errorFromResponse(ctx(VERIFY), 404, body('not_found'), undefined).message, next: /wait a minute, then verify again with the same hash/, refusal: true },
+  {
+    condition: '404 of a verify (transfer unknown)',
+    message: errorFromResponse(ctx(VERIFY), 404, body('not_found'), undefined).message,
+    next: /wait a minute, then verify again with the same hash/,
+    refusal: true,
+  },
   { condition: '404 in the service’s words, not by id', message: errorFromResponse(ctx(LIST), 404, body('not_found'), undefined).message, next: /not found/, refusal: true },
-  { condition: 'a bare 404 (no error body: wrong address?)', message: errorFromResponse(ctx(LIST), 404, parseBody('<html>nope</html>'), undefined).message, next: /check that the base URL https:\/\/api\.example\.com points at the service/, refusal: false },
-  { condition: '400 with a field', message: errorFromResponse(ctx(CREATE), 400, parseBody(JSON.stringify({ error: { code: 'invalid_request', message: 'bad', field: 'name' } })), undefined).message, next: /\(field name\): “bad”; correct it and try again/, refusal: true },
+  {
+    condition: 'a bare 404 (no error body: wrong address?)',
+    message: errorFromResponse(ctx(LIST), 404, parseBody('<html>nope</html>'), undefined).message,
+    next: /check that the base URL https:\/\/api\.example\.com points at the service/,
+    refusal: false,
+  },
+  {
+    condition: '400 with a field',
+    message: errorFromResponse(ctx(CREATE), 400, parseBody(JSON.stringify({ error: { code: 'invalid_request', message: 'bad', field: 'name' } })), undefined).message,
+    next: /\(field name\): “bad”; correct it and try again/,
+    refusal: true,
+  },
   // The service's own sentence, in every error shape the pages and the seed show.
-  { condition: '400 { error: "<sentence>" } (the pages)', message: errorFromResponse(ctx(CREATE), 400, shape({ error: CREDIT_ZERO }), undefined).message, next: new RegExp(`^The service refused the request to create the credit key as invalid: “${CREDIT_ZERO}”; correct it and try again\\.$`), refusal: true },
-  { condition: '400 { error: { message } }', message: errorFromResponse(ctx(CREATE), 400, shape({ error: { message: CREDIT_ZERO } }), undefined).message, next: new RegExp(`as invalid: “${CREDIT_ZERO}”; correct it and try again`), refusal: true },
-  { condition: '400 { message }', message: errorFromResponse(ctx(CREATE), 400, shape({ message: CREDIT_ZERO }), undefined).message, next: new RegExp(`as invalid: “${CREDIT_ZERO}”; correct it and try again`), refusal: true },
-  { condition: '400 { success: false, error: "<sentence>" }', message: errorFromResponse(ctx(CREATE), 400, shape({ success: false, error: CREDIT_ZERO }), undefined).message, next: new RegExp(`as invalid: “${CREDIT_ZERO}”; correct it and try again`), refusal: true },
-  { condition: '400 { success: false, error: { message } }', message: errorFromResponse(ctx(CREATE), 400, shape({ success: false, error: { message: CREDIT_ZERO } }), undefined).message, next: new RegExp(`as invalid: “${CREDIT_ZERO}”; correct it and try again`), refusal: true },
-  { condition: '402 { error: "<code>", message } (the code ours, the words the service’s)', message: errorFromResponse(ctx(CREATE), 402, shape({ error: 'insufficient_balance', message: CREDIT_ZERO }), undefined).message, next: new RegExp(`the credit balance is 0; top up first \\(the service said “${CREDIT_ZERO}”\\)\\.$`), refusal: true },
-  { condition: '401 { error: "<sentence>" } (keydeck’s next step kept)', message: errorFromResponse(ctx(LIST, { credential: ENV }), 401, shape({ error: 'Invalid or expired token' }), undefined).message, next: /; unset KEYDECK_TOKEN .* \(the service said “Invalid or expired token”\)\.$/, refusal: true },
-  { condition: '400 { error: "<sentence>" } with escapes and a key value: cleaned, redacted, bounded', message: errorFromResponse(ctx(CREATE), 400, shape({ error: `\u001b]8;;https://evil\u0007click\u001b[8m ${'x'.repeat(20)} mk_secret_value_1234567890 ${'y'.repeat(300)}` }), undefined).message, next: /: “\]8;;https:\/\/evil click \[8m x{20} \S+ y+…”; correct it and try again/, refusal: true },
+  {
+    condition: '400 { error: "<sentence>" } (the pages)',
+    message: errorFromResponse(ctx(CREATE), 400, shape({ error: CREDIT_ZERO }), undefined).message,
+    next: new RegExp(`^The service refused the request to create the credit key as invalid: “${CREDIT_ZERO}”; correct it and try again\\.$`),
+    refusal: true,
+  },
+  {
+    condition: '400 { error: { message } }',
+    message: errorFromResponse(ctx(CREATE), 400, shape({ error: { message: CREDIT_ZERO } }), undefined).message,
+    next: new RegExp(`as invalid: “${CREDIT_ZERO}”; correct it and try again`),
+    refusal: true,
+  },
+  {
+    condition: '400 { message }',
+    message: errorFromResponse(ctx(CREATE), 400, shape({ message: CREDIT_ZERO }), undefined).message,
+    next: new RegExp(`as invalid: “${CREDIT_ZERO}”; correct it and try again`),
+    refusal: true,
+  },
+  {
+    condition: '400 { success: false, error: "<sentence>" }',
+    message: errorFromResponse(ctx(CREATE), 400, shape({ success: false, error: CREDIT_ZERO }), undefined).message,
+    next: new RegExp(`as invalid: “${CREDIT_ZERO}”; correct it and try again`),
+    refusal: true,
+  },
+  {
+    condition: '400 { success: false, error: { message } }',
+    message: errorFromResponse(ctx(CREATE), 400, shape({ success: false, error: { message: CREDIT_ZERO } }), undefined).message,
+    next: new RegExp(`as invalid: “${CREDIT_ZERO}”; correct it and try again`),
+    refusal: true,
+  },
+  {
+    condition: '402 { error: "<code>", message } (the code ours, the words the service’s)',
+    message: errorFromResponse(ctx(CREATE), 402, shape({ error: 'insufficient_balance', message: CREDIT_ZERO }), undefined).message,
+    next: new RegExp(`the credit balance is 0; top up first \\(the service said “${CREDIT_ZERO}”\\)\\.$`),
+    refusal: true,
+  },
+  {
+    condition: '401 { error: "<sentence>" } (keydeck’s next step kept)',
+    message: errorFromResponse(ctx(LIST, { credential: ENV }), 401, shape({ error: 'Invalid or expired token' }), undefined).message,
+    next: /; unset KEYDECK_TOKEN .* \(the service said “Invalid or expired token”\)\.$/,
+    refusal: true,
+  },
+  {
+    condition: '400 { error: "<sentence>" } with escapes and a key value: cleaned, redacted, bounded',
+    message: errorFromResponse(ctx(CREATE), 400, shape({ error: `\u001b]8;;https://evil\u0007click\u001b[8m ${'x'.repeat(20)} mk_secret_value_1234567890 ${'y'.repeat(300)}` }), undefined).message,
+    next: /: “\]8;;https:\/\/evil click \[8m x{20} \S+ y+…”; correct it and try again/,
+    refusal: true,
+  },
   { condition: '402 balance 0', message: errorFromResponse(ctx(CREATE), 402, body('insufficient_balance'), undefined).message, next: /top up first/, refusal: true },
   { condition: '402 budget spent', message: errorFromResponse(ctx(CREATE), 402, body('budget_exceeded'), undefined).message, next: /top up to continue/, refusal: true },
   { condition: '422 amount mismatch', message: errorFromResponse(ctx(VERIFY), 422, body('amount_mismatch'), undefined).message, next: /verify with the exact amount sent/, refusal: true },
-  { condition: '409 transaction used', message: errorFromResponse(ctx(VERIFY), 409, body('tx_already_used'), undefined).message, next: /each transfer is credited once.*check the balance/, refusal: true },
+  {
+    condition: '409 transaction used',
+    message: errorFromResponse(ctx(VERIFY), 409, body('tx_already_used'), undefined).message,
+    next: /each transfer is credited once.*check the balance/,
+    refusal: true,
+  },
   { condition: '429 with Retry-After 0.5 s', message: errorFromResponse(ctx(LIST), 429, body('rate_limited'), 500).message, next: /wait 500 ms before trying again/, refusal: true },
   { condition: '429 with Retry-After 90 s', message: errorFromResponse(ctx(LIST), 429, body('rate_limited'), 90_000).message, next: /wait 90 s before trying again/, refusal: true },
-  { condition: '503 to a top-up (outcome unknown)', message: errorFromResponse(ctx(TOPUP), 503, parseBody(''), undefined).message, next: /whether it took effect is unknown: check the billing status before trying again/, refusal: false },
+  {
+    condition: '503 to a top-up (outcome unknown)',
+    message: errorFromResponse(ctx(TOPUP), 503, parseBody(''), undefined).message,
+    next: /whether it took effect is unknown: check the billing status before trying again/,
+    refusal: false,
+  },
   { condition: '503 to a read', message: errorFromResponse(ctx(LIST), 503, parseBody(''), undefined).message, next: /try again in a moment/, refusal: false },
-  { condition: 'timeout of 1 ms (KEYDECK_TIMEOUT_MS=1)', message: errorFromTimeout(ctx(LIST, { timeoutMs: 1 }), false).message, next: /within 1 ms .*check the network and try again later/, refusal: false },
-  { condition: 'timeout after a top-up was sent', message: errorFromTimeout(ctx(TOPUP, { timeoutMs: 2500 }), true).message, next: /within 2\.5 s .*check the billing status before trying again/, refusal: false },
+  {
+    condition: 'timeout of 1 ms (KEYDECK_TIMEOUT_MS=1)',
+    message: errorFromTimeout(ctx(LIST, { timeoutMs: 1 }), false).message,
+    next: /within 1 ms .*check the network and try again later/,
+    refusal: false,
+  },
+  {
+    condition: 'timeout after a top-up was sent',
+    message: errorFromTimeout(ctx(TOPUP, { timeoutMs: 2500 }), true).message,
+    next: /within 2\.5 s .*check the billing status before trying again/,
+    refusal: false,
+  },
   { condition: 'connection refused', message: errorFromNetwork(ctx(LIST), 'ECONNREFUSED', false).message, next: /check the address and the network connection/, refusal: false },
   { condition: 'connection lost after a create was sent', message: errorFromNetwork(ctx(CREATE), 'ECONNRESET', true).message, next: /unknown: list the keys before trying again/, refusal: false },
-  { condition: 'a self-signed certificate (a read)', message: errorFromNetwork(ctx(LIST), 'DEPTH_ZERO_SELF_SIGNED_CERT', false).message, next: /not signed by an authority this machine trusts .*did not connect: check the address, or, behind a proxy that inspects TLS, give Node its certificate authority with NODE_EXTRA_CA_CERTS=FILE\.$/, refusal: false },
-  { condition: 'an expired certificate (a create)', message: errorFromNetwork(ctx(CREATE), 'CERT_HAS_EXPIRED', false).message, next: /has expired or is not valid yet \(check this machine’s clock too\).*NODE_EXTRA_CA_CERTS=FILE \(nothing was sent\)\.$/, refusal: false },
-  { condition: 'a certificate for another host', message: errorFromNetwork(ctx(LIST), 'ERR_TLS_CERT_ALTNAME_INVALID', false).message, next: /is for another host name \(ERR_TLS_CERT_ALTNAME_INVALID\)/, refusal: false },
+  {
+    condition: 'a self-signed certificate (a read)',
+    message: errorFromNetwork(ctx(LIST), 'DEPTH_ZERO_SELF_SIGNED_CERT', false).message,
+    next: /not signed by an authority this machine trusts .*did not connect: check the address, or, behind a proxy that inspects TLS, give Node its certificate authority with NODE_EXTRA_CA_CERTS=FILE\.$/,
+    refusal: false,
+  },
+  {
+    condition: 'an expired certificate (a create)',
+    message: errorFromNetwork(ctx(CREATE), 'CERT_HAS_EXPIRED', false).message,
+    next: /has expired or is not valid yet \(check this machine’s clock too\).*NODE_EXTRA_CA_CERTS=FILE \(nothing was sent\)\.$/,
+    refusal: false,
+  },
+  {
+    condition: 'a certificate for another host',
+    message: errorFromNetwork(ctx(LIST), 'ERR_TLS_CERT_ALTNAME_INVALID', false).message,
+    next: /is for another host name \(ERR_TLS_CERT_ALTNAME_INVALID\)/,
+    refusal: false,
+  },
   // https:// to a plain http service (the sandbox): the TLS handshake fails with EPROTO.
-  { condition: 'https:// to a plain http service on this machine', message: errorFromNetwork(ctx(LIST, { baseUrl: 'https://127.0.0.1:8787' }), 'EPROTO', false).message, next: /does not answer in TLS \(EPROTO\): if it is a plain http service on this machine, as the sandbox is, use http:\/\/127\.0\.0\.1:8787\.$/, refusal: false },
-  { condition: 'https:// to a plain http service elsewhere: no http advice', message: errorFromNetwork(ctx(CREATE), 'EPROTO', false).message, next: /does not answer in TLS \(EPROTO\): check the address and its port: it may be a plain http service \(nothing was sent\)\.$/, refusal: false },
+  {
+    condition: 'https:// to a plain http service on this machine',
+    message: errorFromNetwork(ctx(LIST, { baseUrl: 'https://127.0.0.1:8787' }), 'EPROTO', false).message,
+    next: /does not answer in TLS \(EPROTO\): if it is a plain http service on this machine, as the sandbox is, use http:\/\/127\.0\.0\.1:8787\.$/,
+    refusal: false,
+  },
+  {
+    condition: 'https:// to a plain http service elsewhere: no http advice',
+    message: errorFromNetwork(ctx(CREATE), 'EPROTO', false).message,
+    next: /does not answer in TLS \(EPROTO\): check the address and its port: it may be a plain http service \(nothing was sent\)\.$/,
+    refusal: false,
+  },
   // A read-only profile's client (src/config/profileMarks.ts): refused before sending, the reason named.
-  { condition: 'a change through the client of a read-only profile', message: errorFromReadOnly(ctx(CREATE), 'the profile "prod" is read-only (readOnly in /c/config.json)').message, next: /^Did not create the credit key: the profile "prod" is read-only \(readOnly in \/c\/config\.json\); nothing was sent\.$/, refusal: true },
+  {
+    condition: 'a change through the client of a read-only profile',
+    message: errorFromReadOnly(ctx(CREATE), 'the profile "prod" is read-only (readOnly in /c/config.json)').message,
+    next: /^Did not create the credit key: the profile "prod" is read-only \(readOnly in \/c\/config\.json\); nothing was sent\.$/,
+    refusal: true,
+  },
 ];
 
 describe('the wording table: condition → sentence → next step', () => {

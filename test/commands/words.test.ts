@@ -20,7 +20,9 @@ describe('autotopup set', () => {
       expect(day.stdout).toContain('The month cap, not given, is the default (the largest charge 10 times a month); --max-per-month changes it.');
       expect(day.stdout).not.toContain('times a day');
       const none = await runCli(['--sandbox', 'autotopup', 'set', '--below', '20', '--amount', '30', '--yes'], { env });
-      expect(none.stdout).toContain('The day cap and the month cap, not given, are the defaults (the largest charge 2 times a day and the largest charge 10 times a month); --max-per-day and --max-per-month change them.');
+      expect(none.stdout).toContain(
+        'The day cap and the month cap, not given, are the defaults (the largest charge 2 times a day and the largest charge 10 times a month); --max-per-day and --max-per-month change them.',
+      );
       const both = await runCli(['--sandbox', 'autotopup', 'set', '--below', '20', '--amount', '30', '--max-per-day', '60', '--max-per-month', '300', '--yes'], { env });
       expect(both.stdout).not.toMatch(/default/);
     } finally {
@@ -49,7 +51,15 @@ describe('billing credits', () => {
 describe('the key details at 80 columns', () => {
   it('keep "last used" whole (the plan left out first)', () => {
     const now = Date.now();
-    const key = { id: 'k1', name: 'batch-jobs', keyPlan: 'credits', keyType: 'credit', isActive: true, createdAt: new Date(now - 3 * 86_400_000).toISOString(), lastUsedAt: new Date(now - 5 * 3_600_000).toISOString() };
+    const key = {
+      id: 'k1',
+      name: 'batch-jobs',
+      keyPlan: 'credits',
+      keyType: 'credit',
+      isActive: true,
+      createdAt: new Date(now - 3 * 86_400_000).toISOString(),
+      lastUsedAt: new Date(now - 5 * 3_600_000).toISOString(),
+    };
     const [, line] = keyDetailLines(key, now, undefined, undefined, undefined, 60);
     expect(line).toMatch(/ · last used 5 h ago$/);
     expect(line!.length).toBeLessThanOrEqual(60);

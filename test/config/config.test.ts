@@ -6,17 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import {
-  ConfigError,
-  configDir,
-  configFilePath,
-  credentialsFilePath,
-  normalizeBaseUrl,
-  readConfig,
-  resolveProfile,
-  updateConfig,
-  writeConfig,
-} from '../../src/config/index.js';
+import { ConfigError, configDir, configFilePath, credentialsFilePath, normalizeBaseUrl, readConfig, resolveProfile, updateConfig, writeConfig } from '../../src/config/index.js';
 import { filesWithSecrets, makeTempHome, type TempHome } from '../credentials/harness.js';
 
 let home: TempHome;
@@ -81,7 +71,12 @@ describe('reading', () => {
   });
 
   it('an unknown field (a newer keydeck’s, a typo) is taken out and said by name, never by value, and kept when keydeck writes the file', async () => {
-    put({ version: 1, telemetry: { on: true }, token: 'sess_secret_value_123', profiles: { default: { baseURL: 'http://x', alertBelowUsd: 5, topUpMethods: { card_direct: 'stripe_direct', paypal: 'pp' } } } });
+    put({
+      version: 1,
+      telemetry: { on: true },
+      token: 'sess_secret_value_123',
+      profiles: { default: { baseURL: 'http://x', alertBelowUsd: 5, topUpMethods: { card_direct: 'stripe_direct', paypal: 'pp' } } },
+    });
     const read = await readConfig(file);
     expect(read.unknown.paths).toEqual(['telemetry', 'token', 'profiles.default.baseURL', 'profiles.default.topUpMethods.paypal']);
     expect(read.config).toEqual({ version: 1, profiles: { default: { alertBelowUsd: 5, topUpMethods: { card_direct: 'stripe_direct' } } } });
@@ -208,7 +203,18 @@ describe('resolveProfile', () => {
 
   it('an unknown profile has no base URL and the defaults', async () => {
     const p = await resolveProfile({ profile: 'new' }, env);
-    expect(p).toEqual({ name: 'new', pollIntervalSeconds: 15, confirmAboveUsd: 500, runawayFactor: 5, runawayFloorUsdPerHour: 1, chainChecks: true, configPath: file, inConfig: false, chosenBy: { rule: 'flag' }, protected: false });
+    expect(p).toEqual({
+      name: 'new',
+      pollIntervalSeconds: 15,
+      confirmAboveUsd: 500,
+      runawayFactor: 5,
+      runawayFloorUsdPerHour: 1,
+      chainChecks: true,
+      configPath: file,
+      inConfig: false,
+      chosenBy: { rule: 'flag' },
+      protected: false,
+    });
   });
 
   it('with no file at all the profile is `default`', async () => {

@@ -23,7 +23,7 @@ function problem(text: string): string {
 }
 
 describe('the policy file', () => {
-  it('reads the issue\'s form: keys with destinations, budget and max age', () => {
+  it("reads the issue's form: keys with destinations, budget and max age", () => {
     const policy = parsePolicy(
       [
         'keys:',
@@ -40,7 +40,14 @@ describe('the policy file', () => {
       ].join('\n'),
       'keydeck.policy.yaml',
     );
-    expect(policy.keys[0]).toEqual({ name: 'web', type: 'credit', to: [{ file: '.env:OPENAI_API_KEY' }], budget: { limit: 5, period: 'day', action: 'disable', thresholds: [0.8, 0.95] }, maxAgeSeconds: 90 * 86_400, line: 2 });
+    expect(policy.keys[0]).toEqual({
+      name: 'web',
+      type: 'credit',
+      to: [{ file: '.env:OPENAI_API_KEY' }],
+      budget: { limit: 5, period: 'day', action: 'disable', thresholds: [0.8, 0.95] },
+      maxAgeSeconds: 90 * 86_400,
+      line: 2,
+    });
     expect(policy.keys[1]!.to).toEqual([{ command: 'gh secret set BATCH_KEY' }]);
     // A budget without an action warns.
     expect(policy.budgets[0]).toMatchObject({ match: 'ci-*', action: 'warn' });
@@ -64,7 +71,7 @@ describe('the policy file', () => {
     expect(problem('keys:\n  - name: web\n    to: ".env"\n')).toMatch(/^keydeck\.policy\.yaml:3:9: keys\[0\]\.to: /);
   });
 
-  it('is read only when it is the user\'s and no one else may write it (it says where keys go)', async () => {
+  it("is read only when it is the user's and no one else may write it (it says where keys go)", async () => {
     const file = path.join(dir, 'keydeck.policy.yaml');
     writeFileSync(file, 'keys: []\n', { mode: 0o600 });
     await expect(readPolicyFile('keydeck.policy.yaml', dir)).resolves.toMatchObject({ path: file, dir, keys: [] });

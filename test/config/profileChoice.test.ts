@@ -19,7 +19,10 @@ const config: KeydeckConfig = {
   version: 1,
   currentProfile: 'dev',
   profiles: { dev: { baseUrl: 'http://127.0.0.1:8787' }, prod: { baseUrl: 'https://api.example.com/', readOnly: true }, acme: { baseUrl: 'https://acme.example', protected: true } },
-  profileRules: [{ path: '~/clients', profile: 'dev' }, { path: '~/clients/acme', profile: 'acme' }],
+  profileRules: [
+    { path: '~/clients', profile: 'dev' },
+    { path: '~/clients/acme', profile: 'acme' },
+  ],
 };
 const env = () => ({ HOME: dir });
 
@@ -78,19 +81,26 @@ describe('chooseProfile', () => {
   it('a .keydeck file must name a valid profile the config file has', () => {
     const file = path.join(dir, '.keydeck');
     writeFileSync(file, '\n');
-    expect(configError(() => chooseProfile(config, configPath, { cwd: dir }, env())).message).toBe(`the profile file ${file} names no profile on its first line: write the profile's name there, or remove the file.`);
+    expect(configError(() => chooseProfile(config, configPath, { cwd: dir }, env())).message).toBe(
+      `the profile file ${file} names no profile on its first line: write the profile's name there, or remove the file.`,
+    );
     writeFileSync(file, '../etc\n');
     expect(configError(() => chooseProfile(config, configPath, { cwd: dir }, env())).code).toBe('invalid_profile_name');
     writeFileSync(file, 'staging');
     const unknown = configError(() => chooseProfile(config, configPath, { cwd: dir }, env()));
     expect(unknown.code).toBe('no_such_profile');
-    expect(unknown.message).toBe(`the file ${file} chooses the profile "staging", which ${configPath} does not have: add it with \`keydeck profile add staging --base-url URL\`, or choose another with --profile NAME`);
+    expect(unknown.message).toBe(
+      `the file ${file} chooses the profile "staging", which ${configPath} does not have: add it with \`keydeck profile add staging --base-url URL\`, or choose another with --profile NAME`,
+    );
   });
 
   it('profileRules: the longest path that holds the directory, on path boundaries, through a link too', () => {
     mkdirSync(path.join(dir, 'real', 'acme'), { recursive: true });
     symlinkSync(path.join(dir, 'real'), path.join(dir, 'link'));
-    const rules = [{ path: path.join(dir, 'link'), profile: 'dev' }, { path: `${dir}/real/acme`, profile: 'acme' }];
+    const rules = [
+      { path: path.join(dir, 'link'), profile: 'dev' },
+      { path: `${dir}/real/acme`, profile: 'acme' },
+    ];
     expect(matchingRule(rules, path.join(dir, 'real', 'acme'), env())?.profile).toBe('acme');
     expect(matchingRule(rules, path.join(dir, 'real', 'acme-old'), env())?.profile).toBe('dev');
     expect(matchingRule(rules, path.join(dir, 'realm'), env())).toBeUndefined();

@@ -82,7 +82,9 @@ describe.runIf(posix)('file trust', () => {
     chmodSync(shared, 0o777);
     const r = await runCli(['keys', 'list'], { env: home.env({ KEYDECK_DATA_DIR: dataDir }) });
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain(`the directory ${shared} can be written by group or others (mode 0777), who could move ${dataDir} away and put a link in its place: fix it with \`chmod go-w ${shared}\``);
+    expect(r.stderr).toContain(
+      `the directory ${shared} can be written by group or others (mode 0777), who could move ${dataDir} away and put a link in its place: fix it with \`chmod go-w ${shared}\``,
+    );
     const { openHistoryDatabase } = await import('../../src/billing/historyDb.js');
     expect(() => openHistoryDatabase(path.join(dataDir, 'history.db'))).toThrow(/the directory .*shared can be written by group or others/);
     chmodSync(shared, 0o755);

@@ -49,7 +49,13 @@ async function applied(w: ApplyWorld): Promise<string[]> {
   const guardrails = path.join(w.dataDir, 'guardrails.json');
   if (existsSync(guardrails) && (JSON.parse(readFileSync(guardrails, 'utf8')) as { guardrails: unknown[] }).guardrails.length > 0) broken.push('a guardrail entry is left');
   const plan = await runCli(['plan', '--file', w.file], { env: w.cliEnv });
-  if (plan.code !== 0) broken.push(`plan exits ${plan.code} after the recovery: ${plan.stdout.split('\n').filter((l) => /^ {2}[+~-] /.test(l)).join('; ')}`);
+  if (plan.code !== 0)
+    broken.push(
+      `plan exits ${plan.code} after the recovery: ${plan.stdout
+        .split('\n')
+        .filter((l) => /^ {2}[+~-] /.test(l))
+        .join('; ')}`,
+    );
   return broken;
 }
 
@@ -120,7 +126,17 @@ const rotating: CrashScenario<ApplyWorld & { own: TestSandbox; oldId: string }> 
   // The entry begun, then `rotating`; the successor made, in the file, taken by the command; the
   // old key renamed, then deactivated; the rotation ended; the rotation said (the entry not yet ended).
   points: (traced) =>
-    chosenPoints(traced, ['file.renamed:guardrails.json#1', 'file.renamed:guardrails.json#2', 'answered:createCreditKey#1', 'file.renamed:.env#1', 'command.exited:take.sh#1', 'answered:updateKey#1', 'answered:updateKey#2', 'file.renamed:rotations.json#9', 'file.renamed:guardrails.json#3']),
+    chosenPoints(traced, [
+      'file.renamed:guardrails.json#1',
+      'file.renamed:guardrails.json#2',
+      'answered:createCreditKey#1',
+      'file.renamed:.env#1',
+      'command.exited:take.sh#1',
+      'answered:updateKey#1',
+      'answered:updateKey#2',
+      'file.renamed:rotations.json#9',
+      'file.renamed:guardrails.json#3',
+    ]),
 };
 
 describe('crash points of apply', () => {
@@ -133,7 +149,7 @@ describe('crash points of apply', () => {
   });
 });
 
-describe('the kit\'s steps of apply, walked in process', () => {
+describe("the kit's steps of apply, walked in process", () => {
   it('creating a declared key: every stop, recovered each way, keeps the invariants', { timeout: 300_000 }, async () => {
     await walkStepsAndDocument(inThread(creating), 'apply-steps');
   });

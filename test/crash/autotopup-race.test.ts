@@ -30,7 +30,9 @@ const SETTLE = '0-0.5';
 /** The card-on-file charges the sandbox lists (credited), with when each was made (the sandbox clock, ms). */
 async function cardCharges(token: string): Promise<Array<{ paymentId: string; at: number }>> {
   const data = (await sb.call('GET', '/api/billing/status', { token })).body.data;
-  return data.recentTopUps.filter((t: { method: string }) => t.method === 'card_direct').map((t: { paymentId: string; createdAt: string }) => ({ paymentId: t.paymentId, at: Date.parse(t.createdAt) }));
+  return data.recentTopUps
+    .filter((t: { method: string }) => t.method === 'card_direct')
+    .map((t: { paymentId: string; createdAt: string }) => ({ paymentId: t.paymentId, at: Date.parse(t.createdAt) }));
 }
 
 describe('auto top-up: two machines started at once, 20 times', () => {
@@ -62,14 +64,19 @@ describe('auto top-up: two machines started at once, 20 times', () => {
       if (pausedMachine !== undefined) {
         // The paused machine says why, and charges nothing.
         expect(runs[pausedMachine]!.code, log.join('\n')).toBe(3);
-        expect(`${runs[pausedMachine]!.stdout}${runs[pausedMachine]!.stderr}`, log.join('\n')).toMatch(/^Auto top-up is paused on this machine: .*two machines run auto top-up for this account: keep one\./);
+        expect(`${runs[pausedMachine]!.stdout}${runs[pausedMachine]!.stderr}`, log.join('\n')).toMatch(
+          /^Auto top-up is paused on this machine: .*two machines run auto top-up for this account: keep one\./,
+        );
       }
       if (fresh.length === 2) {
         twice++;
         expect(twice, `a second fall charged twice\n${log.join('\n')}`).toBe(1);
         pausedMachine = runs.findIndex((r) => /two machines run auto top-up for this account: keep one/.test(`${r.stdout}${r.stderr}`));
         expect(pausedMachine, log.join('\n')).toBeGreaterThanOrEqual(0);
-        expect(runs.filter((r) => /two machines run auto top-up/.test(`${r.stdout}${r.stderr}`)), log.join('\n')).toHaveLength(1);
+        expect(
+          runs.filter((r) => /two machines run auto top-up/.test(`${r.stdout}${r.stderr}`)),
+          log.join('\n'),
+        ).toHaveLength(1);
         const status = await machines[pausedMachine]!.run(token, ['autotopup', 'status']);
         expect(status.stdout).toMatch(/^PAUSED on this machine since .*: Another card charge for the same fall of the balance was made before this one \(.*pi_sandbox_/m);
       }

@@ -112,9 +112,7 @@ function scenario(lagSeconds: number): CrashScenario<World> {
       'rerun on this machine': (world) => runOn(world, world.machine),
       'a run on another machine': (world) => runOn(world, world.other),
       'both machines at once': async (world) => {
-        const [here, there] = await Promise.all(
-          (['machine', 'other'] as const).map((who) => runCli(RUN, { env: envOf(world, world[who], SETTLE[who]), runner: 'process', timeoutMs: 45_000 })),
-        );
+        const [here, there] = await Promise.all((['machine', 'other'] as const).map((who) => runCli(RUN, { env: envOf(world, world[who], SETTLE[who]), runner: 'process', timeoutMs: 45_000 })));
         for (const r of [here!, there!]) world.lastWords.push(`${r.code}: ${r.stdout}${r.stderr}`);
         return [said(here!), said(there!)].sort().join(' / ');
       },

@@ -105,7 +105,8 @@ async function invariants(w: World): Promise<string[]> {
 }
 
 /** The points of a top-up: the record's writes and the charge's request (a poll of the balance is not one). */
-const topUpPoints = (traced: readonly string[]) => (walkedAll() ? [...traced] : distinctWorlds(traced, ['getCredits']).filter((p) => p.startsWith('record.written:topups') || /^(request|answered):topUp#/.test(p)));
+const topUpPoints = (traced: readonly string[]) =>
+  walkedAll() ? [...traced] : distinctWorlds(traced, ['getCredits']).filter((p) => p.startsWith('record.written:topups') || /^(request|answered):topUp#/.test(p));
 
 describe('a card-on-file charge killed at every step', () => {
   it('billing topup --method card_direct: no charge is ever missing from the record; docs/crash-safety.md has the table', { timeout: 180_000 }, async () => {
@@ -127,7 +128,17 @@ describe('a card-on-file charge killed at every step', () => {
   });
 
   it('billing topup --method card_direct stopped at every step of its machine, in process: the same; docs/ has the table', { timeout: 180_000 }, async () => {
-    const { traced } = await walkStepsAndDocument(inThread<World>({ operation: 'billing topup --method card_direct (the kit\'s steps)', prepare: freshWorld, dispose: (w) => w.home.remove(), run: (w) => ({ args: ARGS, env: w.env }), recoveries, invariants: (w) => invariants(w) }), 'card-topup-steps');
+    const { traced } = await walkStepsAndDocument(
+      inThread<World>({
+        operation: "billing topup --method card_direct (the kit's steps)",
+        prepare: freshWorld,
+        dispose: (w) => w.home.remove(),
+        run: (w) => ({ args: ARGS, env: w.env }),
+        recoveries,
+        invariants: (w) => invariants(w),
+      }),
+      'card-topup-steps',
+    );
     expect(traced).toEqual(['topup.begin:recorded#1', 'topup.request#1', 'topup.request:recorded#1']);
   });
 

@@ -55,41 +55,45 @@ const DAMAGE: Record<string, (file: string) => void> = {
 const MONEY_REQUESTS = (p: FaultProxy) => p.seen.filter((r) => r.method === 'POST' && (r.path.startsWith('/api/billing/topup') || r.path.startsWith('/api/billing/verify-topup')));
 
 describe('a damaged top-up record with a charge in flight', () => {
-  it.each(Object.keys(DAMAGE))('%s: billing topup, billing verify and autotopup run --once each exit 3 and charge nothing', async (damage) => {
-    const home = makeTempHome();
-    try {
-      const token = await sb.fundedUser(25);
-      const key = await sb.creditKey(token, 'spender');
-      expect((await sb.infer(key.apiKey, { sandbox_cost_usd: 10 })).status).toBe(200);
-      writePolicy(home.configDir);
-      const dataDir = path.join(home.home, 'data');
-      const direct = home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: token, KEYDECK_DATA_DIR: dataDir, KEYDECK_AUTOTOPUP_SETTLE_SECONDS: '0' });
-      await runUntilKilled('request:topUp#1', ['autotopup', 'run', '--once'], { env: direct });
-      // A later read of the record (the history) checkpoints it into topups.db, as any use does.
-      const history = await runCli(['billing', 'history'], { env: direct });
-      expect(history.stdout).toMatch(/card direct\s+verifying/);
-      DAMAGE[damage]!(path.join(dataDir, 'topups.db'));
+  it.each(Object.keys(DAMAGE))(
+    '%s: billing topup, billing verify and autotopup run --once each exit 3 and charge nothing',
+    async (damage) => {
+      const home = makeTempHome();
+      try {
+        const token = await sb.fundedUser(25);
+        const key = await sb.creditKey(token, 'spender');
+        expect((await sb.infer(key.apiKey, { sandbox_cost_usd: 10 })).status).toBe(200);
+        writePolicy(home.configDir);
+        const dataDir = path.join(home.home, 'data');
+        const direct = home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: token, KEYDECK_DATA_DIR: dataDir, KEYDECK_AUTOTOPUP_SETTLE_SECONDS: '0' });
+        await runUntilKilled('request:topUp#1', ['autotopup', 'run', '--once'], { env: direct });
+        // A later read of the record (the history) checkpoints it into topups.db, as any use does.
+        const history = await runCli(['billing', 'history'], { env: direct });
+        expect(history.stdout).toMatch(/card direct\s+verifying/);
+        DAMAGE[damage]!(path.join(dataDir, 'topups.db'));
 
-      const env = home.env({ KEYDECK_BASE_URL: proxy.url, KEYDECK_TOKEN: token, KEYDECK_DATA_DIR: dataDir });
-      const before = MONEY_REQUESTS(proxy).length;
-      for (const args of [
-        ['autotopup', 'run', '--once'],
-        ['billing', 'topup', '--amount', '10', '--method', 'card_direct', '--yes'],
-        ['billing', 'verify', '--tx', `0x${'ab'.repeat(32)}`, '--amount', '25'],
-      ]) {
-        const r = await runCli(args, { env });
-        expect({ args: args.join(' '), code: r.code }).toEqual({ args: args.join(' '), code: 3 });
-        expect(r.stderr).toContain(`the top-up record ${path.join(dataDir, 'topups.db')} cannot be trusted`);
-        expect(r.stderr).toContain('is left in place');
-        expect(r.stderr).toMatch(/a card charge of \$30\.00 \(auto top-up\) recorded .* verifying: its outcome is unknown/);
-        expect(r.stderr).toContain('Nothing is charged or verified');
+        const env = home.env({ KEYDECK_BASE_URL: proxy.url, KEYDECK_TOKEN: token, KEYDECK_DATA_DIR: dataDir });
+        const before = MONEY_REQUESTS(proxy).length;
+        for (const args of [
+          ['autotopup', 'run', '--once'],
+          ['billing', 'topup', '--amount', '10', '--method', 'card_direct', '--yes'],
+          ['billing', 'verify', '--tx', `0x${'ab'.repeat(32)}`, '--amount', '25'],
+        ]) {
+          const r = await runCli(args, { env });
+          expect({ args: args.join(' '), code: r.code }).toEqual({ args: args.join(' '), code: 3 });
+          expect(r.stderr).toContain(`the top-up record ${path.join(dataDir, 'topups.db')} cannot be trusted`);
+          expect(r.stderr).toContain('is left in place');
+          expect(r.stderr).toMatch(/a card charge of \$30\.00 \(auto top-up\) recorded .* verifying: its outcome is unknown/);
+          expect(r.stderr).toContain('Nothing is charged or verified');
+        }
+        expect(MONEY_REQUESTS(proxy).length - before).toBe(0);
+        expect((await sb.credits(token)).totalTopUp).toBe(25);
+      } finally {
+        home.remove();
       }
-      expect(MONEY_REQUESTS(proxy).length - before).toBe(0);
-      expect((await sb.credits(token)).totalTopUp).toBe(25);
-    } finally {
-      home.remove();
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });
 
 describe('accepting the loss', () => {
@@ -134,12 +138,14 @@ describe('a damaged record of key operations', () => {
 
       const create = await runCli(['keys', 'create', '--name', 'web'], { env });
       expect(create.code).toBe(3);
-      expect(create.stderr).toContain(`operation_record: the operation record ${path.join(dataDir, 'operations.json')} cannot be read (it is empty), and is left in place; it may hold key creations under way`);
+      expect(create.stderr).toContain(
+        `operation_record: the operation record ${path.join(dataDir, 'operations.json')} cannot be read (it is empty), and is left in place; it may hold key creations under way`,
+      );
       const rotate = await runCli(['keys', 'rotate', 'api', '--old', 'keep'], { env });
       expect(rotate.code).toBe(3);
       expect(rotate.stderr).toContain(`rotation_record: the rotation record ${path.join(dataDir, 'rotations.json')} cannot be read (it is not JSON), and is left in place`);
-      const names = ((await sb.call('GET', '/api/keys', { token })).body as { data?: Array<{ name: string }> } | Array<{ name: string }>);
-      expect((Array.isArray(names) ? names : names.data ?? []).map((k) => k.name).sort()).toEqual(['api']);
+      const names = (await sb.call('GET', '/api/keys', { token })).body as { data?: Array<{ name: string }> } | Array<{ name: string }>;
+      expect((Array.isArray(names) ? names : (names.data ?? [])).map((k) => k.name).sort()).toEqual(['api']);
       expect(statSync(path.join(dataDir, 'operations.json')).size).toBe(0);
     } finally {
       home.remove();

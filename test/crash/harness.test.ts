@@ -34,7 +34,10 @@ describe('the crash-point harness', () => {
       const { result, points } = await tracePoints(['keys', 'create', '--name', 'web', '--to-file', path.join(app, 'a.env')], { env });
       expect(result.code, result.stderr).toBe(0);
       const order = ['request:createCreditKey#1', 'answered:createCreditKey#1', 'file.renamed:a.env#1'].map((p) => points.indexOf(p));
-      expect(order.every((i) => i >= 0), points.join(', ')).toBe(true);
+      expect(
+        order.every((i) => i >= 0),
+        points.join(', '),
+      ).toBe(true);
       expect(order).toEqual([...order].sort((a, b) => a - b));
 
       // Killed once the service answered: the key exists there, the file was never written.

@@ -147,7 +147,10 @@ export function backupsLeft(w: KeyWorld): string[] {
 /** The unfinished entries of keydeck's records (operations.json, rotations.json). */
 export function recordsLeft(w: KeyWorld): string[] {
   const left: string[] = [];
-  for (const [file, field] of [['operations.json', 'operations'], ['rotations.json', 'rotations']] as const) {
+  for (const [file, field] of [
+    ['operations.json', 'operations'],
+    ['rotations.json', 'rotations'],
+  ] as const) {
     const p = path.join(w.dataDir, file);
     if (!existsSync(p)) continue;
     const entries = (JSON.parse(readFileSync(p, 'utf8')) as Record<string, unknown[]>)[field] ?? [];
@@ -188,7 +191,10 @@ export async function commonInvariants(w: KeyWorld): Promise<string[]> {
  */
 export async function worldSummary(w: KeyWorld, code: number | null): Promise<string> {
   const keys = await keysOf(w);
-  const active = keys.filter((k) => k.isActive).map((k) => k.name).sort();
+  const active = keys
+    .filter((k) => k.isActive)
+    .map((k) => k.name)
+    .sort();
   const inFile = fileKey(w);
   const text = fileText(w);
   const file = text === w.envBefore ? 'as before' : inFile !== undefined && (await works(w, inFile)) ? 'new key' : 'other';

@@ -87,7 +87,7 @@ describe('crash points of keys create --to-file --to-command', () => {
   });
 });
 
-describe('the kit\'s steps of keys create --to-file --to-command, walked in process', () => {
+describe("the kit's steps of keys create --to-file --to-command, walked in process", () => {
   it('every stop, recovered by --finish, a rerun and --undo, keeps the invariants; the table is in docs/', { timeout: 240_000 }, async () => {
     await walkStepsAndDocument(inThread(scenario), 'keys-create-steps');
   });

@@ -100,7 +100,7 @@ describe('crash points of keys rotate --to-file --to-command --old delete', () =
   });
 });
 
-describe('the kit\'s steps of keys rotate --to-file --to-command --old delete, walked in process', () => {
+describe("the kit's steps of keys rotate --to-file --to-command --old delete, walked in process", () => {
   it('every stop, recovered by --finish, a rerun and --undo, keeps the invariants; the table is in docs/', { timeout: 300000 }, async () => {
     await walkStepsAndDocument(inThread(scenario), 'keys-rotate-steps');
   });

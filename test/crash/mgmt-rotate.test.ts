@@ -81,7 +81,13 @@ async function freshWorld(tokenFile: boolean): Promise<World> {
 
 /** What a recovery said, in a few words (the sentences of src/operations/mgmtRotate.ts). */
 function said(r: CliResult): string {
-  if (r.code !== 0) return `exit ${r.code}: ${r.stderr.split('\n').find((l) => l.startsWith('keydeck:'))?.slice(0, 120) ?? ''}`;
+  if (r.code !== 0)
+    return `exit ${r.code}: ${
+      r.stderr
+        .split('\n')
+        .find((l) => l.startsWith('keydeck:'))
+        ?.slice(0, 120) ?? ''
+    }`;
   const out = r.stdout;
   if (/^No unfinished rotation/m.test(out)) return 'nothing to take up';
   if (/^Nothing to undo/m.test(out)) return 'nothing to undo: the old key was deleted already';

@@ -57,7 +57,14 @@ async function prepare(): Promise<PledgeWorld> {
  * the file written (its record still `writing`), the key recorded `delivered`, then `ending`, and
  * the operation ended.
  */
-const CHOSEN = ['file.renamed:operations.json#1', 'answered:createSubscriptionKey#1', 'file.renamed:.env#1', 'file.renamed:operations.json#5', 'file.renamed:operations.json#6', 'file.renamed:operations.json#7'];
+const CHOSEN = [
+  'file.renamed:operations.json#1',
+  'answered:createSubscriptionKey#1',
+  'file.renamed:.env#1',
+  'file.renamed:operations.json#5',
+  'file.renamed:operations.json#6',
+  'file.renamed:operations.json#7',
+];
 
 const scenario: CrashScenario<PledgeWorld> = {
   operation: 'keys create --subscription --to-file',
@@ -98,7 +105,7 @@ describe('crash points of keys create --subscription --to-file', () => {
   });
 });
 
-describe('the kit\'s steps of keys create --subscription --to-file, walked in process', () => {
+describe("the kit's steps of keys create --subscription --to-file, walked in process", () => {
   it('every stop, recovered by --finish, a rerun and --undo, keeps the invariants; the table is in docs/', { timeout: 240000 }, async () => {
     await walkStepsAndDocument(inThread(scenario), 'pledge-key-steps');
   });

@@ -46,7 +46,10 @@ function open(w: KeyWorld, points: StepPoints = {}): TuiHandle {
 /** The unfinished entries of the world's records. */
 function recorded(w: KeyWorld): number {
   let n = 0;
-  for (const [file, field] of [['operations.json', 'operations'], ['rotations.json', 'rotations']] as const) {
+  for (const [file, field] of [
+    ['operations.json', 'operations'],
+    ['rotations.json', 'rotations'],
+  ] as const) {
     const p = path.join(w.dataDir, file);
     if (existsSync(p)) n += ((JSON.parse(readFileSync(p, 'utf8')) as Record<string, unknown[]>)[field] ?? []).length;
   }
@@ -148,8 +151,8 @@ const createScenario: StepScenario<KeyWorld> = {
   dispose: disposeKeyWorld,
   run: tuiCreate,
   recoveries: {
-    "next start: f": (w) => nextStart(w, 'f'),
-    "next start: u": (w) => nextStart(w, 'u'),
+    'next start: f': (w) => nextStart(w, 'f'),
+    'next start: u': (w) => nextStart(w, 'u'),
     '--finish': (w) => cliFinish(w, ['keys', 'create', '--finish', 'web']),
   },
   async invariants(w, recovery) {
@@ -176,7 +179,11 @@ async function rotateWorld(): Promise<KeyWorld & { oldKey: string }> {
   const old = await sb.creditKey(token, 'web');
   const w = makeKeyWorld(sb, root, token, `PORT=8080\nKEYDECK_API_KEY=${old.apiKey}\n`);
   w.existing.push(old.id);
-  await new DeliveryRecord(w.dataDir).remember({ profile: 'default', origin: new URL(sb.url).origin, keyId: old.id }, [parseFileDestination(w.envFile), parseCommandDestination(w.take)], keyFingerprint(old.apiKey));
+  await new DeliveryRecord(w.dataDir).remember(
+    { profile: 'default', origin: new URL(sb.url).origin, keyId: old.id },
+    [parseFileDestination(w.envFile), parseCommandDestination(w.take)],
+    keyFingerprint(old.apiKey),
+  );
   return Object.assign(w, { oldKey: old.apiKey });
 }
 
@@ -186,8 +193,8 @@ const rotateScenario: StepScenario<KeyWorld & { oldKey: string }> = {
   dispose: disposeKeyWorld,
   run: tuiRotate,
   recoveries: {
-    "next start: f": (w) => nextStart(w, 'f'),
-    "next start: u": (w) => nextStart(w, 'u'),
+    'next start: f': (w) => nextStart(w, 'f'),
+    'next start: u': (w) => nextStart(w, 'u'),
     '--finish': (w) => cliFinish(w, ['keys', 'rotate', '--finish', 'web', '--old', 'deactivate']),
   },
   async invariants(w, recovery) {
@@ -220,7 +227,7 @@ const defaultDirScenario: StepScenario<KeyWorld> = {
   ...createScenario,
   operation: "the TUI's n to a dotenv file, no data dir given",
   prepare: async () => makeKeyWorld(sb, root, await sb.fundedUser(25), 'PORT=8080\n', { defaultDataDir: true }),
-  recoveries: { "next start: f": createScenario.recoveries["next start: f"]!, '--finish': createScenario.recoveries['--finish']! },
+  recoveries: { 'next start: f': createScenario.recoveries['next start: f']!, '--finish': createScenario.recoveries['--finish']! },
   points: (traced) => traced.filter((p) => ['create.mint:recorded#1', 'create.write:0:recorded#1', 'create.ending:recorded#1'].includes(p)),
 };
 

@@ -81,7 +81,8 @@ function said(r: CliResult): string {
   if (r.code === 0) {
     if (/^Credited 25\.00 USD/m.test(r.stdout)) return 'credited by this verify';
     if (/earlier verification of this transaction, whose answer was lost, credited it/.test(r.stdout)) return 'credited: its own earlier verify, recognised';
-    if (/^Send exactly 25 USDC/m.test(r.stdout)) return /an earlier USDC top-up still awaits payment/.test(r.stderr) ? 'a new instruction, on record; the earlier one named' : 'a new instruction, on record';
+    if (/^Send exactly 25 USDC/m.test(r.stdout))
+      return /an earlier USDC top-up still awaits payment/.test(r.stderr) ? 'a new instruction, on record; the earlier one named' : 'a new instruction, on record';
     return r.stdout.trim().split('\n')[0] ?? '';
   }
   if (/^keydeck: already_credited: /m.test(r.stderr)) return 'already credited on record: nothing sent (exit 1)';
@@ -190,7 +191,9 @@ describe('a USDC top-up stopped at every step of its machines, in process', () =
       ['verify', '**`keydeck billing verify --tx HASH`** (the machine `verify`):'],
     ] as const) {
       const { traced, outcomes } = await walkStepPoints(inThread(scenario(kind)));
-      expect(traced).toEqual(kind === 'instruction' ? ['topup.begin:recorded#1', 'topup.request#1', 'topup.request:recorded#1'] : ['verify.begin:recorded#1', 'verify.verify#1', 'verify.verify:recorded#1']);
+      expect(traced).toEqual(
+        kind === 'instruction' ? ['topup.begin:recorded#1', 'topup.request#1', 'topup.request:recorded#1'] : ['verify.begin:recorded#1', 'verify.verify#1', 'verify.verify:recorded#1'],
+      );
       parts.push({ title, outcomes });
     }
     const outcomes = parts.flatMap((p) => p.outcomes);
@@ -249,7 +252,8 @@ describe('a USDC top-up stopped at every step of its machines, in process', () =
           const [entry] = list;
           if (entry && entry.address === undefined) broken.push('a record without its deposit address');
           // Stopped once it was on record and before it was shown: none was shown, none paid.
-          if (entry?.address !== undefined && w.address !== undefined && entry.address.toLowerCase() !== w.address.toLowerCase()) broken.push('the record is not the instruction shown (its deposit address)');
+          if (entry?.address !== undefined && w.address !== undefined && entry.address.toLowerCase() !== w.address.toLowerCase())
+            broken.push('the record is not the instruction shown (its deposit address)');
           if (totalTopUp === 25 && entry?.state === 'awaiting_payment') broken.push('credited by the service, still awaiting payment');
           if (entry?.txHash !== undefined && screens.get(w)?.includes('Send exactly')) broken.push('the TUI invites paying again ("Send exactly")');
           return broken;

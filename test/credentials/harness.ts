@@ -45,8 +45,20 @@ export function makeTempHome(): TempHome {
     configDir,
     env(extra = {}) {
       const env: NodeJS.ProcessEnv = { ...process.env };
-      for (const name of ['DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'KEYDECK_TOKEN', 'KEYDECK_PROFILE', 'KEYDECK_BASE_URL', 'KEYDECK_KEYCHAIN_TIMEOUT_MS', 'KEYDECK_CHAIN_RPC', 'KEYDECK_CHAIN_CHECKS', 'DISPLAY']) {
-          delete env[name];
+      for (const name of [
+        'DBUS_SESSION_BUS_ADDRESS',
+        'XDG_RUNTIME_DIR',
+        'XDG_CONFIG_HOME',
+        'XDG_DATA_HOME',
+        'KEYDECK_TOKEN',
+        'KEYDECK_PROFILE',
+        'KEYDECK_BASE_URL',
+        'KEYDECK_KEYCHAIN_TIMEOUT_MS',
+        'KEYDECK_CHAIN_RPC',
+        'KEYDECK_CHAIN_CHECKS',
+        'DISPLAY',
+      ]) {
+        delete env[name];
       }
       Object.assign(env, { HOME: home, KEYDECK_CONFIG_DIR: configDir, NO_COLOR: '1' });
       for (const [k, v] of Object.entries(extra)) {

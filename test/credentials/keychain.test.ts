@@ -19,10 +19,7 @@ const DRIVER = fileURLToPath(new URL('./fixtures/in-session.mjs', import.meta.ur
 const missingForDbus = ['dbus-run-session', 'dbus-daemon'].filter((c) => !hasCommand(c));
 const missingForKeyring = [...missingForDbus, ...['gnome-keyring-daemon', 'secret-tool'].filter((c) => !hasCommand(c))];
 const noDbus = missingForDbus.length > 0 ? `D-Bus keychain tests skipped: ${missingForDbus.join(', ')} not found (apt install dbus)` : undefined;
-const noKeyring =
-  missingForKeyring.length > 0
-    ? `real-keychain tests skipped: ${missingForKeyring.join(', ')} not found (apt install dbus gnome-keyring libsecret-tools libsecret-1-0)`
-    : undefined;
+const noKeyring = missingForKeyring.length > 0 ? `real-keychain tests skipped: ${missingForKeyring.join(', ')} not found (apt install dbus gnome-keyring libsecret-tools libsecret-1-0)` : undefined;
 if (noDbus) console.warn(noDbus);
 if (noKeyring && noKeyring !== noDbus) console.warn(noKeyring);
 
@@ -156,11 +153,7 @@ describe('the real keychain (gnome-keyring in dbus-run-session)', () => {
   it.skipIf(noKeyring !== undefined)('logout --revoke deletes the key on the service and in the keychain', async () => {
     const [login, logout, gone] = await inSession({
       keyring: 'unlock',
-      steps: [
-        { cmd: keydeck('auth', 'login', '--base-url', sandbox.url, '--token-stdin', '--name', 'laptop'), input: session },
-        { cmd: keydeck('auth', 'logout', '--revoke') },
-        { cmd: lookup() },
-      ],
+      steps: [{ cmd: keydeck('auth', 'login', '--base-url', sandbox.url, '--token-stdin', '--name', 'laptop'), input: session }, { cmd: keydeck('auth', 'logout', '--revoke') }, { cmd: lookup() }],
     });
     expect(login!.code, login!.stderr).toBe(0);
     expect(logout!.code, logout!.stderr).toBe(0);

@@ -173,10 +173,9 @@ function commandLineOf(cli: string): Promise<CommandLine> {
   let loaded = commandLines.get(cli);
   if (!loaded) {
     const dist = path.dirname(cli);
-    loaded = Promise.all([
-      nativeImport(pathToFileURL(path.join(dist, 'program.js')).href) as Promise<Pick<CommandLine, 'main'>>,
-      readFile(path.join(dist, '..', 'package.json'), 'utf8'),
-    ]).then(([{ main }, pkg]) => ({ main, version: (JSON.parse(pkg) as { version: string }).version }));
+    loaded = Promise.all([nativeImport(pathToFileURL(path.join(dist, 'program.js')).href) as Promise<Pick<CommandLine, 'main'>>, readFile(path.join(dist, '..', 'package.json'), 'utf8')]).then(
+      ([{ main }, pkg]) => ({ main, version: (JSON.parse(pkg) as { version: string }).version }),
+    );
     commandLines.set(cli, loaded);
   }
   return loaded;

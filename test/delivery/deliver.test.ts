@@ -23,11 +23,7 @@ beforeAll(() => {
   bin = path.join(root, 'bin');
   mkdirSync(bin);
   // The gh stand-in: stores its stdin, its argv and its environment, prints a line like gh's.
-  writeFileSync(
-    path.join(bin, 'gh'),
-    `#!/bin/sh\ncat > "${root}/gh.stdin"\nprintf '%s\\n' "$@" > "${root}/gh.argv"\nenv > "${root}/gh.env"\necho "✓ Set Actions secret $3"\n`,
-    { mode: 0o755 },
-  );
+  writeFileSync(path.join(bin, 'gh'), `#!/bin/sh\ncat > "${root}/gh.stdin"\nprintf '%s\\n' "$@" > "${root}/gh.argv"\nenv > "${root}/gh.env"\necho "✓ Set Actions secret $3"\n`, { mode: 0o755 });
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -60,7 +56,11 @@ describe('--to-file', () => {
     writeFileSync(readable, 'A=1\n', { mode: 0o644 });
     chmodSync(readable, 0o644);
     const open = dir('open', 0o777);
-    const check = (spec: string) => checkDestinations([parseFileDestination(spec)]).then(() => 'ok', (e: DeliveryError) => `${e.code}: ${e.message}`);
+    const check = (spec: string) =>
+      checkDestinations([parseFileDestination(spec)]).then(
+        () => 'ok',
+        (e: DeliveryError) => `${e.code}: ${e.message}`,
+      );
     expect(await check(readable)).toMatch(/^destination_refused: .* can be read by group or others.*`chmod 600 .*\.env`/);
     expect(await check(path.join(open, '.env'))).toMatch(/^destination_refused: the directory .*open can be written by group or others \(mode 0777\).*`chmod go-w /);
     expect(await check(path.join(root, 'nowhere', '.env'))).toMatch(/does not exist/);
@@ -68,12 +68,18 @@ describe('--to-file', () => {
   });
 
   it('checks every directory above the file too (ssh’s StrictModes): one others may write is refused, a sticky one (/tmp) only when the entry in it is not yours', async () => {
-    const check = (spec: string) => checkDestinations([parseFileDestination(spec)]).then(() => 'ok', (e: DeliveryError) => `${e.code}: ${e.message}`);
+    const check = (spec: string) =>
+      checkDestinations([parseFileDestination(spec)]).then(
+        () => 'ok',
+        (e: DeliveryError) => `${e.code}: ${e.message}`,
+      );
     // The directory itself is the user's and closed; the one above it is open to all.
     const above = dir('above', 0o777);
     const inside = path.join(above, 'app');
     mkdirSync(inside, { mode: 0o700 });
-    expect(await check(path.join(inside, '.env'))).toMatch(/^destination_refused: the directory .*above can be written by group or others \(mode 0777\), who could move .*app away and put a link in its place: fix it with `chmod go-w .*above`/);
+    expect(await check(path.join(inside, '.env'))).toMatch(
+      /^destination_refused: the directory .*above can be written by group or others \(mode 0777\), who could move .*app away and put a link in its place: fix it with `chmod go-w .*above`/,
+    );
     // Higher up, group-writable: refused the same way.
     const group = dir('group', 0o770);
     mkdirSync(path.join(group, 'a', 'b'), { recursive: true, mode: 0o700 });
@@ -94,11 +100,17 @@ describe('--to-file', () => {
   });
 
   it.runIf(process.getuid?.() === 0)('refuses a directory under one of another user’s, or theirs in a sticky directory', async () => {
-    const check = (spec: string) => checkDestinations([parseFileDestination(spec)]).then(() => 'ok', (e: DeliveryError) => `${e.code}: ${e.message}`);
+    const check = (spec: string) =>
+      checkDestinations([parseFileDestination(spec)]).then(
+        () => 'ok',
+        (e: DeliveryError) => `${e.code}: ${e.message}`,
+      );
     const theirs = dir('their-home', 0o755);
     chownSync(theirs, 65534, 65534);
     mkdirSync(path.join(theirs, 'app'), { mode: 0o700 });
-    expect(await check(path.join(theirs, 'app', '.env'))).toMatch(/the directory .*their-home belongs to uid 65534, who could move .*app away and put a link in its place: keydeck writes only where every directory above belongs to you or root/);
+    expect(await check(path.join(theirs, 'app', '.env'))).toMatch(
+      /the directory .*their-home belongs to uid 65534, who could move .*app away and put a link in its place: keydeck writes only where every directory above belongs to you or root/,
+    );
     const sticky = dir('sticky-shared', 0o1777);
     mkdirSync(path.join(sticky, 'nobodys', 'app'), { recursive: true, mode: 0o755 });
     chownSync(path.join(sticky, 'nobodys'), 65534, 65534);

@@ -49,7 +49,18 @@ function when(point: string, at: () => void): Failpoints {
 
 /** A rotation started (`begin`) and stopped there, as a kill right after its record was written leaves it. */
 async function interruptedAtBegin(ctx: RotationContext, old: Parameters<typeof findKey>[0][number], successor: string, destinations: Destination[] = []): Promise<Rotation> {
-  const killed = drive(rotateKeyMachine, { ...ctx, failpoints: when('rotate.begin:recorded', () => { throw new Error('killed'); }) }, { plan: { old, successorName: successor, destinations } }, 'run', {});
+  const killed = drive(
+    rotateKeyMachine,
+    {
+      ...ctx,
+      failpoints: when('rotate.begin:recorded', () => {
+        throw new Error('killed');
+      }),
+    },
+    { plan: { old, successorName: successor, destinations } },
+    'run',
+    {},
+  );
   await expect(killed).rejects.toThrow('killed');
   return (await ctx.record.list())[0]!;
 }
@@ -86,7 +97,9 @@ describe('rotation steps', () => {
     const gone = mkdtempSync(path.join(root, 'app-'));
     // The directory goes away between the check and the write: the destination fails.
     const removeDir = when('rotate.mint:recorded', () => rmSync(gone, { recursive: true, force: true }));
-    const first = await drive(rotateKeyMachine, { ...ctx, failpoints: removeDir }, { plan: { old, successorName: 'api-r2', destinations: [parseFileDestination(path.join(gone, '.env'))] } }, 'run', { handOver: 'delete' });
+    const first = await drive(rotateKeyMachine, { ...ctx, failpoints: removeDir }, { plan: { old, successorName: 'api-r2', destinations: [parseFileDestination(path.join(gone, '.env'))] } }, 'run', {
+      handOver: 'delete',
+    });
     expect(first.kind).toBe('undelivered');
     if (first.kind !== 'undelivered') return;
     expect(first.outcomes[0]!.ok).toBe(false);

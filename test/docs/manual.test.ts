@@ -64,7 +64,10 @@ function synopses(markdown: string): { words: string[]; synopsis: string; row: s
 
 describe('the manual (docs/)', () => {
   it('has one page per help topic, and no topic is named like a command (keydeck help NAME would be ambiguous)', () => {
-    const pages = readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3)).sort();
+    const pages = readdirSync(DOCS)
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => f.slice(0, -3))
+      .sort();
     expect(pages).toEqual(MANUAL_TOPICS.map((t) => t.name).sort());
     const commands = createProgram('0.0.0').commands.map((c) => c.name());
     // Each topic's line in `keydeck help` fits 80 columns.
@@ -125,9 +128,7 @@ describe('the manual (docs/)', () => {
       for (const k of codeSpans(r.cells[1]!)) set.add(k);
       keysOf.set(scope, set);
     }
-    const missing = KEY_ACTIONS.flatMap((a) =>
-      a.keys.filter((k) => !keysOf.get(a.scope)?.has(keyLabel(k))).map((k) => `${SCOPE_TITLES[a.scope]}: \`${keyLabel(k)}\` (${a.id})`),
-    );
+    const missing = KEY_ACTIONS.flatMap((a) => a.keys.filter((k) => !keysOf.get(a.scope)?.has(keyLabel(k))).map((k) => `${SCOPE_TITLES[a.scope]}: \`${keyLabel(k)}\` (${a.id})`));
     expect(missing, `add these to docs/${PAGES.tui}'s keys table, as \`key\` in the key column of the scope's rows`).toEqual([]);
   });
 
@@ -139,9 +140,16 @@ describe('the manual (docs/)', () => {
   it('names every variable keydeck gives --on-low, --on-anomaly and --on-guardrail commands', () => {
     const given = new Set(readFileSync(path.join(ROOT, 'src/terminal/notify.ts'), 'utf8').match(/KEYDECK_[A-Z_]+/g));
     const pages = page(PAGES.metrics) + page('spend.md') + page('guardrails.md');
-    expect([...given].filter((v) => !pages.includes(`\`${v}\``)), 'add these to docs/monitoring.md (--on-low), docs/spend.md (--on-anomaly) or docs/guardrails.md (--on-guardrail)').toEqual([]);
+    expect(
+      [...given].filter((v) => !pages.includes(`\`${v}\``)),
+      'add these to docs/monitoring.md (--on-low), docs/spend.md (--on-anomaly) or docs/guardrails.md (--on-guardrail)',
+    ).toEqual([]);
     // Each page names its hook's own: every variable of the guardrail hook on docs/guardrails.md.
-    const guardrail = readFileSync(path.join(ROOT, 'src/terminal/notify.ts'), 'utf8').split('export function onGuardrailEnvironment')[1]!.split('\n}\n')[0]!.match(/KEYDECK_[A-Z_]+/g) ?? [];
+    const guardrail =
+      readFileSync(path.join(ROOT, 'src/terminal/notify.ts'), 'utf8')
+        .split('export function onGuardrailEnvironment')[1]!
+        .split('\n}\n')[0]!
+        .match(/KEYDECK_[A-Z_]+/g) ?? [];
     expect(guardrail.filter((v) => !page('guardrails.md').includes(`\`${v}\``))).toEqual([]);
   });
 
@@ -150,13 +158,19 @@ describe('the manual (docs/)', () => {
     const routes = readdirSync(dir).flatMap((f) => [...readFileSync(path.join(dir, f), 'utf8').matchAll(/app\.(?:get|post|put|delete)\(\s*'(\/(?:sandbox|v1)\/[^']*)'/g)].map((m) => m[1]!));
     expect(routes.length).toBeGreaterThan(5);
     const text = page('sandbox-service.md');
-    expect(routes.filter((r) => !text.includes(r)), 'add these to docs/sandbox-service.md').toEqual([]);
+    expect(
+      routes.filter((r) => !text.includes(r)),
+      'add these to docs/sandbox-service.md',
+    ).toEqual([]);
   });
 
   it('lists every field of the config file', () => {
     const documented = new Set(tableRows(page('credentials.md')).flatMap((r) => codeSpans(r.cells[0]!)));
     const fields = [...Object.keys(ConfigFileSchema.shape), ...Object.keys(ProfileConfigSchema.shape)];
-    expect(fields.filter((f) => !documented.has(f)), "add these to docs/credentials.md's table of config fields").toEqual([]);
+    expect(
+      fields.filter((f) => !documented.has(f)),
+      "add these to docs/credentials.md's table of config fields",
+    ).toEqual([]);
   });
 
   it('lists every metric the metrics code defines in the metrics table', async () => {
@@ -203,7 +217,12 @@ describe('the manual (docs/)', () => {
   });
 
   it('links only to files and headings that exist (README.md and every page)', () => {
-    const files = ['README.md', ...readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const files = [
+      'README.md',
+      ...readdirSync(DOCS)
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ];
     const broken: string[] = [];
     for (const file of files) {
       const text = readFileSync(path.join(ROOT, file), 'utf8');

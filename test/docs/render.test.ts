@@ -79,9 +79,13 @@ describe('renderManualPage', () => {
 
 describe('tables wider than the page', () => {
   it('become one block a row: the first cell, then the others under it, named by their column when there are more than two', () => {
-    const two = renderManualPage(['| command | does |', '|---|---|', '| `keydeck keys delete ID\\|NAME [--yes]` | deletes a key for good, after asking, unless --yes is given |'].join('\n'), { width: 40 });
+    const two = renderManualPage(['| command | does |', '|---|---|', '| `keydeck keys delete ID\\|NAME [--yes]` | deletes a key for good, after asking, unless --yes is given |'].join('\n'), {
+      width: 40,
+    });
     expect(two).toBe(['keydeck keys delete ID|NAME [--yes]', '    deletes a key for good, after', '    asking, unless --yes is given', ''].join('\n'));
-    const three = renderManualPage(['| scope | key | does |', '|---|---|---|', '| Keys | `n` | a new credit key, named, then shown once to be copied |', '| | `d` | delete |'].join('\n'), { width: 40 });
+    const three = renderManualPage(['| scope | key | does |', '|---|---|---|', '| Keys | `n` | a new credit key, named, then shown once to be copied |', '| | `d` | delete |'].join('\n'), {
+      width: 40,
+    });
     expect(three).toBe(['Keys', '    key: n', '    does: a new credit key, named, then', '    shown once to be copied', 'd', '    does: delete', ''].join('\n'));
   });
 });

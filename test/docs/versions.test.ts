@@ -13,7 +13,12 @@ import { REQUIRED_NODE } from '../../src/node-version.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string; devDependencies: Record<string, string> };
-const pages = [path.join(ROOT, 'README.md'), ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => path.join(ROOT, 'docs', f))].map((file) => ({
+const pages = [
+  path.join(ROOT, 'README.md'),
+  ...readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => path.join(ROOT, 'docs', f)),
+].map((file) => ({
   file: path.relative(ROOT, file),
   text: readFileSync(file, 'utf8'),
 }));

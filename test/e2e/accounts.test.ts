@@ -34,14 +34,21 @@ async function fourProfiles(): Promise<NodeJS.ProcessEnv> {
   const profiles = { alpha: { baseUrl: live.url }, beta: { baseUrl: live.url, readOnly: true }, gamma: { baseUrl: stoppedUrl, protected: true }, nokey: { baseUrl: stoppedUrl } };
   writeFileSync(file, JSON.stringify({ version: 1, currentProfile: 'alpha', profiles }), { mode: 0o600 });
   const store = createCredentialStore({ env, loadKeytar: () => Promise.reject(new Error('no keychain in this test')) });
-  for (const [name, url] of [['alpha', live.url], ['beta', live.url], ['gamma', stoppedUrl]] as const) {
+  for (const [name, url] of [
+    ['alpha', live.url],
+    ['beta', live.url],
+    ['gamma', stoppedUrl],
+  ] as const) {
     await store.set(name, live.token, { origin: new URL(url).origin, insecureStorage: true });
   }
   return env;
 }
 
 describe('the Accounts pane in a terminal', () => {
-  for (const [columns, rows] of [[100, 30], [80, 24]] as const) {
+  for (const [columns, rows] of [
+    [100, 30],
+    [80, 24],
+  ] as const) {
     it(`at ${columns}×${rows}: every profile in one screen, the stopped one down; enter switches`, { timeout: 60_000 }, async () => {
       const env = await fourProfiles();
       const app = rig.start({ args: [], env, columns, rows });
@@ -67,7 +74,10 @@ describe('the Accounts pane in a terminal', () => {
   it('keydeck monitor --all-profiles: the same rows inline at 80×24, q leaves them on screen', { timeout: 60_000 }, async () => {
     const env = await fourProfiles();
     const app = rig.start({ args: ['monitor', '--all-profiles'], env, columns: 80, rows: 24 });
-    await app.waitFor((s) => /•alpha .*\$84\.20 .*up/.test(s) && /beta RO .*\$84\.20/.test(s) && /gamma P .*down/.test(s) && /↳ offline since .*ECONNREFUSED/.test(s) && /nokey .*no key/.test(s), 10_000);
+    await app.waitFor(
+      (s) => /•alpha .*\$84\.20 .*up/.test(s) && /beta RO .*\$84\.20/.test(s) && /gamma P .*down/.test(s) && /↳ offline since .*ECONNREFUSED/.test(s) && /nokey .*no key/.test(s),
+      10_000,
+    );
     const screen = app.screen();
     expect(screen[0]).toBe('keydeck monitor · 4 profiles · r reads now · q quits');
     // Down first, then the accounts with figures, the one without a key last.

@@ -100,4 +100,3 @@ describe('in a clone', () => {
     expect(again.output()).not.toContain('in this clone');
   });
 });
-

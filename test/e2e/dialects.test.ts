@@ -41,7 +41,10 @@ async function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ text: stri
     length = app.output().length;
     await new Promise((r) => setTimeout(r, 50));
   }
-  const text = app.output().replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+  const text = app
+    .output()
+    .replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+    .replace(/\r/g, '');
   app = undefined;
   return { text, exitCode };
 }

@@ -77,7 +77,7 @@ for (const [columns, rows] of [
       const last = choices.findIndex((l) => l.includes('3  Quit, and set KEYDECK_TOKEN myself'));
       for (const line of choices.slice(first + 1, last + 3).filter((l) => l.trim() !== '' && !/^\S*\s*[123] {2}/.test(l.replace('▶', ' ')))) {
         // Under its own description's column (Ink keeps the space a line was broken at).
-        expect(line, choices.join("\n")).toMatch(/^ {5}\S/);
+        expect(line, choices.join('\n')).toMatch(/^ {5}\S/);
       }
       whole('setup');
       app.write('2');
@@ -102,7 +102,12 @@ for (const [columns, rows] of [
       app.write('y');
       await app.waitFor(/│ ▶ fresh/);
       const row = app.screen().find((l) => /│ ▶ fresh/.test(l))!;
-      expect(row.split('│').slice(-3, -1).map((c) => c.trim())).toEqual(['—', '—']);
+      expect(
+        row
+          .split('│')
+          .slice(-3, -1)
+          .map((c) => c.trim()),
+      ).toEqual(['—', '—']);
 
       // Billing: the chart is drawn, the burn rates are whole, nothing is left blank.
       app.write('3');
@@ -137,7 +142,9 @@ for (const [columns, rows] of [
       whole('USDC step');
       app.write('v');
       await app.waitFor((s) => s.replace(/\s+/g, ' ').includes('v or esc back'));
-      expect(app.screenText().replace(/\s+/g, ' ')).toMatch(columns === 80 ? /The QR code needs \d+×\d+ cells; this area is \d+×\d+: enlarge the terminal\. v or esc back/ : /Scan with a wallet: 30 USDC .*on Base to 0x[0-9a-fA-F]{40} · v or esc back/);
+      expect(app.screenText().replace(/\s+/g, ' ')).toMatch(
+        columns === 80 ? /The QR code needs \d+×\d+ cells; this area is \d+×\d+: enlarge the terminal\. v or esc back/ : /Scan with a wallet: 30 USDC .*on Base to 0x[0-9a-fA-F]{40} · v or esc back/,
+      );
       whole('QR');
       app.write('v');
       await app.waitFor('s simulate');
@@ -158,7 +165,12 @@ for (const [columns, rows] of [
       await app.waitFor('kimi26');
       app.write('\r');
       await app.waitFor('free seats by UTC hour');
-      expect(app.screen().filter((l) => /of \d+ fr/.test(l)).every((l) => /\d+ of \d+ free/.test(l))).toBe(true);
+      expect(
+        app
+          .screen()
+          .filter((l) => /of \d+ fr/.test(l))
+          .every((l) => /\d+ of \d+ free/.test(l)),
+      ).toBe(true);
       whole('pool');
       app.write('q');
     });

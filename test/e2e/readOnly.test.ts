@@ -24,7 +24,9 @@ describe('keydeck --read-only in a terminal', () => {
   it('with --auto-topup: refused before anything is drawn, exit 3', { timeout: 30_000 }, async () => {
     const app = rig.start({ args: ['--sandbox', '--read-only', '--auto-topup'], env: cleanEnv(rig.tempDir('keydeck-ro-')), columns: 80, rows: 24 });
     expect((await app.exited).exitCode).toBe(3);
-    expect(app.output()).toContain('keydeck: read_only: --read-only was given for profile "sandbox", so keydeck does not act on auto top-up (--auto-topup); nothing was sent (run it without --read-only).');
+    expect(app.output()).toContain(
+      'keydeck: read_only: --read-only was given for profile "sandbox", so keydeck does not act on auto top-up (--auto-topup); nothing was sent (run it without --read-only).',
+    );
     expect(app.output()).not.toContain('\x1b[?1049h');
   });
 });

@@ -32,7 +32,13 @@ describe('where the money goes', () => {
       const origin = originOf(sb.url);
       const store = BalanceHistoryStore.open({ path: path.join(dir, 'data', 'history.db') });
       const client = new KeydeckClient({ baseUrl: sb.url, token });
-      const primer = new UsageTracker({ client, budget: new UsageBudget(store.database), credential: credentialIdOf(origin, token), origin, keyHistory: new KeyHistory(store.database, store.series('default', origin).id) });
+      const primer = new UsageTracker({
+        client,
+        budget: new UsageBudget(store.database),
+        credential: credentialIdOf(origin, token),
+        origin,
+        keyHistory: new KeyHistory(store.database, store.series('default', origin).id),
+      });
       for (let i = 0; i < 12; i++) {
         await sb.infer(steady.apiKey, { sandbox_cost_usd: 1 });
         await sb.infer(web.apiKey, { sandbox_cost_usd: 0.25 });

@@ -45,7 +45,10 @@ describe.concurrent('keydeck exporter --auto-topup', () => {
   it('charges once within two polls of a fall below the threshold, says so, counts it; pauses after three declines', { timeout: 60_000 }, async () => {
     const h = homeWithPolicy();
     const prod = await managementKey(sb, 25);
-    const exporter = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2', '--auto-topup'], { KEYDECK_TOKEN_PROD: prod.token, KEYDECK_AUTOTOPUP_SETTLE_SECONDS: '0' });
+    const exporter = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2', '--auto-topup'], {
+      KEYDECK_TOKEN_PROD: prod.token,
+      KEYDECK_AUTOTOPUP_SETTLE_SECONDS: '0',
+    });
     await until(async () => sample(await exporter.scrape(), 'keydeck_autotopup_paused', labels) === 0, 'the auto top-up series');
     const first = await exporter.scrape();
     expect(sample(first, 'keydeck_autotopup_cap_remaining_usd', { ...labels, cap: 'day' })).toBe(100);
@@ -80,7 +83,10 @@ describe.concurrent('keydeck exporter --auto-topup', () => {
     const h = homeWithPolicy({}, { readOnly: true });
     const prod = await managementKey(sb, 25);
     await spend(prod.session, 10);
-    const exporter = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2', '--auto-topup'], { KEYDECK_TOKEN_PROD: prod.token, KEYDECK_AUTOTOPUP_SETTLE_SECONDS: '0' });
+    const exporter = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2', '--auto-topup'], {
+      KEYDECK_TOKEN_PROD: prod.token,
+      KEYDECK_AUTOTOPUP_SETTLE_SECONDS: '0',
+    });
     expect(await exporter.waitForLog(/event=autotopup_skipped .*reason=read_only/)).toMatch(/the profile \\?"prod\\?" is read-only .*so keydeck does not act on auto top-up; nothing was sent/);
     await new Promise((r) => setTimeout(r, 4500));
     expect(exporter.stderr().match(/reason=read_only/g)).toHaveLength(1);
@@ -94,11 +100,15 @@ describe.concurrent('keydeck exporter --auto-topup', () => {
   });
 
   it('paused on this machine for two machines: keydeck_autotopup_two_machines is 1, the log says why, nothing is charged', { timeout: 30_000 }, async () => {
-    const reason = 'Another card charge for the same fall of the balance was made before this one (a card_direct top-up of $30.00 (pi_other, asked for 2026-11-28 03:12:04 UTC)): two machines run auto top-up for this account: keep one.';
+    const reason =
+      'Another card charge for the same fall of the balance was made before this one (a card_direct top-up of $30.00 (pi_other, asked for 2026-11-28 03:12:04 UTC)): two machines run auto top-up for this account: keep one.';
     const h = homeWithPolicy({ paused: { at: new Date().toISOString(), reason, otherCharge: 'pi_other' } });
     const prod = await managementKey(sb, 25);
     await spend(prod.session, 10);
-    const exporter = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2', '--auto-topup'], { KEYDECK_TOKEN_PROD: prod.token, KEYDECK_AUTOTOPUP_SETTLE_SECONDS: '0' });
+    const exporter = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2', '--auto-topup'], {
+      KEYDECK_TOKEN_PROD: prod.token,
+      KEYDECK_AUTOTOPUP_SETTLE_SECONDS: '0',
+    });
     await until(async () => sample(await exporter.scrape(), 'keydeck_autotopup_two_machines', labels) === 1, 'the two-machines gauge');
     expect(sample(await exporter.scrape(), 'keydeck_autotopup_paused', labels)).toBe(0);
     expect(await exporter.waitForLog(/event=autotopup_skipped .*reason=paused/)).toMatch(/two machines run auto top-up for this account: keep one/);

@@ -60,7 +60,10 @@ describe.concurrent('keydeck exporter', () => {
       `import { registerHooks } from 'node:module'; import { appendFileSync } from 'node:fs';
 registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loaded)}, url + '\\n'); return next(url, context); } });`,
     );
-    const exporter = await startExporter(h, ['--all-profiles', '--listen', '127.0.0.1:0', '--interval', '2', '--token-file', `dev=${tokenFile}`], { KEYDECK_TOKEN_PROD: prod.token }, ['--import', hook]);
+    const exporter = await startExporter(h, ['--all-profiles', '--listen', '127.0.0.1:0', '--interval', '2', '--token-file', `dev=${tokenFile}`], { KEYDECK_TOKEN_PROD: prod.token }, [
+      '--import',
+      hook,
+    ]);
 
     const origin = (url: string) => new URL(url).origin;
     let text = await until(async () => {
@@ -83,7 +86,13 @@ registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loade
     await exporter.waitForLog(/event=profile_down profile=nokey .*reason=credential_missing .*KEYDECK_TOKEN_NOKEY/);
 
     // No Ink, no React: none of the loaded chunks of the bundle holds them (the one that does is never read).
-    const chunks = [...new Set(readFileSync(loaded, 'utf8').split('\n').filter((u) => /\/dist\/.*\.js$/.test(u)))];
+    const chunks = [
+      ...new Set(
+        readFileSync(loaded, 'utf8')
+          .split('\n')
+          .filter((u) => /\/dist\/.*\.js$/.test(u)),
+      ),
+    ];
     expect(chunks.length).toBeGreaterThan(2);
     for (const url of chunks) {
       const code = readFileSync(new URL(url), 'utf8');
@@ -132,7 +141,9 @@ registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loade
     const port = new URL(exporter.url).port;
     const taken = await runCli(['exporter', '--listen', `127.0.0.1:${port}`], { env: h.env({ KEYDECK_DATA_DIR: path.join(h.home, 'data') }) });
     expect(taken.code).toBe(2);
-    expect(taken.stderr).toMatch(new RegExp(`^time=\\S+ level=error event=listen_failed msg="cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use \\(another exporter\\?\\); choose another with --listen HOST:PORT"\n$`));
+    expect(taken.stderr).toMatch(
+      new RegExp(`^time=\\S+ level=error event=listen_failed msg="cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use \\(another exporter\\?\\); choose another with --listen HOST:PORT"\n$`),
+    );
     exporter.signal('SIGTERM');
     expect(await exporter.exited).toBe(0);
     expect(exporter.stderr().match(/"event":"profile_down"/g)).toHaveLength(1);
@@ -274,14 +285,18 @@ registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loade
       const exporter = await startExporter(h, ['--all-profiles', '--listen', '127.0.0.1:0', '--interval', '2'], { KEYDECK_TOKEN_FAST: prod.token, KEYDECK_TOKEN_SLOW: 'mk_neveranswered0000000' });
       const polls = new Set<number>();
       const scrapeMs: number[] = [];
-      await until(async () => {
-        const t0 = performance.now();
-        const text = await exporter.scrape();
-        scrapeMs.push(performance.now() - t0);
-        const at = sample(text, 'keydeck_last_successful_poll_timestamp_seconds', { profile: 'fast' });
-        if (at !== undefined) polls.add(at);
-        return polls.size >= 3;
-      }, 'three polls of the fast profile', 20_000);
+      await until(
+        async () => {
+          const t0 = performance.now();
+          const text = await exporter.scrape();
+          scrapeMs.push(performance.now() - t0);
+          const at = sample(text, 'keydeck_last_successful_poll_timestamp_seconds', { profile: 'fast' });
+          if (at !== undefined) polls.add(at);
+          return polls.size >= 3;
+        },
+        'three polls of the fast profile',
+        20_000,
+      );
       expect(Math.max(...scrapeMs)).toBeLessThan(1000);
       const text = await exporter.scrape();
       expect(text).toContain('keydeck_up{profile="slow",origin="' + silentUrl + '",reason="unreachable"} 0');

@@ -41,7 +41,11 @@ describe.concurrent('keydeck exporter --enforce', () => {
     const key = await sb.creditKey(prod.session, 'web');
     expect((await sb.infer(key.apiKey, { sandbox_cost_usd: 6 })).status).toBe(200);
     const hookLog = path.join(h.home, 'hook.log');
-    const exporter = await startExporter(h, ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2', '--enforce', '--on-guardrail', `echo "$KEYDECK_GUARDRAIL $KEYDECK_THRESHOLD $KEYDECK_KEY_NAME" >> ${hookLog}`], { KEYDECK_TOKEN_PROD: prod.token });
+    const exporter = await startExporter(
+      h,
+      ['--profile', 'prod', '--listen', '127.0.0.1:0', '--interval', '2', '--enforce', '--on-guardrail', `echo "$KEYDECK_GUARDRAIL $KEYDECK_THRESHOLD $KEYDECK_KEY_NAME" >> ${hookLog}`],
+      { KEYDECK_TOKEN_PROD: prod.token },
+    );
     const line = await exporter.waitForLog(/event=guardrail .*action=disabled/);
     expect(line).toMatch(/key_name=web msg="disabled \\"web\\": it spent \$6\.00 of its \$5\.00 budget today/);
     const keyLabels = { profile: 'prod', key_id: key.id, key_name: 'web' };

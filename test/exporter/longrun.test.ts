@@ -163,52 +163,58 @@ describe.concurrent('keydeck exporter for months', () => {
     }
   });
 
-  it('a config file from a newer keydeck: unknown fields said and ignored, the exporter runs after a restart; an invalid value refused on reload, and at start only its profile down', { timeout: 60_000 }, async () => {
-    const h = home();
-    const prod = await managementKey(shared, 25);
-    const env = { KEYDECK_TOKEN_PROD: prod.token };
-    const config = { version: 1, telemetry: { enabled: false }, profiles: { prod: { baseUrl: shared.url, alertBelowUsd: 5, quietHours: '22-07' } } };
-    writeConfig(h, {}, JSON.stringify(config));
-    const flags = ['--all-profiles', '--listen', '127.0.0.1:0', '--interval', '2'];
-    const first = await startExporter(h, flags, env);
-    await until(async () => sample(await first.scrape(), 'keydeck_up', { profile: 'prod' }) === 1, 'prod up');
-    await first.waitForLog(/level=warn event=config_unknown_field field=telemetry msg=".*does not know, \\"telemetry\\": ignored/);
-    await first.waitForLog(/event=config_unknown_field field=profiles\.prod\.quietHours /);
-    expect(sample(await first.scrape(), 'keydeck_exporter_config_unknown_fields', {})).toBe(2);
-    first.signal('SIGTERM');
-    expect(await first.exited).toBe(0);
+  it(
+    'a config file from a newer keydeck: unknown fields said and ignored, the exporter runs after a restart; an invalid value refused on reload, and at start only its profile down',
+    { timeout: 60_000 },
+    async () => {
+      const h = home();
+      const prod = await managementKey(shared, 25);
+      const env = { KEYDECK_TOKEN_PROD: prod.token };
+      const config = { version: 1, telemetry: { enabled: false }, profiles: { prod: { baseUrl: shared.url, alertBelowUsd: 5, quietHours: '22-07' } } };
+      writeConfig(h, {}, JSON.stringify(config));
+      const flags = ['--all-profiles', '--listen', '127.0.0.1:0', '--interval', '2'];
+      const first = await startExporter(h, flags, env);
+      await until(async () => sample(await first.scrape(), 'keydeck_up', { profile: 'prod' }) === 1, 'prod up');
+      await first.waitForLog(/level=warn event=config_unknown_field field=telemetry msg=".*does not know, \\"telemetry\\": ignored/);
+      await first.waitForLog(/event=config_unknown_field field=profiles\.prod\.quietHours /);
+      expect(sample(await first.scrape(), 'keydeck_exporter_config_unknown_fields', {})).toBe(2);
+      first.signal('SIGTERM');
+      expect(await first.exited).toBe(0);
 
-    // --check-config says them and exits 0; the restarted exporter runs (it used to exit 2 and stay down).
-    const cliEnv = h.env({ KEYDECK_DATA_DIR: path.join(h.home, 'data'), ...env });
-    const checked = await runCli(['exporter', '--check-config', '--all-profiles'], { env: cliEnv });
-    expect(checked.code).toBe(0);
-    expect(checked.stderr).toMatch(/level=warn event=check check=config status=warn msg=".*\\"telemetry\\" is a field this keydeck does not know: ignored/);
-    const second = await startExporter(h, flags, env);
-    await until(async () => sample(await second.scrape(), 'keydeck_up', { profile: 'prod' }) === 1, 'prod up after the restart');
+      // --check-config says them and exits 0; the restarted exporter runs (it used to exit 2 and stay down).
+      const cliEnv = h.env({ KEYDECK_DATA_DIR: path.join(h.home, 'data'), ...env });
+      const checked = await runCli(['exporter', '--check-config', '--all-profiles'], { env: cliEnv });
+      expect(checked.code).toBe(0);
+      expect(checked.stderr).toMatch(/level=warn event=check check=config status=warn msg=".*\\"telemetry\\" is a field this keydeck does not know: ignored/);
+      const second = await startExporter(h, flags, env);
+      await until(async () => sample(await second.scrape(), 'keydeck_up', { profile: 'prod' }) === 1, 'prod up after the restart');
 
-    // A profile with a value keydeck refuses: the reload is refused whole, the last good config kept.
-    writeConfig(h, {}, JSON.stringify({ ...config, profiles: { ...config.profiles, bad: { baseUrl: shared.url, alertBelowUsd: 'ten' } } }));
-    second.signal('SIGHUP');
-    await second.waitForLog(/level=error event=config_rejected msg=".*profiles\.bad\.alertBelowUsd.*The last good config stays in use\."/);
-    expect(sample(await second.scrape(), 'keydeck_up', { profile: 'bad' })).toBeUndefined();
-    second.signal('SIGTERM');
-    expect(await second.exited).toBe(0);
+      // A profile with a value keydeck refuses: the reload is refused whole, the last good config kept.
+      writeConfig(h, {}, JSON.stringify({ ...config, profiles: { ...config.profiles, bad: { baseUrl: shared.url, alertBelowUsd: 'ten' } } }));
+      second.signal('SIGHUP');
+      await second.waitForLog(/level=error event=config_rejected msg=".*profiles\.bad\.alertBelowUsd.*The last good config stays in use\."/);
+      expect(sample(await second.scrape(), 'keydeck_up', { profile: 'bad' })).toBeUndefined();
+      second.signal('SIGTERM');
+      expect(await second.exited).toBe(0);
 
-    // Started with it: prod watched as usual, bad down as config_invalid with what it breaks named; --check-config exits 1.
-    const third = await startExporter(h, flags, env);
-    const text = await until(async () => {
-      const t = await third.scrape();
-      return sample(t, 'keydeck_up', { profile: 'prod' }) === 1 ? t : undefined;
-    }, 'prod up beside the refused profile');
-    expect(text).toContain(`keydeck_up{profile="bad",origin="",reason="config_invalid"} 0`);
-    expect(sample(text, 'keydeck_exporter_config_invalid_profiles', {})).toBe(1);
-    await third.waitForLog(/level=error event=config_invalid_profile profile=bad msg=".*profiles\.bad\.alertBelowUsd.*Profile \\"bad\\" is served as keydeck_up\{reason=\\"config_invalid\\"\} 0 .*the other profiles are watched\."/);
-    third.signal('SIGTERM');
-    expect(await third.exited).toBe(0);
-    const again = await runCli(['exporter', '--check-config', '--all-profiles'], { env: cliEnv });
-    expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/level=error event=check check="profile bad" status=fail msg=".*alertBelowUsd/);
-  });
+      // Started with it: prod watched as usual, bad down as config_invalid with what it breaks named; --check-config exits 1.
+      const third = await startExporter(h, flags, env);
+      const text = await until(async () => {
+        const t = await third.scrape();
+        return sample(t, 'keydeck_up', { profile: 'prod' }) === 1 ? t : undefined;
+      }, 'prod up beside the refused profile');
+      expect(text).toContain(`keydeck_up{profile="bad",origin="",reason="config_invalid"} 0`);
+      expect(sample(text, 'keydeck_exporter_config_invalid_profiles', {})).toBe(1);
+      await third.waitForLog(
+        /level=error event=config_invalid_profile profile=bad msg=".*profiles\.bad\.alertBelowUsd.*Profile \\"bad\\" is served as keydeck_up\{reason=\\"config_invalid\\"\} 0 .*the other profiles are watched\."/,
+      );
+      third.signal('SIGTERM');
+      expect(await third.exited).toBe(0);
+      const again = await runCli(['exporter', '--check-config', '--all-profiles'], { env: cliEnv });
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/level=error event=check check="profile bad" status=fail msg=".*alertBelowUsd/);
+    },
+  );
 
   it('--token-dir is read again on SIGHUP: a profile added with its file, a key rotated in place; a stray file said', { timeout: 60_000 }, async () => {
     const h = home();
@@ -277,7 +283,11 @@ describe.concurrent('keydeck exporter for months', () => {
     const taken = await runCli(['exporter', '--listen', `127.0.0.1:${port}`, '--log-format', 'json'], { env });
     expect(taken.code).toBe(2);
     expect(taken.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(JSON.parse(taken.stderr)).toMatchObject({ level: 'error', event: 'listen_failed', msg: `cannot listen on 127.0.0.1:${port}: the port is in use (another exporter?); choose another with --listen HOST:PORT` });
+    expect(JSON.parse(taken.stderr)).toMatchObject({
+      level: 'error',
+      event: 'listen_failed',
+      msg: `cannot listen on 127.0.0.1:${port}: the port is in use (another exporter?); choose another with --listen HOST:PORT`,
+    });
     running.signal('SIGTERM');
     expect(await running.exited).toBe(0);
 
@@ -294,7 +304,10 @@ describe.concurrent('keydeck exporter for months', () => {
     // commander's own usage errors too: every line a log line.
     const unknown = await runCli(['exporter', '--log-format', 'json', '--bogus'], { env });
     expect(unknown.code).toBe(2);
-    const lines = unknown.stderr.trimEnd().split('\n').map((l) => JSON.parse(l) as { level: string; event: string; msg: string });
+    const lines = unknown.stderr
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: string; event: string; msg: string });
     expect(lines[0]).toMatchObject({ level: 'error', event: 'usage', msg: "unknown option '--bogus'." });
     expect(lines[1]).toMatchObject({ level: 'error', event: 'usage', msg: "See 'keydeck exporter --help'." });
     const text = await runCli(['exporter', '--log-level', 'loud'], { env });

@@ -52,7 +52,10 @@ describe('the flags of keydeck exporter', () => {
   });
 
   it('take --token-dir (relative to the working dir) and --log-level; a bad one is said in the chosen log format', () => {
-    expect(parseExporterFlags({ tokenDir: 'tokens', logLevel: 'debug' }, '/etc/keydeck-exporter')).toMatchObject({ ok: true, options: { tokenDir: '/etc/keydeck-exporter/tokens', logLevel: 'debug' } });
+    expect(parseExporterFlags({ tokenDir: 'tokens', logLevel: 'debug' }, '/etc/keydeck-exporter')).toMatchObject({
+      ok: true,
+      options: { tokenDir: '/etc/keydeck-exporter/tokens', logLevel: 'debug' },
+    });
     expect(parseExporterFlags({})).toMatchObject({ ok: true, options: { logLevel: 'info' } });
     expect(parseExporterFlags({ logLevel: 'loud', logFormat: 'json' })).toEqual({ ok: false, reason: '--log-level must be one of debug, info, warn, error', logFormat: 'json' });
     expect(parseExporterFlags({ tokenDir: 'mk_abcdefghijklmnop' })).toMatchObject({ ok: false, reason: expect.stringContaining('never a token itself') });
@@ -75,14 +78,24 @@ describe('the log lines', () => {
 
   it('a log level leaves out the less severe lines', () => {
     const lines: string[] = [];
-    const log = createLogger('logfmt', (l) => lines.push(l), () => t, 'warn');
+    const log = createLogger(
+      'logfmt',
+      (l) => lines.push(l),
+      () => t,
+      'warn',
+    );
     log.debug('poll');
     log.info('listening');
     log.warn('profile_down');
     log.error('config_rejected');
     expect(lines.map((l) => /event=(\w+)/.exec(l)![1])).toEqual(['profile_down', 'config_rejected']);
     const all: string[] = [];
-    createLogger('json', (l) => all.push(l), () => t, 'debug').debug('poll', { profile: 'p' });
+    createLogger(
+      'json',
+      (l) => all.push(l),
+      () => t,
+      'debug',
+    ).debug('poll', { profile: 'p' });
     expect(JSON.parse(all[0]!)).toMatchObject({ level: 'debug', event: 'poll', profile: 'p' });
   });
 
@@ -129,7 +142,16 @@ describe('credentials per profile', () => {
     const open = await findCredential('open', 'https://api.example.com', undefined, sources);
     expect(!open.ok && open.sentence).toContain('readable by group or others');
     // Sources naming no watched profile: a --token-file refused with "did you mean", a stray file said.
-    expect(unwatchedTokenFiles(new Map([['prdo', '/x'], ['prod', '/y']]), ['prod', 'dev'], suggestCommand)).toEqual(['--token-file prdo=… names profile "prdo", which is not watched: did you mean "prod"?']);
+    expect(
+      unwatchedTokenFiles(
+        new Map([
+          ['prdo', '/x'],
+          ['prod', '/y'],
+        ]),
+        ['prod', 'dev'],
+        suggestCommand,
+      ),
+    ).toEqual(['--token-file prdo=… names profile "prdo", which is not watched: did you mean "prod"?']);
     expect(unwatchedTokenFiles(new Map([['zzz', '/x']]), ['prod'], suggestCommand)).toEqual(['--token-file zzz=… names profile "zzz", which is not watched: the watched profiles are "prod"']);
     expect(await strayTokenDirFiles(tokens, ['prod', 'opem'], suggestCommand)).toEqual([`the token file open in ${tokens} is read by no watched profile: did you mean "opem"?`]);
     expect((await strayTokenDirFiles(path.join(dir, 'nowhere'), ['prod']))[0]).toMatch(/cannot be listed \(ENOENT\)/);

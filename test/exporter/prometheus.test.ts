@@ -54,7 +54,10 @@ interface Alert {
 }
 async function firing(alertname: string): Promise<string[]> {
   const body = (await (await fetch(`${api}/api/v1/alerts`)).json()) as { data: { alerts: Alert[] } };
-  return body.data.alerts.filter((x) => x.labels.alertname === alertname && x.state === 'firing').map((x) => x.labels.profile!).sort();
+  return body.data.alerts
+    .filter((x) => x.labels.alertname === alertname && x.state === 'firing')
+    .map((x) => x.labels.profile!)
+    .sort();
 }
 
 /** Quotes, a backslash, non-ASCII: escaped in the exposition, read back as they are by Prometheus. */
@@ -120,10 +123,14 @@ afterAll(async () => {
 describe.skipIf(skip !== undefined)('Prometheus scraping keydeck exporter', () => {
   it('reads each profile’s balance; the low-balance rule fires for one profile only; a deleted key is keydeck_up 0', { timeout: 60_000 }, async () => {
     // Each profile's balance as its sandbox has it.
-    const balances = await until(async () => {
-      const r = await query('keydeck_balance_remaining_usd');
-      return r.length === 2 ? Object.fromEntries(r.map((s) => [s.metric.profile!, s])) : undefined;
-    }, 'both balances in Prometheus', 30_000);
+    const balances = await until(
+      async () => {
+        const r = await query('keydeck_balance_remaining_usd');
+        return r.length === 2 ? Object.fromEntries(r.map((s) => [s.metric.profile!, s])) : undefined;
+      },
+      'both balances in Prometheus',
+      30_000,
+    );
     expect(Number(balances.alpha!.value[1])).toBe((await a.credits(alpha.session)).remaining);
     expect(Number(balances.beta!.value[1])).toBe((await b.credits(beta.session)).remaining);
     expect(balances.alpha!.metric).toMatchObject({ job: 'keydeck', origin: new URL(a.url).origin });
@@ -131,10 +138,14 @@ describe.skipIf(skip !== undefined)('Prometheus scraping keydeck exporter', () =
     expect(await firing('KeydeckBalanceLow')).toEqual([]);
 
     // Per-key spend from the usage figures (one read through the shared budget): the hostile name as it was.
-    const spend = await until(async () => {
-      const r = await query('keydeck_key_spend_usd{profile="beta",period="24h"}');
-      return r.length > 0 ? r : undefined;
-    }, 'the per-key spend of beta', 30_000);
+    const spend = await until(
+      async () => {
+        const r = await query('keydeck_key_spend_usd{profile="beta",period="24h"}');
+        return r.length > 0 ? r : undefined;
+      },
+      'the per-key spend of beta',
+      30_000,
+    );
     expect(spend.map((s) => [s.metric.key_name, s.value[1]])).toEqual([[HOSTILE, '1.25']]);
     expect(Number((await query('keydeck_usage_reads_left{profile="beta"}'))[0]!.value[1])).toBe(11);
 
@@ -147,12 +158,18 @@ describe.skipIf(skip !== undefined)('Prometheus scraping keydeck exporter', () =
 
     // Beta's key deleted: keydeck_up 0 for beta alone, the reason said, the rule firing for it.
     expect((await b.call('DELETE', `/api/keys/management/${beta.id}`, { token: beta.session })).status).toBe(200);
-    const down = await until(async () => {
-      const r = await query('keydeck_up == 0');
-      return r.length > 0 ? r : undefined;
-    }, 'keydeck_up == 0', 30_000);
+    const down = await until(
+      async () => {
+        const r = await query('keydeck_up == 0');
+        return r.length > 0 ? r : undefined;
+      },
+      'keydeck_up == 0',
+      30_000,
+    );
     expect(down.map((s) => [s.metric.profile, s.metric.reason])).toEqual([['beta', 'credential_rejected']]);
-    expect(await until(async () => ((await firing('KeydeckCredentialRejected')).length > 0 ? firing('KeydeckCredentialRejected') : undefined), 'KeydeckCredentialRejected firing', 30_000)).toEqual(['beta']);
+    expect(await until(async () => ((await firing('KeydeckCredentialRejected')).length > 0 ? firing('KeydeckCredentialRejected') : undefined), 'KeydeckCredentialRejected firing', 30_000)).toEqual([
+      'beta',
+    ]);
     expect((await query('keydeck_up{profile="alpha"}'))[0]!.value[1]).toBe('1');
     expect(await firing('KeydeckBalanceLow')).toEqual(['alpha']);
   });

@@ -63,7 +63,10 @@ describe('an exporter setup, checked before it runs', () => {
     writeConfig(h, { nobase: {}, missing: { baseUrl: sandbox.url }, open: { baseUrl: sandbox.url }, sk: { baseUrl: sandbox.url }, refused: { baseUrl: sandbox.url } });
     const check = await runCli(['exporter', '--all-profiles', '--token-dir', dir, '--check-config', '--log-format', 'json'], { env });
     expect(check.code).toBe(1);
-    const lines = check.stderr.trimEnd().split('\n').map((l) => JSON.parse(l) as { check?: string; status?: string; msg?: string; event: string; result?: string });
+    const lines = check.stderr
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { check?: string; status?: string; msg?: string; event: string; result?: string });
     const status = Object.fromEntries(lines.filter((l) => l.check).map((l) => [l.check, l.status]));
     // Offline: the refused key is not asked about.
     expect(status).toMatchObject({ config: 'ok', 'profile nobase': 'fail', 'profile missing': 'fail', 'profile open': 'fail', 'profile sk': 'fail', 'profile refused': 'ok' });
@@ -71,7 +74,9 @@ describe('an exporter setup, checked before it runs', () => {
     const doctor = await runCli(['doctor', '--exporter', '--all-profiles', '--token-dir', dir, '--listen', '127.0.0.1:0'], { env });
     expect(doctor.code).toBe(1);
     expect(doctor.stdout).toMatch(/^fail +profile nobase +names no service: set its baseUrl/m);
-    expect(doctor.stdout).toMatch(new RegExp(`^fail +profile missing +no credential for profile "missing": put its token in ${dir.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/missing \\(mode 0600\\)`, 'm'));
+    expect(doctor.stdout).toMatch(
+      new RegExp(`^fail +profile missing +no credential for profile "missing": put its token in ${dir.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/missing \\(mode 0600\\)`, 'm'),
+    );
     expect(doctor.stdout).toMatch(/^fail +profile open +the key file .*tokens\/open is readable by group or others \(mode 0644\).*chmod 600/m);
     expect(doctor.stdout).toMatch(/^fail +profile sk +.*consumption key \(sk_…\)/m);
     expect(doctor.stdout).toMatch(/^fail +profile refused +.*: the balance cannot be read \(/m);

@@ -36,9 +36,7 @@ function uncodedFailures(file: string, text: string): string[] {
 
 describe('the house', () => {
   it('has one error type: every error class of src/ extends KeydeckError', () => {
-    const bases = sourceFiles().flatMap((file) =>
-      [...codeOnly(readFileSync(path.join(ROOT, file), 'utf8')).matchAll(/class\s+(\w+)\s+extends\s+Error\b/g)].map((m) => `${file}: ${m[1]}`),
-    );
+    const bases = sourceFiles().flatMap((file) => [...codeOnly(readFileSync(path.join(ROOT, file), 'utf8')).matchAll(/class\s+(\w+)\s+extends\s+Error\b/g)].map((m) => `${file}: ${m[1]}`));
     expect(bases.sort()).toEqual(BASES);
   });
 

@@ -27,8 +27,7 @@ const ALLOWED: Readonly<Record<string, string>> = {
   'src/credentials/keytar-child.ts: loadError': 'the script of a child process of its own, one per keychain call: never loaded by a run',
   'src/credentials/keytar-child.ts: buf': 'the script of a child process of its own, one per keychain call: never loaded by a run',
   'src/tui/contexts/StatusContext.tsx: nextId': 'a counter of status messages: ids only need to differ, across runs too',
-  'src/tui/flows/topup/TopUpDeps.tsx: defaults':
-    'a memo keyed by its input: made again when the journal file of the run’s environment is not the one it was made for',
+  'src/tui/flows/topup/TopUpDeps.tsx: defaults': 'a memo keyed by its input: made again when the journal file of the run’s environment is not the one it was made for',
   'src/config/lock.ts: queues':
     'the in-process queue of each lock file: the lock is per process (runs in one process must queue for it as two callers of one run do), and an entry leaves when its holder releases',
   'src/terminal/outputGuard.ts: allowedLinks':
@@ -77,6 +76,9 @@ describe('the house', () => {
       found.filter((entry) => !(entry in ALLOWED)),
       'keep the state in what a run creates (its session, its app, a closure), or add it to ALLOWED with the reason it cannot pass from one run to the next',
     ).toEqual([]);
-    expect(Object.keys(ALLOWED).filter((entry) => !found.includes(entry)), 'remove from ALLOWED what is no longer there').toEqual([]);
+    expect(
+      Object.keys(ALLOWED).filter((entry) => !found.includes(entry)),
+      'remove from ALLOWED what is no longer there',
+    ).toEqual([]);
   });
 });

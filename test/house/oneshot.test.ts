@@ -80,7 +80,9 @@ describe('the one-shot path', () => {
       const chunks = new Set([...staticClosure(main()), ...modules.flatMap((m) => [...staticClosure(chunkOf(m))])]);
       const inputs = [...chunks].flatMap((c) => Object.keys(metafile.outputs[c]!.inputs));
       const packages = FORBIDDEN_PACKAGES.flatMap(([pattern, why]) => inputs.filter((i) => pattern.test(i)).map((i) => `${why}: ${i}`));
-      const builtins = [...chunks].flatMap((c) => metafile.outputs[c]!.imports.filter((i) => i.external && i.kind === 'import-statement' && FORBIDDEN_BUILTINS.includes(i.path)).map((i) => `${i.path} in ${c}`));
+      const builtins = [...chunks].flatMap((c) =>
+        metafile.outputs[c]!.imports.filter((i) => i.external && i.kind === 'import-statement' && FORBIDDEN_BUILTINS.includes(i.path)).map((i) => `${i.path} in ${c}`),
+      );
       expect([...new Set(packages)].slice(0, 10)).toEqual([]);
       expect(builtins).toEqual([]);
       // Sanity: the graph is the real one (each module is in it, with the bundle's own entry).

@@ -43,17 +43,24 @@ const FACE_MAY_IMPORT = ['index', 'queries', 'wording', 'events'];
 
 /** The rules, as docs/architecture.md states them. */
 const RULES = {
-  faces: 'no file under `src/tui/` or `src/commands/` runs an operation\'s steps: of `src/operations/` they import only its entry (`index.ts`), its read-only queries (`queries.ts`), its wording table (`wording.ts`) and its event types (`events.ts`)',
-  steps: 'no file under `src/tui/` or `src/commands/` calls an operation\'s individual steps: no machine\'s `begin` or `next`, no money request of the client (`topUp`, `verifyTopUp`), no new entry of the top-up record (`journal.add`): a face drives the operation',
+  faces:
+    "no file under `src/tui/` or `src/commands/` runs an operation's steps: of `src/operations/` they import only its entry (`index.ts`), its read-only queries (`queries.ts`), its wording table (`wording.ts`) and its event types (`events.ts`)",
+  steps:
+    "no file under `src/tui/` or `src/commands/` calls an operation's individual steps: no machine's `begin` or `next`, no money request of the client (`topUp`, `verifyTopUp`), no new entry of the top-up record (`journal.add`): a face drives the operation",
   entry: 'the entry of `src/operations/` exports no step: of `mint.ts` and `targets.ts` only types, of `kit.ts` only `drive` and `OperationError`',
-  records: 'every record of an operation is the kit\'s (`MachineRecord`, with its table of moves) or the top-up record (`src/billing/journal.ts`, whose table of moves `TRANSITIONS` its every update checks): no other module of `src/operations/` reads or writes a record file itself',
+  records:
+    "every record of an operation is the kit's (`MachineRecord`, with its table of moves) or the top-up record (`src/billing/journal.ts`, whose table of moves `TRANSITIONS` its every update checks): no other module of `src/operations/` reads or writes a record file itself",
   commands: 'below the faces, only the wording table of the operations names a keydeck command: no string of `src/operations/`, `src/delivery/` or `src/credentials/` does',
-  face: 'no layer below the faces takes the face it serves as a parameter (`\'cli\' | \'tui\'`): the wording table alone knows the faces',
+  face: "no layer below the faces takes the face it serves as a parameter (`'cli' | 'tui'`): the wording table alone knows the faces",
 } as const;
 
-describe('the operations\' kit', () => {
+describe("the operations' kit", () => {
   it(RULES.faces, () => {
-    const broken = [...files('src/tui'), ...files('src/commands')].flatMap((file) => operationImports(file).filter((m) => !FACE_MAY_IMPORT.includes(m)).map((m) => `${file} imports src/operations/${m}.ts`));
+    const broken = [...files('src/tui'), ...files('src/commands')].flatMap((file) =>
+      operationImports(file)
+        .filter((m) => !FACE_MAY_IMPORT.includes(m))
+        .map((m) => `${file} imports src/operations/${m}.ts`),
+    );
     expect(broken).toEqual([]);
   });
 
@@ -65,9 +72,18 @@ describe('the operations\' kit', () => {
 
   it(RULES.entry, () => {
     const entry = text('src/operations/index.ts');
-    const exports = [...entry.matchAll(/export\s+(type\s+)?\{([^}]*)\}\s+from\s+'\.\/([\w.]+?)\.js'/g)].map((m) => ({ typeOnly: m[1] !== undefined, names: m[2]!.split(',').map((n) => n.trim()).filter(Boolean), from: m[3]! }));
+    const exports = [...entry.matchAll(/export\s+(type\s+)?\{([^}]*)\}\s+from\s+'\.\/([\w.]+?)\.js'/g)].map((m) => ({
+      typeOnly: m[1] !== undefined,
+      names: m[2]!
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean),
+      from: m[3]!,
+    }));
     const values = exports.flatMap((e) => (e.typeOnly ? [] : e.names.filter((n) => !n.startsWith('type ')).map((n) => ({ name: n, from: e.from }))));
-    const broken = values.filter((v) => ['mint', 'targets', 'record'].includes(v.from) || (v.from === 'kit' && !['drive', 'OperationError'].includes(v.name))).map((v) => `${v.name} from ./${v.from}.ts`);
+    const broken = values
+      .filter((v) => ['mint', 'targets', 'record'].includes(v.from) || (v.from === 'kit' && !['drive', 'OperationError'].includes(v.name)))
+      .map((v) => `${v.name} from ./${v.from}.ts`);
     expect(broken).toEqual([]);
   });
 

@@ -79,12 +79,10 @@ export function codeOnly(text: string): string {
         else if (text[j] === '[') {
           inClass = true;
           j++;
-        }
-        else if (text[j] === ']') {
+        } else if (text[j] === ']') {
           inClass = false;
           j++;
-        }
-        else if (text[j] === '/' && !inClass) break;
+        } else if (text[j] === '/' && !inClass) break;
         else j++;
       }
       blank(i + 1, j);

@@ -66,7 +66,14 @@ beforeAll(async () => {
   const configDir = path.join(dir, 'config');
   const { mkdirSync } = await import('node:fs');
   mkdirSync(configDir, { mode: 0o700 });
-  writeFileSync(path.join(configDir, 'config.json'), JSON.stringify({ version: 1, profiles: { p: { baseUrl: sandbox.url, alertBelowUsd: 1, autoTopUp: { belowUsd: 5, amountUsd: 20, maxPerDayUsd: 40, maxPerMonthUsd: 200, since: new Date().toISOString() } } } }), { mode: 0o600 });
+  writeFileSync(
+    path.join(configDir, 'config.json'),
+    JSON.stringify({
+      version: 1,
+      profiles: { p: { baseUrl: sandbox.url, alertBelowUsd: 1, autoTopUp: { belowUsd: 5, amountUsd: 20, maxPerDayUsd: 40, maxPerMonthUsd: 200, since: new Date().toISOString() } } },
+    }),
+    { mode: 0o600 },
+  );
   const env = { KEYDECK_CONFIG_DIR: configDir, KEYDECK_DATA_DIR: path.join(dir, 'data'), KEYDECK_TOKEN_P: session };
   const flags = parseExporterFlags({ allProfiles: true, listen: '127.0.0.1:0', interval: '2' });
   if (!flags.ok) throw new Error(flags.reason);
@@ -84,7 +91,17 @@ beforeAll(async () => {
       onListening: (u) => (url = u),
     },
   );
-  for (let i = 0; i < 200 && !(await fetch(url || 'http://127.0.0.1:1').then((r) => r.text()).catch(() => '')).includes('keydeck_up{profile="p",origin'); i++) await new Promise((r) => setTimeout(r, 50));
+  for (
+    let i = 0;
+    i < 200 &&
+    !(
+      await fetch(url || 'http://127.0.0.1:1')
+        .then((r) => r.text())
+        .catch(() => '')
+    ).includes('keydeck_up{profile="p",origin');
+    i++
+  )
+    await new Promise((r) => setTimeout(r, 50));
   const text = await (await fetch(url)).text();
   served = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
   stop();

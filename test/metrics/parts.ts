@@ -67,7 +67,13 @@ export function textfileAlerts(text: string, rules: readonly string[], alertname
   const test = {
     rule_files: bare,
     evaluation_interval: '1m',
-    tests: [{ interval: '1m', input_series: series, alert_rule_test: [{ eval_time: '2m', alertname, exp_alerts: expected.map((labels) => ({ exp_labels: { job: 'node', instance: 'h:9100', ...labels } })) }] }],
+    tests: [
+      {
+        interval: '1m',
+        input_series: series,
+        alert_rule_test: [{ eval_time: '2m', alertname, exp_alerts: expected.map((labels) => ({ exp_labels: { job: 'node', instance: 'h:9100', ...labels } })) }],
+      },
+    ],
   };
   const file = join(dir, `textfile-${alertname}.test.yml`);
   // JSON is YAML: no YAML writer needed.

@@ -18,7 +18,11 @@ const T = Date.UTC(2026, 2, 2, 12, 0, 0);
 
 describe('spend metrics', () => {
   it('exports the top 50 keys by id and name, the rest as other, and stays bounded for 1,000 keys', async () => {
-    const keys = Array.from({ length: 1000 }, (_, i) => ({ id: `k${i}`, name: `key ${i}\u001b[31m`, periods: { '24h': { spend: i / 100 }, total: { spend: i } } as Partial<Record<UsagePeriod, { spend: number }>> }));
+    const keys = Array.from({ length: 1000 }, (_, i) => ({
+      id: `k${i}`,
+      name: `key ${i}\u001b[31m`,
+      periods: { '24h': { spend: i / 100 }, total: { spend: i } } as Partial<Record<UsagePeriod, { spend: number }>>,
+    }));
     const rows = spendRows({ keys, periods: ['24h', 'total'], raw: null });
     const episodes = new Map<string, Episode>([['k999', { keyId: 'k999', kind: 'runaway', startedAt: T, lastAt: T, usdPerHour: 12.5, baselineUsdPerHour: 1 }]]);
     const registry = new Registry();

@@ -61,7 +61,11 @@ async function world() {
 /** The figures of a pass at `now`: each key's spend over 24 h and in all (USD), as one usage read at `now`. */
 async function figures(client: KeydeckClient, rules: KeyRule[], spent: Record<string, number>, now: number): Promise<GuardrailFigures> {
   const keys = await client.keys.list();
-  const report: UsageReport = { keys: keys.map((k) => ({ id: k.id, name: k.name, periods: { '24h': { spend: spent[k.name] ?? 0 }, total: { spend: spent[k.name] ?? 0 } } })), periods: ['24h', 'total'], raw: {} };
+  const report: UsageReport = {
+    keys: keys.map((k) => ({ id: k.id, name: k.name, periods: { '24h': { spend: spent[k.name] ?? 0 }, total: { spend: spent[k.name] ?? 0 } } })),
+    periods: ['24h', 'total'],
+    raw: {},
+  };
   return { rules, keys, report, at: now, samplesOf: () => [], now };
 }
 

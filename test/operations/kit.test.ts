@@ -29,16 +29,27 @@ const FROM = { profile: 'p', origin: 'https://api.example.com' };
 describe('the records of the operations', () => {
   it('each checks every move against its table: a move it lists is written, any other refused with nothing written', async () => {
     const tables = [
-      { table: KEY_OPERATION_TRANSITIONS, start: async () => keyOperationRecord(dir).start({ ...FROM, kind: 'create', name: `k${Math.random()}`, key: {}, lost: [], destinations: [], targets: [] }), record: () => keyOperationRecord(dir) },
-      { table: ROTATION_TRANSITIONS, start: async () => rotationRecord(dir).start({ ...FROM, kind: 'consumption', old: { id: `o${Math.random()}`, name: 'web' }, successor: { name: 'web' }, lost: [], destinations: [], targets: [] }), record: () => rotationRecord(dir) },
+      {
+        table: KEY_OPERATION_TRANSITIONS,
+        start: async () => keyOperationRecord(dir).start({ ...FROM, kind: 'create', name: `k${Math.random()}`, key: {}, lost: [], destinations: [], targets: [] }),
+        record: () => keyOperationRecord(dir),
+      },
+      {
+        table: ROTATION_TRANSITIONS,
+        start: async () =>
+          rotationRecord(dir).start({ ...FROM, kind: 'consumption', old: { id: `o${Math.random()}`, name: 'web' }, successor: { name: 'web' }, lost: [], destinations: [], targets: [] }),
+        record: () => rotationRecord(dir),
+      },
       {
         table: MGMT_ROTATION_TRANSITIONS,
-        start: async () => new MgmtRotationRecord(dir).start({ ...FROM, profile: `p${Math.random()}`, target: { kind: 'store' }, old: { id: 'a', name: 'a', keyPrefix: 'mk_aaaaaaaa' }, successor: { name: 'b' } }),
+        start: async () =>
+          new MgmtRotationRecord(dir).start({ ...FROM, profile: `p${Math.random()}`, target: { kind: 'store' }, old: { id: 'a', name: 'a', keyPrefix: 'mk_aaaaaaaa' }, successor: { name: 'b' } }),
         record: () => new MgmtRotationRecord(dir),
       },
       {
         table: GUARDRAIL_TRANSITIONS,
-        start: async () => guardrailRecord(dir).start({ ...FROM, keyId: `k${Math.random()}`, keyName: 'web', rule: 'budget', periodStart: '2026-05-10T00:00:00.000Z', action: 'disable', reenable: true, said: [] }),
+        start: async () =>
+          guardrailRecord(dir).start({ ...FROM, keyId: `k${Math.random()}`, keyName: 'web', rule: 'budget', periodStart: '2026-05-10T00:00:00.000Z', action: 'disable', reenable: true, said: [] }),
         record: () => guardrailRecord(dir),
       },
     ] as const;
@@ -69,7 +80,25 @@ describe('the records of the operations', () => {
     const at = new Date().toISOString();
     writeFileSync(
       path.join(dir, 'rotations.json'),
-      JSON.stringify({ version: 1, rotations: [{ id: 'r1', kind: 'consumption', ...FROM, startedAt: at, updatedAt: at, stage: 'created', old: { id: 'o', name: 'web' }, successor: { name: 'web', id: 's' }, orphans: ['x'], delivered: [0], destinations: [], targets: [] }] }),
+      JSON.stringify({
+        version: 1,
+        rotations: [
+          {
+            id: 'r1',
+            kind: 'consumption',
+            ...FROM,
+            startedAt: at,
+            updatedAt: at,
+            stage: 'created',
+            old: { id: 'o', name: 'web' },
+            successor: { name: 'web', id: 's' },
+            orphans: ['x'],
+            delivered: [0],
+            destinations: [],
+            targets: [],
+          },
+        ],
+      }),
       { mode: 0o600 },
     );
     const [r] = await rotationRecord(dir).list();
@@ -110,8 +139,22 @@ function counting(effects: string[]): Machine<Toy, KitContext & { record: Return
       return ctx.record.start({ ...FROM, kind: 'consumption', old: { id: 'o', name: 'web' }, successor: { name: 'web' }, lost: [], destinations: [], targets: [] });
     },
     async next(ctx, op) {
-      if (op.state === 'creating') return { step: step('make', async () => effects.push('make'), () => ctx.record.update(op.id, { state: 'created' })) };
-      if (op.state === 'created') return { step: step('hand', async () => effects.push('hand'), () => ctx.record.update(op.id, { state: 'delivered' })) };
+      if (op.state === 'creating')
+        return {
+          step: step(
+            'make',
+            async () => effects.push('make'),
+            () => ctx.record.update(op.id, { state: 'created' }),
+          ),
+        };
+      if (op.state === 'created')
+        return {
+          step: step(
+            'hand',
+            async () => effects.push('hand'),
+            () => ctx.record.update(op.id, { state: 'delivered' }),
+          ),
+        };
       return { step: step<Toy, unknown>('end', undefined, async () => (await ctx.record.remove(op.id), { ended: 'done' })) };
     },
   };
@@ -129,7 +172,9 @@ describe('drive', () => {
 
     // Stopped once the second effect was done, its result not yet recorded.
     const stopped: string[] = [];
-    const err = await drive(counting(stopped), { record, failpoints: failpointsFrom({ KEYDECK_FAILPOINT: 'toy.hand#1', KEYDECK_FAILPOINT_ACTION: 'halt' }) }, { plan: null }, 'run', {}).catch((e: unknown) => e);
+    const err = await drive(counting(stopped), { record, failpoints: failpointsFrom({ KEYDECK_FAILPOINT: 'toy.hand#1', KEYDECK_FAILPOINT_ACTION: 'halt' }) }, { plan: null }, 'run', {}).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(OperationError);
     expect(err).toMatchObject({ code: 'crashed' });
     expect(stopped).toEqual(['make', 'hand']);

@@ -79,7 +79,15 @@ function place(initial: string, options: { failWrite?: number } = {}): Credentia
 
 function context(svc: ReturnType<typeof service>, where: CredentialPlace): MgmtRotationContext & { lines: string[]; record: MgmtRotationRecord } {
   const lines: string[] = [];
-  return { record: new MgmtRotationRecord(dir), place: where, profile: 'default', origin: 'https://api.example.com', keysWith: svc.keysWith as MgmtRotationContext['keysWith'], emit: (e) => lines.push(...eventWords(e, 'cli')), lines };
+  return {
+    record: new MgmtRotationRecord(dir),
+    place: where,
+    profile: 'default',
+    origin: 'https://api.example.com',
+    keysWith: svc.keysWith as MgmtRotationContext['keysWith'],
+    emit: (e) => lines.push(...eventWords(e, 'cli')),
+    lines,
+  };
 }
 
 describe('mgmt-keys rotate when the service or the place fails', () => {
@@ -110,7 +118,14 @@ describe('mgmt-keys rotate when the service or the place fails', () => {
     const svc = service();
     const where = place(svc.first);
     const ctx = context(svc, where);
-    const rotation = await ctx.record.start({ profile: 'default', origin: ctx.origin, target: where.target, old: { id: 'id-1', name: 'cron', keyPrefix: svc.first.slice(0, 11) }, successor: { name: 'cron-r2' }, before: ['id-1'] });
+    const rotation = await ctx.record.start({
+      profile: 'default',
+      origin: ctx.origin,
+      target: where.target,
+      old: { id: 'id-1', name: 'cron', keyPrefix: svc.first.slice(0, 11) },
+      successor: { name: 'cron-r2' },
+      before: ['id-1'],
+    });
     const lost = svc.add('cron-r2');
     const other = svc.add('login');
     where.key = other;
@@ -126,7 +141,14 @@ describe('mgmt-keys rotate when the service or the place fails', () => {
     const svc = service();
     const where = place(svc.first);
     const ctx = context(svc, where);
-    const rotation = await ctx.record.start({ profile: 'default', origin: ctx.origin, target: where.target, old: { id: 'id-1', name: 'cron', keyPrefix: svc.first.slice(0, 11) }, successor: { name: 'cron-r2' }, before: ['id-1'] });
+    const rotation = await ctx.record.start({
+      profile: 'default',
+      origin: ctx.origin,
+      target: where.target,
+      old: { id: 'id-1', name: 'cron', keyPrefix: svc.first.slice(0, 11) },
+      successor: { name: 'cron-r2' },
+      before: ['id-1'],
+    });
     const fresh = svc.add('cron-r2');
     await ctx.record.update(rotation.id, { state: 'created', successor: { name: 'cron-r2', id: 'id-2', keyPrefix: fresh.slice(0, 11) } });
     await ctx.record.update(rotation.id, { state: 'stored' });
@@ -144,10 +166,14 @@ describe('the record of management-key rotations', () => {
   it('refuses a file it cannot trust or read, naming it, and changes nothing', async () => {
     const record = new MgmtRotationRecord(dir);
     writeFileSync(record.path, 'not json', { mode: 0o600 });
-    await expect(record.list()).rejects.toThrow(new RegExp(`^the management-key rotation record ${record.path} cannot be read \\(it is not JSON\\), and is left in place; it may hold management-key rotations under way`));
+    await expect(record.list()).rejects.toThrow(
+      new RegExp(`^the management-key rotation record ${record.path} cannot be read \\(it is not JSON\\), and is left in place; it may hold management-key rotations under way`),
+    );
     await expect(record.list()).rejects.toMatchObject({ code: 'record_damaged' });
     writeFileSync(record.path, JSON.stringify({ version: 1, rotations: [{ id: 'x' }] }), { mode: 0o600 });
-    await expect(record.start({ profile: 'p', origin: 'o', target: { kind: 'store' }, old: { id: 'a', name: 'a', keyPrefix: 'mk_aaaaaaaa' }, successor: { name: 'b' } })).rejects.toThrow(/is not in keydeck's format/);
+    await expect(record.start({ profile: 'p', origin: 'o', target: { kind: 'store' }, old: { id: 'a', name: 'a', keyPrefix: 'mk_aaaaaaaa' }, successor: { name: 'b' } })).rejects.toThrow(
+      /is not in keydeck's format/,
+    );
     chmodSync(record.path, 0o666);
     await expect(record.list()).rejects.toThrow(/writable by group or others/);
     expect(readFileSync(record.path, 'utf8')).toBe(JSON.stringify({ version: 1, rotations: [{ id: 'x' }] }));

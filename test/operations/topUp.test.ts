@@ -120,7 +120,13 @@ describe('a card charge', () => {
 
 describe('an instruction', () => {
   it('is recorded once answered, with the baseline, before it is shown; sent with the profile’s name for the method', async () => {
-    const c = client(() => ({ method: 'usdc', wireMethod: 'crypto', data: { address: '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed', chain: 'base', amount: '25' }, instructedAmount: 25, amountDiffers: false }));
+    const c = client(() => ({
+      method: 'usdc',
+      wireMethod: 'crypto',
+      data: { address: '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed', chain: 'base', amount: '25' },
+      instructedAmount: 25,
+      amountDiffers: false,
+    }));
     const outcome = await requestTopUp({ journal, client: c.client, scope: SCOPE }, { amount: 25, kind: 'usdc', method: 'crypto' });
     expect(c.onRecordWhenSent[0]).toEqual([]);
     expect(c.sent).toEqual(['getCredits', 'topUp crypto 25']);

@@ -114,13 +114,37 @@ describe('contrib/docker/Dockerfile', () => {
       chmodSync(path.join(etc, 'tokens'), 0o700);
       chownSync(path.join(etc, 'tokens', 'prod'), 65532, 65532);
       const port = 20_000 + (process.pid % 10_000);
-      execFileSync(bin, ['run', '-d', '--name', name, '--network', 'host', '-v', `${etc}:/etc/keydeck-exporter:ro`, tag, '--all-profiles', '--listen', `127.0.0.1:${port}`, '--token-dir', '/etc/keydeck-exporter/tokens', '--interval', '2'], { encoding: 'utf8', timeout: 60_000 });
+      execFileSync(
+        bin,
+        [
+          'run',
+          '-d',
+          '--name',
+          name,
+          '--network',
+          'host',
+          '-v',
+          `${etc}:/etc/keydeck-exporter:ro`,
+          tag,
+          '--all-profiles',
+          '--listen',
+          `127.0.0.1:${port}`,
+          '--token-dir',
+          '/etc/keydeck-exporter/tokens',
+          '--interval',
+          '2',
+        ],
+        { encoding: 'utf8', timeout: 60_000 },
+      );
       const uid = execFileSync(bin, ['inspect', '--format', '{{.Config.User}}', name], { encoding: 'utf8' }).trim();
       expect(['', 'root', '0']).not.toContain(uid);
       let metrics = '';
       for (let i = 0; i < 300 && !/^keydeck_up\{profile="prod",[^}]*\} 1$/m.test(metrics); i++) {
         await new Promise((r) => setTimeout(r, 100));
-        metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text(), () => '');
+        metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then(
+          (r) => r.text(),
+          () => '',
+        );
       }
       expect(metrics).toMatch(/^keydeck_balance_remaining_usd\{profile="prod",[^}]*\} 25$/m);
       expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);

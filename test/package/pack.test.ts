@@ -18,7 +18,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MANUAL_TOPICS } from '../../src/commands/manualTopics.js';
 import { REQUIRED_NODE } from '../../src/node-version.js';
 
-
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-pack-'));
 const prefix = path.join(dir, 'prefix');
@@ -167,11 +166,13 @@ describe('the packed package', () => {
     expect(url, lines[0]).toBeDefined();
     expect(token, lines[1]).toBeDefined();
     try {
-      const credits = JSON.parse(execFileSync(keydeck, ['billing', 'credits', '--json'], {
-        env: { ...env, KEYDECK_BASE_URL: url, KEYDECK_TOKEN: token },
-        encoding: 'utf8',
-        timeout: 20_000,
-      })) as { totalTopUp: unknown; remaining: unknown };
+      const credits = JSON.parse(
+        execFileSync(keydeck, ['billing', 'credits', '--json'], {
+          env: { ...env, KEYDECK_BASE_URL: url, KEYDECK_TOKEN: token },
+          encoding: 'utf8',
+          timeout: 20_000,
+        }),
+      ) as { totalTopUp: unknown; remaining: unknown };
       expect(credits).toHaveProperty('remaining');
       expect(credits).toHaveProperty('totalTopUp');
     } finally {
@@ -186,7 +187,23 @@ describe('the packed package', () => {
     // keydeck as the consumer's own dependency (a copy of the installed one: types resolve from it).
     cpSync(path.join(prefix, 'lib', 'node_modules', 'keydeck'), path.join(consumer, 'node_modules', 'keydeck'), { recursive: true });
     // The optional peer dependencies a consumer installs to use the types, and Node's types.
-    for (const name of ['zod', 'got', 'fastify', 'pino', '@fastify', 'light-my-request', 'avvio', 'find-my-way', 'fast-json-stringify', 'type-fest', 'form-data-encoder', 'pino-std-serializers', 'sonic-boom', 'thread-stream', 'pino-abstract-transport']) {
+    for (const name of [
+      'zod',
+      'got',
+      'fastify',
+      'pino',
+      '@fastify',
+      'light-my-request',
+      'avvio',
+      'find-my-way',
+      'fast-json-stringify',
+      'type-fest',
+      'form-data-encoder',
+      'pino-std-serializers',
+      'sonic-boom',
+      'thread-stream',
+      'pino-abstract-transport',
+    ]) {
       try {
         symlinkSync(path.join(ROOT, 'node_modules', name), path.join(consumer, 'node_modules', name), 'dir');
       } catch {
@@ -195,20 +212,36 @@ describe('the packed package', () => {
     }
     symlinkSync(path.join(ROOT, 'node_modules', '@types', 'node'), path.join(consumer, 'node_modules', '@types', 'node'), 'dir');
     writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module', private: true }));
-    writeFileSync(path.join(consumer, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, noEmit: true, types: ['node'], exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true },
-      files: ['index.ts'],
-    }));
-    writeFileSync(path.join(consumer, 'index.ts'), [
-      "import { KeydeckClient, KeydeckApiError, type ConsumptionKey } from 'keydeck';",
-      "import { startSandbox } from 'keydeck/sandbox';",
-      'const sandbox = await startSandbox({ port: 0 });',
-      "const client = new KeydeckClient({ baseUrl: sandbox.url, token: 'x' });",
-      'const keys: ConsumptionKey[] = await client.keys.list().catch((e: unknown) => { if (e instanceof KeydeckApiError) return []; throw e; });',
-      'console.log(keys.length);',
-      'await sandbox.close();',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      path.join(consumer, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+          types: ['node'],
+          exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true,
+        },
+        files: ['index.ts'],
+      }),
+    );
+    writeFileSync(
+      path.join(consumer, 'index.ts'),
+      [
+        "import { KeydeckClient, KeydeckApiError, type ConsumptionKey } from 'keydeck';",
+        "import { startSandbox } from 'keydeck/sandbox';",
+        'const sandbox = await startSandbox({ port: 0 });',
+        "const client = new KeydeckClient({ baseUrl: sandbox.url, token: 'x' });",
+        'const keys: ConsumptionKey[] = await client.keys.list().catch((e: unknown) => { if (e instanceof KeydeckApiError) return []; throw e; });',
+        'console.log(keys.length);',
+        'await sandbox.close();',
+        '',
+      ].join('\n'),
+    );
     const require = (id: string) => path.join(ROOT, 'node_modules', id);
     try {
       execFileSync(process.execPath, [path.join(require('typescript7'), 'bin', 'tsc'), '-p', consumer], { encoding: 'utf8', timeout: 60_000 });

@@ -37,7 +37,6 @@ export interface FaultMatch {
 
 /** What the proxy does to a request. `count`: only the next N requests (that match `only`), then pass-through. */
 export type Fault = (
-
   | { readonly kind: 'pass' }
   /** Answers with this status (5xx for server failures) and a small JSON error body. */
   | { readonly kind: 'status'; readonly status: number; readonly count?: number }
@@ -117,26 +116,23 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
   };
 
   const forward = (req: http.IncomingMessage, res: http.ServerResponse, holdMs: number) => {
-    const upstreamReq = http.request(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent },
-      (upstreamRes) => {
-        const send = () => {
-          if (res.destroyed) {
-            upstreamRes.resume();
-            return;
-          }
-          res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
-          upstreamRes.pipe(res);
-        };
-        if (holdMs <= 0) return send();
-        upstreamRes.pause();
-        const timer = setTimeout(() => {
-          timers.delete(timer);
-          send();
-        }, holdMs);
-        timers.add(timer);
-      },
-    );
+    const upstreamReq = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent }, (upstreamRes) => {
+      const send = () => {
+        if (res.destroyed) {
+          upstreamRes.resume();
+          return;
+        }
+        res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+        upstreamRes.pipe(res);
+      };
+      if (holdMs <= 0) return send();
+      upstreamRes.pause();
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        send();
+      }, holdMs);
+      timers.add(timer);
+    });
     upstreamReq.on('error', () => {
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { code: 'server_error', message: 'upstream failed' } }));

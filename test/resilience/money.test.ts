@@ -96,7 +96,10 @@ describe.concurrent('money state never lies', () => {
 
     // Polled within a few seconds: the rise is shown as what it is, never as this checkout paid.
     await app.waitFor('$50.00 left', 20_000);
-    await app.waitFor((s) => s.replace(/[│\s]+/g, ' ').includes('The total of top-ups rose by $25.00 since this checkout started: this checkout or another payment; confirm on the checkout page.'), 15_000);
+    await app.waitFor(
+      (s) => s.replace(/[│\s]+/g, ' ').includes('The total of top-ups rose by $25.00 since this checkout started: this checkout or another payment; confirm on the checkout page.'),
+      15_000,
+    );
     let screen = app.screenText();
     expect(screen).not.toContain('Credited');
     expect(screen).toContain('card checkout · $25.00 · awaiting payment');

@@ -31,7 +31,10 @@ describe.concurrent('the credential', () => {
     await app.waitFor('key rejected');
     expectLastData(app.screenText());
     // No setup is offered (its key would be overridden by KEYDECK_TOKEN at the next start): S does nothing.
-    const hints = app.screen().filter((l) => l.trim() !== '').at(-1)!;
+    const hints = app
+      .screen()
+      .filter((l) => l.trim() !== '')
+      .at(-1)!;
     expect(hints).not.toContain('set up again');
     app.write('S');
     await new Promise((r) => setTimeout(r, 500));

@@ -38,12 +38,7 @@ function isBilling(path: string): boolean {
 
 describe('/api/* endpoints', () => {
   it.each(API_ENDPOINTS)('$method $path: 401 without credentials, with an unknown token and with a non-Bearer scheme', async ({ method, path, body }) => {
-    const attempts: Array<Record<string, string>> = [
-      {},
-      { authorization: 'Bearer sess_unknown' },
-      { authorization: `Bearer mk_${'x'.repeat(40)}` },
-      { authorization: `Basic ${sb.token}` },
-    ];
+    const attempts: Array<Record<string, string>> = [{}, { authorization: 'Bearer sess_unknown' }, { authorization: `Bearer mk_${'x'.repeat(40)}` }, { authorization: `Basic ${sb.token}` }];
     for (const headers of attempts) {
       const reply = await sb.call(method, path, { headers, ...(body !== undefined && { body }) });
       expect(reply.status).toBe(401);

@@ -5,12 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CardCheckoutSessionSchema,
-  CreditBalanceSchema,
-  UsdcPaymentInstructionSchema,
-  VerifiedTopUpSchema,
-} from '../../src/api/schemas.js';
+import { CardCheckoutSessionSchema, CreditBalanceSchema, UsdcPaymentInstructionSchema, VerifiedTopUpSchema } from '../../src/api/schemas.js';
 import { startTestSandbox, type TestSandbox } from './helpers.js';
 
 let sb: TestSandbox;
@@ -312,9 +307,7 @@ describe('budget model', () => {
     const token = await sb.newUser();
     await sb.topUp(token, 10);
     const key = await sb.creditKey(token);
-    const replies = await Promise.all(
-      Array.from({ length: 40 }, () => sb.infer(key.apiKey, { sandbox_cost_usd: 1, sandbox_delay_ms: 300 })),
-    );
+    const replies = await Promise.all(Array.from({ length: 40 }, () => sb.infer(key.apiKey, { sandbox_cost_usd: 1, sandbox_delay_ms: 300 })));
     const ok = replies.filter((r) => r.status === 200).length;
     expect(ok).toBe(10);
     expect(replies.filter((r) => r.status === 402 && r.body.error.code === 'budget_exceeded')).toHaveLength(40 - ok);
@@ -336,9 +329,7 @@ describe('GET /api/billing/status', () => {
     expect(reply.body.data).toMatchObject({
       // Every sandbox subscription reserves time blocks: a pool pledge (flat plans are retired on the page).
       subscriptions: [],
-      poolPledges: [
-        { id: pool.id, poolSlug: 'asia+americas', status: 'active', currentPeriodEnd: pool.subscriptionExpiresAt, cancelAtPeriodEnd: true, hasKey: true },
-      ],
+      poolPledges: [{ id: pool.id, poolSlug: 'asia+americas', status: 'active', currentPeriodEnd: pool.subscriptionExpiresAt, cancelAtPeriodEnd: true, hasKey: true }],
       plan: null,
       creditBalance: 12,
       legacySubscriptionKeys: [],

@@ -150,7 +150,11 @@ describe('the Host header (a web page reaching the sandbox by DNS rebinding)', (
       const moved = await send(sb.url, 'POST', '/sandbox/clock', host, { advanceSeconds: 86_400 });
       expect(moved.status, host).toBe(403);
       expect(JSON.parse(moved.body)).toEqual({
-        error: { code: 'forbidden', field: 'host', message: expect.stringMatching(/^the sandbox listens on this machine only and answers requests addressed to it \(Host: localhost, 127\.0\.0\.1 or \[::1\]\)/) },
+        error: {
+          code: 'forbidden',
+          field: 'host',
+          message: expect.stringMatching(/^the sandbox listens on this machine only and answers requests addressed to it \(Host: localhost, 127\.0\.0\.1 or \[::1\]\)/),
+        },
       });
       expect((await send(sb.url, 'POST', '/sandbox/users', host)).status).toBe(403);
     }

@@ -28,9 +28,7 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}): Running {
   createInterface({ input: child.stdout }).on('line', (line) => stdoutLines.push(line));
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
-  );
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   return { child, stdoutLines, stderr: () => stderr, exit };
 }
 

@@ -100,9 +100,7 @@ describe('credit keys', () => {
     expect(Number.isNaN(Date.parse(created.body.createdAt))).toBe(false);
 
     const list = await sb.call('GET', '/api/keys', { token });
-    expect(list.body).toEqual([
-      { id: created.body.id, name: 'ci runner', keyPlan: 'credits', lastUsedAt: null, keyType: 'credit', isActive: true, createdAt: created.body.createdAt },
-    ]);
+    expect(list.body).toEqual([{ id: created.body.id, name: 'ci runner', keyPlan: 'credits', lastUsedAt: null, keyType: 'credit', isActive: true, createdAt: created.body.createdAt }]);
     expect(await sb.credits(token)).toMatchObject({ hasCreditKey: true, creditKeyCount: 1 });
   });
 
@@ -192,9 +190,7 @@ describe('management keys', () => {
 
     const before = await sb.call('GET', '/api/keys/management', { token });
     const listed = ManagementKeyListSchema.parse(before.body);
-    expect(listed).toEqual([
-      { id: created.body.id, name: 'laptop', keyPrefix: created.body.keyPrefix, isActive: true, lastUsedAt: null, createdAt: expect.any(String) },
-    ]);
+    expect(listed).toEqual([{ id: created.body.id, name: 'laptop', keyPrefix: created.body.keyPrefix, isActive: true, lastUsedAt: null, createdAt: expect.any(String) }]);
     expect(JSON.stringify(before.body)).not.toContain(mk);
 
     // A management key is accepted on /api/*, and its use is recorded.

@@ -40,7 +40,7 @@ describe('usage (seed dialect)', () => {
     expect(b).toMatchObject({ id: busy.id, keyType: 'credit', maxBudget: 50, subscription: null });
     expect((byName.get('quiet') as any).usage.total).toEqual({ spend: 0, requests: 0, tokens: 0 });
     // A subscription key's use is tracked as its spend, never charged to the balance.
-    expect((byName.get(sub.name as string) as any)).toMatchObject({ keyType: 'subscription', subscription: { planSlug: 'standard', status: 'active' }, usage: { '24h': { spend: 0.5 } } });
+    expect(byName.get(sub.name as string) as any).toMatchObject({ keyType: 'subscription', subscription: { planSlug: 'standard', status: 'active' }, usage: { '24h': { spend: 0.5 } } });
     expect((await sb.credits(token)).remaining).toBe(50 - 3.25);
     expect(JSON.stringify(reply.body)).not.toMatch(/sk_[A-Za-z0-9]{20}/);
 

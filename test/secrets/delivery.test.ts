@@ -38,7 +38,14 @@ const KEY = /sk[_-][0-9A-Za-z]{40}/;
 
 describe('secrets scan of delivery and rotation', () => {
   it('leaves each key only where it was sent', { timeout: 90_000 }, async () => {
-    const dirs = { config: path.join(root, 'config'), data: path.join(root, 'data'), home: path.join(root, 'home'), tmp: path.join(root, 'tmp'), app: path.join(root, 'app'), bin: path.join(root, 'bin') };
+    const dirs = {
+      config: path.join(root, 'config'),
+      data: path.join(root, 'data'),
+      home: path.join(root, 'home'),
+      tmp: path.join(root, 'tmp'),
+      app: path.join(root, 'app'),
+      bin: path.join(root, 'bin'),
+    };
     for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true, mode: 0o700 });
     writeFileSync(
       path.join(dirs.bin, 'gh'),
@@ -108,7 +115,9 @@ describe('secrets scan of delivery and rotation', () => {
     terminals.push({ what: 'TUI', out: tui.output() });
 
     // The keys, read where they belong.
-    const secrets = readdirSync(dirs.app).filter((f) => f.startsWith('gh.secret.')).sort();
+    const secrets = readdirSync(dirs.app)
+      .filter((f) => f.startsWith('gh.secret.'))
+      .sort();
     expect(secrets).toEqual(['gh.secret.0', 'gh.secret.1']);
     const viaGh = secrets.map((f) => readFileSync(path.join(dirs.app, f), 'utf8'));
     const file = readFileSync(dotenv, 'utf8');

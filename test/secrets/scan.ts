@@ -17,7 +17,10 @@ const { Terminal } = xtermHeadless;
  */
 export function formsOf(value: string): Array<{ form: string; bytes: Buffer }> {
   const bytes = Buffer.from(value, 'utf8');
-  const inner = (offset: number) => Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64').slice(4, -4);
+  const inner = (offset: number) =>
+    Buffer.concat([Buffer.alloc(offset), bytes])
+      .toString('base64')
+      .slice(4, -4);
   return [
     { form: 'utf8', bytes },
     { form: 'utf16le', bytes: Buffer.from(value, 'utf16le') },
@@ -58,4 +61,3 @@ export async function terminalText(stream: string, columns: number, rows: number
   term.dispose();
   return text;
 }
-

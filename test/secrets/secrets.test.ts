@@ -201,7 +201,11 @@ describe('secrets scan of a full keydeck session', () => {
     const outBytes = Buffer.from(out);
     expect(foundForms(outBytes, SESSION), 'session token in the terminal output').toEqual([]);
     expect(foundForms(outBytes, DEMO), 'demo token in the terminal output').toEqual([]);
-    for (const [name, key] of [['MK_USED', mkUsed], ['SK', sk], ['MK_EXTRA', mkExtra]] as const) {
+    for (const [name, key] of [
+      ['MK_USED', mkUsed],
+      ['SK', sk],
+      ['MK_EXTRA', mkExtra],
+    ] as const) {
       expect(foundForms(Buffer.from(out.slice(key.ackAt)), key.value), `${name} in the pty stream after its acknowledgement`).toEqual([]);
     }
     const finalTerminal = await terminalText(out, columns, rows);
@@ -222,9 +226,14 @@ describe('secrets scan of a full keydeck session', () => {
     for (const file of files) {
       const bytes = readFileSync(file);
       const rel = path.relative(root, file);
-      const allowed = (name: string) =>
-        (name === 'MK_USED' && file === credentials) || (name === 'DEMO' && path.dirname(file) === dirs.sandbox);
-      for (const [name, value] of [['MK_USED', mkUsed.value], ['SK', sk.value], ['MK_EXTRA', mkExtra.value], ['SESSION', SESSION], ['DEMO', DEMO]] as const) {
+      const allowed = (name: string) => (name === 'MK_USED' && file === credentials) || (name === 'DEMO' && path.dirname(file) === dirs.sandbox);
+      for (const [name, value] of [
+        ['MK_USED', mkUsed.value],
+        ['SK', sk.value],
+        ['MK_EXTRA', mkExtra.value],
+        ['SESSION', SESSION],
+        ['DEMO', DEMO],
+      ] as const) {
         const forms = foundForms(bytes, value);
         if (forms.length > 0 && !allowed(name)) leaks.push(`${name} in ${rel} (${forms.join(', ')})`);
       }

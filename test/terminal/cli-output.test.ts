@@ -22,11 +22,9 @@ beforeAll(async () => {
     const route = `${req.method} ${req.path}`;
     if (route === 'GET /api/keys') return json(res, 200, [KEY]);
     if (route === 'GET /api/keys/management') return json(res, 200, [MGMT]);
-    if (route === 'GET /api/billing/credits')
-      return json(res, 200, { success: true, data: { totalTopUp: 20, remaining: 10, hasCreditKey: true, creditKeyCount: 1, userId: H } });
+    if (route === 'GET /api/billing/credits') return json(res, 200, { success: true, data: { totalTopUp: 20, remaining: 10, hasCreditKey: true, creditKeyCount: 1, userId: H } });
     if (route === 'GET /api/billing/status') return json(res, 200, { success: true, data: { [H]: H, nested: { list: [H] } } });
-    if (route === 'POST /api/keys/credit')
-      return json(res, 200, { id: H, name: H, keyType: 'credit', apiKey: 'sk_created0123456789', isActive: true, createdAt: '2026-01-01T00:00:00Z' });
+    if (route === 'POST /api/keys/credit') return json(res, 200, { id: H, name: H, keyType: 'credit', apiKey: 'sk_created0123456789', isActive: true, createdAt: '2026-01-01T00:00:00Z' });
     if (route === 'POST /api/keys/management') return json(res, 200, { id: H, name: H, keyPrefix: H, apiKey: 'mk_created0123456789' });
     if (route === 'POST /api/billing/topup') {
       const method = (JSON.parse(req.body) as { method: string }).method;

@@ -15,10 +15,25 @@ describe('the guardrail hook', () => {
   it('hears the figures in its environment and never a key value', async () => {
     const out = path.join(dir, 'env');
     const secrets = { KEYDECK_TOKEN: 'mk_0123456789abcdefghij', KEYDECK_TOKEN_PROD: 'x', OPENAI_API_KEY: 'sk_live_0123456789abcdefghij', SHELL: '/bin/sh', PATH: process.env.PATH };
-    const notice = { what: 'disabled', rule: 'budget', action: 'disable', key: { id: 'k_1', name: 'web\u001b[2J' }, period: 'day', limitUsd: 5, spentUsd: 6.129, overshootUsd: 0.3, until: '2026-05-11T00:00:00.000Z' };
+    const notice = {
+      what: 'disabled',
+      rule: 'budget',
+      action: 'disable',
+      key: { id: 'k_1', name: 'web\u001b[2J' },
+      period: 'day',
+      limitUsd: 5,
+      spentUsd: 6.129,
+      overshootUsd: 0.3,
+      until: '2026-05-11T00:00:00.000Z',
+    };
     const problem = await runUserHook('--on-guardrail', `env > ${out}`, onGuardrailEnvironment(notice, 'prod', 'https://api.example.com', secrets), { env: secrets });
     expect(problem).toBeUndefined();
-    const env = Object.fromEntries(readFileSync(out, 'utf8').trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    const env = Object.fromEntries(
+      readFileSync(out, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
     expect(env).toMatchObject({
       KEYDECK_EVENT: 'guardrail',
       KEYDECK_GUARDRAIL: 'disabled',

@@ -88,7 +88,10 @@ describe('a hostile id and name through every way out', () => {
     expect(onAnomalyEnvironment({ ...runaway, keyId: '-rf' } as never, 'p', 'o', {}).KEYDECK_KEY_ID).toBeUndefined();
   });
 
-  it.each([['linux', 'notify-send'], ['darwin', 'osascript']] as const)('desktop notifications (%s, %s): markup escaped, bidi and zero-width removed, cut', (platform, program) => {
+  it.each([
+    ['linux', 'notify-send'],
+    ['darwin', 'osascript'],
+  ] as const)('desktop notifications (%s, %s): markup escaped, bidi and zero-width removed, cut', (platform, program) => {
     const spawned: Array<{ cmd: string; args: readonly string[] }> = [];
     const spawn = ((cmd: string, args: readonly string[]) => {
       spawned.push({ cmd, args });
@@ -114,7 +117,10 @@ describe('a hostile id and name through every way out', () => {
   it.each(['osc9', 'osc777', 'osc99'] as NotificationProtocol[])('terminal notifications (%s): nothing inside the sequence but text', (protocol) => {
     const sequence = notificationSequence(`keydeck: runaway key ${HOSTILE_ID}`, HOSTILE_NAME, protocol, {});
     // The payload between the introducers and terminators keydeck writes.
-    const payload = sequence.replace(/^\u001b\]/, '').replace(/\u0007$|\u001b\\$/, '').replaceAll('\u001b\\\u001b]', '');
+    const payload = sequence
+      .replace(/^\u001b\]/, '')
+      .replace(/\u0007$|\u001b\\$/, '')
+      .replaceAll('\u001b\\\u001b]', '');
     expect(payload).not.toMatch(CONTROL);
     expect(payload).not.toMatch(INVISIBLE);
   });

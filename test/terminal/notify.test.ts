@@ -68,7 +68,16 @@ describe('subscription time reaches the notification channels', () => {
   it('a subscription key within 3 days of its end is notified once, with its time left; amounts are cut to the cent', async () => {
     const { dueSubscriptionEvents } = await import('../../src/tui/hooks/useSubscriptionNotifications.js');
     const now = Date.parse('2026-11-23T12:00:00Z');
-    const sub = (id: string, expires: string) => ({ id, name: `sub ${id}`, keyPlan: 'standard', keyType: 'subscription', isActive: true, subscriptionStatus: 'active', subscriptionExpiresAt: expires, createdAt: '2026-10-25T12:00:00Z' });
+    const sub = (id: string, expires: string) => ({
+      id,
+      name: `sub ${id}`,
+      keyPlan: 'standard',
+      keyType: 'subscription',
+      isActive: true,
+      subscriptionStatus: 'active',
+      subscriptionExpiresAt: expires,
+      createdAt: '2026-10-25T12:00:00Z',
+    });
     const keys = [sub('a', '2026-11-23T23:00:00Z'), sub('b', '2026-12-20T12:00:00Z')] as never;
     const sent = new Set<string>();
     const first = dueSubscriptionEvents(keys, now, sent);
@@ -173,7 +182,11 @@ describe('the hooks never get keydeck’s credentials', () => {
         while (Date.now() < deadline) {
           try {
             const text = readFileSync(file, 'utf8');
-            if (text.includes('\n')) return text.split('\n').map((l) => l.split('=')[0]!).filter((n) => n !== '');
+            if (text.includes('\n'))
+              return text
+                .split('\n')
+                .map((l) => l.split('=')[0]!)
+                .filter((n) => n !== '');
           } catch {
             // not yet
           }

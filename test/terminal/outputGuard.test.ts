@@ -14,7 +14,9 @@ describe('guardTerminalOutput', () => {
   });
 
   it('drops titles, clipboard writes, hyperlinks, device queries, C1 and bidi controls', () => {
-    const out = guardTerminalOutput(`a${PAYLOADS.title}b${PAYLOADS.clipboard}c${PAYLOADS.deviceStatus}d${PAYLOADS.c1Link}e${PAYLOADS.bidi}f\u001b]8;;javascript:alert(1)\u001b\\link\u001b]2;t\u001b\\`);
+    const out = guardTerminalOutput(
+      `a${PAYLOADS.title}b${PAYLOADS.clipboard}c${PAYLOADS.deviceStatus}d${PAYLOADS.c1Link}e${PAYLOADS.bidi}f\u001b]8;;javascript:alert(1)\u001b\\link\u001b]2;t\u001b\\`,
+    );
     expect(out).not.toMatch(/\u001b\]|\u001b\[6n|[\u0080-\u009f\u202e]/u);
     expect(out.startsWith('ab')).toBe(true);
     expect(out).not.toContain('YXR0YWNrZXI=');

@@ -18,12 +18,10 @@ let server: HostileServer;
 beforeAll(async () => {
   server = await startHostileServer((req, res) => {
     const route = `${req.method} ${req.path}`;
-    if (route === 'GET /api/keys')
-      return json(res, 200, [{ id: 'k_evil', name: H, keyPlan: `credits${PAYLOADS.clipboard}`, keyType: 'credit', isActive: true, createdAt: '2026-01-02T00:00:00Z' }]);
+    if (route === 'GET /api/keys') return json(res, 200, [{ id: 'k_evil', name: H, keyPlan: `credits${PAYLOADS.clipboard}`, keyType: 'credit', isActive: true, createdAt: '2026-01-02T00:00:00Z' }]);
     if (route === 'GET /api/keys/management')
       return json(res, 200, [{ id: 'm1', name: H, keyPrefix: `mk_abcdefgh${PAYLOADS.c1Link}`, isActive: true, lastUsedAt: null, createdAt: '2026-01-01T00:00:00Z' }]);
-    if (route === 'GET /api/billing/credits')
-      return json(res, 200, { success: true, data: { totalTopUp: 20, remaining: 10, hasCreditKey: true, creditKeyCount: 1, userId: H } });
+    if (route === 'GET /api/billing/credits') return json(res, 200, { success: true, data: { totalTopUp: 20, remaining: 10, hasCreditKey: true, creditKeyCount: 1, userId: H } });
     if (route === 'GET /api/billing/status') return json(res, 200, { success: true, data: { [H]: H } });
     if (route === 'PUT /api/keys/k_evil') return json(res, 400, { error: { code: 'invalid_request', message: H, field: H } });
     return json(res, 404, { error: { code: 'not_found', message: H } });

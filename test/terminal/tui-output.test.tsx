@@ -26,8 +26,7 @@ beforeAll(async () => {
     if (route === 'GET /api/keys') return json(res, 200, keys);
     if (route === 'GET /api/keys/management')
       return json(res, 200, [{ id: 'm1', name: H, keyPrefix: `mk_abcdefgh${PAYLOADS.c1Link}`, isActive: true, lastUsedAt: null, createdAt: '2026-01-01T00:00:00Z' }]);
-    if (route === 'GET /api/billing/credits')
-      return json(res, 200, { success: true, data: { totalTopUp: 20, remaining: 10, hasCreditKey: true, creditKeyCount: 1, userId: H } });
+    if (route === 'GET /api/billing/credits') return json(res, 200, { success: true, data: { totalTopUp: 20, remaining: 10, hasCreditKey: true, creditKeyCount: 1, userId: H } });
     if (route === 'GET /api/billing/status') return json(res, 200, { success: true, data: { [H]: H, plan: PAYLOADS.clear } });
     if (route === 'DELETE /api/keys/k_inv') return json(res, 200, { deleted: true });
     if (route === 'PUT /api/keys/k_evil') return json(res, 400, { error: { code: 'invalid_request', message: H, field: H } });
@@ -55,7 +54,11 @@ describe('service strings through the TUI', () => {
     expect(ui.lastFrame()).toContain('\\u200b\\u200b');
     // Borders hold: every table line is exactly as wide as the terminal.
     const { default: stringWidth } = await import('string-width');
-    for (const line of ui.lastFrame().split('\n').filter((l) => l.startsWith('│'))) expect(stringWidth(line)).toBe(100);
+    for (const line of ui
+      .lastFrame()
+      .split('\n')
+      .filter((l) => l.startsWith('│')))
+      expect(stringWidth(line)).toBe(100);
     // An error whose field carries payloads (deactivating refused).
     await ui.press(KEYS.space);
     await ui.waitFor('Deactivate');

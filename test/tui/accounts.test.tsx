@@ -46,7 +46,11 @@ function configOf(): KeydeckConfig {
 
 async function watched(): Promise<{ watches: ProfileWatch[]; store: ReturnType<typeof noKeychainStore>['store'] }> {
   const { store } = noKeychainStore();
-  for (const [name, url] of [['alpha', live.url], ['beta', live.url], ['gamma', stoppedUrl]] as const) {
+  for (const [name, url] of [
+    ['alpha', live.url],
+    ['beta', live.url],
+    ['gamma', stoppedUrl],
+  ] as const) {
     await store.set(name, live.demoToken, { origin: new URL(url).origin, insecureStorage: true });
   }
   const config = configOf();
@@ -78,7 +82,10 @@ function renderAccounts(watches: ProfileWatch[], store: ReturnType<typeof noKeyc
 }
 
 describe('the Accounts pane', () => {
-  for (const [columns, rows] of [[100, 30], [80, 24]] as const) {
+  for (const [columns, rows] of [
+    [100, 30],
+    [80, 24],
+  ] as const) {
     it(`at ${columns}×${rows}: every profile in one screen, the stopped one down with its reason`, { timeout: 40_000 }, async () => {
       const { watches, store } = await watched();
       const opened: string[] = [];
@@ -146,7 +153,8 @@ describe('a slow service', () => {
     const garbled = await startHostileServer((_req, res) => raw(res, 500, 'boom \u001b]52;c;aGk=\u0007 \u202egone'));
     try {
       const { store } = noKeychainStore();
-      for (const url of [live.url, silent.url, garbled.url]) await store.set(url === live.url ? 'alpha' : url === silent.url ? 'slow' : 'weird', live.demoToken, { origin: new URL(url).origin, insecureStorage: true });
+      for (const url of [live.url, silent.url, garbled.url])
+        await store.set(url === live.url ? 'alpha' : url === silent.url ? 'slow' : 'weird', live.demoToken, { origin: new URL(url).origin, insecureStorage: true });
       const config = { version: 1, currentProfile: 'alpha', profiles: { alpha: { baseUrl: live.url }, slow: { baseUrl: silent.url }, weird: { baseUrl: garbled.url } } } as KeydeckConfig;
       const start = resolveFromConfig(config, '/c.json', { profile: 'alpha' }, {});
       const watches = watchProfiles({ profiles: allProfiles(config, '/c.json', start), store, timeoutMs: 8000 });
@@ -198,7 +206,10 @@ describe('the rows', () => {
       { id: 'k2', name: 'ci-2', isActive: true, periods: { total: { spend: 1 } } },
       { id: 'k3', name: 'web', isActive: true, periods: { total: { spend: 50 } } },
     ];
-    const snapshot = { ...watcher.snapshot, usage: { available: true, reading: false, snapshot: { report: { keys, periods: ['total'], raw: {} }, at: now, episodes: new Map() } } } as unknown as typeof watcher.snapshot;
+    const snapshot = {
+      ...watcher.snapshot,
+      usage: { available: true, reading: false, snapshot: { report: { keys, periods: ['total'], raw: {} }, at: now, episodes: new Map() } },
+    } as unknown as typeof watcher.snapshot;
     expect(accountRow(profile, snapshot, now).alerts).toEqual(['1 at limit']);
     expect(accountRow(resolveFromConfig(configOf(), '/c.json', { profile: 'alpha' }, {}), snapshot, now).alerts).toEqual([]);
   });

@@ -33,7 +33,11 @@ describe('the first frame, drawn while the app loads', () => {
     expect(head).toMatch(/1 Keys/);
     expect(head).toContain('connecting…');
     // Nothing else yet: no half-drawn pane the app would then move.
-    expect(lines(boot).slice(chrome).every((line) => line.trim() === '')).toBe(true);
+    expect(
+      lines(boot)
+        .slice(chrome)
+        .every((line) => line.trim() === ''),
+    ).toBe(true);
   });
 
   it('draws nothing below 60×15', () => {

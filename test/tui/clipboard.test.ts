@@ -21,7 +21,15 @@ function terminal(): { out: PassThrough; written: () => string } {
 }
 
 function memoryClipboard(initial: string) {
-  const board = { text: initial, async read() { return board.text; }, async write(t: string) { board.text = t; } };
+  const board = {
+    text: initial,
+    async read() {
+      return board.text;
+    },
+    async write(t: string) {
+      board.text = t;
+    },
+  };
   return board;
 }
 

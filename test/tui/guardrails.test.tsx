@@ -52,7 +52,7 @@ const RULES: KeyRule[] = [
 ];
 
 describe('the guardrails on the Keys pane', () => {
-  it('shows each governed key\'s budget bar, a key a guardrail disabled, and the selected key\'s budget in its details at 80 columns', async () => {
+  it("shows each governed key's budget bar, a key a guardrail disabled, and the selected key's budget in its details at 80 columns", async () => {
     const token = await sb.fundedUser(50);
     const web = await sb.creditKey(token, 'web');
     const api = await sb.creditKey(token, 'api');
@@ -62,7 +62,20 @@ describe('the guardrails on the Keys pane', () => {
     // What a guardrail of another keydeck recorded: "api" disabled by its week's budget.
     const week = periodBounds('week', Date.now());
     const record = guardrailRecord(dataDir);
-    const entry = await record.start({ profile: 'test', origin: new URL(sb.url).origin, keyId: api.id, keyName: 'api', rule: 'budget', period: 'week', periodStart: new Date(week.start).toISOString(), periodEnd: new Date(week.end).toISOString(), limitUsd: 2, action: 'disable', reenable: true, said: [] });
+    const entry = await record.start({
+      profile: 'test',
+      origin: new URL(sb.url).origin,
+      keyId: api.id,
+      keyName: 'api',
+      rule: 'budget',
+      period: 'week',
+      periodStart: new Date(week.start).toISOString(),
+      periodEnd: new Date(week.end).toISOString(),
+      limitUsd: 2,
+      action: 'disable',
+      reenable: true,
+      said: [],
+    });
     await record.update(entry.id, { state: 'disabling' });
     await record.update(entry.id, { state: 'disabled' });
     const frame = await ui.waitFor((f) => f.includes('████░ 90%') && f.includes('off:budget'));
@@ -87,8 +100,22 @@ describe('the guardrails on the Keys pane', () => {
 
   it('says the longest form that fits, down to the tightest', () => {
     const now = Date.parse('2026-05-10T10:00:00Z');
-    const view = { rule: { limitUsd: 5, period: 'day' as const, action: 'disable' as const }, thresholds: [0.8, 0.95], start: Date.parse('2026-05-10T00:00:00Z'), end: Date.parse('2026-05-11T00:00:00Z'), spentUsd: 4.5, ratio: 0.9, usdPerHour: 0.2, overshootUsd: 0.24, nextReadAt: now + 72 * 60_000, crossed: [0.8], atLimit: false };
-    expect(budgetLine(view, [], undefined, now)).toBe('budget: $4.50 of $5.00 today (90 %); at the limit it disables the key until the period ends; resets 2026-05-11 00:00 UTC; up to $0.24 more before the next usage read (in 1 h 12 min)');
+    const view = {
+      rule: { limitUsd: 5, period: 'day' as const, action: 'disable' as const },
+      thresholds: [0.8, 0.95],
+      start: Date.parse('2026-05-10T00:00:00Z'),
+      end: Date.parse('2026-05-11T00:00:00Z'),
+      spentUsd: 4.5,
+      ratio: 0.9,
+      usdPerHour: 0.2,
+      overshootUsd: 0.24,
+      nextReadAt: now + 72 * 60_000,
+      crossed: [0.8],
+      atLimit: false,
+    };
+    expect(budgetLine(view, [], undefined, now)).toBe(
+      'budget: $4.50 of $5.00 today (90 %); at the limit it disables the key until the period ends; resets 2026-05-11 00:00 UTC; up to $0.24 more before the next usage read (in 1 h 12 min)',
+    );
     expect(budgetLine(view, [], undefined, now, 120)).toBe('budget: $4.50 of $5.00 today (90 %) · disables at the limit until 00:00 UTC · +$0.24 by the next read (1 h 12 min)');
     expect(budgetLine(view, [], undefined, now, 76)).toBe('budget: $4.50/$5.00 today · off at limit till 00:00 · +$0.24 by next read');
     expect(budgetCell(view, undefined)).toBe('████░ 90%');

@@ -31,13 +31,21 @@ describe('messages', () => {
     expect(row).not.toMatch(/in \d+ d/);
     expect(row).toMatch(/expired\s+│\s+expired/);
 
-    const before = ui.lastFrame().split('\n').filter((l) => l.startsWith('│')).length;
+    const before = ui
+      .lastFrame()
+      .split('\n')
+      .filter((l) => l.startsWith('│')).length;
     await ui.press(KEYS.space);
     const message = expiredKeyMessage({ name: sub.name as string, keyType: 'subscription', keyPlan: 'standard' });
     await ui.waitFor((f) => flat(f).includes(message));
     // It took several lines, and the pane gave them up: the screen is still 24 lines.
     expect(ui.lastFrame().split('\n').length).toBeLessThanOrEqual(24);
-    expect(ui.lastFrame().split('\n').filter((l) => l.startsWith('│')).length).toBeLessThanOrEqual(before);
+    expect(
+      ui
+        .lastFrame()
+        .split('\n')
+        .filter((l) => l.startsWith('│')).length,
+    ).toBeLessThanOrEqual(before);
     expect(ui.lastFrame()).not.toContain('Deactivate');
     const [listed] = await sb.client(token).keys.list();
     expect(listed).toMatchObject({ id: sub.id, isActive: false });

@@ -103,7 +103,6 @@ describe('Billing pane: the pools view', () => {
   });
 });
 
-
 describe('Billing pane: the pools view, every seat free', () => {
   it('shows "10 of 10 free" whole: a column is as wide as its widest cell', async () => {
     // A sandbox of its own whose one pledge (the demo account's) is cancelled and past its period

@@ -78,7 +78,7 @@ describe('delivery from the Keys pane', () => {
     // R: keydeck delivered it, so the successor can go to the same place with enter.
     const first = keyIn(env, 'OPENAI_API_KEY');
     await ui.press('R');
-    await ui.waitFor('successor\'s name');
+    await ui.waitFor("successor's name");
     await ui.press(KEYS.enter);
     await ui.waitFor((f) => flat(f).includes('enter the same places as before:') && flat(f).includes('(OPENAI_API_KEY)'));
     await ui.press(KEYS.enter);
@@ -136,7 +136,9 @@ describe('an interrupted key creation at the next start', () => {
     const ctx = keyOperationContext({ dataDir, client, delivery: { lockDir: dataDir }, deliveries: new DeliveryRecord(dataDir), profile: 'test', origin: new URL(sb.url).origin });
     // "a": created, then keydeck was killed before the file was written: its value is gone.
     const envA = path.join(mkdtempSync(path.join(root, 'app-')), '.env');
-    await expect(drive(createKeyMachine, { ...ctx, failpoints: killedAt('create.mint:recorded') }, { plan: { kind: 'create', name: 'a', destinations: [parseFileDestination(envA)] } }, 'run', {})).rejects.toThrow('killed');
+    await expect(
+      drive(createKeyMachine, { ...ctx, failpoints: killedAt('create.mint:recorded') }, { plan: { kind: 'create', name: 'a', destinations: [parseFileDestination(envA)] } }, 'run', {}),
+    ).rejects.toThrow('killed');
     const lost = (await ctx.record.list()).find((o) => o.name === 'a')!;
     // "b": its file took the key, its command failed: recorded, the file holding the key.
     const envB = path.join(mkdtempSync(path.join(root, 'app-')), '.env');
@@ -191,7 +193,10 @@ describe('rotation from the Keys pane', () => {
     await ui.waitFor(/deactivated the old key "web \(rotated \d{4}-\d\d-\d\d\)"/);
     // The successor took the name: the key in use is still "web"; the old one is named for its rotation.
     const keys = await sb.client(token).keys.list();
-    expect(keys.map((k) => [k.name.replace(/\d{4}-\d\d-\d\d/, 'DATE'), k.isActive]).sort()).toEqual([['web (rotated DATE)', false], ['web', true]]);
+    expect(keys.map((k) => [k.name.replace(/\d{4}-\d\d-\d\d/, 'DATE'), k.isActive]).sort()).toEqual([
+      ['web (rotated DATE)', false],
+      ['web', true],
+    ]);
     expect((await sb.infer(successor)).status).toBe(200);
     expect(await rotationRecord(dataDir).list()).toEqual([]);
     neverDrawn(ui);
@@ -271,10 +276,20 @@ describe('rotation from the Keys pane', () => {
     const ctx = rotationContext({ dataDir, client, delivery: { lockDir: dataDir }, profile: 'test', origin: new URL(sb.url).origin });
     const keys = await client.keys.list();
     // "a": interrupted after its successor was created (never delivered).
-    await expect(drive(rotateKeyMachine, { ...ctx, failpoints: killedAt('rotate.mint:recorded') }, { plan: { old: keys.find((k) => k.id === a.id)!, successorName: 'a-r2', destinations: [] } }, 'run', {})).rejects.toThrow('killed');
+    await expect(
+      drive(rotateKeyMachine, { ...ctx, failpoints: killedAt('rotate.mint:recorded') }, { plan: { old: keys.find((k) => k.id === a.id)!, successorName: 'a-r2', destinations: [] } }, 'run', {}),
+    ).rejects.toThrow('killed');
     // "b": interrupted after its successor was delivered into a file.
     const env = path.join(mkdtempSync(path.join(root, 'app-')), '.env');
-    await expect(drive(rotateKeyMachine, { ...ctx, failpoints: killedAt('rotate.delivered:recorded') }, { plan: { old: keys.find((k) => k.id === b.id)!, successorName: 'b-r2', destinations: [parseFileDestination(env)] } }, 'run', {})).rejects.toThrow('killed');
+    await expect(
+      drive(
+        rotateKeyMachine,
+        { ...ctx, failpoints: killedAt('rotate.delivered:recorded') },
+        { plan: { old: keys.find((k) => k.id === b.id)!, successorName: 'b-r2', destinations: [parseFileDestination(env)] } },
+        'run',
+        {},
+      ),
+    ).rejects.toThrow('killed');
 
     const services = testServices({ store: noKeychainStore().store, baseUrl: sb.url, dataDir });
     const ui = renderApp(services, { session: readySession(sb.url, token), columns: 100, rows: 30 });

@@ -135,7 +135,13 @@ describe('a runaway key', () => {
     // A day of reads every 2 hours (sandbox clock), $1 per 2 h: the key's baseline.
     const origin = originOf(sb.url);
     const client = sb.client(token);
-    const primer = new UsageTracker({ client, budget: new UsageBudget(store.database), credential: credentialIdOf(origin, token), origin, keyHistory: new KeyHistory(store.database, store.series('test', origin).id) });
+    const primer = new UsageTracker({
+      client,
+      budget: new UsageBudget(store.database),
+      credential: credentialIdOf(origin, token),
+      origin,
+      keyHistory: new KeyHistory(store.database, store.series('test', origin).id),
+    });
     for (let i = 0; i < 12; i++) {
       await sb.infer(steady.apiKey, { sandbox_cost_usd: 1 });
       await client.billing.credits();

@@ -321,7 +321,9 @@ describe('AccountWatcher: the steps after a reading', () => {
 
 describe('AccountWatcher: several accounts at once', () => {
   it('one service that never answers holds back no other watcher', async () => {
-    const hung: WatcherClient = { billing: { credits: (options) => new Promise((_, reject) => options?.signal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })))) } };
+    const hung: WatcherClient = {
+      billing: { credits: (options) => new Promise((_, reject) => options?.signal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })))) },
+    };
     let reads = 0;
     const healthy: WatcherClient = { billing: { credits: async () => (reads++, credits(9)) } };
     const a = new AccountWatcher({ connect: () => ({ client: hung }), intervalMs: 5, jitter: 0 });

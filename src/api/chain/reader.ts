@@ -219,10 +219,7 @@ export class ChainReader {
    * the range is wider), oldest first, with the head they were counted against and the block the
    * read started at. Two requests: the head, then `eth_getLogs`.
    */
-  async findTransfers(
-    to: `0x${string}`,
-    from: bigint | { readonly back: bigint },
-  ): Promise<{ readonly head: bigint; readonly from: bigint; readonly transfers: readonly FoundTransfer[] }> {
+  async findTransfers(to: `0x${string}`, from: bigint | { readonly back: bigint }): Promise<{ readonly head: bigint; readonly from: bigint; readonly transfers: readonly FoundTransfer[] }> {
     try {
       const head = await getBlockNumber(this.#client, { cacheTime: 0 });
       const fromBlock = typeof from === 'bigint' ? from : head > from.back ? head - from.back : 0n;

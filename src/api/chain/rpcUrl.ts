@@ -33,7 +33,8 @@ export function chainRpcProblem(value: string): string | undefined {
   let url: URL;
   try {
     url = new URL(value.trim());
-  } catch { // not a URL: the problem is the answer
+  } catch {
+    // not a URL: the problem is the answer
     return 'is not a valid URL';
   }
   if (url.username !== '' || url.password !== '') return 'must not contain a user name or password';
@@ -46,7 +47,8 @@ export function chainRpcProblem(value: string): string | undefined {
 export function rpcHostOf(url: string): string {
   try {
     return new URL(url).host;
-  } catch { // not a URL: named in general words
+  } catch {
+    // not a URL: named in general words
     return 'the chain RPC';
   }
 }

@@ -52,10 +52,7 @@ export class KeysResource {
    */
   async createCredit(input: { name: string }, options?: CallOptions): Promise<CreatedConsumptionKey> {
     const body = this.#core.parseInput(CreateKeyRequestSchema, input);
-    return this.#core.call(
-      { op: OPS.createCredit, method: 'POST', path: '/api/keys/credit', body, read: { schema: CreatedConsumptionKeySchema, creates: true } },
-      options,
-    );
+    return this.#core.call({ op: OPS.createCredit, method: 'POST', path: '/api/keys/credit', body, read: { schema: CreatedConsumptionKeySchema, creates: true } }, options);
   }
 
   /**
@@ -72,10 +69,7 @@ export class KeysResource {
     // Loaded on use (../poolSchemas.ts is built for the calls that need it).
     const { CreateSubscriptionKeyRequestSchema, CreatedSubscriptionKeySchema } = await import('../poolSchemas.js');
     const body = this.#core.parseInput(CreateSubscriptionKeyRequestSchema, input);
-    return this.#core.call(
-      { op: OPS.createSubscription, method: 'POST', path: '/api/keys/subscription', body, read: { schema: CreatedSubscriptionKeySchema, creates: true } },
-      options,
-    );
+    return this.#core.call({ op: OPS.createSubscription, method: 'POST', path: '/api/keys/subscription', body, read: { schema: CreatedSubscriptionKeySchema, creates: true } }, options);
   }
 
   /**

@@ -5,14 +5,7 @@
  */
 import type { ApiCore, CallOptions } from '../core.js';
 import type { OperationInfo } from '../failures.js';
-import {
-  CreateKeyRequestSchema,
-  CreatedManagementKeySchema,
-  KeyIdSchema,
-  ManagementKeyListSchema,
-  type CreatedManagementKey,
-  type ManagementKey,
-} from '../schemas.js';
+import { CreateKeyRequestSchema, CreatedManagementKeySchema, KeyIdSchema, ManagementKeyListSchema, type CreatedManagementKey, type ManagementKey } from '../schemas.js';
 
 const OPS = {
   list: { name: 'listManagementKeys', what: 'list the management keys', changesState: false },
@@ -44,10 +37,7 @@ export class ManagementKeysResource {
    */
   async create(input: { name: string }, options?: CallOptions): Promise<CreatedManagementKey> {
     const body = this.#core.parseInput(CreateKeyRequestSchema, input);
-    return this.#core.call(
-      { op: OPS.create, method: 'POST', path: '/api/keys/management', body, read: { schema: CreatedManagementKeySchema, creates: true } },
-      options,
-    );
+    return this.#core.call({ op: OPS.create, method: 'POST', path: '/api/keys/management', body, read: { schema: CreatedManagementKeySchema, creates: true } }, options);
   }
 
   /**
@@ -57,9 +47,6 @@ export class ManagementKeysResource {
    */
   async delete(id: string, options?: CallOptions): Promise<unknown> {
     const keyId = this.#core.parseInput(KeyIdSchema, id, 'id');
-    return this.#core.call(
-      { op: OPS.delete, method: 'DELETE', path: `/api/keys/management/${encodeURIComponent(keyId)}`, read: { schema: null } },
-      options,
-    );
+    return this.#core.call({ op: OPS.delete, method: 'DELETE', path: `/api/keys/management/${encodeURIComponent(keyId)}`, read: { schema: null } }, options);
   }
 }

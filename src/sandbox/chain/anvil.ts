@@ -141,7 +141,7 @@ export async function startSandboxChain(options: SandboxChainOptions = {}): Prom
         // without a nonce), and two sends at once can be given the same nonce, the second refused
         // ("nonce too low"). The receipts are awaited concurrently.
         const send = sends.then(() => writeContract(wallet, { address: USDC_BASE_CONTRACT, abi: ERC20_ABI, functionName: 'transfer', args: [getAddress(to.toLowerCase()), units], chain: null }));
-        sends = send.catch(() => undefined);
+        sends = send.catch(() => undefined); // the queue only orders sends: this send's failure reaches its caller below
         const hash = await send;
         const receipt = await waitForTransactionReceipt(wallet, { hash, timeout: 15_000 });
         if (receipt.status !== 'success') throw new Error('the sandbox USDC transfer reverted');

@@ -84,10 +84,7 @@ export function registerInferenceRoutes(app: FastifyInstance, ctx: SandboxContex
       throw new SandboxError('forbidden', 'this key is deactivated: reactivate it (PUT /api/keys/:id with isActive true) to use it');
     }
     if (isExpired(key, now)) {
-      throw new SandboxError(
-        'unauthorized',
-        `this subscription key expired at ${new Date(key.subscription_expires_at!).toISOString()}: its 30-day period has ended`,
-      );
+      throw new SandboxError('unauthorized', `this subscription key expired at ${new Date(key.subscription_expires_at!).toISOString()}: its 30-day period has ended`);
     }
     // A pool key: 429 outside its reserved blocks, then 1 concurrent request, no rpm/tpm.
     const pool = isPoolKey(key);

@@ -86,11 +86,7 @@ export function registerKeyRoutes(app: FastifyInstance, ctx: SandboxContext, req
     const row = ctx.keys.getConsumption(userId, id);
     if (!row) throw keyNotFound();
     if (change.isActive === true && isExpired(row, now)) {
-      throw new SandboxError(
-        'invalid_request',
-        'isActive: an expired subscription key cannot be reactivated; a new subscription payment creates a new key',
-        { field: 'isActive' },
-      );
+      throw new SandboxError('invalid_request', 'isActive: an expired subscription key cannot be reactivated; a new subscription payment creates a new key', { field: 'isActive' });
     }
     if (change.isActive === true && row.subscription_id && ctx.pools.activeKeyOf(row.subscription_id, ctx.keys.listConsumption(userId), now, row.id)) {
       throw new SandboxError('invalid_request', 'isActive: its subscription already has another active key (one active key per subscription)', {

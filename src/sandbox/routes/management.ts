@@ -13,9 +13,7 @@ import { keyNotFound, parseKeyId } from './keys.js';
 
 /** Registers the management key routes; `requireAccount` authenticates. */
 export function registerManagementRoutes(app: FastifyInstance, ctx: SandboxContext, requireAccount: AuthHook): void {
-  app.get('/api/keys/management', { onRequest: requireAccount }, async (request) =>
-    ctx.keys.listManagement(request.accountId).map(managementKeyToWire),
-  );
+  app.get('/api/keys/management', { onRequest: requireAccount }, async (request) => ctx.keys.listManagement(request.accountId).map(managementKeyToWire));
 
   app.post('/api/keys/management', { onRequest: requireAccount }, async (request) => {
     const { name } = parseBody(CreateKeyRequestSchema, request.body);

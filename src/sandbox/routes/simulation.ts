@@ -28,18 +28,20 @@ export const SUBSCRIPTION_BLOCKS = ['asia', 'europe', 'americas'] as const;
  * one key per payment, returned with its `apiKey`; an optional key `name`) or a `pool` (id or
  * slug: the pages' model, a pool pledge without a key).
  */
-export const SubscriptionRequestSchema = z.strictObject({
-  plan: z.enum(['standard', 'pro'], { error: 'plan must be standard or pro' }).optional(),
-  pool: z.string({ error: 'pool must be a pool id or slug' }).min(1).max(200).optional(),
-  blocks: z
-    .array(z.enum(SUBSCRIPTION_BLOCKS, { error: 'blocks must be asia, europe or americas' }), {
-      error: 'blocks must be an array',
-    })
-    .min(1, 'blocks must hold 1 to 3 blocks')
-    .max(3, 'blocks must hold 1 to 3 blocks')
-    .refine((b) => new Set(b).size === b.length, 'blocks must not repeat a block'),
-  name: KeyNameSchema.optional(),
-}).refine((b) => (b.plan === undefined) !== (b.pool === undefined), { message: 'give either plan (a subscription key) or pool (a pledge without a key)', path: ['plan'] });
+export const SubscriptionRequestSchema = z
+  .strictObject({
+    plan: z.enum(['standard', 'pro'], { error: 'plan must be standard or pro' }).optional(),
+    pool: z.string({ error: 'pool must be a pool id or slug' }).min(1).max(200).optional(),
+    blocks: z
+      .array(z.enum(SUBSCRIPTION_BLOCKS, { error: 'blocks must be asia, europe or americas' }), {
+        error: 'blocks must be an array',
+      })
+      .min(1, 'blocks must hold 1 to 3 blocks')
+      .max(3, 'blocks must hold 1 to 3 blocks')
+      .refine((b) => new Set(b).size === b.length, 'blocks must not repeat a block'),
+    name: KeyNameSchema.optional(),
+  })
+  .refine((b) => (b.plan === undefined) !== (b.pool === undefined), { message: 'give either plan (a subscription key) or pool (a pledge without a key)', path: ['plan'] });
 
 /** Largest simulated transfer, USD. */
 const MAX_TRANSFER_USD = 10_000_000;
@@ -52,7 +54,11 @@ export const TransferRequestSchema = z.strictObject({
 
 /** `POST /sandbox/cards/decline` body: how many of the account's next card charges fail (0–100; 0 ends it). */
 export const CardDeclineRequestSchema = z.strictObject({
-  count: z.number({ error: 'count must be a whole number from 0 to 100' }).int('count must be a whole number from 0 to 100').min(0, 'count must be a whole number from 0 to 100').max(100, 'count must be a whole number from 0 to 100'),
+  count: z
+    .number({ error: 'count must be a whole number from 0 to 100' })
+    .int('count must be a whole number from 0 to 100')
+    .min(0, 'count must be a whole number from 0 to 100')
+    .max(100, 'count must be a whole number from 0 to 100'),
 });
 
 /** `POST /sandbox/cards/delay` body: how long the account's next card-on-file charges take to be credited, seconds (0 to {@link MAX_CARD_DELAY_SECONDS}; 0: at once). */
@@ -74,12 +80,7 @@ export const ClockRequestSchema = z.strictObject({
 });
 
 function transferMicros(amount: string | number): number {
-  const micros =
-    typeof amount === 'string'
-      ? decimalStringToMicros(amount)
-      : Number.isFinite(amount) && amount >= 0
-        ? usdToMicros(amount)
-        : null;
+  const micros = typeof amount === 'string' ? decimalStringToMicros(amount) : Number.isFinite(amount) && amount >= 0 ? usdToMicros(amount) : null;
   if (micros === null || micros <= 0 || micros > MAX_TRANSFER_USD * 1_000_000) {
     throw new SandboxError('invalid_request', 'amount must be a positive USDC amount with at most 6 decimals, such as "25"', {
       field: 'amount',

@@ -33,7 +33,10 @@ export function AccountsPane({ size, active, goTo }: PaneProps) {
     if (active) want?.();
   }, [active, want]);
   const [selected, setSelected] = useState<string | undefined>(undefined);
-  const index = Math.max(0, rows.findIndex((r) => r.name === (selected ?? accounts?.current)));
+  const index = Math.max(
+    0,
+    rows.findIndex((r) => r.name === (selected ?? accounts?.current)),
+  );
   const chosen = rows[index]?.name;
   const flash = useFlash();
   /** Opens `name` in the other panes; a profile with no credential or no address is said, not opened (its setup has no way back here). */
@@ -63,7 +66,11 @@ export function AccountsPane({ size, active, goTo }: PaneProps) {
   }
   return (
     <Box flexDirection="column" width={size.columns} height={size.rows}>
-      {accounts.problem !== undefined ? <Text color={theme.warning} wrap="truncate">{truncateTo(visible(accounts.problem), size.columns)}</Text> : null}
+      {accounts.problem !== undefined ? (
+        <Text color={theme.warning} wrap="truncate">
+          {truncateTo(visible(accounts.problem), size.columns)}
+        </Text>
+      ) : null}
       <AccountsView rows={rows} selected={chosen} current={accounts.current} columns={size.columns} height={size.rows - (accounts.problem !== undefined ? 1 : 0)} now={clock()} />
     </Box>
   );

@@ -34,7 +34,10 @@ function stateColor(row: AccountRow): string | undefined {
 
 /** See the module comment. */
 export function AccountsView({ rows, selected, current, columns, height, now }: AccountsViewProps) {
-  const index = Math.max(0, rows.findIndex((r) => r.name === selected));
+  const index = Math.max(
+    0,
+    rows.findIndex((r) => r.name === selected),
+  );
   const chosen = rows[index];
   // One line per row, and under a row that is down the reason: the window keeps the selected row in view.
   const lines = rows.flatMap((row, i) => {
@@ -49,14 +52,24 @@ export function AccountsView({ rows, selected, current, columns, height, now }: 
   const start = Math.min(Math.max(0, last - room + 1), Math.max(0, lines.length - room));
   return (
     <Box flexDirection="column" width={columns} height={height} overflow="hidden">
-      <Text color={theme.muted} wrap="truncate">{headerLine(columns)}</Text>
-      {rows.length === 0 ? <Text color={theme.muted} wrap="truncate">{truncateTo('no profiles in the config file: keydeck --profile NAME auth login adds one', columns)}</Text> : null}
+      <Text color={theme.muted} wrap="truncate">
+        {headerLine(columns)}
+      </Text>
+      {rows.length === 0 ? (
+        <Text color={theme.muted} wrap="truncate">
+          {truncateTo('no profiles in the config file: keydeck --profile NAME auth login adds one', columns)}
+        </Text>
+      ) : null}
       {lines.slice(start, start + room).map((line) => (
         <Text key={line.key} inverse={line.inverse} wrap="truncate" {...(line.color !== undefined && { color: line.color })}>
           {line.text}
         </Text>
       ))}
-      {chosen && selected !== undefined ? <Text color={theme.muted} wrap="truncate">{truncateTo(detailLine(chosen, now), columns)}</Text> : null}
+      {chosen && selected !== undefined ? (
+        <Text color={theme.muted} wrap="truncate">
+          {truncateTo(detailLine(chosen, now), columns)}
+        </Text>
+      ) : null}
     </Box>
   );
 }

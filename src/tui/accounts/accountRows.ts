@@ -120,13 +120,7 @@ function stateRank(state: AccountState): number {
 
 /** What needs attention first: down, runs out soonest, has alerts, then by name. Returns a new array. */
 export function byAttention(rows: readonly AccountRow[]): AccountRow[] {
-  return [...rows].sort(
-    (a, b) =>
-      stateRank(a.state) - stateRank(b.state) ||
-      runOutMs(a) - runOutMs(b) ||
-      Number(b.alerts.length > 0) - Number(a.alerts.length > 0) ||
-      a.name.localeCompare(b.name),
-  );
+  return [...rows].sort((a, b) => stateRank(a.state) - stateRank(b.state) || runOutMs(a) - runOutMs(b) || Number(b.alerts.length > 0) - Number(a.alerts.length > 0) || a.name.localeCompare(b.name));
 }
 
 /** "12 s", "4 min", "2 h": the age of a reading, short. */

@@ -25,13 +25,27 @@ export interface RunAccountsMonitorInput {
 const now = () => Date.now();
 
 /** The title and the table, as tall as the terminal allows (every profile when they fit). */
-export function AccountsMonitorView({ watches, current, columns, rows, onQuit }: { readonly watches: readonly ProfileWatch[]; readonly current: string; readonly columns: number; readonly rows: number; readonly onQuit: () => void }) {
+export function AccountsMonitorView({
+  watches,
+  current,
+  columns,
+  rows,
+  onQuit,
+}: {
+  readonly watches: readonly ProfileWatch[];
+  readonly current: string;
+  readonly columns: number;
+  readonly rows: number;
+  readonly onQuit: () => void;
+}) {
   const accounts = useAccountRows(watches, now);
   useKeymap('global', { quit: onQuit, refresh: () => watches.forEach((w) => w.watcher.refresh()) });
   const height = Math.max(3, Math.min(rows - 1, accounts.length + accounts.filter((a) => a.state === 'down').length + 1));
   return (
     <Box flexDirection="column" width={columns}>
-      <Text color={theme.muted} wrap="truncate">{truncateTo(`keydeck monitor · ${watches.length} profiles · r reads now · q quits`, columns)}</Text>
+      <Text color={theme.muted} wrap="truncate">
+        {truncateTo(`keydeck monitor · ${watches.length} profiles · r reads now · q quits`, columns)}
+      </Text>
       <AccountsView rows={accounts} current={current} columns={columns} height={height + 1} now={now()} />
     </Box>
   );
@@ -71,6 +85,9 @@ export function runAccountsMonitor(input: RunAccountsMonitorInput): Promise<numb
     });
     process.once('SIGTERM', onTerm);
     process.once('SIGINT', onInt);
-    void instance.waitUntilExit().then(() => resolve(code), () => resolve(1));
+    void instance.waitUntilExit().then(
+      () => resolve(code),
+      () => resolve(1),
+    );
   });
 }

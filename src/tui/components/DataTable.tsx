@@ -155,19 +155,10 @@ class WindowedTable extends Table<Row> {
         {this.header({ key: 'header', columns, data: {} })}
         {this.heading({ key: 'heading', columns, data: this.getHeadings() })}
         {this.separator({ key: 'separator', columns, data: {} })}
-        {rows.length === 0 && emptyText ? (
-          <Text color={theme.muted}>{fitWidth(`│ ${emptyText}`, tableWidth(widths.map((w) => w - 2 * CELL_PADDING)))}</Text>
-        ) : null}
+        {rows.length === 0 && emptyText ? <Text color={theme.muted}>{fitWidth(`│ ${emptyText}`, tableWidth(widths.map((w) => w - 2 * CELL_PADDING)))}</Text> : null}
         {rows.map((row, i) => (
           // Keyed by slot: scrolling updates text in place instead of remounting rows.
-          <DataRowText
-            key={`slot-${i}`}
-            line={rowLine(
-              this.fitRow(row),
-              i === selectedIndex,
-              cellColor ? this.props.layout.map((c) => cellColor(i, c.key)) : undefined,
-            )}
-          />
+          <DataRowText key={`slot-${i}`} line={rowLine(this.fitRow(row), i === selectedIndex, cellColor ? this.props.layout.map((c) => cellColor(i, c.key)) : undefined)} />
         ))}
         {this.props.position === undefined ? this.footer({ key: 'footer', columns, data: {} }) : <Text>{bottomBorder(widths, this.props.position)}</Text>}
       </Box>
@@ -181,14 +172,5 @@ class WindowedTable extends Table<Row> {
  */
 export function DataTable(props: DataTableProps) {
   const { columns, ...rest } = props;
-  return (
-    <WindowedTable
-      {...rest}
-      layout={columns}
-      columns={columns.map((c) => c.key)}
-      data={props.rows as Row[]}
-      header={HeadingCell}
-      skeleton={Skeleton}
-    />
-  );
+  return <WindowedTable {...rest} layout={columns} columns={columns.map((c) => c.key)} data={props.rows as Row[]} header={HeadingCell} skeleton={Skeleton} />;
 }

@@ -74,12 +74,16 @@ export function HeaderView({ columns, compact, target, profileName, host, creden
   const badge = target === 'sandbox' ? 'SANDBOX' : 'LIVE';
   const badgeColor = target === 'sandbox' ? theme.sandbox : theme.live;
   // Read-only (src/config/profileMarks.ts): said beside the badge, in both layouts, before the profile's name.
-  const ro = readOnly ? <Text bold inverse>{' RO '}</Text> : null;
+  const ro = readOnly ? (
+    <Text bold inverse>
+      {' RO '}
+    </Text>
+  ) : null;
   // The plaintext file's path when the line holds it whole; else a shorter warning that says
   // where the path is (no line ends in a cut `…`).
   const credRoom = columns - displayWidth(conn.text) - 1;
   const fits = (w: string) => displayWidth(`${cred.text}  ${symbols.warning} ${w}`) <= credRoom;
-  const warning = cred.warning === undefined ? undefined : [cred.warning, ...(cred.shorterWarnings ?? [])].find(fits) ?? cred.shorterWarnings?.at(-1) ?? cred.warning;
+  const warning = cred.warning === undefined ? undefined : ([cred.warning, ...(cred.shorterWarnings ?? [])].find(fits) ?? cred.shorterWarnings?.at(-1) ?? cred.warning);
 
   if (compact) {
     return (
@@ -111,7 +115,9 @@ export function HeaderView({ columns, compact, target, profileName, host, creden
           </Text>
         </Box>
         <Box flexShrink={0} marginLeft={1}>
-          <Text bold color={bal.color}>{bal.text}</Text>
+          <Text bold color={bal.color}>
+            {bal.text}
+          </Text>
         </Box>
       </Box>
       <Box>

@@ -49,7 +49,6 @@ function lastUsed(key: ConsumptionKey, now: number): string {
   return ` · last used ${relativeAgo(key.lastUsedAt, now)}`;
 }
 
-
 /** The spend line of the details: each period's figure, the share, the bars of its reads. */
 export function spendLine(usage: KeySpendDetails | undefined): string {
   if (!usage) return 'spend: usage not read';
@@ -94,13 +93,13 @@ export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpen
     ].find((line) => displayWidth(line) <= width) ?? `${visible(key.keyType)} key · ${status}${sub}${lastUsed(key, now)}`,
     expiry,
     budgetLine ??
-    (key.keyType === 'credit'
-      ? typeof budget === 'number'
-        ? fits(`budget: the shared balance, max_budget ${formatUsd(budget)} (all top-ups) · top up: pane 3`, `budget: the shared balance, max_budget ${formatUsd(budget)} · top up: 3`)
-        : 'spends the shared credit balance (top up on the Billing pane, 3)'
-      : hours
-        ? `reserved hours: ${visible(hours.text)}${hours.at.inside ? '' : ' (429 until then)'}`
-        : renewal),
+      (key.keyType === 'credit'
+        ? typeof budget === 'number'
+          ? fits(`budget: the shared balance, max_budget ${formatUsd(budget)} (all top-ups) · top up: pane 3`, `budget: the shared balance, max_budget ${formatUsd(budget)} · top up: 3`)
+          : 'spends the shared credit balance (top up on the Billing pane, 3)'
+        : hours
+          ? `reserved hours: ${visible(hours.text)}${hours.at.inside ? '' : ' (429 until then)'}`
+          : renewal),
     fits(`limits: ${describeLimits(key, plans)}`, `limits: ${withoutSources(describeLimits(key, plans))}`),
     spendLine(usage),
     usage?.status ?? '',

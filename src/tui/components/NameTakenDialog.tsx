@@ -27,10 +27,7 @@ export function NameTakenDialog(props: NameTakenDialogProps) {
   return (
     <ConfirmDialog
       title={`A key is already named "${name}"`}
-      message={[
-        `It is ${visible(takenByWords(props.taken))}.`,
-        `With two keys named "${name}", ${DUPLICATE_NAME_TROUBLE} (keydeck keys rotate ${name}). Cancel goes back to the name.`,
-      ]}
+      message={[`It is ${visible(takenByWords(props.taken))}.`, `With two keys named "${name}", ${DUPLICATE_NAME_TROUBLE} (keydeck keys rotate ${name}). Cancel goes back to the name.`]}
       actionLabel={props.action === 'create' ? 'Create another' : 'Rename anyway'}
       onConfirm={props.onConfirm}
       onCancel={props.onCancel}

@@ -29,18 +29,18 @@ export function PaneTabs({ panes, active, compact, notice, columns }: PaneTabsPr
   return (
     <Box {...(columns !== undefined && { width: columns })}>
       <Box flexGrow={1}>
-      <Text wrap="truncate">
-        {panes.map((p, i) => {
-          const on = p.id === active;
-          const title = short ? p.shortTitle : p.title;
-          return (
-            <Text key={p.id}>
-              {i > 0 ? ' ' : ''}
-              <Text inverse={on} bold={on}>{`${on ? symbols.selected : ' '}${p.key} ${title} `}</Text>
-            </Text>
-          );
-        })}
-      </Text>
+        <Text wrap="truncate">
+          {panes.map((p, i) => {
+            const on = p.id === active;
+            const title = short ? p.shortTitle : p.title;
+            return (
+              <Text key={p.id}>
+                {i > 0 ? ' ' : ''}
+                <Text inverse={on} bold={on}>{`${on ? symbols.selected : ' '}${p.key} ${title} `}</Text>
+              </Text>
+            );
+          })}
+        </Text>
       </Box>
       {showNotice ? <Text color={theme.warning}>{notice}</Text> : null}
     </Box>

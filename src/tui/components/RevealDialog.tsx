@@ -61,7 +61,10 @@ export function clearOutcomeText(outcome: ClearOutcome | 'not_cleared'): { text:
     case 'changed':
       return { text: 'the full key is gone from the screen; the clipboard holds something else now: left as it is (a clipboard manager may keep the key in its history)', tone: 'ok' };
     case 'osc52':
-      return { text: 'the full key is gone from the screen; the terminal was asked to clear its clipboard (OSC 52), which keydeck cannot confirm: copy something else over the key to be sure', tone: 'warning' };
+      return {
+        text: 'the full key is gone from the screen; the terminal was asked to clear its clipboard (OSC 52), which keydeck cannot confirm: copy something else over the key to be sure',
+        tone: 'warning',
+      };
     default:
       return { text: 'the full key is gone from the screen, but may still be in the clipboard: copy something else over it', tone: 'warning' };
   }

@@ -173,13 +173,14 @@ export function SessionProvider({ initial, children }: SessionProviderProps) {
     return () => {
       cancelled = true;
     };
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- runs at start, and on a retry after a hung keychain
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs at start, and on a retry after a hung keychain
   }, [state.phase]);
 
   const token = state.credential?.token;
   const origin = state.credential?.origin;
   const client = useMemo(
-    () => (token && origin && state.baseUrl ? services.createClient(state.baseUrl, token, describeCredential(token, origin, services.profile.name, 'press S to run the guided setup again')) : undefined),
+    () =>
+      token && origin && state.baseUrl ? services.createClient(state.baseUrl, token, describeCredential(token, origin, services.profile.name, 'press S to run the guided setup again')) : undefined,
     [services, token, origin, state.baseUrl],
   );
   const info = useMemo(() => (state.credential ? credentialInfo(state.credential) : undefined), [state.credential]);

@@ -100,10 +100,7 @@ export function useFlash(options: { readonly owned?: boolean } = {}): Flash {
       if (owned) actions.release(me);
     };
   }, [actions, owned]);
-  return useMemo<Flash>(
-    () => (text, tone, ms) => (alive.current ? actions.flash(text, tone, ms, owned ? owner.current : undefined) : 0),
-    [actions, owned],
-  );
+  return useMemo<Flash>(() => (text, tone, ms) => (alive.current ? actions.flash(text, tone, ms, owned ? owner.current : undefined) : 0), [actions, owned]);
 }
 
 /**

@@ -125,7 +125,12 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
       }
       if (accountOpen.current) return;
       accountOpen.current = true;
-      services.notify?.({ kind: 'account_burn', usdPerHour: judgement.usdPerHour, baselineUsdPerHour: judgement.baselineUsdPerHour, ...(likely && { likelyKeyId: likely.id, likelyKeyName: visible(likely.name) }) });
+      services.notify?.({
+        kind: 'account_burn',
+        usdPerHour: judgement.usdPerHour,
+        baselineUsdPerHour: judgement.baselineUsdPerHour,
+        ...(likely && { likelyKeyId: likely.id, likelyKeyName: visible(likely.name) }),
+      });
     },
     [services, likely],
   );
@@ -150,7 +155,13 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
         id,
         keyId: id,
         keyName: name,
-        text: keyAlertSentence(name, { kind: episode.kind, usdPerHour: episode.usdPerHour, ...(episode.baselineUsdPerHour !== undefined && { baselineUsdPerHour: episode.baselineUsdPerHour }), from: episode.startedAt, at: episode.lastAt }),
+        text: keyAlertSentence(name, {
+          kind: episode.kind,
+          usdPerHour: episode.usdPerHour,
+          ...(episode.baselineUsdPerHour !== undefined && { baselineUsdPerHour: episode.baselineUsdPerHour }),
+          from: episode.startedAt,
+          at: episode.lastAt,
+        }),
       });
     }
     if (account && !dismissed.has('account')) {
@@ -177,7 +188,8 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
       if (!rig || snapshot.at === undefined) return [];
       try {
         return rig.keyHistory.samples(keyId, snapshot.at - 7 * 86_400_000);
-      } catch { // history unreadable: no spend samples to draw
+      } catch {
+        // history unreadable: no spend samples to draw
         return [];
       }
     },

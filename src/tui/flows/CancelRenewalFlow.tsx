@@ -67,7 +67,7 @@ export function CancelRenewalFlow({ columns, rows, pool, onClose }: CancelRenewa
     return () => {
       live = false;
     };
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the flow opens
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the flow opens
   }, []);
 
   const send = async (renewal: Renewal) => {
@@ -87,8 +87,10 @@ export function CancelRenewalFlow({ columns, rows, pool, onClose }: CancelRenewa
     );
     const outcome = cancelOutcome(after);
     const until = after?.summary.currentPeriodEnd ?? renewal.summary.currentPeriodEnd;
-    if (outcome === 'confirmed') flash(`cancelled the renewal of the ${renewalWords(after, renewal.id)}: it stays active until ${until ? when(until) : 'the end of its period'}, then ends`, 'ok', 10_000);
-    else if (outcome === 'disagrees') flash(`the service accepted the cancel, but its billing status still says the ${renewalWords(after, renewal.id)} renews: check it (s) before relying on it`, 'error');
+    if (outcome === 'confirmed')
+      flash(`cancelled the renewal of the ${renewalWords(after, renewal.id)}: it stays active until ${until ? when(until) : 'the end of its period'}, then ends`, 'ok', 10_000);
+    else if (outcome === 'disagrees')
+      flash(`the service accepted the cancel, but its billing status still says the ${renewalWords(after, renewal.id)} renews: check it (s) before relying on it`, 'error');
     else flash(`the service accepted the cancel of the ${renewalWords(renewal, renewal.id)}; its billing status does not say it yet`, 'warning', 10_000);
     onClose(true);
   };

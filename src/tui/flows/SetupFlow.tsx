@@ -90,7 +90,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
     return () => {
       cancelled = true;
     };
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- once per address
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per address
   }, [baseUrl]);
 
   const clientFor = (token: string) => services.createClient(baseUrl!, token);
@@ -126,7 +126,10 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
     // The new key's default name: meaningful and unique among the account's keys.
     const taken = await clientFor(token)
       .managementKeys.list()
-      .then((list) => list.map((k) => k.name), () => [] as string[]);
+      .then(
+        (list) => list.map((k) => k.name),
+        () => [] as string[],
+      );
     defaultName.current = managementKeyName({ host: services.hostname, profile: services.profile.name, now: (services.now ?? Date.now)() }, taken);
     // Where the key will go is known before one is created: a key nobody can keep is never made.
     const status = await services.store.keychainStatus({ write: true });
@@ -202,9 +205,7 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
       const where = await services.store.set(services.profile.name, key, { ...targetOf(baseUrl!), insecureStorage: plan.current === 'file' });
       finish(
         { token: key, origin: where.source, ...(where.path !== undefined && { path: where.path }) },
-        where.source === 'file'
-          ? `setup done: the key is stored in plaintext in ${where.path ?? 'the fallback file'} (mode 0600)`
-          : 'setup done: the key is stored in the OS keychain',
+        where.source === 'file' ? `setup done: the key is stored in plaintext in ${where.path ?? 'the fallback file'} (mode 0600)` : 'setup done: the key is stored in the OS keychain',
         where.source === 'file' ? 'warning' : 'ok',
       );
     } catch (error) {

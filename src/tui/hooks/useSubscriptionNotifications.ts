@@ -24,7 +24,13 @@ export function dueSubscriptionEvents(keys: readonly ConsumptionKey[] | undefine
   for (const key of keys ?? []) {
     if (already.has(key.id) || !endsSoon(key, now)) continue;
     already.add(key.id);
-    events.push({ kind: 'subscription_expiring', keyName: key.name, expiresAt: key.subscriptionExpiresAt ?? '', daysLeft: (paidTimeLeftMs(key, now) ?? 0) / DAY_MS, ...(isPoolKey(key) && { pool: true }) });
+    events.push({
+      kind: 'subscription_expiring',
+      keyName: key.name,
+      expiresAt: key.subscriptionExpiresAt ?? '',
+      daysLeft: (paidTimeLeftMs(key, now) ?? 0) / DAY_MS,
+      ...(isPoolKey(key) && { pool: true }),
+    });
   }
   return events;
 }

@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../harness.js';
 import { openBilling, recordingDeps, sandboxPost, spend, tempJournal } from './billingHarness.js';
 
-
 let sandbox: TestSandbox;
 beforeAll(async () => {
   sandbox = await startTestSandbox();
@@ -89,19 +88,18 @@ describe('billing status', () => {
     const screen = openBilling(sandbox, token, {
       deps: recordingDeps(journal),
       rows: 40,
-      wrapClient: (client) =>
-        ({
-          keys: client.keys,
-          managementKeys: client.managementKeys,
-          billing: {
-            methodNames: client.billing.methodNames,
-            credits: (o) => client.billing.credits(o),
-            topUp: (i, o) => client.billing.topUp(i, o),
-            verifyTopUp: (i, o) => client.billing.verifyTopUp(i, o),
-            cancel: (id, o) => client.billing.cancel(id, o),
-            status: async () => ({ plan: 'enterprise', limits: { rpm: 600 } }),
-          },
-        }),
+      wrapClient: (client) => ({
+        keys: client.keys,
+        managementKeys: client.managementKeys,
+        billing: {
+          methodNames: client.billing.methodNames,
+          credits: (o) => client.billing.credits(o),
+          topUp: (i, o) => client.billing.topUp(i, o),
+          verifyTopUp: (i, o) => client.billing.verifyTopUp(i, o),
+          cancel: (id, o) => client.billing.cancel(id, o),
+          status: async () => ({ plan: 'enterprise', limits: { rpm: 600 } }),
+        },
+      }),
     });
     const { tui } = screen;
     try {
@@ -123,22 +121,21 @@ describe('billing status', () => {
       deps: recordingDeps(journal),
       rows: 40,
       columns: 120,
-      wrapClient: (client) =>
-        ({
-          keys: client.keys,
-          managementKeys: client.managementKeys,
-          billing: {
-            methodNames: client.billing.methodNames,
-            credits: (o) => client.billing.credits(o),
-            topUp: (i, o) => client.billing.topUp(i, o),
-            verifyTopUp: (i, o) => client.billing.verifyTopUp(i, o),
-            cancel: (id, o) => client.billing.cancel(id, o),
-            status: async () => ({
-              subscriptions: [{ id: 'sub_1', planSlug: `pro\n${forged}`, status: `active\u001b[2J`, keyCount: 1 }],
-              creditBalance: 25,
-            }),
-          },
-        }),
+      wrapClient: (client) => ({
+        keys: client.keys,
+        managementKeys: client.managementKeys,
+        billing: {
+          methodNames: client.billing.methodNames,
+          credits: (o) => client.billing.credits(o),
+          topUp: (i, o) => client.billing.topUp(i, o),
+          verifyTopUp: (i, o) => client.billing.verifyTopUp(i, o),
+          cancel: (id, o) => client.billing.cancel(id, o),
+          status: async () => ({
+            subscriptions: [{ id: 'sub_1', planSlug: `pro\n${forged}`, status: `active\u001b[2J`, keyCount: 1 }],
+            creditBalance: 25,
+          }),
+        },
+      }),
     });
     const { tui } = screen;
     try {

@@ -83,7 +83,13 @@ export function openBilling(
   },
 ): BillingScreen {
   const store = noKeychainStore();
-  const base = testServices({ baseUrl: sandbox.url, store: store.store, target: options.target ?? 'sandbox', profile: options.profile ?? 'test', ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) });
+  const base = testServices({
+    baseUrl: sandbox.url,
+    store: store.store,
+    target: options.target ?? 'sandbox',
+    profile: options.profile ?? 'test',
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+  });
   const wrap = options.wrapClient;
   const services = {
     ...base,

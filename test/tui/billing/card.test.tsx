@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../harness.js';
 import { KEYS, openBilling, recordingDeps, sandboxPost, shownAddress, startUsdcTopUp, tempJournal } from './billingHarness.js';
 
-
 let sandbox: TestSandbox;
 beforeAll(async () => {
   sandbox = await startTestSandbox();

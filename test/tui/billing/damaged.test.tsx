@@ -57,7 +57,7 @@ describe('a top-up record that cannot be trusted', () => {
       // Another program edits a row (SQLite's own view of the file stays whole: its header and
       // pages may sit in the WAL the app keeps open, so a damaged header would not be seen yet).
       const db = new DatabaseSync(file);
-      db.prepare("UPDATE topups SET entry = substr(entry, 2) WHERE id = ?").run(earlier.id);
+      db.prepare('UPDATE topups SET entry = substr(entry, 2) WHERE id = ?').run(earlier.id);
       db.close();
       await tui.press('d', KEYS.enter);
       await tui.waitFor('to the card on file?');

@@ -12,7 +12,6 @@ import { qrLines } from '../../../src/tui/flows/topup/qr.js';
 import { startTestSandbox, type TestSandbox } from '../harness.js';
 import { KEYS, openBilling, recordingDeps, sandboxPost, shownAddress, startUsdcTopUp, tempJournal } from './billingHarness.js';
 
-
 let sandbox: TestSandbox;
 beforeAll(async () => {
   sandbox = await startTestSandbox();

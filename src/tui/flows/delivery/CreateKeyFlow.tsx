@@ -62,9 +62,12 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
   const [step, setStep] = useState<Step>(props.resume ? { kind: 'working', label: 'finishing' } : { kind: 'choose' });
   // The operation this flow drives: let go when the flow closes (unfinished, it is interrupted then).
   const driven = useRef<string | undefined>(props.resume?.id);
-  useEffect(() => () => {
-    if (driven.current !== undefined) ops?.drivers.release(driven.current);
-  }, [ops]);
+  useEffect(
+    () => () => {
+      if (driven.current !== undefined) ops?.drivers.release(driven.current);
+    },
+    [ops],
+  );
   const area = { columns: props.columns, rows: props.rows };
   const label = (c: NewKey) => `"${visible(c.name)}"`;
   const sub = props.subscription ?? (props.resume?.subscriptionId !== undefined ? { id: props.resume.subscriptionId, label: props.resume.subscriptionId } : undefined);
@@ -101,7 +104,10 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
         if (outcome.key && outcome.outcomes.length > 0) return setStep({ kind: 'delivered', created: outcome.key, lines });
         return setStep({ kind: 'notice', lines });
       case 'already_done':
-        return setStep({ kind: 'notice', lines: [...lines, `The key "${visible(props.name)}" (id ${visible(outcome.id)}) was created and delivered to these destinations already: nothing was created.`] });
+        return setStep({
+          kind: 'notice',
+          lines: [...lines, `The key "${visible(props.name)}" (id ${visible(outcome.id)}) was created and delivered to these destinations already: nothing was created.`],
+        });
       case 'undone':
         return props.onDone();
     }
@@ -128,7 +134,7 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
   useEffect(() => {
     if (props.resume && ops) void resume(props.resume);
     // Once, when the flow opens.
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the flow opens
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the flow opens
   }, []);
 
   /** The reveal acknowledged: a shown key's operation ends; a failed one stays recorded. */

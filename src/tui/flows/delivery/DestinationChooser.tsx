@@ -69,9 +69,9 @@ export function DestinationChooser(props: DestinationChooserProps) {
         ))}
         {props.previous && <Text wrap="wrap">{`enter  the same places as before: ${props.previous.map((d) => visible(describeDestination(d))).join(', ')}`}</Text>}
         {props.allowShow && <Text>{`${props.previous ? 's    ' : 'enter'}  show it once here, to copy it yourself`}</Text>}
-        <Text>f      write it into a dotenv file (PATH[:VAR]); it is not shown</Text>
-        <Text>x      give it to a command on its standard input; it is not shown</Text>
-        <Text color={theme.muted}>esc    cancel</Text>
+        <Text>f write it into a dotenv file (PATH[:VAR]); it is not shown</Text>
+        <Text>x give it to a command on its standard input; it is not shown</Text>
+        <Text color={theme.muted}>esc cancel</Text>
       </Dialog>
     );
   }

@@ -35,7 +35,12 @@ export function useKeyDelivery(): KeyDelivery {
       check: (d: Destination) => checkDestinations([d]),
       deliver: (key: string, destinations: readonly Destination[]) => deliverKey(key, destinations, { lockDir: dataDir }),
       remember: async (keyId: string, outcomes: readonly DeliveryOutcome[]) => {
-        await record.remember(which(keyId), outcomes.filter((o) => o.ok).map((o) => o.destination)).catch(() => undefined); // remembered for the next rotation only; a failure costs only that
+        await record
+          .remember(
+            which(keyId),
+            outcomes.filter((o) => o.ok).map((o) => o.destination),
+          )
+          .catch(() => undefined); // remembered for the next rotation only; a failure costs only that
       },
       recall: async (keyId: string) => record.recall(which(keyId)),
     };

@@ -45,7 +45,10 @@ export function keylessLabel(k: KeylessSubscription): string {
 /** A default name for the key of `k`: `kimi26-europe`, `pro-key` (letters, digits and `-` only). */
 export function defaultMintName(k: KeylessSubscription): string {
   const base = [k.what ?? k.kind, ...(k.blocks && k.blocks.length < 3 ? k.blocks : [])].join('-');
-  const clean = base.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
+  const clean = base
+    .replace(/[^A-Za-z0-9_-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60);
   return clean === '' ? 'subscription-key' : clean;
 }
 
@@ -68,7 +71,9 @@ export function PledgeMintFlow(props: PledgeMintFlowProps) {
           {...area}
           title="New key"
           message={[
-            props.keyless.length === 1 ? 'A subscription has no key yet. Mint its key, or create a credit key?' : `${props.keyless.length} subscriptions have no key yet. Mint one’s key, or create a credit key?`,
+            props.keyless.length === 1
+              ? 'A subscription has no key yet. Mint its key, or create a credit key?'
+              : `${props.keyless.length} subscriptions have no key yet. Mint one’s key, or create a credit key?`,
             'A subscription key works during its reserved hours; its full value is shown once.',
           ]}
           choices={[...props.keyless.map((k) => `mint the key of ${keylessLabel(k)}`), 'a new credit key (draws on the shared balance)']}

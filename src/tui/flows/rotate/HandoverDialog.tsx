@@ -21,7 +21,6 @@ import { useUsage } from '../../contexts/UsageContext.js';
 import { useActionRunner } from '../../hooks/useActionRunner.js';
 import { theme } from '../../theme.js';
 
-
 /** Props of {@link HandoverDialog}. */
 export interface HandoverDialogProps {
   readonly ctx: RotationContext;
@@ -92,7 +91,7 @@ export function HandoverDialog(props: HandoverDialogProps) {
   useEffect(() => {
     if (waiting && use !== undefined && isIdle(use, DEFAULT_IDLE_FOR_MS) && !busy) void act('deactivate');
     // act is recreated each render; the reads drive this.
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- act is recreated each render; the reads (waiting, use) drive this
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- act is recreated each render; the reads (waiting, use) drive this
   }, [waiting, use]);
 
   useKeymap(
@@ -118,9 +117,7 @@ export function HandoverDialog(props: HandoverDialogProps) {
         {...area}
         title={confirm === 'delete' ? `Delete the old key "${visible(oldName(rotation))}" for good?` : `Deactivate "${visible(oldName(rotation))}" while it is in use?`}
         message={[
-          ...(use && inUse
-            ? [`${use.known ? `It was ${describeLastUse(use)}` : 'Its usage figures show spend'}, after its successor was delivered: whatever still uses it fails from now on.`]
-            : []),
+          ...(use && inUse ? [`${use.known ? `It was ${describeLastUse(use)}` : 'Its usage figures show spend'}, after its successor was delivered: whatever still uses it fails from now on.`] : []),
           confirm === 'delete' ? 'Deleting is permanent: it cannot be restored.' : 'Deactivating is reversible (space on the Keys pane).',
         ]}
         actionLabel={confirm === 'delete' ? 'Delete' : 'Deactivate'}
@@ -134,7 +131,9 @@ export function HandoverDialog(props: HandoverDialogProps) {
     ? `The old key "${visible(oldName(rotation))}" no longer exists (deleted elsewhere): k ends the rotation.`
     : use === undefined
       ? 'Reading when the old key was last used…'
-      : sentence(`${lastUseSentence(`the old key "${visible(oldName(rotation))}"`, use)}${inUse ? ': after the handover, so something still uses it' : use.known ? '' : ', so keydeck cannot tell when it goes idle'}`);
+      : sentence(
+          `${lastUseSentence(`the old key "${visible(oldName(rotation))}"`, use)}${inUse ? ': after the handover, so something still uses it' : use.known ? '' : ', so keydeck cannot tell when it goes idle'}`,
+        );
   return (
     <Dialog title={`Rotating "${visible(rotation.old.name)}": the successor is in place`} {...area}>
       {(props.lines ?? []).map((line, i) => (

@@ -8,7 +8,20 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { Text } from 'ink';
-import { createKeyMachine, destinationsWords, drive, holdersOf, rotateKeyMachine, statusWords, unfinishedCreations, unfinishedRotations, unfinishedWords, type KeyOperation, type OperationEvent, type Rotation } from '../../../operations/index.js';
+import {
+  createKeyMachine,
+  destinationsWords,
+  drive,
+  holdersOf,
+  rotateKeyMachine,
+  statusWords,
+  unfinishedCreations,
+  unfinishedRotations,
+  unfinishedWords,
+  type KeyOperation,
+  type OperationEvent,
+  type Rotation,
+} from '../../../operations/index.js';
 import { visible } from '../../../terminal/sanitize.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { Dialog } from '../../components/Dialog.js';
@@ -77,7 +90,7 @@ export function PendingRotations(props: PendingRotationsProps) {
       flash(String((err as Error).message), 'error');
       props.onDone();
     });
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- read once per context; flash and onDone as they are then
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- read once per context; flash and onDone as they are then
   }, [ctx]);
   const current = pending?.[0];
   useKeymap(
@@ -106,9 +119,7 @@ export function PendingRotations(props: PendingRotationsProps) {
         {...area}
         title={current.kind === 'rotation' ? `Undo the rotation of "${visible(name)}"?` : `Undo the creation of "${visible(name)}"?`}
         message={[
-          current.kind === 'rotation'
-            ? 'Its successor is deleted and the old key kept (reactivated if keydeck had deactivated it).'
-            : 'The new key is deleted.',
+          current.kind === 'rotation' ? 'Its successor is deleted and the old key kept (reactivated if keydeck had deactivated it).' : 'The new key is deleted.',
           ...(held !== '' ? [`${visible(held)} may hold the new key: a file gets back what it held before; a command cannot be undone (the key is then kept).`] : []),
         ]}
         actionLabel="Undo"
@@ -132,7 +143,10 @@ export function PendingRotations(props: PendingRotationsProps) {
     <Dialog title={current.kind === 'rotation' ? 'A rotation was interrupted' : 'A key creation was interrupted'} {...area}>
       <Text wrap="wrap">{visible(unfinishedWords(current.kind === 'rotation' ? { kind: 'rotation', op: current.rotation } : { kind: 'creation', op: current.op }, 'tui'))}</Text>
       {['creating', 'created'].includes(current.kind === 'rotation' ? current.rotation.state : current.op.state) && (
-        <Text wrap="wrap">Finishing reads its destinations first: a file that holds the new key gives it back; otherwise its value is gone (keydeck never stores a key), so a new one is made and delivered, and the unfinished one deleted after.</Text>
+        <Text wrap="wrap">
+          Finishing reads its destinations first: a file that holds the new key gives it back; otherwise its value is gone (keydeck never stores a key), so a new one is made and delivered, and the
+          unfinished one deleted after.
+        </Text>
       )}
       {pending!.length > 1 && <Text color={theme.muted}>{`${pending!.length - 1} more after this one.`}</Text>}
       <Text color={theme.accent} wrap="wrap">

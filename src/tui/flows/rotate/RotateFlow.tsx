@@ -14,7 +14,19 @@ import { useEffect, useRef, useState } from 'react';
 import { Text } from 'ink';
 import { keyNameProblem, type ConsumptionKey } from '../../../api/schemas.js';
 import type { Destination } from '../../../delivery/destinations.js';
-import { drive, failureLine, rotateKeyMachine, rotationRefusal, sentence, statusWords, type NewKey, type OperationEvent, type Rotation, type RotateOutcome, type RotationPlan } from '../../../operations/index.js';
+import {
+  drive,
+  failureLine,
+  rotateKeyMachine,
+  rotationRefusal,
+  sentence,
+  statusWords,
+  type NewKey,
+  type OperationEvent,
+  type Rotation,
+  type RotateOutcome,
+  type RotationPlan,
+} from '../../../operations/index.js';
 import { visible } from '../../../terminal/sanitize.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { Dialog } from '../../components/Dialog.js';
@@ -65,9 +77,12 @@ export function RotateFlow(props: RotateFlowProps) {
   const [step, setStep] = useState<Step>(initial);
   // The rotation this flow drives: let go when the flow closes (unfinished, it is interrupted then).
   const driven = useRef<string | undefined>('rotation' in props.start ? props.start.rotation.id : undefined);
-  useEffect(() => () => {
-    if (driven.current !== undefined) ops?.drivers.release(driven.current);
-  }, [ops]);
+  useEffect(
+    () => () => {
+      if (driven.current !== undefined) ops?.drivers.release(driven.current);
+    },
+    [ops],
+  );
   const area = { columns: props.columns, rows: props.rows };
   const fail = (error: unknown) => {
     flash(describeFailure(error), 'error', 10_000);
@@ -116,7 +131,7 @@ export function RotateFlow(props: RotateFlowProps) {
     // Finishing an interrupted rotation: the machine reads the world first.
     if ('rotation' in props.start) void driveFrom('finishing the rotation', { op: props.start.rotation }, 'finish', {});
     // Once, when the flow opens to finish a rotation.
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the flow opens to finish a rotation
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the flow opens to finish a rotation
   }, []);
 
   const old = 'key' in props.start ? props.start.key : undefined;
@@ -128,7 +143,9 @@ export function RotateFlow(props: RotateFlowProps) {
         <PromptDialog
           {...area}
           title={`Rotate "${visible(old!.name)}"`}
-          message={['A successor is created and delivered first; the old key is handled only once it is in place. Keeping the name, the successor takes it and the old key is renamed "(rotated DATE)".']}
+          message={[
+            'A successor is created and delivered first; the old key is handled only once it is in place. Keeping the name, the successor takes it and the old key is renamed "(rotated DATE)".',
+          ]}
           label="successor's name"
           defaultValue={old!.name}
           validate={keyNameProblem}

@@ -34,7 +34,12 @@ export interface StorageChoiceStepProps {
 
 /** See the module comment. */
 export function StorageChoiceStep({ reason, initial, onChoose, compact = false, columns }: StorageChoiceStepProps) {
-  const [index, setIndex] = useState(Math.max(0, STORAGE_CHOICES.findIndex((c) => c.id === initial)));
+  const [index, setIndex] = useState(
+    Math.max(
+      0,
+      STORAGE_CHOICES.findIndex((c) => c.id === initial),
+    ),
+  );
   const n = STORAGE_CHOICES.length;
   useKeymap(
     'setupChoice',

@@ -59,11 +59,7 @@ export function TextStep(props: TextStepProps) {
         <TextField field={field} mask={props.masked ? '*' : undefined} placeholder={props.placeholder ?? props.defaultValue} />
       </Box>
       <Text color={shownError ? theme.danger : theme.muted} wrap="wrap">
-        {shownError
-          ? `✕ ${shownError}`
-          : props.defaultValue !== undefined && field.value.trim() === ''
-            ? `enter keeps "${props.defaultValue}" (or type another)`
-            : ' '}
+        {shownError ? `✕ ${shownError}` : props.defaultValue !== undefined && field.value.trim() === '' ? `enter keeps "${props.defaultValue}" (or type another)` : ' '}
       </Text>
     </Box>
   );

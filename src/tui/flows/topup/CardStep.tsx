@@ -65,7 +65,12 @@ export function CardStep({ entry, message, totalTopUp, onOpen, onCopy, onAbandon
     { modal: true },
   );
   const shown = url !== undefined ? visible(url) : undefined;
-  const link = shown !== undefined ? <Text color={theme.accent} wrap="wrap">{hyperlink(url!, shown, supportsHyperlinks())}</Text> : null;
+  const link =
+    shown !== undefined ? (
+      <Text color={theme.accent} wrap="wrap">
+        {hyperlink(url!, shown, supportsHyperlinks())}
+      </Text>
+    ) : null;
   const linkRows = shown !== undefined ? Math.max(1, Math.ceil(displayWidth(shown) / Math.max(1, columns))) : 0;
   if (alone && link) {
     return (
@@ -74,7 +79,9 @@ export function CardStep({ entry, message, totalTopUp, onOpen, onCopy, onAbandon
         <Text> </Text>
         {link}
         <Text> </Text>
-        <Text color={theme.muted} wrap="wrap">c copies it · esc goes back</Text>
+        <Text color={theme.muted} wrap="wrap">
+          c copies it · esc goes back
+        </Text>
       </Box>
     );
   }
@@ -82,27 +89,31 @@ export function CardStep({ entry, message, totalTopUp, onOpen, onCopy, onAbandon
   const refused = problem ?? (entry.reasonCode === 'checkout_url_refused' ? `${entry.reason ?? 'The checkout link from the service was refused'}.` : undefined);
   return (
     <Box flexDirection="column" width={columns} height={rows}>
-    <Dialog title={`Top up · 3/3 pay · card checkout · ${formatUsd(entry.amount)} · ${entry.state.replace('_', ' ')}`} columns={columns} rows={Math.max(3, rows - linkRows)}>
-      {refused !== undefined ? (
-        <Text color={theme.danger} wrap="wrap">{`✕ ${refused}`}</Text>
-      ) : url === undefined ? (
-        <Text color={theme.accent} wrap="wrap">{`(session ${visible(entry.sessionId ?? '?')}: no page address was given)`}</Text>
-      ) : (
-        <Text wrap="wrap">Pay on the card processor’s checkout page: its link is below this box, on a line of its own.</Text>
-      )}
-      {url ? <Text wrap="wrap">o opens it in the browser · c copies the link</Text> : null}
-      {payable ? <Text color={theme.accent} wrap="wrap">This is the sandbox: s pays it as its checkout page would, with no browser and no card.</Text> : null}
-      <Text> </Text>
-      <Text wrap="wrap">
-        {`… waiting for the payment: credited once the service’s billing status names session ${visible(entry.sessionId ?? '?')} paid (checked when the total of top-ups changes; the balance is read every ${CARD_WATCH_INTERVAL_MS / 1000} s).`}
-      </Text>
-      {rise !== undefined ? <Text color={theme.warning} wrap="wrap">{`${symbols.warning} ${rise}`}</Text> : null}
-      <FlowMessageView message={message} />
-      <Text color={theme.muted} wrap="wrap">
-        esc leaves (the wait goes on; enter on the Billing pane resumes) · x closes it if you will not pay
-      </Text>
-    </Dialog>
-    {link}
+      <Dialog title={`Top up · 3/3 pay · card checkout · ${formatUsd(entry.amount)} · ${entry.state.replace('_', ' ')}`} columns={columns} rows={Math.max(3, rows - linkRows)}>
+        {refused !== undefined ? (
+          <Text color={theme.danger} wrap="wrap">{`✕ ${refused}`}</Text>
+        ) : url === undefined ? (
+          <Text color={theme.accent} wrap="wrap">{`(session ${visible(entry.sessionId ?? '?')}: no page address was given)`}</Text>
+        ) : (
+          <Text wrap="wrap">Pay on the card processor’s checkout page: its link is below this box, on a line of its own.</Text>
+        )}
+        {url ? <Text wrap="wrap">o opens it in the browser · c copies the link</Text> : null}
+        {payable ? (
+          <Text color={theme.accent} wrap="wrap">
+            This is the sandbox: s pays it as its checkout page would, with no browser and no card.
+          </Text>
+        ) : null}
+        <Text> </Text>
+        <Text wrap="wrap">
+          {`… waiting for the payment: credited once the service’s billing status names session ${visible(entry.sessionId ?? '?')} paid (checked when the total of top-ups changes; the balance is read every ${CARD_WATCH_INTERVAL_MS / 1000} s).`}
+        </Text>
+        {rise !== undefined ? <Text color={theme.warning} wrap="wrap">{`${symbols.warning} ${rise}`}</Text> : null}
+        <FlowMessageView message={message} />
+        <Text color={theme.muted} wrap="wrap">
+          esc leaves (the wait goes on; enter on the Billing pane resumes) · x closes it if you will not pay
+        </Text>
+      </Dialog>
+      {link}
     </Box>
   );
 }

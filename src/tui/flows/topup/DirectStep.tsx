@@ -43,7 +43,11 @@ export function DirectStep({ entry, data, message, totalTopUp, onAbandon, onLeav
         <StatusTree lines={lines} offset={0} rows={Math.max(1, Math.min(lines.length, rows - 8))} columns={Math.max(10, columns - 6)} />
       )}
       <Text wrap="wrap">{`… waiting for the service to name this charge credited${entry.paymentId ? ` (payment ${entry.paymentId})` : ''}.`}</Text>
-      {rise !== undefined ? <Text color={theme.warning} wrap="wrap">{rise}</Text> : null}
+      {rise !== undefined ? (
+        <Text color={theme.warning} wrap="wrap">
+          {rise}
+        </Text>
+      ) : null}
       <FlowMessageView message={message} />
       <Text color={theme.muted}>esc leaves (the wait goes on) · x closes it</Text>
     </Dialog>

@@ -30,7 +30,11 @@ export function DoneStep({ entry, data, remaining, onClose, columns, rows }: Don
       {balance !== undefined ? <Text bold>{`New balance ${formatUsd(balance)}`}</Text> : null}
       {/* The hash whole, on a line of its own (never cut); wrapped only below 66 columns. */}
       {entry.txHash ? <Text color={theme.muted}>transaction</Text> : null}
-      {entry.txHash ? <Text color={theme.muted} wrap="wrap">{entry.txHash}</Text> : null}
+      {entry.txHash ? (
+        <Text color={theme.muted} wrap="wrap">
+          {entry.txHash}
+        </Text>
+      ) : null}
       {entry.evidence ? <Text color={theme.muted} wrap="wrap">{`How keydeck knows: ${entry.evidence}.`}</Text> : null}
       {data !== undefined ? <Text>The service answered:</Text> : null}
       {data !== undefined ? <StatusTree lines={treeLines(data)} offset={0} rows={Math.max(1, rows - 8)} columns={Math.max(10, columns - 6)} /> : null}

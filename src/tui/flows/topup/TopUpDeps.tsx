@@ -42,16 +42,17 @@ let defaults: TopUpDeps | undefined;
  */
 export function defaultTopUpDeps(): TopUpDeps {
   const path = journalPath(process.env);
-  if (defaults?.journal.path !== path) defaults = {
-    journal: new TopUpJournal({ path }),
-    openUrl: async (url) => {
-      const why = noBrowserReason();
-      if (why !== undefined) throw new Error(why);
-      const { default: open } = await import('open');
-      await open(url);
-    },
-    simulateTransfer: (baseUrl, transfer) => simulateUsdcTransfer(baseUrl, transfer),
-  };
+  if (defaults?.journal.path !== path)
+    defaults = {
+      journal: new TopUpJournal({ path }),
+      openUrl: async (url) => {
+        const why = noBrowserReason();
+        if (why !== undefined) throw new Error(why);
+        const { default: open } = await import('open');
+        await open(url);
+      },
+      simulateTransfer: (baseUrl, transfer) => simulateUsdcTransfer(baseUrl, transfer),
+    };
   return defaults;
 }
 

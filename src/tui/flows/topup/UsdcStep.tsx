@@ -80,7 +80,10 @@ export function UsdcStep(props: UsdcStepProps) {
   // marker stays on the same transfer (else the first). Several keys in one read (tab tab f) each
   // meet the selection the key before left (the input layer waits for its commit).
   const [selectedHash, setSelectedHash] = useState<string | undefined>(undefined);
-  const at = Math.max(0, found.findIndex((t) => t.txHash === selectedHash));
+  const at = Math.max(
+    0,
+    found.findIndex((t) => t.txHash === selectedHash),
+  );
   const pick = found[at];
   // At most FOUND_ROWS rows, the selected one always among them.
   const first = Math.max(0, Math.min(at - 1, found.length - FOUND_ROWS));
@@ -119,11 +122,7 @@ export function UsdcStep(props: UsdcStepProps) {
     return (
       <Box width={columns} height={rows} flexDirection="column" alignItems="center" justifyContent="center">
         {fits && qrRows ? <QrCode lines={qrRows} /> : null}
-        <Text wrap="wrap">
-          {fits
-            ? caption
-            : `The QR code needs ${qr?.columns ?? '?'}×${(qr?.rows ?? 0) + 1} cells; this area is ${columns}×${rows}: enlarge the terminal. v or esc back`}
-        </Text>
+        <Text wrap="wrap">{fits ? caption : `The QR code needs ${qr?.columns ?? '?'}×${(qr?.rows ?? 0) + 1} cells; this area is ${columns}×${rows}: enlarge the terminal. v or esc back`}</Text>
       </Box>
     );
   }
@@ -176,7 +175,12 @@ export function UsdcStep(props: UsdcStepProps) {
       ) : null}
     </Box>
   );
-  if (!side || !('uri' in payment)) return <Box width={columns} height={rows} flexDirection="column" paddingX={1}>{details}</Box>;
+  if (!side || !('uri' in payment))
+    return (
+      <Box width={columns} height={rows} flexDirection="column" paddingX={1}>
+        {details}
+      </Box>
+    );
   return (
     <Box width={columns} height={rows} paddingX={1} gap={2}>
       {details}

@@ -20,7 +20,7 @@ export async function chainCheckFor(
   expected: ExpectedTransfer & { readonly entryId: string },
 ): Promise<ChainCheck> {
   const onRecord = await verifyOnRecord(ports, expected).catch(() => undefined); // record unreadable: the chain is read, and the verify reads the record again
-  if (onRecord?.credited) return { kind: 'off', why: 'credited on keydeck\'s record' };
+  if (onRecord?.credited) return { kind: 'off', why: "credited on keydeck's record" };
   try {
     const settings = await settingsOf(baseUrl);
     const { checkTransaction } = await import('../../../billing/chainChecks.js');

@@ -86,10 +86,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
   const deps = useTopUpDeps();
   const client = session.client;
   const baseUrl = session.baseUrl;
-  const scope = useMemo<JournalScope | undefined>(
-    () => (baseUrl ? { host: hostOf(baseUrl), profile: services.profile.name } : undefined),
-    [baseUrl, services.profile.name],
-  );
+  const scope = useMemo<JournalScope | undefined>(() => (baseUrl ? { host: hostOf(baseUrl), profile: services.profile.name } : undefined), [baseUrl, services.profile.name]);
   const canSimulate = baseUrl !== undefined && canSimulateTransfers(baseUrl, services.target === 'sandbox');
 
   const [view, setView] = useState<FlowView | undefined>(undefined);
@@ -110,7 +107,10 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
 
   // The same object while its fields stay the same: a poll that finds the same balance re-renders nothing.
   const credits: CreditBalance | undefined = useCredits();
-  const ports = useMemo<VerifyPorts | undefined>(() => (client && scope ? { journal: deps.journal, client, scope, failpoints: services.failpoints } : undefined), [client, scope, deps.journal, services.failpoints]);
+  const ports = useMemo<VerifyPorts | undefined>(
+    () => (client && scope ? { journal: deps.journal, client, scope, failpoints: services.failpoints } : undefined),
+    [client, scope, deps.journal, services.failpoints],
+  );
   // An unfinished top-up found at start is said, not opened: the Billing pane shows it as a line,
   // selected, enter takes it up (the pane stays the pane).
   const onReopen = useCallback(
@@ -145,7 +145,7 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
 
   /** Runs one request at a time with `label` shown; a 401 marks the session rejected. */
   const runBusy = useCallback(
-    async <T,>(label: string, fn: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> => {
+    async <T>(label: string, fn: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> => {
       setBusy(label);
       try {
         return { ok: true, value: await fn() };
@@ -171,62 +171,61 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
       const amount = v.amount;
       setView({ kind: 'requesting', amount, method });
       void (async () => {
-       try {
-        // The one top-up procedure (src/operations/topUp.ts): the record checked, the
-        // totalTopUp baseline read, a card charge on record before it is sent, the answer recorded.
-        const labels: Record<TopUpStep, string> = {
-          checking_record: 'reading the top-up record',
-          reading_balance: 'reading the balance',
-          recording: 'putting the charge on the top-up record',
-          requesting: `requesting a ${methodLabel(method)} top-up of ${formatUsd(amount)}`,
-        };
-        const done = await runBusy(labels.checking_record, () => requestTopUp({ journal: deps.journal, client, scope, failpoints: services.failpoints }, { amount, kind: method }, (step) => mounted.current && setBusy(labels[step])));
-        // Only a failpoint's halt (an in-process crash walk) is thrown: the flow stops there, saying so at a step (`crashed`).
-        if (!done.ok) {
-          if (done.error instanceof OperationError && mounted.current) setView({ kind: 'method', amount, cursor: METHODS.indexOf(method), message: { tone: 'error', lines: [failureLine(done.error.failure, 'tui')] } });
-          return;
+        try {
+          // The one top-up procedure (src/operations/topUp.ts): the record checked, the
+          // totalTopUp baseline read, a card charge on record before it is sent, the answer recorded.
+          const labels: Record<TopUpStep, string> = {
+            checking_record: 'reading the top-up record',
+            reading_balance: 'reading the balance',
+            recording: 'putting the charge on the top-up record',
+            requesting: `requesting a ${methodLabel(method)} top-up of ${formatUsd(amount)}`,
+          };
+          const done = await runBusy(labels.checking_record, () =>
+            requestTopUp({ journal: deps.journal, client, scope, failpoints: services.failpoints }, { amount, kind: method }, (step) => mounted.current && setBusy(labels[step])),
+          );
+          // Only a failpoint's halt (an in-process crash walk) is thrown: the flow stops there, saying so at a step (`crashed`).
+          if (!done.ok) {
+            if (done.error instanceof OperationError && mounted.current)
+              setView({ kind: 'method', amount, cursor: METHODS.indexOf(method), message: { tone: 'error', lines: [failureLine(done.error.failure, 'tui')] } });
+            return;
+          }
+          const outcome = done.value;
+          if (outcome.kind === 'not_requested') {
+            if (isUnauthorized(outcome.error)) markRejected();
+            noteDamage(outcome.error);
+            setView({ kind: 'method', amount, cursor: METHODS.indexOf(method), message: { tone: 'error', lines: [describeFailure(outcome.error), 'Nothing was requested.'] } });
+            return;
+          }
+          if (outcome.kind === 'failed') {
+            if (isUnauthorized(outcome.error)) markRejected();
+            if (outcome.entry) remember(outcome.entry);
+            const lines = [describeFailure(outcome.error)];
+            if (outcome.outcomeUnknown) lines.push('Check the billing status (s on the Billing pane) before trying again.');
+            setView({ kind: 'method', amount, cursor: METHODS.indexOf(method), message: { tone: 'error', lines } });
+            return;
+          }
+          const r = outcome.result;
+          let created: JournalEntry;
+          const { problems, notes } = outcome;
+          if (outcome.recordError !== undefined || !outcome.entry) {
+            created = outcome.entry ?? unsavedEntry(amount, method, scope, r);
+            flash(`${describeFailure(outcome.recordError)} The top-up is kept in memory only: note its details.`, 'warning');
+          } else created = outcome.entry;
+          // What the user must read: the instruction's amount when it is not the one requested .
+          const message: FlowMessage | undefined =
+            problems.length > 0 ? { tone: r.method === 'card_direct' ? 'warning' : 'error', lines: [...problems, ...notes] } : notes.length > 0 ? { tone: 'warning', lines: [...notes] } : undefined;
+          if (!mounted.current) return;
+          remember(created);
+          refreshBalance();
+          if (r.method === 'usdc') setView({ kind: 'usdc', entryId: created.id, mode: 'main', ...(message && { message }) });
+          else if (r.method === 'card_checkout') setView({ kind: 'card', entryId: created.id, ...(message && { message }) });
+          else if (created.state === 'credited') {
+            flash(`top-up of ${formatUsd(created.credited ?? amount)} (card direct) credited: the service’s answer says so`, 'ok');
+            setView({ kind: 'done', entryId: created.id, data: r.data });
+          } else setView({ kind: 'direct', entryId: created.id, data: r.data, ...(message && { message }) });
+        } finally {
+          lock.current = false;
         }
-        const outcome = done.value;
-        if (outcome.kind === 'not_requested') {
-          if (isUnauthorized(outcome.error)) markRejected();
-          noteDamage(outcome.error);
-          setView({ kind: 'method', amount, cursor: METHODS.indexOf(method), message: { tone: 'error', lines: [describeFailure(outcome.error), 'Nothing was requested.'] } });
-          return;
-        }
-        if (outcome.kind === 'failed') {
-          if (isUnauthorized(outcome.error)) markRejected();
-          if (outcome.entry) remember(outcome.entry);
-          const lines = [describeFailure(outcome.error)];
-          if (outcome.outcomeUnknown) lines.push('Check the billing status (s on the Billing pane) before trying again.');
-          setView({ kind: 'method', amount, cursor: METHODS.indexOf(method), message: { tone: 'error', lines } });
-          return;
-        }
-        const r = outcome.result;
-        let created: JournalEntry;
-        const { problems, notes } = outcome;
-        if (outcome.recordError !== undefined || !outcome.entry) {
-          created = outcome.entry ?? unsavedEntry(amount, method, scope, r);
-          flash(`${describeFailure(outcome.recordError)} The top-up is kept in memory only: note its details.`, 'warning');
-        } else created = outcome.entry;
-        // What the user must read: the instruction's amount when it is not the one requested .
-        const message: FlowMessage | undefined =
-          problems.length > 0
-            ? { tone: r.method === 'card_direct' ? 'warning' : 'error', lines: [...problems, ...notes] }
-            : notes.length > 0
-              ? { tone: 'warning', lines: [...notes] }
-              : undefined;
-        if (!mounted.current) return;
-        remember(created);
-        refreshBalance();
-        if (r.method === 'usdc') setView({ kind: 'usdc', entryId: created.id, mode: 'main', ...(message && { message }) });
-        else if (r.method === 'card_checkout') setView({ kind: 'card', entryId: created.id, ...(message && { message }) });
-        else if (created.state === 'credited') {
-          flash(`top-up of ${formatUsd(created.credited ?? amount)} (card direct) credited: the service’s answer says so`, 'ok');
-          setView({ kind: 'done', entryId: created.id, data: r.data });
-        } else setView({ kind: 'direct', entryId: created.id, data: r.data, ...(message && { message }) });
-       } finally {
-        lock.current = false;
-       }
       })();
     },
     [client, scope, runBusy, deps.journal, flash, remember, refreshBalance, noteDamage, markRejected, services.failpoints],
@@ -248,47 +247,53 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
       lock.current = true;
       setUsdc({ mode: 'main', hashDraft: txHash, message: undefined });
       void (async () => {
-       try {
-        // The chain's word first: a mismatch is asked about; it never credits by itself.
-        const settingsOf = services.chainSettings;
-        let chainLine: string | undefined;
-        // Sent anyway: what the chain showed of this hash is kept on the record all the same.
-        let chainEvidence = verifyOptions?.skipChecks && mismatch.current?.txHash === txHash ? mismatch.current.evidence : undefined;
-        if (settingsOf && baseUrl && !verifyOptions?.skipChecks) {
-          setBusy('reading the transfer on chain');
-          const check = await chainCheckFor(settingsOf, baseUrl, ports, { entryId: current.id, txHash, amount, ...(current.address !== undefined && { depositAddress: current.address }) });
+        try {
+          // The chain's word first: a mismatch is asked about; it never credits by itself.
+          const settingsOf = services.chainSettings;
+          let chainLine: string | undefined;
+          // Sent anyway: what the chain showed of this hash is kept on the record all the same.
+          let chainEvidence = verifyOptions?.skipChecks && mismatch.current?.txHash === txHash ? mismatch.current.evidence : undefined;
+          if (settingsOf && baseUrl && !verifyOptions?.skipChecks) {
+            setBusy('reading the transfer on chain');
+            const check = await chainCheckFor(settingsOf, baseUrl, ports, { entryId: current.id, txHash, amount, ...(current.address !== undefined && { depositAddress: current.address }) });
+            if (!mounted.current) return;
+            if (check.kind === 'problem') {
+              mismatch.current = { txHash, ...(check.evidence && { evidence: check.evidence }) };
+              setBusy(undefined);
+              setUsdc({
+                mode: 'chainConfirm',
+                hashDraft: txHash,
+                message: { tone: 'warning', lines: [`The chain: ${check.sentence}.`, 'y sends the verify anyway (the service may know better) · n does not'] },
+              });
+              return;
+            }
+            if (check.kind === 'passed' || check.kind === 'unavailable') chainLine = `The chain: ${check.sentence}.`;
+            if (check.kind === 'passed') chainEvidence = check.evidence;
+          }
+          setBusy(`verifying the transfer for ${formatUsd(amount)}`); // on record as verifying, with its baseline, before it is sent
+          // A stop at one of its steps (the kit's `crashed`: crash walks only) is said as nothing sent.
+          const outcome: VerifyOutcome = await verifyUsdc(ports, { entryId: current.id, txHash, amount, ...(chainEvidence && { chainEvidence }) })
+            .catch((error: unknown) => ({ kind: 'not_sent', error }) as const)
+            .finally(() => {
+              if (mounted.current) setBusy(undefined);
+            });
+          if ('error' in outcome && isUnauthorized(outcome.error)) markRejected();
+          if ('error' in outcome) noteDamage(outcome.error);
           if (!mounted.current) return;
-          if (check.kind === 'problem') {
-            mismatch.current = { txHash, ...(check.evidence && { evidence: check.evidence }) };
-            setBusy(undefined);
-            setUsdc({ mode: 'chainConfirm', hashDraft: txHash, message: { tone: 'warning', lines: [`The chain: ${check.sentence}.`, 'y sends the verify anyway (the service may know better) · n does not'] } });
+          if (outcome.entry) remember(outcome.entry);
+          refreshBalance();
+          const lines = [...verifyOutcomeLines(outcome, amount, { amountSent: 'press e and verify with the amount you actually sent', again: 'h, then enter' }), ...(chainLine ? [chainLine] : [])];
+          if (outcome.kind === 'credited') {
+            flash(lines[0]!.replace(/^Credited/, 'credited').replace(/\.$/, ''), 'ok');
+            setView({ kind: 'done', entryId: current.id });
             return;
           }
-          if (check.kind === 'passed' || check.kind === 'unavailable') chainLine = `The chain: ${check.sentence}.`;
-          if (check.kind === 'passed') chainEvidence = check.evidence;
+          const tone: FlowMessage['tone'] =
+            outcome.kind === 'unknown' || outcome.kind === 'used_unconfirmed' || outcome.kind === 'not_found' || outcome.kind === 'already_credited' ? 'warning' : 'error';
+          setUsdc({ mode: 'main', hashDraft: txHash, message: { tone, lines } });
+        } finally {
+          lock.current = false;
         }
-        setBusy(`verifying the transfer for ${formatUsd(amount)}`); // on record as verifying, with its baseline, before it is sent
-        // A stop at one of its steps (the kit's `crashed`: crash walks only) is said as nothing sent.
-        const outcome: VerifyOutcome = await verifyUsdc(ports, { entryId: current.id, txHash, amount, ...(chainEvidence && { chainEvidence }) }).catch((error: unknown) => ({ kind: 'not_sent', error }) as const).finally(() => {
-          if (mounted.current) setBusy(undefined);
-        });
-        if ('error' in outcome && isUnauthorized(outcome.error)) markRejected();
-        if ('error' in outcome) noteDamage(outcome.error);
-        if (!mounted.current) return;
-        if (outcome.entry) remember(outcome.entry);
-        refreshBalance();
-        const lines = [...verifyOutcomeLines(outcome, amount, { amountSent: 'press e and verify with the amount you actually sent', again: 'h, then enter' }), ...(chainLine ? [chainLine] : [])];
-        if (outcome.kind === 'credited') {
-          flash(lines[0]!.replace(/^Credited/, 'credited').replace(/\.$/, ''), 'ok');
-          setView({ kind: 'done', entryId: current.id });
-          return;
-        }
-        const tone: FlowMessage['tone'] =
-          outcome.kind === 'unknown' || outcome.kind === 'used_unconfirmed' || outcome.kind === 'not_found' || outcome.kind === 'already_credited' ? 'warning' : 'error';
-        setUsdc({ mode: 'main', hashDraft: txHash, message: { tone, lines } });
-       } finally {
-        lock.current = false;
-       }
       })();
     },
     [client, scope, ports, entriesRef, remember, refreshBalance, flash, setUsdc, markRejected, services.chainSettings, baseUrl, noteDamage],
@@ -308,18 +313,21 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
     });
   }, [save, flash]);
 
-  const resume = useCallback((entryId?: string) => {
-    const list = entriesRef.current;
-    const current = viewRef.current;
-    if (entryId === undefined && current) {
+  const resume = useCallback(
+    (entryId?: string) => {
+      const list = entriesRef.current;
+      const current = viewRef.current;
+      if (entryId === undefined && current) {
+        setOpen(true);
+        return;
+      }
+      const target = entryId !== undefined ? list.find((e) => e.id === entryId) : list.find((e) => isUnfinished(e.state));
+      if (!target) return;
+      setView(viewForEntry(target));
       setOpen(true);
-      return;
-    }
-    const target = entryId !== undefined ? list.find((e) => e.id === entryId) : list.find((e) => isUnfinished(e.state));
-    if (!target) return;
-    setView(viewForEntry(target));
-    setOpen(true);
-  }, [entriesRef]);
+    },
+    [entriesRef],
+  );
 
   return {
     ...(view !== undefined && { view }),
@@ -376,7 +384,9 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
     setAmountSent: (amount) => {
       const id = entryIdOf(viewRef.current);
       if (!id) return;
-      void save(id, { amountSent: amount }).then(() => setUsdc({ mode: 'main', message: { tone: 'info', lines: [`The transfer will be verified for ${formatUsd(amount)}: press h to enter its hash.`] } }));
+      void save(id, { amountSent: amount }).then(() =>
+        setUsdc({ mode: 'main', message: { tone: 'info', lines: [`The transfer will be verified for ${formatUsd(amount)}: press h to enter its hash.`] } }),
+      );
     },
     simulate,
     abandon,

@@ -137,23 +137,25 @@ export function useTopUpRecord(options: {
     if (waiting.length === 0) return;
     checking.current = true;
     const total = credits.totalTopUp;
-    checkCardPayments(ports, waiting).then(
-      (changed) => {
-        checkedTotal.current = total;
-        if (!mounted.current) return;
-        for (const entry of changed) {
-          remember(entry);
-          flash(`top-up of ${formatUsd(entry.credited ?? entry.amount)} (${methodLabel(entry.method)}) credited: the service’s billing status names it paid`, 'ok');
-          onCardCredited(entry);
-        }
-      },
-      () => {
-        // An unreadable status claims nothing; the next change of the total reads it again.
-        checkedTotal.current = total;
-      },
-    ).finally(() => {
-      checking.current = false;
-    });
+    checkCardPayments(ports, waiting)
+      .then(
+        (changed) => {
+          checkedTotal.current = total;
+          if (!mounted.current) return;
+          for (const entry of changed) {
+            remember(entry);
+            flash(`top-up of ${formatUsd(entry.credited ?? entry.amount)} (${methodLabel(entry.method)}) credited: the service’s billing status names it paid`, 'ok');
+            onCardCredited(entry);
+          }
+        },
+        () => {
+          // An unreadable status claims nothing; the next change of the total reads it again.
+          checkedTotal.current = total;
+        },
+      )
+      .finally(() => {
+        checking.current = false;
+      });
   }, [credits, ports, entries, flash, remember, onCardCredited]);
 
   // The record is shared with other keydeck processes (a second TUI, `keydeck billing verify` in

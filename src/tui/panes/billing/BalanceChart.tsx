@@ -77,7 +77,9 @@ export function BalanceChart({ history, window, now, columns, rows }: BalanceCha
           {spark.legend ? <Text color={theme.ok}>{` · ${spark.legend}`}</Text> : null}
         </Text>
         {spark.line === '' ? (
-          <Text color={theme.muted} wrap="truncate">{'no readings in this window yet: the line fills as the balance is read'}</Text>
+          <Text color={theme.muted} wrap="truncate">
+            {'no readings in this window yet: the line fills as the balance is read'}
+          </Text>
         ) : (
           <Text wrap="truncate">
             <Text color={theme.accent}>{spark.line}</Text>
@@ -95,7 +97,9 @@ export function BalanceChart({ history, window, now, columns, rows }: BalanceCha
         {chart.legend ? <Text color={theme.ok}>{` · ${chart.legend}`}</Text> : null}
       </Text>
       {chart.lines.length === 0 ? (
-        <Text color={theme.muted} wrap="truncate">{'no readings in this window yet: the chart fills as the balance is read'}</Text>
+        <Text color={theme.muted} wrap="truncate">
+          {'no readings in this window yet: the chart fills as the balance is read'}
+        </Text>
       ) : (
         chart.lines.map((line, i) => (
           <Text key={i} color={i < chart.lines.length - 2 - (chart.topUps.length > 0 ? 1 : 0) ? theme.accent : theme.muted} wrap="truncate">

@@ -87,7 +87,7 @@ export function BillingPane({ size, active }: PaneProps) {
   // The key rejected (401): said once per rejection through the notification channels.
   useEffect(() => {
     if (session.rejected) services.notify?.({ kind: 'key_rejected' });
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- said once per rejection
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- said once per rejection
   }, [session.rejected]);
   const [showStatus, setShowStatus] = useState(false);
   const [showPools, setShowPools] = useState(false);
@@ -110,7 +110,7 @@ export function BillingPane({ size, active }: PaneProps) {
   const unfinishedAt = unfinished ? entries.indexOf(unfinished) : -1;
   useEffect(() => {
     if (unfinishedAt >= 0) setSelected(unfinishedAt);
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- selected when an unfinished top-up appears (its id), not each time the list moves
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- selected when an unfinished top-up appears (its id), not each time the list moves
   }, [unfinished?.id]);
   const compact = size.mode === 'compact';
   const data = poll.data;

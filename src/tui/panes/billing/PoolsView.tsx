@@ -77,7 +77,7 @@ export function PoolsView({ columns, rows, onClose, onCancelRenewal }: PoolsView
       'pools.up': open ? undefined : () => setAt((i) => Math.max(0, i - 1)),
       'pools.open': !open && pools[chosen] ? () => setOpen(pools[chosen]!.slug ?? pools[chosen]!.id) : undefined,
       'pools.back': () => (open ? setOpen(undefined) : onClose()),
-      'pools.cancel': onCancelRenewal && (open ?? pools[chosen]) ? () => onCancelRenewal(open ?? (pools[chosen]!.slug ?? pools[chosen]!.id)) : undefined,
+      'pools.cancel': onCancelRenewal && (open ?? pools[chosen]) ? () => onCancelRenewal(open ?? pools[chosen]!.slug ?? pools[chosen]!.id) : undefined,
       'pools.reload': () => void (open ? pool.reload() : list.reload()),
     },
     { modal: true },
@@ -114,7 +114,9 @@ export function PoolsView({ columns, rows, onClose, onCancelRenewal }: PoolsView
           <Text>the service sent no hour slots: the blocks are not known</Text>
         ) : null}
         {answer && 'unread' in answer ? <StatusTree lines={treeLines(answer.unread.value)} offset={0} rows={Math.max(1, rows - 3)} columns={width} /> : null}
-        <Text color={theme.muted} wrap="wrap">{SUBSCRIBE_HINT}</Text>
+        <Text color={theme.muted} wrap="wrap">
+          {SUBSCRIBE_HINT}
+        </Text>
       </Box>
     );
   }
@@ -132,7 +134,9 @@ export function PoolsView({ columns, rows, onClose, onCancelRenewal }: PoolsView
         position={pools.length > tableRows ? `${chosen + 1}/${pools.length}` : undefined}
       />
       {unread.length > 0 ? <StatusTree lines={unread} offset={0} rows={Math.min(6, unread.length)} columns={width} /> : null}
-      <Text color={theme.muted} wrap="wrap">{SUBSCRIBE_HINT}</Text>
+      <Text color={theme.muted} wrap="wrap">
+        {SUBSCRIBE_HINT}
+      </Text>
     </Box>
   );
 }

@@ -16,14 +16,28 @@ export const BILLING_KEY_ACTIONS: readonly KeyActionDef[] = [
   { id: 'billing.down', keys: ['j', 'down'], label: 'move', help: 'move in the recent top-ups, or scroll the status', scope: 'billing' },
   { id: 'billing.up', keys: ['k', 'up'], label: 'up', scope: 'billing', hint: false },
   { id: 'billing.window', keys: ['w'], label: 'chart window', help: 'cycle the balance chart’s window: 1h, 6h, 24h, 7d, 30d', scope: 'billing', hint: false },
-  { id: 'billing.cancel', keys: ['c'], label: 'cancel renewal', help: 'in the status view: cancel the renewal of a subscription or pool pledge (asks first; it stays active until its period ends)', scope: 'billing', dangerous: true },
+  {
+    id: 'billing.cancel',
+    keys: ['c'],
+    label: 'cancel renewal',
+    help: 'in the status view: cancel the renewal of a subscription or pool pledge (asks first; it stays active until its period ends)',
+    scope: 'billing',
+    dangerous: true,
+  },
   { id: 'billing.pools', keys: ['p'], label: 'pools', help: 'the service’s pools (pool subscriptions) and one pool’s blocks and free seats, read-only', scope: 'billing' },
 
   // The pools view (p).
   { id: 'pools.down', keys: ['j', 'down'], label: 'move', scope: 'pools' },
   { id: 'pools.up', keys: ['k', 'up'], label: 'up', scope: 'pools', hint: false },
   { id: 'pools.open', keys: ['enter'], label: 'open', help: 'show the pool’s blocks (UTC hours, free seats, prices) and free seats hour by hour', scope: 'pools' },
-  { id: 'pools.cancel', keys: ['c'], label: 'cancel renewal', help: 'cancel the renewal of your pledge in the selected pool (asks first; it stays active until its period ends)', scope: 'pools', dangerous: true },
+  {
+    id: 'pools.cancel',
+    keys: ['c'],
+    label: 'cancel renewal',
+    help: 'cancel the renewal of your pledge in the selected pool (asks first; it stays active until its period ends)',
+    scope: 'pools',
+    dangerous: true,
+  },
   { id: 'pools.reload', keys: ['r'], label: 'reload', help: 'read the pools (or the pool) again', scope: 'pools' },
   { id: 'pools.back', keys: ['esc'], label: 'back', help: 'back to the list, then to the Billing pane', scope: 'pools' },
 

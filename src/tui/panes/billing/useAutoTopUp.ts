@@ -34,7 +34,12 @@ export function useAutoTopUp(remember?: (entry: JournalEntry) => void): AutoTopU
               flash(`auto top-up charged ${formatUsd(notice.amount)} to the card on file`, 'ok');
               refreshBalance();
             } else {
-              flash(notice.outcome === 'failed' ? `auto top-up: the charge of ${formatUsd(notice.amount)} failed${notice.paused ? '; paused' : ''}` : `auto top-up: a charge of ${formatUsd(notice.amount)} is not confirmed`, 'warning');
+              flash(
+                notice.outcome === 'failed'
+                  ? `auto top-up: the charge of ${formatUsd(notice.amount)} failed${notice.paused ? '; paused' : ''}`
+                  : `auto top-up: a charge of ${formatUsd(notice.amount)} is not confirmed`,
+                'warning',
+              );
             }
           })
         : undefined,

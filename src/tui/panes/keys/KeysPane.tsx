@@ -129,7 +129,11 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
 
   // `n`: a subscription or pool pledge without a key is offered first. Pressed while the
   // stored key is still being read (no client yet), it is said, and acted on once there is one.
-  const askCredit = useWhenReady(client !== undefined, () => void startCredit(), () => flash('connecting: the new key opens once connected', 'info', 60_000));
+  const askCredit = useWhenReady(
+    client !== undefined,
+    () => void startCredit(),
+    () => flash('connecting: the new key opens once connected', 'info', 60_000),
+  );
   const startCreate = () => (pledges.keyless.length > 0 ? setDialog({ kind: 'mint' }) : askCredit());
 
   const startCredit = async () => {
@@ -187,9 +191,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
       'keys.toggle': guarded(
         guard,
         selected?.isActive ? 'deactivate a key' : 'reactivate a key',
-        selected && !ended
-          ? () => (selected.isActive ? setDialog({ kind: 'deactivate', key: selected }) : void setActive(selected, true))
-          : undefined,
+        selected && !ended ? () => (selected.isActive ? setDialog({ kind: 'deactivate', key: selected }) : void setActive(selected, true)) : undefined,
       ),
       'keys.toggleExpired': selected && ended ? () => flash(expiredKeyMessage(selected), 'warning', 10_000) : undefined,
       'keys.delete': guarded(guard, 'delete a key', selected ? () => setDialog({ kind: 'delete', key: selected }) : undefined),
@@ -317,10 +319,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
           <ConfirmDialog
             {...area}
             title={`Deactivate "${dialog.key.name}"?`}
-            message={[
-              'It is revoked at once: every request made with it fails until you reactivate it (space).',
-              ...withPaidTime(paidTimeLost(dialog.key, 'deactivate', clock())),
-            ]}
+            message={['It is revoked at once: every request made with it fails until you reactivate it (space).', ...withPaidTime(paidTimeLost(dialog.key, 'deactivate', clock()))]}
             actionLabel="Deactivate"
             dangerous
             onConfirm={() => void setActive(dialog.key, false)}
@@ -353,15 +352,12 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
         total={sorted.length}
         columns={keyColumns(size.columns, compact, sort, spendPeriods, budgets.any)}
         width={size.columns}
-        rowOf={(k, isSelected) => ({ ...keyRow(k, isSelected, now, spend.rowOf(k.id), pledges.hoursOf(k, now)), ...(budgets.any && { budget: budgetCell(budgets.budgetOf(k, now), budgets.markOf(k)) }) })}
+        rowOf={(k, isSelected) => ({
+          ...keyRow(k, isSelected, now, spend.rowOf(k.id), pledges.hoursOf(k, now)),
+          ...(budgets.any && { budget: budgetCell(budgets.budgetOf(k, now), budgets.markOf(k)) }),
+        })}
         statusColor={(k) => STATUS_COLORS[keyStatus(k, now)]}
-        emptyText={listEmptyText(
-          keys,
-          'the keys',
-          balanceSpent
-            ? 'no keys yet; balance $0: top up first (3, then t), then press n'
-            : 'no keys yet: press n to create a credit key',
-        )}
+        emptyText={listEmptyText(keys, 'the keys', balanceSpent ? 'no keys yet; balance $0: top up first (3, then t), then press n' : 'no keys yet: press n to create a credit key')}
       />
       <KeyDetails
         item={selected}

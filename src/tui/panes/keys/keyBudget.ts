@@ -39,9 +39,20 @@ export function budgetCell(view: BudgetView | undefined, mark: GuardrailMark | u
 
 /** The short form of a budget: `$3.20 of $5.00 today (64 %) · disables at the limit until 00:00 UTC · +$0.80 by the next read`. */
 function shortBudget(view: BudgetView, now: number): string {
-  const spent = view.spentUsd === undefined ? `limit ${formatUsd(view.rule.limitUsd)} ${periodWords(view.rule.period)}, no figures yet` : `${formatUsd(view.spentUsd)} of ${formatUsd(view.rule.limitUsd)} ${periodWords(view.rule.period)} (${percentWords(view.ratio)})`;
-  const at = view.rule.action === 'disable' ? `disables at the limit${view.rule.reenable === false ? '' : ` until ${utcTime(view.end).slice(11)}`}` : view.rule.action === 'rotate' ? 'rotates at the limit' : 'warns at the limit';
-  const over = view.overshootUsd !== undefined && view.nextReadAt !== undefined ? ` · +${formatUsd(view.overshootUsd)} by the next read${view.nextReadAt > now ? ` (${spanWords(view.nextReadAt - now)})` : ''}` : '';
+  const spent =
+    view.spentUsd === undefined
+      ? `limit ${formatUsd(view.rule.limitUsd)} ${periodWords(view.rule.period)}, no figures yet`
+      : `${formatUsd(view.spentUsd)} of ${formatUsd(view.rule.limitUsd)} ${periodWords(view.rule.period)} (${percentWords(view.ratio)})`;
+  const at =
+    view.rule.action === 'disable'
+      ? `disables at the limit${view.rule.reenable === false ? '' : ` until ${utcTime(view.end).slice(11)}`}`
+      : view.rule.action === 'rotate'
+        ? 'rotates at the limit'
+        : 'warns at the limit';
+  const over =
+    view.overshootUsd !== undefined && view.nextReadAt !== undefined
+      ? ` · +${formatUsd(view.overshootUsd)} by the next read${view.nextReadAt > now ? ` (${spanWords(view.nextReadAt - now)})` : ''}`
+      : '';
   return `${spent} · ${at}${over}`;
 }
 

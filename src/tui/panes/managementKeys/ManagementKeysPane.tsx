@@ -30,10 +30,7 @@ import { managementColumns, managementRow, sortManagementKeys } from './mgmtRows
 import type { PaneProps } from '../registry.js';
 
 /** Dialogs of the pane. `reveal` holds the only copy of a new key's value. */
-export type ManagementDialog =
-  | { kind: 'create'; initial: string }
-  | { kind: 'reveal'; name: string; apiKey: string; used: boolean }
-  | { kind: 'delete'; key: ManagementKey; inUse: boolean };
+export type ManagementDialog = { kind: 'create'; initial: string } | { kind: 'reveal'; name: string; apiKey: string; used: boolean } | { kind: 'delete'; key: ManagementKey; inUse: boolean };
 
 const EMPTY: ManagementKey[] = [];
 /** Lines under the table: the selected key's timestamps, and the legend. */
@@ -117,7 +114,11 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
       // No setup: KEYDECK_TOKEN would override whatever it stored at the next start (
       // req. 3). The session is marked rejected, and its banner says to unset the variable.
       markRejected();
-      flash(`deleted the management key KEYDECK_TOKEN holds ("${key.name}", ${key.keyPrefix}): unset KEYDECK_TOKEN to use the key stored for this profile, or set it to a valid key`, 'warning', 30_000);
+      flash(
+        `deleted the management key KEYDECK_TOKEN holds ("${key.name}", ${key.keyPrefix}): unset KEYDECK_TOKEN to use the key stored for this profile, or set it to a valid key`,
+        'warning',
+        30_000,
+      );
       return;
     }
     let note = `signed out: the management key keydeck used ("${key.name}", ${key.keyPrefix}) was deleted`;
@@ -146,7 +147,10 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
           ? () =>
               setDialog({
                 kind: 'create',
-                initial: managementKeyName({ host: services.hostname, profile: services.profile.name, now: clock() }, (managementKeys.data ?? []).map((k) => k.name)),
+                initial: managementKeyName(
+                  { host: services.hostname, profile: services.profile.name, now: clock() },
+                  (managementKeys.data ?? []).map((k) => k.name),
+                ),
               })
           : undefined,
       ),
@@ -189,10 +193,7 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
             title={`Delete the management key "${dialog.key.name}"?`}
             message={
               dialog.inUse
-                ? [
-                    `${symbols.warning} This is the key keydeck is using. keydeck will be signed out, its stored copy cleared, and the guided setup shown again.`,
-                    'Deleting is permanent.',
-                  ]
+                ? [`${symbols.warning} This is the key keydeck is using. keydeck will be signed out, its stored copy cleared, and the guided setup shown again.`, 'Deleting is permanent.']
                 : ['Deleting is permanent: anything using this key loses access to the account at once.']
             }
             details={[
@@ -208,10 +209,7 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
     }
   }
 
-  const legend =
-    session.info?.kind === 'management-key'
-      ? `${symbols.inUse} = the key keydeck is using (${session.info.keyPrefix ?? ''})`
-      : 'keydeck is using a session token, not a management key';
+  const legend = session.info?.kind === 'management-key' ? `${symbols.inUse} = the key keydeck is using (${session.info.keyPrefix ?? ''})` : 'keydeck is using a session token, not a management key';
   // Whole at every width (only names are cut): the dates shorter, then the creation left out.
   const used = selected?.lastUsedAt ? relativeAgo(selected.lastUsedAt, now) : 'never';
   const detail = selected

@@ -7,7 +7,6 @@ import { tableWidth } from '../../components/DataTable.js';
 import { newestFirst, relativeAgo, shortDate } from '../../format.js';
 import { symbols } from '../../theme.js';
 
-
 /** Newest first ({@link newestFirst}). */
 export function sortManagementKeys(keys: readonly ManagementKey[]): ManagementKey[] {
   return newestFirst(keys);

@@ -82,7 +82,7 @@ export function MonitorView({ settings, watcher, onQuit, columns, rows = MONITOR
   const rejected = poll.error !== undefined && isUnauthorized(poll.error);
   useEffect(() => {
     if (rejected) notify?.({ kind: 'key_rejected' });
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- said once per rejection
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- said once per rejection
   }, [rejected]);
   useKeymap('global', { quit: onQuit, refresh: () => watcher.refresh(), ...(hasUsage && { 'usage.read': usage.readNow }) });
   useTick(5000);
@@ -130,7 +130,9 @@ export function MonitorView({ settings, watcher, onQuit, columns, rows = MONITOR
       <Box flexDirection="column" width={width}>
         {title !== undefined ? <Text color={theme.muted}>{title}</Text> : null}
         <Text wrap="wrap">
-          <Text bold color={alert.color}>{remaining}</Text>
+          <Text bold color={alert.color}>
+            {remaining}
+          </Text>
           {alert.word ? <Text color={alert.color}>{`  ${alert.word}`}</Text> : null}
           {`  · total top-ups ${formatUsd(data.totalTopUp)} · ${spent} · credit keys ${data.creditKeyCount}`}
         </Text>
@@ -140,11 +142,21 @@ export function MonitorView({ settings, watcher, onQuit, columns, rows = MONITOR
         </Text>
         <Text wrap="wrap">{burn}</Text>
         <Text wrap="wrap">{runsOut}</Text>
-        {usage.alert ? <Text color={theme.danger} wrap="wrap">{usage.alert}</Text> : null}
-        {autoLine ? <Text color={autoColor} wrap="truncate">{autoLine}</Text> : null}
+        {usage.alert ? (
+          <Text color={theme.danger} wrap="wrap">
+            {usage.alert}
+          </Text>
+        ) : null}
+        {autoLine ? (
+          <Text color={autoColor} wrap="truncate">
+            {autoLine}
+          </Text>
+        ) : null}
         {historyProblem ? <Text color={theme.warning} wrap="wrap">{`⚠ ${historyProblem}; the history is kept in memory`}</Text> : null}
         {usage.source && spenderRows >= 2 ? <TopSpenders source={usage.source} rows={spenderRows} columns={width} now={t + usage.offsetMs} /> : null}
-        <Text color={conn.color} wrap="wrap">{connText}</Text>
+        <Text color={conn.color} wrap="wrap">
+          {connText}
+        </Text>
       </Box>
     );
   }
@@ -154,7 +166,9 @@ export function MonitorView({ settings, watcher, onQuit, columns, rows = MONITOR
     ...(alert.word && displayWidth(`${remaining}  ${alert.word}`) > width ? [{ text: fitting([alert.word], width), color: alert.color }] : []),
     { text: fitting([runsOut, `runs out ${formatRunOut(trend.runOut).replace(/ \(.*\)$/, '')}`], width) },
     ...(usage.alert ? [{ text: fitting([usage.alert, usage.alertShort ?? ''], width), color: theme.danger }] : []),
-    ...(autoLine ? [{ text: fitting([autoLine, autoLine.replace(/^auto top-up: [^·]*· /, 'auto top-up: ')], width) ?? truncateTo(autoLine, width), ...(autoColor !== undefined && { color: autoColor }) }] : []),
+    ...(autoLine
+      ? [{ text: fitting([autoLine, autoLine.replace(/^auto top-up: [^·]*· /, 'auto top-up: ')], width) ?? truncateTo(autoLine, width), ...(autoColor !== undefined && { color: autoColor }) }]
+      : []),
     { text: fitting([spent], width) },
     ...(usage.topLine ? [{ text: fitting([usage.topLine, usage.topLine.replace(/ \(.*\)$/, '')], width) }] : []),
     { text: fitting([`total top-ups ${formatUsd(data.totalTopUp)}`, `top-ups ${formatUsd(data.totalTopUp)}`], width) },

@@ -28,7 +28,15 @@ function MonitorApp({ input, onQuit }: { readonly input: RunMonitorInput; readon
   const { columns, rows } = useWindowSize();
   return (
     <KeymapProvider onQuit={() => onQuit(0)} onInterrupt={() => onQuit(130)}>
-      <MonitorView settings={input.settings} watcher={input.watcher} onQuit={() => onQuit(0)} columns={columns} rows={rows} {...(input.notify && { notify: input.notify })} {...(input.autoTopUp && { autoTopUp: input.autoTopUp })} />
+      <MonitorView
+        settings={input.settings}
+        watcher={input.watcher}
+        onQuit={() => onQuit(0)}
+        columns={columns}
+        rows={rows}
+        {...(input.notify && { notify: input.notify })}
+        {...(input.autoTopUp && { autoTopUp: input.autoTopUp })}
+      />
     </KeymapProvider>
   );
 }
@@ -59,6 +67,9 @@ export function runMonitor(input: RunMonitorInput): Promise<number> {
     });
     process.once('SIGTERM', onTerm);
     process.once('SIGINT', onInt);
-    void instance.waitUntilExit().then(() => resolve(code), () => resolve(1));
+    void instance.waitUntilExit().then(
+      () => resolve(code),
+      () => resolve(1),
+    );
   });
 }

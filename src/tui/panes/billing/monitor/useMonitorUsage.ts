@@ -80,7 +80,12 @@ export function useMonitorUsage(watcher: AccountWatcher | undefined, poll: Pick<
       if (open.current) return;
       open.current = true;
       const likely = topRef.current?.row;
-      notify?.({ kind: 'account_burn', usdPerHour: judgement.usdPerHour, baselineUsdPerHour: judgement.baselineUsdPerHour, ...(likely && { likelyKeyId: likely.id, likelyKeyName: visible(likely.name) }) });
+      notify?.({
+        kind: 'account_burn',
+        usdPerHour: judgement.usdPerHour,
+        baselineUsdPerHour: judgement.baselineUsdPerHour,
+        ...(likely && { likelyKeyId: likely.id, likelyKeyName: visible(likely.name) }),
+      });
     },
     [notify],
   );
