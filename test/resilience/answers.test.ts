@@ -29,7 +29,8 @@ describe.concurrent('bad answers', () => {
     await app.waitFor('online · updated');
     const before = app.output().length;
     const seenBefore = proxy.seen.length;
-    proxy.set({ kind: 'status', status: 503, count: 2 });
+    // The balance read is the one under test: the watcher's other reads (usage) pass untouched.
+    proxy.set({ kind: 'status', status: 503, count: 2, only: { path: CREDITS } });
     // The next poll meets both 503s, then its retry passes.
     await until(() => proxy.seen.slice(seenBefore).some((r) => r.fault === 'pass' && r.path === CREDITS), 'a balance read after the burst');
     await rig.sandbox.topUp(rig.account, 10);
