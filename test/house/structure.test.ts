@@ -19,7 +19,6 @@ const MAX_LINES = 400;
  */
 const STILL_OVER: Readonly<Record<string, number>> = {
   // Pushed over by the formatter's wrapping; to be split by responsibility.
-  'src/sandbox/ledger.ts': 401,
   'src/tui/flows/topup/useTopUpFlow.ts': 410,
 };
 
