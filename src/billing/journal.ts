@@ -12,8 +12,8 @@
  * in one `BEGIN IMMEDIATE` transaction (SQLite's write lock, waited for up to
  * {@link BUSY_TIMEOUT_MS}), so two keydeck processes on one data dir never lose each other's
  * records. No secret is ever written: no token, no key, only what the service's answers and the
- * user's own transfer made public. The issue-6 journal file (`topups.json`) is imported once, then
- * renamed `topups.json.imported`.
+ * user's own transfer made public. The older journal file (`topups.json`) is imported once, then
+ * renamed `topups.json.imported` (./journalLegacy.ts).
  *
  * ## Fail closed
  *
@@ -35,7 +35,7 @@
  * The states, the moves between them and the record's fields are in ./journalEntry.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { mkdirSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { writeFileAtomically } from '../config/atomic.js';
@@ -51,13 +51,12 @@ import {
   TransitionError,
   canMove,
   journalPath,
-  legacyEntries,
-  legacyJournalPath,
   type JournalEntry,
   type JournalPatch,
   type JournalScope,
   type NewJournalEntry,
 } from './journalEntry.js';
+import { insertLegacyEntries, readLegacyJournal } from './journalLegacy.js';
 import { heldSentence, readSummary, summaryOf, summaryPath, type JournalSummary, type SummaryRead } from './journalSummary.js';
 
 export * from './journalEntry.js';
@@ -375,24 +374,14 @@ export class TopUpJournal {
     return db;
   }
 
-  /** Imports the issue-6 `topups.json` once (states `submitted` → `verifying`, `abandoned` → `closed`). */
+  /** Imports the older `topups.json` once (./journalLegacy.ts), then renames it `topups.json.imported`. */
   async #importLegacy(db: DatabaseSync): Promise<void> {
-    const file = legacyJournalPath(this.path);
-    if (!existsSync(file)) return;
-    let entries: JournalEntry[];
+    const legacy = readLegacyJournal(this.path);
+    if (legacy === undefined) return; // None, or unreadable: left where it is (./journalLegacy.ts).
     try {
-      checkTrustedRecordFile(file);
-      entries = legacyEntries(JSON.parse(readFileSync(file, 'utf8')));
-    } catch {
-      return; // Unreadable: left where it is for the user; nothing is lost.
-    }
-    try {
-      const { summary } = this.#write(db, () => {
-        const insert = db.prepare('INSERT OR IGNORE INTO topups (id, state, tx_hash, entry) VALUES (?, ?, ?, ?)');
-        for (const e of entries) insert.run(e.id, e.state, e.txHash?.toLowerCase() ?? null, JSON.stringify(e));
-      });
-      renameSync(file, `${file}.imported`);
-      this.imported = entries.length;
+      const { summary } = this.#write(db, () => insertLegacyEntries(db, legacy.entries));
+      renameSync(legacy.file, `${legacy.file}.imported`);
+      this.imported = legacy.entries.length;
       await this.#saveSummary(summary);
     } catch {
       // Another process imported it first (the file is gone), or the disk refused: try next time.

@@ -185,11 +185,6 @@ export function journalPath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(dataDir(env), 'topups.db');
 }
 
-/** The issue-6 journal file beside the database (`topups.json`), imported once. */
-export function legacyJournalPath(databasePath: string): string {
-  return path.join(path.dirname(databasePath), 'topups.json');
-}
-
 export { hostOf } from '../api/baseUrl.js';
 
 /**
@@ -257,22 +252,6 @@ export class TransitionError extends JournalError {
     this.from = from;
     this.to = to;
   }
-}
-
-/** The records of an issue-6 journal file (`{ version: 1, entries }`), oldest first, in today's states. */
-export function legacyEntries(body: unknown): JournalEntry[] {
-  const list = (body as { entries?: unknown })?.entries;
-  if (!Array.isArray(list)) throw new Error('not a journal');
-  const states: Record<string, TopUpState> = { submitted: 'verifying', abandoned: 'closed' };
-  const out: JournalEntry[] = [];
-  for (const raw of list) {
-    if (!raw || typeof raw !== 'object') continue;
-    const { outcomeUnknown: _dropped, ...rest } = raw as Record<string, unknown>;
-    const state = typeof rest.state === 'string' ? (states[rest.state] ?? rest.state) : rest.state;
-    const parsed = JournalEntrySchema.safeParse({ ...rest, state });
-    if (parsed.success) out.push(parsed.data);
-  }
-  return out;
 }
 
 /** The label of a state for humans: "awaiting payment", "verifying", "credited", "refused", "closed". */

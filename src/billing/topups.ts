@@ -6,7 +6,7 @@
  *   (checkout link checked, USDC address checksummed and the instruction's own amount recorded, a
  *   card-on-file charge credited only when its answer says so), for the one top-up procedure that
  *   sends it (src/operations/topUp.ts);
- * - {@link verifyUsdc} (./verifyUsdc.ts, re-exported here): `POST /api/billing/verify-topup` for one hash, the record moved to
+ * - {@link verifyUsdc} (./verifyUsdc.ts, its sentences in ./verifyWords.ts, both re-exported here): `POST /api/billing/verify-topup` for one hash, the record moved to
  *   `verifying` (with the `totalTopUp` baseline) before anything is sent, then by the answer;
  * - {@link checkCardPayments}: `GET /api/billing/status` read for records that name the pending
  *   card top-ups (src/billing/evidence.ts).
@@ -24,6 +24,7 @@ import { type TopUpPorts } from './topUpPorts.js';
 
 export * from './topUpPorts.js';
 export * from './verifyUsdc.js';
+export * from './verifyWords.js';
 
 // ---------------------------------------------------------------------------------------------
 // recordTopUp

@@ -29,9 +29,10 @@ import type { ManagementKey } from '../api/schemas.js';
 import { tokenKind } from '../credentials/index.js';
 import { successorName } from '../delivery/rotation.js';
 import type { CredentialPlace } from './credentialPlace.js';
-import type { KeyRef, PlaceRef } from './events.js';
-import { drive, DriveMemo, emit, keysMadeBy, OperationError, step, type DriveMode, type KitContext, type Machine, type Next, type Step } from './kit.js';
+import type { KeyRef } from './events.js';
+import { drive, DriveMemo, emit, OperationError, step, type DriveMode, type KitContext, type Machine, type Next, type Step } from './kit.js';
 import type { MgmtRotation, MgmtRotationRecord } from './mgmtRotationRecord.js';
+import { cleanNext, deleteStep, placeRef, prefixOf } from './mgmtRotateCleanup.js';
 
 /** What the machine works with. */
 export interface MgmtRotationContext extends KitContext {
@@ -77,53 +78,8 @@ class MgmtMemo extends DriveMemo<MgmtRotateInput> {
   rollback?: OperationError;
 }
 
-const prefixOf = (token: string | undefined): string | undefined => (token === undefined ? undefined : keyPrefixOf(token));
 const rejected = (err: unknown): boolean => err instanceof KeydeckApiError && (err.code === 'unauthorized' || err.code === 'forbidden');
 const problemOf = (err: unknown): string => (err instanceof Error ? err.message : String(err)).replace(/\.$/, '');
-
-/** The place in events' words. */
-function placeRef(ctx: MgmtRotationContext): PlaceRef {
-  return { where: ctx.place.describe(), own: ctx.place.target.kind === 'store', kept: ctx.place.keptOnWrite };
-}
-
-/**
- * The new keys of `rotation` among `listed` that the place does not hold: its own by id, else
- * (its id never recorded) those with its name that were not listed before it started.
- */
-function successorsOf(rotation: MgmtRotation, listed: readonly ManagementKey[], inPlace: string | undefined): string[] {
-  const held = prefixOf(inPlace);
-  const mine =
-    rotation.successor.id !== undefined
-      ? listed.filter((k) => k.id === rotation.successor.id)
-      : keysMadeBy(listed, { startedAt: rotation.startedAt, before: rotation.before, known: [rotation.old.id] }, (k) => k.name === rotation.successor.name);
-  return mine.filter((k) => k.keyPrefix !== held).map((k) => k.id);
-}
-
-/** Deletes the management key `id` with `token`, after checking that the place does not hold it (I1). A key already gone is fine. */
-function deleteStep(ctx: MgmtRotationContext, token: string, id: string, listed: readonly ManagementKey[]): Step<MgmtRotation> {
-  return step(`delete:${id}`, async () => {
-    const inPlace = prefixOf(await ctx.place.read());
-    const key = listed.find((k) => k.id === id);
-    if (key && inPlace !== undefined && key.keyPrefix === inPlace) throw new OperationError({ code: 'rotation_mismatch', reason: 'own_key', place: placeRef(ctx), keyPrefix: inPlace });
-    try {
-      await ctx.keysWith(token).delete(id);
-    } catch (err) {
-      if (!(err instanceof KeydeckApiError) || err.code !== 'not_found') throw err;
-    }
-  });
-}
-
-/** The steps that delete `memo.lost` (found once with `token`), then drop the backup; undefined once done. */
-async function cleanNext(ctx: MgmtRotationContext, op: MgmtRotation, memo: MgmtMemo, token: string): Promise<Step<MgmtRotation> | undefined> {
-  if (memo.lost === undefined) {
-    memo.listed = await ctx.keysWith(token).list();
-    memo.lost = successorsOf(op, memo.listed, token);
-  }
-  const id = memo.lost.find((x) => !memo.done.has(`delete:${x}`));
-  if (id !== undefined) return deleteStep(ctx, token, id, memo.listed ?? []);
-  if (!memo.done.has('drop-backup')) return step('drop-backup', () => ctx.place.dropBackup());
-  return undefined;
-}
 
 /** The last step: the record's entry removed, then `then()` (the outcome, said). */
 function endStep(ctx: MgmtRotationContext, op: MgmtRotation, then: () => MgmtRotationResult): Step<MgmtRotation> {

@@ -14,11 +14,12 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import type { CreditBalance } from '../api/schemas.js';
+import { BillingStatus } from './billingStatus.js';
 import type { SandboxClock } from './clock.js';
 import { transaction } from './db.js';
 import { SandboxError } from './errors.js';
 import { CardCharges } from './cardCharges.js';
-import { isExpired, type KeyStore } from './keys.js';
+import type { KeyStore } from './keys.js';
 import { MAX_ACCOUNT_TOTAL_MICROS, MICROS_PER_USD, microsToDecimalString, microsToUsd } from './money.js';
 import { newDepositAddress, newOpaqueId, newTxHash } from './secrets.js';
 
@@ -62,9 +63,7 @@ export class Ledger {
   readonly #transferByHash;
   readonly #chargeUser;
   readonly #chargeKey;
-  readonly #pendingCheckouts;
-  readonly #pendingDeposits;
-  readonly #recentTopUps;
+  readonly #status: BillingStatus;
   readonly #figuresCache = new Map<string, AccountFigures>();
   /** The card on file: its lagging credits and declines (./cardCharges.ts). */
   readonly cards: CardCharges;
@@ -88,20 +87,7 @@ export class Ledger {
     this.#transferByHash = db.prepare('SELECT to_address, amount_micros FROM chain_transfers WHERE tx_hash = ?');
     this.#chargeUser = db.prepare('UPDATE users SET spend_micros = spend_micros + ? WHERE id = ?');
     this.#chargeKey = db.prepare('UPDATE consumption_keys SET spend_micros = spend_micros + ? WHERE id = ?');
-    this.#pendingCheckouts = db.prepare(
-      `SELECT reference, amount_micros, created_at FROM topups
-       WHERE user_id = ? AND method = 'card_checkout' AND status = 'pending' ORDER BY created_at DESC LIMIT 20`,
-    );
-    this.#pendingDeposits = db.prepare(
-      `SELECT d.address, d.requested_micros, d.created_at FROM deposit_addresses d
-       WHERE d.user_id = ? AND NOT EXISTS (
-         SELECT 1 FROM chain_transfers t JOIN topups p ON p.reference = t.tx_hash WHERE t.to_address = d.address)
-       ORDER BY d.created_at DESC LIMIT 20`,
-    );
-    this.#recentTopUps = db.prepare(
-      `SELECT method, amount_micros, reference, created_at, completed_at FROM topups
-       WHERE user_id = ? AND status = 'succeeded' ORDER BY completed_at DESC LIMIT 10`,
-    );
+    this.#status = new BillingStatus(db, clock, keys, this.cards);
   }
 
   /**
@@ -288,7 +274,8 @@ export class Ledger {
   }
 
   /**
-   * Data of `GET /api/billing/status` (not shown in the service's endpoints): the newer documentation page's shape
+   * Data of `GET /api/billing/status` (not shown in the service's endpoints; built by
+   * ./billingStatus.ts): the newer documentation page's shape
    * (https://cheapestinference-docs.pages.dev/api/billing/), USD numbers —
    * `{ subscriptions: [{ id, planSlug, status, currentPeriodEnd, cancelAtPeriodEnd, keyCount,
    * keys: [{ id, name }] }], poolPledges: [{ id, poolId, poolSlug, status, currentPeriodEnd,
@@ -305,97 +292,6 @@ export class Ledger {
    * builds the `sessionUrl` of pending checkouts; `names` are the dialect's method names.
    */
   status(userId: string, baseUrl: string, names: Readonly<Record<string, string>> = {}): Record<string, unknown> {
-    const nameOf = (method: string): string => names[method] ?? method;
-    const f = this.figures(userId);
-    const now = this.#clock.now();
-    const keys = this.#keys.listConsumption(userId);
-    const creditKeys = keys.filter((k) => k.key_type === 'credit').map((k) => ({ id: k.id, name: k.name, isActive: k.is_active === 1, spend: microsToUsd(k.spend_micros) }));
-    const subscriptionKeys = keys.filter((k) => k.key_type === 'subscription' && !k.subscription_id); // pool keys: with their pledge
-    const period = (k: (typeof keys)[number]) => {
-      const expired = isExpired(k, now);
-      return {
-        status: expired ? 'expired' : k.is_active === 1 ? 'active' : 'paused',
-        currentPeriodEnd: new Date(k.subscription_expires_at ?? k.created_at).toISOString(),
-        cancelAtPeriodEnd: true,
-      };
-    };
-    const subscriptions = subscriptionKeys.filter((k) => !k.blocks).map((k) => ({ id: k.id, planSlug: k.key_plan, ...period(k), keyCount: 1, keys: [{ id: k.id, name: k.name }] }));
-    const poolPledges = subscriptionKeys
-      .filter((k) => k.blocks)
-      .map((k) => ({ id: k.id, poolId: 'pool_sandbox', poolSlug: k.blocks!.split(',').join('+'), ...period(k), hasKey: true, plan: k.key_plan, keys: [{ id: k.id, name: k.name }] }));
-    const pendingCheckouts = (
-      this.#pendingCheckouts.all(userId) as Array<{
-        reference: string;
-        amount_micros: number;
-        created_at: number;
-      }>
-    ).map((p) => ({
-      method: nameOf('card_checkout'),
-      status: 'pending',
-      amount: microsToUsd(p.amount_micros),
-      sessionId: p.reference,
-      sessionUrl: `${baseUrl}/sandbox/checkout/${p.reference}`,
-      createdAt: new Date(p.created_at).toISOString(),
-    }));
-    const pendingDeposits = (
-      this.#pendingDeposits.all(userId) as Array<{
-        address: string;
-        requested_micros: number;
-        created_at: number;
-      }>
-    ).map((d) => ({
-      method: nameOf('usdc'),
-      status: 'pending',
-      amount: microsToUsd(d.requested_micros),
-      address: d.address,
-      chain: 'base',
-      createdAt: new Date(d.created_at).toISOString(),
-    }));
-    const card = (status: 'pending' | 'declined') => (c: { reference: string; amountMicros: number; createdAt: number }) => ({
-      method: nameOf('card_direct'),
-      status,
-      amount: microsToUsd(c.amountMicros),
-      paymentId: c.reference,
-      createdAt: new Date(c.createdAt).toISOString(),
-    });
-    const recentTopUps = (
-      this.#recentTopUps.all(userId) as Array<{
-        method: string;
-        amount_micros: number;
-        reference: string;
-        created_at: number;
-        completed_at: number;
-      }>
-    ).map((t) => ({
-      method: nameOf(t.method),
-      status: 'succeeded',
-      amount: microsToUsd(t.amount_micros),
-      // The reference names the top-up: a tx hash, a checkout session or a card payment.
-      ...(t.method === 'usdc' && { txHash: t.reference }),
-      ...(t.method === 'card_checkout' && { sessionId: t.reference }),
-      ...(t.method === 'card_direct' && { paymentId: t.reference }),
-      createdAt: new Date(t.created_at).toISOString(),
-      completedAt: new Date(t.completed_at).toISOString(),
-    }));
-    const remaining = microsToUsd(f.maxBudgetMicros - f.spendMicros);
-    return {
-      subscriptions,
-      poolPledges,
-      plan: null,
-      status: 'active',
-      creditBalance: remaining,
-      subscriptionExpiresAt: null,
-      legacySubscriptionKeys: [],
-      userId: f.budgetUserId,
-      balance: {
-        totalTopUp: microsToUsd(f.maxBudgetMicros),
-        spend: microsToUsd(f.spendMicros),
-        remaining,
-      },
-      creditKeys: { total: creditKeys.length, active: creditKeys.filter((k) => k.isActive).length, keys: creditKeys },
-      pendingTopUps: [...this.cards.pending(userId).map(card('pending')), ...pendingCheckouts, ...pendingDeposits],
-      recentTopUps,
-      failedTopUps: this.cards.declined(userId).map(card('declined')),
-    };
+    return this.#status.body(userId, baseUrl, names, this.figures(userId));
   }
 }

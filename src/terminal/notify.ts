@@ -17,6 +17,7 @@
  *   `KEYDECK_TOTAL_TOP_UP_USD`): no service data is ever put into the command line. Its output
  *   is discarded (a full-screen app owns the terminal), it is killed after 30 s, and a failure is
  *   reported through `onProblem`; its environment never holds keydeck's credentials (./secretEnv.ts, the filter of the destination commands too);
+ *   how such a command runs is ./userHook.ts;
  * - for a runaway key or the balance burning, `--on-anomaly CMD`: the same way, with its figures
  *   in the environment ({@link onAnomalyEnvironment});
  * - for each charge auto top-up makes (credited, failed, outcome unknown, not sent),
@@ -26,10 +27,12 @@
  * Never throws.
  */
 import { spawn } from 'node:child_process';
-import { withoutSecrets } from './secretEnv.js';
 import { centsText, formatUsd } from '../api/money.js';
 import { notificationProtocolOf, notificationSequence } from './osc.js';
 import { escapeMarkup, flatText, plainId, visible } from './sanitize.js';
+import { runUserHook } from './userHook.js';
+
+export { runUserHook } from './userHook.js';
 
 /** What can be notified. Amounts USD. */
 export type NotifyEvent =
@@ -286,46 +289,6 @@ export function onGuardrailEnvironment(notice: GuardrailHookNotice, profile: str
     ...(notice.until !== undefined && { KEYDECK_UNTIL: notice.until }),
     ...(notice.successor !== undefined && { KEYDECK_SUCCESSOR_NAME: visible(notice.successor, { maxLength: 256 }) }),
   };
-}
-
-/** Options of {@link runUserHook}. */
-export interface UserHookOptions {
-  /** Default process.env (the shell). */
-  readonly env?: NodeJS.ProcessEnv;
-  readonly platform?: NodeJS.Platform;
-  readonly spawn?: typeof spawn;
-  /** Killed after this long, ms (default 30 s). */
-  readonly timeoutMs?: number;
-}
-
-/**
- * Runs the user's command line `line` (the flag `flag` gave it) through their shell as the
- * notifier's commands run (its output discarded, killed after 30 s), with `figures` as its
- * environment less keydeck's secrets (./secretEnv.ts), and waits for it to end.
- * @returns undefined when it exited 0, else one sentence (it could not run, it failed)
- */
-export function runUserHook(flag: string, line: string, figures: NodeJS.ProcessEnv, options: UserHookOptions = {}): Promise<string | undefined> {
-  const env = options.env ?? process.env;
-  const platform = options.platform ?? process.platform;
-  const run = options.spawn ?? spawn;
-  const [shell, args] = platform === 'win32' ? [env.ComSpec ?? 'cmd.exe', ['/d', '/s', '/c', line]] : [env.SHELL || '/bin/sh', ['-c', line]];
-  return new Promise((resolve) => {
-    try {
-      const child = run(shell, args, { stdio: 'ignore', env: withoutSecrets(figures), shell: false });
-      const timer = setTimeout(() => child.kill('SIGTERM'), options.timeoutMs ?? 30_000);
-      timer.unref();
-      child.on('error', (error) => {
-        clearTimeout(timer);
-        resolve(`${flag} could not run: ${error.message}`);
-      });
-      child.on('exit', (code, signal) => {
-        clearTimeout(timer);
-        resolve(code === 0 ? undefined : `${flag} exited ${signal ? `on ${signal}` : `with ${code}`}`);
-      });
-    } catch (error) {
-      resolve(`${flag} could not run: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  });
 }
 
 /** The notification flags as both faces take them: `--desktop-notifications`, `--on-low CMD`, `--on-anomaly CMD`, `--on-auto-topup CMD`. */

@@ -12,8 +12,7 @@ import { canSimulateTransfers } from '../../../api/sandbox-sim.js';
 import type { CreditBalance, TopUpMethod } from '../../../api/schemas.js';
 import { checkoutUrlProblem } from '../../../api/baseUrl.js';
 import { hostOf, isUnfinished, methodLabel, type JournalEntry, type JournalScope } from '../../../billing/journal.js';
-import { verifyOutcomeLines, type VerifyOutcome } from '../../../billing/topups.js';
-import { failureLine, OperationError, requestTopUp, verifyUsdc, type TopUpStep, type VerifyPorts } from '../../../operations/index.js';
+import { failureLine, OperationError, requestTopUp, type TopUpStep, type VerifyPorts } from '../../../operations/index.js';
 import { useBalanceRefresh, useCredits } from '../../contexts/BalanceContext.js';
 import { useServices } from '../../contexts/ServicesContext.js';
 import { useSession, useSessionActions } from '../../contexts/SessionContext.js';
@@ -23,8 +22,7 @@ import { entryIdOf, isStarted, METHODS, unsavedEntry, viewForEntry, type FlowMes
 import { useTopUpDeps } from './TopUpDeps.js';
 import { useTopUpRecord } from './useTopUpRecord.js';
 import { useSandboxPayment } from './useSandboxPayment.js';
-import { normalizeTxHash, txHashProblem } from '../../../billing/input.js';
-import { chainCheckFor } from './chainVerify.js';
+import { useUsdcVerify } from './useUsdcVerify.js';
 import { useChainWatch, type ChainWatchView } from './useChainWatch.js';
 import { formatUsd } from '../../../api/money.js';
 
@@ -103,7 +101,6 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
   viewRef.current = view;
   /** One money action at a time (set before the first await, so a double key press cannot send twice). */
   const lock = useRef(false);
-  const mismatch = useRef<{ readonly txHash: string; readonly evidence?: JournalEntry['chainEvidence'] }>(undefined);
 
   // The same object while its fields stay the same: a poll that finds the same balance re-renders nothing.
   const credits: CreditBalance | undefined = useCredits();
@@ -231,73 +228,8 @@ export function useTopUpFlow(options: { readonly active: boolean }): TopUpFlow {
     [client, scope, runBusy, deps.journal, flash, remember, refreshBalance, noteDamage, markRejected, services.failpoints],
   );
 
-  const verify = useCallback(
-    (hashText: string, verifyOptions?: { readonly skipChecks?: boolean }) => {
-      const v = viewRef.current;
-      const current = entriesRef.current.find((e) => e.id === entryIdOf(v));
-      if (v?.kind !== 'usdc' || !current || !client || !scope || lock.current) return;
-      const problem = txHashProblem(hashText);
-      if (problem) {
-        setUsdc({ mode: 'hash', hashDraft: hashText, message: { tone: 'error', lines: [`Not a transaction hash: ${problem}.`] } });
-        return;
-      }
-      const txHash = normalizeTxHash(hashText);
-      const amount = current.amountSent ?? current.amount;
-      if (!ports) return;
-      lock.current = true;
-      setUsdc({ mode: 'main', hashDraft: txHash, message: undefined });
-      void (async () => {
-        try {
-          // The chain's word first: a mismatch is asked about; it never credits by itself.
-          const settingsOf = services.chainSettings;
-          let chainLine: string | undefined;
-          // Sent anyway: what the chain showed of this hash is kept on the record all the same.
-          let chainEvidence = verifyOptions?.skipChecks && mismatch.current?.txHash === txHash ? mismatch.current.evidence : undefined;
-          if (settingsOf && baseUrl && !verifyOptions?.skipChecks) {
-            setBusy('reading the transfer on chain');
-            const check = await chainCheckFor(settingsOf, baseUrl, ports, { entryId: current.id, txHash, amount, ...(current.address !== undefined && { depositAddress: current.address }) });
-            if (!mounted.current) return;
-            if (check.kind === 'problem') {
-              mismatch.current = { txHash, ...(check.evidence && { evidence: check.evidence }) };
-              setBusy(undefined);
-              setUsdc({
-                mode: 'chainConfirm',
-                hashDraft: txHash,
-                message: { tone: 'warning', lines: [`The chain: ${check.sentence}.`, 'y sends the verify anyway (the service may know better) · n does not'] },
-              });
-              return;
-            }
-            if (check.kind === 'passed' || check.kind === 'unavailable') chainLine = `The chain: ${check.sentence}.`;
-            if (check.kind === 'passed') chainEvidence = check.evidence;
-          }
-          setBusy(`verifying the transfer for ${formatUsd(amount)}`); // on record as verifying, with its baseline, before it is sent
-          // A stop at one of its steps (the kit's `crashed`: crash walks only) is said as nothing sent.
-          const outcome: VerifyOutcome = await verifyUsdc(ports, { entryId: current.id, txHash, amount, ...(chainEvidence && { chainEvidence }) })
-            .catch((error: unknown) => ({ kind: 'not_sent', error }) as const)
-            .finally(() => {
-              if (mounted.current) setBusy(undefined);
-            });
-          if ('error' in outcome && isUnauthorized(outcome.error)) markRejected();
-          if ('error' in outcome) noteDamage(outcome.error);
-          if (!mounted.current) return;
-          if (outcome.entry) remember(outcome.entry);
-          refreshBalance();
-          const lines = [...verifyOutcomeLines(outcome, amount, { amountSent: 'press e and verify with the amount you actually sent', again: 'h, then enter' }), ...(chainLine ? [chainLine] : [])];
-          if (outcome.kind === 'credited') {
-            flash(lines[0]!.replace(/^Credited/, 'credited').replace(/\.$/, ''), 'ok');
-            setView({ kind: 'done', entryId: current.id });
-            return;
-          }
-          const tone: FlowMessage['tone'] =
-            outcome.kind === 'unknown' || outcome.kind === 'used_unconfirmed' || outcome.kind === 'not_found' || outcome.kind === 'already_credited' ? 'warning' : 'error';
-          setUsdc({ mode: 'main', hashDraft: txHash, message: { tone, lines } });
-        } finally {
-          lock.current = false;
-        }
-      })();
-    },
-    [client, scope, ports, entriesRef, remember, refreshBalance, flash, setUsdc, markRejected, services.chainSettings, baseUrl, noteDamage],
-  );
+  // The hash typed on the USDC step: the chain's checks, then the verify (./useUsdcVerify.ts).
+  const verify = useUsdcVerify({ viewRef, entriesRef, ports, lock, mounted, setBusy, setUsdc, setView, remember, noteDamage });
 
   // `s` with a sandbox: a simulated USDC transfer, or the checkout paid (./useSandboxPayment.ts).
   const simulate = useSandboxPayment({ viewRef, entriesRef, baseUrl, canSimulate, lock, mounted, deps, runBusy, save, setView, refreshBalance });
