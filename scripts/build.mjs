@@ -257,6 +257,23 @@ export const lazyHttp2Plugin = {
 };
 
 /**
+ * `node:process` (and `process`) imported by bundled packages (env-paths, execa, open, …) is the
+ * global `process`, the object that module's default export is. Node's ES-module facade of
+ * `node:process` reads every property of `process` when it is first imported, its lazy getters
+ * among them (`allowedNodeEnvironmentFlags` parses every option Node has, `stdin` opens the
+ * stream): 3–9 ms of a one-shot command's start (bench/oneshot.mjs, docs/performance.md). Named
+ * imports become reads of the global's properties where they are used, as esbuild does for any
+ * CommonJS module.
+ */
+export const processGlobalPlugin = {
+  name: 'process-global',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?process$/ }, () => ({ path: 'process', namespace: 'keydeck-process-global' }));
+    b.onLoad({ filter: /.*/, namespace: 'keydeck-process-global' }, () => ({ contents: 'module.exports = process;', loader: 'js' }));
+  },
+};
+
+/**
  * keydeck's esbuild options without entry points and output dir; `emptyModule` is the path of
  * an `export default {}` file that react-devtools-core is aliased to.
  */
@@ -284,7 +301,16 @@ export function bundleOptions(emptyModule) {
       __dirname: '__keydeckDirname',
     },
     alias: { 'react-devtools-core': emptyModule },
-    plugins: [fastStringWidthPlugin, httpByRequirePlugin, lazyListFormatPlugin, lazyHttp2Plugin, englishOnlyZodLocalesPlugin, lazyUnicodeStaticsPlugin, lazyPromClientExtrasPlugin],
+    plugins: [
+      processGlobalPlugin,
+      fastStringWidthPlugin,
+      httpByRequirePlugin,
+      lazyListFormatPlugin,
+      lazyHttp2Plugin,
+      englishOnlyZodLocalesPlugin,
+      lazyUnicodeStaticsPlugin,
+      lazyPromClientExtrasPlugin,
+    ],
     // Native or optional at run time: never bundled.
     external: ['keytar', '@lydell/node-pty', 'node-pty'],
     banner: {

@@ -127,6 +127,32 @@ describe('reader table: key values', () => {
     expect(status).toEqual({ ok: true, data: { key: { id: 'k' } }, hiddenKeyValues: 1 });
   });
 
+  it('finds a key value anywhere in a large answer: the last entry, in an array, deep, in a field named like one', () => {
+    const entry = (i: number) => ({ id: `k${i}`, name: `key-${i}`, usage: { '24h': { spend: 1, requests: 2 }, total: { spend: 3 } }, tags: ['a'], meta: { deep: { deeper: {} } } });
+    const many = () => Array.from({ length: 10_000 }, (_, i) => entry(i));
+    const places: Array<[string, (e: ReturnType<typeof entry>) => void]> = [
+      ['a string in an array', (e) => e.tags.push(FULL_SK)],
+      ['a string three objects deep', (e) => Object.assign(e.meta.deep.deeper, { note: FULL_SK })],
+      ['a field named like a key value, any value', (e) => Object.assign(e.usage, { API_KEY: 42 })],
+      ['a period figure', (e) => Object.assign(e.usage, { '7d': FULL_SK })],
+    ];
+    for (const [where, put] of places) {
+      const list = many();
+      put(list.at(-1)!);
+      const r = readAnswer({ schema: null }, wire({ success: true, data: list }));
+      expect(r.ok && r.hiddenKeyValues, where).toBe(1);
+      expect(JSON.stringify(r.ok && r.data), where).not.toMatch(/sk_A1b2|API_KEY/);
+    }
+    const clean = many();
+    expect(readAnswer({ schema: null }, wire(clean))).toMatchObject({ ok: true, data: clean, hiddenKeyValues: 0 });
+    // Deeper than the walk goes: dropped whole and counted.
+    let nested: Record<string, unknown> = {};
+    const deep = { id: 'k', nested };
+    for (let i = 0; i < 40; i++) nested = (nested.next = {}) as Record<string, unknown>;
+    const r = readAnswer({ schema: null }, wire([deep]));
+    expect(r.ok && r.hiddenKeyValues).toBe(1);
+  });
+
   it('hides a full key value inside a text answer too', () => {
     const r = readAnswer({ schema: null }, parseBody(`updated; your key is ${FULL_SK}`));
     expect(r).toEqual({ ok: true, data: 'updated; your key is [key value hidden]', hiddenKeyValues: 1 });

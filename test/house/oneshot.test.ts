@@ -90,6 +90,13 @@ describe('the one-shot path', () => {
     });
   }
 
+  it('imports no `node:process` anywhere in the bundle (its ES-module facade reads every lazy getter of `process`)', () => {
+    const found = Object.entries(metafile.outputs).flatMap(([chunk, o]) => o.imports.filter((i) => i.external && /^(node:)?process$/.test(i.path)).map((i) => `${i.path} in ${chunk}`));
+    expect(found).toEqual([]);
+    // Sanity: a bundled package that imports it is in the bundle (env-paths, for the config's place).
+    expect(Object.values(metafile.outputs).some((o) => Object.keys(o.inputs).some((i) => i.includes('node_modules/env-paths/')))).toBe(true);
+  });
+
   it('does not load the program for `keydeck --version` or a completion request (src/cli.ts answers them), nor zod for profile names', () => {
     for (const start of [main(), ...ONE_SHOT_MODULES['a completion request (__complete)'].map(chunkOf)]) {
       const inputs = [...staticClosure(start)].flatMap((c) => Object.keys(metafile.outputs[c]!.inputs));
