@@ -33,6 +33,7 @@ import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { printData, type JsonFlag } from './api-command.js';
 import { askSecret, canPrompt, ExitCode, fail, noBaseUrlSentence, printFormatted, readStdin, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { colorEnabled, formatKeyValues, formatTimestamp, type Cell } from './table.js';
+import { keyWords } from './wordingKeys.js';
 
 /** Flags of `key-info`. */
 export interface KeyInfoFlags extends JsonFlag {
@@ -53,18 +54,14 @@ async function consumptionKey(env: NodeJS.ProcessEnv, deps: KeyInfoDeps): Promis
   if (raw === undefined || raw.trim() === '') {
     if (deps.readKey) raw = await deps.readKey();
     else if (canPrompt()) raw = await askSecret('Consumption key (sk_…), input hidden: ');
-    else if (process.stdin.isTTY) fail(ExitCode.usage, 'no consumption key: set KEYDECK_SK or pipe the key on stdin (it is never taken from the command line)', 'no_consumption_key');
+    else if (process.stdin.isTTY) fail(ExitCode.usage, keyWords.noConsumptionKey);
     else raw = (await readStdin()).split(/\r?\n/)[0] ?? '';
   }
   const key = raw.trim();
-  if (key === '') fail(ExitCode.usage, 'no consumption key: set KEYDECK_SK or pipe the key on stdin (it is never taken from the command line)', 'no_consumption_key');
+  if (key === '') fail(ExitCode.usage, keyWords.noConsumptionKey);
   if (!ConsumptionKeyValueSchema.safeParse(key).success) {
     // Never echoed: only what it starts like.
-    fail(
-      ExitCode.usage,
-      `that is not a consumption key (sk_… or sk-…): it starts with "${/^[A-Za-z]{1,4}[_-]/.exec(key)?.[0] ?? key.slice(0, 2).replace(/[^A-Za-z0-9]/g, '?')}"; key-info takes the sk_ key an application uses`,
-      'not_consumption_key',
-    );
+    fail(ExitCode.usage, keyWords.notConsumptionKey, { key });
   }
   return key;
 }
@@ -82,7 +79,7 @@ export async function keyInfo(globals: GlobalOptions, flags: KeyInfoFlags = {}, 
   try {
     store = deps.openHistory ? deps.openHistory() : BalanceHistoryStore.open({ env });
   } catch (error) {
-    fail(ExitCode.refused, `usage reads need keydeck's shared record of reads, which cannot be used: ${error instanceof Error ? error.message : String(error)}`, 'usage_record_unavailable');
+    fail(ExitCode.refused, keyWords.usageRecordUnavailableKeyInfo, { detail: error instanceof Error ? error.message : String(error) });
   }
   const client = new KeydeckClient({
     ...clientTimeoutFromEnv(env),

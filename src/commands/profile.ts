@@ -29,6 +29,7 @@ import type { CredentialStore } from '../credentials/store.js';
 import { tokenKind } from '../credentials/token.js';
 import { ExitCode, fail, printJson, printLine, warn, type ExitCodeValue } from './output.js';
 import { colorEnabled, formatKeyValues, formatTable, type Cell } from './table.js';
+import { accountWords } from './wordingAccount.js';
 
 /** Dependencies of the profile commands (tests). */
 export interface ProfileDeps {
@@ -200,7 +201,7 @@ export async function profileAdd(name: string, flags: ProfileAddFlags, deps: Pro
     alertBelowUsd = parsed.value;
   }
   await updateConfig(configFilePath(env), (config) => {
-    if (config.profiles[name]) fail(ExitCode.refused, `profile "${name}" already exists (${config.profiles[name]!.baseUrl ?? 'no base URL'}): remove it first, or pick another name`, 'profile_exists');
+    if (config.profiles[name]) fail(ExitCode.refused, accountWords.profileExists, { name, detail: config.profiles[name]!.baseUrl ?? 'no base URL' });
     config.profiles[name] = {
       baseUrl,
       ...(pollIntervalSeconds !== undefined && { pollIntervalSeconds }),
@@ -227,7 +228,7 @@ export async function profileSet(name: string, flags: ProfileMarksFlags, deps: P
   const env = deps.env ?? process.env;
   checkProfileName(name);
   if (flags.readOnly === undefined && flags.protected === undefined) {
-    fail(ExitCode.usage, 'profile set needs a mark: --read-only or --no-read-only, --protected or --no-protected', 'usage');
+    fail(ExitCode.usage, accountWords.usageProfileSetNeeds);
   }
   let marks = { readOnly: false, protected: false };
   await updateConfig(configFilePath(env), (config) => {
