@@ -96,11 +96,8 @@ export async function keyInfo(globals: GlobalOptions, flags: KeyInfoFlags = {}, 
     const waitWords = s.blockedUntil !== undefined ? `the service asked to wait: the next read is allowed in ${durationWords(s.blockedUntil - s.now)}` : undefined;
     if (read.data === undefined || read.at === undefined) {
       if (read.error !== undefined) throw read.error;
-      fail(
-        ExitCode.refused,
-        waitWords ? `rate_limited: nothing is kept for ${prefix}… yet and ${waitWords}` : `not_kept: nothing is kept for ${prefix}… yet: run keydeck key-info without --cached to read it`,
-        waitWords ? 'rate_limited' : 'not_kept',
-      );
+      if (waitWords) fail(ExitCode.refused, keyWords.rateLimitedNothingKept, { prefix, waitWords });
+      fail(ExitCode.refused, keyWords.notKept, { prefix });
     }
     if (read.error !== undefined) warn(`could not read new figures (${read.error instanceof Error ? read.error.message : String(read.error)}); these are from ${ageWords(read.at, s.now)}`);
     if (flags.json) {

@@ -133,10 +133,7 @@ export async function keysSetActive(globals: GlobalOptions, idOrName: string, is
   // An ended subscription cannot be switched back on (src/billing/keyRefusals.ts): said before
   // anything is sent, with what does work, instead of the service's bare refusal.
   if (isActive && ended) {
-    fail(
-      ExitCode.refused,
-      `${ended.code}: the key "${visible(key.name)}" (id ${visible(keyId)}) is a subscription whose paid period has ended, so it cannot be enabled again; ${ended.ended}. Nothing was sent`,
-    );
+    fail(ExitCode.refused, keyWords.subscriptionEnded, { name: key.name, keyId, ended: ended.ended });
   }
   const label = `the key "${visible(key.name)}" (id ${visible(keyId)})`;
   if (!isActive) {

@@ -10,6 +10,13 @@ import { formatUsd } from '../api/money.js';
 
 /** Each failure of the account commands (auth, profile, the session, confirmations): its code and its sentence from the facts. */
 export const accountWords = {
+  exporterFlagsWithoutExporter: row('usage', () => 'the exporter’s flags (--listen, --all-profiles, --token-file, --token-dir) check an exporter’s setup: add --exporter'),
+  profileAddNeedsBaseUrl: row('usage', () => 'profile add needs --base-url URL'),
+  noSuchProfile: row(
+    'no_such_profile',
+    (f: { name: string; names: readonly string[] }) =>
+      `there is no profile "${f.name}" (${f.names.length > 0 ? `profiles: ${f.names.join(', ')}` : 'no profiles yet'}): add it with keydeck profile add ${f.name} --base-url URL`,
+  ),
   loginNeedsBaseUrl: row(
     'usage',
     (f: { name: string }) =>

@@ -13,6 +13,13 @@ import { TOKEN_ENV_VAR } from '../credentials/env.js';
 
 /** Each failure of the key commands (keys, mgmt-keys, key-info, usage, apply, policy): its code and its sentence from the facts. */
 export const keyWords = {
+  subscriptionEnded: row(
+    'subscription_ended',
+    (f: { name: string; keyId: string; ended: string }) =>
+      `subscription_ended: the key "${visible(f.name)}" (id ${visible(f.keyId)}) is a subscription whose paid period has ended, so it cannot be enabled again; ${f.ended}. Nothing was sent`,
+  ),
+  rateLimitedNothingKept: row('rate_limited', (f: { prefix: string; waitWords: string }) => `rate_limited: nothing is kept for ${f.prefix}… yet and ${f.waitWords}`),
+  notKept: row('not_kept', (f: { prefix: string }) => `not_kept: nothing is kept for ${f.prefix}… yet: run keydeck key-info without --cached to read it`),
   invalidRequestCommandTimeoutMust: row(
     'invalid_request',
     (f: { commandTimeout: string }) => `invalid_request: --command-timeout must be a number of seconds above 0 and at most 3600, not "${visible(f.commandTimeout)}"`,

@@ -28,7 +28,6 @@ const PASSTHROUGHS: readonly string[] = [
   'src/commands/keys-rotate.ts: `${err.code}: ${err.message.replace(',
   'src/commands/createKey.ts: `${err.code}: ${err.message.replace(',
   'src/commands/billingCancel.ts: `${refusal.code}: ${refusal.sentence}`',
-  'src/commands/keys.ts: `${ended.code}: the key "${visible(key.name)}"',
   // Another error's sentence (sentenceOf), its exit code kept, with what the command adds.
   'src/commands/auth.ts: `${sentenceOf(err)} The management key just created',
   'src/commands/autotopup.ts: `keydeck autotopup resume counts failures',
@@ -41,19 +40,15 @@ const PASSTHROUGHS: readonly string[] = [
   'src/commands/output.ts: await noCredentialSentence(',
   'src/commands/keyInfo.ts: noBaseUrlSentence(profile)',
   'src/commands/keyInfo.ts: insecure',
-  'src/commands/keyInfo.ts: waitWords ? `rate_limited:',
   'src/commands/auth.ts: noBaseUrlSentence(profile)',
   'src/commands/billingHistory.ts: noBaseUrlSentence(profile)',
   'src/commands/billingHistory.ts: error instanceof Error ? error.message : String(error)',
   'src/commands/sandboxTarget.ts: noSuchProfileSentence(',
-  'src/commands/profile.ts: unknownProfile(',
   'src/commands/profile.ts: parsed.reason',
   'src/commands/monitor.ts: parsed.reason',
   'src/commands/monitorAll.ts: parsed.reason',
   // The command line's own checks of its flags, before a command module is loaded.
-  "src/cli/auth.ts: 'the exporter’s flags",
   'src/cli/billing.ts: misuse',
-  "src/cli/profile.ts: 'profile add needs --base-url URL'",
 ];
 
 /** Each `fail(…)` call of `text`: its line, its arguments at the call's own depth (as written). */
@@ -81,9 +76,11 @@ function failCalls(text: string): { line: number; args: string[] }[] {
   return calls;
 }
 
-/** The names a file imports from a command wording table (./wordingKeys.js…). */
+/** The names a file imports from a command wording table (./wordingKeys.js…), statically or by `await import(…)`. */
 function wordingTables(text: string): Set<string> {
-  const names = [...text.matchAll(/^import \{([^}]*)\} from '(?:\.\/|\.\.\/commands\/)wording\w*\.js';/gm)].flatMap((m) => m[1]!.split(',').map((s) => s.trim()));
+  const from = `'(?:\\./|\\.\\./commands/)wording\\w*\\.js'`;
+  const imports = new RegExp(`^\\s*(?:import \\{([^}]*)\\} from ${from};|const \\{([^}]*)\\} = await import\\(${from}\\);)`, 'gm');
+  const names = [...text.matchAll(imports)].flatMap((m) => (m[1] ?? m[2])!.split(',').map((s) => s.trim()));
   return new Set(names);
 }
 
