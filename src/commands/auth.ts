@@ -33,7 +33,6 @@ import {
   cliSignIn,
   fail,
   insecureStorageWarning,
-  noBaseUrlSentence,
   printLine,
   readStdin,
   sentenceOf,
@@ -263,7 +262,7 @@ export async function authLogout(globals: GlobalOptions, options: { revoke?: boo
     ensureWritable(profile, 'delete the management key on the service (keydeck auth logout without --revoke forgets it here only)');
     if (!stored) fail(ExitCode.refused, accountWords.nothingToRevokeNoKeyStored, { name: profile.name });
     if (tokenKind(stored.token) !== 'management') fail(ExitCode.refused, accountWords.nothingToRevokeStoredTokenNot);
-    if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile), 'no_base_url');
+    if (profile.baseUrl === undefined) fail(ExitCode.usage, accountWords.noBaseUrl, profile);
     if (stored.source === 'file' && stored.path) warn(insecureStorageWarning(stored.path));
     const prefix = keyPrefixOf(stored.token);
     const client = new KeydeckClient({

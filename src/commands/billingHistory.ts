@@ -15,10 +15,11 @@ import { acceptJournalLoss } from '../billing/journalLoss.js';
 import { visible } from '../terminal/sanitize.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { printData, type JsonFlag } from './api-command.js';
-import { ExitCode, fail, noBaseUrlSentence, printFormatted, printLine, recordExit, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { ExitCode, fail, printFormatted, printLine, recordExit, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalText } from './table.js';
 import { formatUsdCode } from '../api/money.js';
 import { billingWords } from './wordingBilling.js';
+import { accountWords } from './wordingAccount.js';
 
 export interface HistoryFlags extends JsonFlag {
   /** Draw the balance over `window` from the balance history instead of listing top-ups. */
@@ -127,7 +128,7 @@ export async function billingHistoryChart(globals: GlobalOptions, flags: History
   if (!window) fail(ExitCode.usage, billingWords.usageWindowMustBe);
   const env = deps.session?.env ?? process.env;
   const profile = await resolveProfile(globals, env);
-  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile), 'no_base_url');
+  if (profile.baseUrl === undefined) fail(ExitCode.usage, accountWords.noBaseUrl, profile);
   const origin = originOf(profile.baseUrl);
   let store: BalanceHistoryStore;
   try {

@@ -31,9 +31,10 @@ import { ageWords, durationWords } from '../billing/usageWords.js';
 import { resolveProfile } from '../config/profile.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { printData, type JsonFlag } from './api-command.js';
-import { askSecret, canPrompt, ExitCode, fail, noBaseUrlSentence, printFormatted, readStdin, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { askSecret, canPrompt, ExitCode, fail, printFormatted, readStdin, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { colorEnabled, formatKeyValues, formatTimestamp, type Cell } from './table.js';
 import { keyWords } from './wordingKeys.js';
+import { accountWords } from './wordingAccount.js';
 
 /** Flags of `key-info`. */
 export interface KeyInfoFlags extends JsonFlag {
@@ -70,7 +71,7 @@ async function consumptionKey(env: NodeJS.ProcessEnv, deps: KeyInfoDeps): Promis
 export async function keyInfo(globals: GlobalOptions, flags: KeyInfoFlags = {}, deps: KeyInfoDeps = {}): Promise<ExitCodeValue> {
   const env = deps.env ?? process.env;
   const profile = await resolveProfile(globals, env);
-  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile), 'no_base_url');
+  if (profile.baseUrl === undefined) fail(ExitCode.usage, accountWords.noBaseUrl, profile);
   const insecure = insecureHttpProblem(profile.baseUrl, globals.allowInsecureHttp === true);
   if (insecure !== undefined) fail(ExitCode.usage, insecure, 'insecure_http');
   const sk = await consumptionKey(env, deps);

@@ -4,12 +4,29 @@
  * `fail(ExitCode…, accountWords.row, facts)` (./failure.ts), never with a sentence of its own.
  */
 import { row } from './failure.js';
+import { noSuchProfileSentence } from '../config/profile.js';
+import { originOf } from '../credentials/index.js';
 import { TOKEN_ENV_VAR } from '../credentials/env.js';
 import { visible } from '../terminal/sanitize.js';
 import { formatUsd } from '../api/money.js';
 
 /** Each failure of the account commands (auth, profile, the session, confirmations): its code and its sentence from the facts. */
 export const accountWords = {
+  noBaseUrl: row('no_base_url', (f: { readonly name: string; readonly inConfig?: boolean }) => {
+    if (f.inConfig === false && f.name !== 'default') return noSuchProfileSentence(f.name);
+    const login = `keydeck auth login${f.name === 'default' ? '' : ` --profile ${f.name}`} --base-url URL`;
+    return `profile "${f.name}" has no base URL: pass --base-url URL (or set KEYDECK_BASE_URL), or save one with \`${login}\``;
+  }),
+  noCredential: row('no_credential', (f: { readonly profile: string; readonly baseUrl?: string; readonly savedBaseUrl?: string; readonly keychainReason?: string }) => {
+    const why = f.keychainReason === undefined ? '' : `; the keychain could not be asked: ${f.keychainReason}`;
+    if (f.baseUrl !== undefined && f.savedBaseUrl !== undefined && originOf(f.baseUrl) !== originOf(f.savedBaseUrl)) {
+      return (
+        `no key for profile "${f.profile}" at ${originOf(f.baseUrl)} (its stored key belongs to ${originOf(f.savedBaseUrl)}, and keydeck ` +
+        `sends a key only to the service it was made for): run \`keydeck auth login --base-url ${f.baseUrl}\`, or set KEYDECK_TOKEN${why}`
+      );
+    }
+    return `no key for profile "${f.profile}"${f.baseUrl !== undefined ? ` at ${originOf(f.baseUrl)}` : ''}: run \`keydeck auth login\`, or set KEYDECK_TOKEN${why}`;
+  }),
   exporterFlagsWithoutExporter: row('usage', () => 'the exporter’s flags (--listen, --all-profiles, --token-file, --token-dir) check an exporter’s setup: add --exporter'),
   profileAddNeedsBaseUrl: row('usage', () => 'profile add needs --base-url URL'),
   noSuchProfile: row(

@@ -35,13 +35,8 @@ const PASSTHROUGHS: readonly string[] = [
   'src/commands/billingHistory.ts: error.message',
   'src/commands/verifyReport.ts: lines.join(',
   // A sentence worded where the check is made (the session's, the profile's, the input's parsers).
-  'src/commands/output.ts: noBaseUrlSentence(profile)',
   'src/commands/output.ts: insecure',
-  'src/commands/output.ts: await noCredentialSentence(',
-  'src/commands/keyInfo.ts: noBaseUrlSentence(profile)',
   'src/commands/keyInfo.ts: insecure',
-  'src/commands/auth.ts: noBaseUrlSentence(profile)',
-  'src/commands/billingHistory.ts: noBaseUrlSentence(profile)',
   'src/commands/billingHistory.ts: error instanceof Error ? error.message : String(error)',
   'src/commands/sandboxTarget.ts: noSuchProfileSentence(',
   'src/commands/profile.ts: parsed.reason',
