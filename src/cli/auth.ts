@@ -49,13 +49,14 @@ export function registerAuth(program: Command): void {
       ),
   ).action(async (opts: ExporterCliFlags & { json?: boolean; exporter?: boolean }, cmd: Command) => {
     const { runCommand, globalOptionsOf, fail, ExitCode } = await import('../commands/output.js');
+    const { accountWords } = await import('../commands/wordingAccount.js');
     const { doctor, printChecks } = await import('../commands/doctor.js');
     if (!opts.exporter) {
       await withHints(cmd, () =>
         runCommand(
           async () => {
             const stray = ['listen', 'allProfiles', 'tokenFile', 'tokenDir'].filter((k) => opts[k as keyof typeof opts] !== undefined);
-            if (stray.length > 0) fail(ExitCode.usage, 'the exporter’s flags (--listen, --all-profiles, --token-file, --token-dir) check an exporter’s setup: add --exporter', 'usage');
+            if (stray.length > 0) fail(ExitCode.usage, accountWords.exporterFlagsWithoutExporter);
             const { withSandbox } = await import('../commands/sandboxTarget.js');
             return withSandbox(globalOptionsOf(cmd), (g) => doctor(g, opts));
           },

@@ -46,12 +46,13 @@ export function registerProfile(program: Command): void {
     .action(async (name: string, opts: { interval?: string; alertBelow?: string; use?: boolean }, cmd: Command) => {
       const { globalOptionsOf, fail, ExitCode } = await import('../commands/output.js');
       const { profileAdd } = await import('../commands/profile.js');
+      const { accountWords } = await import('../commands/wordingAccount.js');
       // --base-url is the root program's option (it is global): read it from there.
       // (and --interval / --alert-below may be parsed as the root program's (the TUI's) options: read both).
       const baseUrl = globalOptionsOf(cmd).baseUrl;
       const flags = { ...cmd.optsWithGlobals<{ interval?: string; alertBelow?: string }>(), ...opts };
       const settings = { ...(flags.interval !== undefined && { interval: flags.interval }), ...(flags.alertBelow !== undefined && { alertBelow: flags.alertBelow }), ...(opts.use && { use: true }) };
-      await runLocal(() => (baseUrl === undefined ? fail(ExitCode.usage, 'profile add needs --base-url URL', 'usage') : profileAdd(name, { ...settings, baseUrl })));
+      await runLocal(() => (baseUrl === undefined ? fail(ExitCode.usage, accountWords.profileAddNeedsBaseUrl) : profileAdd(name, { ...settings, baseUrl })));
     });
   profile
     .command('set')

@@ -30,6 +30,7 @@ import { deliveryJson, operationFailure, renderEvent } from './keyDelivery.js';
 import { askLine, canPrompt, ExitCode, fail, printLine, printProblem, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { changeLine, guardrailWords, openPolicyRun, planJson, planText, type PolicyFlags, type PolicyRun } from './policy.js';
 import { ensureCanConfirm } from './confirm.js';
+import { keyWords } from './wordingKeys.js';
 
 /** The flags of `apply`. */
 export interface ApplyFlags extends PolicyFlags {
@@ -64,12 +65,12 @@ export async function policyApply(globals: GlobalOptions, flags: ApplyFlags, dep
     if (problems.length > 0) {
       if (json) printData({ ...planJson(run), problems });
       else for (const p of problems.slice(run.plan.problems.length)) printProblem(`Problem: ${visible(p)}`);
-      fail(ExitCode.refused, `policy_problem: nothing was changed (${problems.length} problem${problems.length === 1 ? '' : 's'} in the plan)`);
+      fail(ExitCode.refused, keyWords.policyProblem, { problemsCount: problems.length });
     }
     if (run.plan.changes.length > 0 && !flags.yes && !unattended) {
       ensureCanConfirm({ yes: flags.yes, command: `keydeck apply${flags.file !== undefined ? ` --file ${flags.file}` : ''}` });
       const answer = await askLine(`\nApply ${run.plan.changes.length === 1 ? 'this change' : `these ${run.plan.changes.length} changes`}? [y/N] `);
-      if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was changed', 'cancelled');
+      if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, keyWords.cancelledChanged);
     }
     return await make(run, flags, drivers, canShow);
   } catch (err) {

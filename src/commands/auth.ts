@@ -33,7 +33,6 @@ import {
   cliSignIn,
   fail,
   insecureStorageWarning,
-  noBaseUrlSentence,
   printLine,
   readStdin,
   sentenceOf,
@@ -42,6 +41,7 @@ import {
   type ExitCodeValue,
   type GlobalOptions,
 } from './output.js';
+import { accountWords } from './wordingAccount.js';
 
 /** Keychain time limit for an interactive login, in ms: the keyring may ask to be unlocked. */
 const INTERACTIVE_KEYCHAIN_TIMEOUT_MS = 60_000;
@@ -96,11 +96,7 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
   let baseUrl = profile.baseUrl;
   if (baseUrl === undefined) {
     if (!interactive) {
-      fail(
-        ExitCode.usage,
-        `profile "${profile.name}" has no base URL and there is no terminal to ask for one: pass --base-url URL ` +
-          '(keydeck has no built-in address for the service; for the sandbox, use the URL `keydeck sandbox` prints)',
-      );
+      fail(ExitCode.usage, accountWords.loginNeedsBaseUrl, { name: profile.name });
     }
     baseUrl = normalizeBaseUrl(await askLine(`Base URL of the service for profile "${profile.name}": `));
   }
@@ -117,7 +113,7 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
     // keydeck --sandbox auth login in a script: the demo account's session token.
     raw = globals.sandboxToken;
   } else {
-    fail(ExitCode.usage, 'no token given and no terminal to ask for one: pipe it with --token-stdin (e.g. `printf %s "$TOKEN" | keydeck auth login --token-stdin`)', 'usage');
+    fail(ExitCode.usage, accountWords.usageNoTokenGiven);
   }
   const token = checkCredentialToken(raw, 'the token');
   const kind = tokenKind(token);
@@ -138,11 +134,7 @@ export async function authLogin(globals: GlobalOptions, options: LoginOptions = 
   const timeoutMs = interactive ? INTERACTIVE_KEYCHAIN_TIMEOUT_MS : undefined;
   const keychain = await store.keychainStatus({ write: true, ...(timeoutMs && { timeoutMs }) });
   if (!keychain.available && !globals.insecureStorage) {
-    fail(
-      ExitCode.refused,
-      `cannot store the key: ${keychain.reason}. Nothing was sent or written. To go on without a keychain, re-run with ` +
-        `--insecure-storage (the key is then kept in plaintext in the config dir, mode 0600), or set ${TOKEN_ENV_VAR} for each run instead of storing it`,
-    );
+    fail(ExitCode.refused, accountWords.keychainUnavailable, { reason: keychain.reason });
   }
   const previous = await storedQuietly(store, profile.name, target);
 
@@ -268,9 +260,9 @@ export async function authLogout(globals: GlobalOptions, options: { revoke?: boo
 
   if (options.revoke) {
     ensureWritable(profile, 'delete the management key on the service (keydeck auth logout without --revoke forgets it here only)');
-    if (!stored) fail(ExitCode.refused, `no key is stored for profile "${profile.name}", so there is nothing to revoke`, 'nothing_to_revoke');
-    if (tokenKind(stored.token) !== 'management') fail(ExitCode.refused, 'the stored token is not a management key, so there is nothing to revoke', 'nothing_to_revoke');
-    if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile), 'no_base_url');
+    if (!stored) fail(ExitCode.refused, accountWords.nothingToRevokeNoKeyStored, { name: profile.name });
+    if (tokenKind(stored.token) !== 'management') fail(ExitCode.refused, accountWords.nothingToRevokeStoredTokenNot);
+    if (profile.baseUrl === undefined) fail(ExitCode.usage, accountWords.noBaseUrl, profile);
     if (stored.source === 'file' && stored.path) warn(insecureStorageWarning(stored.path));
     const prefix = keyPrefixOf(stored.token);
     const client = new KeydeckClient({
@@ -306,11 +298,7 @@ export async function authLogout(globals: GlobalOptions, options: { revoke?: boo
   if (env[TOKEN_ENV_VAR]?.trim()) warn(`${TOKEN_ENV_VAR} is still set, and keydeck keeps using it until it is unset`);
   // A keychain that did not answer (hung) may still hold the key: never "nothing was stored", never exit 0.
   if (result.keychainHung && result.keychainError) {
-    fail(
-      ExitCode.refused,
-      `could not reach the keychain, so the key of profile "${profile.name}" stored there (if any) is still there: ${result.keychainError.replace(/\.$/, '')}; ` +
-        'try again once the keychain answers (or remove the entry with your keychain tool)',
-    );
+    fail(ExitCode.refused, accountWords.keychainHung, { name: profile.name, keychainError: result.keychainError });
   }
   return ExitCode.ok;
 }

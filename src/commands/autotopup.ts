@@ -30,6 +30,7 @@ import { withMetricsTextfile, type TextfileRun } from './metricsTextfile.js';
 import { ExitCode, exitCodeOf as errorExitCode, fail, openSession, printLine, printProblem, sentenceOf, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { ensureCanChange } from './changeGuard.js';
 import { formatUsd } from '../api/money.js';
+import { billingWords } from './wordingBilling.js';
 
 /** Flags of `autotopup set` (commander's strings). */
 export interface AutoTopUpSetFlags {
@@ -60,7 +61,7 @@ const CAPS = [
 /** A USD figure of a flag: a plain decimal with at most two decimals. Exit 2 otherwise. */
 function usdFlag(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
-  if (!USD.test(text.trim())) fail(ExitCode.usage, `invalid_request: ${flag} is a USD amount such as 20 or 12.50 (at most two decimals, no $), not "${text.trim().slice(0, 40)}"`);
+  if (!USD.test(text.trim())) fail(ExitCode.usage, billingWords.invalidRequestUsdAmountSuch, { flag, text });
   return Number(text.trim());
 }
 
@@ -71,7 +72,7 @@ export async function autoTopUpSet(globals: GlobalOptions, flags: AutoTopUpSetFl
   const profile = await ensureCanChange(globals, 'set an auto top-up policy', env);
   const names = cardMethodNames(profile.topUpMethods);
   if (flags.method !== undefined && !names.includes(flags.method)) {
-    fail(ExitCode.usage, `invalid_request: --method ${flags.method.slice(0, 64)} is not a card-on-file method here: auto top-up charges the card on file (${names.join(', ')}); nothing was stored`);
+    fail(ExitCode.usage, billingWords.invalidRequestMethodNotCard, { method: flags.method, names });
   }
   const resolved = resolveAutoTopUpPolicy(
     {
@@ -84,7 +85,7 @@ export async function autoTopUpSet(globals: GlobalOptions, flags: AutoTopUpSetFl
     },
     (deps.now ?? (() => new Date()))(),
   );
-  if ('problem' in resolved) fail(ExitCode.usage, `invalid_request: ${resolved.problem}; nothing was stored`);
+  if ('problem' in resolved) fail(ExitCode.usage, billingWords.invalidPolicyNothingStored, { problem: resolved.problem });
   const service = await otherOwners(globals, env, profile, names, deps.journal ?? new TopUpJournal({ env }));
   for (const line of service.lines) printLine(line);
   // The count of failures starts on the service's clock (docs/topups.md "Auto top-up").
@@ -171,7 +172,7 @@ function commandFlags(flags: AutoTopUpSetFlags): string {
 /** The policy of the profile, or exit 2 naming `autotopup set`. */
 async function policyOf(globals: GlobalOptions, env: NodeJS.ProcessEnv): Promise<{ profile: ResolvedProfile; policy: AutoTopUpPolicy }> {
   const profile = await resolveProfile(globals, env);
-  if (profile.autoTopUp === undefined) fail(ExitCode.usage, `no auto top-up policy is set for profile "${profile.name}": keydeck autotopup set --below USD --amount USD`, 'no_policy');
+  if (profile.autoTopUp === undefined) fail(ExitCode.usage, billingWords.noPolicy, { name: profile.name });
   return { profile, policy: profile.autoTopUp };
 }
 
@@ -326,7 +327,7 @@ async function runOnce(globals: GlobalOptions, flags: { json?: boolean }, env: N
   await ensureCanChange(globals, 'run auto top-up', env);
   const { profile } = await policyOf(globals, env);
   const settle = settleBounds(env);
-  if ('problem' in settle) fail(ExitCode.usage, `invalid_request: ${settle.problem}; nothing was charged`);
+  if ('problem' in settle) fail(ExitCode.usage, billingWords.invalidPolicyNothingCharged, { problem: settle.problem });
   const { client, profile: session } = await openSession(globals, { env });
   const journal = deps.journal ?? new TopUpJournal({ env });
   const scope = { host: hostOf(session.baseUrl), profile: session.name };

@@ -34,6 +34,7 @@ import { ensureCanChange } from './changeGuard.js';
 import { visible } from '../terminal/sanitize.js';
 import { isRecordDamaged } from '../config/recordDamage.js';
 import { formatUsdCode } from '../api/money.js';
+import { billingWords } from './wordingBilling.js';
 
 /**
  * `keydeck billing status [--json]`: the service's endpoints `GET /api/billing/status`, whose body the spec does not
@@ -150,7 +151,7 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
   // --wait: its flags and where the chain is read are settled before anything is sent.
   let plan: WatchPlan | undefined;
   if (flags.wait) {
-    if (kind !== 'usdc') fail(ExitCode.usage, `--wait watches USDC transfers on chain, and ${flags.method} is not USDC; nothing was sent.`, 'usage');
+    if (kind !== 'usdc') fail(ExitCode.usage, billingWords.usageWaitWatchesUsdc, { detail: flags.method });
     plan = await (await import('./chainFind.js')).planWatch(globals, profile, flags.timeout, amount);
   }
   // The record is checked before anything is asked or sent: one that cannot be trusted (damaged,
@@ -183,7 +184,7 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
   });
   if (outcome.kind === 'not_requested' && outcome.step === 'record' && !isRecordDamaged(outcome.error)) {
     journal.close();
-    fail(ExitCode.refused, `${messageOf(outcome.error)}; nothing was charged: a card charge is put on keydeck's record before it is sent`, 'not_sent');
+    fail(ExitCode.refused, billingWords.notSent, { error: outcome.error });
   }
   if (outcome.kind !== 'answered') {
     if (outcome.kind === 'failed' && outcome.recordError !== undefined)
@@ -210,7 +211,7 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
     journal.close();
   }
   if (result.method === 'card_checkout' && problems.length > 0) {
-    fail(ExitCode.refused, `${problems.join(' ')} (session ${visible(result.data.sessionId)} is on record as awaiting payment.)`, 'checkout_refused');
+    fail(ExitCode.refused, billingWords.checkoutRefused, { problems, sessionId: result.data.sessionId });
   }
   if (flags.json) {
     printData(result.data);
@@ -251,11 +252,11 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
 export async function billingVerify(globals: GlobalOptions, flags: VerifyFlags, deps: BillingDeps = {}): Promise<ExitCodeValue> {
   await ensureCanChange(globals, 'verify a top-up', deps.session?.env);
   if (flags.find) {
-    if (flags.tx !== undefined) fail(ExitCode.usage, '--find looks for the transfer on chain: give it without --tx; nothing was sent.', 'usage');
+    if (flags.tx !== undefined) fail(ExitCode.usage, billingWords.usageFindLooksFor);
     const { billingFind } = await import('./chainFind.js');
     return billingFind(globals, flags, deps);
   }
-  if (flags.tx === undefined) fail(ExitCode.usage, 'give --tx HASH (and --amount USD), or --find to look for the transfer on chain; nothing was sent.', 'usage');
+  if (flags.tx === undefined) fail(ExitCode.usage, billingWords.usageGiveTxHash);
   const txHash = parseTxHash(flags.tx);
   const amount = flags.amount !== undefined ? parseAmount(flags.amount, '--amount', 'transfer') : undefined;
   const to = flags.to !== undefined ? parseDepositAddress(flags.to) : undefined;

@@ -28,6 +28,7 @@ import { parseSubscriptionId } from './input.js';
 import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 import { ensureCanChange } from './changeGuard.js';
 import { formatTimestamp } from './table.js';
+import { billingWords } from './wordingBilling.js';
 
 /** A subscription or pledge as the status lists it: its summary and its entry as sent. */
 interface Listed extends Renewal {
@@ -84,10 +85,7 @@ export async function billingCancel(globals: GlobalOptions, subscriptionId: stri
       return ExitCode.ok;
     }
     if (outcome === 'disagrees') {
-      fail(
-        ExitCode.refused,
-        `not_confirmed: the service accepted the cancel, but its billing status still says the ${renewalWords(after.listed, id)} renews at its period end; check \`keydeck billing status\` (and the service's dashboard) before relying on it`,
-      );
+      fail(ExitCode.refused, billingWords.notConfirmed, { detail: renewalWords(after.listed, id) });
     }
     if (!flags.json)
       printLine(

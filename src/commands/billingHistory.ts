@@ -5,7 +5,7 @@
  */
 import { journalOf, type BillingDeps } from './verifyReport.js';
 import { hostOf } from '../api/baseUrl.js';
-import { balanceChart, CHART_WINDOW_MS, CHART_WINDOWS, parseWindow } from '../billing/chart.js';
+import { balanceChart, CHART_WINDOW_MS, parseWindow } from '../billing/chart.js';
 import { topUpsIn } from '../billing/history.js';
 import { BalanceHistoryStore, originOf } from '../billing/historyStore.js';
 import { inScope, JournalError, methodLabel, stateLabel, type JournalEntry, type JournalScope } from '../billing/journal.js';
@@ -15,9 +15,11 @@ import { acceptJournalLoss } from '../billing/journalLoss.js';
 import { visible } from '../terminal/sanitize.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { printData, type JsonFlag } from './api-command.js';
-import { ExitCode, fail, noBaseUrlSentence, printFormatted, printLine, recordExit, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { ExitCode, fail, printFormatted, printLine, recordExit, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalText } from './table.js';
 import { formatUsdCode } from '../api/money.js';
+import { billingWords } from './wordingBilling.js';
+import { accountWords } from './wordingAccount.js';
 
 export interface HistoryFlags extends JsonFlag {
   /** Draw the balance over `window` from the balance history instead of listing top-ups. */
@@ -123,10 +125,10 @@ export async function billingHistory(globals: GlobalOptions, flags: HistoryFlags
  */
 export async function billingHistoryChart(globals: GlobalOptions, flags: HistoryFlags = {}, deps: BillingDeps & { now?: () => number; columns?: number } = {}): Promise<ExitCodeValue> {
   const window = flags.window === undefined ? '24h' : parseWindow(flags.window);
-  if (!window) fail(ExitCode.usage, `--window must be one of ${CHART_WINDOWS.join(', ')}`, 'usage');
+  if (!window) fail(ExitCode.usage, billingWords.usageWindowMustBe);
   const env = deps.session?.env ?? process.env;
   const profile = await resolveProfile(globals, env);
-  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile), 'no_base_url');
+  if (profile.baseUrl === undefined) fail(ExitCode.usage, accountWords.noBaseUrl, profile);
   const origin = originOf(profile.baseUrl);
   let store: BalanceHistoryStore;
   try {
@@ -188,7 +190,7 @@ export async function billingAcceptLoss(globals: GlobalOptions, flags: { readonl
   let damage: string;
   try {
     await journal.check();
-    fail(ExitCode.usage, `the top-up record ${journal.path} can be read: nothing to accept, nothing was changed.`, 'record_readable');
+    fail(ExitCode.usage, billingWords.recordReadableNothingToAccept, { path: journal.path });
   } catch (error) {
     if (!isRecordDamaged(error)) throw error;
     damage = (error as Error).message;
@@ -202,7 +204,7 @@ export async function billingAcceptLoss(globals: GlobalOptions, flags: { readonl
     await confirmDestructive({ question: 'Move it aside and start a new record? Do so only once you have checked those top-ups with the service.', command });
   }
   const done = await acceptJournalLoss(journal);
-  if (done.kind === 'readable') fail(ExitCode.usage, `the top-up record ${journal.path} can be read now: nothing was changed.`, 'record_readable');
+  if (done.kind === 'readable') fail(ExitCode.usage, billingWords.recordReadableNow, { path: journal.path });
   printLine(`Moved aside: ${done.aside.join(', ')}. The next top-up starts a new record; what the old one held is above, and stays in those files.`);
   return ExitCode.ok;
 }

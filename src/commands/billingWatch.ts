@@ -18,6 +18,7 @@ import { ExitCode, fail, openSession, printLine, type ExitCodeValue, type Global
 import { isoSeconds } from './table.js';
 import { visible } from '../terminal/sanitize.js';
 import { formatUsdCode } from '../api/money.js';
+import { billingWords } from './wordingBilling.js';
 
 export interface WatchFlags {
   /** Seconds between reads (≥ 2; default the profile's pollIntervalSeconds, 15). */
@@ -73,7 +74,7 @@ function signalOnInterrupt(): { signal: AbortSignal; readonly interrupted: boole
  */
 export async function billingWatch(globals: GlobalOptions, flags: WatchFlags = {}, deps: WatchDeps = {}): Promise<ExitCodeValue | 130> {
   const parsed = parseWatchFlags(flags);
-  if (!parsed.ok) fail(ExitCode.usage, `invalid_request: ${parsed.reason}`);
+  if (!parsed.ok) fail(ExitCode.usage, billingWords.invalidWindow, { reason: parsed.reason });
   const { client, profile } = await openSession(globals, deps.session);
   const intervalMs = (parsed.value.intervalSeconds ?? profile.pollIntervalSeconds) * 1000;
   const threshold = parsed.value.alertBelowUsd ?? profile.alertBelowUsd;

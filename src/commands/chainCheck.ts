@@ -9,6 +9,7 @@ import type { ChainEvidence, ExpectedTransfer } from '../billing/chainChecks.js'
 import { ChainSettingsError, resolveChainSettings, type ChainSettings } from '../billing/chainSettings.js';
 import { visible } from '../terminal/sanitize.js';
 import { askLine, canPrompt, ExitCode, fail, warn, type GlobalOptions } from './output.js';
+import { billingWords } from './wordingBilling.js';
 
 /** What the checks need of the profile. */
 export interface ChainProfile {
@@ -26,7 +27,7 @@ export async function chainSettingsOf(globals: GlobalOptions, profile: ChainProf
   try {
     return await resolveChainSettings({ noChain: globals.noChain, chainRpc: globals.chainRpc, profile, baseUrl: profile.baseUrl });
   } catch (error) {
-    if (error instanceof ChainSettingsError) fail(ExitCode.usage, `invalid_chain_rpc: ${error.message}`);
+    if (error instanceof ChainSettingsError) fail(ExitCode.usage, billingWords.invalidChainRpc, { detail: error.message });
     throw error;
   }
 }
@@ -52,12 +53,12 @@ export async function checkBeforeVerify(settings: ChainSettings, expected: Expec
       return check.evidence;
     case 'problem': {
       if (!options.yes && !canPrompt()) {
-        fail(ExitCode.refused, `chain_mismatch: ${check.sentence}. Nothing was sent; to ask the service anyway run \`${options.command} --yes\``);
+        fail(ExitCode.refused, billingWords.chainMismatch, { sentence: check.sentence, command: options.command });
       }
       warn(`chain: ${check.sentence}`);
       if (options.yes) return check.evidence;
       const answer = await askLine('Send the verify to the service anyway? It may know better. [y/N] ');
-      if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was sent', 'cancelled');
+      if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, billingWords.cancelledSent);
       return check.evidence;
     }
   }

@@ -12,12 +12,12 @@ import type { JournalEntry, TopUpJournal } from '../billing/journal.js';
 import { foundTransferLine } from '../billing/eip681.js';
 import { awaitingUsdc } from '../billing/topups.js';
 import { shortDuration } from '../delivery/lastUse.js';
-import { visible } from '../terminal/sanitize.js';
 import { chainSettingsOf, type ChainProfile } from './chainCheck.js';
 import { journalOf, verifyAndReport, type BillingDeps, type VerifyFlags, type VerifyOutputFlags, type VerifySession } from './verifyReport.js';
 import { parseAmount, parseDepositAddress } from './input.js';
 import { askLine, canPrompt, ExitCode, fail, openSession, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { centsText } from '../api/money.js';
+import { billingWords } from './wordingBilling.js';
 
 /** Default of `--timeout`, seconds. */
 const DEFAULT_WATCH_SECONDS = 900;
@@ -38,16 +38,12 @@ export interface WatchPlan {
 export async function planWatch(globals: GlobalOptions, profile: ChainProfile, timeout: string | undefined, amount: number | undefined): Promise<WatchPlan> {
   let timeoutSeconds = DEFAULT_WATCH_SECONDS;
   if (timeout !== undefined) {
-    if (!/^\d{1,6}$/.test(timeout.trim()) || Number(timeout) < 1) fail(ExitCode.usage, '--timeout: a whole number of seconds, at least 1; nothing was sent.', 'usage');
+    if (!/^\d{1,6}$/.test(timeout.trim()) || Number(timeout) < 1) fail(ExitCode.usage, billingWords.usageTimeoutWholeNumber);
     timeoutSeconds = Number(timeout);
   }
   const settings = await chainSettingsOf(globals, profile);
   if (!settings.enabled) {
-    fail(
-      ExitCode.usage,
-      `the chain is not read (${settings.why}), so the transfer cannot be found: verify it by its hash with keydeck billing verify --tx HASH --amount ${amount !== undefined ? centsText(amount) : 'USD'}; nothing was sent.`,
-      'chain_off',
-    );
+    fail(ExitCode.usage, billingWords.chainOff, { why: settings.why, amount });
   }
   return { timeoutSeconds, settings };
 }
@@ -75,15 +71,11 @@ export async function billingFind(globals: GlobalOptions, flags: VerifyFlags, de
   }
   if (waiting.length === 0) {
     const which = `${amount !== undefined ? ` of ${centsText(amount)} USD` : ''}${to !== undefined ? ` to ${to}` : ''}`;
-    fail(
-      ExitCode.usage,
-      `no USDC top-up${which} awaits payment on keydeck's record for this profile: start one with keydeck billing topup --method usdc --amount USD --wait, or verify a transfer by its hash with --tx.`,
-      'no_topup_awaiting',
-    );
+    fail(ExitCode.usage, billingWords.noTopupAwaitingNoUsdcTop, { which });
   }
   if (waiting.length > 1) {
     const list = waiting.map((e) => `${centsText(e.amountSent ?? e.amount)} USD to ${e.address}`).join('; ');
-    fail(ExitCode.usage, `several USDC top-ups await payment (${visible(list)}): say which with ${amount === undefined ? '--amount or ' : ''}--to ADDRESS.`, 'several_topups');
+    fail(ExitCode.usage, billingWords.severalTopupsSeveralUsdcTop, { list, amount });
   }
   const entry = waiting[0]!;
   const plan = await planWatch(globals, session.profile, flags.timeout, entry.amountSent ?? entry.amount);
@@ -140,11 +132,11 @@ async function watchUntilFound({ globals, session, journal, entry, plan, flags }
         if (fresh.length > 1) {
           if (!canPrompt()) {
             const lines = fresh.map((t) => `keydeck billing verify --tx ${t.txHash} --amount ${centsText(amount)}`).join('; ');
-            fail(ExitCode.refused, `several_transfers: ${fresh.length} USDC transfers reached ${address}; nothing was sent. Verify the one that pays this top-up: ${lines}`);
+            fail(ExitCode.refused, billingWords.severalTransfers, { freshCount: fresh.length, address, lines });
           }
           const answer = await askLine(`Which one pays this top-up? [1-${fresh.length}] `);
           const index = Number(answer) - 1;
-          if (!Number.isInteger(index) || index < 0 || index >= fresh.length) fail(ExitCode.refused, 'cancelled: nothing was sent', 'cancelled');
+          if (!Number.isInteger(index) || index < 0 || index >= fresh.length) fail(ExitCode.refused, billingWords.cancelledSent);
           chosen = fresh[index]!;
         }
         // The settings found above go with it: the verify does not ask the service again where the chain is.
@@ -153,7 +145,7 @@ async function watchUntilFound({ globals, session, journal, entry, plan, flags }
       }
     }
     if (Date.now() + WATCH_INTERVAL_MS > deadline) {
-      fail(ExitCode.refused, `not_seen: no USDC transfer to ${address} seen in ${timeoutSeconds} s; nothing was sent. Run keydeck billing verify --find again later, or verify by hash with --tx.`);
+      fail(ExitCode.refused, billingWords.notSeen, { address, timeoutSeconds });
     }
   }
 }

@@ -9,6 +9,7 @@
 import { formatUsd } from '../api/money.js';
 import { confirmsName, visible } from '../terminal/sanitize.js';
 import { askLine, canPrompt, ExitCode, fail } from './output.js';
+import { accountWords } from './wordingAccount.js';
 
 /** Options of {@link confirmDestructive}. */
 export interface ConfirmOptions {
@@ -29,7 +30,7 @@ export interface ConfirmOptions {
  */
 export function ensureCanConfirm(options: Pick<ConfirmOptions, 'yes' | 'command' | 'interactive'>): void {
   if (options.yes || (options.interactive ?? canPrompt())) return;
-  fail(ExitCode.usage, `confirmation_required: stdin is not a terminal, so no confirmation can be asked and nothing was changed; to proceed run \`${options.command} --yes\``);
+  fail(ExitCode.usage, accountWords.confirmationRequiredStdinNotTerminal, { command: options.command });
 }
 
 /**
@@ -42,7 +43,7 @@ export async function confirmDestructive(options: ConfirmOptions): Promise<void>
   if (options.yes) return;
   ensureCanConfirm(options);
   const answer = await askLine(`${options.question} [y/N] `);
-  if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was changed', 'cancelled');
+  if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, accountWords.cancelledChanged);
 }
 
 /** What {@link confirmKeyChange} needs: the question, and the profile's `protected` mark (src/config/profileMarks.ts). */
@@ -66,10 +67,7 @@ export function ensureCanConfirmKeyChange(c: Pick<KeyChangeConfirmation, 'yes' |
   if (c.confirmName !== undefined) return;
   const interactive = c.interactive ?? canPrompt();
   if (c.protected && !interactive) {
-    fail(
-      ExitCode.usage,
-      `confirmation_required: the profile "${c.profile}" is protected, so a delete or a deactivation needs the key's name: add --confirm-name NAME (with --yes); nothing was changed`,
-    );
+    fail(ExitCode.usage, accountWords.confirmationRequiredProfileProtectedSo, { profile: c.profile });
   }
   ensureCanConfirm(c);
 }
@@ -84,14 +82,14 @@ export function ensureCanConfirmKeyChange(c: Pick<KeyChangeConfirmation, 'yes' |
 export async function confirmKeyChange(c: KeyChangeConfirmation & { readonly name: string; readonly ask?: (question: string) => Promise<string> }): Promise<void> {
   if (c.confirmName !== undefined) {
     if (!confirmsName(c.confirmName, c.name)) {
-      fail(ExitCode.refused, `name_mismatch: --confirm-name "${visible(c.confirmName)}" is not the name of that key ("${visible(c.name)}"); nothing was changed`);
+      fail(ExitCode.refused, accountWords.nameMismatch, { confirmName: c.confirmName, name: c.name });
     }
     return;
   }
   if (!c.protected) return confirmDestructive(c);
   ensureCanConfirmKeyChange(c);
   const typed = await (c.ask ?? askLine)(`${c.question} The profile "${c.profile}" is protected: type the key's name to confirm (${visible(c.name)}): `);
-  if (!confirmsName(typed, c.name)) fail(ExitCode.refused, 'cancelled: the name typed is not the key’s; nothing was changed', 'cancelled');
+  if (!confirmsName(typed, c.name)) fail(ExitCode.refused, accountWords.cancelledNameTypedNot);
 }
 
 /** What {@link confirmTopUp} needs to know about the top-up and the profile. */
@@ -133,10 +131,10 @@ export async function confirmTopUp(c: TopUpConfirmation): Promise<void> {
       .replace(/^\$/, '')
       .replace(/,/g, '');
     const cents = /^\d+(\.\d{1,2})?$/.test(again) ? Math.round(Number(again) * 100) : undefined;
-    if (cents !== Math.round(c.amount * 100)) fail(ExitCode.refused, `cancelled: the amount typed again does not match ${formatUsd(c.amount)}; nothing was requested`, 'cancelled');
+    if (cents !== Math.round(c.amount * 100)) fail(ExitCode.refused, accountWords.cancelledAmountTypedAgain, { amount: c.amount });
   }
   if (c.method === 'card_direct') {
     const answer = await ask(`Charge ${formatUsd(c.amount)} to the card on file? [y/N] `);
-    if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, 'cancelled: nothing was charged', 'cancelled');
+    if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, accountWords.cancelledCharged);
   }
 }

@@ -35,6 +35,7 @@ import { printData } from './api-command.js';
 import { confirmDestructive, ensureCanConfirm } from './confirm.js';
 import { deliveryJson, operationFailure, renderEvent, say, type DeliveryPlan } from './keyDelivery.js';
 import { askLine, canPrompt, ExitCode, fail, printLine, warn, type ExitCodeValue, type Session } from './output.js';
+import { keyWords } from './wordingKeys.js';
 
 /** What `keys create` was asked. */
 export interface CreateRequest {
@@ -81,7 +82,7 @@ export async function runKeysCreate(session: Session, request: CreateRequest): P
     const pending: KeyOperation[] = [];
     for (const o of recorded) if (!(await drivenNow(dir, o.id, ctx.drivers))) pending.push(o);
     const busy = recorded.find((o) => !pending.includes(o) && (o.name === request.name || o.key.id === request.name));
-    if (busy) fail(ExitCode.refused, `operation_in_progress: the creation of "${visible(busy.name)}" is in progress in another keydeck (another shell, the TUI): let it end first`);
+    if (busy) fail(ExitCode.refused, keyWords.operationInProgress, { name: busy.name });
     if (request.finish || request.undo) {
       const matching = request.name === undefined ? pending : pending.filter((o) => o.name === request.name || o.key.id === request.name);
       if (matching.length === 0) {
@@ -89,10 +90,7 @@ export async function runKeysCreate(session: Session, request: CreateRequest): P
         return ExitCode.ok;
       }
       if (matching.length > 1)
-        fail(
-          ExitCode.usage,
-          `invalid_request: ${matching.length} key creations are unfinished (${matching.map((o) => `"${o.name}"`).join(', ')}): name one (keydeck keys create --${request.undo ? 'undo' : 'finish'} NAME)`,
-        );
+        fail(ExitCode.usage, keyWords.invalidRequestKeyCreationsAre, { matchingCount: matching.length, detail: matching.map((o) => `"${o.name}"`).join(', '), undo: request.undo });
       const op = matching[0]!;
       if (request.undo) {
         ensureCanConfirm({ yes: request.yes, command: createCommand(op.name, 'undo') });
@@ -105,10 +103,7 @@ export async function runKeysCreate(session: Session, request: CreateRequest): P
     const same = pending.find((o) => o.name === request.name && o.subscriptionId === request.subscriptionId);
     if (same) {
       if (!samePlaces(same.destinations, request.plan.destinations)) {
-        fail(
-          ExitCode.refused,
-          `operation_pending: the creation of "${visible(same.name)}" was interrupted earlier with other destinations: \`${createCommand(same.name, 'finish')}\` or \`${createCommand(same.name, 'undo')}\` first`,
-        );
+        fail(ExitCode.refused, keyWords.operationPending, { name: same.name });
       }
       say(`The creation of "${visible(same.name)}" was interrupted earlier: taking it up.`, json);
       return await settle(ctx, await takeUp(ctx, same, json), request);
@@ -223,18 +218,11 @@ async function undelivered(ctx: KeyOperationContext, outcome: Extract<CreateOutc
       await drive(createKeyMachine, { ...ctx, emit: (e) => undoEvents.push(e) }, { op }, 'undo', {});
       const deleted = undoEvents.some((e) => e.type === 'deleted' && e.ok);
       const said = undoEvents.flatMap((e) => (e.type === 'nothing_to_undo' ? [] : eventPhrases(e, 'cli').map((p) => visible(p))));
-      fail(
-        ExitCode.refused,
-        `delivery_failed: ${what} was created, but ${failed} did not take it; ${deleted ? 'the key was deleted again' : 'undone'}${said.length > 0 ? ` (${said.join('; ')})` : ''}`,
-      );
+      fail(ExitCode.refused, keyWords.createDeliveryUndone, { what, failed, deleted, saidCount: said.length, said });
     }
   }
   const finish = fileHolds
     ? 'delivers it again where it failed (its value is read back from the file that holds it)'
     : 'makes a new key and delivers it (this one is deleted once that is done: its value is not kept)';
-  fail(
-    ExitCode.refused,
-    `delivery_failed: ${what} was created, but ${failed} did not take it; it is kept and the creation stays recorded: ` +
-      `\`${createCommand(op.name, 'finish')}\` ${finish}, \`${createCommand(op.name, 'undo')}\` ${holders.length > 0 ? 'puts back what the destinations held and ' : ''}deletes it`,
-  );
+  fail(ExitCode.refused, keyWords.createDeliveryKept, { what, failed, name: op.name, finish, holdersCount: holders.length });
 }

@@ -67,12 +67,34 @@ export class CommandFailure extends KeydeckError {
 }
 
 /**
+ * A row of a command's wording table (./wording.ts and its siblings): the stable `code` of a
+ * failure and its sentence from the facts (names, amounts, ids; a value from outside is passed
+ * through `visible()` by the row, never by the call site). Built by {@link row}.
+ */
+export interface WordingRow<F> {
+  readonly code: string;
+  readonly words: (facts: F) => string;
+}
+
+/** A row of a wording table: its `code` and the function that words its facts. */
+export function row<F = void>(code: string, words: (facts: F) => string): WordingRow<F> {
+  return { code, words };
+}
+
+/**
  * Ends the command: throws a {@link CommandFailure} that {@link runCommand} turns into
  * `keydeck: <sentence>` on stderr (under `--json`, the JSON error on stdout) and exit `code`.
- * The sentence must hold no secret; `errorCode` is its stable code (default: by the exit code).
+ * Given a row of a wording table and its facts (the way every command fails: checked by
+ * test/house/errors.test.ts), the row words the sentence and names its code. Given a sentence
+ * (the few passthroughs of another error's sentence the house test lists), it must hold no
+ * secret; `errorCode` is its stable code (default: by the exit code).
  */
-export function fail(code: ExitCodeValue, sentence: string, errorCode?: string): never {
-  throw new CommandFailure(code, sentence, errorCode === undefined ? {} : { code: errorCode });
+export function fail(code: ExitCodeValue, wording: WordingRow<void>): never;
+export function fail<F>(code: ExitCodeValue, wording: WordingRow<F>, facts: NoInfer<F>): never;
+export function fail(code: ExitCodeValue, sentence: string, errorCode?: string): never;
+export function fail(code: ExitCodeValue, wording: string | WordingRow<never>, third?: unknown): never {
+  if (typeof wording !== 'string') throw new CommandFailure(code, wording.words(third as never), { code: wording.code });
+  throw new CommandFailure(code, wording, third === undefined ? {} : { code: third as string });
 }
 
 /** The exit code of a record's error: 3 when it cannot be read as it is on disk ({@link ExitCode}`.recordDamaged`), else 1. */

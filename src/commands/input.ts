@@ -9,6 +9,7 @@ import { KeyIdSchema, KeyNameSchema } from '../api/schemas.js';
 import { normalizeTxHash, parseUsdAmount, txHashProblem, type AmountPurpose } from '../billing/input.js';
 import { toChecksumAddress } from '../billing/eip681.js';
 import { ExitCode, fail } from './output.js';
+import { accountWords } from './wordingAccount.js';
 
 /** The first issue's message of a failed zod parse. */
 function reasonOf(error: z.ZodError): string {
@@ -18,7 +19,7 @@ function reasonOf(error: z.ZodError): string {
 /** Parses `value` with `schema` or ends the command (exit 2) naming `what` (a flag or argument). */
 function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) fail(ExitCode.usage, `invalid_request: ${what}: ${reasonOf(parsed.error)}`);
+  if (!parsed.success) fail(ExitCode.usage, accountWords.invalidInput, { what, detail: reasonOf(parsed.error) });
   return parsed.data;
 }
 
@@ -47,7 +48,7 @@ export function parseSubscriptionId(text: string, what = '--subscription'): stri
  */
 export function parseTxHash(text: string): string {
   const problem = txHashProblem(text);
-  if (problem) fail(ExitCode.usage, `invalid_request: --tx: ${problem}`);
+  if (problem) fail(ExitCode.usage, accountWords.invalidTxHash, { problem });
   return normalizeTxHash(text);
 }
 
@@ -61,7 +62,7 @@ export function parseAmount(text: string, flag = '--amount', purpose: AmountPurp
   const parsed = parseUsdAmount(text, purpose);
   if (!parsed.ok) {
     const got = parsed.code === 'format' ? ` (got "${text.trim().slice(0, 40)}")` : '';
-    fail(ExitCode.usage, `invalid_request: ${flag}: ${parsed.reason}${got}`);
+    fail(ExitCode.usage, accountWords.invalidFlag, { flag, reason: parsed.reason, got });
   }
   return parsed.amount;
 }
@@ -71,6 +72,6 @@ export function parseDepositAddress(text: string): string {
   try {
     return toChecksumAddress(text);
   } catch (error) {
-    return fail(ExitCode.usage, `--to: ${(error as Error).message.replace(/\.$/, '')}; nothing was sent.`, 'invalid_request');
+    return fail(ExitCode.usage, accountWords.invalidRequestSent, { error });
   }
 }

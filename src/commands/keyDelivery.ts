@@ -15,6 +15,7 @@ import { eventPhrases, eventWords, failureLine, failureWords, OperationError, ty
 import { visible } from '../terminal/sanitize.js';
 import { ExitCode, fail, printLine, warn } from './output.js';
 import { isRecordDamaged } from '../config/recordDamage.js';
+import { keyWords } from './wordingKeys.js';
 
 /** The delivery flags as commander gives them. */
 export interface DeliveryFlags {
@@ -43,7 +44,7 @@ export function deliveryPlanOf(flags: DeliveryFlags, env: NodeJS.ProcessEnv = pr
   if (flags.commandTimeout !== undefined) {
     const seconds = Number(flags.commandTimeout);
     if (!/^\d+(\.\d+)?$/.test(flags.commandTimeout.trim()) || !(seconds > 0) || seconds > 3600) {
-      fail(ExitCode.usage, `invalid_request: --command-timeout must be a number of seconds above 0 and at most 3600, not "${visible(flags.commandTimeout)}"`);
+      fail(ExitCode.usage, keyWords.invalidRequestCommandTimeoutMust, { commandTimeout: flags.commandTimeout });
     }
     commandTimeoutMs = Math.round(seconds * 1000);
   }

@@ -31,8 +31,10 @@ import { ageWords, durationWords } from '../billing/usageWords.js';
 import { resolveProfile } from '../config/profile.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { printData, type JsonFlag } from './api-command.js';
-import { askSecret, canPrompt, ExitCode, fail, noBaseUrlSentence, printFormatted, readStdin, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
+import { askSecret, canPrompt, ExitCode, fail, printFormatted, readStdin, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { colorEnabled, formatKeyValues, formatTimestamp, type Cell } from './table.js';
+import { keyWords } from './wordingKeys.js';
+import { accountWords } from './wordingAccount.js';
 
 /** Flags of `key-info`. */
 export interface KeyInfoFlags extends JsonFlag {
@@ -53,18 +55,14 @@ async function consumptionKey(env: NodeJS.ProcessEnv, deps: KeyInfoDeps): Promis
   if (raw === undefined || raw.trim() === '') {
     if (deps.readKey) raw = await deps.readKey();
     else if (canPrompt()) raw = await askSecret('Consumption key (sk_…), input hidden: ');
-    else if (process.stdin.isTTY) fail(ExitCode.usage, 'no consumption key: set KEYDECK_SK or pipe the key on stdin (it is never taken from the command line)', 'no_consumption_key');
+    else if (process.stdin.isTTY) fail(ExitCode.usage, keyWords.noConsumptionKey);
     else raw = (await readStdin()).split(/\r?\n/)[0] ?? '';
   }
   const key = raw.trim();
-  if (key === '') fail(ExitCode.usage, 'no consumption key: set KEYDECK_SK or pipe the key on stdin (it is never taken from the command line)', 'no_consumption_key');
+  if (key === '') fail(ExitCode.usage, keyWords.noConsumptionKey);
   if (!ConsumptionKeyValueSchema.safeParse(key).success) {
     // Never echoed: only what it starts like.
-    fail(
-      ExitCode.usage,
-      `that is not a consumption key (sk_… or sk-…): it starts with "${/^[A-Za-z]{1,4}[_-]/.exec(key)?.[0] ?? key.slice(0, 2).replace(/[^A-Za-z0-9]/g, '?')}"; key-info takes the sk_ key an application uses`,
-      'not_consumption_key',
-    );
+    fail(ExitCode.usage, keyWords.notConsumptionKey, { key });
   }
   return key;
 }
@@ -73,7 +71,7 @@ async function consumptionKey(env: NodeJS.ProcessEnv, deps: KeyInfoDeps): Promis
 export async function keyInfo(globals: GlobalOptions, flags: KeyInfoFlags = {}, deps: KeyInfoDeps = {}): Promise<ExitCodeValue> {
   const env = deps.env ?? process.env;
   const profile = await resolveProfile(globals, env);
-  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile), 'no_base_url');
+  if (profile.baseUrl === undefined) fail(ExitCode.usage, accountWords.noBaseUrl, profile);
   const insecure = insecureHttpProblem(profile.baseUrl, globals.allowInsecureHttp === true);
   if (insecure !== undefined) fail(ExitCode.usage, insecure, 'insecure_http');
   const sk = await consumptionKey(env, deps);
@@ -82,7 +80,7 @@ export async function keyInfo(globals: GlobalOptions, flags: KeyInfoFlags = {}, 
   try {
     store = deps.openHistory ? deps.openHistory() : BalanceHistoryStore.open({ env });
   } catch (error) {
-    fail(ExitCode.refused, `usage reads need keydeck's shared record of reads, which cannot be used: ${error instanceof Error ? error.message : String(error)}`, 'usage_record_unavailable');
+    fail(ExitCode.refused, keyWords.usageRecordUnavailableKeyInfo, { detail: error instanceof Error ? error.message : String(error) });
   }
   const client = new KeydeckClient({
     ...clientTimeoutFromEnv(env),
@@ -99,11 +97,8 @@ export async function keyInfo(globals: GlobalOptions, flags: KeyInfoFlags = {}, 
     const waitWords = s.blockedUntil !== undefined ? `the service asked to wait: the next read is allowed in ${durationWords(s.blockedUntil - s.now)}` : undefined;
     if (read.data === undefined || read.at === undefined) {
       if (read.error !== undefined) throw read.error;
-      fail(
-        ExitCode.refused,
-        waitWords ? `rate_limited: nothing is kept for ${prefix}… yet and ${waitWords}` : `not_kept: nothing is kept for ${prefix}… yet: run keydeck key-info without --cached to read it`,
-        waitWords ? 'rate_limited' : 'not_kept',
-      );
+      if (waitWords) fail(ExitCode.refused, keyWords.rateLimitedNothingKept, { prefix, waitWords });
+      fail(ExitCode.refused, keyWords.notKept, { prefix });
     }
     if (read.error !== undefined) warn(`could not read new figures (${read.error instanceof Error ? read.error.message : String(read.error)}); these are from ${ageWords(read.at, s.now)}`);
     if (flags.json) {

@@ -6,10 +6,10 @@
  * value (`sk_…`, `mk_…`, `sk-…`) is refused before any request, shown by its prefix only: a key
  * value never reaches a URL path.
  */
-import { keyPrefixOf } from '../api/errors.js';
 import { keyStatus } from '../api/keyStatus.js';
 import { visible } from '../terminal/sanitize.js';
 import { ExitCode, fail } from './output.js';
+import { keyWords } from './wordingKeys.js';
 
 /** A full key value as the spec (`sk_…`, `mk_…`) and the newer keys page (`sk-…`) write them. */
 const KEY_VALUE = /^(sk|mk)(_[A-Za-z0-9_-]{12,}|-[A-Za-z0-9_-]{16,})$/;
@@ -34,12 +34,9 @@ export const MANAGEMENT_KEYS: KeyRefKind = { noun: 'management key', listCommand
  */
 export function checkKeyRef(given: string, kind: KeyRefKind = CONSUMPTION_KEYS): string {
   const text = given.trim();
-  if (text === '') fail(ExitCode.usage, `invalid_request: ID|NAME: give the ${kind.noun}’s id or name (${kind.listCommand})`);
+  if (text === '') fail(ExitCode.usage, keyWords.invalidRequestIdNameGive, { noun: kind.noun, listCommand: kind.listCommand });
   if (KEY_VALUE.test(text)) {
-    fail(
-      ExitCode.usage,
-      `invalid_request: ID|NAME: ${keyPrefixOf(text)}… is a key value, not its id: give the ${kind.noun}’s id or name (${kind.listCommand}); nothing was sent, and a key value is never put in a request’s path`,
-    );
+    fail(ExitCode.usage, keyWords.invalidRequestIdNameKey, { text, noun: kind.noun, listCommand: kind.listCommand });
   }
   return text;
 }
@@ -78,7 +75,7 @@ export function keyByRef<T extends KeyLike>(keys: readonly T[], given: string, k
   const pick = preferred.length > 0 ? preferred : named;
   if (pick.length === 1) return pick[0]!;
   if (pick.length > 1) {
-    fail(ExitCode.refused, `ambiguous: ${pick.length} ${kind.noun}s are named "${visible(given)}": name one by its id: ${pick.map(candidate).join('; ')}; nothing was changed`, 'ambiguous');
+    fail(ExitCode.refused, keyWords.ambiguous, { pickCount: pick.length, noun: kind.noun, given, detail: pick.map(candidate).join('; ') });
   }
-  return fail(ExitCode.refused, `not_found: no ${kind.noun} has the id or name "${visible(given)}" (${kind.listCommand}); nothing was changed`, 'not_found');
+  return fail(ExitCode.refused, keyWords.notFoundNoHasId, { noun: kind.noun, given, listCommand: kind.listCommand });
 }

@@ -43,6 +43,7 @@ import { deliveryJson, deliveryPlanOf, operationFailure, renderEvent, say, type 
 import { askLine, canPrompt, ExitCode, fail, openSession, printLine, warn, type ExitCodeValue, type GlobalOptions } from './output.js';
 import { durationFlag, handover, oldActionFlag, type HandoverFlags, type HandoverOptions } from './rotateHandover.js';
 import { ensureCanChange } from './changeGuard.js';
+import { keyWords } from './wordingKeys.js';
 
 /** The flags of `keys rotate`. */
 export interface RotateFlags extends DeliveryFlags, HandoverFlags {
@@ -80,7 +81,7 @@ interface Run {
  * that one.
  */
 export async function keysRotate(globals: GlobalOptions, idOrName: string | undefined, flags: RotateFlags, deps: CommandDeps = {}): Promise<ExitCodeValue> {
-  if (flags.finish && flags.undo) fail(ExitCode.usage, 'invalid_request: --finish and --undo cannot be given together');
+  if (flags.finish && flags.undo) fail(ExitCode.usage, keyWords.invalidRequestFinishUndoCannot);
   await ensureCanChange(globals, 'rotate a key', deps.session?.env);
   if (idOrName !== undefined) idOrName = checkKeyRef(idOrName);
   const oldAction = oldActionFlag(flags.old);
@@ -90,9 +91,9 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
   const plan = deliveryPlanOf(flags);
   if (flags.undo) ensureCanConfirm({ yes: flags.yes, command: `keydeck keys rotate --undo ${idOrName ?? ''}`.trim() });
   if (!flags.finish && !flags.undo) {
-    if (idOrName === undefined) fail(ExitCode.usage, 'invalid_request: name the key to rotate: keydeck keys rotate ID|NAME (or --finish / --undo an interrupted rotation)');
+    if (idOrName === undefined) fail(ExitCode.usage, keyWords.invalidRequestNameKeyRotate);
     if (oldAction === undefined && !canPrompt()) {
-      fail(ExitCode.usage, 'confirmation_required: no terminal to ask what becomes of the old key: pass --old deactivate|delete|keep; nothing was changed');
+      fail(ExitCode.usage, keyWords.oldKeyUnaskedNothingChanged);
     }
   }
   const successorFlag = flags.name !== undefined ? parseKeyName(flags.name) : undefined;
@@ -150,10 +151,7 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
     remembered = recalled?.map(describeDestination);
     const destinations = recalled ?? plan.destinations;
     if (destinations.length === 0 && !json && !process.stdout.isTTY) {
-      fail(
-        ExitCode.usage,
-        `invalid_request: keydeck does not know where "${visible(old.name)}" is used and stdout is not a terminal, so the new key would be lost: pass --to-file or --to-command (or --json); nothing was changed`,
-      );
+      fail(ExitCode.usage, keyWords.invalidRequestDoesNotKnow, { name: old.name });
     }
     let outcome: RotateOutcome;
     try {
@@ -254,15 +252,11 @@ async function undelivered(run: Run, outcome: Extract<RotateOutcome, { kind: 'un
     if (/^y(es)?$/i.test(await askLine(`Undo the rotation: delete ${label} and keep the old key?${back} [y/N] `))) {
       const said: OperationEvent[] = [];
       await drive(rotateKeyMachine, { ...run.ctx, emit: (e) => said.push(e) }, { op: rotation }, 'undo', {});
-      fail(ExitCode.refused, `delivery_failed: ${failed} did not take ${label}; the rotation was undone (${said.flatMap((e) => eventPhrases(e, 'cli').map((p) => visible(p))).join('; ')})`);
+      fail(ExitCode.refused, keyWords.rotateDeliveryUndone, { failed, label, detail: said.flatMap((e) => eventPhrases(e, 'cli').map((p) => visible(p))).join('; ') });
     }
   }
   const finish = fileHolds ? 'delivers it again where it failed (its value is read back from the file that holds it)' : 'makes a new successor and delivers it';
-  fail(
-    ExitCode.refused,
-    `delivery_failed: ${label} was created, but ${failed} did not take it; the old key "${visible(rotation.old.name)}" is untouched and still works, and the rotation stays recorded: ` +
-      `\`keydeck keys rotate --finish ${target}\` ${finish}, \`keydeck keys rotate --undo ${target}\` ${holderCount > 0 ? `puts back what ${holders} held and ` : ''}deletes the successor`,
-  );
+  fail(ExitCode.refused, keyWords.rotateDeliveryKept, { label, failed, name: rotation.old.name, target, finish, holderCount, holders });
 }
 
 /** `--finish` / `--undo` (or a rerun): the rotation of `idOrName` (or the only one of this profile) taken up. */
@@ -279,10 +273,7 @@ async function resume(run: Run, idOrName: string | undefined, flags: RotateFlags
     return ExitCode.ok;
   }
   if (matching.length > 1) {
-    fail(
-      ExitCode.usage,
-      `invalid_request: ${matching.length} rotations are unfinished (${matching.map((r) => `"${r.old.name}" ${r.old.id}`).join(', ')}): name one (keydeck keys rotate --${flags.undo ? 'undo' : 'finish'} ID)`,
-    );
+    fail(ExitCode.usage, keyWords.invalidRequestRotationsAreUnfinished, { matchingCount: matching.length, detail: matching.map((r) => `"${r.old.name}" ${r.old.id}`).join(', '), undo: flags.undo });
   }
   const rotation = matching[0]!;
   if (flags.undo) {

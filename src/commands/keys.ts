@@ -21,6 +21,7 @@ import { ensureCanChange } from './changeGuard.js';
 import { runKeysCreate } from './createKey.js';
 import { deliveryPlanOf, type DeliveryFlags } from './keyDelivery.js';
 import { visible } from '../terminal/sanitize.js';
+import { keyWords } from './wordingKeys.js';
 
 /** `--yes` and `--confirm-name NAME` of a delete or a deactivation (./confirm.ts `confirmKeyChange`). */
 export interface ConfirmNameFlags extends YesFlag {
@@ -65,12 +66,12 @@ export interface KeysCreateFlags extends JsonFlag, DeliveryFlags {
  */
 export async function keysCreate(globals: GlobalOptions, flags: KeysCreateFlags, deps: CommandDeps = {}): Promise<ExitCodeValue> {
   if (flags.positionalName !== undefined && flags.name !== undefined && flags.positionalName !== flags.name) {
-    fail(ExitCode.usage, 'invalid_request: give the name once: as NAME or as --name NAME');
+    fail(ExitCode.usage, keyWords.invalidRequestGiveNameOnce);
   }
-  if (flags.finish && flags.undo) fail(ExitCode.usage, 'invalid_request: --finish and --undo cannot be given together');
+  if (flags.finish && flags.undo) fail(ExitCode.usage, keyWords.invalidRequestFinishUndoCannot);
   const resuming = flags.finish === true || flags.undo === true;
   await ensureCanChange(globals, flags.undo ? 'undo a key creation' : flags.finish ? 'finish a key creation' : 'create a key', deps.session?.env);
-  if (flags.name === undefined && !resuming) fail(ExitCode.usage, 'invalid_request: --name: give the key’s name (keydeck keys create NAME, or --name NAME)');
+  if (flags.name === undefined && !resuming) fail(ExitCode.usage, keyWords.invalidRequestNameGiveKey);
   const name = flags.name === undefined ? undefined : resuming ? flags.name : parseKeyName(flags.name);
   const subscriptionId = flags.subscription === undefined ? undefined : parseSubscriptionId(flags.subscription);
   const plan = deliveryPlanOf(flags);
@@ -132,10 +133,7 @@ export async function keysSetActive(globals: GlobalOptions, idOrName: string, is
   // An ended subscription cannot be switched back on (src/billing/keyRefusals.ts): said before
   // anything is sent, with what does work, instead of the service's bare refusal.
   if (isActive && ended) {
-    fail(
-      ExitCode.refused,
-      `${ended.code}: the key "${visible(key.name)}" (id ${visible(keyId)}) is a subscription whose paid period has ended, so it cannot be enabled again; ${ended.ended}. Nothing was sent`,
-    );
+    fail(ExitCode.refused, keyWords.subscriptionEnded, { name: key.name, keyId, ended: ended.ended });
   }
   const label = `the key "${visible(key.name)}" (id ${visible(keyId)})`;
   if (!isActive) {

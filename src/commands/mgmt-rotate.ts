@@ -19,7 +19,7 @@ import { KeydeckClient } from '../api/client.js';
 import { keyPrefixOf } from '../api/errors.js';
 import { dataDir } from '../config/paths.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
-import { describeCredential, originOf, originTarget, TOKEN_ENV_VAR } from '../credentials/index.js';
+import { describeCredential, originOf, originTarget } from '../credentials/index.js';
 import { tokenKind } from '../credentials/token.js';
 import {
   CredentialPlaceError,
@@ -40,6 +40,7 @@ import { parseKeyName } from './input.js';
 import { operationFailure, renderEvent, say } from './keyDelivery.js';
 import { cliSignIn, ExitCode, fail, openSession, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 import { ensureCanChange } from './changeGuard.js';
+import { keyWords } from './wordingKeys.js';
 
 /** Flags of `mgmt-keys rotate`. */
 export interface MgmtRotateFlags extends JsonFlag {
@@ -55,7 +56,7 @@ async function open(globals: GlobalOptions, flags: MgmtRotateFlags, deps: Comman
   const env = deps.session?.env ?? process.env;
   if (flags.tokenFile !== undefined) {
     if (flags.tokenFile.trim() === '' || /^(mk_|sk_)/.test(flags.tokenFile)) {
-      fail(ExitCode.usage, '--token-file takes the path of a file holding the key, never the key itself', 'usage');
+      fail(ExitCode.usage, keyWords.usageTokenFileTakes);
     }
     const file = path.resolve(flags.tokenFile);
     const place = tokenFilePlace(file, env);
@@ -63,36 +64,29 @@ async function open(globals: GlobalOptions, flags: MgmtRotateFlags, deps: Comman
     try {
       token = await place.read();
     } catch (err) {
-      fail(ExitCode.refused, `cannot_rotate: ${(err as Error).message}; nothing was created`);
+      fail(ExitCode.refused, keyWords.cannotRotateCreated, { err });
     }
-    if (token === undefined) fail(ExitCode.usage, `--token-file: ${file} does not exist`, 'token_file_missing');
+    if (token === undefined) fail(ExitCode.usage, keyWords.tokenFileMissing, { file });
     const session = await openSession(globals, { ...deps.session, pendingRotations: false, tokenFile: { token, path: file } });
     const { profile, store } = session;
     const stored = await store.get(profile.name, { ...originTarget(profile.baseUrl, profile.savedBaseUrl), ignoreEnv: true }).catch(() => undefined); // no stored key readable: nothing to compare the token file with
     if (stored && tokenKind(token) === 'management' && keyPrefixOf(stored.token) === keyPrefixOf(token)) {
-      fail(
-        ExitCode.refused,
-        `cannot_rotate: ${file} holds ${keyPrefixOf(token)}…, the key keydeck itself has stored for profile "${profile.name}": rotating it here would delete the key keydeck signs in with. Rotate keydeck's key (\`keydeck mgmt-keys rotate\`) and give the file a key of its own (\`keydeck mgmt-keys create\`)`,
-      );
+      fail(ExitCode.refused, keyWords.cannotRotateHoldsKeyItself, { file, token, name: profile.name });
     }
     return { session, place };
   }
   const session = await openSession(globals, { ...deps.session, pendingRotations: false });
   const { credential, profile, store } = session;
   if (credential.source === 'env') {
-    fail(
-      ExitCode.refused,
-      `cannot_rotate: the key comes from ${TOKEN_ENV_VAR}, which keydeck cannot change (it does not know where the variable is set). ` +
-        'Rotate it yourself: `keydeck mgmt-keys create --name NAME --json` for the new key, put it where the variable is set, then `keydeck mgmt-keys delete OLD_ID --yes`',
-    );
+    fail(ExitCode.refused, keyWords.cannotRotateKeyComesFrom);
   }
-  if (tokenKind(credential.token) !== 'management') fail(ExitCode.refused, 'cannot_rotate: keydeck is signed in with a session token, not a management key: `keydeck auth login` makes one');
+  if (tokenKind(credential.token) !== 'management') fail(ExitCode.refused, keyWords.cannotRotateSignedInWith);
   return { session, place: storePlace(store, profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl), credential.source === 'file', credential.path) };
 }
 
 /** `mgmt-keys rotate`: see the module comment. */
 export async function mgmtKeysRotate(globals: GlobalOptions, flags: MgmtRotateFlags = {}, deps: CommandDeps = {}): Promise<ExitCodeValue> {
-  if (flags.finish && flags.undo) fail(ExitCode.usage, 'invalid_request: --finish and --undo cannot be given together');
+  if (flags.finish && flags.undo) fail(ExitCode.usage, keyWords.invalidRequestFinishUndoCannot);
   await ensureCanChange(globals, 'rotate a management key', deps.session?.env);
   const name = flags.name !== undefined ? parseKeyName(flags.name) : undefined;
   const env = deps.session?.env ?? process.env;
@@ -138,10 +132,11 @@ export async function mgmtKeysRotate(globals: GlobalOptions, flags: MgmtRotateFl
     }
   } catch (err) {
     if (err instanceof CredentialPlaceError)
-      fail(
-        ExitCode.refused,
-        `credential_place: ${err.message}; run \`keydeck mgmt-keys rotate --finish${flags.tokenFile !== undefined ? ` --token-file ${place.target.kind === 'token_file' ? place.target.path : ''}` : ''}\` once it is fixed`,
-      );
+      fail(ExitCode.refused, keyWords.credentialPlace, {
+        message: err.message,
+        tokenFile: flags.tokenFile,
+        path: place.target.kind === 'token_file' ? place.target.path : undefined,
+      });
     return operationFailure(err);
   } finally {
     ctx.drivers?.releaseAll();

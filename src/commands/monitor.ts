@@ -37,6 +37,7 @@ import { AccountWatcher } from '../watcher/accountWatcher.js';
 import { pollIntervalMs } from '../watcher/schedule.js';
 import { ExitCode, fail, openSession, warn, type ExitCodeValue, type GlobalOptions, type OpenSessionOptions } from './output.js';
 import { ensureCanChange } from './changeGuard.js';
+import { billingWords } from './wordingBilling.js';
 
 /** How often `keydeck monitor` reads the keys and the billing status for pool keys' block ends, ms (5 min). */
 export const BLOCK_WATCH_MS = 5 * 60_000;
@@ -105,13 +106,13 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
   // --auto-topup charges the card by itself: refused on a read-only profile (exit 3) before anything is drawn.
   if (flags.autoTopup) await ensureCanChange(globals, 'act on auto top-up (--auto-topup)', deps.session?.env);
   const metricsAt = flags.metrics === undefined ? undefined : parseMetricsAddress(flags.metrics);
-  if (flags.metrics !== undefined && !metricsAt) fail(ExitCode.usage, '--metrics must be PORT, :PORT or HOST:PORT, such as 127.0.0.1:9464', 'usage');
+  if (flags.metrics !== undefined && !metricsAt) fail(ExitCode.usage, billingWords.usageMetricsMustBe);
   const terminal = deps.isTerminal ?? Boolean(process.stdin.isTTY && process.stdout.isTTY);
   if (!terminal) {
-    fail(ExitCode.usage, 'keydeck monitor draws live lines and needs a terminal; in a script use `keydeck billing` commands with --json', 'needs_terminal');
+    fail(ExitCode.usage, billingWords.needsTerminalMonitorDrawsLive);
   }
   if ((deps.session?.env ?? process.env).TERM === 'dumb') {
-    fail(ExitCode.usage, 'keydeck monitor redraws its lines and needs a capable terminal (TERM=dumb cannot move the cursor); use `keydeck billing watch` instead', 'needs_terminal');
+    fail(ExitCode.usage, billingWords.needsTerminalMonitorRedrawsIts);
   }
   // What the reader hid (key values in a list) is said after the live view, not across it.
   const notices: string[] = [];
@@ -181,7 +182,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       try {
         server = await serveMetrics(metricsAt, { metrics: () => exposition.text(build, [served]) });
       } catch (error) {
-        fail(ExitCode.refused, `cannot serve metrics on ${flags.metrics}: ${error instanceof Error ? error.message : String(error)}`, 'metrics_unavailable');
+        fail(ExitCode.refused, billingWords.metricsUnavailable, { metrics: flags.metrics, detail: error instanceof Error ? error.message : String(error) });
       }
       closers.push(() => server.close());
       metricsUrl = server.url;

@@ -21,6 +21,7 @@ import { createCredentialStore } from '../credentials/index.js';
 import { allProfiles, watchProfiles, type ProfileWatch } from '../watcher/profileWatchers.js';
 import { ExitCode, fail, warn, type GlobalOptions } from './output.js';
 import type { MonitorFlags } from './monitor.js';
+import { billingWords } from './wordingBilling.js';
 
 /** The live view of every profile: renders until the user leaves, resolves with the exit code. */
 export type AccountsRenderer = (input: {
@@ -55,11 +56,10 @@ export async function monitorAllProfiles(globals: GlobalOptions, flags: MonitorF
       ['--desktop-notifications', flags.desktopNotifications],
     ] as const
   ).find(([, value]) => value !== undefined && value !== false);
-  if (single) fail(ExitCode.usage, `--all-profiles only reads every account; ${single[0]} is for one account (keydeck monitor) or for keydeck exporter --all-profiles`, 'usage');
+  if (single) fail(ExitCode.usage, billingWords.usageAllProfilesOnly, { detail: single[0] });
   const env = deps.env ?? process.env;
   const terminal = deps.isTerminal ?? Boolean(process.stdin.isTTY && process.stdout.isTTY);
-  if (!terminal || env.TERM === 'dumb')
-    fail(ExitCode.usage, 'keydeck monitor --all-profiles redraws its table and needs a capable terminal; in a script use `keydeck billing credits --json` per profile', 'needs_terminal');
+  if (!terminal || env.TERM === 'dumb') fail(ExitCode.usage, billingWords.needsTerminalMonitorAllProfiles);
   const start = await resolveProfile({ profile: globals.profile, profileSource: globals.profileSource, baseUrl: globals.baseUrl, readOnly: globals.readOnly }, env);
   const { config } = await readConfig(start.configPath);
   const profiles = allProfiles(config, start.configPath, start).map((p) => ({

@@ -8,6 +8,7 @@ import type { ConsumptionKey } from '../api/schemas.js';
 import { DUPLICATE_NAME_TROUBLE, keyNamed, takenByWords } from '../billing/keyNames.js';
 import { visible } from '../terminal/sanitize.js';
 import { askLine, canPrompt, ExitCode, fail, warn } from './output.js';
+import { keyWords } from './wordingKeys.js';
 
 /** Options of {@link ensureNameFree}. */
 export interface NameCheck {
@@ -42,9 +43,9 @@ export async function ensureNameFree(list: () => Promise<readonly ConsumptionKey
   const clash = `a key is already named "${visible(name)}", ${takenByWords(taken)}: ${DUPLICATE_NAME_TROUBLE}`;
   const nothing = check.action === 'create' ? 'nothing was created' : 'nothing was renamed';
   if (!(check.interactive ?? canPrompt())) {
-    fail(ExitCode.usage, `name_taken: ${clash}. Pick another name, or pass --allow-duplicate-name to ${check.action} it anyway; ${nothing}`);
+    fail(ExitCode.usage, keyWords.nameTaken, { clash, action: check.action, nothing });
   }
   warn(clash);
   const answer = await askLine(`${check.action === 'create' ? 'Create another key' : 'Rename it anyway'} named "${visible(name)}"? [y/N] `);
-  if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, `cancelled: ${nothing}`, 'cancelled');
+  if (!/^y(es)?$/i.test(answer)) fail(ExitCode.refused, keyWords.cancelledNameTaken, { nothing });
 }

@@ -20,7 +20,7 @@
 import type { Command } from 'commander';
 import { KeydeckClient, type KeydeckClientOptions } from '../api/client.js';
 import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
-import { noBaseUrlSentence, noCredentialSentence } from './sessionWords.js';
+import { noBaseUrlSentence, noCredentialFacts, noCredentialSentence } from './sessionWords.js';
 import { readOnlyReason } from '../config/profileMarks.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
 import { dataDir } from '../config/paths.js';
@@ -32,6 +32,7 @@ import { escapeJsonForTerminal, visible } from '../terminal/sanitize.js';
 import { withHintFlags } from '../terminal/commandHint.js';
 import type { TerminalText } from './table.js';
 import { ExitCode, exitCodeOf, fail, jsonErrorOf, sentenceOf, type ExitCodeValue } from './failure.js';
+import { accountWords } from './wordingAccount.js';
 
 export { ExitCode, CommandFailure, fail, recordExit, exitCodeOf, sentenceOf, asSentence, type ExitCodeValue } from './failure.js';
 
@@ -247,7 +248,7 @@ export interface OpenSessionOptions {
 export async function openSession(globals: GlobalOptions, options: OpenSessionOptions = {}): Promise<Session> {
   const env = options.env ?? process.env;
   const profile = await resolveProfile(globals, env);
-  if (profile.baseUrl === undefined) fail(ExitCode.usage, noBaseUrlSentence(profile), 'no_base_url');
+  if (profile.baseUrl === undefined) fail(ExitCode.usage, accountWords.noBaseUrl, profile);
   // Before any key is read: no key goes over plain http to another machine without the opt-in.
   const insecure = insecureHttpProblem(profile.baseUrl, globals.allowInsecureHttp === true);
   if (insecure !== undefined) fail(ExitCode.usage, insecure, 'insecure_http');
@@ -258,7 +259,7 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   const credential: SessionCredential | undefined = fromFile
     ? { token: fromFile.token, source: 'file', path: fromFile.path }
     : ((await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl))) ?? (globals.sandboxToken !== undefined ? { token: globals.sandboxToken, source: 'sandbox' } : undefined));
-  if (!credential) fail(ExitCode.refused, await noCredentialSentence(profile.name, store, profile), 'no_credential');
+  if (!credential) fail(ExitCode.refused, accountWords.noCredential, await noCredentialFacts(profile.name, store, profile));
   // The plaintext file is said at login, in `auth status` and in `doctor`, not on every command (cron mail).
   if (options.pendingRotations === true) {
     // Management-key rotations first: their record takes over those the older record still holds.

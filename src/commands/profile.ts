@@ -29,6 +29,7 @@ import type { CredentialStore } from '../credentials/store.js';
 import { tokenKind } from '../credentials/token.js';
 import { ExitCode, fail, printJson, printLine, warn, type ExitCodeValue } from './output.js';
 import { colorEnabled, formatKeyValues, formatTable, type Cell } from './table.js';
+import { accountWords } from './wordingAccount.js';
 
 /** Dependencies of the profile commands (tests). */
 export interface ProfileDeps {
@@ -125,7 +126,7 @@ export async function profileShow(name: string | undefined, flags: { json?: bool
   const choice = name === undefined ? chooseProfile(config, file, {}, env) : undefined;
   const chosen = checkProfileName(name ?? choice!.name);
   const summary = summaries(config).find((p) => p.name === chosen);
-  if (!summary && name !== undefined) fail(ExitCode.refused, unknownProfile(chosen, config), 'no_such_profile');
+  if (!summary && name !== undefined) fail(ExitCode.refused, accountWords.noSuchProfile, { name: chosen, names: Object.keys(config.profiles).sort() });
   const store = deps.store ?? createCredentialStore({ env });
   const stored = await store.get(chosen, { ignoreEnv: true });
   const key = stored
@@ -154,18 +155,13 @@ export async function profileShow(name: string | undefined, flags: { json?: bool
   return ExitCode.ok;
 }
 
-function unknownProfile(name: string, config: KeydeckConfig): string {
-  const names = Object.keys(config.profiles).sort();
-  return `there is no profile "${name}" (${names.length > 0 ? `profiles: ${names.join(', ')}` : 'no profiles yet'}): add it with keydeck profile add ${name} --base-url URL`;
-}
-
 /** `keydeck profile use NAME`: makes NAME the current profile (it must exist). */
 export async function profileUse(name: string, deps: ProfileDeps = {}): Promise<ExitCodeValue> {
   const env = deps.env ?? process.env;
   checkProfileName(name);
   const file = configFilePath(env);
   await updateConfig(file, (config) => {
-    if (!config.profiles[name]) fail(ExitCode.refused, unknownProfile(name, config), 'no_such_profile');
+    if (!config.profiles[name]) fail(ExitCode.refused, accountWords.noSuchProfile, { name: name, names: Object.keys(config.profiles).sort() });
     config.currentProfile = name;
   });
   printLine(`now using profile "${name}"`);
@@ -200,7 +196,7 @@ export async function profileAdd(name: string, flags: ProfileAddFlags, deps: Pro
     alertBelowUsd = parsed.value;
   }
   await updateConfig(configFilePath(env), (config) => {
-    if (config.profiles[name]) fail(ExitCode.refused, `profile "${name}" already exists (${config.profiles[name]!.baseUrl ?? 'no base URL'}): remove it first, or pick another name`, 'profile_exists');
+    if (config.profiles[name]) fail(ExitCode.refused, accountWords.profileExists, { name, detail: config.profiles[name]!.baseUrl ?? 'no base URL' });
     config.profiles[name] = {
       baseUrl,
       ...(pollIntervalSeconds !== undefined && { pollIntervalSeconds }),
@@ -227,12 +223,12 @@ export async function profileSet(name: string, flags: ProfileMarksFlags, deps: P
   const env = deps.env ?? process.env;
   checkProfileName(name);
   if (flags.readOnly === undefined && flags.protected === undefined) {
-    fail(ExitCode.usage, 'profile set needs a mark: --read-only or --no-read-only, --protected or --no-protected', 'usage');
+    fail(ExitCode.usage, accountWords.usageProfileSetNeeds);
   }
   let marks = { readOnly: false, protected: false };
   await updateConfig(configFilePath(env), (config) => {
     const entry = config.profiles[name];
-    if (!entry) fail(ExitCode.refused, unknownProfile(name, config), 'no_such_profile');
+    if (!entry) fail(ExitCode.refused, accountWords.noSuchProfile, { name: name, names: Object.keys(config.profiles).sort() });
     for (const mark of ['readOnly', 'protected'] as const) {
       if (flags[mark] === true) entry[mark] = true;
       else if (flags[mark] === false) delete entry[mark];
@@ -253,7 +249,7 @@ export async function profileRemove(name: string, deps: ProfileDeps = {}): Promi
   checkProfileName(name);
   let wasCurrent = false;
   await updateConfig(configFilePath(env), (config) => {
-    if (!config.profiles[name]) fail(ExitCode.refused, unknownProfile(name, config), 'no_such_profile');
+    if (!config.profiles[name]) fail(ExitCode.refused, accountWords.noSuchProfile, { name: name, names: Object.keys(config.profiles).sort() });
     delete config.profiles[name];
     if (config.currentProfile === name) {
       wasCurrent = true;

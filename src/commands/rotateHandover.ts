@@ -15,6 +15,7 @@ import { visible } from '../terminal/sanitize.js';
 import { say } from './keyDelivery.js';
 import type { OldKeyUsage } from './rotateUsage.js';
 import { askLine, canPrompt, ExitCode, fail } from './output.js';
+import { keyWords } from './wordingKeys.js';
 
 /** The handover flags. */
 export interface HandoverFlags {
@@ -42,7 +43,7 @@ export function durationFlag(flag: string, text: string): number {
   const t = text.trim();
   const ms = t === '0' ? 0 : /[a-z]/i.test(t) ? parseDuration(t) : null;
   if (ms === null || ms === undefined || !Number.isFinite(ms) || ms < 0 || ms > MAX_DURATION_MS) {
-    fail(ExitCode.usage, `invalid_request: ${flag} takes a duration with its unit, such as 90s, 10m or 1h30m (at most 7 days), not "${visible(text)}"`);
+    fail(ExitCode.usage, keyWords.invalidRequestTakesDurationWith, { flag, text });
   }
   return Math.round(ms);
 }
@@ -54,7 +55,7 @@ export function durationFlag(flag: string, text: string): number {
 export function oldActionFlag(text: string | undefined): OldKeyAction | undefined {
   if (text === undefined) return undefined;
   const parsed = OldKeyActionSchema.safeParse(text.trim().toLowerCase());
-  if (!parsed.success) fail(ExitCode.usage, `invalid_request: --old takes deactivate, delete or keep, not "${visible(text)}"`);
+  if (!parsed.success) fail(ExitCode.usage, keyWords.invalidRequestOldTakesDeactivate, { text });
   return parsed.data;
 }
 
@@ -119,21 +120,14 @@ export async function handover(client: RotationClient, rotation: Rotation, flags
     if (!use.known) {
       // Never by guessing: without lastUsedAt nothing says the key is idle, so it is not handled.
       if (rotation.oldAction !== 'keep') {
-        fail(
-          ExitCode.refused,
-          `idle_unknown: the service does not say when a key was last used (lastUsedAt), so --wait-idle cannot tell when the old key "${visible(oldName(rotation))}" is idle, and it was left as it is; ` +
-            `${finishHint}, without --wait-idle`,
-        );
+        fail(ExitCode.refused, keyWords.idleUnknown, { detail: visible(oldName(rotation)), finishHint });
       }
     } else if (!isIdle(use, flags.idleForMs)) {
       say(`Waiting until it has not been used for ${shortDuration(flags.idleForMs)} (at most ${shortDuration(flags.waitIdleMs)}, --wait-idle)…`, json);
       const waited = await waitUntilIdle(client, rotation.old.id, { idleForMs: flags.idleForMs, boundMs: flags.waitIdleMs });
       use = waited.lastUse;
       if (!waited.idle) {
-        fail(
-          ExitCode.refused,
-          `still_in_use: the old key "${visible(oldName(rotation))}" was ${describeLastUse(use)}, after waiting ${shortDuration(flags.waitIdleMs)}, so it was left as it is; ${finishHint}`,
-        );
+        fail(ExitCode.refused, keyWords.stillInUseOldKeyAfter, { detail: visible(oldName(rotation)), detail2: describeLastUse(use), waitIdleMs: flags.waitIdleMs, finishHint });
       }
       say(`It is idle: ${describeLastUse(use)}.`, json);
       inUse = false;
@@ -142,16 +136,16 @@ export async function handover(client: RotationClient, rotation: Rotation, flags
     }
   }
   if (rotation.oldAction === undefined && !canPrompt()) {
-    fail(ExitCode.usage, `confirmation_required: no terminal to ask what becomes of the old key: pass --old deactivate|delete|keep; ${finishHint}`);
+    fail(ExitCode.usage, keyWords.oldKeyUnasked, { finishHint });
   }
   const action = rotation.oldAction ?? (await askOldAction(rotation, use));
   if (inUse && action !== 'keep' && !flags.yes) {
     const question = `The old key is still in use: ${use.known ? `it was ${describeLastUse(use)}` : 'its usage figures show spend'}, after the successor was delivered. ${action === 'delete' ? 'Delete' : 'Deactivate'} it anyway? [y/N] `;
     if (!canPrompt() || !/^y(es)?$/i.test(await askLine(question))) {
-      fail(
-        ExitCode.refused,
-        `still_in_use: ${use.known ? `the old key "${visible(oldName(rotation))}" was ${describeLastUse(use)}` : `the usage figures show the old key "${visible(oldName(rotation))}" spending`}, after the successor was delivered, so it was left as it is (--wait-idle waits until it stops, --yes goes ahead anyway); ${finishHint}`,
-      );
+      fail(ExitCode.refused, keyWords.stillInUseAfterSuccessorDelivered, {
+        detail: use.known ? `the old key "${visible(oldName(rotation))}" was ${describeLastUse(use)}` : `the usage figures show the old key "${visible(oldName(rotation))}" spending`,
+        finishHint,
+      });
     }
   }
   return { action, lastUse: use };

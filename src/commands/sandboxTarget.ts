@@ -9,6 +9,7 @@
 import { sandboxDbPath } from '../config/paths.js';
 import { noSuchProfileSentence, resolveProfile } from '../config/profile.js';
 import { ExitCode, fail, warn, type GlobalOptions } from './output.js';
+import { accountWords } from './wordingAccount.js';
 
 /** The profile `--sandbox` uses when `--profile` names none (the TUI's too). */
 export const SANDBOX_PROFILE = 'sandbox';
@@ -24,7 +25,7 @@ export const SANDBOX_PROFILE = 'sandbox';
 export async function withSandbox<T>(globals: GlobalOptions, body: (globals: GlobalOptions) => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
   if (!globals.sandbox) return body(globals);
   if (globals.baseUrl !== undefined && !globals.baseUrlFromEnv) {
-    fail(ExitCode.usage, '--sandbox and --base-url name two different services: give one of them', 'usage');
+    fail(ExitCode.usage, accountWords.usageSandboxBaseUrl);
   }
   // --profile names the profile whose settings apply to the sandbox: one the config file has.
   if (globals.profile !== undefined && globals.profile !== SANDBOX_PROFILE && !(await resolveProfile({ profile: globals.profile }, env)).inConfig) {
@@ -41,7 +42,7 @@ export async function withSandbox<T>(globals: GlobalOptions, body: (globals: Glo
       ...(globals.sandbox.chain !== undefined && { chain: globals.sandbox.chain }),
     });
   } catch (error) {
-    fail(ExitCode.refused, `could not start the sandbox (${dbPath}): ${error instanceof Error ? error.message : String(error)}`, 'sandbox_unavailable');
+    fail(ExitCode.refused, accountWords.sandboxUnavailable, { dbPath, detail: error instanceof Error ? error.message : String(error) });
   }
   // A sandbox another process serves keeps its own dialect: said, so that answers in another shape surprise nobody.
   const notice = joinedDialectNotice(sandbox, globals.sandbox.dialect);

@@ -10,6 +10,7 @@ import { topUpKindOf } from '../api/client.js';
 import { TopUpMethodNameSchema, type TopUpMethod } from '../api/schemas.js';
 import { editDistance } from './suggest.js';
 import { ExitCode, fail } from './output.js';
+import { billingWords } from './wordingBilling.js';
 
 /** What each kind does, as the refusal lists them. */
 const KIND_WORDS: Readonly<Record<TopUpMethod, string>> = {
@@ -53,7 +54,7 @@ function nearMisses(input: string, names: readonly string[]): string[] {
  */
 export function checkTopUpMethod(method: string, profileNames: Readonly<Partial<Record<TopUpMethod, string>>> = {}): TopUpMethod {
   const named = TopUpMethodNameSchema.safeParse(method);
-  if (!named.success) fail(ExitCode.usage, `--method: ${named.error.issues[0]?.message ?? 'invalid method name'}; nothing was sent.`, 'usage');
+  if (!named.success) fail(ExitCode.usage, billingWords.usageMethodSent, { detail: named.error.issues[0]?.message ?? 'invalid method name' });
   const kind = topUpKindOf(method, profileNames);
   if (kind !== undefined) return kind;
   const known = knownTopUpMethods(profileNames);
@@ -64,5 +65,5 @@ export function checkTopUpMethod(method: string, profileNames: Readonly<Partial<
   );
   const list = known.map((k) => describe(k.name)).join(', ');
   const guess = near.length > 0 ? ` Did you mean ${near.map(describe).join(' or ')}?` : '';
-  fail(ExitCode.usage, `--method ${method}: keydeck knows no such top-up method.${guess} The methods are ${list}. Nothing was asked or sent`, 'unknown_method');
+  fail(ExitCode.usage, billingWords.unknownMethod, { method, guess, list });
 }

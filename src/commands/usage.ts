@@ -29,12 +29,12 @@ import { sharePeriod, spendRows, topSpenders, type SpendRow } from '../billing/s
 import { credentialIdOf, UsageBudget, type BudgetState } from '../billing/usageBudget.js';
 import { keepsFigures, readUsageList, type UsageRead } from '../billing/usageReads.js';
 import { ageWords, durationWords, keyAlertSentence, periodWords, rateWords, usageStatusLine } from '../billing/usageWords.js';
-import { visible } from '../terminal/sanitize.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { checkKeyRef, keyByRef } from './keyRef.js';
 import { ExitCode, fail, openSession, printFormatted, printLine, warn, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
 import { colorEnabled, formatTable, formatTimestamp, type Cell } from './table.js';
 import { formatUsd } from '../api/money.js';
+import { keyWords } from './wordingKeys.js';
 
 /** Flags of `keys usage`. */
 export interface UsageFlags extends JsonFlag {
@@ -53,7 +53,7 @@ export function parsePeriod(text: string | undefined): UsagePeriod | undefined {
   if (text === undefined) return undefined;
   const t = text.trim().toLowerCase();
   const period = t === 'all' ? 'total' : (USAGE_PERIODS as readonly string[]).includes(t) ? (t as UsagePeriod) : undefined;
-  if (!period) fail(ExitCode.usage, `--period must be one of 24h, 7d, 30d, total (got "${visible(text.slice(0, 20))}")`, 'usage');
+  if (!period) fail(ExitCode.usage, keyWords.usagePeriodMustBe, { text });
   return period;
 }
 
@@ -77,11 +77,7 @@ export function openUsageRig(session: Session, deps: UsageDeps = {}): UsageRig {
   try {
     store = deps.openHistory ? deps.openHistory() : BalanceHistoryStore.open({ env: deps.session?.env ?? process.env });
   } catch (error) {
-    fail(
-      ExitCode.refused,
-      `usage reads need keydeck's shared record of reads (the service allows 12 per 12 hours), which cannot be used: ${error instanceof Error ? error.message : String(error)}`,
-      'usage_record_unavailable',
-    );
+    fail(ExitCode.refused, keyWords.usageRecordUnavailable, { detail: error instanceof Error ? error.message : String(error) });
   }
   const origin = originOf(session.profile.baseUrl);
   return {
@@ -98,7 +94,7 @@ export function openUsageRig(session: Session, deps: UsageDeps = {}): UsageRig {
 export async function keysUsage(globals: GlobalOptions, id: string | undefined, flags: UsageFlags = {}, deps: UsageDeps = {}): Promise<ExitCodeValue> {
   const given = id === undefined ? undefined : checkKeyRef(id);
   const period = parsePeriod(flags.period);
-  if (flags.refresh && flags.cached) fail(ExitCode.usage, '--refresh and --cached cannot be used together', 'usage');
+  if (flags.refresh && flags.cached) fail(ExitCode.usage, keyWords.usageRefreshCachedCannot);
   const session = await openSession(globals, deps.session);
   const rig = openUsageRig(session, deps);
   try {
@@ -143,7 +139,7 @@ function failWithout(read: UsageRead<UsageReport>): never {
     s.blockedUntil !== undefined
       ? `the service asked to wait: the next read is allowed in ${durationWords(s.blockedUntil - s.now)}`
       : `the next read is allowed ${s.nextAt <= s.now ? 'now' : `in ${durationWords(s.nextAt - s.now)}`}`;
-  fail(ExitCode.refused, `usage_budget: no usage figures are kept for this key and service yet, and no read can be spent (${s.used} of 12 spent in the last 12 hours): ${when}`);
+  fail(ExitCode.refused, keyWords.usageBudget, { used: s.used, when });
 }
 
 /** Why no read was spent, in words. */
@@ -242,7 +238,7 @@ const WINDOW_OF: Record<UsagePeriod, number> = { '24h': 86_400_000, '7d': 7 * 86
 function oneKey(rig: UsageRig, read: UsageRead<UsageReport>, report: UsageReport, rows: SpendRow[], keyId: string, period: UsagePeriod | undefined, flags: UsageFlags): ExitCodeValue {
   const at = read.at!;
   const row = rows.find((r) => r.id === keyId);
-  if (!row) fail(ExitCode.refused, `not_found: the usage answer of ${ageWords(at, read.budget.now)} has no key with the id "${visible(keyId)}" (\`keydeck keys usage\` lists them)`);
+  if (!row) fail(ExitCode.refused, keyWords.notFoundUsageAnswerHas, { at, now: read.budget.now, keyId });
   const window = WINDOW_OF[period ?? '7d'];
   const all = rig.keyHistory.samples(keyId);
   const samples = all.filter((s) => s.t >= at - window);

@@ -16,6 +16,7 @@ import { visible } from '../terminal/sanitize.js';
 import { say } from './keyDelivery.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { askLine, canPrompt, ExitCode, fail, printLine, recordExit, warn, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
+import { billingWords } from './wordingBilling.js';
 
 /** Dependencies of the top-up commands: the record (default: the data dir's, as the TUI's). */
 export interface BillingDeps extends CommandDeps {
@@ -97,9 +98,9 @@ export async function verifyAndReport(
       else printLine(`Credited ${formatUsdCode(outcome.credited)}${outcome.balance !== undefined ? `; the balance is now ${formatUsdCode(outcome.balance)}` : ''}.`);
       return ExitCode.ok;
     case 'already_credited':
-      return fail(ExitCode.refused, `already_credited: ${lines[0]}`);
+      return fail(ExitCode.refused, billingWords.alreadyCredited, { lines });
     case 'used_unconfirmed':
-      return fail(ExitCode.refused, `outcome_unknown: ${lines.join(' ')}`);
+      return fail(ExitCode.refused, billingWords.outcomeUnknown, { lines });
     case 'not_sent':
       if (outcome.error instanceof JournalError || !(outcome.error instanceof KeydeckApiError)) return fail(recordExit(outcome.error), lines.join(' '));
       warn('nothing was sent: keydeck reads the total of top-ups before verifying, to recognise its own verification later.');
@@ -168,12 +169,12 @@ export async function chooseTopUp(
         request.amount === undefined
           ? 'with --amount (and --to ADDRESS, the deposit address the transfer paid, when two have the same amount)'
           : 'with --to ADDRESS, the deposit address the transfer paid';
-      fail(ExitCode.usage, `${list.length} USDC top-ups await payment (${visible(list.map(choiceText).join('; '))}): say which ${how}; nothing was sent.`, 'several_topups');
+      fail(ExitCode.usage, billingWords.severalTopupsUsdcTopUps, { listCount: list.length, detail: visible(list.map(choiceText).join('; ')), how });
     }
     process.stderr.write(`${list.length} USDC top-ups await payment:\n${list.map((e, i) => `  ${i + 1}  ${visible(choiceText(e))}\n`).join('')}`);
     const answer = await askLine(`Which one did this transfer pay? [1-${list.length}] `);
     const i = /^\d+$/.test(answer) ? Number(answer) : 0;
-    if (i < 1 || i > list.length) fail(ExitCode.refused, 'cancelled: nothing was sent', 'cancelled');
+    if (i < 1 || i > list.length) fail(ExitCode.refused, billingWords.cancelledSent);
     entry = list[i - 1]!;
   }
   if (request.amount !== undefined) {
@@ -201,7 +202,7 @@ export async function chooseTopUp(
       ...(entry?.address !== undefined && { depositAddress: entry.address }),
     };
   }
-  if (!entry) fail(ExitCode.usage, "give --amount USD, the amount the transfer sent: no USDC top-up awaits payment on keydeck's record for this service; nothing was sent.", 'no_topup_awaiting');
+  if (!entry) fail(ExitCode.usage, billingWords.noTopupAwaitingGiveAmountUsd);
   const amount = entry.amountSent ?? entry.amount;
   const hash = request.txHash.toLowerCase();
   const before = match.entry?.txHash?.toLowerCase() === hash || match.entry?.triedHashes?.includes(hash) === true;
