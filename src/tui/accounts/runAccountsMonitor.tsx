@@ -3,7 +3,8 @@
  * ctrl-c or SIGINT (130) or SIGTERM (143): a title line and the Accounts table (./AccountsView.tsx)
  * of every profile's watcher, most urgent first; `r` reads every balance now.
  */
-import { Box, render, Text, useWindowSize } from 'ink';
+import { Box, Text, useWindowSize } from 'ink';
+import { runInline } from '../runInline.js';
 import { KeymapProvider, useKeymap } from '../contexts/KeymapContext.js';
 import { truncateTo } from '../format.js';
 import { theme } from '../theme.js';
@@ -62,32 +63,5 @@ function AccountsMonitorApp({ input, onQuit }: { readonly input: RunAccountsMoni
 
 /** See the module comment. */
 export function runAccountsMonitor(input: RunAccountsMonitorInput): Promise<number> {
-  const stdout = input.stdout ?? process.stdout;
-  return new Promise((resolve) => {
-    let done = false;
-    let code = 0;
-    const quit = (exitCode: number) => {
-      if (done) return;
-      done = true;
-      code = exitCode;
-      process.off('SIGTERM', onTerm);
-      process.off('SIGINT', onInt);
-      instance.unmount();
-    };
-    const onTerm = () => quit(143);
-    const onInt = () => quit(130);
-    const instance = render(<AccountsMonitorApp input={input} onQuit={quit} />, {
-      stdout,
-      ...(input.stdin && { stdin: input.stdin }),
-      exitOnCtrlC: false,
-      patchConsole: false,
-      interactive: true,
-    });
-    process.once('SIGTERM', onTerm);
-    process.once('SIGINT', onInt);
-    void instance.waitUntilExit().then(
-      () => resolve(code),
-      () => resolve(1),
-    );
-  });
+  return runInline((quit) => <AccountsMonitorApp input={input} onQuit={quit} />, input);
 }

@@ -2,7 +2,8 @@
  * Renders `keydeck monitor` inline (Ink, no alternate screen: the lines stay in the terminal
  * where they were drawn) until `q` (exit 0), ctrl-c or SIGINT (130) or SIGTERM (143); resolves with the exit code.
  */
-import { render, useWindowSize } from 'ink';
+import { useWindowSize } from 'ink';
+import { runInline } from '../../../runInline.js';
 import type { MonitorSettings } from '../../../../billing/settings.js';
 import type { AccountWatcher } from '../../../../watcher/accountWatcher.js';
 import type { NotifyEvent } from '../../../../terminal/notify.js';
@@ -43,33 +44,5 @@ function MonitorApp({ input, onQuit }: { readonly input: RunMonitorInput; readon
 
 /** See the module comment. */
 export function runMonitor(input: RunMonitorInput): Promise<number> {
-  const stdout = input.stdout ?? process.stdout;
-  return new Promise((resolve) => {
-    let done = false;
-    let code = 0;
-    const quit = (exitCode: number) => {
-      if (done) return;
-      done = true;
-      code = exitCode;
-      process.off('SIGTERM', onTerm);
-      process.off('SIGINT', onInt);
-      instance.unmount();
-    };
-    const onTerm = () => quit(143);
-    const onInt = () => quit(130);
-    const instance = render(<MonitorApp input={input} onQuit={quit} />, {
-      stdout,
-      ...(input.stdin && { stdin: input.stdin }),
-      exitOnCtrlC: false,
-      patchConsole: false,
-      // Redraw in place even where CI=true is set: the command only runs on a terminal.
-      interactive: true,
-    });
-    process.once('SIGTERM', onTerm);
-    process.once('SIGINT', onInt);
-    void instance.waitUntilExit().then(
-      () => resolve(code),
-      () => resolve(1),
-    );
-  });
+  return runInline((quit) => <MonitorApp input={input} onQuit={quit} />, input);
 }
