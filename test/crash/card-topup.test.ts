@@ -11,6 +11,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TopUpJournal, type JournalEntry } from '../../src/billing/journal.js';
+import { topUpRecords } from './topUpRecords.js';
 import { makeTempHome, runCli, type TempHome } from '../credentials/harness.js';
 import { startTestSandbox, type TestSandbox } from '../tui/harness.js';
 import { openBilling, recordingDeps } from '../tui/billing/billingHarness.js';
@@ -43,14 +44,7 @@ async function freshWorld(): Promise<World> {
   return { home, token, env: home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_DATA_DIR: path.join(home.home, 'data'), KEYDECK_TOKEN: token }) };
 }
 
-async function records(w: World): Promise<JournalEntry[]> {
-  const journal = new TopUpJournal({ env: w.env });
-  try {
-    return await journal.list();
-  } finally {
-    journal.close();
-  }
-}
+const records = (w: World): Promise<JournalEntry[]> => topUpRecords(w.env);
 
 /** The card-on-file charges the sandbox lists for the account (credited or in flight). */
 async function cardCharges(token: string): Promise<number> {

@@ -19,6 +19,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TopUpJournal, type JournalEntry } from '../../src/billing/journal.js';
+import { topUpRecords } from './topUpRecords.js';
 import { makeTempHome, runCli, type CliResult, type TempHome } from '../credentials/harness.js';
 import { startTestSandbox, type TestSandbox } from '../tui/harness.js';
 import { openBilling, recordingDeps } from '../tui/billing/billingHarness.js';
@@ -52,14 +53,7 @@ interface World {
   readonly earlier?: string;
 }
 
-const records = async (w: World): Promise<JournalEntry[]> => {
-  const journal = new TopUpJournal({ env: w.env });
-  try {
-    return await journal.list();
-  } finally {
-    journal.close();
-  }
-};
+const records = (w: World): Promise<JournalEntry[]> => topUpRecords(w.env);
 
 async function freshWorld(withInstruction: boolean): Promise<World> {
   const home = makeTempHome();
