@@ -1,9 +1,10 @@
 /**
  * The house's rules that the other files of test/house do not check (docs/architecture.md, "The
- * house's other rules"): one opener of keydeck's SQLite files, each V8 flag a resident command
- * starts with named in docs/performance.md, React's rules of hooks errors of the lint with every
- * disable naming its rule and reason, and comments and docs that cite this repository only. Each
- * rule checked here is written in docs/architecture.md (the last test).
+ * house's other rules"): one opener of keydeck's SQLite files, one caller of the usage endpoint
+ * (through the usage budget), each V8 flag a resident command starts with named in
+ * docs/performance.md, React's rules of hooks errors of the lint with every disable naming its
+ * rule and reason, and comments and docs that cite this repository only. Each rule checked here
+ * is written in docs/architecture.md (the last test).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -16,7 +17,7 @@ import { codeOnly, ROOT, sourceFiles } from './source.js';
 const SQLITE_OPENERS = ['src/config/heldLock.ts', 'src/config/lock.ts', 'src/config/sqlite.ts'];
 
 /** Each rule of this file as docs/architecture.md words it. */
-const RULES = ['One SQLite opener', 'each flag of `START_FLAGS` named there', 'The rules of hooks are errors', 'Comments cite this repository'];
+const RULES = ['One SQLite opener', 'endpoint is called only by', 'each flag of `START_FLAGS` named there', 'The rules of hooks are errors', 'Comments cite this repository'];
 
 /** Every text file under `dir` (relative to the root) whose name matches `pattern`, node_modules and dist left out. */
 function filesUnder(dir: string, pattern: RegExp): string[] {
@@ -44,6 +45,11 @@ describe('the house’s other rules', () => {
       return /\bnew\s+DatabaseSync\s*\(/.test(code) || /\bDatabaseSync\s*:\s*\w+\s*\}\s*=\s*await\s+import\(/.test(code);
     });
     expect(openers.sort(), 'open an SQLite file with src/config/sqlite.ts openStore').toEqual(SQLITE_OPENERS);
+  });
+
+  it('spends a usage read only through the usage budget: only src/billing/usageReads.ts calls the client’s usage.list', () => {
+    const callers = sourceFiles().filter((file) => !/^src\/(api|sandbox)\//.test(file) && /\.usage\s*\.\s*list\s*\(/.test(codeOnly(readFileSync(path.join(ROOT, file), 'utf8'))));
+    expect(callers, 'read usage through src/billing/usageReads.ts readUsageList (it asks src/billing/usageBudget.ts first)').toEqual(['src/billing/usageReads.ts']);
   });
 
   it('names each V8 flag a resident command starts with in docs/performance.md', () => {
