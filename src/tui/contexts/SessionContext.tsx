@@ -173,8 +173,8 @@ export function SessionProvider({ initial, children }: SessionProviderProps) {
     return () => {
       cancelled = true;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- runs at start, and on a retry after a hung keychain
-  }, [state.phase]);
+    // Runs at start and on a retry after a hung keychain (the phase back to `loading`); the services are the app's, one set for its life.
+  }, [state.phase, services]);
 
   const token = state.credential?.token;
   const origin = state.credential?.origin;

@@ -6,7 +6,7 @@
  * `POST /api/billing/cancel` is sent once, and the status read again says whether it took: "stays
  * active until …". The caller checks the read-only mark before opening it.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useEffectEvent, useState } from 'react';
 import { summarizeBillingStatus } from '../../api/reader.js';
 import { cancelOutcome, cancellableRenewals, cancelQuestion, findRenewal, renewalWords, type Renewal } from '../../billing/renewals.js';
 import { ChoiceDialog } from '../components/ChoiceDialog.js';
@@ -38,36 +38,38 @@ export function CancelRenewalFlow({ columns, rows, pool, onClose }: CancelRenewa
   const [choices, setChoices] = useState<Renewal[] | undefined>(undefined);
   const [chosen, setChosen] = useState<Renewal | undefined>(undefined);
 
+  // The status is read once, when the flow opens: the read is an event of the opening, with the
+  // session and callbacks as they are then (`live`: the flow is still open).
+  const readRenewals = useEffectEvent(async (live: () => boolean) => {
+    if (!client) return onClose(false);
+    const r = await run('reading the billing status', () => client.billing.status(), { quiet: true });
+    if (!live()) return;
+    // Said by this flow's lasting flash: the runner's own message would go with the flow.
+    if (!r.ok) {
+      flash(describeFailure(r.error), 'error');
+      return onClose(false);
+    }
+    const summary = summarizeBillingStatus(r.value);
+    const open = summary ? cancellableRenewals(summary, pool) : [];
+    if (open.length === 0) {
+      flash(
+        summary
+          ? `no ${pool !== undefined ? `pledge of the pool ${pool}` : 'subscription or pool pledge'} renews: nothing to cancel, nothing was sent`
+          : 'the billing status is not in a shape keydeck reads, so it cannot say what renews: nothing was sent (keydeck billing cancel ID sends it by id)',
+        'warning',
+        10_000,
+      );
+      return onClose(false);
+    }
+    if (open.length === 1) setChosen(open[0]);
+    else setChoices(open);
+  });
   useEffect(() => {
     let live = true;
-    void (async () => {
-      if (!client) return onClose(false);
-      const r = await run('reading the billing status', () => client.billing.status(), { quiet: true });
-      if (!live) return;
-      // Said by this flow's lasting flash: the runner's own message would go with the flow.
-      if (!r.ok) {
-        flash(describeFailure(r.error), 'error');
-        return onClose(false);
-      }
-      const summary = summarizeBillingStatus(r.value);
-      const open = summary ? cancellableRenewals(summary, pool) : [];
-      if (open.length === 0) {
-        flash(
-          summary
-            ? `no ${pool !== undefined ? `pledge of the pool ${pool}` : 'subscription or pool pledge'} renews: nothing to cancel, nothing was sent`
-            : 'the billing status is not in a shape keydeck reads, so it cannot say what renews: nothing was sent (keydeck billing cancel ID sends it by id)',
-          'warning',
-          10_000,
-        );
-        return onClose(false);
-      }
-      if (open.length === 1) setChosen(open[0]);
-      else setChoices(open);
-    })();
+    void readRenewals(() => live);
     return () => {
       live = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the flow opens
   }, []);
 
   const send = async (renewal: Renewal) => {

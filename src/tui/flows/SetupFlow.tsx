@@ -83,15 +83,14 @@ export function SetupFlow({ columns, rows, mode }: SetupFlowProps) {
   useEffect(() => {
     if (!baseUrl) return;
     let cancelled = false;
-    services.store.get(services.profile.name, { ...targetOf(baseUrl), ignoreEnv: true }).then(
+    services.store.get(services.profile.name, { ...originTarget(baseUrl, services.profile.savedBaseUrl), ignoreEnv: true }).then(
       (stored) => !cancelled && setPreviousPrefix(stored ? keyPrefixOf(stored.token) : undefined),
       () => undefined,
     );
     return () => {
       cancelled = true;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per address
-  }, [baseUrl]);
+  }, [baseUrl, services]);
 
   const clientFor = (token: string) => services.createClient(baseUrl!, token);
 

@@ -45,6 +45,35 @@ describe('the sparkline in place of the chart', () => {
   });
 });
 
+describe('the chart of a history that changes in place', () => {
+  it('draws a reading the moment it is added, within the same minute, and moves with the clock once a minute', async () => {
+    const now = Math.floor(Date.now() / MINUTE) * MINUTE + 10_000;
+    const history = new BalanceHistory({ minSpacingMs: 0 });
+    history.add(now - 10 * MINUTE, 84.2, 125);
+    history.add(now - 5 * MINUTE, 80, 125);
+    const chart = (at: number) => <BalanceChart history={history} window="1h" now={at} columns={78} rows={2} />;
+    const ui = renderTui(chart(now), { columns: 80, rows: 24 });
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+    try {
+      await settle();
+      expect(ui.lastFrame()).toContain('$80.00 – $84.20');
+      expect(ui.lastFrame()).not.toContain('top-up');
+      // The same history object, one reading more (its version moves), the clock at the same instant.
+      history.add(now - 1_000, 105, 150);
+      ui.instance.rerender(chart(now));
+      await settle();
+      expect(ui.lastFrame()).toContain('▲ top-up +$25.00');
+      expect(ui.lastFrame()).toContain('$80.00 – $105.00');
+      // An hour and a minute later the window holds none of them: the clock alone redraws it.
+      ui.instance.rerender(chart(now + 61 * MINUTE));
+      await settle();
+      expect(ui.lastFrame()).not.toContain('top-up');
+    } finally {
+      ui.unmount();
+    }
+  });
+});
+
 describe('? on the top-up walk-through', () => {
   it('opens the key overlay at the walk-through’s keys; closing it leaves the walk-through as it was', async () => {
     const { journal, cleanup } = tempJournal();

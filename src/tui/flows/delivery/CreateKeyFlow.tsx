@@ -11,7 +11,7 @@
  * and `D` undoes it (the files put back, the key deleted): never an orphan without a word. The
  * flow renders the machine's events; it runs none of its steps.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useEffectEvent, useRef, useState } from 'react';
 import { Text } from 'ink';
 import type { Destination } from '../../../delivery/destinations.js';
 import { createKeyMachine, drive, statusWords, type CreateOutcome, type CreatePlan, type KeyOperation, type NewKey, type OperationEvent } from '../../../operations/index.js';
@@ -131,10 +131,12 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
     settle(r.value, lines);
   };
 
-  useEffect(() => {
+  // An interrupted creation is finished once, when the flow opens (an event of the opening, with the props as they are then).
+  const finishOnOpen = useEffectEvent(() => {
     if (props.resume && ops) void resume(props.resume);
-    // Once, when the flow opens.
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the flow opens
+  });
+  useEffect(() => {
+    finishOnOpen();
   }, []);
 
   /** The reveal acknowledged: a shown key's operation ends; a failed one stays recorded. */

@@ -6,7 +6,7 @@
  * rotation stays recorded and is offered again at the next start). The decision goes to the
  * machine (src/operations/rotateKey.ts), which handles the old key and ends the rotation.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useEffectEvent, useState } from 'react';
 import { Text } from 'ink';
 import { DEFAULT_IDLE_FOR_MS, describeLastUse, IDLE_POLL_MS, isIdle, lastUseOf, lastUseSentence, shortDuration, usedSince, type LastUse } from '../../../delivery/lastUse.js';
 import { oldKeySpend } from '../../../delivery/oldKeySpend.js';
@@ -87,12 +87,12 @@ export function HandoverDialog(props: HandoverDialogProps) {
     };
   }, [ctx, rotation.old.id]);
 
-  // Waiting: deactivate as soon as the old key has been idle long enough.
+  // Waiting: deactivate as soon as the old key has been idle long enough (the action an event: it
+  // reads what is on screen then, whether the old key is still listed).
+  const deactivateIdle = useEffectEvent(() => void act('deactivate'));
   useEffect(() => {
-    if (waiting && use !== undefined && isIdle(use, DEFAULT_IDLE_FOR_MS) && !busy) void act('deactivate');
-    // act is recreated each render; the reads drive this.
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- act is recreated each render; the reads (waiting, use) drive this
-  }, [waiting, use]);
+    if (waiting && use !== undefined && isIdle(use, DEFAULT_IDLE_FOR_MS) && !busy) deactivateIdle();
+  }, [waiting, use, busy]);
 
   useKeymap(
     'handover',

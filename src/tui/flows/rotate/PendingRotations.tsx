@@ -6,7 +6,7 @@
  * unless a command took it, an old key kept and reactivated if keydeck had deactivated it), esc
  * later (it stays recorded; the command line names it too).
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useEffectEvent, useRef, useState } from 'react';
 import { Text } from 'ink';
 import {
   createKeyMachine,
@@ -84,13 +84,22 @@ export function PendingRotations(props: PendingRotationsProps) {
   const { busy, run } = useActionRunner();
   const [pending, setPending] = useState<Pending[] | undefined>(undefined);
   const [mode, setMode] = useState<'show' | 'finish' | 'undo'>('show');
+  // A failed read is said and closes the dialog: an event, with the flash and onDone of that moment.
+  const readFailed = useEffectEvent((err: unknown) => {
+    flash(String((err as Error).message), 'error');
+    props.onDone();
+  });
+  // Read once per context (a context that went away: its answer is dropped).
   useEffect(() => {
     if (!ctx) return;
-    void readPending(ctx).then(setPending, (err: unknown) => {
-      flash(String((err as Error).message), 'error');
-      props.onDone();
-    });
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- read once per context; flash and onDone as they are then
+    let live = true;
+    void readPending(ctx).then(
+      (all) => live && setPending(all),
+      (err: unknown) => live && readFailed(err),
+    );
+    return () => {
+      live = false;
+    };
   }, [ctx]);
   const current = pending?.[0];
   useKeymap(

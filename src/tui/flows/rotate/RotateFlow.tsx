@@ -10,7 +10,7 @@
  * rotation (`start.rotation`): the machine reads the world first. The flow renders the machine's
  * events; it runs none of its steps.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useEffectEvent, useRef, useState } from 'react';
 import { Text } from 'ink';
 import { keyNameProblem, type ConsumptionKey } from '../../../api/schemas.js';
 import type { Destination } from '../../../delivery/destinations.js';
@@ -127,11 +127,12 @@ export function RotateFlow(props: RotateFlowProps) {
     );
   };
 
-  useEffect(() => {
-    // Finishing an interrupted rotation: the machine reads the world first.
+  // Finishing an interrupted rotation, once, when the flow opens (an event of the opening): the machine reads the world first.
+  const finishOnOpen = useEffectEvent(() => {
     if ('rotation' in props.start) void driveFrom('finishing the rotation', { op: props.start.rotation }, 'finish', {});
-    // Once, when the flow opens to finish a rotation.
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the flow opens to finish a rotation
+  });
+  useEffect(() => {
+    finishOnOpen();
   }, []);
 
   const old = 'key' in props.start ? props.start.key : undefined;

@@ -52,7 +52,7 @@ const TEXT_COLUMNS = 60;
 const FOUND_ROWS = 3;
 
 /** The EIP-681 URI of the entry's transfer, or the reason it cannot be made. */
-export function paymentUriOf(entry: JournalEntry): { uri: string } | { problem: string } {
+export function paymentUriOf(entry: Pick<JournalEntry, 'address' | 'instructedAmount' | 'amount'>): { uri: string } | { problem: string } {
   if (!entry.address) return { problem: 'no deposit address was given' };
   try {
     return { uri: usdcTransferUri({ address: entry.address, amount: entry.instructedAmount ?? entry.amount }) };
@@ -65,9 +65,10 @@ export function paymentUriOf(entry: JournalEntry): { uri: string } | { problem: 
 export function UsdcStep(props: UsdcStepProps) {
   const { entry, mode, columns, rows } = props;
   const amountText = entry.instructedAmount ?? String(entry.amount);
-  // The checksum (keccak) and the QR symbol are computed once per address and amount, not per render.
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- once per address and amount: the entry is a new object at each read of the record
-  const payment = useMemo(() => paymentUriOf(entry), [entry.address, entry.instructedAmount, entry.amount]);
+  // The checksum (keccak) and the QR symbol are computed once per address and amount, not per
+  // render: the entry is a new object at each read of the record, its fields are not.
+  const { address, instructedAmount, amount } = entry;
+  const payment = useMemo(() => paymentUriOf({ address, instructedAmount, amount }), [address, instructedAmount, amount]);
   const qrRows = useMemo(() => ('uri' in payment ? qrCodeLines(payment.uri) : undefined), [payment]);
   const qr = qrRows && { columns: qrRows[0]?.length ?? 0, rows: qrRows.length };
   const idle = props.busy === undefined;

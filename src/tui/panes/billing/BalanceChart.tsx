@@ -8,7 +8,7 @@
  * only when the history, the window, the size or the minute changes.
  */
 import { Box, Text } from 'ink';
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { axisLabel, balanceChart, CHART_WINDOW_MS, CHART_WINDOWS, type ChartWindow } from '../../../billing/chart.js';
 import { sparkline } from '../../../billing/sparkline.js';
 import { resample, topUpsIn, type BalanceHistory } from '../../../billing/history.js';
@@ -32,42 +32,41 @@ export const MIN_CHART_ROWS = 6;
 
 /** See the module comment. */
 export function BalanceChart({ history, window, now, columns, rows }: BalanceChartProps) {
-  const minute = Math.floor(now / 60_000);
-  const chart = useMemo(
-    () => {
-      if (rows < MIN_CHART_ROWS) return undefined;
-      // Readings from a little before the window give the line its start.
-      const samples = history.since(now - CHART_WINDOW_MS[window] * 1.25);
-      const drawn = balanceChart(samples, { window, now, width: columns, height: rows - CHART_EXTRA_ROWS });
-      // Without a top-up in the window there is no row of marks: the plot takes that row too.
-      return drawn.topUps.length > 0 || drawn.lines.length === 0 ? drawn : balanceChart(samples, { window, now, width: columns, height: rows - CHART_EXTRA_ROWS + 1 });
-    },
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- history is a mutable store: its version says when it changed; the clock is read once a minute (minute)
-    [history, history.version, window, minute, columns, rows],
-  );
-  const spark = useMemo(
-    () => {
-      if (rows >= MIN_CHART_ROWS || rows < 2) return undefined;
-      const from = now - CHART_WINDOW_MS[window];
-      const samples = history.since(from - CHART_WINDOW_MS[window] / 4);
-      const values = resample(samples, from, now, Math.max(1, columns - 24)).filter((v): v is number => v !== undefined);
-      if (values.length === 0) return { line: '', range: '', legend: '' };
-      // The range and the top-ups from every reading of the window, not only the cells' last ones:
-      // a top-up within one cell's stretch of time is a rise all the same.
-      const inWindow = samples.filter((x) => x.t >= from && x.t <= now).map((x) => x.remaining);
-      const low = Math.min(...values, ...inWindow);
-      const high = Math.max(...values, ...inWindow);
-      const topUps = topUpsIn(samples.filter((x) => x.t <= now)).filter((m) => m.t > from);
-      const total = topUps.reduce((sum, m) => sum + Math.round(m.amount * 100), 0) / 100;
-      return {
-        line: sparkline(values, columns - 24),
-        range: high - low < 0.005 ? `flat at ${axisLabel(high)}` : `${axisLabel(low)} – ${axisLabel(high)}`,
-        legend: topUps.length === 0 ? '' : `▲ ${topUps.length > 1 ? `${topUps.length} top-ups` : 'top-up'} +${axisLabel(total)}`,
-      };
-    },
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- history is a mutable store: its version says when it changed; the clock is read once a minute (minute)
-    [history, history.version, window, minute, columns, rows],
-  );
+  // What the chart is drawn from: the history (a mutable store: its version says when it changed),
+  // the window, the size, and `now` as it was when one of them or the minute last changed, so
+  // that the chart is redrawn then only (React's "adjusting state when a prop changes").
+  const key = `${history.version} ${Math.floor(now / 60_000)} ${window} ${columns} ${rows}`;
+  const [frame, setFrame] = useState(() => ({ key, history, window, now, columns, rows }));
+  if (frame.key !== key || frame.history !== history) setFrame({ key, history, window, now, columns, rows });
+  const chart = useMemo(() => {
+    const { history, window, now, columns, rows } = frame;
+    if (rows < MIN_CHART_ROWS) return undefined;
+    // Readings from a little before the window give the line its start.
+    const samples = history.since(now - CHART_WINDOW_MS[window] * 1.25);
+    const drawn = balanceChart(samples, { window, now, width: columns, height: rows - CHART_EXTRA_ROWS });
+    // Without a top-up in the window there is no row of marks: the plot takes that row too.
+    return drawn.topUps.length > 0 || drawn.lines.length === 0 ? drawn : balanceChart(samples, { window, now, width: columns, height: rows - CHART_EXTRA_ROWS + 1 });
+  }, [frame]);
+  const spark = useMemo(() => {
+    const { history, window, now, columns, rows } = frame;
+    if (rows >= MIN_CHART_ROWS || rows < 2) return undefined;
+    const from = now - CHART_WINDOW_MS[window];
+    const samples = history.since(from - CHART_WINDOW_MS[window] / 4);
+    const values = resample(samples, from, now, Math.max(1, columns - 24)).filter((v): v is number => v !== undefined);
+    if (values.length === 0) return { line: '', range: '', legend: '' };
+    // The range and the top-ups from every reading of the window, not only the cells' last ones:
+    // a top-up within one cell's stretch of time is a rise all the same.
+    const inWindow = samples.filter((x) => x.t >= from && x.t <= now).map((x) => x.remaining);
+    const low = Math.min(...values, ...inWindow);
+    const high = Math.max(...values, ...inWindow);
+    const topUps = topUpsIn(samples.filter((x) => x.t <= now)).filter((m) => m.t > from);
+    const total = topUps.reduce((sum, m) => sum + Math.round(m.amount * 100), 0) / 100;
+    return {
+      line: sparkline(values, columns - 24),
+      range: high - low < 0.005 ? `flat at ${axisLabel(high)}` : `${axisLabel(low)} – ${axisLabel(high)}`,
+      legend: topUps.length === 0 ? '' : `▲ ${topUps.length > 1 ? `${topUps.length} top-ups` : 'top-up'} +${axisLabel(total)}`,
+    };
+  }, [frame]);
   const choices = CHART_WINDOWS.map((w) => (w === window ? `[${w}]` : w)).join(' ');
   if (spark) {
     return (

@@ -10,7 +10,7 @@
  * The pane stays mounted while hidden (the shell's contract), so the history, the bell, card
  * payment watching and a walk-through in progress carry on while another pane is shown.
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useEffectEvent, useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
 import { BalanceHistory, trendOf } from '../../../billing/history.js';
 import { isUnfinished, topUpPhase } from '../../../billing/journal.js';
@@ -76,7 +76,9 @@ export function BillingPane({ size, active }: PaneProps) {
   // The balance history the account watcher keeps (seeded from the history database once it opens).
   const watcher = useAccountWatcher()?.watcher;
   const noTrend = useMemo(() => ({ history: new BalanceHistory(), version: 0 }), []);
-  const { history, version: historyVersion } = useWatcherSlice(watcher, (s) => s.trend, noTrend, active);
+  // The history is a mutable store: the slice is a new object when it changed (its version).
+  const trendSlice = useWatcherSlice(watcher, (s) => s.trend, noTrend, active);
+  const history = trendSlice.history;
   useBalanceAlerts(watcher, { bell: deps.bell, notify: services.notify });
   useWatcherEvents(watcher, (event) => {
     if (event.kind === 'history_failed') flash(`${event.problem}; the history is kept in memory`, 'warning');
@@ -85,9 +87,9 @@ export function BillingPane({ size, active }: PaneProps) {
   const flow = useTopUpFlow({ active });
   const autoTopUp = useAutoTopUp(flow.remember);
   // The key rejected (401): said once per rejection through the notification channels.
+  const sayRejected = useEffectEvent(() => services.notify?.({ kind: 'key_rejected' }));
   useEffect(() => {
-    if (session.rejected) services.notify?.({ kind: 'key_rejected' });
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- said once per rejection
+    if (session.rejected) sayRejected();
   }, [session.rejected]);
   const [showStatus, setShowStatus] = useState(false);
   const [showPools, setShowPools] = useState(false);
@@ -108,14 +110,17 @@ export function BillingPane({ size, active }: PaneProps) {
   const unfinished = entries.find((e) => isUnfinished(e.state));
   // An unfinished top-up is selected when it appears, so that enter takes it up (one key away).
   const unfinishedAt = unfinished ? entries.indexOf(unfinished) : -1;
-  useEffect(() => {
+  // Selected when an unfinished top-up appears (its id), not each time the list moves: where it is, an event.
+  const selectUnfinished = useEffectEvent(() => {
     if (unfinishedAt >= 0) setSelected(unfinishedAt);
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- selected when an unfinished top-up appears (its id), not each time the list moves
-  }, [unfinished?.id]);
+  });
+  const unfinishedId = unfinished?.id;
+  useEffect(() => {
+    if (unfinishedId !== undefined) selectUnfinished();
+  }, [unfinishedId]);
   const compact = size.mode === 'compact';
   const data = poll.data;
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- history is a mutable store: its version says when it changed
-  const trend = useMemo(() => trendOf(history, data?.remaining, now), [history, historyVersion, data, now]);
+  const trend = useMemo(() => trendOf(trendSlice.history, data?.remaining, now), [trendSlice, data, now]);
 
   const [chartWindow, setChartWindow] = useState<ChartWindow>('24h');
   const paneKeys = active && !flow.open && !showPools && !cancelling;

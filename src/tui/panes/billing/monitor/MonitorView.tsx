@@ -12,7 +12,7 @@
  * whole is shortened by dropping parts (the title) or left out, never cut with "…".
  */
 import { Box, Text } from 'ink';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useEffectEvent, useMemo, useState } from 'react';
 import { trendOf } from '../../../../billing/history.js';
 import { balanceSparkline } from '../../../../billing/sparkline.js';
 import type { MonitorSettings } from '../../../../billing/settings.js';
@@ -75,21 +75,23 @@ export function MonitorView({ settings, watcher, onQuit, columns, rows = MONITOR
   const autoColor = auto === undefined ? undefined : auto.tone === 'success' ? theme.ok : auto.tone === 'muted' ? theme.muted : theme[auto.tone];
   const autoLine = auto === undefined ? undefined : visible(auto.line);
   const poll = useWatcherSlice(watcher, (s) => s.poll, watcher.snapshot.poll);
-  const { history, version: historyVersion, problem: historyProblem } = useWatcherSlice(watcher, (s) => s.trend, watcher.snapshot.trend);
+  // The history is a mutable store: the slice is a new object when it changed (its version).
+  const trendSlice = useWatcherSlice(watcher, (s) => s.trend, watcher.snapshot.trend);
+  const { history, problem: historyProblem } = trendSlice;
   const usage = useMonitorUsage(watcher, poll, notify);
   useBalanceAlerts(watcher, { bell, notify });
   const hasUsage = useWatcherSlice(watcher, (s) => s.usage.available, false);
   const rejected = poll.error !== undefined && isUnauthorized(poll.error);
+  // Said once per rejection: the notifier as it is then, an event.
+  const sayRejected = useEffectEvent(() => notify?.({ kind: 'key_rejected' }));
   useEffect(() => {
-    if (rejected) notify?.({ kind: 'key_rejected' });
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- said once per rejection
+    if (rejected) sayRejected();
   }, [rejected]);
   useKeymap('global', { quit: onQuit, refresh: () => watcher.refresh(), ...(hasUsage && { 'usage.read': usage.readNow }) });
   useTick(5000);
   const t = now();
   const data = poll.data;
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- history is a mutable store: its version says when it changed
-  const trend = useMemo(() => trendOf(history, data?.remaining, t), [history, historyVersion, data, t]);
+  const trend = useMemo(() => trendOf(trendSlice.history, data?.remaining, t), [trendSlice, data, t]);
   const conn = connectionState(poll, false, t);
   const width = Math.max(10, columns);
   const host = `${settings.profileName}@${hostLabel(settings.baseUrl)}`;
