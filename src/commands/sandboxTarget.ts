@@ -7,7 +7,8 @@
  * demo user's session token ({@link GlobalOptions.sandboxToken}, never stored).
  */
 import { sandboxDbPath } from '../config/paths.js';
-import { noSuchProfileSentence, resolveProfile } from '../config/profile.js';
+import { resolveProfile } from '../config/profile.js';
+import { noSuchProfileSentence } from '../words/index.js';
 import { ExitCode, fail, warn, type GlobalOptions } from './output.js';
 import { accountWords } from './wordingAccount.js';
 

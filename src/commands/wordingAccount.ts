@@ -4,7 +4,7 @@
  * `fail(ExitCode…, accountWords.row, facts)` (./failure.ts), never with a sentence of its own.
  */
 import { row } from './failure.js';
-import { noSuchProfileSentence } from '../config/profile.js';
+import { noSuchProfileSentence } from '../words/index.js';
 import { originOf } from '../credentials/index.js';
 import { TOKEN_ENV_VAR } from '../credentials/env.js';
 import { visible } from '../terminal/sanitize.js';
