@@ -71,6 +71,10 @@ export const billingWords = {
   checkoutRefused: row('checkout_refused', (f: { problems: readonly string[]; sessionId: string }) => `${f.problems.join(' ')} (session ${visible(f.sessionId)} is on record as awaiting payment.)`),
   usageFindLooksFor: row('usage', () => '--find looks for the transfer on chain: give it without --tx; nothing was sent.'),
   usageGiveTxHash: row('usage', () => 'give --tx HASH (and --amount USD), or --find to look for the transfer on chain; nothing was sent.'),
+  subscriptionUnknown: row(
+    'subscription_unknown',
+    (f: { id: string }) => `subscription_unknown: the billing status lists no subscription or pool pledge with id ${visible(f.id)} (keydeck billing status shows them); nothing was sent`,
+  ),
   notConfirmed: row(
     'not_confirmed',
     (f: { detail: string }) =>
