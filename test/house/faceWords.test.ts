@@ -69,7 +69,7 @@ const escape = (s: string) => s.replace(/[-/\\^$*+?.()|[\]{}]/g, '\\$&');
 function named(): { file: string; line: number; what: string }[] {
   const { commands, flags } = commandLine();
   // `a keydeck sandbox` is the thing, not the command.
-  const command = new RegExp(`(?<!\\ba )\\bkeydeck (?:--[\\w-]+(?:[ =][^\\s-]\\S*)? )*(?:${[...commands].map(escape).join('|')})(?![\\w-])`, 'g');
+  const command = new RegExp(`(?<!\\ba )\\bkeydeck +(?:--[\\w-]+(?:[ =][^\\s-]\\S*)? +)*(?:${[...commands].map(escape).join('|')})(?![\\w-])`, 'g');
   const flag = new RegExp(
     `(?<![\\w-])--(?:${[...flags]
       .sort((a, b) => b.length - a.length)
