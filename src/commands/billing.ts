@@ -151,7 +151,7 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
   // --wait: its flags and where the chain is read are settled before anything is sent.
   let plan: WatchPlan | undefined;
   if (flags.wait) {
-    if (kind !== 'usdc') fail(ExitCode.usage, billingWords.usageWaitWatchesUsdc, { detail: flags.method });
+    if (kind !== 'usdc') fail(ExitCode.usage, billingWords.usageWaitWatchesUsdc, { method: flags.method });
     plan = await (await import('./chainFind.js')).planWatch(globals, profile, flags.timeout, amount);
   }
   // The record is checked before anything is asked or sent: one that cannot be trusted (damaged,

@@ -86,7 +86,7 @@ export async function billingCancel(globals: GlobalOptions, subscriptionId: stri
       return ExitCode.ok;
     }
     if (outcome === 'disagrees') {
-      fail(ExitCode.refused, billingWords.notConfirmed, { detail: renewalWords(after.listed, id) });
+      fail(ExitCode.refused, billingWords.notConfirmed, { renewal: after.listed, id });
     }
     if (!flags.json)
       printLine(

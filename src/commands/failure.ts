@@ -77,6 +77,11 @@ export interface WordingRow<F> {
   readonly words: (facts: F) => string;
 }
 
+/** An error's own sentence as a row passes it through (`message`, or the thrown value in words). */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** A row of a wording table: its `code` and the function that words its facts. */
 export function row<F = void>(code: string, words: (facts: F) => string): WordingRow<F> {
   return { code, words };

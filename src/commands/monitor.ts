@@ -186,7 +186,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       try {
         server = await serveMetrics(metricsAt, { metrics: () => exposition.text(build, [served]) });
       } catch (error) {
-        fail(ExitCode.refused, billingWords.metricsUnavailable, { metrics: flags.metrics, detail: error instanceof Error ? error.message : String(error) });
+        fail(ExitCode.refused, billingWords.metricsUnavailable, { metrics: flags.metrics, error });
       }
       closers.push(() => server.close());
       metricsUrl = server.url;

@@ -43,7 +43,7 @@ export async function withSandbox<T>(globals: GlobalOptions, body: (globals: Glo
       ...(globals.sandbox.chain !== undefined && { chain: globals.sandbox.chain }),
     });
   } catch (error) {
-    fail(ExitCode.refused, accountWords.sandboxUnavailable, { dbPath, detail: error instanceof Error ? error.message : String(error) });
+    fail(ExitCode.refused, accountWords.sandboxUnavailable, { dbPath, error });
   }
   // A sandbox another process serves keeps its own dialect: said, so that answers in another shape surprise nobody.
   const notice = joinedDialectNotice(sandbox, globals.sandbox.dialect);
