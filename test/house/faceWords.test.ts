@@ -100,6 +100,11 @@ describe('the faces word what a user does', () => {
     expect(found.filter((f) => f.what.startsWith('--') && MAY_NAME_FLAGS[f.file] === undefined).map((f) => `${f.file}:${f.line}: ${f.what}`)).toEqual([]);
   });
 
+  it('is written down: docs/architecture.md states the rule', () => {
+    const page = readFileSync(path.join(ROOT, 'docs', 'architecture.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(page).toContain('**No lower layer names a command** (`test/house/faceWords.test.ts`)');
+  });
+
   it('each module allowed to name a command or a flag still does (the lists hold no stale entry)', () => {
     const naming = new Set(found.map((f) => f.file));
     expect(Object.keys(MAY_NAME_FLAGS).filter((file) => !naming.has(file))).toEqual([]);
