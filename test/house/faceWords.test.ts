@@ -39,7 +39,7 @@ const MAY_NAME_FLAGS: Readonly<Record<string, string>> = {
   'src/config/autoTopUp.ts': 'the checks of the policy `autotopup set` takes from its flags (--below, --amount, --to, the caps); only that command sets a policy',
   'src/config/policyFile.ts': 'the policy file of `plan` and `apply`, which their --file names',
   'src/delivery/destinations.ts':
-    "the parse of --to-file and --to-command; the policy file's reader says `to` instead (src/operations/policyPlan.ts). Left: the TUI's destination chooser shows these words as they are",
+    "the parse of --to-file and --to-command, its refusals opening with the flag; the policy file's reader says `to` instead (src/operations/policyPlan.ts), the TUI's destination dialog drops it (src/tui/flows/delivery/DestinationChooser.tsx)",
   'src/api/resources/billing.ts': "the service's refusal of a top-up method's name, with the setting that changes it and --method. Left: the TUI's walk-through shows it as it is",
 };
 
