@@ -95,7 +95,7 @@ describe('delivery from the Keys pane', () => {
     await createInto(ui, 'f', './app.env:MY-KEY');
     await ui.waitFor('"MY-KEY" is not a variable name');
     expect(flat(ui.lastFrame())).not.toContain('--to-file');
-    await ui.press(KEYS.escape);
+    await ui.press(KEYS.esc);
   });
 
   it('a key shown once can be sent to a file too (f) and stays until y', async () => {
