@@ -90,13 +90,13 @@ export function paidTimeLost(
  * How a subscription key's paid time goes on, as a clause: the spec's subscription key is not
  * extended (a new payment creates a new key; `priceUsd` a month when the service's plans say
  * it); a pool key's time is its pledge's, which renews each period unless its renewal was
- * cancelled (`cancelAtPeriodEnd`, from the billing status, when known: `keydeck billing cancel`
- * stops it).
+ * cancelled (`cancelAtPeriodEnd`, from the billing status, when known; how to cancel it is the
+ * face's to say).
  */
 export function renewalWords(key: Pick<ConsumptionKey, 'keyType' | 'keyPlan'>, priceUsd?: string, cancelAtPeriodEnd?: boolean): string {
   if (isPoolKey(key)) {
     if (cancelAtPeriodEnd === true) return 'none: its pledge’s renewal was cancelled, so it ends with the period';
-    if (cancelAtPeriodEnd === false) return 'with its pledge: renewed each period (keydeck billing cancel stops it)';
+    if (cancelAtPeriodEnd === false) return 'with its pledge: renewed each period';
     return 'with its pledge: renewed each period unless cancelled (billing status)';
   }
   return priceUsd !== undefined ? `not extended; a new payment (${priceUsd}/month) creates a new key` : 'not extended; a new subscription payment creates a new key';

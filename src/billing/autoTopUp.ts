@@ -17,6 +17,7 @@
  */
 import { chargeRange, MIN_TOP_UP_USD, PAUSE_AFTER_FAILURES, roundUpCents, type AutoTopUpPolicy } from '../config/autoTopUp.js';
 import { formatUsd } from '../api/money.js';
+import type { InFlightTopUp } from './autoTopUpCount.js';
 
 /** What was read afresh for one decision. Amounts in USD. */
 export interface AutoTopUpFacts {
@@ -24,8 +25,8 @@ export interface AutoTopUpFacts {
   readonly policy: AutoTopUpPolicy;
   /** The account's `remaining`, read just now. */
   readonly remaining: number;
-  /** Each top-up in flight, in words ("a card charge of $30.00 sent at 03:12, its outcome unknown"). */
-  readonly pending: readonly string[];
+  /** Each top-up in flight (./autoTopUpCount.ts `inFlight`). */
+  readonly pending: readonly InFlightTopUp[];
   /** Card charges in the current UTC day and month (credited or in flight; refused ones not). */
   readonly chargedToday: number;
   readonly chargedThisMonth: number;
@@ -42,7 +43,7 @@ export type AutoTopUpDecision =
   | { readonly kind: 'paused'; readonly failures: number; readonly because?: string }
   | { readonly kind: 'not_needed'; readonly remaining: number; readonly belowUsd: number }
   | { readonly kind: 'served'; readonly what: string }
-  | { readonly kind: 'pending'; readonly pending: readonly string[] }
+  | { readonly kind: 'pending'; readonly pending: readonly InFlightTopUp[] }
   | { readonly kind: 'capped'; readonly cap: 'day' | 'month'; readonly amount: number; readonly used: number; readonly limit: number; readonly resetsAt: Date }
   | { readonly kind: 'charge'; readonly amount: number };
 
@@ -80,36 +81,6 @@ export function decideAutoTopUp(facts: AutoTopUpFacts): AutoTopUpDecision {
     return { kind: 'capped', cap: 'month', amount, used: facts.chargedThisMonth, limit: policy.maxPerMonthUsd, resetsAt: utcMonth(now).next };
   }
   return { kind: 'charge', amount };
-}
-
-/** "in 5 h 12 min", "in 3 d" from `now` to `then`. */
-function inWords(now: Date, then: Date): string {
-  const minutes = Math.max(1, Math.round((then.getTime() - now.getTime()) / 60_000));
-  if (minutes < 60) return `in ${minutes} min`;
-  if (minutes < 48 * 60) return `in ${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ''}`;
-  return `in ${Math.round(minutes / 1440)} d`;
-}
-
-/** One sentence for a decision that charges nothing (what the run says, the pane's line, the log). */
-export function decisionSentence(decision: Exclude<AutoTopUpDecision, { kind: 'charge' }>, now: Date): string {
-  switch (decision.kind) {
-    case 'paused':
-      if (decision.because !== undefined)
-        return `Auto top-up is paused on this machine: ${decision.because} Nothing was charged; once one machine alone runs auto top-up for this account, run there: keydeck autotopup resume`;
-      return `Auto top-up is paused: the last ${decision.failures} charges failed. Nothing was charged; check the card, then run: keydeck autotopup resume`;
-    case 'not_needed':
-      return `Nothing to do: the balance ${formatUsd(decision.remaining)} is not below ${formatUsd(decision.belowUsd)}.`;
-    case 'served':
-      return `Nothing charged: since the balance was seen below the threshold, ${decision.what}: it serves this fall (another machine's or a person's top-up). The next run decides again.`;
-    case 'pending':
-      return `Nothing charged: a top-up is still in flight (${decision.pending.join('; ')}); auto top-up charges again only once it is credited or refused.`;
-    case 'capped':
-      return (
-        `Nothing charged: ${formatUsd(decision.amount)} would pass the ${decision.cap === 'day' ? 'day' : 'month'}'s cap ` +
-        `(${formatUsd(decision.used)} of ${formatUsd(decision.limit)} charged this ${decision.cap === 'day' ? 'UTC day' : 'UTC month'}); ` +
-        `it resets at ${decision.resetsAt.toISOString().replace(/\.000Z$/, 'Z')} (${inWords(now, decision.resetsAt)}).`
-      );
-  }
 }
 
 /** Why a machine paused its own policy: another machine charged for the same fall first (`other`, in words). */

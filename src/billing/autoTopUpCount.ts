@@ -169,9 +169,21 @@ export function countFrom(serviceNow: number, listed: ListedTopUps, records: rea
 /** A top-up asked for less than this long ago, still unpaid, is in flight (someone is paying it now), ms. */
 const IN_FLIGHT_MS = 30 * 60_000;
 
-/** What blocks a charge, in words: records in flight, and the status's unpaid top-ups of the last {@link IN_FLIGHT_MS}. */
-export function inFlight(records: readonly JournalEntry[], listed: ListedTopUps, cardNames: ReadonlySet<string>, now: number, serviceNow: number): string[] {
-  const pending: string[] = [];
+/**
+ * A top-up in flight, as auto top-up's decision tells it: `words` (the top-up and its state), and
+ * `resumeCloses` for an auto top-up charge of this machine whose outcome is unknown, which the
+ * user closes by resuming auto top-up once the card statement shows it was not charged (each face
+ * names its way to resume).
+ */
+export interface InFlightTopUp {
+  readonly words: string;
+  readonly resumeCloses: boolean;
+}
+
+/** What blocks a charge: records in flight, and the status's unpaid top-ups of the last {@link IN_FLIGHT_MS}. */
+export function inFlight(records: readonly JournalEntry[], listed: ListedTopUps, cardNames: ReadonlySet<string>, now: number, serviceNow: number): InFlightTopUp[] {
+  const pending: InFlightTopUp[] = [];
+  const said = (words: string, resumeCloses = false) => pending.push({ words, resumeCloses });
   // A listed pending top-up is said once: by the record in flight that names it, else by itself
   // (a record closed on the user's word, or refused, never hides what the service still lists).
   const claimed = recordReferences(records.filter((e) => e.state === 'verifying' || e.state === 'awaiting_payment'));
@@ -187,22 +199,20 @@ export function inFlight(records: readonly JournalEntry[], listed: ListedTopUps,
       if (probable.has(e.id) && listed.finished.includes(probable.get(e.id)!)) continue;
       const ref = e.paymentId ?? probable.get(e.id)?.reference;
       if (ref !== undefined && listedPending.has(ref.toLowerCase())) {
-        pending.push(
-          `a card charge of ${formatUsd(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC is charged and not credited yet: the billing status lists it as pending (${ref})`,
-        );
+        said(`a card charge of ${formatUsd(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC is charged and not credited yet: the billing status lists it as pending (${ref})`);
         continue;
       }
-      const yours = e.autoTopUp !== undefined ? ' (once the card statement shows it was not charged, keydeck autotopup resume closes it)' : '';
-      pending.push(
-        `a ${e.method === 'usdc' ? 'USDC top-up' : 'card charge'} of ${formatUsd(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC is still verifying: its outcome is unknown${yours}`,
+      said(
+        `a ${e.method === 'usdc' ? 'USDC top-up' : 'card charge'} of ${formatUsd(e.amount)} recorded ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC is still verifying: its outcome is unknown`,
+        e.autoTopUp !== undefined,
       );
     } else if (e.state === 'awaiting_payment' && age < IN_FLIGHT_MS) {
-      pending.push(`a ${e.method === 'usdc' ? 'USDC top-up' : 'card checkout'} of ${formatUsd(e.amount)} asked for ${Math.max(1, Math.round(age / 60_000))} min ago is awaiting payment`);
+      said(`a ${e.method === 'usdc' ? 'USDC top-up' : 'card checkout'} of ${formatUsd(e.amount)} asked for ${Math.max(1, Math.round(age / 60_000))} min ago is awaiting payment`);
     }
   }
   for (const t of listed.pending) {
     if (t.reference && claimed.has(t.reference.toLowerCase())) continue;
-    if (serviceNow - t.at < IN_FLIGHT_MS) pending.push(`the billing status lists a pending ${t.method || 'top-up'} of ${formatUsd(t.amount)}`);
+    if (serviceNow - t.at < IN_FLIGHT_MS) said(`the billing status lists a pending ${t.method || 'top-up'} of ${formatUsd(t.amount)}`);
   }
   return pending;
 }

@@ -220,8 +220,9 @@ export class JournalError extends KeydeckError {
 /**
  * The record cannot be trusted as it is on disk (damaged, emptied or removed while its summary
  * says it held top-ups: ./journal.ts says how it is told): every charge and verify stops, and the
- * commands exit 3. The file is left where it is. `message` is the sentence: the file, what is
- * wrong, what it held (./journalSummary.ts) and the way out.
+ * commands exit 3. The file is left where it is. `message` is the facts: the file, what is wrong,
+ * what it held (./journalSummary.ts) and that nothing is charged or verified; the way out (the
+ * user's word, ./journalLoss.ts) is each face's to say (src/words/topUpRecord.ts).
  */
 export class JournalDamagedError extends JournalError {
   override readonly name = 'JournalDamagedError';
@@ -229,15 +230,9 @@ export class JournalDamagedError extends JournalError {
   override readonly code = RECORD_DAMAGED;
   /** What is wrong, in a few words ("it is not an SQLite database: its header is damaged"). */
   readonly problem: string;
-  /** One line for a screen: what is wrong, that money actions are refused, the way out, then the file (cut first on a narrow screen). */
-  readonly line: string;
   constructor(file: string, problem: string, held: string) {
-    super(
-      `the top-up record ${file} cannot be trusted (${problem}), and is left in place; ${held}. Nothing is charged or verified until it is repaired or replaced: check those top-ups with the service first (keydeck billing status, the card statement), then keydeck billing history --accept-loss moves it aside and starts a new record.`,
-      file,
-    );
+    super(`the top-up record ${file} cannot be trusted (${problem}), and is left in place; ${held}. Nothing is charged or verified until it is repaired or replaced`, file);
     this.problem = problem;
-    this.line = `top-up record damaged: no top-up or verify (billing history --accept-loss) · ${problem} · ${file}`;
   }
 }
 

@@ -110,7 +110,7 @@ export function mintRefusalOf(id: string, summary: BillingStatusSummary | undefi
   }
   const sub = summary.subscriptions.find((s) => s.id === id);
   if (sub) return entitles(sub.status) ? undefined : { code: 'subscription_not_active', sentence: `the subscription ${id} is ${sub.status}, not active` };
-  return { code: 'subscription_unknown', sentence: `the billing status lists no subscription or pool pledge with id ${id} (keydeck billing status shows them)` };
+  return { code: 'subscription_unknown', sentence: `the billing status lists no subscription or pool pledge with id ${id}` };
 }
 
 /**

@@ -87,7 +87,3 @@ export function poolFacts(pool: Pool): Array<[string, string]> {
   ];
   return facts.filter((f): f is [string, string] => f[1] !== undefined);
 }
-
-/** How to subscribe: keydeck does not buy; the service's site (or its API) does. */
-export const SUBSCRIBE_HINT =
-  'keydeck does not subscribe: reserve seats on the service’s dashboard (or POST /api/pools/:id/subscribe), then mint the key with keydeck keys create --subscription ID NAME';

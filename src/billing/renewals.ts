@@ -62,7 +62,7 @@ export function cancelRefusal(
   listed: boolean,
 ): { readonly code: 'subscription_unknown' | 'subscription_not_active' | 'already'; readonly sentence: string } | undefined {
   if (listed && !renewal) {
-    return { code: 'subscription_unknown', sentence: `the billing status lists no subscription or pool pledge with id ${visible(id)} (keydeck billing status shows them); nothing was sent` };
+    return { code: 'subscription_unknown', sentence: `the billing status lists no subscription or pool pledge with id ${visible(id)}; nothing was sent` };
   }
   if (!renewal) return undefined;
   if (!isRunning(renewal.summary.status)) {

@@ -35,6 +35,10 @@ import { visible } from '../terminal/sanitize.js';
 import { isRecordDamaged } from '../config/recordDamage.js';
 import { formatUsdCode } from '../api/money.js';
 import { billingWords } from './wordingBilling.js';
+import { belowSentence } from '../words/index.js';
+
+/** A record's error in the command line's words (a damaged record names the way past it), without a final period. */
+const recordErrorText = (error: unknown): string => belowSentence(error)?.replace(/\.$/, '') ?? messageOf(error);
 
 /**
  * `keydeck billing status [--json]`: the service's endpoints `GET /api/billing/status`, whose body the spec does not
@@ -151,7 +155,7 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
   // --wait: its flags and where the chain is read are settled before anything is sent.
   let plan: WatchPlan | undefined;
   if (flags.wait) {
-    if (kind !== 'usdc') fail(ExitCode.usage, billingWords.usageWaitWatchesUsdc, { detail: flags.method });
+    if (kind !== 'usdc') fail(ExitCode.usage, billingWords.usageWaitWatchesUsdc, { method: flags.method });
     plan = await (await import('./chainFind.js')).planWatch(globals, profile, flags.timeout, amount);
   }
   // The record is checked before anything is asked or sent: one that cannot be trusted (damaged,
@@ -188,7 +192,7 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
   }
   if (outcome.kind !== 'answered') {
     if (outcome.kind === 'failed' && outcome.recordError !== undefined)
-      warn(`${messageOf(outcome.recordError)}. The charge stays on keydeck's record as verifying: check the billing status and the card statement.`);
+      warn(`${recordErrorText(outcome.recordError)}. The charge stays on keydeck's record as verifying: check the billing status and the card statement.`);
     journal.close();
     throw outcome.error;
   }
@@ -199,14 +203,14 @@ export async function billingTopUp(globals: GlobalOptions, flags: TopUpFlags, de
     if (outcome.recordError !== undefined) {
       warn(
         entry
-          ? `${messageOf(outcome.recordError)}. The charge is on keydeck's record as verifying, without its answer: keep what is printed below.`
-          : `${outcome.recordError instanceof Error ? outcome.recordError.message : String(outcome.recordError)} This top-up is not on keydeck's record: keep what is printed below.`,
+          ? `${recordErrorText(outcome.recordError)}. The charge is on keydeck's record as verifying, without its answer: keep what is printed below.`
+          : `${belowSentence(outcome.recordError) ?? (outcome.recordError instanceof Error ? outcome.recordError.message : String(outcome.recordError))} This top-up is not on keydeck's record: keep what is printed below.`,
       );
     }
     // A USDC instruction no transfer was named for yet (a run killed before it printed one, say): named, so one is paid, not both.
     if (result.method === 'usdc' && entry) earlier = openInstructions(await journal.unfinished(scope)).filter((e) => e.id !== entry.id && topUpPhase(e) === 'pay');
   } catch (error) {
-    warn(`${error instanceof Error ? error.message : String(error)} This top-up is not on keydeck's record: keep what is printed below.`);
+    warn(`${belowSentence(error) ?? (error instanceof Error ? error.message : String(error))} This top-up is not on keydeck's record: keep what is printed below.`);
   } finally {
     journal.close();
   }

@@ -70,6 +70,7 @@ export async function billingCancel(globals: GlobalOptions, subscriptionId: stri
       else printLine(`The ${renewalWords(listed, id)} already ends at its period end${ends ? ` (${formatTimestamp(ends)})` : ''}: its renewal was cancelled before. Nothing was sent.`);
       return ExitCode.ok;
     }
+    if (refusal?.code === 'subscription_unknown') fail(ExitCode.refused, billingWords.subscriptionUnknown, { id });
     if (refusal !== undefined) fail(ExitCode.refused, `${refusal.code}: ${refusal.sentence}`);
     await confirmDestructive({ yes: flags.yes, question: cancelQuestion(listed, id, formatTimestamp), command });
     const answer = await client.billing.cancel(id);
@@ -85,7 +86,7 @@ export async function billingCancel(globals: GlobalOptions, subscriptionId: stri
       return ExitCode.ok;
     }
     if (outcome === 'disagrees') {
-      fail(ExitCode.refused, billingWords.notConfirmed, { detail: renewalWords(after.listed, id) });
+      fail(ExitCode.refused, billingWords.notConfirmed, { renewal: after.listed, id });
     }
     if (!flags.json)
       printLine(

@@ -20,6 +20,7 @@ import { colorEnabled, formatTable, formatTimestamp, type Cell, type TerminalTex
 import { formatUsdCode } from '../api/money.js';
 import { billingWords } from './wordingBilling.js';
 import { accountWords } from './wordingAccount.js';
+import { belowSentence } from '../words/index.js';
 
 export interface HistoryFlags extends JsonFlag {
   /** Draw the balance over `window` from the balance history instead of listing top-ups. */
@@ -193,7 +194,7 @@ export async function billingAcceptLoss(globals: GlobalOptions, flags: { readonl
     fail(ExitCode.usage, billingWords.recordReadableNothingToAccept, { path: journal.path });
   } catch (error) {
     if (!isRecordDamaged(error)) throw error;
-    damage = (error as Error).message;
+    damage = belowSentence(error) ?? (error as Error).message;
   } finally {
     journal.close();
   }

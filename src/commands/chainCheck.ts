@@ -27,7 +27,7 @@ export async function chainSettingsOf(globals: GlobalOptions, profile: ChainProf
   try {
     return await resolveChainSettings({ noChain: globals.noChain, chainRpc: globals.chainRpc, profile, baseUrl: profile.baseUrl });
   } catch (error) {
-    if (error instanceof ChainSettingsError) fail(ExitCode.usage, billingWords.invalidChainRpc, { detail: error.message });
+    if (error instanceof ChainSettingsError) fail(ExitCode.usage, billingWords.invalidChainRpc, { error });
     throw error;
   }
 }

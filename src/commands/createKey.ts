@@ -89,8 +89,7 @@ export async function runKeysCreate(session: Session, request: CreateRequest): P
         say(request.name === undefined ? 'No unfinished key creation for this profile and service.' : `No unfinished creation of the key "${visible(request.name)}".`, json);
         return ExitCode.ok;
       }
-      if (matching.length > 1)
-        fail(ExitCode.usage, keyWords.invalidRequestKeyCreationsAre, { matchingCount: matching.length, detail: matching.map((o) => `"${o.name}"`).join(', '), undo: request.undo });
+      if (matching.length > 1) fail(ExitCode.usage, keyWords.invalidRequestKeyCreationsAre, { names: matching.map((o) => o.name), undo: request.undo });
       const op = matching[0]!;
       if (request.undo) {
         ensureCanConfirm({ yes: request.yes, command: createCommand(op.name, 'undo') });

@@ -11,6 +11,7 @@ import { isRecordDamaged } from '../config/recordDamage.js';
 import { isReadOnlyError } from '../config/profileMarks.js';
 import { CredentialStoreError } from '../credentials/store.js';
 import { KeydeckError, type ExitClass } from '../errors/index.js';
+import { belowSentence } from '../words/index.js';
 
 /** Exit codes shared by every command (src/cli.ts). */
 export const ExitCode = {
@@ -74,6 +75,11 @@ export class CommandFailure extends KeydeckError {
 export interface WordingRow<F> {
   readonly code: string;
   readonly words: (facts: F) => string;
+}
+
+/** An error's own sentence as a row passes it through (`message`, or the thrown value in words). */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** A row of a wording table: its `code` and the function that words its facts. */
@@ -140,8 +146,10 @@ export function jsonErrorOf(error: unknown): { error: Record<string, unknown> } 
   return { error: { code: typed?.code ?? 'unexpected', message: sentenceOf(error), ...typed?.facts() } };
 }
 
-/** One sentence for any error, ending with a period, secrets redacted. */
+/** One sentence for any error, ending with a period, secrets redacted (a lower layer's coded error in the command line's words: src/words). */
 export function sentenceOf(error: unknown): string {
+  const below = belowSentence(error);
+  if (below !== undefined) return asSentence(redactSecrets(below));
   if (error instanceof CommandFailure || error instanceof ConfigError || error instanceof CredentialStoreError || isReadOnlyError(error)) {
     return asSentence(redactSecrets(error.message));
   }

@@ -19,7 +19,7 @@ function reasonOf(error: z.ZodError): string {
 /** Parses `value` with `schema` or ends the command (exit 2) naming `what` (a flag or argument). */
 function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) fail(ExitCode.usage, accountWords.invalidInput, { what, detail: reasonOf(parsed.error) });
+  if (!parsed.success) fail(ExitCode.usage, accountWords.invalidInput, { what, problem: reasonOf(parsed.error) });
   return parsed.data;
 }
 

@@ -80,7 +80,7 @@ export async function keyInfo(globals: GlobalOptions, flags: KeyInfoFlags = {}, 
   try {
     store = deps.openHistory ? deps.openHistory() : BalanceHistoryStore.open({ env });
   } catch (error) {
-    fail(ExitCode.refused, keyWords.usageRecordUnavailableKeyInfo, { detail: error instanceof Error ? error.message : String(error) });
+    fail(ExitCode.refused, keyWords.usageRecordUnavailableKeyInfo, { error });
   }
   const client = new KeydeckClient({
     ...clientTimeoutFromEnv(env),

@@ -6,10 +6,8 @@
  * value (`sk_…`, `mk_…`, `sk-…`) is refused before any request, shown by its prefix only: a key
  * value never reaches a URL path.
  */
-import { keyStatus } from '../api/keyStatus.js';
-import { visible } from '../terminal/sanitize.js';
 import { ExitCode, fail } from './output.js';
-import { keyWords } from './wordingKeys.js';
+import { keyWords, type KeyLike } from './wordingKeys.js';
 
 /** A full key value as the spec (`sk_…`, `mk_…`) and the newer keys page (`sk-…`) write them. */
 const KEY_VALUE = /^(sk|mk)(_[A-Za-z0-9_-]{12,}|-[A-Za-z0-9_-]{16,})$/;
@@ -41,24 +39,8 @@ export function checkKeyRef(given: string, kind: KeyRefKind = CONSUMPTION_KEYS):
   return text;
 }
 
-/** One candidate of an ambiguous name: `id (active, created 2026-02-27)`. */
-function candidate(key: KeyLike): string {
-  const state = typeof key.isActive === 'boolean' ? keyStatus({ ...key, isActive: key.isActive }) : undefined;
-  const created = typeof key.createdAt === 'string' ? key.createdAt.slice(0, 10) : undefined;
-  const about = [state, created && `created ${created}`].filter(Boolean).join(', ');
-  return `${visible(key.id)}${about ? ` (${about})` : ''}`;
-}
-
-/** What {@link keyByRef} reads of a listed key. */
-export interface KeyLike {
-  readonly id: string;
-  readonly name: string;
-  readonly createdAt?: string;
-  /** A consumption key's (a management key's is always true): shown with a candidate. */
-  readonly isActive?: boolean;
-  readonly subscriptionStatus?: string;
-  readonly subscriptionExpiresAt?: string;
-}
+/** What {@link keyByRef} reads of a listed key (./wordingKeys.ts words a candidate of it). */
+export type { KeyLike } from './wordingKeys.js';
 
 /**
  * The key `given` names among `keys`: the one with that id, else the one with that name; with
@@ -75,7 +57,7 @@ export function keyByRef<T extends KeyLike>(keys: readonly T[], given: string, k
   const pick = preferred.length > 0 ? preferred : named;
   if (pick.length === 1) return pick[0]!;
   if (pick.length > 1) {
-    fail(ExitCode.refused, keyWords.ambiguous, { pickCount: pick.length, noun: kind.noun, given, detail: pick.map(candidate).join('; ') });
+    fail(ExitCode.refused, keyWords.ambiguous, { candidates: pick, noun: kind.noun, given });
   }
   return fail(ExitCode.refused, keyWords.notFoundNoHasId, { noun: kind.noun, given, listCommand: kind.listCommand });
 }

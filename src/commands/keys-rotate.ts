@@ -20,7 +20,6 @@ import {
   destinationsWords,
   drive,
   drivenNow,
-  eventPhrases,
   holdersOf,
   OperationDrivers,
   pendingRotationOf,
@@ -252,7 +251,7 @@ async function undelivered(run: Run, outcome: Extract<RotateOutcome, { kind: 'un
     if (/^y(es)?$/i.test(await askLine(`Undo the rotation: delete ${label} and keep the old key?${back} [y/N] `))) {
       const said: OperationEvent[] = [];
       await drive(rotateKeyMachine, { ...run.ctx, emit: (e) => said.push(e) }, { op: rotation }, 'undo', {});
-      fail(ExitCode.refused, keyWords.rotateDeliveryUndone, { failed, label, detail: said.flatMap((e) => eventPhrases(e, 'cli').map((p) => visible(p))).join('; ') });
+      fail(ExitCode.refused, keyWords.rotateDeliveryUndone, { failed, label, said });
     }
   }
   const finish = fileHolds ? 'delivers it again where it failed (its value is read back from the file that holds it)' : 'makes a new successor and delivers it';
@@ -273,7 +272,7 @@ async function resume(run: Run, idOrName: string | undefined, flags: RotateFlags
     return ExitCode.ok;
   }
   if (matching.length > 1) {
-    fail(ExitCode.usage, keyWords.invalidRequestRotationsAreUnfinished, { matchingCount: matching.length, detail: matching.map((r) => `"${r.old.name}" ${r.old.id}`).join(', '), undo: flags.undo });
+    fail(ExitCode.usage, keyWords.invalidRequestRotationsAreUnfinished, { rotations: matching.map((r) => r.old), undo: flags.undo });
   }
   const rotation = matching[0]!;
   if (flags.undo) {

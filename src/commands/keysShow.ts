@@ -163,7 +163,10 @@ export async function keysShow(globals: GlobalOptions, idOrName: string, flags: 
     const state = keyStatus(key, now);
     const left = paidTimeLeftMs(key, now);
     const plan = planOf(key, plans);
-    const renewal = key.keyType === 'subscription' ? renewalWords(key, plan?.priceUsd !== undefined ? formatUsd(plan.priceUsd) : undefined, cancelled) : undefined;
+    const renewal =
+      key.keyType === 'subscription'
+        ? `${renewalWords(key, plan?.priceUsd !== undefined ? formatUsd(plan.priceUsd) : undefined, cancelled)}${isPoolKey(key) && cancelled === false ? ' (keydeck billing cancel stops it)' : ''}`
+        : undefined;
     const hours = blocks ? reservedHoursText(blocks, now) : undefined;
     const guard = await guardrailOf(session, key, spend, now);
     if (flags.json) {

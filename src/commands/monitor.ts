@@ -38,6 +38,10 @@ import { pollIntervalMs } from '../watcher/schedule.js';
 import { ExitCode, fail, openSession, warn, type ExitCodeValue, type GlobalOptions, type OpenSessionOptions } from './output.js';
 import { ensureCanChange } from './changeGuard.js';
 import { billingWords } from './wordingBilling.js';
+import type { NotifySteps } from '../terminal/notify.js';
+
+/** The next steps the monitor's notifications name: the commands that take them. */
+const NOTIFY_STEPS: NotifySteps = { signIn: 'keydeck auth login', autoTopUpStatus: 'keydeck autotopup status', autoTopUpResume: 'keydeck autotopup resume', billingStatus: 'keydeck billing status' };
 
 /** How often `keydeck monitor` reads the keys and the billing status for pool keys' block ends, ms (5 min). */
 export const BLOCK_WATCH_MS = 5 * 60_000;
@@ -155,7 +159,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
           })
         : undefined;
     const problems: string[] = [];
-    const notifier = createTerminalNotifier(flags, { profile: profile.name, origin: originOf(profile.baseUrl), onProblem: (sentence) => problems.push(sentence) });
+    const notifier = createTerminalNotifier(flags, { profile: profile.name, origin: originOf(profile.baseUrl), onProblem: (sentence) => problems.push(sentence), steps: NOTIFY_STEPS });
     const notify = deps.notify ?? ((event: NotifyEvent) => notifier.notify(event));
     let metricsUrl: string | undefined;
     let keysEveryMs = BLOCK_WATCH_MS;
@@ -182,7 +186,7 @@ export async function monitorCommand(globals: GlobalOptions, flags: MonitorFlags
       try {
         server = await serveMetrics(metricsAt, { metrics: () => exposition.text(build, [served]) });
       } catch (error) {
-        fail(ExitCode.refused, billingWords.metricsUnavailable, { metrics: flags.metrics, detail: error instanceof Error ? error.message : String(error) });
+        fail(ExitCode.refused, billingWords.metricsUnavailable, { metrics: flags.metrics, error });
       }
       closers.push(() => server.close());
       metricsUrl = server.url;

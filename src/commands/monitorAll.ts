@@ -56,7 +56,7 @@ export async function monitorAllProfiles(globals: GlobalOptions, flags: MonitorF
       ['--desktop-notifications', flags.desktopNotifications],
     ] as const
   ).find(([, value]) => value !== undefined && value !== false);
-  if (single) fail(ExitCode.usage, billingWords.usageAllProfilesOnly, { detail: single[0] });
+  if (single) fail(ExitCode.usage, billingWords.usageAllProfilesOnly, { flag: single[0] });
   const env = deps.env ?? process.env;
   const terminal = deps.isTerminal ?? Boolean(process.stdin.isTTY && process.stdout.isTTY);
   if (!terminal || env.TERM === 'dumb') fail(ExitCode.usage, billingWords.needsTerminalMonitorAllProfiles);

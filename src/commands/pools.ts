@@ -8,7 +8,10 @@
  * pool. Subscribing is not offered (see `SUBSCRIBE_HINT`). Errors and exit codes: ./api-command.ts.
  */
 import type { UnreadPool } from '../api/poolSchemas.js';
-import { BLOCK_HEADERS, blockRow, POOL_HEADERS, poolFacts, poolRow, SUBSCRIBE_HINT } from '../billing/poolView.js';
+import { BLOCK_HEADERS, blockRow, POOL_HEADERS, poolFacts, poolRow } from '../billing/poolView.js';
+
+/** How to subscribe: keydeck does not buy; the service's site (or its API) does. */
+const SUBSCRIBE_HINT = 'keydeck does not subscribe: reserve seats on the service’s dashboard (or POST /api/pools/:id/subscribe), then mint the key with keydeck keys create --subscription ID NAME';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { parseKeyId } from './input.js';
 import { ExitCode, openSession, printFormatted, printLine, type ExitCodeValue, type GlobalOptions } from './output.js';

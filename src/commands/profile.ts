@@ -196,7 +196,7 @@ export async function profileAdd(name: string, flags: ProfileAddFlags, deps: Pro
     alertBelowUsd = parsed.value;
   }
   await updateConfig(configFilePath(env), (config) => {
-    if (config.profiles[name]) fail(ExitCode.refused, accountWords.profileExists, { name, detail: config.profiles[name]!.baseUrl ?? 'no base URL' });
+    if (config.profiles[name]) fail(ExitCode.refused, accountWords.profileExists, { name, baseUrl: config.profiles[name]!.baseUrl });
     config.profiles[name] = {
       baseUrl,
       ...(pollIntervalSeconds !== undefined && { pollIntervalSeconds }),

@@ -120,14 +120,14 @@ export async function handover(client: RotationClient, rotation: Rotation, flags
     if (!use.known) {
       // Never by guessing: without lastUsedAt nothing says the key is idle, so it is not handled.
       if (rotation.oldAction !== 'keep') {
-        fail(ExitCode.refused, keyWords.idleUnknown, { detail: visible(oldName(rotation)), finishHint });
+        fail(ExitCode.refused, keyWords.idleUnknown, { oldName: oldName(rotation), finishHint });
       }
     } else if (!isIdle(use, flags.idleForMs)) {
       say(`Waiting until it has not been used for ${shortDuration(flags.idleForMs)} (at most ${shortDuration(flags.waitIdleMs)}, --wait-idle)…`, json);
       const waited = await waitUntilIdle(client, rotation.old.id, { idleForMs: flags.idleForMs, boundMs: flags.waitIdleMs });
       use = waited.lastUse;
       if (!waited.idle) {
-        fail(ExitCode.refused, keyWords.stillInUseOldKeyAfter, { detail: visible(oldName(rotation)), detail2: describeLastUse(use), waitIdleMs: flags.waitIdleMs, finishHint });
+        fail(ExitCode.refused, keyWords.stillInUseOldKeyAfter, { oldName: oldName(rotation), use, waitIdleMs: flags.waitIdleMs, finishHint });
       }
       say(`It is idle: ${describeLastUse(use)}.`, json);
       inUse = false;
@@ -142,10 +142,7 @@ export async function handover(client: RotationClient, rotation: Rotation, flags
   if (inUse && action !== 'keep' && !flags.yes) {
     const question = `The old key is still in use: ${use.known ? `it was ${describeLastUse(use)}` : 'its usage figures show spend'}, after the successor was delivered. ${action === 'delete' ? 'Delete' : 'Deactivate'} it anyway? [y/N] `;
     if (!canPrompt() || !/^y(es)?$/i.test(await askLine(question))) {
-      fail(ExitCode.refused, keyWords.stillInUseAfterSuccessorDelivered, {
-        detail: use.known ? `the old key "${visible(oldName(rotation))}" was ${describeLastUse(use)}` : `the usage figures show the old key "${visible(oldName(rotation))}" spending`,
-        finishHint,
-      });
+      fail(ExitCode.refused, keyWords.stillInUseAfterSuccessorDelivered, { oldName: oldName(rotation), use, finishHint });
     }
   }
   return { action, lastUse: use };

@@ -7,7 +7,8 @@
  * demo user's session token ({@link GlobalOptions.sandboxToken}, never stored).
  */
 import { sandboxDbPath } from '../config/paths.js';
-import { noSuchProfileSentence, resolveProfile } from '../config/profile.js';
+import { resolveProfile } from '../config/profile.js';
+import { noSuchProfileSentence } from '../words/index.js';
 import { ExitCode, fail, warn, type GlobalOptions } from './output.js';
 import { accountWords } from './wordingAccount.js';
 
@@ -42,7 +43,7 @@ export async function withSandbox<T>(globals: GlobalOptions, body: (globals: Glo
       ...(globals.sandbox.chain !== undefined && { chain: globals.sandbox.chain }),
     });
   } catch (error) {
-    fail(ExitCode.refused, accountWords.sandboxUnavailable, { dbPath, detail: error instanceof Error ? error.message : String(error) });
+    fail(ExitCode.refused, accountWords.sandboxUnavailable, { dbPath, error });
   }
   // A sandbox another process serves keeps its own dialect: said, so that answers in another shape surprise nobody.
   const notice = joinedDialectNotice(sandbox, globals.sandbox.dialect);

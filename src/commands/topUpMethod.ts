@@ -54,7 +54,7 @@ function nearMisses(input: string, names: readonly string[]): string[] {
  */
 export function checkTopUpMethod(method: string, profileNames: Readonly<Partial<Record<TopUpMethod, string>>> = {}): TopUpMethod {
   const named = TopUpMethodNameSchema.safeParse(method);
-  if (!named.success) fail(ExitCode.usage, billingWords.usageMethodSent, { detail: named.error.issues[0]?.message ?? 'invalid method name' });
+  if (!named.success) fail(ExitCode.usage, billingWords.usageMethodSent, { problem: named.error.issues[0]?.message ?? 'invalid method name' });
   const kind = topUpKindOf(method, profileNames);
   if (kind !== undefined) return kind;
   const known = knownTopUpMethods(profileNames);

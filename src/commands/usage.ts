@@ -77,7 +77,7 @@ export function openUsageRig(session: Session, deps: UsageDeps = {}): UsageRig {
   try {
     store = deps.openHistory ? deps.openHistory() : BalanceHistoryStore.open({ env: deps.session?.env ?? process.env });
   } catch (error) {
-    fail(ExitCode.refused, keyWords.usageRecordUnavailable, { detail: error instanceof Error ? error.message : String(error) });
+    fail(ExitCode.refused, keyWords.usageRecordUnavailable, { error });
   }
   const origin = originOf(session.profile.baseUrl);
   return {

@@ -16,7 +16,7 @@ import { visible } from '../terminal/sanitize.js';
 import { say } from './keyDelivery.js';
 import { printData, type CommandDeps, type JsonFlag } from './api-command.js';
 import { askLine, canPrompt, ExitCode, fail, printLine, recordExit, warn, type ExitCodeValue, type GlobalOptions, type Session } from './output.js';
-import { billingWords } from './wordingBilling.js';
+import { billingWords, choiceText } from './wordingBilling.js';
 
 /** Dependencies of the top-up commands: the record (default: the data dir's, as the TUI's). */
 export interface BillingDeps extends CommandDeps {
@@ -143,11 +143,6 @@ export interface ChosenTopUp {
   readonly depositAddress?: string;
 }
 
-/** A top-up in a list of choices: `$25.00 to 0x5aAe…, requested 2026-11-28 03:12 UTC`. */
-function choiceText(e: JournalEntry): string {
-  return `${formatUsdCode(e.amountSent ?? e.amount)} to ${e.address ?? '?'}, requested ${e.createdAt.slice(0, 16).replace('T', ' ')} UTC`;
-}
-
 /**
  * The record and the amount of `billing verify --tx` : the record
  * verified with this hash before, else the one USDC instruction still open for `amount` (any
@@ -165,11 +160,7 @@ export async function chooseTopUp(
   if (match.ambiguous) {
     const list = match.ambiguous;
     if (!canPrompt()) {
-      const how =
-        request.amount === undefined
-          ? 'with --amount (and --to ADDRESS, the deposit address the transfer paid, when two have the same amount)'
-          : 'with --to ADDRESS, the deposit address the transfer paid';
-      fail(ExitCode.usage, billingWords.severalTopupsUsdcTopUps, { listCount: list.length, detail: visible(list.map(choiceText).join('; ')), how });
+      fail(ExitCode.usage, billingWords.severalTopupsUsdcTopUps, { list, amountGiven: request.amount !== undefined });
     }
     process.stderr.write(`${list.length} USDC top-ups await payment:\n${list.map((e, i) => `  ${i + 1}  ${visible(choiceText(e))}\n`).join('')}`);
     const answer = await askLine(`Which one did this transfer pay? [1-${list.length}] `);

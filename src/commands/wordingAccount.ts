@@ -3,8 +3,8 @@
  * stable code and wording its facts (docs/architecture.md, "The error type"). A command fails with
  * `fail(ExitCode…, accountWords.row, facts)` (./failure.ts), never with a sentence of its own.
  */
-import { row } from './failure.js';
-import { noSuchProfileSentence } from '../config/profile.js';
+import { errorText, row } from './failure.js';
+import { noSuchProfileSentence } from '../words/index.js';
 import { originOf } from '../credentials/index.js';
 import { TOKEN_ENV_VAR } from '../credentials/env.js';
 import { visible } from '../terminal/sanitize.js';
@@ -53,7 +53,7 @@ export const accountWords = {
       'try again once the keychain answers (or remove the entry with your keychain tool)',
   ),
   usageSandboxBaseUrl: row('usage', () => '--sandbox and --base-url name two different services: give one of them'),
-  sandboxUnavailable: row('sandbox_unavailable', (f: { dbPath: string; detail: string }) => `could not start the sandbox (${f.dbPath}): ${f.detail}`),
+  sandboxUnavailable: row('sandbox_unavailable', (f: { dbPath: string; error: unknown }) => `could not start the sandbox (${f.dbPath}): ${errorText(f.error)}`),
   usageNoTokenGiven: row('usage', () => 'no token given and no terminal to ask for one: pipe it with --token-stdin (e.g. `printf %s "$TOKEN" | keydeck auth login --token-stdin`)'),
   nothingToRevokeNoKeyStored: row('nothing_to_revoke', (f: { name: string }) => `no key is stored for profile "${f.name}", so there is nothing to revoke`),
   nothingToRevokeStoredTokenNot: row('nothing_to_revoke', () => 'the stored token is not a management key, so there is nothing to revoke'),
@@ -74,10 +74,13 @@ export const accountWords = {
   cancelledNameTypedNot: row('cancelled', () => 'cancelled: the name typed is not the key’s; nothing was changed'),
   cancelledAmountTypedAgain: row('cancelled', (f: { amount: number }) => `cancelled: the amount typed again does not match ${formatUsd(f.amount)}; nothing was requested`),
   cancelledCharged: row('cancelled', () => 'cancelled: nothing was charged'),
-  invalidInput: row('invalid_request', (f: { what: string; detail: string }) => `invalid_request: ${f.what}: ${f.detail}`),
+  invalidInput: row('invalid_request', (f: { what: string; problem: string }) => `invalid_request: ${f.what}: ${f.problem}`),
   invalidTxHash: row('invalid_request', (f: { problem: string }) => `invalid_request: --tx: ${f.problem}`),
   invalidFlag: row('invalid_request', (f: { flag: string; reason: string; got: string }) => `invalid_request: ${f.flag}: ${f.reason}${f.got}`),
   invalidRequestSent: row('invalid_request', (f: { error: unknown }) => `--to: ${(f.error as Error).message.replace(/\.$/, '')}; nothing was sent.`),
-  profileExists: row('profile_exists', (f: { name: string; detail: string }) => `profile "${f.name}" already exists (${f.detail}): remove it first, or pick another name`),
+  profileExists: row(
+    'profile_exists',
+    (f: { name: string; baseUrl: string | undefined }) => `profile "${f.name}" already exists (${f.baseUrl ?? 'no base URL'}): remove it first, or pick another name`,
+  ),
   usageProfileSetNeeds: row('usage', () => 'profile set needs a mark: --read-only or --no-read-only, --protected or --no-protected'),
 };

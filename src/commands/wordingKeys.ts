@@ -3,13 +3,34 @@
  * stable code and wording its facts (docs/architecture.md, "The error type"). A command fails with
  * `fail(ExitCode…, keyWords.row, facts)` (./failure.ts), never with a sentence of its own.
  */
-import { row } from './failure.js';
+import { errorText, row } from './failure.js';
 import { visible } from '../terminal/sanitize.js';
 import { keyPrefixOf } from '../api/errors.js';
 import { ageWords } from '../billing/usageWords.js';
-import { createCommand } from '../operations/wording.js';
-import { shortDuration } from '../delivery/lastUse.js';
+import { createCommand, eventPhrases } from '../operations/wording.js';
+import type { OperationEvent } from '../operations/events.js';
+import { keyStatus } from '../api/keyStatus.js';
+import { describeLastUse, shortDuration, type LastUse } from '../delivery/lastUse.js';
 import { TOKEN_ENV_VAR } from '../credentials/env.js';
+
+/** What ./keyRef.ts `keyByRef` reads of a listed key. */
+export interface KeyLike {
+  readonly id: string;
+  readonly name: string;
+  readonly createdAt?: string;
+  /** A consumption key's (a management key's is always true): shown with a candidate. */
+  readonly isActive?: boolean;
+  readonly subscriptionStatus?: string;
+  readonly subscriptionExpiresAt?: string;
+}
+
+/** One candidate of an ambiguous name: `id (active, created 2026-02-27)`. */
+function candidate(key: KeyLike): string {
+  const state = typeof key.isActive === 'boolean' ? keyStatus({ ...key, isActive: key.isActive }) : undefined;
+  const created = typeof key.createdAt === 'string' ? key.createdAt.slice(0, 10) : undefined;
+  const about = [state, created && `created ${created}`].filter(Boolean).join(', ');
+  return `${visible(key.id)}${about ? ` (${about})` : ''}`;
+}
 
 /** Each failure of the key commands (keys, mgmt-keys, key-info, usage, apply, policy): its code and its sentence from the facts. */
 export const keyWords = {
@@ -32,8 +53,8 @@ export const keyWords = {
   ),
   ambiguous: row(
     'ambiguous',
-    (f: { pickCount: number; noun: string; given: string; detail: string }) =>
-      `ambiguous: ${f.pickCount} ${f.noun}s are named "${visible(f.given)}": name one by its id: ${f.detail}; nothing was changed`,
+    (f: { candidates: readonly KeyLike[]; noun: string; given: string }) =>
+      `ambiguous: ${f.candidates.length} ${f.noun}s are named "${visible(f.given)}": name one by its id: ${f.candidates.map(candidate).join('; ')}; nothing was changed`,
   ),
   notFoundNoHasId: row(
     'not_found',
@@ -42,7 +63,7 @@ export const keyWords = {
   usagePeriodMustBe: row('usage', (f: { text: string }) => `--period must be one of 24h, 7d, 30d, total (got "${visible(f.text.slice(0, 20))}")`),
   usageRecordUnavailable: row(
     'usage_record_unavailable',
-    (f: { detail: string }) => `usage reads need keydeck's shared record of reads (the service allows 12 per 12 hours), which cannot be used: ${f.detail}`,
+    (f: { error: unknown }) => `usage reads need keydeck's shared record of reads (the service allows 12 per 12 hours), which cannot be used: ${errorText(f.error)}`,
   ),
   usageRefreshCachedCannot: row('usage', () => '--refresh and --cached cannot be used together'),
   usageBudget: row(
@@ -64,8 +85,8 @@ export const keyWords = {
   ),
   invalidRequestKeyCreationsAre: row(
     'invalid_request',
-    (f: { matchingCount: number; detail: string; undo: boolean | undefined }) =>
-      `invalid_request: ${f.matchingCount} key creations are unfinished (${f.detail}): name one (keydeck keys create --${f.undo ? 'undo' : 'finish'} NAME)`,
+    (f: { names: readonly string[]; undo: boolean | undefined }) =>
+      `invalid_request: ${f.names.length} key creations are unfinished (${f.names.map((n) => `"${n}"`).join(', ')}): name one (keydeck keys create --${f.undo ? 'undo' : 'finish'} NAME)`,
   ),
   operationPending: row(
     'operation_pending',
@@ -93,14 +114,14 @@ export const keyWords = {
   invalidRequestOldTakesDeactivate: row('invalid_request', (f: { text: string }) => `invalid_request: --old takes deactivate, delete or keep, not "${visible(f.text)}"`),
   idleUnknown: row(
     'idle_unknown',
-    (f: { detail: string; finishHint: string }) =>
-      `idle_unknown: the service does not say when a key was last used (lastUsedAt), so --wait-idle cannot tell when the old key "${f.detail}" is idle, and it was left as it is; ` +
+    (f: { oldName: string; finishHint: string }) =>
+      `idle_unknown: the service does not say when a key was last used (lastUsedAt), so --wait-idle cannot tell when the old key "${visible(f.oldName)}" is idle, and it was left as it is; ` +
       `${f.finishHint}, without --wait-idle`,
   ),
   stillInUseOldKeyAfter: row(
     'still_in_use',
-    (f: { detail: string; detail2: string; waitIdleMs: number; finishHint: string }) =>
-      `still_in_use: the old key "${f.detail}" was ${f.detail2}, after waiting ${shortDuration(f.waitIdleMs)}, so it was left as it is; ${f.finishHint}`,
+    (f: { oldName: string; use: LastUse; waitIdleMs: number; finishHint: string }) =>
+      `still_in_use: the old key "${visible(f.oldName)}" was ${describeLastUse(f.use)}, after waiting ${shortDuration(f.waitIdleMs)}, so it was left as it is; ${f.finishHint}`,
   ),
   oldKeyUnasked: row(
     'confirmation_required',
@@ -108,8 +129,8 @@ export const keyWords = {
   ),
   stillInUseAfterSuccessorDelivered: row(
     'still_in_use',
-    (f: { detail: string; finishHint: string }) =>
-      `still_in_use: ${f.detail}, after the successor was delivered, so it was left as it is (--wait-idle waits until it stops, --yes goes ahead anyway); ${f.finishHint}`,
+    (f: { oldName: string; use: LastUse; finishHint: string }) =>
+      `still_in_use: ${f.use.known ? `the old key "${visible(f.oldName)}" was ${describeLastUse(f.use)}` : `the usage figures show the old key "${visible(f.oldName)}" spending`}, after the successor was delivered, so it was left as it is (--wait-idle waits until it stops, --yes goes ahead anyway); ${f.finishHint}`,
   ),
   invalidRequestNameKeyRotate: row('invalid_request', () => 'invalid_request: name the key to rotate: keydeck keys rotate ID|NAME (or --finish / --undo an interrupted rotation)'),
   oldKeyUnaskedNothingChanged: row('confirmation_required', () => 'confirmation_required: no terminal to ask what becomes of the old key: pass --old deactivate|delete|keep; nothing was changed'),
@@ -118,7 +139,11 @@ export const keyWords = {
     (f: { name: string }) =>
       `invalid_request: keydeck does not know where "${visible(f.name)}" is used and stdout is not a terminal, so the new key would be lost: pass --to-file or --to-command (or --json); nothing was changed`,
   ),
-  rotateDeliveryUndone: row('delivery_failed', (f: { failed: string; label: string; detail: string }) => `delivery_failed: ${f.failed} did not take ${f.label}; the rotation was undone (${f.detail})`),
+  rotateDeliveryUndone: row(
+    'delivery_failed',
+    (f: { failed: string; label: string; said: readonly OperationEvent[] }) =>
+      `delivery_failed: ${f.failed} did not take ${f.label}; the rotation was undone (${f.said.flatMap((e) => eventPhrases(e, 'cli').map((p) => visible(p))).join('; ')})`,
+  ),
   rotateDeliveryKept: row(
     'delivery_failed',
     (f: { label: string; failed: string; name: string; target: string; finish: string; holderCount: number; holders: string }) =>
@@ -127,8 +152,8 @@ export const keyWords = {
   ),
   invalidRequestRotationsAreUnfinished: row(
     'invalid_request',
-    (f: { matchingCount: number; detail: string; undo: boolean | undefined }) =>
-      `invalid_request: ${f.matchingCount} rotations are unfinished (${f.detail}): name one (keydeck keys rotate --${f.undo ? 'undo' : 'finish'} ID)`,
+    (f: { rotations: readonly { readonly name: string; readonly id: string }[]; undo: boolean | undefined }) =>
+      `invalid_request: ${f.rotations.length} rotations are unfinished (${f.rotations.map((r) => `"${r.name}" ${r.id}`).join(', ')}): name one (keydeck keys rotate --${f.undo ? 'undo' : 'finish'} ID)`,
   ),
   usageTokenFileTakes: row('usage', () => '--token-file takes the path of a file holding the key, never the key itself'),
   cannotRotateCreated: row('cannot_rotate', (f: { err: unknown }) => `cannot_rotate: ${(f.err as Error).message}; nothing was created`),
@@ -158,5 +183,5 @@ export const keyWords = {
     (f: { key: string }) =>
       `that is not a consumption key (sk_… or sk-…): it starts with "${/^[A-Za-z]{1,4}[_-]/.exec(f.key)?.[0] ?? f.key.slice(0, 2).replace(/[^A-Za-z0-9]/g, '?')}"; key-info takes the sk_ key an application uses`,
   ),
-  usageRecordUnavailableKeyInfo: row('usage_record_unavailable', (f: { detail: string }) => `usage reads need keydeck's shared record of reads, which cannot be used: ${f.detail}`),
+  usageRecordUnavailableKeyInfo: row('usage_record_unavailable', (f: { error: unknown }) => `usage reads need keydeck's shared record of reads, which cannot be used: ${errorText(f.error)}`),
 };

@@ -135,11 +135,6 @@ export function resolveFromConfig(config: KeydeckConfig, configPath: string, ove
   };
 }
 
-/** `no such profile "NAME"`, with where the profiles are listed and how to create it (no final period). */
-export function noSuchProfileSentence(name: string): string {
-  return `no such profile "${name}": \`keydeck profile list\` lists the profiles; \`keydeck auth login --profile ${name} --base-url URL\` creates it`;
-}
-
 function nonEmpty(value: string | undefined): string | undefined {
   return value !== undefined && value.trim() !== '' ? value.trim() : undefined;
 }

@@ -90,14 +90,27 @@ function safeCwd(): string | undefined {
   }
 }
 
-/** `name` when the config file has that profile. @throws ConfigError `no_such_profile` naming `by` */
+/**
+ * A rule (`by`: `KEYDECK_PROFILE`, a `.keydeck` file, `profileRules`) chooses a profile the config
+ * file does not have (`no_such_profile`). `message` is the facts; how to add it or choose another
+ * is each face's to say (src/words/account.ts).
+ */
+export class ProfileMissingError extends ConfigError {
+  /** The profile the rule chose. */
+  readonly profile: string;
+  /** The rule, in words ({@link describeChoice}'s). */
+  readonly chosenBy: string;
+  constructor(configPath: string, name: string, by: string) {
+    super('no_such_profile', `${by} chooses the profile "${name}", which ${configPath} does not have`, { path: configPath });
+    this.profile = name;
+    this.chosenBy = by;
+  }
+}
+
+/** `name` when the config file has that profile. @throws ProfileMissingError naming `by` */
 function existing(config: KeydeckConfig, configPath: string, name: string, by: string): string {
   if (config.profiles[name] !== undefined) return name;
-  throw new ConfigError(
-    'no_such_profile',
-    `${by} chooses the profile "${name}", which ${configPath} does not have: add it with \`keydeck profile add ${name} --base-url URL\`, or choose another with --profile NAME`,
-    { path: configPath },
-  );
+  throw new ProfileMissingError(configPath, name, by);
 }
 
 /**

@@ -33,17 +33,25 @@ export interface MarkedProfile {
 
 /**
  * A change refused because the profile is read-only. `message` is one sentence: what was not
- * done, why, and that nothing was sent. Commands exit 3 with it (src/commands/output.ts).
+ * done, why, and that nothing was sent; how to lift it is each face's to say (src/words/account.ts).
+ * Commands exit 3 with it (src/commands/output.ts).
  */
 export class ReadOnlyError extends KeydeckError {
   override readonly name = 'ReadOnlyError';
   override readonly code = 'read_only' as const;
   readonly profile: string;
   readonly action: string;
-  constructor(profile: string, action: string, message: string) {
-    super('read_only', message, { exitClass: 'stopped', nothingSent: true });
-    this.profile = profile;
+  /** Why it is read-only: its config entry, or `--read-only` for this run. */
+  readonly by: ReadOnlyMark['by'];
+  /** The config file that marks it, when it does. */
+  readonly configPath?: string;
+  constructor(profile: MarkedProfile, action: string) {
+    const reason = readOnlyReason(profile) ?? `the profile "${profile.name}" is read-only`;
+    super('read_only', `read_only: ${readOnlyRefusal(reason, action)}`, { exitClass: 'stopped', nothingSent: true });
+    this.profile = profile.name;
     this.action = action;
+    this.by = profile.readOnly?.by ?? 'profile';
+    if (profile.configPath !== undefined) this.configPath = profile.configPath;
   }
 }
 
@@ -67,19 +75,12 @@ export function readOnlyRefusal(reason: string, action: string): string {
   return `${reason}, so keydeck does not ${action}; nothing was sent`;
 }
 
-/** The commands' sentence refusing `action` on `profile` (`read_only: …`, how to lift it), without the final period. */
-export function readOnlySentence(profile: MarkedProfile, action: string): string {
-  const reason = readOnlyReason(profile) ?? `the profile "${profile.name}" is read-only`;
-  const undo = profile.readOnly?.by === 'flag' ? 'run it without --read-only' : `unmark it first with \`keydeck profile set ${profile.name} --no-read-only\``;
-  return `read_only: ${readOnlyRefusal(reason, action)} (${undo})`;
-}
-
 /**
  * The one check every change makes before anything is asked or sent.
  * @throws ReadOnlyError when `profile` is read-only
  */
 export function ensureWritable(profile: MarkedProfile, action: string): void {
-  if (profile.readOnly !== undefined) throw new ReadOnlyError(profile.name, action, readOnlySentence(profile, action));
+  if (profile.readOnly !== undefined) throw new ReadOnlyError(profile, action);
 }
 
 /** True for a {@link ReadOnlyError} (from any copy of this module). */

@@ -18,6 +18,7 @@ import { AutoTopUpMetrics } from '../metrics/autoTopUp.js';
 import { AutoTopUpRunner, autoTopUpSentence, type AutoTopUpOutcome, type AutoTopUpStep } from '../operations/index.js';
 import type { Logger } from './log.js';
 import { cardMethodNames, settleBounds, type AutoTopUpPolicy } from '../config/autoTopUp.js';
+import { belowSentence } from '../words/index.js';
 
 /** What auto top-up reads of a watched profile (./profile.ts WatchedProfile). */
 export interface AutoTopUpProfile {
@@ -116,7 +117,7 @@ export class AutoTopUpDriver {
 
   /** A run that could not be made (the balance or status unreadable, the record unwritable, the lock held): said once while it lasts. */
   failed(profile: AutoTopUpProfile, error: unknown): void {
-    const msg = `auto top-up could not run: ${(error as Error).message}`;
+    const msg = `auto top-up could not run: ${belowSentence(error) ?? (error as Error).message}`;
     if (msg !== this.#lastSaid) this.#log.warn('autotopup_error', { profile: profile.name, origin: profile.baseUrl, msg });
     this.#lastSaid = msg;
   }

@@ -255,8 +255,10 @@ export function failureWords(failure: OperationFailure, face: Face): FailureWord
             ': ',
             true,
           );
-    case 'mint_refused':
-      return row(f.refusal.code === 'pledge_has_key' ? 'subscription_has_key' : f.refusal.code, face === 'cli' ? `${f.refusal.sentence}; nothing was sent` : f.refusal.sentence);
+    case 'mint_refused': {
+      const where = f.refusal.code !== 'subscription_unknown' ? '' : face === 'cli' ? ' (keydeck billing status shows them)' : ' (s on the Billing pane shows them)';
+      return row(f.refusal.code === 'pledge_has_key' ? 'subscription_has_key' : f.refusal.code, `${f.refusal.sentence}${where}${face === 'cli' ? '; nothing was sent' : ''}`);
+    }
     case 'no_credential':
       return row(f.code, `${f.place.where} holds no key`);
     case 'cannot_rotate':

@@ -5,7 +5,8 @@
  * terminal shows between runs. Amounts come as numbers, USD; the sentences name the command that
  * does the next step, as the CLI and the TUI both say it.
  */
-import { decisionSentence, twoMachinesReason } from '../billing/autoTopUp.js';
+import { twoMachinesReason, type AutoTopUpDecision } from '../billing/autoTopUp.js';
+import type { InFlightTopUp } from '../billing/autoTopUpCount.js';
 import { formatUsd } from '../api/money.js';
 import { PAUSE_AFTER_FAILURES, type AutoTopUpPolicy } from '../config/autoTopUp.js';
 import type { AutoTopUpSummary } from './autoTopUpSummary.js';
@@ -16,6 +17,41 @@ const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 /** The charge of a run, in words: `the auto top-up charge of $30.00 (balance $4.00, below $20.00)`. */
 function chargeWords(c: { readonly amount: number; readonly remaining: number; readonly belowUsd: number }): string {
   return `the auto top-up charge of ${formatUsd(c.amount)} (balance ${formatUsd(c.remaining)}, below ${formatUsd(c.belowUsd)})`;
+}
+
+/** "in 5 h 12 min", "in 3 d" from `now` to `then`. */
+function inWords(now: Date, then: Date): string {
+  const minutes = Math.max(1, Math.round((then.getTime() - now.getTime()) / 60_000));
+  if (minutes < 60) return `in ${minutes} min`;
+  if (minutes < 48 * 60) return `in ${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ''}`;
+  return `in ${Math.round(minutes / 1440)} d`;
+}
+
+/** A top-up in flight in the command line's words: an auto top-up charge of unknown outcome says how to close it. */
+function inFlightWords(p: InFlightTopUp): string {
+  return `${p.words}${p.resumeCloses ? ' (once the card statement shows it was not charged, keydeck autotopup resume closes it)' : ''}`;
+}
+
+/** One sentence for a decision that charges nothing (what the run says, the log). */
+function decisionSentence(decision: Exclude<AutoTopUpDecision, { kind: 'charge' }>, now: Date): string {
+  switch (decision.kind) {
+    case 'paused':
+      if (decision.because !== undefined)
+        return `Auto top-up is paused on this machine: ${decision.because} Nothing was charged; once one machine alone runs auto top-up for this account, run there: keydeck autotopup resume`;
+      return `Auto top-up is paused: the last ${decision.failures} charges failed. Nothing was charged; check the card, then run: keydeck autotopup resume`;
+    case 'not_needed':
+      return `Nothing to do: the balance ${formatUsd(decision.remaining)} is not below ${formatUsd(decision.belowUsd)}.`;
+    case 'served':
+      return `Nothing charged: since the balance was seen below the threshold, ${decision.what}: it serves this fall (another machine's or a person's top-up). The next run decides again.`;
+    case 'pending':
+      return `Nothing charged: a top-up is still in flight (${decision.pending.map(inFlightWords).join('; ')}); auto top-up charges again only once it is credited or refused.`;
+    case 'capped':
+      return (
+        `Nothing charged: ${formatUsd(decision.amount)} would pass the ${decision.cap === 'day' ? 'day' : 'month'}'s cap ` +
+        `(${formatUsd(decision.used)} of ${formatUsd(decision.limit)} charged this ${decision.cap === 'day' ? 'UTC day' : 'UTC month'}); ` +
+        `it resets at ${decision.resetsAt.toISOString().replace(/\.000Z$/, 'Z')} (${inWords(now, decision.resetsAt)}).`
+      );
+  }
 }
 
 /** What one run of auto top-up did, as the sentence every face says. */

@@ -89,6 +89,8 @@ export type NotifyEvent =
 
 /** Options of {@link createNotifier}. */
 export interface NotifierOptions {
+  /** The face's words for the next steps a notification names; absent: none is named. */
+  readonly steps?: NotifySteps;
   /** Writes to the terminal (the TUI's or the monitor's stdout); absent: no terminal notification. */
   readonly write?: (sequence: string) => void;
   /** Also a desktop notification (notify-send / osascript). Default false. */
@@ -112,6 +114,21 @@ export interface NotifierOptions {
   readonly spawn?: typeof spawn;
 }
 
+/**
+ * The next steps a notification names, in the words of the face that sends it (a command on the
+ * command line, a key or a pane in the TUI): this module knows no face.
+ */
+export interface NotifySteps {
+  /** Sign in again (a key was rejected): `keydeck auth login`. */
+  readonly signIn: string;
+  /** See auto top-up's state: `keydeck autotopup status`. */
+  readonly autoTopUpStatus: string;
+  /** Resume auto top-up after failures: `keydeck autotopup resume`. */
+  readonly autoTopUpResume: string;
+  /** See the billing status (a pledge's renewal): `keydeck billing status`. */
+  readonly billingStatus: string;
+}
+
 /** Sends events; see the module comment. */
 export interface Notifier {
   notify(event: NotifyEvent): void;
@@ -120,8 +137,9 @@ export interface Notifier {
 /** USD to the cent, cut (a balance is never said higher than it is). */
 const usd = (n: number): string => formatUsd(n);
 
-/** Title and body of an event, in words. */
-export function notificationText(event: NotifyEvent, profile: string): { title: string; body: string } {
+/** Title and body of an event, in words; `steps` names the next steps in the face's words (absent: none named). */
+export function notificationText(event: NotifyEvent, profile: string, steps?: NotifySteps): { title: string; body: string } {
+  const step = (words: string | undefined, around: (w: string) => string) => (words === undefined ? '' : around(words));
   switch (event.kind) {
     case 'low_balance':
       return { title: `keydeck: balance low (${profile})`, body: `${usd(event.remaining)} left, below ${usd(event.threshold)}` };
@@ -130,7 +148,7 @@ export function notificationText(event: NotifyEvent, profile: string): { title: 
       // particular top-up of keydeck's credited.
       return { title: `keydeck: the total of top-ups rose (${profile})`, body: `+${usd(event.amount)}; ${usd(event.remaining)} left` };
     case 'key_rejected':
-      return { title: `keydeck: key rejected (${profile})`, body: event.detail ?? 'the service refused keydeck’s key: sign in again (keydeck auth login)' };
+      return { title: `keydeck: key rejected (${profile})`, body: event.detail ?? `the service refused keydeck’s key: sign in again${step(steps?.signIn, (w) => ` (${w})`)}` };
     case 'key_runaway': {
       const x =
         event.baselineUsdPerHour !== undefined && event.baselineUsdPerHour > 0
@@ -159,12 +177,12 @@ export function notificationText(event: NotifyEvent, profile: string): { title: 
             : `keydeck: auto top-up not confirmed (${profile})`;
       const body =
         event.outcome === 'credited'
-          ? `credited${event.remaining !== undefined ? `; ${usd(event.remaining)} left` : ''}${event.paused ? '; another machine charged for the same fall first: paused here (keydeck autotopup status)' : ''}`
+          ? `credited${event.remaining !== undefined ? `; ${usd(event.remaining)} left` : ''}${event.paused ? `; another machine charged for the same fall first: paused here${step(steps?.autoTopUpStatus, (w) => ` (${w})`)}` : ''}`
           : event.outcome === 'failed'
-            ? `${usd(event.amount)} not charged${event.reason ? `: ${event.reason}` : ''}${event.paused ? '; paused after 3 failures: keydeck autotopup resume' : ''}`
+            ? `${usd(event.amount)} not charged${event.reason ? `: ${event.reason}` : ''}${event.paused ? `; paused after 3 failures${step(steps?.autoTopUpResume, (w) => `: ${w}`)}` : ''}`
             : event.outcome === 'not_sent'
               ? `${usd(event.amount)} not sent${event.reason ? `: ${event.reason}` : ''}`
-              : `the charge of ${usd(event.amount)} was sent, its outcome is unknown: check the card statement (keydeck autotopup status)`;
+              : `the charge of ${usd(event.amount)} was sent, its outcome is unknown: check the card statement${step(steps?.autoTopUpStatus, (w) => ` (${w})`)}`;
       return { title, body };
     }
     case 'subscription_expiring': {
@@ -172,7 +190,7 @@ export function notificationText(event: NotifyEvent, profile: string): { title: 
       return event.pool
         ? {
             title: `keydeck: pledge period ending (${profile})`,
-            body: `"${event.keyName}": its pledge's period ends in ${left} (${event.expiresAt}); it renews unless cancelled (keydeck billing status)`,
+            body: `"${event.keyName}": its pledge's period ends in ${left} (${event.expiresAt}); it renews unless cancelled${step(steps?.billingStatus, (w) => ` (${w})`)}`,
           }
         : { title: `keydeck: subscription expiring (${profile})`, body: `"${event.keyName}" expires in ${left} (${event.expiresAt}): a new payment creates a new key` };
     }
@@ -303,7 +321,7 @@ export interface NotifyFlags {
  * The notifier of a face that draws on this process's stdout (the TUI, `keydeck monitor`): its
  * terminal notifications go to `process.stdout` itself, and `flags` are the command line's.
  */
-export function createTerminalNotifier(flags: NotifyFlags, options: Pick<NotifierOptions, 'profile' | 'origin' | 'onProblem'>): Notifier {
+export function createTerminalNotifier(flags: NotifyFlags, options: Pick<NotifierOptions, 'profile' | 'origin' | 'onProblem' | 'steps'>): Notifier {
   return createNotifier({
     ...options,
     write: (sequence) => process.stdout.write(sequence),
@@ -355,7 +373,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
 
   return {
     notify(event) {
-      const { title, body } = notificationText(event, options.profile);
+      const { title, body } = notificationText(event, options.profile, options.steps);
       try {
         options.write?.(notificationSequence(title, body, protocol, env));
       } catch {

@@ -7,6 +7,7 @@ import { KeydeckApiError, isAbortError } from '../api/errors.js';
 import { failureWords } from '../api/wording.js';
 import type { OperationFailure } from '../operations/events.js';
 import { failureLine } from '../operations/wording.js';
+import { belowSentence } from '../words/index.js';
 
 export { isAbortError };
 
@@ -50,5 +51,8 @@ export function describeFailure(error: unknown): string {
   // An operation's failure (src/operations/kit.ts OperationError), read by its shape: the status line does not load the machines.
   const failure = error instanceof Error && error.name === 'OperationError' ? (error as Error & { failure?: OperationFailure }).failure : undefined;
   if (failure) return failureLine(failure, 'tui');
+  // A lower layer's coded error whose way out is a command the TUI has no key for (src/words).
+  const below = belowSentence(error);
+  if (below !== undefined) return /[.!?]$/.test(below) ? below : `${below}.`;
   return describeApiError(error);
 }

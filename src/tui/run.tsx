@@ -10,7 +10,8 @@ import type { ReactElement } from 'react';
 import { render } from 'ink';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
 import type { TuiGlobals } from './globals.js';
-import { ConfigError, noSuchProfileSentence, readOnlySentence, resolveProfile, sandboxDbPath } from '../config/index.js';
+import { ConfigError, resolveProfile, sandboxDbPath } from '../config/index.js';
+import { belowSentence, noSuchProfileSentence, readOnlySentence } from '../words/index.js';
 import { guardedStdout } from '../terminal/outputGuard.js';
 import { BootFrame } from './BootFrame.js';
 import { createLifecycle } from './lifecycle.js';
@@ -65,7 +66,7 @@ export async function runTui(globals: TuiGlobals): Promise<void> {
     });
   } catch (error) {
     await sandbox?.close();
-    process.stderr.write(`keydeck: ${error instanceof ConfigError || error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`keydeck: ${belowSentence(error) ?? (error instanceof ConfigError || error instanceof Error ? error.message : String(error))}\n`);
     process.exitCode = 2;
     return;
   }

@@ -75,6 +75,8 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
       profile: profile.name,
       origin: profile.baseUrl !== undefined ? originOf(profile.baseUrl) : '',
       onProblem: (sentence) => lifecycle.onCleanup(() => void process.stderr.write(`keydeck: ${sentence}\n`)),
+      // The next steps a notification names: the TUI's pane where it has one, else the command.
+      steps: { signIn: 'keydeck auth login', autoTopUpStatus: 'the Billing pane', autoTopUpResume: 'keydeck autotopup resume', billingStatus: 's on the Billing pane' },
     });
 
     const chainSettingsByUrl = new Map<string, Promise<ChainSettings>>();

@@ -114,7 +114,7 @@ export function watchProfiles(options: ProfileWatchersOptions): ProfileWatch[] {
         return { unavailable: 'credential_error', detail: error instanceof Error ? error.message : String(error) };
       }
       if (token === undefined) {
-        missingSince = { at: now(), said: { unavailable: 'no_credential', detail: `no stored credential (keydeck --profile ${profile.name} auth login)` } };
+        missingSince = { at: now(), said: { unavailable: 'no_credential', detail: 'no stored credential' } };
         return missingSince.said;
       }
       missingSince = undefined;

@@ -14,6 +14,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JournalDamagedError, TopUpJournal, type JournalEntry, type NewJournalEntry } from '../../src/billing/journal.js';
 import { acceptJournalLoss } from '../../src/billing/journalLoss.js';
+import { recordDamagedSentence } from '../../src/words/index.js';
 
 let dir: string;
 let file: string;
@@ -60,7 +61,7 @@ async function expectRefused(problem: RegExp): Promise<JournalDamagedError> {
   expect(damaged.message).toMatch(problem);
   expect(damaged.message).toContain('is left in place');
   expect(damaged.message).toMatch(/a card charge of \$30\.00 \(auto top-up\) recorded 2\d{3}-\d\d-\d\d \d\d:\d\d UTC, verifying: its outcome is unknown/);
-  expect(damaged.message).toContain('keydeck billing history --accept-loss');
+  expect(recordDamagedSentence(damaged)).toContain('keydeck billing history --accept-loss');
   // Every other use is refused the same way, and nothing is written.
   await expect(journal.add(charge)).rejects.toThrow(JournalDamagedError);
   await expect(journal.check()).rejects.toThrow(JournalDamagedError);

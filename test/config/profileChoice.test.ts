@@ -12,6 +12,7 @@ import { ConfigError, type KeydeckConfig } from '../../src/config/config.js';
 import { resolveFromConfig } from '../../src/config/profile.js';
 import { chooseProfile, describeChoice, matchingRule } from '../../src/config/profileChoice.js';
 import { ensureWritable, listProfiles, ReadOnlyError } from '../../src/config/profileMarks.js';
+import { belowSentence } from '../../src/words/index.js';
 
 let dir: string;
 const configPath = '/c/config.json';
@@ -89,7 +90,9 @@ describe('chooseProfile', () => {
     writeFileSync(file, 'staging');
     const unknown = configError(() => chooseProfile(config, configPath, { cwd: dir }, env()));
     expect(unknown.code).toBe('no_such_profile');
-    expect(unknown.message).toBe(
+    expect(unknown.message).toBe(`the file ${file} chooses the profile "staging", which ${configPath} does not have`);
+    // What to do is the face's: the command line names its commands.
+    expect(belowSentence(unknown)).toBe(
       `the file ${file} chooses the profile "staging", which ${configPath} does not have: add it with \`keydeck profile add staging --base-url URL\`, or choose another with --profile NAME`,
     );
   });
@@ -116,7 +119,15 @@ describe('the marks', () => {
     expect(resolveFromConfig(config, configPath, { profile: 'dev' }, env())).not.toHaveProperty('readOnly');
     expect(resolveFromConfig(config, configPath, { profile: 'dev', readOnly: true }, env())).toMatchObject({ readOnly: { by: 'flag' } });
     expect(() => ensureWritable(prod, 'delete a key')).toThrow(ReadOnlyError);
-    expect(() => ensureWritable(prod, 'delete a key')).toThrow(
+    expect(() => ensureWritable(prod, 'delete a key')).toThrow('read_only: the profile "prod" is read-only (readOnly in /c/config.json), so keydeck does not delete a key; nothing was sent');
+    let refused: unknown;
+    try {
+      ensureWritable(prod, 'delete a key');
+    } catch (error) {
+      refused = error;
+    }
+    // How to lift it is the face's: the command line names the command.
+    expect(belowSentence(refused)).toBe(
       'read_only: the profile "prod" is read-only (readOnly in /c/config.json), so keydeck does not delete a key; nothing was sent (unmark it first with `keydeck profile set prod --no-read-only`)',
     );
     expect(() => ensureWritable(resolveFromConfig(config, configPath, { profile: 'dev' }, env()), 'delete a key')).not.toThrow();

@@ -85,6 +85,7 @@ describe('a damaged top-up record with a charge in flight', () => {
           expect(r.stderr).toContain('is left in place');
           expect(r.stderr).toMatch(/a card charge of \$30\.00 \(auto top-up\) recorded .* verifying: its outcome is unknown/);
           expect(r.stderr).toContain('Nothing is charged or verified');
+          expect(r.stderr).toContain('then keydeck billing history --accept-loss moves it aside and starts a new record');
         }
         expect(MONEY_REQUESTS(proxy).length - before).toBe(0);
         expect((await sb.credits(token)).totalTopUp).toBe(25);

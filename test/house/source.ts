@@ -23,9 +23,26 @@ export function sourceFiles(dir = path.join(ROOT, 'src')): string[] {
  * `${…}` stays code. A `/` starts a regular expression where an expression may start.
  */
 export function codeOnly(text: string): string {
+  return scan(text).code;
+}
+
+/**
+ * `text` with only the contents of its strings and template texts kept (at the same positions):
+ * code, comments and regular expression literals are replaced by spaces, a template's `${…}` too.
+ */
+export function literalsOnly(text: string): string {
+  return scan(text).literals;
+}
+
+/** The code of `text` ({@link codeOnly}) and its literals ({@link literalsOnly}), from one reading. */
+function scan(text: string): { code: string; literals: string } {
   const out = text.split('');
-  const blank = (from: number, to: number): void => {
-    for (let k = from; k < to; k++) if (out[k] !== '\n') out[k] = ' ';
+  const lit: string[] = text.split('').map((c) => (c === '\n' ? c : ' '));
+  const blank = (from: number, to: number, literal = false): void => {
+    for (let k = from; k < to; k++) {
+      if (literal) lit[k] = text[k]!;
+      if (out[k] !== '\n') out[k] = ' ';
+    }
   };
   /** Open braces of each `${` in the templates we are in (a stack): a `}` at depth 0 closes it. */
   const templates: number[] = [];
@@ -38,15 +55,15 @@ export function codeOnly(text: string): string {
     while (j < text.length) {
       if (text[j] === '\\') j += 2;
       else if (text[j] === '`') {
-        blank(from, j);
+        blank(from, j, true);
         return j + 1;
       } else if (text[j] === '$' && text[j + 1] === '{') {
-        blank(from, j);
+        blank(from, j, true);
         templates.push(0);
         return j + 2;
       } else j++;
     }
-    blank(from, j);
+    blank(from, j, true);
     return j;
   };
   while (i < text.length) {
@@ -65,7 +82,7 @@ export function codeOnly(text: string): string {
     } else if (c === '"' || c === "'") {
       let j = i + 1;
       while (j < text.length && text[j] !== c && text[j] !== '\n') j += text[j] === '\\' ? 2 : 1;
-      blank(i + 1, j);
+      blank(i + 1, j, true);
       i = j + 1;
       lastCode = 'x';
     } else if (c === '`') {
@@ -107,7 +124,7 @@ export function codeOnly(text: string): string {
       i++;
     }
   }
-  return out.join('');
+  return { code: out.join(''), literals: lit.join('') };
 }
 
 /** The index of the bracket closing the one at `open` (`{` or `(`) in code. */

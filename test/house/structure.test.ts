@@ -35,7 +35,11 @@ const LAYER_RULES: ReadonlyArray<{ from: RegExp; to: RegExp; why: string }> = [
   { from: /^src\/api\//, to: /^src\/(?!api\/|failpoints\/|errors\/)/, why: 'src/api knows HTTP and the wire format only' },
   { from: /^src\/failpoints\//, to: /^src\/(?!failpoints\/)/, why: 'src/failpoints sits below every layer: it imports nothing of keydeck' },
   { from: /^src\/errors\//, to: /^src\/(?!errors\/)/, why: 'src/errors (the one error type) sits below every layer: it imports nothing of keydeck' },
-  { from: /^src\/(tui|sandbox|billing|delivery|terminal|config|credentials|api|operations|watcher)\//, to: /^src\/commands\//, why: 'the commands are a face: only the command line imports them' },
+  {
+    from: /^src\/(tui|sandbox|billing|delivery|terminal|config|credentials|api|operations|watcher|words)\//,
+    to: /^src\/commands\//,
+    why: 'the commands are a face: only the command line imports them',
+  },
   { from: /^src\/terminal\//, to: /^src\/(tui|commands|sandbox|billing|config|credentials|cli)\b/, why: 'src/terminal sits below both faces' },
   { from: /^src\/delivery\//, to: /^src\/(tui|commands|sandbox|cli)\b/, why: 'src/delivery (key delivery and rotation) sits below both faces' },
   { from: /^src\/operations\//, to: /^src\/(tui|commands|exporter|sandbox|cli|terminal)\b/, why: 'src/operations (the multi-step operations) sits below the faces that drive them' },
@@ -48,6 +52,7 @@ const LAYER_RULES: ReadonlyArray<{ from: RegExp; to: RegExp; why: string }> = [
     why: 'the sandbox shares only the wire format with the client and the error type, and opens its database as keydeck opens its own',
   },
   { from: /^src\/(?!cli\.ts|cli\/|exporter\/)/, to: /^src\/exporter\//, why: 'the exporter is a face: only the command line imports it' },
+  { from: /^src\/(?!tui\/|commands\/|exporter\/|cli\/|cli\.ts|words\/)/, to: /^src\/words\//, why: "only the faces import src/words/: the faces' words for what the layers below report" },
   { from: /^src\/metrics\//, to: /^src\/(tui|commands|exporter|cli|sandbox)\b/, why: 'src/metrics sits below the faces that serve it (monitor, exporter)' },
   { from: /^src\/exporter\//, to: /^src\/(tui|commands)\//, why: 'the exporter loads no Ink and no other face' },
   // A rule both faces need (a key's limits, its status words) lives below them.

@@ -8,9 +8,22 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createNotifier } from '../../src/terminal/notify.js';
+import { createNotifier, notificationText, type NotifySteps } from '../../src/terminal/notify.js';
 
 describe('notify', () => {
+  it('names the next steps in the words of the face that sends it, and none when it gives none', () => {
+    const commands: NotifySteps = { signIn: 'keydeck auth login', autoTopUpStatus: 'keydeck autotopup status', autoTopUpResume: 'keydeck autotopup resume', billingStatus: 'keydeck billing status' };
+    const failed = { kind: 'auto_top_up', outcome: 'failed', amount: 30, reason: 'card declined', paused: true } as const;
+    const unknown = { kind: 'auto_top_up', outcome: 'unknown', amount: 30 } as const;
+    expect(notificationText(failed, 'work', commands).body).toBe('$30.00 not charged: card declined; paused after 3 failures: keydeck autotopup resume');
+    expect(notificationText(unknown, 'work', commands).body).toBe('the charge of $30.00 was sent, its outcome is unknown: check the card statement (keydeck autotopup status)');
+    expect(notificationText({ kind: 'key_rejected' }, 'work', commands).body).toBe('the service refused keydeck’s key: sign in again (keydeck auth login)');
+    const tui: NotifySteps = { ...commands, autoTopUpStatus: 'the Billing pane' };
+    expect(notificationText(unknown, 'work', tui).body).toBe('the charge of $30.00 was sent, its outcome is unknown: check the card statement (the Billing pane)');
+    expect(notificationText(failed, 'work').body).toBe('$30.00 not charged: card declined; paused after 3 failures');
+    expect(notificationText({ kind: 'key_rejected' }, 'work').body).toBe('the service refused keydeck’s key: sign in again');
+  });
+
   it('writes the terminal’s notification (OSC 777 on a VTE terminal, wrapped for tmux) and the desktop one without a shell', () => {
     const written: string[] = [];
     const spawned: { cmd: string; args: readonly string[]; shell: unknown }[] = [];

@@ -92,6 +92,8 @@ describe('Billing pane: the pools view', () => {
     await u.press('p');
     await u.waitFor(/kimi26\s+│ Kimi K2\.6\s+│ active/);
     expect(u.lastFrame()).toContain('keydeck does not subscribe');
+    // The way to mint the pledge's key in the TUI is its key, not the command line's.
+    expect(u.lastFrame()!.replace(/[│\s]+/g, ' ')).toContain('then mint the key with n on the Keys pane');
     await u.press(KEYS.enter);
     const pool = await u.waitFor(/europe\s+│ 08:00–16:00 UTC\s+│ \d+ of 10 free\s+│ \$49\.00\/mo/);
     expect(pool).toContain('free seats by UTC hour:');

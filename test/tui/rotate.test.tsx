@@ -89,6 +89,15 @@ describe('delivery from the Keys pane', () => {
     neverDrawn(ui);
   });
 
+  it('a destination the parser refuses is said in the dialog’s words, without the command line’s flag', async () => {
+    const { ui } = open(await sb.fundedUser(25));
+    await ui.waitFor('no keys yet');
+    await createInto(ui, 'f', './app.env:MY-KEY');
+    await ui.waitFor('"MY-KEY" is not a variable name');
+    expect(flat(ui.lastFrame())).not.toContain('--to-file');
+    await ui.press(KEYS.esc);
+  });
+
   it('a key shown once can be sent to a file too (f) and stays until y', async () => {
     const { ui } = open(await sb.fundedUser(25));
     await ui.waitFor('no keys yet');

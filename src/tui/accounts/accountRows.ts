@@ -62,7 +62,8 @@ export function accountRow(profile: ResolvedProfile, snapshot: AccountSnapshot, 
   let reason: string | undefined;
   if (unavailable) {
     state = unavailable.unavailable === 'no_credential' ? 'no_key' : unavailable.unavailable === 'no_base_url' ? 'no_address' : 'down';
-    reason = visible(unavailable.detail ?? unavailable.unavailable);
+    // The watcher says what is missing; how to store a key is the command line's (the TUI has no key for another profile's).
+    reason = visible(unavailable.unavailable === 'no_credential' ? `no stored credential (keydeck --profile ${profile.name} auth login)` : (unavailable.detail ?? unavailable.unavailable));
   } else if (poll.error !== undefined) {
     state = 'down';
     const transport = (poll.error as { transportCode?: unknown }).transportCode;

@@ -32,12 +32,17 @@ export interface DestinationChooserProps {
   readonly rows: number;
 }
 
+/** Why a destination cannot be used, in the dialog's words: the parser names the command line's flag first (`--to-file …`), which the dialog asks for itself. */
+function problemOf(err: unknown): string {
+  return err instanceof DeliveryError ? err.message.replace(/^--to-(file|command):? /, '') : String(err);
+}
+
 /** The destination typed, or why it cannot be used. */
 function parsed(mode: 'file' | 'command', text: string): { d?: Destination; problem?: string } {
   try {
     return { d: mode === 'file' ? parseFileDestination(text) : parseCommandDestination(text) };
   } catch (err) {
-    return { problem: err instanceof DeliveryError ? err.message : String(err) };
+    return { problem: problemOf(err) };
   }
 }
 
@@ -87,7 +92,7 @@ export function DestinationChooser(props: DestinationChooserProps) {
       },
       (err: unknown) => {
         setChecking(false);
-        setRefusal(err instanceof DeliveryError ? err.message : String(err));
+        setRefusal(problemOf(err));
       },
     );
   };

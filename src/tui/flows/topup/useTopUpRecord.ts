@@ -18,6 +18,7 @@ import { usePollSucceeded } from '../../contexts/BalanceContext.js';
 import { describeFailure } from '../../errors.js';
 import { useTopUpDeps } from './TopUpDeps.js';
 import { formatUsd } from '../../../api/money.js';
+import { recordDamagedLine } from '../../../words/index.js';
 
 /** Records by `createdAt` (ISO 8601 UTC text, which sorts as it reads), newest first. */
 function byNewest(a: JournalEntry, b: JournalEntry): number {
@@ -68,7 +69,7 @@ export function useTopUpRecord(options: {
   const [damaged, setDamaged] = useState<string | undefined>(undefined);
   const noteDamage = useCallback((error: unknown): boolean => {
     if (!isRecordDamaged(error)) return false;
-    const line = error instanceof JournalDamagedError ? error.line : describeFailure(error);
+    const line = error instanceof JournalDamagedError ? recordDamagedLine(error) : describeFailure(error);
     if (mounted.current) setDamaged(line);
     return true;
   }, []);

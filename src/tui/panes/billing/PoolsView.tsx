@@ -4,7 +4,7 @@
  * on enter, one pool (`GET /api/pools/:id`): its facts, its blocks (UTC hours, free seats,
  * monthly and yearly price) and its hour slots' availability hour by hour. What keydeck cannot
  * read is shown as a tree, never an error. Subscribing is not offered: the view says how to
- * (src/billing/poolView.ts `SUBSCRIBE_HINT`). Keys (scope `pools`): j/k move, enter opens,
+ * (`SUBSCRIBE_HINT`). Keys (scope `pools`): j/k move, enter opens,
  * esc goes back (to the list, then to the pane), r reads again, c cancels the renewal of a
  * pledge in the selected pool (../../flows/CancelRenewalFlow.tsx).
  */
@@ -12,7 +12,10 @@ import { useMemo, useState } from 'react';
 import { Box, Text } from 'ink';
 import { BLOCK_NAMES } from '../../../api/poolBlocks.js';
 import type { HourSlot, PoolAnswer, PoolList } from '../../../api/poolSchemas.js';
-import { BLOCK_HEADERS, blockRow, POOL_HEADERS_COMPACT, poolFacts, poolRow, SUBSCRIBE_HINT } from '../../../billing/poolView.js';
+import { BLOCK_HEADERS, blockRow, POOL_HEADERS_COMPACT, poolFacts, poolRow } from '../../../billing/poolView.js';
+
+/** How to subscribe: keydeck does not buy; the service's site (or its API) does; then n on the Keys pane mints the pledge's key. */
+const SUBSCRIBE_HINT = 'keydeck does not subscribe: reserve seats on the service’s dashboard (or POST /api/pools/:id/subscribe), then mint the key with n on the Keys pane';
 import { visible } from '../../../terminal/sanitize.js';
 import { DataTable, tableWidth, type DataColumn, type DataRow } from '../../components/DataTable.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
