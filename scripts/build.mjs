@@ -345,7 +345,8 @@ export const oneShotGroupsPlugin = {
       if (args.pluginData === self || args.namespace !== 'file' || (args.kind !== 'import-statement' && args.kind !== 'dynamic-import')) return undefined;
       const resolved = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, namespace: 'file', pluginData: self });
       const group = resolved.errors.length === 0 ? groupOf.get(resolved.path) : undefined;
-      if (group === undefined || groupOf.get(args.importer) === group) return undefined;
+      // A member's `import()` of a member gets the stand-in too: as an entry point of its own, the member would split the group.
+      if (group === undefined || (args.kind === 'import-statement' && groupOf.get(args.importer) === group)) return undefined;
       return { path: relative(root, resolved.path).split(sep).join('/'), namespace: 'keydeck-one-shot-member' };
     });
     b.onResolve({ filter: /^keydeck-one-shot-group:/ }, (args) => ({ path: args.path.slice('keydeck-one-shot-group:'.length), namespace: 'keydeck-one-shot-group' }));
