@@ -285,15 +285,22 @@ export const ONE_SHOT_ROOTS = ['src/commands/output.ts', 'src/commands/api-comma
  * and the sandbox server (it shares src/api's wire format, not the client's session).
  */
 const ONE_SHOT_KEPT_APART = [/^src\/cli\.ts$/, /^src\/commands\/completion\.ts$/, /^src\/config\/profileNames\.ts$/, /^src\/sandbox\//];
+/**
+ * The TUI's first frame (src/tui/run.tsx draws it with Ink alone, before the client and
+ * `node:http` load: test/build/dist.test.ts): what of the session it imports is a group of its
+ * own, so that it loads what it loaded before, and not the whole session.
+ */
+const ONE_SHOT_FIRST_FRAME = 'src/tui/run.tsx';
 
 /**
  * Fewer, larger chunks on the one-shot path. esbuild's code splitting makes one chunk per set of
  * entry points (the bundle's, and every `import()` target) that reach a module, so the ~60
  * modules a `keys list` loads came in ~45 chunks, each a round of Node's ES-module loader
  * (resolve, read, compile from the cache, link: ~1 ms of CPU each, docs/performance.md).
- * Here the modules of {@link ONE_SHOT_ROOTS}' static import graph are put in two groups, the
+ * Here the modules of {@link ONE_SHOT_ROOTS}' static import graph are put in groups, the
  * commands' (src/commands/) and the session's (the layers below: the client, config,
- * credentials, terminal, errors…), less what {@link ONE_SHOT_KEPT_APART} reaches. A module
+ * credentials, terminal, errors…; what the TUI's first frame imports of it a group apart,
+ * {@link ONE_SHOT_FIRST_FRAME}), less what {@link ONE_SHOT_KEPT_APART} reaches. A module
  * outside a group that imports one of its members gets, in its place, a stand-in that imports
  * the whole group and re-exports the member (`export *`: the same bindings, live); so every
  * entry point that reaches a member reaches all of them, and esbuild gives each group one chunk.
@@ -330,7 +337,8 @@ export const oneShotGroupsPlugin = {
       };
       const apart = closure(Object.keys(inputs).filter((m) => ONE_SHOT_KEPT_APART.some((re) => re.test(m))));
       const grouped = [...closure(ONE_SHOT_ROOTS)].filter((m) => /^src\//.test(m) && !/^src\/(cli|tui)\//.test(m) && !apart.has(m));
-      groupOf = new Map(grouped.map((m) => [join(root, m), m.startsWith('src/commands/') ? 'commands' : 'session']));
+      const firstFrame = closure([ONE_SHOT_FIRST_FRAME]);
+      groupOf = new Map(grouped.map((m) => [join(root, m), m.startsWith('src/commands/') ? 'commands' : firstFrame.has(m) ? 'first-frame' : 'session']));
       members = new Map();
       for (const [file, group] of groupOf) members.set(group, [...(members.get(group) ?? []), file].sort());
       // No cycle through a stand-in: what a member imports from outside its group never leads back into it.

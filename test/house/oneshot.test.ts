@@ -100,11 +100,13 @@ describe('the one-shot path', () => {
     for (const command of ['src/commands/keysList.ts', 'src/commands/billingCredits.ts']) {
       const chunks = loaded(command);
       // Each a round of Node's ES-module loader (docs/performance.md, "One-shot commands"): 53 before the groups.
-      expect(chunks.size, command).toBeLessThanOrEqual(30);
+      expect(chunks.size, command).toBeLessThanOrEqual(33);
       const chunkHolding = (m: string) => [...chunks].filter((c) => Object.keys(metafile.outputs[c]!.inputs).includes(m));
       expect(chunkHolding('src/commands/output.ts')).toEqual(chunkHolding(command));
-      expect(chunkHolding('src/api/client.ts')).toEqual(chunkHolding('src/config/profile.ts'));
-      expect(chunkHolding('src/api/client.ts')).toEqual(chunkHolding('src/credentials/index.ts'));
+      expect(chunkHolding('src/api/client.ts')).toEqual(chunkHolding('src/api/nodeHttp.ts'));
+      // What the TUI's first frame imports of the session is a group of its own (no client, no node:http: test/build/dist.test.ts).
+      expect(chunkHolding('src/config/profile.ts')).toEqual(chunkHolding('src/config/config.ts'));
+      expect(chunkHolding('src/config/profile.ts')).not.toEqual(chunkHolding('src/api/client.ts'));
       // Every module is bundled once: one instance of it in a process.
       for (const m of ['src/commands/output.ts', 'src/api/client.ts', 'src/config/lock.ts', 'src/errors/index.ts']) expect(chunkHolding(m), m).toHaveLength(1);
     }
