@@ -22,7 +22,7 @@ import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -274,6 +274,108 @@ export const processGlobalPlugin = {
 };
 
 /**
+ * The modules a service command's session and the one-shot reads load (their static imports
+ * make the rest of {@link oneShotGroupsPlugin}'s groups): `keys list`, `billing credits`, and what
+ * src/cli/shared.ts `runScripted` loads for every service command.
+ */
+export const ONE_SHOT_ROOTS = ['src/commands/output.ts', 'src/commands/api-command.ts', 'src/commands/sandboxTarget.ts', 'src/commands/keysList.ts', 'src/commands/billingCredits.ts'];
+/**
+ * The modules whose static imports stay out of those groups: the command line's entry and what a
+ * completion request loads (src/cli.ts answers `--version` and `__complete` without the session),
+ * and the sandbox server (it shares src/api's wire format, not the client's session).
+ */
+const ONE_SHOT_KEPT_APART = [/^src\/cli\.ts$/, /^src\/commands\/completion\.ts$/, /^src\/config\/profileNames\.ts$/, /^src\/sandbox\//];
+/**
+ * The TUI's first frame (src/tui/run.tsx draws it with Ink alone, before the client and
+ * `node:http` load: test/build/dist.test.ts): what of the session it imports is a group of its
+ * own, so that it loads what it loaded before, and not the whole session.
+ */
+const ONE_SHOT_FIRST_FRAME = 'src/tui/run.tsx';
+
+/**
+ * Fewer, larger chunks on the one-shot path. esbuild's code splitting makes one chunk per set of
+ * entry points (the bundle's, and every `import()` target) that reach a module, so the ~60
+ * modules a `keys list` loads came in ~45 chunks, each a round of Node's ES-module loader
+ * (resolve, read, compile from the cache, link: ~1 ms of CPU each, docs/performance.md).
+ * Here the modules of {@link ONE_SHOT_ROOTS}' static import graph are put in groups, the
+ * commands' (src/commands/) and the session's (the layers below: the client, config,
+ * credentials, terminal, errors…; what the TUI's first frame imports of it a group apart,
+ * {@link ONE_SHOT_FIRST_FRAME}), less what {@link ONE_SHOT_KEPT_APART} reaches. A module
+ * outside a group that imports one of its members gets, in its place, a stand-in that imports
+ * the whole group and re-exports the member (`export *`: the same bindings, live); so every
+ * entry point that reaches a member reaches all of them, and esbuild gives each group one chunk.
+ * Each module is still bundled once (one instance in a process) and evaluated after its own
+ * imports; what changes is that a group's modules are evaluated together, the first time any of
+ * them is imported (none has an effect at load but its definitions). The groups are found by a
+ * first build of the same entry points (metafile only, nothing written); the build fails if a
+ * group's member reaches, through a module outside the group, a member again (the stand-in would
+ * make an import cycle), and esbuild fails on a name two members export alike that an outside
+ * module imports (ambiguous through `export *`), or on a default import of a member.
+ */
+export const oneShotGroupsPlugin = {
+  name: 'keydeck-one-shot-groups',
+  setup(b) {
+    const self = oneShotGroupsPlugin;
+    /** Absolute path of each grouped module → its group's name. */
+    let groupOf = new Map();
+    /** Group name → its members' absolute paths, sorted. */
+    let members = new Map();
+    b.onStart(async () => {
+      const { plugins = [], ...rest } = b.initialOptions;
+      const first = await build({ ...rest, plugins: plugins.filter((p) => p !== self), metafile: true, write: false, logLevel: 'silent' });
+      const inputs = first.metafile.inputs;
+      const closure = (roots) => {
+        const seen = new Set();
+        const queue = [...roots];
+        while (queue.length > 0) {
+          const m = queue.pop();
+          if (seen.has(m) || !inputs[m]) continue;
+          seen.add(m);
+          for (const i of inputs[m].imports) if (i.kind === 'import-statement' && !i.external) queue.push(i.path);
+        }
+        return seen;
+      };
+      const apart = closure(Object.keys(inputs).filter((m) => ONE_SHOT_KEPT_APART.some((re) => re.test(m))));
+      const grouped = [...closure(ONE_SHOT_ROOTS)].filter((m) => /^src\//.test(m) && !/^src\/(cli|tui)\//.test(m) && !apart.has(m));
+      const firstFrame = closure([ONE_SHOT_FIRST_FRAME]);
+      groupOf = new Map(grouped.map((m) => [join(root, m), m.startsWith('src/commands/') ? 'commands' : firstFrame.has(m) ? 'first-frame' : 'session']));
+      members = new Map();
+      for (const [file, group] of groupOf) members.set(group, [...(members.get(group) ?? []), file].sort());
+      // No cycle through a stand-in: what a member imports from outside its group never leads back into it.
+      for (const m of grouped) {
+        const group = groupOf.get(join(root, m));
+        const outside = inputs[m].imports.filter((i) => i.kind === 'import-statement' && !i.external && groupOf.get(join(root, i.path)) !== group).map((i) => i.path);
+        const back = [...closure(outside)].find((n) => groupOf.get(join(root, n)) === group);
+        if (back) throw new Error(`${m} reaches ${back} (its own group) through a module outside the group; see oneShotGroupsPlugin in scripts/build.mjs`);
+      }
+    });
+    b.onResolve({ filter: /^\.\.?\// }, async (args) => {
+      if (args.pluginData === self || args.namespace !== 'file' || (args.kind !== 'import-statement' && args.kind !== 'dynamic-import')) return undefined;
+      const resolved = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, namespace: 'file', pluginData: self });
+      const group = resolved.errors.length === 0 ? groupOf.get(resolved.path) : undefined;
+      // A member's `import()` of a member gets the stand-in too: as an entry point of its own, the member would split the group.
+      if (group === undefined || (args.kind === 'import-statement' && groupOf.get(args.importer) === group)) return undefined;
+      return { path: relative(root, resolved.path).split(sep).join('/'), namespace: 'keydeck-one-shot-member' };
+    });
+    b.onResolve({ filter: /^keydeck-one-shot-group:/ }, (args) => ({ path: args.path.slice('keydeck-one-shot-group:'.length), namespace: 'keydeck-one-shot-group' }));
+    b.onResolve({ filter: /^keydeck-one-shot-member:/ }, (args) => ({ path: args.path.slice('keydeck-one-shot-member:'.length), namespace: 'keydeck-one-shot-member' }));
+    b.onLoad({ filter: /.*/, namespace: 'keydeck-one-shot-member' }, (args) => ({
+      contents: `import ${JSON.stringify(`keydeck-one-shot-group:${groupOf.get(join(root, args.path))}`)};\nexport * from ${JSON.stringify(join(root, args.path))};\n`,
+      loader: 'js',
+      resolveDir: root,
+    }));
+    // The group: its members (each after its own imports), then their stand-ins, so that the
+    // stand-ins share the members' chunk (a stand-in has no code of its own: the cycle it makes
+    // with this module runs nothing before the members are evaluated).
+    b.onLoad({ filter: /.*/, namespace: 'keydeck-one-shot-group' }, (args) => {
+      const files = members.get(args.path) ?? [];
+      const stand = files.map((file) => `keydeck-one-shot-member:${relative(root, file).split(sep).join('/')}`);
+      return { contents: [...files, ...stand].map((file) => `import ${JSON.stringify(file)};`).join('\n'), loader: 'js', resolveDir: root };
+    });
+  },
+};
+
+/**
  * keydeck's esbuild options without entry points and output dir; `emptyModule` is the path of
  * an `export default {}` file that react-devtools-core is aliased to.
  */
@@ -302,6 +404,7 @@ export function bundleOptions(emptyModule) {
     },
     alias: { 'react-devtools-core': emptyModule },
     plugins: [
+      oneShotGroupsPlugin,
       processGlobalPlugin,
       fastStringWidthPlugin,
       httpByRequirePlugin,

@@ -18,12 +18,14 @@
  * time limit would otherwise keep the process alive.
  */
 import type { Command } from 'commander';
+import { statSync } from 'node:fs';
+import path from 'node:path';
 import { KeydeckClient, type KeydeckClientOptions } from '../api/client.js';
 import { resolveProfile, type ResolvedProfile } from '../config/profile.js';
 import { noBaseUrlSentence, noCredentialFacts, noCredentialSentence } from './sessionWords.js';
 import { readOnlyReason } from '../config/profileMarks.js';
 import { clientTimeoutFromEnv } from '../config/timeout.js';
-import { dataDir } from '../config/paths.js';
+import { dataDir, OPERATION_RECORD_FILES } from '../config/paths.js';
 import { insecureHttpFromEnv, insecureHttpProblem } from '../api/baseUrl.js';
 import { createCredentialStore, describeCredential, originOf, originTarget } from '../credentials/index.js';
 import { createActivity, withActivity } from '../terminal/spinner.js';
@@ -261,15 +263,21 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
     : ((await store.get(profile.name, originTarget(profile.baseUrl, profile.savedBaseUrl))) ?? (globals.sandboxToken !== undefined ? { token: globals.sandboxToken, source: 'sandbox' } : undefined));
   if (!credential) fail(ExitCode.refused, accountWords.noCredential, await noCredentialFacts(profile.name, store, profile));
   // The plaintext file is said at login, in `auth status` and in `doctor`, not on every command (cron mail).
-  if (options.pendingRotations === true) {
+  // A record that is not there holds nothing to say: its reader (and zod's schemas of it) is not loaded.
+  const data = dataDir(env);
+  const recorded = (name: string): boolean => recordMayBeAt(path.join(data, name));
+  const rotations = options.pendingRotations === true && recorded(OPERATION_RECORD_FILES.rotations);
+  const creations = options.pendingCreations === true && recorded(OPERATION_RECORD_FILES.creations);
+  // An older keydeck kept management-key rotations in the consumption-key record: either file may hold one.
+  if (options.pendingRotations === true && (rotations || recorded(OPERATION_RECORD_FILES.mgmtRotations))) {
     // Management-key rotations first: their record takes over those the older record still holds.
     const { pendingMgmtRotationWarnings } = await import('./pendingMgmtRotations.js');
-    for (const sentence of await pendingMgmtRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
+    for (const sentence of await pendingMgmtRotationWarnings(data, profile.name, originOf(profile.baseUrl))) warn(sentence);
   }
-  if (options.pendingRotations === true || options.pendingCreations === true) {
+  if (rotations || creations) {
     const { pendingRotationWarnings, pendingCreationWarnings } = await import('./pendingRotations.js');
-    if (options.pendingRotations === true) for (const sentence of await pendingRotationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
-    if (options.pendingCreations === true) for (const sentence of await pendingCreationWarnings(dataDir(env), profile.name, originOf(profile.baseUrl))) warn(sentence);
+    if (rotations) for (const sentence of await pendingRotationWarnings(data, profile.name, originOf(profile.baseUrl))) warn(sentence);
+    if (creations) for (const sentence of await pendingCreationWarnings(data, profile.name, originOf(profile.baseUrl))) warn(sentence);
   }
   // KEYDECK_TIMEOUT_MS sets the call deadline unless the caller passed its own.
   const bare = new KeydeckClient({
@@ -293,6 +301,21 @@ export async function openSession(globals: GlobalOptions, options: OpenSessionOp
   // A call that takes longer than ~300 ms shows a spinner on stderr (a terminal only).
   const client = options.spinner === false ? bare : withActivity(bare, createActivity({ env }), `waiting for ${new URL(profile.baseUrl).host}`);
   return { profile: { ...profile, baseUrl: profile.baseUrl }, credential, client, store };
+}
+
+/**
+ * False only when nothing is at `file` (ENOENT, ENOTDIR; a link to nothing too): then the record
+ * reads as empty (src/config/recordFile.ts, which opens it following links), and its reader need
+ * not be loaded. Anything else there, readable or not, is left to the reader to say.
+ */
+function recordMayBeAt(file: string): boolean {
+  try {
+    statSync(file);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code !== 'ENOENT' && code !== 'ENOTDIR';
+  }
 }
 
 // ---- the sentences of a session that cannot open: ./sessionWords.ts ----

@@ -25,14 +25,21 @@
  * The directory is not fsynced: a kill at any point leaves the old file or the new one; a power
  * cut right after the rename may leave the old one.
  */
-import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { lstat, open, rename, unlink } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { failpoint, fileDetail } from '../failpoints/index.js';
 import { checkDirectoryChain, effectiveUid, UnsafePathError, type TrustedDirectory } from './strictModes.js';
 
 export { UnsafePathError } from './strictModes.js';
+
+/**
+ * `node:crypto`, loaded by the first write: Node's crypto is ~20 internal modules (5–15 ms of a
+ * command's start), and a command that only reads keydeck's files (`keys list`, a completion)
+ * never writes one (docs/performance.md, "One-shot commands").
+ */
+const nodeCrypto = (): typeof import('node:crypto') => createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
 
 /** `O_NOFOLLOW` where the platform has it (not on Windows, which has no such links to follow). */
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -91,7 +98,7 @@ export async function writeFileAtomically(file: string, data: string, mode: numb
   const before = await lstatOrUndefined(target);
   refuseUnlessRegular(target, before);
   const owner = ownerOf(target, trust, before, options.chown);
-  const temp = path.join(trust.dir, `.${path.basename(file)}.${randomBytes(12).toString('hex')}.tmp`);
+  const temp = path.join(trust.dir, `.${path.basename(file)}.${nodeCrypto().randomBytes(12).toString('hex')}.tmp`);
   const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | O_NOFOLLOW, 0o600);
   try {
     try {

@@ -40,6 +40,15 @@ export function sandboxDbPath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(dataDir(env), 'sandbox.db');
 }
 
+/**
+ * The records of the key operations in the data dir, by what they hold: unfinished key creations
+ * (src/operations/keyOperationRecord.ts), consumption-key rotations (rotationRecord.ts, where an
+ * older keydeck also kept management-key rotations) and management-key rotations
+ * (mgmtRotationRecord.ts). Named here so that a command can see that none is there without
+ * loading their readers (src/commands/output.ts `openSession`).
+ */
+export const OPERATION_RECORD_FILES = { creations: 'operations.json', rotations: 'rotations.json', mgmtRotations: 'mgmt-rotations.json' } as const;
+
 /** `<configDir>/config.json`: profiles and the current profile; never a secret. */
 export function configFilePath(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(configDir(env), 'config.json');

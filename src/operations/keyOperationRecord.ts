@@ -17,6 +17,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { OPERATION_RECORD_FILES } from '../config/paths.js';
 import { DestinationSchema, TargetSchema } from '../delivery/recordSchemas.js';
 import { MachineRecord, renamedFields, type RecordSpec } from './record.js';
 
@@ -59,7 +60,7 @@ export const MAX_OPERATIONS = 100;
 
 /** `<dataDir>/operations.json`. */
 export function operationRecordPath(dataDir: string): string {
-  return path.join(dataDir, 'operations.json');
+  return path.join(dataDir, OPERATION_RECORD_FILES.creations);
 }
 
 /** The moves of the module's table. */

@@ -14,6 +14,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { OPERATION_RECORD_FILES } from '../config/paths.js';
 import { MachineRecord, renamedFields, type NewOperation, type OperationPatch } from './record.js';
 import { rotationRecord, type Rotation } from './rotationRecord.js';
 
@@ -54,7 +55,7 @@ export type MgmtRotation = z.infer<typeof MgmtRotationSchema>;
 
 /** `<dataDir>/mgmt-rotations.json`. */
 export function mgmtRotationRecordPath(dataDir: string): string {
-  return path.join(dataDir, 'mgmt-rotations.json');
+  return path.join(dataDir, OPERATION_RECORD_FILES.mgmtRotations);
 }
 
 /** True when `a` and `b` name the same place of a credential (a token file by its path). */

@@ -20,6 +20,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { OPERATION_RECORD_FILES } from '../config/paths.js';
 import { DestinationSchema, TargetSchema } from '../delivery/recordSchemas.js';
 import { MachineRecord, renamedFields, type RecordSpec } from './record.js';
 
@@ -81,7 +82,7 @@ export const MAX_ROTATIONS = 100;
 
 /** `<dataDir>/rotations.json`. */
 export function rotationRecordPath(dataDir: string): string {
-  return path.join(dataDir, 'rotations.json');
+  return path.join(dataDir, OPERATION_RECORD_FILES.rotations);
 }
 
 /** The moves of the module's table. */

@@ -54,7 +54,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The output chunk whose entry is `source` (a module loaded by `import()`), or dist/main.js. */
 function chunkOf(source: string): string {
-  const found = Object.entries(metafile.outputs).find(([, o]) => o.entryPoint === source);
+  // A member of the one-shot groups is imported through its stand-in (scripts/build.mjs oneShotGroupsPlugin).
+  const found = Object.entries(metafile.outputs).find(([, o]) => o.entryPoint === source || o.entryPoint === `keydeck-one-shot-member:${source}`);
   if (!found) throw new Error(`${source} is not loaded by an import() in the bundle: update ONE_SHOT_MODULES`);
   return found[0];
 }
@@ -89,6 +90,27 @@ describe('the one-shot path', () => {
       for (const m of [...modules, 'src/cli.ts']) expect(inputs).toContain(m);
     });
   }
+
+  it('loads `keys list` and `billing credits` in few chunks: the commands and the session in one chunk each', () => {
+    const loaded = (command: string) =>
+      new Set([
+        ...staticClosure(main()),
+        ...[...ONE_SHOT_MODULES['the program (every command)'], ...ONE_SHOT_MODULES['a service command (src/cli/shared.ts runScripted)'], command].flatMap((m) => [...staticClosure(chunkOf(m))]),
+      ]);
+    for (const command of ['src/commands/keysList.ts', 'src/commands/billingCredits.ts']) {
+      const chunks = loaded(command);
+      // Each a round of Node's ES-module loader (docs/performance.md, "One-shot commands"): 53 before the groups.
+      expect(chunks.size, command).toBeLessThanOrEqual(33);
+      const chunkHolding = (m: string) => [...chunks].filter((c) => Object.keys(metafile.outputs[c]!.inputs).includes(m));
+      expect(chunkHolding('src/commands/output.ts')).toEqual(chunkHolding(command));
+      expect(chunkHolding('src/api/client.ts')).toEqual(chunkHolding('src/api/nodeHttp.ts'));
+      // What the TUI's first frame imports of the session is a group of its own (no client, no node:http: test/build/dist.test.ts).
+      expect(chunkHolding('src/config/profile.ts')).toEqual(chunkHolding('src/config/config.ts'));
+      expect(chunkHolding('src/config/profile.ts')).not.toEqual(chunkHolding('src/api/client.ts'));
+      // Every module is bundled once: one instance of it in a process.
+      for (const m of ['src/commands/output.ts', 'src/api/client.ts', 'src/config/lock.ts', 'src/errors/index.ts']) expect(chunkHolding(m), m).toHaveLength(1);
+    }
+  });
 
   it('imports no `node:process` anywhere in the bundle (its ES-module facade reads every lazy getter of `process`)', () => {
     const found = Object.entries(metafile.outputs).flatMap(([chunk, o]) => o.imports.filter((i) => i.external && /^(node:)?process$/.test(i.path)).map((i) => `${i.path} in ${chunk}`));
