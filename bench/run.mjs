@@ -57,7 +57,7 @@ const BUDGET = [
   ['oneshot', "completion: keydeck __complete -- --profile '' ÷ node -e 0 (medians", 'a completion request (profile names) ÷ `node -e 0`'],
   ['memory', 'keydeck TUI ÷ bare Ink app, 8 s after the start', 'TUI resident memory ÷ bare Ink hello, 100×30, after 8 s'],
   ['memory', 'keydeck TUI ÷ bare Ink app (after', 'TUI resident memory ÷ bare Ink after 10 min at a 2 s interval'],
-  ['soak', 'resident memory after GC: growth', 'TUI resident memory growth over a day of polls after the first 1,000'],
+  ['soak', 'resident memory after GC: growth', 'TUI resident memory growth over a day of polls after the first hour'],
   ['soak', 'CPU while idle at the default interval', 'idle CPU of the TUI at the default interval'],
   ['usage', 'parse a usage answer of', 'parsing a usage answer of 10,000 keys'],
   ['usage', 'first frame with spend columns ÷ without', 'the spend columns ÷ the Keys pane’s first frame without'],

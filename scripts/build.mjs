@@ -13,7 +13,8 @@
 // string-width is replaced by src/tui/fastStringWidth.ts (same results, faster; see there), and
 // @sindresorhus/is (got's) builds its Intl.ListFormat objects when used, not at load, and got's
 // `node:http2` loads only if HTTP/2 is used, and zod's messages are bundled in English only, and
-// string-width's, slice-ansi's and wrap-ansi's Unicode tables are built when first used (see there).
+// string-width's, slice-ansi's and wrap-ansi's Unicode tables are built when first used (see there),
+// and React is wrapped for the ES modules that import it once, not once per module (reactOnce.mjs).
 // No source maps: nothing reads them at run time, and they doubled the package.
 // `buildDist(outdir)` is exported so that the benchmarks build their private copy of dist/ exactly
 // the same way, and `bundleOptions(emptyModule)` so that they bundle their fixtures (the bare Ink
@@ -24,6 +25,7 @@ import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promise
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { reactOncePlugin } from './reactOnce.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -413,6 +415,7 @@ export function bundleOptions(emptyModule) {
       englishOnlyZodLocalesPlugin,
       lazyUnicodeStaticsPlugin,
       lazyPromClientExtrasPlugin,
+      reactOncePlugin(root),
     ],
     // Native or optional at run time: never bundled.
     external: ['keytar', '@lydell/node-pty', 'node-pty'],

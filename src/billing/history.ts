@@ -61,21 +61,33 @@ export const RETENTION_TIERS: readonly { readonly olderThanMs: number; readonly 
 export const MAX_HISTORY_AGE_MS = 400 * DAY_WINDOW_MS;
 
 /**
- * `samples` (oldest first) thinned by {@link RETENTION_TIERS} as of `now` (epoch ms), and cut at
- * `maxAgeMs`. Buckets are absolute (`floor(t / bucketMs)`), so thinning twice changes nothing. Pure.
+ * Retention of the in-memory history of a running keydeck (src/billing/historyRecorder.ts): the
+ * database's {@link RETENTION_TIERS}, and from 2 hours back to 48 hours the last reading of each
+ * minute instead of every reading. The burn rates over 15 minutes and an hour see every reading;
+ * the day's, the week's, the runaway judgement and the charts (at most one cell a minute over
+ * 2 hours) see the same spend, exactly where readings carry `totalTopUp` (as the database's
+ * tiers keep it). A day of 2 s polls is then ~2,800 samples in memory instead of ~17,000 (the
+ * database keeps every one for 48 h, for the other processes that read it).
  */
-export function downsample(samples: readonly BalanceSample[], now: number, maxAgeMs = MAX_HISTORY_AGE_MS): BalanceSample[] {
+export const MEMORY_RETENTION_TIERS: readonly { readonly olderThanMs: number; readonly bucketMs: number }[] = [{ olderThanMs: 2 * LONG_WINDOW_MS, bucketMs: 60_000 }, ...RETENTION_TIERS];
+
+/**
+ * `samples` (oldest first) thinned by `tiers` (oldest last; default {@link RETENTION_TIERS}) as of
+ * `now` (epoch ms), and cut at `maxAgeMs`. Buckets are absolute (`floor(t / bucketMs)`), so
+ * thinning twice changes nothing. Pure.
+ */
+export function downsample(samples: readonly BalanceSample[], now: number, maxAgeMs = MAX_HISTORY_AGE_MS, tiers = RETENTION_TIERS): BalanceSample[] {
   const out: BalanceSample[] = [];
   const oldest = now - maxAgeMs;
   for (let i = 0; i < samples.length; i++) {
     const s = samples[i]!;
     if (s.t < oldest) continue;
     let bucketMs = 0;
-    for (const tier of RETENTION_TIERS) if (s.t < now - tier.olderThanMs) bucketMs = tier.bucketMs;
+    for (const tier of tiers) if (s.t < now - tier.olderThanMs) bucketMs = tier.bucketMs;
     if (bucketMs > 0) {
       const next = samples[i + 1];
       // Keep the last reading of the bucket (the next one is in the same bucket: drop this one).
-      if (next && next.t < now - RETENTION_TIERS[0]!.olderThanMs && Math.floor(next.t / bucketMs) === Math.floor(s.t / bucketMs)) continue;
+      if (next && next.t < now - tiers[0]!.olderThanMs && Math.floor(next.t / bucketMs) === Math.floor(s.t / bucketMs)) continue;
     }
     out.push(s);
   }
@@ -184,10 +196,10 @@ export class BalanceHistory {
     this.#version++;
   }
 
-  /** Thins the buffer by {@link RETENTION_TIERS} as of `now` and drops what is older than `maxAgeMs`. */
-  compact(now: number, maxAgeMs = MAX_HISTORY_AGE_MS): void {
+  /** Thins the buffer by `tiers` (default {@link RETENTION_TIERS}) as of `now` and drops what is older than `maxAgeMs`. */
+  compact(now: number, maxAgeMs = MAX_HISTORY_AGE_MS, tiers = RETENTION_TIERS): void {
     const before = this.#size;
-    const kept = downsample(this.samples(), now, maxAgeMs);
+    const kept = downsample(this.samples(), now, maxAgeMs, tiers);
     if (kept.length !== before) this.load(kept);
   }
 

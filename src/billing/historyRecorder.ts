@@ -8,7 +8,7 @@
  * A write that fails (the disk is full, another process held the lock past the busy timeout)
  * loses that reading on disk only; `onError` hears about the first failure of a kind, once.
  */
-import { BalanceHistory, type BalanceHistoryOptions, type BalanceSample } from './history.js';
+import { BalanceHistory, MEMORY_RETENTION_TIERS, type BalanceHistoryOptions, type BalanceSample } from './history.js';
 import type { HistorySeries } from './historyStore.js';
 
 /** How far back the in-memory history is seeded and kept, ms: the chart's longest window (30 d) and a day. */
@@ -56,7 +56,8 @@ export class HistoryRecorder {
 
   /**
    * Records a reading (epoch ms `t`, USD) in memory and on disk; applies the retention every
-   * {@link COMPACT_EVERY_MS}. Returns false when memory ignored it (from the past, not finite).
+   * {@link COMPACT_EVERY_MS} (in memory history.ts's `MEMORY_RETENTION_TIERS`: a minute's last
+   * reading past 2 hours; on disk the database's). Returns false when memory ignored it (from the past, not finite).
    */
   record(t: number, remaining: number, totalTopUp?: number): boolean {
     const added = this.history.add(t, remaining, totalTopUp);
@@ -72,7 +73,7 @@ export class HistoryRecorder {
     }
     if (t - this.#lastCompact >= COMPACT_EVERY_MS) {
       this.#lastCompact = t;
-      this.history.compact(t, MEMORY_SPAN_MS);
+      this.history.compact(t, MEMORY_SPAN_MS, MEMORY_RETENTION_TIERS);
       try {
         this.series?.compact(t);
       } catch (error) {

@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { INITIAL_LOW_BALANCE_STATE, LowBalanceAlarm, observeBalance } from '../../src/billing/alert.js';
-import { BalanceHistory, burnRate, LONG_WINDOW_MS, projectRunOut, SHORT_WINDOW_MS, trendOf } from '../../src/billing/history.js';
+import { BalanceHistory, burnRate, DAY_WINDOW_MS, LONG_WINDOW_MS, projectRunOut, SHORT_WINDOW_MS, trendOf } from '../../src/billing/history.js';
+import { HistoryRecorder } from '../../src/billing/historyRecorder.js';
+import { judgeAccount } from '../../src/billing/runaway.js';
 import { sparkline } from '../../src/billing/sparkline.js';
 
 const MIN = 60_000;
@@ -41,6 +43,42 @@ describe('BalanceHistory', () => {
     expect(h.add(T0 - 1, 9)).toBe(false);
     expect(h.add(T0 + 10_000, Number.NaN)).toBe(false);
     expect(h.size).toBe(1);
+  });
+});
+
+describe('the history a running keydeck keeps in memory', () => {
+  it('holds a day of 2 s polls in a few thousand samples, with the same rates and judgement as every reading', () => {
+    // A day of polls every 2 s: spend at a varying rate, a $50 top-up every 6 hours.
+    const recorder = new HistoryRecorder({ now: T0 });
+    const every = new BalanceHistory();
+    const polls = DAY_WINDOW_MS / 2000;
+    let remaining = 500;
+    let totalTopUp = 500;
+    for (let i = 0; i < polls; i++) {
+      const t = T0 + i * 2000;
+      remaining -= (i % 900 < 300 ? 0.0004 : 0.0001) * (1 + ((i / 1800) % 3));
+      if (i > 0 && i % 10_800 === 0) {
+        remaining += 50;
+        totalTopUp += 50;
+      }
+      const r = Math.round(remaining * 1e4) / 1e4;
+      recorder.record(t, r, totalTopUp);
+      every.add(t, r, totalTopUp);
+    }
+    const now = T0 + (polls - 1) * 2000;
+    // Every reading of the last 2 hours (at the 5 s spacing), a minute's last one before.
+    expect(every.size).toBeGreaterThan(17_000);
+    expect(recorder.history.size).toBeLessThan(3500);
+    const rates = (h: BalanceHistory) => trendOf(h, undefined, now);
+    const kept = rates(recorder.history);
+    const all = rates(every);
+    expect(kept.short?.usdPerHour).toBe(all.short?.usdPerHour);
+    expect(kept.long?.usdPerHour).toBe(all.long?.usdPerHour);
+    // The same spend over a span that starts at most a minute later: within 0.1 % of the rate.
+    const near = (a: number | undefined, b: number | undefined) => expect(Math.abs(a! - b!) / b!).toBeLessThan(1e-3);
+    near(kept.day?.usdPerHour, all.day?.usdPerHour);
+    const judge = (h: BalanceHistory) => judgeAccount(h.samples(), now, { factor: 1.1, floorUsdPerHour: 0 });
+    near(judge(recorder.history)?.baselineUsdPerHour, judge(every)?.baselineUsdPerHour);
   });
 });
 

@@ -134,6 +134,14 @@ describe('dist/', () => {
     expect(chunks.filter((text) => /Ung\\xFCltige Eingabe|\\u7121\\u52B9\\u306A\\u5165\\u529B/.test(text))).toEqual([]);
   });
 
+  it('gives the ES modules that import React one copy of its exports, not one each (scripts/reactOnce.mjs: ~1 MB of the TUI’s heap)', () => {
+    const chunks = readdirSync(path.join(DIST, 'chunks')).map((f) => readFileSync(path.join(DIST, 'chunks', f), 'utf8'));
+    // esbuild's interop object for a CommonJS module, made where an ES module imports it.
+    const copies = (name: string) => chunks.reduce((n, text) => n + text.split(`__toESM(require_${name}(),1)`).length - 1, 0);
+    expect(copies('react')).toBeLessThanOrEqual(1);
+    expect(copies('jsx_runtime')).toBeLessThanOrEqual(1);
+  });
+
   it('the executable keeps its executable bit after npm run build', () => {
     expect(statSync(path.join(DIST, 'cli.js')).mode & 0o755).toBe(0o755);
   });

@@ -88,6 +88,50 @@ describe('spend in the Keys pane and the Billing pane', () => {
     expect(wideTable).toMatch(/│ plan\s+│.*│ 24 h\s+│ 7 d\s+│ 30 d\s+│ all time │/);
   });
 
+  it('draws the kept figures with the key list, not in a frame of their own before it (the first frame of a slow list)', async () => {
+    const token = await sb.fundedUser(20);
+    const key = await sb.creditKey(token, 'batch-jobs');
+    await sb.infer(key.apiKey, { sandbox_cost_usd: 3 });
+    const store = historyDb();
+    // A first session reads the usage answer and keeps it.
+    const first = open(token, store);
+    await first.ui.waitFor('$3.00');
+    first.ui.unmount();
+    // The next one: its key list held until the watcher has read the balance and taken up the kept answer.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const s = noKeychainStore();
+    const base = testServices({ store: s.store, baseUrl: sb.url, pollIntervalSeconds: 2 });
+    const services = {
+      ...base,
+      createClient: (...args: Parameters<typeof base.createClient>) => {
+        const client = base.createClient(...args);
+        const list = client.keys.list.bind(client.keys);
+        client.keys.list = async (options) => {
+          await held;
+          return list(options);
+        };
+        return client;
+      },
+      openUsage: (baseUrl: string) => ({ budget: new UsageBudget(store.database), keyHistory: new KeyHistory(store.database, store.series('test', originOf(baseUrl)).id) }),
+    };
+    const ui = renderApp(services, { session: readySession(sb.url, token) });
+    await ui.waitFor('$17.00 left');
+    await new Promise((r) => setTimeout(r, 300));
+    const before = ui.frames().length;
+    expect(ui.frames().filter((f) => /│ 24 h/.test(f))).toEqual([]);
+    release();
+    const table = await ui.waitFor('$3.00');
+    expect(table).toMatch(/batch-jobs[^\n]*\$3\.00/);
+    // The list and its spend in one frame: none between with the columns and no rows.
+    expect(
+      ui
+        .frames()
+        .slice(before)
+        .filter((f) => /│ 24 h/.test(f) && !f.includes('batch-jobs')),
+    ).toEqual([]);
+  });
+
   it('r never spends a usage read: on figures older than the schedule’s spacing it says why and what would', async () => {
     const token = await sb.fundedUser(20);
     await sb.creditKey(token, 'k');

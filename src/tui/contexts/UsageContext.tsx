@@ -86,7 +86,13 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
   const watched = useAccountWatcher();
   const watcher = watched?.watcher;
   const client = session.client;
-  const usage = useWatcherSlice(watcher, (s) => s.usage, NO_USAGE);
+  // The figures join the key list: while its first read is under way, the kept answer the watcher
+  // takes up meanwhile draws no frame of its own (a whole frame for Ink, before the list's, and
+  // the spend columns over no rows); it is shown in the list's frame. Reloads of a list already
+  // read (or failed) do not hold it.
+  const firstList = keys.data === undefined && keys.error === undefined && keys.loading;
+  const usageSlice = useWatcherSlice(watcher, (s) => s.usage, NO_USAGE, !firstList);
+  const usage = firstList ? NO_USAGE : usageSlice;
   const rig = usage.available ? watched?.usageRig() : undefined;
 
   const keyList = keys.data;
