@@ -50,6 +50,8 @@ export default defineConfig({
     // With `npm run test:count` (scripts/count-assertions.mjs), how many tests and assertions each file ran.
     setupFiles: [
       'test/compile-cache.ts',
+      // Ink's string-width as the app's (src/tui/fastStringWidth.ts), before Ink is loaded.
+      'test/fast-string-width.ts',
       'test/react-production.ts',
       ...(process.env.KEYDECK_TEST_CPU ? ['test/cpu-probe.ts'] : []),
       ...(process.env.KEYDECK_TEST_COUNT ? ['test/assertion-count.ts'] : []),
