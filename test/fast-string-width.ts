@@ -6,8 +6,8 @@
  * (ink-testing-library, the TUI of the crash walks) measure their lines as the app ships, and
  * without string-width's segmenter and emoji regex on every line of every frame: ~12 % of the CPU
  * of the TUI's crash walk (test/crash/tui-keys.test.ts, `--cpu-prof`). A Node.js resolve hook
- * (`module.registerHooks`), once per worker (`isolate: false`), for imports made from
- * node_modules only: the suites' and the sources' own `string-width` stay string-width (the one
+ * (`module.registerHooks`), once per worker (`isolate: false`), for the imports those libraries
+ * make: the suites' and the sources' own `string-width` stay string-width (the one
  * test/tui/fastStringWidth.test.ts checks fastStringWidth against), and fastStringWidth's own
  * import of it too.
  */
@@ -19,9 +19,13 @@ const global = globalThis as unknown as Record<symbol, boolean | undefined>;
 if (!global[INSTALLED]) {
   global[INSTALLED] = true;
   const fast = new URL('../src/tui/fastStringWidth.ts', import.meta.url).href;
+  // The libraries of the app's frames. Not every importer in node_modules: a tool that resolves
+  // imports for others from there (dpdm, reading src/tui/fastStringWidth.ts in test/house) must
+  // get the real string-width.
+  const INK = /\/node_modules\/(ink|ink-table|widest-line|wrap-ansi|cli-truncate|slice-ansi)\//;
   registerHooks({
     resolve(specifier, context, nextResolve) {
-      if (specifier === 'string-width' && context.parentURL?.includes('/node_modules/')) return { url: fast, shortCircuit: true };
+      if (specifier === 'string-width' && INK.test(context.parentURL ?? '')) return { url: fast, shortCircuit: true };
       return nextResolve(specifier, context);
     },
   });
