@@ -50,6 +50,8 @@ export default defineConfig({
     // With `npm run test:count` (scripts/count-assertions.mjs), how many tests and assertions each file ran.
     setupFiles: [
       'test/compile-cache.ts',
+      // Ink's string-width as the app's (src/tui/fastStringWidth.ts), before Ink is loaded.
+      'test/fast-string-width.ts',
       'test/react-production.ts',
       ...(process.env.KEYDECK_TEST_CPU ? ['test/cpu-probe.ts'] : []),
       ...(process.env.KEYDECK_TEST_COUNT ? ['test/assertion-count.ts'] : []),
@@ -59,11 +61,11 @@ export default defineConfig({
     // Four files at once on this 2-core machine: most suites wait (on servers, pseudo-terminals,
     // child processes, Retry-After, exporter polls, the crash walks' killed processes), and since
     // issues 42-47 added such suites a fourth worker fills the CPU they leave (two pairs run back
-    // to back: 4 workers 202 s and 181 s, 3 workers 243 s and 209 s). Three under CI, where every
-    // CLI run is a process of its own and the CPUs are busier: a fourth worker there made a TUI
-    // suite's 3 s calls time out (5 min 49 s and 6 min 25 s, one failure; three: 7 min 22 s, none).
+    // to back: 4 workers 202 s and 181 s, 3 workers 243 s and 209 s). CI too: it runs `npm test` as
+    // a developer does, the one-shot CLI runs in the test's thread. (CI kept three while it ran
+    // every CLI run as a process, where a fourth worker made a TUI suite's 3 s calls time out.)
     // Every arrangement measured is in docs/development.md, "How many files at once".
-    maxWorkers: process.env.CI ? 3 : 4,
+    maxWorkers: 4,
     env: { NO_COLOR: '1' },
     // Every suite shares its worker's module cache (`isolate: false`): vitest, Ink, React, zod,
     // Fastify and the sources are imported once per worker, not once per file. For the process

@@ -14,7 +14,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../credentials/harness.js';
+import { runCli, type CliRunner } from '../credentials/harness.js';
 import { startFaultProxy, type FaultProxy } from '../resilience/fault-proxy.js';
 import type { TestSandbox } from '../sandbox/helpers.js';
 import { scripted, type CliResult, type Scripted, useScriptedSandbox } from './scripted.js';
@@ -30,9 +30,14 @@ afterEach(() => {
 /** The service each machine talks to. */
 const urls = new WeakMap<Scripted, string>();
 
-/** Another machine: a home (config and data dir) of its own; its runs are processes of their own. */
-function machine(url = sb.url): Scripted {
-  const cli = scripted(url, { runner: 'process' });
+/**
+ * Another machine: a home (config and data dir) of its own. Its `autotopup run --once` ({@link run})
+ * is a process of its own, what the guarantee across machines is about; its other commands
+ * (`autotopup set`, `status`, a charge by hand) run one at a time, in the test's thread unless
+ * `runner` says otherwise (a run whose clock is moved by NODE_OPTIONS is a process).
+ */
+function machine(url = sb.url, runner?: CliRunner): Scripted {
+  const cli = scripted(url, runner && { runner });
   homes.push(cli);
   urls.set(cli, url);
   return cli;
@@ -191,7 +196,7 @@ describe('auto top-up counts what the service counts', { timeout: 120_000 }, () 
   });
 
   it('a local clock moved back does not defeat the pause after 3 failures', async () => {
-    const cli = machine();
+    const cli = machine(sb.url, 'process');
     const token = await sb.fundedUser(25);
     await set([cli], token, ['--below', '20', '--amount', '30']);
     expect((await sb.call('POST', '/sandbox/cards/decline', { token, body: { count: 6 } })).status).toBe(200);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempHome } from '../credentials/harness.js';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
-import { runUntilKilled, tracePoints } from './harness.js';
+import { runUntilKilled, tracePoints, withoutStepTwins } from './harness.js';
 
 let sb: TestSandbox;
 let root: string;
@@ -49,6 +49,46 @@ describe('the crash-point harness', () => {
     } finally {
       home.remove();
     }
+  });
+
+  it('keeps, beside the walk of the kit’s steps, the first point and those no step follows at once', () => {
+    // A run's whole trace: the boundaries, and the kit's steps among them (as `keys create --to-command` passes them).
+    const all = [
+      'request:listKeys#1',
+      'answered:listKeys#1',
+      'file.renamed:operations.json#1',
+      'create.begin:recorded#1',
+      'request:createCreditKey#1',
+      'answered:createCreditKey#1',
+      'create.mint#1',
+      'file.renamed:operations.json#2',
+      'create.mint:recorded#1',
+      'command.spawned:take.sh#1',
+      'command.exited:take.sh#1',
+      'create.run:1#1',
+      'file.renamed:config.json#1',
+      'request:listKeys#2',
+    ];
+    const boundaries = all.filter((p) => !p.startsWith('create.'));
+    const chosen = [
+      'file.renamed:operations.json#1',
+      'answered:createCreditKey#1',
+      'file.renamed:operations.json#2',
+      'command.spawned:take.sh#1',
+      'command.exited:take.sh#1',
+      'file.renamed:config.json#1',
+    ];
+    expect(withoutStepTwins(chosen, all)).toEqual(['file.renamed:operations.json#1', 'command.spawned:take.sh#1', 'file.renamed:config.json#1']);
+    expect(withoutStepTwins(boundaries, all)).toEqual([
+      'request:listKeys#1',
+      'answered:listKeys#1',
+      'request:createCreditKey#1',
+      'command.spawned:take.sh#1',
+      'file.renamed:config.json#1',
+      'request:listKeys#2',
+    ]);
+    // A trace without the kit's steps (an operation not on the kit) keeps every point.
+    expect(withoutStepTwins(boundaries, boundaries)).toEqual(boundaries);
   });
 
   it('says so when the armed point is never reached', async () => {

@@ -37,9 +37,10 @@ export interface CrashRunOptions {
 
 /**
  * Runs `keydeck …args` once, to its end, as a process, with a trace of the boundaries it passes.
- * @returns the run's result and its points, in the order reached
+ * @returns the run's result and its points, in the order reached; `all`: the boundaries and the
+ *   steps of the kit's machines together, in the order reached
  */
-export async function tracePoints(args: readonly string[], options: CrashRunOptions): Promise<{ result: CliResult; points: CrashPoint[] }> {
+export async function tracePoints(args: readonly string[], options: CrashRunOptions): Promise<{ result: CliResult; points: CrashPoint[]; all: CrashPoint[] }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-trace-'));
   const trace = path.join(dir, 'trace');
   try {
@@ -51,7 +52,8 @@ export async function tracePoints(args: readonly string[], options: CrashRunOpti
       // No boundary reached.
     }
     // The operations' steps are walked in process (./steps.ts); a SIGKILL walk keeps the process's own boundaries.
-    return { result, points: text.split('\n').filter((p) => p !== '' && isBoundary(p)) };
+    const all = text.split('\n').filter((p) => p !== '');
+    return { result, points: all.filter((p) => isBoundary(p)), all };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -89,8 +91,11 @@ export interface CrashScenario<World> {
   readonly recoveries: Readonly<Record<string, (world: World) => Promise<string>>>;
   /** The invariants after the recovery `recovery`: one sentence for each one broken, else none. */
   invariants(world: World, recovery: string): Promise<string[]>;
-  /** The points to kill at, from the trace of a run to its end (default: every one). */
-  points?(traced: readonly CrashPoint[]): CrashPoint[];
+  /**
+   * The points to kill at, from the trace of a run to its end (default: every one); `all` is that
+   * trace with the steps of the kit's machines among the boundaries ({@link withoutStepTwins}).
+   */
+  points?(traced: readonly CrashPoint[], all: readonly CrashPoint[]): CrashPoint[];
   /** The exit code of the run to its end (default 0: an operation that ends otherwise, such as a charge whose credit lags, says so here). */
   readonly tracedCode?: number;
 }
@@ -121,15 +126,17 @@ export interface WalkOptions {
 export async function walkCrashPoints<World>(scenario: CrashScenario<World>, options: WalkOptions = {}): Promise<{ traced: CrashPoint[]; outcomes: CrashOutcome[] }> {
   const first = await scenario.prepare();
   let traced: CrashPoint[];
+  let whole: CrashPoint[];
   try {
     const { args, ...runOptions } = scenario.run(first);
-    const { result, points } = await tracePoints(args, runOptions);
+    const { result, points, all } = await tracePoints(args, runOptions);
     if (result.code !== (scenario.tracedCode ?? 0)) throw new Error(`${scenario.operation}: the run to trace failed (${result.code})\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
     traced = points;
+    whole = all;
   } finally {
     await scenario.dispose?.(first);
   }
-  const points = scenario.points ? scenario.points(traced) : traced;
+  const points = scenario.points ? scenario.points(traced, whole) : traced;
   const limit = pLimit(options.concurrency ?? 3);
   const jobs = points.flatMap((point) =>
     Object.entries(scenario.recoveries).map(([recovery, recover]) =>
@@ -236,6 +243,25 @@ export function distinctWorlds(traced: readonly CrashPoint[], reads: readonly st
   const read = (p: string) => reads.some((op) => p.startsWith(`answered:${op}#`));
   const ownWrite = (p: string | undefined) => p !== undefined && (p.startsWith('store.written:') || p.startsWith('store.deleted') || p.startsWith('record.written:'));
   return traced.filter((p, i) => i === 0 || (!p.startsWith('request:') && !(read(p) && i > 0) && !(p.startsWith('file.renamed:') && ownWrite(traced[i + 1]))));
+}
+
+/**
+ * `points` without those whose world the walk of the kit's steps (./steps.ts) stops at too: a
+ * boundary directly followed, in the run's whole trace `all`, by a step of the kit's machine
+ * (`<machine>.<step>`, `<machine>.<step>:recorded`), with nothing done between the two. The walk of
+ * the steps stops the same operation there in process ("as a killed process would":
+ * src/operations/kit.ts), recovers it the same ways and checks the same invariants, so a SIGKILL
+ * walk beside it keeps what only a killed process has: a command still running, a point outside
+ * the kit's steps (the rules stored, a read's answer), and its first point, killed for real
+ * (a walk always kills somewhere). Under `KEYDECK_CRASH_POINTS=all`, every point of `points`.
+ */
+export function withoutStepTwins(points: readonly CrashPoint[], all: readonly CrashPoint[]): CrashPoint[] {
+  if (walkedAll()) return [...points];
+  const twin = (p: CrashPoint) => {
+    const at = all.indexOf(p);
+    return at >= 0 && at + 1 < all.length && !isBoundary(all[at + 1]!);
+  };
+  return points.filter((p, i) => i === 0 || !twin(p));
 }
 
 /** True when the walk ran every traced point (`KEYDECK_CRASH_POINTS=all`): its table is not docs/'s. */

@@ -18,7 +18,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempHome, runCli, type CliResult, type TempHome } from '../credentials/harness.js';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
-import { crashTable, runUntilKilled, tracePoints, walkCrashPoints, type CrashOutcome, type CrashScenario, distinctWorlds, syncDocBlock } from './harness.js';
+import { crashTable, runUntilKilled, tracePoints, walkCrashPoints, type CrashOutcome, type CrashScenario, distinctWorlds, syncDocBlock, withoutStepTwins } from './harness.js';
 import { inThread, walkStepPoints } from './steps.js';
 
 let sb: TestSandbox;
@@ -117,11 +117,15 @@ function scenario(tokenFile: boolean): CrashScenario<World> {
     },
     // Every step of keydeck's own key, but before the first request and after the record's last
     // write (nothing to take up: the world of no rotation, or of one done); of a token file, the
-    // steps that differ (its copy of the old key written, then the file itself).
-    points: (traced) =>
-      distinctWorlds(traced, ['listManagementKeys'])
-        .filter((p) => !p.startsWith('request:') && p !== traced.at(-1))
-        .filter((p) => !tokenFile || /^file\.renamed:(prod|\.prod\.keydeck-previous)#/.test(p)),
+    // steps that differ (its copy of the old key written, then the file itself). Those the walk of
+    // the kit's steps below stops at too are walked there (withoutStepTwins).
+    points: (traced, all) =>
+      withoutStepTwins(
+        distinctWorlds(traced, ['listManagementKeys'])
+          .filter((p) => !p.startsWith('request:') && p !== traced.at(-1))
+          .filter((p) => !tokenFile || /^file\.renamed:(prod|\.prod\.keydeck-previous)#/.test(p)),
+        all,
+      ),
     async invariants(w, recovery) {
       const broken: string[] = [];
       const { key, extras } = inPlace(w);
