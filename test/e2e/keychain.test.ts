@@ -35,7 +35,27 @@ beforeAll(() => {
     encoding: 'utf8',
   });
   if (unlock.status !== 0) throw new Error(`gnome-keyring-daemon did not start: ${unlock.stderr}`);
+  waitForLoginKeyring(address);
 });
+
+/**
+ * Waits until the daemon's "login" collection takes a secret: `--unlock` returns once the daemon has
+ * forked, and it creates that collection afterwards; on a busy machine keydeck's first store could
+ * come first and find no default keyring. A probe under its own service name, cleared at once.
+ * Throws after 30 s.
+ */
+function waitForLoginKeyring(address: string): void {
+  const env = { ...process.env, DBUS_SESSION_BUS_ADDRESS: address, HOME: dir, XDG_DATA_HOME: path.join(dir, 'share') };
+  const probe = ['service', 'keydeck-e2e-probe', 'account', 'probe'];
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const stored = spawnSync('secret-tool', ['store', '--label=probe', ...probe], { env, input: 'probe', encoding: 'utf8', timeout: 10_000 });
+    if (stored.status === 0) break;
+    if (Date.now() > deadline) throw new Error(`the login keyring never took a secret: ${stored.stderr}`);
+    spawnSync('sleep', ['0.2']);
+  }
+  spawnSync('secret-tool', ['clear', ...probe], { env, timeout: 10_000 });
+}
 afterEach(() => {
   app?.kill();
   app = undefined;
