@@ -121,7 +121,7 @@ export interface UsageReport {
   readonly periods: readonly UsagePeriod[];
   /** The older aggregated form's date range, when it names one. */
   readonly range?: { readonly startDate?: string; readonly endDate?: string };
-  /** The answer as the service sent it (envelope removed, key values dropped): `--json` prints it. */
+  /** The answer as the service sent it (envelope removed, key values dropped): `--json` prints it. Undefined from the figures kept as read (src/billing/usageReads.ts `keptUsageList`). */
   readonly raw: unknown;
 }
 

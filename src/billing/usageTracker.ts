@@ -8,11 +8,11 @@
  * when the schedule (or the user, `demand`) may, and a newer answer kept by another process is
  * taken up and judged without spending one.
  */
-import { UsageListSchema, type UsageReport } from '../api/usageSchemas.js';
+import type { UsageReport } from '../api/usageSchemas.js';
 import type { KeyHistory, Episode } from './keyHistory.js';
 import { DEFAULT_RUNAWAY, judgeKey, type KeyJudgement, type RunawaySettings } from './runaway.js';
 import type { BudgetState, ReadMode, UsageBudget } from './usageBudget.js';
-import { readUsageList, type UsageClient, type UsageRead } from './usageReads.js';
+import { keptUsageList, readUsageList, type UsageClient, type UsageRead } from './usageReads.js';
 
 /** How far back the judgements read a key's samples, ms (the baseline's 7 days and a day). */
 const JUDGE_SPAN_MS = 8 * 86_400_000;
@@ -81,11 +81,10 @@ export class UsageTracker {
   load(): UsageSnapshot {
     const o = this.#o;
     const now = o.budget.now(o.origin, o.client.serviceClockOffsetMs);
-    const kept = o.budget.kept(o.credential, 'list');
-    const read = kept ? readKeptList(kept.body) : undefined;
-    this.#judged = read ? kept!.t : undefined;
+    const kept = keptUsageList(o.budget, o.credential);
+    this.#judged = kept?.at;
     this.#snapshot = {
-      ...(read && { report: read, at: kept!.t }),
+      ...(kept && { report: kept.data, at: kept.at }),
       budget: o.budget.state(o.credential, now),
       episodes: o.keyHistory?.openEpisodes() ?? new Map(),
     };
@@ -155,10 +154,4 @@ export class UsageTracker {
     }
     return alerts;
   }
-}
-
-/** A kept `GET /api/usage` answer read back, or undefined. */
-function readKeptList(body: unknown): UsageReport | undefined {
-  const r = UsageListSchema.safeParse(body);
-  return r.success ? r.data : undefined;
 }

@@ -9,7 +9,9 @@ import type { AccountEvent, UsageSlice } from './types.js';
 
 /**
  * True when two usage snapshots show the same: the figures and their time, the budget to the
- * minute, the failure, why a read was declined, and the open runaway episodes.
+ * minute, the failure, and the open runaway episodes. Why a read was declined is not shown: it
+ * is the answer to that read, which `readUsage()` returns (the slice does not hold it, see
+ * {@link WatchedUsage}).
  */
 export function sameUsage(a: UsageSnapshot, b: UsageSnapshot): boolean {
   const minute = (t: number | undefined) => (t === undefined ? undefined : Math.floor(t / 60_000));
@@ -20,9 +22,15 @@ export function sameUsage(a: UsageSnapshot, b: UsageSnapshot): boolean {
     minute(a.budget?.nextAt) === minute(b.budget?.nextAt) &&
     minute(a.budget?.blockedUntil) === minute(b.budget?.blockedUntil) &&
     a.error === b.error &&
-    a.declined === b.declined &&
     [...a.episodes.keys()].join() === [...b.episodes.keys()].join()
   );
+}
+
+/** `snapshot` without `declined` (what a slice holds). */
+function shown(snapshot: UsageSnapshot): UsageSnapshot {
+  if (snapshot.declined === undefined) return snapshot;
+  const { declined: _declined, ...rest } = snapshot;
+  return rest;
 }
 
 /** The usage slice before any tracker. */
@@ -89,7 +97,7 @@ export class WatchedUsage {
 
   #set(patch: Partial<UsageSlice>): void {
     const before = this.#slice();
-    const next = { ...before, ...patch };
+    const next = { ...before, ...patch, ...(patch.snapshot && { snapshot: shown(patch.snapshot) }) };
     if (next.reading === before.reading && next.available === before.available && sameUsage(before.snapshot, next.snapshot)) return;
     this.#publish(next);
   }

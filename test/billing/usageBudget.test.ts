@@ -16,7 +16,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KeydeckClient } from '../../src/api/client.js';
 import { BalanceHistoryStore, originOf } from '../../src/billing/historyStore.js';
 import { AUTO_SPACING_MS, budgetState, credentialIdOf, UsageBudget, WINDOW_MS } from '../../src/billing/usageBudget.js';
-import { readUsageList } from '../../src/billing/usageReads.js';
+import { keptUsageList, LIST_AS_READ, readUsageList } from '../../src/billing/usageReads.js';
+import { UsageTracker } from '../../src/billing/usageTracker.js';
 import { startTestSandbox } from '../sandbox/helpers.js';
 import { json, startHostileServer } from '../api/hostile-server.js';
 
@@ -205,6 +206,104 @@ describe('reads through the budget, against the sandbox', () => {
       expect(after).toMatchObject({ fresh: false, declined: 'blocked' });
       expect((await sb.call('GET', '/sandbox/usage/calls')).body).toMatchObject({ served: 12, refused: 1 });
       client.close();
+    } finally {
+      store.close();
+      await sb.close();
+    }
+  });
+});
+
+describe('the last answer kept, and the same figures as read beside it', () => {
+  it('reads back the figures as read (the service’s answer, kept as before, read in full only when they are not of its read)', async () => {
+    const sb = await startTestSandbox();
+    const store = BalanceHistoryStore.open({ path: path.join(dir, 'history.db') });
+    try {
+      const token = await sb.fundedUser(20);
+      const big = await sb.creditKey(token, 'batch-jobs');
+      const small = await sb.creditKey(token, 'web');
+      await sb.infer(big.apiKey, { sandbox_cost_usd: 3 });
+      await sb.infer(small.apiKey, { sandbox_cost_usd: 0.5 });
+      const client = new KeydeckClient({ baseUrl: sb.url, token });
+      const origin = originOf(sb.url);
+      const credential = credentialIdOf(origin, token);
+      const budget = new UsageBudget(store.database);
+      const read = await readUsageList(client, { budget, credential, origin, mode: 'demand' });
+      client.close();
+      expect(read.fresh).toBe(true);
+      // The service's answer is kept as it was (what every keydeck reads), and the figures as read beside it, of the same read.
+      expect(budget.kept(credential, 'list')).toEqual({ t: read.at, body: read.data!.raw });
+      expect(budget.keptAt(credential, LIST_AS_READ)).toBe(read.at);
+      const { raw: _raw, ...figures } = read.data!;
+      expect(keptUsageList(budget, credential)).toEqual({ at: read.at, data: { ...figures, raw: undefined } });
+      // A tracker starts from them: the same figures, no read spent.
+      const tracker = new UsageTracker({
+        client: { usage: { list: () => Promise.reject(new Error('no read')), get: () => Promise.reject(new Error('no read')), keyInfo: () => Promise.reject(new Error('no read')) } },
+        budget,
+        credential,
+        origin,
+      });
+      expect(tracker.load()).toMatchObject({ at: read.at, report: { keys: figures.keys, periods: figures.periods } });
+      // They are what is read back: with the service's answer of that read made unreadable, the figures still come from them.
+      const setBody = store.database.prepare('UPDATE usage_answers SET body = ? WHERE credential = ? AND kind = ?');
+      const listBody = (store.database.prepare('SELECT body FROM usage_answers WHERE credential = ? AND kind = ?').get(credential, 'list') as { body: string }).body;
+      setBody.run('"damaged"', credential, 'list');
+      expect(
+        keptUsageList(budget, credential)
+          ?.data.keys.map((k) => k.periods['24h']?.spend)
+          .sort(),
+      ).toEqual([0.5, 3]);
+      setBody.run(listBody, credential, 'list');
+      // Figures as read that cannot be read: the service's answer, read in full.
+      setBody.run('{"id":[1]}', credential, LIST_AS_READ);
+      expect(keptUsageList(budget, credential)).toEqual({ at: read.at, data: read.data });
+      // A later answer kept by a keydeck that keeps only the service's answer: that one, read in full.
+      const later = (read.data!.raw as Array<Record<string, unknown>>).map((k) => (k.id === big.id ? { ...k, usage: { '24h': { spend: 7 } } } : k));
+      budget.keep(credential, 'list', read.at! + 60_000, later);
+      const taken = keptUsageList(budget, credential);
+      expect(taken?.at).toBe(read.at! + 60_000);
+      expect(taken?.data.keys.find((k) => k.id === big.id)?.periods['24h']?.spend).toBe(7);
+      expect(taken?.data.raw).toEqual(later);
+    } finally {
+      store.close();
+      await sb.close();
+    }
+  });
+
+  it('another process that knows only the service’s answer reads what this one kept, and this one reads what it kept', { timeout: 60_000 }, async () => {
+    const script = path.join(dir, 'usage-kept.mjs');
+    await build({
+      entryPoints: [fileURLToPath(new URL('./fixtures/usage-kept.ts', import.meta.url))],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node22',
+      outfile: script,
+      logLevel: 'silent',
+    });
+    const run = promisify(execFile);
+    const other = async (...args: string[]) => (await run(process.execPath, [script, file, credential, ...args], { timeout: 30_000 })).stdout;
+    const sb = await startTestSandbox();
+    const file = path.join(dir, 'history.db');
+    const store = BalanceHistoryStore.open({ path: file });
+    const token = await sb.fundedUser(20);
+    const origin = originOf(sb.url);
+    const credential = credentialIdOf(origin, token);
+    try {
+      const key = await sb.creditKey(token, 'batch-jobs');
+      await sb.infer(key.apiKey, { sandbox_cost_usd: 2.25 });
+      const client = new KeydeckClient({ baseUrl: sb.url, token });
+      const budget = new UsageBudget(store.database);
+      const read = await readUsageList(client, { budget, credential, origin, mode: 'demand' });
+      client.close();
+      expect(read.fresh).toBe(true);
+      // The other process reads the answer this one kept, as it always has.
+      expect(JSON.parse(await other('read'))).toEqual({ at: read.at, spend: Object.fromEntries(read.data!.keys.map((k) => [k.id, k.periods['24h']?.spend])) });
+      // It keeps a later answer (only in the service's form): this process takes that one up.
+      const later = (read.data!.raw as Array<Record<string, unknown>>).map((k) => (k.id === key.id ? { ...k, usage: { '24h': { spend: 4.5 } } } : k));
+      await other('keep', String(read.at! + 60_000), JSON.stringify(later));
+      const taken = keptUsageList(budget, credential);
+      expect(taken?.at).toBe(read.at! + 60_000);
+      expect(taken?.data.keys.find((k) => k.id === key.id)?.periods['24h']?.spend).toBe(4.5);
     } finally {
       store.close();
       await sb.close();

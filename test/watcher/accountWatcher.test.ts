@@ -6,10 +6,16 @@
  * top-up on a task of its own), a history opened late, watchers side by side that never wait on
  * each other, and a snapshot whose slices change only when what they hold does.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KeydeckApiError } from '../../src/api/errors.js';
 import type { ConsumptionKey, CreditBalance } from '../../src/api/schemas.js';
 import { HistoryRecorder } from '../../src/billing/historyRecorder.js';
+import { BalanceHistoryStore } from '../../src/billing/historyStore.js';
+import { credentialIdOf, UsageBudget } from '../../src/billing/usageBudget.js';
+import { UsageTracker } from '../../src/billing/usageTracker.js';
 import { AccountWatcher } from '../../src/watcher/accountWatcher.js';
 import { nextDelayMs } from '../../src/watcher/schedule.js';
 import type { AccountEvent, WatcherClient } from '../../src/watcher/types.js';
@@ -374,5 +380,43 @@ describe('AccountWatcher: several accounts at once', () => {
     expect(w.snapshot.keys).toBe(keys);
     expect(w.snapshot.status).toBe(status);
     await w.stop();
+  });
+});
+
+describe('AccountWatcher: usage', () => {
+  it('publishes no new usage slice for a scheduled read the schedule declines: what is shown is the same, so nothing is drawn again', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-watcher-usage-'));
+    const store = BalanceHistoryStore.open({ path: path.join(dir, 'history.db') });
+    try {
+      const budget = new UsageBudget(store.database);
+      const origin = 'https://api.example.com';
+      const credential = credentialIdOf(origin, 'mk_watcher_test');
+      // A read a minute ago (another keydeck's), its answer kept: the schedule's next read is over an hour away.
+      const at = Date.now() - 60_000;
+      expect(budget.claim(credential, 'demand', 'list', at).granted).toBe(true);
+      budget.keep(credential, 'list', at, [{ id: 'k1', name: 'batch-jobs', usage: { '24h': { spend: 3 } } }]);
+      const list = vi.fn();
+      const tracker = new UsageTracker({ client: { usage: { list, get: vi.fn(), keyInfo: vi.fn() } }, budget, credential, origin });
+      const w = new AccountWatcher({ connect: () => ({ client: { billing: { credits: async () => credits(3) } }, usage: () => tracker }), intervalMs: 60_000 });
+      let polls = 0;
+      const off = w.on((e) => void (e.kind === 'polled' && polls++));
+      w.start();
+      await vi.waitFor(() => expect(w.snapshot.usage.available && polls > 0).toBe(true));
+      // The kept answer, taken up without a read.
+      const taken = w.snapshot.usage;
+      expect(taken.snapshot.report?.keys.map((k) => k.id)).toEqual(['k1']);
+      expect(taken.snapshot.at).toBe(at);
+      // A poll with the tracker open: its scheduled read is declined (too recent), and the slice stays as it was.
+      w.refresh();
+      await vi.waitFor(() => expect(polls).toBe(2));
+      expect(tracker.snapshot.declined).toBe('recent');
+      expect(list).not.toHaveBeenCalled();
+      expect(w.snapshot.usage).toBe(taken);
+      off();
+      await w.stop();
+    } finally {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
