@@ -119,6 +119,16 @@ describe('the one-shot path', () => {
     expect(Object.values(metafile.outputs).some((o) => Object.keys(o.inputs).some((i) => i.includes('node_modules/env-paths/')))).toBe(true);
   });
 
+  it("builds every schema with zod's settings (src/api/zod.ts): no module of keydeck imports zod but that one", () => {
+    // esbuild's metafile: every bundled input and the modules it imports (type-only imports are gone).
+    const importers = Object.entries(metafile.inputs)
+      .filter(([file, input]) => file.startsWith('src/') && input.imports.some((i) => /^node_modules\/zod\//.test(i.path)))
+      .map(([file]) => file);
+    expect(importers).toEqual(['src/api/zod.ts']);
+    // Sanity: the schemas are in the graph, built through it (the wire's, the config's).
+    for (const m of ['src/api/schemas.ts', 'src/config/config.ts']) expect(metafile.inputs[m]!.imports.map((i) => i.path)).toContain('src/api/zod.ts');
+  });
+
   it('does not load the program for `keydeck --version` or a completion request (src/cli.ts answers them), nor zod for profile names', () => {
     for (const start of [main(), ...ONE_SHOT_MODULES['a completion request (__complete)'].map(chunkOf)]) {
       const inputs = [...staticClosure(start)].flatMap((c) => Object.keys(metafile.outputs[c]!.inputs));
