@@ -112,6 +112,18 @@ describe('the one-shot path', () => {
     }
   });
 
+  it('loads a completion of profile names in few chunks: what it adds to the command tree in one', () => {
+    const [completion, profileNames] = ONE_SHOT_MODULES['a completion request (__complete)'].map(chunkOf);
+    const tree = new Set([...staticClosure(main()), ...staticClosure(completion!)]);
+    const chunks = new Set([...tree, ...staticClosure(profileNames!)]);
+    // 12 before the group (scripts/build.mjs ONE_SHOT_PROFILE_NAMES): the entry, its paths, the trust checks, the error type apart.
+    expect(chunks.size).toBeLessThanOrEqual(9);
+    const added = [...chunks].filter((c) => !tree.has(c));
+    const holding = (m: string) => added.filter((c) => Object.keys(metafile.outputs[c]!.inputs).includes(m));
+    for (const m of ['src/config/paths.ts', 'src/config/trust.ts', 'src/config/strictModes.ts', 'src/errors/index.ts']) expect(holding(m), m).toEqual(holding('src/config/trust.ts'));
+    expect(holding('src/config/trust.ts')).toHaveLength(1);
+  });
+
   it('imports no `node:process` anywhere in the bundle (its ES-module facade reads every lazy getter of `process`)', () => {
     const found = Object.entries(metafile.outputs).flatMap(([chunk, o]) => o.imports.filter((i) => i.external && /^(node:)?process$/.test(i.path)).map((i) => `${i.path} in ${chunk}`));
     expect(found).toEqual([]);
