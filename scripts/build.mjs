@@ -293,6 +293,15 @@ const ONE_SHOT_KEPT_APART = [/^src\/cli\.ts$/, /^src\/commands\/completion\.ts$/
  * own, so that it loads what it loaded before, and not the whole session.
  */
 const ONE_SHOT_FIRST_FRAME = 'src/tui/run.tsx';
+/**
+ * A completion of profile names (src/commands/completion.ts imports it on a Tab after
+ * `--profile`): what of keydeck it loads beyond a completion of the command tree (the config's
+ * paths, the trust checks, the error type) is a group of its own, one chunk instead of four
+ * (docs/performance.md, "One-shot commands").
+ */
+const ONE_SHOT_PROFILE_NAMES = 'src/config/profileNames.ts';
+/** What a completion of the command tree loads (src/cli.ts answers it): kept out of {@link ONE_SHOT_PROFILE_NAMES}' group. */
+const ONE_SHOT_TREE_COMPLETION = [/^src\/cli\.ts$/, /^src\/commands\/completion\.ts$/];
 
 /**
  * Fewer, larger chunks on the one-shot path. esbuild's code splitting makes one chunk per set of
@@ -341,6 +350,9 @@ export const oneShotGroupsPlugin = {
       const grouped = [...closure(ONE_SHOT_ROOTS)].filter((m) => /^src\//.test(m) && !/^src\/(cli|tui)\//.test(m) && !apart.has(m));
       const firstFrame = closure([ONE_SHOT_FIRST_FRAME]);
       groupOf = new Map(grouped.map((m) => [join(root, m), m.startsWith('src/commands/') ? 'commands' : firstFrame.has(m) ? 'first-frame' : 'session']));
+      // A completion of profile names: what it loads beyond the command tree's completion, one chunk.
+      const treeCompletion = closure(Object.keys(inputs).filter((m) => ONE_SHOT_TREE_COMPLETION.some((re) => re.test(m))));
+      for (const m of closure([ONE_SHOT_PROFILE_NAMES])) if (/^src\//.test(m) && !treeCompletion.has(m)) groupOf.set(join(root, m), 'profile-names');
       members = new Map();
       for (const [file, group] of groupOf) members.set(group, [...(members.get(group) ?? []), file].sort());
       // No cycle through a stand-in: what a member imports from outside its group never leads back into it.

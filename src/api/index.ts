@@ -5,7 +5,8 @@
  * What lives here: the client (./client.ts `KeydeckClient`, one namespace per resource in
  * ./resources/), the one request core (./core.ts: deadline, retries, size bounds), the transport
  * (./http.ts, got), the tolerant reader (./reader.ts, with its table of accepted forms and their
- * source pages), the zod schemas of the wire (./schemas.ts, ./usageSchemas.ts, ./poolSchemas.ts),
+ * source pages), the zod schemas of the wire (./schemas.ts, ./usageSchemas.ts, ./poolSchemas.ts; every
+ * schema of keydeck is built with ./zod.ts's `z`, zod with keydeck's settings),
  * money as exact µUSD (./money.ts), the typed error (./errors.ts) and the one wording table of
  * failures (./wording.ts, ./failures.ts).
  *

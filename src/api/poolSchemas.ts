@@ -24,7 +24,7 @@
  * the 8 hours in a block"); keydeck reads them as such (`minMonthlyUsd`, `monthlyUsd`), exactly
  * (./money.ts).
  */
-import { z } from 'zod';
+import { z } from './zod.js';
 import { microsToUsd, parseUsdMicros } from './money.js';
 import { BLOCK_HOURS, BLOCK_NAMES, blockOfHour, type BlockName } from './poolBlocks.js';
 import { ConsumptionKeyValueSchema, KeyNameSchema, nullAsUnset } from './schemas.js';

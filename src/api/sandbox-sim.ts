@@ -7,7 +7,7 @@
  * `POST /sandbox/checkout/:sessionId` pays a card checkout ({@link payCheckoutInSandbox}).
  */
 import { isLoopbackHost, normalizeBaseUrl } from './baseUrl.js';
-import { z } from 'zod';
+import { z } from './zod.js';
 import { KeydeckApiError } from './errors.js';
 import { errorFromInvalidResponse, errorFromNetwork, errorFromResponse, errorFromTimeout, parseBody, type FailureContext } from './failures.js';
 import { HttpTransport } from './http.js';

@@ -6,7 +6,7 @@
  * "loose": unknown extra fields are kept, never fatal (the real service may send more than the service's resources
  * shows). Amounts are USD numbers; timestamps are ISO 8601 strings.
  */
-import { z } from 'zod';
+import { z } from './zod.js';
 import { microsToDecimal, microsToUsd, parseUsdMicros } from './money.js';
 import { TopUpMethodNameSchema } from './methodName.js';
 

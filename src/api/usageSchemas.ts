@@ -13,7 +13,7 @@
  * values are dropped before these schemas run (reader.ts `dropKeyValues`). Unknown fields are
  * kept on the raw answer (`UsageReport.raw`, `KeyInfo`/`Plan` loose objects) for `--json`.
  */
-import { z } from 'zod';
+import { z } from './zod.js';
 import { microsToUsd, parseUsdMicros } from './money.js';
 import { nullAsUnset } from './schemas.js';
 

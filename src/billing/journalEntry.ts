@@ -41,7 +41,7 @@
  * A rise of `totalTopUp` that nothing names moves nothing: it is shown as what it is.
  */
 import path from 'node:path';
-import { z } from 'zod';
+import { z } from '../api/zod.js';
 import { isLoopbackHost } from '../api/baseUrl.js';
 import { TopUpMethodSchema, type TopUpMethod } from '../api/schemas.js';
 import { dataDir } from '../config/paths.js';

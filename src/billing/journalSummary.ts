@@ -18,7 +18,7 @@
  * of the unfinished top-ups (amounts, addresses, hashes, session ids).
  */
 import path from 'node:path';
-import { z } from 'zod';
+import { z } from '../api/zod.js';
 import { readTrustedFile } from '../config/trust.js';
 import { TopUpMethodSchema } from '../api/schemas.js';
 import { methodLabel, stateLabel, TopUpStateSchema, type JournalEntry } from './journalEntry.js';

@@ -30,7 +30,8 @@ const RESIDENT_COMMANDS: ReadonlySet<string> = new Set(['monitor', 'exporter']);
 export async function main(version: string, argv: readonly string[] = process.argv): Promise<void> {
   // `keydeck … | head -1`: a closed pipe ends any command quietly (exit 141), never a stack trace.
   exitQuietlyOnClosedPipe();
-  const program = createProgram(version);
+  // Only the command this run invokes is defined (./program.ts), with every global option.
+  const program = createProgram(version, argv.slice(2));
   program.hook('preAction', (_program, action) => {
     // A resident command may start again with V8's flags for it (./startFlags.ts), before it loads anything.
     if (action === program || action.parent === program) startWithFlags(action.name());

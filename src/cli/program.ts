@@ -29,10 +29,57 @@ import { registerTuiAction } from './tui.js';
 import { registerKeyInfo } from './usage.js';
 
 /**
+ * The top-level commands each module defines, in the order the program lists them, so that a run
+ * of one command can define that command alone ({@link createProgram}'s `args`). `help` (./help.ts,
+ * always defined) and the shell helpers (`completion`, `__complete`, `environment`) read the whole
+ * program: theirs is never defined alone.
+ */
+const DEFINERS: ReadonlyArray<readonly [readonly string[], (program: Command) => void]> = [
+  [['sandbox'], registerSandbox],
+  [['auth', 'doctor'], registerAuth],
+  [['monitor'], registerMonitor],
+  [['exporter'], registerExporter],
+  [['keys'], registerKeys],
+  [['mgmt-keys'], registerMgmtKeys],
+  [['key-info'], registerKeyInfo],
+  [['billing'], registerBilling],
+  [['autotopup'], registerAutoTopUp],
+  [['plan', 'apply'], registerPolicy],
+  [['pools'], registerPools],
+  [['profile'], registerProfile],
+  [[], registerShellHelpers],
+];
+
+/**
+ * The top-level command `args` (the arguments after the script) run: the first operand after the
+ * program's own options (a value-taking one skips its value, `--profile NAME`). Undefined when
+ * there is none, or when the program is asked for itself: `--`, `--help`, `--version`, an option
+ * the program does not define.
+ */
+export function invokedCommand(program: Command, args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!arg.startsWith('-') || arg === '-') return arg;
+    const flag = arg.split('=', 1)[0]!;
+    const option = program.options.find((o) => o.long === flag || o.short === flag);
+    if (option === undefined || option.long === '--version' || option.optional) return undefined;
+    if (option.required && flag === arg) i++; // `--profile NAME`: NAME is the option's
+  }
+  return undefined;
+}
+
+/**
  * Builds keydeck's whole command line. `version` is shown by `--version`. Usage errors, commander's
  * and keydeck's, are two lines on stderr and exit 2 (./errors.ts); help and version exit 0.
+ * With `args` (the arguments of this run, ./main.ts), a run of one top-level command (`keys list
+ * …`) gets a program that defines that command alone, with its whole subtree, every global option
+ * and the default action: what commander parses, prints and refuses for that run is the same
+ * (test/commands/program.test.ts compares each command's subtree with the whole program's), and
+ * defining the ~80 others would cost a one-shot command ~4 % of its start (docs/performance.md).
+ * Anything else (no command, an unknown one, `help`, `--help` before the command) gets the whole
+ * program.
  */
-export function createProgram(version: string): Command {
+export function createProgram(version: string, args?: readonly string[]): Command {
   const program = new Command('keydeck')
     .description("A terminal manager for an inference service's account: keys, management keys, balance and top-ups.")
     .version(version, '-V, --version')
@@ -66,19 +113,9 @@ export function createProgram(version: string): Command {
     .hook('preAction', (root) => {
       if (root.opts().quiet === true) process.env.KEYDECK_QUIET = '1';
     });
-  registerSandbox(program);
-  registerAuth(program);
-  registerMonitor(program);
-  registerExporter(program);
-  registerKeys(program);
-  registerMgmtKeys(program);
-  registerKeyInfo(program);
-  registerBilling(program);
-  registerAutoTopUp(program);
-  registerPolicy(program);
-  registerPools(program);
-  registerProfile(program);
-  registerShellHelpers(program);
+  const invoked = args === undefined ? undefined : invokedCommand(program, args);
+  const alone = DEFINERS.find(([names]) => invoked !== undefined && names.includes(invoked));
+  for (const definer of DEFINERS) if (alone === undefined || definer === alone) definer[1](program);
   registerTuiAction(program);
   registerHelp(program);
   // Every command's errors in keydeck's style (./errors.ts), its help ending with where the rest is (./inherited.ts).

@@ -16,7 +16,7 @@
  * the balance before this one (docs/topups.md "Auto top-up"); `resume` and `set` clear it. No
  * secret, no state of a charge: those are in the top-up record (src/billing/journal.ts).
  */
-import { z } from 'zod';
+import { z } from '../api/zod.js';
 import { TopUpMethodNameSchema } from '../api/methodName.js';
 
 /** The service's smallest top-up, USD. */

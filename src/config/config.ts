@@ -23,7 +23,7 @@ import { chainRpcProblem } from '../api/chain/rpcUrl.js';
 import { TopUpMethodNameSchema } from '../api/methodName.js';
 import { mkdir, rename } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import { z } from '../api/zod.js';
 import { UnsafePathError, writeFileAtomically } from './atomic.js';
 import { AutoTopUpPolicySchema, type AutoTopUpPolicy } from './autoTopUp.js';
 import { GuardrailsSchema } from './guardrailRules.js';

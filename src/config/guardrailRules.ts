@@ -9,7 +9,7 @@
  * one; `*` alone is every key). Which rule governs a key is src/billing/guardrails.ts `ruleOf`.
  * Units: USD, seconds.
  */
-import { z } from 'zod';
+import { z } from '../api/zod.js';
 
 /** The periods a budget counts over, on UTC boundaries (a week starts on Monday). */
 export const BUDGET_PERIODS = ['day', 'week', 'month'] as const;

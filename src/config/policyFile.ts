@@ -28,7 +28,7 @@
 import path from 'node:path';
 import parseDuration from 'parse-duration';
 import { LineCounter, parseDocument, type Document } from 'yaml';
-import { z } from 'zod';
+import { z } from '../api/zod.js';
 import { KeyNameSchema } from '../api/schemas.js';
 import { MAX_POLICY_USD } from './autoTopUp.js';
 import { BUDGET_ACTIONS, BUDGET_PERIODS, MAX_BUDGET_USD, MAX_RULE_SECONDS } from './guardrailRules.js';

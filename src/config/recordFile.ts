@@ -9,7 +9,7 @@
  * (a rename), so a missing one was never written or was removed on purpose; each operation's
  * recovery reads the service's lists before its record anyway (docs/crash-safety.md).
  */
-import { z } from 'zod';
+import { z } from '../api/zod.js';
 import { writeFileAtomically } from './atomic.js';
 import { withConfigLock } from './lock.js';
 import { RECORD_DAMAGED } from './recordDamage.js';

@@ -6,7 +6,7 @@
  */
 import { mkdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import { z } from '../api/zod.js';
 import { UnsafePathError, writeFileAtomically } from '../config/atomic.js';
 import { describeJsonSyntaxError } from '../config/json.js';
 import { withConfigLock } from '../config/lock.js';

@@ -9,7 +9,7 @@
  * replaced on the next write.
  */
 import path from 'node:path';
-import { z } from 'zod';
+import { z } from '../api/zod.js';
 import { writeFileAtomically } from '../config/atomic.js';
 import { withConfigLock } from '../config/lock.js';
 import { readTrustedFile } from '../config/trust.js';

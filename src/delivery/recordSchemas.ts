@@ -4,7 +4,7 @@
  * (./deliveryRecord.ts): a destination as the user named it, and how far one operation got with
  * it. Never a key value.
  */
-import { z } from 'zod';
+import { z } from '../api/zod.js';
 
 /** A destination (./destinations.ts `Destination`) as recorded. */
 export const DestinationSchema = z.discriminatedUnion('kind', [

@@ -18,7 +18,7 @@
  * Never a key value; names and ids only.
  */
 import path from 'node:path';
-import { z } from 'zod';
+import { z } from '../api/zod.js';
 import { MachineRecord, type RecordSpec } from './record.js';
 
 /** The states (the module's table). */

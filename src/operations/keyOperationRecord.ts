@@ -16,7 +16,7 @@
  * | any        | (ended)              | delivered and cleaned up, refused before anything was made, or undone |
  */
 import path from 'node:path';
-import { z } from 'zod';
+import { z } from '../api/zod.js';
 import { OPERATION_RECORD_FILES } from '../config/paths.js';
 import { DestinationSchema, TargetSchema } from '../delivery/recordSchemas.js';
 import { MachineRecord, renamedFields, type RecordSpec } from './record.js';

@@ -13,7 +13,7 @@
  * this record is read, and removed there.
  */
 import path from 'node:path';
-import { z } from 'zod';
+import { z } from '../api/zod.js';
 import { OPERATION_RECORD_FILES } from '../config/paths.js';
 import { MachineRecord, renamedFields, type NewOperation, type OperationPatch } from './record.js';
 import { rotationRecord, type Rotation } from './rotationRecord.js';

@@ -11,7 +11,7 @@
  * ./rotationRecord.ts (`rotations.json`), ./mgmtRotationRecord.ts (`mgmt-rotations.json`).
  */
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import { z } from '../api/zod.js';
 import { RecordFile } from '../config/recordFile.js';
 import type { OperationFailure, OperationKind } from './events.js';
 import { OperationError } from './kit.js';

@@ -19,7 +19,7 @@
  * ./mgmtRotationRecord.ts when that record is first read.
  */
 import path from 'node:path';
-import { z } from 'zod';
+import { z } from '../api/zod.js';
 import { OPERATION_RECORD_FILES } from '../config/paths.js';
 import { DestinationSchema, TargetSchema } from '../delivery/recordSchemas.js';
 import { MachineRecord, renamedFields, type RecordSpec } from './record.js';

@@ -112,11 +112,33 @@ describe('the one-shot path', () => {
     }
   });
 
+  it('loads a completion of profile names in few chunks: what it adds to the command tree in one', () => {
+    const [completion, profileNames] = ONE_SHOT_MODULES['a completion request (__complete)'].map(chunkOf);
+    const tree = new Set([...staticClosure(main()), ...staticClosure(completion!)]);
+    const chunks = new Set([...tree, ...staticClosure(profileNames!)]);
+    // 12 before the group (scripts/build.mjs ONE_SHOT_PROFILE_NAMES): the entry, its paths, the trust checks, the error type apart.
+    expect(chunks.size).toBeLessThanOrEqual(9);
+    const added = [...chunks].filter((c) => !tree.has(c));
+    const holding = (m: string) => added.filter((c) => Object.keys(metafile.outputs[c]!.inputs).includes(m));
+    for (const m of ['src/config/paths.ts', 'src/config/trust.ts', 'src/config/strictModes.ts', 'src/errors/index.ts']) expect(holding(m), m).toEqual(holding('src/config/trust.ts'));
+    expect(holding('src/config/trust.ts')).toHaveLength(1);
+  });
+
   it('imports no `node:process` anywhere in the bundle (its ES-module facade reads every lazy getter of `process`)', () => {
     const found = Object.entries(metafile.outputs).flatMap(([chunk, o]) => o.imports.filter((i) => i.external && /^(node:)?process$/.test(i.path)).map((i) => `${i.path} in ${chunk}`));
     expect(found).toEqual([]);
     // Sanity: a bundled package that imports it is in the bundle (env-paths, for the config's place).
     expect(Object.values(metafile.outputs).some((o) => Object.keys(o.inputs).some((i) => i.includes('node_modules/env-paths/')))).toBe(true);
+  });
+
+  it("builds every schema with zod's settings (src/api/zod.ts): no module of keydeck imports zod but that one", () => {
+    // esbuild's metafile: every bundled input and the modules it imports (type-only imports are gone).
+    const importers = Object.entries(metafile.inputs)
+      .filter(([file, input]) => file.startsWith('src/') && input.imports.some((i) => /^node_modules\/zod\//.test(i.path)))
+      .map(([file]) => file);
+    expect(importers).toEqual(['src/api/zod.ts']);
+    // Sanity: the schemas are in the graph, built through it (the wire's, the config's).
+    for (const m of ['src/api/schemas.ts', 'src/config/config.ts']) expect(metafile.inputs[m]!.imports.map((i) => i.path)).toContain('src/api/zod.ts');
   });
 
   it('does not load the program for `keydeck --version` or a completion request (src/cli.ts answers them), nor zod for profile names', () => {

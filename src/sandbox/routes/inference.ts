@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import { z } from '../../api/zod.js';
 import type { SandboxContext } from '../context.js';
 import { SandboxError } from '../errors.js';
 import { isExpired } from '../keys.js';

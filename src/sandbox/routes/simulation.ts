@@ -7,7 +7,7 @@
  * card-on-file charge whose credit lags, ../cardCharges.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
+import { z } from '../../api/zod.js';
 import { KeyNameSchema } from '../../api/schemas.js';
 import { MAX_CARD_DELAY_SECONDS } from '../cardCharges.js';
 import { MAX_CLOCK_OFFSET_MS } from '../clock.js';

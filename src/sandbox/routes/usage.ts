@@ -19,7 +19,7 @@
  * counts against the 12-per-12-hours limit of its credential (429 with `Retry-After`).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import { z } from '../../api/zod.js';
 import type { AuthHook, SandboxContext } from '../context.js';
 import { SandboxError } from '../errors.js';
 import { isExpired } from '../keys.js';
