@@ -6,7 +6,9 @@
 // read from /proc every 10 s; the figure is the median of the samples of the last minute of a
 // 10-minute run (BENCH_QUICK=1: 90 s, the last 30 s), so a passing GC does not decide it. Also
 // printed: what the resident memory is made of (anonymous: the heaps and malloc; file: code pages
-// of node and its libraries) and the thread count.
+// of node and its libraries) and the thread count, and at the end the anonymous memory by kind
+// (/proc/<pid>/smaps: glibc's thread arenas and main arena, V8's pages with those it keeps
+// pooled after the young generation shrinks, the rest).
 // At the end, each process is asked (SIGUSR2, a probe loaded with --import into all three alike,
 // which only reads) for V8's heap by space, its code statistics and process.memoryUsage() (Yoga's
 // wasm memory is among the array buffers): where the difference with the bare app lies.
@@ -26,6 +28,26 @@ const status = (pid) => {
   const text = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(text)?.[1] ?? NaN) / 1024;
   return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile'), threads: Number(/Threads:\s+(\d+)/.exec(text)?.[1]) };
+};
+
+/**
+ * Resident anonymous memory of `pid` by kind, MB (/proc/<pid>/smaps): glibc's thread arenas (mappings
+ * aligned to its 64 MB heap size: the malloc of every thread but the main one), its main arena
+ * (`[heap]`), V8's pages (256 KB mappings: its spaces, and the pages it keeps in its pool after a
+ * space shrinks), the rest (large malloc blocks, stacks, WebAssembly memory).
+ */
+const anonymousByKind = (pid) => {
+  const kb = { threadArenas: 0, mainArena: 0, v8Pages: 0, other: 0 };
+  let kind;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+    if (head) {
+      const [start, end] = [BigInt(`0x${head[1]}`), BigInt(`0x${head[2]}`)];
+      const name = head[4];
+      kind = head[3] !== '0' ? undefined : name === '[heap]' ? 'mainArena' : name !== '' ? 'other' : start % 0x4000000n === 0n ? 'threadArenas' : end - start === 0x40000n ? 'v8Pages' : 'other';
+    } else if (kind && line.startsWith('Rss:')) kb[kind] += Number(/\d+/.exec(line)[0]) / 1024;
+  }
+  return kb;
 };
 
 const hello = await bundle(join(ROOT, 'bench/fixtures/hello.tsx'), 'hello', { define: { __KEYDECK_RENDER_OPTIONS__: JSON.stringify(keydeckRenderOptions()) } });
@@ -76,6 +98,7 @@ for (const r of runs) {
   r.first = r.samples[0].rss;
   r.screen = r.app.screenText();
 }
+for (const r of runs) r.kinds = anonymousByKind(r.app.pid);
 for (const r of runs) process.kill(r.app.pid, 'SIGUSR2');
 await new Promise((resolve) => setTimeout(resolve, 1000));
 for (const r of runs) {
@@ -94,6 +117,10 @@ const figures = [];
 for (const r of runs) {
   figures.push({ figure: `${r.name}: resident memory after ${minutes} min (median of the last ${LAST_S} s; ${round(r.first)} MB at 10 s)`, value: `${round(r.rss)} MB` });
   figures.push({ figure: `${r.name}: of which anonymous (heaps, malloc) / file (code pages) / threads`, value: `${round(r.anon)} / ${round(r.file)} MB / ${r.threads}` });
+  figures.push({
+    figure: `${r.name}: anonymous at the end, by kind: glibc's thread arenas / its main arena / V8's pages (spaces and pool) / other`,
+    value: `${round(r.kinds.threadArenas)} / ${round(r.kinds.mainArena)} / ${round(r.kinds.v8Pages)} / ${round(r.kinds.other)} MB`,
+  });
   if (r.probe) {
     const mb = (bytes) => round(bytes / 2 ** 20, 1);
     const { spaces, code, usage } = r.probe;

@@ -20,13 +20,16 @@
 //    balance request, so everything that reads the time sees a day go by; timers keep real time.
 //    Baseline: the median of 5 samples after the first hour of the app's clock (1,800 polls: the
 //    target is the growth after the first hour) and at least 60 s of real time; end: the median
-//    of 5 samples after a day of polls more. Resident memory rises once, by 10–20 MB, in the
-//    first tens of seconds of polling this fast: /proc/<pid>/smaps puts it in memory malloc'd
-//    outside the JS heap (the glibc arenas of V8's worker threads, busy while the optimizing
-//    compiler settles), not in the JS heap, and it then stays flat (a run of 44,000 polls sampled
-//    every 5 s: 115–119 MB from the 20th second on). At a 2 s interval that settling is over long
-//    before the first hour ends; at 1 ms it takes 2,000–3,000 polls, which the 1,000-poll warm-up
-//    of the first runs left in the day's growth. A leak would keep growing after it.
+//    of 5 samples after a day of polls more. Samples come every 2 s from the first frame on (250 ms
+//    with BENCH_QUICK), in the first hour as in the day. Resident memory rises once, by 20–25 MB,
+//    when the app first polls this fast for a while: the optimizing compiler (Turbofan) compiles
+//    the poll's hot functions on V8's worker threads, and glibc keeps what their jobs malloc'd
+//    and freed in those threads' arenas (with Turbofan held to the main thread by a diagnostic
+//    flag, the thread arenas stay flat and the rise is ~3 MB). It then stays flat. The first runs
+//    sampled every 100 ms until the baseline, a full GC each, which held the app to about a tenth
+//    of its poll rate: the rise came after the baseline and was counted as the day's growth. Each
+//    sample also splits resident memory by kind (/proc/<pid>/smaps): glibc's thread arenas, its
+//    main arena, other anonymous memory (V8's heap pages among it), file-backed pages.
 //    The resident memory right after the first frame is printed too, for comparison.
 //    Targets: resident memory after GC grows ≤ 2 MB over the day; active handles at the end ≤ the baseline.
 // 2. Idle CPU: the real built app (dist/cli.js, unchanged) at the default interval (15 s) in a
@@ -48,6 +51,8 @@ const POLLS = QUICK ? 500 : (24 * 3600) / FASTEST_INTERVAL_S;
 const WARMUP_POLLS = QUICK ? 300 : 3600 / FASTEST_INTERVAL_S;
 /** The least time the app runs before the baseline, s (see the header). */
 const WARMUP_S = QUICK ? 10 : 60;
+/** Between two samples, ms: a sample is a full GC; every 2 s over the day (about 500 of them), every 250 ms in a short run. */
+const SAMPLE_MS = QUICK ? 250 : 2000;
 const IDLE_S = QUICK ? 15 : 60;
 const IDLE_WINDOWS = QUICK ? 1 : 3;
 const SHELL = (s) => /keydeck\s+(?:LIVE|SANDBOX)/.test(s) && s.includes('Standard subscr');
@@ -74,7 +79,7 @@ const lowerMinimums = {
 /** The probe loaded into the soaked app with --import (see the header). */
 const PROBE = `
 import { subscribe } from 'node:diagnostics_channel';
-import { renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 const out = process.env.KEYDECK_SOAK_REPORT;
 let polls = 0, requests = 0, pending = false, seq = 0;
 // The app's clock: each balance poll moves it on by the fastest interval, so a day of polls is a
@@ -95,6 +100,23 @@ subscribe('http.client.request.start', ({ request }) => {
     advancedMs += ${FASTEST_INTERVAL_S * 1000};
   }
 });
+// Resident memory by kind, KiB (Linux; undefined elsewhere): glibc's thread arenas (anonymous
+// mappings aligned to its 64 MB heap size: the malloc of threads other than the main one), its
+// main arena ([heap]), other anonymous memory (V8's heap pages, large malloc blocks, stacks), files.
+const byKind = () => {
+  let text;
+  try { text = readFileSync('/proc/self/smaps', 'utf8'); } catch { return undefined; }
+  const kb = { threadArenas: 0, mainArena: 0, otherAnonymous: 0, file: 0 };
+  let kind;
+  for (const line of text.split('\\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) {
+      const [range, , , , inode, name = ''] = line.split(/ +/);
+      const start = BigInt('0x' + range.split('-')[0]);
+      kind = name === '[heap]' ? 'mainArena' : inode !== '0' ? 'file' : name === '' && start % 0x4000000n === 0n ? 'threadArenas' : 'otherAnonymous';
+    } else if (line.startsWith('Rss:')) kb[kind] += Number(line.split(/ +/)[1]);
+  }
+  return kb;
+};
 subscribe('http.client.response.finish', () => {
   if (!pending) return;
   pending = false;
@@ -102,7 +124,7 @@ subscribe('http.client.response.finish', () => {
   // growth, so rss reflects what is still referenced, not the heap's high-water mark.
   globalThis.gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   const m = process.memoryUsage();
-  writeFileSync(out + '.tmp', JSON.stringify({ seq: ++seq, polls, requests, rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, resources: process.getActiveResourcesInfo() }));
+  writeFileSync(out + '.tmp', JSON.stringify({ seq: ++seq, polls, requests, rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers, kinds: byKind(), resources: process.getActiveResourcesInfo() }));
   renameSync(out + '.tmp', out); // whole samples only
 });
 process.on('SIGUSR2', () => { pending = true; });
@@ -148,6 +170,7 @@ try {
       rss: median(samples.map((s) => s.rss)),
       heapUsed: median(samples.map((s) => s.heapUsed)),
       handles: median(samples.map((s) => s.resources.length)),
+      kinds: samples[0].kinds && Object.fromEntries(Object.keys(samples[0].kinds).map((k) => [k, median(samples.map((s) => s.kinds[k] * 1024))])),
       resources: samples.at(-1).resources,
     };
   };
@@ -160,12 +183,13 @@ try {
     await app.waitForScreen(SHELL, 30_000);
     first = await sample();
     const warmupUntil = performance.now() + WARMUP_S * 1000;
-    while ((await sample()).polls < WARMUP_POLLS || performance.now() < warmupUntil) await new Promise((r) => setTimeout(r, 100));
+    // The first hour is sampled at the day's pace (see the header): a full GC every 100 ms held
+    // the app to a tenth of its poll rate, and the rate's rise after the baseline showed as growth.
+    while ((await sample()).polls < WARMUP_POLLS || performance.now() < warmupUntil) await new Promise((r) => setTimeout(r, SAMPLE_MS));
     base = await fiveSamples();
     const started = performance.now();
     for (;;) {
-      // A sample is a full GC: every 2 s over the day (about 500 of them), every 250 ms in a short run.
-      await new Promise((r) => setTimeout(r, QUICK ? 250 : 2000));
+      await new Promise((r) => setTimeout(r, SAMPLE_MS));
       const s = await sample();
       if (process.env.BENCH_DEBUG) console.log(JSON.stringify({ ...s, resources: s.resources.length }));
       maxHandles = Math.max(maxHandles, s.resources.length);
@@ -191,6 +215,17 @@ try {
     { figure: `resident memory after GC: first frame → baseline (${WARMUP_POLLS} polls) → end`, value: `${mb(first.rss)} → ${mb(base.rss)} → ${mb(end.rss)} MB` },
     atMost('resident memory after GC: growth', mb(end.rss - base.rss), 2, 'MB'),
     { figure: 'V8 heap used after GC: baseline → end', value: `${mb(base.heapUsed)} → ${mb(end.heapUsed)} MB` },
+    ...(base.kinds && end.kinds
+      ? [
+          {
+            figure: "of the resident memory: glibc's thread arenas / its main arena / other anonymous (V8's heap pages) / file-backed, baseline → end",
+            value: Object.keys(base.kinds)
+              .map((k) => `${mb(base.kinds[k])} → ${mb(end.kinds[k])}`)
+              .join(' / '),
+            unit: 'MB',
+          },
+        ]
+      : []),
     { figure: 'active handles at baseline', value: base.handles, unit: `(${count(base.resources)})` },
     {
       ...atMost('active handles at the end (target: ≤ baseline)', end.handles, base.handles),
