@@ -150,6 +150,9 @@ export function renderTui(node: ReactElement, size: { columns?: number; rows?: n
         if (match(frame)) return frame;
         if (Date.now() > deadline) throw new Error(`waitFor(${String(test)}) timed out; last frame:\n${frame}`);
         // Look again at the next frame, or after 20 ms for a test of something else than the frame.
+        // A frame is written in React's commit, before the effects it schedules (the input handlers
+        // of what it shows, src/tui's useInput): the look waits for those (React's scheduler runs
+        // them in a setImmediate queued before this one), as a user's key never comes sooner.
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {
             stdout.onFrame = undefined;
@@ -158,7 +161,7 @@ export function renderTui(node: ReactElement, size: { columns?: number; rows?: n
           stdout.onFrame = () => {
             stdout.onFrame = undefined;
             clearTimeout(timer);
-            resolve();
+            setImmediate(resolve);
           };
         });
       }
