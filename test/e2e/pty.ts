@@ -64,10 +64,25 @@ export function startApp(options: StartAppOptions = {}): PtyApp {
   countCliStart('pty');
   const pty = spawn(file, argv, { name: 'xterm-256color', cols: columns, rows, cwd: ROOT, env });
   let out = '';
+  // A waitFor() between two looks at the screen: woken by the next output (or its 50 ms fallback).
+  let wake: (() => void) | undefined;
   pty.onData((d) => {
     out += d;
     term.write(d);
+    wake?.();
   });
+  const nextOutput = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        wake = undefined;
+        resolve();
+      }, ms);
+      wake = () => {
+        wake = undefined;
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   const screen = () => {
     const buf = term.buffer.active;
     const lines: string[] = [];
@@ -95,7 +110,8 @@ export function startApp(options: StartAppOptions = {}): PtyApp {
         const s = screen().join('\n');
         if (typeof text === 'string' ? s.includes(text) : typeof text === 'function' ? text(s) : text.test(s)) return;
         if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(text)}; screen:\n${s}`);
-        await new Promise((r) => setTimeout(r, 50));
+        // The screen changes only with output (or a resize): look again once some arrives.
+        await nextOutput(50);
       }
     },
     exited,

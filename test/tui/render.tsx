@@ -20,9 +20,14 @@ export class FakeStdout extends EventEmitter {
   ) {
     super();
   }
+  /** Called after each frame is written (a {@link TuiHandle.waitFor} waiting for the next one). */
+  onFrame: (() => void) | undefined;
   write = (chunk: string): boolean => {
     if (/^\x1b\[\?[\d;]+[hl]$/.test(chunk)) this.modes.push(chunk);
-    else this.frames.push(chunk);
+    else {
+      this.frames.push(chunk);
+      this.onFrame?.();
+    }
     return true;
   };
   lastFrame = (): string | undefined => this.frames.at(-1);
@@ -144,7 +149,21 @@ export function renderTui(node: ReactElement, size: { columns?: number; rows?: n
         const frame = lastFrame();
         if (match(frame)) return frame;
         if (Date.now() > deadline) throw new Error(`waitFor(${String(test)}) timed out; last frame:\n${frame}`);
-        await sleep(20);
+        // Look again at the next frame, or after 20 ms for a test of something else than the frame.
+        // A frame is written in React's commit, before the effects it schedules (the input handlers
+        // of what it shows, src/tui's useInput): the look waits for those (React's scheduler runs
+        // them in a setImmediate queued before this one), as a user's key never comes sooner.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(() => {
+            stdout.onFrame = undefined;
+            resolve();
+          }, 20);
+          stdout.onFrame = () => {
+            stdout.onFrame = undefined;
+            clearTimeout(timer);
+            setImmediate(resolve);
+          };
+        });
       }
     },
     unmount() {
