@@ -9,10 +9,9 @@ import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bundleFixture } from './fixtures/bundle.js';
 import {
   canMove,
   hostOf,
@@ -265,16 +264,7 @@ describe('the transition table', () => {
 
 describe('two processes on one data dir', () => {
   it('lose nothing: 2 × 60 top-ups, each added then updated, keep all 120', { timeout: 60_000 }, async () => {
-    const script = path.join(dir, 'writer.mjs');
-    await build({
-      entryPoints: [fileURLToPath(new URL('./fixtures/writer.ts', import.meta.url))],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      outfile: script,
-      logLevel: 'silent',
-    });
+    const script = await bundleFixture('writer', dir);
     const file = path.join(dir, 'data', 'topups.db');
     const startAt = String(Date.now() + 1500);
     const run = promisify(execFile);

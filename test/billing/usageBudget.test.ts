@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bundleFixture } from './fixtures/bundle.js';
 import { KeydeckClient } from '../../src/api/client.js';
 import { BalanceHistoryStore, originOf } from '../../src/billing/historyStore.js';
 import { AUTO_SPACING_MS, budgetState, credentialIdOf, UsageBudget, WINDOW_MS } from '../../src/billing/usageBudget.js';
@@ -270,16 +270,7 @@ describe('the last answer kept, and the same figures as read beside it', () => {
   });
 
   it('another process that knows only the service’s answer reads what this one kept, and this one reads what it kept', { timeout: 60_000 }, async () => {
-    const script = path.join(dir, 'usage-kept.mjs');
-    await build({
-      entryPoints: [fileURLToPath(new URL('./fixtures/usage-kept.ts', import.meta.url))],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      outfile: script,
-      logLevel: 'silent',
-    });
+    const script = await bundleFixture('usage-kept', dir);
     const run = promisify(execFile);
     const other = async (...args: string[]) => (await run(process.execPath, [script, file, credential, ...args], { timeout: 30_000 })).stdout;
     const sb = await startTestSandbox();
@@ -313,16 +304,7 @@ describe('the last answer kept, and the same figures as read beside it', () => {
 
 describe('real processes at once', () => {
   it('three processes asking for 10 reads each make 12 calls in all, counted by the sandbox', { timeout: 60_000 }, async () => {
-    const script = path.join(dir, 'usage-reader.mjs');
-    await build({
-      entryPoints: [fileURLToPath(new URL('./fixtures/usage-reader.ts', import.meta.url))],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      outfile: script,
-      logLevel: 'silent',
-    });
+    const script = await bundleFixture('usage-reader', dir);
     const sb = await startTestSandbox();
     try {
       const token = await sb.newUser();
