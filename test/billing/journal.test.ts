@@ -264,7 +264,7 @@ describe('the transition table', () => {
 
 describe('two processes on one data dir', () => {
   it('lose nothing: 2 × 60 top-ups, each added then updated, keep all 120', { timeout: 60_000 }, async () => {
-    const script = await bundleFixture('writer', dir);
+    const script = await bundleFixture(new URL('./fixtures/writer.ts', import.meta.url), dir);
     const file = path.join(dir, 'data', 'topups.db');
     const startAt = String(Date.now() + 1500);
     const run = promisify(execFile);

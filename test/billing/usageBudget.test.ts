@@ -270,7 +270,7 @@ describe('the last answer kept, and the same figures as read beside it', () => {
   });
 
   it('another process that knows only the service’s answer reads what this one kept, and this one reads what it kept', { timeout: 60_000 }, async () => {
-    const script = await bundleFixture('usage-kept', dir);
+    const script = await bundleFixture(new URL('./fixtures/usage-kept.ts', import.meta.url), dir);
     const run = promisify(execFile);
     const other = async (...args: string[]) => (await run(process.execPath, [script, file, credential, ...args], { timeout: 30_000 })).stdout;
     const sb = await startTestSandbox();
@@ -304,7 +304,7 @@ describe('the last answer kept, and the same figures as read beside it', () => {
 
 describe('real processes at once', () => {
   it('three processes asking for 10 reads each make 12 calls in all, counted by the sandbox', { timeout: 60_000 }, async () => {
-    const script = await bundleFixture('usage-reader', dir);
+    const script = await bundleFixture(new URL('./fixtures/usage-reader.ts', import.meta.url), dir);
     const sb = await startTestSandbox();
     try {
       const token = await sb.newUser();
