@@ -11,6 +11,9 @@ import { countCliStart } from '../cli-starts.js';
 
 const { Terminal } = xtermHeadless;
 
+/** How long output must pause before a woken waitFor() looks at the screen, ms (see startApp). */
+const OUTPUT_SETTLE_MS = 10;
+
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /**
@@ -64,23 +67,28 @@ export function startApp(options: StartAppOptions = {}): PtyApp {
   countCliStart('pty');
   const pty = spawn(file, argv, { name: 'xterm-256color', cols: columns, rows, cwd: ROOT, env });
   let out = '';
-  // A waitFor() between two looks at the screen: woken by the next output (or its 50 ms fallback).
+  // A waitFor() between two looks at the screen: woken once output has arrived, been parsed by
+  // the terminal (xterm parses a write later, its callback says when) and then paused for
+  // OUTPUT_SETTLE_MS, so a look never reads a frame the pty delivered only in part (a whole frame
+  // can come in several reads); or by its 50 ms fallback.
   let wake: (() => void) | undefined;
   pty.onData((d) => {
     out += d;
-    term.write(d);
-    wake?.();
+    term.write(d, () => wake?.());
   });
   const nextOutput = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        wake = undefined;
-        resolve();
-      }, ms);
-      wake = () => {
+      let settle: NodeJS.Timeout | undefined;
+      const done = () => {
         wake = undefined;
         clearTimeout(timer);
+        clearTimeout(settle);
         resolve();
+      };
+      const timer = setTimeout(done, ms);
+      wake = () => {
+        clearTimeout(settle);
+        settle = setTimeout(done, OUTPUT_SETTLE_MS);
       };
     });
   const screen = () => {
@@ -110,7 +118,7 @@ export function startApp(options: StartAppOptions = {}): PtyApp {
         const s = screen().join('\n');
         if (typeof text === 'string' ? s.includes(text) : typeof text === 'function' ? text(s) : text.test(s)) return;
         if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(text)}; screen:\n${s}`);
-        // The screen changes only with output (or a resize): look again once some arrives.
+        // The screen changes only with output (or a resize): look again once some has arrived and paused.
         await nextOutput(50);
       }
     },
