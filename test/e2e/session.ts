@@ -51,9 +51,13 @@ export interface E2eRig {
 export function e2eRig(): E2eRig {
   const apps: PtyApp[] = [];
   const dirs: string[] = [];
-  afterEach(() => {
-    for (const app of apps.splice(0)) app.kill();
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  afterEach(async () => {
+    // A killed app still writes its data dir as it exits (its stores closed): the dirs go once it has
+    // exited, or they are found not empty half way through their removal.
+    const stopping = apps.splice(0);
+    for (const app of stopping) app.kill();
+    await Promise.all(stopping.map((app) => Promise.race([app.exited, new Promise((r) => setTimeout(r, 5000).unref())])));
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   });
   return {
     tempDir(prefix) {
