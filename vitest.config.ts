@@ -61,11 +61,12 @@ export default defineConfig({
     // Four files at once on this 2-core machine: most suites wait (on servers, pseudo-terminals,
     // child processes, Retry-After, exporter polls, the crash walks' killed processes), and since
     // such suites were added a fourth worker fills the CPU they leave (two pairs run back to back:
-    // 4 workers 202 s and 181 s, 3 workers 243 s and 209 s). Three under CI: there a fourth worker
-    // saved about 15 s of 225 (clean clones, quiet machine) and each run found a pseudo-terminal
-    // test racing its own reads under that load; CI's run must not depend on the machine's spare
-    // CPU. Every arrangement measured is in docs/development.md, "How many files at once".
-    maxWorkers: process.env.CI ? 3 : 4,
+    // 4 workers 202 s and 181 s, 3 workers 243 s and 209 s). CI too: there a fourth worker saved
+    // about 15 s of 225 (clean clones, quiet machine); it had been kept at three because each such
+    // run found a pseudo-terminal test reading a frame the pty had delivered only in part, which
+    // test/e2e/pty.ts's waitFor no longer does (it reads once xterm has parsed the output and it
+    // has paused). Every arrangement measured is in docs/development.md, "How many files at once".
+    maxWorkers: 4,
     env: { NO_COLOR: '1' },
     // Every suite shares its worker's module cache (`isolate: false`): vitest, Ink, React, zod,
     // Fastify and the sources are imported once per worker, not once per file. For the process

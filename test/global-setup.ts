@@ -1,6 +1,6 @@
 /**
  * Before the suites run: builds dist/ once, so tests that spawn the built CLI always exercise the
- * current sources (esbuild takes well under a second), then takes the run's snapshot of it, which
+ * current sources (unless dist/ is provably current: {@link currentSnapshot}), then takes the run's snapshot of it, which
  * the suites that spawn `cli.js` run (test/credentials/harness.ts `cliPath()`). A rebuild of dist/
  * during the run (a developer's `npm run build`, another run's setup) cannot pull the files from
  * under them. The snapshot (and the compile cache of the CLI run from it) is removed after the run.
@@ -17,11 +17,12 @@
  * dir (2.9 GB after a day of runs here), and ~20 MB of compile-cache entries keyed by their paths.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
+import { distDigest, inputsDigest, readStamp, writeStamp } from '../scripts/dist-stamp.mjs';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -77,13 +78,34 @@ function hermeticEnvironment(): string {
   return home;
 }
 
+/**
+ * The run's snapshot of dist/ in `dir` (see {@link snapshotCli}), built first unless it is provably
+ * current: the stamp of the last build (scripts/dist-stamp.mjs, which `npm run build` and `npm ci`'s
+ * `prepare` write) names the digest of the sources, scripts, configs and installed packages it
+ * was built from, and of the dist/ it made; the build is skipped when both the inputs now and the
+ * snapshot just taken have those digests, byte for byte, and otherwise runs (~10 s of CPU, esbuild
+ * and tsc) and is stamped. @returns the path of the snapshot's cli.js
+ */
+function currentSnapshot(root: string, dir: string): string {
+  const inputs = inputsDigest();
+  const stamp = readStamp();
+  if (stamp?.inputs === inputs) {
+    const cli = snapshotCli(root, dir);
+    if (distDigest(path.join(dir, 'dist')) === stamp.dist) return cli;
+    for (const entry of readdirSync(dir)) rmSync(path.join(dir, entry), { recursive: true, force: true });
+  }
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+  const cli = snapshotCli(root, dir);
+  writeStamp(inputs, distDigest(path.join(dir, 'dist')));
+  return cli;
+}
+
 export default function setup(project: TestProject): () => void {
   const home = hermeticEnvironment();
   const root = fileURLToPath(new URL('..', import.meta.url));
-  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
   const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-cli-'));
   try {
-    project.provide('cliSnapshot', snapshotCli(root, dir));
+    project.provide('cliSnapshot', currentSnapshot(root, dir));
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;

@@ -51,9 +51,14 @@ export interface E2eRig {
 export function e2eRig(): E2eRig {
   const apps: PtyApp[] = [];
   const dirs: string[] = [];
-  afterEach(() => {
-    for (const app of apps.splice(0)) app.kill();
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  afterEach(async () => {
+    // The test is over: an app still running is killed at once (on SIGHUP, a terminal closed, it
+    // would spend ~0.2 s closing its stores, writing its data dir), and the dirs go once it has
+    // exited, or they are found not empty half way through their removal.
+    const stopping = apps.splice(0);
+    for (const app of stopping) app.kill('SIGKILL');
+    await Promise.all(stopping.map((app) => Promise.race([app.exited, new Promise((r) => setTimeout(r, 5000).unref())])));
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   });
   return {
     tempDir(prefix) {

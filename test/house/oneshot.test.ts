@@ -9,7 +9,7 @@
  * viem or got (the commands send through Node's own HTTP client, src/api/nodeHttp.ts), nor import
  * `node:sqlite`. What they need beyond that loads on use, by a dynamic `import()`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +17,7 @@ import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a JavaScript module without declarations
 import { bundleOptions, ENTRY_POINTS } from '../../scripts/build.mjs';
+import { inputsDigest } from '../../scripts/dist-stamp.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -41,14 +42,35 @@ const FORBIDDEN_PACKAGES: ReadonlyArray<[RegExp, string]> = [
 /** Node built-ins the one-shot path never imports statically. */
 const FORBIDDEN_BUILTINS = ['node:sqlite', 'sqlite'];
 
+/**
+ * The metafile of the last build, kept under node_modules with its key: the digest of the build's
+ * inputs (scripts/dist-stamp.mjs: the sources, scripts/build.mjs and its options, the installed
+ * packages, Node's version) and of this file. A run whose key is the same reads it instead of
+ * bundling again (~10 s of CPU in esbuild's own process); a change of a byte in any of them builds.
+ */
+const METAFILE_CACHE = path.join(ROOT, 'node_modules', '.cache', 'keydeck', 'oneshot-metafile.json');
+
 let metafile: Metafile;
 let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'keydeck-oneshot-graph-'));
+  const key = inputsDigest(['oneshot-metafile', readFileSync(fileURLToPath(import.meta.url), 'utf8')]);
+  try {
+    const kept = JSON.parse(readFileSync(METAFILE_CACHE, 'utf8')) as { key?: string; metafile?: Metafile };
+    if (kept.key === key && kept.metafile) {
+      metafile = kept.metafile;
+      return;
+    }
+  } catch {
+    // None kept yet, or not readable: built below.
+  }
   const empty = path.join(dir, 'empty.js');
   writeFileSync(empty, 'export default {};\n');
   const entryPoints = { main: (ENTRY_POINTS as Record<string, string>).main! };
   metafile = (await build({ ...bundleOptions(empty), absWorkingDir: ROOT, entryPoints, outdir: path.join(dir, 'out'), metafile: true, write: false })).metafile!;
+  mkdirSync(path.dirname(METAFILE_CACHE), { recursive: true });
+  writeFileSync(`${METAFILE_CACHE}.${process.pid}`, JSON.stringify({ key, metafile }));
+  renameSync(`${METAFILE_CACHE}.${process.pid}`, METAFILE_CACHE);
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
