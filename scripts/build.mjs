@@ -157,6 +157,32 @@ export const englishOnlyZodLocalesPlugin = {
 };
 
 /**
+ * zod's add-ons keydeck never calls, reached only through zod's namespace (`z.compile` and
+ * `z.withParser`, zod's ahead-of-time parsers, which keydeck's `jitless` setting does without:
+ * src/api/zod.ts; `z.fromJSONSchema`; `z.core.JSONSchemaGenerator`): a namespace cannot be
+ * tree-shaken, so their ~70 KB were bundled, compiled and evaluated by every command that
+ * validates (~11 M instructions of zod's load, docs/performance.md "One-shot commands"). Here each
+ * of those modules is replaced by one that exports the same names, each a function that throws
+ * if called. The build fails if a module's exports are not plain `export function|const|class`
+ * declarations (after an upgrade: look again), and test/house/oneshot.test.ts that keydeck uses none.
+ */
+const ZOD_ADD_ONS = /[\\/]node_modules[\\/]zod[\\/]v4[\\/](core[\\/]compile|classic[\\/]from-json-schema|core[\\/]json-schema-generator)\.js$/;
+export const zodAddOnsPlugin = {
+  name: 'keydeck-zod-add-ons',
+  setup(build) {
+    build.onLoad({ filter: ZOD_ADD_ONS }, async (args) => {
+      const contents = await readFile(args.path, 'utf8');
+      const names = [...contents.matchAll(/^export (?:async )?(?:function\*?|const|let|class) ([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]);
+      if (names.length === 0 || /^export (?!(?:async )?(?:function|const|let|class) )/m.test(contents)) {
+        throw new Error(`${args.path}: not the plain exports expected; see zodAddOnsPlugin in scripts/build.mjs`);
+      }
+      const stub = (name) => `export const ${name} = function () { throw new Error("zod's ${name} is not in keydeck's bundle (scripts/build.mjs zodAddOnsPlugin)"); };`;
+      return { contents: names.map(stub).join('\n'), loader: 'js' };
+    });
+  },
+};
+
+/**
  * prom-client's index loads, with the registry and the metric types keydeck uses, its
  * Pushgateway (which requires `https`, `http`, `url` and `zlib` at once) and its cluster
  * aggregator (`cluster`): keydeck pushes nothing and runs no cluster. `https` alone is about
@@ -425,6 +451,7 @@ export function bundleOptions(emptyModule) {
       lazyListFormatPlugin,
       lazyHttp2Plugin,
       englishOnlyZodLocalesPlugin,
+      zodAddOnsPlugin,
       lazyUnicodeStaticsPlugin,
       lazyPromClientExtrasPlugin,
       reactOncePlugin(root),

@@ -1,21 +1,19 @@
 /**
- * Wire schemas of the usage endpoints, read by the one tolerant reader's rules
- * (./reader.ts; its table names each accepted form, its page and what was assumed):
- *
- * - `GET /api/usage` (session token or `mk_`): every key with its spend over the periods the
- *   service gives — {@link UsageListSchema} → {@link UsageReport};
- * - `GET /api/usage/:keyId`: one key — {@link KeyUsageAnswerSchema} → {@link KeyUsage};
+ * Wire schemas of the usage endpoints, read by the one tolerant reader's rules (./reader.ts; its
+ * table names each accepted form, its page and what was assumed); the object schemas are built on first use:
+ * - `GET /api/usage` (session token or `mk_`): every key with its spend over the periods the service
+ *   gives — {@link UsageListSchema} → {@link UsageReport}; `GET /api/usage/:keyId`: one key —
+ *   {@link KeyUsageAnswerSchema} → {@link KeyUsage};
  * - `GET /v1/usage` (an `sk_` as the Bearer): the key's own budget, limits, plan, the account's
  *   balance — {@link KeyInfoSchema} → {@link KeyInfo};
  * - `GET /api/plans` (public): plans with price and rate limits — {@link PlanListSchema} → {@link Plan}[].
- *
- * Money is read exactly (./money.ts: a number or a decimal string → USD number from µUSD). Key
- * values are dropped before these schemas run (reader.ts `dropKeyValues`). Unknown fields are
- * kept on the raw answer (`UsageReport.raw`, `KeyInfo`/`Plan` loose objects) for `--json`.
+ * Money is read exactly (./money.ts: a number or a decimal string → USD number from µUSD). Key values
+ * are dropped before these schemas run (reader.ts `dropKeyValues`). Unknown fields are kept on the
+ * raw answer (`UsageReport.raw`, `KeyInfo`/`Plan` loose objects) for `--json`.
  */
 import { z } from './zod.js';
 import { microsToUsd, parseUsdMicros } from './money.js';
-import { nullAsUnset } from './schemas.js';
+import { nullAsUnset, onFirstUse } from './schemas.js';
 
 /** The canonical spend periods, shortest first: the last 24 hours, 7 days, 30 days, and all time. */
 export const USAGE_PERIODS = ['24h', '7d', '30d', 'total'] as const;
@@ -282,10 +280,9 @@ export function periodOfRange(range: UsageReport['range']): UsagePeriod {
 }
 
 /**
- * `GET /api/usage`: an array of key entries (newer page, enveloped), or an object with a `keys`
- * array (the older page's aggregated answer; its figures are the range's, labelled by
- * {@link periodOfRange}). A wrong entry (not an object, no id) is an issue naming its field; a
- * wrong figure only refuses that key ({@link KeyUsage.refused}).
+ * `GET /api/usage`: an array of key entries (newer page, enveloped), or an object with a `keys` array (the older page's
+ * aggregated answer; its figures are the range's, labelled by {@link periodOfRange}). A wrong entry (not an object, no
+ * id) is an issue naming its field; a wrong figure only refuses that key ({@link KeyUsage.refused}).
  */
 export const UsageListSchema = z.unknown().transform((value, ctx): UsageReport => {
   const found = entriesOf(value);
@@ -337,33 +334,34 @@ const NonNegativeUsd = Usd.refine((v) => v >= 0, 'must not be negative');
 const Limit = z.number().int().min(0).nullable().optional();
 
 /**
- * `GET /v1/usage` (https://docs.cheapestinference.com/api/usage and the newer
- * https://cheapestinference-docs.pages.dev/api/usage): the authenticated consumption key's
- * budget, rate limits, plan, the account's credit balance, and the key's own metadata. Each part
- * may be missing (a credit key's `plan.slug` is null); money as a number or a decimal string.
+ * `GET /v1/usage` (https://docs.cheapestinference.com/api/usage and the newer https://cheapestinference-docs.pages.dev/api/usage):
+ * the authenticated consumption key's budget, rate limits, plan, the account's credit balance, and the key's own
+ * metadata. Each part may be missing (a credit key's `plan.slug` is null); money as a number or a decimal string.
  */
-export const KeyInfoSchema = z.looseObject({
-  budget: nullAsUnset(
-    z.looseObject({
-      /** USD spent in the current budget period. */
-      spent: NonNegativeUsd.optional(),
-      /** USD cap of the period; null: unlimited. */
-      limit: NonNegativeUsd.nullable().optional(),
-      /** Reset interval (`30d`). */
-      duration: z.string().nullable().optional(),
-      /** ISO 8601: the next reset. */
-      resets_at: z.string().nullable().optional(),
-    }),
-  )
-    .nullable()
-    .optional(),
-  rate_limits: z.looseObject({ rpm: Limit, tpm: Limit }).nullable().optional(),
-  plan: z.looseObject({ slug: z.string().nullable().optional(), status: z.string().nullable().optional(), expires_at: z.string().nullable().optional() }).nullable().optional(),
-  credits: z.looseObject({ balance: Usd.nullable().optional() }).nullable().optional(),
-  key: nullAsUnset(z.looseObject({ name: z.string().optional(), type: z.string().optional(), created_at: z.string().nullable().optional() }))
-    .nullable()
-    .optional(),
-});
+export const KeyInfoSchema = onFirstUse(() =>
+  z.looseObject({
+    budget: nullAsUnset(
+      z.looseObject({
+        /** USD spent in the current budget period. */
+        spent: NonNegativeUsd.optional(),
+        /** USD cap of the period; null: unlimited. */
+        limit: NonNegativeUsd.nullable().optional(),
+        /** Reset interval (`30d`). */
+        duration: z.string().nullable().optional(),
+        /** ISO 8601: the next reset. */
+        resets_at: z.string().nullable().optional(),
+      }),
+    )
+      .nullable()
+      .optional(),
+    rate_limits: z.looseObject({ rpm: Limit, tpm: Limit }).nullable().optional(),
+    plan: z.looseObject({ slug: z.string().nullable().optional(), status: z.string().nullable().optional(), expires_at: z.string().nullable().optional() }).nullable().optional(),
+    credits: z.looseObject({ balance: Usd.nullable().optional() }).nullable().optional(),
+    key: nullAsUnset(z.looseObject({ name: z.string().optional(), type: z.string().optional(), created_at: z.string().nullable().optional() }))
+      .nullable()
+      .optional(),
+  }),
+);
 /** See {@link KeyInfoSchema}. */
 export type KeyInfo = z.infer<typeof KeyInfoSchema>;
 
@@ -373,28 +371,30 @@ export type KeyInfo = z.infer<typeof KeyInfoSchema>;
  * `priceUsdc`, `priceUsd` or `price` (a number or a decimal string; USD per month, assumed from
  * the management-api guide's "$20/mo"); the limits as `rpm_limit`/`tpm_limit` or `rpm`/`tpm`.
  */
-export const PlanSchema = nullAsUnset(
-  z.looseObject({
-    slug: z.string().min(1),
-    name: z.string().optional(),
-    priceUsdc: Usd.optional(),
-    priceUsd: Usd.optional(),
-    price: Usd.optional(),
-    rateLimits: z.looseObject({ rpm_limit: Limit, tpm_limit: Limit, rpm: Limit, tpm: Limit }).nullable().optional(),
+export const PlanSchema = onFirstUse(() =>
+  nullAsUnset(
+    z.looseObject({
+      slug: z.string().min(1),
+      name: z.string().optional(),
+      priceUsdc: Usd.optional(),
+      priceUsd: Usd.optional(),
+      price: Usd.optional(),
+      rateLimits: z.looseObject({ rpm_limit: Limit, tpm_limit: Limit, rpm: Limit, tpm: Limit }).nullable().optional(),
+    }),
+  ).transform((p) => {
+    const priceUsd = p.priceUsdc ?? p.priceUsd ?? p.price;
+    const rpm = p.rateLimits?.rpm_limit ?? p.rateLimits?.rpm ?? undefined;
+    const tpm = p.rateLimits?.tpm_limit ?? p.rateLimits?.tpm ?? undefined;
+    return {
+      ...p,
+      ...(priceUsd !== undefined && { priceUsd }),
+      ...(rpm !== undefined && rpm !== null && { requestsPerMinute: rpm }),
+      ...(tpm !== undefined && tpm !== null && { tokensPerMinute: tpm }),
+    };
   }),
-).transform((p) => {
-  const priceUsd = p.priceUsdc ?? p.priceUsd ?? p.price;
-  const rpm = p.rateLimits?.rpm_limit ?? p.rateLimits?.rpm ?? undefined;
-  const tpm = p.rateLimits?.tpm_limit ?? p.rateLimits?.tpm ?? undefined;
-  return {
-    ...p,
-    ...(priceUsd !== undefined && { priceUsd }),
-    ...(rpm !== undefined && rpm !== null && { requestsPerMinute: rpm }),
-    ...(tpm !== undefined && tpm !== null && { tokensPerMinute: tpm }),
-  };
-});
+);
 /** A plan: the service's fields, plus `priceUsd` (USD a month), `requestsPerMinute`, `tokensPerMinute` when given. */
 export type Plan = z.infer<typeof PlanSchema>;
 
 /** `GET /api/plans`: an array of plans (bare on the page; enveloped accepted as every answer). */
-export const PlanListSchema = z.array(PlanSchema);
+export const PlanListSchema = onFirstUse(() => z.array(PlanSchema));

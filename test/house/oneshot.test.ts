@@ -9,7 +9,7 @@
  * viem or got (the commands send through Node's own HTTP client, src/api/nodeHttp.ts), nor import
  * `node:sqlite`. What they need beyond that loads on use, by a dynamic `import()`.
  */
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -161,6 +161,22 @@ describe('the one-shot path', () => {
     expect(importers).toEqual(['src/api/zod.ts']);
     // Sanity: the schemas are in the graph, built through it (the wire's, the config's).
     for (const m of ['src/api/schemas.ts', 'src/config/config.ts']) expect(metafile.inputs[m]!.imports.map((i) => i.path)).toContain('src/api/zod.ts');
+  });
+
+  it("bundles none of zod's add-ons keydeck never calls (scripts/build.mjs zodAddOnsPlugin), and keydeck calls none", () => {
+    const addOns = Object.keys(metafile.inputs).filter((i) => /^node_modules\/zod\/v4\/(core\/compile|classic\/from-json-schema|core\/json-schema-generator)\.js$/.test(i));
+    // zod's ahead-of-time parsers, fromJSONSchema and the JSON Schema generator: ~70 KB of zod's chunk before.
+    expect(addOns.map((i) => path.basename(i)).sort()).toEqual(['compile.js', 'from-json-schema.js', 'json-schema-generator.js']);
+    for (const i of addOns) {
+      const bytes = Object.values(metafile.outputs).reduce((sum, o) => sum + (o.inputs[i]?.bytesInOutput ?? 0), 0);
+      expect(bytes, i).toBeLessThan(2_000);
+    }
+    const sources = readdirSync(path.join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => /\.tsx?$/.test(f));
+    const callers = sources.filter((f) =>
+      /\bz\.(compile|withParser|fromJSONSchema|ZodCompile\w*)\b|JSONSchemaGenerator|from 'zod\/(compile|v4\/core)'/.test(readFileSync(path.join(ROOT, 'src', f), 'utf8')),
+    );
+    expect(callers).toEqual([]);
+    expect(sources.length).toBeGreaterThan(100);
   });
 
   it('does not load the program for `keydeck --version` or a completion request (src/cli.ts answers them), nor zod for profile names', () => {
