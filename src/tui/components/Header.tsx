@@ -74,8 +74,9 @@ export function Header({ columns, compact }: HeaderProps) {
     sameHeaderWords,
   );
   // Redrawn when the age text changes (15-second steps), not on a fixed tick: an idle
-  // monitor then draws about one frame per poll.
-  useAge(latest.current ?? words.updatedAt, clock, HEADER_AGE_STEP_SECONDS);
+  // monitor then draws about one frame per poll. The age is read from the latest poll when the
+  // step comes, so polls more frequent than the step draw nothing for it.
+  useAge(() => latest.current ?? words.updatedAt, clock, HEADER_AGE_STEP_SECONDS);
   return (
     <HeaderView
       columns={columns}
