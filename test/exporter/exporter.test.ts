@@ -10,6 +10,7 @@
 import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeydeckClient } from '../../src/api/client.js';
 import { BalanceHistoryStore } from '../../src/billing/historyStore.js';
@@ -239,20 +240,37 @@ registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loade
   it('honours a 429: polls the profile again no sooner than its Retry-After asks, and the next reading brings it back up', { timeout: 60_000 }, async () => {
     const h = home();
     // A service that answers every balance read with 429 and Retry-After: 6 until told otherwise.
+    // It runs on a thread of its own, which does nothing else: each read is answered and timed
+    // when it arrives. Served from the test's thread, beside the other tests of this file, a read
+    // could wait there past the exporter's attempt timeout (half its 2 s budget), so the exporter
+    // would try the read again, rightly, having never seen the 429, and both reads were timed
+    // back to back (1 ms apart once in CI).
+    const server = new Worker(
+      `const { parentPort } = require('node:worker_threads');
+      let limited = true;
+      parentPort.on('message', (m) => { if (m === 'serve') limited = false; });
+      const server = require('node:http').createServer((req, res) => {
+        if (req.url.startsWith('/api/billing/credits')) parentPort.postMessage({ read: performance.timeOrigin + performance.now() });
+        if (limited) {
+          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '6' });
+          res.end(JSON.stringify({ success: false, error: 'rate limited' }));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ success: true, data: { remaining: 12, totalTopUp: 20, hasCreditKey: true, creditKeyCount: 1 } }));
+      });
+      server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));`,
+      { eval: true },
+    );
     const reads: number[] = [];
-    let limited = true;
-    const server = (await import('node:http')).createServer((req, res) => {
-      if (req.url?.startsWith('/api/billing/credits')) reads.push(performance.now());
-      if (limited) {
-        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '6' });
-        res.end(JSON.stringify({ success: false, error: 'rate limited' }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ success: true, data: { remaining: 12, totalTopUp: 20, hasCreditKey: true, creditKeyCount: 1 } }));
+    const port = await new Promise<number>((resolve, reject) => {
+      server.on('error', reject);
+      server.on('message', (m: { read?: number; port?: number }) => {
+        if (m.read !== undefined) reads.push(m.read);
+        if (m.port !== undefined) resolve(m.port);
+      });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const url = `http://127.0.0.1:${port}`;
     try {
       writeConfig(h, { busy: { baseUrl: url } });
       const exporter = await startExporter(h, ['--profile', 'busy', '--listen', '127.0.0.1:0', '--interval', '2'], { KEYDECK_TOKEN_BUSY: 'mk_ratelimited000000000' });
@@ -261,13 +279,12 @@ registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loade
       const gaps = reads.slice(1).map((t, i) => t - reads[i]!);
       expect(Math.min(...gaps), `gaps ${gaps.map((g) => Math.round(g)).join(', ')} ms`).toBeGreaterThanOrEqual(5900);
       expect(sample(await exporter.scrape(), 'keydeck_up', { profile: 'busy' })).toBe(0);
-      limited = false;
+      server.postMessage('serve');
       await until(async () => sample(await exporter.scrape(), 'keydeck_up', { profile: 'busy' }) === 1 || undefined, 'up again', 25_000);
       exporter.signal('SIGTERM');
       expect(await exporter.exited).toBe(0);
     } finally {
-      server.closeAllConnections();
-      server.close();
+      await server.terminate();
     }
   });
 
