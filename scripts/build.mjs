@@ -21,6 +21,7 @@
 // app, the soak entry) with the same options; the build runs only when this file is the program.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
@@ -57,6 +58,11 @@ export const httpByRequirePlugin = {
   },
 };
 
+/** A short tag of a module's path, for the stand-ins bundled beside each importer (the path itself would be written in each). */
+function importerTag(file) {
+  return createHash('sha256').update(relative(root, file)).digest('hex').slice(0, 8);
+}
+
 /**
  * `node:fs`, `node:fs/promises` and `node:os` through `require`, as {@link httpByRequirePlugin} does
  * `node:http`: the ES-module face of `node:fs` reads every export, and its lazy ones (`promises`,
@@ -69,8 +75,9 @@ export const httpByRequirePlugin = {
 export const builtinsByRequirePlugin = {
   name: 'keydeck-builtins-by-require',
   setup(build) {
+    // Static imports only: an `import()` of a CommonJS module would give its `default` alone.
     build.onResolve({ filter: /^(node:)?(fs|fs\/promises|os)$/ }, (args) =>
-      args.kind === 'require-call' ? undefined : { path: `node:${args.path.replace(/^node:/, '')}?${relative(root, args.importer).split(sep).join('/')}`, namespace: 'keydeck-builtin-by-require' },
+      args.kind === 'import-statement' ? { path: `node:${args.path.replace(/^node:/, '')}?${importerTag(args.importer)}`, namespace: 'keydeck-builtin-by-require' } : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: 'keydeck-builtin-by-require' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path.split('?')[0])});`, loader: 'js' }));
   },
@@ -284,14 +291,12 @@ export const lazyHttp2Plugin = {
  * among them (`allowedNodeEnvironmentFlags` parses every option Node has, `stdin` opens the
  * stream): 3–9 ms of a one-shot command's start (bench/oneshot.mjs, docs/performance.md). Named
  * imports become reads of the global's properties where they are used, as esbuild does for any
- * CommonJS module. Each importer gets its own copy of that one line, bundled beside it: one module
- * shared by all would be a chunk of its own, one more round of Node's loader for each command
- * that loads any of them (a completion of profile names: env-paths).
+ * CommonJS module.
  */
 export const processGlobalPlugin = {
   name: 'process-global',
   setup(b) {
-    b.onResolve({ filter: /^(node:)?process$/ }, (args) => ({ path: `process?${relative(root, args.importer).split(sep).join('/')}`, namespace: 'keydeck-process-global' }));
+    b.onResolve({ filter: /^(node:)?process$/ }, () => ({ path: 'process', namespace: 'keydeck-process-global' }));
     b.onLoad({ filter: /.*/, namespace: 'keydeck-process-global' }, () => ({ contents: 'module.exports = process;', loader: 'js' }));
   },
 };
