@@ -21,6 +21,7 @@
 // app, the soak entry) with the same options; the build runs only when this file is the program.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
@@ -54,6 +55,31 @@ export const httpByRequirePlugin = {
   setup(build) {
     build.onResolve({ filter: /^(node:)?http$/ }, (args) => (args.kind === 'require-call' ? undefined : { path: 'node:http', namespace: 'keydeck-http-by-require' }));
     build.onLoad({ filter: /.*/, namespace: 'keydeck-http-by-require' }, () => ({ contents: "module.exports = require('node:http');", loader: 'js' }));
+  },
+};
+
+/** A short tag of a module's path, for the stand-ins bundled beside each importer (the path itself would be written in each). */
+function importerTag(file) {
+  return createHash('sha256').update(relative(root, file)).digest('hex').slice(0, 8);
+}
+
+/**
+ * `node:fs`, `node:fs/promises` and `node:os` through `require`, as {@link httpByRequirePlugin} does
+ * `node:http`: the ES-module face of `node:fs` reads every export, and its lazy ones (`promises`,
+ * the streams) load Node's promise API and streams on the spot; with the two others' faces that is
+ * ~20 M instructions of a completion request that needs a stat and a read (valgrind, docs/performance.md
+ * "One-shot commands"). Each importer gets its own one-line stand-in, bundled beside it (one shared
+ * by all would be a chunk of its own); named imports become reads of the module's properties
+ * where they are used, as esbuild does for any CommonJS module.
+ */
+export const builtinsByRequirePlugin = {
+  name: 'keydeck-builtins-by-require',
+  setup(build) {
+    // Static imports only: an `import()` of a CommonJS module would give its `default` alone.
+    build.onResolve({ filter: /^(node:)?(fs|fs\/promises|os)$/ }, (args) =>
+      args.kind === 'import-statement' ? { path: `node:${args.path.replace(/^node:/, '')}?${importerTag(args.importer)}`, namespace: 'keydeck-builtin-by-require' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'keydeck-builtin-by-require' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path.split('?')[0])});`, loader: 'js' }));
   },
 };
 
@@ -320,14 +346,15 @@ const ONE_SHOT_KEPT_APART = [/^src\/cli\.ts$/, /^src\/commands\/completion\.ts$/
  */
 const ONE_SHOT_FIRST_FRAME = 'src/tui/run.tsx';
 /**
- * A completion of profile names (src/commands/completion.ts imports it on a Tab after
- * `--profile`): what of keydeck it loads beyond a completion of the command tree (the config's
- * paths, the trust checks, the error type) is a group of its own, one chunk instead of four
- * (docs/performance.md, "One-shot commands").
+ * A completion request (src/cli.ts imports src/commands/completion.ts on a Tab press, which reads
+ * profile names with src/config/profileNames.ts): what of keydeck it loads beyond dist/main.js's
+ * own static imports (the command tree's walk, the manual's topics, the config's paths, the
+ * trust checks, the error type) is a group of its own, one chunk: profile names load no chunk
+ * beyond the command tree's (docs/performance.md, "One-shot commands").
  */
-const ONE_SHOT_PROFILE_NAMES = 'src/config/profileNames.ts';
-/** What a completion of the command tree loads (src/cli.ts answers it): kept out of {@link ONE_SHOT_PROFILE_NAMES}' group. */
-const ONE_SHOT_TREE_COMPLETION = [/^src\/cli\.ts$/, /^src\/commands\/completion\.ts$/];
+const ONE_SHOT_COMPLETION = ['src/commands/completion.ts', 'src/config/profileNames.ts'];
+/** dist/main.js (src/cli.ts): what it imports statically is kept out of {@link ONE_SHOT_COMPLETION}'s group (`--version` loads it). */
+const ONE_SHOT_MAIN = 'src/cli.ts';
 
 /**
  * Fewer, larger chunks on the one-shot path. esbuild's code splitting makes one chunk per set of
@@ -376,13 +403,13 @@ export const oneShotGroupsPlugin = {
       const grouped = [...closure(ONE_SHOT_ROOTS)].filter((m) => /^src\//.test(m) && !/^src\/(cli|tui)\//.test(m) && !apart.has(m));
       const firstFrame = closure([ONE_SHOT_FIRST_FRAME]);
       groupOf = new Map(grouped.map((m) => [join(root, m), m.startsWith('src/commands/') ? 'commands' : firstFrame.has(m) ? 'first-frame' : 'session']));
-      // A completion of profile names: what it loads beyond the command tree's completion, one chunk.
-      const treeCompletion = closure(Object.keys(inputs).filter((m) => ONE_SHOT_TREE_COMPLETION.some((re) => re.test(m))));
-      for (const m of closure([ONE_SHOT_PROFILE_NAMES])) if (/^src\//.test(m) && !treeCompletion.has(m)) groupOf.set(join(root, m), 'profile-names');
+      // A completion request, of the command tree or of profile names: what it loads beyond dist/main.js, one chunk.
+      const mainStatic = closure([ONE_SHOT_MAIN]);
+      for (const m of closure(ONE_SHOT_COMPLETION)) if (/^src\//.test(m) && !mainStatic.has(m)) groupOf.set(join(root, m), 'completion');
       members = new Map();
       for (const [file, group] of groupOf) members.set(group, [...(members.get(group) ?? []), file].sort());
       // No cycle through a stand-in: what a member imports from outside its group never leads back into it.
-      for (const m of grouped) {
+      for (const m of [...groupOf.keys()].map((file) => relative(root, file).split(sep).join('/'))) {
         const group = groupOf.get(join(root, m));
         const outside = inputs[m].imports.filter((i) => i.kind === 'import-statement' && !i.external && groupOf.get(join(root, i.path)) !== group).map((i) => i.path);
         const back = [...closure(outside)].find((n) => groupOf.get(join(root, n)) === group);
@@ -448,6 +475,7 @@ export function bundleOptions(emptyModule) {
       processGlobalPlugin,
       fastStringWidthPlugin,
       httpByRequirePlugin,
+      builtinsByRequirePlugin,
       lazyListFormatPlugin,
       lazyHttp2Plugin,
       englishOnlyZodLocalesPlugin,

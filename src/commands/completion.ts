@@ -7,6 +7,7 @@
  * on stderr).
  */
 import type { Command } from 'commander';
+import { configProfileNames } from '../config/profileNames.js';
 import { HELP_WORDS, MANUAL_TOPICS } from './manualTopics.js';
 
 /**
@@ -232,7 +233,8 @@ export async function runCompletion(program: CompletionCommand, words: readonly 
   const chosenProfile = at >= 0 ? words[at + 1] : undefined;
   const candidates = await completeWords(program, words.length > 0 ? words : [''], {
     // Read without the config's schema (src/config/profileNames.ts): a Tab press does not load zod.
-    profiles: async () => (await import('../config/profileNames.js')).configProfileNames(),
+    // In this module's chunk (scripts/build.mjs ONE_SHOT_COMPLETION): no chunk more to load for it.
+    profiles: async () => configProfileNames(),
     keyIds: () =>
       within(
         (async () => {

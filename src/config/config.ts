@@ -30,7 +30,7 @@ import { GuardrailsSchema } from './guardrailRules.js';
 import { describeJsonSyntaxError } from './json.js';
 import { withConfigLock } from './lock.js';
 import { PROFILE_NAME } from './profileNames.js';
-import { checkTrustedDir, readTrustedFile } from './trust.js';
+import { checkTrustedDir, checkTrustedDirSync, readTrustedFileSync } from './trust.js';
 import { NO_UNKNOWN_FIELDS, stripUnknownFields, withUnknownFields, type UnknownFields } from './unknownFields.js';
 import { KeydeckError } from '../errors/index.js';
 
@@ -216,11 +216,12 @@ export async function readConfig(file: string): Promise<ReadConfigResult> {
  */
 export async function readConfigProfiles(file: string): Promise<ReadConfigProfilesResult> {
   // Trusted as ssh trusts its own (./trust.ts): the dir and the file, before a byte is read.
-  const dirProblem = await checkTrustedDir(path.dirname(file));
+  // Without waiting (./trust.ts readTrustedFileSync): a command that reads only its config starts no thread pool.
+  const dirProblem = checkTrustedDirSync(path.dirname(file), 'config dir');
   if (dirProblem) throw new ConfigError('config_untrusted', `${dirProblem.sentence}.`, { path: dirProblem.path });
   let text: string;
   try {
-    const read = await readTrustedFile(file, 'config file');
+    const read = readTrustedFileSync(file, 'config file');
     if (read.kind === 'missing') return { config: emptyConfig(), exists: false, path: file, unknown: NO_UNKNOWN_FIELDS, invalid: new Map() };
     if (read.kind === 'refused') throw new ConfigError('config_untrusted', `${read.problem.sentence}.`, { path: file });
     text = read.text;

@@ -9,8 +9,10 @@
  * uses: ./profileChoice.ts) is trusted as the config file is. Every refusal is one sentence naming the
  * file and the `chmod` (or what else) that fixes it. Skipped on Windows (no POSIX modes).
  */
-import { constants, lstatSync, statSync } from 'node:fs';
-import { lstat, open, stat } from 'node:fs/promises';
+// `promises` is read where a file is read, not at load: in the bundle it is then loaded only by
+// a command that reads a file this way (scripts/build.mjs builtinsByRequirePlugin), not by a
+// completion request, which reads its config with readTrustedFileSync.
+import { closeSync, constants, fstatSync, lstatSync, openSync, promises as fsPromises, readFileSync, statSync } from 'node:fs';
 import { checkDirectoryChain, UnsafePathError } from './strictModes.js';
 
 /**
@@ -140,20 +142,14 @@ function ancestorProblem(dir: string): TrustProblem | undefined {
 
 /**
  * Checks the directory `dir` (when it exists) as the config dir, or as `kind`, and the directories
- * above it. Undefined when it is fine or does not exist yet.
+ * above it. Undefined when it is fine or does not exist yet. The same as {@link checkTrustedDirSync}
+ * (one stat and the walk above, microseconds, ./strictModes.ts), for callers that await.
  */
 export async function checkTrustedDir(dir: string, kind: 'config dir' | 'data dir' = 'config dir'): Promise<TrustProblem | undefined> {
-  let stats;
-  try {
-    stats = await stat(dir);
-  } catch {
-    // does not exist yet: nothing to distrust
-    return undefined;
-  }
-  return trustProblemOf(dir, kind, stats) ?? (posix() ? ancestorProblem(dir) : undefined);
+  return checkTrustedDirSync(dir, kind);
 }
 
-/** {@link checkTrustedDir} without waiting (for the openers of keydeck's own databases). */
+/** {@link checkTrustedDir} without waiting (for the openers of keydeck's own databases, and the config's readers). */
 export function checkTrustedDirSync(dir: string, kind: 'config dir' | 'data dir'): TrustProblem | undefined {
   let stats;
   try {
@@ -184,6 +180,17 @@ export function checkTrustedFileSync(file: string, kind: StoreKind): TrustProble
 /** What {@link readTrustedFile} found. */
 export type TrustedRead = { kind: 'missing' } | { kind: 'text'; text: string } | { kind: 'refused'; problem: TrustProblem };
 
+/** The flags a trusted file is opened with: read only, and non-blocking (a FIFO opens at once, never waits for a writer). */
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+/** What a failed open of `file` means: `missing`, `refused` (a directory there), else the error is thrown. */
+function openFailure(file: string, kind: Exclude<TrustedKind, 'config dir' | StoreKind>, err: unknown): TrustedRead {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
+  if (code === 'EISDIR') return { kind: 'refused', problem: trustProblemOf(file, kind, lstatSync(file))! };
+  throw err;
+}
+
 /**
  * Reads `file` as a `kind` without ever blocking on it: opened non-blocking (a FIFO opens at once),
  * checked on the open descriptor (no race between the check and the read), read only when it
@@ -193,12 +200,9 @@ export type TrustedRead = { kind: 'missing' } | { kind: 'text'; text: string } |
 export async function readTrustedFile(file: string, kind: Exclude<TrustedKind, 'config dir' | StoreKind>): Promise<TrustedRead> {
   let handle;
   try {
-    handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    handle = await fsPromises.open(file, READ_FLAGS);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' };
-    if (code === 'EISDIR') return { kind: 'refused', problem: trustProblemOf(file, kind, await lstat(file))! };
-    throw err;
+    return openFailure(file, kind, err);
   }
   try {
     const problem = trustProblemOf(file, kind, await handle.stat());
@@ -206,5 +210,28 @@ export async function readTrustedFile(file: string, kind: Exclude<TrustedKind, '
     return { kind: 'text', text: await handle.readFile('utf8') };
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * {@link readTrustedFile} without waiting, for the config file (./config.ts, ./profileNames.ts): a
+ * file of a few kilobytes, read once by a command. No request of libuv's thread pool, so a one-shot
+ * command that reads only its config never starts the pool's threads (docs/performance.md,
+ * "One-shot commands"). The same checks, on the open descriptor, and the same results.
+ * @throws the Node error when it exists but cannot be opened or read (EACCES, EIO…)
+ */
+export function readTrustedFileSync(file: string, kind: Exclude<TrustedKind, 'config dir' | StoreKind>): TrustedRead {
+  let fd;
+  try {
+    fd = openSync(file, READ_FLAGS);
+  } catch (err) {
+    return openFailure(file, kind, err);
+  }
+  try {
+    const problem = trustProblemOf(file, kind, fstatSync(fd));
+    if (problem) return { kind: 'refused', problem };
+    return { kind: 'text', text: readFileSync(fd, 'utf8') };
+  } finally {
+    closeSync(fd);
   }
 }

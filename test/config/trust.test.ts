@@ -5,11 +5,11 @@
  * `doctor` reports each; eight concurrent logins keep eight profiles and eight keys.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { makeTempHome, newSandboxUser, runCli, type TempHome } from '../credentials/harness.js';
+import { cliPath, makeTempHome, newSandboxUser, runCli, type TempHome } from '../credentials/harness.js';
 
 const posix = process.platform !== 'win32';
 
@@ -157,5 +157,39 @@ describe('one lock around every read-modify-write', () => {
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     expect(await withConfigLock(home.configDir, async () => 'got it', 2000)).toBe('got it');
+  });
+});
+
+describe.runIf(process.platform === 'linux')('the config read without waiting', () => {
+  /** The built CLI run with `args` (a process of its own); its output and the names of its threads as it exits (/proc/self/task). */
+  function runWithThreads(args: readonly string[]): { stdout: string; threads: string[] } {
+    const out = path.join(home.home, 'threads.txt');
+    const hook = path.join(home.home, 'threads.mjs');
+    writeFileSync(
+      hook,
+      "import { readdirSync, readFileSync, writeFileSync } from 'node:fs';\n" +
+        `process.on('exit', () => writeFileSync(${JSON.stringify(out)}, readdirSync('/proc/self/task').map((t) => readFileSync('/proc/self/task/' + t + '/comm', 'utf8').trim()).join('\\n')));\n`,
+    );
+    const stdout = execFileSync(process.execPath, ['--import', hook, cliPath(), ...args], { env: home.env(), encoding: 'utf8', timeout: 30_000 });
+    return { stdout, threads: readFileSync(out, 'utf8').split('\n') };
+  }
+
+  it('a completion of profile names and `profile list` read the trusted config without starting libuv’s thread pool', async () => {
+    expect((await runCli(['profile', 'add', 'work', '--base-url', sandbox.url], { env: home.env() })).code).toBe(0);
+    for (const args of [
+      ['__complete', '--', '--profile', ''],
+      ['profile', 'list'],
+    ]) {
+      const { stdout, threads } = runWithThreads(args);
+      expect(stdout, args.join(' ')).toContain('work');
+      expect(threads.length, args.join(' ')).toBeGreaterThan(1); // the main thread and V8's
+      expect(
+        threads.filter((name) => name === 'libuv-worker'),
+        args.join(' '),
+      ).toEqual([]);
+    }
+    // Still trusted as ssh trusts its own: a config file others may write names no profile.
+    chmodSync(configFile, 0o666);
+    expect(runWithThreads(['__complete', '--', '--profile', '']).stdout).toBe('');
   });
 });

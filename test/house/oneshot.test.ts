@@ -27,7 +27,8 @@ const ONE_SHOT_MODULES = {
   'a service command (src/cli/shared.ts runScripted)': ['src/commands/output.ts', 'src/commands/api-command.ts', 'src/commands/sandboxTarget.ts'],
   'keys list': ['src/commands/keysList.ts'],
   'billing credits': ['src/commands/billingCredits.ts'],
-  'a completion request (__complete)': ['src/commands/completion.ts', 'src/config/profileNames.ts'],
+  // Profile names (src/config/profileNames.ts) are read by a static import of completion.ts: in its chunk.
+  'a completion request (__complete)': ['src/commands/completion.ts'],
 } as const;
 
 /** Packages the one-shot path never loads, and why. */
@@ -134,16 +135,27 @@ describe('the one-shot path', () => {
     }
   });
 
-  it('loads a completion of profile names in few chunks: what it adds to the command tree in one', () => {
-    const [completion, profileNames] = ONE_SHOT_MODULES['a completion request (__complete)'].map(chunkOf);
-    const tree = new Set([...staticClosure(main()), ...staticClosure(completion!)]);
-    const chunks = new Set([...tree, ...staticClosure(profileNames!)]);
-    // 12 before the group (scripts/build.mjs ONE_SHOT_PROFILE_NAMES): the entry, its paths, the trust checks, the error type apart.
-    expect(chunks.size).toBeLessThanOrEqual(9);
-    const added = [...chunks].filter((c) => !tree.has(c));
-    const holding = (m: string) => added.filter((c) => Object.keys(metafile.outputs[c]!.inputs).includes(m));
-    for (const m of ['src/config/paths.ts', 'src/config/trust.ts', 'src/config/strictModes.ts', 'src/errors/index.ts']) expect(holding(m), m).toEqual(holding('src/config/trust.ts'));
-    expect(holding('src/config/trust.ts')).toHaveLength(1);
+  it('loads a completion of profile names in the chunks of the command tree’s: no chunk more', () => {
+    const chunks = new Set([...staticClosure(main()), ...staticClosure(chunkOf('src/commands/completion.ts'))]);
+    // 12 before the groups, then 9 with a group of profile names and 6 for the command tree; now one group for both (scripts/build.mjs ONE_SHOT_COMPLETION), with `node:process`'s stand-in apart.
+    expect(chunks.size).toBeLessThanOrEqual(6);
+    // No `import()` of its own: a Tab after `--profile` loads nothing the command tree's completion does not.
+    expect(Object.values(metafile.outputs).filter((o) => o.entryPoint?.endsWith('src/config/profileNames.ts'))).toEqual([]);
+    const holding = (m: string) => [...chunks].filter((c) => Object.keys(metafile.outputs[c]!.inputs).includes(m));
+    for (const m of ['src/config/profileNames.ts', 'src/config/paths.ts', 'src/config/trust.ts', 'src/config/strictModes.ts', 'src/errors/index.ts', 'src/commands/manualTopics.ts']) {
+      expect(holding(m), m).toEqual(holding('src/commands/completion.ts'));
+    }
+    expect(holding('src/commands/completion.ts')).toHaveLength(1);
+  });
+
+  it('imports no `node:fs`, `node:fs/promises` or `node:os` as an ES module anywhere in the bundle (their facades read every lazy export)', () => {
+    // `node:fs`'s facade loads Node's promise API and streams (scripts/build.mjs builtinsByRequirePlugin): ~20 M instructions of a completion.
+    const found = Object.entries(metafile.outputs).flatMap(([chunk, o]) =>
+      o.imports.filter((i) => i.external && i.kind === 'import-statement' && /^(node:)?(fs|fs\/promises|os)$/.test(i.path)).map((i) => `${i.path} in ${chunk}`),
+    );
+    expect(found).toEqual([]);
+    // Sanity: they are in the bundle, through require (the trust checks read files; env-paths reads the home dir).
+    expect(Object.values(metafile.outputs).some((o) => o.imports.some((i) => i.external && i.kind === 'require-call' && i.path === 'node:fs'))).toBe(true);
   });
 
   it('imports no `node:process` anywhere in the bundle (its ES-module facade reads every lazy getter of `process`)', () => {
