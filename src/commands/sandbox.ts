@@ -65,7 +65,7 @@ export async function runSandboxCommand(opts: SandboxCommandOptions): Promise<vo
   }
   const dbPath = opts.db ?? sandboxDbPath();
   // The default database lives in the data dir: trusted as the config dir is.
-  const dirProblem = opts.db === undefined ? await checkTrustedDir(dirname(dbPath), 'data dir') : undefined;
+  const dirProblem = opts.db === undefined ? checkTrustedDir(dirname(dbPath), 'data dir') : undefined;
   if (dirProblem) {
     process.stderr.write(`keydeck: could not start the sandbox: ${dirProblem.sentence}\n`);
     process.exitCode = 1;

@@ -30,7 +30,7 @@ import { GuardrailsSchema } from './guardrailRules.js';
 import { describeJsonSyntaxError } from './json.js';
 import { withConfigLock } from './lock.js';
 import { PROFILE_NAME } from './profileNames.js';
-import { checkTrustedDir, checkTrustedDirSync, readTrustedFileSync } from './trust.js';
+import { checkTrustedDir, readTrustedFileSync } from './trust.js';
 import { NO_UNKNOWN_FIELDS, stripUnknownFields, withUnknownFields, type UnknownFields } from './unknownFields.js';
 import { KeydeckError } from '../errors/index.js';
 
@@ -217,7 +217,7 @@ export async function readConfig(file: string): Promise<ReadConfigResult> {
 export async function readConfigProfiles(file: string): Promise<ReadConfigProfilesResult> {
   // Trusted as ssh trusts its own (./trust.ts): the dir and the file, before a byte is read.
   // Without waiting (./trust.ts readTrustedFileSync): a command that reads only its config starts no thread pool.
-  const dirProblem = checkTrustedDirSync(path.dirname(file), 'config dir');
+  const dirProblem = checkTrustedDir(path.dirname(file), 'config dir');
   if (dirProblem) throw new ConfigError('config_untrusted', `${dirProblem.sentence}.`, { path: dirProblem.path });
   let text: string;
   try {
@@ -332,7 +332,7 @@ export interface UpdateConfigResult {
  */
 export async function updateConfig(file: string, change: (config: KeydeckConfig) => KeydeckConfig | void, options: UpdateConfigOptions = {}): Promise<UpdateConfigResult> {
   // The dir is checked before the lock file is created in it.
-  const dirProblem = await checkTrustedDir(path.dirname(file));
+  const dirProblem = checkTrustedDir(path.dirname(file));
   if (dirProblem) throw new ConfigError('config_untrusted', `${dirProblem.sentence}.`, { path: dirProblem.path });
   try {
     return await withConfigLock(path.dirname(file), () => updateUnlocked(file, change, options));

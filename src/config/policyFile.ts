@@ -207,7 +207,7 @@ export function parsePolicy(text: string, file: string): Omit<PolicyFile, 'path'
  */
 export async function readPolicyFile(file: string, cwd = process.cwd()): Promise<PolicyFile> {
   const full = path.resolve(cwd, file);
-  const dirProblem = await checkTrustedDir(path.dirname(full));
+  const dirProblem = checkTrustedDir(path.dirname(full));
   if (dirProblem)
     throw new PolicyFileError(
       'policy_untrusted',

@@ -21,7 +21,7 @@ import {
 import { configFilePath, dataDir } from './paths.js';
 import { chooseProfile, type ProfileChoice, type ProfileSource } from './profileChoice.js';
 import type { ReadOnlyMark } from './profileMarks.js';
-import { checkTrustedDirSync } from './trust.js';
+import { checkTrustedDir } from './trust.js';
 import type { AutoTopUpPolicy } from './autoTopUp.js';
 import type { Guardrails } from './guardrailRules.js';
 
@@ -94,7 +94,7 @@ export interface ProfileOverrides {
 export async function resolveProfile(overrides: ProfileOverrides = {}, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedProfile> {
   const configPath = configFilePath(env);
   const { config } = await readConfig(configPath);
-  const dataProblem = checkTrustedDirSync(dataDir(env), 'data dir');
+  const dataProblem = checkTrustedDir(dataDir(env), 'data dir');
   if (dataProblem) throw new ConfigError('data_untrusted', `${dataProblem.sentence}.`, { path: dataProblem.path });
   return resolveFromConfig(config, configPath, overrides, env);
 }

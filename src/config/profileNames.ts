@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { configFilePath } from './paths.js';
-import { checkTrustedDirSync, readTrustedFileSync } from './trust.js';
+import { checkTrustedDir, readTrustedFileSync } from './trust.js';
 
 /** A profile name: 1–64 letters, digits, `.`, `_` or `-`, starting with a letter or digit (./config.ts ProfileNameSchema). */
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -15,7 +15,7 @@ export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** The names of the profiles in the config file `file` (default: keydeck's own), sorted; [] when there are none to give. */
 export async function configProfileNames(file: string = configFilePath()): Promise<string[]> {
   try {
-    if (checkTrustedDirSync(path.dirname(file), 'config dir') !== undefined) return [];
+    if (checkTrustedDir(path.dirname(file), 'config dir') !== undefined) return [];
     const read = readTrustedFileSync(file, 'config file');
     if (read.kind !== 'text') return [];
     const profiles = (JSON.parse(read.text) as { profiles?: unknown } | null)?.profiles;

@@ -32,7 +32,7 @@ import { chmodSync, closeSync, constants, mkdirSync, openSync, renameSync } from
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { KeydeckError } from '../errors/index.js';
-import { checkTrustedDirSync, checkTrustedFileSync, type StoreKind, type TrustProblem } from './trust.js';
+import { checkTrustedDir, checkTrustedFileSync, type StoreKind, type TrustProblem } from './trust.js';
 
 /** SQLite's result codes for a lock held elsewhere: SQLITE_BUSY (5) and SQLITE_LOCKED (6). */
 function isBusy(error: unknown): boolean {
@@ -136,7 +136,7 @@ export function openStore(spec: StoreSpec): DatabaseSync {
   const { file } = spec;
   if (file === ':memory:') return openSqlite(file, spec.busyTimeoutMs, (db) => setUp(db, spec));
   const refuse = spec.refuse ?? ((problem: TrustProblem) => new Error(problem.sentence));
-  const dirProblem = checkTrustedDirSync(path.dirname(file), 'data dir');
+  const dirProblem = checkTrustedDir(path.dirname(file), 'data dir');
   if (dirProblem) throw refuse(dirProblem);
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   for (const f of companions(file)) {

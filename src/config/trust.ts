@@ -142,15 +142,10 @@ function ancestorProblem(dir: string): TrustProblem | undefined {
 
 /**
  * Checks the directory `dir` (when it exists) as the config dir, or as `kind`, and the directories
- * above it. Undefined when it is fine or does not exist yet. The same as {@link checkTrustedDirSync}
- * (one stat and the walk above, microseconds, ./strictModes.ts), for callers that await.
+ * above it. Undefined when it is fine or does not exist yet. Synchronous: one stat and the walk
+ * above (microseconds, ./strictModes.ts), for every caller, awaiting or not.
  */
-export async function checkTrustedDir(dir: string, kind: 'config dir' | 'data dir' = 'config dir'): Promise<TrustProblem | undefined> {
-  return checkTrustedDirSync(dir, kind);
-}
-
-/** {@link checkTrustedDir} without waiting (for the openers of keydeck's own databases, and the config's readers). */
-export function checkTrustedDirSync(dir: string, kind: 'config dir' | 'data dir'): TrustProblem | undefined {
+export function checkTrustedDir(dir: string, kind: 'config dir' | 'data dir' = 'config dir'): TrustProblem | undefined {
   let stats;
   try {
     stats = statSync(dir);
