@@ -65,7 +65,7 @@ export const UsdAmountSchema = onFirstUse(() =>
   }),
 );
 
-/** The consumption key's fields Consumption key as listed by `GET /api/keys` (never carries `apiKey`). */
+/** A consumption key as listed by `GET /api/keys` (never carries `apiKey`). */
 export const ConsumptionKeySchema = onFirstUse(() =>
   nullAsUnset(
     z.looseObject({
@@ -88,7 +88,7 @@ export const ConsumptionKeySchema = onFirstUse(() =>
 );
 export type ConsumptionKey = z.infer<typeof ConsumptionKeySchema>;
 
-/** The service's endpoints `GET /api/keys`: an array of the consumption key's fields keys. */
+/** The service's `GET /api/keys`: an array of consumption keys. */
 export const ConsumptionKeyListSchema = onFirstUse(() => z.array(ConsumptionKeySchema));
 
 /**
@@ -100,7 +100,7 @@ export const ConsumptionKeyValueSchema = onFirstUse(() => z.string().regex(/^sk[
 export const ManagementKeyValueSchema = onFirstUse(() => z.string().regex(/^mk[_-][A-Za-z0-9_-]{8,}$/, 'must be an mk_ (or mk-) key'));
 
 /**
- * The service's endpoints `POST /api/keys/credit` response: the created credit key with its full `apiKey`,
+ * The service's `POST /api/keys/credit` response: the created credit key with its full `apiKey`,
  * returned only this once. `keyPlan` is not listed for this response, so it is optional.
  */
 export const CreatedConsumptionKeySchema = onFirstUse(() =>
@@ -118,11 +118,11 @@ export const CreatedConsumptionKeySchema = onFirstUse(() =>
 );
 export type CreatedConsumptionKey = z.infer<typeof CreatedConsumptionKeySchema>;
 
-/** The service's endpoints `DELETE /api/keys/:id` response. */
+/** The service's `DELETE /api/keys/:id` response. */
 export const DeletedKeySchema = onFirstUse(() => z.looseObject({ deleted: z.literal(true) }));
 export type DeletedKey = z.infer<typeof DeletedKeySchema>;
 
-/** The management key's fields Management key as listed by `GET /api/keys/management` (never carries `apiKey`). */
+/** A management key as listed by `GET /api/keys/management` (never carries `apiKey`). */
 export const ManagementKeySchema = onFirstUse(() =>
   nullAsUnset(
     z.looseObject({
@@ -139,10 +139,10 @@ export const ManagementKeySchema = onFirstUse(() =>
 );
 export type ManagementKey = z.infer<typeof ManagementKeySchema>;
 
-/** The service's endpoints `GET /api/keys/management`: an array of the management key's fields keys. */
+/** The service's `GET /api/keys/management`: an array of management keys. */
 export const ManagementKeyListSchema = onFirstUse(() => z.array(ManagementKeySchema));
 
-/** The service's endpoints `POST /api/keys/management` response: `apiKey` is the full key, shown once. */
+/** The service's `POST /api/keys/management` response: `apiKey` is the full key, shown once. */
 export const CreatedManagementKeySchema = onFirstUse(() =>
   z.looseObject({
     id: z.string().min(1),
@@ -317,16 +317,16 @@ export const KeyIdSchema = onFirstUse(() =>
     .refine((id) => !/^(sk|mk)(_[A-Za-z0-9_-]{12,}|-[A-Za-z0-9_-]{16,})$/.test(id), 'id is a key value (sk_…, mk_…), not an id'),
 );
 
-/** The service's endpoints `POST /api/keys/credit` and `POST /api/keys/management` body. */
+/** The service's `POST /api/keys/credit` and `POST /api/keys/management` body. */
 export const CreateKeyRequestSchema = onFirstUse(() => z.strictObject({ name: KeyNameSchema }));
-/** The service's endpoints `PUT /api/keys/:id` body: `name` and/or `isActive`. */
+/** The service's `PUT /api/keys/:id` body: `name` and/or `isActive`. */
 export const UpdateKeyRequestSchema = onFirstUse(() =>
   z.strictObject({ name: KeyNameSchema.optional(), isActive: z.boolean().optional() }).refine((b) => b.name !== undefined || b.isActive !== undefined, 'give name or isActive'),
 );
 export type UpdateKeyRequest = z.infer<typeof UpdateKeyRequestSchema>;
-/** The service's endpoints `POST /api/billing/topup` body. */
+/** The service's `POST /api/billing/topup` body. */
 export const TopUpRequestSchema = onFirstUse(() => z.strictObject({ amount: TopUpAmountSchema, method: TopUpMethodNameSchema }));
 export type TopUpRequest = z.infer<typeof TopUpRequestSchema>;
-/** The service's endpoints `POST /api/billing/verify-topup` body. */
+/** The service's `POST /api/billing/verify-topup` body. */
 export const VerifyTopUpRequestSchema = onFirstUse(() => z.strictObject({ txHash: TxHashSchema, amount: TopUpAmountSchema }));
 export type VerifyTopUpRequest = z.infer<typeof VerifyTopUpRequestSchema>;
