@@ -2,15 +2,17 @@
  * Where the money goes, in the TUI, against a real sandbox and a real history.db: the
  * Keys pane's spend columns at 80 columns (24 h and 30 d; more at 120), the spend sort, the
  * details' spend, budget, limits from the service's plans and the figures' age; the Billing
- * pane's top spenders with shares (a deleted key said so); `u` spends a read, `r` never does and
- * says why; a key made to spend 10× its baseline (the sandbox clock moved to give it one) raises
+ * pane's top spenders with shares (a deleted key said so); `u` spends a read (pressed again while
+ * it is under way, says so and spends no second one), `r` never does and says why; a key made to spend 10× its baseline (the sandbox clock moved to give it one) raises
  * the banner and a notification once, `D` deactivates it through the confirm dialog (Cancel
  * first), and its requests then fail.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { BalanceHistoryStore, originOf } from '../../src/billing/historyStore.js';
 import { KeyHistory } from '../../src/billing/keyHistory.js';
 import { credentialIdOf, UsageBudget } from '../../src/billing/usageBudget.js';
@@ -36,15 +38,15 @@ function historyDb(): BalanceHistoryStore {
   return store;
 }
 
-function open(token: string, store: BalanceHistoryStore, size: { columns?: number; rows?: number } = {}) {
+function open(token: string, store: BalanceHistoryStore, size: { columns?: number; rows?: number } = {}, baseUrl = sb.url) {
   const s = noKeychainStore();
   const notified: NotifyEvent[] = [];
   const services = {
-    ...testServices({ store: s.store, baseUrl: sb.url, pollIntervalSeconds: 2 }),
+    ...testServices({ store: s.store, baseUrl, pollIntervalSeconds: 2 }),
     openUsage: (baseUrl: string) => ({ budget: new UsageBudget(store.database), keyHistory: new KeyHistory(store.database, store.series('test', originOf(baseUrl)).id) }),
     notify: (e: NotifyEvent) => notified.push(e),
   };
-  const ui = renderApp(services, { session: readySession(sb.url, token), ...size });
+  const ui = renderApp(services, { session: readySession(baseUrl, token), ...size });
   return { ui, notified };
 }
 
@@ -144,6 +146,62 @@ describe('spend in the Keys pane and the Billing pane', () => {
     // Whichever comes first: the note on the old figures, or (when the schedule's own read came before r) a plain refresh.
     await ui.waitFor(/the usage figures are from [\s\S]*r does[\s\S]*not spend one of the 12 usage reads|refreshed from the service/);
     expect((await sb.call('GET', '/sandbox/usage/calls')).body.allTime.served - served).toBeLessThanOrEqual(1);
+  });
+});
+
+/**
+ * A loopback proxy in front of the sandbox that holds `GET /api/usage` answers while `holding`:
+ * `held` counts the requests it holds, `release()` lets them through.
+ */
+async function usageGate(target: string) {
+  let holding = false;
+  const waiting: Array<() => void> = [];
+  const server = http.createServer((req, res) => {
+    const forward = () => {
+      const out = http.request(new URL(req.url!, target), { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      });
+      out.on('error', () => res.destroy());
+      req.pipe(out);
+    };
+    if (holding && req.url!.startsWith('/api/usage')) waiting.push(forward);
+    else forward();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  onTestFinished(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hold: () => void (holding = true),
+    get held() {
+      return waiting.length;
+    },
+    release: () => {
+      holding = false;
+      for (const go of waiting.splice(0)) go();
+    },
+  };
+}
+
+describe('u while a usage read is under way', () => {
+  it('says a read is under way and spends nothing more: one read for the two presses', async () => {
+    const token = await sb.fundedUser(20);
+    await sb.creditKey(token, 'k');
+    const gate = await usageGate(sb.url);
+    const { ui } = open(token, historyDb(), {}, gate.url);
+    await ui.waitFor('usage just now');
+    const served = (await sb.call('GET', '/sandbox/usage/calls')).body.allTime.served;
+    gate.hold();
+    await ui.press('u');
+    await vi.waitFor(() => expect(gate.held).toBe(1));
+    await ui.press('u');
+    await ui.waitFor('a usage read is under way: its figures come with it');
+    gate.release();
+    await ui.waitFor('read the usage: 10 of 12 reads left in 12 hours');
+    expect((await sb.call('GET', '/sandbox/usage/calls')).body.allTime.served - served).toBe(1);
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * The usage keys of the whole TUI, bound in the `global` scope: `u` spends a usage read
- * now (when one is left: else it says when the next is allowed), `D` deactivates the key the
- * runaway alert names (the confirm dialog, Cancel focused first; after it the key's requests fail:
- * 403 from the service), `X` hides the alert. Returns the dialog while it is open (the shell draws
+ * now (when one is left: else it says when the next is allowed; while one is under way, it says
+ * so), `D` deactivates the key the runaway alert names (the confirm dialog, Cancel focused first;
+ * after it the key's requests fail: 403 from the service), `X` hides the alert. Returns the dialog while it is open (the shell draws
  * it in place of the pane).
  */
 import { useState, type ReactNode } from 'react';
@@ -59,7 +59,8 @@ export function useUsageKeys(options: { readonly active: boolean; readonly colum
   useKeymap(
     'global',
     {
-      'usage.read': usage.available && !usage.reading ? () => void read() : undefined,
+      // While a read is under way, a `u` typed ahead says so (it would spend nothing more).
+      'usage.read': usage.available ? (usage.reading ? () => flash('a usage read is under way: its figures come with it', 'warning') : () => void read()) : undefined,
       'runaway.deactivate': guarded(guard, 'deactivate a key', alert?.keyId !== undefined && !busy ? () => setConfirming(alert) : undefined),
       'runaway.dismiss': alert ? () => dismiss(alert.id) : undefined,
     },
