@@ -5,7 +5,12 @@
  * from the service rather than guessed), when a list pane is shown (hooks/useReloadWhenShown.ts)
  * and in the background every {@link LIST_RELOAD_EVERY_POLLS}th successful balance poll (so a
  * key deleted or renamed elsewhere shows without `r`; the selection stays on its key, see
- * hooks/useListCursor.ts). A 401 marks the session rejected. A list whose last
+ * hooks/useListCursor.ts): the consumption keys and the billing status always (the shell, the
+ * spend figures and the key details read them), the management keys only while their pane is
+ * shown (their one reader, which reads them again when it comes into view). keydeck's own
+ * management key is used by every poll, so its `lastUsedAt` differs at every read: read in the
+ * background behind a hidden pane, it made a React commit, a whole frame drawn again by Ink
+ * (about 3 MB of garbage at 100×30), for nothing on screen, every fourth poll. A 401 marks the session rejected. A list whose last
  * load failed is loaded again as soon as a balance poll succeeds, so an outage (keydeck started
  * while the service was down, a burst of failures) ends by itself instead of leaving "could not
  * load the keys" on screen until the user presses `r`.
@@ -69,7 +74,7 @@ export function AccountDataProvider({ children }: { readonly children?: ReactNod
     enabled: client !== undefined,
   });
   useRetryAfterRecovery(keys, managementKeys);
-  useBackgroundReload(keys, managementKeys, billingStatus);
+  useBackgroundReload(true, keys, billingStatus);
   const value = useMemo(() => ({ keys, managementKeys, plans, billingStatus }), [keys, managementKeys, plans, billingStatus]);
   return <AccountDataContext.Provider value={value}>{children}</AccountDataContext.Provider>;
 }
@@ -94,10 +99,14 @@ function useRetryAfterRecovery(...lists: ReadonlyArray<Resource<unknown>>): void
 /** The lists are read again on every this-many successful balance polls (15 s × 4 = every minute by default). */
 export const LIST_RELOAD_EVERY_POLLS = 4;
 
-/** Reloads `lists` (those not loading) on every {@link LIST_RELOAD_EVERY_POLLS}th successful balance poll. */
-function useBackgroundReload(...lists: ReadonlyArray<Resource<unknown>>): void {
+/**
+ * Reloads `lists` (those not loading) on every {@link LIST_RELOAD_EVERY_POLLS}th successful balance
+ * poll while `enabled` (a list pane passes whether it is shown; the polls are counted only then).
+ */
+export function useBackgroundReload(enabled: boolean, ...lists: ReadonlyArray<Resource<unknown>>): void {
   const polls = useRef(0);
   usePollSucceeded(() => {
+    if (!enabled) return;
     polls.current += 1;
     if (polls.current % LIST_RELOAD_EVERY_POLLS !== 0) return;
     // Quiet: a list found unchanged re-renders nothing.

@@ -11,7 +11,7 @@
  * decides); `u` spends one on demand; `r` never does. State and actions are two contexts (the
  * Gemini CLI pattern).
  */
-import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, type ReactNode } from 'react';
 import type { UsagePeriod } from '../../api/usageSchemas.js';
 import type { AccountJudgement, KeySample } from '../../billing/runaway.js';
 import { sharePeriod, spendRows, topSpender, usageBehindBalance, type SpendRow } from '../../billing/spend.js';
@@ -21,6 +21,7 @@ import { visible } from '../../terminal/sanitize.js';
 import { NO_USAGE } from '../../watcher/usageSlice.js';
 import { useWatcherEvents, useWatcherSlice } from '../hooks/useAccountWatcher.js';
 import { alertEvent } from '../hooks/usageAlerts.js';
+import { useChangedState } from '../hooks/useChangedState.js';
 import { useAccountData } from './AccountDataContext.js';
 import { useAccountWatcher, useBalanceSelect, useCredits } from './BalanceContext.js';
 import { useClock, useServices } from './ServicesContext.js';
@@ -117,8 +118,9 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
   // Or figures that account for less spend than the balance record does (read in an earlier session).
   const behindBalance = (snapshot.at !== undefined && lastChange.current.at !== undefined && snapshot.at - offset < lastChange.current.at) || usageBehindBalance(rows, credits);
 
-  const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set());
-  const [account, setAccount] = useState<AccountJudgement | undefined>(undefined);
+  // Told at every poll (account_burn), mostly the same: a state set to itself calls no setState (see useChangedState).
+  const [dismissed, setDismissed] = useChangedState<ReadonlySet<string>>(new Set());
+  const [account, setAccount] = useChangedState<AccountJudgement | undefined>(undefined);
   const likely = useMemo(() => (period ? topSpender(rows, period) : undefined), [rows, period]);
   const accountOpen = useRef(false);
   const reportAccountBurn = useCallback(
@@ -138,7 +140,7 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
         ...(likely && { likelyKeyId: likely.id, likelyKeyName: visible(likely.name) }),
       });
     },
-    [services, likely],
+    [services, likely, setAccount, setDismissed],
   );
 
   useWatcherEvents(watcher, (event) => {
@@ -181,14 +183,14 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
     return out;
   }, [snapshot.episodes, snapshot.at, dismissed, active, names, byId, account, likely, clock, offset]);
 
-  const dismiss = useCallback((id: string) => setDismissed((d) => new Set([...d, id])), []);
+  const dismiss = useCallback((id: string) => setDismissed((d) => new Set([...d, id])), [setDismissed]);
   // A dismissal lasts while its episode does: a new episode of the key is shown again.
   useEffect(() => {
     setDismissed((d) => {
       const kept = [...d].filter((id) => id === 'account' || snapshot.episodes.has(id));
       return kept.length === d.size ? d : new Set(kept);
     });
-  }, [snapshot.episodes]);
+  }, [snapshot.episodes, setDismissed]);
   const samplesOf = useCallback(
     (keyId: string): readonly KeySample[] => {
       if (!rig || snapshot.at === undefined) return [];

@@ -2,8 +2,9 @@
  * A list read from the service on demand (`reload()`), keeping the last data when a reload
  * fails. One request at a time: a reload aborts the one in flight (GETs only). Aborted on unmount.
  */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { isAbortError } from '../errors.js';
+import { useChangedState } from './useChangedState.js';
 
 /** State of a {@link useResource}. */
 export interface ResourceState<T> {
@@ -46,7 +47,8 @@ export interface UseResourceOptions {
 
 /** Loads `fetcher` at mount (and when `key` changes); `reload()` reads it again. */
 export function useResource<T>(fetcher: (signal: AbortSignal) => Promise<T>, options: UseResourceOptions = {}): Resource<T> {
-  const [state, setState] = useState<ResourceState<T>>({ loading: false });
+  // A state set to itself (a quiet reload finding the same list) calls no setState (see useChangedState).
+  const [state, setState] = useChangedState<ResourceState<T>>({ loading: false });
   const fetchRef = useRef(fetcher);
   fetchRef.current = fetcher;
   const optsRef = useRef(options);
@@ -56,36 +58,39 @@ export function useResource<T>(fetcher: (signal: AbortSignal) => Promise<T>, opt
 
   // The JSON of the data held, made on a quiet reload's first comparison (undefined: not made yet).
   const heldJson = useRef<{ readonly data: unknown; readonly json: string } | undefined>(undefined);
-  const reload = useCallback(async (options?: ReloadOptions): Promise<boolean> => {
-    controllerRef.current?.abort();
-    const controller = new AbortController();
-    controllerRef.current = controller;
-    const quiet = options?.quiet === true;
-    if (!quiet) setState((s) => (s.loading ? s : { ...s, loading: true }));
-    try {
-      const data = await fetchRef.current(controller.signal);
-      if (controller.signal.aborted) return false;
-      if (quiet) {
-        const json = JSON.stringify(data);
-        // The same state back when nothing changed: React then renders nothing.
-        setState((s) => {
-          if (s.data === undefined || s.error !== undefined || s.loading) return { data, updatedAt: Date.now(), loading: false };
-          const before = heldJson.current?.data === s.data ? heldJson.current.json : JSON.stringify(s.data);
-          heldJson.current = { data: s.data, json: before };
-          return json === before ? s : { data, updatedAt: Date.now(), loading: false };
-        });
-      } else setState({ data, updatedAt: Date.now(), loading: false });
-      optsRef.current.onSuccess?.();
-      return true;
-    } catch (error) {
-      if (controller.signal.aborted || isAbortError(error)) return false;
-      setState((s) => ({ ...s, error, loading: false }));
-      optsRef.current.onError?.(error);
-      return false;
-    } finally {
-      if (controllerRef.current === controller) controllerRef.current = undefined;
-    }
-  }, []);
+  const reload = useCallback(
+    async (options?: ReloadOptions): Promise<boolean> => {
+      controllerRef.current?.abort();
+      const controller = new AbortController();
+      controllerRef.current = controller;
+      const quiet = options?.quiet === true;
+      if (!quiet) setState((s) => (s.loading ? s : { ...s, loading: true }));
+      try {
+        const data = await fetchRef.current(controller.signal);
+        if (controller.signal.aborted) return false;
+        if (quiet) {
+          const json = JSON.stringify(data);
+          // The same state back when nothing changed: no update, so no render.
+          setState((s) => {
+            if (s.data === undefined || s.error !== undefined || s.loading) return { data, updatedAt: Date.now(), loading: false };
+            const before = heldJson.current?.data === s.data ? heldJson.current.json : JSON.stringify(s.data);
+            heldJson.current = { data: s.data, json: before };
+            return json === before ? s : { data, updatedAt: Date.now(), loading: false };
+          });
+        } else setState({ data, updatedAt: Date.now(), loading: false });
+        optsRef.current.onSuccess?.();
+        return true;
+      } catch (error) {
+        if (controller.signal.aborted || isAbortError(error)) return false;
+        setState((s) => ({ ...s, error, loading: false }));
+        optsRef.current.onError?.(error);
+        return false;
+      } finally {
+        if (controllerRef.current === controller) controllerRef.current = undefined;
+      }
+    },
+    [setState],
+  );
 
   useEffect(() => {
     if (!enabled) return;
@@ -95,7 +100,7 @@ export function useResource<T>(fetcher: (signal: AbortSignal) => Promise<T>, opt
       controllerRef.current?.abort();
       controllerRef.current = undefined;
     };
-  }, [enabled, options.key, reload]);
+  }, [enabled, options.key, reload, setState]);
 
   return useMemo(() => ({ ...state, reload }), [state, reload]);
 }

@@ -7,7 +7,7 @@
  * guardrail disabled is the guardrail record's, read again with the key list. The TUI shows the
  * guardrails and acts on none (`apply --once`, `exporter --enforce` do).
  */
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import type { ConsumptionKey } from '../../../api/schemas.js';
 import { formatUsd } from '../../../api/money.js';
 import { budgetBar, budgetWords, deadlineWords, percentWords, periodWords, spanWords, utcTime } from '../../../billing/guardrailWords.js';
@@ -18,6 +18,7 @@ import { usePollSucceeded } from '../../contexts/BalanceContext.js';
 import { useServices } from '../../contexts/ServicesContext.js';
 import { useSession } from '../../contexts/SessionContext.js';
 import { useUsage } from '../../contexts/UsageContext.js';
+import { useChangedState } from '../../hooks/useChangedState.js';
 import { displayWidth } from '../../format.js';
 
 /** The Keys pane's view of the guardrails. */
@@ -92,7 +93,8 @@ export function useKeyBudgets(): KeyBudgets {
   const { keys } = useAccountData();
   const usage = useUsage();
   const rules = services.profile.guardrails;
-  const [entries, setEntries] = useState<readonly GuardrailEntry[]>([]);
+  // Read every fourth poll, mostly the same: a state set to itself calls no setState (see useChangedState).
+  const [entries, setEntries] = useChangedState<readonly GuardrailEntry[]>([]);
   // Read again with each key list, and with each background read of the lists (every
   // LIST_RELOAD_EVERY_POLLS-th poll, which leaves an unchanged list as it was): a guardrail of
   // another keydeck (cron, an exporter) acts meanwhile. Kept as it was when read the same (no frame).

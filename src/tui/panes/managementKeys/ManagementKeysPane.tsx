@@ -14,7 +14,7 @@ import { ListTable, listEmptyText } from '../../components/ListTable.js';
 import { PromptDialog } from '../../components/PromptDialog.js';
 import { RevealDialog } from '../../components/RevealDialog.js';
 import { TypeToConfirmDialog } from '../../components/TypeToConfirmDialog.js';
-import { useAccountData } from '../../contexts/AccountDataContext.js';
+import { useAccountData, useBackgroundReload } from '../../contexts/AccountDataContext.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { useClock, useServices } from '../../contexts/ServicesContext.js';
 import { useSession, useSessionActions, type ActiveCredential } from '../../contexts/SessionContext.js';
@@ -45,6 +45,8 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
   const { signIn, startSetup, markRejected } = useSessionActions();
   const { managementKeys } = useAccountData();
   useReloadWhenShown(managementKeys, active);
+  // Read in the background only while shown (contexts/AccountDataContext.tsx says why).
+  useBackgroundReload(active, managementKeys);
   const flash = useFlash();
   const { busy, run } = useActionRunner();
   const [dialog, setDialog] = useState<ManagementDialog | undefined>(undefined);
