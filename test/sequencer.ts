@@ -48,11 +48,12 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const gone = LONGEST_FIRST.filter((file) => !existsSync(path.join(ROOT, file)));
 if (gone.length > 0) throw new Error(`test/sequencer.ts names files that are gone: ${gone.join(', ')}`);
 
-/** vitest's order, or in a run without durations {@link LONGEST_FIRST} first within each project (see the module comment). */
+/** vitest's order, or in a run with no duration recorded {@link LONGEST_FIRST} first within each project (see the module comment). */
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    if (files.every((file) => this.ctx.cache.getTestSpecificationResult(file) !== undefined)) return sorted;
+    // A duration recorded for any file: not a clean clone (a new file alone has none), vitest's order.
+    if (files.some((file) => this.ctx.cache.getTestSpecificationResult(file) !== undefined)) return sorted;
     const projects = new Map<string, number>();
     for (const [i, file] of sorted.entries()) if (!projects.has(file.project.name)) projects.set(file.project.name, i);
     const rank = (file: TestSpecification) => {
