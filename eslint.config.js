@@ -32,7 +32,10 @@ export default tseslint.config(
   {
     files: ['**/*.{ts,tsx}'],
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      // The one program of tsconfig.json (whose `include` holds every TypeScript file here), not the
+      // project service (an editor's machinery): the same findings, for ~20 % less CPU on a lint
+      // without its cache, 46 → 37 s (docs/development.md, "Lint, format, dead code").
+      parserOptions: { project: './tsconfig.json', tsconfigRootDir: import.meta.dirname },
     },
     plugins: { 'react-hooks': reactHooks },
     rules: {

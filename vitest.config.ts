@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/sequencer.js';
 
 /**
  * Suites that start programs: the built CLI, the app in a pseudo-terminal, the real keychain,
@@ -67,6 +68,8 @@ export default defineConfig({
     // test/e2e/pty.ts's waitFor no longer does (it reads once xterm has parsed the output and it
     // has paused). Every arrangement measured is in docs/development.md, "How many files at once".
     maxWorkers: 4,
+    // In a run without the durations of a previous one (a clean clone), the files that take longest start first (test/sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     env: { NO_COLOR: '1' },
     // Every suite shares its worker's module cache (`isolate: false`): vitest, Ink, React, zod,
     // Fastify and the sources are imported once per worker, not once per file. For the process
