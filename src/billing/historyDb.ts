@@ -136,9 +136,11 @@ export const HISTORY_SCHEMA_VERSION = MIGRATIONS.length;
  * one reading (a few pages: the b-tree's path to its last leaf), each usage read writes its
  * answer and samples once, and the history and the kept answers are read once, at start, when the
  * cache is empty anyway (and emptied again whenever another process writes the file). So the
- * default cache only filled with the day's written pages, growing the TUI's resident memory by
- * ~2 MB over a day of polls (docs/performance.md, "A day of polls and history.db's page cache").
- * Pages beyond this bound are read again from the file, which the operating system caches.
+ * default cache only filled with the pages written through the day as the file grew: over a day
+ * of 2 s polls the TUI's cache went from 0.15 to 1.3 MB of its resident memory (up to 2 MB on a
+ * larger file), and with this bound it stays at 0.27 MB with the same cache hits and no more reads
+ * of the file (docs/performance.md, "A day of polls and history.db's page cache"). Pages beyond
+ * it are read again from the file, which the operating system caches.
  */
 const HISTORY_CACHE_KIB = 256;
 
