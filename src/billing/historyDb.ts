@@ -130,6 +130,21 @@ const MIGRATIONS: readonly string[] = [
 export const HISTORY_SCHEMA_VERSION = MIGRATIONS.length;
 
 /**
+ * The page cache of each connection to `history.db`, KiB (SQLite's `cache_size`; its default is
+ * 2,000 KiB). A connection keeps every page it has read or written in its cache up to that bound,
+ * in the process's own memory, and a running keydeck reads almost nothing twice: each poll writes
+ * one reading (a few pages: the b-tree's path to its last leaf), each usage read writes its
+ * answer and samples once, and the history and the kept answers are read once, at start, when the
+ * cache is empty anyway (and emptied again whenever another process writes the file). So the
+ * default cache only filled with the pages written through the day as the file grew: over a day
+ * of 2 s polls the TUI's cache went from 0.15 to 1.3 MB of its resident memory (up to 2 MB on a
+ * larger file), and with this bound it stays at 0.27 MB with the same cache hits and no more reads
+ * of the file (docs/performance.md, "A day of polls and history.db's page cache"). Pages beyond
+ * it are read again from the file, which the operating system caches.
+ */
+const HISTORY_CACHE_KIB = 256;
+
+/**
  * Opens (creating when needed) the history database at `file`, migrated to
  * {@link HISTORY_SCHEMA_VERSION}, through the one opener of keydeck's SQLite files
  * (src/config/sqlite.ts `openStore`). A file that is not a database is moved aside and a fresh
@@ -148,6 +163,7 @@ export function openHistoryDatabase(file: string, busyTimeoutMs = 2000): Databas
       // A new file gets incremental auto-vacuum before its first table (it cannot be set later
       // without a VACUUM).
       before: 'PRAGMA auto_vacuum = INCREMENTAL',
+      after: `PRAGMA cache_size = -${HISTORY_CACHE_KIB}`,
       damaged: 'move aside',
       refuse: (problem) => new HistoryStoreError('history_unsafe_path', problem.sentence, file),
     });

@@ -142,6 +142,24 @@ describe('the history database', () => {
     two.close();
   });
 
+  it("bounds each connection's page cache to 256 KiB, a day of 2 s readings being more than that", () => {
+    const file = path.join(tempDir(), 'history.db');
+    const store = BalanceHistoryStore.open({ path: file });
+    const day = pollsOver(1, 2_000);
+    store.series('default', 'https://api.example.com').appendMany(day);
+    store.checkpoint();
+    // What the cache would hold by the end of a day at SQLite's default (2,000 KiB): every page written.
+    expect(store.sizeBytes()).toBeGreaterThan(256 * 1024);
+    const cacheKib = (s: BalanceHistoryStore) => -(s.database.prepare('PRAGMA cache_size').get() as { cache_size: number }).cache_size;
+    expect(cacheKib(store)).toBe(256);
+    // Every connection gets it, to a file another one made (the TUI beside `keydeck monitor`).
+    const other = BalanceHistoryStore.open({ path: file });
+    expect(cacheKib(other)).toBe(256);
+    expect(other.series('default', 'https://api.example.com').load(0)).toEqual(day);
+    store.close();
+    other.close();
+  });
+
   it('refuses a symbolic link, and moves a file that is not a database aside', () => {
     const dir = tempDir();
     const target = path.join(dir, 'elsewhere.db');
