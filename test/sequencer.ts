@@ -35,6 +35,7 @@ export const LONGEST_FIRST = [
   'test/credentials/keychain.test.ts',
   'test/e2e/firstHourScreens.test.ts',
   // quick
+  'test/tui/idleFrames.test.tsx',
   'test/tui/billing/soak.test.tsx',
   'test/house/oneshot.test.ts',
   'test/tui/rotate.test.tsx',
