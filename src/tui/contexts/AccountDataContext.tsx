@@ -10,10 +10,10 @@
  * shown (their one reader, which reads them again when it comes into view). keydeck's own
  * management key is used by every poll, so its `lastUsedAt` differs at every read: read in the
  * background behind a hidden pane, it made a React commit, a whole frame drawn again by Ink
- * (about 3 MB of garbage at 100×30), for nothing on screen, every fourth poll. A 401 marks the session rejected. A list whose last
- * load failed is loaded again as soon as a balance poll succeeds, so an outage (keydeck started
- * while the service was down, a burst of failures) ends by itself instead of leaving "could not
- * load the keys" on screen until the user presses `r`.
+ * (about 3 MB of garbage at 100×30), for nothing on screen, every fourth poll. A 401 marks the
+ * session rejected. A list whose last load failed is loaded again as soon as a balance poll
+ * succeeds, so an outage (keydeck started while the service was down, a burst of failures) ends
+ * by itself instead of leaving "could not load the keys" on screen until the user presses `r`.
  */
 import { createContext, useContext, useMemo, useRef, type ReactNode } from 'react';
 import type { ConsumptionKey, ManagementKey } from '../../api/schemas.js';
