@@ -8,8 +8,6 @@
  * first), and its requests then fail.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
@@ -18,6 +16,7 @@ import { KeyHistory } from '../../src/billing/keyHistory.js';
 import { credentialIdOf, UsageBudget } from '../../src/billing/usageBudget.js';
 import { UsageTracker } from '../../src/billing/usageTracker.js';
 import type { NotifyEvent } from '../../src/terminal/notify.js';
+import { startFaultProxy } from '../resilience/fault-proxy.js';
 import { KEYS } from './render.js';
 import { noKeychainStore, readySession, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
 
@@ -38,11 +37,12 @@ function historyDb(): BalanceHistoryStore {
   return store;
 }
 
-function open(token: string, store: BalanceHistoryStore, size: { columns?: number; rows?: number } = {}, baseUrl = sb.url) {
+function open(token: string, store: BalanceHistoryStore, size: { columns?: number; rows?: number } = {}, via: { baseUrl?: string; timeoutMs?: number } = {}) {
   const s = noKeychainStore();
   const notified: NotifyEvent[] = [];
+  const baseUrl = via.baseUrl ?? sb.url;
   const services = {
-    ...testServices({ store: s.store, baseUrl, pollIntervalSeconds: 2 }),
+    ...testServices({ store: s.store, baseUrl, pollIntervalSeconds: 2, ...(via.timeoutMs !== undefined && { timeoutMs: via.timeoutMs }) }),
     openUsage: (baseUrl: string) => ({ budget: new UsageBudget(store.database), keyHistory: new KeyHistory(store.database, store.series('test', originOf(baseUrl)).id) }),
     notify: (e: NotifyEvent) => notified.push(e),
   };
@@ -149,58 +149,22 @@ describe('spend in the Keys pane and the Billing pane', () => {
   });
 });
 
-/**
- * A loopback proxy in front of the sandbox that holds `GET /api/usage` answers while `holding`:
- * `held` counts the requests it holds, `release()` lets them through.
- */
-async function usageGate(target: string) {
-  let holding = false;
-  const waiting: Array<() => void> = [];
-  const server = http.createServer((req, res) => {
-    const forward = () => {
-      const out = http.request(new URL(req.url!, target), { method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode!, answer.headers);
-        answer.pipe(res);
-      });
-      out.on('error', () => res.destroy());
-      req.pipe(out);
-    };
-    if (holding && req.url!.startsWith('/api/usage')) waiting.push(forward);
-    else forward();
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  onTestFinished(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    hold: () => void (holding = true),
-    get held() {
-      return waiting.length;
-    },
-    release: () => {
-      holding = false;
-      for (const go of waiting.splice(0)) go();
-    },
-  };
-}
-
 describe('u while a usage read is under way', () => {
   it('says a read is under way and spends nothing more: one read for the two presses', async () => {
     const token = await sb.fundedUser(20);
     await sb.creditKey(token, 'k');
-    const gate = await usageGate(sb.url);
-    const { ui } = open(token, historyDb(), {}, gate.url);
+    const proxy = await startFaultProxy(sb.url);
+    onTestFinished(() => proxy.close());
+    // The client's deadline well past the held answer: the read stays under way, then succeeds.
+    const { ui } = open(token, historyDb(), {}, { baseUrl: proxy.url, timeoutMs: 15_000 });
     await ui.waitFor('usage just now');
     const served = (await sb.call('GET', '/sandbox/usage/calls')).body.allTime.served;
-    gate.hold();
+    proxy.set({ kind: 'delay', ms: 4000, count: 1, only: { method: 'GET', path: '/api/usage' } });
     await ui.press('u');
-    await vi.waitFor(() => expect(gate.held).toBe(1));
+    await vi.waitFor(() => expect(proxy.seen.filter((r) => r.fault === 'delay')).toHaveLength(1));
     await ui.press('u');
     await ui.waitFor('a usage read is under way: its figures come with it');
-    gate.release();
-    await ui.waitFor('read the usage: 10 of 12 reads left in 12 hours');
+    await ui.waitFor('read the usage: 10 of 12 reads left in 12 hours', 10_000);
     expect((await sb.call('GET', '/sandbox/usage/calls')).body.allTime.served - served).toBe(1);
   });
 });
