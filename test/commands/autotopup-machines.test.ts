@@ -29,27 +29,37 @@ afterEach(() => {
 
 /** The service each machine talks to. */
 const urls = new WeakMap<Scripted, string>();
+/** How each machine's commands run, when not the suites' default. */
+const runners = new WeakMap<Scripted, CliRunner>();
 
 /**
- * Another machine: a home (config and data dir) of its own. Its `autotopup run --once` ({@link run})
- * is a process of its own, what the guarantee across machines is about; its other commands
- * (`autotopup set`, `status`, a charge by hand) run one at a time, in the test's thread unless
- * `runner` says otherwise (a run whose clock is moved by NODE_OPTIONS is a process).
+ * Another machine: a home (config and data dir) of its own. Its runs of `autotopup run --once`
+ * at once with another machine's ({@link runAtOnce}) are each a process of its own, what the
+ * guarantee across machines is about; its commands one at a time (`autotopup set`, `status`, a
+ * charge by hand, a run alone: {@link run}) run in the test's thread unless `runner` says
+ * otherwise (a machine whose clock is moved by NODE_OPTIONS is a process's).
  */
 function machine(url = sb.url, runner?: CliRunner): Scripted {
   const cli = scripted(url, runner && { runner });
   homes.push(cli);
   urls.set(cli, url);
+  if (runner) runners.set(cli, runner);
   return cli;
 }
 
 /**
- * `autotopup run --once` on `cli` with the settle wait in `settle` seconds (`MIN-MAX`), as a
- * process; given 45 s (a run waits out its settle and the proxy's delays, on a busy machine).
+ * `autotopup run --once` on `cli` alone, with the settle wait in `settle` seconds (`MIN-MAX`), run
+ * as the machine's commands run (`runner`); given 45 s (a run waits out its settle and the
+ * proxy's delays, on a busy machine).
  */
-function run(cli: Scripted, token: string, settle = '0', extra: Record<string, string> = {}): Promise<CliResult> {
+function run(cli: Scripted, token: string, settle = '0', extra: Record<string, string> = {}, runner = runners.get(cli)): Promise<CliResult> {
   const env = cli.home.env({ KEYDECK_BASE_URL: urls.get(cli)!, KEYDECK_TOKEN: token, KEYDECK_AUTOTOPUP_SETTLE_SECONDS: settle, ...extra });
-  return runCli(['autotopup', 'run', '--once'], { env, runner: 'process', timeoutMs: 45_000 });
+  return runCli(['autotopup', 'run', '--once'], { env, ...(runner && { runner }), timeoutMs: 45_000 });
+}
+
+/** {@link run} as a process of its own, for runs on two machines at once. */
+function runAtOnce(cli: Scripted, token: string, settle = '0'): Promise<CliResult> {
+  return run(cli, token, settle, {}, 'process');
 }
 
 /** Spends `usd` of the account through a credit key. */
@@ -108,7 +118,7 @@ describe('auto top-up on two machines at once', { timeout: 120_000 }, () => {
   it('two runs that see one fall at the same moment charge it once: the later one sees the charge and does nothing', () =>
     onTwoMachines('100', false, async ({ proxy, a, b, token }) => {
       slowStatus(proxy, 2);
-      const runs = await Promise.all([run(a, token, '0-0.2'), run(b, token, '3-3.5')]);
+      const runs = await Promise.all([runAtOnce(a, token, '0-0.2'), runAtOnce(b, token, '3-3.5')]);
       expect(runs.filter(charged), runs.map((r) => said(r)).join('\n')).toHaveLength(1);
       expect(runs.map((r) => r.code)).toEqual([0, 0]);
       expect(
@@ -122,10 +132,10 @@ describe('auto top-up on two machines at once', { timeout: 120_000 }, () => {
   it('a day cap of two charges: one charge, then a pair at once, then another fall: the cap is never passed', () =>
     onTwoMachines('60', true, async ({ proxy, a, b, token }) => {
       slowStatus(proxy, 2);
-      const pair = await Promise.all([run(a, token, '0-0.2'), run(b, token, '3-3.5')]);
+      const pair = await Promise.all([runAtOnce(a, token, '0-0.2'), runAtOnce(b, token, '3-3.5')]);
       expect(pair.filter(charged), pair.map((r) => said(r)).join('\n')).toHaveLength(1);
       await spend(token, 30);
-      const capped = await Promise.all([run(a, token), run(b, token)]);
+      const capped = await Promise.all([runAtOnce(a, token), runAtOnce(b, token)]);
       for (const r of capped) expect([r.code, said(r)]).toEqual([3, expect.stringMatching(/^Nothing charged: \$30\.00 would pass the day's cap \(\$60\.00 of \$60\.00 charged this UTC day\)/)]);
       expect((await cardCharges(token)).length).toBe(2);
       expect(await sb.credits(token)).toMatchObject({ totalTopUp: 85, remaining: 15 });
@@ -135,7 +145,7 @@ describe('auto top-up on two machines at once', { timeout: 120_000 }, () => {
     onTwoMachines('60', true, async ({ proxy, a, b, token }) => {
       // No settle wait, and every status read slow until both have decided: both charge.
       slowStatus(proxy, 4);
-      const pair = await Promise.all([run(a, token), run(b, token)]);
+      const pair = await Promise.all([runAtOnce(a, token), runAtOnce(b, token)]);
       expect(pair.filter(charged), pair.map((r) => said(r)).join('\n')).toHaveLength(2);
       const charges = await cardCharges(token);
       expect(charges.map((c) => c.amount)).toEqual([30, 30, 30]);
@@ -298,7 +308,7 @@ describe('auto top-up against a service that lists no top-ups', { timeout: 120_0
       await set([a, b], token, ['--below', '20', '--amount', '30', '--max-per-day', '100']);
       await spend(token, 10);
       slowStatus(proxy, 4);
-      const pair = await Promise.all([run(a, token), run(b, token)]);
+      const pair = await Promise.all([runAtOnce(a, token), runAtOnce(b, token)]);
       expect(pair.filter(charged), pair.map((r) => said(r)).join('\n')).toHaveLength(2);
       const paused = pair.filter((r) =>
         /the total of top-ups rose by \$30\.00 more than this charge, and the service does not list who made it\): two machines run auto top-up for this account: keep one\./.test(said(r)),

@@ -4,7 +4,11 @@
  * - The commands against `keydeck sandbox`'s in-process twin: `keys list` (no key value, said
  *   once on stderr where the list carried them), `billing credits`, a USDC `billing topup` and
  *   its `billing verify` for the instruction's amount (the older page's instruction names
- *   another amount than the one requested: one sentence says so).
+ *   another amount than the one requested: one sentence says so). In the seed dialect they run
+ *   in a pty, the one place these four commands write to a terminal (colour, the spinner while
+ *   verify waits); in the pages' dialects, where what differs is what the service sends and not
+ *   the terminal, in the test's thread (test/credentials/harness.ts `runCli`), stdout and stderr
+ *   read together as the terminal would show them.
  * - The TUI (`keydeck --sandbox --dialect D`): setup to the Keys pane with the demo's keys and
  *   balance, then a USDC top-up walked to "credited" with the balance rising in the header.
  */
@@ -13,6 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, startSandbox, type Dialect } from '../../src/sandbox/index.js';
+import { runCli } from '../credentials/harness.js';
 import { startApp, type PtyApp } from './pty.js';
 import { cleanEnv, openDemoAccount } from './session.js';
 
@@ -29,10 +34,15 @@ afterAll(() => {
 const SK = /sk_[A-Za-z0-9_-]{16,}/;
 
 /**
- * Runs `keydeck …args` in a pty to its end; returns what it wrote (colours and carriage returns
- * taken out, so lines read as on the terminal) and the exit code.
+ * Runs `keydeck …args` to its end in `dialect`: for the seed dialect in a pty, returning what it
+ * wrote (colours and carriage returns taken out, so lines read as on the terminal); for the
+ * others in the test's thread, returning stdout then stderr. And the exit code.
  */
-async function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ text: string; exitCode: number }> {
+async function run(dialect: Dialect, args: string[], env: NodeJS.ProcessEnv): Promise<{ text: string; exitCode: number }> {
+  if (dialect !== 'seed') {
+    const r = await runCli(args, { env });
+    return { text: `${r.stdout}${r.stderr}`, exitCode: r.code ?? -1 };
+  }
   app = startApp({ args, env, columns: 160, rows: 40 });
   const { exitCode } = await app.exited;
   // The last bytes may be read after the exit is reported: wait until the output stops growing.
@@ -67,7 +77,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('keys list, billing credits, a USDC top-up and its verify', { timeout: 60_000 }, async () => {
-      const keys = await run(['keys', 'list'], env);
+      const keys = await run(dialect, ['keys', 'list'], env);
       expect(keys.exitCode).toBe(0);
       expect(keys.text).toContain('Standard subscription');
       expect(keys.text).not.toMatch(SK);
@@ -76,15 +86,15 @@ for (const dialect of DIALECTS) {
       // lastUsedAt is a column where the service sends it (the seed dialect and the newer pages; not the older).
       if (dialect !== 'docs-v1') expect(keys.text).toMatch(/createdAt\s+lastUsedAt/);
       else expect(keys.text).not.toContain('lastUsedAt');
-      const json = await run(['keys', 'list', '--json'], env);
+      const json = await run(dialect, ['keys', 'list', '--json'], env);
       expect(json.text).not.toContain('apiKey');
       expect(json.text).not.toMatch(SK);
 
-      const credits = await run(['billing', 'credits'], env);
+      const credits = await run(dialect, ['billing', 'credits'], env);
       expect(credits.exitCode).toBe(0);
       expect(credits.text).toMatch(/remaining\s+84\.20 USD/);
 
-      const topup = await run(['billing', 'topup', '--amount', '30', '--method', 'usdc'], env);
+      const topup = await run(dialect, ['billing', 'topup', '--amount', '30', '--method', 'usdc'], env);
       expect(topup.exitCode).toBe(0);
       const paid = instructed(dialect, 30);
       const sentence = /The service's instruction asks for (\S+) USDC, not the 30\.00 USD requested/;
@@ -100,7 +110,7 @@ for (const dialect of DIALECTS) {
       });
       const { txHash } = (await transfer.json()) as { txHash: string };
 
-      const verify = await run(['billing', 'verify', '--tx', txHash, '--amount', String(paid)], env);
+      const verify = await run(dialect, ['billing', 'verify', '--tx', txHash, '--amount', String(paid)], env);
       expect(verify.exitCode).toBe(0);
       expect(verify.text).toContain(`Credited ${paid.toFixed(2)} USD; the balance is now ${(84.2 + paid).toFixed(2)} USD.`);
     });

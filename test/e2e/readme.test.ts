@@ -2,17 +2,19 @@
  * The README's commands as a new user runs them: a fresh HOME (nothing in the
  * environment but what a shell has), `npm start` first (the TUI creates the demo account; the
  * user quits at the setup), then every `keydeck …` line of the README's command blocks, in order,
- * with `--sandbox` as the README says, each a process of its own in a project directory of its
- * own. Every one must work on the demo account: exit 0 and the output it promises; `monitor` in a
- * pseudo-terminal and `exporter` until it serves its metrics. The blocks are read from README.md,
- * so a command added there is run here.
+ * with `--sandbox` as the README says, in a project directory of its own. Every one must work on
+ * the demo account: exit 0 and the output it promises; `monitor` in a pseudo-terminal and
+ * `exporter` as a process until it serves its metrics; the one-shot commands in the test's thread
+ * (test/credentials/harness.ts `runCli`: the same exit code and output as a process,
+ * test/commands/runner.test.ts). The blocks are read from README.md, so a command added there is
+ * run here.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseShell } from 'shell-quote';
-import { cliPath, ROOT } from '../credentials/harness.js';
+import { cliPath, ROOT, runCli, type CliResult } from '../credentials/harness.js';
 import { e2eRig } from './session.js';
 
 const rig = e2eRig();
@@ -40,23 +42,9 @@ function userEnv(home: string): NodeJS.ProcessEnv {
   return { ...env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), XDG_DATA_HOME: path.join(home, '.local', 'share'), TERM: 'xterm-256color', NO_COLOR: '1' };
 }
 
-/** Runs `keydeck …args` as a process in `cwd`; stdin closed. */
-function run(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string, timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath(), ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`keydeck ${args.join(' ')} did not finish\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+/** Runs the one-shot `keydeck …args` in `cwd` (in the test's thread unless KEYDECK_TEST_CLI=process); stdin empty. */
+function run(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Promise<CliResult> {
+  return runCli(args, { env, cwd, timeoutMs: 30_000 });
 }
 
 describe("the README's commands", () => {
