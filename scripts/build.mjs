@@ -26,6 +26,7 @@ import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promise
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { keepMetafile, metafileKey } from './dist-stamp.mjs';
 import { reactOncePlugin } from './reactOnce.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -533,6 +534,7 @@ async function reachableDeclarations(dir, entries) {
  * Builds keydeck into `outdir` (emptied first): the guard `cli.js`, the bundle and its chunks,
  * and, with `types`, the library's declarations in `outdir/types` (tsc, tsconfig.types.json,
  * emitted incrementally into {@link TYPES_CACHE}; those the two entries reach).
+ * @returns esbuild's metafile of the bundle (its inputs, chunks and their imports)
  * @throws when esbuild or tsc fails.
  */
 export async function buildDist(outdir, { types = false } = {}) {
@@ -540,7 +542,7 @@ export async function buildDist(outdir, { types = false } = {}) {
   await mkdir(outdir, { recursive: true });
   const empty = join(outdir, '.empty.js');
   await writeFile(empty, 'export default {};\n');
-  await build({ ...bundleOptions(empty), entryPoints: ENTRY_POINTS, outdir });
+  const { metafile } = await build({ ...bundleOptions(empty), entryPoints: ENTRY_POINTS, outdir, metafile: true });
   // The command tree a completion request reads without loading the program (src/cli.ts), from the
   // program just built (src/cli/main.ts completionTable), in a process of its own.
   const tree = execFileSync(
@@ -602,8 +604,12 @@ export async function buildDist(outdir, { types = false } = {}) {
       await copyFile(join(cache, file), join(outdir, 'types', file));
     }
   }
+  return metafile;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await buildDist(join(root, 'dist'), { types: !process.argv.includes('--no-types') });
+  // The bundle's metafile is kept for test/house/oneshot.test.ts (scripts/dist-stamp.mjs METAFILE),
+  // under the digest of the inputs taken before the build: a change made while it runs is not credited to it.
+  const key = metafileKey();
+  keepMetafile(key, await buildDist(join(root, 'dist'), { types: !process.argv.includes('--no-types') }));
 }

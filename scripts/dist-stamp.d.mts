@@ -10,3 +10,11 @@ export function distDigest(dist: string): string;
 export function readStamp(): { inputs: string; dist: string } | undefined;
 /** Records that `dist` (its digest) was built from `inputs` (a digest taken before the build started). */
 export function writeStamp(inputs: string, dist: string): void;
+/** Where a build of dist/ keeps esbuild's metafile of its bundle, with its key. */
+export const METAFILE: string;
+/** The key of a kept metafile: the digest of the build's inputs now. */
+export function metafileKey(base?: string): string;
+/** Keeps `metafile` under `key` (taken before the build that made it started). */
+export function keepMetafile(key: string, metafile: unknown): void;
+/** The metafile kept by the last build when its key is the inputs' digest now; else undefined. */
+export function keptMetafile(): import('esbuild').Metafile | undefined;

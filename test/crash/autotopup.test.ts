@@ -9,6 +9,17 @@
  * lost answer and the charge in flight are walked with the money still in flight. The tables are
  * in docs/crash-safety.md (./harness.ts syncDocBlock says how to write them again);
  * KEYDECK_CRASH_POINTS=all walks every traced point and prints the tables instead.
+ *
+ * Each walk is also stopped at every step of the `autotopup` machine in process (./steps.ts), and
+ * a SIGKILL is kept only where the world is one of its own. Two points are the same world when
+ * nothing is done between them: a kill right before a request leaves the world of the point before
+ * it, and so does one after a read's answer (`distinctWorlds`); and a boundary directly followed by
+ * a step of the machine (`record.written:topups#1` by `autotopup.begin:recorded#1`, the charge's
+ * `answered:topUp#1` by `autotopup.charge#1`, `record.written:topups#2` by
+ * `autotopup.charge:recorded#1`) leaves what the stop there leaves: the same record on disk, the
+ * same charge at the service, no lock held (the operating system drops a killed process's locks;
+ * a stop releases them: src/operations/kit.ts), so the same next effect and the same recoveries,
+ * which the in-process walk runs each (`withoutStepTwins`). The first point is always a real kill.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,7 +27,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../credentials/harness.js';
 import { startTestSandbox, type TestSandbox } from '../sandbox/helpers.js';
 import { scripted, type Scripted } from '../commands/scripted.js';
-import { distinctWorlds, walkAndDocument, walkedAll, type CrashScenario } from './harness.js';
+import { distinctWorlds, walkAndDocument, walkedAll, withoutStepTwins, type CrashOutcome, type CrashScenario } from './harness.js';
 import { inThread, walkStepsAndDocument } from './steps.js';
 
 let sb: TestSandbox;
@@ -82,6 +93,11 @@ async function cardCharges(token: string): Promise<number> {
   return [...data.recentTopUps, ...data.pendingTopUps].filter((t: { method: string }) => t.method === 'card_direct').length;
 }
 
+/** The reads whose answer changes nothing (./harness.ts distinctWorlds). */
+const READS = ['getCredits', 'getBillingStatus'];
+/** The whole trace (boundaries and steps) of each SIGKILL walk's run to its end, by its credit's lag. */
+const wholeTraces = new Map<number, string[]>();
+
 /** The walk of `autotopup run --once`, its card's credit lagging by `lagSeconds` (0: credited at once). */
 function scenario(lagSeconds: number): CrashScenario<World> {
   return {
@@ -103,8 +119,12 @@ function scenario(lagSeconds: number): CrashScenario<World> {
       world.machine.home.remove();
       world.other.home.remove();
     },
-    // A kill right before a request, or after a read's answer, leaves the world of the point before.
-    points: (traced) => (walkedAll() ? [...traced] : distinctWorlds(traced, ['getCredits', 'getBillingStatus'])),
+    // A kill right before a request, or after a read's answer, leaves the world of the point before;
+    // one directly before a step of the machine, the world its in-process walk stops at (see above).
+    points: (traced, all) => {
+      wholeTraces.set(lagSeconds, [...all]);
+      return walkedAll() ? [...traced] : withoutStepTwins(distinctWorlds(traced, READS), all);
+    },
     run(world) {
       return { args: RUN, env: envOf(world, world.machine, '0') };
     },
@@ -135,22 +155,69 @@ function scenario(lagSeconds: number): CrashScenario<World> {
   };
 }
 
+/** The machine's steps a walk stops at in process: the charge on record, its request sent, its answer on record. */
+const STEPS = ['autotopup.begin:recorded#1', 'autotopup.charge#1', 'autotopup.charge:recorded#1'];
+
+/**
+ * The distinct worlds of a SIGKILL walk that it did not kill at (`killed`) are each directly
+ * followed, in the run's whole trace, by a step of the machine that the in-process walk stopped at
+ * (`stopped`) and recovered every way. @returns the worlds the two walks cover together
+ */
+function expectTwinsWalked(traced: readonly string[], killed: ReadonlySet<string>, lagSeconds: number, stopped: readonly CrashOutcome[]): Set<string> {
+  const all = wholeTraces.get(lagSeconds)!;
+  const twins = distinctWorlds(traced, READS).filter((p) => !killed.has(p));
+  if (twins.length > 0) expect(stopped.length, 'the in-process walk (the test before this one in the file) ran').toBeGreaterThan(0);
+  for (const p of twins) {
+    const twin = all[all.indexOf(p) + 1]!;
+    expect(
+      stopped.filter((o) => o.point === twin).map((o) => o.recovery),
+      `${p}: its twin ${twin} recovered every way in process`,
+    ).toEqual(RECOVERIES);
+  }
+  return new Set([...killed, ...twins]);
+}
+
+/** The ways the walks recover, in the tables' order. */
+const RECOVERIES = Object.keys(scenario(0).recoveries);
+
+/** The steps a walk stopped at, each with every recovery (the in-process walk's outcomes). */
+function expectEveryRecovery(outcomes: readonly CrashOutcome[]): void {
+  for (const step of STEPS)
+    expect(
+      outcomes.filter((o) => o.point === step).map((o) => o.recovery),
+      step,
+    ).toEqual(RECOVERIES);
+}
+
 describe('auto top-up killed at each step', () => {
+  let stoppedAtOnce: readonly CrashOutcome[] = [];
+  let stoppedLagging: readonly CrashOutcome[] = [];
+
+  it('stopped at every step of its machine, in process: the same invariants; the table is in docs/', async () => {
+    const { traced, outcomes } = await walkStepsAndDocument(inThread(scenario(0)), 'auto-topup-steps');
+    expect(traced).toEqual(STEPS);
+    expectEveryRecovery(outcomes);
+    stoppedAtOnce = outcomes;
+  }, 180_000);
+
   it('never charges twice for one fall nor past a cap, and says why when it charges nothing', async () => {
     const { traced, outcomes } = await walkAndDocument(scenario(0), 'auto-topup');
     expect(traced.length).toBeGreaterThanOrEqual(8);
-    // The charge's answer is one record write (its payment id and its credit at once): 4 worlds.
-    expect(new Set(outcomes.map((o) => o.point)).size).toBeGreaterThanOrEqual(4);
+    // The charge's answer is one record write (its payment id and its credit at once): 4 worlds,
+    // the first killed, the others stopped at in process (the test above).
+    expect(expectTwinsWalked(traced, new Set(outcomes.map((o) => o.point)), 0, stoppedAtOnce).size).toBeGreaterThanOrEqual(4);
   }, 180_000);
 
-  it('stopped at every step of its machine, in process: the same invariants; the table is in docs/', async () => {
-    const { traced } = await walkStepsAndDocument(inThread(scenario(0)), 'auto-topup-steps');
-    expect(traced).toEqual(['autotopup.begin:recorded#1', 'autotopup.charge#1', 'autotopup.charge:recorded#1']);
+  it('with the card’s credit lagging, stopped at every step of its machine, in process: the same; the table is in docs/', async () => {
+    const { traced, outcomes } = await walkStepsAndDocument(inThread(scenario(600)), 'auto-topup-lagging-steps');
+    expect(traced).toEqual(STEPS);
+    expectEveryRecovery(outcomes);
+    stoppedLagging = outcomes;
   }, 180_000);
 
   it('with the card’s credit lagging: the same, with the money still in flight', async () => {
     const { traced, outcomes } = await walkAndDocument(scenario(600), 'auto-topup-lagging');
     expect(traced).toContain('answered:topUp#1');
-    expect(new Set(outcomes.map((o) => o.point)).size).toBeGreaterThanOrEqual(4);
+    expect(expectTwinsWalked(traced, new Set(outcomes.map((o) => o.point)), 600, stoppedLagging).size).toBeGreaterThanOrEqual(4);
   }, 180_000);
 });

@@ -17,7 +17,7 @@ import { startTestSandbox, type TestSandbox } from '../tui/harness.js';
 import { openBilling, recordingDeps } from '../tui/billing/billingHarness.js';
 import { KEYS } from '../tui/render.js';
 import { failpointsFrom } from '../../src/failpoints/index.js';
-import { crashTable, distinctWorlds, syncDocBlock, walkCrashPoints, walkedAll, type CrashOutcome } from './harness.js';
+import { crashTable, distinctWorlds, syncDocBlock, walkCrashPoints, walkedAll, withoutStepTwins, type CrashOutcome } from './harness.js';
 import { inThread, stepEnv, walkStepsAndDocument } from './steps.js';
 
 const STOPPED = "stopped at the kit's failpoint";
@@ -111,7 +111,10 @@ describe('a card-on-file charge killed at every step', () => {
         dispose: (w) => w.home.remove(),
         run: (w) => ({ args: ARGS, env: w.env }),
         recoveries,
-        points: (t) => (walkedAll() ? [...t] : [t[0]!, ...topUpPoints(t)]),
+        // A boundary directly followed by a step of the machine (the charge on record, its answer, the
+        // credit on record) leaves the same record, the same charge at the service and no lock held as
+        // the in-process stop there, so the same recoveries: walked in the test below (withoutStepTwins).
+        points: (t, all) => (walkedAll() ? [...t] : withoutStepTwins([t[0]!, ...topUpPoints(t)], all)),
         invariants,
       },
       { concurrency: 3 },

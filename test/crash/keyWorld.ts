@@ -125,18 +125,14 @@ export function takenKey(w: KeyWorld): string | undefined {
 /**
  * The listed key whose value is `value` when it works on the service (`GET /v1/usage` with it
  * answers, as for an active key: it names the key and its creation time), else undefined.
+ * `listed`: the account's keys as just read (the world settled since), else read here.
  */
-export async function keyIdOf(w: KeyWorld, value: string): Promise<string | undefined> {
+export async function keyIdOf(w: KeyWorld, value: string, listed?: Awaited<ReturnType<typeof keysOf>>): Promise<string | undefined> {
   const r = await w.sb.call('GET', '/v1/usage', { token: value });
   if (r.status !== 200) return undefined;
   const me = r.body?.key as { name?: string; created_at?: string } | undefined;
-  const keys = await keysOf(w);
+  const keys = listed ?? (await keysOf(w));
   return keys.find((k) => k.name === me?.name && (k as { createdAt?: string }).createdAt === me?.created_at && k.isActive)?.id;
-}
-
-/** True when `key` works on the service. */
-export async function works(w: KeyWorld, key: string): Promise<boolean> {
-  return (await keyIdOf(w, key)) !== undefined;
 }
 
 /** The copies of previous content left beside the file. */
@@ -166,18 +162,21 @@ export async function commonInvariants(w: KeyWorld): Promise<string[]> {
     broken.push(`I1: ${err.message}`);
     return [];
   });
-  // I3: every destination holds a key that works (or none).
+  // I3: every destination holds a key that works (or none). Each value is looked up once, against
+  // the list just read: the world is settled (a recovery ended), so neither changes meanwhile.
   const inFile = fileKey(w);
-  if (inFile !== undefined && !(await works(w, inFile))) broken.push('I3: the file holds a key that does not work');
+  const fileId = inFile === undefined ? undefined : await keyIdOf(w, inFile, keys);
+  if (inFile !== undefined && fileId === undefined) broken.push('I3: the file holds a key that does not work');
   const inCommand = takenKey(w);
-  if (inCommand !== undefined && !(await works(w, inCommand))) broken.push('I3: the command holds a key that does not work');
+  const commandId = inCommand === undefined ? undefined : await keyIdOf(w, inCommand, keys);
+  if (inCommand !== undefined && commandId === undefined) broken.push('I3: the command holds a key that does not work');
   // I5: the file is whole: what it held before, or that with the key's line (and nothing else).
   const text = fileText(w);
   const withKey = /^KEYDECK_API_KEY=/m.test(w.envBefore) ? w.envBefore.replace(/^KEYDECK_API_KEY=.*$/m, `KEYDECK_API_KEY=${inFile}`) : `${w.envBefore}KEYDECK_API_KEY=${inFile}\n`;
   if (text !== undefined && text !== w.envBefore && text !== withKey) broken.push('I5: the file is neither as before nor as before with the key');
   // I2: every active key is held by a destination, or named to the user with what to do.
   for (const k of keys.filter((k) => k.isActive)) {
-    const held = (inFile !== undefined && (await keyIdOf(w, inFile)) === k.id) || (inCommand !== undefined && (await keyIdOf(w, inCommand)) === k.id);
+    const held = (fileId !== undefined && fileId === k.id) || (commandId !== undefined && commandId === k.id);
     if (!held && !w.said.includes(k.id) && !w.existing.includes(k.id)) broken.push(`I2: the key "${k.name}" is active, held by no destination and never named`);
   }
   if (recordsLeft(w).length > 0) broken.push(`the operation is still recorded (${recordsLeft(w).join(', ')})`);
@@ -197,8 +196,8 @@ export async function worldSummary(w: KeyWorld, code: number | null): Promise<st
     .sort();
   const inFile = fileKey(w);
   const text = fileText(w);
-  const file = text === w.envBefore ? 'as before' : inFile !== undefined && (await works(w, inFile)) ? 'new key' : 'other';
+  const file = text === w.envBefore ? 'as before' : inFile !== undefined && (await keyIdOf(w, inFile, keys)) !== undefined ? 'new key' : 'other';
   const inCommand = takenKey(w);
-  const command = inCommand === undefined ? 'nothing' : inCommand === inFile ? 'same key' : (await works(w, inCommand)) ? 'a working key' : 'a dead key';
+  const command = inCommand === undefined ? 'nothing' : inCommand === inFile ? 'same key' : (await keyIdOf(w, inCommand, keys)) !== undefined ? 'a working key' : 'a dead key';
   return `exit ${code} · keys: ${active.length > 0 ? active.join(', ') : 'none'} · .env: ${file} · command: ${command}`;
 }

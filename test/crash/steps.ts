@@ -59,7 +59,7 @@ export function inThread<World>(scenario: CrashScenario<World>): StepScenario<Wo
         env: { ...env, ...stepEnv(points) },
       });
       const said = `${r.stdout}\n${r.stderr}`;
-      if (!points.armed && r.code !== 0) throw new Error(`${scenario.operation}: the run to trace failed (${r.code})\n${said}`);
+      if (!points.armed && r.code !== (scenario.tracedCode ?? 0)) throw new Error(`${scenario.operation}: the run to trace failed (${r.code})\n${said}`);
       return { stopped: /\bcrashed: stopped at the kit's failpoint/.test(r.stderr), said };
     },
   };

@@ -25,7 +25,7 @@ import { startTestSandbox, type TestSandbox } from '../tui/harness.js';
 import { openBilling, recordingDeps } from '../tui/billing/billingHarness.js';
 import { failpointsFrom } from '../../src/failpoints/index.js';
 import { KEYS } from '../tui/render.js';
-import { crashTable, walkCrashPoints, type CrashOutcome, type CrashScenario, distinctWorlds, syncDocBlock } from './harness.js';
+import { crashTable, walkCrashPoints, type CrashOutcome, type CrashScenario, distinctWorlds, syncDocBlock, withoutStepTwins } from './harness.js';
 import { inThread, stepEnv, walkStepPoints, walkStepsAndDocument } from './steps.js';
 
 const STOPPED = "stopped at the kit's failpoint";
@@ -131,8 +131,15 @@ function scenario(kind: 'instruction' | 'verify'): CrashScenario<World> {
       'billing history': history,
       'the TUI’s next start': tuiStart,
     },
-    // Each step, but before its first request (the world before the run).
-    points: (traced) => distinctWorlds(traced, ['getCredits', 'getBillingStatus']).filter((p) => !p.startsWith('request:')),
+    // Each step, but before its first request (the world before the run); and not a boundary
+    // directly followed by a step of the machine (the record written before the request, the
+    // request's answer, the answer on record): the same record, the same top-up at the service and
+    // no lock held as the in-process stop there, so the same recoveries, walked below (withoutStepTwins).
+    points: (traced, all) =>
+      withoutStepTwins(
+        distinctWorlds(traced, ['getCredits', 'getBillingStatus']).filter((p) => !p.startsWith('request:')),
+        all,
+      ),
     async invariants(w, recovery) {
       const broken: string[] = [];
       const list = await records(w);

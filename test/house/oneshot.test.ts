@@ -1,15 +1,16 @@
 /**
  * The one-shot path stays light (docs/performance.md, "One-shot commands"): what a
- * command in a script, a shell loop or a Tab of completion loads before it answers. The bundle is
- * built as scripts/build.mjs builds dist/ (its options and entry points, esbuild's metafile, nothing
- * written), and the static import graph of the chunks such a command loads is read from it:
+ * command in a script, a shell loop or a Tab of completion loads before it answers. esbuild's
+ * metafile of dist/'s bundle (kept by scripts/build.mjs; or, when the sources changed since that
+ * build, a bundle made here as scripts/build.mjs makes dist/'s: its options and entry points, nothing
+ * written) gives the static import graph of the chunks such a command loads:
  * dist/main.js, the program (src/cli/main.ts), what every service command runs through
  * (src/cli/shared.ts: output, api-command, sandboxTarget), and the commands themselves (`keys list`,
  * `billing credits`, a completion request). None of those chunks may hold Ink, React, Fastify,
  * viem or got (the commands send through Node's own HTTP client, src/api/nodeHttp.ts), nor import
  * `node:sqlite`. What they need beyond that loads on use, by a dynamic `import()`.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +18,7 @@ import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a JavaScript module without declarations
 import { bundleOptions, ENTRY_POINTS } from '../../scripts/build.mjs';
-import { inputsDigest } from '../../scripts/dist-stamp.mjs';
+import { keepMetafile, keptMetafile, metafileKey } from '../../scripts/dist-stamp.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -43,35 +44,24 @@ const FORBIDDEN_PACKAGES: ReadonlyArray<[RegExp, string]> = [
 /** Node built-ins the one-shot path never imports statically. */
 const FORBIDDEN_BUILTINS = ['node:sqlite', 'sqlite'];
 
-/**
- * The metafile of the last build, kept under node_modules with its key: the digest of the build's
- * inputs (scripts/dist-stamp.mjs: the sources, scripts/build.mjs and its options, the installed
- * packages, Node's version) and of this file. A run whose key is the same reads it instead of
- * bundling again (~10 s of CPU in esbuild's own process); a change of a byte in any of them builds.
- */
-const METAFILE_CACHE = path.join(ROOT, 'node_modules', '.cache', 'keydeck', 'oneshot-metafile.json');
-
 let metafile: Metafile;
 let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'keydeck-oneshot-graph-'));
-  const key = inputsDigest(['oneshot-metafile', readFileSync(fileURLToPath(import.meta.url), 'utf8')]);
-  try {
-    const kept = JSON.parse(readFileSync(METAFILE_CACHE, 'utf8')) as { key?: string; metafile?: Metafile };
-    if (kept.key === key && kept.metafile) {
-      metafile = kept.metafile;
-      return;
-    }
-  } catch {
-    // None kept yet, or not readable: built below.
+  // The metafile of the dist/ build that the global set-up found current or made (scripts/dist-stamp.mjs
+  // METAFILE): its key is the digest of the build's inputs taken before that build started, so a
+  // source, script or package changed since (even during the build) makes it stale, and then the
+  // bundle is made again here (~10 s of CPU in esbuild's own process) and kept under the key of now.
+  const kept = keptMetafile();
+  if (kept) {
+    metafile = kept;
+    return;
   }
+  const key = metafileKey();
   const empty = path.join(dir, 'empty.js');
   writeFileSync(empty, 'export default {};\n');
-  const entryPoints = { main: (ENTRY_POINTS as Record<string, string>).main! };
-  metafile = (await build({ ...bundleOptions(empty), absWorkingDir: ROOT, entryPoints, outdir: path.join(dir, 'out'), metafile: true, write: false })).metafile!;
-  mkdirSync(path.dirname(METAFILE_CACHE), { recursive: true });
-  writeFileSync(`${METAFILE_CACHE}.${process.pid}`, JSON.stringify({ key, metafile }));
-  renameSync(`${METAFILE_CACHE}.${process.pid}`, METAFILE_CACHE);
+  metafile = (await build({ ...bundleOptions(empty), absWorkingDir: ROOT, entryPoints: ENTRY_POINTS, outdir: path.join(ROOT, 'dist'), metafile: true, write: false })).metafile!;
+  keepMetafile(key, metafile);
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
