@@ -1,9 +1,10 @@
 /**
  * The app's one exit site (as Shopify cli-kit's lifecycle root): `q`, ctrl-c, SIGTERM, SIGHUP,
  * SIGINT, an uncaught error or a render error all call {@link Lifecycle.exit}, which unmounts
- * Ink (Ink leaves the alternate screen and shows the cursor), waits for it, runs the cleanups
- * (the embedded sandbox is closed), prints the message or error (redacted) on stderr after
- * the screen is restored, and sets the exit code. Only the first call counts.
+ * Ink (Ink leaves the alternate screen and shows the cursor), waits for it, waits for the work the
+ * app handed over ({@link Lifecycle.waitUntil}: an operation's record write, the account watcher's
+ * stop), runs the cleanups (the embedded sandbox is closed), prints the message or error (redacted)
+ * on stderr after the screen is restored, and sets the exit code. Only the first call counts.
  */
 import { redactSecrets } from '../api/errors.js';
 
@@ -26,8 +27,14 @@ export interface Lifecycle {
    * the same promise.
    */
   exit(code: number, message?: string): Promise<number>;
-  /** Runs `fn` during exit, after Ink is unmounted (e.g. closing the sandbox). */
+  /** Runs `fn` during exit, after Ink is unmounted and the work handed over has settled (e.g. closing the sandbox). */
   onCleanup(fn: () => Promise<void> | void): void;
+  /**
+   * Hands over `work` that must not be cut short by the exit (a record written after its dialog
+   * closed, the account watcher's stop): the exit waits for it to settle (fulfilled or rejected)
+   * before the cleanups, work handed over while it waits included.
+   */
+  waitUntil(work: Promise<unknown>): void;
   /** Adds a value to redact from anything printed (a session token, say). */
   addSecret(value: string): void;
   /** Settles with the exit code once exit has finished. */
@@ -39,6 +46,7 @@ export interface Lifecycle {
 export function createLifecycle(options: LifecycleOptions): Lifecycle {
   const cleanups: Array<() => Promise<void> | void> = [];
   const secrets: string[] = [];
+  const work = new Set<Promise<unknown>>();
   const stderr = options.stderr ?? process.stderr;
   const setExitCode = options.setExitCode ?? ((code: number) => (process.exitCode = code));
   let resolveDone!: (code: number) => void;
@@ -56,6 +64,7 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
     } catch {
       // A render error rejects waitUntilExit; it is reported below through `message`.
     }
+    await settled(work);
     for (const fn of cleanups.splice(0).reverse()) {
       try {
         await fn();
@@ -77,6 +86,9 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
     onCleanup(fn) {
       cleanups.push(fn);
     },
+    waitUntil(promise) {
+      track(work, promise);
+    },
     addSecret(value) {
       if (value) secrets.push(value);
     },
@@ -85,4 +97,19 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
       return exiting !== undefined;
     },
   };
+}
+
+/** Adds `promise` to `work` until it settles (its failure is its owner's to report: never thrown from here). */
+export function track(work: Set<Promise<unknown>>, promise: Promise<unknown>): void {
+  const settling = promise.then(
+    () => undefined,
+    () => undefined,
+  );
+  work.add(settling);
+  void settling.then(() => work.delete(settling));
+}
+
+/** Resolves once every promise of `work` has settled, those added meanwhile included. */
+export async function settled(work: ReadonlySet<Promise<unknown>>): Promise<void> {
+  while (work.size > 0) await Promise.all(work);
 }
