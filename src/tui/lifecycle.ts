@@ -3,7 +3,7 @@
  * SIGINT, an uncaught error or a render error all call {@link Lifecycle.exit}, which unmounts
  * Ink (Ink leaves the alternate screen and shows the cursor), waits for it, waits for the work the
  * app handed over ({@link Lifecycle.waitUntil}: an operation's record write, the account watcher's
- * stop), runs the cleanups (the embedded sandbox is closed), prints the message or error (redacted)
+ * stop; {@link WORK_BUDGET_MS} at most), runs the cleanups (the embedded sandbox is closed), prints the message or error (redacted)
  * on stderr after the screen is restored, and sets the exit code. Only the first call counts.
  */
 import { redactSecrets } from '../api/errors.js';
@@ -18,7 +18,17 @@ export interface LifecycleOptions {
   readonly stderr?: NodeJS.WritableStream;
   /** Sets the process exit code. Default: `process.exitCode = code`. */
   readonly setExitCode?: (code: number) => void;
+  /** How long the exit waits for the work handed over, ms (default {@link WORK_BUDGET_MS}). */
+  readonly workBudgetMs?: number;
 }
+
+/**
+ * How long the exit waits for the work handed over, ms: a request's deadline (the client's 10 s)
+ * or a record's lock (src/config/lock.ts, 10 s) and a little more. Work still under way then is
+ * left as a killed process leaves it (each operation is recorded before each step and taken up at
+ * the next start), and the exit says so.
+ */
+export const WORK_BUDGET_MS = 15_000;
 
 /** The exit site. */
 export interface Lifecycle {
@@ -32,7 +42,8 @@ export interface Lifecycle {
   /**
    * Hands over `work` that must not be cut short by the exit (a record written after its dialog
    * closed, the account watcher's stop): the exit waits for it to settle (fulfilled or rejected)
-   * before the cleanups, work handed over while it waits included.
+   * before the cleanups, work handed over while it waits included, for at most
+   * {@link LifecycleOptions.workBudgetMs}.
    */
   waitUntil(work: Promise<unknown>): void;
   /** Adds a value to redact from anything printed (a session token, say). */
@@ -64,7 +75,10 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
     } catch {
       // A render error rejects waitUntilExit; it is reported below through `message`.
     }
-    await settled(work);
+    let timer: NodeJS.Timeout | undefined;
+    const inTime = await Promise.race([settled(work).then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), options.workBudgetMs ?? WORK_BUDGET_MS)))]);
+    clearTimeout(timer);
+    if (!inTime) stderr.write('keydeck: left work still under way (an operation stopped half way is offered again at the next start)\n');
     for (const fn of cleanups.splice(0).reverse()) {
       try {
         await fn();

@@ -204,6 +204,7 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
         if (!targets.has(p)) targets.set(p, p.baseUrl !== undefined && (await isLocalSandbox(p.baseUrl)) ? 'sandbox' : 'live');
       }}
       watchAll={watchAll}
+      waitUntil={(work) => lifecycle.waitUntil(work)}
     />
   );
 }
