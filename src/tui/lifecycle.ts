@@ -3,8 +3,9 @@
  * SIGINT, an uncaught error or a render error all call {@link Lifecycle.exit}, which unmounts
  * Ink (Ink leaves the alternate screen and shows the cursor), waits for it, waits for the work the
  * app handed over ({@link Lifecycle.waitUntil}: an operation's record write, the account watcher's
- * stop; {@link WORK_BUDGET_MS} at most), runs the cleanups (the embedded sandbox is closed), prints the message or error (redacted)
- * on stderr after the screen is restored, and sets the exit code. Only the first call counts.
+ * stop; {@link WORK_BUDGET_MS} at most), runs the cleanups (the embedded sandbox is closed), prints
+ * the message or error (redacted) on stderr after the screen is restored, and sets the exit code.
+ * Only the first call counts.
  */
 import { redactSecrets } from '../api/errors.js';
 

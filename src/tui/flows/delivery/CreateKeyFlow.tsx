@@ -149,13 +149,15 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
     }
     flash('the full key is gone from the screen; the list shows its name only', 'ok');
     // The flow closes now and the drive ends the operation after it: the drive holds the operation
-    // until its end (which removes the lock's file), not the closing flow, and the app's end waits for it.
+    // until its end (which removes the lock's file), not the closing flow, and the app's end waits
+    // for it.
     if (ops) {
       driven.current = undefined;
       const id = s.op.id;
       waitUntil(
         drive(createKeyMachine, ops.creations, { op: s.op }, 'run', { shown: true })
-          // The key is with the user: a failure to clear the record leaves it `showing`, named at the next start.
+          // The key is with the user: a failure to clear the record leaves it `showing`, named at
+          // the next start.
           .catch(() => undefined)
           .finally(() => ops.drivers.release(id)),
       );
