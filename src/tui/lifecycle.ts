@@ -1,9 +1,11 @@
 /**
  * The app's one exit site (as Shopify cli-kit's lifecycle root): `q`, ctrl-c, SIGTERM, SIGHUP,
  * SIGINT, an uncaught error or a render error all call {@link Lifecycle.exit}, which unmounts
- * Ink (Ink leaves the alternate screen and shows the cursor), waits for it, runs the cleanups
- * (the embedded sandbox is closed), prints the message or error (redacted) on stderr after
- * the screen is restored, and sets the exit code. Only the first call counts.
+ * Ink (Ink leaves the alternate screen and shows the cursor), waits for it, waits for the work the
+ * app handed over ({@link Lifecycle.waitUntil}: an operation's record write, the account watcher's
+ * stop; {@link WORK_BUDGET_MS} at most), runs the cleanups (the embedded sandbox is closed), prints
+ * the message or error (redacted) on stderr after the screen is restored, and sets the exit code.
+ * Only the first call counts.
  */
 import { redactSecrets } from '../api/errors.js';
 
@@ -17,7 +19,17 @@ export interface LifecycleOptions {
   readonly stderr?: NodeJS.WritableStream;
   /** Sets the process exit code. Default: `process.exitCode = code`. */
   readonly setExitCode?: (code: number) => void;
+  /** How long the exit waits for the work handed over, ms (default {@link WORK_BUDGET_MS}). */
+  readonly workBudgetMs?: number;
 }
+
+/**
+ * How long the exit waits for the work handed over, ms: a request's deadline (the client's 10 s)
+ * or a record's lock (src/config/lock.ts, 10 s) and a little more. Work still under way then is
+ * left as a killed process leaves it (each operation is recorded before each step and taken up at
+ * the next start), and the exit says so.
+ */
+export const WORK_BUDGET_MS = 15_000;
 
 /** The exit site. */
 export interface Lifecycle {
@@ -26,8 +38,15 @@ export interface Lifecycle {
    * the same promise.
    */
   exit(code: number, message?: string): Promise<number>;
-  /** Runs `fn` during exit, after Ink is unmounted (e.g. closing the sandbox). */
+  /** Runs `fn` during exit, after Ink is unmounted and the work handed over has settled (e.g. closing the sandbox). */
   onCleanup(fn: () => Promise<void> | void): void;
+  /**
+   * Hands over `work` that must not be cut short by the exit (a record written after its dialog
+   * closed, the account watcher's stop): the exit waits for it to settle (fulfilled or rejected)
+   * before the cleanups, work handed over while it waits included, for at most
+   * {@link LifecycleOptions.workBudgetMs}.
+   */
+  waitUntil(work: Promise<unknown>): void;
   /** Adds a value to redact from anything printed (a session token, say). */
   addSecret(value: string): void;
   /** Settles with the exit code once exit has finished. */
@@ -39,6 +58,7 @@ export interface Lifecycle {
 export function createLifecycle(options: LifecycleOptions): Lifecycle {
   const cleanups: Array<() => Promise<void> | void> = [];
   const secrets: string[] = [];
+  const work = new Set<Promise<unknown>>();
   const stderr = options.stderr ?? process.stderr;
   const setExitCode = options.setExitCode ?? ((code: number) => (process.exitCode = code));
   let resolveDone!: (code: number) => void;
@@ -56,6 +76,10 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
     } catch {
       // A render error rejects waitUntilExit; it is reported below through `message`.
     }
+    let timer: NodeJS.Timeout | undefined;
+    const inTime = await Promise.race([settled(work).then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), options.workBudgetMs ?? WORK_BUDGET_MS)))]);
+    clearTimeout(timer);
+    if (!inTime) stderr.write('keydeck: left work still under way (an operation stopped half way is offered again at the next start)\n');
     for (const fn of cleanups.splice(0).reverse()) {
       try {
         await fn();
@@ -77,6 +101,9 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
     onCleanup(fn) {
       cleanups.push(fn);
     },
+    waitUntil(promise) {
+      track(work, promise);
+    },
     addSecret(value) {
       if (value) secrets.push(value);
     },
@@ -85,4 +112,19 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
       return exiting !== undefined;
     },
   };
+}
+
+/** Adds `promise` to `work` until it settles (its failure is its owner's to report: never thrown from here). */
+export function track(work: Set<Promise<unknown>>, promise: Promise<unknown>): void {
+  const settling = promise.then(
+    () => undefined,
+    () => undefined,
+  );
+  work.add(settling);
+  void settling.then(() => work.delete(settling));
+}
+
+/** Resolves once every promise of `work` has settled, those added meanwhile included. */
+export async function settled(work: ReadonlySet<Promise<unknown>>): Promise<void> {
+  while (work.size > 0) await Promise.all(work);
 }

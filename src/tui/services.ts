@@ -121,6 +121,13 @@ export interface AppServices {
    * exit code; `message` is printed after the screen is restored.
    */
   readonly exit: (code: number, message?: string) => void;
+  /**
+   * Hands over work that must finish even when the app ends first (src/tui/lifecycle.ts
+   * `waitUntil`): an action under way, an operation's record written after its dialog closed, the
+   * account watcher's stop (its poll abandoned, a run of auto top-up finished). The app's end
+   * waits for it to settle before the sandbox, the clients and the history database close.
+   */
+  readonly waitUntil: (work: Promise<unknown>) => void;
   /** Adds a secret (a pasted session token) to the values redacted from anything printed at exit. */
   readonly registerSecret?: (value: string) => void;
   /**

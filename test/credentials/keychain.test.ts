@@ -64,6 +64,18 @@ function keydeck(...args: string[]): string[] {
   return [process.execPath, cliPath(), ...args];
 }
 
+/**
+ * How long one D-Bus session may take before it is killed. Its steps are processes run one after
+ * the other (the keyring daemon, then each keydeck command, ~1-3 s each on a loaded 2-core
+ * machine: seven of them took past 20 s at load 20).
+ */
+const SESSION_MS = 60_000;
+
+/** The budget of a test that runs `sessions` D-Bus sessions: theirs, and a margin for its own requests. */
+function sessionsBudget(sessions = 1): { timeout: number } {
+  return { timeout: sessions * SESSION_MS + 10_000 };
+}
+
 /** Runs `steps` inside one D-Bus session (with `keyring` set up first) and returns their results. */
 function inSession(plan: { keyring: 'unlock' | 'start' | 'none'; steps: Step[] }, options: { busConfig?: string } = {}): Promise<StepResult[]> {
   return new Promise((resolve, reject) => {
@@ -73,7 +85,7 @@ function inSession(plan: { keyring: 'unlock' | 'start' | 'none'; steps: Step[] }
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), SESSION_MS);
     child.on('error', reject);
     child.on('close', () => {
       clearTimeout(timer);
@@ -102,7 +114,7 @@ function bareBusConfig(): string {
 const lookup = () => ['secret-tool', 'lookup', 'service', 'keydeck', 'account', `default@${new URL(sandbox.url).origin}`];
 
 describe('the real keychain (gnome-keyring in dbus-run-session)', () => {
-  it.skipIf(noKeyring !== undefined)('login stores the management key in the keychain, status reports `keychain`, doctor passes, logout removes it', async () => {
+  it.skipIf(noKeyring !== undefined)('login stores the management key in the keychain, status reports `keychain`, doctor passes, logout removes it', sessionsBudget(), async () => {
     // A stale plaintext copy from an earlier --insecure-storage login must go once the keychain holds the key.
     mkdirSync(home.configDir, { recursive: true });
     writeFileSync(credentialsFile, `${JSON.stringify({ default: 'mk_StaleStaleStaleStale0000' })}\n`, { mode: 0o600 });
@@ -150,7 +162,7 @@ describe('the real keychain (gnome-keyring in dbus-run-session)', () => {
     expect(config).not.toContain('mk_');
   });
 
-  it.skipIf(noKeyring !== undefined)('logout --revoke deletes the key on the service and in the keychain', async () => {
+  it.skipIf(noKeyring !== undefined)('logout --revoke deletes the key on the service and in the keychain', sessionsBudget(), async () => {
     const [login, logout, gone] = await inSession({
       keyring: 'unlock',
       steps: [{ cmd: keydeck('auth', 'login', '--base-url', sandbox.url, '--token-stdin', '--name', 'laptop'), input: session }, { cmd: keydeck('auth', 'logout', '--revoke') }, { cmd: lookup() }],
@@ -162,7 +174,7 @@ describe('the real keychain (gnome-keyring in dbus-run-session)', () => {
     expect(await managementKeys(sandbox.url, session)).toEqual([]);
   });
 
-  it.skipIf(noKeyring !== undefined)('mgmt-keys rotate replaces the key in the keychain: the new one stored and accepted, the old one deleted', async () => {
+  it.skipIf(noKeyring !== undefined)('mgmt-keys rotate replaces the key in the keychain: the new one stored and accepted, the old one deleted', sessionsBudget(), async () => {
     const [login, before, rotate, after, status] = await inSession({
       keyring: 'unlock',
       steps: [
@@ -186,7 +198,7 @@ describe('the real keychain (gnome-keyring in dbus-run-session)', () => {
     expect((await managementKeys(sandbox.url, session)).map((k) => k.name)).toEqual(['cron-r2']);
   });
 
-  it.skipIf(noKeyring !== undefined)('a locked keyring: doctor and login say so, nothing is created or written', async () => {
+  it.skipIf(noKeyring !== undefined)('a locked keyring: doctor and login say so, nothing is created or written', sessionsBudget(2), async () => {
     await inSession({ keyring: 'unlock', steps: [] }); // creates the login keyring with a password
     const [doctor, login] = await inSession({
       keyring: 'start', // started again, not unlocked
@@ -202,7 +214,7 @@ describe('the real keychain (gnome-keyring in dbus-run-session)', () => {
 });
 
 describe('a D-Bus session without a Secret Service', () => {
-  it.skipIf(noDbus !== undefined)('doctor names the missing org.freedesktop.secrets; login refuses, naming --insecure-storage', async () => {
+  it.skipIf(noDbus !== undefined)('doctor names the missing org.freedesktop.secrets; login refuses, naming --insecure-storage', sessionsBudget(), async () => {
     const [doctor, login, insecure] = await inSession(
       {
         keyring: 'none',

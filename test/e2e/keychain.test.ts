@@ -23,6 +23,11 @@ let bus: { address: string; pid: number } | undefined;
 let dir: string;
 let app: PtyApp | undefined;
 
+/** How long the login keyring may take to take a secret once the daemon is unlocked (see {@link waitForLoginKeyring}). */
+const LOGIN_KEYRING_MS = 30_000;
+
+// The hook's budget covers its own waits: the bus and the daemon started, then the login keyring
+// (vitest's 20 s default was shorter than that last wait's own budget).
 beforeAll(() => {
   if (skipReason) return;
   dir = mkdtempSync(path.join(tmpdir(), 'keydeck-e2e-keychain-'));
@@ -36,18 +41,18 @@ beforeAll(() => {
   });
   if (unlock.status !== 0) throw new Error(`gnome-keyring-daemon did not start: ${unlock.stderr}`);
   waitForLoginKeyring(address);
-});
+}, LOGIN_KEYRING_MS + 30_000);
 
 /**
  * Waits until the daemon's "login" collection takes a secret: `--unlock` returns once the daemon has
  * forked, and it creates that collection afterwards; on a busy machine keydeck's first store could
  * come first and find no default keyring. A probe under its own service name, cleared at once.
- * Throws after 30 s.
+ * Throws after {@link LOGIN_KEYRING_MS}.
  */
 function waitForLoginKeyring(address: string): void {
   const env = { ...process.env, DBUS_SESSION_BUS_ADDRESS: address, HOME: dir, XDG_DATA_HOME: path.join(dir, 'share') };
   const probe = ['service', 'keydeck-e2e-probe', 'account', 'probe'];
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + LOGIN_KEYRING_MS;
   for (;;) {
     const stored = spawnSync('secret-tool', ['store', '--label=probe', ...probe], { env, input: 'probe', encoding: 'utf8', timeout: 10_000 });
     if (stored.status === 0) break;

@@ -43,7 +43,11 @@ function home(): TempHome {
 }
 
 // The tests run at once (but the last, which times scrapes): each mostly waits for its exporter's
-// 2 s polls, with a home, an account and an exporter of its own.
+// 2 s polls, with a home, an account and an exporter of its own. Each wait is for its event (the
+// `listening` line, a poll seen in a scrape, a log line, the exit), each with `until`'s 15 s; a
+// test's budget covers four of them: under load a test's exporter starts beside five others on two
+// cores (the deleted key's and the shared history's, at 30 s, ran past it in a loaded full run).
+const WAITS_OF_A_TEST_MS = 60_000;
 describe.concurrent('keydeck exporter', () => {
   it('watches profiles with no terminal: figures by profile and origin, no Ink or React, no secret, SIGHUP, SIGTERM', { timeout: 60_000 }, async () => {
     const h = home();
@@ -128,7 +132,7 @@ registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loade
     for (const line of exporter.stderr().trimEnd().split('\n')) expect(line).toMatch(/^time=\S+ level=(info|warn|error) event=[a-z_]+( |$)/);
   });
 
-  it('a deleted key is keydeck_up 0 credential_rejected, said once in JSON lines; a port in use exits 2 with one line', { timeout: 30_000 }, async () => {
+  it('a deleted key is keydeck_up 0 credential_rejected, said once in JSON lines; a port in use exits 2 with one line', { timeout: WAITS_OF_A_TEST_MS }, async () => {
     const h = home();
     const prod = await managementKey(a, 10);
     writeConfig(h, { prod: { baseUrl: a.url } });
@@ -154,7 +158,7 @@ registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loade
     expect(bad.stderr).not.toContain(prod.token);
   });
 
-  it('shares history.db with another process writing the same profile (a TUI): seeds its rates from it, both kept', { timeout: 30_000 }, async () => {
+  it('shares history.db with another process writing the same profile (a TUI): seeds its rates from it, both kept', { timeout: WAITS_OF_A_TEST_MS }, async () => {
     const h = home();
     const prod = await managementKey(a, 25);
     writeConfig(h, { prod: { baseUrl: a.url } });
@@ -200,7 +204,7 @@ registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(loade
     store.close();
   });
 
-  it('spends no usage read a TUI on the same credential needs: takes the answer the TUI kept, leaves its reads', { timeout: 30_000 }, async () => {
+  it('spends no usage read a TUI on the same credential needs: takes the answer the TUI kept, leaves its reads', { timeout: WAITS_OF_A_TEST_MS }, async () => {
     const h = home();
     const prod = await managementKey(a, 25);
     const key = await a.creditKey(prod.session, 'worker');

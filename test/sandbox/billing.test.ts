@@ -237,7 +237,10 @@ describe('card top-ups', () => {
       expect(pending.recentTopUps).toEqual([]);
       await lagging.close();
       lagging = await startTestSandbox({ dbPath });
-      await lagging.advance(59);
+      // 59 s after the charge on the sandbox's clock, whatever real time the restart took: the clock
+      // is real time plus its offset, and a restart under load took past the second left.
+      const clock = (await lagging.call('POST', '/sandbox/clock', { body: { advanceSeconds: 0 } })).body.now as string;
+      await lagging.advance(59 - (Date.parse(clock) - Date.parse(pending.pendingTopUps[0].createdAt as string)) / 1000);
       expect(await lagging.credits(token)).toMatchObject({ totalTopUp: 0 });
       await lagging.advance(2);
       expect(await lagging.credits(token)).toMatchObject({ totalTopUp: 30, remaining: 30 });

@@ -3,7 +3,9 @@
  * users (`POST /sandbox/users`, zero balance) funded through the USDC walk-through when a test
  * needs money, services around the real API client and credential store (no keychain: a
  * temp KEYDECK_CONFIG_DIR and a keytar loader that fails), and the rendered <App>. Both the
- * store's temp dir and the rendered app are cleaned up when the test finishes (onTestFinished).
+ * store's temp dir and the rendered app are cleaned up when the test finishes (onTestFinished):
+ * the app first, ended as the lifecycle ends it (unmounted, then the work it handed over to
+ * `waitUntil` settled), then its dirs.
  */
 import type { Dialect } from '../../src/sandbox/index.js';
 import { onTestFinished } from 'vitest';
@@ -17,6 +19,7 @@ import { TopUpJournal } from '../../src/billing/journal.js';
 import { defaultTopUpDeps, TopUpDepsProvider } from '../../src/tui/flows/topup/TopUpDeps.js';
 import type { SessionState } from '../../src/tui/contexts/SessionContext.js';
 import type { AppServices, ClearOutcome, CopyOutcome } from '../../src/tui/services.js';
+import { settled, track } from '../../src/tui/lifecycle.js';
 import { renderTui, type TuiHandle } from './render.js';
 import { startTestSandbox as startSandboxHelpers, type TestSandbox as SandboxHelpers } from '../sandbox/helpers.js';
 
@@ -57,6 +60,8 @@ export interface TestServices extends AppServices {
   /** The keys cleared from the clipboard once acknowledged, and where. */
   readonly clears: Array<{ secret: string; via: 'clipboard' | 'osc52' }>;
   readonly redraws: { count: number };
+  /** Resolves once the work handed over to `waitUntil` has settled (that handed over meanwhile included). */
+  settled(): Promise<void>;
 }
 
 /** A data dir of its own, removed when the test ends (keydeck always has one: src/config/paths.ts). */
@@ -94,6 +99,7 @@ export function testServices(options: {
   const copies: string[] = [];
   const clears: TestServices['clears'] = [];
   const redraws = { count: 0 };
+  const work = new Set<Promise<unknown>>();
   return {
     profile: {
       name: options.profile ?? 'test',
@@ -125,6 +131,8 @@ export function testServices(options: {
     exit: (code, message) => {
       exits.push({ code, message });
     },
+    waitUntil: (promise) => track(work, promise),
+    settled: () => settled(work),
     exits,
     copies,
     clears,
@@ -144,8 +152,18 @@ export function tempJournal(): { journal: TopUpJournal; dir: string; file: strin
   return { journal: new TopUpJournal({ path: file }), dir, file, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Renders the app with `services` at `columns` × `rows`, with its own {@link tempJournal}. */
-export function renderApp(services: AppServices, options: { session?: SessionState; columns?: number; rows?: number } = {}): TuiHandle {
+/** What {@link renderApp} returns. */
+export interface AppHandle extends TuiHandle {
+  /**
+   * Ends the app as the lifecycle's exit does (src/tui/lifecycle.ts): unmounts it, then resolves
+   * once the work it handed over has settled ({@link TestServices.settled}; at once with other
+   * services). After it, the app writes nothing more.
+   */
+  end(): Promise<void>;
+}
+
+/** Renders the app with `services` at `columns` × `rows`, with its own {@link tempJournal}; ended ({@link AppHandle.end}) when the test finishes. */
+export function renderApp(services: AppServices & { settled?: () => Promise<void> }, options: { session?: SessionState; columns?: number; rows?: number } = {}): AppHandle {
   // The top-up record of this test, not the real user data dir's (the app's default journal is the
   // platform's, ~/.local/share/keydeck/topups.db: the tests used to write there).
   const { journal, cleanup } = tempJournal();
@@ -159,9 +177,16 @@ export function renderApp(services: AppServices, options: { session?: SessionSta
       rows: options.rows ?? 24,
     },
   );
-  onTestFinished(() => {
-    ui.unmount();
+  const handle: AppHandle = {
+    ...ui,
+    async end() {
+      ui.unmount();
+      await services.settled?.();
+    },
+  };
+  onTestFinished(async () => {
+    await handle.end();
     cleanup();
   });
-  return ui;
+  return handle;
 }

@@ -5,17 +5,21 @@
  * come with their source, and the Billing pane's pools view lists the pools and one pool's blocks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { BLOCK_NAMES, blockOfHour } from '../../src/api/poolBlocks.js';
-import { KEYS, type TuiHandle } from './render.js';
-import { noKeychainStore, readySession, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
+import { withConfigLock } from '../../src/config/lock.js';
+import { operationRecordPath } from '../../src/operations/keyOperationRecord.js';
+import { KEYS } from './render.js';
+import { noKeychainStore, readySession, renderApp, startTestSandbox, testServices, type AppHandle, type TestSandbox } from './harness.js';
 
 let sb: TestSandbox;
-let ui: TuiHandle | undefined;
+let ui: AppHandle | undefined;
 beforeAll(async () => {
   sb = await startTestSandbox({ dialect: 'docs-v2' });
 });
 afterAll(async () => {
-  ui?.unmount();
+  await ui?.end();
   await sb.close();
 });
 
@@ -63,6 +67,48 @@ describe('Keys pane: a pledge without a key', () => {
     await u.waitFor(/night-shift\s+│ sub\s+│ pool\s+│ ○ outside/);
     await u.press('g');
     await u.waitFor(new RegExp(`reserved hours: outside its blocks: next ${other} in \\d+ (h|min) \\(429 until then\\)`));
+  });
+});
+
+describe('Keys pane: the minted key acknowledged as the app ends', () => {
+  it('the app ends once the operation is over: its record cleared and its lock file gone, nothing left to write', async () => {
+    const token = await sb.newUser();
+    await sb.call('POST', '/sandbox/subscriptions', { token, body: { pool: 'kimi26', blocks: ['asia'] } });
+    ui?.unmount();
+    const services = testServices({ store: noKeychainStore().store, baseUrl: sb.url });
+    const u = (ui = renderApp(services, { session: readySession(sb.url, token), columns: 100, rows: 30 }));
+    await u.waitFor('⚠ pool pledge kimi26 (asia) has no key · n mints it');
+    await u.press('n');
+    await u.waitFor('mint the key of pool pledge kimi26 (asia)');
+    await u.press(KEYS.enter);
+    await u.waitFor('enter saves "kimi26-asia"');
+    await u.press(KEYS.enter);
+    await u.waitFor('Where should the new key');
+    await u.press(KEYS.enter);
+    await u.waitFor(SK);
+    // Another keydeck writes the data dir's records meanwhile: the operation's end (written after
+    // the reveal closed) waits for its lock, and the app is told to end before it gets it.
+    let letGo!: () => void;
+    let taken!: () => void;
+    const isTaken = new Promise<void>((resolve) => (taken = resolve));
+    const held = withConfigLock(services.dataDir, () => {
+      taken();
+      return new Promise<void>((resolve) => (letGo = resolve));
+    });
+    await isTaken;
+    await u.press('y');
+    await u.waitFor((f) => f.includes('gone from the screen') && !SK.test(f));
+    const dir = services.dataDir;
+    // What the data dir holds the moment the app has ended (read at once, synchronously).
+    const atEnd = u.end().then(() => ({
+      operations: (JSON.parse(readFileSync(operationRecordPath(dir), 'utf8')) as { operations: Array<{ state: string }> }).operations,
+      locks: readdirSync(path.join(dir, 'locks')),
+    }));
+    letGo();
+    await held;
+    const seen = await atEnd;
+    expect(seen.operations).toEqual([]);
+    expect(seen.locks).toEqual([]);
   });
 });
 
@@ -126,7 +172,7 @@ describe('Billing pane: the pools view, every seat free', () => {
       expect(pool).toMatch(/asia\s+│ 00:00–08:00 UTC\s+│ 10 of 10 free\s+│/);
       expect(pool).not.toMatch(/of 10 fr…/);
     } finally {
-      ui?.unmount();
+      await ui?.end();
       ui = undefined;
       await own.close();
     }

@@ -24,10 +24,12 @@ export interface AccountsRootProps {
   readonly targetOf: (profile: ResolvedProfile) => Promise<void>;
   /** Lists the profiles and makes their watchers (not started). @throws when the config file cannot be read: said on the pane. */
   readonly watchAll: () => Promise<ProfileWatch[]>;
+  /** Hands the watchers' stop to the app's end (src/tui/lifecycle.ts `waitUntil`): their polls end before the history database closes. */
+  readonly waitUntil: (work: Promise<unknown>) => void;
 }
 
 /** See the module comment. */
-export function AccountsRoot({ start, servicesFor, targetOf, watchAll }: AccountsRootProps): ReactElement {
+export function AccountsRoot({ start, servicesFor, targetOf, watchAll, waitUntil }: AccountsRootProps): ReactElement {
   const [watches, setWatches] = useState<readonly ProfileWatch[]>([]);
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [current, setCurrent] = useState<ResolvedProfile>(start);
@@ -46,9 +48,9 @@ export function AccountsRoot({ start, servicesFor, targetOf, watchAll }: Account
     );
     return () => {
       gone = true;
-      for (const w of made) void w.watcher.stop();
+      for (const w of made) waitUntil(w.watcher.stop());
     };
-  }, [watchAll]);
+  }, [watchAll, waitUntil]);
   // The other profiles are read from the start; the one the app shows (its own watcher reads it)
   // only once the pane is shown. Idempotent: a watcher started stays started.
   useEffect(() => {

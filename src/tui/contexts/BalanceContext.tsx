@@ -119,11 +119,13 @@ export function BalanceProvider({ children }: { readonly children?: ReactNode })
     return { watcher, usageRig: () => rig };
   }, [client, baseUrl, credentialId, services, settings, deps.journal, clock]);
   const watcher = account?.watcher;
+  const { waitUntil } = services;
   useEffect(() => {
     if (!watcher) return;
     watcher.start();
-    return () => void watcher.stop();
-  }, [watcher]);
+    // Its poll abandoned, a run of auto top-up under way finished: the app's end waits for the stop.
+    return () => waitUntil(watcher.stop());
+  }, [watcher, waitUntil]);
   useWatcherEvents(watcher, (event) => {
     if (event.kind === 'balance') markAccepted();
     else if (event.kind === 'failure' && isUnauthorized(event.error)) markRejected();

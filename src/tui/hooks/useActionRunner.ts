@@ -2,9 +2,11 @@
  * Runs one user action against the service at a time: says what is happening on the status
  * line, reports failures in one sentence (a 401 also marks the session rejected), and exposes
  * `busy` so the pane ignores keys meanwhile. Mutations are never retried (the client does not
- * retry POST/PUT/DELETE; an `outcomeUnknown` failure says so in its sentence).
+ * retry POST/PUT/DELETE; an `outcomeUnknown` failure says so in its sentence). An action is never
+ * cut short by the app's end: it is handed over to the services' `waitUntil`.
  */
 import { useCallback, useRef, useState } from 'react';
+import { useServices } from '../contexts/ServicesContext.js';
 import { useSessionActions } from '../contexts/SessionContext.js';
 import { useClearFlash, useFlash } from '../contexts/StatusContext.js';
 import { describeFailure, isUnauthorized } from '../errors.js';
@@ -28,6 +30,7 @@ export function useActionRunner(): ActionRunner {
   const flash = useFlash();
   const clearFlash = useClearFlash();
   const { markRejected } = useSessionActions();
+  const { waitUntil } = useServices();
   const [busy, setBusy] = useState<string | undefined>(undefined);
   const running = useRef(false);
   const run = useCallback(
@@ -37,7 +40,9 @@ export function useActionRunner(): ActionRunner {
       setBusy(label);
       const progress = flash(`${label}…`, 'info', 60_000);
       try {
-        const value = await fn();
+        const action = fn();
+        waitUntil(action);
+        const value = await action;
         clearFlash(progress);
         return { ok: true, value };
       } catch (error) {
@@ -50,7 +55,7 @@ export function useActionRunner(): ActionRunner {
         setBusy(undefined);
       }
     },
-    [flash, clearFlash, markRejected],
+    [flash, clearFlash, markRejected, waitUntil],
   );
   return { busy, run };
 }

@@ -20,6 +20,7 @@ import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { Dialog } from '../../components/Dialog.js';
 import { NoticeDialog } from '../../components/NoticeDialog.js';
 import { RevealDialog } from '../../components/RevealDialog.js';
+import { useServices } from '../../contexts/ServicesContext.js';
 import { useFlash } from '../../contexts/StatusContext.js';
 import { describeFailure, errorCode } from '../../errors.js';
 import { useActionRunner } from '../../hooks/useActionRunner.js';
@@ -56,6 +57,7 @@ type Step =
 /** See the module comment. */
 export function CreateKeyFlow(props: CreateKeyFlowProps) {
   const ops = useKeyOperations();
+  const { waitUntil } = useServices();
   const flash = useFlash({ owned: false });
   const delivery = useKeyDelivery();
   const { run } = useActionRunner();
@@ -146,8 +148,20 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
       return props.onDone(s.created.id);
     }
     flash('the full key is gone from the screen; the list shows its name only', 'ok');
-    // The key is with the user: a failure to clear the record leaves it `showing`, named at the next start.
-    if (ops) void drive(createKeyMachine, ops.creations, { op: s.op }, 'run', { shown: true }).catch(() => undefined);
+    // The flow closes now and the drive ends the operation after it: the drive holds the operation
+    // until its end (which removes the lock's file), not the closing flow, and the app's end waits
+    // for it.
+    if (ops) {
+      driven.current = undefined;
+      const id = s.op.id;
+      waitUntil(
+        drive(createKeyMachine, ops.creations, { op: s.op }, 'run', { shown: true })
+          // The key is with the user: a failure to clear the record leaves it `showing`, named at
+          // the next start.
+          .catch(() => undefined)
+          .finally(() => ops.drivers.release(id)),
+      );
+    }
     props.onDone(s.created.id);
   };
 

@@ -26,25 +26,30 @@ export interface KeyDelivery {
 
 /** See the module comment. */
 export function useKeyDelivery(): KeyDelivery {
-  const { dataDir, profile } = useServices();
+  const { dataDir, profile, waitUntil } = useServices();
   const { baseUrl } = useSession();
   return useMemo(() => {
     const record = new DeliveryRecord(dataDir);
+    // A file half-way through its write is finished even when the app ends first.
+    const handedOver = <T>(work: Promise<T>): Promise<T> => {
+      waitUntil(work);
+      return work;
+    };
     const which = (keyId: string) => ({ profile: profile.name, origin: baseUrl ? new URL(baseUrl).origin : '', keyId });
     return {
       check: (d: Destination) => checkDestinations([d]),
-      deliver: (key: string, destinations: readonly Destination[]) => deliverKey(key, destinations, { lockDir: dataDir }),
+      deliver: (key: string, destinations: readonly Destination[]) => handedOver(deliverKey(key, destinations, { lockDir: dataDir })),
       remember: async (keyId: string, outcomes: readonly DeliveryOutcome[]) => {
-        await record
-          .remember(
+        await handedOver(
+          record.remember(
             which(keyId),
             outcomes.filter((o) => o.ok).map((o) => o.destination),
-          )
-          .catch(() => undefined); // remembered for the next rotation only; a failure costs only that
+          ),
+        ).catch(() => undefined); // remembered for the next rotation only; a failure costs only that
       },
       recall: async (keyId: string) => record.recall(which(keyId)),
     };
-  }, [dataDir, profile.name, baseUrl]);
+  }, [dataDir, profile.name, baseUrl, waitUntil]);
 }
 
 /** Most lines of a command's output shown in a dialog. */

@@ -26,6 +26,7 @@ import { visible } from '../../../terminal/sanitize.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
+import { useServices } from '../../contexts/ServicesContext.js';
 import { useFlash } from '../../contexts/StatusContext.js';
 import { useActionRunner } from '../../hooks/useActionRunner.js';
 import { theme } from '../../theme.js';
@@ -52,15 +53,19 @@ async function readPending(ops: TuiOperations): Promise<Pending[]> {
  */
 export function usePendingRotations(canShow: boolean, open: () => void): { available: boolean } {
   const ctx = useKeyOperations();
+  const { waitUntil } = useServices();
   const [found, setFound] = useState(false);
   const offered = useRef(false);
   useEffect(() => {
     if (!ctx || offered.current) return;
-    void readPending(ctx).then(
+    // A look at another keydeck's lock opens its file: finished before the app ends, as all its work.
+    const reading = readPending(ctx);
+    waitUntil(reading);
+    void reading.then(
       (all) => setFound(all.length > 0),
       () => undefined,
     );
-  }, [ctx]);
+  }, [ctx, waitUntil]);
   useEffect(() => {
     if (found && canShow && !offered.current) {
       offered.current = true;
@@ -90,17 +95,20 @@ export function PendingRotations(props: PendingRotationsProps) {
     props.onDone();
   });
   // Read once per context (a context that went away: its answer is dropped).
+  const { waitUntil } = useServices();
   useEffect(() => {
     if (!ctx) return;
     let live = true;
-    void readPending(ctx).then(
+    const reading = readPending(ctx);
+    waitUntil(reading);
+    void reading.then(
       (all) => live && setPending(all),
       (err: unknown) => live && readFailed(err),
     );
     return () => {
       live = false;
     };
-  }, [ctx]);
+  }, [ctx, waitUntil]);
   const current = pending?.[0];
   useKeymap(
     'pending',
