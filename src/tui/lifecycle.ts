@@ -3,9 +3,10 @@
  * SIGINT, an uncaught error or a render error all call {@link Lifecycle.exit}, which unmounts
  * Ink (Ink leaves the alternate screen and shows the cursor), waits for it, waits for the work the
  * app handed over ({@link Lifecycle.waitUntil}: an operation's record write, the account watcher's
- * stop; {@link WORK_BUDGET_MS} at most), runs the cleanups (the embedded sandbox is closed), prints
+ * stop; {@link WORK_BUDGET_MS} at most, saying so after {@link NOTICE_AFTER_MS}, a second exit
+ * such as a second ctrl-c cutting it short), runs the cleanups (the embedded sandbox is closed), prints
  * the message or error (redacted) on stderr after the screen is restored, and sets the exit code.
- * Only the first call counts.
+ * Only the first call's code and message count.
  */
 import { redactSecrets } from '../api/errors.js';
 
@@ -21,6 +22,8 @@ export interface LifecycleOptions {
   readonly setExitCode?: (code: number) => void;
   /** How long the exit waits for the work handed over, ms (default {@link WORK_BUDGET_MS}). */
   readonly workBudgetMs?: number;
+  /** After how long a wait for that work is said on stderr, ms (default {@link NOTICE_AFTER_MS}). */
+  readonly noticeAfterMs?: number;
 }
 
 /**
@@ -31,11 +34,18 @@ export interface LifecycleOptions {
  */
 export const WORK_BUDGET_MS = 15_000;
 
+/**
+ * After how long the exit says it is waiting for work, ms: the screen is already restored, and a
+ * shell that gives no prompt back for longer looks hung. The line says how to leave at once.
+ */
+export const NOTICE_AFTER_MS = 500;
+
 /** The exit site. */
 export interface Lifecycle {
   /**
    * Exits once: unmount, wait, cleanups, message (redacted), exit code. Later calls return
-   * the same promise.
+   * the same promise; one made while the exit waits for the work handed over (a second ctrl-c)
+   * stops that wait, as its budget running out does.
    */
   exit(code: number, message?: string): Promise<number>;
   /** Runs `fn` during exit, after Ink is unmounted and the work handed over has settled (e.g. closing the sandbox). */
@@ -64,6 +74,8 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
   let resolveDone!: (code: number) => void;
   const done = new Promise<number>((r) => (resolveDone = r));
   let exiting: Promise<number> | undefined;
+  /** Set while the exit waits for the work handed over: a second exit (a second ctrl-c) stops that wait. */
+  let leaveNow: (() => void) | undefined;
 
   const run = async (code: number, message?: string): Promise<number> => {
     try {
@@ -77,8 +89,22 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
       // A render error rejects waitUntilExit; it is reported below through `message`.
     }
     let timer: NodeJS.Timeout | undefined;
-    const inTime = await Promise.race([settled(work).then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), options.workBudgetMs ?? WORK_BUDGET_MS)))]);
+    const budgetMs = options.workBudgetMs ?? WORK_BUDGET_MS;
+    // The screen is the shell's again: a wait the user would notice says what it is, and how to cut it.
+    const notice = setTimeout(
+      () => work.size > 0 && stderr.write(`keydeck: finishing the work under way (at most ${Math.round(budgetMs / 1000)} s; ctrl-c again leaves now)\n`),
+      options.noticeAfterMs ?? NOTICE_AFTER_MS,
+    );
+    const inTime = await Promise.race([
+      settled(work).then(() => true),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), budgetMs);
+        leaveNow = () => resolve(false);
+      }),
+    ]);
     clearTimeout(timer);
+    clearTimeout(notice);
+    leaveNow = undefined;
     if (!inTime) stderr.write('keydeck: left work still under way (an operation stopped half way is offered again at the next start)\n');
     for (const fn of cleanups.splice(0).reverse()) {
       try {
@@ -95,6 +121,7 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
 
   return {
     exit(code, message) {
+      if (exiting) leaveNow?.();
       exiting ??= run(code, message);
       return exiting;
     },

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createLifecycle } from '../../src/tui/lifecycle.js';
 
 /** A lifecycle around nothing (no Ink), its stderr and the order of what happened. */
-function rig(workBudgetMs?: number) {
+function rig(workBudgetMs?: number, noticeAfterMs?: number) {
   const order: string[] = [];
   let said = '';
   const stderr = { write: (text: string) => ((said += text), true) } as unknown as NodeJS.WritableStream;
@@ -17,6 +17,7 @@ function rig(workBudgetMs?: number) {
     stderr,
     setExitCode: () => undefined,
     ...(workBudgetMs !== undefined && { workBudgetMs }),
+    ...(noticeAfterMs !== undefined && { noticeAfterMs }),
   });
   lifecycle.onCleanup(() => void order.push('cleaned up'));
   return { lifecycle, order, said: () => said };
@@ -57,5 +58,31 @@ describe('the exit and the work handed over', () => {
     expect(await lifecycle.exit(130)).toBe(130);
     expect(order).toEqual(['unmounted', 'cleaned up']);
     expect(said()).toMatch(/^keydeck: left work still under way/);
+  });
+
+  it('says it is waiting once the wait is noticeable, and a second ctrl-c leaves at once', async () => {
+    const { lifecycle, order, said } = rig(60_000, 50);
+    lifecycle.waitUntil(new Promise(() => undefined));
+    const exited = lifecycle.exit(130);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(said()).toBe('');
+    await new Promise((r) => setTimeout(r, 80));
+    expect(said()).toBe('keydeck: finishing the work under way (at most 60 s; ctrl-c again leaves now)\n');
+    expect(order).toEqual(['unmounted']);
+    // The second ctrl-c: the wait ends now, the first call's code stands.
+    const started = Date.now();
+    expect(lifecycle.exit(130)).toBe(exited);
+    expect(await exited).toBe(130);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(order).toEqual(['unmounted', 'cleaned up']);
+    expect(said()).toMatch(/\nkeydeck: left work still under way/);
+  });
+
+  it('says nothing of a wait that ends before it is noticed', async () => {
+    const { lifecycle, said } = rig(60_000, 50);
+    lifecycle.waitUntil(new Promise((r) => setTimeout(r, 10)));
+    expect(await lifecycle.exit(0)).toBe(0);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(said()).toBe('');
   });
 });
