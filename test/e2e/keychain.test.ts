@@ -53,6 +53,14 @@ function waitForLoginKeyring(address: string): void {
   const env = { ...process.env, DBUS_SESSION_BUS_ADDRESS: address, HOME: dir, XDG_DATA_HOME: path.join(dir, 'share') };
   const probe = ['service', 'keydeck-e2e-probe', 'account', 'probe'];
   const deadline = Date.now() + LOGIN_KEYRING_MS;
+  // First the bus name, asked without starting anything: a probe sent before the unlocked daemon
+  // owns it makes D-Bus start a second daemon (its service file) with no unlocked login keyring,
+  // and every store then fails.
+  const nameHasOwner = ['--session', '--print-reply', '--dest=org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus.NameHasOwner', 'string:org.freedesktop.secrets'];
+  while (!/boolean true/.test(spawnSync('dbus-send', nameHasOwner, { env, encoding: 'utf8', timeout: 10_000 }).stdout ?? '')) {
+    if (Date.now() > deadline) throw new Error('the keyring daemon never took its name on the bus');
+    spawnSync('sleep', ['0.05']);
+  }
   for (;;) {
     const stored = spawnSync('secret-tool', ['store', '--label=probe', ...probe], { env, input: 'probe', encoding: 'utf8', timeout: 10_000 });
     if (stored.status === 0) break;
