@@ -87,15 +87,16 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the packed package', () => {
-  it('is a tarball of at most 1.35 MB with dist/, README and LICENSE, no src/ and no source maps', () => {
+  it('is a tarball of at most 1.4 MB with dist/, README and LICENSE, no src/ and no source maps', () => {
     // 1 MB until the USDC step on chain: the chain reader (viem, with its tree-shakable actions only) adds about
     // 110 KB compressed, in chunks loaded only on the USDC paths. 1.15 MB until (the
     // operations, keys show, billing cancel, auto top-up, the shared sandbox, the manual's new
     // pages): 1.153 MB measured after them. 1.25 MB until the guardrails: the policy file's YAML
     // parser (the yaml package, 45 KB compressed, in a chunk only plan and apply load) and their
     // code (about 9 KB) took it to 1.293 MB. 1.3 MB until the read-only and protected profiles
-    // and the profile rules joined them: 1.304 MB measured with both.
-    expect(statSync(tarball).size).toBeLessThanOrEqual(1_350_000);
+    // and the profile rules joined them: 1.304 MB measured with both. 1.35 MB until the app's exit
+    // waited for the work handed over (its record writes, deliveries): 1.352 MB measured with it.
+    expect(statSync(tarball).size).toBeLessThanOrEqual(1_400_000);
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n').filter(Boolean);
     expect(files).toContain('package/dist/cli.js');
     // The executable keeps its bit (`npx keydeck` said Permission denied).
