@@ -53,25 +53,39 @@ describe('the records of the operations', () => {
         record: () => guardrailRecord(dir),
       },
     ] as const;
+    // Each change is a durable write under the data dir's lock (src/config/recordFile.ts): the
+    // walk makes only those its checks need. A refused move writes nothing, so one entry walked to
+    // `from` takes every refused move and then stays; each listed move gets an entry of its own.
     for (const { table, start, record } of tables) {
-      const states = Object.keys(table);
+      const moves = table as Record<string, readonly string[]>;
+      const r = record() as unknown as MachineRecord<{ id: string; state: string; profile: string; origin: string; startedAt: string; updatedAt: string }, string>;
+      const states = Object.keys(moves);
       for (const from of states) {
-        for (const to of states) {
+        /** A new entry, walked to `from` by moves the table lists (each state is reached from the first); undefined when none leads there. */
+        const walked = async (): Promise<{ readonly id: string; readonly state: string } | undefined> => {
           const op = await start();
-          // Walk to `from` by moves the table lists (each state is reached from the first).
-          const path = routeTo(table as Record<string, readonly string[]>, op.state, from);
-          if (!path) continue;
-          const r = record() as unknown as MachineRecord<{ id: string; state: string; profile: string; origin: string; startedAt: string; updatedAt: string }, string>;
+          const path = routeTo(moves, op.state, from);
+          if (!path) return void (await r.remove(op.id));
           for (const s of path) await r.update(op.id, { state: s });
-          const before = readFileSync(r.path, 'utf8');
-          const move = r.update(op.id, { state: to });
-          if (canMove(table as Record<string, readonly string[]>, from, to)) expect((await move).state, `${from} → ${to}`).toBe(to);
-          else {
-            await expect(move, `${from} → ${to}`).rejects.toMatchObject({ code: 'bad_transition' });
-            expect(readFileSync(r.path, 'utf8')).toBe(before);
-          }
-          await r.remove(op.id);
+          return op;
+        };
+        const first = await walked();
+        if (!first) continue;
+        const before = readFileSync(r.path, 'utf8');
+        for (const to of states) {
+          if (canMove(moves, from, to)) continue;
+          await expect(r.update(first.id, { state: to }), `${from} → ${to}`).rejects.toMatchObject({ code: 'bad_transition' });
+          expect(readFileSync(r.path, 'utf8')).toBe(before);
         }
+        // Staying first (the entry is still at `from`), then each listed move, the last one on this entry.
+        const allowed = [from, ...moves[from]!];
+        const ops = [first];
+        for (const [i, to] of allowed.entries()) {
+          const op: { readonly id: string; readonly state: string } = i === 0 || i === allowed.length - 1 ? first : (await walked())!;
+          if (op !== first) ops.push(op);
+          expect((await r.update(op.id, { state: to })).state, `${from} → ${to}`).toBe(to);
+        }
+        for (const op of ops) await r.remove(op.id);
       }
     }
   });
