@@ -85,8 +85,10 @@ for (const [columns, rows] of [
       await app.waitFor(`${DEMO_BALANCE} left`);
       await app.waitFor((s) => !s.includes('setup done'), 20_000);
 
-      // Keys: the details panel says its limits and budget whole.
+      // Keys: the details panel says its limits and budget whole. The budget comes with the first
+      // usage read, which can land after the panel is drawn (before it: "usage not read yet").
       await app.waitFor('limits: 60 req/min');
+      await app.waitFor('max_budget $125.00', 20_000);
       expect(app.screenText()).toMatch(/budget: the shared balance, max_budget \$125\.00/);
       whole('Keys');
 
