@@ -55,8 +55,9 @@ export interface Lifecycle {
    * closed, the account watcher's stop): the exit waits for it to settle (fulfilled or rejected)
    * before the cleanups, work handed over while it waits included, for at most
    * {@link LifecycleOptions.workBudgetMs}.
+   * @returns `work` itself, for its owner to go on with
    */
-  waitUntil(work: Promise<unknown>): void;
+  readonly waitUntil: <T>(work: Promise<T>) => Promise<T>;
   /** Adds a value to redact from anything printed (a session token, say). */
   addSecret(value: string): void;
   /** Settles with the exit code once exit has finished. */
@@ -128,9 +129,7 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
     onCleanup(fn) {
       cleanups.push(fn);
     },
-    waitUntil(promise) {
-      track(work, promise);
-    },
+    waitUntil: (promise) => track(work, promise),
     addSecret(value) {
       if (value) secrets.push(value);
     },
@@ -141,14 +140,18 @@ export function createLifecycle(options: LifecycleOptions): Lifecycle {
   };
 }
 
-/** Adds `promise` to `work` until it settles (its failure is its owner's to report: never thrown from here). */
-export function track(work: Set<Promise<unknown>>, promise: Promise<unknown>): void {
+/**
+ * Adds `promise` to `work` until it settles (its failure is its owner's to report: never thrown from here).
+ * @returns `promise` itself
+ */
+export function track<T>(work: Set<Promise<unknown>>, promise: Promise<T>): Promise<T> {
   const settling = promise.then(
     () => undefined,
     () => undefined,
   );
   work.add(settling);
   void settling.then(() => work.delete(settling));
+  return promise;
 }
 
 /** Resolves once every promise of `work` has settled, those added meanwhile included. */

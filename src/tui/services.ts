@@ -126,8 +126,9 @@ export interface AppServices {
    * `waitUntil`): an action under way, an operation's record written after its dialog closed, the
    * account watcher's stop (its poll abandoned, a run of auto top-up finished). The app's end
    * waits for it to settle before the sandbox, the clients and the history database close.
+   * Returns `work` itself.
    */
-  readonly waitUntil: (work: Promise<unknown>) => void;
+  readonly waitUntil: <T>(work: Promise<T>) => Promise<T>;
   /** Adds a secret (a pasted session token) to the values redacted from anything printed at exit. */
   readonly registerSecret?: (value: string) => void;
   /**

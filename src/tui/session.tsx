@@ -151,7 +151,7 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
       notify: (event) => notifier.notify(event),
       redraw,
       exit: (code, message) => void lifecycle.exit(code, message),
-      waitUntil: (work) => lifecycle.waitUntil(work),
+      waitUntil: lifecycle.waitUntil,
       // --auto-topup: the policy read afresh at each balance read (another shell may set, pause or remove it).
       ...(globals.autoTopup &&
         isStart && {
@@ -204,7 +204,7 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
         if (!targets.has(p)) targets.set(p, p.baseUrl !== undefined && (await isLocalSandbox(p.baseUrl)) ? 'sandbox' : 'live');
       }}
       watchAll={watchAll}
-      waitUntil={(work) => lifecycle.waitUntil(work)}
+      waitUntil={lifecycle.waitUntil}
     />
   );
 }

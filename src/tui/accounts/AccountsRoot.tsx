@@ -25,7 +25,7 @@ export interface AccountsRootProps {
   /** Lists the profiles and makes their watchers (not started). @throws when the config file cannot be read: said on the pane. */
   readonly watchAll: () => Promise<ProfileWatch[]>;
   /** Hands the watchers' stop to the app's end (src/tui/lifecycle.ts `waitUntil`): their polls end before the history database closes. */
-  readonly waitUntil: (work: Promise<unknown>) => void;
+  readonly waitUntil: <T>(work: Promise<T>) => Promise<T>;
 }
 
 /** See the module comment. */
@@ -48,7 +48,7 @@ export function AccountsRoot({ start, servicesFor, targetOf, watchAll, waitUntil
     );
     return () => {
       gone = true;
-      for (const w of made) waitUntil(w.watcher.stop());
+      for (const w of made) void waitUntil(w.watcher.stop());
     };
   }, [watchAll, waitUntil]);
   // The other profiles are read from the start; the one the app shows (its own watcher reads it)

@@ -124,7 +124,7 @@ export function BalanceProvider({ children }: { readonly children?: ReactNode })
     if (!watcher) return;
     watcher.start();
     // Its poll abandoned, a run of auto top-up under way finished: the app's end waits for the stop.
-    return () => waitUntil(watcher.stop());
+    return () => void waitUntil(watcher.stop());
   }, [watcher, waitUntil]);
   useWatcherEvents(watcher, (event) => {
     if (event.kind === 'balance') markAccepted();

@@ -40,9 +40,7 @@ export function useActionRunner(): ActionRunner {
       setBusy(label);
       const progress = flash(`${label}…`, 'info', 60_000);
       try {
-        const action = fn();
-        waitUntil(action);
-        const value = await action;
+        const value = await waitUntil(fn());
         clearFlash(progress);
         return { ok: true, value };
       } catch (error) {

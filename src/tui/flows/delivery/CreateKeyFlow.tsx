@@ -154,7 +154,7 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
     if (ops) {
       driven.current = undefined;
       const id = s.op.id;
-      waitUntil(
+      void waitUntil(
         drive(createKeyMachine, ops.creations, { op: s.op }, 'run', { shown: true })
           // The key is with the user: a failure to clear the record leaves it `showing`, named at
           // the next start.

@@ -30,17 +30,13 @@ export function useKeyDelivery(): KeyDelivery {
   const { baseUrl } = useSession();
   return useMemo(() => {
     const record = new DeliveryRecord(dataDir);
-    // A file half-way through its write is finished even when the app ends first.
-    const handedOver = <T>(work: Promise<T>): Promise<T> => {
-      waitUntil(work);
-      return work;
-    };
     const which = (keyId: string) => ({ profile: profile.name, origin: baseUrl ? new URL(baseUrl).origin : '', keyId });
     return {
       check: (d: Destination) => checkDestinations([d]),
-      deliver: (key: string, destinations: readonly Destination[]) => handedOver(deliverKey(key, destinations, { lockDir: dataDir })),
+      // A file half-way through its write is finished even when the app ends first.
+      deliver: (key: string, destinations: readonly Destination[]) => waitUntil(deliverKey(key, destinations, { lockDir: dataDir })),
       remember: async (keyId: string, outcomes: readonly DeliveryOutcome[]) => {
-        await handedOver(
+        await waitUntil(
           record.remember(
             which(keyId),
             outcomes.filter((o) => o.ok).map((o) => o.destination),

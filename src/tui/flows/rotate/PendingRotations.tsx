@@ -59,9 +59,7 @@ export function usePendingRotations(canShow: boolean, open: () => void): { avail
   useEffect(() => {
     if (!ctx || offered.current) return;
     // A look at another keydeck's lock opens its file: finished before the app ends, as all its work.
-    const reading = readPending(ctx);
-    waitUntil(reading);
-    void reading.then(
+    void waitUntil(readPending(ctx)).then(
       (all) => setFound(all.length > 0),
       () => undefined,
     );
@@ -99,9 +97,7 @@ export function PendingRotations(props: PendingRotationsProps) {
   useEffect(() => {
     if (!ctx) return;
     let live = true;
-    const reading = readPending(ctx);
-    waitUntil(reading);
-    void reading.then(
+    void waitUntil(readPending(ctx)).then(
       (all) => live && setPending(all),
       (err: unknown) => live && readFailed(err),
     );
