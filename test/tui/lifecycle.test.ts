@@ -36,12 +36,12 @@ describe('the exit and the work handed over', () => {
     const { lifecycle, order, said } = rig();
     const record = gate();
     const stop = gate();
-    lifecycle.waitUntil(record.promise.then(() => void order.push('record written')));
+    void lifecycle.waitUntil(record.promise.then(() => void order.push('record written')));
     const exited = lifecycle.exit(0);
     await new Promise((r) => setTimeout(r, 20));
     expect(order).toEqual(['unmounted']);
     // Handed over during the exit (a flow's cleanup at the unmount): waited too, its failure its owner's.
-    lifecycle.waitUntil(stop.promise);
+    void lifecycle.waitUntil(stop.promise);
     stop.promise.catch(() => void order.push('stop failed'));
     record.open();
     await new Promise((r) => setTimeout(r, 20));
@@ -54,7 +54,7 @@ describe('the exit and the work handed over', () => {
 
   it('goes on once its budget is spent, and says so', async () => {
     const { lifecycle, order, said } = rig(50);
-    lifecycle.waitUntil(new Promise(() => undefined));
+    void lifecycle.waitUntil(new Promise(() => undefined));
     expect(await lifecycle.exit(130)).toBe(130);
     expect(order).toEqual(['unmounted', 'cleaned up']);
     expect(said()).toMatch(/^keydeck: left work still under way/);
@@ -62,7 +62,7 @@ describe('the exit and the work handed over', () => {
 
   it('says it is waiting once the wait is noticeable, and a second ctrl-c leaves at once', async () => {
     const { lifecycle, order, said } = rig(60_000, 50);
-    lifecycle.waitUntil(new Promise(() => undefined));
+    void lifecycle.waitUntil(new Promise(() => undefined));
     const exited = lifecycle.exit(130);
     await new Promise((r) => setTimeout(r, 20));
     expect(said()).toBe('');
@@ -80,7 +80,7 @@ describe('the exit and the work handed over', () => {
 
   it('says nothing of a wait that ends before it is noticed', async () => {
     const { lifecycle, said } = rig(60_000, 50);
-    lifecycle.waitUntil(new Promise((r) => setTimeout(r, 10)));
+    void lifecycle.waitUntil(new Promise((r) => setTimeout(r, 10)));
     expect(await lifecycle.exit(0)).toBe(0);
     await new Promise((r) => setTimeout(r, 80));
     expect(said()).toBe('');
