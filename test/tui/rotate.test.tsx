@@ -24,7 +24,7 @@ import { rotationRecord } from '../../src/operations/rotationRecord.js';
 import { DeliveryRecord } from '../../src/delivery/deliveryRecord.js';
 import { KEYS, type TuiHandle } from './render.js';
 import { noKeychainStore, readySession, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
-import { scripted } from '../commands/scripted.js';
+import { makeTempHome, runCli, type CliRunner } from '../credentials/harness.js';
 
 let sb: TestSandbox;
 let root: string;
@@ -377,7 +377,8 @@ describe('an operation whose flow closes while its drive runs', () => {
   /**
    * The app against a {@link holdingProxy} holding the first creating answer, as the `default`
    * profile (that of a `keydeck` run with KEYDECK_TOKEN and KEYDECK_BASE_URL, which takes it up
-   * from the same data dir), and that other keydeck: a process of its own.
+   * from the same data dir), and that other keydeck: a process of its own while the app's drive
+   * may run (in the test's thread after it, where a process proves nothing more).
    */
   async function rig(token: string) {
     const proxy = await holdingProxy(sb.url, '/api/keys/credit');
@@ -385,12 +386,14 @@ describe('an operation whose flow closes while its drive runs', () => {
     // The creating answer is held for longer than a test's default deadline of a call.
     const services = testServices({ store: noKeychainStore().store, baseUrl: proxy.url, dataDir, profile: 'default', timeoutMs: 60_000 });
     const ui = renderApp(services, { session: readySession(proxy.url, token), columns: 100, rows: 30 });
-    const other = scripted(proxy.url, { runner: 'process' });
+    const home = makeTempHome();
     onTestFinished(async () => {
-      other.home.remove();
+      home.remove();
       await proxy.close();
     });
-    return { ui, proxy, run: (args: readonly string[]) => other.run(token, args, { KEYDECK_DATA_DIR: dataDir }) };
+    const run = (args: readonly string[], runner?: CliRunner) =>
+      runCli(args, { env: home.env({ KEYDECK_TOKEN: token, KEYDECK_BASE_URL: proxy.url, KEYDECK_DATA_DIR: dataDir }), ...(runner && { runner }) });
+    return { ui, proxy, run };
   }
 
   it(
@@ -413,7 +416,7 @@ describe('an operation whose flow closes while its drive runs', () => {
       await proxy.held;
       // The app ends as the lifecycle ends it (ctrl-c): the flow is unmounted, its drive goes on.
       const ended = ui.end();
-      const during = await run(['keys', 'rotate', '--finish', 'web', '--old', 'keep']);
+      const during = await run(['keys', 'rotate', '--finish', 'web', '--old', 'keep'], 'process');
       expect(during.stderr).toMatch(/the rotation of "web" is in progress in another keydeck/);
       // Nothing to do about it here: no `--finish` or `--undo` offered while it runs elsewhere.
       expect(during.stderr).not.toMatch(/may have been created/);
@@ -440,7 +443,7 @@ describe('an operation whose flow closes while its drive runs', () => {
     await proxy.held;
     const ended = ui.end();
     const [made] = await sb.client(token).keys.list();
-    const during = await run(['keys', 'create', '--finish', made!.name]);
+    const during = await run(['keys', 'create', '--finish', made!.name], 'process');
     expect(during.stderr).toMatch(new RegExp(`the creation of "${made!.name}" is in progress in another keydeck`));
     expect(during.code).toBe(1);
     proxy.release();
