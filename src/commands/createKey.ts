@@ -23,6 +23,7 @@ import {
   eventPhrases,
   keyOperationContext,
   OperationDrivers,
+  OperationError,
   failpointsFrom,
   unfinishedCreations,
   type CreateOutcome,
@@ -116,7 +117,7 @@ export async function runKeysCreate(session: Session, request: CreateRequest): P
       });
     } catch (err) {
       if (err instanceof DeliveryError) fail(ExitCode.refused, `${err.code}: ${err.message.replace(/[.;]? nothing was created$/, '')}; no key was created`);
-      await mayExist(ctx, name, request.subscriptionId);
+      await mayExist(ctx, name, request.subscriptionId, err);
       throw err;
     }
     return await settle(ctx, outcome, request);
@@ -133,13 +134,17 @@ async function takeUp(ctx: KeyOperationContext, op: KeyOperation, json: boolean)
   try {
     return await drive(createKeyMachine, ctx, { op }, 'finish', { canShow: json || process.stdout.isTTY === true });
   } catch (err) {
-    await mayExist(ctx, op.name, op.subscriptionId);
+    await mayExist(ctx, op.name, op.subscriptionId, err);
     throw err;
   }
 }
 
-/** After a failed create: when the creation is still recorded, the key may exist; the two ways out are named. */
-async function mayExist(ctx: KeyOperationContext, name: string, subscriptionId: string | undefined): Promise<void> {
+/**
+ * After a failed create (`err`): when the creation is still recorded, the key may exist; the two
+ * ways out are named. Not for one another keydeck drives now: that keydeck says how it ends.
+ */
+async function mayExist(ctx: KeyOperationContext, name: string, subscriptionId: string | undefined, err: unknown): Promise<void> {
+  if (err instanceof OperationError && err.code === 'in_progress') return;
   // An unreadable record says nothing more here: the failure itself is said next.
   if ((await ctx.record.list().catch(() => [])).some((o) => o.name === name && o.subscriptionId === subscriptionId && o.state === 'creating')) {
     warn(

@@ -22,6 +22,7 @@ import {
   drivenNow,
   holdersOf,
   OperationDrivers,
+  OperationError,
   pendingRotationOf,
   rotateKeyMachine,
   rotationContext,
@@ -156,7 +157,7 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
     try {
       outcome = await drive(rotateKeyMachine, ctx, { plan: { old, successorName: successorFlag, taken: keys.map((k) => k.name), destinations, oldAction, graceMs } }, 'run', {});
     } catch (err) {
-      await mayExist(ctx, old.id);
+      await mayExist(ctx, old.id, err);
       throw err;
     }
     return await settle(run, outcome);
@@ -168,8 +169,12 @@ export async function keysRotate(globals: GlobalOptions, idOrName: string | unde
   }
 }
 
-/** After a failed create: when the rotation is still recorded, the successor may exist; the two ways out are named. */
-async function mayExist(ctx: RotationContext, oldId: string): Promise<void> {
+/**
+ * After a failed create (`err`): when the rotation is still recorded, the successor may exist; the
+ * two ways out are named. Not for one another keydeck drives now: that keydeck says how it ends.
+ */
+async function mayExist(ctx: RotationContext, oldId: string, err: unknown): Promise<void> {
+  if (err instanceof OperationError && err.code === 'in_progress') return;
   // An unreadable record says nothing more here: the failure itself is said next.
   if ((await ctx.record.list().catch(() => [])).some((r) => r.old.id === oldId && r.state === 'creating')) {
     warn(
@@ -289,7 +294,7 @@ async function resume(run: Run, idOrName: string | undefined, flags: RotateFlags
   try {
     outcome = await drive(rotateKeyMachine, ctx, { op: rotation }, 'finish', { plannedOld: oldAction, plannedGrace: graceMs, canShow: json || process.stdout.isTTY === true });
   } catch (err) {
-    await mayExist(ctx, rotation.old.id);
+    await mayExist(ctx, rotation.old.id, err);
     throw err;
   }
   return settle(run, outcome);

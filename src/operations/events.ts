@@ -62,8 +62,6 @@ export interface GuardrailNotice {
  * differ by operation (`the key` / `the successor`).
  */
 export type OperationEvent =
-  /** A new operation was recorded (its id: the face lets go of it when it closes). */
-  | { readonly type: 'begun'; readonly kind: OperationKind; readonly id: string }
   /** A new key was made. */
   | { readonly type: 'minted'; readonly kind: OperationKind; readonly key: KeyRef; readonly destinations: number }
   /** The creating answer could not be fully read, but held the key's value (I2): going on with it. */

@@ -11,7 +11,8 @@
  *
  * Modes: `run` (a new operation from its plan, or on with the face's answer), `finish` (taken up
  * after an interruption: `--finish`, a rerun, the TUI's next start), `undo`. Taking up an
- * operation locks it for this face (./drivers.ts); one another keydeck drives is refused
+ * operation locks it for this face (./drivers.ts), and the lock stays held until the drive has
+ * settled, whatever the face lets go of meanwhile; one another keydeck drives is refused
  * (`in_progress`).
  *
  * Events and failures are data (./events.ts), worded by the faces through ./wording.ts. The loop's
@@ -137,7 +138,8 @@ export interface Machine<Op extends { readonly id: string }, Ctx extends KitCont
 export type DriveStart<Op, Plan> = { readonly plan: Plan } | { readonly op: Op };
 
 /**
- * Runs `machine` from `start` in `mode` until it stops (see the module comment).
+ * Runs `machine` from `start` in `mode` until it stops (see the module comment). The operation
+ * stays locked for `ctx.drivers` until this drive has settled (./drivers.ts `during`).
  * @returns the machine's outcome
  * @throws OperationError (`in_progress` when another keydeck drives the operation; the machine's
  *   own), and what an effect or the record throws (the operation stays recorded as it was)
@@ -158,13 +160,17 @@ export async function drive<Op extends { readonly id: string }, Ctx extends KitC
       throw err;
     }
   };
-  try {
-    return await loop(machine, ctx, start, memo, point);
-  } catch (err) {
-    // Halted at a failpoint: the face ends there as a killed process would, which drops its locks.
-    if (err instanceof OperationError && err.code === 'crashed') ctx.drivers?.releaseAll();
-    throw err;
-  }
+  const run = async () => {
+    try {
+      return await loop(machine, ctx, start, memo, point);
+    } catch (err) {
+      // Halted at a failpoint: the face ends there as a killed process would, which drops its locks.
+      if (err instanceof OperationError && err.code === 'crashed') ctx.drivers?.releaseAll();
+      throw err;
+    }
+  };
+  // Under way for the context's drivers from this call until it settles: no let-go drops its lock meanwhile.
+  return ctx.drivers ? ctx.drivers.during(run) : run();
 }
 
 /** The loop of {@link drive}. */
@@ -180,7 +186,6 @@ async function loop<Op extends { readonly id: string }, Ctx extends KitContext, 
     const begun = await machine.begin(ctx, start.plan, memo);
     if ('stop' in begun) return begun.stop;
     op = begun;
-    emit(ctx, { type: 'begun', kind: machine.kind, id: op.id });
     point('begin:recorded');
   } else {
     op = start.op;

@@ -40,8 +40,6 @@ const successorLost =
 export function eventPhrases(event: OperationEvent, face: Face): string[] {
   const e = event;
   switch (e.type) {
-    case 'begun':
-      return [];
     case 'minted':
       if (e.kind === 'mgmt-rotate') return [`Created the management key "${e.key.name}" (${e.key.keyPrefix}…).`];
       if (e.kind === 'rotate') return face === 'cli' ? [`Created the successor "${e.key.name}" (id ${e.key.id ?? 'unknown'}).`] : [];

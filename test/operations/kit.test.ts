@@ -4,9 +4,10 @@
  * table refuses it; an older keydeck's entries (`stage`, `orphans`) are read as `state`, `lost`;
  * `drive` performs one effect per step, its record write after, and its failpoints (armed by
  * `KEYDECK_FAILPOINT` with `KEYDECK_FAILPOINT_ACTION=halt`, traced by `KEYDECK_FAILPOINT_TRACE`) stop it where a kill would,
- * the record as it was written.
+ * the record as it was written; and an operation stays locked until its drive has settled,
+ * whatever its face lets go of meanwhile.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -205,6 +206,61 @@ describe('drive', () => {
       await expect(drive(counting([]), { record, drivers: new OperationDrivers(dir) }, { op }, 'finish', {})).rejects.toMatchObject({ code: 'in_progress' });
     } finally {
       elsewhere.releaseAll();
+    }
+  });
+
+  it('keeps an operation locked until its drive settles, whatever the face lets go of meanwhile: then ended (its lock file gone) or interrupted (free to take up)', async () => {
+    const { OperationDrivers, drivenElsewhere } = await import('../../src/operations/drivers.js');
+    const { heldLockPath } = await import('../../src/config/heldLock.js');
+    const record = rotationRecord(dir);
+    /** The toy whose `make` effect waits for `gate`, and which stops awaiting the user once `created` when `stop`. */
+    const slow = (gate: Promise<void>, underway: () => void, stop: boolean): ReturnType<typeof counting> => {
+      const toy = counting([]);
+      return {
+        ...toy,
+        // As every machine's begin: the new operation taken for the face.
+        async begin(ctx, plan, memo) {
+          const op = (await toy.begin(ctx, plan, memo)) as Toy;
+          await ctx.drivers?.take(op.id);
+          return op;
+        },
+        async next(ctx, op, memo) {
+          if (op.state === 'created' && stop) return { stop: 'awaiting' };
+          const next = await toy.next(ctx, op, memo);
+          if (!('step' in next) || next.step.name !== 'make') return next;
+          return {
+            step: step(
+              'make',
+              async () => (underway(), await gate),
+              () => ctx.record.update(op.id, { state: 'created' }),
+            ),
+          };
+        },
+      };
+    };
+    for (const stop of [true, false]) {
+      const face = new OperationDrivers(dir);
+      let open!: () => void;
+      let underway!: () => void;
+      const reached = new Promise<void>((r) => (underway = r));
+      const driving = drive(slow(new Promise<void>((r) => (open = r)), underway, stop), { record, drivers: face }, { plan: null }, 'run', {});
+      await reached;
+      const [op] = await record.list();
+      // The face closes while the effect is under way (a flow closed, the face stopping): the lock stays.
+      face.releaseAll();
+      face.release(op!.id);
+      expect(await drivenElsewhere(dir, op!.id)).toBe(true);
+      await expect(drive(counting([]), { record, drivers: new OperationDrivers(dir) }, { op: op! }, 'finish', {})).rejects.toMatchObject({ code: 'in_progress' });
+      open();
+      expect(await driving).toBe(stop ? 'awaiting' : 'done');
+      expect(await drivenElsewhere(dir, op!.id)).toBe(false);
+      if (stop) {
+        // Stopped awaiting the user, let go: interrupted, and another keydeck takes it up.
+        const other = new OperationDrivers(dir);
+        expect(await drive(counting([]), { record, drivers: other }, { op: (await record.list())[0]! }, 'finish', {})).toBe('done');
+      }
+      expect(existsSync(heldLockPath(dir, op!.id))).toBe(false);
+      expect(await record.list()).toEqual([]);
     }
   });
 });

@@ -4,9 +4,14 @@
  * a key shown once can still be sent (f) while it stays on screen; a command that fails after
  * creation reveals the key and offers to delete it (D); `R` rotates a credit key (successor
  * delivered, then the old key deactivated) and refuses a subscription key with what works
- * instead; an interrupted rotation in the record is offered at start, finished or undone.
+ * instead; an interrupted rotation in the record is offered at start, finished or undone; and an
+ * app ended while its flow's drive waits for a slow creating answer keeps the operation locked
+ * until that drive ends: another keydeck, a process of its own, is refused as in progress, then
+ * finds it ended or interrupted, and one key is made.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -19,6 +24,7 @@ import { rotationRecord } from '../../src/operations/rotationRecord.js';
 import { DeliveryRecord } from '../../src/delivery/deliveryRecord.js';
 import { KEYS, type TuiHandle } from './render.js';
 import { noKeychainStore, readySession, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
+import { makeTempHome, runCli, type CliRunner } from '../credentials/harness.js';
 
 let sb: TestSandbox;
 let root: string;
@@ -319,5 +325,135 @@ describe('rotation from the Keys pane', () => {
     // Undone, "a"'s successor is gone; "b"'s file holds its successor.
     expect((await sb.infer(keyIn(env)!)).status).toBe(200);
     expect(await record.list()).toEqual([]);
+  });
+});
+
+/**
+ * A proxy in front of `upstream` that forwards every request at once, and holds the answer of the
+ * first `POST pathname` (made upstream already: the service did it) until `release()`: an effect
+ * under way whose answer is slow. `held` resolves once that answer is in the proxy's hands;
+ * `posts()` counts the `POST pathname` requests seen.
+ */
+async function holdingProxy(upstream: string, pathname: string): Promise<{ url: string; held: Promise<void>; release(): void; posts(): number; close(): Promise<void> }> {
+  let posts = 0;
+  let holding: (() => void) | undefined;
+  const held = new Promise<void>((resolve) => (holding = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k))) as Record<string, string>;
+        const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+        const first = req.method === 'POST' && req.url?.split('?')[0] === pathname && posts++ === 0;
+        const answer = await fetch(`${upstream}${req.url}`, { method: req.method!, headers, ...(body && { body }) });
+        const text = await answer.text();
+        if (first) {
+          holding?.();
+          await gate;
+        }
+        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+        res.end(text);
+      })();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    held,
+    release,
+    posts: () => posts,
+    close: () => {
+      release();
+      server.closeAllConnections();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+describe('an operation whose flow closes while its drive runs', () => {
+  /**
+   * The app against a {@link holdingProxy} holding the first creating answer, as the `default`
+   * profile (that of a `keydeck` run with KEYDECK_TOKEN and KEYDECK_BASE_URL, which takes it up
+   * from the same data dir), and that other keydeck: a process of its own while the app's drive
+   * may run (in the test's thread after it, where a process proves nothing more).
+   */
+  async function rig(token: string) {
+    const proxy = await holdingProxy(sb.url, '/api/keys/credit');
+    const dataDir = mkdtempSync(path.join(root, 'data-'));
+    // The creating answer is held for longer than a test's default deadline of a call.
+    const services = testServices({ store: noKeychainStore().store, baseUrl: proxy.url, dataDir, profile: 'default', timeoutMs: 60_000 });
+    const ui = renderApp(services, { session: readySession(proxy.url, token), columns: 100, rows: 30 });
+    const home = makeTempHome();
+    onTestFinished(async () => {
+      home.remove();
+      await proxy.close();
+    });
+    const run = (args: readonly string[], runner?: CliRunner) =>
+      runCli(args, { env: home.env({ KEYDECK_TOKEN: token, KEYDECK_BASE_URL: proxy.url, KEYDECK_DATA_DIR: dataDir }), ...(runner && { runner }) });
+    return { ui, proxy, run };
+  }
+
+  it(
+    'R, the app ended while the successor’s creating answer is slow: another keydeck is refused (in progress) until the drive ends, then finishes it; one successor',
+    { timeout: 60_000 },
+    async () => {
+      const token = await sb.fundedUser(25);
+      const env = path.join(mkdtempSync(path.join(root, 'app-')), '.env');
+      const old = await sb.client(token).keys.createCredit({ name: 'web' });
+      writeFileSync(env, `KEYDECK_API_KEY=${old.apiKey}\n`, { mode: 0o600 });
+      const { ui, proxy, run } = await rig(token);
+      await ui.waitFor('web');
+      await ui.press('R');
+      await ui.waitFor('enter saves "web"');
+      await ui.press(KEYS.enter);
+      await ui.waitFor('Where does the successor "web" go?');
+      await ui.press('f');
+      await ui.type(env);
+      await ui.press(KEYS.enter);
+      await proxy.held;
+      // The app ends as the lifecycle ends it (ctrl-c): the flow is unmounted, its drive goes on.
+      const ended = ui.end();
+      const during = await run(['keys', 'rotate', '--finish', 'web', '--old', 'keep'], 'process');
+      expect(during.stderr).toMatch(/the rotation of "web" is in progress in another keydeck/);
+      // Nothing to do about it here: no `--finish` or `--undo` offered while it runs elsewhere.
+      expect(during.stderr).not.toMatch(/may have been created/);
+      expect(during.code).toBe(1);
+      proxy.release();
+      await ended;
+      // The drive stopped at the handover (the user's word): the rotation is interrupted now, and taken up.
+      const after = await run(['keys', 'rotate', '--finish', 'web', '--old', 'keep']);
+      expect(after.code, after.stderr).toBe(0);
+      const keys = await sb.client(token).keys.list();
+      expect(keys.map((k) => k.name.replace(/\d{4}-\d\d-\d\d/, 'DATE')).sort()).toEqual(['web', 'web (rotated DATE)']);
+      expect(proxy.posts()).toBe(1);
+      expect(keyIn(env)).not.toBe(old.apiKey);
+      expect((await sb.infer(keyIn(env)!)).status).toBe(200);
+    },
+  );
+
+  it('n, the app ended while the key’s creating answer is slow: another keydeck is refused (in progress) until the drive ends; one key', { timeout: 60_000 }, async () => {
+    const token = await sb.fundedUser(25);
+    const { ui, proxy, run } = await rig(token);
+    await ui.waitFor('no keys yet');
+    const env = path.join(mkdtempSync(path.join(root, 'app-')), '.env');
+    await createInto(ui, 'f', env);
+    await proxy.held;
+    const ended = ui.end();
+    const [made] = await sb.client(token).keys.list();
+    const during = await run(['keys', 'create', '--finish', made!.name], 'process');
+    expect(during.stderr).toMatch(new RegExp(`the creation of "${made!.name}" is in progress in another keydeck`));
+    expect(during.code).toBe(1);
+    proxy.release();
+    await ended;
+    // The drive delivered the key and ended the operation: nothing is left to finish.
+    const after = await run(['keys', 'create', '--finish', made!.name]);
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stdout).toContain(`No unfinished creation of the key "${made!.name}".`);
+    expect((await sb.client(token).keys.list()).map((k) => k.id)).toEqual([made!.id]);
+    expect(proxy.posts()).toBe(1);
+    expect(keyIn(env)).toMatch(SK);
   });
 });

@@ -5,8 +5,13 @@
  * are recorded under. keydeck always has a data dir (src/config/paths.ts), so the TUI's `n` and
  * `R` run the same machines as the commands, recorded the same way. Undefined while there is no
  * client (no session yet). Each flow drives with its own `emit` (its dialog's lines).
+ *
+ * Each component that calls it has a set of drivers of its own (src/operations/drivers.ts): what
+ * it drives is in progress for every other keydeck, and let go of when it unmounts (or its context
+ * changes): at once, or once its drives under way have settled (each is handed over to the app's
+ * exit, which waits for it), so a flow closed mid-drive never drops a lock from under its drive.
  */
-import { useMemo } from 'react';
+import { useEffect, useMemo } from 'react';
 import { DeliveryRecord } from '../../delivery/deliveryRecord.js';
 import { keyOperationContext, OperationDrivers, rotationContext, type KeyOperationContext, type RotationContext } from '../../operations/index.js';
 import { useServices } from '../contexts/ServicesContext.js';
@@ -18,7 +23,7 @@ export interface TuiOperations {
   readonly profile: string;
   /** The service origin (`https://api.example.com`). */
   readonly origin: string;
-  /** One set for the session: what the TUI drives is in progress for every other keydeck. */
+  /** The component's own set (see the module comment). */
   readonly drivers: OperationDrivers;
   /** Key creations and pledges' keys (src/operations/createKey.ts). */
   readonly creations: KeyOperationContext;
@@ -28,20 +33,22 @@ export interface TuiOperations {
 
 /** See the module comment. */
 export function useKeyOperations(): TuiOperations | undefined {
-  const { dataDir, profile, failpoints } = useServices();
+  const { dataDir, profile, failpoints, waitUntil } = useServices();
   const { client, baseUrl } = useSession();
-  return useMemo(() => {
+  const ops = useMemo(() => {
     if (!client || !baseUrl) return undefined;
     const origin = new URL(baseUrl).origin;
     const shared = {
       client,
       delivery: { lockDir: dataDir },
       deliveries: new DeliveryRecord(dataDir),
-      drivers: new OperationDrivers(dataDir),
+      drivers: new OperationDrivers(dataDir, { waitUntil }),
       profile: profile.name,
       origin,
       failpoints,
     };
     return { dataDir, profile: profile.name, origin, drivers: shared.drivers, creations: keyOperationContext({ ...shared, dataDir }), rotations: rotationContext({ ...shared, dataDir }) };
-  }, [client, dataDir, baseUrl, profile.name, failpoints]);
+  }, [client, dataDir, baseUrl, profile.name, failpoints, waitUntil]);
+  useEffect(() => () => ops?.drivers.releaseAll(), [ops]);
+  return ops;
 }

@@ -11,7 +11,7 @@
  * and `D` undoes it (the files put back, the key deleted): never an orphan without a word. The
  * flow renders the machine's events; it runs none of its steps.
  */
-import { useEffect, useEffectEvent, useRef, useState } from 'react';
+import { useEffect, useEffectEvent, useState } from 'react';
 import { Text } from 'ink';
 import type { Destination } from '../../../delivery/destinations.js';
 import { createKeyMachine, drive, statusWords, type CreateOutcome, type CreatePlan, type KeyOperation, type NewKey, type OperationEvent } from '../../../operations/index.js';
@@ -20,7 +20,6 @@ import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { Dialog } from '../../components/Dialog.js';
 import { NoticeDialog } from '../../components/NoticeDialog.js';
 import { RevealDialog } from '../../components/RevealDialog.js';
-import { useServices } from '../../contexts/ServicesContext.js';
 import { useFlash } from '../../contexts/StatusContext.js';
 import { describeFailure, errorCode } from '../../errors.js';
 import { useActionRunner } from '../../hooks/useActionRunner.js';
@@ -57,19 +56,10 @@ type Step =
 /** See the module comment. */
 export function CreateKeyFlow(props: CreateKeyFlowProps) {
   const ops = useKeyOperations();
-  const { waitUntil } = useServices();
   const flash = useFlash({ owned: false });
   const delivery = useKeyDelivery();
   const { run } = useActionRunner();
   const [step, setStep] = useState<Step>(props.resume ? { kind: 'working', label: 'finishing' } : { kind: 'choose' });
-  // The operation this flow drives: let go when the flow closes (unfinished, it is interrupted then).
-  const driven = useRef<string | undefined>(props.resume?.id);
-  useEffect(
-    () => () => {
-      if (driven.current !== undefined) ops?.drivers.release(driven.current);
-    },
-    [ops],
-  );
   const area = { columns: props.columns, rows: props.rows };
   const label = (c: NewKey) => `"${visible(c.name)}"`;
   const sub = props.subscription ?? (props.resume?.subscriptionId !== undefined ? { id: props.resume.subscriptionId, label: props.resume.subscriptionId } : undefined);
@@ -86,8 +76,7 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
   /** Drives the machine, its events as the dialog's lines (a new key said on the status line). */
   const driveWith = async (labelWords: string, start: { op: KeyOperation } | { plan: CreatePlan }, mode: 'run' | 'finish', lines: string[]) => {
     const emit = (e: OperationEvent) => {
-      if (e.type === 'begun') driven.current = e.id;
-      else if (e.type === 'minted') flash(statusWords(e), 'ok');
+      if (e.type === 'minted') flash(statusWords(e), 'ok');
       else lines.push(...eventLines(e));
     };
     return run(labelWords, () => drive(createKeyMachine, { ...ops!.creations, emit }, start, mode, {}), { quiet: true });
@@ -97,10 +86,8 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
   const settle = (outcome: CreateOutcome, lines: string[]) => {
     switch (outcome.kind) {
       case 'reveal':
-        driven.current = outcome.op.id;
         return setStep({ kind: 'reveal', created: outcome.key, op: outcome.op, lines, failed: false });
       case 'undelivered':
-        driven.current = outcome.op.id;
         return setStep({ kind: 'reveal', created: outcome.key, op: outcome.op, lines, failed: true });
       case 'done':
         if (outcome.key && outcome.outcomes.length > 0) return setStep({ kind: 'delivered', created: outcome.key, lines });
@@ -148,19 +135,12 @@ export function CreateKeyFlow(props: CreateKeyFlowProps) {
       return props.onDone(s.created.id);
     }
     flash('the full key is gone from the screen; the list shows its name only', 'ok');
-    // The flow closes now and the drive ends the operation after it: the drive holds the operation
-    // until its end (which removes the lock's file), not the closing flow, and the app's end waits
-    // for it.
+    // The flow closes now and the drive ends the operation after it: the operation stays locked
+    // until the drive has settled (the flow's let-go waits for it), and the app's end waits for it.
     if (ops) {
-      driven.current = undefined;
-      const id = s.op.id;
-      void waitUntil(
-        drive(createKeyMachine, ops.creations, { op: s.op }, 'run', { shown: true })
-          // The key is with the user: a failure to clear the record leaves it `showing`, named at
-          // the next start.
-          .catch(() => undefined)
-          .finally(() => ops.drivers.release(id)),
-      );
+      void drive(createKeyMachine, ops.creations, { op: s.op }, 'run', { shown: true })
+        // The key is with the user: a failure to clear the record leaves it `showing`, named at the next start.
+        .catch(() => undefined);
     }
     props.onDone(s.created.id);
   };

@@ -10,7 +10,7 @@
  * rotation (`start.rotation`): the machine reads the world first. The flow renders the machine's
  * events; it runs none of its steps.
  */
-import { useEffect, useEffectEvent, useRef, useState } from 'react';
+import { useEffect, useEffectEvent, useState } from 'react';
 import { Text } from 'ink';
 import { keyNameProblem, type ConsumptionKey } from '../../../api/schemas.js';
 import type { Destination } from '../../../delivery/destinations.js';
@@ -75,14 +75,6 @@ export function RotateFlow(props: RotateFlowProps) {
     return refusal ? { kind: 'refused', message: sentence(failureLine(refusal, 'tui')) } : { kind: 'name' };
   };
   const [step, setStep] = useState<Step>(initial);
-  // The rotation this flow drives: let go when the flow closes (unfinished, it is interrupted then).
-  const driven = useRef<string | undefined>('rotation' in props.start ? props.start.rotation.id : undefined);
-  useEffect(
-    () => () => {
-      if (driven.current !== undefined) ops?.drivers.release(driven.current);
-    },
-    [ops],
-  );
   const area = { columns: props.columns, rows: props.rows };
   const fail = (error: unknown) => {
     flash(describeFailure(error), 'error', 10_000);
@@ -94,10 +86,7 @@ export function RotateFlow(props: RotateFlowProps) {
     if (!ops) return props.onDone();
     setStep({ kind: 'working', label: labelWords });
     const lines = [...before];
-    const emit = (e: OperationEvent) => {
-      if (e.type === 'begun') driven.current = e.id;
-      else lines.push(...eventLines(e));
-    };
+    const emit = (e: OperationEvent) => lines.push(...eventLines(e));
     const r = await run(labelWords, () => drive(rotateKeyMachine, { ...ops.rotations, emit }, start, mode, input), { quiet: true });
     if (!r.ok) return fail(r.error);
     settle(r.value, lines);
@@ -107,10 +96,8 @@ export function RotateFlow(props: RotateFlowProps) {
     switch (outcome.kind) {
       case 'reveal':
       case 'undelivered':
-        driven.current = outcome.op.id;
         return setStep({ kind: 'reveal', rotation: outcome.op, created: outcome.key, lines, failed: outcome.kind === 'undelivered' });
       case 'handover':
-        driven.current = outcome.op.id;
         return setStep({ kind: 'handover', rotation: outcome.op, lines });
       default:
         return props.onDone();
