@@ -22,7 +22,7 @@
  * dir (2.9 GB after a day of runs here), and ~20 MB of compile-cache entries keyed by their paths.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,11 +78,16 @@ function runTempDir(): string {
   } catch {
     // No /proc (not Linux): the OS's temp dir.
   }
+  let dir: string;
   try {
-    return mkdtempSync(path.join(base, 'keydeck-test-run-'));
+    dir = mkdtempSync(path.join(base, 'keydeck-test-run-'));
   } catch {
-    return mkdtempSync(path.join(tmpdir(), 'keydeck-test-run-'));
+    dir = mkdtempSync(path.join(tmpdir(), 'keydeck-test-run-'));
   }
+  // Open to every user as the OS's temp dir is (sticky, world-writable): a suite runs a process as
+  // another user in a dir of its own under it (test/operations/tokenFileRace.test.ts).
+  chmodSync(dir, 0o1777);
+  return dir;
 }
 
 /**
