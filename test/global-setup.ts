@@ -22,7 +22,7 @@
  * dir (2.9 GB after a day of runs here), and ~20 MB of compile-cache entries keyed by their paths.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,11 +58,25 @@ function snapshotCli(root: string, dir: string): string {
  */
 const TEST_CONTROL = /^KEYDECK_(TEST_|CRASH_|SCREENS_|BENCH_)/;
 
+/** The room /dev/shm must have for the run's temp dir, bytes: the packaging suites alone install ~30 MB there. */
+const SHM_ROOM = 1024 ** 3;
+
+/** The bytes free for this user under `dir` (0 when unknown). */
+function roomIn(dir: string): number {
+  try {
+    const { bavail, bsize } = statfsSync(dir);
+    return bavail * bsize;
+  } catch {
+    return 0;
+  }
+}
+
 /**
  * The run's temp dir, made TMPDIR before any worker starts (so that every temp dir a suite, a CLI
  * run, a sandbox, npm or a keychain daemon makes is under it) and removed after the run, with
  * whatever a test left there: under /dev/shm when that is a tmpfs on which programs may run (a
- * suite writes scripts there and runs them as delivery commands), else under the OS's temp dir.
+ * suite writes scripts there and runs them as delivery commands) with room to spare (a container's
+ * is often 64 MB), else under the OS's temp dir.
  * On a tmpfs SQLite's syncs cost next to nothing (docs/performance.md, "The suite": the crash walks'
  * system time 14.3 → 10.3 s). Nothing a test checks depends on the disk under it: the file modes,
  * renames and locks keydeck relies on are the same on a tmpfs.
@@ -74,7 +88,7 @@ function runTempDir(): string {
       .split('\n')
       .map((line) => line.split(' '))
       .find(([, mountPoint]) => mountPoint === '/dev/shm');
-    if (shm?.[2] === 'tmpfs' && !shm[3]!.split(',').includes('noexec')) base = '/dev/shm';
+    if (shm?.[2] === 'tmpfs' && !shm[3]!.split(',').includes('noexec') && roomIn('/dev/shm') >= SHM_ROOM) base = '/dev/shm';
   } catch {
     // No /proc (not Linux): the OS's temp dir.
   }
