@@ -12,12 +12,17 @@
  * did; `node scripts/hermetic-check.mjs` runs the whole suite from a user's shell holding a
  * running sandbox and checks that it left that user's keydeck untouched.
  *
+ * The run's temp files are in memory where the machine allows it ({@link runTempDir}): the crash
+ * walks and the CLI runs open SQLite stores and write records in fresh temp dirs by the thousand,
+ * and each commit, checkpoint and close that syncs to a disk costs the kernel's time and holds the
+ * worker's thread.
+ *
  * The snapshot used to be taken by each test file's worker and removed on its process's `exit`,
  * which vitest's workers do not reach: every `npm test` left some thirty 5 MB copies in the OS temp
  * dir (2.9 GB after a day of runs here), and ~20 MB of compile-cache entries keyed by their paths.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +57,52 @@ function snapshotCli(root: string, dir: string): string {
  * keydeck at a config, a data dir, a service or a credential.
  */
 const TEST_CONTROL = /^KEYDECK_(TEST_|CRASH_|SCREENS_|BENCH_)/;
+
+/** The room /dev/shm must have for the run's temp dir, bytes: the packaging suites alone install ~30 MB there. */
+const SHM_ROOM = 1024 ** 3;
+
+/** The bytes free for this user under `dir` (0 when unknown). */
+function roomIn(dir: string): number {
+  try {
+    const { bavail, bsize } = statfsSync(dir);
+    return bavail * bsize;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The run's temp dir, made TMPDIR before any worker starts (so that every temp dir a suite, a CLI
+ * run, a sandbox, npm or a keychain daemon makes is under it) and removed after the run, with
+ * whatever a test left there: under /dev/shm when that is a tmpfs on which programs may run (a
+ * suite writes scripts there and runs them as delivery commands) with room to spare (a container's
+ * is often 64 MB), else under the OS's temp dir.
+ * On a tmpfs SQLite's syncs cost next to nothing (docs/performance.md, "The suite": the crash walks'
+ * system time 14.3 → 10.3 s). Nothing a test checks depends on the disk under it: the file modes,
+ * renames and locks keydeck relies on are the same on a tmpfs.
+ */
+function runTempDir(): string {
+  let base = tmpdir();
+  try {
+    const shm = readFileSync('/proc/mounts', 'utf8')
+      .split('\n')
+      .map((line) => line.split(' '))
+      .find(([, mountPoint]) => mountPoint === '/dev/shm');
+    if (shm?.[2] === 'tmpfs' && !shm[3]!.split(',').includes('noexec') && roomIn('/dev/shm') >= SHM_ROOM) base = '/dev/shm';
+  } catch {
+    // No /proc (not Linux): the OS's temp dir.
+  }
+  let dir: string;
+  try {
+    dir = mkdtempSync(path.join(base, 'keydeck-test-run-'));
+  } catch {
+    dir = mkdtempSync(path.join(tmpdir(), 'keydeck-test-run-'));
+  }
+  // Open to every user as the OS's temp dir is (sticky, world-writable): a suite runs a process as
+  // another user in a dir of its own under it (test/operations/tokenFileRace.test.ts).
+  chmodSync(dir, 0o1777);
+  return dir;
+}
 
 /**
  * Makes this process's environment (and so every worker's, and every CLI run's that copies it)
@@ -101,13 +152,15 @@ function currentSnapshot(root: string, dir: string): string {
 }
 
 export default function setup(project: TestProject): () => void {
+  const temp = runTempDir();
+  process.env.TMPDIR = temp;
   const home = hermeticEnvironment();
   const root = fileURLToPath(new URL('..', import.meta.url));
   const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-cli-'));
   try {
     project.provide('cliSnapshot', currentSnapshot(root, dir));
   } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(temp, { recursive: true, force: true });
     throw error;
   }
   // Node's compile cache (src/cli/main.ts) is keyed by a file's path, so the entries of the snapshot's
@@ -120,5 +173,6 @@ export default function setup(project: TestProject): () => void {
   return () => {
     rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
     rmSync(home, { recursive: true, force: true, maxRetries: 5 });
+    rmSync(temp, { recursive: true, force: true, maxRetries: 5 });
   };
 }
