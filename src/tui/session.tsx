@@ -195,6 +195,8 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
       ...clientTimeout,
       allowInsecureHttp,
       onNotice,
+      // The other profiles are polled from the start: through Node's own client, as the app's own.
+      transport: 'node:http',
     });
   };
   const accountsStore = createCredentialStore();
