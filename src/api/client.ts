@@ -64,9 +64,10 @@ export interface KeydeckClientOptions {
    */
   onNotice?: (notice: ClientNotice) => void;
   /**
-   * What sends the requests: `got` (the default: the TUI, the monitor and the exporter, which
-   * poll for hours) or `node:http` (Node's own client, ~30 ms less to load: the scriptable
-   * commands, src/commands/output.ts). The same guarantees either way (src/api/nodeHttp.ts).
+   * What sends the requests: `got` (the default: the monitor and the exporter) or `node:http`
+   * (Node's own client, ~30 ms less to load and a fraction of got's garbage per request: the
+   * scriptable commands, src/commands/output.ts, and the TUI, src/tui/session.tsx). The same
+   * guarantees either way (src/api/nodeHttp.ts).
    */
   transport?: TransportName;
   /**

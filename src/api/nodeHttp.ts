@@ -9,9 +9,11 @@
  * for an encoded answer). No proxy: neither transport reads `HTTP(S)_PROXY`.
  *
  * Why a second transport: got and its helpers are about 260 KB of JavaScript, some 30 ms of a
- * one-shot command's start (bench/oneshot.mjs) for a single request. The scriptable commands send
- * through this one (src/commands/output.ts); the TUI, the monitor and the exporter, which poll for
- * hours, through got. test/api/faults.test.ts and bounds.test.ts run against both.
+ * one-shot command's start (bench/oneshot.mjs) for a single request, and several times this
+ * one's garbage per request, which a TUI polling every few seconds promotes into V8's old space
+ * (docs/performance.md, "The TUI's memory (round 6)"). The scriptable commands (src/commands/output.ts)
+ * and the TUI (src/tui/session.tsx) send through this one; the monitor and the exporter through
+ * got. test/api/faults.test.ts and bounds.test.ts run against both.
  * `node:https` is loaded on the first https request, not with this module.
  */
 import http from 'node:http';

@@ -111,6 +111,10 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
         let client = clients.get(key);
         if (!client) {
           client = new KeydeckClient({
+            // Node's own client (src/api/nodeHttp.ts): got allocates several times more per request,
+            // garbage that a poll every few seconds promotes into V8's old space (docs/performance.md,
+            // "The TUI's memory (round 6)").
+            transport: 'node:http',
             ...clientTimeout,
             ...(profile.topUpMethods !== undefined && { methodNames: profile.topUpMethods }),
             onNotice,
@@ -191,6 +195,8 @@ export function sessionApp({ globals, profile, sandbox, target, allowInsecureHtt
       ...clientTimeout,
       allowInsecureHttp,
       onNotice,
+      // The other profiles are polled from the start: through Node's own client, as the app's own.
+      transport: 'node:http',
     });
   };
   const accountsStore = createCredentialStore();

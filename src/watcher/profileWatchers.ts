@@ -17,6 +17,7 @@
  * shows keeps its own watcher for that).
  */
 import { KeydeckClient, type ClientNotice } from '../api/client.js';
+import type { TransportName } from '../api/http.js';
 import { HistoryRecorder } from '../billing/historyRecorder.js';
 import type { BalanceHistoryStore } from '../billing/historyStore.js';
 import { KeyHistory } from '../billing/keyHistory.js';
@@ -57,6 +58,8 @@ export interface ProfileWatchersOptions {
   readonly allowInsecureHttp?: boolean;
   /** Notices of the clients (key values hidden). */
   readonly onNotice?: (notice: ClientNotice) => void;
+  /** What the clients send through (src/api/client.ts `transport`). Default `got`; the TUI's Accounts pane: `node:http`. */
+  readonly transport?: TransportName;
   /** Clock (epoch ms). Default Date.now. */
   readonly now?: () => number;
 }
@@ -124,7 +127,7 @@ export function watchProfiles(options: ProfileWatchersOptions): ProfileWatch[] {
         client = new KeydeckClient({
           baseUrl,
           token,
-          transport: 'got',
+          transport: options.transport ?? 'got',
           ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
           ...(options.allowInsecureHttp && { allowInsecureHttp: true }),
           ...(options.onNotice && { onNotice: options.onNotice }),
