@@ -28,6 +28,6 @@ if (table !== undefined) {
   // The words after `__complete --` (src/bin.ts sends `__complete` alone here too: no words).
   await runCompletion(table, process.argv.slice(4), process.env.KEYDECK_BASE_URL, writeStdoutNow);
 } else {
-  const { main } = await import('./cli/main.js');
-  await main(KEYDECK_VERSION);
+  // The command line itself (dist/main.js), which answers it from the program.
+  await import('./cli.js');
 }

@@ -15,7 +15,7 @@ import { HELP_WORDS, MANUAL_TOPICS } from './manualTopics.js';
  * The command line as completion sees it: the visible commands and options of commander's tree
  * (src/cli/program.ts), as plain data. {@link commandTreeOf} makes it from the program; the build
  * writes it into dist/completion.json (scripts/build.mjs), which a completion request reads
- * without loading commander and the program (src/cli.ts: a Tab press waits for it).
+ * without loading commander and the program (src/complete.ts: a Tab press waits for it).
  */
 export interface CompletionCommand {
   readonly name: string;

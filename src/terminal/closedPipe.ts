@@ -11,18 +11,16 @@
 /** The exit code after a closed pipe: 128 + 13 (SIGPIPE). */
 export const CLOSED_PIPE_EXIT_CODE = 141;
 
-/** The streams {@link exitQuietlyOnClosedPipe} has set up. */
-const handled = new WeakSet<NodeJS.WriteStream>();
+/** The `error` listener {@link exitQuietlyOnClosedPipe} gives stdout and stderr: EPIPE ends the process quietly, anything else stays an error. */
+function exitOnClosedPipe(error: NodeJS.ErrnoException): void {
+  if (error.code === 'EPIPE') process.exit(CLOSED_PIPE_EXIT_CODE);
+  throw error;
+}
 
-/** Makes EPIPE on stdout or stderr end the process quietly (see the module comment). Once per stream: a second call does nothing. */
+/** Makes EPIPE on stdout or stderr end the process quietly (see the module comment). Once per stream: a second call adds nothing. */
 export function exitQuietlyOnClosedPipe(): void {
   for (const stream of [process.stdout, process.stderr]) {
-    if (handled.has(stream)) continue;
-    handled.add(stream);
-    stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(CLOSED_PIPE_EXIT_CODE);
-      throw error;
-    });
+    if (!stream.listeners('error').includes(exitOnClosedPipe)) stream.on('error', exitOnClosedPipe);
   }
 }
 

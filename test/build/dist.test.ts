@@ -189,6 +189,11 @@ describe('dist/', () => {
       expect(complete(['--profile', ''])).toMatchObject({ status: 0, stdout: '', stderr: '' });
       // Anything else needs the command line, which this copy lacks.
       expect(spawnSync(process.execPath, [path.join(copy, 'dist', 'cli.js'), '--help'], { encoding: 'utf8', timeout: 20_000, env }).status).not.toBe(0);
+      // Without the command tree, the command line answers from the program: the same candidates.
+      const tree = complete(['keys', '']).stdout;
+      for (const file of ['main.js', 'program.js']) cpSync(path.join(DIST, file), path.join(copy, 'dist', file));
+      rmSync(path.join(copy, 'dist', 'completion.json'));
+      expect(complete(['keys', ''])).toMatchObject({ status: 0, stdout: tree, stderr: '' });
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
