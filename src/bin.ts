@@ -13,7 +13,7 @@
  * `keydeck --version` (or `-V`) alone, as scripts ask it, is answered here, before anything is
  * loaded: the version is package.json's, written into this file by the build (KEYDECK_VERSION),
  * the same that the program's commander prints for `--version` among other words
- * (test/commands/runner.test.ts compares the two). About 1.05× `node -e 0` (docs/performance.md,
+ * (test/commands/runner.test.ts compares the two): 1.00–1.07× `node -e 0` (docs/performance.md,
  * "One-shot commands"). A completion request (`keydeck __complete -- WORDS…`, what Tab runs) goes
  * straight to its own entry, which loads neither main.js nor the program.
  *
