@@ -10,7 +10,7 @@
 //   dist/chunks/     what they share and what they load lazily (non-TUI commands never load Ink);
 //   dist/completion.json  the command tree a completion request reads (src/complete.ts), from the program;
 //   dist/types/      `.d.ts` of the library entries (`npm run build` and `prepare` only).
-// NODE_ENV is production (React's production build, smaller and faster to start); KEYDECK_VERSION
+// NODE_ENV is production (React's production build, smaller and faster to start); PACKAGE_VERSION
 // is package.json's version (src/types/build.d.ts), in the bundle and in the executable alike;
 // react-devtools-core is aliased to an empty module (ink imports it only when DEV is set).
 // string-width is replaced by src/tui/fastStringWidth.ts (same results, faster; see there), and
@@ -33,7 +33,7 @@ import { keepMetafile, metafileKey } from './dist-stamp.mjs';
 import { reactOncePlugin } from './reactOnce.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-/** package.json's version as a JavaScript string, for esbuild's `define` of KEYDECK_VERSION (src/types/build.d.ts). */
+/** package.json's version as a JavaScript string, for esbuild's `define` of PACKAGE_VERSION (src/types/build.d.ts). */
 const VERSION = JSON.stringify(JSON.parse(await readFile(join(root, 'package.json'), 'utf8')).version);
 
 /** src/tui/fastStringWidth.ts: string-width with the same results, faster on keydeck's frames. */
@@ -465,7 +465,7 @@ export function bundleOptions(emptyModule) {
     jsx: 'automatic',
     define: {
       'process.env.NODE_ENV': '"production"',
-      KEYDECK_VERSION: VERSION,
+      PACKAGE_VERSION: VERSION,
       // Bundled CommonJS dependencies use __filename and __dirname: they get the banner's, under
       // names no module declares. (The
       // banner used to declare `const __dirname` itself, which collided with the ESM modules that
@@ -568,7 +568,7 @@ export async function buildDist(outdir, { types = false } = {}) {
     format: 'esm',
     platform: 'node',
     target: 'node14', // dynamic import() as it is (esbuild would turn it into require() for older targets)
-    define: { KEYDECK_VERSION: VERSION },
+    define: { PACKAGE_VERSION: VERSION },
     banner: { js: '#!/usr/bin/env node' },
     legalComments: 'none',
     logLevel: 'warning',

@@ -11,7 +11,7 @@
  * by the build), nothing from the bundle.
  *
  * `keydeck --version` (or `-V`) alone, as scripts ask it, is answered here, before anything is
- * loaded: the version is package.json's, written into this file by the build (KEYDECK_VERSION),
+ * loaded: the version is package.json's, written into this file by the build (PACKAGE_VERSION),
  * the same that the program's commander prints for `--version` among other words
  * (test/commands/runner.test.ts compares the two): 1.00–1.07× `node -e 0` (docs/performance.md,
  * "One-shot commands"). A completion request (`keydeck __complete -- WORDS…`, what Tab runs) goes
@@ -22,8 +22,8 @@
  * completion loads, so that commander and the program's definition load from it too: a one-shot
  * command (a completion request, `keys list`) pays for compiling nothing it ran before
  * (bench/oneshot.mjs). Not when an argument names a resident command (src/cli/main.ts
- * RESIDENT_COMMANDS says why); a word that only looks like one (a key named `monitor`) costs that
- * run the cache, nothing else.
+ * RESIDENT_COMMANDS says why), unless it is a word of a completion request; a word that only looks
+ * like one (a key named `monitor`) costs that run the cache, nothing else.
  */
 import { nodeIsRecentEnough, OLD_NODE_EXIT_CODE, oldNodeLine } from './node-version.js';
 import { writeStdoutNow } from './terminal/closedPipe.js';
@@ -43,11 +43,12 @@ if (!nodeIsRecentEnough(process.versions.node)) {
 
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // What commander prints for it (src/cli/program.ts); with other words, the program answers.
-  writeStdoutNow(`${KEYDECK_VERSION}\n`);
+  writeStdoutNow(`${PACKAGE_VERSION}\n`);
 } else {
   // `__complete -- WORDS…` as the completion scripts ask (src/commands/completion.ts), or `__complete` alone.
   const completion = args[0] === '__complete' && (args[1] === '--' || args.length === 1);
-  const resident = args.some((arg) => RESIDENT.indexOf(arg) >= 0);
+  // A completion of `keydeck monitor …` names one among its words, and answers at once.
+  const resident = !completion && args.some((arg) => RESIDENT.indexOf(arg) >= 0);
   void import('node:module')
     .then((nodeModule) => {
       if (!resident) nodeModule.enableCompileCache?.();

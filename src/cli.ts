@@ -9,4 +9,4 @@
  */
 
 const { main } = await import('./cli/main.js');
-await main(KEYDECK_VERSION);
+await main(PACKAGE_VERSION);

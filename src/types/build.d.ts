@@ -3,4 +3,4 @@
  * what `keydeck --version` prints (src/bin.ts, src/cli.ts, src/complete.ts). Only those entries
  * read it; a module run unbuilt (the suites import src/ directly) has no such name.
  */
-declare const KEYDECK_VERSION: string;
+declare const PACKAGE_VERSION: string;

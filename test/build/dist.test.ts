@@ -218,6 +218,8 @@ describe('dist/', () => {
     // Without a terminal both stop with a usage error, after the decision (taken before any action).
     expect(cacheUsedBy(['monitor'])).toBe(false);
     expect(cacheUsedBy(['exporter', '--listen', 'nonsense:x'])).toBe(false);
+    // A Tab after `keydeck monitor` is a completion request, which answers at once: it keeps its compiled code.
+    expect(cacheUsedBy(['__complete', '--', 'monitor', ''])).toBe(true);
   });
 
   it('ships no source maps and no TypeScript source; the library entries have .d.ts', () => {
