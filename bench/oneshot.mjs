@@ -4,7 +4,7 @@
 // order, so all see the same machine load; the figures are medians of the rounds, the ratios are
 // the command's median ÷ `node -e 0`'s, and the spread is the lowest and highest ratio of a round.
 // Command classes:
-//   - `keydeck --version`: the command line alone (commander, the program's definition);
+//   - `keydeck --version`: the executable alone (src/bin.ts answers it, loading nothing);
 //   - a completion request, what Tab runs: `keydeck __complete -- keys ''` (the command tree) and
 //     `keydeck __complete -- --profile ''` (profile names from the config file);
 //   - a read of the service, `keydeck keys list --json` and `keydeck billing credits`, against a

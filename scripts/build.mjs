@@ -1,14 +1,17 @@
 // Builds dist/ with esbuild (and the library's type declarations with tsc):
 //   dist/cli.js      the `keydeck` executable: a small guard built for old Node.js targets
-//                    (src/bin.ts) that names the Node.js version keydeck needs, then loads main.js;
+//                    (src/bin.ts) that names the Node.js version keydeck needs, answers a lone
+//                    `--version`, then loads complete.js for a completion request, else main.js;
 //   dist/main.js     the command line (src/cli.ts) with every runtime dependency bundled but keytar;
+//   dist/complete.js a completion request (src/complete.ts), from dist/completion.json;
 //   dist/program.js  the same command line as a function (src/cli/main.ts), for the suites' CLI runs
 //                    in the test's own thread (not an export of the package);
 //   dist/index.js, dist/sandbox.js   the library entries (`keydeck`, `keydeck/sandbox`);
 //   dist/chunks/     what they share and what they load lazily (non-TUI commands never load Ink);
-//   dist/completion.json  the command tree a completion request reads (src/cli.ts), from the program;
+//   dist/completion.json  the command tree a completion request reads (src/complete.ts), from the program;
 //   dist/types/      `.d.ts` of the library entries (`npm run build` and `prepare` only).
-// NODE_ENV is production (React's production build, smaller and faster to start);
+// NODE_ENV is production (React's production build, smaller and faster to start); PACKAGE_VERSION
+// is package.json's version (src/types/build.d.ts), in the bundle and in the executable alike;
 // react-devtools-core is aliased to an empty module (ink imports it only when DEV is set).
 // string-width is replaced by src/tui/fastStringWidth.ts (same results, faster; see there), and
 // @sindresorhus/is (got's) builds its Intl.ListFormat objects when used, not at load, and got's
@@ -30,6 +33,8 @@ import { keepMetafile, metafileKey } from './dist-stamp.mjs';
 import { reactOncePlugin } from './reactOnce.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+/** package.json's version as a JavaScript string, for esbuild's `define` of PACKAGE_VERSION (src/types/build.d.ts). */
+const VERSION = JSON.stringify(JSON.parse(await readFile(join(root, 'package.json'), 'utf8')).version);
 
 /** src/tui/fastStringWidth.ts: string-width with the same results, faster on keydeck's frames. */
 const fastStringWidth = fileURLToPath(new URL('../src/tui/fastStringWidth.ts', import.meta.url));
@@ -335,11 +340,11 @@ export const processGlobalPlugin = {
  */
 export const ONE_SHOT_ROOTS = ['src/commands/output.ts', 'src/commands/api-command.ts', 'src/commands/sandboxTarget.ts', 'src/commands/keysList.ts', 'src/commands/billingCredits.ts'];
 /**
- * The modules whose static imports stay out of those groups: the command line's entry and what a
- * completion request loads (src/cli.ts answers `--version` and `__complete` without the session),
- * and the sandbox server (it shares src/api's wire format, not the client's session).
+ * The modules whose static imports stay out of those groups: the command line's entry, what a
+ * completion request loads (src/complete.ts answers `__complete` without the session), and the
+ * sandbox server (it shares src/api's wire format, not the client's session).
  */
-const ONE_SHOT_KEPT_APART = [/^src\/cli\.ts$/, /^src\/commands\/completion\.ts$/, /^src\/config\/profileNames\.ts$/, /^src\/sandbox\//];
+const ONE_SHOT_KEPT_APART = [/^src\/cli\.ts$/, /^src\/complete\.ts$/, /^src\/commands\/completion\.ts$/, /^src\/config\/profileNames\.ts$/, /^src\/sandbox\//];
 /**
  * The TUI's first frame (src/tui/run.tsx draws it with Ink alone, before the client and
  * `node:http` load: test/build/dist.test.ts): what of the session it imports is a group of its
@@ -347,15 +352,13 @@ const ONE_SHOT_KEPT_APART = [/^src\/cli\.ts$/, /^src\/commands\/completion\.ts$/
  */
 const ONE_SHOT_FIRST_FRAME = 'src/tui/run.tsx';
 /**
- * A completion request (src/cli.ts imports src/commands/completion.ts on a Tab press, which reads
- * profile names with src/config/profileNames.ts): what of keydeck it loads beyond dist/main.js's
- * own static imports (the command tree's walk, the manual's topics, the config's paths, the
- * trust checks, the error type) is a group of its own, one chunk: profile names load no chunk
- * beyond the command tree's (docs/performance.md, "One-shot commands").
+ * A completion request (src/complete.ts imports src/commands/completion.ts, which reads profile
+ * names with src/config/profileNames.ts): what of keydeck it loads (the command tree's walk, the
+ * manual's topics, the config's paths, the trust checks, the error type, the closed pipe's
+ * handling) is a group of its own, one chunk: profile names load no chunk beyond the command
+ * tree's (docs/performance.md, "One-shot commands").
  */
 const ONE_SHOT_COMPLETION = ['src/commands/completion.ts', 'src/config/profileNames.ts'];
-/** dist/main.js (src/cli.ts): what it imports statically is kept out of {@link ONE_SHOT_COMPLETION}'s group (`--version` loads it). */
-const ONE_SHOT_MAIN = 'src/cli.ts';
 
 /**
  * Fewer, larger chunks on the one-shot path. esbuild's code splitting makes one chunk per set of
@@ -404,9 +407,8 @@ export const oneShotGroupsPlugin = {
       const grouped = [...closure(ONE_SHOT_ROOTS)].filter((m) => /^src\//.test(m) && !/^src\/(cli|tui)\//.test(m) && !apart.has(m));
       const firstFrame = closure([ONE_SHOT_FIRST_FRAME]);
       groupOf = new Map(grouped.map((m) => [join(root, m), m.startsWith('src/commands/') ? 'commands' : firstFrame.has(m) ? 'first-frame' : 'session']));
-      // A completion request, of the command tree or of profile names: what it loads beyond dist/main.js, one chunk.
-      const mainStatic = closure([ONE_SHOT_MAIN]);
-      for (const m of closure(ONE_SHOT_COMPLETION)) if (/^src\//.test(m) && !mainStatic.has(m)) groupOf.set(join(root, m), 'completion');
+      // A completion request, of the command tree or of profile names: what it loads of keydeck, one chunk.
+      for (const m of closure(ONE_SHOT_COMPLETION)) if (/^src\//.test(m)) groupOf.set(join(root, m), 'completion');
       members = new Map();
       for (const [file, group] of groupOf) members.set(group, [...(members.get(group) ?? []), file].sort());
       // No cycle through a stand-in: what a member imports from outside its group never leads back into it.
@@ -463,6 +465,7 @@ export function bundleOptions(emptyModule) {
     jsx: 'automatic',
     define: {
       'process.env.NODE_ENV': '"production"',
+      PACKAGE_VERSION: VERSION,
       // Bundled CommonJS dependencies use __filename and __dirname: they get the banner's, under
       // names no module declares. (The
       // banner used to declare `const __dirname` itself, which collided with the ESM modules that
@@ -508,7 +511,7 @@ export function bundleOptions(emptyModule) {
 const TYPES_CACHE = join(root, 'node_modules', '.cache', 'keydeck', 'declarations');
 
 /** The bundled entry points of dist/ (output name → source); dist/cli.js is the guard, built apart. */
-export const ENTRY_POINTS = { main: 'src/cli.ts', program: 'src/cli/main.ts', index: 'src/index.ts', sandbox: 'src/sandbox/index.ts' };
+export const ENTRY_POINTS = { main: 'src/cli.ts', complete: 'src/complete.ts', program: 'src/cli/main.ts', index: 'src/index.ts', sandbox: 'src/sandbox/index.ts' };
 
 /**
  * The declaration files under `dir` that `entries` (paths relative to `dir`) reach through their
@@ -543,7 +546,7 @@ export async function buildDist(outdir, { types = false } = {}) {
   const empty = join(outdir, '.empty.js');
   await writeFile(empty, 'export default {};\n');
   const { metafile } = await build({ ...bundleOptions(empty), entryPoints: ENTRY_POINTS, outdir, metafile: true });
-  // The command tree a completion request reads without loading the program (src/cli.ts), from the
+  // The command tree a completion request reads without loading the program (src/complete.ts), from the
   // program just built (src/cli/main.ts completionTable), in a process of its own.
   const tree = execFileSync(
     process.execPath,
@@ -556,7 +559,7 @@ export async function buildDist(outdir, { types = false } = {}) {
     { encoding: 'utf8' },
   );
   await writeFile(join(outdir, 'completion.json'), `${tree}\n`);
-  // The guard: no banner, no bundle but its one pure import, syntax every Node.js from 14 on reads.
+  // The guard: no banner, no bundle but its pure imports, syntax every Node.js from 14 on reads.
   await build({
     absWorkingDir: root,
     entryPoints: { cli: 'src/bin.ts' },
@@ -565,6 +568,7 @@ export async function buildDist(outdir, { types = false } = {}) {
     format: 'esm',
     platform: 'node',
     target: 'node14', // dynamic import() as it is (esbuild would turn it into require() for older targets)
+    define: { PACKAGE_VERSION: VERSION },
     banner: { js: '#!/usr/bin/env node' },
     legalComments: 'none',
     logLevel: 'warning',

@@ -43,7 +43,7 @@ export async function main(version: string, argv: readonly string[] = process.ar
 /**
  * The command tree completion reads (src/commands/completion.ts), from the program itself: the
  * build writes it into dist/completion.json (scripts/build.mjs), so that a completion request
- * answers without loading commander and the program (src/cli.ts).
+ * answers without loading commander and the program (src/complete.ts).
  */
 export function completionTable(): CompletionCommand {
   return commandTreeOf(createProgram('0.0.0'));

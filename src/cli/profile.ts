@@ -99,7 +99,7 @@ export function registerShellHelpers(program: Command): void {
     .helpOption(false)
     .allowUnknownOption()
     .action(async (words: string[]) => {
-      // The same as src/cli.ts answers from dist/completion.json without loading the program.
+      // The same as src/complete.ts answers from dist/completion.json without loading the program.
       const { commandTreeOf, runCompletion } = await import('../commands/completion.js');
       await runCompletion(commandTreeOf(program), words, program.opts().baseUrl as string | undefined);
     });

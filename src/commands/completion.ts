@@ -8,13 +8,14 @@
  */
 import type { Command } from 'commander';
 import { configProfileNames } from '../config/profileNames.js';
+import { exitQuietlyOnClosedPipe } from '../terminal/closedPipe.js';
 import { HELP_WORDS, MANUAL_TOPICS } from './manualTopics.js';
 
 /**
  * The command line as completion sees it: the visible commands and options of commander's tree
  * (src/cli/program.ts), as plain data. {@link commandTreeOf} makes it from the program; the build
  * writes it into dist/completion.json (scripts/build.mjs), which a completion request reads
- * without loading commander and the program (src/cli.ts: a Tab press waits for it).
+ * without loading commander and the program (src/complete.ts: a Tab press waits for it).
  */
 export interface CompletionCommand {
   readonly name: string;
@@ -222,13 +223,19 @@ export async function within(promise: Promise<string[]>, ms: number): Promise<st
 
 /**
  * A completion request (`keydeck __complete -- WORDS…`, what the scripts above run on Tab): prints
- * the candidates for the last of `words`, one a line, and exits 0, whatever happens. `program` is
- * the command tree (from the program, or dist/completion.json); `baseUrl` the `--base-url` or
- * KEYDECK_BASE_URL in force. Profile names are read from the config file, key ids from the
- * service (2 s at most); each only when the words call for it, so a command name or an option
- * loads neither the config nor the client.
+ * the candidates for the last of `words`, one a line, with `write` (default `process.stdout`'s),
+ * and exits 0, whatever happens. `program` is the command tree (from the program, or
+ * dist/completion.json); `baseUrl` the `--base-url` or KEYDECK_BASE_URL in force. Profile names
+ * are read from the config file, key ids from the service (2 s at most, with a closed pipe on
+ * stdout or stderr ending the process quietly from then on, src/terminal/closedPipe.ts); each only
+ * when the words call for it, so a command name or an option loads neither the config nor the client.
  */
-export async function runCompletion(program: CompletionCommand, words: readonly string[], baseUrl: string | undefined): Promise<never> {
+export async function runCompletion(
+  program: CompletionCommand,
+  words: readonly string[],
+  baseUrl: string | undefined,
+  write: (text: string) => void = (text) => process.stdout.write(text),
+): Promise<never> {
   const at = words.indexOf('--profile');
   const chosenProfile = at >= 0 ? words[at + 1] : undefined;
   const candidates = await completeWords(program, words.length > 0 ? words : [''], {
@@ -238,6 +245,7 @@ export async function runCompletion(program: CompletionCommand, words: readonly 
     keyIds: () =>
       within(
         (async () => {
+          exitQuietlyOnClosedPipe(); // as every command that opens a session (src/cli/main.ts)
           const { openSession } = await import('./output.js');
           const { client } = await openSession({ ...(chosenProfile && { profile: chosenProfile }), ...(baseUrl && { baseUrl }) }, { spinner: false, client: { timeoutMs: 2000, retries: 0 } });
           try {
@@ -249,6 +257,6 @@ export async function runCompletion(program: CompletionCommand, words: readonly 
         2000,
       ),
   });
-  process.stdout.write(candidates.length > 0 ? `${candidates.join('\n')}\n` : '');
+  write(candidates.length > 0 ? `${candidates.join('\n')}\n` : '');
   process.exit(0);
 }

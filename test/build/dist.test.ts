@@ -8,7 +8,7 @@
  * the clipboard fallback never worked. Here each module is imported as Node imports it.
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -22,10 +22,10 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const CLI = cliPath();
 const DIST = path.dirname(CLI);
 
-/** Every JavaScript file of dist/ but the executable and main.js (they run the command line when loaded). */
+/** Every JavaScript file of dist/ but the executable, main.js and complete.js (they run the command line, or a completion request, when loaded). */
 function importableFiles(): string[] {
   const top = readdirSync(DIST)
-    .filter((f) => f.endsWith('.js') && f !== 'cli.js' && f !== 'main.js')
+    .filter((f) => f.endsWith('.js') && f !== 'cli.js' && f !== 'main.js' && f !== 'complete.js')
     .map((f) => path.join(DIST, f));
   const chunks = readdirSync(path.join(DIST, 'chunks'))
     .filter((f) => f.endsWith('.js'))
@@ -99,7 +99,7 @@ describe('dist/', () => {
   it('the TUI draws its first frame before the API client, node:sqlite and the panes load (they come with the app, right after)', { timeout: 60_000 }, () => {
     // The chunk of src/tui/run.tsx and the one of src/tui/session.tsx, as the command line's chunk
     // (src/cli/tui.ts, with src/cli/main.ts) and it name them.
-    // (The program is dist/program.js, which dist/main.js loads unless it answers `--version` itself.)
+    // (The program is dist/program.js, which dist/main.js loads.)
     const names = ['program.js', ...readdirSync(path.join(DIST, 'chunks')).map((f) => path.join('chunks', f))];
     const runs = names.flatMap((f) => /importWithoutFetch\(\(\)=>import\("\.\/(?:chunks\/)?(run-[A-Z0-9]+\.js)"\)\)/.exec(readFileSync(path.join(DIST, f), 'utf8'))?.[1] ?? []);
     expect(runs).toHaveLength(1);
@@ -156,6 +156,49 @@ describe('dist/', () => {
     expect(help.status).toBe(0);
   });
 
+  it('the executable answers a lone --version or -V itself, loading nothing; with other words the command line answers', { timeout: 60_000 }, () => {
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    // Node's compile cache, which the executable turns on before it loads the command line, lives in
+    // the OS temp dir: a temp dir of each run's own shows whether the run went past the answer.
+    const run = (args: string[]) => {
+      const temp = mkdtempSync(path.join(tmpdir(), 'keydeck-version-'));
+      try {
+        const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: temp, TMPDIR: temp };
+        const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 20_000, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        return { code: r.status, stdout: r.stdout, stderr: r.stderr, loaded: existsSync(path.join(temp, 'node-compile-cache')) };
+      } finally {
+        rmSync(temp, { recursive: true, force: true });
+      }
+    };
+    for (const flag of ['--version', '-V']) expect(run([flag]), flag).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '', loaded: false });
+    // The program's own `--version` (commander's), the same answer.
+    expect(run(['--version', '--quiet'])).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '', loaded: true });
+    expect(run(['--version', 'extra'])).toMatchObject({ loaded: true });
+  });
+
+  it('answers a completion request without the command line (dist/main.js) or the program (dist/program.js)', { timeout: 60_000 }, () => {
+    const copy = mkdtempSync(path.join(tmpdir(), 'keydeck-complete-only-'));
+    try {
+      // The executable, the completion's entry, its command tree and the chunks, beside a package.json: no main.js, no program.js.
+      cpSync(path.join(DIST, 'chunks'), path.join(copy, 'dist', 'chunks'), { recursive: true });
+      for (const file of ['cli.js', 'complete.js', 'completion.json']) cpSync(path.join(DIST, file), path.join(copy, 'dist', file));
+      writeFileSync(path.join(copy, 'package.json'), '{ "type": "module" }\n');
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: copy, TMPDIR: copy, KEYDECK_CONFIG_DIR: path.join(copy, 'config') };
+      const complete = (words: string[]) => spawnSync(process.execPath, [path.join(copy, 'dist', 'cli.js'), '__complete', '--', ...words], { encoding: 'utf8', timeout: 20_000, env });
+      expect(complete(['keys', ''])).toMatchObject({ status: 0, stdout: expect.stringMatching(/^list\n/m), stderr: '' });
+      expect(complete(['--profile', ''])).toMatchObject({ status: 0, stdout: '', stderr: '' });
+      // Anything else needs the command line, which this copy lacks.
+      expect(spawnSync(process.execPath, [path.join(copy, 'dist', 'cli.js'), '--help'], { encoding: 'utf8', timeout: 20_000, env }).status).not.toBe(0);
+      // Without the command tree, the command line answers from the program: the same candidates.
+      const tree = complete(['keys', '']).stdout;
+      for (const file of ['main.js', 'program.js']) cpSync(path.join(DIST, file), path.join(copy, 'dist', file));
+      rmSync(path.join(copy, 'dist', 'completion.json'));
+      expect(complete(['keys', ''])).toMatchObject({ status: 0, stdout: tree, stderr: '' });
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
   it('keeps compiled code between runs for a command, not for the commands left open for hours (monitor, exporter)', { timeout: 60_000 }, () => {
     // Node's compile cache lives in the OS temp dir: a temp dir of each run's own shows whether it was used.
     const cacheUsedBy = (args: string[]): boolean => {
@@ -175,6 +218,8 @@ describe('dist/', () => {
     // Without a terminal both stop with a usage error, after the decision (taken before any action).
     expect(cacheUsedBy(['monitor'])).toBe(false);
     expect(cacheUsedBy(['exporter', '--listen', 'nonsense:x'])).toBe(false);
+    // A Tab after `keydeck monitor` is a completion request, which answers at once: it keeps its compiled code.
+    expect(cacheUsedBy(['__complete', '--', 'monitor', ''])).toBe(true);
   });
 
   it('ships no source maps and no TypeScript source; the library entries have .d.ts', () => {

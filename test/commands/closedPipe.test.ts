@@ -55,8 +55,17 @@ describe.concurrent('a closed pipe on stdout', () => {
     expect([r.code, r.signal]).toEqual([141, null]);
   });
 
-  // `--version` and a completion request are answered by the executable without the program (src/cli.ts).
-  for (const args of [['keys', 'list'], ['billing', 'credits', '--json'], ['help', 'commands'], ['billing', 'status'], ['--version'], ['__complete', '--', 'keys', '']]) {
+  // `--version` and a completion request are answered without the program (src/bin.ts, src/complete.ts): written without a stream for stdout.
+  for (const args of [
+    ['keys', 'list'],
+    ['billing', 'credits', '--json'],
+    ['help', 'commands'],
+    ['billing', 'status'],
+    ['--version'],
+    ['-V'],
+    ['__complete', '--', 'keys', ''],
+    ['__complete', '--', '--profile', ''],
+  ]) {
     it(`ends \`keydeck ${args.join(' ')}\` quietly: no stack trace, exit 0 or 141`, { timeout: 30_000 }, async () => {
       const r = await withClosedStdout(cli, args, await sb.fundedUser(25));
       expect(r.stderr).toBe('');

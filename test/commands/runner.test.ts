@@ -52,7 +52,7 @@ describe('the CLI as a child process and in the test’s thread', () => {
   });
 
   it('gives the same answers to what the executable answers without the program (--version, completion requests)', async () => {
-    // src/cli.ts answers these from package.json and dist/completion.json; the thread runs the program.
+    // The executable (src/bin.ts) answers a lone `--version` or `-V` itself, src/complete.ts a completion request from dist/completion.json; the thread runs the program.
     const user = await sb.fundedUser(25);
     await sb.call('POST', '/api/keys/credit', { token: user, body: { name: 'completed' } });
     const env = cli.home.env({ KEYDECK_BASE_URL: sb.url, KEYDECK_TOKEN: user });

@@ -5,8 +5,9 @@
  * build, a bundle made here as scripts/build.mjs makes dist/'s: its options and entry points, nothing
  * written) gives the static import graph of the chunks such a command loads:
  * dist/main.js, the program (src/cli/main.ts), what every service command runs through
- * (src/cli/shared.ts: output, api-command, sandboxTarget), and the commands themselves (`keys list`,
- * `billing credits`, a completion request). None of those chunks may hold Ink, React, Fastify,
+ * (src/cli/shared.ts: output, api-command, sandboxTarget), the commands themselves (`keys list`,
+ * `billing credits`), and a completion request's own entry (dist/complete.js, which the executable
+ * loads instead of dist/main.js). None of those chunks may hold Ink, React, Fastify,
  * viem or got (the commands send through Node's own HTTP client, src/api/nodeHttp.ts), nor import
  * `node:sqlite`. What they need beyond that loads on use, by a dynamic `import()`.
  */
@@ -88,10 +89,12 @@ function staticClosure(start: string): Set<string> {
 
 describe('the one-shot path', () => {
   const main = () => Object.keys(metafile.outputs).find((o) => /(^|\/)main\.js$/.test(o))!;
+  /** dist/complete.js: what the executable (src/bin.ts) loads for a completion request, instead of dist/main.js. */
+  const complete = () => Object.keys(metafile.outputs).find((o) => /(^|\/)complete\.js$/.test(o))!;
 
   for (const [what, modules] of Object.entries(ONE_SHOT_MODULES)) {
     it(`${what}: no Ink, React, Fastify, viem, got or node:sqlite among its static imports`, () => {
-      const chunks = new Set([...staticClosure(main()), ...modules.flatMap((m) => [...staticClosure(chunkOf(m))])]);
+      const chunks = new Set([...staticClosure(main()), ...staticClosure(complete()), ...modules.flatMap((m) => [...staticClosure(chunkOf(m))])]);
       const inputs = [...chunks].flatMap((c) => Object.keys(metafile.outputs[c]!.inputs));
       const packages = FORBIDDEN_PACKAGES.flatMap(([pattern, why]) => inputs.filter((i) => pattern.test(i)).map((i) => `${why}: ${i}`));
       const builtins = [...chunks].flatMap((c) =>
@@ -100,7 +103,7 @@ describe('the one-shot path', () => {
       expect([...new Set(packages)].slice(0, 10)).toEqual([]);
       expect(builtins).toEqual([]);
       // Sanity: the graph is the real one (each module is in it, with the bundle's own entry).
-      for (const m of [...modules, 'src/cli.ts']) expect(inputs).toContain(m);
+      for (const m of [...modules, 'src/cli.ts', 'src/complete.ts']) expect(inputs).toContain(m);
     });
   }
 
@@ -126,9 +129,10 @@ describe('the one-shot path', () => {
   });
 
   it('loads a completion of profile names in the chunks of the command tree’s: no chunk more', () => {
-    const chunks = new Set([...staticClosure(main()), ...staticClosure(chunkOf('src/commands/completion.ts'))]);
-    // 12 before the groups, then 9 with a group of profile names and 6 for the command tree; now one group for both (scripts/build.mjs ONE_SHOT_COMPLETION), with `node:process`'s stand-in apart.
-    expect(chunks.size).toBeLessThanOrEqual(6);
+    const chunks = staticClosure(complete());
+    // 12 before the groups, then 9 with a group of profile names and 6 for the command tree (through dist/main.js); now one group for both
+    // (scripts/build.mjs ONE_SHOT_COMPLETION), loaded by its own entry (src/complete.ts), with `node:process`'s stand-in and esbuild's helpers apart.
+    expect(chunks.size).toBeLessThanOrEqual(4);
     // No `import()` of its own: a Tab after `--profile` loads nothing the command tree's completion does not.
     expect(Object.values(metafile.outputs).filter((o) => o.entryPoint?.endsWith('src/config/profileNames.ts'))).toEqual([]);
     const holding = (m: string) => [...chunks].filter((c) => Object.keys(metafile.outputs[c]!.inputs).includes(m));
@@ -181,8 +185,8 @@ describe('the one-shot path', () => {
     expect(sources.length).toBeGreaterThan(100);
   });
 
-  it('does not load the program for `keydeck --version` or a completion request (src/cli.ts answers them), nor zod for profile names', () => {
-    for (const start of [main(), ...ONE_SHOT_MODULES['a completion request (__complete)'].map(chunkOf)]) {
+  it('does not load the program for a completion request (src/complete.ts answers it), nor zod for profile names', () => {
+    for (const start of [complete(), ...ONE_SHOT_MODULES['a completion request (__complete)'].map(chunkOf)]) {
       const inputs = [...staticClosure(start)].flatMap((c) => Object.keys(metafile.outputs[c]!.inputs));
       expect(inputs.filter((i) => i.includes('node_modules/commander/') || i.startsWith('src/cli/') || i.startsWith('node_modules/zod/'))).toEqual([]);
     }
