@@ -58,7 +58,7 @@ export function useResource<T>(fetcher: (signal: AbortSignal) => Promise<T>, opt
  * React commit is a whole frame drawn again by Ink), and a component reads it with
  * {@link useResourceView}, re-rendered by its changes only while it passes `live` (a pane shown).
  * For a list only a hidden pane shows: read at start and behind the pane, it drew the same frame
- * again for each answer (docs/performance.md, "The TUI's start").
+ * again for each answer (docs/performance.md, "The TUI's memory (round 5)": the start's commits).
  */
 export interface ResourceStore<T> {
   /** The state now (the same object while it stays the same). */
