@@ -21,14 +21,15 @@ import { summarizeBillingStatus, type BillingStatusSummary } from '../../api/rea
 import type { Plan } from '../../api/usageSchemas.js';
 import { visibleRecord } from '../../terminal/sanitize.js';
 import { isUnauthorized } from '../errors.js';
-import { useResource, type Resource } from '../hooks/useResource.js';
+import { stateOf, useResource, useResourceStore, type Resource, type ResourceStore } from '../hooks/useResource.js';
 import { usePollSucceeded } from './BalanceContext.js';
 import { useSession, useSessionActions } from './SessionContext.js';
 
 /** The lists of the account. */
 export interface AccountData {
   readonly keys: Resource<ConsumptionKey[]>;
-  readonly managementKeys: Resource<ManagementKey[]>;
+  /** Kept outside React's state: its one reader, the Management keys pane, reads it with `useResourceView` while shown. */
+  readonly managementKeys: ResourceStore<ManagementKey[]>;
   /**
    * The service's plans (`GET /api/plans`, public), read once per session: their rates
    * win over the service's limits's in the key details, and a subscription's price is shown. No data when it does not answer.
@@ -59,7 +60,8 @@ export function AccountDataProvider({ children }: { readonly children?: ReactNod
     onError,
     onSuccess: markAccepted,
   });
-  const managementKeys = useResource<ManagementKey[]>(async (signal) => displayList(await client!.managementKeys.list({ signal })), {
+  // Read at start behind its hidden pane: its answer commits nothing (a whole frame for Ink) unless the pane is shown.
+  const managementKeys = useResourceStore<ManagementKey[]>(async (signal) => displayList(await client!.managementKeys.list({ signal })), {
     key: client,
     enabled: client !== undefined,
     onError,
@@ -89,10 +91,13 @@ function displayList<T extends { id: string }>(items: readonly T[]): T[] {
  * poll succeeds: the service answers again, so the error is stale. At most one reload per list
  * per successful poll (the poll interval bounds the rate while only the list keeps failing).
  */
-function useRetryAfterRecovery(...lists: ReadonlyArray<Resource<unknown>>): void {
+function useRetryAfterRecovery(...lists: ReadonlyArray<Resource<unknown> | ResourceStore<unknown>>): void {
   // Heard as an event, not a render: a poll re-renders nothing here.
   usePollSucceeded(() => {
-    for (const list of lists) if (list.error !== undefined && !list.loading) void list.reload();
+    for (const list of lists) {
+      const { error, loading } = stateOf(list);
+      if (error !== undefined && !loading) void list.reload();
+    }
   });
 }
 
@@ -103,14 +108,14 @@ export const LIST_RELOAD_EVERY_POLLS = 4;
  * Reloads `lists` (those not loading) on every {@link LIST_RELOAD_EVERY_POLLS}th successful balance
  * poll while `enabled` (a list pane passes whether it is shown; the polls are counted only then).
  */
-export function useBackgroundReload(enabled: boolean, ...lists: ReadonlyArray<Resource<unknown>>): void {
+export function useBackgroundReload(enabled: boolean, ...lists: ReadonlyArray<Resource<unknown> | ResourceStore<unknown>>): void {
   const polls = useRef(0);
   usePollSucceeded(() => {
     if (!enabled) return;
     polls.current += 1;
     if (polls.current % LIST_RELOAD_EVERY_POLLS !== 0) return;
     // Quiet: a list found unchanged re-renders nothing.
-    for (const list of lists) if (!list.loading) void list.reload({ quiet: true });
+    for (const list of lists) if (!stateOf(list).loading) void list.reload({ quiet: true });
   });
 }
 

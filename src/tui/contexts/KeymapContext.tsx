@@ -85,6 +85,11 @@ const VersionContext = createContext(0);
 
 const SCOPE_RANK: Partial<Record<Scope, number>> = { list: 1, global: 2 };
 
+/** The ids of `actions`, in order: what the hint bar draws of them. */
+function actionIds(actions: readonly ActiveAction[]): string {
+  return actions.map((a) => a.id).join(',');
+}
+
 function boundIds(handlers: KeyHandlers): string {
   return Object.keys(handlers)
     .filter((k) => handlers[k])
@@ -117,7 +122,10 @@ export function KeymapProvider({ onQuit, onInterrupt, children }: KeymapProvider
   interruptRef.current = onInterrupt ?? onQuit;
 
   const helpPageRef = useRef<Scope | undefined>(undefined);
-  const active = useCallback((): ActiveAction[] => {
+  // The actions the hint bar last drew (their ids, in order): a registration that changes none of
+  // them asks for no render (each React commit is a whole frame drawn again by Ink).
+  const drawn = useRef<string | undefined>(undefined);
+  const activeNow = useCallback((): ActiveAction[] => {
     const out: ActiveAction[] = [];
     const chosen = chooseRegistrations([...regs.current.values()]);
     for (const reg of chosen) {
@@ -131,6 +139,14 @@ export function KeymapProvider({ onQuit, onInterrupt, children }: KeymapProvider
     if (help && !out.some((a) => a.keys.includes('?'))) out.unshift({ ...KEY_ACTIONS.find((a) => a.id === 'help')!, handler: help });
     return out;
   }, []);
+  const active = useCallback((): ActiveAction[] => {
+    const out = activeNow();
+    drawn.current = actionIds(out);
+    return out;
+  }, [activeNow]);
+  const redrawHints = useCallback(() => {
+    if (drawn.current === undefined || actionIds(activeNow()) !== drawn.current) setVersion((v) => v + 1);
+  }, [activeNow]);
 
   const registry = useMemo<Registry>(
     () => ({
@@ -138,7 +154,7 @@ export function KeymapProvider({ onQuit, onInterrupt, children }: KeymapProvider
       set: (id, reg) => {
         if (reg) regs.current.set(id, reg);
         else regs.current.delete(id);
-        setVersion((v) => v + 1);
+        redrawHints();
       },
       update: (id, handlers) => {
         const reg = regs.current.get(id);
@@ -148,7 +164,7 @@ export function KeymapProvider({ onQuit, onInterrupt, children }: KeymapProvider
         if (reg.boundKey === undefined) reg.boundKey = key;
         else if (key !== reg.boundKey) {
           reg.boundKey = key;
-          setVersion((v) => v + 1);
+          redrawHints();
         }
       },
       refresh: (id, handlers) => {
@@ -164,7 +180,7 @@ export function KeymapProvider({ onQuit, onInterrupt, children }: KeymapProvider
       quit: () => quitRef.current(),
       interrupt: () => interruptRef.current(),
     }),
-    [active],
+    [active, redrawHints],
   );
 
   /** Hands one key or paste to whoever has the keyboard now. */

@@ -70,6 +70,7 @@ export interface UsageActions {
   readonly reportAccountBurn: (judgement: AccountJudgement | undefined) => void;
 }
 
+const NO_ALERTS: readonly RunawayAlert[] = [];
 const EMPTY_VIEW: UsageView = { available: false, snapshot: { episodes: new Map() }, rows: [], byId: new Map(), reading: false, behindBalance: false, alerts: [], samplesOf: () => [] };
 const StateContext = createContext<UsageView>(EMPTY_VIEW);
 const ActionsContext = createContext<UsageActions>({ readNow: async () => EMPTY_VIEW.snapshot, dismiss: () => {}, reportAccountBurn: () => {} });
@@ -180,7 +181,8 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
         text: accountAlertSentence(account, likely && name !== undefined && snapshot.at !== undefined ? { name, at: snapshot.at, now: clock() + offset } : undefined),
       });
     }
-    return out;
+    // None: the same empty list (the service's clock offset moves at every answer; a new list would re-render every reader).
+    return out.length === 0 ? NO_ALERTS : out;
   }, [snapshot.episodes, snapshot.at, dismissed, active, names, byId, account, likely, clock, offset]);
 
   const dismiss = useCallback((id: string) => setDismissed((d) => new Set([...d, id])), [setDismissed]);

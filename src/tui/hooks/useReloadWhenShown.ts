@@ -4,16 +4,16 @@
  * loads at start) and not while a load is in flight.
  */
 import { useEffect, useRef } from 'react';
-import type { Resource } from './useResource.js';
+import { stateOf, type Resource, type ResourceStore } from './useResource.js';
 
 /** Calls `resource.reload()` each time `shown` turns from false to true. */
-export function useReloadWhenShown(resource: Resource<unknown>, shown: boolean): void {
+export function useReloadWhenShown(resource: Resource<unknown> | ResourceStore<unknown>, shown: boolean): void {
   const wasShown = useRef(shown);
   const resourceRef = useRef(resource);
   resourceRef.current = resource;
   useEffect(() => {
     const before = wasShown.current;
     wasShown.current = shown;
-    if (shown && !before && !resourceRef.current.loading) void resourceRef.current.reload();
+    if (shown && !before && !stateOf(resourceRef.current).loading) void resourceRef.current.reload();
   }, [shown]);
 }

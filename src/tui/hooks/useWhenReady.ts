@@ -1,5 +1,5 @@
 /** An action a key asks for before what it needs exists: acted on once it does, never dropped. */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 
 /**
  * Asked while `ready`, `action` runs at once; asked before (a key pressed while the session's
@@ -9,7 +9,10 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 export function useWhenReady(ready: boolean, action: () => void, waiting: () => void): () => void {
   const [asked, setAsked] = useState(false);
   const latest = useRef(action);
-  useEffect(() => {
+  // In the commit, not after it: a key handled between a commit and its passive effects (no
+  // later commit flushes them first) would otherwise act on the render before (a new key named
+  // as one the list already holds).
+  useLayoutEffect(() => {
     latest.current = action;
   });
   useEffect(() => {

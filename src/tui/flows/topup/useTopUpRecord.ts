@@ -17,6 +17,7 @@ import { useFlash } from '../../contexts/StatusContext.js';
 import { usePollSucceeded } from '../../contexts/BalanceContext.js';
 import { describeFailure } from '../../errors.js';
 import { useTopUpDeps } from './TopUpDeps.js';
+import { useChangedState } from '../../hooks/useChangedState.js';
 import { formatUsd } from '../../../api/money.js';
 import { recordDamagedLine } from '../../../words/index.js';
 
@@ -56,7 +57,8 @@ export function useTopUpRecord(options: {
   const { scope, ports, credits, onReopen, onCardCredited } = options;
   const deps = useTopUpDeps();
   const flash = useFlash();
-  const [entries, setEntries] = useState<JournalEntry[]>([]);
+  // A state set to itself (an empty journal read at start, when none was held) calls no setState (see useChangedState).
+  const [entries, setEntries] = useChangedState<JournalEntry[]>([]);
   const entriesRef = useRef(entries);
   entriesRef.current = entries;
   const mounted = useRef(true);
@@ -75,9 +77,12 @@ export function useTopUpRecord(options: {
   }, []);
 
   /** Puts `entry` into the list (replacing the one with its id), newest first. */
-  const remember = useCallback((entry: JournalEntry) => {
-    setEntries((list) => [entry, ...list.filter((e) => e.id !== entry.id)].sort(byNewest));
-  }, []);
+  const remember = useCallback(
+    (entry: JournalEntry) => {
+      setEntries((list) => [entry, ...list.filter((e) => e.id !== entry.id)].sort(byNewest));
+    },
+    [setEntries],
+  );
 
   /** Writes a change to the journal; when the disk refuses, keeps it in memory and says so. */
   const save = useCallback(
@@ -114,7 +119,8 @@ export function useTopUpRecord(options: {
       ({ version, list }) => {
         if (cancelled) return;
         seenVersion.current = version;
-        setEntries(list);
+        // An empty record read at start changes nothing shown: no commit (a whole frame for Ink) for it.
+        setEntries((held) => (held.length === 0 && list.length === 0 ? held : list));
         const unfinished = list.find((e) => isUnfinished(e.state));
         if (unfinished) onReopen(unfinished);
       },
@@ -126,7 +132,7 @@ export function useTopUpRecord(options: {
     return () => {
       cancelled = true;
     };
-  }, [scope, deps.journal, flash, onReopen, noteDamage]);
+  }, [scope, deps.journal, flash, onReopen, noteDamage, setEntries]);
 
   // Card top-ups: credited only when the billing status names them paid. It is read when
   // totalTopUp changes (a payment raises it) and once at the first balance; one read at a time.

@@ -25,6 +25,7 @@ import { useActionRunner } from '../../hooks/useActionRunner.js';
 import { guarded, useChangeGuard } from '../../hooks/useChangeGuard.js';
 import { useListPane } from '../../hooks/useListPane.js';
 import { useReloadWhenShown } from '../../hooks/useReloadWhenShown.js';
+import { useResourceView } from '../../hooks/useResource.js';
 import { symbols, theme } from '../../theme.js';
 import { managementColumns, managementRow, sortManagementKeys } from './mgmtRows.js';
 import type { PaneProps } from '../registry.js';
@@ -43,10 +44,12 @@ export function ManagementKeysPane({ size, active }: PaneProps) {
   const services = useServices();
   const session = useSession();
   const { signIn, startSetup, markRejected } = useSessionActions();
-  const { managementKeys } = useAccountData();
-  useReloadWhenShown(managementKeys, active);
+  // Re-rendered by the list's answers only while shown; shown, it reads the list as it is then.
+  const managementKeysStore = useAccountData().managementKeys;
+  const managementKeys = useResourceView(managementKeysStore, active);
+  useReloadWhenShown(managementKeysStore, active);
   // Read in the background only while shown (contexts/AccountDataContext.tsx says why).
-  useBackgroundReload(active, managementKeys);
+  useBackgroundReload(active, managementKeysStore);
   const flash = useFlash();
   const { busy, run } = useActionRunner();
   const [dialog, setDialog] = useState<ManagementDialog | undefined>(undefined);
