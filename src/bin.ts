@@ -43,7 +43,8 @@ if (!nodeIsRecentEnough(process.versions.node)) {
 
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   // What commander prints for it (src/cli/program.ts); with other words, the program answers.
-  writeStdoutNow(`${PACKAGE_VERSION}\n`);
+  // The process ends once stdout has written it (no `process.exit` here).
+  void writeStdoutNow(`${PACKAGE_VERSION}\n`);
 } else {
   // `__complete -- WORDS…` as the completion scripts ask (src/commands/completion.ts), or `__complete` alone.
   const completion = args[0] === '__complete' && (args[1] === '--' || args.length === 1);

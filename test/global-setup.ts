@@ -22,7 +22,7 @@
  * dir (2.9 GB after a day of runs here), and ~20 MB of compile-cache entries keyed by their paths.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -92,16 +92,54 @@ function runTempDir(): string {
   } catch {
     // No /proc (not Linux): the OS's temp dir.
   }
+  removeAbandonedRunDirs(base);
   let dir: string;
   try {
     dir = mkdtempSync(path.join(base, 'keydeck-test-run-'));
   } catch {
     dir = mkdtempSync(path.join(tmpdir(), 'keydeck-test-run-'));
   }
-  // Open to every user as the OS's temp dir is (sticky, world-writable): a suite runs a process as
-  // another user in a dir of its own under it (test/operations/tokenFileRace.test.ts).
-  chmodSync(dir, 0o1777);
+  // Other users may pass through it, not list it nor write in it: a suite runs a process as another
+  // user in a dir of its own under it (test/operations/tokenFileRace.test.ts).
+  chmodSync(dir, 0o711);
+  // Whose run it is: a later run removes it if this one was killed before its teardown (a tmpfs
+  // keeps what is left there until the machine restarts).
+  writeFileSync(path.join(dir, RUN_PID_FILE), String(process.pid));
   return dir;
+}
+
+/** The file in a run's temp dir naming the pid of the run's main process. */
+const RUN_PID_FILE = 'keydeck-test-run.pid';
+
+/** Removes this user's run temp dirs under `base` whose run is gone (its process killed before its teardown). */
+function removeAbandonedRunDirs(base: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(base).filter((name) => name.startsWith('keydeck-test-run-'));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const dir = path.join(base, name);
+    try {
+      if (statSync(dir).uid !== process.getuid?.()) continue;
+      const pid = Number(readFileSync(path.join(dir, RUN_PID_FILE), 'utf8'));
+      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) continue;
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Not a run dir of ours, or gone meanwhile: left as it is.
+    }
+  }
+}
+
+/** True when a process `pid` exists (this user's or not). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**

@@ -124,7 +124,7 @@ export function selfInvocation(onPath: boolean, execPath: string, script: string
 export interface CompletionSources {
   /** Profile names (config file). */
   profiles(): Promise<string[]>;
-  /** Consumption key ids (the service; may be slow or fail: then []). */
+  /** Consumption key ids (the service; may be slow or fail: then []), only those src/terminal/sanitize.ts `plainId` passes (letters, digits, `_`, `-`). */
   keyIds(): Promise<string[]>;
 }
 
@@ -223,8 +223,9 @@ export async function within(promise: Promise<string[]>, ms: number): Promise<st
 
 /**
  * A completion request (`keydeck __complete -- WORDS…`, what the scripts above run on Tab): prints
- * the candidates for the last of `words`, one a line, with `write` (default `process.stdout`'s),
- * and exits 0, whatever happens. `program` is the command tree (from the program, or
+ * the candidates for the last of `words`, one a line, with `write` (default `process.stdout`'s;
+ * a promise it returns is awaited: the exit waits until all of it is written), and exits 0,
+ * whatever happens. `program` is the command tree (from the program, or
  * dist/completion.json); `baseUrl` the `--base-url` or KEYDECK_BASE_URL in force. Profile names
  * are read from the config file, key ids from the service (2 s at most, with a closed pipe on
  * stdout or stderr ending the process quietly from then on, src/terminal/closedPipe.ts); each only
@@ -234,7 +235,7 @@ export async function runCompletion(
   program: CompletionCommand,
   words: readonly string[],
   baseUrl: string | undefined,
-  write: (text: string) => void = (text) => process.stdout.write(text),
+  write: (text: string) => Promise<void> | undefined = (text) => new Promise((resolve) => process.stdout.write(text, () => resolve())),
 ): Promise<never> {
   const at = words.indexOf('--profile');
   const chosenProfile = at >= 0 ? words[at + 1] : undefined;
@@ -248,8 +249,10 @@ export async function runCompletion(
           exitQuietlyOnClosedPipe(); // as every command that opens a session (src/cli/main.ts)
           const { openSession } = await import('./output.js');
           const { client } = await openSession({ ...(chosenProfile && { profile: chosenProfile }), ...(baseUrl && { baseUrl }) }, { spinner: false, client: { timeoutMs: 2000, retries: 0 } });
+          // Only ids fit for a command line: a candidate is typed into the shell's line and listed on the terminal, and the service is not trusted to send one.
+          const { plainId } = await import('../terminal/sanitize.js');
           try {
-            return (await client.keys.list()).map((k) => k.id);
+            return (await client.keys.list()).map((k) => k.id).filter((id) => plainId(id) !== undefined);
           } finally {
             client.close();
           }
@@ -257,6 +260,7 @@ export async function runCompletion(
         2000,
       ),
   });
-  write(candidates.length > 0 ? `${candidates.join('\n')}\n` : '');
+  // All of it written before the exit: `process.exit` drops what a stream still holds (a full pipe).
+  await write(candidates.length > 0 ? `${candidates.join('\n')}\n` : '');
   process.exit(0);
 }

@@ -33,16 +33,19 @@ export function exitQuietlyOnClosedPipe(): void {
  * stderr. Any other failure (EAGAIN: a non-blocking pipe that is full) hands what is left to
  * `process.stdout`, with {@link exitQuietlyOnClosedPipe}'s handling, as every other command writes.
  * Plain syntax and no imports: the executable's guard (src/bin.ts) inlines it.
+ * @returns undefined when all of it is written; else a promise settled once `process.stdout` has
+ *   written the rest (a caller that ends the process with `process.exit` awaits it first, or loses it)
  */
-export function writeStdoutNow(text: string): void {
+export function writeStdoutNow(text: string): Promise<void> | undefined {
   const bytes = Buffer.from(text);
   let written = 0;
   try {
     const fs = process.getBuiltinModule('node:fs');
     while (written < bytes.length) written += fs.writeSync(1, bytes, written);
+    return undefined;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EPIPE') process.exit(CLOSED_PIPE_EXIT_CODE);
     exitQuietlyOnClosedPipe();
-    process.stdout.write(bytes.subarray(written));
+    return new Promise((resolve) => process.stdout.write(bytes.subarray(written), () => resolve()));
   }
 }

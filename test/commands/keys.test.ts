@@ -224,6 +224,27 @@ describe('a name another key has', () => {
   });
 });
 
+describe('key ids in a completion request', () => {
+  it('offers only the ids fit for a command line: one with an escape sequence or a space from the service is left out', async () => {
+    const user = await sb.fundedUser(25);
+    await sb.call('POST', '/api/keys/credit', { token: user, body: { name: 'plain' } });
+    const [key] = await listed(user);
+    const ids = [key!.id, '\u001b]0;pwned\u0007', 'two words', '--yes'];
+    const hostile = await startHostileServer((req, res) => {
+      const body = JSON.stringify(ids.map((id) => ({ ...key, id })));
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+    });
+    try {
+      const done = await cli.run(user, ['__complete', '--', 'keys', 'delete', ''], { KEYDECK_BASE_URL: hostile.url });
+      expect(done.code, done.stderr).toBe(0);
+      expect(done.stdout).toBe(`${key!.id}\n`);
+      expect(hostile.requests.some((r) => r.path.startsWith('/api/keys'))).toBe(true);
+    } finally {
+      await hostile.close();
+    }
+  });
+});
+
 describe('failures', () => {
   it('checks input before sending anything: exit 2 even when the service is unreachable', async () => {
     const results = await Promise.all(
