@@ -74,7 +74,14 @@ describe("the usage figures' minute", () => {
     // Settled: the start's frames are drawn and the other panes mounted.
     await sleep(1500);
     const before = new Map(renders);
-    const rendered = () => Object.fromEntries(['Shell', 'KeysPane', 'ManagementKeysPane', 'BillingPane', 'AccountsPane'].map((n) => [n, (renders.get(n) ?? 0) - (before.get(n) ?? 0)]));
+    const since = (name: string) => (renders.get(name) ?? 0) - (before.get(name) ?? 0);
+    const rendered = () => ({
+      Shell: since('Shell'),
+      KeysPane: since('KeysPane'),
+      ManagementKeysPane: since('ManagementKeysPane'),
+      BillingPane: since('BillingPane'),
+      AccountsPane: since('AccountsPane'),
+    });
     // Two minutes on: the next poll's refresh finds the next read "now" in a new minute each time.
     const keysRendered = async (n: number) => {
       for (const until = Date.now() + 20_000; rendered().KeysPane < n && Date.now() < until;) await sleep(100);
