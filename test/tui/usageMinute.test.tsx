@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'v
 import { BalanceHistoryStore, originOf } from '../../src/billing/historyStore.js';
 import { KeyHistory } from '../../src/billing/keyHistory.js';
 import { UsageBudget } from '../../src/billing/usageBudget.js';
-import { noKeychainStore, readySession, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
+import type { TestSandbox } from './harness.js';
 
 const renders = vi.hoisted(() => new Map<string, number>());
 const counted = vi.hoisted(() => <P,>(name: string, component: (props: P) => unknown) => (props: P) => {
@@ -43,8 +43,13 @@ vi.mock('../../src/tui/accounts/AccountsPane.js', async (importOriginal) => {
 });
 
 let sb: TestSandbox;
+let harness: typeof import('./harness.js');
 beforeAll(async () => {
-  sb = await startTestSandbox();
+  // The suite's workers keep modules from file to file: loaded afresh here, the app takes the
+  // counted components above.
+  vi.resetModules();
+  harness = await import('./harness.js');
+  sb = await harness.startTestSandbox();
 });
 afterAll(() => sb.close());
 
@@ -65,10 +70,10 @@ describe("the usage figures' minute", () => {
     let shift = 0;
     const clock = () => Date.now() + shift;
     const services = {
-      ...testServices({ store: noKeychainStore().store, baseUrl: sb.url, pollIntervalSeconds: 2 }),
+      ...harness.testServices({ store: harness.noKeychainStore().store, baseUrl: sb.url, pollIntervalSeconds: 2 }),
       openUsage: (baseUrl: string) => ({ budget: new UsageBudget(store.database, { clock }), keyHistory: new KeyHistory(store.database, store.series('test', originOf(baseUrl)).id) }),
     };
-    const ui = renderApp(services, { session: readySession(sb.url, token) });
+    const ui = harness.renderApp(services, { session: harness.readySession(sb.url, token) });
     await ui.waitFor(/usage just now · 11 of 12 reads left · u reads now/);
     await ui.waitFor('$3.00');
     // Settled: the start's frames are drawn and the other panes mounted.
@@ -82,14 +87,13 @@ describe("the usage figures' minute", () => {
       BillingPane: since('BillingPane'),
       AccountsPane: since('AccountsPane'),
     });
-    // Two minutes on: the next poll's refresh finds the next read "now" in a new minute each time.
-    const keysRendered = async (n: number) => {
-      for (const until = Date.now() + 20_000; rendered().KeysPane < n && Date.now() < until;) await sleep(100);
-    };
-    shift += 60_000;
-    await keysRendered(1);
-    shift += 60_000;
-    await keysRendered(2);
+    // The budget's clock moved on a minute at a time until two polls' refreshes found the next read
+    // "now" in a new minute (a poll that failed or came late under load refreshes nothing).
+    for (const until = Date.now() + 40_000; rendered().KeysPane < 2 && Date.now() < until;) {
+      shift += 60_000;
+      const seen = rendered().KeysPane;
+      for (const next = Date.now() + 4000; rendered().KeysPane === seen && Date.now() < next;) await sleep(100);
+    }
     await sleep(1000);
     // The Keys pane showed it (a render a minute; a minute of the real clock passed meanwhile adds
     // one), and nothing else was rendered for it.
