@@ -25,7 +25,7 @@ import { subscriptionNotice } from './panes/keys/keyRows.js';
 import { useBlockNotifications, useSubscriptionNotifications } from './hooks/useSubscriptionNotifications.js';
 import { usePledges } from './panes/keys/keyPledges.js';
 import { RunawayBanner, useRunawayBannerRows } from './components/RunawayBanner.js';
-import { useUsage } from './contexts/UsageContext.js';
+import { useUsage, useUsageMinute } from './contexts/UsageContext.js';
 import { useUsageKeys } from './hooks/useUsageKeys.js';
 import { AUTO_SPACING_MS } from '../billing/usageBudget.js';
 import { refreshWaitSentence } from '../billing/usageWords.js';
@@ -42,6 +42,18 @@ export interface ShellProps {
 /** Lines the shell itself takes (header, tabs, status, hints), without the banner. */
 export function shellChromeRows(mode: Exclude<LayoutMode, 'too-small'>): number {
   return (mode === 'compact' ? 1 : 2) + 1 + 1 + 1;
+}
+
+/**
+ * The pane tabs, with the notice of a subscription ending soon: its time left is drawn again at
+ * each minute of the usage figures' clock ({@link useUsageMinute}), as the Keys pane's times are,
+ * without rendering the shell and every pane for it.
+ */
+function Tabs({ active, compact, columns }: { readonly active: PaneId; readonly compact: boolean; readonly columns: number }) {
+  useUsageMinute();
+  const serviceNow = useServiceClock();
+  const { keys } = useAccountData();
+  return <PaneTabs panes={PANES} active={active} compact={compact} columns={columns} notice={subscriptionNotice(keys.data, serviceNow(), compact)} />;
 }
 
 /** See the module comment. */
@@ -127,7 +139,7 @@ export function Shell({ columns, rows, mode, initialPane = 'keys' }: ShellProps)
   return (
     <Box flexDirection="column" width={columns} height={rows} overflow="hidden">
       <Header columns={columns} compact={compact} />
-      <PaneTabs panes={PANES} active={pane} compact={compact} columns={columns} notice={subscriptionNotice(keys.data, serviceNow(), compact)} />
+      <Tabs active={pane} compact={compact} columns={columns} />
       {bannerRows > 0 ? <Banner columns={columns} /> : null}
       <RunawayBanner columns={columns} />
       <Box height={bodyRows} width={columns} flexDirection="column" overflow="hidden">

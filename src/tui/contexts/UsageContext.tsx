@@ -9,7 +9,10 @@
  * The account watcher (./BalanceContext.tsx) opens the usage record after the first frame, and asks
  * the schedule for a read after every successful balance poll (cheap: src/billing/usageBudget.ts
  * decides); `u` spends one on demand; `r` never does. State and actions are two contexts (the
- * Gemini CLI pattern).
+ * Gemini CLI pattern), and the figures' minute a third ({@link useUsageMinute}): while a read is
+ * left, each automatic refresh finds the next read "now", a new minute once a minute, which only
+ * moves the age drawn ("usage 3 min ago"); the state keeps its snapshot for that, so the shell and
+ * the panes that do not draw the age are not rendered again (a whole frame each for Ink).
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, type ReactNode } from 'react';
 import type { UsagePeriod } from '../../api/usageSchemas.js';
@@ -70,10 +73,38 @@ export interface UsageActions {
   readonly reportAccountBurn: (judgement: AccountJudgement | undefined) => void;
 }
 
-const NO_ALERTS: readonly RunawayAlert[] = [];
+/**
+ * True when `a` and `b` show the same figures and the same budget but for the clock: a next read
+ * (or automatic read) allowed "now" in another minute is the same (the age of the figures moves
+ * with {@link useUsageMinute}); one still ahead is compared to the minute, as the watcher's slice
+ * does (src/watcher/usageSlice.ts `sameUsage`).
+ */
+function sameFigures(a: UsageSnapshot, b: UsageSnapshot): boolean {
+  if (a === b) return true;
+  const minute = (t: number | undefined) => (t === undefined ? undefined : Math.floor(t / 60_000));
+  const ahead = (now: number, t: number) => (t <= now ? 'now' : minute(t));
+  const [x, y] = [a.budget, b.budget];
+  const sameBudget =
+    x === y ||
+    (x !== undefined &&
+      y !== undefined &&
+      x.left === y.left &&
+      x.shared === y.shared &&
+      minute(x.blockedUntil) === minute(y.blockedUntil) &&
+      ahead(x.now, x.nextAt) === ahead(y.now, y.nextAt) &&
+      ahead(x.now, x.nextAutoAt) === ahead(y.now, y.nextAutoAt));
+  return a.report === b.report && a.at === b.at && a.error === b.error && sameBudget && (a.episodes === b.episodes || JSON.stringify([...a.episodes]) === JSON.stringify([...b.episodes]));
+}
+
+/** True when `a` and `b` are the same alerts in the same words. */
+function sameAlerts(a: readonly RunawayAlert[], b: readonly RunawayAlert[]): boolean {
+  return a === b || (a.length === b.length && a.every((x, i) => x.id === b[i]!.id && x.keyId === b[i]!.keyId && x.keyName === b[i]!.keyName && x.text === b[i]!.text));
+}
+
 const EMPTY_VIEW: UsageView = { available: false, snapshot: { episodes: new Map() }, rows: [], byId: new Map(), reading: false, behindBalance: false, alerts: [], samplesOf: () => [] };
 const StateContext = createContext<UsageView>(EMPTY_VIEW);
 const ActionsContext = createContext<UsageActions>({ readNow: async () => EMPTY_VIEW.snapshot, dismiss: () => {}, reportAccountBurn: () => {} });
+const MinuteContext = createContext(0);
 
 /** See the module comment. Inside AccountDataProvider and BalanceProvider. */
 export function UsageProvider({ children }: { readonly children?: ReactNode }) {
@@ -95,11 +126,15 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
   const firstList = keys.data === undefined && keys.error === undefined && keys.loading;
   const usageSlice = useWatcherSlice(watcher, (s) => s.usage, NO_USAGE, !firstList);
   const usage = firstList ? NO_USAGE : usageSlice;
+  // The snapshot the state shows: the one before while only the clock moved (see sameFigures).
+  const shownSnapshot = useRef(usage.snapshot);
+  if (!sameFigures(shownSnapshot.current, usage.snapshot)) shownSnapshot.current = usage.snapshot;
+  const minute = Math.floor((usage.snapshot.budget?.now ?? 0) / 60_000);
   const rig = usage.available ? watched?.usageRig() : undefined;
 
   const keyList = keys.data;
   const names = useCallback((id: string) => keyList?.find((k) => k.id === id)?.name, [keyList]);
-  const { snapshot } = usage;
+  const snapshot = shownSnapshot.current;
   const rows = useMemo(() => (snapshot.report ? spendRows(snapshot.report, keyList, credits?.totalTopUp) : []), [snapshot.report, keyList, credits?.totalTopUp]);
   const byId = useMemo(() => new Map(rows.map((r) => [r.id, r])), [rows]);
   const period = snapshot.report ? sharePeriod(snapshot.report.periods) : undefined;
@@ -155,7 +190,7 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
   });
 
   const active = useCallback((id: string) => keyList === undefined || keyList.some((k) => k.id === id && k.isActive), [keyList]);
-  const alerts = useMemo(() => {
+  const alertsNow = useMemo(() => {
     const out: RunawayAlert[] = [];
     for (const [id, episode] of snapshot.episodes) {
       if (dismissed.has(id) || !active(id)) continue;
@@ -181,9 +216,12 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
         text: accountAlertSentence(account, likely && name !== undefined && snapshot.at !== undefined ? { name, at: snapshot.at, now: clock() + offset } : undefined),
       });
     }
-    // None: the same empty list (the service's clock offset moves at every answer; a new list would re-render every reader).
-    return out.length === 0 ? NO_ALERTS : out;
+    return out;
   }, [snapshot.episodes, snapshot.at, dismissed, active, names, byId, account, likely, clock, offset]);
+  // The same alerts while their words are the same (the clock's offset, read above, moves at every poll).
+  const shownAlerts = useRef(alertsNow);
+  if (!sameAlerts(shownAlerts.current, alertsNow)) shownAlerts.current = alertsNow;
+  const alerts = shownAlerts.current;
 
   const dismiss = useCallback((id: string) => setDismissed((d) => new Set([...d, id])), [setDismissed]);
   // A dismissal lasts while its episode does: a new episode of the key is shown again.
@@ -213,7 +251,9 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
   const actions = useMemo<UsageActions>(() => ({ readNow, dismiss, reportAccountBurn }), [readNow, dismiss, reportAccountBurn]);
   return (
     <ActionsContext.Provider value={actions}>
-      <StateContext.Provider value={view}>{children}</StateContext.Provider>
+      <StateContext.Provider value={view}>
+        <MinuteContext.Provider value={minute}>{children}</MinuteContext.Provider>
+      </StateContext.Provider>
     </ActionsContext.Provider>
   );
 }
@@ -226,4 +266,16 @@ export function useUsage(): UsageView {
 /** The usage actions (stable identity). */
 export function useUsageActions(): UsageActions {
   return useContext(ActionsContext);
+}
+
+/**
+ * The minute of the usage figures' clock (service ms ÷ 60,000 at the last automatic refresh; 0
+ * outside a provider): it changes once a minute while a read is left. A component that draws
+ * an age or a time left and has no clock of its own (the Keys pane, with the figures' age in its
+ * details; the pane tabs' subscription notice; the handover dialog) reads it to be drawn again each
+ * minute; nothing else is rendered for the minute. The Billing and Accounts panes redraw their
+ * ages on their own tick while shown.
+ */
+export function useUsageMinute(): number {
+  return useContext(MinuteContext);
 }

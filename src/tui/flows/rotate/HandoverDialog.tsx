@@ -17,7 +17,7 @@ import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { useFlash } from '../../contexts/StatusContext.js';
-import { useUsage } from '../../contexts/UsageContext.js';
+import { useUsage, useUsageMinute } from '../../contexts/UsageContext.js';
 import { useActionRunner } from '../../hooks/useActionRunner.js';
 import { theme } from '../../theme.js';
 
@@ -47,6 +47,8 @@ export function HandoverDialog(props: HandoverDialogProps) {
   const deliveredAt = rotation.deliveredAt ? Date.parse(rotation.deliveredAt) : Date.now();
   // The spend figures as the app last read them (src/delivery/oldKeySpend.ts): no read is spent for the handover.
   const usage = useUsage();
+  // The figures' age is said ("usage figures of 14 min ago"): drawn again each minute of it.
+  useUsageMinute();
   const spend =
     usage.available && usage.snapshot.report && usage.snapshot.at !== undefined
       ? oldKeySpend({ periods: usage.byId.get(rotation.old.id)?.periods, samples: usage.samplesOf(rotation.old.id), at: usage.snapshot.at, now: serviceNowOf(ctx.client), deliveredAt })

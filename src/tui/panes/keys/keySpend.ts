@@ -11,7 +11,7 @@ import { SPARK_BARS } from '../../../billing/sparkline.js';
 import { accountSpend, type SpendRow } from '../../../billing/spend.js';
 import { usageStatusLine } from '../../../billing/usageWords.js';
 import type { KeySpendDetails } from '../../components/KeyDetails.js';
-import { useUsage } from '../../contexts/UsageContext.js';
+import { useUsage, useUsageMinute } from '../../contexts/UsageContext.js';
 
 /** Width of the bars of a key's spend in its details, cells. */
 const SPARK_CELLS = 14;
@@ -50,6 +50,8 @@ export function rateBars(samples: ReadonlyArray<{ t: number; cum: number }>, wid
 /** See the module comment. */
 export function useKeySpend(): KeySpendView {
   const usage = useUsage();
+  // The details' usage line says how old the figures are: the pane is drawn again each minute of it.
+  useUsageMinute();
   const { byId, period, snapshot, rows, available, behindBalance, samplesOf } = usage;
   // The account's spend over the share period, once per answer: a key's share is its spend over it.
   const total = useMemo(() => (period ? accountSpend(rows, period) : 0), [rows, period]);
