@@ -36,6 +36,8 @@ export const LONGEST_FIRST = [
   'test/crash/autotopup.test.ts',
   'test/crash/usdc-topup.test.ts',
   // quick
+  // Watches the usage figures' age through its 60 and 90 s boundaries: ~46 s.
+  'test/tui/usageMinute.test.tsx',
   'test/tui/idleFrames.test.tsx',
   'test/tui/billing/soak.test.tsx',
   'test/tui/rotate.test.tsx',

@@ -28,6 +28,46 @@ export function ageWords(at: number, now: number): string {
   return age < MIN ? 'just now' : `${durationWords(age)} ago`;
 }
 
+/**
+ * When {@link ageWords}`(at, t)` next says something else, for a `t` after `now` (service ms): at
+ * an age of 60 s ("1 min ago"), then half-way through each minute (it rounds to the nearest:
+ * "2 min ago" from 90 s), from 48 h on at each whole hour it rounds to ("2 d 1 h ago").
+ */
+function ageChangeAt(at: number, now: number): number {
+  const age = now - at;
+  if (age < MIN) return at + MIN;
+  const m = Math.round(age / MIN);
+  return at + (m < 48 * 60 ? m + 0.5 : 60 * (Math.floor(m / 60) + 1) - 0.5) * MIN;
+}
+
+/**
+ * When {@link durationWords}`(target - t)` next says something else, for a `t` after `now` (a wait
+ * counted down): each second under a minute, each minute from there (at its half, as it rounds);
+ * undefined once the wait is over.
+ */
+function waitChangeAt(target: number, now: number): number | undefined {
+  const left = target - now;
+  if (left <= 0) return undefined;
+  if (left < MIN) {
+    const s = Math.round(left / 1000);
+    return s === 0 ? target : target - (s - 0.5) * 1000 + 1;
+  }
+  const m = Math.round(left / MIN);
+  return target - (m <= 1 ? MIN : (m - 0.5) * MIN) + 1;
+}
+
+/**
+ * When {@link usageStatusLine}`(at, { ...state, now: t })` may next say something else, for a `t`
+ * after `state.now` (service ms): the figures' age ({@link ageWords}) and, while no read is left
+ * or the service asked to wait, the wait; undefined when nothing in the line moves with the clock.
+ * A time it gives may leave the words as they were (from 48 h on, the age changes with the hour).
+ */
+export function usageLineChangeAt(at: number | undefined, state: BudgetState): number | undefined {
+  const wait = state.blockedUntil ?? (state.left === 0 ? state.nextAt : undefined);
+  const times = [at === undefined ? undefined : ageChangeAt(at, state.now), wait === undefined ? undefined : waitChangeAt(wait, state.now)].filter((t) => t !== undefined);
+  return times.length === 0 ? undefined : Math.min(...times);
+}
+
 /** When the next read is allowed: `now`, `in 1 h 12 min`. */
 export function nextReadWords(state: BudgetState): string {
   return state.nextAt <= state.now ? 'now' : `in ${durationWords(state.nextAt - state.now)}`;

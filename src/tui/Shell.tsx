@@ -46,7 +46,7 @@ export function shellChromeRows(mode: Exclude<LayoutMode, 'too-small'>): number 
 
 /**
  * The pane tabs, with the notice of a subscription ending soon: its time left is drawn again at
- * each minute of the usage figures' clock ({@link useUsageMinute}), as the Keys pane's times are,
+ * each minute of the usage figures' age ({@link useUsageMinute}), as the Keys pane's times are,
  * without rendering the shell and every pane for it.
  */
 function Tabs({ active, compact, columns }: { readonly active: PaneId; readonly compact: boolean; readonly columns: number }) {

@@ -9,17 +9,20 @@ import type { AccountEvent, UsageSlice } from './types.js';
 
 /**
  * True when two usage snapshots show the same: the figures and their time, the budget to the
- * minute, the failure, and the open runaway episodes. Why a read was declined is not shown: it
- * is the answer to that read, which `readUsage()` returns (the slice does not hold it, see
- * {@link WatchedUsage}).
+ * minute, the failure, and the open runaway episodes. A next read allowed now is the same in any
+ * minute: while a read is left each refresh finds it "now", and the figures' age drawn moves on a
+ * timer of its own (src/tui/contexts/UsageContext.tsx), not with a new slice a minute. Why a read
+ * was declined is not shown: it is the answer to that read, which `readUsage()` returns (the slice
+ * does not hold it, see {@link WatchedUsage}).
  */
 export function sameUsage(a: UsageSnapshot, b: UsageSnapshot): boolean {
   const minute = (t: number | undefined) => (t === undefined ? undefined : Math.floor(t / 60_000));
+  const next = (s: UsageSnapshot) => (s.budget === undefined ? undefined : s.budget.nextAt <= s.budget.now ? 'now' : minute(s.budget.nextAt));
   return (
     a.report === b.report &&
     a.at === b.at &&
     a.budget?.left === b.budget?.left &&
-    minute(a.budget?.nextAt) === minute(b.budget?.nextAt) &&
+    next(a) === next(b) &&
     minute(a.budget?.blockedUntil) === minute(b.budget?.blockedUntil) &&
     a.error === b.error &&
     [...a.episodes.keys()].join() === [...b.episodes.keys()].join()

@@ -1,11 +1,14 @@
 /**
- * The usage figures' minute re-renders only what shows it. While a usage read is left, each
- * automatic refresh (after every balance poll) finds the budget's next read "now", a new minute
- * once a minute, and the usage slice changes with it so that "usage N min ago" is drawn again.
- * The figures themselves are the same: the shell, the panes that do not show the age, and the
- * Billing pane around its top spenders are not rendered again for it (each render of every pane
- * allocated ~4.5 MB a minute in an idle TUI). The Keys pane, which shows the age in the selected
- * key's details, is. Renders are counted by wrapping the components where they are defined.
+ * The usage figures' age says the truth, and re-renders only what shows it. The usage line's
+ * "usage just now", "usage 1 min ago", "usage 2 min ago" (src/billing/usageWords.ts `ageWords`,
+ * rounding to the nearest minute: 1 min from an age of 60 s, 2 min from 90 s) change at those
+ * boundaries of the figures' own age, not at the first poll after each minute of the service's
+ * clock (which left "just now" standing for ages of 60-116 s and never drew "1 min ago" at some
+ * phases). Each change is one commit (one frame for Ink): the Keys pane, which shows the age in
+ * the selected key's details, is rendered for it; the shell, the panes that do not show the age,
+ * and the Billing pane around its top spenders are not (each render of every pane allocated ~4.5
+ * MB a minute in an idle TUI); and a refresh that only moves the budget's clock into another
+ * minute draws nothing. Renders are counted by wrapping the components where they are defined.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +16,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { BalanceHistoryStore, originOf } from '../../src/billing/historyStore.js';
 import { KeyHistory } from '../../src/billing/keyHistory.js';
-import { UsageBudget } from '../../src/billing/usageBudget.js';
+import { credentialIdOf, UsageBudget } from '../../src/billing/usageBudget.js';
 import type { TestSandbox } from './harness.js';
 
 const renders = vi.hoisted(() => new Map<string, number>());
@@ -55,8 +58,8 @@ afterAll(() => sb.close());
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe("the usage figures' minute", () => {
-  it('re-renders the Keys pane that shows the age, not the shell nor the other panes', async () => {
+describe("the usage figures' age", () => {
+  it('changes its words at its own boundaries, each change one commit of the Keys pane, not the shell nor the other panes', async () => {
     const token = await sb.fundedUser(50);
     const key = await sb.creditKey(token, 'batch-jobs');
     await sb.infer(key.apiKey, { sandbox_cost_usd: 3 });
@@ -66,9 +69,10 @@ describe("the usage figures' minute", () => {
       store.close();
       rmSync(dir, { recursive: true, force: true });
     });
-    // The budget's clock, moved on by hand: a new minute without waiting for one.
-    let shift = 0;
-    const clock = () => Date.now() + shift;
+    // The budget's clock 48 s behind this machine's: the app's first read is stamped 48 s ago (as
+    // figures another keydeck read), so the age reaches its boundaries of 60 and 90 s within the
+    // test. That clock also goes into another minute meanwhile, at a moment unrelated to them.
+    const clock = () => Date.now() - 48_000;
     const services = {
       ...harness.testServices({ store: harness.noKeychainStore().store, baseUrl: sb.url, pollIntervalSeconds: 2 }),
       openUsage: (baseUrl: string) => ({ budget: new UsageBudget(store.database, { clock }), keyHistory: new KeyHistory(store.database, store.series('test', originOf(baseUrl)).id) }),
@@ -76,9 +80,14 @@ describe("the usage figures' minute", () => {
     const ui = harness.renderApp(services, { session: harness.readySession(sb.url, token) });
     await ui.waitFor(/usage just now · 11 of 12 reads left · u reads now/);
     await ui.waitFor('$3.00');
+    // When the figures were read (the service's clock: this machine's, corrected by at most the second its Date header drops).
+    const at = new UsageBudget(store.database).keptAt(credentialIdOf(originOf(sb.url), token), 'list')!;
+    expect(Date.now() - at).toBeGreaterThanOrEqual(48_000);
     // Settled: the start's frames are drawn and the other panes mounted.
     await sleep(1500);
+    expect(ui.lastFrame()).toContain('usage just now');
     const before = new Map(renders);
+    const framesBefore = ui.frames().length;
     const since = (name: string) => (renders.get(name) ?? 0) - (before.get(name) ?? 0);
     const rendered = () => ({
       Shell: since('Shell'),
@@ -87,19 +96,24 @@ describe("the usage figures' minute", () => {
       BillingPane: since('BillingPane'),
       AccountsPane: since('AccountsPane'),
     });
-    // The budget's clock moved on a minute at a time until two polls' refreshes found the next read
-    // "now" in a new minute (a poll that failed or came late under load refreshes nothing).
-    for (const until = Date.now() + 40_000; rendered().KeysPane < 2 && Date.now() < until;) {
-      shift += 60_000;
-      const seen = rendered().KeysPane;
-      for (const next = Date.now() + 4000; rendered().KeysPane === seen && Date.now() < next;) await sleep(100);
+    // Watched as a user would (every 50 ms): when each age is first drawn, this machine's ms after the read.
+    const seen = new Map<string, number>();
+    for (const until = at + 96_000; !seen.has('2 min ago') && Date.now() < until; await sleep(50)) {
+      const age = /usage (just now|\d+ min ago)/.exec(ui.lastFrame() ?? '')?.[1];
+      if (age !== undefined && !seen.has(age)) seen.set(age, Date.now() - at);
     }
     await sleep(1000);
-    // The Keys pane showed it (a render a minute; a minute of the real clock passed meanwhile adds
-    // one), and nothing else was rendered for it.
-    const counts = rendered();
-    expect(counts.KeysPane).toBeGreaterThanOrEqual(2);
-    expect(counts).toEqual({ Shell: 0, KeysPane: counts.KeysPane, ManagementKeysPane: 0, BillingPane: 0, AccountsPane: 0 });
+    // "1 min ago" from an age of 60 s and "2 min ago" from 90 s: never before (this machine's clock
+    // is never behind the service's here), and late by no more than the second the service's clock
+    // is known to, the timer's 50 ms and this loop's.
+    expect([...seen.keys()]).toEqual(['just now', '1 min ago', '2 min ago']);
+    expect(seen.get('1 min ago')).toBeGreaterThanOrEqual(60_000);
+    expect(seen.get('1 min ago')).toBeLessThan(62_500);
+    expect(seen.get('2 min ago')).toBeGreaterThanOrEqual(90_000);
+    expect(seen.get('2 min ago')).toBeLessThan(92_500);
+    // Two changes of the words, two commits: the Keys pane's, and nothing else rendered for them.
+    expect(ui.frames().length - framesBefore).toBe(2);
+    expect(rendered()).toEqual({ Shell: 0, KeysPane: 2, ManagementKeysPane: 0, BillingPane: 0, AccountsPane: 0 });
     ui.unmount();
-  }, 60_000);
+  }, 120_000);
 });

@@ -419,4 +419,40 @@ describe('AccountWatcher: usage', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("publishes no new usage slice when only the budget's clock went into another minute: the next read is still allowed now", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-watcher-usage-'));
+    const store = BalanceHistoryStore.open({ path: path.join(dir, 'history.db') });
+    try {
+      let shift = 0;
+      const budget = new UsageBudget(store.database, { clock: () => Date.now() + shift });
+      const origin = 'https://api.example.com';
+      const credential = credentialIdOf(origin, 'mk_watcher_test');
+      // A read a minute ago, its answer kept: 11 reads left, the next allowed now, an automatic one over an hour away.
+      const at = Date.now() - 60_000;
+      expect(budget.claim(credential, 'demand', 'list', at).granted).toBe(true);
+      budget.keep(credential, 'list', at, [{ id: 'k1', name: 'batch-jobs', usage: { '24h': { spend: 3 } } }]);
+      const list = vi.fn();
+      const tracker = new UsageTracker({ client: { usage: { list, get: vi.fn(), keyInfo: vi.fn() } }, budget, credential, origin });
+      const w = new AccountWatcher({ connect: () => ({ client: { billing: { credits: async () => credits(3) } }, usage: () => tracker }), intervalMs: 60_000 });
+      let polls = 0;
+      const off = w.on((e) => void (e.kind === 'polled' && polls++));
+      w.start();
+      await vi.waitFor(() => expect(w.snapshot.usage.available && polls > 0).toBe(true));
+      const taken = w.snapshot.usage;
+      expect(taken.snapshot.budget?.left).toBe(11);
+      // Two minutes on: the refresh finds the next read "now" in another minute, the same to show.
+      shift += 120_000;
+      w.refresh();
+      await vi.waitFor(() => expect(polls).toBe(2));
+      expect(Math.floor(tracker.snapshot.budget!.nextAt / 60_000)).not.toBe(Math.floor(taken.snapshot.budget!.nextAt / 60_000));
+      expect(w.snapshot.usage).toBe(taken);
+      expect(list).not.toHaveBeenCalled();
+      off();
+      await w.stop();
+    } finally {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

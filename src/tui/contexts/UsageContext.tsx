@@ -9,21 +9,24 @@
  * The account watcher (./BalanceContext.tsx) opens the usage record after the first frame, and asks
  * the schedule for a read after every successful balance poll (cheap: src/billing/usageBudget.ts
  * decides); `u` spends one on demand; `r` never does. State and actions are two contexts (the
- * Gemini CLI pattern), and the figures' minute a third ({@link useUsageMinute}): while a read is
- * left, each automatic refresh finds the next read "now", a new minute once a minute, which only
- * moves the age drawn ("usage 3 min ago"); the state keeps its snapshot for that, so the shell and
- * the panes that do not draw the age are not rendered again (a whole frame each for Ink).
+ * Gemini CLI pattern), and the figures' minute a third ({@link useUsageMinute}): the usage line's
+ * words that move with the clock ("usage 3 min ago", "next in 2 h 5 min"), worked out again on a
+ * timer to their next change (src/tui/hooks/useAge.ts), so the age says the truth at its own
+ * boundaries and only what draws it is rendered again (a whole frame each for Ink), not the shell
+ * nor the panes that do not draw it. A refresh that only moves the budget's clock changes nothing
+ * here (the state keeps its snapshot for it, see sameFigures).
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, type ReactNode } from 'react';
 import type { UsagePeriod } from '../../api/usageSchemas.js';
 import type { AccountJudgement, KeySample } from '../../billing/runaway.js';
 import { sharePeriod, spendRows, topSpender, usageBehindBalance, type SpendRow } from '../../billing/spend.js';
 import type { UsageSnapshot } from '../../billing/usageTracker.js';
-import { accountAlertSentence, keyAlertSentence } from '../../billing/usageWords.js';
+import { accountAlertSentence, keyAlertSentence, usageLineChangeAt, usageStatusLine } from '../../billing/usageWords.js';
 import { visible } from '../../terminal/sanitize.js';
 import { NO_USAGE } from '../../watcher/usageSlice.js';
 import { useWatcherEvents, useWatcherSlice } from '../hooks/useAccountWatcher.js';
 import { alertEvent } from '../hooks/usageAlerts.js';
+import { useTimedText } from '../hooks/useAge.js';
 import { useChangedState } from '../hooks/useChangedState.js';
 import { useAccountData } from './AccountDataContext.js';
 import { useAccountWatcher, useBalanceSelect, useCredits } from './BalanceContext.js';
@@ -104,7 +107,7 @@ function sameAlerts(a: readonly RunawayAlert[], b: readonly RunawayAlert[]): boo
 const EMPTY_VIEW: UsageView = { available: false, snapshot: { episodes: new Map() }, rows: [], byId: new Map(), reading: false, behindBalance: false, alerts: [], samplesOf: () => [] };
 const StateContext = createContext<UsageView>(EMPTY_VIEW);
 const ActionsContext = createContext<UsageActions>({ readNow: async () => EMPTY_VIEW.snapshot, dismiss: () => {}, reportAccountBurn: () => {} });
-const MinuteContext = createContext(0);
+const MinuteContext = createContext('');
 
 /** See the module comment. Inside AccountDataProvider and BalanceProvider. */
 export function UsageProvider({ children }: { readonly children?: ReactNode }) {
@@ -129,7 +132,6 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
   // The snapshot the state shows: the one before while only the clock moved (see sameFigures).
   const shownSnapshot = useRef(usage.snapshot);
   if (!sameFigures(shownSnapshot.current, usage.snapshot)) shownSnapshot.current = usage.snapshot;
-  const minute = Math.floor((usage.snapshot.budget?.now ?? 0) / 60_000);
   const rig = usage.available ? watched?.usageRig() : undefined;
 
   const keyList = keys.data;
@@ -138,6 +140,15 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
   const rows = useMemo(() => (snapshot.report ? spendRows(snapshot.report, keyList, credits?.totalTopUp) : []), [snapshot.report, keyList, credits?.totalTopUp]);
   const byId = useMemo(() => new Map(rows.map((r) => [r.id, r])), [rows]);
   const period = snapshot.report ? sharePeriod(snapshot.report.periods) : undefined;
+  // The usage line's words that move with the service's clock, as of their last change (see useUsageMinute).
+  const serviceNow = useCallback(() => clock() + (client?.serviceClockOffsetMs ?? 0), [clock, client]);
+  const { at: figuresAt, budget } = snapshot;
+  const minute =
+    useTimedText(
+      (t) => (budget ? usageStatusLine(figuresAt, { ...budget, now: t }) : undefined),
+      (t) => (budget ? usageLineChangeAt(figuresAt, { ...budget, now: t }) : undefined),
+      serviceNow,
+    ) ?? '';
 
   // When the balance last changed (this machine's clock): figures read before it are marked.
   // The poll that brought the remaining balance shown (its `updatedAt` kept while it stays the same).
@@ -189,6 +200,8 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
     }
   });
 
+  // The likely cause's "(N min ago)" is the figures' age: worded at each render, the one at its change included.
+  const renderedAt = serviceNow();
   const active = useCallback((id: string) => keyList === undefined || keyList.some((k) => k.id === id && k.isActive), [keyList]);
   const alertsNow = useMemo(() => {
     const out: RunawayAlert[] = [];
@@ -213,12 +226,12 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
       out.push({
         id: 'account',
         ...(likely && name !== undefined && active(likely.id) && { keyId: likely.id, keyName: name }),
-        text: accountAlertSentence(account, likely && name !== undefined && snapshot.at !== undefined ? { name, at: snapshot.at, now: clock() + offset } : undefined),
+        text: accountAlertSentence(account, likely && name !== undefined && snapshot.at !== undefined ? { name, at: snapshot.at, now: renderedAt } : undefined),
       });
     }
     return out;
-  }, [snapshot.episodes, snapshot.at, dismissed, active, names, byId, account, likely, clock, offset]);
-  // The same alerts while their words are the same (the clock's offset, read above, moves at every poll).
+  }, [snapshot.episodes, snapshot.at, dismissed, active, names, byId, account, likely, renderedAt]);
+  // The same alerts while their words are the same (the time read above moves at every render).
   const shownAlerts = useRef(alertsNow);
   if (!sameAlerts(shownAlerts.current, alertsNow)) shownAlerts.current = alertsNow;
   const alerts = shownAlerts.current;
@@ -269,13 +282,16 @@ export function useUsageActions(): UsageActions {
 }
 
 /**
- * The minute of the usage figures' clock (service ms ÷ 60,000 at the last automatic refresh; 0
- * outside a provider): it changes once a minute while a read is left. A component that draws
- * an age or a time left and has no clock of its own (the Keys pane, with the figures' age in its
- * details; the pane tabs' subscription notice; the handover dialog) reads it to be drawn again each
- * minute; nothing else is rendered for the minute. The Billing and Accounts panes redraw their
- * ages on their own tick while shown.
+ * The usage figures' minute: the usage line's words that move with the service's clock (the
+ * figures' age, src/billing/usageWords.ts `ageWords`, and while no read is left or the service
+ * asked to wait, that wait), as of their last change; '' outside a provider or before a usage
+ * record. It changes when those words do, at the age's own boundaries (60 s, 90 s, 150 s… of
+ * age, about once a minute), within ~50 ms and the service clock's correction. A component that
+ * draws an age or a time left and has no clock of its own (the Keys pane, with the figures' age in
+ * its details; the pane tabs' subscription notice; the handover dialog) reads it to be drawn again
+ * then; nothing else is rendered for it. The Billing and Accounts panes redraw their ages on their
+ * own tick while shown.
  */
-export function useUsageMinute(): number {
+export function useUsageMinute(): string {
   return useContext(MinuteContext);
 }

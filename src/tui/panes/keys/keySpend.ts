@@ -50,7 +50,7 @@ export function rateBars(samples: ReadonlyArray<{ t: number; cum: number }>, wid
 /** See the module comment. */
 export function useKeySpend(): KeySpendView {
   const usage = useUsage();
-  // The details' usage line says how old the figures are: the pane is drawn again each minute of it.
+  // The details' usage line says how old the figures are: the pane is drawn again when those words change.
   useUsageMinute();
   const { byId, period, snapshot, rows, available, behindBalance, samplesOf } = usage;
   // The account's spend over the share period, once per answer: a key's share is its spend over it.
