@@ -133,10 +133,11 @@ export function keyAlertSentence(name: string, judgement: KeyJudgement): string 
 
 /**
  * The account-level alert between usage reads, worded as a likely cause, not a fact: the balance
- * burns at N× its own baseline; `likely` names the key that spent most at the last usage read.
+ * burns at N× its own baseline; `likely` names the key that spent most at the last usage read and
+ * that read's age ({@link ageWords}: `3 min ago`).
  */
-export function accountAlertSentence(judgement: AccountJudgement, likely?: { name: string; at: number; now: number }): string {
+export function accountAlertSentence(judgement: AccountJudgement, likely?: { name: string; age: string }): string {
   const x = times(judgement.usdPerHour, judgement.baselineUsdPerHour);
   const head = `the balance is falling ${rateWords(judgement.usdPerHour)}${x ? `, ${x} its usual ${rateWords(judgement.baselineUsdPerHour)}` : ''}`;
-  return likely ? `${head}; likely cause: "${likely.name}", the top spender at the last usage read (${ageWords(likely.at, likely.now)})` : head;
+  return likely ? `${head}; likely cause: "${likely.name}", the top spender at the last usage read (${likely.age})` : head;
 }

@@ -8,25 +8,30 @@ import type { UsageSnapshot, UsageTracker } from '../billing/usageTracker.js';
 import type { AccountEvent, UsageSlice } from './types.js';
 
 /**
- * True when two usage snapshots show the same: the figures and their time, the budget to the
- * minute, the failure, and the open runaway episodes. A next read allowed now is the same in any
- * minute: while a read is left each refresh finds it "now", and the figures' age drawn moves on a
- * timer of its own (src/tui/contexts/UsageContext.tsx), not with a new slice a minute. Why a read
- * was declined is not shown: it is the answer to that read, which `readUsage()` returns (the slice
- * does not hold it, see {@link WatchedUsage}).
+ * True when two usage snapshots show the same: the figures and their time, the failure, the
+ * budget (reads left and whose they are, a wait the service asked for to the minute, the next read
+ * and the next automatic one: "now", or the minute they come), and the open runaway episodes with
+ * their figures. A next read allowed now is the same in any minute: while a read is left each
+ * refresh finds it "now", and the figures' age drawn moves on a timer of its own
+ * (src/tui/contexts/UsageContext.tsx), not with a new slice a minute. Why a read was declined is
+ * not shown: it is the answer to that read, which `readUsage()` returns (the slice does not hold
+ * it, see {@link WatchedUsage}).
  */
 export function sameUsage(a: UsageSnapshot, b: UsageSnapshot): boolean {
+  if (a === b) return true;
   const minute = (t: number | undefined) => (t === undefined ? undefined : Math.floor(t / 60_000));
-  const next = (s: UsageSnapshot) => (s.budget === undefined ? undefined : s.budget.nextAt <= s.budget.now ? 'now' : minute(s.budget.nextAt));
-  return (
-    a.report === b.report &&
-    a.at === b.at &&
-    a.budget?.left === b.budget?.left &&
-    next(a) === next(b) &&
-    minute(a.budget?.blockedUntil) === minute(b.budget?.blockedUntil) &&
-    a.error === b.error &&
-    [...a.episodes.keys()].join() === [...b.episodes.keys()].join()
-  );
+  const [x, y] = [a.budget, b.budget];
+  const ahead = (now: number, t: number) => (t <= now ? 'now' : minute(t));
+  const sameBudget =
+    x === y ||
+    (x !== undefined &&
+      y !== undefined &&
+      x.left === y.left &&
+      x.shared === y.shared &&
+      minute(x.blockedUntil) === minute(y.blockedUntil) &&
+      ahead(x.now, x.nextAt) === ahead(y.now, y.nextAt) &&
+      ahead(x.now, x.nextAutoAt) === ahead(y.now, y.nextAutoAt));
+  return a.report === b.report && a.at === b.at && a.error === b.error && sameBudget && (a.episodes === b.episodes || JSON.stringify([...a.episodes]) === JSON.stringify([...b.episodes]));
 }
 
 /** `snapshot` without `declined` (what a slice holds). */
@@ -101,7 +106,9 @@ export class WatchedUsage {
   #set(patch: Partial<UsageSlice>): void {
     const before = this.#slice();
     const next = { ...before, ...patch, ...(patch.snapshot && { snapshot: shown(patch.snapshot) }) };
-    if (next.reading === before.reading && next.available === before.available && sameUsage(before.snapshot, next.snapshot)) return;
-    this.#publish(next);
+    const same = sameUsage(before.snapshot, next.snapshot);
+    if (next.reading === before.reading && next.available === before.available && same) return;
+    // A slice told only that a read starts or ends keeps the snapshot it shows (its readers' memos hold).
+    this.#publish(same ? { ...next, snapshot: before.snapshot } : next);
   }
 }

@@ -4,7 +4,7 @@
  * minute) and `durationWords` define, so a screen that wakes then draws the truth.
  */
 import { describe, expect, it } from 'vitest';
-import { ageWords, usageLineChangeAt, usageStatusLine } from '../../src/billing/usageWords.js';
+import { accountAlertSentence, ageWords, usageLineChangeAt, usageStatusLine } from '../../src/billing/usageWords.js';
 import { budgetState } from '../../src/billing/usageBudget.js';
 
 const MIN = 60_000;
@@ -89,5 +89,15 @@ describe('the usage line changes its words', () => {
     const blocked = budgetState([at], at + 5 * MIN, at);
     expect(usageLineChangeAt(undefined, blocked)).toBe(at + 30_001);
     expect(usageLineChangeAt(undefined, budgetState([at], undefined, at))).toBeUndefined();
+  });
+});
+
+describe('the account alert', () => {
+  it('names the likely cause with the age of the usage read that found it', () => {
+    const judgement = { usdPerHour: 6, baselineUsdPerHour: 0.5 };
+    expect(accountAlertSentence(judgement)).toBe('the balance is falling $6.00/h, 12× its usual $0.50/h');
+    expect(accountAlertSentence(judgement, { name: 'batch-jobs', age: ageWords(at, at + 3 * MIN) })).toBe(
+      'the balance is falling $6.00/h, 12× its usual $0.50/h; likely cause: "batch-jobs", the top spender at the last usage read (3 min ago)',
+    );
   });
 });

@@ -9,16 +9,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { KeydeckApiError } from '../../src/api/errors.js';
 import type { ConsumptionKey, CreditBalance } from '../../src/api/schemas.js';
 import { HistoryRecorder } from '../../src/billing/historyRecorder.js';
 import { BalanceHistoryStore } from '../../src/billing/historyStore.js';
-import { credentialIdOf, UsageBudget } from '../../src/billing/usageBudget.js';
-import { UsageTracker } from '../../src/billing/usageTracker.js';
+import type { Episode } from '../../src/billing/keyHistory.js';
+import { credentialIdOf, UsageBudget, type BudgetState } from '../../src/billing/usageBudget.js';
+import { UsageTracker, type UsageSnapshot } from '../../src/billing/usageTracker.js';
 import { AccountWatcher } from '../../src/watcher/accountWatcher.js';
 import { nextDelayMs } from '../../src/watcher/schedule.js';
 import type { AccountEvent, WatcherClient } from '../../src/watcher/types.js';
+import { sameUsage } from '../../src/watcher/usageSlice.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -383,76 +385,89 @@ describe('AccountWatcher: several accounts at once', () => {
   });
 });
 
+/**
+ * A watcher whose usage tracker took up a kept answer without a read: a read a minute ago (another
+ * keydeck's), its answer kept, so 11 reads are left and the next is allowed now, the schedule's
+ * next over an hour away. `shift` moves the budget's clock on (ms). Its history store is closed and
+ * removed when the test ends.
+ */
+async function watcherWithKeptAnswer() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-watcher-usage-'));
+  const store = BalanceHistoryStore.open({ path: path.join(dir, 'history.db') });
+  onTestFinished(() => {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const clock = { shift: 0 };
+  const budget = new UsageBudget(store.database, { clock: () => Date.now() + clock.shift });
+  const origin = 'https://api.example.com';
+  const credential = credentialIdOf(origin, 'mk_watcher_test');
+  const at = Date.now() - 60_000;
+  expect(budget.claim(credential, 'demand', 'list', at).granted).toBe(true);
+  budget.keep(credential, 'list', at, [{ id: 'k1', name: 'batch-jobs', usage: { '24h': { spend: 3 } } }]);
+  const list = vi.fn();
+  const tracker = new UsageTracker({ client: { usage: { list, get: vi.fn(), keyInfo: vi.fn() } }, budget, credential, origin });
+  const w = new AccountWatcher({ connect: () => ({ client: { billing: { credits: async () => credits(3) } }, usage: () => tracker }), intervalMs: 60_000 });
+  const seen = { polls: 0 };
+  const off = w.on((e) => void (e.kind === 'polled' && seen.polls++));
+  onTestFinished(async () => {
+    off();
+    await w.stop();
+  });
+  w.start();
+  await vi.waitFor(() => expect(w.snapshot.usage.available && seen.polls > 0).toBe(true));
+  return { at, clock, list, tracker, w, seen };
+}
+
 describe('AccountWatcher: usage', () => {
   it('publishes no new usage slice for a scheduled read the schedule declines: what is shown is the same, so nothing is drawn again', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-watcher-usage-'));
-    const store = BalanceHistoryStore.open({ path: path.join(dir, 'history.db') });
-    try {
-      const budget = new UsageBudget(store.database);
-      const origin = 'https://api.example.com';
-      const credential = credentialIdOf(origin, 'mk_watcher_test');
-      // A read a minute ago (another keydeck's), its answer kept: the schedule's next read is over an hour away.
-      const at = Date.now() - 60_000;
-      expect(budget.claim(credential, 'demand', 'list', at).granted).toBe(true);
-      budget.keep(credential, 'list', at, [{ id: 'k1', name: 'batch-jobs', usage: { '24h': { spend: 3 } } }]);
-      const list = vi.fn();
-      const tracker = new UsageTracker({ client: { usage: { list, get: vi.fn(), keyInfo: vi.fn() } }, budget, credential, origin });
-      const w = new AccountWatcher({ connect: () => ({ client: { billing: { credits: async () => credits(3) } }, usage: () => tracker }), intervalMs: 60_000 });
-      let polls = 0;
-      const off = w.on((e) => void (e.kind === 'polled' && polls++));
-      w.start();
-      await vi.waitFor(() => expect(w.snapshot.usage.available && polls > 0).toBe(true));
-      // The kept answer, taken up without a read.
-      const taken = w.snapshot.usage;
-      expect(taken.snapshot.report?.keys.map((k) => k.id)).toEqual(['k1']);
-      expect(taken.snapshot.at).toBe(at);
-      // A poll with the tracker open: its scheduled read is declined (too recent), and the slice stays as it was.
-      w.refresh();
-      await vi.waitFor(() => expect(polls).toBe(2));
-      expect(tracker.snapshot.declined).toBe('recent');
-      expect(list).not.toHaveBeenCalled();
-      expect(w.snapshot.usage).toBe(taken);
-      off();
-      await w.stop();
-    } finally {
-      store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const { at, list, tracker, w, seen } = await watcherWithKeptAnswer();
+    // The kept answer, taken up without a read.
+    const taken = w.snapshot.usage;
+    expect(taken.snapshot.report?.keys.map((k) => k.id)).toEqual(['k1']);
+    expect(taken.snapshot.at).toBe(at);
+    // A poll with the tracker open: its scheduled read is declined (too recent), and the slice stays as it was.
+    w.refresh();
+    await vi.waitFor(() => expect(seen.polls).toBe(2));
+    expect(tracker.snapshot.declined).toBe('recent');
+    expect(list).not.toHaveBeenCalled();
+    expect(w.snapshot.usage).toBe(taken);
   });
 
   it("publishes no new usage slice when only the budget's clock went into another minute: the next read is still allowed now", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'keydeck-watcher-usage-'));
-    const store = BalanceHistoryStore.open({ path: path.join(dir, 'history.db') });
-    try {
-      let shift = 0;
-      const budget = new UsageBudget(store.database, { clock: () => Date.now() + shift });
-      const origin = 'https://api.example.com';
-      const credential = credentialIdOf(origin, 'mk_watcher_test');
-      // A read a minute ago, its answer kept: 11 reads left, the next allowed now, an automatic one over an hour away.
-      const at = Date.now() - 60_000;
-      expect(budget.claim(credential, 'demand', 'list', at).granted).toBe(true);
-      budget.keep(credential, 'list', at, [{ id: 'k1', name: 'batch-jobs', usage: { '24h': { spend: 3 } } }]);
-      const list = vi.fn();
-      const tracker = new UsageTracker({ client: { usage: { list, get: vi.fn(), keyInfo: vi.fn() } }, budget, credential, origin });
-      const w = new AccountWatcher({ connect: () => ({ client: { billing: { credits: async () => credits(3) } }, usage: () => tracker }), intervalMs: 60_000 });
-      let polls = 0;
-      const off = w.on((e) => void (e.kind === 'polled' && polls++));
-      w.start();
-      await vi.waitFor(() => expect(w.snapshot.usage.available && polls > 0).toBe(true));
-      const taken = w.snapshot.usage;
-      expect(taken.snapshot.budget?.left).toBe(11);
-      // Two minutes on: the refresh finds the next read "now" in another minute, the same to show.
-      shift += 120_000;
-      w.refresh();
-      await vi.waitFor(() => expect(polls).toBe(2));
-      expect(Math.floor(tracker.snapshot.budget!.nextAt / 60_000)).not.toBe(Math.floor(taken.snapshot.budget!.nextAt / 60_000));
-      expect(w.snapshot.usage).toBe(taken);
-      expect(list).not.toHaveBeenCalled();
-      off();
-      await w.stop();
-    } finally {
-      store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const { clock, list, tracker, w, seen } = await watcherWithKeptAnswer();
+    const taken = w.snapshot.usage;
+    expect(taken.snapshot.budget?.left).toBe(11);
+    // Two minutes on: the refresh finds the next read "now" in another minute, the same to show.
+    clock.shift += 120_000;
+    w.refresh();
+    await vi.waitFor(() => expect(seen.polls).toBe(2));
+    expect(Math.floor(tracker.snapshot.budget!.nextAt / 60_000)).not.toBe(Math.floor(taken.snapshot.budget!.nextAt / 60_000));
+    expect(w.snapshot.usage).toBe(taken);
+    expect(list).not.toHaveBeenCalled();
+  });
+});
+
+describe('sameUsage: what a usage slice shows', () => {
+  const now = Date.UTC(2026, 10, 29, 12, 0, 30);
+  const budget: BudgetState = { now, used: 1, left: 11, nextAt: now, nextAutoAt: now + 3_600_000 };
+  const episode: Episode = { keyId: 'k1', kind: 'runaway', startedAt: now - 600_000, lastAt: now - 60_000, usdPerHour: 5, baselineUsdPerHour: 0.5 };
+  const snapshot: UsageSnapshot = { at: now - 60_000, budget, episodes: new Map([['k1', episode]]) };
+
+  it('is the same for a clock that moved on, the next read still now and the schedule in its minute', () => {
+    expect(sameUsage(snapshot, { ...snapshot, budget: { ...budget, now: now + 120_000, nextAt: now + 120_000 } })).toBe(true);
+    expect(sameUsage(snapshot, { ...snapshot, budget: { ...budget, nextAutoAt: now + 3_600_000 + 20_000 } })).toBe(true);
+    expect(sameUsage(snapshot, { ...snapshot, episodes: new Map([['k1', { ...episode }]]) })).toBe(true);
+  });
+
+  it('differs for every change the screen shows: whose reads they are, the schedule, an episode’s figures', () => {
+    // "11 of the account's 12 reads left" against "11 of 12 reads left".
+    expect(sameUsage(snapshot, { ...snapshot, budget: { ...budget, shared: true } })).toBe(false);
+    // The next automatic read in another minute, or due now (the Billing pane's "in 1 h", "at the next balance read").
+    expect(sameUsage(snapshot, { ...snapshot, budget: { ...budget, nextAutoAt: now + 7_200_000 } })).toBe(false);
+    expect(sameUsage(snapshot, { ...snapshot, budget: { ...budget, nextAutoAt: now } })).toBe(false);
+    // The same key's episode at another rate (the alert's "$5.00/h" words).
+    expect(sameUsage(snapshot, { ...snapshot, episodes: new Map([['k1', { ...episode, usdPerHour: 9 }]]) })).toBe(false);
+    expect(sameUsage(snapshot, { ...snapshot, budget: { ...budget, left: 10 } })).toBe(false);
   });
 });

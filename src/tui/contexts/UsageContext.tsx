@@ -14,14 +14,14 @@
  * timer to their next change (src/tui/hooks/useAge.ts), so the age says the truth at its own
  * boundaries and only what draws it is rendered again (a whole frame each for Ink), not the shell
  * nor the panes that do not draw it. A refresh that only moves the budget's clock changes nothing
- * here (the state keeps its snapshot for it, see sameFigures).
+ * here (the watcher keeps its slice for it: src/watcher/usageSlice.ts `sameUsage`).
  */
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, type ReactNode } from 'react';
 import type { UsagePeriod } from '../../api/usageSchemas.js';
 import type { AccountJudgement, KeySample } from '../../billing/runaway.js';
 import { sharePeriod, spendRows, topSpender, usageBehindBalance, type SpendRow } from '../../billing/spend.js';
 import type { UsageSnapshot } from '../../billing/usageTracker.js';
-import { accountAlertSentence, keyAlertSentence, usageLineChangeAt, usageStatusLine } from '../../billing/usageWords.js';
+import { accountAlertSentence, ageWords, keyAlertSentence, usageLineChangeAt, usageStatusLine } from '../../billing/usageWords.js';
 import { visible } from '../../terminal/sanitize.js';
 import { NO_USAGE } from '../../watcher/usageSlice.js';
 import { useWatcherEvents, useWatcherSlice } from '../hooks/useAccountWatcher.js';
@@ -76,34 +76,6 @@ export interface UsageActions {
   readonly reportAccountBurn: (judgement: AccountJudgement | undefined) => void;
 }
 
-/**
- * True when `a` and `b` show the same figures and the same budget but for the clock: a next read
- * (or automatic read) allowed "now" in another minute is the same (the age of the figures moves
- * with {@link useUsageMinute}); one still ahead is compared to the minute, as the watcher's slice
- * does (src/watcher/usageSlice.ts `sameUsage`).
- */
-function sameFigures(a: UsageSnapshot, b: UsageSnapshot): boolean {
-  if (a === b) return true;
-  const minute = (t: number | undefined) => (t === undefined ? undefined : Math.floor(t / 60_000));
-  const ahead = (now: number, t: number) => (t <= now ? 'now' : minute(t));
-  const [x, y] = [a.budget, b.budget];
-  const sameBudget =
-    x === y ||
-    (x !== undefined &&
-      y !== undefined &&
-      x.left === y.left &&
-      x.shared === y.shared &&
-      minute(x.blockedUntil) === minute(y.blockedUntil) &&
-      ahead(x.now, x.nextAt) === ahead(y.now, y.nextAt) &&
-      ahead(x.now, x.nextAutoAt) === ahead(y.now, y.nextAutoAt));
-  return a.report === b.report && a.at === b.at && a.error === b.error && sameBudget && (a.episodes === b.episodes || JSON.stringify([...a.episodes]) === JSON.stringify([...b.episodes]));
-}
-
-/** True when `a` and `b` are the same alerts in the same words. */
-function sameAlerts(a: readonly RunawayAlert[], b: readonly RunawayAlert[]): boolean {
-  return a === b || (a.length === b.length && a.every((x, i) => x.id === b[i]!.id && x.keyId === b[i]!.keyId && x.keyName === b[i]!.keyName && x.text === b[i]!.text));
-}
-
 const EMPTY_VIEW: UsageView = { available: false, snapshot: { episodes: new Map() }, rows: [], byId: new Map(), reading: false, behindBalance: false, alerts: [], samplesOf: () => [] };
 const StateContext = createContext<UsageView>(EMPTY_VIEW);
 const ActionsContext = createContext<UsageActions>({ readNow: async () => EMPTY_VIEW.snapshot, dismiss: () => {}, reportAccountBurn: () => {} });
@@ -129,14 +101,11 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
   const firstList = keys.data === undefined && keys.error === undefined && keys.loading;
   const usageSlice = useWatcherSlice(watcher, (s) => s.usage, NO_USAGE, !firstList);
   const usage = firstList ? NO_USAGE : usageSlice;
-  // The snapshot the state shows: the one before while only the clock moved (see sameFigures).
-  const shownSnapshot = useRef(usage.snapshot);
-  if (!sameFigures(shownSnapshot.current, usage.snapshot)) shownSnapshot.current = usage.snapshot;
   const rig = usage.available ? watched?.usageRig() : undefined;
 
   const keyList = keys.data;
   const names = useCallback((id: string) => keyList?.find((k) => k.id === id)?.name, [keyList]);
-  const snapshot = shownSnapshot.current;
+  const { snapshot } = usage;
   const rows = useMemo(() => (snapshot.report ? spendRows(snapshot.report, keyList, credits?.totalTopUp) : []), [snapshot.report, keyList, credits?.totalTopUp]);
   const byId = useMemo(() => new Map(rows.map((r) => [r.id, r])), [rows]);
   const period = snapshot.report ? sharePeriod(snapshot.report.periods) : undefined;
@@ -200,10 +169,12 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
     }
   });
 
-  // The likely cause's "(N min ago)" is the figures' age: worded at each render, the one at its change included.
-  const renderedAt = serviceNow();
+  // The likely cause's "(N min ago)" is the figures' age: its words change with the usage line's
+  // (this provider is rendered again then, by the timer above), and the alerts are worded again
+  // for it only while an account alert names a likely cause.
+  const likelyAge = account && likely && snapshot.at !== undefined ? ageWords(snapshot.at, serviceNow()) : undefined;
   const active = useCallback((id: string) => keyList === undefined || keyList.some((k) => k.id === id && k.isActive), [keyList]);
-  const alertsNow = useMemo(() => {
+  const alerts = useMemo(() => {
     const out: RunawayAlert[] = [];
     for (const [id, episode] of snapshot.episodes) {
       if (dismissed.has(id) || !active(id)) continue;
@@ -226,15 +197,11 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
       out.push({
         id: 'account',
         ...(likely && name !== undefined && active(likely.id) && { keyId: likely.id, keyName: name }),
-        text: accountAlertSentence(account, likely && name !== undefined && snapshot.at !== undefined ? { name, at: snapshot.at, now: renderedAt } : undefined),
+        text: accountAlertSentence(account, likely && name !== undefined && likelyAge !== undefined ? { name, age: likelyAge } : undefined),
       });
     }
     return out;
-  }, [snapshot.episodes, snapshot.at, dismissed, active, names, byId, account, likely, renderedAt]);
-  // The same alerts while their words are the same (the time read above moves at every render).
-  const shownAlerts = useRef(alertsNow);
-  if (!sameAlerts(shownAlerts.current, alertsNow)) shownAlerts.current = alertsNow;
-  const alerts = shownAlerts.current;
+  }, [snapshot.episodes, dismissed, active, names, byId, account, likely, likelyAge]);
 
   const dismiss = useCallback((id: string) => setDismissed((d) => new Set([...d, id])), [setDismissed]);
   // A dismissal lasts while its episode does: a new episode of the key is shown again.
