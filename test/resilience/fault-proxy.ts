@@ -14,6 +14,8 @@
  * proxy.set({ kind: 'rate-limit', retryAfterSeconds: 3 }); // 429 storm with Retry-After
  * proxy.set({ kind: 'delay', ms: 60_000, count: 1, only: { method: 'POST', path: '/api/billing/verify-topup' } });
  *                                                       // one request of that kind forwarded, its answer lost
+ * proxy.set({ kind: 'hold', count: 1, only: { method: 'POST', path: '/api/keys/credit' } });
+ * await proxy.held(); … proxy.release();                // its answer (the key made) held until released
  * proxy.pass();                                         // back to a faithful proxy
  * ```
  *
@@ -44,6 +46,8 @@ export type Fault = (
   | { readonly kind: 'reset'; readonly count?: number }
   /** Forwards the request but holds the answer `ms` milliseconds first. */
   | { readonly kind: 'delay'; readonly ms: number; readonly count?: number }
+  /** Forwards the request (the service does it) and holds the answer until {@link FaultProxy.release}. */
+  | { readonly kind: 'hold'; readonly count?: number }
   /** Answers 200 `application/json` with a truncated, unparseable body. */
   | { readonly kind: 'malformed'; readonly count?: number }
   /** Answers 429 `rate_limited` with `Retry-After: retryAfterSeconds`. */
@@ -73,6 +77,10 @@ export interface FaultProxy {
   fault(): Fault;
   /** Every request seen so far, in order of arrival. */
   readonly seen: readonly SeenRequest[];
+  /** Resolves once an answer of a `hold` fault is held (the service has answered it). */
+  held(): Promise<void>;
+  /** Sends the answers held so far (a `hold` fault still in force holds the next ones). */
+  release(): void;
   /** Stops listening and drops every open connection: new connections are refused (ECONNREFUSED). */
   kill(): Promise<void>;
   /** Listens again on the same port (after {@link kill}). */
@@ -97,6 +105,14 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
   const sockets = new Set<Socket>();
   /** Timers of delayed answers, cleared when the proxy is killed or closed. */
   const timers = new Set<NodeJS.Timeout>();
+  /** The sends of the answers a `hold` fault holds, and who waits for one to be held. */
+  let holding: Array<() => void> = [];
+  let holdWaiters: Array<() => void> = [];
+  const release = () => {
+    const sends = holding;
+    holding = [];
+    for (const send of sends) send();
+  };
 
   /** The fault for the request arriving now; counts down a counted fault. */
   const take = (req: http.IncomingMessage): Fault => {
@@ -115,7 +131,8 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
     return fault;
   };
 
-  const forward = (req: http.IncomingMessage, res: http.ServerResponse, holdMs: number) => {
+  /** Forwards `req`, its answer sent after `holdMs` ms, or when released (`'release'`). */
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse, holdMs: number | 'release') => {
     const upstreamReq = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host }, agent }, (upstreamRes) => {
       const send = () => {
         if (res.destroyed) {
@@ -125,6 +142,14 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
         res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
         upstreamRes.pipe(res);
       };
+      if (holdMs === 'release') {
+        upstreamRes.pause();
+        holding.push(send);
+        const waiters = holdWaiters;
+        holdWaiters = [];
+        for (const w of waiters) w();
+        return;
+      }
       if (holdMs <= 0) return send();
       upstreamRes.pause();
       const timer = setTimeout(() => {
@@ -153,6 +178,8 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
         return forward(req, res, 0);
       case 'delay':
         return forward(req, res, fault.ms);
+      case 'hold':
+        return forward(req, res, 'release');
       case 'reset':
         req.socket.resetAndDestroy();
         return;
@@ -189,6 +216,7 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
     new Promise<void>((resolve) => {
       for (const t of timers) clearTimeout(t);
       timers.clear();
+      release();
       if (!server.listening) return resolve();
       server.close(() => resolve());
       for (const s of sockets) s.destroy();
@@ -208,6 +236,8 @@ export async function startFaultProxy(upstream: string, options: FaultProxyOptio
     },
     fault: () => current,
     seen,
+    held: () => (holding.length > 0 ? Promise.resolve() : new Promise<void>((resolve) => holdWaiters.push(resolve))),
+    release,
     kill: stop,
     revive: () => listen(port),
     async close() {

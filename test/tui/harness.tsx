@@ -190,3 +190,20 @@ export function renderApp(services: AppServices & { settled?: () => Promise<void
   });
   return handle;
 }
+
+/**
+ * A user with $25 of credit and one credit key, `service-a`, signed in with a management key of
+ * their own, `keydeck-in-use` (its value in memory only): the app rendered against `sb` with a
+ * balance poll every `pollIntervalSeconds`, returned once its keys and balance are drawn. `api`
+ * is the user's session client (to change the account from outside the app).
+ */
+export async function renderSignedInAccount(sb: TestSandbox, pollIntervalSeconds: number) {
+  const session = await sb.fundedUser(25);
+  const api = sb.client(session);
+  await api.keys.createCredit({ name: 'service-a' });
+  const inUse = await api.managementKeys.create({ name: 'keydeck-in-use' });
+  const ui = renderApp(testServices({ store: noKeychainStore().store, baseUrl: sb.url, pollIntervalSeconds }), { session: readySession(sb.url, inUse.apiKey) });
+  await ui.waitFor('▶ service-a');
+  await ui.waitFor('$25.00');
+  return { api, inUse, ui };
+}

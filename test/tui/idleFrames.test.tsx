@@ -11,7 +11,7 @@
 import { Text } from 'ink';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useAge } from '../../src/tui/hooks/useAge.js';
-import { noKeychainStore, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
+import { renderSignedInAccount, startTestSandbox, type TestSandbox } from './harness.js';
 import { renderTui } from './render.js';
 
 let sb: TestSandbox;
@@ -26,16 +26,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('idle frames', () => {
   it('draws no frame for what its own polls change, and still reads the management keys on their pane', async () => {
-    const session = await sb.fundedUser(25);
-    const api = sb.client(session);
-    await api.keys.createCredit({ name: 'service-a' });
-    const inUse = await api.managementKeys.create({ name: 'keydeck-in-use' });
-    const s = noKeychainStore();
-    const ui = renderApp(testServices({ store: s.store, baseUrl: sb.url, pollIntervalSeconds: 2 }), {
-      session: { phase: 'ready', baseUrl: sb.url, credential: { token: inUse.apiKey, origin: 'memory' }, rejected: false },
-    });
-    await ui.waitFor('▶ service-a');
-    await ui.waitFor('$25.00');
+    const { api, inUse, ui } = await renderSignedInAccount(sb, 2);
     // Settled: the start's frames are drawn. Then seven polls at a 2 s interval (the fourth read the
     // lists in the background), each using keydeck's own management key, and the header's first
     // 15-second step of its age.

@@ -10,8 +10,6 @@
  * finds it ended or interrupted, and one key is made.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -25,6 +23,7 @@ import { DeliveryRecord } from '../../src/delivery/deliveryRecord.js';
 import { KEYS, type TuiHandle } from './render.js';
 import { noKeychainStore, readySession, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
 import { makeTempHome, runCli, type CliRunner } from '../credentials/harness.js';
+import { startFaultProxy } from '../resilience/fault-proxy.js';
 
 let sb: TestSandbox;
 let root: string;
@@ -329,60 +328,24 @@ describe('rotation from the Keys pane', () => {
   });
 });
 
-/**
- * A proxy in front of `upstream` that forwards every request at once, and holds the answer of the
- * first `POST pathname` (made upstream already: the service did it) until `release()`: an effect
- * under way whose answer is slow. `held` resolves once that answer is in the proxy's hands;
- * `posts()` counts the `POST pathname` requests seen.
- */
-async function holdingProxy(upstream: string, pathname: string): Promise<{ url: string; held: Promise<void>; release(): void; posts(): number; close(): Promise<void> }> {
-  let posts = 0;
-  let holding: (() => void) | undefined;
-  const held = new Promise<void>((resolve) => (holding = resolve));
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void (async () => {
-        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k))) as Record<string, string>;
-        const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
-        const first = req.method === 'POST' && req.url?.split('?')[0] === pathname && posts++ === 0;
-        const answer = await fetch(`${upstream}${req.url}`, { method: req.method!, headers, ...(body && { body }) });
-        const text = await answer.text();
-        if (first) {
-          holding?.();
-          await gate;
-        }
-        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-        res.end(text);
-      })();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    held,
-    release,
-    posts: () => posts,
-    close: () => {
-      release();
-      server.closeAllConnections();
-      return new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-}
-
 describe('an operation whose flow closes while its drive runs', () => {
   /**
-   * The app against a {@link holdingProxy} holding the first creating answer, as the `default`
+   * The app against a fault proxy (test/resilience/fault-proxy.ts) holding the first creating
+   * answer (`held()`, then `release()`; `posts()` counts the creating requests), as the `default`
    * profile (that of a `keydeck` run with KEYDECK_TOKEN and KEYDECK_BASE_URL, which takes it up
    * from the same data dir), and that other keydeck: a process of its own while the app's drive
    * may run (in the test's thread after it, where a process proves nothing more).
    */
   async function rig(token: string) {
-    const proxy = await holdingProxy(sb.url, '/api/keys/credit');
+    const creating = { method: 'POST', path: '/api/keys/credit' };
+    const faults = await startFaultProxy(sb.url);
+    faults.set({ kind: 'hold', count: 1, only: creating });
+    const proxy = {
+      url: faults.url,
+      held: faults.held,
+      release: faults.release,
+      posts: () => faults.seen.filter((r) => r.method === creating.method && r.path.split('?')[0] === creating.path).length,
+    };
     const dataDir = mkdtempSync(path.join(root, 'data-'));
     // The creating answer is held for longer than a test's default deadline of a call.
     const services = testServices({ store: noKeychainStore().store, baseUrl: proxy.url, dataDir, profile: 'default', timeoutMs: 60_000 });
@@ -390,7 +353,7 @@ describe('an operation whose flow closes while its drive runs', () => {
     const home = makeTempHome();
     onTestFinished(async () => {
       home.remove();
-      await proxy.close();
+      await faults.close();
     });
     const run = (args: readonly string[], runner?: CliRunner) =>
       runCli(args, { env: home.env({ KEYDECK_TOKEN: token, KEYDECK_BASE_URL: proxy.url, KEYDECK_DATA_DIR: dataDir }), ...(runner && { runner }) });
@@ -414,7 +377,7 @@ describe('an operation whose flow closes while its drive runs', () => {
       await ui.press('f');
       await ui.type(env);
       await ui.press(KEYS.enter);
-      await proxy.held;
+      await proxy.held();
       // The app ends as the lifecycle ends it (ctrl-c): the flow is unmounted, its drive goes on.
       const ended = ui.end();
       const during = await run(['keys', 'rotate', '--finish', 'web', '--old', 'keep'], 'process');
@@ -441,7 +404,7 @@ describe('an operation whose flow closes while its drive runs', () => {
     await ui.waitFor('no keys yet');
     const env = path.join(mkdtempSync(path.join(root, 'app-')), '.env');
     await createInto(ui, 'f', env);
-    await proxy.held;
+    await proxy.held();
     const ended = ui.end();
     const [made] = await sb.client(token).keys.list();
     const during = await run(['keys', 'create', '--finish', made!.name], 'process');

@@ -11,7 +11,7 @@
  *   here they change nothing on screen (no pool, no plan shown), elsewhere they may.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { noKeychainStore, renderApp, startTestSandbox, testServices, type TestSandbox } from './harness.js';
+import { renderSignedInAccount, startTestSandbox, type TestSandbox } from './harness.js';
 
 let sb: TestSandbox;
 beforeAll(async () => {
@@ -25,17 +25,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('start frames', () => {
   it('draws no frame of the start twice but for the billing status and the plans, and shows the management keys read behind their pane', async () => {
-    const session = await sb.fundedUser(25);
-    const api = sb.client(session);
-    await api.keys.createCredit({ name: 'service-a' });
-    const inUse = await api.managementKeys.create({ name: 'keydeck-in-use' });
-    const s = noKeychainStore();
     // No poll in the test's time (15 s interval): the frames are the start's.
-    const ui = renderApp(testServices({ store: s.store, baseUrl: sb.url, pollIntervalSeconds: 15 }), {
-      session: { phase: 'ready', baseUrl: sb.url, credential: { token: inUse.apiKey, origin: 'memory' }, rejected: false },
-    });
-    await ui.waitFor('▶ service-a');
-    await ui.waitFor('$25.00');
+    const { ui } = await renderSignedInAccount(sb, 15);
     // Settled: every answer of the start is in (the lists, the plans, the billing status, the top-up record).
     await sleep(1500);
     const frames = [...ui.frames()];
