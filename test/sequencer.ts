@@ -36,9 +36,9 @@ export const LONGEST_FIRST = [
   'test/crash/autotopup.test.ts',
   'test/crash/usdc-topup.test.ts',
   // quick
-  // Watches the usage figures' age through its 60 and 90 s boundaries: ~46 s.
-  'test/tui/usageMinute.test.tsx',
   'test/tui/idleFrames.test.tsx',
+  // Watches the usage figures' age through its 60 and 90 s boundaries, two apps at once: ~10 s.
+  'test/tui/usageMinute.test.tsx',
   'test/tui/billing/soak.test.tsx',
   'test/tui/rotate.test.tsx',
   'test/tui/keys.test.tsx',
