@@ -100,7 +100,7 @@ describe("the usage figures' age", () => {
     expect(first.ui.lastFrame()).toContain('usage just now');
     expect(second.ui.lastFrame()).toContain('usage 1 min ago');
     const before = new Map(renders);
-    const framesBefore = [first.ui.frames().length, second.ui.frames().length];
+    const framesBefore: [number, number] = [first.ui.frames().length, second.ui.frames().length];
     const since = (name: string) => (renders.get(name) ?? 0) - (before.get(name) ?? 0);
     const rendered = () => ({
       Shell: since('Shell'),
@@ -110,14 +110,16 @@ describe("the usage figures' age", () => {
       AccountsPane: since('AccountsPane'),
     });
     // Watched as a user would (every 50 ms): when each age is first drawn, this machine's ms after the read.
-    const seen = [new Map<string, number>(), new Map<string, number>()];
-    const apps = [first, second];
-    const last = ['1 min ago', '2 min ago'];
-    for (const until = second.at + 96_000; !(seen[0].has(last[0]) && seen[1].has(last[1])) && Date.now() < until; await sleep(50)) {
-      apps.forEach(({ ui, at }, i) => {
-        const age = /usage (just now|\d+ min ago)/.exec(ui.lastFrame() ?? '')?.[1];
-        if (age !== undefined && !seen[i].has(age)) seen[i].set(age, Date.now() - at);
-      });
+    const watched = [
+      { ...first, seen: new Map<string, number>() },
+      { ...second, seen: new Map<string, number>() },
+    ] as const;
+    const seen = [watched[0].seen, watched[1].seen] as const;
+    for (const until = second.at + 96_000; !(seen[0].has('1 min ago') && seen[1].has('2 min ago')) && Date.now() < until; await sleep(50)) {
+      for (const app of watched) {
+        const age = /usage (just now|\d+ min ago)/.exec(app.ui.lastFrame() ?? '')?.[1];
+        if (age !== undefined && !app.seen.has(age)) app.seen.set(age, Date.now() - app.at);
+      }
     }
     await sleep(1000);
     // "1 min ago" from an age of 60 s and "2 min ago" from 90 s: never before (this machine's clock
