@@ -27,7 +27,7 @@ const holdWord = (n: number) => (n === 1 ? 'holds' : 'hold');
 const unstored = (deleted: readonly string[]) => (deleted.length > 0 ? `the new key ${deleted.join(', ')}, never stored, is deleted (its value is gone)` : 'no new key was made');
 /** A sentence from a phrase: capital first letter, one final period (none after `.`, `…`, `:`). */
 export function sentence(phrase: string): string {
-  return phrase === '' ? phrase : `${phrase[0]!.toUpperCase()}${phrase.slice(1)}${/[.…!?:]$/.test(phrase) ? '' : '.'}`;
+  return phrase === '' ? phrase : `${phrase[0]!.toUpperCase()}${phrase.slice(1)}${/[.\u2026!?:]$/.test(phrase) ? '' : '.'}`;
 }
 const successorLost =
   'its successor never reached every destination, and its value is gone (keydeck never stores a key, and no file destination holds it): a new successor is made and delivered; the unfinished one is deleted once that is done';

@@ -20,8 +20,8 @@ const SERVICE_COMMANDS = ['auth', 'doctor', 'monitor', 'exporter', 'keys', 'mgmt
  */
 const HINT = new RegExp(`\\bkeydeck((?:[ \\t]+--[a-z][a-z-]*(?:[ \\t]+[^\\s\`'"()-][^\\s\`'"()]*)?)*)[ \\t]+(?=(?:${SERVICE_COMMANDS.join('|')})\\b)`, 'g');
 
-/** Quoted text (a key's name, the service's words): never rewritten. */
-const QUOTED = /("[^"\n]*"|“[^”\n]*”)/;
+/** Quoted text (a key's name, the service's words), in straight or curly quotes: never rewritten. */
+const QUOTED = /("[^"\n]*"|\u201C[^\u201D\n]*\u201D)/;
 
 /** The flags of the run under way. */
 const runFlags = new AsyncLocalStorage<readonly string[]>();
