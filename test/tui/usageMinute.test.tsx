@@ -100,7 +100,7 @@ describe("the usage figures' age", () => {
     expect(first.ui.lastFrame()).toContain('usage just now');
     expect(second.ui.lastFrame()).toContain('usage 1 min ago');
     const before = new Map(renders);
-    const framesBefore = [first.ui.frames().length, second.ui.frames().length];
+    const framesBefore = [first.ui.frames().length, second.ui.frames().length] as const;
     const since = (name: string) => (renders.get(name) ?? 0) - (before.get(name) ?? 0);
     const rendered = () => ({
       Shell: since('Shell'),
@@ -110,13 +110,13 @@ describe("the usage figures' age", () => {
       AccountsPane: since('AccountsPane'),
     });
     // Watched as a user would (every 50 ms): when each age is first drawn, this machine's ms after the read.
-    const seen = [new Map<string, number>(), new Map<string, number>()];
+    const seen: [Map<string, number>, Map<string, number>] = [new Map(), new Map()];
     const apps = [first, second];
-    const last = ['1 min ago', '2 min ago'];
+    const last = ['1 min ago', '2 min ago'] as const;
     for (const until = second.at + 96_000; !(seen[0].has(last[0]) && seen[1].has(last[1])) && Date.now() < until; await sleep(50)) {
       apps.forEach(({ ui, at }, i) => {
         const age = /usage (just now|\d+ min ago)/.exec(ui.lastFrame() ?? '')?.[1];
-        if (age !== undefined && !seen[i].has(age)) seen[i].set(age, Date.now() - at);
+        if (age !== undefined && !seen[i]!.has(age)) seen[i]!.set(age, Date.now() - at);
       });
     }
     await sleep(1000);
