@@ -77,16 +77,23 @@ export function WakeProvider({ children }: { readonly children?: ReactNode }) {
  * The text `text(now())` and `recheck`, its component rendered again when the text changes (see the
  * module comment). `changeAt(t)`: when the text may next change after time `t` (`now`'s clock, ms;
  * undefined: it does not move with the clock); a time too early costs a look, never a commit.
- * Both are read afresh at each wake. `recheck()` (stable) looks at once and waits anew: for a
- * clock that moved meanwhile (the service's, corrected at each answer), so a wait worked out on
- * the old clock does not leave the text wrong.
+ * Both are read afresh at each wake. `drawnAt`: the time (`now`'s clock) the caller drew with, when
+ * it read the clock itself (the text is then the one drawn, even across a boundary between the two
+ * reads). `recheck()` (stable) looks at once and waits anew: for a clock that moved meanwhile (the
+ * service's, corrected at each answer), so a wait worked out on the old clock does not leave the
+ * text wrong.
  */
-export function useTimedTextCheck(text: (t: number) => string | undefined, changeAt: (t: number) => number | undefined, now: () => number): readonly [string | undefined, () => void] {
+export function useTimedTextCheck(
+  text: (t: number) => string | undefined,
+  changeAt: (t: number) => number | undefined,
+  now: () => number,
+  drawnAt?: number,
+): readonly [string | undefined, () => void] {
   const [, setTick] = useState(0);
   const shared = useContext(WakeContext);
   const [own] = useState(() => (shared ? undefined : createWakeTimer()));
   const { wakeIn } = shared ?? own!;
-  const shown = text(now());
+  const shown = text(drawnAt ?? now());
   const latest = useRef({ text, changeAt, now, shown });
   latest.current = { text, changeAt, now, shown };
   const cancel = useRef<() => void>(undefined);

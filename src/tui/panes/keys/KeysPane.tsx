@@ -138,6 +138,7 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
     plans: plans.data,
     width: size.columns - 4,
     statusEnds: sort === 'status' ? ends : undefined,
+    drawnAt: now,
   });
 
   const reloadAll = useCallback(() => {

@@ -39,6 +39,8 @@ export interface KeysPaneClock {
   readonly width: number;
   /** Sorted by status: when keys turn expired (keyRows.ts `statusEnds`). */
   readonly statusEnds?: readonly number[] | undefined;
+  /** The service time the pane is drawn at (ms). */
+  readonly drawnAt: number;
 }
 
 /** What the details of a key show beside the key itself (src/tui/components/KeyDetails.tsx). */
@@ -119,6 +121,7 @@ export function useKeysPaneClock(view: KeysPaneClock): KeysPaneAt {
   useServiceWords(
     (t) => keysPaneWords(view, at, t),
     (t) => keysPaneChangeAt(view, at, t),
+    view.drawnAt,
   );
   return at;
 }
