@@ -78,8 +78,8 @@ export function WakeProvider({ children }: { readonly children?: ReactNode }) {
  * module comment). `changeAt(t)`: when the text may next change after time `t` (`now`'s clock, ms;
  * undefined: it does not move with the clock); a time too early costs a look, never a commit.
  * Both are read afresh at each wake. `drawnAt`: the time (`now`'s clock) the caller drew with, when
- * it read the clock itself (the text is then the one drawn, even across a boundary between the two
- * reads). `recheck()` (stable) looks at once and waits anew: for a clock that moved meanwhile (the
+ * it read the clock and draws by itself: the text is then worked out only at a wake (at `drawnAt`
+ * for what is drawn, even across a boundary between the two reads), and not returned. `recheck()` (stable) looks at once and waits anew: for a clock that moved meanwhile (the
  * service's, corrected at each answer), so a wait worked out on the old clock does not leave the
  * text wrong.
  */
@@ -93,17 +93,19 @@ export function useTimedTextCheck(
   const shared = useContext(WakeContext);
   const [own] = useState(() => (shared ? undefined : createWakeTimer()));
   const { wakeIn } = shared ?? own!;
-  const shown = text(drawnAt ?? now());
-  const latest = useRef({ text, changeAt, now, shown });
-  latest.current = { text, changeAt, now, shown };
+  // A caller that draws by itself (`drawnAt`) is not given the text: it is worked out only at a
+  // wake, from the closure it drew with, so a render costs no words.
+  const shown = drawnAt === undefined ? text(now()) : undefined;
+  const latest = useRef({ text, changeAt, now, drawn: () => shown });
+  latest.current = { text, changeAt, now, drawn: drawnAt === undefined ? () => shown : () => text(drawnAt) };
   const cancel = useRef<() => void>(undefined);
   /** Commits when the text is no longer the one drawn, else waits for its next change. */
   const look = useCallback(() => {
     cancel.current?.();
     cancel.current = undefined;
-    const { text: textAt, changeAt: nextAt, now: clock, shown: drawn } = latest.current;
+    const { text: textAt, changeAt: nextAt, now: clock, drawn } = latest.current;
     const t = clock();
-    if (textAt(t) !== drawn) {
+    if (textAt(t) !== drawn()) {
       setTick((n) => n + 1);
       return;
     }

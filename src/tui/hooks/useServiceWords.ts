@@ -16,9 +16,10 @@ import { useTimedTextCheck } from './useAge.js';
 const JITTER_MS = 1500;
 
 /**
- * `text(t)` at the service's time now (or `drawnAt`, the service time the caller drew with), the
- * caller rendered again when it changes; `changeAt(t)`: when it may next change after service
- * time `t` (ms; undefined: not with the clock).
+ * `text(t)` at the service's time now, the caller rendered again when it changes; `changeAt(t)`:
+ * when it may next change after service time `t` (ms; undefined: not with the clock). `drawnAt`:
+ * the service time a caller that draws by itself drew with (then nothing is returned; see
+ * `useTimedTextCheck`).
  */
 export function useServiceWords(text: (t: number) => string | undefined, changeAt: (t: number) => number | undefined, drawnAt?: number): string | undefined {
   const now = useServiceClock();
