@@ -33,7 +33,7 @@ export function ageWords(at: number, now: number): string {
  * an age of 60 s ("1 min ago"), then half-way through each minute (it rounds to the nearest:
  * "2 min ago" from 90 s), from 48 h on at each whole hour it rounds to ("2 d 1 h ago").
  */
-function ageChangeAt(at: number, now: number): number {
+export function ageChangeAt(at: number, now: number): number {
   const age = now - at;
   if (age < MIN) return at + MIN;
   const m = Math.round(age / MIN);

@@ -1,7 +1,7 @@
 /**
- * The root component: providers (services, status, keymap, session, balance, lists), the size
- * gate (80×24 full, 60×15 compact, below that a notice; the app stays mounted underneath), and
- * the router between the guided setup and the shell. Errors in rendering reach the one exit
+ * The root component: providers (services, the timer of the texts that move with the clock,
+ * status, keymap, session, balance, lists), the size gate (80×24 full, 60×15 compact, below that
+ * a notice; the app stays mounted underneath), and the router between the guided setup and the shell. Errors in rendering reach the one exit
  * site through the error boundary.
  */
 import { Component, useEffect, type ReactNode } from 'react';
@@ -14,6 +14,7 @@ import { ServicesContext } from './contexts/ServicesContext.js';
 import { SessionProvider, useSession, type SessionState } from './contexts/SessionContext.js';
 import { StatusProvider } from './contexts/StatusContext.js';
 import { UsageProvider } from './contexts/UsageContext.js';
+import { WakeProvider } from './hooks/useAge.js';
 import { KeychainHung } from './flows/KeychainHung.js';
 import { SetupFlow } from './flows/SetupFlow.js';
 import { layoutModeFor } from './layout.js';
@@ -35,13 +36,15 @@ export function App({ services, initialSession, initialPane }: AppProps) {
   return (
     <ExitOnError services={services}>
       <ServicesContext.Provider value={services}>
-        <StatusProvider>
-          <KeymapProvider onQuit={() => services.exit(0)} onInterrupt={() => services.exit(130)}>
-            <SessionProvider {...(initialSession && { initial: initialSession })}>
-              <Screen {...(initialPane && { initialPane })} />
-            </SessionProvider>
-          </KeymapProvider>
-        </StatusProvider>
+        <WakeProvider>
+          <StatusProvider>
+            <KeymapProvider onQuit={() => services.exit(0)} onInterrupt={() => services.exit(130)}>
+              <SessionProvider {...(initialSession && { initial: initialSession })}>
+                <Screen {...(initialPane && { initialPane })} />
+              </SessionProvider>
+            </KeymapProvider>
+          </StatusProvider>
+        </WakeProvider>
       </ServicesContext.Provider>
     </ExitOnError>
   );

@@ -21,11 +21,12 @@ import { useServices } from './contexts/ServicesContext.js';
 import { useClearStatus, useFlash } from './contexts/StatusContext.js';
 import type { LayoutMode } from './layout.js';
 import { PANES, type PaneId } from './panes/index.js';
-import { subscriptionNotice } from './panes/keys/keyRows.js';
+import { subscriptionNotice, subscriptionNoticeChangeAt } from './panes/keys/keyRows.js';
+import { useServiceWords } from './hooks/useServiceWords.js';
 import { useBlockNotifications, useSubscriptionNotifications } from './hooks/useSubscriptionNotifications.js';
 import { usePledges } from './panes/keys/keyPledges.js';
 import { RunawayBanner, useRunawayBannerRows } from './components/RunawayBanner.js';
-import { useUsage, useUsageMinute } from './contexts/UsageContext.js';
+import { useUsage } from './contexts/UsageContext.js';
 import { useUsageKeys } from './hooks/useUsageKeys.js';
 import { AUTO_SPACING_MS } from '../billing/usageBudget.js';
 import { refreshWaitSentence } from '../billing/usageWords.js';
@@ -45,15 +46,16 @@ export function shellChromeRows(mode: Exclude<LayoutMode, 'too-small'>): number 
 }
 
 /**
- * The pane tabs, with the notice of a subscription ending soon: its time left is drawn again at
- * each minute of the usage figures' age ({@link useUsageMinute}), as the Keys pane's times are,
- * without rendering the shell and every pane for it.
+ * The pane tabs, with the notice of a subscription ending soon: its time left is drawn again when
+ * its words change (src/tui/hooks/useServiceWords.ts), without rendering the shell and every pane for it.
  */
 function Tabs({ active, compact, columns }: { readonly active: PaneId; readonly compact: boolean; readonly columns: number }) {
-  useUsageMinute();
-  const serviceNow = useServiceClock();
   const { keys } = useAccountData();
-  return <PaneTabs panes={PANES} active={active} compact={compact} columns={columns} notice={subscriptionNotice(keys.data, serviceNow(), compact)} />;
+  const notice = useServiceWords(
+    (t) => subscriptionNotice(keys.data, t, compact),
+    (t) => subscriptionNoticeChangeAt(keys.data, t),
+  );
+  return <PaneTabs panes={PANES} active={active} compact={compact} columns={columns} notice={notice} />;
 }
 
 /** See the module comment. */

@@ -48,6 +48,41 @@ export function expiresIn(iso: string | null | undefined, now: number): string {
   return `in ${Math.max(1, Math.floor(d / MINUTE))} min`;
 }
 
+/**
+ * When words counting down to `target` (epoch ms) in whole units may next say something else, at
+ * or after `now` (ms): at `target - k·unit` (rounded down or up, such words change there), the last
+ * at `target` itself; `unitOf` picks the unit from the time left (days, then hours, then minutes, as
+ * the words do). Undefined once `target` is reached (the words say it is over from then on).
+ */
+export function countdownChangeAt(target: number, now: number, unitOf: (leftMs: number) => number): number | undefined {
+  const left = target - now;
+  if (!(left > 0)) return undefined;
+  const unit = unitOf(left);
+  return target - Math.floor(left / unit) * unit;
+}
+
+/** When {@link relativeAgo}`(iso, t)` next says something else after `now` (ms); undefined when `iso` is not a time. */
+export function relativeAgoChangeAt(iso: string | null | undefined, now: number): number | undefined {
+  const t = parseTime(iso);
+  if (t === undefined) return undefined;
+  const d = Math.max(0, now - t);
+  const unit = d < HOUR ? MINUTE : d < DAY ? HOUR : DAY;
+  return t + (Math.floor(d / unit) + 1) * unit;
+}
+
+/** When {@link expiresIn}`(iso, t)` may next say something else, at or after `now` (ms); undefined when it no longer moves. */
+export function expiresInChangeAt(iso: string | null | undefined, now: number): number | undefined {
+  const t = parseTime(iso);
+  return t === undefined ? undefined : countdownChangeAt(t, now, (left) => (left >= DAY ? DAY : left >= HOUR ? HOUR : MINUTE));
+}
+
+/** The earliest of `times` (epoch ms), undefined ones left out; undefined when none is given. */
+export function earliest(...times: ReadonlyArray<number | undefined>): number | undefined {
+  let first: number | undefined;
+  for (const t of times) if (t !== undefined && (first === undefined || t < first)) first = t;
+  return first;
+}
+
 /** `2025-11-21T14:03:00Z` → `"2025-11-21"` (UTC); the raw text when unparsable. */
 export function shortDate(iso: string | null | undefined): string {
   const t = parseTime(iso);

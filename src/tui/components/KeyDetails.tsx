@@ -14,9 +14,9 @@ import type { Plan, UsagePeriod } from '../../api/usageSchemas.js';
 import type { SpendRow } from '../../billing/spend.js';
 import { periodWords } from '../../billing/usageWords.js';
 import { keyStatus, paidTimeLeftMs, renewalWords, timeLeftWords } from '../../api/keyStatus.js';
-import { dateTime, displayWidth, expiresIn, relativeAgo, shortDate, truncateTo } from '../format.js';
+import { countdownChangeAt, dateTime, displayWidth, earliest, expiresIn, expiresInChangeAt, relativeAgo, relativeAgoChangeAt, shortDate, truncateTo } from '../format.js';
 import { describeLimits, planOf, withoutSources } from '../../billing/keyLimits.js';
-import { statusCell } from '../panes/keys/keyRows.js';
+import { keyRowChangeAt, reservedHoursChangeAt, statusCell, timeLeftChangeAt } from '../panes/keys/keyRows.js';
 import { visible } from '../../terminal/sanitize.js';
 import { theme } from '../theme.js';
 
@@ -104,6 +104,26 @@ export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpen
     spendLine(usage),
     usage?.status ?? '',
   ];
+}
+
+/** A reserved block's length (ms): its name changes at each multiple of it (UTC). */
+const BLOCK_MS = 8 * 3_600_000;
+
+/**
+ * When {@link keyDetailLines} of `key` may next say something else, at or after `now` (epoch ms,
+ * the service's clock), but for the usage figures and a guardrail (their own: ../panes/keys/): its
+ * status, its expiry or paid time left, its last use's age, where it stands in its reserved blocks.
+ */
+export function keyDetailsChangeAt(key: ConsumptionKey, now: number, hours?: KeyHours): number | undefined {
+  const block = hours && reservedHoursChangeAt(hours.at);
+  return earliest(
+    keyRowChangeAt(key, now, hours?.at),
+    key.keyType === 'subscription' ? timeLeftChangeAt(key, now) : key.keyType === 'credit' ? undefined : expiresInChangeAt(key.subscriptionExpiresAt, now),
+    typeof key.lastUsedAt === 'string' ? relativeAgoChangeAt(key.lastUsedAt, now) : undefined,
+    // `in block europe, 3 h left`: hours, then minutes to the block's start or end; the block's name.
+    block === undefined ? undefined : countdownChangeAt(block, now, (left) => (left >= 3_600_000 ? 3_600_000 : 60_000)),
+    hours?.at.inside ? (Math.floor(now / BLOCK_MS) + 1) * BLOCK_MS : undefined,
+  );
 }
 
 /** Where a pool key stands in its reserved blocks: the phrase and the position. */

@@ -9,9 +9,9 @@
  * The account watcher (./BalanceContext.tsx) opens the usage record after the first frame, and asks
  * the schedule for a read after every successful balance poll (cheap: src/billing/usageBudget.ts
  * decides); `u` spends one on demand; `r` never does. State and actions are two contexts (the
- * Gemini CLI pattern), and the figures' minute a third ({@link useUsageMinute}): the usage line's
- * words that move with the clock ("usage 3 min ago", "next in 2 h 5 min"), worked out again on a
- * timer to their next change (src/tui/hooks/useAge.ts), so the age says the truth at its own
+ * Gemini CLI pattern). The usage line's words that move with the clock ("usage 3 min ago", "next
+ * in 2 h 5 min") are drawn again by what shows them, when they change (src/billing/usageWords.ts
+ * `usageLineChangeAt` through src/tui/hooks/useAge.ts), so the age says the truth at its own
  * boundaries and only what draws it is rendered again (a whole frame each for Ink), not the shell
  * nor the panes that do not draw it. A refresh that only moves the budget's clock changes nothing
  * here (the watcher keeps its slice for it: src/watcher/usageSlice.ts `sameUsage`).
@@ -21,7 +21,7 @@ import type { UsagePeriod } from '../../api/usageSchemas.js';
 import type { AccountJudgement, KeySample } from '../../billing/runaway.js';
 import { sharePeriod, spendRows, topSpender, usageBehindBalance, type SpendRow } from '../../billing/spend.js';
 import type { UsageSnapshot } from '../../billing/usageTracker.js';
-import { accountAlertSentence, ageWords, keyAlertSentence, usageLineChangeAt, usageStatusLine } from '../../billing/usageWords.js';
+import { accountAlertSentence, ageChangeAt, ageWords, keyAlertSentence } from '../../billing/usageWords.js';
 import { visible } from '../../terminal/sanitize.js';
 import { NO_USAGE } from '../../watcher/usageSlice.js';
 import { useWatcherEvents, useWatcherSlice } from '../hooks/useAccountWatcher.js';
@@ -79,7 +79,6 @@ export interface UsageActions {
 const EMPTY_VIEW: UsageView = { available: false, snapshot: { episodes: new Map() }, rows: [], byId: new Map(), reading: false, behindBalance: false, alerts: [], samplesOf: () => [] };
 const StateContext = createContext<UsageView>(EMPTY_VIEW);
 const ActionsContext = createContext<UsageActions>({ readNow: async () => EMPTY_VIEW.snapshot, dismiss: () => {}, reportAccountBurn: () => {} });
-const MinuteContext = createContext('');
 
 /** See the module comment. Inside AccountDataProvider and BalanceProvider. */
 export function UsageProvider({ children }: { readonly children?: ReactNode }) {
@@ -109,16 +108,6 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
   const rows = useMemo(() => (snapshot.report ? spendRows(snapshot.report, keyList, credits?.totalTopUp) : []), [snapshot.report, keyList, credits?.totalTopUp]);
   const byId = useMemo(() => new Map(rows.map((r) => [r.id, r])), [rows]);
   const period = snapshot.report ? sharePeriod(snapshot.report.periods) : undefined;
-  // The usage line's words that move with the service's clock, as of their last change (see useUsageMinute).
-  const serviceNow = useCallback(() => clock() + (client?.serviceClockOffsetMs ?? 0), [clock, client]);
-  const { at: figuresAt, budget } = snapshot;
-  const minute =
-    useTimedText(
-      (t) => (budget ? usageStatusLine(figuresAt, { ...budget, now: t }) : undefined),
-      (t) => (budget ? usageLineChangeAt(figuresAt, { ...budget, now: t }) : undefined),
-      serviceNow,
-    ) ?? '';
-
   // When the balance last changed (this machine's clock): figures read before it are marked.
   // The poll that brought the remaining balance shown (its `updatedAt` kept while it stays the same).
   const reading = useBalanceSelect(
@@ -169,10 +158,16 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
     }
   });
 
-  // The likely cause's "(N min ago)" is the figures' age: its words change with the usage line's
-  // (this provider is rendered again then, by the timer above), and the alerts are worded again
-  // for it only while an account alert names a likely cause.
-  const likelyAge = account && likely && snapshot.at !== undefined ? ageWords(snapshot.at, serviceNow()) : undefined;
+  // The likely cause's "(N min ago)" is the figures' age: this provider is rendered again when
+  // its words change, and the alerts are worded again for it, only while an account alert names
+  // a likely cause (its wake is the Keys pane's for the usage line: one commit for both).
+  const serviceNow = useCallback(() => clock() + (client?.serviceClockOffsetMs ?? 0), [clock, client]);
+  const figuresAt = account && likely ? snapshot.at : undefined;
+  const likelyAge = useTimedText(
+    (t) => (figuresAt === undefined ? undefined : ageWords(figuresAt, t)),
+    (t) => (figuresAt === undefined ? undefined : ageChangeAt(figuresAt, t)),
+    serviceNow,
+  );
   const active = useCallback((id: string) => keyList === undefined || keyList.some((k) => k.id === id && k.isActive), [keyList]);
   const alerts = useMemo(() => {
     const out: RunawayAlert[] = [];
@@ -231,9 +226,7 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
   const actions = useMemo<UsageActions>(() => ({ readNow, dismiss, reportAccountBurn }), [readNow, dismiss, reportAccountBurn]);
   return (
     <ActionsContext.Provider value={actions}>
-      <StateContext.Provider value={view}>
-        <MinuteContext.Provider value={minute}>{children}</MinuteContext.Provider>
-      </StateContext.Provider>
+      <StateContext.Provider value={view}>{children}</StateContext.Provider>
     </ActionsContext.Provider>
   );
 }
@@ -246,19 +239,4 @@ export function useUsage(): UsageView {
 /** The usage actions (stable identity). */
 export function useUsageActions(): UsageActions {
   return useContext(ActionsContext);
-}
-
-/**
- * The usage figures' minute: the usage line's words that move with the service's clock (the
- * figures' age, src/billing/usageWords.ts `ageWords`, and while no read is left or the service
- * asked to wait, that wait), as of their last change; '' outside a provider or before a usage
- * record. It changes when those words do, at the age's own boundaries (60 s, 90 s, 150 s… of
- * age, about once a minute), within ~50 ms and the service clock's correction. A component that
- * draws an age or a time left and has no clock of its own (the Keys pane, with the figures' age in
- * its details; the pane tabs' subscription notice; the handover dialog) reads it to be drawn again
- * then; nothing else is rendered for it. The Billing and Accounts panes redraw their ages on their
- * own tick while shown.
- */
-export function useUsageMinute(): string {
-  return useContext(MinuteContext);
 }

@@ -14,7 +14,7 @@ import { Box, Text } from 'ink';
 import { keyNameProblem, type ConsumptionKey } from '../../../api/schemas.js';
 import { ConfirmDialog } from '../../components/ConfirmDialog.js';
 import { ListTable, listEmptyText } from '../../components/ListTable.js';
-import { KeyDetails, KEY_DETAILS_ROWS, type KeyHours } from '../../components/KeyDetails.js';
+import { KeyDetails, KEY_DETAILS_ROWS } from '../../components/KeyDetails.js';
 import { NoticeDialog } from '../../components/NoticeDialog.js';
 import { PromptDialog } from '../../components/PromptDialog.js';
 import { TypeToConfirmDialog } from '../../components/TypeToConfirmDialog.js';
@@ -22,6 +22,7 @@ import { useAccountData } from '../../contexts/AccountDataContext.js';
 import { useBalanceRefresh, useBalanceSelect } from '../../contexts/BalanceContext.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { useServiceClock, useSession } from '../../contexts/SessionContext.js';
+import { useKeysPaneClock } from './keyWords.js';
 import { endedWords, keyStatus, paidTimeLost } from '../../../api/keyStatus.js';
 import { creditKeyRefusal, reactivationRefusal } from '../../../billing/keyRefusals.js';
 import { useFlash } from '../../contexts/StatusContext.js';
@@ -37,10 +38,10 @@ import { guarded, useChangeGuard } from '../../hooks/useChangeGuard.js';
 import { useListPane } from '../../hooks/useListPane.js';
 import { useReloadWhenShown } from '../../hooks/useReloadWhenShown.js';
 import { theme } from '../../theme.js';
-import { KEY_SORTS, SORT_LABELS, keyColumns, keyRow, nextSort, sortKeys, spendColumnsFor, type KeySort } from './keyRows.js';
+import { KEY_SORTS, SORT_LABELS, expiredBy, keyColumns, nextSort, sortKeys, spendColumnsFor, statusEnds, type KeySort } from './keyRows.js';
 import { keylessNotice, usePledges } from './keyPledges.js';
 import { useKeySpend } from './keySpend.js';
-import { budgetCell, budgetLine, useKeyBudgets } from './keyBudget.js';
+import { useKeyBudgets } from './keyBudget.js';
 import type { PaneProps } from '../registry.js';
 import { formatUsd } from '../../../api/money.js';
 
@@ -96,7 +97,6 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   const { keys, plans, billingStatus } = useAccountData();
   const pledges = usePledges();
   const notice = keylessNotice(pledges.keyless);
-  const hoursOf = detailsHours(pledges);
   useReloadWhenShown(keys, active);
   const refreshBalance = useBalanceRefresh();
   // Only whether the balance is spent shows here (the empty list's hint): no render per poll.
@@ -115,11 +115,31 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
   const budgets = useKeyBudgets();
   // The spend only re-sorts while sorting by it: a new usage answer costs the other sorts nothing.
   const spendOf = sort === 'spend' ? spend.spendOf : undefined;
-  const sorted = useMemo(() => (keys.data ? sortKeys(keys.data, sort, clock(), spendOf) : EMPTY), [keys.data, sort, clock, spendOf]);
+  // Sorted by status, the order changes as keys expire by the clock: sorted again at each, as of
+  // the last end passed (the statuses are those of now). No other sort reads the time.
+  const ends = useMemo(() => statusEnds(keys.data), [keys.data]);
+  const sortedAt = sort === 'status' ? (ends[expiredBy(ends, now).count - 1] ?? 0) : 0;
+  const sorted = useMemo(() => (keys.data ? sortKeys(keys.data, sort, sortedAt, spendOf) : EMPTY), [keys.data, sort, sortedAt, spendOf]);
   const detailsRows = (compact ? 1 : KEY_DETAILS_ROWS) + (notice ? 1 : 0);
   const list = useListPane({ items: sorted, bodyRows: size.rows - detailsRows, active: active && !dialog && !busy });
   const selected = list.selected;
   const spendPeriods = spendColumnsFor(size.columns, compact, spend.periods);
+
+  // The rows and details at a time, drawn again when their words that move with the clock change (./keyWords.ts).
+  const { rowAt, detailsAt } = useKeysPaneClock({
+    shown: active,
+    dialog,
+    rows: list.window,
+    selected,
+    compact,
+    spend,
+    pledges,
+    budgets,
+    plans: plans.data,
+    width: size.columns - 4,
+    statusEnds: sort === 'status' ? ends : undefined,
+    drawnAt: now,
+  });
 
   const reloadAll = useCallback(() => {
     void keys.reload();
@@ -352,34 +372,13 @@ export function KeysPane({ size, active, goTo }: PaneProps) {
         total={sorted.length}
         columns={keyColumns(size.columns, compact, sort, spendPeriods, budgets.any)}
         width={size.columns}
-        rowOf={(k, isSelected) => ({
-          ...keyRow(k, isSelected, now, spend.rowOf(k.id), pledges.hoursOf(k, now)),
-          ...(budgets.any && { budget: budgetCell(budgets.budgetOf(k, now), budgets.markOf(k)) }),
-        })}
+        rowOf={(k, isSelected) => rowAt(k, isSelected, now)}
         statusColor={(k) => STATUS_COLORS[keyStatus(k, now)]}
         emptyText={listEmptyText(keys, 'the keys', balanceSpent ? 'no keys yet; balance $0: top up first (3, then t), then press n' : 'no keys yet: press n to create a credit key')}
       />
-      <KeyDetails
-        item={selected}
-        columns={size.columns}
-        compact={compact}
-        now={now}
-        usage={selected && !compact ? spend.detailsOf(selected.id, now) : undefined}
-        budget={selected && !compact && budgets.any ? budgetLine(budgets.budgetOf(selected, now), budgets.deadlinesOf(selected, now), budgets.markOf(selected), now, size.columns - 4) : undefined}
-        plans={plans.data}
-        hours={hoursOf(selected, now)}
-      />
+      <KeyDetails item={selected} columns={size.columns} compact={compact} now={now} {...detailsAt(selected, now)} plans={plans.data} />
     </Box>
   );
-}
-
-/** The details' reserved-hours phrase and position of `key` (undefined when its blocks are not known). */
-function detailsHours(pledges: ReturnType<typeof usePledges>) {
-  return (key: ConsumptionKey | undefined, now: number): KeyHours | undefined => {
-    const at = key ? pledges.hoursOf(key, now) : undefined;
-    const text = key ? pledges.hoursText(key, now) : undefined;
-    return at && text ? { at, text } : undefined;
-  };
 }
 
 /** The paid-time clause as a dialog line (`29 days of paid time are lost …`), or nothing. */
@@ -387,7 +386,6 @@ function withPaidTime(clause: string | undefined): string[] {
   return clause ? [`${clause[0]!.toUpperCase()}${clause.slice(1)}.`] : [];
 }
 
-/** Colour of each key status in the table (the word is there too). */
 /**
  * Colour of the status cell: only what needs attention is coloured (the word and symbol carry the
  * meaning); the usual state, active, is plain, which also spares each redrawn row two style changes.

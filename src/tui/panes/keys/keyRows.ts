@@ -11,7 +11,7 @@ import type { SpendRow } from '../../../billing/spend.js';
 import { periodWords } from '../../../billing/usageWords.js';
 import type { DataColumn, DataRow } from '../../components/DataTable.js';
 import { tableWidth } from '../../components/DataTable.js';
-import { expiresIn, newestFirst, parseTime, shortDate } from '../../format.js';
+import { countdownChangeAt, earliest, expiresIn, newestFirst, parseTime, shortDate } from '../../format.js';
 import { EXPIRY_WARNING_MS, keyStatus, paidTimeLeftMs, timeLeftWords, type KeyStatus } from '../../../api/keyStatus.js';
 import { symbols } from '../../theme.js';
 
@@ -135,6 +135,83 @@ export function subscriptionNotice(keys: readonly ConsumptionKey[] | undefined, 
   const soonest = soonestEnding(keys, now);
   if (!soonest) return undefined;
   return compact ? `${symbols.warning} sub ends in ${shortTimeLeft(soonest.leftMs)}` : `${symbols.warning} subscription ends in ${timeLeftWords(soonest.leftMs)}`;
+}
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+/** When `key`'s status turns `expired` by the clock (epoch ms): its `subscriptionExpiresAt`; undefined when it has none or is expired already by the service's word. */
+function statusEndOf(key: ConsumptionKey): number | undefined {
+  return key.subscriptionStatus === 'expired' ? undefined : parseTime(key.subscriptionExpiresAt);
+}
+
+/**
+ * When the row of `key` ({@link keyRow}: its status, {@link expiryCell}; `hours`: where it stands in
+ * its reserved blocks) may next read otherwise, at or after `now` (epoch ms, the service's clock):
+ * the expiry cell's days, then hours (`⚠ 11 h left`, `<1 h` to the end), the status at the end, a
+ * pool key's block starting or ending. Undefined when nothing in it moves with the clock.
+ */
+export function keyRowChangeAt(key: ConsumptionKey, now: number, hours?: ReservedHours): number | undefined {
+  const end = statusEndOf(key);
+  // Only a key that is not a subscription counts its last hour in minutes (`expiresIn`).
+  const expiry = end === undefined ? undefined : countdownChangeAt(end, now, (left) => (left >= DAY_MS ? DAY_MS : left >= HOUR_MS || key.keyType === 'subscription' ? HOUR_MS : MINUTE_MS));
+  return earliest(expiry, hours && reservedHoursChangeAt(hours));
+}
+
+/** When a key standing at `hours` goes in or out of its reserved blocks (epoch ms); undefined when never. */
+export function reservedHoursChangeAt(hours: ReservedHours): number | undefined {
+  const at = hours.inside ? hours.endsAt : hours.startsAt;
+  return Number.isFinite(at) ? at : undefined;
+}
+
+/**
+ * When {@link timeLeftWords} of the paid time of `key` may next say something else, at or after
+ * `now` (the service's clock): days from 48 h on, then hours, then minutes, the last at its end.
+ */
+export function timeLeftChangeAt(key: ConsumptionKey, now: number): number | undefined {
+  const end = statusEndOf(key);
+  return end === undefined ? undefined : countdownChangeAt(end, now, (left) => (left >= 2 * DAY_MS ? DAY_MS : left >= HOUR_MS ? HOUR_MS : MINUTE_MS));
+}
+
+/**
+ * When {@link subscriptionNotice}`(keys, t)` may next say something else, at or after `now` (the
+ * service's clock): a subscription's 3 days before its end, then its time left counted down.
+ */
+export function subscriptionNoticeChangeAt(keys: readonly ConsumptionKey[] | undefined, now: number): number | undefined {
+  return earliest(
+    ...(keys ?? []).map((key) => {
+      const end = key.keyType === 'subscription' ? statusEndOf(key) : undefined;
+      if (end === undefined) return undefined;
+      // Said from 3 days before the end on.
+      return end - now > EXPIRY_WARNING_MS ? end - EXPIRY_WARNING_MS : timeLeftChangeAt(key, now);
+    }),
+  );
+}
+
+/**
+ * The times (epoch ms, ascending) at which keys of `keys` turn `expired` by the clock: the sort by
+ * status changes there ({@link expiredBy}).
+ */
+export function statusEnds(keys: readonly ConsumptionKey[] | undefined): number[] {
+  const ends: number[] = [];
+  for (const key of keys ?? []) {
+    const end = statusEndOf(key);
+    if (end !== undefined) ends.push(end);
+  }
+  return ends.sort((a, b) => a - b);
+}
+
+/** How many of `ends` ({@link statusEnds}) have passed at `now`, and the next one after it (undefined: none left). */
+export function expiredBy(ends: readonly number[], now: number): { readonly count: number; readonly next: number | undefined } {
+  let lo = 0;
+  let hi = ends.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ends[mid]! <= now) lo = mid + 1;
+    else hi = mid;
+  }
+  return { count: lo, next: ends[lo] };
 }
 
 /** Width of the budget column: a bar of 5 cells and a percentage (`███░░ 64%`). */

@@ -9,9 +9,9 @@ import type { UsagePeriod } from '../../../api/usageSchemas.js';
 import { intervalRate } from '../../../billing/runaway.js';
 import { SPARK_BARS } from '../../../billing/sparkline.js';
 import { accountSpend, type SpendRow } from '../../../billing/spend.js';
-import { usageStatusLine } from '../../../billing/usageWords.js';
+import { usageLineChangeAt, usageStatusLine } from '../../../billing/usageWords.js';
 import type { KeySpendDetails } from '../../components/KeyDetails.js';
-import { useUsage, useUsageMinute } from '../../contexts/UsageContext.js';
+import { useUsage } from '../../contexts/UsageContext.js';
 
 /** Width of the bars of a key's spend in its details, cells. */
 const SPARK_CELLS = 14;
@@ -25,6 +25,12 @@ export interface KeySpendView {
   readonly spendOf: (keyId: string) => number;
   /** The details' usage part at `now` (service ms); undefined when no usage is read in this session. */
   readonly detailsOf: (keyId: string, now: number) => KeySpendDetails | undefined;
+  /**
+   * When the details' usage line (the figures' age, a wait) may next say something else after
+   * `now` (service ms; src/billing/usageWords.ts `usageLineChangeAt`); undefined when it does not
+   * move with the clock. The pane is drawn again then (./KeysPane.tsx).
+   */
+  readonly statusChangeAt: (now: number) => number | undefined;
 }
 
 /** The bars of a key's spend rate between consecutive reads (oldest left); '' with fewer than two intervals. */
@@ -50,8 +56,6 @@ export function rateBars(samples: ReadonlyArray<{ t: number; cum: number }>, wid
 /** See the module comment. */
 export function useKeySpend(): KeySpendView {
   const usage = useUsage();
-  // The details' usage line says how old the figures are: the pane is drawn again when those words change.
-  useUsageMinute();
   const { byId, period, snapshot, rows, available, behindBalance, samplesOf } = usage;
   // The account's spend over the share period, once per answer: a key's share is its spend over it.
   const total = useMemo(() => (period ? accountSpend(rows, period) : 0), [rows, period]);
@@ -77,5 +81,6 @@ export function useKeySpend(): KeySpendView {
     },
     [available, snapshot, behindBalance, byId, total, period, samplesOf],
   );
-  return useMemo(() => ({ periods: snapshot.report?.periods ?? [], rowOf, spendOf, detailsOf }), [snapshot.report, rowOf, spendOf, detailsOf]);
+  const statusChangeAt = useCallback((now: number) => (available && snapshot.budget ? usageLineChangeAt(snapshot.at, { ...snapshot.budget, now }) : undefined), [available, snapshot]);
+  return useMemo(() => ({ periods: snapshot.report?.periods ?? [], rowOf, spendOf, detailsOf, statusChangeAt }), [snapshot.report, rowOf, spendOf, detailsOf, statusChangeAt]);
 }
