@@ -37,6 +37,8 @@ export const LONGEST_FIRST = [
   'test/crash/usdc-topup.test.ts',
   // quick
   'test/tui/idleFrames.test.tsx',
+  // Waits for a key's end and a last use's minute, seconds after the app starts: ~22 s.
+  'test/tui/clockWords.test.tsx',
   // Watches the usage figures' age through its 60 and 90 s boundaries, two apps at once: ~10 s.
   'test/tui/usageMinute.test.tsx',
   'test/tui/billing/soak.test.tsx',

@@ -47,9 +47,9 @@ describe("the Keys pane's words that move with the clock", () => {
     // in a commit of its own, as when the cursor moves onto an expired key.)
     await sb.creditKey(token, 'service-a');
     const paidMs = Date.parse(key.subscriptionExpiresAt as string) - Date.parse(key.createdAt as string);
-    // The sandbox's clock moved to 6 s before the key's end: it ends at `end` (this machine's clock,
+    // The sandbox's clock moved to 8 s before the key's end: it ends at `end` (this machine's clock,
     // known to the few ms the subscription's request took).
-    const leftMs = 6_000;
+    const leftMs = 8_000;
     await sb.advance((paidMs - leftMs) / 1000);
     const end = { earliest: before + leftMs, latest: after + leftMs };
 
@@ -83,9 +83,9 @@ describe("the Keys pane's words that move with the clock", () => {
     const before = Date.now();
     expect((await sb.infer(used.apiKey)).status).toBe(200);
     const after = Date.now();
-    // The use 55 s old by the sandbox's clock: "last used just now" until it is 60 s old.
-    await sb.advance(55);
-    const minute = { earliest: before + 5_000, latest: after + 5_000 };
+    // The use 52 s old by the sandbox's clock: "last used just now" until it is 60 s old.
+    await sb.advance(52);
+    const minute = { earliest: before + 8_000, latest: after + 8_000 };
 
     const ui = appOf(token);
     await ui.waitFor('last used just now');
