@@ -1,8 +1,8 @@
 /**
  * The root component: providers (services, the timer of the texts that move with the clock,
  * status, keymap, session, balance, lists), the size gate (80×24 full, 60×15 compact, below that
- * a notice; the app stays mounted underneath), and the router between the guided setup and the shell. Errors in rendering reach the one exit
- * site through the error boundary.
+ * a notice; the app stays mounted underneath), and the router between the guided setup and the
+ * shell. Errors in rendering reach the one exit site through the error boundary.
  */
 import { Component, useEffect, type ReactNode } from 'react';
 import { Box, useFocusManager, useWindowSize } from 'ink';

@@ -5,9 +5,10 @@
 import fastStringWidth from './fastStringWidth.js';
 import cliTruncate from 'cli-truncate';
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
+/** A minute, an hour and a day, in ms: the steps of the words below and of when they change. */
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
 
 /** Parses an ISO 8601 timestamp to epoch ms; undefined when absent or unparsable. */
 export function parseTime(iso: string | null | undefined): number | undefined {

@@ -14,7 +14,7 @@ import type { Plan, UsagePeriod } from '../../api/usageSchemas.js';
 import type { SpendRow } from '../../billing/spend.js';
 import { periodWords } from '../../billing/usageWords.js';
 import { keyStatus, paidTimeLeftMs, renewalWords, timeLeftWords } from '../../api/keyStatus.js';
-import { countdownChangeAt, dateTime, displayWidth, earliest, expiresIn, expiresInChangeAt, relativeAgo, relativeAgoChangeAt, shortDate, truncateTo } from '../format.js';
+import { countdownChangeAt, dateTime, displayWidth, earliest, expiresIn, expiresInChangeAt, HOUR, MINUTE, relativeAgo, relativeAgoChangeAt, shortDate, truncateTo } from '../format.js';
 import { describeLimits, planOf, withoutSources } from '../../billing/keyLimits.js';
 import { keyRowChangeAt, reservedHoursChangeAt, statusCell, timeLeftChangeAt } from '../panes/keys/keyRows.js';
 import { visible } from '../../terminal/sanitize.js';
@@ -107,22 +107,23 @@ export function keyDetailLines(key: ConsumptionKey, now: number, usage?: KeySpen
 }
 
 /** A reserved block's length (ms): its name changes at each multiple of it (UTC). */
-const BLOCK_MS = 8 * 3_600_000;
+const BLOCK_MS = 8 * HOUR;
 
 /**
  * When {@link keyDetailLines} of `key` may next say something else, at or after `now` (epoch ms,
  * the service's clock), but for the usage figures and a guardrail (their own: ../panes/keys/): its
- * status, its expiry or paid time left, its last use's age, where it stands in its reserved blocks.
+ * status, its expiry or paid time left, its last use's age, where it stands in its reserved blocks
+ * (`hours`: {@link KeyHours}' position, when they are known).
  */
-export function keyDetailsChangeAt(key: ConsumptionKey, now: number, hours?: KeyHours): number | undefined {
-  const block = hours && reservedHoursChangeAt(hours.at);
+export function keyDetailsChangeAt(key: ConsumptionKey, now: number, hours?: ReservedHours): number | undefined {
+  const block = hours && reservedHoursChangeAt(hours);
   return earliest(
-    keyRowChangeAt(key, now, hours?.at),
+    keyRowChangeAt(key, now, hours),
     key.keyType === 'subscription' ? timeLeftChangeAt(key, now) : key.keyType === 'credit' ? undefined : expiresInChangeAt(key.subscriptionExpiresAt, now),
     typeof key.lastUsedAt === 'string' ? relativeAgoChangeAt(key.lastUsedAt, now) : undefined,
     // `in block europe, 3 h left`: hours, then minutes to the block's start or end; the block's name.
-    block === undefined ? undefined : countdownChangeAt(block, now, (left) => (left >= 3_600_000 ? 3_600_000 : 60_000)),
-    hours?.at.inside ? (Math.floor(now / BLOCK_MS) + 1) * BLOCK_MS : undefined,
+    block === undefined ? undefined : countdownChangeAt(block, now, (left) => (left >= HOUR ? HOUR : MINUTE)),
+    hours?.inside ? (Math.floor(now / BLOCK_MS) + 1) * BLOCK_MS : undefined,
   );
 }
 

@@ -26,11 +26,11 @@ import { visible } from '../../terminal/sanitize.js';
 import { NO_USAGE } from '../../watcher/usageSlice.js';
 import { useWatcherEvents, useWatcherSlice } from '../hooks/useAccountWatcher.js';
 import { alertEvent } from '../hooks/usageAlerts.js';
-import { useTimedText } from '../hooks/useAge.js';
+import { useServiceWords } from '../hooks/useServiceWords.js';
 import { useChangedState } from '../hooks/useChangedState.js';
 import { useAccountData } from './AccountDataContext.js';
 import { useAccountWatcher, useBalanceSelect, useCredits } from './BalanceContext.js';
-import { useClock, useServices } from './ServicesContext.js';
+import { useServices } from './ServicesContext.js';
 import { useSession } from './SessionContext.js';
 import { useFlash } from './StatusContext.js';
 
@@ -89,7 +89,6 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
   // balance re-renders nothing here.
   const credits = useCredits();
   const flash = useFlash();
-  const clock = useClock();
   const watched = useAccountWatcher();
   const watcher = watched?.watcher;
   const client = session.client;
@@ -161,12 +160,10 @@ export function UsageProvider({ children }: { readonly children?: ReactNode }) {
   // The likely cause's "(N min ago)" is the figures' age: this provider is rendered again when
   // its words change, and the alerts are worded again for it, only while an account alert names
   // a likely cause (its wake is the Keys pane's for the usage line: one commit for both).
-  const serviceNow = useCallback(() => clock() + (client?.serviceClockOffsetMs ?? 0), [clock, client]);
   const figuresAt = account && likely ? snapshot.at : undefined;
-  const likelyAge = useTimedText(
+  const likelyAge = useServiceWords(
     (t) => (figuresAt === undefined ? undefined : ageWords(figuresAt, t)),
     (t) => (figuresAt === undefined ? undefined : ageChangeAt(figuresAt, t)),
-    serviceNow,
   );
   const active = useCallback((id: string) => keyList === undefined || keyList.some((k) => k.id === id && k.isActive), [keyList]);
   const alerts = useMemo(() => {

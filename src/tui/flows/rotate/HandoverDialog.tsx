@@ -18,7 +18,7 @@ import { Dialog } from '../../components/Dialog.js';
 import { useKeymap } from '../../contexts/KeymapContext.js';
 import { useFlash } from '../../contexts/StatusContext.js';
 import { useUsage } from '../../contexts/UsageContext.js';
-import { useTimedText } from '../../hooks/useAge.js';
+import { useTimedTextCheck } from '../../hooks/useAge.js';
 import { ageChangeAt } from '../../../billing/usageWords.js';
 import { useActionRunner } from '../../hooks/useActionRunner.js';
 import { theme } from '../../theme.js';
@@ -50,16 +50,19 @@ export function HandoverDialog(props: HandoverDialogProps) {
   // The spend figures as the app last read them (src/delivery/oldKeySpend.ts): no read is spent for the handover.
   const usage = useUsage();
   const figuresAt = usage.available && usage.snapshot.report ? usage.snapshot.at : undefined;
-  const spendAt = (now: number) =>
-    figuresAt === undefined ? undefined : oldKeySpend({ periods: usage.byId.get(rotation.old.id)?.periods, samples: usage.samplesOf(rotation.old.id), at: figuresAt, now, deliveredAt });
+  const spendAt = (t: number) =>
+    figuresAt === undefined ? undefined : oldKeySpend({ periods: usage.byId.get(rotation.old.id)?.periods, samples: usage.samplesOf(rotation.old.id), at: figuresAt, now: t, deliveredAt });
+  const now = serviceNowOf(ctx.client);
+  const spend = spendAt(now);
   // The figures' age is said ("usage figures of 14 min ago"): drawn again when it changes (on the
-  // rotation's client's clock, which its reads of the old key correct every couple of seconds).
-  useTimedText(
+  // rotation's client's clock, which its reads of the old key correct every couple of seconds),
+  // the words drawn being those of `now`.
+  useTimedTextCheck(
     (t) => spendAt(t)?.line,
     (t) => (figuresAt === undefined ? undefined : ageChangeAt(figuresAt, t)),
     () => serviceNowOf(ctx.client),
+    now,
   );
-  const spend = spendAt(serviceNowOf(ctx.client));
   const inUse = use !== undefined && (use.known ? usedSince(use, deliveredAt) && !isIdle(use, DEFAULT_IDLE_FOR_MS) : spend?.spending === true);
 
   const act = async (action: OldKeyAction) => {

@@ -11,7 +11,7 @@ import type { SpendRow } from '../../../billing/spend.js';
 import { periodWords } from '../../../billing/usageWords.js';
 import type { DataColumn, DataRow } from '../../components/DataTable.js';
 import { tableWidth } from '../../components/DataTable.js';
-import { countdownChangeAt, earliest, expiresIn, newestFirst, parseTime, shortDate } from '../../format.js';
+import { countdownChangeAt, DAY, earliest, expiresIn, HOUR, MINUTE, newestFirst, parseTime, shortDate } from '../../format.js';
 import { EXPIRY_WARNING_MS, keyStatus, paidTimeLeftMs, timeLeftWords, type KeyStatus } from '../../../api/keyStatus.js';
 import { symbols } from '../../theme.js';
 
@@ -96,8 +96,8 @@ export function endsSoon(key: ConsumptionKey, now: number): boolean {
 
 /** Paid time left in the row's short form: `2 d`, `11 h`, `<1 h`. */
 export function shortTimeLeft(ms: number): string {
-  if (ms >= 86_400_000) return `${Math.floor(ms / 86_400_000)} d`;
-  if (ms >= 3_600_000) return `${Math.floor(ms / 3_600_000)} h`;
+  if (ms >= DAY) return `${Math.floor(ms / DAY)} d`;
+  if (ms >= HOUR) return `${Math.floor(ms / HOUR)} h`;
   return '<1 h';
 }
 
@@ -137,10 +137,6 @@ export function subscriptionNotice(keys: readonly ConsumptionKey[] | undefined, 
   return compact ? `${symbols.warning} sub ends in ${shortTimeLeft(soonest.leftMs)}` : `${symbols.warning} subscription ends in ${timeLeftWords(soonest.leftMs)}`;
 }
 
-const MINUTE_MS = 60_000;
-const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
-
 /** When `key`'s status turns `expired` by the clock (epoch ms): its `subscriptionExpiresAt`; undefined when it has none or is expired already by the service's word. */
 function statusEndOf(key: ConsumptionKey): number | undefined {
   return key.subscriptionStatus === 'expired' ? undefined : parseTime(key.subscriptionExpiresAt);
@@ -155,7 +151,7 @@ function statusEndOf(key: ConsumptionKey): number | undefined {
 export function keyRowChangeAt(key: ConsumptionKey, now: number, hours?: ReservedHours): number | undefined {
   const end = statusEndOf(key);
   // Only a key that is not a subscription counts its last hour in minutes (`expiresIn`).
-  const expiry = end === undefined ? undefined : countdownChangeAt(end, now, (left) => (left >= DAY_MS ? DAY_MS : left >= HOUR_MS || key.keyType === 'subscription' ? HOUR_MS : MINUTE_MS));
+  const expiry = end === undefined ? undefined : countdownChangeAt(end, now, (left) => (left >= DAY ? DAY : left >= HOUR || key.keyType === 'subscription' ? HOUR : MINUTE));
   return earliest(expiry, hours && reservedHoursChangeAt(hours));
 }
 
@@ -171,7 +167,7 @@ export function reservedHoursChangeAt(hours: ReservedHours): number | undefined 
  */
 export function timeLeftChangeAt(key: ConsumptionKey, now: number): number | undefined {
   const end = statusEndOf(key);
-  return end === undefined ? undefined : countdownChangeAt(end, now, (left) => (left >= 2 * DAY_MS ? DAY_MS : left >= HOUR_MS ? HOUR_MS : MINUTE_MS));
+  return end === undefined ? undefined : countdownChangeAt(end, now, (left) => (left >= 2 * DAY ? DAY : left >= HOUR ? HOUR : MINUTE));
 }
 
 /**

@@ -98,8 +98,8 @@ function keysPaneWords(view: KeysPaneClock, at: KeysPaneAt, t: number): string |
   return [...rows, ...details, view.statusEnds ? `${expiredBy(view.statusEnds, t).count}` : ''].join('\n');
 }
 
-/** When {@link keysPaneWords}`(view, at, t)` may next say something else, at or after `t`; undefined when it does not move. */
-function keysPaneChangeAt(view: KeysPaneClock, at: KeysPaneAt, t: number): number | undefined {
+/** When {@link keysPaneWords}`(view, …, t)` may next say something else, at or after `t`; undefined when it does not move. */
+function keysPaneChangeAt(view: KeysPaneClock, t: number): number | undefined {
   if (!view.shown) return undefined;
   const paid = paidDialog(view.dialog);
   if (paid) return timeLeftChangeAt(paid.key, t);
@@ -107,7 +107,7 @@ function keysPaneChangeAt(view: KeysPaneClock, at: KeysPaneAt, t: number): numbe
   const key = view.compact ? undefined : view.selected;
   return earliest(
     ...view.rows.map((row) => keyRowChangeAt(row, t, view.pledges.hoursOf(row, t))),
-    key && keyDetailsChangeAt(key, t, at.detailsAt(key, t).hours),
+    key && keyDetailsChangeAt(key, t, view.pledges.hoursOf(key, t)),
     key && view.spend.statusChangeAt(t),
     view.statusEnds && expiredBy(view.statusEnds, t).next,
     // A guardrail's words (its period, deadlines, next read) are looked at each half minute.
@@ -120,7 +120,7 @@ export function useKeysPaneClock(view: KeysPaneClock): KeysPaneAt {
   const at = keysPaneAt(view);
   useServiceWords(
     (t) => keysPaneWords(view, at, t),
-    (t) => keysPaneChangeAt(view, at, t),
+    (t) => keysPaneChangeAt(view, t),
     view.drawnAt,
   );
   return at;
